@@ -15,11 +15,18 @@
 //! # Ok::<(), rigor_stats::StatsError>(())
 //! ```
 
+pub mod bootstrap;
 pub mod descriptive;
+pub mod design;
 pub mod dist;
 pub mod error;
+pub mod evals;
+pub mod fieller;
 pub mod hierarchy;
+pub mod impact;
+pub mod interval;
 pub mod sample;
+pub mod variance;
 
 pub use dist::{Quantile, critical_value};
 pub use error::{Result, StatsError};
