@@ -1,1 +1,28 @@
-//! placeholder
+//! Running benchmark experiments.
+//!
+//! A [`Scheduler`] runs each [`Benchmark`] in rounds through an [`Executor`] — the real
+//! [`ProcessExecutor`] or the [`SimulatedExecutor`] with known variance components — and reports
+//! every execution and failure to an [`Observer`] the moment it happens, so the caller can persist
+//! data as it is measured. Nothing here prints.
+
+pub mod command;
+pub mod environment;
+pub mod error;
+pub mod executor;
+pub mod iterations;
+pub mod process;
+pub mod schedule;
+pub mod simulate;
+pub mod stop;
+
+pub use command::CommandLine;
+pub use error::RunError;
+pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
+pub use iterations::{IterationSource, Stream, TimeUnit};
+pub use process::ProcessExecutor;
+pub use schedule::{
+    Benchmark, BenchmarkStatus, Ending, ExecutionRecord, FailureRecord, Observer, Report,
+    Scheduler, Settings,
+};
+pub use simulate::{SimSpec, SimulatedExecutor};
+pub use stop::StopSignal;

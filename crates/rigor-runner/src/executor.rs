@@ -1,0 +1,100 @@
+//! The [`Executor`] trait: one process execution of one benchmark, measured.
+//!
+//! The scheduler never spawns processes itself; it asks an executor. The real one is
+//! [`ProcessExecutor`](crate::ProcessExecutor); tests use [`SimulatedExecutor`](crate::SimulatedExecutor),
+//! which produces data with known variance components without processes or clocks.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::command::CommandLine;
+use crate::error::RunError;
+use crate::iterations::IterationSource;
+
+/// Where a benchmarked program's standard output goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputMode {
+    /// Discarded (`/dev/null`), the default.
+    #[default]
+    Null,
+    /// A pipe that rigor reads and discards (for programs that behave differently on pipes).
+    Pipe,
+    /// rigor's own standard output.
+    Inherit,
+}
+
+/// Everything an executor needs to run one execution.
+#[derive(Debug, Clone)]
+pub struct ExecutionRequest<'a> {
+    /// Index of the benchmark in the experiment.
+    pub benchmark: usize,
+    /// The command to run.
+    pub command: &'a CommandLine,
+    /// Where iteration times come from, if the program reports them.
+    pub iterations: &'a IterationSource,
+    /// File to connect to standard input, if any.
+    pub input: Option<&'a PathBuf>,
+    /// Where standard output goes.
+    pub output: OutputMode,
+    /// Kill the execution after this long.
+    pub timeout: Option<Duration>,
+    /// Extra environment variables for this execution.
+    pub env: &'a [(String, String)],
+}
+
+/// How an execution ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Termination {
+    /// Exited with this code.
+    Exited {
+        /// The exit code.
+        code: i32,
+    },
+    /// Killed by this signal (not by rigor's timeout).
+    Signaled {
+        /// The signal number.
+        signal: i32,
+    },
+    /// Killed by rigor after the timeout.
+    TimedOut,
+}
+
+impl Termination {
+    /// True for exit code 0.
+    pub fn success(self) -> bool {
+        self == Self::Exited { code: 0 }
+    }
+}
+
+/// What one execution measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutionOutcome {
+    /// Wall-clock time from spawn to exit, seconds.
+    pub wall: f64,
+    /// User CPU time, seconds.
+    pub user: f64,
+    /// System CPU time, seconds.
+    pub sys: f64,
+    /// Peak resident set size, bytes (0 when unknown).
+    pub max_rss: u64,
+    /// How it ended.
+    pub termination: Termination,
+    /// The last part of its standard error (for failure reports).
+    pub stderr_tail: String,
+    /// In-process iteration times in seconds, if the program reported them.
+    pub iterations: Option<Vec<f64>>,
+    /// Why reported iteration times could not be read, if they could not.
+    pub iteration_error: Option<String>,
+}
+
+/// Runs executions and auxiliary commands (setup, prepare, cleanup).
+pub trait Executor {
+    /// Runs one measured execution.
+    fn execute(&mut self, request: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError>;
+
+    /// Runs an unmeasured auxiliary command; returns its outcome so failures can be reported.
+    fn run_hook(&mut self, command: &CommandLine) -> Result<ExecutionOutcome, RunError>;
+}

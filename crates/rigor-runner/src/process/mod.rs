@@ -1,0 +1,441 @@
+//! The real executor: spawns processes directly (or through `sh -c` with `--shell`), measures wall
+//! time around spawn and exit, and takes user/system time and peak RSS from `wait4`.
+//!
+//! Output is captured into reusable files in a scratch directory rather than pipes, so no reader
+//! thread sits on the measuring path; the files are truncated before each execution.
+
+mod sys;
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use std::os::unix::process::CommandExt;
+
+use crate::command::CommandLine;
+use crate::error::RunError;
+use crate::executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
+use crate::iterations::{
+    IterationSource, SAMPLES_FILE_ENV, Stream, parse_pattern, parse_samples_file,
+};
+use crate::stop::StopSignal;
+
+/// How many bytes of standard error a failure report keeps.
+const STDERR_TAIL_BYTES: u64 = 2048;
+
+/// Spawns real processes.
+#[derive(Debug)]
+pub struct ProcessExecutor {
+    scratch: tempfile::TempDir,
+    stop: StopSignal,
+}
+
+/// Reusable capture files of one kind.
+struct Capture {
+    path: PathBuf,
+    file: File,
+}
+
+impl Capture {
+    fn open(path: PathBuf) -> Result<Self, RunError> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(&path)
+            .map_err(|source| RunError::File {
+                path: path.clone(),
+                source,
+            })?;
+        file.set_len(0).map_err(|source| RunError::File {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(Self { path, file })
+    }
+
+    fn stdio(&self) -> Result<Stdio, RunError> {
+        let clone = self.file.try_clone().map_err(|source| self.err(source))?;
+        Ok(Stdio::from(clone))
+    }
+
+    fn err(&self, source: std::io::Error) -> RunError {
+        RunError::File {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn read_all(&self) -> Result<String, RunError> {
+        let bytes = fs::read(&self.path).map_err(|s| self.err(s))?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    fn tail(&self) -> Result<String, RunError> {
+        let mut f = File::open(&self.path).map_err(|s| self.err(s))?;
+        let len = f.metadata().map_err(|s| self.err(s))?.len();
+        f.seek(SeekFrom::Start(len.saturating_sub(STDERR_TAIL_BYTES)))
+            .map_err(|s| self.err(s))?;
+        let mut buf = Vec::new();
+        f.read_to_end(&mut buf).map_err(|s| self.err(s))?;
+        Ok(String::from_utf8_lossy(&buf).into_owned())
+    }
+}
+
+impl ProcessExecutor {
+    /// An executor with a fresh scratch directory; `stop` lets Ctrl-C terminate the running child.
+    pub fn new(stop: StopSignal) -> Result<Self, RunError> {
+        let scratch = tempfile::Builder::new()
+            .prefix("rigor-")
+            .tempdir()
+            .map_err(|source| RunError::File {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        Ok(Self { scratch, stop })
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.scratch.path().join(name)
+    }
+
+    fn spawn_and_wait(
+        &self,
+        mut cmd: Command,
+        program: &str,
+        timeout: Option<Duration>,
+    ) -> Result<(f64, sys::Reaped, bool), RunError> {
+        cmd.process_group(0);
+        let start = Instant::now();
+        let child = cmd.spawn().map_err(|source| RunError::Spawn {
+            program: program.to_string(),
+            source,
+        })?;
+        let pid = child.id() as i32;
+        self.stop.set_child(pid);
+        let waited = match timeout {
+            None => sys::wait4(pid).map(|r| (r, false)),
+            Some(limit) => wait_with_timeout(pid, limit),
+        };
+        let wall = start.elapsed().as_secs_f64();
+        self.stop.set_child(0);
+        // The child is reaped by wait4 above; `child` holds only closed handles now.
+        drop(child);
+        let (reaped, timed_out) = waited.map_err(|source| RunError::Wait {
+            program: program.to_string(),
+            source,
+        })?;
+        Ok((wall, reaped, timed_out))
+    }
+}
+
+/// Terminates a process group (used on Ctrl-C).
+pub(crate) fn terminate_group(pgid: i32) {
+    sys::kill_group(pgid, libc::SIGTERM);
+}
+
+/// Waits for `pid`, killing its process group if it outlives `limit`.
+fn wait_with_timeout(pid: i32, limit: Duration) -> std::io::Result<(sys::Reaped, bool)> {
+    let state = Arc::new((Mutex::new((false, false)), Condvar::new()));
+    let watchdog = {
+        let state = Arc::clone(&state);
+        std::thread::spawn(move || {
+            let (lock, cvar) = &*state;
+            let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+            let (mut guard, _) = cvar
+                .wait_timeout_while(guard, limit, |(exited, _)| !*exited)
+                .unwrap_or_else(|e| e.into_inner());
+            if !guard.0 {
+                // Not yet reaped (the main thread reaps only after setting `exited`), so the pid
+                // still names our child.
+                sys::kill_group(pid, libc::SIGKILL);
+                guard.1 = true;
+            }
+        })
+    };
+    let waited = sys::wait_exited_no_reap(pid);
+    let timed_out = {
+        let (lock, cvar) = &*state;
+        let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        guard.0 = true;
+        cvar.notify_all();
+        guard.1
+    };
+    let _ = watchdog.join();
+    waited?;
+    Ok((sys::wait4(pid)?, timed_out))
+}
+
+fn termination(status: i32, timed_out: bool) -> Termination {
+    if timed_out {
+        return Termination::TimedOut;
+    }
+    match sys::decode(status) {
+        (Some(code), _) => Termination::Exited { code },
+        (_, Some(signal)) => Termination::Signaled { signal },
+        _ => Termination::Exited { code: -1 },
+    }
+}
+
+fn base_command(argv: &[String]) -> Command {
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]);
+    cmd
+}
+
+fn open_input(path: &Path) -> Result<Stdio, RunError> {
+    File::open(path)
+        .map(Stdio::from)
+        .map_err(|source| RunError::File {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+impl Executor for ProcessExecutor {
+    fn execute(&mut self, req: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError> {
+        let b = req.benchmark;
+        let stderr = Capture::open(self.path(&format!("stderr-{b}")))?;
+        let samples_path = self.path(&format!("samples-{b}.jsonl"));
+        File::create(&samples_path).map_err(|source| RunError::File {
+            path: samples_path.clone(),
+            source,
+        })?;
+        let stdout_capture = match req.iterations {
+            IterationSource::Pattern {
+                stream: Stream::Stdout,
+                ..
+            } => Some(Capture::open(self.path(&format!("stdout-{b}")))?),
+            _ => None,
+        };
+
+        let argv = req.command.argv();
+        let mut cmd = base_command(&argv);
+        cmd.stdin(match req.input {
+            Some(path) => open_input(path)?,
+            None => Stdio::null(),
+        });
+        let piped = stdout_capture.is_none() && req.output == OutputMode::Pipe;
+        cmd.stdout(match (&stdout_capture, req.output) {
+            (Some(c), _) => c.stdio()?,
+            (None, OutputMode::Null) => Stdio::null(),
+            (None, OutputMode::Pipe) => Stdio::piped(),
+            (None, OutputMode::Inherit) => Stdio::inherit(),
+        });
+        cmd.stderr(stderr.stdio()?);
+        cmd.env(SAMPLES_FILE_ENV, &samples_path);
+        for (k, v) in req.env {
+            cmd.env(k, v);
+        }
+
+        let (wall, reaped, timed_out) = if piped {
+            self.run_draining(cmd, req.command.program(), req.timeout)?
+        } else {
+            self.spawn_and_wait(cmd, req.command.program(), req.timeout)?
+        };
+
+        let (iterations, iteration_error) = match read_iterations(
+            req.iterations,
+            stdout_capture.as_ref(),
+            &stderr,
+            &samples_path,
+        ) {
+            Ok(v) => (v, None),
+            Err(e) => (None, Some(e)),
+        };
+        Ok(ExecutionOutcome {
+            wall,
+            user: reaped.user,
+            sys: reaped.sys,
+            max_rss: reaped.max_rss,
+            termination: termination(reaped.status, timed_out),
+            stderr_tail: stderr.tail()?,
+            iterations,
+            iteration_error,
+        })
+    }
+
+    fn run_hook(&mut self, command: &CommandLine) -> Result<ExecutionOutcome, RunError> {
+        let stderr = Capture::open(self.path("stderr-hook"))?;
+        let mut cmd = base_command(&command.argv());
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr.stdio()?);
+        let (wall, reaped, _) = self.spawn_and_wait(cmd, command.program(), None)?;
+        Ok(ExecutionOutcome {
+            wall,
+            user: reaped.user,
+            sys: reaped.sys,
+            max_rss: reaped.max_rss,
+            termination: termination(reaped.status, false),
+            stderr_tail: stderr.tail()?,
+            iterations: None,
+            iteration_error: None,
+        })
+    }
+}
+
+impl ProcessExecutor {
+    /// `--output pipe`: a reader thread drains standard output so the child never blocks.
+    fn run_draining(
+        &self,
+        mut cmd: Command,
+        program: &str,
+        timeout: Option<Duration>,
+    ) -> Result<(f64, sys::Reaped, bool), RunError> {
+        cmd.process_group(0);
+        let start = Instant::now();
+        let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
+            program: program.to_string(),
+            source,
+        })?;
+        let pid = child.id() as i32;
+        self.stop.set_child(pid);
+        let mut out = child.stdout.take();
+        let drain = std::thread::spawn(move || {
+            if let Some(out) = out.as_mut() {
+                let _ = std::io::copy(out, &mut std::io::sink());
+            }
+        });
+        let waited = match timeout {
+            None => sys::wait4(pid).map(|r| (r, false)),
+            Some(limit) => wait_with_timeout(pid, limit),
+        };
+        let _ = drain.join();
+        let wall = start.elapsed().as_secs_f64();
+        self.stop.set_child(0);
+        drop(child);
+        let (reaped, timed_out) = waited.map_err(|source| RunError::Wait {
+            program: program.to_string(),
+            source,
+        })?;
+        Ok((wall, reaped, timed_out))
+    }
+}
+
+fn read_iterations(
+    source: &IterationSource,
+    stdout: Option<&Capture>,
+    stderr: &Capture,
+    samples: &Path,
+) -> Result<Option<Vec<f64>>, String> {
+    match source {
+        IterationSource::Pattern {
+            stream,
+            regex,
+            unit,
+        } => {
+            let capture = match stream {
+                Stream::Stdout => stdout.expect("stdout is captured for a stdout pattern"),
+                Stream::Stderr => stderr,
+            };
+            let text = capture.read_all().map_err(|e| e.to_string())?;
+            parse_pattern(&text, regex, *unit).map(Some)
+        }
+        IterationSource::SamplesFile => {
+            let text =
+                fs::read_to_string(samples).map_err(|e| format!("{}: {e}", samples.display()))?;
+            let values =
+                parse_samples_file(&text).map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))?;
+            Ok((!values.is_empty()).then_some(values))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(
+        cmd: &str,
+        shell: bool,
+        timeout: Option<Duration>,
+        source: IterationSource,
+    ) -> ExecutionOutcome {
+        let mut ex = ProcessExecutor::new(StopSignal::new()).unwrap();
+        let command = CommandLine::parse(cmd, shell).unwrap();
+        ex.execute(&ExecutionRequest {
+            benchmark: 0,
+            command: &command,
+            iterations: &source,
+            input: None,
+            output: OutputMode::Null,
+            timeout,
+            env: &[],
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn measures_a_real_process() {
+        let o = run("sleep 0.02", false, None, IterationSource::SamplesFile);
+        assert!(o.termination.success());
+        assert!(o.wall >= 0.02 && o.wall < 2.0, "{}", o.wall);
+        assert!(o.max_rss > 0);
+        assert_eq!(o.iterations, None);
+    }
+
+    #[test]
+    fn failure_keeps_stderr_tail_and_code() {
+        let o = run(
+            "echo oops >&2; exit 3",
+            true,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert_eq!(o.termination, Termination::Exited { code: 3 });
+        assert_eq!(o.stderr_tail.trim(), "oops");
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        let t0 = Instant::now();
+        let o = run(
+            "sleep 5; echo done",
+            true,
+            Some(Duration::from_millis(100)),
+            IterationSource::SamplesFile,
+        );
+        assert_eq!(o.termination, Termination::TimedOut);
+        assert!(t0.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn native_samples_file_and_pattern() {
+        let o = run(
+            r#"printf '{"value": 5, "unit": "ms"}\n{"value": 7, "unit": "ms"}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert_eq!(o.iterations, Some(vec![0.005, 0.007]));
+        let source = IterationSource::Pattern {
+            stream: Stream::Stdout,
+            regex: regex::Regex::new(r"t=(\d+)").unwrap(),
+            unit: crate::iterations::TimeUnit::Us,
+        };
+        let o = run("printf 't=10\\nt=20\\n'", true, None, source);
+        assert_eq!(o.iterations, Some(vec![10e-6, 20e-6]));
+    }
+
+    #[test]
+    fn missing_program_is_a_spawn_error() {
+        let mut ex = ProcessExecutor::new(StopSignal::new()).unwrap();
+        let command = CommandLine::parse("definitely-not-a-program-xyz", false).unwrap();
+        let err = ex
+            .execute(&ExecutionRequest {
+                benchmark: 0,
+                command: &command,
+                iterations: &IterationSource::SamplesFile,
+                input: None,
+                output: OutputMode::Null,
+                timeout: None,
+                env: &[],
+            })
+            .unwrap_err();
+        assert!(matches!(err, RunError::Spawn { .. }));
+    }
+}

@@ -1,0 +1,507 @@
+//! The experiment loop: warm-up rounds, then measured rounds in which every active benchmark runs
+//! once in a freshly shuffled (seeded) order. Rounds are recorded so the analysis can pair them.
+//!
+//! The scheduler measures and emits events; it never prints or stores anything itself.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use crate::command::CommandLine;
+use crate::error::RunError;
+use crate::executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
+use crate::iterations::IterationSource;
+use crate::stop::StopSignal;
+
+/// One benchmark: a name and the command that runs it.
+#[derive(Debug, Clone)]
+pub struct Benchmark {
+    /// Display name (the command text unless named).
+    pub name: String,
+    /// The command.
+    pub command: CommandLine,
+}
+
+/// How an experiment runs; the resolved form of the command-line options.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// Measured executions per benchmark (rounds).
+    pub executions: usize,
+    /// Whole executions run first and marked as warm-up.
+    pub warmup_executions: usize,
+    /// Per-execution time limit.
+    pub timeout: Option<Duration>,
+    /// File connected to standard input.
+    pub input: Option<PathBuf>,
+    /// Where standard output goes.
+    pub output: OutputMode,
+    /// Where in-process iteration times come from.
+    pub iterations: IterationSource,
+    /// Run once per benchmark before its first execution.
+    pub setup: Option<CommandLine>,
+    /// Run before every execution.
+    pub prepare: Option<CommandLine>,
+    /// Run once per benchmark after its last execution.
+    pub cleanup: Option<CommandLine>,
+    /// Keep going after a failed execution (recording it) instead of stopping that benchmark.
+    pub ignore_failure: bool,
+    /// Seed of the shuffled order within rounds.
+    pub seed: u64,
+}
+
+/// A successfully measured execution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutionRecord {
+    /// Benchmark index.
+    pub benchmark: usize,
+    /// Round (0-based, warm-up rounds first).
+    pub round: usize,
+    /// Execution index within the benchmark (0-based, warm-up executions first).
+    pub execution: usize,
+    /// Whether this was a warm-up execution.
+    pub warmup: bool,
+    /// Position within the round's shuffled order.
+    pub order: usize,
+    /// What was measured.
+    pub outcome: ExecutionOutcome,
+}
+
+/// A failed execution or hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailureRecord {
+    /// Benchmark index.
+    pub benchmark: usize,
+    /// Round of the failure.
+    pub round: usize,
+    /// Execution index (as in [`ExecutionRecord`]).
+    pub execution: usize,
+    /// How the process ended, if it ran.
+    pub termination: Option<Termination>,
+    /// The last part of its standard error.
+    pub stderr_tail: String,
+    /// What went wrong, in words.
+    pub reason: String,
+}
+
+/// Receives the experiment's events as they happen (to store, show progress, ...).
+pub trait Observer {
+    /// Called once before the first execution with the number of executions planned.
+    fn started(&mut self, _planned: usize) -> Result<(), RunError> {
+        Ok(())
+    }
+    /// Called after each successful execution.
+    fn execution(&mut self, _record: &ExecutionRecord) -> Result<(), RunError> {
+        Ok(())
+    }
+    /// Called after each failure.
+    fn failure(&mut self, _record: &FailureRecord) -> Result<(), RunError> {
+        Ok(())
+    }
+}
+
+/// Why the experiment ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Every round ran (benchmarks may have stopped after failures).
+    Completed,
+    /// A stop was requested (Ctrl-C); data measured so far was reported.
+    Interrupted,
+}
+
+/// What became of each benchmark.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BenchmarkStatus {
+    /// Ran all its executions (possibly with ignored failures).
+    Completed,
+    /// Stopped after a failure.
+    Failed(String),
+}
+
+/// The experiment's result: the ending and each benchmark's status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Why it ended.
+    pub ending: Ending,
+    /// Status per benchmark.
+    pub status: Vec<BenchmarkStatus>,
+}
+
+/// Runs benchmarks with an executor, reporting to an observer.
+pub struct Scheduler<'a> {
+    benchmarks: &'a [Benchmark],
+    settings: &'a Settings,
+    stop: StopSignal,
+}
+
+struct State {
+    status: Vec<BenchmarkStatus>,
+    executions: Vec<usize>,
+    /// Whether each benchmark reports iterations (decided by its first measured execution).
+    reports_iterations: Vec<Option<bool>>,
+}
+
+impl<'a> Scheduler<'a> {
+    /// A scheduler for `benchmarks` under `settings`; `stop` ends it early.
+    pub fn new(benchmarks: &'a [Benchmark], settings: &'a Settings, stop: StopSignal) -> Self {
+        Self {
+            benchmarks,
+            settings,
+            stop,
+        }
+    }
+
+    /// Runs the whole experiment.
+    pub fn run(
+        &self,
+        executor: &mut dyn Executor,
+        observer: &mut dyn Observer,
+    ) -> Result<Report, RunError> {
+        let n = self.benchmarks.len();
+        let s = self.settings;
+        let mut state = State {
+            status: vec![BenchmarkStatus::Completed; n],
+            executions: vec![0; n],
+            reports_iterations: vec![None; n],
+        };
+        observer.started(n * (s.executions + s.warmup_executions))?;
+        for b in 0..n {
+            if let Some(setup) = &s.setup {
+                self.hook(executor, observer, &mut state, b, setup, "setup")?;
+            }
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
+        let mut ending = Ending::Completed;
+        'rounds: for round in 0..s.warmup_executions + s.executions {
+            let warmup = round < s.warmup_executions;
+            let mut order: Vec<usize> = (0..n).filter(|&b| state.active(b)).collect();
+            if order.is_empty() {
+                break;
+            }
+            order.shuffle(&mut rng);
+            for (position, &b) in order.iter().enumerate() {
+                if self.stop.is_requested() {
+                    ending = Ending::Interrupted;
+                    break 'rounds;
+                }
+                self.one(executor, observer, &mut state, b, round, warmup, position)?;
+            }
+        }
+        if self.stop.is_requested() {
+            ending = Ending::Interrupted;
+        }
+        if ending == Ending::Completed {
+            for b in 0..n {
+                if let Some(cleanup) = &s.cleanup {
+                    self.hook(executor, observer, &mut state, b, cleanup, "cleanup")?;
+                }
+            }
+        }
+        Ok(Report {
+            ending,
+            status: state.status,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn one(
+        &self,
+        executor: &mut dyn Executor,
+        observer: &mut dyn Observer,
+        state: &mut State,
+        b: usize,
+        round: usize,
+        warmup: bool,
+        order: usize,
+    ) -> Result<(), RunError> {
+        let s = self.settings;
+        let execution = state.executions[b];
+        state.executions[b] += 1;
+        let fail = |termination, stderr_tail: String, reason: String| FailureRecord {
+            benchmark: b,
+            round,
+            execution,
+            termination,
+            stderr_tail,
+            reason,
+        };
+        if let Some(prepare) = &s.prepare {
+            let o = executor.run_hook(prepare)?;
+            if !o.termination.success() {
+                let reason = format!("--prepare command {}", describe(o.termination));
+                return self.failed(
+                    observer,
+                    state,
+                    fail(Some(o.termination), o.stderr_tail, reason),
+                );
+            }
+        }
+        let request = ExecutionRequest {
+            benchmark: b,
+            command: &self.benchmarks[b].command,
+            iterations: &s.iterations,
+            input: s.input.as_ref(),
+            output: s.output,
+            timeout: s.timeout,
+            env: &[],
+        };
+        let outcome = match executor.execute(&request) {
+            Ok(o) => o,
+            Err(e @ (RunError::Spawn { .. } | RunError::File { .. })) => {
+                let record = fail(None, String::new(), e.to_string());
+                observer.failure(&record)?;
+                state.status[b] = BenchmarkStatus::Failed(record.reason);
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        if self.stop.is_requested() {
+            return Ok(()); // interrupted mid-execution: not a measurement
+        }
+        if !outcome.termination.success() {
+            let reason = format!("the command {}", describe(outcome.termination));
+            return self.failed(
+                observer,
+                state,
+                fail(Some(outcome.termination), outcome.stderr_tail, reason),
+            );
+        }
+        if let Some(err) = &outcome.iteration_error {
+            let reason = format!("cannot read its iteration times: {err}");
+            return self.failed(
+                observer,
+                state,
+                fail(Some(outcome.termination), outcome.stderr_tail, reason),
+            );
+        }
+        let reports = outcome.iterations.is_some();
+        match state.reports_iterations[b] {
+            Some(expected) if expected != reports && !warmup => {
+                let reason = if expected {
+                    "it reported no iteration times, unlike its earlier executions".to_string()
+                } else {
+                    "it reported iteration times, unlike its earlier executions".to_string()
+                };
+                return self.failed(
+                    observer,
+                    state,
+                    fail(Some(outcome.termination), outcome.stderr_tail, reason),
+                );
+            }
+            None if !warmup => state.reports_iterations[b] = Some(reports),
+            _ => {}
+        }
+        observer.execution(&ExecutionRecord {
+            benchmark: b,
+            round,
+            execution,
+            warmup,
+            order,
+            outcome,
+        })
+    }
+
+    fn failed(
+        &self,
+        observer: &mut dyn Observer,
+        state: &mut State,
+        record: FailureRecord,
+    ) -> Result<(), RunError> {
+        observer.failure(&record)?;
+        if !self.settings.ignore_failure {
+            state.status[record.benchmark] = BenchmarkStatus::Failed(record.reason);
+        }
+        Ok(())
+    }
+
+    fn hook(
+        &self,
+        executor: &mut dyn Executor,
+        observer: &mut dyn Observer,
+        state: &mut State,
+        b: usize,
+        command: &CommandLine,
+        what: &str,
+    ) -> Result<(), RunError> {
+        if !state.active(b) {
+            return Ok(());
+        }
+        let outcome = match executor.run_hook(command) {
+            Ok(o) => o,
+            Err(e) => {
+                let record = FailureRecord {
+                    benchmark: b,
+                    round: 0,
+                    execution: state.executions[b],
+                    termination: None,
+                    stderr_tail: String::new(),
+                    reason: format!("--{what} command: {e}"),
+                };
+                observer.failure(&record)?;
+                state.status[b] = BenchmarkStatus::Failed(record.reason);
+                return Ok(());
+            }
+        };
+        if !outcome.termination.success() {
+            let record = FailureRecord {
+                benchmark: b,
+                round: 0,
+                execution: state.executions[b],
+                termination: Some(outcome.termination),
+                stderr_tail: outcome.stderr_tail,
+                reason: format!("--{what} command {}", describe(outcome.termination)),
+            };
+            observer.failure(&record)?;
+            state.status[b] = BenchmarkStatus::Failed(record.reason);
+        }
+        Ok(())
+    }
+}
+
+impl State {
+    fn active(&self, b: usize) -> bool {
+        self.status[b] == BenchmarkStatus::Completed
+    }
+}
+
+/// "exited with code 3", "was killed by signal 9", "timed out".
+pub fn describe(t: Termination) -> String {
+    match t {
+        Termination::Exited { code } => format!("exited with code {code}"),
+        Termination::Signaled { signal } => format!("was killed by signal {signal}"),
+        Termination::TimedOut => "timed out".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::SimulatedExecutor;
+
+    #[derive(Default)]
+    struct Log {
+        executions: Vec<ExecutionRecord>,
+        failures: Vec<FailureRecord>,
+    }
+
+    impl Observer for Log {
+        fn execution(&mut self, r: &ExecutionRecord) -> Result<(), RunError> {
+            self.executions.push(r.clone());
+            Ok(())
+        }
+        fn failure(&mut self, r: &FailureRecord) -> Result<(), RunError> {
+            self.failures.push(r.clone());
+            Ok(())
+        }
+    }
+
+    fn bench(spec: &str) -> Benchmark {
+        Benchmark {
+            name: spec.into(),
+            command: CommandLine::parse(spec, false).unwrap(),
+        }
+    }
+
+    fn run(benches: &[Benchmark], settings: &Settings) -> (Report, Log) {
+        let mut log = Log::default();
+        let mut ex = SimulatedExecutor::new(1);
+        let report = Scheduler::new(benches, settings, StopSignal::new())
+            .run(&mut ex, &mut log)
+            .unwrap();
+        (report, log)
+    }
+
+    #[test]
+    fn rounds_are_shuffled_and_complete() {
+        let benches = [bench("mean=1ms"), bench("mean=2ms"), bench("mean=3ms")];
+        let settings = Settings {
+            executions: 20,
+            warmup_executions: 1,
+            seed: 7,
+            ..Settings::default()
+        };
+        let (report, log) = run(&benches, &settings);
+        assert_eq!(report.ending, Ending::Completed);
+        assert_eq!(log.executions.len(), 63);
+        for round in 0..21 {
+            let mut in_round: Vec<_> = log
+                .executions
+                .iter()
+                .filter(|r| r.round == round)
+                .map(|r| r.benchmark)
+                .collect();
+            assert_eq!(in_round.len(), 3);
+            in_round.sort();
+            assert_eq!(in_round, vec![0, 1, 2]);
+        }
+        let firsts: std::collections::HashSet<_> = (0..21)
+            .map(|round| {
+                log.executions
+                    .iter()
+                    .find(|r| r.round == round)
+                    .unwrap()
+                    .benchmark
+            })
+            .collect();
+        assert!(firsts.len() > 1, "the order within rounds is shuffled");
+        assert_eq!(log.executions.iter().filter(|r| r.warmup).count(), 3);
+    }
+
+    #[test]
+    fn failure_stops_only_that_benchmark_unless_ignored() {
+        let benches = [bench("mean=1ms,fail=3"), bench("mean=2ms")];
+        let settings = Settings {
+            executions: 5,
+            seed: 1,
+            ..Settings::default()
+        };
+        let (report, log) = run(&benches, &settings);
+        assert!(matches!(report.status[0], BenchmarkStatus::Failed(_)));
+        assert_eq!(report.status[1], BenchmarkStatus::Completed);
+        assert_eq!(log.failures.len(), 1);
+        assert_eq!(
+            log.executions.iter().filter(|r| r.benchmark == 0).count(),
+            2
+        );
+        assert_eq!(
+            log.executions.iter().filter(|r| r.benchmark == 1).count(),
+            5
+        );
+
+        let settings = Settings {
+            ignore_failure: true,
+            ..settings
+        };
+        let (report, log) = run(&benches, &settings);
+        assert_eq!(report.status[0], BenchmarkStatus::Completed);
+        assert_eq!(
+            log.executions.iter().filter(|r| r.benchmark == 0).count(),
+            4
+        );
+    }
+
+    #[test]
+    fn same_seed_same_order() {
+        let benches = [bench("mean=1ms"), bench("mean=2ms")];
+        let settings = Settings {
+            executions: 10,
+            seed: 3,
+            ..Settings::default()
+        };
+        let a: Vec<_> = run(&benches, &settings)
+            .1
+            .executions
+            .iter()
+            .map(|r| r.benchmark)
+            .collect();
+        let b: Vec<_> = run(&benches, &settings)
+            .1
+            .executions
+            .iter()
+            .map(|r| r.benchmark)
+            .collect();
+        assert_eq!(a, b);
+    }
+}

@@ -1,0 +1,254 @@
+//! A simulated executor with known variance components, for tests, teaching and validation.
+//!
+//! Each benchmarked "command" is a specification such as
+//! `mean=10ms,execution=3%,iteration=1%,iterations=20`: every execution draws an execution effect
+//! `N(0, σ_execution²)`, then each iteration adds `N(0, σ_iteration²)`. Spreads are absolute times
+//! (`0.2ms`) or percentages of the mean (`3%`). No process is spawned and no clock is read, so runs
+//! are exactly reproducible from the seed.
+//!
+//! Keys: `mean` (required), `execution`, `iteration` (spreads, default 0), `iterations` (per
+//! execution; 0 or absent = wall time only), `startup` (cost of starting an execution, added to its
+//! wall time, default 0), `drift` (relative slowdown per execution of the whole experiment, e.g.
+//! `0.1%`, shared by all benchmarks so that interleaving can cancel it), `fail` (this 1-based
+//! execution exits with code 1), `hang` (this execution times out), `garbage` (this execution's
+//! reported iteration times are unreadable).
+
+use std::collections::HashMap;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+
+use crate::command::CommandLine;
+use crate::error::RunError;
+use crate::executor::{ExecutionOutcome, ExecutionRequest, Executor, Termination};
+
+/// A parsed simulation specification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimSpec {
+    /// True mean of one measurement, seconds.
+    pub mean: f64,
+    /// Standard deviation of the execution effect, seconds.
+    pub execution_sd: f64,
+    /// Standard deviation of iteration noise, seconds.
+    pub iteration_sd: f64,
+    /// Iterations reported per execution (0: wall time only).
+    pub iterations: usize,
+    /// Start-up cost added to each execution's wall time, seconds.
+    pub startup: f64,
+    /// Relative slowdown per execution of the experiment.
+    pub drift: f64,
+    /// 1-based execution that fails.
+    pub fail: Option<usize>,
+    /// 1-based execution that hangs until the timeout.
+    pub hang: Option<usize>,
+    /// 1-based execution whose iteration output is garbage.
+    pub garbage: Option<usize>,
+}
+
+impl SimSpec {
+    /// Parses `key=value,...`.
+    pub fn parse(spec: &str) -> Result<Self, RunError> {
+        let bad = |reason: String| RunError::BadSimulation {
+            spec: spec.to_string(),
+            reason,
+        };
+        let mut map = HashMap::new();
+        for part in spec.split([',', ' ']).filter(|p| !p.is_empty()) {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| bad(format!("'{part}' is not key=value")))?;
+            map.insert(k.trim(), v.trim());
+        }
+        let mean_text = map
+            .remove("mean")
+            .ok_or_else(|| bad("'mean' is required".into()))?;
+        let mean = parse_time(mean_text, None).map_err(&bad)?;
+        if mean <= 0.0 {
+            return Err(bad("mean must be positive".into()));
+        }
+        let mut take_time = |key: &str| -> Result<f64, RunError> {
+            map.remove(key)
+                .map_or(Ok(0.0), |v| parse_time(v, Some(mean)).map_err(&bad))
+        };
+        let execution_sd = take_time("execution")?;
+        let iteration_sd = take_time("iteration")?;
+        let startup = take_time("startup")?;
+        let drift = match map.remove("drift") {
+            Some(v) => parse_time(v, Some(1.0)).map_err(&bad)?,
+            None => 0.0,
+        };
+        let mut take_count = |key: &str| -> Result<Option<usize>, RunError> {
+            map.remove(key)
+                .map(|v| {
+                    v.parse::<usize>()
+                        .map_err(|_| bad(format!("{key}={v} is not a whole number")))
+                })
+                .transpose()
+        };
+        let iterations = take_count("iterations")?.unwrap_or(0);
+        let fail = take_count("fail")?;
+        let hang = take_count("hang")?;
+        let garbage = take_count("garbage")?;
+        if let Some(k) = map.keys().next() {
+            return Err(bad(format!("unknown key '{k}'")));
+        }
+        Ok(Self {
+            mean,
+            execution_sd,
+            iteration_sd,
+            iterations,
+            startup,
+            drift,
+            fail,
+            hang,
+            garbage,
+        })
+    }
+}
+
+/// Parses `10ms`, `2.5us`, `1e-3` (seconds) or, when `relative_to` is given, `3%`.
+fn parse_time(text: &str, relative_to: Option<f64>) -> Result<f64, String> {
+    let number = |s: &str| s.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
+    if let (Some(p), Some(base)) = (text.strip_suffix('%'), relative_to) {
+        return number(p)
+            .map(|v| v / 100.0 * base)
+            .ok_or(format!("'{text}' is not a percentage"));
+    }
+    for (suffix, scale) in [("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)] {
+        if let Some(n) = text.strip_suffix(suffix) {
+            return number(n)
+                .map(|v| v * scale)
+                .ok_or(format!("'{text}' is not a time"));
+        }
+    }
+    number(text).ok_or(format!("'{text}' is not a time"))
+}
+
+/// Produces measurements from [`SimSpec`]s instead of running processes.
+#[derive(Debug)]
+pub struct SimulatedExecutor {
+    rng: ChaCha8Rng,
+    specs: HashMap<usize, SimSpec>,
+    executions: HashMap<usize, usize>,
+    clock: usize,
+}
+
+impl SimulatedExecutor {
+    /// A simulator whose random draws all come from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            specs: HashMap::new(),
+            executions: HashMap::new(),
+            clock: 0,
+        }
+    }
+
+    fn spec(&mut self, benchmark: usize, command: &CommandLine) -> Result<SimSpec, RunError> {
+        if let Some(s) = self.specs.get(&benchmark) {
+            return Ok(s.clone());
+        }
+        let text = match command {
+            CommandLine::Direct(words) => words.join(" "),
+            CommandLine::Shell(s) => s.clone(),
+        };
+        let spec = SimSpec::parse(&text)?;
+        self.specs.insert(benchmark, spec.clone());
+        Ok(spec)
+    }
+
+    fn normal(&mut self, sd: f64) -> f64 {
+        if sd == 0.0 {
+            return 0.0;
+        }
+        Normal::new(0.0, sd).map_or(0.0, |n| n.sample(&mut self.rng))
+    }
+}
+
+fn outcome(wall: f64, termination: Termination, stderr: &str) -> ExecutionOutcome {
+    ExecutionOutcome {
+        wall,
+        user: wall,
+        sys: 0.0,
+        max_rss: 0,
+        termination,
+        stderr_tail: stderr.to_string(),
+        iterations: None,
+        iteration_error: None,
+    }
+}
+
+impl Executor for SimulatedExecutor {
+    fn execute(&mut self, req: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError> {
+        let spec = self.spec(req.benchmark, req.command)?;
+        let n = {
+            let e = self.executions.entry(req.benchmark).or_insert(0);
+            *e += 1;
+            *e
+        };
+        self.clock += 1;
+        if spec.fail == Some(n) {
+            return Ok(outcome(
+                spec.startup,
+                Termination::Exited { code: 1 },
+                "simulated failure\n",
+            ));
+        }
+        if spec.hang == Some(n) {
+            let limit = req.timeout.map_or(f64::INFINITY, |t| t.as_secs_f64());
+            return Ok(outcome(limit, Termination::TimedOut, ""));
+        }
+        let scale = 1.0 + spec.drift * (self.clock - 1) as f64;
+        let level = spec.mean + self.normal(spec.execution_sd);
+        if spec.iterations == 0 {
+            let value = (level + self.normal(spec.iteration_sd)) * scale;
+            return Ok(outcome(
+                spec.startup + value,
+                Termination::Exited { code: 0 },
+                "",
+            ));
+        }
+        let values: Vec<f64> = (0..spec.iterations)
+            .map(|_| (level + self.normal(spec.iteration_sd)) * scale)
+            .collect();
+        let mut o = outcome(
+            spec.startup + values.iter().sum::<f64>(),
+            Termination::Exited { code: 0 },
+            "",
+        );
+        if spec.garbage == Some(n) {
+            o.iteration_error = Some("simulated garbage output".into());
+        } else {
+            o.iterations = Some(values);
+        }
+        Ok(o)
+    }
+
+    fn run_hook(&mut self, _command: &CommandLine) -> Result<ExecutionOutcome, RunError> {
+        Ok(outcome(0.0, Termination::Exited { code: 0 }, ""))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_specs() {
+        let s =
+            SimSpec::parse("mean=10ms,execution=3%,iteration=0.1ms,iterations=20,fail=3").unwrap();
+        assert_eq!(s.mean, 0.01);
+        assert!((s.execution_sd - 3e-4).abs() < 1e-15);
+        assert!((s.iteration_sd - 1e-4).abs() < 1e-15);
+        assert_eq!((s.iterations, s.fail), (20, Some(3)));
+        assert!(SimSpec::parse("execution=1ms").is_err());
+        assert!(
+            SimSpec::parse("mean=1ms,colour=red")
+                .unwrap_err()
+                .to_string()
+                .contains("colour")
+        );
+        assert!(SimSpec::parse("mean=-1").is_err());
+    }
+}
