@@ -6,7 +6,6 @@
 //! data as it is measured. Nothing here prints.
 
 pub mod command;
-pub mod environment;
 pub mod error;
 pub mod executor;
 pub mod iterations;

@@ -1,0 +1,78 @@
+//! The error type of the store.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// Errors reading or writing result files. Every variant names the file.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON of the expected shape.
+    #[error("{path}:{line}:{column}: {message}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the problem.
+        line: usize,
+        /// 1-based column of the problem.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file was written by a newer rigor.
+    #[error("{path}: schema version {found} is newer than this rigor understands ({supported})")]
+    SchemaVersion {
+        /// The file.
+        path: PathBuf,
+        /// The version in the file.
+        found: u32,
+        /// The newest version this build reads.
+        supported: u32,
+    },
+    /// A CSV file could not be used.
+    #[error("{path}:{line}: {message}")]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (0 when the header is at fault before any record).
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    pub(crate) fn json(path: &std::path::Path, e: &serde_json::Error) -> Self {
+        Self::Json {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: e
+                .to_string()
+                .split(" at line ")
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        }
+    }
+}
+
+/// Shorthand for this crate's results.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -1,0 +1,310 @@
+//! Writing result files as they are measured, and reading them back (finished, interrupted or
+//! killed mid-write).
+//!
+//! While a run is going, the file is the header object with a `log` array as its last member, and
+//! every record is one line just before the closing `]}`. Appending a record overwrites that tail
+//! with the record and a new tail, so each execution costs one small write and the file is valid
+//! JSON between writes. A run killed in the middle of a write leaves at most one torn line, which
+//! [`load`] drops. At the end the whole file is replaced atomically by its final form.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, StoreError};
+use crate::schema::{LogEntry, ResultFile, RunStatus, SCHEMA_VERSION, SampleRecord};
+
+const TAIL: &[u8] = b"\n]}\n";
+
+/// Appends log records to a result file as they are measured.
+#[derive(Debug)]
+pub struct IncrementalWriter {
+    path: PathBuf,
+    file: File,
+    /// Offset where the tail starts (where the next record goes).
+    end: u64,
+    first: bool,
+}
+
+impl IncrementalWriter {
+    /// Creates (or truncates) `path` and writes `header` (its `log` must be empty) as a running file.
+    pub fn create(path: &Path, header: &ResultFile) -> Result<Self> {
+        let mut header = header.clone();
+        header.status = RunStatus::Running;
+        header.log.clear();
+        let mut text =
+            serde_json::to_string_pretty(&header).map_err(|e| StoreError::json(path, &e))?;
+        // Reopen the object to add the log as its last member.
+        text.truncate(text.trim_end().len() - 1);
+        text.push_str(",\n\"log\": [");
+        let mut file = OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|e| StoreError::io(path, e))?;
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.write_all(TAIL))
+            .map_err(|e| StoreError::io(path, e))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+            end: text.len() as u64,
+            first: true,
+        })
+    }
+
+    /// Appends one record.
+    pub fn append(&mut self, entry: &LogEntry) -> Result<()> {
+        let mut line = Vec::with_capacity(256);
+        line.extend_from_slice(if self.first { b"\n" } else { b",\n" });
+        serde_json::to_writer(&mut line, entry).map_err(|e| StoreError::json(&self.path, &e))?;
+        let len = line.len() as u64;
+        line.extend_from_slice(TAIL);
+        self.file
+            .seek(SeekFrom::Start(self.end))
+            .and_then(|_| self.file.write_all(&line))
+            .map_err(|e| StoreError::io(&self.path, e))?;
+        self.end += len;
+        self.first = false;
+        Ok(())
+    }
+
+    /// Replaces the file with its final form (atomically: temporary file, then rename).
+    pub fn finish(self, result: &ResultFile) -> Result<()> {
+        drop(self.file);
+        save(&self.path, result)
+    }
+}
+
+/// Writes a result file atomically.
+pub fn save(path: &Path, result: &ResultFile) -> Result<()> {
+    let text = to_json(result).map_err(|e| StoreError::json(path, &e))?;
+    write_atomic(path, text.as_bytes())
+}
+
+/// Pretty JSON of a result, as saved.
+pub fn to_json(result: &ResultFile) -> serde_json::Result<String> {
+    let mut text = serde_json::to_string_pretty(result)?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Writes bytes to `path` via a temporary file in the same directory and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    fs::write(&tmp, bytes).map_err(|e| StoreError::io(&tmp, e))?;
+    fs::rename(&tmp, path).map_err(|e| StoreError::io(path, e))
+}
+
+/// Reads a result file: finished, interrupted, or left running by a killed process (a torn last
+/// line is dropped). The `log` of an unfinished file is folded into the benchmarks' raw data.
+pub fn load(path: &Path) -> Result<ResultFile> {
+    let text = fs::read_to_string(path).map_err(|e| StoreError::io(path, e))?;
+    parse(path, &text)
+}
+
+/// Parses result-file text; `path` is only used in errors.
+pub fn parse(path: &Path, text: &str) -> Result<ResultFile> {
+    let mut result = match serde_json::from_str::<ResultFile>(text) {
+        Ok(r) => r,
+        Err(e) => repair_torn(text).ok_or_else(|| StoreError::json(path, &e))?,
+    };
+    if result.schema_version > SCHEMA_VERSION {
+        return Err(StoreError::SchemaVersion {
+            path: path.to_path_buf(),
+            found: result.schema_version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    fold_log(&mut result);
+    Ok(result)
+}
+
+/// A killed writer may leave a partial last record and no tail: drop lines from the end until the
+/// text closes into a valid file.
+fn repair_torn(text: &str) -> Option<ResultFile> {
+    if !text.contains("\"log\": [") {
+        return None;
+    }
+    let mut lines: Vec<&str> = text.lines().collect();
+    for _ in 0..3 {
+        while lines
+            .last()
+            .is_some_and(|l| l.trim().is_empty() || l.trim() == "]}")
+        {
+            lines.pop();
+        }
+        let body = lines.join("\n");
+        let candidate = format!("{}\n]}}", body.trim_end().trim_end_matches(','));
+        if let Ok(r) = serde_json::from_str(&candidate) {
+            return Some(r);
+        }
+        lines.pop()?;
+    }
+    None
+}
+
+/// Moves log records into the benchmarks' samples, executions and failures.
+pub fn fold_log(result: &mut ResultFile) {
+    for entry in std::mem::take(&mut result.log) {
+        match entry {
+            LogEntry::Execution {
+                benchmark,
+                record,
+                iterations,
+                discarded,
+            } => {
+                let Some(b) = result.benchmarks.get_mut(benchmark) else {
+                    continue;
+                };
+                match iterations {
+                    Some(values) => {
+                        b.samples
+                            .extend(
+                                values
+                                    .into_iter()
+                                    .enumerate()
+                                    .map(|(i, value)| SampleRecord {
+                                        round: record.round,
+                                        execution: record.execution,
+                                        iteration: i,
+                                        value,
+                                        warmup: record.warmup || i < discarded,
+                                    }),
+                            )
+                    }
+                    None => b.samples.push(SampleRecord {
+                        round: record.round,
+                        execution: record.execution,
+                        iteration: 0,
+                        value: record.wall,
+                        warmup: record.warmup,
+                    }),
+                }
+                b.executions.push(record);
+            }
+            LogEntry::Failure { benchmark, record } => {
+                if let Some(b) = result.benchmarks.get_mut(benchmark) {
+                    b.failures.push(record);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{BenchmarkRecord, ExecutionRecord, FailureRecord};
+
+    fn header() -> ResultFile {
+        ResultFile {
+            schema_version: SCHEMA_VERSION,
+            rigor_version: "0.1.0".into(),
+            status: RunStatus::Complete,
+            seed: 42,
+            confidence: 0.95,
+            environment: Default::default(),
+            settings: None,
+            benchmarks: vec![BenchmarkRecord {
+                name: "a".into(),
+                command: "a".into(),
+                unit: "s".into(),
+                levels: vec!["execution".into(), "iteration".into()],
+                analysis: None,
+                samples: vec![],
+                executions: vec![],
+                failures: vec![],
+            }],
+            comparisons: vec![],
+            log: vec![],
+        }
+    }
+
+    fn exec(execution: usize, iterations: Option<Vec<f64>>) -> LogEntry {
+        LogEntry::Execution {
+            benchmark: 0,
+            record: ExecutionRecord {
+                round: execution,
+                execution,
+                warmup: false,
+                wall: 1.0,
+                user: 0.5,
+                sys: 0.1,
+                max_rss: 10,
+            },
+            iterations,
+            discarded: 1,
+        }
+    }
+
+    #[test]
+    fn every_intermediate_file_is_readable() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let mut w = IncrementalWriter::create(&path, &header()).unwrap();
+        assert_eq!(load(&path).unwrap().status, RunStatus::Running);
+        w.append(&exec(0, Some(vec![3.0, 2.0]))).unwrap();
+        w.append(&LogEntry::Failure {
+            benchmark: 0,
+            record: FailureRecord {
+                round: 1,
+                execution: 1,
+                exit_code: Some(2),
+                signal: None,
+                timed_out: false,
+                stderr_tail: "x\n\"y".into(),
+                reason: "r".into(),
+            },
+        })
+        .unwrap();
+        let r = load(&path).unwrap();
+        let b = &r.benchmarks[0];
+        assert_eq!(b.samples.len(), 2);
+        assert!(b.samples[0].warmup && !b.samples[1].warmup);
+        assert_eq!(b.failures[0].stderr_tail, "x\n\"y");
+        let mut done = r.clone();
+        done.status = RunStatus::Complete;
+        w.finish(&done).unwrap();
+        assert_eq!(load(&path).unwrap(), done);
+    }
+
+    #[test]
+    fn torn_last_line_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let mut w = IncrementalWriter::create(&path, &header()).unwrap();
+        w.append(&exec(0, None)).unwrap();
+        w.append(&exec(1, None)).unwrap();
+        drop(w);
+        let text = fs::read_to_string(&path).unwrap();
+        let cut = text.rfind("\"wall\"").unwrap();
+        fs::write(&path, &text[..cut]).unwrap();
+        let r = load(&path).unwrap();
+        assert_eq!(r.benchmarks[0].executions.len(), 1);
+        assert_eq!(r.benchmarks[0].samples[0].value, 1.0);
+    }
+
+    #[test]
+    fn errors_name_file_and_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.json");
+        fs::write(&path, "{\n  \"schema_version\": 1,\n  oops\n}").unwrap();
+        let msg = load(&path).unwrap_err().to_string();
+        assert!(msg.contains("bad.json:3:"), "{msg}");
+        let mut newer = header();
+        newer.schema_version = 99;
+        save(&path, &newer).unwrap();
+        assert!(matches!(
+            load(&path),
+            Err(StoreError::SchemaVersion { found: 99, .. })
+        ));
+        assert!(matches!(
+            load(&dir.path().join("missing.json")),
+            Err(StoreError::Io { .. })
+        ));
+    }
+}
