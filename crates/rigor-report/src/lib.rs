@@ -1,1 +1,10 @@
-//! placeholder
+//! Reporting for rigor: terminal and Markdown views of analysed results.
+//!
+//! Reporters consume analysis data structures and never compute statistics.
+
+pub mod format;
+pub mod markdown;
+pub mod terminal;
+pub mod warnings;
+
+pub use terminal::{BenchmarkView, render};

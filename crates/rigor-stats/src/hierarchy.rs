@@ -105,7 +105,9 @@ impl Hierarchy {
     /// Builds from raw parts, checking every invariant.
     fn from_parts(levels: Vec<String>, offsets: Vec<Vec<usize>>, values: Vec<f64>) -> Result<Self> {
         if levels.is_empty() {
-            return Err(StatsError::Shape("a hierarchy needs at least one level".into()));
+            return Err(StatsError::Shape(
+                "a hierarchy needs at least one level".into(),
+            ));
         }
         if values.is_empty() {
             return Err(StatsError::TooFew {
@@ -249,7 +251,13 @@ impl Hierarchy {
         builder.build()
     }
 
-    fn push_unit(&self, b: &mut HierarchyBuilder<usize>, d: usize, i: usize, path: &mut Vec<usize>) {
+    fn push_unit(
+        &self,
+        b: &mut HierarchyBuilder<usize>,
+        d: usize,
+        i: usize,
+        path: &mut Vec<usize>,
+    ) {
         if d + 1 == self.depth() {
             path.pop();
             b.push(path, self.values[i]);
@@ -342,7 +350,9 @@ impl<K: Eq + Hash + Clone> HierarchyBuilder<K> {
     pub fn build(self) -> Result<Hierarchy> {
         let n = self.levels.len();
         if n == 0 {
-            return Err(StatsError::Shape("a hierarchy needs at least one level".into()));
+            return Err(StatsError::Shape(
+                "a hierarchy needs at least one level".into(),
+            ));
         }
         let wrong_keys = || {
             StatsError::Shape(format!(
@@ -355,7 +365,11 @@ impl<K: Eq + Hash + Clone> HierarchyBuilder<K> {
             if !self.root.children.is_empty() {
                 return Err(wrong_keys());
             }
-            return Hierarchy::from_parts(self.levels.clone(), Vec::new(), self.root.values.clone());
+            return Hierarchy::from_parts(
+                self.levels.clone(),
+                Vec::new(),
+                self.root.values.clone(),
+            );
         }
         if !self.root.values.is_empty() {
             return Err(wrong_keys());
@@ -370,7 +384,8 @@ impl<K: Eq + Hash + Clone> HierarchyBuilder<K> {
             off.push(0);
             let mut next = Vec::new();
             for node in &frontier {
-                if holds_values != node.children.is_empty() || holds_values == node.values.is_empty()
+                if holds_values != node.children.is_empty()
+                    || holds_values == node.values.is_empty()
                 {
                     return Err(wrong_keys());
                 }

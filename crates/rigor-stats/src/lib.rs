@@ -15,6 +15,7 @@
 //! # Ok::<(), rigor_stats::StatsError>(())
 //! ```
 
+pub mod analysis;
 pub mod bootstrap;
 pub mod descriptive;
 pub mod design;

@@ -72,7 +72,10 @@ mod tests {
 
     #[test]
     fn rejects_short_and_non_finite() {
-        assert!(matches!(Sample::new(vec![1.0]), Err(StatsError::TooFew { .. })));
+        assert!(matches!(
+            Sample::new(vec![1.0]),
+            Err(StatsError::TooFew { .. })
+        ));
         assert!(matches!(
             Sample::new(vec![1.0, f64::NAN]),
             Err(StatsError::NonFinite { index: 1, .. })

@@ -160,6 +160,9 @@ pub fn fold_log(result: &mut ResultFile) {
                 let Some(b) = result.benchmarks.get_mut(benchmark) else {
                     continue;
                 };
+                if iterations.is_some() && b.levels.len() == 1 {
+                    b.levels.push("iteration".into());
+                }
                 match iterations {
                     Some(values) => {
                         b.samples

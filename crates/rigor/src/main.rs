@@ -1,11 +1,34 @@
-//! The rigor command-line tool.
+//! The rigor command-line tool: parses arguments, resolves settings and calls into the crates.
+//! One exit path with documented codes (see [`cli::EXIT_CODES`]).
+
+mod analyze;
+mod cli;
+mod output;
+mod results;
+mod run;
+mod settings;
+
+use std::process::ExitCode;
+
 use clap::Parser;
 
-/// Rigorous benchmarking in reasonable time.
-#[derive(Debug, Parser)]
-#[command(version, about)]
-struct Cli {}
+use crate::cli::{Cli, Command};
+use crate::run::RunOutcome;
 
-fn main() {
-    let _ = Cli::parse();
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match &cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Analyze(args) => analyze::analyze(args).map(|()| RunOutcome::Ok),
+    };
+    match outcome {
+        Ok(RunOutcome::Ok) => ExitCode::SUCCESS,
+        Ok(RunOutcome::Failed) => ExitCode::from(2),
+        Ok(RunOutcome::Interrupted) => ExitCode::from(130),
+        Err(err) => {
+            let chain: Vec<String> = err.chain().map(ToString::to_string).collect();
+            eprintln!("rigor: error: {}", chain.join(": "));
+            ExitCode::from(2)
+        }
+    }
 }

@@ -1,0 +1,96 @@
+//! The terminal summary of one benchmark.
+
+use std::fmt::Write;
+
+use rigor_stats::analysis::Analysis;
+
+use crate::format::{percent, time, time_like};
+use crate::warnings;
+
+/// What the terminal summary shows for one benchmark.
+#[derive(Debug, Clone)]
+pub struct BenchmarkView<'a> {
+    /// 1-based position, for the heading.
+    pub index: usize,
+    /// Display name.
+    pub name: &'a str,
+    /// The analysis; `None` when too little data was measured.
+    pub analysis: Option<&'a Analysis>,
+    /// Failures, already described in words.
+    pub failures: &'a [String],
+    /// Why there is no analysis, when there is none.
+    pub unanalysed: Option<&'a str>,
+}
+
+/// Plural of a level name for counts ("executions").
+fn plural(level: &str, n: usize) -> String {
+    if n == 1 {
+        level.to_string()
+    } else {
+        format!("{level}s")
+    }
+}
+
+/// Renders the summary (several lines, ending in a newline).
+pub fn render(view: &BenchmarkView<'_>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Benchmark {}: {}", view.index, view.name);
+    if let Some(a) = view.analysis {
+        render_analysis(&mut out, a);
+    } else if let Some(why) = view.unanalysed {
+        let _ = writeln!(out, "  No result: {why}");
+    }
+    for f in view.failures {
+        let _ = writeln!(out, "  Failure: {f}");
+    }
+    out
+}
+
+fn render_analysis(out: &mut String, a: &Analysis) {
+    let ci = &a.interval;
+    let m = ci.mean;
+    let level = (ci.level * 100.0).round();
+    let _ = writeln!(
+        out,
+        "  Time (mean ± {level}% CI):  {} ± {}  [{} .. {}]  (± {})",
+        time(m),
+        time_like(ci.half_width, m),
+        time_like(ci.lower, m),
+        time_like(ci.upper, m),
+        percent(100.0 * ci.half_width / m)
+    );
+    let s = &a.summary;
+    let _ = writeln!(
+        out,
+        "  Median / min / max:     {} / {} / {}",
+        time_like(s.median, m),
+        time_like(s.min, m),
+        time_like(s.max, m)
+    );
+    let units: Vec<String> = a
+        .levels
+        .iter()
+        .zip(&a.counts)
+        .map(|(l, &n)| format!("{n} {}", plural(l, n)))
+        .collect();
+    let _ = writeln!(out, "  Units:                  {}", units.join(", "));
+    let shares = a.components.shares();
+    let parts: Vec<String> = a
+        .components
+        .components
+        .iter()
+        .zip(shares)
+        .map(|(c, share)| {
+            format!(
+                "{} {} ({} of variance)",
+                c.level,
+                percent(100.0 * c.std_dev() / m),
+                percent(share)
+            )
+        })
+        .collect();
+    let _ = writeln!(out, "  Variation (σ, % of mean): {}", parts.join(", "));
+    for w in &a.warnings {
+        let _ = writeln!(out, "  Warning: {}", warnings::text(w));
+    }
+}

@@ -1,0 +1,26 @@
+//! Warnings in words that tell the user what to do.
+
+use rigor_stats::analysis::Warning;
+
+use crate::format::percent;
+
+/// The advice for one warning.
+pub fn text(w: &Warning) -> String {
+    match w {
+        Warning::FewTopUnits { level, units } => format!(
+            "only {units} {level}s: an interval from fewer than 5 {level}s is unreliable; use more {level}s"
+        ),
+        Warning::UpperLevelDominates { level, lowest, share, pooled_ratio } => format!(
+            "{level}-to-{level} variation dominates ({} of the variance): more {level}s, not more {lowest}s, \
+             will narrow this interval; a tool that pools {lowest}s as independent would report an \
+             interval {pooled_ratio:.1}× too narrow",
+            percent(*share)
+        ),
+        Warning::Unbalanced => {
+            "units have unequal numbers of measurements (failures or discards): variance components \
+             use Henderson's method I; the interval from top-level means stays valid"
+                .to_string()
+        }
+        _ => format!("{w:?}"),
+    }
+}

@@ -1,0 +1,214 @@
+//! Command-line definitions (clap derive). Only parsing lives here; `settings` resolves these into
+//! the engines' types.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Exit codes, shown in `--help` and documented in the README.
+pub const EXIT_CODES: &str = "\
+Exit status:
+  0    success
+  1    a regression was found (when gating with --fail-on regression)
+  2    usage error, runtime error, or a benchmark failed
+  130  interrupted (Ctrl-C); the data measured so far is kept";
+
+/// Rigorous benchmarking in reasonable time: measures at every level that varies (executions,
+/// iterations) and reports honest confidence intervals.
+#[derive(Debug, Parser)]
+#[command(name = "rigor", version, about, after_help = EXIT_CODES)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Benchmark one or more commands (several are interleaved in shuffled rounds).
+    Run(RunArgs),
+    /// Re-analyse a saved JSON result or a long-format CSV.
+    Analyze(AnalyzeArgs),
+}
+
+/// Options shared by everything that analyses data.
+#[derive(Debug, Args, Clone)]
+pub struct AnalysisArgs {
+    /// Confidence level of intervals, as a fraction or percentage (0.95, 95, 99%).
+    #[arg(long, default_value = "0.95", value_parser = parse_confidence)]
+    pub confidence: f64,
+    /// Quantile of the mean interval: Student's t (default) or normal (as in the seed papers).
+    #[arg(long, value_enum, default_value_t = QuantileArg::T)]
+    pub quantile: QuantileArg,
+}
+
+/// `--quantile`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum QuantileArg {
+    /// Student's t with (top-level units − 1) degrees of freedom.
+    T,
+    /// Standard normal.
+    Normal,
+}
+
+/// `rigor run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Commands to benchmark. Each is split into words and run directly (no shell) unless --shell.
+    #[arg(required = true, value_name = "COMMAND")]
+    pub commands: Vec<String>,
+    /// Names for the commands, in order (default: the command text).
+    #[arg(short = 'n', long = "name", value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Measured executions (processes) per command: the top level of the hierarchy.
+    #[arg(short = 'r', long, default_value_t = 10, value_name = "N")]
+    pub executions: usize,
+    /// Whole executions run first and discarded (default: 1 when only wall time is measured, 0
+    /// with --iterations-from).
+    #[arg(short = 'w', long, value_name = "N")]
+    pub warmup_executions: Option<usize>,
+    /// Discard the first N reported iterations of every execution as warm-up.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub discard: usize,
+    /// Kill an execution after SECS seconds (counted as a failure).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Seed of every random choice (order within rounds); printed and saved. Random by default.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run COMMANDs (and hooks) through `sh -c` instead of splitting them into words.
+    #[arg(short = 'S', long)]
+    pub shell: bool,
+    /// Command run once per benchmark before its first execution.
+    #[arg(long, value_name = "CMD")]
+    pub setup: Option<String>,
+    /// Command run before every execution (not timed).
+    #[arg(long, value_name = "CMD")]
+    pub prepare: Option<String>,
+    /// Command run once per benchmark after its last execution.
+    #[arg(long, value_name = "CMD")]
+    pub cleanup: Option<String>,
+    /// File connected to the benchmarked commands' standard input.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Where the commands' standard output goes.
+    #[arg(long, value_enum, default_value_t = OutputArg::Null)]
+    pub output: OutputArg,
+    /// Read in-process iteration times from this stream with --pattern (they become the lowest
+    /// level). Programs can instead append JSON lines to $RIGOR_SAMPLES_FILE.
+    #[arg(long, value_enum, requires = "pattern")]
+    pub iterations_from: Option<StreamArg>,
+    /// Regular expression whose first capture group is one iteration's time.
+    #[arg(long, value_name = "REGEX", requires = "iterations_from")]
+    pub pattern: Option<String>,
+    /// Unit of the captured iteration times.
+    #[arg(long, value_enum, default_value_t = UnitArg::S)]
+    pub unit: UnitArg,
+    /// Keep running a command after it fails (the failure is recorded).
+    #[arg(short = 'i', long)]
+    pub ignore_failure: bool,
+    /// Treat each COMMAND as a simulation spec (e.g. "mean=10ms,execution=3%,iteration=1%,iterations=20")
+    /// with known variance components: no processes are run.
+    #[arg(long)]
+    pub simulate: bool,
+    /// Write results as JSON, appended as each execution completes.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Write every measurement as long-format CSV.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Write a Markdown summary table.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Analysis options.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+/// `--output`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum OutputArg {
+    /// Discard output (/dev/null).
+    Null,
+    /// Read output through a pipe and discard it.
+    Pipe,
+    /// Show the commands' output.
+    Inherit,
+}
+
+/// `--iterations-from`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum StreamArg {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// `--unit`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum UnitArg {
+    /// Nanoseconds.
+    Ns,
+    /// Microseconds.
+    Us,
+    /// Milliseconds.
+    Ms,
+    /// Seconds.
+    S,
+}
+
+/// `rigor analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// A result JSON written by `rigor run --export-json`, or a long-format CSV.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// CSV: the columns identifying each level, top → bottom (the last identifies the measurement).
+    #[arg(long, value_delimiter = ',', value_name = "COL,COL")]
+    pub levels: Vec<String>,
+    /// CSV: the column holding the measured value (seconds).
+    #[arg(long, value_name = "COL", default_value = "value")]
+    pub value: String,
+    /// CSV: a column naming the benchmark of each row.
+    #[arg(long, value_name = "COL")]
+    pub benchmark: Option<String>,
+    /// Print the analysis as JSON (the result-file schema) instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Analysis options.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+fn parse_confidence(s: &str) -> Result<f64, String> {
+    let t = s.trim().trim_end_matches('%');
+    let v: f64 = t.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    let v = if v >= 1.0 { v / 100.0 } else { v };
+    if v > 0.0 && v < 1.0 {
+        Ok(v)
+    } else {
+        Err(format!("confidence '{s}' must lie between 0 and 100%"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confidence_accepts_fraction_and_percent() {
+        assert_eq!(parse_confidence("0.99").unwrap(), 0.99);
+        assert_eq!(parse_confidence("95").unwrap(), 0.95);
+        assert_eq!(parse_confidence("90%").unwrap(), 0.9);
+        assert!(parse_confidence("150").is_err());
+        assert!(parse_confidence("x").is_err());
+    }
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,62 @@
+//! Printing analysed results and writing the export files.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use rigor_report::{BenchmarkView, markdown, render};
+use rigor_stats::analysis::Analysis;
+use rigor_store::ResultFile;
+
+use crate::results::failure_lines;
+
+/// Terminal summaries of every benchmark.
+pub fn summaries(result: &ResultFile, analyses: &[Result<Analysis, String>]) -> String {
+    let failures: Vec<Vec<String>> = result.benchmarks.iter().map(failure_lines).collect();
+    let views = views(result, analyses, &failures);
+    views.iter().map(|v| render(v) + "\n").collect()
+}
+
+fn views<'a>(
+    result: &'a ResultFile,
+    analyses: &'a [Result<Analysis, String>],
+    failures: &'a [Vec<String>],
+) -> Vec<BenchmarkView<'a>> {
+    result
+        .benchmarks
+        .iter()
+        .zip(analyses)
+        .zip(failures)
+        .enumerate()
+        .map(|(i, ((b, a), f))| BenchmarkView {
+            index: i + 1,
+            name: &b.name,
+            analysis: a.as_ref().ok(),
+            failures: f,
+            unanalysed: a.as_ref().err().map(String::as_str),
+        })
+        .collect()
+}
+
+/// The Markdown export.
+pub fn markdown_table(result: &ResultFile, analyses: &[Result<Analysis, String>]) -> String {
+    let none = vec![Vec::new(); result.benchmarks.len()];
+    markdown::table(&views(result, analyses, &none))
+}
+
+/// Writes the CSV and Markdown exports that were asked for.
+pub fn write_exports(
+    result: &ResultFile,
+    analyses: &[Result<Analysis, String>],
+    csv: Option<&Path>,
+    md: Option<&Path>,
+) -> Result<()> {
+    if let Some(path) = csv {
+        rigor_store::write_atomic(path, rigor_store::to_long_csv(result).as_bytes())
+            .context("writing the CSV export")?;
+    }
+    if let Some(path) = md {
+        rigor_store::write_atomic(path, markdown_table(result, analyses).as_bytes())
+            .context("writing the Markdown export")?;
+    }
+    Ok(())
+}
