@@ -58,8 +58,8 @@ mod tests {
 
     #[test]
     fn units_by_size() {
-        assert_eq!(time(12.3e-9), "12.300 ns");
-        assert_eq!(time(0.0105), "10.500 ms");
+        assert_eq!(time(12.3e-9), "12.30 ns");
+        assert_eq!(time(0.0105), "10.50 ms");
         assert_eq!(time(123.4), "123.4 s");
         assert_eq!(time_like(0.00008, 0.0105), "0.080 ms");
         assert_eq!(percent(4.567), "4.6%");

@@ -27,12 +27,6 @@ pub fn table(views: &[BenchmarkView<'_>]) -> String {
         };
         let ci = &a.interval;
         let m = ci.mean;
-        let units: Vec<String> = a
-            .levels
-            .iter()
-            .zip(&a.counts)
-            .map(|(l, n)| format!("{n} {l}"))
-            .collect();
         let _ = writeln!(
             out,
             "| `{}` | {} | {} .. {} | {} | {} | {} |",
@@ -42,7 +36,7 @@ pub fn table(views: &[BenchmarkView<'_>]) -> String {
             time_like(ci.upper, m),
             percent(100.0 * ci.half_width / m),
             time_like(a.summary.median, m),
-            units.join(" × ")
+            crate::terminal::units(a)
         );
     }
     if let Some(level) = views

@@ -52,28 +52,23 @@ fn render_analysis(out: &mut String, a: &Analysis) {
     let level = (ci.level * 100.0).round();
     let _ = writeln!(
         out,
-        "  Time (mean ± {level}% CI):  {} ± {}  [{} .. {}]  (± {})",
+        "  {:<18}{} ± {} (± {})   [{} .. {}]",
+        format!("Mean ± {level}% CI:"),
         time(m),
         time_like(ci.half_width, m),
+        percent(100.0 * ci.half_width / m),
         time_like(ci.lower, m),
         time_like(ci.upper, m),
-        percent(100.0 * ci.half_width / m)
     );
     let s = &a.summary;
     let _ = writeln!(
         out,
-        "  Median / min / max:     {} / {} / {}",
+        "  Median/min/max:    {} / {} / {}",
         time_like(s.median, m),
         time_like(s.min, m),
         time_like(s.max, m)
     );
-    let units: Vec<String> = a
-        .levels
-        .iter()
-        .zip(&a.counts)
-        .map(|(l, &n)| format!("{n} {}", plural(l, n)))
-        .collect();
-    let _ = writeln!(out, "  Units:                  {}", units.join(", "));
+    let _ = writeln!(out, "  Units:             {}", units(a));
     let shares = a.components.shares();
     let parts: Vec<String> = a
         .components
@@ -89,8 +84,31 @@ fn render_analysis(out: &mut String, a: &Analysis) {
             )
         })
         .collect();
-    let _ = writeln!(out, "  Variation (σ, % of mean): {}", parts.join(", "));
+    let _ = writeln!(out, "  σ as % of mean:    {}", parts.join(", "));
     for w in &a.warnings {
         let _ = writeln!(out, "  Warning: {}", warnings::text(w));
+    }
+}
+
+/// "12 executions × 20 iterations" when balanced, else totals per level.
+pub fn units(a: &Analysis) -> String {
+    let balanced = !a
+        .warnings
+        .iter()
+        .any(|w| matches!(w, rigor_stats::analysis::Warning::Unbalanced));
+    let mut parts = Vec::new();
+    for (i, (level, &n)) in a.levels.iter().zip(&a.counts).enumerate() {
+        if i > 0 && balanced {
+            let r = n / a.counts[i - 1].max(1);
+            parts.push(format!("{r} {}", plural(level, r)));
+        } else {
+            parts.push(format!("{n} {}", plural(level, n)));
+        }
+    }
+    let joined = parts.join(if balanced { " × " } else { ", " });
+    if balanced || a.levels.len() == 1 {
+        joined
+    } else {
+        format!("{joined} (unbalanced)")
     }
 }

@@ -157,7 +157,10 @@ pub fn percentile_indices(resamples: usize, level: f64) -> Result<(usize, usize)
     }
     let lower = tail.floor() as usize;
     let upper = ((b - tail).ceil() as usize).saturating_sub(1);
-    Ok((lower.min(resamples - 1), upper.clamp(lower.min(resamples - 1), resamples - 1)))
+    Ok((
+        lower.min(resamples - 1),
+        upper.clamp(lower.min(resamples - 1), resamples - 1),
+    ))
 }
 
 /// The percentile interval of bootstrap replicates ([`percentile_indices`] into a sorted copy).
@@ -222,10 +225,14 @@ fn single(h: &Hierarchy, estimator: Estimator, cfg: &BootstrapConfig) -> Result<
     check_inputs(h, estimator, cfg)?;
     let p = Prepared::new(h, estimator, cfg.strategy);
     let estimate = p.estimate();
-    let replicates = run_resamples(cfg, || Scratch::new(&p), |s, rng| {
-        draw_top(rng, h.units(0), &mut s.idx);
-        p.statistic(rng, s)
-    });
+    let replicates = run_resamples(
+        cfg,
+        || Scratch::new(&p),
+        |s, rng| {
+            draw_top(rng, h.units(0), &mut s.idx);
+            p.statistic(rng, s)
+        },
+    );
     check_replicates(&replicates)?;
     Ok((estimate, replicates))
 }
@@ -329,12 +336,14 @@ where
         .div_ceil(8 * rayon::current_num_threads())
         .max(16);
     let mut out = vec![0.0; cfg.resamples];
-    out.par_chunks_mut(chunk).enumerate().for_each(|(c, slots)| {
-        let mut scratch = init();
-        for (j, slot) in slots.iter_mut().enumerate() {
-            *slot = stat(&mut scratch, &mut resample_rng(key, c * chunk + j));
-        }
-    });
+    out.par_chunks_mut(chunk)
+        .enumerate()
+        .for_each(|(c, slots)| {
+            let mut scratch = init();
+            for (j, slot) in slots.iter_mut().enumerate() {
+                *slot = stat(&mut scratch, &mut resample_rng(key, c * chunk + j));
+            }
+        });
     out
 }
 
@@ -464,7 +473,11 @@ impl<'a> Prepared<'a> {
                 });
                 sum / n as f64
             }
-            (Estimator::Min, _) => s.idx.iter().map(|&i| self.mins[i]).fold(f64::INFINITY, f64::min),
+            (Estimator::Min, _) => s
+                .idx
+                .iter()
+                .map(|&i| self.mins[i])
+                .fold(f64::INFINITY, f64::min),
             (_, Some(order)) => {
                 s.count();
                 let value = order.statistic(self.estimator, &s.mult, &s.units);
@@ -604,7 +617,10 @@ impl OrderStats {
     /// drawn unit because `rank_le` only grows at such values.
     fn select(&self, ms: &Multiset<'_>, k: u64) -> f64 {
         let lowest = ms.units.iter().map(|&i| self.unit(i)[0]);
-        let highest = ms.units.iter().map(|&i| self.unit(i)[self.unit(i).len() - 1]);
+        let highest = ms
+            .units
+            .iter()
+            .map(|&i| self.unit(i)[self.unit(i).len() - 1]);
         let lowest = lowest.min_by(f64::total_cmp).unwrap_or(f64::NAN);
         let highest = highest.max_by(f64::total_cmp).unwrap_or(f64::NAN);
         let mut lo = lt_count(&self.global, lowest);
@@ -691,6 +707,7 @@ fn sort_units(values: &mut [f64], starts: &[usize]) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use rand::Rng;
 
     /// The naive reference: materialise the resampled hierarchy and apply the estimator.
     fn naive(h: &Hierarchy, estimator: Estimator, idx: &[usize]) -> f64 {

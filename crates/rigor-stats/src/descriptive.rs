@@ -400,7 +400,7 @@ mod tests {
         let s = Summary::of(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
         assert_eq!(
             (s.n, s.mean, s.median, s.min, s.max, s.mad),
-            (8, 5.0, 4.5, 2.0, 9.0, 1.0)
+            (8, 5.0, 4.5, 2.0, 9.0, 0.5)
         );
         assert!(close(s.std_dev, (32.0f64 / 7.0).sqrt()));
         assert!(close(s.mad_scaled(), 0.7413));

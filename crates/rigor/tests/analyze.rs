@@ -1,0 +1,95 @@
+//! `rigor analyze` on saved results and CSV files, and its errors.
+
+mod common;
+
+use common::{Dir, json, rigor, stdout_of};
+use predicates::prelude::*;
+
+#[test]
+fn reanalysis_reproduces_the_run() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let run_out = stdout_of(
+        rigor()
+            .args([
+                "run",
+                "--simulate",
+                "--seed",
+                "5",
+                "mean=3ms,execution=2%,iterations=4,iteration=1%",
+                "--export-json",
+            ])
+            .arg(&path),
+    );
+    let again = stdout_of(rigor().arg("analyze").arg(&path));
+    assert_eq!(run_out, again);
+    let as_json: serde_json::Value =
+        serde_json::from_str(&stdout_of(rigor().arg("analyze").arg(&path).arg("--json"))).unwrap();
+    assert_eq!(as_json["benchmarks"], json(&path)["benchmarks"]);
+    let wider = stdout_of(
+        rigor()
+            .arg("analyze")
+            .arg(&path)
+            .args(["--confidence", "99"]),
+    );
+    assert!(wider.contains("Mean ± 99% CI"), "{wider}");
+}
+
+#[test]
+fn long_csv_with_levels() {
+    let dir = Dir::new();
+    let path = dir.path("d.csv");
+    let mut text = String::from("run,iter,time\n");
+    for run in 0..6 {
+        for iter in 0..4 {
+            text += &format!(
+                "{run},{iter},{}\n",
+                1.0 + 0.1 * run as f64 + 0.01 * iter as f64
+            );
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let out = stdout_of(
+        rigor()
+            .arg("analyze")
+            .arg(&path)
+            .args(["--levels", "run,iter", "--value", "time"]),
+    );
+    assert!(out.contains("6 runs × 4 iters"), "{out}");
+    let j: serde_json::Value = serde_json::from_str(&stdout_of(
+        rigor()
+            .arg("analyze")
+            .arg(&path)
+            .args(["--levels", "run,iter", "--value", "time", "--json"]),
+    ))
+    .unwrap();
+    assert!((j["benchmarks"][0]["mean"].as_f64().unwrap() - 1.265).abs() < 1e-12);
+}
+
+#[test]
+fn malformed_files_name_the_file_and_place() {
+    let dir = Dir::new();
+    let path = dir.path("bad.json");
+    std::fs::write(&path, "{\n \"schema_version\": 1,\n \"benchmarks\": [}\n").unwrap();
+    rigor()
+        .arg("analyze")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.json:3:"));
+    rigor()
+        .arg("analyze")
+        .arg(dir.path("missing.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing.json"));
+    let csv = dir.path("bad.csv");
+    std::fs::write(&csv, "run,time\n1,2\n1,oops\n").unwrap();
+    rigor()
+        .arg("analyze")
+        .arg(&csv)
+        .args(["--levels", "run", "--value", "time"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.csv:3").and(predicate::str::contains("'oops'")));
+}

@@ -1,0 +1,37 @@
+//! Helpers shared by the CLI tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A `rigor` command.
+pub fn rigor() -> Command {
+    Command::cargo_bin("rigor").expect("the rigor binary is built")
+}
+
+/// A scratch directory with helpers to name files in it.
+pub struct Dir(pub tempfile::TempDir);
+
+impl Dir {
+    pub fn new() -> Self {
+        Self(tempfile::tempdir().expect("temp dir"))
+    }
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+}
+
+/// Reads a JSON file.
+pub fn json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).expect("result file exists");
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{}: invalid JSON: {e}\n{text}", path.display()))
+}
+
+/// Stdout of a successful run as text.
+pub fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.assert().success().get_output().stdout.clone();
+    String::from_utf8(out).expect("utf-8 output")
+}

@@ -1,0 +1,192 @@
+//! `rigor run` with real processes: tiny commands, timeouts, crash safety and Ctrl-C.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::{Dir, json, rigor, stdout_of};
+use predicates::prelude::*;
+
+#[test]
+fn measures_wall_time_of_real_commands() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        rigor()
+            .args(["run", "-r", "5", "sleep 0.01", "true", "--export-json"])
+            .arg(&path),
+    );
+    assert!(
+        out.contains("Benchmark 1: sleep 0.01") && out.contains("Benchmark 2: true"),
+        "{out}"
+    );
+    let r = json(&path);
+    let sleep = &r["benchmarks"][0];
+    assert!(sleep["mean"].as_f64().unwrap() >= 0.01);
+    let execs = sleep["executions"].as_array().unwrap();
+    assert_eq!(execs.len(), 6, "5 measured + 1 warm-up");
+    assert!(execs.iter().all(|e| e["max_rss"].as_u64().unwrap() > 0
+        && e["user"].is_number()
+        && e["sys"].is_number()));
+    // Rounds interleave the two commands: every round has one execution of each.
+    let rounds = |b: usize| -> Vec<u64> {
+        r["benchmarks"][b]["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["round"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(rounds(0), rounds(1));
+}
+
+#[test]
+fn commands_are_not_run_through_a_shell_unless_asked() {
+    // Without --shell, `echo $HOME; exit 3` is the program `echo` with literal arguments: it succeeds.
+    rigor()
+        .args(["run", "-r", "2", "echo $HOME; exit 3"])
+        .assert()
+        .success();
+    rigor()
+        .args(["run", "-r", "2", "--shell", "echo boom >&2; exit 3"])
+        .assert()
+        .code(2)
+        .stdout(
+            predicate::str::contains("exited with code 3").and(predicate::str::contains("boom")),
+        );
+    rigor()
+        .args(["run", "-r", "2", "no-such-program-rigor-test"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "cannot start 'no-such-program-rigor-test'",
+        ));
+}
+
+#[test]
+fn iteration_times_from_output_and_native_file() {
+    let dir = Dir::new();
+    let path = dir.path("i.json");
+    rigor()
+        .args([
+            "run",
+            "-r",
+            "3",
+            "--shell",
+            "--iterations-from",
+            "stdout",
+            "--pattern",
+            r"iter: (\d+) us",
+            "--unit",
+            "us",
+        ])
+        .arg("printf 'iter: 100 us\\niter: 120 us\\niter: 110 us\\n'")
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let b = &json(&path)["benchmarks"][0];
+    assert_eq!(b["counts"], serde_json::json!([3, 9]));
+    assert!((b["mean"].as_f64().unwrap() - 110e-6).abs() < 1e-12);
+
+    rigor()
+        .args(["run", "-r", "3", "--discard", "1", "--shell"])
+        .arg(r#"for v in 900 100 110; do echo "{\"value\": $v, \"unit\": \"ms\"}" >> "$RIGOR_SAMPLES_FILE"; done"#)
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let b = &json(&path)["benchmarks"][0];
+    assert_eq!(b["levels"], serde_json::json!(["execution", "iteration"]));
+    assert!(
+        (b["mean"].as_f64().unwrap() - 0.105).abs() < 1e-12,
+        "discarded iteration excluded"
+    );
+}
+
+#[test]
+fn timeout_kills_and_reports() {
+    let t0 = Instant::now();
+    rigor()
+        .args(["run", "-r", "2", "-w", "0", "--timeout", "0.2", "sleep 10"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("timed out"));
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn input_file_is_connected_to_stdin() {
+    let dir = Dir::new();
+    let input = dir.path("in.txt");
+    std::fs::write(&input, "hello\n").unwrap();
+    rigor()
+        .args(["run", "-r", "2", "--shell", "grep -q hello"])
+        .arg("--input")
+        .arg(&input)
+        .assert()
+        .success();
+    rigor()
+        .args(["run", "-r", "2", "--shell", "grep -q absent"])
+        .arg("--input")
+        .arg(&input)
+        .assert()
+        .code(2);
+}
+
+fn spawn_long_run(path: &std::path::Path) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("rigor"))
+        .args(["run", "-r", "2000", "sleep 0.01", "--export-json"])
+        .arg(path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn wait_for_executions(path: &std::path::Path) {
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(20) {
+        if std::fs::read_to_string(path)
+            .is_ok_and(|t| t.matches("\"type\":\"execution\"").count() >= 5)
+        {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("no executions recorded in time");
+}
+
+#[test]
+fn killed_run_leaves_a_readable_file() {
+    let dir = Dir::new();
+    let path = dir.path("killed.json");
+    let mut child = spawn_long_run(&path);
+    wait_for_executions(&path);
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    let r = json(&path);
+    assert_eq!(r["status"], "running");
+    assert!(r["log"].as_array().unwrap().len() >= 5);
+    let out = stdout_of(rigor().arg("analyze").arg(&path));
+    assert!(out.contains("Mean ± 95% CI"), "{out}");
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_keeps_data() {
+    let dir = Dir::new();
+    let path = dir.path("int.json");
+    let mut child = spawn_long_run(&path);
+    wait_for_executions(&path);
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let r = json(&path);
+    assert_eq!(r["status"], "interrupted");
+    assert!(r["benchmarks"][0]["samples"].as_array().unwrap().len() >= 5);
+    assert!(r["benchmarks"][0]["ci"]["lower"].is_number());
+}

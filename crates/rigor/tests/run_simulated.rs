@@ -1,0 +1,298 @@
+//! `rigor run` against the simulated executor: known variance components, no processes, exact
+//! reproducibility from the seed.
+
+mod common;
+
+use common::{Dir, json, rigor, stdout_of};
+use predicates::prelude::*;
+
+const TWO_LEVEL: &str = "mean=10ms,execution=3%,iteration=1%,iterations=20";
+
+#[test]
+fn summary_is_stable_for_a_seed() {
+    let out = stdout_of(rigor().args([
+        "run",
+        "--simulate",
+        "--seed",
+        "7",
+        "-r",
+        "12",
+        TWO_LEVEL,
+        "mean=2ms,execution=1%",
+    ]));
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn same_seed_same_numbers() {
+    let a = stdout_of(rigor().args(["run", "--simulate", "--seed", "3", TWO_LEVEL]));
+    let b = stdout_of(rigor().args(["run", "--simulate", "--seed", "3", TWO_LEVEL]));
+    let c = stdout_of(rigor().args(["run", "--simulate", "--seed", "4", TWO_LEVEL]));
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn json_has_the_schema_and_recovers_known_components() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "11",
+            "-r",
+            "200",
+            TWO_LEVEL,
+            "--export-json",
+        ])
+        .arg(&path)
+        .assert()
+        .success();
+    let r = json(&path);
+    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["seed"], 11);
+    assert_eq!(r["confidence"], 0.95);
+    assert_eq!(r["status"], "complete");
+    assert!(r["environment"]["host"].is_string());
+    let b = &r["benchmarks"][0];
+    assert_eq!(b["unit"], "s");
+    assert_eq!(b["levels"], serde_json::json!(["execution", "iteration"]));
+    assert_eq!(b["counts"], serde_json::json!([200, 4000]));
+    let (mean, lo, hi) = (
+        b["mean"].as_f64().unwrap(),
+        b["ci"]["lower"].as_f64().unwrap(),
+        b["ci"]["upper"].as_f64().unwrap(),
+    );
+    assert!(
+        lo < mean && mean < hi && lo < 0.010 && 0.010 < hi,
+        "{lo} {mean} {hi}"
+    );
+    assert_eq!(b["ci"]["method"], "t-top-level-means");
+    // Known truth: σ_execution = 0.3 ms, σ_iteration = 0.1 ms.
+    let t2 = |i: usize| b["variance_components"][i]["t2"].as_f64().unwrap();
+    assert!(
+        (t2(0) / 0.3e-3_f64.powi(2) - 1.0).abs() < 0.3,
+        "execution T² {}",
+        t2(0)
+    );
+    assert!(
+        (t2(1) / 0.1e-3_f64.powi(2) - 1.0).abs() < 0.1,
+        "iteration T² {}",
+        t2(1)
+    );
+    let samples = b["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 4000 + 20, "warm-up execution kept, flagged");
+    assert_eq!(samples.iter().filter(|s| s["warmup"] == true).count(), 20);
+    for key in ["round", "execution", "iteration", "value", "warmup"] {
+        assert!(samples[0].get(key).is_some(), "sample field {key}");
+    }
+    assert!(b["failures"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn execution_dominance_is_explained() {
+    rigor()
+        .args(["run", "--simulate", "--seed", "1", "-r", "20", TWO_LEVEL])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "more executions, not more iterations, will narrow this interval",
+        ));
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "1",
+            "-r",
+            "3",
+            "mean=1ms,execution=1%",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("only 3 executions"));
+}
+
+#[test]
+fn failure_stops_the_command_and_keeps_its_data() {
+    let dir = Dir::new();
+    let path = dir.path("f.json");
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "1",
+            "-r",
+            "6",
+            "-w",
+            "0",
+            "mean=1ms,execution=1%,fail=4",
+            "mean=1ms",
+            "--export-json",
+        ])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stdout(
+            predicate::str::contains("exited with code 1")
+                .and(predicate::str::contains("simulated failure")),
+        );
+    let r = json(&path);
+    let failed = &r["benchmarks"][0];
+    assert_eq!(
+        failed["samples"].as_array().unwrap().len(),
+        3,
+        "three executions before the failure are kept"
+    );
+    assert_eq!(failed["failures"][0]["exit_code"], 1);
+    assert_eq!(failed["failures"][0]["execution"], 3);
+    assert_eq!(failed["failures"][0]["timed_out"], false);
+    assert_eq!(
+        r["benchmarks"][1]["samples"].as_array().unwrap().len(),
+        6,
+        "the other command ran on"
+    );
+
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "1",
+            "-r",
+            "6",
+            "-w",
+            "0",
+            "-i",
+            "mean=1ms,execution=1%,fail=4",
+            "--export-json",
+        ])
+        .arg(&path)
+        .assert()
+        .success();
+    assert_eq!(
+        json(&path)["benchmarks"][0]["samples"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+}
+
+#[test]
+fn timeouts_and_garbage_are_failures() {
+    let dir = Dir::new();
+    let path = dir.path("t.json");
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "1",
+            "-r",
+            "4",
+            "--timeout",
+            "2",
+            "mean=1ms,hang=2",
+            "--export-json",
+        ])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("timed out"));
+    assert_eq!(
+        json(&path)["benchmarks"][0]["failures"][0]["timed_out"],
+        true
+    );
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "1",
+            "-r",
+            "4",
+            "mean=1ms,iterations=5,garbage=2",
+        ])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("cannot read its iteration times"));
+}
+
+#[test]
+fn exports_csv_and_markdown() {
+    let dir = Dir::new();
+    let (csv, md) = (dir.path("r.csv"), dir.path("r.md"));
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "2",
+            "-r",
+            "5",
+            "mean=1ms,iterations=3,iteration=1%",
+            "--export-csv",
+        ])
+        .arg(&csv)
+        .arg("--export-markdown")
+        .arg(&md)
+        .assert()
+        .success();
+    let csv_text = std::fs::read_to_string(&csv).unwrap();
+    assert!(csv_text.starts_with("benchmark,round,execution,iteration,value,warmup\n"));
+    assert_eq!(csv_text.lines().count(), 1 + 6 * 3);
+    let md_text = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md_text.contains("| Benchmark | Mean | 95% CI |"),
+        "{md_text}"
+    );
+    assert!(md_text.contains("5 executions × 3 iterations"), "{md_text}");
+}
+
+#[test]
+fn bad_options_are_clear_errors() {
+    rigor()
+        .args(["run", "--simulate", "-r", "1", "mean=1ms"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("at least 2"));
+    rigor()
+        .args(["run", "--simulate", "mean=1ms,colour=red"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown key 'colour'"));
+    rigor()
+        .args([
+            "run",
+            "--iterations-from",
+            "stdout",
+            "--pattern",
+            "no group",
+            "true",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("capture group"));
+    rigor()
+        .args(["run", "--confidence", "150", "true"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    rigor()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("130  interrupted"));
+    rigor()
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("rigor "));
+}
