@@ -8,7 +8,8 @@
 //! [`load`] drops. At the end the whole file is replaced atomically by its final form.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, StoreError};
@@ -61,9 +62,9 @@ impl IncrementalWriter {
         serde_json::to_writer(&mut line, entry).map_err(|e| StoreError::json(&self.path, &e))?;
         let len = line.len() as u64;
         line.extend_from_slice(TAIL);
+        // One positioned write per record: this runs between executions, so it is kept minimal.
         self.file
-            .seek(SeekFrom::Start(self.end))
-            .and_then(|_| self.file.write_all(&line))
+            .write_all_at(&line, self.end)
             .map_err(|e| StoreError::io(&self.path, e))?;
         self.end += len;
         self.first = false;

@@ -6,6 +6,7 @@
 
 mod sys;
 
+use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -31,9 +32,20 @@ const STDERR_TAIL_BYTES: u64 = 2048;
 pub struct ProcessExecutor {
     scratch: tempfile::TempDir,
     stop: StopSignal,
+    /// Capture files per benchmark, opened once and truncated before each execution.
+    captures: HashMap<usize, Captures>,
 }
 
-/// Reusable capture files of one kind.
+/// The files one benchmark's executions write to.
+#[derive(Debug)]
+struct Captures {
+    stderr: Capture,
+    stdout: Capture,
+    samples: Capture,
+}
+
+/// A reusable capture file (opened in append mode, so truncating it rewinds every writer).
+#[derive(Debug)]
 struct Capture {
     path: PathBuf,
     file: File,
@@ -55,6 +67,18 @@ impl Capture {
             source,
         })?;
         Ok(Self { path, file })
+    }
+
+    /// Empties the file; a stat first avoids the costlier truncate when nothing was written.
+    fn reset(&self) -> Result<(), RunError> {
+        if self.is_empty()? {
+            return Ok(());
+        }
+        self.file.set_len(0).map_err(|s| self.err(s))
+    }
+
+    fn is_empty(&self) -> Result<bool, RunError> {
+        Ok(self.file.metadata().map_err(|s| self.err(s))?.len() == 0)
     }
 
     fn stdio(&self) -> Result<Stdio, RunError> {
@@ -95,40 +119,29 @@ impl ProcessExecutor {
                 path: std::env::temp_dir(),
                 source,
             })?;
-        Ok(Self { scratch, stop })
+        Ok(Self {
+            scratch,
+            stop,
+            captures: HashMap::new(),
+        })
     }
 
-    fn path(&self, name: &str) -> PathBuf {
-        self.scratch.path().join(name)
-    }
-
-    fn spawn_and_wait(
-        &self,
-        mut cmd: Command,
-        program: &str,
-        timeout: Option<Duration>,
-    ) -> Result<(f64, sys::Reaped, bool), RunError> {
-        cmd.process_group(0);
-        let start = Instant::now();
-        let child = cmd.spawn().map_err(|source| RunError::Spawn {
-            program: program.to_string(),
-            source,
-        })?;
-        let pid = child.id() as i32;
-        self.stop.set_child(pid);
-        let waited = match timeout {
-            None => sys::wait4(pid).map(|r| (r, false)),
-            Some(limit) => wait_with_timeout(pid, limit),
-        };
-        let wall = start.elapsed().as_secs_f64();
-        self.stop.set_child(0);
-        // The child is reaped by wait4 above; `child` holds only closed handles now.
-        drop(child);
-        let (reaped, timed_out) = waited.map_err(|source| RunError::Wait {
-            program: program.to_string(),
-            source,
-        })?;
-        Ok((wall, reaped, timed_out))
+    /// The capture files of benchmark `b`, emptied for a new execution.
+    fn captures(&mut self, b: usize) -> Result<&Captures, RunError> {
+        if !self.captures.contains_key(&b) {
+            let open = |name: String| Capture::open(self.scratch.path().join(name));
+            let c = Captures {
+                stderr: open(format!("stderr-{b}"))?,
+                stdout: open(format!("stdout-{b}"))?,
+                samples: open(format!("samples-{b}.jsonl"))?,
+            };
+            self.captures.insert(b, c);
+        }
+        let c = &self.captures[&b];
+        c.stderr.reset()?;
+        c.stdout.reset()?;
+        c.samples.reset()?;
+        Ok(c)
     }
 }
 
@@ -197,74 +210,66 @@ fn open_input(path: &Path) -> Result<Stdio, RunError> {
 
 impl Executor for ProcessExecutor {
     fn execute(&mut self, req: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError> {
-        let b = req.benchmark;
-        let stderr = Capture::open(self.path(&format!("stderr-{b}")))?;
-        let samples_path = self.path(&format!("samples-{b}.jsonl"));
-        File::create(&samples_path).map_err(|source| RunError::File {
-            path: samples_path.clone(),
-            source,
-        })?;
-        let stdout_capture = match req.iterations {
+        let stop = self.stop.clone();
+        let captures = self.captures(req.benchmark)?;
+        let capture_stdout = matches!(
+            req.iterations,
             IterationSource::Pattern {
                 stream: Stream::Stdout,
                 ..
-            } => Some(Capture::open(self.path(&format!("stdout-{b}")))?),
-            _ => None,
-        };
-
-        let argv = req.command.argv();
-        let mut cmd = base_command(&argv);
+            }
+        );
+        let mut cmd = base_command(&req.command.argv());
         cmd.stdin(match req.input {
             Some(path) => open_input(path)?,
             None => Stdio::null(),
         });
-        let piped = stdout_capture.is_none() && req.output == OutputMode::Pipe;
-        cmd.stdout(match (&stdout_capture, req.output) {
-            (Some(c), _) => c.stdio()?,
-            (None, OutputMode::Null) => Stdio::null(),
-            (None, OutputMode::Pipe) => Stdio::piped(),
-            (None, OutputMode::Inherit) => Stdio::inherit(),
+        let drain = !capture_stdout && req.output == OutputMode::Pipe;
+        cmd.stdout(match req.output {
+            _ if capture_stdout => captures.stdout.stdio()?,
+            OutputMode::Null => Stdio::null(),
+            OutputMode::Pipe => Stdio::piped(),
+            OutputMode::Inherit => Stdio::inherit(),
         });
-        cmd.stderr(stderr.stdio()?);
-        cmd.env(SAMPLES_FILE_ENV, &samples_path);
+        cmd.stderr(captures.stderr.stdio()?);
+        cmd.env(SAMPLES_FILE_ENV, &captures.samples.path);
         for (k, v) in req.env {
             cmd.env(k, v);
         }
 
-        let (wall, reaped, timed_out) = if piped {
-            self.run_draining(cmd, req.command.program(), req.timeout)?
-        } else {
-            self.spawn_and_wait(cmd, req.command.program(), req.timeout)?
-        };
+        let (wall, reaped, timed_out) =
+            spawn_and_wait(&stop, cmd, req.command.program(), req.timeout, drain)?;
 
-        let (iterations, iteration_error) = match read_iterations(
-            req.iterations,
-            stdout_capture.as_ref(),
-            &stderr,
-            &samples_path,
-        ) {
+        let termination = termination(reaped.status, timed_out);
+        let (iterations, iteration_error) = match read_iterations(req.iterations, captures) {
             Ok(v) => (v, None),
             Err(e) => (None, Some(e)),
+        };
+        // Standard error is only read when it is needed, keeping the loop between executions short.
+        let stderr_tail = if termination.success() && iteration_error.is_none() {
+            String::new()
+        } else {
+            captures.stderr.tail()?
         };
         Ok(ExecutionOutcome {
             wall,
             user: reaped.user,
             sys: reaped.sys,
             max_rss: reaped.max_rss,
-            termination: termination(reaped.status, timed_out),
-            stderr_tail: stderr.tail()?,
+            termination,
+            stderr_tail,
             iterations,
             iteration_error,
         })
     }
 
     fn run_hook(&mut self, command: &CommandLine) -> Result<ExecutionOutcome, RunError> {
-        let stderr = Capture::open(self.path("stderr-hook"))?;
+        let stderr = Capture::open(self.scratch.path().join("stderr-hook"))?;
         let mut cmd = base_command(&command.argv());
         cmd.stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr.stdio()?);
-        let (wall, reaped, _) = self.spawn_and_wait(cmd, command.program(), None)?;
+        let (wall, reaped, _) = spawn_and_wait(&self.stop, cmd, command.program(), None, false)?;
         Ok(ExecutionOutcome {
             wall,
             user: reaped.user,
@@ -278,50 +283,51 @@ impl Executor for ProcessExecutor {
     }
 }
 
-impl ProcessExecutor {
-    /// `--output pipe`: a reader thread drains standard output so the child never blocks.
-    fn run_draining(
-        &self,
-        mut cmd: Command,
-        program: &str,
-        timeout: Option<Duration>,
-    ) -> Result<(f64, sys::Reaped, bool), RunError> {
-        cmd.process_group(0);
-        let start = Instant::now();
-        let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
-            program: program.to_string(),
-            source,
-        })?;
-        let pid = child.id() as i32;
-        self.stop.set_child(pid);
+/// Spawns `cmd` in its own process group, waits for it (killing the group after `timeout`) and
+/// returns (wall seconds, status and usage, timed out). With `drain`, a reader thread empties the
+/// piped standard output so the child never blocks on a full pipe.
+fn spawn_and_wait(
+    stop: &StopSignal,
+    mut cmd: Command,
+    program: &str,
+    timeout: Option<Duration>,
+    drain: bool,
+) -> Result<(f64, sys::Reaped, bool), RunError> {
+    cmd.process_group(0);
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
+        program: program.to_string(),
+        source,
+    })?;
+    let pid = child.id() as i32;
+    stop.set_child(pid);
+    let drainer = drain.then(|| {
         let mut out = child.stdout.take();
-        let drain = std::thread::spawn(move || {
+        std::thread::spawn(move || {
             if let Some(out) = out.as_mut() {
                 let _ = std::io::copy(out, &mut std::io::sink());
             }
-        });
-        let waited = match timeout {
-            None => sys::wait4(pid).map(|r| (r, false)),
-            Some(limit) => wait_with_timeout(pid, limit),
-        };
-        let _ = drain.join();
-        let wall = start.elapsed().as_secs_f64();
-        self.stop.set_child(0);
-        drop(child);
-        let (reaped, timed_out) = waited.map_err(|source| RunError::Wait {
-            program: program.to_string(),
-            source,
-        })?;
-        Ok((wall, reaped, timed_out))
+        })
+    });
+    let waited = match timeout {
+        None => sys::wait4(pid).map(|r| (r, false)),
+        Some(limit) => wait_with_timeout(pid, limit),
+    };
+    if let Some(d) = drainer {
+        let _ = d.join();
     }
+    let wall = start.elapsed().as_secs_f64();
+    stop.set_child(0);
+    // Reaped by wait4 above; `child` holds only closed handles now.
+    drop(child);
+    let (reaped, timed_out) = waited.map_err(|source| RunError::Wait {
+        program: program.to_string(),
+        source,
+    })?;
+    Ok((wall, reaped, timed_out))
 }
 
-fn read_iterations(
-    source: &IterationSource,
-    stdout: Option<&Capture>,
-    stderr: &Capture,
-    samples: &Path,
-) -> Result<Option<Vec<f64>>, String> {
+fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Option<Vec<f64>>, String> {
     match source {
         IterationSource::Pattern {
             stream,
@@ -329,15 +335,17 @@ fn read_iterations(
             unit,
         } => {
             let capture = match stream {
-                Stream::Stdout => stdout.expect("stdout is captured for a stdout pattern"),
-                Stream::Stderr => stderr,
+                Stream::Stdout => &c.stdout,
+                Stream::Stderr => &c.stderr,
             };
             let text = capture.read_all().map_err(|e| e.to_string())?;
             parse_pattern(&text, regex, *unit).map(Some)
         }
         IterationSource::SamplesFile => {
-            let text =
-                fs::read_to_string(samples).map_err(|e| format!("{}: {e}", samples.display()))?;
+            if c.samples.is_empty().map_err(|e| e.to_string())? {
+                return Ok(None);
+            }
+            let text = c.samples.read_all().map_err(|e| e.to_string())?;
             let values =
                 parse_samples_file(&text).map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))?;
             Ok((!values.is_empty()).then_some(values))
