@@ -13,7 +13,7 @@ use crate::interval::{MeanInterval, mean_interval, pooled_interval};
 use crate::variance::{VarianceComponents, variance_components};
 
 /// Below this many top-level units an interval is unreliable (Kalibera & Jones).
-pub const MIN_RELIABLE_TOP_UNITS: usize = 5;
+pub const MIN_RELIABLE_TOP_UNITS: usize = crate::interval::RECOMMENDED_TOP_UNITS;
 
 /// Settings of the analysis.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! Descriptive statistics on slices of finite values.
 //!
 //! These are the building blocks of everything else; they assume finite input (the validated types
-//! [`Sample`](crate::Sample) and [`Hierarchy`](crate::Hierarchy) guarantee it) and return NaN for
+//! [`Sample`] and [`Hierarchy`](crate::Hierarchy) guarantee it) and return NaN for
 //! an empty slice (or an out-of-range parameter) rather than panicking.
 //!
 //! Order statistics sort with [`f64::total_cmp`], so the results do not depend on the input order.
@@ -138,10 +138,10 @@ pub fn trim_count(n: usize, fraction: f64) -> usize {
     (n as f64 * fraction).floor() as usize
 }
 
-/// Trimmed mean: drop `g = ⌊n·fraction⌋` values ([`trim_count`], rounding down) from each end of the
-/// sorted values and average the remaining `n − 2g`. `fraction` must lie in [0, 0.5); a fraction of
-/// 0 gives the mean (summed in sorted order). Agrees with R's `mean(x, trim = fraction)`. NaN for an
-/// empty slice or an invalid fraction.
+/// Trimmed mean: drop `g = ⌊n·fraction⌋` values ([`trim_count`], rounding down) from each end of
+/// the sorted values and average the remaining `n − 2g`. `fraction` must lie in [0, 0.5); a
+/// fraction of 0 gives the mean (summed in sorted order). Agrees with R's
+/// `mean(x, trim = fraction)`. NaN for an empty slice or an invalid fraction.
 pub fn trimmed_mean(values: &[f64], fraction: f64) -> f64 {
     if !valid_trim(fraction) {
         return f64::NAN;

@@ -12,6 +12,18 @@
 //! If `g ≥ 1` the baseline mean is not significantly different from zero at this level and the
 //! set is unbounded; [`FiellerInterval::Unbounded`] says so and [`FiellerResult::g`] reports g.
 //! There is no silent fallback to another interval.
+//!
+//! ```
+//! use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
+//!
+//! // METHODS §4 oracle: a = 95, S² = 16, r = 10 against b = 100, S² = 25, r = 8.
+//! let a = MeanEstimate::new(95.0, 16.0, 10)?;
+//! let b = MeanEstimate::new(100.0, 25.0, 8)?;
+//! let r = fieller(&a, &b, 0.95, DfMethod::WelchSatterthwaite)?;
+//! let (lo, hi) = r.bounds().expect("bounded: g < 1");
+//! assert!((lo - 0.9061495).abs() < 1e-6 && (hi - 0.9965950).abs() < 1e-6);
+//! # Ok::<(), rigor_stats::StatsError>(())
+//! ```
 
 use serde::{Deserialize, Serialize};
 

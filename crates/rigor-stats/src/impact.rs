@@ -1,4 +1,4 @@
-//! Impact factor of the random initial state (METHODS §6; Kalibera, Bulej & Tůma, seed 001, Fig. 2).
+//! Impact factor of the random initial state (METHODS §6; seed 001, Fig. 2).
 //!
 //! Given m runs (process executions) of n samples each, repeat k times:
 //!

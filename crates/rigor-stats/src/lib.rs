@@ -29,7 +29,18 @@ pub mod interval;
 pub mod sample;
 pub mod variance;
 
+pub use analysis::{Analysis, AnalysisConfig, Warning, analyze};
+pub use bootstrap::{
+    BootstrapConfig, BootstrapInterval, Pairing, Resampling, bootstrap_interval, bootstrap_ratio,
+};
+pub use descriptive::{Estimator, Summary};
+pub use design::{LevelCost, Plan, optimal_counts};
 pub use dist::{Quantile, critical_value};
 pub use error::{Result, StatsError};
+pub use evals::{EvalsOracle, Tuning, benchmarktools_evals};
+pub use fieller::{DfMethod, FiellerInterval, FiellerResult, MeanEstimate, fieller};
 pub use hierarchy::{Hierarchy, HierarchyBuilder};
+pub use impact::{ImpactConfig, ImpactFactor, impact_factor, impact_factor_centred};
+pub use interval::{MeanInterval, mean_interval, mean_interval_from_means, pooled_interval};
 pub use sample::Sample;
+pub use variance::{ComponentMethod, LevelComponent, VarianceComponents, variance_components};

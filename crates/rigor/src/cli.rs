@@ -27,7 +27,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Benchmark one or more commands (several are interleaved in shuffled rounds).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Re-analyse a saved JSON result or a long-format CSV.
     Analyze(AnalyzeArgs),
 }
