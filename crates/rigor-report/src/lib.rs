@@ -3,6 +3,7 @@
 //! Reporters consume analysis data structures and never compute statistics.
 
 pub mod format;
+pub mod html;
 pub mod markdown;
 pub mod terminal;
 pub mod warnings;

@@ -16,17 +16,25 @@
 //! ```
 
 pub mod analysis;
+pub mod autocorr;
 pub mod bootstrap;
+pub mod changepoint;
+pub mod compare;
 pub mod descriptive;
 pub mod design;
 pub mod dist;
+pub mod edivisive;
 pub mod error;
 pub mod evals;
+pub mod fdr;
 pub mod fieller;
 pub mod hierarchy;
 pub mod impact;
 pub mod interval;
+pub mod mixture;
+pub mod robust;
 pub mod sample;
+pub mod steady;
 pub mod variance;
 
 pub use analysis::{Analysis, AnalysisConfig, Warning, analyze};
