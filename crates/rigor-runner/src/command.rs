@@ -38,6 +38,19 @@ impl CommandLine {
         }
     }
 
+    /// Replaces every `{name}` placeholder by its value, in every word (or the shell string).
+    pub fn substitute(&self, vars: &[(&str, String)]) -> Self {
+        let apply = |text: &str| {
+            vars.iter().fold(text.to_string(), |t, (k, v)| {
+                t.replace(&format!("{{{k}}}"), v)
+            })
+        };
+        match self {
+            Self::Direct(words) => Self::Direct(words.iter().map(|w| apply(w)).collect()),
+            Self::Shell(text) => Self::Shell(apply(text)),
+        }
+    }
+
     /// The program name, for messages.
     pub fn program(&self) -> &str {
         match self {
@@ -59,5 +72,14 @@ mod tests {
         assert_eq!(s.argv(), vec!["sh", "-c", "echo $HOME | wc"]);
         assert!(CommandLine::parse("  ", false).is_err());
         assert!(CommandLine::parse("echo 'unclosed", false).is_err());
+        let t = CommandLine::parse("{build_dir}/prog --seed {build_seed} {other}", false).unwrap();
+        let vars = [
+            ("build_dir", "/tmp/b 1".to_string()),
+            ("build_seed", "7".to_string()),
+        ];
+        assert_eq!(
+            t.substitute(&vars).argv(),
+            vec!["/tmp/b 1/prog", "--seed", "7", "{other}"]
+        );
     }
 }

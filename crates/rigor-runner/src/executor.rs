@@ -30,6 +30,8 @@ pub enum OutputMode {
 pub struct ExecutionRequest<'a> {
     /// Index of the benchmark in the experiment.
     pub benchmark: usize,
+    /// The build this execution runs, when builds are a level.
+    pub build: Option<usize>,
     /// The command to run.
     pub command: &'a CommandLine,
     /// Where iteration times come from, if the program reports them.
@@ -42,6 +44,23 @@ pub struct ExecutionRequest<'a> {
     pub timeout: Option<Duration>,
     /// Extra environment variables for this execution.
     pub env: &'a [(String, String)],
+}
+
+/// Everything an executor needs to run one build.
+#[derive(Debug, Clone)]
+pub struct BuildRequest<'a> {
+    /// Index of the benchmark in the experiment.
+    pub benchmark: usize,
+    /// Index of the build (0-based).
+    pub build: usize,
+    /// The build command, placeholders already substituted.
+    pub command: &'a CommandLine,
+    /// The benchmark's own command (the simulator reads its specification from it).
+    pub command_of_benchmark: &'a CommandLine,
+    /// The build's own directory (its working directory).
+    pub dir: &'a std::path::Path,
+    /// Kill the build after this long.
+    pub timeout: Option<Duration>,
 }
 
 /// How an execution ended.
@@ -94,6 +113,9 @@ pub struct ExecutionOutcome {
 pub trait Executor {
     /// Runs one measured execution.
     fn execute(&mut self, request: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError>;
+
+    /// Runs one build (timed: its wall time is the cost of the build level).
+    fn build(&mut self, request: &BuildRequest<'_>) -> Result<ExecutionOutcome, RunError>;
 
     /// Runs an unmeasured auxiliary command; returns its outcome so failures can be reported.
     fn run_hook(&mut self, command: &CommandLine) -> Result<ExecutionOutcome, RunError>;

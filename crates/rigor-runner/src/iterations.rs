@@ -9,6 +9,9 @@ use std::str::FromStr;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+/// The environment variable telling a program how many iterations rigor wants per execution.
+pub const ITERATIONS_ENV: &str = "RIGOR_ITERATIONS";
+
 /// The environment variable naming the native samples file.
 pub const SAMPLES_FILE_ENV: &str = "RIGOR_SAMPLES_FILE";
 

@@ -20,8 +20,8 @@ pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Ter
 pub use iterations::{IterationSource, Stream, TimeUnit};
 pub use process::ProcessExecutor;
 pub use schedule::{
-    Benchmark, BenchmarkStatus, Ending, ExecutionRecord, FailureRecord, Observer, Report,
-    Scheduler, Settings,
+    Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Ending, ExecutionRecord, FailureRecord,
+    Observer, Report, Scheduler, Settings,
 };
 pub use simulate::{SimSpec, SimulatedExecutor};
 pub use stop::StopSignal;

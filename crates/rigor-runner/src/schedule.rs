@@ -6,14 +6,16 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rand::SeedableRng;
 use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::command::CommandLine;
 use crate::error::RunError;
-use crate::executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
-use crate::iterations::IterationSource;
+use crate::executor::{
+    BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination,
+};
+use crate::iterations::{ITERATIONS_ENV, IterationSource};
 use crate::stop::StopSignal;
 
 /// One benchmark: a name and the command that runs it.
@@ -50,6 +52,45 @@ pub struct Settings {
     pub ignore_failure: bool,
     /// Seed of the shuffled order within rounds.
     pub seed: u64,
+    /// Builds as the top level, when given.
+    pub build: Option<BuildSettings>,
+    /// Pad each execution's environment with a random-size variable (Mytkowicz et al. 2009).
+    pub randomize_env: bool,
+    /// Iterations per execution requested from the program (`RIGOR_ITERATIONS`).
+    pub iterations_per_execution: Option<usize>,
+}
+
+/// The build level: a command run once per build in its own directory.
+#[derive(Debug, Clone)]
+pub struct BuildSettings {
+    /// The build command; `{build_dir}`, `{build}` and `{build_seed}` are substituted.
+    pub command: CommandLine,
+    /// Builds per benchmark.
+    pub builds: usize,
+    /// Directory under which each build gets its own directory.
+    pub root: PathBuf,
+    /// Kill a build after this long.
+    pub timeout: Option<Duration>,
+}
+
+/// Environment variable holding the random padding of `--randomize-env`.
+pub const ENV_PAD: &str = "RIGOR_ENV_PAD";
+/// Largest padding, bytes (a few pages of stack offset, as in Mytkowicz et al.).
+pub const MAX_ENV_PAD: usize = 4096;
+
+/// A successful build.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildRecord {
+    /// Benchmark index.
+    pub benchmark: usize,
+    /// Build index (0-based).
+    pub build: usize,
+    /// The `{build_seed}` given to it.
+    pub seed: u32,
+    /// Its directory.
+    pub dir: PathBuf,
+    /// Its measurements (wall time is the cost of a build).
+    pub outcome: ExecutionOutcome,
 }
 
 /// A successfully measured execution.
@@ -61,6 +102,10 @@ pub struct ExecutionRecord {
     pub round: usize,
     /// Execution index within the benchmark (0-based, warm-up executions first).
     pub execution: usize,
+    /// The build it ran, when builds are a level.
+    pub build: Option<usize>,
+    /// Size of the `--randomize-env` padding, if any.
+    pub env_pad: Option<usize>,
     /// Whether this was a warm-up execution.
     pub warmup: bool,
     /// Position within the round's shuffled order.
@@ -90,6 +135,10 @@ pub struct FailureRecord {
 pub trait Observer {
     /// Called once before the first execution with the number of executions planned.
     fn started(&mut self, _planned: usize) -> Result<(), RunError> {
+        Ok(())
+    }
+    /// Called after each successful build.
+    fn build(&mut self, _record: &BuildRecord) -> Result<(), RunError> {
         Ok(())
     }
     /// Called after each successful execution.
@@ -141,6 +190,19 @@ struct State {
     executions: Vec<usize>,
     /// Whether each benchmark reports iterations (decided by its first measured execution).
     reports_iterations: Vec<Option<bool>>,
+    /// Each benchmark's command for the current build (placeholders substituted).
+    commands: Vec<CommandLine>,
+    rng: ChaCha8Rng,
+    round: usize,
+}
+
+/// Where one execution sits in the experiment.
+struct Slot {
+    benchmark: usize,
+    round: usize,
+    build: Option<usize>,
+    warmup: bool,
+    order: usize,
 }
 
 impl<'a> Scheduler<'a> {
@@ -153,7 +215,8 @@ impl<'a> Scheduler<'a> {
         }
     }
 
-    /// Runs the whole experiment.
+    /// Runs the whole experiment: per build (one when builds are not a level), build every
+    /// benchmark in shuffled order, then warm-up and measured rounds.
     pub fn run(
         &self,
         executor: &mut dyn Executor,
@@ -161,32 +224,35 @@ impl<'a> Scheduler<'a> {
     ) -> Result<Report, RunError> {
         let n = self.benchmarks.len();
         let s = self.settings;
+        let builds = s.build.as_ref().map_or(1, |b| b.builds);
         let mut state = State {
             status: vec![BenchmarkStatus::Completed; n],
             executions: vec![0; n],
             reports_iterations: vec![None; n],
+            commands: self.benchmarks.iter().map(|b| b.command.clone()).collect(),
+            rng: ChaCha8Rng::seed_from_u64(s.seed),
+            round: 0,
         };
-        observer.started(n * (s.executions + s.warmup_executions))?;
+        observer.started(n * builds * (s.executions + s.warmup_executions))?;
         for b in 0..n {
             if let Some(setup) = &s.setup {
                 self.hook(executor, observer, &mut state, b, setup, "setup")?;
             }
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
         let mut ending = Ending::Completed;
-        'rounds: for round in 0..s.warmup_executions + s.executions {
-            let warmup = round < s.warmup_executions;
-            let mut order: Vec<usize> = (0..n).filter(|&b| state.active(b)).collect();
-            if order.is_empty() {
+        for build in 0..builds {
+            if self.stop.is_requested() || !self.build_all(executor, observer, &mut state, build)? {
+                ending = Ending::Interrupted;
                 break;
             }
-            order.shuffle(&mut rng);
-            for (position, &b) in order.iter().enumerate() {
-                if self.stop.is_requested() {
-                    ending = Ending::Interrupted;
-                    break 'rounds;
-                }
-                self.one(executor, observer, &mut state, b, round, warmup, position)?;
+            if !self.rounds(
+                executor,
+                observer,
+                &mut state,
+                s.build.as_ref().map(|_| build),
+            )? {
+                ending = Ending::Interrupted;
+                break;
             }
         }
         if self.stop.is_requested() {
@@ -205,23 +271,133 @@ impl<'a> Scheduler<'a> {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Warm-up then measured rounds for one build; false when interrupted.
+    fn rounds(
+        &self,
+        executor: &mut dyn Executor,
+        observer: &mut dyn Observer,
+        state: &mut State,
+        build: Option<usize>,
+    ) -> Result<bool, RunError> {
+        let s = self.settings;
+        for r in 0..s.warmup_executions + s.executions {
+            let mut order: Vec<usize> = (0..self.benchmarks.len())
+                .filter(|&b| state.active(b))
+                .collect();
+            if order.is_empty() {
+                break;
+            }
+            order.shuffle(&mut state.rng);
+            let round = state.round;
+            state.round += 1;
+            for (position, &benchmark) in order.iter().enumerate() {
+                if self.stop.is_requested() {
+                    return Ok(false);
+                }
+                let slot = Slot {
+                    benchmark,
+                    round,
+                    build,
+                    warmup: r < s.warmup_executions,
+                    order: position,
+                };
+                self.one(executor, observer, state, &slot)?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Builds every active benchmark (in shuffled order) and substitutes the build's placeholders
+    /// into its command; false when interrupted.
+    fn build_all(
+        &self,
+        executor: &mut dyn Executor,
+        observer: &mut dyn Observer,
+        state: &mut State,
+        build: usize,
+    ) -> Result<bool, RunError> {
+        let Some(settings) = &self.settings.build else {
+            return Ok(true);
+        };
+        let mut order: Vec<usize> = (0..self.benchmarks.len())
+            .filter(|&b| state.active(b))
+            .collect();
+        order.shuffle(&mut state.rng);
+        for b in order {
+            if self.stop.is_requested() {
+                return Ok(false);
+            }
+            let dir = settings.root.join(format!("benchmark{b}-build{build}"));
+            std::fs::create_dir_all(&dir).map_err(|source| RunError::File {
+                path: dir.clone(),
+                source,
+            })?;
+            let seed: u32 = state.rng.r#gen();
+            let vars = [
+                ("build_dir", dir.display().to_string()),
+                ("build", build.to_string()),
+                ("build_seed", seed.to_string()),
+            ];
+            let command = settings.command.substitute(&vars);
+            let request = BuildRequest {
+                benchmark: b,
+                build,
+                command: &command,
+                command_of_benchmark: &self.benchmarks[b].command,
+                dir: &dir,
+                timeout: settings.timeout,
+            };
+            let outcome = executor.build(&request);
+            if self.stop.is_requested() {
+                return Ok(false);
+            }
+            let failure = match outcome {
+                Ok(o) if o.termination.success() => {
+                    state.commands[b] = self.benchmarks[b].command.substitute(&vars);
+                    observer.build(&BuildRecord {
+                        benchmark: b,
+                        build,
+                        seed,
+                        dir: dir.clone(),
+                        outcome: o,
+                    })?;
+                    continue;
+                }
+                Ok(o) => (
+                    Some(o.termination),
+                    o.stderr_tail,
+                    format!("build {} {}", build + 1, describe(o.termination)),
+                ),
+                Err(e) => (None, String::new(), format!("build {}: {e}", build + 1)),
+            };
+            let record = FailureRecord {
+                benchmark: b,
+                round: state.round,
+                execution: state.executions[b],
+                termination: failure.0,
+                stderr_tail: failure.1,
+                reason: failure.2,
+            };
+            observer.failure(&record)?;
+            state.status[b] = BenchmarkStatus::Failed(record.reason);
+        }
+        Ok(true)
+    }
+
     fn one(
         &self,
         executor: &mut dyn Executor,
         observer: &mut dyn Observer,
         state: &mut State,
-        b: usize,
-        round: usize,
-        warmup: bool,
-        order: usize,
+        slot: &Slot,
     ) -> Result<(), RunError> {
         let s = self.settings;
+        let b = slot.benchmark;
         let execution = state.executions[b];
         state.executions[b] += 1;
         let fail = |termination, stderr_tail: String, reason: String| FailureRecord {
             benchmark: b,
-            round,
+            round: slot.round,
             execution,
             termination,
             stderr_tail,
@@ -238,14 +414,25 @@ impl<'a> Scheduler<'a> {
                 );
             }
         }
+        let env_pad = s
+            .randomize_env
+            .then(|| state.rng.gen_range(0..=MAX_ENV_PAD));
+        let mut env = Vec::new();
+        if let Some(k) = s.iterations_per_execution {
+            env.push((ITERATIONS_ENV.to_string(), k.to_string()));
+        }
+        if let Some(pad) = env_pad {
+            env.push((ENV_PAD.to_string(), "x".repeat(pad)));
+        }
         let request = ExecutionRequest {
             benchmark: b,
-            command: &self.benchmarks[b].command,
+            build: slot.build,
+            command: &state.commands[b],
             iterations: &s.iterations,
             input: s.input.as_ref(),
             output: s.output,
             timeout: s.timeout,
-            env: &[],
+            env: &env,
         };
         let outcome = match executor.execute(&request) {
             Ok(o) => o,
@@ -260,45 +447,21 @@ impl<'a> Scheduler<'a> {
         if self.stop.is_requested() {
             return Ok(()); // interrupted mid-execution: not a measurement
         }
-        if !outcome.termination.success() {
-            let reason = format!("the command {}", describe(outcome.termination));
-            return self.failed(
-                observer,
-                state,
-                fail(Some(outcome.termination), outcome.stderr_tail, reason),
-            );
+        if let Some(reason) = problem(&outcome, state.reports_iterations[b], slot.warmup) {
+            let record = fail(Some(outcome.termination), outcome.stderr_tail, reason);
+            return self.failed(observer, state, record);
         }
-        if let Some(err) = &outcome.iteration_error {
-            let reason = format!("cannot read its iteration times: {err}");
-            return self.failed(
-                observer,
-                state,
-                fail(Some(outcome.termination), outcome.stderr_tail, reason),
-            );
-        }
-        let reports = outcome.iterations.is_some();
-        match state.reports_iterations[b] {
-            Some(expected) if expected != reports && !warmup => {
-                let reason = if expected {
-                    "it reported no iteration times, unlike its earlier executions".to_string()
-                } else {
-                    "it reported iteration times, unlike its earlier executions".to_string()
-                };
-                return self.failed(
-                    observer,
-                    state,
-                    fail(Some(outcome.termination), outcome.stderr_tail, reason),
-                );
-            }
-            None if !warmup => state.reports_iterations[b] = Some(reports),
-            _ => {}
+        if !slot.warmup && state.reports_iterations[b].is_none() {
+            state.reports_iterations[b] = Some(outcome.iterations.is_some());
         }
         observer.execution(&ExecutionRecord {
             benchmark: b,
-            round,
+            round: slot.round,
             execution,
-            warmup,
-            order,
+            build: slot.build,
+            warmup: slot.warmup,
+            order: slot.order,
+            env_pad,
             outcome,
         })
     }
@@ -360,6 +523,27 @@ impl<'a> Scheduler<'a> {
     }
 }
 
+/// What is wrong with a finished execution, if anything: a failure, unreadable iteration times,
+/// or iteration times that appear or vanish compared with earlier executions.
+fn problem(outcome: &ExecutionOutcome, expected: Option<bool>, warmup: bool) -> Option<String> {
+    if !outcome.termination.success() {
+        return Some(format!("the command {}", describe(outcome.termination)));
+    }
+    if let Some(err) = &outcome.iteration_error {
+        return Some(format!("cannot read its iteration times: {err}"));
+    }
+    let reports = outcome.iterations.is_some();
+    match expected {
+        Some(true) if !reports && !warmup => {
+            Some("it reported no iteration times, unlike its earlier executions".into())
+        }
+        Some(false) if reports && !warmup => {
+            Some("it reported iteration times, unlike its earlier executions".into())
+        }
+        _ => None,
+    }
+}
+
 impl State {
     fn active(&self, b: usize) -> bool {
         self.status[b] == BenchmarkStatus::Completed
@@ -384,9 +568,14 @@ mod tests {
     struct Log {
         executions: Vec<ExecutionRecord>,
         failures: Vec<FailureRecord>,
+        builds: Vec<BuildRecord>,
     }
 
     impl Observer for Log {
+        fn build(&mut self, r: &BuildRecord) -> Result<(), RunError> {
+            self.builds.push(r.clone());
+            Ok(())
+        }
         fn execution(&mut self, r: &ExecutionRecord) -> Result<(), RunError> {
             self.executions.push(r.clone());
             Ok(())
@@ -503,5 +692,49 @@ mod tests {
             .map(|r| r.benchmark)
             .collect();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn builds_wrap_rounds_and_substitute_placeholders() {
+        let root = tempfile::tempdir().unwrap();
+        let benches = [bench("mean=1ms,build=5%"), bench("mean=2ms,build=5%")];
+        let settings = Settings {
+            executions: 3,
+            warmup_executions: 1,
+            seed: 5,
+            randomize_env: true,
+            build: Some(BuildSettings {
+                command: CommandLine::parse("make -C {build_dir} SEED={build_seed}", false)
+                    .unwrap(),
+                builds: 4,
+                root: root.path().to_path_buf(),
+                timeout: None,
+            }),
+            ..Settings::default()
+        };
+        let (report, log) = run(&benches, &settings);
+        assert_eq!(report.ending, Ending::Completed);
+        assert_eq!(log.builds.len(), 8);
+        assert_eq!(log.executions.len(), 2 * 4 * 4);
+        for r in &log.executions {
+            let build_rounds = r.round / 4;
+            assert_eq!(r.build, Some(build_rounds), "rounds are nested in builds");
+            assert!(r.env_pad.is_some_and(|p| p <= MAX_ENV_PAD));
+        }
+        assert!(
+            log.builds
+                .iter()
+                .all(|b| b.dir.starts_with(root.path()) && b.dir.is_dir())
+        );
+        let pads: Vec<_> = log.executions.iter().map(|r| r.env_pad).collect();
+        assert_eq!(
+            pads,
+            run(&benches, &settings)
+                .1
+                .executions
+                .iter()
+                .map(|r| r.env_pad)
+                .collect::<Vec<_>>()
+        );
     }
 }

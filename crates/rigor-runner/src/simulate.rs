@@ -6,9 +6,12 @@
 //! (`0.2ms`) or percentages of the mean (`3%`). No process is spawned and no clock is read, so runs
 //! are exactly reproducible from the seed.
 //!
-//! Keys: `mean` (required), `execution`, `iteration` (spreads, default 0), `iterations` (per
-//! execution; 0 or absent = wall time only), `startup` (cost of starting an execution, added to its
-//! wall time, default 0), `drift` (relative slowdown per execution of the whole experiment, e.g.
+//! Keys: `mean` (required), `build`, `execution`, `iteration` (spreads, default 0), `iterations`
+//! (per execution; 0 or absent = wall time only; `RIGOR_ITERATIONS` in the request's environment
+//! overrides it, as a real benchmark honouring rigor's plan would), `startup` (cost of starting an
+//! execution, added to its wall time, default 0), `build_time` (seconds one build takes, default
+//! 1s), `slow` (extra time of each of the first `warm` iterations of an execution, e.g. `30%`),
+//! `warm` (number of such slow iterations), `drift` (relative slowdown per execution of the whole experiment, e.g.
 //! `0.1%`, shared by all benchmarks so that interleaving can cancel it), `fail` (this 1-based
 //! execution exits with code 1), `hang` (this execution times out), `garbage` (this execution's
 //! reported iteration times are unreadable).
@@ -21,13 +24,21 @@ use rand_distr::{Distribution, Normal};
 
 use crate::command::CommandLine;
 use crate::error::RunError;
-use crate::executor::{ExecutionOutcome, ExecutionRequest, Executor, Termination};
+use crate::executor::{BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, Termination};
 
 /// A parsed simulation specification.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimSpec {
     /// True mean of one measurement, seconds.
     pub mean: f64,
+    /// Standard deviation of the build effect, seconds.
+    pub build_sd: f64,
+    /// Seconds one build takes.
+    pub build_time: f64,
+    /// Extra time of each warm-up iteration, seconds.
+    pub slow: f64,
+    /// Number of slow warm-up iterations at the start of each execution.
+    pub warm: usize,
     /// Standard deviation of the execution effect, seconds.
     pub execution_sd: f64,
     /// Standard deviation of iteration noise, seconds.
@@ -71,9 +82,15 @@ impl SimSpec {
             map.remove(key)
                 .map_or(Ok(0.0), |v| parse_time(v, Some(mean)).map_err(&bad))
         };
+        let build_sd = take_time("build")?;
+        let slow = take_time("slow")?;
         let execution_sd = take_time("execution")?;
         let iteration_sd = take_time("iteration")?;
         let startup = take_time("startup")?;
+        let build_time = match map.remove("build_time") {
+            Some(v) => parse_time(v, None).map_err(&bad)?,
+            None => 1.0,
+        };
         let drift = match map.remove("drift") {
             Some(v) => parse_time(v, Some(1.0)).map_err(&bad)?,
             None => 0.0,
@@ -87,6 +104,7 @@ impl SimSpec {
                 .transpose()
         };
         let iterations = take_count("iterations")?.unwrap_or(0);
+        let warm = take_count("warm")?.unwrap_or(0);
         let fail = take_count("fail")?;
         let hang = take_count("hang")?;
         let garbage = take_count("garbage")?;
@@ -95,6 +113,10 @@ impl SimSpec {
         }
         Ok(Self {
             mean,
+            build_sd,
+            build_time,
+            slow,
+            warm,
             execution_sd,
             iteration_sd,
             iterations,
@@ -131,6 +153,7 @@ pub struct SimulatedExecutor {
     rng: ChaCha8Rng,
     specs: HashMap<usize, SimSpec>,
     executions: HashMap<usize, usize>,
+    builds: HashMap<(usize, usize), f64>,
     clock: usize,
 }
 
@@ -141,6 +164,7 @@ impl SimulatedExecutor {
             rng: ChaCha8Rng::seed_from_u64(seed),
             specs: HashMap::new(),
             executions: HashMap::new(),
+            builds: HashMap::new(),
             clock: 0,
         }
     }
@@ -200,8 +224,18 @@ impl Executor for SimulatedExecutor {
             return Ok(outcome(limit, Termination::TimedOut, ""));
         }
         let scale = 1.0 + spec.drift * (self.clock - 1) as f64;
-        let level = spec.mean + self.normal(spec.execution_sd);
-        if spec.iterations == 0 {
+        let build_effect = req
+            .build
+            .and_then(|k| self.builds.get(&(req.benchmark, k)).copied())
+            .unwrap_or(0.0);
+        let level = spec.mean + build_effect + self.normal(spec.execution_sd);
+        let iterations = req
+            .env
+            .iter()
+            .find(|(k, _)| k == crate::iterations::ITERATIONS_ENV)
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(spec.iterations);
+        if iterations == 0 {
             let value = (level + self.normal(spec.iteration_sd)) * scale;
             return Ok(outcome(
                 spec.startup + value,
@@ -209,8 +243,11 @@ impl Executor for SimulatedExecutor {
                 "",
             ));
         }
-        let values: Vec<f64> = (0..spec.iterations)
-            .map(|_| (level + self.normal(spec.iteration_sd)) * scale)
+        let values: Vec<f64> = (0..iterations)
+            .map(|i| {
+                let warm = if i < spec.warm { spec.slow } else { 0.0 };
+                (level + warm + self.normal(spec.iteration_sd)) * scale
+            })
             .collect();
         let mut o = outcome(
             spec.startup + values.iter().sum::<f64>(),
@@ -223,6 +260,17 @@ impl Executor for SimulatedExecutor {
             o.iterations = Some(values);
         }
         Ok(o)
+    }
+
+    fn build(&mut self, req: &BuildRequest<'_>) -> Result<ExecutionOutcome, RunError> {
+        let spec = self.spec(req.benchmark, req.command_of_benchmark)?;
+        let effect = self.normal(spec.build_sd);
+        self.builds.insert((req.benchmark, req.build), effect);
+        Ok(outcome(
+            spec.build_time,
+            Termination::Exited { code: 0 },
+            "",
+        ))
     }
 
     fn run_hook(&mut self, _command: &CommandLine) -> Result<ExecutionOutcome, RunError> {

@@ -161,8 +161,11 @@ pub fn fold_log(result: &mut ResultFile) {
                 let Some(b) = result.benchmarks.get_mut(benchmark) else {
                     continue;
                 };
-                if iterations.is_some() && b.levels.len() == 1 {
+                if iterations.is_some() && b.levels.last().is_some_and(|l| l == "execution") {
                     b.levels.push("iteration".into());
+                }
+                if record.build.is_some() && b.levels.first().is_some_and(|l| l != "build") {
+                    b.levels.insert(0, "build".into());
                 }
                 match iterations {
                     Some(values) => {
@@ -172,6 +175,7 @@ pub fn fold_log(result: &mut ResultFile) {
                                     .into_iter()
                                     .enumerate()
                                     .map(|(i, value)| SampleRecord {
+                                        build: record.build,
                                         round: record.round,
                                         execution: record.execution,
                                         iteration: i,
@@ -181,6 +185,7 @@ pub fn fold_log(result: &mut ResultFile) {
                             )
                     }
                     None => b.samples.push(SampleRecord {
+                        build: record.build,
                         round: record.round,
                         execution: record.execution,
                         iteration: 0,
@@ -189,6 +194,11 @@ pub fn fold_log(result: &mut ResultFile) {
                     }),
                 }
                 b.executions.push(record);
+            }
+            LogEntry::Build { benchmark, record } => {
+                if let Some(b) = result.benchmarks.get_mut(benchmark) {
+                    b.builds.push(record);
+                }
             }
             LogEntry::Failure { benchmark, record } => {
                 if let Some(b) = result.benchmarks.get_mut(benchmark) {
@@ -221,6 +231,7 @@ mod tests {
                 analysis: None,
                 samples: vec![],
                 executions: vec![],
+                builds: vec![],
                 failures: vec![],
             }],
             comparisons: vec![],
@@ -232,6 +243,8 @@ mod tests {
         LogEntry::Execution {
             benchmark: 0,
             record: ExecutionRecord {
+                build: None,
+                env_pad: None,
                 round: execution,
                 execution,
                 warmup: false,
@@ -310,5 +323,47 @@ mod tests {
             load(&dir.path().join("missing.json")),
             Err(StoreError::Io { .. })
         ));
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use crate::schema::SampleRecord;
+
+    #[test]
+    fn unit_paths_round_trip_for_every_layout() {
+        let s = SampleRecord {
+            build: Some(2),
+            round: 0,
+            execution: 5,
+            iteration: 1,
+            value: 1.0,
+            warmup: false,
+        };
+        let lv = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        assert_eq!(s.unit_path(&lv(&["execution"])), Vec::<usize>::new());
+        assert_eq!(s.unit_path(&lv(&["execution", "iteration"])), vec![5]);
+        assert_eq!(s.unit_path(&lv(&["build", "execution"])), vec![2]);
+        assert_eq!(
+            s.unit_path(&lv(&["build", "execution", "iteration"])),
+            vec![2, 5]
+        );
+        for levels in [
+            lv(&["run", "iter"]),
+            lv(&["b", "r", "i"]),
+            lv(&["build", "execution"]),
+        ] {
+            let mut t = SampleRecord {
+                build: None,
+                round: 0,
+                execution: 0,
+                iteration: 0,
+                value: 0.0,
+                warmup: false,
+            };
+            let path: Vec<usize> = (0..levels.len() - 1).map(|k| 10 + k).collect();
+            t.set_unit_path(&levels, &path);
+            assert_eq!(t.unit_path(&levels), path, "{levels:?}");
+        }
     }
 }

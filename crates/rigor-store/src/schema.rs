@@ -75,6 +75,9 @@ pub struct BenchmarkRecord {
     /// Per-execution process measurements.
     #[serde(default)]
     pub executions: Vec<ExecutionRecord>,
+    /// Builds, when builds are a level.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builds: Vec<BuildRecord>,
     /// Failed executions and hooks.
     #[serde(default)]
     pub failures: Vec<FailureRecord>,
@@ -142,6 +145,9 @@ pub struct SummaryRecord {
 /// One lowest-level measurement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampleRecord {
+    /// Build of its execution, when builds are a level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<usize>,
     /// Round of its execution.
     pub round: usize,
     /// Its execution.
@@ -157,6 +163,9 @@ pub struct SampleRecord {
 /// Process-level measurements of one execution.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExecutionRecord {
+    /// Build, when builds are a level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<usize>,
     /// Round.
     pub round: usize,
     /// Execution index within the benchmark.
@@ -171,6 +180,22 @@ pub struct ExecutionRecord {
     pub sys: f64,
     /// Peak RSS, bytes.
     pub max_rss: u64,
+    /// Bytes of `--randomize-env` padding in its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_pad: Option<usize>,
+}
+
+/// One build.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuildRecord {
+    /// Build index.
+    pub build: usize,
+    /// Wall time of the build, seconds (the cost of the build level).
+    pub wall: f64,
+    /// The `{build_seed}` it was given.
+    pub seed: u32,
+    /// Its directory.
+    pub dir: String,
 }
 
 /// A failure.
@@ -210,6 +235,14 @@ pub enum LogEntry {
         #[serde(default)]
         discarded: usize,
     },
+    /// A successful build.
+    Build {
+        /// Benchmark index.
+        benchmark: usize,
+        /// The build.
+        #[serde(flatten)]
+        record: BuildRecord,
+    },
     /// A failure.
     Failure {
         /// Benchmark index.
@@ -218,4 +251,33 @@ pub enum LogEntry {
         #[serde(flatten)]
         record: FailureRecord,
     },
+}
+
+impl SampleRecord {
+    /// Keys of the units above this measurement, top down, for a benchmark with these `levels`:
+    /// `[build, execution]` above iterations, `[build]` above executions when the lowest level is
+    /// the execution itself, and fewer for fewer levels.
+    pub fn unit_path(&self, levels: &[String]) -> Vec<usize> {
+        let chain = if levels.last().is_some_and(|l| l == "execution") {
+            vec![self.build.unwrap_or(0)]
+        } else {
+            vec![self.build.unwrap_or(0), self.execution]
+        };
+        let above = levels.len().saturating_sub(1);
+        chain[chain.len().saturating_sub(above)..].to_vec()
+    }
+
+    /// Sets the unit keys from a path as [`unit_path`](Self::unit_path) would return it.
+    pub fn set_unit_path(&mut self, levels: &[String], path: &[usize]) {
+        let lowest_is_execution = levels.last().is_some_and(|l| l == "execution");
+        match (path, lowest_is_execution) {
+            ([b], true) => self.build = Some(*b),
+            ([e], false) => self.execution = *e,
+            ([b, e], _) => {
+                self.build = Some(*b);
+                self.execution = *e;
+            }
+            _ => {}
+        }
+    }
 }

@@ -56,27 +56,30 @@ fn from_csv(args: &AnalyzeArgs) -> Result<ResultFile> {
     let benchmarks = groups
         .into_iter()
         .map(|g| {
+            // Each level's units get numbers in order of appearance, keyed by the path above them.
             let mut ids: Vec<std::collections::HashMap<Vec<String>, usize>> =
-                vec![Default::default(); 1];
+                vec![Default::default(); unit_levels.len()];
             let samples = g
                 .rows
                 .iter()
                 .enumerate()
                 .map(|(i, (keys, value))| {
-                    let unit_keys = keys[..unit_levels.len()].to_vec();
-                    let next = ids[0].len();
-                    let execution = if unit_levels.is_empty() {
-                        i
-                    } else {
-                        *ids[0].entry(unit_keys).or_insert(next)
-                    };
-                    SampleRecord {
-                        round: execution,
-                        execution,
+                    let path: Vec<usize> = (0..unit_levels.len())
+                        .map(|d| {
+                            let next = ids[d].len();
+                            *ids[d].entry(keys[..=d].to_vec()).or_insert(next)
+                        })
+                        .collect();
+                    let mut s = SampleRecord {
+                        build: None,
+                        round: i,
+                        execution: i,
                         iteration: i,
                         value: *value,
                         warmup: false,
-                    }
+                    };
+                    s.set_unit_path(&args.levels, &path);
+                    s
                 })
                 .collect();
             BenchmarkRecord {
@@ -87,6 +90,7 @@ fn from_csv(args: &AnalyzeArgs) -> Result<ResultFile> {
                 analysis: None,
                 samples,
                 executions: Vec::new(),
+                builds: Vec::new(),
                 failures: Vec::new(),
             }
         })

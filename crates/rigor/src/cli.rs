@@ -105,6 +105,24 @@ pub struct RunArgs {
     /// Unit of the captured iteration times.
     #[arg(long, value_enum, default_value_t = UnitArg::S)]
     pub unit: UnitArg,
+    /// Build command, making builds the top level: run once per build in the build's own directory,
+    /// with `{build_dir}`, `{build}` and `{build_seed}` substituted here and in COMMANDs.
+    #[arg(long, value_name = "CMD")]
+    pub build: Option<String>,
+    /// Number of builds per command (with --build).
+    #[arg(long, default_value_t = 5, value_name = "N", requires = "build")]
+    pub builds: usize,
+    /// Directory for the build directories (default: a temporary directory, removed afterwards).
+    #[arg(long, value_name = "DIR", requires = "build")]
+    pub build_root: Option<PathBuf>,
+    /// Pad each execution's environment with a random-size variable (seeded, recorded), so the
+    /// environment size becomes a random rather than an uncontrolled variable.
+    #[arg(long)]
+    pub randomize_env: bool,
+    /// Iterations per execution to ask the program for (sets RIGOR_ITERATIONS and `{iterations}`);
+    /// extra reported iterations beyond warm-up + this count are not analysed.
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<usize>,
     /// Keep running a command after it fails (the failure is recorded).
     #[arg(short = 'i', long)]
     pub ignore_failure: bool,

@@ -10,12 +10,15 @@ use rigor_store::{
 
 /// The hierarchy of a benchmark's non-warm-up samples: executions, and iterations when reported.
 pub fn hierarchy_of(b: &BenchmarkRecord) -> Result<Hierarchy, String> {
-    let samples = b.samples.iter().filter(|s| !s.warmup);
+    if !(1..=3).contains(&b.levels.len()) {
+        return Err(format!(
+            "{} levels are not supported in result files",
+            b.levels.len()
+        ));
+    }
     let mut builder = HierarchyBuilder::new(b.levels.clone());
-    match b.levels.len() {
-        1 => samples.for_each(|s| builder.push(&[], s.value)),
-        2 => samples.for_each(|s| builder.push(&[s.execution], s.value)),
-        n => return Err(format!("{n} levels are not supported in result files yet")),
+    for s in b.samples.iter().filter(|s| !s.warmup) {
+        builder.push(&s.unit_path(&b.levels), s.value);
     }
     builder.build().map_err(|e| e.to_string())
 }

@@ -52,8 +52,13 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome> {
         discard: settings.discard,
         progress: progress_bar(),
     };
+    let builds = settings
+        .runner
+        .build
+        .as_ref()
+        .map_or(String::new(), |b| format!("{} builds × ", b.builds));
     eprintln!(
-        "rigor: {} command(s), {} executions each, seed {}",
+        "rigor: {} command(s), {builds}{} executions each, seed {}",
         settings.benchmarks.len(),
         settings.runner.executions,
         settings.runner.seed
@@ -124,6 +129,10 @@ fn header(args: &RunArgs, s: &RunSettings) -> ResultFile {
             "simulate": args.simulate,
             "ignore_failure": args.ignore_failure,
             "quantile": s.analysis.quantile,
+            "build": args.build,
+            "builds": s.runner.build.as_ref().map(|b| b.builds),
+            "randomize_env": args.randomize_env,
+            "iterations": args.iterations,
         })),
         benchmarks: s
             .benchmarks
@@ -137,6 +146,7 @@ fn header(args: &RunArgs, s: &RunSettings) -> ResultFile {
                 analysis: None,
                 samples: Vec::new(),
                 executions: Vec::new(),
+                builds: Vec::new(),
                 failures: Vec::new(),
             })
             .collect(),
@@ -185,6 +195,8 @@ impl Observer for Recorder {
         self.record(LogEntry::Execution {
             benchmark: r.benchmark,
             record: rigor_store::ExecutionRecord {
+                build: r.build,
+                env_pad: r.env_pad,
                 round: r.round,
                 execution: r.execution,
                 warmup: r.warmup,
@@ -198,6 +210,18 @@ impl Observer for Recorder {
                 self.discard
             } else {
                 0
+            },
+        })
+    }
+
+    fn build(&mut self, r: &rigor_runner::BuildRecord) -> Result<(), RunError> {
+        self.record(LogEntry::Build {
+            benchmark: r.benchmark,
+            record: rigor_store::BuildRecord {
+                build: r.build,
+                wall: r.outcome.wall,
+                seed: r.seed,
+                dir: r.dir.display().to_string(),
             },
         })
     }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use regex::Regex;
 use rigor_runner::{
-    Benchmark, CommandLine, IterationSource, OutputMode, Settings, Stream, TimeUnit,
+    Benchmark, BuildSettings, CommandLine, IterationSource, OutputMode, Settings, Stream, TimeUnit,
 };
 use rigor_stats::Quantile;
 use rigor_stats::analysis::AnalysisConfig;
@@ -25,6 +25,8 @@ pub struct RunSettings {
     pub analysis: AnalysisConfig,
     /// Whether iteration times are expected (pattern given).
     pub iterations_expected: bool,
+    /// Keeps the temporary build root alive for the run (removed when dropped).
+    pub _build_root: Option<tempfile::TempDir>,
 }
 
 /// Resolves analysis options.
@@ -108,6 +110,17 @@ pub fn resolve_run(args: &RunArgs) -> Result<RunSettings> {
     if let Some(input) = &args.input {
         std::fs::metadata(input).with_context(|| format!("--input {}", input.display()))?;
     }
+    let (build, build_root) = resolve_build(args, timeout)?;
+    let benchmarks = match args.iterations {
+        Some(k) => benchmarks
+            .into_iter()
+            .map(|b| Benchmark {
+                command: b.command.substitute(&[("iterations", k.to_string())]),
+                ..b
+            })
+            .collect(),
+        None => benchmarks,
+    };
     let runner = Settings {
         executions: args.executions,
         warmup_executions: args.warmup_executions.unwrap_or(if iterations_expected {
@@ -128,6 +141,9 @@ pub fn resolve_run(args: &RunArgs) -> Result<RunSettings> {
         cleanup: hook(&args.cleanup)?,
         ignore_failure: args.ignore_failure,
         seed: args.seed.unwrap_or_else(rand_seed),
+        build,
+        randomize_env: args.randomize_env,
+        iterations_per_execution: args.iterations,
     };
     Ok(RunSettings {
         benchmarks,
@@ -135,7 +151,43 @@ pub fn resolve_run(args: &RunArgs) -> Result<RunSettings> {
         discard: args.discard,
         analysis: analysis_config(&args.analysis),
         iterations_expected,
+        _build_root: build_root,
     })
+}
+
+/// The build level, if `--build` was given, and the temporary root it may need.
+fn resolve_build(
+    args: &RunArgs,
+    timeout: Option<Duration>,
+) -> Result<(Option<BuildSettings>, Option<tempfile::TempDir>)> {
+    let Some(text) = &args.build else {
+        return Ok((None, None));
+    };
+    if args.builds < 2 {
+        bail!(
+            "--builds must be at least 2: an interval over builds needs two builds (5 or more for a reliable one)"
+        );
+    }
+    let command = CommandLine::parse(text, args.shell)?;
+    let (root, temp) = match &args.build_root {
+        Some(dir) => (dir.clone(), None),
+        None => {
+            let temp = tempfile::Builder::new()
+                .prefix("rigor-builds-")
+                .tempdir()
+                .context("creating a directory for builds")?;
+            (temp.path().to_path_buf(), Some(temp))
+        }
+    };
+    Ok((
+        Some(BuildSettings {
+            command,
+            builds: args.builds,
+            root,
+            timeout,
+        }),
+        temp,
+    ))
 }
 
 /// A fresh seed from the clock and process id (only used when none is given; it is printed).

@@ -190,3 +190,66 @@ fn ctrl_c_stops_cleanly_and_keeps_data() {
     assert!(r["benchmarks"][0]["samples"].as_array().unwrap().len() >= 5);
     assert!(r["benchmarks"][0]["ci"]["lower"].is_number());
 }
+
+#[test]
+fn builds_a_c_program_several_times() {
+    let dir = Dir::new();
+    let src = dir.path("prog.c");
+    std::fs::write(&src, "int main(void) { volatile long s = 0; for (long i = 0; i < 200000; i++) s += i; return 0; }\n").unwrap();
+    let path = dir.path("b.json");
+    let build = format!(
+        "gcc -O1 -o {{build_dir}}/prog {} -frandom-seed={{build_seed}}",
+        src.display()
+    );
+    rigor()
+        .args([
+            "run",
+            "-r",
+            "3",
+            "--builds",
+            "3",
+            "--build",
+            &build,
+            "{build_dir}/prog",
+            "--export-json",
+        ])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("3 builds × 3 executions"));
+    let b = &json(&path)["benchmarks"][0];
+    assert_eq!(b["levels"], serde_json::json!(["build", "execution"]));
+    let builds = b["builds"].as_array().unwrap();
+    assert_eq!(builds.len(), 3);
+    assert!(builds.iter().all(|x| x["wall"].as_f64().unwrap() > 0.0));
+    assert_eq!(b["variance_components"][0]["level"], "build");
+    assert!(
+        b["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["build"].is_u64())
+    );
+}
+
+#[test]
+fn failed_build_is_reported_with_its_output() {
+    rigor()
+        .args([
+            "run",
+            "-r",
+            "2",
+            "--builds",
+            "2",
+            "--shell",
+            "--build",
+            "echo compiler says no >&2; exit 1",
+            "true",
+        ])
+        .assert()
+        .code(2)
+        .stdout(
+            predicate::str::contains("build 1 exited with code 1")
+                .and(predicate::str::contains("compiler says no")),
+        );
+}

@@ -296,3 +296,59 @@ fn help_documents_exit_codes() {
         .success()
         .stdout(predicate::str::starts_with("rigor "));
 }
+
+#[test]
+fn builds_are_the_top_level_and_their_variance_is_recovered() {
+    let dir = Dir::new();
+    let path = dir.path("b.json");
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "9",
+            "--build",
+            "make",
+            "--builds",
+            "60",
+            "-r",
+            "4",
+            "-w",
+            "0",
+        ])
+        .args([
+            "--randomize-env",
+            "mean=10ms,build=4%,execution=2%,iteration=1%,iterations=5",
+            "--export-json",
+        ])
+        .arg(&path)
+        .assert()
+        .success();
+    let b = &json(&path)["benchmarks"][0];
+    assert_eq!(b["counts"], serde_json::json!([60, 240, 1200]));
+    let t2 = |i: usize| b["variance_components"][i]["t2"].as_f64().unwrap();
+    // Truth: σ = 0.4 ms, 0.2 ms, 0.1 ms.
+    assert!(
+        (t2(0) / 0.4e-3_f64.powi(2) - 1.0).abs() < 0.4,
+        "build T² {}",
+        t2(0)
+    );
+    assert!(
+        (t2(1) / 0.2e-3_f64.powi(2) - 1.0).abs() < 0.25,
+        "execution T² {}",
+        t2(1)
+    );
+    assert!(
+        (t2(2) / 0.1e-3_f64.powi(2) - 1.0).abs() < 0.15,
+        "iteration T² {}",
+        t2(2)
+    );
+    assert_eq!(b["builds"].as_array().unwrap().len(), 60);
+    assert!(
+        b["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["env_pad"].is_u64())
+    );
+}

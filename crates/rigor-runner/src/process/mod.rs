@@ -18,7 +18,9 @@ use std::os::unix::process::CommandExt;
 
 use crate::command::CommandLine;
 use crate::error::RunError;
-use crate::executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
+use crate::executor::{
+    BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination,
+};
 use crate::iterations::{
     IterationSource, SAMPLES_FILE_ENV, Stream, parse_pattern, parse_samples_file,
 };
@@ -145,6 +147,37 @@ impl ProcessExecutor {
     }
 }
 
+impl ProcessExecutor {
+    /// Runs a build or hook: output discarded, standard error kept for failure reports.
+    fn auxiliary(
+        &mut self,
+        command: &CommandLine,
+        dir: Option<&Path>,
+        timeout: Option<Duration>,
+    ) -> Result<ExecutionOutcome, RunError> {
+        let stderr = Capture::open(self.scratch.path().join("stderr-aux"))?;
+        let mut cmd = base_command(&command.argv());
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr.stdio()?);
+        if let Some(dir) = dir {
+            cmd.current_dir(dir);
+        }
+        let (wall, reaped, timed_out) =
+            spawn_and_wait(&self.stop, cmd, command.program(), timeout, false)?;
+        Ok(ExecutionOutcome {
+            wall,
+            user: reaped.user,
+            sys: reaped.sys,
+            max_rss: reaped.max_rss,
+            termination: termination(reaped.status, timed_out),
+            stderr_tail: stderr.tail()?,
+            iterations: None,
+            iteration_error: None,
+        })
+    }
+}
+
 /// Terminates a process group (used on Ctrl-C).
 pub(crate) fn terminate_group(pgid: i32) {
     sys::kill_group(pgid, libc::SIGTERM);
@@ -263,23 +296,12 @@ impl Executor for ProcessExecutor {
         })
     }
 
+    fn build(&mut self, req: &BuildRequest<'_>) -> Result<ExecutionOutcome, RunError> {
+        self.auxiliary(req.command, Some(req.dir), req.timeout)
+    }
+
     fn run_hook(&mut self, command: &CommandLine) -> Result<ExecutionOutcome, RunError> {
-        let stderr = Capture::open(self.scratch.path().join("stderr-hook"))?;
-        let mut cmd = base_command(&command.argv());
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(stderr.stdio()?);
-        let (wall, reaped, _) = spawn_and_wait(&self.stop, cmd, command.program(), None, false)?;
-        Ok(ExecutionOutcome {
-            wall,
-            user: reaped.user,
-            sys: reaped.sys,
-            max_rss: reaped.max_rss,
-            termination: termination(reaped.status, false),
-            stderr_tail: stderr.tail()?,
-            iterations: None,
-            iteration_error: None,
-        })
+        self.auxiliary(command, None, None)
     }
 }
 
@@ -367,6 +389,7 @@ mod tests {
         let command = CommandLine::parse(cmd, shell).unwrap();
         ex.execute(&ExecutionRequest {
             benchmark: 0,
+            build: None,
             command: &command,
             iterations: &source,
             input: None,
@@ -436,6 +459,7 @@ mod tests {
         let err = ex
             .execute(&ExecutionRequest {
                 benchmark: 0,
+                build: None,
                 command: &command,
                 iterations: &IterationSource::SamplesFile,
                 input: None,
