@@ -5,6 +5,8 @@
 //! every execution and failure to an [`Observer`] the moment it happens, so the caller can persist
 //! data as it is measured. Nothing here prints.
 
+pub mod adaptive;
+pub mod collect;
 pub mod command;
 pub mod error;
 pub mod executor;
@@ -14,14 +16,19 @@ pub mod schedule;
 pub mod simulate;
 pub mod stop;
 
+pub use adaptive::{
+    AdaptiveReport, AdaptiveSettings, BenchPlan, Dimensioning, PilotSettings, StopReason,
+    dimension, run_adaptive,
+};
+pub use collect::{BenchData, Collector, NeverStop, StopRule};
 pub use command::CommandLine;
 pub use error::RunError;
 pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
 pub use iterations::{IterationSource, Stream, TimeUnit};
 pub use process::ProcessExecutor;
 pub use schedule::{
-    Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Ending, ExecutionRecord, FailureRecord,
-    Observer, Report, Scheduler, Settings,
+    Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Control, Ending, ExecutionRecord,
+    FailureRecord, Observer, Report, Scheduler, Settings,
 };
 pub use simulate::{SimSpec, SimulatedExecutor};
 pub use stop::StopSignal;

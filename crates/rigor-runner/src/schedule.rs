@@ -25,6 +25,28 @@ pub struct Benchmark {
     pub name: String,
     /// The command.
     pub command: CommandLine,
+    /// Iterations per execution to ask this benchmark for (overrides the settings' count).
+    pub iterations: Option<usize>,
+}
+
+impl Benchmark {
+    /// A benchmark with no per-benchmark iteration count.
+    pub fn new(name: impl Into<String>, command: CommandLine) -> Self {
+        Self {
+            name: name.into(),
+            command,
+            iterations: None,
+        }
+    }
+}
+
+/// What an observer wants after a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// Keep going.
+    Continue,
+    /// End the experiment now (e.g. the target precision or a time limit was reached).
+    Stop,
 }
 
 /// How an experiment runs; the resolved form of the command-line options.
@@ -149,6 +171,10 @@ pub trait Observer {
     fn failure(&mut self, _record: &FailureRecord) -> Result<(), RunError> {
         Ok(())
     }
+    /// Called after each measured (non-warm-up) round; [`Control::Stop`] ends the experiment.
+    fn round_finished(&mut self, _round: usize) -> Result<Control, RunError> {
+        Ok(Control::Continue)
+    }
 }
 
 /// Why the experiment ended.
@@ -158,6 +184,8 @@ pub enum Ending {
     Completed,
     /// A stop was requested (Ctrl-C); data measured so far was reported.
     Interrupted,
+    /// The observer ended the experiment (target reached, time limit).
+    Stopped,
 }
 
 /// What became of each benchmark.
@@ -245,20 +273,16 @@ impl<'a> Scheduler<'a> {
                 ending = Ending::Interrupted;
                 break;
             }
-            if !self.rounds(
-                executor,
-                observer,
-                &mut state,
-                s.build.as_ref().map(|_| build),
-            )? {
-                ending = Ending::Interrupted;
+            let build = s.build.as_ref().map(|_| build);
+            if let Some(end) = self.rounds(executor, observer, &mut state, build)? {
+                ending = end;
                 break;
             }
         }
         if self.stop.is_requested() {
             ending = Ending::Interrupted;
         }
-        if ending == Ending::Completed {
+        if ending != Ending::Interrupted {
             for b in 0..n {
                 if let Some(cleanup) = &s.cleanup {
                     self.hook(executor, observer, &mut state, b, cleanup, "cleanup")?;
@@ -271,14 +295,15 @@ impl<'a> Scheduler<'a> {
         })
     }
 
-    /// Warm-up then measured rounds for one build; false when interrupted.
+    /// Warm-up then measured rounds for one build; `Some(ending)` when the experiment ends early.
+    /// With builds, the observer is asked after the build's last round (a build is the top unit).
     fn rounds(
         &self,
         executor: &mut dyn Executor,
         observer: &mut dyn Observer,
         state: &mut State,
         build: Option<usize>,
-    ) -> Result<bool, RunError> {
+    ) -> Result<Option<Ending>, RunError> {
         let s = self.settings;
         for r in 0..s.warmup_executions + s.executions {
             let mut order: Vec<usize> = (0..self.benchmarks.len())
@@ -292,7 +317,7 @@ impl<'a> Scheduler<'a> {
             state.round += 1;
             for (position, &benchmark) in order.iter().enumerate() {
                 if self.stop.is_requested() {
-                    return Ok(false);
+                    return Ok(Some(Ending::Interrupted));
                 }
                 let slot = Slot {
                     benchmark,
@@ -303,8 +328,13 @@ impl<'a> Scheduler<'a> {
                 };
                 self.one(executor, observer, state, &slot)?;
             }
+            let last = r + 1 == s.warmup_executions + s.executions;
+            let ask = r >= s.warmup_executions && (build.is_none() || last);
+            if ask && observer.round_finished(round)? == Control::Stop {
+                return Ok(Some(Ending::Stopped));
+            }
         }
-        Ok(true)
+        Ok(None)
     }
 
     /// Builds every active benchmark (in shuffled order) and substitutes the build's placeholders
@@ -418,7 +448,7 @@ impl<'a> Scheduler<'a> {
             .randomize_env
             .then(|| state.rng.gen_range(0..=MAX_ENV_PAD));
         let mut env = Vec::new();
-        if let Some(k) = s.iterations_per_execution {
+        if let Some(k) = self.benchmarks[b].iterations.or(s.iterations_per_execution) {
             env.push((ITERATIONS_ENV.to_string(), k.to_string()));
         }
         if let Some(pad) = env_pad {
@@ -587,10 +617,7 @@ mod tests {
     }
 
     fn bench(spec: &str) -> Benchmark {
-        Benchmark {
-            name: spec.into(),
-            command: CommandLine::parse(spec, false).unwrap(),
-        }
+        Benchmark::new(spec, CommandLine::parse(spec, false).unwrap())
     }
 
     fn run(benches: &[Benchmark], settings: &Settings) -> (Report, Log) {

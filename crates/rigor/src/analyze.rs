@@ -24,12 +24,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<()> {
     result.confidence = config.level;
     let analyses = analyze_all(&mut result, &config);
     if args.json {
-        println!(
-            "{}",
-            rigor_store::to_json(&result)
-                .context("rendering JSON")?
-                .trim_end()
-        );
+        output::emit(&rigor_store::to_json(&result).context("rendering JSON")?);
     } else {
         if result.status != RunStatus::Complete {
             eprintln!(
@@ -38,7 +33,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<()> {
                 result.status
             );
         }
-        print!("{}", output::summaries(&result, &analyses));
+        output::emit(&output::summaries(&result, &analyses));
     }
     Ok(())
 }

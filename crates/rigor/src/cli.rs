@@ -30,6 +30,9 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Re-analyse a saved JSON result or a long-format CSV.
     Analyze(AnalyzeArgs),
+    /// Dimension an experiment: run a pilot, measure each level's cost and variance, and write a
+    /// plan with the optimal repetition counts (Kalibera & Jones 2013).
+    Plan(Box<PlanArgs>),
 }
 
 /// Options shared by everything that analyses data.
@@ -119,8 +122,8 @@ pub struct RunArgs {
     /// environment size becomes a random rather than an uncontrolled variable.
     #[arg(long)]
     pub randomize_env: bool,
-    /// Iterations per execution to ask the program for (sets RIGOR_ITERATIONS and `{iterations}`);
-    /// extra reported iterations beyond warm-up + this count are not analysed.
+    /// Iterations per execution to ask the program for (sets RIGOR_ITERATIONS and substitutes
+    /// `{iterations}` in COMMANDs); every reported iteration after --discard is analysed.
     #[arg(long, value_name = "N")]
     pub iterations: Option<usize>,
     /// Keep running a command after it fails (the failure is recorded).
@@ -139,9 +142,51 @@ pub struct RunArgs {
     /// Write a Markdown summary table.
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
+    /// Use a plan written by `rigor plan`: its repetition counts below the top level.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// Target relative half-width of the interval (e.g. 1%): rigor plans with a pilot (or the
+    /// --plan file) and adds top-level units until the interval is this narrow.
+    #[arg(long, value_name = "PCT", value_parser = parse_fraction)]
+    pub precision: Option<f64>,
+    /// Time budget for the whole experiment (e.g. 90s, 10m, 1h): rigor plans with a pilot and
+    /// stops adding top-level units when the measured time reaches it.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub budget: Option<f64>,
+    /// Most top-level units an adaptive run may add.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub max_units: usize,
     /// Analysis options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+}
+
+/// `rigor plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Where to write the plan (TOML).
+    #[arg(
+        short = 'o',
+        long = "out",
+        value_name = "FILE",
+        default_value = "rigor-plan.toml"
+    )]
+    pub out: PathBuf,
+    /// Pilot executions (with --build: spread over the pilot builds).
+    #[arg(long, default_value_t = 30, value_name = "N")]
+    pub pilot_executions: usize,
+    /// Pilot iterations per execution to ask for (after --discard).
+    #[arg(long, default_value_t = 30, value_name = "N")]
+    pub pilot_iterations: usize,
+    /// Pilot builds (with --build).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub pilot_builds: usize,
+    /// Stop the pilot after this many seconds of measured time.
+    #[arg(long, value_name = "SECS")]
+    pub max_time: Option<f64>,
+    /// Everything `rigor run` takes.
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// `--output`.
@@ -200,6 +245,36 @@ pub struct AnalyzeArgs {
     pub analysis: AnalysisArgs,
 }
 
+/// "1%", "0.5 %" or "0.01" → 0.01.
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| format!("'{s}' is not a percentage"))?;
+    if v > 0.0 && v < 1.0 {
+        Ok(v)
+    } else {
+        Err(format!("'{s}' must lie between 0 and 100%"))
+    }
+}
+
+/// "90", "90s", "10m", "1.5h" → seconds.
+fn parse_duration(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (number, scale) = match t.char_indices().last() {
+        Some((i, 's')) => (&t[..i], 1.0),
+        Some((i, 'm')) => (&t[..i], 60.0),
+        Some((i, 'h')) => (&t[..i], 3600.0),
+        _ => (t, 1.0),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v * scale),
+        _ => Err(format!("'{s}' is not a duration (e.g. 90s, 10m, 1h)")),
+    }
+}
+
 fn parse_confidence(s: &str) -> Result<f64, String> {
     let t = s.trim().trim_end_matches('%');
     let v: f64 = t.parse().map_err(|_| format!("'{s}' is not a number"))?;
@@ -222,6 +297,17 @@ mod tests {
         assert_eq!(parse_confidence("90%").unwrap(), 0.9);
         assert!(parse_confidence("150").is_err());
         assert!(parse_confidence("x").is_err());
+    }
+
+    #[test]
+    fn fractions_and_durations() {
+        assert_eq!(parse_fraction("1%").unwrap(), 0.01);
+        assert_eq!(parse_fraction("0.02").unwrap(), 0.02);
+        assert!(parse_fraction("150%").is_err());
+        assert_eq!(parse_duration("10m").unwrap(), 600.0);
+        assert_eq!(parse_duration("90").unwrap(), 90.0);
+        assert_eq!(parse_duration("1.5h").unwrap(), 5400.0);
+        assert!(parse_duration("soon").is_err());
     }
 
     #[test]

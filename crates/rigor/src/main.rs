@@ -4,6 +4,7 @@
 mod analyze;
 mod cli;
 mod output;
+mod plan;
 mod results;
 mod run;
 mod settings;
@@ -20,6 +21,7 @@ fn main() -> ExitCode {
     let outcome = match &cli.command {
         Command::Run(args) => run::run(args),
         Command::Analyze(args) => analyze::analyze(args).map(|()| RunOutcome::Ok),
+        Command::Plan(args) => plan::plan(args).map(|()| RunOutcome::Ok),
     };
     match outcome {
         Ok(RunOutcome::Ok) => ExitCode::SUCCESS,

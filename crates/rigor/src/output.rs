@@ -9,6 +9,14 @@ use rigor_store::ResultFile;
 
 use crate::results::failure_lines;
 
+/// Writes to standard output. A closed pipe (`rigor run … | head`) is not an error: the rest of
+/// the output is dropped and the run goes on to save its results.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
 /// Terminal summaries of every benchmark.
 pub fn summaries(result: &ResultFile, analyses: &[Result<Analysis, String>]) -> String {
     let failures: Vec<Vec<String>> = result.benchmarks.iter().map(failure_lines).collect();

@@ -3,8 +3,8 @@
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rigor_runner::{
-    Ending, ExecutionRecord, Executor, FailureRecord, Observer, ProcessExecutor, RunError,
-    Scheduler, SimulatedExecutor, StopSignal,
+    AdaptiveSettings, Ending, ExecutionRecord, Executor, FailureRecord, Observer, PilotSettings,
+    ProcessExecutor, RunError, Scheduler, SimulatedExecutor, StopReason, StopSignal, run_adaptive,
 };
 use rigor_store::{
     BenchmarkRecord, Environment, IncrementalWriter, LogEntry, ResultFile, RunStatus,
@@ -13,6 +13,7 @@ use rigor_store::{
 
 use crate::cli::RunArgs;
 use crate::output;
+use crate::plan;
 use crate::results::analyze_all;
 use crate::settings::{RunSettings, resolve_run};
 
@@ -26,8 +27,21 @@ pub enum RunOutcome {
     Interrupted,
 }
 
-/// Runs `rigor run`.
-pub fn run(args: &RunArgs) -> Result<RunOutcome> {
+/// What every measuring command sets up: resolved settings, Ctrl-C handling, the executor and
+/// a progress bar.
+pub struct Session {
+    /// Resolved settings.
+    pub settings: RunSettings,
+    /// Stops the experiment on Ctrl-C.
+    pub stop: StopSignal,
+    /// Real processes, or the simulator with --simulate.
+    pub executor: Box<dyn Executor>,
+    /// Progress on standard error (hidden when it is not a terminal).
+    pub progress: ProgressBar,
+}
+
+/// Resolves `args` and prepares a session.
+pub fn start(args: &RunArgs) -> Result<Session> {
     let settings = resolve_run(args)?;
     let stop = StopSignal::new();
     {
@@ -36,48 +50,63 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome> {
         // clean Ctrl-C handling, so it is not an error.
         let _ = ctrlc::set_handler(move || stop.request());
     }
-    let mut executor: Box<dyn Executor> = if args.simulate {
+    let executor: Box<dyn Executor> = if args.simulate {
         Box::new(SimulatedExecutor::new(settings.runner.seed))
     } else {
         Box::new(ProcessExecutor::new(stop.clone())?)
     };
-    let header = header(args, &settings);
+    Ok(Session {
+        settings,
+        stop,
+        executor,
+        progress: progress_bar(),
+    })
+}
+
+/// Runs `rigor run`.
+pub fn run(args: &RunArgs) -> Result<RunOutcome> {
+    let mut session = start(args)?;
+    let plan_file = args.plan.as_deref().map(plan::load).transpose()?;
+    if let Some(file) = &plan_file {
+        apply_plan(&mut session.settings, file, args)?;
+    }
+    let header = header(args, &session.settings);
     let writer = match &args.export_json {
         Some(path) => Some(IncrementalWriter::create(path, &header)?),
         None => None,
     };
-    let mut observer = Recorder {
+    let mut recorder = Recorder {
         writer,
         log: Vec::new(),
-        discard: settings.discard,
-        progress: progress_bar(),
+        discard: session.settings.discard,
+        progress: session.progress.clone(),
     };
-    let builds = settings
-        .runner
-        .build
-        .as_ref()
-        .map_or(String::new(), |b| format!("{} builds × ", b.builds));
-    eprintln!(
-        "rigor: {} command(s), {builds}{} executions each, seed {}",
-        settings.benchmarks.len(),
-        settings.runner.executions,
-        settings.runner.seed
-    );
-    let report = Scheduler::new(&settings.benchmarks, &settings.runner, stop)
-        .run(executor.as_mut(), &mut observer);
-    observer.progress.finish_and_clear();
+    announce(&session.settings, args);
+    let adaptive = plan_file.is_none() && (args.precision.is_some() || args.budget.is_some());
+    let (report, note) = if adaptive {
+        run_adaptive_mode(&mut session, args, &mut recorder)?
+    } else {
+        let s = &session.settings;
+        let report = Scheduler::new(&s.benchmarks, &s.runner, session.stop.clone())
+            .run(session.executor.as_mut(), &mut recorder);
+        (report, None)
+    };
+    session.progress.finish_and_clear();
     let report = report?;
 
     let mut result = header;
-    result.log = std::mem::take(&mut observer.log);
+    result.log = std::mem::take(&mut recorder.log);
     result.status = match report.ending {
-        Ending::Completed => RunStatus::Complete,
         Ending::Interrupted => RunStatus::Interrupted,
+        _ => RunStatus::Complete,
     };
     rigor_store::file::fold_log(&mut result);
-    let analyses = analyze_all(&mut result, &settings.analysis);
-    print!("{}", output::summaries(&result, &analyses));
-    if let Some(w) = observer.writer.take() {
+    let analyses = analyze_all(&mut result, &session.settings.analysis);
+    output::emit(&output::summaries(&result, &analyses));
+    if let Some(note) = note {
+        output::emit(&format!("{note}\n"));
+    }
+    if let Some(w) = recorder.writer.take() {
         w.finish(&result).context("writing the JSON result")?;
     }
     output::write_exports(
@@ -86,26 +115,160 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome> {
         args.export_csv.as_deref(),
         args.export_markdown.as_deref(),
     )?;
+    let failed = report
+        .status
+        .iter()
+        .any(|s| *s != rigor_runner::BenchmarkStatus::Completed);
     Ok(match report.ending {
         Ending::Interrupted => RunOutcome::Interrupted,
-        Ending::Completed
-            if report
-                .status
-                .iter()
-                .any(|s| *s != rigor_runner::BenchmarkStatus::Completed) =>
-        {
-            RunOutcome::Failed
-        }
-        Ending::Completed => RunOutcome::Ok,
+        _ if failed => RunOutcome::Failed,
+        _ => RunOutcome::Ok,
     })
 }
 
-fn header(args: &RunArgs, s: &RunSettings) -> ResultFile {
-    let levels = if s.iterations_expected {
-        vec!["execution".into(), "iteration".into()]
+fn announce(s: &RunSettings, args: &RunArgs) {
+    let builds = s
+        .runner
+        .build
+        .as_ref()
+        .map_or(String::new(), |b| format!("{} builds × ", b.builds));
+    let shape = if args.plan.is_none() && (args.precision.is_some() || args.budget.is_some()) {
+        "adaptive".to_string()
     } else {
-        vec!["execution".into()]
+        format!("{builds}{} executions each", s.runner.executions)
     };
+    eprintln!(
+        "rigor: {} command(s), {shape}, seed {}",
+        s.benchmarks.len(),
+        s.runner.seed
+    );
+}
+
+/// `--plan FILE`: the plan's lower-level counts, and with `--precision` its top-level count.
+fn apply_plan(s: &mut RunSettings, file: &plan::PlanFile, args: &RunArgs) -> Result<()> {
+    let plans: Vec<plan::BenchmarkPlan> = plan::for_benchmarks(file, &s.benchmarks)?
+        .into_iter()
+        .cloned()
+        .collect();
+    for (b, p) in s.benchmarks.iter_mut().zip(&plans) {
+        b.iterations = p.count("iteration").map(|k| k + s.discard);
+    }
+    let top = args
+        .precision
+        .map(|target| top_units(&plans, target, s))
+        .transpose()?;
+    let per_build = plans.iter().filter_map(|p| p.count("execution")).max();
+    match &mut s.runner.build {
+        Some(build) => {
+            s.runner.executions = per_build.unwrap_or(1);
+            build.builds = top.unwrap_or(build.builds);
+        }
+        None => s.runner.executions = top.unwrap_or(s.runner.executions),
+    }
+    Ok(())
+}
+
+fn top_units(plans: &[plan::BenchmarkPlan], target: f64, s: &RunSettings) -> Result<usize> {
+    let mut most = 2;
+    for p in plans {
+        most = most.max(p.top_units_for(target, s.analysis.level, s.analysis.quantile)?);
+    }
+    Ok(most)
+}
+
+/// `--precision` / `--budget` without a plan: pilot, plan, then add top-level units.
+fn run_adaptive_mode(
+    session: &mut Session,
+    args: &RunArgs,
+    recorder: &mut Recorder,
+) -> Result<(Result<rigor_runner::Report, RunError>, Option<String>)> {
+    let s = &session.settings;
+    let adaptive = AdaptiveSettings {
+        target: args.precision,
+        budget: args.budget,
+        level: s.analysis.level,
+        quantile: s.analysis.quantile,
+        max_looks: 2,
+        max_units: args.max_units,
+    };
+    let pilot = PilotSettings::default();
+    let mut pilot_progress = ProgressOnly(session.progress.clone());
+    let outcome = run_adaptive(
+        &s.benchmarks,
+        &s.runner,
+        s.discard,
+        &pilot,
+        &adaptive,
+        session.stop.clone(),
+        session.executor.as_mut(),
+        &mut pilot_progress,
+        recorder,
+    );
+    let report = match outcome {
+        Ok(r) => r,
+        Err(e) => return Ok((Err(e), None)),
+    };
+    let why = match report.reason {
+        StopReason::PrecisionReached => "the target precision was reached",
+        StopReason::BudgetSpent => "the time budget was spent",
+        StopReason::PrecisionNotReached => "the planned units ran without reaching the target",
+        StopReason::Ended => "the run ended",
+    };
+    let plans: Vec<String> = s
+        .benchmarks
+        .iter()
+        .zip(&report.plans)
+        .filter_map(|(b, p)| {
+            let p = p.as_ref().ok()?;
+            let counts: Vec<String> = p.levels[1..]
+                .iter()
+                .zip(&p.plan.counts)
+                .map(|(l, c)| format!("{c} {l}(s) per {}", p.levels[0]))
+                .collect();
+            Some(format!(
+                "  {}: {}",
+                b.name,
+                if counts.is_empty() {
+                    "top level only".into()
+                } else {
+                    counts.join(", ")
+                }
+            ))
+        })
+        .collect();
+    let note = format!(
+        "Adaptive run: stopped because {why}. Pilot {} + main {} of measured time; first planned {} top-level units.\nPlan from the pilot:\n{}",
+        rigor_report::format::time(report.pilot_seconds),
+        rigor_report::format::time(report.main_seconds),
+        report.planned_top,
+        plans.join("\n")
+    );
+    Ok((Ok(report.report), Some(note)))
+}
+
+/// Shows progress and nothing else (for pilot experiments, whose data are not kept).
+pub struct ProgressOnly(pub ProgressBar);
+
+impl Observer for ProgressOnly {
+    fn started(&mut self, planned: usize) -> Result<(), RunError> {
+        self.0.set_position(0);
+        self.0.set_length(planned as u64);
+        Ok(())
+    }
+    fn execution(&mut self, _r: &ExecutionRecord) -> Result<(), RunError> {
+        self.0.inc(1);
+        Ok(())
+    }
+}
+
+fn header(args: &RunArgs, s: &RunSettings) -> ResultFile {
+    let mut levels: Vec<String> = vec!["execution".into()];
+    if s.iterations_expected {
+        levels.push("iteration".into());
+    }
+    if s.runner.build.is_some() {
+        levels.insert(0, "build".into());
+    }
     ResultFile {
         schema_version: SCHEMA_VERSION,
         rigor_version: env!("CARGO_PKG_VERSION").to_string(),

@@ -70,7 +70,7 @@ pub fn resolve_run(args: &RunArgs) -> Result<RunSettings> {
         .map(|(i, text)| {
             let command = CommandLine::parse(text, args.shell)?;
             let name = args.names.get(i).cloned().unwrap_or_else(|| text.clone());
-            Ok(Benchmark { name, command })
+            Ok(Benchmark::new(name, command))
         })
         .collect::<Result<Vec<_>, rigor_runner::RunError>>()?;
     let hook = |c: &Option<String>| {

@@ -1,0 +1,184 @@
+//! Collecting measurements while an experiment runs, for dimensioning and adaptive stopping.
+//!
+//! A [`Collector`] forwards every event to another observer (which persists and shows it) and keeps
+//! what the statistics need: each benchmark's analysed values by unit, and the cost of each level.
+
+use rigor_stats::{Hierarchy, HierarchyBuilder, StatsError};
+
+use crate::error::RunError;
+use crate::schedule::{BuildRecord, Control, ExecutionRecord, FailureRecord, Observer};
+
+/// What one benchmark has measured so far.
+#[derive(Debug, Clone, Default)]
+pub struct BenchData {
+    /// Per measured execution: its build, its index and its analysed values.
+    executions: Vec<(Option<usize>, usize, Vec<f64>)>,
+    /// Whether its executions report iterations.
+    has_iterations: bool,
+    /// Per measured execution: wall time not spent in analysed iterations (start-up, warm-up,
+    /// teardown), or the whole wall time when no iterations are reported.
+    overheads: Vec<f64>,
+    /// Wall time of every execution, warm-up ones included.
+    walls: Vec<f64>,
+    /// Wall time of every build.
+    builds: Vec<f64>,
+}
+
+impl BenchData {
+    /// Level names, top → bottom.
+    pub fn levels(&self, with_builds: bool) -> Vec<String> {
+        let mut levels = vec!["execution".to_string()];
+        if self.has_iterations {
+            levels.push("iteration".into());
+        }
+        if with_builds {
+            levels.insert(0, "build".into());
+        }
+        levels
+    }
+
+    /// The hierarchy of analysed values.
+    pub fn hierarchy(&self, with_builds: bool) -> Result<Hierarchy, StatsError> {
+        let levels = self.levels(with_builds);
+        let mut b = HierarchyBuilder::new(levels.clone());
+        for (build, execution, values) in &self.executions {
+            let mut path = Vec::with_capacity(2);
+            if with_builds {
+                path.push(build.unwrap_or(0));
+            }
+            if self.has_iterations {
+                path.push(*execution);
+            }
+            for &v in values {
+                b.push(&path, v);
+            }
+        }
+        b.build()
+    }
+
+    /// Seconds one repetition of each level adds, top → bottom (see [`BenchData::levels`]): a
+    /// build's time plus its warm-up executions; an execution's time outside analysed iterations;
+    /// an iteration's mean time. `warmup_per_build` is the number of warm-up executions per build.
+    pub fn costs(&self, with_builds: bool, warmup_per_build: usize) -> Vec<f64> {
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let mut costs = vec![mean(&self.overheads).max(1e-9)];
+        if self.has_iterations {
+            let all: Vec<f64> = self
+                .executions
+                .iter()
+                .flat_map(|e| e.2.iter().copied())
+                .collect();
+            costs.push(mean(&all).max(1e-12));
+        }
+        if with_builds {
+            let warmups = warmup_per_build as f64 * mean(&self.walls);
+            costs.insert(0, (mean(&self.builds) + warmups).max(1e-9));
+        }
+        costs
+    }
+
+    /// Seconds spent so far on this benchmark's builds and executions.
+    pub fn spent(&self) -> f64 {
+        self.walls.iter().sum::<f64>() + self.builds.iter().sum::<f64>()
+    }
+
+    /// Measured (non-warm-up) executions so far.
+    pub fn measured_executions(&self) -> usize {
+        self.executions.len()
+    }
+}
+
+/// Decides after each round whether the experiment should go on.
+pub trait StopRule {
+    /// Called after each measured round with everything collected so far.
+    fn check(&mut self, data: &[BenchData]) -> Control;
+}
+
+/// Never stops early.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NeverStop;
+
+impl StopRule for NeverStop {
+    fn check(&mut self, _data: &[BenchData]) -> Control {
+        Control::Continue
+    }
+}
+
+/// Forwards events to `inner` and collects the data of every benchmark.
+pub struct Collector<'o, R: StopRule> {
+    inner: &'o mut dyn Observer,
+    discard: usize,
+    data: Vec<BenchData>,
+    rule: R,
+}
+
+impl<'o, R: StopRule> Collector<'o, R> {
+    /// A collector for `benchmarks` benchmarks that drops the first `discard` iterations of each
+    /// execution, as the analysis does.
+    pub fn new(inner: &'o mut dyn Observer, benchmarks: usize, discard: usize, rule: R) -> Self {
+        Self {
+            inner,
+            discard,
+            data: vec![BenchData::default(); benchmarks],
+            rule,
+        }
+    }
+
+    /// The data collected per benchmark.
+    pub fn data(&self) -> &[BenchData] {
+        &self.data
+    }
+
+    /// The stop rule (to read what it decided).
+    pub fn rule(&self) -> &R {
+        &self.rule
+    }
+}
+
+impl<R: StopRule> Observer for Collector<'_, R> {
+    fn started(&mut self, planned: usize) -> Result<(), RunError> {
+        self.inner.started(planned)
+    }
+
+    fn build(&mut self, r: &BuildRecord) -> Result<(), RunError> {
+        self.data[r.benchmark].builds.push(r.outcome.wall);
+        self.inner.build(r)
+    }
+
+    fn execution(&mut self, r: &ExecutionRecord) -> Result<(), RunError> {
+        let d = &mut self.data[r.benchmark];
+        let o = &r.outcome;
+        d.walls.push(o.wall);
+        if !r.warmup {
+            let values: Vec<f64> = match &o.iterations {
+                Some(v) => v.iter().skip(self.discard).copied().collect(),
+                None => vec![o.wall],
+            };
+            d.has_iterations = o.iterations.is_some();
+            let overhead = if d.has_iterations {
+                o.wall - values.iter().sum::<f64>()
+            } else {
+                o.wall
+            };
+            d.overheads.push(overhead);
+            if !values.is_empty() {
+                d.executions.push((r.build, r.execution, values));
+            }
+        }
+        self.inner.execution(r)
+    }
+
+    fn failure(&mut self, r: &FailureRecord) -> Result<(), RunError> {
+        self.inner.failure(r)
+    }
+
+    fn round_finished(&mut self, round: usize) -> Result<Control, RunError> {
+        let outer = self.inner.round_finished(round)?;
+        let mine = self.rule.check(&self.data);
+        Ok(if outer == Control::Stop || mine == Control::Stop {
+            Control::Stop
+        } else {
+            Control::Continue
+        })
+    }
+}

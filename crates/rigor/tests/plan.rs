@@ -1,0 +1,132 @@
+//! `rigor plan`, `rigor run --plan`, `--precision` and `--budget` with the simulator.
+
+mod common;
+
+use common::{Dir, json, rigor, stdout_of};
+use predicates::prelude::*;
+
+const BLOAT: &str = "mean=10ms,execution=3.7%,iteration=14.1%,iterations=30,startup=50ms";
+const LUSEARCH: &str = "mean=10ms,execution=30.3%,iteration=3.3%,iterations=30,startup=50ms";
+
+#[test]
+fn plan_writes_counts_costs_and_a_precision_table() {
+    let dir = Dir::new();
+    let path = dir.path("p.toml");
+    let out = stdout_of(
+        rigor()
+            .args(["plan", "--simulate", "--seed", "2", BLOAT, LUSEARCH, "-o"])
+            .arg(&path),
+    );
+    assert!(out.contains("7 per execution"), "{out}");
+    assert!(out.contains("1 per execution"), "{out}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let plan: toml::Value = toml::from_str(&text).unwrap();
+    let b = &plan["benchmark"][0];
+    assert_eq!(b["levels"].as_array().unwrap().len(), 2);
+    assert_eq!(b["counts"][0].as_integer(), Some(7));
+    let rows = b["targets"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    // The plan beats repeating only executions when iterations carry the variance.
+    let row = &rows[1];
+    assert!(row["seconds"].as_float().unwrap() < row["top_only_seconds"].as_float().unwrap());
+}
+
+#[test]
+fn run_with_plan_uses_its_counts() {
+    let dir = Dir::new();
+    let (plan, result) = (dir.path("p.toml"), dir.path("r.json"));
+    rigor()
+        .args(["plan", "--simulate", "--seed", "2", BLOAT, "-o"])
+        .arg(&plan)
+        .assert()
+        .success();
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "5",
+            "--precision",
+            "2%",
+            BLOAT,
+            "--plan",
+        ])
+        .arg(&plan)
+        .arg("--export-json")
+        .arg(&result)
+        .assert()
+        .success();
+    let planned: toml::Value = toml::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    let k = planned["benchmark"][0]["counts"][0].as_integer().unwrap() as u64;
+    let b = &json(&result)["benchmarks"][0];
+    let counts = b["counts"].as_array().unwrap();
+    let (executions, iterations) = (counts[0].as_u64().unwrap(), counts[1].as_u64().unwrap());
+    assert_eq!(
+        iterations,
+        executions * k,
+        "{k} iterations per execution from the plan"
+    );
+    let for_2pct = planned["benchmark"][0]["targets"][2]["top_units"]
+        .as_integer()
+        .unwrap() as u64;
+    assert_eq!(executions, for_2pct, "the plan's top-level count for ±2%");
+}
+
+#[test]
+fn precision_and_budget_say_what_stopped_them() {
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "4",
+            "--precision",
+            "1%",
+            BLOAT,
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "stopped because the target precision was reached",
+        ));
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "4",
+            "--budget",
+            "20s",
+            "--precision",
+            "0.1%",
+            BLOAT,
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "stopped because the time budget was spent",
+        ));
+    rigor()
+        .args(["run", "--simulate", "--seed", "4", "--budget", "2s", BLOAT])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("budget"));
+}
+
+#[test]
+fn a_closed_pipe_loses_no_results() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let rigor_bin = assert_cmd::cargo::cargo_bin("rigor");
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' run --simulate -r 3 mean=1ms --export-json '{}' | head -c 1 >/dev/null",
+            rigor_bin.display(),
+            path.display()
+        ))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(json(&path)["status"], "complete");
+}
