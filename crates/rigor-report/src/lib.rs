@@ -2,6 +2,7 @@
 //!
 //! Reporters consume analysis data structures and never compute statistics.
 
+pub mod comparison;
 pub mod format;
 pub mod html;
 pub mod markdown;

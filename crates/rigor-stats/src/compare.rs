@@ -1,1 +1,806 @@
-//! (module under construction)
+//! Comparing a candidate with a baseline: effect-size intervals and verdicts (METHODS §4, §5, §9).
+//!
+//! A comparison is reported as the ratio θ = candidate/baseline of a location estimate of *time*:
+//! θ > 1 means the candidate is slower (a regression), θ < 1 faster (an improvement).
+//!
+//! - [`compare`] computes the ratio, its confidence interval and a [`Verdict`]. With the mean as
+//!   estimator the interval is Fieller's (METHODS §4) on the top-level unit means — Welch's form
+//!   for independent systems, or the paired form ([`fieller_paired`]) when both systems were
+//!   measured in the same interleaved rounds — with the hierarchical bootstrap (METHODS §5) beside
+//!   it. With the median, minimum or a trimmed mean the bootstrap percentile interval decides.
+//! - [`verdict_from_interval`] is the METHODS §9 rule with a practical threshold δ (default 1%).
+//! - [`overlap_verdict`] is the seeds' named method (Kalibera et al.): a change when the two
+//!   systems' confidence intervals do not overlap, magnitude (new − old)/old.
+//! - [`welch_p_value`] and [`paired_p_value`] feed Benjamini–Hochberg control across a suite
+//!   ([`crate::fdr`]); [`geometric_mean_ratio`] summarises a suite with a bootstrap interval.
+//!
+//! # Paired (interleaved) Fieller
+//!
+//! When candidate and baseline ran in the same rounds (top-level unit k of each is round k), the
+//! round means `a_k`, `b_k` are correlated: drift common to a round moves both. With `a`, `b` the
+//! means over r rounds, `v_a = S_a²/r`, `v_b = S_b²/r`, `c = cov(a_k, b_k)/r` (sample covariance,
+//! divisor r − 1), t the quantile with r − 1 degrees of freedom and `g = t²·v_b/b²`, Fieller's
+//! theorem — the set of θ with `(a − θb)² ≤ t²·Var(a − θb)`, `Var(a − θb) = v_a − 2θc + θ²v_b` —
+//! gives, when g < 1,
+//!
+//! ```text
+//! θ ∈ [ θ̂ − g·c/v_b ± (t/|b|)·sqrt( v_a − 2θ̂c + θ̂²v_b − g·(v_a − c²/v_b) ) ] / (1 − g)
+//! ```
+//!
+//! Derivation: the quadratic `θ²(b² − t²v_b) − 2θ(ab − t²c) + (a² − t²v_a) ≤ 0` divided by b²;
+//! its discriminant over b⁴ is `(t²/b²)·[v_a − 2θ̂c + θ̂²v_b − g(v_a − c²/v_b)]`. The bracket equals
+//! `v_b(θ̂ − c/v_b)² + (1 − g)(v_a − c²/v_b)`, non-negative when g < 1 by Cauchy–Schwarz. With
+//! c = 0 it is METHODS §4's interval. A linear drift common to a round adds the same amount to
+//! `a_k` and `b_k`: it inflates v_a, v_b and c together and cancels in `Var(a − θb)` at θ ≈ 1.
+//!
+//! ```
+//! use rigor_stats::Hierarchy;
+//! use rigor_stats::compare::{CompareConfig, Verdict, compare};
+//!
+//! let base = Hierarchy::two_level(["execution", "iteration"], &[
+//!     vec![100.0, 101.0], vec![99.0, 100.0], vec![101.0, 102.0], vec![100.0, 99.0],
+//!     vec![100.5, 100.0], vec![99.5, 100.5],
+//! ])?;
+//! let cand = base.map_values(|_, v| v * 1.05)?;
+//! let c = compare(&cand, &base, &CompareConfig { paired: true, ..CompareConfig::default() })?;
+//! assert_eq!(c.verdict, Verdict::Regression);
+//! assert!((c.ratio - 1.05).abs() < 1e-12);
+//! # Ok::<(), rigor_stats::StatsError>(())
+//! ```
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use crate::bootstrap::{
+    BootstrapConfig, BootstrapInterval, Pairing, bootstrap_ratio, percentile_interval,
+    ratio_replicates,
+};
+use crate::descriptive::{Estimator, mean, variance};
+use crate::dist::{Quantile, critical_value};
+use crate::error::{Result, StatsError, check_finite, check_level};
+use crate::fieller::{DfMethod, FiellerInterval, FiellerResult, MeanEstimate, fieller, welch_df};
+use crate::hierarchy::Hierarchy;
+use crate::interval::MeanInterval;
+
+/// The default practical threshold δ: changes within ±1% are "equivalent" (METHODS §9).
+pub const DEFAULT_THRESHOLD: f64 = 0.01;
+
+/// The largest number of additional units [`more_units_needed`] reports; a value this large
+/// means "practically unresolvable" (the estimate sits on the edge of the threshold band).
+pub const MORE_UNITS_CAP: usize = 1_000_000;
+
+/// The outcome of a comparison of candidate time against baseline time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The candidate is slower by more than the threshold: the whole interval lies above 1 + δ.
+    Regression,
+    /// The candidate is faster by more than the threshold: the whole interval lies below 1 − δ.
+    Improvement,
+    /// The whole interval lies within [1 − δ, 1 + δ]: any difference is practically irrelevant.
+    Equivalent,
+    /// The interval straddles a threshold: more top-level units are needed to decide.
+    Inconclusive,
+    /// Fieller's set is unbounded (g ≥ 1): the baseline is too noisy; more top-level repetitions
+    /// are needed.
+    Unbounded,
+}
+
+impl Verdict {
+    /// Lower-case name: `regression`, `improvement`, `equivalent`, `inconclusive`, `unbounded`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Regression => "regression",
+            Self::Improvement => "improvement",
+            Self::Equivalent => "equivalent",
+            Self::Inconclusive => "inconclusive",
+            Self::Unbounded => "unbounded",
+        }
+    }
+
+    /// Whether the verdict reports a change (regression or improvement).
+    pub fn is_change(&self) -> bool {
+        matches!(self, Self::Regression | Self::Improvement)
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// METHODS §9 verdict from a ratio interval `[lower, upper]` (candidate/baseline time) and a
+/// practical threshold δ ≥ 0: regression if `lower > 1 + δ`, improvement if `upper < 1 − δ`,
+/// equivalent if `1 − δ ≤ lower` and `upper ≤ 1 + δ`, otherwise inconclusive. NaN bounds are
+/// inconclusive.
+pub fn verdict_from_interval(lower: f64, upper: f64, threshold: f64) -> Verdict {
+    let (hi_edge, lo_edge) = (1.0 + threshold, 1.0 - threshold);
+    if lower > hi_edge {
+        Verdict::Regression
+    } else if upper < lo_edge {
+        Verdict::Improvement
+    } else if lower >= lo_edge && upper <= hi_edge {
+        Verdict::Equivalent
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+/// Percent change of a ratio: `(ratio − 1)·100` (1.046 → 4.6, "4.6% slower").
+pub fn relative_change(ratio: f64) -> f64 {
+    (ratio - 1.0) * 100.0
+}
+
+/// The seeds' comparison (Kalibera et al., seeds 000/003; METHODS §9): a change when the two
+/// confidence intervals do not overlap.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct OverlapComparison {
+    /// [`Verdict::Regression`] when the candidate's interval lies wholly above the baseline's,
+    /// [`Verdict::Improvement`] when wholly below, otherwise [`Verdict::Inconclusive`].
+    pub verdict: Verdict,
+    /// Magnitude of the change, (new − old)/old of the means (0.05 = 5% slower).
+    pub magnitude: f64,
+}
+
+/// The seeds' overlap method: `candidate` (new) against `baseline` (old) mean intervals.
+///
+/// Overlapping intervals are reported as [`Verdict::Inconclusive`], not
+/// [`Verdict::Equivalent`]: the seeds read overlap as "no change detected", which is an absence
+/// of evidence, not evidence that the systems perform alike. Intervals that merely touch
+/// (`candidate.lower == baseline.upper`) overlap. The method has no threshold; it is kept as a
+/// named alternative to [`verdict_from_interval`], whose ratio interval is the default.
+pub fn overlap_verdict(candidate: &MeanInterval, baseline: &MeanInterval) -> OverlapComparison {
+    let verdict = if candidate.lower > baseline.upper {
+        Verdict::Regression
+    } else if candidate.upper < baseline.lower {
+        Verdict::Improvement
+    } else {
+        Verdict::Inconclusive
+    };
+    OverlapComparison {
+        verdict,
+        magnitude: (candidate.mean - baseline.mean) / baseline.mean,
+    }
+}
+
+/// Fieller's interval for candidate/baseline when the two means have covariance
+/// `cov_of_means` (= cov(a_k, b_k)/r for paired rounds), with the critical value chosen by
+/// `df_method` as in [`fieller`]: Welch–Satterthwaite at θ̂ (which ignores the covariance), the
+/// conservative min(r_a, r_b) − 1, or the normal quantile. With `cov_of_means = 0` the result is
+/// [`fieller`]'s (up to rounding).
+///
+/// Errors: a zero baseline mean, an invalid level, a non-finite covariance, or one that violates
+/// Cauchy–Schwarz (`c² > v_a·v_b` beyond rounding).
+pub fn fieller_with_covariance(
+    candidate: &MeanEstimate,
+    baseline: &MeanEstimate,
+    cov_of_means: f64,
+    level: f64,
+    df_method: DfMethod,
+) -> Result<FiellerResult> {
+    check_finite(&[cov_of_means])?;
+    let (a, b) = (candidate.mean, baseline.mean);
+    if b == 0.0 {
+        return Err(StatsError::InvalidParameter {
+            name: "baseline mean",
+            value: b.to_string(),
+            reason: "a ratio needs a non-zero baseline",
+        });
+    }
+    let ratio = a / b;
+    let df = match df_method {
+        DfMethod::WelchSatterthwaite => Some(welch_df(candidate, baseline, ratio)),
+        DfMethod::MinDf => Some((candidate.n.min(baseline.n) - 1) as f64),
+        DfMethod::Normal => None,
+    };
+    let critical = match df {
+        Some(nu) => critical_value(level, nu, Quantile::StudentT)?,
+        None => critical_value(level, f64::INFINITY, Quantile::Normal)?,
+    };
+    let interval = covariance_bounds(
+        ratio,
+        b,
+        candidate.var_of_mean(),
+        baseline.var_of_mean(),
+        cov_of_means,
+        critical,
+    )?;
+    Ok(FiellerResult {
+        ratio,
+        g: critical * critical * baseline.var_of_mean() / (b * b),
+        df,
+        df_method,
+        critical,
+        level,
+        interval,
+    })
+}
+
+/// The paired Fieller interval for interleaved rounds: `candidate_means[k]` and
+/// `baseline_means[k]` are the two systems' means in round k (equal lengths ≥ 2). The covariance
+/// of the round means enters the interval (see the module documentation); the degrees of freedom
+/// are r − 1 with [`Quantile::StudentT`] (reported as [`DfMethod::MinDf`], which equals r − 1
+/// here), or the normal quantile with [`Quantile::Normal`].
+pub fn fieller_paired(
+    candidate_means: &[f64],
+    baseline_means: &[f64],
+    level: f64,
+    quantile: Quantile,
+) -> Result<FiellerResult> {
+    check_rounds(candidate_means.len(), baseline_means.len())?;
+    let a = MeanEstimate::from_unit_means(candidate_means)?;
+    let b = MeanEstimate::from_unit_means(baseline_means)?;
+    let cov = covariance(candidate_means, baseline_means) / a.n as f64;
+    let df_method = match quantile {
+        Quantile::StudentT => DfMethod::MinDf,
+        Quantile::Normal => DfMethod::Normal,
+    };
+    fieller_with_covariance(&a, &b, cov, level, df_method)
+}
+
+/// Bounds of Fieller's set with covariance (module documentation), or `Unbounded` when g ≥ 1.
+fn covariance_bounds(
+    ratio: f64,
+    b: f64,
+    va: f64,
+    vb: f64,
+    c: f64,
+    t: f64,
+) -> Result<FiellerInterval> {
+    if c * c > va * vb * (1.0 + 1e-9) + f64::MIN_POSITIVE {
+        return Err(StatsError::InvalidParameter {
+            name: "covariance of the means",
+            value: c.to_string(),
+            reason: "exceeds the product of the standard errors (Cauchy-Schwarz)",
+        });
+    }
+    let g = t * t * vb / (b * b);
+    if g >= 1.0 {
+        return Ok(FiellerInterval::Unbounded);
+    }
+    // c²/v_b ≤ v_a up to rounding; with v_b = 0 the covariance is 0 too.
+    let (shift, residual) = if vb > 0.0 {
+        (g * c / vb, (va - c * c / vb).max(0.0))
+    } else {
+        (0.0, va)
+    };
+    let spread = (va - 2.0 * ratio * c + ratio * ratio * vb - g * residual).max(0.0);
+    let half = t / b.abs() * spread.sqrt();
+    let centre = ratio - shift;
+    Ok(FiellerInterval::Bounded {
+        lower: (centre - half) / (1.0 - g),
+        upper: (centre + half) / (1.0 - g),
+    })
+}
+
+/// Sample covariance (divisor n − 1) of two equally long slices (n ≥ 2).
+fn covariance(x: &[f64], y: &[f64]) -> f64 {
+    let (mx, my) = (mean(x), mean(y));
+    let s: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
+    s / (x.len() - 1) as f64
+}
+
+/// Pearson correlation of two equally long slices; 0 when either is constant.
+fn correlation(x: &[f64], y: &[f64]) -> f64 {
+    let (vx, vy) = (variance(x), variance(y));
+    if vx > 0.0 && vy > 0.0 {
+        covariance(x, y) / (vx * vy).sqrt()
+    } else {
+        0.0
+    }
+}
+
+fn check_rounds(candidate: usize, baseline: usize) -> Result<()> {
+    if candidate != baseline {
+        return Err(StatsError::Shape(format!(
+            "paired rounds need equal top-level counts, got {candidate} and {baseline}"
+        )));
+    }
+    Ok(())
+}
+
+/// Two-sided p-value of a t statistic with `df` degrees of freedom (`df` = ∞: normal).
+fn two_sided_p(t: f64, df: f64) -> f64 {
+    if t.is_nan() {
+        return 1.0;
+    }
+    if t.is_infinite() {
+        return 0.0;
+    }
+    let dist = if df.is_finite() && df > 0.0 {
+        StudentsT::new(0.0, 1.0, df).ok()
+    } else {
+        None
+    };
+    let tail = match dist {
+        Some(d) => d.sf(t.abs()),
+        None => statrs::distribution::Normal::standard().sf(t.abs()),
+    };
+    (2.0 * tail).min(1.0)
+}
+
+/// Two-sided Welch t-test of equal means on the top-level unit means of the two systems
+/// (H0: μ_candidate = μ_baseline), for false-discovery-rate control across a suite.
+///
+/// Zero standard errors give p = 1 for equal means and p = 0 otherwise. Errors: fewer than two
+/// top-level units in either system.
+pub fn welch_p_value(candidate: &Hierarchy, baseline: &Hierarchy) -> Result<f64> {
+    let a = MeanEstimate::from_hierarchy(candidate)?;
+    let b = MeanEstimate::from_hierarchy(baseline)?;
+    let (va, vb) = (a.var_of_mean(), b.var_of_mean());
+    let se2 = va + vb;
+    if se2 == 0.0 {
+        return Ok(if a.mean == b.mean { 1.0 } else { 0.0 });
+    }
+    let t = (a.mean - b.mean) / se2.sqrt();
+    let df = se2 * se2 / (va * va / (a.n - 1) as f64 + vb * vb / (b.n - 1) as f64);
+    Ok(two_sided_p(t, df))
+}
+
+/// Two-sided paired t-test on the per-round differences of top-level unit means
+/// (`a_k − b_k`, r − 1 degrees of freedom), for interleaved rounds.
+///
+/// Errors: unequal top-level counts (`Shape`), fewer than two rounds.
+pub fn paired_p_value(candidate: &Hierarchy, baseline: &Hierarchy) -> Result<f64> {
+    check_rounds(candidate.units(0), baseline.units(0))?;
+    let d: Vec<f64> = candidate
+        .top_means()
+        .iter()
+        .zip(baseline.top_means())
+        .map(|(a, b)| a - b)
+        .collect();
+    let e = MeanEstimate::from_unit_means(&d)?;
+    let v = e.var_of_mean();
+    if v == 0.0 {
+        return Ok(if e.mean == 0.0 { 1.0 } else { 0.0 });
+    }
+    Ok(two_sided_p(e.mean / v.sqrt(), (e.n - 1) as f64))
+}
+
+/// How many more top-level units (per system; rounds when paired) would roughly resolve an
+/// inconclusive interval, assuming each side of the interval shrinks like sqrt(n/n').
+///
+/// With the estimate θ̂ beyond a band edge (|θ̂ − 1| > δ) the interval must stop reaching that
+/// edge: the side towards 1 must shrink to the distance from θ̂ to the edge. With θ̂ inside the
+/// band it must fit into the band: both sides must shrink to their distances to the edges. With
+/// `f` the largest shrink factor needed, `n' = ⌈n·f²⌉` and the answer is `n' − n`, capped at
+/// [`MORE_UNITS_CAP`] (which also answers an estimate exactly on an edge). `None` when the
+/// interval is not inconclusive, the bounds are not finite or `n` is 0.
+///
+/// It ignores that the t quantile shrinks too, and that a noisier new sample may move θ̂: treat
+/// it as an order of magnitude.
+pub fn more_units_needed(
+    ratio: f64,
+    lower: f64,
+    upper: f64,
+    threshold: f64,
+    n: usize,
+) -> Option<usize> {
+    if verdict_from_interval(lower, upper, threshold) != Verdict::Inconclusive
+        || n == 0
+        || !(ratio.is_finite() && lower.is_finite() && upper.is_finite())
+    {
+        return None;
+    }
+    let (hi_edge, lo_edge) = (1.0 + threshold, 1.0 - threshold);
+    // How much a side of length `side` must shrink to fit in `room`.
+    let shrink = |side: f64, room: f64| {
+        if side <= 0.0 {
+            0.0
+        } else if room <= 0.0 {
+            f64::INFINITY
+        } else {
+            side / room
+        }
+    };
+    let factor = if ratio > hi_edge {
+        shrink(ratio - lower, ratio - hi_edge)
+    } else if ratio < lo_edge {
+        shrink(upper - ratio, lo_edge - ratio)
+    } else {
+        let up = if upper > hi_edge {
+            shrink(upper - ratio, hi_edge - ratio)
+        } else {
+            0.0
+        };
+        let down = if lower < lo_edge {
+            shrink(ratio - lower, ratio - lo_edge)
+        } else {
+            0.0
+        };
+        up.max(down)
+    };
+    let target = (n as f64 * factor * factor).ceil();
+    if target.is_nan() || target >= (n + MORE_UNITS_CAP) as f64 {
+        return Some(MORE_UNITS_CAP);
+    }
+    Some((target as usize).saturating_sub(n).clamp(1, MORE_UNITS_CAP))
+}
+
+/// How a comparison's ratio interval was computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RatioMethod {
+    /// Fieller, independent systems, t with Welch–Satterthwaite degrees of freedom.
+    FiellerWelch,
+    /// Fieller, independent systems, t with min(r_a, r_b) − 1 degrees of freedom.
+    FiellerMinDf,
+    /// Fieller, independent systems, normal quantile.
+    FiellerNormal,
+    /// Fieller for paired interleaved rounds (covariance of the round means), t with r − 1
+    /// degrees of freedom.
+    FiellerPaired,
+    /// Fieller for paired interleaved rounds with the normal quantile.
+    FiellerPairedNormal,
+    /// Hierarchical bootstrap percentile interval of the estimator ratio.
+    BootstrapPercentile,
+}
+
+impl RatioMethod {
+    /// Kebab-case name, e.g. `fieller-welch`, `fieller-paired`, `bootstrap-percentile`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::FiellerWelch => "fieller-welch",
+            Self::FiellerMinDf => "fieller-min-df",
+            Self::FiellerNormal => "fieller-normal",
+            Self::FiellerPaired => "fieller-paired",
+            Self::FiellerPairedNormal => "fieller-paired-normal",
+            Self::BootstrapPercentile => "bootstrap-percentile",
+        }
+    }
+}
+
+impl fmt::Display for RatioMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A bounded confidence interval for the ratio candidate/baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RatioInterval {
+    /// Lower bound of the ratio.
+    pub lower: f64,
+    /// Upper bound of the ratio.
+    pub upper: f64,
+    /// Confidence level, e.g. 0.95.
+    pub level: f64,
+    /// How it was computed.
+    pub method: RatioMethod,
+}
+
+/// Parameters of [`compare`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CompareConfig {
+    /// Confidence level of the ratio interval (default 0.95); it overrides `bootstrap.level`.
+    pub level: f64,
+    /// Practical threshold δ ≥ 0 of [`verdict_from_interval`] (default 0.01 = 1%).
+    pub threshold: f64,
+    /// Critical value of the independent-systems Fieller interval (default Welch). For paired
+    /// rounds [`DfMethod::Normal`] selects the normal quantile, anything else t with r − 1.
+    pub df: DfMethod,
+    /// The location estimator compared (default the mean: Fieller decides).
+    pub estimator: Estimator,
+    /// Bootstrap parameters (resamples, seed, strategy); its level is replaced by `level`.
+    pub bootstrap: BootstrapConfig,
+    /// The systems ran in interleaved rounds: top-level unit k of each is round k. Used only when
+    /// both have the same number of top-level units; otherwise the independent analysis runs and
+    /// [`Comparison::paired`] is false.
+    pub paired: bool,
+}
+
+impl Default for CompareConfig {
+    fn default() -> Self {
+        Self {
+            level: 0.95,
+            threshold: DEFAULT_THRESHOLD,
+            df: DfMethod::WelchSatterthwaite,
+            estimator: Estimator::Mean,
+            bootstrap: BootstrapConfig::default(),
+            paired: false,
+        }
+    }
+}
+
+impl CompareConfig {
+    /// Checks the level, the threshold (finite, ≥ 0), the estimator and the bootstrap settings.
+    pub fn validate(&self) -> Result<()> {
+        check_level(self.level)?;
+        if !(self.threshold >= 0.0 && self.threshold.is_finite()) {
+            return Err(StatsError::InvalidParameter {
+                name: "threshold",
+                value: self.threshold.to_string(),
+                reason: "must be finite and non-negative",
+            });
+        }
+        self.estimator.validate()?;
+        self.bootstrap_config().validate()
+    }
+
+    fn bootstrap_config(&self) -> BootstrapConfig {
+        BootstrapConfig {
+            level: self.level,
+            ..self.bootstrap
+        }
+    }
+}
+
+/// The result of [`compare`]: effect size, interval, verdict and everything needed to audit them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The estimator compared.
+    pub estimator: Estimator,
+    /// Point estimate of candidate/baseline (Fieller's θ̂ = ratio of the means of the top-level
+    /// means for the mean; the bootstrap estimate otherwise).
+    pub ratio: f64,
+    /// The interval that decided the verdict; `None` when Fieller's set is unbounded.
+    pub ci: Option<RatioInterval>,
+    /// How the deciding interval was (or would have been) computed.
+    pub method: RatioMethod,
+    /// Confidence level.
+    pub level: f64,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The practical threshold δ used.
+    pub threshold: f64,
+    /// Fieller's g (bounded iff g < 1), for the mean.
+    pub g: Option<f64>,
+    /// The full Fieller result, for the mean.
+    pub fieller: Option<FiellerResult>,
+    /// The bootstrap interval: beside Fieller for the mean, deciding for other estimators.
+    pub bootstrap: Option<BootstrapInterval>,
+    /// Whether the paired (interleaved rounds) analysis was used.
+    pub paired: bool,
+    /// Correlation of the per-round means of the two systems, when paired: near 1 when drift
+    /// common to a round dominates (and the pairing pays).
+    pub round_correlation: Option<f64>,
+    /// Two-sided p-value of equal means: paired t-test when paired, Welch otherwise (on the
+    /// top-level means, whatever the estimator), for false-discovery-rate control.
+    pub p_value: f64,
+    /// For an inconclusive verdict, roughly how many more top-level units per system (rounds when
+    /// paired) would resolve it ([`more_units_needed`]).
+    pub more_units: Option<usize>,
+    /// Number of top-level units of the candidate.
+    pub candidate_units: usize,
+    /// Number of top-level units of the baseline.
+    pub baseline_units: usize,
+}
+
+impl Comparison {
+    /// The estimate and bounds as percent changes ((θ − 1)·100), for reporting an effect size.
+    pub fn percent_change(&self) -> (f64, Option<(f64, f64)>) {
+        (
+            relative_change(self.ratio),
+            self.ci
+                .map(|ci| (relative_change(ci.lower), relative_change(ci.upper))),
+        )
+    }
+}
+
+/// Compares `candidate` with `baseline` (ratio of `cfg.estimator`, candidate/baseline) and gives a
+/// METHODS §9 verdict.
+///
+/// - Mean: Fieller on the top-level unit means — paired ([`fieller_paired`]) when `cfg.paired`
+///   and both have the same number of top-level units, Welch-style otherwise ([`fieller`] with
+///   `cfg.df`) — with the bootstrap ratio interval beside it (resampling rounds when paired).
+///   An unbounded Fieller set gives [`Verdict::Unbounded`] and reports g; there is no fallback.
+/// - Median, minimum, trimmed mean: the hierarchical bootstrap percentile interval of the ratio
+///   decides.
+///
+/// Errors: an invalid configuration, fewer than two top-level units in either system, a zero
+/// baseline estimate, a non-finite bootstrap replicate.
+pub fn compare(
+    candidate: &Hierarchy,
+    baseline: &Hierarchy,
+    cfg: &CompareConfig,
+) -> Result<Comparison> {
+    cfg.validate()?;
+    let (rc, rb) = (candidate.units(0), baseline.units(0));
+    let paired = cfg.paired && rc == rb;
+    let boot_cfg = cfg.bootstrap_config();
+    let pairing = if paired {
+        Pairing::Rounds
+    } else {
+        Pairing::Independent
+    };
+    let (cand_means, base_means) = (candidate.top_means(), baseline.top_means());
+    let p_value = if paired {
+        paired_p_value(candidate, baseline)?
+    } else {
+        welch_p_value(candidate, baseline)?
+    };
+    let round_correlation = paired.then(|| correlation(&cand_means, &base_means));
+
+    let (ratio, ci, method, fieller_result, boot) = if cfg.estimator == Estimator::Mean {
+        let (f, method) = if paired {
+            let quantile = match cfg.df {
+                DfMethod::Normal => Quantile::Normal,
+                _ => Quantile::StudentT,
+            };
+            let method = match quantile {
+                Quantile::Normal => RatioMethod::FiellerPairedNormal,
+                Quantile::StudentT => RatioMethod::FiellerPaired,
+            };
+            (
+                fieller_paired(&cand_means, &base_means, cfg.level, quantile)?,
+                method,
+            )
+        } else {
+            let method = match cfg.df {
+                DfMethod::WelchSatterthwaite => RatioMethod::FiellerWelch,
+                DfMethod::MinDf => RatioMethod::FiellerMinDf,
+                DfMethod::Normal => RatioMethod::FiellerNormal,
+            };
+            let a = MeanEstimate::from_unit_means(&cand_means)?;
+            let b = MeanEstimate::from_unit_means(&base_means)?;
+            (fieller(&a, &b, cfg.level, cfg.df)?, method)
+        };
+        let boot = bootstrap_ratio(candidate, baseline, cfg.estimator, &boot_cfg, pairing)?;
+        let ci = f.bounds().map(|(lower, upper)| RatioInterval {
+            lower,
+            upper,
+            level: cfg.level,
+            method,
+        });
+        (f.ratio, ci, method, Some(f), boot)
+    } else {
+        let boot = bootstrap_ratio(candidate, baseline, cfg.estimator, &boot_cfg, pairing)?;
+        let method = RatioMethod::BootstrapPercentile;
+        let ci = RatioInterval {
+            lower: boot.lower,
+            upper: boot.upper,
+            level: cfg.level,
+            method,
+        };
+        (boot.estimate, Some(ci), method, None, boot)
+    };
+
+    let verdict = ci.map_or(Verdict::Unbounded, |ci| {
+        verdict_from_interval(ci.lower, ci.upper, cfg.threshold)
+    });
+    let more_units =
+        ci.and_then(|ci| more_units_needed(ratio, ci.lower, ci.upper, cfg.threshold, rc.min(rb)));
+    Ok(Comparison {
+        estimator: cfg.estimator,
+        ratio,
+        ci,
+        method,
+        level: cfg.level,
+        verdict,
+        threshold: cfg.threshold,
+        g: fieller_result.map(|f| f.g),
+        fieller: fieller_result,
+        bootstrap: Some(boot),
+        paired,
+        round_correlation,
+        p_value,
+        more_units,
+        candidate_units: rc,
+        baseline_units: rb,
+    })
+}
+
+/// Geometric mean of the ratios of a suite of benchmarks, `exp(mean_i ln θ̂_i)`, with a bootstrap
+/// percentile interval (METHODS §5 index convention).
+///
+/// `pairs[i]` is (candidate, baseline) of benchmark i and θ̂_i = estimator(candidate) /
+/// estimator(baseline) of its pooled values, as in [`bootstrap_ratio`]. Each bootstrap resample
+/// resamples every benchmark's top-level units — independently per benchmark, and per system or
+/// per round according to `pairing` — and takes the geometric mean of the resampled ratios.
+/// Benchmark i draws from the streams of seed `splitmix64(cfg.seed + i·φ)` (φ the 64-bit golden
+/// ratio), so the result is reproducible from `cfg.seed` and independent of the thread count.
+///
+/// The returned interval reports `cfg.seed`, `Some(pairing)` and the estimator.
+///
+/// Errors: no benchmarks, an invalid configuration, fewer than two top-level units, a
+/// non-positive ratio or replicate (no logarithm).
+pub fn geometric_mean_ratio(
+    pairs: &[(&Hierarchy, &Hierarchy)],
+    estimator: Estimator,
+    cfg: &BootstrapConfig,
+    pairing: Pairing,
+) -> Result<BootstrapInterval> {
+    if pairs.is_empty() {
+        return Err(StatsError::TooFew {
+            what: "a geometric mean of ratios (benchmarks)",
+            needed: 1,
+            got: 0,
+        });
+    }
+    cfg.validate()?;
+    estimator.validate()?;
+    let k = pairs.len() as f64;
+    let mut log_sums = vec![0.0; cfg.resamples];
+    let mut log_estimate = 0.0;
+    for (i, (cand, base)) in pairs.iter().enumerate() {
+        let bench_cfg = BootstrapConfig {
+            seed: benchmark_seed(cfg.seed, i),
+            ..*cfg
+        };
+        let reps = ratio_replicates(cand, base, estimator, &bench_cfg, pairing)?;
+        let estimate = estimator.apply(cand.values()) / estimator.apply(base.values());
+        log_estimate += positive_log(estimate)?;
+        for (sum, r) in log_sums.iter_mut().zip(&reps) {
+            *sum += positive_log(*r)?;
+        }
+    }
+    let replicates: Vec<f64> = log_sums.iter().map(|s| (s / k).exp()).collect();
+    let (lower, upper) = percentile_interval(&replicates, cfg.level)?;
+    Ok(BootstrapInterval {
+        estimate: (log_estimate / k).exp(),
+        lower,
+        upper,
+        level: cfg.level,
+        resamples: cfg.resamples,
+        seed: cfg.seed,
+        strategy: cfg.strategy,
+        estimator,
+        pairing: Some(pairing),
+    })
+}
+
+fn positive_log(ratio: f64) -> Result<f64> {
+    if ratio > 0.0 && ratio.is_finite() {
+        Ok(ratio.ln())
+    } else {
+        Err(StatsError::InvalidParameter {
+            name: "ratio",
+            value: ratio.to_string(),
+            reason: "a geometric mean needs positive finite ratios",
+        })
+    }
+}
+
+/// The seed of benchmark `i` in a suite bootstrap: SplitMix64 of `seed + i·φ`.
+fn benchmark_seed(seed: u64, i: usize) -> u64 {
+    let mut z = seed.wrapping_add((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn covariance_and_correlation() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        let y = [2.0, 4.0, 6.0, 8.0];
+        assert!((covariance(&x, &y) - 10.0 / 3.0).abs() < 1e-12);
+        assert!((correlation(&x, &y) - 1.0).abs() < 1e-12);
+        assert_eq!(correlation(&x, &[1.0; 4]), 0.0);
+    }
+
+    #[test]
+    fn two_sided_p_values() {
+        // R: 2 * pt(-2.262157, 9) = 0.05; 2 * pnorm(-1.959964) = 0.05.
+        assert!((two_sided_p(2.262_157, 9.0) - 0.05).abs() < 1e-6);
+        assert!((two_sided_p(-1.959_964, f64::INFINITY) - 0.05).abs() < 1e-6);
+        assert_eq!(two_sided_p(f64::INFINITY, 3.0), 0.0);
+        assert_eq!(two_sided_p(f64::NAN, 3.0), 1.0);
+        assert_eq!(two_sided_p(0.0, 3.0), 1.0);
+    }
+
+    #[test]
+    fn benchmark_seeds_differ() {
+        let s: Vec<u64> = (0..4).map(|i| benchmark_seed(7, i)).collect();
+        for i in 0..4 {
+            for j in 0..i {
+                assert_ne!(s[i], s[j]);
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_impossible_covariance() {
+        let a = MeanEstimate::new(1.0, 1.0, 5).unwrap();
+        let b = MeanEstimate::new(1.0, 1.0, 5).unwrap();
+        assert!(fieller_with_covariance(&a, &b, 0.5, 0.95, DfMethod::MinDf).is_err());
+        assert!(fieller_with_covariance(&a, &b, f64::NAN, 0.95, DfMethod::MinDf).is_err());
+        assert!(fieller_with_covariance(&a, &b, 0.2, 0.95, DfMethod::MinDf).is_ok());
+    }
+}

@@ -235,6 +235,7 @@ mod tests {
                 failures: vec![],
             }],
             comparisons: vec![],
+            suite: None,
             log: vec![],
         }
     }

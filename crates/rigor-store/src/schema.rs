@@ -47,9 +47,12 @@ pub struct ResultFile {
     pub settings: Option<serde_json::Value>,
     /// One entry per benchmark.
     pub benchmarks: Vec<BenchmarkRecord>,
-    /// Comparisons between benchmarks, when more than one was run.
+    /// Comparisons between benchmarks (each against the reference), or between two results.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub comparisons: Vec<serde_json::Value>,
+    pub comparisons: Vec<ComparisonRecord>,
+    /// Summary over a suite of comparisons (`rigor compare`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<SuiteRecord>,
     /// Records of an unfinished run, in the order they were measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<LogEntry>,
@@ -280,4 +283,62 @@ impl SampleRecord {
             _ => {}
         }
     }
+}
+
+/// A comparison of a candidate's time with a baseline's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonRecord {
+    /// The baseline (denominator).
+    pub baseline: String,
+    /// The candidate (numerator).
+    pub candidate: String,
+    /// The statistic compared: "mean", "median", "min".
+    pub estimator: String,
+    /// Point estimate of candidate/baseline.
+    pub ratio: f64,
+    /// The interval that decided the verdict; `null` when Fieller's set is unbounded.
+    pub ci: Option<IntervalRecord>,
+    /// The hierarchical bootstrap interval of the ratio.
+    pub bootstrap_ci: Option<BoundsRecord>,
+    /// Fieller's g (bounded iff g < 1), for the mean.
+    pub g: Option<f64>,
+    /// "regression", "improvement", "equivalent", "inconclusive" or "unbounded".
+    pub verdict: String,
+    /// Practical threshold δ (0.01 = 1%).
+    pub threshold: f64,
+    /// The effect size in words.
+    pub effect: String,
+    /// Whether the rounds were paired.
+    pub paired: bool,
+    /// Two-sided p-value of equal means.
+    pub p_value: f64,
+    /// Benjamini–Hochberg adjusted p-value across the suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q_value: Option<f64>,
+    /// For inconclusive verdicts: roughly how many more top-level units would decide it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub more_units: Option<usize>,
+    /// The seeds' method (non-overlapping confidence intervals): its verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap_verdict: Option<String>,
+}
+
+/// Lower and upper bounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoundsRecord {
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+}
+
+/// Geometric-mean ratio over a suite of benchmarks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteRecord {
+    /// Geometric mean of candidate/baseline over the matched benchmarks.
+    pub geometric_mean_ratio: f64,
+    /// Its bootstrap interval.
+    pub ci: IntervalRecord,
+    /// Benchmarks in the summary.
+    pub benchmarks: usize,
 }

@@ -4,12 +4,13 @@ use anyhow::{Context, Result, bail};
 use rigor_store::{BenchmarkRecord, ResultFile, RunStatus, SCHEMA_VERSION, SampleRecord};
 
 use crate::cli::AnalyzeArgs;
+use crate::comparisons;
 use crate::output;
 use crate::results::analyze_all;
 use crate::settings::analysis_config;
 
 /// Runs `rigor analyze`.
-pub fn analyze(args: &AnalyzeArgs) -> Result<()> {
+pub fn analyze(args: &AnalyzeArgs) -> Result<bool> {
     let config = analysis_config(&args.analysis);
     let is_csv = !args.levels.is_empty()
         || args
@@ -23,6 +24,10 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<()> {
     };
     result.confidence = config.level;
     let analyses = analyze_all(&mut result, &config);
+    let cs = comparisons::settings(&args.compare, config.level, result.seed);
+    let computed =
+        comparisons::within_run(&result, &analyses, args.compare.reference.as_deref(), &cs)?;
+    result.comparisons = comparisons::records(&computed);
     if args.json {
         output::emit(&rigor_store::to_json(&result).context("rendering JSON")?);
     } else {
@@ -34,8 +39,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<()> {
             );
         }
         output::emit(&output::summaries(&result, &analyses));
+        output::emit(&comparisons::render(&computed));
     }
-    Ok(())
+    Ok(comparisons::gate(&computed, args.compare.fail_on))
 }
 
 /// Reads a long CSV into a result with one benchmark per group.
@@ -100,6 +106,7 @@ fn from_csv(args: &AnalyzeArgs) -> Result<ResultFile> {
         settings: None,
         benchmarks,
         comparisons: Vec::new(),
+        suite: None,
         log: Vec::new(),
     })
 }

@@ -30,6 +30,8 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Re-analyse a saved JSON result or a long-format CSV.
     Analyze(AnalyzeArgs),
+    /// Compare two saved results benchmark by benchmark (matched by name).
+    Compare(Box<CompareArgs>),
     /// Dimension an experiment: run a pilot, measure each level's cost and variance, and write a
     /// plan with the optimal repetition counts (Kalibera & Jones 2013).
     Plan(Box<PlanArgs>),
@@ -156,6 +158,9 @@ pub struct RunArgs {
     /// Most top-level units an adaptive run may add.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_units: usize,
+    /// Comparison options (several commands).
+    #[command(flatten)]
+    pub compare: ComparisonArgs,
     /// Analysis options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -187,6 +192,89 @@ pub struct PlanArgs {
     /// Everything `rigor run` takes.
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+/// Options of comparisons (several commands in a run, `rigor compare`).
+#[derive(Debug, Args, Clone)]
+pub struct ComparisonArgs {
+    /// The benchmark others are compared with: a name, a command, or a 1-based position
+    /// (default: the first).
+    #[arg(long, value_name = "NAME")]
+    pub reference: Option<String>,
+    /// Practical threshold: changes smaller than this are "equivalent" (e.g. 1%, 0.5%).
+    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_threshold)]
+    pub threshold: f64,
+    /// What decides the verdict: the ratio interval (default) or the seed papers' rule that the
+    /// two confidence intervals do not overlap.
+    #[arg(long, value_enum, default_value_t = MethodArg::Ratio)]
+    pub method: MethodArg,
+    /// The statistic compared; median and min use the hierarchical bootstrap.
+    #[arg(long, value_enum, default_value_t = EstimatorArg::Mean)]
+    pub estimator: EstimatorArg,
+    /// Bootstrap resamples.
+    #[arg(long, default_value_t = 10_000, value_name = "B")]
+    pub resamples: usize,
+    /// Exit with status 1 when a verdict is a regression (or any change, or anything not shown
+    /// to be equivalent or better).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub fail_on: Option<FailOn>,
+}
+
+/// `--method`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum MethodArg {
+    /// Ratio interval (Fieller for the mean, bootstrap otherwise) against the threshold.
+    Ratio,
+    /// Non-overlapping confidence intervals (Kalibera & Tůma 2006).
+    Overlap,
+}
+
+/// `--estimator`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum EstimatorArg {
+    /// Mean.
+    Mean,
+    /// Median.
+    Median,
+    /// Minimum.
+    Min,
+}
+
+/// `--fail-on`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FailOn {
+    /// Any regression.
+    Regression,
+    /// Any regression or improvement.
+    Change,
+    /// Any verdict other than equivalent or improvement.
+    Inconclusive,
+}
+
+/// `rigor compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The old (baseline) result.
+    #[arg(value_name = "OLD.json")]
+    pub old: PathBuf,
+    /// The new (candidate) result.
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
+    /// Print the comparisons as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write a Markdown table (for a pull-request comment).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Comparison options.
+    #[command(flatten)]
+    pub compare: ComparisonArgs,
+    /// Analysis options.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
 }
 
 /// `--output`.
@@ -240,9 +328,20 @@ pub struct AnalyzeArgs {
     /// Print the analysis as JSON (the result-file schema) instead of the summary.
     #[arg(long)]
     pub json: bool,
+    /// Comparison options (files with several benchmarks).
+    #[command(flatten)]
+    pub compare: ComparisonArgs,
     /// Analysis options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+}
+
+/// Like [`parse_fraction`] but 0 is allowed.
+fn parse_threshold(s: &str) -> Result<f64, String> {
+    if s.trim().trim_end_matches('%').trim().parse::<f64>() == Ok(0.0) {
+        return Ok(0.0);
+    }
+    parse_fraction(s)
 }
 
 /// "1%", "0.5 %" or "0.01" → 0.01.

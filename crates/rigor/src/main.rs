@@ -3,6 +3,8 @@
 
 mod analyze;
 mod cli;
+mod compare_cmd;
+mod comparisons;
 mod output;
 mod plan;
 mod results;
@@ -16,17 +18,27 @@ use clap::Parser;
 use crate::cli::{Cli, Command};
 use crate::run::RunOutcome;
 
+fn gated(hit: bool) -> RunOutcome {
+    if hit {
+        RunOutcome::Gated
+    } else {
+        RunOutcome::Ok
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
         Command::Run(args) => run::run(args),
-        Command::Analyze(args) => analyze::analyze(args).map(|()| RunOutcome::Ok),
+        Command::Analyze(args) => analyze::analyze(args).map(gated),
+        Command::Compare(args) => compare_cmd::compare(args).map(gated),
         Command::Plan(args) => plan::plan(args).map(|()| RunOutcome::Ok),
     };
     match outcome {
         Ok(RunOutcome::Ok) => ExitCode::SUCCESS,
         Ok(RunOutcome::Failed) => ExitCode::from(2),
         Ok(RunOutcome::Interrupted) => ExitCode::from(130),
+        Ok(RunOutcome::Gated) => ExitCode::from(1),
         Err(err) => {
             let chain: Vec<String> = err.chain().map(ToString::to_string).collect();
             eprintln!("rigor: error: {}", chain.join(": "));

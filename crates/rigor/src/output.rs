@@ -51,10 +51,12 @@ pub fn markdown_table(result: &ResultFile, analyses: &[Result<Analysis, String>]
     markdown::table(&views(result, analyses, &none))
 }
 
-/// Writes the CSV and Markdown exports that were asked for.
+/// Writes the CSV and Markdown exports that were asked for; `extra_md` (comparisons) follows the
+/// summary table.
 pub fn write_exports(
     result: &ResultFile,
     analyses: &[Result<Analysis, String>],
+    extra_md: &str,
     csv: Option<&Path>,
     md: Option<&Path>,
 ) -> Result<()> {
@@ -63,8 +65,12 @@ pub fn write_exports(
             .context("writing the CSV export")?;
     }
     if let Some(path) = md {
-        rigor_store::write_atomic(path, markdown_table(result, analyses).as_bytes())
-            .context("writing the Markdown export")?;
+        let text = if extra_md.is_empty() {
+            markdown_table(result, analyses)
+        } else {
+            format!("{}\n{extra_md}", markdown_table(result, analyses))
+        };
+        rigor_store::write_atomic(path, text.as_bytes()).context("writing the Markdown export")?;
     }
     Ok(())
 }

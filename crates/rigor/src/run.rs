@@ -12,6 +12,7 @@ use rigor_store::{
 };
 
 use crate::cli::RunArgs;
+use crate::comparisons;
 use crate::output;
 use crate::plan;
 use crate::results::analyze_all;
@@ -25,6 +26,8 @@ pub enum RunOutcome {
     Failed,
     /// Ctrl-C.
     Interrupted,
+    /// `--fail-on` matched a verdict.
+    Gated,
 }
 
 /// What every measuring command sets up: resolved settings, Ctrl-C handling, the executor and
@@ -106,12 +109,18 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome> {
     if let Some(note) = note {
         output::emit(&format!("{note}\n"));
     }
+    let cs = comparisons::settings(&args.compare, session.settings.analysis.level, result.seed);
+    let computed =
+        comparisons::within_run(&result, &analyses, args.compare.reference.as_deref(), &cs)?;
+    output::emit(&comparisons::render(&computed));
+    result.comparisons = comparisons::records(&computed);
     if let Some(w) = recorder.writer.take() {
         w.finish(&result).context("writing the JSON result")?;
     }
     output::write_exports(
         &result,
         &analyses,
+        &comparisons::markdown(&computed),
         args.export_csv.as_deref(),
         args.export_markdown.as_deref(),
     )?;
@@ -122,6 +131,7 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome> {
     Ok(match report.ending {
         Ending::Interrupted => RunOutcome::Interrupted,
         _ if failed => RunOutcome::Failed,
+        _ if comparisons::gate(&computed, args.compare.fail_on) => RunOutcome::Gated,
         _ => RunOutcome::Ok,
     })
 }
@@ -314,6 +324,7 @@ fn header(args: &RunArgs, s: &RunSettings) -> ResultFile {
             })
             .collect(),
         comparisons: Vec::new(),
+        suite: None,
         log: Vec::new(),
     }
 }

@@ -1,0 +1,261 @@
+//! Comparisons: within a run (`rigor run A B`) and between saved results (`rigor compare`).
+
+mod common;
+
+use common::{Dir, json, rigor, stdout_of};
+use predicates::prelude::*;
+
+const A: &str = "mean=10ms,execution=2%,iteration=1%,iterations=10";
+const B_SLOW: &str = "mean=10.5ms,execution=2%,iteration=1%,iterations=10";
+
+#[test]
+fn a_five_percent_slowdown_is_a_regression_with_an_effect_size() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        rigor()
+            .args([
+                "run",
+                "--simulate",
+                "--seed",
+                "1",
+                "-r",
+                "20",
+                "-n",
+                "A",
+                "-n",
+                "B",
+                A,
+                B_SLOW,
+                "--export-json",
+            ])
+            .arg(&path),
+    );
+    assert!(
+        out.contains("B is 5.") && out.contains("% slower than A (95% CI +"),
+        "{out}"
+    );
+    assert!(out.contains("verdict: regression"), "{out}");
+    let c = &json(&path)["comparisons"][0];
+    for key in [
+        "baseline",
+        "candidate",
+        "estimator",
+        "ratio",
+        "ci",
+        "bootstrap_ci",
+        "g",
+        "verdict",
+        "threshold",
+    ] {
+        assert!(c.get(key).is_some(), "comparison field {key}");
+    }
+    assert_eq!(c["baseline"], "A");
+    assert_eq!(c["candidate"], "B");
+    assert_eq!(c["verdict"], "regression");
+    assert_eq!(c["threshold"], 0.01);
+    assert_eq!(c["ci"]["method"], "fieller-paired");
+    assert_eq!(c["paired"], true);
+    for key in ["lower", "upper", "level"] {
+        assert!(c["ci"][key].is_number());
+    }
+    assert!(c["bootstrap_ci"]["lower"].as_f64().unwrap() > 1.0);
+}
+
+#[test]
+fn fail_on_regression_sets_exit_status_1() {
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "1",
+            "-r",
+            "20",
+            A,
+            B_SLOW,
+            "--fail-on",
+            "regression",
+        ])
+        .assert()
+        .code(1);
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "1",
+            "-r",
+            "20",
+            B_SLOW,
+            A,
+            "--fail-on",
+            "regression",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("improvement"));
+}
+
+#[test]
+fn reference_estimator_threshold_and_method_options() {
+    let out = stdout_of(rigor().args([
+        "run",
+        "--simulate",
+        "--seed",
+        "2",
+        "-r",
+        "20",
+        "-n",
+        "A",
+        "-n",
+        "B",
+        A,
+        B_SLOW,
+        "--reference",
+        "B",
+        "--estimator",
+        "median",
+        "--threshold",
+        "10%",
+    ]));
+    assert!(
+        out.contains("A is") && out.contains("faster than B (median time)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("equivalent (within ±10%)") || out.contains("inconclusive"),
+        "{out}"
+    );
+    assert!(out.contains("[bootstrap-percentile"), "{out}");
+    let out = stdout_of(rigor().args([
+        "run",
+        "--simulate",
+        "--seed",
+        "2",
+        "-r",
+        "20",
+        A,
+        B_SLOW,
+        "--method",
+        "overlap",
+    ]));
+    assert!(
+        out.contains("seeds' method: the intervals do not overlap"),
+        "{out}"
+    );
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "-r",
+            "3",
+            A,
+            B_SLOW,
+            "--reference",
+            "nope",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--reference 'nope' names no benchmark",
+        ));
+}
+
+#[test]
+fn compare_two_results_with_fdr_and_a_suite_summary() {
+    let dir = Dir::new();
+    let (old, new, md) = (dir.path("old.json"), dir.path("new.json"), dir.path("c.md"));
+    let run = |path: &std::path::Path, second: &str, seed: &str| {
+        rigor()
+            .args([
+                "run",
+                "--simulate",
+                "--seed",
+                seed,
+                "-r",
+                "15",
+                "-n",
+                "parse",
+                "-n",
+                "render",
+                A,
+                second,
+                "--export-json",
+            ])
+            .arg(path)
+            .assert()
+            .success();
+    };
+    run(&old, A, "3");
+    run(&new, B_SLOW, "4");
+    let out = stdout_of(
+        rigor()
+            .arg("compare")
+            .arg(&old)
+            .arg(&new)
+            .arg("--export-markdown")
+            .arg(&md),
+    );
+    assert!(
+        out.contains("render (new) is") && out.contains("slower than render (old)"),
+        "{out}"
+    );
+    assert!(out.contains("false-discovery-adjusted q"), "{out}");
+    assert!(out.contains("Suite: geometric mean of 2 ratios"), "{out}");
+    let j: serde_json::Value = serde_json::from_str(&stdout_of(
+        rigor().arg("compare").arg(&old).arg(&new).arg("--json"),
+    ))
+    .unwrap();
+    let render = j["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["candidate"] == "render (new)")
+        .unwrap();
+    assert_eq!(render["verdict"], "regression");
+    assert_eq!(render["paired"], false);
+    assert!(j["suite"]["geometric_mean_ratio"].as_f64().unwrap() > 1.0);
+    let table = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        table.contains("| `render (new)` | `render (old)` |") && table.contains("**regression**"),
+        "{table}"
+    );
+    rigor()
+        .arg("compare")
+        .arg(&old)
+        .arg(&new)
+        .args(["--fail-on", "regression"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn comparisons_are_in_the_markdown_export_and_reanalysis() {
+    let dir = Dir::new();
+    let (path, md) = (dir.path("r.json"), dir.path("r.md"));
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "5",
+            "-r",
+            "10",
+            A,
+            B_SLOW,
+            "--export-json",
+        ])
+        .arg(&path)
+        .arg("--export-markdown")
+        .arg(&md)
+        .assert()
+        .success();
+    assert!(
+        std::fs::read_to_string(&md)
+            .unwrap()
+            .contains("| Candidate | Baseline | Change | CI | Verdict |")
+    );
+    let again = stdout_of(rigor().arg("analyze").arg(&path));
+    assert!(again.contains("Comparisons"), "{again}");
+}
