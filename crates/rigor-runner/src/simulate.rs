@@ -11,7 +11,8 @@
 //! overrides it, as a real benchmark honouring rigor's plan would), `startup` (cost of starting an
 //! execution, added to its wall time, default 0), `build_time` (seconds one build takes, default
 //! 1s), `slow` (extra time of each of the first `warm` iterations of an execution, e.g. `30%`),
-//! `warm` (number of such slow iterations), `drift` (relative slowdown per execution of the whole experiment, e.g.
+//! `warm` (number of such slow iterations), `ar` (AR(1) coefficient of the iteration noise, so
+//! iterations are correlated: never independent for large values), `drift` (relative slowdown per execution of the whole experiment, e.g.
 //! `0.1%`, shared by all benchmarks so that interleaving can cancel it), `fail` (this 1-based
 //! execution exits with code 1), `hang` (this execution times out), `garbage` (this execution's
 //! reported iteration times are unreadable).
@@ -39,6 +40,8 @@ pub struct SimSpec {
     pub slow: f64,
     /// Number of slow warm-up iterations at the start of each execution.
     pub warm: usize,
+    /// AR(1) coefficient of the iteration noise (0: independent iterations).
+    pub ar: f64,
     /// Standard deviation of the execution effect, seconds.
     pub execution_sd: f64,
     /// Standard deviation of iteration noise, seconds.
@@ -87,6 +90,13 @@ impl SimSpec {
         let execution_sd = take_time("execution")?;
         let iteration_sd = take_time("iteration")?;
         let startup = take_time("startup")?;
+        let ar = match map.remove("ar") {
+            Some(v) => match v.parse::<f64>() {
+                Ok(a) if (0.0..1.0).contains(&a) => a,
+                _ => return Err(bad(format!("ar={v} must lie in [0, 1)"))),
+            },
+            None => 0.0,
+        };
         let build_time = match map.remove("build_time") {
             Some(v) => parse_time(v, None).map_err(&bad)?,
             None => 1.0,
@@ -117,6 +127,7 @@ impl SimSpec {
             build_time,
             slow,
             warm,
+            ar,
             execution_sd,
             iteration_sd,
             iterations,
@@ -243,10 +254,16 @@ impl Executor for SimulatedExecutor {
                 "",
             ));
         }
+        // AR(1) noise with the stationary spread of the iteration noise.
+        let innovation = spec.iteration_sd * (1.0 - spec.ar * spec.ar).sqrt();
+        let mut noise = self.normal(spec.iteration_sd);
         let values: Vec<f64> = (0..iterations)
             .map(|i| {
+                if i > 0 {
+                    noise = spec.ar * noise + self.normal(innovation);
+                }
                 let warm = if i < spec.warm { spec.slow } else { 0.0 };
-                (level + warm + self.normal(spec.iteration_sd)) * scale
+                (level + warm + noise) * scale
             })
             .collect();
         let mut o = outcome(

@@ -232,6 +232,7 @@ mod tests {
                 samples: vec![],
                 executions: vec![],
                 builds: vec![],
+                steady_state: None,
                 failures: vec![],
             }],
             comparisons: vec![],

@@ -81,6 +81,9 @@ pub struct BenchmarkRecord {
     /// Builds, when builds are a level.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub builds: Vec<BuildRecord>,
+    /// Warm-up and steady-state diagnosis, when it was run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<SteadyStateRecord>,
     /// Failed executions and hooks.
     #[serde(default)]
     pub failures: Vec<FailureRecord>,
@@ -341,4 +344,25 @@ pub struct SuiteRecord {
     pub ci: IntervalRecord,
     /// Benchmarks in the summary.
     pub benchmarks: usize,
+}
+
+/// Warm-up and steady-state diagnosis of one benchmark (METHODS §7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadyStateRecord {
+    /// Label of each execution: flat, warmup, slowdown, no steady state.
+    pub classes: Vec<String>,
+    /// Across executions: consistent …, good inconsistent, bad inconsistent.
+    pub consistency: String,
+    /// Iterations before every execution is initialised (no start-up overhead left).
+    pub initialised_warmup: Option<usize>,
+    /// Iterations before the executions' iterations are also independent.
+    pub independent_warmup: Option<usize>,
+    /// No independent state was found: one iteration per execution is used.
+    pub never_independent: bool,
+    /// DaCapo 9.12's heuristic warm-up, for comparison.
+    pub dacapo: Option<usize>,
+    /// Georges et al. 2007's heuristic warm-up, for comparison.
+    pub georges: Option<usize>,
+    /// What was applied, in words.
+    pub applied: String,
 }

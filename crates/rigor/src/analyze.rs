@@ -3,8 +3,9 @@
 use anyhow::{Context, Result, bail};
 use rigor_store::{BenchmarkRecord, ResultFile, RunStatus, SCHEMA_VERSION, SampleRecord};
 
-use crate::cli::AnalyzeArgs;
+use crate::cli::{AnalyzeArgs, Discard};
 use crate::comparisons;
+use crate::diagnosis;
 use crate::output;
 use crate::results::analyze_all;
 use crate::settings::analysis_config;
@@ -23,6 +24,11 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<bool> {
         rigor_store::load(&args.file)?
     };
     result.confidence = config.level;
+    match args.discard {
+        Some(Discard::Auto) => diagnosis::auto_discard_all(&mut result),
+        Some(Discard::Count(n)) => diagnosis::discard_fixed(&mut result, n),
+        None => {}
+    }
     let analyses = analyze_all(&mut result, &config);
     let cs = comparisons::settings(&args.compare, config.level, result.seed);
     let computed =
@@ -40,6 +46,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<bool> {
         }
         output::emit(&output::summaries(&result, &analyses));
         output::emit(&comparisons::render(&computed));
+        if args.diagnose {
+            output::emit(&diagnoses(&result));
+        }
     }
     Ok(comparisons::gate(&computed, args.compare.fail_on))
 }
@@ -92,6 +101,7 @@ fn from_csv(args: &AnalyzeArgs) -> Result<ResultFile> {
                 samples,
                 executions: Vec::new(),
                 builds: Vec::new(),
+                steady_state: None,
                 failures: Vec::new(),
             }
         })
@@ -109,4 +119,30 @@ fn from_csv(args: &AnalyzeArgs) -> Result<ResultFile> {
         suite: None,
         log: Vec::new(),
     })
+}
+
+/// The `--diagnose` text of every benchmark.
+fn diagnoses(result: &ResultFile) -> String {
+    let mut out = String::new();
+    for b in &result.benchmarks {
+        let steady = diagnosis::diagnose_benchmark(b, result.seed);
+        let (report, missing) = match &steady {
+            Some(Ok(r)) => (Some(r), None),
+            Some(Err(e)) => (None, Some(format!("no steady-state diagnosis: {e}"))),
+            None => (
+                None,
+                Some("no iterations reported: nothing to diagnose within executions".to_string()),
+            ),
+        };
+        let impact = diagnosis::impact(b, result.seed).map(|(o, c)| (o.value, c.value));
+        out += &rigor_report::diagnosis::render(&rigor_report::diagnosis::DiagnosisView {
+            name: &b.name,
+            steady: report,
+            applied: b.steady_state.as_ref().map(|s| s.applied.as_str()),
+            impact,
+            missing: missing.as_deref(),
+        });
+        out.push('\n');
+    }
+    out
 }

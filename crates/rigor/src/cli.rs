@@ -73,9 +73,11 @@ pub struct RunArgs {
     /// with --iterations-from).
     #[arg(short = 'w', long, value_name = "N")]
     pub warmup_executions: Option<usize>,
-    /// Discard the first N reported iterations of every execution as warm-up.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub discard: usize,
+    /// Discard the first N reported iterations of every execution as warm-up, or `auto`: detect
+    /// when iterations become initialised and independent, and if they never do keep one
+    /// iteration per execution (Kalibera & Jones 2013).
+    #[arg(long, default_value = "0", value_name = "N|auto", value_parser = parse_discard)]
+    pub discard: Discard,
     /// Kill an execution after SECS seconds (counted as a failure).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
@@ -277,6 +279,24 @@ pub struct CompareArgs {
     pub analysis: AnalysisArgs,
 }
 
+/// `--discard`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discard {
+    /// This many leading iterations.
+    Count(usize),
+    /// Detected from the data.
+    Auto,
+}
+
+fn parse_discard(s: &str) -> Result<Discard, String> {
+    if s == "auto" {
+        return Ok(Discard::Auto);
+    }
+    s.parse()
+        .map(Discard::Count)
+        .map_err(|_| format!("'{s}' is neither a count nor 'auto'"))
+}
+
 /// `--output`.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum OutputArg {
@@ -328,6 +348,12 @@ pub struct AnalyzeArgs {
     /// Print the analysis as JSON (the result-file schema) instead of the summary.
     #[arg(long)]
     pub json: bool,
+    /// Diagnose warm-up, steady state, independence and the random initial state.
+    #[arg(long)]
+    pub diagnose: bool,
+    /// Re-apply a warm-up discard: N iterations per execution, or `auto` (detected).
+    #[arg(long, value_name = "N|auto", value_parser = parse_discard)]
+    pub discard: Option<Discard>,
     /// Comparison options (files with several benchmarks).
     #[command(flatten)]
     pub compare: ComparisonArgs,

@@ -5,6 +5,7 @@ mod analyze;
 mod cli;
 mod compare_cmd;
 mod comparisons;
+mod diagnosis;
 mod output;
 mod plan;
 mod results;

@@ -13,6 +13,7 @@ use rigor_store::{
 
 use crate::cli::RunArgs;
 use crate::comparisons;
+use crate::diagnosis;
 use crate::output;
 use crate::plan;
 use crate::results::analyze_all;
@@ -104,8 +105,19 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome> {
         _ => RunStatus::Complete,
     };
     rigor_store::file::fold_log(&mut result);
+    if session.settings.auto_discard {
+        diagnosis::auto_discard_all(&mut result);
+    }
     let analyses = analyze_all(&mut result, &session.settings.analysis);
     output::emit(&output::summaries(&result, &analyses));
+    for b in &result.benchmarks {
+        if let Some(s) = &b.steady_state {
+            output::emit(&format!(
+                "Warm-up of {} (--discard auto): {}\n",
+                b.name, s.applied
+            ));
+        }
+    }
     if let Some(note) = note {
         output::emit(&format!("{note}\n"));
     }
@@ -320,6 +332,7 @@ fn header(args: &RunArgs, s: &RunSettings) -> ResultFile {
                 samples: Vec::new(),
                 executions: Vec::new(),
                 builds: Vec::new(),
+                steady_state: None,
                 failures: Vec::new(),
             })
             .collect(),

@@ -10,7 +10,7 @@ use rigor_runner::{
 use rigor_stats::Quantile;
 use rigor_stats::analysis::AnalysisConfig;
 
-use crate::cli::{AnalysisArgs, OutputArg, QuantileArg, RunArgs, StreamArg, UnitArg};
+use crate::cli::{AnalysisArgs, Discard, OutputArg, QuantileArg, RunArgs, StreamArg, UnitArg};
 
 /// Everything `rigor run` needs, resolved.
 #[derive(Debug)]
@@ -21,6 +21,8 @@ pub struct RunSettings {
     pub runner: Settings,
     /// Leading iterations of each execution marked as warm-up.
     pub discard: usize,
+    /// Detect the warm-up from the data (`--discard auto`).
+    pub auto_discard: bool,
     /// Analysis settings.
     pub analysis: AnalysisConfig,
     /// Whether iteration times are expected (pattern given).
@@ -148,7 +150,11 @@ pub fn resolve_run(args: &RunArgs) -> Result<RunSettings> {
     Ok(RunSettings {
         benchmarks,
         runner,
-        discard: args.discard,
+        discard: match args.discard {
+            Discard::Count(n) => n,
+            Discard::Auto => 0,
+        },
+        auto_discard: args.discard == Discard::Auto,
         analysis: analysis_config(&args.analysis),
         iterations_expected,
         _build_root: build_root,

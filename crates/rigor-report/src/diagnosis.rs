@@ -1,0 +1,101 @@
+//! Warm-up, steady-state and random-initial-state diagnostics in words.
+
+use std::fmt::Write;
+
+use rigor_stats::steady::{Consistency, RunClass, SteadyStateReport};
+
+/// Everything the diagnosis section shows for one benchmark.
+#[derive(Debug, Clone)]
+pub struct DiagnosisView<'a> {
+    /// Benchmark name.
+    pub name: &'a str,
+    /// The steady-state report, when the benchmark has iterations.
+    pub steady: Option<&'a SteadyStateReport>,
+    /// What was applied (for `--discard auto`), in words.
+    pub applied: Option<&'a str>,
+    /// Impact factor on the original data and on run-mean-centred data.
+    pub impact: Option<(f64, f64)>,
+    /// Why there is no diagnosis, when there is none.
+    pub missing: Option<&'a str>,
+}
+
+fn count_classes(report: &SteadyStateReport) -> String {
+    let classes = [
+        RunClass::Flat,
+        RunClass::Warmup,
+        RunClass::Slowdown,
+        RunClass::NoSteadyState,
+    ];
+    classes
+        .iter()
+        .filter_map(|c| {
+            let n = report.runs.iter().filter(|r| r.class == *c).count();
+            (n > 0).then(|| format!("{n} {c}"))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn opt(v: Option<usize>) -> String {
+    v.map_or("none".to_string(), |n| n.to_string())
+}
+
+/// Renders the diagnosis of one benchmark.
+pub fn render(v: &DiagnosisView<'_>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Diagnosis: {}", v.name);
+    if let Some(why) = v.missing {
+        let _ = writeln!(out, "  {why}");
+    }
+    if let Some(r) = v.steady {
+        let consistency = match r.consistency {
+            Consistency::Consistent(c) => format!("consistent: every execution is {c}"),
+            Consistency::GoodInconsistent => {
+                "good inconsistent: executions differ but all settle".into()
+            }
+            Consistency::BadInconsistent => {
+                "bad inconsistent: some executions slow down or never settle".into()
+            }
+        };
+        let _ = writeln!(
+            out,
+            "  Executions:          {} ({consistency})",
+            count_classes(r)
+        );
+        let _ = writeln!(
+            out,
+            "  Warm-up iterations:  initialised after {}, independent after {}; DaCapo {}, Georges {}",
+            opt(r.initialised_warmup),
+            opt(r.independent_warmup),
+            opt(r.dacapo),
+            opt(r.georges)
+        );
+        let independent = r
+            .steady_independence
+            .iter()
+            .flatten()
+            .filter(|i| i.independent)
+            .count();
+        let tested = r.steady_independence.iter().flatten().count();
+        let _ = writeln!(
+            out,
+            "  Independence:        {independent} of {tested} steady executions pass (lag 1–4 Ljung–Box against shuffled data)"
+        );
+        if r.never_independent {
+            let _ = writeln!(
+                out,
+                "  Iterations never become independent: use one iteration per execution (Kalibera & Jones)."
+            );
+        }
+    }
+    if let Some(applied) = v.applied {
+        let _ = writeln!(out, "  Applied:             {applied}");
+    }
+    if let Some((original, centred)) = v.impact {
+        let _ = writeln!(
+            out,
+            "  Impact factor:       {original:.2} (≈ 1: executions do not differ); on run-mean-centred data {centred:.2} (≈ 1: the additive model fits)"
+        );
+    }
+    out
+}

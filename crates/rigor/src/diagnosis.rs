@@ -1,0 +1,156 @@
+//! Warm-up and steady state (METHODS §6, §7): diagnose each benchmark's executions, apply
+//! `--discard auto`, and compute the impact factors of the random initial state.
+
+use rigor_stats::impact::{ImpactConfig, ImpactFactor, impact_factor, impact_factor_centred};
+use rigor_stats::steady::{Consistency, Recommendation, SteadyConfig, SteadyStateReport, diagnose};
+use rigor_store::{BenchmarkRecord, SteadyStateRecord};
+
+/// Each measured execution's iterations in order (discarded ones included), or `None` when the
+/// benchmark reports no iterations.
+pub fn runs_of(b: &BenchmarkRecord) -> Option<Vec<Vec<f64>>> {
+    if b.levels.last().is_none_or(|l| l == "execution") {
+        return None;
+    }
+    let mut runs: Vec<((Option<usize>, usize), Vec<f64>)> = Vec::new();
+    let measured: std::collections::HashSet<(Option<usize>, usize)> = b
+        .executions
+        .iter()
+        .filter(|e| !e.warmup)
+        .map(|e| (e.build, e.execution))
+        .collect();
+    for s in &b.samples {
+        let key = (s.build, s.execution);
+        if !measured.is_empty() && !measured.contains(&key) {
+            continue;
+        }
+        match runs.last_mut() {
+            Some((k, v)) if *k == key => v.push(s.value),
+            _ => runs.push((key, vec![s.value])),
+        }
+    }
+    Some(runs.into_iter().map(|(_, v)| v).collect())
+}
+
+/// The diagnosis of a benchmark with iterations; `seed` seeds the shuffled comparisons.
+pub fn diagnose_benchmark(
+    b: &BenchmarkRecord,
+    seed: u64,
+) -> Option<Result<SteadyStateReport, String>> {
+    let runs = runs_of(b)?;
+    let mut cfg = SteadyConfig::default();
+    cfg.independence.seed = seed;
+    Some(diagnose(&runs, &cfg).map_err(|e| e.to_string()))
+}
+
+/// Applies Kalibera & Jones' rule to the samples (marking discarded iterations as warm-up) and
+/// returns the stored record.
+pub fn apply(b: &mut BenchmarkRecord, report: &SteadyStateReport) -> SteadyStateRecord {
+    let applied = match report.recommendation() {
+        Recommendation::Iterations { warmup } => {
+            mark(b, |i| i < warmup);
+            format!(
+                "discarded the first {warmup} iteration(s) of every execution (independent state)"
+            )
+        }
+        Recommendation::SingleIteration { index } => {
+            mark(b, |i| i != index);
+            format!(
+                "never independent: kept only iteration {} of every execution, the first initialised one",
+                index + 1
+            )
+        }
+        Recommendation::Unsettled => {
+            "no execution reached a steady state: all iterations kept; treat the result with care"
+                .to_string()
+        }
+    };
+    record(report, applied)
+}
+
+/// The stored form of a diagnosis.
+pub fn record(report: &SteadyStateReport, applied: String) -> SteadyStateRecord {
+    SteadyStateRecord {
+        classes: report.runs.iter().map(|r| r.class.to_string()).collect(),
+        consistency: consistency_text(report.consistency),
+        initialised_warmup: report.initialised_warmup,
+        independent_warmup: report.independent_warmup,
+        never_independent: report.never_independent,
+        dacapo: report.dacapo,
+        georges: report.georges,
+        applied,
+    }
+}
+
+/// "consistent (warmup)", "good inconsistent", "bad inconsistent".
+pub fn consistency_text(c: Consistency) -> String {
+    match c {
+        Consistency::Consistent(class) => format!("consistent ({class})"),
+        Consistency::GoodInconsistent => "good inconsistent".into(),
+        Consistency::BadInconsistent => "bad inconsistent".into(),
+    }
+}
+
+fn mark(b: &mut BenchmarkRecord, discard: impl Fn(usize) -> bool) {
+    let warm: std::collections::HashSet<(Option<usize>, usize)> = b
+        .executions
+        .iter()
+        .filter(|e| e.warmup)
+        .map(|e| (e.build, e.execution))
+        .collect();
+    for s in &mut b.samples {
+        s.warmup = warm.contains(&(s.build, s.execution)) || discard(s.iteration);
+    }
+}
+
+/// Impact factors of the random initial state on the analysed values: original and run-mean
+/// centred (the additive-model check). `None` without iterations or with too few runs.
+pub fn impact(b: &BenchmarkRecord, seed: u64) -> Option<(ImpactFactor, ImpactFactor)> {
+    let mut runs: Vec<((Option<usize>, usize), Vec<f64>)> = Vec::new();
+    if b.levels.last().is_none_or(|l| l == "execution") {
+        return None;
+    }
+    for s in b.samples.iter().filter(|s| !s.warmup) {
+        let key = (s.build, s.execution);
+        match runs.last_mut() {
+            Some((k, v)) if *k == key => v.push(s.value),
+            _ => runs.push((key, vec![s.value])),
+        }
+    }
+    let runs: Vec<Vec<f64>> = runs
+        .into_iter()
+        .map(|(_, v)| v)
+        .filter(|v| v.len() >= 2)
+        .collect();
+    if runs.len() < 2 {
+        return None;
+    }
+    let cfg = ImpactConfig {
+        seed,
+        ..ImpactConfig::default()
+    };
+    Some((
+        impact_factor(&runs, &cfg).ok()?,
+        impact_factor_centred(&runs, &cfg).ok()?,
+    ))
+}
+
+/// `--discard auto` for every benchmark with iterations; problems are reported, not fatal.
+pub fn auto_discard_all(result: &mut rigor_store::ResultFile) {
+    let seed = result.seed;
+    for b in &mut result.benchmarks {
+        match diagnose_benchmark(b, seed) {
+            Some(Ok(report)) => b.steady_state = Some(apply(b, &report)),
+            Some(Err(e)) => eprintln!("rigor: '{}': no warm-up detection: {e}", b.name),
+            None => {}
+        }
+    }
+}
+
+/// `--discard N` re-applied to saved data.
+pub fn discard_fixed(result: &mut rigor_store::ResultFile, n: usize) {
+    for b in &mut result.benchmarks {
+        if b.levels.last().is_some_and(|l| l == "iteration") {
+            mark(b, |i| i < n);
+        }
+    }
+}
