@@ -5,30 +5,43 @@ use rigor_stats::impact::{ImpactConfig, ImpactFactor, impact_factor, impact_fact
 use rigor_stats::steady::{Consistency, Recommendation, SteadyConfig, SteadyStateReport, diagnose};
 use rigor_store::{BenchmarkRecord, SteadyStateRecord};
 
-/// Each measured execution's iterations in order (discarded ones included), or `None` when the
-/// benchmark reports no iterations.
-pub fn runs_of(b: &BenchmarkRecord) -> Option<Vec<Vec<f64>>> {
-    if b.levels.last().is_none_or(|l| l == "execution") {
-        return None;
-    }
-    let mut runs: Vec<((Option<usize>, usize), Vec<f64>)> = Vec::new();
-    let measured: std::collections::HashSet<(Option<usize>, usize)> = b
-        .executions
-        .iter()
-        .filter(|e| !e.warmup)
-        .map(|e| (e.build, e.execution))
-        .collect();
-    for s in &b.samples {
+/// An execution's identity: (build, execution).
+type ExecKey = (Option<usize>, usize);
+
+/// Groups consecutive samples by execution, in order.
+fn group<'a>(samples: impl Iterator<Item = &'a rigor_store::SampleRecord>) -> Vec<Vec<f64>> {
+    let mut runs: Vec<(ExecKey, Vec<f64>)> = Vec::new();
+    for s in samples {
         let key = (s.build, s.execution);
-        if !measured.is_empty() && !measured.contains(&key) {
-            continue;
-        }
         match runs.last_mut() {
             Some((k, v)) if *k == key => v.push(s.value),
             _ => runs.push((key, vec![s.value])),
         }
     }
-    Some(runs.into_iter().map(|(_, v)| v).collect())
+    runs.into_iter().map(|(_, v)| v).collect()
+}
+
+fn has_iterations(b: &BenchmarkRecord) -> bool {
+    b.levels.last().is_some_and(|l| l != "execution")
+}
+
+/// Each measured execution's iterations in order (discarded ones included), or `None` when the
+/// benchmark reports no iterations.
+pub fn runs_of(b: &BenchmarkRecord) -> Option<Vec<Vec<f64>>> {
+    if !has_iterations(b) {
+        return None;
+    }
+    let warm: std::collections::HashSet<ExecKey> = b
+        .executions
+        .iter()
+        .filter(|e| e.warmup)
+        .map(|e| (e.build, e.execution))
+        .collect();
+    Some(group(
+        b.samples
+            .iter()
+            .filter(|s| !warm.contains(&(s.build, s.execution))),
+    ))
 }
 
 /// The diagnosis of a benchmark with iterations; `seed` seeds the shuffled comparisons.
@@ -91,7 +104,7 @@ pub fn consistency_text(c: Consistency) -> String {
 }
 
 fn mark(b: &mut BenchmarkRecord, discard: impl Fn(usize) -> bool) {
-    let warm: std::collections::HashSet<(Option<usize>, usize)> = b
+    let warm: std::collections::HashSet<ExecKey> = b
         .executions
         .iter()
         .filter(|e| e.warmup)
@@ -105,20 +118,11 @@ fn mark(b: &mut BenchmarkRecord, discard: impl Fn(usize) -> bool) {
 /// Impact factors of the random initial state on the analysed values: original and run-mean
 /// centred (the additive-model check). `None` without iterations or with too few runs.
 pub fn impact(b: &BenchmarkRecord, seed: u64) -> Option<(ImpactFactor, ImpactFactor)> {
-    let mut runs: Vec<((Option<usize>, usize), Vec<f64>)> = Vec::new();
-    if b.levels.last().is_none_or(|l| l == "execution") {
+    if !has_iterations(b) {
         return None;
     }
-    for s in b.samples.iter().filter(|s| !s.warmup) {
-        let key = (s.build, s.execution);
-        match runs.last_mut() {
-            Some((k, v)) if *k == key => v.push(s.value),
-            _ => runs.push((key, vec![s.value])),
-        }
-    }
-    let runs: Vec<Vec<f64>> = runs
+    let runs: Vec<Vec<f64>> = group(b.samples.iter().filter(|s| !s.warmup))
         .into_iter()
-        .map(|(_, v)| v)
         .filter(|v| v.len() >= 2)
         .collect();
     if runs.len() < 2 {
