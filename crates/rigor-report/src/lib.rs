@@ -1,4 +1,4 @@
-//! Reporting for rigor: terminal and Markdown views of analysed results.
+//! Reporting for rigor: terminal, Markdown and self-contained HTML views of analysed results.
 //!
 //! Reporters consume analysis data structures and never compute statistics.
 

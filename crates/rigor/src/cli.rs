@@ -30,6 +30,8 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Re-analyse a saved JSON result or a long-format CSV.
     Analyze(AnalyzeArgs),
+    /// Write a self-contained HTML report (plots, diagnosis, comparisons) of a saved result.
+    Report(Box<ReportArgs>),
     /// Compare two saved results benchmark by benchmark (matched by name).
     Compare(Box<CompareArgs>),
     /// Dimension an experiment: run a pilot, measure each level's cost and variance, and write a
@@ -146,6 +148,9 @@ pub struct RunArgs {
     /// Write a Markdown summary table.
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
+    /// Write a self-contained HTML report with plots at the end of the run.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Use a plan written by `rigor plan`: its repetition counts below the top level.
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
@@ -251,6 +256,28 @@ pub enum FailOn {
     Change,
     /// Any verdict other than equivalent or improvement.
     Inconclusive,
+}
+
+/// `rigor report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A result JSON written by `rigor run --export-json`.
+    #[arg(value_name = "RESULT.json")]
+    pub file: PathBuf,
+    /// Where to write the HTML file.
+    #[arg(
+        short = 'o',
+        long = "out",
+        value_name = "FILE",
+        default_value = "rigor-report.html"
+    )]
+    pub out: PathBuf,
+    /// Comparison options.
+    #[command(flatten)]
+    pub compare: ComparisonArgs,
+    /// Analysis options.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
 }
 
 /// `rigor compare`.

@@ -6,8 +6,10 @@ mod cli;
 mod compare_cmd;
 mod comparisons;
 mod diagnosis;
+mod html_view;
 mod output;
 mod plan;
+mod report_cmd;
 mod results;
 mod run;
 mod settings;
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Analyze(args) => analyze::analyze(args).map(gated),
         Command::Compare(args) => compare_cmd::compare(args).map(gated),
+        Command::Report(args) => report_cmd::report(args).map(|()| RunOutcome::Ok),
         Command::Plan(args) => plan::plan(args).map(|()| RunOutcome::Ok),
     };
     match outcome {

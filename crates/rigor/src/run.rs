@@ -136,6 +136,10 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome> {
         args.export_csv.as_deref(),
         args.export_markdown.as_deref(),
     )?;
+    if let Some(path) = &args.report {
+        let title = format!("rigor report: {}", path.display());
+        crate::report_cmd::write(path, &result, &analyses, &title)?;
+    }
     let failed = report
         .status
         .iter()

@@ -1,0 +1,243 @@
+//! Plots in run order: the run-sequence plot and the per-execution means.
+
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+
+use super::{
+    CHANGE, DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, SHADE, STEADY, label_font,
+    palette, svg,
+};
+use crate::html::scale::{Span, plottable, tick, whole_tick};
+use crate::html::view::{BenchmarkSection, ExecutionSeries};
+
+/// Size of the run-sequence plot, wide because it holds every execution.
+const RUN_SIZE: (u32, u32) = (1140, 320);
+/// Size of the execution-means plot.
+const MEANS_SIZE: (u32, u32) = (600, 300);
+/// Above this many iterations points are left out and only lines drawn.
+const MAX_DOTS: usize = 400;
+
+/// A cartesian chart over f64 axes.
+pub(super) type Chart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Axes, light grid and descriptions shared by the plots.
+pub(super) fn mesh(
+    chart: &mut Chart<'_, '_>,
+    (x_desc, y_desc): (&str, &str),
+    x_fmt: fn(f64) -> String,
+    y_fmt: fn(f64) -> String,
+) -> DrawResult {
+    // Tick positions carry rounding noise (a zero tick may come out as -5.6e-17): snap it.
+    let snap = |v: f64, r: std::ops::Range<f64>| {
+        if v.abs() < (r.end - r.start) * 1e-9 {
+            0.0
+        } else {
+            v
+        }
+    };
+    let (xr, yr) = (chart.x_range(), chart.y_range());
+    let xf = |v: &f64| x_fmt(snap(*v, xr.clone()));
+    let yf = |v: &f64| y_fmt(snap(*v, yr.clone()));
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .bold_line_style(RGBColor(232, 232, 232))
+        .light_line_style(TRANSPARENT)
+        .x_labels(8)
+        .y_labels(6)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .label_style(super::tick_font())
+        .axis_desc_style(label_font())
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .draw()?;
+    Ok(())
+}
+
+/// The distinct execution classes in order of first appearance; an execution's colour is the
+/// palette entry at its class's position.
+pub fn classes(executions: &[ExecutionSeries]) -> Vec<&str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for e in executions {
+        if !seen.contains(&e.class.as_str()) {
+            seen.push(&e.class);
+        }
+    }
+    seen
+}
+
+/// Splits one execution into runs of plottable points at x = `offset` + index.
+fn segments(values: &[f64], offset: usize) -> Vec<Vec<(f64, f64)>> {
+    let mut out = vec![Vec::new()];
+    for (i, v) in values.iter().enumerate() {
+        if plottable(*v) {
+            out.last_mut()
+                .into_iter()
+                .for_each(|s| s.push(((offset + i) as f64, *v)));
+        } else if out.last().is_some_and(|s| !s.is_empty()) {
+            out.push(Vec::new());
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+pub(super) fn run_sequence(s: &BenchmarkSection) -> PlotResult {
+    let values = s.executions.iter().flat_map(|e| e.values.iter().copied());
+    let Some(y) = Span::of(values) else {
+        return Ok(Drawn::Empty("No measured iterations to plot.".to_string()));
+    };
+    let y = y.padded(0.06);
+    let total: usize = s.executions.iter().map(|e| e.values.len()).sum();
+    let x = Span {
+        lo: -0.5,
+        hi: total as f64 - 0.5,
+    };
+    let unit = format!("value ({})", s.unit_label);
+    let classes = classes(&s.executions);
+    svg(RUN_SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(76)
+            .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
+        mesh(
+            &mut chart,
+            ("iteration (executions end to end)", &unit),
+            whole_tick,
+            tick,
+        )?;
+        let dots = total <= MAX_DOTS;
+        let mut offset = 0;
+        for (n, e) in s.executions.iter().enumerate() {
+            let colour = palette(classes.iter().position(|c| *c == e.class).unwrap_or(0));
+            let marks = Marks {
+                offset,
+                first: n == 0,
+                warmup_cut: s.warmup_cut,
+                y,
+            };
+            draw_execution(&mut chart, e, colour, dots, &marks)?;
+            offset += e.values.len();
+        }
+        Ok(())
+    })
+}
+
+/// Where one execution sits on the run-sequence plot.
+struct Marks {
+    offset: usize,
+    first: bool,
+    warmup_cut: Option<usize>,
+    y: Span,
+}
+
+fn draw_execution(
+    chart: &mut Chart<'_, '_>,
+    e: &ExecutionSeries,
+    colour: RGBColor,
+    dots: bool,
+    m: &Marks,
+) -> DrawResult {
+    let len = e.values.len();
+    let left = m.offset as f64 - 0.5;
+    let vline = |x: f64| vec![(x, m.y.lo), (x, m.y.hi)];
+    if let Some(cut) = m.warmup_cut.filter(|c| *c > 0 && len > 0) {
+        let right = left + cut.min(len) as f64;
+        chart.draw_series([Rectangle::new(
+            [(left, m.y.lo), (right, m.y.hi)],
+            SHADE.mix(0.55).filled(),
+        )])?;
+    }
+    if !m.first {
+        chart.draw_series([PathElement::new(vline(left), REFERENCE.stroke_width(1))])?;
+    }
+    let changes = e.changepoints.iter().filter(|c| **c > 0 && **c < len);
+    chart.draw_series(
+        changes.map(|c| PathElement::new(vline(left + *c as f64), CHANGE.stroke_width(2))),
+    )?;
+    for seg in segments(&e.values, m.offset) {
+        if dots {
+            chart.draw_series(seg.iter().map(|p| Circle::new(*p, 2, colour.filled())))?;
+        }
+        chart.draw_series([PathElement::new(seg, colour.stroke_width(1))])?;
+    }
+    let outliers = e
+        .outliers
+        .iter()
+        .filter_map(|i| e.values.get(*i).map(|v| ((m.offset + i) as f64, *v)))
+        .filter(|(_, v)| plottable(*v));
+    chart.draw_series(outliers.map(|p| Circle::new(p, 5, OUTLIER.stroke_width(2))))?;
+    if let Some(start) = e.steady_start.filter(|s| *s < len) {
+        let at = ((m.offset + start) as f64, m.y.lo + m.y.width() * 0.035);
+        chart.draw_series([TriangleMarker::new(at, 6, STEADY.filled())])?;
+    }
+    Ok(())
+}
+
+pub(super) fn execution_means(s: &BenchmarkSection) -> PlotResult {
+    let means: Vec<(f64, f64)> = s
+        .execution_means
+        .iter()
+        .enumerate()
+        .map(|(i, m)| ((i + 1) as f64, *m))
+        .filter(|(_, m)| plottable(*m))
+        .collect();
+    let Some(data) = Span::of(means.iter().map(|p| p.1)) else {
+        return Ok(Drawn::Empty("No execution means to plot.".to_string()));
+    };
+    let band = [s.ci_lower, s.ci_upper, s.mean];
+    let y = Span::of(band).map_or(data, |b| b.union(data)).padded(0.08);
+    let n = s.execution_means.len() as f64;
+    let x = Span {
+        lo: 0.5,
+        hi: n + 0.5,
+    };
+    let unit = format!("execution mean ({})", s.unit_label);
+    svg(MEANS_SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(76)
+            .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
+        mesh(&mut chart, ("execution", &unit), whole_tick, tick)?;
+        if plottable(s.ci_lower) && plottable(s.ci_upper) {
+            let (lo, hi) = (s.ci_lower.max(y.lo), s.ci_upper.min(y.hi));
+            chart.draw_series([Rectangle::new(
+                [(x.lo, lo), (x.hi, hi)],
+                DATA.mix(0.18).filled(),
+            )])?;
+        }
+        if plottable(s.mean) {
+            let line = vec![(x.lo, s.mean), (x.hi, s.mean)];
+            chart.draw_series([PathElement::new(line, DATA.stroke_width(2))])?;
+        }
+        let r = if means.len() > 60 { 2 } else { 4 };
+        chart.draw_series(means.iter().map(|p| Circle::new(*p, r, BLACK.filled())))?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_break_at_unplottable_values() {
+        let s = segments(&[1.0, f64::NAN, 2.0, 3.0, f64::INFINITY], 10);
+        assert_eq!(s, vec![vec![(10.0, 1.0)], vec![(12.0, 2.0), (13.0, 3.0)]]);
+        assert!(segments(&[f64::NAN], 0).is_empty());
+    }
+
+    #[test]
+    fn classes_keep_first_appearance_order() {
+        let e = |c: &str| ExecutionSeries {
+            class: c.to_string(),
+            ..Default::default()
+        };
+        let ex = [e("warm-up"), e("flat"), e("warm-up")];
+        assert_eq!(classes(&ex), vec!["warm-up", "flat"]);
+    }
+}

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Render a rigor HTML report in headless Chromium and check what the browser built.
+
+Usage: check_report.py REPORT.html [--expect-plots N] [--hostile TEXT]
+                       [--screenshot OUT.png] [--window-size W,H]
+
+Checks, in the DOM Chromium dumps after parsing the page:
+  * the number of <svg class="plot ..."> elements (when --expect-plots is given), and that each
+    has a non-empty <title> and drawn content;
+  * that no <script> element exists (the report has none, so any would come from user input);
+  * that the hostile benchmark name appears as escaped text, never as markup;
+  * that no element loads anything from the network.
+
+Installs Debian's chromium with apt-get when /usr/bin/chromium is missing; when that is
+impossible it prints SKIP and exits 0. Exits 1 when a check fails, 2 on usage errors.
+Python 3 standard library only.
+"""
+
+import argparse
+import html.parser
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+DEFAULT_HOSTILE = "<script>alert(1)</script>"
+# A report renders in a second or two; an injected alert() blocks headless Chromium for good.
+CHROMIUM_TIMEOUT = 60
+# Drawn shapes plotters emits; a plot needs several (background, axes, data).
+SHAPES = {"rect", "line", "polyline", "polygon", "circle", "path", "text"}
+MIN_SHAPES = 4
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def find_chromium():
+    """Path of a Chromium binary, installing Debian's package if needed; None if impossible."""
+    for candidate in ("/usr/bin/chromium", shutil.which("chromium")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    if shutil.which("apt-get") is None:
+        print("SKIP: chromium is missing and apt-get is not available")
+        return None
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        print("SKIP: chromium is missing and installing it needs root")
+        return None
+    print("chromium missing: installing Debian's chromium with apt-get", flush=True)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", "chromium"]):
+        done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, check=False)
+        if done.returncode != 0:
+            print(f"SKIP: {' '.join(cmd)} failed: {done.stderr.strip()[-400:]}")
+            return None
+    if os.access("/usr/bin/chromium", os.X_OK):
+        return "/usr/bin/chromium"
+    print("SKIP: apt-get installed chromium but /usr/bin/chromium is missing")
+    return None
+
+
+def run_chromium(chromium, extra, url):
+    """Runs headless Chromium on `url` with a fresh profile; returns its standard output."""
+    with tempfile.TemporaryDirectory(prefix="rigor-chromium-") as profile:
+        cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url]
+        try:
+            done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  timeout=CHROMIUM_TIMEOUT, check=False)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(
+                f"chromium did not finish within {CHROMIUM_TIMEOUT} s; a script dialog such as "
+                "alert() blocks headless Chromium, so user input may have been run as a script"
+            ) from None
+    if done.returncode != 0:
+        raise RuntimeError(f"chromium exited {done.returncode}: {done.stderr.strip()[-800:]}")
+    return done.stdout
+
+
+class DomSurvey(html.parser.HTMLParser):
+    """Collects plots, scripts, external references and the page's text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.plots = []  # dicts: id, classes, shapes, title
+        self.scripts = 0
+        self.external = []
+        self.text = []
+        self._svg_depth = 0
+        self._in_title = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for key in ("src", "href", "xlink:href", "data", "action", "poster"):
+            value = (attrs.get(key) or "").strip().lower()
+            if value.startswith(("http:", "https:", "//", "ftp:")):
+                self.external.append(f"<{tag} {key}={attrs[key]!r}>")
+        if tag == "script":
+            self.scripts += 1
+        if tag == "svg":
+            self._svg_depth += 1
+            classes = (attrs.get("class") or "").split()
+            if self._svg_depth == 1 and "plot" in classes:
+                self.plots.append({"id": attrs.get("id", "?"), "classes": classes,
+                                   "shapes": 0, "title": ""})
+        elif self._svg_depth and self.plots:
+            if tag in SHAPES:
+                self.plots[-1]["shapes"] += 1
+            if tag == "title":
+                self._in_title = True
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag == "svg":
+            self._svg_depth -= 1
+
+    def handle_endtag(self, tag):
+        if tag == "svg" and self._svg_depth:
+            self._svg_depth -= 1
+        if tag == "title":
+            self._in_title = False
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._in_title and self.plots:
+            self.plots[-1]["title"] += data
+
+
+def check(dom, hostile, expect_plots):
+    """Returns the list of failed checks (empty when all pass) and the survey."""
+    survey = DomSurvey()
+    survey.feed(dom)
+    survey.close()
+    failures = []
+    if expect_plots is not None and len(survey.plots) != expect_plots:
+        failures.append(f"expected {expect_plots} plots, the DOM has {len(survey.plots)}")
+    if not survey.plots:
+        failures.append("no <svg class=\"plot\"> element in the DOM")
+    for plot in survey.plots:
+        if plot["shapes"] < MIN_SHAPES:
+            failures.append(f"plot {plot['id']} is empty ({plot['shapes']} shapes)")
+        if not plot["title"].strip():
+            failures.append(f"plot {plot['id']} has no <title>")
+    if survey.scripts:
+        failures.append(f"{survey.scripts} <script> element(s) in the DOM")
+    escaped = html.escape(hostile, quote=False)
+    if hostile and escaped not in dom:
+        failures.append(f"escaped name {escaped!r} not found in the DOM")
+    if hostile and hostile not in "".join(survey.text):
+        failures.append(f"name {hostile!r} does not appear as text")
+    if survey.external:
+        failures.append("external references: " + ", ".join(survey.external[:5]))
+    return failures, survey
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("report", help="the HTML file to check")
+    parser.add_argument("--expect-plots", type=int, help="exact number of plot <svg> elements")
+    parser.add_argument("--hostile", default=DEFAULT_HOSTILE,
+                        help="user text that must appear escaped (default: %(default)s)")
+    parser.add_argument("--screenshot", help="also save a PNG screenshot here")
+    parser.add_argument("--window-size", default="1200,3000", help="screenshot size W,H")
+    args = parser.parse_args()
+    if not os.path.isfile(args.report):
+        parser.error(f"no such file: {args.report}")
+
+    chromium = find_chromium()
+    if chromium is None:
+        return 0
+    url = "file://" + os.path.abspath(args.report)
+    try:
+        dom = run_chromium(chromium, ["--dump-dom"], url)
+        if args.screenshot:
+            shot = os.path.abspath(args.screenshot)
+            run_chromium(chromium, [f"--screenshot={shot}", f"--window-size={args.window_size}",
+                                    "--hide-scrollbars"], url)
+            if not os.path.isfile(shot):
+                print(f"FAIL: chromium wrote no screenshot to {shot}")
+                return 1
+            print(f"screenshot: {shot}")
+    except (OSError, RuntimeError) as err:
+        print(f"FAIL: could not run chromium: {err}")
+        return 1
+
+    failures, survey = check(dom, args.hostile, args.expect_plots)
+    kinds = {}
+    for plot in survey.plots:
+        kind = " ".join(c for c in plot["classes"] if c != "plot")
+        kinds[kind] = kinds.get(kind, 0) + 1
+    print(f"plots in the DOM: {len(survey.plots)} "
+          + ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())))
+    for failure in failures:
+        print(f"FAIL: {failure}")
+    if failures:
+        return 1
+    print("OK: plots drawn, user text escaped, no scripts, no external references")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+//! Renders the example report in headless Chromium (tests/browser/check_report.py) and checks
+//! the browser's DOM: every plot drawn, user text escaped, no scripts, nothing external.
+//!
+//! The script installs Debian's chromium when it is missing and it can (as root), and prints a
+//! clear SKIP where it cannot. Set `RIGOR_BROWSER_TESTS=0` to skip it deliberately, and
+//! `RIGOR_BROWSER_SCREENSHOT=/path/to/out.png` to keep a screenshot for a look.
+
+use std::path::Path;
+use std::process::Command;
+
+use rigor_report::html::{example, render_html};
+
+/// Plots in the example: run sequence, 4 × 2 lag plots, 2 ACF plots, histogram, execution means,
+/// components, forest.
+const EXAMPLE_PLOTS: usize = 15;
+
+#[test]
+fn example_report_renders_in_chromium() {
+    if std::env::var("RIGOR_BROWSER_TESTS").as_deref() == Ok("0") {
+        eprintln!("skipped: RIGOR_BROWSER_TESTS=0");
+        return;
+    }
+    let page = render_html(&example::view());
+    assert_eq!(page.matches("class=\"plot ").count(), EXAMPLE_PLOTS);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let report = dir.path().join("report.html");
+    std::fs::write(&report, &page).expect("write the report");
+    let screenshot = std::env::var("RIGOR_BROWSER_SCREENSHOT")
+        .unwrap_or_else(|_| dir.path().join("report.png").display().to_string());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/check_report.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(&report)
+        .args(["--expect-plots", &EXAMPLE_PLOTS.to_string()])
+        .args(["--hostile", example::HOSTILE_NAME])
+        .args(["--screenshot", &screenshot])
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "check_report.py failed:\n{stdout}");
+}

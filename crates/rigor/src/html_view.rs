@@ -1,0 +1,232 @@
+//! Builds the HTML report's view model from a result: raw series, the diagnosis, lag pairs and
+//! autocorrelations (from rigor-stats), components and comparisons. The report crate only draws.
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use rigor_report::html::{
+    AcfPanel, BenchmarkSection, ComparisonRow, ComponentBar, ExecutionSeries, ImpactView, LagPanel,
+    ReportView,
+};
+use rigor_stats::Analysis;
+use rigor_stats::autocorr::acf;
+use rigor_stats::steady::SteadyStateReport;
+use rigor_store::{BenchmarkRecord, ResultFile};
+
+use crate::diagnosis;
+
+/// Lags of the autocorrelation plot.
+const ACF_LAGS: usize = 20;
+
+/// The view of a whole result.
+pub fn build(
+    result: &ResultFile,
+    analyses: &[Result<Analysis, String>],
+    title: &str,
+) -> ReportView {
+    let env = &result.environment;
+    let mut environment = vec![
+        ("host".to_string(), env.host.clone()),
+        ("OS".to_string(), env.os.clone()),
+        (
+            "CPU".to_string(),
+            format!("{} ({} logical CPUs)", env.cpu, env.cpus),
+        ),
+    ];
+    if let Some(g) = &env.governor {
+        environment.push(("governor".into(), g.clone()));
+    }
+    ReportView {
+        title: title.to_string(),
+        rigor_version: result.rigor_version.clone(),
+        generated: format!("status: {:?}", result.status).to_lowercase(),
+        environment,
+        seed: result.seed,
+        confidence: result.confidence,
+        benchmarks: result
+            .benchmarks
+            .iter()
+            .zip(analyses)
+            .map(|(b, a)| section(b, a.as_ref().ok(), result.seed))
+            .collect(),
+        comparisons: result
+            .comparisons
+            .iter()
+            .map(|c| ComparisonRow {
+                baseline: c.baseline.clone(),
+                candidate: c.candidate.clone(),
+                estimator: c.estimator.clone(),
+                ratio: c.ratio,
+                lower: c.ci.as_ref().map(|i| i.lower),
+                upper: c.ci.as_ref().map(|i| i.upper),
+                verdict: c.verdict.clone(),
+                effect_text: c.effect.clone(),
+                threshold: c.threshold,
+            })
+            .collect(),
+    }
+}
+
+/// Display unit for values around `mean` seconds: (label, factor).
+fn unit(mean: f64) -> (&'static str, f64) {
+    match mean.abs() {
+        m if m < 1e-6 => ("ns", 1e9),
+        m if m < 1e-3 => ("µs", 1e6),
+        m if m < 1.0 => ("ms", 1e3),
+        _ => ("s", 1.0),
+    }
+}
+
+fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: u64) -> BenchmarkSection {
+    let mean = a.map_or(0.0, |a| a.interval.mean);
+    let (label, k) = unit(mean);
+    let scale = |v: &[f64]| v.iter().map(|x| x * k).collect::<Vec<_>>();
+    let runs = diagnosis::runs_of(b).unwrap_or_else(|| vec![analysed(b)]);
+    let steady = diagnosis::diagnose_benchmark(b, seed).and_then(Result::ok);
+    let cut = warmup_cut(b, steady.as_ref());
+    let tails: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| scale(&r[cut.unwrap_or(0).min(r.len())..]))
+        .collect();
+    let mut diag = Vec::new();
+    if let Some(s) = &steady {
+        diag.extend(
+            rigor_report::diagnosis::render(&rigor_report::diagnosis::DiagnosisView {
+                name: &b.name,
+                steady: Some(s),
+                applied: b.steady_state.as_ref().map(|s| s.applied.as_str()),
+                impact: None,
+                missing: None,
+            })
+            .lines()
+            .skip(1)
+            .map(|l| l.trim().to_string()),
+        );
+    }
+    BenchmarkSection {
+        name: b.name.clone(),
+        command: b.command.clone(),
+        unit_label: label.to_string(),
+        mean: mean * k,
+        ci_lower: a.map_or(0.0, |a| a.interval.lower * k),
+        ci_upper: a.map_or(0.0, |a| a.interval.upper * k),
+        levels: b.levels.clone(),
+        counts: a.map_or_else(Vec::new, |a| a.counts.clone()),
+        executions: runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let run = steady.as_ref().and_then(|s| s.runs.get(i));
+                ExecutionSeries {
+                    values: scale(r),
+                    changepoints: run.map_or_else(Vec::new, |r| r.changepoints.clone()),
+                    steady_start: run.and_then(|r| r.steady_start),
+                    outliers: run.map_or_else(Vec::new, |r| r.outliers.clone()),
+                    class: run.map_or_else(String::new, |r| r.class.to_string()),
+                }
+            })
+            .collect(),
+        warmup_cut: cut,
+        lag: lag_panels(&tails, seed),
+        acf: acf_panel(&tails, seed),
+        steady_values: scale(&analysed(b)),
+        execution_means: a.map_or_else(Vec::new, |_| execution_means(b, k)),
+        components: a.map_or_else(Vec::new, |a| {
+            a.components
+                .components
+                .iter()
+                .zip(a.components.shares())
+                .map(|(c, share)| ComponentBar {
+                    level: c.level.clone(),
+                    share_percent: share,
+                    sd_percent_of_mean: 100.0 * c.std_dev() / a.interval.mean.abs(),
+                })
+                .collect()
+        }),
+        impact: diagnosis::impact(b, seed).map(|(o, c)| ImpactView {
+            original: o.value,
+            centred: c.value,
+            clustered: None,
+        }),
+        diagnosis: diag,
+        warnings: b
+            .analysis
+            .as_ref()
+            .map_or_else(Vec::new, |a| a.warnings.clone()),
+    }
+}
+
+/// The analysed (non-warm-up) values in order.
+fn analysed(b: &BenchmarkRecord) -> Vec<f64> {
+    b.samples
+        .iter()
+        .filter(|s| !s.warmup)
+        .map(|s| s.value)
+        .collect()
+}
+
+/// Iterations cut at the start of every execution: what `--discard auto` applied, else the
+/// detected independent warm-up, else the run's fixed `--discard`.
+fn warmup_cut(b: &BenchmarkRecord, steady: Option<&SteadyStateReport>) -> Option<usize> {
+    b.steady_state
+        .as_ref()
+        .and_then(|s| s.independent_warmup.or(s.initialised_warmup))
+        .or_else(|| steady.and_then(|s| s.independent_warmup))
+        .filter(|&c| c > 0)
+}
+
+/// Means of the units just above the measurements (executions), in display units.
+fn execution_means(b: &BenchmarkRecord, k: f64) -> Vec<f64> {
+    match crate::results::hierarchy_of(b) {
+        Ok(h) if h.depth() >= 2 => h.unit_means(h.depth() - 2).iter().map(|m| m * k).collect(),
+        Ok(h) => h.values().iter().map(|m| m * k).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn shuffled(runs: &[Vec<f64>], seed: u64) -> Vec<Vec<f64>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    runs.iter()
+        .map(|r| {
+            let mut s = r.clone();
+            s.shuffle(&mut rng);
+            s
+        })
+        .collect()
+}
+
+/// Pairs (x_t, x_{t+lag}) within each execution's steady part, for lags 1–4, beside the same for
+/// the values shuffled within each execution.
+fn lag_panels(runs: &[Vec<f64>], seed: u64) -> Vec<LagPanel> {
+    let mixed = shuffled(runs, seed);
+    let pairs = |rs: &[Vec<f64>], lag: usize| -> Vec<(f64, f64)> {
+        rs.iter()
+            .flat_map(|r| r.windows(lag + 1).map(move |w| (w[0], w[lag])))
+            .take(5_000)
+            .collect()
+    };
+    (1..=4)
+        .map(|lag| LagPanel {
+            lag,
+            points: pairs(runs, lag),
+            shuffled_points: pairs(&mixed, lag),
+        })
+        .collect()
+}
+
+/// Autocorrelations of the longest steady part, beside the same values shuffled.
+fn acf_panel(runs: &[Vec<f64>], seed: u64) -> Option<AcfPanel> {
+    let longest = runs.iter().max_by_key(|r| r.len())?;
+    let lags = ACF_LAGS.min(longest.len().saturating_sub(2));
+    if lags == 0 {
+        return None;
+    }
+    let values = acf(longest, lags).ok()?;
+    let mixed = shuffled(std::slice::from_ref(longest), seed);
+    let shuffled = acf(&mixed[0], lags).ok()?;
+    Some(AcfPanel {
+        values,
+        shuffled,
+        bound: 1.96 / (longest.len() as f64).sqrt(),
+    })
+}

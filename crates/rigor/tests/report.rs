@@ -1,0 +1,102 @@
+//! `rigor report` and `rigor run --report`: one self-contained HTML file per result.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Dir, rigor, stdout_of};
+
+const HOSTILE: &str = "<script>alert(1)</script>";
+
+fn make_report(dir: &Dir) -> std::path::PathBuf {
+    let (json, html) = (dir.path("r.json"), dir.path("r.html"));
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "3",
+            "-r",
+            "8",
+            "-w",
+            "0",
+            "--discard",
+            "auto",
+            "-n",
+            HOSTILE,
+            "-n",
+            "B",
+        ])
+        .args([
+            "mean=10ms,execution=2%,iteration=1%,iterations=100,warm=10,slow=30%",
+            "mean=10.3ms,execution=2%,iteration=1%,iterations=100",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .assert()
+        .success();
+    let out = stdout_of(rigor().arg("report").arg(&json).arg("-o").arg(&html));
+    assert!(out.contains("Report written to"), "{out}");
+    html
+}
+
+#[test]
+fn report_has_every_plot_and_escapes_names() {
+    let dir = Dir::new();
+    let html = std::fs::read_to_string(make_report(&dir)).unwrap();
+    // Per benchmark: run sequence, 8 lag plots, 2 ACF plots, histogram, execution means,
+    // components; plus one forest plot of the comparison.
+    assert_eq!(html.matches("class=\"plot ").count(), 2 * 14 + 1);
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(!html.contains(HOSTILE));
+    assert!(!html.contains("<script"));
+    assert!(!html.contains("http://") && !html.contains("https://"));
+}
+
+#[test]
+fn run_writes_the_report_at_the_end() {
+    let dir = Dir::new();
+    let html = dir.path("run.html");
+    rigor()
+        .args([
+            "run",
+            "--simulate",
+            "--seed",
+            "1",
+            "-r",
+            "5",
+            "mean=1ms,execution=1%",
+            "--report",
+        ])
+        .arg(&html)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.starts_with("<!DOCTYPE html>"));
+    assert!(text.contains("class=\"plot execution-means\""));
+}
+
+#[test]
+fn report_renders_in_headless_chromium() {
+    if std::env::var("RIGOR_BROWSER_TESTS").as_deref() == Ok("0") {
+        eprintln!("skipped: RIGOR_BROWSER_TESTS=0");
+        return;
+    }
+    let dir = Dir::new();
+    let html = make_report(&dir);
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../rigor-report/tests/browser/check_report.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(&html)
+        .args(["--expect-plots", "29", "--hostile", HOSTILE])
+        .output()
+        .expect("python3 runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("{text}");
+    assert!(out.status.success(), "{text}");
+}
