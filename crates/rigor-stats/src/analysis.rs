@@ -90,7 +90,9 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
             units: h.units(0),
         });
     }
-    if h.depth() >= 2 {
+    // With one measurement per unit of the level above, pooling is not possible: no warning.
+    let lowest_has_df = components.components.last().is_some_and(|c| c.df > 0);
+    if h.depth() >= 2 && lowest_has_df {
         let shares = components.shares();
         let lowest = h.depth() - 1;
         if let Some((k, &share)) = shares[..lowest]
@@ -120,4 +122,55 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
         summary,
         warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_level(groups: &[Vec<f64>]) -> Analysis {
+        let h = Hierarchy::two_level(["execution", "iteration"], groups).unwrap();
+        analyze(&h, &AnalysisConfig::default()).unwrap()
+    }
+
+    #[test]
+    fn warns_when_executions_dominate_and_few_units() {
+        let a = two_level(&[vec![1.0, 1.01], vec![2.0, 2.01], vec![3.0, 3.02]]);
+        assert!(matches!(
+            a.warnings[0],
+            Warning::FewTopUnits { units: 3, .. }
+        ));
+        match &a.warnings[1] {
+            Warning::UpperLevelDominates {
+                level,
+                share,
+                pooled_ratio,
+                ..
+            } => {
+                assert_eq!(level, "execution");
+                assert!(*share > 99.0);
+                assert!(*pooled_ratio > 1.0);
+            }
+            w => panic!("unexpected {w:?}"),
+        }
+    }
+
+    #[test]
+    fn no_pooling_warning_with_one_iteration_per_execution() {
+        let groups: Vec<Vec<f64>> = (0..6).map(|i| vec![1.0 + i as f64]).collect();
+        let a = two_level(&groups);
+        assert!(a.warnings.is_empty(), "{:?}", a.warnings);
+    }
+
+    #[test]
+    fn unbalanced_is_flagged() {
+        let a = two_level(&[
+            vec![1.0, 1.1],
+            vec![2.0],
+            vec![1.5, 1.4, 1.6],
+            vec![1.2, 1.3],
+            vec![1.0, 1.1],
+        ]);
+        assert!(a.warnings.contains(&Warning::Unbalanced));
+    }
 }
