@@ -58,9 +58,9 @@ use crate::bootstrap::{
     ratio_replicates,
 };
 use crate::descriptive::{Estimator, mean, variance};
-use crate::dist::{Quantile, critical_value};
+use crate::dist::Quantile;
 use crate::error::{Result, StatsError, check_finite, check_level};
-use crate::fieller::{DfMethod, FiellerInterval, FiellerResult, MeanEstimate, fieller, welch_df};
+use crate::fieller::{DfMethod, FiellerInterval, FiellerResult, MeanEstimate, fieller};
 use crate::hierarchy::Hierarchy;
 use crate::interval::MeanInterval;
 
@@ -182,24 +182,9 @@ pub fn fieller_with_covariance(
     df_method: DfMethod,
 ) -> Result<FiellerResult> {
     check_finite(&[cov_of_means])?;
-    let (a, b) = (candidate.mean, baseline.mean);
-    if b == 0.0 {
-        return Err(StatsError::InvalidParameter {
-            name: "baseline mean",
-            value: b.to_string(),
-            reason: "a ratio needs a non-zero baseline",
-        });
-    }
-    let ratio = a / b;
-    let df = match df_method {
-        DfMethod::WelchSatterthwaite => Some(welch_df(candidate, baseline, ratio)),
-        DfMethod::MinDf => Some((candidate.n.min(baseline.n) - 1) as f64),
-        DfMethod::Normal => None,
-    };
-    let critical = match df {
-        Some(nu) => critical_value(level, nu, Quantile::StudentT)?,
-        None => critical_value(level, f64::INFINITY, Quantile::Normal)?,
-    };
+    let (ratio, df, critical) =
+        crate::fieller::ratio_and_critical(candidate, baseline, level, df_method)?;
+    let b = baseline.mean;
     let interval = covariance_bounds(
         ratio,
         b,

@@ -192,24 +192,8 @@ pub fn fieller(
     level: f64,
     df_method: DfMethod,
 ) -> Result<FiellerResult> {
-    let (a, b) = (candidate.mean, baseline.mean);
-    if b == 0.0 {
-        return Err(StatsError::InvalidParameter {
-            name: "baseline mean",
-            value: b.to_string(),
-            reason: "a ratio needs a non-zero baseline",
-        });
-    }
-    let ratio = a / b;
-    let df = match df_method {
-        DfMethod::WelchSatterthwaite => Some(welch_df(candidate, baseline, ratio)),
-        DfMethod::MinDf => Some(min_df(candidate, baseline)),
-        DfMethod::Normal => None,
-    };
-    let critical = match df {
-        Some(nu) => critical_value(level, nu, Quantile::StudentT)?,
-        None => critical_value(level, f64::INFINITY, Quantile::Normal)?,
-    };
+    let (ratio, df, critical) = ratio_and_critical(candidate, baseline, level, df_method)?;
+    let b = baseline.mean;
     let (va, vb) = (candidate.var_of_mean(), baseline.var_of_mean());
     let g = critical * critical * vb / (b * b);
     let interval = if g < 1.0 {
@@ -230,6 +214,37 @@ pub fn fieller(
         level,
         interval,
     })
+}
+
+/// The point estimate θ̂ = a/b, the degrees of freedom chosen by `df_method` (none for the normal
+/// quantile) and the critical value: the part every Fieller variant shares.
+///
+/// Errors: a zero baseline mean, an invalid level.
+pub(crate) fn ratio_and_critical(
+    candidate: &MeanEstimate,
+    baseline: &MeanEstimate,
+    level: f64,
+    df_method: DfMethod,
+) -> Result<(f64, Option<f64>, f64)> {
+    let (a, b) = (candidate.mean, baseline.mean);
+    if b == 0.0 {
+        return Err(StatsError::InvalidParameter {
+            name: "baseline mean",
+            value: b.to_string(),
+            reason: "a ratio needs a non-zero baseline",
+        });
+    }
+    let ratio = a / b;
+    let df = match df_method {
+        DfMethod::WelchSatterthwaite => Some(welch_df(candidate, baseline, ratio)),
+        DfMethod::MinDf => Some(min_df(candidate, baseline)),
+        DfMethod::Normal => None,
+    };
+    let critical = match df {
+        Some(nu) => critical_value(level, nu, Quantile::StudentT)?,
+        None => critical_value(level, f64::INFINITY, Quantile::Normal)?,
+    };
+    Ok((ratio, df, critical))
 }
 
 #[cfg(test)]
