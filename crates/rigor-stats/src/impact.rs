@@ -16,8 +16,8 @@
 //! The additive-model check ([`impact_factor_centred`]) subtracts each run's mean from its samples
 //! first: a value near 1 on the centred data means the additive model fits (seed 001, Table 3).
 //!
-//! Not implemented here: the clustering additive filter (seed 003 §4.1, a Gaussian mixture chosen
-//! by BIC) and the Mono robust preprocessing (seed 003 §4.2).
+//! The clustering additive filter (seed 003 §4.1, a Gaussian mixture chosen by BIC) is in
+//! [`crate::mixture`], and the Mono robust preprocessing (seed 003 §4.2) in [`crate::robust`].
 //!
 //! Iterations with SD2 = 0 (a run whose chosen samples are all equal, e.g. on a coarse timer) have
 //! no ratio; they are skipped and counted in [`ImpactFactor::skipped`].

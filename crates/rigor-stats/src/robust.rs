@@ -113,7 +113,10 @@ impl RobustEstimate {
 ///
 /// Errors: fewer than two runs, an empty run, a non-finite value, B = 0, a fraction outside
 /// (0, 1], a sub-selection size below 2, or a level outside (0, 1).
-pub fn robust_estimate<R: AsRef<[f64]> + Sync>(runs: &[R], cfg: &RobustConfig) -> Result<RobustEstimate> {
+pub fn robust_estimate<R: AsRef<[f64]> + Sync>(
+    runs: &[R],
+    cfg: &RobustConfig,
+) -> Result<RobustEstimate> {
     let shortest = check_runs(runs)?;
     validate(cfg)?;
     let n = (cfg.fraction * shortest as f64).floor() as usize;
@@ -251,7 +254,10 @@ mod tests {
         // l = 1.959964·sqrt((2·4 + 6)/(3·2)) = 1.959964·1.527525 = 2.993893.
         let runs = [vec![1.0, 3.0], vec![2.0, 6.0], vec![4.0, 8.0]];
         let e = plain_estimate(&runs, 0.95).unwrap();
-        assert_eq!((e.mean, e.s_rho2, e.s_sigma2, e.n, e.runs), (4.0, 4.0, 6.0, 2, 3));
+        assert_eq!(
+            (e.mean, e.s_rho2, e.s_sigma2, e.n, e.runs),
+            (4.0, 4.0, 6.0, 2, 3)
+        );
         assert!((e.half_width - 2.993_893).abs() < 1e-5, "{}", e.half_width);
         assert_eq!(e.bounds().0, e.mean - e.half_width);
     }
@@ -260,9 +266,14 @@ mod tests {
     fn constant_runs_and_bad_input() {
         let runs = [vec![5.0; 8], vec![7.0; 8]];
         let e = robust_estimate(&runs, &RobustConfig::default()).unwrap();
-        assert_eq!((e.mean, e.run_means.clone(), e.s_sigma2, e.n), (6.0, vec![5.0, 7.0], 0.0, 6));
+        assert_eq!(
+            (e.mean, e.run_means.clone(), e.s_sigma2, e.n),
+            (6.0, vec![5.0, 7.0], 0.0, 6)
+        );
         assert!(robust_estimate(&runs[..1], &RobustConfig::default()).is_err());
-        assert!(robust_estimate(&[vec![1.0, 2.0], vec![1.0, 2.0]], &RobustConfig::default()).is_err());
+        assert!(
+            robust_estimate(&[vec![1.0, 2.0], vec![1.0, 2.0]], &RobustConfig::default()).is_err()
+        );
         let bad = RobustConfig {
             fraction: 1.5,
             ..RobustConfig::default()

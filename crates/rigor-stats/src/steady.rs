@@ -207,7 +207,8 @@ pub fn classify_segments(
 }
 
 /// Classifies one run: marks outliers, segments the rest by PELT (exact up to `exact_limit`
-/// values, [`pelt_blocked`] beyond), maps the segments back to the run's own indices and applies
+/// values, [`pelt_blocked`] beyond; the penalty's n is the number of values left, as in
+/// `warmup_stats`), maps the segments back to the run's own indices and applies
 /// [`classify_segments`].
 ///
 /// Errors: an empty run, a non-finite value, or an invalid parameter.
