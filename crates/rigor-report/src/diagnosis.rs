@@ -13,8 +13,9 @@ pub struct DiagnosisView<'a> {
     pub steady: Option<&'a SteadyStateReport>,
     /// What was applied (for `--discard auto`), in words.
     pub applied: Option<&'a str>,
-    /// Impact factor on the original data and on run-mean-centred data.
-    pub impact: Option<(f64, f64)>,
+    /// Impact factor on the original data, on run-mean-centred data, and after the clustering
+    /// additive filter.
+    pub impact: Option<(f64, f64, Option<f64>)>,
     /// Why there is no diagnosis, when there is none.
     pub missing: Option<&'a str>,
 }
@@ -91,11 +92,17 @@ pub fn render(v: &DiagnosisView<'_>) -> String {
     if let Some(applied) = v.applied {
         let _ = writeln!(out, "  Applied:             {applied}");
     }
-    if let Some((original, centred)) = v.impact {
+    if let Some((original, centred, clustered)) = v.impact {
         let _ = writeln!(
             out,
             "  Impact factor:       {original:.2} (≈ 1: executions do not differ); on run-mean-centred data {centred:.2} (≈ 1: the additive model fits)"
         );
+        if let Some(c) = clustered {
+            let _ = writeln!(
+                out,
+                "                       after the clustering additive filter {c:.2}"
+            );
+        }
     }
     out
 }

@@ -49,6 +49,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<bool> {
         if args.diagnose {
             output::emit(&diagnoses(&result));
         }
+        if args.robust == Some(crate::cli::RobustArg::Mono) {
+            output::emit(&robust_lines(&result));
+        }
     }
     Ok(comparisons::gate(&computed, args.compare.fail_on))
 }
@@ -134,7 +137,13 @@ fn diagnoses(result: &ResultFile) -> String {
                 Some("no iterations reported: nothing to diagnose within executions".to_string()),
             ),
         };
-        let impact = diagnosis::impact(b, result.seed).map(|(o, c)| (o.value, c.value));
+        let impact = diagnosis::impact(b, result.seed).map(|i| {
+            (
+                i.original.value,
+                i.centred.value,
+                i.clustered.map(|c| c.value),
+            )
+        });
         out += &rigor_report::diagnosis::render(&rigor_report::diagnosis::DiagnosisView {
             name: &b.name,
             steady: report,
@@ -143,6 +152,36 @@ fn diagnoses(result: &ResultFile) -> String {
             missing: missing.as_deref(),
         });
         out.push('\n');
+    }
+    out
+}
+
+/// `--robust mono`: seed 003's sub-selection estimate beside the plain one, per benchmark.
+fn robust_lines(result: &ResultFile) -> String {
+    use rigor_report::format::{time, time_like};
+    let mut out = String::new();
+    for b in &result.benchmarks {
+        match diagnosis::robust(b, result.confidence, result.seed) {
+            Some((r, p)) => {
+                out += &format!(
+                    "Robust (Mono, seed 003 §4.2) {}: {} ± {} (plain {} ± {}); {} sub-selections of {} per execution, seed {}\n",
+                    b.name,
+                    time(r.mean),
+                    time_like(r.half_width, r.mean),
+                    time(p.mean),
+                    time_like(p.half_width, p.mean),
+                    r.subsamples,
+                    r.n,
+                    r.seed
+                );
+            }
+            None => {
+                out += &format!(
+                    "Robust (Mono) {}: needs iterations in at least two executions\n",
+                    b.name
+                )
+            }
+        }
     }
     out
 }

@@ -306,6 +306,13 @@ pub struct CompareArgs {
     pub analysis: AnalysisArgs,
 }
 
+/// `--robust`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum RobustArg {
+    /// Mono's sub-selection medians (Kalibera et al., seed 003 §4.2).
+    Mono,
+}
+
 /// `--discard`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Discard {
@@ -378,6 +385,10 @@ pub struct AnalyzeArgs {
     /// Diagnose warm-up, steady state, independence and the random initial state.
     #[arg(long)]
     pub diagnose: bool,
+    /// Also report seed 003's robust estimate (`mono`: medians of sub-selections per execution)
+    /// beside the default.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub robust: Option<RobustArg>,
     /// Re-apply a warm-up discard: N iterations per execution, or `auto` (detected).
     #[arg(long, value_name = "N|auto", value_parser = parse_discard)]
     pub discard: Option<Discard>,

@@ -2,6 +2,8 @@
 //! `--discard auto`, and compute the impact factors of the random initial state.
 
 use rigor_stats::impact::{ImpactConfig, ImpactFactor, impact_factor, impact_factor_centred};
+use rigor_stats::mixture::{MixtureConfig, impact_factor_clustered};
+use rigor_stats::robust::{RobustConfig, RobustEstimate, plain_estimate, robust_estimate};
 use rigor_stats::steady::{Consistency, Recommendation, SteadyConfig, SteadyStateReport, diagnose};
 use rigor_store::{BenchmarkRecord, SteadyStateRecord};
 
@@ -115,16 +117,52 @@ fn mark(b: &mut BenchmarkRecord, discard: impl Fn(usize) -> bool) {
     }
 }
 
-/// Impact factors of the random initial state on the analysed values: original and run-mean
-/// centred (the additive-model check). `None` without iterations or with too few runs.
-pub fn impact(b: &BenchmarkRecord, seed: u64) -> Option<(ImpactFactor, ImpactFactor)> {
+/// Impact factors of the random initial state on the analysed values.
+pub struct Impacts {
+    /// On the original values.
+    pub original: ImpactFactor,
+    /// On run-mean-centred values (the additive-model check).
+    pub centred: ImpactFactor,
+    /// After the clustering additive filter (seed 003 §4.1), when the mixtures could be fitted.
+    pub clustered: Option<ImpactFactor>,
+}
+
+/// The analysed values of each execution with at least two of them.
+fn analysed_runs(b: &BenchmarkRecord) -> Vec<Vec<f64>> {
+    group(b.samples.iter().filter(|s| !s.warmup))
+        .into_iter()
+        .filter(|v| v.len() >= 2)
+        .collect()
+}
+
+/// Mono's robust estimate (seed 003 §4.2) beside the plain one, on the analysed values.
+pub fn robust(
+    b: &BenchmarkRecord,
+    level: f64,
+    seed: u64,
+) -> Option<(RobustEstimate, RobustEstimate)> {
     if !has_iterations(b) {
         return None;
     }
-    let runs: Vec<Vec<f64>> = group(b.samples.iter().filter(|s| !s.warmup))
-        .into_iter()
-        .filter(|v| v.len() >= 2)
-        .collect();
+    let runs = analysed_runs(b);
+    let cfg = RobustConfig {
+        level,
+        seed,
+        ..RobustConfig::default()
+    };
+    Some((
+        robust_estimate(&runs, &cfg).ok()?,
+        plain_estimate(&runs, level).ok()?,
+    ))
+}
+
+/// Impact factors of the random initial state on the analysed values: original, run-mean
+/// centred and clustered. `None` without iterations or with too few runs.
+pub fn impact(b: &BenchmarkRecord, seed: u64) -> Option<Impacts> {
+    if !has_iterations(b) {
+        return None;
+    }
+    let runs = analysed_runs(b);
     if runs.len() < 2 {
         return None;
     }
@@ -132,10 +170,13 @@ pub fn impact(b: &BenchmarkRecord, seed: u64) -> Option<(ImpactFactor, ImpactFac
         seed,
         ..ImpactConfig::default()
     };
-    Some((
-        impact_factor(&runs, &cfg).ok()?,
-        impact_factor_centred(&runs, &cfg).ok()?,
-    ))
+    Some(Impacts {
+        original: impact_factor(&runs, &cfg).ok()?,
+        centred: impact_factor_centred(&runs, &cfg).ok()?,
+        clustered: impact_factor_clustered(&runs, &MixtureConfig::default(), &cfg)
+            .ok()
+            .map(|c| c.impact),
+    })
 }
 
 /// `--discard auto` for every benchmark with iterations; problems are reported, not fatal.

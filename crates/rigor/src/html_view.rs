@@ -143,10 +143,10 @@ fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: u64) -> BenchmarkSec
                 })
                 .collect()
         }),
-        impact: diagnosis::impact(b, seed).map(|(o, c)| ImpactView {
-            original: o.value,
-            centred: c.value,
-            clustered: None,
+        impact: diagnosis::impact(b, seed).map(|i| ImpactView {
+            original: i.original.value,
+            centred: i.centred.value,
+            clustered: i.clustered.map(|c| c.value),
         }),
         diagnosis: diag,
         warnings: b
