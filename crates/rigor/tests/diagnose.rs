@@ -38,9 +38,15 @@ fn auto_discard_finds_a_twenty_iteration_warmup() {
         "{diag}"
     );
     assert!(diag.contains("Impact factor:"), "{diag}");
-    assert!(diag.contains("after the clustering additive filter"), "{diag}");
+    assert!(
+        diag.contains("after the clustering additive filter"),
+        "{diag}"
+    );
     let robust = stdout_of(rigor().arg("analyze").arg(&path).args(["--robust", "mono"]));
-    assert!(robust.contains("Robust (Mono, seed 003 §4.2)") && robust.contains("(plain "), "{robust}");
+    assert!(
+        robust.contains("Robust (Mono, seed 003 §4.2)") && robust.contains("(plain "),
+        "{robust}"
+    );
 }
 
 #[test]
