@@ -1,0 +1,102 @@
+//! `rigor-validation all|quick`: regenerates docs/VALIDATION.md and docs/validation/*.svg.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use rigor_validation::{Options, Sizes, run};
+
+/// Regenerates docs/VALIDATION.md from seeded simulations and real runs on this machine.
+#[derive(Debug, Parser)]
+#[command(name = "rigor-validation")]
+struct Cli {
+    /// `all`: every section at full size, written to docs/ (several minutes). `quick`: reduced
+    /// sizes, the headline checks (exit 1 if one fails), Markdown on standard output.
+    mode: ModeArg,
+    /// Master seed (every row seed derives from it).
+    #[arg(long, default_value_t = rigor_validation::DEFAULT_SEED)]
+    seed: u64,
+    /// Where to write the Markdown (default: docs/VALIDATION.md for `all`, standard output for
+    /// `quick`). Figures go to a `validation/` directory beside it.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Repository root (default: found from this crate's location).
+    #[arg(long)]
+    repo: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ModeArg {
+    /// Every section at full size.
+    All,
+    /// Reduced sizes and the checks.
+    Quick,
+    /// Every section at small sizes, to try the document out (not for publishing).
+    Small,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut opts = Options::new();
+    opts.seed = cli.seed;
+    opts.verbose = true;
+    if let Some(r) = cli.repo {
+        opts.repo = r;
+    }
+    let sizes = match cli.mode {
+        ModeArg::All => Sizes::all(),
+        ModeArg::Quick => Sizes::quick(),
+        ModeArg::Small => Sizes::small(),
+    };
+    let out = match run(&opts, &sizes) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let target = match (cli.out, cli.mode) {
+        (Some(p), _) => Some(p),
+        (None, ModeArg::All) => Some(opts.repo.join("docs").join("VALIDATION.md")),
+        (None, _) => None,
+    };
+    match target {
+        Some(path) => {
+            if let Err(e) = write(&path, &out.markdown, &out.figures) {
+                eprintln!("error: writing {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+            eprintln!("wrote {}", path.display());
+        }
+        None => println!("{}", out.markdown),
+    }
+    for p in &out.passed {
+        eprintln!("pass: {p}");
+    }
+    for f in &out.failures {
+        eprintln!("FAIL: {f}");
+    }
+    if out.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn write(
+    path: &std::path::Path,
+    markdown: &str,
+    figures: &[(String, String)],
+) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+        if !figures.is_empty() {
+            let figs = dir.join("validation");
+            std::fs::create_dir_all(&figs)?;
+            for (name, svg) in figures {
+                std::fs::write(figs.join(name), svg)?;
+            }
+        }
+    }
+    std::fs::write(path, markdown)
+}
