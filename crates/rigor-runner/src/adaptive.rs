@@ -216,7 +216,7 @@ impl AdaptiveRule {
     fn units(&self, data: &[BenchData]) -> usize {
         data.iter()
             .filter(|d| d.measured_executions() > 0)
-            .filter_map(|d| d.hierarchy(self.with_builds).ok().map(|h| h.units(0)))
+            .map(|d| d.top_units(self.with_builds))
             .min()
             .unwrap_or(0)
     }

@@ -22,6 +22,8 @@ pub struct BenchData {
     walls: Vec<f64>,
     /// Wall time of every build.
     builds: Vec<f64>,
+    /// Builds with at least one measured execution (the top-level units when builds are a level).
+    measured_builds: std::collections::BTreeSet<usize>,
 }
 
 impl BenchData {
@@ -85,6 +87,16 @@ impl BenchData {
     /// Measured (non-warm-up) executions so far.
     pub fn measured_executions(&self) -> usize {
         self.executions.len()
+    }
+
+    /// Top-level units measured so far (builds or executions), counted as they arrive so that
+    /// stopping rules need not rebuild the hierarchy after every round.
+    pub fn top_units(&self, with_builds: bool) -> usize {
+        if with_builds {
+            self.measured_builds.len()
+        } else {
+            self.executions.len()
+        }
     }
 }
 
@@ -162,6 +174,9 @@ impl<R: StopRule> Observer for Collector<'_, R> {
             };
             d.overheads.push(overhead);
             if !values.is_empty() {
+                if let Some(b) = r.build {
+                    d.measured_builds.insert(b);
+                }
                 d.executions.push((r.build, r.execution, values));
             }
         }

@@ -163,7 +163,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub budget: Option<f64>,
     /// Most top-level units an adaptive run may add.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub max_units: usize,
     /// Comparison options (several commands).
     #[command(flatten)]
