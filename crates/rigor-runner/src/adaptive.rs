@@ -320,8 +320,11 @@ pub fn run_adaptive(
             .filter_map(|p| p.as_ref().err())
             .cloned()
             .collect::<Vec<_>>();
+        let limit = pilot.max_time.map_or(String::new(), |t| {
+            format!(" (the pilot was limited to {t:.1} s; a larger budget gives it room)")
+        });
         return Err(RunError::Setting(format!(
-            "the pilot could not plan any benchmark: {}",
+            "the pilot could not plan any benchmark{limit}: {}",
             why.join("; ")
         )));
     }

@@ -151,6 +151,12 @@ pub fn within_run(
         let Some(h) = &hierarchies[i] else { continue };
         let cand = &result.benchmarks[i];
         let paired = top_keys(cand) == top_keys(base);
+        if !paired {
+            eprintln!(
+                "rigor: '{}' and '{}' did not run in the same rounds (a failure?): compared unpaired",
+                cand.name, base.name
+            );
+        }
         out.push(one(
             (base, base_h, analyses[r].as_ref().ok()),
             (cand, h, analyses[i].as_ref().ok()),

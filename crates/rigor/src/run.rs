@@ -217,7 +217,12 @@ fn run_adaptive_mode(
         max_looks: 2,
         max_units: args.max_units,
     };
-    let pilot = PilotSettings::default();
+    // With a budget, the pilot may use at most a fifth of it, so most of the time goes to the
+    // experiment whose data are kept.
+    let pilot = PilotSettings {
+        max_time: args.budget.map(|b| b / 5.0),
+        ..PilotSettings::default()
+    };
     let mut pilot_progress = ProgressOnly(session.progress.clone());
     let outcome = run_adaptive(
         &s.benchmarks,
