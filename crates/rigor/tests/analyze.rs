@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Dir, json, rigor, stdout_of};
+use common::{Dir, json, rigor, sim, stdout_of};
 use predicates::prelude::*;
 
 #[test]
@@ -10,10 +10,8 @@ fn reanalysis_reproduces_the_run() {
     let dir = Dir::new();
     let path = dir.path("r.json");
     let run_out = stdout_of(
-        rigor()
+        sim()
             .args([
-                "run",
-                "--simulate",
                 "--seed",
                 "5",
                 "mean=3ms,execution=2%,iterations=4,iteration=1%",

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Dir, json, rigor, stdout_of};
+use common::{Dir, json, rigor, sim, stdout_of};
 use predicates::prelude::*;
 
 const A: &str = "mean=10ms,execution=2%,iteration=1%,iterations=10";
@@ -13,10 +13,8 @@ fn a_five_percent_slowdown_is_a_regression_with_an_effect_size() {
     let dir = Dir::new();
     let path = dir.path("r.json");
     let out = stdout_of(
-        rigor()
+        sim()
             .args([
-                "run",
-                "--simulate",
                 "--seed",
                 "1",
                 "-r",
@@ -64,10 +62,8 @@ fn a_five_percent_slowdown_is_a_regression_with_an_effect_size() {
 
 #[test]
 fn fail_on_regression_sets_exit_status_1() {
-    rigor()
+    sim()
         .args([
-            "run",
-            "--simulate",
             "--seed",
             "1",
             "-r",
@@ -79,10 +75,8 @@ fn fail_on_regression_sets_exit_status_1() {
         ])
         .assert()
         .code(1);
-    rigor()
+    sim()
         .args([
-            "run",
-            "--simulate",
             "--seed",
             "1",
             "-r",
@@ -99,9 +93,7 @@ fn fail_on_regression_sets_exit_status_1() {
 
 #[test]
 fn reference_estimator_threshold_and_method_options() {
-    let out = stdout_of(rigor().args([
-        "run",
-        "--simulate",
+    let out = stdout_of(sim().args([
         "--seed",
         "2",
         "-r",
@@ -128,33 +120,13 @@ fn reference_estimator_threshold_and_method_options() {
         "{out}"
     );
     assert!(out.contains("[bootstrap-percentile"), "{out}");
-    let out = stdout_of(rigor().args([
-        "run",
-        "--simulate",
-        "--seed",
-        "2",
-        "-r",
-        "20",
-        A,
-        B_SLOW,
-        "--method",
-        "overlap",
-    ]));
+    let out = stdout_of(sim().args(["--seed", "2", "-r", "20", A, B_SLOW, "--method", "overlap"]));
     assert!(
         out.contains("seeds' method: the intervals do not overlap"),
         "{out}"
     );
-    rigor()
-        .args([
-            "run",
-            "--simulate",
-            "-r",
-            "3",
-            A,
-            B_SLOW,
-            "--reference",
-            "nope",
-        ])
+    sim()
+        .args(["-r", "3", A, B_SLOW, "--reference", "nope"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
@@ -167,10 +139,8 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
     let dir = Dir::new();
     let (old, new, md) = (dir.path("old.json"), dir.path("new.json"), dir.path("c.md"));
     let run = |path: &std::path::Path, second: &str, seed: &str| {
-        rigor()
+        sim()
             .args([
-                "run",
-                "--simulate",
                 "--seed",
                 seed,
                 "-r",
@@ -234,18 +204,8 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
 fn comparisons_are_in_the_markdown_export_and_reanalysis() {
     let dir = Dir::new();
     let (path, md) = (dir.path("r.json"), dir.path("r.md"));
-    rigor()
-        .args([
-            "run",
-            "--simulate",
-            "--seed",
-            "5",
-            "-r",
-            "10",
-            A,
-            B_SLOW,
-            "--export-json",
-        ])
+    sim()
+        .args(["--seed", "5", "-r", "10", A, B_SLOW, "--export-json"])
         .arg(&path)
         .arg("--export-markdown")
         .arg(&md)

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Dir, json, rigor, stdout_of};
+use common::{Dir, json, rigor, sim, stdout_of};
 
 #[test]
 fn auto_discard_finds_a_twenty_iteration_warmup() {
@@ -10,10 +10,8 @@ fn auto_discard_finds_a_twenty_iteration_warmup() {
     let path = dir.path("w.json");
     let spec = "mean=10ms,execution=2%,iteration=1%,iterations=200,warm=20,slow=30%";
     let out = stdout_of(
-        rigor()
+        sim()
             .args([
-                "run",
-                "--simulate",
                 "--seed",
                 "3",
                 "-r",
@@ -55,10 +53,8 @@ fn correlated_iterations_keep_one_iteration_per_execution() {
     let path = dir.path("ar.json");
     let spec = "mean=10ms,execution=2%,iteration=1%,iterations=200,ar=0.9";
     let out = stdout_of(
-        rigor()
+        sim()
             .args([
-                "run",
-                "--simulate",
                 "--seed",
                 "4",
                 "-r",
@@ -87,17 +83,8 @@ fn correlated_iterations_keep_one_iteration_per_execution() {
 fn diagnose_without_iterations_says_so() {
     let dir = Dir::new();
     let path = dir.path("wall.json");
-    rigor()
-        .args([
-            "run",
-            "--simulate",
-            "--seed",
-            "1",
-            "-r",
-            "5",
-            "mean=1ms",
-            "--export-json",
-        ])
+    sim()
+        .args(["--seed", "1", "-r", "5", "mean=1ms", "--export-json"])
         .arg(&path)
         .assert()
         .success();

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Dir, json, rigor, stdout_of};
+use common::{Dir, json, rigor, sim, stdout_of};
 use predicates::prelude::*;
 
 const BLOAT: &str = "mean=10ms,execution=3.7%,iteration=14.1%,iterations=30,startup=50ms";
@@ -40,17 +40,8 @@ fn run_with_plan_uses_its_counts() {
         .arg(&plan)
         .assert()
         .success();
-    rigor()
-        .args([
-            "run",
-            "--simulate",
-            "--seed",
-            "5",
-            "--precision",
-            "2%",
-            BLOAT,
-            "--plan",
-        ])
+    sim()
+        .args(["--seed", "5", "--precision", "2%", BLOAT, "--plan"])
         .arg(&plan)
         .arg("--export-json")
         .arg(&result)
@@ -74,25 +65,15 @@ fn run_with_plan_uses_its_counts() {
 
 #[test]
 fn precision_and_budget_say_what_stopped_them() {
-    rigor()
-        .args([
-            "run",
-            "--simulate",
-            "--seed",
-            "4",
-            "--precision",
-            "1%",
-            BLOAT,
-        ])
+    sim()
+        .args(["--seed", "4", "--precision", "1%", BLOAT])
         .assert()
         .success()
         .stdout(predicate::str::contains(
             "stopped because the target precision was reached",
         ));
-    rigor()
+    sim()
         .args([
-            "run",
-            "--simulate",
             "--seed",
             "4",
             "--budget",
@@ -106,8 +87,8 @@ fn precision_and_budget_say_what_stopped_them() {
         .stdout(predicate::str::contains(
             "stopped because the time budget was spent",
         ));
-    rigor()
-        .args(["run", "--simulate", "--seed", "4", "--budget", "2s", BLOAT])
+    sim()
+        .args(["--seed", "4", "--budget", "2s", BLOAT])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("budget"));

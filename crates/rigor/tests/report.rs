@@ -4,16 +4,14 @@ mod common;
 
 use std::path::Path;
 
-use common::{Dir, rigor, stdout_of};
+use common::{Dir, rigor, sim, stdout_of};
 
 const HOSTILE: &str = "<script>alert(1)</script>";
 
 fn make_report(dir: &Dir) -> std::path::PathBuf {
     let (json, html) = (dir.path("r.json"), dir.path("r.html"));
-    rigor()
+    sim()
         .args([
-            "run",
-            "--simulate",
             "--seed",
             "3",
             "-r",
@@ -57,10 +55,8 @@ fn report_has_every_plot_and_escapes_names() {
 fn run_writes_the_report_at_the_end() {
     let dir = Dir::new();
     let html = dir.path("run.html");
-    rigor()
+    sim()
         .args([
-            "run",
-            "--simulate",
             "--seed",
             "1",
             "-r",

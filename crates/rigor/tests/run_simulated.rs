@@ -3,16 +3,14 @@
 
 mod common;
 
-use common::{Dir, json, rigor, stdout_of};
+use common::{Dir, json, rigor, sim, stdout_of};
 use predicates::prelude::*;
 
 const TWO_LEVEL: &str = "mean=10ms,execution=3%,iteration=1%,iterations=20";
 
 #[test]
 fn summary_is_stable_for_a_seed() {
-    let out = stdout_of(rigor().args([
-        "run",
-        "--simulate",
+    let out = stdout_of(sim().args([
         "--seed",
         "7",
         "-r",
@@ -25,9 +23,9 @@ fn summary_is_stable_for_a_seed() {
 
 #[test]
 fn same_seed_same_numbers() {
-    let a = stdout_of(rigor().args(["run", "--simulate", "--seed", "3", TWO_LEVEL]));
-    let b = stdout_of(rigor().args(["run", "--simulate", "--seed", "3", TWO_LEVEL]));
-    let c = stdout_of(rigor().args(["run", "--simulate", "--seed", "4", TWO_LEVEL]));
+    let a = stdout_of(sim().args(["--seed", "3", TWO_LEVEL]));
+    let b = stdout_of(sim().args(["--seed", "3", TWO_LEVEL]));
+    let c = stdout_of(sim().args(["--seed", "4", TWO_LEVEL]));
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
@@ -36,17 +34,8 @@ fn same_seed_same_numbers() {
 fn json_has_the_schema_and_recovers_known_components() {
     let dir = Dir::new();
     let path = dir.path("r.json");
-    rigor()
-        .args([
-            "run",
-            "--simulate",
-            "--seed",
-            "11",
-            "-r",
-            "200",
-            TWO_LEVEL,
-            "--export-json",
-        ])
+    sim()
+        .args(["--seed", "11", "-r", "200", TWO_LEVEL, "--export-json"])
         .arg(&path)
         .assert()
         .success();
@@ -93,23 +82,15 @@ fn json_has_the_schema_and_recovers_known_components() {
 
 #[test]
 fn execution_dominance_is_explained() {
-    rigor()
-        .args(["run", "--simulate", "--seed", "1", "-r", "20", TWO_LEVEL])
+    sim()
+        .args(["--seed", "1", "-r", "20", TWO_LEVEL])
         .assert()
         .success()
         .stdout(predicate::str::contains(
             "more executions, not more iterations, will narrow this interval",
         ));
-    rigor()
-        .args([
-            "run",
-            "--simulate",
-            "--seed",
-            "1",
-            "-r",
-            "3",
-            "mean=1ms,execution=1%",
-        ])
+    sim()
+        .args(["--seed", "1", "-r", "3", "mean=1ms,execution=1%"])
         .assert()
         .success()
         .stdout(predicate::str::contains("only 3 executions"));
@@ -119,10 +100,8 @@ fn execution_dominance_is_explained() {
 fn failure_stops_the_command_and_keeps_its_data() {
     let dir = Dir::new();
     let path = dir.path("f.json");
-    rigor()
+    sim()
         .args([
-            "run",
-            "--simulate",
             "--seed",
             "1",
             "-r",
@@ -156,10 +135,8 @@ fn failure_stops_the_command_and_keeps_its_data() {
         "the other command ran on"
     );
 
-    rigor()
+    sim()
         .args([
-            "run",
-            "--simulate",
             "--seed",
             "1",
             "-r",
@@ -186,10 +163,8 @@ fn failure_stops_the_command_and_keeps_its_data() {
 fn timeouts_and_garbage_are_failures() {
     let dir = Dir::new();
     let path = dir.path("t.json");
-    rigor()
+    sim()
         .args([
-            "run",
-            "--simulate",
             "--seed",
             "1",
             "-r",
@@ -207,16 +182,8 @@ fn timeouts_and_garbage_are_failures() {
         json(&path)["benchmarks"][0]["failures"][0]["timed_out"],
         true
     );
-    rigor()
-        .args([
-            "run",
-            "--simulate",
-            "--seed",
-            "1",
-            "-r",
-            "4",
-            "mean=1ms,iterations=5,garbage=2",
-        ])
+    sim()
+        .args(["--seed", "1", "-r", "4", "mean=1ms,iterations=5,garbage=2"])
         .assert()
         .code(2)
         .stdout(predicate::str::contains("cannot read its iteration times"));
@@ -226,10 +193,8 @@ fn timeouts_and_garbage_are_failures() {
 fn exports_csv_and_markdown() {
     let dir = Dir::new();
     let (csv, md) = (dir.path("r.csv"), dir.path("r.md"));
-    rigor()
+    sim()
         .args([
-            "run",
-            "--simulate",
             "--seed",
             "2",
             "-r",
@@ -255,13 +220,13 @@ fn exports_csv_and_markdown() {
 
 #[test]
 fn bad_options_are_clear_errors() {
-    rigor()
-        .args(["run", "--simulate", "-r", "1", "mean=1ms"])
+    sim()
+        .args(["-r", "1", "mean=1ms"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("at least 2"));
-    rigor()
-        .args(["run", "--simulate", "mean=1ms,colour=red"])
+    sim()
+        .args(["mean=1ms,colour=red"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unknown key 'colour'"));
@@ -301,20 +266,9 @@ fn help_documents_exit_codes() {
 fn builds_are_the_top_level_and_their_variance_is_recovered() {
     let dir = Dir::new();
     let path = dir.path("b.json");
-    rigor()
+    sim()
         .args([
-            "run",
-            "--simulate",
-            "--seed",
-            "9",
-            "--build",
-            "make",
-            "--builds",
-            "60",
-            "-r",
-            "4",
-            "-w",
-            "0",
+            "--seed", "9", "--build", "make", "--builds", "60", "-r", "4", "-w", "0",
         ])
         .args([
             "--randomize-env",

@@ -11,6 +11,13 @@ pub fn rigor() -> Command {
     Command::cargo_bin("rigor").expect("the rigor binary is built")
 }
 
+/// `rigor run --simulate …`: the simulated executor, no processes.
+pub fn sim() -> Command {
+    let mut cmd = rigor();
+    cmd.args(["run", "--simulate"]);
+    cmd
+}
+
 /// A scratch directory with helpers to name files in it.
 pub struct Dir(pub tempfile::TempDir);
 
