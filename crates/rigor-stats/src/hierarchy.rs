@@ -244,31 +244,23 @@ impl Hierarchy {
                 reason: "no such unit",
             });
         }
-        let mut builder = HierarchyBuilder::new(self.levels.clone());
-        for (k, &i) in indices.iter().enumerate() {
-            self.push_unit(&mut builder, 0, i, &mut vec![k]);
+        // Copy the selected subtrees level by level: the units chosen at one depth determine the
+        // offsets of that depth and the units chosen at the next.
+        let mut chosen: Vec<usize> = indices.to_vec();
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        for d in 0..self.offsets.len() {
+            let mut off = Vec::with_capacity(chosen.len() + 1);
+            off.push(0);
+            let mut next = Vec::new();
+            for &i in &chosen {
+                next.extend(self.children(d, i));
+                off.push(next.len());
+            }
+            offsets.push(off);
+            chosen = next;
         }
-        builder.build()
-    }
-
-    fn push_unit(
-        &self,
-        b: &mut HierarchyBuilder<usize>,
-        d: usize,
-        i: usize,
-        path: &mut Vec<usize>,
-    ) {
-        if d + 1 == self.depth() {
-            path.pop();
-            b.push(path, self.values[i]);
-            path.push(i);
-            return;
-        }
-        for c in self.children(d, i) {
-            path.push(c);
-            self.push_unit(b, d + 1, c, path);
-            path.pop();
-        }
+        let values = chosen.iter().map(|&i| self.values[i]).collect();
+        Self::from_parts(self.levels.clone(), offsets, values)
     }
 
     /// Drops the lowest level by averaging each lowest group: e.g. executions × iterations becomes
