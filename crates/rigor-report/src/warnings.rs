@@ -17,7 +17,7 @@ pub fn text(w: &Warning) -> String {
             percent(*share)
         ),
         Warning::Unbalanced => {
-            "units have unequal numbers of measurements (failures or discards): variance components \
+            "units have unequal numbers of measurements (failures, discards or an adaptive design): variance components \
              use Henderson's method I; the interval from top-level means stays valid"
                 .to_string()
         }

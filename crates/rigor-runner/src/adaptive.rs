@@ -1,17 +1,21 @@
 //! Dimensioning and adaptive experiments (Kalibera & Jones 2013 §9; METHODS §3).
 //!
 //! [`dimension`] runs a pilot experiment, measures the cost of each level and its variance
-//! component, and computes the optimal repetition counts below the top. [`run_adaptive`] then
-//! runs the main experiment with those counts and adds top-level units until the interval reaches
-//! a target relative half-width or a time budget is spent.
+//! component, and computes the optimal repetition counts below the top (what `rigor plan`
+//! writes). [`run_adaptive`] runs one continuous experiment: a small pilot, then the optimal
+//! lower-level counts from what it measured, then top-level units until the interval reaches a
+//! target relative half-width or a time budget is spent.
 //!
-//! Honest coverage: the pilot's data are not reused, so the first planned top-level count is
-//! independent of the main data (a two-stage design). Only when the planned count turns out too
-//! small does the rule look again, at most `max_looks` times; the simulation test in
-//! `tests/adaptive_coverage.rs` checks that the final interval still covers the true mean at the
-//! nominal rate.
+//! The pilot's units are kept: they are top-level units like the others, only with other
+//! lower-level counts, and the METHODS §2 interval over top-level means stays valid for such an
+//! unbalanced design. The top-level count is planned from everything measured so far, counting
+//! the pilot's units with their own precision ([`rigor_stats::sequential`]). The rule looks at
+//! the interval only when the planned count is reached (at most `1 + max_looks` times), never
+//! stops below [`MIN_TOP_UNITS`], and the simulation tests in `tests/adaptive_coverage.rs`
+//! check that the final interval still covers the true mean at the nominal rate.
 
-use rigor_stats::design::{cost_of_top_unit, top_count_for_budget, top_count_for_half_width};
+use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
+use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
 use rigor_stats::{
     LevelCost, Plan, Quantile, VarianceComponents, mean_interval, optimal_counts,
     variance_components,
@@ -20,10 +24,11 @@ use rigor_stats::{
 use crate::collect::{BenchData, Collector, StopRule};
 use crate::error::RunError;
 use crate::executor::Executor;
-use crate::schedule::{Benchmark, Control, Observer, Report, Scheduler, Settings};
+use crate::schedule::{Benchmark, Control, Observer, Report, Scheduler, Settings, Shape};
 use crate::stop::StopSignal;
 
-/// Size of the pilot experiment.
+/// Size of the pilot experiment. The default is `rigor plan`'s dimensioning experiment;
+/// [`PilotSettings::adaptive`] is the short pilot an adaptive run starts with.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PilotSettings {
     /// Executions (without builds), or executions spread over the builds (with builds).
@@ -32,7 +37,8 @@ pub struct PilotSettings {
     pub iterations: usize,
     /// Builds, when builds are a level.
     pub builds: usize,
-    /// Stop the pilot after this many seconds of measured time.
+    /// Stop the pilot after this many seconds of measured time (dimensioning only: an adaptive
+    /// run's pilot is part of the experiment, which its budget bounds).
     pub max_time: Option<f64>,
 }
 
@@ -41,6 +47,21 @@ impl Default for PilotSettings {
         Self {
             executions: 30,
             iterations: 30,
+            builds: 10,
+            max_time: None,
+        }
+    }
+}
+
+impl PilotSettings {
+    /// The pilot of an adaptive run (its data are kept): 10 top-level units of 10 iterations per
+    /// execution, and 2 executions per build when builds are a level. Five units, the fewest
+    /// that estimate a variance, plan too noisily: the final coverage fell to 92.6% on a
+    /// simulated 3-level benchmark (see `tests/adaptive_coverage.rs` for the ones checked).
+    pub fn adaptive() -> Self {
+        Self {
+            executions: 10,
+            iterations: 10,
             builds: 10,
             max_time: None,
         }
@@ -170,6 +191,10 @@ fn plan_benchmark(d: &BenchData, with_builds: bool, warmup: usize) -> Result<Ben
     })
 }
 
+/// Re-plans an adaptive run may make after its planned count missed the target (what
+/// `rigor run --precision` uses; the coverage simulations in `tests/adaptive_coverage.rs` use it).
+pub const DEFAULT_LOOKS: usize = 3;
+
 /// What the adaptive experiment aims for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdaptiveSettings {
@@ -183,7 +208,7 @@ pub struct AdaptiveSettings {
     pub quantile: Quantile,
     /// How many times the rule may re-plan after reaching its planned count.
     pub max_looks: usize,
-    /// Most top-level units the main experiment may run.
+    /// Most top-level units the experiment may run.
     pub max_units: usize,
 }
 
@@ -200,16 +225,38 @@ pub enum StopReason {
     Ended,
 }
 
-/// The adaptive stopping rule: look when the planned count is reached, re-plan from the
-/// variance measured so far, at most `max_looks` times; stop on the budget at any round.
-pub struct AdaptiveRule {
+/// Where the adaptive experiment is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    /// Running the pilot's units.
+    Pilot,
+    /// Running planned units until `planned` top-level units have run.
+    Planned { planned: usize },
+}
+
+/// The adaptive rule: run the pilot's top-level units; plan the lower-level counts and the
+/// top-level count from everything measured so far (the pilot's units count); re-plan, without
+/// looking at the interval, each time the number of units doubles; look when the planned count
+/// is reached and, if the interval is still too wide, re-plan aiming a little inside the target
+/// — at most `max_looks` times. The budget is checked after every round.
+struct AdaptiveRule {
     settings: AdaptiveSettings,
     with_builds: bool,
-    planned: usize,
+    warmup: usize,
+    discard: usize,
+    pilot_units: usize,
+    phase: Phase,
     looks: usize,
-    budget_left: Option<f64>,
-    /// Why it stopped, once it has.
-    pub reason: Option<StopReason>,
+    /// Top-level units at which to re-plan next (doubling).
+    checkpoint: usize,
+    /// The lower-level counts in use.
+    current: Shape,
+    plans: Vec<Result<BenchPlan, String>>,
+    first_planned: Option<usize>,
+    pilot_seconds: Option<f64>,
+    shape: Option<Shape>,
+    error: Option<String>,
+    reason: Option<StopReason>,
 }
 
 impl AdaptiveRule {
@@ -221,73 +268,183 @@ impl AdaptiveRule {
             .unwrap_or(0)
     }
 
-    /// Largest relative half-width over the benchmarks, with the units it was computed on.
-    fn worst(&self, data: &[BenchData]) -> Option<(f64, usize)> {
-        let mut worst: Option<(f64, usize)> = None;
+    /// Largest relative half-width over the benchmarks.
+    fn worst(&self, data: &[BenchData]) -> Option<f64> {
+        let mut worst: Option<f64> = None;
         for d in data.iter().filter(|d| d.measured_executions() > 0) {
             let h = d.hierarchy(self.with_builds).ok()?;
             let ci = mean_interval(&h, self.settings.level, self.settings.quantile).ok()?;
             let rel = ci.half_width / ci.mean.abs();
-            if worst.is_none_or(|(w, _)| rel > w) {
-                worst = Some((rel, h.units(0)));
+            if worst.is_none_or(|w| rel > w) {
+                worst = Some(rel);
             }
         }
         worst
     }
+
+    /// Plans every benchmark from all its data; sets the shape for the rest of the experiment
+    /// and returns the top-level count to run to, aiming at `margin` × the target (`None` when
+    /// nothing can be planned).
+    fn plan(&mut self, data: &[BenchData], n: usize, margin: f64) -> Option<usize> {
+        self.plans = data
+            .iter()
+            .map(|d| plan_benchmark(d, self.with_builds, self.warmup))
+            .collect();
+        if self.plans.iter().all(Result::is_err) {
+            let why: Vec<String> = self.plans.iter().filter_map(|p| p.clone().err()).collect();
+            self.error = Some(format!(
+                "the pilot could not plan any benchmark: {}",
+                why.join("; ")
+            ));
+            return None;
+        }
+        self.current = next_shape(&self.current, &self.plans, self.discard);
+        self.shape = Some(self.current.clone());
+        let Some(target) = self.settings.target else {
+            return Some(self.settings.max_units);
+        };
+        let mut most = n + 1;
+        for (d, p) in data.iter().zip(&self.plans) {
+            let Ok(p) = p else { continue };
+            match needed(d, p, target * margin, &self.settings, self.with_builds) {
+                Ok(k) => most = most.max(k),
+                Err(e) => {
+                    self.error = Some(e);
+                    return None;
+                }
+            }
+        }
+        Some(most.min(self.settings.max_units))
+    }
+
+    fn stop(&mut self, reason: StopReason) -> Control {
+        self.reason = Some(reason);
+        Control::Stop
+    }
+}
+
+/// The fraction of the target a re-plan aims at after a look missed it with `n` units (and that
+/// the pilot must reach to stop on its own): one standard error of the estimated standard
+/// deviation (≈ 1/sqrt(2(n − 1)) relative) inside the target, so that the next look usually
+/// succeeds instead of creeping up a unit at a time.
+fn margin(n: usize) -> f64 {
+    1.0 / (1.0 + 1.0 / (2.0 * (n.max(2) as f64 - 1.0)).sqrt())
+}
+
+/// Top-level units a benchmark needs in all for the target, counting what it has measured.
+fn needed(
+    d: &BenchData,
+    p: &BenchPlan,
+    target: f64,
+    a: &AdaptiveSettings,
+    with_builds: bool,
+) -> Result<usize, String> {
+    let h = d.hierarchy(with_builds).map_err(|e| e.to_string())?;
+    let existing = unit_mean_variances(&h, &p.components.t2()).map_err(|e| e.to_string())?;
+    top_count_with_existing(
+        &existing,
+        &p.plan,
+        target * p.mean.abs(),
+        a.level,
+        a.quantile,
+    )
+    .map_err(|e| e.to_string())
 }
 
 impl StopRule for AdaptiveRule {
     fn check(&mut self, data: &[BenchData]) -> Control {
         let spent: f64 = data.iter().map(BenchData::spent).sum();
-        if self.budget_left.is_some_and(|b| spent >= b) {
-            self.reason = Some(StopReason::BudgetSpent);
-            return Control::Stop;
+        if self.settings.budget.is_some_and(|b| spent >= b) {
+            return self.stop(StopReason::BudgetSpent);
         }
         let n = self.units(data);
-        if n < self.planned {
+        let planned = match self.phase {
+            Phase::Pilot if n < self.pilot_units => return Control::Continue,
+            Phase::Pilot => {
+                self.pilot_seconds = Some(spent);
+                self.checkpoint = 2 * n;
+                let Some(planned) = self.plan(data, n, 1.0) else {
+                    return self.stop(StopReason::Ended);
+                };
+                self.first_planned = Some(planned);
+                self.phase = Phase::Planned { planned };
+                // The pilot alone may already be precise enough: stop now rather than run units
+                // the plan does not need — but only with room to spare, since a pilot that
+                // looks precise by luck (a small variance estimate from few units) is exactly
+                // the one whose interval would under-cover (simulated: 90% for such stops).
+                if self.worst(data).is_some_and(|rel| {
+                    self.settings
+                        .target
+                        .is_some_and(|t| rel <= t * margin(n) && n >= MIN_TOP_UNITS)
+                }) {
+                    return self.stop(StopReason::PrecisionReached);
+                }
+                return Control::Continue;
+            }
+            Phase::Planned { planned } => planned,
+        };
+        if n < planned {
+            if n >= self.checkpoint {
+                // Re-plan with more data, without looking at the interval.
+                self.checkpoint = 2 * n;
+                let margin = if self.looks == 0 { 1.0 } else { margin(n) };
+                match self.plan(data, n, margin) {
+                    Some(planned) => self.phase = Phase::Planned { planned },
+                    None => return self.stop(StopReason::Ended),
+                }
+            }
             return Control::Continue;
         }
         let Some(target) = self.settings.target else {
-            self.reason = Some(StopReason::BudgetSpent);
-            return Control::Stop;
+            return self.stop(StopReason::BudgetSpent);
         };
-        let Some((rel, units)) = self.worst(data) else {
+        let Some(rel) = self.worst(data) else {
             return Control::Continue;
         };
         if rel <= target {
-            self.reason = Some(StopReason::PrecisionReached);
-            return Control::Stop;
+            return self.stop(StopReason::PrecisionReached);
         }
-        if self.looks >= self.settings.max_looks {
-            self.reason = Some(StopReason::PrecisionNotReached);
-            return Control::Stop;
+        if self.looks >= self.settings.max_looks || n >= self.settings.max_units {
+            return self.stop(StopReason::PrecisionNotReached);
         }
         self.looks += 1;
-        let needed = (units as f64 * (rel / target).powi(2)).ceil() as usize;
-        self.planned = needed.clamp(n + 1, self.settings.max_units);
-        Control::Continue
+        match self.plan(data, n, margin(n)) {
+            Some(planned) => {
+                self.phase = Phase::Planned { planned };
+                Control::Continue
+            }
+            None => self.stop(StopReason::Ended),
+        }
+    }
+
+    fn reshape(&mut self) -> Option<Shape> {
+        self.shape.take()
     }
 }
 
 /// The adaptive experiment's outcome.
 #[derive(Debug, Clone)]
 pub struct AdaptiveReport {
-    /// Plans from the pilot.
+    /// The latest plan of each benchmark (from the pilot, or from a later look).
     pub plans: Vec<Result<BenchPlan, String>>,
-    /// Top-level units first planned for the main experiment.
+    /// Top-level units (pilot included) first planned after the pilot.
     pub planned_top: usize,
+    /// Looks at the interval that missed the target and re-planned.
+    pub replans: usize,
     /// Why it stopped.
     pub reason: StopReason,
-    /// The main experiment's scheduler report.
+    /// The experiment's scheduler report.
     pub report: Report,
-    /// Measured seconds of the pilot.
+    /// Measured seconds of the pilot (whose units are part of the result).
     pub pilot_seconds: f64,
-    /// Measured seconds of the main experiment.
+    /// Measured seconds after the pilot.
     pub main_seconds: f64,
 }
 
-/// Plans with a pilot, then runs the main experiment adaptively. Events of the pilot go to
-/// `pilot_observer`, those of the main experiment to `observer` (whose data the caller analyses).
+/// Runs an adaptive experiment: a small pilot whose data are kept, the optimal lower-level
+/// counts from its variance components and costs, then top-level units until the interval
+/// reaches the target or the budget is spent. One continuous experiment: every event goes to
+/// `observer`, pilot included.
 #[allow(clippy::too_many_arguments)]
 pub fn run_adaptive(
     benchmarks: &[Benchmark],
@@ -297,136 +454,107 @@ pub fn run_adaptive(
     adaptive: &AdaptiveSettings,
     stop: StopSignal,
     executor: &mut dyn Executor,
-    pilot_observer: &mut dyn Observer,
     observer: &mut dyn Observer,
 ) -> Result<AdaptiveReport, RunError> {
-    let Dimensioning {
-        plans,
-        seconds: pilot_seconds,
-        ..
-    } = dimension(
-        benchmarks,
-        settings,
-        discard,
-        pilot,
-        stop.clone(),
-        executor,
-        pilot_observer,
-    )?;
-    let ok: Vec<&BenchPlan> = plans.iter().filter_map(|p| p.as_ref().ok()).collect();
-    if ok.is_empty() {
-        let why = plans
-            .iter()
-            .filter_map(|p| p.as_ref().err())
-            .cloned()
-            .collect::<Vec<_>>();
-        let limit = pilot.max_time.map_or(String::new(), |t| {
-            format!(" (the pilot was limited to {t:.1} s; a larger budget gives it room)")
-        });
-        return Err(RunError::Setting(format!(
-            "the pilot could not plan any benchmark{limit}: {}",
-            why.join("; ")
-        )));
-    }
-    let (main_benchmarks, main_settings) = configure(benchmarks, settings, &plans, discard);
-    let planned_top = initial_top(&ok, adaptive, pilot_seconds)?;
     let with_builds = settings.build.is_some();
+    let mut s = settings.clone();
+    s.iterations_per_execution = Some(discard + pilot.iterations);
+    let pilot_units = match &mut s.build {
+        Some(b) => {
+            b.builds = adaptive.max_units;
+            s.executions = pilot.executions.div_ceil(pilot.builds).max(2);
+            pilot.builds
+        }
+        None => {
+            s.executions = adaptive.max_units;
+            pilot.executions
+        }
+    };
+    let benches: Vec<Benchmark> = benchmarks
+        .iter()
+        .map(|b| Benchmark {
+            iterations: None,
+            ..b.clone()
+        })
+        .collect();
     let rule = AdaptiveRule {
         settings: *adaptive,
         with_builds,
-        planned: planned_top,
+        warmup: s.warmup_executions,
+        discard,
+        pilot_units: pilot_units.max(2),
+        phase: Phase::Pilot,
         looks: 0,
-        budget_left: adaptive.budget.map(|b| b - pilot_seconds),
+        checkpoint: 0,
+        current: Shape {
+            iterations: vec![Some(discard + pilot.iterations); benchmarks.len()],
+            executions: with_builds.then_some(s.executions),
+        },
+        plans: Vec::new(),
+        first_planned: None,
+        pilot_seconds: None,
+        shape: None,
+        error: None,
         reason: None,
     };
-    let mut s = main_settings;
-    let cap = if adaptive.target.is_some() {
-        adaptive.max_units
-    } else {
-        planned_top
-    };
-    match &mut s.build {
-        Some(b) => b.builds = cap,
-        None => s.executions = cap,
-    }
     let mut collector = Collector::new(observer, benchmarks.len(), discard, rule);
-    let report = Scheduler::new(&main_benchmarks, &s, stop).run(executor, &mut collector)?;
-    let main_seconds = collector.data().iter().map(BenchData::spent).sum();
-    let reason = collector.rule().reason.unwrap_or(StopReason::Ended);
+    let report = Scheduler::new(&benches, &s, stop).run(executor, &mut collector)?;
+    let spent: f64 = collector.data().iter().map(BenchData::spent).sum();
+    let rule = collector.rule();
+    if let Some(e) = &rule.error {
+        let limit = adaptive.budget.map_or(String::new(), |b| {
+            format!(" (within a budget of {b:.1} s; a larger budget gives it room)")
+        });
+        return Err(RunError::Setting(format!("{e}{limit}")));
+    }
+    let pilot_seconds = rule.pilot_seconds.unwrap_or(spent);
     Ok(AdaptiveReport {
-        plans,
-        planned_top,
-        reason,
+        plans: rule.plans.clone(),
+        planned_top: rule.first_planned.unwrap_or(0),
+        replans: rule.looks,
+        reason: rule.reason.unwrap_or(StopReason::Ended),
         report,
         pilot_seconds,
-        main_seconds,
+        main_seconds: spent - pilot_seconds,
     })
 }
 
-/// Applies the plans' lower-level counts: iterations per execution per benchmark, and executions
-/// per build (the largest any benchmark needs, since rounds are shared).
-fn configure(
-    benchmarks: &[Benchmark],
-    settings: &Settings,
-    plans: &[Result<BenchPlan, String>],
-    discard: usize,
-) -> (Vec<Benchmark>, Settings) {
-    let mut out = benchmarks.to_vec();
-    for (b, plan) in out.iter_mut().zip(plans) {
-        if let Ok(p) = plan {
-            b.iterations = p.count("iteration").map(|k| k + discard);
-        }
+/// How far one re-plan may move a lower-level count (up or down): estimates from a small pilot are
+/// noisy, and a count far from the one measured so far is an extrapolation. Later looks, with
+/// more data, may move it further.
+const MAX_STEP: usize = 4;
+
+/// The counts to run next: each plan's lower-level counts — iterations per execution (after
+/// `discard`) per benchmark, and executions per build (the largest any benchmark needs, since
+/// rounds are shared) — within a factor [`MAX_STEP`] of the current ones. A benchmark whose
+/// top level showed no variance keeps its current counts: its plan would either repeat the
+/// top level with a single unit below it or grow the counts below without bound, and the
+/// pilot cannot tell which is right.
+fn next_shape(current: &Shape, plans: &[Result<BenchPlan, String>], discard: usize) -> Shape {
+    let step = |now: usize, planned: usize| planned.clamp(now.div_ceil(MAX_STEP), now * MAX_STEP);
+    fn usable(p: &Result<BenchPlan, String>) -> Option<&BenchPlan> {
+        p.as_ref().ok().filter(|p| !p.plan.collapsed[0])
     }
-    let mut s = settings.clone();
-    s.iterations_per_execution = None;
-    if s.build.is_some() {
-        let per_build = plans
+    let iterations = current
+        .iterations
+        .iter()
+        .zip(plans)
+        .map(
+            |(&now, p)| match (now, usable(p).and_then(|p| p.count("iteration"))) {
+                (Some(now), Some(k)) => Some(step(now.saturating_sub(discard).max(1), k) + discard),
+                _ => now,
+            },
+        )
+        .collect();
+    let executions = current.executions.map(|now| {
+        plans
             .iter()
-            .filter_map(|p| p.as_ref().ok()?.count("execution"))
+            .filter_map(|p| usable(p)?.count("execution"))
             .max()
-            .unwrap_or(1);
-        s.executions = per_build;
-    }
-    (out, s)
-}
-
-/// Top-level units first planned: enough for the target (the largest any benchmark needs), and
-/// no more than the budget affords.
-fn initial_top(
-    plans: &[&BenchPlan],
-    a: &AdaptiveSettings,
-    pilot_seconds: f64,
-) -> Result<usize, RunError> {
-    let mut r = a.max_units;
-    if let Some(target) = a.target {
-        let needed = plans
-            .iter()
-            .map(|p| p.top_units_for(target, a.level, a.quantile))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(RunError::Setting)?;
-        r = needed.into_iter().max().unwrap_or(2).min(a.max_units);
-    }
-    if let Some(budget) = a.budget {
-        let per_unit: Plan = combined(plans);
-        let afford = top_count_for_budget(&per_unit, (budget - pilot_seconds).max(0.0));
-        if afford < 2 {
-            return Err(RunError::Setting(format!(
-                "the budget leaves room for {afford} top-level unit(s) after the pilot ({pilot_seconds:.1} s); an interval needs 2"
-            )));
-        }
-        r = r.min(afford);
-    }
-    Ok(r.max(2))
-}
-
-/// A plan whose one top unit costs as much as one top unit of every benchmark (rounds run them
-/// all), for the budget arithmetic.
-fn combined(plans: &[&BenchPlan]) -> Plan {
-    let total: f64 = plans.iter().map(|p| p.top_unit_cost()).sum();
-    Plan {
-        levels: vec![LevelCost::new("round", total, 0.0)],
-        counts: Vec::new(),
-        raw: Vec::new(),
-        collapsed: vec![false],
+            .map_or(now, |e| step(now, e))
+    });
+    Shape {
+        iterations,
+        executions,
     }
 }

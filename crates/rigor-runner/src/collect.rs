@@ -6,7 +6,7 @@
 use rigor_stats::{Hierarchy, HierarchyBuilder, StatsError};
 
 use crate::error::RunError;
-use crate::schedule::{BuildRecord, Control, ExecutionRecord, FailureRecord, Observer};
+use crate::schedule::{BuildRecord, Control, ExecutionRecord, FailureRecord, Observer, Shape};
 
 /// What one benchmark has measured so far.
 #[derive(Debug, Clone, Default)]
@@ -104,6 +104,11 @@ impl BenchData {
 pub trait StopRule {
     /// Called after each measured round with everything collected so far.
     fn check(&mut self, data: &[BenchData]) -> Control;
+
+    /// New lower-level counts after a [`StopRule::check`] that continued, if any.
+    fn reshape(&mut self) -> Option<Shape> {
+        None
+    }
 }
 
 /// Never stops early.
@@ -195,5 +200,9 @@ impl<R: StopRule> Observer for Collector<'_, R> {
         } else {
             Control::Continue
         })
+    }
+
+    fn reshape(&mut self) -> Option<Shape> {
+        self.rule.reshape().or_else(|| self.inner.reshape())
     }
 }

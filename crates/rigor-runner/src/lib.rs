@@ -17,8 +17,8 @@ pub mod simulate;
 pub mod stop;
 
 pub use adaptive::{
-    AdaptiveReport, AdaptiveSettings, BenchPlan, Dimensioning, PilotSettings, StopReason,
-    dimension, run_adaptive,
+    AdaptiveReport, AdaptiveSettings, BenchPlan, DEFAULT_LOOKS, Dimensioning, PilotSettings,
+    StopReason, dimension, run_adaptive,
 };
 pub use collect::{BenchData, Collector, NeverStop, StopRule};
 pub use command::CommandLine;
@@ -28,7 +28,7 @@ pub use iterations::{IterationSource, Stream, TimeUnit};
 pub use process::ProcessExecutor;
 pub use schedule::{
     Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Control, Ending, ExecutionRecord,
-    FailureRecord, Observer, Report, Scheduler, Settings,
+    FailureRecord, Observer, Report, Scheduler, Settings, Shape,
 };
 pub use simulate::{SimSpec, SimulatedExecutor};
 pub use stop::StopSignal;

@@ -40,6 +40,16 @@ impl Benchmark {
     }
 }
 
+/// New lower-level counts for the rest of an experiment (an adaptive design reshapes the
+/// experiment once its pilot has measured the variance at each level).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Shape {
+    /// Per benchmark, the iterations per execution to ask for from now on (`None`: unchanged).
+    pub iterations: Vec<Option<usize>>,
+    /// Measured executions per build (or in all, without builds) from the next build on.
+    pub executions: Option<usize>,
+}
+
 /// What an observer wants after a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Control {
@@ -175,6 +185,12 @@ pub trait Observer {
     fn round_finished(&mut self, _round: usize) -> Result<Control, RunError> {
         Ok(Control::Continue)
     }
+    /// Asked after each [`Observer::round_finished`] that continues: new lower-level counts, if
+    /// any. Iteration counts apply from the next execution, execution counts from the next build
+    /// (without builds, to the experiment as a whole).
+    fn reshape(&mut self) -> Option<Shape> {
+        None
+    }
 }
 
 /// Why the experiment ended.
@@ -216,6 +232,10 @@ pub struct Scheduler<'a> {
 struct State {
     status: Vec<BenchmarkStatus>,
     executions: Vec<usize>,
+    /// Iterations per execution to ask each benchmark for (changed by [`Observer::reshape`]).
+    iterations: Vec<Option<usize>>,
+    /// Measured executions per build (in all, without builds).
+    per_build: usize,
     /// Whether each benchmark reports iterations (decided by its first measured execution).
     reports_iterations: Vec<Option<bool>>,
     /// Each benchmark's command for the current build (placeholders substituted).
@@ -256,6 +276,12 @@ impl<'a> Scheduler<'a> {
         let mut state = State {
             status: vec![BenchmarkStatus::Completed; n],
             executions: vec![0; n],
+            iterations: self
+                .benchmarks
+                .iter()
+                .map(|b| b.iterations.or(s.iterations_per_execution))
+                .collect(),
+            per_build: s.executions,
             reports_iterations: vec![None; n],
             commands: self.benchmarks.iter().map(|b| b.command.clone()).collect(),
             rng: ChaCha8Rng::seed_from_u64(s.seed),
@@ -305,7 +331,17 @@ impl<'a> Scheduler<'a> {
         build: Option<usize>,
     ) -> Result<Option<Ending>, RunError> {
         let s = self.settings;
-        for r in 0..s.warmup_executions + s.executions {
+        // A build keeps the count it started with; without builds a new count applies at once.
+        let started_with = state.per_build;
+        let planned = |state: &State| {
+            s.warmup_executions
+                + match build {
+                    Some(_) => started_with,
+                    None => state.per_build,
+                }
+        };
+        let mut r = 0;
+        while r < planned(state) {
             let mut order: Vec<usize> = (0..self.benchmarks.len())
                 .filter(|&b| state.active(b))
                 .collect();
@@ -328,10 +364,16 @@ impl<'a> Scheduler<'a> {
                 };
                 self.one(executor, observer, state, &slot)?;
             }
-            let last = r + 1 == s.warmup_executions + s.executions;
-            let ask = r >= s.warmup_executions && (build.is_none() || last);
-            if ask && observer.round_finished(round)? == Control::Stop {
-                return Ok(Some(Ending::Stopped));
+            r += 1;
+            let last = r == planned(state);
+            let ask = r > s.warmup_executions && (build.is_none() || last);
+            if ask {
+                if observer.round_finished(round)? == Control::Stop {
+                    return Ok(Some(Ending::Stopped));
+                }
+                if let Some(shape) = observer.reshape() {
+                    state.apply(shape, build.is_some());
+                }
             }
         }
         Ok(None)
@@ -448,8 +490,10 @@ impl<'a> Scheduler<'a> {
             .randomize_env
             .then(|| state.rng.gen_range(0..=MAX_ENV_PAD));
         let mut env = Vec::new();
-        if let Some(k) = self.benchmarks[b].iterations.or(s.iterations_per_execution) {
+        let mut command = state.commands[b].clone();
+        if let Some(k) = state.iterations[b] {
             env.push((ITERATIONS_ENV.to_string(), k.to_string()));
+            command = command.substitute(&[("iterations", k.to_string())]);
         }
         if let Some(pad) = env_pad {
             env.push((ENV_PAD.to_string(), "x".repeat(pad)));
@@ -457,7 +501,7 @@ impl<'a> Scheduler<'a> {
         let request = ExecutionRequest {
             benchmark: b,
             build: slot.build,
-            command: &state.commands[b],
+            command: &command,
             iterations: &s.iterations,
             input: s.input.as_ref(),
             output: s.output,
@@ -577,6 +621,19 @@ fn problem(outcome: &ExecutionOutcome, expected: Option<bool>, warmup: bool) -> 
 impl State {
     fn active(&self, b: usize) -> bool {
         self.status[b] == BenchmarkStatus::Completed
+    }
+
+    /// Takes new lower-level counts; without builds the execution count is the experiment's
+    /// total (a count below what already ran ends the experiment after this round).
+    fn apply(&mut self, shape: Shape, builds: bool) {
+        for (mine, new) in self.iterations.iter_mut().zip(shape.iterations) {
+            if new.is_some() {
+                *mine = new;
+            }
+        }
+        if let Some(e) = shape.executions {
+            self.per_build = if builds { e.max(1) } else { e };
+        }
     }
 }
 
@@ -719,6 +776,123 @@ mod tests {
             .map(|r| r.benchmark)
             .collect();
         assert_eq!(a, b);
+    }
+
+    /// Reshapes once, after the second measured round (or build).
+    struct ReshapeOnce {
+        log: Log,
+        asked: usize,
+        shape: Shape,
+    }
+
+    impl Observer for ReshapeOnce {
+        fn execution(&mut self, r: &ExecutionRecord) -> Result<(), RunError> {
+            self.log.execution(r)
+        }
+        fn round_finished(&mut self, _round: usize) -> Result<Control, RunError> {
+            self.asked += 1;
+            Ok(Control::Continue)
+        }
+        fn reshape(&mut self) -> Option<Shape> {
+            (self.asked == 2).then(|| self.shape.clone())
+        }
+    }
+
+    #[test]
+    fn reshaping_changes_iterations_from_the_next_execution_and_executions_from_the_next_build() {
+        // The simulator reports as many iterations as RIGOR_ITERATIONS asks for.
+        let benches = [bench("mean=1ms,iterations=3")];
+        let settings = Settings {
+            executions: 5,
+            seed: 2,
+            ..Settings::default()
+        };
+        let mut observer = ReshapeOnce {
+            log: Log::default(),
+            asked: 0,
+            shape: Shape {
+                iterations: vec![Some(7)],
+                executions: Some(4),
+            },
+        };
+        let mut ex = SimulatedExecutor::new(1);
+        Scheduler::new(&benches, &settings, StopSignal::new())
+            .run(&mut ex, &mut observer)
+            .unwrap();
+        let counts: Vec<usize> = observer
+            .log
+            .executions
+            .iter()
+            .map(|r| r.outcome.iterations.as_ref().unwrap().len())
+            .collect();
+        // Without builds the execution count is the total: 5 → 4.
+        assert_eq!(counts, vec![3, 3, 7, 7]);
+
+        let root = tempfile::tempdir().unwrap();
+        let settings = Settings {
+            executions: 2,
+            seed: 2,
+            build: Some(BuildSettings {
+                command: CommandLine::parse("true", false).unwrap(),
+                builds: 3,
+                root: root.path().to_path_buf(),
+                timeout: None,
+            }),
+            ..Settings::default()
+        };
+        let mut observer = ReshapeOnce {
+            log: Log::default(),
+            asked: 0,
+            shape: Shape {
+                iterations: vec![None],
+                executions: Some(3),
+            },
+        };
+        Scheduler::new(&benches, &settings, StopSignal::new())
+            .run(&mut ex, &mut observer)
+            .unwrap();
+        let per_build: Vec<usize> = (0..3)
+            .map(|b| {
+                observer
+                    .log
+                    .executions
+                    .iter()
+                    .filter(|r| r.build == Some(b))
+                    .count()
+            })
+            .collect();
+        assert_eq!(per_build, vec![2, 2, 3], "asked after each build");
+    }
+
+    #[test]
+    fn iteration_counts_fill_the_iterations_placeholder() {
+        let settings = Settings {
+            executions: 2,
+            iterations_per_execution: Some(9),
+            ..Settings::default()
+        };
+        struct Commands(Vec<String>);
+        impl Executor for Commands {
+            fn execute(&mut self, r: &ExecutionRequest) -> Result<ExecutionOutcome, RunError> {
+                self.0.push(r.command.argv().join(" "));
+                SimulatedExecutor::new(1).execute(&ExecutionRequest {
+                    command: &CommandLine::parse("mean=1ms", false).unwrap(),
+                    ..*r
+                })
+            }
+            fn build(&mut self, _r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
+                unreachable!("no builds")
+            }
+            fn run_hook(&mut self, _c: &CommandLine) -> Result<ExecutionOutcome, RunError> {
+                unreachable!("no hooks")
+            }
+        }
+        let mut ex = Commands(Vec::new());
+        let benches = [bench("prog --iters {iterations}")];
+        Scheduler::new(&benches, &settings, StopSignal::new())
+            .run(&mut ex, &mut Log::default())
+            .unwrap();
+        assert_eq!(ex.0, vec!["prog --iters 9"; 2]);
     }
 
     #[test]

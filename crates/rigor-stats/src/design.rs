@@ -284,27 +284,24 @@ pub fn top_count_for_half_width(
     level: f64,
     quantile: Quantile,
 ) -> Result<usize> {
-    let invalid = |reason| StatsError::InvalidParameter {
-        name: "target half-width",
-        value: target_half_width.to_string(),
-        reason,
-    };
-    if !(target_half_width > 0.0 && target_half_width.is_finite()) {
-        return Err(invalid("must be positive and finite"));
-    }
-    let fits = |r| {
-        Ok::<_, StatsError>(predicted_half_width(plan, r, level, quantile)? <= target_half_width)
-    };
-    if fits(MIN_TOP_UNITS)? {
-        return Ok(MIN_TOP_UNITS);
+    // The same search with no unit measured yet.
+    crate::sequential::top_count_with_existing(&[], plan, target_half_width, level, quantile)
+}
+
+/// The smallest count in `from..=MAX_COUNT` for which `fits` holds, when `fits` is monotone
+/// there (false, then true); `None` when even [`MAX_COUNT`] does not fit. Bisection.
+pub(crate) fn first_fit(
+    from: usize,
+    fits: impl Fn(usize) -> Result<bool>,
+) -> Result<Option<usize>> {
+    if fits(from)? {
+        return Ok(Some(from));
     }
     if !fits(MAX_COUNT)? {
-        return Err(invalid(
-            "unreachable with at most 1,000,000 top-level units",
-        ));
+        return Ok(None);
     }
     // Invariant: fits(hi) and !fits(lo).
-    let (mut lo, mut hi) = (MIN_TOP_UNITS, MAX_COUNT);
+    let (mut lo, mut hi) = (from, MAX_COUNT);
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if fits(mid)? {
@@ -313,7 +310,7 @@ pub fn top_count_for_half_width(
             lo = mid;
         }
     }
-    Ok(hi)
+    Ok(Some(hi))
 }
 
 /// Number of top-level units a budget of `budget_seconds` affords: `⌊budget / cost of one top

@@ -34,6 +34,7 @@ pub mod interval;
 pub mod mixture;
 pub mod robust;
 pub mod sample;
+pub mod sequential;
 pub mod steady;
 pub mod variance;
 

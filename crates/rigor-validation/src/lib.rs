@@ -54,7 +54,7 @@ pub struct Sizes {
     pub compare: usize,
     /// Simulated experiments per design in the time-to-precision section (0: skipped).
     pub precision: usize,
-    /// Experiments per design for lusearch9 (≈ 4,000 executions each; 0: skipped).
+    /// Experiments per design for lusearch9 (≈ 3,600 executions each; 0: skipped).
     pub lusearch: usize,
     /// A/A repetitions per real program (0: no real runs).
     pub real_reps: usize,
@@ -71,8 +71,8 @@ impl Sizes {
             mode: Mode::All,
             coverage: 10_000,
             compare: 2_000,
-            precision: 1_000,
-            lusearch: 200,
+            precision: 4_000,
+            lusearch: 4_000,
             real_reps: 10,
             speed_max: 1_000_000,
             overhead_runs: 500,
@@ -933,11 +933,14 @@ impl Doc<'_> {
             "Each simulated benchmark has a mean iteration time of 100 ms, costs 1 s to start an \
              execution (process start and warm-up) and, when builds vary, 60 s per build. *rigor* is \
              the real `rigor_runner::run_adaptive` driving the real `SimulatedExecutor` (what \
-             `rigor run --precision 1% --max-units 10000` does, with builds as in `--build`): a \
-             pilot (default 30 executions × 30 iterations, 10 builds; 'small pilot' 10 × 10, 5 builds) \
-             whose data are discarded, the optimal counts per level, then top-level units until the \
-             interval reaches ±1% (at most two re-plans). Its time includes the pilot. The fixed \
-             designs use the same model and costs and only one build (as users run them):\n"
+             `rigor run --precision 1% --max-units 10000` does, with builds as in `--build`): one \
+             experiment that starts with a pilot of 10 executions × 10 iterations (10 builds × 2 \
+             executions when builds vary) whose data are kept, takes the optimal counts per level \
+             from it, re-plans each time the number of units doubles, and adds top-level units \
+             until the interval reaches ±1% (at most {} re-plans after a missed look). Its time \
+             includes the pilot. The fixed designs use the same model and costs and only one build \
+             (as users run them):\n",
+            rigor_runner::DEFAULT_LOOKS
         );
         for f in &precision::FIXED {
             let _ = writeln!(s, "- **{}**: {}.", f.name, f.description);
@@ -951,7 +954,12 @@ impl Doc<'_> {
              of final intervals that contain the true mean (over builds when builds vary). A design \
              is *valid* when its coverage is at least {v:.0}%; (✗) marks coverage more than two \
              Monte-Carlo standard errors below {v:.0}% and (†) coverage below {v:.0}% but within that \
-             error (undecided: fixed designs get the benefit of the doubt, rigor does not).\n",
+             error (undecided: fixed designs get the benefit of the doubt, rigor does not).\n\n\
+             The **oracle design** is not simulated: it is METHODS §3 applied to the *true* variance \
+             components and costs (optimal counts per level, then the fewest top-level units whose \
+             half-width computed from the true variances is 1%). It is about the least time any \
+             design with an honest interval needs — a design that must estimate its variances \
+             cannot know them better — so it bounds what any tool can achieve.\n",
             precision::FIXED_LOOKS,
             v = 100.0 * precision::VALID
         );
@@ -964,19 +972,16 @@ impl Doc<'_> {
         let _ = writeln!(
             s,
             "Target: rigor reaches valid coverage in at most half the time of the cheapest fixed \
-             design that is also valid (mean times):\n"
+             design that is also valid (mean times). The oracle columns say whether any design \
+             could:\n"
         );
         let _ = writeln!(s, "{}", precision::verdicts(self.prec));
-        // Three regimes, with the ratios rigor / cheapest fixed design not shown invalid.
-        let ratios = |keep: &dyn Fn(&Split) -> bool| {
+        let ratios = |keep: &dyn Fn(&Split) -> bool, of: &dyn Fn(&PrecisionRow) -> Option<f64>| {
             let v: Vec<f64> = self
                 .prec
                 .iter()
                 .filter(|r| keep(&r.scenario.split))
-                .filter_map(|r| {
-                    r.cheapest_valid_fixed()
-                        .map(|b| r.rigor().mean_seconds / b.mean_seconds)
-                })
+                .filter_map(of)
                 .collect();
             if v.is_empty() {
                 "–".to_string()
@@ -989,28 +994,37 @@ impl Doc<'_> {
                 }
             }
         };
-        let pilot = precision::default_pilot();
+        let vs_fixed = |r: &PrecisionRow| {
+            r.cheapest_valid_fixed()
+                .map(|b| r.rigor().mean_seconds / b.mean_seconds)
+        };
+        let oracle_vs_fixed = |r: &PrecisionRow| {
+            let o = r.oracle.as_ref().ok()?;
+            r.cheapest_valid_fixed().map(|b| o.seconds / b.mean_seconds)
+        };
+        let vs_oracle = |r: &PrecisionRow| {
+            let o = r.oracle.as_ref().ok()?;
+            Some(r.rigor().mean_seconds / o.seconds)
+        };
+        let builds = |sp: &Split| sp.build > 0.0;
+        let two_level = |sp: &Split| sp.build == 0.0;
         let _ = writeln!(
             s,
-            "Three regimes show up. **Builds vary** (xalan9 + layout, xalancbmk link order): no \
+            "Two regimes show up. **Builds vary** (xalan9 + layout, xalancbmk link order): no \
              one-build design can be valid whatever its size, because the build's offset never \
-             averages out; only rigor is, at the price of building repeatedly. **Executions vary \
-             more than iterations** (xalan6, lusearch9): the designs that pool iterations (JMH, \
-             pyperf, criterion) reach ±1% quickly with wrong intervals, while hyperfine's one \
-             measurement per execution is valid; rigor, which plans few iterations per execution \
-             too, takes {}× as long as that design — faster, but not twice as fast. **Iterations vary most** \
-             (xalan9, tradebeans9, bloat6): a fixed design that happens to repeat the right level \
-             is valid or nearly so and cheaper than rigor (rigor takes {}× as long), whose discarded pilot \
-             ({} executions × (1 s + {} iterations of 100 ms) = {:.0} s) dominates short \
-             experiments; the small pilot narrows the gap. So the target is met only where the \
-             hierarchy has a level that fixed designs cannot see. We report that rather than tune \
-             the scenarios; reusing the pilot's data, or sizing the pilot from a time limit, would \
-             be the way to close the gap in the third regime.\n",
-            ratios(&|sp: &Split| sp.build == 0.0 && sp.execution > sp.iteration),
-            ratios(&|sp: &Split| sp.build == 0.0 && sp.execution <= sp.iteration),
-            pilot.executions,
-            pilot.iterations,
-            pilot.executions as f64 * (1.0 + pilot.iterations as f64 * 0.1),
+             averages out; only rigor is, at the price of building repeatedly — the target is met \
+             there, and rigor takes {}× the oracle design's time. **Builds do not vary** (two \
+             levels): some fixed design happens to repeat the right level and is valid or nearly \
+             so; rigor takes {}× its time. The half-time target is out of reach there for any \
+             design: the oracle design itself takes {}× the cheapest valid fixed design, because a \
+             fixed design that repeats the right level is already close to optimal. What rigor \
+             adds on two levels is that it finds the right design by itself (no user can know in \
+             advance which fixed design is the valid one: in these rows the valid one changes from \
+             benchmark to benchmark), at {}× the oracle's time.\n",
+            ratios(&builds, &vs_oracle),
+            ratios(&two_level, &vs_fixed),
+            ratios(&two_level, &oracle_vs_fixed),
+            ratios(&two_level, &vs_oracle),
         );
     }
 

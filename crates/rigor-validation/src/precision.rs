@@ -1,6 +1,8 @@
-//! Section 3: experiment time to reach ±1% at 95% — rigor's pilot + plan + adaptive run (the real
-//! `run_adaptive` driving the real `SimulatedExecutor`) against the fixed designs users run today,
-//! each grown by repeating its own unit until its own interval reaches ±1%.
+//! Section 3: experiment time to reach ±1% at 95% — rigor's adaptive run (the real
+//! `run_adaptive` driving the real `SimulatedExecutor`: pilot kept, plan, top-level units until
+//! ±1%) against the fixed designs users run today, each grown by repeating its own unit until its
+//! own interval reaches ±1%, and against the oracle design (optimal counts from the true variance
+//! components), the least time any design with a valid interval needs.
 
 use std::path::{Path, PathBuf};
 
@@ -8,10 +10,15 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 use rigor_runner::{
-    AdaptiveSettings, Benchmark, BuildSettings, CommandLine, ExecutionRecord, Observer,
-    PilotSettings, RunError, Settings, SimulatedExecutor, StopReason, StopSignal, run_adaptive,
+    AdaptiveSettings, Benchmark, BuildSettings, CommandLine, DEFAULT_LOOKS, ExecutionRecord,
+    Observer, PilotSettings, RunError, Settings, SimulatedExecutor, StopReason, StopSignal,
+    run_adaptive,
 };
-use rigor_stats::{Hierarchy, HierarchyBuilder, Quantile, mean_interval, pooled_interval};
+use rigor_stats::design::{cost_of_top_unit, top_count_for_half_width};
+use rigor_stats::{
+    Hierarchy, HierarchyBuilder, LevelCost, Quantile, mean_interval, optimal_counts,
+    pooled_interval,
+};
 
 use crate::common::{Rate, experiment_seed, mean, median, num, row_seed, run_experiments};
 use crate::model::Split;
@@ -63,6 +70,58 @@ impl Scenario {
         }
         s
     }
+}
+
+/// The optimal design for known variance components and costs (METHODS §3 with the true `T²`):
+/// the counts per level and the top-level count whose half-width, computed from the true
+/// variances, is ±1%. No design that estimates its interval honestly can be much cheaper.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Oracle {
+    /// Counts below the top, top → bottom.
+    pub counts: Vec<usize>,
+    /// Top-level units.
+    pub top: usize,
+    /// Experiment time, seconds.
+    pub seconds: f64,
+}
+
+impl Oracle {
+    /// "15 builds × 5 × 11".
+    pub fn show(&self, sc: &Scenario) -> String {
+        let top = if sc.has_builds() {
+            "builds"
+        } else {
+            "executions"
+        };
+        let mut s = format!("{} {top}", self.top);
+        for c in &self.counts {
+            s.push_str(&format!(" × {c}"));
+        }
+        s
+    }
+}
+
+/// The oracle design of a scenario.
+pub fn oracle(sc: &Scenario) -> Result<Oracle, String> {
+    let sq = |f: f64| (f * sc.mean).powi(2);
+    let mut levels = Vec::new();
+    if sc.has_builds() {
+        levels.push(LevelCost::new("build", sc.build_time, sq(sc.split.build)));
+    }
+    levels.push(LevelCost::new(
+        "execution",
+        sc.startup,
+        sq(sc.split.execution),
+    ));
+    levels.push(LevelCost::new("iteration", sc.mean, sq(sc.split.iteration)));
+    let plan = optimal_counts(&levels).map_err(|e| e.to_string())?;
+    let top = top_count_for_half_width(&plan, TARGET * sc.mean, 0.95, Quantile::StudentT)
+        .map_err(|e| e.to_string())?;
+    Ok(Oracle {
+        counts: plan.counts.clone(),
+        top,
+        seconds: top as f64 * cost_of_top_unit(&plan),
+    })
 }
 
 /// What one experiment of one design ended with.
@@ -156,8 +215,10 @@ pub struct PrecisionRow {
     pub seed: u64,
     /// Experiments per design.
     pub n: usize,
-    /// rigor first (default pilot, then small pilot), then the fixed designs.
+    /// rigor first, then the fixed designs.
     pub designs: Vec<DesignResult>,
+    /// The optimal design for the true variances.
+    pub oracle: Result<Oracle, String>,
 }
 
 impl PrecisionRow {
@@ -177,7 +238,7 @@ impl PrecisionRow {
             .min_by(|a, b| a.mean_seconds.total_cmp(&b.mean_seconds))
     }
 
-    /// rigor with the default pilot.
+    /// rigor.
     pub fn rigor(&self) -> &DesignResult {
         &self.designs[0]
     }
@@ -185,9 +246,6 @@ impl PrecisionRow {
 
 // ---------------------------------------------------------------------------------------------
 // rigor through the real adaptive loop and simulator.
-
-struct Quiet;
-impl Observer for Quiet {}
 
 #[derive(Default)]
 struct Recorder(Vec<(usize, usize, Vec<f64>)>);
@@ -228,27 +286,7 @@ impl Recorder {
     }
 }
 
-/// The pilot `rigor run --precision` uses (30 executions × 30 iterations, 10 builds).
-pub fn default_pilot() -> PilotSettings {
-    PilotSettings::default()
-}
-
-/// A smaller pilot (10 executions × 10 iterations, 5 builds), as in rigor's own coverage test.
-pub fn small_pilot() -> PilotSettings {
-    PilotSettings {
-        executions: 10,
-        iterations: 10,
-        builds: 5,
-        max_time: None,
-    }
-}
-
-fn rigor_once(
-    scenario: &Scenario,
-    pilot: &PilotSettings,
-    seed: u64,
-    build_root: &Path,
-) -> Result<Outcome, String> {
+fn rigor_once(scenario: &Scenario, seed: u64, build_root: &Path) -> Result<Outcome, String> {
     let spec = scenario.spec();
     let benches = [Benchmark::new(
         spec.clone(),
@@ -272,7 +310,7 @@ fn rigor_once(
         budget: None,
         level: 0.95,
         quantile: Quantile::StudentT,
-        max_looks: 2,
+        max_looks: DEFAULT_LOOKS,
         max_units: MAX_UNITS,
     };
     let mut ex = SimulatedExecutor::new(seed);
@@ -281,11 +319,10 @@ fn rigor_once(
         &benches,
         &settings,
         0,
-        pilot,
+        &PilotSettings::adaptive(),
         &adaptive,
         StopSignal::new(),
         &mut ex,
-        &mut Quiet,
         &mut main,
     )
     .map_err(|e| e.to_string())?;
@@ -456,24 +493,14 @@ fn fixed_once(sc: &Scenario, design: &Fixed, seed: u64) -> Outcome {
 /// Runs every design `n` times on one scenario.
 pub fn run_row(master: u64, scenario: Scenario, n: usize, build_root: &Path) -> PrecisionRow {
     let seed = row_seed(master, &format!("precision/{}", scenario.spec()));
-    let mut designs = Vec::new();
-    for (name, description, pilot) in [
-        (
-            "rigor",
-            "pilot 30 executions × 30 iterations (10 builds), plan, adaptive to ±1%",
-            default_pilot(),
-        ),
-        (
-            "rigor, small pilot",
-            "pilot 10 executions × 10 iterations (5 builds), plan, adaptive to ±1%",
-            small_pilot(),
-        ),
-    ] {
-        let outcomes = run_experiments(n, |i| {
-            rigor_once(&scenario, &pilot, experiment_seed(seed, i), build_root).ok()
-        });
-        designs.push(DesignResult::from(name, description, &outcomes));
-    }
+    let outcomes = run_experiments(n, |i| {
+        rigor_once(&scenario, experiment_seed(seed, i), build_root).ok()
+    });
+    let mut designs = vec![DesignResult::from(
+        "rigor",
+        "pilot 10 executions × 10 iterations (10 builds × 2 executions) kept, plan, adaptive to ±1%",
+        &outcomes,
+    )];
     for design in &FIXED {
         let outcomes = run_experiments(n, |i| {
             // Fixed designs draw from their own streams, independent of rigor's.
@@ -491,6 +518,7 @@ pub fn run_row(master: u64, scenario: Scenario, n: usize, build_root: &Path) -> 
         seed,
         n,
         designs,
+        oracle: oracle(&scenario),
     }
 }
 
@@ -547,24 +575,42 @@ fn mark(d: &DesignResult) -> &'static str {
     }
 }
 
-/// One line per scenario: is rigor within half the time of the cheapest valid fixed design?
+/// One line per scenario: is rigor within half the time of the cheapest valid fixed design, and
+/// could any design be?
 pub fn verdicts(rows: &[PrecisionRow]) -> String {
     let mut s = String::from(
-        "| benchmark | experiments per design | rigor: coverage, mean time | cheapest fixed design not shown invalid | rigor time / its time | target (≤ 0.5) |\n\
-         |---|---:|---|---|---:|---|\n",
+        "| benchmark | experiments per design | rigor: coverage, mean time | cheapest fixed design not shown invalid | rigor / it | oracle design, time | oracle / that fixed design | rigor / oracle | target (rigor / fixed ≤ 0.5) |\n\
+         |---|---:|---|---|---:|---|---:|---:|---|\n",
     );
     for r in rows {
         let ours = r.rigor();
-        let (best, ratio, verdict) = match r.cheapest_valid_fixed() {
+        let oracle = r.oracle.as_ref().ok();
+        let oracle_text = oracle.map_or("–".to_string(), |o| {
+            format!(
+                "{}, {}",
+                o.show(&r.scenario),
+                crate::common::seconds(o.seconds)
+            )
+        });
+        let rigor_vs_oracle = oracle.map_or("–".to_string(), |o| {
+            format!("{:.2}", ours.mean_seconds / o.seconds)
+        });
+        let (best, ratio, best_possible, verdict) = match r.cheapest_valid_fixed() {
             Some(b) => {
                 let ratio = ours.mean_seconds / b.mean_seconds;
-                let verdict = match (ours.validity(), ratio <= 0.5) {
-                    (Validity::Valid, true) => "met",
-                    (Validity::Valid, false) => "not met",
-                    (Validity::Undecided, _) => {
-                        "not established (rigor's coverage within MC error of 93%)"
+                let possible = oracle.map(|o| o.seconds / b.mean_seconds);
+                let verdict = match (ours.validity(), ratio <= 0.5, possible) {
+                    (Validity::Valid, true, _) => "met".to_string(),
+                    (Validity::Valid, false, Some(p)) if p > 0.5 => format!(
+                        "not met; unattainable: even the oracle design takes {p:.2}× that fixed design"
+                    ),
+                    (Validity::Valid, false, _) => "not met".to_string(),
+                    (Validity::Undecided, _, _) => {
+                        "not established (rigor's coverage within MC error of 93%)".to_string()
                     }
-                    (Validity::Invalid, _) => "not met (rigor's coverage is not valid)",
+                    (Validity::Invalid, _, _) => {
+                        "not met (rigor's coverage is not valid)".to_string()
+                    }
                 };
                 (
                     format!(
@@ -575,11 +621,13 @@ pub fn verdicts(rows: &[PrecisionRow]) -> String {
                         crate::common::seconds(b.mean_seconds)
                     ),
                     format!("{ratio:.2}"),
-                    verdict.to_string(),
+                    possible.map_or("–".to_string(), |p| format!("{p:.2}")),
+                    verdict,
                 )
             }
             None => (
                 "none: every fixed design's coverage is invalid".to_string(),
+                "–".to_string(),
                 "–".to_string(),
                 match ours.validity() {
                     Validity::Valid => "met (only rigor is valid)",
@@ -592,7 +640,7 @@ pub fn verdicts(rows: &[PrecisionRow]) -> String {
             ),
         };
         s.push_str(&format!(
-            "| {} | {} | {}{}, {} | {} | {} | {} |\n",
+            "| {} | {} | {}{}, {} | {} | {} | {} | {} | {} | {} |\n",
             r.scenario.split.name,
             r.n,
             ours.coverage.show(),
@@ -600,6 +648,9 @@ pub fn verdicts(rows: &[PrecisionRow]) -> String {
             crate::common::seconds(ours.mean_seconds),
             best,
             ratio,
+            oracle_text,
+            best_possible,
+            rigor_vs_oracle,
             verdict
         ));
     }

@@ -154,12 +154,13 @@ pub struct RunArgs {
     /// Use a plan written by `rigor plan`: its repetition counts below the top level.
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
-    /// Target relative half-width of the interval (e.g. 1%): rigor plans with a pilot (or the
-    /// --plan file) and adds top-level units until the interval is this narrow.
+    /// Target relative half-width of the interval (e.g. 1%): rigor starts with a pilot of 10
+    /// top-level units (kept in the results), takes the optimal counts below the top from it
+    /// (or from the --plan file), and adds top-level units until the interval is this narrow.
     #[arg(long, value_name = "PCT", value_parser = parse_fraction)]
     pub precision: Option<f64>,
-    /// Time budget for the whole experiment (e.g. 90s, 10m, 1h): rigor plans with a pilot and
-    /// stops adding top-level units when the measured time reaches it.
+    /// Time budget for the whole experiment (e.g. 90s, 10m, 1h), pilot included: rigor plans
+    /// from the pilot and stops adding top-level units when the measured time reaches it.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub budget: Option<f64>,
     /// Most top-level units an adaptive run may add.

@@ -202,7 +202,9 @@ fn top_units(plans: &[plan::BenchmarkPlan], target: f64, s: &RunSettings) -> Res
     Ok(most)
 }
 
-/// `--precision` / `--budget` without a plan: pilot, plan, then add top-level units.
+/// `--precision` / `--budget` without a plan: one experiment that starts with a pilot (kept),
+/// takes the optimal lower-level counts from it, and adds top-level units until the target or
+/// the budget is reached.
 fn run_adaptive_mode(
     session: &mut Session,
     args: &RunArgs,
@@ -214,16 +216,10 @@ fn run_adaptive_mode(
         budget: args.budget,
         level: s.analysis.level,
         quantile: s.analysis.quantile,
-        max_looks: 2,
+        max_looks: rigor_runner::DEFAULT_LOOKS,
         max_units: args.max_units,
     };
-    // With a budget, the pilot may use at most a fifth of it, so most of the time goes to the
-    // experiment whose data are kept.
-    let pilot = PilotSettings {
-        max_time: args.budget.map(|b| b / 5.0),
-        ..PilotSettings::default()
-    };
-    let mut pilot_progress = ProgressOnly(session.progress.clone());
+    let pilot = PilotSettings::adaptive();
     let outcome = run_adaptive(
         &s.benchmarks,
         &s.runner,
@@ -232,18 +228,37 @@ fn run_adaptive_mode(
         &adaptive,
         session.stop.clone(),
         session.executor.as_mut(),
-        &mut pilot_progress,
         recorder,
     );
     let report = match outcome {
         Ok(r) => r,
         Err(e) => return Ok((Err(e), None)),
     };
+    Ok((
+        Ok(report.report.clone()),
+        Some(adaptive_note(s, &report, &pilot)),
+    ))
+}
+
+/// What stopped an adaptive run, what it spent, and the counts it planned.
+fn adaptive_note(
+    s: &RunSettings,
+    report: &rigor_runner::AdaptiveReport,
+    pilot: &PilotSettings,
+) -> String {
     let why = match report.reason {
         StopReason::PrecisionReached => "the target precision was reached",
+        StopReason::BudgetSpent if report.planned_top == 0 => {
+            "the time budget was spent during the pilot (a larger budget lets rigor plan)"
+        }
         StopReason::BudgetSpent => "the time budget was spent",
         StopReason::PrecisionNotReached => "the planned units ran without reaching the target",
         StopReason::Ended => "the run ended",
+    };
+    let top = if s.runner.build.is_some() {
+        format!("{} builds", pilot.builds)
+    } else {
+        format!("{} executions", pilot.executions)
     };
     let plans: Vec<String> = s
         .benchmarks
@@ -267,17 +282,28 @@ fn run_adaptive_mode(
             ))
         })
         .collect();
-    let note = format!(
-        "Adaptive run: stopped because {why}. Pilot {} + main {} of measured time; first planned {} top-level units.\nPlan from the pilot:\n{}",
+    let mut note = format!(
+        "Adaptive run: stopped because {why}. Measured time: pilot ({top}, kept in the results) {}",
         rigor_report::format::time(report.pilot_seconds),
-        rigor_report::format::time(report.main_seconds),
-        report.planned_top,
-        plans.join("\n")
     );
-    Ok((Ok(report.report), Some(note)))
+    if report.main_seconds > 0.0 {
+        note.push_str(&format!(
+            " + {} after it",
+            rigor_report::format::time(report.main_seconds)
+        ));
+    }
+    note.push('.');
+    if report.planned_top > 0 {
+        note.push_str(&format!(
+            " First planned {} top-level units in all.\nOptimal counts from the latest plan:\n{}",
+            report.planned_top,
+            plans.join("\n")
+        ));
+    }
+    note
 }
 
-/// Shows progress and nothing else (for pilot experiments, whose data are not kept).
+/// Shows progress and nothing else (for `rigor plan`'s pilot, whose data are not kept).
 pub struct ProgressOnly(pub ProgressBar);
 
 impl Observer for ProgressOnly {
