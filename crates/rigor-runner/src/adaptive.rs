@@ -431,6 +431,8 @@ pub struct AdaptiveReport {
     pub planned_top: usize,
     /// Looks at the interval that missed the target and re-planned.
     pub replans: usize,
+    /// The lower-level counts in use at the end (iterations include the discarded ones).
+    pub shape: Shape,
     /// Why it stopped.
     pub reason: StopReason,
     /// The experiment's scheduler report.
@@ -512,6 +514,7 @@ pub fn run_adaptive(
         plans: rule.plans.clone(),
         planned_top: rule.first_planned.unwrap_or(0),
         replans: rule.looks,
+        shape: rule.current.clone(),
         reason: rule.reason.unwrap_or(StopReason::Ended),
         report,
         pilot_seconds,

@@ -260,26 +260,33 @@ fn adaptive_note(
     } else {
         format!("{} executions", pilot.executions)
     };
+    let per_build = report
+        .shape
+        .executions
+        .map_or(String::new(), |e| format!("{e} execution(s) per build"));
     let plans: Vec<String> = s
         .benchmarks
         .iter()
+        .zip(&report.shape.iterations)
         .zip(&report.plans)
-        .filter_map(|(b, p)| {
-            let p = p.as_ref().ok()?;
-            let counts: Vec<String> = p.levels[1..]
-                .iter()
-                .zip(&p.plan.counts)
-                .map(|(l, c)| format!("{c} {l}(s) per {}", p.levels[0]))
-                .collect();
-            Some(format!(
-                "  {}: {}",
-                b.name,
-                if counts.is_empty() {
-                    "top level only".into()
-                } else {
-                    counts.join(", ")
-                }
-            ))
+        .map(|((b, k), plan)| {
+            let mut counts: Vec<String> = Vec::new();
+            if !per_build.is_empty() {
+                counts.push(per_build.clone());
+            }
+            let reports_iterations = plan
+                .as_ref()
+                .is_ok_and(|p| p.levels.iter().any(|l| l == "iteration"));
+            if let Some(k) = k.filter(|_| reports_iterations) {
+                counts.push(format!(
+                    "{} iteration(s) per execution",
+                    k.saturating_sub(s.discard)
+                ));
+            }
+            if counts.is_empty() {
+                counts.push("top level only".into());
+            }
+            format!("  {}: {}", b.name, counts.join(", "))
         })
         .collect();
     let mut note = format!(
@@ -295,7 +302,7 @@ fn adaptive_note(
     note.push('.');
     if report.planned_top > 0 {
         note.push_str(&format!(
-            " First planned {} top-level units in all.\nOptimal counts from the latest plan:\n{}",
+            " First planned {} top-level units in all.\nCounts in use at the end (from the latest plan):\n{}",
             report.planned_top,
             plans.join("\n")
         ));

@@ -114,3 +114,48 @@ fn a_closed_pipe_loses_no_results() {
     assert!(status.success());
     assert_eq!(json(&path)["status"], "complete");
 }
+
+#[test]
+fn adaptive_runs_keep_the_pilot_in_the_results() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(sim().args([
+        "--seed",
+        "6",
+        "--precision",
+        "2%",
+        BLOAT,
+        "--export-json",
+        path.to_str().unwrap(),
+    ]));
+    assert!(
+        out.contains("pilot (10 executions, kept in the results)"),
+        "{out}"
+    );
+    let r = json(&path);
+    let b = &r["benchmarks"][0];
+    // Iterations per measured execution, in execution order.
+    let mut per_execution = std::collections::BTreeMap::new();
+    for s in b["samples"].as_array().unwrap() {
+        if s["warmup"] != true {
+            *per_execution
+                .entry(s["execution"].as_u64().unwrap())
+                .or_insert(0usize) += 1;
+        }
+    }
+    let counts: Vec<usize> = per_execution.values().copied().collect();
+    assert!(counts.len() > 10, "{counts:?}");
+    assert_eq!(&counts[..10], &[10; 10], "the pilot's shape");
+    // Then the planned counts (re-planned as the units double: 10 → 9 → 8 for this seed).
+    assert!(
+        counts[10..].iter().any(|&k| k != 10),
+        "planned counts after the pilot: {counts:?}"
+    );
+    // The analysis covers every measured execution, pilot included.
+    assert_eq!(
+        b["counts"][0].as_u64().unwrap() as usize,
+        counts.len(),
+        "{}",
+        b["counts"]
+    );
+}
