@@ -575,7 +575,7 @@ impl Doc<'_> {
              `splitmix64((s ^ 0xF1ED) + i)`. Row seeds derive from the master seed and the row's \
              label, so `--seed` changes them all. Rates are shown as *p* ± one Monte-Carlo standard \
              error, sqrt(p(1 − p)/n). Regenerate with \
-             `cargo run --release -p rigor-validation -- all` (about ten minutes on two cores); \
+             `cargo run --release -p rigor-validation -- all` (about five minutes on two cores); \
              `-- quick` runs the reduced checks that CI runs (`cargo test -p rigor-validation`).\n"
         );
         self.headline(&mut s);
