@@ -262,7 +262,7 @@ struct AdaptiveRule {
 impl AdaptiveRule {
     fn units(&self, data: &[BenchData]) -> usize {
         data.iter()
-            .filter(|d| d.measured_executions() > 0)
+            .filter(|d| d.running() && d.measured_executions() > 0)
             .map(|d| d.top_units(self.with_builds))
             .min()
             .unwrap_or(0)
@@ -271,7 +271,10 @@ impl AdaptiveRule {
     /// Largest relative half-width over the benchmarks.
     fn worst(&self, data: &[BenchData]) -> Option<f64> {
         let mut worst: Option<f64> = None;
-        for d in data.iter().filter(|d| d.measured_executions() > 0) {
+        for d in data
+            .iter()
+            .filter(|d| d.running() && d.measured_executions() > 0)
+        {
             let h = d.hierarchy(self.with_builds).ok()?;
             let ci = mean_interval(&h, self.settings.level, self.settings.quantile).ok()?;
             let rel = ci.half_width / ci.mean.abs();
@@ -306,6 +309,9 @@ impl AdaptiveRule {
         let mut most = n + 1;
         for (d, p) in data.iter().zip(&self.plans) {
             let Ok(p) = p else { continue };
+            if !d.running() {
+                continue;
+            }
             match needed(d, p, target * margin, &self.settings, self.with_builds) {
                 Ok(k) => most = most.max(k),
                 Err(e) => {

@@ -24,6 +24,8 @@ pub struct BenchData {
     builds: Vec<f64>,
     /// Builds with at least one measured execution (the top-level units when builds are a level).
     measured_builds: std::collections::BTreeSet<usize>,
+    /// Whether a failure ended the benchmark: it measures nothing more.
+    ended: bool,
 }
 
 impl BenchData {
@@ -82,6 +84,12 @@ impl BenchData {
     /// Seconds spent so far on this benchmark's builds and executions.
     pub fn spent(&self) -> f64 {
         self.walls.iter().sum::<f64>() + self.builds.iter().sum::<f64>()
+    }
+
+    /// Whether the benchmark still runs (no failure ended it). Stopping rules wait only for
+    /// running benchmarks: an ended one will never add units.
+    pub fn running(&self) -> bool {
+        !self.ended
     }
 
     /// Measured (non-warm-up) executions so far.
@@ -189,6 +197,9 @@ impl<R: StopRule> Observer for Collector<'_, R> {
     }
 
     fn failure(&mut self, r: &FailureRecord) -> Result<(), RunError> {
+        if r.ends_benchmark {
+            self.data[r.benchmark].ended = true;
+        }
         self.inner.failure(r)
     }
 

@@ -161,6 +161,8 @@ pub struct FailureRecord {
     pub stderr_tail: String,
     /// What went wrong, in words.
     pub reason: String,
+    /// Whether this failure ended the benchmark (no more executions of it will run).
+    pub ends_benchmark: bool,
 }
 
 /// Receives the experiment's events as they happen (to store, show progress, ...).
@@ -449,6 +451,7 @@ impl<'a> Scheduler<'a> {
                 termination: failure.0,
                 stderr_tail: failure.1,
                 reason: failure.2,
+                ends_benchmark: true,
             };
             observer.failure(&record)?;
             state.status[b] = BenchmarkStatus::Failed(record.reason);
@@ -474,6 +477,7 @@ impl<'a> Scheduler<'a> {
             termination,
             stderr_tail,
             reason,
+            ends_benchmark: true,
         };
         if let Some(prepare) = &s.prepare {
             let o = executor.run_hook(prepare)?;
@@ -544,8 +548,9 @@ impl<'a> Scheduler<'a> {
         &self,
         observer: &mut dyn Observer,
         state: &mut State,
-        record: FailureRecord,
+        mut record: FailureRecord,
     ) -> Result<(), RunError> {
+        record.ends_benchmark = !self.settings.ignore_failure;
         observer.failure(&record)?;
         if !self.settings.ignore_failure {
             state.status[record.benchmark] = BenchmarkStatus::Failed(record.reason);
@@ -575,6 +580,7 @@ impl<'a> Scheduler<'a> {
                     termination: None,
                     stderr_tail: String::new(),
                     reason: format!("--{what} command: {e}"),
+                    ends_benchmark: true,
                 };
                 observer.failure(&record)?;
                 state.status[b] = BenchmarkStatus::Failed(record.reason);
@@ -589,6 +595,7 @@ impl<'a> Scheduler<'a> {
                 termination: Some(outcome.termination),
                 stderr_tail: outcome.stderr_tail,
                 reason: format!("--{what} command {}", describe(outcome.termination)),
+                ends_benchmark: true,
             };
             observer.failure(&record)?;
             state.status[b] = BenchmarkStatus::Failed(record.reason);

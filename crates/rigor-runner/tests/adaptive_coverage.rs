@@ -27,6 +27,27 @@ fn adaptive(target: f64) -> AdaptiveSettings {
     }
 }
 
+/// Runs an adaptive experiment with the simulator seeded like the settings.
+fn run_sim(
+    benches: &[Benchmark],
+    settings: &Settings,
+    a: &AdaptiveSettings,
+    observer: &mut dyn Observer,
+) -> rigor_runner::AdaptiveReport {
+    let mut ex = SimulatedExecutor::new(settings.seed);
+    run_adaptive(
+        benches,
+        settings,
+        0,
+        &PilotSettings::adaptive(),
+        a,
+        StopSignal::new(),
+        &mut ex,
+        observer,
+    )
+    .unwrap()
+}
+
 /// Runs one adaptive experiment and returns (covered, reached target, top units, seconds).
 fn one(seed: u64, spec: &str, builds: bool, truth: f64, target: f64) -> (bool, bool, usize, f64) {
     let benches = [spec_bench(spec)];
@@ -43,19 +64,8 @@ fn one(seed: u64, spec: &str, builds: bool, truth: f64, target: f64) -> (bool, b
         }),
         ..Settings::default()
     };
-    let mut ex = SimulatedExecutor::new(seed);
     let mut main = Recorder::default();
-    let report = run_adaptive(
-        &benches,
-        &settings,
-        0,
-        &PilotSettings::adaptive(),
-        &adaptive(target),
-        StopSignal::new(),
-        &mut ex,
-        &mut main,
-    )
-    .unwrap();
+    let report = run_sim(&benches, &settings, &adaptive(target), &mut main);
     let h = main.hierarchy(builds);
     let ci = mean_interval(&h, 0.95, Quantile::StudentT).unwrap();
     (
@@ -240,18 +250,7 @@ fn budget_stops_the_experiment() {
         budget: Some(5.0),
         ..adaptive(0.001)
     };
-    let mut ex = SimulatedExecutor::new(3);
-    let report = run_adaptive(
-        &benches,
-        &settings,
-        0,
-        &PilotSettings::adaptive(),
-        &a,
-        StopSignal::new(),
-        &mut ex,
-        &mut Quiet,
-    )
-    .unwrap();
+    let report = run_sim(&benches, &settings, &a, &mut Quiet);
     assert_eq!(report.reason, StopReason::BudgetSpent);
     assert!(
         report.pilot_seconds + report.main_seconds <= 5.0 + 0.2,
@@ -284,4 +283,31 @@ fn scheduler_stops_when_the_observer_says_so() {
         .run(&mut ex, &mut StopAfter(7))
         .unwrap();
     assert_eq!(report.ending, rigor_runner::Ending::Stopped);
+}
+
+#[test]
+fn a_failed_benchmark_does_not_hold_the_others_back() {
+    // The first benchmark fails at its 15th execution and stops; the rule must stop waiting
+    // for it to reach the planned count (it used to run the other to --max-units).
+    let benches = [
+        spec_bench("mean=10ms,execution=3%,iteration=5%,iterations=20,startup=50ms,fail=15"),
+        spec_bench("mean=10.5ms,execution=1%,iteration=10%,iterations=20,startup=50ms"),
+    ];
+    let settings = Settings {
+        executions: 10,
+        seed: 3,
+        ..Settings::default()
+    };
+    let a = AdaptiveSettings {
+        max_units: 3_000,
+        ..adaptive(0.01)
+    };
+    let mut log = Recorder::default();
+    let report = run_sim(&benches, &settings, &a, &mut log);
+    assert_eq!(report.reason, StopReason::PrecisionReached);
+    assert!(matches!(
+        report.report.status[0],
+        rigor_runner::BenchmarkStatus::Failed(_)
+    ));
+    assert!(log.0.len() < 500, "{} executions", log.0.len());
 }
