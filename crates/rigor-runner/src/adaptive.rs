@@ -426,6 +426,15 @@ impl StopRule for AdaptiveRule {
     fn reshape(&mut self) -> Option<Shape> {
         self.shape.take()
     }
+
+    fn planned_executions(&self) -> Option<usize> {
+        let units = match self.phase {
+            Phase::Pilot => self.pilot_units,
+            Phase::Planned { planned } => planned,
+        };
+        let per_unit = self.current.executions.map_or(1, |e| e + self.warmup);
+        Some(units * per_unit * self.current.iterations.len())
+    }
 }
 
 /// The adaptive experiment's outcome.

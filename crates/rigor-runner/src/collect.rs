@@ -117,6 +117,12 @@ pub trait StopRule {
     fn reshape(&mut self) -> Option<Shape> {
         None
     }
+
+    /// Executions (warm-up included) the rule expects the whole experiment to run, if it knows
+    /// better than the scheduler's own count (an adaptive rule's plan); for progress display.
+    fn planned_executions(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Never stops early.
@@ -135,6 +141,8 @@ pub struct Collector<'o, R: StopRule> {
     discard: usize,
     data: Vec<BenchData>,
     rule: R,
+    /// The planned execution count last passed on to `inner`.
+    announced: Option<usize>,
 }
 
 impl<'o, R: StopRule> Collector<'o, R> {
@@ -146,6 +154,7 @@ impl<'o, R: StopRule> Collector<'o, R> {
             discard,
             data: vec![BenchData::default(); benchmarks],
             rule,
+            announced: None,
         }
     }
 
@@ -162,6 +171,8 @@ impl<'o, R: StopRule> Collector<'o, R> {
 
 impl<R: StopRule> Observer for Collector<'_, R> {
     fn started(&mut self, planned: usize) -> Result<(), RunError> {
+        let planned = self.rule.planned_executions().unwrap_or(planned);
+        self.announced = Some(planned);
         self.inner.started(planned)
     }
 
@@ -206,6 +217,12 @@ impl<R: StopRule> Observer for Collector<'_, R> {
     fn round_finished(&mut self, round: usize) -> Result<Control, RunError> {
         let outer = self.inner.round_finished(round)?;
         let mine = self.rule.check(&self.data);
+        if let Some(planned) = self.rule.planned_executions()
+            && self.announced != Some(planned)
+        {
+            self.announced = Some(planned);
+            self.inner.started(planned)?;
+        }
         Ok(if outer == Control::Stop || mine == Control::Stop {
             Control::Stop
         } else {

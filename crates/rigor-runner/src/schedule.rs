@@ -167,7 +167,8 @@ pub struct FailureRecord {
 
 /// Receives the experiment's events as they happen (to store, show progress, ...).
 pub trait Observer {
-    /// Called once before the first execution with the number of executions planned.
+    /// Called before the first execution with the number of executions planned, and again
+    /// (without restarting anything) whenever an adaptive rule changes that number.
     fn started(&mut self, _planned: usize) -> Result<(), RunError> {
         Ok(())
     }

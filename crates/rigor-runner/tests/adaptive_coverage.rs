@@ -311,3 +311,29 @@ fn a_failed_benchmark_does_not_hold_the_others_back() {
     ));
     assert!(log.0.len() < 500, "{} executions", log.0.len());
 }
+
+#[test]
+fn progress_follows_the_plan_not_the_unit_cap() {
+    #[derive(Default)]
+    struct Started(Vec<usize>);
+    impl Observer for Started {
+        fn started(&mut self, planned: usize) -> Result<(), RunError> {
+            self.0.push(planned);
+            Ok(())
+        }
+    }
+    let benches = [spec_bench(
+        "mean=10ms,execution=3%,iteration=2%,iterations=10,startup=20ms",
+    )];
+    let settings = Settings {
+        executions: 10,
+        seed: 1,
+        ..Settings::default()
+    };
+    let mut started = Started::default();
+    run_sim(&benches, &settings, &adaptive(0.01), &mut started);
+    // The pilot's 10 executions first, then the planned count — never the 10,000-unit cap.
+    assert_eq!(started.0[0], 10, "{:?}", started.0);
+    assert!(started.0.len() >= 2, "{:?}", started.0);
+    assert!(started.0.iter().all(|&k| k < 1_000), "{:?}", started.0);
+}
