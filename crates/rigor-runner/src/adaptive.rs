@@ -17,7 +17,7 @@
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
 use rigor_stats::{
-    LevelCost, Plan, Quantile, VarianceComponents, mean_interval, optimal_counts,
+    Hierarchy, LevelCost, Plan, Quantile, VarianceComponents, mean_interval, optimal_counts,
     variance_components,
 };
 
@@ -160,7 +160,10 @@ pub fn dimension(
     let plans = collector
         .data()
         .iter()
-        .map(|d| plan_benchmark(d, with_builds, s.warmup_executions))
+        .map(|d| {
+            let h = d.hierarchy(with_builds).map_err(|e| e.to_string())?;
+            plan_benchmark(&h, d, with_builds, s.warmup_executions)
+        })
         .collect();
     Ok(Dimensioning {
         report,
@@ -169,9 +172,14 @@ pub fn dimension(
     })
 }
 
-fn plan_benchmark(d: &BenchData, with_builds: bool, warmup: usize) -> Result<BenchPlan, String> {
-    let h = d.hierarchy(with_builds).map_err(|e| e.to_string())?;
-    let components = variance_components(&h).map_err(|e| e.to_string())?;
+/// Plans one benchmark from its data `d`, whose hierarchy `h` the caller built.
+fn plan_benchmark(
+    h: &Hierarchy,
+    d: &BenchData,
+    with_builds: bool,
+    warmup: usize,
+) -> Result<BenchPlan, String> {
+    let components = variance_components(h).map_err(|e| e.to_string())?;
     let costs = d.costs(with_builds, warmup);
     let levels = h.levels().to_vec();
     let level_costs: Vec<LevelCost> = levels
@@ -289,9 +297,14 @@ impl AdaptiveRule {
     /// and returns the top-level count to run to, aiming at `margin` × the target (`None` when
     /// nothing can be planned).
     fn plan(&mut self, data: &[BenchData], n: usize, margin: f64) -> Option<usize> {
+        let hierarchies: Vec<Result<Hierarchy, String>> = data
+            .iter()
+            .map(|d| d.hierarchy(self.with_builds).map_err(|e| e.to_string()))
+            .collect();
         self.plans = data
             .iter()
-            .map(|d| plan_benchmark(d, self.with_builds, self.warmup))
+            .zip(&hierarchies)
+            .map(|(d, h)| plan_benchmark(h.as_ref()?, d, self.with_builds, self.warmup))
             .collect();
         if self.plans.iter().all(Result::is_err) {
             let why: Vec<String> = self.plans.iter().filter_map(|p| p.clone().err()).collect();
@@ -307,12 +320,12 @@ impl AdaptiveRule {
             return Some(self.settings.max_units);
         };
         let mut most = n + 1;
-        for (d, p) in data.iter().zip(&self.plans) {
-            let Ok(p) = p else { continue };
+        for ((d, h), p) in data.iter().zip(&hierarchies).zip(&self.plans) {
+            let (Ok(h), Ok(p)) = (h, p) else { continue };
             if !d.running() {
                 continue;
             }
-            match needed(d, p, target * margin, &self.settings, self.with_builds) {
+            match needed(h, p, target * margin, &self.settings) {
                 Ok(k) => most = most.max(k),
                 Err(e) => {
                     self.error = Some(e);
@@ -339,14 +352,12 @@ fn margin(n: usize) -> f64 {
 
 /// Top-level units a benchmark needs in all for the target, counting what it has measured.
 fn needed(
-    d: &BenchData,
+    h: &Hierarchy,
     p: &BenchPlan,
     target: f64,
     a: &AdaptiveSettings,
-    with_builds: bool,
 ) -> Result<usize, String> {
-    let h = d.hierarchy(with_builds).map_err(|e| e.to_string())?;
-    let existing = unit_mean_variances(&h, &p.components.t2()).map_err(|e| e.to_string())?;
+    let existing = unit_mean_variances(h, &p.components.t2()).map_err(|e| e.to_string())?;
     top_count_with_existing(
         &existing,
         &p.plan,
@@ -444,8 +455,6 @@ pub struct AdaptiveReport {
     pub plans: Vec<Result<BenchPlan, String>>,
     /// Top-level units (pilot included) first planned after the pilot.
     pub planned_top: usize,
-    /// Looks at the interval that missed the target and re-planned.
-    pub replans: usize,
     /// The lower-level counts in use at the end (iterations include the discarded ones).
     pub shape: Shape,
     /// Why it stopped.
@@ -528,7 +537,6 @@ pub fn run_adaptive(
     Ok(AdaptiveReport {
         plans: rule.plans.clone(),
         planned_top: rule.first_planned.unwrap_or(0),
-        replans: rule.looks,
         shape: rule.current.clone(),
         reason: rule.reason.unwrap_or(StopReason::Ended),
         report,
