@@ -1,0 +1,38 @@
+//! The parse and range errors of this crate.
+
+use thiserror::Error;
+
+/// A quantity that could not be read or is out of its range. The message names the text.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum UnitError {
+    /// Not a duration (`90`, `90s`, `10m`, `1.5h`, `250ms`).
+    #[error("'{0}' is not a duration (e.g. 90, 90s, 10m, 1.5h, 250ms)")]
+    Duration(String),
+    /// A duration that is zero, negative or infinite where a positive one is needed.
+    #[error("'{0}' must be a positive, finite duration")]
+    NonPositiveDuration(String),
+    /// Not a time unit.
+    #[error("unknown time unit '{0}' (use ns, us, ms or s)")]
+    TimeUnit(String),
+    /// Not a percentage or fraction.
+    #[error("'{0}' is not a percentage (e.g. 1%, 0.5%, 0.01)")]
+    Fraction(String),
+    /// A percentage outside its range.
+    #[error("'{text}' must lie {range}")]
+    FractionRange {
+        /// The text as given.
+        text: String,
+        /// The allowed range in words.
+        range: &'static str,
+    },
+    /// A confidence level that is not a number.
+    #[error("confidence '{0}' is not a number (e.g. 0.95, 95, 99%)")]
+    Confidence(String),
+    /// A confidence level outside (0, 100%).
+    #[error("confidence '{0}' must lie strictly between 0 and 100%")]
+    ConfidenceRange(String),
+    /// Not a seed.
+    #[error("'{0}' is not a seed (an integer from 0 to 18446744073709551615)")]
+    Seed(String),
+}

@@ -1,0 +1,20 @@
+//! Quantities of rigor as types, in one place.
+//!
+//! Every crate of rigor that handles a time, a proportion, a confidence level or a seed takes
+//! these types instead of a bare `f64` or `u64`, so that seconds never mix with nanoseconds,
+//! `1%` never gets confused with `1.0`, and a seed always survives a round trip through JSON and
+//! TOML. Parsing accepts what users type on a command line (`90s`, `10m`, `1%`, `95`), and every
+//! parse error says what was expected.
+//!
+//! This crate depends on nothing of rigor's and on nothing heavy (serde, thiserror), so the
+//! protocol crate that benchmarked programs link can use it too.
+
+mod error;
+mod fraction;
+mod seed;
+mod time;
+
+pub use error::UnitError;
+pub use fraction::{ConfidenceLevel, Fraction};
+pub use seed::Seed;
+pub use time::{Seconds, TimeUnit};
