@@ -9,13 +9,14 @@ use std::time::Duration;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rigor_protocol::ITERATIONS_ENV;
 
 use crate::command::CommandLine;
 use crate::error::RunError;
 use crate::executor::{
     BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination,
 };
-use crate::iterations::{ITERATIONS_ENV, IterationSource};
+use crate::iterations::IterationSource;
 use crate::stop::StopSignal;
 
 /// One benchmark: a name and the command that runs it.

@@ -243,7 +243,7 @@ impl Executor for SimulatedExecutor {
         let iterations = req
             .env
             .iter()
-            .find(|(k, _)| k == crate::iterations::ITERATIONS_ENV)
+            .find(|(k, _)| k == rigor_protocol::ITERATIONS_ENV)
             .and_then(|(_, v)| v.parse().ok())
             .unwrap_or(spec.iterations);
         if iterations == 0 {

@@ -16,14 +16,15 @@ use std::time::{Duration, Instant};
 
 use std::os::unix::process::CommandExt;
 
+use rigor_protocol::{SAMPLES_FILE_ENV, parse_samples};
+use rigor_units::Seconds;
+
 use crate::command::CommandLine;
 use crate::error::RunError;
 use crate::executor::{
     BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination,
 };
-use crate::iterations::{
-    IterationSource, SAMPLES_FILE_ENV, Stream, parse_pattern, parse_samples_file,
-};
+use crate::iterations::{IterationSource, Stream, parse_pattern};
 use crate::stop::StopSignal;
 
 /// How many bytes of standard error a failure report keeps.
@@ -361,16 +362,17 @@ fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Option<Vec<
                 Stream::Stderr => &c.stderr,
             };
             let text = capture.read_all().map_err(|e| e.to_string())?;
-            parse_pattern(&text, regex, *unit).map(Some)
+            parse_pattern(&text, regex, *unit)
+                .map(Some)
+                .map_err(|e| e.to_string())
         }
         IterationSource::SamplesFile => {
             if c.samples.is_empty().map_err(|e| e.to_string())? {
                 return Ok(None);
             }
             let text = c.samples.read_all().map_err(|e| e.to_string())?;
-            let values =
-                parse_samples_file(&text).map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))?;
-            Ok((!values.is_empty()).then_some(values))
+            let values = parse_samples(&text).map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))?;
+            Ok((!values.is_empty()).then(|| values.into_iter().map(Seconds::get).collect()))
         }
     }
 }
@@ -446,10 +448,36 @@ mod tests {
         let source = IterationSource::Pattern {
             stream: Stream::Stdout,
             regex: regex::Regex::new(r"t=(\d+)").unwrap(),
-            unit: crate::iterations::TimeUnit::Us,
+            unit: rigor_units::TimeUnit::Us,
         };
         let o = run("printf 't=10\\nt=20\\n'", true, None, source);
         assert_eq!(o.iterations, Some(vec![10e-6, 20e-6]));
+    }
+
+    #[test]
+    fn unreadable_iteration_times_are_reported_not_fatal() {
+        let o = run(
+            r#"printf '{"value": 5}\n{"value": -5}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert!(o.termination.success());
+        assert_eq!(o.iterations, None);
+        assert_eq!(
+            o.iteration_error.as_deref(),
+            Some("RIGOR_SAMPLES_FILE: line 2: value -5 is not a finite, non-negative time")
+        );
+        let source = IterationSource::Pattern {
+            stream: Stream::Stderr,
+            regex: regex::Regex::new(r"t=(\d+)").unwrap(),
+            unit: rigor_units::TimeUnit::Ms,
+        };
+        let o = run("echo nothing", true, None, source);
+        assert_eq!(
+            o.iteration_error.as_deref(),
+            Some(r"no output line matched the pattern 't=(\d+)'")
+        );
     }
 
     #[test]
