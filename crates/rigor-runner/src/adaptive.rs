@@ -17,9 +17,10 @@
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
 use rigor_stats::{
-    Hierarchy, LevelCost, Plan, Quantile, VarianceComponents, mean_interval, optimal_counts,
-    variance_components,
+    Hierarchy, LevelCost, Plan, Quantile, StatsError, VarianceComponents, mean_interval,
+    optimal_counts, variance_components,
 };
+use rigor_units::{ConfidenceLevel, Fraction, Seconds};
 
 use crate::collect::{BenchData, Collector, StopRule};
 use crate::error::RunError;
@@ -37,9 +38,9 @@ pub struct PilotSettings {
     pub iterations: usize,
     /// Builds, when builds are a level.
     pub builds: usize,
-    /// Stop the pilot after this many seconds of measured time (dimensioning only: an adaptive
-    /// run's pilot is part of the experiment, which its budget bounds).
-    pub max_time: Option<f64>,
+    /// Stop the pilot after this much measured time (dimensioning only: an adaptive run's pilot
+    /// is part of the experiment, which its budget bounds).
+    pub max_time: Option<Seconds>,
 }
 
 impl Default for PilotSettings {
@@ -73,8 +74,8 @@ impl PilotSettings {
 pub struct BenchPlan {
     /// Level names, top → bottom.
     pub levels: Vec<String>,
-    /// Seconds per repetition of each level (excluding sub-levels), top → bottom.
-    pub costs: Vec<f64>,
+    /// Time per repetition of each level (excluding sub-levels), top → bottom.
+    pub costs: Vec<Seconds>,
     /// Variance components measured in the pilot.
     pub components: VarianceComponents,
     /// Pilot mean.
@@ -91,30 +92,40 @@ impl BenchPlan {
         self.plan.count_of(level)
     }
 
-    /// Top-level units needed for a half-width of `relative` × mean.
+    /// Top-level units needed for a half-width of `relative` × mean at confidence `level`.
+    ///
+    /// # Errors
+    /// The statistics crate's error when no count reaches the half-width (a zero target, a
+    /// degenerate plan).
     pub fn top_units_for(
         &self,
-        relative: f64,
-        level: f64,
+        relative: Fraction,
+        level: ConfidenceLevel,
         quantile: Quantile,
-    ) -> Result<usize, String> {
-        top_count_for_half_width(&self.plan, relative * self.mean.abs(), level, quantile)
-            .map_err(|e| e.to_string())
+    ) -> Result<usize, StatsError> {
+        top_count_for_half_width(
+            &self.plan,
+            relative.get() * self.mean.abs(),
+            level.get(),
+            quantile,
+        )
     }
 
-    /// Seconds one top-level unit costs under the plan.
-    pub fn top_unit_cost(&self) -> f64 {
-        cost_of_top_unit(&self.plan)
+    /// The time one top-level unit costs under the plan.
+    pub fn top_unit_cost(&self) -> Seconds {
+        Seconds::new(cost_of_top_unit(&self.plan))
     }
 }
 
 /// Stops the pilot when its time limit is spent.
-struct TimeLimit(Option<f64>);
+struct TimeLimit(Option<Seconds>);
 
 impl StopRule for TimeLimit {
     fn check(&mut self, data: &[BenchData]) -> Control {
         match self.0 {
-            Some(limit) if data.iter().map(BenchData::spent).sum::<f64>() >= limit => Control::Stop,
+            Some(limit) if data.iter().map(BenchData::spent).sum::<Seconds>() >= limit => {
+                Control::Stop
+            }
             _ => Control::Continue,
         }
     }
@@ -127,8 +138,8 @@ pub struct Dimensioning {
     pub report: Report,
     /// Per benchmark, its plan or why it has none.
     pub plans: Vec<Result<BenchPlan, String>>,
-    /// Measured seconds the pilot took.
-    pub seconds: f64,
+    /// Measured time the pilot took.
+    pub seconds: Seconds,
 }
 
 /// Runs the pilot and plans every benchmark (or says why it cannot be planned).
@@ -186,7 +197,7 @@ fn plan_benchmark(
         .iter()
         .zip(&costs)
         .zip(&components.components)
-        .map(|((l, &c), comp)| LevelCost::new(l.clone(), c, comp.t2))
+        .map(|((l, &c), comp)| LevelCost::new(l.clone(), c.get(), comp.t2))
         .collect();
     let plan = optimal_counts(&level_costs).map_err(|e| e.to_string())?;
     Ok(BenchPlan {
@@ -206,12 +217,12 @@ pub const DEFAULT_LOOKS: usize = 3;
 /// What the adaptive experiment aims for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdaptiveSettings {
-    /// Target relative half-width (e.g. 0.01 for ±1%).
-    pub target: Option<f64>,
-    /// Seconds of measured time for the whole experiment, pilot included.
-    pub budget: Option<f64>,
-    /// Confidence level.
-    pub level: f64,
+    /// Target relative half-width (e.g. 1% for ±1%).
+    pub target: Option<Fraction>,
+    /// Measured time for the whole experiment, pilot included.
+    pub budget: Option<Seconds>,
+    /// Confidence level of the interval.
+    pub level: ConfidenceLevel,
     /// Quantile of the interval.
     pub quantile: Quantile,
     /// How many times the rule may re-plan after reaching its planned count.
@@ -261,7 +272,7 @@ struct AdaptiveRule {
     current: Shape,
     plans: Vec<Result<BenchPlan, String>>,
     first_planned: Option<usize>,
-    pilot_seconds: Option<f64>,
+    pilot_seconds: Option<Seconds>,
     shape: Option<Shape>,
     error: Option<String>,
     reason: Option<StopReason>,
@@ -284,7 +295,7 @@ impl AdaptiveRule {
             .filter(|d| d.running() && d.measured_executions() > 0)
         {
             let h = d.hierarchy(self.with_builds).ok()?;
-            let ci = mean_interval(&h, self.settings.level, self.settings.quantile).ok()?;
+            let ci = mean_interval(&h, self.settings.level.get(), self.settings.quantile).ok()?;
             let rel = ci.half_width / ci.mean.abs();
             if worst.is_none_or(|w| rel > w) {
                 worst = Some(rel);
@@ -316,7 +327,7 @@ impl AdaptiveRule {
         }
         self.current = next_shape(&self.current, &self.plans, self.discard);
         self.shape = Some(self.current.clone());
-        let Some(target) = self.settings.target else {
+        let Some(target) = self.settings.target.map(Fraction::get) else {
             return Some(self.settings.max_units);
         };
         let mut most = n + 1;
@@ -362,7 +373,7 @@ fn needed(
         &existing,
         &p.plan,
         target * p.mean.abs(),
-        a.level,
+        a.level.get(),
         a.quantile,
     )
     .map_err(|e| e.to_string())
@@ -370,7 +381,7 @@ fn needed(
 
 impl StopRule for AdaptiveRule {
     fn check(&mut self, data: &[BenchData]) -> Control {
-        let spent: f64 = data.iter().map(BenchData::spent).sum();
+        let spent: Seconds = data.iter().map(BenchData::spent).sum();
         if self.settings.budget.is_some_and(|b| spent >= b) {
             return self.stop(StopReason::BudgetSpent);
         }
@@ -392,7 +403,7 @@ impl StopRule for AdaptiveRule {
                 if self.worst(data).is_some_and(|rel| {
                     self.settings
                         .target
-                        .is_some_and(|t| rel <= t * margin(n) && n >= MIN_TOP_UNITS)
+                        .is_some_and(|t| rel <= t.get() * margin(n) && n >= MIN_TOP_UNITS)
                 }) {
                     return self.stop(StopReason::PrecisionReached);
                 }
@@ -412,7 +423,7 @@ impl StopRule for AdaptiveRule {
             }
             return Control::Continue;
         }
-        let Some(target) = self.settings.target else {
+        let Some(target) = self.settings.target.map(Fraction::get) else {
             return self.stop(StopReason::BudgetSpent);
         };
         let Some(rel) = self.worst(data) else {
@@ -461,10 +472,10 @@ pub struct AdaptiveReport {
     pub reason: StopReason,
     /// The experiment's scheduler report.
     pub report: Report,
-    /// Measured seconds of the pilot (whose units are part of the result).
-    pub pilot_seconds: f64,
-    /// Measured seconds after the pilot.
-    pub main_seconds: f64,
+    /// Measured time of the pilot (whose units are part of the result).
+    pub pilot_seconds: Seconds,
+    /// Measured time after the pilot.
+    pub main_seconds: Seconds,
 }
 
 /// Runs an adaptive experiment: a small pilot whose data are kept, the optimal lower-level
@@ -525,11 +536,14 @@ pub fn run_adaptive(
     };
     let mut collector = Collector::new(observer, benchmarks.len(), discard, rule);
     let report = Scheduler::new(&benches, &s, stop).run(executor, &mut collector)?;
-    let spent: f64 = collector.data().iter().map(BenchData::spent).sum();
+    let spent: Seconds = collector.data().iter().map(BenchData::spent).sum();
     let rule = collector.rule();
     if let Some(e) = &rule.error {
         let limit = adaptive.budget.map_or(String::new(), |b| {
-            format!(" (within a budget of {b:.1} s; a larger budget gives it room)")
+            format!(
+                " (within a budget of {:.1} s; a larger budget gives it room)",
+                b.get()
+            )
         });
         return Err(RunError::Setting(format!("{e}{limit}")));
     }

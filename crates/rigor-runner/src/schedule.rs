@@ -10,6 +10,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rigor_protocol::ITERATIONS_ENV;
+use rigor_units::Seed;
 
 use crate::command::CommandLine;
 use crate::error::RunError;
@@ -83,8 +84,8 @@ pub struct Settings {
     pub cleanup: Option<CommandLine>,
     /// Keep going after a failed execution (recording it) instead of stopping that benchmark.
     pub ignore_failure: bool,
-    /// Seed of the shuffled order within rounds.
-    pub seed: u64,
+    /// Seed of the shuffled order within rounds (and of build seeds and environment padding).
+    pub seed: Seed,
     /// Builds as the top level, when given.
     pub build: Option<BuildSettings>,
     /// Pad each execution's environment with a random-size variable (Mytkowicz et al. 2009).
@@ -288,7 +289,7 @@ impl<'a> Scheduler<'a> {
             per_build: s.executions,
             reports_iterations: vec![None; n],
             commands: self.benchmarks.iter().map(|b| b.command.clone()).collect(),
-            rng: ChaCha8Rng::seed_from_u64(s.seed),
+            rng: ChaCha8Rng::seed_from_u64(s.seed.get()),
             round: 0,
         };
         observer.started(n * builds * (s.executions + s.warmup_executions))?;
@@ -701,7 +702,7 @@ mod tests {
         let settings = Settings {
             executions: 20,
             warmup_executions: 1,
-            seed: 7,
+            seed: Seed(7),
             ..Settings::default()
         };
         let (report, log) = run(&benches, &settings);
@@ -736,7 +737,7 @@ mod tests {
         let benches = [bench("mean=1ms,fail=3"), bench("mean=2ms")];
         let settings = Settings {
             executions: 5,
-            seed: 1,
+            seed: Seed(1),
             ..Settings::default()
         };
         let (report, log) = run(&benches, &settings);
@@ -769,7 +770,7 @@ mod tests {
         let benches = [bench("mean=1ms"), bench("mean=2ms")];
         let settings = Settings {
             executions: 10,
-            seed: 3,
+            seed: Seed(3),
             ..Settings::default()
         };
         let a: Vec<_> = run(&benches, &settings)
@@ -813,7 +814,7 @@ mod tests {
         let benches = [bench("mean=1ms,iterations=3")];
         let settings = Settings {
             executions: 5,
-            seed: 2,
+            seed: Seed(2),
             ..Settings::default()
         };
         let mut observer = ReshapeOnce {
@@ -840,7 +841,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let settings = Settings {
             executions: 2,
-            seed: 2,
+            seed: Seed(2),
             build: Some(BuildSettings {
                 command: CommandLine::parse("true", false).unwrap(),
                 builds: 3,
@@ -911,7 +912,7 @@ mod tests {
         let settings = Settings {
             executions: 3,
             warmup_executions: 1,
-            seed: 5,
+            seed: Seed(5),
             randomize_env: true,
             build: Some(BuildSettings {
                 command: CommandLine::parse("make -C {build_dir} SEED={build_seed}", false)

@@ -171,8 +171,8 @@ impl ProcessExecutor {
             spawn_and_wait(&self.stop, cmd, command.program(), timeout, false)?;
         Ok(ExecutionOutcome {
             wall,
-            user: reaped.user,
-            sys: reaped.sys,
+            user: Seconds::new(reaped.user),
+            sys: Seconds::new(reaped.sys),
             max_rss: reaped.max_rss,
             termination: termination(reaped.status, timed_out),
             stderr_tail: stderr.tail()?,
@@ -290,8 +290,8 @@ impl Executor for ProcessExecutor {
         };
         Ok(ExecutionOutcome {
             wall,
-            user: reaped.user,
-            sys: reaped.sys,
+            user: Seconds::new(reaped.user),
+            sys: Seconds::new(reaped.sys),
             max_rss: reaped.max_rss,
             termination,
             stderr_tail,
@@ -310,7 +310,7 @@ impl Executor for ProcessExecutor {
 }
 
 /// Spawns `cmd` in its own process group, waits for it (killing the group after `timeout`) and
-/// returns (wall seconds, status and usage, timed out). With `drain`, a reader thread empties the
+/// returns (wall time, status and usage, timed out). With `drain`, a reader thread empties the
 /// piped standard output so the child never blocks on a full pipe.
 fn spawn_and_wait(
     stop: &StopSignal,
@@ -318,7 +318,7 @@ fn spawn_and_wait(
     program: &str,
     timeout: Option<Duration>,
     drain: bool,
-) -> Result<(f64, sys::Reaped, bool), RunError> {
+) -> Result<(Seconds, sys::Reaped, bool), RunError> {
     cmd.process_group(0);
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
@@ -342,7 +342,7 @@ fn spawn_and_wait(
     if let Some(d) = drainer {
         let _ = d.join();
     }
-    let wall = start.elapsed().as_secs_f64();
+    let wall = Seconds::from_duration(start.elapsed());
     stop.set_child(0);
     // Reaped by wait4 above; `child` holds only closed handles now.
     drop(child);
@@ -409,7 +409,7 @@ mod tests {
     fn measures_a_real_process() {
         let o = run("sleep 0.02", false, None, IterationSource::SamplesFile);
         assert!(o.termination.success());
-        assert!(o.wall >= 0.02 && o.wall < 2.0, "{}", o.wall);
+        assert!(o.wall.get() >= 0.02 && o.wall.get() < 2.0, "{}", o.wall);
         assert!(o.max_rss > 0);
         assert_eq!(o.iterations, None);
     }
