@@ -23,7 +23,7 @@ use rigor_stats::{
 use rigor_units::{ConfidenceLevel, Fraction, Seconds};
 
 use crate::collect::{BenchData, Collector, StopRule};
-use crate::error::RunError;
+use crate::error::{RunError, SettingsError};
 use crate::executor::Executor;
 use crate::schedule::{Benchmark, Control, Observer, Report, Scheduler, Settings, Shape};
 use crate::stop::StopSignal;
@@ -143,6 +143,12 @@ pub struct Dimensioning {
 }
 
 /// Runs the pilot and plans every benchmark (or says why it cannot be planned).
+///
+/// The pilot runs with `settings` except for its counts, which come from `pilot`.
+///
+/// # Errors
+/// [`RunError::Settings`] before anything runs when the settings, with the pilot's counts, do
+/// not pass [`Settings::validate`]; otherwise as [`Scheduler::run`].
 pub fn dimension(
     benchmarks: &[Benchmark],
     settings: &Settings,
@@ -159,6 +165,7 @@ pub fn dimension(
         b.builds = pilot.builds;
         s.executions = pilot.executions.div_ceil(pilot.builds).max(2);
     }
+    s.validate()?;
     let mut collector = Collector::new(
         observer,
         benchmarks.len(),
@@ -229,6 +236,32 @@ pub struct AdaptiveSettings {
     pub max_looks: usize,
     /// Most top-level units the experiment may run.
     pub max_units: usize,
+}
+
+impl AdaptiveSettings {
+    /// Checks that an adaptive run can work towards these settings: a target precision above 0%
+    /// or a positive, finite budget (or both), and room for at least 2 top-level units.
+    /// [`run_adaptive`] calls it before running anything.
+    ///
+    /// # Errors
+    /// The first [`SettingsError`] found.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        if self.target.is_none() && self.budget.is_none() {
+            return Err(SettingsError::NoAdaptiveGoal);
+        }
+        if self.target.is_some_and(|t| t.get() <= 0.0) {
+            return Err(SettingsError::ZeroTarget);
+        }
+        if let Some(budget) = self.budget.filter(|b| !b.is_positive()) {
+            return Err(SettingsError::NonPositiveBudget { budget });
+        }
+        if self.max_units < 2 {
+            return Err(SettingsError::TooFewUnits {
+                max_units: self.max_units,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Why the adaptive experiment stopped.
@@ -482,6 +515,15 @@ pub struct AdaptiveReport {
 /// counts from its variance components and costs, then top-level units until the interval
 /// reaches the target or the budget is spent. One continuous experiment: every event goes to
 /// `observer`, pilot included.
+///
+/// The experiment runs with `settings` except for its counts, which come from `pilot`, the plan
+/// and `adaptive.max_units`.
+///
+/// # Errors
+/// [`RunError::Settings`] before anything runs when `adaptive` does not pass
+/// [`AdaptiveSettings::validate`] or the settings, with the pilot's counts, do not pass
+/// [`Settings::validate`]; [`SettingsError::Unplannable`] after the pilot when no benchmark
+/// could be planned or the target cannot be reached; otherwise as [`Scheduler::run`].
 #[allow(clippy::too_many_arguments)]
 pub fn run_adaptive(
     benchmarks: &[Benchmark],
@@ -493,6 +535,7 @@ pub fn run_adaptive(
     executor: &mut dyn Executor,
     observer: &mut dyn Observer,
 ) -> Result<AdaptiveReport, RunError> {
+    adaptive.validate()?;
     let with_builds = settings.build.is_some();
     let mut s = settings.clone();
     s.iterations_per_execution = Some(discard + pilot.iterations);
@@ -507,6 +550,7 @@ pub fn run_adaptive(
             pilot.executions
         }
     };
+    s.validate()?;
     let benches: Vec<Benchmark> = benchmarks
         .iter()
         .map(|b| Benchmark {
@@ -539,13 +583,11 @@ pub fn run_adaptive(
     let spent: Seconds = collector.data().iter().map(BenchData::spent).sum();
     let rule = collector.rule();
     if let Some(e) = &rule.error {
-        let limit = adaptive.budget.map_or(String::new(), |b| {
-            format!(
-                " (within a budget of {:.1} s; a larger budget gives it room)",
-                b.get()
-            )
-        });
-        return Err(RunError::Setting(format!("{e}{limit}")));
+        return Err(SettingsError::Unplannable {
+            reason: e.clone(),
+            budget: adaptive.budget,
+        }
+        .into());
     }
     let pilot_seconds = rule.pilot_seconds.unwrap_or(spent);
     Ok(AdaptiveReport {
@@ -596,5 +638,156 @@ fn next_shape(current: &Shape, plans: &[Result<BenchPlan, String>], discard: usi
     Shape {
         iterations,
         executions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::CommandLine;
+    use crate::simulate::SimulatedExecutor;
+    use rigor_units::Seed;
+
+    fn adaptive() -> AdaptiveSettings {
+        AdaptiveSettings {
+            target: Fraction::new(0.01),
+            budget: None,
+            level: ConfidenceLevel::NINETY_FIVE,
+            quantile: Quantile::StudentT,
+            max_looks: DEFAULT_LOOKS,
+            max_units: 100,
+        }
+    }
+
+    struct Quiet;
+    impl Observer for Quiet {}
+
+    fn run(a: &AdaptiveSettings, pilot: &PilotSettings) -> Result<AdaptiveReport, RunError> {
+        let spec = "mean=1ms,execution=5%,iteration=1%,iterations=5";
+        let benches = [Benchmark::new(
+            spec,
+            CommandLine::parse(spec, false).unwrap(),
+        )];
+        let settings = Settings {
+            executions: 10,
+            seed: Seed(1),
+            ..Settings::default()
+        };
+        run_adaptive(
+            &benches,
+            &settings,
+            0,
+            pilot,
+            a,
+            StopSignal::new(),
+            &mut SimulatedExecutor::new(1),
+            &mut Quiet,
+        )
+    }
+
+    #[test]
+    fn adaptive_settings_are_checked_before_the_pilot() {
+        let cases = [
+            (
+                AdaptiveSettings {
+                    target: None,
+                    ..adaptive()
+                },
+                SettingsError::NoAdaptiveGoal,
+            ),
+            (
+                AdaptiveSettings {
+                    target: Fraction::new(0.0),
+                    ..adaptive()
+                },
+                SettingsError::ZeroTarget,
+            ),
+            (
+                AdaptiveSettings {
+                    budget: Some(Seconds(-1.0)),
+                    ..adaptive()
+                },
+                SettingsError::NonPositiveBudget {
+                    budget: Seconds(-1.0),
+                },
+            ),
+            (
+                AdaptiveSettings {
+                    max_units: 1,
+                    ..adaptive()
+                },
+                SettingsError::TooFewUnits { max_units: 1 },
+            ),
+        ];
+        for (a, expected) in cases {
+            assert_eq!(a.validate(), Err(expected.clone()));
+            let err = run(&a, &PilotSettings::adaptive()).unwrap_err();
+            assert!(
+                matches!(&err, RunError::Settings(e) if *e == expected),
+                "{err:?}"
+            );
+        }
+        // The pilot's counts are checked as the experiment will use them.
+        let pilot = PilotSettings {
+            iterations: 0,
+            ..PilotSettings::adaptive()
+        };
+        let err = run(&adaptive(), &pilot).unwrap_err();
+        assert!(
+            matches!(err, RunError::Settings(SettingsError::ZeroIterations)),
+            "{err:?}"
+        );
+        assert!(run(&adaptive(), &PilotSettings::adaptive()).is_ok());
+    }
+
+    #[test]
+    fn a_dimensioning_pilot_is_checked_with_its_own_counts() {
+        let spec = "mean=1ms";
+        let benches = [Benchmark::new(
+            spec,
+            CommandLine::parse(spec, false).unwrap(),
+        )];
+        let settings = Settings {
+            executions: 10,
+            ..Settings::default()
+        };
+        let pilot = PilotSettings {
+            executions: 1,
+            ..PilotSettings::default()
+        };
+        let err = dimension(
+            &benches,
+            &settings,
+            0,
+            &pilot,
+            StopSignal::new(),
+            &mut SimulatedExecutor::new(1),
+            &mut Quiet,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                RunError::Settings(SettingsError::TooFewExecutions { executions: 1 })
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn an_unplannable_pilot_names_the_budget() {
+        let e = SettingsError::Unplannable {
+            reason: "the pilot could not plan any benchmark: too few units".into(),
+            budget: Some(Seconds(5.0)),
+        };
+        assert_eq!(
+            RunError::from(e).to_string(),
+            "invalid setting: the pilot could not plan any benchmark: too few units (within a budget of 5.0 s; a larger budget gives it room)"
+        );
+        let e = SettingsError::Unplannable {
+            reason: "no plan".into(),
+            budget: None,
+        };
+        assert_eq!(e.to_string(), "no plan");
     }
 }

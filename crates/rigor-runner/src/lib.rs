@@ -22,7 +22,7 @@ pub use adaptive::{
 };
 pub use collect::{BenchData, Collector, NeverStop, StopRule};
 pub use command::CommandLine;
-pub use error::RunError;
+pub use error::{RunError, SettingsError};
 pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
 pub use iterations::{IterationSource, PatternError, Stream};
 pub use process::ProcessExecutor;

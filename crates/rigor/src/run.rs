@@ -409,8 +409,9 @@ struct Recorder {
 impl Recorder {
     fn record(&mut self, entry: LogEntry) -> Result<(), RunError> {
         if let Some(w) = &mut self.writer {
-            w.append(&entry)
-                .map_err(|e| RunError::Setting(format!("cannot save results: {e}")))?;
+            w.append(&entry).map_err(|e| {
+                RunError::observer(anyhow::Error::new(e).context("cannot save results"))
+            })?;
         }
         self.log.push(entry);
         Ok(())
