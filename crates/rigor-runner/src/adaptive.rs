@@ -17,12 +17,13 @@
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
 use rigor_stats::{
-    Hierarchy, LevelCost, Plan, Quantile, VarianceComponents, mean_interval, optimal_counts,
-    variance_components,
+    Hierarchy, LevelCost, Plan, Quantile, StatsError, VarianceComponents, mean_interval,
+    optimal_counts, variance_components,
 };
+use rigor_units::{ConfidenceLevel, Fraction, Seconds};
 
 use crate::collect::{BenchData, Collector, StopRule};
-use crate::error::RunError;
+use crate::error::{RunError, SettingsError};
 use crate::executor::Executor;
 use crate::schedule::{Benchmark, Control, Observer, Report, Scheduler, Settings, Shape};
 use crate::stop::StopSignal;
@@ -37,9 +38,9 @@ pub struct PilotSettings {
     pub iterations: usize,
     /// Builds, when builds are a level.
     pub builds: usize,
-    /// Stop the pilot after this many seconds of measured time (dimensioning only: an adaptive
-    /// run's pilot is part of the experiment, which its budget bounds).
-    pub max_time: Option<f64>,
+    /// Stop the pilot after this much measured time (dimensioning only: an adaptive run's pilot
+    /// is part of the experiment, which its budget bounds).
+    pub max_time: Option<Seconds>,
 }
 
 impl Default for PilotSettings {
@@ -73,8 +74,8 @@ impl PilotSettings {
 pub struct BenchPlan {
     /// Level names, top → bottom.
     pub levels: Vec<String>,
-    /// Seconds per repetition of each level (excluding sub-levels), top → bottom.
-    pub costs: Vec<f64>,
+    /// Time per repetition of each level (excluding sub-levels), top → bottom.
+    pub costs: Vec<Seconds>,
     /// Variance components measured in the pilot.
     pub components: VarianceComponents,
     /// Pilot mean.
@@ -91,30 +92,40 @@ impl BenchPlan {
         self.plan.count_of(level)
     }
 
-    /// Top-level units needed for a half-width of `relative` × mean.
+    /// Top-level units needed for a half-width of `relative` × mean at confidence `level`.
+    ///
+    /// # Errors
+    /// The statistics crate's error when no count reaches the half-width (a zero target, a
+    /// degenerate plan).
     pub fn top_units_for(
         &self,
-        relative: f64,
-        level: f64,
+        relative: Fraction,
+        level: ConfidenceLevel,
         quantile: Quantile,
-    ) -> Result<usize, String> {
-        top_count_for_half_width(&self.plan, relative * self.mean.abs(), level, quantile)
-            .map_err(|e| e.to_string())
+    ) -> Result<usize, StatsError> {
+        top_count_for_half_width(
+            &self.plan,
+            relative.get() * self.mean.abs(),
+            level.get(),
+            quantile,
+        )
     }
 
-    /// Seconds one top-level unit costs under the plan.
-    pub fn top_unit_cost(&self) -> f64 {
-        cost_of_top_unit(&self.plan)
+    /// The time one top-level unit costs under the plan.
+    pub fn top_unit_cost(&self) -> Seconds {
+        Seconds::new(cost_of_top_unit(&self.plan))
     }
 }
 
 /// Stops the pilot when its time limit is spent.
-struct TimeLimit(Option<f64>);
+struct TimeLimit(Option<Seconds>);
 
 impl StopRule for TimeLimit {
     fn check(&mut self, data: &[BenchData]) -> Control {
         match self.0 {
-            Some(limit) if data.iter().map(BenchData::spent).sum::<f64>() >= limit => Control::Stop,
+            Some(limit) if data.iter().map(BenchData::spent).sum::<Seconds>() >= limit => {
+                Control::Stop
+            }
             _ => Control::Continue,
         }
     }
@@ -127,11 +138,17 @@ pub struct Dimensioning {
     pub report: Report,
     /// Per benchmark, its plan or why it has none.
     pub plans: Vec<Result<BenchPlan, String>>,
-    /// Measured seconds the pilot took.
-    pub seconds: f64,
+    /// Measured time the pilot took.
+    pub seconds: Seconds,
 }
 
 /// Runs the pilot and plans every benchmark (or says why it cannot be planned).
+///
+/// The pilot runs with `settings` except for its counts, which come from `pilot`.
+///
+/// # Errors
+/// [`RunError::Settings`] before anything runs when the settings, with the pilot's counts, do
+/// not pass [`Settings::validate`]; otherwise as [`Scheduler::run`].
 pub fn dimension(
     benchmarks: &[Benchmark],
     settings: &Settings,
@@ -148,6 +165,7 @@ pub fn dimension(
         b.builds = pilot.builds;
         s.executions = pilot.executions.div_ceil(pilot.builds).max(2);
     }
+    s.validate()?;
     let mut collector = Collector::new(
         observer,
         benchmarks.len(),
@@ -186,7 +204,7 @@ fn plan_benchmark(
         .iter()
         .zip(&costs)
         .zip(&components.components)
-        .map(|((l, &c), comp)| LevelCost::new(l.clone(), c, comp.t2))
+        .map(|((l, &c), comp)| LevelCost::new(l.clone(), c.get(), comp.t2))
         .collect();
     let plan = optimal_counts(&level_costs).map_err(|e| e.to_string())?;
     Ok(BenchPlan {
@@ -206,18 +224,44 @@ pub const DEFAULT_LOOKS: usize = 3;
 /// What the adaptive experiment aims for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdaptiveSettings {
-    /// Target relative half-width (e.g. 0.01 for ±1%).
-    pub target: Option<f64>,
-    /// Seconds of measured time for the whole experiment, pilot included.
-    pub budget: Option<f64>,
-    /// Confidence level.
-    pub level: f64,
+    /// Target relative half-width (e.g. 1% for ±1%).
+    pub target: Option<Fraction>,
+    /// Measured time for the whole experiment, pilot included.
+    pub budget: Option<Seconds>,
+    /// Confidence level of the interval.
+    pub level: ConfidenceLevel,
     /// Quantile of the interval.
     pub quantile: Quantile,
     /// How many times the rule may re-plan after reaching its planned count.
     pub max_looks: usize,
     /// Most top-level units the experiment may run.
     pub max_units: usize,
+}
+
+impl AdaptiveSettings {
+    /// Checks that an adaptive run can work towards these settings: a target precision above 0%
+    /// or a positive, finite budget (or both), and room for at least 2 top-level units.
+    /// [`run_adaptive`] calls it before running anything.
+    ///
+    /// # Errors
+    /// The first [`SettingsError`] found.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        if self.target.is_none() && self.budget.is_none() {
+            return Err(SettingsError::NoAdaptiveGoal);
+        }
+        if self.target.is_some_and(|t| t.get() <= 0.0) {
+            return Err(SettingsError::ZeroTarget);
+        }
+        if let Some(budget) = self.budget.filter(|b| !b.is_positive()) {
+            return Err(SettingsError::NonPositiveBudget { budget });
+        }
+        if self.max_units < 2 {
+            return Err(SettingsError::TooFewUnits {
+                max_units: self.max_units,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Why the adaptive experiment stopped.
@@ -261,7 +305,7 @@ struct AdaptiveRule {
     current: Shape,
     plans: Vec<Result<BenchPlan, String>>,
     first_planned: Option<usize>,
-    pilot_seconds: Option<f64>,
+    pilot_seconds: Option<Seconds>,
     shape: Option<Shape>,
     error: Option<String>,
     reason: Option<StopReason>,
@@ -284,7 +328,7 @@ impl AdaptiveRule {
             .filter(|d| d.running() && d.measured_executions() > 0)
         {
             let h = d.hierarchy(self.with_builds).ok()?;
-            let ci = mean_interval(&h, self.settings.level, self.settings.quantile).ok()?;
+            let ci = mean_interval(&h, self.settings.level.get(), self.settings.quantile).ok()?;
             let rel = ci.half_width / ci.mean.abs();
             if worst.is_none_or(|w| rel > w) {
                 worst = Some(rel);
@@ -316,7 +360,7 @@ impl AdaptiveRule {
         }
         self.current = next_shape(&self.current, &self.plans, self.discard);
         self.shape = Some(self.current.clone());
-        let Some(target) = self.settings.target else {
+        let Some(target) = self.settings.target.map(Fraction::get) else {
             return Some(self.settings.max_units);
         };
         let mut most = n + 1;
@@ -362,7 +406,7 @@ fn needed(
         &existing,
         &p.plan,
         target * p.mean.abs(),
-        a.level,
+        a.level.get(),
         a.quantile,
     )
     .map_err(|e| e.to_string())
@@ -370,7 +414,7 @@ fn needed(
 
 impl StopRule for AdaptiveRule {
     fn check(&mut self, data: &[BenchData]) -> Control {
-        let spent: f64 = data.iter().map(BenchData::spent).sum();
+        let spent: Seconds = data.iter().map(BenchData::spent).sum();
         if self.settings.budget.is_some_and(|b| spent >= b) {
             return self.stop(StopReason::BudgetSpent);
         }
@@ -392,7 +436,7 @@ impl StopRule for AdaptiveRule {
                 if self.worst(data).is_some_and(|rel| {
                     self.settings
                         .target
-                        .is_some_and(|t| rel <= t * margin(n) && n >= MIN_TOP_UNITS)
+                        .is_some_and(|t| rel <= t.get() * margin(n) && n >= MIN_TOP_UNITS)
                 }) {
                     return self.stop(StopReason::PrecisionReached);
                 }
@@ -412,7 +456,7 @@ impl StopRule for AdaptiveRule {
             }
             return Control::Continue;
         }
-        let Some(target) = self.settings.target else {
+        let Some(target) = self.settings.target.map(Fraction::get) else {
             return self.stop(StopReason::BudgetSpent);
         };
         let Some(rel) = self.worst(data) else {
@@ -461,16 +505,25 @@ pub struct AdaptiveReport {
     pub reason: StopReason,
     /// The experiment's scheduler report.
     pub report: Report,
-    /// Measured seconds of the pilot (whose units are part of the result).
-    pub pilot_seconds: f64,
-    /// Measured seconds after the pilot.
-    pub main_seconds: f64,
+    /// Measured time of the pilot (whose units are part of the result).
+    pub pilot_seconds: Seconds,
+    /// Measured time after the pilot.
+    pub main_seconds: Seconds,
 }
 
 /// Runs an adaptive experiment: a small pilot whose data are kept, the optimal lower-level
 /// counts from its variance components and costs, then top-level units until the interval
 /// reaches the target or the budget is spent. One continuous experiment: every event goes to
 /// `observer`, pilot included.
+///
+/// The experiment runs with `settings` except for its counts, which come from `pilot`, the plan
+/// and `adaptive.max_units`.
+///
+/// # Errors
+/// [`RunError::Settings`] before anything runs when `adaptive` does not pass
+/// [`AdaptiveSettings::validate`] or the settings, with the pilot's counts, do not pass
+/// [`Settings::validate`]; [`SettingsError::Unplannable`] after the pilot when no benchmark
+/// could be planned or the target cannot be reached; otherwise as [`Scheduler::run`].
 #[allow(clippy::too_many_arguments)]
 pub fn run_adaptive(
     benchmarks: &[Benchmark],
@@ -482,6 +535,7 @@ pub fn run_adaptive(
     executor: &mut dyn Executor,
     observer: &mut dyn Observer,
 ) -> Result<AdaptiveReport, RunError> {
+    adaptive.validate()?;
     let with_builds = settings.build.is_some();
     let mut s = settings.clone();
     s.iterations_per_execution = Some(discard + pilot.iterations);
@@ -496,6 +550,7 @@ pub fn run_adaptive(
             pilot.executions
         }
     };
+    s.validate()?;
     let benches: Vec<Benchmark> = benchmarks
         .iter()
         .map(|b| Benchmark {
@@ -525,13 +580,14 @@ pub fn run_adaptive(
     };
     let mut collector = Collector::new(observer, benchmarks.len(), discard, rule);
     let report = Scheduler::new(&benches, &s, stop).run(executor, &mut collector)?;
-    let spent: f64 = collector.data().iter().map(BenchData::spent).sum();
+    let spent: Seconds = collector.data().iter().map(BenchData::spent).sum();
     let rule = collector.rule();
     if let Some(e) = &rule.error {
-        let limit = adaptive.budget.map_or(String::new(), |b| {
-            format!(" (within a budget of {b:.1} s; a larger budget gives it room)")
-        });
-        return Err(RunError::Setting(format!("{e}{limit}")));
+        return Err(SettingsError::Unplannable {
+            reason: e.clone(),
+            budget: adaptive.budget,
+        }
+        .into());
     }
     let pilot_seconds = rule.pilot_seconds.unwrap_or(spent);
     Ok(AdaptiveReport {
@@ -582,5 +638,156 @@ fn next_shape(current: &Shape, plans: &[Result<BenchPlan, String>], discard: usi
     Shape {
         iterations,
         executions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::CommandLine;
+    use crate::simulate::SimulatedExecutor;
+    use rigor_units::Seed;
+
+    fn adaptive() -> AdaptiveSettings {
+        AdaptiveSettings {
+            target: Fraction::new(0.01),
+            budget: None,
+            level: ConfidenceLevel::NINETY_FIVE,
+            quantile: Quantile::StudentT,
+            max_looks: DEFAULT_LOOKS,
+            max_units: 100,
+        }
+    }
+
+    struct Quiet;
+    impl Observer for Quiet {}
+
+    fn run(a: &AdaptiveSettings, pilot: &PilotSettings) -> Result<AdaptiveReport, RunError> {
+        let spec = "mean=1ms,execution=5%,iteration=1%,iterations=5";
+        let benches = [Benchmark::new(
+            spec,
+            CommandLine::parse(spec, false).unwrap(),
+        )];
+        let settings = Settings {
+            executions: 10,
+            seed: Seed(1),
+            ..Settings::default()
+        };
+        run_adaptive(
+            &benches,
+            &settings,
+            0,
+            pilot,
+            a,
+            StopSignal::new(),
+            &mut SimulatedExecutor::new(1),
+            &mut Quiet,
+        )
+    }
+
+    #[test]
+    fn adaptive_settings_are_checked_before_the_pilot() {
+        let cases = [
+            (
+                AdaptiveSettings {
+                    target: None,
+                    ..adaptive()
+                },
+                SettingsError::NoAdaptiveGoal,
+            ),
+            (
+                AdaptiveSettings {
+                    target: Fraction::new(0.0),
+                    ..adaptive()
+                },
+                SettingsError::ZeroTarget,
+            ),
+            (
+                AdaptiveSettings {
+                    budget: Some(Seconds(-1.0)),
+                    ..adaptive()
+                },
+                SettingsError::NonPositiveBudget {
+                    budget: Seconds(-1.0),
+                },
+            ),
+            (
+                AdaptiveSettings {
+                    max_units: 1,
+                    ..adaptive()
+                },
+                SettingsError::TooFewUnits { max_units: 1 },
+            ),
+        ];
+        for (a, expected) in cases {
+            assert_eq!(a.validate(), Err(expected.clone()));
+            let err = run(&a, &PilotSettings::adaptive()).unwrap_err();
+            assert!(
+                matches!(&err, RunError::Settings(e) if *e == expected),
+                "{err:?}"
+            );
+        }
+        // The pilot's counts are checked as the experiment will use them.
+        let pilot = PilotSettings {
+            iterations: 0,
+            ..PilotSettings::adaptive()
+        };
+        let err = run(&adaptive(), &pilot).unwrap_err();
+        assert!(
+            matches!(err, RunError::Settings(SettingsError::ZeroIterations)),
+            "{err:?}"
+        );
+        assert!(run(&adaptive(), &PilotSettings::adaptive()).is_ok());
+    }
+
+    #[test]
+    fn a_dimensioning_pilot_is_checked_with_its_own_counts() {
+        let spec = "mean=1ms";
+        let benches = [Benchmark::new(
+            spec,
+            CommandLine::parse(spec, false).unwrap(),
+        )];
+        let settings = Settings {
+            executions: 10,
+            ..Settings::default()
+        };
+        let pilot = PilotSettings {
+            executions: 1,
+            ..PilotSettings::default()
+        };
+        let err = dimension(
+            &benches,
+            &settings,
+            0,
+            &pilot,
+            StopSignal::new(),
+            &mut SimulatedExecutor::new(1),
+            &mut Quiet,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                RunError::Settings(SettingsError::TooFewExecutions { executions: 1 })
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn an_unplannable_pilot_names_the_budget() {
+        let e = SettingsError::Unplannable {
+            reason: "the pilot could not plan any benchmark: too few units".into(),
+            budget: Some(Seconds(5.0)),
+        };
+        assert_eq!(
+            RunError::from(e).to_string(),
+            "invalid setting: the pilot could not plan any benchmark: too few units (within a budget of 5.0 s; a larger budget gives it room)"
+        );
+        let e = SettingsError::Unplannable {
+            reason: "no plan".into(),
+            budget: None,
+        };
+        assert_eq!(e.to_string(), "no plan");
     }
 }

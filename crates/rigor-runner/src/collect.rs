@@ -4,6 +4,7 @@
 //! what the statistics need: each benchmark's analysed values by unit, and the cost of each level.
 
 use rigor_stats::{Hierarchy, HierarchyBuilder, StatsError};
+use rigor_units::Seconds;
 
 use crate::error::RunError;
 use crate::schedule::{BuildRecord, Control, ExecutionRecord, FailureRecord, Observer, Shape};
@@ -60,10 +61,10 @@ impl BenchData {
         b.build()
     }
 
-    /// Seconds one repetition of each level adds, top → bottom (see [`BenchData::levels`]): a
+    /// The time one repetition of each level adds, top → bottom (see [`BenchData::levels`]): a
     /// build's time plus its warm-up executions; an execution's time outside analysed iterations;
     /// an iteration's mean time. `warmup_per_build` is the number of warm-up executions per build.
-    pub fn costs(&self, with_builds: bool, warmup_per_build: usize) -> Vec<f64> {
+    pub fn costs(&self, with_builds: bool, warmup_per_build: usize) -> Vec<Seconds> {
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
         let mut costs = vec![mean(&self.overheads).max(1e-9)];
         if self.has_iterations {
@@ -78,12 +79,12 @@ impl BenchData {
             let warmups = warmup_per_build as f64 * mean(&self.walls);
             costs.insert(0, (mean(&self.builds) + warmups).max(1e-9));
         }
-        costs
+        costs.into_iter().map(Seconds::new).collect()
     }
 
-    /// Seconds spent so far on this benchmark's builds and executions.
-    pub fn spent(&self) -> f64 {
-        self.walls.iter().sum::<f64>() + self.builds.iter().sum::<f64>()
+    /// Time spent so far on this benchmark's builds and executions.
+    pub fn spent(&self) -> Seconds {
+        Seconds::new(self.walls.iter().sum::<f64>() + self.builds.iter().sum::<f64>())
     }
 
     /// Whether the benchmark still runs (no failure ended it). Stopping rules wait only for
@@ -177,24 +178,25 @@ impl<R: StopRule> Observer for Collector<'_, R> {
     }
 
     fn build(&mut self, r: &BuildRecord) -> Result<(), RunError> {
-        self.data[r.benchmark].builds.push(r.outcome.wall);
+        self.data[r.benchmark].builds.push(r.outcome.wall.get());
         self.inner.build(r)
     }
 
     fn execution(&mut self, r: &ExecutionRecord) -> Result<(), RunError> {
         let d = &mut self.data[r.benchmark];
         let o = &r.outcome;
-        d.walls.push(o.wall);
+        let wall = o.wall.get();
+        d.walls.push(wall);
         if !r.warmup {
             let values: Vec<f64> = match &o.iterations {
                 Some(v) => v.iter().skip(self.discard).copied().collect(),
-                None => vec![o.wall],
+                None => vec![wall],
             };
             d.has_iterations = o.iterations.is_some();
             let overhead = if d.has_iterations {
-                o.wall - values.iter().sum::<f64>()
+                wall - values.iter().sum::<f64>()
             } else {
-                o.wall
+                wall
             };
             d.overheads.push(overhead);
             if !values.is_empty() {

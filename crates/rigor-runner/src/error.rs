@@ -1,10 +1,16 @@
-//! The error type of the runner.
+//! The error types of the runner: [`RunError`] for anything that stops an experiment, and
+//! [`SettingsError`] for settings it cannot run with.
 
 use std::path::PathBuf;
 
+use rigor_units::Seconds;
 use thiserror::Error;
 
 /// What can stop an experiment or an execution from being measured.
+///
+/// Every variant's message is complete on its own: the ones that wrap another error either name
+/// it in their message (and return it as the [`source`](std::error::Error::source) too, like
+/// [`RunError::Spawn`]) or are that error ([`RunError::Settings`], [`RunError::Observer`]).
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum RunError {
@@ -51,7 +57,112 @@ pub enum RunError {
         /// What is wrong with it.
         reason: String,
     },
-    /// A setting was invalid.
+    /// The settings cannot be run with (found before anything ran), or an adaptive run's pilot
+    /// found its target out of reach. Shown as `invalid setting: ` and the [`SettingsError`].
+    ///
+    /// The message includes the settings error's, so it is not also returned as the
+    /// [`source`](std::error::Error::source): error reporters that print the chain would
+    /// print it twice. Match on the variant to get the [`SettingsError`].
     #[error("invalid setting: {0}")]
-    Setting(String),
+    Settings(SettingsError),
+    /// An [`Observer`](crate::Observer) could not take an event (e.g. a store could not save a
+    /// record), which ends the experiment. The observer's own error is kept as it is: this
+    /// variant shows its message and continues with its source chain, so nothing is lost or
+    /// printed twice.
+    #[error(transparent)]
+    Observer {
+        /// The observer's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl RunError {
+    /// An [`Observer`](crate::Observer)'s error, kept with its source chain.
+    pub fn observer(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Observer {
+            source: source.into(),
+        }
+    }
+}
+
+impl From<SettingsError> for RunError {
+    fn from(e: SettingsError) -> Self {
+        Self::Settings(e)
+    }
+}
+
+/// Settings the runner refuses to run with. [`Settings::validate`](crate::Settings::validate) and
+/// [`AdaptiveSettings::validate`](crate::AdaptiveSettings::validate) check them before anything
+/// runs; [`SettingsError::Unplannable`] is the one found later, by an adaptive run's pilot.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// Fewer than two executions when executions are the top level: an interval needs two
+    /// top-level units.
+    #[error(
+        "{executions} execution(s) per benchmark: an interval needs at least 2 top-level units (5 or more for a reliable one)"
+    )]
+    TooFewExecutions {
+        /// The executions asked for.
+        executions: usize,
+    },
+    /// No measured execution per build, when builds are the top level.
+    #[error("0 executions per build: every build needs at least one measured execution")]
+    NoExecutionsPerBuild,
+    /// Fewer than two builds when builds are the top level.
+    #[error(
+        "{builds} build(s) per benchmark: an interval over builds needs at least 2 (5 or more for a reliable one)"
+    )]
+    TooFewBuilds {
+        /// The builds asked for.
+        builds: usize,
+    },
+    /// A timeout of zero.
+    #[error("the {what} timeout must be positive")]
+    NonPositiveTimeout {
+        /// What it limits: `execution` or `build`.
+        what: &'static str,
+    },
+    /// Zero iterations per execution asked of the program (`RIGOR_ITERATIONS=0`).
+    #[error(
+        "0 iterations per execution asked for: ask for at least 1, or leave the count to the program"
+    )]
+    ZeroIterations,
+    /// An adaptive run with neither a target precision nor a time budget: nothing would stop it
+    /// before its unit cap.
+    #[error("an adaptive run needs a target precision, a time budget or both")]
+    NoAdaptiveGoal,
+    /// A target precision of zero, which no number of units reaches.
+    #[error("the target precision must be above 0%")]
+    ZeroTarget,
+    /// A time budget that is zero, negative or not finite.
+    #[error("the time budget must be a positive, finite time (got {} s)", .budget.get())]
+    NonPositiveBudget {
+        /// The budget given.
+        budget: Seconds,
+    },
+    /// A unit cap below two top-level units.
+    #[error("at most {max_units} top-level unit(s) allowed: an interval needs at least 2")]
+    TooFewUnits {
+        /// The cap given.
+        max_units: usize,
+    },
+    /// An adaptive run's pilot ran, but no benchmark could be planned from it or the target
+    /// cannot be reached: the target or the budget does not fit the benchmarks.
+    #[error("{reason}{}", budget_hint(.budget))]
+    Unplannable {
+        /// Why, in words (what the planner found).
+        reason: String,
+        /// The budget the run had, if any (a larger one may give the pilot room).
+        budget: Option<Seconds>,
+    },
+}
+
+fn budget_hint(budget: &Option<Seconds>) -> String {
+    budget.map_or(String::new(), |b| {
+        format!(
+            " (within a budget of {:.1} s; a larger budget gives it room)",
+            b.get()
+        )
+    })
 }

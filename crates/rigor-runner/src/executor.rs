@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use rigor_units::Seconds;
 use serde::{Deserialize, Serialize};
 
 use crate::command::CommandLine;
@@ -91,12 +92,12 @@ impl Termination {
 /// What one execution measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExecutionOutcome {
-    /// Wall-clock time from spawn to exit, seconds.
-    pub wall: f64,
-    /// User CPU time, seconds.
-    pub user: f64,
-    /// System CPU time, seconds.
-    pub sys: f64,
+    /// Wall-clock time from spawn to exit.
+    pub wall: Seconds,
+    /// User CPU time.
+    pub user: Seconds,
+    /// System CPU time.
+    pub sys: Seconds,
     /// Peak resident set size, bytes (0 when unknown).
     pub max_rss: u64,
     /// How it ended.

@@ -1,59 +1,12 @@
 //! In-process iteration times reported by the benchmarked program.
 //!
 //! Two ways in: a regular expression over standard output or error whose first capture group is a
-//! time, or rigor's native protocol, where the program appends one JSON object per line,
-//! `{"value": 12.5, "unit": "ns"}`, to the file named by `RIGOR_SAMPLES_FILE`.
-
-use std::str::FromStr;
+//! time, or rigor's native protocol ([`rigor_protocol`]), where the program appends one JSON
+//! object per line, `{"value": 12.5, "unit": "ns"}`, to the file named by `RIGOR_SAMPLES_FILE`.
 
 use regex::Regex;
-use serde::{Deserialize, Serialize};
-
-/// The environment variable telling a program how many iterations rigor wants per execution.
-pub const ITERATIONS_ENV: &str = "RIGOR_ITERATIONS";
-
-/// The environment variable naming the native samples file.
-pub const SAMPLES_FILE_ENV: &str = "RIGOR_SAMPLES_FILE";
-
-/// A unit of time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TimeUnit {
-    /// Nanoseconds.
-    Ns,
-    /// Microseconds.
-    Us,
-    /// Milliseconds.
-    Ms,
-    /// Seconds.
-    #[default]
-    S,
-}
-
-impl TimeUnit {
-    /// Converts `value` in this unit to seconds (dividing, so `10 us` is exactly `1e-5`).
-    pub fn to_seconds(self, value: f64) -> f64 {
-        match self {
-            Self::Ns => value / 1e9,
-            Self::Us => value / 1e6,
-            Self::Ms => value / 1e3,
-            Self::S => value,
-        }
-    }
-}
-
-impl FromStr for TimeUnit {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "ns" => Ok(Self::Ns),
-            "us" | "µs" => Ok(Self::Us),
-            "ms" => Ok(Self::Ms),
-            "s" => Ok(Self::S),
-            other => Err(format!("unknown time unit '{other}' (use ns, us, ms or s)")),
-        }
-    }
-}
+use rigor_units::TimeUnit;
+use thiserror::Error;
 
 /// Which output stream carries iteration times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,61 +34,70 @@ pub enum IterationSource {
     },
 }
 
-/// Extracts iteration times (in seconds) from program output with `regex`.
-pub fn parse_pattern(text: &str, regex: &Regex, unit: TimeUnit) -> Result<Vec<f64>, String> {
+/// Why iteration times could not be read from a program's output with a pattern. The message
+/// becomes the reason of the execution's failure record.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum PatternError {
+    /// The pattern has no capture group around the time.
+    #[error("pattern '{pattern}' has no capture group")]
+    NoCaptureGroup {
+        /// The pattern.
+        pattern: String,
+    },
+    /// A captured text is not a number.
+    #[error("captured '{captured}' is not a number")]
+    NotANumber {
+        /// The captured text.
+        captured: String,
+    },
+    /// A captured number is negative, infinite or not a number.
+    #[error("captured time '{captured}' is not a finite, non-negative number")]
+    NotATime {
+        /// The captured text.
+        captured: String,
+    },
+    /// No line of the output matched.
+    #[error("no output line matched the pattern '{pattern}'")]
+    NoMatch {
+        /// The pattern.
+        pattern: String,
+    },
+}
+
+/// Extracts iteration times (in seconds) from program output with `regex`: the first capture
+/// group of every match is a time in `unit`.
+///
+/// # Errors
+/// A [`PatternError`] when nothing matched, the pattern has no capture group, or a captured text
+/// is not a finite, non-negative number.
+pub fn parse_pattern(text: &str, regex: &Regex, unit: TimeUnit) -> Result<Vec<f64>, PatternError> {
     let mut out = Vec::new();
     for caps in regex.captures_iter(text) {
         let Some(m) = caps.get(1) else {
-            return Err(format!("pattern '{regex}' has no capture group"));
+            return Err(PatternError::NoCaptureGroup {
+                pattern: regex.to_string(),
+            });
         };
+        let captured = || m.as_str().to_string();
         let value: f64 = m
             .as_str()
             .trim()
             .parse()
-            .map_err(|_| format!("captured '{}' is not a number", m.as_str()))?;
+            .map_err(|_| PatternError::NotANumber {
+                captured: captured(),
+            })?;
         if !value.is_finite() || value < 0.0 {
-            return Err(format!(
-                "captured time '{}' is not a finite, non-negative number",
-                m.as_str()
-            ));
+            return Err(PatternError::NotATime {
+                captured: captured(),
+            });
         }
         out.push(unit.to_seconds(value));
     }
     if out.is_empty() {
-        return Err(format!("no output line matched the pattern '{regex}'"));
-    }
-    Ok(out)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SampleLine {
-    value: f64,
-    #[serde(default)]
-    unit: TimeUnit,
-}
-
-/// Parses the native samples file: one JSON object per non-empty line. Errors name the line.
-pub fn parse_samples_file(text: &str) -> Result<Vec<f64>, String> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let sample: SampleLine = serde_json::from_str(line).map_err(|e| {
-            format!(
-                "line {}: {e} (expected {{\"value\": 1.5, \"unit\": \"ns\"}})",
-                i + 1
-            )
-        })?;
-        if !sample.value.is_finite() || sample.value < 0.0 {
-            return Err(format!(
-                "line {}: value {} is not a finite, non-negative time",
-                i + 1,
-                sample.value
-            ));
-        }
-        out.push(sample.unit.to_seconds(sample.value));
+        return Err(PatternError::NoMatch {
+            pattern: regex.to_string(),
+        });
     }
     Ok(out)
 }
@@ -154,27 +116,31 @@ mod tests {
         )
         .unwrap();
         assert_eq!(v, vec![0.0025, 0.003]);
-        assert!(
+        assert_eq!(
             parse_pattern("nothing here", &re, TimeUnit::Ms)
                 .unwrap_err()
-                .contains("no output line")
+                .to_string(),
+            r"no output line matched the pattern 'iteration \d+: ([0-9.]+) ms'"
         );
         let no_group = Regex::new(r"iteration").unwrap();
-        assert!(
-            parse_pattern("iteration", &no_group, TimeUnit::S)
-                .unwrap_err()
-                .contains("capture group")
+        assert_eq!(
+            parse_pattern("iteration", &no_group, TimeUnit::S).unwrap_err(),
+            PatternError::NoCaptureGroup {
+                pattern: "iteration".into()
+            }
         );
-    }
-
-    #[test]
-    fn samples_file_lines() {
-        let v =
-            parse_samples_file("{\"value\": 1500, \"unit\": \"ns\"}\n\n{\"value\": 2}\n").unwrap();
-        assert_eq!(v, vec![1.5e-6, 2.0]);
-        let e = parse_samples_file("{\"value\": 1}\n{\"value\": \"x\"}\n").unwrap_err();
-        assert!(e.starts_with("line 2:"), "{e}");
-        assert!(parse_samples_file("{\"value\": -1}").is_err());
-        assert_eq!(parse_samples_file("").unwrap(), Vec::<f64>::new());
+        let any = Regex::new(r"t=(\S+)").unwrap();
+        assert_eq!(
+            parse_pattern("t=fast", &any, TimeUnit::S)
+                .unwrap_err()
+                .to_string(),
+            "captured 'fast' is not a number"
+        );
+        assert_eq!(
+            parse_pattern("t=-2", &any, TimeUnit::S)
+                .unwrap_err()
+                .to_string(),
+            "captured time '-2' is not a finite, non-negative number"
+        );
     }
 }

@@ -22,10 +22,11 @@ pub use adaptive::{
 };
 pub use collect::{BenchData, Collector, NeverStop, StopRule};
 pub use command::CommandLine;
-pub use error::RunError;
+pub use error::{RunError, SettingsError};
 pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
-pub use iterations::{IterationSource, Stream, TimeUnit};
+pub use iterations::{IterationSource, PatternError, Stream};
 pub use process::ProcessExecutor;
+pub use rigor_units::TimeUnit;
 pub use schedule::{
     Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Control, Ending, ExecutionRecord,
     FailureRecord, Observer, Report, Scheduler, Settings, Shape,

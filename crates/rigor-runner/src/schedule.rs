@@ -9,13 +9,15 @@ use std::time::Duration;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rigor_protocol::ITERATIONS_ENV;
+use rigor_units::Seed;
 
 use crate::command::CommandLine;
-use crate::error::RunError;
+use crate::error::{RunError, SettingsError};
 use crate::executor::{
     BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination,
 };
-use crate::iterations::{ITERATIONS_ENV, IterationSource};
+use crate::iterations::IterationSource;
 use crate::stop::StopSignal;
 
 /// One benchmark: a name and the command that runs it.
@@ -82,14 +84,55 @@ pub struct Settings {
     pub cleanup: Option<CommandLine>,
     /// Keep going after a failed execution (recording it) instead of stopping that benchmark.
     pub ignore_failure: bool,
-    /// Seed of the shuffled order within rounds.
-    pub seed: u64,
+    /// Seed of the shuffled order within rounds (and of build seeds and environment padding).
+    pub seed: Seed,
     /// Builds as the top level, when given.
     pub build: Option<BuildSettings>,
     /// Pad each execution's environment with a random-size variable (Mytkowicz et al. 2009).
     pub randomize_env: bool,
     /// Iterations per execution requested from the program (`RIGOR_ITERATIONS`).
     pub iterations_per_execution: Option<usize>,
+}
+
+impl Settings {
+    /// Checks that an experiment can run with these settings: at least 2 top-level units (2
+    /// executions, or with builds 2 builds of at least 1 execution each), no zero timeout, and a
+    /// positive iteration count if one is asked for. [`Scheduler::run`], [`dimension`] and
+    /// [`run_adaptive`] call it before running anything.
+    ///
+    /// [`dimension`]: crate::dimension
+    /// [`run_adaptive`]: crate::run_adaptive
+    ///
+    /// # Errors
+    /// The first [`SettingsError`] found.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        match &self.build {
+            Some(b) => {
+                if b.builds < 2 {
+                    return Err(SettingsError::TooFewBuilds { builds: b.builds });
+                }
+                if self.executions == 0 {
+                    return Err(SettingsError::NoExecutionsPerBuild);
+                }
+                if b.timeout.is_some_and(|t| t.is_zero()) {
+                    return Err(SettingsError::NonPositiveTimeout { what: "build" });
+                }
+            }
+            None if self.executions < 2 => {
+                return Err(SettingsError::TooFewExecutions {
+                    executions: self.executions,
+                });
+            }
+            None => {}
+        }
+        if self.timeout.is_some_and(|t| t.is_zero()) {
+            return Err(SettingsError::NonPositiveTimeout { what: "execution" });
+        }
+        if self.iterations_per_execution == Some(0) {
+            return Err(SettingsError::ZeroIterations);
+        }
+        Ok(())
+    }
 }
 
 /// The build level: a command run once per build in its own directory.
@@ -166,6 +209,24 @@ pub struct FailureRecord {
 }
 
 /// Receives the experiment's events as they happen (to store, show progress, ...).
+///
+/// Every method may fail; the error ends the experiment and is returned by [`Scheduler::run`]
+/// (and [`dimension`](crate::dimension), [`run_adaptive`](crate::run_adaptive)) as it is.
+/// An observer reports its own failures as [`RunError::Observer`] (see [`RunError::observer`]),
+/// which keeps the underlying error and its source chain, e.g. a store that cannot save:
+///
+/// ```
+/// use rigor_runner::{ExecutionRecord, Observer, RunError};
+///
+/// struct Store(std::fs::File);
+///
+/// impl Observer for Store {
+///     fn execution(&mut self, r: &ExecutionRecord) -> Result<(), RunError> {
+///         use std::io::Write;
+///         writeln!(self.0, "{} {}", r.benchmark, r.outcome.wall.get()).map_err(RunError::observer)
+///     }
+/// }
+/// ```
 pub trait Observer {
     /// Called before the first execution with the number of executions planned, and again
     /// (without restarting anything) whenever an adaptive rule changes that number.
@@ -268,11 +329,17 @@ impl<'a> Scheduler<'a> {
 
     /// Runs the whole experiment: per build (one when builds are not a level), build every
     /// benchmark in shuffled order, then warm-up and measured rounds.
+    ///
+    /// # Errors
+    /// [`RunError::Settings`] before anything runs when [`Settings::validate`] refuses the
+    /// settings; otherwise an executor's error that is not a failure of the benchmark itself,
+    /// or an observer's error.
     pub fn run(
         &self,
         executor: &mut dyn Executor,
         observer: &mut dyn Observer,
     ) -> Result<Report, RunError> {
+        self.settings.validate()?;
         let n = self.benchmarks.len();
         let s = self.settings;
         let builds = s.build.as_ref().map_or(1, |b| b.builds);
@@ -287,7 +354,7 @@ impl<'a> Scheduler<'a> {
             per_build: s.executions,
             reports_iterations: vec![None; n],
             commands: self.benchmarks.iter().map(|b| b.command.clone()).collect(),
-            rng: ChaCha8Rng::seed_from_u64(s.seed),
+            rng: ChaCha8Rng::seed_from_u64(s.seed.get()),
             round: 0,
         };
         observer.started(n * builds * (s.executions + s.warmup_executions))?;
@@ -700,7 +767,7 @@ mod tests {
         let settings = Settings {
             executions: 20,
             warmup_executions: 1,
-            seed: 7,
+            seed: Seed(7),
             ..Settings::default()
         };
         let (report, log) = run(&benches, &settings);
@@ -735,7 +802,7 @@ mod tests {
         let benches = [bench("mean=1ms,fail=3"), bench("mean=2ms")];
         let settings = Settings {
             executions: 5,
-            seed: 1,
+            seed: Seed(1),
             ..Settings::default()
         };
         let (report, log) = run(&benches, &settings);
@@ -768,7 +835,7 @@ mod tests {
         let benches = [bench("mean=1ms"), bench("mean=2ms")];
         let settings = Settings {
             executions: 10,
-            seed: 3,
+            seed: Seed(3),
             ..Settings::default()
         };
         let a: Vec<_> = run(&benches, &settings)
@@ -812,7 +879,7 @@ mod tests {
         let benches = [bench("mean=1ms,iterations=3")];
         let settings = Settings {
             executions: 5,
-            seed: 2,
+            seed: Seed(2),
             ..Settings::default()
         };
         let mut observer = ReshapeOnce {
@@ -839,7 +906,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let settings = Settings {
             executions: 2,
-            seed: 2,
+            seed: Seed(2),
             build: Some(BuildSettings {
                 command: CommandLine::parse("true", false).unwrap(),
                 builds: 3,
@@ -910,7 +977,7 @@ mod tests {
         let settings = Settings {
             executions: 3,
             warmup_executions: 1,
-            seed: 5,
+            seed: Seed(5),
             randomize_env: true,
             build: Some(BuildSettings {
                 command: CommandLine::parse("make -C {build_dir} SEED={build_seed}", false)
@@ -945,5 +1012,122 @@ mod tests {
                 .map(|r| r.env_pad)
                 .collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn invalid_settings_are_refused_before_anything_runs() {
+        struct Refuse;
+        impl Executor for Refuse {
+            fn execute(&mut self, _r: &ExecutionRequest) -> Result<ExecutionOutcome, RunError> {
+                unreachable!("nothing runs with invalid settings")
+            }
+            fn build(&mut self, _r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
+                unreachable!("nothing runs with invalid settings")
+            }
+            fn run_hook(&mut self, _c: &CommandLine) -> Result<ExecutionOutcome, RunError> {
+                unreachable!("nothing runs with invalid settings")
+            }
+        }
+        let builds = |builds, executions| Settings {
+            executions,
+            build: Some(BuildSettings {
+                command: CommandLine::parse("true", false).unwrap(),
+                builds,
+                root: std::env::temp_dir(),
+                timeout: None,
+            }),
+            ..Settings::default()
+        };
+        let cases = [
+            (
+                Settings {
+                    executions: 1,
+                    ..Settings::default()
+                },
+                SettingsError::TooFewExecutions { executions: 1 },
+            ),
+            (builds(1, 3), SettingsError::TooFewBuilds { builds: 1 }),
+            (builds(3, 0), SettingsError::NoExecutionsPerBuild),
+            (
+                Settings {
+                    executions: 2,
+                    timeout: Some(Duration::ZERO),
+                    ..Settings::default()
+                },
+                SettingsError::NonPositiveTimeout { what: "execution" },
+            ),
+            (
+                Settings {
+                    executions: 2,
+                    iterations_per_execution: Some(0),
+                    ..Settings::default()
+                },
+                SettingsError::ZeroIterations,
+            ),
+        ];
+        for (settings, expected) in cases {
+            assert_eq!(settings.validate(), Err(expected.clone()));
+            let err = Scheduler::new(&[bench("mean=1ms")], &settings, StopSignal::new())
+                .run(&mut Refuse, &mut Log::default())
+                .unwrap_err();
+            assert!(
+                matches!(&err, RunError::Settings(e) if *e == expected),
+                "{err:?}"
+            );
+            assert_eq!(err.to_string(), format!("invalid setting: {expected}"));
+            // The message carries the reason, so it is not a source too (printed twice).
+            assert!(std::error::Error::source(&err).is_none());
+        }
+        // Builds are the top level: one execution per build is a valid design.
+        assert_eq!(builds(2, 1).validate(), Ok(()));
+        assert_eq!(
+            SettingsError::TooFewExecutions { executions: 1 }.to_string(),
+            "1 execution(s) per benchmark: an interval needs at least 2 top-level units (5 or more for a reliable one)"
+        );
+    }
+
+    #[test]
+    fn observer_errors_keep_their_source() {
+        #[derive(Debug)]
+        struct Full;
+        impl std::fmt::Display for Full {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("disk full")
+            }
+        }
+        impl std::error::Error for Full {}
+        #[derive(Debug)]
+        struct Save(Full);
+        impl std::fmt::Display for Save {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("cannot save results")
+            }
+        }
+        impl std::error::Error for Save {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        struct Store;
+        impl Observer for Store {
+            fn execution(&mut self, _r: &ExecutionRecord) -> Result<(), RunError> {
+                Err(RunError::observer(Save(Full)))
+            }
+        }
+        let settings = Settings {
+            executions: 3,
+            ..Settings::default()
+        };
+        let err = Scheduler::new(&[bench("mean=1ms")], &settings, StopSignal::new())
+            .run(&mut SimulatedExecutor::new(1), &mut Store)
+            .unwrap_err();
+        let RunError::Observer { source } = &err else {
+            panic!("{err:?}");
+        };
+        assert!(source.downcast_ref::<Save>().is_some());
+        // Shown as the observer's own error, its chain continuing below it.
+        assert_eq!(err.to_string(), "cannot save results");
+        let below = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(below.as_deref(), Some("disk full"));
     }
 }

@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
+use rigor_units::{Seconds, Seed};
 
 use crate::command::CommandLine;
 use crate::error::RunError;
@@ -169,10 +170,10 @@ pub struct SimulatedExecutor {
 }
 
 impl SimulatedExecutor {
-    /// A simulator whose random draws all come from `seed`.
-    pub fn new(seed: u64) -> Self {
+    /// A simulator whose random draws all come from `seed` (a [`Seed`] or a plain `u64`).
+    pub fn new(seed: impl Into<Seed>) -> Self {
         Self {
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            rng: ChaCha8Rng::seed_from_u64(seed.into().get()),
             specs: HashMap::new(),
             executions: HashMap::new(),
             builds: HashMap::new(),
@@ -203,9 +204,9 @@ impl SimulatedExecutor {
 
 fn outcome(wall: f64, termination: Termination, stderr: &str) -> ExecutionOutcome {
     ExecutionOutcome {
-        wall,
-        user: wall,
-        sys: 0.0,
+        wall: Seconds::new(wall),
+        user: Seconds::new(wall),
+        sys: Seconds::ZERO,
         max_rss: 0,
         termination,
         stderr_tail: stderr.to_string(),
@@ -243,7 +244,7 @@ impl Executor for SimulatedExecutor {
         let iterations = req
             .env
             .iter()
-            .find(|(k, _)| k == crate::iterations::ITERATIONS_ENV)
+            .find(|(k, _)| k == rigor_protocol::ITERATIONS_ENV)
             .and_then(|(_, v)| v.parse().ok())
             .unwrap_or(spec.iterations);
         if iterations == 0 {

@@ -8,6 +8,7 @@ use rigor_runner::{
 };
 use rigor_runner::{RunError, Scheduler};
 use rigor_stats::{Quantile, mean_interval};
+use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed};
 
 struct Quiet;
 impl Observer for Quiet {}
@@ -18,9 +19,9 @@ fn spec_bench(spec: &str) -> Benchmark {
 
 fn adaptive(target: f64) -> AdaptiveSettings {
     AdaptiveSettings {
-        target: Some(target),
+        target: Some(Fraction::new(target).unwrap()),
         budget: None,
-        level: 0.95,
+        level: ConfidenceLevel::NINETY_FIVE,
         quantile: Quantile::StudentT,
         max_looks: rigor_runner::DEFAULT_LOOKS,
         max_units: 10_000,
@@ -55,7 +56,7 @@ fn one(seed: u64, spec: &str, builds: bool, truth: f64, target: f64) -> (bool, b
     let settings = Settings {
         executions: 10,
         warmup_executions: 0,
-        seed,
+        seed: Seed(seed),
         build: builds.then(|| BuildSettings {
             command: CommandLine::parse("true", false).unwrap(),
             builds: 10,
@@ -72,7 +73,7 @@ fn one(seed: u64, spec: &str, builds: bool, truth: f64, target: f64) -> (bool, b
         ci.lower <= truth && truth <= ci.upper,
         report.reason == StopReason::PrecisionReached,
         h.units(0),
-        report.pilot_seconds + report.main_seconds,
+        (report.pilot_seconds + report.main_seconds).get(),
     )
 }
 
@@ -196,7 +197,7 @@ fn plan_follows_the_closed_form_and_the_variance() {
     // Execution variance dominates (like lusearch): one iteration per execution.
     let settings = Settings {
         executions: 10,
-        seed: 1,
+        seed: Seed(1),
         ..Settings::default()
     };
     let pilot = PilotSettings {
@@ -226,7 +227,7 @@ fn plan_follows_the_closed_form_and_the_variance() {
     let k = bloat.count("iteration").unwrap();
     assert!(k >= 10, "bloat-like plan takes {k} iterations");
     // The count is the closed form on the pilot's own estimates.
-    let c = &bloat.costs;
+    let c: Vec<f64> = bloat.costs.iter().map(|c| c.get()).collect();
     let t2 = bloat.components.t2();
     let closed = ((c[0] / c[1]) * (t2[1] / t2[0])).sqrt().ceil() as usize;
     assert_eq!(k, closed.max(1));
@@ -242,18 +243,17 @@ fn budget_stops_the_experiment() {
     )];
     let settings = Settings {
         executions: 10,
-        seed: 3,
+        seed: Seed(3),
         ..Settings::default()
     };
     let a = AdaptiveSettings {
-        target: Some(0.001),
-        budget: Some(5.0),
+        budget: Some(Seconds(5.0)),
         ..adaptive(0.001)
     };
     let report = run_sim(&benches, &settings, &a, &mut Quiet);
     assert_eq!(report.reason, StopReason::BudgetSpent);
     assert!(
-        report.pilot_seconds + report.main_seconds <= 5.0 + 0.2,
+        (report.pilot_seconds + report.main_seconds).get() <= 5.0 + 0.2,
         "{} + {}",
         report.pilot_seconds,
         report.main_seconds
@@ -275,7 +275,7 @@ fn scheduler_stops_when_the_observer_says_so() {
     let benches = [spec_bench("mean=1ms")];
     let settings = Settings {
         executions: 50,
-        seed: 1,
+        seed: Seed(1),
         ..Settings::default()
     };
     let mut ex = SimulatedExecutor::new(1);
@@ -295,7 +295,7 @@ fn a_failed_benchmark_does_not_hold_the_others_back() {
     ];
     let settings = Settings {
         executions: 10,
-        seed: 3,
+        seed: Seed(3),
         ..Settings::default()
     };
     let a = AdaptiveSettings {
@@ -327,7 +327,7 @@ fn progress_follows_the_plan_not_the_unit_cap() {
     )];
     let settings = Settings {
         executions: 10,
-        seed: 1,
+        seed: Seed(1),
         ..Settings::default()
     };
     let mut started = Started::default();

@@ -19,6 +19,7 @@ use rigor_stats::{
     Hierarchy, HierarchyBuilder, LevelCost, Quantile, mean_interval, optimal_counts,
     pooled_interval,
 };
+use rigor_units::{ConfidenceLevel, Fraction, Seed};
 
 use crate::common::{Rate, experiment_seed, mean, median, num, row_seed, run_experiments};
 use crate::model::Split;
@@ -257,7 +258,7 @@ impl Observer for Recorder {
                 .outcome
                 .iterations
                 .clone()
-                .unwrap_or_else(|| vec![r.outcome.wall]);
+                .unwrap_or_else(|| vec![r.outcome.wall.get()]);
             self.0.push((r.build.unwrap_or(0), r.execution, values));
         }
         Ok(())
@@ -296,7 +297,7 @@ fn rigor_once(scenario: &Scenario, seed: u64, build_root: &Path) -> Result<Outco
     let settings = Settings {
         executions: 10,
         warmup_executions: 0,
-        seed,
+        seed: Seed(seed),
         build: builds.then(|| BuildSettings {
             command: CommandLine::parse("true", false).expect("a command"),
             builds: 10,
@@ -306,9 +307,9 @@ fn rigor_once(scenario: &Scenario, seed: u64, build_root: &Path) -> Result<Outco
         ..Settings::default()
     };
     let adaptive = AdaptiveSettings {
-        target: Some(TARGET),
+        target: Some(Fraction::new(TARGET).expect("the target is a proportion")),
         budget: None,
-        level: 0.95,
+        level: ConfidenceLevel::NINETY_FIVE,
         quantile: Quantile::StudentT,
         max_looks: DEFAULT_LOOKS,
         max_units: MAX_UNITS,
@@ -331,7 +332,7 @@ fn rigor_once(scenario: &Scenario, seed: u64, build_root: &Path) -> Result<Outco
     Ok(Outcome {
         covered: ci.contains(scenario.mean),
         reached: report.reason == StopReason::PrecisionReached,
-        seconds: report.pilot_seconds + report.main_seconds,
+        seconds: (report.pilot_seconds + report.main_seconds).get(),
         units: h.units(0),
     })
 }

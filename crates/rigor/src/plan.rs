@@ -132,7 +132,7 @@ pub fn benchmark_plan(name: &str, p: &BenchPlan, level: f64, quantile: Quantile)
     BenchmarkPlan {
         name: name.to_string(),
         levels: p.levels.clone(),
-        costs: p.costs.clone(),
+        costs: p.costs.iter().map(|c| c.get()).collect(),
         t2: p.components.t2(),
         counts: p.plan.counts.clone(),
         raw_counts: p.plan.raw.clone(),
@@ -233,7 +233,7 @@ pub fn plan(args: &PlanArgs) -> Result<()> {
         executions: args.pilot_executions,
         iterations: args.pilot_iterations,
         builds: args.pilot_builds,
-        max_time: args.max_time,
+        max_time: args.max_time.map(rigor_units::Seconds::new),
     };
     let Session {
         settings,
@@ -260,7 +260,7 @@ pub fn plan(args: &PlanArgs) -> Result<()> {
     let quantile = settings.analysis.quantile;
     let mut file = PlanFile {
         rigor_version: env!("CARGO_PKG_VERSION").to_string(),
-        seed: settings.runner.seed,
+        seed: settings.runner.seed.get(),
         confidence: level,
         benchmark: Vec::new(),
     };
@@ -276,7 +276,7 @@ pub fn plan(args: &PlanArgs) -> Result<()> {
     }
     crate::output::emit(&format!(
         "Pilot: {} of measured time.\n",
-        rigor_report::format::time(seconds)
+        rigor_report::format::time(seconds.get())
     ));
     if file.benchmark.is_empty() {
         bail!("no benchmark could be planned");

@@ -10,6 +10,7 @@ use rigor_store::{
     BenchmarkRecord, Environment, IncrementalWriter, LogEntry, ResultFile, RunStatus,
     SCHEMA_VERSION,
 };
+use rigor_units::{ConfidenceLevel, Fraction, Seconds};
 
 use crate::cli::RunArgs;
 use crate::comparisons;
@@ -212,9 +213,13 @@ fn run_adaptive_mode(
 ) -> Result<(Result<rigor_runner::Report, RunError>, Option<String>)> {
     let s = &session.settings;
     let adaptive = AdaptiveSettings {
-        target: args.precision,
-        budget: args.budget,
-        level: s.analysis.level,
+        target: args
+            .precision
+            .map(|p| Fraction::new(p).context("--precision is not a proportion"))
+            .transpose()?,
+        budget: args.budget.map(Seconds::new),
+        level: ConfidenceLevel::new(s.analysis.level)
+            .context("the confidence level is not between 0 and 100%")?,
         quantile: s.analysis.quantile,
         max_looks: rigor_runner::DEFAULT_LOOKS,
         max_units: args.max_units,
@@ -291,12 +296,12 @@ fn adaptive_note(
         .collect();
     let mut note = format!(
         "Adaptive run: stopped because {why}. Measured time: pilot ({top}, kept in the results) {}",
-        rigor_report::format::time(report.pilot_seconds),
+        rigor_report::format::time(report.pilot_seconds.get()),
     );
-    if report.main_seconds > 0.0 {
+    if report.main_seconds > Seconds::ZERO {
         note.push_str(&format!(
             " + {} after it",
-            rigor_report::format::time(report.main_seconds)
+            rigor_report::format::time(report.main_seconds.get())
         ));
     }
     note.push('.');
@@ -337,7 +342,7 @@ fn header(args: &RunArgs, s: &RunSettings) -> ResultFile {
         schema_version: SCHEMA_VERSION,
         rigor_version: env!("CARGO_PKG_VERSION").to_string(),
         status: RunStatus::Running,
-        seed: s.runner.seed,
+        seed: s.runner.seed.get(),
         confidence: s.analysis.level,
         environment: if args.simulate {
             Environment {
@@ -404,8 +409,9 @@ struct Recorder {
 impl Recorder {
     fn record(&mut self, entry: LogEntry) -> Result<(), RunError> {
         if let Some(w) = &mut self.writer {
-            w.append(&entry)
-                .map_err(|e| RunError::Setting(format!("cannot save results: {e}")))?;
+            w.append(&entry).map_err(|e| {
+                RunError::observer(anyhow::Error::new(e).context("cannot save results"))
+            })?;
         }
         self.log.push(entry);
         Ok(())
@@ -429,9 +435,9 @@ impl Observer for Recorder {
                 round: r.round,
                 execution: r.execution,
                 warmup: r.warmup,
-                wall: o.wall,
-                user: o.user,
-                sys: o.sys,
+                wall: o.wall.get(),
+                user: o.user.get(),
+                sys: o.sys.get(),
                 max_rss: o.max_rss,
             },
             iterations: o.iterations.clone(),
@@ -448,7 +454,7 @@ impl Observer for Recorder {
             benchmark: r.benchmark,
             record: rigor_store::BuildRecord {
                 build: r.build,
-                wall: r.outcome.wall,
+                wall: r.outcome.wall.get(),
                 seed: r.seed,
                 dir: r.dir.display().to_string(),
             },

@@ -9,6 +9,7 @@ use rigor_runner::{
 };
 use rigor_stats::Quantile;
 use rigor_stats::analysis::AnalysisConfig;
+use rigor_units::Seed;
 
 use crate::cli::{AnalysisArgs, Discard, OutputArg, QuantileArg, RunArgs, StreamArg, UnitArg};
 
@@ -142,7 +143,7 @@ pub fn resolve_run(args: &RunArgs) -> Result<RunSettings> {
         prepare: hook(&args.prepare)?,
         cleanup: hook(&args.cleanup)?,
         ignore_failure: args.ignore_failure,
-        seed: args.seed.unwrap_or_else(rand_seed),
+        seed: Seed(args.seed.unwrap_or_else(rand_seed)),
         build,
         randomize_env: args.randomize_env,
         iterations_per_execution: args.iterations,

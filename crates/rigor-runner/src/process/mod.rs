@@ -4,6 +4,9 @@
 //! Output is captured into reusable files in a scratch directory rather than pipes, so no reader
 //! thread sits on the measuring path; the files are truncated before each execution.
 
+// The only unsafe code of the runner: `wait4`, `waitid` and `kill` through libc, each call
+// wrapped in a safe function there. The workspace denies unsafe code everywhere else.
+#[allow(unsafe_code)]
 mod sys;
 
 use std::collections::HashMap;
@@ -16,14 +19,15 @@ use std::time::{Duration, Instant};
 
 use std::os::unix::process::CommandExt;
 
+use rigor_protocol::{SAMPLES_FILE_ENV, parse_samples};
+use rigor_units::Seconds;
+
 use crate::command::CommandLine;
 use crate::error::RunError;
 use crate::executor::{
     BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination,
 };
-use crate::iterations::{
-    IterationSource, SAMPLES_FILE_ENV, Stream, parse_pattern, parse_samples_file,
-};
+use crate::iterations::{IterationSource, Stream, parse_pattern};
 use crate::stop::StopSignal;
 
 /// How many bytes of standard error a failure report keeps.
@@ -167,8 +171,8 @@ impl ProcessExecutor {
             spawn_and_wait(&self.stop, cmd, command.program(), timeout, false)?;
         Ok(ExecutionOutcome {
             wall,
-            user: reaped.user,
-            sys: reaped.sys,
+            user: Seconds::new(reaped.user),
+            sys: Seconds::new(reaped.sys),
             max_rss: reaped.max_rss,
             termination: termination(reaped.status, timed_out),
             stderr_tail: stderr.tail()?,
@@ -286,8 +290,8 @@ impl Executor for ProcessExecutor {
         };
         Ok(ExecutionOutcome {
             wall,
-            user: reaped.user,
-            sys: reaped.sys,
+            user: Seconds::new(reaped.user),
+            sys: Seconds::new(reaped.sys),
             max_rss: reaped.max_rss,
             termination,
             stderr_tail,
@@ -306,7 +310,7 @@ impl Executor for ProcessExecutor {
 }
 
 /// Spawns `cmd` in its own process group, waits for it (killing the group after `timeout`) and
-/// returns (wall seconds, status and usage, timed out). With `drain`, a reader thread empties the
+/// returns (wall time, status and usage, timed out). With `drain`, a reader thread empties the
 /// piped standard output so the child never blocks on a full pipe.
 fn spawn_and_wait(
     stop: &StopSignal,
@@ -314,7 +318,7 @@ fn spawn_and_wait(
     program: &str,
     timeout: Option<Duration>,
     drain: bool,
-) -> Result<(f64, sys::Reaped, bool), RunError> {
+) -> Result<(Seconds, sys::Reaped, bool), RunError> {
     cmd.process_group(0);
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
@@ -338,7 +342,7 @@ fn spawn_and_wait(
     if let Some(d) = drainer {
         let _ = d.join();
     }
-    let wall = start.elapsed().as_secs_f64();
+    let wall = Seconds::from_duration(start.elapsed());
     stop.set_child(0);
     // Reaped by wait4 above; `child` holds only closed handles now.
     drop(child);
@@ -361,16 +365,17 @@ fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Option<Vec<
                 Stream::Stderr => &c.stderr,
             };
             let text = capture.read_all().map_err(|e| e.to_string())?;
-            parse_pattern(&text, regex, *unit).map(Some)
+            parse_pattern(&text, regex, *unit)
+                .map(Some)
+                .map_err(|e| e.to_string())
         }
         IterationSource::SamplesFile => {
             if c.samples.is_empty().map_err(|e| e.to_string())? {
                 return Ok(None);
             }
             let text = c.samples.read_all().map_err(|e| e.to_string())?;
-            let values =
-                parse_samples_file(&text).map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))?;
-            Ok((!values.is_empty()).then_some(values))
+            let values = parse_samples(&text).map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))?;
+            Ok((!values.is_empty()).then(|| values.into_iter().map(Seconds::get).collect()))
         }
     }
 }
@@ -404,7 +409,7 @@ mod tests {
     fn measures_a_real_process() {
         let o = run("sleep 0.02", false, None, IterationSource::SamplesFile);
         assert!(o.termination.success());
-        assert!(o.wall >= 0.02 && o.wall < 2.0, "{}", o.wall);
+        assert!(o.wall.get() >= 0.02 && o.wall.get() < 2.0, "{}", o.wall);
         assert!(o.max_rss > 0);
         assert_eq!(o.iterations, None);
     }
@@ -446,10 +451,36 @@ mod tests {
         let source = IterationSource::Pattern {
             stream: Stream::Stdout,
             regex: regex::Regex::new(r"t=(\d+)").unwrap(),
-            unit: crate::iterations::TimeUnit::Us,
+            unit: rigor_units::TimeUnit::Us,
         };
         let o = run("printf 't=10\\nt=20\\n'", true, None, source);
         assert_eq!(o.iterations, Some(vec![10e-6, 20e-6]));
+    }
+
+    #[test]
+    fn unreadable_iteration_times_are_reported_not_fatal() {
+        let o = run(
+            r#"printf '{"value": 5}\n{"value": -5}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert!(o.termination.success());
+        assert_eq!(o.iterations, None);
+        assert_eq!(
+            o.iteration_error.as_deref(),
+            Some("RIGOR_SAMPLES_FILE: line 2: value -5 is not a finite, non-negative time")
+        );
+        let source = IterationSource::Pattern {
+            stream: Stream::Stderr,
+            regex: regex::Regex::new(r"t=(\d+)").unwrap(),
+            unit: rigor_units::TimeUnit::Ms,
+        };
+        let o = run("echo nothing", true, None, source);
+        assert_eq!(
+            o.iteration_error.as_deref(),
+            Some(r"no output line matched the pattern 't=(\d+)'")
+        );
     }
 
     #[test]
