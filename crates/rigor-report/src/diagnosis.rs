@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use rigor_stats::steady::{Consistency, RunClass, SteadyStateReport};
+use rigor_stats::steady::{Consistency, Recommendation, RunClass, SteadyStateReport};
 
 /// Everything the diagnosis section shows for one benchmark.
 #[derive(Debug, Clone)]
@@ -11,8 +11,8 @@ pub struct DiagnosisView<'a> {
     pub name: &'a str,
     /// The steady-state report, when the benchmark has iterations.
     pub steady: Option<&'a SteadyStateReport>,
-    /// What was applied (for `--discard auto`), in words.
-    pub applied: Option<&'a str>,
+    /// What was applied (for `--discard auto`).
+    pub applied: Option<Recommendation>,
     /// Impact factor on the original data, on run-mean-centred data, and after the clustering
     /// additive filter.
     pub impact: Option<(f64, f64, Option<f64>)>,
@@ -39,6 +39,23 @@ fn count_classes(report: &SteadyStateReport) -> String {
 
 fn opt(v: Option<usize>) -> String {
     v.map_or("none".to_string(), |n| n.to_string())
+}
+
+/// What applying Kalibera & Jones' rule did to the data, in words.
+pub fn applied_text(rule: Recommendation) -> String {
+    match rule {
+        Recommendation::Iterations { warmup } => format!(
+            "discarded the first {warmup} iteration(s) of every execution (independent state)"
+        ),
+        Recommendation::SingleIteration { index } => format!(
+            "never independent: kept only iteration {} of every execution, the first initialised one",
+            index + 1
+        ),
+        Recommendation::Unsettled => {
+            "no execution reached a steady state: all iterations kept; treat the result with care"
+                .to_string()
+        }
+    }
 }
 
 /// Renders the diagnosis of one benchmark.
@@ -90,7 +107,7 @@ pub fn render(v: &DiagnosisView<'_>) -> String {
         }
     }
     if let Some(applied) = v.applied {
-        let _ = writeln!(out, "  Applied:             {applied}");
+        let _ = writeln!(out, "  Applied:             {}", applied_text(applied));
     }
     if let Some((original, centred, clustered)) = v.impact {
         let _ = writeln!(

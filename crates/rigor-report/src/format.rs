@@ -1,55 +1,25 @@
-//! Number formatting shared by every output.
+//! Number formatting shared by every output, on top of rigor-units' one display scaler.
+
+use rigor_units::{Seconds, TimeUnit, percent_text, significant};
 
 /// Formats seconds with a unit chosen for its size: `12.3 ns`, `4.56 µs`, `7.89 ms`, `1.23 s`.
 pub fn time(seconds: f64) -> String {
-    let (value, unit) = scaled(seconds, seconds);
-    format!("{} {unit}", sig(value))
+    Seconds(seconds).to_string()
 }
 
 /// Formats `seconds` in the unit that suits `reference` (so a mean and its ± share a unit).
 pub fn time_like(seconds: f64, reference: f64) -> String {
-    let (value, unit) = scaled(seconds, reference);
-    format!("{} {unit}", sig(value))
-}
-
-fn scaled(seconds: f64, reference: f64) -> (f64, &'static str) {
-    let r = reference.abs();
-    if r < 1e-6 {
-        (seconds * 1e9, "ns")
-    } else if r < 1e-3 {
-        (seconds * 1e6, "µs")
-    } else if r < 1.0 {
-        (seconds * 1e3, "ms")
-    } else {
-        (seconds, "s")
-    }
-}
-
-/// Four significant digits at most, no exponent for ordinary sizes.
-fn sig(v: f64) -> String {
-    let a = v.abs();
-    let decimals = if a >= 1000.0 {
-        0
-    } else if a >= 100.0 {
-        1
-    } else if a >= 10.0 {
-        2
-    } else {
-        3
-    };
-    format!("{v:.decimals$}")
+    let unit = TimeUnit::for_magnitude(Seconds(reference));
+    format!(
+        "{} {}",
+        significant(Seconds(seconds).in_unit(unit)),
+        unit.symbol()
+    )
 }
 
 /// A percentage with precision suited to its size: `0.42%`, `4.6%`, `37%`.
 pub fn percent(p: f64) -> String {
-    let a = p.abs();
-    if a >= 10.0 {
-        format!("{p:.0}%")
-    } else if a >= 1.0 {
-        format!("{p:.1}%")
-    } else {
-        format!("{p:.2}%")
-    }
+    percent_text(p)
 }
 
 #[cfg(test)]

@@ -39,6 +39,16 @@ pub enum StoreError {
         /// The newest version this build reads.
         supported: u32,
     },
+    /// An older file could not be read into the current schema.
+    #[error("{path}: a schema-version-{from} file that cannot be read: {message}")]
+    Migration {
+        /// The file.
+        path: PathBuf,
+        /// Its schema version.
+        from: u32,
+        /// What is wrong.
+        message: String,
+    },
     /// A CSV file could not be used.
     #[error("{path}:{line}: {message}")]
     Csv {

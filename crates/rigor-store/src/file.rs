@@ -107,26 +107,50 @@ pub fn load(path: &Path) -> Result<ResultFile> {
     parse(path, &text)
 }
 
-/// Parses result-file text; `path` is only used in errors.
+/// Parses result-file text; `path` is only used in errors. Version 1 files are migrated
+/// ([`crate::v1`]); files of a newer schema are refused.
 pub fn parse(path: &Path, text: &str) -> Result<ResultFile> {
-    let mut result = match serde_json::from_str::<ResultFile>(text) {
-        Ok(r) => r,
-        Err(e) => repair_torn(text).ok_or_else(|| StoreError::json(path, &e))?,
+    #[derive(serde::Deserialize)]
+    struct Version {
+        schema_version: u32,
+    }
+    let repaired;
+    let text = match serde_json::from_str::<Version>(text) {
+        Ok(_) => text,
+        Err(e) => {
+            repaired = repair_torn(text).ok_or_else(|| StoreError::json(path, &e))?;
+            repaired.as_str()
+        }
     };
-    if result.schema_version > SCHEMA_VERSION {
+    let version = serde_json::from_str::<Version>(text)
+        .map_err(|e| StoreError::json(path, &e))?
+        .schema_version;
+    if version > SCHEMA_VERSION {
         return Err(StoreError::SchemaVersion {
             path: path.to_path_buf(),
-            found: result.schema_version,
+            found: version,
             supported: SCHEMA_VERSION,
         });
     }
+    let mut result = if version <= 1 {
+        let mut doc: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| StoreError::json(path, &e))?;
+        crate::v1::migrate(&mut doc);
+        serde_json::from_value::<ResultFile>(doc).map_err(|e| StoreError::Migration {
+            path: path.to_path_buf(),
+            from: version,
+            message: e.to_string(),
+        })?
+    } else {
+        serde_json::from_str::<ResultFile>(text).map_err(|e| StoreError::json(path, &e))?
+    };
     fold_log(&mut result);
     Ok(result)
 }
 
 /// A killed writer may leave a partial last record and no tail: drop lines from the end until the
-/// text closes into a valid file.
-fn repair_torn(text: &str) -> Option<ResultFile> {
+/// text closes into a valid document.
+fn repair_torn(text: &str) -> Option<String> {
     if !text.contains("\"log\": [") {
         return None;
     }
@@ -140,8 +164,8 @@ fn repair_torn(text: &str) -> Option<ResultFile> {
         }
         let body = lines.join("\n");
         let candidate = format!("{}\n]}}", body.trim_end().trim_end_matches(','));
-        if let Ok(r) = serde_json::from_str(&candidate) {
-            return Some(r);
+        if serde_json::from_str::<serde::de::IgnoredAny>(&candidate).is_ok() {
+            return Some(candidate);
         }
         lines.pop()?;
     }
@@ -161,11 +185,11 @@ pub fn fold_log(result: &mut ResultFile) {
                 let Some(b) = result.benchmarks.get_mut(benchmark) else {
                     continue;
                 };
-                if iterations.is_some() && b.levels.last().is_some_and(|l| l == "execution") {
-                    b.levels.push("iteration".into());
+                if iterations.is_some() {
+                    b.layout = b.layout.with_iterations();
                 }
-                if record.build.is_some() && b.levels.first().is_some_and(|l| l != "build") {
-                    b.levels.insert(0, "build".into());
+                if record.build.is_some() {
+                    b.layout = b.layout.with_builds();
                 }
                 match iterations {
                     Some(values) => {
@@ -189,7 +213,7 @@ pub fn fold_log(result: &mut ResultFile) {
                         round: record.round,
                         execution: record.execution,
                         iteration: 0,
-                        value: record.wall,
+                        value: record.wall.get(),
                         warmup: record.warmup,
                     }),
                 }
@@ -212,32 +236,14 @@ pub fn fold_log(result: &mut ResultFile) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::Layout;
     use crate::schema::{BenchmarkRecord, ExecutionRecord, FailureRecord};
+    use rigor_units::{ConfidenceLevel, Seconds, Seed};
 
     fn header() -> ResultFile {
         ResultFile {
-            schema_version: SCHEMA_VERSION,
-            rigor_version: "0.1.0".into(),
-            status: RunStatus::Complete,
-            seed: 42,
-            confidence: 0.95,
-            environment: Default::default(),
-            settings: None,
-            benchmarks: vec![BenchmarkRecord {
-                name: "a".into(),
-                command: "a".into(),
-                unit: "s".into(),
-                levels: vec!["execution".into(), "iteration".into()],
-                analysis: None,
-                samples: vec![],
-                executions: vec![],
-                builds: vec![],
-                steady_state: None,
-                failures: vec![],
-            }],
-            comparisons: vec![],
-            suite: None,
-            log: vec![],
+            benchmarks: vec![BenchmarkRecord::new("a", "a", Layout::new(false, true))],
+            ..ResultFile::new(Seed(42), ConfidenceLevel::NINETY_FIVE)
         }
     }
 
@@ -250,9 +256,9 @@ mod tests {
                 round: execution,
                 execution,
                 warmup: false,
-                wall: 1.0,
-                user: 0.5,
-                sys: 0.1,
+                wall: Seconds(1.0),
+                user: Seconds(0.5),
+                sys: Seconds(0.1),
                 max_rss: 10,
             },
             iterations,
@@ -325,47 +331,5 @@ mod tests {
             load(&dir.path().join("missing.json")),
             Err(StoreError::Io { .. })
         ));
-    }
-}
-
-#[cfg(test)]
-mod path_tests {
-    use crate::schema::SampleRecord;
-
-    #[test]
-    fn unit_paths_round_trip_for_every_layout() {
-        let s = SampleRecord {
-            build: Some(2),
-            round: 0,
-            execution: 5,
-            iteration: 1,
-            value: 1.0,
-            warmup: false,
-        };
-        let lv = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
-        assert_eq!(s.unit_path(&lv(&["execution"])), Vec::<usize>::new());
-        assert_eq!(s.unit_path(&lv(&["execution", "iteration"])), vec![5]);
-        assert_eq!(s.unit_path(&lv(&["build", "execution"])), vec![2]);
-        assert_eq!(
-            s.unit_path(&lv(&["build", "execution", "iteration"])),
-            vec![2, 5]
-        );
-        for levels in [
-            lv(&["run", "iter"]),
-            lv(&["b", "r", "i"]),
-            lv(&["build", "execution"]),
-        ] {
-            let mut t = SampleRecord {
-                build: None,
-                round: 0,
-                execution: 0,
-                iteration: 0,
-                value: 0.0,
-                warmup: false,
-            };
-            let path: Vec<usize> = (0..levels.len() - 1).map(|k| 10 + k).collect();
-            t.set_unit_path(&levels, &path);
-            assert_eq!(t.unit_path(&levels), path, "{levels:?}");
-        }
     }
 }

@@ -1,17 +1,24 @@
 //! Result files for rigor.
 //!
-//! A versioned JSON schema ([`schema`]) that keeps raw observations apart from derived estimates,
-//! an [`IncrementalWriter`] that persists every execution the moment it is measured (a killed run
-//! leaves a readable file), and long-format CSV export and import.
+//! A versioned JSON schema ([`schema`], version 2; version 1 files are still read through
+//! [`v1`]) that keeps raw observations apart from derived estimates, the level [`layout`] of a
+//! benchmark decided in one place, typed [`warning`]s, an [`IncrementalWriter`] that persists
+//! every execution the moment it is measured (a killed run leaves a readable file), and
+//! long-format CSV export and import.
 
 pub mod environment;
 pub mod error;
 pub mod file;
+pub mod layout;
 pub mod long_csv;
 pub mod schema;
+pub mod v1;
+pub mod warning;
 
 pub use environment::Environment;
 pub use error::{Result, StoreError};
 pub use file::{IncrementalWriter, load, parse, save, to_json, write_atomic};
+pub use layout::{Layout, LayoutError, LevelKind};
 pub use long_csv::{CsvBenchmark, read_long_csv, to_long_csv};
 pub use schema::*;
+pub use warning::Warning;

@@ -1,16 +1,29 @@
-//! The result file schema, version 1.
+//! The result file schema, version 2.
+//!
+//! Version 2 (rigor 0.2) types what version 1 kept as strings — level kinds, units, verdicts,
+//! estimators, interval and variance methods, steady-state classes, warnings and the run's
+//! settings — and adds the run's provenance. Version 1 files are still read ([`crate::v1`]).
 //!
 //! Raw observations (`samples`, `executions`, `failures`) are stored apart from derived estimates
 //! (`mean`, `ci`, `variance_components`, ...), so every report can be rebuilt from the raw data
 //! (`rigor analyze`). While a run is in progress the file also carries a `log` of records appended
 //! as each execution completes; a finished file has none.
 
+use rigor_stats::Estimator;
+use rigor_stats::Quantile;
+use rigor_stats::analysis::Warning as AnalysisWarning;
+use rigor_stats::compare::{RatioInterval, Verdict};
+use rigor_stats::steady::{Consistency, Recommendation, RunClass};
+use rigor_stats::variance::ComponentMethod;
+use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed, TimeUnit};
 use serde::{Deserialize, Serialize};
 
 use crate::environment::Environment;
+use crate::layout::{Layout, LevelKind};
+use crate::warning::Warning;
 
 /// The schema version this build writes and the newest it reads.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Whether the run that wrote a file finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -35,16 +48,19 @@ pub struct ResultFile {
     /// Whether the run finished.
     #[serde(default)]
     pub status: RunStatus,
+    /// When, how and from what the result was made.
+    #[serde(default)]
+    pub provenance: Provenance,
     /// Seed of every random choice (order within rounds, bootstrap).
-    pub seed: u64,
+    pub seed: Seed,
     /// Confidence level of the intervals.
-    pub confidence: f64,
+    pub confidence: ConfidenceLevel,
     /// The machine.
     #[serde(default)]
     pub environment: Environment,
     /// Settings of the run, as resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings: Option<serde_json::Value>,
+    pub settings: Option<RunSettingsRecord>,
     /// One entry per benchmark.
     pub benchmarks: Vec<BenchmarkRecord>,
     /// Comparisons between benchmarks (each against the reference), or between two results.
@@ -53,9 +69,34 @@ pub struct ResultFile {
     /// Summary over a suite of comparisons (`rigor compare`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite: Option<SuiteRecord>,
+    /// Non-fatal problems of the run and its analysis (an analysis's own warnings are with its
+    /// benchmark).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
     /// Records of an unfinished run, in the order they were measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<LogEntry>,
+}
+
+impl ResultFile {
+    /// An empty, complete result of this schema version written by this rigor.
+    pub fn new(seed: Seed, confidence: ConfidenceLevel) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            rigor_version: env!("CARGO_PKG_VERSION").to_string(),
+            status: RunStatus::Complete,
+            provenance: Provenance::default(),
+            seed,
+            confidence,
+            environment: Environment::default(),
+            settings: None,
+            benchmarks: Vec::new(),
+            comparisons: Vec::new(),
+            suite: None,
+            warnings: Vec::new(),
+            log: Vec::new(),
+        }
+    }
 }
 
 /// One benchmark: its identity, raw data and (when analysed) estimates.
@@ -65,10 +106,16 @@ pub struct BenchmarkRecord {
     pub name: String,
     /// The command as given.
     pub command: String,
-    /// Unit of every value ("s").
-    pub unit: String,
-    /// Level names, top → bottom.
-    pub levels: Vec<String>,
+    /// Unit of every sample value.
+    #[serde(default)]
+    pub unit: TimeUnit,
+    /// The levels, top → bottom.
+    #[serde(rename = "levels")]
+    pub layout: Layout,
+    /// Names of the levels when they are not rigor's own (data imported with other names, such
+    /// as `run` and `iter`); same length as the levels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level_names: Option<Vec<String>>,
     /// Estimates; absent in an unanalysed file.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub analysis: Option<AnalysisRecord>,
@@ -100,16 +147,16 @@ pub struct AnalysisRecord {
     pub ci: IntervalRecord,
     /// Variance components, top → bottom (raw `t2`, may be negative).
     pub variance_components: Vec<ComponentRecord>,
-    /// How the components were estimated ("balanced", "henderson1", ...).
-    pub variance_method: String,
+    /// How the components were estimated.
+    pub variance_method: ComponentMethod,
     /// Descriptive statistics of the analysed values.
     pub summary: SummaryRecord,
-    /// Warnings in plain words.
+    /// What the user should know about this analysis.
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<AnalysisWarning>,
 }
 
-/// A confidence interval.
+/// The confidence interval of a mean.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IntervalRecord {
     /// Lower bound.
@@ -117,15 +164,36 @@ pub struct IntervalRecord {
     /// Upper bound.
     pub upper: f64,
     /// Confidence level.
-    pub level: f64,
-    /// How it was computed (e.g. "t-top-level-means").
-    pub method: String,
+    pub level: ConfidenceLevel,
+    /// How it was computed.
+    pub method: MeanMethod,
+}
+
+/// How the interval of a mean was computed: from the top-level units' means with the critical
+/// value of Student's t or of the normal distribution (METHODS §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MeanMethod {
+    /// Student's t with (top-level units − 1) degrees of freedom.
+    TTopLevelMeans,
+    /// The standard normal.
+    NormalTopLevelMeans,
+}
+
+impl MeanMethod {
+    /// The method that uses `quantile`.
+    pub fn of(quantile: Quantile) -> Self {
+        match quantile {
+            Quantile::StudentT => Self::TTopLevelMeans,
+            Quantile::Normal => Self::NormalTopLevelMeans,
+        }
+    }
 }
 
 /// One level's variance component.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComponentRecord {
-    /// Level name.
+    /// Level name (as in the benchmark's levels or level names).
     pub level: String,
     /// Biased per-level estimator S².
     pub s2: f64,
@@ -178,12 +246,12 @@ pub struct ExecutionRecord {
     pub execution: usize,
     /// Warm-up execution.
     pub warmup: bool,
-    /// Wall time, seconds.
-    pub wall: f64,
-    /// User CPU, seconds.
-    pub user: f64,
-    /// System CPU, seconds.
-    pub sys: f64,
+    /// Wall time.
+    pub wall: Seconds,
+    /// User CPU time.
+    pub user: Seconds,
+    /// System CPU time.
+    pub sys: Seconds,
     /// Peak RSS, bytes.
     pub max_rss: u64,
     /// Bytes of `--randomize-env` padding in its environment.
@@ -196,8 +264,8 @@ pub struct ExecutionRecord {
 pub struct BuildRecord {
     /// Build index.
     pub build: usize,
-    /// Wall time of the build, seconds (the cost of the build level).
-    pub wall: f64,
+    /// Wall time of the build (the cost of the build level).
+    pub wall: Seconds,
     /// The `{build_seed}` it was given.
     pub seed: u32,
     /// Its directory.
@@ -259,35 +327,6 @@ pub enum LogEntry {
     },
 }
 
-impl SampleRecord {
-    /// Keys of the units above this measurement, top down, for a benchmark with these `levels`:
-    /// `[build, execution]` above iterations, `[build]` above executions when the lowest level is
-    /// the execution itself, and fewer for fewer levels.
-    pub fn unit_path(&self, levels: &[String]) -> Vec<usize> {
-        let chain = if levels.last().is_some_and(|l| l == "execution") {
-            vec![self.build.unwrap_or(0)]
-        } else {
-            vec![self.build.unwrap_or(0), self.execution]
-        };
-        let above = levels.len().saturating_sub(1);
-        chain[chain.len().saturating_sub(above)..].to_vec()
-    }
-
-    /// Sets the unit keys from a path as [`unit_path`](Self::unit_path) would return it.
-    pub fn set_unit_path(&mut self, levels: &[String], path: &[usize]) {
-        let lowest_is_execution = levels.last().is_some_and(|l| l == "execution");
-        match (path, lowest_is_execution) {
-            ([b], true) => self.build = Some(*b),
-            ([e], false) => self.execution = *e,
-            ([b, e], _) => {
-                self.build = Some(*b);
-                self.execution = *e;
-            }
-            _ => {}
-        }
-    }
-}
-
 /// A comparison of a candidate's time with a baseline's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComparisonRecord {
@@ -295,20 +334,20 @@ pub struct ComparisonRecord {
     pub baseline: String,
     /// The candidate (numerator).
     pub candidate: String,
-    /// The statistic compared: "mean", "median", "min".
-    pub estimator: String,
+    /// The statistic compared.
+    pub estimator: Estimator,
     /// Point estimate of candidate/baseline.
     pub ratio: f64,
     /// The interval that decided the verdict; `null` when Fieller's set is unbounded.
-    pub ci: Option<IntervalRecord>,
+    pub ci: Option<RatioInterval>,
     /// The hierarchical bootstrap interval of the ratio.
     pub bootstrap_ci: Option<BoundsRecord>,
     /// Fieller's g (bounded iff g < 1), for the mean.
     pub g: Option<f64>,
-    /// "regression", "improvement", "equivalent", "inconclusive" or "unbounded".
-    pub verdict: String,
+    /// The verdict.
+    pub verdict: Verdict,
     /// Practical threshold δ (0.01 = 1%).
-    pub threshold: f64,
+    pub threshold: Fraction,
     /// The effect size in words.
     pub effect: String,
     /// Whether the rounds were paired.
@@ -323,7 +362,7 @@ pub struct ComparisonRecord {
     pub more_units: Option<usize>,
     /// The seeds' method (non-overlapping confidence intervals): its verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overlap_verdict: Option<String>,
+    pub overlap_verdict: Option<Verdict>,
 }
 
 /// Lower and upper bounds.
@@ -341,7 +380,7 @@ pub struct SuiteRecord {
     /// Geometric mean of candidate/baseline over the matched benchmarks.
     pub geometric_mean_ratio: f64,
     /// Its bootstrap interval.
-    pub ci: IntervalRecord,
+    pub ci: RatioInterval,
     /// Benchmarks in the summary.
     pub benchmarks: usize,
 }
@@ -349,10 +388,10 @@ pub struct SuiteRecord {
 /// Warm-up and steady-state diagnosis of one benchmark (METHODS §7).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SteadyStateRecord {
-    /// Label of each execution: flat, warmup, slowdown, no steady state.
-    pub classes: Vec<String>,
-    /// Across executions: consistent …, good inconsistent, bad inconsistent.
-    pub consistency: String,
+    /// Label of each execution (Barrett et al. 2017).
+    pub classes: Vec<RunClass>,
+    /// The label of the executions together.
+    pub consistency: Consistency,
     /// Iterations before every execution is initialised (no start-up overhead left).
     pub initialised_warmup: Option<usize>,
     /// Iterations before the executions' iterations are also independent.
@@ -363,6 +402,190 @@ pub struct SteadyStateRecord {
     pub dacapo: Option<usize>,
     /// Georges et al. 2007's heuristic warm-up, for comparison.
     pub georges: Option<usize>,
-    /// What was applied, in words.
-    pub applied: String,
+    /// What was applied to the samples (Kalibera & Jones' rule).
+    pub applied: Recommendation,
+}
+
+/// When, how and from what a result was made.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Provenance {
+    /// When the run started (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<jiff::Timestamp>,
+    /// When the run ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<jiff::Timestamp>,
+    /// The command line that made it, program name first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command_line: Vec<String>,
+    /// The version or commit label the user gave (`--label`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The git commit checked out in the working directory, when it is a repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<GitState>,
+}
+
+/// A git working directory's state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GitState {
+    /// The commit id of `HEAD`.
+    pub commit: String,
+    /// Whether tracked files had uncommitted changes.
+    pub dirty: bool,
+}
+
+/// Warm-up iterations set aside in every execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Discard {
+    /// This many leading iterations.
+    Count(usize),
+    /// Detected from the data (Kalibera & Jones 2013).
+    Auto,
+}
+
+impl Default for Discard {
+    fn default() -> Self {
+        Self::Count(0)
+    }
+}
+
+impl Discard {
+    /// Iterations marked as warm-up while measuring (0 for `Auto`, which decides afterwards).
+    pub fn fixed(self) -> usize {
+        match self {
+            Self::Count(n) => n,
+            Self::Auto => 0,
+        }
+    }
+}
+
+/// What decides a comparison's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictMethod {
+    /// The ratio interval (Fieller for the mean, bootstrap otherwise) against the threshold.
+    #[default]
+    Ratio,
+    /// The two confidence intervals do not overlap (Kalibera & Tůma 2006).
+    Overlap,
+}
+
+/// How the number of units was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ModeRecord {
+    /// Fixed counts.
+    Fixed,
+    /// A plan file's counts, with its top-level count from a precision when one was given.
+    Planned {
+        /// Target relative half-width.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        precision: Option<Fraction>,
+    },
+    /// Adaptive: a kept pilot, then units until the target or the budget.
+    Adaptive {
+        /// Target relative half-width.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        precision: Option<Fraction>,
+        /// Measured-time budget.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        budget: Option<Seconds>,
+        /// Most top-level units.
+        max_units: usize,
+    },
+}
+
+/// The settings of the run that wrote a result, as resolved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSettingsRecord {
+    /// How the counts were chosen.
+    pub mode: ModeRecord,
+    /// Measured executions per benchmark (per build with builds), at the start.
+    pub executions: usize,
+    /// Warm-up executions.
+    pub warmup_executions: usize,
+    /// Warm-up iterations.
+    pub discard: Discard,
+    /// Per-execution time limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<Seconds>,
+    /// Commands ran through `sh -c`.
+    pub shell: bool,
+    /// The simulator instead of processes.
+    pub simulate: bool,
+    /// Failures did not stop a benchmark.
+    pub ignore_failure: bool,
+    /// Quantile of the mean's interval.
+    pub quantile: Quantile,
+    /// The build command, when builds are a level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+    /// Builds per benchmark, at the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builds: Option<usize>,
+    /// Environment padding.
+    pub randomize_env: bool,
+    /// Iterations asked of the program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<usize>,
+    /// Practical threshold of comparisons.
+    pub threshold: Fraction,
+    /// What decided comparisons.
+    pub method: VerdictMethod,
+    /// The statistic compared.
+    pub estimator: Estimator,
+    /// Bootstrap resamples.
+    pub resamples: usize,
+}
+
+impl BenchmarkRecord {
+    /// A benchmark with no data yet.
+    pub fn new(name: impl Into<String>, command: impl Into<String>, layout: Layout) -> Self {
+        Self {
+            name: name.into(),
+            command: command.into(),
+            unit: TimeUnit::S,
+            layout,
+            level_names: None,
+            analysis: None,
+            samples: Vec::new(),
+            executions: Vec::new(),
+            builds: Vec::new(),
+            steady_state: None,
+            failures: Vec::new(),
+        }
+    }
+
+    /// The names of the levels, top → bottom: the given names, else rigor's.
+    pub fn level_names(&self) -> Vec<String> {
+        match &self.level_names {
+            Some(names) if names.len() == self.layout.depth() => names.clone(),
+            _ => self
+                .layout
+                .levels()
+                .iter()
+                .map(|l| l.name().to_string())
+                .collect(),
+        }
+    }
+
+    /// The kinds of the levels, top → bottom.
+    pub fn levels(&self) -> Vec<LevelKind> {
+        self.layout.levels()
+    }
+
+    /// Keys of the top-level units in measurement order (builds, or the rounds of executions),
+    /// warm-up excluded. Two benchmarks with equal keys ran in the same rounds and can be paired.
+    pub fn top_keys(&self) -> Vec<usize> {
+        let mut keys = Vec::new();
+        for s in self.samples.iter().filter(|s| !s.warmup) {
+            let k = self.layout.top_key(s);
+            if keys.last() != Some(&k) && !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        keys
+    }
 }

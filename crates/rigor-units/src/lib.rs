@@ -15,6 +15,6 @@ mod seed;
 mod time;
 
 pub use error::UnitError;
-pub use fraction::{ConfidenceLevel, Fraction};
+pub use fraction::{ConfidenceLevel, Fraction, percent_text};
 pub use seed::Seed;
-pub use time::{Seconds, TimeUnit};
+pub use time::{Seconds, TimeUnit, significant};

@@ -137,7 +137,7 @@ impl fmt::Display for Seconds {
 }
 
 /// Four significant digits at most, no exponent for ordinary sizes.
-pub(crate) fn significant(v: f64) -> String {
+pub fn significant(v: f64) -> String {
     let a = v.abs();
     let decimals = if a >= 1000.0 {
         0

@@ -4,12 +4,14 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use rigor_store::Discard;
+use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed};
 
 /// Exit codes, shown in `--help` and documented in the README.
 pub const EXIT_CODES: &str = "\
 Exit status:
   0    success
-  1    a regression was found (when gating with --fail-on regression)
+  1    --fail-on matched (a regression, a change, an undecided comparison or a warning)
   2    usage error, runtime error, or a benchmark failed
   130  interrupted (Ctrl-C); the data measured so far is kept";
 
@@ -44,7 +46,7 @@ pub enum Command {
 pub struct AnalysisArgs {
     /// Confidence level of intervals, as a fraction or percentage (0.95, 95, 99%).
     #[arg(long, default_value = "0.95", value_parser = parse_confidence)]
-    pub confidence: f64,
+    pub confidence: ConfidenceLevel,
     /// Quantile of the mean interval: Student's t (default) or normal (as in the seed papers).
     #[arg(long, value_enum, default_value_t = QuantileArg::T)]
     pub quantile: QuantileArg,
@@ -80,12 +82,17 @@ pub struct RunArgs {
     /// iteration per execution (Kalibera & Jones 2013).
     #[arg(long, default_value = "0", value_name = "N|auto", value_parser = parse_discard)]
     pub discard: Discard,
-    /// Kill an execution after SECS seconds (counted as a failure).
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
-    /// Seed of every random choice (order within rounds); printed and saved. Random by default.
-    #[arg(long)]
-    pub seed: Option<u64>,
+    /// Kill an execution (or a build) after this long: 90, 90s, 10m, 1.5h (counted as a failure).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<Seconds>,
+    /// Seed of every random choice (order within rounds, bootstrap); printed and saved. Random
+    /// by default.
+    #[arg(long, value_parser = parse_seed)]
+    pub seed: Option<Seed>,
+    /// A version or commit label saved with the result (the git commit of the working
+    /// directory is saved too, when there is one).
+    #[arg(long, value_name = "LABEL")]
+    pub label: Option<String>,
     /// Run COMMANDs (and hooks) through `sh -c` instead of splitting them into words.
     #[arg(short = 'S', long)]
     pub shell: bool,
@@ -157,12 +164,12 @@ pub struct RunArgs {
     /// Target relative half-width of the interval (e.g. 1%): rigor starts with a pilot of 10
     /// top-level units (kept in the results), takes the optimal counts below the top from it
     /// (or from the --plan file), and adds top-level units until the interval is this narrow.
-    #[arg(long, value_name = "PCT", value_parser = parse_fraction)]
-    pub precision: Option<f64>,
+    #[arg(long, value_name = "PCT", value_parser = parse_precision)]
+    pub precision: Option<Fraction>,
     /// Time budget for the whole experiment (e.g. 90s, 10m, 1h), pilot included: rigor plans
     /// from the pilot and stops adding top-level units when the measured time reaches it.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub budget: Option<f64>,
+    pub budget: Option<Seconds>,
     /// Most top-level units an adaptive run may add.
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub max_units: usize,
@@ -194,9 +201,9 @@ pub struct PlanArgs {
     /// Pilot builds (with --build).
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub pilot_builds: usize,
-    /// Stop the pilot after this many seconds of measured time.
-    #[arg(long, value_name = "SECS")]
-    pub max_time: Option<f64>,
+    /// Stop the pilot after this much measured time: 90, 90s, 10m, 1.5h.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub max_time: Option<Seconds>,
     /// Everything `rigor run` takes.
     #[command(flatten)]
     pub run: RunArgs,
@@ -211,7 +218,7 @@ pub struct ComparisonArgs {
     pub reference: Option<String>,
     /// Practical threshold: changes smaller than this are "equivalent" (e.g. 1%, 0.5%).
     #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_threshold)]
-    pub threshold: f64,
+    pub threshold: Fraction,
     /// What decides the verdict: the ratio interval (default) or the seed papers' rule that the
     /// two confidence intervals do not overlap.
     #[arg(long, value_enum, default_value_t = MethodArg::Ratio)]
@@ -223,9 +230,9 @@ pub struct ComparisonArgs {
     #[arg(long, default_value_t = 10_000, value_name = "B")]
     pub resamples: usize,
     /// Exit with status 1 when a verdict is a regression (or any change, or anything not shown
-    /// to be equivalent or better).
+    /// to be equivalent or better), or when there is any warning.
     #[arg(long, value_enum, value_name = "WHAT")]
-    pub fail_on: Option<FailOn>,
+    pub fail_on: Option<FailOnArg>,
 }
 
 /// `--method`.
@@ -250,13 +257,15 @@ pub enum EstimatorArg {
 
 /// `--fail-on`.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum FailOn {
+pub enum FailOnArg {
     /// Any regression.
     Regression,
     /// Any regression or improvement.
     Change,
     /// Any verdict other than equivalent or improvement.
     Inconclusive,
+    /// Any warning (about the data, the analysis or the run).
+    Warning,
 }
 
 /// `rigor report`.
@@ -297,8 +306,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
     /// Seed of the bootstrap.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    #[arg(long, default_value = "0", value_parser = parse_seed)]
+    pub seed: Seed,
     /// Comparison options.
     #[command(flatten)]
     pub compare: ComparisonArgs,
@@ -312,15 +321,6 @@ pub struct CompareArgs {
 pub enum RobustArg {
     /// Mono's sub-selection medians (Kalibera et al., seed 003 §4.2).
     Mono,
-}
-
-/// `--discard`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Discard {
-    /// This many leading iterations.
-    Count(usize),
-    /// Detected from the data.
-    Auto,
 }
 
 fn parse_discard(s: &str) -> Result<Discard, String> {
@@ -401,53 +401,32 @@ pub struct AnalyzeArgs {
     pub analysis: AnalysisArgs,
 }
 
-/// Like [`parse_fraction`] but 0 is allowed.
-fn parse_threshold(s: &str) -> Result<f64, String> {
-    if s.trim().trim_end_matches('%').trim().parse::<f64>() == Ok(0.0) {
-        return Ok(0.0);
-    }
-    parse_fraction(s)
+// The parsers below are thin adapters: the forms each quantity accepts are defined (and tested)
+// once, in rigor-units.
+
+/// A practical threshold: `1%`, `0.5%`, `0.01`, or 0.
+fn parse_threshold(s: &str) -> Result<Fraction, String> {
+    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
 }
 
-/// "1%", "0.5 %" or "0.01" → 0.01.
-fn parse_fraction(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let v = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
-        None => t.parse::<f64>(),
-    }
-    .map_err(|_| format!("'{s}' is not a percentage"))?;
-    if v > 0.0 && v < 1.0 {
-        Ok(v)
-    } else {
-        Err(format!("'{s}' must lie between 0 and 100%"))
-    }
+/// A target precision: like a threshold, but above zero.
+fn parse_precision(s: &str) -> Result<Fraction, String> {
+    Fraction::parse_positive(s).map_err(|e| e.to_string())
 }
 
-/// "90", "90s", "10m", "1.5h" → seconds.
-fn parse_duration(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let (number, scale) = match t.char_indices().last() {
-        Some((i, 's')) => (&t[..i], 1.0),
-        Some((i, 'm')) => (&t[..i], 60.0),
-        Some((i, 'h')) => (&t[..i], 3600.0),
-        _ => (t, 1.0),
-    };
-    match number.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v.is_finite() => Ok(v * scale),
-        _ => Err(format!("'{s}' is not a duration (e.g. 90s, 10m, 1h)")),
-    }
+/// `90`, `90s`, `10m`, `1.5h`, `250ms`.
+fn parse_duration(s: &str) -> Result<Seconds, String> {
+    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
 }
 
-fn parse_confidence(s: &str) -> Result<f64, String> {
-    let t = s.trim().trim_end_matches('%');
-    let v: f64 = t.parse().map_err(|_| format!("'{s}' is not a number"))?;
-    let v = if v >= 1.0 { v / 100.0 } else { v };
-    if v > 0.0 && v < 1.0 {
-        Ok(v)
-    } else {
-        Err(format!("confidence '{s}' must lie between 0 and 100%"))
-    }
+/// `0.95`, `95`, `99%`.
+fn parse_confidence(s: &str) -> Result<ConfidenceLevel, String> {
+    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
+}
+
+/// Any integer from 0 to 2⁶⁴ − 1.
+fn parse_seed(s: &str) -> Result<Seed, String> {
+    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
 }
 
 #[cfg(test)]
@@ -455,23 +434,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn confidence_accepts_fraction_and_percent() {
-        assert_eq!(parse_confidence("0.99").unwrap(), 0.99);
-        assert_eq!(parse_confidence("95").unwrap(), 0.95);
-        assert_eq!(parse_confidence("90%").unwrap(), 0.9);
-        assert!(parse_confidence("150").is_err());
-        assert!(parse_confidence("x").is_err());
+    fn every_duration_option_accepts_the_same_forms() {
+        for form in ["90", "90s", "10m", "1.5h"] {
+            for args in [
+                vec!["rigor", "run", "--timeout", form, "x"],
+                vec!["rigor", "run", "--budget", form, "x"],
+                vec!["rigor", "plan", "--max-time", form, "x"],
+            ] {
+                assert!(Cli::try_parse_from(&args).is_ok(), "{args:?}");
+            }
+        }
+        assert!(Cli::try_parse_from(["rigor", "plan", "--max-time", "soon", "x"]).is_err());
+        assert!(Cli::try_parse_from(["rigor", "run", "--timeout", "0", "x"]).is_err());
     }
 
     #[test]
-    fn fractions_and_durations() {
-        assert_eq!(parse_fraction("1%").unwrap(), 0.01);
-        assert_eq!(parse_fraction("0.02").unwrap(), 0.02);
-        assert!(parse_fraction("150%").is_err());
-        assert_eq!(parse_duration("10m").unwrap(), 600.0);
-        assert_eq!(parse_duration("90").unwrap(), 90.0);
-        assert_eq!(parse_duration("1.5h").unwrap(), 5400.0);
-        assert!(parse_duration("soon").is_err());
+    fn precision_must_be_positive_threshold_may_be_zero() {
+        assert!(Cli::try_parse_from(["rigor", "run", "--precision", "0%", "x"]).is_err());
+        assert!(Cli::try_parse_from(["rigor", "run", "--threshold", "0", "x"]).is_ok());
+        assert!(Cli::try_parse_from(["rigor", "run", "--confidence", "99%", "x"]).is_ok());
+        assert!(
+            Cli::try_parse_from(["rigor", "run", "--seed", "18446744073709551615", "x"]).is_ok()
+        );
     }
 
     #[test]

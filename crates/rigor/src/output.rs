@@ -1,13 +1,9 @@
-//! Printing analysed results and writing the export files.
+//! Everything the binary prints: summaries, warnings, notes, and the progress bar.
 
-use std::path::Path;
-
-use anyhow::{Context, Result};
-use rigor_report::{BenchmarkView, markdown, render};
-use rigor_stats::analysis::Analysis;
-use rigor_store::ResultFile;
-
-use crate::results::failure_lines;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rigor_app::Outcome;
+use rigor_app::recorder::Progress;
+use rigor_store::{ResultFile, Warning};
 
 /// Writes to standard output. A closed pipe (`rigor run … | head`) is not an error: the rest of
 /// the output is dropped and the run goes on to save its results.
@@ -17,60 +13,59 @@ pub fn emit(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
-/// Terminal summaries of every benchmark.
-pub fn summaries(result: &ResultFile, analyses: &[Result<Analysis, String>]) -> String {
-    let failures: Vec<Vec<String>> = result.benchmarks.iter().map(failure_lines).collect();
-    let views = views(result, analyses, &failures);
-    views.iter().map(|v| render(v) + "\n").collect()
-}
-
-fn views<'a>(
-    result: &'a ResultFile,
-    analyses: &'a [Result<Analysis, String>],
-    failures: &'a [Vec<String>],
-) -> Vec<BenchmarkView<'a>> {
-    result
-        .benchmarks
-        .iter()
-        .zip(analyses)
-        .zip(failures)
-        .enumerate()
-        .map(|(i, ((b, a), f))| BenchmarkView {
-            index: i + 1,
-            name: &b.name,
-            analysis: a.as_ref().ok(),
-            failures: f,
-            unanalysed: a.as_ref().err().map(String::as_str),
-        })
-        .collect()
-}
-
-/// The Markdown export.
-pub fn markdown_table(result: &ResultFile, analyses: &[Result<Analysis, String>]) -> String {
-    let none = vec![Vec::new(); result.benchmarks.len()];
-    markdown::table(&views(result, analyses, &none))
-}
-
-/// Writes the CSV and Markdown exports that were asked for; `extra_md` (comparisons) follows the
-/// summary table.
-pub fn write_exports(
-    result: &ResultFile,
-    analyses: &[Result<Analysis, String>],
-    extra_md: &str,
-    csv: Option<&Path>,
-    md: Option<&Path>,
-) -> Result<()> {
-    if let Some(path) = csv {
-        rigor_store::write_atomic(path, rigor_store::to_long_csv(result).as_bytes())
-            .context("writing the CSV export")?;
+/// Shows the non-fatal problems of a result (not an analysis's own, which its summary shows) on
+/// standard error: the one place warnings are printed.
+pub fn warnings(list: &[Warning]) {
+    for w in list {
+        eprintln!("rigor: warning: {w}");
     }
-    if let Some(path) = md {
-        let text = if extra_md.is_empty() {
-            markdown_table(result, analyses)
-        } else {
-            format!("{}\n{extra_md}", markdown_table(result, analyses))
-        };
-        rigor_store::write_atomic(path, text.as_bytes()).context("writing the Markdown export")?;
+}
+
+/// Shows the warnings a result carries.
+pub fn result_warnings(result: &ResultFile) {
+    warnings(&result.warnings);
+}
+
+/// The exit status of an outcome (see [`crate::cli::EXIT_CODES`]).
+pub fn exit_code(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Ok => 0,
+        Outcome::Gated => 1,
+        Outcome::Failed => 2,
+        Outcome::Interrupted => 130,
     }
-    Ok(())
+}
+
+/// A progress bar on standard error (hidden when it is not a terminal).
+pub struct Bar(pub ProgressBar);
+
+impl Bar {
+    /// A bar counting executions.
+    pub fn new() -> Self {
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {wide_bar} {pos}/{len} executions, ETA {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Self(bar)
+    }
+}
+
+impl Progress for Bar {
+    fn set_length(&mut self, planned: usize) {
+        self.0.set_length(planned as u64);
+    }
+    fn restart(&mut self, planned: usize) {
+        self.0.set_position(0);
+        self.0.set_length(planned as u64);
+    }
+    fn advance(&mut self) {
+        self.0.inc(1);
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
 }

@@ -1,45 +1,58 @@
-//! Resolves parsed command-line options into the engines' settings, validating them once.
-
-use std::time::Duration;
+//! Resolves parsed command-line options into the use cases' settings, validating them once,
+//! before anything runs.
 
 use anyhow::{Context, Result, bail};
 use regex::Regex;
-use rigor_runner::{
-    Benchmark, BuildSettings, CommandLine, IterationSource, OutputMode, Settings, Stream, TimeUnit,
+use rigor_app::plan_file::PlanFile;
+use rigor_app::saved::{AnalyzeSettings, CompareFilesSettings, CsvColumns, ReportSettings};
+use rigor_app::settings::{
+    AnalysisSettings, ComparisonSettings, Exports, FailOn, Mode, Origin, PlanSettings, RunSettings,
 };
-use rigor_stats::Quantile;
-use rigor_stats::analysis::AnalysisConfig;
-use rigor_units::Seed;
+use rigor_runner::{
+    Benchmark, BuildSettings, CommandLine, IterationSource, OutputMode, PilotSettings, Settings,
+    Stream,
+};
+use rigor_stats::{Estimator, Quantile};
+use rigor_store::{Discard, LevelKind, ModeRecord, RunSettingsRecord, VerdictMethod};
+use rigor_units::{Fraction, Seed, TimeUnit};
 
-use crate::cli::{AnalysisArgs, Discard, OutputArg, QuantileArg, RunArgs, StreamArg, UnitArg};
-
-/// Everything `rigor run` needs, resolved.
-#[derive(Debug)]
-pub struct RunSettings {
-    /// The benchmarks.
-    pub benchmarks: Vec<Benchmark>,
-    /// The runner's settings.
-    pub runner: Settings,
-    /// Leading iterations of each execution marked as warm-up.
-    pub discard: usize,
-    /// Detect the warm-up from the data (`--discard auto`).
-    pub auto_discard: bool,
-    /// Analysis settings.
-    pub analysis: AnalysisConfig,
-    /// Whether iteration times are expected (pattern given).
-    pub iterations_expected: bool,
-    /// Keeps the temporary build root alive for the run (removed when dropped).
-    pub _build_root: Option<tempfile::TempDir>,
-}
+use crate::cli::{
+    AnalysisArgs, AnalyzeArgs, CompareArgs, ComparisonArgs, EstimatorArg, FailOnArg, MethodArg,
+    OutputArg, PlanArgs, QuantileArg, ReportArgs, RunArgs, StreamArg, UnitArg,
+};
 
 /// Resolves analysis options.
-pub fn analysis_config(a: &AnalysisArgs) -> AnalysisConfig {
-    AnalysisConfig {
-        level: a.confidence,
+pub fn analysis(a: &AnalysisArgs) -> AnalysisSettings {
+    AnalysisSettings {
+        confidence: a.confidence,
         quantile: match a.quantile {
             QuantileArg::T => Quantile::StudentT,
             QuantileArg::Normal => Quantile::Normal,
         },
+    }
+}
+
+/// Resolves comparison options.
+pub fn comparison(a: &ComparisonArgs) -> ComparisonSettings {
+    ComparisonSettings {
+        reference: a.reference.clone(),
+        threshold: a.threshold,
+        method: match a.method {
+            MethodArg::Ratio => VerdictMethod::Ratio,
+            MethodArg::Overlap => VerdictMethod::Overlap,
+        },
+        estimator: match a.estimator {
+            EstimatorArg::Mean => Estimator::Mean,
+            EstimatorArg::Median => Estimator::Median,
+            EstimatorArg::Min => Estimator::Min,
+        },
+        resamples: a.resamples,
+        fail_on: a.fail_on.map(|f| match f {
+            FailOnArg::Regression => FailOn::Regression,
+            FailOnArg::Change => FailOn::Change,
+            FailOnArg::Inconclusive => FailOn::Inconclusive,
+            FailOnArg::Warning => FailOn::Warning,
+        }),
     }
 }
 
@@ -52,13 +65,17 @@ fn unit(u: UnitArg) -> TimeUnit {
     }
 }
 
-/// Resolves and validates `rigor run` options.
-pub fn resolve_run(args: &RunArgs) -> Result<RunSettings> {
-    if args.executions < 2 {
-        bail!(
-            "--executions must be at least 2: an interval needs two top-level units (5 or more for a reliable one)"
-        );
+/// The command line as typed, for the result's provenance.
+fn origin(label: Option<&String>) -> Origin {
+    Origin {
+        command_line: std::env::args().collect(),
+        label: label.cloned(),
+        working_dir: std::env::current_dir().ok(),
     }
+}
+
+/// Resolves and validates `rigor run` options, including the plan file and the mode.
+pub fn run(args: &RunArgs) -> Result<RunSettings> {
     if args.names.len() > args.commands.len() {
         bail!(
             "{} names given for {} commands",
@@ -81,39 +98,13 @@ pub fn resolve_run(args: &RunArgs) -> Result<RunSettings> {
             .map(|t| CommandLine::parse(t, args.shell))
             .transpose()
     };
-    let iterations = match (&args.iterations_from, &args.pattern) {
-        (Some(stream), Some(pattern)) => {
-            let regex =
-                Regex::new(pattern).with_context(|| format!("invalid --pattern '{pattern}'"))?;
-            if regex.captures_len() < 2 {
-                bail!(
-                    "--pattern '{pattern}' needs a capture group around the time, e.g. 'time: ([0-9.]+)'"
-                );
-            }
-            let stream = match stream {
-                StreamArg::Stdout => Stream::Stdout,
-                StreamArg::Stderr => Stream::Stderr,
-            };
-            IterationSource::Pattern {
-                stream,
-                regex,
-                unit: unit(args.unit),
-            }
-        }
-        _ => IterationSource::SamplesFile,
-    };
+    let iterations = iteration_source(args)?;
     let iterations_expected = matches!(iterations, IterationSource::Pattern { .. });
-    let timeout = match args.timeout {
-        Some(t) if !(t > 0.0 && t.is_finite()) => {
-            bail!("--timeout must be a positive number of seconds")
-        }
-        Some(t) => Some(Duration::from_secs_f64(t)),
-        None => None,
-    };
+    let timeout = args.timeout.and_then(|t| t.to_duration());
     if let Some(input) = &args.input {
         std::fs::metadata(input).with_context(|| format!("--input {}", input.display()))?;
     }
-    let (build, build_root) = resolve_build(args, timeout)?;
+    let (build, build_root) = build(args, timeout)?;
     let benchmarks = match args.iterations {
         Some(k) => benchmarks
             .into_iter()
@@ -143,38 +134,176 @@ pub fn resolve_run(args: &RunArgs) -> Result<RunSettings> {
         prepare: hook(&args.prepare)?,
         cleanup: hook(&args.cleanup)?,
         ignore_failure: args.ignore_failure,
-        seed: Seed(args.seed.unwrap_or_else(rand_seed)),
+        seed: args.seed.unwrap_or_else(Seed::from_entropy),
         build,
         randomize_env: args.randomize_env,
         iterations_per_execution: args.iterations,
     };
-    Ok(RunSettings {
+    runner.validate()?;
+    let mut settings = RunSettings {
         benchmarks,
+        commands: args.commands.clone(),
         runner,
-        discard: match args.discard {
-            Discard::Count(n) => n,
-            Discard::Auto => 0,
-        },
-        auto_discard: args.discard == Discard::Auto,
-        analysis: analysis_config(&args.analysis),
+        discard: args.discard,
         iterations_expected,
-        _build_root: build_root,
+        mode: Mode::Fixed,
+        analysis: analysis(&args.analysis),
+        comparison: comparison(&args.compare),
+        exports: Exports {
+            json: args.export_json.clone(),
+            csv: args.export_csv.clone(),
+            markdown: args.export_markdown.clone(),
+            html: args.report.clone(),
+        },
+        simulate: args.simulate,
+        origin: origin(args.label.as_ref()),
+        record: placeholder_record(),
+        build_root,
+    };
+    settings.mode = match &args.plan {
+        Some(path) => {
+            let plan = PlanFile::load(path)?;
+            apply_plan(&mut settings, &plan, args.precision)?;
+            Mode::Planned {
+                plan: Box::new(plan),
+                precision: args.precision,
+            }
+        }
+        None if args.precision.is_some() || args.budget.is_some() => Mode::Adaptive {
+            precision: args.precision,
+            budget: args.budget,
+            max_units: args.max_units,
+        },
+        None => Mode::Fixed,
+    };
+    settings.record = record(&settings, args);
+    Ok(settings)
+}
+
+/// Until the mode is known (the record is filled in last).
+fn placeholder_record() -> RunSettingsRecord {
+    RunSettingsRecord {
+        mode: ModeRecord::Fixed,
+        executions: 0,
+        warmup_executions: 0,
+        discard: Discard::default(),
+        timeout: None,
+        shell: false,
+        simulate: false,
+        ignore_failure: false,
+        quantile: Quantile::StudentT,
+        build: None,
+        builds: None,
+        randomize_env: false,
+        iterations: None,
+        threshold: Fraction::default(),
+        method: VerdictMethod::Ratio,
+        estimator: Estimator::Mean,
+        resamples: 0,
+    }
+}
+
+/// The settings as saved in the result.
+fn record(s: &RunSettings, args: &RunArgs) -> RunSettingsRecord {
+    RunSettingsRecord {
+        mode: match &s.mode {
+            Mode::Fixed => ModeRecord::Fixed,
+            Mode::Planned { precision, .. } => ModeRecord::Planned {
+                precision: *precision,
+            },
+            Mode::Adaptive {
+                precision,
+                budget,
+                max_units,
+            } => ModeRecord::Adaptive {
+                precision: *precision,
+                budget: *budget,
+                max_units: *max_units,
+            },
+        },
+        executions: s.runner.executions,
+        warmup_executions: s.runner.warmup_executions,
+        discard: s.discard,
+        timeout: args.timeout,
+        shell: args.shell,
+        simulate: args.simulate,
+        ignore_failure: args.ignore_failure,
+        quantile: s.analysis.quantile,
+        build: args.build.clone(),
+        builds: s.runner.build.as_ref().map(|b| b.builds),
+        randomize_env: args.randomize_env,
+        iterations: args.iterations,
+        threshold: s.comparison.threshold,
+        method: s.comparison.method,
+        estimator: s.comparison.estimator,
+        resamples: s.comparison.resamples,
+    }
+}
+
+/// Where iteration times come from: a pattern over a stream, else the native samples file.
+fn iteration_source(args: &RunArgs) -> Result<IterationSource> {
+    let (Some(stream), Some(pattern)) = (&args.iterations_from, &args.pattern) else {
+        return Ok(IterationSource::SamplesFile);
+    };
+    let regex = Regex::new(pattern).with_context(|| format!("invalid --pattern '{pattern}'"))?;
+    if regex.captures_len() < 2 {
+        bail!(
+            "--pattern '{pattern}' needs a capture group around the time, e.g. 'time: ([0-9.]+)'"
+        );
+    }
+    Ok(IterationSource::Pattern {
+        stream: match stream {
+            StreamArg::Stdout => Stream::Stdout,
+            StreamArg::Stderr => Stream::Stderr,
+        },
+        regex,
+        unit: unit(args.unit),
     })
 }
 
+/// `--plan FILE`: the plan's lower-level counts, and with `--precision` its top-level count.
+fn apply_plan(s: &mut RunSettings, file: &PlanFile, precision: Option<Fraction>) -> Result<()> {
+    let plans = file.for_benchmarks(&s.benchmarks)?;
+    let discard = s.discard.fixed();
+    for (b, p) in s.benchmarks.iter_mut().zip(&plans) {
+        b.iterations = p.count(LevelKind::Iteration).map(|k| k + discard);
+    }
+    let top = match precision {
+        Some(target) => {
+            let mut most = 2;
+            for p in &plans {
+                most = most.max(p.top_units_for(
+                    target,
+                    s.analysis.confidence,
+                    s.analysis.quantile,
+                )?);
+            }
+            Some(most)
+        }
+        None => None,
+    };
+    let per_build = plans
+        .iter()
+        .filter_map(|p| p.count(LevelKind::Execution))
+        .max();
+    match &mut s.runner.build {
+        Some(build) => {
+            s.runner.executions = per_build.unwrap_or(1);
+            build.builds = top.unwrap_or(build.builds);
+        }
+        None => s.runner.executions = top.unwrap_or(s.runner.executions),
+    }
+    Ok(())
+}
+
 /// The build level, if `--build` was given, and the temporary root it may need.
-fn resolve_build(
+fn build(
     args: &RunArgs,
-    timeout: Option<Duration>,
+    timeout: Option<std::time::Duration>,
 ) -> Result<(Option<BuildSettings>, Option<tempfile::TempDir>)> {
     let Some(text) = &args.build else {
         return Ok((None, None));
     };
-    if args.builds < 2 {
-        bail!(
-            "--builds must be at least 2: an interval over builds needs two builds (5 or more for a reliable one)"
-        );
-    }
     let command = CommandLine::parse(text, args.shell)?;
     let (root, temp) = match &args.build_root {
         Some(dir) => (dir.clone(), None),
@@ -197,14 +326,60 @@ fn resolve_build(
     ))
 }
 
-/// A fresh seed from the clock and process id (only used when none is given; it is printed).
-fn rand_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    // SplitMix64 finaliser to spread the bits.
-    let mut z = nanos ^ (u64::from(std::process::id()) << 32);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+/// Resolves `rigor plan` options.
+pub fn plan(args: &PlanArgs) -> Result<PlanSettings> {
+    Ok(PlanSettings {
+        run: run(&args.run)?,
+        pilot: PilotSettings {
+            executions: args.pilot_executions,
+            iterations: args.pilot_iterations,
+            builds: args.pilot_builds,
+            max_time: args.max_time,
+        },
+        out: args.out.clone(),
+    })
+}
+
+/// Resolves `rigor analyze` options.
+pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
+    let is_csv = !args.levels.is_empty()
+        || args
+            .file
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    if is_csv && args.levels.is_empty() {
+        bail!("a CSV needs --levels COL[,COL...] naming the level columns, top → bottom");
+    }
+    Ok(AnalyzeSettings {
+        file: args.file.clone(),
+        csv: is_csv.then(|| CsvColumns {
+            levels: args.levels.clone(),
+            value: args.value.clone(),
+            benchmark: args.benchmark.clone(),
+        }),
+        discard: args.discard,
+        analysis: analysis(&args.analysis),
+        comparison: comparison(&args.compare),
+    })
+}
+
+/// Resolves `rigor compare` options.
+pub fn compare(args: &CompareArgs) -> CompareFilesSettings {
+    CompareFilesSettings {
+        old: args.old.clone(),
+        new: args.new.clone(),
+        seed: args.seed,
+        analysis: analysis(&args.analysis),
+        comparison: comparison(&args.compare),
+    }
+}
+
+/// Resolves `rigor report` options.
+pub fn report(args: &ReportArgs) -> ReportSettings {
+    ReportSettings {
+        file: args.file.clone(),
+        out: args.out.clone(),
+        analysis: analysis(&args.analysis),
+        comparison: comparison(&args.compare),
+    }
 }

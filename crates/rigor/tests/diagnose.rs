@@ -29,7 +29,14 @@ fn auto_discard_finds_a_twenty_iteration_warmup() {
     assert!(out.contains("discarded the first 20 iteration(s)"), "{out}");
     let s = &json(&path)["benchmarks"][0]["steady_state"];
     assert_eq!(s["independent_warmup"], 20);
-    assert_eq!(s["consistency"], "consistent (warmup)");
+    assert_eq!(
+        s["consistency"],
+        serde_json::json!({"consistent": "warmup"})
+    );
+    assert_eq!(
+        s["applied"],
+        serde_json::json!({"iterations": {"warmup": 20}})
+    );
     let diag = stdout_of(rigor().arg("analyze").arg(&path).arg("--diagnose"));
     assert!(
         diag.contains("initialised after 20, independent after 20"),
@@ -42,7 +49,8 @@ fn auto_discard_finds_a_twenty_iteration_warmup() {
     );
     let robust = stdout_of(rigor().arg("analyze").arg(&path).args(["--robust", "mono"]));
     assert!(
-        robust.contains("Robust (Mono, seed 003 §4.2)") && robust.contains("(plain "),
+        robust.contains("Robust (Mono, Kalibera, Bulej & Tůma 2005b §4.2)")
+            && robust.contains("(plain "),
         "{robust}"
     );
 }

@@ -40,7 +40,7 @@ fn json_has_the_schema_and_recovers_known_components() {
         .assert()
         .success();
     let r = json(&path);
-    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["schema_version"], 2);
     assert_eq!(r["seed"], 11);
     assert_eq!(r["confidence"], 0.95);
     assert_eq!(r["status"], "complete");

@@ -2,19 +2,24 @@
 //! against the same-named one of an old result. Statistics come from `rigor_stats::compare`; this
 //! module pairs benchmarks, applies false-discovery-rate control and stores the outcome.
 
-use anyhow::{Context, Result, bail};
 use rigor_report::comparison::{ComparisonView, effect_text};
-use rigor_stats::compare::{CompareConfig, Comparison, Verdict, compare, overlap_verdict};
-use rigor_stats::fdr::bh_adjusted;
-use rigor_stats::{Analysis, BootstrapConfig, Estimator, Hierarchy, Pairing};
-use rigor_store::{
-    BenchmarkRecord, BoundsRecord, ComparisonRecord, IntervalRecord, ResultFile, SuiteRecord,
+use rigor_stats::compare::{
+    CompareConfig, Comparison, RatioInterval, RatioMethod, Verdict, compare, overlap_verdict,
 };
+use rigor_stats::fdr::bh_adjusted;
+use rigor_stats::{Analysis, Hierarchy, Pairing};
+use rigor_store::{
+    BenchmarkRecord, BoundsRecord, ComparisonRecord, ResultFile, SuiteRecord, VerdictMethod,
+    Warning,
+};
+use rigor_units::{ConfidenceLevel, Fraction, Seed};
 
-use crate::cli::{ComparisonArgs, EstimatorArg, FailOn, MethodArg};
-use crate::results::hierarchy_of;
+use crate::analysis::{Unanalysed, hierarchy_of};
+use crate::error::{AppError, Result};
+use crate::settings::{ComparisonSettings, FailOn};
 
 /// One computed comparison.
+#[derive(Debug)]
 pub struct Computed {
     /// Baseline name.
     pub baseline: String,
@@ -29,7 +34,8 @@ pub struct Computed {
 }
 
 impl Computed {
-    fn view(&self) -> ComparisonView<'_> {
+    /// The report crate's view of it.
+    pub fn view(&self) -> ComparisonView<'_> {
         ComparisonView {
             baseline: &self.baseline,
             candidate: &self.candidate,
@@ -40,52 +46,23 @@ impl Computed {
     }
 }
 
-/// Resolved comparison settings.
+/// Comparison settings resolved for one comparison set: the statistics' configuration and
+/// what decides the verdict.
 pub struct CompareSettings {
     /// Statistics settings.
     pub config: CompareConfig,
     /// Which verdict decides.
-    pub method: MethodArg,
+    pub method: VerdictMethod,
 }
 
-/// Resolves the comparison options; `seed` seeds the bootstrap.
-pub fn settings(args: &ComparisonArgs, level: f64, seed: u64) -> CompareSettings {
-    CompareSettings {
-        config: CompareConfig {
-            level,
-            threshold: args.threshold,
-            estimator: match args.estimator {
-                EstimatorArg::Mean => Estimator::Mean,
-                EstimatorArg::Median => Estimator::Median,
-                EstimatorArg::Min => Estimator::Min,
-            },
-            bootstrap: BootstrapConfig {
-                resamples: args.resamples,
-                seed,
-                level,
-                ..BootstrapConfig::default()
-            },
-            ..CompareConfig::default()
-        },
-        method: args.method,
-    }
-}
-
-/// Keys of a benchmark's top-level units in measurement order: builds, or the rounds of its
-/// executions. Two benchmarks with equal keys ran in the same rounds and can be paired.
-fn top_keys(b: &BenchmarkRecord) -> Vec<usize> {
-    let mut keys = Vec::new();
-    for s in b.samples.iter().filter(|s| !s.warmup) {
-        let k = if b.levels.first().is_some_and(|l| l == "build") {
-            s.build.unwrap_or(0)
-        } else {
-            s.round
-        };
-        if keys.last() != Some(&k) && !keys.contains(&k) {
-            keys.push(k);
+impl CompareSettings {
+    /// From the use case's settings, at `level`, the bootstrap seeded by `seed`.
+    pub fn new(s: &ComparisonSettings, level: ConfidenceLevel, seed: Seed) -> Self {
+        Self {
+            config: s.config(level, seed),
+            method: s.method,
         }
     }
-    keys
 }
 
 fn one(
@@ -95,17 +72,17 @@ fn one(
     paired: bool,
 ) -> Result<Computed> {
     let cfg = CompareConfig { paired, ..s.config };
-    let mut comparison = compare(candidate.1, baseline.1, &cfg).with_context(|| {
-        format!(
-            "comparing '{}' with '{}'",
-            candidate.0.name, baseline.0.name
-        )
-    })?;
+    let mut comparison =
+        compare(candidate.1, baseline.1, &cfg).map_err(|source| AppError::Compare {
+            candidate: candidate.0.name.clone(),
+            baseline: baseline.0.name.clone(),
+            source,
+        })?;
     let overlap = match (baseline.2, candidate.2) {
         (Some(b), Some(c)) => Some(overlap_verdict(&c.interval, &b.interval).verdict),
         _ => None,
     };
-    if s.method == MethodArg::Overlap {
+    if s.method == VerdictMethod::Overlap {
         if let Some(o) = overlap {
             comparison.verdict = o;
         }
@@ -119,17 +96,21 @@ fn one(
     })
 }
 
+/// Comparisons and the warnings met on the way.
+pub type Compared = (Vec<Computed>, Vec<Warning>);
+
 /// Within one run: every benchmark against the reference (paired by round when they ran in the
 /// same rounds).
 pub fn within_run(
     result: &ResultFile,
-    analyses: &[Result<Analysis, String>],
+    analyses: &[std::result::Result<Analysis, Unanalysed>],
     reference: Option<&str>,
     s: &CompareSettings,
-) -> Result<Vec<Computed>> {
+) -> Result<Compared> {
     let n = result.benchmarks.len();
+    let mut warnings = Vec::new();
     if n < 2 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), warnings));
     }
     let r = find_reference(result, reference)?;
     let hierarchies: Vec<Option<Hierarchy>> = result
@@ -139,23 +120,22 @@ pub fn within_run(
         .map(|(b, a)| a.as_ref().ok().and_then(|_| hierarchy_of(b).ok()))
         .collect();
     let Some(base_h) = &hierarchies[r] else {
-        eprintln!(
-            "rigor: no comparisons: the reference '{}' has no result",
-            result.benchmarks[r].name
-        );
-        return Ok(Vec::new());
+        warnings.push(Warning::ReferenceHasNoResult {
+            reference: result.benchmarks[r].name.clone(),
+        });
+        return Ok((Vec::new(), warnings));
     };
     let base = &result.benchmarks[r];
     let mut out = Vec::new();
     for i in (0..n).filter(|&i| i != r) {
         let Some(h) = &hierarchies[i] else { continue };
         let cand = &result.benchmarks[i];
-        let paired = top_keys(cand) == top_keys(base);
+        let paired = cand.top_keys() == base.top_keys();
         if !paired {
-            eprintln!(
-                "rigor: '{}' and '{}' did not run in the same rounds (a failure?): compared unpaired",
-                cand.name, base.name
-            );
+            warnings.push(Warning::Unpaired {
+                candidate: cand.name.clone(),
+                baseline: base.name.clone(),
+            });
         }
         out.push(one(
             (base, base_h, analyses[r].as_ref().ok()),
@@ -165,7 +145,7 @@ pub fn within_run(
         )?);
     }
     control_fdr(&mut out, s.config.level);
-    Ok(out)
+    Ok((out, warnings))
 }
 
 fn find_reference(result: &ResultFile, reference: Option<&str>) -> Result<usize> {
@@ -179,41 +159,51 @@ fn find_reference(result: &ResultFile, reference: Option<&str>) -> Result<usize>
     }
     match name.parse::<usize>() {
         Ok(k) if (1..=result.benchmarks.len()).contains(&k) => Ok(k - 1),
-        _ => bail!(
-            "--reference '{name}' names no benchmark (names: {})",
-            result
+        _ => Err(AppError::NoSuchReference {
+            reference: name.to_string(),
+            names: result
                 .benchmarks
                 .iter()
                 .map(|b| format!("'{}'", b.name))
                 .collect::<Vec<_>>()
-                .join(", ")
-        ),
+                .join(", "),
+        }),
     }
 }
 
 /// Between two results: each benchmark of `new` against the same-named benchmark of `old`.
 pub fn between(
     old: &ResultFile,
-    old_analyses: &[Result<Analysis, String>],
+    old_analyses: &[std::result::Result<Analysis, Unanalysed>],
     new: &ResultFile,
-    new_analyses: &[Result<Analysis, String>],
+    new_analyses: &[std::result::Result<Analysis, Unanalysed>],
     s: &CompareSettings,
-) -> Result<(Vec<Computed>, Option<SuiteRecord>)> {
+) -> Result<(Vec<Computed>, Option<SuiteRecord>, Vec<Warning>)> {
+    let mut warnings = Vec::new();
     let mut out = Vec::new();
     let mut pairs = Vec::new();
     for (i, nb) in new.benchmarks.iter().enumerate() {
         let Some(j) = old.benchmarks.iter().position(|ob| ob.name == nb.name) else {
-            eprintln!("rigor: '{}' is only in the new result", nb.name);
+            warnings.push(Warning::OnlyInNew {
+                benchmark: nb.name.clone(),
+            });
             continue;
         };
         let ob = &old.benchmarks[j];
         let (Ok(oa), Ok(na)) = (&old_analyses[j], &new_analyses[i]) else {
-            eprintln!("rigor: '{}' has no result in one of the files", nb.name);
+            warnings.push(Warning::NoResultToCompare {
+                benchmark: nb.name.clone(),
+            });
             continue;
         };
+        let stats = |source| AppError::Compare {
+            candidate: nb.name.clone(),
+            baseline: ob.name.clone(),
+            source,
+        };
         let (oh, nh) = (
-            hierarchy_of(ob).map_err(anyhow::Error::msg)?,
-            hierarchy_of(nb).map_err(anyhow::Error::msg)?,
+            hierarchy_of(ob).map_err(stats)?,
+            hierarchy_of(nb).map_err(stats)?,
         );
         let mut c = one((ob, &oh, Some(oa)), (nb, &nh, Some(na)), s, false)?;
         c.baseline = format!("{} (old)", ob.name);
@@ -223,11 +213,13 @@ pub fn between(
     }
     for ob in &old.benchmarks {
         if !new.benchmarks.iter().any(|nb| nb.name == ob.name) {
-            eprintln!("rigor: '{}' is only in the old result", ob.name);
+            warnings.push(Warning::OnlyInOld {
+                benchmark: ob.name.clone(),
+            });
         }
     }
     if out.is_empty() {
-        bail!("the two results have no benchmark in common (matched by name)");
+        return Err(AppError::NothingInCommon);
     }
     control_fdr(&mut out, s.config.level);
     let refs: Vec<(&Hierarchy, &Hierarchy)> = pairs.iter().map(|(c, b)| (c, b)).collect();
@@ -237,18 +229,18 @@ pub fn between(
         &s.config.bootstrap,
         Pairing::Independent,
     )
-    .context("the suite's geometric mean")?;
+    .map_err(AppError::Suite)?;
     let suite = SuiteRecord {
         geometric_mean_ratio: gm.estimate,
-        ci: IntervalRecord {
+        ci: RatioInterval {
             lower: gm.lower,
             upper: gm.upper,
             level: gm.level,
-            method: "bootstrap-percentile".into(),
+            method: RatioMethod::BootstrapPercentile,
         },
         benchmarks: refs.len(),
     };
-    Ok((out, Some(suite)))
+    Ok((out, Some(suite), warnings))
 }
 
 /// Benjamini–Hochberg across several comparisons: a change whose adjusted p-value exceeds
@@ -288,41 +280,29 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
             ComparisonRecord {
                 baseline: c.baseline.clone(),
                 candidate: c.candidate.clone(),
-                estimator: x.estimator.to_string(),
+                estimator: x.estimator,
                 ratio: x.ratio,
-                ci: x.ci.map(|ci| IntervalRecord {
-                    lower: ci.lower,
-                    upper: ci.upper,
-                    level: ci.level,
-                    method: ci.method.to_string(),
-                }),
+                ci: x.ci,
                 bootstrap_ci: x.bootstrap.as_ref().map(|b| BoundsRecord {
                     lower: b.lower,
                     upper: b.upper,
                 }),
                 g: x.g,
-                verdict: x.verdict.to_string(),
-                threshold: x.threshold,
+                verdict: x.verdict,
+                threshold: Fraction::new(x.threshold).unwrap_or_default(),
                 effect: effect_text(&c.view()),
                 paired: x.paired,
                 p_value: x.p_value,
                 q_value: c.q_value,
                 more_units: x.more_units,
-                overlap_verdict: c.overlap.map(|o| o.to_string()),
+                overlap_verdict: c.overlap,
             }
         })
         .collect()
 }
 
-/// Whether the exit status should report a failure for `--fail-on`.
+/// Whether a verdict matches `--fail-on` (warnings are checked by the caller, which has them).
 pub fn gate(computed: &[Computed], fail_on: Option<FailOn>) -> bool {
     let Some(rule) = fail_on else { return false };
-    computed.iter().any(|c| match rule {
-        FailOn::Regression => c.comparison.verdict == Verdict::Regression,
-        FailOn::Change => c.comparison.verdict.is_change(),
-        FailOn::Inconclusive => {
-            c.comparison.verdict != Verdict::Equivalent
-                && c.comparison.verdict != Verdict::Improvement
-        }
-    })
+    computed.iter().any(|c| rule.fails_on(c.comparison.verdict))
 }

@@ -12,18 +12,16 @@ use rigor_stats::Analysis;
 use rigor_stats::autocorr::acf;
 use rigor_stats::steady::SteadyStateReport;
 use rigor_store::{BenchmarkRecord, ResultFile};
+use rigor_units::{Seconds, Seed, TimeUnit};
 
+use crate::analysis::{Analyses, hierarchy_of};
 use crate::diagnosis;
 
 /// Lags of the autocorrelation plot.
 const ACF_LAGS: usize = 20;
 
 /// The view of a whole result.
-pub fn build(
-    result: &ResultFile,
-    analyses: &[Result<Analysis, String>],
-    title: &str,
-) -> ReportView {
+pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportView {
     let env = &result.environment;
     let mut environment = vec![
         ("host".to_string(), env.host.clone()),
@@ -41,8 +39,8 @@ pub fn build(
         rigor_version: result.rigor_version.clone(),
         generated: format!("status: {:?}", result.status).to_lowercase(),
         environment,
-        seed: result.seed,
-        confidence: result.confidence,
+        seed: result.seed.get(),
+        confidence: result.confidence.get(),
         benchmarks: result
             .benchmarks
             .iter()
@@ -55,29 +53,25 @@ pub fn build(
             .map(|c| ComparisonRow {
                 baseline: c.baseline.clone(),
                 candidate: c.candidate.clone(),
-                estimator: c.estimator.clone(),
+                estimator: c.estimator.to_string(),
                 ratio: c.ratio,
                 lower: c.ci.as_ref().map(|i| i.lower),
                 upper: c.ci.as_ref().map(|i| i.upper),
-                verdict: c.verdict.clone(),
+                verdict: c.verdict.to_string(),
                 effect_text: c.effect.clone(),
-                threshold: c.threshold,
+                threshold: c.threshold.get(),
             })
             .collect(),
     }
 }
 
-/// Display unit for values around `mean` seconds: (label, factor).
+/// Display unit for values around `mean` seconds: (label, factor), from the one display scaler.
 fn unit(mean: f64) -> (&'static str, f64) {
-    match mean.abs() {
-        m if m < 1e-6 => ("ns", 1e9),
-        m if m < 1e-3 => ("µs", 1e6),
-        m if m < 1.0 => ("ms", 1e3),
-        _ => ("s", 1.0),
-    }
+    let u = TimeUnit::for_magnitude(Seconds(mean));
+    (u.symbol(), u.per_second())
 }
 
-fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: u64) -> BenchmarkSection {
+fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: Seed) -> BenchmarkSection {
     let mean = a.map_or(0.0, |a| a.interval.mean);
     let (label, k) = unit(mean);
     let scale = |v: &[f64]| v.iter().map(|x| x * k).collect::<Vec<_>>();
@@ -94,7 +88,7 @@ fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: u64) -> BenchmarkSec
             rigor_report::diagnosis::render(&rigor_report::diagnosis::DiagnosisView {
                 name: &b.name,
                 steady: Some(s),
-                applied: b.steady_state.as_ref().map(|s| s.applied.as_str()),
+                applied: b.steady_state.as_ref().map(|s| s.applied),
                 impact: None,
                 missing: None,
             })
@@ -110,7 +104,7 @@ fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: u64) -> BenchmarkSec
         mean: mean * k,
         ci_lower: a.map_or(0.0, |a| a.interval.lower * k),
         ci_upper: a.map_or(0.0, |a| a.interval.upper * k),
-        levels: b.levels.clone(),
+        levels: b.level_names(),
         counts: a.map_or_else(Vec::new, |a| a.counts.clone()),
         executions: runs
             .iter()
@@ -149,10 +143,12 @@ fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: u64) -> BenchmarkSec
             clustered: i.clustered.map(|c| c.value),
         }),
         diagnosis: diag,
-        warnings: b
-            .analysis
-            .as_ref()
-            .map_or_else(Vec::new, |a| a.warnings.clone()),
+        warnings: b.analysis.as_ref().map_or_else(Vec::new, |a| {
+            a.warnings
+                .iter()
+                .map(rigor_report::warnings::text)
+                .collect()
+        }),
     }
 }
 
@@ -177,15 +173,15 @@ fn warmup_cut(b: &BenchmarkRecord, steady: Option<&SteadyStateReport>) -> Option
 
 /// Means of the units just above the measurements (executions), in display units.
 fn execution_means(b: &BenchmarkRecord, k: f64) -> Vec<f64> {
-    match crate::results::hierarchy_of(b) {
+    match hierarchy_of(b) {
         Ok(h) if h.depth() >= 2 => h.unit_means(h.depth() - 2).iter().map(|m| m * k).collect(),
         Ok(h) => h.values().iter().map(|m| m * k).collect(),
         Err(_) => Vec::new(),
     }
 }
 
-fn shuffled(runs: &[Vec<f64>], seed: u64) -> Vec<Vec<f64>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+fn shuffled(runs: &[Vec<f64>], seed: Seed) -> Vec<Vec<f64>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed.get());
     runs.iter()
         .map(|r| {
             let mut s = r.clone();
@@ -197,7 +193,7 @@ fn shuffled(runs: &[Vec<f64>], seed: u64) -> Vec<Vec<f64>> {
 
 /// Pairs (x_t, x_{t+lag}) within each execution's steady part, for lags 1–4, beside the same for
 /// the values shuffled within each execution.
-fn lag_panels(runs: &[Vec<f64>], seed: u64) -> Vec<LagPanel> {
+fn lag_panels(runs: &[Vec<f64>], seed: Seed) -> Vec<LagPanel> {
     let mixed = shuffled(runs, seed);
     let pairs = |rs: &[Vec<f64>], lag: usize| -> Vec<(f64, f64)> {
         rs.iter()
@@ -215,7 +211,7 @@ fn lag_panels(runs: &[Vec<f64>], seed: u64) -> Vec<LagPanel> {
 }
 
 /// Autocorrelations of the longest steady part, beside the same values shuffled.
-fn acf_panel(runs: &[Vec<f64>], seed: u64) -> Option<AcfPanel> {
+fn acf_panel(runs: &[Vec<f64>], seed: Seed) -> Option<AcfPanel> {
     let longest = runs.iter().max_by_key(|r| r.len())?;
     let lags = ACF_LAGS.min(longest.len().saturating_sub(2));
     if lags == 0 {

@@ -4,14 +4,15 @@
 use rigor_stats::impact::{ImpactConfig, ImpactFactor, impact_factor, impact_factor_centred};
 use rigor_stats::mixture::{MixtureConfig, impact_factor_clustered};
 use rigor_stats::robust::{RobustConfig, RobustEstimate, plain_estimate, robust_estimate};
-use rigor_stats::steady::{Consistency, Recommendation, SteadyConfig, SteadyStateReport, diagnose};
-use rigor_store::{BenchmarkRecord, SteadyStateRecord};
+use rigor_stats::steady::{Recommendation, SteadyConfig, SteadyStateReport, diagnose};
+use rigor_store::{BenchmarkRecord, ResultFile, SampleRecord, SteadyStateRecord, Warning};
+use rigor_units::{ConfidenceLevel, Seed};
 
 /// An execution's identity: (build, execution).
 type ExecKey = (Option<usize>, usize);
 
 /// Groups consecutive samples by execution, in order.
-fn group<'a>(samples: impl Iterator<Item = &'a rigor_store::SampleRecord>) -> Vec<Vec<f64>> {
+fn group<'a>(samples: impl Iterator<Item = &'a SampleRecord>) -> Vec<Vec<f64>> {
     let mut runs: Vec<(ExecKey, Vec<f64>)> = Vec::new();
     for s in samples {
         let key = (s.build, s.execution);
@@ -24,7 +25,7 @@ fn group<'a>(samples: impl Iterator<Item = &'a rigor_store::SampleRecord>) -> Ve
 }
 
 fn has_iterations(b: &BenchmarkRecord) -> bool {
-    b.levels.last().is_some_and(|l| l != "execution")
+    b.layout.has_iterations()
 }
 
 /// Each measured execution's iterations in order (discarded ones included), or `None` when the
@@ -33,12 +34,7 @@ pub fn runs_of(b: &BenchmarkRecord) -> Option<Vec<Vec<f64>>> {
     if !has_iterations(b) {
         return None;
     }
-    let warm: std::collections::HashSet<ExecKey> = b
-        .executions
-        .iter()
-        .filter(|e| e.warmup)
-        .map(|e| (e.build, e.execution))
-        .collect();
+    let warm = warmup_executions(b);
     Some(group(
         b.samples
             .iter()
@@ -49,44 +45,31 @@ pub fn runs_of(b: &BenchmarkRecord) -> Option<Vec<Vec<f64>>> {
 /// The diagnosis of a benchmark with iterations; `seed` seeds the shuffled comparisons.
 pub fn diagnose_benchmark(
     b: &BenchmarkRecord,
-    seed: u64,
-) -> Option<Result<SteadyStateReport, String>> {
+    seed: Seed,
+) -> Option<Result<SteadyStateReport, rigor_stats::StatsError>> {
     let runs = runs_of(b)?;
     let mut cfg = SteadyConfig::default();
-    cfg.independence.seed = seed;
-    Some(diagnose(&runs, &cfg).map_err(|e| e.to_string()))
+    cfg.independence.seed = seed.get();
+    Some(diagnose(&runs, &cfg))
 }
 
 /// Applies Kalibera & Jones' rule to the samples (marking discarded iterations as warm-up) and
 /// returns the stored record.
 pub fn apply(b: &mut BenchmarkRecord, report: &SteadyStateReport) -> SteadyStateRecord {
-    let applied = match report.recommendation() {
-        Recommendation::Iterations { warmup } => {
-            mark(b, |i| i < warmup);
-            format!(
-                "discarded the first {warmup} iteration(s) of every execution (independent state)"
-            )
-        }
-        Recommendation::SingleIteration { index } => {
-            mark(b, |i| i != index);
-            format!(
-                "never independent: kept only iteration {} of every execution, the first initialised one",
-                index + 1
-            )
-        }
-        Recommendation::Unsettled => {
-            "no execution reached a steady state: all iterations kept; treat the result with care"
-                .to_string()
-        }
-    };
-    record(report, applied)
+    let rule = report.recommendation();
+    match rule {
+        Recommendation::Iterations { warmup } => mark(b, |i| i < warmup),
+        Recommendation::SingleIteration { index } => mark(b, |i| i != index),
+        Recommendation::Unsettled => {}
+    }
+    record(report, rule)
 }
 
-/// The stored form of a diagnosis.
-pub fn record(report: &SteadyStateReport, applied: String) -> SteadyStateRecord {
+/// The stored form of a diagnosis and the rule applied.
+pub fn record(report: &SteadyStateReport, applied: Recommendation) -> SteadyStateRecord {
     SteadyStateRecord {
-        classes: report.runs.iter().map(|r| r.class.to_string()).collect(),
-        consistency: consistency_text(report.consistency),
+        classes: report.runs.iter().map(|r| r.class).collect(),
+        consistency: report.consistency,
         initialised_warmup: report.initialised_warmup,
         independent_warmup: report.independent_warmup,
         never_independent: report.never_independent,
@@ -96,22 +79,17 @@ pub fn record(report: &SteadyStateReport, applied: String) -> SteadyStateRecord 
     }
 }
 
-/// "consistent (warmup)", "good inconsistent", "bad inconsistent".
-pub fn consistency_text(c: Consistency) -> String {
-    match c {
-        Consistency::Consistent(class) => format!("consistent ({class})"),
-        Consistency::GoodInconsistent => "good inconsistent".into(),
-        Consistency::BadInconsistent => "bad inconsistent".into(),
-    }
-}
-
-fn mark(b: &mut BenchmarkRecord, discard: impl Fn(usize) -> bool) {
-    let warm: std::collections::HashSet<ExecKey> = b
-        .executions
+/// The whole executions run as warm-up.
+fn warmup_executions(b: &BenchmarkRecord) -> std::collections::HashSet<ExecKey> {
+    b.executions
         .iter()
         .filter(|e| e.warmup)
         .map(|e| (e.build, e.execution))
-        .collect();
+        .collect()
+}
+
+fn mark(b: &mut BenchmarkRecord, discard: impl Fn(usize) -> bool) {
+    let warm = warmup_executions(b);
     for s in &mut b.samples {
         s.warmup = warm.contains(&(s.build, s.execution)) || discard(s.iteration);
     }
@@ -138,9 +116,10 @@ fn analysed_runs(b: &BenchmarkRecord) -> Vec<Vec<f64>> {
 /// Mono's robust estimate (seed 003 §4.2) beside the plain one, on the analysed values.
 pub fn robust(
     b: &BenchmarkRecord,
-    level: f64,
-    seed: u64,
+    level: ConfidenceLevel,
+    seed: Seed,
 ) -> Option<(RobustEstimate, RobustEstimate)> {
+    let (level, seed) = (level.get(), seed.get());
     if !has_iterations(b) {
         return None;
     }
@@ -158,7 +137,8 @@ pub fn robust(
 
 /// Impact factors of the random initial state on the analysed values: original, run-mean
 /// centred and clustered. `None` without iterations or with too few runs.
-pub fn impact(b: &BenchmarkRecord, seed: u64) -> Option<Impacts> {
+pub fn impact(b: &BenchmarkRecord, seed: Seed) -> Option<Impacts> {
+    let seed = seed.get();
     if !has_iterations(b) {
         return None;
     }
@@ -179,22 +159,28 @@ pub fn impact(b: &BenchmarkRecord, seed: u64) -> Option<Impacts> {
     })
 }
 
-/// `--discard auto` for every benchmark with iterations; problems are reported, not fatal.
-pub fn auto_discard_all(result: &mut rigor_store::ResultFile) {
+/// `--discard auto` for every benchmark with iterations; benchmarks that cannot be diagnosed
+/// keep their data and get a warning.
+pub fn auto_discard_all(result: &mut ResultFile) -> Vec<Warning> {
     let seed = result.seed;
+    let mut warnings = Vec::new();
     for b in &mut result.benchmarks {
         match diagnose_benchmark(b, seed) {
             Some(Ok(report)) => b.steady_state = Some(apply(b, &report)),
-            Some(Err(e)) => eprintln!("rigor: '{}': no warm-up detection: {e}", b.name),
+            Some(Err(e)) => warnings.push(Warning::NoWarmupDetection {
+                benchmark: b.name.clone(),
+                reason: e.to_string(),
+            }),
             None => {}
         }
     }
+    warnings
 }
 
 /// `--discard N` re-applied to saved data.
-pub fn discard_fixed(result: &mut rigor_store::ResultFile, n: usize) {
+pub fn discard_fixed(result: &mut ResultFile, n: usize) {
     for b in &mut result.benchmarks {
-        if b.levels.last().is_some_and(|l| l == "iteration") {
+        if b.layout.has_iterations() {
             mark(b, |i| i < n);
         }
     }

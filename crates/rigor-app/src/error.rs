@@ -1,0 +1,99 @@
+//! The error type of rigor's use cases. Every variant keeps its source.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// What stops a use case.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum AppError {
+    /// Measuring failed (a setting, a process, a file the runner needs).
+    #[error(transparent)]
+    Run(#[from] rigor_runner::RunError),
+    /// A result file could not be read or written.
+    #[error(transparent)]
+    Store(#[from] rigor_store::StoreError),
+    /// Two benchmarks could not be compared.
+    #[error("comparing '{candidate}' with '{baseline}'")]
+    Compare {
+        /// The candidate.
+        candidate: String,
+        /// The baseline.
+        baseline: String,
+        /// Why.
+        #[source]
+        source: rigor_stats::StatsError,
+    },
+    /// A statistic over the whole suite could not be computed.
+    #[error("the suite's geometric mean")]
+    Suite(#[source] rigor_stats::StatsError),
+    /// `--reference` names no benchmark.
+    #[error("--reference '{reference}' names no benchmark (names: {names})")]
+    NoSuchReference {
+        /// What was given.
+        reference: String,
+        /// The benchmarks' names, quoted and joined.
+        names: String,
+    },
+    /// Two results share no benchmark.
+    #[error("the two results have no benchmark in common (matched by name)")]
+    NothingInCommon,
+    /// A plan file could not be read or written.
+    #[error("{}", path.display())]
+    PlanFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: PlanFileError,
+    },
+    /// A plan has no entry for a benchmark.
+    #[error("the plan has no entry for '{0}'")]
+    NotInPlan(String),
+    /// A plan cannot give the top-level count for a precision.
+    #[error("plan for '{benchmark}'")]
+    PlanPrecision {
+        /// The benchmark.
+        benchmark: String,
+        /// Why.
+        #[source]
+        source: rigor_stats::StatsError,
+    },
+    /// The pilot of `plan` was interrupted.
+    #[error("interrupted during the pilot; no plan written")]
+    PilotInterrupted,
+    /// No benchmark could be planned.
+    #[error("no benchmark could be planned")]
+    NothingPlanned,
+    /// A file could not be written.
+    #[error("writing {what}")]
+    Write {
+        /// What was being written.
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: rigor_store::StoreError,
+    },
+    /// A temporary directory for builds could not be made.
+    #[error("creating a directory for builds")]
+    BuildRoot(#[source] std::io::Error),
+}
+
+/// Why a plan file could not be read or written.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum PlanFileError {
+    /// The file could not be read.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The file is not a plan (the message names the line and column).
+    #[error(transparent)]
+    Parse(#[from] toml::de::Error),
+    /// The plan could not be rendered.
+    #[error("rendering the plan: {0}")]
+    Render(#[from] toml::ser::Error),
+}
+
+/// Shorthand for this crate's results.
+pub type Result<T, E = AppError> = std::result::Result<T, E>;

@@ -1,0 +1,143 @@
+//! The files a run or an analysis writes at the end: long CSV, Markdown, the HTML report.
+
+use std::path::Path;
+
+use rigor_report::{BenchmarkView, markdown};
+use rigor_store::{BenchmarkRecord, ResultFile};
+
+use crate::analysis::Analyses;
+use crate::comparisons::Computed;
+use crate::error::{AppError, Result};
+use crate::report_view;
+use crate::settings::Exports;
+
+/// Failures of a benchmark, in words.
+pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
+    b.failures
+        .iter()
+        .map(|f| {
+            let tail = last_lines(f.stderr_tail.trim(), 3);
+            if tail.is_empty() {
+                format!("execution {}: {}", f.execution + 1, f.reason)
+            } else {
+                format!(
+                    "execution {}: {}; stderr ends:\n    {}",
+                    f.execution + 1,
+                    f.reason,
+                    tail.replace('\n', "\n    ")
+                )
+            }
+        })
+        .collect()
+}
+
+fn last_lines(text: &str, n: usize) -> &str {
+    let mut idx = text.len();
+    for _ in 0..n {
+        match text[..idx].rfind('\n') {
+            Some(i) => idx = i,
+            None => return text,
+        }
+    }
+    &text[idx + 1..]
+}
+
+/// Unanalysed reasons as text, one per benchmark (empty when analysed).
+pub fn reasons(analyses: &Analyses) -> Vec<Option<String>> {
+    analyses
+        .iter()
+        .map(|a| a.as_ref().err().map(ToString::to_string))
+        .collect()
+}
+
+/// The report crate's views of every benchmark (`failures` and `reasons` outlive them).
+pub fn views<'a>(
+    result: &'a ResultFile,
+    analyses: &'a Analyses,
+    failures: &'a [Vec<String>],
+    reasons: &'a [Option<String>],
+) -> Vec<BenchmarkView<'a>> {
+    result
+        .benchmarks
+        .iter()
+        .zip(analyses)
+        .zip(failures)
+        .zip(reasons)
+        .enumerate()
+        .map(|(i, (((b, a), f), r))| BenchmarkView {
+            index: i + 1,
+            name: &b.name,
+            analysis: a.as_ref().ok(),
+            failures: f,
+            unanalysed: r.as_deref(),
+        })
+        .collect()
+}
+
+/// Terminal summaries of every benchmark.
+pub fn summaries(result: &ResultFile, analyses: &Analyses) -> String {
+    let failures: Vec<Vec<String>> = result.benchmarks.iter().map(failure_lines).collect();
+    let reasons = reasons(analyses);
+    views(result, analyses, &failures, &reasons)
+        .iter()
+        .map(|v| rigor_report::render(v) + "\n")
+        .collect()
+}
+
+/// The Markdown export: the summary table, then the comparisons.
+pub fn markdown_text(result: &ResultFile, analyses: &Analyses, computed: &[Computed]) -> String {
+    let none = vec![Vec::new(); result.benchmarks.len()];
+    let reasons = reasons(analyses);
+    let table = markdown::table(&views(result, analyses, &none, &reasons));
+    let comparisons = crate::comparisons::markdown(computed);
+    if comparisons.is_empty() {
+        table
+    } else {
+        format!("{table}\n{comparisons}")
+    }
+}
+
+/// Writes the HTML report of an analysed result.
+pub fn write_html(
+    path: &Path,
+    result: &ResultFile,
+    analyses: &Analyses,
+    title: &str,
+) -> Result<()> {
+    let view = report_view::build(result, analyses, title);
+    let html = rigor_report::html::render_html(&view);
+    rigor_store::write_atomic(path, html.as_bytes()).map_err(|source| AppError::Write {
+        what: "the HTML report",
+        source,
+    })
+}
+
+/// Writes the CSV, Markdown and HTML exports that were asked for (the JSON result is written as
+/// the run goes).
+pub fn write_all(
+    exports: &Exports,
+    result: &ResultFile,
+    analyses: &Analyses,
+    computed: &[Computed],
+) -> Result<()> {
+    if let Some(path) = &exports.csv {
+        rigor_store::write_atomic(path, rigor_store::to_long_csv(result).as_bytes()).map_err(
+            |source| AppError::Write {
+                what: "the CSV export",
+                source,
+            },
+        )?;
+    }
+    if let Some(path) = &exports.markdown {
+        rigor_store::write_atomic(path, markdown_text(result, analyses, computed).as_bytes())
+            .map_err(|source| AppError::Write {
+                what: "the Markdown export",
+                source,
+            })?;
+    }
+    if let Some(path) = &exports.html {
+        let title = format!("rigor report: {}", path.display());
+        write_html(path, result, analyses, &title)?;
+    }
+    Ok(())
+}

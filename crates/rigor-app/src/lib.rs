@@ -1,0 +1,55 @@
+//! rigor's use cases, independent of any front end.
+//!
+//! The `rigor` binary turns its command line into the [`settings`] here and prints what these
+//! functions return; a history store, a server or a harness can call the same functions.
+//!
+//! - [`run::run`]: measure (fixed, planned or adaptive), persisting every execution as it
+//!   completes, then analyse, diagnose warm-up and compare.
+//! - [`plan::plan`]: a pilot, and the plan file with the optimal counts per level.
+//! - [`saved::analyze`], [`saved::compare`], [`saved::report`]: the same analyses over saved
+//!   results.
+//! - [`report_view`]: the HTML report's view model (the report crate only draws it).
+//!
+//! Nothing here prints: non-fatal problems are typed [`rigor_store::Warning`]s saved in the
+//! result, and errors are [`AppError`]s that keep their source.
+
+pub mod analysis;
+pub mod comparisons;
+pub mod diagnosis;
+pub mod error;
+pub mod exports;
+pub mod plan;
+pub mod plan_file;
+pub mod provenance;
+pub mod recorder;
+pub mod report_view;
+pub mod run;
+pub mod saved;
+pub mod settings;
+
+pub use error::{AppError, PlanFileError, Result};
+
+use comparisons::Computed;
+use rigor_store::ResultFile;
+use settings::FailOn;
+
+/// How a use case ended, for the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything ran and nothing matched `--fail-on`.
+    Ok,
+    /// A benchmark failed.
+    Failed,
+    /// The user stopped it (Ctrl-C); the data measured so far is kept.
+    Interrupted,
+    /// `--fail-on` matched.
+    Gated,
+}
+
+/// Whether `--fail-on` matches: a verdict, or with [`FailOn::Warning`] any warning of the result.
+pub fn gated(computed: &[Computed], result: &ResultFile, fail_on: Option<FailOn>) -> bool {
+    match fail_on {
+        Some(FailOn::Warning) => run::has_warnings(result),
+        rule => comparisons::gate(computed, rule),
+    }
+}

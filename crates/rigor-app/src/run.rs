@@ -1,0 +1,191 @@
+//! The run use case: measure, persisting every execution as it completes, then analyse,
+//! diagnose and compare. Nothing here prints; the caller shows the outcome.
+
+use rigor_runner::{
+    AdaptiveReport, AdaptiveSettings, BenchmarkStatus, Ending, Executor, PilotSettings, Report,
+    Scheduler, StopSignal, run_adaptive,
+};
+use rigor_store::{BenchmarkRecord, Environment, IncrementalWriter, Layout, ResultFile, RunStatus};
+
+use crate::analysis::{Analyses, analyze_all};
+use crate::comparisons::{self, CompareSettings, Computed};
+use crate::diagnosis;
+use crate::error::{AppError, Result};
+use crate::recorder::{Progress, Recorder};
+use crate::settings::{FailOn, Mode, RunSettings};
+use crate::{Outcome, provenance};
+
+/// What an adaptive run did, for the caller to explain.
+#[derive(Debug, Clone)]
+pub struct AdaptiveOutcome {
+    /// The runner's account.
+    pub report: AdaptiveReport,
+    /// The pilot it started with.
+    pub pilot: PilotSettings,
+}
+
+/// Everything a run produced.
+#[derive(Debug)]
+pub struct Measured {
+    /// The result, analysed, as saved.
+    pub result: ResultFile,
+    /// Each benchmark's analysis or why it has none.
+    pub analyses: Analyses,
+    /// Comparisons of the benchmarks with the reference.
+    pub comparisons: Vec<Computed>,
+    /// What the adaptive rule did, for adaptive runs.
+    pub adaptive: Option<AdaptiveOutcome>,
+    /// How it ended, for the exit status.
+    pub outcome: Outcome,
+}
+
+/// Runs the experiment `settings` describe on `executor`, persisting as it goes.
+pub fn run(
+    settings: &RunSettings,
+    executor: &mut dyn Executor,
+    stop: StopSignal,
+    progress: &mut dyn Progress,
+) -> Result<Measured> {
+    let header = header(settings);
+    let writer = match &settings.exports.json {
+        Some(path) => Some(IncrementalWriter::create(path, &header)?),
+        None => None,
+    };
+    let mut recorder = Recorder::new(writer, settings.discard.fixed(), progress);
+    let (report, adaptive) = match &settings.mode {
+        Mode::Adaptive {
+            precision,
+            budget,
+            max_units,
+        } => {
+            let adaptive = AdaptiveSettings {
+                target: *precision,
+                budget: *budget,
+                level: settings.analysis.confidence,
+                quantile: settings.analysis.quantile,
+                max_looks: rigor_runner::DEFAULT_LOOKS,
+                max_units: *max_units,
+            };
+            let pilot = PilotSettings::adaptive();
+            let report = run_adaptive(
+                &settings.benchmarks,
+                &settings.runner,
+                settings.discard.fixed(),
+                &pilot,
+                &adaptive,
+                stop,
+                executor,
+                &mut recorder,
+            )?;
+            (
+                report.report.clone(),
+                Some(AdaptiveOutcome { report, pilot }),
+            )
+        }
+        Mode::Fixed | Mode::Planned { .. } => {
+            let report = Scheduler::new(&settings.benchmarks, &settings.runner, stop)
+                .run(executor, &mut recorder)?;
+            (report, None)
+        }
+    };
+    let (log, writer) = recorder.into_parts();
+    let mut result = header;
+    result.log = log;
+    result.status = match report.ending {
+        Ending::Interrupted => RunStatus::Interrupted,
+        _ => RunStatus::Complete,
+    };
+    result.provenance.ended = Some(jiff::Timestamp::now());
+    rigor_store::file::fold_log(&mut result);
+    let (analyses, comparisons) = analyse(&mut result, settings)?;
+    if let Some(w) = writer {
+        w.finish(&result).map_err(|source| AppError::Write {
+            what: "the JSON result",
+            source,
+        })?;
+    }
+    let outcome = outcome(&report, &comparisons, &result, settings.comparison.fail_on);
+    Ok(Measured {
+        result,
+        analyses,
+        comparisons,
+        adaptive,
+        outcome,
+    })
+}
+
+/// Warm-up detection (when asked), analysis and comparisons of a measured result.
+fn analyse(result: &mut ResultFile, settings: &RunSettings) -> Result<(Analyses, Vec<Computed>)> {
+    if settings.discard == rigor_store::Discard::Auto {
+        let warnings = diagnosis::auto_discard_all(result);
+        result.warnings.extend(warnings);
+    }
+    let analyses = analyze_all(result, &settings.analysis);
+    let cs = CompareSettings::new(
+        &settings.comparison,
+        settings.analysis.confidence,
+        result.seed,
+    );
+    let (computed, warnings) = comparisons::within_run(
+        result,
+        &analyses,
+        settings.comparison.reference.as_deref(),
+        &cs,
+    )?;
+    result.warnings.extend(warnings);
+    result.comparisons = comparisons::records(&computed);
+    Ok((analyses, computed))
+}
+
+/// The exit-status outcome of a run.
+fn outcome(
+    report: &Report,
+    computed: &[Computed],
+    result: &ResultFile,
+    fail_on: Option<FailOn>,
+) -> Outcome {
+    let failed = report
+        .status
+        .iter()
+        .any(|s| *s != BenchmarkStatus::Completed);
+    match report.ending {
+        Ending::Interrupted => Outcome::Interrupted,
+        _ if failed => Outcome::Failed,
+        _ if crate::gated(computed, result, fail_on) => Outcome::Gated,
+        _ => Outcome::Ok,
+    }
+}
+
+/// The result file as it starts: settings, provenance, machine, and one empty record per
+/// benchmark with its level layout.
+pub fn header(s: &RunSettings) -> ResultFile {
+    let layout = Layout::new(s.runner.build.is_some(), s.iterations_expected);
+    let mut result = ResultFile::new(s.runner.seed, s.analysis.confidence);
+    result.status = RunStatus::Running;
+    result.provenance = provenance::starting(&s.origin);
+    result.environment = if s.simulate {
+        Environment {
+            host: "simulated".into(),
+            ..Environment::default()
+        }
+    } else {
+        Environment::detect()
+    };
+    result.settings = Some(s.record.clone());
+    result.benchmarks = s
+        .benchmarks
+        .iter()
+        .zip(&s.commands)
+        .map(|(b, command)| BenchmarkRecord::new(b.name.clone(), command.clone(), layout))
+        .collect();
+    result
+}
+
+/// Whether `warnings` would make `--fail-on warning` fail: run-level warnings or any analysis's.
+pub fn has_warnings(result: &ResultFile) -> bool {
+    !result.warnings.is_empty()
+        || result
+            .benchmarks
+            .iter()
+            .any(|b| b.analysis.as_ref().is_some_and(|a| !a.warnings.is_empty()))
+}

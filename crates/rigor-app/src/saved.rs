@@ -1,0 +1,227 @@
+//! Use cases over saved results: re-analyse one (or a long-format CSV), compare two, report one.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use rigor_store::{
+    BenchmarkRecord, Discard, Layout, ResultFile, RunStatus, SampleRecord, SuiteRecord, Warning,
+};
+use rigor_units::{ConfidenceLevel, Seed};
+
+use crate::analysis::{Analyses, analyze_all};
+use crate::comparisons::{self, CompareSettings, Computed};
+use crate::diagnosis;
+use crate::error::Result;
+use crate::settings::{AnalysisSettings, ComparisonSettings};
+
+/// How to read a long-format CSV.
+#[derive(Debug, Clone)]
+pub struct CsvColumns {
+    /// Columns identifying each level, top → bottom (the last identifies the measurement).
+    pub levels: Vec<String>,
+    /// The column holding the value (seconds).
+    pub value: String,
+    /// A column naming each row's benchmark.
+    pub benchmark: Option<String>,
+}
+
+/// What `analyze` needs.
+#[derive(Debug, Clone)]
+pub struct AnalyzeSettings {
+    /// A result file, or a CSV.
+    pub file: PathBuf,
+    /// Read `file` as a long CSV with these columns.
+    pub csv: Option<CsvColumns>,
+    /// Re-apply a warm-up discard.
+    pub discard: Option<Discard>,
+    /// Intervals.
+    pub analysis: AnalysisSettings,
+    /// Comparisons.
+    pub comparison: ComparisonSettings,
+}
+
+/// A saved result, analysed again.
+#[derive(Debug)]
+pub struct Analysed {
+    /// The result with fresh estimates and warnings.
+    pub result: ResultFile,
+    /// Each benchmark's analysis or why it has none.
+    pub analyses: Analyses,
+    /// Comparisons with the reference.
+    pub comparisons: Vec<Computed>,
+}
+
+/// Re-analyses a saved result (even a killed run's) or a long CSV.
+pub fn analyze(s: &AnalyzeSettings) -> Result<Analysed> {
+    let mut result = match &s.csv {
+        Some(columns) => from_csv(&s.file, columns)?,
+        None => rigor_store::load(&s.file)?,
+    };
+    analyze_loaded(&mut result, &s.file, s.discard, &s.analysis, &s.comparison)
+}
+
+fn analyze_loaded(
+    result: &mut ResultFile,
+    file: &std::path::Path,
+    discard: Option<Discard>,
+    analysis: &AnalysisSettings,
+    comparison: &ComparisonSettings,
+) -> Result<Analysed> {
+    result.warnings.clear();
+    if result.status != RunStatus::Complete {
+        result.warnings.push(Warning::Unfinished {
+            file: file.display().to_string(),
+            status: result.status,
+        });
+    }
+    match discard {
+        Some(Discard::Auto) => {
+            let w = diagnosis::auto_discard_all(result);
+            result.warnings.extend(w);
+        }
+        Some(Discard::Count(n)) => diagnosis::discard_fixed(result, n),
+        None => {}
+    }
+    let analyses = analyze_all(result, analysis);
+    let cs = CompareSettings::new(comparison, analysis.confidence, result.seed);
+    let (computed, warnings) =
+        comparisons::within_run(result, &analyses, comparison.reference.as_deref(), &cs)?;
+    result.warnings.extend(warnings);
+    result.comparisons = comparisons::records(&computed);
+    Ok(Analysed {
+        result: std::mem::replace(result, ResultFile::new(Seed(0), analysis.confidence)),
+        analyses,
+        comparisons: computed,
+    })
+}
+
+/// What `report` needs.
+#[derive(Debug, Clone)]
+pub struct ReportSettings {
+    /// The result file.
+    pub file: PathBuf,
+    /// Where the HTML goes.
+    pub out: PathBuf,
+    /// Intervals.
+    pub analysis: AnalysisSettings,
+    /// Comparisons.
+    pub comparison: ComparisonSettings,
+}
+
+/// Writes the HTML report of a saved result; returns the analysed result.
+pub fn report(s: &ReportSettings) -> Result<Analysed> {
+    let mut result = rigor_store::load(&s.file)?;
+    let analysed = analyze_loaded(&mut result, &s.file, None, &s.analysis, &s.comparison)?;
+    let title = format!("rigor report: {}", s.file.display());
+    crate::exports::write_html(&s.out, &analysed.result, &analysed.analyses, &title)?;
+    Ok(analysed)
+}
+
+/// What `compare` needs.
+#[derive(Debug, Clone)]
+pub struct CompareFilesSettings {
+    /// The baseline result.
+    pub old: PathBuf,
+    /// The candidate result.
+    pub new: PathBuf,
+    /// Seed of the bootstrap.
+    pub seed: Seed,
+    /// Intervals.
+    pub analysis: AnalysisSettings,
+    /// Comparisons.
+    pub comparison: ComparisonSettings,
+}
+
+/// Two results compared benchmark by benchmark.
+#[derive(Debug)]
+pub struct ComparedFiles {
+    /// Each matched benchmark, new against old.
+    pub comparisons: Vec<Computed>,
+    /// The geometric-mean ratio over the suite.
+    pub suite: Option<SuiteRecord>,
+    /// Benchmarks not compared, and other problems.
+    pub warnings: Vec<Warning>,
+    /// Analysis warnings of either file, for `--fail-on warning`.
+    pub analysis_warnings: bool,
+    /// The confidence level used.
+    pub confidence: ConfidenceLevel,
+}
+
+/// Compares each benchmark of `new` with the same-named one of `old`.
+pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
+    let mut old = rigor_store::load(&s.old)?;
+    let mut new = rigor_store::load(&s.new)?;
+    let old_analyses = analyze_all(&mut old, &s.analysis);
+    let new_analyses = analyze_all(&mut new, &s.analysis);
+    let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, s.seed);
+    let (comparisons, suite, warnings) =
+        comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs)?;
+    Ok(ComparedFiles {
+        comparisons,
+        suite,
+        warnings,
+        analysis_warnings: crate::run::has_warnings(&old) || crate::run::has_warnings(&new),
+        confidence: s.analysis.confidence,
+    })
+}
+
+/// Reads a long CSV into a result with one benchmark per group. Levels are assigned by depth
+/// (executions; executions × iterations; builds × executions × iterations) and keep the CSV's
+/// column names for display.
+pub fn from_csv(path: &std::path::Path, columns: &CsvColumns) -> Result<ResultFile> {
+    let groups = rigor_store::read_long_csv(
+        path,
+        &columns.levels,
+        &columns.value,
+        columns.benchmark.as_deref(),
+    )?;
+    let layout =
+        Layout::for_depth(columns.levels.len()).ok_or_else(|| rigor_store::StoreError::Csv {
+            path: path.to_path_buf(),
+            line: 0,
+            message: format!(
+                "{} level columns given; rigor analyses 1 to 3 levels",
+                columns.levels.len()
+            ),
+        })?;
+    // The last level column identifies the measurement itself; units are keyed by the others.
+    let unit_levels = columns.levels.len() - 1;
+    let benchmarks = groups
+        .into_iter()
+        .map(|g| {
+            // Each level's units get numbers in order of appearance, keyed by the path above them.
+            let mut ids: Vec<HashMap<Vec<String>, usize>> = vec![HashMap::new(); unit_levels];
+            let samples = g
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, (keys, value))| {
+                    let path: Vec<usize> = (0..unit_levels)
+                        .map(|d| {
+                            let next = ids[d].len();
+                            *ids[d].entry(keys[..=d].to_vec()).or_insert(next)
+                        })
+                        .collect();
+                    let mut s = SampleRecord {
+                        build: None,
+                        round: i,
+                        execution: i,
+                        iteration: i,
+                        value: *value,
+                        warmup: false,
+                    };
+                    layout.set_unit_path(&mut s, &path);
+                    s
+                })
+                .collect();
+            let mut b = BenchmarkRecord::new(g.name, String::new(), layout);
+            b.level_names = Some(columns.levels.clone());
+            b.samples = samples;
+            b
+        })
+        .collect();
+    Ok(ResultFile {
+        benchmarks,
+        ..ResultFile::new(Seed(0), ConfidenceLevel::NINETY_FIVE)
+    })
+}

@@ -1,0 +1,217 @@
+//! Resolved settings of every use case: what a front end (the `rigor` binary, a server, a
+//! harness) builds from its own input before anything runs. Domain types only: nothing here
+//! knows about the command line.
+
+use std::path::PathBuf;
+
+use rigor_runner::{Benchmark, Settings as RunnerSettings};
+use rigor_stats::Quantile;
+use rigor_stats::analysis::AnalysisConfig;
+use rigor_stats::compare::{CompareConfig, Verdict};
+use rigor_stats::{BootstrapConfig, Estimator};
+use rigor_store::{Discard, VerdictMethod};
+use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed};
+use serde::{Deserialize, Serialize};
+
+use crate::plan_file::PlanFile;
+
+/// How intervals are computed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnalysisSettings {
+    /// Confidence level of every interval.
+    pub confidence: ConfidenceLevel,
+    /// Quantile of the mean's interval.
+    pub quantile: Quantile,
+}
+
+impl Default for AnalysisSettings {
+    fn default() -> Self {
+        Self {
+            confidence: ConfidenceLevel::NINETY_FIVE,
+            quantile: Quantile::StudentT,
+        }
+    }
+}
+
+impl AnalysisSettings {
+    /// The statistics crate's configuration.
+    pub fn config(&self) -> AnalysisConfig {
+        AnalysisConfig {
+            level: self.confidence.get(),
+            quantile: self.quantile,
+        }
+    }
+}
+
+/// What makes the exit status report a failure (`--fail-on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailOn {
+    /// Any regression.
+    Regression,
+    /// Any regression or improvement.
+    Change,
+    /// Any verdict other than equivalent or improvement.
+    Inconclusive,
+    /// Any warning (a non-fatal problem with the data or the run).
+    Warning,
+}
+
+impl FailOn {
+    /// Whether this rule fails on `verdict`.
+    pub fn fails_on(self, verdict: Verdict) -> bool {
+        match self {
+            Self::Regression => verdict == Verdict::Regression,
+            Self::Change => verdict.is_change(),
+            Self::Inconclusive => verdict != Verdict::Equivalent && verdict != Verdict::Improvement,
+            Self::Warning => false,
+        }
+    }
+}
+
+/// How benchmarks are compared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComparisonSettings {
+    /// The benchmark the others are compared with: a name, a command, or a 1-based position
+    /// (`None`: the first).
+    pub reference: Option<String>,
+    /// Practical threshold: smaller changes are "equivalent".
+    pub threshold: Fraction,
+    /// What decides the verdict.
+    pub method: VerdictMethod,
+    /// The statistic compared.
+    pub estimator: Estimator,
+    /// Bootstrap resamples.
+    pub resamples: usize,
+    /// What fails the exit status.
+    pub fail_on: Option<FailOn>,
+}
+
+impl Default for ComparisonSettings {
+    fn default() -> Self {
+        Self {
+            reference: None,
+            threshold: Fraction::percent(1.0).unwrap_or_default(),
+            method: VerdictMethod::Ratio,
+            estimator: Estimator::Mean,
+            resamples: 10_000,
+            fail_on: None,
+        }
+    }
+}
+
+impl ComparisonSettings {
+    /// The statistics crate's configuration, at `level` with the bootstrap seeded by `seed`.
+    pub fn config(&self, level: ConfidenceLevel, seed: Seed) -> CompareConfig {
+        CompareConfig {
+            level: level.get(),
+            threshold: self.threshold.get(),
+            estimator: self.estimator,
+            bootstrap: BootstrapConfig {
+                resamples: self.resamples,
+                seed: seed.get(),
+                level: level.get(),
+                ..BootstrapConfig::default()
+            },
+            ..CompareConfig::default()
+        }
+    }
+}
+
+/// How many units an experiment measures.
+#[derive(Debug, Clone)]
+pub enum Mode {
+    /// The counts in the runner settings.
+    Fixed,
+    /// A plan file's counts below the top level; its top-level count comes from the precision
+    /// when one is given (already applied to the runner settings when resolved).
+    Planned {
+        /// The plan.
+        plan: Box<PlanFile>,
+        /// The target relative half-width, if any.
+        precision: Option<Fraction>,
+    },
+    /// A pilot (kept), then the optimal lower-level counts and top-level units until the target
+    /// or the budget is reached.
+    Adaptive {
+        /// Target relative half-width.
+        precision: Option<Fraction>,
+        /// Measured-time budget, pilot included.
+        budget: Option<Seconds>,
+        /// Most top-level units.
+        max_units: usize,
+    },
+}
+
+/// Files written at the end of a run (the JSON result is written as it is measured).
+#[derive(Debug, Clone, Default)]
+pub struct Exports {
+    /// The result file, appended as each execution completes.
+    pub json: Option<PathBuf>,
+    /// Long-format CSV of every measurement.
+    pub csv: Option<PathBuf>,
+    /// Markdown summary (and comparisons).
+    pub markdown: Option<PathBuf>,
+    /// Self-contained HTML report.
+    pub html: Option<PathBuf>,
+}
+
+/// Where a run came from, saved in its result.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    /// The command line as typed (program name first).
+    pub command_line: Vec<String>,
+    /// A version or commit label given by the user.
+    pub label: Option<String>,
+    /// The working directory, whose git commit is recorded when it is a repository.
+    pub working_dir: Option<PathBuf>,
+}
+
+/// Everything `run` needs, resolved and validated.
+#[derive(Debug)]
+pub struct RunSettings {
+    /// The benchmarks, in order.
+    pub benchmarks: Vec<Benchmark>,
+    /// Each benchmark's command as given (saved in the result).
+    pub commands: Vec<String>,
+    /// The runner's settings.
+    pub runner: RunnerSettings,
+    /// Warm-up iterations.
+    pub discard: Discard,
+    /// Whether iteration times are expected (a pattern was given).
+    pub iterations_expected: bool,
+    /// How many units to measure.
+    pub mode: Mode,
+    /// Intervals.
+    pub analysis: AnalysisSettings,
+    /// Comparisons of several benchmarks.
+    pub comparison: ComparisonSettings,
+    /// Files to write.
+    pub exports: Exports,
+    /// The simulator instead of real processes.
+    pub simulate: bool,
+    /// Where the run came from.
+    pub origin: Origin,
+    /// The raw settings as the user chose them, saved in the result.
+    pub record: rigor_store::RunSettingsRecord,
+    /// Keeps a temporary build root alive for the run (removed when dropped).
+    pub build_root: Option<tempfile::TempDir>,
+}
+
+impl RunSettings {
+    /// Whether this run is adaptive.
+    pub fn is_adaptive(&self) -> bool {
+        matches!(self.mode, Mode::Adaptive { .. })
+    }
+}
+
+/// What `plan` needs: a run's settings plus the pilot's size.
+#[derive(Debug)]
+pub struct PlanSettings {
+    /// The experiment to dimension.
+    pub run: RunSettings,
+    /// The pilot.
+    pub pilot: rigor_runner::PilotSettings,
+    /// Where the plan goes.
+    pub out: PathBuf,
+}

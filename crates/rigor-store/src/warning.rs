@@ -1,0 +1,97 @@
+//! Non-fatal problems of a run or an analysis, saved in the result and rendered in one place
+//! (the report crate's `warnings` module).
+
+use serde::{Deserialize, Serialize};
+
+use crate::schema::RunStatus;
+
+/// Something the user should know about a run, an analysis or a comparison that did not stop
+/// it. An analysis's statistical warnings (too few units, a dominant level) are stored with its
+/// benchmark; these are the rest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Warning {
+    /// The file analysed is of a run that did not finish.
+    Unfinished {
+        /// The file.
+        file: String,
+        /// Its status.
+        status: RunStatus,
+    },
+    /// The reference benchmark of the comparisons has no result, so nothing was compared.
+    ReferenceHasNoResult {
+        /// The reference.
+        reference: String,
+    },
+    /// Two benchmarks did not run in the same rounds (a failure?) and were compared unpaired.
+    Unpaired {
+        /// The candidate.
+        candidate: String,
+        /// The baseline.
+        baseline: String,
+    },
+    /// A benchmark is only in the new result of a comparison of two results.
+    OnlyInNew {
+        /// The benchmark.
+        benchmark: String,
+    },
+    /// A benchmark is only in the old result.
+    OnlyInOld {
+        /// The benchmark.
+        benchmark: String,
+    },
+    /// A benchmark has no result in one of the two files compared.
+    NoResultToCompare {
+        /// The benchmark.
+        benchmark: String,
+    },
+    /// Warm-up detection could not run on a benchmark.
+    NoWarmupDetection {
+        /// The benchmark.
+        benchmark: String,
+        /// Why.
+        reason: String,
+    },
+    /// A benchmark could not be planned from its pilot.
+    CannotPlan {
+        /// The benchmark.
+        benchmark: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The warning in words (shown after `rigor: warning: `).
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unfinished { file, status } => write!(
+                f,
+                "{file}: the run did not finish ({status:?}); analysing what was measured"
+            ),
+            Self::ReferenceHasNoResult { reference } => write!(
+                f,
+                "no comparisons: the reference '{reference}' has no result"
+            ),
+            Self::Unpaired {
+                candidate,
+                baseline,
+            } => write!(
+                f,
+                "'{candidate}' and '{baseline}' did not run in the same rounds (a failure?): compared unpaired"
+            ),
+            Self::OnlyInNew { benchmark } => write!(f, "'{benchmark}' is only in the new result"),
+            Self::OnlyInOld { benchmark } => write!(f, "'{benchmark}' is only in the old result"),
+            Self::NoResultToCompare { benchmark } => {
+                write!(f, "'{benchmark}' has no result in one of the files")
+            }
+            Self::NoWarmupDetection { benchmark, reason } => {
+                write!(f, "'{benchmark}': no warm-up detection: {reason}")
+            }
+            Self::CannotPlan { benchmark, reason } => {
+                write!(f, "cannot plan '{benchmark}': {reason}")
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The command handlers: resolve settings, call a use case, print what it returns.
+
+use anyhow::Result;
+use rigor_app::Outcome;
+use rigor_runner::{Executor, ProcessExecutor, SimulatedExecutor, StopSignal};
+
+use crate::cli::{AnalyzeArgs, CompareArgs, PlanArgs, ReportArgs, RobustArg, RunArgs};
+use crate::output::{self, Bar, emit};
+use crate::{settings, text};
+
+/// Ctrl-C handling and the executor of a measuring command.
+fn measuring(simulate: bool, seed: rigor_units::Seed) -> Result<(StopSignal, Box<dyn Executor>)> {
+    let stop = StopSignal::new();
+    {
+        let stop = stop.clone();
+        // A second handler cannot be installed (e.g. in tests calling run twice); that only loses
+        // clean Ctrl-C handling, so it is not an error.
+        let _ = ctrlc::set_handler(move || stop.request());
+    }
+    let executor: Box<dyn Executor> = if simulate {
+        Box::new(SimulatedExecutor::new(seed))
+    } else {
+        Box::new(ProcessExecutor::new(stop.clone())?)
+    };
+    Ok((stop, executor))
+}
+
+/// `rigor run`.
+pub fn run(args: &RunArgs) -> Result<Outcome> {
+    let s = settings::run(args)?;
+    let (stop, mut executor) = measuring(s.simulate, s.runner.seed)?;
+    let shape = if s.is_adaptive() {
+        "adaptive".to_string()
+    } else {
+        let builds = s
+            .runner
+            .build
+            .as_ref()
+            .map_or(String::new(), |b| format!("{} builds × ", b.builds));
+        format!("{builds}{} executions each", s.runner.executions)
+    };
+    eprintln!(
+        "rigor: {} command(s), {shape}, seed {}",
+        s.benchmarks.len(),
+        s.runner.seed
+    );
+    let measured = {
+        let mut bar = Bar::new();
+        rigor_app::run::run(&s, executor.as_mut(), stop, &mut bar)?
+    };
+    let r = &measured.result;
+    emit(&rigor_app::exports::summaries(r, &measured.analyses));
+    for b in &r.benchmarks {
+        if let Some(st) = &b.steady_state {
+            emit(&format!(
+                "Warm-up of {} (--discard auto): {}\n",
+                b.name,
+                rigor_report::diagnosis::applied_text(st.applied)
+            ));
+        }
+    }
+    if let Some(a) = &measured.adaptive {
+        emit(&format!("{}\n", text::adaptive_note(&s, a)));
+    }
+    emit(&rigor_app::comparisons::render(&measured.comparisons));
+    output::result_warnings(r);
+    rigor_app::exports::write_all(&s.exports, r, &measured.analyses, &measured.comparisons)?;
+    Ok(measured.outcome)
+}
+
+/// `rigor plan`.
+pub fn plan(args: &PlanArgs) -> Result<Outcome> {
+    let s = settings::plan(args)?;
+    let (stop, mut executor) = measuring(s.run.simulate, s.run.runner.seed)?;
+    let planned = {
+        let mut bar = Bar::new();
+        rigor_app::plan::plan(&s, executor.as_mut(), stop, &mut bar)?
+    };
+    output::warnings(&planned.warnings);
+    for p in &planned.file.benchmark {
+        emit(&text::plan(p));
+    }
+    emit(&format!(
+        "Pilot: {} of measured time.\n",
+        planned.pilot_time
+    ));
+    emit(&format!("Plan written to {}\n", s.out.display()));
+    Ok(Outcome::Ok)
+}
+
+/// `rigor analyze`.
+pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
+    let s = settings::analyze(args)?;
+    let a = rigor_app::saved::analyze(&s)?;
+    let r = &a.result;
+    if args.json {
+        emit(&rigor_store::to_json(r)?);
+    } else {
+        output::result_warnings(r);
+        emit(&rigor_app::exports::summaries(r, &a.analyses));
+        emit(&rigor_app::comparisons::render(&a.comparisons));
+        if args.diagnose {
+            emit(&text::diagnoses(r));
+        }
+        if args.robust == Some(RobustArg::Mono) {
+            emit(&text::robust(r));
+        }
+    }
+    Ok(
+        if rigor_app::gated(&a.comparisons, r, s.comparison.fail_on) {
+            Outcome::Gated
+        } else {
+            Outcome::Ok
+        },
+    )
+}
+
+/// `rigor compare`.
+pub fn compare(args: &CompareArgs) -> Result<Outcome> {
+    let s = settings::compare(args);
+    let c = rigor_app::saved::compare(&s)?;
+    output::warnings(&c.warnings);
+    if args.json {
+        let doc = serde_json::json!({
+            "old": args.old.display().to_string(),
+            "new": args.new.display().to_string(),
+            "seed": s.seed,
+            "confidence": c.confidence,
+            "comparisons": rigor_app::comparisons::records(&c.comparisons),
+            "suite": c.suite,
+            "warnings": c.warnings,
+        });
+        emit(&(serde_json::to_string_pretty(&doc)? + "\n"));
+    } else {
+        emit(&rigor_app::comparisons::render(&c.comparisons));
+        if let Some(suite) = &c.suite {
+            emit(&text::suite(suite, s.seed));
+        }
+    }
+    if let Some(path) = &args.export_markdown {
+        rigor_store::write_atomic(
+            path,
+            rigor_app::comparisons::markdown(&c.comparisons).as_bytes(),
+        )?;
+    }
+    let warned = !c.warnings.is_empty() || c.analysis_warnings;
+    let gated = match s.comparison.fail_on {
+        Some(rigor_app::settings::FailOn::Warning) => warned,
+        rule => rigor_app::comparisons::gate(&c.comparisons, rule),
+    };
+    Ok(if gated { Outcome::Gated } else { Outcome::Ok })
+}
+
+/// `rigor report`.
+pub fn report(args: &ReportArgs) -> Result<Outcome> {
+    let s = settings::report(args);
+    let a = rigor_app::saved::report(&s)?;
+    output::result_warnings(&a.result);
+    emit(&format!("Report written to {}\n", s.out.display()));
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,215 @@
+//! Presentation of what the use cases return: the adaptive note, plans, diagnoses, robust
+//! estimates and the suite line. Formatting only; every number comes from `rigor-app`.
+
+use std::fmt::Write as _;
+
+use rigor_app::diagnosis;
+use rigor_app::plan_file::BenchmarkPlan;
+use rigor_app::run::AdaptiveOutcome;
+use rigor_app::settings::RunSettings;
+use rigor_report::format::{percent, time, time_like};
+use rigor_runner::StopReason;
+use rigor_store::{LevelKind, ResultFile, SuiteRecord};
+use rigor_units::Seed;
+
+/// What stopped an adaptive run, what it spent, and the counts it planned.
+pub fn adaptive_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
+    let (report, pilot) = (&outcome.report, &outcome.pilot);
+    let why = match report.reason {
+        StopReason::PrecisionReached => "the target precision was reached",
+        StopReason::BudgetSpent if report.planned_top == 0 => {
+            "the time budget was spent during the pilot (a larger budget lets rigor plan)"
+        }
+        StopReason::BudgetSpent => "the time budget was spent",
+        StopReason::PrecisionNotReached => "the planned units ran without reaching the target",
+        StopReason::Ended => "the run ended",
+    };
+    let top = if s.runner.build.is_some() {
+        format!("{} builds", pilot.builds)
+    } else {
+        format!("{} executions", pilot.executions)
+    };
+    let per_build = report
+        .shape
+        .executions
+        .map_or(String::new(), |e| format!("{e} execution(s) per build"));
+    let discard = s.discard.fixed();
+    let plans: Vec<String> = s
+        .benchmarks
+        .iter()
+        .zip(&report.shape.iterations)
+        .zip(&report.plans)
+        .map(|((b, k), plan)| {
+            let mut counts: Vec<String> = Vec::new();
+            if !per_build.is_empty() {
+                counts.push(per_build.clone());
+            }
+            let reports_iterations = plan
+                .as_ref()
+                .is_ok_and(|p| p.levels.iter().any(|l| l == LevelKind::Iteration.name()));
+            if let Some(k) = k.filter(|_| reports_iterations) {
+                counts.push(format!(
+                    "{} iteration(s) per execution",
+                    k.saturating_sub(discard)
+                ));
+            }
+            if counts.is_empty() {
+                counts.push("top level only".into());
+            }
+            format!("  {}: {}", b.name, counts.join(", "))
+        })
+        .collect();
+    let mut note = format!(
+        "Adaptive run: stopped because {why}. Measured time: pilot ({top}, kept in the results) {}",
+        report.pilot_seconds,
+    );
+    if report.main_seconds > rigor_units::Seconds::ZERO {
+        note.push_str(&format!(" + {} after it", report.main_seconds));
+    }
+    note.push('.');
+    if report.planned_top > 0 {
+        note.push_str(&format!(
+            " First planned {} top-level units in all.\nCounts in use at the end (from the latest plan):\n{}",
+            report.planned_top,
+            plans.join("\n")
+        ));
+    }
+    note
+}
+
+/// A plan in words (printed by `rigor plan`).
+pub fn plan(p: &BenchmarkPlan) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Plan for {}", p.name);
+    let total: f64 = p.t2.iter().map(|t| t.max(0.0)).sum();
+    let mean = p.mean.get();
+    for (i, level) in p.levels.iter().enumerate() {
+        let share = if total > 0.0 {
+            100.0 * p.t2[i].max(0.0) / total
+        } else {
+            0.0
+        };
+        let count = if i == 0 {
+            "top".to_string()
+        } else {
+            format!("{} per {}", p.counts[i - 1], p.levels[i - 1])
+        };
+        let _ = writeln!(
+            out,
+            "  {:<10} cost {:>10}   σ {:>6} of mean   {:>4.0}% of variance   {count}",
+            level.name(),
+            time(p.costs[i].get()),
+            percent(100.0 * p.t2[i].max(0.0).sqrt() / mean.abs()),
+            share
+        );
+    }
+    if !p.collapsed.is_empty() {
+        let names: Vec<&str> = p.collapsed.iter().map(|l| l.name()).collect();
+        let _ = writeln!(
+            out,
+            "  no detectable variance at: {} (repeated once)",
+            names.join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  {:>10} {:>12} {:>12} {:>18}",
+        "± (95%)",
+        format!("{}s", p.levels[0]),
+        "time",
+        "top level only"
+    );
+    for r in &p.targets {
+        let fmt_s =
+            |s: Option<rigor_units::Seconds>| s.map_or("—".to_string(), |s| time(s.get()));
+        let _ = writeln!(
+            out,
+            "  {:>10} {:>12} {:>12} {:>18}",
+            percent(r.half_width.as_percent()),
+            r.top_units.map_or("—".to_string(), |u| u.to_string()),
+            fmt_s(r.seconds),
+            fmt_s(r.top_only_seconds)
+        );
+    }
+    out
+}
+
+/// The `--diagnose` text of every benchmark.
+pub fn diagnoses(result: &ResultFile) -> String {
+    let mut out = String::new();
+    for b in &result.benchmarks {
+        let steady = diagnosis::diagnose_benchmark(b, result.seed);
+        let (report, missing) = match &steady {
+            Some(Ok(r)) => (Some(r), None),
+            Some(Err(e)) => (None, Some(format!("no steady-state diagnosis: {e}"))),
+            None => (
+                None,
+                Some("no iterations reported: nothing to diagnose within executions".to_string()),
+            ),
+        };
+        let impact = diagnosis::impact(b, result.seed).map(|i| {
+            (
+                i.original.value,
+                i.centred.value,
+                i.clustered.map(|c| c.value),
+            )
+        });
+        out += &rigor_report::diagnosis::render(&rigor_report::diagnosis::DiagnosisView {
+            name: &b.name,
+            steady: report,
+            applied: b.steady_state.as_ref().map(|s| s.applied),
+            impact,
+            missing: missing.as_deref(),
+        });
+        out.push('\n');
+    }
+    out
+}
+
+/// `--robust mono`: the Mono project's sub-selection estimate beside the plain one.
+pub fn robust(result: &ResultFile) -> String {
+    let mut out = String::new();
+    for b in &result.benchmarks {
+        match diagnosis::robust(b, result.confidence, result.seed) {
+            Some((r, p)) => {
+                out += &format!(
+                    "Robust (Mono, Kalibera, Bulej & Tůma 2005b §4.2) {}: {} ± {} (plain {} ± {}); {} sub-selections of {} per execution, seed {}\n",
+                    b.name,
+                    time(r.mean),
+                    time_like(r.half_width, r.mean),
+                    time(p.mean),
+                    time_like(p.half_width, p.mean),
+                    r.subsamples,
+                    r.n,
+                    r.seed
+                );
+            }
+            None => {
+                out += &format!(
+                    "Robust (Mono) {}: needs iterations in at least two executions\n",
+                    b.name
+                )
+            }
+        }
+    }
+    out
+}
+
+/// The suite line of `rigor compare`.
+pub fn suite(s: &SuiteRecord, seed: Seed) -> String {
+    format!(
+        "Suite: geometric mean of {} ratios {:.4} ({}% CI {:.4} .. {:.4}), i.e. {} {}; bootstrap seed {}\n",
+        s.benchmarks,
+        s.geometric_mean_ratio,
+        (s.ci.level * 100.0).round(),
+        s.ci.lower,
+        s.ci.upper,
+        percent(100.0 * (s.geometric_mean_ratio - 1.0).abs()),
+        if s.geometric_mean_ratio >= 1.0 {
+            "slower"
+        } else {
+            "faster"
+        },
+        seed
+    )
+}
