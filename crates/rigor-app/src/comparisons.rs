@@ -27,7 +27,7 @@ pub struct Computed {
     pub candidate: String,
     /// The statistics.
     pub comparison: Comparison,
-    /// The seeds' non-overlap verdict.
+    /// The verdict of the non-overlap rule (Kalibera & Tůma 2006).
     pub overlap: Option<Verdict>,
     /// Benjamini–Hochberg adjusted p-value, with several comparisons.
     pub q_value: Option<f64>,

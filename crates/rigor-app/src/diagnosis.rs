@@ -101,7 +101,7 @@ pub struct Impacts {
     pub original: ImpactFactor,
     /// On run-mean-centred values (the additive-model check).
     pub centred: ImpactFactor,
-    /// After the clustering additive filter (seed 003 §4.1), when the mixtures could be fitted.
+    /// After the clustering additive filter (Kalibera, Bulej & Tůma 2005b, §4.1), when the mixtures could be fitted.
     pub clustered: Option<ImpactFactor>,
 }
 
@@ -113,7 +113,7 @@ fn analysed_runs(b: &BenchmarkRecord) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// Mono's robust estimate (seed 003 §4.2) beside the plain one, on the analysed values.
+/// Mono's robust estimate (Kalibera, Bulej & Tůma 2005b, §4.2) beside the plain one, on the analysed values.
 pub fn robust(
     b: &BenchmarkRecord,
     level: ConfidenceLevel,

@@ -137,7 +137,7 @@ pub struct Dimensioning {
     /// The pilot's scheduler report.
     pub report: Report,
     /// Per benchmark, its plan or why it has none.
-    pub plans: Vec<Result<BenchPlan, String>>,
+    pub plans: Vec<Result<BenchPlan, StatsError>>,
     /// Measured time the pilot took.
     pub seconds: Seconds,
 }
@@ -179,7 +179,7 @@ pub fn dimension(
         .data()
         .iter()
         .map(|d| {
-            let h = d.hierarchy(with_builds).map_err(|e| e.to_string())?;
+            let h = d.hierarchy(with_builds)?;
             plan_benchmark(&h, d, with_builds, s.warmup_executions)
         })
         .collect();
@@ -196,8 +196,8 @@ fn plan_benchmark(
     d: &BenchData,
     with_builds: bool,
     warmup: usize,
-) -> Result<BenchPlan, String> {
-    let components = variance_components(h).map_err(|e| e.to_string())?;
+) -> Result<BenchPlan, StatsError> {
+    let components = variance_components(h)?;
     let costs = d.costs(with_builds, warmup);
     let levels = h.levels().to_vec();
     let level_costs: Vec<LevelCost> = levels
@@ -206,7 +206,7 @@ fn plan_benchmark(
         .zip(&components.components)
         .map(|((l, &c), comp)| LevelCost::new(l.clone(), c.get(), comp.t2))
         .collect();
-    let plan = optimal_counts(&level_costs).map_err(|e| e.to_string())?;
+    let plan = optimal_counts(&level_costs)?;
     Ok(BenchPlan {
         levels,
         costs,
@@ -303,7 +303,7 @@ struct AdaptiveRule {
     checkpoint: usize,
     /// The lower-level counts in use.
     current: Shape,
-    plans: Vec<Result<BenchPlan, String>>,
+    plans: Vec<Result<BenchPlan, StatsError>>,
     first_planned: Option<usize>,
     pilot_seconds: Option<Seconds>,
     shape: Option<Shape>,
@@ -341,17 +341,22 @@ impl AdaptiveRule {
     /// and returns the top-level count to run to, aiming at `margin` × the target (`None` when
     /// nothing can be planned).
     fn plan(&mut self, data: &[BenchData], n: usize, margin: f64) -> Option<usize> {
-        let hierarchies: Vec<Result<Hierarchy, String>> = data
-            .iter()
-            .map(|d| d.hierarchy(self.with_builds).map_err(|e| e.to_string()))
-            .collect();
+        let hierarchies: Vec<Result<Hierarchy, StatsError>> =
+            data.iter().map(|d| d.hierarchy(self.with_builds)).collect();
         self.plans = data
             .iter()
             .zip(&hierarchies)
-            .map(|(d, h)| plan_benchmark(h.as_ref()?, d, self.with_builds, self.warmup))
+            .map(|(d, h)| {
+                let h = h.as_ref().map_err(Clone::clone)?;
+                plan_benchmark(h, d, self.with_builds, self.warmup)
+            })
             .collect();
         if self.plans.iter().all(Result::is_err) {
-            let why: Vec<String> = self.plans.iter().filter_map(|p| p.clone().err()).collect();
+            let why: Vec<String> = self
+                .plans
+                .iter()
+                .filter_map(|p| p.as_ref().err().map(ToString::to_string))
+                .collect();
             self.error = Some(format!(
                 "the pilot could not plan any benchmark: {}",
                 why.join("; ")
@@ -372,7 +377,7 @@ impl AdaptiveRule {
             match needed(h, p, target * margin, &self.settings) {
                 Ok(k) => most = most.max(k),
                 Err(e) => {
-                    self.error = Some(e);
+                    self.error = Some(e.to_string());
                     return None;
                 }
             }
@@ -400,8 +405,8 @@ fn needed(
     p: &BenchPlan,
     target: f64,
     a: &AdaptiveSettings,
-) -> Result<usize, String> {
-    let existing = unit_mean_variances(h, &p.components.t2()).map_err(|e| e.to_string())?;
+) -> Result<usize, StatsError> {
+    let existing = unit_mean_variances(h, &p.components.t2())?;
     top_count_with_existing(
         &existing,
         &p.plan,
@@ -409,7 +414,6 @@ fn needed(
         a.level.get(),
         a.quantile,
     )
-    .map_err(|e| e.to_string())
 }
 
 impl StopRule for AdaptiveRule {
@@ -496,7 +500,7 @@ impl StopRule for AdaptiveRule {
 #[derive(Debug, Clone)]
 pub struct AdaptiveReport {
     /// The latest plan of each benchmark (from the pilot, or from a later look).
-    pub plans: Vec<Result<BenchPlan, String>>,
+    pub plans: Vec<Result<BenchPlan, StatsError>>,
     /// Top-level units (pilot included) first planned after the pilot.
     pub planned_top: usize,
     /// The lower-level counts in use at the end (iterations include the discarded ones).
@@ -612,9 +616,9 @@ const MAX_STEP: usize = 4;
 /// top level showed no variance keeps its current counts: its plan would either repeat the
 /// top level with a single unit below it or grow the counts below without bound, and the
 /// pilot cannot tell which is right.
-fn next_shape(current: &Shape, plans: &[Result<BenchPlan, String>], discard: usize) -> Shape {
+fn next_shape(current: &Shape, plans: &[Result<BenchPlan, StatsError>], discard: usize) -> Shape {
     let step = |now: usize, planned: usize| planned.clamp(now.div_ceil(MAX_STEP), now * MAX_STEP);
-    fn usable(p: &Result<BenchPlan, String>) -> Option<&BenchPlan> {
+    fn usable(p: &Result<BenchPlan, StatsError>) -> Option<&BenchPlan> {
         p.as_ref().ok().filter(|p| !p.plan.collapsed[0])
     }
     let iterations = current

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
-use rigor_units::{Seconds, Seed};
+use rigor_units::{Seconds, Seed, TimeUnit};
 
 use crate::command::CommandLine;
 use crate::error::RunError;
@@ -149,14 +149,22 @@ fn parse_time(text: &str, relative_to: Option<f64>) -> Result<f64, String> {
             .map(|v| v / 100.0 * base)
             .ok_or(format!("'{text}' is not a percentage"));
     }
-    for (suffix, scale) in [("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)] {
-        if let Some(n) = text.strip_suffix(suffix) {
-            return number(n)
-                .map(|v| v * scale)
-                .ok_or(format!("'{text}' is not a time"));
-        }
-    }
-    number(text).ok_or(format!("'{text}' is not a time"))
+    // A unit suffix is whatever follows the number (`1e-3` has none: the exponent's `e` is
+    // followed by digits).
+    let split = text
+        .rfind(|c: char| c.is_ascii_digit() || c == '.')
+        .map_or(0, |i| i + 1);
+    let (value, suffix) = text.split_at(split);
+    let unit = if suffix.is_empty() {
+        TimeUnit::S
+    } else {
+        suffix
+            .parse::<TimeUnit>()
+            .map_err(|_| format!("'{text}' is not a time"))?
+    };
+    number(value)
+        .map(|v| unit.to_seconds(v))
+        .ok_or(format!("'{text}' is not a time"))
 }
 
 /// Produces measurements from [`SimSpec`]s instead of running processes.

@@ -47,7 +47,7 @@ pub struct AnalysisArgs {
     /// Confidence level of intervals, as a fraction or percentage (0.95, 95, 99%).
     #[arg(long, default_value = "0.95", value_parser = parse_confidence)]
     pub confidence: ConfidenceLevel,
-    /// Quantile of the mean interval: Student's t (default) or normal (as in the seed papers).
+    /// Quantile of the mean interval: Student's t (default) or normal (as in Kalibera & Tůma 2006 and Kalibera & Jones 2013).
     #[arg(long, value_enum, default_value_t = QuantileArg::T)]
     pub quantile: QuantileArg,
 }
@@ -219,7 +219,7 @@ pub struct ComparisonArgs {
     /// Practical threshold: changes smaller than this are "equivalent" (e.g. 1%, 0.5%).
     #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_threshold)]
     pub threshold: Fraction,
-    /// What decides the verdict: the ratio interval (default) or the seed papers' rule that the
+    /// What decides the verdict: the ratio interval (default) or Kalibera & Tůma's rule that the
     /// two confidence intervals do not overlap.
     #[arg(long, value_enum, default_value_t = MethodArg::Ratio)]
     pub method: MethodArg,
@@ -319,7 +319,7 @@ pub struct CompareArgs {
 /// `--robust`.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum RobustArg {
-    /// Mono's sub-selection medians (Kalibera et al., seed 003 §4.2).
+    /// Mono's sub-selection medians (Kalibera, Bulej & Tůma 2005b, §4.2).
     Mono,
 }
 
@@ -386,7 +386,7 @@ pub struct AnalyzeArgs {
     /// Diagnose warm-up, steady state, independence and the random initial state.
     #[arg(long)]
     pub diagnose: bool,
-    /// Also report seed 003's robust estimate (`mono`: medians of sub-selections per execution)
+    /// Also report the Mono project's robust estimate (Kalibera, Bulej & Tůma 2005b) (`mono`: medians of sub-selections per execution)
     /// beside the default.
     #[arg(long, value_enum, value_name = "MODE")]
     pub robust: Option<RobustArg>,
