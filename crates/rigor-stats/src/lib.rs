@@ -35,6 +35,7 @@ pub mod mixture;
 pub mod robust;
 pub mod sample;
 pub mod sequential;
+pub mod series;
 pub mod steady;
 pub mod variance;
 

@@ -1,0 +1,470 @@
+//! Changes in a series of versions, each measured with its own hierarchy (regression
+//! benchmarking: Kalibera, Bulej & Tůma 2005b; Kalibera & Tůma 2006).
+//!
+//! Each version is its own build, measured in its own session, and both add variance that no
+//! single version's interval shows: two back-to-back measurements of the same program differ by
+//! more than either one's interval claims. So the unit of a segment (a run of versions with the
+//! same performance) is the *version*, never the pooled executions of several versions. This
+//! module treats the versions as a random-effects sample:
+//!
+//! - version `i` has a mean `mᵢ` and the variance `vᵢ` of that mean from its own hierarchy
+//!   (`S²/r` of its top-level unit means, METHODS §2);
+//! - versions within a segment vary around the segment's level with a between-version variance
+//!   `τ²`, estimated by DerSimonian & Laird's method of moments pooled over all segments;
+//! - a segment's level is the mean of its versions weighted by `1/(vᵢ + τ²)`, with variance
+//!   `1/Σwᵢ` — each version's own interval weighs it, the between-version spread stays in;
+//! - a boundary between two segments is confirmed by the ratio of their levels: Fieller's
+//!   interval and a t-test with `N − S` degrees of freedom (versions minus segments).
+//!
+//! Candidate boundaries come from E-divisive means ([`crate::edivisive::detect_changes`]) on the
+//! version means, with loose significance; [`detect`] then drops the weakest boundary that does
+//! not hold up, re-estimates, and repeats until every remaining boundary is confirmed — so a
+//! spurious candidate cannot split a segment and rob a real change of its data.
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use crate::compare::{Verdict, verdict_from_interval};
+use crate::dist::{Quantile, critical_value};
+use crate::edivisive::{ChangeConfig, detect_changes};
+use crate::error::{Result, StatsError, check_finite};
+use crate::hierarchy::Hierarchy;
+
+/// One version's mean and the variance of that mean from its own measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct VersionMean {
+    /// Mean of the version's top-level unit means.
+    pub mean: f64,
+    /// Variance of that mean, `S²/r` (0 when the version has a single top-level unit).
+    pub variance: f64,
+}
+
+impl VersionMean {
+    /// From a version's hierarchy.
+    pub fn of(h: &Hierarchy) -> Result<Self> {
+        let means = h.top_means();
+        check_finite(&means)?;
+        let n = means.len();
+        if n == 0 {
+            return Err(StatsError::TooFew {
+                what: "a version's mean",
+                needed: 1,
+                got: 0,
+            });
+        }
+        let mean = crate::descriptive::mean(&means);
+        let variance = if n >= 2 {
+            crate::descriptive::variance(&means) / n as f64
+        } else {
+            0.0
+        };
+        Ok(Self { mean, variance })
+    }
+}
+
+/// The level of a run of versions `[start, end)`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Segment {
+    /// First version (index into the series).
+    pub start: usize,
+    /// One past the last version.
+    pub end: usize,
+    /// Weighted mean of the versions.
+    pub mean: f64,
+    /// Variance of that mean.
+    pub variance: f64,
+}
+
+/// A confirmed (or tested) change between two segments.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SeriesChange {
+    /// First version after the change.
+    pub index: usize,
+    /// The segment before.
+    pub before: Segment,
+    /// The segment after.
+    pub after: Segment,
+    /// `after.mean / before.mean` (above 1: slower, for times).
+    pub ratio: f64,
+    /// Fieller's interval of the ratio; `None` when unbounded (the level before is too noisy).
+    pub interval: Option<(f64, f64)>,
+    /// Two-sided p-value of equal levels.
+    pub p_value: f64,
+    /// The verdict against the practical threshold.
+    pub verdict: Verdict,
+}
+
+/// Parameters of [`detect`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SeriesConfig {
+    /// Where candidate boundaries come from (loose significance: confirmation decides).
+    pub candidates: ChangeConfig,
+    /// Confidence level of the ratio intervals.
+    pub level: f64,
+    /// Practical threshold δ: smaller changes are not changes.
+    pub threshold: f64,
+}
+
+impl Default for SeriesConfig {
+    fn default() -> Self {
+        Self {
+            candidates: ChangeConfig {
+                window: 50,
+                step: 25,
+                max_p_value: 0.05,
+                split_p_value: 0.1,
+                min_magnitude: 0.0,
+            },
+            level: 0.95,
+            threshold: 0.01,
+        }
+    }
+}
+
+/// What [`detect`] found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeriesAnalysis {
+    /// Confirmed changes, oldest first.
+    pub changes: Vec<SeriesChange>,
+    /// The segments between them.
+    pub segments: Vec<Segment>,
+    /// Estimated between-version variance τ² within segments.
+    pub tau2: f64,
+    /// Degrees of freedom of the tests: versions minus segments.
+    pub df: f64,
+}
+
+/// DerSimonian & Laird's between-version variance τ², pooled over the segments that
+/// `boundaries` (indexes of first versions after a change, sorted) cut the series into:
+/// `τ² = max(0, (Q − (N − S)) / (Σw − Σₛ Σw²/Σw))` with `w = 1/vᵢ` and `Q` the weighted squares
+/// around each segment's weighted mean. When some `vᵢ` is zero (a version with one top-level
+/// unit) the method-of-moments estimate without weights is used instead: the sample variance of
+/// the version means around their segment means, less the mean within-version variance.
+pub fn between_version_variance(versions: &[VersionMean], boundaries: &[usize]) -> f64 {
+    let segments = cut(versions.len(), boundaries);
+    let n = versions.len();
+    let s = segments.len();
+    if n <= s {
+        return 0.0;
+    }
+    if versions.iter().any(|v| !(v.variance > 0.0)) {
+        let mut ss = 0.0;
+        for &(a, b) in &segments {
+            let m = versions[a..b].iter().map(|v| v.mean).sum::<f64>() / (b - a) as f64;
+            ss += versions[a..b]
+                .iter()
+                .map(|v| (v.mean - m).powi(2))
+                .sum::<f64>();
+        }
+        let within = versions.iter().map(|v| v.variance.max(0.0)).sum::<f64>() / n as f64;
+        return (ss / (n - s) as f64 - within).max(0.0);
+    }
+    let (mut q, mut sum_w, mut sum_w2_over) = (0.0, 0.0, 0.0);
+    for &(a, b) in &segments {
+        let w: Vec<f64> = versions[a..b].iter().map(|v| 1.0 / v.variance).collect();
+        let sw: f64 = w.iter().sum();
+        let m = versions[a..b]
+            .iter()
+            .zip(&w)
+            .map(|(v, w)| w * v.mean)
+            .sum::<f64>()
+            / sw;
+        q += versions[a..b]
+            .iter()
+            .zip(&w)
+            .map(|(v, w)| w * (v.mean - m).powi(2))
+            .sum::<f64>();
+        sum_w += sw;
+        sum_w2_over += w.iter().map(|w| w * w).sum::<f64>() / sw;
+    }
+    let denominator = sum_w - sum_w2_over;
+    if denominator <= 0.0 {
+        return 0.0;
+    }
+    ((q - (n - s) as f64) / denominator).max(0.0)
+}
+
+/// `[start, end)` of each segment.
+fn cut(n: usize, boundaries: &[usize]) -> Vec<(usize, usize)> {
+    let mut edges = vec![0];
+    edges.extend(boundaries.iter().copied().filter(|&b| b > 0 && b < n));
+    edges.push(n);
+    edges.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// The level of versions `[start, end)` weighted by `1/(vᵢ + τ²)`.
+pub fn segment(versions: &[VersionMean], start: usize, end: usize, tau2: f64) -> Segment {
+    let part = &versions[start..end];
+    let w: Vec<f64> = part
+        .iter()
+        .map(|v| 1.0 / (v.variance.max(0.0) + tau2))
+        .collect();
+    if w.iter().all(|w| w.is_finite()) {
+        let sw: f64 = w.iter().sum();
+        Segment {
+            start,
+            end,
+            mean: part.iter().zip(&w).map(|(v, w)| w * v.mean).sum::<f64>() / sw,
+            variance: 1.0 / sw,
+        }
+    } else {
+        // τ² = 0 and some version has no within-version variance: plain mean, its variance
+        // from the versions' own variances.
+        let k = part.len() as f64;
+        Segment {
+            start,
+            end,
+            mean: part.iter().map(|v| v.mean).sum::<f64>() / k,
+            variance: part.iter().map(|v| v.variance.max(0.0)).sum::<f64>() / (k * k),
+        }
+    }
+}
+
+/// Tests the change from `before` to `after`: Fieller's interval of the ratio of the levels and
+/// the two-sided t-test of equal levels, both with `df` degrees of freedom.
+pub fn test_change(
+    before: Segment,
+    after: Segment,
+    df: f64,
+    level: f64,
+    threshold: f64,
+) -> Result<SeriesChange> {
+    check_finite(&[before.mean, after.mean, before.variance, after.variance])?;
+    let df = df.max(1.0);
+    let t_crit = critical_value(level, df, Quantile::StudentT)?;
+    let (a, b) = (after.mean, before.mean);
+    let (va, vb) = (after.variance, before.variance);
+    let ratio = a / b;
+    let g = t_crit * t_crit * vb / (b * b);
+    let interval = (g < 1.0 && b != 0.0).then(|| {
+        let half = t_crit / b.abs() * (va * (1.0 - g) + ratio * ratio * vb).sqrt();
+        ((ratio - half) / (1.0 - g), (ratio + half) / (1.0 - g))
+    });
+    let se = (va + vb).sqrt();
+    let p_value = if se > 0.0 {
+        let t = StudentsT::new(0.0, 1.0, df).map_err(|_| StatsError::InvalidParameter {
+            name: "degrees of freedom",
+            value: df.to_string(),
+            reason: "must be positive",
+        })?;
+        2.0 * (1.0 - t.cdf(((a - b) / se).abs()))
+    } else if a == b {
+        1.0
+    } else {
+        0.0
+    };
+    let verdict = match interval {
+        Some((lo, hi)) => verdict_from_interval(lo, hi, threshold),
+        None => Verdict::Unbounded,
+    };
+    Ok(SeriesChange {
+        index: after.start,
+        before,
+        after,
+        ratio,
+        interval,
+        p_value,
+        verdict,
+    })
+}
+
+/// Changes in the level of a series of versions (oldest first); see the module documentation.
+/// A boundary is kept when its verdict is a regression or an improvement; the caller controls
+/// the false discovery rate across series with the p-values.
+pub fn detect(versions: &[VersionMean], cfg: &SeriesConfig) -> Result<SeriesAnalysis> {
+    for v in versions {
+        check_finite(&[v.mean, v.variance])?;
+    }
+    let means: Vec<f64> = versions.iter().map(|v| v.mean).collect();
+    let mut boundaries: Vec<usize> = if versions.len() >= 2 {
+        detect_changes(&means, &cfg.candidates)?
+            .iter()
+            .map(|c| c.index)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    loop {
+        let analysis = evaluate(versions, &boundaries, cfg)?;
+        // The boundary least supported: not a change, or the largest p-value.
+        let weakest = analysis
+            .changes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.verdict.is_change())
+            .max_by(|a, b| a.1.p_value.total_cmp(&b.1.p_value))
+            .map(|(i, _)| i);
+        match weakest {
+            Some(i) => {
+                boundaries.remove(i);
+            }
+            None => return Ok(analysis),
+        }
+    }
+}
+
+/// Segments, τ² and the test of every boundary, for fixed boundaries.
+pub fn evaluate(
+    versions: &[VersionMean],
+    boundaries: &[usize],
+    cfg: &SeriesConfig,
+) -> Result<SeriesAnalysis> {
+    let tau2 = between_version_variance(versions, boundaries);
+    let segments: Vec<Segment> = cut(versions.len(), boundaries)
+        .into_iter()
+        .map(|(a, b)| segment(versions, a, b, tau2))
+        .collect();
+    let df = versions.len().saturating_sub(segments.len()).max(1) as f64;
+    let changes = segments
+        .windows(2)
+        .map(|w| test_change(w[0], w[1], df, cfg.level, cfg.threshold))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(SeriesAnalysis {
+        changes,
+        segments,
+        tau2,
+        df,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+    use rand_distr::{Distribution, Normal};
+
+    fn v(mean: f64, variance: f64) -> VersionMean {
+        VersionMean { mean, variance }
+    }
+
+    /// τ² by hand: one segment, means 1, 2, 3 with variances 1, 1, 1: weights 1, Q = 2,
+    /// N − S = 2, so τ² = max(0, 0) = 0; with means 0, 3, 6: Q = 18, Σw − Σw²/Σw = 3 − 1 = 2,
+    /// τ² = (18 − 2)/2 = 8.
+    #[test]
+    fn dersimonian_laird_by_hand() {
+        assert_eq!(
+            between_version_variance(&[v(1.0, 1.0), v(2.0, 1.0), v(3.0, 1.0)], &[]),
+            0.0
+        );
+        let tau2 = between_version_variance(&[v(0.0, 1.0), v(3.0, 1.0), v(6.0, 1.0)], &[]);
+        assert!((tau2 - 8.0).abs() < 1e-12, "{tau2}");
+        // Two segments pool their Q and their weights: each as above gives Q = 18 and 2.
+        let pooled = between_version_variance(
+            &[
+                v(0.0, 1.0),
+                v(3.0, 1.0),
+                v(6.0, 1.0),
+                v(100.0, 1.0),
+                v(103.0, 1.0),
+                v(106.0, 1.0),
+            ],
+            &[3],
+        );
+        assert!((pooled - 8.0).abs() < 1e-12, "{pooled}");
+    }
+
+    /// Fieller with df: a = 11 ± v 0.25, b = 10 ± v 0.25, t(10, 95%) = 2.228138852:
+    /// g = t²·0.25/100, half = t/10·sqrt(0.25(1 − g) + 1.21·0.25).
+    #[test]
+    fn fieller_of_segments_by_hand() {
+        let seg = |mean, variance| Segment {
+            start: 0,
+            end: 1,
+            mean,
+            variance,
+        };
+        let c = test_change(seg(10.0, 0.25), seg(11.0, 0.25), 10.0, 0.95, 0.01).unwrap();
+        let t: f64 = 2.228_138_851_986_273_5;
+        let g = t * t * 0.25 / 100.0;
+        let half = t / 10.0 * (0.25 * (1.0 - g) + 1.21 * 0.25).sqrt();
+        let (lo, hi) = c.interval.unwrap();
+        assert!((lo - (1.1 - half) / (1.0 - g)).abs() < 1e-9);
+        assert!((hi - (1.1 + half) / (1.0 - g)).abs() < 1e-9);
+        // t = 1/sqrt(0.5) = sqrt(2) with 10 df: two-sided p = 0.1876699 (Simpson integration of
+        // the t density, computed independently).
+        assert!((c.p_value - 0.187_669_87).abs() < 1e-7, "{}", c.p_value);
+        assert_eq!(c.verdict, Verdict::Inconclusive);
+    }
+
+    /// Versions whose means vary by build noise σ_b on top of their own measurement noise.
+    fn series(steps: &[(usize, f64)], n: usize, build_sd: f64, seed: u64) -> Vec<VersionMean> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let build = Normal::new(0.0, build_sd).unwrap();
+        let within_sd = 0.005;
+        let within = Normal::new(0.0, within_sd).unwrap();
+        (0..n)
+            .map(|i| {
+                let level: f64 = steps
+                    .iter()
+                    .filter(|(at, _)| i >= *at)
+                    .map(|(_, f)| 1.0 + f)
+                    .product();
+                v(
+                    level * (1.0 + build.sample(&mut rng) + within.sample(&mut rng)),
+                    within_sd * within_sd,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn finds_injected_steps_where_they_are() {
+        let cfg = SeriesConfig::default();
+        for seed in 0..20 {
+            let s = series(&[(7, 0.10), (14, -0.05)], 20, 0.005, seed);
+            let found = detect(&s, &cfg).unwrap();
+            let at: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
+            assert_eq!(at, vec![7, 14], "seed {seed}: {found:?}");
+            assert_eq!(found.changes[0].verdict, Verdict::Regression);
+            assert_eq!(found.changes[1].verdict, Verdict::Improvement);
+        }
+    }
+
+    /// Build (between-version) noise three times the within-version noise: a consecutive-pair
+    /// test that trusts each version's own interval raises false alarms; the random-effects test
+    /// does not.
+    #[test]
+    fn build_noise_does_not_pose_as_changes() {
+        let cfg = SeriesConfig::default();
+        let mut alarms = 0;
+        let mut naive = 0;
+        let runs = 200;
+        for seed in 0..runs {
+            let s = series(&[], 30, 0.015, 1000 + seed);
+            alarms += detect(&s, &cfg).unwrap().changes.len();
+            naive += s
+                .windows(2)
+                .filter(|w| {
+                    let one = |x: VersionMean| Segment {
+                        start: 0,
+                        end: 1,
+                        mean: x.mean,
+                        variance: x.variance,
+                    };
+                    test_change(one(w[0]), one(w[1]), 20.0, 0.95, 0.01)
+                        .unwrap()
+                        .verdict
+                        .is_change()
+                })
+                .count();
+        }
+        let pairs = (runs * 29) as f64;
+        let rate = alarms as f64 / pairs;
+        let naive_rate = naive as f64 / pairs;
+        assert!(rate < 0.005, "random-effects false alarms per pair {rate}");
+        assert!(naive_rate > 0.1, "naive consecutive test {naive_rate}");
+    }
+
+    #[test]
+    fn short_and_flat_series() {
+        let cfg = SeriesConfig::default();
+        assert!(detect(&[], &cfg).unwrap().changes.is_empty());
+        assert!(detect(&[v(1.0, 0.0)], &cfg).unwrap().changes.is_empty());
+        let flat = vec![v(1.0, 0.0); 10];
+        let a = detect(&flat, &cfg).unwrap();
+        assert!(a.changes.is_empty());
+        assert_eq!(a.tau2, 0.0);
+        assert!(detect(&[v(f64::NAN, 0.0), v(1.0, 0.0)], &cfg).is_err());
+    }
+}
