@@ -147,7 +147,10 @@ pub fn between_version_variance(versions: &[VersionMean], boundaries: &[usize]) 
     if n <= s {
         return 0.0;
     }
-    if versions.iter().any(|v| v.variance.is_nan() || v.variance <= 0.0) {
+    if versions
+        .iter()
+        .any(|v| v.variance.is_nan() || v.variance <= 0.0)
+    {
         let mut ss = 0.0;
         for &(a, b) in &segments {
             let m = versions[a..b].iter().map(|v| v.mean).sum::<f64>() / (b - a) as f64;

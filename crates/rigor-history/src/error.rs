@@ -1,0 +1,55 @@
+//! The error type of the history.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// What can go wrong with a history. Variants about the database name its file.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum HistoryError {
+    /// The database could not be opened, read or written.
+    #[error("{}", path.display())]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// The database's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The database was written by a newer rigor.
+    #[error(
+        "{}: history schema version {found} is newer than this rigor understands ({supported}); use a newer rigor",
+        path.display()
+    )]
+    SchemaTooNew {
+        /// The database file.
+        path: PathBuf,
+        /// Its schema version.
+        found: i64,
+        /// The newest this build knows.
+        supported: i64,
+    },
+    /// A stored value could not be decoded (a damaged database).
+    #[error("{}: stored {what} is damaged: {message}", path.display())]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// What was being read.
+        what: &'static str,
+        /// Why it could not be.
+        message: String,
+    },
+    /// No change has this id.
+    #[error("no change has id {0}")]
+    NoSuchChange(i64),
+    /// No run has this id.
+    #[error("no run has id {0}")]
+    NoSuchRun(i64),
+    /// A status that is not one of new, acknowledged, invalid.
+    #[error("'{0}' is not a change status (new, acknowledged, invalid)")]
+    BadStatus(String),
+}
+
+/// Shorthand for this crate's results.
+pub type Result<T, E = HistoryError> = std::result::Result<T, E>;

@@ -1,0 +1,70 @@
+//! The history of a project's performance across versions.
+//!
+//! A [`History`] stores every ingested run whole — machines, versions (commits or labels), runs
+//! with their settings and provenance, every sample with its full hierarchy, per-benchmark
+//! summaries — and the changes detected over each benchmark's series, with a status a user sets.
+//! [`SqliteHistory`] is the default backend (SQLite compiled in, WAL mode, one transaction per
+//! ingest so a killed process leaves nothing partial); all of its SQL lives in [`sqlite`], so
+//! another backend (PostgreSQL) implements the same trait over the same tables.
+
+mod error;
+pub mod sqlite;
+mod types;
+
+pub use error::{HistoryError, Result};
+pub use sqlite::SqliteHistory;
+pub use types::*;
+
+use rigor_store::ResultFile;
+
+/// A store of runs across versions and machines.
+pub trait History {
+    /// Stores a result for a version on a machine and branch. Idempotent: a result already
+    /// stored (same content) is not stored again.
+    fn ingest(&mut self, run: &Ingest<'_>) -> Result<Ingested>;
+
+    /// Records that a version could not be measured (e.g. its build failed), so that resumed
+    /// runs skip it and the history shows it.
+    fn record_failure(
+        &mut self,
+        version: &VersionInfo,
+        machine: &MachineInfo,
+        branch: &str,
+        reason: &str,
+    ) -> Result<RunId>;
+
+    /// Whether a version already has a run (measured or failed) on a machine and branch.
+    fn has_run(&self, rev: &str, machine: &str, branch: &str) -> Result<bool>;
+
+    /// The versions with runs on a machine and branch, in history order.
+    fn versions(&self, machine: &str, branch: &str) -> Result<Vec<StoredVersion>>;
+
+    /// The names of the benchmarks measured on a machine and branch.
+    fn benchmarks(&self, machine: &str, branch: &str) -> Result<Vec<String>>;
+
+    /// The machines and branches that have runs.
+    fn series_keys(&self) -> Result<Vec<(String, String)>>;
+
+    /// One benchmark's raw data per version, in history order (versions without it skipped;
+    /// several runs of one version are merged, their rounds kept apart).
+    fn series(&self, machine: &str, branch: &str, benchmark: &str) -> Result<Vec<VersionData>>;
+
+    /// Replaces the detected changes of one series: changes found again keep their status,
+    /// changes no longer found are marked not current.
+    fn save_changes(
+        &mut self,
+        machine: &str,
+        branch: &str,
+        benchmark: &str,
+        changes: &[NewChange],
+    ) -> Result<()>;
+
+    /// Stored changes, newest version first.
+    fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>>;
+
+    /// Sets a change's status.
+    fn set_status(&mut self, id: i64, status: ChangeStatus) -> Result<()>;
+
+    /// One stored run, as a result file (for re-analysis and comparisons).
+    fn run_result(&self, id: RunId) -> Result<ResultFile>;
+}

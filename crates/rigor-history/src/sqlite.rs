@@ -1,0 +1,782 @@
+//! The SQLite backend: every statement of the history is in this module.
+//!
+//! Concurrency: WAL mode lets readers run beside one writer; writers wait for each other (a busy
+//! timeout of a minute) and each ingest is one `BEGIN IMMEDIATE` transaction, so several
+//! processes can ingest into one database at once, and a process killed mid-ingest leaves
+//! nothing partial (the transaction is rolled back when the database is next opened).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rigor_store::{
+    BenchmarkRecord, ExecutionRecord, FailureRecord, Layout, ResultFile, RunStatus, SampleRecord,
+};
+use rigor_units::{ConfidenceLevel, Seconds, Seed, TimeUnit};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use sha2::{Digest, Sha256};
+
+use crate::History;
+use crate::error::{HistoryError, Result};
+use crate::types::{
+    ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
+    StoredVersion, VersionData, VersionInfo,
+};
+
+/// The migrations, in order; the schema version is their count.
+const MIGRATIONS: [&str; 1] = [include_str!("../migrations/0001_initial.sql")];
+
+/// The schema version this build writes and the newest it reads.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// How history order is decided: the given or first-parent position, then time, then when the
+/// version was first stored.
+const VERSION_ORDER: &str =
+    "(v.order_key IS NULL), v.order_key, (v.commit_time IS NULL), v.commit_time, v.first_seen";
+
+/// A history in an SQLite database file.
+#[derive(Debug)]
+pub struct SqliteHistory {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl SqliteHistory {
+    /// Opens (creating it and its folder if needed) the database at `path`, bringing an older
+    /// schema up to date and refusing a newer one.
+    pub fn open(path: &Path) -> Result<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| HistoryError::Database {
+                path: path.to_path_buf(),
+                source: rusqlite::Error::ToSqlConversionFailure(Box::new(e)),
+            })?;
+        }
+        let conn = Connection::open(path).map_err(|source| HistoryError::Database {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut history = Self {
+            conn,
+            path: path.to_path_buf(),
+        };
+        history.configure()?;
+        history.migrate()?;
+        Ok(history)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn db<T>(&self, r: rusqlite::Result<T>) -> Result<T> {
+        r.map_err(|source| HistoryError::Database {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    fn configure(&mut self) -> Result<()> {
+        let r = self
+            .conn
+            .busy_timeout(Duration::from_secs(60))
+            .and_then(|()| {
+                self.conn
+                    .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            })
+            .and_then(|_| self.conn.execute_batch("PRAGMA foreign_keys = ON;"));
+        self.db(r)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let path = self.path.clone();
+        let db = |source| HistoryError::Database {
+            path: path.clone(),
+            source,
+        };
+        // Exclusive, and the version read inside: two processes opening a new database at
+        // once must not both create the tables.
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Exclusive)
+            .map_err(db)?;
+        let found: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(db)?;
+        if found > SCHEMA_VERSION {
+            return Err(HistoryError::SchemaTooNew {
+                path: path.clone(),
+                found,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        for sql in &MIGRATIONS[found.max(0) as usize..] {
+            tx.execute_batch(sql).map_err(db)?;
+        }
+        tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
+            .map_err(db)?;
+        tx.commit().map_err(db)
+    }
+
+    fn write(&mut self) -> Result<Transaction<'_>> {
+        let path = self.path.clone();
+        self.conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|source| HistoryError::Database { path, source })
+    }
+
+    fn damaged(&self, what: &'static str, message: impl ToString) -> HistoryError {
+        HistoryError::Damaged {
+            path: self.path.clone(),
+            what,
+            message: message.to_string(),
+        }
+    }
+}
+
+/// The content hash that makes ingesting idempotent.
+fn fingerprint(result: &ResultFile) -> String {
+    let mut h = Sha256::new();
+    // Serialising a result cannot fail (plain data); an empty hash input would still be unique
+    // per content of what did serialise.
+    h.update(serde_json::to_vec(result).unwrap_or_default());
+    hex(&h.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn now() -> String {
+    jiff::Timestamp::now().to_string()
+}
+
+fn machine_id(tx: &Transaction<'_>, m: &MachineInfo) -> rusqlite::Result<i64> {
+    let e = &m.environment;
+    tx.query_row(
+        "INSERT INTO machines (name, host, os, cpu, cpus, governor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (name) DO UPDATE SET host = excluded.host, os = excluded.os,
+             cpu = excluded.cpu, cpus = excluded.cpus, governor = excluded.governor
+         RETURNING id",
+        params![m.name, e.host, e.os, e.cpu, e.cpus as i64, e.governor],
+        |r| r.get(0),
+    )
+}
+
+fn version_id(tx: &Transaction<'_>, v: &VersionInfo) -> rusqlite::Result<i64> {
+    tx.query_row(
+        "INSERT INTO versions (rev, commit_id, parents, author, commit_time, subject, order_key, first_seen)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,
+                 (SELECT COALESCE(MAX(first_seen), 0) + 1 FROM versions))
+         ON CONFLICT (rev) DO UPDATE SET
+             commit_id = COALESCE(excluded.commit_id, versions.commit_id),
+             parents = COALESCE(excluded.parents, versions.parents),
+             author = COALESCE(excluded.author, versions.author),
+             commit_time = COALESCE(excluded.commit_time, versions.commit_time),
+             subject = COALESCE(excluded.subject, versions.subject),
+             order_key = COALESCE(excluded.order_key, versions.order_key)
+         RETURNING id",
+        params![
+            v.rev,
+            v.commit,
+            (!v.parents.is_empty()).then(|| v.parents.join(" ")),
+            v.author,
+            v.time,
+            v.subject,
+            v.order,
+        ],
+        |r| r.get(0),
+    )
+}
+
+fn benchmark_id(tx: &Transaction<'_>, name: &str) -> rusqlite::Result<i64> {
+    tx.query_row(
+        "INSERT INTO benchmarks (name) VALUES (?1)
+         ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id",
+        params![name],
+        |r| r.get(0),
+    )
+}
+
+fn status_text(s: RunStatus) -> &'static str {
+    match s {
+        RunStatus::Complete => "complete",
+        RunStatus::Interrupted => "interrupted",
+        RunStatus::Running => "running",
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn insert_benchmark(tx: &Transaction<'_>, run: i64, b: &BenchmarkRecord) -> rusqlite::Result<()> {
+    let id = benchmark_id(tx, &b.name)?;
+    let a = b.analysis.as_ref();
+    tx.execute(
+        "INSERT INTO run_benchmarks (run_id, benchmark_id, command, levels, level_names, unit,
+             mean, ci_lower, ci_upper, ci_level, components, failures)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![
+            run,
+            id,
+            b.command,
+            json(&b.layout),
+            b.level_names.as_ref().map(json),
+            b.unit.to_string(),
+            a.map(|a| a.mean),
+            a.map(|a| a.ci.lower),
+            a.map(|a| a.ci.upper),
+            a.map(|a| a.ci.level.get()),
+            a.map(|a| json(&a.variance_components)),
+            json(&b.failures),
+        ],
+    )?;
+    let mut sample = tx.prepare_cached(
+        "INSERT INTO samples (run_id, benchmark_id, build, round, execution, iteration, value, warmup)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    for s in &b.samples {
+        sample.execute(params![
+            run,
+            id,
+            s.build.map(|x| x as i64),
+            s.round as i64,
+            s.execution as i64,
+            s.iteration as i64,
+            s.value,
+            s.warmup,
+        ])?;
+    }
+    let mut execution = tx.prepare_cached(
+        "INSERT INTO executions (run_id, benchmark_id, build, round, execution, warmup, wall,
+             user_time, sys_time, max_rss)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    for e in &b.executions {
+        execution.execute(params![
+            run,
+            id,
+            e.build.map(|x| x as i64),
+            e.round as i64,
+            e.execution as i64,
+            e.warmup,
+            e.wall.get(),
+            e.user.get(),
+            e.sys.get(),
+            e.max_rss as i64,
+        ])?;
+    }
+    Ok(())
+}
+
+fn version_of(r: &rusqlite::Row<'_>, offset: usize) -> rusqlite::Result<VersionInfo> {
+    let parents: Option<String> = r.get(offset + 2)?;
+    Ok(VersionInfo {
+        rev: r.get(offset)?,
+        commit: r.get(offset + 1)?,
+        parents: parents
+            .map(|p| p.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default(),
+        author: r.get(offset + 3)?,
+        time: r.get(offset + 4)?,
+        subject: r.get(offset + 5)?,
+        order: r.get(offset + 6)?,
+    })
+}
+
+/// The version columns [`version_of`] reads, from `versions v`.
+const VERSION_COLUMNS: &str =
+    "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
+
+/// A stored benchmark of one run, before merging.
+struct RunBenchmark {
+    run: i64,
+    command: String,
+    layout: Layout,
+    level_names: Option<Vec<String>>,
+    unit: TimeUnit,
+    failures: Vec<FailureRecord>,
+}
+
+impl SqliteHistory {
+    fn run_benchmarks_of(
+        &self,
+        version: &str,
+        machine: &str,
+        branch: &str,
+        benchmark: &str,
+    ) -> Result<Vec<RunBenchmark>> {
+        let mut stmt = self.db(self.conn.prepare_cached(
+            "SELECT rb.run_id, rb.command, rb.levels, rb.level_names, rb.unit, rb.failures
+             FROM run_benchmarks rb
+             JOIN runs r ON r.id = rb.run_id
+             JOIN versions v ON v.id = r.version_id
+             JOIN machines m ON m.id = r.machine_id
+             JOIN benchmarks b ON b.id = rb.benchmark_id
+             WHERE v.rev = ?1 AND m.name = ?2 AND r.branch = ?3 AND b.name = ?4
+               AND r.status <> 'failed'
+             ORDER BY r.id",
+        ))?;
+        let rows = self.db(stmt
+            .query_map(params![version, machine, branch, benchmark], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, String>(5)?,
+                ))
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()))?;
+        rows.into_iter()
+            .map(|(run, command, levels, names, unit, failures)| {
+                Ok(RunBenchmark {
+                    run,
+                    command,
+                    layout: serde_json::from_str(&levels).map_err(|e| self.damaged("levels", e))?,
+                    level_names: names
+                        .map(|n| serde_json::from_str(&n))
+                        .transpose()
+                        .map_err(|e| self.damaged("level names", e))?,
+                    unit: unit.parse().map_err(|e| self.damaged("unit", e))?,
+                    failures: serde_json::from_str(&failures)
+                        .map_err(|e| self.damaged("failures", e))?,
+                })
+            })
+            .collect()
+    }
+
+    fn samples_of(&self, run: i64, benchmark: &str) -> Result<Vec<SampleRecord>> {
+        let mut stmt = self.db(self.conn.prepare_cached(
+            "SELECT s.build, s.round, s.execution, s.iteration, s.value, s.warmup
+             FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id
+             WHERE s.run_id = ?1 AND b.name = ?2 ORDER BY s.rowid",
+        ))?;
+        self.db(stmt
+            .query_map(params![run, benchmark], |r| {
+                Ok(SampleRecord {
+                    build: r.get::<_, Option<i64>>(0)?.map(|x| x as usize),
+                    round: r.get::<_, i64>(1)? as usize,
+                    execution: r.get::<_, i64>(2)? as usize,
+                    iteration: r.get::<_, i64>(3)? as usize,
+                    value: r.get(4)?,
+                    warmup: r.get(5)?,
+                })
+            })
+            .and_then(|rows| rows.collect()))
+    }
+
+    fn executions_of(&self, run: i64, benchmark: &str) -> Result<Vec<ExecutionRecord>> {
+        let mut stmt = self.db(self.conn.prepare_cached(
+            "SELECT e.build, e.round, e.execution, e.warmup, e.wall, e.user_time, e.sys_time,
+                    e.max_rss
+             FROM executions e JOIN benchmarks b ON b.id = e.benchmark_id
+             WHERE e.run_id = ?1 AND b.name = ?2 ORDER BY e.rowid",
+        ))?;
+        self.db(stmt
+            .query_map(params![run, benchmark], |r| {
+                Ok(ExecutionRecord {
+                    build: r.get::<_, Option<i64>>(0)?.map(|x| x as usize),
+                    round: r.get::<_, i64>(1)? as usize,
+                    execution: r.get::<_, i64>(2)? as usize,
+                    warmup: r.get(3)?,
+                    wall: Seconds(r.get(4)?),
+                    user: Seconds(r.get(5)?),
+                    sys: Seconds(r.get(6)?),
+                    max_rss: r.get::<_, i64>(7)? as u64,
+                    env_pad: None,
+                })
+            })
+            .and_then(|rows| rows.collect()))
+    }
+
+    /// One version's runs of a benchmark merged into one record: each run's rounds, executions
+    /// and builds are shifted past the previous run's, so units of different runs stay apart.
+    fn merged(&self, name: &str, parts: Vec<RunBenchmark>) -> Result<Option<BenchmarkRecord>> {
+        let Some(first) = parts.first() else {
+            return Ok(None);
+        };
+        let mut b = BenchmarkRecord::new(name, first.command.clone(), first.layout);
+        b.level_names = first.level_names.clone();
+        b.unit = first.unit;
+        let (mut round0, mut exec0, mut build0) = (0, 0, 0);
+        for part in parts.iter().filter(|p| p.layout == first.layout) {
+            let samples = self.samples_of(part.run, name)?;
+            let executions = self.executions_of(part.run, name)?;
+            let next = |f: &dyn Fn(&SampleRecord) -> usize| samples.iter().map(f).max();
+            let (r, e, bl) = (
+                next(&|s| s.round),
+                next(&|s| s.execution),
+                next(&|s| s.build.unwrap_or(0)),
+            );
+            b.samples.extend(samples.iter().map(|s| SampleRecord {
+                round: s.round + round0,
+                execution: s.execution + exec0,
+                build: s.build.map(|x| x + build0),
+                ..s.clone()
+            }));
+            b.executions
+                .extend(executions.into_iter().map(|x| ExecutionRecord {
+                    round: x.round + round0,
+                    execution: x.execution + exec0,
+                    build: x.build.map(|y| y + build0),
+                    ..x
+                }));
+            b.failures.extend(part.failures.iter().cloned());
+            round0 += r.map_or(0, |x| x + 1);
+            exec0 += e.map_or(0, |x| x + 1);
+            build0 += bl.map_or(0, |x| x + 1);
+        }
+        Ok(Some(b))
+    }
+}
+
+impl History for SqliteHistory {
+    fn ingest(&mut self, run: &Ingest<'_>) -> Result<Ingested> {
+        let print = fingerprint(run.result);
+        let path = self.path.clone();
+        let db = |source| HistoryError::Database {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.write()?;
+        let existing: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM runs WHERE fingerprint = ?1",
+                params![print],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db)?;
+        if let Some(id) = existing {
+            return Ok(Ingested::AlreadyStored(RunId(id)));
+        }
+        let machine = machine_id(&tx, run.machine).map_err(db)?;
+        let version = version_id(&tx, run.version).map_err(db)?;
+        let r = run.result;
+        let id: i64 = tx
+            .query_row(
+                "INSERT INTO runs (fingerprint, version_id, machine_id, branch, status, seed,
+                     started, ended, rigor_version, settings, note, ingested_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, ?11) RETURNING id",
+                params![
+                    print,
+                    version,
+                    machine,
+                    run.branch,
+                    status_text(r.status),
+                    r.seed.to_string(),
+                    r.provenance.started.map(|t| t.to_string()),
+                    r.provenance.ended.map(|t| t.to_string()),
+                    r.rigor_version,
+                    r.settings.as_ref().map(json),
+                    now(),
+                ],
+                |row| row.get(0),
+            )
+            .map_err(db)?;
+        for b in &r.benchmarks {
+            insert_benchmark(&tx, id, b).map_err(db)?;
+        }
+        tx.commit().map_err(db)?;
+        Ok(Ingested::Added(RunId(id)))
+    }
+
+    fn record_failure(
+        &mut self,
+        version: &VersionInfo,
+        machine: &MachineInfo,
+        branch: &str,
+        reason: &str,
+    ) -> Result<RunId> {
+        let mut h = Sha256::new();
+        h.update(format!(
+            "failed\0{}\0{}\0{branch}\0{reason}",
+            version.rev, machine.name
+        ));
+        let print = hex(&h.finalize());
+        let path = self.path.clone();
+        let db = |source| HistoryError::Database {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.write()?;
+        let m = machine_id(&tx, machine).map_err(db)?;
+        let v = version_id(&tx, version).map_err(db)?;
+        let id: i64 = tx
+            .query_row(
+                "INSERT INTO runs (fingerprint, version_id, machine_id, branch, status, seed,
+                     rigor_version, note, ingested_at)
+                 VALUES (?1, ?2, ?3, ?4, 'failed', '0', ?5, ?6, ?7)
+                 ON CONFLICT (fingerprint) DO UPDATE SET note = excluded.note
+                 RETURNING id",
+                params![
+                    print,
+                    v,
+                    m,
+                    branch,
+                    env!("CARGO_PKG_VERSION"),
+                    reason,
+                    now()
+                ],
+                |r| r.get(0),
+            )
+            .map_err(db)?;
+        tx.commit().map_err(db)?;
+        Ok(RunId(id))
+    }
+
+    fn has_run(&self, rev: &str, machine: &str, branch: &str) -> Result<bool> {
+        self.db(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM runs r JOIN versions v ON v.id = r.version_id
+                 JOIN machines m ON m.id = r.machine_id
+                 WHERE v.rev = ?1 AND m.name = ?2 AND r.branch = ?3)",
+            params![rev, machine, branch],
+            |r| r.get(0),
+        ))
+    }
+
+    fn versions(&self, machine: &str, branch: &str) -> Result<Vec<StoredVersion>> {
+        let sql = format!(
+            "SELECT {VERSION_COLUMNS}, COUNT(r.id), SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END)
+             FROM runs r JOIN versions v ON v.id = r.version_id
+             JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = ?1 AND r.branch = ?2
+             GROUP BY v.id ORDER BY {VERSION_ORDER}"
+        );
+        let mut stmt = self.db(self.conn.prepare(&sql))?;
+        self.db(stmt
+            .query_map(params![machine, branch], |r| {
+                Ok(StoredVersion {
+                    version: version_of(r, 0)?,
+                    runs: r.get::<_, i64>(7)? as usize,
+                    failed: r.get::<_, i64>(8)? as usize,
+                })
+            })
+            .and_then(|rows| rows.collect()))
+    }
+
+    fn benchmarks(&self, machine: &str, branch: &str) -> Result<Vec<String>> {
+        let mut stmt = self.db(self.conn.prepare(
+            "SELECT DISTINCT b.name FROM run_benchmarks rb
+             JOIN benchmarks b ON b.id = rb.benchmark_id
+             JOIN runs r ON r.id = rb.run_id JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = ?1 AND r.branch = ?2 ORDER BY b.name",
+        ))?;
+        self.db(stmt
+            .query_map(params![machine, branch], |r| r.get(0))
+            .and_then(|rows| rows.collect()))
+    }
+
+    fn series_keys(&self) -> Result<Vec<(String, String)>> {
+        let mut stmt = self.db(self.conn.prepare(
+            "SELECT DISTINCT m.name, r.branch FROM runs r JOIN machines m ON m.id = r.machine_id
+             ORDER BY m.name, r.branch",
+        ))?;
+        self.db(stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(|rows| rows.collect()))
+    }
+
+    fn series(&self, machine: &str, branch: &str, benchmark: &str) -> Result<Vec<VersionData>> {
+        let mut out = Vec::new();
+        for v in self.versions(machine, branch)? {
+            let parts = self.run_benchmarks_of(&v.version.rev, machine, branch, benchmark)?;
+            let runs: Vec<RunId> = parts.iter().map(|p| RunId(p.run)).collect();
+            if let Some(b) = self.merged(benchmark, parts)? {
+                out.push(VersionData {
+                    version: v.version,
+                    runs,
+                    benchmark: b,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn save_changes(
+        &mut self,
+        machine: &str,
+        branch: &str,
+        benchmark: &str,
+        changes: &[NewChange],
+    ) -> Result<()> {
+        let path = self.path.clone();
+        let db = |source| HistoryError::Database {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.write()?;
+        let ids: Option<(i64, i64)> = tx
+            .query_row(
+                "SELECT (SELECT id FROM benchmarks WHERE name = ?1),
+                        (SELECT id FROM machines WHERE name = ?2)",
+                params![benchmark, machine],
+                |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)),
+            )
+            .map(|(b, m)| b.zip(m))
+            .map_err(db)?;
+        let Some((b, m)) = ids else {
+            return Ok(());
+        };
+        tx.execute(
+            "UPDATE changes SET current = 0 WHERE benchmark_id = ?1 AND machine_id = ?2 AND branch = ?3",
+            params![b, m, branch],
+        )
+        .map_err(db)?;
+        for c in changes {
+            tx.execute(
+                "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
+                     ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at)
+                 VALUES (?1, ?2, ?3, (SELECT id FROM versions WHERE rev = ?4),
+                         (SELECT id FROM versions WHERE rev = ?5), ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1, ?13)
+                 ON CONFLICT (benchmark_id, machine_id, branch, version_id) DO UPDATE SET
+                     previous_version_id = excluded.previous_version_id, ratio = excluded.ratio,
+                     ci_lower = excluded.ci_lower, ci_upper = excluded.ci_upper,
+                     p_value = excluded.p_value, q_value = excluded.q_value,
+                     verdict = excluded.verdict, method = excluded.method, current = 1",
+                params![
+                    b,
+                    m,
+                    branch,
+                    c.rev,
+                    c.previous_rev,
+                    c.ratio,
+                    c.interval.map(|i| i.0),
+                    c.interval.map(|i| i.1),
+                    c.p_value,
+                    c.q_value,
+                    c.verdict,
+                    c.method,
+                    now(),
+                ],
+            )
+            .map_err(db)?;
+        }
+        tx.commit().map_err(db)
+    }
+
+    fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>> {
+        let sql = format!(
+            "SELECT c.id, b.name, m.name, c.branch, v.rev, pv.rev, c.ratio, c.ci_lower, c.ci_upper,
+                    c.p_value, c.q_value, c.verdict, c.method, c.status, c.current, c.detected_at
+             FROM changes c
+             JOIN benchmarks b ON b.id = c.benchmark_id
+             JOIN machines m ON m.id = c.machine_id
+             JOIN versions v ON v.id = c.version_id
+             LEFT JOIN versions pv ON pv.id = c.previous_version_id
+             WHERE (?1 IS NULL OR b.name = ?1) AND (?2 IS NULL OR m.name = ?2)
+               AND (?3 IS NULL OR c.branch = ?3) AND (?4 OR c.current = 1)
+             ORDER BY {VERSION_ORDER}, b.name"
+        );
+        let mut stmt = self.db(self.conn.prepare(&sql))?;
+        let rows = self.db(stmt
+            .query_map(
+                params![
+                    filter.benchmark,
+                    filter.machine,
+                    filter.branch,
+                    filter.include_stale
+                ],
+                |r| {
+                    let lower: Option<f64> = r.get(7)?;
+                    let upper: Option<f64> = r.get(8)?;
+                    Ok((
+                        StoredChange {
+                            id: r.get(0)?,
+                            benchmark: r.get(1)?,
+                            machine: r.get(2)?,
+                            branch: r.get(3)?,
+                            change: NewChange {
+                                rev: r.get(4)?,
+                                previous_rev: r.get(5)?,
+                                ratio: r.get(6)?,
+                                interval: lower.zip(upper),
+                                p_value: r.get(9)?,
+                                q_value: r.get(10)?,
+                                verdict: r.get(11)?,
+                                method: r.get(12)?,
+                            },
+                            status: ChangeStatus::New,
+                            current: r.get(14)?,
+                            detected_at: r.get(15)?,
+                        },
+                        r.get::<_, String>(13)?,
+                    ))
+                },
+            )
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()))?;
+        rows.into_iter()
+            .map(|(mut c, status)| {
+                c.status = status.parse().map_err(|e| self.damaged("status", e))?;
+                Ok(c)
+            })
+            .collect()
+    }
+
+    fn set_status(&mut self, id: i64, status: ChangeStatus) -> Result<()> {
+        let n = self.db(self.conn.execute(
+            "UPDATE changes SET status = ?1 WHERE id = ?2",
+            params![status.as_str(), id],
+        ))?;
+        if n == 0 {
+            return Err(HistoryError::NoSuchChange(id));
+        }
+        Ok(())
+    }
+
+    fn run_result(&self, id: RunId) -> Result<ResultFile> {
+        let row: Option<(String, String, String, String, String, String)> = self.db(self
+            .conn
+            .query_row(
+                "SELECT r.seed, r.status, r.rigor_version, m.name, r.branch, v.rev
+                     FROM runs r JOIN versions v ON v.id = r.version_id
+                     JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
+                params![id.0],
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                    ))
+                },
+            )
+            .optional())?;
+        let Some((seed, status, rigor_version, machine, branch, rev)) = row else {
+            return Err(HistoryError::NoSuchRun(id.0));
+        };
+        let mut result = ResultFile::new(
+            seed.parse::<Seed>().map_err(|e| self.damaged("seed", e))?,
+            ConfidenceLevel::NINETY_FIVE,
+        );
+        result.rigor_version = rigor_version;
+        result.status = match status.as_str() {
+            "interrupted" => RunStatus::Interrupted,
+            "running" => RunStatus::Running,
+            _ => RunStatus::Complete,
+        };
+        result.provenance.label = Some(rev.clone());
+        let mut stmt = self.db(self.conn.prepare(
+            "SELECT b.name FROM run_benchmarks rb JOIN benchmarks b ON b.id = rb.benchmark_id
+             WHERE rb.run_id = ?1 ORDER BY rb.rowid",
+        ))?;
+        let names: Vec<String> = self.db(stmt
+            .query_map(params![id.0], |r| r.get(0))
+            .and_then(|rows| rows.collect()))?;
+        for name in names {
+            let parts: Vec<RunBenchmark> = self
+                .run_benchmarks_of(&rev, &machine, &branch, &name)?
+                .into_iter()
+                .filter(|p| p.run == id.0)
+                .collect();
+            if let Some(b) = self.merged(&name, parts)? {
+                result.benchmarks.push(b);
+            }
+        }
+        Ok(result)
+    }
+}
