@@ -75,6 +75,12 @@ pub enum AppError {
         #[source]
         source: rigor_store::StoreError,
     },
+    /// The history could not be read or written.
+    #[error(transparent)]
+    History(#[from] rigor_history::HistoryError),
+    /// A git command failed.
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
     /// A temporary directory for builds could not be made.
     #[error("creating a directory for builds")]
     BuildRoot(#[source] std::io::Error),

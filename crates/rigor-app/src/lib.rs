@@ -9,6 +9,8 @@
 //! - [`saved::analyze`], [`saved::compare`], [`saved::report`]: the same analyses over saved
 //!   results.
 //! - [`report_view`]: the HTML report's view model (the report crate only draws it).
+//! - [`track`]: a project's history — ingest results, measure each version in its own git
+//!   worktree, detect changes over each benchmark's series.
 //!
 //! Nothing here prints: non-fatal problems are typed [`rigor_store::Warning`]s saved in the
 //! result, and errors are [`AppError`]s that keep their source.
@@ -18,6 +20,7 @@ pub mod comparisons;
 pub mod diagnosis;
 pub mod error;
 pub mod exports;
+pub mod git;
 pub mod plan;
 pub mod plan_file;
 pub mod provenance;
@@ -26,6 +29,7 @@ pub mod report_view;
 pub mod run;
 pub mod saved;
 pub mod settings;
+pub mod track;
 
 pub use error::{AppError, PlanFileError, Result};
 

@@ -126,12 +126,16 @@ fn analyse(result: &mut ResultFile, settings: &RunSettings) -> Result<(Analyses,
         settings.analysis.confidence,
         result.seed,
     );
-    let (computed, warnings) = comparisons::within_run(
-        result,
-        &analyses,
-        settings.comparison.reference.as_deref(),
-        &cs,
-    )?;
+    let (computed, warnings) = if settings.comparison.enabled {
+        comparisons::within_run(
+            result,
+            &analyses,
+            settings.comparison.reference.as_deref(),
+            &cs,
+        )?
+    } else {
+        (Vec::new(), Vec::new())
+    };
     result.warnings.extend(warnings);
     result.comparisons = comparisons::records(&computed);
     Ok((analyses, computed))

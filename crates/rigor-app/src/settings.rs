@@ -85,6 +85,9 @@ pub struct ComparisonSettings {
     pub resamples: usize,
     /// What fails the exit status.
     pub fail_on: Option<FailOn>,
+    /// Whether benchmarks are compared at all (`rigor track run` measures versions together
+    /// without comparing them: its change detection does).
+    pub enabled: bool,
 }
 
 impl Default for ComparisonSettings {
@@ -96,6 +99,7 @@ impl Default for ComparisonSettings {
             estimator: Estimator::Mean,
             resamples: 10_000,
             fail_on: None,
+            enabled: true,
         }
     }
 }

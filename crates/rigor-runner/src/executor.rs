@@ -45,6 +45,8 @@ pub struct ExecutionRequest<'a> {
     pub timeout: Option<Duration>,
     /// Extra environment variables for this execution.
     pub env: &'a [(String, String)],
+    /// Working directory (`None`: rigor's own).
+    pub dir: Option<&'a std::path::Path>,
 }
 
 /// Everything an executor needs to run one build.
@@ -118,6 +120,11 @@ pub trait Executor {
     /// Runs one build (timed: its wall time is the cost of the build level).
     fn build(&mut self, request: &BuildRequest<'_>) -> Result<ExecutionOutcome, RunError>;
 
-    /// Runs an unmeasured auxiliary command; returns its outcome so failures can be reported.
-    fn run_hook(&mut self, command: &CommandLine) -> Result<ExecutionOutcome, RunError>;
+    /// Runs an unmeasured auxiliary command in `dir` (`None`: rigor's own working directory);
+    /// returns its outcome so failures can be reported.
+    fn run_hook(
+        &mut self,
+        command: &CommandLine,
+        dir: Option<&std::path::Path>,
+    ) -> Result<ExecutionOutcome, RunError>;
 }

@@ -29,6 +29,9 @@ pub struct Benchmark {
     pub command: CommandLine,
     /// Iterations per execution to ask this benchmark for (overrides the settings' count).
     pub iterations: Option<usize>,
+    /// Working directory of its executions and hooks (`None`: rigor's own), e.g. a version's
+    /// checkout when tracking a project.
+    pub dir: Option<PathBuf>,
 }
 
 impl Benchmark {
@@ -38,6 +41,7 @@ impl Benchmark {
             name: name.into(),
             command,
             iterations: None,
+            dir: None,
         }
     }
 }
@@ -548,7 +552,7 @@ impl<'a> Scheduler<'a> {
             ends_benchmark: true,
         };
         if let Some(prepare) = &s.prepare {
-            let o = executor.run_hook(prepare)?;
+            let o = executor.run_hook(prepare, self.benchmarks[b].dir.as_deref())?;
             if !o.termination.success() {
                 let reason = format!("--prepare command {}", describe(o.termination));
                 return self.failed(
@@ -579,6 +583,7 @@ impl<'a> Scheduler<'a> {
             output: s.output,
             timeout: s.timeout,
             env: &env,
+            dir: self.benchmarks[b].dir.as_deref(),
         };
         let outcome = match executor.execute(&request) {
             Ok(o) => o,
@@ -638,7 +643,7 @@ impl<'a> Scheduler<'a> {
         if !state.active(b) {
             return Ok(());
         }
-        let outcome = match executor.run_hook(command) {
+        let outcome = match executor.run_hook(command, self.benchmarks[b].dir.as_deref()) {
             Ok(o) => o,
             Err(e) => {
                 let record = FailureRecord {
@@ -958,7 +963,11 @@ mod tests {
             fn build(&mut self, _r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
                 unreachable!("no builds")
             }
-            fn run_hook(&mut self, _c: &CommandLine) -> Result<ExecutionOutcome, RunError> {
+            fn run_hook(
+                &mut self,
+                _c: &CommandLine,
+                _dir: Option<&std::path::Path>,
+            ) -> Result<ExecutionOutcome, RunError> {
                 unreachable!("no hooks")
             }
         }
@@ -1024,7 +1033,11 @@ mod tests {
             fn build(&mut self, _r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
                 unreachable!("nothing runs with invalid settings")
             }
-            fn run_hook(&mut self, _c: &CommandLine) -> Result<ExecutionOutcome, RunError> {
+            fn run_hook(
+                &mut self,
+                _c: &CommandLine,
+                _dir: Option<&std::path::Path>,
+            ) -> Result<ExecutionOutcome, RunError> {
                 unreachable!("nothing runs with invalid settings")
             }
         }

@@ -299,7 +299,11 @@ impl Executor for SimulatedExecutor {
         ))
     }
 
-    fn run_hook(&mut self, _command: &CommandLine) -> Result<ExecutionOutcome, RunError> {
+    fn run_hook(
+        &mut self,
+        _command: &CommandLine,
+        _dir: Option<&std::path::Path>,
+    ) -> Result<ExecutionOutcome, RunError> {
         Ok(outcome(0.0, Termination::Exited { code: 0 }, ""))
     }
 }

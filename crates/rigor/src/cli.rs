@@ -39,6 +39,179 @@ pub enum Command {
     /// Dimension an experiment: run a pilot, measure each level's cost and variance, and write a
     /// plan with the optimal repetition counts (Kalibera & Jones 2013).
     Plan(Box<PlanArgs>),
+    /// Track a project's performance across versions: a history database, each version measured
+    /// in its own checkout, changes detected over each benchmark's series.
+    Track(Box<TrackArgs>),
+}
+
+/// `rigor track`.
+#[derive(Debug, Args)]
+pub struct TrackArgs {
+    /// The history database.
+    #[arg(
+        long,
+        global = true,
+        env = "RIGOR_DB",
+        value_name = "PATH",
+        default_value = ".rigor/history.db"
+    )]
+    pub db: PathBuf,
+    /// What to do with the history.
+    #[command(subcommand)]
+    pub command: TrackCommand,
+}
+
+/// The subcommands of `rigor track`.
+#[derive(Debug, Subcommand)]
+pub enum TrackCommand {
+    /// Store a saved result (also a killed run's) as a version's measurement. The same result
+    /// twice is stored once.
+    Add(TrackAddArgs),
+    /// Measure versions of a git repository, each in a worktree of its own, and store them as
+    /// they are measured (versions already stored are skipped).
+    Run(Box<TrackRunArgs>),
+    /// Detect changes over every benchmark's history and list them.
+    Changes(TrackChangesArgs),
+    /// Show one benchmark's history, version by version.
+    Show(TrackShowArgs),
+    /// Set a change's status: acknowledged (real), invalid (not a real change), or new.
+    Status(TrackStatusArgs),
+}
+
+/// Which series: a machine and a branch.
+#[derive(Debug, Args, Clone)]
+pub struct SeriesArgs {
+    /// The machine's name (default: the host name).
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+    /// The branch (default: the repository's current branch, else "main").
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
+}
+
+/// `rigor track add`.
+#[derive(Debug, Args)]
+pub struct TrackAddArgs {
+    /// A result JSON written by `rigor run --export-json`.
+    #[arg(value_name = "RESULT.json")]
+    pub file: PathBuf,
+    /// The version measured: a git revision of --repo (its commit, parents, author, time and
+    /// position are recorded), or any label (a compiler, a release).
+    #[arg(long, value_name = "REV")]
+    pub version: String,
+    /// The repository the version belongs to.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
+    /// Position of a labelled version in the history (versions are ordered by it, else by time,
+    /// else by when first stored).
+    #[arg(long, value_name = "N")]
+    pub order: Option<i64>,
+    /// The series.
+    #[command(flatten)]
+    pub series: SeriesArgs,
+}
+
+/// `rigor track run`.
+#[derive(Debug, Args)]
+pub struct TrackRunArgs {
+    /// Versions to measure: `A..B` (B's first-parent line after A) and single revisions.
+    #[arg(value_name = "REVS")]
+    pub revs: Vec<String>,
+    /// The repository.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
+    /// Measure the last N commits of HEAD's first-parent line (instead of, or besides, REVS).
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+    /// Measure versions that are already stored again.
+    #[arg(long)]
+    pub force: bool,
+    /// Versions measured together in shuffled interleaved rounds, so that drift of the machine
+    /// cannot pose as a change (1: one after another; with --builds, always 1).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub batch: usize,
+    /// The series.
+    #[command(flatten)]
+    pub series: SeriesArgs,
+    /// Everything `rigor run` takes; `{src}` in commands is the version's checkout, which is
+    /// also their working directory. `--build CMD` builds each version once in its checkout
+    /// before measuring it; with `--builds N` builds are the top level, as in `rigor run`.
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// The commands to benchmark, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub commands: Vec<String>,
+}
+
+/// `rigor track changes`.
+#[derive(Debug, Args)]
+pub struct TrackChangesArgs {
+    /// Only this benchmark.
+    #[arg(long, value_name = "NAME")]
+    pub benchmark: Option<String>,
+    /// Only this machine (default: every machine).
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+    /// Only this branch (default: every branch).
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
+    /// Practical threshold: smaller changes are not reported.
+    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_threshold)]
+    pub threshold: Fraction,
+    /// Confidence level of the intervals; one minus it is the false discovery rate across
+    /// benchmarks.
+    #[arg(long, default_value = "0.95", value_parser = parse_confidence)]
+    pub confidence: ConfidenceLevel,
+    /// Also list changes the latest detection no longer finds.
+    #[arg(long)]
+    pub all: bool,
+    /// Print the changes as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write a Markdown table of the changes.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Exit with status 1 when a current regression (not marked invalid) is listed.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub fail_on: Option<TrackFailOn>,
+}
+
+/// `rigor track changes --fail-on`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TrackFailOn {
+    /// A regression.
+    Regression,
+}
+
+/// `rigor track show`.
+#[derive(Debug, Args)]
+pub struct TrackShowArgs {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The series.
+    #[command(flatten)]
+    pub series: SeriesArgs,
+}
+
+/// `rigor track status`.
+#[derive(Debug, Args)]
+pub struct TrackStatusArgs {
+    /// The change's id (from `rigor track changes`).
+    pub id: i64,
+    /// Its new status.
+    #[arg(value_enum)]
+    pub status: StatusArg,
+}
+
+/// A change's status.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum StatusArg {
+    /// Not looked at.
+    New,
+    /// A real change.
+    Acknowledged,
+    /// Not a real change.
+    Invalid,
 }
 
 /// Options shared by everything that analyses data.
@@ -67,6 +240,14 @@ pub struct RunArgs {
     /// Commands to benchmark. Each is split into words and run directly (no shell) unless --shell.
     #[arg(required = true, value_name = "COMMAND")]
     pub commands: Vec<String>,
+    /// Everything else `rigor run` takes.
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
+/// The options of `rigor run` (shared by `rigor plan` and `rigor track run`).
+#[derive(Debug, Args, Clone)]
+pub struct RunOptions {
     /// Names for the commands, in order (default: the command text).
     #[arg(short = 'n', long = "name", value_name = "NAME")]
     pub names: Vec<String>,
@@ -125,9 +306,10 @@ pub struct RunArgs {
     /// with `{build_dir}`, `{build}` and `{build_seed}` substituted here and in COMMANDs.
     #[arg(long, value_name = "CMD")]
     pub build: Option<String>,
-    /// Number of builds per command (with --build).
-    #[arg(long, default_value_t = 5, value_name = "N", requires = "build")]
-    pub builds: usize,
+    /// Number of builds per command (with --build; default 5). `rigor track run` builds each
+    /// version once in its checkout unless --builds is given.
+    #[arg(long, value_name = "N", requires = "build")]
+    pub builds: Option<usize>,
     /// Directory for the build directories (default: a temporary directory, removed afterwards).
     #[arg(long, value_name = "DIR", requires = "build")]
     pub build_root: Option<PathBuf>,

@@ -9,7 +9,10 @@ use crate::output::{self, Bar, emit};
 use crate::{settings, text};
 
 /// Ctrl-C handling and the executor of a measuring command.
-fn measuring(simulate: bool, seed: rigor_units::Seed) -> Result<(StopSignal, Box<dyn Executor>)> {
+pub fn measuring(
+    simulate: bool,
+    seed: rigor_units::Seed,
+) -> Result<(StopSignal, Box<dyn Executor>)> {
     let stop = StopSignal::new();
     {
         let stop = stop.clone();

@@ -7,6 +7,7 @@ mod commands;
 mod output;
 mod settings;
 mod text;
+mod track_cmd;
 
 use std::process::ExitCode;
 
@@ -22,6 +23,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => commands::compare(args),
         Command::Report(args) => commands::report(args),
         Command::Plan(args) => commands::plan(args),
+        Command::Track(args) => track_cmd::track(args),
     };
     match outcome {
         Ok(outcome) => ExitCode::from(output::exit_code(outcome)),

@@ -18,8 +18,11 @@ use rigor_units::{Fraction, Seed, TimeUnit};
 
 use crate::cli::{
     AnalysisArgs, AnalyzeArgs, CompareArgs, ComparisonArgs, EstimatorArg, FailOnArg, MethodArg,
-    OutputArg, PlanArgs, QuantileArg, ReportArgs, RunArgs, StreamArg, UnitArg,
+    OutputArg, PlanArgs, QuantileArg, ReportArgs, RunArgs, RunOptions, StreamArg, UnitArg,
 };
+
+/// Builds per command when `--build` is given without `--builds`.
+pub const DEFAULT_BUILDS: usize = 5;
 
 /// Resolves analysis options.
 pub fn analysis(a: &AnalysisArgs) -> AnalysisSettings {
@@ -53,6 +56,7 @@ pub fn comparison(a: &ComparisonArgs) -> ComparisonSettings {
             FailOnArg::Inconclusive => FailOn::Inconclusive,
             FailOnArg::Warning => FailOn::Warning,
         }),
+        enabled: true,
     }
 }
 
@@ -76,15 +80,19 @@ fn origin(label: Option<&String>) -> Origin {
 
 /// Resolves and validates `rigor run` options, including the plan file and the mode.
 pub fn run(args: &RunArgs) -> Result<RunSettings> {
-    if args.names.len() > args.commands.len() {
+    run_commands(&args.commands, &args.options)
+}
+
+/// Resolves `commands` with the options of `rigor run`.
+pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSettings> {
+    if args.names.len() > commands.len() {
         bail!(
             "{} names given for {} commands",
             args.names.len(),
-            args.commands.len()
+            commands.len()
         );
     }
-    let benchmarks = args
-        .commands
+    let benchmarks = commands
         .iter()
         .enumerate()
         .map(|(i, text)| {
@@ -142,7 +150,7 @@ pub fn run(args: &RunArgs) -> Result<RunSettings> {
     runner.validate()?;
     let mut settings = RunSettings {
         benchmarks,
-        commands: args.commands.clone(),
+        commands: commands.to_vec(),
         runner,
         discard: args.discard,
         iterations_expected,
@@ -204,7 +212,7 @@ fn placeholder_record() -> RunSettingsRecord {
 }
 
 /// The settings as saved in the result.
-fn record(s: &RunSettings, args: &RunArgs) -> RunSettingsRecord {
+fn record(s: &RunSettings, args: &RunOptions) -> RunSettingsRecord {
     RunSettingsRecord {
         mode: match &s.mode {
             Mode::Fixed => ModeRecord::Fixed,
@@ -241,7 +249,7 @@ fn record(s: &RunSettings, args: &RunArgs) -> RunSettingsRecord {
 }
 
 /// Where iteration times come from: a pattern over a stream, else the native samples file.
-fn iteration_source(args: &RunArgs) -> Result<IterationSource> {
+fn iteration_source(args: &RunOptions) -> Result<IterationSource> {
     let (Some(stream), Some(pattern)) = (&args.iterations_from, &args.pattern) else {
         return Ok(IterationSource::SamplesFile);
     };
@@ -298,7 +306,7 @@ fn apply_plan(s: &mut RunSettings, file: &PlanFile, precision: Option<Fraction>)
 
 /// The build level, if `--build` was given, and the temporary root it may need.
 fn build(
-    args: &RunArgs,
+    args: &RunOptions,
     timeout: Option<std::time::Duration>,
 ) -> Result<(Option<BuildSettings>, Option<tempfile::TempDir>)> {
     let Some(text) = &args.build else {
@@ -318,7 +326,7 @@ fn build(
     Ok((
         Some(BuildSettings {
             command,
-            builds: args.builds,
+            builds: args.builds.unwrap_or(DEFAULT_BUILDS),
             root,
             timeout,
         }),

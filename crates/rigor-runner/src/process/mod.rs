@@ -257,6 +257,9 @@ impl Executor for ProcessExecutor {
             }
         );
         let mut cmd = base_command(&req.command.argv());
+        if let Some(dir) = req.dir {
+            cmd.current_dir(dir);
+        }
         cmd.stdin(match req.input {
             Some(path) => open_input(path)?,
             None => Stdio::null(),
@@ -304,8 +307,12 @@ impl Executor for ProcessExecutor {
         self.auxiliary(req.command, Some(req.dir), req.timeout)
     }
 
-    fn run_hook(&mut self, command: &CommandLine) -> Result<ExecutionOutcome, RunError> {
-        self.auxiliary(command, None, None)
+    fn run_hook(
+        &mut self,
+        command: &CommandLine,
+        dir: Option<&Path>,
+    ) -> Result<ExecutionOutcome, RunError> {
+        self.auxiliary(command, dir, None)
     }
 }
 
@@ -401,6 +408,7 @@ mod tests {
             output: OutputMode::Null,
             timeout,
             env: &[],
+            dir: None,
         })
         .unwrap()
     }
@@ -497,8 +505,49 @@ mod tests {
                 output: OutputMode::Null,
                 timeout: None,
                 env: &[],
+                dir: None,
             })
             .unwrap_err();
         assert!(matches!(err, RunError::Spawn { .. }));
+    }
+
+    /// A benchmark's directory is its working directory, and a relative program is found there
+    /// (how `rigor track` runs `./bench` in each version's checkout).
+    #[test]
+    fn executions_run_in_their_directory() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("here.sh");
+        std::fs::write(&script, "#!/bin/sh\ntest -f here.sh\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut ex = ProcessExecutor::new(StopSignal::new()).unwrap();
+        let command = CommandLine::parse("./here.sh", false).unwrap();
+        let run = |ex: &mut ProcessExecutor, d: Option<&Path>| {
+            ex.execute(&ExecutionRequest {
+                benchmark: 0,
+                build: None,
+                command: &command,
+                iterations: &IterationSource::SamplesFile,
+                input: None,
+                output: OutputMode::Null,
+                timeout: None,
+                env: &[],
+                dir: d,
+            })
+        };
+        let o = run(&mut ex, Some(dir.path())).unwrap();
+        assert!(o.termination.success(), "{:?}", o.termination);
+        assert!(
+            run(&mut ex, None).is_err(),
+            "./here.sh is not in rigor's directory"
+        );
+        let hook = CommandLine::parse("test -f here.sh", false).unwrap();
+        assert!(
+            ex.run_hook(&hook, Some(dir.path()))
+                .unwrap()
+                .termination
+                .success()
+        );
+        assert!(!ex.run_hook(&hook, None).unwrap().termination.success());
     }
 }

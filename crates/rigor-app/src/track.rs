@@ -1,0 +1,488 @@
+//! Tracking a project's performance across versions: ingest results into a [`History`],
+//! measure each version of a git repository in a worktree of its own, detect changes over each
+//! benchmark's series, and list them.
+
+use std::path::{Path, PathBuf};
+
+use rigor_history::{
+    ChangeFilter, ChangeStatus, History, Ingest, Ingested, MachineInfo, NewChange, StoredChange,
+    VersionData, VersionInfo,
+};
+use rigor_runner::{CommandLine, Executor, StopSignal};
+use rigor_stats::compare::Verdict;
+use rigor_stats::fdr::bh_adjusted;
+use rigor_stats::series::{SeriesConfig, VersionMean, detect};
+use rigor_store::{BenchmarkRecord, Environment, ResultFile, RunStatus};
+use rigor_units::{ConfidenceLevel, Fraction};
+
+use crate::analysis::{analyze_all, hierarchy_of};
+use crate::error::{AppError, Result};
+use crate::git::{self, Worktree};
+use crate::recorder::Progress;
+use crate::settings::{AnalysisSettings, RunSettings};
+use crate::{Outcome, run};
+
+/// The method name stored with changes found by [`changes`].
+pub const METHOD: &str = "e-divisive + version-level random effects";
+
+/// Where results go: the machine and branch of a series.
+#[derive(Debug, Clone)]
+pub struct SeriesKey {
+    /// The machine's name.
+    pub machine: String,
+    /// The branch.
+    pub branch: String,
+}
+
+/// The machine rigor runs on, named `name` (default: its host name).
+pub fn this_machine(name: Option<&str>) -> MachineInfo {
+    let environment = Environment::detect();
+    let name = name
+        .map(str::to_string)
+        .or_else(|| Some(environment.host.clone()).filter(|h| !h.is_empty()))
+        .unwrap_or_else(|| "local".to_string());
+    MachineInfo { name, environment }
+}
+
+/// A version named by the user: a revision of `repo` when it resolves there, else a label
+/// ordered by `order` (then by time, then by when first stored).
+pub fn version(repo: Option<&Path>, rev: &str, order: Option<i64>) -> VersionInfo {
+    if let Some(info) = repo.and_then(|r| git::resolve(r, rev).ok()) {
+        return VersionInfo {
+            order: order.or(info.order),
+            ..info
+        };
+    }
+    VersionInfo {
+        rev: rev.to_string(),
+        order,
+        ..VersionInfo::default()
+    }
+}
+
+/// Ingests a saved result (a killed run's too), analysed so its summaries are stored.
+pub fn add(
+    history: &mut dyn History,
+    file: &Path,
+    version: &VersionInfo,
+    machine: &MachineInfo,
+    branch: &str,
+) -> Result<Ingested> {
+    let mut result = rigor_store::load(file)?;
+    analyze_all(&mut result, &AnalysisSettings::default());
+    Ok(history.ingest(&Ingest {
+        version,
+        machine,
+        branch,
+        result: &result,
+    })?)
+}
+
+/// What `track run` needs besides the experiment's settings.
+#[derive(Debug, Clone)]
+pub struct TrackRunSettings {
+    /// The repository.
+    pub repo: PathBuf,
+    /// The commits to measure, oldest first.
+    pub commits: Vec<String>,
+    /// Run in each version's checkout before measuring it (a build that is not a level).
+    pub prepare: Option<CommandLine>,
+    /// Measure versions already stored for this machine and branch again.
+    pub force: bool,
+    /// Where each batch's result file is written as it is measured.
+    pub results_dir: PathBuf,
+    /// The series.
+    pub key: SeriesKey,
+    /// Versions measured together, in shuffled interleaved rounds, so that drift of the machine
+    /// cannot pose as a change between them (1: one version after another). With builds as a
+    /// level, versions are measured one at a time.
+    pub batch: usize,
+}
+
+/// What happened to one version.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VersionOutcome {
+    /// Measured and stored.
+    Measured {
+        /// The result file it was measured in (with the other versions of its batch).
+        file: PathBuf,
+        /// How the run ended.
+        outcome: Outcome,
+    },
+    /// Already stored; skipped.
+    Skipped,
+    /// Its checkout or preparation failed; recorded as failed.
+    Failed(String),
+}
+
+/// Hears about each version as `track run` goes.
+pub trait TrackObserver {
+    /// A batch of versions is about to be measured together (`done` of `total` so far).
+    fn batch_started(&mut self, _versions: &[VersionInfo], _done: usize, _total: usize) {}
+    /// A version is done.
+    fn version_done(&mut self, _version: &VersionInfo, _outcome: &VersionOutcome) {}
+}
+
+/// Substitutes `{src}` (the version's checkout) in a command.
+fn in_checkout(command: &CommandLine, src: &Path) -> CommandLine {
+    command.substitute(&[("src", src.display().to_string())])
+}
+
+fn short(rev: &str) -> String {
+    rev.chars().take(12).collect()
+}
+
+/// Measures each commit in a worktree of its own and stores each version as soon as its batch
+/// is measured. Versions of a batch run in shuffled interleaved rounds (as commands do in
+/// `rigor run`). Resumable: versions already stored are skipped unless `force`; a version whose
+/// checkout or preparation fails is recorded as failed and the run goes on; Ctrl-C stops after
+/// the batch's data is saved in its result file.
+pub fn run_versions(
+    history: &mut dyn History,
+    settings: &TrackRunSettings,
+    experiment: &mut RunSettings,
+    executor: &mut dyn Executor,
+    stop: StopSignal,
+    progress: &mut dyn Progress,
+    observer: &mut dyn TrackObserver,
+) -> Result<Vec<(VersionInfo, VersionOutcome)>> {
+    std::fs::create_dir_all(&settings.results_dir).map_err(|source| AppError::Write {
+        what: "the results folder",
+        source: rigor_store::StoreError::Io {
+            path: settings.results_dir.clone(),
+            source,
+        },
+    })?;
+    let machine = this_machine(Some(&settings.key.machine));
+    let branch = settings.key.branch.as_str();
+    let mut done = Vec::new();
+    let mut pending = Vec::new();
+    for commit in &settings.commits {
+        let version = git::resolve(&settings.repo, commit)?;
+        if !settings.force && history.has_run(&version.rev, &machine.name, branch)? {
+            observer.version_done(&version, &VersionOutcome::Skipped);
+            done.push((version, VersionOutcome::Skipped));
+        } else {
+            pending.push(version);
+        }
+    }
+    let batch = if experiment.runner.build.is_some() {
+        1
+    } else {
+        settings.batch.max(1)
+    };
+    let total = pending.len();
+    for (k, versions) in pending.chunks(batch).enumerate() {
+        if stop.is_requested() {
+            break;
+        }
+        observer.batch_started(versions, k * batch, total);
+        let mut ready = Vec::new();
+        for v in versions {
+            match check_out(settings, v) {
+                Ok(tree) => ready.push((v.clone(), tree)),
+                Err(reason) => {
+                    history.record_failure(v, &machine, branch, &reason)?;
+                    let outcome = VersionOutcome::Failed(reason);
+                    observer.version_done(v, &outcome);
+                    done.push((v.clone(), outcome));
+                }
+            }
+        }
+        if ready.is_empty() {
+            continue;
+        }
+        let measured = measure_batch(
+            history,
+            settings,
+            experiment,
+            &ready,
+            &machine,
+            executor,
+            stop.clone(),
+            progress,
+        )?;
+        for ((v, _), outcome) in ready.iter().zip(measured) {
+            observer.version_done(v, &outcome);
+            done.push((v.clone(), outcome));
+        }
+        if stop.is_requested() {
+            break;
+        }
+    }
+    Ok(done)
+}
+
+/// A version checked out and prepared, or why it could not be.
+fn check_out(
+    settings: &TrackRunSettings,
+    v: &VersionInfo,
+) -> std::result::Result<Worktree, String> {
+    let tree =
+        Worktree::add(&settings.repo, &v.rev).map_err(|e| format!("checkout failed: {e}"))?;
+    if let Some(prepare) = &settings.prepare {
+        prepare_checkout(&in_checkout(prepare, tree.path()), tree.path())?;
+    }
+    Ok(tree)
+}
+
+/// Measures the versions of one batch together and stores each (when the run completed).
+#[allow(clippy::too_many_arguments)]
+fn measure_batch(
+    history: &mut dyn History,
+    settings: &TrackRunSettings,
+    experiment: &mut RunSettings,
+    ready: &[(VersionInfo, Worktree)],
+    machine: &MachineInfo,
+    executor: &mut dyn Executor,
+    stop: StopSignal,
+    progress: &mut dyn Progress,
+) -> Result<Vec<VersionOutcome>> {
+    let base = experiment.benchmarks.clone();
+    let base_commands = experiment.commands.clone();
+    let base_build = experiment.runner.build.clone();
+    let base_label = experiment.origin.label.clone();
+    let per_version = base.len();
+    let mut benchmarks = Vec::new();
+    let mut commands = Vec::new();
+    for (v, tree) in ready {
+        for (b, text) in base.iter().zip(&base_commands) {
+            benchmarks.push(rigor_runner::Benchmark {
+                name: if ready.len() > 1 {
+                    format!("{} @ {}", b.name, short(&v.rev))
+                } else {
+                    b.name.clone()
+                },
+                command: in_checkout(&b.command, tree.path()),
+                iterations: b.iterations,
+                dir: Some(tree.path().to_path_buf()),
+            });
+            commands.push(text.clone());
+        }
+    }
+    if let (Some(build), [(_, tree)]) = (&mut experiment.runner.build, ready) {
+        build.command = in_checkout(&build.command, tree.path());
+    }
+    let file = settings.results_dir.join(format!(
+        "{}-{}.json",
+        short(&ready[0].0.rev),
+        experiment.runner.seed
+    ));
+    experiment.benchmarks = benchmarks;
+    experiment.commands = commands;
+    experiment.exports.json = Some(file.clone());
+    experiment.origin.label = (ready.len() == 1).then(|| ready[0].0.rev.clone());
+    let compare = experiment.comparison.enabled;
+    experiment.comparison.enabled = false;
+    let measured = run::run(experiment, executor, stop, progress);
+    experiment.benchmarks = base;
+    experiment.commands = base_commands;
+    experiment.runner.build = base_build;
+    experiment.origin.label = base_label;
+    experiment.comparison.enabled = compare;
+    let measured = measured?;
+    let mut outcomes = Vec::new();
+    for (i, (v, _)) in ready.iter().enumerate() {
+        if measured.result.status == RunStatus::Complete {
+            let mut result = measured.result.clone();
+            result.provenance.label = Some(v.rev.clone());
+            result.comparisons.clear();
+            result.benchmarks = measured.result.benchmarks[i * per_version..(i + 1) * per_version]
+                .iter()
+                .zip(&experiment.benchmarks)
+                .map(|(b, original)| BenchmarkRecord {
+                    name: original.name.clone(),
+                    ..b.clone()
+                })
+                .collect();
+            history.ingest(&Ingest {
+                version: v,
+                machine,
+                branch: &settings.key.branch,
+                result: &result,
+            })?;
+        }
+        outcomes.push(VersionOutcome::Measured {
+            file: file.clone(),
+            outcome: measured.outcome,
+        });
+    }
+    Ok(outcomes)
+}
+
+/// Runs the preparation (build) command in the checkout; on failure, the end of its error
+/// output.
+fn prepare_checkout(command: &CommandLine, dir: &Path) -> std::result::Result<(), String> {
+    let argv = command.argv();
+    let Some((program, args)) = argv.split_first() else {
+        return Ok(());
+    };
+    let out = std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot start '{program}': {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    Err(format!(
+        "build failed ({}): {}",
+        out.status,
+        tail.join(" / ").trim()
+    ))
+}
+
+/// How changes are detected.
+#[derive(Debug, Clone, Copy)]
+pub struct DetectSettings {
+    /// Confidence level of the ratio intervals; 1 − level is the false discovery rate.
+    pub confidence: ConfidenceLevel,
+    /// Practical threshold: smaller changes are not reported.
+    pub threshold: Fraction,
+}
+
+impl Default for DetectSettings {
+    fn default() -> Self {
+        Self {
+            confidence: ConfidenceLevel::NINETY_FIVE,
+            threshold: Fraction::percent(1.0).unwrap_or_default(),
+        }
+    }
+}
+
+/// A change found in one benchmark's series, before false-discovery-rate control.
+#[derive(Debug, Clone)]
+struct Found {
+    benchmark: String,
+    change: NewChange,
+}
+
+/// Each version's mean and within-version variance; versions that cannot be analysed are left
+/// out (with their index kept in the second list).
+fn version_means(series: &[VersionData]) -> (Vec<VersionMean>, Vec<usize>) {
+    let mut means = Vec::new();
+    let mut kept = Vec::new();
+    for (i, v) in series.iter().enumerate() {
+        let m = hierarchy_of(&v.benchmark)
+            .ok()
+            .and_then(|h| VersionMean::of(&h).ok());
+        if let Some(m) = m {
+            means.push(m);
+            kept.push(i);
+        }
+    }
+    (means, kept)
+}
+
+/// Detects the changes of one series (module `rigor_stats::series`).
+fn detect_one(benchmark: &str, series: &[VersionData], s: &DetectSettings) -> Result<Vec<Found>> {
+    let (means, kept) = version_means(series);
+    let cfg = SeriesConfig {
+        level: s.confidence.get(),
+        threshold: s.threshold.get(),
+        ..SeriesConfig::default()
+    };
+    let analysis = detect(&means, &cfg).map_err(|source| AppError::Compare {
+        candidate: benchmark.to_string(),
+        baseline: "its history".to_string(),
+        source,
+    })?;
+    Ok(analysis
+        .changes
+        .iter()
+        .map(|c| Found {
+            benchmark: benchmark.to_string(),
+            change: NewChange {
+                rev: series[kept[c.index]].version.rev.clone(),
+                previous_rev: Some(series[kept[c.index - 1]].version.rev.clone()),
+                ratio: c.ratio,
+                interval: c.interval,
+                p_value: c.p_value,
+                q_value: None,
+                verdict: c.verdict.to_string(),
+                method: METHOD.to_string(),
+            },
+        })
+        .collect())
+}
+
+/// Detects changes over every benchmark of a series, controls the false discovery rate across
+/// the benchmarks (Benjamini–Hochberg at 1 − confidence), stores them (keeping statuses a user
+/// set) and returns the current ones.
+pub fn detect_changes(
+    history: &mut dyn History,
+    key: &SeriesKey,
+    s: &DetectSettings,
+) -> Result<Vec<StoredChange>> {
+    let benchmarks = history.benchmarks(&key.machine, &key.branch)?;
+    let mut found: Vec<Found> = Vec::new();
+    for b in &benchmarks {
+        let series = history.series(&key.machine, &key.branch, b)?;
+        found.extend(detect_one(b, &series, s)?);
+    }
+    if !found.is_empty() {
+        let p: Vec<f64> = found.iter().map(|f| f.change.p_value).collect();
+        let q = bh_adjusted(&p).map_err(AppError::Suite)?;
+        for (f, q) in found.iter_mut().zip(q) {
+            f.change.q_value = Some(q);
+        }
+        found.retain(|f| f.change.q_value.is_some_and(|q| q <= s.confidence.alpha()));
+    }
+    for b in &benchmarks {
+        let mine: Vec<NewChange> = found
+            .iter()
+            .filter(|f| &f.benchmark == b)
+            .map(|f| f.change.clone())
+            .collect();
+        history.save_changes(&key.machine, &key.branch, b, &mine)?;
+    }
+    Ok(history.changes(&ChangeFilter {
+        machine: Some(key.machine.clone()),
+        branch: Some(key.branch.clone()),
+        ..ChangeFilter::default()
+    })?)
+}
+
+/// Whether `--fail-on regression` matches: a current change that is a regression and that no
+/// user marked invalid.
+pub fn has_regression(changes: &[StoredChange]) -> bool {
+    changes.iter().any(|c| {
+        c.current
+            && c.status != ChangeStatus::Invalid
+            && c.change.verdict == Verdict::Regression.to_string()
+    })
+}
+
+/// One version of a benchmark's history, analysed.
+#[derive(Debug, Clone)]
+pub struct HistoryPoint {
+    /// The version.
+    pub version: VersionInfo,
+    /// Its analysed result (one benchmark), or why it has none.
+    pub analysis: std::result::Result<rigor_stats::Analysis, crate::analysis::Unanalysed>,
+}
+
+/// A benchmark's history on a machine and branch, analysed version by version.
+pub fn show(history: &dyn History, key: &SeriesKey, benchmark: &str) -> Result<Vec<HistoryPoint>> {
+    let series = history.series(&key.machine, &key.branch, benchmark)?;
+    Ok(series
+        .into_iter()
+        .map(|v| {
+            let mut result = ResultFile {
+                benchmarks: vec![v.benchmark],
+                ..ResultFile::new(rigor_units::Seed(0), ConfidenceLevel::NINETY_FIVE)
+            };
+            let analysis = analyze_all(&mut result, &AnalysisSettings::default())
+                .pop()
+                .unwrap_or(Err(crate::analysis::Unanalysed::NothingMeasured));
+            HistoryPoint {
+                version: v.version,
+                analysis,
+            }
+        })
+        .collect())
+}

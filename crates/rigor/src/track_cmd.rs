@@ -1,0 +1,354 @@
+//! `rigor track`: the history of a project's performance.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use rigor_app::Outcome;
+use rigor_app::track::{
+    self, DetectSettings, SeriesKey, TrackObserver, TrackRunSettings, VersionOutcome,
+};
+use rigor_history::{ChangeFilter, ChangeStatus, History, Ingested, SqliteHistory, StoredChange};
+use rigor_report::format::{percent, time, time_like};
+use rigor_runner::CommandLine;
+
+use crate::cli::{
+    SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackChangesArgs, TrackCommand, TrackRunArgs,
+    TrackShowArgs,
+};
+use crate::output::{Bar, emit};
+
+/// `rigor track …`.
+pub fn track(args: &TrackArgs) -> Result<Outcome> {
+    let mut history = SqliteHistory::open(&args.db)?;
+    match &args.command {
+        TrackCommand::Add(a) => add(&mut history, a),
+        TrackCommand::Run(a) => run(&mut history, a),
+        TrackCommand::Changes(a) => changes(&mut history, a),
+        TrackCommand::Show(a) => show(&history, a),
+        TrackCommand::Status(a) => {
+            let status = match a.status {
+                StatusArg::New => ChangeStatus::New,
+                StatusArg::Acknowledged => ChangeStatus::Acknowledged,
+                StatusArg::Invalid => ChangeStatus::Invalid,
+            };
+            history.set_status(a.id, status)?;
+            emit(&format!("Change {} is now {status}\n", a.id));
+            Ok(Outcome::Ok)
+        }
+    }
+}
+
+/// The series a command means: the given machine (else this host) and branch (else the
+/// repository's current branch, else "main").
+fn series_key(s: &SeriesArgs, repo: &Path) -> SeriesKey {
+    SeriesKey {
+        machine: track::this_machine(s.machine.as_deref()).name,
+        branch: s
+            .branch
+            .clone()
+            .or_else(|| rigor_app::git::current_branch(repo))
+            .unwrap_or_else(|| "main".to_string()),
+    }
+}
+
+fn short(rev: &str) -> String {
+    rev.chars().take(10).collect()
+}
+
+fn add(history: &mut SqliteHistory, a: &TrackAddArgs) -> Result<Outcome> {
+    let key = series_key(&a.series, &a.repo);
+    let version = track::version(Some(&a.repo), &a.version, a.order);
+    let machine = track::this_machine(Some(&key.machine));
+    let ingested = track::add(history, &a.file, &version, &machine, &key.branch)?;
+    emit(&match ingested {
+        Ingested::Added(id) => format!(
+            "Stored {} as run {id} of {} on {} ({})\n",
+            a.file.display(),
+            short(&version.rev),
+            key.machine,
+            key.branch
+        ),
+        Ingested::AlreadyStored(id) => format!(
+            "{} is already stored (run {id}); nothing added\n",
+            a.file.display()
+        ),
+    });
+    Ok(Outcome::Ok)
+}
+
+/// Prints each version as it goes.
+struct Announce;
+
+impl TrackObserver for Announce {
+    fn batch_started(
+        &mut self,
+        versions: &[rigor_history::VersionInfo],
+        done: usize,
+        total: usize,
+    ) {
+        let names: Vec<String> = versions.iter().map(|v| short(&v.rev)).collect();
+        eprintln!(
+            "rigor: versions {}–{} of {total}, interleaved: {}",
+            done + 1,
+            done + versions.len(),
+            names.join(" ")
+        );
+    }
+    fn version_done(&mut self, v: &rigor_history::VersionInfo, outcome: &VersionOutcome) {
+        match outcome {
+            VersionOutcome::Skipped => {
+                eprintln!("rigor: {} is already stored: skipped", short(&v.rev));
+            }
+            VersionOutcome::Failed(reason) => {
+                eprintln!("rigor: warning: {} failed: {reason}", short(&v.rev));
+            }
+            VersionOutcome::Measured { .. } => {}
+        }
+    }
+}
+
+fn run(history: &mut SqliteHistory, a: &TrackRunArgs) -> Result<Outcome> {
+    let repo = a
+        .repo
+        .canonicalize()
+        .with_context(|| format!("--repo {}", a.repo.display()))?;
+    let mut commits = rigor_app::git::commits(&repo, &a.revs)?;
+    if let Some(n) = a.last {
+        for c in rigor_app::git::last(&repo, "HEAD", n)? {
+            if !commits.contains(&c) {
+                commits.push(c);
+            }
+        }
+    }
+    if commits.is_empty() {
+        bail!("no versions to measure: give REVS (A..B, revisions) or --last N");
+    }
+    // `--build` without `--builds`: one build per version, in its checkout, not a level.
+    let mut options = a.options.clone();
+    let prepare = match (&options.build, options.builds) {
+        (Some(cmd), None) => {
+            let c = CommandLine::parse(cmd, options.shell)?;
+            options.build = None;
+            Some(c)
+        }
+        _ => None,
+    };
+    let mut experiment = crate::settings::run_commands(&a.commands, &options)?;
+    let key = series_key(&a.series, &repo);
+    let results_dir = a
+        .options
+        .export_json
+        .as_ref()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| Path::new(".rigor").join("runs"));
+    let settings = TrackRunSettings {
+        repo,
+        commits,
+        prepare,
+        force: a.force,
+        results_dir,
+        key: key.clone(),
+        batch: a.batch,
+    };
+    let (stop, mut executor) =
+        crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
+    eprintln!(
+        "rigor: {} version(s) on {} ({}), seed {}",
+        settings.commits.len(),
+        key.machine,
+        key.branch,
+        experiment.runner.seed
+    );
+    let outcomes = {
+        let mut bar = Bar::new();
+        track::run_versions(
+            history,
+            &settings,
+            &mut experiment,
+            executor.as_mut(),
+            stop,
+            &mut bar,
+            &mut Announce,
+        )?
+    };
+    let (mut measured, mut skipped, mut failed, mut interrupted) = (0, 0, 0, false);
+    for (_, o) in &outcomes {
+        match o {
+            VersionOutcome::Measured { outcome, .. } => {
+                measured += 1;
+                interrupted |= *outcome == Outcome::Interrupted;
+            }
+            VersionOutcome::Skipped => skipped += 1,
+            VersionOutcome::Failed(_) => failed += 1,
+        }
+    }
+    emit(&format!(
+        "Tracked {measured} version(s) ({skipped} already stored, {failed} failed) in {}\n",
+        history.path().display()
+    ));
+    if interrupted {
+        return Ok(Outcome::Interrupted);
+    }
+    let found = track::detect_changes(history, &key, &DetectSettings::default())?;
+    emit(&changes_table(&found));
+    Ok(if failed > 0 {
+        Outcome::Failed
+    } else {
+        Outcome::Ok
+    })
+}
+
+fn changes(history: &mut SqliteHistory, a: &TrackChangesArgs) -> Result<Outcome> {
+    let settings = DetectSettings {
+        confidence: a.confidence,
+        threshold: a.threshold,
+    };
+    let keys: Vec<(String, String)> = history
+        .series_keys()?
+        .into_iter()
+        .filter(|(m, b)| {
+            a.machine.as_ref().is_none_or(|x| x == m) && a.branch.as_ref().is_none_or(|x| x == b)
+        })
+        .collect();
+    for (machine, branch) in &keys {
+        track::detect_changes(
+            history,
+            &SeriesKey {
+                machine: machine.clone(),
+                branch: branch.clone(),
+            },
+            &settings,
+        )?;
+    }
+    let list = history.changes(&ChangeFilter {
+        benchmark: a.benchmark.clone(),
+        machine: a.machine.clone(),
+        branch: a.branch.clone(),
+        include_stale: a.all,
+    })?;
+    if a.json {
+        emit(&(serde_json::to_string_pretty(&list)? + "\n"));
+    } else {
+        emit(&changes_table(&list));
+    }
+    if let Some(path) = &a.markdown {
+        rigor_store::write_atomic(path, changes_markdown(&list).as_bytes())?;
+    }
+    Ok(if a.fail_on.is_some() && track::has_regression(&list) {
+        Outcome::Gated
+    } else {
+        Outcome::Ok
+    })
+}
+
+fn change_text(c: &StoredChange) -> (String, String) {
+    let pct = |r: f64| {
+        let p = 100.0 * (r - 1.0);
+        format!("{}{}", if p >= 0.0 { "+" } else { "−" }, percent(p.abs()))
+    };
+    let ci = c
+        .change
+        .interval
+        .map_or("unbounded".to_string(), |(lo, hi)| {
+            format!("{} .. {}", pct(lo), pct(hi))
+        });
+    (pct(c.change.ratio), ci)
+}
+
+/// The change table of the Mono project (Kalibera, Bulej & Tůma 2005b): version, benchmark,
+/// change with its interval, the version before, status.
+fn changes_table(list: &[StoredChange]) -> String {
+    if list.is_empty() {
+        return "No changes detected.\n".to_string();
+    }
+    let mut out = String::from("Changes (95% CI; versions as the top level, FDR-controlled)\n");
+    let _ = writeln!(
+        out,
+        "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  status",
+        "id", "version", "benchmark", "change", "CI", "verdict", "previous"
+    );
+    for c in list {
+        let (change, ci) = change_text(c);
+        let _ = writeln!(
+            out,
+            "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  {}{}",
+            c.id,
+            short(&c.change.rev),
+            c.benchmark,
+            change,
+            ci,
+            c.change.verdict,
+            c.change
+                .previous_rev
+                .as_deref()
+                .map_or(String::new(), short),
+            c.status,
+            if c.current {
+                ""
+            } else {
+                " (no longer detected)"
+            }
+        );
+    }
+    out
+}
+
+fn changes_markdown(list: &[StoredChange]) -> String {
+    let mut out = String::from(
+        "| id | version | benchmark | change | 95% CI | verdict | previous | machine | branch | status |\n|---:|---|---|---:|---|---|---|---|---|---|\n",
+    );
+    for c in list {
+        let (change, ci) = change_text(c);
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {} | {} | {} | `{}` | {} | {} | {} |",
+            c.id,
+            short(&c.change.rev),
+            c.benchmark.replace('|', "\\|"),
+            change,
+            ci,
+            c.change.verdict,
+            c.change
+                .previous_rev
+                .as_deref()
+                .map_or(String::new(), short),
+            c.machine,
+            c.branch,
+            c.status
+        );
+    }
+    out
+}
+
+fn show(history: &SqliteHistory, a: &TrackShowArgs) -> Result<Outcome> {
+    let key = series_key(&a.series, Path::new("."));
+    let points = track::show(history, &key, &a.benchmark)?;
+    if points.is_empty() {
+        bail!(
+            "no history of '{}' on {} ({}); see `rigor track changes` for what is stored",
+            a.benchmark,
+            key.machine,
+            key.branch
+        );
+    }
+    let mut out = format!("{} on {} ({})\n", a.benchmark, key.machine, key.branch);
+    for p in &points {
+        let line = match &p.analysis {
+            Ok(an) => {
+                let ci = &an.interval;
+                format!("{} ± {}", time(ci.mean), time_like(ci.half_width, ci.mean))
+            }
+            Err(e) => format!("no result: {e}"),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<10}  {:<28}  {}",
+            short(&p.version.rev),
+            line,
+            p.version.subject.as_deref().unwrap_or("")
+        );
+    }
+    emit(&out);
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,176 @@
+//! `rigor track run` end to end: a real git repository of a small C program, 20 commits, one
+//! 10% slower and a later one 5% faster. Alone in its test binary, so no other test loads the
+//! machine while it measures.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Dir, rigor, stdout_of};
+
+const BENCH_C: &str = r#"#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+int main(void) {
+    const char *path = getenv("RIGOR_SAMPLES_FILE");
+    FILE *out = path ? fopen(path, "a") : stdout;
+    volatile unsigned long acc = 0;
+    for (int it = 0; it < 10; it++) {
+        double t0 = now();
+        for (long i = 0; i < WORK; i++) acc += i ^ (acc >> 3);
+        fprintf(out, "{\"value\": %.9f, \"unit\": \"s\"}\n", now() - t0);
+    }
+    if (out != stdout) fclose(out);
+    return acc == 42;
+}
+"#;
+
+fn git(repo: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "rigor test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "rigor test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .status()
+        .expect("git runs")
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn have(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// 20 commits; commit 7 makes the program 10% slower, commit 14 5% faster than that. Returns
+/// the commit ids, oldest first.
+fn history_repo(repo: &Path) -> Vec<String> {
+    std::fs::create_dir_all(repo).unwrap();
+    git(repo, &["init", "-q", "-b", "main"]);
+    let mut work: f64 = 4_000_000.0;
+    let mut ids = Vec::new();
+    for i in 0..20 {
+        if i == 7 {
+            work *= 1.10;
+        }
+        if i == 14 {
+            work *= 0.95;
+        }
+        std::fs::write(
+            repo.join("bench.c"),
+            format!("#define WORK {}L\n{BENCH_C}", work.round() as i64),
+        )
+        .unwrap();
+        std::fs::write(repo.join("NOTES"), format!("revision {i}\n")).unwrap();
+        git(repo, &["add", "."]);
+        git(repo, &["commit", "-q", "-m", &format!("commit {i}")]);
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(repo)
+            .args(["rev-parse", "HEAD"])
+            .output()
+            .unwrap();
+        ids.push(String::from_utf8(out.stdout).unwrap().trim().to_string());
+    }
+    ids
+}
+
+#[test]
+fn track_run_finds_the_two_changes_at_their_commits() {
+    if !have("git") || !have("gcc") {
+        eprintln!("SKIP: git and gcc are needed");
+        return;
+    }
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    let ids = history_repo(&repo);
+    let db = dir.path("history.db");
+    let before = std::fs::read_to_string(repo.join("bench.c")).unwrap();
+    let out = stdout_of(
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .args(["run", "--repo"])
+            .arg(&repo)
+            .args(["--last", "20", "--machine", "test", "--seed", "7"])
+            .args(["-r", "5", "--build", "gcc -O2 -o bench bench.c"])
+            .args(["--export-json"])
+            .arg(dir.path("runs/r.json"))
+            .args(["--", "./bench"]),
+    );
+    assert!(out.contains("Tracked 20 version(s)"), "{out}");
+    // The user's working tree is untouched.
+    assert_eq!(
+        std::fs::read_to_string(repo.join("bench.c")).unwrap(),
+        before
+    );
+    let json = stdout_of(
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .args(["changes", "--json"]),
+    );
+    let changes: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let found: Vec<(String, String)> = changes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["rev"].as_str().unwrap().to_string(),
+                c["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut found = found;
+    found.sort();
+    let mut expected = vec![
+        (ids[7].clone(), "regression".to_string()),
+        (ids[14].clone(), "improvement".to_string()),
+    ];
+    expected.sort();
+    assert_eq!(found, expected, "{json}");
+    for c in changes.as_array().unwrap() {
+        let ratio = c["ratio"].as_f64().unwrap();
+        let want = if c["verdict"] == "regression" {
+            1.10
+        } else {
+            0.95
+        };
+        assert!(
+            (ratio / want - 1.0).abs() < 0.03,
+            "ratio {ratio}, wanted {want}"
+        );
+    }
+    // Resumable: a second run skips every stored version.
+    let again = stdout_of(
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .args(["run", "--repo"])
+            .arg(&repo)
+            .args(["--last", "3", "--machine", "test", "-r", "5"])
+            .args(["--build", "gcc -O2 -o bench bench.c", "--", "./bench"]),
+    );
+    assert!(
+        again.contains("Tracked 0 version(s) (3 already stored"),
+        "{again}"
+    );
+    // The history of the benchmark, version by version.
+    let show = stdout_of(rigor().args(["track", "--db"]).arg(&db).args([
+        "show",
+        "./bench",
+        "--machine",
+        "test",
+        "--branch",
+        "main",
+    ]));
+    assert_eq!(show.lines().count(), 21, "{show}");
+}
