@@ -4,83 +4,10 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
+use common::gitrepo::{have, history_repo};
+
 
 use common::{Dir, rigor, stdout_of};
-
-const BENCH_C: &str = r#"#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
-int main(void) {
-    const char *path = getenv("RIGOR_SAMPLES_FILE");
-    FILE *out = path ? fopen(path, "a") : stdout;
-    volatile unsigned long acc = 0;
-    for (int it = 0; it < 10; it++) {
-        double t0 = now();
-        for (long i = 0; i < WORK; i++) acc += i ^ (acc >> 3);
-        fprintf(out, "{\"value\": %.9f, \"unit\": \"s\"}\n", now() - t0);
-    }
-    if (out != stdout) fclose(out);
-    return acc == 42;
-}
-"#;
-
-fn git(repo: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "rigor test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "rigor test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .status()
-        .expect("git runs")
-        .success();
-    assert!(ok, "git {args:?}");
-}
-
-fn have(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// 20 commits; commit 7 makes the program 10% slower, commit 14 5% faster than that. Returns
-/// the commit ids, oldest first.
-fn history_repo(repo: &Path) -> Vec<String> {
-    std::fs::create_dir_all(repo).unwrap();
-    git(repo, &["init", "-q", "-b", "main"]);
-    let mut work: f64 = 4_000_000.0;
-    let mut ids = Vec::new();
-    for i in 0..20 {
-        if i == 7 {
-            work *= 1.10;
-        }
-        if i == 14 {
-            work *= 0.95;
-        }
-        std::fs::write(
-            repo.join("bench.c"),
-            format!("#define WORK {}L\n{BENCH_C}", work.round() as i64),
-        )
-        .unwrap();
-        std::fs::write(repo.join("NOTES"), format!("revision {i}\n")).unwrap();
-        git(repo, &["add", "."]);
-        git(repo, &["commit", "-q", "-m", &format!("commit {i}")]);
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(repo)
-            .args(["rev-parse", "HEAD"])
-            .output()
-            .unwrap();
-        ids.push(String::from_utf8(out.stdout).unwrap().trim().to_string());
-    }
-    ids
-}
 
 #[test]
 fn track_run_finds_the_two_changes_at_their_commits() {

@@ -1,6 +1,8 @@
 //! Helpers shared by the CLI tests.
 #![allow(dead_code)]
 
+pub mod gitrepo;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
