@@ -188,6 +188,9 @@ pub enum TrackFailOn {
 pub struct TrackShowArgs {
     /// The benchmark.
     pub benchmark: String,
+    /// Print the history as JSON: each version with its mean, interval and units per level.
+    #[arg(long)]
+    pub json: bool,
     /// The series.
     #[command(flatten)]
     pub series: SeriesArgs,

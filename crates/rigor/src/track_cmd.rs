@@ -332,6 +332,23 @@ fn show(history: &SqliteHistory, a: &TrackShowArgs) -> Result<Outcome> {
             key.branch
         );
     }
+    if a.json {
+        let doc: Vec<serde_json::Value> = points
+            .iter()
+            .map(|p| {
+                let a = p.analysis.as_ref().ok();
+                serde_json::json!({
+                    "version": p.version,
+                    "mean": a.map(|a| a.interval.mean),
+                    "ci": a.map(|a| [a.interval.lower, a.interval.upper]),
+                    "counts": a.map(|a| a.counts.clone()),
+                    "unanalysed": p.analysis.as_ref().err().map(ToString::to_string),
+                })
+            })
+            .collect();
+        emit(&(serde_json::to_string_pretty(&doc)? + "\n"));
+        return Ok(Outcome::Ok);
+    }
     let mut out = format!("{} on {} ({})\n", a.benchmark, key.machine, key.branch);
     for p in &points {
         let line = match &p.analysis {

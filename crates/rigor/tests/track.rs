@@ -147,3 +147,136 @@ fn a_newer_history_is_refused() {
             "newer than this rigor understands",
         ));
 }
+
+/// Four processes ingesting into one database at once: every result stored exactly once.
+#[test]
+fn concurrent_processes_lose_and_duplicate_nothing() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    let files: Vec<_> = (0..8)
+        .map(|k| {
+            let file = dir.path(&format!("r{k}.json"));
+            sim()
+                .args(["--seed", &k.to_string(), "-r", "4", "-n", "b"])
+                .arg("mean=1ms,execution=1%,iteration=1%,iterations=50")
+                .arg("--export-json")
+                .arg(&file)
+                .assert()
+                .success();
+            file
+        })
+        .collect();
+    let bin = assert_cmd::cargo::cargo_bin("rigor");
+    // Each process adds all eight files, as versions v0..v7: every result offered four times.
+    let script: Vec<String> = files
+        .iter()
+        .enumerate()
+        .map(|(k, f)| format!("{}|v{k}", f.display()))
+        .collect();
+    let children: Vec<_> = (0..4)
+        .map(|_| script.clone())
+        .map(|script| {
+            let db = db.clone();
+            let bin = bin.clone();
+            std::thread::spawn(move || {
+                for item in script {
+                    let (file, version) = item.split_once('|').unwrap();
+                    let ok = Command::new(&bin)
+                        .args(["track", "--db"])
+                        .arg(&db)
+                        .args(["add", file, "--version", version, "--order"])
+                        .arg(&version[1..])
+                        .args([
+                            "--machine",
+                            "m",
+                            "--branch",
+                            "main",
+                            "--repo",
+                            "/nonexistent",
+                        ])
+                        .output()
+                        .unwrap();
+                    assert!(
+                        ok.status.success(),
+                        "{}",
+                        String::from_utf8_lossy(&ok.stderr)
+                    );
+                }
+            })
+        })
+        .collect();
+    for c in children {
+        c.join().unwrap();
+    }
+    let out = stdout_of(rigor().args(["track", "--db"]).arg(&db).args([
+        "show",
+        "b",
+        "--json",
+        "--machine",
+        "m",
+        "--branch",
+        "main",
+    ]));
+    let points: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let points = points.as_array().unwrap();
+    assert_eq!(points.len(), 8, "{out}");
+    for p in points {
+        // One run per version: 4 executions × 50 iterations, not 8 or 16 executions.
+        assert_eq!(p["counts"], serde_json::json!([4, 200]), "{p}");
+    }
+}
+
+/// A process killed with SIGKILL in the middle of storing a large result leaves either the
+/// whole run or nothing.
+#[test]
+fn a_killed_ingest_leaves_nothing_partial() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    let file = dir.path("big.json");
+    sim()
+        .args(["--seed", "1", "-r", "300", "-n", "big", "-w", "0"])
+        .arg("mean=1ms,execution=1%,iteration=1%,iterations=1000")
+        .arg("--export-json")
+        .arg(&file)
+        .assert()
+        .success();
+    let bin = assert_cmd::cargo::cargo_bin("rigor");
+    for delay_ms in [300, 1500, 3000] {
+        let mut child = Command::new(&bin)
+            .args(["track", "--db"])
+            .arg(&db)
+            .arg("add")
+            .arg(&file)
+            .args(["--version", "v1", "--machine", "m", "--branch", "main"])
+            .args(["--repo", "/nonexistent"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let out = rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .args([
+                "show",
+                "big",
+                "--json",
+                "--machine",
+                "m",
+                "--branch",
+                "main",
+            ])
+            .output()
+            .unwrap();
+        if out.status.success() {
+            let points: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(points[0]["counts"], serde_json::json!([300, 300_000]));
+        } else {
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("no history"),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}

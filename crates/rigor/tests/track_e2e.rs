@@ -6,7 +6,6 @@ mod common;
 
 use common::gitrepo::{have, history_repo};
 
-
 use common::{Dir, rigor, stdout_of};
 
 #[test]

@@ -75,4 +75,3 @@ pub fn history_repo(repo: &Path) -> Vec<String> {
     }
     ids
 }
-
