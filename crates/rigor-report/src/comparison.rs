@@ -16,7 +16,8 @@ pub struct ComparisonView<'a> {
     pub candidate: &'a str,
     /// The comparison.
     pub comparison: &'a Comparison,
-    /// The seeds' method (non-overlapping intervals), for reference.
+    /// The non-overlap rule (Kalibera & Tůma 2006): a change when the two intervals do not overlap;
+    /// shown for reference.
     pub overlap: Option<Verdict>,
     /// Benjamini–Hochberg adjusted p-value, when several benchmarks were compared.
     pub q_value: Option<f64>,
@@ -109,7 +110,10 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             } else {
                 "the intervals overlap"
             };
-            let _ = writeln!(out, "    seeds' method: {words} ({o})");
+            let _ = writeln!(
+                out,
+                "    non-overlap rule (Kalibera & Tůma 2006): {words} ({o})"
+            );
         }
         if let Some(q) = v.q_value {
             let _ = writeln!(

@@ -1,5 +1,5 @@
 //! Independence of a run sequence: autocorrelations, Ljung–Box, and the shuffled reference
-//! (METHODS §7; Kalibera & Jones 2013 §6.1, seed 002; seed 003 §4.1 Fig. 4–5).
+//! (METHODS §7; Kalibera & Jones 2013 §6.1; Kalibera, Bulej & Tůma 2005b §4.1 Fig. 4–5).
 //!
 //! Only iterations in an *independent* state (i.i.d.) may be repeated within a run. Kalibera &
 //! Jones judged it from lag plots and the autocorrelation function; here the same evidence is
@@ -10,8 +10,8 @@
 //! * [`ljung_box`]: the portmanteau statistic `Q = n(n+2) Σ_{k=1..h} r_k²/(n−k)`, approximately
 //!   χ²(h) for i.i.d. data (Ljung & Box 1978);
 //! * the same statistics on the series shuffled by a seeded permutation: the picture of this very
-//!   marginal distribution when the order carries no information (seed 003 compares lag plots of
-//!   the data and of the "randomly reordered" data).
+//!   marginal distribution when the order carries no information (Kalibera, Bulej & Tůma 2005b
+//!   compare lag plots of the data and of the "randomly reordered" data).
 //!
 //! [`independence`] combines them with the decision rule documented on [`Independence`].
 

@@ -1,7 +1,7 @@
 //! Changepoints in a run sequence: sliding-window outlier marking and PELT (METHODS §7).
 //!
-//! This is the automatic part of "look at the run-sequence plot" (Kalibera & Jones 2013 §6,
-//! seed 002), done the way Barrett et al. 2017 did it (their `warmup_stats` tool):
+//! This is the automatic part of "look at the run-sequence plot" (Kalibera & Jones 2013 §6),
+//! done the way Barrett et al. 2017 did it (their `warmup_stats` tool):
 //!
 //! 1. **Outliers** ([`outlier_mask`]): a value is an outlier when it lies outside
 //!    `median ± 3·(p90 − p10)` of a sliding window of 200 values around it (percentiles by

@@ -9,8 +9,9 @@
 //!   measured in the same interleaved rounds — with the hierarchical bootstrap (METHODS §5) beside
 //!   it. With the median, minimum or a trimmed mean the bootstrap percentile interval decides.
 //! - [`verdict_from_interval`] is the METHODS §9 rule with a practical threshold δ (default 1%).
-//! - [`overlap_verdict`] is the seeds' named method (Kalibera et al.): a change when the two
-//!   systems' confidence intervals do not overlap, magnitude (new − old)/old.
+//! - [`overlap_verdict`] is Kalibera & Tůma's rule (non-overlapping intervals; Kalibera & Tůma
+//!   2006, Kalibera, Bulej & Tůma 2005b): a change when the two systems' confidence intervals do
+//!   not overlap, magnitude (new − old)/old.
 //! - [`welch_p_value`] and [`paired_p_value`] feed Benjamini–Hochberg control across a suite
 //!   ([`crate::fdr`]); [`geometric_mean_ratio`] summarises a suite with a bootstrap interval.
 //!
@@ -134,8 +135,8 @@ pub fn relative_change(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
 }
 
-/// The seeds' comparison (Kalibera et al., seeds 000/003; METHODS §9): a change when the two
-/// confidence intervals do not overlap.
+/// The non-overlap rule (Kalibera & Tůma 2006; Kalibera, Bulej & Tůma 2005b; METHODS §9): a
+/// change when the two confidence intervals do not overlap.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct OverlapComparison {
     /// [`Verdict::Regression`] when the candidate's interval lies wholly above the baseline's,
@@ -145,11 +146,12 @@ pub struct OverlapComparison {
     pub magnitude: f64,
 }
 
-/// The seeds' overlap method: `candidate` (new) against `baseline` (old) mean intervals.
+/// The non-overlap rule (Kalibera & Tůma 2006): `candidate` (new) against `baseline` (old) mean
+/// intervals.
 ///
 /// Overlapping intervals are reported as [`Verdict::Inconclusive`], not
-/// [`Verdict::Equivalent`]: the seeds read overlap as "no change detected", which is an absence
-/// of evidence, not evidence that the systems perform alike. Intervals that merely touch
+/// [`Verdict::Equivalent`]: Kalibera & Tůma read overlap as "no change detected", which is an
+/// absence of evidence, not evidence that the systems perform alike. Intervals that merely touch
 /// (`candidate.lower == baseline.upper`) overlap. The method has no threshold; it is kept as a
 /// named alternative to [`verdict_from_interval`], whose ratio interval is the default.
 pub fn overlap_verdict(candidate: &MeanInterval, baseline: &MeanInterval) -> OverlapComparison {

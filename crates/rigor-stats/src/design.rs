@@ -445,8 +445,8 @@ mod tests {
 
     #[test]
     fn seed_special_cases() {
-        // Seed 001 eq. 8 / seed 003: n_opt = sqrt(w · S_X²/S_A²), w = warm-up cost in
-        // measurements.
+        // Kalibera, Bulej & Tůma 2005a eq. 8 and 2005b: n_opt = sqrt(w · S_X²/S_A²), w = warm-up
+        // cost in measurements.
         let (w, sx, sa) = (20.0, 4.0, 0.5);
         let plan = optimal_counts(&[
             LevelCost::new("run", w, sa),
@@ -454,7 +454,8 @@ mod tests {
         ])
         .unwrap();
         assert!(close(plan.raw[0], (w * sx / sa).sqrt()));
-        // Seed 000 eq. 23: build cost b, warm-up w, measurement cost q (eq. 21 is q = 1):
+        // Kalibera & Tůma 2006 eq. 23: build cost b, warm-up w, measurement cost q (eq. 21 is
+        // q = 1):
         // m₀ = sqrt(b/w · S_B²/S_V²)/sqrt(q), n₀ = sqrt(w · S_E²/S_B²).
         let (b, w, q, sv, sb, se) = (500.0, 12.0, 2.5, 0.3, 1.1, 6.0);
         let plan = optimal_counts(&[

@@ -12,7 +12,8 @@ pub enum Quantile {
     /// Student's t with the interval's degrees of freedom (the default: honest for few units).
     #[default]
     StudentT,
-    /// The standard normal, as in the seed papers; too narrow for few top-level units.
+    /// The standard normal, as in Kalibera & Tůma 2006 and Kalibera, Bulej & Tůma 2005b; too
+    /// narrow for few top-level units.
     Normal,
 }
 

@@ -98,7 +98,8 @@ pub enum DfMethod {
     WelchSatterthwaite,
     /// Student's t with min(r_a, r_b) − 1 degrees of freedom: conservative.
     MinDf,
-    /// The standard normal quantile z, as in the seed papers; too narrow for few units.
+    /// The standard normal quantile z, as in Kalibera & Tůma 2006 and Kalibera, Bulej & Tůma
+    /// 2005b; too narrow for few units.
     Normal,
 }
 

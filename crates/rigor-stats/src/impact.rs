@@ -1,4 +1,4 @@
-//! Impact factor of the random initial state (METHODS §6; seed 001, Fig. 2).
+//! Impact factor of the random initial state (METHODS §6; Kalibera, Bulej & Tůma 2005a, Fig. 2).
 //!
 //! Given m runs (process executions) of n samples each, repeat k times:
 //!
@@ -14,10 +14,12 @@
 //! (n the shortest run's length when runs differ in length).
 //!
 //! The additive-model check ([`impact_factor_centred`]) subtracts each run's mean from its samples
-//! first: a value near 1 on the centred data means the additive model fits (seed 001, Table 3).
+//! first: a value near 1 on the centred data means the additive model fits (Kalibera, Bulej &
+//! Tůma 2005a, Table 3).
 //!
-//! The clustering additive filter (seed 003 §4.1, a Gaussian mixture chosen by BIC) is in
-//! [`crate::mixture`], and the Mono robust preprocessing (seed 003 §4.2) in [`crate::robust`].
+//! The clustering additive filter (Kalibera, Bulej & Tůma 2005b §4.1, a Gaussian mixture chosen by
+//! BIC) is in [`crate::mixture`], and the Mono robust preprocessing (Kalibera, Bulej & Tůma 2005b
+//! §4.2) in [`crate::robust`].
 //!
 //! Iterations with SD2 = 0 (a run whose chosen samples are all equal, e.g. on a coarse timer) have
 //! no ratio; they are skipped and counted in [`ImpactFactor::skipped`].

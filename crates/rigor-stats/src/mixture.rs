@@ -1,19 +1,19 @@
 //! One-dimensional Gaussian mixtures chosen by BIC, and the clustering additive filter of the
-//! impact factor (METHODS §6; seed 003 §4.1).
+//! impact factor (METHODS §6; Kalibera, Bulej & Tůma 2005b §4.1).
 //!
 //! Within one run the measured times often gather around a few typical values ("horizontal
-//! stripes" in the run-sequence plot of seed 003, Fig. 1) that differ between runs. The clustering
-//! additive filter splits each run's values into such clusters, subtracts each cluster's average
-//! from its values, and recomputes the impact factor: a value near 1 afterwards means the additive
-//! model holds within clusters.
+//! stripes" in the run-sequence plot of Kalibera, Bulej & Tůma 2005b, Fig. 1) that differ between
+//! runs. The clustering additive filter splits each run's values into such clusters, subtracts
+//! each cluster's average from its values, and recomputes the impact factor: a value near 1
+//! afterwards means the additive model holds within clusters.
 //!
 //! The clusters come from a Gaussian mixture fitted by EM, as mclust does (Fraley & Raftery 2002):
 //!
 //! * models ([`VarianceModel`]): mclust's univariate "E" (one variance shared by all components)
 //!   and "V" (a variance per component); both are tried by default, as mclust does. With a few
 //!   hundred values or fewer, "V" can win with a spurious narrow component on a chance tight group
-//!   of values; [`ModelSet::Equal`] avoids that and matches seed 003's observation that the
-//!   clusters have about the same variance;
+//!   of values; [`ModelSet::Equal`] avoids that and matches the observation of Kalibera, Bulej &
+//!   Tůma 2005b that the clusters have about the same variance;
 //! * K = 1..=9 components; the (model, K) with the highest
 //!   `BIC = 2·ln L − p·ln n` is chosen (mclust's sign convention), p = 2K for "E" (K means, one
 //!   variance, K − 1 weights) and 3K − 1 for "V"; ties go to the simpler model;
@@ -27,8 +27,9 @@
 //!   log-likelihood is reported on the original scale (`ln L_x = ln L_z − n·ln s`).
 //!
 //! Each value is assigned to the component with the highest posterior probability, and the
-//! filter subtracts the *average of the values assigned to that cluster* (seed 003: "the average
-//! of durations from the cluster is subtracted from each duration in the cluster").
+//! filter subtracts the *average of the values assigned to that cluster* (Kalibera, Bulej & Tůma
+//! 2005b: "the average of durations from the cluster is subtracted from each duration in the
+//! cluster").
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -43,8 +44,8 @@ pub const DEFAULT_MAX_K: usize = 9;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum VarianceModel {
-    /// "E": every component has the same variance (seed 003: the clusters "appear to have the
-    /// same, or at least very similar, variance").
+    /// "E": every component has the same variance (Kalibera, Bulej & Tůma 2005b: the clusters
+    /// "appear to have the same, or at least very similar, variance").
     Equal,
     /// "V": each component has its own variance.
     Unequal,
@@ -449,7 +450,7 @@ pub struct ClusterFilter {
 }
 
 /// Splits `values` into clusters by the BIC-best mixture ([`select_mixture`]) and subtracts from
-/// each value the average of the values in its cluster (seed 003 §4.1).
+/// each value the average of the values in its cluster (Kalibera, Bulej & Tůma 2005b §4.1).
 pub fn cluster_filter(values: &[f64], cfg: &MixtureConfig) -> Result<ClusterFilter> {
     let mixture = select_mixture(values, cfg)?;
     let labels = mixture.classify(values);
@@ -481,9 +482,9 @@ pub struct ClusteredImpact {
     pub clusters: Vec<usize>,
 }
 
-/// The clustering additive filter of seed 003 §4.1 (METHODS §6): per run, [`cluster_filter`];
-/// then the impact factor of the filtered runs. A value near 1 means the additive model fits
-/// within clusters. Runs are filtered in parallel.
+/// The clustering additive filter of Kalibera, Bulej & Tůma 2005b §4.1 (METHODS §6): per run,
+/// [`cluster_filter`]; then the impact factor of the filtered runs. A value near 1 means the
+/// additive model fits within clusters. Runs are filtered in parallel.
 ///
 /// Errors: those of [`select_mixture`] for any run and of [`crate::impact::impact_factor`].
 pub fn impact_factor_clustered<R: AsRef<[f64]> + Sync>(

@@ -1,8 +1,9 @@
-//! Mono's robust preprocessing of runs (METHODS §6 last paragraph; seed 003 §4.2 and §3.1).
+//! Mono's robust preprocessing of runs (METHODS §6 last paragraph; Kalibera, Bulej & Tůma 2005b
+//! §4.2 and §3.1).
 //!
-//! Seed 003's model (§3.1): m runs, n measurements each, run j's measurements i.i.d. with mean μ_j
-//! and variance σ_j², the μ_j i.i.d. with mean μ and variance ρ². The average of the run averages
-//! then has variance `ρ²/m + σ̄²/(mn)`, estimated by (eq. 4)
+//! The model of Kalibera, Bulej & Tůma 2005b (§3.1): m runs, n measurements each, run j's
+//! measurements i.i.d. with mean μ_j and variance σ_j², the μ_j i.i.d. with mean μ and variance
+//! ρ². The average of the run averages then has variance `ρ²/m + σ̄²/(mn)`, estimated by (eq. 4)
 //!
 //! `l_σ = u_{1−α/2} · sqrt((n·S_ρ² + S_σ²)/(m·n))`,
 //!
@@ -16,7 +17,7 @@
 //! with `S_ρ² = (1/(m−1))·Σ (M_j − M̄)²`, `S_σ² = (1/m)·Σ S_σj²` and n the sub-selection size.
 //!
 //! Details fixed here: M_j and S_σj² come from the *same* B sub-selections (METHODS' wording;
-//! the seed draws a second set for the variances, which has the same distribution); when runs
+//! the paper draws a second set for the variances, which has the same distribution); when runs
 //! differ in length, n = ⌊fraction·(shortest run)⌋ for every run; u is the normal quantile at the
 //! configured level (Mono used 99 %, rigor's default is 95 %); the RNG is ChaCha8 seeded with
 //! the configured seed, one stream per run, so the result is reproducible and the runs are
@@ -38,10 +39,11 @@ use crate::descriptive::{mean, median_in_place, variance};
 use crate::dist::{Quantile, critical_value};
 use crate::error::{Result, StatsError, check_finite};
 
-/// Default number of sub-selections B per run (seed 003: "e.g. 100 times").
+/// Default number of sub-selections B per run (Kalibera, Bulej & Tůma 2005b: "e.g. 100 times").
 pub const DEFAULT_SUBSAMPLES: usize = 100;
 
-/// Default sub-selection size as a fraction of the run length (seed 003: "e.g. n = 0.75·k").
+/// Default sub-selection size as a fraction of the run length (Kalibera, Bulej & Tůma 2005b:
+/// "e.g. n = 0.75·k").
 pub const DEFAULT_FRACTION: f64 = 0.75;
 
 /// The seed used by [`RobustConfig::default`].
@@ -71,8 +73,8 @@ impl Default for RobustConfig {
     }
 }
 
-/// A mean and the half-width of its confidence interval by seed 003's eq. 4, with the
-/// quantities that produced them.
+/// A mean and the half-width of its confidence interval by eq. 4 of Kalibera, Bulej & Tůma 2005b,
+/// with the quantities that produced them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RobustEstimate {
     /// The result M̄: the mean of the per-run values M_j.
@@ -108,8 +110,9 @@ impl RobustEstimate {
     }
 }
 
-/// Mono's robust estimate (seed 003 §4.2): per run, the medians of the means and of the variances
-/// of B sub-selections of size ⌊fraction·k⌋ drawn with replacement; then eq. 4 on those.
+/// Mono's robust estimate (Kalibera, Bulej & Tůma 2005b §4.2): per run, the medians of the means
+/// and of the variances of B sub-selections of size ⌊fraction·k⌋ drawn with replacement; then
+/// eq. 4 on those.
 ///
 /// Errors: fewer than two runs, an empty run, a non-finite value, B = 0, a fraction outside
 /// (0, 1], a sub-selection size below 2, or a level outside (0, 1).
@@ -136,8 +139,8 @@ pub fn robust_estimate<R: AsRef<[f64]> + Sync>(
     combine(m_j, s_j, n, cfg.level, cfg.subsamples, cfg.seed)
 }
 
-/// Seed 003's eq. 4 without preprocessing: M_j the run averages, S_σj² the run sample variances,
-/// n the length of the shortest run (the seed assumes equal lengths).
+/// Eq. 4 of Kalibera, Bulej & Tůma 2005b without preprocessing: M_j the run averages, S_σj² the
+/// run sample variances, n the length of the shortest run (the paper assumes equal lengths).
 ///
 /// Errors: fewer than two runs, a run with fewer than two values, a non-finite value, or a level
 /// outside (0, 1).

@@ -1,6 +1,6 @@
 //! Warm-up, steady state and independence of in-process iterations (METHODS §7).
 //!
-//! Kalibera & Jones 2013 §6 (seed 002) call a run *initialised* when no obvious start-up overhead
+//! Kalibera & Jones 2013 §6 call a run *initialised* when no obvious start-up overhead
 //! remains and *independent* when its iterations are i.i.d.; only independent iterations may be
 //! repeated within a run, and a benchmark that never becomes independent must contribute the same
 //! single iteration (the first initialised one) from each run. They found both points by eye; this

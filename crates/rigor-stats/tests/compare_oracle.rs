@@ -1,6 +1,6 @@
 //! Comparisons through the public path: METHODS §4 Fieller oracles reproduced by `compare`, the
-//! paired Fieller interval, verdict thresholds (METHODS §9), `more_units`, the seeds' overlap
-//! method, p-values and the suite's geometric mean.
+//! paired Fieller interval, verdict thresholds (METHODS §9), `more_units`, the non-overlap
+//! rule (Kalibera & Tůma 2006), p-values and the suite's geometric mean.
 
 use rigor_stats::bootstrap::{BootstrapConfig, Pairing};
 use rigor_stats::compare::{

@@ -46,7 +46,7 @@ fn hierarchical_interval_covers_and_pooled_does_not() {
         "METHODS §2 interval covered {}",
         rate(ours)
     );
-    // With 8 top-level units the seeds' normal quantile is too narrow.
+    // With 8 top-level units the normal quantile of Kalibera & Tůma 2006 is too narrow.
     assert!(normal < ours, "normal {} vs t {}", rate(normal), rate(ours));
     // Pooling 320 iterations as if independent ignores the build and execution variance:
     // its standard error is about sqrt(7/320) = 0.15 against a true 0.73.

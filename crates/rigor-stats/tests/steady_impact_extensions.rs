@@ -1,6 +1,6 @@
 //! The impact-factor extensions of METHODS §6: the clustering additive filter (Gaussian mixture
-//! chosen by BIC, seed 003 §4.1) and Mono's robust preprocessing (seed 003 §4.2), on simulated
-//! runs.
+//! chosen by BIC, Kalibera, Bulej & Tůma 2005b §4.1) and Mono's robust preprocessing (ibid.
+//! §4.2), on simulated runs.
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -98,8 +98,9 @@ fn cluster_filter_centres_each_cluster() {
     }
 }
 
-/// Runs of two structures (seed 003 §4.1): even runs alternate between two clusters 12 SD
-/// apart, odd runs have one cluster; each run has an offset of between-run SD 3 and noise of SD 1.
+/// Runs of two structures (Kalibera, Bulej & Tůma 2005b §4.1): even runs alternate between two
+/// clusters 12 SD apart, odd runs have one cluster; each run has an offset of between-run SD 3 and
+/// noise of SD 1.
 fn clustered_runs(seed: u64, runs: usize, per_run: usize) -> Vec<Vec<f64>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let offset = Normal::new(0.0, 3.0).unwrap();

@@ -360,7 +360,8 @@ pub struct ComparisonRecord {
     /// For inconclusive verdicts: roughly how many more top-level units would decide it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub more_units: Option<usize>,
-    /// The seeds' method (non-overlapping confidence intervals): its verdict.
+    /// The non-overlap rule (Kalibera & Tůma 2006: a change when the two confidence intervals do
+    /// not overlap): its verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlap_verdict: Option<Verdict>,
 }

@@ -1,5 +1,5 @@
 //! Section 2: false alarms of A/A comparisons and power against true slowdowns, for rigor's
-//! verdict and for the rules other tools and the seed papers use.
+//! verdict and for the rules other tools and Kalibera & Tůma (non-overlapping intervals) use.
 
 use rigor_stats::bootstrap::{BootstrapConfig, Pairing, bootstrap_ratio};
 use rigor_stats::compare::{
@@ -129,7 +129,7 @@ pub struct CompareRow {
     pub rigor: Rate,
     /// rigor's Fieller interval excludes 1 (δ = 0).
     pub rigor0: Rate,
-    /// The two 95% intervals do not overlap (seeds 000/003).
+    /// The two 95% intervals do not overlap (Kalibera & Tůma 2006; Kalibera, Bulej & Tůma 2005b).
     pub overlap: Rate,
     /// Welch t-test on pooled iterations, p < 0.05.
     pub welch: Rate,
@@ -251,7 +251,7 @@ pub fn verdict_table(rows: &[CompareRow]) -> String {
     s
 }
 
-/// False alarms against the number of builds per system (seed 000, Figure 2).
+/// False alarms against the number of builds per system (Kalibera & Tůma 2006, Figure 2).
 #[derive(Debug, Clone)]
 pub struct BuildsRow {
     /// Builds per system.

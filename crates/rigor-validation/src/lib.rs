@@ -618,7 +618,7 @@ impl Doc<'_> {
         if !normal2.is_empty() {
             let _ = writeln!(
                 s,
-                "| Coverage of nominal 95% intervals, executions × iterations ({} splits of seed 002 Table 4, {} × {}, normal effects, {} runs each; seeds in §1) | {} | pooled iterations (criterion/JMH style): {} |",
+                "| Coverage of nominal 95% intervals, executions × iterations ({} splits of Kalibera & Jones 2013, Table 4, {} × {}, normal effects, {} runs each; seeds in §1) | {} | pooled iterations (criterion/JMH style): {} |",
                 normal2.len(),
                 SMALL_2.executions,
                 SMALL_2.iterations,
@@ -630,7 +630,7 @@ impl Doc<'_> {
         if !normal3.is_empty() {
             let _ = writeln!(
                 s,
-                "| Coverage, builds × executions × iterations (build variation from seed 002 §8, {} × {} × {}; seeds in §1) | {} | one build (hyperfine style): {}; pooled: {} |",
+                "| Coverage, builds × executions × iterations (build variation from Kalibera & Jones 2013, §8, {} × {} × {}; seeds in §1) | {} | one build (hyperfine style): {}; pooled: {} |",
                 SMALL_3.builds,
                 SMALL_3.executions,
                 SMALL_3.iterations,
@@ -657,7 +657,7 @@ impl Doc<'_> {
             let last = self.builds.last().unwrap_or(b);
             let _ = writeln!(
                 s,
-                "| A/A false alarms when builds vary ({}, seed 000's Figure 2 effect; seeds {} and {}) | {} builds per system as the top level: {} (verdict), {} (CI excludes 1) | one build per system: {} (CIs do not overlap), {} (Welch, pooled) |",
+                "| A/A false alarms when builds vary ({}, the effect in Figure 2 of Kalibera & Tůma 2006; seeds {} and {}) | {} builds per system as the top level: {} (verdict), {} (CI excludes 1) | one build per system: {} (CIs do not overlap), {} (Welch, pooled) |",
                 model::XALAN9_LAYOUT.name,
                 b.seed,
                 last.seed,
@@ -743,9 +743,9 @@ impl Doc<'_> {
         }
         let _ = writeln!(
             s,
-            "\nTable 4 of seed 002 gives the execution variation as the spread of execution means \
-             (30 executions × 40 iterations), which includes iteration noise/√40; we use it as the \
-             execution effect's σ, which slightly overstates that level (e.g. bloat6: √(3.7² − 14.1²/40) = 3.0%). \
+            "\nTable 4 of Kalibera & Jones 2013 gives the execution variation as the spread of \
+             execution means (30 executions × 40 iterations), which includes iteration noise/√40; we \
+             use it as the execution effect's σ, which slightly overstates that level (e.g. bloat6: √(3.7² − 14.1²/40) = 3.0%). \
              It does not matter for coverage.\n"
         );
         let _ = writeln!(s, "{}", coverage::table(self.cov));
@@ -835,7 +835,8 @@ impl Doc<'_> {
              regression if the whole interval is above 1 + δ, improvement if below 1 − δ.\n\
              - **rigor CI excludes 1**: the same interval with δ = 0; in A/A rows it measures the \
              interval's own calibration (nominal 5%).\n\
-             - **CIs do not overlap**: the seeds' rule (000/003) on rigor's two 95% mean intervals.\n\
+             - **CIs do not overlap**: the non-overlap rule (Kalibera & Tůma 2006; Kalibera, Bulej \
+             & Tůma 2005b) on rigor's two 95% mean intervals.\n\
              - **Welch, pooled iterations**: Welch's t-test treating every iteration as independent, \
              p < 0.05.\n\
              - **criterion-style**: criterion's rule as we read it — a change when the test \
@@ -883,7 +884,7 @@ impl Doc<'_> {
         if !self.builds.is_empty() {
             let _ = writeln!(
                 s,
-                "### False alarms against the number of builds (seed 000, Figure 2)\n\n\
+                "### False alarms against the number of builds (Kalibera & Tůma 2006, Figure 2)\n\n\
                  Kalibera & Tůma (2006) compared many binaries of one Mono version with themselves: \
                  with one binary per side, up to 50% of comparisons reported a change (FFT), falling \
                  to 4–6% with 25–30 binaries once builds were a level of the model. Here each system \
@@ -905,8 +906,8 @@ impl Doc<'_> {
                 s,
                 "With one build per system, the two binaries differ by their build effects, which \
                  no interval from one binary can see: {} of A/A comparisons are false alarms for the \
-                 overlap rule, {} for rigor's verdict and {} for the pooled Welch test — seed 000's \
-                 effect. With builds as the top \
+                 overlap rule, {} for rigor's verdict and {} for the pooled Welch test — the \
+                 effect Kalibera & Tůma (2006) found. With builds as the top \
                  level, false alarms fall to {} (verdict) and {} (CI excludes 1) at {} builds. \
                  Ignoring the build level while measuring several builds is not enough: the overlap \
                  rule still fires in {} of comparisons with {} builds, because executions of one \

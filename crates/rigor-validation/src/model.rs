@@ -90,7 +90,7 @@ pub struct Split {
     pub source: &'static str,
 }
 
-/// Kalibera & Jones 2013 (seed 002), Table 4, "Percentage Variation", DaCapo/OpenJDK on P1: the
+/// Kalibera & Jones 2013, Table 4, "Percentage Variation", DaCapo/OpenJDK on P1: the
 /// iteration variation (within an execution) and the execution variation (between execution
 /// means), both as % of the mean.
 pub const BLOAT6: Split = Split {
@@ -98,67 +98,69 @@ pub const BLOAT6: Split = Split {
     build: 0.0,
     execution: 0.037,
     iteration: 0.141,
-    source: "seed 002 Table 4: iteration 14.1%, execution 3.7%",
+    source: "Kalibera & Jones 2013, Table 4: iteration 14.1%, execution 3.7%",
 };
-/// Seed 002 Table 4.
+/// Kalibera & Jones 2013, Table 4.
 pub const LUSEARCH9: Split = Split {
     name: "lusearch9",
     build: 0.0,
     execution: 0.303,
     iteration: 0.033,
-    source: "seed 002 Table 4: iteration 3.3%, execution 30.3%",
+    source: "Kalibera & Jones 2013, Table 4: iteration 3.3%, execution 30.3%",
 };
-/// Seed 002 Table 4.
+/// Kalibera & Jones 2013, Table 4.
 pub const XALAN6: Split = Split {
     name: "xalan6",
     build: 0.0,
     execution: 0.091,
     iteration: 0.070,
-    source: "seed 002 Table 4: iteration 7.0%, execution 9.1%",
+    source: "Kalibera & Jones 2013, Table 4: iteration 7.0%, execution 9.1%",
 };
-/// Seed 002 Table 4.
+/// Kalibera & Jones 2013, Table 4.
 pub const XALAN9: Split = Split {
     name: "xalan9",
     build: 0.0,
     execution: 0.010,
     iteration: 0.035,
-    source: "seed 002 Table 4: iteration 3.5%, execution 1.0%",
+    source: "Kalibera & Jones 2013, Table 4: iteration 3.5%, execution 1.0%",
 };
-/// Seed 002 Table 4: execution variation at the level iteration noise alone gives (0.8/√40).
+/// Kalibera & Jones 2013, Table 4: execution variation at the level iteration noise alone gives
+/// (0.8/√40).
 pub const TRADEBEANS9: Split = Split {
     name: "tradebeans9",
     build: 0.0,
     execution: 0.004,
     iteration: 0.015,
-    source: "seed 002 Table 4: iteration 1.5%, execution 0.4%",
+    source: "Kalibera & Jones 2013, Table 4: iteration 1.5%, execution 0.4%",
 };
-/// Seed 002 §8.1: antlr6 varied 9% over binaries (randomised code layout) and 3% over executions
-/// of one binary (10th iteration of each): σ_build = √(9² − 3²) = 8.5%; the 3% per single
-/// measurement is split evenly between executions and iterations (2.1% each; assumed).
+/// Kalibera & Jones 2013, §8.1: antlr6 varied 9% over binaries (randomised code layout) and 3%
+/// over executions of one binary (10th iteration of each): σ_build = √(9² − 3²) = 8.5%; the 3% per
+/// single measurement is split evenly between executions and iterations (2.1% each; assumed).
 pub const ANTLR6_LAYOUT: Split = Split {
     name: "antlr6 layout",
     build: 0.085,
     execution: 0.021,
     iteration: 0.021,
-    source: "seed 002 §8.1: 9% over binaries vs 3% over executions → build 8.5%; execution = iteration = 2.1% (3% split evenly, assumed)",
+    source: "Kalibera & Jones 2013, §8.1: 9% over binaries vs 3% over executions → build 8.5%; execution = iteration = 2.1% (3% split evenly, assumed)",
 };
-/// Seed 002 §8: xalancbmk varied 4% with randomised link order and 1% without:
+/// Kalibera & Jones 2013, §8: xalancbmk varied 4% with randomised link order and 1% without:
 /// σ_build = √(4² − 1²) = 3.9%; the 1% split evenly (0.7% each; assumed).
 pub const XALANCBMK_LINK: Split = Split {
     name: "xalancbmk link order",
     build: 0.039,
     execution: 0.007,
     iteration: 0.007,
-    source: "seed 002 §8: 4% with randomised link order vs 1% without → build 3.9%; execution = iteration = 0.7% (assumed)",
+    source: "Kalibera & Jones 2013, §8: 4% with randomised link order vs 1% without → build 3.9%; execution = iteration = 0.7% (assumed)",
 };
-/// xalan9's execution and iteration variation (seed 002 Table 4) with the largest variation over
-/// randomised-layout binaries seed 002 reports for reference inputs (Figure 2: 1.7%, xalancbmk).
+/// xalan9's execution and iteration variation (Kalibera & Jones 2013, Table 4) with the largest
+/// variation over randomised-layout binaries that Kalibera & Jones 2013 report for reference inputs
+/// (Figure 2: 1.7%, xalancbmk).
 pub const XALAN9_LAYOUT: Split = Split {
     name: "xalan9 + layout",
     build: 0.017,
     execution: 0.010,
     iteration: 0.035,
-    source: "seed 002 Table 4 (xalan9) + §8.2/Figure 2 (1.7% over randomised binaries, xalancbmk)",
+    source: "Kalibera & Jones 2013, Table 4 (xalan9) + §8.2/Figure 2 (1.7% over randomised binaries, xalancbmk)",
 };
 
 /// A balanced design: `builds` (0 = no build level) × `executions` × `iterations`.

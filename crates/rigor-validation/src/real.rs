@@ -128,7 +128,7 @@ pub struct Repetition {
     pub ci: Option<(f64, f64)>,
     /// rigor's verdict.
     pub verdict: String,
-    /// The seeds' non-overlap rule as rigor reports it.
+    /// The non-overlap rule (Kalibera & Tůma 2006) as rigor reports it.
     pub overlap: String,
     /// Where the comparison came from: rigor's own output or recomputed here.
     pub source: &'static str,

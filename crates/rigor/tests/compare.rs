@@ -122,7 +122,7 @@ fn reference_estimator_threshold_and_method_options() {
     assert!(out.contains("[bootstrap-percentile"), "{out}");
     let out = stdout_of(sim().args(["--seed", "2", "-r", "20", A, B_SLOW, "--method", "overlap"]));
     assert!(
-        out.contains("seeds' method: the intervals do not overlap"),
+        out.contains("non-overlap rule (Kalibera & Tůma 2006): the intervals do not overlap"),
         "{out}"
     );
     sim()
