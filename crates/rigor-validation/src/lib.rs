@@ -710,7 +710,7 @@ impl Doc<'_> {
             s,
             "Each row simulates {} experiments of one benchmark and asks how often each method's \
              nominal 95% interval contains the true mean. *rigor* is the Student-t interval on the \
-             top-level means (METHODS §2: builds when there are builds, else executions); *pooled \
+             top-level means ([methodology](methodology.md#the-interval): builds when there are builds, else executions); *pooled \
              iterations* treats every iteration as independent (`pooled_interval`, as criterion, \
              JMH's score error and BenchmarkTools do); *one build* is the t interval over the \
              executions of a single binary (what hyperfine reports when builds vary); *builds ignored* \
@@ -831,7 +831,7 @@ impl Doc<'_> {
         let _ = writeln!(
             s,
             "- **rigor verdict (δ = 1%)**: `rigor_stats::compare::compare` — Fieller's interval for \
-             the ratio of means on the executions' means (Welch–Satterthwaite df) and METHODS §9: \
+             the ratio of means on the executions' means (Welch–Satterthwaite df) and the verdict rule of [methodology](methodology.md#comparisons): \
              regression if the whole interval is above 1 + δ, improvement if below 1 − δ.\n\
              - **rigor CI excludes 1**: the same interval with δ = 0; in A/A rows it measures the \
              interval's own calibration (nominal 5%).\n\
@@ -956,7 +956,7 @@ impl Doc<'_> {
              is *valid* when its coverage is at least {v:.0}%; (✗) marks coverage more than two \
              Monte-Carlo standard errors below {v:.0}% and (†) coverage below {v:.0}% but within that \
              error (undecided: fixed designs get the benefit of the doubt, rigor does not).\n\n\
-             The **oracle design** is not simulated: it is METHODS §3 applied to the *true* variance \
+             The **oracle design** is not simulated: it is the optimal design of [methodology](methodology.md#builds-plans-and-adaptive-runs) (Kalibera & Jones 2013) applied to the *true* variance \
              components and costs (optimal counts per level, then the fewest top-level units whose \
              half-width computed from the true variances is 1%). It is about the least time any \
              design with an honest interval needs — a design that must estimate its variances \
