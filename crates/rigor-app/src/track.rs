@@ -146,13 +146,6 @@ pub fn run_versions(
     progress: &mut dyn Progress,
     observer: &mut dyn TrackObserver,
 ) -> Result<Vec<(VersionInfo, VersionOutcome)>> {
-    std::fs::create_dir_all(&settings.results_dir).map_err(|source| AppError::Write {
-        what: "the results folder",
-        source: rigor_store::StoreError::Io {
-            path: settings.results_dir.clone(),
-            source,
-        },
-    })?;
     let machine = this_machine(Some(&settings.key.machine));
     let branch = settings.key.branch.as_str();
     let mut done = Vec::new();
@@ -238,6 +231,33 @@ fn measure_batch(
     stop: StopSignal,
     progress: &mut dyn Progress,
 ) -> Result<Vec<VersionOutcome>> {
+    measure_together(
+        history, settings, experiment, ready, machine, executor, stop, progress, false,
+    )
+    .map(|(outcomes, _)| outcomes)
+}
+
+/// Measures versions together in shuffled interleaved rounds, stores each (when the run
+/// completed), and with `compare` compares every version with the first (paired by round).
+#[allow(clippy::too_many_arguments)]
+fn measure_together(
+    history: &mut dyn History,
+    settings: &TrackRunSettings,
+    experiment: &mut RunSettings,
+    ready: &[(VersionInfo, Worktree)],
+    machine: &MachineInfo,
+    executor: &mut dyn Executor,
+    stop: StopSignal,
+    progress: &mut dyn Progress,
+    compare: bool,
+) -> Result<(Vec<VersionOutcome>, Vec<crate::comparisons::Computed>)> {
+    std::fs::create_dir_all(&settings.results_dir).map_err(|source| AppError::Write {
+        what: "the results folder",
+        source: rigor_store::StoreError::Io {
+            path: settings.results_dir.clone(),
+            source,
+        },
+    })?;
     let base = experiment.benchmarks.clone();
     let base_commands = experiment.commands.clone();
     let base_build = experiment.runner.build.clone();
@@ -272,14 +292,16 @@ fn measure_batch(
     experiment.commands = commands;
     experiment.exports.json = Some(file.clone());
     experiment.origin.label = (ready.len() == 1).then(|| ready[0].0.rev.clone());
-    let compare = experiment.comparison.enabled;
-    experiment.comparison.enabled = false;
+    let was_enabled = experiment.comparison.enabled;
+    let reference = experiment.comparison.reference.take();
+    experiment.comparison.enabled = compare;
     let measured = run::run(experiment, executor, stop, progress);
     experiment.benchmarks = base;
     experiment.commands = base_commands;
     experiment.runner.build = base_build;
     experiment.origin.label = base_label;
-    experiment.comparison.enabled = compare;
+    experiment.comparison.enabled = was_enabled;
+    experiment.comparison.reference = reference;
     let measured = measured?;
     let mut outcomes = Vec::new();
     for (i, (v, _)) in ready.iter().enumerate() {
@@ -307,7 +329,7 @@ fn measure_batch(
             outcome: measured.outcome,
         });
     }
-    Ok(outcomes)
+    Ok((outcomes, measured.comparisons))
 }
 
 /// Runs the preparation (build) command in the checkout; on failure, the end of its error
@@ -485,4 +507,213 @@ pub fn show(history: &dyn History, key: &SeriesKey, benchmark: &str) -> Result<V
             }
         })
         .collect())
+}
+
+/// A version's time against another's, measured together.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ratio {
+    /// Candidate / baseline.
+    pub ratio: f64,
+    /// Its interval (`None`: unbounded).
+    pub interval: Option<(f64, f64)>,
+    /// The verdict against the threshold.
+    pub verdict: Verdict,
+}
+
+/// One step of a bisection.
+#[derive(Debug, Clone)]
+pub struct BisectStep {
+    /// The versions measured together, oldest first (the range's ends, and its midpoint).
+    pub measured: Vec<VersionInfo>,
+    /// Each later version against the first.
+    pub comparisons: Vec<Ratio>,
+}
+
+/// What a bisection found.
+#[derive(Debug, Clone)]
+pub enum BisectOutcome {
+    /// The last good and the first changed version, with the change measured between them.
+    Found {
+        /// The last version before the change.
+        before: Box<VersionInfo>,
+        /// The first version with it.
+        first: Box<VersionInfo>,
+        /// `first / before`, measured together.
+        change: Ratio,
+    },
+    /// The two ends do not differ beyond the threshold.
+    NoChange {
+        /// The ends' ratio.
+        ends: Ratio,
+    },
+    /// Stopped (Ctrl-C) or a version could not be measured.
+    Stopped(String),
+}
+
+/// Hears about each step of a bisection.
+pub trait BisectObserver {
+    /// A step is done.
+    fn step(&mut self, _step: &BisectStep) {}
+}
+
+/// Finds the first version between `good` (excluded) and `bad` whose benchmark differs from
+/// `good`: the ends are measured together, then the midpoint of the remaining range together
+/// with its ends, halving the range each time — about log₂ N versions instead of N. Every
+/// measured version is stored in the history. Uses the first command of the experiment.
+#[allow(clippy::too_many_arguments)]
+pub fn bisect(
+    history: &mut dyn History,
+    settings: &TrackRunSettings,
+    good: &str,
+    bad: &str,
+    experiment: &mut RunSettings,
+    executor: &mut dyn Executor,
+    stop: StopSignal,
+    progress: &mut dyn Progress,
+    observer: &mut dyn BisectObserver,
+) -> Result<BisectOutcome> {
+    let mut chain = vec![git::resolve(&settings.repo, good)?.rev];
+    chain.extend(git::commits(&settings.repo, &[format!("{good}..{bad}")])?);
+    let machine = this_machine(Some(&settings.key.machine));
+    experiment.benchmarks.truncate(1);
+    experiment.commands.truncate(1);
+    let measure = |revs: &[&String],
+                   history: &mut dyn History,
+                   experiment: &mut RunSettings,
+                   executor: &mut dyn Executor,
+                   progress: &mut dyn Progress|
+     -> Result<std::result::Result<BisectStep, String>> {
+        let mut ready = Vec::new();
+        for rev in revs {
+            let v = git::resolve(&settings.repo, rev)?;
+            match check_out(settings, &v) {
+                Ok(tree) => ready.push((v, tree)),
+                Err(reason) => {
+                    history.record_failure(&v, &machine, &settings.key.branch, &reason)?;
+                    return Ok(Err(format!("{}: {reason}", short(&v.rev))));
+                }
+            }
+        }
+        let (outcomes, computed) = measure_together(
+            history,
+            settings,
+            experiment,
+            &ready,
+            &machine,
+            executor,
+            stop.clone(),
+            progress,
+            true,
+        )?;
+        if outcomes.iter().any(|o| {
+            !matches!(
+                o,
+                VersionOutcome::Measured {
+                    outcome: Outcome::Ok | Outcome::Gated,
+                    ..
+                }
+            )
+        }) {
+            return Ok(Err("a measurement failed or was interrupted".to_string()));
+        }
+        let comparisons = computed
+            .iter()
+            .map(|c| {
+                let x = &c.comparison;
+                Ratio {
+                    ratio: x.ratio,
+                    interval: x.ci.map(|i| (i.lower, i.upper)),
+                    verdict: x.verdict,
+                }
+            })
+            .collect();
+        Ok(Ok(BisectStep {
+            measured: ready.into_iter().map(|(v, _)| v).collect(),
+            comparisons,
+        }))
+    };
+    let (mut lo, mut hi) = (0, chain.len() - 1);
+    let ends = match measure(
+        &[&chain[lo], &chain[hi]],
+        history,
+        experiment,
+        executor,
+        progress,
+    )? {
+        Ok(step) => step,
+        Err(why) => return Ok(BisectOutcome::Stopped(why)),
+    };
+    observer.step(&ends);
+    let Some(&overall) = ends.comparisons.first() else {
+        return Ok(BisectOutcome::Stopped(
+            "the ends could not be compared".into(),
+        ));
+    };
+    if !overall.verdict.is_change() {
+        return Ok(BisectOutcome::NoChange { ends: overall });
+    }
+    let direction = overall.ratio.ln().signum();
+    let mut last_pair = Some(overall);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        let step = match measure(
+            &[&chain[lo], &chain[mid], &chain[hi]],
+            history,
+            experiment,
+            executor,
+            progress,
+        )? {
+            Ok(step) => step,
+            Err(why) => return Ok(BisectOutcome::Stopped(why)),
+        };
+        observer.step(&step);
+        let (Some(&mid_vs_lo), Some(&hi_vs_lo)) =
+            (step.comparisons.first(), step.comparisons.get(1))
+        else {
+            return Ok(BisectOutcome::Stopped(
+                "a step could not be compared".into(),
+            ));
+        };
+        // The change is at or before mid when mid already differs from lo in the change's
+        // direction; when the verdict cannot tell, mid goes with the end it is closer to.
+        let (d_mid, d_hi) = (mid_vs_lo.ratio.ln(), hi_vs_lo.ratio.ln());
+        let changed = if mid_vs_lo.verdict.is_change() && d_mid.signum() == direction {
+            true
+        } else if mid_vs_lo.verdict == Verdict::Equivalent {
+            false
+        } else {
+            d_mid.abs() > (d_hi - d_mid).abs()
+        };
+        if changed {
+            hi = mid;
+            last_pair = Some(mid_vs_lo);
+        } else {
+            lo = mid;
+            last_pair = None;
+        }
+    }
+    let change = match last_pair {
+        Some(c) => c,
+        None => match measure(
+            &[&chain[lo], &chain[hi]],
+            history,
+            experiment,
+            executor,
+            progress,
+        )? {
+            Ok(step) => {
+                observer.step(&step);
+                match step.comparisons.first() {
+                    Some(&c) => c,
+                    None => return Ok(BisectOutcome::Stopped("no comparison".into())),
+                }
+            }
+            Err(why) => return Ok(BisectOutcome::Stopped(why)),
+        },
+    };
+    Ok(BisectOutcome::Found {
+        before: Box::new(git::resolve(&settings.repo, &chain[lo])?),
+        first: Box::new(git::resolve(&settings.repo, &chain[hi])?),
+        change,
+    })
 }

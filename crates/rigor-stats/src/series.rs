@@ -287,7 +287,10 @@ pub fn detect(versions: &[VersionMean], cfg: &SeriesConfig) -> Result<SeriesAnal
     } else {
         Vec::new()
     };
+    // Each pass drops a boundary or moves some; the cap only guards against a cycle of moves.
+    let mut passes = 0;
     loop {
+        passes += 1;
         let analysis = evaluate(versions, &boundaries, cfg)?;
         // The boundary least supported: not a change, or the largest p-value.
         let weakest = analysis
@@ -301,9 +304,45 @@ pub fn detect(versions: &[VersionMean], cfg: &SeriesConfig) -> Result<SeriesAnal
             Some(i) => {
                 boundaries.remove(i);
             }
-            None => return Ok(analysis),
+            None => {
+                let refined = refine(versions, &boundaries, analysis.tau2);
+                if refined == boundaries || passes > 4 * versions.len() + 10 {
+                    return Ok(analysis);
+                }
+                boundaries = refined;
+            }
         }
     }
+}
+
+/// Moves each boundary to the split between its neighbours that fits the two sides' weighted
+/// levels best (least weighted squares, weights `1/(vᵢ + τ²)`): E-divisive places a change to
+/// within its windows, this places it exactly when the data allow. Boundaries stay in order.
+fn refine(versions: &[VersionMean], boundaries: &[usize], tau2: f64) -> Vec<usize> {
+    let n = versions.len();
+    let mut out = boundaries.to_vec();
+    for j in 0..out.len() {
+        let lo = if j == 0 { 0 } else { out[j - 1] };
+        let hi = if j + 1 < out.len() { out[j + 1] } else { n };
+        let cost = |a: usize, b: usize| -> f64 {
+            let seg = segment(versions, a, b, tau2);
+            versions[a..b]
+                .iter()
+                .map(|v| {
+                    (v.mean - seg.mean).powi(2)
+                        / (v.variance.max(0.0) + tau2).max(f64::MIN_POSITIVE)
+                })
+                .sum()
+        };
+        let best = (lo + 1..hi)
+            .map(|k| (k, cost(lo, k) + cost(k, hi)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(k, _)| k);
+        if let Some(k) = best {
+            out[j] = k;
+        }
+    }
+    out
 }
 
 /// Segments, τ² and the test of every boundary, for fixed boundaries.

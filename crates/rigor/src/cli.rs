@@ -70,6 +70,9 @@ pub enum TrackCommand {
     /// Measure versions of a git repository, each in a worktree of its own, and store them as
     /// they are measured (versions already stored are skipped).
     Run(Box<TrackRunArgs>),
+    /// Find the first version between GOOD and BAD whose benchmark changed: about log₂ N
+    /// versions measured instead of N, each step's versions measured together.
+    Bisect(Box<TrackBisectArgs>),
     /// Detect changes over every benchmark's history and list them.
     Changes(TrackChangesArgs),
     /// Show one benchmark's history, version by version.
@@ -139,6 +142,29 @@ pub struct TrackRunArgs {
     #[command(flatten)]
     pub options: RunOptions,
     /// The commands to benchmark, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub commands: Vec<String>,
+}
+
+/// `rigor track bisect`.
+#[derive(Debug, Args)]
+pub struct TrackBisectArgs {
+    /// The last version known to be as before.
+    #[arg(value_name = "GOOD")]
+    pub good: String,
+    /// A version known to differ.
+    #[arg(value_name = "BAD")]
+    pub bad: String,
+    /// The repository.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
+    /// The series measured versions are stored in.
+    #[command(flatten)]
+    pub series: SeriesArgs,
+    /// Everything `rigor run` takes (as for `rigor track run`).
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// The command to benchmark, after `--` (the first is bisected).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub commands: Vec<String>,
 }

@@ -15,6 +15,23 @@ use clap::Parser;
 
 use crate::cli::{Cli, Command};
 
+/// The error and its causes, joined by ": ". Some errors also show their source in their own
+/// message (an I/O error after its path); a cause already at the end of the text is not
+/// repeated.
+fn cause_chain(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain().map(ToString::to_string) {
+        if text.ends_with(&cause) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&cause);
+    }
+    text
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
@@ -28,8 +45,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(outcome) => ExitCode::from(output::exit_code(outcome)),
         Err(err) => {
-            let chain: Vec<String> = err.chain().map(ToString::to_string).collect();
-            eprintln!("rigor: error: {}", chain.join(": "));
+            eprintln!("rigor: error: {}", cause_chain(&err));
             ExitCode::from(2)
         }
     }

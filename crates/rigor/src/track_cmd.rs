@@ -13,8 +13,8 @@ use rigor_report::format::{percent, time, time_like};
 use rigor_runner::CommandLine;
 
 use crate::cli::{
-    SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackChangesArgs, TrackCommand, TrackRunArgs,
-    TrackShowArgs,
+    RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs, TrackChangesArgs,
+    TrackCommand, TrackRunArgs, TrackShowArgs,
 };
 use crate::output::{Bar, emit};
 
@@ -24,6 +24,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
     match &args.command {
         TrackCommand::Add(a) => add(&mut history, a),
         TrackCommand::Run(a) => run(&mut history, a),
+        TrackCommand::Bisect(a) => bisect(&mut history, a),
         TrackCommand::Changes(a) => changes(&mut history, a),
         TrackCommand::Show(a) => show(&history, a),
         TrackCommand::Status(a) => {
@@ -124,33 +125,16 @@ fn run(history: &mut SqliteHistory, a: &TrackRunArgs) -> Result<Outcome> {
     if commits.is_empty() {
         bail!("no versions to measure: give REVS (A..B, revisions) or --last N");
     }
-    // `--build` without `--builds`: one build per version, in its checkout, not a level.
-    let mut options = a.options.clone();
-    let prepare = match (&options.build, options.builds) {
-        (Some(cmd), None) => {
-            let c = CommandLine::parse(cmd, options.shell)?;
-            options.build = None;
-            Some(c)
-        }
-        _ => None,
-    };
-    let mut experiment = crate::settings::run_commands(&a.commands, &options)?;
     let key = series_key(&a.series, &repo);
-    let results_dir = a
-        .options
-        .export_json
-        .as_ref()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| Path::new(".rigor").join("runs"));
-    let settings = TrackRunSettings {
+    let (settings, mut experiment) = track_settings(
         repo,
         commits,
-        prepare,
-        force: a.force,
-        results_dir,
-        key: key.clone(),
-        batch: a.batch,
-    };
+        a.force,
+        a.batch,
+        key.clone(),
+        &a.options,
+        &a.commands,
+    )?;
     let (stop, mut executor) =
         crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
     eprintln!(
@@ -197,6 +181,147 @@ fn run(history: &mut SqliteHistory, a: &TrackRunArgs) -> Result<Outcome> {
     } else {
         Outcome::Ok
     })
+}
+
+/// The settings of a `track run` or `track bisect`: `--build` without `--builds` builds each
+/// version once in its checkout (not a level); results go beside `--export-json`, else to
+/// `.rigor/runs`.
+fn track_settings(
+    repo: std::path::PathBuf,
+    commits: Vec<String>,
+    force: bool,
+    batch: usize,
+    key: SeriesKey,
+    options: &RunOptions,
+    commands: &[String],
+) -> Result<(TrackRunSettings, rigor_app::settings::RunSettings)> {
+    let mut options = options.clone();
+    let prepare = match (&options.build, options.builds) {
+        (Some(cmd), None) => {
+            let c = CommandLine::parse(cmd, options.shell)?;
+            options.build = None;
+            Some(c)
+        }
+        _ => None,
+    };
+    let experiment = crate::settings::run_commands(commands, &options)?;
+    let results_dir = options
+        .export_json
+        .as_ref()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| Path::new(".rigor").join("runs"));
+    Ok((
+        TrackRunSettings {
+            repo,
+            commits,
+            prepare,
+            force,
+            results_dir,
+            key,
+            batch,
+        },
+        experiment,
+    ))
+}
+
+/// Prints each step of a bisection.
+struct Steps;
+
+impl track::BisectObserver for Steps {
+    fn step(&mut self, step: &track::BisectStep) {
+        let names: Vec<String> = step.measured.iter().map(|v| short(&v.rev)).collect();
+        let ratios: Vec<String> = step
+            .comparisons
+            .iter()
+            .zip(step.measured.iter().skip(1))
+            .map(|(r, v)| {
+                format!(
+                    "{} {} ({})",
+                    short(&v.rev),
+                    signed_percent(r.ratio),
+                    r.verdict
+                )
+            })
+            .collect();
+        eprintln!(
+            "rigor: measured {} together; against {}: {}",
+            names.join(", "),
+            names[0],
+            ratios.join(", ")
+        );
+    }
+}
+
+fn signed_percent(ratio: f64) -> String {
+    let p = 100.0 * (ratio - 1.0);
+    format!("{}{}", if p >= 0.0 { "+" } else { "−" }, percent(p.abs()))
+}
+
+fn bisect(history: &mut SqliteHistory, a: &TrackBisectArgs) -> Result<Outcome> {
+    let repo = a
+        .repo
+        .canonicalize()
+        .with_context(|| format!("--repo {}", a.repo.display()))?;
+    let key = series_key(&a.series, &repo);
+    let (settings, mut experiment) =
+        track_settings(repo, Vec::new(), true, 3, key, &a.options, &a.commands)?;
+    let (stop, mut executor) =
+        crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
+    let outcome = {
+        let mut bar = Bar::new();
+        track::bisect(
+            history,
+            &settings,
+            &a.good,
+            &a.bad,
+            &mut experiment,
+            executor.as_mut(),
+            stop,
+            &mut bar,
+            &mut Steps,
+        )?
+    };
+    let ci = |c: Option<(f64, f64)>| {
+        c.map_or("unbounded".to_string(), |(lo, hi)| {
+            format!("{} .. {}", signed_percent(lo), signed_percent(hi))
+        })
+    };
+    match outcome {
+        track::BisectOutcome::Found {
+            before,
+            first,
+            change,
+        } => {
+            emit(&format!(
+                "First changed version: {} {}
+  {} against {} (95% CI {}): {}
+",
+                first.rev,
+                first.subject.as_deref().unwrap_or(""),
+                signed_percent(change.ratio),
+                short(&before.rev),
+                ci(change.interval),
+                change.verdict
+            ));
+            Ok(Outcome::Ok)
+        }
+        track::BisectOutcome::NoChange { ends } => {
+            emit(&format!(
+                "No change between {} and {}: {} (95% CI {}): {}
+",
+                a.good,
+                a.bad,
+                signed_percent(ends.ratio),
+                ci(ends.interval),
+                ends.verdict
+            ));
+            Ok(Outcome::Ok)
+        }
+        track::BisectOutcome::Stopped(why) => {
+            eprintln!("rigor: bisection stopped: {why}");
+            Ok(Outcome::Failed)
+        }
+    }
 }
 
 fn changes(history: &mut SqliteHistory, a: &TrackChangesArgs) -> Result<Outcome> {

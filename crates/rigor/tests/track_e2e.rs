@@ -62,7 +62,15 @@ fn track_run_finds_the_two_changes_at_their_commits() {
         (ids[14].clone(), "improvement".to_string()),
     ];
     expected.sort();
-    assert_eq!(found, expected, "{json}");
+    let at = |rev: &str| ids.iter().position(|i| i == rev);
+    let found_at: Vec<_> = found.iter().map(|(r, v)| (at(r), v.clone())).collect();
+    let show = stdout_of(
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .args(["show", "./bench", "--machine", "test", "--branch", "main"]),
+    );
+    assert_eq!(found, expected, "found at commits {found_at:?}\n{show}\n{json}");
     for c in changes.as_array().unwrap() {
         let ratio = c["ratio"].as_f64().unwrap();
         let want = if c["verdict"] == "regression" {
@@ -99,4 +107,35 @@ fn track_run_finds_the_two_changes_at_their_commits() {
         "main",
     ]));
     assert_eq!(show.lines().count(), 21, "{show}");
+    // Bisect between the first and the last commit: the first change (commit 7), measuring at
+    // most ⌈log₂ 20⌉ + 2 versions.
+    let bisect_db = dir.path("bisect.db");
+    let out = stdout_of(
+        rigor()
+            .args(["track", "--db"])
+            .arg(&bisect_db)
+            .args(["bisect", &ids[0], &ids[19], "--repo"])
+            .arg(&repo)
+            .args(["--machine", "test", "--seed", "9", "-r", "5"])
+            .args(["--build", "gcc -O2 -o bench bench.c"])
+            .args(["--export-json"])
+            .arg(dir.path("bisect-runs/r.json"))
+            .args(["--", "./bench"]),
+    );
+    assert!(
+        out.contains(&format!("First changed version: {}", ids[7])),
+        "{out}"
+    );
+    let measured = stdout_of(rigor().args(["track", "--db"]).arg(&bisect_db).args([
+        "show",
+        "./bench",
+        "--json",
+        "--machine",
+        "test",
+        "--branch",
+        "main",
+    ]));
+    let versions = serde_json::from_str::<serde_json::Value>(&measured).unwrap();
+    let n = versions.as_array().unwrap().len();
+    assert!((3..=7).contains(&n), "{n} versions measured: {measured}");
 }
