@@ -633,18 +633,33 @@ pub fn bisect(
         }))
     };
     let (mut lo, mut hi) = (0, chain.len() - 1);
-    let ends = match measure(
-        &[&chain[lo], &chain[hi]],
-        history,
-        experiment,
-        executor,
-        progress,
-    )? {
-        Ok(step) => step,
-        Err(why) => return Ok(BisectOutcome::Stopped(why)),
-    };
-    observer.step(&ends);
-    let Some(&overall) = ends.comparisons.first() else {
+    // The ends, measured again with twice the executions (twice more at most) while the verdict
+    // cannot tell whether they differ.
+    let base_executions = experiment.runner.executions;
+    let mut overall = None;
+    for _ in 0..3 {
+        let ends = match measure(
+            &[&chain[lo], &chain[hi]],
+            history,
+            experiment,
+            executor,
+            progress,
+        )? {
+            Ok(step) => step,
+            Err(why) => {
+                experiment.runner.executions = base_executions;
+                return Ok(BisectOutcome::Stopped(why));
+            }
+        };
+        observer.step(&ends);
+        overall = ends.comparisons.first().copied();
+        if overall.is_none_or(|o| o.verdict.is_change() || o.verdict == Verdict::Equivalent) {
+            break;
+        }
+        experiment.runner.executions *= 2;
+    }
+    experiment.runner.executions = base_executions;
+    let Some(overall) = overall else {
         return Ok(BisectOutcome::Stopped(
             "the ends could not be compared".into(),
         ));
@@ -656,33 +671,53 @@ pub fn bisect(
     let mut last_pair = Some(overall);
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        let step = match measure(
-            &[&chain[lo], &chain[mid], &chain[hi]],
-            history,
-            experiment,
-            executor,
-            progress,
-        )? {
-            Ok(step) => step,
-            Err(why) => return Ok(BisectOutcome::Stopped(why)),
-        };
-        observer.step(&step);
-        let (Some(&mid_vs_lo), Some(&hi_vs_lo)) =
-            (step.comparisons.first(), step.comparisons.get(1))
-        else {
-            return Ok(BisectOutcome::Stopped(
-                "a step could not be compared".into(),
-            ));
-        };
-        // The change is at or before mid when mid already differs from lo in the change's
-        // direction; when the verdict cannot tell, mid goes with the end it is closer to.
-        let (d_mid, d_hi) = (mid_vs_lo.ratio.ln(), hi_vs_lo.ratio.ln());
-        let changed = if mid_vs_lo.verdict.is_change() && d_mid.signum() == direction {
-            true
-        } else if mid_vs_lo.verdict == Verdict::Equivalent {
-            false
-        } else {
-            d_mid.abs() > (d_hi - d_mid).abs()
+        // A midpoint the verdict cannot place is measured again with twice the executions
+        // (twice more at most) before its closeness to either end decides.
+        let mut decided = None;
+        let mut last = None;
+        for _ in 0..3 {
+            let step = match measure(
+                &[&chain[lo], &chain[mid], &chain[hi]],
+                history,
+                experiment,
+                executor,
+                progress,
+            )? {
+                Ok(step) => step,
+                Err(why) => {
+                    experiment.runner.executions = base_executions;
+                    return Ok(BisectOutcome::Stopped(why));
+                }
+            };
+            observer.step(&step);
+            let (Some(&mid_vs_lo), Some(&hi_vs_lo)) =
+                (step.comparisons.first(), step.comparisons.get(1))
+            else {
+                experiment.runner.executions = base_executions;
+                return Ok(BisectOutcome::Stopped(
+                    "a step could not be compared".into(),
+                ));
+            };
+            let d_mid = mid_vs_lo.ratio.ln();
+            if mid_vs_lo.verdict.is_change() && d_mid.signum() == direction {
+                decided = Some((true, mid_vs_lo));
+            } else if mid_vs_lo.verdict == Verdict::Equivalent {
+                decided = Some((false, mid_vs_lo));
+            }
+            last = Some((mid_vs_lo, hi_vs_lo));
+            if decided.is_some() {
+                break;
+            }
+            experiment.runner.executions *= 2;
+        }
+        experiment.runner.executions = base_executions;
+        let (changed, mid_vs_lo) = match (decided, last) {
+            (Some(d), _) => d,
+            (None, Some((mid_vs_lo, hi_vs_lo))) => {
+                let (d_mid, d_hi) = (mid_vs_lo.ratio.ln(), hi_vs_lo.ratio.ln());
+                (d_mid.abs() > (d_hi - d_mid).abs(), mid_vs_lo)
+            }
+            (None, None) => return Ok(BisectOutcome::Stopped("no measurement".into())),
         };
         if changed {
             hi = mid;

@@ -64,13 +64,18 @@ fn track_run_finds_the_two_changes_at_their_commits() {
     expected.sort();
     let at = |rev: &str| ids.iter().position(|i| i == rev);
     let found_at: Vec<_> = found.iter().map(|(r, v)| (at(r), v.clone())).collect();
-    let show = stdout_of(
-        rigor()
-            .args(["track", "--db"])
-            .arg(&db)
-            .args(["show", "./bench", "--machine", "test", "--branch", "main"]),
+    let show = stdout_of(rigor().args(["track", "--db"]).arg(&db).args([
+        "show",
+        "./bench",
+        "--machine",
+        "test",
+        "--branch",
+        "main",
+    ]));
+    assert_eq!(
+        found, expected,
+        "found at commits {found_at:?}\n{show}\n{json}"
     );
-    assert_eq!(found, expected, "found at commits {found_at:?}\n{show}\n{json}");
     for c in changes.as_array().unwrap() {
         let ratio = c["ratio"].as_f64().unwrap();
         let want = if c["verdict"] == "regression" {
