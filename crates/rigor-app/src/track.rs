@@ -752,3 +752,59 @@ pub fn bisect(
         change,
     })
 }
+
+/// A result checked against the stored baseline (the pull-request gate).
+#[derive(Debug)]
+pub struct Checked {
+    /// The baseline version each benchmark was compared with.
+    pub baseline: Vec<(String, VersionInfo)>,
+    /// Each benchmark of the candidate against the baseline.
+    pub comparisons: Vec<crate::comparisons::Computed>,
+    /// The geometric-mean ratio over the benchmarks.
+    pub suite: Option<rigor_store::SuiteRecord>,
+    /// Benchmarks not compared, and other problems.
+    pub warnings: Vec<rigor_store::Warning>,
+}
+
+/// Compares a saved result (a pull request's build) with the stored baseline of the same
+/// machine: for each benchmark, `baseline_rev` if given, else the latest version of the
+/// baseline branch. The two were not measured together, so the comparison is unpaired and its
+/// interval includes the session-to-session spread only as far as each side's own executions
+/// show it; measuring both in one `rigor run` (interleaved) is the stronger gate.
+pub fn check(
+    history: &dyn History,
+    file: &Path,
+    baseline: &SeriesKey,
+    baseline_rev: Option<&str>,
+    analysis: &AnalysisSettings,
+    comparison: &crate::settings::ComparisonSettings,
+    seed: rigor_units::Seed,
+) -> Result<Checked> {
+    let mut candidate = rigor_store::load(file)?;
+    let mut old = ResultFile::new(seed, analysis.confidence);
+    let mut versions = Vec::new();
+    for b in &candidate.benchmarks {
+        let series = history.series(&baseline.machine, &baseline.branch, &b.name)?;
+        let pick = match baseline_rev {
+            Some(rev) => series
+                .into_iter()
+                .find(|v| v.version.rev == rev || v.version.rev.starts_with(rev)),
+            None => series.into_iter().last(),
+        };
+        if let Some(v) = pick {
+            versions.push((b.name.clone(), v.version));
+            old.benchmarks.push(v.benchmark);
+        }
+    }
+    let old_analyses = analyze_all(&mut old, analysis);
+    let new_analyses = analyze_all(&mut candidate, analysis);
+    let cs = crate::comparisons::CompareSettings::new(comparison, analysis.confidence, seed);
+    let (comparisons, suite, warnings) =
+        crate::comparisons::between(&old, &old_analyses, &candidate, &new_analyses, &cs)?;
+    Ok(Checked {
+        baseline: versions,
+        comparisons,
+        suite,
+        warnings,
+    })
+}

@@ -73,6 +73,9 @@ pub enum TrackCommand {
     /// Find the first version between GOOD and BAD whose benchmark changed: about log₂ N
     /// versions measured instead of N, each step's versions measured together.
     Bisect(Box<TrackBisectArgs>),
+    /// Check a saved result (a pull request's) against the stored baseline of this machine:
+    /// verdicts per benchmark, Markdown for a PR comment, --fail-on for CI.
+    Check(Box<TrackCheckArgs>),
     /// Detect changes over every benchmark's history and list them.
     Changes(TrackChangesArgs),
     /// Show one benchmark's history, version by version.
@@ -167,6 +170,36 @@ pub struct TrackBisectArgs {
     /// The command to benchmark, after `--` (the first is bisected).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub commands: Vec<String>,
+}
+
+/// `rigor track check`.
+#[derive(Debug, Args)]
+pub struct TrackCheckArgs {
+    /// The candidate's result JSON.
+    #[arg(value_name = "RESULT.json")]
+    pub file: PathBuf,
+    /// The branch whose latest stored version is the baseline.
+    #[arg(long, value_name = "BRANCH", default_value = "main")]
+    pub baseline: String,
+    /// A stored version to compare with instead of the branch's latest (a commit id or prefix,
+    /// or a label).
+    #[arg(long, value_name = "REV")]
+    pub baseline_version: Option<String>,
+    /// The machine (default: this host's name).
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+    /// Write the comparisons as a Markdown table (for a pull-request comment).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value = "0", value_parser = parse_seed)]
+    pub seed: Seed,
+    /// Comparison options.
+    #[command(flatten)]
+    pub compare: ComparisonArgs,
+    /// Analysis options.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
 }
 
 /// `rigor track changes`.

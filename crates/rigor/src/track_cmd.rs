@@ -14,7 +14,7 @@ use rigor_runner::CommandLine;
 
 use crate::cli::{
     RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs, TrackChangesArgs,
-    TrackCommand, TrackRunArgs, TrackShowArgs,
+    TrackCheckArgs, TrackCommand, TrackRunArgs, TrackShowArgs,
 };
 use crate::output::{Bar, emit};
 
@@ -25,6 +25,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         TrackCommand::Add(a) => add(&mut history, a),
         TrackCommand::Run(a) => run(&mut history, a),
         TrackCommand::Bisect(a) => bisect(&mut history, a),
+        TrackCommand::Check(a) => check(&history, a),
         TrackCommand::Changes(a) => changes(&mut history, a),
         TrackCommand::Show(a) => show(&history, a),
         TrackCommand::Status(a) => {
@@ -322,6 +323,55 @@ fn bisect(history: &mut SqliteHistory, a: &TrackBisectArgs) -> Result<Outcome> {
             Ok(Outcome::Failed)
         }
     }
+}
+
+fn check(history: &SqliteHistory, a: &TrackCheckArgs) -> Result<Outcome> {
+    let key = SeriesKey {
+        machine: track::this_machine(a.machine.as_deref()).name,
+        branch: a.baseline.clone(),
+    };
+    let comparison = crate::settings::comparison(&a.compare);
+    let checked = track::check(
+        history,
+        &a.file,
+        &key,
+        a.baseline_version.as_deref(),
+        &crate::settings::analysis(&a.analysis),
+        &comparison,
+        a.seed,
+    )?;
+    crate::output::warnings(&checked.warnings);
+    if checked.baseline.is_empty() {
+        bail!(
+            "no stored baseline on {} ({}) for the benchmarks of {}",
+            key.machine,
+            key.branch,
+            a.file.display()
+        );
+    }
+    for (name, v) in &checked.baseline {
+        eprintln!(
+            "rigor: '{name}' against {} {} ({}, not measured together: unpaired)",
+            short(&v.rev),
+            v.subject.as_deref().unwrap_or(""),
+            key.branch
+        );
+    }
+    emit(&rigor_app::comparisons::render(&checked.comparisons));
+    if let Some(suite) = &checked.suite {
+        emit(&crate::text::suite(suite, a.seed));
+    }
+    if let Some(path) = &a.markdown {
+        rigor_store::write_atomic(
+            path,
+            rigor_app::comparisons::markdown(&checked.comparisons).as_bytes(),
+        )?;
+    }
+    let gated = match comparison.fail_on {
+        Some(rigor_app::settings::FailOn::Warning) => !checked.warnings.is_empty(),
+        rule => rigor_app::comparisons::gate(&checked.comparisons, rule),
+    };
+    Ok(if gated { Outcome::Gated } else { Outcome::Ok })
 }
 
 fn changes(history: &mut SqliteHistory, a: &TrackChangesArgs) -> Result<Outcome> {

@@ -280,3 +280,56 @@ fn a_killed_ingest_leaves_nothing_partial() {
         }
     }
 }
+
+/// The pull-request gate: a candidate result against the latest stored version of a branch.
+#[test]
+fn check_gates_a_candidate_against_the_stored_baseline() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    let result = |name: &str, mean: &str, seed: &str| {
+        let file = dir.path(name);
+        sim()
+            .args(["--seed", seed, "-r", "20", "-n", "parse"])
+            .arg(format!("mean={mean},execution=1%,iteration=1%,iterations=10"))
+            .arg("--export-json")
+            .arg(&file)
+            .assert()
+            .success();
+        file
+    };
+    for (k, mean) in ["10ms", "10ms"].iter().enumerate() {
+        let file = result(&format!("main{k}.json"), mean, &k.to_string());
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .arg("add")
+            .arg(&file)
+            .args(["--version", &format!("v{k}"), "--order", &k.to_string()])
+            .args(["--machine", "m", "--branch", "main", "--repo", "/nonexistent"])
+            .assert()
+            .success();
+    }
+    let slower = result("pr.json", "11ms", "7");
+    let md = dir.path("pr.md");
+    rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .arg("check")
+        .arg(&slower)
+        .args(["--machine", "m", "--fail-on", "regression", "--markdown"])
+        .arg(&md)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("parse (new) is 9.9% slower"))
+        .stderr(predicate::str::contains("against v1"));
+    assert!(std::fs::read_to_string(&md).unwrap().contains("regression"));
+    let same = result("same.json", "10ms", "8");
+    rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .arg("check")
+        .arg(&same)
+        .args(["--machine", "m", "--fail-on", "regression"])
+        .assert()
+        .success();
+}
