@@ -391,7 +391,7 @@ fn version_means(series: &[VersionData]) -> (Vec<VersionMean>, Vec<usize>) {
     for (i, v) in series.iter().enumerate() {
         let m = hierarchy_of(&v.benchmark)
             .ok()
-            .and_then(|h| VersionMean::of(&h).ok());
+            .and_then(|h| VersionMean::robust(&h).ok());
         if let Some(m) = m {
             means.push(m);
             kept.push(i);
@@ -423,7 +423,7 @@ fn detect_one(benchmark: &str, series: &[VersionData], s: &DetectSettings) -> Re
                 previous_rev: Some(series[kept[c.index - 1]].version.rev.clone()),
                 ratio: c.ratio,
                 interval: c.interval,
-                p_value: c.p_value,
+                p_value: c.p_adjusted,
                 q_value: None,
                 verdict: c.verdict.to_string(),
                 method: METHOD.to_string(),

@@ -60,6 +60,46 @@ impl VersionMean {
         };
         Ok(Self { mean, variance })
     }
+
+    /// A robust version of [`of`](Self::of) for timings, whose disturbances only ever slow an
+    /// execution down: the median of the top-level unit means, with the variance of a median,
+    /// `(π/2)·σ̂²/r`, where `σ̂ = 1.4826·MAD` (the sample variance when the MAD is 0). One
+    /// execution slowed by another process then moves the version's level by little, where it
+    /// would pull the mean towards a neighbouring segment (the Mono project used medians of
+    /// sub-selections for the same reason: Kalibera, Bulej & Tůma 2005b).
+    pub fn robust(h: &Hierarchy) -> Result<Self> {
+        Self::robust_of(&h.top_means())
+    }
+
+    /// [`robust`](Self::robust) from the top-level unit means themselves.
+    pub fn robust_of(means: &[f64]) -> Result<Self> {
+        check_finite(means)?;
+        let n = means.len();
+        if n == 0 {
+            return Err(StatsError::TooFew {
+                what: "a version's mean",
+                needed: 1,
+                got: 0,
+            });
+        }
+        let median = crate::descriptive::median(means);
+        if n < 2 {
+            return Ok(Self {
+                mean: median,
+                variance: 0.0,
+            });
+        }
+        let sigma = crate::descriptive::mad_scaled(means);
+        let spread = if sigma > 0.0 {
+            sigma * sigma
+        } else {
+            crate::descriptive::variance(means)
+        };
+        Ok(Self {
+            mean: median,
+            variance: std::f64::consts::FRAC_PI_2 * spread / n as f64,
+        })
+    }
 }
 
 /// The level of a run of versions `[start, end)`.
@@ -88,8 +128,13 @@ pub struct SeriesChange {
     pub ratio: f64,
     /// Fieller's interval of the ratio; `None` when unbounded (the level before is too noisy).
     pub interval: Option<(f64, f64)>,
-    /// Two-sided p-value of equal levels.
+    /// Two-sided p-value of equal levels, for a boundary at this place.
     pub p_value: f64,
+    /// The p-value corrected for the search of the boundary's place: multiplied by the number of
+    /// places it could have taken between its neighbours (Bonferroni), at most 1. [`detect`]
+    /// keeps boundaries whose corrected p-value is below 1 − level, and a caller controlling the
+    /// false discovery rate across series should use this one.
+    pub p_adjusted: f64,
     /// The verdict against the practical threshold.
     pub verdict: Verdict,
 }
@@ -111,8 +156,8 @@ impl Default for SeriesConfig {
             candidates: ChangeConfig {
                 window: 50,
                 step: 25,
-                max_p_value: 0.05,
-                split_p_value: 0.1,
+                max_p_value: 0.001,
+                split_p_value: 0.01,
                 min_magnitude: 0.0,
             },
             level: 0.95,
@@ -260,6 +305,11 @@ pub fn test_change(
         Some((lo, hi)) => verdict_from_interval(lo, hi, threshold),
         None => Verdict::Unbounded,
     };
+    let places = after
+        .end
+        .saturating_sub(before.start)
+        .saturating_sub(1)
+        .max(1);
     Ok(SeriesChange {
         index: after.start,
         before,
@@ -267,6 +317,7 @@ pub fn test_change(
         ratio,
         interval,
         p_value,
+        p_adjusted: (p_value * places as f64).min(1.0),
         verdict,
     })
 }
@@ -292,13 +343,15 @@ pub fn detect(versions: &[VersionMean], cfg: &SeriesConfig) -> Result<SeriesAnal
     loop {
         passes += 1;
         let analysis = evaluate(versions, &boundaries, cfg)?;
-        // The boundary least supported: not a change, or the largest p-value.
+        // The boundary least supported among those that do not hold (not beyond the threshold,
+        // or not significant once the search for its place is accounted for).
+        let alpha = 1.0 - cfg.level;
         let weakest = analysis
             .changes
             .iter()
             .enumerate()
-            .filter(|(_, c)| !c.verdict.is_change())
-            .max_by(|a, b| a.1.p_value.total_cmp(&b.1.p_value))
+            .filter(|(_, c)| !c.verdict.is_change() || c.p_adjusted > alpha)
+            .max_by(|a, b| a.1.p_adjusted.total_cmp(&b.1.p_adjusted))
             .map(|(i, _)| i);
         match weakest {
             Some(i) => {
@@ -496,6 +549,19 @@ mod tests {
         let naive_rate = naive as f64 / pairs;
         assert!(rate < 0.005, "random-effects false alarms per pair {rate}");
         assert!(naive_rate > 0.1, "naive consecutive test {naive_rate}");
+    }
+
+    /// Median 3, MAD 1 (deviations 2, 1, 0, 1, 97): σ̂ = 1.4826, variance (π/2)·1.4826²/5.
+    #[test]
+    fn robust_version_level_by_hand() {
+        let r = VersionMean::robust_of(&[1.0, 2.0, 3.0, 4.0, 100.0]).unwrap();
+        assert_eq!(r.mean, 3.0);
+        let want = std::f64::consts::FRAC_PI_2 * 1.4826_f64.powi(2) / 5.0;
+        assert!((r.variance - want).abs() < 1e-12, "{}", r.variance);
+        let flat = VersionMean::robust_of(&[2.0, 2.0, 2.0, 5.0]).unwrap();
+        assert_eq!(flat.mean, 2.0);
+        // MAD 0: the sample variance of 2, 2, 2, 5 (2.25) with the median's factor.
+        assert!((flat.variance - std::f64::consts::FRAC_PI_2 * 2.25 / 4.0).abs() < 1e-12);
     }
 
     #[test]

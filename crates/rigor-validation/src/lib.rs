@@ -14,6 +14,7 @@
 pub mod common;
 pub mod comparison;
 pub mod coverage;
+pub mod history;
 pub mod model;
 pub mod plots;
 pub mod precision;

@@ -33,6 +33,8 @@ enum ModeArg {
     Quick,
     /// Every section at small sizes, to try the document out (not for publishing).
     Small,
+    /// Change detection over simulated version histories: writes docs/validation/history.md.
+    History,
 }
 
 fn main() -> ExitCode {
@@ -47,6 +49,26 @@ fn main() -> ExitCode {
         ModeArg::All => Sizes::all(),
         ModeArg::Quick => Sizes::quick(),
         ModeArg::Small => Sizes::small(),
+        ModeArg::History => {
+            let text = rigor_validation::history::report(
+                rigor_validation::history::HistorySizes::full(),
+                4,
+                cli.seed,
+            );
+            let path = cli
+                .out
+                .unwrap_or_else(|| opts.repo.join("docs").join("validation").join("history.md"));
+            return match std::fs::write(&path, text) {
+                Ok(()) => {
+                    eprintln!("wrote {}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: writing {}: {e}", path.display());
+                    ExitCode::from(2)
+                }
+            };
+        }
     };
     let out = match run(&opts, &sizes) {
         Ok(o) => o,

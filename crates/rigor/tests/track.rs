@@ -290,7 +290,9 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         let file = dir.path(name);
         sim()
             .args(["--seed", seed, "-r", "20", "-n", "parse"])
-            .arg(format!("mean={mean},execution=1%,iteration=1%,iterations=10"))
+            .arg(format!(
+                "mean={mean},execution=1%,iteration=1%,iterations=10"
+            ))
             .arg("--export-json")
             .arg(&file)
             .assert()
@@ -305,7 +307,14 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
             .arg("add")
             .arg(&file)
             .args(["--version", &format!("v{k}"), "--order", &k.to_string()])
-            .args(["--machine", "m", "--branch", "main", "--repo", "/nonexistent"])
+            .args([
+                "--machine",
+                "m",
+                "--branch",
+                "main",
+                "--repo",
+                "/nonexistent",
+            ])
             .assert()
             .success();
     }

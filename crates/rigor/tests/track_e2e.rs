@@ -26,7 +26,7 @@ fn track_run_finds_the_two_changes_at_their_commits() {
             .args(["run", "--repo"])
             .arg(&repo)
             .args(["--last", "20", "--machine", "test", "--seed", "7"])
-            .args(["-r", "5", "--build", "gcc -O2 -o bench bench.c"])
+            .args(["-r", "10", "--build", "gcc -O2 -o bench bench.c"])
             .args(["--export-json"])
             .arg(dir.path("runs/r.json"))
             .args(["--", "./bench"]),
