@@ -81,6 +81,19 @@ pub enum AppError {
     /// A git command failed.
     #[error(transparent)]
     Git(#[from] crate::git::GitError),
+    /// A bisection's ends are not in order.
+    #[error(
+        "'{bad}' does not come after '{good}' on its first-parent line: give the older version first (rigor track bisect GOOD BAD)"
+    )]
+    NotAnAncestor {
+        /// The version given as good.
+        good: String,
+        /// The version given as bad.
+        bad: String,
+    },
+    /// There is no history database at the path given.
+    #[error("no history at {}: `rigor track run` or `rigor track add` makes one", .0.display())]
+    NoHistory(PathBuf),
     /// A temporary directory for builds could not be made.
     #[error("creating a directory for builds")]
     BuildRoot(#[source] std::io::Error),

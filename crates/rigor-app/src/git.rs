@@ -43,8 +43,7 @@ fn git(repo: &Path, args: &[&str]) -> Result<String, GitError> {
 /// A revision's commit and graph facts; its order is its first-parent generation (the number of
 /// commits on its first-parent line), so versions of one branch sort by history.
 pub fn resolve(repo: &Path, rev: &str) -> Result<VersionInfo, GitError> {
-    let spec = format!("{rev}^{{commit}}");
-    let commit = git(repo, &["rev-parse", "--verify", "--quiet", &spec])?;
+    let commit = commit_of(repo, rev)?;
     let fields = git(
         repo,
         &["show", "-s", "--format=%P%x00%an%x00%aI%x00%s", &commit],
@@ -82,16 +81,23 @@ pub fn commits(repo: &Path, specs: &[String]) -> Result<Vec<String>, GitError> {
             let listed = git(repo, &["rev-list", "--reverse", "--first-parent", spec])?;
             out.extend(listed.lines().map(str::to_string));
         } else {
-            let spec_commit = format!("{spec}^{{commit}}");
-            out.push(git(
-                repo,
-                &["rev-parse", "--verify", "--quiet", &spec_commit],
-            )?);
+            out.push(commit_of(repo, spec)?);
         }
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|c| seen.insert(c.clone()));
     Ok(out)
+}
+
+/// The commit a revision names; an unknown revision is said so.
+fn commit_of(repo: &Path, rev: &str) -> Result<String, GitError> {
+    let spec = format!("{rev}^{{commit}}");
+    git(repo, &["rev-parse", "--verify", "--quiet", &spec]).map_err(|mut e| {
+        if e.message.is_empty() {
+            e.message = format!("unknown revision '{rev}' (not a commit of this repository)");
+        }
+        e
+    })
 }
 
 /// The last `n` commits of `rev`'s first-parent line, oldest first.

@@ -128,8 +128,33 @@ fn in_checkout(command: &CommandLine, src: &Path) -> CommandLine {
     command.substitute(&[("src", src.display().to_string())])
 }
 
+/// A commit id shortened to 12 characters; a label as it is, made safe for a file name.
 fn short(rev: &str) -> String {
-    rev.chars().take(12).collect()
+    if rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()) {
+        rev[..12].to_string()
+    } else {
+        rev.chars()
+            .map(|c| {
+                if c.is_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
+}
+
+/// `dir/stem.json`, or `dir/stem-2.json`, … when it exists (several batches may start at the
+/// same version with the same seed, as a bisection's steps do).
+fn unused_file(dir: &Path, stem: &str) -> PathBuf {
+    let mut path = dir.join(format!("{stem}.json"));
+    let mut k = 2;
+    while path.exists() {
+        path = dir.join(format!("{stem}-{k}.json"));
+        k += 1;
+    }
+    path
 }
 
 /// Measures each commit in a worktree of its own and stores each version as soon as its batch
@@ -150,9 +175,19 @@ pub fn run_versions(
     let branch = settings.key.branch.as_str();
     let mut done = Vec::new();
     let mut pending = Vec::new();
+    let names: Vec<&str> = experiment
+        .benchmarks
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
     for commit in &settings.commits {
         let version = git::resolve(&settings.repo, commit)?;
-        if !settings.force && history.has_run(&version.rev, &machine.name, branch)? {
+        // Skipped: a version that failed before, or whose every benchmark is stored.
+        let skip = !settings.force && history.has_run(&version.rev, &machine.name, branch)? && {
+            let stored = history.stored_benchmarks(&version.rev, &machine.name, branch)?;
+            stored.is_empty() || names.iter().all(|n| stored.iter().any(|s| s == n))
+        };
+        if skip {
             observer.version_done(&version, &VersionOutcome::Skipped);
             done.push((version, VersionOutcome::Skipped));
         } else {
@@ -234,7 +269,17 @@ fn measure_batch(
     measure_together(
         history, settings, experiment, ready, machine, executor, stop, progress, false,
     )
-    .map(|(outcomes, _)| outcomes)
+    .map(|m| m.outcomes)
+}
+
+/// What measuring versions together gave.
+struct Measurement {
+    /// Each version's outcome.
+    outcomes: Vec<VersionOutcome>,
+    /// Every version against the first, when compared.
+    comparisons: Vec<crate::comparisons::Computed>,
+    /// Failures, in words, each with its benchmark.
+    failures: Vec<String>,
 }
 
 /// Measures versions together in shuffled interleaved rounds, stores each (when the run
@@ -250,7 +295,7 @@ fn measure_together(
     stop: StopSignal,
     progress: &mut dyn Progress,
     compare: bool,
-) -> Result<(Vec<VersionOutcome>, Vec<crate::comparisons::Computed>)> {
+) -> Result<Measurement> {
     std::fs::create_dir_all(&settings.results_dir).map_err(|source| AppError::Write {
         what: "the results folder",
         source: rigor_store::StoreError::Io {
@@ -283,11 +328,10 @@ fn measure_together(
     if let (Some(build), [(_, tree)]) = (&mut experiment.runner.build, ready) {
         build.command = in_checkout(&build.command, tree.path());
     }
-    let file = settings.results_dir.join(format!(
-        "{}-{}.json",
-        short(&ready[0].0.rev),
-        experiment.runner.seed
-    ));
+    let file = unused_file(
+        &settings.results_dir,
+        &format!("{}-{}", short(&ready[0].0.rev), experiment.runner.seed),
+    );
     experiment.benchmarks = benchmarks;
     experiment.commands = commands;
     experiment.exports.json = Some(file.clone());
@@ -305,6 +349,25 @@ fn measure_together(
     let measured = measured?;
     let mut outcomes = Vec::new();
     for (i, (v, _)) in ready.iter().enumerate() {
+        let mine = &measured.result.benchmarks[i * per_version..(i + 1) * per_version];
+        if measured.result.status == RunStatus::Complete
+            && mine.iter().all(|b| b.samples.iter().all(|s| s.warmup))
+        {
+            // Nothing measured (its builds or every execution failed): recorded as failed.
+            let reasons: Vec<String> = mine
+                .iter()
+                .flat_map(crate::exports::failure_lines)
+                .take(3)
+                .collect();
+            let reason = if reasons.is_empty() {
+                "nothing was measured".to_string()
+            } else {
+                reasons.join("; ")
+            };
+            history.record_failure(v, machine, &settings.key.branch, &reason)?;
+            outcomes.push(VersionOutcome::Failed(reason));
+            continue;
+        }
         if measured.result.status == RunStatus::Complete {
             let mut result = measured.result.clone();
             result.provenance.label = Some(v.rev.clone());
@@ -329,7 +392,21 @@ fn measure_together(
             outcome: measured.outcome,
         });
     }
-    Ok((outcomes, measured.comparisons))
+    let failures = measured
+        .result
+        .benchmarks
+        .iter()
+        .flat_map(|b| {
+            crate::exports::failure_lines(b)
+                .into_iter()
+                .map(move |l| format!("{}: {l}", b.name))
+        })
+        .collect();
+    Ok(Measurement {
+        outcomes,
+        comparisons: measured.comparisons,
+        failures,
+    })
 }
 
 /// Runs the preparation (build) command in the checkout; on failure, the end of its error
@@ -574,6 +651,12 @@ pub fn bisect(
 ) -> Result<BisectOutcome> {
     let mut chain = vec![git::resolve(&settings.repo, good)?.rev];
     chain.extend(git::commits(&settings.repo, &[format!("{good}..{bad}")])?);
+    if chain.len() < 2 {
+        return Err(AppError::NotAnAncestor {
+            good: good.to_string(),
+            bad: bad.to_string(),
+        });
+    }
     let machine = this_machine(Some(&settings.key.machine));
     experiment.benchmarks.truncate(1);
     experiment.commands.truncate(1);
@@ -594,7 +677,11 @@ pub fn bisect(
                 }
             }
         }
-        let (outcomes, computed) = measure_together(
+        let Measurement {
+            outcomes,
+            comparisons: computed,
+            failures,
+        } = measure_together(
             history,
             settings,
             experiment,
@@ -614,7 +701,12 @@ pub fn bisect(
                 }
             )
         }) {
-            return Ok(Err("a measurement failed or was interrupted".to_string()));
+            let why = if failures.is_empty() {
+                "the measurement was interrupted".to_string()
+            } else {
+                format!("a measurement failed: {}", failures.join("; "))
+            };
+            return Ok(Err(why));
         }
         let comparisons = computed
             .iter()

@@ -36,6 +36,9 @@ pub trait History {
     /// Whether a version already has a run (measured or failed) on a machine and branch.
     fn has_run(&self, rev: &str, machine: &str, branch: &str) -> Result<bool>;
 
+    /// The benchmarks measured (in runs that did not fail) for a version on a machine and branch.
+    fn stored_benchmarks(&self, rev: &str, machine: &str, branch: &str) -> Result<Vec<String>>;
+
     /// The versions with runs on a machine and branch, in history order.
     fn versions(&self, machine: &str, branch: &str) -> Result<Vec<StoredVersion>>;
 

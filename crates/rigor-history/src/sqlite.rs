@@ -537,6 +537,20 @@ impl History for SqliteHistory {
         ))
     }
 
+    fn stored_benchmarks(&self, rev: &str, machine: &str, branch: &str) -> Result<Vec<String>> {
+        let mut stmt = self.db(self.conn.prepare(
+            "SELECT DISTINCT b.name FROM run_benchmarks rb
+             JOIN benchmarks b ON b.id = rb.benchmark_id
+             JOIN runs r ON r.id = rb.run_id JOIN versions v ON v.id = r.version_id
+             JOIN machines m ON m.id = r.machine_id
+             WHERE v.rev = ?1 AND m.name = ?2 AND r.branch = ?3 AND r.status <> 'failed'
+             ORDER BY b.name",
+        ))?;
+        self.db(stmt
+            .query_map(params![rev, machine, branch], |r| r.get(0))
+            .and_then(|rows| rows.collect()))
+    }
+
     fn versions(&self, machine: &str, branch: &str) -> Result<Vec<StoredVersion>> {
         let sql = format!(
             "SELECT {VERSION_COLUMNS}, COUNT(r.id), SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END)

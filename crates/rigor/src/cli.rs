@@ -365,7 +365,8 @@ pub struct RunOptions {
     #[arg(long, value_enum, default_value_t = UnitArg::S)]
     pub unit: UnitArg,
     /// Build command, making builds the top level: run once per build in the build's own directory,
-    /// with `{build_dir}`, `{build}` and `{build_seed}` substituted here and in COMMANDs.
+    /// with `{build_dir}`, `{build}` and `{build_seed}` substituted here and in COMMANDs, and
+    /// `{src}` (the sources: the working directory, or the version's checkout under `rigor track`).
     #[arg(long, value_name = "CMD")]
     pub build: Option<String>,
     /// Number of builds per command (with --build; default 5). `rigor track run` builds each

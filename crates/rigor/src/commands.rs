@@ -42,7 +42,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
             .map_or(String::new(), |b| format!("{} builds × ", b.builds));
         format!("{builds}{} executions each", s.runner.executions)
     };
-    eprintln!(
+    note!(
         "rigor: {} command(s), {shape}, seed {}",
         s.benchmarks.len(),
         s.runner.seed
@@ -68,6 +68,11 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
     emit(&rigor_app::comparisons::render(&measured.comparisons));
     output::result_warnings(r);
     rigor_app::exports::write_all(&s.exports, r, &measured.analyses, &measured.comparisons)?;
+    if measured.outcome == Outcome::Gated
+        && s.comparison.fail_on == Some(rigor_app::settings::FailOn::Warning)
+    {
+        note!("rigor: --fail-on warning: the result has warnings (shown above), exit status 1");
+    }
     Ok(measured.outcome)
 }
 

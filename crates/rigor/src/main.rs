@@ -2,6 +2,15 @@
 //! `rigor-app` and prints what they return. One exit path with documented codes (see
 //! [`cli::EXIT_CODES`]).
 
+/// Writes a line to standard error, like `eprintln!`, but never panics: a closed standard error
+/// (`rigor … 2>&1 | head`) drops the line and the run goes on to save its results.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cli;
 mod commands;
 mod output;
@@ -45,7 +54,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(outcome) => ExitCode::from(output::exit_code(outcome)),
         Err(err) => {
-            eprintln!("rigor: error: {}", cause_chain(&err));
+            note!("rigor: error: {}", cause_chain(&err));
             ExitCode::from(2)
         }
     }

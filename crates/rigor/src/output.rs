@@ -17,7 +17,7 @@ pub fn emit(text: &str) {
 /// standard error: the one place warnings are printed.
 pub fn warnings(list: &[Warning]) {
     for w in list {
-        eprintln!("rigor: warning: {w}");
+        note!("rigor: warning: {w}");
     }
 }
 

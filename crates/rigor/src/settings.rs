@@ -80,7 +80,15 @@ fn origin(label: Option<&String>) -> Origin {
 
 /// Resolves and validates `rigor run` options, including the plan file and the mode.
 pub fn run(args: &RunArgs) -> Result<RunSettings> {
-    run_commands(&args.commands, &args.options)
+    let mut s = run_commands(&args.commands, &args.options)?;
+    // `{src}` is the source directory: rigor's working directory here (a version's checkout
+    // under `rigor track`), so a build running in its own directory can find the sources.
+    if let (Some(build), Ok(cwd)) = (&mut s.runner.build, std::env::current_dir()) {
+        build.command = build
+            .command
+            .substitute(&[("src", cwd.display().to_string())]);
+    }
+    Ok(s)
 }
 
 /// Resolves `commands` with the options of `rigor run`.

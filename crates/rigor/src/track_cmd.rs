@@ -20,6 +20,14 @@ use crate::output::{Bar, emit};
 
 /// `rigor track …`.
 pub fn track(args: &TrackArgs) -> Result<Outcome> {
+    // Only the commands that store measurements make a database.
+    let writes = matches!(
+        args.command,
+        TrackCommand::Add(_) | TrackCommand::Run(_) | TrackCommand::Bisect(_)
+    );
+    if !writes && !args.db.exists() {
+        return Err(rigor_app::AppError::NoHistory(args.db.clone()).into());
+    }
     let mut history = SqliteHistory::open(&args.db)?;
     match &args.command {
         TrackCommand::Add(a) => add(&mut history, a),
@@ -54,8 +62,13 @@ fn series_key(s: &SeriesArgs, repo: &Path) -> SeriesKey {
     }
 }
 
+/// A commit id shortened to 10 characters; a label as it is.
 fn short(rev: &str) -> String {
-    rev.chars().take(10).collect()
+    if rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()) {
+        rev[..10].to_string()
+    } else {
+        rev.to_string()
+    }
 }
 
 fn add(history: &mut SqliteHistory, a: &TrackAddArgs) -> Result<Outcome> {
@@ -90,7 +103,7 @@ impl TrackObserver for Announce {
         total: usize,
     ) {
         let names: Vec<String> = versions.iter().map(|v| short(&v.rev)).collect();
-        eprintln!(
+        note!(
             "rigor: versions {}–{} of {total}, interleaved: {}",
             done + 1,
             done + versions.len(),
@@ -100,10 +113,13 @@ impl TrackObserver for Announce {
     fn version_done(&mut self, v: &rigor_history::VersionInfo, outcome: &VersionOutcome) {
         match outcome {
             VersionOutcome::Skipped => {
-                eprintln!("rigor: {} is already stored: skipped", short(&v.rev));
+                note!(
+                    "rigor: {} is already stored (measured, or failed before): skipped; --force measures it again",
+                    short(&v.rev)
+                );
             }
             VersionOutcome::Failed(reason) => {
-                eprintln!("rigor: warning: {} failed: {reason}", short(&v.rev));
+                note!("rigor: warning: {} failed: {reason}", short(&v.rev));
             }
             VersionOutcome::Measured { .. } => {}
         }
@@ -138,7 +154,7 @@ fn run(history: &mut SqliteHistory, a: &TrackRunArgs) -> Result<Outcome> {
     )?;
     let (stop, mut executor) =
         crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
-    eprintln!(
+    note!(
         "rigor: {} version(s) on {} ({}), seed {}",
         settings.commits.len(),
         key.machine,
@@ -244,7 +260,7 @@ impl track::BisectObserver for Steps {
                 )
             })
             .collect();
-        eprintln!(
+        note!(
             "rigor: measured {} together; against {}: {}",
             names.join(", "),
             names[0],
@@ -295,8 +311,7 @@ fn bisect(history: &mut SqliteHistory, a: &TrackBisectArgs) -> Result<Outcome> {
         } => {
             emit(&format!(
                 "First changed version: {} {}
-  {} against {} (95% CI {}): {}
-",
+  {} against {} (95% CI {}): {}\n",
                 first.rev,
                 first.subject.as_deref().unwrap_or(""),
                 signed_percent(change.ratio),
@@ -307,9 +322,13 @@ fn bisect(history: &mut SqliteHistory, a: &TrackBisectArgs) -> Result<Outcome> {
             Ok(Outcome::Ok)
         }
         track::BisectOutcome::NoChange { ends } => {
+            let what = if ends.verdict == rigor_stats::compare::Verdict::Equivalent {
+                "No change"
+            } else {
+                "Could not tell whether anything changed (measure more: -r)"
+            };
             emit(&format!(
-                "No change between {} and {}: {} (95% CI {}): {}
-",
+                "{what} between {} and {}: {} (95% CI {}): {}\n",
                 a.good,
                 a.bad,
                 signed_percent(ends.ratio),
@@ -319,7 +338,7 @@ fn bisect(history: &mut SqliteHistory, a: &TrackBisectArgs) -> Result<Outcome> {
             Ok(Outcome::Ok)
         }
         track::BisectOutcome::Stopped(why) => {
-            eprintln!("rigor: bisection stopped: {why}");
+            note!("rigor: bisection stopped: {why}");
             Ok(Outcome::Failed)
         }
     }
@@ -350,7 +369,7 @@ fn check(history: &SqliteHistory, a: &TrackCheckArgs) -> Result<Outcome> {
         );
     }
     for (name, v) in &checked.baseline {
-        eprintln!(
+        note!(
             "rigor: '{name}' against {} {} ({}, not measured together: unpaired)",
             short(&v.rev),
             v.subject.as_deref().unwrap_or(""),

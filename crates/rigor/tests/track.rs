@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::gitrepo::{git, have, history_repo};
+use common::gitrepo::{git, history_repo_or_skip};
 
 use std::process::Command;
 
@@ -12,13 +12,11 @@ use predicates::prelude::*;
 
 #[test]
 fn a_version_that_fails_to_build_is_recorded_and_the_run_goes_on() {
-    if !have("git") || !have("gcc") {
-        eprintln!("SKIP: git and gcc are needed");
-        return;
-    }
     let dir = Dir::new();
     let repo = dir.path("repo");
-    let ids = history_repo(&repo);
+    let Some(ids) = history_repo_or_skip(&repo) else {
+        return;
+    };
     let db = dir.path("h.db");
     // The build command names a file that exists only from commit 18 on.
     std::fs::write(repo.join("extra.c"), "int x;\n").unwrap();
@@ -48,7 +46,11 @@ fn a_version_that_fails_to_build_is_recorded_and_the_run_goes_on() {
 fn add_is_idempotent_and_labels_order_versions() {
     let dir = Dir::new();
     let db = dir.path("h.db");
-    for (label, mean) in [("gcc-12", "10ms"), ("gcc-13", "10ms"), ("gcc-14", "11ms")] {
+    for (label, mean) in [
+        ("gcc-12-O2-release", "10ms"),
+        ("gcc-13", "10ms"),
+        ("gcc-14", "11ms"),
+    ] {
         let file = dir.path(&format!("{label}.json"));
         sim()
             .args(["--seed", "1", "-r", "5"])
@@ -86,7 +88,11 @@ fn add_is_idempotent_and_labels_order_versions() {
         .skip(1)
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
-    assert_eq!(versions, ["gcc-12", "gcc-13", "gcc-14"], "{show}");
+    assert_eq!(
+        versions,
+        ["gcc-12-O2-release", "gcc-13", "gcc-14"],
+        "{show}"
+    );
 }
 
 #[test]
@@ -121,10 +127,25 @@ fn malformed_results_are_refused_with_the_file_and_nothing_stored() {
 fn a_newer_history_is_refused() {
     let dir = Dir::new();
     let db = dir.path("h.db");
+    let file = dir.path("r.json");
+    sim()
+        .args(["--seed", "1", "-r", "3", "mean=1ms", "--export-json"])
+        .arg(&file)
+        .assert()
+        .success();
     rigor()
         .args(["track", "--db"])
         .arg(&db)
-        .arg("changes")
+        .arg("add")
+        .arg(&file)
+        .args([
+            "--version",
+            "v1",
+            "--machine",
+            "m",
+            "--repo",
+            "/nonexistent",
+        ])
         .assert()
         .success();
     let ok = Command::new("sqlite3").arg("--version").output().is_ok();
@@ -341,4 +362,51 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .args(["--machine", "m", "--fail-on", "regression"])
         .assert()
         .success();
+}
+
+#[test]
+fn reading_commands_need_an_existing_history_and_make_none() {
+    let dir = Dir::new();
+    let db = dir.path("nowhere/h.db");
+    for args in [
+        vec!["changes"],
+        vec!["show", "x"],
+        vec!["status", "1", "invalid"],
+    ] {
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("no history at"));
+    }
+    assert!(!dir.path("nowhere").exists());
+}
+
+#[test]
+fn bisect_refuses_ends_in_the_wrong_order_and_unknown_revisions() {
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    let Some(ids) = history_repo_or_skip(&repo) else {
+        return;
+    };
+    rigor()
+        .args(["track", "--db"])
+        .arg(dir.path("h.db"))
+        .args(["bisect", &ids[5], &ids[1], "--repo"])
+        .arg(&repo)
+        .args(["--", "./bench"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("give the older version first"));
+    rigor()
+        .args(["track", "--db"])
+        .arg(dir.path("h.db"))
+        .args(["run", "nosuchrev", "--repo"])
+        .arg(&repo)
+        .args(["--", "./bench"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown revision 'nosuchrev'"));
 }

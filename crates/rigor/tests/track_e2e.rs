@@ -4,19 +4,17 @@
 
 mod common;
 
-use common::gitrepo::{have, history_repo};
+use common::gitrepo::history_repo_or_skip;
 
 use common::{Dir, rigor, stdout_of};
 
 #[test]
 fn track_run_finds_the_two_changes_at_their_commits() {
-    if !have("git") || !have("gcc") {
-        eprintln!("SKIP: git and gcc are needed");
-        return;
-    }
     let dir = Dir::new();
     let repo = dir.path("repo");
-    let ids = history_repo(&repo);
+    let Some(ids) = history_repo_or_skip(&repo) else {
+        return;
+    };
     let db = dir.path("history.db");
     let before = std::fs::read_to_string(repo.join("bench.c")).unwrap();
     let out = stdout_of(

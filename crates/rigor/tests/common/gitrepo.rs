@@ -75,3 +75,12 @@ pub fn history_repo(repo: &Path) -> Vec<String> {
     }
     ids
 }
+
+/// [`history_repo`], or `None` (with a SKIP line) when git or gcc is missing.
+pub fn history_repo_or_skip(repo: &Path) -> Option<Vec<String>> {
+    if !have("git") || !have("gcc") {
+        eprintln!("SKIP: git and gcc are needed");
+        return None;
+    }
+    Some(history_repo(repo))
+}
