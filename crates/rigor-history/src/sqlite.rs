@@ -5,6 +5,7 @@
 //! processes can ingest into one database at once, and a process killed mid-ingest leaves
 //! nothing partial (the transaction is rolled back when the database is next opened).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -284,6 +285,13 @@ fn version_of(r: &rusqlite::Row<'_>, offset: usize) -> rusqlite::Result<VersionI
     })
 }
 
+/// A run's raw data of one benchmark.
+#[derive(Default)]
+struct RunData {
+    samples: Vec<SampleRecord>,
+    executions: Vec<ExecutionRecord>,
+}
+
 /// The version columns [`version_of`] reads, from `versions v`.
 const VERSION_COLUMNS: &str =
     "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
@@ -291,6 +299,7 @@ const VERSION_COLUMNS: &str =
 /// A stored benchmark of one run, before merging.
 struct RunBenchmark {
     run: i64,
+    rev: String,
     command: String,
     layout: Layout,
     level_names: Option<Vec<String>>,
@@ -299,21 +308,23 @@ struct RunBenchmark {
 }
 
 impl SqliteHistory {
+    /// The stored benchmark of each run of `version` (every version: `None`) on a machine and
+    /// branch, oldest run first.
     fn run_benchmarks_of(
         &self,
-        version: &str,
+        version: Option<&str>,
         machine: &str,
         branch: &str,
         benchmark: &str,
     ) -> Result<Vec<RunBenchmark>> {
         let mut stmt = self.db(self.conn.prepare_cached(
-            "SELECT rb.run_id, rb.command, rb.levels, rb.level_names, rb.unit, rb.failures
+            "SELECT rb.run_id, rb.command, rb.levels, rb.level_names, rb.unit, rb.failures, v.rev
              FROM run_benchmarks rb
              JOIN runs r ON r.id = rb.run_id
              JOIN versions v ON v.id = r.version_id
              JOIN machines m ON m.id = r.machine_id
              JOIN benchmarks b ON b.id = rb.benchmark_id
-             WHERE v.rev = ?1 AND m.name = ?2 AND r.branch = ?3 AND b.name = ?4
+             WHERE (?1 IS NULL OR v.rev = ?1) AND m.name = ?2 AND r.branch = ?3 AND b.name = ?4
                AND r.status <> 'failed'
              ORDER BY r.id",
         ))?;
@@ -326,13 +337,15 @@ impl SqliteHistory {
                     r.get::<_, Option<String>>(3)?,
                     r.get::<_, String>(4)?,
                     r.get::<_, String>(5)?,
+                    r.get::<_, String>(6)?,
                 ))
             })
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()))?;
         rows.into_iter()
-            .map(|(run, command, levels, names, unit, failures)| {
+            .map(|(run, command, levels, names, unit, failures, rev)| {
                 Ok(RunBenchmark {
                     run,
+                    rev,
                     command,
                     layout: serde_json::from_str(&levels).map_err(|e| self.damaged("levels", e))?,
                     level_names: names
@@ -345,6 +358,70 @@ impl SqliteHistory {
                 })
             })
             .collect()
+    }
+
+    /// Every sample and execution of a benchmark's series, by run, in two queries (reading a
+    /// series version by version would cost a query per version).
+    fn series_data(
+        &self,
+        machine: &str,
+        branch: &str,
+        benchmark: &str,
+    ) -> Result<HashMap<i64, RunData>> {
+        let mut data: HashMap<i64, RunData> = HashMap::new();
+        let mut stmt = self.db(self.conn.prepare_cached(
+            "SELECT s.run_id, s.build, s.round, s.execution, s.iteration, s.value, s.warmup
+             FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id
+             JOIN runs r ON r.id = s.run_id JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'
+             ORDER BY s.run_id, s.rowid",
+        ))?;
+        let rows = self.db(stmt.query_map(params![machine, branch, benchmark], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                SampleRecord {
+                    build: r.get::<_, Option<i64>>(1)?.map(|x| x as usize),
+                    round: r.get::<_, i64>(2)? as usize,
+                    execution: r.get::<_, i64>(3)? as usize,
+                    iteration: r.get::<_, i64>(4)? as usize,
+                    value: r.get(5)?,
+                    warmup: r.get(6)?,
+                },
+            ))
+        }))?;
+        for row in rows {
+            let (run, s) = self.db(row)?;
+            data.entry(run).or_default().samples.push(s);
+        }
+        let mut stmt = self.db(self.conn.prepare_cached(
+            "SELECT e.run_id, e.build, e.round, e.execution, e.warmup, e.wall, e.user_time,
+                    e.sys_time, e.max_rss
+             FROM executions e JOIN benchmarks b ON b.id = e.benchmark_id
+             JOIN runs r ON r.id = e.run_id JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'
+             ORDER BY e.run_id, e.rowid",
+        ))?;
+        let rows = self.db(stmt.query_map(params![machine, branch, benchmark], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                ExecutionRecord {
+                    build: r.get::<_, Option<i64>>(1)?.map(|x| x as usize),
+                    round: r.get::<_, i64>(2)? as usize,
+                    execution: r.get::<_, i64>(3)? as usize,
+                    warmup: r.get(4)?,
+                    wall: Seconds(r.get(5)?),
+                    user: Seconds(r.get(6)?),
+                    sys: Seconds(r.get(7)?),
+                    max_rss: r.get::<_, i64>(8)? as u64,
+                    env_pad: None,
+                },
+            ))
+        }))?;
+        for row in rows {
+            let (run, e) = self.db(row)?;
+            data.entry(run).or_default().executions.push(e);
+        }
+        Ok(data)
     }
 
     fn samples_of(&self, run: i64, benchmark: &str) -> Result<Vec<SampleRecord>> {
@@ -393,7 +470,12 @@ impl SqliteHistory {
 
     /// One version's runs of a benchmark merged into one record: each run's rounds, executions
     /// and builds are shifted past the previous run's, so units of different runs stay apart.
-    fn merged(&self, name: &str, parts: Vec<RunBenchmark>) -> Result<Option<BenchmarkRecord>> {
+    fn merged(
+        &self,
+        name: &str,
+        parts: Vec<RunBenchmark>,
+        data: &mut HashMap<i64, RunData>,
+    ) -> Result<Option<BenchmarkRecord>> {
         let Some(first) = parts.first() else {
             return Ok(None);
         };
@@ -402,8 +484,13 @@ impl SqliteHistory {
         b.unit = first.unit;
         let (mut round0, mut exec0, mut build0) = (0, 0, 0);
         for part in parts.iter().filter(|p| p.layout == first.layout) {
-            let samples = self.samples_of(part.run, name)?;
-            let executions = self.executions_of(part.run, name)?;
+            let (samples, executions) = match data.remove(&part.run) {
+                Some(d) => (d.samples, d.executions),
+                None => (
+                    self.samples_of(part.run, name)?,
+                    self.executions_of(part.run, name)?,
+                ),
+            };
             let next = |f: &dyn Fn(&SampleRecord) -> usize| samples.iter().map(f).max();
             let (r, e, bl) = (
                 next(&|s| s.round),
@@ -594,11 +681,16 @@ impl History for SqliteHistory {
     }
 
     fn series(&self, machine: &str, branch: &str, benchmark: &str) -> Result<Vec<VersionData>> {
+        let mut by_version: HashMap<String, Vec<RunBenchmark>> = HashMap::new();
+        for p in self.run_benchmarks_of(None, machine, branch, benchmark)? {
+            by_version.entry(p.rev.clone()).or_default().push(p);
+        }
+        let mut data = self.series_data(machine, branch, benchmark)?;
         let mut out = Vec::new();
         for v in self.versions(machine, branch)? {
-            let parts = self.run_benchmarks_of(&v.version.rev, machine, branch, benchmark)?;
+            let parts = by_version.remove(&v.version.rev).unwrap_or_default();
             let runs: Vec<RunId> = parts.iter().map(|p| RunId(p.run)).collect();
-            if let Some(b) = self.merged(benchmark, parts)? {
+            if let Some(b) = self.merged(benchmark, parts, &mut data)? {
                 out.push(VersionData {
                     version: v.version,
                     runs,
@@ -783,11 +875,11 @@ impl History for SqliteHistory {
             .and_then(|rows| rows.collect()))?;
         for name in names {
             let parts: Vec<RunBenchmark> = self
-                .run_benchmarks_of(&rev, &machine, &branch, &name)?
+                .run_benchmarks_of(Some(&rev), &machine, &branch, &name)?
                 .into_iter()
                 .filter(|p| p.run == id.0)
                 .collect();
-            if let Some(b) = self.merged(&name, parts)? {
+            if let Some(b) = self.merged(&name, parts, &mut HashMap::new())? {
                 result.benchmarks.push(b);
             }
         }
