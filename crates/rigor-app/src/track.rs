@@ -900,3 +900,107 @@ pub fn check(
         warnings,
     })
 }
+
+/// Changes that happened together: at one version, most benchmarks of a machine and branch
+/// moved in the same direction — an environment change (a new compiler, a kernel update, a
+/// different machine state) as often as a code change, shown as one event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// The version.
+    pub rev: String,
+    /// The machine and branch.
+    pub machine: String,
+    /// The branch.
+    pub branch: String,
+    /// The ids of the changes that make it up.
+    pub changes: Vec<i64>,
+    /// How many benchmarks the series has.
+    pub benchmarks: usize,
+    /// Smallest and largest ratio among them.
+    pub range: (f64, f64),
+}
+
+/// Groups current changes into events: at least 3 changes, in the same direction, at one
+/// version, covering at least half of the series' benchmarks. `benchmarks` gives each
+/// (machine, branch) its number of benchmarks.
+pub fn events(
+    changes: &[StoredChange],
+    benchmarks: &dyn Fn(&str, &str) -> usize,
+) -> Vec<Event> {
+    let mut groups: std::collections::BTreeMap<(String, String, String, bool), Vec<&StoredChange>> =
+        std::collections::BTreeMap::new();
+    for c in changes.iter().filter(|c| c.current) {
+        groups
+            .entry((
+                c.machine.clone(),
+                c.branch.clone(),
+                c.change.rev.clone(),
+                c.change.ratio > 1.0,
+            ))
+            .or_default()
+            .push(c);
+    }
+    groups
+        .into_iter()
+        .filter_map(|((machine, branch, rev, _), list)| {
+            let total = benchmarks(&machine, &branch);
+            (list.len() >= 3 && 2 * list.len() >= total).then(|| {
+                let ratios = list.iter().map(|c| c.change.ratio);
+                Event {
+                    rev,
+                    changes: list.iter().map(|c| c.id).collect(),
+                    benchmarks: total,
+                    range: (
+                        ratios.clone().fold(f64::INFINITY, f64::min),
+                        ratios.fold(f64::NEG_INFINITY, f64::max),
+                    ),
+                    machine,
+                    branch,
+                }
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(id: i64, benchmark: &str, rev: &str, ratio: f64) -> StoredChange {
+        StoredChange {
+            id,
+            benchmark: benchmark.into(),
+            machine: "m".into(),
+            branch: "main".into(),
+            change: NewChange {
+                rev: rev.into(),
+                previous_rev: None,
+                ratio,
+                interval: None,
+                p_value: 0.001,
+                q_value: None,
+                verdict: "regression".into(),
+                method: METHOD.into(),
+            },
+            status: ChangeStatus::New,
+            current: true,
+            detected_at: String::new(),
+        }
+    }
+
+    #[test]
+    fn most_benchmarks_moving_together_are_one_event() {
+        let mut list: Vec<StoredChange> = (0..4)
+            .map(|k| change(k, &format!("b{k}"), "v9", 1.03 + 0.001 * k as f64))
+            .collect();
+        list.push(change(10, "b0", "v3", 1.10));
+        list.push(change(11, "b1", "v9", 0.95));
+        let found = events(&list, &|_, _| 6);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rev, "v9");
+        assert_eq!(found[0].changes, vec![0, 1, 2, 3]);
+        assert!((found[0].range.0 - 1.03).abs() < 1e-12);
+        // Four of ten benchmarks is not most of them.
+        assert!(events(&list, &|_, _| 10).is_empty());
+    }
+}

@@ -371,22 +371,36 @@ pub fn detect(versions: &[VersionMean], cfg: &SeriesConfig) -> Result<SeriesAnal
 /// Moves each boundary to the split between its neighbours that fits the two sides' weighted
 /// levels best (least weighted squares, weights `1/(vᵢ + τ²)`): E-divisive places a change to
 /// within its windows, this places it exactly when the data allow. Boundaries stay in order.
+/// Prefix sums of `w`, `w·m` and `w·m²` make each candidate split O(1).
 fn refine(versions: &[VersionMean], boundaries: &[usize], tau2: f64) -> Vec<usize> {
     let n = versions.len();
+    let (mut sw, mut swm, mut swm2) = (vec![0.0; n + 1], vec![0.0; n + 1], vec![0.0; n + 1]);
+    // A version without variance (and no τ²) would weigh infinitely: then all weigh the same,
+    // as in [`segment`].
+    let uniform = versions.iter().any(|v| v.variance.max(0.0) + tau2 <= 0.0);
+    for (i, v) in versions.iter().enumerate() {
+        let w = if uniform {
+            1.0
+        } else {
+            1.0 / (v.variance.max(0.0) + tau2)
+        };
+        sw[i + 1] = sw[i] + w;
+        swm[i + 1] = swm[i] + w * v.mean;
+        swm2[i + 1] = swm2[i] + w * v.mean * v.mean;
+    }
+    // Weighted squares of versions [a, b) around their weighted mean.
+    let cost = |a: usize, b: usize| -> f64 {
+        let w = sw[b] - sw[a];
+        if w <= 0.0 {
+            return 0.0;
+        }
+        let m = swm[b] - swm[a];
+        (swm2[b] - swm2[a] - m * m / w).max(0.0)
+    };
     let mut out = boundaries.to_vec();
     for j in 0..out.len() {
         let lo = if j == 0 { 0 } else { out[j - 1] };
         let hi = if j + 1 < out.len() { out[j + 1] } else { n };
-        let cost = |a: usize, b: usize| -> f64 {
-            let seg = segment(versions, a, b, tau2);
-            versions[a..b]
-                .iter()
-                .map(|v| {
-                    (v.mean - seg.mean).powi(2)
-                        / (v.variance.max(0.0) + tau2).max(f64::MIN_POSITIVE)
-                })
-                .sum()
-        };
         let best = (lo + 1..hi)
             .map(|k| (k, cost(lo, k) + cost(k, hi)))
             .min_by(|a, b| a.1.total_cmp(&b.1))

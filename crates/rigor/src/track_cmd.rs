@@ -425,6 +425,21 @@ fn changes(history: &mut SqliteHistory, a: &TrackChangesArgs) -> Result<Outcome>
         emit(&(serde_json::to_string_pretty(&list)? + "\n"));
     } else {
         emit(&changes_table(&list));
+        let counts = |m: &str, b: &str| history.benchmarks(m, b).map_or(0, |v| v.len());
+        for e in track::events(&list, &counts) {
+            emit(&format!(
+                "  {} of {} benchmarks on {} ({}) moved together at {} ({} .. {}): an environment \
+                 change as often as a code change; changes {:?}\n",
+                e.changes.len(),
+                e.benchmarks,
+                e.machine,
+                e.branch,
+                short(&e.rev),
+                signed_percent(e.range.0),
+                signed_percent(e.range.1),
+                e.changes
+            ));
+        }
     }
     if let Some(path) = &a.markdown {
         rigor_store::write_atomic(path, changes_markdown(&list).as_bytes())?;
