@@ -447,8 +447,8 @@ pub fn report(sizes: HistorySizes, histories: usize, seed: u64) -> String {
         }
         out.push('\n');
     }
-    out += "The machine-wide shift is scored per benchmark here; rigor does not yet group it into \
-             one event. Apache Otava and asv themselves (from PyPI) are not run in this study yet: \
+    out += "The machine-wide shift is scored per benchmark here (`rigor track changes` also shows \
+             it as one event). Apache Otava and asv themselves (from PyPI) are not run in this study yet: \
              Otava's algorithm is represented by rigor-stats' implementation of it (E-divisive \
              means with Otava's defaults), asv's step detection is missing.\n";
     out
