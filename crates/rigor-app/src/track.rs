@@ -923,10 +923,7 @@ pub struct Event {
 /// Groups current changes into events: at least 3 changes, in the same direction, at one
 /// version, covering at least half of the series' benchmarks. `benchmarks` gives each
 /// (machine, branch) its number of benchmarks.
-pub fn events(
-    changes: &[StoredChange],
-    benchmarks: &dyn Fn(&str, &str) -> usize,
-) -> Vec<Event> {
+pub fn events(changes: &[StoredChange], benchmarks: &dyn Fn(&str, &str) -> usize) -> Vec<Event> {
     let mut groups: std::collections::BTreeMap<(String, String, String, bool), Vec<&StoredChange>> =
         std::collections::BTreeMap::new();
     for c in changes.iter().filter(|c| c.current) {
