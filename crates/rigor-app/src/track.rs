@@ -22,7 +22,7 @@ use crate::recorder::Progress;
 use crate::settings::{AnalysisSettings, RunSettings};
 use crate::{Outcome, run};
 
-/// The method name stored with changes found by [`changes`].
+/// The method name stored with changes found by [`detect_changes`].
 pub const METHOD: &str = "e-divisive + version-level random effects";
 
 /// Where results go: the machine and branch of a series.

@@ -282,10 +282,119 @@ pub struct Score {
     pub drifts_found: f64,
 }
 
-/// Scores every method on `histories` histories of one scenario.
+/// Scores every method on `histories` histories of one scenario; with `peers` (the path of
+/// scripts/history_peers.py), also Apache Otava's and asv's own packages on the same series.
+pub fn study_with(
+    sizes: HistorySizes,
+    build_sd: f64,
+    histories: usize,
+    seed: u64,
+    peers: Option<&std::path::Path>,
+) -> Vec<(String, Score)> {
+    let data = simulate_histories(sizes, build_sd, histories, seed);
+    let mut rows: Vec<(String, Score)> = METHODS
+        .iter()
+        .map(|(name, method)| {
+            let found = detections(&data, *method, name.starts_with("rigor"));
+            (name.to_string(), score_found(&data, &found))
+        })
+        .collect();
+    if let Some(script) = peers {
+        match run_peers(&data, script) {
+            Ok(found) => {
+                for (name, f) in found {
+                    let score = score_found(&data, &f);
+                    rows.push((name, score));
+                }
+            }
+            Err(e) => eprintln!("peers not run: {e}"),
+        }
+    }
+    rows
+}
+
+/// Scores rigor's methods only (see [`study_with`]).
 pub fn study(sizes: HistorySizes, build_sd: f64, histories: usize, seed: u64) -> Vec<Score> {
+    study_with(sizes, build_sd, histories, seed, None)
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect()
+}
+
+/// Detections per history, per benchmark.
+type Found = Vec<Vec<Vec<usize>>>;
+
+/// Runs the peers' own packages (scripts/history_peers.py installs them) on the version means.
+fn run_peers(
+    data: &[Vec<Series>],
+    script: &std::path::Path,
+) -> Result<Vec<(String, Found)>, String> {
+    let dir = std::env::temp_dir().join(format!("rigor-peers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let (input, output) = (dir.join("series.csv"), dir.join("found.csv"));
+    let mut text = String::from("key,index,mean\n");
+    for (h, history) in data.iter().enumerate() {
+        for (b, s) in history.iter().enumerate() {
+            for (i, v) in s.versions.iter().enumerate() {
+                text.push_str(&format!("{h}/{b},{i},{}\n", v.mean));
+            }
+        }
+    }
+    std::fs::write(&input, text).map_err(|e| e.to_string())?;
+    let status = std::process::Command::new("python3")
+        .arg(script)
+        .arg(&input)
+        .arg(&output)
+        .status()
+        .map_err(|e| format!("python3: {e}"))?;
+    if !status.success() {
+        return Err(format!("{} failed ({status})", script.display()));
+    }
+    let found_text = std::fs::read_to_string(&output).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let empty: Found = data.iter().map(|h| vec![Vec::new(); h.len()]).collect();
+    let mut otava = empty.clone();
+    let mut asv = empty;
+    for line in found_text.lines().skip(1) {
+        let parts: Vec<&str> = line.split(',').collect();
+        let [key, method, index] = parts[..] else {
+            continue;
+        };
+        let Some((h, b)) = key.split_once('/') else {
+            continue;
+        };
+        let (Ok(h), Ok(b), Ok(i)) = (h.parse::<usize>(), b.parse::<usize>(), index.parse()) else {
+            continue;
+        };
+        let target = if method == "otava" {
+            &mut otava
+        } else {
+            &mut asv
+        };
+        if let Some(list) = target.get_mut(h).and_then(|x| x.get_mut(b)) {
+            list.push(i);
+        }
+    }
+    Ok(vec![
+        (
+            "Apache Otava 0.8.0 (its PyPI package, defaults)".to_string(),
+            otava,
+        ),
+        (
+            "asv 0.6.6 step detection (its PyPI package), steps ≥ 5%".to_string(),
+            asv,
+        ),
+    ])
+}
+
+fn simulate_histories(
+    sizes: HistorySizes,
+    build_sd: f64,
+    histories: usize,
+    seed: u64,
+) -> Vec<Vec<Series>> {
     let splits = [BLOAT6, XALAN6, XALAN9, TRADEBEANS9];
-    let data: Vec<Vec<Series>> = (0..histories)
+    (0..histories)
         .into_par_iter()
         .map(|h| {
             let shift_at = sizes.versions / 2;
@@ -301,16 +410,13 @@ pub fn study(sizes: HistorySizes, build_sd: f64, histories: usize, seed: u64) ->
                 })
                 .collect()
         })
-        .collect();
-    METHODS
-        .iter()
-        .map(|(name, method)| score(&data, *method, name.starts_with("rigor")))
         .collect()
 }
 
-fn score(data: &[Vec<Series>], method: Method, fdr: bool) -> Score {
-    let per_history: Vec<Vec<Vec<usize>>> = data
-        .par_iter()
+/// What `method` reports on every series; with `fdr`, Benjamini–Hochberg at 5% across each
+/// history's benchmarks.
+fn detections(data: &[Vec<Series>], method: Method, fdr: bool) -> Found {
+    data.par_iter()
         .map(|history| {
             let found: Vec<Vec<(usize, Option<f64>)>> = history.iter().map(method).collect();
             if !fdr {
@@ -336,11 +442,14 @@ fn score(data: &[Vec<Series>], method: Method, fdr: bool) -> Score {
                 })
                 .collect()
         })
-        .collect();
+        .collect()
+}
+
+fn score_found(data: &[Vec<Series>], per_history: &Found) -> Score {
     let (mut pairs, mut false_alarms, mut mislocalised) = (0usize, 0usize, 0usize);
     let (mut big2, mut found2, mut big5, mut found5) = (0usize, 0usize, 0usize, 0usize);
     let (mut dist, mut matched, mut drifts, mut drifts_found) = (0usize, 0usize, 0usize, 0usize);
-    for (history, found) in data.iter().zip(&per_history) {
+    for (history, found) in data.iter().zip(per_history) {
         for (s, f) in history.iter().zip(found) {
             pairs += s.versions.len() - 1;
             let t = &s.truth;
@@ -405,7 +514,12 @@ fn score(data: &[Vec<Series>], method: Method, fdr: bool) -> Score {
 }
 
 /// The Markdown section of the study.
-pub fn report(sizes: HistorySizes, histories: usize, seed: u64) -> String {
+pub fn report(
+    sizes: HistorySizes,
+    histories: usize,
+    seed: u64,
+    peers: Option<&std::path::Path>,
+) -> String {
     let mut out = format!(
         "# Change detection over version histories\n\n\
          Regenerate with `cargo run --release -p rigor-validation -- history` (seed {seed}).\n\n\
@@ -430,11 +544,11 @@ pub fn report(sizes: HistorySizes, histories: usize, seed: u64) -> String {
             0.017,
         ),
     ] {
-        let scores = study(sizes, build_sd, histories, seed);
+        let scores = study_with(sizes, build_sd, histories, seed, peers);
         out += &format!(
             "## {title}\n\n| method | false alarms / 1,000 pairs | mislocalised / 1,000 pairs | recall, changes ≥ 2% | recall, ≥ 5% | localisation (versions) | drifts found |\n|---|---:|---:|---:|---:|---:|---:|\n"
         );
-        for ((name, _), s) in METHODS.iter().zip(&scores) {
+        for (name, s) in &scores {
             out += &format!(
                 "| {name} | {:.2} | {:.2} | {:.1}% | {:.1}% | {:.2} | {:.0}% |\n",
                 s.false_alarms_per_1000,
@@ -448,9 +562,10 @@ pub fn report(sizes: HistorySizes, histories: usize, seed: u64) -> String {
         out.push('\n');
     }
     out += "The machine-wide shift is scored per benchmark here (`rigor track changes` also shows \
-             it as one event). Apache Otava and asv themselves (from PyPI) are not run in this study yet: \
-             Otava's algorithm is represented by rigor-stats' implementation of it (E-divisive \
-             means with Otava's defaults), asv's step detection is missing.\n";
+             it as one event). With `--peers`, Apache Otava's and asv's own packages run on the \
+             same version means (scripts/history_peers.py installs them from PyPI into \
+             target/peers-venv); without it, Otava's algorithm is represented by rigor-stats' \
+             implementation of it.\n";
     out
 }
 
@@ -480,6 +595,9 @@ mod look {
     #[test]
     #[ignore = "prints a small study"]
     fn print_small() {
-        println!("{}", super::report(super::HistorySizes::small(), 2, 11));
+        println!(
+            "{}",
+            super::report(super::HistorySizes::small(), 2, 11, None)
+        );
     }
 }

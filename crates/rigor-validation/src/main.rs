@@ -23,6 +23,10 @@ struct Cli {
     /// Repository root (default: found from this crate's location).
     #[arg(long)]
     repo: Option<PathBuf>,
+    /// With `history`: also run Apache Otava's and asv's own packages (installed from PyPI by
+    /// scripts/history_peers.py; needs python3 and network access to PyPI).
+    #[arg(long)]
+    peers: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -50,10 +54,12 @@ fn main() -> ExitCode {
         ModeArg::Quick => Sizes::quick(),
         ModeArg::Small => Sizes::small(),
         ModeArg::History => {
+            let script = opts.repo.join("scripts").join("history_peers.py");
             let text = rigor_validation::history::report(
                 rigor_validation::history::HistorySizes::full(),
                 4,
                 cli.seed,
+                cli.peers.then_some(script.as_path()),
             );
             let path = cli
                 .out
