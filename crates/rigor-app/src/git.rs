@@ -116,6 +116,21 @@ pub fn last(repo: &Path, rev: &str, n: usize) -> Result<Vec<String>, GitError> {
     Ok(commits)
 }
 
+/// The commits of `rev`'s first-parent line since `date` (as git reads dates), oldest first.
+pub fn since(repo: &Path, rev: &str, date: &str) -> Result<Vec<String>, GitError> {
+    let listed = git(
+        repo,
+        &[
+            "rev-list",
+            "--reverse",
+            "--first-parent",
+            &format!("--since={date}"),
+            rev,
+        ],
+    )?;
+    Ok(listed.lines().map(str::to_string).collect())
+}
+
 /// The branch checked out in `repo`, if any.
 pub fn current_branch(repo: &Path) -> Option<String> {
     git(repo, &["symbolic-ref", "--quiet", "--short", "HEAD"]).ok()

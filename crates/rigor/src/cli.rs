@@ -129,6 +129,10 @@ pub struct TrackRunArgs {
     /// Measure the last N commits of HEAD's first-parent line (instead of, or besides, REVS).
     #[arg(long, value_name = "N")]
     pub last: Option<usize>,
+    /// Measure the commits of HEAD's first-parent line since a date (as git reads it:
+    /// 2026-01-01, "2 weeks ago").
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
     /// Measure versions that are already stored again.
     #[arg(long)]
     pub force: bool,

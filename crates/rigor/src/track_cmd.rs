@@ -139,8 +139,15 @@ fn run(history: &mut SqliteHistory, a: &TrackRunArgs) -> Result<Outcome> {
             }
         }
     }
+    if let Some(date) = &a.since {
+        for c in rigor_app::git::since(&repo, "HEAD", date)? {
+            if !commits.contains(&c) {
+                commits.push(c);
+            }
+        }
+    }
     if commits.is_empty() {
-        bail!("no versions to measure: give REVS (A..B, revisions) or --last N");
+        bail!("no versions to measure: give REVS (A..B, revisions), --last N or --since DATE");
     }
     let key = series_key(&a.series, &repo);
     let (settings, mut experiment) = track_settings(
