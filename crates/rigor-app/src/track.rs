@@ -563,27 +563,74 @@ pub struct HistoryPoint {
     pub version: VersionInfo,
     /// Its analysed result (one benchmark), or why it has none.
     pub analysis: std::result::Result<rigor_stats::Analysis, crate::analysis::Unanalysed>,
+    /// Against the version before it (each with its own interval): rigor's ratio verdict
+    /// (Fieller, Welch) and the non-overlap rule's verdict (Kalibera & Tůma 2006). Shown for
+    /// reference: between versions, build and session noise make both too eager, which is why
+    /// changes are detected over the series with versions as the top level.
+    pub against_previous: Option<(Ratio, Verdict)>,
 }
 
 /// A benchmark's history on a machine and branch, analysed version by version.
 pub fn show(history: &dyn History, key: &SeriesKey, benchmark: &str) -> Result<Vec<HistoryPoint>> {
     let series = history.series(&key.machine, &key.branch, benchmark)?;
-    Ok(series
-        .into_iter()
-        .map(|v| {
-            let mut result = ResultFile {
-                benchmarks: vec![v.benchmark],
-                ..ResultFile::new(rigor_units::Seed(0), ConfidenceLevel::NINETY_FIVE)
-            };
-            let analysis = analyze_all(&mut result, &AnalysisSettings::default())
-                .pop()
-                .unwrap_or(Err(crate::analysis::Unanalysed::NothingMeasured));
-            HistoryPoint {
-                version: v.version,
-                analysis,
-            }
-        })
-        .collect())
+    let mut points: Vec<HistoryPoint> = Vec::new();
+    let mut previous: Option<rigor_stats::Hierarchy> = None;
+    for v in series {
+        let h = hierarchy_of(&v.benchmark).ok();
+        let mut result = ResultFile {
+            benchmarks: vec![v.benchmark],
+            ..ResultFile::new(rigor_units::Seed(0), ConfidenceLevel::NINETY_FIVE)
+        };
+        let analysis = analyze_all(&mut result, &AnalysisSettings::default())
+            .pop()
+            .unwrap_or(Err(crate::analysis::Unanalysed::NothingMeasured));
+        let against_previous = match (&previous, &h, points.last()) {
+            (Some(before), Some(now), Some(last)) => consecutive(
+                before,
+                now,
+                last.analysis.as_ref().ok(),
+                analysis.as_ref().ok(),
+            ),
+            _ => None,
+        };
+        if h.is_some() {
+            previous = h;
+        }
+        points.push(HistoryPoint {
+            version: v.version,
+            analysis,
+            against_previous,
+        });
+    }
+    Ok(points)
+}
+
+/// The ratio verdict and the non-overlap verdict of `now` against `before`.
+fn consecutive(
+    before: &rigor_stats::Hierarchy,
+    now: &rigor_stats::Hierarchy,
+    before_analysis: Option<&rigor_stats::Analysis>,
+    now_analysis: Option<&rigor_stats::Analysis>,
+) -> Option<(Ratio, Verdict)> {
+    use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
+    let a = MeanEstimate::from_hierarchy(now).ok()?;
+    let b = MeanEstimate::from_hierarchy(before).ok()?;
+    let f = fieller(&a, &b, 0.95, DfMethod::WelchSatterthwaite).ok()?;
+    let interval = f.bounds();
+    let verdict = interval.map_or(Verdict::Unbounded, |(lo, hi)| {
+        rigor_stats::compare::verdict_from_interval(lo, hi, 0.01)
+    });
+    let overlap =
+        rigor_stats::compare::overlap_verdict(&now_analysis?.interval, &before_analysis?.interval)
+            .verdict;
+    Some((
+        Ratio {
+            ratio: f.ratio,
+            interval,
+            verdict,
+        },
+        overlap,
+    ))
 }
 
 /// A version's time against another's, measured together.

@@ -559,13 +559,22 @@ fn show(history: &SqliteHistory, a: &TrackShowArgs) -> Result<Outcome> {
                     "ci": a.map(|a| [a.interval.lower, a.interval.upper]),
                     "counts": a.map(|a| a.counts.clone()),
                     "unanalysed": p.analysis.as_ref().err().map(ToString::to_string),
+                    "against_previous": p.against_previous.map(|(r, overlap)| serde_json::json!({
+                        "ratio": r.ratio,
+                        "ci": r.interval,
+                        "verdict": r.verdict,
+                        "overlap_verdict": overlap,
+                    })),
                 })
             })
             .collect();
         emit(&(serde_json::to_string_pretty(&doc)? + "\n"));
         return Ok(Outcome::Ok);
     }
-    let mut out = format!("{} on {} ({})\n", a.benchmark, key.machine, key.branch);
+    let mut out = format!(
+        "{} on {} ({}); against the version before: ratio verdict (each version's own interval) / the non-overlap rule — for reference, `rigor track changes` decides\n",
+        a.benchmark, key.machine, key.branch
+    );
     for p in &points {
         let line = match &p.analysis {
             Ok(an) => {
@@ -574,11 +583,20 @@ fn show(history: &SqliteHistory, a: &TrackShowArgs) -> Result<Outcome> {
             }
             Err(e) => format!("no result: {e}"),
         };
+        let step = p.against_previous.map_or(String::new(), |(r, overlap)| {
+            format!(
+                "{} {} / overlap rule: {}",
+                signed_percent(r.ratio),
+                r.verdict,
+                overlap
+            )
+        });
         let _ = writeln!(
             out,
-            "  {:<10}  {:<28}  {}",
+            "  {:<10}  {:<28}  {:<46}  {}",
             short(&p.version.rev),
             line,
+            step,
             p.version.subject.as_deref().unwrap_or("")
         );
     }
