@@ -95,10 +95,17 @@ pub fn render(v: &DiagnosisView<'_>) -> String {
             .filter(|i| i.independent)
             .count();
         let tested = r.steady_independence.iter().flatten().count();
-        let _ = writeln!(
-            out,
-            "  Independence:        {independent} of {tested} steady executions pass (lag 1–4 Ljung–Box against shuffled data)"
-        );
+        if r.independence_testable {
+            let _ = writeln!(
+                out,
+                "  Independence:        {independent} of {tested} steady executions pass (lag 1–4 Ljung–Box against shuffled data)"
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  Independence:        not testable: too few iterations after the warm-up (ask for 50 or more); the iterations after it are kept"
+            );
+        }
         if r.never_independent {
             let _ = writeln!(
                 out,

@@ -412,8 +412,15 @@ pub struct SteadyStateReport {
     /// independent by [`independence`]. `None` when no cut qualifies.
     pub independent_warmup: Option<usize>,
     /// No independent state was found: by Kalibera & Jones' rule use a single iteration per run,
-    /// the first initialised one ([`SteadyStateReport::recommendation`]).
+    /// the first initialised one ([`SteadyStateReport::recommendation`]). False when
+    /// independence could not be tested at all (see `independence_testable`).
     pub never_independent: bool,
+    /// Whether some run has at least `min_tail` iterations after the initialised warm-up, so
+    /// that independence can be tested at all. When none has, the iterations after the warm-up
+    /// are kept: the interval from top-level means stays valid whatever the dependence between
+    /// iterations, and keeping one iteration of a short run would throw most data away on no
+    /// evidence.
+    pub independence_testable: bool,
     /// Independence of each run's steady part (from its own steady start, outliers left out);
     /// `None` when the run has no steady state or too short a one.
     pub steady_independence: Vec<Option<Independence>>,
@@ -451,6 +458,9 @@ impl SteadyStateReport {
     pub fn recommendation(&self) -> Recommendation {
         match (self.independent_warmup, self.initialised_warmup) {
             (Some(warmup), _) => Recommendation::Iterations { warmup },
+            (None, Some(warmup)) if !self.independence_testable => {
+                Recommendation::Iterations { warmup }
+            }
             (None, Some(index)) => Recommendation::SingleIteration { index },
             (None, None) => Recommendation::Unsettled,
         }
@@ -479,6 +489,11 @@ pub fn diagnose<R: AsRef<[f64]> + Sync>(
         .map(|(r, c)| without_outliers(r.as_ref(), &c.outliers))
         .collect();
     let independent = initialised.and_then(|w0| independent_cut(&tails, w0, cfg));
+    let testable = initialised.is_some_and(|w0| {
+        tails
+            .iter()
+            .any(|t| t.iter().filter(|&&(i, _)| i >= w0).count() >= cfg.min_tail)
+    });
     let steady_independence = tails
         .iter()
         .zip(&classified)
@@ -498,7 +513,8 @@ pub fn diagnose<R: AsRef<[f64]> + Sync>(
         runs: classified,
         initialised_warmup: initialised,
         independent_warmup: independent,
-        never_independent: independent.is_none(),
+        never_independent: testable && independent.is_none(),
+        independence_testable: testable,
         steady_independence,
         dacapo: max_if_all(&dacapo_runs),
         georges: max_if_all(&georges_runs),

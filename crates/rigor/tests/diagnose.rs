@@ -99,3 +99,20 @@ fn diagnose_without_iterations_says_so() {
     let out = stdout_of(rigor().arg("analyze").arg(&path).arg("--diagnose"));
     assert!(out.contains("no iterations reported"), "{out}");
 }
+
+/// Too few iterations to test independence (20 per execution): the iterations after the warm-up
+/// are kept, not one per execution.
+#[test]
+fn short_runs_keep_their_iterations_when_independence_cannot_be_tested() {
+    let out = stdout_of(sim().args([
+        "--seed",
+        "1",
+        "-r",
+        "10",
+        "--discard",
+        "auto",
+        "mean=10ms,execution=3%,iteration=1%,iterations=20",
+    ]));
+    assert!(out.contains("10 executions × 20 iterations"), "{out}");
+    assert!(!out.contains("kept only iteration"), "{out}");
+}
