@@ -546,6 +546,36 @@ pub fn detect_changes(
     })?)
 }
 
+/// A date or time a user typed for `--since`: `2026-01-01`, or an RFC 3339 time.
+#[derive(Debug, thiserror::Error)]
+#[error("'{0}' is not a date (2026-01-01) or a time (2026-01-01T12:00:00Z)")]
+pub struct BadDate(pub String);
+
+/// The changes whose version is from `since` on (versions without a known time are left out).
+pub fn changes_since(
+    changes: Vec<StoredChange>,
+    since: &str,
+) -> std::result::Result<Vec<StoredChange>, BadDate> {
+    let from: jiff::Timestamp = match since.parse::<jiff::Timestamp>() {
+        Ok(t) => t,
+        Err(_) => since
+            .parse::<jiff::civil::Date>()
+            .ok()
+            .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
+            .map(|z| z.timestamp())
+            .ok_or_else(|| BadDate(since.to_string()))?,
+    };
+    Ok(changes
+        .into_iter()
+        .filter(|c| {
+            c.version_time
+                .as_deref()
+                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                .is_some_and(|t| t >= from)
+        })
+        .collect())
+}
+
 /// Whether `--fail-on regression` matches: a current change that is a regression and that no
 /// user marked invalid.
 pub fn has_regression(changes: &[StoredChange]) -> bool {
@@ -1029,7 +1059,23 @@ mod tests {
             status: ChangeStatus::New,
             current: true,
             detected_at: String::new(),
+            version_time: None,
         }
+    }
+
+    #[test]
+    fn changes_since_a_date_keep_versions_with_a_later_time() {
+        let mut old = change(1, "b", "v1", 1.1);
+        old.version_time = Some("2026-01-01T10:00:00+01:00".into());
+        let mut new = change(2, "b", "v2", 1.1);
+        new.version_time = Some("2026-03-01T00:00:00Z".into());
+        let label = change(3, "b", "gcc-14", 1.1);
+        let kept =
+            changes_since(vec![old.clone(), new.clone(), label.clone()], "2026-02-01").unwrap();
+        assert_eq!(kept.iter().map(|c| c.id).collect::<Vec<_>>(), vec![2]);
+        let kept = changes_since(vec![old, new, label], "2026-01-01T08:00:00Z").unwrap();
+        assert_eq!(kept.len(), 2, "09:00Z is after 08:00Z");
+        assert!(changes_since(Vec::new(), "last tuesday").is_err());
     }
 
     #[test]

@@ -766,7 +766,8 @@ impl History for SqliteHistory {
     fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>> {
         let sql = format!(
             "SELECT c.id, b.name, m.name, c.branch, v.rev, pv.rev, c.ratio, c.ci_lower, c.ci_upper,
-                    c.p_value, c.q_value, c.verdict, c.method, c.status, c.current, c.detected_at
+                    c.p_value, c.q_value, c.verdict, c.method, c.status, c.current, c.detected_at,
+                    v.commit_time
              FROM changes c
              JOIN benchmarks b ON b.id = c.benchmark_id
              JOIN machines m ON m.id = c.machine_id
@@ -807,6 +808,7 @@ impl History for SqliteHistory {
                             status: ChangeStatus::New,
                             current: r.get(14)?,
                             detected_at: r.get(15)?,
+                            version_time: r.get(16)?,
                         },
                         r.get::<_, String>(13)?,
                     ))

@@ -182,6 +182,8 @@ pub struct StoredChange {
     pub current: bool,
     /// When it was first detected.
     pub detected_at: String,
+    /// The time of its version (commit time, or a time given with a label), when known.
+    pub version_time: Option<String>,
 }
 
 /// Which changes to list.

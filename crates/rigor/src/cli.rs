@@ -228,6 +228,10 @@ pub struct TrackChangesArgs {
     /// Also list changes the latest detection no longer finds.
     #[arg(long)]
     pub all: bool,
+    /// Only changes at versions from this date on (2026-01-01, or an RFC 3339 time); versions
+    /// without a known time (labels) are left out.
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
     /// Print the changes as JSON.
     #[arg(long)]
     pub json: bool,

@@ -401,6 +401,10 @@ fn check(history: &SqliteHistory, a: &TrackCheckArgs) -> Result<Outcome> {
 }
 
 fn changes(history: &mut SqliteHistory, a: &TrackChangesArgs) -> Result<Outcome> {
+    if let Some(date) = &a.since {
+        // Checked before anything is detected or written.
+        track::changes_since(Vec::new(), date)?;
+    }
     let settings = DetectSettings {
         confidence: a.confidence,
         threshold: a.threshold,
@@ -422,12 +426,15 @@ fn changes(history: &mut SqliteHistory, a: &TrackChangesArgs) -> Result<Outcome>
             &settings,
         )?;
     }
-    let list = history.changes(&ChangeFilter {
+    let mut list = history.changes(&ChangeFilter {
         benchmark: a.benchmark.clone(),
         machine: a.machine.clone(),
         branch: a.branch.clone(),
         include_stale: a.all,
     })?;
+    if let Some(date) = &a.since {
+        list = track::changes_since(list, date)?;
+    }
     if a.json {
         emit(&(serde_json::to_string_pretty(&list)? + "\n"));
     } else {
