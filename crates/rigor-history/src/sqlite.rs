@@ -59,9 +59,19 @@ impl SqliteHistory {
             conn,
             path: path.to_path_buf(),
         };
-        history.configure()?;
-        history.migrate()?;
-        Ok(history)
+        // Setting up (WAL, migrations) takes locks that SQLite may refuse at once, without its
+        // busy handler, while another process sets up the same new database: retry for a while.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            match history.configure().and_then(|()| history.migrate()) {
+                Err(HistoryError::Database { source, .. })
+                    if is_busy(&source) && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => return other.map(|()| history),
+            }
+        }
     }
 
     /// The database file.
@@ -81,10 +91,17 @@ impl SqliteHistory {
             .conn
             .busy_timeout(Duration::from_secs(60))
             .and_then(|()| {
-                self.conn
-                    .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+                // WAL is kept in the file: switch only once (switching takes an exclusive lock).
+                let mode: String = self
+                    .conn
+                    .query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+                if !mode.eq_ignore_ascii_case("wal") {
+                    self.conn
+                        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))?;
+                }
+                Ok(())
             })
-            .and_then(|_| self.conn.execute_batch("PRAGMA foreign_keys = ON;"));
+            .and_then(|()| self.conn.execute_batch("PRAGMA foreign_keys = ON;"));
         self.db(r)
     }
 
@@ -132,6 +149,14 @@ impl SqliteHistory {
             message: message.to_string(),
         }
     }
+}
+
+/// Whether SQLite refused for a lock another connection holds.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// The content hash that makes ingesting idempotent.
