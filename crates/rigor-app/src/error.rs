@@ -91,6 +91,16 @@ pub enum AppError {
         /// The version given as bad.
         bad: String,
     },
+    /// No stored version to check against.
+    #[error(
+        "no stored version of these benchmarks on {machine} ({branch}) to check against: `rigor track run` or `rigor track add` stores one"
+    )]
+    NoBaseline {
+        /// The machine.
+        machine: String,
+        /// The branch.
+        branch: String,
+    },
     /// There is no history database at the path given.
     #[error("no history at {}: `rigor track run` or `rigor track add` makes one", .0.display())]
     NoHistory(PathBuf),

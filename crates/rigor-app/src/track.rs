@@ -965,6 +965,12 @@ pub fn check(
             old.benchmarks.push(v.benchmark);
         }
     }
+    if versions.is_empty() {
+        return Err(AppError::NoBaseline {
+            machine: baseline.machine.clone(),
+            branch: baseline.branch.clone(),
+        });
+    }
     let old_analyses = analyze_all(&mut old, analysis);
     let new_analyses = analyze_all(&mut candidate, analysis);
     let cs = crate::comparisons::CompareSettings::new(comparison, analysis.confidence, seed);

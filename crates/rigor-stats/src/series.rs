@@ -156,8 +156,8 @@ impl Default for SeriesConfig {
             candidates: ChangeConfig {
                 window: 50,
                 step: 25,
-                max_p_value: 0.001,
-                split_p_value: 0.01,
+                max_p_value: 0.01,
+                split_p_value: 0.05,
                 min_magnitude: 0.0,
             },
             level: 0.95,
@@ -576,6 +576,18 @@ mod tests {
         assert_eq!(flat.mean, 2.0);
         // MAD 0: the sample variance of 2, 2, 2, 5 (2.25) with the median's factor.
         assert!((flat.variance - std::f64::consts::FRAC_PI_2 * 2.25 / 4.0).abs() < 1e-12);
+    }
+
+    /// Found by a user: 10 versions, up 15% at the 4th and back down 10% at the 8th. E-divisive's
+    /// first split compares the first segment with everything after it (both later levels
+    /// mixed), so strict candidate thresholds missed both changes.
+    #[test]
+    fn a_step_up_and_back_down_in_ten_versions() {
+        let means = [32.4, 32.8, 32.0, 38.0, 37.1, 37.3, 36.2, 33.6, 32.3, 34.9];
+        let versions: Vec<VersionMean> = means.iter().map(|&m| v(m, 0.09)).collect();
+        let found = detect(&versions, &SeriesConfig::default()).unwrap();
+        let at: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
+        assert_eq!(at, vec![3, 7], "{found:?}");
     }
 
     #[test]

@@ -74,6 +74,28 @@ fn short(rev: &str) -> String {
 fn add(history: &mut SqliteHistory, a: &TrackAddArgs) -> Result<Outcome> {
     let key = series_key(&a.series, &a.repo);
     let version = track::version(Some(&a.repo), &a.version, a.order);
+    if version.commit.is_none() {
+        note!(
+            "rigor: '{}' is not a revision of {}: stored as a label",
+            a.version,
+            a.repo.display()
+        );
+    }
+    if let (Some(commit), Ok(result)) = (&version.commit, rigor_store::load(&a.file)) {
+        if let Some(git) = result.provenance.git.filter(|g| &g.commit != commit) {
+            note!(
+                "rigor: warning: {} was measured at commit {}{}, not at {}",
+                a.file.display(),
+                short(&git.commit),
+                if git.dirty {
+                    " (with uncommitted changes)"
+                } else {
+                    ""
+                },
+                short(commit)
+            );
+        }
+    }
     let machine = track::this_machine(Some(&key.machine));
     let ingested = track::add(history, &a.file, &version, &machine, &key.branch)?;
     emit(&match ingested {
@@ -103,12 +125,20 @@ impl TrackObserver for Announce {
         total: usize,
     ) {
         let names: Vec<String> = versions.iter().map(|v| short(&v.rev)).collect();
-        note!(
-            "rigor: versions {}–{} of {total}, interleaved: {}",
-            done + 1,
-            done + versions.len(),
-            names.join(" ")
-        );
+        if versions.len() == 1 {
+            note!(
+                "rigor: version {} of {total}: {}",
+                done + 1,
+                names.join(" ")
+            );
+        } else {
+            note!(
+                "rigor: versions {}–{} of {total}, interleaved: {}",
+                done + 1,
+                done + versions.len(),
+                names.join(" ")
+            );
+        }
     }
     fn version_done(&mut self, v: &rigor_history::VersionInfo, outcome: &VersionOutcome) {
         match outcome {
@@ -147,7 +177,9 @@ fn run(history: &mut SqliteHistory, a: &TrackRunArgs) -> Result<Outcome> {
         }
     }
     if commits.is_empty() {
-        bail!("no versions to measure: give REVS (A..B, revisions), --last N or --since DATE");
+        bail!(
+            "no versions to measure: REVS, --last and --since named no commit (give REVS as A..B or revisions, --last N or --since DATE)"
+        );
     }
     let key = series_key(&a.series, &repo);
     let (settings, mut experiment) = track_settings(
@@ -579,7 +611,7 @@ fn show(history: &SqliteHistory, a: &TrackShowArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     let mut out = format!(
-        "{} on {} ({}); against the version before: ratio verdict (each version's own interval) / the non-overlap rule — for reference, `rigor track changes` decides\n",
+        "{} on {} ({})\n  against the version before: the ratio verdict and the non-overlap rule, each trusting the two versions' own intervals (build and session noise between versions can make them flag changes that are not there; `rigor track changes` decides over the whole series)\n",
         a.benchmark, key.machine, key.branch
     );
     for p in &points {
@@ -592,15 +624,15 @@ fn show(history: &SqliteHistory, a: &TrackShowArgs) -> Result<Outcome> {
         };
         let step = p.against_previous.map_or(String::new(), |(r, overlap)| {
             format!(
-                "{} {} / overlap rule: {}",
+                "{:>7} {:<12} overlap rule: {:<12}",
                 signed_percent(r.ratio),
-                r.verdict,
-                overlap
+                r.verdict.to_string(),
+                overlap.to_string()
             )
         });
         let _ = writeln!(
             out,
-            "  {:<10}  {:<28}  {:<46}  {}",
+            "  {:<10}  {:<28}  {:<47}  {}",
             short(&p.version.rev),
             line,
             step,

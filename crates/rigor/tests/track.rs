@@ -85,7 +85,7 @@ fn add_is_idempotent_and_labels_order_versions() {
     ]));
     let versions: Vec<&str> = show
         .lines()
-        .skip(1)
+        .skip(2)
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert_eq!(
@@ -353,6 +353,17 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .stdout(predicate::str::contains("parse (new) is 9.9% slower"))
         .stderr(predicate::str::contains("against v1"));
     assert!(std::fs::read_to_string(&md).unwrap().contains("regression"));
+    rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .arg("check")
+        .arg(&slower)
+        .args(["--machine", "m", "--baseline", "nosuch"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no stored version of these benchmarks on m (nosuch)",
+        ));
     let same = result("same.json", "10ms", "8");
     rigor()
         .args(["track", "--db"])

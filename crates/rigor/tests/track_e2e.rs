@@ -109,7 +109,11 @@ fn track_run_finds_the_two_changes_at_their_commits() {
         "--branch",
         "main",
     ]));
-    assert_eq!(show.lines().count(), 21, "{show}");
+    assert_eq!(
+        show.lines().count(),
+        22,
+        "a header of two lines and 20 versions: {show}"
+    );
     // Bisect between the first and the last commit: the first change (commit 7), measuring at
     // most ⌈log₂ 20⌉ + 2 versions.
     let bisect_db = dir.path("bisect.db");
