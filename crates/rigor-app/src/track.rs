@@ -933,6 +933,26 @@ pub struct Checked {
     pub suite: Option<rigor_store::SuiteRecord>,
     /// Benchmarks not compared, and other problems.
     pub warnings: Vec<rigor_store::Warning>,
+    /// Each benchmark against the stored history of the branch (versions as the top level),
+    /// when the branch has at least two stored versions: what decides the gate.
+    pub against_history: Vec<HistoryVerdict>,
+}
+
+/// A candidate against the versions of a branch since its last change, with versions as the
+/// top level: the candidate is one more version, its level varying by the between-version
+/// variance τ² on top of its own interval, so session-to-session noise is in the interval.
+#[derive(Debug, Clone)]
+pub struct HistoryVerdict {
+    /// The benchmark.
+    pub benchmark: String,
+    /// Stored versions in the baseline segment (since the branch's last change).
+    pub versions: usize,
+    /// The first version of that segment.
+    pub since: VersionInfo,
+    /// The candidate against the segment's level.
+    pub change: rigor_stats::series::SeriesChange,
+    /// The between-version spread used, relative to the level, squared.
+    pub tau2: f64,
 }
 
 /// Compares a saved result (a pull request's build) with the stored baseline of the same
@@ -976,12 +996,72 @@ pub fn check(
     let cs = crate::comparisons::CompareSettings::new(comparison, analysis.confidence, seed);
     let (comparisons, suite, warnings) =
         crate::comparisons::between(&old, &old_analyses, &candidate, &new_analyses, &cs)?;
+    let mut against_history = Vec::new();
+    if baseline_rev.is_none() {
+        for b in &candidate.benchmarks {
+            let series = history.series(&baseline.machine, &baseline.branch, &b.name)?;
+            if let Some(v) = against_series(&series, b, analysis, comparison)? {
+                against_history.push(v);
+            }
+        }
+    }
     Ok(Checked {
         baseline: versions,
         comparisons,
         suite,
         warnings,
+        against_history,
     })
+}
+
+/// The candidate benchmark `b` as one more version after `series`: tested against the last
+/// segment (since the last detected change) with the series' between-version variance. `None`
+/// with fewer than two stored versions (no between-version variance to estimate).
+fn against_series(
+    series: &[VersionData],
+    b: &rigor_store::BenchmarkRecord,
+    analysis: &AnalysisSettings,
+    comparison: &crate::settings::ComparisonSettings,
+) -> Result<Option<HistoryVerdict>> {
+    let (means, kept) = version_means(series);
+    if means.len() < 2 {
+        return Ok(None);
+    }
+    let Some(candidate) = hierarchy_of(b)
+        .ok()
+        .and_then(|h| VersionMean::robust(&h).ok())
+    else {
+        return Ok(None);
+    };
+    let cfg = SeriesConfig {
+        level: analysis.confidence.get(),
+        threshold: comparison.threshold.get(),
+        ..SeriesConfig::default()
+    };
+    let stats = |source| AppError::Compare {
+        candidate: b.name.clone(),
+        baseline: "its history".to_string(),
+        source,
+    };
+    let found = detect(&means, &cfg).map_err(stats)?;
+    let Some(&last) = found.segments.last() else {
+        return Ok(None);
+    };
+    let after = rigor_stats::series::Segment {
+        start: means.len(),
+        end: means.len() + 1,
+        mean: candidate.mean,
+        variance: candidate.variance + found.tau2,
+    };
+    let change = rigor_stats::series::test_change(last, after, found.df, cfg.level, cfg.threshold)
+        .map_err(stats)?;
+    Ok(Some(HistoryVerdict {
+        benchmark: b.name.clone(),
+        versions: last.end - last.start,
+        since: series[kept[last.start]].version.clone(),
+        change,
+        tau2: found.tau2 / (last.mean * last.mean),
+    }))
 }
 
 /// Changes that happened together: at one version, most benchmarks of a machine and branch

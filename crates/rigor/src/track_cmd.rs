@@ -407,29 +407,90 @@ fn check(history: &SqliteHistory, a: &TrackCheckArgs) -> Result<Outcome> {
             a.file.display()
         );
     }
-    for (name, v) in &checked.baseline {
+    if checked.against_history.is_empty() {
+        for (name, v) in &checked.baseline {
+            note!(
+                "rigor: '{name}' against {} {} ({}, not measured together: unpaired)",
+                short(&v.rev),
+                v.subject.as_deref().unwrap_or(""),
+                key.branch
+            );
+        }
         note!(
-            "rigor: '{name}' against {} {} ({}, not measured together: unpaired)",
-            short(&v.rev),
-            v.subject.as_deref().unwrap_or(""),
-            key.branch
+            "rigor: warning: compared with one stored measurement, unpaired, without the between-session spread (the branch needs two stored versions for that): treat the verdict with care"
         );
-    }
-    emit(&rigor_app::comparisons::render(&checked.comparisons));
-    if let Some(suite) = &checked.suite {
-        emit(&crate::text::suite(suite, a.seed));
+        emit(&rigor_app::comparisons::render(&checked.comparisons));
+        if let Some(suite) = checked.suite.as_ref().filter(|s| s.benchmarks > 1) {
+            emit(&crate::text::suite(suite, a.seed));
+        }
+    } else {
+        emit(&history_table(&checked.against_history, &key));
     }
     if let Some(path) = &a.markdown {
-        rigor_store::write_atomic(
-            path,
-            rigor_app::comparisons::markdown(&checked.comparisons).as_bytes(),
-        )?;
+        let text = if checked.against_history.is_empty() {
+            rigor_app::comparisons::markdown(&checked.comparisons)
+        } else {
+            history_markdown(&checked.against_history, &key)
+        };
+        rigor_store::write_atomic(path, text.as_bytes())?;
     }
     let gated = match comparison.fail_on {
         Some(rigor_app::settings::FailOn::Warning) => !checked.warnings.is_empty(),
+        rule if !checked.against_history.is_empty() => checked
+            .against_history
+            .iter()
+            .any(|v| rule.is_some_and(|r| r.fails_on(v.change.verdict))),
         rule => rigor_app::comparisons::gate(&checked.comparisons, rule),
     };
     Ok(if gated { Outcome::Gated } else { Outcome::Ok })
+}
+
+fn history_line(v: &track::HistoryVerdict) -> (String, String) {
+    let c = &v.change;
+    let ci = c.interval.map_or("unbounded".to_string(), |(lo, hi)| {
+        format!("{} .. {}", signed_percent(lo), signed_percent(hi))
+    });
+    (signed_percent(c.ratio), ci)
+}
+
+/// The candidate against the stored history, one line per benchmark.
+fn history_table(list: &[track::HistoryVerdict], key: &SeriesKey) -> String {
+    let mut out = format!(
+        "Against the history of {} on {} (the versions since its last change as the top level)\n",
+        key.branch, key.machine
+    );
+    for v in list {
+        let (change, ci) = history_line(v);
+        let _ = writeln!(
+            out,
+            "  {}: {change} (95% CI {ci}): {} — against {} version(s) since {}; spread between versions {}",
+            v.benchmark,
+            v.change.verdict,
+            v.versions,
+            short(&v.since.rev),
+            percent(100.0 * v.tau2.sqrt())
+        );
+    }
+    out
+}
+
+fn history_markdown(list: &[track::HistoryVerdict], key: &SeriesKey) -> String {
+    let mut out = format!(
+        "Against the history of `{}` on {} (the versions since its last change as the top level)\n\n| benchmark | change | 95% CI | verdict | versions | since |\n|---|---:|---|---|---:|---|\n",
+        key.branch, key.machine
+    );
+    for v in list {
+        let (change, ci) = history_line(v);
+        let _ = writeln!(
+            out,
+            "| {} | {change} | {ci} | {} | {} | `{}` |",
+            v.benchmark.replace('|', "\\|"),
+            v.change.verdict,
+            v.versions,
+            short(&v.since.rev)
+        );
+    }
+    out
 }
 
 fn changes(history: &mut SqliteHistory, a: &TrackChangesArgs) -> Result<Outcome> {

@@ -350,9 +350,30 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .arg(&md)
         .assert()
         .code(1)
-        .stdout(predicate::str::contains("parse (new) is 9.9% slower"))
-        .stderr(predicate::str::contains("against v1"));
+        .stdout(
+            predicate::str::contains("parse: +9.6%").and(predicate::str::contains(
+                "regression — against 2 version(s) since v0",
+            )),
+        );
     assert!(std::fs::read_to_string(&md).unwrap().contains("regression"));
+    // Against one chosen version: unpaired, and said so.
+    rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .arg("check")
+        .arg(&slower)
+        .args([
+            "--machine",
+            "m",
+            "--baseline-version",
+            "v1",
+            "--fail-on",
+            "regression",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("parse (new) is 9.9% slower"))
+        .stderr(predicate::str::contains("against v1").and(predicate::str::contains("unpaired")));
     rigor()
         .args(["track", "--db"])
         .arg(&db)
