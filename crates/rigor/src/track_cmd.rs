@@ -611,6 +611,9 @@ fn changes_table(list: &[StoredChange]) -> String {
 }
 
 fn changes_markdown(list: &[StoredChange]) -> String {
+    if list.is_empty() {
+        return "No performance changes detected.\n".to_string();
+    }
     let mut out = String::from(
         "| id | version | benchmark | change | 95% CI | verdict | previous | machine | branch | status |\n|---:|---|---|---:|---|---|---|---|---|---|\n",
     );
