@@ -26,6 +26,9 @@ pub enum Unanalysed {
         /// The top level's name.
         level: String,
     },
+    /// The version failed to build or run: nothing was measured.
+    #[error("the version failed (its build or every execution); `rigor track run` said why")]
+    VersionFailed,
     /// The statistics refused the data.
     #[error("{0}")]
     Stats(#[from] rigor_stats::StatsError),

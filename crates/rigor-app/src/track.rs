@@ -602,10 +602,26 @@ pub struct HistoryPoint {
 
 /// A benchmark's history on a machine and branch, analysed version by version.
 pub fn show(history: &dyn History, key: &SeriesKey, benchmark: &str) -> Result<Vec<HistoryPoint>> {
-    let series = history.series(&key.machine, &key.branch, benchmark)?;
+    let mut measured: std::collections::HashMap<String, VersionData> = history
+        .series(&key.machine, &key.branch, benchmark)?
+        .into_iter()
+        .map(|v| (v.version.rev.clone(), v))
+        .collect();
     let mut points: Vec<HistoryPoint> = Vec::new();
-    let mut previous: Option<rigor_stats::Hierarchy> = None;
-    for v in series {
+    let mut previous: Option<(rigor_stats::Hierarchy, rigor_stats::Analysis)> = None;
+    for stored in history.versions(&key.machine, &key.branch)? {
+        let Some(v) = measured.remove(&stored.version.rev) else {
+            // Versions that failed to build or run are shown as such (others simply lack this
+            // benchmark).
+            if stored.failed > 0 && stored.failed == stored.runs {
+                points.push(HistoryPoint {
+                    version: stored.version,
+                    analysis: Err(crate::analysis::Unanalysed::VersionFailed),
+                    against_previous: None,
+                });
+            }
+            continue;
+        };
         let h = hierarchy_of(&v.benchmark).ok();
         let mut result = ResultFile {
             benchmarks: vec![v.benchmark],
@@ -614,17 +630,14 @@ pub fn show(history: &dyn History, key: &SeriesKey, benchmark: &str) -> Result<V
         let analysis = analyze_all(&mut result, &AnalysisSettings::default())
             .pop()
             .unwrap_or(Err(crate::analysis::Unanalysed::NothingMeasured));
-        let against_previous = match (&previous, &h, points.last()) {
-            (Some(before), Some(now), Some(last)) => consecutive(
-                before,
-                now,
-                last.analysis.as_ref().ok(),
-                analysis.as_ref().ok(),
-            ),
+        let against_previous = match (&previous, &h, &analysis) {
+            (Some((before, before_analysis)), Some(now), Ok(now_analysis)) => {
+                consecutive(before, now, before_analysis, now_analysis)
+            }
             _ => None,
         };
-        if h.is_some() {
-            previous = h;
+        if let (Some(h), Ok(a)) = (h, &analysis) {
+            previous = Some((h, a.clone()));
         }
         points.push(HistoryPoint {
             version: v.version,
@@ -639,8 +652,8 @@ pub fn show(history: &dyn History, key: &SeriesKey, benchmark: &str) -> Result<V
 fn consecutive(
     before: &rigor_stats::Hierarchy,
     now: &rigor_stats::Hierarchy,
-    before_analysis: Option<&rigor_stats::Analysis>,
-    now_analysis: Option<&rigor_stats::Analysis>,
+    before_analysis: &rigor_stats::Analysis,
+    now_analysis: &rigor_stats::Analysis,
 ) -> Option<(Ratio, Verdict)> {
     use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
     let a = MeanEstimate::from_hierarchy(now).ok()?;
@@ -651,7 +664,7 @@ fn consecutive(
         rigor_stats::compare::verdict_from_interval(lo, hi, 0.01)
     });
     let overlap =
-        rigor_stats::compare::overlap_verdict(&now_analysis?.interval, &before_analysis?.interval)
+        rigor_stats::compare::overlap_verdict(&now_analysis.interval, &before_analysis.interval)
             .verdict;
     Some((
         Ratio {

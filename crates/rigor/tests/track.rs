@@ -40,6 +40,15 @@ fn a_version_that_fails_to_build_is_recorded_and_the_run_goes_on() {
         .stdout(predicate::str::contains(
             "Tracked 1 version(s) (0 already stored, 2 failed)",
         ));
+    let show = stdout_of(rigor().args(["track", "--db"]).arg(&db).args([
+        "show",
+        "./bench",
+        "--machine",
+        "m",
+        "--branch",
+        "main",
+    ]));
+    assert_eq!(show.matches("the version failed").count(), 2, "{show}");
 }
 
 #[test]
