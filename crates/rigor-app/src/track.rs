@@ -814,34 +814,55 @@ pub fn bisect(
             comparisons,
         }))
     };
-    let (mut lo, mut hi) = (0, chain.len() - 1);
-    // The ends, measured again with twice the executions (twice more at most) while the verdict
-    // cannot tell whether they differ.
-    let base_executions = experiment.runner.executions;
-    let mut overall = None;
-    for _ in 0..3 {
-        let ends = match measure(
-            &[&chain[lo], &chain[hi]],
-            history,
-            experiment,
-            executor,
-            progress,
-        )? {
-            Ok(step) => step,
-            Err(why) => {
-                experiment.runner.executions = base_executions;
-                return Ok(BisectOutcome::Stopped(why));
+    // Measures `revs` together; while `decided` says the verdict cannot place the step, again
+    // with twice the executions (twice more at most). The last step either way.
+    let repeat = |revs: &[&String],
+                  history: &mut dyn History,
+                  experiment: &mut RunSettings,
+                  executor: &mut dyn Executor,
+                  progress: &mut dyn Progress,
+                  observer: &mut dyn BisectObserver,
+                  decided: &dyn Fn(&BisectStep) -> bool|
+     -> Result<std::result::Result<BisectStep, String>> {
+        let base = experiment.runner.executions;
+        let mut last = Err("no measurement".to_string());
+        for _ in 0..3 {
+            let step = match measure(revs, history, experiment, executor, progress) {
+                Ok(Ok(step)) => step,
+                other => {
+                    experiment.runner.executions = base;
+                    return other;
+                }
+            };
+            observer.step(&step);
+            let done = decided(&step);
+            last = Ok(step);
+            if done {
+                break;
             }
-        };
-        observer.step(&ends);
-        overall = ends.comparisons.first().copied();
-        if overall.is_none_or(|o| o.verdict.is_change() || o.verdict == Verdict::Equivalent) {
-            break;
+            experiment.runner.executions *= 2;
         }
-        experiment.runner.executions *= 2;
-    }
-    experiment.runner.executions = base_executions;
-    let Some(overall) = overall else {
+        experiment.runner.executions = base;
+        Ok(last)
+    };
+    let (mut lo, mut hi) = (0, chain.len() - 1);
+    let ends = match repeat(
+        &[&chain[lo], &chain[hi]],
+        history,
+        experiment,
+        executor,
+        progress,
+        observer,
+        &|s| {
+            s.comparisons
+                .first()
+                .is_none_or(|o| o.verdict.is_change() || o.verdict == Verdict::Equivalent)
+        },
+    )? {
+        Ok(step) => step,
+        Err(why) => return Ok(BisectOutcome::Stopped(why)),
+    };
+    let Some(&overall) = ends.comparisons.first() else {
         return Ok(BisectOutcome::Stopped(
             "the ends could not be compared".into(),
         ));
@@ -850,57 +871,40 @@ pub fn bisect(
         return Ok(BisectOutcome::NoChange { ends: overall });
     }
     let direction = overall.ratio.ln().signum();
+    // The change is at or before mid when mid already differs from lo in the change's
+    // direction, after it when mid is equivalent to lo.
+    let placed = |r: &Ratio| {
+        (r.verdict.is_change() && r.ratio.ln().signum() == direction)
+            .then_some(true)
+            .or((r.verdict == Verdict::Equivalent).then_some(false))
+    };
     let mut last_pair = Some(overall);
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        // A midpoint the verdict cannot place is measured again with twice the executions
-        // (twice more at most) before its closeness to either end decides.
-        let mut decided = None;
-        let mut last = None;
-        for _ in 0..3 {
-            let step = match measure(
-                &[&chain[lo], &chain[mid], &chain[hi]],
-                history,
-                experiment,
-                executor,
-                progress,
-            )? {
-                Ok(step) => step,
-                Err(why) => {
-                    experiment.runner.executions = base_executions;
-                    return Ok(BisectOutcome::Stopped(why));
-                }
-            };
-            observer.step(&step);
-            let (Some(&mid_vs_lo), Some(&hi_vs_lo)) =
-                (step.comparisons.first(), step.comparisons.get(1))
-            else {
-                experiment.runner.executions = base_executions;
-                return Ok(BisectOutcome::Stopped(
-                    "a step could not be compared".into(),
-                ));
-            };
-            let d_mid = mid_vs_lo.ratio.ln();
-            if mid_vs_lo.verdict.is_change() && d_mid.signum() == direction {
-                decided = Some((true, mid_vs_lo));
-            } else if mid_vs_lo.verdict == Verdict::Equivalent {
-                decided = Some((false, mid_vs_lo));
-            }
-            last = Some((mid_vs_lo, hi_vs_lo));
-            if decided.is_some() {
-                break;
-            }
-            experiment.runner.executions *= 2;
-        }
-        experiment.runner.executions = base_executions;
-        let (changed, mid_vs_lo) = match (decided, last) {
-            (Some(d), _) => d,
-            (None, Some((mid_vs_lo, hi_vs_lo))) => {
-                let (d_mid, d_hi) = (mid_vs_lo.ratio.ln(), hi_vs_lo.ratio.ln());
-                (d_mid.abs() > (d_hi - d_mid).abs(), mid_vs_lo)
-            }
-            (None, None) => return Ok(BisectOutcome::Stopped("no measurement".into())),
+        let step = match repeat(
+            &[&chain[lo], &chain[mid], &chain[hi]],
+            history,
+            experiment,
+            executor,
+            progress,
+            observer,
+            &|s| s.comparisons.first().is_none_or(|r| placed(r).is_some()),
+        )? {
+            Ok(step) => step,
+            Err(why) => return Ok(BisectOutcome::Stopped(why)),
         };
+        let (Some(&mid_vs_lo), Some(&hi_vs_lo)) =
+            (step.comparisons.first(), step.comparisons.get(1))
+        else {
+            return Ok(BisectOutcome::Stopped(
+                "a step could not be compared".into(),
+            ));
+        };
+        // When the verdict cannot place mid, its closeness to either end decides.
+        let changed = placed(&mid_vs_lo).unwrap_or_else(|| {
+            let (d_mid, d_hi) = (mid_vs_lo.ratio.ln(), hi_vs_lo.ratio.ln());
+            d_mid.abs() > (d_hi - d_mid).abs()
+        });
         if changed {
             hi = mid;
             last_pair = Some(mid_vs_lo);
