@@ -951,7 +951,8 @@ pub struct Checked {
     /// Benchmarks not compared, and other problems.
     pub warnings: Vec<rigor_store::Warning>,
     /// Each benchmark against the stored history of the branch (versions as the top level),
-    /// when the branch has at least two stored versions: what decides the gate.
+    /// when every benchmark has at least two stored versions: what decides the gate (then
+    /// `comparisons` is empty).
     pub against_history: Vec<HistoryVerdict>,
 }
 
@@ -989,8 +990,14 @@ pub fn check(
     let mut candidate = rigor_store::load(file)?;
     let mut old = ResultFile::new(seed, analysis.confidence);
     let mut versions = Vec::new();
+    let mut against_history = Vec::new();
     for b in &candidate.benchmarks {
         let series = history.series(&baseline.machine, &baseline.branch, &b.name)?;
+        if baseline_rev.is_none() {
+            if let Some(v) = against_series(&series, b, analysis, comparison)? {
+                against_history.push(v);
+            }
+        }
         let pick = match baseline_rev {
             Some(rev) => series
                 .into_iter()
@@ -1008,26 +1015,28 @@ pub fn check(
             branch: baseline.branch.clone(),
         });
     }
+    // The history decides when it covers every benchmark with a baseline; otherwise every
+    // benchmark is compared with its one stored measurement (the unpaired fallback).
+    if against_history.len() == versions.len() {
+        return Ok(Checked {
+            baseline: versions,
+            comparisons: Vec::new(),
+            suite: None,
+            warnings: Vec::new(),
+            against_history,
+        });
+    }
     let old_analyses = analyze_all(&mut old, analysis);
     let new_analyses = analyze_all(&mut candidate, analysis);
     let cs = crate::comparisons::CompareSettings::new(comparison, analysis.confidence, seed);
     let (comparisons, suite, warnings) =
         crate::comparisons::between(&old, &old_analyses, &candidate, &new_analyses, &cs)?;
-    let mut against_history = Vec::new();
-    if baseline_rev.is_none() {
-        for b in &candidate.benchmarks {
-            let series = history.series(&baseline.machine, &baseline.branch, &b.name)?;
-            if let Some(v) = against_series(&series, b, analysis, comparison)? {
-                against_history.push(v);
-            }
-        }
-    }
     Ok(Checked {
         baseline: versions,
         comparisons,
         suite,
         warnings,
-        against_history,
+        against_history: Vec::new(),
     })
 }
 

@@ -43,9 +43,6 @@ pub enum HistoryError {
     /// No change has this id.
     #[error("no change has id {0}")]
     NoSuchChange(i64),
-    /// No run has this id.
-    #[error("no run has id {0}")]
-    NoSuchRun(i64),
     /// A status that is not one of new, acknowledged, invalid.
     #[error("'{0}' is not a change status (new, acknowledged, invalid)")]
     BadStatus(String),

@@ -15,8 +15,6 @@ pub use error::{HistoryError, Result};
 pub use sqlite::SqliteHistory;
 pub use types::*;
 
-use rigor_store::ResultFile;
-
 /// A store of runs across versions and machines.
 pub trait History {
     /// Stores a result for a version on a machine and branch. Idempotent: a result already
@@ -67,7 +65,4 @@ pub trait History {
 
     /// Sets a change's status.
     fn set_status(&mut self, id: i64, status: ChangeStatus) -> Result<()>;
-
-    /// One stored run, as a result file (for re-analysis and comparisons).
-    fn run_result(&self, id: RunId) -> Result<ResultFile>;
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use rigor_store::{
     BenchmarkRecord, ExecutionRecord, FailureRecord, Layout, ResultFile, RunStatus, SampleRecord,
 };
-use rigor_units::{ConfidenceLevel, Seconds, Seed, TimeUnit};
+use rigor_units::{Seconds, TimeUnit};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
 
@@ -393,15 +393,33 @@ impl SqliteHistory {
         branch: &str,
         benchmark: &str,
     ) -> Result<HashMap<i64, RunData>> {
+        self.run_data(
+            "m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'",
+            params![machine, branch, benchmark],
+        )
+    }
+
+    /// The samples and executions, by run, of the rows of `samples` and `executions` (each
+    /// aliased `x`, joined with its benchmark `b`, run `r` and machine `m`) that `filter` keeps.
+    fn run_data(
+        &self,
+        filter: &str,
+        values: &[&dyn rusqlite::ToSql],
+    ) -> Result<HashMap<i64, RunData>> {
+        let query = |table: &str, columns: &str| {
+            format!(
+                "SELECT x.run_id, {columns} FROM {table} x
+                 JOIN benchmarks b ON b.id = x.benchmark_id JOIN runs r ON r.id = x.run_id
+                 JOIN machines m ON m.id = r.machine_id
+                 WHERE {filter} ORDER BY x.run_id, x.rowid"
+            )
+        };
         let mut data: HashMap<i64, RunData> = HashMap::new();
-        let mut stmt = self.db(self.conn.prepare_cached(
-            "SELECT s.run_id, s.build, s.round, s.execution, s.iteration, s.value, s.warmup
-             FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id
-             JOIN runs r ON r.id = s.run_id JOIN machines m ON m.id = r.machine_id
-             WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'
-             ORDER BY s.run_id, s.rowid",
-        ))?;
-        let rows = self.db(stmt.query_map(params![machine, branch, benchmark], |r| {
+        let mut stmt = self.db(self.conn.prepare_cached(&query(
+            "samples",
+            "x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
+        )))?;
+        let rows = self.db(stmt.query_map(values, |r| {
             Ok((
                 r.get::<_, i64>(0)?,
                 SampleRecord {
@@ -418,15 +436,11 @@ impl SqliteHistory {
             let (run, s) = self.db(row)?;
             data.entry(run).or_default().samples.push(s);
         }
-        let mut stmt = self.db(self.conn.prepare_cached(
-            "SELECT e.run_id, e.build, e.round, e.execution, e.warmup, e.wall, e.user_time,
-                    e.sys_time, e.max_rss
-             FROM executions e JOIN benchmarks b ON b.id = e.benchmark_id
-             JOIN runs r ON r.id = e.run_id JOIN machines m ON m.id = r.machine_id
-             WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'
-             ORDER BY e.run_id, e.rowid",
-        ))?;
-        let rows = self.db(stmt.query_map(params![machine, branch, benchmark], |r| {
+        let mut stmt = self.db(self.conn.prepare_cached(&query(
+            "executions",
+            "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss",
+        )))?;
+        let rows = self.db(stmt.query_map(values, |r| {
             Ok((
                 r.get::<_, i64>(0)?,
                 ExecutionRecord {
@@ -449,50 +463,6 @@ impl SqliteHistory {
         Ok(data)
     }
 
-    fn samples_of(&self, run: i64, benchmark: &str) -> Result<Vec<SampleRecord>> {
-        let mut stmt = self.db(self.conn.prepare_cached(
-            "SELECT s.build, s.round, s.execution, s.iteration, s.value, s.warmup
-             FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id
-             WHERE s.run_id = ?1 AND b.name = ?2 ORDER BY s.rowid",
-        ))?;
-        self.db(stmt
-            .query_map(params![run, benchmark], |r| {
-                Ok(SampleRecord {
-                    build: r.get::<_, Option<i64>>(0)?.map(|x| x as usize),
-                    round: r.get::<_, i64>(1)? as usize,
-                    execution: r.get::<_, i64>(2)? as usize,
-                    iteration: r.get::<_, i64>(3)? as usize,
-                    value: r.get(4)?,
-                    warmup: r.get(5)?,
-                })
-            })
-            .and_then(|rows| rows.collect()))
-    }
-
-    fn executions_of(&self, run: i64, benchmark: &str) -> Result<Vec<ExecutionRecord>> {
-        let mut stmt = self.db(self.conn.prepare_cached(
-            "SELECT e.build, e.round, e.execution, e.warmup, e.wall, e.user_time, e.sys_time,
-                    e.max_rss
-             FROM executions e JOIN benchmarks b ON b.id = e.benchmark_id
-             WHERE e.run_id = ?1 AND b.name = ?2 ORDER BY e.rowid",
-        ))?;
-        self.db(stmt
-            .query_map(params![run, benchmark], |r| {
-                Ok(ExecutionRecord {
-                    build: r.get::<_, Option<i64>>(0)?.map(|x| x as usize),
-                    round: r.get::<_, i64>(1)? as usize,
-                    execution: r.get::<_, i64>(2)? as usize,
-                    warmup: r.get(3)?,
-                    wall: Seconds(r.get(4)?),
-                    user: Seconds(r.get(5)?),
-                    sys: Seconds(r.get(6)?),
-                    max_rss: r.get::<_, i64>(7)? as u64,
-                    env_pad: None,
-                })
-            })
-            .and_then(|rows| rows.collect()))
-    }
-
     /// One version's runs of a benchmark merged into one record: each run's rounds, executions
     /// and builds are shifted past the previous run's, so units of different runs stay apart.
     fn merged(
@@ -509,13 +479,10 @@ impl SqliteHistory {
         b.unit = first.unit;
         let (mut round0, mut exec0, mut build0) = (0, 0, 0);
         for part in parts.iter().filter(|p| p.layout == first.layout) {
-            let (samples, executions) = match data.remove(&part.run) {
-                Some(d) => (d.samples, d.executions),
-                None => (
-                    self.samples_of(part.run, name)?,
-                    self.executions_of(part.run, name)?,
-                ),
-            };
+            let RunData {
+                samples,
+                executions,
+            } = data.remove(&part.run).unwrap_or_default();
             let next = |f: &dyn Fn(&SampleRecord) -> usize| samples.iter().map(f).max();
             let (r, e, bl) = (
                 next(&|s| s.round),
@@ -857,59 +824,5 @@ impl History for SqliteHistory {
             return Err(HistoryError::NoSuchChange(id));
         }
         Ok(())
-    }
-
-    fn run_result(&self, id: RunId) -> Result<ResultFile> {
-        let row: Option<(String, String, String, String, String, String)> = self.db(self
-            .conn
-            .query_row(
-                "SELECT r.seed, r.status, r.rigor_version, m.name, r.branch, v.rev
-                     FROM runs r JOIN versions v ON v.id = r.version_id
-                     JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
-                params![id.0],
-                |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                    ))
-                },
-            )
-            .optional())?;
-        let Some((seed, status, rigor_version, machine, branch, rev)) = row else {
-            return Err(HistoryError::NoSuchRun(id.0));
-        };
-        let mut result = ResultFile::new(
-            seed.parse::<Seed>().map_err(|e| self.damaged("seed", e))?,
-            ConfidenceLevel::NINETY_FIVE,
-        );
-        result.rigor_version = rigor_version;
-        result.status = match status.as_str() {
-            "interrupted" => RunStatus::Interrupted,
-            "running" => RunStatus::Running,
-            _ => RunStatus::Complete,
-        };
-        result.provenance.label = Some(rev.clone());
-        let mut stmt = self.db(self.conn.prepare(
-            "SELECT b.name FROM run_benchmarks rb JOIN benchmarks b ON b.id = rb.benchmark_id
-             WHERE rb.run_id = ?1 ORDER BY rb.rowid",
-        ))?;
-        let names: Vec<String> = self.db(stmt
-            .query_map(params![id.0], |r| r.get(0))
-            .and_then(|rows| rows.collect()))?;
-        for name in names {
-            let parts: Vec<RunBenchmark> = self
-                .run_benchmarks_of(Some(&rev), &machine, &branch, &name)?
-                .into_iter()
-                .filter(|p| p.run == id.0)
-                .collect();
-            if let Some(b) = self.merged(&name, parts, &mut HashMap::new())? {
-                result.benchmarks.push(b);
-            }
-        }
-        Ok(result)
     }
 }

@@ -156,30 +156,20 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
         iterations_per_execution: args.iterations,
     };
     runner.validate()?;
-    let mut settings = RunSettings {
-        benchmarks,
-        commands: commands.to_vec(),
-        runner,
-        discard: args.discard,
-        iterations_expected,
-        mode: Mode::Fixed,
-        analysis: analysis(&args.analysis),
-        comparison: comparison(&args.compare),
-        exports: Exports {
-            json: args.export_json.clone(),
-            csv: args.export_csv.clone(),
-            markdown: args.export_markdown.clone(),
-            html: args.report.clone(),
-        },
-        simulate: args.simulate,
-        origin: origin(args.label.as_ref()),
-        record: placeholder_record(),
-        build_root,
-    };
-    settings.mode = match &args.plan {
+    let analysis = analysis(&args.analysis);
+    let comparison = comparison(&args.compare);
+    let (mut benchmarks, mut runner) = (benchmarks, runner);
+    let mode = match &args.plan {
         Some(path) => {
             let plan = PlanFile::load(path)?;
-            apply_plan(&mut settings, &plan, args.precision)?;
+            apply_plan(
+                &mut benchmarks,
+                &mut runner,
+                args.discard,
+                &analysis,
+                &plan,
+                args.precision,
+            )?;
             Mode::Planned {
                 plan: Box::new(plan),
                 precision: args.precision,
@@ -192,37 +182,39 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
         },
         None => Mode::Fixed,
     };
-    settings.record = record(&settings, args);
-    Ok(settings)
-}
-
-/// Until the mode is known (the record is filled in last).
-fn placeholder_record() -> RunSettingsRecord {
-    RunSettingsRecord {
-        mode: ModeRecord::Fixed,
-        executions: 0,
-        warmup_executions: 0,
-        discard: Discard::default(),
-        timeout: None,
-        shell: false,
-        simulate: false,
-        ignore_failure: false,
-        quantile: Quantile::StudentT,
-        build: None,
-        builds: None,
-        randomize_env: false,
-        iterations: None,
-        threshold: Fraction::default(),
-        method: VerdictMethod::Ratio,
-        estimator: Estimator::Mean,
-        resamples: 0,
-    }
+    let record = record(&mode, &runner, &analysis, &comparison, args);
+    Ok(RunSettings {
+        benchmarks,
+        commands: commands.to_vec(),
+        runner,
+        discard: args.discard,
+        iterations_expected,
+        mode,
+        analysis,
+        comparison,
+        exports: Exports {
+            json: args.export_json.clone(),
+            csv: args.export_csv.clone(),
+            markdown: args.export_markdown.clone(),
+            html: args.report.clone(),
+        },
+        simulate: args.simulate,
+        origin: origin(args.label.as_ref()),
+        record,
+        build_root,
+    })
 }
 
 /// The settings as saved in the result.
-fn record(s: &RunSettings, args: &RunOptions) -> RunSettingsRecord {
+fn record(
+    mode: &Mode,
+    runner: &Settings,
+    analysis: &AnalysisSettings,
+    comparison: &ComparisonSettings,
+    args: &RunOptions,
+) -> RunSettingsRecord {
     RunSettingsRecord {
-        mode: match &s.mode {
+        mode: match mode {
             Mode::Fixed => ModeRecord::Fixed,
             Mode::Planned { precision, .. } => ModeRecord::Planned {
                 precision: *precision,
@@ -237,22 +229,22 @@ fn record(s: &RunSettings, args: &RunOptions) -> RunSettingsRecord {
                 max_units: *max_units,
             },
         },
-        executions: s.runner.executions,
-        warmup_executions: s.runner.warmup_executions,
-        discard: s.discard,
+        executions: runner.executions,
+        warmup_executions: runner.warmup_executions,
+        discard: args.discard,
         timeout: args.timeout,
         shell: args.shell,
         simulate: args.simulate,
         ignore_failure: args.ignore_failure,
-        quantile: s.analysis.quantile,
+        quantile: analysis.quantile,
         build: args.build.clone(),
-        builds: s.runner.build.as_ref().map(|b| b.builds),
+        builds: runner.build.as_ref().map(|b| b.builds),
         randomize_env: args.randomize_env,
         iterations: args.iterations,
-        threshold: s.comparison.threshold,
-        method: s.comparison.method,
-        estimator: s.comparison.estimator,
-        resamples: s.comparison.resamples,
+        threshold: comparison.threshold,
+        method: comparison.method,
+        estimator: comparison.estimator,
+        resamples: comparison.resamples,
     }
 }
 
@@ -278,21 +270,23 @@ fn iteration_source(args: &RunOptions) -> Result<IterationSource> {
 }
 
 /// `--plan FILE`: the plan's lower-level counts, and with `--precision` its top-level count.
-fn apply_plan(s: &mut RunSettings, file: &PlanFile, precision: Option<Fraction>) -> Result<()> {
-    let plans = file.for_benchmarks(&s.benchmarks)?;
-    let discard = s.discard.fixed();
-    for (b, p) in s.benchmarks.iter_mut().zip(&plans) {
-        b.iterations = p.count(LevelKind::Iteration).map(|k| k + discard);
+fn apply_plan(
+    benchmarks: &mut [Benchmark],
+    runner: &mut Settings,
+    discard: Discard,
+    analysis: &AnalysisSettings,
+    file: &PlanFile,
+    precision: Option<Fraction>,
+) -> Result<()> {
+    let plans = file.for_benchmarks(benchmarks)?;
+    for (b, p) in benchmarks.iter_mut().zip(&plans) {
+        b.iterations = p.count(LevelKind::Iteration).map(|k| k + discard.fixed());
     }
     let top = match precision {
         Some(target) => {
             let mut most = 2;
             for p in &plans {
-                most = most.max(p.top_units_for(
-                    target,
-                    s.analysis.confidence,
-                    s.analysis.quantile,
-                )?);
+                most = most.max(p.top_units_for(target, analysis.confidence, analysis.quantile)?);
             }
             Some(most)
         }
@@ -302,12 +296,12 @@ fn apply_plan(s: &mut RunSettings, file: &PlanFile, precision: Option<Fraction>)
         .iter()
         .filter_map(|p| p.count(LevelKind::Execution))
         .max();
-    match &mut s.runner.build {
+    match &mut runner.build {
         Some(build) => {
-            s.runner.executions = per_build.unwrap_or(1);
+            runner.executions = per_build.unwrap_or(1);
             build.builds = top.unwrap_or(build.builds);
         }
-        None => s.runner.executions = top.unwrap_or(s.runner.executions),
+        None => runner.executions = top.unwrap_or(runner.executions),
     }
     Ok(())
 }
