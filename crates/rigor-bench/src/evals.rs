@@ -1,4 +1,4 @@
-//! Evaluations per sample for in-process microbenchmarks (METHODS §8; Chen & Revels 2016).
+//! Evaluations per sample for in-process microbenchmarks (Chen & Revels 2016).
 //!
 //! A function too fast for the timer is timed over `evals` back-to-back evaluations per sample.
 //! Tuning (Chen & Revels, Alg. 1): for i = 1..j time i evaluations (T_i), estimate the time of one
@@ -12,8 +12,37 @@
 //! capped at 1000 ([`max_evals`]). All times are in nanoseconds.
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
-use crate::error::{Result, StatsError};
+/// A tuning parameter or measured time that cannot be used.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum EvalsError {
+    /// A parameter outside its domain.
+    #[error("{name} = {value}: {reason}")]
+    InvalidParameter {
+        /// The parameter.
+        name: &'static str,
+        /// Its value, as text.
+        value: String,
+        /// What it must be.
+        reason: &'static str,
+    },
+    /// No timings to tune from.
+    #[error("no timings to tune from")]
+    NoTimes,
+    /// A timing that is negative or not finite.
+    #[error("timing {index} is {value}, not a finite non-negative time")]
+    NonFinite {
+        /// Its 0-based position.
+        index: usize,
+        /// The value.
+        value: f64,
+    },
+}
+
+/// Results of this module.
+pub type Result<T> = std::result::Result<T, EvalsError>;
 
 /// Largest `t` (ns) covered by the BenchmarkTools table; above it ν = 1.
 pub const TABLE_END_NS: u64 = 9000;
@@ -75,7 +104,7 @@ pub fn chen_revels_evals(t_ns: f64, j: u64, tau_acc_ns: f64, tau_prec_ns: f64) -
     check_positive("timer accuracy τ_acc", tau_acc_ns)?;
     check_positive("timer precision τ_prec", tau_prec_ns)?;
     if j == 0 {
-        return Err(StatsError::InvalidParameter {
+        return Err(EvalsError::InvalidParameter {
             name: "j",
             value: "0".into(),
             reason: "must be at least 1",
@@ -90,7 +119,7 @@ fn check_positive(name: &'static str, value: f64) -> Result<()> {
     if value > 0.0 && value.is_finite() {
         Ok(())
     } else {
-        Err(StatsError::InvalidParameter {
+        Err(EvalsError::InvalidParameter {
             name,
             value: value.to_string(),
             reason: "must be positive and finite",
@@ -146,14 +175,10 @@ pub struct Tuning {
 /// Errors: no times, or a time that is negative or not finite.
 pub fn tune_from_times(times: &[f64], oracle: &EvalsOracle) -> Result<Tuning> {
     if times.is_empty() {
-        return Err(StatsError::TooFew {
-            what: "tuning evaluations",
-            needed: 1,
-            got: 0,
-        });
+        return Err(EvalsError::NoTimes);
     }
     if let Some(index) = times.iter().position(|t| !(t.is_finite() && *t >= 0.0)) {
-        return Err(StatsError::NonFinite {
+        return Err(EvalsError::NonFinite {
             index,
             value: times[index],
         });
@@ -175,8 +200,27 @@ pub fn tune_from_times(times: &[f64], oracle: &EvalsOracle) -> Result<Tuning> {
 
 /// Tuning by measurement: calls `measure(i)` for i = 1..=j — it must return the time (ns) of i
 /// back-to-back evaluations — then applies [`tune_from_times`].
-pub fn tune(j: u64, mut measure: impl FnMut(u64) -> f64, oracle: &EvalsOracle) -> Result<Tuning> {
-    let times: Vec<f64> = (1..=j).map(&mut measure).collect();
+pub fn tune(j: u64, measure: impl FnMut(u64) -> f64, oracle: &EvalsOracle) -> Result<Tuning> {
+    tune_until(j, f64::INFINITY, measure, oracle)
+}
+
+/// As [`tune`], but stops after the first i whose T_i reaches `long_ns`: a timing that long is
+/// far above the timer's error, so larger i cannot lower t̂ by more than that error, and a slow
+/// function is not evaluated j(j + 1)/2 times just to tune it (a 10 µs function would take 5 s).
+pub fn tune_until(
+    j: u64,
+    long_ns: f64,
+    mut measure: impl FnMut(u64) -> f64,
+    oracle: &EvalsOracle,
+) -> Result<Tuning> {
+    let mut times = Vec::new();
+    for i in 1..=j.max(1) {
+        let t = measure(i);
+        times.push(t);
+        if t >= long_ns {
+            break;
+        }
+    }
     tune_from_times(&times, oracle)
 }
 
@@ -260,5 +304,36 @@ mod tests {
             tau_prec_ns: 1.0,
         };
         assert_eq!(tune_from_times(&[500.0], &cr).unwrap().evals, 500);
+    }
+
+    #[test]
+    fn tuning_stops_once_a_timing_is_long() {
+        // 10 µs per evaluation: T_1 = 10 µs, T_10 = 100 µs reaches the bound; 10 timings taken.
+        let mut calls = Vec::new();
+        let t = tune_until(
+            1000,
+            100_000.0,
+            |i| {
+                calls.push(i);
+                10_000.0 * i as f64
+            },
+            &EvalsOracle::default(),
+        )
+        .unwrap();
+        assert_eq!(calls, (1..=10).collect::<Vec<_>>());
+        assert_eq!((t.per_eval_ns, t.evals), (10_000.0, 1));
+        // A 1 ns function never reaches it: all j timings, ν = 1000 (the oracle's spot value).
+        let mut n = 0;
+        let t = tune_until(
+            1000,
+            100_000.0,
+            |i| {
+                n += 1;
+                20.0 + i as f64
+            },
+            &EvalsOracle::default(),
+        )
+        .unwrap();
+        assert_eq!((n, t.at_evals, t.evals), (1000, 1000, 1000));
     }
 }
