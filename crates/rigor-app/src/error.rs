@@ -104,6 +104,9 @@ pub enum AppError {
     /// There is no history database at the path given.
     #[error("no history at {}: `rigor track run` or `rigor track add` makes one", .0.display())]
     NoHistory(PathBuf),
+    /// A Cargo project's bench targets could not be built, listed or tuned.
+    #[error(transparent)]
+    CargoBench(#[from] crate::cargo_bench::CargoBenchError),
     /// A temporary directory for builds could not be made.
     #[error("creating a directory for builds")]
     BuildRoot(#[source] std::io::Error),

@@ -9,6 +9,8 @@
 //! - [`saved::analyze`], [`saved::compare`], [`saved::report`]: the same analyses over saved
 //!   results.
 //! - [`report_view`]: the HTML report's view model (the report crate only draws it).
+//! - [`cargo_bench`]: a Cargo project's `rigor-bench` targets built, listed and tuned, as
+//!   benchmarks for [`run::run`] (`rigor bench`).
 //! - [`track`]: a project's history — ingest results, measure each version in its own git
 //!   worktree, detect changes over each benchmark's series.
 //!
@@ -16,6 +18,7 @@
 //! result, and errors are [`AppError`]s that keep their source.
 
 pub mod analysis;
+pub mod cargo_bench;
 pub mod comparisons;
 pub mod diagnosis;
 pub mod error;

@@ -330,13 +330,19 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         let values = rigor_protocol::parse_samples(&text).unwrap();
         assert_eq!(values.len(), 50);
-        assert!(values.iter().all(|v| (v.0 - 250e-9).abs() < 1e-18), "{values:?}");
+        assert!(
+            values.iter().all(|v| (v.0 - 250e-9).abs() < 1e-18),
+            "{values:?}"
+        );
     }
 
     #[test]
     fn a_function_that_times_nothing_is_an_error() {
         let clock = FakeClock::new(10);
         let b = Bench::new(&clock, calibrate(&clock), plan(None), None);
-        assert!(matches!(b.finish(), Err(crate::HarnessError::NothingTimed { .. })));
+        assert!(matches!(
+            b.finish(),
+            Err(crate::HarnessError::NothingTimed { .. })
+        ));
     }
 }

@@ -452,7 +452,10 @@ mod tests {
         )
         .unwrap();
         assert!(text.starts_with("Timer: resolution "), "{text}");
-        assert!(text.contains("sum/10: 12 samples of 5 evaluations (given)"), "{text}");
+        assert!(
+            text.contains("sum/10: 12 samples of 5 evaluations (given)"),
+            "{text}"
+        );
         assert!(text.contains("sum/1000: 12 samples"), "{text}");
         assert!(text.contains("elem/s (at the median)"), "{text}");
         assert!(text.ends_with(report::ONE_PROCESS), "{text}");

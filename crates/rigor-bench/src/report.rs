@@ -144,11 +144,20 @@ pub fn benchmark(name: &str, m: &Measurement) -> String {
         time(f.mean)
     );
     if let Some((lo, hi)) = f.median_interval {
-        let _ = write!(out, "   median 95% [{}, {}] in this process", time(lo), time(hi));
+        let _ = write!(
+            out,
+            "   median 95% [{}, {}] in this process",
+            time(lo),
+            time(hi)
+        );
     }
     out.push('\n');
     if let (Some(t), true) = (m.throughput, f.median > 0.0) {
-        let _ = writeln!(out, "  throughput {} (at the median)", throughput_text(t, f.median));
+        let _ = writeln!(
+            out,
+            "  throughput {} (at the median)",
+            throughput_text(t, f.median)
+        );
     }
     if let Some(a) = m.allocs {
         let _ = writeln!(out, "  {}", allocs_text(a));
@@ -207,10 +216,19 @@ mod tests {
             throughput: Some(Throughput::Bytes(1024)),
         };
         let text = benchmark("copy", &m);
-        assert!(text.starts_with("copy: 10 samples of 1000 evaluations (given)\n"), "{text}");
-        assert!(text.contains("min 2.000 ns   median 2.000 ns   mean 2.000 ns"), "{text}");
+        assert!(
+            text.starts_with("copy: 10 samples of 1000 evaluations (given)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("min 2.000 ns   median 2.000 ns   mean 2.000 ns"),
+            "{text}"
+        );
         // 1024 bytes in 2 ns = 512 GB/s.
         assert!(text.contains("throughput 512.0 GB/s"), "{text}");
-        assert!(text.contains("1 allocations, 64 bytes per iteration"), "{text}");
+        assert!(
+            text.contains("1 allocations, 64 bytes per iteration"),
+            "{text}"
+        );
     }
 }

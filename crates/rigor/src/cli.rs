@@ -39,6 +39,9 @@ pub enum Command {
     /// Dimension an experiment: run a pilot, measure each level's cost and variance, and write a
     /// plan with the optimal repetition counts (Kalibera & Jones 2013).
     Plan(Box<PlanArgs>),
+    /// Benchmark a Cargo project's rigor-bench targets: build them, tune each benchmark once, and
+    /// measure each across executions (processes) with rigor's intervals.
+    Bench(Box<BenchArgs>),
     /// Track a project's performance across versions: a history database, each version measured
     /// in its own checkout, changes detected over each benchmark's series.
     Track(Box<TrackArgs>),
@@ -434,6 +437,48 @@ pub struct RunOptions {
     pub analysis: AnalysisArgs,
 }
 
+/// `rigor bench`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Each benchmark is one rigor benchmark: its executions (processes, -r) are interleaved with the
+others' in shuffled rounds, and each execution writes its samples (--iterations of them) through
+rigor's protocol. The evaluations per sample are tuned once, before the experiment (Chen & Revels
+2016), and fixed for every execution. Compare two benchmarks with --reference NAME, or runs with
+--save-baseline NAME and later --baseline NAME (stored in .rigor/baselines/).")]
+pub struct BenchArgs {
+    /// Only the benchmarks whose names contain any FILTER.
+    #[arg(value_name = "FILTER")]
+    pub filters: Vec<String>,
+    /// Only this bench target (repeatable; default: every bench target).
+    #[arg(long = "bench", value_name = "NAME")]
+    pub benches: Vec<String>,
+    /// The project's Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// The package whose bench targets to build.
+    #[arg(short = 'p', long, value_name = "SPEC")]
+    pub package: Option<String>,
+    /// Cargo features to enable.
+    #[arg(long, value_name = "FEATURES")]
+    pub features: Option<String>,
+    /// List the benchmarks and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Evaluations per sample for every benchmark (default: tuned for each).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub evals: Option<u64>,
+    /// Save this run's result as the baseline NAME (.rigor/baselines/NAME.json).
+    #[arg(long, value_name = "NAME")]
+    pub save_baseline: Option<String>,
+    /// Compare this run with the saved baseline NAME (benchmark by benchmark, by name).
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// Everything `rigor run` takes (executions, --iterations as samples per execution,
+    /// --precision, exports, comparison and analysis options).
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
 /// `rigor plan`.
 #[derive(Debug, Args)]
 pub struct PlanArgs {
@@ -476,9 +521,10 @@ pub struct ComparisonArgs {
     /// two confidence intervals do not overlap.
     #[arg(long, value_enum, default_value_t = MethodArg::Ratio)]
     pub method: MethodArg,
-    /// The statistic compared; median and min use the hierarchical bootstrap.
-    #[arg(long, value_enum, default_value_t = EstimatorArg::Mean)]
-    pub estimator: EstimatorArg,
+    /// The statistic compared; median and min use the hierarchical bootstrap (default: mean;
+    /// min for `rigor bench`, as for in-process microbenchmarks in Chen & Revels 2016).
+    #[arg(long, value_enum)]
+    pub estimator: Option<EstimatorArg>,
     /// Bootstrap resamples.
     #[arg(long, default_value_t = 10_000, value_name = "B")]
     pub resamples: usize,

@@ -30,7 +30,11 @@ pub fn measuring(
 
 /// `rigor run`.
 pub fn run(args: &RunArgs) -> Result<Outcome> {
-    let s = settings::run(args)?;
+    execute(&settings::run(args)?)
+}
+
+/// Measures resolved run settings, prints the summaries and comparisons, writes the exports.
+pub fn execute(s: &rigor_app::settings::RunSettings) -> Result<Outcome> {
     let (stop, mut executor) = measuring(s.simulate, s.runner.seed)?;
     let shape = if s.is_adaptive() {
         "adaptive".to_string()
@@ -49,7 +53,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
     );
     let measured = {
         let mut bar = Bar::new();
-        rigor_app::run::run(&s, executor.as_mut(), stop, &mut bar)?
+        rigor_app::run::run(s, executor.as_mut(), stop, &mut bar)?
     };
     let r = &measured.result;
     emit(&rigor_app::exports::summaries(r, &measured.analyses));
@@ -63,7 +67,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
         }
     }
     if let Some(a) = &measured.adaptive {
-        emit(&format!("{}\n", text::adaptive_note(&s, a)));
+        emit(&format!("{}\n", text::adaptive_note(s, a)));
     }
     emit(&rigor_app::comparisons::render(&measured.comparisons));
     output::result_warnings(r);

@@ -11,6 +11,7 @@ macro_rules! note {
     }};
 }
 
+mod bench_cmd;
 mod cli;
 mod commands;
 mod output;
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
         Command::Run(args) => commands::run(args),
+        Command::Bench(args) => bench_cmd::bench(args),
         Command::Analyze(args) => commands::analyze(args),
         Command::Compare(args) => commands::compare(args),
         Command::Report(args) => commands::report(args),

@@ -44,7 +44,7 @@ pub fn comparison(a: &ComparisonArgs) -> ComparisonSettings {
             MethodArg::Ratio => VerdictMethod::Ratio,
             MethodArg::Overlap => VerdictMethod::Overlap,
         },
-        estimator: match a.estimator {
+        estimator: match a.estimator.unwrap_or(EstimatorArg::Mean) {
             EstimatorArg::Mean => Estimator::Mean,
             EstimatorArg::Median => Estimator::Median,
             EstimatorArg::Min => Estimator::Min,

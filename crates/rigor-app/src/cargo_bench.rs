@@ -1,0 +1,411 @@
+//! `rigor bench`: a Cargo project's `rigor-bench` targets as rigor benchmarks.
+//!
+//! 1. [`build`]: `cargo bench --no-run --message-format=json-render-diagnostics` builds the bench
+//!    targets; cargo's JSON messages name each target's executable.
+//! 2. [`list`]: each executable lists its benchmarks (`--rigor-list`, JSON lines); a target that
+//!    is not a `rigor-bench` harness (libtest, criterion) refuses the flag and is skipped.
+//! 3. [`tune`]: one process per target tunes the evaluations per sample of the selected
+//!    benchmarks (`--rigor-tune`, Chen & Revels 2016), so that every execution of the experiment
+//!    then runs the same count ([`Selected::benchmark`] passes `--evals N`).
+//!
+//! Nothing here prints; cargo's own progress goes to standard error as it always does.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use rigor_protocol::{ITERATIONS_ENV, SAMPLES_FILE_ENV};
+use rigor_runner::{Benchmark, CommandLine};
+use serde::Deserialize;
+use thiserror::Error;
+
+/// How to build the bench targets.
+#[derive(Debug, Clone, Default)]
+pub struct CargoSettings {
+    /// The cargo program (`$CARGO` when set, else `cargo`).
+    pub cargo: PathBuf,
+    /// `--manifest-path`.
+    pub manifest_path: Option<PathBuf>,
+    /// `--package`.
+    pub package: Option<String>,
+    /// `--bench NAME` for each (all bench targets when empty).
+    pub benches: Vec<String>,
+    /// `--features`.
+    pub features: Option<String>,
+}
+
+impl CargoSettings {
+    /// The cargo program: `$CARGO` (set when rigor itself runs under cargo), else `cargo`.
+    pub fn default_cargo() -> PathBuf {
+        std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from)
+    }
+}
+
+/// What went wrong finding or preparing the benchmarks.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum CargoBenchError {
+    /// cargo could not be started.
+    #[error("running {cargo}")]
+    Spawn {
+        /// The program.
+        cargo: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// cargo failed (its messages went to standard error).
+    #[error("cargo bench --no-run failed ({status}); its messages are above")]
+    Build {
+        /// cargo's exit status.
+        status: String,
+    },
+    /// cargo built no bench target.
+    #[error("cargo built no bench target{}", if benches.is_empty() { String::new() } else { format!(" named {}", benches.join(", ")) })]
+    NoTargets {
+        /// The `--bench` names asked for.
+        benches: Vec<String>,
+    },
+    /// A bench target's harness failed or answered something unreadable.
+    #[error("bench target '{target}' ({}): {message}", executable.display())]
+    Harness {
+        /// The target.
+        target: String,
+        /// Its executable.
+        executable: PathBuf,
+        /// What happened.
+        message: String,
+    },
+}
+
+/// A built bench target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The target's name (`benches/NAME.rs`).
+    pub name: String,
+    /// Its executable.
+    pub executable: PathBuf,
+    /// Its package's directory: the working directory of its runs, as under `cargo bench`.
+    pub dir: PathBuf,
+}
+
+/// The part of a cargo JSON message read here.
+#[derive(Deserialize)]
+struct Message {
+    reason: String,
+    #[serde(default)]
+    target: Option<MessageTarget>,
+    #[serde(default)]
+    executable: Option<PathBuf>,
+    #[serde(default)]
+    manifest_path: Option<PathBuf>,
+}
+
+#[derive(Deserialize)]
+struct MessageTarget {
+    name: String,
+    kind: Vec<String>,
+}
+
+/// Builds the bench targets and returns them in cargo's order.
+///
+/// # Errors
+/// cargo cannot be run or fails, or builds no bench target.
+pub fn build(s: &CargoSettings) -> Result<Vec<Target>, CargoBenchError> {
+    let mut cmd = Command::new(&s.cargo);
+    cmd.args([
+        "bench",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+    ]);
+    if let Some(p) = &s.manifest_path {
+        cmd.arg("--manifest-path").arg(p);
+    }
+    if let Some(p) = &s.package {
+        cmd.args(["--package", p]);
+    }
+    for b in &s.benches {
+        cmd.args(["--bench", b]);
+    }
+    if let Some(f) = &s.features {
+        cmd.args(["--features", f]);
+    }
+    let out = cmd
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|source| CargoBenchError::Spawn {
+            cargo: s.cargo.display().to_string(),
+            source,
+        })?;
+    if !out.status.success() {
+        return Err(CargoBenchError::Build {
+            status: out.status.to_string(),
+        });
+    }
+    let targets = targets_from_messages(&String::from_utf8_lossy(&out.stdout));
+    if targets.is_empty() {
+        return Err(CargoBenchError::NoTargets {
+            benches: s.benches.clone(),
+        });
+    }
+    Ok(targets)
+}
+
+/// The bench executables among cargo's JSON messages (lines that are not JSON are ignored:
+/// cargo prints nothing else on standard output, but build scripts may).
+pub fn targets_from_messages(stdout: &str) -> Vec<Target> {
+    let mut targets: Vec<Target> = Vec::new();
+    for line in stdout.lines() {
+        let Ok(m) = serde_json::from_str::<Message>(line) else {
+            continue;
+        };
+        let (Some(target), Some(executable)) = (m.target, m.executable) else {
+            continue;
+        };
+        if m.reason != "compiler-artifact" || !target.kind.iter().any(|k| k == "bench") {
+            continue;
+        }
+        let dir = m
+            .manifest_path
+            .as_deref()
+            .and_then(Path::parent)
+            .map_or_else(PathBuf::new, Path::to_path_buf);
+        if !targets.iter().any(|t| t.executable == executable) {
+            targets.push(Target {
+                name: target.name,
+                executable,
+                dir,
+            });
+        }
+    }
+    targets
+}
+
+/// A target's benchmarks, or why it is not a `rigor-bench` harness.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listing {
+    /// The benchmarks' names.
+    Benchmarks(Vec<String>),
+    /// The target refused `--rigor-list` (another harness): what it said.
+    NotRigorBench(String),
+}
+
+fn harness_error(t: &Target, message: impl Into<String>) -> CargoBenchError {
+    CargoBenchError::Harness {
+        target: t.name.clone(),
+        executable: t.executable.clone(),
+        message: message.into(),
+    }
+}
+
+fn run_harness(t: &Target, args: &[String]) -> Result<std::process::Output, CargoBenchError> {
+    Command::new(&t.executable)
+        .arg("--bench")
+        .args(args)
+        .current_dir(&t.dir)
+        // A rigor running under rigor must not hand its own samples file down.
+        .env_remove(SAMPLES_FILE_ENV)
+        .env_remove(ITERATIONS_ENV)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| harness_error(t, format!("cannot be run: {e}")))
+}
+
+#[derive(Deserialize)]
+struct ListLine {
+    name: String,
+}
+
+/// Lists a target's benchmarks.
+///
+/// # Errors
+/// The executable cannot be run, or lists lines that are not `{"name": …}`.
+pub fn list(t: &Target) -> Result<Listing, CargoBenchError> {
+    let out = run_harness(t, &["--rigor-list".to_string()])?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr);
+        let first = said.lines().next().unwrap_or("").trim().to_string();
+        return Ok(Listing::NotRigorBench(first));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut names = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let l: ListLine = serde_json::from_str(line)
+            .map_err(|e| harness_error(t, format!("--rigor-list line {}: {e}", i + 1)))?;
+        names.push(l.name);
+    }
+    Ok(Listing::Benchmarks(names))
+}
+
+/// Allocations per iteration as the harness reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct Allocs {
+    /// Allocations per iteration.
+    pub allocations: f64,
+    /// Bytes per iteration.
+    pub bytes: f64,
+}
+
+/// What tuning fixed for one benchmark.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Tuned {
+    /// The benchmark.
+    pub name: String,
+    /// Evaluations per sample, for every execution.
+    pub evals: u64,
+    /// The estimated time of one evaluation (ns), when tuned.
+    #[serde(default)]
+    pub per_eval_ns: Option<f64>,
+    /// Allocations per iteration, when the target counts them.
+    #[serde(default)]
+    pub allocs: Option<Allocs>,
+}
+
+/// Tunes the evaluations per sample of `names` in one process of `t`.
+///
+/// # Errors
+/// The harness fails, or its answer misses a benchmark or is not JSON lines.
+pub fn tune(t: &Target, names: &[String]) -> Result<Vec<Tuned>, CargoBenchError> {
+    let mut args = vec!["--rigor-tune".to_string(), "--exact".to_string()];
+    args.extend(names.iter().cloned());
+    let out = run_harness(t, &args)?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        return Err(harness_error(
+            t,
+            format!("tuning failed ({}): {said}", out.status),
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut by_name: HashMap<String, Tuned> = HashMap::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let tuned: Tuned = serde_json::from_str(line)
+            .map_err(|e| harness_error(t, format!("--rigor-tune line {}: {e}", i + 1)))?;
+        by_name.insert(tuned.name.clone(), tuned);
+    }
+    names
+        .iter()
+        .map(|n| {
+            by_name
+                .remove(n)
+                .ok_or_else(|| harness_error(t, format!("tuning did not report '{n}'")))
+        })
+        .collect()
+}
+
+/// A benchmark selected to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selected {
+    /// Its name in the result: the function's, or `target/function` when two targets share it.
+    pub name: String,
+    /// The function's name in its target.
+    pub function: String,
+    /// The target it belongs to.
+    pub target: Target,
+}
+
+impl Selected {
+    /// The rigor benchmark: one execution runs this function alone with `evals` fixed.
+    pub fn benchmark(&self, evals: u64) -> Benchmark {
+        let mut b = Benchmark::new(
+            self.name.clone(),
+            CommandLine::Direct(vec![
+                self.target.executable.display().to_string(),
+                "--bench".into(),
+                "--exact".into(),
+                self.function.clone(),
+                "--evals".into(),
+                evals.to_string(),
+            ]),
+        );
+        b.dir = Some(self.target.dir.clone());
+        b
+    }
+}
+
+/// The benchmarks of `listed` targets whose names contain any of `filters` (all without one),
+/// named by function, or `target/function` where two targets share a name.
+pub fn select(listed: &[(Target, Vec<String>)], filters: &[String]) -> Vec<Selected> {
+    let matches = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f));
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for (_, names) in listed {
+        for n in names {
+            *count.entry(n.as_str()).or_default() += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for (target, names) in listed {
+        for n in names.iter().filter(|n| matches(n)) {
+            let name = if count[n.as_str()] > 1 {
+                format!("{}/{n}", target.name)
+            } else {
+                n.clone()
+            };
+            out.push(Selected {
+                name,
+                function: n.clone(),
+                target: target.clone(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_bench_executables_in_cargo_messages() {
+        let stdout = r#"{"reason":"compiler-artifact","target":{"name":"dep","kind":["lib"]},"executable":null,"manifest_path":"/p/dep/Cargo.toml"}
+not json from a build script
+{"reason":"compiler-artifact","target":{"name":"speed","kind":["bench"]},"executable":"/t/release/deps/speed-1","manifest_path":"/p/app/Cargo.toml"}
+{"reason":"compiler-artifact","target":{"name":"app","kind":["bin"]},"executable":"/t/release/app","manifest_path":"/p/app/Cargo.toml"}
+{"reason":"compiler-artifact","target":{"name":"speed","kind":["bench"]},"executable":"/t/release/deps/speed-1","manifest_path":"/p/app/Cargo.toml"}
+{"reason":"build-finished","success":true}
+"#;
+        assert_eq!(
+            targets_from_messages(stdout),
+            vec![Target {
+                name: "speed".into(),
+                executable: "/t/release/deps/speed-1".into(),
+                dir: "/p/app".into(),
+            }]
+        );
+    }
+
+    #[test]
+    fn selection_filters_and_disambiguates() {
+        let t = |name: &str| Target {
+            name: name.into(),
+            executable: format!("/x/{name}").into(),
+            dir: "/p".into(),
+        };
+        let listed = vec![
+            (t("a"), vec!["fib".to_string(), "sort/10".to_string()]),
+            (t("b"), vec!["fib".to_string(), "parse".to_string()]),
+        ];
+        let names = |f: &[&str]| -> Vec<String> {
+            let f: Vec<String> = f.iter().map(|s| s.to_string()).collect();
+            select(&listed, &f).into_iter().map(|s| s.name).collect()
+        };
+        assert_eq!(names(&[]), ["a/fib", "sort/10", "b/fib", "parse"]);
+        assert_eq!(names(&["sort", "par"]), ["sort/10", "parse"]);
+        let s = &select(&listed, &["parse".to_string()])[0];
+        let b = s.benchmark(37);
+        assert_eq!(
+            b.command.argv(),
+            ["/x/b", "--bench", "--exact", "parse", "--evals", "37"]
+        );
+        assert_eq!(b.dir.as_deref(), Some(Path::new("/p")));
+    }
+}

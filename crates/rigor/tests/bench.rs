@@ -1,0 +1,198 @@
+//! `rigor bench` on a tiny Cargo project that depends on the workspace's rigor-bench by path.
+//!
+//! The project is written to a temporary directory with the workspace's Cargo.lock (so the
+//! offline build resolves the versions already downloaded) and builds into
+//! `target/bench-fixture` (kept, so later runs reuse it); its bench profile is lightly optimised
+//! and build scripts and proc macros unoptimised, to keep the first build short.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Dir, json, rigor};
+
+const MANIFEST: &str = r#"[package]
+name = "bench-fixture"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dev-dependencies]
+rigor-bench = { path = "RIGOR_BENCH" }
+
+[[bench]]
+name = "speed"
+harness = false
+
+# A libtest bench target: rigor bench skips it.
+[[bench]]
+name = "plain"
+
+[profile.bench]
+opt-level = 1
+debug = false
+
+[profile.bench.build-override]
+opt-level = 0
+"#;
+
+const SPEED: &str = r#"use rigor_bench::{Bench, Harness, black_box};
+
+fn spin(n: u64) -> u64 {
+    (0..n).fold(0, |a, x| a ^ black_box(x))
+}
+
+fn main() {
+    // FIXTURE_SLOW makes `spin` 20 times slower: a regression between two runs.
+    let n = if std::env::var_os("FIXTURE_SLOW").is_some() { 2_000 } else { 100 };
+    Harness::new()
+        .bench("spin", move |b: &mut Bench| b.iter(|| spin(black_box(n))))
+        .bench_with_inputs("sum", [10u64, 1000], |b, &k| {
+            b.iter(|| (0..black_box(k)).sum::<u64>())
+        })
+        .run();
+}
+"#;
+
+const PLAIN: &str = "#[test]\nfn nothing() {}\n";
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Writes the fixture project into `dir`.
+fn project(dir: &Dir) -> PathBuf {
+    let root = dir.path("fixture");
+    std::fs::create_dir_all(root.join("benches")).unwrap();
+    let rigor_bench = workspace()
+        .join("crates/rigor-bench")
+        .canonicalize()
+        .unwrap();
+    let manifest = MANIFEST.replace("RIGOR_BENCH", &rigor_bench.display().to_string());
+    std::fs::write(root.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(root.join("benches/speed.rs"), SPEED).unwrap();
+    std::fs::write(root.join("benches/plain.rs"), PLAIN).unwrap();
+    std::fs::copy(workspace().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
+    root
+}
+
+fn bench(root: &Path) -> assert_cmd::Command {
+    let mut cmd = rigor();
+    cmd.current_dir(root)
+        .env("CARGO_TARGET_DIR", workspace().join("target/bench-fixture"))
+        .env("CARGO_NET_OFFLINE", "true")
+        .env_remove("FIXTURE_SLOW")
+        .arg("bench");
+    cmd
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn lists_tunes_and_measures_each_function_across_processes() {
+    let dir = Dir::new();
+    let root = project(&dir);
+    let out = bench(&root).arg("--list").assert().success();
+    let (stdout, stderr) = (
+        text(&out.get_output().stdout),
+        text(&out.get_output().stderr),
+    );
+    assert_eq!(stdout, "spin\nsum/10\nsum/1000\n", "{stderr}");
+    assert!(
+        stderr.contains("skipping bench target 'plain': not a rigor-bench harness"),
+        "{stderr}"
+    );
+
+    let path = dir.path("r.json");
+    let out = bench(&root)
+        .args(["-r", "3", "--iterations", "5", "--seed", "7", "sum"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let (stdout, stderr) = (
+        text(&out.get_output().stdout),
+        text(&out.get_output().stderr),
+    );
+    assert!(stderr.contains("rigor: sum/10: ") && stderr.contains(" per sample (tuned at "));
+    assert!(stdout.contains("Benchmark 1: sum/10") && stdout.contains("Benchmark 2: sum/1000"));
+    assert!(
+        !stdout.contains("Comparisons"),
+        "different functions are not compared: {stdout}"
+    );
+    let r = json(&path);
+    let benches = r["benchmarks"].as_array().unwrap();
+    assert_eq!(benches.len(), 2);
+    for b in benches {
+        let command = b["command"].as_str().unwrap();
+        assert!(
+            command.contains("--exact") && command.contains("--evals"),
+            "{command}"
+        );
+        let measured: Vec<_> = b["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["warmup"] != true)
+            .collect();
+        assert_eq!(measured.len(), 3, "{b}");
+        // --iterations 5: five samples from every measured execution.
+        let samples: Vec<_> = b["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["warmup"] != true)
+            .collect();
+        assert_eq!(samples.len(), 15, "{b}");
+    }
+    // The evaluations are the same in every execution: one command per benchmark.
+    assert_eq!(r["settings"]["estimator"], "min");
+}
+
+#[test]
+fn baselines_catch_a_regression_and_pass_the_same_code() {
+    let dir = Dir::new();
+    let root = project(&dir);
+    let common = ["-r", "4", "--iterations", "10", "--seed", "3", "spin"];
+    bench(&root)
+        .args(common)
+        .args(["--save-baseline", "base"])
+        .assert()
+        .success();
+    assert!(root.join(".rigor/baselines/base.json").is_file());
+    // The same code, a generous threshold: equivalent, exit 0.
+    let out = bench(&root)
+        .args(common)
+        .args([
+            "--baseline",
+            "base",
+            "--threshold",
+            "50%",
+            "--fail-on",
+            "regression",
+        ])
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert!(stdout.contains("Against the baseline"), "{stdout}");
+    // 20 times slower: a regression, exit 1.
+    let out = bench(&root)
+        .env("FIXTURE_SLOW", "1")
+        .args(common)
+        .args(["--baseline", "base", "--fail-on", "regression"])
+        .assert()
+        .code(1);
+    let stdout = text(&out.get_output().stdout);
+    assert!(stdout.contains("slower"), "{stdout}");
+    bench(&root)
+        .args(["--baseline", "missing"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "no baseline at .rigor/baselines/missing.json",
+        ));
+}
