@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""rigor-bench beside criterion and divan (docs/benchmarks.md, "In-process microbenchmarks").
+
+Builds benches/peers (its own Cargo project, criterion and divan from crates.io) and measures,
+in one run on this machine:
+
+1. accuracy: spin(n) for step counts from ~3 ns to ~10 us, against a reference (K back-to-back
+   calls timed as one batch of >= 50 ms, fastest of 7; taken before and after, the smaller kept);
+2. A/A across processes: the same function in separate processes, --pairs times: rigor bench
+   comparing two identical functions (-r 10 executions each, 20 processes per experiment), and
+   criterion's own change report (--save-baseline in one process, --baseline in the next);
+3. time to a result: rigor bench --precision 1% vs criterion with its defaults.
+
+Usage: python3 scripts/peers_bench.py [--pairs 20] [--out FILE]
+Needs the rigor binary (cargo build --release -p rigor) and network access to crates.io the
+first time (criterion, divan).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PEERS = ROOT / "benches" / "peers"
+# Step counts: about 3 ns (spin(0): the black_box round trip), 10 ns, 100 ns, 1 us, 10 us on a
+# ~4 ns-per-step machine; the reference column gives the real cost here.
+SIZES = [0, 2, 25, 250, 2500]
+AA = [2, 250]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
+
+
+def build():
+    out = sh(["cargo", "bench", "--no-run", "--message-format=json"], cwd=PEERS).stdout
+    exes = {}
+    for line in out.splitlines():
+        try:
+            m = json.loads(line)
+        except ValueError:
+            continue
+        if m.get("reason") == "compiler-artifact" and m.get("executable"):
+            kinds = m["target"]["kind"]
+            if "bench" in kinds:
+                exes[m["target"]["name"]] = m["executable"]
+    sh(["cargo", "build", "--release", "--bin", "calibrate"], cwd=PEERS)
+    exes["calibrate"] = str(PEERS / "target" / "release" / "calibrate")
+    return exes
+
+
+def label(n):
+    return f"n{n}"
+
+
+def sizes_env(sizes):
+    return ",".join(f"{label(n)}={n}" for n in sizes)
+
+
+def env_with(**extra):
+    env = dict(os.environ)
+    env.update(extra)
+    env.pop("RIGOR_SAMPLES_FILE", None)
+    return env
+
+
+def reference(exes):
+    def once():
+        out = sh([exes["calibrate"], *map(str, SIZES)]).stdout
+        return {int(a): float(b) for a, b in (l.split() for l in out.splitlines())}
+
+    before = once()
+    return before, once
+
+
+UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9, "ps": 1e-3}
+
+
+def ns(value, unit):
+    return float(value) * UNITS[unit]
+
+
+def rigor_standalone(exes, env):
+    t0 = time.monotonic()
+    out = sh([exes["rigor"], "--bench", "spin/"], env=env).stdout
+    elapsed = time.monotonic() - t0
+    res = {}
+    name = None
+    for line in out.splitlines():
+        m = re.match(r"^(spin/n\d+): ", line)
+        if m:
+            name = m.group(1)
+        m = re.search(r"min ([\d.]+) (\S+)\s+median ([\d.]+) (\S+)\s+mean ([\d.]+) (\S+)", line)
+        if m and name:
+            res[int(name.split("/n")[1])] = {
+                "min": ns(m.group(1), m.group(2)),
+                "median": ns(m.group(3), m.group(4)),
+                "mean": ns(m.group(5), m.group(6)),
+            }
+    return res, elapsed
+
+
+def criterion_estimates(home, name):
+    path = Path(home) / name / "new" / "estimates.json"
+    e = json.loads(path.read_text())
+    return e
+
+
+def criterion_run(exes, env, filt, extra=()):
+    t0 = time.monotonic()
+    out = sh([exes["crit"], "--bench", *extra, filt], env=env)
+    return out.stdout + out.stderr, time.monotonic() - t0
+
+
+def criterion_accuracy(exes, env, home):
+    _, elapsed = criterion_run(exes, env, "spin/")
+    res = {}
+    for n in SIZES:
+        e = criterion_estimates(home, f"spin_{label(n)}")
+        res[n] = {
+            "mean": e["mean"]["point_estimate"],
+            "median": e["median"]["point_estimate"],
+            "slope": (e.get("slope") or {}).get("point_estimate"),
+        }
+    return res, elapsed
+
+
+def divan_accuracy(exes, env):
+    out = sh([exes["div"], "--bench"], env=env).stdout
+    res = {}
+    for line in out.splitlines():
+        m = re.search(r"[├╰]─ (\d+)\s+(.*)", line)
+        if not m:
+            continue
+        cells = [c.strip() for c in m.group(2).split("│")]
+        times = []
+        for c in cells[:4]:
+            t = re.match(r"([\d.]+) (\S+)", c)
+            times.append(ns(t.group(1), t.group(2)) if t else None)
+        res[int(m.group(1))] = {"fastest": times[0], "median": times[2], "mean": times[3]}
+    return res
+
+
+def rigor_bench(args, env, filters, extra=()):
+    cmd = [
+        args.rigor, "bench", "--manifest-path", str(PEERS / "Cargo.toml"),
+        "--bench", "rigor", *extra, *filters,
+    ]
+    t0 = time.monotonic()
+    out = subprocess.run(cmd, text=True, capture_output=True, env=env)
+    return out, time.monotonic() - t0
+
+
+def aa(args, exes, env, home):
+    rigor_changes = {n: [] for n in AA}
+    crit_changes = {n: [] for n in AA}
+    for p in range(args.pairs):
+        for n in AA:
+            out, _ = rigor_bench(
+                args, env, [f"aa_a/{label(n)}", f"aa_b/{label(n)}"],
+                ["-r", "10", "--reference", f"aa_a/{label(n)}", "--seed", str(p)],
+            )
+            verdicts = re.findall(r"verdict: (\w+)", out.stdout)
+            if out.returncode != 0 or not verdicts:
+                sys.exit(f"rigor bench failed:\n{out.stdout}\n{out.stderr}")
+            rigor_changes[n].append(verdicts[0] in ("regression", "improvement"))
+        short = ["--warm-up-time", "1", "--measurement-time", "2"]
+        criterion_run(exes, env, "aa_a/", [*short, "--save-baseline", f"pair{p}"])
+        text, _ = criterion_run(exes, env, "aa_a/", [*short, "--baseline", f"pair{p}"])
+        blocks = re.split(r"\n(?=aa_a/)", "\n" + text)
+        for n in AA:
+            block = next(b for b in blocks if b.startswith(f"aa_a/{label(n)}"))
+            crit_changes[n].append("Performance has" in block)
+        print(f"pair {p + 1}/{args.pairs}: rigor {[rigor_changes[n][-1] for n in AA]}, "
+              f"criterion {[crit_changes[n][-1] for n in AA]}", file=sys.stderr)
+    return rigor_changes, crit_changes
+
+
+def time_to_precision(args, exes, env, home):
+    n = 250
+    out, rigor_time = rigor_bench(
+        args, env, [f"spin/{label(n)}"], ["--precision", "1%", "--seed", "1", "--estimator", "mean"]
+    )
+    m = re.search(r"± [\d.]+ \S+ \(± ([\d.]+)%\)", out.stdout)
+    rigor_hw = float(m.group(1)) if m else None
+    units = re.search(r"Units:\s+(.*)", out.stdout)
+    _, crit_time = criterion_run(exes, env, f"spin/{label(n)}")
+    e = criterion_estimates(home, f"spin_{label(n)}")["mean"]
+    ci = e["confidence_interval"]
+    crit_hw = 100 * (ci["upper_bound"] - ci["lower_bound"]) / 2 / e["point_estimate"]
+    return {
+        "rigor_time": rigor_time, "rigor_hw": rigor_hw,
+        "rigor_units": units.group(1).strip() if units else "?",
+        "crit_time": crit_time, "crit_hw": crit_hw,
+    }
+
+
+def fmt(v):
+    if v is None:
+        return "–"
+    if v >= 1000:
+        return f"{v / 1000:.3g} µs"
+    return f"{v:.3g} ns"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=20)
+    ap.add_argument("--rigor", default=str(ROOT / "target" / "release" / "rigor"))
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--skip-aa", action="store_true")
+    args = ap.parse_args()
+    print("building benches/peers …", file=sys.stderr)
+    exes = build()
+    home = tempfile.mkdtemp(prefix="criterion-")
+    env = env_with(
+        PEERS_SIZES=sizes_env(SIZES), PEERS_AA=sizes_env(AA), CRITERION_HOME=home,
+    )
+    ref_before, ref_again = reference(exes)
+    print("accuracy …", file=sys.stderr)
+    r, r_time = rigor_standalone(exes, env)
+    c, c_time = criterion_accuracy(exes, env, home)
+    d = divan_accuracy(exes, env)
+    ref_after = ref_again()
+    ref = {n: min(ref_before[n], ref_after[n]) for n in SIZES}
+    lines = [
+        "| n | reference | rigor-bench median (min) | criterion slope (median) | divan median (fastest) |",
+        "|---|---|---|---|---|",
+    ]
+    for n in SIZES:
+        drift = abs(ref_before[n] - ref_after[n]) / ref[n] * 100
+        lines.append(
+            f"| {n} | {fmt(ref[n])} (±{drift:.0f}% drift) "
+            f"| {fmt(r[n]['median'])} ({fmt(r[n]['min'])}) "
+            f"| {fmt(c[n]['slope'])} ({fmt(c[n]['median'])}) "
+            f"| {fmt(d.get(n, {}).get('median'))} ({fmt(d.get(n, {}).get('fastest'))}) |"
+        )
+    lines.append("")
+    lines.append(f"Run time for the five: rigor-bench {r_time:.1f} s, criterion {c_time:.1f} s.")
+    lines.append("")
+    if not args.skip_aa:
+        print("A/A …", file=sys.stderr)
+        rc, cc = aa(args, exes, env, home)
+        lines += [
+            f"| function | rigor bench: changes reported | criterion --baseline: changes reported |",
+            "|---|---|---|",
+        ]
+        for n in AA:
+            lines.append(
+                f"| spin({n}) ≈ {fmt(ref[n])} | {sum(rc[n])} of {len(rc[n])} "
+                f"| {sum(cc[n])} of {len(cc[n])} |"
+            )
+        tr, tc = sum(map(sum, rc.values())), sum(map(sum, cc.values()))
+        total = sum(map(len, rc.values()))
+        lines.append(f"| all | {tr} of {total} ({100 * tr / total:.0f}%) "
+                     f"| {tc} of {total} ({100 * tc / total:.0f}%) |")
+        lines.append("")
+    print("time to ±1% …", file=sys.stderr)
+    t = time_to_precision(args, exes, env, home)
+    lines += [
+        "| spin(250) | wall time | interval half-width | what the interval covers |",
+        "|---|---|---|---|",
+        f"| rigor bench --precision 1% | {t['rigor_time']:.1f} s | ±{t['rigor_hw']}% "
+        f"| {t['rigor_units']}, across processes |",
+        f"| criterion defaults | {t['crit_time']:.1f} s | ±{t['crit_hw']:.2f}% "
+        "| one process's samples |",
+    ]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
