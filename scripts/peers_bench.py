@@ -4,8 +4,9 @@
 Builds benches/peers (its own Cargo project, criterion and divan from crates.io) and measures,
 in one run on this machine:
 
-1. accuracy: spin(n) for step counts from ~3 ns to ~10 us, against a reference (K back-to-back
-   calls timed as one batch of >= 50 ms, fastest of 7; taken before and after, the smaller kept);
+1. accuracy: spin(n) for step counts from ~2 ns to ~10 us, against a reference (K back-to-back
+   calls timed as one batch of >= 50 ms of thread CPU time, fastest of 7; taken before and after,
+   the smaller kept);
 2. A/A across processes: the same function in separate processes, --pairs times: rigor bench
    comparing two identical functions (-r 10 executions each, 20 processes per experiment), and
    criterion's own change report (--save-baseline in one process, --baseline in the next);
@@ -28,10 +29,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "benches" / "peers"
-# Step counts: about 3 ns (spin(0): the black_box round trip), 10 ns, 100 ns, 1 us, 10 us on a
-# ~4 ns-per-step machine; the reference column gives the real cost here.
-SIZES = [0, 2, 25, 250, 2500]
-AA = [2, 250]
+# Step counts: about 2 ns (spin(0): a call), 10 ns, 100 ns, 1 us, 10 us at ~1.7 ns per step; the
+# reference column gives the real cost on the machine at hand.
+SIZES = [0, 5, 60, 600, 6000]
+AA = [5, 600]
 
 
 def sh(cmd, **kw):
@@ -183,21 +184,26 @@ def aa(args, exes, env, home):
 
 
 def time_to_precision(args, exes, env, home):
-    n = 250
-    out, rigor_time = rigor_bench(
-        args, env, [f"spin/{label(n)}"], ["--precision", "1%", "--seed", "1", "--estimator", "mean"]
-    )
-    m = re.search(r"± [\d.]+ \S+ \(± ([\d.]+)%\)", out.stdout)
-    rigor_hw = float(m.group(1)) if m else None
-    units = re.search(r"Units:\s+(.*)", out.stdout)
+    """criterion with its defaults, then rigor bench with --precision 1% and criterion's run time as
+    its budget: the time each takes and the interval each reaches."""
+    n = 600
     _, crit_time = criterion_run(exes, env, f"spin/{label(n)}")
     e = criterion_estimates(home, f"spin_{label(n)}")["mean"]
     ci = e["confidence_interval"]
     crit_hw = 100 * (ci["upper_bound"] - ci["lower_bound"]) / 2 / e["point_estimate"]
+    budget = f"{max(crit_time, 10):.0f}s"
+    out, rigor_time = rigor_bench(
+        args, env, [f"spin/{label(n)}"],
+        ["--precision", "1%", "--budget", budget, "--seed", "1", "--estimator", "mean"],
+    )
+    if out.returncode != 0:
+        print(f"rigor bench --precision failed:\n{out.stdout}\n{out.stderr}", file=sys.stderr)
+    m = re.search(r"± [\d.]+ \S+ \(± ([\d.]+)%\)", out.stdout)
+    units = re.search(r"Units:\s+(.*)", out.stdout)
     return {
-        "rigor_time": rigor_time, "rigor_hw": rigor_hw,
+        "rigor_time": rigor_time, "rigor_hw": m.group(1) if m else "– (" + out.stderr.strip().splitlines()[-1] + ")",
         "rigor_units": units.group(1).strip() if units else "?",
-        "crit_time": crit_time, "crit_hw": crit_hw,
+        "crit_time": crit_time, "crit_hw": crit_hw, "budget": budget,
     }
 
 
@@ -266,7 +272,7 @@ def main():
     lines += [
         "| spin(250) | wall time | interval half-width | what the interval covers |",
         "|---|---|---|---|",
-        f"| rigor bench --precision 1% | {t['rigor_time']:.1f} s | ±{t['rigor_hw']}% "
+        f"| rigor bench --precision 1% --budget {t['budget']} | {t['rigor_time']:.1f} s | ±{t['rigor_hw']}% "
         f"| {t['rigor_units']}, across processes |",
         f"| criterion defaults | {t['crit_time']:.1f} s | ±{t['crit_hw']:.2f}% "
         "| one process's samples |",

@@ -5,8 +5,9 @@
 use std::hint::black_box;
 
 /// n steps of a xorshift-multiply chain: each depends on the last, so their latencies add up.
-/// Inlined, so that `spin(0)` costs about a nanosecond (the `black_box` round trip).
-#[inline(always)]
+/// Never inlined: every harness and the reference call the very same machine code (inlined
+/// copies are compiled differently in each binary and differed by 5 times here).
+#[inline(never)]
 pub fn spin(n: u64) -> u64 {
     let mut x = black_box(n) | 1;
     for _ in 0..n {
