@@ -165,7 +165,7 @@ def aa(args, exes, env, home):
         for n in AA:
             out, _ = rigor_bench(
                 args, env, [f"aa_a/{label(n)}", f"aa_b/{label(n)}"],
-                ["-r", "10", "--reference", f"aa_a/{label(n)}", "--seed", str(p)],
+                ["--exact", "-r", "10", "--reference", f"aa_a/{label(n)}", "--seed", str(p)],
             )
             verdicts = re.findall(r"verdict: (\w+)", out.stdout)
             if out.returncode != 0 or not verdicts:
@@ -194,7 +194,7 @@ def time_to_precision(args, exes, env, home):
     budget = f"{max(crit_time, 10):.0f}s"
     out, rigor_time = rigor_bench(
         args, env, [f"spin/{label(n)}"],
-        ["--precision", "1%", "--budget", budget, "--seed", "1", "--estimator", "mean"],
+        ["--exact", "--precision", "1%", "--budget", budget, "--seed", "1", "--estimator", "mean"],
     )
     if out.returncode != 0:
         print(f"rigor bench --precision failed:\n{out.stdout}\n{out.stderr}", file=sys.stderr)
@@ -270,7 +270,7 @@ def main():
     print("time to ±1% …", file=sys.stderr)
     t = time_to_precision(args, exes, env, home)
     lines += [
-        "| spin(250) | wall time | interval half-width | what the interval covers |",
+        "| spin(600) | wall time | interval half-width | what the interval covers |",
         "|---|---|---|---|",
         f"| rigor bench --precision 1% --budget {t['budget']} | {t['rigor_time']:.1f} s | ±{t['rigor_hw']}% "
         f"| {t['rigor_units']}, across processes |",

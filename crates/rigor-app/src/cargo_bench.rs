@@ -332,10 +332,20 @@ impl Selected {
     }
 }
 
-/// The benchmarks of `listed` targets whose names contain any of `filters` (all without one),
-/// named by function, or `target/function` where two targets share a name.
-pub fn select(listed: &[(Target, Vec<String>)], filters: &[String]) -> Vec<Selected> {
-    let matches = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f));
+/// The benchmarks of `listed` targets whose names contain any of `filters` (equal one, when
+/// `exact`; all without filters), named by function, or `target/function` where two targets
+/// share a name.
+pub fn select(listed: &[(Target, Vec<String>)], filters: &[String], exact: bool) -> Vec<Selected> {
+    let matches = |name: &str| {
+        filters.is_empty()
+            || filters.iter().any(|f| {
+                if exact {
+                    name == f
+                } else {
+                    name.contains(f.as_str())
+                }
+            })
+    };
     let mut count: HashMap<&str, usize> = HashMap::new();
     for (_, names) in listed {
         for n in names {
@@ -396,11 +406,16 @@ not json from a build script
         ];
         let names = |f: &[&str]| -> Vec<String> {
             let f: Vec<String> = f.iter().map(|s| s.to_string()).collect();
-            select(&listed, &f).into_iter().map(|s| s.name).collect()
+            select(&listed, &f, false)
+                .into_iter()
+                .map(|s| s.name)
+                .collect()
         };
         assert_eq!(names(&[]), ["a/fib", "sort/10", "b/fib", "parse"]);
         assert_eq!(names(&["sort", "par"]), ["sort/10", "parse"]);
-        let s = &select(&listed, &["parse".to_string()])[0];
+        let exact = select(&listed, &["sort".to_string(), "parse".to_string()], true);
+        assert_eq!(exact.len(), 1);
+        let s = &select(&listed, &["parse".to_string()], false)[0];
         let b = s.benchmark(37);
         assert_eq!(
             b.command.argv(),

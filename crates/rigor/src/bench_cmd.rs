@@ -105,7 +105,7 @@ fn discover(args: &BenchArgs) -> Result<Vec<Selected>> {
              rigor_bench::Harness)"
         );
     }
-    let selected = cargo_bench::select(&listed, &args.filters);
+    let selected = cargo_bench::select(&listed, &args.filters, args.exact);
     if selected.is_empty() && !args.list {
         bail!(
             "no benchmark matches {}: `rigor bench --list` lists them",

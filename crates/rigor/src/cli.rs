@@ -461,6 +461,9 @@ pub struct BenchArgs {
     /// Cargo features to enable.
     #[arg(long, value_name = "FEATURES")]
     pub features: Option<String>,
+    /// FILTERs must equal the benchmarks' names (not just be contained in them).
+    #[arg(long)]
+    pub exact: bool,
     /// List the benchmarks and exit.
     #[arg(long)]
     pub list: bool,
