@@ -11,7 +11,9 @@ fn aa_body(b: &mut Bench, n: u64) {
 fn main() {
     let mut h = Harness::new();
     for (label, n) in sizes() {
-        h = h.bench(format!("spin/{label}"), move |b: &mut Bench| b.iter(|| spin(black_box(n))));
+        h = h.bench(format!("spin/{label}"), move |b: &mut Bench| {
+            b.iter(|| spin(black_box(n)))
+        });
     }
     for (label, n) in aa_sizes() {
         h = h.bench(format!("aa_a/{label}"), move |b: &mut Bench| aa_body(b, n));
