@@ -20,6 +20,7 @@ pub mod comparisons;
 pub mod diagnosis;
 pub mod error;
 pub mod exports;
+pub mod farm;
 pub mod git;
 pub mod plan;
 pub mod plan_file;

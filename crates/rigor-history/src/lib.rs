@@ -79,6 +79,8 @@ pub trait History {
 pub fn open(location: &std::ffi::OsStr) -> Result<Box<dyn History + Send>> {
     match location.to_str().filter(|l| postgres::is_postgres_url(l)) {
         Some(url) => Ok(Box::new(PostgresHistory::open(url)?)),
-        None => Ok(Box::new(SqliteHistory::open(std::path::Path::new(location))?)),
+        None => Ok(Box::new(SqliteHistory::open(std::path::Path::new(
+            location,
+        ))?)),
     }
 }

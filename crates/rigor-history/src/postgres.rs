@@ -19,7 +19,7 @@ use rigor_units::Seconds;
 use crate::History;
 use crate::error::{HistoryError, Result};
 use crate::merge::{RunBenchmark, RunData, merged};
-use crate::sqlite::{fingerprint, failure_fingerprint, json, now, status_text};
+use crate::sqlite::{failure_fingerprint, fingerprint, json, now, status_text};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
     StoredVersion, VersionData, VersionInfo,
@@ -177,8 +177,9 @@ impl PostgresHistory {
 /// Whether the server aborted a transaction that may succeed when run again.
 fn is_retryable(e: &postgres::Error) -> bool {
     use postgres::error::SqlState;
-    e.code()
-        .is_some_and(|c| *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE)
+    e.code().is_some_and(|c| {
+        *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE
+    })
 }
 
 /// The URL with any password replaced by `***`.
@@ -250,7 +251,14 @@ fn machine_id(tx: &mut impl GenericClient, m: &MachineInfo) -> Result<i64, postg
          ON CONFLICT (name) DO UPDATE SET host = excluded.host, os = excluded.os,
              cpu = excluded.cpu, cpus = excluded.cpus, governor = excluded.governor
          RETURNING id",
-        &[&m.name, &e.host, &e.os, &e.cpu, &(e.cpus as i64), &e.governor],
+        &[
+            &m.name,
+            &e.host,
+            &e.os,
+            &e.cpu,
+            &(e.cpus as i64),
+            &e.governor,
+        ],
     )
     .map(|r| r.get(0))
 }
@@ -419,7 +427,15 @@ pub(crate) fn record_failure_in(
          VALUES ($1, $2, $3, $4, 'failed', '0', $5, $6, $7)
          ON CONFLICT (fingerprint) DO UPDATE SET note = excluded.note
          RETURNING id",
-        &[&print, &v, &m, &branch, &env!("CARGO_PKG_VERSION"), &reason, &now()],
+        &[
+            &print,
+            &v,
+            &m,
+            &branch,
+            &env!("CARGO_PKG_VERSION"),
+            &reason,
+            &now(),
+        ],
     )
     .map(|r| RunId(r.get(0)))
 }
@@ -508,14 +524,17 @@ impl PostgresHistory {
             "x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
         );
         for r in self.query(&samples, &params)? {
-            data.entry(r.get(0)).or_default().samples.push(SampleRecord {
-                build: r.get::<_, Option<i64>>(1).map(|x| x as usize),
-                round: r.get::<_, i64>(2) as usize,
-                execution: r.get::<_, i64>(3) as usize,
-                iteration: r.get::<_, i64>(4) as usize,
-                value: r.get(5),
-                warmup: r.get(6),
-            });
+            data.entry(r.get(0))
+                .or_default()
+                .samples
+                .push(SampleRecord {
+                    build: r.get::<_, Option<i64>>(1).map(|x| x as usize),
+                    round: r.get::<_, i64>(2) as usize,
+                    execution: r.get::<_, i64>(3) as usize,
+                    iteration: r.get::<_, i64>(4) as usize,
+                    value: r.get(5),
+                    warmup: r.get(6),
+                });
         }
         let executions = query(
             "executions",

@@ -9,16 +9,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rigor_store::{
-    BenchmarkRecord, ExecutionRecord, ResultFile, RunStatus, SampleRecord,
-};
+use rigor_store::{BenchmarkRecord, ExecutionRecord, ResultFile, RunStatus, SampleRecord};
 use rigor_units::Seconds;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
 
 use crate::History;
-use crate::merge::{RunBenchmark, RunData, merged};
 use crate::error::{HistoryError, Result};
+use crate::merge::{RunBenchmark, RunData, merged};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
     StoredVersion, VersionData, VersionInfo,

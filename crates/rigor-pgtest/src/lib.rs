@@ -86,7 +86,16 @@ fn start() -> Result<Server, String> {
         }
     };
     run(as_owner(&bin.join("initdb"))
-        .args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "-D"])
+        .args([
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "-D",
+        ])
         .arg(&data))?;
     let port = free_port()?;
     let options = format!(
@@ -165,7 +174,13 @@ fn install() -> Result<(), String> {
     eprintln!("installing Debian's postgresql package for the PostgreSQL tests…");
     run(Command::new("apt-get").arg("update").arg("-q"))?;
     run(Command::new("apt-get")
-        .args(["install", "-y", "-q", "--no-install-recommends", "postgresql"])
+        .args([
+            "install",
+            "-y",
+            "-q",
+            "--no-install-recommends",
+            "postgresql",
+        ])
         .env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
