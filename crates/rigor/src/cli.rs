@@ -107,13 +107,15 @@ pub struct SeriesArgs {
 /// `rigor track add`.
 #[derive(Debug, Args)]
 pub struct TrackAddArgs {
-    /// A result JSON written by `rigor run --export-json`.
-    #[arg(value_name = "RESULT.json")]
-    pub file: PathBuf,
+    /// Result JSONs written by `rigor run --export-json`, or the per-version files of
+    /// `rigor track run --shard`.
+    #[arg(value_name = "RESULT.json", required = true)]
+    pub files: Vec<PathBuf>,
     /// The version measured: a git revision of --repo (its commit, parents, author, time and
-    /// position are recorded), or any label (a compiler, a release).
+    /// position are recorded), or any label (a compiler, a release). Default: the version the
+    /// file names (its label, else the commit it was measured at).
     #[arg(long, value_name = "REV")]
-    pub version: String,
+    pub version: Option<String>,
     /// The repository the version belongs to.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,

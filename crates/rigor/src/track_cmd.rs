@@ -102,20 +102,50 @@ fn short(rev: &str) -> String {
 }
 
 fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> {
+    if a.version.is_some() && a.files.len() > 1 {
+        bail!("--version names the version of one file; without it each file's own is used");
+    }
+    for file in &a.files {
+        add_one(history, a, file)?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// The version a result file says it measured: the label `track run` gives each version's
+/// file, else the commit it was run at.
+fn version_of_file(file: &Path) -> Result<String> {
+    let result = rigor_store::load(file)?;
+    result
+        .provenance
+        .label
+        .or(result.provenance.git.map(|g| g.commit))
+        .with_context(|| {
+            format!(
+                "{}: the file names no version (no label, no commit): give --version",
+                file.display()
+            )
+        })
+}
+
+fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, file: &Path) -> Result<()> {
     let key = series_key(&a.series, &a.repo);
-    let version = track::version(Some(&a.repo), &a.version, a.order);
+    let rev = match &a.version {
+        Some(v) => v.clone(),
+        None => version_of_file(file)?,
+    };
+    let version = track::version(Some(&a.repo), &rev, a.order);
     if version.commit.is_none() {
         note!(
             "rigor: '{}' is not a revision of {}: stored as a label",
-            a.version,
+            rev,
             a.repo.display()
         );
     }
-    if let (Some(commit), Ok(result)) = (&version.commit, rigor_store::load(&a.file)) {
+    if let (Some(commit), Ok(result)) = (&version.commit, rigor_store::load(file)) {
         if let Some(git) = result.provenance.git.filter(|g| &g.commit != commit) {
             note!(
                 "rigor: warning: {} was measured at commit {}{}, not at {}",
-                a.file.display(),
+                file.display(),
                 short(&git.commit),
                 if git.dirty {
                     " (with uncommitted changes)"
@@ -127,21 +157,21 @@ fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> 
         }
     }
     let machine = track::this_machine(Some(&key.machine));
-    let ingested = track::add(history, &a.file, &version, &machine, &key.branch)?;
+    let ingested = track::add(history, file, &version, &machine, &key.branch)?;
     emit(&match ingested {
         Ingested::Added(id) => format!(
             "Stored {} as run {id} of {} on {} ({})\n",
-            a.file.display(),
+            file.display(),
             short(&version.rev),
             key.machine,
             key.branch
         ),
         Ingested::AlreadyStored(id) => format!(
             "{} is already stored (run {id}); nothing added\n",
-            a.file.display()
+            file.display()
         ),
     });
-    Ok(Outcome::Ok)
+    Ok(())
 }
 
 /// Prints each version as it goes.
@@ -225,7 +255,7 @@ fn run(history: &mut (dyn History + Send), shown: &str, a: &TrackRunArgs) -> Res
         );
     }
     let key = series_key(&a.series, &repo);
-    let (settings, mut experiment) = track_settings(
+    let (mut settings, mut experiment) = track_settings(
         repo,
         commits,
         a.force,
@@ -234,6 +264,8 @@ fn run(history: &mut (dyn History + Send), shown: &str, a: &TrackRunArgs) -> Res
         &a.options,
         &a.commands,
     )?;
+    // A shard's versions are merged elsewhere with `track add`: one file per version.
+    settings.version_files = a.shard.is_some();
     let (stop, mut executor) =
         crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
     note!(
@@ -326,6 +358,7 @@ pub(crate) fn track_settings(
             prepare,
             force,
             results_dir,
+            version_files: false,
             key,
             batch,
         },
