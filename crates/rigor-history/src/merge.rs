@@ -30,9 +30,7 @@ pub(crate) fn merged(
     parts: Vec<RunBenchmark>,
     data: &mut HashMap<i64, RunData>,
 ) -> Option<BenchmarkRecord> {
-    let Some(first) = parts.first() else {
-        return None;
-    };
+    let first = parts.first()?;
     let mut b = BenchmarkRecord::new(name, first.command.clone(), first.layout);
     b.level_names = first.level_names.clone();
     b.unit = first.unit;

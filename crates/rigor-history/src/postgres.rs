@@ -117,24 +117,31 @@ impl PostgresHistory {
             url: shown.clone(),
             source,
         };
+        let too_new = |found: i64| HistoryError::SchemaTooNew {
+            path: shown.clone().into(),
+            found,
+            supported: SCHEMA_VERSION,
+        };
         let mut client = self.client();
+        // Up to date: nothing is written, so a role that may only read (a dashboard) can open it.
+        let found = schema_version(&mut *client).map_err(db)?;
+        if found > SCHEMA_VERSION {
+            return Err(too_new(found));
+        }
+        if found == SCHEMA_VERSION {
+            return Ok(());
+        }
         let mut tx = client.transaction().map_err(db)?;
-        // One migrating process at a time (the lock ends with the transaction).
+        // One migrating process at a time (the lock ends with the transaction); the version is
+        // read again under the lock.
         tx.batch_execute(
             "SELECT pg_advisory_xact_lock(7262391);
              CREATE TABLE IF NOT EXISTS rigor_schema (version BIGINT NOT NULL);",
         )
         .map_err(db)?;
-        let found: i64 = tx
-            .query_opt("SELECT version FROM rigor_schema", &[])
-            .map_err(db)?
-            .map_or(0, |r| r.get(0));
+        let found = schema_version(&mut tx).map_err(db)?;
         if found > SCHEMA_VERSION {
-            return Err(HistoryError::SchemaTooNew {
-                path: shown.clone().into(),
-                found,
-                supported: SCHEMA_VERSION,
-            });
+            return Err(too_new(found));
         }
         for sql in &MIGRATIONS[found.max(0) as usize..] {
             tx.batch_execute(sql).map_err(db)?;
@@ -172,6 +179,18 @@ impl PostgresHistory {
             }
         }
     }
+}
+
+/// The schema version stored in the database (0 before any migration).
+fn schema_version(c: &mut impl GenericClient) -> Result<i64, postgres::Error> {
+    let exists: bool = c
+        .query_one("SELECT to_regclass('rigor_schema') IS NOT NULL", &[])?
+        .get(0);
+    if !exists {
+        return Ok(0);
+    }
+    Ok(c.query_opt("SELECT version FROM rigor_schema", &[])?
+        .map_or(0, |r| r.get(0)))
 }
 
 /// Whether the server aborted a transaction that may succeed when run again.
@@ -244,8 +263,25 @@ fn password_from_environment(shown: &str) -> Result<Option<String>> {
     Ok(Some(text.trim_end_matches(['\n', '\r']).to_string()))
 }
 
+/// The machine's id. Read first: writing the row (when new or changed) locks it until commit,
+/// and every worker of a class stores under the same machine.
 fn machine_id(tx: &mut impl GenericClient, m: &MachineInfo) -> Result<i64, postgres::Error> {
     let e = &m.environment;
+    let same = tx.query_opt(
+        "SELECT id FROM machines WHERE name = $1 AND host = $2 AND os = $3 AND cpu = $4
+             AND cpus = $5 AND governor IS NOT DISTINCT FROM $6",
+        &[
+            &m.name,
+            &e.host,
+            &e.os,
+            &e.cpu,
+            &(e.cpus as i64),
+            &e.governor,
+        ],
+    )?;
+    if let Some(row) = same {
+        return Ok(row.get(0));
+    }
     tx.query_one(
         "INSERT INTO machines (name, host, os, cpu, cpus, governor) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (name) DO UPDATE SET host = excluded.host, os = excluded.os,
@@ -288,7 +324,11 @@ fn version_id(tx: &mut impl GenericClient, v: &VersionInfo) -> Result<i64, postg
     .map(|r| r.get(0))
 }
 
+/// The benchmark's id, read first for the same reason as [`machine_id`].
 fn benchmark_id(tx: &mut impl GenericClient, name: &str) -> Result<i64, postgres::Error> {
+    if let Some(row) = tx.query_opt("SELECT id FROM benchmarks WHERE name = $1", &[&name])? {
+        return Ok(row.get(0));
+    }
     tx.query_one(
         "INSERT INTO benchmarks (name) VALUES ($1)
          ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id",

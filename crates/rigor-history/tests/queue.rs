@@ -129,3 +129,29 @@ fn concurrent_claims_never_share_a_job() {
     all.dedup();
     assert_eq!((n, all.len()), (200, 200));
 }
+
+#[test]
+fn tls_is_required_when_asked_and_passwords_are_never_shown() {
+    let Some(server) = rigor_pgtest::server() else {
+        return;
+    };
+    // The test server offers no TLS: sslmode=require must refuse plain TCP, not fall back.
+    let url = format!(
+        "postgres://postgres:hunter2@127.0.0.1:{}/postgres?sslmode=require",
+        server.port()
+    );
+    let err = PostgresHistory::open(&url).unwrap_err();
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    assert!(text.contains("TLS"), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+    assert!(text.contains("postgres:***@127.0.0.1"), "{text}");
+    assert_eq!(
+        rigor_history::postgres::redact("postgres://u:p@h/db?password=p&sslmode=require"),
+        "postgres://u:***@h/db?password=***&sslmode=require"
+    );
+}

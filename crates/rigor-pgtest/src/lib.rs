@@ -7,6 +7,7 @@
 //! tests then return early.
 
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -139,9 +140,12 @@ fn watchdog(bin: &Path, dir: &Path, data: &Path, root: bool) {
         pid = std::process::id(),
         dir = dir.display()
     );
+    // In a process group of its own, so that a signal to the tests' group (a timeout, Ctrl-C)
+    // does not take the watchdog down before the server.
     let _ = Command::new("sh")
         .arg("-c")
         .arg(script)
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

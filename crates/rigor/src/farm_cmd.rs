@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -218,12 +218,19 @@ pub fn worker(url: &str, a: &TrackWorkerArgs) -> Result<Outcome> {
         "rigor: worker {machine} (class {class}) on {}",
         rigor_history::postgres::redact(url)
     );
-    let summary = farm::work(
-        &settings,
-        &mut Runner { repo },
-        &mut Log(&machine),
-        Arc::new(AtomicBool::new(false)),
-    );
+    // Ctrl-C once: finish the current job, then stop; twice: stop now (the job's
+    // lease runs out and another worker runs it again).
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            note!("rigor: stopping after the current job (Ctrl-C again to stop now)");
+        });
+    }
+    let summary = farm::work(&settings, &mut Runner { repo }, &mut Log(&machine), stop);
     emit(&format!(
         "Worker {machine}: {} job(s) done, {} failed, {} lost to other workers\n",
         summary.done, summary.failed, summary.lost
