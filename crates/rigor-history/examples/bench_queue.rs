@@ -133,7 +133,7 @@ fn main() {
         "{:>8} {:>14} {:>18} {:>18} {:>18}",
         "workers", "wall (s)", "wall / job (ms)", "claim / job (ms)", "complete / job (ms)"
     );
-    for workers in [1, 8] {
+    for workers in [8, 1] {
         let f = drain(&server.fresh_database(), jobs, workers);
         let per = |d: Duration| 1000.0 * d.as_secs_f64() / f.jobs as f64;
         println!(

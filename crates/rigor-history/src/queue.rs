@@ -167,8 +167,8 @@ impl JobQueue for PostgresHistory {
                 "UPDATE jobs SET state = 'running', attempts = attempts + 1, worker = $2,
                      lease_until = now() + $3 * interval '1 millisecond', started_at = now()
                  WHERE id = (SELECT id FROM jobs
-                             WHERE class = $1 AND (state = 'queued'
-                                   OR (state = 'running' AND lease_until < now()))
+                             WHERE class = $1 AND state IN ('queued', 'running')
+                               AND (state = 'queued' OR lease_until < now())
                              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
                  RETURNING id, attempts, class, branch, spec",
                 &[&class, &worker, &millis(lease)],

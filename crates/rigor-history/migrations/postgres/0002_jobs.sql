@@ -24,4 +24,5 @@ CREATE TABLE jobs (
     -- The runs its results were stored as (JSON list of run ids).
     runs           TEXT
 );
-CREATE INDEX jobs_to_claim ON jobs(class, state, id);
+-- Claiming looks at unfinished jobs only: finished ones pile up and must not be scanned.
+CREATE INDEX jobs_to_claim ON jobs(class, id) WHERE state IN ('queued', 'running');
