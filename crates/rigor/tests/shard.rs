@@ -148,3 +148,40 @@ fn a_bad_shard_is_refused() {
         );
     }
 }
+
+#[test]
+fn status_without_arguments_needs_a_server_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    rigor_history::SqliteHistory::open(&db).unwrap();
+    let out = rigor()
+        .args(["track", "status", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no job queue"), "{err}");
+    assert!(err.contains("h.db"), "{err}");
+}
+
+#[test]
+fn a_password_file_others_may_read_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pw");
+    std::fs::write(&file, "hunter2\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    // Refused before any connection is tried: no server needed.
+    let out = rigor()
+        .args(["track", "status"])
+        .env("RIGOR_DB", "postgres://rigor@127.0.0.1:1/rigor")
+        .env_remove("PGPASSWORD")
+        .env("RIGOR_DB_PASSWORD_FILE", &file)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("may be read by others"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}
