@@ -20,7 +20,7 @@ use crate::History;
 use crate::error::{HistoryError, Result};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
-    StoredVersion, VersionData, VersionInfo,
+    StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
 
 /// The migrations, in order; the schema version is their count.
@@ -691,6 +691,67 @@ impl History for SqliteHistory {
             }
         }
         Ok(out)
+    }
+
+    fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>> {
+        let mut stmt = self.db(self.conn.prepare(
+            "SELECT b.name, v.rev, rb.run_id, rb.unit, rb.mean, rb.ci_lower, rb.ci_upper,
+                    rb.ci_level, rb.components
+             FROM run_benchmarks rb
+             JOIN runs r ON r.id = rb.run_id
+             JOIN versions v ON v.id = r.version_id
+             JOIN machines m ON m.id = r.machine_id
+             JOIN benchmarks b ON b.id = rb.benchmark_id
+             WHERE m.name = ?1 AND r.branch = ?2 AND r.status <> 'failed'
+             ORDER BY b.name, rb.run_id",
+        ))?;
+        type Row = (
+            String,
+            String,
+            i64,
+            String,
+            Option<f64>,
+            Option<f64>,
+            Option<f64>,
+        );
+        let rows = self.db(stmt
+            .query_map(params![machine, branch], |r| {
+                let row: Row = (
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                );
+                Ok((
+                    row,
+                    r.get::<_, Option<f64>>(7)?,
+                    r.get::<_, Option<String>>(8)?,
+                ))
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()))?;
+        rows.into_iter()
+            .map(
+                |((benchmark, rev, run, unit, mean, lo, hi), level, components)| {
+                    Ok(StoredSummary {
+                        benchmark,
+                        rev,
+                        run: RunId(run),
+                        unit,
+                        mean,
+                        interval: lo.zip(hi),
+                        level,
+                        components: components
+                            .map(|c| serde_json::from_str(&c))
+                            .transpose()
+                            .map_err(|e| self.damaged("components", e))?
+                            .unwrap_or_default(),
+                    })
+                },
+            )
+            .collect()
     }
 
     fn save_changes(
