@@ -36,6 +36,13 @@ pub struct PublishSettings {
     pub generated: String,
 }
 
+/// The current time as the index shows it: `2026-11-24 06:30 UTC`.
+pub fn now() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%d %H:%M UTC")
+        .to_string()
+}
+
 /// What [`publish`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Published {
