@@ -124,16 +124,28 @@ pub fn generate(
     spec: &Spec,
     progress: &mut dyn FnMut(usize),
 ) -> Result<()> {
-    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    generate_versions(history, spec, 0..spec.versions, progress)
+}
+
+/// Generates only the versions in `range` (each version's noise has its own seeded stream, so
+/// a version is the same whether generated alone or with the others).
+pub fn generate_versions(
+    history: &mut dyn History,
+    spec: &Spec,
+    range: std::ops::Range<usize>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<()> {
     let machine = MachineInfo {
         name: spec.machine.clone(),
         environment: Default::default(),
     };
-    for v in 0..spec.versions {
+    for v in range {
         let version = version(v);
         if spec.failed.contains(&v) {
             history.record_failure(&version, &machine, &spec.branch, "build failed")?;
         } else {
+            let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+            rng.set_stream(v as u64);
             let result = result(spec, v, &mut rng);
             history.ingest(&Ingest {
                 version: &version,

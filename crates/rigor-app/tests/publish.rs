@@ -3,7 +3,7 @@
 //! publishing again rewrites only what changed.
 
 use rigor_app::publish::{PublishSettings, publish, site_view};
-use rigor_app::synthetic::{Spec, Step, generate};
+use rigor_app::synthetic::{Spec, Step, generate, generate_versions};
 use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
 use rigor_history::SqliteHistory;
 use rigor_report::dashboard::{PointState, SiteMeta};
@@ -104,7 +104,7 @@ fn pages_are_written_escaped_and_republished_incrementally() {
     std::fs::remove_file(out.join(&view.benchmarks[0].page)).unwrap();
     assert_eq!(publish(&h, &settings(&out)).unwrap().written, 1);
     // One new version changes every benchmark's series, so every page; a new title too.
-    generate(&mut h, &spec(31), &mut |_| {}).unwrap();
+    generate_versions(&mut h, &spec(31), 30..31, &mut |_| {}).unwrap();
     assert_eq!(publish(&h, &settings(&out)).unwrap().written, 3);
     for b in &view.benchmarks {
         let page = std::fs::read_to_string(out.join(&b.page)).unwrap();

@@ -460,7 +460,9 @@ fn publish_writes_a_dashboard_of_the_history() {
         let file = dir.path(&format!("{label}.json"));
         sim()
             .args(["--seed", "1", "-r", "5"])
-            .arg(format!("mean={mean},execution=1%,iteration=1%,iterations=5"))
+            .arg(format!(
+                "mean={mean},execution=1%,iteration=1%,iterations=5"
+            ))
             .args(["-n", "<b>compile</b>"])
             .arg("--export-json")
             .arg(&file)
@@ -486,7 +488,12 @@ fn publish_writes_a_dashboard_of_the_history() {
                 .args(args),
         )
     };
-    let out = publish(&["--title", "Nightly <perf>", "--repo-url", "https://example.org/p"]);
+    let out = publish(&[
+        "--title",
+        "Nightly <perf>",
+        "--repo-url",
+        "https://example.org/p",
+    ]);
     assert!(
         out.contains("Published 1 benchmark page(s)") && out.contains("1 rewritten"),
         "{out}"
@@ -498,7 +505,12 @@ fn publish_writes_a_dashboard_of_the_history() {
     let pages: Vec<_> = std::fs::read_dir(site.join("b")).unwrap().collect();
     assert_eq!(pages.len(), 1);
     // Unchanged history: the benchmark page is not rewritten.
-    let out = publish(&["--title", "Nightly <perf>", "--repo-url", "https://example.org/p"]);
+    let out = publish(&[
+        "--title",
+        "Nightly <perf>",
+        "--repo-url",
+        "https://example.org/p",
+    ]);
     assert!(out.contains("0 rewritten"), "{out}");
     rigor()
         .args(["track", "--db"])

@@ -464,7 +464,8 @@ fn version_row(out: &mut String, site: &SiteMeta, v: &VersionPoint, i: usize) {
     };
     let _ = writeln!(
         out,
-        "<tr class=\"{class}\" data-i=\"{i}\"><td class=\"num\">{i}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td></tr>",
+        "<tr class=\"{class}\" data-i=\"{i}\" data-rev=\"{}\"><td class=\"num\">{i}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td></tr>",
+        Escaped(&v.rev),
         version_link(site, &v.rev, v.commit.as_deref()),
         Escaped(v.time.as_deref().unwrap_or("")),
         Escaped(v.subject.as_deref().unwrap_or("")),
