@@ -52,7 +52,7 @@ pub trait History {
 
     /// The stored summary (mean and interval from the run's own analysis, variance components)
     /// of every benchmark of every measured run on a machine and branch, in one read: what a
-    /// dashboard draws without re-analysing raw samples. Ordered by benchmark name, then run id.
+    /// dashboard draws without re-analysing raw samples. Ordered by run (oldest first).
     fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>>;
 
     /// Replaces the detected changes of one series: changes found again keep their status,

@@ -694,64 +694,51 @@ impl History for SqliteHistory {
     }
 
     fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>> {
+        // Names are looked up once each rather than joined into a million rows.
+        let names = |sql: &str| -> Result<HashMap<i64, String>> {
+            let mut stmt = self.db(self.conn.prepare(sql))?;
+            self.db(stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .and_then(|rows| rows.collect()))
+        };
+        let benchmarks = names("SELECT id, name FROM benchmarks")?;
+        let versions = names("SELECT id, rev FROM versions")?;
         let mut stmt = self.db(self.conn.prepare(
-            "SELECT b.name, v.rev, rb.run_id, rb.unit, rb.mean, rb.ci_lower, rb.ci_upper,
-                    rb.ci_level, rb.components
-             FROM run_benchmarks rb
-             JOIN runs r ON r.id = rb.run_id
-             JOIN versions v ON v.id = r.version_id
-             JOIN machines m ON m.id = r.machine_id
-             JOIN benchmarks b ON b.id = rb.benchmark_id
-             WHERE m.name = ?1 AND r.branch = ?2 AND r.status <> 'failed'
-             ORDER BY b.name, rb.run_id",
+            "SELECT rb.benchmark_id, r.version_id, rb.run_id, rb.unit, rb.mean, rb.ci_lower,
+                    rb.ci_upper, rb.ci_level, rb.components
+             FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
+             WHERE r.machine_id = (SELECT id FROM machines WHERE name = ?1)
+               AND r.branch = ?2 AND r.status <> 'failed'",
         ))?;
-        type Row = (
-            String,
-            String,
-            i64,
-            String,
-            Option<f64>,
-            Option<f64>,
-            Option<f64>,
-        );
-        let rows = self.db(stmt
-            .query_map(params![machine, branch], |r| {
-                let row: Row = (
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                );
-                Ok((
-                    row,
-                    r.get::<_, Option<f64>>(7)?,
-                    r.get::<_, Option<String>>(8)?,
-                ))
-            })
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()))?;
-        rows.into_iter()
-            .map(
-                |((benchmark, rev, run, unit, mean, lo, hi), level, components)| {
-                    Ok(StoredSummary {
-                        benchmark,
-                        rev,
-                        run: RunId(run),
-                        unit,
-                        mean,
-                        interval: lo.zip(hi),
-                        level,
-                        components: components
-                            .map(|c| serde_json::from_str(&c))
-                            .transpose()
-                            .map_err(|e| self.damaged("components", e))?
-                            .unwrap_or_default(),
-                    })
-                },
-            )
-            .collect()
+        let mut out = Vec::new();
+        let mut rows = self.db(stmt.query(params![machine, branch]))?;
+        while let Some(r) = self.db(rows.next())? {
+            let name = |map: &HashMap<i64, String>, i: usize| -> Result<String> {
+                let id: i64 = self.db(r.get(i))?;
+                map.get(&id)
+                    .cloned()
+                    .ok_or_else(|| self.damaged("summaries", format!("unknown id {id}")))
+            };
+            let components: Option<String> = self.db(r.get(8))?;
+            let lo: Option<f64> = self.db(r.get(5))?;
+            let hi: Option<f64> = self.db(r.get(6))?;
+            out.push(StoredSummary {
+                benchmark: name(&benchmarks, 0)?,
+                rev: name(&versions, 1)?,
+                run: RunId(self.db(r.get(2))?),
+                unit: self.db(r.get(3))?,
+                mean: self.db(r.get(4))?,
+                interval: lo.zip(hi),
+                level: self.db(r.get(7))?,
+                components: components
+                    .map(|c| serde_json::from_str(&c))
+                    .transpose()
+                    .map_err(|e| self.damaged("components", e))?
+                    .unwrap_or_default(),
+            });
+        }
+        out.sort_unstable_by_key(|x| x.run);
+        Ok(out)
     }
 
     fn save_changes(

@@ -23,6 +23,7 @@ SKIP when it cannot. Exits 1 when a check fails. Python 3 standard library only.
 
 import argparse
 import html.parser
+import json
 import os
 import re
 import subprocess
@@ -62,6 +63,125 @@ def screenshot(chromium, url, out, size):
                         f"--screenshot={out}", f"--window-size={size}", "--hide-scrollbars",
                         url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        timeout=CHROMIUM_TIMEOUT, check=False)
+
+
+class DevTools:
+    """Chromium driven over --remote-debugging-pipe (JSON messages separated by NUL on file
+    descriptors 3 and 4): no WebSocket client needed, standard library only."""
+
+    def __init__(self, chromium):
+        self.profile = tempfile.TemporaryDirectory(prefix="rigor-chromium-")
+        to_child, self._write = os.pipe()
+        self._read, from_child = os.pipe()
+        # The child's fd 3 reads our commands, its fd 4 writes replies.
+        self.proc = subprocess.Popen(
+            [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile.name}",
+             "--remote-debugging-pipe", "--window-size=1300,1000", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pass_fds=(3, 4, to_child, from_child),
+            preexec_fn=lambda: (os.dup2(to_child, 3), os.dup2(from_child, 4)))
+        os.close(to_child)
+        os.close(from_child)
+        self._buf = b""
+        self._id = 0
+
+    def call(self, method, session=None, **params):
+        self._id += 1
+        msg = {"id": self._id, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = session
+        os.write(self._write, json.dumps(msg).encode() + b"\0")
+        while True:
+            while b"\0" not in self._buf:
+                chunk = os.read(self._read, 1 << 16)
+                if not chunk:
+                    raise RuntimeError("chromium closed the DevTools pipe")
+                self._buf += chunk
+            raw, self._buf = self._buf.split(b"\0", 1)
+            reply = json.loads(raw)
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+        os.close(self._write)
+        os.close(self._read)
+        self.profile.cleanup()
+
+
+def hover_check(chromium, url, rev, failures):
+    """Moves the mouse over version `rev` of the first history plot (real input events) and
+    checks that the tooltip names it."""
+    tools = DevTools(chromium)
+    try:
+        target = tools.call("Target.createTarget", url="about:blank")["targetId"]
+        session = tools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        tools.call("Page.enable", session)
+        tools.call("Page.navigate", session, url=url)
+        expr = """(function (rev) {
+          var box = document.querySelector('.plotbox'), svg = box && box.querySelector('svg');
+          var row = svg && document.querySelector('#' + box.dataset.table + ' tr[data-rev="' + rev + '"]');
+          if (!row) return null;
+          svg.scrollIntoView();
+          var r = svg.getBoundingClientRect(), i = +row.dataset.i, n = +box.dataset.n;
+          var px = +box.dataset.x0 + i * (box.dataset.x1 - box.dataset.x0) / (n - 1);
+          return [r.left + px * r.width / box.dataset.w, r.top + r.height / 2];
+        })(%s)""" % json.dumps(rev)
+        point = None
+        for _ in range(50):
+            got = tools.call("Runtime.evaluate", session, expression=expr, returnByValue=True)
+            point = got.get("result", {}).get("value")
+            if point:
+                break
+            import time
+            time.sleep(0.1)
+        if not point:
+            failures.append(f"hover: version {rev} not found on {url}")
+            return
+        tools.call("Input.dispatchMouseEvent", session, type="mouseMoved", x=point[0], y=point[1])
+        got = tools.call("Runtime.evaluate", session, returnByValue=True, expression=
+                         "(function(){var t=document.querySelector('.tip');"
+                         "return t && !t.hidden ? t.textContent : null})()")
+        tip = got.get("result", {}).get("value")
+        print(f"hover over {rev}: {tip!r}")
+        if not tip or rev not in tip:
+            failures.append(f"hover over {rev} on {url}: tooltip {tip!r}")
+    except (OSError, RuntimeError, ValueError) as err:
+        failures.append(f"hover: DevTools failed: {err}")
+    finally:
+        tools.close()
+
+
+def load_time(chromium, url):
+    """Seconds from navigation start until the page is loaded, its script has run and the
+    next frame is drawn (two animation frames after the load event), in a warm browser."""
+    tools = DevTools(chromium)
+    try:
+        target = tools.call("Target.createTarget", url="about:blank")["targetId"]
+        session = tools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        tools.call("Page.enable", session)
+        tools.call("Page.navigate", session, url=url)
+        expr = """new Promise(function (done) {
+          function drawn() { requestAnimationFrame(function () { requestAnimationFrame(function () {
+            done(performance.now() / 1000); }); }); }
+          if (document.readyState === 'complete') drawn(); else addEventListener('load', drawn);
+        })"""
+        import time
+        for _ in range(100):
+            got = tools.call("Runtime.evaluate", session, expression=expr, awaitPromise=True,
+                             returnByValue=True)
+            value = got.get("result", {}).get("value")
+            href = tools.call("Runtime.evaluate", session, expression="location.href",
+                              returnByValue=True)["result"].get("value", "")
+            if value is not None and href.startswith("file:"):
+                return value
+            time.sleep(0.05)
+        return None
+    finally:
+        tools.close()
 
 
 class Survey(html.parser.HTMLParser):
@@ -167,12 +287,21 @@ def main():
     p.add_argument("--hostile", default="<img src=x onerror=alert(1)>")
     p.add_argument("--repo-url")
     p.add_argument("--screenshots", help="folder for index.png and benchmark.png")
+    p.add_argument("--load-times", nargs="+", metavar="PAGE",
+                   help="only measure how long these pages of SITE take to load and draw")
     args = p.parse_args()
     chromium = find_chromium()
     if chromium is None:
         return 0
     site = os.path.abspath(args.site)
     url = lambda rel, q="": "file://" + os.path.join(site, rel) + q  # noqa: E731
+    if args.load_times:
+        for page in args.load_times:
+            runs = sorted(load_time(chromium, url(page)) or float("nan") for _ in range(3))
+            size = os.path.getsize(os.path.join(site, page)) / 1024
+            print(f"{page}: {size:.0f} kB, loaded and drawn in {runs[1]:.2f} s "
+                  f"(median of 3; {runs[0]:.2f}–{runs[2]:.2f})")
+        return 0
     failures = []
 
     # The console capture itself: a page that logs must be seen logging.
@@ -235,6 +364,7 @@ def main():
             continue
         dom, _ = chromium_dom(chromium, url(page))
         check_markers(page, survey_of(dom), revs, failures)
+        hover_check(chromium, url(page), revs[0], failures)
     if args.screenshots:
         os.makedirs(args.screenshots, exist_ok=True)
         screenshot(chromium, url("index.html"), os.path.join(args.screenshots, "index.png"),

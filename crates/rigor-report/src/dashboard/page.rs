@@ -17,10 +17,10 @@ use super::view::{
     BenchmarkView, ChangeMark, ChangeRow, Measured, PointState, SeriesView, SiteMeta, SiteView,
     VersionPoint,
 };
-use crate::format::time_like;
 use crate::html::escape::{Escaped, escape};
 use crate::html::page::fill;
 use crate::html::plots::{Drawn, PlotResult, label_svg};
+use rigor_units::{Seconds, TimeUnit, significant};
 
 const TEMPLATE: &str = include_str!("../../templates/dashboard.html");
 const REPORT_STYLE: &str = include_str!("../../templates/report.css");
@@ -107,13 +107,25 @@ fn version_link(site: &SiteMeta, rev: &str, commit: Option<&str>) -> String {
     }
 }
 
-/// `1.234 ms (1.220–1.250)`.
+/// `1.234 ms (1.220 ms–1.250 ms)`, in the mean's own unit.
 fn estimate(m: &Measured) -> String {
+    estimate_in(m, TimeUnit::for_magnitude(Seconds(m.mean)))
+}
+
+/// `1.234 ms (1.220 ms–1.250 ms)` in `unit`, so that a table's rows line up.
+fn estimate_in(m: &Measured, unit: TimeUnit) -> String {
+    let t = |v: f64| {
+        format!(
+            "{} {}",
+            significant(Seconds(v).in_unit(unit)),
+            unit.symbol()
+        )
+    };
     format!(
         "{} <span class=\"ci\">({}–{})</span>",
-        time_like(m.mean, m.mean),
-        time_like(m.lower, m.mean),
-        time_like(m.upper, m.mean)
+        t(m.mean),
+        t(m.lower),
+        t(m.upper)
     )
 }
 
@@ -449,15 +461,16 @@ fn versions_table(out: &mut String, site: &SiteMeta, s: &SeriesView, id: &str) {
          <thead><tr><th>#</th><th>Version</th><th>Mean (interval)</th><th>Date</th><th>Subject</th></tr></thead><tbody>",
         s.versions.len()
     );
+    let unit = plots::unit_of(s);
     for (i, v) in s.versions.iter().enumerate() {
-        version_row(out, site, v, i);
+        version_row(out, site, v, i, unit);
     }
     out.push_str("</tbody></table>\n</details>\n");
 }
 
-fn version_row(out: &mut String, site: &SiteMeta, v: &VersionPoint, i: usize) {
+fn version_row(out: &mut String, site: &SiteMeta, v: &VersionPoint, i: usize, unit: TimeUnit) {
     let (class, value) = match &v.state {
-        PointState::Measured(m) => ("measured", estimate(m)),
+        PointState::Measured(m) => ("measured", estimate_in(m, unit)),
         PointState::Unanalysed => ("missing", "measured, not analysed".to_string()),
         PointState::Failed => ("failed", "failed".to_string()),
         PointState::Missing => ("missing", "not measured".to_string()),

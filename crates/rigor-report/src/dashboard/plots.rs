@@ -14,7 +14,7 @@ use rigor_units::{Seconds, TimeUnit};
 use super::view::{PointState, SeriesView};
 use crate::html::plots::sequence::{Chart, mesh};
 use crate::html::plots::{
-    CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, SMALL_SIZE, palette, svg,
+    CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, TICK_SIZE, palette, svg,
 };
 use crate::html::scale::{Span, plottable, tick, whole_tick};
 
@@ -209,7 +209,7 @@ fn changes(
             ))?;
             py += 10;
         }
-        let style = (FONT, SMALL_SIZE)
+        let style = (FONT, TICK_SIZE)
             .into_font()
             .color(&CHANGE)
             .pos(Pos::new(HPos::Center, VPos::Bottom));
@@ -277,6 +277,8 @@ pub fn noise(series: &SeriesView) -> PlotResult {
 
 /// Width and height of a sparkline.
 const SPARK: (f64, f64) = (120.0, 28.0);
+/// The smallest range of a sparkline's y axis, as a fraction of the level.
+const SPARK_MIN_RANGE: f64 = 0.1;
 /// The most points a sparkline draws (the newest).
 pub const SPARK_POINTS: usize = 60;
 
@@ -291,13 +293,15 @@ pub fn sparkline(series: &SeriesView) -> String {
     let Some(y) = Span::of(pts.iter().map(|p| p.1)) else {
         return String::new();
     };
-    let y = if y.width() > 0.0 {
-        y
-    } else {
-        Span {
-            lo: y.lo - 1.0,
-            hi: y.hi + 1.0,
-        }
+    // At least ±5% of the level in view: otherwise a flat series' noise of a fraction of a
+    // percent would fill the height and read as large swings.
+    let mid = (y.lo + y.hi) / 2.0;
+    let half = (y.width() / 2.0)
+        .max(mid.abs() * SPARK_MIN_RANGE / 2.0)
+        .max(1e-12);
+    let y = Span {
+        lo: mid - half,
+        hi: mid + half,
     };
     let dx = (last.0 - first.0).max(1) as f64;
     let mut line = String::new();

@@ -177,7 +177,7 @@ pub fn label_svg(svg: &str, id: &str, class: &str, title: &str) -> String {
 /// Font family of all plot text; the browser picks the face.
 pub(crate) const FONT: &str = "sans-serif";
 /// Size of tick labels: plotters writes 1/1.24 of it as the SVG font-size, here 12.5px.
-const TICK_SIZE: f64 = 15.5;
+pub(crate) const TICK_SIZE: f64 = 15.5;
 /// Size of axis descriptions and captions (14px).
 const LABEL_SIZE: f64 = 17.36;
 /// Size of small annotations (10.5px).
