@@ -143,7 +143,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let t = Instant::now();
     let n = h.summaries(&spec.machine, &spec.branch)?.len();
-    println!("History::summaries alone ({n} rows)    {:>7.2} s", t.elapsed().as_secs_f64());
+    println!(
+        "History::summaries alone ({n} rows)    {:>7.2} s",
+        t.elapsed().as_secs_f64()
+    );
     timed(&h, "publish into an empty folder")?;
     timed(&h, "publish again, nothing new")?;
     let next = h.versions(&spec.machine, &spec.branch)?.len();
