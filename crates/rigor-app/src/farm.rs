@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use rigor_history::queue::{ClaimedJob, JobQueue, JobResults, NewJob};
 use rigor_history::{
     ChangeFilter, ChangeStatus, History, HistoryError, Ingest, Ingested, MachineInfo, NewChange,
-    PostgresHistory, RunId, StoredChange, StoredVersion, VersionData, VersionInfo,
+    PostgresHistory, RunId, StoredChange, StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
 use rigor_store::ResultFile;
 use serde::{Deserialize, Serialize};
@@ -106,6 +106,9 @@ impl History for Collected {
         Ok(Vec::new())
     }
     fn series(&self, _: &str, _: &str, _: &str) -> rigor_history::Result<Vec<VersionData>> {
+        Ok(Vec::new())
+    }
+    fn summaries(&self, _: &str, _: &str) -> rigor_history::Result<Vec<StoredSummary>> {
         Ok(Vec::new())
     }
     fn save_changes(

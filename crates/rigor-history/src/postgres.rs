@@ -22,7 +22,7 @@ use crate::merge::{RunBenchmark, RunData, merged};
 use crate::sqlite::{failure_fingerprint, fingerprint, json, now, status_text};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
-    StoredVersion, VersionData, VersionInfo,
+    StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
 
 /// The migrations, in order; the schema version is their count.
@@ -696,6 +696,40 @@ impl History for PostgresHistory {
             }
         }
         Ok(out)
+    }
+
+    fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>> {
+        let rows = self.query(
+            "SELECT b.name, v.rev, rb.run_id, rb.unit, rb.mean, rb.ci_lower, rb.ci_upper,
+                    rb.ci_level, rb.components
+             FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
+             JOIN benchmarks b ON b.id = rb.benchmark_id JOIN versions v ON v.id = r.version_id
+             WHERE r.machine_id = (SELECT id FROM machines WHERE name = $1)
+               AND r.branch = $2 AND r.status <> 'failed'
+             ORDER BY rb.run_id",
+            &[&machine, &branch],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let components: Option<String> = r.get(8);
+                let lo: Option<f64> = r.get(5);
+                let hi: Option<f64> = r.get(6);
+                Ok(StoredSummary {
+                    benchmark: r.get(0),
+                    rev: r.get(1),
+                    run: RunId(r.get(2)),
+                    unit: r.get(3),
+                    mean: r.get(4),
+                    interval: lo.zip(hi),
+                    level: r.get(7),
+                    components: components
+                        .map(|c| serde_json::from_str(&c))
+                        .transpose()
+                        .map_err(|e| self.damaged("components", e))?
+                        .unwrap_or_default(),
+                })
+            })
+            .collect()
     }
 
     fn save_changes(

@@ -110,6 +110,7 @@ suite!(
     changes_keep_their_status_across_detections,
     a_newer_schema_is_refused_and_an_older_one_migrated,
     concurrent_writers_lose_and_duplicate_nothing,
+    summaries_list_every_measured_run_oldest_first,
 );
 
 fn the_same_result_twice_is_stored_once(store: Store) {
@@ -265,4 +266,26 @@ fn concurrent_writers_lose_and_duplicate_nothing(store: Store) {
     let versions = h.versions("ci-1", "main").unwrap();
     assert_eq!(versions.len(), 10);
     assert!(versions.iter().all(|v| v.runs == 4), "{versions:?}");
+}
+
+fn summaries_list_every_measured_run_oldest_first(store: Store) {
+    let mut h = store.open();
+    ingest(&mut *h, "b", 2, &result(2, 2.0));
+    ingest(&mut *h, "a", 1, &result(1, 1.0));
+    h.record_failure(&version("c", 3), &machine(), "main", "build failed")
+        .unwrap();
+    let s = h.summaries("ci-1", "main").unwrap();
+    let got: Vec<(&str, &str)> = s
+        .iter()
+        .map(|x| (x.benchmark.as_str(), x.rev.as_str()))
+        .collect();
+    assert_eq!(got, [("sort", "b"), ("sort", "a")]);
+    assert!(s[0].run < s[1].run);
+    // These results carry no analysis: nothing to summarise, and none is invented.
+    assert_eq!(
+        (s[0].mean, s[0].interval, s[0].components.len()),
+        (None, None, 0)
+    );
+    assert!(h.summaries("ci-1", "other").unwrap().is_empty());
+    assert!(h.summaries("nowhere", "main").unwrap().is_empty());
 }
