@@ -126,6 +126,7 @@ impl JobRunner for Runner {
             true,
             batch,
             key,
+            &crate::track_cmd::default_results_dir(None),
             &line.options,
             &line.commands,
         )

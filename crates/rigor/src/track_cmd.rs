@@ -1,7 +1,7 @@
 //! `rigor track`: the history of a project's performance.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use rigor_app::Outcome;
@@ -53,12 +53,13 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         || args.db.display().to_string(),
         rigor_history::postgres::redact,
     );
+    let runs = default_results_dir(url.is_none().then_some(args.db.as_path()));
     let mut history = rigor_history::open(args.db.as_os_str())?;
     let history = history.as_mut();
     match &args.command {
         TrackCommand::Add(a) => add(history, a),
-        TrackCommand::Run(a) => run(history, &shown, a),
-        TrackCommand::Bisect(a) => bisect(history, a),
+        TrackCommand::Run(a) => run(history, &shown, &runs, a),
+        TrackCommand::Bisect(a) => bisect(history, &runs, a),
         TrackCommand::Check(a) => check(history, a),
         TrackCommand::Changes(a) => changes(history, a),
         TrackCommand::Show(a) => show(history, a),
@@ -78,6 +79,15 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         }
         TrackCommand::Enqueue(_) | TrackCommand::Worker(_) => unreachable!("handled above"),
     }
+}
+
+/// Where measured versions' result files go without `--export-json`: `runs/` beside the history
+/// file (`.rigor/runs` for the default `.rigor/history.db`), or `.rigor/runs` for a server.
+pub(crate) fn default_results_dir(history_file: Option<&Path>) -> PathBuf {
+    history_file
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| Path::new(".rigor").join("runs"), |dir| dir.join("runs"))
 }
 
 /// The series a command means: the given machine (else this host) and branch (else the
@@ -217,7 +227,12 @@ impl TrackObserver for Announce {
     }
 }
 
-fn run(history: &mut (dyn History + Send), shown: &str, a: &TrackRunArgs) -> Result<Outcome> {
+fn run(
+    history: &mut (dyn History + Send),
+    shown: &str,
+    runs: &Path,
+    a: &TrackRunArgs,
+) -> Result<Outcome> {
     let repo = a
         .repo
         .canonicalize()
@@ -262,6 +277,7 @@ fn run(history: &mut (dyn History + Send), shown: &str, a: &TrackRunArgs) -> Res
         a.force,
         a.batch,
         key.clone(),
+        runs,
         &a.options,
         &a.commands,
     )?;
@@ -327,13 +343,14 @@ fn shard(commits: &[String], batch: usize, i: usize, n: usize) -> Vec<String> {
 
 /// The settings of a `track run` or `track bisect`: `--build` without `--builds` builds each
 /// version once in its checkout (not a level); results go beside `--export-json`, else to
-/// `.rigor/runs`.
+/// `runs` (see [`default_results_dir`]).
 pub(crate) fn track_settings(
     repo: std::path::PathBuf,
     commits: Vec<String>,
     force: bool,
     batch: usize,
     key: SeriesKey,
+    runs: &Path,
     options: &RunOptions,
     commands: &[String],
 ) -> Result<(TrackRunSettings, rigor_app::settings::RunSettings)> {
@@ -351,7 +368,7 @@ pub(crate) fn track_settings(
         .export_json
         .as_ref()
         .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| Path::new(".rigor").join("runs"));
+        .unwrap_or_else(|| runs.to_path_buf());
     Ok((
         TrackRunSettings {
             repo,
@@ -400,14 +417,22 @@ fn signed_percent(ratio: f64) -> String {
     format!("{}{}", if p >= 0.0 { "+" } else { "−" }, percent(p.abs()))
 }
 
-fn bisect(history: &mut (dyn History + Send), a: &TrackBisectArgs) -> Result<Outcome> {
+fn bisect(history: &mut (dyn History + Send), runs: &Path, a: &TrackBisectArgs) -> Result<Outcome> {
     let repo = a
         .repo
         .canonicalize()
         .with_context(|| format!("--repo {}", a.repo.display()))?;
     let key = series_key(&a.series, &repo);
-    let (settings, mut experiment) =
-        track_settings(repo, Vec::new(), true, 3, key, &a.options, &a.commands)?;
+    let (settings, mut experiment) = track_settings(
+        repo,
+        Vec::new(),
+        true,
+        3,
+        key,
+        runs,
+        &a.options,
+        &a.commands,
+    )?;
     let (stop, mut executor) =
         crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
     let outcome = {
