@@ -32,6 +32,7 @@ pub mod hierarchy;
 pub mod impact;
 pub mod interval;
 pub mod mixture;
+mod rank_walk;
 pub mod robust;
 pub mod sample;
 pub mod sequential;
