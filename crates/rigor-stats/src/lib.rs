@@ -38,6 +38,7 @@ pub mod sample;
 pub mod sequential;
 pub mod series;
 pub mod steady;
+pub mod top_means;
 pub mod variance;
 
 pub use analysis::{Analysis, AnalysisConfig, Warning, analyze};
