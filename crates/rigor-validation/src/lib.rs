@@ -436,7 +436,7 @@ pub fn run(opts: &Options, sizes: &Sizes) -> Result<Outcome> {
 
 /// Section 1b's rows: the section 1 grid, then log-normal 0.8 and far-mode build effects at
 /// several build counts.
-fn skewed_rows(master: u64, n: usize) -> Vec<skewed::SkewRow> {
+pub fn skewed_rows(master: u64, n: usize) -> Vec<skewed::SkewRow> {
     let mut rows = Vec::new();
     for (splits, designs) in [
         (&TWO_LEVEL[..], [SMALL_2, LARGE_2]),
@@ -872,85 +872,9 @@ impl Doc<'_> {
     }
 
     fn section1b(&self, s: &mut String) {
-        if self.skew.is_empty() {
-            return;
+        if !self.skew.is_empty() {
+            s.push_str(&skewed::section(self.skew, self.sizes.skewed));
         }
-        let n = self.sizes.skewed;
-        let _ = writeln!(
-            s,
-            "## 1b. Intervals on few skewed top-level units
-"
-        );
-        let _ = writeln!(
-            s,
-            "The same scenarios as section 1 ({n} experiments per row), then two shapes of build \
-             effect that section 1 lacks: a strongly skewed log-normal (shape 0.8) and one build \
-             in five in a far mode (the shape of code-layout effects: Mytkowicz et al. 2009; \
-             Kalibera & Tůma 2006, Figure 2), at 6 to 29 builds. Every method sees the same data \
-             and works on the top-level means only: *t* is rigor's interval (section 1); \
-             *bootstrap-t* uses the bootstrap quantiles of the studentised mean (Efron & \
-             Tibshirani 1993; Hall 1992); *BCa* is Efron's (1987) bias-corrected and accelerated \
-             percentile interval; *expanded BCa* is BCa at the level that makes it as wide as the \
-             t interval on symmetric data (Hesterberg 2015's expanded percentile idea). Bootstraps \
-             use B = {} resamples, seeded per experiment (`rigor_stats::top_means`). The last \
-             column is each bootstrap interval's median half-width divided by the t interval's.\n",
-            skewed::RESAMPLES
-        );
-        let _ = writeln!(s, "{}", skewed::table(self.skew));
-        let _ = writeln!(
-            s,
-            "Targets: coverage ≥ {:.0}% on every skewed or multimodal row with at least {} \
-             top-level units, and median half-width at most {:.0}% wider than t on normal rows.\n",
-            100.0 * skewed::COVERAGE_TARGET,
-            skewed::MIN_UNITS,
-            100.0 * (skewed::WIDTH_TARGET - 1.0)
-        );
-        let _ = writeln!(
-            s,
-            "| method | worst coverage, skewed rows with ≥ 6 units | widest half-width ÷ t, normal rows | meets both |\n|---|---:|---:|---|"
-        );
-        let mut winners = Vec::new();
-        for (k, (m, worst, widest)) in skewed::summary(self.skew).into_iter().enumerate() {
-            let ok = skewed::meets_targets(self.skew, k);
-            if ok {
-                winners.push(m.name());
-            }
-            let _ = writeln!(
-                s,
-                "| {} | {:.1}% | {:.2} | {} |",
-                m.name(),
-                100.0 * worst,
-                widest,
-                if ok { "yes" } else { "no" }
-            );
-        }
-        let default = rigor_stats::top_means::TopMethod::default();
-        let verdict = if winners.is_empty() {
-            format!(
-                "No method meets both targets everywhere, so rigor's default stays the {} \
-                 interval; the others are available from the library for those who prefer their \
-                 trade-off.",
-                default.name()
-            )
-        } else {
-            format!(
-                "Meeting both targets: {}. rigor's default interval is {}.",
-                winners.join(", "),
-                default.name()
-            )
-        };
-        let _ = writeln!(s, "\n{verdict}\n");
-        let counts = [6, 10, 14, 20, 29];
-        let _ = writeln!(
-            s,
-            "What no interval can fix: n top-level units miss a mode of frequency p entirely with \
-             probability (1 − p)ⁿ, and then every interval computed from them is centred on the \
-             wrong value. Seeing such a mode with 95% probability needs n ≥ ln 0.05 / ln(1 − p) \
-             units. When the top-level means look multimodal or heavy-tailed, rigor says so and \
-             names that count (`rigor plan` and the adaptive mode require it); the far-mode rows \
-             above show the coverage each count buys.\n\n{}",
-            skewed::rare_mode_table(&counts)
-        );
     }
 
     fn section2(&self, s: &mut String) {
