@@ -20,6 +20,7 @@ pub mod autocorr;
 pub mod bootstrap;
 pub mod changepoint;
 pub mod compare;
+pub mod confseq;
 pub mod descriptive;
 pub mod design;
 pub mod dist;

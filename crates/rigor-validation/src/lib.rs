@@ -19,6 +19,7 @@ pub mod model;
 pub mod plots;
 pub mod precision;
 pub mod real;
+pub mod sequential;
 pub mod skewed;
 pub mod speed;
 
