@@ -227,10 +227,8 @@ fn bootstrap_t(means: &[f64], level: f64, resamples: usize, seed: u64) -> Result
     let mut t: Vec<f64> = (0..resamples)
         .map(|b| {
             let (m, s) = resample_stats(means, &mut resample_rng(seed, b));
-            match (m - ybar, s) {
-                (d, _) if d == 0.0 => 0.0,
-                (d, s) => d / (s / n.sqrt()),
-            }
+            let d = m - ybar;
+            if d == 0.0 { 0.0 } else { d / (s / n.sqrt()) }
         })
         .collect();
     t.sort_unstable_by(f64::total_cmp);
