@@ -51,9 +51,19 @@ pub fn plan(
     let mut warnings = Vec::new();
     for (b, p) in run.benchmarks.iter().zip(&plans) {
         match p {
-            Ok(p) => file.benchmark.push(BenchmarkPlan::from_dimensioning(
-                &b.name, p, level, quantile,
-            )),
+            Ok(p) => {
+                if let Some(r) = p.rare_modes {
+                    warnings.push(Warning::RareModesPlanned {
+                        benchmark: b.name.clone(),
+                        level: p.levels.first().cloned().unwrap_or_default(),
+                        pilot_units: r.units,
+                        needed: r.needed,
+                    });
+                }
+                file.benchmark.push(BenchmarkPlan::from_dimensioning(
+                    &b.name, p, level, quantile,
+                ));
+            }
             Err(e) => warnings.push(Warning::CannotPlan {
                 benchmark: b.name.clone(),
                 reason: e.to_string(),

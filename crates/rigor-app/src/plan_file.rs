@@ -134,6 +134,7 @@ impl BenchmarkPlan {
             let with = |plan: &Plan| {
                 top_count_for_half_width(plan, hw, level.get(), quantile)
                     .ok()
+                    .map(|r| r.max(p.min_top_units()))
                     .map(|r| (r, Seconds(r as f64 * cost_of_top_unit(plan))))
             };
             let planned = with(&p.plan);

@@ -21,6 +21,23 @@ pub fn text(w: &Warning) -> String {
              use Henderson's method I; the interval from top-level means stays valid"
                 .to_string()
         }
+        Warning::RareModes { level, modes } => {
+            let shape = match modes.shape {
+                rigor_stats::top_means::TopShape::Multimodal { modes: k, .. } => {
+                    format!("fall into {k} groups")
+                }
+                _ => "are skewed or heavy-tailed".to_string(),
+            };
+            format!(
+                "the {level} means {shape}: {} {level}s miss a mode of 1 {level} in 5 with \
+                 probability {}, and no interval can show a mode it never saw; use at least {} \
+                 {level}s to see such a mode with 95% probability ({} for 1 in 10)",
+                modes.units,
+                percent(100.0 * modes.miss_probability),
+                modes.needed,
+                modes.needed_one_in_ten
+            )
+        }
         _ => format!("{w:?}"),
     }
 }

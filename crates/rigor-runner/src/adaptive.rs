@@ -16,6 +16,7 @@
 
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
+use rigor_stats::top_means::{RareModes, rare_modes};
 use rigor_stats::{
     Hierarchy, LevelCost, Plan, Quantile, StatsError, VarianceComponents, mean_interval,
     optimal_counts, variance_components,
@@ -84,6 +85,9 @@ pub struct BenchPlan {
     pub pilot_units: usize,
     /// Optimal counts below the top.
     pub plan: Plan,
+    /// Set when the pilot's top-level means look multimodal or heavy-tailed: the plan then
+    /// requires enough top-level units to see a mode of one unit in five with 95% probability.
+    pub rare_modes: Option<RareModes>,
 }
 
 impl BenchPlan {
@@ -109,6 +113,13 @@ impl BenchPlan {
             level.get(),
             quantile,
         )
+        .map(|k| k.max(self.min_top_units()))
+    }
+
+    /// The fewest top-level units the plan accepts: enough to see a rare mode when the pilot
+    /// shows a multimodal or heavy-tailed shape, else 0.
+    pub fn min_top_units(&self) -> usize {
+        self.rare_modes.map_or(0, |r| r.needed)
     }
 
     /// The time one top-level unit costs under the plan.
@@ -214,6 +225,7 @@ fn plan_benchmark(
         mean: h.grand_mean(),
         pilot_units: h.units(0),
         plan,
+        rare_modes: rare_modes(&h.top_means())?,
     })
 }
 
@@ -375,7 +387,7 @@ impl AdaptiveRule {
                 continue;
             }
             match needed(h, p, target * margin, &self.settings) {
-                Ok(k) => most = most.max(k),
+                Ok(k) => most = most.max(k).max(p.min_top_units()),
                 Err(e) => {
                     self.error = Some(e.to_string());
                     return None;
@@ -383,6 +395,16 @@ impl AdaptiveRule {
             }
         }
         Some(most.min(self.settings.max_units))
+    }
+
+    /// Top-level units required because a pilot looked multimodal or heavy-tailed (0 if none).
+    fn rare_mode_floor(&self) -> usize {
+        self.plans
+            .iter()
+            .filter_map(|p| p.as_ref().ok())
+            .map(BenchPlan::min_top_units)
+            .max()
+            .unwrap_or(0)
     }
 
     fn stop(&mut self, reason: StopReason) -> Control {
@@ -441,7 +463,8 @@ impl StopRule for AdaptiveRule {
                     self.settings
                         .target
                         .is_some_and(|t| rel <= t.get() * margin(n) && n >= MIN_TOP_UNITS)
-                }) {
+                }) && n >= self.rare_mode_floor()
+                {
                     return self.stop(StopReason::PrecisionReached);
                 }
                 return Control::Continue;

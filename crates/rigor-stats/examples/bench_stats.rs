@@ -2,7 +2,8 @@
 //!
 //! Builds a seeded 20 × 50 × 1000 normal three-level hierarchy (1,000,000 values) and times the
 //! 10,000-resample top-only bootstrap for several estimators (default thread pool and a 1-thread
-//! pool) and the variance components. Run with
+//! pool), the same on 10,000 executions × 100 iterations (many small top-level units), and the
+//! variance components. Run with
 //!
 //! ```text
 //! cargo run --release -p rigor-stats --example bench_stats [repeats]
@@ -35,6 +36,21 @@ fn hierarchy() -> Hierarchy {
         }
     }
     Hierarchy::balanced(vec!["build", "execution", "iteration"], &COUNTS, values).unwrap()
+}
+
+/// `units` executions of `per` iterations: execution SD 0.03, iteration SD 0.01 around 1.
+fn executions(units: usize, per: usize) -> Hierarchy {
+    let mut rng = ChaCha8Rng::seed_from_u64(2013);
+    let (e, i) = (
+        Normal::new(0.0, 0.03).unwrap(),
+        Normal::new(0.0, 0.01).unwrap(),
+    );
+    let mut values = Vec::with_capacity(units * per);
+    for _ in 0..units {
+        let a = e.sample(&mut rng);
+        values.extend((0..per).map(|_| 1.0 + a + i.sample(&mut rng)));
+    }
+    Hierarchy::balanced(vec!["execution", "iteration"], &[units, per], values).unwrap()
 }
 
 /// Median wall time of `repeats` runs of `f`.
@@ -92,6 +108,18 @@ fn main() {
             one.as_secs_f64(),
             one.as_secs_f64() / many.as_secs_f64(),
             fixed.as_secs_f64()
+        );
+    }
+    // Many small top-level units (the harness's executions × iterations): the median's rank walk.
+    let many_units = executions(10_000, 100);
+    for e in [Estimator::Mean, Estimator::Median, Estimator::Min] {
+        let t = time(repeats, || {
+            bootstrap_interval(&many_units, e, &cfg).unwrap()
+        });
+        println!(
+            "{:<34} {:>12.3}",
+            format!("10,000 × 100: top-only {e}"),
+            t.as_secs_f64()
         );
     }
     // All-levels resampling draws every value: time B = 100 and extrapolate.

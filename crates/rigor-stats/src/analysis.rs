@@ -59,6 +59,15 @@ pub enum Warning {
     },
     /// The data are unbalanced; components come from Henderson's method I.
     Unbalanced,
+    /// The top-level means look multimodal or heavy-tailed and are too few to have seen a mode
+    /// of one unit in five with 95% probability: a mode they missed is invisible to any
+    /// interval.
+    RareModes {
+        /// The top level's name.
+        level: String,
+        /// The shape and the counts.
+        modes: crate::top_means::RareModes,
+    },
 }
 
 /// The analysis of one benchmark.
@@ -111,6 +120,12 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
             }
         }
     }
+    if let Some(modes) = crate::top_means::rare_modes(&h.top_means())? {
+        warnings.push(Warning::RareModes {
+            level: h.levels()[0].clone(),
+            modes,
+        });
+    }
     if !h.is_balanced() {
         warnings.push(Warning::Unbalanced);
     }
@@ -160,6 +175,27 @@ mod tests {
         let groups: Vec<Vec<f64>> = (0..6).map(|i| vec![1.0 + i as f64]).collect();
         let a = two_level(&groups);
         assert!(a.warnings.is_empty(), "{:?}", a.warnings);
+    }
+
+    #[test]
+    fn skewed_few_builds_warn_of_rare_modes() {
+        let groups: Vec<Vec<f64>> = [1.2, 0.9, 1.1, 3.5, 1.0, 1.3]
+            .iter()
+            .map(|&m| vec![m - 0.01, m + 0.01])
+            .collect();
+        let h = Hierarchy::two_level(["build", "execution"], &groups).unwrap();
+        let a = analyze(&h, &AnalysisConfig::default()).unwrap();
+        match a
+            .warnings
+            .iter()
+            .find(|w| matches!(w, Warning::RareModes { .. }))
+        {
+            Some(Warning::RareModes { level, modes }) => {
+                assert_eq!(level, "build");
+                assert_eq!((modes.units, modes.needed), (6, 14));
+            }
+            _ => panic!("no rare-modes warning in {:?}", a.warnings),
+        }
     }
 
     #[test]

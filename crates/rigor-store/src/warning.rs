@@ -60,6 +60,18 @@ pub enum Warning {
         /// Why.
         reason: String,
     },
+    /// The pilot's top-level means look multimodal or heavy-tailed, so the plan asks for enough
+    /// top-level units to see a mode of one unit in five with 95% probability.
+    RareModesPlanned {
+        /// The benchmark.
+        benchmark: String,
+        /// The top level's name.
+        level: String,
+        /// Top-level units in the pilot.
+        pilot_units: usize,
+        /// Top-level units the plan requires.
+        needed: usize,
+    },
 }
 
 /// The warning in words (shown after `rigor: warning: `).
@@ -92,6 +104,17 @@ impl std::fmt::Display for Warning {
             Self::CannotPlan { benchmark, reason } => {
                 write!(f, "cannot plan '{benchmark}': {reason}")
             }
+            Self::RareModesPlanned {
+                benchmark,
+                level,
+                pilot_units,
+                needed,
+            } => write!(
+                f,
+                "'{benchmark}': the {pilot_units} pilot {level} means look multimodal or skewed; \
+                 the plan asks for at least {needed} {level}s, enough to see a mode of 1 {level} \
+                 in 5 with 95% probability (no interval can show a mode it never saw)"
+            ),
         }
     }
 }

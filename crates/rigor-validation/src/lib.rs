@@ -19,6 +19,8 @@ pub mod model;
 pub mod plots;
 pub mod precision;
 pub mod real;
+pub mod sequential;
+pub mod skewed;
 pub mod speed;
 
 use std::fmt::Write as _;
@@ -51,6 +53,9 @@ pub struct Sizes {
     pub mode: Mode,
     /// Simulated experiments per coverage row.
     pub coverage: usize,
+    /// Simulated experiments per row of section 1b (bootstrap intervals on top-level means; 0:
+    /// skipped).
+    pub skewed: usize,
     /// Simulated comparisons per row.
     pub compare: usize,
     /// Simulated experiments per design in the time-to-precision section (0: skipped).
@@ -71,6 +76,7 @@ impl Sizes {
         Self {
             mode: Mode::All,
             coverage: 10_000,
+            skewed: 2_000,
             compare: 2_000,
             precision: 4_000,
             lusearch: 4_000,
@@ -87,6 +93,7 @@ impl Sizes {
         Self {
             mode: Mode::Quick,
             coverage: 4_000,
+            skewed: 0,
             compare: 2_000,
             precision: if cfg!(debug_assertions) { 50 } else { 200 },
             lusearch: 0,
@@ -101,6 +108,7 @@ impl Sizes {
         Self {
             mode: Mode::All,
             coverage: 1_000,
+            skewed: 200,
             compare: 300,
             precision: 100,
             lusearch: 10,
@@ -284,6 +292,13 @@ pub fn run(opts: &Options, sizes: &Sizes) -> Result<Outcome> {
         }
     }
 
+    // Section 1b.
+    let mut skew = Vec::new();
+    if sizes.skewed > 0 {
+        log.say("section 1b: intervals on few skewed top-level units");
+        skew = skewed_rows(master, sizes.skewed);
+    }
+
     // Section 2.
     log.say("section 2: comparisons");
     let mut cmp: Vec<CompareRow> = Vec::new();
@@ -359,6 +374,7 @@ pub fn run(opts: &Options, sizes: &Sizes) -> Result<Outcome> {
 
     // Section 5.
     let mut speed_rows = Vec::new();
+    let mut quantiles = None;
     let mut overhead = None;
     if sizes.speed_max >= 1_000 {
         log.say("section 5: speed");
@@ -367,6 +383,8 @@ pub fn run(opts: &Options, sizes: &Sizes) -> Result<Outcome> {
             .filter(|&n| n <= sizes.speed_max)
             .collect();
         speed_rows = speed::run(master, &ns, 3);
+        log.say("section 5: quantile bootstraps at scale");
+        quantiles = Some(speed::quantile_scale(master, sizes.speed_max, 10_000, 3));
     }
     if sizes.overhead_runs > 0 {
         log.say("section 5: scripts/overhead.py");
@@ -400,6 +418,7 @@ pub fn run(opts: &Options, sizes: &Sizes) -> Result<Outcome> {
         opts,
         sizes,
         cov: &cov,
+        skew: &skew,
         cmp: &cmp,
         builds: &builds,
         prec: &prec,
@@ -407,12 +426,43 @@ pub fn run(opts: &Options, sizes: &Sizes) -> Result<Outcome> {
         real_note: &real_note,
         hyperfine: hyperfine.as_deref(),
         speed: &speed_rows,
+        quantiles: quantiles.as_ref(),
         overhead: overhead.as_ref(),
         figures: out.figures.iter().map(|f| f.0.clone()).collect(),
         elapsed: log.start.elapsed().as_secs_f64(),
     };
     out.markdown = doc.render(&out);
     Ok(out)
+}
+
+/// Section 1b's rows: the section 1 grid, then log-normal 0.8 and far-mode build effects at
+/// several build counts.
+pub fn skewed_rows(master: u64, n: usize) -> Vec<skewed::SkewRow> {
+    let mut rows = Vec::new();
+    for (splits, designs) in [
+        (&TWO_LEVEL[..], [SMALL_2, LARGE_2]),
+        (&THREE_LEVEL[..], [SMALL_3, LARGE_3]),
+    ] {
+        for design in designs {
+            for split in splits {
+                for f in Family::ALL {
+                    rows.push(skewed::run_row(master, *split, f, design, n));
+                }
+            }
+        }
+    }
+    let with_builds = |builds| Design { builds, ..SMALL_3 };
+    for split in [model::ANTLR6_LAYOUT, model::XALANCBMK_LINK] {
+        for (f, counts) in [
+            (Family::LogNormalStrong, &[6, 10, 20][..]),
+            (Family::FarMode, &[6, 10, 14, 20, 29][..]),
+        ] {
+            for &b in counts {
+                rows.push(skewed::run_row(master, split, f, with_builds(b), n));
+            }
+        }
+    }
+    rows
 }
 
 type RealRows = Vec<real::ProgramResult>;
@@ -500,6 +550,7 @@ struct Doc<'a> {
     opts: &'a Options,
     sizes: &'a Sizes,
     cov: &'a [CoverageRow],
+    skew: &'a [skewed::SkewRow],
     cmp: &'a [CompareRow],
     builds: &'a [BuildsRow],
     prec: &'a [PrecisionRow],
@@ -507,6 +558,7 @@ struct Doc<'a> {
     real_note: &'a str,
     hyperfine: Option<&'a str>,
     speed: &'a [speed::SpeedRow],
+    quantiles: Option<&'a speed::QuantileScale>,
     overhead: Option<&'a Result<String, String>>,
     figures: Vec<String>,
     elapsed: f64,
@@ -581,6 +633,7 @@ impl Doc<'_> {
         );
         self.headline(&mut s);
         self.section1(&mut s);
+        self.section1b(&mut s);
         self.section2(&mut s);
         self.section3(&mut s);
         self.section4(&mut s);
@@ -816,6 +869,12 @@ impl Doc<'_> {
                 LARGE_3.builds,
                 pct_range(big),
             );
+        }
+    }
+
+    fn section1b(&self, s: &mut String) {
+        if !self.skew.is_empty() {
+            s.push_str(&skewed::section(self.skew, self.sizes.skewed));
         }
     }
 
@@ -1137,6 +1196,25 @@ impl Doc<'_> {
         );
         let _ = writeln!(s, "{}", speed::table(self.speed));
         self.figure(s, "speed.svg", "analysis time against data size");
+        if let Some(q) = self.quantiles {
+            let _ = writeln!(
+                s,
+                "### Quantile bootstraps at scale
+"
+            );
+            let _ = writeln!(
+                s,
+                "The median and minimum bootstraps (`--estimator median|min`, the harness's \
+                 minimum) on the largest data, timed side by side with the mean in one run. The \
+                 median sorts all values once, tagged with their top-level unit; a resample's \
+                 median is then found from the multiplicities of its drawn units by walking from \
+                 the position of the median of all values (short when units are many), with \
+                 bisection over per-unit sorted values as the fallback when units are few and large. \
+                 Results equal the naive reference exactly (property tests in \
+                 `rigor_stats::bootstrap`). The minimum needs only per-unit minima.\n"
+            );
+            let _ = writeln!(s, "{}", speed::quantile_table(q));
+        }
         let _ = writeln!(s, "### Per-execution overhead versus hyperfine\n");
         match self.overhead {
             Some(Ok(text)) => {

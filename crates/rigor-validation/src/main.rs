@@ -39,6 +39,12 @@ enum ModeArg {
     Small,
     /// Change detection over simulated version histories: writes docs/validation/history.md.
     History,
+    /// Comparisons run until decided (anytime-valid confidence sequence), simulated: writes
+    /// docs/validation/sequential.md (a few minutes).
+    Sequential,
+    /// Only section 1b (intervals on few skewed top-level units), Markdown on standard output
+    /// (a few minutes; `all` includes it).
+    Skewed,
 }
 
 fn main() -> ExitCode {
@@ -49,10 +55,36 @@ fn main() -> ExitCode {
     if let Some(r) = cli.repo {
         opts.repo = r;
     }
+    if let ModeArg::Skewed = cli.mode {
+        let n = Sizes::all().skewed;
+        let rows = rigor_validation::skewed_rows(cli.seed, n);
+        println!("{}", rigor_validation::skewed::section(&rows, n));
+        return ExitCode::SUCCESS;
+    }
     let sizes = match cli.mode {
         ModeArg::All => Sizes::all(),
         ModeArg::Quick => Sizes::quick(),
         ModeArg::Small => Sizes::small(),
+        ModeArg::Skewed => return ExitCode::SUCCESS,
+        ModeArg::Sequential => {
+            let text = rigor_validation::sequential::report(cli.seed, 2_000);
+            let path = cli.out.unwrap_or_else(|| {
+                opts.repo
+                    .join("docs")
+                    .join("validation")
+                    .join("sequential.md")
+            });
+            return match std::fs::write(&path, text) {
+                Ok(()) => {
+                    eprintln!("wrote {}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: writing {}: {e}", path.display());
+                    ExitCode::from(2)
+                }
+            };
+        }
         ModeArg::History => {
             let script = opts.repo.join("scripts").join("history_peers.py");
             let text = rigor_validation::history::report(

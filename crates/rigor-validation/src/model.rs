@@ -20,6 +20,11 @@ pub enum Family {
     Bimodal,
     /// Student t with 3 degrees of freedom, scaled to unit variance (infinite kurtosis).
     StudentT3,
+    /// Strongly skewed log-normal, shape s = 0.8 (skewness 3.7), centred and scaled.
+    LogNormalStrong,
+    /// One draw in five in a far mode (code-layout shape): 20% of draws 2.4 SD above the rest
+    /// (within-mode SD 0.2).
+    FarMode,
 }
 
 /// Log-normal shape.
@@ -44,6 +49,8 @@ impl Family {
             Self::LogNormal => "log-normal",
             Self::Bimodal => "bimodal",
             Self::StudentT3 => "t₃",
+            Self::LogNormalStrong => "log-normal 0.8",
+            Self::FarMode => "far mode 1 in 5",
         }
     }
 
@@ -51,20 +58,10 @@ impl Family {
     pub fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         match self {
             Self::Normal => rng.sample(StandardNormal),
-            Self::LogNormal => {
-                let s = LOGNORMAL_SHAPE;
-                let z: f64 = rng.sample(StandardNormal);
-                let m = (s * s / 2.0).exp();
-                let sd = (((s * s).exp() - 1.0) * (s * s).exp()).sqrt();
-                ((s * z).exp() - m) / sd
-            }
-            Self::Bimodal => {
-                let (p, w) = (BIMODAL_P, BIMODAL_W);
-                let d = ((1.0 - w * w) / (p * (1.0 - p))).sqrt();
-                let b = if rng.r#gen::<f64>() < p { 1.0 } else { 0.0 };
-                let z: f64 = rng.sample(StandardNormal);
-                d * (b - p) + w * z
-            }
+            Self::LogNormal => lognormal(rng, LOGNORMAL_SHAPE),
+            Self::LogNormalStrong => lognormal(rng, 0.8),
+            Self::Bimodal => two_modes(rng, BIMODAL_P, BIMODAL_W),
+            Self::FarMode => two_modes(rng, 0.2, 0.2),
             Self::StudentT3 => {
                 let t = StudentT::new(3.0)
                     .expect("3 degrees of freedom")
@@ -73,6 +70,22 @@ impl Family {
             }
         }
     }
+}
+
+/// A standardised log-normal draw of shape `s`.
+fn lognormal<R: Rng + ?Sized>(rng: &mut R, s: f64) -> f64 {
+    let z: f64 = rng.sample(StandardNormal);
+    let m = (s * s / 2.0).exp();
+    let sd = (((s * s).exp() - 1.0) * (s * s).exp()).sqrt();
+    ((s * z).exp() - m) / sd
+}
+
+/// A standardised two-mode draw: share `p` in the second mode, within-mode SD `w`.
+fn two_modes<R: Rng + ?Sized>(rng: &mut R, p: f64, w: f64) -> f64 {
+    let d = ((1.0 - w * w) / (p * (1.0 - p))).sqrt();
+    let b = if rng.r#gen::<f64>() < p { 1.0 } else { 0.0 };
+    let z: f64 = rng.sample(StandardNormal);
+    d * (b - p) + w * z
 }
 
 /// Variation per level as a fraction of the mean (standard deviations of the effects).

@@ -200,3 +200,94 @@ pub fn overhead(repo: &Path, runs: usize, reps: usize) -> Result<String> {
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
+
+/// The quantile bootstraps at scale, timed side by side in one run.
+#[derive(Debug, Clone)]
+pub struct QuantileScale {
+    /// Values in the hierarchy (executions × 100 iterations).
+    pub values: usize,
+    /// Resamples per bootstrap.
+    pub resamples: usize,
+    /// Seed of the data and of the resamples.
+    pub seed: u64,
+    /// (what, seconds for `resamples` resamples).
+    pub rows: Vec<(String, f64)>,
+}
+
+/// Times the top-only bootstrap of the mean, median and minimum on `n` values with `resamples`
+/// resamples, and the naive median reference (each resample materialised, its median selected;
+/// in parallel too) on a tenth of the resamples, scaled to `resamples` (its cost is linear in B).
+pub fn quantile_scale(master: u64, n: usize, resamples: usize, repeats: usize) -> QuantileScale {
+    let seed = row_seed(master, "speed/quantiles");
+    let h = executions_data(n, seed);
+    let boot = BootstrapConfig {
+        resamples,
+        seed,
+        ..BootstrapConfig::default()
+    };
+    let mut rows = Vec::new();
+    for (name, e) in [
+        ("mean (per-unit sums)", Estimator::Mean),
+        (
+            "median (rank walk over values sorted once)",
+            Estimator::Median,
+        ),
+        ("minimum (per-unit minima)", Estimator::Min),
+    ] {
+        let t = time(repeats, || {
+            bootstrap_interval(&h, e, &boot).expect("bootstrap")
+        });
+        rows.push((name.to_string(), t));
+    }
+    let naive_b = (resamples / 10).max(1);
+    let t = time(1, || naive_median_replicates(&h, naive_b, seed));
+    rows.push((
+        format!(
+            "median, naive reference (materialise each resample and select; timed on {naive_b} \
+             resamples, × {:.0})",
+            resamples as f64 / naive_b as f64
+        ),
+        t * resamples as f64 / naive_b as f64,
+    ));
+    QuantileScale {
+        values: n,
+        resamples,
+        seed,
+        rows,
+    }
+}
+
+/// The naive median bootstrap: every resample's values copied out and the median selected.
+fn naive_median_replicates(h: &Hierarchy, resamples: usize, seed: u64) -> Vec<f64> {
+    use rayon::prelude::*;
+    let r = h.units(0);
+    (0..resamples)
+        .into_par_iter()
+        .map_init(Vec::new, |buf, b| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (b as u64).wrapping_mul(0x9E37));
+            buf.clear();
+            for _ in 0..r {
+                buf.extend_from_slice(h.unit_values(0, rng.gen_range(0..r)));
+            }
+            Estimator::Median.apply_in_place(buf)
+        })
+        .collect()
+}
+
+/// Markdown table of [`quantile_scale`], with each time's ratio to the mean's.
+pub fn quantile_table(q: &QuantileScale) -> String {
+    let mean = q.rows.first().map_or(f64::NAN, |r| r.1);
+    let mut s = format!(
+        "| top-only bootstrap, {} values (executions × 100 iterations), {} resamples, seed {} | \
+         time | ÷ mean |\n|---|---:|---:|\n",
+        q.values, q.resamples, q.seed
+    );
+    for (what, t) in &q.rows {
+        s.push_str(&format!(
+            "| {what} | {} | {:.1} |\n",
+            crate::common::seconds(*t),
+            t / mean
+        ));
+    }
+    s
+}

@@ -1,0 +1,631 @@
+//! Intervals on few, possibly skewed top-level means, and what no interval can show.
+//!
+//! The Student-t interval of [`crate::interval`] assumes roughly normal top-level means. With few
+//! top-level units whose effects are skewed or multimodal (code layout, link order: Mytkowicz et
+//! al. 2009; Curtsinger & Berger 2013) it under-covers. This module offers the bootstrap
+//! alternatives on the top-level means `y₁..yₙ`:
+//!
+//! * **bootstrap-t** (Efron & Tibshirani 1993, ch. 12; Hall 1992): `T* = (ȳ* − ȳ)/(s*/√n)` over B
+//!   resamples, interval `[ȳ − q*₀.₉₇₅·s/√n, ȳ − q*₀.₀₂₅·s/√n]`;
+//! * **BCa** (Efron 1987): bias correction `z₀ = Φ⁻¹(#{ȳ* < ȳ}/B)`, acceleration from the
+//!   jackknife `a = Σ(θ̄₍.₎ − θ₍ᵢ₎)³ / (6·[Σ(θ̄₍.₎ − θ₍ᵢ₎)²]^{3/2})`, endpoints the
+//!   `Φ(z₀ + (z₀ + z)/(1 − a(z₀ + z)))` quantiles of `ȳ*` for `z = z_{α/2}, z_{1−α/2}`;
+//! * **expanded BCa** (the expanded percentile idea of Hesterberg 2015): BCa at the level whose
+//!   normal quantile times `√(n/(n−1))` equals the t quantile with n − 1 degrees of freedom, so
+//!   that on symmetric data it is about as wide as the t interval and only skew moves it.
+//!
+//! Which of them rigor uses is decided by the simulation in the validation report (section 1b).
+//!
+//! A mode of frequency `p` among the top-level units is missed entirely with probability
+//! `(1 − p)ⁿ`: no interval computed from the units can know about it. [`units_to_see_mode`] gives
+//! the `n` that sees it with a given probability, and [`top_shape`] says when the top-level means
+//! look multimodal or heavy-tailed, so a caller can warn and plan for that many units.
+//!
+//! ```
+//! use rigor_stats::top_means::{TopMethod, top_interval, units_to_see_mode};
+//!
+//! let means = [1.2, 0.9, 1.1, 3.5, 1.0, 1.3];
+//! let i = top_interval(&means, TopMethod::Bca, 0.95, 2000, 7)?;
+//! assert!(i.lower < i.estimate && i.estimate < i.upper);
+//! assert_eq!(units_to_see_mode(0.2, 0.95)?, 14);
+//! # Ok::<(), rigor_stats::StatsError>(())
+//! ```
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, Normal};
+
+use crate::bootstrap::percentile_indices;
+use crate::descriptive::{mean, variance};
+use crate::error::{Result, StatsError, check_finite, check_level};
+use crate::mixture::{MixtureConfig, VarianceModel, fit_mixture};
+
+/// How an interval on the top-level means is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopMethod {
+    /// Student's t with n − 1 degrees of freedom (symmetric).
+    #[default]
+    StudentT,
+    /// Bootstrap-t: the studentised mean's bootstrap quantiles.
+    BootstrapT,
+    /// Bias-corrected and accelerated percentile interval.
+    Bca,
+    /// BCa at the level that makes it as wide as the t interval on symmetric data.
+    ExpandedBca,
+}
+
+impl TopMethod {
+    /// Every method, in table order.
+    pub const ALL: [TopMethod; 4] = [
+        TopMethod::StudentT,
+        TopMethod::BootstrapT,
+        TopMethod::Bca,
+        TopMethod::ExpandedBca,
+    ];
+
+    /// Short name for tables and output.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::StudentT => "t",
+            Self::BootstrapT => "bootstrap-t",
+            Self::Bca => "BCa",
+            Self::ExpandedBca => "expanded BCa",
+        }
+    }
+}
+
+/// A (possibly asymmetric) interval for the mean of the top-level means.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TopInterval {
+    /// Mean of the top-level means.
+    pub estimate: f64,
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+    /// Confidence level.
+    pub level: f64,
+    /// How it was computed.
+    pub method: TopMethod,
+    /// Number of top-level means.
+    pub units: usize,
+    /// Bootstrap resamples (0 for the t interval).
+    pub resamples: usize,
+    /// Seed of the resamples.
+    pub seed: u64,
+}
+
+impl TopInterval {
+    /// Whether `x` lies in the closed interval.
+    pub fn contains(&self, x: f64) -> bool {
+        self.lower <= x && x <= self.upper
+    }
+
+    /// Half the width.
+    pub fn half_width(&self) -> f64 {
+        (self.upper - self.lower) / 2.0
+    }
+}
+
+/// The interval of `method` on the top-level `means` (at least two, finite).
+pub fn top_interval(
+    means: &[f64],
+    method: TopMethod,
+    level: f64,
+    resamples: usize,
+    seed: u64,
+) -> Result<TopInterval> {
+    check_level(level)?;
+    check_finite(means)?;
+    let n = means.len();
+    if n < 2 {
+        return Err(StatsError::TooFew {
+            what: "an interval on top-level means",
+            needed: 2,
+            got: n,
+        });
+    }
+    if method != TopMethod::StudentT && resamples == 0 {
+        return Err(StatsError::InvalidParameter {
+            name: "resamples",
+            value: "0".into(),
+            reason: "a bootstrap needs at least one resample",
+        });
+    }
+    let estimate = mean(means);
+    let (lower, upper) = match method {
+        TopMethod::StudentT => {
+            let h = t_quantile(level, n)? * (variance(means) / n as f64).sqrt();
+            (estimate - h, estimate + h)
+        }
+        TopMethod::BootstrapT => bootstrap_t(means, level, resamples, seed)?,
+        TopMethod::Bca => bca(means, level, resamples, seed)?,
+        TopMethod::ExpandedBca => bca(means, expanded_level(level, n)?, resamples, seed)?,
+    };
+    Ok(TopInterval {
+        estimate,
+        lower,
+        upper,
+        level,
+        method,
+        units: n,
+        resamples: if method == TopMethod::StudentT {
+            0
+        } else {
+            resamples
+        },
+        seed,
+    })
+}
+
+fn t_quantile(level: f64, n: usize) -> Result<f64> {
+    crate::dist::critical_value(level, (n - 1) as f64, crate::dist::Quantile::StudentT)
+}
+
+fn std_normal() -> Normal {
+    Normal::standard()
+}
+
+/// The level whose normal quantile times `√(n/(n − 1))` equals `t_{1−α/2, n−1}`.
+pub fn expanded_level(level: f64, n: usize) -> Result<f64> {
+    check_level(level)?;
+    if n < 2 {
+        return Err(StatsError::TooFew {
+            what: "an expanded level",
+            needed: 2,
+            got: n,
+        });
+    }
+    let t = t_quantile(level, n)?;
+    let z = t * ((n - 1) as f64 / n as f64).sqrt();
+    Ok(2.0 * std_normal().cdf(z) - 1.0)
+}
+
+/// The BCa acceleration of the mean from the jackknife (Efron 1987).
+pub fn bca_acceleration(means: &[f64]) -> f64 {
+    let n = means.len() as f64;
+    let total: f64 = means.iter().sum();
+    let jack: Vec<f64> = means.iter().map(|y| (total - y) / (n - 1.0)).collect();
+    let centre = jack.iter().sum::<f64>() / n;
+    let (s2, s3) = jack.iter().fold((0.0, 0.0), |(s2, s3), j| {
+        let d = centre - j;
+        (s2 + d * d, s3 + d * d * d)
+    });
+    if s2 == 0.0 {
+        0.0
+    } else {
+        s3 / (6.0 * s2.powf(1.5))
+    }
+}
+
+/// Resample `b`'s random stream: ChaCha8 keyed from the seed, stream `b` (as the bootstrap).
+fn resample_rng(seed: u64, b: usize) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(b as u64);
+    rng
+}
+
+/// Mean and standard deviation of one resample of `means`.
+fn resample_stats(means: &[f64], rng: &mut ChaCha8Rng) -> (f64, f64) {
+    let n = means.len();
+    // Welford's update keeps the variance accurate when the means are large and close.
+    let (mut m, mut m2) = (0.0, 0.0);
+    for k in 0..n {
+        let y = means[rng.gen_range(0..n)];
+        let d = y - m;
+        m += d / (k + 1) as f64;
+        m2 += d * (y - m);
+    }
+    (m, (m2 / (n - 1) as f64).sqrt())
+}
+
+fn bootstrap_t(means: &[f64], level: f64, resamples: usize, seed: u64) -> Result<(f64, f64)> {
+    let n = means.len() as f64;
+    let (ybar, se) = (mean(means), (variance(means) / n).sqrt());
+    let mut t: Vec<f64> = (0..resamples)
+        .map(|b| {
+            let (m, s) = resample_stats(means, &mut resample_rng(seed, b));
+            let d = m - ybar;
+            if d == 0.0 { 0.0 } else { d / (s / n.sqrt()) }
+        })
+        .collect();
+    t.sort_unstable_by(f64::total_cmp);
+    let (lo, hi) = percentile_indices(resamples, level)?;
+    Ok((ybar - t[hi] * se, ybar - t[lo] * se))
+}
+
+fn bca(means: &[f64], level: f64, resamples: usize, seed: u64) -> Result<(f64, f64)> {
+    let ybar = mean(means);
+    let mut theta: Vec<f64> = (0..resamples)
+        .map(|b| resample_stats(means, &mut resample_rng(seed, b)).0)
+        .collect();
+    theta.sort_unstable_by(f64::total_cmp);
+    let b = resamples as f64;
+    let below = theta.partition_point(|&x| x < ybar) as f64;
+    // A proportion of 0 or 1 gives an infinite z₀: keep it half a resample inside.
+    let normal = std_normal();
+    let z0 = normal.inverse_cdf((below / b).clamp(0.5 / b, 1.0 - 0.5 / b));
+    let a = bca_acceleration(means);
+    let adjusted = |z: f64| {
+        let w = z0 + z;
+        normal.cdf(z0 + w / (1.0 - a * w))
+    };
+    let z = normal.inverse_cdf(0.5 + level / 2.0);
+    let (a1, a2) = (adjusted(-z), adjusted(z));
+    let lo = ((a1 * b).floor() as usize).min(resamples - 1);
+    let hi = (((a2 * b).ceil() as usize).saturating_sub(1)).clamp(lo, resamples - 1);
+    Ok((theta[lo], theta[hi]))
+}
+
+/// Units needed to draw at least one unit from a mode of frequency `p` with probability `prob`:
+/// the smallest n with `1 − (1 − p)ⁿ ≥ prob`, i.e. `⌈ln(1 − prob)/ln(1 − p)⌉` (14 for p = 0.2 and
+/// 29 for p = 0.1 at 95%).
+pub fn units_to_see_mode(p: f64, prob: f64) -> Result<usize> {
+    if !(p > 0.0 && p < 1.0) {
+        return Err(StatsError::InvalidParameter {
+            name: "mode frequency",
+            value: p.to_string(),
+            reason: "must lie in (0, 1)",
+        });
+    }
+    check_level(prob)?;
+    let n = ((1.0 - prob).ln() / (1.0 - p).ln() - 1e-9).ceil();
+    Ok((n as usize).max(1))
+}
+
+/// Probability that `n` units contain no unit of a mode of frequency `p`: `(1 − p)ⁿ`.
+pub fn miss_probability(p: f64, n: usize) -> f64 {
+    (1.0 - p).powi(n.min(i32::MAX as usize) as i32)
+}
+
+/// The share of a mode rigor plans to see (one top-level unit in five, as code-layout effects:
+/// Mytkowicz et al. 2009).
+pub const RARE_MODE_SHARE: f64 = 0.2;
+/// The probability with which rigor plans to see such a mode.
+pub const RARE_MODE_PROBABILITY: f64 = 0.95;
+
+/// Top-level means that look multimodal or heavy-tailed, and how many units it takes to see a
+/// mode of [`RARE_MODE_SHARE`] with [`RARE_MODE_PROBABILITY`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RareModes {
+    /// What the means look like.
+    pub shape: TopShape,
+    /// Top-level units the data have.
+    pub units: usize,
+    /// Units needed to see a mode of frequency 0.2 with 95% probability (14).
+    pub needed: usize,
+    /// Units needed to see a mode of frequency 0.1 with 95% probability (29).
+    pub needed_one_in_ten: usize,
+    /// Probability that `units` units miss a mode of frequency 0.2: `0.8^units`.
+    pub miss_probability: f64,
+}
+
+/// [`RareModes`] when the top-level `means` look multimodal or heavy-tailed and are fewer than
+/// the units needed to see a mode of frequency 0.2 with 95% probability; `None` otherwise.
+pub fn rare_modes(means: &[f64]) -> Result<Option<RareModes>> {
+    let needed = units_to_see_mode(RARE_MODE_SHARE, RARE_MODE_PROBABILITY)?;
+    if means.len() >= needed {
+        return Ok(None);
+    }
+    let shape = top_shape(means)?;
+    if shape == TopShape::Regular {
+        return Ok(None);
+    }
+    Ok(Some(RareModes {
+        shape,
+        units: means.len(),
+        needed,
+        needed_one_in_ten: units_to_see_mode(0.1, RARE_MODE_PROBABILITY)?,
+        miss_probability: miss_probability(RARE_MODE_SHARE, means.len()),
+    }))
+}
+
+/// What the top-level means look like.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "shape", rename_all = "snake_case")]
+pub enum TopShape {
+    /// Nothing suggests more than one mode or heavy tails.
+    Regular,
+    /// A Gaussian mixture with more than one component beats one component by BIC.
+    Multimodal {
+        /// Components of the chosen mixture.
+        modes: usize,
+        /// Weight of the smallest component.
+        smallest_weight: f64,
+    },
+    /// The sample skewness or excess kurtosis is large for this many units.
+    HeavyTailed {
+        /// Sample skewness g₁.
+        skewness: f64,
+        /// Sample excess kurtosis g₂.
+        excess_kurtosis: f64,
+    },
+}
+
+/// Standard errors of the sample skewness (≈ √(6/n)) and excess kurtosis (≈ √(24/n)) beyond
+/// which n top-level means count as skewed or heavy-tailed: two, so that normal means are
+/// flagged rarely (a test checks ≤ 6% at 6, 10 and 13 means).
+pub const SHAPE_SE_LIMIT: f64 = 2.0;
+/// BIC gain (mclust's sign: `2·ln L − p·ln n`) of two components over one that counts as
+/// multimodal: 10, "very strong" evidence (Kass & Raftery 1995). With a few means BIC's penalty
+/// is small, and the plain "K = 2 wins" rule flags a third of normal samples of 6.
+pub const MULTIMODAL_BIC: f64 = 10.0;
+
+/// Classifies the top-level means: a two-component Gaussian mixture (one shared variance) whose
+/// BIC beats one component by [`MULTIMODAL_BIC`] → multimodal; otherwise |skewness| or excess
+/// kurtosis beyond [`SHAPE_SE_LIMIT`] standard errors → heavy-tailed. Fewer than 5
+/// means (or constant means) say nothing: regular.
+pub fn top_shape(means: &[f64]) -> Result<TopShape> {
+    check_finite(means)?;
+    let n = means.len();
+    if n < 5 || variance(means) <= 0.0 {
+        return Ok(TopShape::Regular);
+    }
+    let cfg = MixtureConfig::default();
+    let one = fit_mixture(means, 1, VarianceModel::Equal, &cfg)?;
+    let two = fit_mixture(means, 2, VarianceModel::Equal, &cfg)?;
+    if let (Some(one), Some(two)) = (one, two) {
+        if two.bic - one.bic >= MULTIMODAL_BIC {
+            let smallest_weight = two.weights.iter().copied().fold(f64::INFINITY, f64::min);
+            return Ok(TopShape::Multimodal {
+                modes: 2,
+                smallest_weight,
+            });
+        }
+    }
+    let m = mean(means);
+    let k = n as f64;
+    let (m2, m3, m4) = means.iter().fold((0.0, 0.0, 0.0), |(a, b, c), y| {
+        let d = y - m;
+        (a + d * d / k, b + d * d * d / k, c + d * d * d * d / k)
+    });
+    let skewness = m3 / m2.powf(1.5);
+    let excess_kurtosis = m4 / (m2 * m2) - 3.0;
+    if skewness.abs() > SHAPE_SE_LIMIT * (6.0 / k).sqrt()
+        || excess_kurtosis > SHAPE_SE_LIMIT * (24.0 / k).sqrt()
+    {
+        return Ok(TopShape::HeavyTailed {
+            skewness,
+            excess_kurtosis,
+        });
+    }
+    Ok(TopShape::Regular)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ORACLE: [f64; 6] = [1.2, 0.9, 1.1, 3.5, 1.0, 1.3];
+
+    #[test]
+    fn acceleration_matches_oracle() {
+        assert!((bca_acceleration(&ORACLE) - 0.1161653).abs() < 1e-7);
+        assert_eq!(bca_acceleration(&[2.0, 2.0, 2.0]), 0.0);
+        // Symmetric data: no acceleration.
+        assert!(bca_acceleration(&[1.0, 2.0, 3.0, 4.0, 5.0]).abs() < 1e-15);
+    }
+
+    #[test]
+    fn rare_mode_counts() {
+        assert_eq!(units_to_see_mode(0.2, 0.95).unwrap(), 14);
+        assert_eq!(units_to_see_mode(0.1, 0.95).unwrap(), 29);
+        assert_eq!(units_to_see_mode(0.5, 0.95).unwrap(), 5);
+        assert!((miss_probability(0.2, 6) - 0.262144).abs() < 1e-12);
+        assert!(units_to_see_mode(0.0, 0.95).is_err());
+        assert!(units_to_see_mode(0.2, 1.0).is_err());
+    }
+
+    #[test]
+    fn expanded_level_matches_t_width() {
+        // n = 6: t_{0.975,5} = 2.570582; z = 2.570582·√(5/6) = 2.346607; 2Φ(z) − 1 = 0.981056.
+        let l = expanded_level(0.95, 6).unwrap();
+        assert!((l - 0.981056).abs() < 2e-6, "{l}");
+        // Large n: close to the level itself.
+        assert!((expanded_level(0.95, 10_000).unwrap() - 0.95).abs() < 1e-4);
+    }
+
+    /// The exact bootstrap distribution of n = 5 means, by enumerating all 5⁵ equally likely
+    /// resamples, against the Monte-Carlo interval with many resamples.
+    fn exact_quantile(stat: impl Fn(&[f64]) -> f64, data: &[f64], q: f64) -> f64 {
+        let n = data.len();
+        let mut all = Vec::new();
+        let mut idx = vec![0usize; n];
+        loop {
+            let sample: Vec<f64> = idx.iter().map(|&i| data[i]).collect();
+            all.push(stat(&sample));
+            let mut k = 0;
+            while k < n {
+                idx[k] += 1;
+                if idx[k] < n {
+                    break;
+                }
+                idx[k] = 0;
+                k += 1;
+            }
+            if k == n {
+                break;
+            }
+        }
+        all.sort_by(f64::total_cmp);
+        all[((q * all.len() as f64) as usize).min(all.len() - 1)]
+    }
+
+    #[test]
+    fn bootstrap_t_converges_to_the_exact_bootstrap() {
+        let data = [1.2, 0.9, 1.1, 3.5, 1.0];
+        let (ybar, se) = (mean(&data), (variance(&data) / 5.0).sqrt());
+        let stud = |s: &[f64]| {
+            let d = mean(s) - ybar;
+            if d == 0.0 {
+                0.0
+            } else {
+                d / (variance(s) / 5.0).sqrt()
+            }
+        };
+        let i = top_interval(&data, TopMethod::BootstrapT, 0.9, 200_000, 3).unwrap();
+        let want_lo = ybar - exact_quantile(stud, &data, 0.95) * se;
+        let want_hi = ybar - exact_quantile(stud, &data, 0.05) * se;
+        assert!(
+            (i.lower - want_lo).abs() < 0.02 * se,
+            "{} {}",
+            i.lower,
+            want_lo
+        );
+        assert!(
+            (i.upper - want_hi).abs() < 0.05 * se,
+            "{} {}",
+            i.upper,
+            want_hi
+        );
+    }
+
+    #[test]
+    fn bca_on_the_oracle_data() {
+        let i = top_interval(&ORACLE, TopMethod::Bca, 0.95, 100_000, 11).unwrap();
+        // Exact bootstrap quantities: z₀ from P*(ȳ* < ȳ), a = 0.1161653; the interval must be the
+        // exact distribution's quantiles at the adjusted levels, up to Monte-Carlo error.
+        let ybar = mean(&ORACLE);
+        let n = std_normal();
+        let p_below = {
+            let mut below = 0usize;
+            let mut total = 0usize;
+            let mut idx = [0usize; 6];
+            loop {
+                let m: f64 = idx.iter().map(|&i| ORACLE[i]).sum::<f64>() / 6.0;
+                below += usize::from(m < ybar);
+                total += 1;
+                let mut k = 0;
+                while k < 6 {
+                    idx[k] += 1;
+                    if idx[k] < 6 {
+                        break;
+                    }
+                    idx[k] = 0;
+                    k += 1;
+                }
+                if k == 6 {
+                    break;
+                }
+            }
+            below as f64 / total as f64
+        };
+        let z0 = n.inverse_cdf(p_below);
+        let a = 0.1161653;
+        let adj = |z: f64| n.cdf(z0 + (z0 + z) / (1.0 - a * (z0 + z)));
+        let z = n.inverse_cdf(0.975);
+        let lo = exact_quantile(mean, &ORACLE, adj(-z));
+        let hi = exact_quantile(mean, &ORACLE, adj(z));
+        assert!((i.lower - lo).abs() < 0.01, "{} vs {lo}", i.lower);
+        assert!((i.upper - hi).abs() < 0.03, "{} vs {hi}", i.upper);
+        // Skewed to the right: the upper side is longer.
+        assert!(i.upper - ybar > ybar - i.lower);
+    }
+
+    #[test]
+    fn t_matches_the_mean_interval() {
+        let t = top_interval(&ORACLE, TopMethod::StudentT, 0.95, 0, 1).unwrap();
+        let m = crate::interval::mean_interval_from_means(&ORACLE, 0.95, crate::Quantile::StudentT)
+            .unwrap();
+        assert!((t.lower - m.lower).abs() < 1e-12 && (t.upper - m.upper).abs() < 1e-12);
+        assert_eq!(t.resamples, 0);
+    }
+
+    #[test]
+    fn errors_instead_of_panics() {
+        assert!(top_interval(&[1.0], TopMethod::Bca, 0.95, 100, 1).is_err());
+        assert!(top_interval(&[1.0, f64::NAN], TopMethod::Bca, 0.95, 100, 1).is_err());
+        assert!(top_interval(&[1.0, 2.0], TopMethod::BootstrapT, 0.95, 0, 1).is_err());
+        // Constant means: a degenerate but finite interval.
+        let c = top_interval(&[2.0; 6], TopMethod::BootstrapT, 0.95, 100, 1).unwrap();
+        assert_eq!((c.lower, c.upper), (2.0, 2.0));
+        let c = top_interval(&[2.0; 6], TopMethod::Bca, 0.95, 100, 1).unwrap();
+        assert_eq!((c.lower, c.upper), (2.0, 2.0));
+    }
+
+    #[test]
+    fn rare_modes_warn_below_fourteen_units() {
+        let r = rare_modes(&ORACLE).unwrap().unwrap();
+        assert_eq!((r.units, r.needed, r.needed_one_in_ten), (6, 14, 29));
+        assert!((r.miss_probability - 0.262144).abs() < 1e-12);
+        let normalish = [0.98, 1.01, 1.0, 0.99, 1.02, 1.0, 0.97, 1.03];
+        assert_eq!(rare_modes(&normalish).unwrap(), None);
+        // Enough units to have seen a 1-in-5 mode: nothing to add.
+        let many: Vec<f64> = (0..14)
+            .map(|i| if i % 7 == 0 { 3.0 } else { 1.0 })
+            .collect();
+        assert_eq!(rare_modes(&many).unwrap(), None);
+    }
+
+    #[test]
+    fn shapes() {
+        let normalish = [0.98, 1.01, 1.0, 0.99, 1.02, 1.0, 0.97, 1.03];
+        assert_eq!(top_shape(&normalish).unwrap(), TopShape::Regular);
+        let two_modes = [1.0, 1.01, 0.99, 1.0, 1.5, 1.51, 1.49, 1.0, 1.01, 1.5];
+        assert!(matches!(
+            top_shape(&two_modes).unwrap(),
+            TopShape::Multimodal { modes: 2, .. }
+        ));
+        assert!(matches!(
+            top_shape(&ORACLE).unwrap(),
+            TopShape::HeavyTailed { .. } | TopShape::Multimodal { .. }
+        ));
+        assert_eq!(top_shape(&[1.0, 5.0, 2.0]).unwrap(), TopShape::Regular);
+    }
+}
+
+#[cfg(test)]
+mod shape_rates {
+    use super::*;
+    use rand_distr::{Distribution, Normal as NormalDist};
+
+    /// How often normal top-level means are flagged (false warnings), by count.
+    #[test]
+    fn normal_means_are_rarely_flagged() {
+        let mut rng = ChaCha8Rng::seed_from_u64(17);
+        let d = NormalDist::new(1.0, 0.02).unwrap();
+        for n in [6, 10, 13] {
+            let mut flagged = [0usize; 2];
+            for _ in 0..1000 {
+                let x: Vec<f64> = (0..n).map(|_| d.sample(&mut rng)).collect();
+                match top_shape(&x).unwrap() {
+                    TopShape::Multimodal { .. } => flagged[0] += 1,
+                    TopShape::HeavyTailed { .. } => flagged[1] += 1,
+                    TopShape::Regular => {}
+                }
+            }
+            eprintln!(
+                "n = {n}: multimodal {} heavy {} of 1000",
+                flagged[0], flagged[1]
+            );
+            assert!(
+                flagged[0] + flagged[1] <= 60,
+                "n = {n}: {flagged:?} of 1000"
+            );
+        }
+        // One unit in five 12 within-mode SDs away, when present, is flagged most of the time
+        // (measured: 74% with 6 means).
+        for n in [6, 10] {
+            let (mut present, mut flagged) = (0, 0);
+            for _ in 0..1000 {
+                let x: Vec<f64> = (0..n)
+                    .map(|_| {
+                        let far = rng.r#gen::<f64>() < 0.2;
+                        d.sample(&mut rng) + if far { 0.24 } else { 0.0 }
+                    })
+                    .collect();
+                if x.iter().any(|&v| v > 1.12) {
+                    present += 1;
+                    flagged += usize::from(top_shape(&x).unwrap() != TopShape::Regular);
+                }
+            }
+            eprintln!("n = {n}: far mode present in {present}, flagged {flagged}");
+            assert!(
+                flagged * 10 >= present * 7,
+                "n = {n}: {flagged} of {present}"
+            );
+        }
+    }
+}
