@@ -47,12 +47,22 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
         s.benchmarks.len(),
         s.runner.seed
     );
+    let o = &args.options;
+    let bar_shown = !o.show_output
+        && !matches!(
+            o.style,
+            crate::cli::StyleArg::Basic | crate::cli::StyleArg::None
+        );
     let measured = {
-        let mut bar = Bar::new();
+        let mut bar = Bar::shown(bar_shown);
         rigor_app::run::run(&s, executor.as_mut(), stop, &mut bar)?
     };
     let r = &measured.result;
-    emit(&rigor_app::exports::summaries(r, &measured.analyses));
+    emit(&rigor_app::exports::summaries(
+        r,
+        &measured.analyses,
+        s.exports.unit,
+    ));
     for b in &r.benchmarks {
         if let Some(st) = &b.steady_state {
             emit(&format!(
@@ -66,8 +76,12 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
         emit(&format!("{}\n", text::adaptive_note(&s, a)));
     }
     emit(&rigor_app::comparisons::render(&measured.comparisons));
+    emit(&rigor_app::comparisons::render_ranking(&measured.ranking));
     output::result_warnings(r);
     rigor_app::exports::write_all(&s.exports, r, &measured.analyses, &measured.comparisons)?;
+    if measured.outcome == Outcome::Failed {
+        note!("rigor: a benchmark failed or measured nothing (shown above), exit status 2");
+    }
     if measured.outcome == Outcome::Gated
         && s.comparison.fail_on == Some(rigor_app::settings::FailOn::Warning)
     {
@@ -105,7 +119,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
         emit(&rigor_store::to_json(r)?);
     } else {
         output::result_warnings(r);
-        emit(&rigor_app::exports::summaries(r, &a.analyses));
+        emit(&rigor_app::exports::summaries(r, &a.analyses, None));
         emit(&rigor_app::comparisons::render(&a.comparisons));
         if args.diagnose {
             emit(&text::diagnoses(r));

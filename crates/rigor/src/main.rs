@@ -13,6 +13,7 @@ macro_rules! note {
 
 mod cli;
 mod commands;
+mod expand;
 mod output;
 mod settings;
 mod text;

@@ -254,7 +254,8 @@ fn track_settings(
     let mut options = options.clone();
     let prepare = match (&options.build, options.builds) {
         (Some(cmd), None) => {
-            let c = CommandLine::parse(cmd, options.shell)?;
+            let (shell, _) = crate::expand::shell(&options, commands);
+            let c = CommandLine::parse_for(cmd, shell.as_deref())?;
             options.build = None;
             Some(c)
         }
