@@ -110,8 +110,11 @@ fn reachable_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
         None => format!("--max-runs {}", outcome.max_units),
     };
     out.push_str(&format!(
-        "\nTarget ±{}; the pilot predicts within {within}:",
-        percent(100.0 * target.get())
+        "\nTarget ±{}%; the pilot predicts within {within}:",
+        // As given (0.001%), not rounded to the display's precision.
+        format!("{:.6}", 100.0 * target.get())
+            .trim_end_matches('0')
+            .trim_end_matches('.')
     ));
     for (b, r) in s.benchmarks.iter().zip(&outcome.reachable) {
         match r {
