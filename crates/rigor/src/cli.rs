@@ -411,16 +411,16 @@ pub struct RunOptions {
     )]
     pub parameter_list: Vec<String>,
     /// Command run once per benchmark before its first execution.
-    #[arg(long, value_name = "CMD")]
+    #[arg(short = 's', long, value_name = "CMD")]
     pub setup: Option<String>,
     /// Command run before every execution (not timed).
-    #[arg(long, value_name = "CMD")]
+    #[arg(short = 'p', long, value_name = "CMD")]
     pub prepare: Option<String>,
     /// Command run after every execution (not timed).
-    #[arg(long, value_name = "CMD")]
+    #[arg(short = 'C', long, value_name = "CMD")]
     pub conclude: Option<String>,
     /// Command run once per benchmark after its last execution.
-    #[arg(long, value_name = "CMD")]
+    #[arg(short = 'c', long, value_name = "CMD")]
     pub cleanup: Option<String>,
     /// File connected to the benchmarked commands' standard input.
     #[arg(long, value_name = "FILE")]

@@ -358,3 +358,30 @@ fn style_is_accepted() {
         .code(2)
         .stderr(predicate::str::contains("invalid value 'fancy'"));
 }
+
+#[test]
+fn a_hyperfine_command_line_runs_unchanged() {
+    // hyperfine's short hook flags: -s setup, -p prepare, -C conclude, -c cleanup.
+    let dir = Dir::new();
+    let log = dir.path("log");
+    let note = |word: &str| format!("sh -c 'echo {word} >> {}'", log.display());
+    let md = dir.path("t.md");
+    rigor()
+        .args(["run", "-N", "-w", "1", "-r", "2", "-u", "millisecond"])
+        .args(["-s", &note("setup"), "-p", &note("prepare")])
+        .args(["-C", &note("conclude"), "-c", &note("cleanup")])
+        .arg("--export-markdown")
+        .arg(&md)
+        .arg("true")
+        .assert()
+        .success();
+    let log = std::fs::read_to_string(&log).unwrap();
+    let words: Vec<&str> = log.lines().collect();
+    assert_eq!(
+        words,
+        [
+            "setup", "prepare", "conclude", "prepare", "conclude", "prepare", "conclude", "cleanup"
+        ]
+    );
+    assert!(std::fs::read_to_string(&md).unwrap().contains(" ms |"));
+}
