@@ -190,7 +190,7 @@ pub fn write_all(
         }
     }
     if let Some(path) = &exports.html {
-        let title = format!("rigor report: {}", path.display());
+        let title = report_view::title(result);
         write_html(path, result, analyses, &title)?;
     }
     Ok(())

@@ -20,6 +20,18 @@ use crate::diagnosis;
 /// Lags of the autocorrelation plot.
 const ACF_LAGS: usize = 20;
 
+/// A report's title from what it measured: "rigor: A", "rigor: A vs B", "rigor: A, B and 3
+/// more".
+pub fn title(result: &ResultFile) -> String {
+    let names: Vec<&str> = result.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    match names.as_slice() {
+        [] => "rigor report".to_string(),
+        [one] => format!("rigor: {one}"),
+        [_, _] | [_, _, _] => format!("rigor: {}", names.join(" vs ")),
+        [a, b, rest @ ..] => format!("rigor: {a}, {b} and {} more", rest.len()),
+    }
+}
+
 /// The view of a whole result.
 pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportView {
     let env = &result.environment;
@@ -37,7 +49,11 @@ pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportVie
     ReportView {
         title: title.to_string(),
         rigor_version: result.rigor_version.clone(),
-        generated: format!("status: {:?}", result.status).to_lowercase(),
+        generated: format!(
+            "{} (the result is {})",
+            jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M:%S UTC"),
+            format!("{:?}", result.status).to_lowercase()
+        ),
         environment,
         seed: result.seed.get(),
         confidence: result.confidence.get(),

@@ -96,3 +96,27 @@ fn report_renders_in_headless_chromium() {
     eprintln!("{text}");
     assert!(out.status.success(), "{text}");
 }
+
+/// A wall-time run (one level): the title names the benchmarks, the generation time is shown,
+/// and no variance bar pretends to split a single level.
+#[test]
+fn wall_time_report_has_a_title_a_time_and_no_variance_bar() {
+    let dir = Dir::new();
+    let html = dir.path("w.html");
+    sim()
+        .args(["--seed", "4", "-r", "6", "-n", "gzip", "-n", "xz"])
+        .args(["mean=10ms,execution=2%", "mean=30ms,execution=2%"])
+        .arg("--report")
+        .arg(&html)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(html.contains("<title>rigor: gzip vs xz"), "title");
+    assert!(html.contains("<h1>rigor: gzip vs xz</h1>"));
+    assert!(html.contains(" UTC (the result is complete)"));
+    assert!(
+        !html.contains("-components\""),
+        "no variance bar with one level"
+    );
+    assert!(html.contains("nothing to split"));
+}

@@ -423,6 +423,14 @@ impl Section<'_> {
     fn components(&mut self) {
         let bars = &self.b.components;
         self.out.push_str("<h3>Variance components</h3>\n");
+        if self.b.levels.len() < 2 {
+            // One level holds all the variance: a bar would say nothing.
+            self.out.push_str(
+                "<p class=\"note\">One level was measured, so all the variance is between its \
+                 units: there is nothing to split.</p>\n",
+            );
+            return;
+        }
         let drawn = self.plotter.components(bars);
         let mut legend = String::new();
         for (i, c) in bars.iter().enumerate() {
