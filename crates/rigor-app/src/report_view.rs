@@ -6,7 +6,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rigor_report::html::{
     AcfPanel, BenchmarkSection, ComparisonRow, ComponentBar, ExecutionSeries, ImpactView, LagPanel,
-    ReportView,
+    OverviewRow, ReportView,
 };
 use rigor_stats::Analysis;
 use rigor_stats::autocorr::acf;
@@ -46,7 +46,10 @@ pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportVie
     if let Some(g) = &env.governor {
         environment.push(("governor".into(), g.clone()));
     }
+    let (overview, overview_unit) = overview(result, analyses);
     ReportView {
+        overview,
+        overview_unit,
         title: title.to_string(),
         rigor_version: result.rigor_version.clone(),
         generated: format!(
@@ -79,6 +82,37 @@ pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportVie
             })
             .collect(),
     }
+}
+
+/// Every analysed benchmark on one axis, in the unit that suits the slowest mean: its mean and
+/// interval, its execution means and their quartiles.
+fn overview(result: &ResultFile, analyses: &Analyses) -> (Vec<OverviewRow>, String) {
+    let slowest = analyses
+        .iter()
+        .filter_map(|a| a.as_ref().ok().map(|a| a.interval.mean))
+        .fold(0.0, f64::max);
+    let (label, k) = unit(slowest);
+    let rows = result
+        .benchmarks
+        .iter()
+        .zip(analyses)
+        .filter_map(|(b, a)| {
+            let a = a.as_ref().ok()?;
+            let values = execution_means(b, k);
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            let q = |p| rigor_stats::descriptive::quantile_of_sorted(&sorted, p);
+            Some(OverviewRow {
+                name: b.name.clone(),
+                mean: a.interval.mean * k,
+                ci_lower: a.interval.lower * k,
+                ci_upper: a.interval.upper * k,
+                quartiles: (!sorted.is_empty()).then(|| [q(0.25), q(0.5), q(0.75)]),
+                values,
+            })
+        })
+        .collect();
+    (rows, label.to_string())
 }
 
 /// Display unit for values around `mean` seconds: (label, factor), from the one display scaler.

@@ -43,8 +43,10 @@ fn report_has_every_plot_and_escapes_names() {
     let dir = Dir::new();
     let html = std::fs::read_to_string(make_report(&dir)).unwrap();
     // Per benchmark: run sequence, 8 lag plots, 2 ACF plots, histogram, execution means,
-    // components; plus one forest plot of the comparison.
-    assert_eq!(html.matches("class=\"plot ").count(), 2 * 14 + 1);
+    // components; plus one forest plot of the comparison and the overview's two plots.
+    assert_eq!(html.matches("class=\"plot ").count(), 2 * 14 + 1 + 2);
+    assert!(html.contains("class=\"plot overview-means\""));
+    assert!(html.contains("class=\"plot overview-distribution\""));
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!html.contains(HOSTILE));
     assert!(!html.contains("<script"));

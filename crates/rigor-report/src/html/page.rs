@@ -23,6 +23,7 @@ pub fn render(view: &ReportView, plotter: &dyn Plotter) -> String {
     let mut body = String::new();
     header(&mut body, view, title);
     contents(&mut body, view);
+    overview(&mut body, view, plotter);
     for (i, b) in view.benchmarks.iter().enumerate() {
         Section {
             out: &mut body,
@@ -111,8 +112,53 @@ fn header(out: &mut String, view: &ReportView, title: &str) {
     out.push_str("</header>\n");
 }
 
+/// Every benchmark on one axis: a bar chart of means with their intervals and the distribution
+/// of execution times (two or more benchmarks).
+fn overview(out: &mut String, view: &ReportView, plotter: &dyn Plotter) {
+    if view.overview.len() < 2 {
+        return;
+    }
+    let unit = &view.overview_unit;
+    out.push_str("<section class=\"overview\" id=\"overview\">\n<h2>Overview</h2>\n");
+    let _ = writeln!(
+        out,
+        "<h3>Means</h3>\n<p class=\"note\">Bars are means; whiskers their {} confidence \
+         intervals, on one axis ({}).</p>",
+        level(view.confidence),
+        Escaped(unit)
+    );
+    figure(
+        out,
+        plotter.overview_means(&view.overview, unit),
+        (
+            "overview-means",
+            "overview-means",
+            "Means with confidence intervals",
+        ),
+        "",
+    );
+    out.push_str(
+        "<h3>Distributions</h3>\n<p class=\"note\">Each point is one execution; the box spans \
+         the quartiles with the median inside, the red line is the mean.</p>\n",
+    );
+    figure(
+        out,
+        plotter.overview_distribution(&view.overview, unit),
+        (
+            "overview-distribution",
+            "overview-distribution",
+            "Distribution of execution times",
+        ),
+        "",
+    );
+    out.push_str("</section>\n");
+}
+
 fn contents(out: &mut String, view: &ReportView) {
     out.push_str("<nav class=\"toc\">\n<h2>Contents</h2>\n<ol>\n");
+    if view.overview.len() >= 2 {
+        out.push_str("<li><a href=\"#overview\">Overview</a></li>\n");
+    }
     for (i, b) in view.benchmarks.iter().enumerate() {
         let _ = writeln!(
             out,
