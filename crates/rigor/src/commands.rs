@@ -121,6 +121,13 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
         output::result_warnings(r);
         emit(&rigor_app::exports::summaries(r, &a.analyses, None));
         emit(&rigor_app::comparisons::render(&a.comparisons));
+        let cs = rigor_app::comparisons::CompareSettings::new(
+            &s.comparison,
+            s.analysis.confidence,
+            r.seed,
+        );
+        let ranking = rigor_app::comparisons::ranking(r, &a.analyses, &cs, true);
+        emit(&rigor_app::comparisons::render_ranking(&ranking));
         if args.diagnose {
             emit(&text::diagnoses(r));
         }

@@ -385,3 +385,17 @@ fn a_hyperfine_command_line_runs_unchanged() {
     );
     assert!(std::fs::read_to_string(&md).unwrap().contains(" ms |"));
 }
+
+#[test]
+fn analyze_ranks_a_saved_result_too() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    sim()
+        .args(["--seed", "5", "-r", "6", "-n", "a", "-n", "b", FAST, SLOW])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let out = stdout_of(rigor().arg("analyze").arg(&path));
+    assert!(out.contains("Summary\n  fastest: a\n  b is 4."), "{out}");
+}
