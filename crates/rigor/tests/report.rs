@@ -87,7 +87,9 @@ fn report_renders_in_headless_chromium() {
     let out = std::process::Command::new("python3")
         .arg(&script)
         .arg(&html)
-        .args(["--expect-plots", "29", "--hostile", HOSTILE])
+        .args(["--expect-plots", "31", "--hostile", HOSTILE])
+        .args(["--expect-kind", "overview-means"])
+        .args(["--expect-kind", "overview-distribution"])
         .output()
         .expect("python3 runs");
     let text = format!(
