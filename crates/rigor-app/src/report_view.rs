@@ -6,7 +6,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rigor_report::html::{
     AcfPanel, BenchmarkSection, ComparisonRow, ComponentBar, ExecutionSeries, ImpactView, LagPanel,
-    OverviewRow, ReportView,
+    OverviewRow, ParameterPlot, ReportView,
 };
 use rigor_stats::Analysis;
 use rigor_stats::autocorr::acf;
@@ -47,7 +47,9 @@ pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportVie
         environment.push(("governor".into(), g.clone()));
     }
     let (overview, overview_unit) = overview(result, analyses);
+    let parameter = parameter_plot(result, analyses, unit_factor(&overview_unit));
     ReportView {
+        parameter,
         overview,
         overview_unit,
         title: title.to_string(),
@@ -113,6 +115,73 @@ fn overview(result: &ResultFile, analyses: &Analyses) -> (Vec<OverviewRow>, Stri
         })
         .collect();
     (rows, label.to_string())
+}
+
+/// Seconds to the unit named `label`.
+fn unit_factor(label: &str) -> f64 {
+    [TimeUnit::Ns, TimeUnit::Us, TimeUnit::Ms, TimeUnit::S]
+        .into_iter()
+        .find(|u| u.symbol() == label)
+        .map_or(1.0, TimeUnit::per_second)
+}
+
+/// Means against the first parameter whose values are all numbers (at least two of them), one
+/// line per command and combination of the other parameters; `None` without such a parameter.
+fn parameter_plot(result: &ResultFile, analyses: &Analyses, k: f64) -> Option<ParameterPlot> {
+    let first = result.benchmarks.first()?;
+    let name = first.parameters.keys().find(|name| {
+        let values: Vec<Option<f64>> = result
+            .benchmarks
+            .iter()
+            .map(|b| b.parameters.get(*name).and_then(|v| v.parse::<f64>().ok()))
+            .collect();
+        let mut distinct: Vec<f64> = values.iter().flatten().copied().collect();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup();
+        values.iter().all(Option::is_some) && distinct.len() >= 2
+    })?;
+    // A benchmark's series: its position among the benchmarks sharing its parameter values
+    // (the command) and the values of the other parameters.
+    let groups = crate::comparisons::groups(result);
+    let mut series: Vec<(String, Vec<[f64; 4]>)> = Vec::new();
+    for (i, (b, a)) in result.benchmarks.iter().zip(analyses).enumerate() {
+        let Ok(a) = a else { continue };
+        let command = groups
+            .iter()
+            .find_map(|g| g.iter().position(|&j| j == i).filter(|_| g.len() > 1));
+        let mut label: Vec<String> = b
+            .parameters
+            .iter()
+            .filter(|(k, _)| *k != name)
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        if let Some(c) = command {
+            label.insert(0, format!("command {}", c + 1));
+        }
+        let label = if label.is_empty() {
+            "mean".to_string()
+        } else {
+            label.join(", ")
+        };
+        let x = b.parameters[name].parse::<f64>().ok()?;
+        let point = [
+            x,
+            a.interval.mean * k,
+            a.interval.lower * k,
+            a.interval.upper * k,
+        ];
+        match series.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, points)) => points.push(point),
+            None => series.push((label, vec![point])),
+        }
+    }
+    for (_, points) in &mut series {
+        points.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    }
+    Some(ParameterPlot {
+        name: name.clone(),
+        series,
+    })
 }
 
 /// Display unit for values around `mean` seconds: (label, factor), from the one display scaler.

@@ -399,3 +399,33 @@ fn analyze_ranks_a_saved_result_too() {
     let out = stdout_of(rigor().arg("analyze").arg(&path));
     assert!(out.contains("Summary\n  fastest: a\n  b is 4."), "{out}");
 }
+
+#[test]
+fn the_report_plots_time_against_a_numeric_parameter() {
+    let dir = Dir::new();
+    let html = dir.path("p.html");
+    sim()
+        .args(["--seed", "2", "-r", "4", "-P", "n", "1", "3"])
+        .args(["-n", "a {n}", "-n", "b {n}"])
+        .args(["mean={n}ms,execution=3%", "mean={n}.5ms,execution=3%"])
+        .arg("--report")
+        .arg(&html)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(html.contains("class=\"plot overview-parameter\""));
+    assert!(html.contains("Time against n"));
+    // One line per command.
+    assert!(html.contains("command 1") && html.contains("command 2"));
+    // A non-numeric parameter gets no such plot.
+    let other = dir.path("q.html");
+    sim()
+        .args(["--seed", "2", "-r", "4", "-L", "s", "x,y", "-n", "c {s}"])
+        .arg("mean=1ms,execution=3%")
+        .arg("--report")
+        .arg(&other)
+        .assert()
+        .success();
+    let other = std::fs::read_to_string(&other).unwrap();
+    assert!(!other.contains("overview-parameter"));
+}

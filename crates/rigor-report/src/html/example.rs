@@ -41,6 +41,7 @@ pub fn view() -> ReportView {
         comparisons: comparisons(),
         overview: overview(),
         overview_unit: "ms".to_string(),
+        parameter: None,
     }
 }
 

@@ -151,6 +151,34 @@ fn overview(out: &mut String, view: &ReportView, plotter: &dyn Plotter) {
         ),
         "",
     );
+    if let Some(p) = &view.parameter {
+        let _ = writeln!(
+            out,
+            "<h3>Time against {}</h3>\n<p class=\"note\">Means with their {} confidence \
+             intervals; one line per command and value of the other parameters.</p>",
+            Escaped(&p.name),
+            level(view.confidence)
+        );
+        let mut legend = String::new();
+        for (i, (label, _)) in p.series.iter().enumerate() {
+            let _ = write!(
+                legend,
+                "<span class=\"swatch\" style=\"background:{}\"></span>{}",
+                palette_css(i),
+                Escaped(label)
+            );
+        }
+        figure(
+            out,
+            plotter.parameter(p, unit),
+            (
+                "overview-parameter",
+                "overview-parameter",
+                "Time against the parameter",
+            ),
+            &legend,
+        );
+    }
     out.push_str("</section>\n");
 }
 

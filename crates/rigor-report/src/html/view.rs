@@ -36,6 +36,20 @@ pub struct ReportView {
     pub overview: Vec<OverviewRow>,
     /// The unit of every value in `overview`, e.g. `ms`.
     pub overview_unit: String,
+    /// Time against a numeric parameter (`--parameter-scan`, `--parameter-list`), in the
+    /// overview's unit.
+    pub parameter: Option<ParameterPlot>,
+}
+
+/// Means against the values of a numeric parameter, one line per series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ParameterPlot {
+    /// The parameter's name.
+    pub name: String,
+    /// The lines: a label and its points (parameter value, mean, interval's lower and upper
+    /// end), by increasing value.
+    pub series: Vec<(String, Vec<[f64; 4]>)>,
 }
 
 /// One benchmark in the overview, in the overview's unit.

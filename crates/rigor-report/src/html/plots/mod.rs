@@ -21,7 +21,7 @@ use std::fmt;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::view::{BenchmarkSection, ComparisonRow, ComponentBar, OverviewRow};
+use super::view::{BenchmarkSection, ComparisonRow, ComponentBar, OverviewRow, ParameterPlot};
 use crate::html::escape::Escaped;
 use crate::html::scale::Span;
 
@@ -126,6 +126,11 @@ pub trait Plotter {
         let _ = (rows, unit);
         Ok(Drawn::Empty("This plotter draws no overview.".into()))
     }
+    /// Means with their intervals against a numeric parameter, one line per series.
+    fn parameter(&self, plot: &ParameterPlot, unit: &str) -> PlotResult {
+        let _ = (plot, unit);
+        Ok(Drawn::Empty("This plotter draws no parameter plot.".into()))
+    }
 }
 
 /// The plotters-based SVG plotter.
@@ -159,6 +164,9 @@ impl Plotter for PlottersSvg {
     }
     fn overview_distribution(&self, rows: &[OverviewRow], unit: &str) -> PlotResult {
         overview::distribution(rows, unit)
+    }
+    fn parameter(&self, plot: &ParameterPlot, unit: &str) -> PlotResult {
+        overview::parameter(plot, unit)
     }
 }
 

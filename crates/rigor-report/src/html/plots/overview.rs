@@ -5,10 +5,11 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::palette;
 use super::{Area, text_width};
 use super::{DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, label_font, svg, tick_font};
 use crate::html::scale::{Span, plottable, tick, truncate};
-use crate::html::view::OverviewRow;
+use crate::html::view::{OverviewRow, ParameterPlot};
 
 /// Width of the overview plots; their height grows with the rows.
 const WIDTH: u32 = 960;
@@ -137,6 +138,57 @@ pub(super) fn distribution(rows: &[OverviewRow], unit: &str) -> PlotResult {
         if plottable(r.mean) {
             let line = vec![(r.mean, y - 0.38), (r.mean, y + 0.38)];
             chart.draw_series([PathElement::new(line, OUTLIER.stroke_width(2))])?;
+        }
+        Ok(())
+    })
+}
+
+/// Size of the parameter plot.
+const PARAMETER_SIZE: (u32, u32) = (760, 360);
+
+/// Means against a numeric parameter: a line per series, the intervals as error bars.
+pub(super) fn parameter(p: &ParameterPlot, unit: &str) -> PlotResult {
+    let points = || p.series.iter().flat_map(|(_, pts)| pts.iter());
+    let (Some(x), Some(y)) = (
+        Span::of(points().map(|q| q[0]).filter(|v| plottable(*v))),
+        Span::of(
+            points()
+                .flat_map(|q| [q[2], q[3]])
+                .filter(|v| plottable(*v))
+                .chain([0.0]),
+        ),
+    ) else {
+        return Ok(Drawn::Empty("No parameter values to plot.".into()));
+    };
+    let (x, y) = (x.padded(0.05), y.padded(0.05));
+    let y_desc = format!("mean ({unit})");
+    svg(PARAMETER_SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .margin_right(24)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x.lo..x.hi, y.lo.max(0.0)..y.hi)?;
+        chart
+            .configure_mesh()
+            .bold_line_style(RGBColor(232, 232, 232))
+            .light_line_style(TRANSPARENT)
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .label_style(tick_font())
+            .axis_desc_style(label_font())
+            .x_desc(p.name.as_str())
+            .y_desc(y_desc.as_str())
+            .draw()?;
+        for (i, (_, pts)) in p.series.iter().enumerate() {
+            let colour = palette(i);
+            let line: Vec<(f64, f64)> = pts.iter().map(|q| (q[0], q[1])).collect();
+            chart.draw_series([PathElement::new(line, colour.stroke_width(2))])?;
+            for q in pts {
+                let bar = vec![(q[0], q[2]), (q[0], q[3])];
+                chart.draw_series([PathElement::new(bar, colour.stroke_width(1))])?;
+                chart.draw_series([Circle::new((q[0], q[1]), 4, colour.filled())])?;
+            }
         }
         Ok(())
     })
