@@ -124,3 +124,23 @@ fn wall_time_report_has_a_title_a_time_and_no_variance_bar() {
     );
     assert!(html.contains("nothing to split"));
 }
+
+/// Warm-up spikes ten times the steady values: the run sequence zooms to the steady state and
+/// says how many values it drew at the edge.
+#[test]
+fn run_sequence_zooms_past_warm_up_spikes() {
+    let dir = Dir::new();
+    let html = dir.path("z.html");
+    sim()
+        .args(["--seed", "3", "-r", "4", "-w", "0", "--discard", "auto"])
+        .arg("mean=10ms,execution=2%,iteration=1%,iterations=60,warm=5,slow=900%")
+        .arg("--report")
+        .arg(&html)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        html.contains("zoomed to the steady state: 20 warm-up value(s) off the scale"),
+        "4 executions × 5 warm-up iterations"
+    );
+}
