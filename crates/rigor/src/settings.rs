@@ -87,6 +87,8 @@ fn origin(label: Option<&String>) -> Origin {
 /// Resolves and validates `rigor run` options, including the plan file and the mode.
 pub fn run(args: &RunArgs) -> Result<RunSettings> {
     let mut s = run_commands(&args.commands, &args.options)?;
+    // `rigor track` makes the directory of its results itself: only `run` and `plan` check.
+    check_exports(&args.options)?;
     // `{src}` is the source directory: rigor's working directory here (a version's checkout
     // under `rigor track`), so a build running in its own directory can find the sources.
     if let (Some(build), Ok(cwd)) = (&mut s.runner.build, std::env::current_dir()) {
@@ -239,7 +241,6 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
         &benchmarks,
         &command_texts,
     )?;
-    check_exports(args)?;
     let record = record(
         &mode,
         &runner,
