@@ -8,9 +8,12 @@
 //! - [`plan::plan`]: a pilot, and the plan file with the optimal counts per level.
 //! - [`saved::analyze`], [`saved::compare`], [`saved::report`]: the same analyses over saved
 //!   results.
+//! - [`publish`]: `rigor track publish`, the static dashboard over a history.
 //! - [`report_view`]: the HTML report's view model (the report crate only draws it).
 //! - [`track`]: a project's history — ingest results, measure each version in its own git
 //!   worktree, detect changes over each benchmark's series.
+//! - [`farm`]: a benchmark farm's workers — claim jobs from the PostgreSQL history, measure,
+//!   store the results in the transaction that completes the job.
 //!
 //! Nothing here prints: non-fatal problems are typed [`rigor_store::Warning`]s saved in the
 //! result, and errors are [`AppError`]s that keep their source.
@@ -20,15 +23,18 @@ pub mod comparisons;
 pub mod diagnosis;
 pub mod error;
 pub mod exports;
+pub mod farm;
 pub mod git;
 pub mod plan;
 pub mod plan_file;
 pub mod provenance;
+pub mod publish;
 pub mod recorder;
 pub mod report_view;
 pub mod run;
 pub mod saved;
 pub mod settings;
+pub mod synthetic;
 pub mod track;
 
 pub use error::{AppError, PlanFileError, Result};
