@@ -2,7 +2,7 @@
 //! against the same-named one of an old result. Statistics come from `rigor_stats::compare`; this
 //! module pairs benchmarks, applies false-discovery-rate control and stores the outcome.
 
-use rigor_report::comparison::{ComparisonView, effect_text};
+use rigor_report::comparison::{ComparisonView, Kind, Relative, effect_text};
 use rigor_stats::compare::{
     CompareConfig, Comparison, RatioInterval, RatioMethod, Verdict, compare, overlap_verdict,
 };
@@ -31,12 +31,18 @@ pub struct Computed {
     pub overlap: Option<Verdict>,
     /// Benjamini–Hochberg adjusted p-value, with several comparisons.
     pub q_value: Option<f64>,
+    /// Different commands of one run, or versions of one program (old and new results).
+    pub kind: Kind,
+    /// The top-level units in the plural ("executions", "builds").
+    pub units: String,
 }
 
 impl Computed {
     /// The report crate's view of it.
     pub fn view(&self) -> ComparisonView<'_> {
         ComparisonView {
+            kind: self.kind,
+            units: &self.units,
             baseline: &self.baseline,
             candidate: &self.candidate,
             comparison: &self.comparison,
@@ -87,12 +93,20 @@ fn one(
             comparison.verdict = o;
         }
     }
+    let top = baseline
+        .0
+        .level_names()
+        .first()
+        .cloned()
+        .unwrap_or_default();
     Ok(Computed {
         baseline: baseline.0.name.clone(),
         candidate: candidate.0.name.clone(),
         comparison,
         overlap,
         q_value: None,
+        kind: Kind::Versions,
+        units: format!("{top}s"),
     })
 }
 
@@ -119,33 +133,200 @@ pub fn within_run(
         .zip(analyses)
         .map(|(b, a)| a.as_ref().ok().and_then(|_| hierarchy_of(b).ok()))
         .collect();
-    let Some(base_h) = &hierarchies[r] else {
-        warnings.push(Warning::ReferenceHasNoResult {
-            reference: result.benchmarks[r].name.clone(),
-        });
-        return Ok((Vec::new(), warnings));
-    };
-    let base = &result.benchmarks[r];
     let mut out = Vec::new();
-    for i in (0..n).filter(|&i| i != r) {
-        let Some(h) = &hierarchies[i] else { continue };
-        let cand = &result.benchmarks[i];
-        let paired = cand.top_keys() == base.top_keys();
-        if !paired {
-            warnings.push(Warning::Unpaired {
-                candidate: cand.name.clone(),
-                baseline: base.name.clone(),
+    let groups = groups(result);
+    let at = groups
+        .iter()
+        .find_map(|g| g.iter().position(|&i| i == r))
+        .unwrap_or(0);
+    for group in &groups {
+        let r = group.get(at).copied().unwrap_or(group[0]);
+        let Some(base_h) = &hierarchies[r] else {
+            warnings.push(Warning::ReferenceHasNoResult {
+                reference: result.benchmarks[r].name.clone(),
             });
+            continue;
+        };
+        let base = &result.benchmarks[r];
+        for &i in group.iter().filter(|&&i| i != r) {
+            let Some(h) = &hierarchies[i] else { continue };
+            let cand = &result.benchmarks[i];
+            let paired = cand.top_keys() == base.top_keys();
+            if !paired {
+                warnings.push(Warning::Unpaired {
+                    candidate: cand.name.clone(),
+                    baseline: base.name.clone(),
+                });
+            }
+            let mut c = one(
+                (base, base_h, analyses[r].as_ref().ok()),
+                (cand, h, analyses[i].as_ref().ok()),
+                s,
+                paired,
+            )?;
+            c.kind = kind_of(&base.command, &cand.command);
+            out.push(c);
         }
-        out.push(one(
-            (base, base_h, analyses[r].as_ref().ok()),
-            (cand, h, analyses[i].as_ref().ok()),
-            s,
-            paired,
-        )?);
     }
     control_fdr(&mut out, s.config.level);
     Ok((out, warnings))
+}
+
+/// Two commands of one run are versions of one program when they run a program of the same
+/// file name from different places with the same arguments (`./v1/app -x` and `./v2/app -x`):
+/// then a slowdown is a regression. Other commands (`gzip -1`, `xz`) are merely slower or
+/// faster than each other.
+pub fn kind_of(baseline: &str, candidate: &str) -> Kind {
+    let words = |c: &str| c.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let (b, c) = (words(baseline), words(candidate));
+    let file = |w: &str| {
+        std::path::Path::new(w)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+    };
+    match (b.split_first(), c.split_first()) {
+        (Some((bp, brest)), Some((cp, crest)))
+            if bp != cp && file(bp) == file(cp) && brest == crest =>
+        {
+            Kind::Versions
+        }
+        _ => Kind::Commands,
+    }
+}
+
+/// The benchmarks compared with each other: one group of all, or with parameters
+/// (`--parameter-list`) and several commands, one group per combination of values (the
+/// commands compared at equal values).
+pub fn groups(result: &ResultFile) -> Vec<Vec<usize>> {
+    let all = vec![(0..result.benchmarks.len()).collect::<Vec<_>>()];
+    if result.benchmarks.iter().any(|b| b.parameters.is_empty()) {
+        return all;
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, b) in result.benchmarks.iter().enumerate() {
+        match groups
+            .iter_mut()
+            .find(|g| result.benchmarks[g[0]].parameters == b.parameters)
+        {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    if groups.iter().all(|g| g.len() < 2) {
+        all
+    } else {
+        groups
+    }
+}
+
+/// One group's ranking: the fastest first (or in command order), each other benchmark as a
+/// multiple of the fastest.
+#[derive(Debug, Clone)]
+pub struct Ranking {
+    /// The parameter values the group shares ("x = 1"), when benchmarks are grouped.
+    pub title: Option<String>,
+    /// Each benchmark's name and its ratio to the fastest with the interval (none for the
+    /// fastest).
+    pub rows: Vec<(String, Option<Relative>)>,
+    /// Confidence level of the intervals.
+    pub level: f64,
+}
+
+/// Ranks the analysed benchmarks of each group by mean time; each is compared with the group's
+/// fastest (the same statistics as comparisons: Fieller for the mean, paired by round when the
+/// benchmarks ran in the same rounds). `by_time` orders the rows fastest first, else in
+/// command order. A ratio whose interval cannot be computed is shown without one: the ranking
+/// never fails a run.
+pub fn ranking(
+    result: &ResultFile,
+    analyses: &[std::result::Result<Analysis, Unanalysed>],
+    s: &CompareSettings,
+    by_time: bool,
+) -> Vec<Ranking> {
+    let groups = groups(result);
+    let mut out = Vec::new();
+    for group in &groups {
+        let mut members: Vec<(usize, f64)> = group
+            .iter()
+            .filter_map(|&i| analyses[i].as_ref().ok().map(|a| (i, a.interval.mean)))
+            .collect();
+        if members.len() < 2 {
+            continue;
+        }
+        let fastest = members
+            .iter()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|m| m.0)
+            .unwrap_or(group[0]);
+        if by_time {
+            members.sort_by(|a, b| a.1.total_cmp(&b.1));
+        }
+        let base = &result.benchmarks[fastest];
+        let base_mean = members.iter().find(|m| m.0 == fastest).map_or(1.0, |m| m.1);
+        let base_h = hierarchy_of(base).ok();
+        let mut rows = Vec::new();
+        for &(i, mean) in &members {
+            let b = &result.benchmarks[i];
+            if i == fastest {
+                rows.push((b.name.clone(), None));
+                continue;
+            }
+            let cfg = CompareConfig {
+                paired: b.top_keys() == base.top_keys(),
+                ..s.config
+            };
+            let compared = hierarchy_of(b)
+                .ok()
+                .zip(base_h.as_ref())
+                .and_then(|(h, base_h)| compare(&h, base_h, &cfg).ok());
+            let ratio = match compared {
+                Some(c) => Relative {
+                    ratio: c.ratio,
+                    ci: c.ci.map(|ci| (ci.lower, ci.upper)),
+                },
+                None => Relative {
+                    ratio: mean / base_mean,
+                    ci: None,
+                },
+            };
+            rows.push((b.name.clone(), Some(ratio)));
+        }
+        let title = (groups.len() > 1).then(|| {
+            base.parameters
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        out.push(Ranking {
+            title,
+            rows,
+            level: s.config.level,
+        });
+    }
+    out
+}
+
+/// The terminal text of the rankings.
+pub fn render_ranking(rankings: &[Ranking]) -> String {
+    rankings
+        .iter()
+        .map(|r| {
+            let rows: Vec<rigor_report::comparison::RankView<'_>> = r
+                .rows
+                .iter()
+                .map(|(name, ratio)| rigor_report::comparison::RankView {
+                    name,
+                    ratio: *ratio,
+                })
+                .collect();
+            let text = rigor_report::comparison::ranking(&rows, r.level);
+            match &r.title {
+                Some(t) => text.replacen("Summary", &format!("Summary ({t})"), 1),
+                None => text,
+            }
+        })
+        .collect()
 }
 
 fn find_reference(result: &ResultFile, reference: Option<&str>) -> Result<usize> {
@@ -305,4 +486,17 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
 pub fn gate(computed: &[Computed], fail_on: Option<FailOn>) -> bool {
     let Some(rule) = fail_on else { return false };
     computed.iter().any(|c| rule.fails_on(c.comparison.verdict))
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_one_program_from_two_places() {
+        assert_eq!(kind_of("./v1/app -x", "./v2/app -x"), Kind::Versions);
+        assert_eq!(kind_of("gzip -1 f", "gzip -9 f"), Kind::Commands);
+        assert_eq!(kind_of("gzip f", "xz f"), Kind::Commands);
+        assert_eq!(kind_of("./v1/app -x", "./v2/app -y"), Kind::Commands);
+    }
 }

@@ -58,7 +58,9 @@ pub fn diagnose_benchmark(
 pub fn apply(b: &mut BenchmarkRecord, report: &SteadyStateReport) -> SteadyStateRecord {
     let rule = report.recommendation();
     match rule {
-        Recommendation::Iterations { warmup } => mark(b, |i| i < warmup),
+        Recommendation::Iterations { warmup } | Recommendation::Untested { warmup } => {
+            mark(b, |i| i < warmup)
+        }
         Recommendation::SingleIteration { index } => mark(b, |i| i != index),
         Recommendation::Unsettled => {}
     }

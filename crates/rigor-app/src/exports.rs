@@ -2,14 +2,17 @@
 
 use std::path::Path;
 
-use rigor_report::{BenchmarkView, markdown};
+use rigor_report::BenchmarkView;
+use rigor_report::markdown::{self, Markup};
+use rigor_report::terminal::Resources;
 use rigor_store::{BenchmarkRecord, ResultFile};
+use rigor_units::TimeUnit;
 
 use crate::analysis::Analyses;
 use crate::comparisons::Computed;
 use crate::error::{AppError, Result};
 use crate::report_view;
-use crate::settings::Exports;
+use crate::settings::{Exports, SortOrder};
 
 /// Failures of a benchmark, in words.
 pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
@@ -50,12 +53,14 @@ pub fn reasons(analyses: &Analyses) -> Vec<Option<String>> {
         .collect()
 }
 
-/// The report crate's views of every benchmark (`failures` and `reasons` outlive them).
+/// The report crate's views of every benchmark (`failures` and `reasons` outlive them), times
+/// in `unit` when one is given.
 pub fn views<'a>(
     result: &'a ResultFile,
     analyses: &'a Analyses,
     failures: &'a [Vec<String>],
     reasons: &'a [Option<String>],
+    unit: Option<TimeUnit>,
 ) -> Vec<BenchmarkView<'a>> {
     result
         .benchmarks
@@ -70,31 +75,76 @@ pub fn views<'a>(
             analysis: a.as_ref().ok(),
             failures: f,
             unanalysed: r.as_deref(),
+            unit,
+            resources: resources(b),
         })
         .collect()
 }
 
-/// Terminal summaries of every benchmark.
-pub fn summaries(result: &ResultFile, analyses: &Analyses) -> String {
+/// Mean user and system time and the largest peak memory of the measured executions; `None`
+/// when nothing but wall time was recorded (simulated or imported data: no system time and no
+/// memory).
+pub fn resources(b: &BenchmarkRecord) -> Option<Resources> {
+    let measured: Vec<_> = b.executions.iter().filter(|e| !e.warmup).collect();
+    let n = measured.len() as f64;
+    let user = measured.iter().map(|e| e.user.get()).sum::<f64>() / n;
+    let sys = measured.iter().map(|e| e.sys.get()).sum::<f64>() / n;
+    let peak_rss = measured.iter().map(|e| e.max_rss).max().unwrap_or(0);
+    (!measured.is_empty() && (sys > 0.0 || peak_rss > 0)).then_some(Resources {
+        user,
+        sys,
+        peak_rss,
+    })
+}
+
+/// Terminal summaries of every benchmark, times in `unit` when one is given.
+pub fn summaries(result: &ResultFile, analyses: &Analyses, unit: Option<TimeUnit>) -> String {
     let failures: Vec<Vec<String>> = result.benchmarks.iter().map(failure_lines).collect();
     let reasons = reasons(analyses);
-    views(result, analyses, &failures, &reasons)
+    views(result, analyses, &failures, &reasons, unit)
         .iter()
         .map(|v| rigor_report::render(v) + "\n")
         .collect()
 }
 
-/// The Markdown export: the summary table, then the comparisons.
-pub fn markdown_text(result: &ResultFile, analyses: &Analyses, computed: &[Computed]) -> String {
+/// A summary table in `markup`, rows in command order or (`SortOrder::MeanTime`) fastest
+/// first; the Markdown table is followed by the comparisons.
+pub fn table_text(
+    markup: Markup,
+    exports: &Exports,
+    result: &ResultFile,
+    analyses: &Analyses,
+    computed: &[Computed],
+) -> String {
     let none = vec![Vec::new(); result.benchmarks.len()];
     let reasons = reasons(analyses);
-    let table = markdown::table(&views(result, analyses, &none, &reasons));
+    let mut views = views(result, analyses, &none, &reasons, exports.unit);
+    if exports.sort == SortOrder::MeanTime {
+        // Benchmarks without a result go last.
+        views.sort_by(|a, b| {
+            let mean =
+                |v: &BenchmarkView<'_>| v.analysis.map_or(f64::INFINITY, |a| a.interval.mean);
+            mean(a).total_cmp(&mean(b))
+        });
+    }
+    let table = markdown::table_in(markup, &views);
     let comparisons = crate::comparisons::markdown(computed);
-    if comparisons.is_empty() {
+    if markup != Markup::Markdown || comparisons.is_empty() {
         table
     } else {
         format!("{table}\n{comparisons}")
     }
+}
+
+/// The Markdown export: the summary table, then the comparisons.
+pub fn markdown_text(result: &ResultFile, analyses: &Analyses, computed: &[Computed]) -> String {
+    table_text(
+        Markup::Markdown,
+        &Exports::default(),
+        result,
+        analyses,
+        computed,
+    )
 }
 
 /// Writes the HTML report of an analysed result.
@@ -128,15 +178,19 @@ pub fn write_all(
             },
         )?;
     }
-    if let Some(path) = &exports.markdown {
-        rigor_store::write_atomic(path, markdown_text(result, analyses, computed).as_bytes())
-            .map_err(|source| AppError::Write {
-                what: "the Markdown export",
-                source,
-            })?;
+    for (path, markup, what) in [
+        (&exports.markdown, Markup::Markdown, "the Markdown export"),
+        (&exports.asciidoc, Markup::AsciiDoc, "the AsciiDoc export"),
+        (&exports.orgmode, Markup::OrgMode, "the org-mode export"),
+    ] {
+        if let Some(path) = path {
+            let text = table_text(markup, exports, result, analyses, computed);
+            rigor_store::write_atomic(path, text.as_bytes())
+                .map_err(|source| AppError::Write { what, source })?;
+        }
     }
     if let Some(path) = &exports.html {
-        let title = format!("rigor report: {}", path.display());
+        let title = report_view::title(result);
         write_html(path, result, analyses, &title)?;
     }
     Ok(())

@@ -6,7 +6,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rigor_report::html::{
     AcfPanel, BenchmarkSection, ComparisonRow, ComponentBar, ExecutionSeries, ImpactView, LagPanel,
-    ReportView,
+    OverviewRow, ParameterPlot, ReportView,
 };
 use rigor_stats::Analysis;
 use rigor_stats::autocorr::acf;
@@ -19,6 +19,18 @@ use crate::diagnosis;
 
 /// Lags of the autocorrelation plot.
 const ACF_LAGS: usize = 20;
+
+/// A report's title from what it measured: "rigor: A", "rigor: A vs B", "rigor: A, B and 3
+/// more".
+pub fn title(result: &ResultFile) -> String {
+    let names: Vec<&str> = result.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    match names.as_slice() {
+        [] => "rigor report".to_string(),
+        [one] => format!("rigor: {one}"),
+        [_, _] | [_, _, _] => format!("rigor: {}", names.join(" vs ")),
+        [a, b, rest @ ..] => format!("rigor: {a}, {b} and {} more", rest.len()),
+    }
+}
 
 /// The view of a whole result.
 pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportView {
@@ -34,10 +46,19 @@ pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportVie
     if let Some(g) = &env.governor {
         environment.push(("governor".into(), g.clone()));
     }
+    let (overview, overview_unit) = overview(result, analyses);
+    let parameter = parameter_plot(result, analyses, unit_factor(&overview_unit));
     ReportView {
+        parameter,
+        overview,
+        overview_unit,
         title: title.to_string(),
         rigor_version: result.rigor_version.clone(),
-        generated: format!("status: {:?}", result.status).to_lowercase(),
+        generated: format!(
+            "{} (the result is {})",
+            jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M:%S UTC"),
+            format!("{:?}", result.status).to_lowercase()
+        ),
         environment,
         seed: result.seed.get(),
         confidence: result.confidence.get(),
@@ -63,6 +84,104 @@ pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportVie
             })
             .collect(),
     }
+}
+
+/// Every analysed benchmark on one axis, in the unit that suits the slowest mean: its mean and
+/// interval, its execution means and their quartiles.
+fn overview(result: &ResultFile, analyses: &Analyses) -> (Vec<OverviewRow>, String) {
+    let slowest = analyses
+        .iter()
+        .filter_map(|a| a.as_ref().ok().map(|a| a.interval.mean))
+        .fold(0.0, f64::max);
+    let (label, k) = unit(slowest);
+    let rows = result
+        .benchmarks
+        .iter()
+        .zip(analyses)
+        .filter_map(|(b, a)| {
+            let a = a.as_ref().ok()?;
+            let values = execution_means(b, k);
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            let q = |p| rigor_stats::descriptive::quantile_of_sorted(&sorted, p);
+            Some(OverviewRow {
+                name: b.name.clone(),
+                mean: a.interval.mean * k,
+                ci_lower: a.interval.lower * k,
+                ci_upper: a.interval.upper * k,
+                quartiles: (!sorted.is_empty()).then(|| [q(0.25), q(0.5), q(0.75)]),
+                values,
+            })
+        })
+        .collect();
+    (rows, label.to_string())
+}
+
+/// Seconds to the unit named `label`.
+fn unit_factor(label: &str) -> f64 {
+    [TimeUnit::Ns, TimeUnit::Us, TimeUnit::Ms, TimeUnit::S]
+        .into_iter()
+        .find(|u| u.symbol() == label)
+        .map_or(1.0, TimeUnit::per_second)
+}
+
+/// Means against the first parameter whose values are all numbers (at least two of them), one
+/// line per command and combination of the other parameters; `None` without such a parameter.
+fn parameter_plot(result: &ResultFile, analyses: &Analyses, k: f64) -> Option<ParameterPlot> {
+    let first = result.benchmarks.first()?;
+    let name = first.parameters.keys().find(|name| {
+        let values: Vec<Option<f64>> = result
+            .benchmarks
+            .iter()
+            .map(|b| b.parameters.get(*name).and_then(|v| v.parse::<f64>().ok()))
+            .collect();
+        let mut distinct: Vec<f64> = values.iter().flatten().copied().collect();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup();
+        values.iter().all(Option::is_some) && distinct.len() >= 2
+    })?;
+    // A benchmark's series: its position among the benchmarks sharing its parameter values
+    // (the command) and the values of the other parameters.
+    let groups = crate::comparisons::groups(result);
+    let mut series: Vec<(String, Vec<[f64; 4]>)> = Vec::new();
+    for (i, (b, a)) in result.benchmarks.iter().zip(analyses).enumerate() {
+        let Ok(a) = a else { continue };
+        let command = groups
+            .iter()
+            .find_map(|g| g.iter().position(|&j| j == i).filter(|_| g.len() > 1));
+        let mut label: Vec<String> = b
+            .parameters
+            .iter()
+            .filter(|(k, _)| *k != name)
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        if let Some(c) = command {
+            label.insert(0, format!("command {}", c + 1));
+        }
+        let label = if label.is_empty() {
+            "mean".to_string()
+        } else {
+            label.join(", ")
+        };
+        let x = b.parameters[name].parse::<f64>().ok()?;
+        let point = [
+            x,
+            a.interval.mean * k,
+            a.interval.lower * k,
+            a.interval.upper * k,
+        ];
+        match series.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, points)) => points.push(point),
+            None => series.push((label, vec![point])),
+        }
+    }
+    for (_, points) in &mut series {
+        points.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    }
+    Some(ParameterPlot {
+        name: name.clone(),
+        series,
+    })
 }
 
 /// Display unit for values around `mean` seconds: (label, factor), from the one display scaler.

@@ -22,6 +22,32 @@ pub struct AdaptiveOutcome {
     pub report: AdaptiveReport,
     /// The pilot it started with.
     pub pilot: PilotSettings,
+    /// Per benchmark, the relative half-width the plan predicts within the unit cap and the
+    /// budget (`None` where the pilot could not plan it): what a target out of reach could
+    /// be replaced by.
+    pub reachable: Vec<Option<f64>>,
+    /// The unit cap the prediction assumes.
+    pub max_units: usize,
+}
+
+/// The relative half-width each benchmark's plan predicts with `max_units` top-level units, or
+/// with as many as `budget` affords when that is fewer.
+fn reachable(report: &AdaptiveReport, adaptive: &AdaptiveSettings) -> Vec<Option<f64>> {
+    use rigor_stats::design::{predicted_half_width, top_count_for_budget};
+    report
+        .plans
+        .iter()
+        .map(|p| {
+            let p = p.as_ref().ok()?;
+            let units = adaptive.budget.map_or(adaptive.max_units, |b| {
+                top_count_for_budget(&p.plan, b.get()).min(adaptive.max_units)
+            });
+            let half =
+                predicted_half_width(&p.plan, units, adaptive.level.get(), adaptive.quantile)
+                    .ok()?;
+            (p.mean != 0.0).then(|| half / p.mean.abs())
+        })
+        .collect()
 }
 
 /// Everything a run produced.
@@ -33,6 +59,8 @@ pub struct Measured {
     pub analyses: Analyses,
     /// Comparisons of the benchmarks with the reference.
     pub comparisons: Vec<Computed>,
+    /// The benchmarks ranked by mean time (per parameter combination).
+    pub ranking: Vec<comparisons::Ranking>,
     /// What the adaptive rule did, for adaptive runs.
     pub adaptive: Option<AdaptiveOutcome>,
     /// How it ended, for the exit status.
@@ -57,6 +85,7 @@ pub fn run(
             precision,
             budget,
             max_units,
+            min_units,
         } => {
             let adaptive = AdaptiveSettings {
                 target: *precision,
@@ -66,7 +95,13 @@ pub fn run(
                 max_looks: rigor_runner::DEFAULT_LOOKS,
                 max_units: *max_units,
             };
-            let pilot = PilotSettings::adaptive();
+            let mut pilot = PilotSettings::adaptive();
+            if let Some(n) = *min_units {
+                match settings.runner.build {
+                    Some(_) => pilot.builds = n,
+                    None => pilot.executions = n,
+                }
+            }
             let report = run_adaptive(
                 &settings.benchmarks,
                 &settings.runner,
@@ -77,9 +112,15 @@ pub fn run(
                 executor,
                 &mut recorder,
             )?;
+            let reachable = reachable(&report, &adaptive);
             (
                 report.report.clone(),
-                Some(AdaptiveOutcome { report, pilot }),
+                Some(AdaptiveOutcome {
+                    report,
+                    pilot,
+                    reachable,
+                    max_units: *max_units,
+                }),
             )
         }
         Mode::Fixed | Mode::Planned { .. } => {
@@ -98,6 +139,17 @@ pub fn run(
     result.provenance.ended = Some(jiff::Timestamp::now());
     rigor_store::file::fold_log(&mut result);
     let (analyses, comparisons) = analyse(&mut result, settings)?;
+    let ranking = if settings.comparison.enabled {
+        let cs = CompareSettings::new(
+            &settings.comparison,
+            settings.analysis.confidence,
+            result.seed,
+        );
+        let by_time = settings.exports.sort != crate::settings::SortOrder::Command;
+        comparisons::ranking(&result, &analyses, &cs, by_time)
+    } else {
+        Vec::new()
+    };
     if let Some(w) = writer {
         w.finish(&result).map_err(|source| AppError::Write {
             what: "the JSON result",
@@ -109,6 +161,7 @@ pub fn run(
         result,
         analyses,
         comparisons,
+        ranking,
         adaptive,
         outcome,
     })
@@ -148,10 +201,16 @@ fn outcome(
     result: &ResultFile,
     fail_on: Option<FailOn>,
 ) -> Outcome {
+    // With --ignore-failure a benchmark whose every execution failed still "completes": it
+    // measured nothing, which is a failure all the same.
     let failed = report
         .status
         .iter()
-        .any(|s| *s != BenchmarkStatus::Completed);
+        .any(|s| *s != BenchmarkStatus::Completed)
+        || result
+            .benchmarks
+            .iter()
+            .any(|b| !b.failures.is_empty() && b.samples.iter().all(|s| s.warmup));
     match report.ending {
         Ending::Interrupted => Outcome::Interrupted,
         _ if failed => Outcome::Failed,
@@ -180,7 +239,12 @@ pub fn header(s: &RunSettings) -> ResultFile {
         .benchmarks
         .iter()
         .zip(&s.commands)
-        .map(|(b, command)| BenchmarkRecord::new(b.name.clone(), command.clone(), layout))
+        .enumerate()
+        .map(|(i, (b, command))| {
+            let mut record = BenchmarkRecord::new(b.name.clone(), command.clone(), layout);
+            record.parameters = s.parameters.get(i).cloned().unwrap_or_default();
+            record
+        })
         .collect();
     result
 }

@@ -112,7 +112,7 @@ pub struct ReportSettings {
 pub fn report(s: &ReportSettings) -> Result<Analysed> {
     let mut result = rigor_store::load(&s.file)?;
     let analysed = analyze_loaded(&mut result, &s.file, None, &s.analysis, &s.comparison)?;
-    let title = format!("rigor report: {}", s.file.display());
+    let title = crate::report_view::title(&analysed.result);
     crate::exports::write_html(&s.out, &analysed.result, &analysed.analyses, &title)?;
     Ok(analysed)
 }

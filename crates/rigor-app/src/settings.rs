@@ -144,6 +144,10 @@ pub enum Mode {
         budget: Option<Seconds>,
         /// Most top-level units.
         max_units: usize,
+        /// The pilot's top-level units (default: [`PilotSettings::adaptive`]'s).
+        ///
+        /// [`PilotSettings::adaptive`]: rigor_runner::PilotSettings::adaptive
+        min_units: Option<usize>,
     },
 }
 
@@ -156,8 +160,28 @@ pub struct Exports {
     pub csv: Option<PathBuf>,
     /// Markdown summary (and comparisons).
     pub markdown: Option<PathBuf>,
+    /// AsciiDoc summary table.
+    pub asciidoc: Option<PathBuf>,
+    /// Emacs org-mode summary table.
+    pub orgmode: Option<PathBuf>,
     /// Self-contained HTML report.
     pub html: Option<PathBuf>,
+    /// The unit of every time shown (default: chosen for each value's size).
+    pub unit: Option<rigor_units::TimeUnit>,
+    /// Order of the ranking and the tables.
+    pub sort: SortOrder,
+}
+
+/// Order of the ranking and of the exported tables (hyperfine's `--sort`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SortOrder {
+    /// The ranking by mean time, the tables in command order.
+    #[default]
+    Auto,
+    /// Command order everywhere.
+    Command,
+    /// Fastest first everywhere.
+    MeanTime,
 }
 
 /// Where a run came from, saved in its result.
@@ -176,8 +200,11 @@ pub struct Origin {
 pub struct RunSettings {
     /// The benchmarks, in order.
     pub benchmarks: Vec<Benchmark>,
-    /// Each benchmark's command as given (saved in the result).
+    /// Each benchmark's command as given, parameters substituted (saved in the result).
     pub commands: Vec<String>,
+    /// Each benchmark's parameter values (`--parameter-scan`, `--parameter-list`); empty maps
+    /// without parameters.
+    pub parameters: Vec<std::collections::BTreeMap<String, String>>,
     /// The runner's settings.
     pub runner: RunnerSettings,
     /// Warm-up iterations.

@@ -7,9 +7,23 @@ use rigor_stats::compare::{Comparison, Verdict};
 
 use crate::format::percent;
 
+/// What is compared, which sets the words of the verdict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Kind {
+    /// Two versions of one program (a baseline and a candidate): "regression", "improvement".
+    #[default]
+    Versions,
+    /// Different commands: "slower", "faster".
+    Commands,
+}
+
 /// One comparison to show.
 #[derive(Debug, Clone)]
 pub struct ComparisonView<'a> {
+    /// Versions of one program, or different commands.
+    pub kind: Kind,
+    /// The top-level units in the plural ("executions", "builds"), for advice.
+    pub units: &'a str,
     /// Baseline name.
     pub baseline: &'a str,
     /// Candidate name.
@@ -31,44 +45,149 @@ fn signed(p: f64) -> String {
     }
 }
 
-/// "B is 4.6% slower than A (95% CI +2.1% .. +7.2%)".
+/// Ratios from this far on (2× slower, or 2× faster) are written as factors ("4.31×"), nearer
+/// ones as percentages ("+4.6%"): "+332%" reads worse than "4.32×".
+pub const FACTOR_FROM: f64 = 2.0;
+
+/// A factor to three significant digits: `4.31`, `12.3`, `153`.
+fn factor(x: f64) -> String {
+    if x < 10.0 {
+        format!("{x:.2}")
+    } else if x < 100.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// Whether a ratio is written as a factor.
+fn as_factor(ratio: f64) -> bool {
+    ratio >= FACTOR_FROM || (ratio > 0.0 && ratio <= 1.0 / FACTOR_FROM)
+}
+
+/// How much slower (ratio ≥ 1) or faster a candidate is, and the interval in the same words:
+/// ("4.31× slower", "95% CI 4.10 .. 4.53") or ("4.6% slower", "95% CI +2.1% .. +7.2%").
+pub fn ratio_words(ratio: f64, bounds: Option<(f64, f64)>, level: f64) -> (String, String) {
+    let level = (level * 100.0).round();
+    let slower = ratio >= 1.0;
+    let direction = if slower { "slower" } else { "faster" };
+    if as_factor(ratio) {
+        // Faster by a factor: the interval of 1/ratio is the reciprocal of the ratio's.
+        let (k, ci) = if slower {
+            (ratio, bounds)
+        } else {
+            (1.0 / ratio, bounds.map(|(lo, hi)| (1.0 / hi, 1.0 / lo)))
+        };
+        let ci = match ci {
+            Some((lo, hi)) if lo > 0.0 && hi.is_finite() => {
+                format!("{level}% CI {} .. {}", factor(lo), factor(hi))
+            }
+            _ => format!("{level}% CI unbounded"),
+        };
+        return (format!("{}× {direction}", factor(k)), ci);
+    }
+    let pct = |r: f64| 100.0 * (r - 1.0);
+    let ci = match bounds {
+        Some((lo, hi)) if lo.is_finite() && hi.is_finite() => {
+            format!("{level}% CI {} .. {}", signed(pct(lo)), signed(pct(hi)))
+        }
+        _ => format!("{level}% CI unbounded"),
+    };
+    (format!("{} {direction}", percent(pct(ratio).abs())), ci)
+}
+
+/// "B is 4.6% slower than A (95% CI +2.1% .. +7.2%)", "B is 4.31× slower than A (95% CI 4.10 ..
+/// 4.53)".
 pub fn effect_text(v: &ComparisonView<'_>) -> String {
     let c = v.comparison;
-    let (change, bounds) = c.percent_change();
-    let direction = if change >= 0.0 { "slower" } else { "faster" };
     let what = match c.estimator {
         rigor_stats::Estimator::Mean => String::new(),
         e => format!(" ({e} time)"),
     };
-    let level = (c.level * 100.0).round();
-    let ci = match bounds {
-        Some((lo, hi)) => format!("{level}% CI {} .. {}", signed(lo), signed(hi)),
-        None => format!("{level}% CI unbounded"),
-    };
+    let (amount, ci) = ratio_words(c.ratio, c.ci.map(|i| (i.lower, i.upper)), c.level);
     format!(
-        "{} is {} {direction} than {}{what} ({ci})",
-        v.candidate,
-        percent(change.abs()),
-        v.baseline
+        "{} is {amount} than {}{what} ({ci})",
+        v.candidate, v.baseline
     )
 }
 
+/// A p-value as people read it: "p = 0.042", "p < 0.001".
+pub fn p_text(name: &str, p: f64) -> String {
+    if p < 0.001 {
+        format!("{name} < 0.001")
+    } else {
+        format!("{name} = {p:.3}")
+    }
+}
+
+/// The verdict in the words of its kind: "regression" or "slower", "improvement" or "faster".
+pub fn verdict_word(kind: Kind, verdict: Verdict) -> String {
+    match (kind, verdict) {
+        (Kind::Commands, Verdict::Regression) => "slower".into(),
+        (Kind::Commands, Verdict::Improvement) => "faster".into(),
+        (_, v) => v.to_string(),
+    }
+}
+
+/// A benchmark's time over the fastest's, with the interval of the ratio when it is known.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Relative {
+    /// The ratio (≥ 1 for the slower).
+    pub ratio: f64,
+    /// Its confidence interval.
+    pub ci: Option<(f64, f64)>,
+}
+
+/// One line of the ranking: a benchmark and how it compares with the fastest.
+#[derive(Debug, Clone)]
+pub struct RankView<'a> {
+    /// The benchmark.
+    pub name: &'a str,
+    /// Its time over the fastest's, with the interval (absent for the fastest).
+    pub ratio: Option<Relative>,
+}
+
+/// "Ranking (fastest first)": the fastest, then each other benchmark as a multiple of it.
+pub fn ranking(rows: &[RankView<'_>], level: f64) -> String {
+    let mut out = String::new();
+    if rows.len() < 2 {
+        return out;
+    }
+    let _ = writeln!(out, "Summary");
+    for r in rows {
+        match r.ratio {
+            None => {
+                let _ = writeln!(out, "  fastest: {}", r.name);
+            }
+            Some(Relative { ratio, ci: bounds }) => {
+                let (amount, ci) = ratio_words(ratio, bounds, level);
+                let _ = writeln!(out, "  {} is {amount} ({ci})", r.name);
+            }
+        }
+    }
+    out
+}
+
 /// Advice for the verdict, in words.
-fn verdict_text(c: &Comparison) -> String {
+fn verdict_text(v: &ComparisonView<'_>) -> String {
+    let (kind, c) = (v.kind, v.comparison);
     let band = percent(100.0 * c.threshold);
     match c.verdict {
-        Verdict::Regression => format!("regression (beyond the ±{band} threshold)"),
-        Verdict::Improvement => format!("improvement (beyond the ±{band} threshold)"),
+        v @ (Verdict::Regression | Verdict::Improvement) => {
+            format!("{} (beyond the ±{band} threshold)", verdict_word(kind, v))
+        }
         Verdict::Equivalent => format!("equivalent (within ±{band})"),
         Verdict::Inconclusive => match c.more_units {
             Some(n) => format!(
-                "inconclusive: roughly {n} more top-level units per command would decide it"
+                "inconclusive: roughly {n} more {} per command would decide it",
+                v.units
             ),
             None => "inconclusive".to_string(),
         },
         Verdict::Unbounded => format!(
-            "unbounded: the baseline is too noisy (Fieller g = {:.2} ≥ 1); need more top-level repetitions",
-            c.g.unwrap_or(f64::NAN)
+            "unbounded: the baseline is too noisy (Fieller g = {:.2} ≥ 1); need more {}",
+            c.g.unwrap_or(f64::NAN),
+            v.units
         ),
     }
 }
@@ -87,20 +206,32 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
         let _ = writeln!(
             out,
             "    verdict: {}  [{}{pairing}]",
-            verdict_text(c),
+            verdict_text(v),
             c.method
         );
         if let Some(b) = &c.bootstrap {
             if c.ci.is_none_or(|ci| {
                 ci.method != rigor_stats::compare::RatioMethod::BootstrapPercentile
             }) {
+                let bounds = if as_factor(c.ratio) && c.ratio < 1.0 {
+                    format!(
+                        "{}× .. {}× faster",
+                        factor(1.0 / b.upper),
+                        factor(1.0 / b.lower)
+                    )
+                } else if as_factor(c.ratio) {
+                    format!("{}× .. {}× slower", factor(b.lower), factor(b.upper))
+                } else {
+                    format!(
+                        "{} .. {}",
+                        signed(100.0 * (b.lower - 1.0)),
+                        signed(100.0 * (b.upper - 1.0))
+                    )
+                };
                 let _ = writeln!(
                     out,
-                    "    bootstrap: {} .. {} ({} resamples, seed {})",
-                    signed(100.0 * (b.lower - 1.0)),
-                    signed(100.0 * (b.upper - 1.0)),
-                    b.resamples,
-                    b.seed
+                    "    bootstrap: {bounds} ({} resamples, seed {})",
+                    b.resamples, b.seed
                 );
             }
         }
@@ -112,14 +243,16 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             };
             let _ = writeln!(
                 out,
-                "    non-overlap rule (Kalibera & Tůma 2006): {words} ({o})"
+                "    non-overlap rule (Kalibera & Tůma 2006): {words} ({})",
+                verdict_word(v.kind, o)
             );
         }
         if let Some(q) = v.q_value {
             let _ = writeln!(
                 out,
-                "    p = {:.3}, false-discovery-adjusted q = {q:.3}",
-                c.p_value
+                "    {}, false-discovery-adjusted {}",
+                p_text("p", c.p_value),
+                p_text("q", q)
             );
         }
     }
@@ -140,18 +273,16 @@ pub fn markdown(views: &[ComparisonView<'_>]) -> String {
     let _ = writeln!(out, "|:---|:---|---:|:---:|:---|");
     for v in views {
         let c = v.comparison;
-        let (change, bounds) = c.percent_change();
-        let ci = bounds.map_or("unbounded".to_string(), |(lo, hi)| {
-            format!("{} .. {}", signed(lo), signed(hi))
-        });
+        let (amount, ci) = ratio_words(c.ratio, c.ci.map(|i| (i.lower, i.upper)), c.level);
+        let level = format!("{}% CI ", (c.level * 100.0).round());
         let _ = writeln!(
             out,
             "| `{}` | `{}` | {} | {} | **{}** |",
             cell(v.candidate),
             cell(v.baseline),
-            signed(change),
-            ci,
-            c.verdict
+            amount,
+            ci.trim_start_matches(&level),
+            verdict_word(v.kind, c.verdict)
         );
     }
     out

@@ -47,6 +47,11 @@ pub fn applied_text(rule: Recommendation) -> String {
         Recommendation::Iterations { warmup } => format!(
             "discarded the first {warmup} iteration(s) of every execution (independent state)"
         ),
+        Recommendation::Untested { warmup } => format!(
+            "discarded the first {warmup} iteration(s) of every execution (initialised) and kept \
+             the rest: too few iterations after the warm-up to test independence (ask for 50 or \
+             more); the interval over execution means is valid either way"
+        ),
         Recommendation::SingleIteration { index } => format!(
             "never independent: kept only iteration {} of every execution, the first initialised one",
             index + 1
@@ -84,7 +89,11 @@ pub fn render(v: &DiagnosisView<'_>) -> String {
             out,
             "  Warm-up iterations:  initialised after {}, independent after {}; DaCapo {}, Georges {}",
             opt(r.initialised_warmup),
-            opt(r.independent_warmup),
+            if r.independence_testable {
+                opt(r.independent_warmup)
+            } else {
+                "(not testable)".to_string()
+            },
             opt(r.dacapo),
             opt(r.georges)
         );

@@ -17,6 +17,33 @@ pub fn time_like(seconds: f64, reference: f64) -> String {
     )
 }
 
+/// Formats `seconds` in `unit`, or when it is `None` in the unit that suits `reference`
+/// (`--time-unit`).
+pub fn time_in(seconds: f64, reference: f64, unit: Option<TimeUnit>) -> String {
+    let unit = unit.unwrap_or_else(|| TimeUnit::for_magnitude(Seconds(reference)));
+    format!(
+        "{} {}",
+        significant(Seconds(seconds).in_unit(unit)),
+        unit.symbol()
+    )
+}
+
+/// Bytes in binary units: `812 KiB`, `3.41 MiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = n as f64;
+    let mut i = 0;
+    while x >= 1024.0 && i + 1 < UNITS.len() {
+        x /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{n} B")
+    } else {
+        format!("{} {}", significant(x), UNITS[i])
+    }
+}
+
 /// A percentage with precision suited to its size: `0.42%`, `4.6%`, `37%`.
 pub fn percent(p: f64) -> String {
     percent_text(p)
@@ -35,5 +62,9 @@ mod tests {
         assert_eq!(percent(4.567), "4.6%");
         assert_eq!(percent(0.4217), "0.42%");
         assert_eq!(percent(37.2), "37%");
+        assert_eq!(time_in(0.0105, 0.0105, Some(TimeUnit::Us)), "10500 µs");
+        assert_eq!(time_in(0.0105, 0.0105, None), time_like(0.0105, 0.0105));
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(3 * 1024 * 1024 + 512 * 1024), "3.500 MiB");
     }
 }

@@ -4,7 +4,9 @@ use std::fmt::Write;
 
 use rigor_stats::analysis::Analysis;
 
-use crate::format::{percent, time, time_like};
+use rigor_units::TimeUnit;
+
+use crate::format::{bytes, percent, time_in};
 use crate::warnings;
 
 /// What the terminal summary shows for one benchmark.
@@ -20,6 +22,21 @@ pub struct BenchmarkView<'a> {
     pub failures: &'a [String],
     /// Why there is no analysis, when there is none.
     pub unanalysed: Option<&'a str>,
+    /// The unit of every time shown (`--time-unit`); by default chosen for the mean's size.
+    pub unit: Option<TimeUnit>,
+    /// CPU time and memory of the measured executions, when they were measured.
+    pub resources: Option<Resources>,
+}
+
+/// What the measured executions used besides wall time (computed by the caller).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resources {
+    /// Mean user CPU time per execution, seconds.
+    pub user: f64,
+    /// Mean system CPU time per execution, seconds.
+    pub sys: f64,
+    /// Largest peak resident set size of any execution, bytes.
+    pub peak_rss: u64,
 }
 
 /// Plural of a level name for counts ("executions").
@@ -36,7 +53,21 @@ pub fn render(view: &BenchmarkView<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Benchmark {}: {}", view.index, view.name);
     if let Some(a) = view.analysis {
-        render_analysis(&mut out, a);
+        render_analysis(&mut out, a, view.unit);
+        if let Some(r) = view.resources {
+            let m = a.interval.mean;
+            let memory = if r.peak_rss > 0 {
+                format!(", peak memory {}", bytes(r.peak_rss))
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "  User/system:       {} / {} per execution{memory}",
+                time_in(r.user, m, view.unit),
+                time_in(r.sys, m, view.unit),
+            );
+        }
     } else if let Some(why) = view.unanalysed {
         let _ = writeln!(out, "  No result: {why}");
     }
@@ -46,7 +77,9 @@ pub fn render(view: &BenchmarkView<'_>) -> String {
     out
 }
 
-fn render_analysis(out: &mut String, a: &Analysis) {
+fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
+    let time = |x: f64| time_in(x, a.interval.mean, unit);
+    let time_like = |x: f64, _m: f64| time(x);
     let ci = &a.interval;
     let m = ci.mean;
     let level = (ci.level * 100.0).round();

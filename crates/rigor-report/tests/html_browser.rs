@@ -10,9 +10,9 @@ use std::process::Command;
 
 use rigor_report::html::{example, render_html};
 
-/// Plots in the example: run sequence, 4 × 2 lag plots, 2 ACF plots, histogram, execution means,
-/// components, forest.
-const EXAMPLE_PLOTS: usize = 15;
+/// Plots in the example: the overview's means and distributions, then run sequence, 4 × 2 lag
+/// plots, 2 ACF plots, histogram, execution means, components, forest.
+const EXAMPLE_PLOTS: usize = 17;
 
 #[test]
 fn example_report_renders_in_chromium() {
@@ -32,6 +32,8 @@ fn example_report_renders_in_chromium() {
         .arg(&script)
         .arg(&report)
         .args(["--expect-plots", &EXAMPLE_PLOTS.to_string()])
+        .args(["--expect-kind", "overview-means"])
+        .args(["--expect-kind", "overview-distribution"])
         .args(["--hostile", example::HOSTILE_NAME])
         .args(["--screenshot", &screenshot])
         .output()

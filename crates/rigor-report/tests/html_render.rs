@@ -130,7 +130,7 @@ fn page_loads_nothing_from_outside() {
 fn every_plot_has_a_unique_id_a_class_and_a_title() {
     let page = render_html(&example::view());
     let ids = plot_ids(&page);
-    assert_eq!(ids.len(), 15);
+    assert_eq!(ids.len(), 17);
     let mut unique = ids.clone();
     unique.sort_unstable();
     unique.dedup();
@@ -245,7 +245,7 @@ fn all_equal_values_get_nonzero_axes() {
     };
     let page = render_html(&view);
     assert_well_formed(&page);
-    assert_eq!(plot_ids(&page).len(), 15);
+    assert_eq!(plot_ids(&page).len(), 17);
     assert!(!page.contains("NaN"));
 }
 

@@ -285,6 +285,9 @@ pub enum StopReason {
     BudgetSpent,
     /// The planned units ran (after `max_looks` re-plans) without reaching the target.
     PrecisionNotReached,
+    /// The pilot could not plan the experiment, or the target is out of reach: the run stopped
+    /// after the pilot ([`AdaptiveReport::problem`] says why); its data are kept.
+    Unplannable,
     /// The run ended otherwise (interrupted, every benchmark failed).
     Ended,
 }
@@ -451,7 +454,7 @@ impl StopRule for AdaptiveRule {
                 self.pilot_seconds = Some(spent);
                 self.checkpoint = 2 * n;
                 let Some(planned) = self.plan(data, n, 1.0) else {
-                    return self.stop(StopReason::Ended);
+                    return self.stop(StopReason::Unplannable);
                 };
                 self.first_planned = Some(planned);
                 self.phase = Phase::Planned { planned };
@@ -478,7 +481,7 @@ impl StopRule for AdaptiveRule {
                 let margin = if self.looks == 0 { 1.0 } else { margin(n) };
                 match self.plan(data, n, margin) {
                     Some(planned) => self.phase = Phase::Planned { planned },
-                    None => return self.stop(StopReason::Ended),
+                    None => return self.stop(StopReason::Unplannable),
                 }
             }
             return Control::Continue;
@@ -501,7 +504,7 @@ impl StopRule for AdaptiveRule {
                 self.phase = Phase::Planned { planned };
                 Control::Continue
             }
-            None => self.stop(StopReason::Ended),
+            None => self.stop(StopReason::Unplannable),
         }
     }
 
@@ -536,6 +539,9 @@ pub struct AdaptiveReport {
     pub pilot_seconds: Seconds,
     /// Measured time after the pilot.
     pub main_seconds: Seconds,
+    /// Why the experiment could not be planned (with [`StopReason::Unplannable`]): the pilot
+    /// planned nothing, or the target is out of reach.
+    pub problem: Option<String>,
 }
 
 /// Runs an adaptive experiment: a small pilot whose data are kept, the optimal lower-level
@@ -549,8 +555,9 @@ pub struct AdaptiveReport {
 /// # Errors
 /// [`RunError::Settings`] before anything runs when `adaptive` does not pass
 /// [`AdaptiveSettings::validate`] or the settings, with the pilot's counts, do not pass
-/// [`Settings::validate`]; [`SettingsError::Unplannable`] after the pilot when no benchmark
-/// could be planned or the target cannot be reached; otherwise as [`Scheduler::run`].
+/// [`Settings::validate`]; otherwise as [`Scheduler::run`]. A pilot that plans no benchmark, or
+/// a target out of reach, is not an error: the run stops after the pilot with
+/// [`StopReason::Unplannable`] and [`AdaptiveReport::problem`] saying why.
 #[allow(clippy::too_many_arguments)]
 pub fn run_adaptive(
     benchmarks: &[Benchmark],
@@ -609,13 +616,13 @@ pub fn run_adaptive(
     let report = Scheduler::new(&benches, &s, stop).run(executor, &mut collector)?;
     let spent: Seconds = collector.data().iter().map(BenchData::spent).sum();
     let rule = collector.rule();
-    if let Some(e) = &rule.error {
-        return Err(SettingsError::Unplannable {
+    let problem = rule.error.as_ref().map(|e| {
+        SettingsError::Unplannable {
             reason: e.clone(),
             budget: adaptive.budget,
         }
-        .into());
-    }
+        .to_string()
+    });
     let pilot_seconds = rule.pilot_seconds.unwrap_or(spent);
     Ok(AdaptiveReport {
         plans: rule.plans.clone(),
@@ -625,6 +632,7 @@ pub fn run_adaptive(
         report,
         pilot_seconds,
         main_seconds: spent - pilot_seconds,
+        problem,
     })
 }
 

@@ -9,6 +9,14 @@ pub enum CommandLine {
     Direct(Vec<String>),
     /// A string run through `sh -c` (only with `--shell`).
     Shell(String),
+    /// A string run through another shell: its program and arguments, then `-c` and the string
+    /// (`--shell bash`, `--shell "bash --norc"`).
+    ShellWith {
+        /// The shell's program and arguments.
+        shell: Vec<String>,
+        /// The command text.
+        text: String,
+    },
 }
 
 impl CommandLine {
@@ -30,11 +38,44 @@ impl CommandLine {
         Ok(Self::Direct(words))
     }
 
+    /// Parses `text` for the shell `shell` (its program and arguments; `sh` as with `--shell`),
+    /// or splits it into words when `shell` is `None`.
+    ///
+    /// # Errors
+    /// An unbalanced quote or an empty command (without a shell), or an empty shell.
+    pub fn parse_for(text: &str, shell: Option<&[String]>) -> Result<Self, RunError> {
+        match shell {
+            None => Self::parse(text, false),
+            Some([]) => Err(RunError::BadCommand {
+                command: text.to_string(),
+                reason: "the shell is empty".into(),
+            }),
+            Some([sh]) if sh == "sh" => Self::parse(text, true),
+            Some(words) => Ok(Self::ShellWith {
+                shell: words.to_vec(),
+                text: text.to_string(),
+            }),
+        }
+    }
+
+    /// The command text as given (a direct command's words joined by spaces).
+    pub fn text(&self) -> String {
+        match self {
+            Self::Direct(words) => words.join(" "),
+            Self::Shell(text) | Self::ShellWith { text, .. } => text.clone(),
+        }
+    }
+
     /// The program and its arguments as they will be executed.
     pub fn argv(&self) -> Vec<String> {
         match self {
             Self::Direct(words) => words.clone(),
             Self::Shell(text) => vec!["sh".into(), "-c".into(), text.clone()],
+            Self::ShellWith { shell, text } => {
+                let mut argv = shell.clone();
+                argv.extend(["-c".to_string(), text.clone()]);
+                argv
+            }
         }
     }
 
@@ -48,6 +89,10 @@ impl CommandLine {
         match self {
             Self::Direct(words) => Self::Direct(words.iter().map(|w| apply(w)).collect()),
             Self::Shell(text) => Self::Shell(apply(text)),
+            Self::ShellWith { shell, text } => Self::ShellWith {
+                shell: shell.clone(),
+                text: apply(text),
+            },
         }
     }
 
@@ -56,6 +101,7 @@ impl CommandLine {
         match self {
             Self::Direct(words) => &words[0],
             Self::Shell(_) => "sh",
+            Self::ShellWith { shell, .. } => &shell[0],
         }
     }
 }
@@ -81,5 +127,26 @@ mod tests {
             t.substitute(&vars).argv(),
             vec!["/tmp/b 1/prog", "--seed", "7", "{other}"]
         );
+    }
+
+    #[test]
+    fn runs_through_the_shell_asked_for() {
+        let bash = vec!["bash".to_string(), "--norc".to_string()];
+        let c = CommandLine::parse_for("echo {x} | wc", Some(&bash)).unwrap();
+        assert_eq!(
+            c.substitute(&[("x", "1".into())]).argv(),
+            vec!["bash", "--norc", "-c", "echo 1 | wc"]
+        );
+        assert_eq!(c.program(), "bash");
+        let sh = vec!["sh".to_string()];
+        assert_eq!(
+            CommandLine::parse_for("a b", Some(&sh)).unwrap(),
+            CommandLine::Shell("a b".into())
+        );
+        assert_eq!(
+            CommandLine::parse_for("a 'b c'", None).unwrap().argv(),
+            vec!["a", "b c"]
+        );
+        assert!(CommandLine::parse_for("a", Some(&[])).is_err());
     }
 }

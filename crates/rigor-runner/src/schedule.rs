@@ -84,6 +84,8 @@ pub struct Settings {
     pub setup: Option<CommandLine>,
     /// Run before every execution.
     pub prepare: Option<CommandLine>,
+    /// Run after every execution (not timed; hyperfine's `--conclude`).
+    pub conclude: Option<CommandLine>,
     /// Run once per benchmark after its last execution.
     pub cleanup: Option<CommandLine>,
     /// Keep going after a failed execution (recording it) instead of stopping that benchmark.
@@ -597,6 +599,17 @@ impl<'a> Scheduler<'a> {
         };
         if self.stop.is_requested() {
             return Ok(()); // interrupted mid-execution: not a measurement
+        }
+        if let Some(conclude) = &s.conclude {
+            let o = executor.run_hook(conclude, self.benchmarks[b].dir.as_deref())?;
+            if !o.termination.success() {
+                let reason = format!("--conclude command {}", describe(o.termination));
+                return self.failed(
+                    observer,
+                    state,
+                    fail(Some(o.termination), o.stderr_tail, reason),
+                );
+            }
         }
         if let Some(reason) = problem(&outcome, state.reports_iterations[b], slot.warmup) {
             let record = fail(Some(outcome.termination), outcome.stderr_tail, reason);

@@ -193,10 +193,7 @@ impl SimulatedExecutor {
         if let Some(s) = self.specs.get(&benchmark) {
             return Ok(s.clone());
         }
-        let text = match command {
-            CommandLine::Direct(words) => words.join(" "),
-            CommandLine::Shell(s) => s.clone(),
-        };
+        let text = command.text();
         let spec = SimSpec::parse(&text)?;
         self.specs.insert(benchmark, spec.clone());
         Ok(spec)

@@ -5,7 +5,8 @@
 //! confidence intervals that respect the hierarchy, ratio intervals for comparisons, the
 //! hierarchical bootstrap, and optimal repetition counts. It does no I/O and prints nothing.
 //!
-//! The formulas and their test oracles are specified in the project's `METHODS.md`.
+//! The formulas, their sources and how each is tested are described on the project's methodology
+//! page, `docs/methodology.md`.
 //!
 //! ```
 //! use rigor_stats::Hierarchy;

@@ -443,6 +443,13 @@ pub enum Recommendation {
         /// Iterations to discard (the independent warm-up).
         warmup: usize,
     },
+    /// Drop the first `warmup` iterations (the initialised warm-up) and keep the rest: too few
+    /// iterations follow it to test their independence, so the rule cannot choose between
+    /// repeating iterations and one per run. The interval over run means stays valid either way.
+    Untested {
+        /// Iterations to discard (the initialised warm-up).
+        warmup: usize,
+    },
     /// Take only iteration `index` (0-based, the first initialised one) of each run.
     SingleIteration {
         /// The iteration to take.
@@ -459,7 +466,7 @@ impl SteadyStateReport {
         match (self.independent_warmup, self.initialised_warmup) {
             (Some(warmup), _) => Recommendation::Iterations { warmup },
             (None, Some(warmup)) if !self.independence_testable => {
-                Recommendation::Iterations { warmup }
+                Recommendation::Untested { warmup }
             }
             (None, Some(index)) => Recommendation::SingleIteration { index },
             (None, None) => Recommendation::Unsettled,

@@ -9,6 +9,8 @@
 //! (`rigor analyze`). While a run is in progress the file also carries a `log` of records appended
 //! as each execution completes; a finished file has none.
 
+use std::collections::BTreeMap;
+
 use rigor_stats::Estimator;
 use rigor_stats::Quantile;
 use rigor_stats::analysis::Warning as AnalysisWarning;
@@ -134,6 +136,10 @@ pub struct BenchmarkRecord {
     /// Failed executions and hooks.
     #[serde(default)]
     pub failures: Vec<FailureRecord>,
+    /// The values of the parameters this benchmark was run with (`--parameter-scan`,
+    /// `--parameter-list`), by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parameters: BTreeMap<String, String>,
 }
 
 /// Derived estimates of one benchmark.
@@ -556,6 +562,7 @@ impl BenchmarkRecord {
             builds: Vec::new(),
             steady_state: None,
             failures: Vec::new(),
+            parameters: BTreeMap::new(),
         }
     }
 

@@ -64,7 +64,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     if let Some(dir) = saved.as_deref().and_then(Path::parent) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let mut outcome = commands::execute(&s)?;
+    let mut outcome = commands::execute(&s, true)?;
     if let (Some(saved), Some(result)) = (&saved, &result_path) {
         if saved != result {
             std::fs::copy(result, saved)
@@ -191,7 +191,7 @@ fn run_settings(args: &BenchArgs, selected: &[Selected], evals: &[u64]) -> Resul
         .collect();
     let mut options = args.options.clone();
     options.names = selected.iter().map(|s| s.name.clone()).collect();
-    options.shell = false;
+    options.shell = None;
     let mut s = settings::run_commands(&texts, &options)?;
     for (b, from) in s.benchmarks.iter_mut().zip(benchmarks) {
         b.dir = from.dir;

@@ -402,7 +402,8 @@ pub enum QuantileArg {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Commands to benchmark. Each is split into words and run directly (no shell) unless --shell.
-    #[arg(required = true, value_name = "COMMAND")]
+    /// `{VAR}` is replaced by each value of a --parameter-scan or --parameter-list.
+    #[arg(value_name = "COMMAND")]
     pub commands: Vec<String>,
     /// Everything else `rigor run` takes.
     #[command(flatten)]
@@ -412,15 +413,43 @@ pub struct RunArgs {
 /// The options of `rigor run` (shared by `rigor plan` and `rigor track run`).
 #[derive(Debug, Args, Clone)]
 pub struct RunOptions {
-    /// Names for the commands, in order (default: the command text).
-    #[arg(short = 'n', long = "name", value_name = "NAME")]
+    /// Names for the commands, in order (default: the command text); `{VAR}` is replaced by the
+    /// parameters' values.
+    #[arg(
+        short = 'n',
+        long = "name",
+        visible_alias = "command-name",
+        value_name = "NAME"
+    )]
     pub names: Vec<String>,
-    /// Measured executions (processes) per command: the top level of the hierarchy.
-    #[arg(short = 'r', long, default_value_t = 10, value_name = "N")]
-    pub executions: usize,
+    /// Measured executions (processes) per command: the top level of the hierarchy [default:
+    /// 10, within --min-runs and --max-runs when they are given].
+    #[arg(
+        short = 'r',
+        long,
+        visible_alias = "runs",
+        value_name = "N",
+        value_parser = parse_executions
+    )]
+    pub executions: Option<usize>,
+    /// The fewest executions (top-level units): the count when 10 is fewer, and the size of an
+    /// adaptive run's pilot (--precision, --budget).
+    #[arg(short = 'm', long, value_name = "N", conflicts_with = "executions", value_parser = parse_executions)]
+    pub min_runs: Option<usize>,
+    /// The most executions (top-level units): the count when 10 is more, and the most an
+    /// adaptive run may reach [adaptive default: 10000].
+    #[arg(
+        short = 'M',
+        long = "max-runs",
+        visible_alias = "max-units",
+        value_name = "N",
+        conflicts_with = "executions",
+        value_parser = parse_executions
+    )]
+    pub max_units: Option<usize>,
     /// Whole executions run first and discarded (default: 1 when only wall time is measured, 0
     /// with --iterations-from).
-    #[arg(short = 'w', long, value_name = "N")]
+    #[arg(short = 'w', long, visible_alias = "warmup", value_name = "N")]
     pub warmup_executions: Option<usize>,
     /// Discard the first N reported iterations of every execution as warm-up, or `auto`: detect
     /// when iterations become initialised and independent, and if they never do keep one
@@ -438,17 +467,54 @@ pub struct RunOptions {
     /// directory is saved too, when there is one).
     #[arg(long, value_name = "LABEL")]
     pub label: Option<String>,
-    /// Run COMMANDs (and hooks) through `sh -c` instead of splitting them into words.
-    #[arg(short = 'S', long)]
-    pub shell: bool,
+    /// Run COMMANDs (and hooks) through a shell instead of splitting them into words: `--shell`
+    /// alone is `sh -c`; `--shell bash`, `-S "bash --norc"` pick one; `none` runs without a
+    /// shell (the default). A value that is not a shell (sh, bash, zsh, dash, ksh, fish, …) is
+    /// the first COMMAND, so `--shell 'a | b'` still means `sh -c 'a | b'`.
+    #[arg(
+        short = 'S',
+        long,
+        value_name = "SHELL",
+        num_args = 0..=1,
+        default_missing_value = "sh"
+    )]
+    pub shell: Option<String>,
+    /// Run without a shell (hyperfine's -N; already the default).
+    #[arg(short = 'N', conflicts_with = "shell")]
+    pub no_shell: bool,
+    /// Benchmark each command for every value of VAR from MIN to MAX (integers, or decimals
+    /// with --parameter-step-size): `{VAR}` in commands and names is replaced by the value.
+    #[arg(
+        short = 'P',
+        long,
+        num_args = 3,
+        value_names = ["VAR", "MIN", "MAX"],
+        conflicts_with = "parameter_list"
+    )]
+    pub parameter_scan: Vec<String>,
+    /// The step of --parameter-scan [default: 1].
+    #[arg(short = 'D', long, value_name = "STEP", requires = "parameter_scan")]
+    pub parameter_step_size: Option<String>,
+    /// Benchmark each command for every value of VAR in a comma-separated list; several
+    /// --parameter-list options give every combination. `{VAR}` is replaced by the value.
+    #[arg(
+        short = 'L',
+        long,
+        num_args = 2,
+        value_names = ["VAR", "VALUES"]
+    )]
+    pub parameter_list: Vec<String>,
     /// Command run once per benchmark before its first execution.
-    #[arg(long, value_name = "CMD")]
+    #[arg(short = 's', long, value_name = "CMD")]
     pub setup: Option<String>,
     /// Command run before every execution (not timed).
-    #[arg(long, value_name = "CMD")]
+    #[arg(short = 'p', long, value_name = "CMD")]
     pub prepare: Option<String>,
+    /// Command run after every execution (not timed).
+    #[arg(short = 'C', long, value_name = "CMD")]
+    pub conclude: Option<String>,
     /// Command run once per benchmark after its last execution.
-    #[arg(long, value_name = "CMD")]
+    #[arg(short = 'c', long, value_name = "CMD")]
     pub cleanup: Option<String>,
     /// File connected to the benchmarked commands' standard input.
     #[arg(long, value_name = "FILE")]
@@ -456,6 +522,20 @@ pub struct RunOptions {
     /// Where the commands' standard output goes.
     #[arg(long, value_enum, default_value_t = OutputArg::Null)]
     pub output: OutputArg,
+    /// Show the commands' output (--output inherit); the progress bar is hidden.
+    #[arg(long, conflicts_with = "output")]
+    pub show_output: bool,
+    /// Output style: the progress bar is shown with auto, full, color and nocolor (rigor does
+    /// not colour its output), hidden with basic and none.
+    #[arg(long, value_enum, default_value_t = StyleArg::Auto)]
+    pub style: StyleArg,
+    /// Unit of the times shown and exported [default: chosen for each value's size].
+    #[arg(short = 'u', long, value_enum, value_name = "UNIT")]
+    pub time_unit: Option<TimeUnitArg>,
+    /// Order of the ranking and of the exported tables: auto (ranking by mean time, tables in
+    /// command order), command (input order), mean-time (fastest first).
+    #[arg(long, value_enum, default_value_t = SortArg::Auto)]
+    pub sort: SortArg,
     /// Read in-process iteration times from this stream with --pattern (they become the lowest
     /// level). Programs can instead append JSON lines to $RIGOR_SAMPLES_FILE.
     #[arg(long, value_enum, requires = "pattern")]
@@ -484,7 +564,7 @@ pub struct RunOptions {
     pub randomize_env: bool,
     /// Iterations per execution to ask the program for (sets RIGOR_ITERATIONS and substitutes
     /// `{iterations}` in COMMANDs); every reported iteration after --discard is analysed.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_at_least_one)]
     pub iterations: Option<usize>,
     /// Keep running a command after it fails (the failure is recorded).
     #[arg(short = 'i', long)]
@@ -502,6 +582,12 @@ pub struct RunOptions {
     /// Write a Markdown summary table.
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
+    /// Write an AsciiDoc summary table.
+    #[arg(long, value_name = "FILE")]
+    pub export_asciidoc: Option<PathBuf>,
+    /// Write an Emacs org-mode summary table.
+    #[arg(long, value_name = "FILE")]
+    pub export_orgmode: Option<PathBuf>,
     /// Write a self-contained HTML report with plots at the end of the run.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -517,9 +603,6 @@ pub struct RunOptions {
     /// from the pilot and stops adding top-level units when the measured time reaches it.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub budget: Option<Seconds>,
-    /// Most top-level units an adaptive run may add.
-    #[arg(long, default_value_t = 10_000, value_name = "N")]
-    pub max_units: usize,
     /// Comparison options (several commands).
     #[command(flatten)]
     pub compare: ComparisonArgs,
@@ -620,7 +703,7 @@ pub struct ComparisonArgs {
     #[arg(long, value_enum)]
     pub estimator: Option<EstimatorArg>,
     /// Bootstrap resamples.
-    #[arg(long, default_value_t = 10_000, value_name = "B")]
+    #[arg(long, default_value_t = 10_000, value_name = "B", value_parser = parse_at_least_one)]
     pub resamples: usize,
     /// Exit with status 1 when a verdict is a regression (or any change, or anything not shown
     /// to be equivalent or better), or when there is any warning.
@@ -736,6 +819,51 @@ pub enum OutputArg {
     Inherit,
 }
 
+/// `--style` (hyperfine's values).
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum StyleArg {
+    /// A progress bar when standard error is a terminal.
+    Auto,
+    /// No progress bar.
+    Basic,
+    /// A progress bar.
+    Full,
+    /// As full (rigor does not colour its output).
+    Nocolor,
+    /// As full.
+    Color,
+    /// No progress bar.
+    None,
+}
+
+/// `--time-unit` (hyperfine's names, and the symbols).
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TimeUnitArg {
+    /// Nanoseconds.
+    #[value(alias = "ns")]
+    Nanosecond,
+    /// Microseconds.
+    #[value(alias = "us")]
+    Microsecond,
+    /// Milliseconds.
+    #[value(alias = "ms")]
+    Millisecond,
+    /// Seconds.
+    #[value(alias = "s")]
+    Second,
+}
+
+/// `--sort` (hyperfine's values).
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum SortArg {
+    /// The ranking by mean time, the tables in command order.
+    Auto,
+    /// Command order everywhere.
+    Command,
+    /// Fastest first everywhere.
+    MeanTime,
+}
+
 /// `--iterations-from`.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum StreamArg {
@@ -815,6 +943,34 @@ fn parse_duration(s: &str) -> Result<Seconds, String> {
 /// `0.95`, `95`, `99%`.
 fn parse_confidence(s: &str) -> Result<ConfidenceLevel, String> {
     s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
+}
+
+/// Most executions per command: beyond it a count is a typo (a run of a million executions of
+/// even a 1 ms command takes 17 minutes per command), and far beyond it counts overflow.
+pub const MAX_EXECUTIONS: usize = 1_000_000;
+
+/// An execution count: 1 to [`MAX_EXECUTIONS`] (the runner asks for at least 2 top-level units
+/// and says why).
+fn parse_executions(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a whole number"))?;
+    if n > MAX_EXECUTIONS {
+        return Err(format!(
+            "{n} is more than {MAX_EXECUTIONS} executions per command; for long runs give a \
+             time --budget or a --precision instead"
+        ));
+    }
+    Ok(n)
+}
+
+/// A count of at least 1.
+fn parse_at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{s}' is not a whole number")),
+    }
 }
 
 /// Any integer from 0 to 2⁶⁴ − 1.

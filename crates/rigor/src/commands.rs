@@ -30,11 +30,18 @@ pub fn measuring(
 
 /// `rigor run`.
 pub fn run(args: &RunArgs) -> Result<Outcome> {
-    execute(&settings::run(args)?)
+    let o = &args.options;
+    let bar_shown = !o.show_output
+        && !matches!(
+            o.style,
+            crate::cli::StyleArg::Basic | crate::cli::StyleArg::None
+        );
+    execute(&settings::run(args)?, bar_shown)
 }
 
-/// Measures resolved run settings, prints the summaries and comparisons, writes the exports.
-pub fn execute(s: &rigor_app::settings::RunSettings) -> Result<Outcome> {
+/// Measures resolved run settings, prints the summaries and comparisons, writes the exports;
+/// the progress bar only when `bar_shown` (hyperfine's `--style basic|none`, `--show-output`).
+pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<Outcome> {
     let (stop, mut executor) = measuring(s.simulate, s.runner.seed)?;
     let shape = if s.is_adaptive() {
         "adaptive".to_string()
@@ -52,11 +59,15 @@ pub fn execute(s: &rigor_app::settings::RunSettings) -> Result<Outcome> {
         s.runner.seed
     );
     let measured = {
-        let mut bar = Bar::new();
+        let mut bar = Bar::shown(bar_shown);
         rigor_app::run::run(s, executor.as_mut(), stop, &mut bar)?
     };
     let r = &measured.result;
-    emit(&rigor_app::exports::summaries(r, &measured.analyses));
+    emit(&rigor_app::exports::summaries(
+        r,
+        &measured.analyses,
+        s.exports.unit,
+    ));
     for b in &r.benchmarks {
         if let Some(st) = &b.steady_state {
             emit(&format!(
@@ -70,8 +81,12 @@ pub fn execute(s: &rigor_app::settings::RunSettings) -> Result<Outcome> {
         emit(&format!("{}\n", text::adaptive_note(s, a)));
     }
     emit(&rigor_app::comparisons::render(&measured.comparisons));
+    emit(&rigor_app::comparisons::render_ranking(&measured.ranking));
     output::result_warnings(r);
     rigor_app::exports::write_all(&s.exports, r, &measured.analyses, &measured.comparisons)?;
+    if measured.outcome == Outcome::Failed {
+        note!("rigor: a benchmark failed or measured nothing (shown above), exit status 2");
+    }
     if measured.outcome == Outcome::Gated
         && s.comparison.fail_on == Some(rigor_app::settings::FailOn::Warning)
     {
@@ -109,8 +124,15 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
         emit(&rigor_store::to_json(r)?);
     } else {
         output::result_warnings(r);
-        emit(&rigor_app::exports::summaries(r, &a.analyses));
+        emit(&rigor_app::exports::summaries(r, &a.analyses, None));
         emit(&rigor_app::comparisons::render(&a.comparisons));
+        let cs = rigor_app::comparisons::CompareSettings::new(
+            &s.comparison,
+            s.analysis.confidence,
+            r.seed,
+        );
+        let ranking = rigor_app::comparisons::ranking(r, &a.analyses, &cs, true);
+        emit(&rigor_app::comparisons::render_ranking(&ranking));
         if args.diagnose {
             emit(&text::diagnoses(r));
         }

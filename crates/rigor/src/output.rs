@@ -42,7 +42,18 @@ pub struct Bar(pub ProgressBar);
 impl Bar {
     /// A bar counting executions.
     pub fn new() -> Self {
-        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        Self::shown(true)
+    }
+
+    /// A bar counting executions, drawn only when `shown` (`--style basic|none` and
+    /// `--show-output` hide it).
+    pub fn shown(shown: bool) -> Self {
+        let target = if shown {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        let bar = ProgressBar::with_draw_target(Some(0), target);
         bar.set_style(
             ProgressStyle::with_template("{spinner} {wide_bar} {pos}/{len} executions, ETA {eta}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),

@@ -7,6 +7,7 @@ use rigor_app::plan_file::PlanFile;
 use rigor_app::saved::{AnalyzeSettings, CompareFilesSettings, CsvColumns, ReportSettings};
 use rigor_app::settings::{
     AnalysisSettings, ComparisonSettings, Exports, FailOn, Mode, Origin, PlanSettings, RunSettings,
+    SortOrder,
 };
 use rigor_runner::{
     Benchmark, BuildSettings, CommandLine, IterationSource, OutputMode, PilotSettings, Settings,
@@ -18,11 +19,16 @@ use rigor_units::{Fraction, Seed, TimeUnit};
 
 use crate::cli::{
     AnalysisArgs, AnalyzeArgs, CompareArgs, ComparisonArgs, EstimatorArg, FailOnArg, MethodArg,
-    OutputArg, PlanArgs, QuantileArg, ReportArgs, RunArgs, RunOptions, StreamArg, UnitArg,
+    OutputArg, PlanArgs, QuantileArg, ReportArgs, RunArgs, RunOptions, SortArg, StreamArg,
+    TimeUnitArg, UnitArg,
 };
+use crate::expand;
 
 /// Builds per command when `--build` is given without `--builds`.
 pub const DEFAULT_BUILDS: usize = 5;
+
+/// Most top-level units an adaptive run may reach without `--max-runs`.
+pub const DEFAULT_MAX_UNITS: usize = 10_000;
 
 /// Resolves analysis options.
 pub fn analysis(a: &AnalysisArgs) -> AnalysisSettings {
@@ -81,6 +87,8 @@ fn origin(label: Option<&String>) -> Origin {
 /// Resolves and validates `rigor run` options, including the plan file and the mode.
 pub fn run(args: &RunArgs) -> Result<RunSettings> {
     let mut s = run_commands(&args.commands, &args.options)?;
+    // `rigor track` makes the directory of its results itself: only `run` and `plan` check.
+    check_exports(&args.options)?;
     // `{src}` is the source directory: rigor's working directory here (a version's checkout
     // under `rigor track`), so a build running in its own directory can find the sources.
     if let (Some(build), Ok(cwd)) = (&mut s.runner.build, std::env::current_dir()) {
@@ -91,8 +99,18 @@ pub fn run(args: &RunArgs) -> Result<RunSettings> {
     Ok(s)
 }
 
-/// Resolves `commands` with the options of `rigor run`.
-pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSettings> {
+/// The benchmarks of `commands`: one per command and combination of parameter values (the
+/// command's values vary fastest), each with its command text and its parameters.
+type Expanded = (Vec<Benchmark>, Vec<String>, Vec<expand::Values>);
+
+fn benchmarks(
+    commands: &[String],
+    args: &RunOptions,
+    shell: Option<&[String]>,
+) -> Result<Expanded> {
+    if commands.is_empty() {
+        bail!("no command to benchmark: give at least one COMMAND");
+    }
     if args.names.len() > commands.len() {
         bail!(
             "{} names given for {} commands",
@@ -100,18 +118,56 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
             commands.len()
         );
     }
-    let benchmarks = commands
+    let combinations = expand::combinations(args)?;
+    if let Some(first) = combinations.first() {
+        expand::check_used(first, commands, &args.names)?;
+    }
+    let mut out: Expanded = (Vec::new(), Vec::new(), Vec::new());
+    for (i, text) in commands.iter().enumerate() {
+        for values in &combinations {
+            let command_text = expand::substitute(text, values);
+            let command = CommandLine::parse_for(&command_text, shell)?;
+            let name = match args.names.get(i) {
+                Some(name) if values.is_empty() => name.clone(),
+                Some(name) if name.contains('{') => expand::substitute(name, values),
+                Some(name) => format!("{name} ({})", describe_values(values)),
+                None => command_text.clone(),
+            };
+            out.0.push(Benchmark::new(name, command));
+            out.1.push(command_text);
+            out.2.push(values.clone());
+        }
+    }
+    let names = &out.0;
+    let expanded = combinations.first().is_some_and(|c| !c.is_empty());
+    for (i, b) in names.iter().enumerate().filter(|_| expanded) {
+        if names[..i].iter().any(|o| o.name == b.name) {
+            bail!(
+                "two benchmarks are named '{}': give each command its own --name",
+                b.name
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// "x = 1, y = a".
+fn describe_values(values: &expand::Values) -> String {
+    values
         .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            let command = CommandLine::parse(text, args.shell)?;
-            let name = args.names.get(i).cloned().unwrap_or_else(|| text.clone());
-            Ok(Benchmark::new(name, command))
-        })
-        .collect::<Result<Vec<_>, rigor_runner::RunError>>()?;
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Resolves `commands` with the options of `rigor run`.
+pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSettings> {
+    let (shell, commands) = expand::shell(args, commands);
+    let shell = shell.as_deref();
+    let (benchmarks, command_texts, parameters) = benchmarks(&commands, args, shell)?;
     let hook = |c: &Option<String>| {
         c.as_deref()
-            .map(|t| CommandLine::parse(t, args.shell))
+            .map(|t| CommandLine::parse_for(t, shell))
             .transpose()
     };
     let iterations = iteration_source(args)?;
@@ -120,7 +176,7 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
     if let Some(input) = &args.input {
         std::fs::metadata(input).with_context(|| format!("--input {}", input.display()))?;
     }
-    let (build, build_root) = build(args, timeout)?;
+    let (build, build_root) = build(args, timeout, shell)?;
     let benchmarks = match args.iterations {
         Some(k) => benchmarks
             .into_iter()
@@ -132,7 +188,7 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
         None => benchmarks,
     };
     let runner = Settings {
-        executions: args.executions,
+        executions: executions(args)?,
         warmup_executions: args.warmup_executions.unwrap_or(if iterations_expected {
             0
         } else {
@@ -141,6 +197,7 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
         timeout,
         input: args.input.clone(),
         output: match args.output {
+            _ if args.show_output => OutputMode::Inherit,
             OutputArg::Null => OutputMode::Null,
             OutputArg::Pipe => OutputMode::Pipe,
             OutputArg::Inherit => OutputMode::Inherit,
@@ -148,6 +205,7 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
         iterations,
         setup: hook(&args.setup)?,
         prepare: hook(&args.prepare)?,
+        conclude: hook(&args.conclude)?,
         cleanup: hook(&args.cleanup)?,
         ignore_failure: args.ignore_failure,
         seed: args.seed.unwrap_or_else(Seed::from_entropy),
@@ -175,17 +233,29 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
                 precision: args.precision,
             }
         }
-        None if args.precision.is_some() || args.budget.is_some() => Mode::Adaptive {
-            precision: args.precision,
-            budget: args.budget,
-            max_units: args.max_units,
-        },
+        None if args.precision.is_some() || args.budget.is_some() => adaptive(args)?,
         None => Mode::Fixed,
     };
-    let record = record(&mode, &runner, &analysis, &comparison, args);
+    check_reference(
+        args.compare.reference.as_deref(),
+        &benchmarks,
+        &command_texts,
+    )?;
+    let record = record(
+        &mode,
+        &runner,
+        &analysis,
+        &comparison,
+        args,
+        shell.is_some(),
+    );
     Ok(RunSettings {
         benchmarks,
-        commands: commands.to_vec(),
+        commands: command_texts,
+        parameters: parameters
+            .into_iter()
+            .map(|v| v.into_iter().collect())
+            .collect(),
         runner,
         discard: args.discard,
         iterations_expected,
@@ -196,7 +266,11 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
             json: args.export_json.clone(),
             csv: args.export_csv.clone(),
             markdown: args.export_markdown.clone(),
+            asciidoc: args.export_asciidoc.clone(),
+            orgmode: args.export_orgmode.clone(),
             html: args.report.clone(),
+            unit: args.time_unit.map(time_unit),
+            sort: sort(args.sort),
         },
         simulate: args.simulate,
         origin: origin(args.label.as_ref()),
@@ -212,6 +286,7 @@ fn record(
     analysis: &AnalysisSettings,
     comparison: &ComparisonSettings,
     args: &RunOptions,
+    shell: bool,
 ) -> RunSettingsRecord {
     RunSettingsRecord {
         mode: match mode {
@@ -223,6 +298,7 @@ fn record(
                 precision,
                 budget,
                 max_units,
+                ..
             } => ModeRecord::Adaptive {
                 precision: *precision,
                 budget: *budget,
@@ -233,7 +309,7 @@ fn record(
         warmup_executions: runner.warmup_executions,
         discard: args.discard,
         timeout: args.timeout,
-        shell: args.shell,
+        shell,
         simulate: args.simulate,
         ignore_failure: args.ignore_failure,
         quantile: analysis.quantile,
@@ -245,6 +321,123 @@ fn record(
         method: comparison.method,
         estimator: comparison.estimator,
         resamples: comparison.resamples,
+    }
+}
+
+/// `--reference` names a benchmark (by name, command or 1-based position), checked before
+/// anything runs.
+fn check_reference(
+    reference: Option<&str>,
+    benchmarks: &[Benchmark],
+    commands: &[String],
+) -> Result<()> {
+    let Some(name) = reference else { return Ok(()) };
+    let found = benchmarks.iter().any(|b| b.name == name)
+        || commands.iter().any(|c| c == name)
+        || name
+            .parse::<usize>()
+            .is_ok_and(|k| (1..=benchmarks.len()).contains(&k));
+    if !found {
+        let names: Vec<String> = benchmarks.iter().map(|b| format!("'{}'", b.name)).collect();
+        bail!(
+            "--reference '{name}' is none of the benchmarks ({}) nor a position from 1 to {}",
+            names.join(", "),
+            benchmarks.len()
+        );
+    }
+    Ok(())
+}
+
+/// Every export path can be written, checked before anything runs (a full run is not lost to a
+/// typo in a directory name).
+fn check_exports(args: &RunOptions) -> Result<()> {
+    let exports = [
+        (&args.export_json, "--export-json"),
+        (&args.export_csv, "--export-csv"),
+        (&args.export_markdown, "--export-markdown"),
+        (&args.export_asciidoc, "--export-asciidoc"),
+        (&args.export_orgmode, "--export-orgmode"),
+        (&args.report, "--report"),
+    ];
+    for (path, option) in exports {
+        if let Some(path) = path {
+            check_writable(path, option)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a file can be created at `path`: not a directory, and its directory accepts a new
+/// file (tried with a temporary file, removed at once).
+pub fn check_writable(path: &std::path::Path, option: &str) -> Result<()> {
+    if path.is_dir() {
+        bail!("{option} {}: is a directory", path.display());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "{option} {}: the directory {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    tempfile::Builder::new()
+        .prefix(".rigor-check-")
+        .tempfile_in(dir)
+        .with_context(|| format!("{option} {}: cannot write there", path.display()))?;
+    Ok(())
+}
+
+/// The top-level count of a fixed run: `-r`, else 10 within `--min-runs` and `--max-runs`.
+fn executions(args: &RunOptions) -> Result<usize> {
+    let (lo, hi) = run_bounds(args)?;
+    Ok(args.executions.unwrap_or(10).clamp(lo, hi))
+}
+
+/// `--min-runs` and `--max-runs`, checked.
+fn run_bounds(args: &RunOptions) -> Result<(usize, usize)> {
+    let lo = args.min_runs.unwrap_or(0);
+    let hi = args.max_units.unwrap_or(usize::MAX);
+    if args.min_runs.is_some_and(|m| m < 2) {
+        bail!("--min-runs must be at least 2: an interval needs two executions (or builds)");
+    }
+    if args.max_units.is_some_and(|m| m < 2) {
+        bail!("--max-runs must be at least 2: an interval needs two executions (or builds)");
+    }
+    if lo > hi {
+        bail!("--min-runs {lo} is above --max-runs {hi}");
+    }
+    Ok((lo, hi))
+}
+
+/// An adaptive run: `--min-runs` sizes the pilot, `--max-runs` bounds the units.
+fn adaptive(args: &RunOptions) -> Result<Mode> {
+    run_bounds(args)?;
+    Ok(Mode::Adaptive {
+        precision: args.precision,
+        budget: args.budget,
+        max_units: args.max_units.unwrap_or(DEFAULT_MAX_UNITS),
+        min_units: args.min_runs,
+    })
+}
+
+fn time_unit(u: TimeUnitArg) -> TimeUnit {
+    match u {
+        TimeUnitArg::Nanosecond => TimeUnit::Ns,
+        TimeUnitArg::Microsecond => TimeUnit::Us,
+        TimeUnitArg::Millisecond => TimeUnit::Ms,
+        TimeUnitArg::Second => TimeUnit::S,
+    }
+}
+
+fn sort(s: SortArg) -> SortOrder {
+    match s {
+        SortArg::Auto => SortOrder::Auto,
+        SortArg::Command => SortOrder::Command,
+        SortArg::MeanTime => SortOrder::MeanTime,
     }
 }
 
@@ -310,11 +503,12 @@ fn apply_plan(
 fn build(
     args: &RunOptions,
     timeout: Option<std::time::Duration>,
+    shell: Option<&[String]>,
 ) -> Result<(Option<BuildSettings>, Option<tempfile::TempDir>)> {
     let Some(text) = &args.build else {
         return Ok((None, None));
     };
-    let command = CommandLine::parse(text, args.shell)?;
+    let command = CommandLine::parse_for(text, shell)?;
     let (root, temp) = match &args.build_root {
         Some(dir) => (dir.clone(), None),
         None => {
@@ -328,7 +522,13 @@ fn build(
     Ok((
         Some(BuildSettings {
             command,
-            builds: args.builds.unwrap_or(DEFAULT_BUILDS),
+            builds: match args.builds {
+                Some(n) => n,
+                None => {
+                    let (lo, hi) = run_bounds(args)?;
+                    DEFAULT_BUILDS.clamp(lo, hi)
+                }
+            },
             root,
             timeout,
         }),
@@ -338,6 +538,7 @@ fn build(
 
 /// Resolves `rigor plan` options.
 pub fn plan(args: &PlanArgs) -> Result<PlanSettings> {
+    check_writable(&args.out, "--out")?;
     Ok(PlanSettings {
         run: run(&args.run)?,
         pilot: PilotSettings {

@@ -22,6 +22,7 @@ pub fn adaptive_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
         }
         StopReason::BudgetSpent => "the time budget was spent",
         StopReason::PrecisionNotReached => "the planned units ran without reaching the target",
+        StopReason::Unplannable => "the experiment could not be planned from the pilot",
         StopReason::Ended => "the run ended",
     };
     let top = if s.runner.build.is_some() {
@@ -69,12 +70,59 @@ pub fn adaptive_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
     note.push('.');
     if report.planned_top > 0 {
         note.push_str(&format!(
-            " First planned {} top-level units in all.\nCounts in use at the end (from the latest plan):\n{}",
+            " First planned {} {} in all.\nCounts in use at the end (from the latest plan):\n{}",
             report.planned_top,
+            if s.runner.build.is_some() {
+                "builds"
+            } else {
+                "executions"
+            },
             plans.join("\n")
         ));
     }
+    if matches!(
+        report.reason,
+        StopReason::Unplannable | StopReason::PrecisionNotReached | StopReason::BudgetSpent
+    ) {
+        note.push_str(&reachable_note(s, outcome));
+    }
     note
+}
+
+/// Why the target was not reached and what precision the cap and budget can reach, per
+/// benchmark.
+fn reachable_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
+    let mut out = String::new();
+    if let Some(problem) = &outcome.report.problem {
+        out.push_str(&format!(
+            "\nThe pilot's data are the result above (the planner: {problem})."
+        ));
+    }
+    let (target, budget) = match &s.mode {
+        rigor_app::settings::Mode::Adaptive {
+            precision, budget, ..
+        } => (*precision, *budget),
+        _ => (None, None),
+    };
+    let Some(target) = target else { return out };
+    let within = match budget {
+        Some(b) => format!("--max-runs {} and a budget of {b}", outcome.max_units),
+        None => format!("--max-runs {}", outcome.max_units),
+    };
+    out.push_str(&format!(
+        "\nTarget ±{}%; the pilot predicts within {within}:",
+        // As given (0.001%), not rounded to the display's precision.
+        format!("{:.6}", 100.0 * target.get())
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+    ));
+    for (b, r) in s.benchmarks.iter().zip(&outcome.reachable) {
+        match r {
+            Some(r) => out.push_str(&format!("\n  {}: about ±{}", b.name, percent(100.0 * r))),
+            None => out.push_str(&format!("\n  {}: not predictable from the pilot", b.name)),
+        }
+    }
+    out
 }
 
 /// A plan in words (printed by `rigor plan`).

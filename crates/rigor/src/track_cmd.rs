@@ -344,6 +344,7 @@ fn shard(commits: &[String], batch: usize, i: usize, n: usize) -> Vec<String> {
 /// The settings of a `track run` or `track bisect`: `--build` without `--builds` builds each
 /// version once in its checkout (not a level); results go beside `--export-json`, else to
 /// `runs` (see [`default_results_dir`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn track_settings(
     repo: std::path::PathBuf,
     commits: Vec<String>,
@@ -357,7 +358,8 @@ pub(crate) fn track_settings(
     let mut options = options.clone();
     let prepare = match (&options.build, options.builds) {
         (Some(cmd), None) => {
-            let c = CommandLine::parse(cmd, options.shell)?;
+            let (shell, _) = crate::expand::shell(&options, commands);
+            let c = CommandLine::parse_for(cmd, shell.as_deref())?;
             options.build = None;
             Some(c)
         }

@@ -33,7 +33,8 @@ fn a_five_percent_slowdown_is_a_regression_with_an_effect_size() {
         out.contains("B is 5.") && out.contains("% slower than A (95% CI +"),
         "{out}"
     );
-    assert!(out.contains("verdict: regression"), "{out}");
+    // Two unrelated commands: slower, not a regression (that word is for versions).
+    assert!(out.contains("verdict: slower"), "{out}");
     let c = &json(&path)["comparisons"][0];
     for key in [
         "baseline",
@@ -88,7 +89,7 @@ fn fail_on_regression_sets_exit_status_1() {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("improvement"));
+        .stdout(predicate::str::contains("verdict: faster"));
 }
 
 #[test]
@@ -130,7 +131,7 @@ fn reference_estimator_threshold_and_method_options() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "--reference 'nope' names no benchmark",
+            "--reference 'nope' is none of the benchmarks",
         ));
 }
 

@@ -115,4 +115,42 @@ fn short_runs_keep_their_iterations_when_independence_cannot_be_tested() {
     ]));
     assert!(out.contains("10 executions × 20 iterations"), "{out}");
     assert!(!out.contains("kept only iteration"), "{out}");
+    assert!(
+        out.contains("too few iterations after the warm-up to test independence"),
+        "{out}"
+    );
+    assert!(!out.contains("(independent state)"), "{out}");
+}
+
+/// The saved record, `analyze --diagnose` and the HTML report's diagnosis say the same about a
+/// short run: independence not testable, the iterations kept.
+#[test]
+fn short_runs_say_the_same_everywhere() {
+    let dir = common::Dir::new();
+    let (json, html) = (dir.path("r.json"), dir.path("r.html"));
+    sim()
+        .args(["--seed", "1", "-r", "8", "--discard", "auto"])
+        .arg("mean=10ms,execution=2%,iteration=1%,iterations=40")
+        .arg("--export-json")
+        .arg(&json)
+        .arg("--report")
+        .arg(&html)
+        .assert()
+        .success();
+    let r = common::json(&json);
+    let b = &r["benchmarks"][0];
+    assert_eq!(
+        b["counts"],
+        serde_json::json!([8, 320]),
+        "all 40 iterations kept"
+    );
+    assert!(b["steady_state"]["applied"]["untested"].is_object(), "{b}");
+    let diag = stdout_of(rigor().arg("analyze").arg("--diagnose").arg(&json));
+    let html = std::fs::read_to_string(&html).unwrap();
+    for text in [&diag, &html] {
+        assert!(text.contains("independent after (not testable)"), "{text}");
+        assert!(text.contains("Independence:        not testable"), "{text}");
+        assert!(text.contains("too few iterations after the warm-up to test independence"));
+        assert!(!text.contains("(independent state)"), "{text}");
+    }
 }

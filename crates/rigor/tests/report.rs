@@ -43,8 +43,10 @@ fn report_has_every_plot_and_escapes_names() {
     let dir = Dir::new();
     let html = std::fs::read_to_string(make_report(&dir)).unwrap();
     // Per benchmark: run sequence, 8 lag plots, 2 ACF plots, histogram, execution means,
-    // components; plus one forest plot of the comparison.
-    assert_eq!(html.matches("class=\"plot ").count(), 2 * 14 + 1);
+    // components; plus one forest plot of the comparison and the overview's two plots.
+    assert_eq!(html.matches("class=\"plot ").count(), 2 * 14 + 1 + 2);
+    assert!(html.contains("class=\"plot overview-means\""));
+    assert!(html.contains("class=\"plot overview-distribution\""));
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!html.contains(HOSTILE));
     assert!(!html.contains("<script"));
@@ -85,7 +87,9 @@ fn report_renders_in_headless_chromium() {
     let out = std::process::Command::new("python3")
         .arg(&script)
         .arg(&html)
-        .args(["--expect-plots", "29", "--hostile", HOSTILE])
+        .args(["--expect-plots", "31", "--hostile", HOSTILE])
+        .args(["--expect-kind", "overview-means"])
+        .args(["--expect-kind", "overview-distribution"])
         .output()
         .expect("python3 runs");
     let text = format!(
@@ -95,4 +99,48 @@ fn report_renders_in_headless_chromium() {
     );
     eprintln!("{text}");
     assert!(out.status.success(), "{text}");
+}
+
+/// A wall-time run (one level): the title names the benchmarks, the generation time is shown,
+/// and no variance bar pretends to split a single level.
+#[test]
+fn wall_time_report_has_a_title_a_time_and_no_variance_bar() {
+    let dir = Dir::new();
+    let html = dir.path("w.html");
+    sim()
+        .args(["--seed", "4", "-r", "6", "-n", "gzip", "-n", "xz"])
+        .args(["mean=10ms,execution=2%", "mean=30ms,execution=2%"])
+        .arg("--report")
+        .arg(&html)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(html.contains("<title>rigor: gzip vs xz"), "title");
+    assert!(html.contains("<h1>rigor: gzip vs xz</h1>"));
+    assert!(html.contains(" UTC (the result is complete)"));
+    assert!(
+        !html.contains("-components\""),
+        "no variance bar with one level"
+    );
+    assert!(html.contains("nothing to split"));
+}
+
+/// Warm-up spikes ten times the steady values: the run sequence zooms to the steady state and
+/// says how many values it drew at the edge.
+#[test]
+fn run_sequence_zooms_past_warm_up_spikes() {
+    let dir = Dir::new();
+    let html = dir.path("z.html");
+    sim()
+        .args(["--seed", "3", "-r", "4", "-w", "0", "--discard", "auto"])
+        .arg("mean=10ms,execution=2%,iteration=1%,iterations=60,warm=5,slow=900%")
+        .arg("--report")
+        .arg(&html)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        html.contains("zoomed to the steady state: 20 warm-up value(s) off the scale"),
+        "4 executions × 5 warm-up iterations"
+    );
 }

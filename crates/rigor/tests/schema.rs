@@ -18,9 +18,12 @@ fn expected(name: &str) -> String {
 }
 
 /// The fixtures were written, and their `rigor analyze` output recorded, by rigor 0.1.0 (schema
-/// version 1) before version 2 existed. Two deliberate changes of wording since: the non-overlap
-/// rule is cited by authors, and `--diagnose` says independence could not be tested on 32
-/// iterations instead of calling them never independent (v1_run.diagnose.txt, rewritten).
+/// version 1) before version 2 existed. Deliberate changes of wording since: the non-overlap
+/// rule is cited by authors; `--diagnose` says independence could not be tested on 32
+/// iterations instead of calling them never independent (v1_run.diagnose.txt, rewritten);
+/// different commands are "slower"/"faster" rather than a regression, with a ranking against the
+/// fastest, and advice names the top level ("runs") instead of "top-level units" (issue #14).
+/// The numbers are unchanged.
 #[test]
 fn version_1_files_analyse_exactly_as_before() {
     for name in ["v1_run", "v1_builds", "v1_csv"] {

@@ -6,7 +6,7 @@
 
 use super::view::{
     AcfPanel, BenchmarkSection, ComparisonRow, ComponentBar, ExecutionSeries, ImpactView, LagPanel,
-    ReportView,
+    OverviewRow, ReportView,
 };
 
 /// The benchmark name that tests HTML escaping.
@@ -39,7 +39,32 @@ pub fn view() -> ReportView {
         confidence: 0.95,
         benchmarks: vec![benchmark()],
         comparisons: comparisons(),
+        overview: overview(),
+        overview_unit: "ms".to_string(),
+        parameter: None,
     }
+}
+
+/// The overview of three commands, one with a hostile name.
+fn overview() -> Vec<OverviewRow> {
+    let row = |name: &str, base: f64, spread: f64| {
+        let values: Vec<f64> = (0..10)
+            .map(|i| base + spread * ((f64::from(i) * 0.37) % 1.0 - 0.5))
+            .collect();
+        OverviewRow {
+            name: name.to_string(),
+            mean: base,
+            ci_lower: base - spread / 4.0,
+            ci_upper: base + spread / 4.0,
+            quartiles: Some([base - spread / 4.0, base, base + spread / 4.0]),
+            values,
+        }
+    };
+    vec![
+        row("gzip -6", 12.1, 1.2),
+        row(HOSTILE_NAME, 13.0, 2.0),
+        row("xz -1", 31.5, 3.0),
+    ]
 }
 
 fn executions() -> Vec<ExecutionSeries> {

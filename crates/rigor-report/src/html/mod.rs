@@ -33,7 +33,7 @@ pub mod view;
 pub use plots::{Plotter, PlottersSvg};
 pub use view::{
     AcfPanel, BenchmarkSection, ComparisonRow, ComponentBar, ExecutionSeries, ImpactView, LagPanel,
-    ReportView,
+    OverviewRow, ParameterPlot, ReportView,
 };
 
 /// Renders the report as one self-contained HTML document, plots drawn by [`PlottersSvg`].

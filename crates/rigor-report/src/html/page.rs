@@ -23,6 +23,7 @@ pub fn render(view: &ReportView, plotter: &dyn Plotter) -> String {
     let mut body = String::new();
     header(&mut body, view, title);
     contents(&mut body, view);
+    overview(&mut body, view, plotter);
     for (i, b) in view.benchmarks.iter().enumerate() {
         Section {
             out: &mut body,
@@ -111,8 +112,81 @@ fn header(out: &mut String, view: &ReportView, title: &str) {
     out.push_str("</header>\n");
 }
 
+/// Every benchmark on one axis: a bar chart of means with their intervals and the distribution
+/// of execution times (two or more benchmarks).
+fn overview(out: &mut String, view: &ReportView, plotter: &dyn Plotter) {
+    if view.overview.len() < 2 {
+        return;
+    }
+    let unit = &view.overview_unit;
+    out.push_str("<section class=\"overview\" id=\"overview\">\n<h2>Overview</h2>\n");
+    let _ = writeln!(
+        out,
+        "<h3>Means</h3>\n<p class=\"note\">Bars are means; whiskers their {} confidence \
+         intervals, on one axis ({}).</p>",
+        level(view.confidence),
+        Escaped(unit)
+    );
+    figure(
+        out,
+        plotter.overview_means(&view.overview, unit),
+        (
+            "overview-means",
+            "overview-means",
+            "Means with confidence intervals",
+        ),
+        "",
+    );
+    out.push_str(
+        "<h3>Distributions</h3>\n<p class=\"note\">Each point is one execution; the box spans \
+         the quartiles with the median inside, the red line is the mean.</p>\n",
+    );
+    figure(
+        out,
+        plotter.overview_distribution(&view.overview, unit),
+        (
+            "overview-distribution",
+            "overview-distribution",
+            "Distribution of execution times",
+        ),
+        "",
+    );
+    if let Some(p) = &view.parameter {
+        let _ = writeln!(
+            out,
+            "<h3>Time against {}</h3>\n<p class=\"note\">Means with their {} confidence \
+             intervals; one line per command and value of the other parameters.</p>",
+            Escaped(&p.name),
+            level(view.confidence)
+        );
+        let mut legend = String::new();
+        for (i, (label, _)) in p.series.iter().enumerate() {
+            let _ = write!(
+                legend,
+                "<span class=\"swatch\" style=\"background:{}\"></span>{}",
+                palette_css(i),
+                Escaped(label)
+            );
+        }
+        figure(
+            out,
+            plotter.parameter(p, unit),
+            (
+                "overview-parameter",
+                "overview-parameter",
+                "Time against the parameter",
+            ),
+            &legend,
+        );
+    }
+    out.push_str("</section>\n");
+}
+
 fn contents(out: &mut String, view: &ReportView) {
     out.push_str("<nav class=\"toc\">\n<h2>Contents</h2>\n<ol>\n");
+    if view.overview.len() >= 2 {
+        out.push_str("<li><a href=\"#overview\">Overview</a></li>\n");
+    }
     for (i, b) in view.benchmarks.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -423,6 +497,14 @@ impl Section<'_> {
     fn components(&mut self) {
         let bars = &self.b.components;
         self.out.push_str("<h3>Variance components</h3>\n");
+        if self.b.levels.len() < 2 {
+            // One level holds all the variance: a bar would say nothing.
+            self.out.push_str(
+                "<p class=\"note\">One level was measured, so all the variance is between its \
+                 units: there is nothing to split.</p>\n",
+            );
+            return;
+        }
         let drawn = self.plotter.components(bars);
         let mut legend = String::new();
         for (i, c) in bars.iter().enumerate() {

@@ -85,12 +85,24 @@ pub struct Bins {
 }
 
 impl Bins {
-    /// Bins the plottable values into ⌈√n⌉ bins (between 1 and `max_bins`); `None` without data.
+    /// Bins the plottable values by the Freedman–Diaconis rule (bin width 2·IQR·n^(−1/3), so
+    /// outliers widen the range, not the bins), ⌈√n⌉ bins when the quartiles coincide; between
+    /// 1 and `max_bins` bins; `None` without data.
     pub fn of(values: &[f64], max_bins: usize) -> Option<Bins> {
-        let finite: Vec<f64> = values.iter().copied().filter(|v| plottable(*v)).collect();
+        let mut finite: Vec<f64> = values.iter().copied().filter(|v| plottable(*v)).collect();
         let mut span = Span::of(finite.iter().copied())?;
         let n = finite.len();
-        let mut bins = ((n as f64).sqrt().ceil() as usize).clamp(1, max_bins.max(1));
+        finite.sort_by(f64::total_cmp);
+        let iqr = quartile(&finite, 0.75) - quartile(&finite, 0.25);
+        let range = finite[n - 1] - finite[0];
+        let fd_width = 2.0 * iqr / (n as f64).cbrt();
+        let bins = if fd_width > 0.0 && range > 0.0 {
+            // A hair of tolerance: a range of exactly k widths is k bins, not k + 1.
+            (range / fd_width - 1e-9).ceil() as usize
+        } else {
+            (n as f64).sqrt().ceil() as usize
+        };
+        let mut bins = bins.clamp(1, max_bins.max(1));
         let (lo, hi) = finite
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
@@ -121,6 +133,15 @@ impl Bins {
             (left, left + self.width, *c)
         })
     }
+}
+
+/// The `p` quantile of sorted values, interpolated linearly between order statistics (the
+/// binning rule's quartiles; the report's statistics come from the caller).
+fn quartile(sorted: &[f64], p: f64) -> f64 {
+    let at = p * (sorted.len() - 1) as f64;
+    let (i, frac) = (at.floor() as usize, at.fract());
+    let next = sorted[(i + 1).min(sorted.len() - 1)];
+    sorted[i] + frac * (next - sorted[i])
 }
 
 /// Formats a measured value with four significant digits: `12.35`, `0.004210`, `1234`.
@@ -224,6 +245,15 @@ mod tests {
         assert_eq!(b.counts.len(), 3);
         assert_eq!(b.counts.iter().sum::<usize>(), 5);
         assert_eq!(b.iter().last().unwrap().1, 4.0);
+    }
+
+    #[test]
+    fn bins_follow_freedman_diaconis() {
+        // 1,000 evenly spread values: IQR 0.4995, width 2·0.4995/10 = 0.0999, range 0.999: 10
+        // bins (the square-root rule would give 32).
+        let v: Vec<f64> = (0..1000).map(|i| f64::from(i) / 1000.0).collect();
+        assert_eq!(Bins::of(&v, 40).unwrap().counts.len(), 10);
+        assert_eq!(quartile(&[1.0, 2.0, 3.0, 4.0], 0.25), 1.75);
     }
 
     #[test]

@@ -31,6 +31,43 @@ pub struct ReportView {
     pub benchmarks: Vec<BenchmarkSection>,
     /// Pairwise comparisons, drawn together in one forest plot.
     pub comparisons: Vec<ComparisonRow>,
+    /// Every benchmark on one axis (shown with two or more): means with intervals, and the
+    /// distribution of execution times.
+    pub overview: Vec<OverviewRow>,
+    /// The unit of every value in `overview`, e.g. `ms`.
+    pub overview_unit: String,
+    /// Time against a numeric parameter (`--parameter-scan`, `--parameter-list`), in the
+    /// overview's unit.
+    pub parameter: Option<ParameterPlot>,
+}
+
+/// Means against the values of a numeric parameter, one line per series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ParameterPlot {
+    /// The parameter's name.
+    pub name: String,
+    /// The lines: a label and its points (parameter value, mean, interval's lower and upper
+    /// end), by increasing value.
+    pub series: Vec<(String, Vec<[f64; 4]>)>,
+}
+
+/// One benchmark in the overview, in the overview's unit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OverviewRow {
+    /// Display name.
+    pub name: String,
+    /// Mean.
+    pub mean: f64,
+    /// Lower end of the mean's confidence interval.
+    pub ci_lower: f64,
+    /// Upper end of the mean's confidence interval.
+    pub ci_upper: f64,
+    /// The mean of each execution (its time, when executions are the only level).
+    pub values: Vec<f64>,
+    /// First quartile, median and third quartile of `values`.
+    pub quartiles: Option<[f64; 3]>,
 }
 
 /// Everything shown for one benchmark.

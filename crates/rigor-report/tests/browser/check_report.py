@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Render a rigor HTML report in headless Chromium and check what the browser built.
 
-Usage: check_report.py REPORT.html [--expect-plots N] [--hostile TEXT]
-                       [--screenshot OUT.png] [--window-size W,H]
+Usage: check_report.py REPORT.html [--expect-plots N] [--expect-kind CLASS ...]
+                       [--hostile TEXT] [--screenshot OUT.png] [--window-size W,H]
 
 Checks, in the DOM Chromium dumps after parsing the page:
   * the number of <svg class="plot ..."> elements (when --expect-plots is given), and that each
     has a non-empty <title> and drawn content;
+  * that a plot of each --expect-kind class is among them (e.g. overview-means);
   * that no <script> element exists (the report has none, so any would come from user input);
   * that the hostile benchmark name appears as escaped text, never as markup;
   * that no element loads anything from the network.
@@ -133,7 +134,7 @@ class DomSurvey(html.parser.HTMLParser):
             self.plots[-1]["title"] += data
 
 
-def check(dom, hostile, expect_plots):
+def check(dom, hostile, expect_plots, expect_kinds=()):
     """Returns the list of failed checks (empty when all pass) and the survey."""
     survey = DomSurvey()
     survey.feed(dom)
@@ -143,6 +144,9 @@ def check(dom, hostile, expect_plots):
         failures.append(f"expected {expect_plots} plots, the DOM has {len(survey.plots)}")
     if not survey.plots:
         failures.append("no <svg class=\"plot\"> element in the DOM")
+    for kind in expect_kinds:
+        if not any(kind in plot["classes"] for plot in survey.plots):
+            failures.append(f"no plot of class {kind!r} in the DOM")
     for plot in survey.plots:
         if plot["shapes"] < MIN_SHAPES:
             failures.append(f"plot {plot['id']} is empty ({plot['shapes']} shapes)")
@@ -164,6 +168,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("report", help="the HTML file to check")
     parser.add_argument("--expect-plots", type=int, help="exact number of plot <svg> elements")
+    parser.add_argument("--expect-kind", action="append", default=[],
+                        help="a plot class that must be drawn (repeatable)")
     parser.add_argument("--hostile", default=DEFAULT_HOSTILE,
                         help="user text that must appear escaped (default: %(default)s)")
     parser.add_argument("--screenshot", help="also save a PNG screenshot here")
@@ -190,7 +196,7 @@ def main():
         print(f"FAIL: could not run chromium: {err}")
         return 1
 
-    failures, survey = check(dom, args.hostile, args.expect_plots)
+    failures, survey = check(dom, args.hostile, args.expect_plots, args.expect_kind)
     kinds = {}
     for plot in survey.plots:
         kind = " ".join(c for c in plot["classes"] if c != "plot")

@@ -11,6 +11,7 @@
 mod correlation;
 mod distribution;
 mod forest;
+mod overview;
 pub(crate) mod sequence;
 
 pub use sequence::classes;
@@ -20,7 +21,7 @@ use std::fmt;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::view::{BenchmarkSection, ComparisonRow, ComponentBar};
+use super::view::{BenchmarkSection, ComparisonRow, ComponentBar, OverviewRow, ParameterPlot};
 use crate::html::escape::Escaped;
 use crate::html::scale::Span;
 
@@ -115,6 +116,21 @@ pub trait Plotter {
     fn components(&self, bars: &[ComponentBar]) -> PlotResult;
     /// Forest plot of comparison ratios with their intervals and thresholds.
     fn forest(&self, rows: &[ComparisonRow]) -> PlotResult;
+    /// Every benchmark's mean as a bar with its confidence interval, on one axis in `unit`.
+    fn overview_means(&self, rows: &[OverviewRow], unit: &str) -> PlotResult {
+        let _ = (rows, unit);
+        Ok(Drawn::Empty("This plotter draws no overview.".into()))
+    }
+    /// Every benchmark's execution times as a box with the points, on one axis in `unit`.
+    fn overview_distribution(&self, rows: &[OverviewRow], unit: &str) -> PlotResult {
+        let _ = (rows, unit);
+        Ok(Drawn::Empty("This plotter draws no overview.".into()))
+    }
+    /// Means with their intervals against a numeric parameter, one line per series.
+    fn parameter(&self, plot: &ParameterPlot, unit: &str) -> PlotResult {
+        let _ = (plot, unit);
+        Ok(Drawn::Empty("This plotter draws no parameter plot.".into()))
+    }
 }
 
 /// The plotters-based SVG plotter.
@@ -142,6 +158,15 @@ impl Plotter for PlottersSvg {
     }
     fn forest(&self, rows: &[ComparisonRow]) -> PlotResult {
         forest::forest(rows)
+    }
+    fn overview_means(&self, rows: &[OverviewRow], unit: &str) -> PlotResult {
+        overview::means(rows, unit)
+    }
+    fn overview_distribution(&self, rows: &[OverviewRow], unit: &str) -> PlotResult {
+        overview::distribution(rows, unit)
+    }
+    fn parameter(&self, plot: &ParameterPlot, unit: &str) -> PlotResult {
+        overview::parameter(plot, unit)
     }
 }
 

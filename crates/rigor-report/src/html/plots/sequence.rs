@@ -2,6 +2,7 @@
 
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
     CHANGE, DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, SHADE, STEADY, label_font,
@@ -84,12 +85,68 @@ fn segments(values: &[f64], offset: usize) -> Vec<Vec<(f64, f64)>> {
     out
 }
 
+/// The y range of the run sequence: every value, or — when warm-up values stretch the range
+/// more than [`ZOOM_FROM`] times the steady part's — the steady part, so that its structure is
+/// visible; then also how many values fall outside and the farthest of them.
+fn y_range(s: &BenchmarkSection) -> Option<(Span, Option<(usize, f64)>)> {
+    let all = Span::of(s.executions.iter().flat_map(|e| e.values.iter().copied()))?;
+    let start = |e: &ExecutionSeries| {
+        e.steady_start
+            .or(s.warmup_cut)
+            .unwrap_or(0)
+            .min(e.values.len())
+    };
+    let steady = Span::of(
+        s.executions
+            .iter()
+            .flat_map(|e| e.values[start(e)..].iter().copied()),
+    );
+    match steady {
+        Some(st) if all.width() > ZOOM_FROM * st.width() => {
+            let y = st.padded(0.15);
+            let outside: Vec<f64> = s
+                .executions
+                .iter()
+                .flat_map(|e| e.values.iter().copied())
+                .filter(|v| plottable(*v) && (*v < y.lo || *v > y.hi))
+                .collect();
+            let farthest = outside
+                .iter()
+                .copied()
+                .max_by(|a, b| (a - st.lo).abs().total_cmp(&(b - st.lo).abs()))
+                .unwrap_or(st.hi);
+            Some((y, Some((outside.len(), farthest))))
+        }
+        _ => Some((all.padded(0.06), None)),
+    }
+}
+
+/// How many times wider than the steady part the whole range must be for the plot to zoom.
+const ZOOM_FROM: f64 = 3.0;
+
 pub(super) fn run_sequence(s: &BenchmarkSection) -> PlotResult {
-    let values = s.executions.iter().flat_map(|e| e.values.iter().copied());
-    let Some(y) = Span::of(values) else {
+    let Some((y, zoomed)) = y_range(s) else {
         return Ok(Drawn::Empty("No measured iterations to plot.".to_string()));
     };
-    let y = y.padded(0.06);
+    // Values off a zoomed scale are drawn at its edge.
+    let clamped: Vec<ExecutionSeries> = s
+        .executions
+        .iter()
+        .map(|e| ExecutionSeries {
+            values: e
+                .values
+                .iter()
+                .map(|v| {
+                    if plottable(*v) {
+                        v.clamp(y.lo, y.hi)
+                    } else {
+                        *v
+                    }
+                })
+                .collect(),
+            ..e.clone()
+        })
+        .collect();
     let total: usize = s.executions.iter().map(|e| e.values.len()).sum();
     let x = Span {
         lo: -0.5,
@@ -111,7 +168,20 @@ pub(super) fn run_sequence(s: &BenchmarkSection) -> PlotResult {
         )?;
         let dots = total <= MAX_DOTS;
         let mut offset = 0;
-        for (n, e) in s.executions.iter().enumerate() {
+        if let Some((n, farthest)) = zoomed {
+            let note = format!(
+                "zoomed to the steady state: {n} warm-up value(s) off the scale (to {} {}) drawn at its edge",
+                tick(farthest),
+                s.unit_label
+            );
+            // In the top margin, above the values drawn at the edge.
+            let style = (super::FONT, super::SMALL_SIZE)
+                .into_font()
+                .color(&REFERENCE)
+                .pos(Pos::new(HPos::Left, VPos::Top));
+            root.draw(&Text::new(note, (90, 0), style))?;
+        }
+        for (n, e) in clamped.iter().enumerate() {
             let colour = palette(classes.iter().position(|c| *c == e.class).unwrap_or(0));
             let marks = Marks {
                 offset,

@@ -1,0 +1,431 @@
+//! hyperfine's command line in `rigor run`: every hyperfine flag rigor accepts does what a
+//! hyperfine user expects (simulated where the flag does not need real processes).
+
+mod common;
+
+use common::{Dir, json, rigor, sim, stdout_of};
+use predicates::prelude::*;
+
+const FAST: &str = "mean=2ms,execution=2%";
+const SLOW: &str = "mean=9ms,execution=2%";
+
+/// The number of measured executions of each benchmark in a result file.
+fn executions(path: &std::path::Path) -> Vec<usize> {
+    json(path)["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b["executions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| e["warmup"] == false)
+                .count()
+        })
+        .collect()
+}
+
+fn warmups(path: &std::path::Path) -> usize {
+    json(path)["benchmarks"][0]["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["warmup"] == true)
+        .count()
+}
+
+#[test]
+fn runs_warmup_and_command_name_are_aliases() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        sim()
+            .args([
+                "--runs",
+                "7",
+                "--warmup",
+                "3",
+                "--command-name",
+                "fast",
+                FAST,
+            ])
+            .arg("--export-json")
+            .arg(&path),
+    );
+    assert!(out.contains("Benchmark 1: fast"), "{out}");
+    assert_eq!(executions(&path), [7]);
+    assert_eq!(warmups(&path), 3);
+}
+
+#[test]
+fn min_and_max_runs_bound_the_count() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let count = |args: &[&str]| {
+        sim()
+            .args(args)
+            .arg(FAST)
+            .arg("--export-json")
+            .arg(&path)
+            .assert()
+            .success();
+        executions(&path)[0]
+    };
+    assert_eq!(count(&[]), 10);
+    assert_eq!(count(&["-m", "15"]), 15);
+    assert_eq!(count(&["--min-runs", "3"]), 10);
+    assert_eq!(count(&["-M", "4"]), 4);
+    assert_eq!(count(&["--max-runs", "30"]), 10);
+    // With a precision, -m sizes the pilot and -M caps the run.
+    let n = count(&["--seed", "1", "--precision", "0.01%", "-m", "6", "-M", "8"]);
+    assert!((6..=8).contains(&n), "{n}");
+    sim()
+        .args(["-m", "8", "-M", "4", FAST])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--min-runs 8 is above --max-runs 4",
+        ));
+    sim()
+        .args(["-r", "5", "-m", "8", FAST])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot be used with"));
+}
+
+#[test]
+fn n_is_accepted_and_means_no_shell() {
+    // `-N`: commands already run without a shell; `echo $HOME; exit 3` is echo's arguments.
+    rigor()
+        .args(["run", "-N", "-r", "2", "echo $HOME; exit 3"])
+        .assert()
+        .success();
+    rigor()
+        .args(["run", "-S", "none", "-r", "2", "echo $HOME; exit 3"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn shell_takes_a_shell_or_keeps_the_old_meaning() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    // A shell by name: bash runs the command (a bash-only construct works).
+    rigor()
+        .args([
+            "run",
+            "-r",
+            "2",
+            "-S",
+            "bash",
+            "[[ 1 == 1 ]] && exit 0 || exit 3",
+        ])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    assert_eq!(json(&path)["settings"]["shell"], true);
+    // `--shell=sh` and `--shell` alone followed by the command.
+    rigor()
+        .args(["run", "-r", "2", "--shell=sh", "exit 3"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("exited with code 3"));
+    rigor()
+        .args(["run", "-r", "2", "--shell", "exit 3"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("exited with code 3"));
+    // `-S none` does not benchmark a command called `none`.
+    rigor()
+        .args(["run", "-r", "2", "-S", "none", "true"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Benchmark 1: true"));
+}
+
+#[test]
+fn parameter_list_gives_one_benchmark_per_combination() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        sim()
+            .args(["--seed", "2", "-r", "4"])
+            .args(["-L", "ms", "2,8", "-L", "sd", "1,2"])
+            .arg("mean={ms}ms,execution={sd}%")
+            .arg("--export-json")
+            .arg(&path),
+    );
+    let r = json(&path);
+    let names: Vec<&str> = r["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "mean=2ms,execution=1%",
+            "mean=2ms,execution=2%",
+            "mean=8ms,execution=1%",
+            "mean=8ms,execution=2%"
+        ]
+    );
+    assert_eq!(
+        r["benchmarks"][3]["parameters"],
+        serde_json::json!({"ms": "8", "sd": "2"})
+    );
+    assert!(out.contains("Summary\n  fastest: mean=2ms"), "{out}");
+    assert!(out.contains("× slower (95% CI "), "{out}");
+}
+
+#[test]
+fn several_commands_are_compared_at_each_parameter_value() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        sim()
+            .args(["--seed", "2", "-r", "5", "-P", "n", "1", "3"])
+            .args(["-n", "base {n}", "-n", "plus {n}"])
+            .args(["mean={n}ms,execution=1%", "mean={n}.2ms,execution=1%"])
+            .arg("--export-json")
+            .arg(&path),
+    );
+    let r = json(&path);
+    let pairs: Vec<(String, String)> = r["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["baseline"].as_str().unwrap().to_string(),
+                c["candidate"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String)> = (1..=3)
+        .map(|n| (format!("base {n}"), format!("plus {n}")))
+        .collect();
+    assert_eq!(pairs, expected);
+    for n in 1..=3 {
+        assert!(out.contains(&format!("Summary (n = {n})")), "{out}");
+    }
+}
+
+#[test]
+fn parameter_scan_with_a_step_and_bad_parameters() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    sim()
+        .args(["-r", "3", "-P", "ms", "1", "2", "-D", "0.5"])
+        .arg("mean={ms}ms")
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let r = json(&path);
+    let commands: Vec<&str> = r["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(commands, ["mean=1.0ms", "mean=1.5ms", "mean=2.0ms"]);
+    for (args, message) in [
+        (
+            vec!["-P", "x", "1", "3", "mean=1ms"],
+            "appears in no command",
+        ),
+        (vec!["-P", "x", "3", "1", "mean={x}ms"], "below MIN"),
+        (
+            vec!["-P", "x", "1.5", "3", "mean={x}ms"],
+            "must be integers",
+        ),
+        (vec!["-L", "x", "1,,2", "mean={x}ms"], "an empty value"),
+        (
+            vec!["-L", "x", "1", "-L", "x", "2", "mean={x}ms"],
+            "given twice",
+        ),
+    ] {
+        sim()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
+}
+
+#[test]
+fn time_unit_sort_and_markup_exports() {
+    let dir = Dir::new();
+    let (adoc, org, md) = (dir.path("t.adoc"), dir.path("t.org"), dir.path("t.md"));
+    let out = stdout_of(
+        sim()
+            .args([
+                "--seed",
+                "5",
+                "-r",
+                "5",
+                "-u",
+                "microsecond",
+                "--sort",
+                "mean-time",
+            ])
+            .args(["-n", "slow", "-n", "fast", SLOW, FAST])
+            .arg("--export-asciidoc")
+            .arg(&adoc)
+            .arg("--export-orgmode")
+            .arg(&org)
+            .arg("--export-markdown")
+            .arg(&md),
+    );
+    assert!(out.contains(" µs ± "), "{out}");
+    let adoc = std::fs::read_to_string(&adoc).unwrap();
+    let org = std::fs::read_to_string(&org).unwrap();
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(adoc.starts_with("[cols="), "{adoc}");
+    assert!(adoc.contains("|===\n| Benchmark | Mean | 95% CI"), "{adoc}");
+    assert!(org.contains("| =fast= |"), "{org}");
+    // Fastest first in every table (--sort mean-time), times in µs (-u).
+    for table in [&adoc, &org, &md] {
+        let (f, s) = (table.find("fast").unwrap(), table.find("slow").unwrap());
+        assert!(f < s, "{table}");
+        assert!(table.contains(" µs"), "{table}");
+    }
+    // --sort command keeps the input order in the ranking.
+    let out = stdout_of(
+        sim()
+            .args(["--seed", "5", "-r", "5", "--sort", "command"])
+            .args(["-n", "slow", "-n", "fast", SLOW, FAST]),
+    );
+    let ranking = &out[out.find("Summary").unwrap()..];
+    assert!(
+        ranking.find("slow is").unwrap() < ranking.find("fastest: fast").unwrap(),
+        "{ranking}"
+    );
+}
+
+#[test]
+fn ranking_uses_factors_beyond_two_and_words_for_the_kind() {
+    let out = stdout_of(sim().args(["--seed", "5", "-r", "8", "-n", "a", "-n", "b", FAST, SLOW]));
+    assert!(out.contains("Summary\n  fastest: a\n  b is 4."), "{out}");
+    assert!(out.contains("× slower (95% CI 4."), "{out}");
+    assert!(out.contains("verdict: slower"), "{out}");
+    assert!(
+        !out.contains("+3"),
+        "no '+350%' for a ratio beyond 2: {out}"
+    );
+}
+
+#[test]
+fn conclude_runs_after_every_execution_and_show_output_shows_it() {
+    let dir = Dir::new();
+    let log = dir.path("log");
+    let conclude = format!("sh -c 'echo x >> {}'", log.display());
+    rigor()
+        .args(["run", "-r", "3", "-w", "1", "--conclude", &conclude, "true"])
+        .assert()
+        .success();
+    // 1 warm-up and 3 measured executions, each followed by the conclude command.
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 4);
+    rigor()
+        .args(["run", "-r", "2", "--conclude", "false", "true"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "--conclude command exited with code 1",
+        ));
+    rigor()
+        .args(["run", "-r", "2", "--show-output", "echo shown-output"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("shown-output"));
+}
+
+#[test]
+fn style_is_accepted() {
+    for style in ["auto", "basic", "full", "nocolor", "color", "none"] {
+        sim()
+            .args(["--style", style, "-r", "3", FAST])
+            .assert()
+            .success();
+    }
+    sim()
+        .args(["--style", "fancy", FAST])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid value 'fancy'"));
+}
+
+#[test]
+fn a_hyperfine_command_line_runs_unchanged() {
+    // hyperfine's short hook flags: -s setup, -p prepare, -C conclude, -c cleanup.
+    let dir = Dir::new();
+    let log = dir.path("log");
+    let note = |word: &str| format!("sh -c 'echo {word} >> {}'", log.display());
+    let md = dir.path("t.md");
+    rigor()
+        .args(["run", "-N", "-w", "1", "-r", "2", "-u", "millisecond"])
+        .args(["-s", &note("setup"), "-p", &note("prepare")])
+        .args(["-C", &note("conclude"), "-c", &note("cleanup")])
+        .arg("--export-markdown")
+        .arg(&md)
+        .arg("true")
+        .assert()
+        .success();
+    let log = std::fs::read_to_string(&log).unwrap();
+    let words: Vec<&str> = log.lines().collect();
+    assert_eq!(
+        words,
+        [
+            "setup", "prepare", "conclude", "prepare", "conclude", "prepare", "conclude", "cleanup"
+        ]
+    );
+    assert!(std::fs::read_to_string(&md).unwrap().contains(" ms |"));
+}
+
+#[test]
+fn analyze_ranks_a_saved_result_too() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    sim()
+        .args(["--seed", "5", "-r", "6", "-n", "a", "-n", "b", FAST, SLOW])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let out = stdout_of(rigor().arg("analyze").arg(&path));
+    assert!(out.contains("Summary\n  fastest: a\n  b is 4."), "{out}");
+}
+
+#[test]
+fn the_report_plots_time_against_a_numeric_parameter() {
+    let dir = Dir::new();
+    let html = dir.path("p.html");
+    sim()
+        .args(["--seed", "2", "-r", "4", "-P", "n", "1", "3"])
+        .args(["-n", "a {n}", "-n", "b {n}"])
+        .args(["mean={n}ms,execution=3%", "mean={n}.5ms,execution=3%"])
+        .arg("--report")
+        .arg(&html)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(html.contains("class=\"plot overview-parameter\""));
+    assert!(html.contains("Time against n"));
+    // One line per command.
+    assert!(html.contains("command 1") && html.contains("command 2"));
+    // A non-numeric parameter gets no such plot.
+    let other = dir.path("q.html");
+    sim()
+        .args(["--seed", "2", "-r", "4", "-L", "s", "x,y", "-n", "c {s}"])
+        .arg("mean=1ms,execution=3%")
+        .arg("--report")
+        .arg(&other)
+        .assert()
+        .success();
+    let other = std::fs::read_to_string(&other).unwrap();
+    assert!(!other.contains("overview-parameter"));
+}

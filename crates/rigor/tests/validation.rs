@@ -1,0 +1,164 @@
+//! Options are checked before the first execution: a bad option costs no measurement, and
+//! nothing fails silently after a long run.
+
+mod common;
+
+use common::{Dir, json, rigor, sim, stdout_of};
+use predicates::prelude::*;
+
+const SPEC: &str = "mean=2ms,execution=2%";
+
+#[test]
+fn export_paths_are_checked_before_anything_runs() {
+    let dir = Dir::new();
+    let json_path = dir.path("r.json");
+    for option in [
+        "--export-json",
+        "--export-csv",
+        "--export-markdown",
+        "--export-asciidoc",
+        "--export-orgmode",
+        "--report",
+    ] {
+        // A directory that does not exist: the run stops before measuring (no progress bar, no
+        // summary), naming the option.
+        let missing = dir.path("no/such/dir/out");
+        sim()
+            .args(["-r", "3", SPEC, option])
+            .arg(&missing)
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(format!("{option} ")))
+            .stderr(predicate::str::contains("does not exist"));
+        // A directory where the file should go.
+        sim()
+            .args(["-r", "3", SPEC, option])
+            .arg(dir.0.path())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is a directory"));
+    }
+    // The JSON file of a rejected run is never started.
+    sim()
+        .args(["-r", "3", SPEC, "--export-json"])
+        .arg(&json_path)
+        .arg("--export-csv")
+        .arg(dir.path("missing/x.csv"))
+        .assert()
+        .code(2);
+    assert!(!json_path.exists());
+}
+
+#[test]
+fn plan_output_is_checked_before_the_pilot() {
+    rigor()
+        .args(["plan", "--simulate", "-o", "/no/such/dir/plan.toml", SPEC])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--out /no/such/dir/plan.toml"));
+}
+
+#[test]
+fn reference_must_name_a_benchmark() {
+    sim()
+        .args([
+            "-r",
+            "3",
+            "-n",
+            "a",
+            "-n",
+            "b",
+            SPEC,
+            SPEC,
+            "--reference",
+            "c",
+        ])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(
+            "--reference 'c' is none of the benchmarks ('a', 'b')",
+        ));
+    for ok in ["b", "2", SPEC] {
+        sim()
+            .args([
+                "-r",
+                "3",
+                "-n",
+                "a",
+                "-n",
+                "b",
+                SPEC,
+                SPEC,
+                "--reference",
+                ok,
+            ])
+            .assert()
+            .success();
+    }
+}
+
+#[test]
+fn counts_must_be_at_least_one_and_sane() {
+    for (args, message) in [
+        (vec!["--resamples", "0"], "--resamples"),
+        (vec!["--iterations", "0"], "--iterations"),
+        (vec!["--max-units", "0", "--precision", "1%"], "--max-runs"),
+        (vec!["-r", "18446744073709551615"], "more than 1000000"),
+        (vec!["-r", "99999999999999999999999"], "not a whole number"),
+        (vec!["-r", "1"], "at least 2"),
+    ] {
+        sim()
+            .args(&args)
+            .arg(SPEC)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
+}
+
+#[test]
+fn ignore_failure_with_every_execution_failing_exits_2() {
+    rigor()
+        .args(["run", "-i", "-r", "3", "false"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("No result"))
+        .stderr(predicate::str::contains("measured nothing"));
+    // One failure among successes is what -i is for: exit 0.
+    let dir = Dir::new();
+    let flag = dir.path("failed-once");
+    let cmd = format!("test -e {0} || {{ touch {0}; exit 1; }}", flag.display());
+    rigor()
+        .args(["run", "-i", "-r", "3", "-w", "0", "--shell", &cmd])
+        .assert()
+        .success();
+}
+
+#[test]
+fn an_unreachable_precision_keeps_the_pilot_and_says_what_is_reachable() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        sim()
+            .args([
+                "--seed",
+                "1",
+                "--precision",
+                "0.001%",
+                "mean=10ms,execution=30%",
+            ])
+            .arg("--export-json")
+            .arg(&path),
+    );
+    assert!(out.contains("could not be planned from the pilot"), "{out}");
+    assert!(
+        out.contains("Target ±0.001%; the pilot predicts within --max-runs 10000:"),
+        "{out}"
+    );
+    assert!(out.contains("mean=10ms,execution=30%: about ±0.6"), "{out}");
+    let r = json(&path);
+    assert_eq!(r["status"], "complete");
+    assert_eq!(r["benchmarks"][0]["counts"][0], 10);
+}
