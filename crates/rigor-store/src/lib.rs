@@ -4,11 +4,13 @@
 //! [`v1`]) that keeps raw observations apart from derived estimates, the level [`layout`] of a
 //! benchmark decided in one place, typed [`warning`]s, an [`IncrementalWriter`] that persists
 //! every execution the moment it is measured (a killed run leaves a readable file), and
-//! long-format CSV export and import.
+//! long-format CSV export and import, and [`import`]ers of other tools' results (hyperfine,
+//! pyperf, JMH, Google Benchmark, criterion, BenchmarkTools.jl, ReBench, Krun).
 
 pub mod environment;
 pub mod error;
 pub mod file;
+pub mod import;
 pub mod layout;
 pub mod long_csv;
 pub mod schema;

@@ -98,9 +98,13 @@ pub struct SeriesArgs {
 /// `rigor track add`.
 #[derive(Debug, Args)]
 pub struct TrackAddArgs {
-    /// A result JSON written by `rigor run --export-json`.
+    /// A result JSON written by `rigor run --export-json`, or another tool's result (see
+    /// --format).
     #[arg(value_name = "RESULT.json")]
     pub file: PathBuf,
+    /// The file's format (default: recognised from its content).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub format: Option<FormatArg>,
     /// The version measured: a git revision of --repo (its commit, parents, author, time and
     /// position are recorded), or any label (a compiler, a release).
     #[arg(long, value_name = "REV")]
@@ -552,6 +556,9 @@ pub struct CompareArgs {
     /// The new (candidate) result.
     #[arg(value_name = "NEW.json")]
     pub new: PathBuf,
+    /// The files' format (default: recognised from each file's content).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub format: Option<FormatArg>,
     /// Print the comparisons as JSON.
     #[arg(long)]
     pub json: bool,
@@ -567,6 +574,49 @@ pub struct CompareArgs {
     /// Analysis options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+}
+
+/// `--format`: the file formats rigor reads.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FormatArg {
+    /// rigor's own result JSON.
+    Rigor,
+    /// hyperfine --export-json.
+    Hyperfine,
+    /// pyperf JSON.
+    Pyperf,
+    /// JMH -rf json.
+    Jmh,
+    /// Google Benchmark --benchmark_out_format=json.
+    GoogleBenchmark,
+    /// criterion.rs target/criterion (a directory) or a new/sample.json.
+    Criterion,
+    /// cargo-criterion --message-format=json.
+    CargoCriterion,
+    /// BenchmarkTools.jl save JSON.
+    Benchmarktools,
+    /// A ReBench data file.
+    Rebench,
+    /// A Krun results file (bunzip2 it first).
+    Krun,
+}
+
+impl From<FormatArg> for rigor_store::import::Format {
+    fn from(f: FormatArg) -> Self {
+        use rigor_store::import::Format;
+        match f {
+            FormatArg::Rigor => Format::Rigor,
+            FormatArg::Hyperfine => Format::Hyperfine,
+            FormatArg::Pyperf => Format::Pyperf,
+            FormatArg::Jmh => Format::Jmh,
+            FormatArg::GoogleBenchmark => Format::GoogleBenchmark,
+            FormatArg::Criterion => Format::Criterion,
+            FormatArg::CargoCriterion => Format::CargoCriterion,
+            FormatArg::Benchmarktools => Format::BenchmarkTools,
+            FormatArg::Rebench => Format::Rebench,
+            FormatArg::Krun => Format::Krun,
+        }
+    }
 }
 
 /// `--robust`.
@@ -621,9 +671,15 @@ pub enum UnitArg {
 /// `rigor analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// A result JSON written by `rigor run --export-json`, or a long-format CSV.
+    /// A result JSON written by `rigor run --export-json`, another tool's result (hyperfine,
+    /// pyperf, JMH, Google Benchmark, criterion, BenchmarkTools.jl, ReBench, Krun; see
+    /// --format), or a long-format CSV.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+    /// The file's format (default: recognised from its content; a criterion directory is read
+    /// as criterion).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub format: Option<FormatArg>,
     /// CSV: the columns identifying each level, top → bottom (the last identifies the measurement).
     #[arg(long, value_delimiter = ',', value_name = "COL,COL")]
     pub levels: Vec<String>,

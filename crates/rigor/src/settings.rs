@@ -357,6 +357,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
             .file
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    if is_csv && args.format.is_some() {
+        bail!("--format reads another tool's file; a CSV is read with --levels");
+    }
     if is_csv && args.levels.is_empty() {
         bail!("a CSV needs --levels COL[,COL...] naming the level columns, top → bottom");
     }
@@ -367,6 +370,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
             value: args.value.clone(),
             benchmark: args.benchmark.clone(),
         }),
+        format: args.format.map(Into::into),
         discard: args.discard,
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
@@ -378,6 +382,7 @@ pub fn compare(args: &CompareArgs) -> CompareFilesSettings {
     CompareFilesSettings {
         old: args.old.clone(),
         new: args.new.clone(),
+        format: args.format.map(Into::into),
         seed: args.seed,
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),

@@ -97,7 +97,15 @@ fn add(history: &mut SqliteHistory, a: &TrackAddArgs) -> Result<Outcome> {
         }
     }
     let machine = track::this_machine(Some(&key.machine));
-    let ingested = track::add(history, &a.file, &version, &machine, &key.branch)?;
+    let (ingested, warnings) = track::add(
+        history,
+        &a.file,
+        a.format.map(Into::into),
+        &version,
+        &machine,
+        &key.branch,
+    )?;
+    crate::output::warnings(&warnings);
     emit(&match ingested {
         Ingested::Added(id) => format!(
             "Stored {} as run {id} of {} on {} ({})\n",
