@@ -75,6 +75,19 @@ pub enum AppError {
         #[source]
         source: rigor_store::StoreError,
     },
+    /// An Otava CSV to append to has other columns than this result's.
+    #[error(
+        "{path}: its columns '{found}' are not this result's '{expected}': write a new file for \
+         this set of benchmarks"
+    )]
+    OtavaColumns {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its header.
+        found: String,
+        /// The header this result needs.
+        expected: String,
+    },
     /// The history could not be read or written.
     #[error(transparent)]
     History(#[from] rigor_history::HistoryError),

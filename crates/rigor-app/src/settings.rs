@@ -158,6 +158,10 @@ pub struct Exports {
     pub markdown: Option<PathBuf>,
     /// Self-contained HTML report.
     pub html: Option<PathBuf>,
+    /// Bencher Metric Format JSON.
+    pub bmf: Option<PathBuf>,
+    /// A CSV row for Apache Otava (appended when the file has the same columns).
+    pub otava: Option<PathBuf>,
 }
 
 /// Where a run came from, saved in its result.

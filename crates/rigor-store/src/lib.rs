@@ -9,6 +9,7 @@
 
 pub mod environment;
 pub mod error;
+pub mod export;
 pub mod file;
 pub mod import;
 pub mod layout;

@@ -415,6 +415,9 @@ pub struct RunOptions {
     /// Write a self-contained HTML report with plots at the end of the run.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Exports for other tools.
+    #[command(flatten)]
+    pub tools: ToolExportArgs,
     /// Use a plan written by `rigor plan`: its repetition counts below the top level.
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
@@ -576,6 +579,19 @@ pub struct CompareArgs {
     pub analysis: AnalysisArgs,
 }
 
+/// Exports for other tools (`rigor run` and `rigor analyze`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ToolExportArgs {
+    /// Write the means and intervals as Bencher Metric Format JSON (`latency`, in ns), for
+    /// `bencher run --adapter json`.
+    #[arg(long, value_name = "FILE")]
+    pub export_bmf: Option<PathBuf>,
+    /// Write a CSV for Apache Otava's change-point detection: `time,commit` and each benchmark's
+    /// mean (s); an existing file with the same columns gets one more row.
+    #[arg(long, value_name = "FILE")]
+    pub export_otava: Option<PathBuf>,
+}
+
 /// `--format`: the file formats rigor reads.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum FormatArg {
@@ -702,6 +718,9 @@ pub struct AnalyzeArgs {
     /// Re-apply a warm-up discard: N iterations per execution, or `auto` (detected).
     #[arg(long, value_name = "N|auto", value_parser = parse_discard)]
     pub discard: Option<Discard>,
+    /// Exports for other tools.
+    #[command(flatten)]
+    pub tools: ToolExportArgs,
     /// Comparison options (files with several benchmarks).
     #[command(flatten)]
     pub compare: ComparisonArgs,

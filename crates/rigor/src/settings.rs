@@ -197,6 +197,8 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
             csv: args.export_csv.clone(),
             markdown: args.export_markdown.clone(),
             html: args.report.clone(),
+            bmf: args.tools.export_bmf.clone(),
+            otava: args.tools.export_otava.clone(),
         },
         simulate: args.simulate,
         origin: origin(args.label.as_ref()),
