@@ -31,7 +31,7 @@ pub enum Command {
     /// Benchmark one or more commands (several are interleaved in shuffled rounds).
     Run(Box<RunArgs>),
     /// Re-analyse a saved JSON result or a long-format CSV.
-    Analyze(AnalyzeArgs),
+    Analyze(Box<AnalyzeArgs>),
     /// Write a self-contained HTML report (plots, diagnosis, comparisons) of a saved result.
     Report(Box<ReportArgs>),
     /// Compare two saved results benchmark by benchmark (matched by name).
