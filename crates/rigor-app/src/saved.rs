@@ -24,6 +24,8 @@ pub struct CsvColumns {
     pub value: String,
     /// A column naming each row's benchmark.
     pub benchmark: Option<String>,
+    /// Accept negative values (differences of times).
+    pub allow_negative: bool,
 }
 
 /// What `analyze` needs.
@@ -188,6 +190,7 @@ pub fn from_csv(path: &std::path::Path, columns: &CsvColumns) -> Result<ResultFi
         &columns.levels,
         &columns.value,
         columns.benchmark.as_deref(),
+        columns.allow_negative,
     )?;
     let layout =
         Layout::for_depth(columns.levels.len()).ok_or_else(|| rigor_store::StoreError::Csv {

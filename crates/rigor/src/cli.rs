@@ -705,6 +705,9 @@ pub struct AnalyzeArgs {
     /// CSV: a column naming the benchmark of each row.
     #[arg(long, value_name = "COL")]
     pub benchmark: Option<String>,
+    /// CSV: accept negative values (e.g. differences of times) instead of refusing them.
+    #[arg(long)]
+    pub allow_negative: bool,
     /// Print the analysis as JSON (the result-file schema) instead of the summary.
     #[arg(long)]
     pub json: bool,

@@ -371,6 +371,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
             levels: args.levels.clone(),
             value: args.value.clone(),
             benchmark: args.benchmark.clone(),
+            allow_negative: args.allow_negative,
         }),
         format: args.format.map(Into::into),
         discard: args.discard,
