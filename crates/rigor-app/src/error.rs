@@ -135,6 +135,16 @@ pub enum PlanFileError {
     /// The plan could not be rendered.
     #[error("rendering the plan: {0}")]
     Render(#[from] toml::ser::Error),
+    /// A benchmark's lists do not agree with its levels.
+    #[error("benchmark {index} ('{name}'): {message}")]
+    Inconsistent {
+        /// 1-based position of the `[[benchmark]]` table.
+        index: usize,
+        /// Its name.
+        name: String,
+        /// What disagrees.
+        message: String,
+    },
 }
 
 /// Shorthand for this crate's results.

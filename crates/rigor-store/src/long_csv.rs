@@ -55,15 +55,29 @@ pub fn read_long_csv(
     benchmark: Option<&str>,
     allow_negative: bool,
 ) -> Result<Vec<CsvBenchmark>> {
+    let bytes = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
+    parse_long_csv(path, &bytes, levels, value, benchmark, allow_negative)
+}
+
+/// [`read_long_csv`] of text already read; `path` names the file in errors and its stem names
+/// the benchmark when there is no benchmark column.
+pub fn parse_long_csv(
+    path: &Path,
+    text: &[u8],
+    levels: &[String],
+    value: &str,
+    benchmark: Option<&str>,
+    allow_negative: bool,
+) -> Result<Vec<CsvBenchmark>> {
     let err = |line: u64, message: String| StoreError::Csv {
         path: path.to_path_buf(),
         line,
         message,
     };
-    let mut reader = csv::Reader::from_path(path).map_err(|e| match e.into_kind() {
-        csv::ErrorKind::Io(io) => StoreError::io(path, io),
-        other => err(0, format!("{other:?}")),
-    })?;
+    if levels.is_empty() {
+        return Err(err(0, "no level columns given".into()));
+    }
+    let mut reader = csv::Reader::from_reader(text);
     let headers = reader.headers().map_err(|e| err(1, e.to_string()))?.clone();
     let column = |name: &str| {
         headers.iter().position(|h| h == name).ok_or_else(|| {

@@ -120,12 +120,12 @@ fn csv_levels_that_do_not_identify_each_measurement_are_refused() {
         "{err}"
     );
     assert!(err.contains("unused columns: build, exec"), "{err}");
-    let ok = stdout_of(
-        rigor()
-            .arg("analyze")
-            .arg(&path)
-            .args(["--levels", "build,exec,iter", "--value", "time"]),
-    );
+    let ok = stdout_of(rigor().arg("analyze").arg(&path).args([
+        "--levels",
+        "build,exec,iter",
+        "--value",
+        "time",
+    ]));
     assert!(ok.contains("5 builds × 6 execs × 10 iters"), "{ok}");
 }
 
@@ -141,11 +141,12 @@ fn csv_negative_times_need_allow_negative() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("diff.csv:3: negative time -0.1"));
-    let out = stdout_of(
-        rigor()
-            .arg("analyze")
-            .arg(&path)
-            .args(["--levels", "run", "--value", "delta", "--allow-negative"]),
-    );
+    let out = stdout_of(rigor().arg("analyze").arg(&path).args([
+        "--levels",
+        "run",
+        "--value",
+        "delta",
+        "--allow-negative",
+    ]));
     assert!(out.contains("5 runs"), "{out}");
 }
