@@ -26,4 +26,4 @@ case "$target" in
     *) echo "unknown target '$target'" >&2; exit 2 ;;
 esac
 cd "$root/fuzz"
-RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" "$corpus" -- -max_total_time="$seconds" -max_len=65536
+RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$target" "$corpus" -- -max_total_time="$seconds" -max_len=65536

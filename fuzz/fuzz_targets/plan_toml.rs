@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
             for level in [LevelKind::Build, LevelKind::Execution, LevelKind::Iteration] {
                 let _ = b.count(level);
             }
-            if let Ok(one) = rigor_units::Fraction::percent(1.0) {
+            if let Some(one) = rigor_units::Fraction::percent(1.0) {
                 let _ = b.top_units_for(one, p.confidence, rigor_stats::Quantile::StudentT);
             }
         }
