@@ -91,6 +91,15 @@ pub enum AppError {
     /// The history could not be read or written.
     #[error(transparent)]
     History(#[from] rigor_history::HistoryError),
+    /// A dashboard file could not be written or read.
+    #[error("{}", path.display())]
+    Site {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// A git command failed.
     #[error(transparent)]
     Git(#[from] crate::git::GitError),

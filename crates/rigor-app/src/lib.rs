@@ -8,6 +8,7 @@
 //! - [`plan::plan`]: a pilot, and the plan file with the optimal counts per level.
 //! - [`saved::analyze`], [`saved::compare`], [`saved::report`]: the same analyses over saved
 //!   results.
+//! - [`publish`]: `rigor track publish`, the static dashboard over a history.
 //! - [`report_view`]: the HTML report's view model (the report crate only draws it).
 //! - [`track`]: a project's history — ingest results, measure each version in its own git
 //!   worktree, detect changes over each benchmark's series.
@@ -24,11 +25,13 @@ pub mod git;
 pub mod plan;
 pub mod plan_file;
 pub mod provenance;
+pub mod publish;
 pub mod recorder;
 pub mod report_view;
 pub mod run;
 pub mod saved;
 pub mod settings;
+pub mod synthetic;
 pub mod track;
 
 pub use error::{AppError, PlanFileError, Result};

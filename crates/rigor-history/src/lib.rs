@@ -50,6 +50,11 @@ pub trait History {
     /// several runs of one version are merged, their rounds kept apart).
     fn series(&self, machine: &str, branch: &str, benchmark: &str) -> Result<Vec<VersionData>>;
 
+    /// The stored summary (mean and interval from the run's own analysis, variance components)
+    /// of every benchmark of every measured run on a machine and branch, in one read: what a
+    /// dashboard draws without re-analysing raw samples. Ordered by run (oldest first).
+    fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>>;
+
     /// Replaces the detected changes of one series: changes found again keep their status,
     /// changes no longer found are marked not current.
     fn save_changes(

@@ -20,7 +20,7 @@ use crate::History;
 use crate::error::{HistoryError, Result};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
-    StoredVersion, VersionData, VersionInfo,
+    StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
 
 /// The migrations, in order; the schema version is their count.
@@ -690,6 +690,54 @@ impl History for SqliteHistory {
                 });
             }
         }
+        Ok(out)
+    }
+
+    fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>> {
+        // Names are looked up once each rather than joined into a million rows.
+        let names = |sql: &str| -> Result<HashMap<i64, String>> {
+            let mut stmt = self.db(self.conn.prepare(sql))?;
+            self.db(stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .and_then(|rows| rows.collect()))
+        };
+        let benchmarks = names("SELECT id, name FROM benchmarks")?;
+        let versions = names("SELECT id, rev FROM versions")?;
+        let mut stmt = self.db(self.conn.prepare(
+            "SELECT rb.benchmark_id, r.version_id, rb.run_id, rb.unit, rb.mean, rb.ci_lower,
+                    rb.ci_upper, rb.ci_level, rb.components
+             FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
+             WHERE r.machine_id = (SELECT id FROM machines WHERE name = ?1)
+               AND r.branch = ?2 AND r.status <> 'failed'",
+        ))?;
+        let mut out = Vec::new();
+        let mut rows = self.db(stmt.query(params![machine, branch]))?;
+        while let Some(r) = self.db(rows.next())? {
+            let name = |map: &HashMap<i64, String>, i: usize| -> Result<String> {
+                let id: i64 = self.db(r.get(i))?;
+                map.get(&id)
+                    .cloned()
+                    .ok_or_else(|| self.damaged("summaries", format!("unknown id {id}")))
+            };
+            let components: Option<String> = self.db(r.get(8))?;
+            let lo: Option<f64> = self.db(r.get(5))?;
+            let hi: Option<f64> = self.db(r.get(6))?;
+            out.push(StoredSummary {
+                benchmark: name(&benchmarks, 0)?,
+                rev: name(&versions, 1)?,
+                run: RunId(self.db(r.get(2))?),
+                unit: self.db(r.get(3))?,
+                mean: self.db(r.get(4))?,
+                interval: lo.zip(hi),
+                level: self.db(r.get(7))?,
+                components: components
+                    .map(|c| serde_json::from_str(&c))
+                    .transpose()
+                    .map_err(|e| self.damaged("components", e))?
+                    .unwrap_or_default(),
+            });
+        }
+        out.sort_unstable_by_key(|x| x.run);
         Ok(out)
     }
 

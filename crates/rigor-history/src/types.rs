@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use rigor_store::{BenchmarkRecord, Environment, ResultFile};
+use rigor_store::{BenchmarkRecord, ComponentRecord, Environment, ResultFile};
 use serde::{Deserialize, Serialize};
 
 use crate::error::HistoryError;
@@ -98,6 +98,27 @@ pub struct VersionData {
     pub runs: Vec<RunId>,
     /// The benchmark's raw data, runs merged (each run's rounds and builds renumbered apart).
     pub benchmark: BenchmarkRecord,
+}
+
+/// One benchmark's stored summary in one run, as analysed when the run was stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredSummary {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The version's name (see [`crate::History::versions`] for its details and order).
+    pub rev: String,
+    /// The run.
+    pub run: RunId,
+    /// The unit the run displayed times in (the values are seconds).
+    pub unit: String,
+    /// Mean, in seconds; `None` when the run stored no analysis (e.g. too few samples).
+    pub mean: Option<f64>,
+    /// The interval of the mean, in seconds.
+    pub interval: Option<(f64, f64)>,
+    /// The interval's confidence level.
+    pub level: Option<f64>,
+    /// Variance components per level, top level first (empty without an analysis).
+    pub components: Vec<ComponentRecord>,
 }
 
 /// The status of a detected change, set by a user.

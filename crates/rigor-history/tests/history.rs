@@ -205,3 +205,27 @@ fn concurrent_writers_lose_and_duplicate_nothing() {
     assert_eq!(versions.len(), 10);
     assert!(versions.iter().all(|v| v.runs == 4), "{versions:?}");
 }
+
+#[test]
+fn summaries_list_every_measured_run_oldest_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = SqliteHistory::open(&dir.path().join("h.db")).unwrap();
+    ingest(&mut h, "b", 2, &result(2, 2.0));
+    ingest(&mut h, "a", 1, &result(1, 1.0));
+    h.record_failure(&version("c", 3), &machine(), "main", "build failed")
+        .unwrap();
+    let s = h.summaries("ci-1", "main").unwrap();
+    let got: Vec<(&str, &str)> = s
+        .iter()
+        .map(|x| (x.benchmark.as_str(), x.rev.as_str()))
+        .collect();
+    assert_eq!(got, [("sort", "b"), ("sort", "a")]);
+    assert!(s[0].run < s[1].run);
+    // These results carry no analysis: nothing to summarise, and none is invented.
+    assert_eq!(
+        (s[0].mean, s[0].interval, s[0].components.len()),
+        (None, None, 0)
+    );
+    assert!(h.summaries("ci-1", "other").unwrap().is_empty());
+    assert!(h.summaries("nowhere", "main").unwrap().is_empty());
+}

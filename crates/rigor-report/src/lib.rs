@@ -3,6 +3,7 @@
 //! Reporters consume analysis data structures and never compute statistics.
 
 pub mod comparison;
+pub mod dashboard;
 pub mod diagnosis;
 pub mod format;
 pub mod html;

@@ -82,6 +82,24 @@ pub enum TrackCommand {
     Show(TrackShowArgs),
     /// Set a change's status: acknowledged (real), invalid (not a real change), or new.
     Status(TrackStatusArgs),
+    /// Write a static performance dashboard of the history (an index and a page per benchmark)
+    /// that works from file:// and any static web host; publishing again rewrites only the
+    /// pages whose data changed. Changes are shown as last detected (`rigor track changes`).
+    Publish(TrackPublishArgs),
+}
+
+/// `rigor track publish`.
+#[derive(Debug, Args)]
+pub struct TrackPublishArgs {
+    /// The site's folder (made when missing; index.html at its top).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+    /// The site's title.
+    #[arg(long, default_value = "rigor performance dashboard")]
+    pub title: String,
+    /// The repository's web address: each version links to URL/commit/ID.
+    #[arg(long, value_name = "URL")]
+    pub repo_url: Option<String>,
 }
 
 /// Which series: a machine and a branch.

@@ -14,7 +14,7 @@ use rigor_runner::CommandLine;
 
 use crate::cli::{
     RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs, TrackChangesArgs,
-    TrackCheckArgs, TrackCommand, TrackRunArgs, TrackShowArgs,
+    TrackCheckArgs, TrackCommand, TrackPublishArgs, TrackRunArgs, TrackShowArgs,
 };
 use crate::output::{Bar, emit};
 
@@ -36,6 +36,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         TrackCommand::Check(a) => check(&history, a),
         TrackCommand::Changes(a) => changes(&mut history, a),
         TrackCommand::Show(a) => show(&history, a),
+        TrackCommand::Publish(a) => publish(&history, a),
         TrackCommand::Status(a) => {
             let status = match a.status {
                 StatusArg::New => ChangeStatus::New,
@@ -712,5 +713,34 @@ fn show(history: &SqliteHistory, a: &TrackShowArgs) -> Result<Outcome> {
         );
     }
     emit(&out);
+    Ok(Outcome::Ok)
+}
+
+fn publish(history: &SqliteHistory, a: &TrackPublishArgs) -> Result<Outcome> {
+    if let Some(url) = &a.repo_url {
+        if !(url.starts_with("https://") || url.starts_with("http://")) {
+            bail!("--repo-url must be a web address (https://…), got '{url}'");
+        }
+    }
+    let settings = rigor_app::publish::PublishSettings {
+        out: a.output.clone(),
+        site: rigor_report::dashboard::SiteMeta {
+            title: a.title.clone(),
+            rigor_version: env!("CARGO_PKG_VERSION").to_string(),
+            repo_url: a.repo_url.clone(),
+        },
+        generated: rigor_app::publish::now(),
+    };
+    let done = rigor_app::publish::publish(history, &settings)
+        .with_context(|| format!("publishing the dashboard to {}", a.output.display()))?;
+    emit(&format!(
+        "Published {} benchmark page(s) to {} ({} rewritten, {} removed, index {} kB)\n  open {}\n",
+        done.pages,
+        a.output.display(),
+        done.written,
+        done.removed,
+        done.index_bytes.div_ceil(1024),
+        a.output.join("index.html").display()
+    ));
     Ok(Outcome::Ok)
 }

@@ -451,3 +451,74 @@ fn bisect_refuses_ends_in_the_wrong_order_and_unknown_revisions() {
         .code(2)
         .stderr(predicate::str::contains("unknown revision 'nosuchrev'"));
 }
+
+#[test]
+fn publish_writes_a_dashboard_of_the_history() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    for (label, mean) in [("v1", "10ms"), ("v2", "10ms"), ("v3", "12ms")] {
+        let file = dir.path(&format!("{label}.json"));
+        sim()
+            .args(["--seed", "1", "-r", "5"])
+            .arg(format!(
+                "mean={mean},execution=1%,iteration=1%,iterations=5"
+            ))
+            .args(["-n", "<b>compile</b>"])
+            .arg("--export-json")
+            .arg(&file)
+            .assert()
+            .success();
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .arg("add")
+            .arg(&file)
+            .args(["--version", label, "--machine", "m", "--branch", "main"])
+            .assert()
+            .success();
+    }
+    let site = dir.path("site");
+    let publish = |args: &[&str]| {
+        stdout_of(
+            rigor()
+                .args(["track", "--db"])
+                .arg(&db)
+                .args(["publish", "-o"])
+                .arg(&site)
+                .args(args),
+        )
+    };
+    let out = publish(&[
+        "--title",
+        "Nightly <perf>",
+        "--repo-url",
+        "https://example.org/p",
+    ]);
+    assert!(
+        out.contains("Published 1 benchmark page(s)") && out.contains("1 rewritten"),
+        "{out}"
+    );
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("<h1>Nightly &lt;perf&gt;</h1>"), "{index}");
+    assert!(index.contains("&lt;b&gt;compile&lt;/b&gt;"));
+    assert!(index.contains("script-src 'sha256-"));
+    let pages: Vec<_> = std::fs::read_dir(site.join("b")).unwrap().collect();
+    assert_eq!(pages.len(), 1);
+    // Unchanged history: the benchmark page is not rewritten.
+    let out = publish(&[
+        "--title",
+        "Nightly <perf>",
+        "--repo-url",
+        "https://example.org/p",
+    ]);
+    assert!(out.contains("0 rewritten"), "{out}");
+    rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .args(["publish", "-o"])
+        .arg(&site)
+        .args(["--repo-url", "javascript:alert(1)"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--repo-url must be a web address"));
+}

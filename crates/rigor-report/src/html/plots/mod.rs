@@ -11,7 +11,7 @@
 mod correlation;
 mod distribution;
 mod forest;
-mod sequence;
+pub(crate) mod sequence;
 
 pub use sequence::classes;
 
@@ -175,26 +175,26 @@ pub fn label_svg(svg: &str, id: &str, class: &str, title: &str) -> String {
 }
 
 /// Font family of all plot text; the browser picks the face.
-const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 /// Size of tick labels: plotters writes 1/1.24 of it as the SVG font-size, here 12.5px.
-const TICK_SIZE: f64 = 15.5;
+pub(crate) const TICK_SIZE: f64 = 15.5;
 /// Size of axis descriptions and captions (14px).
 const LABEL_SIZE: f64 = 17.36;
 /// Size of small annotations (10.5px).
-const SMALL_SIZE: f64 = 13.02;
+pub(crate) const SMALL_SIZE: f64 = 13.02;
 
 /// Blue of the main data.
-const DATA: RGBColor = RGBColor(31, 119, 180);
+pub(crate) const DATA: RGBColor = RGBColor(31, 119, 180);
 /// Orange of changepoints.
-const CHANGE: RGBColor = RGBColor(230, 120, 0);
+pub(crate) const CHANGE: RGBColor = RGBColor(230, 120, 0);
 /// Red of outliers.
-const OUTLIER: RGBColor = RGBColor(200, 30, 30);
+pub(crate) const OUTLIER: RGBColor = RGBColor(200, 30, 30);
 /// Green of steady-state starts and threshold bands.
 const STEADY: RGBColor = RGBColor(30, 140, 60);
 /// Grey of boundaries and reference lines.
-const REFERENCE: RGBColor = RGBColor(110, 110, 110);
+pub(crate) const REFERENCE: RGBColor = RGBColor(110, 110, 110);
 /// Light grey of the warm-up shading.
-const SHADE: RGBColor = RGBColor(200, 200, 200);
+pub(crate) const SHADE: RGBColor = RGBColor(200, 200, 200);
 
 /// Colours of execution classes and variance components, in order of first appearance.
 const PALETTE: [RGBColor; 8] = [
@@ -219,11 +219,11 @@ pub fn palette_css(i: usize) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-type DrawResult = Result<(), PlotError>;
+pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(crate) type DrawResult = Result<(), PlotError>;
 
 /// Draws on a fresh white SVG of `size` pixels and returns the SVG text.
-fn svg<F>(size: (u32, u32), draw: F) -> PlotResult
+pub(crate) fn svg<F>(size: (u32, u32), draw: F) -> PlotResult
 where
     F: for<'a> FnOnce(&Area<'a>) -> DrawResult,
 {
@@ -238,12 +238,12 @@ where
 }
 
 /// The tick label font.
-fn tick_font() -> TextStyle<'static> {
+pub(crate) fn tick_font() -> TextStyle<'static> {
     (FONT, TICK_SIZE).into_font().color(&BLACK)
 }
 
 /// The axis description font.
-fn label_font() -> TextStyle<'static> {
+pub(crate) fn label_font() -> TextStyle<'static> {
     (FONT, LABEL_SIZE).into_font().color(&BLACK)
 }
 

@@ -18,11 +18,11 @@ const MEANS_SIZE: (u32, u32) = (600, 300);
 const MAX_DOTS: usize = 400;
 
 /// A cartesian chart over f64 axes.
-pub(super) type Chart<'a, 'b> =
+pub(crate) type Chart<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// Axes, light grid and descriptions shared by the plots.
-pub(super) fn mesh(
+pub(crate) fn mesh(
     chart: &mut Chart<'_, '_>,
     (x_desc, y_desc): (&str, &str),
     x_fmt: fn(f64) -> String,

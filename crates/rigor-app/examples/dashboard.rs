@@ -1,0 +1,161 @@
+//! The dashboard's scale benchmark (and a demo site): builds a synthetic history of
+//! BENCHMARKS × VERSIONS in SQLite (kept and reused), then times `rigor track publish`'s use
+//! case from an empty folder, again with nothing new, and again after one more version; prints
+//! the figures recorded in docs/benchmarks.md.
+//!
+//! ```text
+//! cargo run --release -p rigor-app --example dashboard -- 1000 1000 /tmp/scale
+//! cargo run --release -p rigor-app --example dashboard -- 6 30 /tmp/demo --detect
+//! ```
+//!
+//! With `--detect`, changes are found by `rigor track`'s detection; without it (the scale run,
+//! where detection over a million versions is not what is measured), every tenth benchmark gets
+//! one stored change at its injected step.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rigor_app::publish::{PublishSettings, site_view, write_site};
+use rigor_app::synthetic::{Spec, Step, generate, generate_versions};
+use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
+use rigor_history::{History, NewChange, SqliteHistory};
+use rigor_report::dashboard::SiteMeta;
+
+fn spec(benchmarks: usize, versions: usize) -> Spec {
+    let names = (0..benchmarks)
+        .map(|b| match b {
+            2 => "<img src=x onerror=alert(1)>".to_string(),
+            _ => format!("{}/case-{b:04}", ["parse", "sort", "io", "net"][b % 4]),
+        })
+        .collect();
+    let mut s = Spec::small(names, versions);
+    s.executions = 3;
+    s.iterations = if benchmarks * versions > 100_000 {
+        1
+    } else {
+        4
+    };
+    s.steps = (0..benchmarks)
+        .step_by(10)
+        .map(|b| Step {
+            benchmark: b,
+            version: (versions / 3 + b) % versions.max(1),
+            factor: if b % 20 == 0 { 1.25 } else { 0.85 },
+        })
+        .chain([Step {
+            benchmark: 1,
+            version: versions * 2 / 3,
+            factor: 1.4,
+        }])
+        .collect();
+    s.failed = vec![versions / 2];
+    s
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(b), Some(v), Some(dir)) = (args.first(), args.get(1), args.get(2)) else {
+        return Err("usage: dashboard BENCHMARKS VERSIONS DIR [--detect]".into());
+    };
+    let (benchmarks, versions): (usize, usize) = (b.parse()?, v.parse()?);
+    let dir = PathBuf::from(dir);
+    std::fs::create_dir_all(&dir)?;
+    let db = dir.join(format!("history-{benchmarks}x{versions}.db"));
+    let fresh = !db.exists();
+    let mut h = SqliteHistory::open(&db)?;
+    let spec = spec(benchmarks, versions);
+    if fresh {
+        let t = Instant::now();
+        generate(&mut h, &spec, &mut |v| {
+            if v % 100 == 99 {
+                eprintln!(
+                    "  {} versions stored ({:.0} s)",
+                    v + 1,
+                    t.elapsed().as_secs_f64()
+                );
+            }
+        })?;
+        if args.iter().any(|a| a == "--detect") {
+            let key = SeriesKey {
+                machine: spec.machine.clone(),
+                branch: spec.branch.clone(),
+            };
+            detect_changes(&mut h, &key, &DetectSettings::default())?;
+        } else {
+            for s in &spec.steps {
+                let change = NewChange {
+                    rev: format!("v{}", s.version),
+                    previous_rev: Some(format!("v{}", s.version.saturating_sub(1))),
+                    ratio: s.factor,
+                    interval: Some((s.factor * 0.98, s.factor * 1.02)),
+                    p_value: 1e-6,
+                    q_value: Some(1e-5),
+                    verdict: if s.factor > 1.0 {
+                        "regression"
+                    } else {
+                        "improvement"
+                    }
+                    .into(),
+                    method: "injected".into(),
+                };
+                h.save_changes(
+                    &spec.machine,
+                    &spec.branch,
+                    &spec.names[s.benchmark],
+                    &[change],
+                )?;
+            }
+        }
+        eprintln!(
+            "history built in {:.1} s: {}",
+            t.elapsed().as_secs_f64(),
+            db.display()
+        );
+    }
+    let site = dir.join("site");
+    let _ = std::fs::remove_dir_all(&site);
+    let settings = PublishSettings {
+        out: site.clone(),
+        site: SiteMeta {
+            title: format!("Synthetic history: {benchmarks} benchmarks × {versions} versions"),
+            rigor_version: env!("CARGO_PKG_VERSION").into(),
+            repo_url: Some("https://example.org/project".into()),
+        },
+        generated: "2026-11-24 07:00 UTC".into(),
+    };
+    let timed = |h: &SqliteHistory, what: &str| -> Result<(), Box<dyn std::error::Error>> {
+        let t = Instant::now();
+        let view = site_view(h, settings.site.clone(), settings.generated.clone())?;
+        let read = t.elapsed().as_secs_f64();
+        let p = write_site(&view, &settings.out)?;
+        println!(
+            "{what:<34} {:>7.2} s (reading {read:.2} s)   pages {:>5}, rewritten {:>5}, index {:>7} kB",
+            t.elapsed().as_secs_f64(),
+            p.pages,
+            p.written,
+            p.index_bytes / 1024
+        );
+        Ok(())
+    };
+    println!(
+        "{benchmarks} benchmarks × {versions} versions, {} cores",
+        rayon::current_num_threads()
+    );
+    let t = Instant::now();
+    let n = h.summaries(&spec.machine, &spec.branch)?.len();
+    println!(
+        "History::summaries alone ({n} rows)    {:>7.2} s",
+        t.elapsed().as_secs_f64()
+    );
+    timed(&h, "publish into an empty folder")?;
+    timed(&h, "publish again, nothing new")?;
+    let next = h.versions(&spec.machine, &spec.branch)?.len();
+    let t = Instant::now();
+    generate_versions(&mut h, &spec, next..next + 1, &mut |_| {})?;
+    eprintln!(
+        "one more version stored in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    timed(&h, "publish after one more version")?;
+    Ok(())
+}

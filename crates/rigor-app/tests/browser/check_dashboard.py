@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""Open a rigor dashboard (`rigor track publish`) in headless Chromium and check what it built.
+
+Usage: check_dashboard.py SITE_DIR --change NAME=REV ... [--hostile TEXT] [--repo-url URL]
+                          [--screenshots DIR]
+
+Checks, in the DOM Chromium builds after running the page's script, and in its console log:
+  * every page (the index and each benchmark page) logs nothing to the console: no script
+    error, no Content-Security-Policy violation (first verified on a page that does log, so
+    that the check cannot pass by capturing nothing);
+  * the script ran (the index's filter controls are shown) from file://;
+  * each expected change (benchmark NAME at version REV) is listed, and its dashed marker in the
+    history plot is drawn between REV and the version before it;
+  * the filter works: the index opened with ?q=TEXT shows exactly the rows whose name holds
+    TEXT, and ?machine= / ?branch= likewise;
+  * every link resolves: relative links name files of the site, absolute ones only the
+    repository's address; nothing is loaded from anywhere;
+  * the hostile benchmark name shows as text and builds no element.
+
+Installs Debian's chromium like check_report.py (that script's helper is reused) and prints
+SKIP when it cannot. Exits 1 when a check fails. Python 3 standard library only.
+"""
+
+import argparse
+import html.parser
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "rigor-report", "tests", "browser"))
+from check_report import CHROMIUM_FLAGS, CHROMIUM_TIMEOUT, find_chromium  # noqa: E402
+
+CONSOLE = re.compile(r":CONSOLE(?:\(\d+\)|:\d+)?\] (.*)")
+# Chromium draws the change markers in this colour (plots' CHANGE, #e67800).
+CHANGE_STROKE = "#E67800"
+
+
+def chromium_dom(chromium, url, extra=()):
+    """(DOM after scripts, console messages) of `url`."""
+    with tempfile.TemporaryDirectory(prefix="rigor-chromium-") as profile:
+        cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+               "--enable-logging=stderr", "--v=0", *extra, "--dump-dom", url]
+        try:
+            done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, timeout=CHROMIUM_TIMEOUT, check=False)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"chromium did not finish within {CHROMIUM_TIMEOUT} s on {url} "
+                               "(an alert() from user text would block it)") from None
+    if done.returncode != 0:
+        raise RuntimeError(f"chromium exited {done.returncode}: {done.stderr.strip()[-800:]}")
+    console = [m.group(1) for m in map(CONSOLE.search, done.stderr.splitlines()) if m]
+    return done.stdout, console
+
+
+def screenshot(chromium, url, out, size):
+    with tempfile.TemporaryDirectory(prefix="rigor-chromium-") as profile:
+        subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                        f"--screenshot={out}", f"--window-size={size}", "--hide-scrollbars",
+                        url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=CHROMIUM_TIMEOUT, check=False)
+
+
+class DevTools:
+    """Chromium driven over --remote-debugging-pipe (JSON messages separated by NUL on file
+    descriptors 3 and 4): no WebSocket client needed, standard library only."""
+
+    def __init__(self, chromium):
+        self.profile = tempfile.TemporaryDirectory(prefix="rigor-chromium-")
+        to_child, self._write = os.pipe()
+        self._read, from_child = os.pipe()
+        # The child's fd 3 reads our commands, its fd 4 writes replies.
+        self.proc = subprocess.Popen(
+            [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile.name}",
+             "--remote-debugging-pipe", "--window-size=1300,1000", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pass_fds=(3, 4, to_child, from_child),
+            preexec_fn=lambda: (os.dup2(to_child, 3), os.dup2(from_child, 4)))
+        os.close(to_child)
+        os.close(from_child)
+        self._buf = b""
+        self._id = 0
+
+    def call(self, method, session=None, **params):
+        self._id += 1
+        msg = {"id": self._id, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = session
+        os.write(self._write, json.dumps(msg).encode() + b"\0")
+        while True:
+            while b"\0" not in self._buf:
+                chunk = os.read(self._read, 1 << 16)
+                if not chunk:
+                    raise RuntimeError("chromium closed the DevTools pipe")
+                self._buf += chunk
+            raw, self._buf = self._buf.split(b"\0", 1)
+            reply = json.loads(raw)
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+        os.close(self._write)
+        os.close(self._read)
+        self.profile.cleanup()
+
+
+def hover_check(chromium, url, rev, failures):
+    """Moves the mouse over version `rev` of the first history plot (real input events) and
+    checks that the tooltip names it."""
+    tools = DevTools(chromium)
+    try:
+        target = tools.call("Target.createTarget", url="about:blank")["targetId"]
+        session = tools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        tools.call("Page.enable", session)
+        tools.call("Page.navigate", session, url=url)
+        expr = """(function (rev) {
+          var box = document.querySelector('.plotbox'), svg = box && box.querySelector('svg');
+          var row = svg && document.querySelector('#' + box.dataset.table + ' tr[data-rev="' + rev + '"]');
+          if (!row) return null;
+          svg.scrollIntoView();
+          var r = svg.getBoundingClientRect(), i = +row.dataset.i, n = +box.dataset.n;
+          var px = +box.dataset.x0 + i * (box.dataset.x1 - box.dataset.x0) / (n - 1);
+          return [r.left + px * r.width / box.dataset.w, r.top + r.height / 2];
+        })(%s)""" % json.dumps(rev)
+        point = None
+        for _ in range(50):
+            got = tools.call("Runtime.evaluate", session, expression=expr, returnByValue=True)
+            point = got.get("result", {}).get("value")
+            if point:
+                break
+            import time
+            time.sleep(0.1)
+        if not point:
+            failures.append(f"hover: version {rev} not found on {url}")
+            return
+        tools.call("Input.dispatchMouseEvent", session, type="mouseMoved", x=point[0], y=point[1])
+        got = tools.call("Runtime.evaluate", session, returnByValue=True, expression=
+                         "(function(){var t=document.querySelector('.tip');"
+                         "return t && !t.hidden ? t.textContent : null})()")
+        tip = got.get("result", {}).get("value")
+        print(f"hover over {rev}: {tip!r}")
+        if not tip or rev not in tip:
+            failures.append(f"hover over {rev} on {url}: tooltip {tip!r}")
+    except (OSError, RuntimeError, ValueError) as err:
+        failures.append(f"hover: DevTools failed: {err}")
+    finally:
+        tools.close()
+
+
+def load_time(chromium, url):
+    """Seconds from navigation start until the page is loaded, its script has run and the
+    next frame is drawn (two animation frames after the load event), in a warm browser."""
+    tools = DevTools(chromium)
+    try:
+        target = tools.call("Target.createTarget", url="about:blank")["targetId"]
+        session = tools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        tools.call("Page.enable", session)
+        tools.call("Page.navigate", session, url=url)
+        expr = """new Promise(function (done) {
+          function drawn() { requestAnimationFrame(function () { requestAnimationFrame(function () {
+            done(performance.now() / 1000); }); }); }
+          if (document.readyState === 'complete') drawn(); else addEventListener('load', drawn);
+        })"""
+        import time
+        for _ in range(100):
+            got = tools.call("Runtime.evaluate", session, expression=expr, awaitPromise=True,
+                             returnByValue=True)
+            value = got.get("result", {}).get("value")
+            href = tools.call("Runtime.evaluate", session, expression="location.href",
+                              returnByValue=True)["result"].get("value", "")
+            if value is not None and href.startswith("file:"):
+                return value
+            time.sleep(0.05)
+        return None
+    finally:
+        tools.close()
+
+
+class Survey(html.parser.HTMLParser):
+    """Links, loads, rows, text and change markers of a page's DOM."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.links, self.loads, self.elements = [], [], []
+        self.rows = []  # [name, machine, branch, hidden, page]
+        self.versions = {}  # table id -> {rev: index}
+        self.boxes = []  # plot boxes: dict(table, x0, x1, n, markers)
+        self.controls_hidden = None
+        self.text = []
+        self._table = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.elements.append(tag)
+        if tag == "a" and "href" in a:
+            self.links.append(a["href"])
+            if self.rows and self.rows[-1][4] is None:
+                self.rows[-1][4] = a["href"]
+        for key in ("src", "srcset", "data", "poster", "action", "xlink:href"):
+            if key in a:
+                self.loads.append(f"<{tag} {key}={a[key]!r}>")
+        if tag == "link":
+            self.loads.append(f"<link href={a.get('href')!r}>")
+        if a.get("id") == "controls":
+            self.controls_hidden = "hidden" in a
+        if tag == "tr" and "row" in (a.get("class") or "").split():
+            self.rows.append([a.get("data-name"), a.get("data-machine"), a.get("data-branch"),
+                              "hidden" in a, None])
+        if tag == "table" and (a.get("id") or "").endswith("-versions"):
+            self._table = a["id"]
+            self.versions[self._table] = {}
+        if tag == "tr" and self._table and "data-rev" in a:
+            self.versions[self._table][a["data-rev"]] = int(a["data-i"])
+        if tag == "div" and "plotbox" in (a.get("class") or "").split():
+            self.boxes.append({"table": a.get("data-table"), "x0": int(a["data-x0"]),
+                               "x1": int(a["data-x1"]), "n": int(a["data-n"]), "markers": set()})
+        if tag == "polyline" and (a.get("stroke") or "").upper() == CHANGE_STROKE and self.boxes:
+            xs = {round(float(p.split(",")[0])) for p in (a.get("points") or "").split()}
+            if len(xs) == 1:
+                self.boxes[-1]["markers"] |= xs
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self._table = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def survey_of(dom):
+    s = Survey()
+    s.feed(dom)
+    s.close()
+    return s
+
+
+def check_links(site, page, survey, repo_url, failures):
+    base = os.path.dirname(page)
+    for href in survey.links:
+        parsed = urllib.parse.urlparse(href)
+        if parsed.scheme in ("http", "https"):
+            if not (repo_url and href.startswith(repo_url.rstrip("/") + "/")):
+                failures.append(f"{page}: link outside the repository: {href}")
+            continue
+        if parsed.scheme:
+            failures.append(f"{page}: link with scheme {parsed.scheme}: {href}")
+            continue
+        target = os.path.normpath(os.path.join(site, base, urllib.parse.unquote(parsed.path)))
+        if parsed.path and not os.path.isfile(target):
+            failures.append(f"{page}: broken link {href}")
+    if survey.loads:
+        failures.append(f"{page}: loads something: {survey.loads[:3]}")
+
+
+def check_markers(page, survey, revs, failures):
+    """Each expected change's marker is drawn half-way between REV and the version before."""
+    for rev in revs:
+        found = False
+        for box in survey.boxes:
+            index = survey.versions.get(box["table"], {}).get(rev)
+            if index is None or box["n"] < 2:
+                continue
+            step = (box["x1"] - box["x0"]) / (box["n"] - 1)
+            expected = box["x0"] + (index - 0.5) * step
+            if any(abs(x - expected) <= 1.5 for x in box["markers"]):
+                found = True
+            else:
+                failures.append(f"{page}: no change marker at {rev} (x ≈ {expected:.0f}; "
+                                f"markers at {sorted(box['markers'])})")
+        if not found and not any(f.startswith(f"{page}: no change marker at {rev}")
+                                 for f in failures):
+            failures.append(f"{page}: version {rev} not found in its versions table")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("site")
+    p.add_argument("--change", action="append", default=[], help="NAME=REV (repeatable)")
+    p.add_argument("--hostile", default="<img src=x onerror=alert(1)>")
+    p.add_argument("--repo-url")
+    p.add_argument("--screenshots", help="folder for index.png and benchmark.png")
+    p.add_argument("--load-times", nargs="+", metavar="PAGE",
+                   help="only measure how long these pages of SITE take to load and draw")
+    args = p.parse_args()
+    chromium = find_chromium()
+    if chromium is None:
+        return 0
+    site = os.path.abspath(args.site)
+    url = lambda rel, q="": "file://" + os.path.join(site, rel) + q  # noqa: E731
+    if args.load_times:
+        for page in args.load_times:
+            runs = sorted(load_time(chromium, url(page)) or float("nan") for _ in range(3))
+            size = os.path.getsize(os.path.join(site, page)) / 1024
+            print(f"{page}: {size:.0f} kB, loaded and drawn in {runs[1]:.2f} s "
+                  f"(median of 3; {runs[0]:.2f}–{runs[2]:.2f})")
+        return 0
+    failures = []
+
+    # The console capture itself: a page that logs must be seen logging.
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = os.path.join(tmp, "probe.html")
+        with open(probe, "w", encoding="utf-8") as f:
+            f.write("<!DOCTYPE html><p>x</p><script>console.log('probe-logged')</script>")
+        _, console = chromium_dom(chromium, "file://" + probe)
+        if not any("probe-logged" in c for c in console):
+            print("FAIL: chromium's console log is not captured; the console checks would be "
+                  "vacuous")
+            return 1
+
+    dom, console = chromium_dom(chromium, url("index.html"))
+    index = survey_of(dom)
+    failures += [f"index.html console: {c}" for c in console]
+    if index.controls_hidden is not False:
+        failures.append("index.html: the filter controls are hidden: the script did not run")
+    check_links(site, "index.html", index, args.repo_url, failures)
+    names = [r[0] for r in index.rows]
+    print(f"index: {len(index.rows)} rows, {len(index.links)} links, console {len(console)}")
+    if args.hostile:
+        if args.hostile not in names or args.hostile not in "".join(index.text):
+            failures.append("index.html: the hostile name is not shown as text")
+        if "img" in index.elements:
+            failures.append("index.html: an <img> element was built (user text as markup)")
+
+    # The filter, driven by the address as a user's shared link would.
+    for query, keep in [("?q=parse", lambda r: "parse" in r[0].lower()),
+                        ("?q=" + urllib.parse.quote(args.hostile), lambda r: r[0] == args.hostile),
+                        ("?machine=ci-2", lambda r: r[1] == "ci-2"),
+                        ("?branch=main&q=csv", lambda r: r[2] == "main" and "csv" in r[0])]:
+        dom, console = chromium_dom(chromium, url("index.html", query))
+        rows = survey_of(dom).rows
+        failures += [f"index.html{query} console: {c}" for c in console]
+        wrong = [r[0] for r in rows if r[3] == keep(r)]
+        shown = sum(1 for r in rows if not r[3])
+        print(f"filter {query}: {shown} of {len(rows)} rows shown")
+        if wrong or not rows:
+            failures.append(f"filter {query}: wrong rows shown or hidden: {wrong[:5]}")
+
+    pages = {r[0]: r[4] for r in index.rows}
+    expected = {}
+    for spec in args.change:
+        name, rev = spec.rsplit("=", 1)
+        expected.setdefault(name, []).append(rev)
+    for page in sorted(set(l for l in index.links if l.startswith("b/"))):
+        dom, console = chromium_dom(chromium, url(page))
+        s = survey_of(dom)
+        failures += [f"{page} console: {c}" for c in console]
+        check_links(site, page, s, args.repo_url, failures)
+        if "img" in s.elements:
+            failures.append(f"{page}: an <img> element was built")
+        print(f"{page}: {len(s.boxes)} history plot(s), markers "
+              f"{[sorted(b['markers']) for b in s.boxes]}, console {len(console)}")
+    for name, revs in expected.items():
+        page = pages.get(name)
+        if page is None:
+            failures.append(f"benchmark {name!r} has no page on the index")
+            continue
+        dom, _ = chromium_dom(chromium, url(page))
+        check_markers(page, survey_of(dom), revs, failures)
+        hover_check(chromium, url(page), revs[0], failures)
+    if args.screenshots:
+        os.makedirs(args.screenshots, exist_ok=True)
+        screenshot(chromium, url("index.html"), os.path.join(args.screenshots, "index.png"),
+                   "1300,1100")
+        first = pages.get(next(iter(expected), ""), None)
+        if first:
+            screenshot(chromium, url(first), os.path.join(args.screenshots, "benchmark.png"),
+                       "1300,1500")
+    for f in failures:
+        print("FAIL:", f)
+    if failures:
+        return 1
+    print("OK: every dashboard check passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+//! The dashboard in real headless Chromium (tests/browser/check_dashboard.py): a history of four
+//! benchmarks × 30 versions with two injected changes and a failed build is published; every
+//! page renders with no console message, the change markers sit at the injected versions, the
+//! filter works, links resolve, and a benchmark named `<img src=x onerror=alert(1)>` shows as
+//! text.
+//!
+//! The script installs Debian's chromium when it is missing and it can (as root), and prints a
+//! clear SKIP where it cannot. `RIGOR_BROWSER_TESTS=0` skips it deliberately;
+//! `RIGOR_DASHBOARD_SCREENSHOTS=DIR` keeps screenshots of the index and a benchmark page.
+
+use std::path::Path;
+use std::process::Command;
+
+use rigor_app::publish::{PublishSettings, publish};
+use rigor_app::synthetic::{Spec, Step, generate};
+use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
+use rigor_history::SqliteHistory;
+use rigor_report::dashboard::SiteMeta;
+
+const HOSTILE: &str = "<img src=x onerror=alert(1)>";
+const REPO: &str = "https://example.org/project";
+
+#[test]
+fn the_dashboard_renders_and_behaves_in_chromium() {
+    if std::env::var("RIGOR_BROWSER_TESTS").as_deref() == Ok("0") {
+        eprintln!("skipped: RIGOR_BROWSER_TESTS=0");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = SqliteHistory::open(&dir.path().join("h.db")).unwrap();
+    let mut spec = Spec::small(
+        vec![
+            "parse/json".into(),
+            "parse/csv".into(),
+            HOSTILE.into(),
+            "sort/large".into(),
+        ],
+        30,
+    );
+    spec.steps = vec![
+        Step {
+            benchmark: 0,
+            version: 12,
+            factor: 1.3,
+        },
+        Step {
+            benchmark: 3,
+            version: 21,
+            factor: 0.75,
+        },
+    ];
+    spec.failed = vec![17];
+    generate(&mut h, &spec, &mut |_| {}).unwrap();
+    // A second machine with a shorter history (its own seed: the history stores a result file
+    // once, whichever machine it is added for), for the machine filter and the toggles.
+    let other = Spec {
+        machine: "ci-2".into(),
+        versions: 8,
+        steps: Vec::new(),
+        failed: Vec::new(),
+        seed: 2,
+        ..spec.clone()
+    };
+    generate(&mut h, &other, &mut |_| {}).unwrap();
+    let key = SeriesKey {
+        machine: "ci-1".into(),
+        branch: "main".into(),
+    };
+    let found = detect_changes(&mut h, &key, &DetectSettings::default()).unwrap();
+    let mut found: Vec<(String, String)> = found
+        .into_iter()
+        .map(|c| (c.benchmark, c.change.rev))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("parse/json".into(), "v12".into()),
+            ("sort/large".into(), "v21".into())
+        ]
+    );
+    let site = dir.path().join("site");
+    let settings = PublishSettings {
+        out: site.clone(),
+        site: SiteMeta {
+            title: "Browser test".into(),
+            rigor_version: "test".into(),
+            repo_url: Some(REPO.into()),
+        },
+        generated: "now".into(),
+    };
+    publish(&h, &settings).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/check_dashboard.py");
+    let mut cmd = Command::new("python3");
+    cmd.arg(&script)
+        .arg(&site)
+        .args(["--change", "parse/json=v12", "--change", "sort/large=v21"])
+        .args(["--hostile", HOSTILE, "--repo-url", REPO]);
+    if let Ok(shots) = std::env::var("RIGOR_DASHBOARD_SCREENSHOTS") {
+        cmd.args(["--screenshots", &shots]);
+    }
+    let out = cmd.output().expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "check_dashboard.py failed:\n{stdout}");
+}

@@ -1,0 +1,114 @@
+//! `rigor track publish`'s use case over a synthetic history with two injected changes: the
+//! changes are detected at the injected versions and drawn there, user text is escaped, and
+//! publishing again rewrites only what changed.
+
+use rigor_app::publish::{PublishSettings, publish, site_view};
+use rigor_app::synthetic::{Spec, Step, generate, generate_versions};
+use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
+use rigor_history::SqliteHistory;
+use rigor_report::dashboard::{PointState, SiteMeta};
+
+const HOSTILE: &str = "<img src=x onerror=alert(1)>";
+
+fn spec(versions: usize) -> Spec {
+    let mut s = Spec::small(
+        vec!["parse/json".into(), "parse/csv".into(), HOSTILE.into()],
+        versions,
+    );
+    s.steps = vec![
+        Step {
+            benchmark: 0,
+            version: 10,
+            factor: 1.3,
+        },
+        Step {
+            benchmark: 1,
+            version: 20,
+            factor: 0.8,
+        },
+    ];
+    s.failed = vec![5];
+    s
+}
+
+fn history(dir: &std::path::Path, versions: usize) -> SqliteHistory {
+    let mut h = SqliteHistory::open(&dir.join("h.db")).unwrap();
+    generate(&mut h, &spec(versions), &mut |_| {}).unwrap();
+    let key = SeriesKey {
+        machine: "ci-1".into(),
+        branch: "main".into(),
+    };
+    detect_changes(&mut h, &key, &DetectSettings::default()).unwrap();
+    h
+}
+
+fn settings(out: &std::path::Path) -> PublishSettings {
+    PublishSettings {
+        out: out.to_path_buf(),
+        site: SiteMeta {
+            title: "demo".into(),
+            rigor_version: "test".into(),
+            repo_url: Some("https://example.org/demo".into()),
+        },
+        generated: "now".into(),
+    }
+}
+
+#[test]
+fn the_view_holds_the_injected_changes_failures_and_every_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = history(dir.path(), 30);
+    let view = site_view(&h, SiteMeta::default(), "now".into()).unwrap();
+    assert_eq!(view.benchmarks.len(), 3);
+    let found: Vec<(&str, &str)> = view
+        .changes
+        .iter()
+        .map(|c| (c.benchmark.as_str(), c.change.rev.as_str()))
+        .collect();
+    assert_eq!(found, [("parse/csv", "v20"), ("parse/json", "v10")]);
+    let json = view
+        .benchmarks
+        .iter()
+        .find(|b| b.name == "parse/json")
+        .unwrap();
+    assert_eq!(json.group, "parse");
+    let s = &json.series[0];
+    assert_eq!(s.versions.len(), 30);
+    assert_eq!(s.versions[5].state, PointState::Failed);
+    let PointState::Measured(m) = &s.versions[29].state else {
+        panic!("not measured")
+    };
+    assert!((m.mean / 1.3e-3 - 1.0).abs() < 0.02, "{}", m.mean);
+    assert!(m.lower < m.mean && m.mean < m.upper);
+    assert_eq!(m.noise.len(), 2);
+    assert_eq!(s.changes[0].rev, "v10");
+    assert!((s.changes[0].ratio - 1.3).abs() < 0.03);
+}
+
+#[test]
+fn pages_are_written_escaped_and_republished_incrementally() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    let mut h = history(dir.path(), 30);
+    let first = publish(&h, &settings(&out)).unwrap();
+    assert_eq!((first.pages, first.written), (3, 3));
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("&lt;img src=x onerror=alert(1)&gt;"));
+    assert!(!index.contains(HOSTILE));
+    assert!(index.contains("https://example.org/demo/commit/"));
+    // Nothing changed: nothing re-rendered.
+    let again = publish(&h, &settings(&out)).unwrap();
+    assert_eq!(again.written, 0);
+    // A deleted page is written again.
+    let view = site_view(&h, SiteMeta::default(), String::new()).unwrap();
+    std::fs::remove_file(out.join(&view.benchmarks[0].page)).unwrap();
+    assert_eq!(publish(&h, &settings(&out)).unwrap().written, 1);
+    // One new version changes every benchmark's series, so every page; a new title too.
+    generate_versions(&mut h, &spec(31), 30..31, &mut |_| {}).unwrap();
+    assert_eq!(publish(&h, &settings(&out)).unwrap().written, 3);
+    for b in &view.benchmarks {
+        let page = std::fs::read_to_string(out.join(&b.page)).unwrap();
+        assert!(page.contains("../index.html"));
+        assert!(!page.contains(HOSTILE));
+    }
+}

@@ -1,0 +1,69 @@
+//! The performance dashboard: a static site over a project's history (`rigor track publish`).
+//!
+//! [`render_index`] and [`render_benchmark`] turn a [`SiteView`] (built by `rigor-app` from a
+//! history) into complete HTML pages: the index lists every benchmark with its latest value,
+//! a sparkline and its latest change, under the project's newest changes; a benchmark's page
+//! draws each series' history (mean and interval per version, failures, missing versions and
+//! changes marked), the noise per level over versions, and tables of its changes and versions.
+//! Pages load nothing from anywhere and work from `file://`; see [`page`] for the script and
+//! its Content-Security-Policy. Like the single-run report, nothing here computes statistics.
+//!
+//! ```
+//! use rigor_report::dashboard::{SiteView, render_index};
+//! let page = render_index(&SiteView::default());
+//! assert!(page.contains("The history holds no benchmarks."));
+//! ```
+
+pub mod page;
+pub mod plots;
+pub mod view;
+
+use sha2::{Digest, Sha256};
+
+pub use page::{render_benchmark, render_index};
+pub use view::{
+    BenchmarkView, ChangeMark, ChangeRow, Measured, PointState, SeriesView, SiteMeta, SiteView,
+    VersionPoint,
+};
+
+/// The page of a benchmark, relative to the site's root: `b/` + the name's letters and digits
+/// (others become `-`, at most 60) + `-` + 10 hex digits of the name's SHA-256, so that every
+/// name gets its own file, whatever characters it holds.
+///
+/// ```
+/// use rigor_report::dashboard::page_path;
+/// let p = page_path("<img src=x onerror=alert(1)>");
+/// assert!(p.starts_with("b/img-src-x-onerror-alert-1-") && p.ends_with(".html"));
+/// assert_ne!(page_path("a/b"), page_path("a-b"));
+/// ```
+pub fn page_path(name: &str) -> String {
+    let mut slug = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
+            slug.push(c);
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+        if slug.len() >= 60 {
+            break;
+        }
+    }
+    let slug = slug.trim_matches(['-', '.']);
+    let hash = Sha256::digest(name.as_bytes());
+    let hex: String = hash[..5].iter().map(|b| format!("{b:02x}")).collect();
+    if slug.is_empty() {
+        format!("b/{hex}.html")
+    } else {
+        format!("b/{slug}-{hex}.html")
+    }
+}
+
+/// The group of a benchmark on the index: its name up to the last `/`, or empty.
+///
+/// ```
+/// assert_eq!(rigor_report::dashboard::group_of("parse/json/small"), "parse/json");
+/// assert_eq!(rigor_report::dashboard::group_of("sort"), "");
+/// ```
+pub fn group_of(name: &str) -> &str {
+    name.rsplit_once('/').map_or("", |(g, _)| g)
+}

@@ -1,0 +1,521 @@
+//! The dashboard's pages: the index and one page per benchmark.
+//!
+//! Every page is complete without scripts: the plots are inline SVG drawn here, and every number
+//! is also in a table. One small hand-written script (`templates/dashboard.js`, embedded whole)
+//! adds filtering and sorting on the index and hover, click-through and toggles on a benchmark
+//! page. It runs inline under a Content-Security-Policy that allows exactly that script (by its
+//! SHA-256) and nothing else: no other script, no network, no `'self'` (which does not cover
+//! `file://` pages in every browser).
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use sha2::{Digest, Sha256};
+
+use super::plots::{self, Geometry, signed_percent, sparkline};
+use super::view::{
+    BenchmarkView, ChangeMark, ChangeRow, Measured, PointState, SeriesView, SiteMeta, SiteView,
+    VersionPoint,
+};
+use crate::html::escape::{Escaped, escape};
+use crate::html::page::fill;
+use crate::html::plots::{Drawn, PlotResult, label_svg};
+use rigor_units::{Seconds, TimeUnit, significant};
+
+const TEMPLATE: &str = include_str!("../../templates/dashboard.html");
+const REPORT_STYLE: &str = include_str!("../../templates/report.css");
+const STYLE: &str = include_str!("../../templates/dashboard.css");
+const SCRIPT: &str = include_str!("../../templates/dashboard.js");
+/// Rows of the project-wide change table on the index.
+pub const MAX_CHANGES: usize = 200;
+
+/// The CSP source that allows exactly the embedded script: `'sha256-…'`.
+pub fn script_source() -> String {
+    format!("'sha256-{}'", base64(&Sha256::digest(SCRIPT.as_bytes())))
+}
+
+/// Standard base64 (RFC 4648, with padding). Written here because the one use, a CSP hash, does
+/// not justify a dependency.
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ABC[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The page around `body`.
+fn shell(site: &SiteMeta, kind: &str, title: &str, body: &str) -> String {
+    let style = format!("{REPORT_STYLE}{STYLE}");
+    fill(
+        TEMPLATE,
+        &[
+            ("title", &escape(title)),
+            ("version", &escape(&site.rigor_version)),
+            ("style", &style),
+            ("kind", kind),
+            ("script_hash", &script_source()),
+            ("script", SCRIPT),
+            ("body", body),
+        ],
+    )
+}
+
+/// The site's title, or a default.
+fn site_title(site: &SiteMeta) -> &str {
+    if site.title.is_empty() {
+        "rigor performance dashboard"
+    } else {
+        &site.title
+    }
+}
+
+/// The web address of a commit, when the site has a repository address that is a web address.
+fn commit_url(site: &SiteMeta, commit: &str) -> Option<String> {
+    let repo = site.repo_url.as_deref()?.trim_end_matches('/');
+    let web = repo.starts_with("https://") || repo.starts_with("http://");
+    (web && !commit.is_empty()).then(|| format!("{repo}/commit/{commit}"))
+}
+
+/// A version's name as a link to its commit where possible, else as text.
+fn version_link(site: &SiteMeta, rev: &str, commit: Option<&str>) -> String {
+    let short: String = rev.chars().take(12).collect();
+    match commit.and_then(|c| commit_url(site, c)) {
+        Some(url) => format!(
+            "<a class=\"commit\" href=\"{}\"><code>{}</code></a>",
+            Escaped(&url),
+            Escaped(&short)
+        ),
+        None => format!(
+            "<code title=\"{}\">{}</code>",
+            Escaped(rev),
+            Escaped(&short)
+        ),
+    }
+}
+
+/// `1.234 ms (1.220 ms–1.250 ms)`, in the mean's own unit.
+fn estimate(m: &Measured) -> String {
+    estimate_in(m, TimeUnit::for_magnitude(Seconds(m.mean)))
+}
+
+/// `1.234 ms (1.220 ms–1.250 ms)` in `unit`, so that a table's rows line up.
+fn estimate_in(m: &Measured, unit: TimeUnit) -> String {
+    let t = |v: f64| {
+        format!(
+            "{} {}",
+            significant(Seconds(v).in_unit(unit)),
+            unit.symbol()
+        )
+    };
+    format!(
+        "{} <span class=\"ci\">({}–{})</span>",
+        t(m.mean),
+        t(m.lower),
+        t(m.upper)
+    )
+}
+
+/// A change's interval as percentages.
+fn change_interval(c: &ChangeMark) -> String {
+    c.interval.map_or("unbounded".into(), |(lo, hi)| {
+        format!("{} to {}", signed_percent(lo), signed_percent(hi))
+    })
+}
+
+/// The class of a change's size: `regression` or `improvement`.
+fn verdict_class(c: &ChangeMark) -> &'static str {
+    if c.verdict == "regression" {
+        "regression"
+    } else {
+        "improvement"
+    }
+}
+
+/// Renders the index page.
+pub fn render_index(view: &SiteView) -> String {
+    let site = &view.site;
+    let title = site_title(site);
+    let mut body = String::new();
+    let series: usize = view.benchmarks.iter().map(|b| b.series.len()).sum();
+    let _ = writeln!(
+        body,
+        "<header>\n<h1>{}</h1>\n<dl class=\"meta\"><dt>Generated</dt><dd>{}</dd>\
+         <dt>rigor</dt><dd>{}</dd><dt>Benchmarks</dt><dd>{} ({series} series)</dd></dl>\n</header>",
+        Escaped(title),
+        Escaped(&view.generated),
+        Escaped(&site.rigor_version),
+        view.benchmarks.len(),
+    );
+    changes_table(&mut body, view);
+    benchmarks_table(&mut body, view);
+    shell(site, "index", title, &body)
+}
+
+fn changes_table(out: &mut String, view: &SiteView) {
+    out.push_str("<section id=\"changes\">\n<h2>Latest changes</h2>\n");
+    if view.changes.is_empty() {
+        out.push_str("<p class=\"note\">No changes detected.</p>\n</section>\n");
+        return;
+    }
+    if view.changes.len() > MAX_CHANGES {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">The newest {MAX_CHANGES} of {} changes; each benchmark's page lists all of its own.</p>",
+            view.changes.len()
+        );
+    }
+    out.push_str(
+        "<table class=\"changes\">\n<thead><tr><th>Version</th><th>Benchmark</th><th>Machine</th>\
+         <th>Branch</th><th class=\"num\">Change</th><th>Interval</th><th>Method</th><th>Status</th></tr></thead>\n<tbody>\n",
+    );
+    for c in view.changes.iter().take(MAX_CHANGES) {
+        change_row(out, &view.site, c);
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+fn change_row(out: &mut String, site: &SiteMeta, c: &ChangeRow) {
+    let m = &c.change;
+    let _ = writeln!(
+        out,
+        "<tr class=\"status-{status}\"><td>{}</td><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td>\
+         <td class=\"num {}\">{}</td><td>{}</td><td>{}</td><td>{status}</td></tr>",
+        version_link(site, &m.rev, c.commit.as_deref()),
+        Escaped(&c.page),
+        Escaped(&c.benchmark),
+        Escaped(&c.machine),
+        Escaped(&c.branch),
+        verdict_class(m),
+        signed_percent(m.ratio),
+        change_interval(m),
+        Escaped(&m.method),
+        status = Escaped(&m.status),
+    );
+}
+
+fn options(out: &mut String, id: &str, label: &str, values: &[&str]) {
+    let _ = write!(
+        out,
+        "<label>{label} <select id=\"{id}\"><option value=\"\">all</option>"
+    );
+    for v in values {
+        let _ = write!(out, "<option>{}</option>", Escaped(v));
+    }
+    out.push_str("</select></label>\n");
+}
+
+fn benchmarks_table(out: &mut String, view: &SiteView) {
+    out.push_str("<section id=\"benchmarks\">\n<h2>Benchmarks</h2>\n");
+    let mut machines: Vec<&str> = Vec::new();
+    let mut branches: Vec<&str> = Vec::new();
+    for s in view.benchmarks.iter().flat_map(|b| &b.series) {
+        machines.push(&s.machine);
+        branches.push(&s.branch);
+    }
+    for list in [&mut machines, &mut branches] {
+        list.sort_unstable();
+        list.dedup();
+    }
+    out.push_str("<div class=\"controls\" id=\"controls\" hidden>\n<input type=\"search\" id=\"filter\" placeholder=\"Filter by name\" aria-label=\"Filter by name\">\n");
+    options(out, "machine", "Machine", &machines);
+    options(out, "branch", "Branch", &branches);
+    out.push_str(
+        "<label>Sort <select id=\"sort\"><option value=\"name\">by name</option>\
+         <option value=\"change\">by latest change</option></select></label>\n<span id=\"shown\" class=\"legend\"></span>\n</div>\n",
+    );
+    if view.benchmarks.is_empty() {
+        out.push_str("<p class=\"note\">The history holds no benchmarks.</p>\n</section>\n");
+        return;
+    }
+    // Rank of each series' newest change in the project-wide list (newest first).
+    let mut rank: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    for (i, c) in view.changes.iter().enumerate() {
+        rank.entry((&c.benchmark, &c.machine, &c.branch))
+            .or_insert(i);
+    }
+    out.push_str(
+        "<table class=\"bench\">\n<thead><tr><th>Benchmark</th><th>Machine</th><th>Branch</th>\
+         <th>Latest</th><th>History</th><th>Latest change</th></tr></thead>\n",
+    );
+    let mut group: Option<&str> = None;
+    for b in &view.benchmarks {
+        if group != Some(b.group.as_str()) {
+            if group.is_some() {
+                out.push_str("</tbody>\n");
+            }
+            group = Some(&b.group);
+            let name = if b.group.is_empty() {
+                "(no group)"
+            } else {
+                &b.group
+            };
+            let _ = writeln!(
+                out,
+                "<tbody class=\"group\"><tr class=\"group\"><th colspan=\"6\">{}</th></tr>",
+                Escaped(name)
+            );
+        }
+        for s in &b.series {
+            let r = rank
+                .get(&(b.name.as_str(), s.machine.as_str(), s.branch.as_str()))
+                .copied()
+                .unwrap_or(usize::MAX / 2);
+            index_row(out, b, s, r);
+        }
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+fn index_row(out: &mut String, b: &BenchmarkView, s: &SeriesView, rank: usize) {
+    let latest = s.versions.iter().rev().find_map(|v| match &v.state {
+        PointState::Measured(m) => Some((v, m)),
+        _ => None,
+    });
+    let latest = latest.map_or("<span class=\"note\">none</span>".to_string(), |(v, m)| {
+        format!(
+            "{} <span class=\"legend\">at <code>{}</code></span>",
+            estimate(m),
+            Escaped(&short(&v.rev))
+        )
+    });
+    let change = s.changes.last().map_or(String::new(), |c| {
+        format!(
+            "<span class=\"{}\">{}</span> at <code>{}</code>",
+            verdict_class(c),
+            signed_percent(c.ratio),
+            Escaped(&short(&c.rev))
+        )
+    });
+    let _ = writeln!(
+        out,
+        "<tr class=\"row\" data-name=\"{name}\" data-machine=\"{machine}\" data-branch=\"{branch}\" data-change=\"{rank}\">\
+         <td class=\"name\"><a href=\"{page}\">{name}</a></td><td>{machine}</td><td>{branch}</td><td>{latest}</td><td>{}</td><td>{change}</td></tr>",
+        sparkline(s),
+        name = Escaped(&b.name),
+        machine = Escaped(&s.machine),
+        branch = Escaped(&s.branch),
+        page = Escaped(&b.page),
+    );
+}
+
+fn short(rev: &str) -> String {
+    rev.chars().take(12).collect()
+}
+
+/// Writes one plot as a figure: the labelled SVG, or the reason there is none.
+fn figure(out: &mut String, drawn: PlotResult, id: &str, class: &str, title: &str) {
+    match drawn {
+        Ok(Drawn::Svg(svg)) => out.push_str(label_svg(&svg, id, class, title).trim_end()),
+        Ok(Drawn::Empty(why)) => {
+            let _ = write!(out, "<p class=\"no-plot\">{}</p>", Escaped(&why));
+        }
+        Err(e) => {
+            let _ = write!(out, "<p class=\"no-plot\">{}</p>", Escaped(&e.to_string()));
+        }
+    }
+    out.push('\n');
+}
+
+/// Renders one benchmark's page; it lives one folder below the index.
+pub fn render_benchmark(site: &SiteMeta, b: &BenchmarkView) -> String {
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "<nav class=\"crumbs\"><a href=\"../index.html\">{}</a></nav>\n<header><h1>{}</h1></header>",
+        Escaped(site_title(site)),
+        Escaped(&b.name)
+    );
+    if b.series.len() > 1 {
+        body.push_str("<p class=\"toggles\" hidden>Show: ");
+        for (i, s) in b.series.iter().enumerate() {
+            let _ = write!(
+                body,
+                "<label><input type=\"checkbox\" value=\"series-{i}\" checked> {} / {}</label>",
+                Escaped(&s.machine),
+                Escaped(&s.branch)
+            );
+        }
+        body.push_str("</p>\n");
+    }
+    for (i, s) in b.series.iter().enumerate() {
+        series_section(&mut body, site, s, i);
+    }
+    let title = format!("{} — {}", b.name, site_title(site));
+    shell(site, "benchmark", &title, &body)
+}
+
+fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
+    let id = format!("series-{i}");
+    let _ = writeln!(
+        out,
+        "<section class=\"series\" id=\"{id}\">\n<h2>{} / {}</h2>",
+        Escaped(&s.machine),
+        Escaped(&s.branch)
+    );
+    let level = s.versions.iter().find_map(|v| match &v.state {
+        PointState::Measured(m) => Some(m.level),
+        _ => None,
+    });
+    let (drawn, Geometry { x0, x1, width }) = plots::history(s);
+    let _ = writeln!(
+        out,
+        "<figure><div class=\"plotbox\" data-table=\"{id}-versions\" data-x0=\"{x0}\" data-x1=\"{x1}\" data-w=\"{width}\" data-n=\"{}\">",
+        s.versions.len()
+    );
+    figure(
+        out,
+        drawn,
+        &format!("{id}-history"),
+        "history",
+        "History of the mean",
+    );
+    let _ = writeln!(
+        out,
+        "</div><figcaption>Mean per version (line) with its {} confidence interval (band), in history order. \
+         Dashed orange lines: detected changes, labelled with their size. Red crosses: versions that failed; \
+         grey ticks: versions without a result for this benchmark. Hover for a version, click to open its commit.</figcaption></figure>",
+        level.map_or("".into(), |l| format!(
+            "{}%",
+            crate::html::scale::tick(l * 100.0)
+        ))
+    );
+    out.push_str("<h3>Noise per level</h3>\n<figure>");
+    figure(
+        out,
+        plots::noise(s),
+        &format!("{id}-noise"),
+        "noise",
+        "Noise per level",
+    );
+    let _ = write!(
+        out,
+        "<figcaption class=\"legend\">Standard deviation of each level as a percentage of the mean:"
+    );
+    for (k, name) in s.levels.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<span class=\"swatch line\" style=\"background:{}\"></span>{}",
+            crate::html::plots::palette_css(k),
+            Escaped(name)
+        );
+    }
+    out.push_str(". A rising line means that level is getting noisier.</figcaption></figure>\n");
+    series_changes(out, site, s);
+    versions_table(out, site, s, &id);
+    out.push_str("</section>\n");
+}
+
+fn series_changes(out: &mut String, site: &SiteMeta, s: &SeriesView) {
+    out.push_str("<h3>Changes</h3>\n");
+    if s.changes.is_empty() {
+        out.push_str("<p class=\"note\">No changes detected.</p>\n");
+        return;
+    }
+    out.push_str(
+        "<table class=\"changes\"><thead><tr><th>From</th><th>To</th><th class=\"num\">Change</th>\
+         <th>Interval</th><th>Method</th><th>Status</th></tr></thead><tbody>\n",
+    );
+    let commit = |rev: &str| {
+        s.versions
+            .iter()
+            .find(|v| v.rev == rev)
+            .and_then(|v| v.commit.clone())
+    };
+    for c in s.changes.iter().rev() {
+        let from = c.previous_rev.as_deref().map_or(String::new(), |p| {
+            version_link(site, p, commit(p).as_deref())
+        });
+        let _ = writeln!(
+            out,
+            "<tr class=\"status-{status}\"><td>{from}</td><td>{}</td><td class=\"num {}\">{}</td><td>{}</td><td>{}</td><td>{status}</td></tr>",
+            version_link(site, &c.rev, commit(&c.rev).as_deref()),
+            verdict_class(c),
+            signed_percent(c.ratio),
+            change_interval(c),
+            Escaped(&c.method),
+            status = Escaped(&c.status),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+fn versions_table(out: &mut String, site: &SiteMeta, s: &SeriesView, id: &str) {
+    let open = if s.versions.len() <= 60 { " open" } else { "" };
+    let _ = writeln!(
+        out,
+        "<details{open}><summary>Every version ({})</summary>\n<table class=\"versions\" id=\"{id}-versions\">\
+         <thead><tr><th>#</th><th>Version</th><th>Mean (interval)</th><th>Date</th><th>Subject</th></tr></thead><tbody>",
+        s.versions.len()
+    );
+    let unit = plots::unit_of(s);
+    for (i, v) in s.versions.iter().enumerate() {
+        version_row(out, site, v, i, unit);
+    }
+    out.push_str("</tbody></table>\n</details>\n");
+}
+
+fn version_row(out: &mut String, site: &SiteMeta, v: &VersionPoint, i: usize, unit: TimeUnit) {
+    let (class, value) = match &v.state {
+        PointState::Measured(m) => ("measured", estimate_in(m, unit)),
+        PointState::Unanalysed => ("missing", "measured, not analysed".to_string()),
+        PointState::Failed => ("failed", "failed".to_string()),
+        PointState::Missing => ("missing", "not measured".to_string()),
+    };
+    let _ = writeln!(
+        out,
+        "<tr class=\"{class}\" data-i=\"{i}\" data-rev=\"{}\"><td class=\"num\">{i}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td></tr>",
+        Escaped(&v.rev),
+        version_link(site, &v.rev, v.commit.as_deref()),
+        Escaped(v.time.as_deref().unwrap_or("")),
+        Escaped(v.subject.as_deref().unwrap_or("")),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648() {
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(base64(input.as_bytes()), expected);
+        }
+    }
+
+    #[test]
+    fn only_web_repository_addresses_make_links() {
+        let mut site = SiteMeta {
+            repo_url: Some("https://example.org/p/".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            commit_url(&site, "abc").as_deref(),
+            Some("https://example.org/p/commit/abc")
+        );
+        site.repo_url = Some("javascript:alert(1)".into());
+        assert_eq!(commit_url(&site, "abc"), None);
+    }
+}

@@ -1,0 +1,391 @@
+//! The dashboard's plots: a series' history with its intervals and changes, the noise per level
+//! over versions, and the index's sparklines.
+//!
+//! The history and noise plots use the single-run report's drawing conventions (the same
+//! plotters backend, fonts, colours, axes, and the interval drawn as a light band of the data
+//! colour around the mean's line), so the two read alike.
+
+use std::fmt::Write;
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use rigor_units::{Seconds, TimeUnit};
+
+use super::view::{PointState, SeriesView};
+use crate::html::plots::sequence::{Chart, mesh};
+use crate::html::plots::{
+    CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, TICK_SIZE, palette, svg,
+};
+use crate::html::scale::{Span, plottable, tick, whole_tick};
+
+/// Size of the history plot.
+pub const HISTORY_SIZE: (u32, u32) = (1140, 360);
+/// Size of the noise plot.
+const NOISE_SIZE: (u32, u32) = (1140, 240);
+/// Above this many versions points are left out and only the line and band drawn.
+const MAX_DOTS: usize = 200;
+
+/// Where the versions lie on a drawn history plot, for the page's hover script: version `i`
+/// is at pixel `x0 + i·(x1 − x0)/(n − 1)` of an SVG `width` pixels wide.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Geometry {
+    /// Pixel x of the first version.
+    pub x0: i32,
+    /// Pixel x of the last version.
+    pub x1: i32,
+    /// Width of the SVG.
+    pub width: u32,
+}
+
+/// The unit that suits a series' typical mean.
+pub fn unit_of(series: &SeriesView) -> TimeUnit {
+    let mut means: Vec<f64> = measured(series).map(|(_, m)| m.mean).collect();
+    means.sort_by(f64::total_cmp);
+    let typical = means.get(means.len() / 2).copied().unwrap_or(1.0);
+    TimeUnit::for_magnitude(Seconds(typical))
+}
+
+/// The measured versions of a series with their position.
+fn measured(series: &SeriesView) -> impl Iterator<Item = (usize, &super::view::Measured)> {
+    series
+        .versions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| match &v.state {
+            PointState::Measured(m) if plottable(m.mean) => Some((i, m)),
+            _ => None,
+        })
+}
+
+/// Runs of consecutive measured versions (a missing or failed version breaks the line).
+fn segments(series: &SeriesView, scale: f64) -> Vec<Vec<(f64, f64, f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64, f64, f64)>> = Vec::new();
+    let mut last = None;
+    for (i, m) in measured(series) {
+        if last.is_none_or(|l| l + 1 != i) {
+            out.push(Vec::new());
+        }
+        last = Some(i);
+        let p = (i as f64, m.mean * scale, m.lower * scale, m.upper * scale);
+        if let Some(seg) = out.last_mut() {
+            seg.push(p);
+        }
+    }
+    out
+}
+
+/// The history plot: mean and interval band per version, failures and missing versions marked
+/// under the axis, changes as dashed lines labelled with their size.
+pub fn history(series: &SeriesView) -> (PlotResult, Geometry) {
+    let unit = unit_of(series);
+    let scale = unit.per_second();
+    let segs = segments(series, scale);
+    let values = segs
+        .iter()
+        .flatten()
+        .flat_map(|p| [p.1, p.2, p.3])
+        .filter(|v| plottable(*v));
+    let Some(y) = Span::of(values) else {
+        return (
+            Ok(Drawn::Empty(
+                "No version of this series has an analysed result.".into(),
+            )),
+            Geometry::default(),
+        );
+    };
+    let y = y.padded(0.12);
+    let n = series.versions.len();
+    let x = Span {
+        lo: -0.5,
+        hi: n as f64 - 0.5,
+    };
+    let mut geometry = Geometry {
+        width: HISTORY_SIZE.0,
+        ..Geometry::default()
+    };
+    let desc = format!("mean ({})", unit.symbol());
+    let drawn = svg(HISTORY_SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .margin_top(24)
+            .x_label_area_size(44)
+            .y_label_area_size(76)
+            .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
+        mesh(
+            &mut chart,
+            ("version (history order)", &desc),
+            whole_tick,
+            tick,
+        )?;
+        geometry.x0 = chart.backend_coord(&(0.0, y.lo)).0;
+        geometry.x1 = chart.backend_coord(&((n.max(2) - 1) as f64, y.lo)).0;
+        for seg in &segs {
+            band(&mut chart, seg)?;
+        }
+        marks(root, &mut chart, series, y)?;
+        changes(root, &mut chart, series, y)?;
+        Ok(())
+    });
+    (drawn, geometry)
+}
+
+/// One segment's interval band, mean line and (when few) points.
+fn band(chart: &mut Chart<'_, '_>, seg: &[(f64, f64, f64, f64)]) -> DrawResult {
+    if seg.len() == 1 {
+        let (i, m, lo, hi) = seg[0];
+        chart.draw_series([Rectangle::new(
+            [(i - 0.3, lo), (i + 0.3, hi)],
+            DATA.mix(0.18).filled(),
+        )])?;
+        chart.draw_series([Circle::new((i, m), 3, BLACK.filled())])?;
+        return Ok(());
+    }
+    let mut outline: Vec<(f64, f64)> = seg.iter().map(|p| (p.0, p.3)).collect();
+    outline.extend(seg.iter().rev().map(|p| (p.0, p.2)));
+    chart.draw_series([Polygon::new(outline, DATA.mix(0.18).filled())])?;
+    let line: Vec<(f64, f64)> = seg.iter().map(|p| (p.0, p.1)).collect();
+    chart.draw_series([PathElement::new(line.clone(), DATA.stroke_width(2))])?;
+    if seg.len() <= MAX_DOTS {
+        chart.draw_series(line.iter().map(|p| Circle::new(*p, 2, BLACK.filled())))?;
+    }
+    Ok(())
+}
+
+/// Failed versions as red crosses and missing or unanalysed ones as grey ticks, along the
+/// bottom of the plot.
+fn marks(
+    root: &crate::html::plots::Area<'_>,
+    chart: &mut Chart<'_, '_>,
+    series: &SeriesView,
+    y: Span,
+) -> DrawResult {
+    for (i, v) in series.versions.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(i as f64, y.lo));
+        match v.state {
+            PointState::Failed => {
+                let style = OUTLIER.stroke_width(2);
+                root.draw(&PathElement::new(
+                    vec![(px - 4, py - 12), (px + 4, py - 4)],
+                    style,
+                ))?;
+                root.draw(&PathElement::new(
+                    vec![(px - 4, py - 4), (px + 4, py - 12)],
+                    style,
+                ))?;
+            }
+            PointState::Missing | PointState::Unanalysed => {
+                root.draw(&PathElement::new(
+                    vec![(px, py - 10), (px, py - 2)],
+                    REFERENCE.stroke_width(2),
+                ))?;
+            }
+            PointState::Measured(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Each change as a dashed line between the last version before it and its first version,
+/// labelled with its size.
+fn changes(
+    root: &crate::html::plots::Area<'_>,
+    chart: &mut Chart<'_, '_>,
+    series: &SeriesView,
+    y: Span,
+) -> DrawResult {
+    for c in &series.changes {
+        let Some(i) = series.versions.iter().position(|v| v.rev == c.rev) else {
+            continue;
+        };
+        let at = i as f64 - 0.5;
+        let (px, top) = chart.backend_coord(&(at, y.hi));
+        let (_, bottom) = chart.backend_coord(&(at, y.lo));
+        let mut py = top;
+        while py < bottom {
+            let end = (py + 6).min(bottom);
+            root.draw(&PathElement::new(
+                vec![(px, py), (px, end)],
+                CHANGE.stroke_width(2),
+            ))?;
+            py += 10;
+        }
+        let style = (FONT, TICK_SIZE)
+            .into_font()
+            .color(&CHANGE)
+            .pos(Pos::new(HPos::Center, VPos::Bottom));
+        root.draw(&Text::new(signed_percent(c.ratio), (px, top - 3), style))?;
+    }
+    Ok(())
+}
+
+/// A ratio as a signed percentage change: `+12.3%`, `−4.0%`.
+pub fn signed_percent(ratio: f64) -> String {
+    if !ratio.is_finite() {
+        return "n/a".into();
+    }
+    let p = (ratio - 1.0) * 100.0;
+    if p < 0.0 {
+        format!("\u{2212}{:.1}%", -p)
+    } else {
+        format!("+{p:.1}%")
+    }
+}
+
+/// Each level's standard deviation as a percentage of the mean, per version: is the benchmark
+/// getting noisier, and at which level?
+pub fn noise(series: &SeriesView) -> PlotResult {
+    let points: Vec<(usize, &[f64])> = measured(series)
+        .filter(|(_, m)| !m.noise.is_empty())
+        .map(|(i, m)| (i, m.noise.as_slice()))
+        .collect();
+    let Some(y) = Span::of(points.iter().flat_map(|p| p.1.iter().copied())) else {
+        return Ok(Drawn::Empty("No variance components were stored.".into()));
+    };
+    let y = Span {
+        lo: 0.0,
+        hi: y.hi.max(0.1) * 1.1,
+    };
+    let n = series.versions.len();
+    let x = Span {
+        lo: -0.5,
+        hi: n as f64 - 0.5,
+    };
+    let levels = points.iter().map(|p| p.1.len()).max().unwrap_or(0);
+    svg(NOISE_SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(76)
+            .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
+        mesh(
+            &mut chart,
+            ("version (history order)", "SD, % of mean"),
+            whole_tick,
+            tick,
+        )?;
+        for level in 0..levels {
+            let line: Vec<(f64, f64)> = points
+                .iter()
+                .filter_map(|(i, v)| v.get(level).map(|s| (*i as f64, *s)))
+                .filter(|p| plottable(p.1))
+                .collect();
+            chart.draw_series([PathElement::new(line, palette(level).stroke_width(2))])?;
+        }
+        Ok(())
+    })
+}
+
+/// Width and height of a sparkline.
+const SPARK: (f64, f64) = (120.0, 28.0);
+/// The smallest range of a sparkline's y axis, as a fraction of the level.
+const SPARK_MIN_RANGE: f64 = 0.1;
+/// The most points a sparkline draws (the newest).
+pub const SPARK_POINTS: usize = 60;
+
+/// A tiny line of the newest means, no axes. Written by hand rather than with plotters: it is
+/// one `<polyline>`, and the index holds one per benchmark, so every byte counts at scale.
+pub fn sparkline(series: &SeriesView) -> String {
+    let all: Vec<(usize, f64)> = measured(series).map(|(i, m)| (i, m.mean)).collect();
+    let pts = &all[all.len().saturating_sub(SPARK_POINTS)..];
+    let (Some(first), Some(last)) = (pts.first(), pts.last()) else {
+        return String::new();
+    };
+    let Some(y) = Span::of(pts.iter().map(|p| p.1)) else {
+        return String::new();
+    };
+    // At least ±5% of the level in view: otherwise a flat series' noise of a fraction of a
+    // percent would fill the height and read as large swings.
+    let mid = (y.lo + y.hi) / 2.0;
+    let half = (y.width() / 2.0)
+        .max(mid.abs() * SPARK_MIN_RANGE / 2.0)
+        .max(1e-12);
+    let y = Span {
+        lo: mid - half,
+        hi: mid + half,
+    };
+    let dx = (last.0 - first.0).max(1) as f64;
+    let mut line = String::new();
+    for (i, v) in pts {
+        let px = 1.0 + (*i - first.0) as f64 / dx * (SPARK.0 - 2.0);
+        let py = 2.0 + (y.hi - v) / y.width() * (SPARK.1 - 4.0);
+        let _ = write!(line, "{px:.1},{py:.1} ");
+    }
+    format!(
+        "<svg class=\"spark\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" aria-hidden=\"true\">\
+         <polyline points=\"{}\"/></svg>",
+        line.trim_end(),
+        w = SPARK.0,
+        h = SPARK.1
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dashboard::view::{ChangeMark, Measured, VersionPoint};
+
+    fn series(states: Vec<PointState>) -> SeriesView {
+        SeriesView {
+            versions: states
+                .into_iter()
+                .enumerate()
+                .map(|(i, state)| VersionPoint {
+                    rev: format!("v{i}"),
+                    state,
+                    ..Default::default()
+                })
+                .collect(),
+            changes: vec![ChangeMark {
+                rev: "v2".into(),
+                ratio: 1.25,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn m(mean: f64) -> PointState {
+        PointState::Measured(Measured {
+            mean,
+            lower: mean * 0.99,
+            upper: mean * 1.01,
+            level: 0.95,
+            noise: vec![1.0, 2.0],
+        })
+    }
+
+    #[test]
+    fn gaps_split_the_line_and_units_follow_the_values() {
+        let s = series(vec![m(1e-3), m(1e-3), PointState::Failed, m(2e-3)]);
+        assert_eq!(segments(&s, 1.0).len(), 2);
+        assert_eq!(unit_of(&s), TimeUnit::Ms);
+        let (Ok(Drawn::Svg(svg)), g) = history(&s) else {
+            panic!("no plot");
+        };
+        assert!(svg.contains("mean (ms)"));
+        assert!(svg.contains("+25.0%"));
+        assert!(g.x0 < g.x1 && g.x1 < g.width as i32);
+    }
+
+    #[test]
+    fn a_series_without_measurements_explains_itself() {
+        let s = series(vec![PointState::Failed, PointState::Missing]);
+        assert!(matches!(history(&s).0, Ok(Drawn::Empty(_))));
+        assert!(matches!(noise(&s), Ok(Drawn::Empty(_))));
+        assert_eq!(sparkline(&s), "");
+    }
+
+    #[test]
+    fn sparklines_keep_the_newest_points() {
+        let s = series((0..100).map(|i| m(1.0 + i as f64)).collect());
+        let spark = sparkline(&s);
+        assert_eq!(spark.matches(',').count(), SPARK_POINTS);
+        assert!(spark.starts_with("<svg class=\"spark\""));
+    }
+
+    #[test]
+    fn percentages_are_signed() {
+        assert_eq!(signed_percent(1.123), "+12.3%");
+        assert_eq!(signed_percent(0.96), "\u{2212}4.0%");
+    }
+}
