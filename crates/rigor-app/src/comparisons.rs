@@ -151,8 +151,12 @@ pub fn within_run(
         for &i in group.iter().filter(|&&i| i != r) {
             let Some(h) = &hierarchies[i] else { continue };
             let cand = &result.benchmarks[i];
-            let paired = cand.top_keys() == base.top_keys();
-            if !paired {
+            let (keys, base_keys) = (cand.top_keys(), base.top_keys());
+            let paired = keys == base_keys;
+            // Disjoint rounds are benchmarks measured one after another (an imported file), not
+            // a failure: compared unpaired without a warning.
+            let disjoint = !keys.iter().any(|k| base_keys.contains(k));
+            if !paired && !disjoint {
                 warnings.push(Warning::Unpaired {
                     candidate: cand.name.clone(),
                     baseline: base.name.clone(),

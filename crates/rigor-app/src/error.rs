@@ -75,6 +75,19 @@ pub enum AppError {
         #[source]
         source: rigor_store::StoreError,
     },
+    /// An Otava CSV to append to has other columns than this result's.
+    #[error(
+        "{path}: its columns '{found}' are not this result's '{expected}': write a new file for \
+         this set of benchmarks"
+    )]
+    OtavaColumns {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its header.
+        found: String,
+        /// The header this result needs.
+        expected: String,
+    },
     /// The history could not be read or written.
     #[error(transparent)]
     History(#[from] rigor_history::HistoryError),
@@ -134,6 +147,16 @@ pub enum PlanFileError {
     /// The plan could not be rendered.
     #[error("rendering the plan: {0}")]
     Render(#[from] toml::ser::Error),
+    /// A benchmark's lists do not agree with its levels.
+    #[error("benchmark {index} ('{name}'): {message}")]
+    Inconsistent {
+        /// 1-based position of the `[[benchmark]]` table.
+        index: usize,
+        /// Its name.
+        name: String,
+        /// What disagrees.
+        message: String,
+    },
 }
 
 /// Shorthand for this crate's results.

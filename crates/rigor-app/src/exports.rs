@@ -193,5 +193,62 @@ pub fn write_all(
         let title = report_view::title(result);
         write_html(path, result, analyses, &title)?;
     }
+    write_for_tools(exports, result)
+}
+
+/// Writes the exports for other tools that were asked for: Bencher Metric Format JSON, and the
+/// Otava CSV (a new file, or one more row when the file has the same columns).
+pub fn write_for_tools(exports: &Exports, result: &ResultFile) -> Result<()> {
+    if let Some(path) = &exports.bmf {
+        rigor_store::write_atomic(path, rigor_store::export::to_bmf(result).as_bytes()).map_err(
+            |source| AppError::Write {
+                what: "the Bencher Metric Format export",
+                source,
+            },
+        )?;
+    }
+    if let Some(path) = &exports.otava {
+        write_otava(path, result)?;
+    }
     Ok(())
+}
+
+fn write_otava(path: &Path, result: &ResultFile) -> Result<()> {
+    use rigor_store::export::{csv_text, otava_header, otava_row};
+    let header = otava_header(result);
+    let row = otava_row(result, jiff::Timestamp::now());
+    let write_err = |source| AppError::Write {
+        what: "the Otava CSV export",
+        source,
+    };
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) if !text.trim().is_empty() => text,
+        Ok(_) => String::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            return Err(write_err(rigor_store::StoreError::Io {
+                path: path.to_path_buf(),
+                source: e,
+            }));
+        }
+    };
+    let text = if existing.is_empty() {
+        csv_text(&[header, row])
+    } else {
+        let first = existing.lines().next().unwrap_or_default();
+        let want = csv_text(&[header]);
+        if first != want.trim_end() {
+            return Err(AppError::OtavaColumns {
+                path: path.to_path_buf(),
+                found: first.to_string(),
+                expected: want.trim_end().to_string(),
+            });
+        }
+        let mut text = existing;
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text + &csv_text(&[row])
+    };
+    rigor_store::write_atomic(path, text.as_bytes()).map_err(write_err)
 }

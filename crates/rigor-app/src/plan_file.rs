@@ -71,6 +71,28 @@ pub struct TargetRow {
 }
 
 impl BenchmarkPlan {
+    /// Whether the lists agree with the levels (a hand-edited file may not): a layout rigor
+    /// knows, a cost and a component per level, a count per level below the top.
+    fn check(&self) -> std::result::Result<(), String> {
+        rigor_store::Layout::try_from(self.levels.clone()).map_err(|e| e.to_string())?;
+        let n = self.levels.len();
+        let lens = [
+            ("costs", self.costs.len(), n),
+            ("t2", self.t2.len(), n),
+            ("counts", self.counts.len(), n - 1),
+            ("raw_counts", self.raw_counts.len(), n - 1),
+        ];
+        for (what, got, want) in lens {
+            if got != want {
+                return Err(format!("{got} {what} for {n} levels (expected {want})"));
+            }
+        }
+        if self.counts.contains(&0) {
+            return Err("a count of 0".into());
+        }
+        Ok(())
+    }
+
     /// Rebuilds the statistics crate's plan.
     pub fn stats_plan(&self) -> Plan {
         Plan {
@@ -169,7 +191,26 @@ impl PlanFile {
             source,
         };
         let text = std::fs::read_to_string(path).map_err(|e| fail(e.into()))?;
-        toml::from_str(&text).map_err(|e| fail(e.into()))
+        Self::parse(path, &text)
+    }
+
+    /// Parses a plan file's text; `path` names it in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<Self> {
+        let fail = |source: PlanFileError| AppError::PlanFile {
+            path: path.to_path_buf(),
+            source,
+        };
+        let plan: Self = toml::from_str(text).map_err(|e| fail(e.into()))?;
+        for (i, b) in plan.benchmark.iter().enumerate() {
+            b.check().map_err(|message| {
+                fail(PlanFileError::Inconsistent {
+                    index: i + 1,
+                    name: b.name.clone(),
+                    message,
+                })
+            })?;
+        }
+        Ok(plan)
     }
 
     /// The file's text, with a comment saying how to use it.

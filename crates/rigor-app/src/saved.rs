@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use rigor_store::import::Format;
 use rigor_store::{
     BenchmarkRecord, Discard, Layout, ResultFile, RunStatus, SampleRecord, SuiteRecord, Warning,
 };
@@ -23,6 +24,8 @@ pub struct CsvColumns {
     pub value: String,
     /// A column naming each row's benchmark.
     pub benchmark: Option<String>,
+    /// Accept negative values (differences of times).
+    pub allow_negative: bool,
 }
 
 /// What `analyze` needs.
@@ -32,6 +35,8 @@ pub struct AnalyzeSettings {
     pub file: PathBuf,
     /// Read `file` as a long CSV with these columns.
     pub csv: Option<CsvColumns>,
+    /// Read `file` as this format (else its content decides: a rigor result or an import).
+    pub format: Option<Format>,
     /// Re-apply a warm-up discard.
     pub discard: Option<Discard>,
     /// Intervals.
@@ -55,7 +60,7 @@ pub struct Analysed {
 pub fn analyze(s: &AnalyzeSettings) -> Result<Analysed> {
     let mut result = match &s.csv {
         Some(columns) => from_csv(&s.file, columns)?,
-        None => rigor_store::load(&s.file)?,
+        None => load(&s.file, s.format)?,
     };
     analyze_loaded(&mut result, &s.file, s.discard, &s.analysis, &s.comparison)
 }
@@ -67,7 +72,10 @@ fn analyze_loaded(
     analysis: &AnalysisSettings,
     comparison: &ComparisonSettings,
 ) -> Result<Analysed> {
-    result.warnings.clear();
+    // What an import found missing stays true of the data; the rest is re-derived.
+    result
+        .warnings
+        .retain(|w| matches!(w, Warning::LevelNotRecorded { .. }));
     if result.status != RunStatus::Complete {
         result.warnings.push(Warning::Unfinished {
             file: file.display().to_string(),
@@ -110,7 +118,7 @@ pub struct ReportSettings {
 
 /// Writes the HTML report of a saved result; returns the analysed result.
 pub fn report(s: &ReportSettings) -> Result<Analysed> {
-    let mut result = rigor_store::load(&s.file)?;
+    let mut result = load(&s.file, None)?;
     let analysed = analyze_loaded(&mut result, &s.file, None, &s.analysis, &s.comparison)?;
     let title = crate::report_view::title(&analysed.result);
     crate::exports::write_html(&s.out, &analysed.result, &analysed.analyses, &title)?;
@@ -124,6 +132,8 @@ pub struct CompareFilesSettings {
     pub old: PathBuf,
     /// The candidate result.
     pub new: PathBuf,
+    /// Read both files as this format (else each file's content decides).
+    pub format: Option<Format>,
     /// Seed of the bootstrap.
     pub seed: Seed,
     /// Intervals.
@@ -149,13 +159,14 @@ pub struct ComparedFiles {
 
 /// Compares each benchmark of `new` with the same-named one of `old`.
 pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
-    let mut old = rigor_store::load(&s.old)?;
-    let mut new = rigor_store::load(&s.new)?;
+    let mut old = load(&s.old, s.format)?;
+    let mut new = load(&s.new, s.format)?;
     let old_analyses = analyze_all(&mut old, &s.analysis);
     let new_analyses = analyze_all(&mut new, &s.analysis);
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, s.seed);
-    let (comparisons, suite, warnings) =
+    let (comparisons, suite, mut warnings) =
         comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs)?;
+    warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
     Ok(ComparedFiles {
         comparisons,
         suite,
@@ -163,6 +174,11 @@ pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
         analysis_warnings: crate::run::has_warnings(&old) || crate::run::has_warnings(&new),
         confidence: s.analysis.confidence,
     })
+}
+
+/// Reads a rigor result or another tool's result file (`format`, or sniffed from the content).
+pub fn load(path: &std::path::Path, format: Option<Format>) -> Result<ResultFile> {
+    Ok(rigor_store::import::load(path, format)?.result)
 }
 
 /// Reads a long CSV into a result with one benchmark per group. Levels are assigned by depth
@@ -174,6 +190,7 @@ pub fn from_csv(path: &std::path::Path, columns: &CsvColumns) -> Result<ResultFi
         &columns.levels,
         &columns.value,
         columns.benchmark.as_deref(),
+        columns.allow_negative,
     )?;
     let layout =
         Layout::for_depth(columns.levels.len()).ok_or_else(|| rigor_store::StoreError::Csv {

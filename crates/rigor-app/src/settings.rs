@@ -170,6 +170,10 @@ pub struct Exports {
     pub unit: Option<rigor_units::TimeUnit>,
     /// Order of the ranking and the tables.
     pub sort: SortOrder,
+    /// Bencher Metric Format JSON.
+    pub bmf: Option<PathBuf>,
+    /// A CSV row for Apache Otava (appended when the file has the same columns).
+    pub otava: Option<PathBuf>,
 }
 
 /// Order of the ranking and of the exported tables (hyperfine's `--sort`).

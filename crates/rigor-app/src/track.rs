@@ -60,22 +60,26 @@ pub fn version(repo: Option<&Path>, rev: &str, order: Option<i64>) -> VersionInf
     }
 }
 
-/// Ingests a saved result (a killed run's too), analysed so its summaries are stored.
+/// Ingests a saved result (a killed run's too) or another tool's result file (`format`, or
+/// sniffed), analysed so its summaries are stored. Returns the import's warnings (levels the
+/// format did not record) with what was stored.
 pub fn add(
     history: &mut dyn History,
     file: &Path,
+    format: Option<rigor_store::import::Format>,
     version: &VersionInfo,
     machine: &MachineInfo,
     branch: &str,
-) -> Result<Ingested> {
-    let mut result = rigor_store::load(file)?;
+) -> Result<(Ingested, Vec<rigor_store::Warning>)> {
+    let mut result = crate::saved::load(file, format)?;
     analyze_all(&mut result, &AnalysisSettings::default());
-    Ok(history.ingest(&Ingest {
+    let ingested = history.ingest(&Ingest {
         version,
         machine,
         branch,
         result: &result,
-    })?)
+    })?;
+    Ok((ingested, result.warnings))
 }
 
 /// What `track run` needs besides the experiment's settings.

@@ -49,6 +49,16 @@ pub enum StoreError {
         /// What is wrong.
         message: String,
     },
+    /// A foreign result file (hyperfine, pyperf, JMH, ...) could not be read.
+    #[error("{path}: {place}: {message}")]
+    Import {
+        /// The file.
+        path: PathBuf,
+        /// Where in it: a JSON path (`results[1].times[3]`), a line (`line 7`), or `top level`.
+        place: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A CSV file could not be used.
     #[error("{path}:{line}: {message}")]
     Csv {
@@ -66,6 +76,18 @@ impl StoreError {
         Self::Io {
             path: path.to_path_buf(),
             source,
+        }
+    }
+
+    pub(crate) fn import(path: &std::path::Path, place: &str, message: impl Into<String>) -> Self {
+        Self::Import {
+            path: path.to_path_buf(),
+            place: if place.is_empty() {
+                "top level".into()
+            } else {
+                place.into()
+            },
+            message: message.into(),
         }
     }
 

@@ -4,11 +4,14 @@
 //! [`v1`]) that keeps raw observations apart from derived estimates, the level [`layout`] of a
 //! benchmark decided in one place, typed [`warning`]s, an [`IncrementalWriter`] that persists
 //! every execution the moment it is measured (a killed run leaves a readable file), and
-//! long-format CSV export and import.
+//! long-format CSV export and import, and [`import`]ers of other tools' results (hyperfine,
+//! pyperf, JMH, Google Benchmark, criterion, BenchmarkTools.jl, ReBench, Krun).
 
 pub mod environment;
 pub mod error;
+pub mod export;
 pub mod file;
+pub mod import;
 pub mod layout;
 pub mod long_csv;
 pub mod schema;
@@ -19,6 +22,6 @@ pub use environment::Environment;
 pub use error::{Result, StoreError};
 pub use file::{IncrementalWriter, load, parse, save, to_json, write_atomic};
 pub use layout::{Layout, LayoutError, LevelKind};
-pub use long_csv::{CsvBenchmark, read_long_csv, to_long_csv};
+pub use long_csv::{CsvBenchmark, parse_long_csv, read_long_csv, to_long_csv};
 pub use schema::*;
 pub use warning::Warning;

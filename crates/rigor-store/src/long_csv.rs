@@ -42,24 +42,42 @@ pub struct CsvBenchmark {
     pub rows: Vec<(Vec<String>, f64)>,
 }
 
-/// Reads a long CSV. `levels` are the columns identifying units from the top down to the level
-/// just above the measurements; `value` is the measurement column; rows are grouped into
-/// benchmarks by the `benchmark` column when given. A `warmup` column with `true` drops the row.
+/// Reads a long CSV. `levels` are the columns identifying each measurement, top → bottom (the
+/// last tells the measurements of one unit apart); `value` is the measurement column; rows are
+/// grouped into benchmarks by the `benchmark` column when given. A `warmup` column with `true`
+/// drops the row. Two rows of a benchmark with the same identifiers are an error (the lowest
+/// level does not identify the measurement: a replicate column is missing), and so is a negative
+/// value unless `allow_negative`.
 pub fn read_long_csv(
     path: &Path,
     levels: &[String],
     value: &str,
     benchmark: Option<&str>,
+    allow_negative: bool,
+) -> Result<Vec<CsvBenchmark>> {
+    let bytes = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
+    parse_long_csv(path, &bytes, levels, value, benchmark, allow_negative)
+}
+
+/// [`read_long_csv`] of text already read; `path` names the file in errors and its stem names
+/// the benchmark when there is no benchmark column.
+pub fn parse_long_csv(
+    path: &Path,
+    text: &[u8],
+    levels: &[String],
+    value: &str,
+    benchmark: Option<&str>,
+    allow_negative: bool,
 ) -> Result<Vec<CsvBenchmark>> {
     let err = |line: u64, message: String| StoreError::Csv {
         path: path.to_path_buf(),
         line,
         message,
     };
-    let mut reader = csv::Reader::from_path(path).map_err(|e| match e.into_kind() {
-        csv::ErrorKind::Io(io) => StoreError::io(path, io),
-        other => err(0, format!("{other:?}")),
-    })?;
+    if levels.is_empty() {
+        return Err(err(0, "no level columns given".into()));
+    }
+    let mut reader = csv::Reader::from_reader(text);
     let headers = reader.headers().map_err(|e| err(1, e.to_string()))?.clone();
     let column = |name: &str| {
         headers.iter().position(|h| h == name).ok_or_else(|| {
@@ -83,6 +101,10 @@ pub fn read_long_csv(
         .file_stem()
         .map_or("data".into(), |s| s.to_string_lossy().into_owned());
     let mut out: Vec<CsvBenchmark> = Vec::new();
+    // Lines of each (benchmark, identifiers), to find measurements the levels do not tell apart.
+    let mut first_seen: std::collections::HashMap<(String, Vec<String>), Vec<u64>> =
+        std::collections::HashMap::new();
+    let mut repeated: Vec<(String, Vec<String>)> = Vec::new();
     for record in reader.records() {
         let record =
             record.map_err(|e| err(e.position().map_or(0, |p| p.line()), e.to_string()))?;
@@ -103,13 +125,27 @@ pub fn read_long_csv(
                 format!("'{text}' in column '{value}' is not a finite number"),
             ));
         }
-        let keys = level_cols
+        if v < 0.0 && !allow_negative {
+            return Err(err(
+                line,
+                format!(
+                    "negative time {text} in column '{value}' (a difference of times? pass \
+                     --allow-negative to analyse it as it is)"
+                ),
+            ));
+        }
+        let keys: Vec<String> = level_cols
             .iter()
             .map(|&c| record.get(c).unwrap_or_default().to_string())
             .collect();
         let name = bench_col.map_or(default_name.clone(), |c| {
             record.get(c).unwrap_or_default().to_string()
         });
+        let seen = first_seen.entry((name.clone(), keys.clone())).or_default();
+        seen.push(line);
+        if seen.len() == 2 {
+            repeated.push((name.clone(), keys.clone()));
+        }
         match out.iter_mut().find(|b| b.name == name) {
             Some(b) => b.rows.push((keys, v)),
             None => out.push(CsvBenchmark {
@@ -121,7 +157,71 @@ pub fn read_long_csv(
     if out.is_empty() {
         return Err(err(1, "no data rows".into()));
     }
+    if let Some(key) = repeated.first() {
+        let lines = &first_seen[key];
+        let unused: Vec<&str> = headers
+            .iter()
+            .filter(|h| {
+                !levels.iter().any(|l| l == h)
+                    && *h != value
+                    && Some(*h) != benchmark
+                    && *h != "warmup"
+            })
+            .collect();
+        return Err(err(
+            lines[1],
+            duplicate_message(levels, key, lines, repeated.len(), &unused),
+        ));
+    }
     Ok(out)
+}
+
+/// Why rows with the same identifiers are refused, and what to do.
+fn duplicate_message(
+    levels: &[String],
+    (_, keys): &(String, Vec<String>),
+    lines: &[u64],
+    groups: usize,
+    unused: &[&str],
+) -> String {
+    let shown: Vec<String> = lines.iter().take(5).map(u64::to_string).collect();
+    let more = if lines.len() > 5 {
+        format!(" and {} more", lines.len() - 5)
+    } else {
+        String::new()
+    };
+    let (last, parents) = levels.split_last().expect("at least one level column");
+    let within = if parents.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " within {}",
+            parents
+                .iter()
+                .zip(keys)
+                .map(|(c, k)| format!("{c} '{k}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let hint = if unused.is_empty() {
+        "add a column that numbers the repeats (a replicate column) and name it last in --levels"
+            .to_string()
+    } else {
+        format!(
+            "add the column that tells them apart to --levels (unused columns: {}), or a \
+             replicate column numbering the repeats",
+            unused.join(", ")
+        )
+    };
+    format!(
+        "lines {}{more} have the same {last} '{}'{within}: --levels {} does not identify each \
+         measurement ({groups} identifiers occur more than once), so repeats would be analysed as one level \
+         and the interval would be too narrow; {hint}",
+        shown.join(", "),
+        keys.last().map_or("", String::as_str),
+        levels.join(","),
+    )
 }
 
 #[cfg(test)]
@@ -137,17 +237,58 @@ mod tests {
             "bench,run,t,warmup\nA,1,2.5,false\nA,1,9,true\nB,2,3,false\n",
         )
         .unwrap();
-        let got = read_long_csv(&p, &["run".into()], "t", Some("bench")).unwrap();
+        let got = read_long_csv(&p, &["run".into()], "t", Some("bench"), false).unwrap();
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].rows, vec![(vec!["1".to_string()], 2.5)]);
-        std::fs::write(&p, "run,t\n1,2\n1,x\n").unwrap();
-        let e = read_long_csv(&p, &["run".into()], "t", None)
+        std::fs::write(&p, "run,t\n1,2\n2,x\n").unwrap();
+        let e = read_long_csv(&p, &["run".into()], "t", None, false)
             .unwrap_err()
             .to_string();
         assert!(e.contains("d.csv:3") && e.contains("'x'"), "{e}");
-        let e = read_long_csv(&p, &["exec".into()], "t", None)
+        let e = read_long_csv(&p, &["exec".into()], "t", None, false)
             .unwrap_err()
             .to_string();
         assert!(e.contains("no column 'exec'"), "{e}");
+    }
+
+    #[test]
+    fn repeated_identifiers_and_negative_times_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("d.csv");
+        // 2 runs × 2 execs × 2 iterations, read with --levels run,iter: the exec is lost.
+        let mut text = String::from("run,exec,iter,t\n");
+        for run in 0..2 {
+            for exec in 0..2 {
+                for iter in 0..2 {
+                    text += &format!("{run},{exec},{iter},1.5\n");
+                }
+            }
+        }
+        std::fs::write(&p, &text).unwrap();
+        let levels = ["run".to_string(), "iter".to_string()];
+        let e = read_long_csv(&p, &levels, "t", None, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("d.csv:4: lines 2, 4 have the same iter '0' within run '0'"),
+            "{e}"
+        );
+        assert!(
+            e.contains("(4 identifiers occur more than once)")
+                && e.contains("unused columns: exec"),
+            "{e}"
+        );
+        let all = ["run".to_string(), "exec".to_string(), "iter".to_string()];
+        assert!(read_long_csv(&p, &all, "t", None, false).is_ok());
+
+        std::fs::write(&p, "run,t\n1,2\n2,-0.5\n").unwrap();
+        let e = read_long_csv(&p, &["run".into()], "t", None, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("d.csv:3: negative time -0.5") && e.contains("--allow-negative"),
+            "{e}"
+        );
+        assert!(read_long_csv(&p, &["run".into()], "t", None, true).is_ok());
     }
 }

@@ -53,6 +53,18 @@ pub enum Warning {
         /// Why.
         reason: String,
     },
+    /// An imported file did not record a level of the hierarchy (criterion, Google Benchmark
+    /// and BenchmarkTools measure in one process), so the interval cannot see its variation.
+    LevelNotRecorded {
+        /// The file.
+        file: String,
+        /// Its format.
+        format: String,
+        /// The benchmark.
+        benchmark: String,
+        /// The level missing.
+        level: crate::layout::LevelKind,
+    },
     /// A benchmark could not be planned from its pilot.
     CannotPlan {
         /// The benchmark.
@@ -101,6 +113,21 @@ impl std::fmt::Display for Warning {
             Self::NoWarmupDetection { benchmark, reason } => {
                 write!(f, "'{benchmark}': no warm-up detection: {reason}")
             }
+            Self::LevelNotRecorded {
+                file,
+                format,
+                benchmark,
+                level,
+            } => write!(
+                f,
+                "{file}: '{benchmark}': {format} measured it in one {}: the interval cannot see \
+                 how the time varies between {level}s (measure several with rigor run)",
+                match level {
+                    crate::layout::LevelKind::Execution => "process",
+                    crate::layout::LevelKind::Build => "build",
+                    crate::layout::LevelKind::Iteration => "iteration",
+                }
+            ),
             Self::CannotPlan { benchmark, reason } => {
                 write!(f, "cannot plan '{benchmark}': {reason}")
             }

@@ -214,6 +214,8 @@ fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Outcome> 
     let c = rigor_app::saved::compare(&CompareFilesSettings {
         old: old.to_path_buf(),
         new: new.to_path_buf(),
+        // Both are rigor's own result files.
+        format: None,
         seed: s.runner.seed,
         analysis: s.analysis,
         comparison,

@@ -31,7 +31,7 @@ pub enum Command {
     /// Benchmark one or more commands (several are interleaved in shuffled rounds).
     Run(Box<RunArgs>),
     /// Re-analyse a saved JSON result or a long-format CSV.
-    Analyze(AnalyzeArgs),
+    Analyze(Box<AnalyzeArgs>),
     /// Write a self-contained HTML report (plots, diagnosis, comparisons) of a saved result.
     Report(Box<ReportArgs>),
     /// Compare two saved results benchmark by benchmark (matched by name).
@@ -128,10 +128,13 @@ pub struct SeriesArgs {
 /// `rigor track add`.
 #[derive(Debug, Args)]
 pub struct TrackAddArgs {
-    /// Result JSONs written by `rigor run --export-json`, or the per-version files of
-    /// `rigor track run --shard`.
+    /// Result JSONs written by `rigor run --export-json`, the per-version files of
+    /// `rigor track run --shard`, or other tools' results (see --format).
     #[arg(value_name = "RESULT.json", required = true)]
     pub files: Vec<PathBuf>,
+    /// The files' format (default: recognised from each file's content).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub format: Option<FormatArg>,
     /// The version measured: a git revision of --repo (its commit, parents, author, time and
     /// position are recorded), or any label (a compiler, a release). Default: the version the
     /// file names (its label, else the commit it was measured at).
@@ -591,6 +594,9 @@ pub struct RunOptions {
     /// Write a self-contained HTML report with plots at the end of the run.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Exports for other tools.
+    #[command(flatten)]
+    pub tools: ToolExportArgs,
     /// Use a plan written by `rigor plan`: its repetition counts below the top level.
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
@@ -775,6 +781,9 @@ pub struct CompareArgs {
     /// The new (candidate) result.
     #[arg(value_name = "NEW.json")]
     pub new: PathBuf,
+    /// The files' format (default: recognised from each file's content).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub format: Option<FormatArg>,
     /// Print the comparisons as JSON.
     #[arg(long)]
     pub json: bool,
@@ -790,6 +799,62 @@ pub struct CompareArgs {
     /// Analysis options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+}
+
+/// Exports for other tools (`rigor run` and `rigor analyze`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ToolExportArgs {
+    /// Write the means and intervals as Bencher Metric Format JSON (`latency`, in ns), for
+    /// `bencher run --adapter json`.
+    #[arg(long, value_name = "FILE")]
+    pub export_bmf: Option<PathBuf>,
+    /// Write a CSV for Apache Otava's change-point detection: `time,commit` and each benchmark's
+    /// mean (s); an existing file with the same columns gets one more row.
+    #[arg(long, value_name = "FILE")]
+    pub export_otava: Option<PathBuf>,
+}
+
+/// `--format`: the file formats rigor reads.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FormatArg {
+    /// rigor's own result JSON.
+    Rigor,
+    /// hyperfine --export-json.
+    Hyperfine,
+    /// pyperf JSON.
+    Pyperf,
+    /// JMH -rf json.
+    Jmh,
+    /// Google Benchmark --benchmark_out_format=json.
+    GoogleBenchmark,
+    /// criterion.rs target/criterion (a directory) or a new/sample.json.
+    Criterion,
+    /// cargo-criterion --message-format=json.
+    CargoCriterion,
+    /// BenchmarkTools.jl save JSON.
+    Benchmarktools,
+    /// A ReBench data file.
+    Rebench,
+    /// A Krun results file (bunzip2 it first).
+    Krun,
+}
+
+impl From<FormatArg> for rigor_store::import::Format {
+    fn from(f: FormatArg) -> Self {
+        use rigor_store::import::Format;
+        match f {
+            FormatArg::Rigor => Format::Rigor,
+            FormatArg::Hyperfine => Format::Hyperfine,
+            FormatArg::Pyperf => Format::Pyperf,
+            FormatArg::Jmh => Format::Jmh,
+            FormatArg::GoogleBenchmark => Format::GoogleBenchmark,
+            FormatArg::Criterion => Format::Criterion,
+            FormatArg::CargoCriterion => Format::CargoCriterion,
+            FormatArg::Benchmarktools => Format::BenchmarkTools,
+            FormatArg::Rebench => Format::Rebench,
+            FormatArg::Krun => Format::Krun,
+        }
+    }
 }
 
 /// `--robust`.
@@ -889,9 +954,15 @@ pub enum UnitArg {
 /// `rigor analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// A result JSON written by `rigor run --export-json`, or a long-format CSV.
+    /// A result JSON written by `rigor run --export-json`, another tool's result (hyperfine,
+    /// pyperf, JMH, Google Benchmark, criterion, BenchmarkTools.jl, ReBench, Krun; see
+    /// --format), or a long-format CSV.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+    /// The file's format (default: recognised from its content; a criterion directory is read
+    /// as criterion).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub format: Option<FormatArg>,
     /// CSV: the columns identifying each level, top → bottom (the last identifies the measurement).
     #[arg(long, value_delimiter = ',', value_name = "COL,COL")]
     pub levels: Vec<String>,
@@ -901,6 +972,9 @@ pub struct AnalyzeArgs {
     /// CSV: a column naming the benchmark of each row.
     #[arg(long, value_name = "COL")]
     pub benchmark: Option<String>,
+    /// CSV: accept negative values (e.g. differences of times) instead of refusing them.
+    #[arg(long)]
+    pub allow_negative: bool,
     /// Print the analysis as JSON (the result-file schema) instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -914,6 +988,9 @@ pub struct AnalyzeArgs {
     /// Re-apply a warm-up discard: N iterations per execution, or `auto` (detected).
     #[arg(long, value_name = "N|auto", value_parser = parse_discard)]
     pub discard: Option<Discard>,
+    /// Exports for other tools.
+    #[command(flatten)]
+    pub tools: ToolExportArgs,
     /// Comparison options (files with several benchmarks).
     #[command(flatten)]
     pub compare: ComparisonArgs,

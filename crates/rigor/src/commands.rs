@@ -140,6 +140,12 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
             emit(&text::robust(r));
         }
     }
+    let tools = rigor_app::settings::Exports {
+        bmf: args.tools.export_bmf.clone(),
+        otava: args.tools.export_otava.clone(),
+        ..Default::default()
+    };
+    rigor_app::exports::write_for_tools(&tools, r)?;
     Ok(
         if rigor_app::gated(&a.comparisons, r, s.comparison.fail_on) {
             Outcome::Gated

@@ -271,6 +271,8 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
             html: args.report.clone(),
             unit: args.time_unit.map(time_unit),
             sort: sort(args.sort),
+            bmf: args.tools.export_bmf.clone(),
+            otava: args.tools.export_otava.clone(),
         },
         simulate: args.simulate,
         origin: origin(args.label.as_ref()),
@@ -558,6 +560,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
             .file
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    if is_csv && args.format.is_some() {
+        bail!("--format reads another tool's file; a CSV is read with --levels");
+    }
     if is_csv && args.levels.is_empty() {
         bail!("a CSV needs --levels COL[,COL...] naming the level columns, top → bottom");
     }
@@ -567,7 +572,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
             levels: args.levels.clone(),
             value: args.value.clone(),
             benchmark: args.benchmark.clone(),
+            allow_negative: args.allow_negative,
         }),
+        format: args.format.map(Into::into),
         discard: args.discard,
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
@@ -579,6 +586,7 @@ pub fn compare(args: &CompareArgs) -> CompareFilesSettings {
     CompareFilesSettings {
         old: args.old.clone(),
         new: args.new.clone(),
+        format: args.format.map(Into::into),
         seed: args.seed,
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),

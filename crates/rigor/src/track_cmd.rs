@@ -13,8 +13,8 @@ use rigor_report::format::{percent, time, time_like};
 use rigor_runner::CommandLine;
 
 use crate::cli::{
-    RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs, TrackChangesArgs,
-    TrackCheckArgs, TrackCommand, TrackPublishArgs, TrackRunArgs, TrackShowArgs,
+    FormatArg, RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs,
+    TrackChangesArgs, TrackCheckArgs, TrackCommand, TrackPublishArgs, TrackRunArgs, TrackShowArgs,
 };
 use crate::farm_cmd;
 use crate::output::{Bar, emit};
@@ -124,8 +124,8 @@ fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> 
 
 /// The version a result file says it measured: the label `track run` gives each version's
 /// file, else the commit it was run at.
-fn version_of_file(file: &Path) -> Result<String> {
-    let result = rigor_store::load(file)?;
+fn version_of_file(file: &Path, format: Option<FormatArg>) -> Result<String> {
+    let result = rigor_app::saved::load(file, format.map(Into::into))?;
     result
         .provenance
         .label
@@ -142,7 +142,7 @@ fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, file: &Path) ->
     let key = series_key(&a.series, &a.repo);
     let rev = match &a.version {
         Some(v) => v.clone(),
-        None => version_of_file(file)?,
+        None => version_of_file(file, a.format)?,
     };
     let version = track::version(Some(&a.repo), &rev, a.order);
     if version.commit.is_none() {
@@ -168,7 +168,15 @@ fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, file: &Path) ->
         }
     }
     let machine = track::this_machine(Some(&key.machine));
-    let ingested = track::add(history, file, &version, &machine, &key.branch)?;
+    let (ingested, warnings) = track::add(
+        history,
+        file,
+        a.format.map(Into::into),
+        &version,
+        &machine,
+        &key.branch,
+    )?;
+    crate::output::warnings(&warnings);
     emit(&match ingested {
         Ingested::Added(id) => format!(
             "Stored {} as run {id} of {} on {} ({})\n",

@@ -91,3 +91,62 @@ fn malformed_files_name_the_file_and_place() {
         .code(2)
         .stderr(predicate::str::contains("bad.csv:3").and(predicate::str::contains("'oops'")));
 }
+
+#[test]
+fn csv_levels_that_do_not_identify_each_measurement_are_refused() {
+    // 5 builds × 6 executions × 10 iterations, read with --levels iter only: every iteration
+    // number repeats 30 times, which would pool builds and executions as iterations.
+    let dir = Dir::new();
+    let path = dir.path("d.csv");
+    let mut text = String::from("build,exec,iter,time\n");
+    for b in 0..5 {
+        for e in 0..6 {
+            for i in 0..10 {
+                text += &format!("{b},{e},{i},{}\n", 1.0 + 0.05 * b as f64 + 0.01 * e as f64);
+            }
+        }
+    }
+    std::fs::write(&path, &text).unwrap();
+    let out = rigor()
+        .arg("analyze")
+        .arg(&path)
+        .args(["--levels", "iter", "--value", "time"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("d.csv:12: lines 2, 12, 22, 32, 42 and 25 more have the same iter '0'"),
+        "{err}"
+    );
+    assert!(err.contains("unused columns: build, exec"), "{err}");
+    let ok = stdout_of(rigor().arg("analyze").arg(&path).args([
+        "--levels",
+        "build,exec,iter",
+        "--value",
+        "time",
+    ]));
+    assert!(ok.contains("5 builds × 6 execs × 10 iters"), "{ok}");
+}
+
+#[test]
+fn csv_negative_times_need_allow_negative() {
+    let dir = Dir::new();
+    let path = dir.path("diff.csv");
+    std::fs::write(&path, "run,delta\n1,0.2\n2,-0.1\n3,0.3\n4,0.1\n5,0.0\n").unwrap();
+    rigor()
+        .arg("analyze")
+        .arg(&path)
+        .args(["--levels", "run", "--value", "delta"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("diff.csv:3: negative time -0.1"));
+    let out = stdout_of(rigor().arg("analyze").arg(&path).args([
+        "--levels",
+        "run",
+        "--value",
+        "delta",
+        "--allow-negative",
+    ]));
+    assert!(out.contains("5 runs"), "{out}");
+}

@@ -1,0 +1,173 @@
+//! criterion.rs: `target/criterion/<benchmark>/new/sample.json` holds `iters` (iterations per
+//! sample) and `times` (nanoseconds per sample); `benchmark.json` beside it names the benchmark
+//! (`full_id`). cargo-criterion `--message-format=json` writes one JSON message per line; a
+//! `benchmark-complete` message holds `iteration_count` and `measured_values` in `unit`. Each
+//! sample becomes its time per iteration; every sample ran in one process.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::json::Node;
+use super::{flat, result};
+use crate::error::{Result, StoreError};
+use crate::schema::{BenchmarkRecord, ResultFile};
+
+/// Per-iteration times in seconds from counts and totals in `unit`.
+fn per_iteration(
+    counts: &Node<'_>,
+    totals: &Node<'_>,
+    to_seconds: impl Fn(f64) -> f64,
+) -> Result<Vec<f64>> {
+    let counts = counts.items()?;
+    let totals = totals.items()?;
+    if counts.len() != totals.len() {
+        return Err(totals.first().map_or_else(
+            || StoreError::import(counts[0].file(), "", "no samples"),
+            |t| {
+                t.err(format!(
+                    "{} counts for {} values",
+                    counts.len(),
+                    totals.len()
+                ))
+            },
+        ));
+    }
+    counts
+        .iter()
+        .zip(&totals)
+        .map(|(n, t)| Ok(to_seconds(t.time()? / n.count()?)))
+        .collect()
+}
+
+/// A `sample.json` (its `benchmark.json` beside it names it).
+pub(super) fn read_sample(path: &Path, root: Node<'_>) -> Result<ResultFile> {
+    Ok(result(vec![sample_benchmark(path, root)?]))
+}
+
+fn sample_benchmark(path: &Path, root: Node<'_>) -> Result<BenchmarkRecord> {
+    let values = per_iteration(&root.get("iters")?, &root.get("times")?, |ns| ns * 1e-9)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = benchmark_name(&dir.join("benchmark.json")).unwrap_or_else(|| {
+        // `<name>/new/sample.json`: the benchmark's directory is above `new`.
+        let d = if dir.file_name().is_some_and(|n| n == "new") {
+            dir.parent().unwrap_or(dir)
+        } else {
+            dir
+        };
+        d.file_name()
+            .map_or("criterion".into(), |n| n.to_string_lossy().into_owned())
+    });
+    Ok(flat(name, String::new(), "sample", &values))
+}
+
+fn benchmark_name(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let v: Value = serde_json::from_str(&text).ok()?;
+    ["full_id", "title"]
+        .iter()
+        .find_map(|k| v.get(k).and_then(Value::as_str).map(str::to_string))
+}
+
+/// Every `new/sample.json` under a directory (`target/criterion`, one benchmark's directory, or
+/// its `new`), in path order.
+pub(super) fn read_dir(dir: &Path) -> Result<ResultFile> {
+    let mut samples = Vec::new();
+    collect(dir, &mut samples, 0)?;
+    samples.sort();
+    if samples.is_empty() {
+        return Err(StoreError::import(
+            dir,
+            "",
+            "no criterion benchmark here (no new/sample.json below it)",
+        ));
+    }
+    let mut benchmarks = Vec::new();
+    for p in samples {
+        let text = std::fs::read_to_string(&p).map_err(|e| StoreError::io(&p, e))?;
+        let value: Value = serde_json::from_str(&text).map_err(|e| StoreError::json(&p, &e))?;
+        benchmarks.push(sample_benchmark(&p, Node::root(&p, &value))?);
+    }
+    Ok(result(benchmarks))
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<()> {
+    let here = dir.join("sample.json");
+    if dir.file_name().is_some_and(|n| n == "new") && here.is_file() {
+        out.push(here);
+        return Ok(());
+    }
+    if depth > 8 {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| StoreError::io(dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| StoreError::io(dir, e))?;
+        let p = entry.path();
+        let skip = p
+            .file_name()
+            .is_some_and(|n| n == "base" || n == "change" || n == "report");
+        if p.is_dir() && !skip {
+            collect(&p, out, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// cargo-criterion's JSON messages, one per line; only `benchmark-complete` ones hold data.
+pub(super) fn read_messages(path: &Path, text: &str) -> Result<ResultFile> {
+    let mut benchmarks = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let place = format!("line {}", i + 1);
+        let value: Value = serde_json::from_str(line).map_err(|e| {
+            StoreError::import(path, &format!("{place}:{}", e.column()), e.to_string())
+        })?;
+        let root = Node::root(path, &value);
+        let wrap = |e: StoreError| match e {
+            StoreError::Import {
+                path,
+                place: p,
+                message,
+            } => StoreError::Import {
+                path,
+                place: format!("{place}: {p}"),
+                message,
+            },
+            other => other,
+        };
+        if root.opt("reason").and_then(|r| r.value().as_str()) != Some("benchmark-complete") {
+            continue;
+        }
+        let read = || -> Result<BenchmarkRecord> {
+            let unit = root.get("unit")?;
+            let scale = match unit.str()? {
+                "ns" => 1e-9,
+                "us" | "µs" => 1e-6,
+                "ms" => 1e-3,
+                "s" => 1.0,
+                other => {
+                    return Err(unit.err(format!("unit '{other}': rigor reads times only")));
+                }
+            };
+            let values = per_iteration(
+                &root.get("iteration_count")?,
+                &root.get("measured_values")?,
+                |v| v * scale,
+            )?;
+            let id = root.get("id")?.str()?.to_string();
+            Ok(flat(id, String::new(), "sample", &values))
+        };
+        benchmarks.push(read().map_err(wrap)?);
+    }
+    if benchmarks.is_empty() {
+        return Err(StoreError::import(
+            path,
+            "",
+            "no benchmark-complete message (cargo criterion --message-format=json)",
+        ));
+    }
+    Ok(result(benchmarks))
+}

@@ -1,0 +1,343 @@
+//! Importers: results written by other benchmarking tools, read into a [`ResultFile`] with the
+//! measurement hierarchy each format keeps (see `docs/importers.md`).
+//!
+//! Every importer turns a foreign file into benchmarks whose samples sit at the levels the
+//! format recorded — executions × iterations when it keeps processes apart (pyperf, JMH,
+//! ReBench, Krun), executions only when each value is a process (hyperfine), or samples of one
+//! process (criterion, Google Benchmark, BenchmarkTools). When a level was not recorded, the
+//! import adds a [`Warning::LevelNotRecorded`], so the reader knows what the interval cannot
+//! see. Values are converted to seconds. Errors name the file and the place (a JSON path such
+//! as `results[1].times[3]`, or a line).
+
+mod benchmarktools;
+mod criterion;
+mod gbench;
+mod hyperfine;
+mod jmh;
+mod json;
+mod krun;
+mod pyperf;
+mod rebench;
+
+use std::fmt;
+use std::path::Path;
+
+use rigor_units::{ConfidenceLevel, Seed};
+use serde_json::Value;
+
+use crate::error::{Result, StoreError};
+use crate::layout::{Layout, LevelKind};
+use crate::schema::{BenchmarkRecord, ResultFile, SampleRecord};
+use crate::warning::Warning;
+
+/// A file format rigor reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// rigor's own result file.
+    Rigor,
+    /// hyperfine `--export-json`.
+    Hyperfine,
+    /// pyperf JSON (`-o`/`--output`).
+    Pyperf,
+    /// JMH `-rf json`.
+    Jmh,
+    /// Google Benchmark `--benchmark_out_format=json`.
+    GoogleBenchmark,
+    /// criterion.rs `target/criterion/**/new/{sample,benchmark}.json` (a directory or a file).
+    Criterion,
+    /// cargo-criterion `--message-format=json` (one JSON message per line).
+    CargoCriterion,
+    /// BenchmarkTools.jl `BenchmarkTools.save` JSON.
+    BenchmarkTools,
+    /// A ReBench data file.
+    Rebench,
+    /// A Krun results file (decompressed JSON).
+    Krun,
+}
+
+impl Format {
+    /// Every format, in the order sniffing tries them.
+    pub const ALL: [Self; 10] = [
+        Self::Rigor,
+        Self::Hyperfine,
+        Self::Pyperf,
+        Self::Jmh,
+        Self::GoogleBenchmark,
+        Self::Criterion,
+        Self::CargoCriterion,
+        Self::BenchmarkTools,
+        Self::Rebench,
+        Self::Krun,
+    ];
+
+    /// The name used by `--format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rigor => "rigor",
+            Self::Hyperfine => "hyperfine",
+            Self::Pyperf => "pyperf",
+            Self::Jmh => "jmh",
+            Self::GoogleBenchmark => "google-benchmark",
+            Self::Criterion => "criterion",
+            Self::CargoCriterion => "cargo-criterion",
+            Self::BenchmarkTools => "benchmarktools",
+            Self::Rebench => "rebench",
+            Self::Krun => "krun",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A file read by an importer.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// The data as a result file (unanalysed), with [`Warning::LevelNotRecorded`] warnings.
+    pub result: ResultFile,
+    /// The format it was read as.
+    pub format: Format,
+}
+
+/// Reads `path` as `format`, or as the format its content shows when `format` is `None`.
+/// A directory is read as criterion.rs output.
+pub fn load(path: &Path, format: Option<Format>) -> Result<Imported> {
+    if path.is_dir() {
+        return match format {
+            None | Some(Format::Criterion) => {
+                Ok(finish(criterion::read_dir(path)?, Format::Criterion, path))
+            }
+            Some(f) => Err(StoreError::import(
+                path,
+                "",
+                format!("is a directory, not a {f} file"),
+            )),
+        };
+    }
+    let bytes = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
+    if bytes.starts_with(b"BZh") {
+        return Err(StoreError::import(
+            path,
+            "",
+            "is bzip2-compressed (a Krun results file?): decompress it first (bunzip2 -k FILE)",
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        StoreError::import(
+            path,
+            &format!("byte {}", e.utf8_error().valid_up_to()),
+            "not UTF-8 text",
+        )
+    })?;
+    parse(path, &text, format)
+}
+
+/// Parses file text as `format` (or the sniffed format); `path` names the file in errors and
+/// is where a criterion `sample.json` looks for its `benchmark.json`.
+pub fn parse(path: &Path, text: &str, format: Option<Format>) -> Result<Imported> {
+    let format = match format {
+        Some(f) => f,
+        None => sniff(path, text)?,
+    };
+    let result = match format {
+        Format::Rigor => {
+            return crate::file::parse(path, text).map(|result| Imported { result, format });
+        }
+        Format::CargoCriterion => criterion::read_messages(path, text)?,
+        Format::Rebench => rebench::read(path, text)?,
+        _ => {
+            let value: Value =
+                serde_json::from_str(text).map_err(|e| StoreError::json(path, &e))?;
+            let root = json::Node::root(path, &value);
+            match format {
+                Format::Hyperfine => hyperfine::read(root)?,
+                Format::Pyperf => pyperf::read(root)?,
+                Format::Jmh => jmh::read(root)?,
+                Format::GoogleBenchmark => gbench::read(root)?,
+                Format::Criterion => criterion::read_sample(path, root)?,
+                Format::BenchmarkTools => benchmarktools::read(root)?,
+                Format::Krun => krun::read(root)?,
+                Format::Rigor | Format::CargoCriterion | Format::Rebench => unreachable!(),
+            }
+        }
+    };
+    Ok(finish(result, format, path))
+}
+
+/// Which format the text is, from its content.
+pub fn sniff(path: &Path, text: &str) -> Result<Format> {
+    let unknown = || {
+        StoreError::import(
+            path,
+            "",
+            format!(
+                "not a format rigor reads (a rigor result, or with --format: {})",
+                Format::ALL[1..]
+                    .iter()
+                    .map(|f| f.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => sniff_json(&v).ok_or_else(unknown),
+        Err(e) => {
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            if first.trim_start().starts_with('{')
+                && serde_json::from_str::<Value>(first).is_ok_and(|v| v.get("reason").is_some())
+            {
+                Ok(Format::CargoCriterion)
+            } else if rebench::looks_like(text) {
+                Ok(Format::Rebench)
+            } else if first.trim_start().starts_with(['{', '[']) {
+                // JSON of no known shape that does not even parse: say where it breaks.
+                Err(StoreError::json(path, &e))
+            } else {
+                Err(unknown())
+            }
+        }
+    }
+}
+
+fn sniff_json(v: &Value) -> Option<Format> {
+    let has = |k: &str| v.get(k).is_some();
+    if let Some(items) = v.as_array() {
+        let first = items.first()?;
+        if first.get("primaryMetric").is_some() {
+            return Some(Format::Jmh);
+        }
+        if first.get("BenchmarkTools").is_some() {
+            return Some(Format::BenchmarkTools);
+        }
+        return None;
+    }
+    if has("schema_version") {
+        Some(Format::Rigor)
+    } else if v["results"].as_array().is_some_and(|r| {
+        r.iter()
+            .all(|x| x.get("times").is_some() || x.get("command").is_some())
+    }) && has("results")
+    {
+        Some(Format::Hyperfine)
+    } else if has("context") && has("benchmarks") {
+        Some(Format::GoogleBenchmark)
+    } else if has("benchmarks") && (has("version") || has("metadata")) {
+        Some(Format::Pyperf)
+    } else if has("iters") && has("times") {
+        Some(Format::Criterion)
+    } else if has("wallclock_times") {
+        Some(Format::Krun)
+    } else if has("reason") {
+        Some(Format::CargoCriterion)
+    } else {
+        None
+    }
+}
+
+/// Rounds of the `i`-th imported benchmark start here: other tools measure benchmarks one after
+/// another, not in shared rounds, so no two imported benchmarks are paired by round.
+const ROUNDS_APART: usize = 1_000_000;
+
+/// Sets each benchmark's rounds apart and adds the warnings of levels the format did not record.
+fn finish(mut result: ResultFile, format: Format, path: &Path) -> Imported {
+    for (i, b) in result.benchmarks.iter_mut().enumerate() {
+        for s in &mut b.samples {
+            s.round += i * ROUNDS_APART;
+        }
+        for f in &mut b.failures {
+            f.round += i * ROUNDS_APART;
+        }
+    }
+    for b in &result.benchmarks {
+        let processes: std::collections::BTreeSet<usize> = if b.layout.has_iterations() {
+            b.samples.iter().map(|s| s.execution).collect()
+        } else {
+            [0].into()
+        };
+        let one_process = !b.layout.has_iterations() && format.one_process()
+            || b.layout.has_iterations() && processes.len() == 1;
+        if one_process {
+            result.warnings.push(Warning::LevelNotRecorded {
+                file: path.display().to_string(),
+                format: format.name().to_string(),
+                benchmark: b.name.clone(),
+                level: LevelKind::Execution,
+            });
+        }
+    }
+    Imported { result, format }
+}
+
+impl Format {
+    /// Whether every sample of a benchmark in this format comes from one process.
+    fn one_process(self) -> bool {
+        matches!(
+            self,
+            Self::Criterion | Self::CargoCriterion | Self::GoogleBenchmark | Self::BenchmarkTools
+        )
+    }
+}
+
+/// An empty result to fill with imported benchmarks.
+fn result(benchmarks: Vec<BenchmarkRecord>) -> ResultFile {
+    ResultFile {
+        benchmarks,
+        ..ResultFile::new(Seed(0), ConfidenceLevel::NINETY_FIVE)
+    }
+}
+
+/// A benchmark whose values are the top-level units (`level` names them: `execution`,
+/// `sample`, `repetition`), in seconds.
+fn flat(name: String, command: String, level: &str, values: &[f64]) -> BenchmarkRecord {
+    let mut b = BenchmarkRecord::new(name, command, Layout::EXECUTIONS);
+    if level != "execution" {
+        b.level_names = Some(vec![level.to_string()]);
+    }
+    b.samples = values
+        .iter()
+        .enumerate()
+        .map(|(i, &value)| SampleRecord {
+            build: None,
+            round: i,
+            execution: i,
+            iteration: 0,
+            value,
+            warmup: false,
+        })
+        .collect();
+    b
+}
+
+/// A benchmark of processes × iterations: `(value in seconds, warm-up)` per iteration.
+fn nested(
+    name: String,
+    command: String,
+    names: [&str; 2],
+    processes: &[Vec<(f64, bool)>],
+) -> BenchmarkRecord {
+    let mut b = BenchmarkRecord::new(name, command, Layout::new(false, true));
+    if names != ["execution", "iteration"] {
+        b.level_names = Some(names.iter().map(ToString::to_string).collect());
+    }
+    for (e, values) in processes.iter().enumerate() {
+        for (i, &(value, warmup)) in values.iter().enumerate() {
+            b.samples.push(SampleRecord {
+                build: None,
+                round: e,
+                execution: e,
+                iteration: i,
+                value,
+                warmup,
+            });
+        }
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests;

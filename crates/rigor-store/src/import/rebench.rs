@@ -1,0 +1,177 @@
+//! ReBench data files: tab-separated lines `invocation iteration value unit criterion benchmark
+//! executor suite extraArgs cores inputSize varValue ...`, `#` lines are comments (a commented
+//! header naming the columns, when present, is followed). Invocations are process executions,
+//! iterations are in-process iterations; each criterion other than `total` is a benchmark of its
+//! own.
+
+use std::path::Path;
+
+use super::{nested, result};
+use crate::error::{Result, StoreError};
+use crate::schema::ResultFile;
+
+const DEFAULT: [&str; 12] = [
+    "invocation",
+    "iteration",
+    "value",
+    "unit",
+    "criterion",
+    "benchmark",
+    "executor",
+    "suite",
+    "extraArgs",
+    "cores",
+    "inputSize",
+    "varValue",
+];
+
+/// Whether the text looks like a ReBench data file: a data line of tab-separated fields that
+/// starts with two integers and a number.
+pub(super) fn looks_like(text: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            f.len() >= 6
+                && f[0].parse::<u64>().is_ok()
+                && f[1].parse::<u64>().is_ok()
+                && f[2].parse::<f64>().is_ok()
+        })
+}
+
+struct Columns {
+    invocation: usize,
+    iteration: usize,
+    value: usize,
+    unit: usize,
+    criterion: usize,
+    identity: Vec<usize>,
+}
+
+impl Columns {
+    fn from(names: &[&str]) -> Option<Self> {
+        let at = |n: &str| names.iter().position(|c| c.eq_ignore_ascii_case(n));
+        Some(Self {
+            invocation: at("invocation")?,
+            iteration: at("iteration")?,
+            value: at("value")?,
+            unit: at("unit")?,
+            criterion: at("criterion")?,
+            identity: [
+                "benchmark",
+                "executor",
+                "suite",
+                "extraArgs",
+                "cores",
+                "inputSize",
+                "varValue",
+            ]
+            .iter()
+            .filter_map(|n| at(n))
+            .collect(),
+        })
+    }
+}
+
+type Key = (String, String);
+/// Each invocation's iteration values, in file order.
+type Invocations = Vec<(u64, Vec<(f64, bool)>)>;
+
+pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
+    let mut cols = Columns::from(&DEFAULT).expect("the default columns are complete");
+    // (benchmark, criterion) → invocation → values in file order.
+    let mut groups: Vec<(Key, Invocations)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let err = |m: String| StoreError::import(path, &format!("line {}", i + 1), m);
+        let trimmed = line.trim_end_matches('\r');
+        let fields: Vec<&str> = trimmed
+            .trim_start_matches('#')
+            .trim()
+            .split('\t')
+            .map(str::trim)
+            .collect();
+        if fields.iter().any(|f| f.eq_ignore_ascii_case("invocation"))
+            && fields.iter().any(|f| f.eq_ignore_ascii_case("value"))
+        {
+            cols = Columns::from(&fields).ok_or_else(|| {
+                err(
+                    "a header without the columns invocation, iteration, value, unit, criterion"
+                        .into(),
+                )
+            })?;
+            continue;
+        }
+        if trimmed.trim().is_empty() || trimmed.trim_start().starts_with('#') {
+            continue;
+        }
+        let field = |c: usize| fields.get(c).copied().unwrap_or("");
+        let invocation: u64 = field(cols.invocation).parse().map_err(|_| {
+            err(format!(
+                "invocation '{}' is not a count",
+                field(cols.invocation)
+            ))
+        })?;
+        field(cols.iteration).parse::<u64>().map_err(|_| {
+            err(format!(
+                "iteration '{}' is not a count",
+                field(cols.iteration)
+            ))
+        })?;
+        let raw: f64 = field(cols.value)
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| err(format!("value '{}' is not a number", field(cols.value))))?;
+        if raw < 0.0 {
+            return Err(err(format!("negative time {raw}")));
+        }
+        let scale = match field(cols.unit) {
+            "ns" => 1e-9,
+            "us" | "µs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            other => {
+                return Err(err(format!(
+                    "unit '{other}': rigor reads times only (ns, us, ms, s)"
+                )));
+            }
+        };
+        let name = cols
+            .identity
+            .iter()
+            .map(|&c| field(c))
+            .filter(|f| !f.is_empty() && *f != "None")
+            .collect::<Vec<_>>()
+            .join(" ");
+        let key = (name, field(cols.criterion).to_string());
+        let g = match groups.iter().position(|(k, _)| *k == key) {
+            Some(p) => &mut groups[p].1,
+            None => {
+                groups.push((key, Vec::new()));
+                &mut groups.last_mut().expect("just pushed").1
+            }
+        };
+        match g.iter_mut().find(|(inv, _)| *inv == invocation) {
+            Some((_, v)) => v.push((raw * scale, false)),
+            None => g.push((invocation, vec![(raw * scale, false)])),
+        }
+    }
+    if groups.is_empty() {
+        return Err(StoreError::import(path, "", "no data lines"));
+    }
+    let benchmarks = groups
+        .into_iter()
+        .map(|((name, criterion), invocations)| {
+            let name = if criterion == "total" || criterion.is_empty() {
+                name
+            } else {
+                format!("{name} ({criterion})")
+            };
+            let processes: Vec<Vec<(f64, bool)>> =
+                invocations.into_iter().map(|(_, v)| v).collect();
+            nested(name, String::new(), ["invocation", "iteration"], &processes)
+        })
+        .collect();
+    Ok(result(benchmarks))
+}
