@@ -635,8 +635,9 @@ pub struct BenchArgs {
     /// The project's Cargo.toml.
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
-    /// The package whose bench targets to build.
-    #[arg(short = 'p', long, value_name = "SPEC")]
+    /// The package whose bench targets to build (long form only: `-p` is hyperfine's
+    /// `--prepare`, which `rigor bench` shares with `rigor run`).
+    #[arg(long, value_name = "SPEC")]
     pub package: Option<String>,
     /// Cargo features to enable.
     #[arg(long, value_name = "FEATURES")]
