@@ -12,6 +12,8 @@
 //! - [`report_view`]: the HTML report's view model (the report crate only draws it).
 //! - [`track`]: a project's history — ingest results, measure each version in its own git
 //!   worktree, detect changes over each benchmark's series.
+//! - [`farm`]: a benchmark farm's workers — claim jobs from the PostgreSQL history, measure,
+//!   store the results in the transaction that completes the job.
 //!
 //! Nothing here prints: non-fatal problems are typed [`rigor_store::Warning`]s saved in the
 //! result, and errors are [`AppError`]s that keep their source.
@@ -21,6 +23,7 @@ pub mod comparisons;
 pub mod diagnosis;
 pub mod error;
 pub mod exports;
+pub mod farm;
 pub mod git;
 pub mod plan;
 pub mod plan_file;

@@ -91,6 +91,9 @@ pub struct TrackRunSettings {
     pub force: bool,
     /// Where each batch's result file is written as it is measured.
     pub results_dir: PathBuf,
+    /// Also write each stored version's result to a file of its own (`<rev>.version.json`), for
+    /// `rigor track add` elsewhere (CI shards merged into one history).
+    pub version_files: bool,
     /// The series.
     pub key: SeriesKey,
     /// Versions measured together, in shuffled interleaved rounds, so that drift of the machine
@@ -386,6 +389,14 @@ fn measure_together(
                 branch: &settings.key.branch,
                 result: &result,
             })?;
+            if settings.version_files {
+                let path =
+                    unused_file(&settings.results_dir, &format!("{}.version", short(&v.rev)));
+                rigor_store::save(&path, &result).map_err(|source| AppError::Write {
+                    what: "a version's result",
+                    source,
+                })?;
+            }
         }
         outcomes.push(VersionOutcome::Measured {
             file: file.clone(),

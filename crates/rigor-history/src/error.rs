@@ -17,6 +17,38 @@ pub enum HistoryError {
         #[source]
         source: rusqlite::Error,
     },
+    /// The PostgreSQL server refused or failed (the URL is shown without its password).
+    #[error("{url}")]
+    Postgres {
+        /// The database URL, password removed.
+        url: String,
+        /// The client's error.
+        #[source]
+        source: postgres::Error,
+    },
+    /// The database password could not be read safely.
+    #[error("{url}: {message}")]
+    Credentials {
+        /// The database URL, password removed.
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// TLS to the server could not be set up.
+    #[error("{url}: TLS: {message}")]
+    Tls {
+        /// The database URL, password removed.
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The job queue needs a PostgreSQL history.
+    #[error("{0}: the job queue needs a PostgreSQL history (--db postgres://…)")]
+    NoQueue(PathBuf),
+    /// A job's claim was lost (its lease ran out and another worker took it): its results were
+    /// not stored, the other worker's will be.
+    #[error("job {0}: the lease was lost to another worker; its results are not stored")]
+    LeaseLost(i64),
     /// The database was written by a newer rigor.
     #[error(
         "{}: history schema version {found} is newer than this rigor understands ({supported}); use a newer rigor",

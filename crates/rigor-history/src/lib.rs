@@ -4,14 +4,22 @@
 //! with their settings and provenance, every sample with its full hierarchy, per-benchmark
 //! summaries — and the changes detected over each benchmark's series, with a status a user sets.
 //! [`SqliteHistory`] is the default backend (SQLite compiled in, WAL mode, one transaction per
-//! ingest so a killed process leaves nothing partial); all of its SQL lives in [`sqlite`], so
-//! another backend (PostgreSQL) implements the same trait over the same tables.
+//! ingest so a killed process leaves nothing partial); all of its SQL lives in [`sqlite`].
+//! [`PostgresHistory`] keeps the same tables on a server that several machines share, with the
+//! job queue of a benchmark farm beside them ([`JobQueue`]). [`open`] picks the backend from the
+//! location: a `postgres://` URL, else a file path.
 
 mod error;
+mod merge;
+pub mod postgres;
+pub mod queue;
 pub mod sqlite;
+mod tls;
 mod types;
 
 pub use error::{HistoryError, Result};
+pub use postgres::PostgresHistory;
+pub use queue::JobQueue;
 pub use sqlite::SqliteHistory;
 pub use types::*;
 
@@ -70,4 +78,14 @@ pub trait History {
 
     /// Sets a change's status.
     fn set_status(&mut self, id: i64, status: ChangeStatus) -> Result<()>;
+}
+
+/// Opens the history at `location`: a `postgres://…` URL, else an SQLite file path.
+pub fn open(location: &std::ffi::OsStr) -> Result<Box<dyn History + Send>> {
+    match location.to_str().filter(|l| postgres::is_postgres_url(l)) {
+        Some(url) => Ok(Box::new(PostgresHistory::open(url)?)),
+        None => Ok(Box::new(SqliteHistory::open(std::path::Path::new(
+            location,
+        ))?)),
+    }
 }

@@ -9,15 +9,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rigor_store::{
-    BenchmarkRecord, ExecutionRecord, FailureRecord, Layout, ResultFile, RunStatus, SampleRecord,
-};
-use rigor_units::{Seconds, TimeUnit};
+use rigor_store::{BenchmarkRecord, ExecutionRecord, ResultFile, RunStatus, SampleRecord};
+use rigor_units::Seconds;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
 
 use crate::History;
 use crate::error::{HistoryError, Result};
+use crate::merge::{RunBenchmark, RunData, merged};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
     StoredSummary, StoredVersion, VersionData, VersionInfo,
@@ -160,7 +159,7 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 }
 
 /// The content hash that makes ingesting idempotent.
-fn fingerprint(result: &ResultFile) -> String {
+pub(crate) fn fingerprint(result: &ResultFile) -> String {
     let mut h = Sha256::new();
     // Serialising a result cannot fail (plain data); an empty hash input would still be unique
     // per content of what did serialise.
@@ -168,11 +167,26 @@ fn fingerprint(result: &ResultFile) -> String {
     hex(&h.finalize())
 }
 
+/// The content hash of a failure record (the same failure twice is stored once).
+pub(crate) fn failure_fingerprint(
+    version: &VersionInfo,
+    machine: &MachineInfo,
+    branch: &str,
+    reason: &str,
+) -> String {
+    let mut h = Sha256::new();
+    h.update(format!(
+        "failed\0{}\0{}\0{branch}\0{reason}",
+        version.rev, machine.name
+    ));
+    hex(&h.finalize())
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     jiff::Timestamp::now().to_string()
 }
 
@@ -223,7 +237,7 @@ fn benchmark_id(tx: &Transaction<'_>, name: &str) -> rusqlite::Result<i64> {
     )
 }
 
-fn status_text(s: RunStatus) -> &'static str {
+pub(crate) fn status_text(s: RunStatus) -> &'static str {
     match s {
         RunStatus::Complete => "complete",
         RunStatus::Interrupted => "interrupted",
@@ -231,7 +245,7 @@ fn status_text(s: RunStatus) -> &'static str {
     }
 }
 
-fn json<T: serde::Serialize>(v: &T) -> String {
+pub(crate) fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
@@ -310,27 +324,9 @@ fn version_of(r: &rusqlite::Row<'_>, offset: usize) -> rusqlite::Result<VersionI
     })
 }
 
-/// A run's raw data of one benchmark.
-#[derive(Default)]
-struct RunData {
-    samples: Vec<SampleRecord>,
-    executions: Vec<ExecutionRecord>,
-}
-
 /// The version columns [`version_of`] reads, from `versions v`.
 const VERSION_COLUMNS: &str =
     "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
-
-/// A stored benchmark of one run, before merging.
-struct RunBenchmark {
-    run: i64,
-    rev: String,
-    command: String,
-    layout: Layout,
-    level_names: Option<Vec<String>>,
-    unit: TimeUnit,
-    failures: Vec<FailureRecord>,
-}
 
 impl SqliteHistory {
     /// The stored benchmark of each run of `version` (every version: `None`) on a machine and
@@ -462,53 +458,6 @@ impl SqliteHistory {
         }
         Ok(data)
     }
-
-    /// One version's runs of a benchmark merged into one record: each run's rounds, executions
-    /// and builds are shifted past the previous run's, so units of different runs stay apart.
-    fn merged(
-        &self,
-        name: &str,
-        parts: Vec<RunBenchmark>,
-        data: &mut HashMap<i64, RunData>,
-    ) -> Result<Option<BenchmarkRecord>> {
-        let Some(first) = parts.first() else {
-            return Ok(None);
-        };
-        let mut b = BenchmarkRecord::new(name, first.command.clone(), first.layout);
-        b.level_names = first.level_names.clone();
-        b.unit = first.unit;
-        let (mut round0, mut exec0, mut build0) = (0, 0, 0);
-        for part in parts.iter().filter(|p| p.layout == first.layout) {
-            let RunData {
-                samples,
-                executions,
-            } = data.remove(&part.run).unwrap_or_default();
-            let next = |f: &dyn Fn(&SampleRecord) -> usize| samples.iter().map(f).max();
-            let (r, e, bl) = (
-                next(&|s| s.round),
-                next(&|s| s.execution),
-                next(&|s| s.build.unwrap_or(0)),
-            );
-            b.samples.extend(samples.iter().map(|s| SampleRecord {
-                round: s.round + round0,
-                execution: s.execution + exec0,
-                build: s.build.map(|x| x + build0),
-                ..s.clone()
-            }));
-            b.executions
-                .extend(executions.into_iter().map(|x| ExecutionRecord {
-                    round: x.round + round0,
-                    execution: x.execution + exec0,
-                    build: x.build.map(|y| y + build0),
-                    ..x
-                }));
-            b.failures.extend(part.failures.iter().cloned());
-            round0 += r.map_or(0, |x| x + 1);
-            exec0 += e.map_or(0, |x| x + 1);
-            build0 += bl.map_or(0, |x| x + 1);
-        }
-        Ok(Some(b))
-    }
 }
 
 impl History for SqliteHistory {
@@ -569,12 +518,7 @@ impl History for SqliteHistory {
         branch: &str,
         reason: &str,
     ) -> Result<RunId> {
-        let mut h = Sha256::new();
-        h.update(format!(
-            "failed\0{}\0{}\0{branch}\0{reason}",
-            version.rev, machine.name
-        ));
-        let print = hex(&h.finalize());
+        let print = failure_fingerprint(version, machine, branch, reason);
         let path = self.path.clone();
         let db = |source| HistoryError::Database {
             path: path.clone(),
@@ -682,7 +626,7 @@ impl History for SqliteHistory {
         for v in self.versions(machine, branch)? {
             let parts = by_version.remove(&v.version.rev).unwrap_or_default();
             let runs: Vec<RunId> = parts.iter().map(|p| RunId(p.run)).collect();
-            if let Some(b) = self.merged(benchmark, parts, &mut data)? {
+            if let Some(b) = merged(benchmark, parts, &mut data) {
                 out.push(VersionData {
                     version: v.version,
                     runs,

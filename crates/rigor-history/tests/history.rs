@@ -1,11 +1,13 @@
-//! The SQLite history: idempotent ingest, series in history order, change statuses, schema
-//! versions, and concurrent writers.
+//! The storage suite, run against both backends (SQLite, and PostgreSQL on a server the test
+//! set-up starts): idempotent ingest, series in history order, change statuses, schema versions,
+//! and concurrent writers.
 
+use std::ffi::OsString;
 use std::path::Path;
 
 use rigor_history::{
     ChangeFilter, ChangeStatus, History, HistoryError, Ingest, Ingested, MachineInfo, NewChange,
-    SqliteHistory, VersionInfo,
+    VersionInfo,
 };
 use rigor_store::{BenchmarkRecord, Layout, ResultFile, SampleRecord};
 use rigor_units::{ConfidenceLevel, Seed};
@@ -45,7 +47,7 @@ fn version(rev: &str, order: i64) -> VersionInfo {
     }
 }
 
-fn ingest(h: &mut SqliteHistory, rev: &str, order: i64, r: &ResultFile) -> Ingested {
+fn ingest(h: &mut dyn History, rev: &str, order: i64, r: &ResultFile) -> Ingested {
     h.ingest(&Ingest {
         version: &version(rev, order),
         machine: &machine(),
@@ -55,29 +57,81 @@ fn ingest(h: &mut SqliteHistory, rev: &str, order: i64, r: &ResultFile) -> Inges
     .unwrap()
 }
 
-#[test]
-fn the_same_result_twice_is_stored_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut h = SqliteHistory::open(&dir.path().join("h.db")).unwrap();
+/// Where a test's history lives: a new SQLite file, or a new PostgreSQL database.
+struct Store {
+    location: OsString,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Store {
+    fn sqlite() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        Self {
+            location: dir.path().join("h.db").into(),
+            _dir: Some(dir),
+        }
+    }
+
+    fn postgres() -> Option<Self> {
+        Some(Self {
+            location: rigor_pgtest::server()?.fresh_database().into(),
+            _dir: None,
+        })
+    }
+
+    fn open(&self) -> Box<dyn History + Send> {
+        rigor_history::open(&self.location).unwrap()
+    }
+
+    fn is_postgres(&self) -> bool {
+        self.location.to_string_lossy().starts_with("postgres://")
+    }
+}
+
+/// Each test of the suite, once per backend.
+macro_rules! suite {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[test] fn $name() { super::$name(super::Store::sqlite()) })*
+        }
+        mod postgres {
+            $(#[test] fn $name() {
+                let Some(store) = super::Store::postgres() else { return };
+                super::$name(store)
+            })*
+        }
+    };
+}
+
+suite!(
+    the_same_result_twice_is_stored_once,
+    series_come_in_history_order_with_every_sample,
+    failed_versions_are_remembered_and_skipped_in_series,
+    changes_keep_their_status_across_detections,
+    a_newer_schema_is_refused_and_an_older_one_migrated,
+    concurrent_writers_lose_and_duplicate_nothing,
+    summaries_list_every_measured_run_oldest_first,
+);
+
+fn the_same_result_twice_is_stored_once(store: Store) {
+    let mut h = store.open();
     let r = result(1, 1.0);
-    let first = ingest(&mut h, "a", 1, &r);
+    let first = ingest(&mut *h, "a", 1, &r);
     assert!(matches!(first, Ingested::Added(_)));
     assert_eq!(
-        ingest(&mut h, "a", 1, &r),
+        ingest(&mut *h, "a", 1, &r),
         Ingested::AlreadyStored(first.id())
     );
     assert_eq!(h.versions("ci-1", "main").unwrap()[0].runs, 1);
 }
 
-#[test]
-fn series_come_in_history_order_with_every_sample() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut h = SqliteHistory::open(&dir.path().join("h.db")).unwrap();
+fn series_come_in_history_order_with_every_sample(store: Store) {
+    let mut h = store.open();
     // Stored out of order; two runs of version b.
-    ingest(&mut h, "c", 3, &result(3, 3.0));
-    ingest(&mut h, "a", 1, &result(1, 1.0));
-    ingest(&mut h, "b", 2, &result(2, 2.0));
-    ingest(&mut h, "b", 2, &result(22, 2.0));
+    ingest(&mut *h, "c", 3, &result(3, 3.0));
+    ingest(&mut *h, "a", 1, &result(1, 1.0));
+    ingest(&mut *h, "b", 2, &result(2, 2.0));
+    ingest(&mut *h, "b", 2, &result(22, 2.0));
     let s = h.series("ci-1", "main", "sort").unwrap();
     let revs: Vec<&str> = s.iter().map(|v| v.version.rev.as_str()).collect();
     assert_eq!(revs, ["a", "b", "c"]);
@@ -93,11 +147,9 @@ fn series_come_in_history_order_with_every_sample() {
     assert_eq!(h.benchmarks("ci-1", "main").unwrap(), ["sort"]);
 }
 
-#[test]
-fn failed_versions_are_remembered_and_skipped_in_series() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut h = SqliteHistory::open(&dir.path().join("h.db")).unwrap();
-    ingest(&mut h, "a", 1, &result(1, 1.0));
+fn failed_versions_are_remembered_and_skipped_in_series(store: Store) {
+    let mut h = store.open();
+    ingest(&mut *h, "a", 1, &result(1, 1.0));
     h.record_failure(&version("b", 2), &machine(), "main", "build failed")
         .unwrap();
     assert!(h.has_run("b", "ci-1", "main").unwrap());
@@ -107,12 +159,10 @@ fn failed_versions_are_remembered_and_skipped_in_series() {
     assert_eq!(h.series("ci-1", "main", "sort").unwrap().len(), 1);
 }
 
-#[test]
-fn changes_keep_their_status_across_detections() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut h = SqliteHistory::open(&dir.path().join("h.db")).unwrap();
-    ingest(&mut h, "a", 1, &result(1, 1.0));
-    ingest(&mut h, "b", 2, &result(2, 1.1));
+fn changes_keep_their_status_across_detections(store: Store) {
+    let mut h = store.open();
+    ingest(&mut *h, "a", 1, &result(1, 1.0));
+    ingest(&mut *h, "b", 2, &result(2, 1.1));
     let change = NewChange {
         rev: "b".into(),
         previous_rev: Some("a".into()),
@@ -149,37 +199,49 @@ fn changes_keep_their_status_across_detections() {
     ));
 }
 
-#[test]
-fn a_newer_schema_is_refused_and_an_older_one_migrated() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.db");
-    drop(SqliteHistory::open(&path).unwrap());
-    set_user_version(&path, 99);
-    let err = SqliteHistory::open(&path).unwrap_err().to_string();
+fn a_newer_schema_is_refused_and_an_older_one_migrated(store: Store) {
+    drop(store.open());
+    set_schema_version(&store, 99);
+    let err = match rigor_history::open(&store.location) {
+        Ok(_) => panic!("a newer schema was opened"),
+        Err(e) => e.to_string(),
+    };
     assert!(err.contains("schema version 99 is newer"), "{err}");
-    assert!(err.contains("h.db"), "{err}");
-    // A database from before any migration (version 0) is brought up to date.
-    let fresh = dir.path().join("old.db");
-    rusqlite::Connection::open(&fresh).unwrap();
-    let mut h = SqliteHistory::open(&fresh).unwrap();
-    ingest(&mut h, "a", 1, &result(1, 1.0));
+    if store.is_postgres() {
+        assert!(err.contains("postgres://postgres@127.0.0.1"), "{err}");
+        // A database from before any migration (no tables) is brought up to date.
+        let fresh = Store::postgres().unwrap();
+        let mut h = fresh.open();
+        ingest(&mut *h, "a", 1, &result(1, 1.0));
+    } else {
+        assert!(err.contains("h.db"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let fresh = dir.path().join("old.db");
+        rusqlite::Connection::open(&fresh).unwrap();
+        let mut h = rigor_history::open(fresh.as_os_str()).unwrap();
+        ingest(&mut *h, "a", 1, &result(1, 1.0));
+    }
 }
 
-fn set_user_version(path: &Path, v: i64) {
-    let c = rusqlite::Connection::open(path).unwrap();
-    c.execute_batch(&format!("PRAGMA user_version = {v}"))
-        .unwrap();
+fn set_schema_version(store: &Store, v: i64) {
+    let location = store.location.to_str().unwrap();
+    if store.is_postgres() {
+        let mut c = ::postgres::Client::connect(location, ::postgres::NoTls).unwrap();
+        c.execute("UPDATE rigor_schema SET version = $1", &[&v])
+            .unwrap();
+    } else {
+        let c = rusqlite::Connection::open(Path::new(location)).unwrap();
+        c.execute_batch(&format!("PRAGMA user_version = {v}"))
+            .unwrap();
+    }
 }
 
-#[test]
-fn concurrent_writers_lose_and_duplicate_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.db");
+fn concurrent_writers_lose_and_duplicate_nothing(store: Store) {
     let threads: Vec<_> = (0..4)
         .map(|t| {
-            let path = path.clone();
+            let location = store.location.clone();
             std::thread::spawn(move || {
-                let mut h = SqliteHistory::open(&path).unwrap();
+                let mut h = rigor_history::open(&location).unwrap();
                 for k in 0..10 {
                     let seed = 100 * t + k;
                     let r = result(seed, 1.0);
@@ -200,18 +262,16 @@ fn concurrent_writers_lose_and_duplicate_nothing() {
     for t in threads {
         t.join().unwrap();
     }
-    let h = SqliteHistory::open(&path).unwrap();
+    let h = store.open();
     let versions = h.versions("ci-1", "main").unwrap();
     assert_eq!(versions.len(), 10);
     assert!(versions.iter().all(|v| v.runs == 4), "{versions:?}");
 }
 
-#[test]
-fn summaries_list_every_measured_run_oldest_first() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut h = SqliteHistory::open(&dir.path().join("h.db")).unwrap();
-    ingest(&mut h, "b", 2, &result(2, 2.0));
-    ingest(&mut h, "a", 1, &result(1, 1.0));
+fn summaries_list_every_measured_run_oldest_first(store: Store) {
+    let mut h = store.open();
+    ingest(&mut *h, "b", 2, &result(2, 2.0));
+    ingest(&mut *h, "a", 1, &result(1, 1.0));
     h.record_failure(&version("c", 3), &machine(), "main", "build failed")
         .unwrap();
     let s = h.summaries("ci-1", "main").unwrap();

@@ -47,13 +47,16 @@ pub enum Command {
 /// `rigor track`.
 #[derive(Debug, Args)]
 pub struct TrackArgs {
-    /// The history database.
+    /// The history database: an SQLite file, or a PostgreSQL server shared by several machines
+    /// (`postgres://user@host/db?sslmode=require`; the password from `PGPASSWORD` or a 0600 file
+    /// named by `RIGOR_DB_PASSWORD_FILE`, never on the command line).
     #[arg(
         long,
         global = true,
         env = "RIGOR_DB",
-        value_name = "PATH",
-        default_value = ".rigor/history.db"
+        value_name = "PATH|URL",
+        default_value = ".rigor/history.db",
+        hide_env_values = true
     )]
     pub db: PathBuf,
     /// What to do with the history.
@@ -80,8 +83,14 @@ pub enum TrackCommand {
     Changes(TrackChangesArgs),
     /// Show one benchmark's history, version by version.
     Show(TrackShowArgs),
-    /// Set a change's status: acknowledged (real), invalid (not a real change), or new.
+    /// Without arguments: the farm's jobs (queued, running, done, failed) per machine class and
+    /// worker. With a change's id and a status: set it (acknowledged, invalid, or new).
     Status(TrackStatusArgs),
+    /// Queue jobs for a benchmark farm (PostgreSQL history): the versions, in comparisons of
+    /// --batch versions measured together, for workers of a machine class.
+    Enqueue(Box<TrackEnqueueArgs>),
+    /// Run queued jobs of this machine's class and store their results (PostgreSQL history).
+    Worker(TrackWorkerArgs),
     /// Write a static performance dashboard of the history (an index and a page per benchmark)
     /// that works from file:// and any static web host; publishing again rewrites only the
     /// pages whose data changed. Changes are shown as last detected (`rigor track changes`).
@@ -116,13 +125,15 @@ pub struct SeriesArgs {
 /// `rigor track add`.
 #[derive(Debug, Args)]
 pub struct TrackAddArgs {
-    /// A result JSON written by `rigor run --export-json`.
-    #[arg(value_name = "RESULT.json")]
-    pub file: PathBuf,
+    /// Result JSONs written by `rigor run --export-json`, or the per-version files of
+    /// `rigor track run --shard`.
+    #[arg(value_name = "RESULT.json", required = true)]
+    pub files: Vec<PathBuf>,
     /// The version measured: a git revision of --repo (its commit, parents, author, time and
-    /// position are recorded), or any label (a compiler, a release).
+    /// position are recorded), or any label (a compiler, a release). Default: the version the
+    /// file names (its label, else the commit it was measured at).
     #[arg(long, value_name = "REV")]
-    pub version: String,
+    pub version: Option<String>,
     /// The repository the version belongs to.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
@@ -158,6 +169,10 @@ pub struct TrackRunArgs {
     /// cannot pose as a change (1: one after another; with --builds, always 1).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub batch: usize,
+    /// Measure only shard I of N (CI sharding): the batches are dealt out in turn, so the
+    /// shards together measure every version once, each batch whole.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
     /// The series.
     #[command(flatten)]
     pub series: SeriesArgs,
@@ -284,11 +299,69 @@ pub struct TrackShowArgs {
 /// `rigor track status`.
 #[derive(Debug, Args)]
 pub struct TrackStatusArgs {
-    /// The change's id (from `rigor track changes`).
-    pub id: i64,
+    /// The change's id (from `rigor track changes`); without it, the job queue is shown.
+    #[arg(requires = "status")]
+    pub id: Option<i64>,
     /// Its new status.
     #[arg(value_enum)]
-    pub status: StatusArg,
+    pub status: Option<StatusArg>,
+}
+
+/// `rigor track enqueue`.
+#[derive(Debug, Args)]
+pub struct TrackEnqueueArgs {
+    /// Versions to measure: `A..B` (B's first-parent line after A) and single revisions.
+    #[arg(value_name = "REVS")]
+    pub revs: Vec<String>,
+    /// The repository the versions are resolved in (workers use their own clone).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
+    /// Also the last N commits of HEAD's first-parent line.
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+    /// The machine class whose workers run the jobs (results are stored under it: only results
+    /// of one class are compared).
+    #[arg(long, value_name = "CLASS")]
+    pub class: String,
+    /// The branch the results belong to (default: the repository's current branch, else
+    /// "main").
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
+    /// Versions per job, measured together in shuffled interleaved rounds (with --builds, 1).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub batch: usize,
+    /// Everything `rigor run` takes, as for `rigor track run`.
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// The commands to benchmark, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub commands: Vec<String>,
+}
+
+/// `rigor track worker`.
+#[derive(Debug, Args)]
+pub struct TrackWorkerArgs {
+    /// This machine's name (default: the host name).
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+    /// The machine class whose jobs to run (default: the machine's name).
+    #[arg(long, value_name = "CLASS")]
+    pub class: Option<String>,
+    /// This machine's clone of the repository.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
+    /// Seconds a claim holds without a heartbeat (the heartbeat renews it every third).
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub lease: f64,
+    /// Seconds to wait when no job is queued.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub poll: f64,
+    /// Stop when no job of the class is queued (default: wait for more).
+    #[arg(long)]
+    pub exit_when_empty: bool,
+    /// Stop after N jobs.
+    #[arg(long, value_name = "N")]
+    pub max_jobs: Option<usize>,
 }
 
 /// A change's status.
@@ -698,6 +771,20 @@ fn parse_confidence(s: &str) -> Result<ConfidenceLevel, String> {
 /// Any integer from 0 to 2⁶⁴ − 1.
 fn parse_seed(s: &str) -> Result<Seed, String> {
     s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
+}
+
+/// `I/N` with 1 ≤ I ≤ N.
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("'{s}' is not a shard: give I/N with 1 <= I <= N (e.g. 2/4)");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if i == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
 }
 
 #[cfg(test)]

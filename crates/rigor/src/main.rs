@@ -13,6 +13,7 @@ macro_rules! note {
 
 mod cli;
 mod commands;
+mod farm_cmd;
 mod output;
 mod settings;
 mod text;

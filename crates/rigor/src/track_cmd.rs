@@ -1,14 +1,14 @@
 //! `rigor track`: the history of a project's performance.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use rigor_app::Outcome;
 use rigor_app::track::{
     self, DetectSettings, SeriesKey, TrackObserver, TrackRunSettings, VersionOutcome,
 };
-use rigor_history::{ChangeFilter, ChangeStatus, History, Ingested, SqliteHistory, StoredChange};
+use rigor_history::{ChangeFilter, ChangeStatus, History, Ingested, StoredChange};
 use rigor_report::format::{percent, time, time_like};
 use rigor_runner::CommandLine;
 
@@ -16,6 +16,7 @@ use crate::cli::{
     RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs, TrackChangesArgs,
     TrackCheckArgs, TrackCommand, TrackPublishArgs, TrackRunArgs, TrackShowArgs,
 };
+use crate::farm_cmd;
 use crate::output::{Bar, emit};
 
 /// `rigor track …`.
@@ -25,34 +26,73 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         args.command,
         TrackCommand::Add(_) | TrackCommand::Run(_) | TrackCommand::Bisect(_)
     );
-    if !writes && !args.db.exists() {
+    let url = args
+        .db
+        .to_str()
+        .filter(|l| rigor_history::postgres::is_postgres_url(l));
+    match (&args.command, url) {
+        (TrackCommand::Enqueue(a), Some(url)) => return farm_cmd::enqueue(url, a),
+        (TrackCommand::Worker(a), Some(url)) => return farm_cmd::worker(url, a),
+        (TrackCommand::Status(a), Some(url)) if a.id.is_none() => return farm_cmd::status(url),
+        (TrackCommand::Enqueue(_) | TrackCommand::Worker(_), None) => {
+            return Err(rigor_history::HistoryError::NoQueue(args.db.clone()).into());
+        }
+        (TrackCommand::Status(a), None) if a.id.is_none() => {
+            bail!(
+                "{}: no job queue (the farm's queue lives in a PostgreSQL history); to set a change's status give its id and the status",
+                args.db.display()
+            )
+        }
+        _ => {}
+    }
+    // A server's database is made by whoever runs the server; files only by writing commands.
+    if url.is_none() && !writes && !args.db.exists() {
         return Err(rigor_app::AppError::NoHistory(args.db.clone()).into());
     }
-    let mut history = SqliteHistory::open(&args.db)?;
+    let shown = url.map_or_else(
+        || args.db.display().to_string(),
+        rigor_history::postgres::redact,
+    );
+    let runs = default_results_dir(url.is_none().then_some(args.db.as_path()));
+    let mut history = rigor_history::open(args.db.as_os_str())?;
+    let history = history.as_mut();
     match &args.command {
-        TrackCommand::Add(a) => add(&mut history, a),
-        TrackCommand::Run(a) => run(&mut history, a),
-        TrackCommand::Bisect(a) => bisect(&mut history, a),
-        TrackCommand::Check(a) => check(&history, a),
-        TrackCommand::Changes(a) => changes(&mut history, a),
-        TrackCommand::Show(a) => show(&history, a),
-        TrackCommand::Publish(a) => publish(&history, a),
+        TrackCommand::Add(a) => add(history, a),
+        TrackCommand::Run(a) => run(history, &shown, &runs, a),
+        TrackCommand::Bisect(a) => bisect(history, &runs, a),
+        TrackCommand::Check(a) => check(history, a),
+        TrackCommand::Changes(a) => changes(history, a),
+        TrackCommand::Show(a) => show(history, a),
+        TrackCommand::Publish(a) => publish(history, a),
         TrackCommand::Status(a) => {
-            let status = match a.status {
+            let (Some(id), Some(status)) = (a.id, a.status) else {
+                bail!("give a change's id and its new status");
+            };
+            let status = match status {
                 StatusArg::New => ChangeStatus::New,
                 StatusArg::Acknowledged => ChangeStatus::Acknowledged,
                 StatusArg::Invalid => ChangeStatus::Invalid,
             };
-            history.set_status(a.id, status)?;
-            emit(&format!("Change {} is now {status}\n", a.id));
+            history.set_status(id, status)?;
+            emit(&format!("Change {id} is now {status}\n"));
             Ok(Outcome::Ok)
         }
+        TrackCommand::Enqueue(_) | TrackCommand::Worker(_) => unreachable!("handled above"),
     }
+}
+
+/// Where measured versions' result files go without `--export-json`: `runs/` beside the history
+/// file (`.rigor/runs` for the default `.rigor/history.db`), or `.rigor/runs` for a server.
+pub(crate) fn default_results_dir(history_file: Option<&Path>) -> PathBuf {
+    history_file
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| Path::new(".rigor").join("runs"), |dir| dir.join("runs"))
 }
 
 /// The series a command means: the given machine (else this host) and branch (else the
 /// repository's current branch, else "main").
-fn series_key(s: &SeriesArgs, repo: &Path) -> SeriesKey {
+pub(crate) fn series_key(s: &SeriesArgs, repo: &Path) -> SeriesKey {
     SeriesKey {
         machine: track::this_machine(s.machine.as_deref()).name,
         branch: s
@@ -72,21 +112,51 @@ fn short(rev: &str) -> String {
     }
 }
 
-fn add(history: &mut SqliteHistory, a: &TrackAddArgs) -> Result<Outcome> {
+fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> {
+    if a.version.is_some() && a.files.len() > 1 {
+        bail!("--version names the version of one file; without it each file's own is used");
+    }
+    for file in &a.files {
+        add_one(history, a, file)?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// The version a result file says it measured: the label `track run` gives each version's
+/// file, else the commit it was run at.
+fn version_of_file(file: &Path) -> Result<String> {
+    let result = rigor_store::load(file)?;
+    result
+        .provenance
+        .label
+        .or(result.provenance.git.map(|g| g.commit))
+        .with_context(|| {
+            format!(
+                "{}: the file names no version (no label, no commit): give --version",
+                file.display()
+            )
+        })
+}
+
+fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, file: &Path) -> Result<()> {
     let key = series_key(&a.series, &a.repo);
-    let version = track::version(Some(&a.repo), &a.version, a.order);
+    let rev = match &a.version {
+        Some(v) => v.clone(),
+        None => version_of_file(file)?,
+    };
+    let version = track::version(Some(&a.repo), &rev, a.order);
     if version.commit.is_none() {
         note!(
             "rigor: '{}' is not a revision of {}: stored as a label",
-            a.version,
+            rev,
             a.repo.display()
         );
     }
-    if let (Some(commit), Ok(result)) = (&version.commit, rigor_store::load(&a.file)) {
+    if let (Some(commit), Ok(result)) = (&version.commit, rigor_store::load(file)) {
         if let Some(git) = result.provenance.git.filter(|g| &g.commit != commit) {
             note!(
                 "rigor: warning: {} was measured at commit {}{}, not at {}",
-                a.file.display(),
+                file.display(),
                 short(&git.commit),
                 if git.dirty {
                     " (with uncommitted changes)"
@@ -98,21 +168,21 @@ fn add(history: &mut SqliteHistory, a: &TrackAddArgs) -> Result<Outcome> {
         }
     }
     let machine = track::this_machine(Some(&key.machine));
-    let ingested = track::add(history, &a.file, &version, &machine, &key.branch)?;
+    let ingested = track::add(history, file, &version, &machine, &key.branch)?;
     emit(&match ingested {
         Ingested::Added(id) => format!(
             "Stored {} as run {id} of {} on {} ({})\n",
-            a.file.display(),
+            file.display(),
             short(&version.rev),
             key.machine,
             key.branch
         ),
         Ingested::AlreadyStored(id) => format!(
             "{} is already stored (run {id}); nothing added\n",
-            a.file.display()
+            file.display()
         ),
     });
-    Ok(Outcome::Ok)
+    Ok(())
 }
 
 /// Prints each version as it goes.
@@ -157,7 +227,12 @@ impl TrackObserver for Announce {
     }
 }
 
-fn run(history: &mut SqliteHistory, a: &TrackRunArgs) -> Result<Outcome> {
+fn run(
+    history: &mut (dyn History + Send),
+    shown: &str,
+    runs: &Path,
+    a: &TrackRunArgs,
+) -> Result<Outcome> {
     let repo = a
         .repo
         .canonicalize()
@@ -182,16 +257,32 @@ fn run(history: &mut SqliteHistory, a: &TrackRunArgs) -> Result<Outcome> {
             "no versions to measure: REVS, --last and --since named no commit (give REVS as A..B or revisions, --last N or --since DATE)"
         );
     }
+    if let Some((i, n)) = a.shard {
+        let batch = if a.options.builds.is_some() {
+            1
+        } else {
+            a.batch
+        };
+        commits = shard(&commits, batch, i, n);
+        note!(
+            "rigor: shard {i}/{n}: {} version(s) in batches of {}",
+            commits.len(),
+            batch.max(1)
+        );
+    }
     let key = series_key(&a.series, &repo);
-    let (settings, mut experiment) = track_settings(
+    let (mut settings, mut experiment) = track_settings(
         repo,
         commits,
         a.force,
         a.batch,
         key.clone(),
+        runs,
         &a.options,
         &a.commands,
     )?;
+    // A shard's versions are merged elsewhere with `track add`: one file per version.
+    settings.version_files = a.shard.is_some();
     let (stop, mut executor) =
         crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
     note!(
@@ -225,8 +316,7 @@ fn run(history: &mut SqliteHistory, a: &TrackRunArgs) -> Result<Outcome> {
         }
     }
     emit(&format!(
-        "Tracked {measured} version(s) ({skipped} already stored, {failed} failed) in {}\n",
-        history.path().display()
+        "Tracked {measured} version(s) ({skipped} already stored, {failed} failed) in {shown}\n"
     ));
     if interrupted {
         return Ok(Outcome::Interrupted);
@@ -240,15 +330,27 @@ fn run(history: &mut SqliteHistory, a: &TrackRunArgs) -> Result<Outcome> {
     })
 }
 
+/// Shard `i` of `n` (1-based): every n-th batch, so each batch stays whole (its versions are
+/// measured together) and the shards together hold every version once.
+fn shard(commits: &[String], batch: usize, i: usize, n: usize) -> Vec<String> {
+    commits
+        .chunks(batch.max(1))
+        .enumerate()
+        .filter(|(k, _)| k % n == i - 1)
+        .flat_map(|(_, c)| c.iter().cloned())
+        .collect()
+}
+
 /// The settings of a `track run` or `track bisect`: `--build` without `--builds` builds each
 /// version once in its checkout (not a level); results go beside `--export-json`, else to
-/// `.rigor/runs`.
-fn track_settings(
+/// `runs` (see [`default_results_dir`]).
+pub(crate) fn track_settings(
     repo: std::path::PathBuf,
     commits: Vec<String>,
     force: bool,
     batch: usize,
     key: SeriesKey,
+    runs: &Path,
     options: &RunOptions,
     commands: &[String],
 ) -> Result<(TrackRunSettings, rigor_app::settings::RunSettings)> {
@@ -266,7 +368,7 @@ fn track_settings(
         .export_json
         .as_ref()
         .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| Path::new(".rigor").join("runs"));
+        .unwrap_or_else(|| runs.to_path_buf());
     Ok((
         TrackRunSettings {
             repo,
@@ -274,6 +376,7 @@ fn track_settings(
             prepare,
             force,
             results_dir,
+            version_files: false,
             key,
             batch,
         },
@@ -314,14 +417,22 @@ fn signed_percent(ratio: f64) -> String {
     format!("{}{}", if p >= 0.0 { "+" } else { "−" }, percent(p.abs()))
 }
 
-fn bisect(history: &mut SqliteHistory, a: &TrackBisectArgs) -> Result<Outcome> {
+fn bisect(history: &mut (dyn History + Send), runs: &Path, a: &TrackBisectArgs) -> Result<Outcome> {
     let repo = a
         .repo
         .canonicalize()
         .with_context(|| format!("--repo {}", a.repo.display()))?;
     let key = series_key(&a.series, &repo);
-    let (settings, mut experiment) =
-        track_settings(repo, Vec::new(), true, 3, key, &a.options, &a.commands)?;
+    let (settings, mut experiment) = track_settings(
+        repo,
+        Vec::new(),
+        true,
+        3,
+        key,
+        runs,
+        &a.options,
+        &a.commands,
+    )?;
     let (stop, mut executor) =
         crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
     let outcome = {
@@ -384,7 +495,7 @@ fn bisect(history: &mut SqliteHistory, a: &TrackBisectArgs) -> Result<Outcome> {
     }
 }
 
-fn check(history: &SqliteHistory, a: &TrackCheckArgs) -> Result<Outcome> {
+fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> {
     let key = SeriesKey {
         machine: track::this_machine(a.machine.as_deref()).name,
         branch: a.baseline.clone(),
@@ -494,7 +605,7 @@ fn history_markdown(list: &[track::HistoryVerdict], key: &SeriesKey) -> String {
     out
 }
 
-fn changes(history: &mut SqliteHistory, a: &TrackChangesArgs) -> Result<Outcome> {
+fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<Outcome> {
     if let Some(date) = &a.since {
         // Checked before anything is detected or written.
         track::changes_since(Vec::new(), date)?;
@@ -641,7 +752,7 @@ fn changes_markdown(list: &[StoredChange]) -> String {
     out
 }
 
-fn show(history: &SqliteHistory, a: &TrackShowArgs) -> Result<Outcome> {
+fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
     let key = series_key(&a.series, Path::new("."));
     let points = track::show(history, &key, &a.benchmark)?;
     if points.is_empty() {
@@ -708,7 +819,7 @@ fn show(history: &SqliteHistory, a: &TrackShowArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-fn publish(history: &SqliteHistory, a: &TrackPublishArgs) -> Result<Outcome> {
+fn publish(history: &(dyn History + Send), a: &TrackPublishArgs) -> Result<Outcome> {
     if let Some(url) = &a.repo_url {
         if !(url.starts_with("https://") || url.starts_with("http://")) {
             bail!("--repo-url must be a web address (https://…), got '{url}'");

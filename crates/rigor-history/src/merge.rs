@@ -1,0 +1,68 @@
+//! Merging a version's runs of one benchmark into one record (shared by the backends).
+
+use std::collections::HashMap;
+
+use rigor_store::{BenchmarkRecord, ExecutionRecord, FailureRecord, Layout, SampleRecord};
+use rigor_units::TimeUnit;
+
+/// A run's raw data of one benchmark.
+#[derive(Default)]
+pub(crate) struct RunData {
+    pub(crate) samples: Vec<SampleRecord>,
+    pub(crate) executions: Vec<ExecutionRecord>,
+}
+
+/// A stored benchmark of one run, before merging.
+pub(crate) struct RunBenchmark {
+    pub(crate) run: i64,
+    pub(crate) rev: String,
+    pub(crate) command: String,
+    pub(crate) layout: Layout,
+    pub(crate) level_names: Option<Vec<String>>,
+    pub(crate) unit: TimeUnit,
+    pub(crate) failures: Vec<FailureRecord>,
+}
+
+/// One version's runs of a benchmark merged into one record: each run's rounds, executions
+/// and builds are shifted past the previous run's, so units of different runs stay apart.
+pub(crate) fn merged(
+    name: &str,
+    parts: Vec<RunBenchmark>,
+    data: &mut HashMap<i64, RunData>,
+) -> Option<BenchmarkRecord> {
+    let first = parts.first()?;
+    let mut b = BenchmarkRecord::new(name, first.command.clone(), first.layout);
+    b.level_names = first.level_names.clone();
+    b.unit = first.unit;
+    let (mut round0, mut exec0, mut build0) = (0, 0, 0);
+    for part in parts.iter().filter(|p| p.layout == first.layout) {
+        let RunData {
+            samples,
+            executions,
+        } = data.remove(&part.run).unwrap_or_default();
+        let next = |f: &dyn Fn(&SampleRecord) -> usize| samples.iter().map(f).max();
+        let (r, e, bl) = (
+            next(&|s| s.round),
+            next(&|s| s.execution),
+            next(&|s| s.build.unwrap_or(0)),
+        );
+        b.samples.extend(samples.iter().map(|s| SampleRecord {
+            round: s.round + round0,
+            execution: s.execution + exec0,
+            build: s.build.map(|x| x + build0),
+            ..s.clone()
+        }));
+        b.executions
+            .extend(executions.into_iter().map(|x| ExecutionRecord {
+                round: x.round + round0,
+                execution: x.execution + exec0,
+                build: x.build.map(|y| y + build0),
+                ..x
+            }));
+        b.failures.extend(part.failures.iter().cloned());
+        round0 += r.map_or(0, |x| x + 1);
+        exec0 += e.map_or(0, |x| x + 1);
+        build0 += bl.map_or(0, |x| x + 1);
+    }
+    Some(b)
+}

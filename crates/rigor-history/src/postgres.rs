@@ -1,0 +1,855 @@
+//! The PostgreSQL backend: the same tables and behaviour as [`crate::sqlite`], on a server that
+//! several machines share, plus the job queue of a benchmark farm ([`crate::queue`]).
+//!
+//! Client: the synchronous `postgres` crate (rust-postgres, well kept, pure Rust). TLS: rustls
+//! (pure Rust with `ring`, so a fresh machine with only gcc builds it) when the URL asks for it
+//! (`sslmode=require`); the server's certificate is checked against `PGSSLROOTCERT` when set, else
+//! against the Mozilla roots. The password comes from the URL, `PGPASSWORD`, or a file named by
+//! `RIGOR_DB_PASSWORD_FILE` that only its owner may read; it never appears in messages.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use postgres::config::SslMode;
+use postgres::types::ToSql;
+use postgres::{Client, Config, GenericClient, Row, Transaction};
+use rigor_store::{BenchmarkRecord, ExecutionRecord, SampleRecord};
+use rigor_units::Seconds;
+
+use crate::History;
+use crate::error::{HistoryError, Result};
+use crate::merge::{RunBenchmark, RunData, merged};
+use crate::sqlite::{failure_fingerprint, fingerprint, json, now, status_text};
+use crate::types::{
+    ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
+    StoredSummary, StoredVersion, VersionData, VersionInfo,
+};
+
+/// The migrations, in order; the schema version is their count.
+const MIGRATIONS: [&str; 2] = [
+    include_str!("../migrations/postgres/0001_initial.sql"),
+    include_str!("../migrations/postgres/0002_jobs.sql"),
+];
+
+/// The schema version this build writes and the newest it reads.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// History order, as in SQLite (NULLs last, then time, then when first stored).
+const VERSION_ORDER: &str = "v.order_key NULLS LAST, v.commit_time NULLS LAST, v.first_seen";
+
+/// The version columns [`version_of`] reads, from `versions v`.
+const VERSION_COLUMNS: &str =
+    "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
+
+/// Whether a database location names a PostgreSQL server.
+pub fn is_postgres_url(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
+}
+
+/// A history in a PostgreSQL database.
+pub struct PostgresHistory {
+    client: Mutex<Client>,
+    /// The URL without its password, for messages.
+    shown: String,
+}
+
+impl std::fmt::Debug for PostgresHistory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresHistory")
+            .field("url", &self.shown)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PostgresHistory {
+    /// Connects to the database at `url` (`postgres://user@host:port/db?sslmode=require`),
+    /// bringing an older schema up to date and refusing a newer one.
+    pub fn open(url: &str) -> Result<Self> {
+        let shown = redact(url);
+        let mut config: Config = url.parse().map_err(|source| HistoryError::Postgres {
+            url: shown.clone(),
+            source,
+        })?;
+        if config.get_password().is_none() {
+            if let Some(password) = password_from_environment(&shown)? {
+                config.password(password);
+            }
+        }
+        config.application_name("rigor");
+        let connected = if config.get_ssl_mode() == SslMode::Disable {
+            config.connect(postgres::NoTls)
+        } else {
+            config.connect(crate::tls::connector(&shown)?)
+        };
+        let client = connected.map_err(|source| HistoryError::Postgres {
+            url: shown.clone(),
+            source,
+        })?;
+        let mut history = Self {
+            client: Mutex::new(client),
+            shown,
+        };
+        history.migrate()?;
+        Ok(history)
+    }
+
+    /// The URL, without its password.
+    pub fn url(&self) -> &str {
+        &self.shown
+    }
+
+    pub(crate) fn db(&self, source: postgres::Error) -> HistoryError {
+        HistoryError::Postgres {
+            url: self.shown.clone(),
+            source,
+        }
+    }
+
+    pub(crate) fn client(&self) -> MutexGuard<'_, Client> {
+        // A panic while holding the lock cannot leave the client half-used in a way that
+        // matters more than the panic itself.
+        self.client.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let shown = self.shown.clone();
+        let db = |source| HistoryError::Postgres {
+            url: shown.clone(),
+            source,
+        };
+        let too_new = |found: i64| HistoryError::SchemaTooNew {
+            path: shown.clone().into(),
+            found,
+            supported: SCHEMA_VERSION,
+        };
+        let mut client = self.client();
+        // Up to date: nothing is written, so a role that may only read (a dashboard) can open it.
+        let found = schema_version(&mut *client).map_err(db)?;
+        if found > SCHEMA_VERSION {
+            return Err(too_new(found));
+        }
+        if found == SCHEMA_VERSION {
+            return Ok(());
+        }
+        let mut tx = client.transaction().map_err(db)?;
+        // One migrating process at a time (the lock ends with the transaction); the version is
+        // read again under the lock.
+        tx.batch_execute(
+            "SELECT pg_advisory_xact_lock(7262391);
+             CREATE TABLE IF NOT EXISTS rigor_schema (version BIGINT NOT NULL);",
+        )
+        .map_err(db)?;
+        let found = schema_version(&mut tx).map_err(db)?;
+        if found > SCHEMA_VERSION {
+            return Err(too_new(found));
+        }
+        for sql in &MIGRATIONS[found.max(0) as usize..] {
+            tx.batch_execute(sql).map_err(db)?;
+        }
+        tx.execute("DELETE FROM rigor_schema", &[]).map_err(db)?;
+        tx.execute("INSERT INTO rigor_schema VALUES ($1)", &[&SCHEMA_VERSION])
+            .map_err(db)?;
+        tx.commit().map_err(db)
+    }
+
+    fn damaged(&self, what: &'static str, message: impl ToString) -> HistoryError {
+        HistoryError::Damaged {
+            path: self.shown.clone().into(),
+            what,
+            message: message.to_string(),
+        }
+    }
+
+    /// Runs `work` in a transaction, again when the server asks (deadlock, serialization).
+    pub(crate) fn in_transaction<T>(
+        &self,
+        mut work: impl FnMut(&mut Transaction<'_>) -> Result<T, postgres::Error>,
+    ) -> Result<T> {
+        let mut client = self.client();
+        let mut tries = 0;
+        loop {
+            let attempt = client.transaction().and_then(|mut tx| {
+                let out = work(&mut tx)?;
+                tx.commit()?;
+                Ok(out)
+            });
+            match attempt {
+                Err(e) if tries < 5 && is_retryable(&e) => tries += 1,
+                other => return other.map_err(|e| self.db(e)),
+            }
+        }
+    }
+}
+
+/// The schema version stored in the database (0 before any migration).
+fn schema_version(c: &mut impl GenericClient) -> Result<i64, postgres::Error> {
+    let exists: bool = c
+        .query_one("SELECT to_regclass('rigor_schema') IS NOT NULL", &[])?
+        .get(0);
+    if !exists {
+        return Ok(0);
+    }
+    Ok(c.query_opt("SELECT version FROM rigor_schema", &[])?
+        .map_or(0, |r| r.get(0)))
+}
+
+/// Whether the server aborted a transaction that may succeed when run again.
+fn is_retryable(e: &postgres::Error) -> bool {
+    use postgres::error::SqlState;
+    e.code().is_some_and(|c| {
+        *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE
+    })
+}
+
+/// The URL with any password replaced by `***`.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    let shown_authority = match authority.rsplit_once('@') {
+        Some((user, host)) => match user.split_once(':') {
+            Some((name, _)) => format!("{name}:***@{host}"),
+            None => authority.to_string(),
+        },
+        None => authority.to_string(),
+    };
+    // A password may also be a query parameter.
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|kv| match kv.split_once('=') {
+                    Some(("password", _)) => "password=***".to_string(),
+                    _ => kv.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", query.join("&"))
+        }
+        None => tail.to_string(),
+    };
+    format!("{scheme}://{shown_authority}{tail}")
+}
+
+/// The password from `PGPASSWORD`, else from the file `RIGOR_DB_PASSWORD_FILE` names (which
+/// must not be readable by group or others).
+fn password_from_environment(shown: &str) -> Result<Option<String>> {
+    if let Ok(p) = std::env::var("PGPASSWORD") {
+        return Ok(Some(p));
+    }
+    let Some(file) = std::env::var_os("RIGOR_DB_PASSWORD_FILE") else {
+        return Ok(None);
+    };
+    let bad = |message: String| HistoryError::Credentials {
+        url: shown.to_string(),
+        message,
+    };
+    let path = std::path::PathBuf::from(file);
+    let meta = std::fs::metadata(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o077 != 0 {
+            return Err(bad(format!(
+                "{} may be read by others: make it private (chmod 600)",
+                path.display()
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = meta;
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    Ok(Some(text.trim_end_matches(['\n', '\r']).to_string()))
+}
+
+/// The machine's id. Read first: writing the row (when new or changed) locks it until commit,
+/// and every worker of a class stores under the same machine.
+fn machine_id(tx: &mut impl GenericClient, m: &MachineInfo) -> Result<i64, postgres::Error> {
+    let e = &m.environment;
+    let same = tx.query_opt(
+        "SELECT id FROM machines WHERE name = $1 AND host = $2 AND os = $3 AND cpu = $4
+             AND cpus = $5 AND governor IS NOT DISTINCT FROM $6",
+        &[
+            &m.name,
+            &e.host,
+            &e.os,
+            &e.cpu,
+            &(e.cpus as i64),
+            &e.governor,
+        ],
+    )?;
+    if let Some(row) = same {
+        return Ok(row.get(0));
+    }
+    tx.query_one(
+        "INSERT INTO machines (name, host, os, cpu, cpus, governor) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (name) DO UPDATE SET host = excluded.host, os = excluded.os,
+             cpu = excluded.cpu, cpus = excluded.cpus, governor = excluded.governor
+         RETURNING id",
+        &[
+            &m.name,
+            &e.host,
+            &e.os,
+            &e.cpu,
+            &(e.cpus as i64),
+            &e.governor,
+        ],
+    )
+    .map(|r| r.get(0))
+}
+
+fn version_id(tx: &mut impl GenericClient, v: &VersionInfo) -> Result<i64, postgres::Error> {
+    tx.query_one(
+        "INSERT INTO versions (rev, commit_id, parents, author, commit_time, subject, order_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (rev) DO UPDATE SET
+             commit_id = COALESCE(excluded.commit_id, versions.commit_id),
+             parents = COALESCE(excluded.parents, versions.parents),
+             author = COALESCE(excluded.author, versions.author),
+             commit_time = COALESCE(excluded.commit_time, versions.commit_time),
+             subject = COALESCE(excluded.subject, versions.subject),
+             order_key = COALESCE(excluded.order_key, versions.order_key)
+         RETURNING id",
+        &[
+            &v.rev,
+            &v.commit,
+            &(!v.parents.is_empty()).then(|| v.parents.join(" ")),
+            &v.author,
+            &v.time,
+            &v.subject,
+            &v.order,
+        ],
+    )
+    .map(|r| r.get(0))
+}
+
+/// The benchmark's id, read first for the same reason as [`machine_id`].
+fn benchmark_id(tx: &mut impl GenericClient, name: &str) -> Result<i64, postgres::Error> {
+    if let Some(row) = tx.query_opt("SELECT id FROM benchmarks WHERE name = $1", &[&name])? {
+        return Ok(row.get(0));
+    }
+    tx.query_one(
+        "INSERT INTO benchmarks (name) VALUES ($1)
+         ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id",
+        &[&name],
+    )
+    .map(|r| r.get(0))
+}
+
+/// Stores one benchmark of a run; samples and executions go in one statement each (arrays
+/// unnested by the server), so a result with many samples costs a few round trips.
+fn insert_benchmark(
+    tx: &mut impl GenericClient,
+    run: i64,
+    b: &BenchmarkRecord,
+) -> Result<(), postgres::Error> {
+    let id = benchmark_id(tx, &b.name)?;
+    let a = b.analysis.as_ref();
+    tx.execute(
+        "INSERT INTO run_benchmarks (run_id, benchmark_id, command, levels, level_names, unit,
+             mean, ci_lower, ci_upper, ci_level, components, failures)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        &[
+            &run,
+            &id,
+            &b.command,
+            &json(&b.layout),
+            &b.level_names.as_ref().map(json),
+            &b.unit.to_string(),
+            &a.map(|a| a.mean),
+            &a.map(|a| a.ci.lower),
+            &a.map(|a| a.ci.upper),
+            &a.map(|a| a.ci.level.get()),
+            &a.map(|a| json(&a.variance_components)),
+            &json(&b.failures),
+        ],
+    )?;
+    let s = &b.samples;
+    let column = |f: &dyn Fn(&SampleRecord) -> i64| s.iter().map(f).collect::<Vec<i64>>();
+    tx.execute(
+        "INSERT INTO samples (run_id, benchmark_id, pos, build, round, execution, iteration, value, warmup)
+         SELECT $1, $2, x.pos, x.build, x.round, x.execution, x.iteration, x.value, x.warmup
+         FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::float8[], $8::bool[])
+              WITH ORDINALITY AS x(build, round, execution, iteration, value, warmup, pos)",
+        &[
+            &run,
+            &id,
+            &s.iter().map(|x| x.build.map(|b| b as i64)).collect::<Vec<_>>(),
+            &column(&|x| x.round as i64),
+            &column(&|x| x.execution as i64),
+            &column(&|x| x.iteration as i64),
+            &s.iter().map(|x| x.value).collect::<Vec<f64>>(),
+            &s.iter().map(|x| x.warmup).collect::<Vec<bool>>(),
+        ],
+    )?;
+    let e = &b.executions;
+    tx.execute(
+        "INSERT INTO executions (run_id, benchmark_id, pos, build, round, execution, warmup, wall,
+             user_time, sys_time, max_rss)
+         SELECT $1, $2, x.pos, x.build, x.round, x.execution, x.warmup, x.wall, x.user_time,
+                x.sys_time, x.max_rss
+         FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bool[], $7::float8[],
+                     $8::float8[], $9::float8[], $10::bigint[])
+              WITH ORDINALITY AS x(build, round, execution, warmup, wall, user_time, sys_time, max_rss, pos)",
+        &[
+            &run,
+            &id,
+            &e.iter().map(|x| x.build.map(|b| b as i64)).collect::<Vec<_>>(),
+            &e.iter().map(|x| x.round as i64).collect::<Vec<_>>(),
+            &e.iter().map(|x| x.execution as i64).collect::<Vec<_>>(),
+            &e.iter().map(|x| x.warmup).collect::<Vec<_>>(),
+            &e.iter().map(|x| x.wall.get()).collect::<Vec<_>>(),
+            &e.iter().map(|x| x.user.get()).collect::<Vec<_>>(),
+            &e.iter().map(|x| x.sys.get()).collect::<Vec<_>>(),
+            &e.iter().map(|x| x.max_rss as i64).collect::<Vec<_>>(),
+        ],
+    )?;
+    Ok(())
+}
+
+/// Stores a result inside an open transaction (the queue completes a job in the same one).
+pub(crate) fn ingest_in(
+    tx: &mut impl GenericClient,
+    run: &Ingest<'_>,
+) -> Result<Ingested, postgres::Error> {
+    let print = fingerprint(run.result);
+    let machine = machine_id(tx, run.machine)?;
+    let version = version_id(tx, run.version)?;
+    let r = run.result;
+    // A concurrent ingest of the same result waits for the first to commit, then adds nothing.
+    let inserted = tx.query_opt(
+        "INSERT INTO runs (fingerprint, version_id, machine_id, branch, status, seed,
+             started, ended, rigor_version, settings, note, ingested_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, $11)
+         ON CONFLICT (fingerprint) DO NOTHING RETURNING id",
+        &[
+            &print,
+            &version,
+            &machine,
+            &run.branch,
+            &status_text(r.status),
+            &r.seed.to_string(),
+            &r.provenance.started.map(|t| t.to_string()),
+            &r.provenance.ended.map(|t| t.to_string()),
+            &r.rigor_version,
+            &r.settings.as_ref().map(json),
+            &now(),
+        ],
+    )?;
+    let Some(row) = inserted else {
+        let id: i64 = tx
+            .query_one("SELECT id FROM runs WHERE fingerprint = $1", &[&print])?
+            .get(0);
+        return Ok(Ingested::AlreadyStored(RunId(id)));
+    };
+    let id: i64 = row.get(0);
+    for b in &r.benchmarks {
+        insert_benchmark(tx, id, b)?;
+    }
+    Ok(Ingested::Added(RunId(id)))
+}
+
+/// Records a failed version inside an open transaction.
+pub(crate) fn record_failure_in(
+    tx: &mut impl GenericClient,
+    version: &VersionInfo,
+    machine: &MachineInfo,
+    branch: &str,
+    reason: &str,
+) -> Result<RunId, postgres::Error> {
+    let print = failure_fingerprint(version, machine, branch, reason);
+    let m = machine_id(tx, machine)?;
+    let v = version_id(tx, version)?;
+    tx.query_one(
+        "INSERT INTO runs (fingerprint, version_id, machine_id, branch, status, seed,
+             rigor_version, note, ingested_at)
+         VALUES ($1, $2, $3, $4, 'failed', '0', $5, $6, $7)
+         ON CONFLICT (fingerprint) DO UPDATE SET note = excluded.note
+         RETURNING id",
+        &[
+            &print,
+            &v,
+            &m,
+            &branch,
+            &env!("CARGO_PKG_VERSION"),
+            &reason,
+            &now(),
+        ],
+    )
+    .map(|r| RunId(r.get(0)))
+}
+
+fn version_of(r: &Row, offset: usize) -> VersionInfo {
+    let parents: Option<String> = r.get(offset + 2);
+    VersionInfo {
+        rev: r.get(offset),
+        commit: r.get(offset + 1),
+        parents: parents
+            .map(|p| p.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default(),
+        author: r.get(offset + 3),
+        time: r.get(offset + 4),
+        subject: r.get(offset + 5),
+        order: r.get(offset + 6),
+    }
+}
+
+impl PostgresHistory {
+    fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
+        self.client().query(sql, params).map_err(|e| self.db(e))
+    }
+
+    /// The stored benchmark of each run of a benchmark's series, oldest run first.
+    fn run_benchmarks_of(
+        &self,
+        machine: &str,
+        branch: &str,
+        benchmark: &str,
+    ) -> Result<Vec<RunBenchmark>> {
+        let rows = self.query(
+            "SELECT rb.run_id, rb.command, rb.levels, rb.level_names, rb.unit, rb.failures, v.rev
+             FROM run_benchmarks rb
+             JOIN runs r ON r.id = rb.run_id
+             JOIN versions v ON v.id = r.version_id
+             JOIN machines m ON m.id = r.machine_id
+             JOIN benchmarks b ON b.id = rb.benchmark_id
+             WHERE m.name = $1 AND r.branch = $2 AND b.name = $3 AND r.status <> 'failed'
+             ORDER BY r.id",
+            &[&machine, &branch, &benchmark],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let levels: String = r.get(2);
+                let names: Option<String> = r.get(3);
+                let unit: String = r.get(4);
+                let failures: String = r.get(5);
+                Ok(RunBenchmark {
+                    run: r.get(0),
+                    rev: r.get(6),
+                    command: r.get(1),
+                    layout: serde_json::from_str(&levels).map_err(|e| self.damaged("levels", e))?,
+                    level_names: names
+                        .map(|n| serde_json::from_str(&n))
+                        .transpose()
+                        .map_err(|e| self.damaged("level names", e))?,
+                    unit: unit.parse().map_err(|e| self.damaged("unit", e))?,
+                    failures: serde_json::from_str(&failures)
+                        .map_err(|e| self.damaged("failures", e))?,
+                })
+            })
+            .collect()
+    }
+
+    /// Every sample and execution of a benchmark's series, by run, in two queries.
+    fn series_data(
+        &self,
+        machine: &str,
+        branch: &str,
+        benchmark: &str,
+    ) -> Result<HashMap<i64, RunData>> {
+        let query = |table: &str, columns: &str| {
+            format!(
+                "SELECT x.run_id, {columns} FROM {table} x
+                 JOIN benchmarks b ON b.id = x.benchmark_id JOIN runs r ON r.id = x.run_id
+                 JOIN machines m ON m.id = r.machine_id
+                 WHERE m.name = $1 AND r.branch = $2 AND b.name = $3 AND r.status <> 'failed'
+                 ORDER BY x.run_id, x.pos"
+            )
+        };
+        let params: [&(dyn ToSql + Sync); 3] = [&machine, &branch, &benchmark];
+        let mut data: HashMap<i64, RunData> = HashMap::new();
+        let samples = query(
+            "samples",
+            "x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
+        );
+        for r in self.query(&samples, &params)? {
+            data.entry(r.get(0))
+                .or_default()
+                .samples
+                .push(SampleRecord {
+                    build: r.get::<_, Option<i64>>(1).map(|x| x as usize),
+                    round: r.get::<_, i64>(2) as usize,
+                    execution: r.get::<_, i64>(3) as usize,
+                    iteration: r.get::<_, i64>(4) as usize,
+                    value: r.get(5),
+                    warmup: r.get(6),
+                });
+        }
+        let executions = query(
+            "executions",
+            "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss",
+        );
+        for r in self.query(&executions, &params)? {
+            data.entry(r.get(0))
+                .or_default()
+                .executions
+                .push(ExecutionRecord {
+                    build: r.get::<_, Option<i64>>(1).map(|x| x as usize),
+                    round: r.get::<_, i64>(2) as usize,
+                    execution: r.get::<_, i64>(3) as usize,
+                    warmup: r.get(4),
+                    wall: Seconds(r.get(5)),
+                    user: Seconds(r.get(6)),
+                    sys: Seconds(r.get(7)),
+                    max_rss: r.get::<_, i64>(8) as u64,
+                    env_pad: None,
+                });
+        }
+        Ok(data)
+    }
+}
+
+impl History for PostgresHistory {
+    fn ingest(&mut self, run: &Ingest<'_>) -> Result<Ingested> {
+        self.in_transaction(|tx| ingest_in(tx, run))
+    }
+
+    fn record_failure(
+        &mut self,
+        version: &VersionInfo,
+        machine: &MachineInfo,
+        branch: &str,
+        reason: &str,
+    ) -> Result<RunId> {
+        self.in_transaction(|tx| record_failure_in(tx, version, machine, branch, reason))
+    }
+
+    fn has_run(&self, rev: &str, machine: &str, branch: &str) -> Result<bool> {
+        let rows = self.query(
+            "SELECT EXISTS (SELECT 1 FROM runs r JOIN versions v ON v.id = r.version_id
+                 JOIN machines m ON m.id = r.machine_id
+                 WHERE v.rev = $1 AND m.name = $2 AND r.branch = $3)",
+            &[&rev, &machine, &branch],
+        )?;
+        Ok(rows[0].get(0))
+    }
+
+    fn stored_benchmarks(&self, rev: &str, machine: &str, branch: &str) -> Result<Vec<String>> {
+        let rows = self.query(
+            "SELECT DISTINCT b.name FROM run_benchmarks rb
+             JOIN benchmarks b ON b.id = rb.benchmark_id
+             JOIN runs r ON r.id = rb.run_id JOIN versions v ON v.id = r.version_id
+             JOIN machines m ON m.id = r.machine_id
+             WHERE v.rev = $1 AND m.name = $2 AND r.branch = $3 AND r.status <> 'failed'
+             ORDER BY b.name",
+            &[&rev, &machine, &branch],
+        )?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn versions(&self, machine: &str, branch: &str) -> Result<Vec<StoredVersion>> {
+        let sql = format!(
+            "SELECT {VERSION_COLUMNS}, COUNT(r.id), SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END)
+             FROM runs r JOIN versions v ON v.id = r.version_id
+             JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = $1 AND r.branch = $2
+             GROUP BY v.id ORDER BY {VERSION_ORDER}"
+        );
+        let rows = self.query(&sql, &[&machine, &branch])?;
+        Ok(rows
+            .iter()
+            .map(|r| StoredVersion {
+                version: version_of(r, 0),
+                runs: r.get::<_, i64>(7) as usize,
+                failed: r.get::<_, i64>(8) as usize,
+            })
+            .collect())
+    }
+
+    fn benchmarks(&self, machine: &str, branch: &str) -> Result<Vec<String>> {
+        let rows = self.query(
+            "SELECT DISTINCT b.name FROM run_benchmarks rb
+             JOIN benchmarks b ON b.id = rb.benchmark_id
+             JOIN runs r ON r.id = rb.run_id JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = $1 AND r.branch = $2 ORDER BY b.name",
+            &[&machine, &branch],
+        )?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn series_keys(&self) -> Result<Vec<(String, String)>> {
+        let rows = self.query(
+            "SELECT DISTINCT m.name, r.branch FROM runs r JOIN machines m ON m.id = r.machine_id
+             ORDER BY m.name, r.branch",
+            &[],
+        )?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    fn series(&self, machine: &str, branch: &str, benchmark: &str) -> Result<Vec<VersionData>> {
+        let mut by_version: HashMap<String, Vec<RunBenchmark>> = HashMap::new();
+        for p in self.run_benchmarks_of(machine, branch, benchmark)? {
+            by_version.entry(p.rev.clone()).or_default().push(p);
+        }
+        let mut data = self.series_data(machine, branch, benchmark)?;
+        let mut out = Vec::new();
+        for v in self.versions(machine, branch)? {
+            let parts = by_version.remove(&v.version.rev).unwrap_or_default();
+            let runs: Vec<RunId> = parts.iter().map(|p| RunId(p.run)).collect();
+            if let Some(b) = merged(benchmark, parts, &mut data) {
+                out.push(VersionData {
+                    version: v.version,
+                    runs,
+                    benchmark: b,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>> {
+        let rows = self.query(
+            "SELECT b.name, v.rev, rb.run_id, rb.unit, rb.mean, rb.ci_lower, rb.ci_upper,
+                    rb.ci_level, rb.components
+             FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
+             JOIN benchmarks b ON b.id = rb.benchmark_id JOIN versions v ON v.id = r.version_id
+             WHERE r.machine_id = (SELECT id FROM machines WHERE name = $1)
+               AND r.branch = $2 AND r.status <> 'failed'
+             ORDER BY rb.run_id",
+            &[&machine, &branch],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let components: Option<String> = r.get(8);
+                let lo: Option<f64> = r.get(5);
+                let hi: Option<f64> = r.get(6);
+                Ok(StoredSummary {
+                    benchmark: r.get(0),
+                    rev: r.get(1),
+                    run: RunId(r.get(2)),
+                    unit: r.get(3),
+                    mean: r.get(4),
+                    interval: lo.zip(hi),
+                    level: r.get(7),
+                    components: components
+                        .map(|c| serde_json::from_str(&c))
+                        .transpose()
+                        .map_err(|e| self.damaged("components", e))?
+                        .unwrap_or_default(),
+                })
+            })
+            .collect()
+    }
+
+    fn save_changes(
+        &mut self,
+        machine: &str,
+        branch: &str,
+        benchmark: &str,
+        changes: &[NewChange],
+    ) -> Result<()> {
+        self.in_transaction(|tx| {
+            let ids = tx.query_one(
+                "SELECT (SELECT id FROM benchmarks WHERE name = $1),
+                        (SELECT id FROM machines WHERE name = $2)",
+                &[&benchmark, &machine],
+            )?;
+            let (Some(b), Some(m)) = (ids.get::<_, Option<i64>>(0), ids.get::<_, Option<i64>>(1))
+            else {
+                return Ok(());
+            };
+            tx.execute(
+                "UPDATE changes SET current = FALSE WHERE benchmark_id = $1 AND machine_id = $2 AND branch = $3",
+                &[&b, &m, &branch],
+            )?;
+            for c in changes {
+                tx.execute(
+                    "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
+                         ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at)
+                     VALUES ($1, $2, $3, (SELECT id FROM versions WHERE rev = $4),
+                             (SELECT id FROM versions WHERE rev = $5), $6, $7, $8, $9, $10, $11, $12, TRUE, $13)
+                     ON CONFLICT (benchmark_id, machine_id, branch, version_id) DO UPDATE SET
+                         previous_version_id = excluded.previous_version_id, ratio = excluded.ratio,
+                         ci_lower = excluded.ci_lower, ci_upper = excluded.ci_upper,
+                         p_value = excluded.p_value, q_value = excluded.q_value,
+                         verdict = excluded.verdict, method = excluded.method, current = TRUE",
+                    &[
+                        &b,
+                        &m,
+                        &branch,
+                        &c.rev,
+                        &c.previous_rev,
+                        &c.ratio,
+                        &c.interval.map(|i| i.0),
+                        &c.interval.map(|i| i.1),
+                        &c.p_value,
+                        &c.q_value,
+                        &c.verdict,
+                        &c.method,
+                        &now(),
+                    ],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>> {
+        let sql = format!(
+            "SELECT c.id, b.name, m.name, c.branch, v.rev, pv.rev, c.ratio, c.ci_lower, c.ci_upper,
+                    c.p_value, c.q_value, c.verdict, c.method, c.status, c.current, c.detected_at,
+                    v.commit_time
+             FROM changes c
+             JOIN benchmarks b ON b.id = c.benchmark_id
+             JOIN machines m ON m.id = c.machine_id
+             JOIN versions v ON v.id = c.version_id
+             LEFT JOIN versions pv ON pv.id = c.previous_version_id
+             WHERE ($1::text IS NULL OR b.name = $1) AND ($2::text IS NULL OR m.name = $2)
+               AND ($3::text IS NULL OR c.branch = $3) AND ($4 OR c.current)
+             ORDER BY {VERSION_ORDER}, b.name"
+        );
+        let rows = self.query(
+            &sql,
+            &[
+                &filter.benchmark,
+                &filter.machine,
+                &filter.branch,
+                &filter.include_stale,
+            ],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let lower: Option<f64> = r.get(7);
+                let upper: Option<f64> = r.get(8);
+                let status: String = r.get(13);
+                Ok(StoredChange {
+                    id: r.get(0),
+                    benchmark: r.get(1),
+                    machine: r.get(2),
+                    branch: r.get(3),
+                    change: NewChange {
+                        rev: r.get(4),
+                        previous_rev: r.get(5),
+                        ratio: r.get(6),
+                        interval: lower.zip(upper),
+                        p_value: r.get(9),
+                        q_value: r.get(10),
+                        verdict: r.get(11),
+                        method: r.get(12),
+                    },
+                    status: status
+                        .parse::<ChangeStatus>()
+                        .map_err(|e| self.damaged("status", e))?,
+                    current: r.get(14),
+                    detected_at: r.get(15),
+                    version_time: r.get(16),
+                })
+            })
+            .collect()
+    }
+
+    fn set_status(&mut self, id: i64, status: ChangeStatus) -> Result<()> {
+        let n = self
+            .client()
+            .execute(
+                "UPDATE changes SET status = $1 WHERE id = $2",
+                &[&status.as_str(), &id],
+            )
+            .map_err(|e| self.db(e))?;
+        if n == 0 {
+            return Err(HistoryError::NoSuchChange(id));
+        }
+        Ok(())
+    }
+}
