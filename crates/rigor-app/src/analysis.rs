@@ -93,10 +93,12 @@ pub fn record_of(a: &Analysis, level: ConfidenceLevel) -> AnalysisRecord {
             .components
             .components
             .iter()
-            .map(|c| ComponentRecord {
+            .enumerate()
+            .map(|(i, c)| ComponentRecord {
                 level: c.level.clone(),
                 s2: c.s2,
                 t2: c.t2,
+                units: a.counts.get(i).copied(),
             })
             .collect(),
         variance_method: a.components.method,

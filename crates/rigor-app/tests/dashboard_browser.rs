@@ -11,14 +11,51 @@
 use std::path::Path;
 use std::process::Command;
 
+use rigor_app::analysis::hierarchy_of;
 use rigor_app::publish::{PublishSettings, publish};
 use rigor_app::synthetic::{Spec, Step, generate};
 use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
-use rigor_history::SqliteHistory;
+use rigor_history::{History, SqliteHistory};
 use rigor_report::dashboard::SiteMeta;
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 const REPO: &str = "https://example.org/project";
+
+/// The comparisons the browser picks, with rigor's Fieller interval (Welch–Satterthwaite, as
+/// `rigor compare`) computed here from each version's raw samples: the page's oracle.
+fn comparisons(h: &SqliteHistory) -> String {
+    use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
+    let cases = [
+        ("parse/json", "ci-1", "v9", "v29"),
+        ("parse/json", "ci-1", "v20", "v3"),
+        ("sort/large", "ci-1", "v25", "v2"),
+        ("parse/csv", "ci-2", "v1", "v6"),
+        ("parse/json", "ci-3", "v0", "v2"),
+    ];
+    let mut out = Vec::new();
+    for (name, machine, base, cand) in cases {
+        let series = h.series(machine, "main", name).unwrap();
+        let estimate = |rev: &str| {
+            let v = series.iter().find(|v| v.version.rev == rev).unwrap();
+            MeanEstimate::from_hierarchy(&hierarchy_of(&v.benchmark).unwrap()).unwrap()
+        };
+        let f = fieller(
+            &estimate(cand),
+            &estimate(base),
+            0.95,
+            DfMethod::WelchSatterthwaite,
+        )
+        .unwrap();
+        // The noisy machine must give the unbounded case, the others bounded ones.
+        assert_eq!(f.is_bounded(), machine != "ci-3", "{name} {machine}: {f:?}");
+        let (lower, upper) = f.bounds().unzip();
+        out.push(serde_json::json!({
+            "benchmark": name, "machine": machine, "base": base, "cand": cand,
+            "ratio": f.ratio, "lower": lower, "upper": upper,
+        }));
+    }
+    serde_json::Value::Array(out).to_string()
+}
 
 #[test]
 fn the_dashboard_renders_and_behaves_in_chromium() {
@@ -62,6 +99,18 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
         ..spec.clone()
     };
     generate(&mut h, &other, &mut |_| {}).unwrap();
+    // A third machine measuring two very noisy executions per version: comparisons there are
+    // unbounded (Fieller's g ≥ 1).
+    let noisy = Spec {
+        machine: "ci-3".into(),
+        versions: 3,
+        executions: 2,
+        iterations: 1,
+        noise: 0.9,
+        seed: 3,
+        ..other.clone()
+    };
+    generate(&mut h, &noisy, &mut |_| {}).unwrap();
     let key = SeriesKey {
         machine: "ci-1".into(),
         branch: "main".into(),
@@ -95,7 +144,8 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
     cmd.arg(&script)
         .arg(&site)
         .args(["--change", "parse/json=v12", "--change", "sort/large=v21"])
-        .args(["--hostile", HOSTILE, "--repo-url", REPO]);
+        .args(["--hostile", HOSTILE, "--repo-url", REPO])
+        .args(["--compare", &comparisons(&h)]);
     if let Ok(shots) = std::env::var("RIGOR_DASHBOARD_SCREENSHOTS") {
         cmd.args(["--screenshots", &shots]);
     }

@@ -112,3 +112,71 @@ fn pages_are_written_escaped_and_republished_incrementally() {
         assert!(!page.contains(HOSTILE));
     }
 }
+
+/// `name="value"` of the first attribute `name` in `tag`.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    Some(&tag[start..start + tag[start..].find('"')?])
+}
+
+#[test]
+fn a_page_carries_each_versions_fieller_inputs_and_opens_with_rigor_compares_interval() {
+    use rigor_app::analysis::hierarchy_of;
+    use rigor_history::History;
+    use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    let h = history(dir.path(), 30);
+    publish(&h, &settings(&out)).unwrap();
+    let view = site_view(&h, SiteMeta::default(), String::new()).unwrap();
+    let json = view.benchmarks.iter().find(|b| b.name == "parse/json");
+    let page = std::fs::read_to_string(out.join(&json.unwrap().page)).unwrap();
+    // The oracle: each version's estimate from its raw samples, as `rigor compare` makes it.
+    let raw: Vec<(String, MeanEstimate)> = h
+        .series("ci-1", "main", "parse/json")
+        .unwrap()
+        .iter()
+        .map(|v| {
+            let e = MeanEstimate::from_hierarchy(&hierarchy_of(&v.benchmark).unwrap()).unwrap();
+            (v.version.rev.clone(), e)
+        })
+        .collect();
+    assert_eq!(raw.len(), 29, "30 versions, one failed");
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
+    for (rev, e) in &raw {
+        let at = page.find(&format!(" data-rev=\"{rev}\"")).unwrap();
+        let tag = &page[at..at + page[at..].find('>').unwrap()];
+        let num = |n: &str| attr(tag, n).unwrap().parse::<f64>().unwrap();
+        assert!(close(num("data-mean"), e.mean), "{rev}: {tag}");
+        assert!(close(num("data-var"), e.var_of_mean()), "{rev}: {tag}");
+        assert_eq!(num("data-units") as usize, e.n, "{rev}");
+    }
+    // The comparison the page opens with: the newest version against the last before v10.
+    let find = |rev: &str| raw.iter().find(|(r, _)| r == rev).unwrap().1;
+    let f = fieller(
+        &find("v29"),
+        &find("v9"),
+        0.95,
+        DfMethod::WelchSatterthwaite,
+    )
+    .unwrap();
+    let (lo, hi) = f.bounds().unwrap();
+    let at = page.find("<p class=\"cmp-out\"").unwrap();
+    let tag = &page[at..at + page[at..].find("</p>").unwrap()];
+    let num = |n: &str| attr(tag, n).unwrap().parse::<f64>().unwrap();
+    assert!(close(num("data-ratio"), f.ratio) && f.ratio > 1.25, "{tag}");
+    assert!(
+        close(num("data-lower"), lo) && close(num("data-upper"), hi),
+        "{tag}"
+    );
+    let words = format!(
+        "v29 is {:.0}% slower than v9 (95% CI +",
+        (f.ratio - 1.0) * 100.0
+    );
+    assert!(tag.contains(&words), "{tag}");
+    assert!(
+        tag.ends_with(": regression (beyond the ±1.0% threshold)"),
+        "{tag}"
+    );
+}

@@ -1,5 +1,6 @@
 "use strict";
-// rigor dashboard: filter and sort on the index, hover and toggles on a benchmark page.
+// rigor dashboard: filter and sort on the index; hover, toggles and the comparison of two versions
+// on a benchmark page.
 // Everything works on the server-drawn page; this only adds interaction.
 (function () {
   function $(s, r) { return (r || document).querySelector(s); }
@@ -83,5 +84,64 @@
     });
   }
 
-  if (document.body.classList.contains("index")) index(); else benchmark();
+  // Fieller's interval for candidate/baseline (Welch–Satterthwaite ν, t interpolated in 1/ν on the
+  // page's table), in the words of rigor compare; the page's first comparison was written by rigor
+  // with the same formula and words.
+  function compare(box) {
+    var table = document.getElementById(box.dataset.table);
+    var rows = table ? $$("tr[data-units]", table) : [];
+    if (rows.length < 2) return;
+    var t = JSON.parse(box.dataset.t), step = +box.dataset.step, level = +box.dataset.level;
+    var threshold = +box.dataset.threshold, out = $(".cmp-out", box);
+    var base = $(".cmp-base", box), cand = $(".cmp-cand", box);
+    rows.forEach(function (tr) {
+      [base, cand].forEach(function (sel) {
+        var o = document.createElement("option");
+        o.value = tr.dataset.i; o.textContent = tr.dataset.rev.slice(0, 12); sel.appendChild(o);
+      });
+    });
+    base.value = box.dataset.base; cand.value = box.dataset.cand;
+    function est(sel) {
+      var tr = table.querySelector('tr[data-i="' + sel.value + '"]');
+      return { name: tr.dataset.rev.slice(0, 12), mean: +tr.dataset.mean, v: +tr.dataset.var,
+        r: +tr.dataset.units };
+    }
+    function quantile(nu) {
+      var u = 1 / nu / step, k = Math.floor(u);
+      if (k >= t.length - 1) return t[t.length - 1];
+      return t[k] + (t[k + 1] - t[k]) * (u - k);
+    }
+    function pct(p) { var a = Math.abs(p); return p.toFixed(a >= 10 ? 0 : a >= 1 ? 1 : 2) + "%"; }
+    function signed(r) { var p = (r - 1) * 100; return (p < 0 ? "\u2212" + (-p).toFixed(1) : "+" + p.toFixed(1)) + "%"; }
+    function update() {
+      var a = est(cand), b = est(base), ratio = a.mean / b.mean, bt = ratio * ratio * b.v;
+      var den = a.v * a.v / (a.r - 1) + bt * bt / (b.r - 1);
+      var nu = den > 0 ? (a.v + bt) * (a.v + bt) / den : Math.min(a.r, b.r) - 1;
+      var q = quantile(nu), g = q * q * b.v / (b.mean * b.mean), lv = Math.round(level * 100);
+      var change = (ratio - 1) * 100, band = pct(100 * threshold), ci, words, verdict, lo = NaN, hi = NaN;
+      if (g < 1) {
+        var half = q / Math.abs(b.mean) * Math.sqrt(a.v * (1 - g) + ratio * ratio * b.v);
+        lo = (ratio - half) / (1 - g); hi = (ratio + half) / (1 - g);
+        ci = lv + "% CI " + signed(lo) + " .. " + signed(hi);
+        words = "ratio " + ratio.toFixed(4) + " (" + lo.toFixed(4) + "\u2013" + hi.toFixed(4) + ")";
+        verdict = lo > 1 + threshold ? "regression (beyond the \u00b1" + band + " threshold)" :
+          hi < 1 - threshold ? "improvement (beyond the \u00b1" + band + " threshold)" :
+          lo >= 1 - threshold && hi <= 1 + threshold ? "equivalent (within \u00b1" + band + ")" :
+          "inconclusive";
+      } else {
+        ci = lv + "% CI unbounded"; words = "ratio " + ratio.toFixed(4);
+        verdict = "unbounded: the baseline is too noisy (Fieller g = " + g.toFixed(2) +
+          " \u2265 1); need more top-level repetitions";
+      }
+      out.textContent = a.name + " is " + pct(Math.abs(change)) + " " +
+        (change >= 0 ? "slower" : "faster") + " than " + b.name + " (" + ci + "); " + words + ": " + verdict;
+      out.dataset.ratio = ratio; out.dataset.lower = lo; out.dataset.upper = hi;
+    }
+    [base, cand].forEach(function (sel) { sel.addEventListener("change", update); });
+    $(".cmp-pick", box).hidden = false;
+    update();
+  }
+
+  if (document.body.classList.contains("index")) index();
+  else { benchmark(); $$(".compare").forEach(compare); }
 })();

@@ -205,6 +205,11 @@ pub struct ComponentRecord {
     pub s2: f64,
     /// Unbiased estimator T² (raw; negative means no detectable variance at this level).
     pub t2: f64,
+    /// Units at this level used in the analysis (the analysis' `counts`, repeated here so that a
+    /// history keeping only the components can still compare two stored means). Absent from
+    /// records written before rigor stored it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<usize>,
 }
 
 /// Descriptive statistics.

@@ -2,7 +2,7 @@
 """Open a rigor dashboard (`rigor track publish`) in headless Chromium and check what it built.
 
 Usage: check_dashboard.py SITE_DIR --change NAME=REV ... [--hostile TEXT] [--repo-url URL]
-                          [--screenshots DIR]
+                          [--compare JSON] [--screenshots DIR]
 
 Checks, in the DOM Chromium builds after running the page's script, and in its console log:
   * every page (the index and each benchmark page) logs nothing to the console: no script
@@ -15,13 +15,18 @@ Checks, in the DOM Chromium builds after running the page's script, and in its c
     TEXT, and ?machine= / ?branch= likewise;
   * every link resolves: relative links name files of the site, absolute ones only the
     repository's address; nothing is loaded from anywhere;
-  * the hostile benchmark name shows as text and builds no element.
+  * the hostile benchmark name shows as text and builds no element;
+  * the comparison of two versions (--compare): on load the script writes the same words as the
+    page rigor wrote for scripts-off readers; picking a baseline and a candidate shows the ratio
+    and its interval equal, to 4 significant digits, to what the caller computed with rigor's own
+    Fieller interval from the raw samples, and an unbounded interval is said to be unbounded.
 
 Installs Debian's chromium like check_report.py (that script's helper is reused) and prints
 SKIP when it cannot. Exits 1 when a check fails. Python 3 standard library only.
 """
 
 import argparse
+import html
 import html.parser
 import json
 import os
@@ -70,7 +75,8 @@ class DevTools:
     descriptors 3 and 4): no WebSocket client needed, standard library only."""
 
     def __init__(self, chromium):
-        self.profile = tempfile.TemporaryDirectory(prefix="rigor-chromium-")
+        self.profile = tempfile.TemporaryDirectory(prefix="rigor-chromium-",
+                                                   ignore_cleanup_errors=True)
         to_child, self._write = os.pipe()
         self._read, from_child = os.pipe()
         # The child's fd 3 reads our commands, its fd 4 writes replies.
@@ -109,7 +115,15 @@ class DevTools:
         self.proc.wait()
         os.close(self._write)
         os.close(self._read)
-        self.profile.cleanup()
+        # Chromium's helper processes may still be writing to the profile for a moment after the
+        # browser is gone ("Directory not empty"): retry briefly rather than fail the check.
+        import shutil
+        import time
+        for _ in range(20):
+            shutil.rmtree(self.profile.name, ignore_errors=True)
+            if not os.path.exists(self.profile.name):
+                break
+            time.sleep(0.1)
 
 
 def hover_check(chromium, url, rev, failures):
@@ -182,6 +196,90 @@ def load_time(chromium, url):
         return None
     finally:
         tools.close()
+
+
+COMPARE_JS = """(function (c) {
+  var sec = Array.prototype.find.call(document.querySelectorAll('section.series'), function (s) {
+    return s.querySelector('h2').textContent.indexOf(c.machine + ' / ') === 0; });
+  var box = sec && sec.querySelector('.compare');
+  if (!box || box.querySelector('.cmp-pick').hidden) return null;
+  var out = box.querySelector('.cmp-out'), first = out.textContent;
+  var table = document.getElementById(box.dataset.table);
+  function pick(sel, rev) {
+    var tr = table.querySelector('tr[data-rev="' + rev + '"]');
+    sel.value = tr ? tr.dataset.i : ''; sel.dispatchEvent(new Event('change'));
+    return sel.selectedOptions.length ? sel.selectedOptions[0].textContent : null;
+  }
+  var chosen = [pick(box.querySelector('.cmp-base'), c.base),
+                pick(box.querySelector('.cmp-cand'), c.cand)];
+  return {first: first, chosen: chosen, text: out.textContent, ratio: out.dataset.ratio,
+          lower: out.dataset.lower, upper: out.dataset.upper};
+})(%s)"""
+
+
+def server_words(path, machine):
+    """The comparison text rigor wrote into the page (what a reader without scripts sees)."""
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    for section in page.split('<section class="series"')[1:]:
+        if f"<h2>{html.escape(machine)} / " in section:
+            m = re.search(r'<p class="cmp-out"[^>]*>(.*?)</p>', section, re.S)
+            return html.unescape(m.group(1)) if m else None
+    return None
+
+
+def same4(got, want):
+    """Equal to 4 significant digits."""
+    return abs(got - want) <= 5e-5 * abs(want)
+
+
+def compare_check(chromium, url, path, case, failures):
+    """Picks `case`'s baseline and candidate on the page and checks the comparison shown."""
+    tools = DevTools(chromium)
+    label = f"compare {case['benchmark']} on {case['machine']}: {case['cand']} vs {case['base']}"
+    try:
+        target = tools.call("Target.createTarget", url="about:blank")["targetId"]
+        session = tools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        tools.call("Page.enable", session)
+        tools.call("Page.navigate", session, url=url)
+        import time
+        got = None
+        for _ in range(50):
+            reply = tools.call("Runtime.evaluate", session, returnByValue=True,
+                               expression=COMPARE_JS % json.dumps(case))
+            got = reply.get("result", {}).get("value")
+            if got:
+                break
+            time.sleep(0.1)
+    except (OSError, RuntimeError, ValueError) as err:
+        failures.append(f"{label}: DevTools failed: {err}")
+        return
+    finally:
+        tools.close()
+    if not got:
+        failures.append(f"{label}: no comparison controls shown")
+        return
+    print(f"{label}: {got['text']}")
+    server = server_words(path, case["machine"])
+    if got["first"] != server:
+        failures.append(f"{label}: on load the script wrote {got['first']!r}, rigor wrote {server!r}")
+    if got["chosen"] != [case["base"], case["cand"]]:
+        failures.append(f"{label}: picked {got['chosen']}")
+    want = f"{case['cand']} is "
+    if not got["text"].startswith(want) or f" than {case['base']} (" not in got["text"]:
+        failures.append(f"{label}: text {got['text']!r} does not name the two versions")
+    if not same4(float(got["ratio"]), case["ratio"]):
+        failures.append(f"{label}: ratio {got['ratio']}, rigor: {case['ratio']}")
+    if case["lower"] is None:
+        if "CI unbounded" not in got["text"] or "unbounded: the baseline is too noisy" not in got["text"]:
+            failures.append(f"{label}: an unbounded interval not said to be: {got['text']!r}")
+        return
+    for key in ("lower", "upper"):
+        if not same4(float(got[key]), case[key]):
+            failures.append(f"{label}: {key} {got[key]}, rigor: {case[key]}")
+    shown = f"ratio {case['ratio']:.4f} ({case['lower']:.4f}\u2013{case['upper']:.4f})"
+    if shown not in got["text"]:
+        failures.append(f"{label}: {shown!r} not in {got['text']!r}")
 
 
 class Survey(html.parser.HTMLParser):
@@ -287,6 +385,9 @@ def main():
     p.add_argument("--hostile", default="<img src=x onerror=alert(1)>")
     p.add_argument("--repo-url")
     p.add_argument("--screenshots", help="folder for index.png and benchmark.png")
+    p.add_argument("--compare", default="[]",
+                   help="JSON list of {benchmark, machine, base, cand, ratio, lower, upper} "
+                        "(lower and upper null when unbounded): comparisons to pick and check")
     p.add_argument("--load-times", nargs="+", metavar="PAGE",
                    help="only measure how long these pages of SITE take to load and draw")
     args = p.parse_args()
@@ -365,6 +466,12 @@ def main():
         dom, _ = chromium_dom(chromium, url(page))
         check_markers(page, survey_of(dom), revs, failures)
         hover_check(chromium, url(page), revs[0], failures)
+    for case in json.loads(args.compare):
+        page = pages.get(case["benchmark"])
+        if page is None:
+            failures.append(f"compare: benchmark {case['benchmark']!r} has no page")
+            continue
+        compare_check(chromium, url(page), os.path.join(site, page), case, failures)
     if args.screenshots:
         os.makedirs(args.screenshots, exist_ok=True)
         screenshot(chromium, url("index.html"), os.path.join(args.screenshots, "index.png"),

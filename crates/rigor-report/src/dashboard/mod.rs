@@ -22,8 +22,8 @@ use sha2::{Digest, Sha256};
 
 pub use page::{render_benchmark, render_index};
 pub use view::{
-    BenchmarkView, ChangeMark, ChangeRow, Measured, PointState, SeriesView, SiteMeta, SiteView,
-    VersionPoint,
+    BenchmarkView, ChangeMark, ChangeRow, Measured, PointState, QuantileTable, RatioInput,
+    SeriesView, SiteMeta, SiteView, VersionComparison, VersionPoint,
 };
 
 /// The page of a benchmark, relative to the site's root: `b/` + the name's letters and digits

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use super::plots::{self, Geometry, signed_percent, sparkline};
 use super::view::{
     BenchmarkView, ChangeMark, ChangeRow, Measured, PointState, SeriesView, SiteMeta, SiteView,
-    VersionPoint,
+    VersionComparison, VersionPoint,
 };
 use crate::html::escape::{Escaped, escape};
 use crate::html::page::fill;
@@ -415,6 +415,7 @@ fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
     }
     out.push_str(". A rising line means that level is getting noisier.</figcaption></figure>\n");
     series_changes(out, site, s);
+    compare_section(out, s, &id);
     versions_table(out, site, s, &id);
     out.push_str("</section>\n");
 }
@@ -453,6 +454,84 @@ fn series_changes(out: &mut String, site: &SiteMeta, s: &SeriesView) {
     out.push_str("</tbody></table>\n");
 }
 
+/// Two versions compared: the one the page opens with is written here (and is all a reader without
+/// scripts gets); the script fills two version pickers and recomputes Fieller's interval from the
+/// per-version numbers on the version rows and the t table on this section.
+fn compare_section(out: &mut String, s: &SeriesView, id: &str) {
+    out.push_str("<h3>Compare two versions</h3>\n");
+    let (Some(q), Some(c)) = (&s.quantiles, &s.comparison) else {
+        out.push_str(
+            "<p class=\"note\">Fewer than two versions can be compared: a comparison needs each \
+             version's top-level unit count, which runs stored by older rigor versions lack.</p>\n",
+        );
+        return;
+    };
+    let table: Vec<String> = q.values.iter().map(|t| format!("{t:.7}")).collect();
+    let _ = writeln!(
+        out,
+        "<div class=\"compare\" id=\"{id}-compare\" data-table=\"{id}-versions\" data-base=\"{}\" \
+         data-cand=\"{}\" data-level=\"{}\" data-threshold=\"{}\" data-step=\"{}\" data-t=\"[{}]\">\n\
+         <p class=\"cmp-pick\" hidden><label>Baseline <select class=\"cmp-base\"></select></label> \
+         <label>Candidate <select class=\"cmp-cand\"></select></label></p>",
+        c.baseline,
+        c.candidate,
+        q.level,
+        c.threshold,
+        q.step,
+        table.join(","),
+    );
+    let name = |i: usize| s.versions.get(i).map_or(String::new(), |v| short(&v.rev));
+    let (lo, hi) = c.interval.unwrap_or((f64::NAN, f64::NAN));
+    let _ = writeln!(
+        out,
+        "<p class=\"cmp-out\" data-ratio=\"{}\" data-lower=\"{lo}\" data-upper=\"{hi}\" aria-live=\"polite\">{}</p>",
+        c.ratio,
+        Escaped(&comparison_words(c, &name(c.baseline), &name(c.candidate))),
+    );
+    out.push_str(
+        "<p class=\"legend\">The ratio of the candidate's mean to the baseline's with Fieller's \
+         interval (Welch–Satterthwaite degrees of freedom), as <code>rigor compare</code> reports it, \
+         from each version's stored mean and its variance. Shown: the newest version against the \
+         last one before the newest change; picking other versions needs scripts.</p>\n</div>\n",
+    );
+}
+
+/// `v29 is 4.6% slower than v11 (95% CI +2.1% .. +7.2%); ratio 1.0462 (1.0213–1.0718): regression
+/// (beyond the ±1% threshold)`, the words of `rigor compare`. The page's script writes the same.
+pub fn comparison_words(c: &VersionComparison, baseline: &str, candidate: &str) -> String {
+    let change = (c.ratio - 1.0) * 100.0;
+    let direction = if change >= 0.0 { "slower" } else { "faster" };
+    let level = (c.level * 100.0).round();
+    let (ci, ratio) = match c.interval {
+        Some((lo, hi)) => (
+            format!(
+                "{level}% CI {} .. {}",
+                signed_percent(lo),
+                signed_percent(hi)
+            ),
+            format!("ratio {:.4} ({:.4}–{:.4})", c.ratio, lo, hi),
+        ),
+        None => (
+            format!("{level}% CI unbounded"),
+            format!("ratio {:.4}", c.ratio),
+        ),
+    };
+    let band = rigor_units::percent_text(100.0 * c.threshold);
+    let verdict = match c.verdict.as_str() {
+        "regression" | "improvement" => format!("{} (beyond the ±{band} threshold)", c.verdict),
+        "equivalent" => format!("equivalent (within ±{band})"),
+        "unbounded" => format!(
+            "unbounded: the baseline is too noisy (Fieller g = {:.2} ≥ 1); need more top-level repetitions",
+            c.g
+        ),
+        other => other.to_string(),
+    };
+    format!(
+        "{candidate} is {} {direction} than {baseline} ({ci}); {ratio}: {verdict}",
+        rigor_units::percent_text(change.abs())
+    )
+}
+
 fn versions_table(out: &mut String, site: &SiteMeta, s: &SeriesView, id: &str) {
     let open = if s.versions.len() <= 60 { " open" } else { "" };
     let _ = writeln!(
@@ -469,6 +548,20 @@ fn versions_table(out: &mut String, site: &SiteMeta, s: &SeriesView, id: &str) {
 }
 
 fn version_row(out: &mut String, site: &SiteMeta, v: &VersionPoint, i: usize, unit: TimeUnit) {
+    let mut data = String::new();
+    if let PointState::Measured(Measured {
+        mean,
+        ratio_input: Some(r),
+        ..
+    }) = &v.state
+    {
+        // Fieller's inputs for the page's comparison (shortest round-trip decimals).
+        let _ = write!(
+            data,
+            " data-mean=\"{mean:e}\" data-var=\"{:e}\" data-units=\"{}\"",
+            r.var_of_mean, r.units
+        );
+    }
     let (class, value) = match &v.state {
         PointState::Measured(m) => ("measured", estimate_in(m, unit)),
         PointState::Unanalysed => ("missing", "measured, not analysed".to_string()),
@@ -477,7 +570,7 @@ fn version_row(out: &mut String, site: &SiteMeta, v: &VersionPoint, i: usize, un
     };
     let _ = writeln!(
         out,
-        "<tr class=\"{class}\" data-i=\"{i}\" data-rev=\"{}\"><td class=\"num\">{i}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td></tr>",
+        "<tr class=\"{class}\" data-i=\"{i}\" data-rev=\"{}\"{data}><td class=\"num\">{i}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td></tr>",
         Escaped(&v.rev),
         version_link(site, &v.rev, v.commit.as_deref()),
         Escaped(v.time.as_deref().unwrap_or("")),

@@ -351,6 +351,7 @@ mod tests {
             upper: mean * 1.01,
             level: 0.95,
             noise: vec![1.0, 2.0],
+            ..Default::default()
         })
     }
 

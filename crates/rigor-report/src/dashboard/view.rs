@@ -57,6 +57,46 @@ pub struct SeriesView {
     pub versions: Vec<VersionPoint>,
     /// Detected changes, oldest first.
     pub changes: Vec<ChangeMark>,
+    /// Student's t quantiles for the page's comparison of two versions; `None` when fewer than
+    /// two versions can be compared.
+    pub quantiles: Option<QuantileTable>,
+    /// The comparison the page shows first (and the only one without scripts).
+    pub comparison: Option<VersionComparison>,
+}
+
+/// Fieller's ratio interval between two versions of a series, as `rigor compare` reports it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VersionComparison {
+    /// Index of the baseline in [`SeriesView::versions`].
+    pub baseline: usize,
+    /// Index of the candidate.
+    pub candidate: usize,
+    /// Candidate mean / baseline mean.
+    pub ratio: f64,
+    /// The ratio's interval; `None` when Fieller's set is unbounded.
+    pub interval: Option<(f64, f64)>,
+    /// Fieller's g (the interval is bounded iff g < 1).
+    pub g: f64,
+    /// The interval's confidence level.
+    pub level: f64,
+    /// The practical threshold of the verdict (0.01: changes within ±1% are equivalent).
+    pub threshold: f64,
+    /// `regression`, `improvement`, `equivalent`, `inconclusive` or `unbounded`.
+    pub verdict: String,
+}
+
+/// Two-sided critical values of Student's t at one confidence level, on an even grid in 1/ν
+/// (ν the degrees of freedom): `values[k]` is the quantile at ν = 1/(k·step), `values[0]` the
+/// normal one (ν = ∞). The page interpolates linearly in 1/ν to evaluate Fieller's interval at
+/// the Welch–Satterthwaite ν of the two versions it compares, as `rigor compare` does.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QuantileTable {
+    /// The confidence level (0.95).
+    pub level: f64,
+    /// Grid step in 1/ν.
+    pub step: f64,
+    /// The quantiles, from 1/ν = 0 up to at least 1/ν of the smallest ν the series needs.
+    pub values: Vec<f64>,
 }
 
 /// One version of a series.
@@ -103,6 +143,19 @@ pub struct Measured {
     /// Each level's standard deviation as a percentage of the mean, top level first (levels
     /// without detectable variance are 0).
     pub noise: Vec<f64>,
+    /// What a ratio interval between two versions needs (Fieller): `None` when the stored run
+    /// predates rigor recording its top-level unit count.
+    pub ratio_input: Option<RatioInput>,
+}
+
+/// A version's mean as an input of Fieller's ratio interval: its top-level unit count r and the
+/// estimated variance of the mean S²/r (the mean itself is [`Measured::mean`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RatioInput {
+    /// Top-level units r (degrees of freedom r − 1).
+    pub units: usize,
+    /// Variance of the mean, S²/r, in seconds².
+    pub var_of_mean: f64,
 }
 
 /// A detected change.
