@@ -1,15 +1,34 @@
 //! `rigor track run` end to end: a real git repository of a small C program, 20 commits, one
-//! 10% slower and a later one 5% faster. Alone in its test binary, so no other test loads the
-//! machine while it measures.
+//! 25% slower and a later one 10% faster (see `common::gitrepo` for why the steps are large).
+//! Alone in its test binary, so no other test loads the machine while it measures.
 
 mod common;
 
-use common::gitrepo::history_repo_or_skip;
+use common::gitrepo::{SLOWDOWN, SPEEDUP, history_repo_or_skip};
 
 use common::{Dir, rigor, stdout_of};
 
+/// Real timings on a shared machine: a whole attempt (fresh repository, history and seeds) is
+/// made up to three times; a broken pipeline fails all three, a noisy moment only one.
 #[test]
 fn track_run_finds_the_two_changes_at_their_commits() {
+    let mut last = None;
+    for attempt in 0..3 {
+        match std::panic::catch_unwind(|| one_attempt(attempt)) {
+            Ok(()) => return,
+            Err(e) => {
+                eprintln!(
+                    "attempt {} of 3 failed (above); measuring again",
+                    attempt + 1
+                );
+                last = Some(e);
+            }
+        }
+    }
+    std::panic::resume_unwind(last.expect("three attempts failed"));
+}
+
+fn one_attempt(attempt: u64) {
     let dir = Dir::new();
     let repo = dir.path("repo");
     let Some(ids) = history_repo_or_skip(&repo) else {
@@ -23,8 +42,9 @@ fn track_run_finds_the_two_changes_at_their_commits() {
             .arg(&db)
             .args(["run", "--repo"])
             .arg(&repo)
-            .args(["--last", "20", "--machine", "test", "--seed", "7"])
-            .args(["-r", "10", "--build", "gcc -O2 -o bench bench.c"])
+            .args(["--last", "20", "--machine", "test", "--seed"])
+            .arg((7 + attempt).to_string())
+            .args(["-r", "20", "--build", "gcc -O2 -o bench bench.c"])
             .args(["--export-json"])
             .arg(dir.path("runs/r.json"))
             .args(["--", "./bench"]),
@@ -77,12 +97,12 @@ fn track_run_finds_the_two_changes_at_their_commits() {
     for c in changes.as_array().unwrap() {
         let ratio = c["ratio"].as_f64().unwrap();
         let want = if c["verdict"] == "regression" {
-            1.10
+            SLOWDOWN
         } else {
-            0.95
+            SPEEDUP
         };
         assert!(
-            (ratio / want - 1.0).abs() < 0.03,
+            (ratio / want - 1.0).abs() < 0.06,
             "ratio {ratio}, wanted {want}"
         );
     }
@@ -123,7 +143,8 @@ fn track_run_finds_the_two_changes_at_their_commits() {
             .arg(&bisect_db)
             .args(["bisect", &ids[0], &ids[19], "--repo"])
             .arg(&repo)
-            .args(["--machine", "test", "--seed", "9", "-r", "5"])
+            .args(["--machine", "test", "-r", "5", "--seed"])
+            .arg((9 + attempt).to_string())
             .args(["--build", "gcc -O2 -o bench bench.c"])
             .args(["--export-json"])
             .arg(dir.path("bisect-runs/r.json"))
