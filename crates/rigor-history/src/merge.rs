@@ -23,6 +23,45 @@ pub(crate) struct RunBenchmark {
     pub(crate) failures: Vec<FailureRecord>,
 }
 
+/// A `run_benchmarks` row as both backends read it: the JSON and text columns still undecoded.
+pub(crate) struct RunBenchmarkRow {
+    pub(crate) run: i64,
+    pub(crate) command: String,
+    pub(crate) levels: String,
+    pub(crate) level_names: Option<String>,
+    pub(crate) unit: String,
+    pub(crate) failures: String,
+    pub(crate) rev: String,
+}
+
+impl RunBenchmarkRow {
+    /// Decodes the row's columns; `damaged(what, message)` makes the backend's error (which
+    /// names its database).
+    pub(crate) fn decode(
+        self,
+        damaged: impl Fn(&'static str, String) -> crate::HistoryError,
+    ) -> crate::Result<RunBenchmark> {
+        Ok(RunBenchmark {
+            run: self.run,
+            rev: self.rev,
+            command: self.command,
+            layout: serde_json::from_str(&self.levels)
+                .map_err(|e| damaged("levels", e.to_string()))?,
+            level_names: self
+                .level_names
+                .map(|n| serde_json::from_str(&n))
+                .transpose()
+                .map_err(|e| damaged("level names", e.to_string()))?,
+            unit: self
+                .unit
+                .parse()
+                .map_err(|e: rigor_units::UnitError| damaged("unit", e.to_string()))?,
+            failures: serde_json::from_str(&self.failures)
+                .map_err(|e| damaged("failures", e.to_string()))?,
+        })
+    }
+}
+
 /// One version's runs of a benchmark merged into one record: each run's rounds, executions
 /// and builds are shifted past the previous run's, so units of different runs stay apart.
 pub(crate) fn merged(

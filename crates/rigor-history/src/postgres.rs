@@ -18,7 +18,7 @@ use rigor_units::Seconds;
 
 use crate::History;
 use crate::error::{HistoryError, Result};
-use crate::merge::{RunBenchmark, RunData, merged};
+use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, merged};
 use crate::sqlite::{failure_fingerprint, fingerprint, json, now, status_text};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
@@ -520,23 +520,16 @@ impl PostgresHistory {
         )?;
         rows.iter()
             .map(|r| {
-                let levels: String = r.get(2);
-                let names: Option<String> = r.get(3);
-                let unit: String = r.get(4);
-                let failures: String = r.get(5);
-                Ok(RunBenchmark {
+                RunBenchmarkRow {
                     run: r.get(0),
-                    rev: r.get(6),
                     command: r.get(1),
-                    layout: serde_json::from_str(&levels).map_err(|e| self.damaged("levels", e))?,
-                    level_names: names
-                        .map(|n| serde_json::from_str(&n))
-                        .transpose()
-                        .map_err(|e| self.damaged("level names", e))?,
-                    unit: unit.parse().map_err(|e| self.damaged("unit", e))?,
-                    failures: serde_json::from_str(&failures)
-                        .map_err(|e| self.damaged("failures", e))?,
-                })
+                    levels: r.get(2),
+                    level_names: r.get(3),
+                    unit: r.get(4),
+                    failures: r.get(5),
+                    rev: r.get(6),
+                }
+                .decode(|what, message| self.damaged(what, message))
             })
             .collect()
     }

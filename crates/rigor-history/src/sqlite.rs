@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::History;
 use crate::error::{HistoryError, Result};
-use crate::merge::{RunBenchmark, RunData, merged};
+use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, merged};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
     StoredSummary, StoredVersion, VersionData, VersionInfo,
@@ -363,20 +363,17 @@ impl SqliteHistory {
             })
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()))?;
         rows.into_iter()
-            .map(|(run, command, levels, names, unit, failures, rev)| {
-                Ok(RunBenchmark {
+            .map(|(run, command, levels, level_names, unit, failures, rev)| {
+                RunBenchmarkRow {
                     run,
-                    rev,
                     command,
-                    layout: serde_json::from_str(&levels).map_err(|e| self.damaged("levels", e))?,
-                    level_names: names
-                        .map(|n| serde_json::from_str(&n))
-                        .transpose()
-                        .map_err(|e| self.damaged("level names", e))?,
-                    unit: unit.parse().map_err(|e| self.damaged("unit", e))?,
-                    failures: serde_json::from_str(&failures)
-                        .map_err(|e| self.damaged("failures", e))?,
-                })
+                    levels,
+                    level_names,
+                    unit,
+                    failures,
+                    rev,
+                }
+                .decode(|what, message| self.damaged(what, message))
             })
             .collect()
     }
