@@ -62,6 +62,32 @@ impl RunBenchmarkRow {
     }
 }
 
+/// One benchmark's series: its stored runs (`parts`, with their raw `data`) grouped by version and
+/// merged, in the order of `versions`; versions without the benchmark are left out.
+pub(crate) fn series_of(
+    benchmark: &str,
+    versions: Vec<crate::StoredVersion>,
+    parts: Vec<RunBenchmark>,
+    mut data: HashMap<i64, RunData>,
+) -> Vec<crate::VersionData> {
+    let mut by_version: HashMap<String, Vec<RunBenchmark>> = HashMap::new();
+    for p in parts {
+        by_version.entry(p.rev.clone()).or_default().push(p);
+    }
+    versions
+        .into_iter()
+        .filter_map(|v| {
+            let parts = by_version.remove(&v.version.rev).unwrap_or_default();
+            let runs = parts.iter().map(|p| crate::RunId(p.run)).collect();
+            merged(benchmark, parts, &mut data).map(|benchmark| crate::VersionData {
+                version: v.version,
+                runs,
+                benchmark,
+            })
+        })
+        .collect()
+}
+
 /// One version's runs of a benchmark merged into one record: each run's rounds, executions
 /// and builds are shifted past the previous run's, so units of different runs stay apart.
 pub(crate) fn merged(

@@ -18,7 +18,7 @@ use rigor_units::Seconds;
 
 use crate::History;
 use crate::error::{HistoryError, Result};
-use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, merged};
+use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, series_of};
 use crate::sqlite::{failure_fingerprint, fingerprint, json, now, status_text};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
@@ -671,24 +671,14 @@ impl History for PostgresHistory {
     }
 
     fn series(&self, machine: &str, branch: &str, benchmark: &str) -> Result<Vec<VersionData>> {
-        let mut by_version: HashMap<String, Vec<RunBenchmark>> = HashMap::new();
-        for p in self.run_benchmarks_of(machine, branch, benchmark)? {
-            by_version.entry(p.rev.clone()).or_default().push(p);
-        }
-        let mut data = self.series_data(machine, branch, benchmark)?;
-        let mut out = Vec::new();
-        for v in self.versions(machine, branch)? {
-            let parts = by_version.remove(&v.version.rev).unwrap_or_default();
-            let runs: Vec<RunId> = parts.iter().map(|p| RunId(p.run)).collect();
-            if let Some(b) = merged(benchmark, parts, &mut data) {
-                out.push(VersionData {
-                    version: v.version,
-                    runs,
-                    benchmark: b,
-                });
-            }
-        }
-        Ok(out)
+        let parts = self.run_benchmarks_of(machine, branch, benchmark)?;
+        let data = self.series_data(machine, branch, benchmark)?;
+        Ok(series_of(
+            benchmark,
+            self.versions(machine, branch)?,
+            parts,
+            data,
+        ))
     }
 
     fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>> {
