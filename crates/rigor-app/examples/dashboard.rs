@@ -1,6 +1,7 @@
 //! The dashboard's scale benchmark (and a demo site): builds a synthetic history of
 //! BENCHMARKS × VERSIONS in SQLite (kept and reused), then times `rigor track publish`'s use
-//! case from an empty folder, again with nothing new, and again after one more version; prints
+//! case from an empty folder, again with nothing new, again after one more version, and once more
+//! into an empty folder, checking that the incremental site equals the one from scratch; prints
 //! the figures recorded in docs/benchmarks.md.
 //!
 //! ```text
@@ -12,10 +13,10 @@
 //! where detection over a million versions is not what is measured), every tenth benchmark gets
 //! one stored change at its injected step.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rigor_app::publish::{PublishSettings, site_view, write_site};
+use rigor_app::publish::{ARCHIVE_SIZE, CACHE, PublishSettings, publish};
 use rigor_app::synthetic::{Spec, Step, generate, generate_versions};
 use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
 use rigor_history::{History, NewChange, SqliteHistory};
@@ -113,42 +114,51 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     let site = dir.join("site");
+    let fresh_site = dir.join("site-fresh");
     let _ = std::fs::remove_dir_all(&site);
-    let settings = PublishSettings {
-        out: site.clone(),
+    let _ = std::fs::remove_dir_all(&fresh_site);
+    let settings = |out: &PathBuf| PublishSettings {
+        out: out.clone(),
         site: SiteMeta {
             title: format!("Synthetic history: {benchmarks} benchmarks × {versions} versions"),
             rigor_version: env!("CARGO_PKG_VERSION").into(),
             repo_url: Some("https://example.org/project".into()),
         },
         generated: "2026-11-24 07:00 UTC".into(),
+        archive_size: ARCHIVE_SIZE,
     };
-    let timed = |h: &SqliteHistory, what: &str| -> Result<(), Box<dyn std::error::Error>> {
+    let timed = |h: &SqliteHistory,
+                 out: &PathBuf,
+                 what: &str|
+     -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
-        let view = site_view(h, settings.site.clone(), settings.generated.clone())?;
-        let read = t.elapsed().as_secs_f64();
-        let p = write_site(&view, &settings.out)?;
+        let p = publish(h, &settings(out))?;
         println!(
-            "{what:<34} {:>7.2} s (reading {read:.2} s)   pages {:>5}, rewritten {:>5}, index {:>7} kB",
+            "{what:<40} {:>7.2} s   runs read {:>7}, pages {:>5} + {:>5} archive, written {:>5}, index {:>5} kB",
             t.elapsed().as_secs_f64(),
+            p.runs_read,
             p.pages,
+            p.archives,
             p.written,
             p.index_bytes / 1024
         );
         Ok(())
     };
     println!(
-        "{benchmarks} benchmarks × {versions} versions, {} cores",
-        rayon::current_num_threads()
+        "{benchmarks} benchmarks × {versions} versions, {} cores, load average {}",
+        rayon::current_num_threads(),
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
     );
     let t = Instant::now();
     let n = h.summaries(&spec.machine, &spec.branch)?.len();
     println!(
-        "History::summaries alone ({n} rows)    {:>7.2} s",
+        "History::summaries alone ({n} rows)      {:>7.2} s",
         t.elapsed().as_secs_f64()
     );
-    timed(&h, "publish into an empty folder")?;
-    timed(&h, "publish again, nothing new")?;
+    timed(&h, &site, "publish into an empty folder")?;
+    timed(&h, &site, "publish again, nothing new")?;
     let next = h.versions(&spec.machine, &spec.branch)?.len();
     let t = Instant::now();
     generate_versions(&mut h, &spec, next..next + 1, &mut |_| {})?;
@@ -156,6 +166,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "one more version stored in {:.1} s",
         t.elapsed().as_secs_f64()
     );
-    timed(&h, "publish after one more version")?;
+    timed(&h, &site, "publish after one more version")?;
+    timed(&h, &fresh_site, "the same into an empty folder")?;
+    let (same, files) = same_files(&site, &fresh_site)?;
+    println!("incremental site and site from scratch: {files} files, identical: {same}");
+    println!(
+        "load average {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
     Ok(())
+}
+
+/// Whether two sites hold the same files with the same bytes (the publisher's cache aside:
+/// its maps are written in no fixed order), and how many files there are.
+fn same_files(a: &Path, b: &Path) -> std::io::Result<(bool, usize)> {
+    let list = |root: &Path| -> std::io::Result<Vec<PathBuf>> {
+        let mut out = Vec::new();
+        for dir in [root.to_path_buf(), root.join("b")] {
+            for e in std::fs::read_dir(&dir)? {
+                let p = e?.path();
+                if p.is_file() && p.file_name().is_some_and(|n| n != CACHE) {
+                    out.push(p.strip_prefix(root).unwrap_or(&p).to_path_buf());
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    };
+    let (la, lb) = (list(a)?, list(b)?);
+    if la != lb {
+        return Ok((false, la.len()));
+    }
+    for f in &la {
+        if std::fs::read(a.join(f))? != std::fs::read(b.join(f))? {
+            eprintln!("differs: {}", f.display());
+            return Ok((false, la.len()));
+        }
+    }
+    Ok((true, la.len()))
 }

@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 use rigor_history::queue::{ClaimedJob, JobQueue, JobResults, NewJob};
 use rigor_history::{
     ChangeFilter, ChangeStatus, History, HistoryError, Ingest, Ingested, MachineInfo, NewChange,
-    PostgresHistory, RunId, StoredChange, StoredSummary, StoredVersion, VersionData, VersionInfo,
+    PostgresHistory, RunId, RunStamp, StoredChange, StoredSummary, StoredVersion, VersionData,
+    VersionInfo,
 };
 use rigor_store::ResultFile;
 use serde::{Deserialize, Serialize};
@@ -108,7 +109,15 @@ impl History for Collected {
     fn series(&self, _: &str, _: &str, _: &str) -> rigor_history::Result<Vec<VersionData>> {
         Ok(Vec::new())
     }
-    fn summaries(&self, _: &str, _: &str) -> rigor_history::Result<Vec<StoredSummary>> {
+    fn summaries_from(
+        &self,
+        _: &str,
+        _: &str,
+        _: RunId,
+    ) -> rigor_history::Result<Vec<StoredSummary>> {
+        Ok(Vec::new())
+    }
+    fn measured_runs(&self, _: &str, _: &str) -> rigor_history::Result<Vec<RunStamp>> {
         Ok(Vec::new())
     }
     fn save_changes(

@@ -51,6 +51,7 @@ fn settings(out: &std::path::Path) -> PublishSettings {
             repo_url: Some("https://example.org/demo".into()),
         },
         generated: "now".into(),
+        archive_size: rigor_app::publish::ARCHIVE_SIZE,
     }
 }
 
@@ -110,6 +111,82 @@ fn pages_are_written_escaped_and_republished_incrementally() {
         let page = std::fs::read_to_string(out.join(&b.page)).unwrap();
         assert!(page.contains("../index.html"));
         assert!(!page.contains(HOSTILE));
+    }
+}
+
+/// Every file of a site but the publisher's cache (whose maps are written in no fixed order),
+/// with its bytes.
+fn files(root: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    for dir in [root.to_path_buf(), root.join("b")] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() && !p.ends_with(rigor_app::publish::CACHE) {
+                let name = p.strip_prefix(root).unwrap().display().to_string();
+                out.insert(name, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn an_incremental_publish_reads_and_writes_only_what_is_new_and_equals_one_from_scratch() {
+    use rigor_history::{ChangeFilter, ChangeStatus, History};
+    let dir = tempfile::tempdir().unwrap();
+    let (inc, fresh) = (dir.path().join("inc"), dir.path().join("fresh"));
+    // Archive pages of 4 versions: 26 versions are 5 archive pages and 6 on the main page.
+    let small = |out: &std::path::Path| PublishSettings {
+        archive_size: 4,
+        ..settings(out)
+    };
+    let mut h = history(dir.path(), 26);
+    let first = publish(&h, &small(&inc)).unwrap();
+    assert_eq!((first.pages, first.archives), (3, 15));
+    assert_eq!(first.written, 18);
+    assert_eq!(first.runs_read, 26 - 1, "one version failed");
+    // One more version: each benchmark's main page is drawn again, no archive page, and only
+    // the new run is read.
+    generate_versions(&mut h, &spec(27), 26..27, &mut |_| {}).unwrap();
+    let next = publish(&h, &small(&inc)).unwrap();
+    assert_eq!((next.written, next.runs_read), (3, 1));
+    // Three more: version 28 fills the main page, so versions 20..24 become an archive page.
+    generate_versions(&mut h, &spec(30), 27..30, &mut |_| {}).unwrap();
+    let key = SeriesKey {
+        machine: "ci-1".into(),
+        branch: "main".into(),
+    };
+    detect_changes(&mut h, &key, &DetectSettings::default()).unwrap();
+    // A status set on an archived change redraws that archive page too.
+    let change = h.changes(&ChangeFilter::default()).unwrap()[0].clone();
+    h.set_status(change.id, ChangeStatus::Acknowledged).unwrap();
+    let later = publish(&h, &small(&inc)).unwrap();
+    assert_eq!((later.archives, later.runs_read), (18, 3));
+    assert!(later.written < 3 + 18, "{later:?}");
+    let scratch = publish(&h, &small(&fresh)).unwrap();
+    assert_eq!(scratch.written, 3 + 18);
+    let (a, b) = (files(&inc), files(&fresh));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        assert!(
+            bytes == &b[name],
+            "{name} differs from the page published from scratch"
+        );
+    }
+    // A damaged cache is read as none: everything is read again, and the site is the same.
+    std::fs::write(inc.join(rigor_app::publish::CACHE), b"not a cache").unwrap();
+    let again = publish(&h, &small(&inc)).unwrap();
+    assert_eq!((again.runs_read, again.written), (29, 0));
+    // Archive pages link to their neighbours and to the main page, and the main page to them.
+    let page = rigor_report::dashboard::page_path("parse/json");
+    let main = String::from_utf8(a[&page].clone()).unwrap();
+    assert!(main.contains("Whole history") && main.contains("Older versions:"));
+    let stem = page.trim_start_matches("b/").trim_end_matches(".html");
+    let archived = |n: &String| n.starts_with(&format!("b/{stem}.")) && *n != page;
+    for (name, bytes) in a.iter().filter(|(n, _)| archived(n)) {
+        let html = String::from_utf8(bytes.clone()).unwrap();
+        assert!(html.contains(&format!("href=\"{stem}.html\"")), "{name}");
+        assert!(main.contains(name.trim_start_matches("b/")), "{name}");
     }
 }
 

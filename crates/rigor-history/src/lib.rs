@@ -61,7 +61,25 @@ pub trait History {
     /// The stored summary (mean and interval from the run's own analysis, variance components)
     /// of every benchmark of every measured run on a machine and branch, in one read: what a
     /// dashboard draws without re-analysing raw samples. Ordered by run (oldest first).
-    fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>>;
+    fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>> {
+        self.summaries_from(machine, branch, RunId(i64::MIN))
+    }
+
+    /// [`History::summaries`] of the runs whose id is `first` or later only: what a publisher
+    /// that keeps the summaries it has read needs after new runs are stored.
+    fn summaries_from(
+        &self,
+        machine: &str,
+        branch: &str,
+        first: RunId,
+    ) -> Result<Vec<StoredSummary>>;
+
+    /// The measured (not failed) runs on a machine and branch with their content hashes, in id
+    /// order. Ids grow with every stored run but concurrent writers may commit them out of
+    /// order, so a reader that wants what is new compares this list with the runs it knows
+    /// rather than keeping the largest id; the hash tells a run from another history's run
+    /// with the same id.
+    fn measured_runs(&self, machine: &str, branch: &str) -> Result<Vec<RunStamp>>;
 
     /// Replaces the detected changes of one series: changes found again keep their status,
     /// changes no longer found are marked not current.
@@ -73,7 +91,8 @@ pub trait History {
         changes: &[NewChange],
     ) -> Result<()>;
 
-    /// Stored changes, newest version first.
+    /// Stored changes in history order (the oldest version first; one version's changes by
+    /// benchmark name).
     fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>>;
 
     /// Sets a change's status.

@@ -19,10 +19,10 @@ use rigor_units::Seconds;
 use crate::History;
 use crate::error::{HistoryError, Result};
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, series_of};
-use crate::sqlite::{failure_fingerprint, fingerprint, json, now, status_text};
+use crate::sqlite::{failure_fingerprint, fingerprints, json, now, status_text};
 use crate::types::{
-    ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
-    StoredSummary, StoredVersion, VersionData, VersionInfo,
+    ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, RunStamp,
+    StoredChange, StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
 
 /// The migrations, in order; the schema version is their count.
@@ -413,7 +413,22 @@ pub(crate) fn ingest_in(
     tx: &mut impl GenericClient,
     run: &Ingest<'_>,
 ) -> Result<Ingested, postgres::Error> {
-    let print = fingerprint(run.result);
+    let prints = fingerprints(run);
+    let print = &prints.current;
+    let earlier = tx.query_opt(
+        "SELECT r.id FROM runs r JOIN versions v ON v.id = r.version_id
+         JOIN machines m ON m.id = r.machine_id
+         WHERE r.fingerprint = $1 AND v.rev = $2 AND m.name = $3 AND r.branch = $4",
+        &[
+            &prints.legacy,
+            &run.version.rev,
+            &run.machine.name,
+            &run.branch,
+        ],
+    )?;
+    if let Some(row) = earlier {
+        return Ok(Ingested::AlreadyStored(RunId(row.get(0))));
+    }
     let machine = machine_id(tx, run.machine)?;
     let version = version_id(tx, run.version)?;
     let r = run.result;
@@ -439,7 +454,7 @@ pub(crate) fn ingest_in(
     )?;
     let Some(row) = inserted else {
         let id: i64 = tx
-            .query_one("SELECT id FROM runs WHERE fingerprint = $1", &[&print])?
+            .query_one("SELECT id FROM runs WHERE fingerprint = $1", &[print])?
             .get(0);
         return Ok(Ingested::AlreadyStored(RunId(id)));
     };
@@ -681,16 +696,36 @@ impl History for PostgresHistory {
         ))
     }
 
-    fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>> {
+    fn measured_runs(&self, machine: &str, branch: &str) -> Result<Vec<RunStamp>> {
+        let rows = self.query(
+            "SELECT r.id, r.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = $1 AND r.branch = $2 AND r.status <> 'failed' ORDER BY r.id",
+            &[&machine, &branch],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| RunStamp {
+                id: RunId(r.get(0)),
+                fingerprint: r.get(1),
+            })
+            .collect())
+    }
+
+    fn summaries_from(
+        &self,
+        machine: &str,
+        branch: &str,
+        first: RunId,
+    ) -> Result<Vec<StoredSummary>> {
         let rows = self.query(
             "SELECT b.name, v.rev, rb.run_id, rb.unit, rb.mean, rb.ci_lower, rb.ci_upper,
                     rb.ci_level, rb.components
              FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
              JOIN benchmarks b ON b.id = rb.benchmark_id JOIN versions v ON v.id = r.version_id
              WHERE r.machine_id = (SELECT id FROM machines WHERE name = $1)
-               AND r.branch = $2 AND r.status <> 'failed'
+               AND r.branch = $2 AND r.status <> 'failed' AND r.id >= $3
              ORDER BY rb.run_id",
-            &[&machine, &branch],
+            &[&machine, &branch, &first.0],
         )?;
         rows.iter()
             .map(|r| {

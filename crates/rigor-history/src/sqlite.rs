@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rigor_store::{BenchmarkRecord, ExecutionRecord, ResultFile, RunStatus, SampleRecord};
+use rigor_store::{BenchmarkRecord, ExecutionRecord, RunStatus, SampleRecord};
 use rigor_units::Seconds;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
@@ -18,8 +18,8 @@ use crate::History;
 use crate::error::{HistoryError, Result};
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, series_of};
 use crate::types::{
-    ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, StoredChange,
-    StoredSummary, StoredVersion, VersionData, VersionInfo,
+    ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, RunStamp,
+    StoredChange, StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
 
 /// The migrations, in order; the schema version is their count.
@@ -158,13 +158,32 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// The content hash that makes ingesting idempotent.
-pub(crate) fn fingerprint(result: &ResultFile) -> String {
+/// The hashes that make ingesting idempotent.
+pub(crate) struct Fingerprints {
+    /// Of the result's content and where it is stored (version, machine, branch): the same
+    /// file added for a second machine or branch is a run of its own.
+    pub current: String,
+    /// Of the content alone, which runs stored by earlier rigor versions carry: such a run
+    /// with the same version, machine and branch is the same run.
+    pub legacy: String,
+}
+
+/// The fingerprints of a result to ingest.
+pub(crate) fn fingerprints(run: &Ingest<'_>) -> Fingerprints {
     let mut h = Sha256::new();
     // Serialising a result cannot fail (plain data); an empty hash input would still be unique
     // per content of what did serialise.
-    h.update(serde_json::to_vec(result).unwrap_or_default());
-    hex(&h.finalize())
+    h.update(serde_json::to_vec(run.result).unwrap_or_default());
+    let legacy = hex(&h.finalize());
+    let mut h = Sha256::new();
+    h.update(format!(
+        "{legacy}\0{}\0{}\0{}",
+        run.version.rev, run.machine.name, run.branch
+    ));
+    Fingerprints {
+        current: hex(&h.finalize()),
+        legacy,
+    }
 }
 
 /// The content hash of a failure record (the same failure twice is stored once).
@@ -459,7 +478,8 @@ impl SqliteHistory {
 
 impl History for SqliteHistory {
     fn ingest(&mut self, run: &Ingest<'_>) -> Result<Ingested> {
-        let print = fingerprint(run.result);
+        let prints = fingerprints(run);
+        let print = &prints.current;
         let path = self.path.clone();
         let db = |source| HistoryError::Database {
             path: path.clone(),
@@ -468,8 +488,19 @@ impl History for SqliteHistory {
         let tx = self.write()?;
         let existing: Option<i64> = tx
             .query_row(
-                "SELECT id FROM runs WHERE fingerprint = ?1",
-                params![print],
+                "SELECT id FROM runs WHERE fingerprint = ?1
+                 UNION ALL
+                 SELECT r.id FROM runs r JOIN versions v ON v.id = r.version_id
+                 JOIN machines m ON m.id = r.machine_id
+                 WHERE r.fingerprint = ?2 AND v.rev = ?3 AND m.name = ?4 AND r.branch = ?5
+                 LIMIT 1",
+                params![
+                    print,
+                    prints.legacy,
+                    run.version.rev,
+                    run.machine.name,
+                    run.branch
+                ],
                 |r| r.get(0),
             )
             .optional()
@@ -624,7 +655,27 @@ impl History for SqliteHistory {
         ))
     }
 
-    fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>> {
+    fn measured_runs(&self, machine: &str, branch: &str) -> Result<Vec<RunStamp>> {
+        let mut stmt = self.db(self.conn.prepare(
+            "SELECT r.id, r.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = ?1 AND r.branch = ?2 AND r.status <> 'failed' ORDER BY r.id",
+        ))?;
+        self.db(stmt
+            .query_map(params![machine, branch], |r| {
+                Ok(RunStamp {
+                    id: RunId(r.get(0)?),
+                    fingerprint: r.get(1)?,
+                })
+            })
+            .and_then(|rows| rows.collect()))
+    }
+
+    fn summaries_from(
+        &self,
+        machine: &str,
+        branch: &str,
+        first: RunId,
+    ) -> Result<Vec<StoredSummary>> {
         // Names are looked up once each rather than joined into a million rows.
         let names = |sql: &str| -> Result<HashMap<i64, String>> {
             let mut stmt = self.db(self.conn.prepare(sql))?;
@@ -639,10 +690,10 @@ impl History for SqliteHistory {
                     rb.ci_upper, rb.ci_level, rb.components
              FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
              WHERE r.machine_id = (SELECT id FROM machines WHERE name = ?1)
-               AND r.branch = ?2 AND r.status <> 'failed'",
+               AND r.branch = ?2 AND r.status <> 'failed' AND r.id >= ?3",
         ))?;
         let mut out = Vec::new();
-        let mut rows = self.db(stmt.query(params![machine, branch]))?;
+        let mut rows = self.db(stmt.query(params![machine, branch, first.0]))?;
         while let Some(r) = self.db(rows.next())? {
             let name = |map: &HashMap<i64, String>, i: usize| -> Result<String> {
                 let id: i64 = self.db(r.get(i))?;

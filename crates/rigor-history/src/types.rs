@@ -18,6 +18,15 @@ impl fmt::Display for RunId {
     }
 }
 
+/// A stored run's identity: its id and the content hash that made ingesting it idempotent.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RunStamp {
+    /// The run's id.
+    pub id: RunId,
+    /// Its content hash.
+    pub fingerprint: String,
+}
+
 /// A version: a commit with its graph facts, or a label.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct VersionInfo {

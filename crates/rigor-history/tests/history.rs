@@ -111,6 +111,8 @@ suite!(
     a_newer_schema_is_refused_and_an_older_one_migrated,
     concurrent_writers_lose_and_duplicate_nothing,
     summaries_list_every_measured_run_oldest_first,
+    the_same_file_for_another_machine_or_branch_is_a_run_of_its_own,
+    changes_come_oldest_version_first,
 );
 
 fn the_same_result_twice_is_stored_once(store: Store) {
@@ -224,15 +226,22 @@ fn a_newer_schema_is_refused_and_an_older_one_migrated(store: Store) {
 }
 
 fn set_schema_version(store: &Store, v: i64) {
+    if store.is_postgres() {
+        execute(store, &format!("UPDATE rigor_schema SET version = {v}"));
+    } else {
+        execute(store, &format!("PRAGMA user_version = {v}"));
+    }
+}
+
+/// Runs SQL on the store's database behind the history's back.
+fn execute(store: &Store, sql: &str) {
     let location = store.location.to_str().unwrap();
     if store.is_postgres() {
         let mut c = ::postgres::Client::connect(location, ::postgres::NoTls).unwrap();
-        c.execute("UPDATE rigor_schema SET version = $1", &[&v])
-            .unwrap();
+        c.batch_execute(sql).unwrap();
     } else {
         let c = rusqlite::Connection::open(Path::new(location)).unwrap();
-        c.execute_batch(&format!("PRAGMA user_version = {v}"))
-            .unwrap();
+        c.execute_batch(sql).unwrap();
     }
 }
 
@@ -286,6 +295,97 @@ fn summaries_list_every_measured_run_oldest_first(store: Store) {
         (s[0].mean, s[0].interval, s[0].components.len()),
         (None, None, 0)
     );
+    // Only the runs from an id on, and the ids of the measured runs (not the failed one).
+    let runs = h.measured_runs("ci-1", "main").unwrap();
+    assert_eq!(
+        runs.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [s[0].run, s[1].run]
+    );
+    assert!(runs.iter().all(|r| r.fingerprint.len() == 64));
+    let later = h.summaries_from("ci-1", "main", s[1].run).unwrap();
+    assert_eq!(later, s[1..]);
     assert!(h.summaries("ci-1", "other").unwrap().is_empty());
     assert!(h.summaries("nowhere", "main").unwrap().is_empty());
+}
+
+fn the_same_file_for_another_machine_or_branch_is_a_run_of_its_own(store: Store) {
+    let mut h = store.open();
+    let r = result(1, 1.0);
+    let put = |h: &mut dyn History, machine: &str, branch: &str| {
+        h.ingest(&Ingest {
+            version: &version("a", 1),
+            machine: &MachineInfo {
+                name: machine.into(),
+                environment: Default::default(),
+            },
+            branch,
+            result: &r,
+        })
+        .unwrap()
+    };
+    let first = put(&mut *h, "ci-1", "main");
+    let other_machine = put(&mut *h, "ci-2", "main");
+    let other_branch = put(&mut *h, "ci-1", "dev");
+    assert!(
+        matches!(other_machine, Ingested::Added(_)),
+        "{other_machine:?}"
+    );
+    assert!(
+        matches!(other_branch, Ingested::Added(_)),
+        "{other_branch:?}"
+    );
+    assert_eq!(
+        put(&mut *h, "ci-2", "main"),
+        Ingested::AlreadyStored(other_machine.id())
+    );
+    for (m, b) in [("ci-1", "main"), ("ci-2", "main"), ("ci-1", "dev")] {
+        assert_eq!(h.versions(m, b).unwrap()[0].runs, 1, "{m} {b}");
+        assert_eq!(h.measured_runs(m, b).unwrap().len(), 1, "{m} {b}");
+    }
+    // A run stored by an earlier rigor, keyed by its content alone, is still the same run.
+    drop(h);
+    use sha2::Digest;
+    let legacy: String = sha2::Sha256::digest(serde_json::to_vec(&r).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    execute(
+        &store,
+        &format!(
+            "UPDATE runs SET fingerprint = '{legacy}' WHERE id = {}",
+            first.id()
+        ),
+    );
+    let mut h = store.open();
+    assert_eq!(
+        put(&mut *h, "ci-1", "main"),
+        Ingested::AlreadyStored(first.id())
+    );
+    assert!(matches!(put(&mut *h, "ci-3", "main"), Ingested::Added(_)));
+}
+
+fn changes_come_oldest_version_first(store: Store) {
+    let mut h = store.open();
+    for (rev, order) in [("c", 3), ("a", 1), ("b", 2)] {
+        ingest(&mut *h, rev, order, &result(order as u64, order as f64));
+    }
+    let at = |rev: &str, previous: &str| NewChange {
+        rev: rev.into(),
+        previous_rev: Some(previous.into()),
+        ratio: 2.0,
+        interval: Some((1.9, 2.1)),
+        p_value: 0.001,
+        q_value: Some(0.002),
+        verdict: "regression".into(),
+        method: "segments".into(),
+    };
+    h.save_changes("ci-1", "main", "sort", &[at("c", "b"), at("b", "a")])
+        .unwrap();
+    let revs: Vec<String> = h
+        .changes(&ChangeFilter::default())
+        .unwrap()
+        .into_iter()
+        .map(|c| c.change.rev)
+        .collect();
+    assert_eq!(revs, ["b", "c"]);
 }

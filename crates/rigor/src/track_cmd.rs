@@ -843,16 +843,19 @@ fn publish(history: &(dyn History + Send), a: &TrackPublishArgs) -> Result<Outco
             repo_url: a.repo_url.clone(),
         },
         generated: rigor_app::publish::now(),
+        archive_size: rigor_app::publish::ARCHIVE_SIZE,
     };
     let done = rigor_app::publish::publish(history, &settings)
         .with_context(|| format!("publishing the dashboard to {}", a.output.display()))?;
     emit(&format!(
-        "Published {} benchmark page(s) to {} ({} rewritten, {} removed, index {} kB)\n  open {}\n",
+        "Published {} benchmark page(s) and {} archive page(s) to {} ({} rewritten, {} removed, index {} kB; {} new run(s) read)\n  open {}\n",
         done.pages,
+        done.archives,
         a.output.display(),
         done.written,
         done.removed,
         done.index_bytes.div_ceil(1024),
+        done.runs_read,
         a.output.join("index.html").display()
     ));
     Ok(Outcome::Ok)

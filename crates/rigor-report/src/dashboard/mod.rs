@@ -20,10 +20,11 @@ pub mod view;
 
 use sha2::{Digest, Sha256};
 
-pub use page::{render_benchmark, render_index};
+pub use page::{render_archive, render_benchmark, render_index};
 pub use view::{
-    BenchmarkView, ChangeMark, ChangeRow, Measured, PointState, QuantileTable, RatioInput,
-    SeriesView, SiteMeta, SiteView, VersionComparison, VersionPoint,
+    ArchiveLink, ArchiveNav, BenchmarkView, ChangeMark, ChangeRow, Measured, Overview, OverviewBin,
+    PointState, QuantileTable, RatioInput, SeriesView, SiteMeta, SiteView, VersionComparison,
+    VersionPoint,
 };
 
 /// The page of a benchmark, relative to the site's root: `b/` + the name's letters and digits
@@ -56,6 +57,23 @@ pub fn page_path(name: &str) -> String {
     } else {
         format!("b/{slug}-{hex}.html")
     }
+}
+
+/// The archive page of a series' versions `first..` (a multiple of the archive size), beside the
+/// benchmark's page: its name, then 8 hex digits of the machine's and branch's SHA-256, then the
+/// first version's position.
+///
+/// ```
+/// use rigor_report::dashboard::archive_path;
+/// let p = archive_path("b/sort-0123456789.html", "ci-1", "main", 200);
+/// assert!(p.starts_with("b/sort-0123456789.") && p.ends_with(".200.html"));
+/// assert_ne!(p, archive_path("b/sort-0123456789.html", "ci-1", "dev", 200));
+/// ```
+pub fn archive_path(page: &str, machine: &str, branch: &str, first: usize) -> String {
+    let stem = page.strip_suffix(".html").unwrap_or(page);
+    let hash = Sha256::digest(format!("{machine}\0{branch}").as_bytes());
+    let hex: String = hash[..4].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{stem}.{hex}.{first}.html")
 }
 
 /// The group of a benchmark on the index: its name up to the last `/`, or empty.

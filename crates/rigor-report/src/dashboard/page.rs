@@ -14,8 +14,8 @@ use sha2::{Digest, Sha256};
 
 use super::plots::{self, Geometry, signed_percent, sparkline};
 use super::view::{
-    BenchmarkView, ChangeMark, ChangeRow, Measured, PointState, SeriesView, SiteMeta, SiteView,
-    VersionComparison, VersionPoint,
+    ArchiveNav, BenchmarkView, ChangeMark, ChangeRow, Measured, Overview, PointState, SeriesView,
+    SiteMeta, SiteView, VersionComparison, VersionPoint,
 };
 use crate::html::escape::{Escaped, escape};
 use crate::html::page::fill;
@@ -330,6 +330,55 @@ fn figure(out: &mut String, drawn: PlotResult, id: &str, class: &str, title: &st
     out.push('\n');
 }
 
+/// A page's address relative to another page in `b/` (both are relative to the site's root).
+fn sibling(page: &str) -> &str {
+    page.strip_prefix("b/").unwrap_or(page)
+}
+
+/// Renders one archive page: one series' older versions, which no new version changes. Like a
+/// benchmark's page it lives one folder below the index; `b` holds the one series, cut to the
+/// archived versions.
+pub fn render_archive(site: &SiteMeta, b: &BenchmarkView, nav: &ArchiveNav) -> String {
+    let mut body = String::new();
+    let (first, last) = b.series.first().map_or((0, 0), |s| {
+        (s.first, (s.first + s.versions.len()).saturating_sub(1))
+    });
+    let _ = writeln!(
+        body,
+        "<nav class=\"crumbs\"><a href=\"../index.html\">{}</a> › <a href=\"{}\">{}</a></nav>\n\
+         <header><h1>{} <span class=\"legend\">versions {first}–{last}</span></h1></header>",
+        Escaped(site_title(site)),
+        Escaped(sibling(&nav.main)),
+        Escaped(&b.name),
+        Escaped(&b.name),
+    );
+    body.push_str("<p class=\"pager\">");
+    if let Some(p) = &nav.previous {
+        let _ = write!(
+            body,
+            "<a href=\"{}\">← older versions</a> · ",
+            Escaped(sibling(p))
+        );
+    }
+    if let Some(n) = &nav.next {
+        let _ = write!(
+            body,
+            "<a href=\"{}\">newer versions →</a> · ",
+            Escaped(sibling(n))
+        );
+    }
+    let _ = writeln!(
+        body,
+        "<a href=\"{}\">the newest versions</a></p>",
+        Escaped(sibling(&nav.main))
+    );
+    for (i, s) in b.series.iter().enumerate() {
+        series_section(&mut body, site, s, i);
+    }
+    let title = format!("{}, versions {first}–{last} — {}", b.name, site_title(site));
+    shell(site, "benchmark", &title, &body)
+}
+
 /// Renders one benchmark's page; it lives one folder below the index.
 pub fn render_benchmark(site: &SiteMeta, b: &BenchmarkView) -> String {
     let mut body = String::new();
@@ -370,6 +419,9 @@ fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
         PointState::Measured(m) => Some(m.level),
         _ => None,
     });
+    if let Some(o) = &s.overview {
+        overview_section(out, s, o, &id);
+    }
     let (drawn, Geometry { x0, x1, width }) = plots::history(s);
     let _ = writeln!(
         out,
@@ -387,11 +439,20 @@ fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
         out,
         "</div><figcaption>Mean per version (line) with its {} confidence interval (band), in history order. \
          Dashed orange lines: detected changes, labelled with their size. Red crosses: versions that failed; \
-         grey ticks: versions without a result for this benchmark. Hover for a version, click to open its commit.</figcaption></figure>",
+         grey ticks: versions without a result for this benchmark. Hover for a version, click to open its commit.{}</figcaption></figure>",
         level.map_or("".into(), |l| format!(
             "{}%",
             crate::html::scale::tick(l * 100.0)
-        ))
+        )),
+        if s.first > 0 || s.overview.is_some() {
+            format!(
+                " Versions {}–{} of the history.",
+                s.first,
+                (s.first + s.versions.len()).saturating_sub(1)
+            )
+        } else {
+            String::new()
+        }
     );
     out.push_str("<h3>Noise per level</h3>\n<figure>");
     figure(
@@ -420,6 +481,36 @@ fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
     out.push_str("</section>\n");
 }
 
+/// The whole history in brief and the links to the archive pages of older versions.
+fn overview_section(out: &mut String, s: &SeriesView, o: &Overview, id: &str) {
+    out.push_str("<h3>Whole history</h3>\n<figure>");
+    figure(
+        out,
+        plots::overview(o, s.first),
+        &format!("{id}-overview"),
+        "overview",
+        "The whole history in brief",
+    );
+    let _ = writeln!(
+        out,
+        "<figcaption>All {} versions, consecutive versions pooled: the mean of their means (line) and the span \
+         of their intervals (band). Dashed orange lines: detected changes. The shaded part is drawn in detail below; \
+         older versions are on the pages listed here.</figcaption></figure>",
+        o.versions
+    );
+    out.push_str("<p class=\"archives\">Older versions:");
+    for a in &s.archives {
+        let _ = write!(
+            out,
+            " <a href=\"{}\">{}–{}</a>",
+            Escaped(sibling(&a.page)),
+            a.first,
+            a.last
+        );
+    }
+    out.push_str("</p>\n");
+}
+
 fn series_changes(out: &mut String, site: &SiteMeta, s: &SeriesView) {
     out.push_str("<h3>Changes</h3>\n");
     if s.changes.is_empty() {
@@ -430,20 +521,22 @@ fn series_changes(out: &mut String, site: &SiteMeta, s: &SeriesView) {
         "<table class=\"changes\"><thead><tr><th>From</th><th>To</th><th class=\"num\">Change</th>\
          <th>Interval</th><th>Method</th><th>Status</th></tr></thead><tbody>\n",
     );
-    let commit = |rev: &str| {
-        s.versions
-            .iter()
-            .find(|v| v.rev == rev)
-            .and_then(|v| v.commit.clone())
+    let commit = |rev: &str, known: &Option<String>| {
+        known.clone().or_else(|| {
+            s.versions
+                .iter()
+                .find(|v| v.rev == rev)
+                .and_then(|v| v.commit.clone())
+        })
     };
     for c in s.changes.iter().rev() {
         let from = c.previous_rev.as_deref().map_or(String::new(), |p| {
-            version_link(site, p, commit(p).as_deref())
+            version_link(site, p, commit(p, &c.previous_commit).as_deref())
         });
         let _ = writeln!(
             out,
             "<tr class=\"status-{status}\"><td>{from}</td><td>{}</td><td class=\"num {}\">{}</td><td>{}</td><td>{}</td><td>{status}</td></tr>",
-            version_link(site, &c.rev, commit(&c.rev).as_deref()),
+            version_link(site, &c.rev, commit(&c.rev, &c.commit).as_deref()),
             verdict_class(c),
             signed_percent(c.ratio),
             change_interval(c),
@@ -542,12 +635,20 @@ fn versions_table(out: &mut String, site: &SiteMeta, s: &SeriesView, id: &str) {
     );
     let unit = plots::unit_of(s);
     for (i, v) in s.versions.iter().enumerate() {
-        version_row(out, site, v, i, unit);
+        version_row(out, site, v, (i, s.first + i), unit);
     }
     out.push_str("</tbody></table>\n</details>\n");
 }
 
-fn version_row(out: &mut String, site: &SiteMeta, v: &VersionPoint, i: usize, unit: TimeUnit) {
+/// A version's row; `i` is its place on the page (which the script and the plot use) and `at`
+/// its place in the whole history (which the reader sees).
+fn version_row(
+    out: &mut String,
+    site: &SiteMeta,
+    v: &VersionPoint,
+    (i, at): (usize, usize),
+    unit: TimeUnit,
+) {
     let mut data = String::new();
     if let PointState::Measured(Measured {
         mean,
@@ -570,7 +671,7 @@ fn version_row(out: &mut String, site: &SiteMeta, v: &VersionPoint, i: usize, un
     };
     let _ = writeln!(
         out,
-        "<tr class=\"{class}\" data-i=\"{i}\" data-rev=\"{}\"{data}><td class=\"num\">{i}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td></tr>",
+        "<tr class=\"{class}\" data-i=\"{i}\" data-rev=\"{}\"{data}><td class=\"num\">{at}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td></tr>",
         Escaped(&v.rev),
         version_link(site, &v.rev, v.commit.as_deref()),
         Escaped(v.time.as_deref().unwrap_or("")),

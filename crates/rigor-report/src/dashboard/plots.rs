@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use rigor_units::{Seconds, TimeUnit};
 
-use super::view::{PointState, SeriesView};
+use super::view::{Overview, PointState, SeriesView};
 use crate::html::plots::sequence::{Chart, mesh};
 use crate::html::plots::{
     CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, TICK_SIZE, palette, svg,
@@ -216,6 +216,80 @@ fn changes(
         root.draw(&Text::new(signed_percent(c.ratio), (px, top - 3), style))?;
     }
     Ok(())
+}
+
+/// Size of the whole-history overview.
+const OVERVIEW_SIZE: (u32, u32) = (1140, 200);
+
+/// The whole history in brief: pooled bins as a band and a line, the changes as dashed lines,
+/// and the versions from `detail` on (drawn in detail below it) shaded.
+pub fn overview(o: &Overview, detail: usize) -> PlotResult {
+    let first = o.bins.first().map_or(1.0, |b| b.mean.abs());
+    let unit = TimeUnit::for_magnitude(Seconds(first));
+    let scale = unit.per_second();
+    let Some(y) = Span::of(
+        o.bins
+            .iter()
+            .flat_map(|b| [b.lower * scale, b.upper * scale]),
+    ) else {
+        return Ok(Drawn::Empty(
+            "No version of this series has an analysed result.".into(),
+        ));
+    };
+    let y = y.padded(0.08);
+    let x = Span {
+        lo: -0.5,
+        hi: o.versions as f64 - 0.5,
+    };
+    let desc = format!("mean ({})", unit.symbol());
+    // Runs of adjacent bins: a bin without a measured version breaks the line.
+    let mut segs: Vec<Vec<(f64, f64, f64, f64)>> = Vec::new();
+    let mut end = None;
+    for b in &o.bins {
+        if end.is_none_or(|e: usize| e + 1 != b.first) {
+            segs.push(Vec::new());
+        }
+        end = Some(b.last);
+        let at = (b.first + b.last) as f64 / 2.0;
+        if let Some(seg) = segs.last_mut() {
+            seg.push((at, b.mean * scale, b.lower * scale, b.upper * scale));
+        }
+    }
+    svg(OVERVIEW_SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(76)
+            .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
+        mesh(
+            &mut chart,
+            ("version (history order)", &desc),
+            whole_tick,
+            tick,
+        )?;
+        chart.draw_series([Rectangle::new(
+            [(detail as f64 - 0.5, y.lo), (x.hi, y.hi)],
+            REFERENCE.mix(0.12).filled(),
+        )])?;
+        for seg in &segs {
+            band(&mut chart, seg)?;
+        }
+        for &(at, _) in &o.changes {
+            let at = at as f64 - 0.5;
+            let (px, top) = chart.backend_coord(&(at, y.hi));
+            let (_, bottom) = chart.backend_coord(&(at, y.lo));
+            let mut py = top;
+            while py < bottom {
+                let end = (py + 6).min(bottom);
+                root.draw(&PathElement::new(
+                    vec![(px, py), (px, end)],
+                    CHANGE.stroke_width(1),
+                ))?;
+                py += 10;
+            }
+        }
+        Ok(())
+    })
 }
 
 /// A ratio as a signed percentage change: `+12.3%`, `−4.0%`.

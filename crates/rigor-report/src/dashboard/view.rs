@@ -53,8 +53,15 @@ pub struct SeriesView {
     pub branch: String,
     /// Names of the measured levels, top level first (for the noise plot's legend).
     pub levels: Vec<String>,
-    /// Every version of the series (also those without this benchmark), in history order.
+    /// The versions this page shows (also those without this benchmark), in history order: every
+    /// version of the series, or — when older ones are on archive pages — the newest ones.
     pub versions: Vec<VersionPoint>,
+    /// Position in the whole history of `versions[0]` (0 when the page starts at the oldest).
+    pub first: usize,
+    /// The whole history in brief, when older versions are on archive pages.
+    pub overview: Option<Overview>,
+    /// The archive pages of older versions, oldest first.
+    pub archives: Vec<ArchiveLink>,
     /// Detected changes, oldest first.
     pub changes: Vec<ChangeMark>,
     /// Student's t quantiles for the page's comparison of two versions; `None` when fewer than
@@ -62,6 +69,56 @@ pub struct SeriesView {
     pub quantiles: Option<QuantileTable>,
     /// The comparison the page shows first (and the only one without scripts).
     pub comparison: Option<VersionComparison>,
+}
+
+/// A series' whole history in brief, drawn above the newest versions when older ones are on
+/// archive pages: consecutive versions pooled into bins so that the drawing stays small however
+/// long the history.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Overview {
+    /// Versions in the whole history.
+    pub versions: usize,
+    /// Bins with at least one measured version, oldest first.
+    pub bins: Vec<OverviewBin>,
+    /// Whole-history positions of the changes' first versions, with their ratios.
+    pub changes: Vec<(usize, f64)>,
+}
+
+/// Consecutive versions pooled: the mean of their means and the span of their intervals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct OverviewBin {
+    /// Whole-history position of the bin's first version.
+    pub first: usize,
+    /// Position of its last version.
+    pub last: usize,
+    /// Mean of the measured versions' means, seconds.
+    pub mean: f64,
+    /// Lowest lower bound of their intervals, seconds.
+    pub lower: f64,
+    /// Highest upper bound, seconds.
+    pub upper: f64,
+}
+
+/// An archive page: a fixed run of older versions, written once and left alone after.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ArchiveLink {
+    /// The page, relative to the site's root (`b/….html`).
+    pub page: String,
+    /// Whole-history position of its first version.
+    pub first: usize,
+    /// Position of its last version.
+    pub last: usize,
+}
+
+/// Where an archive page sits among its series' pages (paths relative to the site's root).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ArchiveNav {
+    /// The benchmark's main page (the newest versions).
+    pub main: String,
+    /// The archive page of the versions before, if any.
+    pub previous: Option<String>,
+    /// The archive page of the versions after, if they are archived too.
+    pub next: Option<String>,
 }
 
 /// Fieller's ratio interval between two versions of a series, as `rigor compare` reports it.
@@ -163,8 +220,12 @@ pub struct RatioInput {
 pub struct ChangeMark {
     /// The first version after the change.
     pub rev: String,
+    /// Its full commit id, when known.
+    pub commit: Option<String>,
     /// The last version before it.
     pub previous_rev: Option<String>,
+    /// Its full commit id, when known.
+    pub previous_commit: Option<String>,
     /// New level / old level.
     pub ratio: f64,
     /// The ratio's interval.

@@ -1,0 +1,375 @@
+//! `rigor track publish`: a static performance dashboard over a history.
+//!
+//! [`publish`] brings the publisher's cache of stored summaries up to date (reading only the
+//! runs stored since the last publish, see [`cache`]), cuts each series into its main page and
+//! archive pages of older versions ([`views`]), and renders only the pages whose key — a hash of
+//! everything a page is drawn from, kept in the manifest `rigor-site.json` — changed. A new
+//! version therefore redraws each benchmark's main page (at most two archive sizes of versions
+//! and an overview of fixed size) and the index, whatever the length of the history. The site
+//! is the same as a publish into an empty folder would write. [`site_view`] reads the whole
+//! history into one view without archive pages (what the tests inspect).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use rigor_history::{ChangeFilter, History, StoredChange};
+use rigor_report::dashboard::{
+    BenchmarkView, ChangeMark, ChangeRow, SiteMeta, SiteView, archive_path, group_of, page,
+    page_path, render_archive, render_benchmark, render_index,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{AppError, Result};
+
+mod cache;
+mod stats;
+mod views;
+
+use cache::Cache;
+use stats::Critical;
+pub use views::ARCHIVE_SIZE;
+use views::{Part, Series, layout};
+
+/// The manifest's file name in the site folder.
+pub const MANIFEST: &str = "rigor-site.json";
+/// The publisher's cache of stored summaries in the site folder. The pages do not need it (it
+/// need not be deployed); deleting it only makes the next publish read the whole history.
+pub const CACHE: &str = "rigor-cache.bin";
+
+/// What `rigor track publish` needs besides the history.
+#[derive(Debug, Clone)]
+pub struct PublishSettings {
+    /// The site folder (made when missing).
+    pub out: PathBuf,
+    /// Title, rigor version and repository address.
+    pub site: SiteMeta,
+    /// The generation time shown on the index.
+    pub generated: String,
+    /// Versions per archive page ([`ARCHIVE_SIZE`]): a series of more than twice this many
+    /// versions keeps its older ones on archive pages that new versions leave alone.
+    pub archive_size: usize,
+}
+
+/// The current time as the index shows it: `2026-11-24 06:30 UTC`.
+pub fn now() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%d %H:%M UTC")
+        .to_string()
+}
+
+/// What [`publish`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Published {
+    /// Benchmark pages in the site (main pages; archive pages not counted).
+    pub pages: usize,
+    /// Archive pages in the site.
+    pub archives: usize,
+    /// Pages (main and archive) rendered and written this time.
+    pub written: usize,
+    /// Pages no longer in the site, removed.
+    pub removed: usize,
+    /// Size of the index page in bytes.
+    pub index_bytes: usize,
+    /// Stored runs whose summaries were read from the history this time (the rest came from
+    /// the publisher's cache).
+    pub runs_read: usize,
+}
+
+/// The manifest: per page, the key of what it was drawn from.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Manifest {
+    /// Page path → key.
+    pages: BTreeMap<String, String>,
+}
+
+/// Each series with its versions and changes, over the cache's points.
+fn series_of<'a>(history: &dyn History, cache: &'a Cache) -> Result<Vec<Series<'a>>> {
+    let mut out = Vec::new();
+    for ((machine, branch), sc) in &cache.series {
+        let versions = history.versions(machine, branch)?;
+        let changes = history.changes(&ChangeFilter {
+            machine: Some(machine.clone()),
+            branch: Some(branch.clone()),
+            ..ChangeFilter::default()
+        })?;
+        out.push(Series::new((machine, branch), versions, &changes, sc));
+    }
+    Ok(out)
+}
+
+/// Benchmark name → the series (by position in `series`) that measured it.
+fn benchmarks_of(series: &[Series<'_>]) -> BTreeMap<String, Vec<usize>> {
+    let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, s) in series.iter().enumerate() {
+        for name in s.cache.benchmarks.keys() {
+            out.entry(name.clone()).or_default().push(i);
+        }
+    }
+    out
+}
+
+/// The project's changes, newest first, as the index lists them.
+fn change_rows(history: &dyn History, series: &[Series<'_>]) -> Result<Vec<ChangeRow>> {
+    let commit_of = |c: &StoredChange| {
+        let s = series
+            .iter()
+            .find(|s| s.machine == c.machine && s.branch == c.branch)?;
+        let &i = s.position.get(&c.change.rev)?;
+        s.versions[i].version.commit.clone()
+    };
+    // The history lists changes oldest first; the dashboard shows the newest first.
+    Ok(history
+        .changes(&ChangeFilter::default())?
+        .iter()
+        .rev()
+        .map(|c| ChangeRow {
+            benchmark: c.benchmark.clone(),
+            page: page_path(&c.benchmark),
+            machine: c.machine.clone(),
+            branch: c.branch.clone(),
+            commit: commit_of(c),
+            time: c.version_time.clone(),
+            change: ChangeMark {
+                rev: c.change.rev.clone(),
+                commit: commit_of(c),
+                previous_rev: c.change.previous_rev.clone(),
+                previous_commit: None,
+                ratio: c.change.ratio,
+                interval: c.change.interval,
+                verdict: c.change.verdict.clone(),
+                method: c.change.method.clone(),
+                status: c.status.to_string(),
+            },
+        })
+        .collect())
+}
+
+/// Reads the whole history into the dashboard's view, every version of each series on its
+/// benchmark's page (no archive pages).
+pub fn site_view(history: &dyn History, site: SiteMeta, generated: String) -> Result<SiteView> {
+    let mut cache = Cache::default();
+    cache.refresh(history)?;
+    let series = series_of(history, &cache)?;
+    let mut critical = Critical::default();
+    let benchmarks = benchmarks_of(&series)
+        .into_iter()
+        .map(|(name, which)| {
+            let page = page_path(&name);
+            let series = which
+                .iter()
+                .map(|&i| {
+                    let s = &series[i];
+                    let bench = &s.cache.benchmarks[&name];
+                    let slots = s.slots(bench);
+                    let part = Part {
+                        series: s,
+                        name: &name,
+                        bench,
+                        slots: &slots,
+                    };
+                    part.main_view(&page, usize::MAX, &mut critical)
+                })
+                .collect();
+            BenchmarkView {
+                group: group_of(&name).to_string(),
+                page,
+                name,
+                series,
+            }
+        })
+        .collect();
+    Ok(SiteView {
+        changes: change_rows(history, &series)?,
+        site,
+        generated,
+        benchmarks,
+    })
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> AppError + '_ {
+    move |source| AppError::Site {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Reads the manifest; a missing or unreadable one means every page is drawn again.
+fn read_manifest(out: &Path) -> Manifest {
+    fs::read(out.join(MANIFEST))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// What every page's key starts from: the site's settings, the renderer (a new script or page
+/// format draws every page again) and the archive size.
+fn site_key(site: &SiteMeta, size: usize) -> u64 {
+    let mut h = DefaultHasher::new();
+    serde_json::to_string(site).unwrap_or_default().hash(&mut h);
+    page::script_source().hash(&mut h);
+    env!("CARGO_PKG_VERSION").hash(&mut h);
+    size.hash(&mut h);
+    h.finish()
+}
+
+/// One benchmark's pages: its main view (which the index needs too), and every page's path
+/// and key, the stale ones rendered and written.
+struct Done {
+    view: BenchmarkView,
+    pages: Vec<(String, String)>,
+    written: usize,
+}
+
+/// Writes `name`'s pages whose key differs from the manifest's (or whose file is gone).
+fn benchmark_pages(
+    ctx: (&[Series<'_>], &SettingsKey<'_>, &Manifest),
+    name: &str,
+    which: &[usize],
+    critical: &mut Critical,
+) -> Result<Done> {
+    let (series, key, old) = ctx;
+    let size = key.size;
+    let page = page_path(name);
+    let stale = |path: &str, k: &str| {
+        old.pages.get(path).map(String::as_str) != Some(k) || !key.out.join(path).is_file()
+    };
+    let write = |path: &str, html: String| {
+        let file = key.out.join(path);
+        fs::write(&file, html).map_err(io(&file))
+    };
+    let slots: Vec<_> = which
+        .iter()
+        .map(|&i| series[i].slots(&series[i].cache.benchmarks[name]))
+        .collect();
+    let parts: Vec<Part<'_, '_>> = which
+        .iter()
+        .zip(&slots)
+        .map(|(&i, slots)| Part {
+            series: &series[i],
+            name,
+            bench: &series[i].cache.benchmarks[name],
+            slots,
+        })
+        .collect();
+    let mut pages = Vec::new();
+    let mut written = 0;
+    // Archive pages first: each is one series' fixed run of older versions.
+    for part in &parts {
+        for range in layout(part.slots.len(), size).1 {
+            let path = archive_path(&page, part.series.machine, part.series.branch, range.start);
+            let nav = part.nav(&page, &range, size);
+            let mut h = DefaultHasher::new();
+            (key.site, name, &nav.previous, &nav.next).hash(&mut h);
+            part.hash_range(range.clone(), &mut h);
+            let k = format!("{:016x}", h.finish());
+            if stale(&path, &k) {
+                let view = BenchmarkView {
+                    name: name.to_string(),
+                    group: group_of(name).to_string(),
+                    page: page.clone(),
+                    series: vec![part.archive_view(range, critical)],
+                };
+                write(&path, render_archive(key.meta, &view, &nav))?;
+                written += 1;
+            }
+            pages.push((path, k));
+        }
+    }
+    let mut h = DefaultHasher::new();
+    (key.site, name).hash(&mut h);
+    for part in &parts {
+        part.hash_main(&mut h);
+    }
+    let k = format!("{:016x}", h.finish());
+    let view = BenchmarkView {
+        name: name.to_string(),
+        group: group_of(name).to_string(),
+        page: page.clone(),
+        series: parts
+            .iter()
+            .map(|p| p.main_view(&page, size, critical))
+            .collect(),
+    };
+    if stale(&page, &k) {
+        write(&page, render_benchmark(key.meta, &view))?;
+        written += 1;
+    }
+    pages.push((page, k));
+    Ok(Done {
+        view,
+        pages,
+        written,
+    })
+}
+
+/// What every page shares.
+struct SettingsKey<'a> {
+    out: &'a Path,
+    meta: &'a SiteMeta,
+    site: u64,
+    size: usize,
+}
+
+/// Reads what is new in the history and writes the dashboard to `settings.out`: the pages whose
+/// key changed (or whose file is gone), the index, the manifest and the cache; pages no longer
+/// in the site are removed.
+pub fn publish(history: &dyn History, settings: &PublishSettings) -> Result<Published> {
+    let out = &settings.out;
+    fs::create_dir_all(out.join("b")).map_err(io(out))?;
+    let cache_path = out.join(CACHE);
+    let mut cache = Cache::load(&cache_path);
+    let runs_read = cache.refresh(history)?;
+    let series = series_of(history, &cache)?;
+    let old = read_manifest(out);
+    let size = settings.archive_size.max(1);
+    let key = SettingsKey {
+        out,
+        meta: &settings.site,
+        site: site_key(&settings.site, size),
+        size,
+    };
+    let names: Vec<(String, Vec<usize>)> = benchmarks_of(&series).into_iter().collect();
+    let done: Vec<Done> = names
+        .par_iter()
+        .map_init(Critical::default, |critical, (name, which)| {
+            benchmark_pages((&series, &key, &old), name, which, critical)
+        })
+        .collect::<Result<_>>()?;
+    let pages: BTreeMap<String, String> = done.iter().flat_map(|d| d.pages.clone()).collect();
+    let mut removed = 0;
+    for gone in old.pages.keys().filter(|p| !pages.contains_key(*p)) {
+        // Only names this site made (`b/….html`), never a path a hand-edited manifest holds.
+        if gone.starts_with("b/") && !gone.contains("..") && fs::remove_file(out.join(gone)).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    let written = done.iter().map(|d| d.written).sum();
+    let view = SiteView {
+        site: settings.site.clone(),
+        generated: settings.generated.clone(),
+        changes: change_rows(history, &series)?,
+        benchmarks: done.into_iter().map(|d| d.view).collect(),
+    };
+    let index = render_index(&view);
+    let index_path = out.join("index.html");
+    fs::write(&index_path, &index).map_err(io(&index_path))?;
+    let archives = pages.len() - view.benchmarks.len();
+    let manifest = Manifest { pages };
+    let manifest_path = out.join(MANIFEST);
+    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+    fs::write(&manifest_path, text).map_err(io(&manifest_path))?;
+    drop(series);
+    cache.save(&cache_path)?;
+    Ok(Published {
+        pages: view.benchmarks.len(),
+        archives,
+        written,
+        removed,
+        index_bytes: index.len(),
+        runs_read,
+    })
+}

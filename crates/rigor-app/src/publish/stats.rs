@@ -1,0 +1,170 @@
+//! The numbers a page's comparison of two versions needs: Student's t quantiles (one table per
+//! page, which the page's script interpolates) and the comparison a page opens with, computed
+//! with `rigor_stats::fieller` exactly as `rigor compare` computes it.
+
+use std::collections::HashMap;
+
+use rigor_report::dashboard::{
+    ChangeMark, PointState, QuantileTable, VersionComparison, VersionPoint,
+};
+use rigor_stats::compare::{DEFAULT_THRESHOLD, Verdict, verdict_from_interval};
+use rigor_stats::dist::{Quantile, critical_value};
+use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
+
+/// Grid step in 1/ν of the pages' t quantile tables: linear interpolation on it is within 1e-6
+/// of the quantile for ν ≥ 1 at the usual levels, far below the 4 digits a page shows.
+const QUANTILE_STEP: f64 = 1e-3;
+
+/// Student's t critical values, computed once per level and degrees of freedom: a history of a
+/// million stored runs shares a few dozen of them.
+#[derive(Default)]
+pub(crate) struct Critical {
+    by_df: HashMap<(u64, usize), Option<f64>>,
+    tables: HashMap<u64, Option<Vec<f64>>>,
+}
+
+impl Critical {
+    /// The two-sided `level` quantile of Student's t with `df` degrees of freedom.
+    pub fn t(&mut self, level: f64, df: usize) -> Option<f64> {
+        *self
+            .by_df
+            .entry((level.to_bits(), df))
+            .or_insert_with(|| critical_value(level, df as f64, Quantile::StudentT).ok())
+    }
+
+    /// The quantiles on the grid 1/ν = k·[`QUANTILE_STEP`] up to 1/ν = 1/`min_df`.
+    pub fn table(&mut self, level: f64, min_df: usize) -> Option<QuantileTable> {
+        let full = self.tables.entry(level.to_bits()).or_insert_with(|| {
+            let n = (1.0 / QUANTILE_STEP).round() as usize;
+            (0..=n)
+                .map(|k| match k {
+                    0 => critical_value(level, f64::INFINITY, Quantile::Normal).ok(),
+                    _ => {
+                        critical_value(level, 1.0 / (k as f64 * QUANTILE_STEP), Quantile::StudentT)
+                            .ok()
+                    }
+                })
+                .collect()
+        });
+        let full = full.as_ref()?;
+        // One entry beyond 1/min_df so interpolation never runs off the end.
+        let len =
+            ((1.0 / min_df.max(1) as f64 / QUANTILE_STEP).ceil() as usize + 2).min(full.len());
+        Some(QuantileTable {
+            level,
+            step: QUANTILE_STEP,
+            values: full[..len].to_vec(),
+        })
+    }
+}
+
+/// The t table a page's series needs: at its level, down to its smallest top-level count;
+/// `None` with fewer than two comparable versions.
+pub(crate) fn quantiles_for(
+    points: &[VersionPoint],
+    critical: &mut Critical,
+) -> Option<QuantileTable> {
+    let inputs: Vec<(f64, usize)> = points
+        .iter()
+        .filter_map(|p| match &p.state {
+            PointState::Measured(m) => m.ratio_input.map(|r| (m.level, r.units)),
+            _ => None,
+        })
+        .collect();
+    let min_units = inputs.iter().map(|&(_, r)| r).min()?;
+    (inputs.len() >= 2).then_some(())?;
+    critical.table(inputs[0].0, min_units - 1)
+}
+
+/// A measured version's mean as Fieller's input: S² = r·(S²/r) back from the variance of the mean.
+fn estimate_of(p: &VersionPoint) -> Option<(f64, MeanEstimate)> {
+    match &p.state {
+        PointState::Measured(m) => {
+            let r = m.ratio_input?;
+            let e = MeanEstimate::new(m.mean, r.var_of_mean * r.units as f64, r.units).ok()?;
+            Some((m.level, e))
+        }
+        _ => None,
+    }
+}
+
+/// The comparison a page opens with: the newest comparable version on the page against the last
+/// version before the newest change (when that is on the page too), else against the comparable
+/// version before it.
+pub(crate) fn default_comparison(
+    points: &[VersionPoint],
+    marks: &[ChangeMark],
+    level: f64,
+) -> Option<VersionComparison> {
+    let comparable: Vec<usize> = (0..points.len())
+        .filter(|&i| estimate_of(&points[i]).is_some())
+        .collect();
+    let (&candidate, rest) = comparable.split_last()?;
+    let before_change = marks.last().and_then(|m| {
+        let prev = m.previous_rev.as_deref()?;
+        rest.iter().copied().find(|&i| points[i].rev == prev)
+    });
+    let baseline = before_change.or_else(|| rest.last().copied())?;
+    let (_, cand) = estimate_of(&points[candidate])?;
+    let (_, base) = estimate_of(&points[baseline])?;
+    let f = fieller(&cand, &base, level, DfMethod::WelchSatterthwaite).ok()?;
+    let verdict = match f.bounds() {
+        Some((lo, hi)) => verdict_word(verdict_from_interval(lo, hi, DEFAULT_THRESHOLD)),
+        None => "unbounded",
+    };
+    Some(VersionComparison {
+        baseline,
+        candidate,
+        ratio: f.ratio,
+        interval: f.bounds(),
+        g: f.g,
+        level,
+        threshold: DEFAULT_THRESHOLD,
+        verdict: verdict.to_string(),
+    })
+}
+
+fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Regression => "regression",
+        Verdict::Improvement => "improvement",
+        Verdict::Equivalent => "equivalent",
+        Verdict::Inconclusive => "inconclusive",
+        Verdict::Unbounded => "unbounded",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the page's script does: linear interpolation in 1/ν.
+    fn interpolate(q: &QuantileTable, nu: f64) -> f64 {
+        let u = 1.0 / nu / q.step;
+        let k = u.floor() as usize;
+        if k + 1 >= q.values.len() {
+            return q.values[q.values.len() - 1];
+        }
+        q.values[k] + (q.values[k + 1] - q.values[k]) * (u - k as f64)
+    }
+
+    #[test]
+    fn the_pages_t_table_interpolates_to_a_millionth() {
+        let mut c = Critical::default();
+        for level in [0.9, 0.95, 0.99] {
+            let q = c.table(level, 1).unwrap();
+            for nu in [1.0, 1.37, 2.5, 4.93, 13.75268, 40.2, 333.3, 2000.0] {
+                let exact = critical_value(level, nu, Quantile::StudentT).unwrap();
+                let got = interpolate(&q, nu);
+                assert!(
+                    (got / exact - 1.0).abs() < 1e-6,
+                    "{level} {nu}: {got} vs {exact}"
+                );
+            }
+            // A series whose smallest count is 4 (ν ≥ 3) gets the table down to 1/ν = 1/3.
+            let short = c.table(level, 3).unwrap();
+            assert_eq!(short.values.len(), 336);
+            assert_eq!(short.values[..], q.values[..336]);
+        }
+    }
+}
