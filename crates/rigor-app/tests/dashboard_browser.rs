@@ -154,4 +154,29 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "check_dashboard.py failed:\n{stdout}");
+    // The same history with archive pages of 8 versions: ci-1's 30 versions become two archive
+    // pages and a main page of 14 under the overview; every page still loads without a console
+    // error under the policy, its links resolve, and user text stays text.
+    let archived = dir.path().join("archived");
+    publish(
+        &h,
+        &PublishSettings {
+            out: archived.clone(),
+            archive_size: 8,
+            ..settings
+        },
+    )
+    .unwrap();
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(&archived)
+        .args(["--hostile", HOSTILE, "--repo-url", REPO, "--archives"])
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "check_dashboard.py failed on archive pages:\n{stdout}"
+    );
 }

@@ -138,7 +138,8 @@ def hover_check(chromium, url, rev, failures):
         expr = """(function (rev) {
           var box = document.querySelector('.plotbox'), svg = box && box.querySelector('svg');
           var row = svg && document.querySelector('#' + box.dataset.table + ' tr[data-rev="' + rev + '"]');
-          if (!row) return null;
+          // The tooltip exists once the page's script has run (the rows are parsed before it).
+          if (!row || !box.querySelector('.tip')) return null;
           svg.scrollIntoView();
           var r = svg.getBoundingClientRect(), i = +row.dataset.i, n = +box.dataset.n;
           var px = +box.dataset.x0 + i * (box.dataset.x1 - box.dataset.x0) / (n - 1);
@@ -294,6 +295,7 @@ class Survey(html.parser.HTMLParser):
         self.controls_hidden = None
         self.text = []
         self._table = None
+        self._overview = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -320,7 +322,10 @@ class Survey(html.parser.HTMLParser):
         if tag == "div" and "plotbox" in (a.get("class") or "").split():
             self.boxes.append({"table": a.get("data-table"), "x0": int(a["data-x0"]),
                                "x1": int(a["data-x1"]), "n": int(a["data-n"]), "markers": set()})
-        if tag == "polyline" and (a.get("stroke") or "").upper() == CHANGE_STROKE and self.boxes:
+        if tag == "svg" and "overview" in (a.get("class") or "").split():
+            self._overview = True
+        if (tag == "polyline" and (a.get("stroke") or "").upper() == CHANGE_STROKE and self.boxes
+                and not self._overview):
             xs = {round(float(p.split(",")[0])) for p in (a.get("points") or "").split()}
             if len(xs) == 1:
                 self.boxes[-1]["markers"] |= xs
@@ -328,6 +333,8 @@ class Survey(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "table":
             self._table = None
+        if tag == "svg":
+            self._overview = False
 
     def handle_data(self, data):
         self.text.append(data)
@@ -388,6 +395,8 @@ def main():
     p.add_argument("--compare", default="[]",
                    help="JSON list of {benchmark, machine, base, cand, ratio, lower, upper} "
                         "(lower and upper null when unbounded): comparisons to pick and check")
+    p.add_argument("--archives", action="store_true",
+                   help="the site must have archive pages of older versions")
     p.add_argument("--load-times", nargs="+", metavar="PAGE",
                    help="only measure how long these pages of SITE take to load and draw")
     args = p.parse_args()
@@ -449,7 +458,12 @@ def main():
     for spec in args.change:
         name, rev = spec.rsplit("=", 1)
         expected.setdefault(name, []).append(rev)
-    for page in sorted(set(l for l in index.links if l.startswith("b/"))):
+    # Every benchmark page, and every page they link to beside them (archive pages of older
+    # versions, and the pages those link to).
+    queue = sorted(set(l for l in index.links if l.startswith("b/")))
+    seen, archives = set(queue), 0
+    while queue:
+        page = queue.pop(0)
         dom, console = chromium_dom(chromium, url(page))
         s = survey_of(dom)
         failures += [f"{page} console: {c}" for c in console]
@@ -458,6 +472,18 @@ def main():
             failures.append(f"{page}: an <img> element was built")
         print(f"{page}: {len(s.boxes)} history plot(s), markers "
               f"{[sorted(b['markers']) for b in s.boxes]}, console {len(console)}")
+        for href in s.links:
+            path = urllib.parse.urlparse(href)
+            if path.scheme or not path.path or "/" in path.path:
+                continue
+            target = "b/" + urllib.parse.unquote(path.path)
+            if target not in seen and os.path.isfile(os.path.join(site, target)):
+                seen.add(target)
+                queue.append(target)
+                archives += 1
+    print(f"{len(seen)} benchmark and archive pages, {archives} reached from benchmark pages only")
+    if args.archives and archives == 0:
+        failures.append("no archive page was reached from the benchmark pages")
     for name, revs in expected.items():
         page = pages.get(name)
         if page is None:
