@@ -138,6 +138,7 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
         },
         generated: "now".into(),
         archive_size: rigor_app::publish::ARCHIVE_SIZE,
+        grouping: Default::default(),
     };
     publish(&h, &settings).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/check_dashboard.py");

@@ -52,6 +52,7 @@ fn settings(out: &std::path::Path) -> PublishSettings {
         },
         generated: "now".into(),
         archive_size: rigor_app::publish::ARCHIVE_SIZE,
+        grouping: Default::default(),
     }
 }
 
@@ -188,6 +189,29 @@ fn an_incremental_publish_reads_and_writes_only_what_is_new_and_equals_one_from_
         assert!(html.contains(&format!("href=\"{stem}.html\"")), "{name}");
         assert!(main.contains(name.trim_start_matches("b/")), "{name}");
     }
+}
+
+#[test]
+fn the_index_groups_by_a_pattern_when_asked() {
+    use rigor_app::publish::Grouping;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    let h = history(dir.path(), 12);
+    let grouped = PublishSettings {
+        grouping: Grouping::Pattern(regex::Regex::new("/(json|csv)$").unwrap()),
+        ..settings(&out)
+    };
+    publish(&h, &grouped).unwrap();
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let at = |text: &str| index.find(text).unwrap_or_else(|| panic!("{text} missing"));
+    // Groups in order, each with its benchmark; the hostile name matches nothing.
+    assert!(at("<th colspan=\"6\">(no group)</th>") < at(">csv</th>"));
+    assert!(at(">csv</th>") < at("data-name=\"parse/csv\""));
+    assert!(at("data-name=\"parse/csv\"") < at(">json</th>"));
+    assert!(at(">json</th>") < at("data-name=\"parse/json\""));
+    assert_eq!(Grouping::Prefix.of("parse/json/small"), "parse/json");
+    let whole = Grouping::Pattern(regex::Regex::new("small|large").unwrap());
+    assert_eq!(whole.of("sort_large_v2"), "large");
 }
 
 /// `name="value"` of the first attribute `name` in `tag`.

@@ -112,6 +112,11 @@ pub struct TrackPublishArgs {
     /// The repository's web address: each version links to URL/commit/ID.
     #[arg(long, value_name = "URL")]
     pub repo_url: Option<String>,
+    /// Group the index by a pattern in each benchmark's name: its first capture group, or the
+    /// whole match ('_(small|large)$' groups by size); names without a match are ungrouped.
+    /// Default: the name up to its last '/'.
+    #[arg(long, value_name = "REGEX")]
+    pub group: Option<String>,
 }
 
 /// Which series: a machine and a branch.

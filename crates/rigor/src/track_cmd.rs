@@ -844,6 +844,13 @@ fn publish(history: &(dyn History + Send), a: &TrackPublishArgs) -> Result<Outco
         },
         generated: rigor_app::publish::now(),
         archive_size: rigor_app::publish::ARCHIVE_SIZE,
+        grouping: match &a.group {
+            Some(pattern) => rigor_app::publish::Grouping::Pattern(
+                regex::Regex::new(pattern)
+                    .with_context(|| format!("--group '{pattern}' is not a regular expression"))?,
+            ),
+            None => rigor_app::publish::Grouping::Prefix,
+        },
     };
     let done = rigor_app::publish::publish(history, &settings)
         .with_context(|| format!("publishing the dashboard to {}", a.output.display()))?;

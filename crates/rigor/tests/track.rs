@@ -512,6 +512,29 @@ fn publish_writes_a_dashboard_of_the_history() {
         "https://example.org/p",
     ]);
     assert!(out.contains("0 rewritten"), "{out}");
+    // Grouped by a pattern: only the index changes.
+    let out = publish(&[
+        "--title",
+        "Nightly <perf>",
+        "--repo-url",
+        "https://example.org/p",
+        "--group",
+        "(comp)ile",
+    ]);
+    assert!(out.contains("0 rewritten"), "{out}");
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("<th colspan=\"6\">comp</th>"), "{index}");
+    rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .args(["publish", "-o"])
+        .arg(&site)
+        .args(["--group", "(unclosed"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--group '(unclosed' is not a regular expression",
+        ));
     rigor()
         .args(["track", "--db"])
         .arg(&db)

@@ -51,6 +51,34 @@ pub struct PublishSettings {
     /// Versions per archive page ([`ARCHIVE_SIZE`]): a series of more than twice this many
     /// versions keeps its older ones on archive pages that new versions leave alone.
     pub archive_size: usize,
+    /// How the index groups benchmarks.
+    pub grouping: Grouping,
+}
+
+/// How the index groups benchmarks.
+#[derive(Debug, Clone, Default)]
+pub enum Grouping {
+    /// By the name up to its last `/` (`parse/json/small` → `parse/json`), as asv groups by
+    /// module.
+    #[default]
+    Prefix,
+    /// By the first capture group of a pattern in the name, or its whole match when it has no
+    /// group (`--group '_(small|large)$'` → `small`, `large`); names without a match have no
+    /// group.
+    Pattern(regex::Regex),
+}
+
+impl Grouping {
+    /// The group of the benchmark `name` (empty: no group).
+    pub fn of(&self, name: &str) -> String {
+        match self {
+            Grouping::Prefix => group_of(name).to_string(),
+            Grouping::Pattern(re) => re
+                .captures(name)
+                .and_then(|c| c.get(1).or_else(|| c.get(0)))
+                .map_or(String::new(), |m| m.as_str().to_string()),
+        }
+    }
 }
 
 /// The current time as the index shows it: `2026-11-24 06:30 UTC`.
@@ -348,11 +376,17 @@ pub fn publish(history: &dyn History, settings: &PublishSettings) -> Result<Publ
         }
     }
     let written = done.iter().map(|d| d.written).sum();
+    let mut benchmarks: Vec<BenchmarkView> = done.into_iter().map(|d| d.view).collect();
+    // The group shows on the index only, so pages need not be drawn again when it changes.
+    for b in &mut benchmarks {
+        b.group = settings.grouping.of(&b.name);
+    }
+    benchmarks.sort_by(|a, b| (&a.group, &a.name).cmp(&(&b.group, &b.name)));
     let view = SiteView {
         site: settings.site.clone(),
         generated: settings.generated.clone(),
         changes: change_rows(history, &series)?,
-        benchmarks: done.into_iter().map(|d| d.view).collect(),
+        benchmarks,
     };
     let index = render_index(&view);
     let index_path = out.join("index.html");
