@@ -77,8 +77,14 @@
         svg.style.cursor = row.querySelector("a.commit") ? "pointer" : "default";
       });
       svg.addEventListener("mouseleave", function () { tip.hidden = cur.hidden = true; });
+      // Shift-click: the comparison's baseline; Ctrl- or Cmd-click: its candidate; a plain
+      // click opens the version's commit.
       svg.addEventListener("click", function (ev) {
-        var i = at(ev), a = i >= 0 ? table.querySelector('tr[data-i="' + i + '"] a.commit') : null;
+        var i = at(ev), cmp = document.getElementById(box.dataset.table.replace(/-versions$/, "-compare"));
+        if (i >= 0 && cmp && cmp.pick && (ev.shiftKey || ev.ctrlKey || ev.metaKey)) {
+          ev.preventDefault(); cmp.pick(ev.shiftKey ? "base" : "cand", i); return;
+        }
+        var a = i >= 0 ? table.querySelector('tr[data-i="' + i + '"] a.commit') : null;
         if (a) location.href = a.href;
       });
     });
@@ -138,6 +144,12 @@
       out.dataset.ratio = ratio; out.dataset.lower = lo; out.dataset.upper = hi;
     }
     [base, cand].forEach(function (sel) { sel.addEventListener("change", update); });
+    // Picked on the history plot: only versions that can be compared are in the menus.
+    box.pick = function (which, i) {
+      var sel = which === "base" ? base : cand;
+      if (!sel.querySelector('option[value="' + i + '"]')) return;
+      sel.value = String(i); update();
+    };
     $(".cmp-pick", box).hidden = false;
     update();
   }

@@ -170,6 +170,58 @@ def hover_check(chromium, url, rev, failures):
         tools.close()
 
 
+def pick_check(chromium, url, base, cand, failures):
+    """Shift-clicks version `base` and Ctrl-clicks version `cand` on the first history plot
+    (real input events) and checks that the comparison now compares them."""
+    tools = DevTools(chromium)
+    try:
+        target = tools.call("Target.createTarget", url="about:blank")["targetId"]
+        session = tools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        tools.call("Page.enable", session)
+        tools.call("Page.navigate", session, url=url)
+        import time
+        for rev, modifiers in ((base, 8), (cand, 2)):  # DevTools: Shift = 8, Ctrl = 2
+            point = None
+            for _ in range(50):
+                got = tools.call("Runtime.evaluate", session, returnByValue=True,
+                                 expression=POINT_JS % json.dumps(rev))
+                point = got.get("result", {}).get("value")
+                if point:
+                    break
+                time.sleep(0.1)
+            if not point:
+                failures.append(f"pick: version {rev} not found on {url}")
+                return
+            for kind in ("mousePressed", "mouseReleased"):
+                tools.call("Input.dispatchMouseEvent", session, type=kind, x=point[0], y=point[1],
+                           button="left", clickCount=1, modifiers=modifiers)
+        got = tools.call("Runtime.evaluate", session, returnByValue=True, expression=
+                         "(function(){var b=document.querySelector('.compare');"
+                         "return [b.querySelector('.cmp-base').selectedOptions[0].textContent,"
+                         "b.querySelector('.cmp-cand').selectedOptions[0].textContent,"
+                         "b.querySelector('.cmp-out').textContent]})()")
+        picked = got.get("result", {}).get("value")
+        print(f"picked on the plot: {picked!r}")
+        if not picked or picked[:2] != [base, cand] or not picked[2].startswith(f"{cand} is "):
+            failures.append(f"pick {base} and {cand} on the plot of {url}: got {picked!r}")
+    except (OSError, RuntimeError, ValueError) as err:
+        failures.append(f"pick: DevTools failed: {err}")
+    finally:
+        tools.close()
+
+
+# Where version REV is on the first history plot, once the page's script has run.
+POINT_JS = """(function (rev) {
+  var box = document.querySelector('.plotbox'), svg = box && box.querySelector('svg');
+  var row = svg && document.querySelector('#' + box.dataset.table + ' tr[data-rev="' + rev + '"]');
+  if (!row || !box.querySelector('.tip') || !document.querySelector('.compare .cmp-base option')) return null;
+  svg.scrollIntoView();
+  var r = svg.getBoundingClientRect(), i = +row.dataset.i, n = +box.dataset.n;
+  var px = +box.dataset.x0 + i * (box.dataset.x1 - box.dataset.x0) / (n - 1);
+  return [r.left + px * r.width / box.dataset.w, r.top + r.height / 2];
+})(%s)"""
+
+
 def load_time(chromium, url):
     """Seconds from navigation start until the page is loaded, its script has run and the
     next frame is drawn (two animation frames after the load event), in a warm browser."""
@@ -492,6 +544,7 @@ def main():
         dom, _ = chromium_dom(chromium, url(page))
         check_markers(page, survey_of(dom), revs, failures)
         hover_check(chromium, url(page), revs[0], failures)
+        pick_check(chromium, url(page), "v3", revs[0], failures)
     for case in json.loads(args.compare):
         page = pages.get(case["benchmark"])
         if page is None:

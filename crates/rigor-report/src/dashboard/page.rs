@@ -439,7 +439,8 @@ fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
         out,
         "</div><figcaption>Mean per version (line) with its {} confidence interval (band), in history order. \
          Dashed orange lines: detected changes, labelled with their size. Red crosses: versions that failed; \
-         grey ticks: versions without a result for this benchmark. Hover for a version, click to open its commit.{}</figcaption></figure>",
+         grey ticks: versions without a result for this benchmark. Hover for a version, click to open its commit; \
+         shift-click a version to make it the baseline of the comparison below, Ctrl- or ⌘-click to make it the candidate.{}</figcaption></figure>",
         level.map_or("".into(), |l| format!(
             "{}%",
             crate::html::scale::tick(l * 100.0)
@@ -585,7 +586,8 @@ fn compare_section(out: &mut String, s: &SeriesView, id: &str) {
         "<p class=\"legend\">The ratio of the candidate's mean to the baseline's with Fieller's \
          interval (Welch–Satterthwaite degrees of freedom), as <code>rigor compare</code> reports it, \
          from each version's stored mean and its variance. Shown: the newest version against the \
-         last one before the newest change; picking other versions needs scripts.</p>\n</div>\n",
+         last one before the newest change; picking other versions (from the menus, or by shift-clicking and \
+         Ctrl-clicking points of the history plot) needs scripts.</p>\n</div>\n",
     );
 }
 
