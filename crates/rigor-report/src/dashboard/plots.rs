@@ -224,8 +224,10 @@ const OVERVIEW_SIZE: (u32, u32) = (1140, 200);
 /// The whole history in brief: pooled bins as a band and a line, the changes as dashed lines,
 /// and the versions from `detail` on (drawn in detail below it) shaded.
 pub fn overview(o: &Overview, detail: usize) -> PlotResult {
-    let first = o.bins.first().map_or(1.0, |b| b.mean.abs());
-    let unit = TimeUnit::for_magnitude(Seconds(first));
+    let mut means: Vec<f64> = o.bins.iter().map(|b| b.mean).collect();
+    means.sort_by(f64::total_cmp);
+    let typical = means.get(means.len() / 2).copied().unwrap_or(1.0);
+    let unit = TimeUnit::for_magnitude(Seconds(typical));
     let scale = unit.per_second();
     let Some(y) = Span::of(
         o.bins
@@ -456,6 +458,32 @@ mod tests {
         let spark = sparkline(&s);
         assert_eq!(spark.matches(',').count(), SPARK_POINTS);
         assert!(spark.starts_with("<svg class=\"spark\""));
+    }
+
+    #[test]
+    fn the_overview_draws_bins_changes_and_the_detailed_part() {
+        use crate::dashboard::view::{Overview, OverviewBin};
+        let bin = |first: usize, mean: f64| OverviewBin {
+            first,
+            last: first + 4,
+            mean,
+            lower: mean * 0.98,
+            upper: mean * 1.02,
+        };
+        let o = Overview {
+            versions: 20,
+            bins: vec![bin(0, 2e-3), bin(5, 2e-3), bin(15, 3e-3)],
+            changes: vec![(15, 1.5)],
+        };
+        let Ok(Drawn::Svg(svg)) = overview(&o, 10) else {
+            panic!("no overview");
+        };
+        assert!(svg.contains("mean (ms)"));
+        let empty = Overview {
+            versions: 20,
+            ..Default::default()
+        };
+        assert!(matches!(overview(&empty, 10), Ok(Drawn::Empty(_))));
     }
 
     #[test]
