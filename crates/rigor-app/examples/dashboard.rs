@@ -6,9 +6,11 @@
 //!
 //! ```text
 //! cargo run --release -p rigor-app --example dashboard -- 1000 1000 /tmp/scale
+//! cargo run --release -p rigor-app --example dashboard -- 1000 1000 /tmp/scale --again
 //! cargo run --release -p rigor-app --example dashboard -- 6 30 /tmp/demo --detect
 //! ```
 //!
+//! With `--again`, the site of an earlier run is kept and only the two republishes are timed.
 //! With `--detect`, changes are found by `rigor track`'s detection; without it (the scale run,
 //! where detection over a million versions is not what is measured), every tenth benchmark gets
 //! one stored change at its injected step.
@@ -115,7 +117,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let site = dir.join("site");
     let fresh_site = dir.join("site-fresh");
-    let _ = std::fs::remove_dir_all(&site);
+    let again = args.iter().any(|a| a == "--again");
+    if !again {
+        let _ = std::fs::remove_dir_all(&site);
+    }
     let _ = std::fs::remove_dir_all(&fresh_site);
     let settings = |out: &PathBuf| PublishSettings {
         out: out.clone(),
@@ -158,7 +163,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "History::summaries alone ({n} rows)      {:>7.2} s",
         t.elapsed().as_secs_f64()
     );
-    timed(&h, &site, "publish into an empty folder")?;
+    if !again {
+        timed(&h, &site, "publish into an empty folder")?;
+    }
     timed(&h, &site, "publish again, nothing new")?;
     let next = h.versions(&spec.machine, &spec.branch)?.len();
     let t = Instant::now();
@@ -168,6 +175,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t.elapsed().as_secs_f64()
     );
     timed(&h, &site, "publish after one more version")?;
+    if again {
+        return Ok(());
+    }
     timed(&h, &fresh_site, "the same into an empty folder")?;
     let (same, files) = same_files(&site, &fresh_site)?;
     println!("incremental site and site from scratch: {files} files, identical: {same}");

@@ -31,6 +31,9 @@ pub(crate) struct Cache {
     rigor: String,
     /// By machine, then branch.
     pub series: BTreeMap<(String, String), SeriesCache>,
+    /// Whether [`Cache::refresh`] changed anything (not stored).
+    #[serde(skip)]
+    changed: bool,
 }
 
 /// One machine and branch.
@@ -134,6 +137,9 @@ impl Cache {
     /// Writes the cache to `path` (through a temporary file, so a killed publish leaves the old
     /// cache or the new one).
     pub fn save(&mut self, path: &Path) -> Result<()> {
+        if !self.changed && path.is_file() {
+            return Ok(());
+        }
         self.format = FORMAT;
         self.rigor = env!("CARGO_PKG_VERSION").to_string();
         let bytes = postcard::to_stdvec(self).map_err(|e| AppError::Site {
@@ -149,7 +155,9 @@ impl Cache {
     pub fn refresh(&mut self, history: &dyn History) -> Result<usize> {
         let keys = history.series_keys()?;
         let wanted: HashSet<&(String, String)> = keys.iter().collect();
+        let before = self.series.len();
         self.series.retain(|k, _| wanted.contains(k));
+        self.changed |= self.series.len() != before;
         let mut critical = Critical::default();
         let mut read = 0;
         for key in keys {
@@ -159,6 +167,7 @@ impl Cache {
             let current: HashSet<&RunStamp> = stamps.iter().collect();
             if !entry.runs.iter().all(|r| current.contains(r)) {
                 *entry = SeriesCache::default();
+                self.changed = true;
             }
             let known: HashSet<&RunStamp> = entry.runs.iter().collect();
             let new: HashSet<RunId> = stamps
@@ -175,6 +184,7 @@ impl Cache {
                 }
             }
             read += new.len();
+            self.changed |= !new.is_empty() || entry.runs.len() != stamps.len();
             entry.runs = stamps;
         }
         Ok(read)

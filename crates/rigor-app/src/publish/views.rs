@@ -21,7 +21,9 @@ use rigor_report::dashboard::{
 use super::cache::{BenchCache, SeriesCache};
 use super::stats::{Critical, default_comparison, quantiles_for};
 
-/// Versions per archive page unless the settings say otherwise.
+/// Versions per archive page unless the settings say otherwise: a benchmark's page then shows
+/// its newest 100 to 199 versions in detail, which keeps drawing it again after each new version
+/// cheap at any length of history.
 pub const ARCHIVE_SIZE: usize = 100;
 /// The most bins of a series' overview.
 const OVERVIEW_BINS: usize = 240;
@@ -277,10 +279,13 @@ impl Part<'_, '_> {
         }
     }
 
-    /// Feeds everything the main page's part of this series shows into `h`: the whole series
-    /// (the overview and the change table cover it all).
-    pub fn hash_main(&self, h: &mut DefaultHasher) {
-        self.hash_range(0..self.slots.len(), h);
+    /// Feeds what the main page's part of this series shows into `h`, besides the archived
+    /// versions (whose archive pages' keys the caller feeds in): the versions from `start` on,
+    /// every change (the overview and the change table cover them all) and the series' length.
+    pub fn hash_main(&self, start: usize, h: &mut DefaultHasher) {
+        let n = self.slots.len();
+        self.hash_range(start..n, h);
+        n.hash(h);
         for m in self.series.marks.get(self.name).into_iter().flatten() {
             hash_mark(m, h);
         }
@@ -335,7 +340,10 @@ mod tests {
         assert_eq!(layout(30, 100), (0, vec![]));
         assert_eq!(layout(199, 100), (0, vec![]));
         let (start, archives) = layout(200, 100);
-        assert_eq!((start, archives.len(), archives[0].clone()), (100, 1, 0..100));
+        assert_eq!(
+            (start, archives.len(), archives[0].clone()),
+            (100, 1, 0..100)
+        );
         assert_eq!(layout(1000, 100).0, 900);
         assert_eq!(layout(1001, 100).0, 900);
         assert_eq!(layout(1100, 100).0, 1000);

@@ -52,7 +52,7 @@ fn measured(series: &SeriesView) -> impl Iterator<Item = (usize, &super::view::M
         .iter()
         .enumerate()
         .filter_map(|(i, v)| match &v.state {
-            PointState::Measured(m) if plottable(m.mean) => Some((i, m)),
+            PointState::Measured(m) if plottable(m.mean) => Some((series.first + i, m)),
             _ => None,
         })
 }
@@ -95,9 +95,11 @@ pub fn history(series: &SeriesView) -> (PlotResult, Geometry) {
     };
     let y = y.padded(0.12);
     let n = series.versions.len();
+    // In whole-history positions, so that a page of newer versions is labelled as such.
+    let first = series.first;
     let x = Span {
-        lo: -0.5,
-        hi: n as f64 - 0.5,
+        lo: first as f64 - 0.5,
+        hi: (first + n) as f64 - 0.5,
     };
     let mut geometry = Geometry {
         width: HISTORY_SIZE.0,
@@ -117,8 +119,10 @@ pub fn history(series: &SeriesView) -> (PlotResult, Geometry) {
             whole_tick,
             tick,
         )?;
-        geometry.x0 = chart.backend_coord(&(0.0, y.lo)).0;
-        geometry.x1 = chart.backend_coord(&((n.max(2) - 1) as f64, y.lo)).0;
+        geometry.x0 = chart.backend_coord(&(first as f64, y.lo)).0;
+        geometry.x1 = chart
+            .backend_coord(&((first + n.max(2) - 1) as f64, y.lo))
+            .0;
         for seg in &segs {
             band(&mut chart, seg)?;
         }
@@ -160,7 +164,7 @@ fn marks(
     y: Span,
 ) -> DrawResult {
     for (i, v) in series.versions.iter().enumerate() {
-        let (px, py) = chart.backend_coord(&(i as f64, y.lo));
+        let (px, py) = chart.backend_coord(&((series.first + i) as f64, y.lo));
         match v.state {
             PointState::Failed => {
                 let style = OUTLIER.stroke_width(2);
@@ -197,7 +201,7 @@ fn changes(
         let Some(i) = series.versions.iter().position(|v| v.rev == c.rev) else {
             continue;
         };
-        let at = i as f64 - 0.5;
+        let at = (series.first + i) as f64 - 0.5;
         let (px, top) = chart.backend_coord(&(at, y.hi));
         let (_, bottom) = chart.backend_coord(&(at, y.lo));
         let mut py = top;
@@ -323,8 +327,8 @@ pub fn noise(series: &SeriesView) -> PlotResult {
     };
     let n = series.versions.len();
     let x = Span {
-        lo: -0.5,
-        hi: n as f64 - 0.5,
+        lo: series.first as f64 - 0.5,
+        hi: (series.first + n) as f64 - 0.5,
     };
     let levels = points.iter().map(|p| p.1.len()).max().unwrap_or(0);
     svg(NOISE_SIZE, |root| {
