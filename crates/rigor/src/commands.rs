@@ -92,11 +92,6 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
             );
         }
     }
-    if measured.outcome == Outcome::Gated
-        && s.comparison.fail_on == Some(rigor_app::settings::FailOn::Warning)
-    {
-        note!("rigor: --fail-on warning: the result has warnings (shown above), exit status 1");
-    }
     Ok(measured.outcome)
 }
 

@@ -160,5 +160,8 @@ fn imported_result_shows_no_machine_facts_it_did_not_record() {
         .success();
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(!page.contains("0 logical CPUs"), "CPU count not recorded");
-    assert!(!page.contains("Machine and environment"), "nothing recorded");
+    assert!(
+        !page.contains("Machine and environment"),
+        "nothing recorded"
+    );
 }
