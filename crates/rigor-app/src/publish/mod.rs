@@ -1,8 +1,8 @@
 //! `rigor track publish`: a static performance dashboard over a history.
 //!
 //! [`publish`] brings the publisher's cache of stored summaries up to date (reading only the
-//! runs stored since the last publish, see [`cache`]), cuts each series into its main page and
-//! archive pages of older versions ([`views`]), and renders only the pages whose key — a hash of
+//! runs stored since the last publish, module `cache`), cuts each series into its main page and
+//! archive pages of older versions (module `views`), and renders only the pages whose key — a hash of
 //! everything a page is drawn from, kept in the manifest `rigor-site.json` — changed. A new
 //! version therefore redraws each benchmark's main page (at most two archive sizes of versions
 //! and an overview of fixed size) and the index, whatever the length of the history. The site
