@@ -34,12 +34,15 @@ pub fn runs_of(b: &BenchmarkRecord) -> Option<Vec<Vec<f64>>> {
     if !has_iterations(b) {
         return None;
     }
+    Some(group(measured_executions(b)))
+}
+
+/// The samples of executions that are not warm-up executions, in run order.
+pub(crate) fn measured_executions(b: &BenchmarkRecord) -> impl Iterator<Item = &SampleRecord> {
     let warm = warmup_executions(b);
-    Some(group(
-        b.samples
-            .iter()
-            .filter(|s| !warm.contains(&(s.build, s.execution))),
-    ))
+    b.samples
+        .iter()
+        .filter(move |s| !warm.contains(&(s.build, s.execution)))
 }
 
 /// The diagnosis of a benchmark with iterations; `seed` seeds the shuffled comparisons.
