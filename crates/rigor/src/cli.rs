@@ -780,7 +780,7 @@ pub struct ReportArgs {
 pub struct CompareArgs {
     /// The old (baseline) result, then the new (candidate) one. Several files per side (of a
     /// tool that measures in one process, e.g. Google Benchmark: each file one process
-    /// execution): `rigor compare OLD1 OLD2 -- NEW1 NEW2`.
+    /// execution): `rigor compare OLD1 OLD2 -- NEW1 NEW2` (options before the `--`).
     #[arg(value_name = "OLD.json", required = true, num_args = 1..)]
     pub old: Vec<PathBuf>,
     /// The new results, after `--`, when several files are given per side.
