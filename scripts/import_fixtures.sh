@@ -28,6 +28,11 @@ BENCHMARK_MAIN();
 CC
 g++ -O2 -o "$work/bench" "$work/bench.cc" -lbenchmark -lpthread
 "$work/bench" --benchmark_out="$out/gbench.json" --benchmark_out_format=json >/dev/null
+# Two more processes of the same program: given together, the three files are one benchmark
+# measured in 3 process executions × 3 repetitions.
+for p in 2 3; do
+    "$work/bench" --benchmark_out="$out/gbench-$p.json" --benchmark_out_format=json >/dev/null
+done
 
 # criterion.rs: a throwaway project outside the workspace; keeps one benchmark's new/ files.
 mkdir -p "$work/crit/src" "$work/crit/benches"

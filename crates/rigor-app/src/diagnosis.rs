@@ -1,5 +1,6 @@
-//! Warm-up and steady state (METHODS §6, §7): diagnose each benchmark's executions, apply
-//! `--discard auto`, and compute the impact factors of the random initial state.
+//! Warm-up and steady state (docs/methodology.md, "Steady state and the random initial state"):
+//! diagnose each benchmark's executions, apply `--discard auto`, and compute the impact factors of
+//! the random initial state.
 
 use rigor_stats::impact::{ImpactConfig, ImpactFactor, impact_factor, impact_factor_centred};
 use rigor_stats::mixture::{MixtureConfig, impact_factor_clustered};
@@ -34,12 +35,15 @@ pub fn runs_of(b: &BenchmarkRecord) -> Option<Vec<Vec<f64>>> {
     if !has_iterations(b) {
         return None;
     }
+    Some(group(measured_executions(b)))
+}
+
+/// The samples of executions that are not warm-up executions, in run order.
+pub(crate) fn measured_executions(b: &BenchmarkRecord) -> impl Iterator<Item = &SampleRecord> {
     let warm = warmup_executions(b);
-    Some(group(
-        b.samples
-            .iter()
-            .filter(|s| !warm.contains(&(s.build, s.execution))),
-    ))
+    b.samples
+        .iter()
+        .filter(move |s| !warm.contains(&(s.build, s.execution)))
 }
 
 /// The diagnosis of a benchmark with iterations; `seed` seeds the shuffled comparisons.
@@ -103,7 +107,8 @@ pub struct Impacts {
     pub original: ImpactFactor,
     /// On run-mean-centred values (the additive-model check).
     pub centred: ImpactFactor,
-    /// After the clustering additive filter (Kalibera, Bulej & Tůma 2005b, §4.1), when the mixtures could be fitted.
+    /// After the clustering additive filter (Kalibera, Bulej & Tůma 2005b, §4.1), when the mixtures
+    /// could be fitted.
     pub clustered: Option<ImpactFactor>,
 }
 
@@ -115,7 +120,8 @@ fn analysed_runs(b: &BenchmarkRecord) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// Mono's robust estimate (Kalibera, Bulej & Tůma 2005b, §4.2) beside the plain one, on the analysed values.
+/// Mono's robust estimate (Kalibera, Bulej & Tůma 2005b, §4.2) beside the plain one, on the
+/// analysed values.
 pub fn robust(
     b: &BenchmarkRecord,
     level: ConfidenceLevel,

@@ -5,13 +5,13 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rigor_report::html::{
-    AcfPanel, BenchmarkSection, ComparisonRow, ComponentBar, ExecutionSeries, ImpactView, LagPanel,
-    OverviewRow, ParameterPlot, ReportView,
+    AcfPanel, BenchmarkSection, BuildMark, ComparisonRow, ComponentBar, ExecutionSeries,
+    ImpactView, LagPanel, OverviewRow, ParameterPlot, ReportView,
 };
 use rigor_stats::Analysis;
 use rigor_stats::autocorr::acf;
 use rigor_stats::steady::SteadyStateReport;
-use rigor_store::{BenchmarkRecord, ResultFile};
+use rigor_store::{BenchmarkRecord, ResultFile, SampleRecord};
 use rigor_units::{Seconds, Seed, TimeUnit};
 
 use crate::analysis::{Analyses, hierarchy_of};
@@ -249,6 +249,7 @@ fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: Seed) -> BenchmarkSe
                 }
             })
             .collect(),
+        builds: build_marks(b),
         warmup_cut: cut,
         lag: lag_panels(&tails, seed),
         acf: acf_panel(&tails, seed),
@@ -282,6 +283,40 @@ fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: Seed) -> BenchmarkSe
 }
 
 /// The analysed (non-warm-up) values in order.
+/// Where each build starts among the plotted values (the iterations of measured executions, or
+/// the analysed values without iterations) and among the executions; empty unless builds are a
+/// level and more than one was measured.
+fn build_marks(b: &BenchmarkRecord) -> Vec<BuildMark> {
+    let plotted: Vec<&SampleRecord> = if b.layout.has_iterations() {
+        diagnosis::measured_executions(b).collect()
+    } else {
+        b.samples.iter().filter(|s| !s.warmup).collect()
+    };
+    let mut marks: Vec<(usize, BuildMark)> = Vec::new();
+    let mut execution = None;
+    let mut executions = 0;
+    for (i, s) in plotted.iter().enumerate() {
+        let Some(build) = s.build else {
+            return Vec::new();
+        };
+        if execution.replace((build, s.execution)) != Some((build, s.execution)) {
+            executions += 1;
+        }
+        if marks.last().is_none_or(|(last, _)| *last != build) {
+            let mark = BuildMark {
+                label: format!("build {}", build + 1),
+                first_value: i,
+                first_execution: executions - 1,
+            };
+            marks.push((build, mark));
+        }
+    }
+    if marks.len() < 2 {
+        return Vec::new();
+    }
+    marks.into_iter().map(|(_, m)| m).collect()
+}
+
 fn analysed(b: &BenchmarkRecord) -> Vec<f64> {
     b.samples
         .iter()

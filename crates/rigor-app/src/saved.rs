@@ -31,11 +31,12 @@ pub struct CsvColumns {
 /// What `analyze` needs.
 #[derive(Debug, Clone)]
 pub struct AnalyzeSettings {
-    /// A result file, or a CSV.
-    pub file: PathBuf,
-    /// Read `file` as a long CSV with these columns.
+    /// A result file, a CSV, or several files of a one-process format read together (each one
+    /// process execution; see [`rigor_store::import::load_together`]).
+    pub files: Vec<PathBuf>,
+    /// Read the (one) file as a long CSV with these columns.
     pub csv: Option<CsvColumns>,
-    /// Read `file` as this format (else its content decides: a rigor result or an import).
+    /// Read the files as this format (else their content decides: a rigor result or an import).
     pub format: Option<Format>,
     /// Re-apply a warm-up discard.
     pub discard: Option<Discard>,
@@ -58,11 +59,12 @@ pub struct Analysed {
 
 /// Re-analyses a saved result (even a killed run's) or a long CSV.
 pub fn analyze(s: &AnalyzeSettings) -> Result<Analysed> {
+    let first = s.files.first().map_or(std::path::Path::new(""), |f| f);
     let mut result = match &s.csv {
-        Some(columns) => from_csv(&s.file, columns)?,
-        None => load(&s.file, s.format)?,
+        Some(columns) => from_csv(first, columns)?,
+        None => load_together(&s.files, s.format)?,
     };
-    analyze_loaded(&mut result, &s.file, s.discard, &s.analysis, &s.comparison)
+    analyze_loaded(&mut result, first, s.discard, &s.analysis, &s.comparison)
 }
 
 fn analyze_loaded(
@@ -106,8 +108,8 @@ fn analyze_loaded(
 /// What `report` needs.
 #[derive(Debug, Clone)]
 pub struct ReportSettings {
-    /// The result file.
-    pub file: PathBuf,
+    /// The result file (or several files of a one-process format, read together).
+    pub files: Vec<PathBuf>,
     /// Where the HTML goes.
     pub out: PathBuf,
     /// Intervals.
@@ -118,8 +120,9 @@ pub struct ReportSettings {
 
 /// Writes the HTML report of a saved result; returns the analysed result.
 pub fn report(s: &ReportSettings) -> Result<Analysed> {
-    let mut result = load(&s.file, None)?;
-    let analysed = analyze_loaded(&mut result, &s.file, None, &s.analysis, &s.comparison)?;
+    let mut result = load_together(&s.files, None)?;
+    let first = s.files.first().map_or(std::path::Path::new(""), |f| f);
+    let analysed = analyze_loaded(&mut result, first, None, &s.analysis, &s.comparison)?;
     let title = crate::report_view::title(&analysed.result);
     crate::exports::write_html(&s.out, &analysed.result, &analysed.analyses, &title)?;
     Ok(analysed)
@@ -128,10 +131,11 @@ pub fn report(s: &ReportSettings) -> Result<Analysed> {
 /// What `compare` needs.
 #[derive(Debug, Clone)]
 pub struct CompareFilesSettings {
-    /// The baseline result.
-    pub old: PathBuf,
-    /// The candidate result.
-    pub new: PathBuf,
+    /// The baseline result (several files of a one-process format are read together, each one
+    /// process execution).
+    pub old: Vec<PathBuf>,
+    /// The candidate result (likewise).
+    pub new: Vec<PathBuf>,
     /// Read both files as this format (else each file's content decides).
     pub format: Option<Format>,
     /// Seed of the bootstrap.
@@ -159,8 +163,8 @@ pub struct ComparedFiles {
 
 /// Compares each benchmark of `new` with the same-named one of `old`.
 pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
-    let mut old = load(&s.old, s.format)?;
-    let mut new = load(&s.new, s.format)?;
+    let mut old = load_together(&s.old, s.format)?;
+    let mut new = load_together(&s.new, s.format)?;
     let old_analyses = analyze_all(&mut old, &s.analysis);
     let new_analyses = analyze_all(&mut new, &s.analysis);
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, s.seed);
@@ -179,6 +183,12 @@ pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
 /// Reads a rigor result or another tool's result file (`format`, or sniffed from the content).
 pub fn load(path: &std::path::Path, format: Option<Format>) -> Result<ResultFile> {
     Ok(rigor_store::import::load(path, format)?.result)
+}
+
+/// Reads one file as [`load`] does, or several files of a one-process format (Google Benchmark,
+/// criterion, cargo-criterion, BenchmarkTools.jl) as one result, each file one process execution.
+pub fn load_together(paths: &[PathBuf], format: Option<Format>) -> Result<ResultFile> {
+    Ok(rigor_store::import::load_together(paths, format)?.result)
 }
 
 /// Reads a long CSV into a result with one benchmark per group. Levels are assigned by depth

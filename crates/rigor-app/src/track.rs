@@ -60,18 +60,16 @@ pub fn version(repo: Option<&Path>, rev: &str, order: Option<i64>) -> VersionInf
     }
 }
 
-/// Ingests a saved result (a killed run's too) or another tool's result file (`format`, or
-/// sniffed), analysed so its summaries are stored. Returns the import's warnings (levels the
-/// format did not record) with what was stored.
+/// Ingests a result read from files (a killed run's too, or another tool's results, see
+/// [`crate::saved::load_together`]), analysed so its summaries are stored. Returns the result's
+/// warnings (levels the format did not record) with what was stored.
 pub fn add(
     history: &mut dyn History,
-    file: &Path,
-    format: Option<rigor_store::import::Format>,
+    mut result: ResultFile,
     version: &VersionInfo,
     machine: &MachineInfo,
     branch: &str,
 ) -> Result<(Ingested, Vec<rigor_store::Warning>)> {
-    let mut result = crate::saved::load(file, format)?;
     analyze_all(&mut result, &AnalysisSettings::default());
     let ingested = history.ingest(&Ingest {
         version,

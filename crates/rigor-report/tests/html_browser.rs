@@ -1,5 +1,6 @@
 //! Renders the example report in headless Chromium (tests/browser/check_report.py) and checks
-//! the browser's DOM: every plot drawn, user text escaped, no scripts, nothing external.
+//! the browser's DOM: every plot drawn, user text escaped, no scripts, nothing external, and
+//! the build boundaries of the run-order plots where the example's builds start.
 //!
 //! The script installs Debian's chromium when it is missing and it can (as root), and prints a
 //! clear SKIP where it cannot. Set `RIGOR_BROWSER_TESTS=0` to skip it deliberately, and
@@ -27,6 +28,16 @@ fn example_report_renders_in_chromium() {
     std::fs::write(&report, &page).expect("write the report");
     let screenshot = std::env::var("RIGOR_BROWSER_SCREENSHOT")
         .unwrap_or_else(|_| dir.path().join("report.png").display().to_string());
+    // Boundaries after the first build's values (run sequence) and executions (means).
+    let after = |pick: fn(&(&str, usize, usize)) -> usize| {
+        let starts: Vec<String> = example::BUILDS[1..]
+            .iter()
+            .map(|b| pick(b).to_string())
+            .collect();
+        starts.join(",")
+    };
+    let sequence = format!("run-sequence={}", after(|b| b.1));
+    let means = format!("execution-means={}", after(|b| b.2));
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/check_report.py");
     let out = Command::new("python3")
         .arg(&script)
@@ -34,6 +45,7 @@ fn example_report_renders_in_chromium() {
         .args(["--expect-plots", &EXAMPLE_PLOTS.to_string()])
         .args(["--expect-kind", "overview-means"])
         .args(["--expect-kind", "overview-distribution"])
+        .args(["--expect-builds", &sequence, "--expect-builds", &means])
         .args(["--hostile", example::HOSTILE_NAME])
         .args(["--screenshot", &screenshot])
         .output()

@@ -1,4 +1,5 @@
-//! Dimensioning and adaptive experiments (Kalibera & Jones 2013 §9; METHODS §3).
+//! Dimensioning and adaptive experiments (Kalibera & Jones 2013 §9; docs/methodology.md, "Builds,
+//! plans and adaptive runs").
 //!
 //! [`dimension`] runs a pilot experiment, measures the cost of each level and its variance
 //! component, and computes the optimal repetition counts below the top (what `rigor plan`
@@ -7,12 +8,13 @@
 //! target relative half-width or a time budget is spent.
 //!
 //! The pilot's units are kept: they are top-level units like the others, only with other
-//! lower-level counts, and the METHODS §2 interval over top-level means stays valid for such an
-//! unbalanced design. The top-level count is planned from everything measured so far, counting
-//! the pilot's units with their own precision ([`rigor_stats::sequential`]). The rule looks at
-//! the interval only when the planned count is reached (at most `1 + max_looks` times), never
-//! stops below [`MIN_TOP_UNITS`], and the simulation tests in `tests/adaptive_coverage.rs`
-//! check that the final interval still covers the true mean at the nominal rate.
+//! lower-level counts, and the interval over top-level means (docs/methodology.md, "The interval")
+//! stays valid for such an unbalanced design. The top-level count is planned from everything
+//! measured so far, counting the pilot's units with their own precision
+//! ([`rigor_stats::sequential`]). The rule looks at the interval only when the planned count is
+//! reached (at most `1 + max_looks` times), never stops below [`MIN_TOP_UNITS`], and the simulation
+//! tests in `tests/adaptive_coverage.rs` check that the final interval still covers the true mean
+//! at the nominal rate.
 
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};

@@ -77,9 +77,9 @@ pub struct Analysis {
     pub levels: Vec<String>,
     /// Units per level, top → bottom.
     pub counts: Vec<usize>,
-    /// The mean and its interval from top-level means (METHODS §2).
+    /// The mean and its interval from top-level means (docs/methodology.md, "The interval").
     pub interval: MeanInterval,
-    /// Variance components (METHODS §1).
+    /// Variance components (docs/methodology.md, "Variance components").
     pub components: VarianceComponents,
     /// Descriptive statistics of all analysed values.
     pub summary: Summary,

@@ -1,5 +1,6 @@
 //! Independence of a run sequence: autocorrelations, Ljung–Box, and the shuffled reference
-//! (METHODS §7; Kalibera & Jones 2013 §6.1; Kalibera, Bulej & Tůma 2005b §4.1 Fig. 4–5).
+//! (docs/methodology.md, "Steady state and the random initial state"; Kalibera & Jones 2013 §6.1;
+//! Kalibera, Bulej & Tůma 2005b §4.1 Fig. 4–5).
 //!
 //! Only iterations in an *independent* state (i.i.d.) may be repeated within a run. Kalibera &
 //! Jones judged it from lag plots and the autocorrelation function; here the same evidence is
@@ -23,7 +24,8 @@ use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 use crate::error::{Result, StatsError, check_finite};
 
-/// Default number of lags (1..=4, METHODS §7).
+/// Default number of lags (1..=4, docs/methodology.md, "Steady state and the random initial
+/// state").
 pub const DEFAULT_MAX_LAG: usize = 4;
 
 /// Default significance level of the Ljung–Box test. 1 % rather than 5 %: the test is applied to

@@ -1,4 +1,4 @@
-//! The hierarchical bootstrap (METHODS §5, after Kalibera & Jones TR 4-12).
+//! The hierarchical bootstrap (docs/methodology.md, "Comparisons", after Kalibera & Jones TR 4-12).
 //!
 //! One resample draws the `r_n` top-level units with replacement. Below each drawn unit either the
 //! unit is kept as it is ([`Resampling::TopOnly`], the "cluster bootstrap": default, consistent) or
@@ -198,7 +198,8 @@ pub fn percentile_interval(replicates: &[f64], level: f64) -> Result<(f64, f64)>
     Ok((sorted[lo], sorted[hi]))
 }
 
-/// Bootstrap percentile interval of `estimator` on one hierarchy (METHODS §5).
+/// Bootstrap percentile interval of `estimator` on one hierarchy (docs/methodology.md,
+/// "Comparisons").
 ///
 /// Errors: fewer than two top-level units, an invalid configuration or estimator, or a
 /// non-finite replicate.

@@ -1,4 +1,5 @@
-//! Changepoints in a run sequence: sliding-window outlier marking and PELT (METHODS §7).
+//! Changepoints in a run sequence: sliding-window outlier marking and PELT (docs/methodology.md,
+//! "Steady state and the random initial state").
 //!
 //! This is the automatic part of "look at the run-sequence plot" (Kalibera & Jones 2013 §6),
 //! done the way Barrett et al. 2017 did it (their `warmup_stats` tool):
@@ -232,8 +233,9 @@ fn invalid(name: &'static str, value: f64, reason: &'static str) -> StatsError {
 /// The Normal mean-and-variance segment cost (twice the negative maximised log-likelihood of m
 /// i.i.d. Normal values with their own mean and variance):
 ///
-/// `C = m·(ln 2π + ln σ̂² + 1)`, σ̂² = (1/m)·Σ(xᵢ − x̄)² the maximum-likelihood variance, floored at
-/// `floor` (METHODS §7; R `changepoint`'s `mll.meanvar`). 0 for an empty segment.
+/// `C = m·(ln 2π + ln σ̂² + 1)`, σ̂² = (1/m)·Σ(xᵢ − x̄)² the maximum-likelihood variance, floored
+/// at `floor` (docs/methodology.md, "Steady state and the random initial state"; R `changepoint`'s
+/// `mll.meanvar`). 0 for an empty segment.
 pub fn normal_meanvar_cost(m: usize, var_mle: f64, floor: f64) -> f64 {
     if m == 0 {
         return 0.0;

@@ -1,14 +1,17 @@
-//! Comparing a candidate with a baseline: effect-size intervals and verdicts (METHODS §4, §5, §9).
+//! Comparing a candidate with a baseline: effect-size intervals and verdicts (docs/methodology.md,
+//! "Comparisons").
 //!
 //! A comparison is reported as the ratio θ = candidate/baseline of a location estimate of *time*:
 //! θ > 1 means the candidate is slower (a regression), θ < 1 faster (an improvement).
 //!
 //! - [`compare`] computes the ratio, its confidence interval and a [`Verdict`]. With the mean as
-//!   estimator the interval is Fieller's (METHODS §4) on the top-level unit means — Welch's form
-//!   for independent systems, or the paired form ([`fieller_paired`]) when both systems were
-//!   measured in the same interleaved rounds — with the hierarchical bootstrap (METHODS §5) beside
-//!   it. With the median, minimum or a trimmed mean the bootstrap percentile interval decides.
-//! - [`verdict_from_interval`] is the METHODS §9 rule with a practical threshold δ (default 1%).
+//!   estimator the interval is Fieller's on the top-level unit means — Welch's form for
+//!   independent systems, or the paired form ([`fieller_paired`]) when both systems were
+//!   measured in the same interleaved rounds — with the hierarchical bootstrap beside it
+//!   (docs/methodology.md, "Comparisons"). With the median, minimum or a trimmed mean the
+//!   bootstrap percentile interval decides.
+//! - [`verdict_from_interval`] is the verdict rule (docs/methodology.md, "Comparisons") with a
+//!   practical threshold δ (default 1%).
 //! - [`overlap_verdict`] is Kalibera & Tůma's rule (non-overlapping intervals; Kalibera & Tůma
 //!   2006, Kalibera, Bulej & Tůma 2005b): a change when the two systems' confidence intervals do
 //!   not overlap, magnitude (new − old)/old.
@@ -29,9 +32,9 @@
 //! ```
 //!
 //! Derivation: the quadratic `θ²(b² − t²v_b) − 2θ(ab − t²c) + (a² − t²v_a) ≤ 0` divided by b²;
-//! its discriminant over b⁴ is `(t²/b²)·[v_a − 2θ̂c + θ̂²v_b − g(v_a − c²/v_b)]`. The bracket equals
-//! `v_b(θ̂ − c/v_b)² + (1 − g)(v_a − c²/v_b)`, non-negative when g < 1 by Cauchy–Schwarz. With
-//! c = 0 it is METHODS §4's interval. A linear drift common to a round adds the same amount to
+//! its discriminant over b⁴ is `(t²/b²)·[v_a − 2θ̂c + θ̂²v_b − g(v_a − c²/v_b)]`. The bracket
+//! equals `v_b(θ̂ − c/v_b)² + (1 − g)(v_a − c²/v_b)`, non-negative when g < 1 by Cauchy–Schwarz.
+//! With c = 0 it is Fieller's interval. A linear drift common to a round adds the same amount to
 //! `a_k` and `b_k`: it inflates v_a, v_b and c together and cancels in `Var(a − θb)` at θ ≈ 1.
 //!
 //! ```
@@ -65,7 +68,8 @@ use crate::fieller::{DfMethod, FiellerInterval, FiellerResult, MeanEstimate, fie
 use crate::hierarchy::Hierarchy;
 use crate::interval::MeanInterval;
 
-/// The default practical threshold δ: changes within ±1% are "equivalent" (METHODS §9).
+/// The default practical threshold δ: changes within ±1% are "equivalent" (docs/methodology.md,
+/// "Comparisons").
 pub const DEFAULT_THRESHOLD: f64 = 0.01;
 
 /// The largest number of additional units [`more_units_needed`] reports; a value this large
@@ -113,10 +117,10 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// METHODS §9 verdict from a ratio interval `[lower, upper]` (candidate/baseline time) and a
-/// practical threshold δ ≥ 0: regression if `lower > 1 + δ`, improvement if `upper < 1 − δ`,
-/// equivalent if `1 − δ ≤ lower` and `upper ≤ 1 + δ`, otherwise inconclusive. NaN bounds are
-/// inconclusive.
+/// The verdict (docs/methodology.md, "Comparisons") from a ratio interval `[lower, upper]`
+/// (candidate/baseline time) and a practical threshold δ ≥ 0: regression if `lower > 1 + δ`,
+/// improvement if `upper < 1 − δ`, equivalent if `1 − δ ≤ lower` and `upper ≤ 1 + δ`, otherwise
+/// inconclusive. NaN bounds are inconclusive.
 pub fn verdict_from_interval(lower: f64, upper: f64, threshold: f64) -> Verdict {
     let (hi_edge, lo_edge) = (1.0 + threshold, 1.0 - threshold);
     if lower > hi_edge {
@@ -135,8 +139,8 @@ pub fn relative_change(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
 }
 
-/// The non-overlap rule (Kalibera & Tůma 2006; Kalibera, Bulej & Tůma 2005b; METHODS §9): a
-/// change when the two confidence intervals do not overlap.
+/// The non-overlap rule (Kalibera & Tůma 2006; Kalibera, Bulej & Tůma 2005b; docs/methodology.md,
+/// "Comparisons"): a change when the two confidence intervals do not overlap.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct OverlapComparison {
     /// [`Verdict::Regression`] when the candidate's interval lies wholly above the baseline's,
@@ -568,7 +572,7 @@ impl Comparison {
 }
 
 /// Compares `candidate` with `baseline` (ratio of `cfg.estimator`, candidate/baseline) and gives a
-/// METHODS §9 verdict.
+/// The verdict (docs/methodology.md, "Comparisons").
 ///
 /// - Mean: Fieller on the top-level unit means — paired ([`fieller_paired`]) when `cfg.paired`
 ///   and both have the same number of top-level units, Welch-style otherwise ([`fieller`] with
@@ -671,7 +675,7 @@ pub fn compare(
 }
 
 /// Geometric mean of the ratios of a suite of benchmarks, `exp(mean_i ln θ̂_i)`, with a bootstrap
-/// percentile interval (METHODS §5 index convention).
+/// percentile interval (the index convention of the hierarchical bootstrap).
 ///
 /// `pairs[i]` is (candidate, baseline) of benchmark i and θ̂_i = estimator(candidate) /
 /// estimator(baseline) of its pooled values, as in [`bootstrap_ratio`]. Each bootstrap resample

@@ -221,8 +221,8 @@ impl From<&Sample> for Summary {
     }
 }
 
-/// A location estimator applied to a set of measurements; the statistic of the bootstrap (METHODS
-/// §5) and of the CLI's `--estimator`.
+/// A location estimator applied to a set of measurements; the statistic of the bootstrap
+/// (docs/methodology.md, "Comparisons") and of the CLI's `--estimator`.
 ///
 /// Serialised in kebab case: `"mean"`, `"median"`, `"min"`, `{"trimmed-mean": 0.1}`. Parsed from
 /// text by [`FromStr`]: `mean`, `median`, `min` (or `minimum`), `trimmed-mean:<fraction>`.
@@ -234,7 +234,8 @@ pub enum Estimator {
     Mean,
     /// Median ([`median`]).
     Median,
-    /// Minimum: Chen & Revels' estimator for in-process microbenchmarks (METHODS §8).
+    /// Minimum: Chen & Revels' estimator for in-process microbenchmarks (docs/methodology.md,
+    /// "In-process microbenchmarks").
     Min,
     /// Trimmed mean ([`trimmed_mean`]) with this fraction cut from each end, in [0, 0.5).
     TrimmedMean(f64),

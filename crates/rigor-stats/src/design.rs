@@ -1,4 +1,5 @@
-//! Optimal repetition counts (METHODS §3; Kalibera & Jones §9.3, Kalibera & Tůma eq. 21/23).
+//! Optimal repetition counts (docs/methodology.md, "Builds, plans and adaptive runs"; Kalibera &
+//! Jones §9.3, Kalibera & Tůma eq. 21/23).
 //!
 //! Given, for every level, the cost `c_i` of one repetition excluding its sub-levels and the
 //! variance component `T_i²` from an initial experiment, minimising the variance of the grand mean
@@ -15,7 +16,7 @@
 //! `levels[0]` is the top. [`Plan::counts`] has one entry per level *below* the top:
 //! `counts[j]` is the number of units of `levels[j + 1]` inside each unit of `levels[j]`.
 //!
-//! **Levels without detectable variance** (`T² ≤ 0`) are collapsed, as METHODS §3 and Kalibera &
+//! **Levels without detectable variance** (`T² ≤ 0`) are collapsed, as Kalibera &
 //! Jones §9.2 prescribe: repeating them buys nothing.
 //! - A level below the top gets one repetition per parent and its cost is merged into the level
 //!   above; the counts are then recomputed on the reduced hierarchy. This includes the lowest
@@ -48,7 +49,8 @@ use crate::variance::VarianceComponents;
 /// The largest repetition count a plan proposes or a search considers.
 pub const MAX_COUNT: usize = 1_000_000;
 
-/// The fewest top-level units a plan proposes: fewer cannot estimate the variance (METHODS §2).
+/// The fewest top-level units a plan proposes: fewer cannot estimate the variance
+/// (docs/methodology.md, "The interval").
 pub const MIN_TOP_UNITS: usize = crate::interval::RECOMMENDED_TOP_UNITS;
 
 /// Cost and variance component of one level, the input of [`optimal_counts`].
@@ -187,7 +189,8 @@ fn check_levels(levels: &[LevelCost]) -> Result<()> {
     Ok(())
 }
 
-/// Optimal repetition counts below the top (METHODS §3), levels top → bottom.
+/// Optimal repetition counts below the top (docs/methodology.md, "Builds, plans and adaptive
+/// runs"), levels top → bottom.
 ///
 /// `r_i = ⌈sqrt((c_{i+1}/c_i)(T_i²/T_{i+1}²))⌉` between adjacent levels with variance, after
 /// collapsing the levels with `T² ≤ 0` (see the module documentation); every count is clamped
@@ -249,7 +252,7 @@ pub fn top_unit_variance(plan: &Plan) -> f64 {
     total
 }
 
-/// Half-width the METHODS §2 interval is expected to have with `r_top` top-level units:
+/// Half-width the interval over top-level means is expected to have with `r_top` top-level units:
 /// `q_{1−α/2, r_top−1} · sqrt(σ_top² / r_top)` (see [`top_unit_variance`]).
 ///
 /// # Errors
@@ -337,7 +340,7 @@ mod tests {
     }
 
     fn libkalibera_plan() -> Plan {
-        // METHODS §3 oracle: r = (2, 2, 3) top → bottom.
+        // Hand-worked oracle: r = (2, 2, 3) top → bottom.
         let values = vec![3., 4., 3., 1.2, 3.1, 3., 0.2, 1., 1.5, 1., 2., 3.];
         let h = Hierarchy::balanced(vec!["build", "execution", "iteration"], &[2, 2, 3], values)
             .unwrap();

@@ -1,5 +1,5 @@
 //! Change points in a history of versions: E-divisive means (Matteson & James 2014) in the
-//! Hunter / Apache Otava form (METHODS §9).
+//! Hunter / Apache Otava form (docs/methodology.md, "Tracking versions").
 //!
 //! # The statistic
 //!
@@ -16,7 +16,7 @@
 //! number of values before the split, i.e. the 0-based index of the first value *after* the
 //! change; a change point reported at index i means "the change happens before `series[i]`".
 //! [`e_divisive_q`] evaluates τ on the whole series (κ = N); it needs n, m ≥ 2, so τ ranges over
-//! 2..=N−2. The METHODS §9 oracle z = (10, 11, 9, 10, 20, 21, 19, 20, 21) gives Q̂ = 12.148148,
+//! 2..=N−2. The hand-worked oracle z = (10, 11, 9, 10, 20, 21, 19, 20, 21) gives Q̂ = 12.148148,
 //! 23.644444, 40.888889, 24.296296, 12.977778, 8.592593 for τ = 2..7, maximal at τ = 4: the
 //! change is before index 4.
 //!

@@ -1,4 +1,5 @@
-//! False-discovery-rate control across a suite of benchmarks: Benjamini–Hochberg (METHODS §9).
+//! False-discovery-rate control across a suite of benchmarks: Benjamini–Hochberg
+//! (docs/methodology.md, "Comparisons").
 //!
 //! With m p-values sorted ascending `p_(1) ≤ … ≤ p_(m)`, the step-up procedure at level q rejects
 //! the hypotheses of the k smallest, k the largest index with `p_(k) ≤ k·q/m`. Equivalently it

@@ -1,4 +1,4 @@
-//! Fieller's confidence interval for a ratio of two means (METHODS §4).
+//! Fieller's confidence interval for a ratio of two means (docs/methodology.md, "Comparisons").
 //!
 //! A comparison "candidate vs baseline" is reported as the ratio θ = μ_a/μ_b of the candidate's
 //! mean to the baseline's, estimated by θ̂ = a/b from the top-level unit means of each system.
@@ -16,7 +16,7 @@
 //! ```
 //! use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
 //!
-//! // METHODS §4 oracle: a = 95, S² = 16, r = 10 against b = 100, S² = 25, r = 8.
+//! // Hand-worked oracle: a = 95, S² = 16, r = 10 against b = 100, S² = 25, r = 8.
 //! let a = MeanEstimate::new(95.0, 16.0, 10)?;
 //! let b = MeanEstimate::new(100.0, 25.0, 8)?;
 //! let r = fieller(&a, &b, 0.95, DfMethod::WelchSatterthwaite)?;
@@ -78,7 +78,7 @@ impl MeanEstimate {
     }
 
     /// From a hierarchy's top-level unit means ([`Hierarchy::top_means`]); the lower levels enter
-    /// through those means (METHODS §2).
+    /// through those means (docs/methodology.md, "The interval").
     pub fn from_hierarchy(h: &Hierarchy) -> Result<Self> {
         Self::from_unit_means(&h.top_means())
     }
@@ -162,8 +162,8 @@ impl FiellerResult {
     }
 }
 
-/// Welch–Satterthwaite degrees of freedom of `a − θ̂·b` evaluated at θ̂ (METHODS §4):
-/// `ν = (v_a + θ̂²v_b)² / (v_a²/(r_a − 1) + θ̂⁴v_b²/(r_b − 1))`.
+/// Welch–Satterthwaite degrees of freedom of `a − θ̂·b` evaluated at θ̂ (docs/methodology.md,
+/// "Comparisons"): `ν = (v_a + θ̂²v_b)² / (v_a²/(r_a − 1) + θ̂⁴v_b²/(r_b − 1))`.
 ///
 /// When both variance terms vanish (ν = 0/0) the interval has zero width whatever the quantile;
 /// min(r_a, r_b) − 1 is returned then so the result stays finite.
@@ -183,7 +183,8 @@ fn min_df(candidate: &MeanEstimate, baseline: &MeanEstimate) -> f64 {
     (candidate.n.min(baseline.n) - 1) as f64
 }
 
-/// Fieller's `level` confidence interval for the ratio candidate/baseline (METHODS §4).
+/// Fieller's `level` confidence interval for the ratio candidate/baseline (docs/methodology.md,
+/// "Comparisons").
 ///
 /// Errors: the baseline mean is zero (no ratio), or the level is not in (0, 1). An unbounded set
 /// (g ≥ 1) is a successful result with [`FiellerInterval::Unbounded`].

@@ -1,4 +1,5 @@
-//! Impact factor of the random initial state (METHODS §6; Kalibera, Bulej & Tůma 2005a, Fig. 2).
+//! Impact factor of the random initial state (docs/methodology.md, "Steady state and the random
+//! initial state"; Kalibera, Bulej & Tůma 2005a, Fig. 2).
 //!
 //! Given m runs (process executions) of n samples each, repeat k times:
 //!
@@ -82,7 +83,8 @@ pub fn default_c(runs: usize, samples_per_run: usize) -> usize {
     3 * runs.min(samples_per_run) / 4
 }
 
-/// Impact factor of runs given as slices of samples (METHODS §6).
+/// Impact factor of runs given as slices of samples (docs/methodology.md, "Steady state and the
+/// random initial state").
 ///
 /// Errors: fewer than two runs, an empty run, a non-finite value, c outside
 /// [2, min(runs, shortest run)], k = 0, or every iteration having SD2 = 0.

@@ -1,4 +1,5 @@
-//! Confidence interval for the mean of a hierarchical experiment (METHODS §2).
+//! Confidence interval for the mean of a hierarchical experiment (docs/methodology.md, "The
+//! interval").
 //!
 //! The interval is built from the means of the top-level units only:
 //!
@@ -75,7 +76,8 @@ impl MeanInterval {
     }
 }
 
-/// METHODS §2 interval for the mean of `h` at confidence `level`, from its top-level unit means.
+/// The interval over top-level means (docs/methodology.md, "The interval") for the mean of `h` at
+/// confidence `level`, from its top-level unit means.
 ///
 /// Works for unbalanced data: the point estimate is the mean of the top-level means (each top
 /// unit weighs the same), not the grand mean of all values.
@@ -86,7 +88,8 @@ pub fn mean_interval(h: &Hierarchy, level: f64, quantile: Quantile) -> Result<Me
     mean_interval_from_means(&h.top_means(), level, quantile)
 }
 
-/// METHODS §2 interval from top-level unit means already computed: `Ȳ ± q · sqrt(S²/r)`.
+/// The interval over top-level means (docs/methodology.md, "The interval"), from top-level unit
+/// means already computed: `Ȳ ± q · sqrt(S²/r)`.
 ///
 /// # Errors
 /// [`StatsError::TooFew`] with fewer than two means; [`StatsError::NonFinite`] for a NaN or
@@ -157,7 +160,7 @@ mod tests {
 
     #[test]
     fn three_units_student_t() {
-        // Top means 6.25, 8.5, 4.75 (METHODS §1 example): mean 6.5, S_3² = 3.5625,
+        // Top means 6.25, 8.5, 4.75 (a hand-worked example): mean 6.5, S_3² = 3.5625,
         // qt(0.975, 2) = 4.302653 → half-width 4.302653 · sqrt(3.5625/3) = 4.688679.
         let values = vec![9., 5., 8., 3., 10., 6., 7., 11., 1., 12., 2., 4.];
         let h = Hierarchy::balanced(vec!["b", "e", "i"], &[3, 2, 2], values).unwrap();

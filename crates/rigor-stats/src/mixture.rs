@@ -1,5 +1,6 @@
 //! One-dimensional Gaussian mixtures chosen by BIC, and the clustering additive filter of the
-//! impact factor (METHODS §6; Kalibera, Bulej & Tůma 2005b §4.1).
+//! impact factor (docs/methodology.md, "Steady state and the random initial state"; Kalibera, Bulej
+//! & Tůma 2005b §4.1).
 //!
 //! Within one run the measured times often gather around a few typical values ("horizontal
 //! stripes" in the run-sequence plot of Kalibera, Bulej & Tůma 2005b, Fig. 1) that differ between
@@ -482,9 +483,10 @@ pub struct ClusteredImpact {
     pub clusters: Vec<usize>,
 }
 
-/// The clustering additive filter of Kalibera, Bulej & Tůma 2005b §4.1 (METHODS §6): per run,
-/// [`cluster_filter`]; then the impact factor of the filtered runs. A value near 1 means the
-/// additive model fits within clusters. Runs are filtered in parallel.
+/// The clustering additive filter of Kalibera, Bulej & Tůma 2005b §4.1 (docs/methodology.md,
+/// "Steady state and the random initial state"): per run, [`cluster_filter`]; then the impact
+/// factor of the filtered runs. A value near 1 means the additive model fits within clusters. Runs
+/// are filtered in parallel.
 ///
 /// Errors: those of [`select_mixture`] for any run and of [`crate::impact::impact_factor`].
 pub fn impact_factor_clustered<R: AsRef<[f64]> + Sync>(

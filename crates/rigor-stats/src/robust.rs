@@ -1,5 +1,5 @@
-//! Mono's robust preprocessing of runs (METHODS §6 last paragraph; Kalibera, Bulej & Tůma 2005b
-//! §4.2 and §3.1).
+//! Mono's robust preprocessing of runs (docs/methodology.md, "Steady state and the random initial
+//! state"; Kalibera, Bulej & Tůma 2005b §4.2 and §3.1).
 //!
 //! The model of Kalibera, Bulej & Tůma 2005b (§3.1): m runs, n measurements each, run j's
 //! measurements i.i.d. with mean μ_j and variance σ_j², the μ_j i.i.d. with mean μ and variance
@@ -16,7 +16,7 @@
 //! sub-selection sample variances. The result is `M̄ = (1/m)·Σ M_j`, and the half-width is eq. 4
 //! with `S_ρ² = (1/(m−1))·Σ (M_j − M̄)²`, `S_σ² = (1/m)·Σ S_σj²` and n the sub-selection size.
 //!
-//! Details fixed here: M_j and S_σj² come from the *same* B sub-selections (METHODS' wording;
+//! Details fixed here: M_j and S_σj² come from the *same* B sub-selections (a simplification;
 //! the paper draws a second set for the variances, which has the same distribution); when runs
 //! differ in length, n = ⌊fraction·(shortest run)⌋ for every run; u is the normal quantile at the
 //! configured level (Mono used 99 %, rigor's default is 95 %); the RNG is ChaCha8 seeded with

@@ -3,9 +3,9 @@
 //! An adaptive experiment keeps its pilot: the pilot's top-level units were run with other
 //! lower-level counts than the plan that follows them (say 10 iterations per execution where the
 //! plan takes 1), so their means are more or less precise than the planned units' means. The
-//! METHODS §2 interval is computed from the top-level means whatever their shapes; its expected
-//! variance with `n` measured units of mean variances `v_j` and `N − n` planned units of variance
-//! `σ_top²` (see [`top_unit_variance`]) is
+//! interval over top-level means is computed from the top-level means whatever their shapes; its
+//! expected variance with `n` measured units of mean variances `v_j` and `N − n` planned units of
+//! variance `σ_top²` (see [`top_unit_variance`]) is
 //!
 //! ```text
 //! Var(Ȳ) = (Σ_j v_j + (N − n)·σ_top²) / N²

@@ -8,7 +8,7 @@
 //! module treats the versions as a random-effects sample:
 //!
 //! - version `i` has a mean `mᵢ` and the variance `vᵢ` of that mean from its own hierarchy
-//!   (`S²/r` of its top-level unit means, METHODS §2);
+//!   (`S²/r` of its top-level unit means, docs/methodology.md, "The interval");
 //! - versions within a segment vary around the segment's level with a between-version variance
 //!   `τ²`, estimated by DerSimonian & Laird's method of moments pooled over all segments;
 //! - a segment's level is the mean of its versions weighted by `1/(vᵢ + τ²)`, with variance

@@ -1,4 +1,5 @@
-//! Warm-up, steady state and independence of in-process iterations (METHODS §7).
+//! Warm-up, steady state and independence of in-process iterations (docs/methodology.md, "Steady
+//! state and the random initial state").
 //!
 //! Kalibera & Jones 2013 §6 call a run *initialised* when no obvious start-up overhead
 //! remains and *independent* when its iterations are i.i.d.; only independent iterations may be
@@ -28,7 +29,8 @@ use crate::descriptive::{coefficient_of_variation, mean};
 use crate::error::{Result, StatsError};
 use crate::hierarchy::Hierarchy;
 
-/// Default δ as a fraction of the final segment's mean (METHODS §7: 1 %, scale-free).
+/// Default δ as a fraction of the final segment's mean (1 %, scale-free; docs/methodology.md,
+/// "Steady state and the random initial state").
 pub const DEFAULT_DELTA: f64 = 0.01;
 
 /// Default fraction of the run at its end in which a non-equivalent segment may not end.
@@ -69,7 +71,7 @@ impl fmt::Display for RunClass {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Spread {
-    /// The segment's variance, as METHODS §7 (and Barrett et al.) write it: `mean ± var`. Note that
+    /// The segment's variance, as Barrett et al. (2017) write it: `mean ± var`. Note that
     /// this mixes units (time vs time²), so the test depends on the unit of the data: in seconds
     /// a variance is tiny and δ decides; in nanoseconds a variance is huge and everything
     /// overlaps. Kept as the default because it is the specification.
@@ -99,7 +101,8 @@ pub struct ClassifyConfig {
     pub delta: f64,
     /// Final fraction of the run in which a non-equivalent segment must not end (default 0.25).
     pub tail: f64,
-    /// Half-width of a segment's interval (default: its variance, as METHODS states).
+    /// Half-width of a segment's interval (default: its variance, as Barrett et al. (2017) state
+    /// it).
     pub spread: Spread,
     /// Longest outlier-free run segmented by exact PELT (default 5,000).
     pub exact_limit: usize,
@@ -166,7 +169,7 @@ pub struct RunSteadiness {
 }
 
 /// Classifies segments (in time order, covering a run of `n` values) by Barrett et al. 2017's
-/// scheme as METHODS §7 states it, and returns the label and the steady start.
+/// scheme as Barrett et al. (2017) state it, and returns the label and the steady start.
 ///
 /// With the final segment f, δ = `delta`·|mean_f| and w(s) the [`Spread`] of segment s, a
 /// segment s is *equivalent* to f when the intervals `mean_s ± w(s)` and
@@ -690,7 +693,8 @@ mod tests {
             classify_segments(&ok, 100, &cfg),
             (RunClass::Warmup, Some(75))
         );
-        // A large variance makes segments equivalent (the METHODS interval is mean ± var).
+        // A large variance makes segments equivalent (the interval is mean ± var, as Barrett et al.
+        // (2017) write it).
         let wide = [seg(0, 50, 1.3, 0.5), seg(50, 100, 1.0, 1e-4)];
         assert_eq!(classify_segments(&wide, 100, &cfg).0, RunClass::Flat);
         let sd = ClassifyConfig {
@@ -725,7 +729,7 @@ mod tests {
 
     #[test]
     fn baselines() {
-        // DaCapo oracle (METHODS §7): population CoV of (100, 103, 101) = 1.247219/101.3333.
+        // DaCapo oracle (hand-worked): population CoV of (100, 103, 101) = 1.247219/101.3333.
         assert!((population_cov(&[100.0, 103.0, 101.0]) - 0.012_308).abs() < 1e-6);
         let run = [150.0, 120.0, 100.0, 103.0, 101.0, 102.0];
         // Window (150, 120, 100) has CoV 0.16; (120, 100, 103) 0.08; (100, 103, 101) converges

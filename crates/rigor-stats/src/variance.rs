@@ -1,5 +1,5 @@
 //! Variance components: how much each level of the experiment adds to the variability of the
-//! result (METHODS §1).
+//! result (docs/methodology.md, "Variance components").
 //!
 //! The model is the nested random-effects model `Y = μ + A⁽ⁿ⁾ + … + A⁽¹⁾` with independent effects
 //! of variance `σ_i²`. For every level this module reports
@@ -11,12 +11,13 @@
 //!   ([`LevelComponent::t2_truncated`]) and raw in machine-readable output.
 //!
 //! **Level order.** Components are listed top → bottom, like [`Hierarchy::levels`]: index 0 is
-//! the top level (METHODS level `n`, e.g. builds) and the last index the lowest (METHODS level 1,
-//! e.g. iterations).
+//! the top level (level `n` in Kalibera & Tůma's numbering, e.g. builds) and the last index the
+//! lowest (their level 1, e.g. iterations).
 //!
-//! **Method.** Balanced data use the closed forms of METHODS §1 ([`ComponentMethod::Balanced`]);
-//! unbalanced data use Henderson's method I, the nested-ANOVA method of moments
-//! ([`ComponentMethod::Henderson1`]). Both give identical answers on balanced data.
+//! **Method.** Balanced data use the closed forms of docs/methodology.md, "Variance components"
+//! ([`ComponentMethod::Balanced`]); unbalanced data use Henderson's method I, the nested-ANOVA
+//! method of moments ([`ComponentMethod::Henderson1`]). Both give identical answers on balanced
+//! data.
 //!
 //! **Degenerate levels.** A level whose parents all have exactly one child carries no
 //! information about its own variance: it is confounded with the level above. Such a level has
@@ -46,8 +47,8 @@ use crate::hierarchy::Hierarchy;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ComponentMethod {
-    /// The closed forms for balanced data (METHODS §1): `S_i²` from unit means and
-    /// `T_i² = S_i² − S_{i−1}²/r_{i−1}`. One-level data count as balanced.
+    /// The closed forms for balanced data (docs/methodology.md, "Variance components"): `S_i²` from
+    /// unit means and `T_i² = S_i² − S_{i−1}²/r_{i−1}`. One-level data count as balanced.
     Balanced,
     /// Henderson's method I for unbalanced nested data: mean squares equated to their expected
     /// values with Henderson's k coefficients and solved from the lowest level up.
@@ -60,7 +61,7 @@ pub struct LevelComponent {
     /// Name of the level.
     pub level: String,
     /// The biased estimator `S_i²`: variance of the level's unit means around their parents'
-    /// means, including what the lower levels pass up. Balanced: METHODS §1 formula, equal to
+    /// means, including what the lower levels pass up. Balanced: the closed form, equal to
     /// `MS_i / (r_1···r_{i−1})`. Henderson: `MS_i / k_ii` where `k_ii` is the coefficient of the
     /// level's own component in `E[MS_i]` (the unbalanced analogue of `r_1···r_{i−1}`, e.g. `n₀`
     /// for the top of a two-level design). 0 when `df = 0`.
@@ -132,7 +133,8 @@ impl VarianceComponents {
     }
 }
 
-/// Estimates the variance components of every level of `h` (METHODS §1), top → bottom.
+/// Estimates the variance components of every level of `h` (docs/methodology.md, "Variance
+/// components"), top → bottom.
 ///
 /// Balanced data use the closed forms ([`ComponentMethod::Balanced`]); one-level data give the
 /// sample variance as both `S²` and `T²`. Unbalanced data use Henderson's method I
@@ -162,7 +164,8 @@ pub fn variance_components(h: &Hierarchy) -> Result<VarianceComponents> {
     })
 }
 
-/// METHODS §1 for balanced data, `counts` top → bottom.
+/// The closed forms (docs/methodology.md, "Variance components") for balanced data, `counts` top →
+/// bottom.
 ///
 /// Walks from the lowest level up carrying `lower = S_{i−1}²/r_{i−1}`, the part of `E[S_i²]` the
 /// levels below contribute. A level with `r = 1` has no within information: it reports zeros and
@@ -256,9 +259,9 @@ impl Layout {
 /// `SS_d = Σ_u n_u (Ȳ_u − Ȳ_parent(u))²` on `df_d = units(d) − units(d − 1)` degrees of freedom,
 /// and `E[SS_d] = Σ_{e ≥ d} σ_e² (a(d, e) − a(d − 1, e))` where `a(d, e) = Σ_{w at e}
 /// n_w² / n_{ancestor of w at d}` (`a(d, d) = N`; depth −1 is the whole sample). Dividing by
-/// `df_d` gives the k coefficients `k_de` of METHODS §1 (`k1 = k_BB`, `k2 = k_AB`, `k3 = k_AA`).
-/// The system is triangular: solve from the lowest level up. Levels with `df = 0` are left out
-/// (component 0), which moves their variance into the level above, as in the balanced case.
+/// `df_d` gives the k coefficients `k_de` of Henderson's method I (`k1 = k_BB`, `k2 = k_AB`, `k3 =
+/// k_AA`). The system is triangular: solve from the lowest level up. Levels with `df = 0` are left
+/// out (component 0), which moves their variance into the level above, as in the balanced case.
 fn henderson(h: &Hierarchy) -> Vec<LevelComponent> {
     let n = h.depth();
     let layout = Layout::new(h);
@@ -332,7 +335,7 @@ mod tests {
         assert_eq!(vc.method, ComponentMethod::Balanced);
         let c = &vc.components;
         assert_eq!(c[0].level, "build");
-        // METHODS §1: S_1² = 16.5, S_2² = 2.58333, S_3² = 3.5625 (level 1 = iterations).
+        // Hand-worked: S_1² = 16.5, S_2² = 2.58333, S_3² = 3.5625 (level 1 = iterations).
         assert!(close(c[2].s2, 16.5));
         assert!(close(c[1].s2, 2.583_333_3));
         assert!(close(c[0].s2, 3.5625));
@@ -359,7 +362,7 @@ mod tests {
 
     #[test]
     fn libkalibera_design_oracle() {
-        // METHODS §3: r = (2, 2, 3) top → bottom; T² levels 1..3 = (0.726667, 0.262778, 0.774722).
+        // Hand-worked: r = (2, 2, 3) top → bottom; T² levels 1..3 = (0.726667, 0.262778, 0.774722).
         let values = vec![3., 4., 3., 1.2, 3.1, 3., 0.2, 1., 1.5, 1., 2., 3.];
         let h = Hierarchy::balanced(vec!["b", "e", "i"], &[2, 2, 3], values).unwrap();
         let t2 = variance_components(&h).unwrap().t2();
@@ -465,8 +468,8 @@ mod tests {
         // SS_B(A) = 2·1 + 1·4 + 1·16 + 3·4 + 1·4 = 38 on B − a = 3 df: MS_B = 38/3.
         // SS_A = 3(4 − 37/8)² + 5(5 − 37/8)² = 75/64 + 45/64 = 15/8 on 1 df: MS_A = 15/8.
         // Σ n_ij²/n_i. = 5/3 + 11/5 = 58/15; Σ n_ij²/N = 16/8 = 2; Σ n_i.²/N = 34/8 = 17/4.
-        // METHODS §1: k1 = (8 − 58/15)/3 = 62/45; k2 = (58/15 − 2)/1 = 28/15; k3 = 8 − 17/4 = 15/4.
-        // σ_E² = 10/3; σ_B² = (38/3 − 10/3)/(62/45) = 210/31;
+        // Hand-worked: k1 = (8 − 58/15)/3 = 62/45; k2 = (58/15 − 2)/1 = 28/15; k3 = 8 − 17/4 =
+        // 15/4. σ_E² = 10/3; σ_B² = (38/3 − 10/3)/(62/45) = 210/31;
         // σ_A² = (15/8 − 10/3 − (28/15)(210/31))/(15/4) = −10493/2790 (checked with exact
         // fractions). S_B² = MS_B/k1 = 285/31, S_A² = MS_A/k3 = 1/2.
         let h = Hierarchy::three_level(

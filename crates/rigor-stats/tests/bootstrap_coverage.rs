@@ -1,4 +1,5 @@
-//! Coverage of the top-only bootstrap percentile interval by simulation (METHODS §5).
+//! Coverage of the top-only bootstrap percentile interval by simulation (docs/methodology.md,
+//! "Comparisons").
 //!
 //! Percentile intervals are somewhat narrow with few top-level units (they ignore the t
 //! correction and the (n − 1)/n bias of the plug-in variance), so the accepted range is 90–99%

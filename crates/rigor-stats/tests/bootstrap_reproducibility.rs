@@ -1,5 +1,6 @@
-//! The hierarchical bootstrap (METHODS §5): reproducibility for a seed, independence from the
-//! number of threads, the percentile-index convention, pairing, strategies and input errors.
+//! The hierarchical bootstrap (docs/methodology.md, "Comparisons"): reproducibility for a seed,
+//! independence from the number of threads, the percentile-index convention, pairing, strategies
+//! and input errors.
 
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -164,7 +165,8 @@ fn flat_top_only_equals_all_levels() {
 #[test]
 fn all_levels_is_wider_when_variance_is_within_units() {
     // No between-unit variance: top-only sees only the noise of the unit means; all-levels adds
-    // the within-unit noise again (METHODS §5: it roughly double-counts lower-level variance).
+    // the within-unit noise again (docs/methodology.md, "Comparisons": it roughly double-counts
+    // lower-level variance).
     let mut rng = ChaCha8Rng::seed_from_u64(8);
     let n = Normal::new(0.0, 1.0).unwrap();
     let groups: Vec<Vec<f64>> = (0..15)

@@ -1,5 +1,6 @@
-//! E-divisive means change points over per-version means (METHODS §9): the Q̂ oracle, the
-//! corrected (sample-SD) t-test, and the windowed detector on step, flat and two-step series.
+//! E-divisive means change points over per-version means (docs/methodology.md, "Tracking
+//! versions"): the Q̂ oracle, the corrected (sample-SD) t-test, and the windowed detector on step,
+//! flat and two-step series.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

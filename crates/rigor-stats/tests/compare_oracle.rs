@@ -1,6 +1,6 @@
-//! Comparisons through the public path: METHODS §4 Fieller oracles reproduced by `compare`, the
-//! paired Fieller interval, verdict thresholds (METHODS §9), `more_units`, the non-overlap
-//! rule (Kalibera & Tůma 2006), p-values and the suite's geometric mean.
+//! Comparisons through the public path: hand-worked Fieller oracles reproduced by `compare`, the
+//! paired Fieller interval, verdict thresholds (docs/methodology.md, "Comparisons"), `more_units`,
+//! the non-overlap rule (Kalibera & Tůma 2006), p-values and the suite's geometric mean.
 
 use rigor_stats::bootstrap::{BootstrapConfig, Pairing};
 use rigor_stats::compare::{
@@ -33,7 +33,7 @@ fn means_with(m: f64, s2: f64, r: usize) -> Vec<f64> {
         .collect()
 }
 
-/// METHODS §4 oracle systems: a = 95, S² = 16, r = 10 against b = 100, S² = 25, r = 8.
+/// Hand-worked oracle systems: a = 95, S² = 16, r = 10 against b = 100, S² = 25, r = 8.
 fn oracle_systems() -> (Hierarchy, Hierarchy) {
     (
         with_top_means(&means_with(95.0, 16.0, 10)),

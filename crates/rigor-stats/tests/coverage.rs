@@ -1,5 +1,6 @@
-//! Coverage of the METHODS §2 interval on simulated three-level data with known components, and
-//! of the naive pooled-iterations interval on the same data.
+//! Coverage of the interval over top-level means (docs/methodology.md, "The interval") on simulated
+//! three-level data with known components, and of the naive pooled-iterations interval on the same
+//! data.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -43,7 +44,7 @@ fn hierarchical_interval_covers_and_pooled_does_not() {
     let rate = |k: usize| k as f64 / sims as f64;
     assert!(
         (0.93..=0.97).contains(&rate(ours)),
-        "METHODS §2 interval covered {}",
+        "the interval over top-level means covered {}",
         rate(ours)
     );
     // With 8 top-level units the normal quantile of Kalibera & Tůma 2006 is too narrow.

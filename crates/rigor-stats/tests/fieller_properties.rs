@@ -1,5 +1,6 @@
-//! Fieller's ratio interval (METHODS §4): a bounded interval always contains θ̂, and the Welch
-//! interval covers the true ratio at about its nominal rate on normal data.
+//! Fieller's ratio interval (docs/methodology.md, "Comparisons"): a bounded interval always
+//! contains θ̂, and the Welch interval covers the true ratio at about its nominal rate on normal
+//! data.
 
 use proptest::prelude::*;
 use rand::SeedableRng;

@@ -1,5 +1,6 @@
-//! The impact factor (METHODS §6) on simulated runs with known variance components: it estimates
-//! sqrt(1 + σ_run²/σ_within²), and is ≈ 1 without a run effect or after run-mean centring.
+//! The impact factor (docs/methodology.md, "Steady state and the random initial state") on
+//! simulated runs with known variance components: it estimates sqrt(1 + σ_run²/σ_within²), and
+//! is ≈ 1 without a run effect or after run-mean centring.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

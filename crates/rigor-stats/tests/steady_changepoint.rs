@@ -1,6 +1,7 @@
-//! PELT with the Normal mean-and-variance cost on seeded noise with known changes (METHODS §7).
-//! Rates are asserted at ≥ 95 %; the measured rates (release build, 400 seeds) are noted at each
-//! test. Debug builds use fewer seeds.
+//! PELT with the Normal mean-and-variance cost on seeded noise with known changes
+//! (docs/methodology.md, "Steady state and the random initial state"). Rates are asserted at
+//! ≥ 95 %; the measured rates (release build, 400 seeds) are noted at each test. Debug builds use fewer
+//! seeds.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -1,7 +1,7 @@
 //! Steady-state classification and independence on synthetic runs with known structure
-//! (METHODS §7). Each scenario is repeated over many seeds and must be labelled correctly in at
-//! least 95 % of them; the measured rates (release build, 400 seeds) are noted at each test.
-//! Debug builds use fewer seeds to stay fast.
+//! (docs/methodology.md, "Steady state and the random initial state"). Each scenario is repeated
+//! over many seeds and must be labelled correctly in at least 95 % of them; the measured rates
+//! (release build, 400 seeds) are noted at each test. Debug builds use fewer seeds to stay fast.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -194,6 +194,6 @@ fn mixed_runs_are_good_inconsistent() {
 
 #[test]
 fn dacapo_cov_oracle() {
-    // METHODS §7: times (100, 103, 101) give CoV 0.012308 with the population SD.
+    // Hand-worked: times (100, 103, 101) give CoV 0.012308 with the population SD.
     assert!((population_cov(&[100.0, 103.0, 101.0]) - 0.012_308).abs() < 5e-7);
 }

@@ -1,6 +1,6 @@
-//! The impact-factor extensions of METHODS §6: the clustering additive filter (Gaussian mixture
-//! chosen by BIC, Kalibera, Bulej & Tůma 2005b §4.1) and Mono's robust preprocessing (ibid.
-//! §4.2), on simulated runs.
+//! The impact-factor extensions of docs/methodology.md, "Steady state and the random initial
+//! state": the clustering additive filter (Gaussian mixture chosen by BIC, Kalibera, Bulej & Tůma
+//! 2005b §4.1) and Mono's robust preprocessing (ibid. §4.2), on simulated runs.
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -190,9 +190,9 @@ fn with_outliers(mut runs: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
 #[test]
 fn robust_half_width_resists_rare_outliers_with_half_subselections() {
     // Five outliers (value 1000, noise SD 1) in 5 of 30 runs of 200. Eq. 4 on the raw data
-    // widens 5.8-fold (measured); the robust mode with sub-selections of half a run (a sub-selection
-    // misses a given outlier with probability (1 − 1/200)^100 ≈ 0.61 > 1/2, so the medians ignore
-    // it) stays within 20 % of the clean half-width and mean (measured growth 1.01).
+    // widens 5.8-fold (measured); the robust mode with sub-selections of half a run (a
+    // sub-selection misses a given outlier with probability (1 − 1/200)^100 ≈ 0.61 > 1/2, so the
+    // medians ignore it) stays within 20 % of the clean half-width and mean (measured growth 1.01).
     let clean = normal_runs(21, 30, 200);
     let dirty = with_outliers(clean.clone());
     let half = RobustConfig {

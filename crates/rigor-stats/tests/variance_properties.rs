@@ -1,4 +1,5 @@
-//! Statistical properties of the variance components (METHODS §1) on simulated data.
+//! Statistical properties of the variance components (docs/methodology.md, "Variance components")
+//! on simulated data.
 
 use proptest::prelude::*;
 use rand::SeedableRng;

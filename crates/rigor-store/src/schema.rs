@@ -176,7 +176,7 @@ pub struct IntervalRecord {
 }
 
 /// How the interval of a mean was computed: from the top-level units' means with the critical
-/// value of Student's t or of the normal distribution (METHODS §2).
+/// value of Student's t or of the normal distribution (docs/methodology.md, "The interval").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MeanMethod {
@@ -397,7 +397,8 @@ pub struct SuiteRecord {
     pub benchmarks: usize,
 }
 
-/// Warm-up and steady-state diagnosis of one benchmark (METHODS §7).
+/// Warm-up and steady-state diagnosis of one benchmark (docs/methodology.md, "Steady state and the
+/// random initial state").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SteadyStateRecord {
     /// Label of each execution (Barrett et al. 2017).

@@ -1,5 +1,6 @@
-//! Section 1: coverage of 95% intervals for the mean — rigor's (METHODS §2, t on the top-level
-//! means) against the intervals single-level tools report on the same data.
+//! Section 1: coverage of 95% intervals for the mean — rigor's (docs/methodology.md, "The
+//! interval", t on the top-level means) against the intervals single-level tools report on the same
+//! data.
 
 use rigor_stats::{Quantile, mean_interval, pooled_interval};
 

@@ -73,9 +73,10 @@ impl Scenario {
     }
 }
 
-/// The optimal design for known variance components and costs (METHODS §3 with the true `T²`):
-/// the counts per level and the top-level count whose half-width, computed from the true
-/// variances, is ±1%. No design that estimates its interval honestly can be much cheaper.
+/// The optimal design for known variance components and costs (docs/methodology.md, "Builds, plans
+/// and adaptive runs" with the true `T²`): the counts per level and the top-level count whose
+/// half-width, computed from the true variances, is ±1%. No design that estimates its interval
+/// honestly can be much cheaper.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Oracle {
     /// Counts below the top, top → bottom.

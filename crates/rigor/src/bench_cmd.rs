@@ -212,8 +212,8 @@ fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Outcome> 
     let mut comparison = s.comparison.clone();
     comparison.enabled = true;
     let c = rigor_app::saved::compare(&CompareFilesSettings {
-        old: old.to_path_buf(),
-        new: new.to_path_buf(),
+        old: vec![old.to_path_buf()],
+        new: vec![new.to_path_buf()],
         // Both are rigor's own result files.
         format: None,
         seed: s.runner.seed,

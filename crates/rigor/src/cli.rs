@@ -763,9 +763,11 @@ pub enum FailOnArg {
 /// `rigor report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A result JSON written by `rigor run --export-json`.
-    #[arg(value_name = "RESULT.json")]
-    pub file: PathBuf,
+    /// A result JSON written by `rigor run --export-json`, or another tool's result; several
+    /// files of a tool that measures in one process are read together, each one process
+    /// execution (as for `rigor analyze`).
+    #[arg(value_name = "RESULT.json", required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
     /// Where to write the HTML file.
     #[arg(
         short = 'o',
@@ -785,12 +787,14 @@ pub struct ReportArgs {
 /// `rigor compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The old (baseline) result.
-    #[arg(value_name = "OLD.json")]
-    pub old: PathBuf,
-    /// The new (candidate) result.
-    #[arg(value_name = "NEW.json")]
-    pub new: PathBuf,
+    /// The old (baseline) result, then the new (candidate) one. Several files per side (of a
+    /// tool that measures in one process, e.g. Google Benchmark: each file one process
+    /// execution): `rigor compare OLD1 OLD2 -- NEW1 NEW2` (options before the `--`).
+    #[arg(value_name = "OLD.json", required = true, num_args = 1..)]
+    pub old: Vec<PathBuf>,
+    /// The new results, after `--`, when several files are given per side.
+    #[arg(value_name = "NEW.json", last = true)]
+    pub new: Vec<PathBuf>,
     /// The files' format (default: recognised from each file's content).
     #[arg(long, value_enum, value_name = "NAME")]
     pub format: Option<FormatArg>,
@@ -966,9 +970,11 @@ pub enum UnitArg {
 pub struct AnalyzeArgs {
     /// A result JSON written by `rigor run --export-json`, another tool's result (hyperfine,
     /// pyperf, JMH, Google Benchmark, criterion, BenchmarkTools.jl, ReBench, Krun; see
-    /// --format), or a long-format CSV.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    /// --format), or a long-format CSV. Several files of a tool that measures in one process
+    /// (Google Benchmark, criterion, BenchmarkTools.jl) are read together, each file one process
+    /// execution.
+    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
     /// The file's format (default: recognised from its content; a criterion directory is read
     /// as criterion).
     #[arg(long, value_enum, value_name = "NAME")]

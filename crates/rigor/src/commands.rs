@@ -167,13 +167,13 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
 
 /// `rigor compare`.
 pub fn compare(args: &CompareArgs) -> Result<Outcome> {
-    let s = settings::compare(args);
+    let s = settings::compare(args)?;
     let c = rigor_app::saved::compare(&s)?;
     output::warnings(&c.warnings);
     if args.json {
         let doc = serde_json::json!({
-            "old": args.old.display().to_string(),
-            "new": args.new.display().to_string(),
+            "old": names(&s.old),
+            "new": names(&s.new),
             "seed": s.seed,
             "confidence": c.confidence,
             "comparisons": rigor_app::comparisons::records(&c.comparisons),
@@ -201,9 +201,18 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     Ok(if gated { Outcome::Gated } else { Outcome::Ok })
 }
 
+/// Files as one string: a path, or paths joined with " + " (read together).
+fn names(files: &[std::path::PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
 /// `rigor report`.
 pub fn report(args: &ReportArgs) -> Result<Outcome> {
-    let s = settings::report(args);
+    let s = settings::report(args)?;
     let a = rigor_app::saved::report(&s)?;
     output::result_warnings(&a.result);
     emit(&format!("Report written to {}\n", s.out.display()));

@@ -1,6 +1,8 @@
 //! Resolves parsed command-line options into the use cases' settings, validating them once,
 //! before anything runs.
 
+use std::path::{Path, PathBuf};
+
 use anyhow::{Context, Result, bail};
 use regex::Regex;
 use rigor_app::plan_file::PlanFile;
@@ -557,17 +559,28 @@ pub fn plan(args: &PlanArgs) -> Result<PlanSettings> {
 pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
     let is_csv = !args.levels.is_empty()
         || args
-            .file
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+            .files
+            .iter()
+            .any(|f| f.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")));
     if is_csv && args.format.is_some() {
         bail!("--format reads another tool's file; a CSV is read with --levels");
     }
     if is_csv && args.levels.is_empty() {
         bail!("a CSV needs --levels COL[,COL...] naming the level columns, top → bottom");
     }
+    if is_csv && args.files.len() > 1 {
+        bail!("a CSV is analysed alone: give one file (its level columns identify every row)");
+    }
+    for (path, option) in [
+        (&args.tools.export_bmf, "--export-bmf"),
+        (&args.tools.export_otava, "--export-otava"),
+    ] {
+        if let Some(path) = path {
+            check_output(path, option, &args.files)?;
+        }
+    }
     Ok(AnalyzeSettings {
-        file: args.file.clone(),
+        files: args.files.clone(),
         csv: is_csv.then(|| CsvColumns {
             levels: args.levels.clone(),
             value: args.value.clone(),
@@ -581,24 +594,55 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
     })
 }
 
-/// Resolves `rigor compare` options.
-pub fn compare(args: &CompareArgs) -> CompareFilesSettings {
-    CompareFilesSettings {
-        old: args.old.clone(),
-        new: args.new.clone(),
+/// Resolves `rigor compare` options: `OLD NEW`, or `OLD... -- NEW...`; the Markdown path is
+/// checked before anything is read.
+pub fn compare(args: &CompareArgs) -> Result<CompareFilesSettings> {
+    let (old, new) = match (args.old.as_slice(), args.new.as_slice()) {
+        ([old, new], []) => (vec![old.clone()], vec![new.clone()]),
+        (_, []) => bail!(
+            "give the old and the new result (OLD NEW), or several files per side as \
+             OLD... -- NEW..."
+        ),
+        (old, new) => (old.to_vec(), new.to_vec()),
+    };
+    if let Some(path) = &args.export_markdown {
+        let inputs: Vec<PathBuf> = old.iter().chain(&new).cloned().collect();
+        check_output(path, "--export-markdown", &inputs)?;
+    }
+    Ok(CompareFilesSettings {
+        old,
+        new,
         format: args.format.map(Into::into),
         seed: args.seed,
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
-    }
+    })
 }
 
-/// Resolves `rigor report` options.
-pub fn report(args: &ReportArgs) -> ReportSettings {
-    ReportSettings {
-        file: args.file.clone(),
+/// Resolves `rigor report` options; the output path is checked before anything is read.
+pub fn report(args: &ReportArgs) -> Result<ReportSettings> {
+    check_output(&args.out, "--out", &args.files)?;
+    Ok(ReportSettings {
+        files: args.files.clone(),
         out: args.out.clone(),
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
+    })
+}
+
+/// An output path of a command that reads `inputs`: writable, and none of the inputs (writing
+/// it would replace the data being read).
+fn check_output(path: &Path, option: &str, inputs: &[PathBuf]) -> Result<()> {
+    let same = |input: &PathBuf| match (path.canonicalize(), input.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if let Some(input) = inputs.iter().find(|i| same(i)) {
+        bail!(
+            "{option} {}: is the input file {}; writing there would replace it",
+            path.display(),
+            input.display()
+        );
     }
+    check_writable(path, option)
 }

@@ -11,10 +11,11 @@ use rigor_app::track::{
 use rigor_history::{ChangeFilter, ChangeStatus, History, Ingested, StoredChange};
 use rigor_report::format::{percent, time, time_like};
 use rigor_runner::CommandLine;
+use rigor_store::import::Format;
 
 use crate::cli::{
-    FormatArg, RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs,
-    TrackChangesArgs, TrackCheckArgs, TrackCommand, TrackPublishArgs, TrackRunArgs, TrackShowArgs,
+    RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs, TrackChangesArgs,
+    TrackCheckArgs, TrackCommand, TrackPublishArgs, TrackRunArgs, TrackShowArgs,
 };
 use crate::farm_cmd;
 use crate::output::{Bar, emit};
@@ -113,82 +114,114 @@ fn short(rev: &str) -> String {
 }
 
 fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> {
-    if a.version.is_some() && a.files.len() > 1 {
-        bail!("--version names the version of one file; without it each file's own is used");
+    let groups = ingest_groups(&a.files, a.format.map(Into::into))?;
+    if a.version.is_some() && groups.len() > 1 {
+        bail!(
+            "--version names the version of one result, and these files are {} results (only \
+             files of a format that measures in one process, such as Google Benchmark's, are \
+             read together as one); without --version each file's own version is used",
+            groups.len()
+        );
     }
-    for file in &a.files {
-        add_one(history, a, file)?;
+    for files in &groups {
+        add_one(history, a, files)?;
     }
     Ok(Outcome::Ok)
 }
 
-/// The version a result file says it measured: the label `track run` gives each version's
-/// file, else the commit it was run at.
-fn version_of_file(file: &Path, format: Option<FormatArg>) -> Result<String> {
-    let result = rigor_app::saved::load(file, format.map(Into::into))?;
+/// The files grouped into the results to store: files of a format that measures in one process
+/// (Google Benchmark, criterion, cargo-criterion, BenchmarkTools.jl) together, per format, as the
+/// process executions of one result; every other file alone.
+fn ingest_groups(files: &[PathBuf], format: Option<Format>) -> Result<Vec<Vec<PathBuf>>> {
+    let mut groups: Vec<(Option<Format>, Vec<PathBuf>)> = Vec::new();
+    for file in files {
+        let found = rigor_store::import::load(file, format)?.format;
+        let key = found.one_process().then_some(found);
+        match groups.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
+            Some((_, g)) => g.push(file.clone()),
+            None => groups.push((key, vec![file.clone()])),
+        }
+    }
+    Ok(groups.into_iter().map(|(_, g)| g).collect())
+}
+
+/// Files as one name: a path, or paths joined with " + " (read together).
+fn shown(files: &[PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// The version a result says it measured: the label `track run` gives each version's file,
+/// else the commit it was run at (rigor's results; ReBench's `# Source:` lines).
+fn version_of(result: &rigor_store::ResultFile, files: &str) -> Result<String> {
     result
         .provenance
         .label
-        .or(result.provenance.git.map(|g| g.commit))
-        .with_context(|| {
-            format!(
-                "{}: the file names no version (no label, no commit): give --version",
-                file.display()
-            )
-        })
+        .clone()
+        .or(result.provenance.git.as_ref().map(|g| g.commit.clone()))
+        .with_context(|| format!("{files}: names no version (no label, no commit): give --version"))
 }
 
-fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, file: &Path) -> Result<()> {
+/// Warns when the result was measured at another commit than the version it is stored as, and
+/// says so when its format records no commit (then nothing can be checked).
+fn check_commit(imported: &rigor_store::import::Imported, files: &str, commit: &str) {
+    let recorded = imported.result.provenance.git.as_ref();
+    match recorded.filter(|g| !g.commit.is_empty()) {
+        // A recorded commit may be abbreviated (ReBench's).
+        Some(git) if !commit.starts_with(git.commit.as_str()) => note!(
+            "rigor: warning: {files} was measured at commit {}{}, not at {}",
+            short(&git.commit),
+            if git.dirty {
+                " (with uncommitted changes)"
+            } else {
+                ""
+            },
+            short(commit)
+        ),
+        Some(_) => {}
+        None => note!(
+            "rigor: note: {files} ({}) records no commit, so that it was measured at {} cannot \
+             be checked",
+            imported.format,
+            short(commit)
+        ),
+    }
+}
+
+fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, files: &[PathBuf]) -> Result<()> {
     let key = series_key(&a.series, &a.repo);
+    let name = shown(files);
+    let imported = rigor_store::import::load_together(files, a.format.map(Into::into))?;
     let rev = match &a.version {
         Some(v) => v.clone(),
-        None => version_of_file(file, a.format)?,
+        None => version_of(&imported.result, &name)?,
     };
     let version = track::version(Some(&a.repo), &rev, a.order);
-    if version.commit.is_none() {
-        note!(
+    match &version.commit {
+        Some(commit) => check_commit(&imported, &name, commit),
+        None => note!(
             "rigor: '{}' is not a revision of {}: stored as a label",
             rev,
             a.repo.display()
-        );
-    }
-    if let (Some(commit), Ok(result)) = (&version.commit, rigor_store::load(file)) {
-        if let Some(git) = result.provenance.git.filter(|g| &g.commit != commit) {
-            note!(
-                "rigor: warning: {} was measured at commit {}{}, not at {}",
-                file.display(),
-                short(&git.commit),
-                if git.dirty {
-                    " (with uncommitted changes)"
-                } else {
-                    ""
-                },
-                short(commit)
-            );
-        }
+        ),
     }
     let machine = track::this_machine(Some(&key.machine));
-    let (ingested, warnings) = track::add(
-        history,
-        file,
-        a.format.map(Into::into),
-        &version,
-        &machine,
-        &key.branch,
-    )?;
+    let (ingested, warnings) =
+        track::add(history, imported.result, &version, &machine, &key.branch)?;
     crate::output::warnings(&warnings);
     emit(&match ingested {
         Ingested::Added(id) => format!(
-            "Stored {} as run {id} of {} on {} ({})\n",
-            file.display(),
+            "Stored {name} as run {id} of {} on {} ({})\n",
             short(&version.rev),
             key.machine,
             key.branch
         ),
-        Ingested::AlreadyStored(id) => format!(
-            "{} is already stored (run {id}); nothing added\n",
-            file.display()
-        ),
+        Ingested::AlreadyStored(id) => {
+            format!("{name} is already stored (run {id}); nothing added\n")
+        }
     });
     Ok(())
 }

@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::gitrepo::{git, have};
+
 use std::path::PathBuf;
 
 use common::{Dir, rigor, stdout_of};
@@ -350,4 +352,185 @@ fn track_add_stores_an_imported_file_and_warns() {
         "b",
     ]));
     assert!(show.contains("v1"), "{show}");
+}
+
+/// The three Google Benchmark files of one program (`gbench.json`, `gbench-2.json`,
+/// `gbench-3.json`: three processes of the same binary).
+const GBENCH: [&str; 3] = ["gbench.json", "gbench-2.json", "gbench-3.json"];
+
+/// The mean of Google Benchmark's own `_mean` aggregate of `name` in the fixture `file`, in s.
+fn gbench_mean(file: &str, name: &Value) -> f64 {
+    let raw = read(file);
+    let agg = raw["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["run_name"] == *name && a["aggregate_name"] == "mean")
+        .unwrap()
+        .clone();
+    agg["real_time"].as_f64().unwrap() * 1e-9
+}
+
+#[test]
+fn several_google_benchmark_files_are_process_executions() {
+    let out = stdout_of(
+        rigor()
+            .arg("analyze")
+            .args(GBENCH.map(fixture))
+            .arg("--json"),
+    );
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(one_process_warnings(&r), 0, "three processes were recorded");
+    let benches = r["benchmarks"].as_array().unwrap();
+    assert_eq!(benches.len(), 2);
+    for b in benches {
+        // 3 processes × 3 repetitions, named as Google Benchmark names them.
+        assert_eq!(b["counts"], serde_json::json!([3, 9]), "{b}");
+        assert_eq!(
+            b["level_names"],
+            serde_json::json!(["execution", "repetition"])
+        );
+        // Balanced: the mean of the three files' own means.
+        let expected = GBENCH
+            .iter()
+            .map(|f| gbench_mean(f, &b["name"]))
+            .sum::<f64>()
+            / 3.0;
+        assert!(close(b["mean"].as_f64().unwrap(), expected, 1e-9), "{b}");
+        // Variance components at both levels: the interval now sees the processes.
+        assert_eq!(b["variance_components"].as_array().unwrap().len(), 2);
+    }
+    // The terminal summary says executions, and warns of nothing missing.
+    let text = String::from_utf8(
+        rigor()
+            .arg("analyze")
+            .args(GBENCH.map(fixture))
+            .output()
+            .unwrap()
+            .stderr,
+    )
+    .unwrap();
+    assert!(!text.contains("one process"), "{text}");
+}
+
+#[test]
+fn files_of_a_format_that_records_processes_are_not_read_together() {
+    rigor()
+        .arg("analyze")
+        .arg(fixture("gbench.json"))
+        .arg(fixture("hyperfine.json"))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(format!(
+            "{}: top level: is a hyperfine file, which records its own process executions",
+            fixture("hyperfine.json").display()
+        )));
+}
+
+#[test]
+fn compare_reads_several_files_per_side() {
+    let dir = Dir::new();
+    // The same three processes with every time 20% longer.
+    let slower: Vec<PathBuf> = GBENCH
+        .iter()
+        .map(|f| {
+            let mut raw = read(f);
+            for b in raw["benchmarks"].as_array_mut().unwrap() {
+                let t = b["real_time"].as_f64().unwrap();
+                b["real_time"] = (t * 1.2).into();
+            }
+            let p = dir.path(&format!("slow-{f}"));
+            std::fs::write(&p, raw.to_string()).unwrap();
+            p
+        })
+        .collect();
+    let out = stdout_of(
+        rigor()
+            .arg("compare")
+            .args(GBENCH.map(fixture))
+            .arg("--json")
+            .arg("--")
+            .args(&slower),
+    );
+    let j: Value = serde_json::from_str(&out).unwrap();
+    let comparisons = j["comparisons"].as_array().unwrap();
+    assert_eq!(comparisons.len(), 2);
+    for c in comparisons {
+        assert!(close(c["ratio"].as_f64().unwrap(), 1.2, 1e-9), "{c}");
+    }
+    assert!(j["old"].as_str().unwrap().contains("gbench.json + "), "{j}");
+    // Without `--`, more than two files cannot be split into sides.
+    rigor()
+        .arg("compare")
+        .args(GBENCH.map(fixture))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("OLD... -- NEW..."));
+}
+
+#[test]
+fn track_add_stores_several_google_benchmark_files_as_one_run() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    let out = rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .arg("add")
+        .args(GBENCH.map(fixture))
+        .args(["--version", "v1", "--repo"])
+        .arg(dir.path("no-repo"))
+        .args(["--machine", "m", "--branch", "b"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stdout.matches("Stored ").count(), 1, "{stdout}");
+    assert!(stdout.contains("gbench-3.json as run 1"), "{stdout}");
+    assert!(!stderr.contains("one process"), "{stderr}");
+}
+
+/// `track add` checks that a result was measured at the revision it is stored as wherever the
+/// format records a commit (rigor's results, ReBench's `# Source:` lines), and says so where it
+/// does not.
+#[test]
+fn track_add_checks_the_commit_an_imported_file_records() {
+    if !have("git") {
+        eprintln!("SKIP: git is needed");
+        return;
+    }
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("f"), "x").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    let add = |file: &str| {
+        let out = rigor()
+            .args(["track", "--db"])
+            .arg(dir.path("h.db"))
+            .arg("add")
+            .arg(fixture(file))
+            .args(["--version", "HEAD", "--repo"])
+            .arg(&repo)
+            .args(["--machine", "m", "--branch", "b"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    // The fixture's ReBench session names commit abc123.
+    let err = add("rebench.data");
+    assert!(
+        err.contains("was measured at commit abc123, not at "),
+        "{err}"
+    );
+    let err = add("hyperfine.json");
+    assert!(
+        err.contains("(hyperfine) records no commit, so that it was measured at "),
+        "{err}"
+    );
 }

@@ -145,6 +145,97 @@ fn run_sequence_zooms_past_warm_up_spikes() {
     );
 }
 
+/// The SVG of the plot whose id ends with `-KIND` (the first benchmark's).
+fn plot_svg<'a>(html: &'a str, kind: &str) -> &'a str {
+    let start = html
+        .find(&format!("-{kind}\""))
+        .and_then(|i| html[..i].rfind("<svg"))
+        .unwrap_or_else(|| panic!("no {kind} plot"));
+    let end = start + html[start..].find("</svg>").expect("closed svg");
+    &html[start..end]
+}
+
+/// Values of attribute `name` in elements `<tag …>` of `svg` that contain `with`.
+fn attributes(svg: &str, tag: &str, with: &str, name: &str) -> Vec<String> {
+    svg.split(&format!("<{tag} "))
+        .skip(1)
+        .filter_map(|e| e.split('>').next())
+        .filter(|e| e.contains(with))
+        .filter_map(|e| e.split(&format!("{name}=\"")).nth(1))
+        .filter_map(|v| v.split('"').next().map(str::to_string))
+        .collect()
+}
+
+/// For each build boundary of a run-order plot (thick lines in the build colour), how many
+/// distinct data positions (circles' x) lie left of it; and the build labels in order.
+fn build_marks(svg: &str) -> (Vec<usize>, Vec<String>) {
+    let mut xs: Vec<f64> = attributes(svg, "circle", "cx=", "cx")
+        .iter()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let left_of = attributes(svg, "polyline", "stroke=\"#3C2878\"", "points")
+        .iter()
+        .map(|p| p.split(',').next().unwrap().parse::<f64>().unwrap())
+        .map(|x| xs.iter().filter(|c| **c < x).count())
+        .collect();
+    let labels = svg
+        .split("fill=\"#3C2878\">")
+        .skip(1)
+        .filter_map(|t| t.split('<').next().map(|l| l.trim().to_string()))
+        .collect();
+    (left_of, labels)
+}
+
+/// Builds as a level: the run sequence and the execution means mark where each build starts
+/// (a thick line between the last value of one build and the first of the next) and label it.
+#[test]
+fn run_order_plots_mark_build_boundaries() {
+    let dir = Dir::new();
+    let html = dir.path("b.html");
+    sim()
+        .args([
+            "--seed", "5", "--build", "make", "--builds", "3", "-r", "2", "-w", "1",
+        ])
+        .arg("mean=10ms,build=4%,execution=2%,iteration=1%,iterations=5")
+        .arg("--report")
+        .arg(&html)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&html).unwrap();
+    let labels = ["build 1", "build 2", "build 3"]
+        .map(str::to_string)
+        .to_vec();
+    // 3 builds × 2 measured executions × 5 iterations, in run order (warm-up executions are
+    // not drawn).
+    let sequence = build_marks(plot_svg(&html, "run-sequence"));
+    assert_eq!(sequence, (vec![10, 20], labels.clone()));
+    let means = build_marks(plot_svg(&html, "execution-means"));
+    assert_eq!(means, (vec![2, 4], labels));
+    assert!(html.contains("build boundary (labelled)"));
+}
+
+/// Without builds nothing is marked.
+#[test]
+fn run_order_plots_without_builds_have_no_build_marks() {
+    let dir = Dir::new();
+    let html = dir.path("n.html");
+    sim()
+        .args(["--seed", "5", "-r", "4", "-w", "0"])
+        .arg("mean=10ms,execution=2%,iteration=1%,iterations=5")
+        .arg("--report")
+        .arg(&html)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(
+        build_marks(plot_svg(&html, "run-sequence")),
+        (vec![], vec![])
+    );
+    assert!(!html.contains("build boundary"));
+}
+
 #[test]
 fn imported_result_shows_no_machine_facts_it_did_not_record() {
     // hyperfine's JSON records no machine: no blank host/OS rows, no "0 logical CPUs".

@@ -162,3 +162,104 @@ fn an_unreachable_precision_keeps_the_pilot_and_says_what_is_reachable() {
     assert_eq!(r["status"], "complete");
     assert_eq!(r["benchmarks"][0]["counts"][0], 10);
 }
+
+/// `rigor report -o`, `rigor compare --export-markdown` and `rigor analyze`'s exports for other
+/// tools: the output path is checked before the input is even read (an unreadable input then
+/// gives no error: the path's comes first), names the path, and an output that is one of the
+/// inputs is refused so that nothing is lost.
+#[test]
+fn output_paths_of_saved_result_commands_are_checked_first() {
+    let dir = Dir::new();
+    let input = dir.path("r.json");
+    sim()
+        .args(["-r", "3", SPEC, "--export-json"])
+        .arg(&input)
+        .assert()
+        .success();
+    let before = std::fs::read(&input).unwrap();
+    let missing = dir.path("no/such/dir/out");
+    let absent = dir.path("absent.json");
+    let cases: Vec<(Vec<std::ffi::OsString>, &str)> = vec![
+        (
+            vec!["report".into(), absent.clone().into(), "-o".into()],
+            "--out",
+        ),
+        (
+            vec![
+                "compare".into(),
+                absent.clone().into(),
+                absent.clone().into(),
+                "--export-markdown".into(),
+            ],
+            "--export-markdown",
+        ),
+        (
+            vec![
+                "analyze".into(),
+                absent.clone().into(),
+                "--export-bmf".into(),
+            ],
+            "--export-bmf",
+        ),
+        (
+            vec![
+                "analyze".into(),
+                absent.clone().into(),
+                "--export-otava".into(),
+            ],
+            "--export-otava",
+        ),
+    ];
+    for (args, option) in &cases {
+        rigor()
+            .args(args)
+            .arg(&missing)
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(format!(
+                "{option} {}: the directory",
+                missing.display()
+            )))
+            .stderr(predicate::str::contains("does not exist"));
+    }
+    // The output is the input: refused, the input untouched.
+    for args in [
+        vec!["report".into(), input.clone().into_os_string(), "-o".into()],
+        vec![
+            "analyze".into(),
+            input.clone().into_os_string(),
+            "--export-bmf".into(),
+        ],
+    ] {
+        rigor()
+            .args(&args)
+            .arg(&input)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is the input file"));
+    }
+    rigor()
+        .arg("compare")
+        .arg(&input)
+        .arg(&input)
+        .arg("--export-markdown")
+        .arg(&input)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("writing there would replace it"));
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        before,
+        "the input is intact"
+    );
+    // A directory as the report.
+    rigor()
+        .arg("report")
+        .arg(&input)
+        .arg("-o")
+        .arg(dir.0.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+}

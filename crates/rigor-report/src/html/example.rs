@@ -1,12 +1,13 @@
 //! A small, fixed report: the tests' fixture and a reference for whoever builds views.
 //!
-//! One benchmark of three executions × ten iterations (two warm up, one is flat) whose name and
-//! command carry markup and quotes, and two comparisons, one with an interval unbounded below.
+//! One benchmark of three executions × ten iterations (two warm up, one is flat) from two builds
+//! (the first two executions from build 1, the third from build 2) whose name and command carry
+//! markup and quotes, and two comparisons, one with an interval unbounded below.
 //! The numbers are typed in, not computed: they only need to look plausible.
 
 use super::view::{
-    AcfPanel, BenchmarkSection, ComparisonRow, ComponentBar, ExecutionSeries, ImpactView, LagPanel,
-    OverviewRow, ReportView,
+    AcfPanel, BenchmarkSection, BuildMark, ComparisonRow, ComponentBar, ExecutionSeries,
+    ImpactView, LagPanel, OverviewRow, ReportView,
 };
 
 /// The benchmark name that tests HTML escaping.
@@ -18,6 +19,8 @@ const RUNS: [[f64; 10]; 3] = [
     [13.8, 12.2, 10.6, 10.3, 10.5, 10.4, 12.9, 10.3, 10.6, 10.5],
     [10.9, 10.8, 11.0, 10.7, 10.9, 11.1, 10.8, 10.9, 11.0, 10.8],
 ];
+/// Where the example's builds start: label, first value, first execution.
+pub const BUILDS: [(&str, usize, usize); 2] = [("build 1", 0, 0), ("build 2", 20, 2)];
 /// Iterations cut as warm-up from each execution.
 const CUT: usize = 3;
 
@@ -120,9 +123,21 @@ fn benchmark() -> BenchmarkSection {
         mean: 10.63,
         ci_lower: 9.75,
         ci_upper: 11.51,
-        levels: vec!["execution".to_string(), "iteration".to_string()],
-        counts: vec![3, 30],
+        levels: vec![
+            "build".to_string(),
+            "execution".to_string(),
+            "iteration".to_string(),
+        ],
+        counts: vec![2, 3, 30],
         executions: executions(),
+        builds: BUILDS
+            .iter()
+            .map(|(label, first_value, first_execution)| BuildMark {
+                label: label.to_string(),
+                first_value: *first_value,
+                first_execution: *first_execution,
+            })
+            .collect(),
         warmup_cut: Some(CUT),
         lag: lags(),
         acf: Some(AcfPanel {
@@ -134,8 +149,13 @@ fn benchmark() -> BenchmarkSection {
         execution_means: vec![10.23, 10.79, 10.89],
         components: vec![
             ComponentBar {
+                level: "build".to_string(),
+                share_percent: 12.0,
+                sd_percent_of_mean: 1.4,
+            },
+            ComponentBar {
                 level: "execution".to_string(),
-                share_percent: 72.0,
+                share_percent: 60.0,
                 sd_percent_of_mean: 3.3,
             },
             ComponentBar {

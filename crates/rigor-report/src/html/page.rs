@@ -12,6 +12,9 @@ use crate::format::percent;
 const TEMPLATE: &str = include_str!("../../templates/report.html");
 /// The embedded style sheet.
 const STYLE: &str = include_str!("../../templates/report.css");
+/// The legend entry of build boundaries (the colour of `plots::BUILD`).
+const BUILD_SWATCH: &str =
+    "<span class=\"swatch line\" style=\"background:#3c2878\"></span>build boundary (labelled)";
 
 /// Renders the whole page with `plotter` drawing the plots.
 pub fn render(view: &ReportView, plotter: &dyn Plotter) -> String {
@@ -360,6 +363,9 @@ impl Section<'_> {
              <span class=\"swatch ring\"></span>outlier\
              <span class=\"swatch tri\"></span>steady state starts",
         );
+        if self.b.builds.len() > 1 {
+            legend.push_str(BUILD_SWATCH);
+        }
         let drawn = self.plotter.run_sequence(self.b);
         let what = "Run sequence";
         self.plot(drawn, "run-sequence", "run-sequence", what, &legend);
@@ -480,11 +486,14 @@ impl Section<'_> {
     fn execution_means(&mut self) {
         self.out.push_str("<h3>Execution means</h3>\n");
         let drawn = self.plotter.execution_means(self.b);
-        let caption = format!(
+        let mut caption = format!(
             "Each dot is one execution's mean; the line is the mean and the band its {} \
              confidence interval.",
             level(self.confidence)
         );
+        if self.b.builds.len() > 1 {
+            caption.push_str(BUILD_SWATCH);
+        }
         self.plot(
             drawn,
             "execution-means",

@@ -92,6 +92,9 @@ pub struct BenchmarkSection {
     pub counts: Vec<usize>,
     /// The raw measurements of each execution, in run order.
     pub executions: Vec<ExecutionSeries>,
+    /// Where each build starts in run order, when builds are a level and there are several
+    /// (empty otherwise); the run-sequence and execution-means plots mark the boundaries.
+    pub builds: Vec<BuildMark>,
     /// Iterations discarded at the start of every execution as warm-up, if any.
     pub warmup_cut: Option<usize>,
     /// Lag plots, normally for lags 1 to 4.
@@ -110,6 +113,18 @@ pub struct BenchmarkSection {
     pub diagnosis: Vec<String>,
     /// Warnings, each telling the user what to do.
     pub warnings: Vec<String>,
+}
+
+/// Where one build's measurements start in the run-sequence and execution-means plots.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BuildMark {
+    /// The label drawn at its start, e.g. `build 2`.
+    pub label: String,
+    /// Index of its first value in the run sequence (the executions' values end to end).
+    pub first_value: usize,
+    /// Index of its first execution in `executions` and `execution_means`.
+    pub first_execution: usize,
 }
 
 /// The iterations of one execution.

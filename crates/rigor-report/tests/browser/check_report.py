@@ -2,12 +2,16 @@
 """Render a rigor HTML report in headless Chromium and check what the browser built.
 
 Usage: check_report.py REPORT.html [--expect-plots N] [--expect-kind CLASS ...]
+                       [--expect-builds CLASS=N,N,... ...]
                        [--hostile TEXT] [--screenshot OUT.png] [--window-size W,H]
 
 Checks, in the DOM Chromium dumps after parsing the page:
   * the number of <svg class="plot ..."> elements (when --expect-plots is given), and that each
     has a non-empty <title> and drawn content;
   * that a plot of each --expect-kind class is among them (e.g. overview-means);
+  * for each --expect-builds CLASS=N1,N2,...: the first plot of that class has one build boundary
+    (a line in the build colour) after N1 data positions (distinct circle x), one after N2, ...,
+    and the labels "build 1", "build 2", ... each just right of its build's start;
   * that no <script> element exists (the report has none, so any would come from user input);
   * that the hostile benchmark name appears as escaped text, never as markup;
   * that no element loads anything from the network.
@@ -31,6 +35,10 @@ CHROMIUM_TIMEOUT = 60
 # Drawn shapes plotters emits; a plot needs several (background, axes, data).
 SHAPES = {"rect", "line", "polyline", "polygon", "circle", "path", "text"}
 MIN_SHAPES = 4
+# Colour of build boundaries and labels in run-order plots (plots::BUILD in rigor-report).
+BUILD_COLOUR = "#3c2878"
+# A build label starts this close (pixels) right of its boundary.
+LABEL_GAP = 12
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -96,6 +104,7 @@ class DomSurvey(html.parser.HTMLParser):
         self.text = []
         self._svg_depth = 0
         self._in_title = False
+        self._in_label = False
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -110,12 +119,21 @@ class DomSurvey(html.parser.HTMLParser):
             classes = (attrs.get("class") or "").split()
             if self._svg_depth == 1 and "plot" in classes:
                 self.plots.append({"id": attrs.get("id", "?"), "classes": classes,
-                                   "shapes": 0, "title": ""})
+                                   "shapes": 0, "title": "", "circles": set(),
+                                   "build_lines": [], "build_labels": []})
         elif self._svg_depth and self.plots:
+            plot = self.plots[-1]
             if tag in SHAPES:
-                self.plots[-1]["shapes"] += 1
+                plot["shapes"] += 1
             if tag == "title":
                 self._in_title = True
+            if tag == "circle":
+                plot["circles"].add(float(attrs.get("cx", "nan")))
+            if tag == "polyline" and (attrs.get("stroke") or "").lower() == BUILD_COLOUR:
+                plot["build_lines"].append(float(attrs["points"].split(",")[0]))
+            if tag == "text" and (attrs.get("fill") or "").lower() == BUILD_COLOUR:
+                plot["build_labels"].append([float(attrs.get("x", "nan")), ""])
+                self._in_label = True
 
     def handle_startendtag(self, tag, attrs):
         self.handle_starttag(tag, attrs)
@@ -127,19 +145,50 @@ class DomSurvey(html.parser.HTMLParser):
             self._svg_depth -= 1
         if tag == "title":
             self._in_title = False
+        if tag == "text":
+            self._in_label = False
 
     def handle_data(self, data):
         self.text.append(data)
         if self._in_title and self.plots:
             self.plots[-1]["title"] += data
+        if self._in_label and self.plots:
+            self.plots[-1]["build_labels"][-1][1] += data
 
 
-def check(dom, hostile, expect_plots, expect_kinds=()):
+def check_builds(plots, kind, expected):
+    """Failures of the build marks of the first plot of class `kind`: boundaries after the
+    `expected` numbers of data positions, and labels "build 1", ... right of each build's start."""
+    plot = next((p for p in plots if kind in p["classes"]), None)
+    if plot is None:
+        return [f"no {kind} plot to check build marks in"]
+    lines = sorted(plot["build_lines"])
+    xs = sorted(plot["circles"])
+    found = [sum(1 for x in xs if x < line) for line in lines]
+    failures = []
+    if found != expected:
+        failures.append(f"{kind}: build boundaries after {found} data positions, "
+                        f"expected after {expected}")
+    labels = sorted((x, text.strip()) for x, text in plot["build_labels"])
+    names = [text for _, text in labels]
+    wanted = [f"build {i + 1}" for i in range(len(expected) + 1)]
+    if names != wanted:
+        failures.append(f"{kind}: build labels {names}, expected {wanted}")
+    # Label i sits just right of boundary i - 1 (the first at the plot's left edge).
+    for (x, text), line in zip(labels[1:], lines):
+        if not 0 <= x - line <= LABEL_GAP:
+            failures.append(f"{kind}: label {text!r} at x={x}, boundary at x={line}")
+    return failures
+
+
+def check(dom, hostile, expect_plots, expect_kinds=(), expect_builds=()):
     """Returns the list of failed checks (empty when all pass) and the survey."""
     survey = DomSurvey()
     survey.feed(dom)
     survey.close()
     failures = []
+    for kind, expected in expect_builds:
+        failures.extend(check_builds(survey.plots, kind, expected))
     if expect_plots is not None and len(survey.plots) != expect_plots:
         failures.append(f"expected {expect_plots} plots, the DOM has {len(survey.plots)}")
     if not survey.plots:
@@ -170,6 +219,9 @@ def main():
     parser.add_argument("--expect-plots", type=int, help="exact number of plot <svg> elements")
     parser.add_argument("--expect-kind", action="append", default=[],
                         help="a plot class that must be drawn (repeatable)")
+    parser.add_argument("--expect-builds", action="append", default=[], metavar="CLASS=N,N",
+                        help="build boundaries of a run-order plot after N data positions "
+                             "(repeatable)")
     parser.add_argument("--hostile", default=DEFAULT_HOSTILE,
                         help="user text that must appear escaped (default: %(default)s)")
     parser.add_argument("--screenshot", help="also save a PNG screenshot here")
@@ -196,7 +248,12 @@ def main():
         print(f"FAIL: could not run chromium: {err}")
         return 1
 
-    failures, survey = check(dom, args.hostile, args.expect_plots, args.expect_kind)
+    try:
+        builds = [(k, [int(n) for n in v.split(",") if n])
+                  for k, v in (b.split("=", 1) for b in args.expect_builds)]
+    except ValueError:
+        parser.error(f"--expect-builds wants CLASS=N,N,...: {args.expect_builds}")
+    failures, survey = check(dom, args.hostile, args.expect_plots, args.expect_kind, builds)
     kinds = {}
     for plot in survey.plots:
         kind = " ".join(c for c in plot["classes"] if c != "plot")
@@ -207,6 +264,8 @@ def main():
         print(f"FAIL: {failure}")
     if failures:
         return 1
+    if builds:
+        print("build marks: " + "; ".join(f"{k} after {v}" for k, v in builds))
     print("OK: plots drawn, user text escaped, no scripts, no external references")
     return 0
 

@@ -20,7 +20,7 @@ mod pyperf;
 mod rebench;
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rigor_units::{ConfidenceLevel, Seed};
 use serde_json::Value;
@@ -106,11 +106,126 @@ pub struct Imported {
 /// Reads `path` as `format`, or as the format its content shows when `format` is `None`.
 /// A directory is read as criterion.rs output.
 pub fn load(path: &Path, format: Option<Format>) -> Result<Imported> {
+    let (result, format) = read(path, format)?;
+    Ok(finish(result, format, path))
+}
+
+/// Reads several files given together as one result. One file is read as [`load`] reads it.
+/// Several files must be of one format that measures in one process (Google Benchmark,
+/// criterion, cargo-criterion, BenchmarkTools.jl): each file is one process execution of the
+/// benchmarks it holds (matched by name), whose samples become that execution's iterations, so
+/// the interval sees how the time varies between processes. Files of formats that record their
+/// own processes (and rigor's results) are refused together, naming the file.
+pub fn load_together(paths: &[PathBuf], format: Option<Format>) -> Result<Imported> {
+    match paths {
+        [] => Err(StoreError::import(Path::new(""), "", "no file given")),
+        [one] => load(one, format),
+        _ => {
+            let mut files: Vec<(&Path, ResultFile)> = Vec::new();
+            let mut first: Option<(&Path, Format)> = None;
+            for path in paths {
+                let (result, f) = read(path, format)?;
+                together(path, f, first)?;
+                first.get_or_insert((path, f));
+                files.push((path, result));
+            }
+            let format = first.map_or(Format::GoogleBenchmark, |(_, f)| f);
+            let label = paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" + ");
+            Ok(finish(merge_processes(files)?, format, Path::new(&label)))
+        }
+    }
+}
+
+/// Whether a file of format `f` can join the files read so far (`first`: the first one's path
+/// and format).
+fn together(path: &Path, f: Format, first: Option<(&Path, Format)>) -> Result<()> {
+    if !f.one_process() {
+        let merged: Vec<&str> = Format::ALL
+            .iter()
+            .filter(|f| f.one_process())
+            .map(|f| f.name())
+            .collect();
+        return Err(StoreError::import(
+            path,
+            "",
+            format!(
+                "is a {f} file, which records its own process executions: several files are \
+                 read together only when each is one process ({}); give this file alone",
+                merged.join(", ")
+            ),
+        ));
+    }
+    match first {
+        Some((p, g)) if g != f => Err(StoreError::import(
+            path,
+            "",
+            format!(
+                "is {f}, but {} is {g}: files read together must be of one format",
+                p.display()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// One result from files that each measured in one process: a benchmark's samples in the
+/// `k`-th file that has it become the iterations of its `k`-th execution.
+fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
+    let mut merged: Vec<Merged> = Vec::new();
+    for (path, result) in files {
+        for b in result.benchmarks {
+            if b.layout != Layout::EXECUTIONS {
+                return Err(StoreError::import(
+                    path,
+                    "",
+                    format!(
+                        "'{}' has more than one level: it is not one process",
+                        b.name
+                    ),
+                ));
+            }
+            let values: Vec<(f64, bool)> = b.samples.iter().map(|s| (s.value, s.warmup)).collect();
+            match merged.iter_mut().find(|m| m.name == b.name) {
+                Some(m) => m.processes.push(values),
+                None => merged.push(Merged {
+                    inner: b
+                        .level_names
+                        .as_ref()
+                        .and_then(|n| n.first().cloned())
+                        .unwrap_or_else(|| "iteration".to_string()),
+                    name: b.name,
+                    command: b.command,
+                    processes: vec![values],
+                }),
+            }
+        }
+    }
+    let benchmarks = merged
+        .into_iter()
+        .map(|m| nested(m.name, m.command, ["execution", &m.inner], &m.processes))
+        .collect();
+    Ok(result(benchmarks))
+}
+
+/// One benchmark gathered from several one-process files.
+struct Merged {
+    name: String,
+    command: String,
+    /// The name of the level inside a process (`repetition`, `sample`).
+    inner: String,
+    /// Each process's `(value, warm-up)`, in file order.
+    processes: Vec<Vec<(f64, bool)>>,
+}
+
+/// Reads one file without [`finish`]: the raw result and the format it was read as.
+fn read(path: &Path, format: Option<Format>) -> Result<(ResultFile, Format)> {
     if path.is_dir() {
         return match format {
-            None | Some(Format::Criterion) => {
-                Ok(finish(criterion::read_dir(path)?, Format::Criterion, path))
-            }
+            None | Some(Format::Criterion) => Ok((criterion::read_dir(path)?, Format::Criterion)),
             Some(f) => Err(StoreError::import(
                 path,
                 "",
@@ -133,20 +248,23 @@ pub fn load(path: &Path, format: Option<Format>) -> Result<Imported> {
             "not UTF-8 text",
         )
     })?;
-    parse(path, &text, format)
+    parse_raw(path, &text, format)
 }
 
 /// Parses file text as `format` (or the sniffed format); `path` names the file in errors and
 /// is where a criterion `sample.json` looks for its `benchmark.json`.
 pub fn parse(path: &Path, text: &str, format: Option<Format>) -> Result<Imported> {
+    let (result, format) = parse_raw(path, text, format)?;
+    Ok(finish(result, format, path))
+}
+
+fn parse_raw(path: &Path, text: &str, format: Option<Format>) -> Result<(ResultFile, Format)> {
     let format = match format {
         Some(f) => f,
         None => sniff(path, text)?,
     };
     let result = match format {
-        Format::Rigor => {
-            return crate::file::parse(path, text).map(|result| Imported { result, format });
-        }
+        Format::Rigor => crate::file::parse(path, text)?,
         Format::CargoCriterion => criterion::read_messages(path, text)?,
         Format::Rebench => rebench::read(path, text)?,
         _ => {
@@ -165,7 +283,7 @@ pub fn parse(path: &Path, text: &str, format: Option<Format>) -> Result<Imported
             }
         }
     };
-    Ok(finish(result, format, path))
+    Ok((result, format))
 }
 
 /// Which format the text is, from its content.
@@ -243,8 +361,12 @@ fn sniff_json(v: &Value) -> Option<Format> {
 /// another, not in shared rounds, so no two imported benchmarks are paired by round.
 const ROUNDS_APART: usize = 1_000_000;
 
-/// Sets each benchmark's rounds apart and adds the warnings of levels the format did not record.
+/// Sets each benchmark's rounds apart and adds the warnings of levels the format did not record
+/// (rigor's own results are returned as they are).
 fn finish(mut result: ResultFile, format: Format, path: &Path) -> Imported {
+    if format == Format::Rigor {
+        return Imported { result, format };
+    }
     for (i, b) in result.benchmarks.iter_mut().enumerate() {
         for s in &mut b.samples {
             s.round += i * ROUNDS_APART;
@@ -274,8 +396,9 @@ fn finish(mut result: ResultFile, format: Format, path: &Path) -> Imported {
 }
 
 impl Format {
-    /// Whether every sample of a benchmark in this format comes from one process.
-    fn one_process(self) -> bool {
+    /// Whether every sample of a benchmark in a file of this format comes from one process
+    /// (several such files are read together as processes by [`load_together`]).
+    pub fn one_process(self) -> bool {
         matches!(
             self,
             Self::Criterion | Self::CargoCriterion | Self::GoogleBenchmark | Self::BenchmarkTools

@@ -2,13 +2,14 @@
 //! executor suite extraArgs cores inputSize varValue ...`, `#` lines are comments (a commented
 //! header naming the columns, when present, is followed). Invocations are process executions,
 //! iterations are in-process iterations; each criterion other than `total` is a benchmark of its
-//! own.
+//! own. ReBench heads each session's lines with `# Source: {...}` (JSON naming the measured
+//! `commitId`); when every session names the same commit, it becomes the result's git commit.
 
 use std::path::Path;
 
 use super::{nested, result};
 use crate::error::{Result, StoreError};
-use crate::schema::ResultFile;
+use crate::schema::{GitState, ResultFile};
 
 const DEFAULT: [&str; 12] = [
     "invocation",
@@ -160,7 +161,28 @@ pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
     if groups.is_empty() {
         return Err(StoreError::import(path, "", "no data lines"));
     }
-    let benchmarks = groups
+    let mut result = result(benchmarks(groups));
+    result.provenance.git = commit(text).map(|commit| GitState {
+        commit,
+        // ReBench does not record uncommitted changes.
+        dirty: false,
+    });
+    Ok(result)
+}
+
+/// The commit every `# Source:` line names, when they agree on one.
+fn commit(text: &str) -> Option<String> {
+    let mut ids = text.lines().filter_map(|l| {
+        let json = l.trim_start().strip_prefix("# Source:")?;
+        let v: serde_json::Value = serde_json::from_str(json.trim()).ok()?;
+        Some(v.get("commitId")?.as_str()?.trim().to_string())
+    });
+    let first = ids.next().filter(|c| !c.is_empty())?;
+    ids.all(|c| c == first).then_some(first)
+}
+
+fn benchmarks(groups: Vec<(Key, Invocations)>) -> Vec<crate::schema::BenchmarkRecord> {
+    groups
         .into_iter()
         .map(|((name, criterion), invocations)| {
             let name = if criterion == "total" || criterion.is_empty() {
@@ -172,6 +194,5 @@ pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
                 invocations.into_iter().map(|(_, v)| v).collect();
             nested(name, String::new(), ["invocation", "iteration"], &processes)
         })
-        .collect();
-    Ok(result(benchmarks))
+        .collect()
 }

@@ -82,3 +82,128 @@ fn bzip2_is_refused_with_advice() {
     let e = load(&p, None).unwrap_err().to_string();
     assert!(e.contains("bunzip2"), "{e}");
 }
+
+/// A Google Benchmark file with repetitions of `a` (ms) and, when `b` is given, one of `b`.
+fn gbench(a: &[f64], b: Option<f64>) -> String {
+    let mut items: Vec<String> = a
+        .iter()
+        .map(|t| {
+            format!(r#"{{"name":"a","run_type":"iteration","real_time":{t},"time_unit":"ms"}}"#)
+        })
+        .collect();
+    items.extend(b.map(|t| {
+        format!(r#"{{"name":"b","run_type":"iteration","real_time":{t},"time_unit":"ms"}}"#)
+    }));
+    format!(r#"{{"context":{{}},"benchmarks":[{}]}}"#, items.join(","))
+}
+
+#[test]
+fn several_one_process_files_are_processes_of_one_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<std::path::PathBuf> = [
+        gbench(&[1.0, 2.0], Some(5.0)),
+        gbench(&[3.0, 4.0], None),
+        gbench(&[5.0, 6.0], None),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, text)| {
+        let p = dir.path().join(format!("g{i}.json"));
+        std::fs::write(&p, text).unwrap();
+        p
+    })
+    .collect();
+    let got = load_together(&files, None).unwrap();
+    assert_eq!(got.format, Format::GoogleBenchmark);
+    let a = &got.result.benchmarks[0];
+    assert!(a.layout.has_iterations());
+    assert_eq!(a.level_names(), vec!["execution", "repetition"]);
+    let cells: Vec<(usize, usize, f64)> = a
+        .samples
+        .iter()
+        .map(|s| (s.execution, s.iteration, s.value * 1e3))
+        .collect();
+    assert_eq!(
+        cells,
+        vec![
+            (0, 0, 1.0),
+            (0, 1, 2.0),
+            (1, 0, 3.0),
+            (1, 1, 4.0),
+            (2, 0, 5.0),
+            (2, 1, 6.0)
+        ]
+    );
+    // Only `b`, found in one file, is still one process.
+    let warned: Vec<&str> = got
+        .result
+        .warnings
+        .iter()
+        .map(|w| match w {
+            Warning::LevelNotRecorded {
+                benchmark, file, ..
+            } => {
+                assert!(file.contains("g0.json + "), "{file}");
+                benchmark.as_str()
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(warned, vec!["b"]);
+    // One file: one process, warned, as before.
+    let one = load_together(&files[..1], None).unwrap();
+    assert_eq!(one.result.warnings.len(), 2);
+    assert!(!one.result.benchmarks[0].layout.has_iterations());
+}
+
+#[test]
+fn files_that_record_processes_or_differ_in_format_are_not_read_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("g.json");
+    std::fs::write(&g, gbench(&[1.0], None)).unwrap();
+    let h = dir.path().join("h.json");
+    std::fs::write(&h, r#"{"results":[{"command":"a","times":[1.0,2.0]}]}"#).unwrap();
+    let e = load_together(&[g.clone(), h.clone()], None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&format!("{}: ", h.display())), "{e}");
+    assert!(
+        e.contains("hyperfine file, which records its own process executions"),
+        "{e}"
+    );
+    let b = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../rigor/tests/fixtures/import/benchmarktools.json");
+    let e = load_together(&[g.clone(), b.clone()], None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("must be of one format"), "{e}");
+    assert!(e.contains(&g.display().to_string()), "{e}");
+}
+
+#[test]
+fn rebench_source_lines_give_the_commit_when_they_agree() {
+    let data = |a: &str, b: &str| {
+        format!(
+            "# Source: {{\"branchOrTag\": \"main\", \"commitId\": \"{a}\"}}\n\
+             1\t1\t2.5\tms\ttotal\tA\tE\tS\n\
+             # Source: {{\"commitId\": \"{b}\"}}\n\
+             2\t1\t2.6\tms\ttotal\tA\tE\tS\n"
+        )
+    };
+    let commit = |text: &str| {
+        parse(Path::new("r.data"), text, None)
+            .unwrap()
+            .result
+            .provenance
+            .git
+            .map(|g| g.commit)
+    };
+    assert_eq!(commit(&data("abc", "abc")), Some("abc".to_string()));
+    assert_eq!(
+        commit(&data("abc", "def")),
+        None,
+        "two commits: none is claimed"
+    );
+    assert_eq!(commit(&data("", "")), None);
+    assert_eq!(commit("1\t1\t2.5\tms\ttotal\tA\tE\tS\n"), None);
+}

@@ -216,6 +216,8 @@ pub(crate) const CHANGE: RGBColor = RGBColor(230, 120, 0);
 pub(crate) const OUTLIER: RGBColor = RGBColor(200, 30, 30);
 /// Green of steady-state starts and threshold bands.
 const STEADY: RGBColor = RGBColor(30, 140, 60);
+/// Dark violet of build boundaries and labels in run-order plots.
+pub(crate) const BUILD: RGBColor = RGBColor(60, 40, 120);
 /// Grey of boundaries and reference lines.
 pub(crate) const REFERENCE: RGBColor = RGBColor(110, 110, 110);
 /// Light grey of the warm-up shading.

@@ -5,11 +5,11 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    CHANGE, DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, SHADE, STEADY, label_font,
-    palette, svg,
+    BUILD, CHANGE, DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, SHADE, STEADY,
+    label_font, palette, svg,
 };
 use crate::html::scale::{Span, plottable, tick, whole_tick};
-use crate::html::view::{BenchmarkSection, ExecutionSeries};
+use crate::html::view::{BenchmarkSection, BuildMark, ExecutionSeries};
 
 /// Size of the run-sequence plot, wide because it holds every execution.
 const RUN_SIZE: (u32, u32) = (1140, 320);
@@ -192,7 +192,7 @@ pub(super) fn run_sequence(s: &BenchmarkSection) -> PlotResult {
             draw_execution(&mut chart, e, colour, dots, &marks)?;
             offset += e.values.len();
         }
-        Ok(())
+        draw_builds(&mut chart, &s.builds, |m| m.first_value as f64 - 0.5, y)
     })
 }
 
@@ -247,6 +247,42 @@ fn draw_execution(
     Ok(())
 }
 
+/// Narrowest room, in pixels, a build label is given; with narrower builds only every few are
+/// labelled, so that labels never overlap.
+const BUILD_LABEL_ROOM: f64 = 64.0;
+
+/// Marks where each build starts: a thick line at every boundary after the first (`at` gives
+/// its x) and the build's label at the top, just right of it.
+fn draw_builds(
+    chart: &mut Chart<'_, '_>,
+    builds: &[BuildMark],
+    at: impl Fn(&BuildMark) -> f64,
+    y: Span,
+) -> DrawResult {
+    if builds.len() < 2 {
+        return Ok(());
+    }
+    let xr = chart.x_range();
+    let pixels = f64::from(chart.plotting_area().get_pixel_range().0.len() as u32);
+    let narrowest = builds
+        .windows(2)
+        .map(|w| (at(&w[1]) - at(&w[0])) / (xr.end - xr.start) * pixels)
+        .fold(f64::INFINITY, f64::min);
+    let stride = (BUILD_LABEL_ROOM / narrowest.max(1.0)).ceil().max(1.0) as usize;
+    let line = |x: f64| PathElement::new(vec![(x, y.lo), (x, y.hi)], BUILD.stroke_width(3));
+    chart.draw_series(builds[1..].iter().map(|m| line(at(m))))?;
+    let style = (super::FONT, super::SMALL_SIZE)
+        .into_font()
+        .color(&BUILD)
+        .pos(Pos::new(HPos::Left, VPos::Top));
+    let labels = builds.iter().step_by(stride).map(|m| {
+        let x = at(m).max(xr.start);
+        EmptyElement::at((x, y.hi)) + Text::new(m.label.clone(), (5, 3), style.clone())
+    });
+    chart.draw_series(labels)?;
+    Ok(())
+}
+
 pub(super) fn execution_means(s: &BenchmarkSection) -> PlotResult {
     let means: Vec<(f64, f64)> = s
         .execution_means
@@ -286,7 +322,7 @@ pub(super) fn execution_means(s: &BenchmarkSection) -> PlotResult {
         }
         let r = if means.len() > 60 { 2 } else { 4 };
         chart.draw_series(means.iter().map(|p| Circle::new(*p, r, BLACK.filled())))?;
-        Ok(())
+        draw_builds(&mut chart, &s.builds, |m| m.first_execution as f64 + 0.5, y)
     })
 }
 
@@ -299,6 +335,38 @@ mod tests {
         let s = segments(&[1.0, f64::NAN, 2.0, 3.0, f64::INFINITY], 10);
         assert_eq!(s, vec![vec![(10.0, 1.0)], vec![(12.0, 2.0), (13.0, 3.0)]]);
         assert!(segments(&[f64::NAN], 0).is_empty());
+    }
+
+    /// 40 builds of one execution of 5 values each: every boundary drawn, labels thinned so
+    /// that each has room, the first always labelled.
+    #[test]
+    fn many_narrow_builds_keep_every_line_and_thin_the_labels() {
+        let executions: Vec<ExecutionSeries> = (0..40)
+            .map(|i| ExecutionSeries {
+                values: vec![10.0 + f64::from(i % 3); 5],
+                ..Default::default()
+            })
+            .collect();
+        let builds = (0..40)
+            .map(|i| BuildMark {
+                label: format!("build {}", i + 1),
+                first_value: 5 * i,
+                first_execution: i,
+            })
+            .collect();
+        let s = BenchmarkSection {
+            unit_label: "ms".to_string(),
+            executions,
+            builds,
+            ..Default::default()
+        };
+        let Ok(Drawn::Svg(svg)) = run_sequence(&s) else {
+            panic!("a plot");
+        };
+        assert_eq!(svg.matches("stroke=\"#3C2878\"").count(), 39);
+        let labels = svg.matches("fill=\"#3C2878\"").count();
+        assert!((5..20).contains(&labels), "{labels} labels");
+        assert!(svg.contains("build 1\n"));
     }
 
     #[test]
