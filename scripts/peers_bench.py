@@ -262,7 +262,7 @@ def precision_table(crit, rigor):
             f"| rigor bench --precision 1% --estimator {estimator} | "
             + ", ".join(f"{r['time']:.1f} s" + ("" if r["reached"] else " (not reached)")
                         for r in rows)
-            + " | ±" + ", ±".join(f"{r['hw']}%" if r["hw"] else "–" for r in rows)
+            + " | ±" + ", ±".join(f"{r['hw']}%" if r["hw"] is not None else "–" for r in rows)
             + f" | {estimator}s " + ", ".join(fmt(x) for x in ests)
             + (f" | {spread(ests):.1f}% |" if ests else " | – |")
         )

@@ -569,7 +569,9 @@ impl EstimatorBounds {
 
 /// The interval the adaptive rule judges: for the mean, the METHODS §2 interval over top-level
 /// means (`a.level`, `a.quantile`); for another estimator, the percentile interval of the
-/// top-only hierarchical bootstrap with `a.bootstrap`'s resamples and seed at `a.level`.
+/// top-only hierarchical bootstrap with `a.bootstrap`'s resamples and seed, expanded for the
+/// number of top-level units ([`rigor_stats::dist::expanded_level`]: the plain percentile
+/// interval covered 89% in simulation with ~15 executions).
 ///
 /// # Errors
 /// As [`mean_interval`] or [`bootstrap_interval`] (fewer than two top-level units, …).
@@ -586,7 +588,7 @@ pub fn estimator_interval(
         });
     }
     let cfg = BootstrapConfig {
-        level: a.level.get(),
+        level: rigor_stats::dist::expanded_level(a.level.get(), h.units(0))?,
         strategy: Resampling::TopOnly,
         ..a.bootstrap
     };

@@ -228,9 +228,16 @@ fn adaptive_precision_keeps_coverage_when_builds_vary() {
     );
 }
 
-/// Fewer repetitions than the mean's (each look bootstraps): 93–97% is then ±2.9 binomial
-/// standard errors around 95%.
-const MEDIAN_REPS: u64 = 1000;
+/// Fewer repetitions than the mean's (each look bootstraps): 1,000 in an optimised build
+/// (`cargo test --release`: 93.2% and 93.6% coverage), 200 in a debug build, where a bootstrap
+/// is slow.
+const MEDIAN_REPS: u64 = if cfg!(debug_assertions) { 200 } else { 1000 };
+
+/// 95% ± three binomial standard errors at `reps` repetitions.
+fn band(reps: u64) -> std::ops::RangeInclusive<f64> {
+    let se = (0.95 * 0.05 / reps as f64).sqrt();
+    (0.95 - 3.0 * se)..=(0.95 + 3.0 * se)
+}
 
 #[test]
 fn adaptive_precision_on_the_median_keeps_coverage() {
@@ -243,7 +250,7 @@ fn adaptive_precision_on_the_median_keeps_coverage() {
         0.010,
         &with_estimator(0.01, Estimator::Median),
         MEDIAN_REPS,
-        0.93..=0.97,
+        band(MEDIAN_REPS),
     );
 }
 
@@ -255,7 +262,7 @@ fn adaptive_precision_on_the_median_keeps_coverage_when_iterations_dominate() {
         0.1,
         &with_estimator(0.01, Estimator::Median),
         MEDIAN_REPS,
-        0.93..=0.97,
+        band(MEDIAN_REPS),
     );
 }
 

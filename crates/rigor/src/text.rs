@@ -103,7 +103,7 @@ fn estimator_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
         "executions"
     };
     let mut out = format!(
-        "\nThe target applies to the {estimator} (--estimator {estimator}); its {}% interval, \
+        "\nThe target applies to the {estimator} (--estimator {estimator}); its {} interval, \
          from a bootstrap that resamples whole {top}:",
         percent(100.0 * s.analysis.confidence.get())
     );
