@@ -229,9 +229,9 @@ fn adaptive_precision_keeps_coverage_when_builds_vary() {
 }
 
 /// Fewer repetitions than the mean's (each look bootstraps): 1,000 in an optimised build
-/// (`cargo test --release`: 93.2% and 93.6% coverage), 200 in a debug build, where a bootstrap
+/// (`cargo test --release`: 93.2% and 93.6% coverage), 100 in a debug build, where a bootstrap
 /// is slow.
-const MEDIAN_REPS: u64 = if cfg!(debug_assertions) { 200 } else { 1000 };
+const MEDIAN_REPS: u64 = if cfg!(debug_assertions) { 100 } else { 1000 };
 
 /// 95% ± three binomial standard errors at `reps` repetitions.
 fn band(reps: u64) -> std::ops::RangeInclusive<f64> {
