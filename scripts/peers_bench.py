@@ -10,9 +10,12 @@ in one run on this machine:
 2. A/A across processes: the same function in separate processes, --pairs times: rigor bench
    comparing two identical functions (-r 10 executions each, 20 processes per experiment), and
    criterion's own change report (--save-baseline in one process, --baseline in the next);
-3. time to a result: rigor bench --precision 1% vs criterion with its defaults.
+3. time to a result at ±1%: criterion with its defaults (--repeats processes: its wall time, the
+   interval it reports, and how far apart its processes land), and rigor bench --precision 1%
+   for the median and the minimum (--repeats runs each).
 
-Usage: python3 scripts/peers_bench.py [--pairs 20] [--out FILE]
+Usage: python3 scripts/peers_bench.py [--pairs 20] [--repeats 3] [--out FILE]
+       [--skip-accuracy] [--skip-aa] [--skip-precision]
 Needs the rigor binary (cargo build --release -p rigor) and network access to crates.io the
 first time (criterion, divan).
 """
@@ -183,28 +186,91 @@ def aa(args, exes, env, home):
     return rigor_changes, crit_changes
 
 
-def time_to_precision(args, exes, env, home):
-    """criterion with its defaults, then rigor bench with --precision 1% and criterion's run time as
-    its budget: the time each takes and the interval each reaches."""
-    n = 600
-    _, crit_time = criterion_run(exes, env, f"spin/{label(n)}")
-    e = criterion_estimates(home, f"spin_{label(n)}")["mean"]
+def criterion_halfwidth(e):
     ci = e["confidence_interval"]
-    crit_hw = 100 * (ci["upper_bound"] - ci["lower_bound"]) / 2 / e["point_estimate"]
-    budget = f"{max(crit_time, 10):.0f}s"
-    out, rigor_time = rigor_bench(
-        args, env, [f"spin/{label(n)}"],
-        ["--exact", "--precision", "1%", "--budget", budget, "--seed", "1", "--estimator", "mean"],
+    return 100 * (ci["upper_bound"] - ci["lower_bound"]) / 2 / e["point_estimate"]
+
+
+ADAPTIVE = re.compile(
+    r"^\s+\S+: (median|min) ([\d.]+ \S+) \[([\d.]+ \S+), ([\d.]+ \S+)\] \(± ([\d.]+)%\)",
+    re.M,
+)
+
+
+def time_to_precision(args, exes, env, home):
+    """spin(600), about 1 us: criterion with its defaults in --repeats separate processes (its
+    wall time, the half-width it reports for its mean and median, and how far apart the medians of
+    the processes are), then rigor bench --precision 1% for the median and for the minimum,
+    --repeats times each (wall time, the interval reached, executions run)."""
+    n = 600
+    name = f"spin/{label(n)}"
+    crit = []
+    for _ in range(args.repeats):
+        _, t = criterion_run(exes, env, name)
+        e = criterion_estimates(home, f"spin_{label(n)}")
+        crit.append({
+            "time": t, "mean_hw": criterion_halfwidth(e["mean"]),
+            "median_hw": criterion_halfwidth(e["median"]),
+            "median": e["median"]["point_estimate"],
+        })
+    rigor = {}
+    for estimator in ("median", "min"):
+        rows = []
+        for rep in range(args.repeats):
+            out, t = rigor_bench(
+                args, env, [name],
+                ["--exact", "--precision", "1%", "--budget", "120s", "--estimator", estimator,
+                 "--seed", str(rep + 1)],
+            )
+            m = ADAPTIVE.search(out.stdout)
+            units = re.search(r"Units:\s+(.*)", out.stdout)
+            reached = "target precision was reached" in out.stdout
+            if out.returncode != 0 or not m:
+                print(f"rigor bench --precision failed:\n{out.stdout}\n{out.stderr}",
+                      file=sys.stderr)
+            rows.append({
+                "time": t, "reached": reached,
+                "estimate": ns(*m.group(2).split()) if m else None,
+                "lower": ns(*m.group(3).split()) if m else None,
+                "upper": ns(*m.group(4).split()) if m else None,
+                "hw": float(m.group(5)) if m else None,
+                "units": units.group(1).strip() if units else "?",
+            })
+        rigor[estimator] = rows
+    return crit, rigor
+
+
+def precision_table(crit, rigor):
+    lines = [
+        "| spin(600) | wall time (each run) | reported half-width | estimates of the runs "
+        "| spread of the estimates (max/min − 1) |",
+        "|---|---|---|---|---|",
+    ]
+    spread = lambda xs: 100 * (max(xs) / min(xs) - 1)
+    meds = [c["median"] for c in crit]
+    lines.append(
+        "| criterion defaults (one process each) | "
+        + ", ".join(f"{c['time']:.1f} s" for c in crit)
+        + " | mean ±" + ", ±".join(f"{c['mean_hw']:.2f}%" for c in crit)
+        + "; median ±" + ", ±".join(f"{c['median_hw']:.2f}%" for c in crit)
+        + " | medians " + ", ".join(fmt(m) for m in meds)
+        + f" | {spread(meds):.1f}% |"
     )
-    if out.returncode != 0:
-        print(f"rigor bench --precision failed:\n{out.stdout}\n{out.stderr}", file=sys.stderr)
-    m = re.search(r"± [\d.]+ \S+ \(± ([\d.]+)%\)", out.stdout)
-    units = re.search(r"Units:\s+(.*)", out.stdout)
-    return {
-        "rigor_time": rigor_time, "rigor_hw": m.group(1) if m else "– (" + out.stderr.strip().splitlines()[-1] + ")",
-        "rigor_units": units.group(1).strip() if units else "?",
-        "crit_time": crit_time, "crit_hw": crit_hw, "budget": budget,
-    }
+    for estimator, rows in rigor.items():
+        ests = [r["estimate"] for r in rows if r["estimate"]]
+        lines.append(
+            f"| rigor bench --precision 1% --estimator {estimator} | "
+            + ", ".join(f"{r['time']:.1f} s" + ("" if r["reached"] else " (not reached)")
+                        for r in rows)
+            + " | ±" + ", ±".join(f"{r['hw']}%" if r["hw"] is not None else "–" for r in rows)
+            + f" | {estimator}s " + ", ".join(fmt(x) for x in ests)
+            + (f" | {spread(ests):.1f}% |" if ests else " | – |")
+        )
+        lines.append(
+            f"| (executions run, {estimator}) | " + "; ".join(r["units"] for r in rows)
+            + " | | | |"
+        )
+    return lines
 
 
 def fmt(v):
@@ -221,6 +287,10 @@ def main():
     ap.add_argument("--rigor", default=str(ROOT / "target" / "release" / "rigor"))
     ap.add_argument("--out", type=Path)
     ap.add_argument("--skip-aa", action="store_true")
+    ap.add_argument("--skip-precision", action="store_true")
+    ap.add_argument("--skip-accuracy", action="store_true")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="processes per tool in the time-to-±1%% comparison")
     args = ap.parse_args()
     print("building benches/peers …", file=sys.stderr)
     exes = build()
@@ -228,30 +298,45 @@ def main():
     env = env_with(
         PEERS_SIZES=sizes_env(SIZES), PEERS_AA=sizes_env(AA), CRITERION_HOME=home,
     )
+    def flush():
+        # Each section is written as soon as it is measured, so a cut-short run keeps the rest.
+        if args.out:
+            args.out.write_text("\n".join(lines) + "\n")
+
+    lines = []
     ref_before, ref_again = reference(exes)
-    print("accuracy …", file=sys.stderr)
-    r, r_time = rigor_standalone(exes, env)
-    c, c_time = criterion_accuracy(exes, env, home)
-    d = divan_accuracy(exes, env)
+    if not args.skip_accuracy:
+        print("accuracy …", file=sys.stderr)
+        load = os.getloadavg()[0]
+        r, r_time = rigor_standalone(exes, env)
+        rc_, _ = rigor_standalone(exes, {**env, "RIGOR_BENCH_CLOCK": "cycles"})
+        c, c_time = criterion_accuracy(exes, env, home)
+        d = divan_accuracy(exes, env)
     ref_after = ref_again()
     ref = {n: min(ref_before[n], ref_after[n]) for n in SIZES}
-    lines = [
-        "| n | reference | rigor-bench median (min) | criterion slope (median) | divan median (fastest) |",
-        "|---|---|---|---|---|",
-    ]
-    for n in SIZES:
-        drift = abs(ref_before[n] - ref_after[n]) / ref[n] * 100
-        lines.append(
-            f"| {n} | {fmt(ref[n])} (±{drift:.0f}% drift) "
-            f"| {fmt(r[n]['median'])} ({fmt(r[n]['min'])}) "
-            f"| {fmt(c[n]['slope'])} ({fmt(c[n]['median'])}) "
-            f"| {fmt(d.get(n, {}).get('median'))} ({fmt(d.get(n, {}).get('fastest'))}) |"
-        )
-    lines.append("")
-    lines.append(f"Run time for the five: rigor-bench {r_time:.1f} s, criterion {c_time:.1f} s.")
-    lines.append("")
+    if not args.skip_accuracy:
+        lines += [
+            "| n | reference | rigor-bench median (min) | rigor-bench, cycle counter: median (min) "
+            "| criterion slope (median) | divan median (fastest) |",
+            "|---|---|---|---|---|---|",
+        ]
+        for n in SIZES:
+            drift = abs(ref_before[n] - ref_after[n]) / ref[n] * 100
+            lines.append(
+                f"| {n} | {fmt(ref[n])} (±{drift:.0f}% drift) "
+                f"| {fmt(r[n]['median'])} ({fmt(r[n]['min'])}) "
+                f"| {fmt(rc_[n]['median'])} ({fmt(rc_[n]['min'])}) "
+                f"| {fmt(c[n]['slope'])} ({fmt(c[n]['median'])}) "
+                f"| {fmt(d.get(n, {}).get('median'))} ({fmt(d.get(n, {}).get('fastest'))}) |"
+            )
+        lines.append("")
+        lines.append(f"Run time for the five: rigor-bench {r_time:.1f} s, criterion {c_time:.1f} s. "
+                     f"Load average (1 min) before / after: {load:.1f} / {os.getloadavg()[0]:.1f}")
+        lines.append("")
+        flush()
     if not args.skip_aa:
         print("A/A …", file=sys.stderr)
+        load = os.getloadavg()[0]
         rc, cc = aa(args, exes, env, home)
         lines += [
             f"| function | rigor bench: changes reported | criterion --baseline: changes reported |",
@@ -267,20 +352,18 @@ def main():
         lines.append(f"| all | {tr} of {total} ({100 * tr / total:.0f}%) "
                      f"| {tc} of {total} ({100 * tc / total:.0f}%) |")
         lines.append("")
-    print("time to ±1% …", file=sys.stderr)
-    t = time_to_precision(args, exes, env, home)
-    lines += [
-        "| spin(600) | wall time | interval half-width | what the interval covers |",
-        "|---|---|---|---|",
-        f"| rigor bench --precision 1% --budget {t['budget']} | {t['rigor_time']:.1f} s | ±{t['rigor_hw']}% "
-        f"| {t['rigor_units']}, across processes |",
-        f"| criterion defaults | {t['crit_time']:.1f} s | ±{t['crit_hw']:.2f}% "
-        "| one process's samples |",
-    ]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        args.out.write_text(text)
+        lines.append(f"Load average (1 min) before / after: {load:.1f} / {os.getloadavg()[0]:.1f}")
+        lines.append("")
+        flush()
+    if not args.skip_precision:
+        print("time to ±1% …", file=sys.stderr)
+        load = os.getloadavg()[0]
+        crit, rig = time_to_precision(args, exes, env, home)
+        lines += precision_table(crit, rig)
+        lines.append("")
+        lines.append(f"Load average (1 min) before / after: {load:.1f} / {os.getloadavg()[0]:.1f}")
+    flush()
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -92,6 +92,14 @@ pub fn run(
                 budget: *budget,
                 level: settings.analysis.confidence,
                 quantile: settings.analysis.quantile,
+                // The statistic compared (`--estimator`) is the one whose interval must
+                // reach the target.
+                estimator: settings.comparison.estimator,
+                bootstrap: rigor_stats::BootstrapConfig {
+                    resamples: settings.comparison.resamples,
+                    seed: settings.runner.seed.get(),
+                    ..rigor_stats::BootstrapConfig::default()
+                },
                 max_looks: rigor_runner::DEFAULT_LOOKS,
                 max_units: *max_units,
             };

@@ -7,8 +7,9 @@ use rigor_protocol::{Sample, SampleWriter, TimeUnit};
 use serde::{Deserialize, Serialize};
 
 use crate::alloc::{AllocSnapshot, AllocsPerIter};
+use crate::cycles::SystemClock;
 use crate::evals::{EvalsOracle, MAX_J, Tuning, tune_until};
-use crate::timer::{Calibration, Clock, InstantClock};
+use crate::timer::{Calibration, Clock};
 
 /// How much work one iteration does, to report a rate beside the time (as criterion's
 /// `Throughput`).
@@ -63,7 +64,7 @@ struct Timing {
 
 /// Handed to every benchmark function: declare the throughput, then time a routine with
 /// [`iter`](Bench::iter) or [`iter_batched`](Bench::iter_batched) (once per function).
-pub struct Bench<'a, C: Clock = InstantClock> {
+pub struct Bench<'a, C: Clock = SystemClock> {
     clock: C,
     calibration: Calibration,
     plan: Plan,

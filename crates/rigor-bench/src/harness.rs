@@ -10,7 +10,8 @@ use rigor_units::Seconds;
 use serde::Serialize;
 
 use crate::bench::{Bench, Measurement, Plan, Throughput};
-use crate::timer::{Calibration, InstantClock, calibrate};
+use crate::cycles::{self, SystemClock};
+use crate::timer::{Calibration, calibrate};
 use crate::{AllocsPerIter, HarnessError, report};
 
 type BenchFn = Box<dyn Fn(&mut Bench<'_>)>;
@@ -278,11 +279,12 @@ fn plan(a: &Args, samples: usize, max_time: Option<f64>) -> Plan {
 fn measure(
     f: &BenchFn,
     name: &str,
+    clock: SystemClock,
     calibration: Calibration,
     plan: Plan,
     writer: Option<&mut SampleWriter>,
 ) -> Result<Measurement, HarnessError> {
-    let mut b = Bench::new(InstantClock, calibration, plan, writer);
+    let mut b = Bench::new(clock, calibration, plan, writer);
     f(&mut b);
     b.finish().map_err(|e| match e {
         HarnessError::NothingTimed { .. } => HarnessError::NothingTimed {
@@ -292,19 +294,30 @@ fn measure(
     })
 }
 
+/// The clock [`cycles::CLOCK_VAR`] chooses, and why the cycle counter was not used if it was
+/// asked for.
+fn timer() -> Result<(SystemClock, Option<String>), HarnessError> {
+    cycles::from_env().map_err(|message| HarnessError::Usage { message })
+}
+
 /// Standalone (or `--rigor-tune`): every selected benchmark, one report (or JSON line) each.
 fn standalone(
     a: &Args,
     selected: &[&(String, BenchFn)],
     out: &mut dyn Write,
 ) -> Result<(), HarnessError> {
-    let calibration = calibrate(&InstantClock);
+    let (clock, fallback) = timer()?;
+    let calibration = calibrate(&clock);
     if !a.rigor_tune {
         writeln!(
             out,
-            "Timer: resolution {}, overhead {} (subtracted from every sample)\n",
+            "Timer: {}, resolution {}, overhead {} (subtracted from every sample){}\n",
+            clock.describe(),
             report::time(calibration.resolution_ns),
-            report::time(calibration.overhead_ns)
+            report::time(calibration.overhead_ns),
+            fallback.map_or(String::new(), |why| format!(
+                "\n  (the cycle counter was asked for, but {why})"
+            ))
         )?;
     }
     let samples = a.samples.unwrap_or(DEFAULT_SAMPLES);
@@ -313,7 +326,14 @@ fn standalone(
         None => Some(a.max_time.unwrap_or(DEFAULT_MAX_TIME)),
     };
     for (name, f) in selected {
-        let m = measure(f, name, calibration, plan(a, samples, max_time), None)?;
+        let m = measure(
+            f,
+            name,
+            clock,
+            calibration,
+            plan(a, samples, max_time),
+            None,
+        )?;
         if a.rigor_tune {
             let line = TuneLine {
                 name,
@@ -354,10 +374,12 @@ fn under_rigor(
         }
     };
     let samples = iterations.or(a.samples).unwrap_or(DEFAULT_SAMPLES);
-    let calibration = calibrate(&InstantClock);
+    let (clock, _) = timer()?;
+    let calibration = calibrate(&clock);
     let m = measure(
         f,
         name,
+        clock,
         calibration,
         plan(a, samples, None),
         Some(&mut writer),
@@ -451,7 +473,7 @@ mod tests {
             &["--warm-up", "0", "--samples", "12", "--evals", "5", "sum"],
         )
         .unwrap();
-        assert!(text.starts_with("Timer: resolution "), "{text}");
+        assert!(text.starts_with("Timer: Instant, resolution "), "{text}");
         assert!(
             text.contains("sum/10: 12 samples of 5 evaluations (given)"),
             "{text}"

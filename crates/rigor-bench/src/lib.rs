@@ -62,6 +62,7 @@
 
 pub mod alloc;
 mod bench;
+pub mod cycles;
 pub mod evals;
 mod harness;
 pub mod report;

@@ -17,8 +17,8 @@ pub mod simulate;
 pub mod stop;
 
 pub use adaptive::{
-    AdaptiveReport, AdaptiveSettings, BenchPlan, DEFAULT_LOOKS, Dimensioning, PilotSettings,
-    StopReason, dimension, run_adaptive,
+    AdaptiveReport, AdaptiveSettings, BenchPlan, DEFAULT_LOOKS, Dimensioning, EstimatorBounds,
+    PilotSettings, StopReason, dimension, estimator_interval, run_adaptive,
 };
 pub use collect::{BenchData, Collector, NeverStop, StopRule};
 pub use command::CommandLine;

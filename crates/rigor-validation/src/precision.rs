@@ -312,6 +312,8 @@ fn rigor_once(scenario: &Scenario, seed: u64, build_root: &Path) -> Result<Outco
         budget: None,
         level: ConfidenceLevel::NINETY_FIVE,
         quantile: Quantile::StudentT,
+        estimator: rigor_stats::Estimator::Mean,
+        bootstrap: rigor_stats::BootstrapConfig::default(),
         max_looks: DEFAULT_LOOKS,
         max_units: MAX_UNITS,
     };

@@ -610,7 +610,9 @@ pub struct RunOptions {
     /// Target relative half-width of the interval (e.g. 1%): rigor starts with a pilot of 10
     /// top-level units (kept in the results), takes the optimal counts below the top from it,
     /// and adds top-level units until the interval is this narrow. With --plan, the plan's count
-    /// for this precision is run instead.
+    /// for this precision is run instead. Without --plan the interval is the --estimator's: the
+    /// mean's, or for median and min the bootstrap interval that resamples whole executions
+    /// (or builds).
     #[arg(long, value_name = "PCT", value_parser = parse_precision)]
     pub precision: Option<Fraction>,
     /// Time budget for the whole experiment (e.g. 90s, 10m, 1h), pilot included: rigor plans

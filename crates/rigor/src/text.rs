@@ -80,6 +80,7 @@ pub fn adaptive_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
             plans.join("\n")
         ));
     }
+    note.push_str(&estimator_note(s, outcome));
     if matches!(
         report.reason,
         StopReason::Unplannable | StopReason::PrecisionNotReached | StopReason::BudgetSpent
@@ -87,6 +88,40 @@ pub fn adaptive_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
         note.push_str(&reachable_note(s, outcome));
     }
     note
+}
+
+/// The interval the rule judged, when it is not the mean's (shown in the summary above): the
+/// estimator, its bootstrap interval over the top level, and the relative half-width.
+fn estimator_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
+    let estimator = s.comparison.estimator;
+    if estimator == rigor_stats::Estimator::Mean {
+        return String::new();
+    }
+    let top = if s.runner.build.is_some() {
+        "builds"
+    } else {
+        "executions"
+    };
+    let mut out = format!(
+        "\nThe target applies to the {estimator} (--estimator {estimator}); its {} interval, \
+         from a bootstrap that resamples whole {top}:",
+        percent(100.0 * s.analysis.confidence.get())
+    );
+    for (b, i) in s.benchmarks.iter().zip(&outcome.report.intervals) {
+        match i {
+            Some(i) => out.push_str(&format!(
+                "\n  {}: {} {} [{}, {}] (± {})",
+                b.name,
+                estimator,
+                time(i.estimate),
+                time(i.lower),
+                time(i.upper),
+                percent(100.0 * i.relative_half_width())
+            )),
+            None => out.push_str(&format!("\n  {}: too few {top} for an interval", b.name)),
+        }
+    }
+    out
 }
 
 /// Why the target was not reached and what precision the cap and budget can reach, per

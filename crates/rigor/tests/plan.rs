@@ -64,6 +64,39 @@ fn run_with_plan_uses_its_counts() {
 }
 
 #[test]
+fn precision_applies_to_the_estimator_in_use() {
+    let out = stdout_of(sim().args([
+        "--seed",
+        "4",
+        "--precision",
+        "1%",
+        "--estimator",
+        "median",
+        BLOAT,
+    ]));
+    assert!(
+        out.contains("stopped because the target precision was reached"),
+        "{out}"
+    );
+    assert!(
+        out.contains("The target applies to the median (--estimator median)"),
+        "{out}"
+    );
+    // The median's interval, as the rule judged it, within the target.
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with(BLOAT) && l.contains("median "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let pct: f64 = line
+        .rsplit("(± ")
+        .next()
+        .and_then(|t| t.strip_suffix("%)"))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(pct <= 1.0, "{line}");
+}
+
+#[test]
 fn budget_is_refused_with_a_plan_whose_counts_are_fixed() {
     // A plan's run is fixed: a budget would be silently ignored, so it is an error before
     // anything runs (the plan file need not even exist).
