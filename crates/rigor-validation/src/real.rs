@@ -180,7 +180,9 @@ fn per_round_hierarchy(bench: &Value) -> Result<Hierarchy> {
     Ok(b.build()?)
 }
 
-fn run_rigor(rigor: &Path, command: &str, seed: u64, dir: &Path) -> Result<Repetition> {
+/// One A/A run of `command` with `rigor run -r 10` (the fixed design), its comparison read from
+/// the JSON result.
+pub fn run_rigor(rigor: &Path, command: &str, seed: u64, dir: &Path) -> Result<Repetition> {
     let json = dir.join(format!("rigor-{seed}.json"));
     let out = Command::new(rigor)
         .args([
