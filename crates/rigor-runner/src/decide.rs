@@ -411,6 +411,31 @@ mod tests {
     }
 
     #[test]
+    fn a_failing_candidate_stops_as_failed_and_the_others_go_on() {
+        let b = benches(&[
+            "mean=10ms,execution=1%",
+            "mean=10ms,execution=1%,fail=3",
+            "mean=13ms,execution=1%",
+        ]);
+        let r = run_until_decided(
+            &b,
+            &settings(5),
+            0,
+            &decide(100),
+            StopSignal::new(),
+            &mut SimulatedExecutor::new(5u64),
+            &mut Count::default(),
+        )
+        .unwrap();
+        assert_eq!(r.decisions[0].stop, DecisionStop::Failed);
+        assert_eq!(r.decisions[0].look.verdict, Verdict::Inconclusive);
+        assert_eq!(
+            (r.decisions[1].stop, r.decisions[1].look.verdict),
+            (DecisionStop::Decided, Verdict::Regression)
+        );
+    }
+
+    #[test]
     fn refuses_what_cannot_be_decided() {
         let b = benches(&["mean=10ms"]);
         let e = run_until_decided(

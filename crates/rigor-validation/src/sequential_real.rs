@@ -138,12 +138,20 @@ pub fn section(rows: &[Row], load: (&str, &str)) -> String {
         let change = count(&|x| x.verdict == "regression" || x.verdict == "improvement");
         let inc = count(&|x| x.verdict == "inconclusive");
         let rounds: Vec<f64> = r.reps.iter().map(|x| x.rounds as f64).collect();
-        let (lo, hi) = rounds.iter().fold((f64::MAX, 0.0f64), |(a, b), &x| {
-            (a.min(x), b.max(x))
-        });
+        let (lo, hi) = rounds
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
         let walls: Vec<f64> = r.reps.iter().map(|x| x.wall).collect();
-        let lows: Vec<f64> = r.reps.iter().filter_map(|x| x.sequence.map(|q| q.0)).collect();
-        let highs: Vec<f64> = r.reps.iter().filter_map(|x| x.sequence.map(|q| q.1)).collect();
+        let lows: Vec<f64> = r
+            .reps
+            .iter()
+            .filter_map(|x| x.sequence.map(|q| q.0))
+            .collect();
+        let highs: Vec<f64> = r
+            .reps
+            .iter()
+            .filter_map(|x| x.sequence.map(|q| q.1))
+            .collect();
         let seq = if lows.is_empty() {
             "unbounded".to_string()
         } else {
