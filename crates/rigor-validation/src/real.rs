@@ -17,8 +17,21 @@ use crate::common::{experiment_seed, median, row_seed};
 /// Executions per command in each `rigor run` / hyperfine run.
 pub const EXECUTIONS: usize = 10;
 
-/// Builds the release `rigor` binary and returns its path.
+/// Environment variable naming a `rigor` binary to use instead of building one (e.g. one built
+/// with `cargo build --release -p rigor -p rigor-validation`, whose features differ from
+/// `-p rigor` alone, so that cargo would compile the dependencies again).
+pub const RIGOR_BIN_ENV: &str = "RIGOR_VALIDATION_BIN";
+
+/// Builds the release `rigor` binary and returns its path (or the binary `RIGOR_VALIDATION_BIN`
+/// names).
 pub fn build_rigor(repo: &Path) -> Result<PathBuf> {
+    if let Some(bin) = std::env::var_os(RIGOR_BIN_ENV) {
+        let bin = PathBuf::from(bin);
+        if !bin.exists() {
+            bail!("{RIGOR_BIN_ENV}={}: no such file", bin.display());
+        }
+        return Ok(bin);
+    }
     let status = Command::new("cargo")
         .args(["build", "--release", "-q", "-p", "rigor"])
         .current_dir(repo)

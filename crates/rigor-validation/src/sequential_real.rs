@@ -36,6 +36,37 @@ pub struct Rep {
     pub sequence: Option<(f64, f64)>,
     /// Wall time of the run until decided, seconds.
     pub wall: f64,
+    /// Standard deviation of the paired round log-ratios ln(B/A) the run measured.
+    pub sd: f64,
+}
+
+/// Each measured execution's value by round (executions are the rounds here).
+fn by_round(bench: &Value) -> std::collections::BTreeMap<u64, f64> {
+    bench["samples"]
+        .as_array()
+        .map(|samples| {
+            samples
+                .iter()
+                .filter(|s| s["warmup"].as_bool() != Some(true))
+                .filter_map(|s| Some((s["round"].as_u64()?, s["value"].as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Standard deviation of ln(B/A) over the rounds both ran.
+fn log_ratio_sd(v: &Value) -> f64 {
+    let (a, b) = (by_round(&v["benchmarks"][0]), by_round(&v["benchmarks"][1]));
+    let x: Vec<f64> = b
+        .iter()
+        .filter_map(|(k, vb)| Some((vb / a.get(k)?).ln()))
+        .filter(|x| x.is_finite())
+        .collect();
+    if x.len() < 2 {
+        return f64::NAN;
+    }
+    let m = x.iter().sum::<f64>() / x.len() as f64;
+    (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() - 1) as f64).sqrt()
 }
 
 /// All repetitions of one program.
@@ -79,6 +110,7 @@ fn until_decided(rigor: &Path, command: &str, seed: u64, dir: &Path) -> Result<R
         rounds: s["rounds"].as_u64().context("sequential.rounds")? as usize,
         sequence: s["lower"].as_f64().zip(s["upper"].as_f64()),
         wall,
+        sd: log_ratio_sd(&v),
     })
 }
 
@@ -128,7 +160,7 @@ pub fn section(rows: &[Row], load: (&str, &str)) -> String {
     );
     let _ = writeln!(
         s,
-        "| program | row seed | A/A runs | fixed design (10 rounds): inconclusive | until decided: equivalent | regression or improvement (false) | inconclusive at the budget | rounds to stop, median (range) | wall time per run, median | median sequence of B/A at the stop |\n|---|---:|---:|---:|---:|---:|---:|---|---:|---|"
+        "| program | row seed | A/A runs | fixed design (10 rounds): inconclusive | until decided: equivalent | regression or improvement (false) | inconclusive at the budget | rounds to stop, median (range) | wall time per run, median | median sequence of B/A at the stop | SD of the paired round log-ratios, median |\n|---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|"
     );
     for r in rows {
         let n = r.reps.len();
@@ -152,6 +184,12 @@ pub fn section(rows: &[Row], load: (&str, &str)) -> String {
             .iter()
             .filter_map(|x| x.sequence.map(|q| q.1))
             .collect();
+        let sds: Vec<f64> = r
+            .reps
+            .iter()
+            .map(|x| x.sd)
+            .filter(|x| x.is_finite())
+            .collect();
         let seq = if lows.is_empty() {
             "unbounded".to_string()
         } else {
@@ -159,16 +197,17 @@ pub fn section(rows: &[Row], load: (&str, &str)) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {n} | {fixed_inc} of {n} | {eq} of {n} | {change} of {n} | {inc} of {n} | {:.0} ({lo:.0}–{hi:.0}) | {:.1} s | {seq} |",
+            "| {} | {} | {n} | {fixed_inc} of {n} | {eq} of {n} | {change} of {n} | {inc} of {n} | {:.0} ({lo:.0}–{hi:.0}) | {:.1} s | {seq} | {:.1}% |",
             r.program.name,
             r.seed,
             median(&rounds),
             median(&walls),
+            100.0 * median(&sds),
         );
     }
     let _ = writeln!(
         s,
-        "\n<details><summary>Every repetition</summary>\n\n| program | rigor --seed | fixed design verdict | until decided: verdict | stop | rounds | sequence of B/A | wall time |\n|---|---:|---|---|---|---:|---|---:|"
+        "\n<details><summary>Every repetition</summary>\n\n| program | rigor --seed | fixed design verdict | until decided: verdict | stop | rounds | sequence of B/A | SD of log-ratios | wall time |\n|---|---:|---|---|---|---:|---|---:|---:|"
     );
     for r in rows {
         for x in &r.reps {
@@ -177,11 +216,26 @@ pub fn section(rows: &[Row], load: (&str, &str)) -> String {
                 .map_or("unbounded".into(), |(a, b)| format!("[{a:.3}, {b:.3}]"));
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {seq} | {:.1} s |",
-                r.program.name, x.seed, x.fixed, x.verdict, x.stop, x.rounds, x.wall
+                "| {} | {} | {} | {} | {} | {} | {seq} | {:.1}% | {:.1} s |",
+                r.program.name,
+                x.seed,
+                x.fixed,
+                x.verdict,
+                x.stop,
+                x.rounds,
+                100.0 * x.sd,
+                x.wall
             );
         }
     }
-    let _ = writeln!(s, "\n</details>\n");
+    let _ = writeln!(
+        s,
+        "\n</details>\n\nHow to read it: deciding *equivalent* within ±δ needs the sequence's \
+         half-width, about SD·√(ln(n/(ρα²))/n) after n rounds (ρ = 4), below δ minus the \
+         estimated change, so the rounds needed grow as (SD/δ)²: with δ = 1% a per-round SD of \
+         2% needs at least about 40 rounds, one of 10% at least about 1,200. The rule assumes \
+         the paired log-ratios have a stable spread; on a loaded machine bursts of load change it \
+         during a run, and a decision taken in a quiet stretch can be wrong (the fixed design has the same weakness).\n"
+    );
     s
 }
