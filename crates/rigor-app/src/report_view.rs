@@ -34,18 +34,7 @@ pub fn title(result: &ResultFile) -> String {
 
 /// The view of a whole result.
 pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportView {
-    let env = &result.environment;
-    let mut environment = vec![
-        ("host".to_string(), env.host.clone()),
-        ("OS".to_string(), env.os.clone()),
-        (
-            "CPU".to_string(),
-            format!("{} ({} logical CPUs)", env.cpu, env.cpus),
-        ),
-    ];
-    if let Some(g) = &env.governor {
-        environment.push(("governor".into(), g.clone()));
-    }
+    let environment = environment_rows(&result.environment);
     let (overview, overview_unit) = overview(result, analyses);
     let parameter = parameter_plot(result, analyses, unit_factor(&overview_unit));
     ReportView {
@@ -84,6 +73,27 @@ pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportVie
             })
             .collect(),
     }
+}
+
+/// The machine facts that were recorded, as (key, value) rows: an imported file (hyperfine's,
+/// criterion's) records none, and blank rows or "0 logical CPUs" would read as measured facts.
+fn environment_rows(env: &rigor_store::Environment) -> Vec<(String, String)> {
+    let cpu = match (env.cpu.is_empty(), env.cpus) {
+        (true, 0) => String::new(),
+        (true, n) => format!("{n} logical CPUs"),
+        (false, 0) => env.cpu.clone(),
+        (false, n) => format!("{} ({n} logical CPUs)", env.cpu),
+    };
+    [
+        ("host", env.host.clone()),
+        ("OS", env.os.clone()),
+        ("CPU", cpu),
+        ("governor", env.governor.clone().unwrap_or_default()),
+    ]
+    .into_iter()
+    .filter(|(_, v)| !v.is_empty())
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
 
 /// Every analysed benchmark on one axis, in the unit that suits the slowest mean: its mean and

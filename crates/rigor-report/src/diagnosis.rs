@@ -133,7 +133,7 @@ pub fn render(v: &DiagnosisView<'_>) -> String {
         if let Some(c) = clustered {
             let _ = writeln!(
                 out,
-                "                       after the clustering additive filter {c:.2}"
+                "                       {c:.2} after subtracting the mean of each cluster of values within an execution (the clustering additive filter, Kalibera, Bulej & Tůma 2005b)"
             );
         }
     }

@@ -55,18 +55,7 @@ pub fn render(view: &BenchmarkView<'_>) -> String {
     if let Some(a) = view.analysis {
         render_analysis(&mut out, a, view.unit);
         if let Some(r) = view.resources {
-            let m = a.interval.mean;
-            let memory = if r.peak_rss > 0 {
-                format!(", peak memory {}", bytes(r.peak_rss))
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                out,
-                "  User/system:       {} / {} per execution{memory}",
-                time_in(r.user, m, view.unit),
-                time_in(r.sys, m, view.unit),
-            );
+            out.push_str(&resources_line(r, view.unit));
         }
     } else if let Some(why) = view.unanalysed {
         let _ = writeln!(out, "  No result: {why}");
@@ -123,6 +112,23 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
     }
 }
 
+/// "  User/system: 1.2 ms / 0.3 ms per execution, peak memory 7 MiB" (with a newline). CPU
+/// times are per execution, so without `--time-unit` their unit is chosen for their own size,
+/// not for the mean's: an iteration of 70 ns must not print a second of CPU as 10⁹ ns.
+fn resources_line(r: Resources, unit: Option<TimeUnit>) -> String {
+    let reference = r.user.max(r.sys);
+    let memory = if r.peak_rss > 0 {
+        format!(", peak memory {}", bytes(r.peak_rss))
+    } else {
+        String::new()
+    };
+    format!(
+        "  User/system:       {} / {} per execution{memory}\n",
+        time_in(r.user, reference, unit),
+        time_in(r.sys, reference, unit),
+    )
+}
+
 /// "12 executions × 20 iterations" when balanced, else totals per level.
 pub fn units(a: &Analysis) -> String {
     let balanced = !a
@@ -143,5 +149,29 @@ pub fn units(a: &Analysis) -> String {
         joined
     } else {
         format!("{joined} (unbalanced)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_times_are_scaled_for_their_own_size() {
+        // As `rigor bench` printed them for a 70 ns benchmark: 0.106 s and 0.268 s of CPU.
+        let r = Resources {
+            user: 0.105_972,
+            sys: 0.267_893_2,
+            peak_rss: 0,
+        };
+        assert_eq!(
+            resources_line(r, None),
+            "  User/system:       106.0 ms / 267.9 ms per execution\n"
+        );
+        // `--time-unit` still applies to every time shown.
+        assert_eq!(
+            resources_line(r, Some(TimeUnit::S)),
+            "  User/system:       0.106 s / 0.268 s per execution\n"
+        );
     }
 }

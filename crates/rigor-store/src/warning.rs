@@ -90,10 +90,17 @@ pub enum Warning {
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Unfinished { file, status } => write!(
-                f,
-                "{file}: the run did not finish ({status:?}); analysing what was measured"
-            ),
+            Self::Unfinished { file, status } => {
+                let why = match status {
+                    RunStatus::Interrupted => "it was interrupted",
+                    RunStatus::Running => "it was killed, or is still running",
+                    RunStatus::Complete => "it is complete",
+                };
+                write!(
+                    f,
+                    "{file}: the run did not finish ({why}); analysing what was measured"
+                )
+            }
             Self::ReferenceHasNoResult { reference } => write!(
                 f,
                 "no comparisons: the reference '{reference}' has no result"
@@ -143,5 +150,22 @@ impl std::fmt::Display for Warning {
                  in 5 with 95% probability (no interval can show a mode it never saw)"
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unfinished_run_is_described_in_words() {
+        let w = Warning::Unfinished {
+            file: "r.json".into(),
+            status: RunStatus::Interrupted,
+        };
+        assert_eq!(
+            w.to_string(),
+            "r.json: the run did not finish (it was interrupted); analysing what was measured"
+        );
     }
 }

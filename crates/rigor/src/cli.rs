@@ -597,19 +597,22 @@ pub struct RunOptions {
     /// Exports for other tools.
     #[command(flatten)]
     pub tools: ToolExportArgs,
-    /// Use a plan written by `rigor plan`: its repetition counts below the top level.
+    /// Use a plan written by `rigor plan`: its repetition counts below the top level, and with
+    /// --precision the top-level count it predicts for that precision (a fixed run: no pilot,
+    /// no adaptation).
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
     /// Target relative half-width of the interval (e.g. 1%): rigor starts with a pilot of 10
-    /// top-level units (kept in the results), takes the optimal counts below the top from it
-    /// (or from the --plan file), and adds top-level units until the interval is this narrow.
+    /// top-level units (kept in the results), takes the optimal counts below the top from it,
+    /// and adds top-level units until the interval is this narrow. With --plan, the plan's count
+    /// for this precision is run instead.
     #[arg(long, value_name = "PCT", value_parser = parse_precision)]
     pub precision: Option<Fraction>,
     /// Time budget for the whole experiment (e.g. 90s, 10m, 1h), pilot included: rigor plans
-    /// from the pilot and stops adding top-level units when the measured time reaches it. With
-    /// --until-decided: stop undecided comparisons (inconclusive) when the measured time
-    /// reaches it.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    /// from the pilot and stops adding top-level units when the measured time reaches it. Not
+    /// with --plan, whose counts are fixed. With --until-decided: stop undecided comparisons
+    /// (inconclusive) when the measured time reaches it.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "plan")]
     pub budget: Option<Seconds>,
     /// Measure in interleaved rounds until each command's comparison with the reference (the
     /// first, or --reference) is decided: a regression, an improvement, or equivalent within

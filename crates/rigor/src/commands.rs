@@ -98,13 +98,23 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     rigor_app::exports::write_all(&s.exports, r, &measured.analyses, &measured.comparisons)?;
     if measured.outcome == Outcome::Failed {
         note!("rigor: a benchmark failed or measured nothing (shown above), exit status 2");
-    }
-    if measured.outcome == Outcome::Gated
-        && s.comparison.fail_on == Some(rigor_app::settings::FailOn::Warning)
-    {
-        note!("rigor: --fail-on warning: the result has warnings (shown above), exit status 1");
+        if !s.runner.ignore_failure && exited_non_zero(r) {
+            note!(
+                "rigor: to measure a command whose exit status is not zero, use -i/--ignore-failure"
+            );
+        }
     }
     Ok(measured.outcome)
+}
+
+/// Whether a benchmarked command (not a build or a hook) exited with a non-zero status, the one
+/// failure `-i/--ignore-failure` is meant for (as hyperfine suggests it).
+fn exited_non_zero(r: &rigor_store::ResultFile) -> bool {
+    r.benchmarks.iter().any(|b| {
+        b.failures
+            .iter()
+            .any(|f| f.exit_code.is_some_and(|c| c != 0) && f.reason.starts_with("the command"))
+    })
 }
 
 /// `rigor plan`.

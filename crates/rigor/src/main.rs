@@ -25,6 +25,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use rigor_app::Outcome;
+
 use crate::cli::{Cli, Command};
 
 /// The error and its causes, joined by ": ". Some errors also show their source in their own
@@ -56,7 +58,13 @@ fn main() -> ExitCode {
         Command::Track(args) => track_cmd::track(args),
     };
     match outcome {
-        Ok(outcome) => ExitCode::from(output::exit_code(outcome)),
+        Ok(outcome) => {
+            if outcome == Outcome::Gated {
+                // Every command gates only on --fail-on: say so, as a CI log should.
+                note!("rigor: --fail-on matched (shown above), exit status 1");
+            }
+            ExitCode::from(output::exit_code(outcome))
+        }
         Err(err) => {
             note!("rigor: error: {}", cause_chain(&err));
             ExitCode::from(2)

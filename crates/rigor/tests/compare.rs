@@ -75,7 +75,11 @@ fn fail_on_regression_sets_exit_status_1() {
             "regression",
         ])
         .assert()
-        .code(1);
+        .code(1)
+        // A CI log says why the step failed.
+        .stderr(predicate::str::contains(
+            "rigor: --fail-on matched (shown above), exit status 1",
+        ));
     sim()
         .args([
             "--seed",
@@ -89,7 +93,8 @@ fn fail_on_regression_sets_exit_status_1() {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("verdict: faster"));
+        .stdout(predicate::str::contains("verdict: faster"))
+        .stderr(predicate::str::contains("--fail-on matched").not());
 }
 
 #[test]

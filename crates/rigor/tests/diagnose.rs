@@ -44,7 +44,7 @@ fn auto_discard_finds_a_twenty_iteration_warmup() {
     );
     assert!(diag.contains("Impact factor:"), "{diag}");
     assert!(
-        diag.contains("after the clustering additive filter"),
+        diag.contains("after subtracting the mean of each cluster of values within an execution (the clustering additive filter, Kalibera, Bulej & Tůma 2005b)"),
         "{diag}"
     );
     let robust = stdout_of(rigor().arg("analyze").arg(&path).args(["--robust", "mono"]));

@@ -64,6 +64,17 @@ fn run_with_plan_uses_its_counts() {
 }
 
 #[test]
+fn budget_is_refused_with_a_plan_whose_counts_are_fixed() {
+    // A plan's run is fixed: a budget would be silently ignored, so it is an error before
+    // anything runs (the plan file need not even exist).
+    sim()
+        .args(["--budget", "30s", "--plan", "no-such-plan.toml", BLOAT])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--budget").and(predicate::str::contains("--plan")));
+}
+
+#[test]
 fn precision_and_budget_say_what_stopped_them() {
     sim()
         .args(["--seed", "4", "--precision", "1%", BLOAT])

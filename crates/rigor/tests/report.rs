@@ -144,3 +144,24 @@ fn run_sequence_zooms_past_warm_up_spikes() {
         "4 executions × 5 warm-up iterations"
     );
 }
+
+#[test]
+fn imported_result_shows_no_machine_facts_it_did_not_record() {
+    // hyperfine's JSON records no machine: no blank host/OS rows, no "0 logical CPUs".
+    let dir = Dir::new();
+    let html = dir.path("h.html");
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/hyperfine.json");
+    rigor()
+        .arg("report")
+        .arg(&input)
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(!page.contains("0 logical CPUs"), "CPU count not recorded");
+    assert!(
+        !page.contains("Machine and environment"),
+        "nothing recorded"
+    );
+}

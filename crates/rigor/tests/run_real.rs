@@ -54,14 +54,18 @@ fn commands_are_not_run_through_a_shell_unless_asked() {
         .code(2)
         .stdout(
             predicate::str::contains("exited with code 3").and(predicate::str::contains("boom")),
-        );
+        )
+        // As hyperfine does, the way to measure it anyway is named.
+        .stderr(predicate::str::contains("use -i/--ignore-failure"));
     rigor()
         .args(["run", "-r", "2", "no-such-program-rigor-test"])
         .assert()
         .code(2)
         .stdout(predicate::str::contains(
             "cannot start 'no-such-program-rigor-test'",
-        ));
+        ))
+        // A program that cannot start is not what -i is for.
+        .stderr(predicate::str::contains("--ignore-failure").not());
 }
 
 #[test]
