@@ -333,7 +333,12 @@ pub fn render_ranking(rankings: &[Ranking]) -> String {
         .collect()
 }
 
-fn find_reference(result: &ResultFile, reference: Option<&str>) -> Result<usize> {
+/// The position of `reference` (a name, a command or a 1-based position; the first benchmark
+/// when `None`) among `result`'s benchmarks.
+///
+/// # Errors
+/// [`AppError::NoSuchReference`] when it names none of them.
+pub fn find_reference(result: &ResultFile, reference: Option<&str>) -> Result<usize> {
     let Some(name) = reference else { return Ok(0) };
     if let Some(i) = result
         .benchmarks
@@ -481,6 +486,7 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
                 q_value: c.q_value,
                 more_units: x.more_units,
                 overlap_verdict: c.overlap,
+                sequential: None,
             }
         })
         .collect()

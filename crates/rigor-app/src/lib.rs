@@ -23,6 +23,7 @@
 pub mod analysis;
 pub mod cargo_bench;
 pub mod comparisons;
+pub mod decided;
 pub mod diagnosis;
 pub mod error;
 pub mod exports;

@@ -63,6 +63,8 @@ pub struct Measured {
     pub ranking: Vec<comparisons::Ranking>,
     /// What the adaptive rule did, for adaptive runs.
     pub adaptive: Option<AdaptiveOutcome>,
+    /// What the sequential rule decided, for runs until decided.
+    pub decided: Option<crate::decided::DecidedOutcome>,
     /// How it ended, for the exit status.
     pub outcome: Outcome,
 }
@@ -80,6 +82,7 @@ pub fn run(
         None => None,
     };
     let mut recorder = Recorder::new(writer, settings.discard.fixed(), progress);
+    let mut decided = None;
     let (report, adaptive) = match &settings.mode {
         Mode::Adaptive {
             precision,
@@ -131,6 +134,25 @@ pub fn run(
                 }),
             )
         }
+        Mode::UntilDecided {
+            budget,
+            max_rounds,
+            min_rounds,
+        } => {
+            let reference =
+                comparisons::find_reference(&header, settings.comparison.reference.as_deref())?;
+            let outcome = crate::decided::measure(
+                settings,
+                reference,
+                (*budget, *max_rounds, *min_rounds),
+                stop,
+                executor,
+                &mut recorder,
+            )?;
+            let report = outcome.report.report.clone();
+            decided = Some(outcome);
+            (report, None)
+        }
         Mode::Fixed | Mode::Planned { .. } => {
             let report = Scheduler::new(&settings.benchmarks, &settings.runner, stop)
                 .run(executor, &mut recorder)?;
@@ -146,7 +168,10 @@ pub fn run(
     };
     result.provenance.ended = Some(jiff::Timestamp::now());
     rigor_store::file::fold_log(&mut result);
-    let (analyses, comparisons) = analyse(&mut result, settings)?;
+    let (analyses, mut comparisons) = analyse(&mut result, settings)?;
+    if let Some(d) = &decided {
+        crate::decided::apply(d, &mut result, &mut comparisons);
+    }
     let ranking = if settings.comparison.enabled {
         let cs = CompareSettings::new(
             &settings.comparison,
@@ -171,6 +196,7 @@ pub fn run(
         comparisons,
         ranking,
         adaptive,
+        decided,
         outcome,
     })
 }

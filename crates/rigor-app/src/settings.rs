@@ -149,6 +149,17 @@ pub enum Mode {
         /// [`PilotSettings::adaptive`]: rigor_runner::PilotSettings::adaptive
         min_units: Option<usize>,
     },
+    /// Interleaved rounds until each comparison with the reference is decided — regression,
+    /// improvement or equivalent within the threshold — by an anytime-valid confidence sequence
+    /// ([`crate::decided`]), or until the budget is spent.
+    UntilDecided {
+        /// Measured-time budget.
+        budget: Option<Seconds>,
+        /// Most rounds.
+        max_rounds: usize,
+        /// Rounds before the first look.
+        min_rounds: usize,
+    },
 }
 
 /// Files written at the end of a run (the JSON result is written as it is measured).

@@ -27,6 +27,8 @@ pub struct BenchData {
     measured_builds: std::collections::BTreeSet<usize>,
     /// Whether a failure ended the benchmark: it measures nothing more.
     ended: bool,
+    /// Per measured execution (as in `executions`): the round it ran in.
+    rounds: Vec<usize>,
 }
 
 impl BenchData {
@@ -93,6 +95,23 @@ impl BenchData {
         !self.ended
     }
 
+    /// The mean of each top-level unit, keyed by its build (with builds) or by the round its
+    /// execution ran in (without): what a comparison pairs by. A build's mean is the mean of its
+    /// executions' means.
+    pub fn unit_means(&self, with_builds: bool) -> std::collections::BTreeMap<usize, f64> {
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let mut units: std::collections::BTreeMap<usize, Vec<f64>> = Default::default();
+        for ((build, _, values), &round) in self.executions.iter().zip(&self.rounds) {
+            let key = if with_builds {
+                build.unwrap_or(0)
+            } else {
+                round
+            };
+            units.entry(key).or_default().push(mean(values));
+        }
+        units.into_iter().map(|(k, v)| (k, mean(&v))).collect()
+    }
+
     /// Measured (non-warm-up) executions so far.
     pub fn measured_executions(&self) -> usize {
         self.executions.len()
@@ -123,6 +142,12 @@ pub trait StopRule {
     /// better than the scheduler's own count (an adaptive rule's plan); for progress display.
     fn planned_executions(&self) -> Option<usize> {
         None
+    }
+
+    /// Benchmarks to schedule no more (after a [`StopRule::check`] that continued): e.g. a
+    /// candidate whose comparison is decided.
+    fn retired(&mut self) -> Vec<usize> {
+        Vec::new()
     }
 }
 
@@ -168,6 +193,11 @@ impl<'o, R: StopRule> Collector<'o, R> {
     pub fn rule(&self) -> &R {
         &self.rule
     }
+
+    /// The stop rule, taken back after the run.
+    pub fn into_rule(self) -> R {
+        self.rule
+    }
 }
 
 impl<R: StopRule> Observer for Collector<'_, R> {
@@ -204,6 +234,7 @@ impl<R: StopRule> Observer for Collector<'_, R> {
                     d.measured_builds.insert(b);
                 }
                 d.executions.push((r.build, r.execution, values));
+                d.rounds.push(r.round);
             }
         }
         self.inner.execution(r)
@@ -234,5 +265,11 @@ impl<R: StopRule> Observer for Collector<'_, R> {
 
     fn reshape(&mut self) -> Option<Shape> {
         self.rule.reshape().or_else(|| self.inner.reshape())
+    }
+
+    fn retired(&mut self) -> Vec<usize> {
+        let mut out = self.rule.retired();
+        out.extend(self.inner.retired());
+        out
     }
 }

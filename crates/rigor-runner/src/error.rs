@@ -147,6 +147,31 @@ pub enum SettingsError {
         /// The cap given.
         max_units: usize,
     },
+    /// A run until decided without two benchmarks to compare (or with a reference that is none
+    /// of them).
+    #[error(
+        "--until-decided compares commands with a reference: give at least two commands (got {benchmarks})"
+    )]
+    NothingToDecide {
+        /// The benchmarks given.
+        benchmarks: usize,
+    },
+    /// A round limit below the rounds the sequential rule waits for before its first look.
+    #[error(
+        "at most {max_rounds} round(s) allowed, but a run until decided first looks after {min_rounds}"
+    )]
+    RoundsBelowMinimum {
+        /// The round limit.
+        max_rounds: usize,
+        /// The rounds before the first look.
+        min_rounds: usize,
+    },
+    /// The sequential rule's settings (confidence level, threshold) are out of range.
+    #[error("the sequential rule cannot run with these settings: {reason}")]
+    Sequential {
+        /// The statistics crate's reason.
+        reason: String,
+    },
     /// An adaptive run's pilot ran, but no benchmark could be planned from it or the target
     /// cannot be reached: the target or the budget does not fit the benchmarks.
     #[error("{reason}{}", budget_hint(.budget))]

@@ -8,6 +8,7 @@
 pub mod adaptive;
 pub mod collect;
 pub mod command;
+pub mod decide;
 pub mod error;
 pub mod executor;
 pub mod iterations;
@@ -22,6 +23,7 @@ pub use adaptive::{
 };
 pub use collect::{BenchData, Collector, NeverStop, StopRule};
 pub use command::CommandLine;
+pub use decide::{DecideSettings, DecidedReport, Decision, DecisionStop, run_until_decided};
 pub use error::{RunError, SettingsError};
 pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
 pub use iterations::{IterationSource, PatternError, Stream};

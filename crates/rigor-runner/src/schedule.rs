@@ -261,6 +261,13 @@ pub trait Observer {
     fn reshape(&mut self) -> Option<Shape> {
         None
     }
+
+    /// Benchmarks to schedule no more from the next round on (asked after each
+    /// [`Observer::round_finished`] that continued): a candidate whose comparison is decided.
+    /// A retired benchmark's status stays [`BenchmarkStatus::Completed`].
+    fn retired(&mut self) -> Vec<usize> {
+        Vec::new()
+    }
 }
 
 /// Why the experiment ended.
@@ -301,6 +308,8 @@ pub struct Scheduler<'a> {
 
 struct State {
     status: Vec<BenchmarkStatus>,
+    /// Benchmarks an observer retired ([`Observer::retired`]).
+    retired: Vec<bool>,
     executions: Vec<usize>,
     /// Iterations per execution to ask each benchmark for (changed by [`Observer::reshape`]).
     iterations: Vec<Option<usize>>,
@@ -351,6 +360,7 @@ impl<'a> Scheduler<'a> {
         let builds = s.build.as_ref().map_or(1, |b| b.builds);
         let mut state = State {
             status: vec![BenchmarkStatus::Completed; n],
+            retired: vec![false; n],
             executions: vec![0; n],
             iterations: self
                 .benchmarks
@@ -449,6 +459,11 @@ impl<'a> Scheduler<'a> {
                 }
                 if let Some(shape) = observer.reshape() {
                     state.apply(shape, build.is_some());
+                }
+                for b in observer.retired() {
+                    if let Some(r) = state.retired.get_mut(b) {
+                        *r = true;
+                    }
                 }
             }
         }
@@ -713,7 +728,7 @@ fn problem(outcome: &ExecutionOutcome, expected: Option<bool>, warmup: bool) -> 
 
 impl State {
     fn active(&self, b: usize) -> bool {
-        self.status[b] == BenchmarkStatus::Completed
+        self.status[b] == BenchmarkStatus::Completed && !self.retired[b]
     }
 
     /// Takes new lower-level counts; without builds the execution count is the experiment's

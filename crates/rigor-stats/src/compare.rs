@@ -428,6 +428,9 @@ pub enum RatioMethod {
     FiellerPairedNormal,
     /// Hierarchical bootstrap percentile interval of the estimator ratio.
     BootstrapPercentile,
+    /// Anytime-valid confidence sequence on paired round log-ratios, for comparisons run until
+    /// decided ([`crate::confseq`]).
+    ConfidenceSequence,
 }
 
 impl RatioMethod {
@@ -440,6 +443,7 @@ impl RatioMethod {
             Self::FiellerPaired => "fieller-paired",
             Self::FiellerPairedNormal => "fieller-paired-normal",
             Self::BootstrapPercentile => "bootstrap-percentile",
+            Self::ConfidenceSequence => "confidence-sequence",
         }
     }
 }

@@ -78,7 +78,11 @@ impl SequentialConfig {
         }
     }
 
-    fn validate(&self) -> Result<()> {
+    /// Checks the settings: α in (0, 1), threshold in [0, 1), ρ positive and finite.
+    ///
+    /// # Errors
+    /// [`StatsError::InvalidParameter`] naming the first setting out of range.
+    pub fn check(&self) -> Result<()> {
         let bad = |name, value: f64, reason| StatsError::InvalidParameter {
             name,
             value: value.to_string(),
@@ -124,7 +128,7 @@ impl Look {
 /// Errors: non-finite log-ratios or invalid settings. Fewer than two rounds, or fewer than
 /// `min_rounds`, give an unbounded, inconclusive look.
 pub fn look(log_ratios: &[f64], cfg: &SequentialConfig) -> Result<Look> {
-    cfg.validate()?;
+    cfg.check()?;
     check_finite(log_ratios)?;
     let n = log_ratios.len();
     if n < cfg.min_rounds.max(2) {

@@ -375,6 +375,46 @@ pub struct ComparisonRecord {
     /// not overlap): its verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlap_verdict: Option<Verdict>,
+    /// For a run until decided (`--until-decided`): the confidence sequence that decided the
+    /// verdict, and why the comparison stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<SequentialRecord>,
+}
+
+/// How a comparison run until decided ended (an anytime-valid confidence sequence on the paired
+/// round log-ratios).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SequentialRecord {
+    /// Why it stopped.
+    pub stop: SequentialStopRecord,
+    /// Paired rounds (top-level units of both) it used.
+    pub rounds: usize,
+    /// Ratio of the geometric means of the paired unit means.
+    pub ratio: f64,
+    /// Lower end of the sequence for the ratio (`null`: none yet, too few rounds).
+    pub lower: Option<f64>,
+    /// Upper end (`null`: unbounded).
+    pub upper: Option<f64>,
+    /// The verdict of the sequence at the stop.
+    pub verdict: Verdict,
+    /// The error rate this comparison's sequence used (α divided by the number of candidates).
+    pub alpha: f64,
+}
+
+/// Why a comparison run until decided stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SequentialStopRecord {
+    /// The sequence decided.
+    Decided,
+    /// The time budget was spent: inconclusive.
+    Budget,
+    /// The round limit was reached: inconclusive.
+    MaxRounds,
+    /// Interrupted (Ctrl-C).
+    Interrupted,
+    /// The candidate or the reference failed.
+    Failed,
 }
 
 /// Lower and upper bounds.
@@ -507,6 +547,16 @@ pub enum ModeRecord {
         budget: Option<Seconds>,
         /// Most top-level units.
         max_units: usize,
+    },
+    /// Rounds until each comparison with the reference is decided (`--until-decided`).
+    UntilDecided {
+        /// Measured-time budget.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        budget: Option<Seconds>,
+        /// Most rounds.
+        max_rounds: usize,
+        /// Rounds before the first look.
+        min_rounds: usize,
     },
 }
 

@@ -20,6 +20,7 @@ pub mod plots;
 pub mod precision;
 pub mod real;
 pub mod sequential;
+pub mod sequential_real;
 pub mod skewed;
 pub mod speed;
 
@@ -466,6 +467,23 @@ pub fn skewed_rows(master: u64, n: usize) -> Vec<skewed::SkewRow> {
 }
 
 type RealRows = Vec<real::ProgramResult>;
+
+/// Real A/A programs run until decided, beside the fixed design: the section of
+/// docs/validation/sequential.md (builds the release `rigor`; a few minutes).
+///
+/// # Errors
+/// When the binary cannot be built, an input written or a run fails.
+pub fn sequential_real_section(opts: &Options) -> Result<String> {
+    let rigor = real::build_rigor(&opts.repo)?;
+    let dir = std::env::temp_dir().join(format!("rigor-validation-seq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let programs = real::programs(&dir, common::row_seed(opts.seed, "real/inputs"))?;
+    let before = sequential_real::load_average();
+    let rows = sequential_real::run(opts.seed, &rigor, &programs, &dir);
+    let after = sequential_real::load_average();
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(sequential_real::section(&rows?, (&before, &after)))
+}
 
 fn real_section(opts: &Options, reps: usize) -> Result<(RealRows, Option<String>)> {
     let rigor = real::build_rigor(&opts.repo)?;

@@ -27,6 +27,10 @@ struct Cli {
     /// scripts/history_peers.py; needs python3 and network access to PyPI).
     #[arg(long)]
     peers: bool,
+    /// With `sequential`: only the simulation, without the real A/A runs until decided (which
+    /// build the release `rigor` and take a few minutes).
+    #[arg(long)]
+    no_real: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -39,8 +43,9 @@ enum ModeArg {
     Small,
     /// Change detection over simulated version histories: writes docs/validation/history.md.
     History,
-    /// Comparisons run until decided (anytime-valid confidence sequence), simulated: writes
-    /// docs/validation/sequential.md (a few minutes).
+    /// Comparisons run until decided (anytime-valid confidence sequence), simulated, and real
+    /// A/A programs run until decided with the release `rigor`: writes
+    /// docs/validation/sequential.md (a few minutes each).
     Sequential,
     /// Only section 1b (intervals on few skewed top-level units), Markdown on standard output
     /// (a few minutes; `all` includes it).
@@ -67,7 +72,18 @@ fn main() -> ExitCode {
         ModeArg::Small => Sizes::small(),
         ModeArg::Skewed => return ExitCode::SUCCESS,
         ModeArg::Sequential => {
-            let text = rigor_validation::sequential::report(cli.seed, 2_000);
+            let real = if cli.no_real {
+                None
+            } else {
+                match rigor_validation::sequential_real_section(&opts) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        eprintln!("error: real A/A runs until decided: {e:#}");
+                        return ExitCode::from(2);
+                    }
+                }
+            };
+            let text = rigor_validation::sequential::report(cli.seed, 2_000, real.as_deref());
             let path = cli.out.unwrap_or_else(|| {
                 opts.repo
                     .join("docs")

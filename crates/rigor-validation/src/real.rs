@@ -17,8 +17,21 @@ use crate::common::{experiment_seed, median, row_seed};
 /// Executions per command in each `rigor run` / hyperfine run.
 pub const EXECUTIONS: usize = 10;
 
-/// Builds the release `rigor` binary and returns its path.
+/// Environment variable naming a `rigor` binary to use instead of building one (e.g. one built
+/// with `cargo build --release -p rigor -p rigor-validation`, whose features differ from
+/// `-p rigor` alone, so that cargo would compile the dependencies again).
+pub const RIGOR_BIN_ENV: &str = "RIGOR_VALIDATION_BIN";
+
+/// Builds the release `rigor` binary and returns its path (or the binary `RIGOR_VALIDATION_BIN`
+/// names).
 pub fn build_rigor(repo: &Path) -> Result<PathBuf> {
+    if let Some(bin) = std::env::var_os(RIGOR_BIN_ENV) {
+        let bin = PathBuf::from(bin);
+        if !bin.exists() {
+            bail!("{RIGOR_BIN_ENV}={}: no such file", bin.display());
+        }
+        return Ok(bin);
+    }
     let status = Command::new("cargo")
         .args(["build", "--release", "-q", "-p", "rigor"])
         .current_dir(repo)
@@ -180,7 +193,9 @@ fn per_round_hierarchy(bench: &Value) -> Result<Hierarchy> {
     Ok(b.build()?)
 }
 
-fn run_rigor(rigor: &Path, command: &str, seed: u64, dir: &Path) -> Result<Repetition> {
+/// One A/A run of `command` with `rigor run -r 10` (the fixed design), its comparison read from
+/// the JSON result.
+pub fn run_rigor(rigor: &Path, command: &str, seed: u64, dir: &Path) -> Result<Repetition> {
     let json = dir.join(format!("rigor-{seed}.json"));
     let out = Command::new(rigor)
         .args([

@@ -266,8 +266,9 @@ fn rounds_or_none(k: Option<usize>) -> String {
     })
 }
 
-/// The whole report (Markdown).
-pub fn report(master: u64, n: usize) -> String {
+/// The whole report (Markdown); `real` is the section of real A/A runs until decided, when
+/// measured.
+pub fn report(master: u64, n: usize, real: Option<&str>) -> String {
     let cfg = SequentialConfig::default();
     let mut rows = Vec::new();
     for s in [EXECUTIONS, BUILDS] {
@@ -342,8 +343,16 @@ pub fn report(master: u64, n: usize) -> String {
          reaches the aimed verdict at least as often as the sequential rule did (same data: the \
          first rounds of each experiment). The re-tested column shows why a fixed interval \
          cannot be watched: looking after every round, it excludes the truth far more often \
-         than 5%.\n\nNot yet measured: real A/A programs on this machine run until decided \
-         (VALIDATION §4 style); `rigor run --until-decided` is not yet wired to this rule."
+         than 5%.\n\n`rigor run A B --until-decided` applies this rule (`rigor_runner::decide`): \
+         rounds are executions, or with `--build` one build with its executions; each \
+         candidate stops being scheduled once decided."
     );
+    match real {
+        Some(section) => s.push_str(&format!("\n{section}")),
+        None => s.push_str(
+            "\nNot measured in this run: real A/A programs run until decided (the `sequential` \
+             command measures them unless `--no-real`).\n",
+        ),
+    }
     s
 }

@@ -617,9 +617,21 @@ pub struct RunOptions {
     pub precision: Option<Fraction>,
     /// Time budget for the whole experiment (e.g. 90s, 10m, 1h), pilot included: rigor plans
     /// from the pilot and stops adding top-level units when the measured time reaches it. Not
-    /// with --plan, whose counts are fixed.
+    /// with --plan, whose counts are fixed. With --until-decided: stop undecided comparisons
+    /// (inconclusive) when the measured time reaches it.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "plan")]
     pub budget: Option<Seconds>,
+    /// Measure in interleaved rounds until each command's comparison with the reference (the
+    /// first, or --reference) is decided: a regression, an improvement, or equivalent within
+    /// --threshold. The rule is an anytime-valid confidence sequence on the paired round
+    /// ratios (Robbins 1970; Howard et al. 2021), so looking after every round keeps the chance
+    /// of a false decision within 1 − --confidence (shared by the candidates: Bonferroni). Each
+    /// candidate stops on its own. The first look is after --min-runs rounds [default: 8]; the
+    /// run stops at --max-runs rounds [default: 200] or when --budget is spent. With --build a
+    /// round is one build of each command with -r executions [default: 3], and --builds can
+    /// give the most rounds.
+    #[arg(long, conflicts_with_all = ["precision", "plan"])]
+    pub until_decided: bool,
     /// Comparison options (several commands).
     #[command(flatten)]
     pub compare: ComparisonArgs,

@@ -45,6 +45,15 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     let (stop, mut executor) = measuring(s.simulate, s.runner.seed)?;
     let shape = if s.is_adaptive() {
         "adaptive".to_string()
+    } else if let rigor_app::settings::Mode::UntilDecided { max_rounds, .. } = &s.mode {
+        let round = s
+            .runner
+            .build
+            .as_ref()
+            .map_or("1 execution".to_string(), |_| {
+                format!("1 build × {} executions", s.runner.executions)
+            });
+        format!("until decided (rounds of {round} each, at most {max_rounds})")
     } else {
         let builds = s
             .runner
@@ -79,6 +88,9 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     }
     if let Some(a) = &measured.adaptive {
         emit(&format!("{}\n", text::adaptive_note(s, a)));
+    }
+    if let Some(d) = &measured.decided {
+        emit(&text::decided_note(s, d));
     }
     emit(&rigor_app::comparisons::render(&measured.comparisons));
     emit(&rigor_app::comparisons::render_ranking(&measured.ranking));

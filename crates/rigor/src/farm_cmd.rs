@@ -71,6 +71,9 @@ pub fn enqueue(url: &str, a: &TrackEnqueueArgs) -> Result<Outcome> {
         bail!("no versions to queue: REVS and --last named no commit");
     }
     // The experiment is checked here, so a mistake is reported now, not by every worker.
+    if a.options.until_decided {
+        bail!("--until-decided compares commands within one `rigor run`, not versions on a farm");
+    }
     crate::settings::run_commands(&a.commands, &a.options)?;
     let branch = a
         .branch

@@ -32,6 +32,14 @@ pub const DEFAULT_BUILDS: usize = 5;
 /// Most top-level units an adaptive run may reach without `--max-runs`.
 pub const DEFAULT_MAX_UNITS: usize = 10_000;
 
+/// Most rounds of a run until decided without `--max-runs` (or `--builds` with `--build`): the
+/// budget of the simulation in docs/validation/sequential.md.
+pub const DEFAULT_MAX_ROUNDS: usize = 200;
+
+/// Executions per build of a run until decided with `--build` and without `-r`: the rounds of
+/// the simulation in docs/validation/sequential.md (1 build × 3 executions).
+pub const DEFAULT_EXECUTIONS_PER_DECIDING_BUILD: usize = 3;
+
 /// Resolves analysis options.
 pub fn analysis(a: &AnalysisArgs) -> AnalysisSettings {
     AnalysisSettings {
@@ -190,7 +198,12 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
         None => benchmarks,
     };
     let runner = Settings {
-        executions: executions(args)?,
+        executions: match (args.until_decided, &build) {
+            (true, Some(_)) => args
+                .executions
+                .unwrap_or(DEFAULT_EXECUTIONS_PER_DECIDING_BUILD),
+            _ => executions(args)?,
+        },
         warmup_executions: args.warmup_executions.unwrap_or(if iterations_expected {
             0
         } else {
@@ -235,6 +248,7 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
                 precision: args.precision,
             }
         }
+        None if args.until_decided => until_decided(args, benchmarks.len())?,
         None if args.precision.is_some() || args.budget.is_some() => adaptive(args)?,
         None => Mode::Fixed,
     };
@@ -307,6 +321,15 @@ fn record(
                 precision: *precision,
                 budget: *budget,
                 max_units: *max_units,
+            },
+            Mode::UntilDecided {
+                budget,
+                max_rounds,
+                min_rounds,
+            } => ModeRecord::UntilDecided {
+                budget: *budget,
+                max_rounds: *max_rounds,
+                min_rounds: *min_rounds,
             },
         },
         executions: runner.executions,
@@ -415,6 +438,43 @@ fn run_bounds(args: &RunOptions) -> Result<(usize, usize)> {
         bail!("--min-runs {lo} is above --max-runs {hi}");
     }
     Ok((lo, hi))
+}
+
+/// A run until decided: `--min-runs` rounds before the first look, `--max-runs` (or `--builds`
+/// with `--build`) the most rounds.
+fn until_decided(args: &RunOptions, benchmarks: usize) -> Result<Mode> {
+    if benchmarks < 2 {
+        bail!(
+            "--until-decided compares commands with a reference: give at least two commands \
+             (got {benchmarks})"
+        );
+    }
+    if args.build.is_none() && args.executions.is_some() {
+        bail!(
+            "-r/--runs fixes the number of executions; with --until-decided the rounds are bounded \
+             by --max-runs or --budget instead"
+        );
+    }
+    let (lo, _) = run_bounds(args)?;
+    let min_rounds = args
+        .min_runs
+        .unwrap_or(rigor_stats::confseq::SequentialConfig::default().min_rounds)
+        .max(lo);
+    let max_rounds = args
+        .max_units
+        .or(args.build.as_ref().and(args.builds))
+        .unwrap_or(DEFAULT_MAX_ROUNDS);
+    if max_rounds < min_rounds {
+        bail!(
+            "at most {max_rounds} rounds, but --until-decided first looks after {min_rounds} \
+             (--min-runs)"
+        );
+    }
+    Ok(Mode::UntilDecided {
+        budget: args.budget,
+        max_rounds,
+        min_rounds,
+    })
 }
 
 /// An adaptive run: `--min-runs` sizes the pilot, `--max-runs` bounds the units.

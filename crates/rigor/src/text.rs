@@ -296,3 +296,82 @@ pub fn suite(s: &SuiteRecord, seed: Seed) -> String {
         seed
     )
 }
+
+/// A relative change in percent with its sign: `+3.1%`, `−0.4%`.
+fn signed_change(ratio: f64) -> String {
+    let p = 100.0 * (ratio - 1.0);
+    if p >= 0.0 {
+        format!("+{}", percent(p))
+    } else {
+        format!("−{}", percent(-p))
+    }
+}
+
+/// How a run until decided ended: the rule's settings, then one line per candidate with its
+/// verdict, its confidence sequence and why it stopped.
+pub fn decided_note(s: &RunSettings, d: &rigor_app::decided::DecidedOutcome) -> String {
+    use rigor_runner::DecisionStop;
+    use rigor_stats::compare::Verdict;
+    let k = d.report.decisions.len();
+    let share = if k > 1 {
+        format!(
+            " shared by {k} candidates ({} each)",
+            percent(100.0 * d.report.alpha_each)
+        )
+    } else {
+        String::new()
+    };
+    let budget = d.budget.map_or(String::new(), |b| format!(", budget {b}"));
+    let mut out = format!(
+        "Until decided: confidence sequence on the paired round ratios, α = {}{share}, \
+         δ = ±{}, first look after {} rounds, at most {} rounds{budget}; {} rounds run, {} of \
+         measured time.\n",
+        percent(100.0 * d.alpha),
+        percent(100.0 * d.threshold),
+        d.min_rounds,
+        d.max_rounds,
+        d.report.rounds,
+        d.report.seconds
+    );
+    let reference = &s.benchmarks[d.reference].name;
+    for x in &d.report.decisions {
+        let name = &s.benchmarks[x.candidate].name;
+        let l = &x.look;
+        let verdict = match l.verdict {
+            Verdict::Regression => format!("{name} is a regression against {reference}"),
+            Verdict::Improvement => format!("{name} is an improvement on {reference}"),
+            Verdict::Equivalent => format!("{name} is equivalent to {reference}"),
+            _ => format!("{name} against {reference}: inconclusive"),
+        };
+        let sequence = if l.lower > 0.0 && l.upper.is_finite() {
+            format!(
+                "{}, sequence {} .. {}",
+                signed_change(l.ratio),
+                signed_change(l.lower),
+                signed_change(l.upper)
+            )
+        } else {
+            format!("{}, no sequence yet", signed_change(l.ratio))
+        };
+        let rounds = l.rounds;
+        let line = match x.stop {
+            DecisionStop::Decided => {
+                format!("decided: {verdict} ({sequence}) after {rounds} rounds")
+            }
+            DecisionStop::BudgetSpent => format!(
+                "budget reached after {rounds} rounds: {verdict} ({sequence}); a larger --budget may decide it"
+            ),
+            DecisionStop::RoundsSpent => format!(
+                "round limit reached after {rounds} rounds: {verdict} ({sequence}); a larger --max-runs may decide it"
+            ),
+            DecisionStop::Interrupted => {
+                format!("interrupted after {rounds} rounds: {verdict} ({sequence})")
+            }
+            DecisionStop::Failed => {
+                format!("stopped after {rounds} rounds by a failure: {verdict} ({sequence})")
+            }
+        };
+        let _ = writeln!(out, "  {line}");
+    }
+    out
+}

@@ -406,6 +406,11 @@ pub(crate) fn track_settings(
         }
         _ => None,
     };
+    if options.until_decided {
+        bail!(
+            "--until-decided compares commands within one `rigor run` (or `rigor bench`), not versions in a history"
+        );
+    }
     let experiment = crate::settings::run_commands(commands, &options)?;
     let results_dir = options
         .export_json

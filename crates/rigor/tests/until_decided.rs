@@ -1,0 +1,228 @@
+//! `rigor run A B --until-decided`: rounds until each comparison is decided by the confidence
+//! sequence, with the simulated executor (exactly reproducible) and with tiny real commands.
+
+mod common;
+
+use common::{Dir, json, rigor, sim, stdout_of};
+use predicates::prelude::*;
+use serde_json::Value;
+
+const SAME: &str = "mean=10ms,execution=1%";
+
+/// Runs `args` (simulated, until decided) with a JSON export; returns stdout and the result.
+fn decide(args: &[&str]) -> (String, Value) {
+    let (out, _, r) = decide_with_stderr(args);
+    (out, r)
+}
+
+/// As [`decide`], with the standard error (where the run's opening line goes).
+fn decide_with_stderr(args: &[&str]) -> (String, String, Value) {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let o = sim()
+        .arg("--until-decided")
+        .args(args)
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+    (text(&o.stdout), text(&o.stderr), json(&path))
+}
+
+fn executions(r: &Value, benchmark: usize) -> usize {
+    r["benchmarks"][benchmark]["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| !s["warmup"].as_bool().unwrap_or(false))
+        .count()
+}
+
+#[test]
+fn a_over_a_ends_equivalent() {
+    let (out, err, r) = decide_with_stderr(&["--seed", "17", "-n", "A", "-n", "A'", SAME, SAME]);
+    assert!(out.contains("decided: A' is equivalent to A"), "{out}");
+    assert!(
+        err.contains("until decided (rounds of 1 execution each, at most 200), seed 17"),
+        "{err}"
+    );
+    assert_eq!(r["settings"]["mode"]["kind"], "until_decided");
+    let c = &r["comparisons"][0];
+    assert_eq!(c["verdict"], "equivalent");
+    let s = &c["sequential"];
+    assert_eq!(s["stop"], "decided");
+    assert_eq!(s["verdict"], "equivalent");
+    let rounds = s["rounds"].as_u64().unwrap() as usize;
+    assert!((8..200).contains(&rounds), "{rounds}");
+    // Both stopped at the decision: nothing was measured after it.
+    assert_eq!((executions(&r, 0), executions(&r, 1)), (rounds, rounds));
+    assert!(s["lower"].as_f64().unwrap() >= 0.99 && s["upper"].as_f64().unwrap() <= 1.01);
+}
+
+#[test]
+fn a_large_change_ends_regression_at_the_first_look() {
+    let (out, r) = decide(&[
+        "--seed",
+        "3",
+        "-n",
+        "old",
+        "-n",
+        "new",
+        SAME,
+        "mean=12ms,execution=1%",
+    ]);
+    assert!(
+        out.contains("decided: new is a regression against old (+"),
+        "{out}"
+    );
+    assert!(out.contains("after 8 rounds"), "{out}");
+    let s = &r["comparisons"][0]["sequential"];
+    assert_eq!(
+        (s["stop"].as_str(), s["rounds"].as_u64()),
+        (Some("decided"), Some(8))
+    );
+    assert_eq!(r["comparisons"][0]["verdict"], "regression");
+    // --fail-on regression gates on the sequential verdict.
+    sim()
+        .args(["--until-decided", "--seed", "3", "--fail-on", "regression"])
+        .args([SAME, "mean=12ms,execution=1%"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn several_candidates_stop_on_their_own_with_alpha_shared() {
+    let (out, r) = decide(&[
+        "--seed",
+        "5",
+        "-n",
+        "base",
+        "-n",
+        "slow",
+        "-n",
+        "same",
+        SAME,
+        "mean=13ms,execution=1%",
+        SAME,
+    ]);
+    assert!(out.contains("shared by 2 candidates (2.5% each)"), "{out}");
+    assert!(out.contains("decided: slow is a regression"), "{out}");
+    assert!(out.contains("decided: same is equivalent to base"), "{out}");
+    let seq = |i: usize| r["comparisons"][i]["sequential"].clone();
+    assert!((seq(0)["alpha"].as_f64().unwrap() - 0.025).abs() < 1e-9);
+    // The regression stopped being scheduled at its decision; the other went on.
+    assert_eq!(executions(&r, 1), 8);
+    assert!(executions(&r, 2) > 8);
+    assert_eq!(executions(&r, 0), executions(&r, 2));
+}
+
+#[test]
+fn the_round_limit_and_the_time_budget_leave_it_inconclusive() {
+    let noisy = ["mean=10ms,execution=10%", "mean=10.2ms,execution=10%"];
+    let (out, r) = decide(&[&["--seed", "2", "--max-runs", "12"][..], &noisy[..]].concat());
+    assert!(
+        out.contains("round limit reached after 12 rounds:") && out.contains("inconclusive"),
+        "{out}"
+    );
+    let s = &r["comparisons"][0]["sequential"];
+    assert_eq!(
+        (s["stop"].as_str(), s["verdict"].as_str()),
+        (Some("max_rounds"), Some("inconclusive"))
+    );
+    assert_eq!(r["status"], "complete");
+    // Two commands of ~10 ms: a 0.3 s budget is spent after about 15 rounds.
+    let (out, r) = decide(&[&["--seed", "2", "--budget", "0.3s"][..], &noisy[..]].concat());
+    assert!(out.contains("budget reached after"), "{out}");
+    assert_eq!(r["comparisons"][0]["sequential"]["stop"], "budget");
+    assert!(executions(&r, 0) < 30, "{}", executions(&r, 0));
+}
+
+#[test]
+fn builds_are_the_rounds() {
+    let (out, err, r) = decide_with_stderr(&[
+        "--seed",
+        "9",
+        "--build",
+        "make",
+        "-n",
+        "A",
+        "-n",
+        "B",
+        "mean=10ms,build=1%,execution=0.5%",
+        "mean=11ms,build=1%,execution=0.5%",
+    ]);
+    assert!(err.contains("rounds of 1 build × 3 executions"), "{err}");
+    assert!(
+        out.contains("decided: B is a regression against A"),
+        "{out}"
+    );
+    let s = &r["comparisons"][0]["sequential"];
+    assert_eq!(s["rounds"], 8);
+    // 8 builds × 3 measured executions.
+    assert_eq!(executions(&r, 1), 24);
+}
+
+#[test]
+fn the_reference_can_be_any_command() {
+    let (out, _) = decide(&[
+        "--seed",
+        "4",
+        "--reference",
+        "2",
+        "-n",
+        "new",
+        "-n",
+        "old",
+        "mean=12ms,execution=1%",
+        SAME,
+    ]);
+    assert!(
+        out.contains("decided: new is a regression against old"),
+        "{out}"
+    );
+}
+
+#[test]
+fn what_cannot_be_decided_is_refused_before_measuring() {
+    sim()
+        .args(["--until-decided", SAME])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("at least two commands"));
+    sim()
+        .args(["--until-decided", "-r", "20", SAME, SAME])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--max-runs or --budget"));
+    sim()
+        .args(["--until-decided", "--max-runs", "5", SAME, SAME])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("first looks after 8"));
+    sim()
+        .args(["--until-decided", "--precision", "1%", SAME, SAME])
+        .assert()
+        .failure();
+}
+
+#[test]
+fn real_commands_a_clear_difference_is_decided() {
+    // `sleep` for 5 ms against 25 ms: five times slower, decided at the first look.
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        rigor()
+            .args(["run", "--until-decided", "--seed", "1", "-w", "0"])
+            .args(["sleep 0.005", "sleep 0.025", "--export-json"])
+            .arg(&path),
+    );
+    assert!(
+        out.contains("decided: sleep 0.025 is a regression"),
+        "{out}"
+    );
+    let r = json(&path);
+    assert_eq!(r["comparisons"][0]["sequential"]["stop"], "decided");
+}
