@@ -4,7 +4,8 @@
 //!
 //! ```toml
 //! [dev-dependencies]
-//! rigor-bench = "0.1"
+//! # not on crates.io yet: a path (or git) dependency on a checkout of rigor
+//! rigor-bench = { path = "../rigor/crates/rigor-bench" }
 //!
 //! [[bench]]
 //! name = "parse"

@@ -44,6 +44,11 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// A count with its noun, singular for one: `count(1, "ratio", "ratios")` is "1 ratio".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A percentage with precision suited to its size: `0.42%`, `4.6%`, `37%`.
 pub fn percent(p: f64) -> String {
     percent_text(p)
@@ -51,6 +56,13 @@ pub fn percent(p: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn count_is_singular_for_one_only() {
+        assert_eq!(count(1, "ratio", "ratios"), "1 ratio");
+        assert_eq!(count(0, "ratio", "ratios"), "0 ratios");
+        assert_eq!(count(2, "command", "commands"), "2 commands");
+    }
     use super::*;
 
     #[test]

@@ -63,8 +63,8 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
         format!("{builds}{} executions each", s.runner.executions)
     };
     note!(
-        "rigor: {} command(s), {shape}, seed {}",
-        s.benchmarks.len(),
+        "rigor: {}, {shape}, seed {}",
+        rigor_report::format::count(s.benchmarks.len(), "command", "commands"),
         s.runner.seed
     );
     let measured = {

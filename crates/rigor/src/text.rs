@@ -7,7 +7,7 @@ use rigor_app::diagnosis;
 use rigor_app::plan_file::BenchmarkPlan;
 use rigor_app::run::AdaptiveOutcome;
 use rigor_app::settings::RunSettings;
-use rigor_report::format::{percent, time, time_like};
+use rigor_report::format::{count, percent, time, time_like};
 use rigor_runner::StopReason;
 use rigor_store::{LevelKind, ResultFile, SuiteRecord};
 use rigor_units::Seed;
@@ -281,8 +281,8 @@ pub fn robust(result: &ResultFile) -> String {
 /// The suite line of `rigor compare`.
 pub fn suite(s: &SuiteRecord, seed: Seed) -> String {
     format!(
-        "Suite: geometric mean of {} ratios {:.4} ({}% CI {:.4} .. {:.4}), i.e. {} {}; bootstrap seed {}\n",
-        s.benchmarks,
+        "Suite: geometric mean of {} {:.4} ({}% CI {:.4} .. {:.4}), i.e. {} {}; bootstrap seed {}\n",
+        count(s.benchmarks, "ratio", "ratios"),
         s.geometric_mean_ratio,
         (s.ci.level * 100.0).round(),
         s.ci.lower,
