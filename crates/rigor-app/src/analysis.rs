@@ -62,7 +62,10 @@ pub fn analyze_record(
             level: b.level_names()[0].clone(),
         });
     }
-    let analysis = analyze(&h, &settings.config())?;
+    let mut analysis = analyze(&h, &settings.config())?;
+    if let Some(r) = b.resolution() {
+        analysis.floor_at_resolution(r.half_step().in_unit(b.unit));
+    }
     b.analysis = Some(record_of(&analysis, settings.confidence));
     Ok(analysis)
 }

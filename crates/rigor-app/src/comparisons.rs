@@ -7,12 +7,12 @@ use rigor_stats::compare::{
     CompareConfig, Comparison, RatioInterval, RatioMethod, Verdict, compare, overlap_verdict,
 };
 use rigor_stats::fdr::bh_adjusted;
-use rigor_stats::{Analysis, Hierarchy, Pairing};
+use rigor_stats::{Analysis, Estimator, Hierarchy, Pairing};
 use rigor_store::{
     BenchmarkRecord, BoundsRecord, ComparisonRecord, ResultFile, SuiteRecord, VerdictMethod,
     Warning,
 };
-use rigor_units::{ConfidenceLevel, Fraction, Seed};
+use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed};
 
 use crate::analysis::{Unanalysed, hierarchy_of};
 use crate::error::{AppError, Result};
@@ -84,6 +84,12 @@ fn one(
             baseline: baseline.0.name.clone(),
             source,
         })?;
+    floor_at_resolution(
+        &mut comparison,
+        (baseline.0, baseline.1),
+        (candidate.0, candidate.1),
+        s.config.estimator,
+    );
     let overlap = match (baseline.2, candidate.2) {
         (Some(b), Some(c)) => Some(overlap_verdict(&c.interval, &b.interval).verdict),
         _ => None,
@@ -108,6 +114,35 @@ fn one(
         kind: Kind::Versions,
         units: format!("{top}s"),
     })
+}
+
+/// Widens the comparison's interval to the range of ratios the two benchmarks' resolutions
+/// cannot exclude (each estimate ± half its step, [`rigor_units::Resolution::floor_ratio`]),
+/// so that samples quantised by a coarse clock — every execution's minimum on the same step —
+/// do not give a zero-width interval and a verdict the clock cannot support. A benchmark that
+/// reported no resolution (an older result) is taken to have the other's.
+fn floor_at_resolution(
+    comparison: &mut Comparison,
+    baseline: (&BenchmarkRecord, &Hierarchy),
+    candidate: (&BenchmarkRecord, &Hierarchy),
+    estimator: Estimator,
+) {
+    let (rb, rc) = (baseline.0.resolution(), candidate.0.resolution());
+    let (Some(rb), Some(rc)) = (rb.or(rc), rc.or(rb)) else {
+        return;
+    };
+    let estimate = |(b, h): (&BenchmarkRecord, &Hierarchy)| {
+        Seconds::from_unit(estimator.apply(h.values()), b.unit)
+    };
+    let Some(ci) = comparison.ci else { return };
+    let f = rc.floor_ratio(
+        rb,
+        estimate(candidate),
+        estimate(baseline),
+        ci.lower,
+        ci.upper,
+    );
+    comparison.widen(f.lower, f.upper);
 }
 
 /// Comparisons and the warnings met on the way.
@@ -282,7 +317,11 @@ pub fn ranking(
             let compared = hierarchy_of(b)
                 .ok()
                 .zip(base_h.as_ref())
-                .and_then(|(h, base_h)| compare(&h, base_h, &cfg).ok());
+                .and_then(|(h, base_h)| {
+                    let mut c = compare(&h, base_h, &cfg).ok()?;
+                    floor_at_resolution(&mut c, (base, base_h), (b, &h), cfg.estimator);
+                    Some(c)
+                });
             let ratio = match compared {
                 Some(c) => Relative {
                     ratio: c.ratio,

@@ -83,6 +83,7 @@ impl Observer for Recorder<'_> {
                 user: o.user,
                 sys: o.sys,
                 max_rss: o.max_rss,
+                resolution: o.resolution,
             },
             iterations: o.iterations.clone(),
             discarded: if o.iterations.is_some() {

@@ -31,13 +31,15 @@ pub struct AdaptiveOutcome {
 }
 
 /// The relative half-width each benchmark's plan predicts with `max_units` top-level units, or
-/// with as many as `budget` affords when that is fewer.
+/// with as many as `budget` affords when that is fewer — never less than half the step its
+/// values move in, when its executions reported one.
 fn reachable(report: &AdaptiveReport, adaptive: &AdaptiveSettings) -> Vec<Option<f64>> {
     use rigor_stats::design::{predicted_half_width, top_count_for_budget};
     report
         .plans
         .iter()
-        .map(|p| {
+        .zip(&report.resolutions)
+        .map(|(p, r)| {
             let p = p.as_ref().ok()?;
             let units = adaptive.budget.map_or(adaptive.max_units, |b| {
                 top_count_for_budget(&p.plan, b.get()).min(adaptive.max_units)
@@ -45,7 +47,8 @@ fn reachable(report: &AdaptiveReport, adaptive: &AdaptiveSettings) -> Vec<Option
             let half =
                 predicted_half_width(&p.plan, units, adaptive.level.get(), adaptive.quantile)
                     .ok()?;
-            (p.mean != 0.0).then(|| half / p.mean.abs())
+            let floor = r.map_or(0.0, |r| r.relative_to(rigor_units::Seconds::new(p.mean)));
+            (p.mean != 0.0).then(|| (half / p.mean.abs()).max(floor))
         })
         .collect()
 }

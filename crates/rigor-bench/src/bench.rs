@@ -3,7 +3,7 @@
 use std::hint::black_box;
 use std::io;
 
-use rigor_protocol::{Sample, SampleWriter, TimeUnit};
+use rigor_protocol::{Resolution, Sample, SampleWriter, Seconds, TimeUnit};
 use serde::{Deserialize, Serialize};
 
 use crate::alloc::{AllocSnapshot, AllocsPerIter};
@@ -50,6 +50,9 @@ pub struct Measurement {
     pub evals: u64,
     /// Time per evaluation of each sample (ns), the timer's overhead subtracted.
     pub samples_ns: Vec<f64>,
+    /// The step the samples move in: the timer's resolution divided by the evaluations per
+    /// sample (`None` when the timer's resolution is unknown).
+    pub resolution: Option<Resolution>,
     /// Allocations per iteration, when the counting allocator is installed.
     pub allocs: Option<AllocsPerIter>,
     /// The throughput declared by the benchmark.
@@ -206,6 +209,11 @@ impl<'a, C: Clock> Bench<'a, C> {
 
     fn sample(&mut self, time: &mut impl FnMut(&C, u64) -> Timing, evals: u64) {
         let overhead = self.calibration.overhead_ns;
+        let resolution = Resolution::per_evaluation(
+            Seconds::from_unit(self.calibration.resolution_ns, TimeUnit::Ns),
+            evals,
+        );
+        self.measurement.resolution = resolution;
         let mut spent = 0.0;
         for n in 0..self.plan.samples {
             let t = time(&self.clock, evals);
@@ -213,7 +221,12 @@ impl<'a, C: Clock> Bench<'a, C> {
             let per_eval = (t.ns - overhead).max(0.0) / evals as f64;
             self.measurement.samples_ns.push(per_eval);
             if let Some(w) = self.writer.as_deref_mut() {
-                if let Err(e) = w.record(Sample::new(per_eval, TimeUnit::Ns)) {
+                let mut sample = Sample::new(per_eval, TimeUnit::Ns);
+                if resolution.is_some() {
+                    // In ns as calibrated (τ/ν), not through seconds and back.
+                    sample = sample.with_resolution(self.calibration.resolution_ns / evals as f64);
+                }
+                if let Err(e) = w.record(sample) {
                     self.error = Some(e);
                     return;
                 }
@@ -329,12 +342,17 @@ mod tests {
         b.iter(|| clock.advance(250));
         b.finish().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        let values = rigor_protocol::parse_samples(&text).unwrap();
+        let samples = rigor_protocol::read_samples(&text).unwrap();
+        let values = &samples.values;
         assert_eq!(values.len(), 50);
         assert!(
             values.iter().all(|v| (v.0 - 250e-9).abs() < 1e-18),
             "{values:?}"
         );
+        // The clock's 10 ns step over 4 evaluations: every sample moves in steps of 2.5 ns.
+        let step = samples.resolution.unwrap().step().get();
+        assert!((step - 2.5e-9).abs() < 1e-21, "{step}");
+        assert!(text.contains("\"resolution\":2.5}"), "{text}");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use rigor_units::{Seconds, significant};
+use rigor_units::{Seconds, TimeUnit, significant};
 
 use crate::alloc::AllocsPerIter;
 use crate::bench::{Measurement, Throughput};
@@ -82,7 +82,7 @@ pub fn median_ranks(n: usize) -> Option<(usize, usize)> {
 
 /// A time in nanoseconds, with the unit that suits its size.
 pub fn time(ns: f64) -> String {
-    Seconds::from_unit(ns, rigor_units::TimeUnit::Ns).to_string()
+    Seconds::from_unit(ns, TimeUnit::Ns).to_string()
 }
 
 /// A rate per second with a decimal prefix: `1.234 G`, `56.70 M`.
@@ -144,9 +144,10 @@ pub fn benchmark(name: &str, m: &Measurement) -> String {
         time(f.mean)
     );
     if let Some((lo, hi)) = f.median_interval {
+        let (lo, hi, note) = floored(f.median, lo, hi, m);
         let _ = write!(
             out,
-            "   median 95% [{}, {}] in this process",
+            "   median 95% [{}, {}] in this process{note}",
             time(lo),
             time(hi)
         );
@@ -163,6 +164,27 @@ pub fn benchmark(name: &str, m: &Measurement) -> String {
         let _ = writeln!(out, "  {}", allocs_text(a));
     }
     out
+}
+
+/// The median's interval `[lo, hi]` (ns) widened to ± half the samples' step where it is
+/// narrower (samples that tie give a zero-width interval the clock cannot support), with the
+/// note that says so.
+fn floored(median: f64, lo: f64, hi: f64, m: &Measurement) -> (f64, f64, &'static str) {
+    let Some(r) = m.resolution else {
+        return (lo, hi, "");
+    };
+    let ns = |v: f64| Seconds::from_unit(v, TimeUnit::Ns);
+    let f = r.floor(ns(median), ns(lo), ns(hi));
+    let note = if f.at_resolution {
+        " (at the timer's resolution)"
+    } else {
+        ""
+    };
+    (
+        f.lower.in_unit(TimeUnit::Ns),
+        f.upper.in_unit(TimeUnit::Ns),
+        note,
+    )
 }
 
 /// The closing note of a standalone run.
@@ -209,6 +231,7 @@ mod tests {
             tuning: None,
             evals: 1000,
             samples_ns: vec![2.0; 10],
+            resolution: None,
             allocs: Some(AllocsPerIter {
                 allocations: 1.0,
                 bytes: 64.0,
@@ -230,5 +253,30 @@ mod tests {
             text.contains("1 allocations, 64 bytes per iteration"),
             "{text}"
         );
+        // Ten equal samples: the order statistics give [2, 2], which the timer cannot support.
+        assert!(
+            text.contains("median 95% [2.000 ns, 2.000 ns] in this process\n"),
+            "{text}"
+        );
+        // A 20 ns step over 1000 evaluations: samples move by 0.02 ns, so ± 0.01 ns at least.
+        let m = Measurement {
+            resolution: rigor_units::Resolution::per_evaluation(
+                Seconds::from_unit(20.0, TimeUnit::Ns),
+                1000,
+            ),
+            ..m
+        };
+        let text = benchmark("copy", &m);
+        assert!(
+            text.contains(
+                "median 95% [1.990 ns, 2.010 ns] in this process (at the timer's resolution)\n"
+            ),
+            "{text}"
+        );
+        // An interval wider than the step is left alone and not annotated.
+        let mut m = m;
+        m.samples_ns = (0..20).map(|i| 2.0 + 0.1 * f64::from(i)).collect();
+        let text = benchmark("copy", &m);
+        assert!(text.contains("in this process\n"), "{text}");
     }
 }

@@ -602,6 +602,8 @@ impl PostgresHistory {
                     sys: Seconds(r.get(7)),
                     max_rss: r.get::<_, i64>(8) as u64,
                     env_pad: None,
+                    // Not stored in the history (its intervals come from stored summaries).
+                    resolution: None,
                 });
         }
         Ok(data)

@@ -465,6 +465,8 @@ impl SqliteHistory {
                     sys: Seconds(r.get(7)?),
                     max_rss: r.get::<_, i64>(8)? as u64,
                     env_pad: None,
+                    // Not stored in the history (its intervals come from stored summaries).
+                    resolution: None,
                 },
             ))
         }))?;

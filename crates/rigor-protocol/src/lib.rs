@@ -2,8 +2,11 @@
 //!
 //! rigor names a file in [`SAMPLES_FILE_ENV`] (`RIGOR_SAMPLES_FILE`); the program appends one
 //! JSON object per iteration to it, one per line: `{"value": 12.5, "unit": "ns"}` (a [`Sample`];
-//! the unit defaults to seconds). When rigor has planned how many iterations an execution should
-//! run, it says so in [`ITERATIONS_ENV`] (`RIGOR_ITERATIONS`).
+//! the unit defaults to seconds). A line may say how finely its value was measured,
+//! `"resolution": 0.02` in the same unit (an in-process harness: the timer's step divided by the
+//! evaluations per sample), so that no interval claims more precision than that. When rigor has
+//! planned how many iterations an execution should run, it says so in [`ITERATIONS_ENV`]
+//! (`RIGOR_ITERATIONS`).
 //!
 //! Programs write with a [`SampleWriter`] and read the count with [`requested_iterations`]; the
 //! runner reads the file back with [`parse_samples`]. Any language can take part: the file is
@@ -38,7 +41,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-pub use rigor_units::{Seconds, TimeUnit};
+pub use rigor_units::{Resolution, Seconds, TimeUnit};
 
 /// The environment variable naming the samples file a program appends its iteration times to.
 pub const SAMPLES_FILE_ENV: &str = "RIGOR_SAMPLES_FILE";
@@ -50,7 +53,9 @@ pub const ITERATIONS_ENV: &str = "RIGOR_ITERATIONS";
 const EXPECTED: &str = r#"(expected {"value": 1.5, "unit": "ns"})"#;
 
 /// One iteration time, as written on one line of the samples file:
-/// `{"value": 1.5, "unit": "ns"}`. The unit defaults to seconds; other fields are refused.
+/// `{"value": 1.5, "unit": "ns"}`, or with the step it was measured in,
+/// `{"value": 1.5, "unit": "ns", "resolution": 0.02}`. The unit defaults to seconds; other fields
+/// are refused.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sample {
@@ -59,12 +64,29 @@ pub struct Sample {
     /// The unit of `value` (seconds when the line has none).
     #[serde(default)]
     pub unit: TimeUnit,
+    /// The smallest step the value could change by, in `unit` (positive, finite), when the
+    /// program knows it: an in-process harness's timer resolution divided by its evaluations
+    /// per sample. Absent from lines that do not say (older programs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<f64>,
 }
 
 impl Sample {
     /// A time of `value` in `unit`.
     pub const fn new(value: f64, unit: TimeUnit) -> Self {
-        Self { value, unit }
+        Self {
+            value,
+            unit,
+            resolution: None,
+        }
+    }
+
+    /// The same time, measured in steps of `resolution` (in the sample's unit).
+    pub const fn with_resolution(self, resolution: f64) -> Self {
+        Self {
+            resolution: Some(resolution),
+            ..self
+        }
     }
 
     /// A [`Duration`] as a whole number of nanoseconds (exact below 2⁵³ ns, about 104 days).
@@ -80,6 +102,16 @@ impl Sample {
     /// Whether the value is a time at all: finite and non-negative.
     pub fn is_valid(self) -> bool {
         self.value.is_finite() && self.value >= 0.0
+    }
+
+    /// Whether the resolution, if given, is a step at all: positive and finite.
+    pub fn resolution_is_valid(self) -> bool {
+        self.resolution.is_none_or(|r| r.is_finite() && r > 0.0)
+    }
+
+    /// The resolution as a typed step (`None` when absent or not a step).
+    pub fn resolution(self) -> Option<Resolution> {
+        Resolution::new(Seconds::from_unit(self.resolution?, self.unit))
     }
 }
 
@@ -111,6 +143,14 @@ pub enum ProtocolError {
         /// The value on it.
         value: f64,
     },
+    /// The line's resolution is zero, negative, infinite or not a number.
+    #[error("line {line}: resolution {value} is not a positive, finite step")]
+    InvalidResolution {
+        /// The line.
+        line: usize,
+        /// The resolution on it.
+        value: f64,
+    },
     /// `RIGOR_ITERATIONS` holds something other than a positive whole number.
     #[error("{ITERATIONS_ENV}='{value}' is not a positive whole number")]
     Iterations {
@@ -123,19 +163,41 @@ impl ProtocolError {
     /// The 1-based line of the samples file at fault, if the error is about one.
     pub fn line(&self) -> Option<usize> {
         match self {
-            Self::Malformed { line, .. } | Self::InvalidValue { line, .. } => Some(*line),
+            Self::Malformed { line, .. }
+            | Self::InvalidValue { line, .. }
+            | Self::InvalidResolution { line, .. } => Some(*line),
             Self::Iterations { .. } => None,
         }
     }
 }
 
-/// Reads a samples file: one [`Sample`] per non-empty line, converted to seconds, in order.
+/// Reads a samples file: one [`Sample`] per non-empty line, converted to seconds, in order
+/// (resolutions are checked and dropped; [`read_samples`] keeps them).
 ///
 /// # Errors
-/// The first line that is not a sample object ([`ProtocolError::Malformed`]) or whose value is
-/// not a time ([`ProtocolError::InvalidValue`]); both name the line.
+/// The first line that is not a sample object ([`ProtocolError::Malformed`]), whose value is
+/// not a time ([`ProtocolError::InvalidValue`]) or whose resolution is not a step
+/// ([`ProtocolError::InvalidResolution`]); each names the line.
 pub fn parse_samples(text: &str) -> Result<Vec<Seconds>, ProtocolError> {
-    let mut out = Vec::new();
+    read_samples(text).map(|s| s.values)
+}
+
+/// What a samples file holds: the values, and how finely they were measured.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Samples {
+    /// Every value, in seconds, in order.
+    pub values: Vec<Seconds>,
+    /// The coarsest resolution any line gave (`None` when no line gave one).
+    pub resolution: Option<Resolution>,
+}
+
+/// Reads a samples file as [`parse_samples`] does, keeping the coarsest resolution the lines
+/// give.
+///
+/// # Errors
+/// As [`parse_samples`].
+pub fn read_samples(text: &str) -> Result<Samples, ProtocolError> {
+    let mut out = Samples::default();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -150,7 +212,16 @@ pub fn parse_samples(text: &str) -> Result<Vec<Seconds>, ProtocolError> {
                 value: sample.value,
             });
         }
-        out.push(sample.seconds());
+        match (sample.resolution, sample.resolution()) {
+            (Some(value), None) => {
+                return Err(ProtocolError::InvalidResolution { line: i + 1, value });
+            }
+            (_, Some(r)) => {
+                out.resolution = Some(out.resolution.map_or(r, |old| old.coarser(r)));
+            }
+            (None, None) => {}
+        }
+        out.values.push(sample.seconds());
     }
     Ok(out)
 }
@@ -225,8 +296,9 @@ impl SampleWriter {
     /// Appends one sample as one line.
     ///
     /// # Errors
-    /// [`io::ErrorKind::InvalidInput`] for a value that is not a time (negative, infinite, NaN),
-    /// which rigor would refuse; otherwise the write's error.
+    /// [`io::ErrorKind::InvalidInput`] for a value that is not a time (negative, infinite, NaN)
+    /// or a resolution that is not a step (zero, negative, infinite, NaN), which rigor would
+    /// refuse; otherwise the write's error.
     pub fn record(&mut self, sample: Sample) -> io::Result<()> {
         if !sample.is_valid() {
             return Err(io::Error::new(
@@ -234,6 +306,15 @@ impl SampleWriter {
                 format!(
                     "sample value {} is not a finite, non-negative time",
                     sample.value
+                ),
+            ));
+        }
+        if !sample.resolution_is_valid() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "sample resolution {:?} is not a positive, finite step",
+                    sample.resolution
                 ),
             ));
         }
@@ -299,7 +380,51 @@ mod tests {
             let e = w.record(Sample::new(bad, TimeUnit::S)).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
         }
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let e = w
+                .record(Sample::new(1.0, TimeUnit::S).with_resolution(bad))
+                .unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        }
         assert_eq!(std::fs::read_to_string(w.path()).unwrap(), "");
+    }
+
+    #[test]
+    fn resolutions_are_optional_checked_and_the_coarsest_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.jsonl");
+        let mut w = SampleWriter::open(&path).unwrap();
+        w.record(Sample::new(3.0, TimeUnit::Ns).with_resolution(0.02))
+            .unwrap();
+        w.record(Sample::new(3.0, TimeUnit::Ns)).unwrap();
+        w.record(Sample::new(0.004, TimeUnit::Us).with_resolution(0.00005))
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("{\"value\":3.0,\"unit\":\"ns\",\"resolution\":0.02}\n"),
+            "{text}"
+        );
+        // A line without one is written as before.
+        assert!(text.contains("{\"value\":3.0,\"unit\":\"ns\"}\n"), "{text}");
+        let s = read_samples(&text).unwrap();
+        assert_eq!(s.values.len(), 3);
+        // 0.00005 µs = 0.05 ns, coarser than 0.02 ns.
+        let step = s.resolution.unwrap().step().get();
+        assert!((step - 0.05e-9).abs() < 1e-22, "{step}");
+        assert_eq!(parse_samples(&text).unwrap(), s.values);
+        // Files without resolutions (every older program's) have none.
+        assert_eq!(read_samples("{\"value\": 1}").unwrap().resolution, None);
+        for bad in ["0", "-0.5"] {
+            let e = read_samples(&format!(
+                "{{\"value\": 1}}\n{{\"value\": 1, \"resolution\": {bad}}}"
+            ))
+            .unwrap_err();
+            assert!(
+                matches!(e, ProtocolError::InvalidResolution { line: 2, .. }),
+                "{bad}: {e}"
+            );
+            assert_eq!(e.line(), Some(2));
+        }
     }
 
     #[test]

@@ -209,6 +209,13 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             verdict_text(v),
             c.method
         );
+        if c.at_resolution {
+            let _ = writeln!(
+                out,
+                "    interval at the timer's resolution: the samples move in steps too coarse \
+                 for a narrower one"
+            );
+        }
         if let Some(b) = &c.bootstrap {
             if c.ci.is_none_or(|ci| {
                 ci.method != rigor_stats::compare::RatioMethod::BootstrapPercentile

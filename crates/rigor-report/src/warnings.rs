@@ -38,6 +38,11 @@ pub fn text(w: &Warning) -> String {
                 modes.needed_one_in_ten
             )
         }
+        Warning::AtResolution { percent: p } => format!(
+            "interval at the timer's resolution (± {}, half a step): the values tie on the \
+             clock's steps, and the data alone would claim a precision the clock does not have",
+            percent(*p)
+        ),
         _ => format!("{w:?}"),
     }
 }

@@ -24,7 +24,7 @@ use rigor_stats::{
     Estimator, Hierarchy, LevelCost, Plan, Quantile, StatsError, VarianceComponents, mean_interval,
     optimal_counts, variance_components,
 };
-use rigor_units::{ConfidenceLevel, Fraction, Seconds};
+use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds};
 
 use crate::collect::{BenchData, Collector, StopRule};
 use crate::error::{RunError, SettingsError};
@@ -354,7 +354,7 @@ impl AdaptiveRule {
             .filter(|d| d.running() && d.measured_executions() > 0)
         {
             let h = d.hierarchy(self.with_builds).ok()?;
-            let rel = estimator_interval(&h, &self.settings)
+            let rel = estimator_interval(&h, &self.settings, d.resolution())
                 .ok()?
                 .relative_half_width();
             if worst.is_none_or(|w| rel > w) {
@@ -401,7 +401,7 @@ impl AdaptiveRule {
             if !d.running() {
                 continue;
             }
-            match needed(h, p, target * margin, &self.settings) {
+            match needed(h, p, (target, margin), &self.settings, d.resolution()) {
                 Ok(k) => most = most.max(k).max(p.min_top_units()),
                 Err(e) => {
                     self.error = Some(e.to_string());
@@ -443,15 +443,33 @@ fn margin(n: usize) -> f64 {
 /// shrinks about as 1/√r with r top-level units (faster for the minimum, whose interval is set
 /// by the spacing of the smallest unit minima), so `r·(h/target)²` units, h the relative
 /// half-width now. The lower-level counts still come from the mean's plan; a look at the
-/// planned count checks the interval itself and re-plans if the scaling was off.
+/// planned count checks the interval itself and re-plans if the scaling was off. It aims at
+/// `target × margin`, never inside the data's resolution (± half a step), and is an error when
+/// the target itself is inside it.
 fn needed(
     h: &Hierarchy,
     p: &BenchPlan,
-    target: f64,
+    (target, margin): (f64, f64),
     a: &AdaptiveSettings,
-) -> Result<usize, StatsError> {
+    resolution: Option<Resolution>,
+) -> Result<usize, NeedError> {
+    let bounds = estimator_interval(h, a, resolution)?;
+    let mut aim = target * margin;
+    if let Some(r) = resolution {
+        let floor = r.relative_to(Seconds::new(bounds.estimate));
+        if floor > target {
+            return Err(NeedError::BelowResolution {
+                target,
+                floor,
+                half_step: r.half_step(),
+            });
+        }
+        // Aiming inside the floor would ask for units that cannot narrow the interval.
+        aim = aim.max(floor);
+    }
+    let target = aim;
     if a.estimator != Estimator::Mean {
-        let rel = estimator_interval(h, a)?.relative_half_width();
+        let rel = bounds.relative_half_width();
         let r = h.units(0) as f64;
         let k = (r * (rel / target).powi(2)).ceil();
         return Ok(if k.is_finite() {
@@ -461,13 +479,54 @@ fn needed(
         });
     }
     let existing = unit_mean_variances(h, &p.components.t2())?;
-    top_count_with_existing(
+    Ok(top_count_with_existing(
         &existing,
         &p.plan,
         target * p.mean.abs(),
         a.level.get(),
         a.quantile,
-    )
+    )?)
+}
+
+/// Why no count of top-level units reaches the target.
+#[derive(Debug)]
+enum NeedError {
+    /// The statistics could not be computed.
+    Stats(StatsError),
+    /// The target is inside the measurement's resolution: every interval is at least ± half a
+    /// step wide, however many units run.
+    BelowResolution {
+        target: f64,
+        floor: f64,
+        half_step: Seconds,
+    },
+}
+
+impl From<StatsError> for NeedError {
+    fn from(e: StatsError) -> Self {
+        Self::Stats(e)
+    }
+}
+
+impl std::fmt::Display for NeedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Stats(e) => e.fmt(f),
+            Self::BelowResolution {
+                target,
+                floor,
+                half_step,
+            } => write!(
+                f,
+                "the target ±{}% is within the timer's resolution: the samples move in steps \
+                 of {}, so no interval is narrower than ±{} (±{}%) however many executions run",
+                rigor_units::significant(100.0 * target),
+                *half_step * 2.0,
+                *half_step,
+                rigor_units::significant(100.0 * floor)
+            ),
+        }
+    }
 }
 
 impl StopRule for AdaptiveRule {
@@ -560,6 +619,9 @@ pub struct EstimatorBounds {
     pub lower: f64,
     /// Upper bound.
     pub upper: f64,
+    /// Whether the bounds were widened to ± half the data's resolution (the data alone gave a
+    /// narrower interval than the clock can support).
+    pub at_resolution: bool,
 }
 
 impl EstimatorBounds {
@@ -575,18 +637,46 @@ impl EstimatorBounds {
 /// number of top-level units ([`rigor_stats::dist::expanded_level`]: the plain percentile
 /// interval covered 89% in simulation with ~15 executions).
 ///
+/// With the data's `resolution` (the step its values move in, when the program reported it),
+/// either bound closer than half a step to the estimate is moved out to half a step
+/// ([`Resolution::floor`]): quantised samples that tie give a zero-width interval otherwise,
+/// which would claim a precision the clock does not have and stop the adaptive rule at once.
+///
 /// # Errors
 /// As [`mean_interval`] or [`bootstrap_interval`] (fewer than two top-level units, …).
 pub fn estimator_interval(
     h: &Hierarchy,
     a: &AdaptiveSettings,
+    resolution: Option<Resolution>,
 ) -> Result<EstimatorBounds, StatsError> {
+    let b = raw_interval(h, a)?;
+    Ok(match resolution {
+        Some(r) => {
+            let f = r.floor(
+                Seconds::new(b.estimate),
+                Seconds::new(b.lower),
+                Seconds::new(b.upper),
+            );
+            EstimatorBounds {
+                lower: f.lower.get(),
+                upper: f.upper.get(),
+                at_resolution: f.at_resolution,
+                ..b
+            }
+        }
+        None => b,
+    })
+}
+
+/// [`estimator_interval`] from the data alone.
+fn raw_interval(h: &Hierarchy, a: &AdaptiveSettings) -> Result<EstimatorBounds, StatsError> {
     if a.estimator == Estimator::Mean {
         let ci = mean_interval(h, a.level.get(), a.quantile)?;
         return Ok(EstimatorBounds {
             estimate: ci.mean,
             lower: ci.lower,
             upper: ci.upper,
+            at_resolution: false,
         });
     }
     let cfg = BootstrapConfig {
@@ -599,6 +689,7 @@ pub fn estimator_interval(
         estimate: b.estimate,
         lower: b.lower,
         upper: b.upper,
+        at_resolution: false,
     })
 }
 
@@ -625,6 +716,9 @@ pub struct AdaptiveReport {
     /// Per benchmark, the final interval of the estimator the rule judged
     /// ([`estimator_interval`]; `None` where there were too few units or no data).
     pub intervals: Vec<Option<EstimatorBounds>>,
+    /// Per benchmark, the step its values move in, when its executions reported it: no
+    /// interval of it is narrower than ± half a step.
+    pub resolutions: Vec<Option<Resolution>>,
 }
 
 /// Runs an adaptive experiment: a small pilot whose data are kept, the optimal lower-level
@@ -712,10 +806,12 @@ pub fn run_adaptive(
         .iter()
         .map(|d| {
             let h = d.hierarchy(with_builds).ok()?;
-            estimator_interval(&h, adaptive).ok()
+            estimator_interval(&h, adaptive, d.resolution()).ok()
         })
         .collect();
+    let resolutions = collector.data().iter().map(BenchData::resolution).collect();
     Ok(AdaptiveReport {
+        resolutions,
         plans: rule.plans.clone(),
         planned_top: rule.first_planned.unwrap_or(0),
         shape: rule.current.clone(),
@@ -901,6 +997,148 @@ mod tests {
             ),
             "{err:?}"
         );
+    }
+
+    /// Every execution reports the same 20 iteration times, `ns` each, measured in steps of
+    /// `step_ns` (`None`: no resolution reported): a function whose samples are quantised so
+    /// coarsely that every execution's median and minimum tie.
+    struct Tied {
+        ns: f64,
+        step_ns: Option<f64>,
+    }
+
+    impl Executor for Tied {
+        fn execute(
+            &mut self,
+            _: &crate::executor::ExecutionRequest<'_>,
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            Ok(crate::executor::ExecutionOutcome {
+                wall: Seconds(1e-3),
+                user: Seconds(1e-3),
+                sys: Seconds::ZERO,
+                max_rss: 0,
+                termination: crate::executor::Termination::Exited { code: 0 },
+                stderr_tail: String::new(),
+                iterations: Some(vec![self.ns * 1e-9; 20]),
+                resolution: self
+                    .step_ns
+                    .and_then(|s| Resolution::new(Seconds(s * 1e-9))),
+                iteration_error: None,
+            })
+        }
+        fn build(
+            &mut self,
+            _: &crate::executor::BuildRequest<'_>,
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            unreachable!("no builds here")
+        }
+        fn run_hook(
+            &mut self,
+            _: &CommandLine,
+            _: Option<&std::path::Path>,
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            unreachable!("no hooks here")
+        }
+    }
+
+    fn run_tied(a: &AdaptiveSettings, step_ns: Option<f64>) -> AdaptiveReport {
+        let benches = [Benchmark::new(
+            "tied",
+            CommandLine::parse("./tied", false).unwrap(),
+        )];
+        let settings = Settings {
+            executions: 10,
+            seed: Seed(1),
+            ..Settings::default()
+        };
+        let mut ex = Tied { ns: 3.0, step_ns };
+        run_adaptive(
+            &benches,
+            &settings,
+            0,
+            &PilotSettings::adaptive(),
+            a,
+            StopSignal::new(),
+            &mut ex,
+            &mut Quiet,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn tied_samples_give_an_interval_at_the_resolution_not_of_zero_width() {
+        let mut b = rigor_stats::HierarchyBuilder::new(["execution", "iteration"]);
+        for e in 0..10usize {
+            for _ in 0..20 {
+                b.push(&[e], 3e-9);
+            }
+        }
+        let h = b.build().unwrap();
+        // 20 ns clock step / 1000 evaluations: samples move by 0.02 ns; ± 0.01 ns at least.
+        let r = Resolution::per_evaluation(Seconds(20e-9), 1000).unwrap();
+        for estimator in [
+            rigor_stats::Estimator::Median,
+            rigor_stats::Estimator::Min,
+            rigor_stats::Estimator::Mean,
+        ] {
+            let a = AdaptiveSettings {
+                estimator,
+                ..adaptive()
+            };
+            let raw = estimator_interval(&h, &a, None).unwrap();
+            assert!(
+                (raw.upper - raw.lower).abs() < 1e-24 && (raw.lower - 3e-9).abs() < 1e-21,
+                "{estimator}: {raw:?}"
+            );
+            assert!(!raw.at_resolution);
+            let i = estimator_interval(&h, &a, Some(r)).unwrap();
+            assert!(i.at_resolution, "{estimator}");
+            assert!((i.lower - 2.99e-9).abs() < 1e-21, "{estimator}: {i:?}");
+            assert!((i.upper - 3.01e-9).abs() < 1e-21, "{estimator}: {i:?}");
+            assert!((i.relative_half_width() - 0.01 / 3.0).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn the_adaptive_rule_does_not_stop_on_a_zero_width_interval() {
+        // ±0.1% asked of a 3 ns function whose samples move in 0.02 ns steps (±0.33%).
+        let a = AdaptiveSettings {
+            target: Fraction::new(0.001),
+            estimator: rigor_stats::Estimator::Median,
+            ..adaptive()
+        };
+        // Without the resolution the tied samples' zero-width interval "reaches" any target.
+        let blind = run_tied(&a, None);
+        assert_eq!(blind.reason, StopReason::PrecisionReached);
+        assert_eq!(blind.intervals[0].unwrap().relative_half_width(), 0.0);
+        // With it, the target is out of reach and the run says why after the pilot.
+        let honest = run_tied(&a, Some(0.02));
+        assert_eq!(honest.reason, StopReason::Unplannable, "{honest:?}");
+        let problem = honest.problem.unwrap();
+        assert!(
+            problem.contains("within the timer's resolution")
+                && problem.contains(
+                    "steps of 0.020 ns, so no interval is narrower than ±0.010 ns (±0.333%)"
+                ),
+            "{problem}"
+        );
+        let i = honest.intervals[0].unwrap();
+        assert!(i.at_resolution);
+        assert!(
+            (i.relative_half_width() - 0.01 / 3.0).abs() < 1e-12,
+            "{i:?}"
+        );
+        // A target wider than the resolution is reached, at the resolution.
+        for estimator in [rigor_stats::Estimator::Median, rigor_stats::Estimator::Min] {
+            let a = AdaptiveSettings {
+                estimator,
+                ..adaptive()
+            };
+            let r = run_tied(&a, Some(0.02));
+            assert_eq!(r.reason, StopReason::PrecisionReached, "{estimator}");
+            let i = r.intervals[0].unwrap();
+            assert!(i.at_resolution && i.relative_half_width() > 0.003, "{i:?}");
+        }
     }
 
     #[test]

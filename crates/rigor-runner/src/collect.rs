@@ -4,7 +4,7 @@
 //! what the statistics need: each benchmark's analysed values by unit, and the cost of each level.
 
 use rigor_stats::{Hierarchy, HierarchyBuilder, StatsError};
-use rigor_units::Seconds;
+use rigor_units::{Resolution, Seconds};
 
 use crate::error::RunError;
 use crate::schedule::{BuildRecord, Control, ExecutionRecord, FailureRecord, Observer, Shape};
@@ -29,6 +29,8 @@ pub struct BenchData {
     ended: bool,
     /// Per measured execution (as in `executions`): the round it ran in.
     rounds: Vec<usize>,
+    /// The coarsest resolution its executions reported for their iteration times.
+    resolution: Option<Resolution>,
 }
 
 impl BenchData {
@@ -110,6 +112,12 @@ impl BenchData {
             units.entry(key).or_default().push(mean(values));
         }
         units.into_iter().map(|(k, v)| (k, mean(&v))).collect()
+    }
+
+    /// The step its analysed values move in, when its executions said (the coarsest they gave):
+    /// no interval of its estimates is narrower than half of it.
+    pub fn resolution(&self) -> Option<Resolution> {
+        self.resolution
     }
 
     /// Measured (non-warm-up) executions so far.
@@ -235,6 +243,9 @@ impl<R: StopRule> Observer for Collector<'_, R> {
                 }
                 d.executions.push((r.build, r.execution, values));
                 d.rounds.push(r.round);
+                if let Some(res) = o.resolution.filter(|_| d.has_iterations) {
+                    d.resolution = Some(d.resolution.map_or(res, |old| old.coarser(res)));
+                }
             }
         }
         self.inner.execution(r)

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rigor_units::Seconds;
+use rigor_units::{Resolution, Seconds};
 use serde::{Deserialize, Serialize};
 
 use crate::command::CommandLine;
@@ -108,6 +108,9 @@ pub struct ExecutionOutcome {
     pub stderr_tail: String,
     /// In-process iteration times in seconds, if the program reported them.
     pub iterations: Option<Vec<f64>>,
+    /// The step the reported iteration times move in, when the program said (the samples
+    /// file's `resolution`): no interval of them is narrower than half of it.
+    pub resolution: Option<Resolution>,
     /// Why reported iteration times could not be read, if they could not.
     pub iteration_error: Option<String>,
 }

@@ -216,6 +216,7 @@ fn outcome(wall: f64, termination: Termination, stderr: &str) -> ExecutionOutcom
         termination,
         stderr_tail: stderr.to_string(),
         iterations: None,
+        resolution: None,
         iteration_error: None,
     }
 }

@@ -68,6 +68,13 @@ pub enum Warning {
         /// The shape and the counts.
         modes: crate::top_means::RareModes,
     },
+    /// The interval was widened to ± half the step the values move in
+    /// ([`Analysis::floor_at_resolution`]): the data alone gave a narrower one (values that tie
+    /// on the clock's steps), which the clock that measured them cannot support.
+    AtResolution {
+        /// Half the step, as a percentage of the mean.
+        percent: f64,
+    },
 }
 
 /// The analysis of one benchmark.
@@ -85,6 +92,26 @@ pub struct Analysis {
     pub summary: Summary,
     /// Warnings, most important first.
     pub warnings: Vec<Warning>,
+}
+
+impl Analysis {
+    /// Widens the mean's interval to at least ± `half_step` (half the step the values move in,
+    /// in their unit) when it is narrower, and says so with [`Warning::AtResolution`]. Values
+    /// quantised by a coarse clock that all tie give an interval of width zero otherwise.
+    /// Nothing changes for a half-step that is not positive and finite, or an interval already
+    /// as wide.
+    pub fn floor_at_resolution(&mut self, half_step: f64) {
+        let ci = &mut self.interval;
+        if !(half_step > 0.0 && half_step.is_finite()) || ci.half_width >= half_step {
+            return;
+        }
+        ci.half_width = half_step;
+        ci.lower = ci.mean - half_step;
+        ci.upper = ci.mean + half_step;
+        self.warnings.push(Warning::AtResolution {
+            percent: 100.0 * half_step / ci.mean.abs(),
+        });
+    }
 }
 
 /// Analyses a hierarchy (at least two top-level units and two values).
@@ -142,6 +169,35 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tied_interval_is_floored_at_half_a_step() {
+        let mut b = crate::HierarchyBuilder::new(["execution", "iteration"]);
+        for e in 0..10usize {
+            for _ in 0..20 {
+                b.push(&[e], 3.0);
+            }
+        }
+        let mut a = analyze(&b.build().unwrap(), &AnalysisConfig::default()).unwrap();
+        assert!(a.interval.half_width < 1e-12, "{:?}", a.interval);
+        // Values in steps of 0.02: ± 0.01 at least, 0.333% of 3.
+        a.floor_at_resolution(0.01);
+        let ci = a.interval;
+        assert_eq!(ci.half_width, 0.01);
+        assert!(
+            (ci.lower - 2.99).abs() < 1e-12 && (ci.upper - 3.01).abs() < 1e-12,
+            "{ci:?}"
+        );
+        let Some(Warning::AtResolution { percent }) = a.warnings.last() else {
+            panic!("{:?}", a.warnings)
+        };
+        assert!((percent - 1.0 / 3.0).abs() < 1e-12, "{percent}");
+        // A wider interval, or no step, is left alone.
+        let before = a.clone();
+        a.floor_at_resolution(0.005);
+        a.floor_at_resolution(f64::NAN);
+        assert_eq!(a, before);
+    }
 
     fn two_level(groups: &[Vec<f64>]) -> Analysis {
         let h = Hierarchy::two_level(["execution", "iteration"], groups).unwrap();

@@ -562,9 +562,29 @@ pub struct Comparison {
     pub candidate_units: usize,
     /// Number of top-level units of the baseline.
     pub baseline_units: usize,
+    /// Whether the deciding interval was widened by [`Comparison::widen`] to what the data's
+    /// resolution allows (the data alone gave a narrower one than the clock can support).
+    pub at_resolution: bool,
 }
 
 impl Comparison {
+    /// Widens the deciding interval to include `[lower, upper]` — the range of the ratio that
+    /// the measurements' resolution cannot exclude, from the caller — and recomputes the
+    /// verdict from the widened interval. More units cannot narrow an interval set by the
+    /// resolution, so no count of them is suggested ([`Comparison::more_units`] is `None`).
+    /// Nothing changes when the interval already contains the range, or is unbounded.
+    pub fn widen(&mut self, lower: f64, upper: f64) {
+        let Some(ci) = self.ci.as_mut() else { return };
+        if lower >= ci.lower && upper <= ci.upper {
+            return;
+        }
+        ci.lower = ci.lower.min(lower);
+        ci.upper = ci.upper.max(upper);
+        self.at_resolution = true;
+        self.verdict = verdict_from_interval(ci.lower, ci.upper, self.threshold);
+        self.more_units = None;
+    }
+
     /// The estimate and bounds as percent changes ((θ − 1)·100), for reporting an effect size.
     pub fn percent_change(&self) -> (f64, Option<(f64, f64)>) {
         (
@@ -675,6 +695,7 @@ pub fn compare(
         more_units,
         candidate_units: rc,
         baseline_units: rb,
+        at_resolution: false,
     })
 }
 
@@ -788,6 +809,49 @@ mod tests {
                 assert_ne!(s[i], s[j]);
             }
         }
+    }
+
+    fn tied(value: f64) -> Hierarchy {
+        let mut b = crate::HierarchyBuilder::new(["execution", "iteration"]);
+        for e in 0..10usize {
+            for _ in 0..20 {
+                b.push(&[e], value);
+            }
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn widening_to_the_resolution_recomputes_the_verdict() {
+        // Every sample of the candidate reads 3.02 ns and of the baseline 3.00 ns: one step of
+        // 0.02 ns apart. The bootstrap of the minimum has zero width at 3.02/3.00 = 1.00667,
+        // a "regression" beyond a 0.5% threshold that the clock cannot support.
+        let cfg = CompareConfig {
+            estimator: Estimator::Min,
+            threshold: 0.005,
+            paired: true,
+            ..CompareConfig::default()
+        };
+        let mut c = compare(&tied(3.02), &tied(3.0), &cfg).unwrap();
+        let ci = c.ci.unwrap();
+        assert_eq!(ci.lower, ci.upper);
+        assert_eq!(c.verdict, Verdict::Regression);
+        assert!(!c.at_resolution);
+        // ± half a step on each: (3.02 − 0.01)/(3.00 + 0.01) = 1 to 3.03/2.99.
+        let (lo, hi) = (3.01 / 3.01, 3.03 / 2.99);
+        c.widen(lo, hi);
+        let ci = c.ci.unwrap();
+        assert_eq!((ci.lower, ci.upper), (lo, hi));
+        assert!(c.at_resolution);
+        assert_eq!(c.verdict, Verdict::Inconclusive);
+        assert_eq!(
+            c.more_units, None,
+            "more units cannot narrow the clock's step"
+        );
+        // An interval already containing the range is left alone.
+        let before = c;
+        c.widen(1.001, 1.002);
+        assert_eq!(c.ci, before.ci);
     }
 
     #[test]

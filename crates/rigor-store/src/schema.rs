@@ -17,7 +17,7 @@ use rigor_stats::analysis::Warning as AnalysisWarning;
 use rigor_stats::compare::{RatioInterval, Verdict};
 use rigor_stats::steady::{Consistency, Recommendation, RunClass};
 use rigor_stats::variance::ComponentMethod;
-use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed, TimeUnit};
+use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds, Seed, TimeUnit};
 use serde::{Deserialize, Serialize};
 
 use crate::environment::Environment;
@@ -268,6 +268,10 @@ pub struct ExecutionRecord {
     /// Bytes of `--randomize-env` padding in its environment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env_pad: Option<usize>,
+    /// The step its iteration times move in (seconds), when the program reported it through
+    /// the samples file's `resolution` (absent in files written before rigor read it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<Resolution>,
 }
 
 /// One build.
@@ -638,6 +642,18 @@ impl BenchmarkRecord {
     /// The kinds of the levels, top → bottom.
     pub fn levels(&self) -> Vec<LevelKind> {
         self.layout.levels()
+    }
+
+    /// The step its values move in, in seconds: the coarsest resolution its measured (not
+    /// warm-up) executions reported; `None` when none did. No interval of its estimates should
+    /// be narrower than ± half of it.
+    pub fn resolution(&self) -> Option<Resolution> {
+        Resolution::coarsest(
+            self.executions
+                .iter()
+                .filter(|e| !e.warmup)
+                .filter_map(|e| e.resolution),
+        )
     }
 
     /// Keys of the top-level units in measurement order (builds, or the rounds of executions),

@@ -1,7 +1,8 @@
 //! Quantities of rigor as types, in one place.
 //!
-//! Every crate of rigor that handles a time, a proportion, a confidence level or a seed takes
-//! these types instead of a bare `f64` or `u64`, so that seconds never mix with nanoseconds,
+//! Every crate of rigor that handles a time, a measurement's resolution, a proportion, a
+//! confidence level or a seed takes these types instead of a bare `f64` or `u64`, so that
+//! seconds never mix with nanoseconds,
 //! `1%` never gets confused with `1.0`, and a seed always survives a round trip through JSON and
 //! TOML. Parsing accepts what users type on a command line (`90s`, `10m`, `1%`, `95`), and every
 //! parse error says what was expected.
@@ -11,10 +12,12 @@
 
 mod error;
 mod fraction;
+mod resolution;
 mod seed;
 mod time;
 
 pub use error::UnitError;
 pub use fraction::{ConfidenceLevel, Fraction, percent_text};
+pub use resolution::{Floored, Resolution};
 pub use seed::Seed;
 pub use time::{Seconds, TimeUnit, significant};

@@ -110,13 +110,18 @@ fn estimator_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
     for (b, i) in s.benchmarks.iter().zip(&outcome.report.intervals) {
         match i {
             Some(i) => out.push_str(&format!(
-                "\n  {}: {} {} [{}, {}] (± {})",
+                "\n  {}: {} {} [{}, {}] (± {}){}",
                 b.name,
                 estimator,
                 time(i.estimate),
                 time(i.lower),
                 time(i.upper),
-                percent(100.0 * i.relative_half_width())
+                percent(100.0 * i.relative_half_width()),
+                if i.at_resolution {
+                    ", at the timer's resolution"
+                } else {
+                    ""
+                }
             )),
             None => out.push_str(&format!("\n  {}: too few {top} for an interval", b.name)),
         }

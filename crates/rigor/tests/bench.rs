@@ -140,6 +140,14 @@ fn lists_tunes_and_measures_each_function_across_processes() {
             .filter(|e| e["warmup"] != true)
             .collect();
         assert_eq!(measured.len(), 3, "{b}");
+        // The harness reports the step its samples move in (the timer's resolution over the
+        // evaluations), and rigor keeps it with each execution.
+        assert!(
+            measured.iter().all(|e| e["resolution"]
+                .as_f64()
+                .is_some_and(|r| r > 0.0 && r < 1e-3)),
+            "{b}"
+        );
         // --iterations 5: five samples from every measured execution.
         let samples: Vec<_> = b["samples"]
             .as_array()

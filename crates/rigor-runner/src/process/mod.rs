@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use std::os::unix::process::CommandExt;
 
-use rigor_protocol::{SAMPLES_FILE_ENV, parse_samples};
+use rigor_protocol::{Resolution, SAMPLES_FILE_ENV, read_samples};
 use rigor_units::Seconds;
 
 use crate::command::CommandLine;
@@ -177,6 +177,7 @@ impl ProcessExecutor {
             termination: termination(reaped.status, timed_out),
             stderr_tail: stderr.tail()?,
             iterations: None,
+            resolution: None,
             iteration_error: None,
         })
     }
@@ -281,10 +282,11 @@ impl Executor for ProcessExecutor {
             spawn_and_wait(&stop, cmd, req.command.program(), req.timeout, drain)?;
 
         let termination = termination(reaped.status, timed_out);
-        let (iterations, iteration_error) = match read_iterations(req.iterations, captures) {
-            Ok(v) => (v, None),
-            Err(e) => (None, Some(e)),
-        };
+        let (iterations, resolution, iteration_error) =
+            match read_iterations(req.iterations, captures) {
+                Ok((v, r)) => (v, r, None),
+                Err(e) => (None, None, Some(e)),
+            };
         // Standard error is only read when it is needed, keeping the loop between executions short.
         let stderr_tail = if termination.success() && iteration_error.is_none() {
             String::new()
@@ -299,6 +301,7 @@ impl Executor for ProcessExecutor {
             termination,
             stderr_tail,
             iterations,
+            resolution,
             iteration_error,
         })
     }
@@ -360,7 +363,11 @@ fn spawn_and_wait(
     Ok((wall, reaped, timed_out))
 }
 
-fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Option<Vec<f64>>, String> {
+/// The iteration times an execution reported (seconds), and the resolution its samples file
+/// gave, if any.
+type Reported = (Option<Vec<f64>>, Option<Resolution>);
+
+fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Reported, String> {
     match source {
         IterationSource::Pattern {
             stream,
@@ -373,16 +380,22 @@ fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Option<Vec<
             };
             let text = capture.read_all().map_err(|e| e.to_string())?;
             parse_pattern(&text, regex, *unit)
-                .map(Some)
+                .map(|v| (Some(v), None))
                 .map_err(|e| e.to_string())
         }
         IterationSource::SamplesFile => {
             if c.samples.is_empty().map_err(|e| e.to_string())? {
-                return Ok(None);
+                return Ok((None, None));
             }
             let text = c.samples.read_all().map_err(|e| e.to_string())?;
-            let values = parse_samples(&text).map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))?;
-            Ok((!values.is_empty()).then(|| values.into_iter().map(Seconds::get).collect()))
+            let s = read_samples(&text).map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))?;
+            if s.values.is_empty() {
+                return Ok((None, None));
+            }
+            Ok((
+                Some(s.values.into_iter().map(Seconds::get).collect()),
+                s.resolution,
+            ))
         }
     }
 }

@@ -1,0 +1,129 @@
+//! Samples quantised by a coarse clock: intervals are never narrower than ± half the step the
+//! program reported (`"resolution"` in the samples file), and the adaptive rule does not stop on
+//! an interval of zero width.
+
+mod common;
+
+use common::{Dir, json, rigor, stdout_of};
+
+/// A program whose every sample reads `ns` nanoseconds, measured in steps of 0.02 ns (a 20 ns
+/// clock over 1000 evaluations): every execution's median and minimum tie.
+fn tied(ns: &str) -> String {
+    format!(
+        r#"for i in $(seq ${{RIGOR_ITERATIONS:-20}}); do echo '{{"value": {ns}, "unit": "ns", "resolution": 0.02}}' >> "$RIGOR_SAMPLES_FILE"; done"#
+    )
+}
+
+/// The line of the adaptive note giving the median's interval.
+fn median_line(out: &str) -> &str {
+    out.lines()
+        .find(|l| l.contains(": median 3.000 ns ["))
+        .unwrap_or_else(|| panic!("{out}"))
+}
+
+#[test]
+fn a_tied_median_has_an_interval_at_the_resolution() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        rigor()
+            .args(["run", "--shell", "-n", "tied", "--precision", "1%"])
+            .args(["--estimator", "median", "--seed", "1"])
+            .arg(tied("3"))
+            .arg("--export-json")
+            .arg(&path),
+    );
+    assert!(
+        out.contains("stopped because the target precision was reached"),
+        "{out}"
+    );
+    // Every sample reads 3 ns: the bootstrap alone gives [3, 3]; ± 0.01 ns is what the clock
+    // can tell.
+    let line = median_line(&out);
+    assert!(
+        line.contains("[2.990 ns, 3.010 ns]") && line.ends_with(", at the timer's resolution"),
+        "{line}"
+    );
+    // The resolution is kept with each execution in the result.
+    let execs = &json(&path)["benchmarks"][0]["executions"];
+    let measured = execs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["warmup"] == false)
+        .collect::<Vec<_>>();
+    assert!(!measured.is_empty());
+    for e in measured {
+        let step = e["resolution"].as_f64().unwrap();
+        assert!((step - 0.02e-9).abs() < 1e-24, "{e}");
+    }
+}
+
+#[test]
+fn the_adaptive_rule_does_not_stop_on_a_zero_width_interval() {
+    // ±0.1% asked of samples that move in steps of ±0.33%: out of reach, and said so.
+    let out = stdout_of(
+        rigor()
+            .args(["run", "--shell", "-n", "tied", "--precision", "0.1%"])
+            .args(["--estimator", "min", "--seed", "1"])
+            .arg(tied("3")),
+    );
+    assert!(
+        !out.contains("stopped because the target precision was reached"),
+        "{out}"
+    );
+    assert!(
+        out.contains("within the timer's resolution: the samples move in steps of 0.020 ns"),
+        "{out}"
+    );
+    // What is reachable is the resolution's ±0.33%, not the tied samples' ±0.00%.
+    assert!(out.contains("tied: about ±0.33%"), "{out}");
+}
+
+#[test]
+fn a_comparison_of_tied_samples_is_not_decided_beyond_the_resolution() {
+    // 3.02 ns against 3.00 ns: one step apart. Without the floor, the minimum's bootstrap has
+    // zero width at +0.67% and would call it a regression beyond a 0.5% threshold.
+    let out = stdout_of(
+        rigor()
+            .args(["run", "--shell", "-r", "10", "--estimator", "min"])
+            .args([
+                "--threshold",
+                "0.5%",
+                "--seed",
+                "1",
+                "-n",
+                "old",
+                "-n",
+                "new",
+            ])
+            .arg(tied("3.00"))
+            .arg(tied("3.02")),
+    );
+    assert!(
+        out.contains("interval at the timer's resolution: the samples move in steps"),
+        "{out}"
+    );
+    assert!(out.contains("verdict: inconclusive"), "{out}");
+    // Each benchmark's mean interval too: ± 0.01 ns, not ± 0, and said so.
+    assert!(
+        out.contains("3.000 ns ± 0.010 ns (± 0.33%)") && out.contains("3.020 ns ± 0.010 ns"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Warning: interval at the timer's resolution (± 0.33%, half a step)"),
+        "{out}"
+    );
+    // More executions cannot narrow the clock's step: no count of them is suggested.
+    assert!(!out.contains("more executions per command"), "{out}");
+    // The ranking's interval is floored too: not "+0.67% .. +0.67%".
+    let summary = out
+        .split("Summary")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        summary.contains("new is 0.67% slower (95% CI "),
+        "{summary}"
+    );
+    assert!(!summary.contains("+0.67% .. +0.67%"), "{summary}");
+}
