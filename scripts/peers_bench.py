@@ -15,7 +15,7 @@ in one run on this machine:
    for the median and the minimum (--repeats runs each).
 
 Usage: python3 scripts/peers_bench.py [--pairs 20] [--repeats 3] [--out FILE]
-       [--skip-accuracy] [--skip-aa] [--skip-precision]
+       [--skip-accuracy] [--skip-aa] [--skip-precision] [--criterion-short]
 Needs the rigor binary (cargo build --release -p rigor) and network access to crates.io the
 first time (criterion, divan).
 """
@@ -164,6 +164,9 @@ def rigor_bench(args, env, filters, extra=()):
 def aa(args, exes, env, home):
     rigor_changes = {n: [] for n in AA}
     crit_changes = {n: [] for n in AA}
+    started = time.monotonic()
+    verdict_counts = {n: {} for n in AA}
+    floored = {n: 0 for n in AA}
     for p in range(args.pairs):
         for n in AA:
             out, _ = rigor_bench(
@@ -173,8 +176,14 @@ def aa(args, exes, env, home):
             verdicts = re.findall(r"verdict: (\w+)", out.stdout)
             if out.returncode != 0 or not verdicts:
                 sys.exit(f"rigor bench failed:\n{out.stdout}\n{out.stderr}")
-            rigor_changes[n].append(verdicts[0] in ("regression", "improvement"))
-        short = ["--warm-up-time", "1", "--measurement-time", "2"]
+            # aa_a and aa_b are two benchmarks of one target: rigor words a change between
+            # different commands "slower"/"faster", between versions "regression"/"improvement".
+            rigor_changes[n].append(
+                verdicts[0] in ("regression", "improvement", "slower", "faster"))
+            verdict_counts[n][verdicts[0]] = verdict_counts[n].get(verdicts[0], 0) + 1
+            floored[n] += "interval at the timer's resolution: the samples move" in out.stdout
+        # criterion's defaults (3 s warm-up, 5 s of measurement) unless --criterion-short.
+        short = ["--warm-up-time", "1", "--measurement-time", "2"] if args.criterion_short else []
         criterion_run(exes, env, "aa_a/", [*short, "--save-baseline", f"pair{p}"])
         text, _ = criterion_run(exes, env, "aa_a/", [*short, "--baseline", f"pair{p}"])
         blocks = re.split(r"\n(?=aa_a/)", "\n" + text)
@@ -182,8 +191,13 @@ def aa(args, exes, env, home):
             block = next(b for b in blocks if b.startswith(f"aa_a/{label(n)}"))
             crit_changes[n].append("Performance has" in block)
         print(f"pair {p + 1}/{args.pairs}: rigor {[rigor_changes[n][-1] for n in AA]}, "
-              f"criterion {[crit_changes[n][-1] for n in AA]}", file=sys.stderr)
-    return rigor_changes, crit_changes
+              f"criterion {[crit_changes[n][-1] for n in AA]}, "
+              f"{time.monotonic() - started:.0f} s, load {os.getloadavg()[0]:.1f}",
+              file=sys.stderr, flush=True)
+    for n in AA:
+        print(f"spin({n}): rigor verdicts {verdict_counts[n]}, "
+              f"{floored[n]} interval(s) at the timer's resolution", file=sys.stderr)
+    return rigor_changes, crit_changes, verdict_counts, floored
 
 
 def criterion_halfwidth(e):
@@ -289,6 +303,9 @@ def main():
     ap.add_argument("--skip-aa", action="store_true")
     ap.add_argument("--skip-precision", action="store_true")
     ap.add_argument("--skip-accuracy", action="store_true")
+    ap.add_argument("--criterion-short", action="store_true",
+                    help="A/A: criterion with 1 s warm-up and 2 s of measurement instead of its "
+                         "defaults (3 s, 5 s), to fit a run")
     ap.add_argument("--repeats", type=int, default=3,
                     help="processes per tool in the time-to-±1%% comparison")
     args = ap.parse_args()
@@ -337,7 +354,7 @@ def main():
     if not args.skip_aa:
         print("A/A …", file=sys.stderr)
         load = os.getloadavg()[0]
-        rc, cc = aa(args, exes, env, home)
+        rc, cc, verdicts, floored = aa(args, exes, env, home)
         lines += [
             f"| function | rigor bench: changes reported | criterion --baseline: changes reported |",
             "|---|---|---|",
@@ -352,7 +369,14 @@ def main():
         lines.append(f"| all | {tr} of {total} ({100 * tr / total:.0f}%) "
                      f"| {tc} of {total} ({100 * tc / total:.0f}%) |")
         lines.append("")
-        lines.append(f"Load average (1 min) before / after: {load:.1f} / {os.getloadavg()[0]:.1f}")
+        lines.append("")
+        for n in AA:
+            lines.append(f"spin({n}): rigor's verdicts {verdicts[n]}; {floored[n]} of its "
+                         f"intervals at the timer's resolution")
+        lines.append("")
+        crit = "shortened, 1 s + 2 s" if args.criterion_short else "its defaults, 3 s + 5 s"
+        lines.append(f"criterion: {crit}. Load average (1 min) before / after: "
+                     f"{load:.1f} / {os.getloadavg()[0]:.1f}")
         lines.append("")
         flush()
     if not args.skip_precision:
