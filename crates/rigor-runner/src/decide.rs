@@ -12,6 +12,7 @@
 //! every round does not inflate the error rate (the validation command's `sequential` table
 //! measures it).
 
+use rigor_stats::compare::verdict_from_interval;
 use rigor_stats::confseq::{Look, SequentialConfig, look};
 use rigor_units::Seconds;
 
@@ -115,6 +116,41 @@ pub fn paired_log_ratios(candidate: &BenchData, reference: &BenchData, builds: b
         .collect()
 }
 
+/// `l` with its sequence widened to the range of ratios the two benchmarks' resolutions cannot
+/// exclude (each mean ± half its step, [`rigor_units::Resolution::floor_ratio`]), and its verdict taken
+/// again: round means that tie on a coarse clock's steps have a sequence of width zero, which
+/// would decide on a difference of one step. A benchmark that reported no resolution takes the
+/// other's; with neither, `l` is returned as it is.
+fn floor_at_resolution(
+    l: Look,
+    (candidate, reference): (&BenchData, &BenchData),
+    builds: bool,
+    threshold: f64,
+) -> Look {
+    let (rc, rr) = (candidate.resolution(), reference.resolution());
+    let (Some(rc), Some(rr)) = (rc.or(rr), rr.or(rc)) else {
+        return l;
+    };
+    if !(l.upper.is_finite() && l.lower > 0.0) {
+        return l; // Not yet bounded: nothing to widen.
+    }
+    let means = reference.unit_means(builds);
+    let b = means.values().sum::<f64>() / means.len().max(1) as f64;
+    let f = rc.floor_ratio(
+        rr,
+        Seconds::new(l.ratio * b),
+        Seconds::new(b),
+        l.lower,
+        l.upper,
+    );
+    Look {
+        lower: f.lower,
+        upper: f.upper,
+        verdict: verdict_from_interval(f.lower, f.upper, threshold),
+        ..l
+    }
+}
+
 /// The rule: after each round, look at every undecided candidate; retire the decided ones; stop
 /// when none is left or the budget is spent.
 struct DecideRule {
@@ -156,7 +192,8 @@ impl StopRule for DecideRule {
                 continue;
             };
             if let Ok(l) = look(&ratios, &self.each) {
-                *last = l;
+                let threshold = self.each.threshold;
+                *last = floor_at_resolution(l, (&data[c], &data[r]), self.builds, threshold);
             }
             if last.decided() {
                 *stop = Some(DecisionStop::Decided);
@@ -342,6 +379,79 @@ mod tests {
         );
         assert!(obs.0[2] > 8 && obs.0[0] == obs.0[2], "{obs:?}");
         assert!((r.alpha_each - 0.025).abs() < 1e-12);
+    }
+
+    /// Benchmark i's every sample reads `ns[i]` nanoseconds, in steps of `step_ns` when given.
+    struct Tied {
+        ns: Vec<f64>,
+        step_ns: Option<f64>,
+    }
+
+    impl Executor for Tied {
+        fn execute(
+            &mut self,
+            req: &crate::executor::ExecutionRequest<'_>,
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            Ok(crate::executor::ExecutionOutcome {
+                wall: Seconds(1e-3),
+                user: Seconds(1e-3),
+                sys: Seconds::ZERO,
+                max_rss: 0,
+                termination: crate::executor::Termination::Exited { code: 0 },
+                stderr_tail: String::new(),
+                iterations: Some(vec![self.ns[req.benchmark] * 1e-9; 20]),
+                resolution: self
+                    .step_ns
+                    .and_then(|s| rigor_units::Resolution::new(Seconds(s * 1e-9))),
+                iteration_error: None,
+            })
+        }
+        fn build(
+            &mut self,
+            _: &crate::executor::BuildRequest<'_>,
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            unreachable!("no builds here")
+        }
+        fn run_hook(
+            &mut self,
+            _: &CommandLine,
+            _: Option<&std::path::Path>,
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            unreachable!("no hooks here")
+        }
+    }
+
+    #[test]
+    fn a_difference_of_one_clock_step_is_not_decided() {
+        // 3.02 ns against 3.00 ns, every sample tied: one step of 0.02 ns apart (+0.67%).
+        let run = |step_ns| {
+            let mut d = decide(30);
+            d.sequential.threshold = 0.005;
+            run_until_decided(
+                &benches(&["./old", "./new"]),
+                &settings(1),
+                0,
+                &d,
+                StopSignal::new(),
+                &mut Tied {
+                    ns: vec![3.0, 3.02],
+                    step_ns,
+                },
+                &mut Count::default(),
+            )
+            .unwrap()
+        };
+        // Blind to the clock: a zero-width sequence decides "regression" at the first look.
+        let blind = run(None);
+        assert_eq!(blind.decisions[0].look.verdict, Verdict::Regression);
+        assert_eq!(blind.decisions[0].look.rounds, 8);
+        // With the step: the sequence spans 3.01/3.01 .. 3.03/2.99 and never decides.
+        let honest = run(Some(0.02));
+        let l = honest.decisions[0].look;
+        assert_eq!(l.verdict, Verdict::Inconclusive, "{l:?}");
+        assert_eq!(honest.decisions[0].stop, DecisionStop::RoundsSpent);
+        assert!((l.lower - 1.0).abs() < 1e-9, "{l:?}");
+        assert!((l.upper - 3.03 / 2.99).abs() < 1e-9, "{l:?}");
     }
 
     #[test]
