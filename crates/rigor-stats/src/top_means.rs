@@ -12,7 +12,9 @@
 //!   `Φ(z₀ + (z₀ + z)/(1 − a(z₀ + z)))` quantiles of `ȳ*` for `z = z_{α/2}, z_{1−α/2}`;
 //! * **expanded BCa** (the expanded percentile idea of Hesterberg 2015): BCa at the level whose
 //!   normal quantile times `√(n/(n−1))` equals the t quantile with n − 1 degrees of freedom, so
-//!   that on symmetric data it is about as wide as the t interval and only skew moves it.
+//!   that on symmetric data it is about as wide as the t interval and only skew moves it;
+//! * **Johnson's skewness-corrected t** (Johnson 1978) and its monotone form (Hall 1992): closed
+//!   forms, no resampling; the formulas are at [`Correction`].
 //!
 //! Which of them rigor uses is decided by the simulation in the validation report (section 1b).
 //!
@@ -54,15 +56,21 @@ pub enum TopMethod {
     Bca,
     /// BCa at the level that makes it as wide as the t interval on symmetric data.
     ExpandedBca,
+    /// Johnson's (1978) skewness-corrected t, inverted on its increasing branch.
+    JohnsonT,
+    /// Johnson's correction made monotone by Hall's (1992) cubic transformation.
+    HallT,
 }
 
 impl TopMethod {
     /// Every method, in table order.
-    pub const ALL: [TopMethod; 4] = [
+    pub const ALL: [TopMethod; 6] = [
         TopMethod::StudentT,
         TopMethod::BootstrapT,
         TopMethod::Bca,
         TopMethod::ExpandedBca,
+        TopMethod::JohnsonT,
+        TopMethod::HallT,
     ];
 
     /// Short name for tables and output.
@@ -72,7 +80,14 @@ impl TopMethod {
             Self::BootstrapT => "bootstrap-t",
             Self::Bca => "BCa",
             Self::ExpandedBca => "expanded BCa",
+            Self::JohnsonT => "Johnson t",
+            Self::HallT => "Johnson–Hall t",
         }
+    }
+
+    /// Whether the method resamples (and so uses `resamples` and `seed`).
+    pub fn resamples(&self) -> bool {
+        matches!(self, Self::BootstrapT | Self::Bca | Self::ExpandedBca)
     }
 }
 
@@ -127,7 +142,7 @@ pub fn top_interval(
             got: n,
         });
     }
-    if method != TopMethod::StudentT && resamples == 0 {
+    if method.resamples() && resamples == 0 {
         return Err(StatsError::InvalidParameter {
             name: "resamples",
             value: "0".into(),
@@ -143,6 +158,8 @@ pub fn top_interval(
         TopMethod::BootstrapT => bootstrap_t(means, level, resamples, seed)?,
         TopMethod::Bca => bca(means, level, resamples, seed)?,
         TopMethod::ExpandedBca => bca(means, expanded_level(level, n)?, resamples, seed)?,
+        TopMethod::JohnsonT => johnson_interval(means, level, Correction::Johnson)?,
+        TopMethod::HallT => johnson_interval(means, level, Correction::Hall)?,
     };
     Ok(TopInterval {
         estimate,
@@ -151,11 +168,7 @@ pub fn top_interval(
         level,
         method,
         units: n,
-        resamples: if method == TopMethod::StudentT {
-            0
-        } else {
-            resamples
-        },
+        resamples: if method.resamples() { resamples } else { 0 },
         seed,
     })
 }
@@ -257,6 +270,97 @@ fn bca(means: &[f64], level: f64, resamples: usize, seed: u64) -> Result<(f64, f
     let lo = ((a1 * b).floor() as usize).min(resamples - 1);
     let hi = (((a2 * b).ceil() as usize).saturating_sub(1)).clamp(lo, resamples - 1);
     Ok((theta[lo], theta[hi]))
+}
+
+/// Which skewness correction of the studentised mean a skewness-corrected t interval inverts.
+///
+/// With `n` top-level means `y₁..yₙ`, `ȳ` their mean, `s² = Σ(yᵢ − ȳ)²/(n − 1)`, the standard
+/// error `se = s/√n` and the studentised mean `T = (ȳ − μ)/se`, the Edgeworth expansion of `T`
+/// has a skewed first term: `P(T ≤ x) ≈ Φ(x) + γ(2x² + 1)φ(x)/(6√n)` for a population skewness
+/// `γ`. Johnson (1978) removes it with the estimate `γ̂ = μ̂₃/s³`, `μ̂₃ = Σ(yᵢ − ȳ)³/n`
+/// ([`SkewTerms`]), and the terms `a = γ̂/(3√n)`, `b = γ̂/(6√n)`:
+///
+/// * **Johnson**: `q(T) = T + a·T² + b` (his modified statistic
+///   `[(ȳ − μ) + μ̂₃/(6s²n) + μ̂₃(ȳ − μ)²/(3s⁴)]/se` written in `T`). The quadratic is not
+///   monotone: it turns at `T = −1/(2a)`, and when `1 − 4a(b − c) < 0` the equation `q(T) = c`
+///   has no root at all (strongly skewed data, e.g. one far mean among six). [`corrected_t`]
+///   solves it on the increasing branch that holds `T = 0`, `T = 2(c − b)/(1 + √(1 − 4a(b − c)))`,
+///   and returns the turning point `−1/(2a)` (the end of that branch) when there is no root.
+/// * **Hall** (1992): `g(T) = T + a·T² + a²·T³/3 + b = ((1 + aT)³ − 1)/(3a) + b`, which agrees
+///   with Johnson's to the order that matters (`a²` is `O(1/n)`) and is monotone (`g′ = (1 + aT)²`),
+///   with the explicit inverse `T = 3(c − b)/(u² + u + 1)`, `u = ∛(1 + 3a(c − b))` (the form of
+///   `(u − 1)/a` that stays exact as `a → 0`).
+///
+/// The interval is `[ȳ − T₊·se, ȳ − T₋·se]`, where `T₊` and `T₋` solve the corrected statistic
+/// `= +t` and `= −t` for `t = t_{1−α/2, n−1}`. rigor uses Student's quantile and `s` (Hall's paper
+/// has normal quantiles and the `1/n` variance) so that with `γ̂ = 0` the interval is exactly
+/// rigor's t interval; skewness only moves and stretches it (right-skewed means: a longer upper
+/// side).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Correction {
+    /// Johnson (1978): the quadratic `T + a·T² + b`, on its increasing branch.
+    Johnson,
+    /// Hall (1992): the monotone cubic `T + a·T² + a²·T³/3 + b`.
+    Hall,
+}
+
+/// The skewness terms of Johnson's correction for `n` top-level means (see [`Correction`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SkewTerms {
+    /// `γ̂ = μ̂₃/s³`, `μ̂₃ = Σ(yᵢ − ȳ)³/n`, `s² = Σ(yᵢ − ȳ)²/(n − 1)`; 0 for constant means.
+    pub skewness: f64,
+    /// `a = γ̂/(3√n)`, the coefficient of `T²`.
+    pub a: f64,
+    /// `b = γ̂/(6√n)`, the shift.
+    pub b: f64,
+}
+
+/// Johnson's skewness terms of the top-level `means` (at least two; finite).
+pub fn skew_terms(means: &[f64]) -> SkewTerms {
+    let n = means.len() as f64;
+    let m = mean(means);
+    let (s2, m3) = means.iter().fold((0.0, 0.0), |(s2, m3), y| {
+        let d = y - m;
+        (s2 + d * d, m3 + d * d * d)
+    });
+    let s = (s2 / (n - 1.0)).sqrt();
+    let skewness = if s > 0.0 { (m3 / n) / (s * s * s) } else { 0.0 };
+    SkewTerms {
+        skewness,
+        a: skewness / (3.0 * n.sqrt()),
+        b: skewness / (6.0 * n.sqrt()),
+    }
+}
+
+/// The studentised mean `T` at which the `correction` of `T` equals `c` (see [`Correction`]).
+pub fn corrected_t(correction: Correction, terms: SkewTerms, c: f64) -> f64 {
+    let SkewTerms { a, b, .. } = terms;
+    match correction {
+        Correction::Johnson => {
+            let disc = 1.0 - 4.0 * a * (b - c);
+            if disc >= 0.0 {
+                2.0 * (c - b) / (1.0 + disc.sqrt())
+            } else {
+                // No root: the increasing branch ends at the turning point (a ≠ 0 here).
+                -1.0 / (2.0 * a)
+            }
+        }
+        Correction::Hall => {
+            let u = (1.0 + 3.0 * a * (c - b)).cbrt();
+            3.0 * (c - b) / (u * u + u + 1.0)
+        }
+    }
+}
+
+/// The skewness-corrected t interval of `means` at `level` (n ≥ 2, checked by the caller).
+fn johnson_interval(means: &[f64], level: f64, correction: Correction) -> Result<(f64, f64)> {
+    let n = means.len();
+    let t = t_quantile(level, n)?;
+    let (ybar, se) = (mean(means), (variance(means) / n as f64).sqrt());
+    let terms = skew_terms(means);
+    let lower = ybar - corrected_t(correction, terms, t) * se;
+    let upper = ybar - corrected_t(correction, terms, -t) * se;
+    Ok((lower, upper))
 }
 
 /// Units needed to draw at least one unit from a mode of frequency `p` with probability `prob`:
@@ -524,6 +628,76 @@ mod tests {
         assert!(i.upper - ybar > ybar - i.lower);
     }
 
+    /// Oracle computed independently with Python's standard library (the script is below; the
+    /// t quantiles are the table values t₀.₉₇₅,₅ = 2.5705818 and t₀.₉₇₅,₇ = 2.3646243):
+    ///
+    /// ```text
+    /// def terms(y):
+    ///     n = len(y); m = sum(y)/n; s = sqrt(sum((v-m)**2 for v in y)/(n-1))
+    ///     g = (sum((v-m)**3 for v in y)/n)/s**3
+    ///     return m, s/sqrt(n), g/(3*sqrt(n)), g/(6*sqrt(n))
+    /// def johnson(a, b, c):            # increasing branch of a·T² + T + b = c
+    ///     D = 1 - 4*a*(b - c)
+    ///     if D < 0: return -1/(2*a)    # no root: the branch's turning point
+    ///     r1 = (-1 + sqrt(D))/(2*a); r2 = (-1 - sqrt(D))/(2*a)
+    ///     return r1 if 1 + 2*a*r1 > 0 else r2
+    /// def hall(a, b, c):               # (1 + aT)³ = 1 + 3a(c − b), real cube root
+    ///     x = 1 + 3*a*(c - b); u = copysign(abs(x)**(1/3), x); return (u - 1)/a
+    /// interval = [m - f(a, b, t)*se, m - f(a, b, -t)*se]
+    /// ```
+    ///
+    /// The six means (1.2, 0.9, 1.1, 3.5, 1.0, 1.3): ȳ = 1.5, s = 0.98994949, μ̂₃ = 1.26,
+    /// γ̂ = 1.29876756, a = 0.17673988, b = 0.08836994, se = 0.40414519. Johnson's quadratic has
+    /// no root at −t (discriminant 1 − 4a(b + t) = −0.87977), so its upper end is the turning
+    /// point ȳ + se/(2a) = 2.64333333. Hall: T₊ = 1.82801024, T₋ = −9.86077544.
+    #[test]
+    fn skewness_corrected_t_matches_the_oracle() {
+        let terms = skew_terms(&ORACLE);
+        assert!((terms.skewness - 1.2987675572814141).abs() < 1e-12);
+        assert!((terms.a - 0.1767398783233549).abs() < 1e-12);
+        assert!((terms.b - 0.08836993916167744).abs() < 1e-12);
+        let check = |data: &[f64], method, lo: f64, hi: f64| {
+            let i = top_interval(data, method, 0.95, 0, 1).unwrap();
+            assert!((i.lower - lo).abs() < 1e-7, "{method:?} lower {} vs {lo}", i.lower);
+            assert!((i.upper - hi).abs() < 1e-7, "{method:?} upper {} vs {hi}", i.upper);
+            assert_eq!(i.resamples, 0);
+        };
+        check(&ORACLE, TopMethod::JohnsonT, 0.7456674917257425, 2.6433333333333326);
+        check(&ORACLE, TopMethod::HallT, 0.7612184582935178, 5.4851849467954);
+        // Mildly skewed eight means: both quadratics have roots and nearly agree.
+        let mild = [10.1, 9.8, 10.4, 10.0, 11.2, 9.9, 10.3, 10.6];
+        check(&mild, TopMethod::JohnsonT, 9.97157919136975, 10.867265713341038);
+        check(&mild, TopMethod::HallT, 9.974043998132048, 10.82165534081277);
+        check(&mild, TopMethod::StudentT, 9.907166263224557, 10.667833736775442);
+    }
+
+    #[test]
+    fn skewness_corrected_t_properties() {
+        // Symmetric means: no skewness, exactly the t interval.
+        let sym = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let t = top_interval(&sym, TopMethod::StudentT, 0.9, 0, 1).unwrap();
+        for m in [TopMethod::JohnsonT, TopMethod::HallT] {
+            let i = top_interval(&sym, m, 0.9, 0, 1).unwrap();
+            assert!((i.lower - t.lower).abs() < 1e-12 && (i.upper - t.upper).abs() < 1e-12);
+            // Mirrored data give the mirrored interval; shifting and scaling carry over.
+            let neg: Vec<f64> = ORACLE.iter().map(|y| -y).collect();
+            let (a, b) = (
+                top_interval(&ORACLE, m, 0.95, 0, 1).unwrap(),
+                top_interval(&neg, m, 0.95, 0, 1).unwrap(),
+            );
+            assert!((a.lower + b.upper).abs() < 1e-9 && (a.upper + b.lower).abs() < 1e-9);
+            let affine: Vec<f64> = ORACLE.iter().map(|y| 100.0 + 3.0 * y).collect();
+            let c = top_interval(&affine, m, 0.95, 0, 1).unwrap();
+            assert!((c.lower - (100.0 + 3.0 * a.lower)).abs() < 1e-9);
+            assert!((c.upper - (100.0 + 3.0 * a.upper)).abs() < 1e-9);
+            // Right skew: the upper side is the longer one.
+            assert!(a.upper - a.estimate > a.estimate - a.lower);
+            // Constant means: a point.
+            let p = top_interval(&[2.0; 4], m, 0.95, 0, 1).unwrap();
+            assert_eq!((p.lower, p.upper), (2.0, 2.0));
+        }
+    }
+
     #[test]
     fn t_matches_the_mean_interval() {
         let t = top_interval(&ORACLE, TopMethod::StudentT, 0.95, 0, 1).unwrap();
@@ -626,6 +800,32 @@ mod shape_rates {
                 flagged * 10 >= present * 7,
                 "n = {n}: {flagged} of {present}"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod correction_properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Hall's inverse solves g(T) = c and is increasing in c; Johnson's root, when there is
+        /// one, solves q(T) = c on the increasing branch.
+        #[test]
+        fn corrections_invert(g in -3.0f64..3.0, n in 2usize..40, c in -6.0f64..6.0, dc in 0.01f64..3.0) {
+            let k = (n as f64).sqrt();
+            let terms = SkewTerms { skewness: g, a: g / (3.0 * k), b: g / (6.0 * k) };
+            let (a, b) = (terms.a, terms.b);
+            let t = corrected_t(Correction::Hall, terms, c);
+            let back = t + a * t * t + a * a * t * t * t / 3.0 + b;
+            prop_assert!((back - c).abs() < 1e-9 * (1.0 + c.abs() + t.abs().powi(3)), "{back} vs {c}");
+            prop_assert!(corrected_t(Correction::Hall, terms, c + dc) > t);
+            let j = corrected_t(Correction::Johnson, terms, c);
+            prop_assert!(1.0 + 2.0 * a * j >= -1e-12, "off the increasing branch: {j}");
+            if 1.0 - 4.0 * a * (b - c) >= 0.0 {
+                prop_assert!((j + a * j * j + b - c).abs() < 1e-9 * (1.0 + c.abs() + j * j));
+            }
         }
     }
 }
