@@ -74,6 +74,8 @@ fn analyze_loaded(
     analysis: &AnalysisSettings,
     comparison: &ComparisonSettings,
 ) -> Result<Analysed> {
+    // A run until decided saved how each comparison ended; the rest is re-derived.
+    let saved = std::mem::take(&mut result.comparisons);
     // What an import found missing stays true of the data; the rest is re-derived.
     result
         .warnings
@@ -94,10 +96,11 @@ fn analyze_loaded(
     }
     let analyses = analyze_all(result, analysis);
     let cs = CompareSettings::new(comparison, analysis.confidence, result.seed);
-    let (computed, warnings) =
+    let (mut computed, warnings) =
         comparisons::within_run(result, &analyses, comparison.reference.as_deref(), &cs)?;
     result.warnings.extend(warnings);
     result.comparisons = comparisons::records(&computed);
+    crate::decided::reapply_saved(&saved, result, &mut computed);
     Ok(Analysed {
         result: std::mem::replace(result, ResultFile::new(Seed(0), analysis.confidence)),
         analyses,

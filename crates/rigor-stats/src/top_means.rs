@@ -658,17 +658,50 @@ mod tests {
         assert!((terms.b - 0.08836993916167744).abs() < 1e-12);
         let check = |data: &[f64], method, lo: f64, hi: f64| {
             let i = top_interval(data, method, 0.95, 0, 1).unwrap();
-            assert!((i.lower - lo).abs() < 1e-7, "{method:?} lower {} vs {lo}", i.lower);
-            assert!((i.upper - hi).abs() < 1e-7, "{method:?} upper {} vs {hi}", i.upper);
+            assert!(
+                (i.lower - lo).abs() < 1e-7,
+                "{method:?} lower {} vs {lo}",
+                i.lower
+            );
+            assert!(
+                (i.upper - hi).abs() < 1e-7,
+                "{method:?} upper {} vs {hi}",
+                i.upper
+            );
             assert_eq!(i.resamples, 0);
         };
-        check(&ORACLE, TopMethod::JohnsonT, 0.7456674917257425, 2.6433333333333326);
-        check(&ORACLE, TopMethod::HallT, 0.7612184582935178, 5.4851849467954);
+        check(
+            &ORACLE,
+            TopMethod::JohnsonT,
+            0.7456674917257425,
+            2.6433333333333326,
+        );
+        check(
+            &ORACLE,
+            TopMethod::HallT,
+            0.7612184582935178,
+            5.4851849467954,
+        );
         // Mildly skewed eight means: both quadratics have roots and nearly agree.
         let mild = [10.1, 9.8, 10.4, 10.0, 11.2, 9.9, 10.3, 10.6];
-        check(&mild, TopMethod::JohnsonT, 9.97157919136975, 10.867265713341038);
-        check(&mild, TopMethod::HallT, 9.974043998132048, 10.82165534081277);
-        check(&mild, TopMethod::StudentT, 9.907166263224557, 10.667833736775442);
+        check(
+            &mild,
+            TopMethod::JohnsonT,
+            9.97157919136975,
+            10.867265713341038,
+        );
+        check(
+            &mild,
+            TopMethod::HallT,
+            9.974043998132048,
+            10.82165534081277,
+        );
+        check(
+            &mild,
+            TopMethod::StudentT,
+            9.907166263224557,
+            10.667833736775442,
+        );
     }
 
     #[test]

@@ -147,6 +147,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     } else {
         output::result_warnings(r);
         emit(&rigor_app::exports::summaries(r, &a.analyses, None));
+        if let Some(note) = text::saved_decided_note(r) {
+            emit(&note);
+        }
         emit(&rigor_app::comparisons::render(&a.comparisons));
         let cs = rigor_app::comparisons::CompareSettings::new(
             &s.comparison,
