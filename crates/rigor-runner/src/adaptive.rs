@@ -19,7 +19,7 @@
 use rigor_stats::bootstrap::{BootstrapConfig, Resampling, bootstrap_interval};
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
-use rigor_stats::top_means::{RareModes, rare_modes};
+use rigor_stats::top_means::{RareModes, TopUnits, rare_modes};
 use rigor_stats::{
     Estimator, Hierarchy, LevelCost, Plan, Quantile, StatsError, VarianceComponents, mean_interval,
     optimal_counts, variance_components,
@@ -228,7 +228,7 @@ fn plan_benchmark(
         mean: h.grand_mean(),
         pilot_units: h.units(0),
         plan,
-        rare_modes: rare_modes(&h.top_means())?,
+        rare_modes: rare_modes(&TopUnits::of(h))?,
     })
 }
 

@@ -150,3 +150,61 @@ fn csv_negative_times_need_allow_negative() {
     ]));
     assert!(out.contains("5 runs"), "{out}");
 }
+
+/// Both output streams of a successful command, as one text.
+fn all_output(cmd: &mut assert_cmd::Command) -> String {
+    let out = cmd.assert().success().get_output().clone();
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+#[test]
+fn one_slow_execution_is_not_a_rare_mode() {
+    // Ten executions timed once, the third delayed by the scheduler: an outlier, not a second mode
+    // (rigor 0.1 warned "the execution means fall into 2 groups … use at least 14").
+    let dir = Dir::new();
+    let path = dir.path("sleep.csv");
+    let mut text = String::from("run,time\n");
+    for (run, ms) in [
+        10.08, 10.09, 10.61, 10.07, 10.08, 10.1, 10.09, 10.08, 10.07, 10.09,
+    ]
+    .iter()
+    .enumerate()
+    {
+        text += &format!("{run},{}\n", ms / 1000.0);
+    }
+    std::fs::write(&path, text).unwrap();
+    let out = all_output(
+        rigor()
+            .arg("analyze")
+            .arg(&path)
+            .args(["--levels", "run", "--value", "time"]),
+    );
+    assert!(out.contains("10 runs"), "{out}");
+    assert!(
+        !out.contains("groups") && !out.contains("heavy-tailed"),
+        "{out}"
+    );
+    assert!(!out.contains("use at least 14"), "{out}");
+}
+
+#[test]
+fn a_build_in_a_far_mode_is_a_rare_mode() {
+    // Six builds × three executions; the fourth build's executions all agree on a far value.
+    let dir = Dir::new();
+    let path = dir.path("builds.csv");
+    let mut text = String::from("build,exec,time\n");
+    for (b, m) in [1.2, 0.9, 1.1, 3.5, 1.0, 1.3].iter().enumerate() {
+        for e in 0..3 {
+            text += &format!("{b},{e},{}\n", m + 0.01 * (e as f64 - 1.0));
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let out = all_output(rigor().arg("analyze").arg(&path).args([
+        "--levels",
+        "build,exec",
+        "--value",
+        "time",
+    ]));
+    assert!(out.contains("fall into 2 groups"), "{out}");
+    assert!(out.contains("use at least 14 builds"), "{out}");
+}
