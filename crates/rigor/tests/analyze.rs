@@ -208,3 +208,38 @@ fn a_build_in_a_far_mode_is_a_rare_mode() {
     assert!(out.contains("fall into 2 groups"), "{out}");
     assert!(out.contains("use at least 14 builds"), "{out}");
 }
+
+#[test]
+fn an_interval_reaching_below_zero_is_shown_from_zero() {
+    // Three very spread executions: the symmetric t interval's lower end is about −53 ms.
+    let dir = Dir::new();
+    let path = dir.path("spread.csv");
+    std::fs::write(&path, "run,time\n1,0.001\n2,0.001\n3,0.05\n").unwrap();
+    let args = ["--levels", "run", "--value", "time"];
+    let out = stdout_of(rigor().arg("analyze").arg(&path).args(args));
+    assert!(out.contains("[0.000 ms .. "), "{out}");
+    assert!(
+        out.contains("lower end is ") && out.contains("below zero") && out.contains("keeps"),
+        "{out}"
+    );
+    // The result keeps the computed interval.
+    let j: serde_json::Value = serde_json::from_str(&stdout_of(
+        rigor().arg("analyze").arg(&path).args(args).arg("--json"),
+    ))
+    .unwrap();
+    let lower = j["benchmarks"][0]["ci"]["lower"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{j}"));
+    assert!(lower < -0.05, "{lower}");
+    // Differences of times may be negative: their interval is shown as computed.
+    let diffs = dir.path("diffs.csv");
+    std::fs::write(&diffs, "run,delta\n1,-0.001\n2,0.001\n3,0.05\n").unwrap();
+    let out = stdout_of(rigor().arg("analyze").arg(&diffs).args([
+        "--levels",
+        "run",
+        "--value",
+        "delta",
+        "--allow-negative",
+    ]));
+    assert!(!out.contains("below zero"), "{out}");
+}
