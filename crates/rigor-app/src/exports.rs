@@ -196,6 +196,34 @@ pub fn write_all(
     write_for_tools(exports, result)
 }
 
+/// The text of the export that goes to standard output (`--export-… -`), if one does: the caller
+/// prints it.
+pub fn stdout_text(
+    exports: &Exports,
+    result: &ResultFile,
+    analyses: &Analyses,
+    computed: &[Computed],
+) -> Result<Option<String>> {
+    use crate::settings::StdoutExport;
+    let markup = |m| table_text(m, exports, result, analyses, computed);
+    exports
+        .stdout
+        .map(|which| match which {
+            StdoutExport::Json => rigor_store::to_json(result).map_err(|e| AppError::Write {
+                what: "the JSON export",
+                source: rigor_store::StoreError::Io {
+                    path: "-".into(),
+                    source: e.into(),
+                },
+            }),
+            StdoutExport::Csv => Ok(rigor_store::to_long_csv(result)),
+            StdoutExport::Markdown => Ok(markup(Markup::Markdown)),
+            StdoutExport::AsciiDoc => Ok(markup(Markup::AsciiDoc)),
+            StdoutExport::OrgMode => Ok(markup(Markup::OrgMode)),
+        })
+        .transpose()
+}
+
 /// Writes the exports for other tools that were asked for: Bencher Metric Format JSON, and the
 /// Otava CSV (a new file, or one more row when the file has the same columns).
 pub fn write_for_tools(exports: &Exports, result: &ResultFile) -> Result<()> {

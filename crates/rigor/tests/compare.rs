@@ -204,6 +204,24 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
         .args(["--fail-on", "regression"])
         .assert()
         .code(1);
+    // `-`: the table alone on standard output, the comparisons on standard error.
+    let out = rigor()
+        .current_dir(dir.0.path())
+        .arg("compare")
+        .arg(&old)
+        .arg(&new)
+        .args(["--export-markdown", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert_eq!(stdout, table);
+    assert!(stderr.contains("false-discovery-adjusted q"), "{stderr}");
+    assert!(!dir.path("-").exists());
 }
 
 #[test]
