@@ -222,6 +222,19 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
     assert_eq!(stdout, table);
     assert!(stderr.contains("false-discovery-adjusted q"), "{stderr}");
     assert!(!dir.path("-").exists());
+    // A result compared with itself, or with a copy of itself, is refused.
+    let copy = dir.path("copy.json");
+    std::fs::copy(&old, &copy).unwrap();
+    for other in [&old, &copy] {
+        rigor()
+            .arg("compare")
+            .arg(&old)
+            .arg(other)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("are the same result"))
+            .stdout(predicate::str::contains("0.00%").not());
+    }
 }
 
 #[test]
