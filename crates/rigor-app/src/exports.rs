@@ -20,18 +20,29 @@ pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
         .iter()
         .map(|f| {
             let tail = last_lines(f.stderr_tail.trim(), 3);
+            let which = execution_name(f);
             if tail.is_empty() {
-                format!("execution {}: {}", f.execution + 1, f.reason)
+                format!("{which}: {}", f.reason)
             } else {
                 format!(
-                    "execution {}: {}; stderr ends:\n    {}",
-                    f.execution + 1,
+                    "{which}: {}; stderr ends:\n    {}",
                     f.reason,
                     tail.replace('\n', "\n    ")
                 )
             }
         })
         .collect()
+}
+
+/// "execution 1" (the first measured one, whatever the warm-up before it) or "warm-up execution
+/// 1"; files without the number show the index counting warm-up executions, as they did.
+fn execution_name(f: &rigor_store::FailureRecord) -> String {
+    let number = f.number.unwrap_or(f.execution + 1);
+    if f.warmup {
+        format!("warm-up execution {number}")
+    } else {
+        format!("execution {number}")
+    }
 }
 
 fn last_lines(text: &str, n: usize) -> &str {
