@@ -654,14 +654,16 @@ fn build(
 /// Resolves `rigor plan` options.
 pub fn plan(args: &PlanArgs) -> Result<PlanSettings> {
     check_writable(&args.out, "--out")?;
+    let run = run(&args.run)?;
     Ok(PlanSettings {
-        run: run(&args.run)?,
         pilot: PilotSettings {
             executions: args.pilot_executions,
             iterations: args.pilot_iterations,
             builds: args.pilot_builds,
             max_time: args.max_time,
+            steady_only: run.discard == Discard::Auto,
         },
+        run,
         out: args.out.clone(),
     })
 }
