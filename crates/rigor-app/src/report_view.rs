@@ -49,7 +49,11 @@ pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportVie
             format!("{:?}", result.status).to_lowercase()
         ),
         environment,
-        seed: result.seed.get(),
+        seed: result
+            .provenance
+            .imported_from
+            .is_none()
+            .then(|| result.seed.get()),
         confidence: result.confidence.get(),
         benchmarks: result
             .benchmarks

@@ -271,8 +271,10 @@ pub fn from_csv(path: &std::path::Path, columns: &CsvColumns) -> Result<ResultFi
             b
         })
         .collect();
-    Ok(ResultFile {
+    let mut result = ResultFile {
         benchmarks,
         ..ResultFile::new(Seed(0), ConfidenceLevel::NINETY_FIVE)
-    })
+    };
+    result.provenance.imported_from = Some("long CSV".to_string());
+    Ok(result)
 }

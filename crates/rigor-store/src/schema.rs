@@ -484,6 +484,11 @@ pub struct Provenance {
     /// The git commit checked out in the working directory, when it is a repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git: Option<GitState>,
+    /// The format of the file the result was read from, when another tool measured it
+    /// (`hyperfine`, `long CSV`, …): rigor made no random choice in measuring it, so the result's
+    /// seed only seeds rigor's resampling of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
 }
 
 /// A git working directory's state.
