@@ -620,7 +620,8 @@ impl Doc<'_> {
         let _ = writeln!(
             s,
             "Generated on {} from commit `{}` with master seed {} in {:.0} s.  \n\
-             Machine: {} — {} logical CPU(s), {}{}. Simulations do not depend on the machine; \
+             Machine: {} — {} logical CPU(s), {}{}; load average when written {} (1, 5, 15 min). \
+             Simulations do not depend on the machine; \
              sections 4 and 5 do (the machine is shared and noisy: compare ratios, not absolute times).\n",
             common::today(),
             git_commit(&self.opts.repo),
@@ -636,6 +637,7 @@ impl Doc<'_> {
             env.governor
                 .as_ref()
                 .map_or(String::new(), |g| format!(", governor {g}")),
+            sequential_real::load_average(),
         );
         let _ = writeln!(
             s,
