@@ -168,6 +168,19 @@ pub struct ComparedFiles {
 pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
     let mut old = load_together(&s.old, s.format)?;
     let mut new = load_together(&s.new, s.format)?;
+    if same_measurements(&old, &new) {
+        let join = |paths: &[PathBuf]| {
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err(crate::error::AppError::SameResult {
+            old: join(&s.old),
+            new: join(&s.new),
+        });
+    }
     let old_analyses = analyze_all(&mut old, &s.analysis);
     let new_analyses = analyze_all(&mut new, &s.analysis);
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, s.seed);
@@ -181,6 +194,17 @@ pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
         analysis_warnings: crate::run::has_warnings(&old) || crate::run::has_warnings(&new),
         confidence: s.analysis.confidence,
     })
+}
+
+/// Whether two results hold the same benchmarks with the same measurements (a file compared
+/// with itself, or with a copy of itself).
+fn same_measurements(old: &ResultFile, new: &ResultFile) -> bool {
+    old.benchmarks.len() == new.benchmarks.len()
+        && old
+            .benchmarks
+            .iter()
+            .zip(&new.benchmarks)
+            .all(|(a, b)| a.name == b.name && a.samples == b.samples)
 }
 
 /// Reads a rigor result or another tool's result file (`format`, or sniffed from the content).
@@ -250,8 +274,10 @@ pub fn from_csv(path: &std::path::Path, columns: &CsvColumns) -> Result<ResultFi
             b
         })
         .collect();
-    Ok(ResultFile {
+    let mut result = ResultFile {
         benchmarks,
         ..ResultFile::new(Seed(0), ConfidenceLevel::NINETY_FIVE)
-    })
+    };
+    result.provenance.imported_from = Some("long CSV".to_string());
+    Ok(result)
 }
