@@ -9,9 +9,9 @@
 use rigor_runner::{
     DecideSettings, DecidedReport, DecisionStop, Executor, Observer, StopSignal, run_until_decided,
 };
-use rigor_stats::compare::{RatioInterval, RatioMethod};
+use rigor_stats::compare::{RatioInterval, RatioMethod, Verdict, verdict_from_interval};
 use rigor_stats::confseq::SequentialConfig;
-use rigor_store::{ResultFile, SequentialRecord, SequentialStopRecord, Warning};
+use rigor_store::{ComparisonRecord, ResultFile, SequentialRecord, SequentialStopRecord, Warning};
 use rigor_units::Seconds;
 
 use crate::comparisons::Computed;
@@ -87,13 +87,72 @@ pub fn measure(
     })
 }
 
-fn stop_record(stop: DecisionStop) -> SequentialStopRecord {
+/// Why a comparison stopped, as the result file records it.
+pub fn stop_record(stop: DecisionStop) -> SequentialStopRecord {
     match stop {
         DecisionStop::Decided => SequentialStopRecord::Decided,
         DecisionStop::BudgetSpent => SequentialStopRecord::Budget,
         DecisionStop::RoundsSpent => SequentialStopRecord::MaxRounds,
         DecisionStop::Interrupted => SequentialStopRecord::Interrupted,
         DecisionStop::Failed => SequentialStopRecord::Failed,
+    }
+}
+
+/// The sequence at a comparison's stop, as carried into its comparison.
+struct Look {
+    ratio: f64,
+    bounds: Option<(f64, f64)>,
+    verdict: Verdict,
+    level: f64,
+}
+
+/// Makes the comparison of `candidate` with `baseline` in `computed` (if any) take the sequence's
+/// verdict and interval.
+fn carry(computed: &mut [Computed], baseline: &str, candidate: &str, look: &Look) {
+    let Some(c) = computed
+        .iter_mut()
+        .find(|c| c.baseline == baseline && c.candidate == candidate)
+    else {
+        return;
+    };
+    let x = &mut c.comparison;
+    x.verdict = look.verdict;
+    x.ratio = look.ratio;
+    x.method = RatioMethod::ConfidenceSequence;
+    x.level = look.level;
+    x.ci = look.bounds.map(|(lower, upper)| RatioInterval {
+        lower,
+        upper,
+        level: look.level,
+        method: RatioMethod::ConfidenceSequence,
+    });
+    x.more_units = None;
+}
+
+/// Drops the "unpaired" warning of a candidate retired at its decision: it ran fewer rounds than
+/// the reference by design.
+fn drop_unpaired(result: &mut ResultFile, baseline: &str, candidate: &str) {
+    result.warnings.retain(|w| {
+        !matches!(w, Warning::Unpaired { candidate: c, baseline: b }
+            if c == candidate && b == baseline)
+    });
+}
+
+/// Writes `computed` into the result's comparison records, each with its sequential record.
+fn write_records(
+    result: &mut ResultFile,
+    computed: &[Computed],
+    records: Vec<(String, String, SequentialRecord)>,
+) {
+    result.comparisons = crate::comparisons::records(computed);
+    for (baseline, candidate, record) in records {
+        if let Some(r) = result
+            .comparisons
+            .iter_mut()
+            .find(|r| r.baseline == baseline && r.candidate == candidate)
+        {
+            r.sequential = Some(record);
+        }
     }
 }
 
@@ -106,47 +165,71 @@ pub fn apply(outcome: &DecidedOutcome, result: &mut ResultFile, computed: &mut [
     for d in &outcome.report.decisions {
         let candidate = result.benchmarks[d.candidate].name.clone();
         let l = &d.look;
-        let bounded = l.lower > 0.0 && l.upper.is_finite();
-        if let Some(c) = computed
-            .iter_mut()
-            .find(|c| c.baseline == baseline && c.candidate == candidate)
-        {
-            let x = &mut c.comparison;
-            x.verdict = l.verdict;
-            x.ratio = l.ratio;
-            x.method = RatioMethod::ConfidenceSequence;
-            x.level = 1.0 - outcome.report.alpha_each;
-            x.ci = bounded.then_some(RatioInterval {
-                lower: l.lower,
-                upper: l.upper,
-                level: x.level,
-                method: RatioMethod::ConfidenceSequence,
-            });
-            x.more_units = None;
-        }
+        let bounds = (l.lower > 0.0 && l.upper.is_finite()).then_some((l.lower, l.upper));
+        let look = Look {
+            ratio: l.ratio,
+            bounds,
+            verdict: l.verdict,
+            level: 1.0 - outcome.report.alpha_each,
+        };
+        carry(computed, &baseline, &candidate, &look);
         let record = SequentialRecord {
             stop: stop_record(d.stop),
             rounds: l.rounds,
             ratio: l.ratio,
-            lower: bounded.then_some(l.lower),
-            upper: bounded.then_some(l.upper),
+            lower: bounds.map(|b| b.0),
+            upper: bounds.map(|b| b.1),
             verdict: l.verdict,
             alpha: outcome.report.alpha_each,
         };
-        records.push((candidate.clone(), record));
-        result.warnings.retain(|w| {
-            !matches!(w, Warning::Unpaired { candidate: c, baseline: b }
-                if *c == candidate && *b == baseline)
-        });
+        drop_unpaired(result, &baseline, &candidate);
+        records.push((baseline.clone(), candidate, record));
     }
-    result.comparisons = crate::comparisons::records(computed);
-    for (candidate, record) in records {
-        if let Some(r) = result
-            .comparisons
-            .iter_mut()
-            .find(|r| r.baseline == baseline && r.candidate == candidate)
-        {
-            r.sequential = Some(record);
+    write_records(result, computed, records);
+}
+
+/// Re-analysis of a saved run until decided (`rigor analyze`, `rigor report`): the comparisons
+/// re-derived from the samples take back the `saved` sequences' verdicts and intervals, keep
+/// their `sequential` records, and lose the "unpaired" warnings of candidates retired at their
+/// decision. The sequence is not recomputed: it is read as saved. A confidence sequence holds at
+/// any stop, so with another `--threshold` its saved interval is read again against the new δ.
+/// A comparison of another statistic (`--estimator median`) keeps its own interval and verdict
+/// (the sequence is on the mean), but still carries the record of how the run ended.
+pub fn reapply_saved(
+    saved: &[ComparisonRecord],
+    result: &mut ResultFile,
+    computed: &mut [Computed],
+) {
+    let mut records = Vec::new();
+    for r in saved {
+        let Some(seq) = &r.sequential else { continue };
+        let Some(c) = computed
+            .iter()
+            .find(|c| c.baseline == r.baseline && c.candidate == r.candidate)
+        else {
+            continue;
+        };
+        if c.comparison.estimator == r.estimator {
+            let bounds = seq.lower.zip(seq.upper);
+            let threshold = c.comparison.threshold;
+            let verdict = match bounds {
+                Some((lo, hi)) if (threshold - r.threshold.get()).abs() > 1e-12 => {
+                    verdict_from_interval(lo, hi, threshold)
+                }
+                _ => seq.verdict,
+            };
+            let look = Look {
+                ratio: seq.ratio,
+                bounds,
+                verdict,
+                level: 1.0 - seq.alpha,
+            };
+            carry(computed, &r.baseline, &r.candidate, &look);
+            drop_unpaired(result, &r.baseline, &r.candidate);
         }
+        records.push((r.baseline.clone(), r.candidate.clone(), seq.clone()));
+    }
+    if !records.is_empty() {
+        write_records(result, computed, records);
     }
 }

@@ -39,6 +39,17 @@ pub enum AppError {
     /// Two results share no benchmark.
     #[error("the two results have no benchmark in common (matched by name)")]
     NothingInCommon,
+    /// The old and the new result hold the same measurements.
+    #[error(
+        "{old} and {new} are the same result (the same measurements): a result compared with \
+         itself cannot show a change; compare two different runs"
+    )]
+    SameResult {
+        /// The old file(s), joined.
+        old: String,
+        /// The new file(s), joined.
+        new: String,
+    },
     /// A plan file could not be read or written.
     #[error("{}", path.display())]
     PlanFile {

@@ -20,18 +20,29 @@ pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
         .iter()
         .map(|f| {
             let tail = last_lines(f.stderr_tail.trim(), 3);
+            let which = execution_name(f);
             if tail.is_empty() {
-                format!("execution {}: {}", f.execution + 1, f.reason)
+                format!("{which}: {}", f.reason)
             } else {
                 format!(
-                    "execution {}: {}; stderr ends:\n    {}",
-                    f.execution + 1,
+                    "{which}: {}; stderr ends:\n    {}",
                     f.reason,
                     tail.replace('\n', "\n    ")
                 )
             }
         })
         .collect()
+}
+
+/// "execution 1" (the first measured one, whatever the warm-up before it) or "warm-up execution
+/// 1"; files without the number show the index counting warm-up executions, as they did.
+fn execution_name(f: &rigor_store::FailureRecord) -> String {
+    let number = f.number.unwrap_or(f.execution + 1);
+    if f.warmup {
+        format!("warm-up execution {number}")
+    } else {
+        format!("execution {number}")
+    }
 }
 
 fn last_lines(text: &str, n: usize) -> &str {
@@ -194,6 +205,34 @@ pub fn write_all(
         write_html(path, result, analyses, &title)?;
     }
     write_for_tools(exports, result)
+}
+
+/// The text of the export that goes to standard output (`--export-… -`), if one does: the caller
+/// prints it.
+pub fn stdout_text(
+    exports: &Exports,
+    result: &ResultFile,
+    analyses: &Analyses,
+    computed: &[Computed],
+) -> Result<Option<String>> {
+    use crate::settings::StdoutExport;
+    let markup = |m| table_text(m, exports, result, analyses, computed);
+    exports
+        .stdout
+        .map(|which| match which {
+            StdoutExport::Json => rigor_store::to_json(result).map_err(|e| AppError::Write {
+                what: "the JSON export",
+                source: rigor_store::StoreError::Io {
+                    path: "-".into(),
+                    source: e.into(),
+                },
+            }),
+            StdoutExport::Csv => Ok(rigor_store::to_long_csv(result)),
+            StdoutExport::Markdown => Ok(markup(Markup::Markdown)),
+            StdoutExport::AsciiDoc => Ok(markup(Markup::AsciiDoc)),
+            StdoutExport::OrgMode => Ok(markup(Markup::OrgMode)),
+        })
+        .transpose()
 }
 
 /// Writes the exports for other tools that were asked for: Bencher Metric Format JSON, and the

@@ -7,20 +7,38 @@ use std::process::{Command, Stdio};
 
 use rigor_history::VersionInfo;
 
-/// A git command that failed.
+/// A git command that failed, or a revision that names no commit.
 #[derive(Debug, thiserror::Error)]
-#[error("git {args} (in {}): {message}", repo.display())]
-pub struct GitError {
-    /// The repository.
-    pub repo: PathBuf,
-    /// The arguments.
-    pub args: String,
-    /// What git said.
-    pub message: String,
+pub enum GitError {
+    /// Git failed.
+    #[error("git {args} (in {}): {message}", repo.display())]
+    Failed {
+        /// The repository.
+        repo: PathBuf,
+        /// The arguments.
+        args: String,
+        /// What git said.
+        message: String,
+    },
+    /// A revision the user gave names no commit (said once, in rigor's words, instead of git's
+    /// advice for its own command line).
+    #[error(
+        "unknown revision '{rev}'{}: not a commit of the repository {}",
+        range.as_ref().map_or(String::new(), |r| format!(" in the range '{r}'")),
+        repo.display()
+    )]
+    UnknownRevision {
+        /// The repository.
+        repo: PathBuf,
+        /// The revision.
+        rev: String,
+        /// The range it is an end of, when it is one.
+        range: Option<String>,
+    },
 }
 
 fn git(repo: &Path, args: &[&str]) -> Result<String, GitError> {
-    let fail = |message: String| GitError {
+    let fail = |message: String| GitError::Failed {
         repo: repo.to_path_buf(),
         args: args.join(" "),
         message,
@@ -73,12 +91,26 @@ pub fn resolve(repo: &Path, rev: &str) -> Result<VersionInfo, GitError> {
 }
 
 /// The commits a user's revision list names, oldest first: `A..B` (along B's first-parent line,
-/// A excluded), or single revisions as given.
+/// A excluded; an empty end is `HEAD`, as git reads it), or single revisions as given. Each end
+/// of a range is resolved first, so that a bad one is an error naming it and its range.
 pub fn commits(repo: &Path, specs: &[String]) -> Result<Vec<String>, GitError> {
     let mut out: Vec<String> = Vec::new();
     for spec in specs {
-        if spec.contains("..") {
-            let listed = git(repo, &["rev-list", "--reverse", "--first-parent", spec])?;
+        if let Some((from, to)) = spec.split_once("..") {
+            let to = to.strip_prefix('.').unwrap_or(to);
+            let end = |rev: &str| -> Result<String, GitError> {
+                let rev = if rev.is_empty() { "HEAD" } else { rev };
+                commit_of(repo, rev).map_err(|e| match e {
+                    GitError::UnknownRevision { repo, rev, .. } => GitError::UnknownRevision {
+                        repo,
+                        rev,
+                        range: Some(spec.clone()),
+                    },
+                    other => other,
+                })
+            };
+            let range = format!("{}..{}", end(from)?, end(to)?);
+            let listed = git(repo, &["rev-list", "--reverse", "--first-parent", &range])?;
             out.extend(listed.lines().map(str::to_string));
         } else {
             out.push(commit_of(repo, spec)?);
@@ -89,19 +121,29 @@ pub fn commits(repo: &Path, specs: &[String]) -> Result<Vec<String>, GitError> {
     Ok(out)
 }
 
-/// The commit a revision names; an unknown revision is said so.
+/// The commit a revision names; an unknown revision (or anything git cannot read as one) is said
+/// so in rigor's words.
 fn commit_of(repo: &Path, rev: &str) -> Result<String, GitError> {
     let spec = format!("{rev}^{{commit}}");
-    git(repo, &["rev-parse", "--verify", "--quiet", &spec]).map_err(|mut e| {
-        if e.message.is_empty() {
-            e.message = format!("unknown revision '{rev}' (not a commit of this repository)");
+    git(repo, &["rev-parse", "--verify", "--quiet", &spec]).map_err(|e| match e {
+        GitError::Failed { message, .. } if message.starts_with("cannot run git") => {
+            GitError::Failed {
+                repo: repo.to_path_buf(),
+                args: format!("rev-parse {spec}"),
+                message,
+            }
         }
-        e
+        _ => GitError::UnknownRevision {
+            repo: repo.to_path_buf(),
+            rev: rev.to_string(),
+            range: None,
+        },
     })
 }
 
 /// The last `n` commits of `rev`'s first-parent line, oldest first.
 pub fn last(repo: &Path, rev: &str, n: usize) -> Result<Vec<String>, GitError> {
+    let rev = &commit_of(repo, rev)?;
     let listed = git(
         repo,
         &[
@@ -118,6 +160,7 @@ pub fn last(repo: &Path, rev: &str, n: usize) -> Result<Vec<String>, GitError> {
 
 /// The commits of `rev`'s first-parent line since `date` (as git reads dates), oldest first.
 pub fn since(repo: &Path, rev: &str, date: &str) -> Result<Vec<String>, GitError> {
+    let rev = &commit_of(repo, rev)?;
     let listed = git(
         repo,
         &[
@@ -151,7 +194,7 @@ impl Worktree {
         let dir = tempfile::Builder::new()
             .prefix("rigor-track-")
             .tempdir()
-            .map_err(|e| GitError {
+            .map_err(|e| GitError::Failed {
                 repo: repo.to_path_buf(),
                 args: "worktree add".into(),
                 message: format!("cannot make a directory: {e}"),

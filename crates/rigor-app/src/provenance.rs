@@ -16,6 +16,7 @@ pub fn starting(origin: &Origin) -> Provenance {
         command_line: origin.command_line.clone(),
         label: origin.label.clone(),
         git: origin.working_dir.as_deref().and_then(git_state),
+        imported_from: None,
     }
 }
 

@@ -119,6 +119,8 @@ impl Observer for Recorder<'_> {
             record: rigor_store::FailureRecord {
                 round: r.round,
                 execution: r.execution,
+                warmup: r.warmup,
+                number: Some(r.number),
                 exit_code,
                 signal,
                 timed_out,

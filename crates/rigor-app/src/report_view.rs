@@ -49,7 +49,11 @@ pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportVie
             format!("{:?}", result.status).to_lowercase()
         ),
         environment,
-        seed: result.seed.get(),
+        seed: result
+            .provenance
+            .imported_from
+            .is_none()
+            .then(|| result.seed.get()),
         confidence: result.confidence.get(),
         benchmarks: result
             .benchmarks
@@ -117,7 +121,7 @@ fn overview(result: &ResultFile, analyses: &Analyses) -> (Vec<OverviewRow>, Stri
             Some(OverviewRow {
                 name: b.name.clone(),
                 mean: a.interval.mean * k,
-                ci_lower: a.interval.lower * k,
+                ci_lower: rigor_report::format::shown_lower(a).0 * k,
                 ci_upper: a.interval.upper * k,
                 quartiles: (!sorted.is_empty()).then(|| [q(0.25), q(0.5), q(0.75)]),
                 values,
@@ -177,7 +181,7 @@ fn parameter_plot(result: &ResultFile, analyses: &Analyses, k: f64) -> Option<Pa
         let point = [
             x,
             a.interval.mean * k,
-            a.interval.lower * k,
+            rigor_report::format::shown_lower(a).0 * k,
             a.interval.upper * k,
         ];
         match series.iter_mut().find(|(l, _)| *l == label) {
@@ -231,7 +235,7 @@ fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: Seed) -> BenchmarkSe
         command: b.command.clone(),
         unit_label: label.to_string(),
         mean: mean * k,
-        ci_lower: a.map_or(0.0, |a| a.interval.lower * k),
+        ci_lower: a.map_or(0.0, |a| rigor_report::format::shown_lower(a).0 * k),
         ci_upper: a.map_or(0.0, |a| a.interval.upper * k),
         levels: b.level_names(),
         counts: a.map_or_else(Vec::new, |a| a.counts.clone()),

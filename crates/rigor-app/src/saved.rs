@@ -74,6 +74,8 @@ fn analyze_loaded(
     analysis: &AnalysisSettings,
     comparison: &ComparisonSettings,
 ) -> Result<Analysed> {
+    // A run until decided saved how each comparison ended; the rest is re-derived.
+    let saved = std::mem::take(&mut result.comparisons);
     // What an import found missing stays true of the data; the rest is re-derived.
     result
         .warnings
@@ -94,10 +96,11 @@ fn analyze_loaded(
     }
     let analyses = analyze_all(result, analysis);
     let cs = CompareSettings::new(comparison, analysis.confidence, result.seed);
-    let (computed, warnings) =
+    let (mut computed, warnings) =
         comparisons::within_run(result, &analyses, comparison.reference.as_deref(), &cs)?;
     result.warnings.extend(warnings);
     result.comparisons = comparisons::records(&computed);
+    crate::decided::reapply_saved(&saved, result, &mut computed);
     Ok(Analysed {
         result: std::mem::replace(result, ResultFile::new(Seed(0), analysis.confidence)),
         analyses,
@@ -165,6 +168,19 @@ pub struct ComparedFiles {
 pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
     let mut old = load_together(&s.old, s.format)?;
     let mut new = load_together(&s.new, s.format)?;
+    if same_measurements(&old, &new) {
+        let join = |paths: &[PathBuf]| {
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err(crate::error::AppError::SameResult {
+            old: join(&s.old),
+            new: join(&s.new),
+        });
+    }
     let old_analyses = analyze_all(&mut old, &s.analysis);
     let new_analyses = analyze_all(&mut new, &s.analysis);
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, s.seed);
@@ -178,6 +194,17 @@ pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
         analysis_warnings: crate::run::has_warnings(&old) || crate::run::has_warnings(&new),
         confidence: s.analysis.confidence,
     })
+}
+
+/// Whether two results hold the same benchmarks with the same measurements (a file compared
+/// with itself, or with a copy of itself).
+fn same_measurements(old: &ResultFile, new: &ResultFile) -> bool {
+    old.benchmarks.len() == new.benchmarks.len()
+        && old
+            .benchmarks
+            .iter()
+            .zip(&new.benchmarks)
+            .all(|(a, b)| a.name == b.name && a.samples == b.samples)
 }
 
 /// Reads a rigor result or another tool's result file (`format`, or sniffed from the content).
@@ -247,8 +274,10 @@ pub fn from_csv(path: &std::path::Path, columns: &CsvColumns) -> Result<ResultFi
             b
         })
         .collect();
-    Ok(ResultFile {
+    let mut result = ResultFile {
         benchmarks,
         ..ResultFile::new(Seed(0), ConfidenceLevel::NINETY_FIVE)
-    })
+    };
+    result.provenance.imported_from = Some("long CSV".to_string());
+    Ok(result)
 }

@@ -185,6 +185,24 @@ pub struct Exports {
     pub bmf: Option<PathBuf>,
     /// A CSV row for Apache Otava (appended when the file has the same columns).
     pub otava: Option<PathBuf>,
+    /// The one export written to standard output at the end (`--export-… -`) instead of a file.
+    pub stdout: Option<StdoutExport>,
+}
+
+/// An export written to standard output (hyperfine's `-` for a file name). At most one per run:
+/// two formats on one stream could not be told apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdoutExport {
+    /// The result JSON, written once at the end (a file is written as the run goes).
+    Json,
+    /// The long-format CSV of every measurement.
+    Csv,
+    /// The Markdown table and comparisons.
+    Markdown,
+    /// The AsciiDoc table.
+    AsciiDoc,
+    /// The org-mode table.
+    OrgMode,
 }
 
 /// Order of the ranking and of the exported tables (hyperfine's `--sort`).

@@ -48,12 +48,12 @@ pub fn applied_text(rule: Recommendation) -> String {
             "discarded the first {warmup} iteration(s) of every execution (independent state)"
         ),
         Recommendation::Untested { warmup } => format!(
-            "discarded the first {warmup} iteration(s) of every execution (initialised) and kept \
+            "discarded the first {warmup} iteration(s) of every execution (until it settled) and kept \
              the rest: too few iterations after the warm-up to test independence (ask for 50 or \
              more); the interval over execution means is valid either way"
         ),
         Recommendation::SingleIteration { index } => format!(
-            "never independent: kept only iteration {} of every execution, the first initialised one",
+            "never independent: kept only iteration {} of every execution, the first after it settled",
             index + 1
         ),
         Recommendation::Unsettled => {
@@ -73,11 +73,9 @@ pub fn render(v: &DiagnosisView<'_>) -> String {
     if let Some(r) = v.steady {
         let consistency = match r.consistency {
             Consistency::Consistent(c) => format!("consistent: every execution is {c}"),
-            Consistency::GoodInconsistent => {
-                "good inconsistent: executions differ but all settle".into()
-            }
+            Consistency::GoodInconsistent => "executions differ, but every one settles".into(),
             Consistency::BadInconsistent => {
-                "bad inconsistent: some executions slow down or never settle".into()
+                "not all settle: some executions slow down or never reach a steady state".into()
             }
         };
         let _ = writeln!(
@@ -87,7 +85,7 @@ pub fn render(v: &DiagnosisView<'_>) -> String {
         );
         let _ = writeln!(
             out,
-            "  Warm-up iterations:  initialised after {}, independent after {}; DaCapo {}, Georges {}",
+            "  Warm-up iterations:  settled after {}, independent after {}; DaCapo {}, Georges {}",
             opt(r.initialised_warmup),
             if r.independence_testable {
                 opt(r.independent_warmup)
@@ -138,4 +136,63 @@ pub fn render(v: &DiagnosisView<'_>) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigor_stats::steady::{SteadyConfig, diagnose};
+
+    /// A deterministic wiggle of ±0.5% (no random numbers needed).
+    fn noise(i: usize, j: usize) -> f64 {
+        0.005 * (((i * 7919 + j * 104_729) % 1000) as f64 / 500.0 - 1.0)
+    }
+
+    fn text_of(runs: &[Vec<f64>]) -> (Consistency, String) {
+        let report = diagnose(runs, &SteadyConfig::default()).unwrap();
+        let view = DiagnosisView {
+            name: "b",
+            steady: Some(&report),
+            applied: Some(report.recommendation()),
+            impact: None,
+            missing: None,
+        };
+        (report.consistency, render(&view))
+    }
+
+    #[test]
+    fn steady_state_in_plain_words() {
+        // Half the executions flat, half slowing down for good after 100 iterations.
+        let runs: Vec<Vec<f64>> = (0..6)
+            .map(|j| {
+                (0..200)
+                    .map(|i| 1.0 + noise(i, j) + if j % 2 == 1 && i >= 100 { 0.5 } else { 0.0 })
+                    .collect()
+            })
+            .collect();
+        let (consistency, text) = text_of(&runs);
+        assert_eq!(consistency, Consistency::BadInconsistent, "{text}");
+        assert!(
+            text.contains("not all settle: some executions slow down"),
+            "{text}"
+        );
+        // Half flat, half warming up for 50 iterations: every one settles.
+        let runs: Vec<Vec<f64>> = (0..6)
+            .map(|j| {
+                (0..200)
+                    .map(|i| 1.0 + noise(i, j) + if j % 2 == 1 && i < 50 { 0.5 } else { 0.0 })
+                    .collect()
+            })
+            .collect();
+        let (consistency, text) = text_of(&runs);
+        assert_eq!(consistency, Consistency::GoodInconsistent, "{text}");
+        assert!(
+            text.contains("executions differ, but every one settles"),
+            "{text}"
+        );
+        assert!(text.contains("settled after 50"), "{text}");
+        for jargon in ["initialised", "inconsistent"] {
+            assert!(!text.contains(jargon), "{jargon}: {text}");
+        }
+    }
 }

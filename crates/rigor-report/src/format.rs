@@ -54,6 +54,19 @@ pub fn percent(p: f64) -> String {
     percent_text(p)
 }
 
+/// The lower end of `a`'s interval as shown: the t interval is symmetric, so with few, very
+/// spread top-level units its lower end can fall below zero, which no time can. When every
+/// measured value is non-negative (times; `--allow-negative` data are left alone) the shown lower
+/// end is 0 and the second value is the computed one, which the result files keep unchanged.
+pub fn shown_lower(a: &rigor_stats::Analysis) -> (f64, Option<f64>) {
+    let lower = a.interval.lower;
+    if lower < 0.0 && a.summary.min >= 0.0 {
+        (0.0, Some(lower))
+    } else {
+        (lower, None)
+    }
+}
+
 #[cfg(test)]
 mod tests {
 

@@ -43,10 +43,14 @@ fn rows(markup: Markup, views: &[BenchmarkView<'_>]) -> Vec<[String; 6]> {
             let ci = &a.interval;
             let m = ci.mean;
             let t = |x: f64| time_in(x, m, v.unit);
+            let (lower, computed) = crate::format::shown_lower(a);
+            let mark = computed.map_or_else(String::new, |below| {
+                format!(" (lower end {} shown as 0)", t(below))
+            });
             [
                 name,
                 t(m),
-                format!("{} .. {}", t(ci.lower), t(ci.upper)),
+                format!("{} .. {}{mark}", t(lower), t(ci.upper)),
                 percent(100.0 * ci.half_width / m),
                 t(a.summary.median),
                 crate::terminal::units(a),
@@ -104,4 +108,36 @@ pub fn table_in(markup: Markup, views: &[BenchmarkView<'_>]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigor_stats::{AnalysisConfig, Hierarchy, analyze};
+
+    fn row_of(values: Vec<f64>) -> String {
+        let h = Hierarchy::flat("execution", values).unwrap();
+        let a = analyze(&h, &AnalysisConfig::default()).unwrap();
+        let view = BenchmarkView {
+            index: 1,
+            name: "b",
+            analysis: Some(&a),
+            failures: &[],
+            unanalysed: None,
+            unit: Some(rigor_units::TimeUnit::Ms),
+            resources: None,
+        };
+        table(&[view]).lines().nth(2).unwrap().to_string()
+    }
+
+    #[test]
+    fn intervals_of_times_start_at_zero() {
+        // Mean 17.3 ms, t interval −52.9 .. 87.6 ms: shown from 0, saying so.
+        let row = row_of(vec![0.001, 0.001, 0.05]);
+        assert!(row.contains("| 0.000 ms .. 87."), "{row}");
+        assert!(row.contains("lower end -52.94 ms shown as 0"), "{row}");
+        // Differences (negative values measured): as computed.
+        let row = row_of(vec![-0.001, 0.001, 0.05]);
+        assert!(!row.contains("shown as 0") && row.contains("| -"), "{row}");
+    }
 }

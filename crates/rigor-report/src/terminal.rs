@@ -72,6 +72,7 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
     let ci = &a.interval;
     let m = ci.mean;
     let level = (ci.level * 100.0).round();
+    let (lower, computed) = crate::format::shown_lower(a);
     let _ = writeln!(
         out,
         "  {:<18}{} ± {} (± {})   [{} .. {}]",
@@ -79,9 +80,20 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
         time(m),
         time_like(ci.half_width, m),
         percent(100.0 * ci.half_width / m),
-        time_like(ci.lower, m),
+        time_like(lower, m),
         time_like(ci.upper, m),
     );
+    if let Some(below) = computed {
+        let _ = writeln!(
+            out,
+            "  {:<18}the t interval's lower end is {}, below zero, which no time can be: shown \
+             from 0 (the result file keeps {}); more {}s will narrow it",
+            "Note:",
+            time_like(below, m),
+            time_like(below, m),
+            a.levels[0],
+        );
+    }
     let s = &a.summary;
     let _ = writeln!(
         out,

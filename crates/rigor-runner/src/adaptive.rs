@@ -19,7 +19,7 @@
 use rigor_stats::bootstrap::{BootstrapConfig, Resampling, bootstrap_interval};
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
-use rigor_stats::top_means::{RareModes, rare_modes};
+use rigor_stats::top_means::{RareModes, TopUnits, rare_modes};
 use rigor_stats::{
     Estimator, Hierarchy, LevelCost, Plan, Quantile, StatsError, VarianceComponents, mean_interval,
     optimal_counts, variance_components,
@@ -45,6 +45,10 @@ pub struct PilotSettings {
     /// Stop the pilot after this much measured time (dimensioning only: an adaptive run's pilot
     /// is part of the experiment, which its budget bounds).
     pub max_time: Option<Seconds>,
+    /// Dimensioning only (`--discard auto`): plan from the steady iterations. The warm-up the
+    /// steady-state diagnosis finds is dropped from each execution's iterations before their
+    /// cost and variance are estimated, and counted in the execution's cost, which pays for it.
+    pub steady_only: bool,
 }
 
 impl Default for PilotSettings {
@@ -54,6 +58,7 @@ impl Default for PilotSettings {
             iterations: 30,
             builds: 10,
             max_time: None,
+            steady_only: false,
         }
     }
 }
@@ -69,6 +74,7 @@ impl PilotSettings {
             iterations: 10,
             builds: 10,
             max_time: None,
+            steady_only: false,
         }
     }
 }
@@ -193,6 +199,13 @@ pub fn dimension(
         .data()
         .iter()
         .map(|d| {
+            let steady;
+            let d = if pilot.steady_only {
+                steady = d.without_warmup();
+                &steady
+            } else {
+                d
+            };
             let h = d.hierarchy(with_builds)?;
             plan_benchmark(&h, d, with_builds, s.warmup_executions)
         })
@@ -228,7 +241,7 @@ fn plan_benchmark(
         mean: h.grand_mean(),
         pilot_units: h.units(0),
         plan,
-        rare_modes: rare_modes(&h.top_means())?,
+        rare_modes: rare_modes(&TopUnits::of(h))?,
     })
 }
 

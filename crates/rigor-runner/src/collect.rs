@@ -86,6 +86,39 @@ impl BenchData {
         costs.into_iter().map(Seconds::new).collect()
     }
 
+    /// The data with each execution's warm-up iterations moved from its analysed values into its
+    /// overhead (the execution still pays for them): the first k iterations of every execution, k
+    /// where the steady-state diagnosis finds the last execution settled (Kalibera & Jones 2013's
+    /// initialised state). Unchanged without iterations, when no execution settles, or when the
+    /// diagnosis cannot run; at least two iterations per execution are kept.
+    pub fn without_warmup(&self) -> Self {
+        let mut d = self.clone();
+        if !self.has_iterations || self.executions.is_empty() {
+            return d;
+        }
+        let runs: Vec<&[f64]> = self.executions.iter().map(|e| e.2.as_slice()).collect();
+        let cfg = rigor_stats::steady::SteadyConfig::default();
+        let Ok(report) = rigor_stats::steady::diagnose(&runs, &cfg) else {
+            return d;
+        };
+        let shortest = runs.iter().map(|r| r.len()).min().unwrap_or(0);
+        let k = report
+            .initialised_warmup
+            .unwrap_or(0)
+            .min(shortest.saturating_sub(2));
+        if k == 0 {
+            return d;
+        }
+        let aligned = d.overheads.len() == d.executions.len();
+        for (i, e) in d.executions.iter_mut().enumerate() {
+            let dropped: f64 = e.2.drain(..k).sum();
+            if aligned {
+                d.overheads[i] += dropped;
+            }
+        }
+        d
+    }
+
     /// Time spent so far on this benchmark's builds and executions.
     pub fn spent(&self) -> Seconds {
         Seconds::new(self.walls.iter().sum::<f64>() + self.builds.iter().sum::<f64>())

@@ -204,6 +204,12 @@ pub struct FailureRecord {
     pub round: usize,
     /// Execution index (as in [`ExecutionRecord`]).
     pub execution: usize,
+    /// Whether it was a warm-up execution.
+    pub warmup: bool,
+    /// Its number as a user counts them, from 1: among the benchmark's measured executions, or
+    /// among its warm-up executions when `warmup` (the first measured execution is 1 whatever
+    /// the warm-up before it).
+    pub number: usize,
     /// How the process ended, if it ran.
     pub termination: Option<Termination>,
     /// The last part of its standard error.
@@ -311,6 +317,8 @@ struct State {
     /// Benchmarks an observer retired ([`Observer::retired`]).
     retired: Vec<bool>,
     executions: Vec<usize>,
+    /// Measured (not warm-up) executions started, per benchmark.
+    measured: Vec<usize>,
     /// Iterations per execution to ask each benchmark for (changed by [`Observer::reshape`]).
     iterations: Vec<Option<usize>>,
     /// Measured executions per build (in all, without builds).
@@ -362,6 +370,7 @@ impl<'a> Scheduler<'a> {
             status: vec![BenchmarkStatus::Completed; n],
             retired: vec![false; n],
             executions: vec![0; n],
+            measured: vec![0; n],
             iterations: self
                 .benchmarks
                 .iter()
@@ -537,6 +546,8 @@ impl<'a> Scheduler<'a> {
                 benchmark: b,
                 round: state.round,
                 execution: state.executions[b],
+                warmup: false,
+                number: state.measured[b] + 1,
                 termination: failure.0,
                 stderr_tail: failure.1,
                 reason: failure.2,
@@ -558,11 +569,21 @@ impl<'a> Scheduler<'a> {
         let s = self.settings;
         let b = slot.benchmark;
         let execution = state.executions[b];
+        let number = if slot.warmup {
+            execution - state.measured[b] + 1
+        } else {
+            state.measured[b] + 1
+        };
         state.executions[b] += 1;
+        if !slot.warmup {
+            state.measured[b] += 1;
+        }
         let fail = |termination, stderr_tail: String, reason: String| FailureRecord {
             benchmark: b,
             round: slot.round,
             execution,
+            warmup: slot.warmup,
+            number,
             termination,
             stderr_tail,
             reason,
@@ -678,6 +699,8 @@ impl<'a> Scheduler<'a> {
                     benchmark: b,
                     round: 0,
                     execution: state.executions[b],
+                    warmup: false,
+                    number: state.measured[b] + 1,
                     termination: None,
                     stderr_tail: String::new(),
                     reason: format!("--{what} command: {e}"),
@@ -693,6 +716,8 @@ impl<'a> Scheduler<'a> {
                 benchmark: b,
                 round: 0,
                 execution: state.executions[b],
+                warmup: false,
+                number: state.measured[b] + 1,
                 termination: Some(outcome.termination),
                 stderr_tail: outcome.stderr_tail,
                 reason: format!("--{what} command {}", describe(outcome.termination)),

@@ -279,6 +279,7 @@ fn plan_follows_the_closed_form_and_the_variance() {
         iterations: 30,
         builds: 5,
         max_time: None,
+        steady_only: false,
     };
     let plan_of = |spec: &str| {
         let mut ex = SimulatedExecutor::new(7);

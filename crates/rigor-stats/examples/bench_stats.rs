@@ -110,9 +110,15 @@ fn main() {
             fixed.as_secs_f64()
         );
     }
-    // Many small top-level units (the harness's executions × iterations): the median's rank walk.
+    // Many small top-level units (the harness's executions × iterations): the rank walks of the
+    // median and the trimmed mean.
     let many_units = executions(10_000, 100);
-    for e in [Estimator::Mean, Estimator::Median, Estimator::Min] {
+    for e in [
+        Estimator::Mean,
+        Estimator::Median,
+        Estimator::Min,
+        Estimator::TrimmedMean(0.1),
+    ] {
         let t = time(repeats, || {
             bootstrap_interval(&many_units, e, &cfg).unwrap()
         });

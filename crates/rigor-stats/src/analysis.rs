@@ -147,7 +147,7 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
             }
         }
     }
-    if let Some(modes) = crate::top_means::rare_modes(&h.top_means())? {
+    if let Some(modes) = crate::top_means::rare_modes(&crate::top_means::TopUnits::of(h))? {
         warnings.push(Warning::RareModes {
             level: h.levels()[0].clone(),
             modes,

@@ -34,6 +34,13 @@
 //! bisection (few, large units) that resample falls back to bisection. Every path returns exactly
 //! the naive median of the materialised resample (property tests below).
 //!
+//! The trimmed mean walks the same way from two anchors, the trimmed fractions of all values,
+//! carrying besides the weighted rank the weighted sum of the values passed (each anchor stores
+//! per unit the count and sum of its values below it): the sums of the `g` and `total − g`
+//! smallest resampled values give the trimmed mean, with the same budget and fallback; with few
+//! large units, where the walks would be longer than a bisection, it bisects from the start. It equals
+//! the naive trimmed mean of the materialised resample up to rounding (property tests below).
+//!
 //! All-levels resampling genuinely draws every value: each resample costs N random draws, so B
 //! resamples cost O(B·N) — about 45 s for 10,000 resamples of 1,000,000 values on two cores.
 //!
@@ -64,7 +71,7 @@ use serde::{Deserialize, Serialize};
 use crate::descriptive::{Estimator, median_of_sorted, trim_count};
 use crate::error::{Result, StatsError, check_level};
 use crate::hierarchy::Hierarchy;
-use crate::rank_walk::RankWalk;
+use crate::rank_walk::{RankWalk, TrimWalk};
 
 /// The seed used by [`BootstrapConfig::default`].
 pub const DEFAULT_SEED: u64 = 0x7269_676f_7221;
@@ -407,7 +414,7 @@ struct Scratch {
 
 impl Scratch {
     fn new(p: &Prepared<'_>) -> Self {
-        let mult = if p.order.is_some() || p.walk.is_some() {
+        let mult = if p.order.is_some() || p.walk.is_some() || p.trim_walk.is_some() {
             vec![0; p.h.units(0)]
         } else {
             Vec::new()
@@ -450,6 +457,8 @@ struct Prepared<'a> {
     order: Option<OrderStats>,
     /// All values sorted once with their units, for the median by a rank walk.
     walk: Option<RankWalk>,
+    /// All values sorted once with their units, for the trimmed mean by two walks.
+    trim_walk: Option<TrimWalk>,
     /// Steps a rank walk may take before the median falls back to bisection (`order`).
     walk_budget: usize,
 }
@@ -489,6 +498,14 @@ impl<'a> Prepared<'a> {
             (true, Estimator::Median) => RankWalk::new(h, 0.5),
             _ => None,
         };
+        // Two walks of about N/√r_n steps each pay only where they beat bisection (many units);
+        // with few large units the trimmed mean keeps bisection from the start.
+        let trim_walk = match (top, estimator) {
+            (true, Estimator::TrimmedMean(f)) if order.is_none() || walk_pays(h) => {
+                TrimWalk::new(h, f)
+            }
+            _ => None,
+        };
         // A walk step costs about as much as one step of a bisection's inner search; bisection
         // costs r_n · log₂N · log₂(largest unit) steps. Without the bisection path, never give up.
         let walk_budget = match order {
@@ -503,6 +520,7 @@ impl<'a> Prepared<'a> {
             mins,
             order,
             walk,
+            trim_walk,
             walk_budget,
         }
     }
@@ -523,6 +541,9 @@ impl<'a> Prepared<'a> {
         }
         if let (Estimator::Median, Some(walk)) = (self.estimator, &self.walk) {
             return self.walk_median(walk, s);
+        }
+        if let (Estimator::TrimmedMean(_), Some(walk)) = (self.estimator, &self.trim_walk) {
+            return self.walk_trimmed(walk, s);
         }
         self.top_only_statistic(s)
     }
@@ -571,6 +592,19 @@ impl Prepared<'_> {
         }
         fast.unwrap_or_else(|| self.top_only_statistic(s))
     }
+
+    /// The trimmed mean by two walks from the multiplicities; bisection over sorted units when a
+    /// walk exceeds its budget.
+    fn walk_trimmed(&self, walk: &TrimWalk, s: &mut Scratch) -> f64 {
+        for &i in &s.idx {
+            s.mult[i] += 1;
+        }
+        let fast = walk.trimmed_mean(&s.idx, &s.mult, self.walk_budget);
+        for &i in &s.idx {
+            s.mult[i] = 0;
+        }
+        fast.unwrap_or_else(|| self.top_only_statistic(s))
+    }
 }
 
 /// Roughly the steps of one bisection for an order statistic: `r_n · log₂N · log₂(largest unit)`.
@@ -581,6 +615,13 @@ fn bisection_steps(h: &Hierarchy) -> usize {
         .max()
         .unwrap_or(1) as f64;
     (h.units(0) as f64 * (n.log2() + 1.0) * (largest.log2() + 1.0)) as usize
+}
+
+/// Whether a rank walk (about `N/√r_n` steps: a resample's quantile lies that far from the
+/// quantile of all values) is expected to be shorter than a bisection.
+fn walk_pays(h: &Hierarchy) -> bool {
+    let walk = h.values().len() as f64 / (h.units(0) as f64).sqrt();
+    2.0 * walk < bisection_steps(h) as f64
 }
 
 /// Whether selection over sorted units beats materialising a resample: roughly
@@ -869,6 +910,31 @@ mod tests {
                 draw_top(&mut rng, h.units(0), &mut s.idx);
                 let fast = p.statistic(&mut rng, &mut s);
                 prop_assert_eq!(fast, naive(&h, Estimator::Median, &s.idx));
+                prop_assert!(s.mult.iter().all(|&m| m == 0), "multiplicities cleared");
+            }
+        }
+
+        /// The trimmed mean by two walks over many small units with many ties equals the naive
+        /// trimmed mean of the materialised resample (to rounding), for any trimming fraction.
+        #[test]
+        fn trim_walk_matches_naive(
+            g in prop::collection::vec(prop::collection::vec(0i32..12, 1..15), 2..60),
+            fraction in 0.0f64..0.49,
+            seed in any::<u64>(),
+        ) {
+            let g: Vec<Vec<f64>> = g.iter().map(|u| u.iter().map(|&v| f64::from(v) * 0.37 + 1e3).collect()).collect();
+            let h = Hierarchy::two_level(["b", "i"], &g).unwrap();
+            let e = Estimator::TrimmedMean(fraction);
+            let p = Prepared::with_path(&h, e, Resampling::TopOnly, false);
+            prop_assert!(p.trim_walk.is_some() && p.order.is_none());
+            let mut s = Scratch::new(&p);
+            let key = ChaCha8Rng::seed_from_u64(seed).get_seed();
+            for b in 0..20 {
+                let mut rng = resample_rng(key, b);
+                draw_top(&mut rng, h.units(0), &mut s.idx);
+                let fast = p.statistic(&mut rng, &mut s);
+                let slow = naive(&h, e, &s.idx);
+                prop_assert!(close(fast, slow), "{} vs {}", fast, slow);
                 prop_assert!(s.mult.iter().all(|&m| m == 0), "multiplicities cleared");
             }
         }

@@ -279,6 +279,8 @@ mod tests {
             record: FailureRecord {
                 round: 1,
                 execution: 1,
+                warmup: false,
+                number: Some(1),
                 exit_code: Some(2),
                 signal: None,
                 timed_out: false,

@@ -292,8 +292,15 @@ pub struct BuildRecord {
 pub struct FailureRecord {
     /// Round.
     pub round: usize,
-    /// Execution index.
+    /// Execution index (0-based, warm-up executions counted).
     pub execution: usize,
+    /// Whether it was a warm-up execution.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub warmup: bool,
+    /// Its number as a user counts them, from 1: among the measured executions, or among the
+    /// warm-up executions when `warmup`. Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<usize>,
     /// Exit code, if it exited.
     pub exit_code: Option<i32>,
     /// Signal, if killed by one.
@@ -481,6 +488,11 @@ pub struct Provenance {
     /// The git commit checked out in the working directory, when it is a repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git: Option<GitState>,
+    /// The format of the file the result was read from, when another tool measured it
+    /// (`hyperfine`, `long CSV`, …): rigor made no random choice in measuring it, so the result's
+    /// seed only seeds rigor's resampling of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
 }
 
 /// A git working directory's state.

@@ -1,5 +1,6 @@
 //! Section 1b: intervals on few skewed top-level units — the t interval against bootstrap-t,
-//! BCa and expanded BCa on the top-level means, over the section 1 grid and further shapes, and
+//! BCa, expanded BCa and Johnson's skewness-corrected t (plain and Hall's monotone form) on the
+//! top-level means, over the section 1 grid and further shapes, and
 //! the coverage that each number of builds buys when one build in five falls in a far mode.
 
 use rigor_stats::top_means::{TopMethod, miss_probability, top_interval, units_to_see_mode};
@@ -206,9 +207,12 @@ pub fn section(rows: &[SkewRow], n: usize) -> String {
          *bootstrap-t* uses the bootstrap quantiles of the studentised mean (Efron & \
          Tibshirani 1993; Hall 1992); *BCa* is Efron's (1987) bias-corrected and accelerated \
          percentile interval; *expanded BCa* is BCa at the level that makes it as wide as the \
-         t interval on symmetric data (Hesterberg 2015's expanded percentile idea). Bootstraps \
-         use B = {} resamples, seeded per experiment (`rigor_stats::top_means`). The last \
-         column is each bootstrap interval's median half-width divided by the t interval's.\n",
+         t interval on symmetric data (Hesterberg 2015's expanded percentile idea); *Johnson t* \
+         is Johnson's (1978) skewness-corrected t, T + γ̂T²/(3√n) + γ̂/(6√n) inverted on its \
+         increasing branch, and *Johnson–Hall t* the same correction made monotone by Hall's \
+         (1992) cubic term γ̂²T³/(27n), both closed forms with Student's quantile (no skew: \
+         exactly the t interval). Bootstraps use B = {} resamples, seeded per experiment (`rigor_stats::top_means`). The last \
+         column is each other interval's median half-width divided by the t interval's.\n",
         RESAMPLES
     );
     let _ = writeln!(s, "{}", table(rows));

@@ -581,19 +581,23 @@ pub struct RunOptions {
     /// with known variance components: no processes are run.
     #[arg(long)]
     pub simulate: bool,
-    /// Write results as JSON, appended as each execution completes.
+    /// Write results as JSON, appended as each execution completes. `-` writes the final
+    /// result to standard output at the end instead (nothing is kept if the run is killed; the
+    /// summaries then go to standard error).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
-    /// Write every measurement as long-format CSV.
+    /// Write every measurement as long-format CSV (`-`: standard output, the summaries then go
+    /// to standard error).
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
-    /// Write a Markdown summary table.
+    /// Write a Markdown summary table (`-`: standard output, the summaries then go to standard
+    /// error).
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
-    /// Write an AsciiDoc summary table.
+    /// Write an AsciiDoc summary table (`-`: standard output).
     #[arg(long, value_name = "FILE")]
     pub export_asciidoc: Option<PathBuf>,
-    /// Write an Emacs org-mode summary table.
+    /// Write an Emacs org-mode summary table (`-`: standard output).
     #[arg(long, value_name = "FILE")]
     pub export_orgmode: Option<PathBuf>,
     /// Write a self-contained HTML report with plots at the end of the run.
@@ -815,7 +819,8 @@ pub struct CompareArgs {
     /// Print the comparisons as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Write a Markdown table (for a pull-request comment).
+    /// Write a Markdown table (for a pull-request comment; `-`: standard output, the rest then
+    /// goes to standard error).
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
     /// Seed of the bootstrap.

@@ -43,6 +43,9 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
 /// the progress bar only when `bar_shown` (hyperfine's `--style basic|none`, `--show-output`).
 pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<Outcome> {
     let (stop, mut executor) = measuring(s.simulate, s.runner.seed)?;
+    if s.exports.stdout.is_some() {
+        output::summaries_to_stderr();
+    }
     let shape = if s.is_adaptive() {
         "adaptive".to_string()
     } else if let rigor_app::settings::Mode::UntilDecided { max_rounds, .. } = &s.mode {
@@ -96,6 +99,11 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     emit(&rigor_app::comparisons::render_ranking(&measured.ranking));
     output::result_warnings(r);
     rigor_app::exports::write_all(&s.exports, r, &measured.analyses, &measured.comparisons)?;
+    if let Some(text) =
+        rigor_app::exports::stdout_text(&s.exports, r, &measured.analyses, &measured.comparisons)?
+    {
+        output::emit_data(&text);
+    }
     if measured.outcome == Outcome::Failed {
         note!("rigor: a benchmark failed or measured nothing (shown above), exit status 2");
         if !s.runner.ignore_failure && exited_non_zero(r) {
@@ -147,6 +155,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     } else {
         output::result_warnings(r);
         emit(&rigor_app::exports::summaries(r, &a.analyses, None));
+        if let Some(note) = text::saved_decided_note(r) {
+            emit(&note);
+        }
         emit(&rigor_app::comparisons::render(&a.comparisons));
         let cs = rigor_app::comparisons::CompareSettings::new(
             &s.comparison,
@@ -180,6 +191,13 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
 /// `rigor compare`.
 pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     let s = settings::compare(args)?;
+    let markdown_to_stdout = args
+        .export_markdown
+        .as_deref()
+        .is_some_and(settings::is_stdout);
+    if markdown_to_stdout {
+        output::summaries_to_stderr();
+    }
     let c = rigor_app::saved::compare(&s)?;
     output::warnings(&c.warnings);
     if args.json {
@@ -199,7 +217,9 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
             emit(&text::suite(suite, s.seed));
         }
     }
-    if let Some(path) = &args.export_markdown {
+    if markdown_to_stdout {
+        output::emit_data(&rigor_app::comparisons::markdown(&c.comparisons));
+    } else if let Some(path) = &args.export_markdown {
         rigor_store::write_atomic(
             path,
             rigor_app::comparisons::markdown(&c.comparisons).as_bytes(),

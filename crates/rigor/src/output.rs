@@ -5,9 +5,32 @@ use rigor_app::Outcome;
 use rigor_app::recorder::Progress;
 use rigor_store::{ResultFile, Warning};
 
-/// Writes to standard output. A closed pipe (`rigor run … | head`) is not an error: the rest of
-/// the output is dropped and the run goes on to save its results.
+/// Whether the summaries go to standard error, standard output being taken by an export
+/// (`--export-markdown -`).
+static SUMMARIES_TO_STDERR: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Sends what [`emit`] writes to standard error from now on, when an export takes standard
+/// output: `rigor run --export-markdown - cmd > table.md` then holds the table alone.
+pub fn summaries_to_stderr() {
+    SUMMARIES_TO_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Writes to standard output (standard error after [`summaries_to_stderr`]). A closed pipe
+/// (`rigor run … | head`) is not an error: the rest of the output is dropped and the run goes on
+/// to save its results.
 pub fn emit(text: &str) {
+    use std::io::Write;
+    if SUMMARIES_TO_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
+    } else {
+        emit_data(text);
+    }
+}
+
+/// Writes an export to standard output (`--export-… -`), whatever [`emit`] does.
+pub fn emit_data(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());

@@ -9,7 +9,7 @@ use rigor_app::plan_file::PlanFile;
 use rigor_app::saved::{AnalyzeSettings, CompareFilesSettings, CsvColumns, ReportSettings};
 use rigor_app::settings::{
     AnalysisSettings, ComparisonSettings, Exports, FailOn, Mode, Origin, PlanSettings, RunSettings,
-    SortOrder,
+    SortOrder, StdoutExport,
 };
 use rigor_runner::{
     Benchmark, BuildSettings, CommandLine, IterationSource, OutputMode, PilotSettings, Settings,
@@ -279,16 +279,17 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
         analysis,
         comparison,
         exports: Exports {
-            json: args.export_json.clone(),
-            csv: args.export_csv.clone(),
-            markdown: args.export_markdown.clone(),
-            asciidoc: args.export_asciidoc.clone(),
-            orgmode: args.export_orgmode.clone(),
+            json: file(&args.export_json),
+            csv: file(&args.export_csv),
+            markdown: file(&args.export_markdown),
+            asciidoc: file(&args.export_asciidoc),
+            orgmode: file(&args.export_orgmode),
             html: args.report.clone(),
             unit: args.time_unit.map(time_unit),
             sort: sort(args.sort),
             bmf: args.tools.export_bmf.clone(),
             otava: args.tools.export_otava.clone(),
+            stdout: stdout_export(args)?,
         },
         simulate: args.simulate,
         origin: origin(args.label.as_ref()),
@@ -375,8 +376,58 @@ fn check_reference(
     Ok(())
 }
 
+/// Whether an export path is `-`: standard output, as in hyperfine.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// An export path that names a file (not `-`).
+fn file(path: &Option<PathBuf>) -> Option<PathBuf> {
+    path.clone().filter(|p| !is_stdout(p))
+}
+
+/// The export given `-` (standard output), if any; more than one is an error, since two formats
+/// on one stream could not be told apart.
+fn stdout_export(args: &RunOptions) -> Result<Option<StdoutExport>> {
+    let asked: Vec<(StdoutExport, &str)> = [
+        (&args.export_json, StdoutExport::Json, "--export-json"),
+        (&args.export_csv, StdoutExport::Csv, "--export-csv"),
+        (
+            &args.export_markdown,
+            StdoutExport::Markdown,
+            "--export-markdown",
+        ),
+        (
+            &args.export_asciidoc,
+            StdoutExport::AsciiDoc,
+            "--export-asciidoc",
+        ),
+        (
+            &args.export_orgmode,
+            StdoutExport::OrgMode,
+            "--export-orgmode",
+        ),
+    ]
+    .into_iter()
+    .filter(|(path, _, _)| path.as_deref().is_some_and(is_stdout))
+    .map(|(_, which, option)| (which, option))
+    .collect();
+    match asked.as_slice() {
+        [] => Ok(None),
+        [(which, _)] => Ok(Some(*which)),
+        more => {
+            let options: Vec<&str> = more.iter().map(|(_, o)| *o).collect();
+            bail!(
+                "{} each name standard output ('-'), but only one export can go there: give \
+                 the others a file name",
+                options.join(", ")
+            )
+        }
+    }
+}
+
 /// Every export path can be written, checked before anything runs (a full run is not lost to a
-/// typo in a directory name).
+/// typo in a directory name). `-` is standard output.
 fn check_exports(args: &RunOptions) -> Result<()> {
     let exports = [
         (&args.export_json, "--export-json"),
@@ -387,11 +438,11 @@ fn check_exports(args: &RunOptions) -> Result<()> {
         (&args.report, "--report"),
     ];
     for (path, option) in exports {
-        if let Some(path) = path {
+        if let Some(path) = path.as_deref().filter(|p| !is_stdout(p)) {
             check_writable(path, option)?;
         }
     }
-    Ok(())
+    stdout_export(args).map(|_| ())
 }
 
 /// Whether a file can be created at `path`: not a directory, and its directory accepts a new
@@ -603,14 +654,16 @@ fn build(
 /// Resolves `rigor plan` options.
 pub fn plan(args: &PlanArgs) -> Result<PlanSettings> {
     check_writable(&args.out, "--out")?;
+    let run = run(&args.run)?;
     Ok(PlanSettings {
-        run: run(&args.run)?,
         pilot: PilotSettings {
             executions: args.pilot_executions,
             iterations: args.pilot_iterations,
             builds: args.pilot_builds,
             max_time: args.max_time,
+            steady_only: run.discard == Discard::Auto,
         },
+        run,
         out: args.out.clone(),
     })
 }
@@ -665,7 +718,7 @@ pub fn compare(args: &CompareArgs) -> Result<CompareFilesSettings> {
         ),
         (old, new) => (old.to_vec(), new.to_vec()),
     };
-    if let Some(path) = &args.export_markdown {
+    if let Some(path) = args.export_markdown.as_deref().filter(|p| !is_stdout(p)) {
         let inputs: Vec<PathBuf> = old.iter().chain(&new).cloned().collect();
         check_output(path, "--export-markdown", &inputs)?;
     }

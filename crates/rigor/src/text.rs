@@ -312,71 +312,146 @@ fn signed_change(ratio: f64) -> String {
     }
 }
 
+/// The rule of a run until decided, as its note opens.
+struct DecidedRule {
+    /// The error rate shared by the candidates.
+    alpha: f64,
+    /// Candidates (each used α/K).
+    candidates: usize,
+    /// δ.
+    threshold: f64,
+    /// Rounds before the first look, and the most rounds (unknown for a file without settings).
+    rounds: Option<(usize, usize)>,
+    /// Measured-time budget.
+    budget: Option<rigor_units::Seconds>,
+}
+
+impl DecidedRule {
+    /// "Until decided: confidence sequence …, α = …, δ = ±…, first look after …"
+    fn opening(&self) -> String {
+        let k = self.candidates;
+        let share = if k > 1 {
+            format!(
+                " shared by {k} candidates ({} each)",
+                percent(100.0 * self.alpha / k as f64)
+            )
+        } else {
+            String::new()
+        };
+        let rounds = self.rounds.map_or(String::new(), |(min, max)| {
+            format!(", first look after {min} rounds, at most {max} rounds")
+        });
+        let budget = self
+            .budget
+            .map_or(String::new(), |b| format!(", budget {b}"));
+        format!(
+            "Until decided: confidence sequence on the paired round ratios, α = {}{share}, \
+             δ = ±{}{rounds}{budget}",
+            percent(100.0 * self.alpha),
+            percent(100.0 * self.threshold),
+        )
+    }
+}
+
+/// How one candidate of a run until decided ended: its verdict, sequence and stop reason.
+fn decision_line(candidate: &str, reference: &str, r: &rigor_store::SequentialRecord) -> String {
+    use rigor_stats::compare::Verdict;
+    use rigor_store::SequentialStopRecord as Stop;
+    let verdict = match r.verdict {
+        Verdict::Regression => format!("{candidate} is a regression against {reference}"),
+        Verdict::Improvement => format!("{candidate} is an improvement on {reference}"),
+        Verdict::Equivalent => format!("{candidate} is equivalent to {reference}"),
+        _ => format!("{candidate} against {reference}: inconclusive"),
+    };
+    let sequence = match (r.lower, r.upper) {
+        (Some(lo), Some(hi)) => format!(
+            "{}, sequence {} .. {}",
+            signed_change(r.ratio),
+            signed_change(lo),
+            signed_change(hi)
+        ),
+        _ => format!("{}, no sequence yet", signed_change(r.ratio)),
+    };
+    let rounds = r.rounds;
+    match r.stop {
+        Stop::Decided => format!("decided: {verdict} ({sequence}) after {rounds} rounds"),
+        Stop::Budget => format!(
+            "budget reached after {rounds} rounds: {verdict} ({sequence}); a larger --budget may decide it"
+        ),
+        Stop::MaxRounds => format!(
+            "round limit reached after {rounds} rounds: {verdict} ({sequence}); a larger --max-runs may decide it"
+        ),
+        Stop::Interrupted => format!("interrupted after {rounds} rounds: {verdict} ({sequence})"),
+        Stop::Failed => {
+            format!("stopped after {rounds} rounds by a failure: {verdict} ({sequence})")
+        }
+    }
+}
+
 /// How a run until decided ended: the rule's settings, then one line per candidate with its
 /// verdict, its confidence sequence and why it stopped.
 pub fn decided_note(s: &RunSettings, d: &rigor_app::decided::DecidedOutcome) -> String {
-    use rigor_runner::DecisionStop;
-    use rigor_stats::compare::Verdict;
-    let k = d.report.decisions.len();
-    let share = if k > 1 {
-        format!(
-            " shared by {k} candidates ({} each)",
-            percent(100.0 * d.report.alpha_each)
-        )
-    } else {
-        String::new()
+    let rule = DecidedRule {
+        alpha: d.alpha,
+        candidates: d.report.decisions.len(),
+        threshold: d.threshold,
+        rounds: Some((d.min_rounds, d.max_rounds)),
+        budget: d.budget,
     };
-    let budget = d.budget.map_or(String::new(), |b| format!(", budget {b}"));
     let mut out = format!(
-        "Until decided: confidence sequence on the paired round ratios, α = {}{share}, \
-         δ = ±{}, first look after {} rounds, at most {} rounds{budget}; {} rounds run, {} of \
-         measured time.\n",
-        percent(100.0 * d.alpha),
-        percent(100.0 * d.threshold),
-        d.min_rounds,
-        d.max_rounds,
+        "{}; {} rounds run, {} of measured time.\n",
+        rule.opening(),
         d.report.rounds,
         d.report.seconds
     );
     let reference = &s.benchmarks[d.reference].name;
     for x in &d.report.decisions {
-        let name = &s.benchmarks[x.candidate].name;
         let l = &x.look;
-        let verdict = match l.verdict {
-            Verdict::Regression => format!("{name} is a regression against {reference}"),
-            Verdict::Improvement => format!("{name} is an improvement on {reference}"),
-            Verdict::Equivalent => format!("{name} is equivalent to {reference}"),
-            _ => format!("{name} against {reference}: inconclusive"),
+        let bounded = l.lower > 0.0 && l.upper.is_finite();
+        let record = rigor_store::SequentialRecord {
+            stop: rigor_app::decided::stop_record(x.stop),
+            rounds: l.rounds,
+            ratio: l.ratio,
+            lower: bounded.then_some(l.lower),
+            upper: bounded.then_some(l.upper),
+            verdict: l.verdict,
+            alpha: d.report.alpha_each,
         };
-        let sequence = if l.lower > 0.0 && l.upper.is_finite() {
-            format!(
-                "{}, sequence {} .. {}",
-                signed_change(l.ratio),
-                signed_change(l.lower),
-                signed_change(l.upper)
-            )
-        } else {
-            format!("{}, no sequence yet", signed_change(l.ratio))
-        };
-        let rounds = l.rounds;
-        let line = match x.stop {
-            DecisionStop::Decided => {
-                format!("decided: {verdict} ({sequence}) after {rounds} rounds")
-            }
-            DecisionStop::BudgetSpent => format!(
-                "budget reached after {rounds} rounds: {verdict} ({sequence}); a larger --budget may decide it"
-            ),
-            DecisionStop::RoundsSpent => format!(
-                "round limit reached after {rounds} rounds: {verdict} ({sequence}); a larger --max-runs may decide it"
-            ),
-            DecisionStop::Interrupted => {
-                format!("interrupted after {rounds} rounds: {verdict} ({sequence})")
-            }
-            DecisionStop::Failed => {
-                format!("stopped after {rounds} rounds by a failure: {verdict} ({sequence})")
-            }
-        };
-        let _ = writeln!(out, "  {line}");
+        let name = &s.benchmarks[x.candidate].name;
+        let _ = writeln!(out, "  {}", decision_line(name, reference, &record));
     }
     out
+}
+
+/// The note of a saved run until decided (`rigor analyze`), from the `sequential` records of its
+/// comparisons: the same lines `rigor run --until-decided` printed. `None` for other results.
+pub fn saved_decided_note(r: &ResultFile) -> Option<String> {
+    let ended: Vec<_> = r
+        .comparisons
+        .iter()
+        .filter_map(|c| c.sequential.as_ref().map(|s| (c, s)))
+        .collect();
+    let (_, first) = ended.first()?;
+    let settings = r.settings.as_ref();
+    let (rounds, budget) = match settings.map(|s| &s.mode) {
+        Some(rigor_store::ModeRecord::UntilDecided {
+            budget,
+            max_rounds,
+            min_rounds,
+        }) => (Some((*min_rounds, *max_rounds)), *budget),
+        _ => (None, None),
+    };
+    let rule = DecidedRule {
+        alpha: first.alpha * ended.len() as f64,
+        candidates: ended.len(),
+        threshold: settings.map_or(ended[0].0.threshold.get(), |s| s.threshold.get()),
+        rounds,
+        budget,
+    };
+    let ran = ended.iter().map(|(_, s)| s.rounds).max().unwrap_or(0);
+    let mut out = format!("{}; {ran} rounds run (as saved).\n", rule.opening());
+    for (c, s) in &ended {
+        let _ = writeln!(out, "  {}", decision_line(&c.candidate, &c.baseline, s));
+    }
+    Some(out)
 }

@@ -150,3 +150,96 @@ fn csv_negative_times_need_allow_negative() {
     ]));
     assert!(out.contains("5 runs"), "{out}");
 }
+
+/// Both output streams of a successful command, as one text.
+fn all_output(cmd: &mut assert_cmd::Command) -> String {
+    let out = cmd.assert().success().get_output().clone();
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+#[test]
+fn one_slow_execution_is_not_a_rare_mode() {
+    // Ten executions timed once, the third delayed by the scheduler: an outlier, not a second mode
+    // (rigor 0.1 warned "the execution means fall into 2 groups … use at least 14").
+    let dir = Dir::new();
+    let path = dir.path("sleep.csv");
+    let mut text = String::from("run,time\n");
+    for (run, ms) in [
+        10.08, 10.09, 10.61, 10.07, 10.08, 10.1, 10.09, 10.08, 10.07, 10.09,
+    ]
+    .iter()
+    .enumerate()
+    {
+        text += &format!("{run},{}\n", ms / 1000.0);
+    }
+    std::fs::write(&path, text).unwrap();
+    let out = all_output(
+        rigor()
+            .arg("analyze")
+            .arg(&path)
+            .args(["--levels", "run", "--value", "time"]),
+    );
+    assert!(out.contains("10 runs"), "{out}");
+    assert!(
+        !out.contains("groups") && !out.contains("heavy-tailed"),
+        "{out}"
+    );
+    assert!(!out.contains("use at least 14"), "{out}");
+}
+
+#[test]
+fn a_build_in_a_far_mode_is_a_rare_mode() {
+    // Six builds × three executions; the fourth build's executions all agree on a far value.
+    let dir = Dir::new();
+    let path = dir.path("builds.csv");
+    let mut text = String::from("build,exec,time\n");
+    for (b, m) in [1.2, 0.9, 1.1, 3.5, 1.0, 1.3].iter().enumerate() {
+        for e in 0..3 {
+            text += &format!("{b},{e},{}\n", m + 0.01 * (e as f64 - 1.0));
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let out = all_output(rigor().arg("analyze").arg(&path).args([
+        "--levels",
+        "build,exec",
+        "--value",
+        "time",
+    ]));
+    assert!(out.contains("fall into 2 groups"), "{out}");
+    assert!(out.contains("use at least 14 builds"), "{out}");
+}
+
+#[test]
+fn an_interval_reaching_below_zero_is_shown_from_zero() {
+    // Three very spread executions: the symmetric t interval's lower end is about −53 ms.
+    let dir = Dir::new();
+    let path = dir.path("spread.csv");
+    std::fs::write(&path, "run,time\n1,0.001\n2,0.001\n3,0.05\n").unwrap();
+    let args = ["--levels", "run", "--value", "time"];
+    let out = stdout_of(rigor().arg("analyze").arg(&path).args(args));
+    assert!(out.contains("[0.000 ms .. "), "{out}");
+    assert!(
+        out.contains("lower end is ") && out.contains("below zero") && out.contains("keeps"),
+        "{out}"
+    );
+    // The result keeps the computed interval.
+    let j: serde_json::Value = serde_json::from_str(&stdout_of(
+        rigor().arg("analyze").arg(&path).args(args).arg("--json"),
+    ))
+    .unwrap();
+    let lower = j["benchmarks"][0]["ci"]["lower"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{j}"));
+    assert!(lower < -0.05, "{lower}");
+    // Differences of times may be negative: their interval is shown as computed.
+    let diffs = dir.path("diffs.csv");
+    std::fs::write(&diffs, "run,delta\n1,-0.001\n2,0.001\n3,0.05\n").unwrap();
+    let out = stdout_of(rigor().arg("analyze").arg(&diffs).args([
+        "--levels",
+        "run",
+        "--value",
+        "delta",
+        "--allow-negative",
+    ]));
+    assert!(!out.contains("below zero"), "{out}");
+}

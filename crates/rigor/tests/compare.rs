@@ -204,6 +204,37 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
         .args(["--fail-on", "regression"])
         .assert()
         .code(1);
+    // `-`: the table alone on standard output, the comparisons on standard error.
+    let out = rigor()
+        .current_dir(dir.0.path())
+        .arg("compare")
+        .arg(&old)
+        .arg(&new)
+        .args(["--export-markdown", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert_eq!(stdout, table);
+    assert!(stderr.contains("false-discovery-adjusted q"), "{stderr}");
+    assert!(!dir.path("-").exists());
+    // A result compared with itself, or with a copy of itself, is refused.
+    let copy = dir.path("copy.json");
+    std::fs::copy(&old, &copy).unwrap();
+    for other in [&old, &copy] {
+        rigor()
+            .arg("compare")
+            .arg(&old)
+            .arg(other)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("are the same result"))
+            .stdout(predicate::str::contains("0.00%").not());
+    }
 }
 
 #[test]

@@ -39,7 +39,7 @@ fn auto_discard_finds_a_twenty_iteration_warmup() {
     );
     let diag = stdout_of(rigor().arg("analyze").arg(&path).arg("--diagnose"));
     assert!(
-        diag.contains("initialised after 20, independent after 20"),
+        diag.contains("settled after 20, independent after 20"),
         "{diag}"
     );
     assert!(diag.contains("Impact factor:"), "{diag}");

@@ -203,3 +203,47 @@ fn adaptive_runs_keep_the_pilot_in_the_results() {
         b["counts"]
     );
 }
+
+#[test]
+fn plan_costs_iterations_from_the_steady_ones() {
+    // Each execution: 5 warm-up iterations of 10 ms, then 1 ms iterations; start-up 20 ms. The
+    // iteration costs 1 ms; an execution's own cost is its start-up and warm-up, 20 + 5 × 10 ms.
+    const WARM: &str =
+        "mean=1ms,execution=2%,iteration=3%,iterations=30,startup=20ms,slow=9ms,warm=5";
+    let dir = Dir::new();
+    let costs = |discard: &str| -> Vec<f64> {
+        let path = dir.path(&format!("p-{discard}.toml"));
+        rigor()
+            .args([
+                "plan",
+                "--simulate",
+                "--seed",
+                "2",
+                "--discard",
+                discard,
+                WARM,
+                "-o",
+            ])
+            .arg(&path)
+            .assert()
+            .success();
+        let plan: toml::Value = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        plan["benchmark"][0]["costs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_float().unwrap())
+            .collect()
+    };
+    for discard in ["5", "auto"] {
+        let c = costs(discard);
+        assert!(
+            (c[1] - 1e-3).abs() < 0.05e-3,
+            "--discard {discard}: iteration {c:?}"
+        );
+        assert!(
+            (c[0] - 70e-3).abs() < 3e-3,
+            "--discard {discard}: execution {c:?}"
+        );
+    }
+}

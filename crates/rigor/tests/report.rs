@@ -255,4 +255,20 @@ fn imported_result_shows_no_machine_facts_it_did_not_record() {
         !page.contains("Machine and environment"),
         "nothing recorded"
     );
+    // hyperfine made the measurements: rigor made no random choice, so no seed (rigor 0.1
+    // showed "Seed 0").
+    assert!(
+        page.contains("<dt>Seed</dt><dd>none (imported data)</dd>"),
+        "{page}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(rigor().arg("analyze").arg(&input).arg("--json"))).unwrap();
+    assert_eq!(json["provenance"]["imported_from"], "hyperfine");
+}
+
+#[test]
+fn a_rigor_result_shows_its_seed() {
+    let dir = Dir::new();
+    let html = std::fs::read_to_string(make_report(&dir)).unwrap();
+    assert!(html.contains("<dt>Seed</dt><dd>3</dd>"), "{html}");
 }

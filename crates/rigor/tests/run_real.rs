@@ -257,3 +257,33 @@ fn failed_build_is_reported_with_its_output() {
                 .and(predicate::str::contains("compiler says no")),
         );
 }
+
+#[test]
+fn failures_are_numbered_as_the_user_counts_executions() {
+    // A command that fails on its n-th process: with one warm-up execution, the third process is
+    // the second measured execution, and the first process is the warm-up.
+    let dir = Dir::new();
+    let failing_on = |n: u32| {
+        format!("k=$(cat count 2>/dev/null || echo 0); k=$((k+1)); echo $k > count; [ $k -ne {n} ]")
+    };
+    let run = |n: u32| {
+        let _ = std::fs::remove_file(dir.path("count"));
+        let out = rigor()
+            .current_dir(dir.0.path())
+            .args(["run", "-r", "4", "-w", "1", "-i", "--shell"])
+            .arg(failing_on(n))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let out = run(3);
+    assert!(
+        out.contains("Failure: execution 2: the command exited with code 1"),
+        "{out}"
+    );
+    let out = run(1);
+    assert!(
+        out.contains("Failure: warm-up execution 1: the command exited with code 1"),
+        "{out}"
+    );
+}

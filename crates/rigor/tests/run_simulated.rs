@@ -219,6 +219,56 @@ fn exports_csv_and_markdown() {
 }
 
 #[test]
+fn a_dash_exports_to_standard_output() {
+    // hyperfine's `-`: the export alone on standard output, the summaries on standard error, and
+    // no file named `-`.
+    let dir = Dir::new();
+    let spec = "mean=1ms,iterations=3,iteration=1%";
+    for (option, starts) in [
+        ("--export-markdown", "| Benchmark | Mean | 95% CI |"),
+        ("--export-asciidoc", "[cols="),
+        ("--export-orgmode", "| Benchmark | Mean |"),
+        (
+            "--export-csv",
+            "benchmark,round,execution,iteration,value,warmup\n",
+        ),
+        ("--export-json", "{"),
+    ] {
+        let out = sim()
+            .current_dir(dir.0.path())
+            .args(["--seed", "2", "-r", "5", spec, option, "-"])
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        let (stdout, stderr) = (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        );
+        assert!(stdout.starts_with(starts), "{option}: {stdout}");
+        assert!(!stdout.contains("Benchmark 1:"), "{option}: {stdout}");
+        assert!(stderr.contains("Benchmark 1:"), "{option}: {stderr}");
+        assert!(!dir.path("-").exists(), "{option} created a file named '-'");
+    }
+    let out = sim()
+        .current_dir(dir.0.path())
+        .args(["--seed", "2", "-r", "5", spec, "--export-json", "-"])
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["benchmarks"][0]["name"], spec);
+    // Two exports cannot share the stream.
+    sim()
+        .current_dir(dir.0.path())
+        .args([spec, "--export-csv", "-", "--export-markdown", "-"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--export-csv, --export-markdown each name standard output ('-')",
+        ));
+}
+
+#[test]
 fn bad_options_are_clear_errors() {
     sim()
         .args(["-r", "1", "mean=1ms"])

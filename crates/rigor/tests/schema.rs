@@ -22,8 +22,9 @@ fn expected(name: &str) -> String {
 /// rule is cited by authors; `--diagnose` says independence could not be tested on 32
 /// iterations instead of calling them never independent (v1_run.diagnose.txt, rewritten);
 /// different commands are "slower"/"faster" rather than a regression, with a ranking against the
-/// fastest, and advice names the top level ("runs") instead of "top-level units" (issue #14).
-/// The numbers are unchanged.
+/// fastest, and advice names the top level ("runs") instead of "top-level units" (issue #14);
+/// the diagnosis says "settled after" instead of the jargon "initialised after"
+/// (v1_run.diagnose.txt). The numbers are unchanged.
 #[test]
 fn version_1_files_analyse_exactly_as_before() {
     for name in ["v1_run", "v1_builds", "v1_csv"] {

@@ -450,6 +450,32 @@ fn bisect_refuses_ends_in_the_wrong_order_and_unknown_revisions() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unknown revision 'nosuchrev'"));
+    // A bad end of a range: one error naming it and the range, not git's advice.
+    for (range, bad) in [
+        ("nosuchrev..HEAD", "nosuchrev"),
+        ("HEAD~2..nosuchrev", "nosuchrev"),
+    ] {
+        let out = rigor()
+            .args(["track", "--db"])
+            .arg(dir.path("h.db"))
+            .args(["run", range, "--repo"])
+            .arg(&repo)
+            .args(["--", "./bench"])
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("unknown revision '{bad}' in the range '{range}'")),
+            "{err}"
+        );
+        assert!(
+            !err.contains("Use '--'") && !err.contains("fatal:"),
+            "{err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
 }
 
 #[test]

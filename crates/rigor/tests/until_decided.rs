@@ -226,3 +226,131 @@ fn real_commands_a_clear_difference_is_decided() {
     let r = json(&path);
     assert_eq!(r["comparisons"][0]["sequential"]["stop"], "decided");
 }
+
+/// Runs until decided with a JSON export, then `rigor analyze`s the file: the text and the JSON
+/// of the analysis.
+fn decide_then_analyze(args: &[&str], analyze: &[&str]) -> (String, String, Value) {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let run = stdout_of(
+        sim()
+            .arg("--until-decided")
+            .args(args)
+            .arg("--export-json")
+            .arg(&path),
+    );
+    let text = stdout_of(rigor().arg("analyze").arg(&path).args(analyze));
+    let json_text = stdout_of(
+        rigor()
+            .arg("analyze")
+            .arg(&path)
+            .arg("--json")
+            .args(analyze),
+    );
+    let analysed = serde_json::from_str(&json_text).expect("analyze --json is JSON");
+    (run, text, analysed)
+}
+
+#[test]
+fn analyze_shows_the_saved_sequential_verdicts() {
+    let (run, text, r) = decide_then_analyze(
+        &[
+            "--seed",
+            "5",
+            "-n",
+            "base",
+            "-n",
+            "slow",
+            "-n",
+            "same",
+            SAME,
+            "mean=13ms,execution=1%",
+            SAME,
+        ],
+        &[],
+    );
+    // The rule and every candidate's line as `rigor run --until-decided` printed them.
+    assert!(
+        text.contains(
+            "Until decided: confidence sequence on the paired round ratios, α = 5.0% shared by \
+             2 candidates (2.5% each), δ = ±1.0%, first look after 8 rounds, at most 200 rounds;"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("rounds run (as saved)"), "{text}");
+    let lines: Vec<&str> = run
+        .lines()
+        .filter(|l| l.trim_start().starts_with("decided: "))
+        .collect();
+    assert_eq!(lines.len(), 2, "{run}");
+    for line in lines {
+        assert!(text.contains(line), "{line:?} missing from\n{text}");
+    }
+    // The comparisons keep the sequence's verdicts, intervals and records, not a fixed design's.
+    let by = |name: &str| {
+        r["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["candidate"] == name)
+            .unwrap()
+            .clone()
+    };
+    for (name, verdict) in [("slow", "regression"), ("same", "equivalent")] {
+        let c = by(name);
+        assert_eq!(c["verdict"], verdict, "{c}");
+        assert_eq!(c["ci"]["method"], "confidence-sequence", "{c}");
+        assert_eq!(c["sequential"]["stop"], "decided", "{c}");
+        assert_eq!(c["sequential"]["verdict"], verdict, "{c}");
+    }
+    // "slow" was retired after 8 rounds by design: no warning about unpaired rounds.
+    let warnings = r["warnings"].to_string().to_lowercase();
+    assert!(!warnings.contains("unpaired"), "{warnings}");
+}
+
+#[test]
+fn analyze_keeps_why_an_undecided_run_stopped_and_gates_on_the_sequence() {
+    let noisy = ["mean=10ms,execution=10%", "mean=10.2ms,execution=10%"];
+    let (run, text, r) = decide_then_analyze(
+        &[&["--seed", "2", "--max-runs", "12"][..], &noisy[..]].concat(),
+        &[],
+    );
+    let line = run
+        .lines()
+        .find(|l| l.contains("round limit reached after 12 rounds:"))
+        .unwrap_or_else(|| panic!("{run}"));
+    assert!(text.contains(line), "{text}");
+    assert_eq!(r["comparisons"][0]["sequential"]["stop"], "max_rounds");
+    assert_eq!(r["comparisons"][0]["verdict"], "inconclusive");
+
+    // A decided regression fails `rigor analyze --fail-on regression`, as it failed the run.
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    sim()
+        .args(["--until-decided", "--seed", "3", "--export-json"])
+        .arg(&path)
+        .args([SAME, "mean=12ms,execution=1%"])
+        .assert()
+        .success();
+    rigor()
+        .arg("analyze")
+        .arg(&path)
+        .args(["--fail-on", "regression"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("decided: "));
+    // A fixed-design file has no such note.
+    let fixed = dir.path("f.json");
+    sim()
+        .args(["-r", "10", "--seed", "3", "--export-json"])
+        .arg(&fixed)
+        .args([SAME, SAME])
+        .assert()
+        .success();
+    rigor()
+        .arg("analyze")
+        .arg(&fixed)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Until decided").not());
+}

@@ -38,7 +38,7 @@ pub fn view() -> ReportView {
             ),
             ("rustc".to_string(), "1.95.0".to_string()),
         ],
-        seed: 42,
+        seed: Some(42),
         confidence: 0.95,
         benchmarks: vec![benchmark()],
         comparisons: comparisons(),

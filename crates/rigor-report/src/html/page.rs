@@ -91,7 +91,11 @@ fn header(out: &mut String, view: &ReportView, title: &str) {
     let meta = [
         ("Generated", escape(&view.generated)),
         ("rigor", escape(&view.rigor_version)),
-        ("Seed", view.seed.to_string()),
+        (
+            "Seed",
+            view.seed
+                .map_or_else(|| "none (imported data)".to_string(), |s| s.to_string()),
+        ),
         ("Confidence level", level(view.confidence)),
     ];
     for (k, v) in meta {

@@ -23,8 +23,9 @@ pub struct ReportView {
     pub generated: String,
     /// Machine and environment description as (key, value) pairs, in display order.
     pub environment: Vec<(String, String)>,
-    /// Seed of the run's random choices (order, bootstrap).
-    pub seed: u64,
+    /// Seed of the run's random choices (order, bootstrap); `None` for data another tool
+    /// measured (imported), where rigor made no random choice in measuring.
+    pub seed: Option<u64>,
     /// Confidence level of every interval, as a fraction (0.95).
     pub confidence: f64,
     /// One section per benchmark, in display order.

@@ -37,6 +37,8 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
             b.failures.push(FailureRecord {
                 round: i,
                 execution: i,
+                warmup: false,
+                number: Some(i + 1),
                 exit_code: *code,
                 signal: None,
                 timed_out: false,

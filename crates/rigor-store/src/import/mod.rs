@@ -367,6 +367,7 @@ fn finish(mut result: ResultFile, format: Format, path: &Path) -> Imported {
     if format == Format::Rigor {
         return Imported { result, format };
     }
+    result.provenance.imported_from = Some(format.name().to_string());
     for (i, b) in result.benchmarks.iter_mut().enumerate() {
         for s in &mut b.samples {
             s.round += i * ROUNDS_APART;
