@@ -1012,48 +1012,6 @@ mod tests {
         );
     }
 
-    /// Every execution reports the same 20 iteration times, `ns` each, measured in steps of
-    /// `step_ns` (`None`: no resolution reported): a function whose samples are quantised so
-    /// coarsely that every execution's median and minimum tie.
-    struct Tied {
-        ns: f64,
-        step_ns: Option<f64>,
-    }
-
-    impl Executor for Tied {
-        fn execute(
-            &mut self,
-            _: &crate::executor::ExecutionRequest<'_>,
-        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
-            Ok(crate::executor::ExecutionOutcome {
-                wall: Seconds(1e-3),
-                user: Seconds(1e-3),
-                sys: Seconds::ZERO,
-                max_rss: 0,
-                termination: crate::executor::Termination::Exited { code: 0 },
-                stderr_tail: String::new(),
-                iterations: Some(vec![self.ns * 1e-9; 20]),
-                resolution: self
-                    .step_ns
-                    .and_then(|s| Resolution::new(Seconds(s * 1e-9))),
-                iteration_error: None,
-            })
-        }
-        fn build(
-            &mut self,
-            _: &crate::executor::BuildRequest<'_>,
-        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
-            unreachable!("no builds here")
-        }
-        fn run_hook(
-            &mut self,
-            _: &CommandLine,
-            _: Option<&std::path::Path>,
-        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
-            unreachable!("no hooks here")
-        }
-    }
-
     fn run_tied(a: &AdaptiveSettings, step_ns: Option<f64>) -> AdaptiveReport {
         let benches = [Benchmark::new(
             "tied",
@@ -1064,7 +1022,10 @@ mod tests {
             seed: Seed(1),
             ..Settings::default()
         };
-        let mut ex = Tied { ns: 3.0, step_ns };
+        let mut ex = crate::test_support::Tied {
+            ns: vec![3.0],
+            step_ns,
+        };
         run_adaptive(
             &benches,
             &settings,

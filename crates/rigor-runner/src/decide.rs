@@ -381,46 +381,6 @@ mod tests {
         assert!((r.alpha_each - 0.025).abs() < 1e-12);
     }
 
-    /// Benchmark i's every sample reads `ns[i]` nanoseconds, in steps of `step_ns` when given.
-    struct Tied {
-        ns: Vec<f64>,
-        step_ns: Option<f64>,
-    }
-
-    impl Executor for Tied {
-        fn execute(
-            &mut self,
-            req: &crate::executor::ExecutionRequest<'_>,
-        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
-            Ok(crate::executor::ExecutionOutcome {
-                wall: Seconds(1e-3),
-                user: Seconds(1e-3),
-                sys: Seconds::ZERO,
-                max_rss: 0,
-                termination: crate::executor::Termination::Exited { code: 0 },
-                stderr_tail: String::new(),
-                iterations: Some(vec![self.ns[req.benchmark] * 1e-9; 20]),
-                resolution: self
-                    .step_ns
-                    .and_then(|s| rigor_units::Resolution::new(Seconds(s * 1e-9))),
-                iteration_error: None,
-            })
-        }
-        fn build(
-            &mut self,
-            _: &crate::executor::BuildRequest<'_>,
-        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
-            unreachable!("no builds here")
-        }
-        fn run_hook(
-            &mut self,
-            _: &CommandLine,
-            _: Option<&std::path::Path>,
-        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
-            unreachable!("no hooks here")
-        }
-    }
-
     #[test]
     fn a_difference_of_one_clock_step_is_not_decided() {
         // 3.02 ns against 3.00 ns, every sample tied: one step of 0.02 ns apart (+0.67%).
@@ -433,7 +393,7 @@ mod tests {
                 0,
                 &d,
                 StopSignal::new(),
-                &mut Tied {
+                &mut crate::test_support::Tied {
                     ns: vec![3.0, 3.02],
                     step_ns,
                 },

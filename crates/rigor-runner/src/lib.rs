@@ -16,6 +16,8 @@ pub mod process;
 pub mod schedule;
 pub mod simulate;
 pub mod stop;
+#[cfg(test)]
+mod test_support;
 
 pub use adaptive::{
     AdaptiveReport, AdaptiveSettings, BenchPlan, DEFAULT_LOOKS, Dimensioning, EstimatorBounds,
