@@ -202,17 +202,7 @@ fn changes(
             continue;
         };
         let at = (series.first + i) as f64 - 0.5;
-        let (px, top) = chart.backend_coord(&(at, y.hi));
-        let (_, bottom) = chart.backend_coord(&(at, y.lo));
-        let mut py = top;
-        while py < bottom {
-            let end = (py + 6).min(bottom);
-            root.draw(&PathElement::new(
-                vec![(px, py), (px, end)],
-                CHANGE.stroke_width(2),
-            ))?;
-            py += 10;
-        }
+        let (px, top) = change_line(root, chart, at, y, 2)?;
         let style = (FONT, TICK_SIZE)
             .into_font()
             .color(&CHANGE)
@@ -220,6 +210,29 @@ fn changes(
         root.draw(&Text::new(signed_percent(c.ratio), (px, top - 3), style))?;
     }
     Ok(())
+}
+
+/// A change drawn as a dashed vertical line at `at` across the plot's height (`y`), in pixels
+/// of `width`; returns the line's top in backend coordinates, where its label goes.
+fn change_line(
+    root: &crate::html::plots::Area<'_>,
+    chart: &Chart<'_, '_>,
+    at: f64,
+    y: Span,
+    width: u32,
+) -> Result<(i32, i32), crate::html::plots::PlotError> {
+    let (px, top) = chart.backend_coord(&(at, y.hi));
+    let (_, bottom) = chart.backend_coord(&(at, y.lo));
+    let mut py = top;
+    while py < bottom {
+        let end = (py + 6).min(bottom);
+        root.draw(&PathElement::new(
+            vec![(px, py), (px, end)],
+            CHANGE.stroke_width(width),
+        ))?;
+        py += 10;
+    }
+    Ok((px, top))
 }
 
 /// Size of the whole-history overview.
@@ -281,18 +294,7 @@ pub fn overview(o: &Overview, detail: usize) -> PlotResult {
             band(&mut chart, seg)?;
         }
         for &(at, _) in &o.changes {
-            let at = at as f64 - 0.5;
-            let (px, top) = chart.backend_coord(&(at, y.hi));
-            let (_, bottom) = chart.backend_coord(&(at, y.lo));
-            let mut py = top;
-            while py < bottom {
-                let end = (py + 6).min(bottom);
-                root.draw(&PathElement::new(
-                    vec![(px, py), (px, end)],
-                    CHANGE.stroke_width(1),
-                ))?;
-                py += 10;
-            }
+            change_line(root, &chart, at as f64 - 0.5, y, 1)?;
         }
         Ok(())
     })
