@@ -540,10 +540,12 @@ impl<'a> Prepared<'a> {
             return self.estimator.apply_in_place(&mut s.buf);
         }
         if let (Estimator::Median, Some(walk)) = (self.estimator, &self.walk) {
-            return self.walk_median(walk, s);
+            return self.walked(s, |idx, mult| walk.median(idx, mult, self.walk_budget));
         }
         if let (Estimator::TrimmedMean(_), Some(walk)) = (self.estimator, &self.trim_walk) {
-            return self.walk_trimmed(walk, s);
+            return self.walked(s, |idx, mult| {
+                walk.trimmed_mean(idx, mult, self.walk_budget)
+            });
         }
         self.top_only_statistic(s)
     }
@@ -580,26 +582,13 @@ impl<'a> Prepared<'a> {
 }
 
 impl Prepared<'_> {
-    /// The median by a rank walk from the multiplicities; bisection over sorted units when the
-    /// walk exceeds its budget.
-    fn walk_median(&self, walk: &RankWalk, s: &mut Scratch) -> f64 {
+    /// The statistic by a walk (`walk(units, multiplicities)`, `None` past its budget) from
+    /// the drawn units' multiplicities; bisection over sorted units when the walk gives up.
+    fn walked(&self, s: &mut Scratch, walk: impl FnOnce(&[usize], &[u32]) -> Option<f64>) -> f64 {
         for &i in &s.idx {
             s.mult[i] += 1;
         }
-        let fast = walk.median(&s.idx, &s.mult, self.walk_budget);
-        for &i in &s.idx {
-            s.mult[i] = 0;
-        }
-        fast.unwrap_or_else(|| self.top_only_statistic(s))
-    }
-
-    /// The trimmed mean by two walks from the multiplicities; bisection over sorted units when a
-    /// walk exceeds its budget.
-    fn walk_trimmed(&self, walk: &TrimWalk, s: &mut Scratch) -> f64 {
-        for &i in &s.idx {
-            s.mult[i] += 1;
-        }
-        let fast = walk.trimmed_mean(&s.idx, &s.mult, self.walk_budget);
+        let fast = walk(&s.idx, &s.mult);
         for &i in &s.idx {
             s.mult[i] = 0;
         }
