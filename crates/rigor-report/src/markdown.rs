@@ -51,7 +51,15 @@ fn rows(markup: Markup, views: &[BenchmarkView<'_>]) -> Vec<[String; 6]> {
                 name,
                 t(m),
                 format!("{} .. {}{mark}", t(lower), t(ci.upper)),
-                percent(100.0 * ci.half_width / m),
+                if ci.is_asymmetric() {
+                    format!(
+                        "−{} +{}",
+                        percent(100.0 * (m - ci.lower) / m),
+                        percent(100.0 * (ci.upper - m) / m)
+                    )
+                } else {
+                    percent(100.0 * ci.half_width / m)
+                },
                 t(a.summary.median),
                 crate::terminal::units(a),
             ]

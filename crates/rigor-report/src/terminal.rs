@@ -73,16 +73,32 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
     let m = ci.mean;
     let level = (ci.level * 100.0).round();
     let (lower, computed) = crate::format::shown_lower(a);
-    let _ = writeln!(
-        out,
-        "  {:<18}{} ± {} (± {})   [{} .. {}]",
-        format!("Mean ± {level}% CI:"),
-        time(m),
-        time_like(ci.half_width, m),
-        percent(100.0 * ci.half_width / m),
-        time_like(lower, m),
-        time_like(ci.upper, m),
-    );
+    if ci.is_asymmetric() {
+        let (below, above) = (ci.mean - ci.lower, ci.upper - ci.mean);
+        let _ = writeln!(
+            out,
+            "  {:<18}{} −{} +{} (−{} +{})   [{} .. {}]",
+            format!("Mean ± {level}% CI:"),
+            time(m),
+            time_like(below, m),
+            time_like(above, m),
+            percent(100.0 * below / m),
+            percent(100.0 * above / m),
+            time_like(lower, m),
+            time_like(ci.upper, m),
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  {:<18}{} ± {} (± {})   [{} .. {}]",
+            format!("Mean ± {level}% CI:"),
+            time(m),
+            time_like(ci.half_width, m),
+            percent(100.0 * ci.half_width / m),
+            time_like(lower, m),
+            time_like(ci.upper, m),
+        );
+    }
     if let Some(below) = computed {
         let _ = writeln!(
             out,

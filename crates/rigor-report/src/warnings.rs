@@ -28,14 +28,39 @@ pub fn text(w: &Warning) -> String {
                 }
                 _ => "are skewed or heavy-tailed".to_string(),
             };
+            let skewed = if modes.needed > modes.to_see_mode() {
+                format!(
+                    "; use at least {} {level}s for the interval to hold its level on skewed means",
+                    modes.needed
+                )
+            } else {
+                String::new()
+            };
             format!(
                 "the {level} means {shape}: {} {level}s miss a mode of 1 {level} in 5 with \
                  probability {}, and no interval can show a mode it never saw; use at least {} \
-                 {level}s to see such a mode with 95% probability ({} for 1 in 10)",
+                 {level}s to see such a mode with 95% probability ({} for 1 in 10){skewed}",
                 modes.units,
                 percent(100.0 * modes.miss_probability),
-                modes.needed,
+                modes.to_see_mode(),
                 modes.needed_one_in_ten
+            )
+        }
+        Warning::SkewAdjusted {
+            level,
+            test,
+            advise,
+        } => {
+            let advice = advise.map_or_else(String::new, |needed| {
+                format!(
+                    "; with fewer than {needed} {level}s strongly skewed means are still covered \
+                     less often than the level says: use {needed} or more"
+                )
+            });
+            format!(
+                "the {level} means look skewed (skewness {:.2}, p = {:.3}): the interval is \
+                 widened toward the skew (Johnson 1978; Hall 1992) and is asymmetric{advice}",
+                test.skewness, test.p_value
             )
         }
         Warning::AtResolution { percent: p } => format!(

@@ -57,6 +57,17 @@ pub enum Warning {
         /// How many times wider rigor's interval is than the naive pooled one.
         pooled_ratio: f64,
     },
+    /// The top-level means are significantly skewed, so the interval was widened toward the
+    /// skew and is asymmetric ([`crate::top_means::skew_adaptive_bounds`]).
+    SkewAdjusted {
+        /// The top level's name.
+        level: String,
+        /// The skewness test that rejected symmetry.
+        test: crate::top_means::SkewTest,
+        /// Top-level units to use ([`crate::top_means::SKEWED_UNITS_NEEDED`]) when there are
+        /// fewer and no [`Warning::RareModes`] already says so.
+        advise: Option<usize>,
+    },
     /// The data are unbalanced; components come from Henderson's method I.
     Unbalanced,
     /// The top-level means look multimodal or heavy-tailed and are too few to have seen a mode
@@ -102,12 +113,19 @@ impl Analysis {
     /// as wide.
     pub fn floor_at_resolution(&mut self, half_step: f64) {
         let ci = &mut self.interval;
-        if !(half_step > 0.0 && half_step.is_finite()) || ci.half_width >= half_step {
+        let shorter_side = (ci.mean - ci.lower).min(ci.upper - ci.mean);
+        if !(half_step > 0.0 && half_step.is_finite()) || shorter_side >= half_step {
             return;
         }
-        ci.half_width = half_step;
-        ci.lower = ci.mean - half_step;
-        ci.upper = ci.mean + half_step;
+        let longer_side = (ci.mean - ci.lower).max(ci.upper - ci.mean);
+        ci.widen_to(half_step);
+        if longer_side <= half_step {
+            // The floor now makes both sides: a skew among values that tie on the clock's steps
+            // (or differ by rounding) is no skew to widen for.
+            ci.skew = None;
+            self.warnings
+                .retain(|w| !matches!(w, Warning::SkewAdjusted { .. }));
+        }
         self.warnings.push(Warning::AtResolution {
             percent: 100.0 * half_step / ci.mean.abs(),
         });
@@ -153,6 +171,17 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
             modes,
         });
     }
+    if let Some(test) = interval.skew {
+        let needed = crate::top_means::SKEWED_UNITS_NEEDED;
+        let said = warnings
+            .iter()
+            .any(|w| matches!(w, Warning::RareModes { .. }));
+        warnings.push(Warning::SkewAdjusted {
+            level: h.levels()[0].clone(),
+            test,
+            advise: (h.units(0) < needed && !said).then_some(needed),
+        });
+    }
     if !h.is_balanced() {
         warnings.push(Warning::Unbalanced);
     }
@@ -183,7 +212,7 @@ mod tests {
         // Values in steps of 0.02: ± 0.01 at least, 0.333% of 3.
         a.floor_at_resolution(0.01);
         let ci = a.interval;
-        assert_eq!(ci.half_width, 0.01);
+        assert!((ci.half_width - 0.01).abs() < 1e-12, "{ci:?}");
         assert!(
             (ci.lower - 2.99).abs() < 1e-12 && (ci.upper - 3.01).abs() < 1e-12,
             "{ci:?}"

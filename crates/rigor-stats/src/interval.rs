@@ -11,6 +11,11 @@
 //! variance of those means. Every lower level's variance reaches the top-level means, so
 //! `S_n²/r_n` is unbiased for `Var(Ȳ)` whatever the design below, balanced or not.
 //!
+//! When the top-level means are significantly skewed (D'Agostino's test at 10%), the interval
+//! widens toward the skew: the hull of the symmetric interval and Johnson's skewness-corrected
+//! interval in Hall's monotone form ([`crate::top_means::skew_adaptive_bounds`]). It is then
+//! asymmetric, and [`MeanInterval::skew`] says why.
+//!
 //! [`pooled_interval`] is the naive interval many tools report, treating every lowest-level value
 //! as independent. It is here so rigor can show how wrong it is whenever a level above the lowest
 //! adds variance.
@@ -32,6 +37,7 @@ use crate::descriptive::{mean, variance};
 use crate::dist::{Quantile, critical_value};
 use crate::error::{Result, StatsError, check_finite};
 use crate::hierarchy::Hierarchy;
+use crate::top_means::{SkewTest, skew_adaptive_bounds};
 
 /// Fewer top-level units than this cannot estimate the variance well (Kalibera & Jones): an
 /// interval from fewer deserves a warning.
@@ -42,11 +48,13 @@ pub const RECOMMENDED_TOP_UNITS: usize = 5;
 pub struct MeanInterval {
     /// The point estimate: mean of the top-level unit means.
     pub mean: f64,
-    /// Half the width of the interval.
+    /// Half the width, `(upper − lower)/2`: the precision that targets are checked against (as
+    /// for the bootstrap's asymmetric intervals). A skew-adjusted interval is not
+    /// `mean ± half_width`: use `lower` and `upper`.
     pub half_width: f64,
-    /// `mean − half_width`.
+    /// Lower end (`mean − half_width` unless skew-adjusted).
     pub lower: f64,
-    /// `mean + half_width`.
+    /// Upper end (`mean + half_width` unless skew-adjusted).
     pub upper: f64,
     /// Confidence level, e.g. 0.95.
     pub level: f64,
@@ -57,6 +65,10 @@ pub struct MeanInterval {
     /// Number of units treated as independent: top-level units, or every value for
     /// [`pooled_interval`].
     pub top_units: usize,
+    /// The skewness test, when significant skew widened the interval toward it (`None`: the
+    /// symmetric interval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skew: Option<SkewTest>,
 }
 
 impl MeanInterval {
@@ -68,6 +80,19 @@ impl MeanInterval {
     /// Half-width relative to the mean (0.02 = ±2%); infinite or NaN when the mean is 0.
     pub fn relative_half_width(&self) -> f64 {
         self.half_width / self.mean.abs()
+    }
+
+    /// Whether the two sides differ (a skew-adjusted interval).
+    pub fn is_asymmetric(&self) -> bool {
+        self.skew.is_some()
+    }
+
+    /// Widens the interval to at least `mean ± margin` on each side (a resolution floor); the
+    /// longer side of an asymmetric interval stays as it is when already wider.
+    pub fn widen_to(&mut self, margin: f64) {
+        self.lower = self.lower.min(self.mean - margin);
+        self.upper = self.upper.max(self.mean + margin);
+        self.half_width = (self.upper - self.lower) / 2.0;
     }
 
     /// Whether fewer than [`RECOMMENDED_TOP_UNITS`] units back the interval.
@@ -89,12 +114,34 @@ pub fn mean_interval(h: &Hierarchy, level: f64, quantile: Quantile) -> Result<Me
 }
 
 /// The interval over top-level means (docs/methodology.md, "The interval"), from top-level unit
-/// means already computed: `Ȳ ± q · sqrt(S²/r)`.
+/// means already computed: `Ȳ ± q · sqrt(S²/r)`, widened toward the skew when the means are
+/// significantly skewed ([`skew_adaptive_bounds`]).
 ///
 /// # Errors
 /// [`StatsError::TooFew`] with fewer than two means; [`StatsError::NonFinite`] for a NaN or
 /// infinite mean; an invalid `level`.
 pub fn mean_interval_from_means(
+    means: &[f64],
+    level: f64,
+    quantile: Quantile,
+) -> Result<MeanInterval> {
+    let mut ci = symmetric_interval_from_means(means, level, quantile)?;
+    let c = critical_value(level, ci.df, quantile)?;
+    if let (lower, upper, Some(test)) = skew_adaptive_bounds(means, c) {
+        ci.lower = lower;
+        ci.upper = upper;
+        ci.half_width = (upper - lower) / 2.0;
+        ci.skew = Some(test);
+    }
+    Ok(ci)
+}
+
+/// The symmetric interval `Ȳ ± q · sqrt(S²/r)` from top-level means, without the skew
+/// adjustment of [`mean_interval_from_means`]: the textbook t interval, for comparison.
+///
+/// # Errors
+/// As [`mean_interval_from_means`].
+pub fn symmetric_interval_from_means(
     means: &[f64],
     level: f64,
     quantile: Quantile,
@@ -146,6 +193,7 @@ fn iid_interval(xs: &[f64], level: f64, quantile: Quantile) -> Result<MeanInterv
         df,
         quantile,
         top_units: r,
+        skew: None,
     })
 }
 

@@ -143,12 +143,24 @@ impl std::fmt::Display for Warning {
                 level,
                 pilot_units,
                 needed,
-            } => write!(
-                f,
-                "'{benchmark}': the {pilot_units} pilot {level} means look multimodal or skewed; \
-                 the plan asks for at least {needed} {level}s, enough to see a mode of 1 {level} \
-                 in 5 with 95% probability (no interval can show a mode it never saw)"
-            ),
+            } => {
+                let to_see = rigor_stats::top_means::units_to_see_mode(
+                    rigor_stats::top_means::RARE_MODE_SHARE,
+                    rigor_stats::top_means::RARE_MODE_PROBABILITY,
+                )
+                .unwrap_or(*needed);
+                let why = if *needed > to_see {
+                    "enough for the interval to hold its level on skewed means and to see a mode"
+                } else {
+                    "enough to see a mode"
+                };
+                write!(
+                    f,
+                    "'{benchmark}': the {pilot_units} pilot {level} means look multimodal or \
+                     skewed; the plan asks for at least {needed} {level}s, {why} of 1 {level} in \
+                     5 with 95% probability (no interval can show a mode it never saw)"
+                )
+            }
         }
     }
 }

@@ -455,12 +455,23 @@ pub fn skewed_rows(master: u64, n: usize) -> Vec<skewed::SkewRow> {
     let with_builds = |builds| Design { builds, ..SMALL_3 };
     for split in [model::ANTLR6_LAYOUT, model::XALANCBMK_LINK] {
         for (f, counts) in [
-            (Family::LogNormalStrong, &[6, 10, 20][..]),
+            (Family::LogNormalStrong, &[6, 10, 14, 20, 29][..]),
             (Family::FarMode, &[6, 10, 14, 20, 29][..]),
         ] {
             for &b in counts {
                 rows.push(skewed::run_row(master, split, f, with_builds(b), n));
             }
+        }
+    }
+    // Shapes held out from the choice of rigor's interval: do its results carry over?
+    for f in [
+        Family::Exponential,
+        Family::LogNormalExtreme,
+        Family::MirroredLogNormal,
+    ] {
+        for b in [6, 10, 20] {
+            let split = model::ANTLR6_LAYOUT;
+            rows.push(skewed::run_row(master, split, f, with_builds(b), n));
         }
     }
     rows

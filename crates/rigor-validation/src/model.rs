@@ -25,6 +25,12 @@ pub enum Family {
     /// One draw in five in a far mode (code-layout shape): 20% of draws 2.4 SD above the rest
     /// (within-mode SD 0.2).
     FarMode,
+    /// Held out (not looked at when rigor's interval was chosen): exponential, skewness 2.
+    Exponential,
+    /// Held out: log-normal with shape 1.0 (skewness 6.2), centred and scaled.
+    LogNormalExtreme,
+    /// Held out: the strongly skewed log-normal mirrored (skewed to the left).
+    MirroredLogNormal,
 }
 
 /// Log-normal shape.
@@ -51,6 +57,18 @@ impl Family {
             Self::StudentT3 => "t₃",
             Self::LogNormalStrong => "log-normal 0.8",
             Self::FarMode => "far mode 1 in 5",
+            Self::Exponential => "exponential (held out)",
+            Self::LogNormalExtreme => "log-normal 1.0 (held out)",
+            Self::MirroredLogNormal => "mirrored log-normal 0.8 (held out)",
+        }
+    }
+
+    /// Share of the smaller mode, for the two-mode shapes.
+    pub fn mode_share(&self) -> Option<f64> {
+        match self {
+            Self::Bimodal => Some(BIMODAL_P),
+            Self::FarMode => Some(0.2),
+            _ => None,
         }
     }
 
@@ -62,6 +80,12 @@ impl Family {
             Self::LogNormalStrong => lognormal(rng, 0.8),
             Self::Bimodal => two_modes(rng, BIMODAL_P, BIMODAL_W),
             Self::FarMode => two_modes(rng, 0.2, 0.2),
+            Self::Exponential => {
+                let u: f64 = rng.r#gen();
+                -(1.0 - u).ln() - 1.0
+            }
+            Self::LogNormalExtreme => lognormal(rng, 1.0),
+            Self::MirroredLogNormal => -lognormal(rng, 0.8),
             Self::StudentT3 => {
                 let t = StudentT::new(3.0)
                     .expect("3 degrees of freedom")

@@ -218,7 +218,7 @@ fn state_of(s: &StoredSummary, critical: &mut Critical) -> PointState {
             noise: noise(s, mean),
             ratio_input: s
                 .level
-                .and_then(|level| ratio_input(s, (lower, upper), level, critical)),
+                .and_then(|level| ratio_input(s, (lower, mean, upper), level, critical)),
         }),
         _ => PointState::Unanalysed,
     }
@@ -233,17 +233,19 @@ fn noise(s: &StoredSummary, mean: f64) -> Vec<f64> {
 }
 
 /// What Fieller's interval needs of a stored mean: the top-level count r, stored with the
-/// variance components, and the variance of the mean S²/r, recovered from the stored interval
-/// mean ± t(r − 1)·√(S²/r). `None` for runs stored before the count was recorded.
+/// variance components, and the variance of the mean S²/r, recovered from the stored interval:
+/// its shorter side is t(r − 1)·√(S²/r) whether it is symmetric or widened toward a skew
+/// (`rigor_stats::top_means::skew_adaptive_bounds` only lengthens the side the skew points to).
+/// `None` for runs stored before the count was recorded.
 fn ratio_input(
     s: &StoredSummary,
-    (lower, upper): (f64, f64),
+    (lower, mean, upper): (f64, f64, f64),
     level: f64,
     critical: &mut Critical,
 ) -> Option<RatioInput> {
     let units = s.components.first()?.units?;
     let t = critical.t(level, units.checked_sub(1).filter(|&df| df > 0)?)?;
-    let half = (upper - lower) / 2.0;
+    let half = (mean - lower).min(upper - mean);
     Some(RatioInput {
         units,
         var_of_mean: (half / t).powi(2),
