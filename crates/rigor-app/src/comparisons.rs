@@ -12,7 +12,7 @@ use rigor_store::{
     BenchmarkRecord, BoundsRecord, ComparisonRecord, ResultFile, SuiteRecord, VerdictMethod,
     Warning,
 };
-use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed};
+use rigor_units::{ConfidenceLevel, Floored, Fraction, Resolution, Seconds, Seed};
 
 use crate::analysis::{Unanalysed, hierarchy_of};
 use crate::error::{AppError, Result};
@@ -117,32 +117,47 @@ fn one(
 }
 
 /// Widens the comparison's interval to the range of ratios the two benchmarks' resolutions
-/// cannot exclude (each estimate ± half its step, [`rigor_units::Resolution::floor_ratio`]),
-/// so that samples quantised by a coarse clock — every execution's minimum on the same step —
-/// do not give a zero-width interval and a verdict the clock cannot support. A benchmark that
-/// reported no resolution (an older result) is taken to have the other's.
+/// cannot exclude ([`ratio_floor`]), so that samples quantised by a coarse clock — every
+/// execution's minimum on the same step — do not give a zero-width interval and a verdict the
+/// clock cannot support.
 fn floor_at_resolution(
     comparison: &mut Comparison,
     baseline: (&BenchmarkRecord, &Hierarchy),
     candidate: (&BenchmarkRecord, &Hierarchy),
     estimator: Estimator,
 ) {
-    let (rb, rc) = (baseline.0.resolution(), candidate.0.resolution());
-    let (Some(rb), Some(rc)) = (rb.or(rc), rc.or(rb)) else {
-        return;
-    };
     let estimate = |(b, h): (&BenchmarkRecord, &Hierarchy)| {
-        Seconds::from_unit(estimator.apply(h.values()), b.unit)
+        (
+            b.resolution(),
+            Seconds::from_unit(estimator.apply(h.values()), b.unit),
+        )
     };
     let Some(ci) = comparison.ci else { return };
-    let f = rc.floor_ratio(
-        rb,
-        estimate(candidate),
+    if let Some(f) = ratio_floor(
         estimate(baseline),
-        ci.lower,
-        ci.upper,
-    );
-    comparison.widen(f.lower, f.upper);
+        estimate(candidate),
+        (ci.lower, ci.upper),
+    ) {
+        comparison.widen(f.lower, f.upper);
+    }
+}
+
+/// The interval `(lower, upper)` of the ratio candidate / baseline widened to the ratios the two
+/// estimates' resolutions cannot exclude (each estimate ± half its step,
+/// [`rigor_units::Resolution::floor_ratio`]); each side is (its resolution, its estimate). An
+/// estimate that reported no resolution (an older result, a run stored before the history kept
+/// it) is taken to have the other's; `None` when neither did (no floor). Every ratio of two
+/// measured times — comparisons, `rigor track`'s changes and the dashboard's — is floored here.
+pub(crate) fn ratio_floor(
+    baseline: (Option<Resolution>, Seconds),
+    candidate: (Option<Resolution>, Seconds),
+    (lower, upper): (f64, f64),
+) -> Option<Floored<f64>> {
+    let (rb, rc) = (baseline.0, candidate.0);
+    let (Some(rb), Some(rc)) = (rb.or(rc), rc.or(rb)) else {
+        return None;
+    };
+    Some(rc.floor_ratio(rb, candidate.1, baseline.1, lower, upper))
 }
 
 /// Comparisons and the warnings met on the way.
