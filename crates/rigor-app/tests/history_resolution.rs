@@ -6,9 +6,11 @@
 //! which crosses the 1% threshold: undecided, as `rigor compare` says of the same two results.
 
 use rigor_app::analysis::analyze_all;
+use rigor_app::publish::site_view;
 use rigor_app::settings::{AnalysisSettings, ComparisonSettings};
 use rigor_app::track::{DetectSettings, SeriesKey, check, detect_changes, show};
 use rigor_history::{History, Ingest, MachineInfo, SqliteHistory, VersionInfo};
+use rigor_report::dashboard::{PointState, SiteMeta};
 use rigor_stats::compare::Verdict;
 use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
 use rigor_units::{ConfidenceLevel, Resolution, Seconds, Seed, TimeUnit};
@@ -171,4 +173,39 @@ fn a_candidate_checked_against_the_history_is_floored() {
     assert_eq!(floored.verdict, Verdict::Inconclusive);
     let (lo, hi) = floored.interval.unwrap();
     assert!(close(lo, 1.0) && close(hi, 3.06 / 2.98), "{lo} {hi}");
+}
+
+/// The dashboard's comparison of two versions (`rigor track publish`) from the stored summaries:
+/// each point carries its step (in the unit of its mean, ns here) and the variance of its mean
+/// from the data (zero: tied), not from its interval, which the floor widened to ± 0.02 ns; the
+/// comparison the page opens with (v19 against v18, both 3.04 ns) is Fieller's interval of
+/// width zero floored to [3.02/3.06, 3.06/3.02] (by hand).
+#[test]
+fn the_dashboards_comparison_is_floored_from_stored_summaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let kept = history(dir.path(), Resolution::new(Seconds(STEP)));
+    let view = site_view(&kept, SiteMeta::default(), "now".into()).unwrap();
+    let series = &view.benchmarks[0].series[0];
+    let PointState::Measured(m) = &series.versions[0].state else {
+        panic!("{:?}", series.versions[0].state)
+    };
+    assert!(close(m.lower, 2.98) && close(m.upper, 3.02), "{m:?}");
+    let input = m.ratio_input.unwrap();
+    assert!(close(input.step.unwrap(), 0.04), "{input:?}");
+    assert_eq!(input.var_of_mean, 0.0);
+    let c = series.comparison.as_ref().unwrap();
+    assert_eq!((c.baseline, c.candidate), (18, 19));
+    let (lo, hi) = c.interval.unwrap();
+    assert!(
+        close(lo, 3.02 / 3.06) && close(hi, 3.06 / 3.02),
+        "{lo} {hi}"
+    );
+    assert_eq!(c.verdict, "inconclusive");
+    // Without a resolution the two tied versions are "equivalent" at a ratio of 1 ± nothing.
+    let bare = history(&dir.path().join("bare"), None);
+    let view = site_view(&bare, SiteMeta::default(), "now".into()).unwrap();
+    let c = view.benchmarks[0].series[0].comparison.clone().unwrap();
+    let (lo, hi) = c.interval.unwrap();
+    assert!(close(lo, 1.0) && close(hi, 1.0), "{lo} {hi}");
+    assert_eq!(c.verdict, "equivalent");
 }
