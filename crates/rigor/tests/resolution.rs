@@ -127,3 +127,56 @@ fn a_comparison_of_tied_samples_is_not_decided_beyond_the_resolution() {
     );
     assert!(!summary.contains("+0.67% .. +0.67%"), "{summary}");
 }
+
+#[test]
+fn the_history_keeps_the_resolution_and_floors_what_track_computes_from_it() {
+    // Three versions at 3.00 ns, a candidate at 3.04 ns, steps of 0.02 ns. Without the floor
+    // the tied data give +1.33% with an interval of width zero, a regression beyond the 1%
+    // threshold; each level known to ± 0.01 ns leaves [3.03/3.01, 3.05/2.99] = [+0.66%, +2.0%],
+    // which crosses it.
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    let measure = |name: &str, ns: &str, seed: &str| {
+        let file = dir.path(name);
+        rigor()
+            .args(["run", "--shell", "-r", "5", "-n", "add", "--seed", seed])
+            .arg(tied(ns))
+            .arg("--export-json")
+            .arg(&file)
+            .assert()
+            .success();
+        file
+    };
+    let add = |file: &std::path::Path, k: usize| {
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .arg("add")
+            .arg(file)
+            .args(["--version", &format!("v{k}"), "--order", &k.to_string()])
+            .args(["--machine", "m", "--repo", "/nonexistent"])
+            .assert()
+            .success();
+    };
+    for k in 0..3 {
+        add(&measure(&format!("v{k}.json"), "3.00", &k.to_string()), k);
+    }
+    let pr = measure("pr.json", "3.04", "9");
+    let out = stdout_of(
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .arg("check")
+            .arg(&pr)
+            .args(["--machine", "m", "--fail-on", "regression"]),
+    );
+    assert!(
+        out.contains("at the timer's resolution): inconclusive"),
+        "{out}"
+    );
+    for k in 3..6 {
+        add(&measure(&format!("v{k}.json"), "3.04", &k.to_string()), k);
+    }
+    let out = stdout_of(rigor().args(["track", "--db"]).arg(&db).arg("changes"));
+    assert!(out.contains("No changes detected."), "{out}");
+}
