@@ -426,6 +426,7 @@ pub fn between(
     let mut warnings = Vec::new();
     let mut out = Vec::new();
     let mut pairs = Vec::new();
+    let mut ranges = Vec::new();
     for (i, nb) in new.benchmarks.iter().enumerate() {
         let Some(j) = old.benchmarks.iter().position(|ob| ob.name == nb.name) else {
             warnings.push(Warning::OnlyInNew {
@@ -450,6 +451,7 @@ pub fn between(
             hierarchy_of(nb).map_err(stats)?,
         );
         let mut c = one((ob, &oh, Some(oa)), (nb, &nh, Some(na)), s, false)?;
+        ranges.push(member_range((ob, &oh), (nb, &nh), s.config.estimator));
         c.baseline = format!("{} (old)", ob.name);
         c.candidate = format!("{} (new)", nb.name);
         out.push(c);
@@ -474,7 +476,7 @@ pub fn between(
         Pairing::Independent,
     )
     .map_err(AppError::Suite)?;
-    let suite = SuiteRecord {
+    let mut suite = SuiteRecord {
         geometric_mean_ratio: gm.estimate,
         ci: RatioInterval {
             lower: gm.lower,
@@ -483,8 +485,51 @@ pub fn between(
             method: RatioMethod::BootstrapPercentile,
         },
         benchmarks: refs.len(),
+        at_resolution: false,
     };
+    floor_suite(&mut suite, &ranges);
     Ok((out, Some(suite), warnings))
+}
+
+/// A matched benchmark's ratio new/old of the estimates, and the range the two estimates'
+/// resolutions leave open around it ([`ratio_floor`]; `None` when neither reported one).
+fn member_range(
+    old: (&BenchmarkRecord, &Hierarchy),
+    new: (&BenchmarkRecord, &Hierarchy),
+    estimator: Estimator,
+) -> (f64, Option<(f64, f64)>) {
+    let estimate = |(b, h): (&BenchmarkRecord, &Hierarchy)| {
+        (
+            b.resolution(),
+            Seconds::from_unit(estimator.apply(h.values()), b.unit),
+        )
+    };
+    let (o, n) = (estimate(old), estimate(new));
+    let ratio = n.1.get() / o.1.get();
+    let range = ratio_floor(o, n, (ratio, ratio)).map(|f| (f.lower, f.upper));
+    (ratio, range)
+}
+
+/// Widens the suite's interval to contain the range of its geometric mean that the members'
+/// resolutions leave open (`rigor_stats::compare::geometric_mean_range`; a member that reported
+/// no step contributes its ratio to both ends). Nothing changes when no member reported one.
+fn floor_suite(suite: &mut SuiteRecord, ranges: &[(f64, Option<(f64, f64)>)]) {
+    if ranges.iter().all(|(_, r)| r.is_none()) {
+        return;
+    }
+    let ends: Vec<(f64, f64)> = ranges
+        .iter()
+        .map(|&(ratio, range)| range.unwrap_or((ratio, ratio)))
+        .collect();
+    let Some((lower, upper)) = rigor_stats::compare::geometric_mean_range(&ends) else {
+        return;
+    };
+    let ci = &mut suite.ci;
+    if lower < ci.lower || upper > ci.upper {
+        ci.lower = ci.lower.min(lower);
+        ci.upper = ci.upper.max(upper);
+        suite.at_resolution = true;
+    }
 }
 
 /// Benjamini–Hochberg across several comparisons: a change whose adjusted p-value exceeds
