@@ -271,6 +271,7 @@ fn ratio_input(
 
 /// The stored summary's resolution in the unit of its mean.
 fn step_in_unit(s: &StoredSummary) -> Option<f64> {
+    let step = s.resolution?.step();
     let unit: TimeUnit = s.unit.parse().ok()?;
-    Some(s.resolution?.step().in_unit(unit))
+    Some(step.in_unit(unit))
 }
