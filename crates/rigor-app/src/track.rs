@@ -491,33 +491,33 @@ fn version_means(series: &[VersionData]) -> (Vec<VersionMean>, Vec<usize>) {
     (means, kept)
 }
 
-/// The level of the versions `versions` (indexes into `series`) as a ratio's side: the coarsest
+/// Each kept version's resolution (when it reported one) and the unit of its values, read once
+/// for the floor of every ratio tested over the series.
+fn version_steps(series: &[VersionData], kept: &[usize]) -> Vec<(Option<Resolution>, TimeUnit)> {
+    kept.iter()
+        .map(|&i| (series[i].benchmark.resolution(), series[i].benchmark.unit))
+        .collect()
+}
+
+/// The level of some versions (their [`version_steps`]) as a ratio's side: the coarsest
 /// resolution they reported, and `mean` (in the first one's unit) in seconds.
 fn level_at_resolution(
-    series: &[VersionData],
-    versions: &[usize],
+    steps: &[(Option<Resolution>, TimeUnit)],
     mean: f64,
 ) -> (Option<Resolution>, Seconds) {
-    let resolution = Resolution::coarsest(
-        versions
-            .iter()
-            .filter_map(|&i| series[i].benchmark.resolution()),
-    );
-    let unit = versions
-        .first()
-        .map_or(TimeUnit::S, |&i| series[i].benchmark.unit);
+    let resolution = Resolution::coarsest(steps.iter().filter_map(|s| s.0));
+    let unit = steps.first().map_or(TimeUnit::S, |s| s.1);
     (resolution, Seconds::from_unit(mean, unit))
 }
 
-/// The floor under the ratio of two segments' levels of `series` (segments index the `kept`
+/// The floor under the ratio of two segments' levels (segments index `steps`, the kept
 /// versions): each level known to ± half the coarsest step of its versions, as `rigor compare`
 /// floors a ratio ([`ratio_floor`]). Versions stored without a resolution add none.
-fn segment_floor<'a>(
-    series: &'a [VersionData],
-    kept: &'a [usize],
-) -> impl Fn(&Segment, &Segment, (f64, f64)) -> (f64, f64) + 'a {
+fn segment_floor(
+    steps: &[(Option<Resolution>, TimeUnit)],
+) -> impl Fn(&Segment, &Segment, (f64, f64)) -> (f64, f64) + '_ {
     move |before, after, interval| {
-        let side = |s: &Segment| level_at_resolution(series, &kept[s.start..s.end], s.mean);
+        let side = |s: &Segment| level_at_resolution(&steps[s.start..s.end], s.mean);
         ratio_floor(side(before), side(after), interval).map_or(interval, |f| (f.lower, f.upper))
     }
 }
@@ -531,7 +531,8 @@ fn detect_one(benchmark: &str, series: &[VersionData], s: &DetectSettings) -> Re
         threshold: s.threshold.get(),
         ..SeriesConfig::default()
     };
-    let floor = segment_floor(series, &kept);
+    let steps = version_steps(series, &kept);
+    let floor = segment_floor(&steps);
     let analysis = detect_floored(&means, &cfg, &floor).map_err(|source| AppError::Compare {
         candidate: benchmark.to_string(),
         baseline: "its history".to_string(),
@@ -1134,7 +1135,8 @@ fn against_series(
         baseline: "its history".to_string(),
         source,
     };
-    let found = detect_floored(&means, &cfg, &segment_floor(series, &kept)).map_err(stats)?;
+    let steps = version_steps(series, &kept);
+    let found = detect_floored(&means, &cfg, &segment_floor(&steps)).map_err(stats)?;
     let Some(&last) = found.segments.last() else {
         return Ok(None);
     };
@@ -1148,7 +1150,7 @@ fn against_series(
         rigor_stats::series::test_change(last, after, found.df, cfg.level, cfg.threshold)
             .map_err(stats)?;
     if let Some(interval) = change.interval {
-        let before = level_at_resolution(series, &kept[last.start..last.end], last.mean);
+        let before = level_at_resolution(&steps[last.start..last.end], last.mean);
         let now = (b.resolution(), Seconds::from_unit(candidate.mean, b.unit));
         if let Some(f) = ratio_floor(before, now, interval) {
             change.widen(f.lower, f.upper, cfg.threshold);
