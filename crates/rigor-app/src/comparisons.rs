@@ -12,7 +12,7 @@ use rigor_store::{
     BenchmarkRecord, BoundsRecord, ComparisonRecord, ResultFile, SuiteRecord, VerdictMethod,
     Warning,
 };
-use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed};
+use rigor_units::{ConfidenceLevel, Floored, Fraction, Resolution, Seconds, Seed};
 
 use crate::analysis::{Unanalysed, hierarchy_of};
 use crate::error::{AppError, Result};
@@ -117,32 +117,47 @@ fn one(
 }
 
 /// Widens the comparison's interval to the range of ratios the two benchmarks' resolutions
-/// cannot exclude (each estimate ± half its step, [`rigor_units::Resolution::floor_ratio`]),
-/// so that samples quantised by a coarse clock — every execution's minimum on the same step —
-/// do not give a zero-width interval and a verdict the clock cannot support. A benchmark that
-/// reported no resolution (an older result) is taken to have the other's.
+/// cannot exclude ([`ratio_floor`]), so that samples quantised by a coarse clock — every
+/// execution's minimum on the same step — do not give a zero-width interval and a verdict the
+/// clock cannot support.
 fn floor_at_resolution(
     comparison: &mut Comparison,
     baseline: (&BenchmarkRecord, &Hierarchy),
     candidate: (&BenchmarkRecord, &Hierarchy),
     estimator: Estimator,
 ) {
-    let (rb, rc) = (baseline.0.resolution(), candidate.0.resolution());
-    let (Some(rb), Some(rc)) = (rb.or(rc), rc.or(rb)) else {
-        return;
-    };
     let estimate = |(b, h): (&BenchmarkRecord, &Hierarchy)| {
-        Seconds::from_unit(estimator.apply(h.values()), b.unit)
+        (
+            b.resolution(),
+            Seconds::from_unit(estimator.apply(h.values()), b.unit),
+        )
     };
     let Some(ci) = comparison.ci else { return };
-    let f = rc.floor_ratio(
-        rb,
-        estimate(candidate),
+    if let Some(f) = ratio_floor(
         estimate(baseline),
-        ci.lower,
-        ci.upper,
-    );
-    comparison.widen(f.lower, f.upper);
+        estimate(candidate),
+        (ci.lower, ci.upper),
+    ) {
+        comparison.widen(f.lower, f.upper);
+    }
+}
+
+/// The interval `(lower, upper)` of the ratio candidate / baseline widened to the ratios the two
+/// estimates' resolutions cannot exclude (each estimate ± half its step,
+/// [`rigor_units::Resolution::floor_ratio`]); each side is (its resolution, its estimate). An
+/// estimate that reported no resolution (an older result, a run stored before the history kept
+/// it) is taken to have the other's; `None` when neither did (no floor). Every ratio of two
+/// measured times — comparisons, `rigor track`'s changes and the dashboard's — is floored here.
+pub(crate) fn ratio_floor(
+    baseline: (Option<Resolution>, Seconds),
+    candidate: (Option<Resolution>, Seconds),
+    (lower, upper): (f64, f64),
+) -> Option<Floored<f64>> {
+    let (rb, rc) = (baseline.0, candidate.0);
+    let (Some(rb), Some(rc)) = (rb.or(rc), rc.or(rb)) else {
+        return None;
+    };
+    Some(rc.floor_ratio(rb, candidate.1, baseline.1, lower, upper))
 }
 
 /// Comparisons and the warnings met on the way.
@@ -411,6 +426,7 @@ pub fn between(
     let mut warnings = Vec::new();
     let mut out = Vec::new();
     let mut pairs = Vec::new();
+    let mut ranges = Vec::new();
     for (i, nb) in new.benchmarks.iter().enumerate() {
         let Some(j) = old.benchmarks.iter().position(|ob| ob.name == nb.name) else {
             warnings.push(Warning::OnlyInNew {
@@ -435,6 +451,7 @@ pub fn between(
             hierarchy_of(nb).map_err(stats)?,
         );
         let mut c = one((ob, &oh, Some(oa)), (nb, &nh, Some(na)), s, false)?;
+        ranges.push(member_range((ob, &oh), (nb, &nh), s.config.estimator));
         c.baseline = format!("{} (old)", ob.name);
         c.candidate = format!("{} (new)", nb.name);
         out.push(c);
@@ -459,7 +476,7 @@ pub fn between(
         Pairing::Independent,
     )
     .map_err(AppError::Suite)?;
-    let suite = SuiteRecord {
+    let mut suite = SuiteRecord {
         geometric_mean_ratio: gm.estimate,
         ci: RatioInterval {
             lower: gm.lower,
@@ -468,8 +485,51 @@ pub fn between(
             method: RatioMethod::BootstrapPercentile,
         },
         benchmarks: refs.len(),
+        at_resolution: false,
     };
+    floor_suite(&mut suite, &ranges);
     Ok((out, Some(suite), warnings))
+}
+
+/// A matched benchmark's ratio new/old of the estimates, and the range the two estimates'
+/// resolutions leave open around it ([`ratio_floor`]; `None` when neither reported one).
+fn member_range(
+    old: (&BenchmarkRecord, &Hierarchy),
+    new: (&BenchmarkRecord, &Hierarchy),
+    estimator: Estimator,
+) -> (f64, Option<(f64, f64)>) {
+    let estimate = |(b, h): (&BenchmarkRecord, &Hierarchy)| {
+        (
+            b.resolution(),
+            Seconds::from_unit(estimator.apply(h.values()), b.unit),
+        )
+    };
+    let (o, n) = (estimate(old), estimate(new));
+    let ratio = n.1.get() / o.1.get();
+    let range = ratio_floor(o, n, (ratio, ratio)).map(|f| (f.lower, f.upper));
+    (ratio, range)
+}
+
+/// Widens the suite's interval to contain the range of its geometric mean that the members'
+/// resolutions leave open (`rigor_stats::compare::geometric_mean_range`; a member that reported
+/// no step contributes its ratio to both ends). Nothing changes when no member reported one.
+fn floor_suite(suite: &mut SuiteRecord, ranges: &[(f64, Option<(f64, f64)>)]) {
+    if ranges.iter().all(|(_, r)| r.is_none()) {
+        return;
+    }
+    let ends: Vec<(f64, f64)> = ranges
+        .iter()
+        .map(|&(ratio, range)| range.unwrap_or((ratio, ratio)))
+        .collect();
+    let Some((lower, upper)) = rigor_stats::compare::geometric_mean_range(&ends) else {
+        return;
+    };
+    let ci = &mut suite.ci;
+    if lower < ci.lower || upper > ci.upper {
+        ci.lower = ci.lower.min(lower);
+        ci.upper = ci.upper.max(upper);
+        suite.at_resolution = true;
+    }
 }
 
 /// Benjamini–Hochberg across several comparisons: a change whose adjusted p-value exceeds

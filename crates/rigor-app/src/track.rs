@@ -11,11 +11,12 @@ use rigor_history::{
 use rigor_runner::{CommandLine, Executor, StopSignal};
 use rigor_stats::compare::Verdict;
 use rigor_stats::fdr::bh_adjusted;
-use rigor_stats::series::{SeriesConfig, VersionMean, detect};
+use rigor_stats::series::{Segment, SeriesConfig, VersionMean, detect_floored};
 use rigor_store::{BenchmarkRecord, Environment, ResultFile, RunStatus};
-use rigor_units::{ConfidenceLevel, Fraction};
+use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds, TimeUnit};
 
 use crate::analysis::{analyze_all, hierarchy_of};
+use crate::comparisons::ratio_floor;
 use crate::error::{AppError, Result};
 use crate::git::{self, Worktree};
 use crate::recorder::Progress;
@@ -490,7 +491,39 @@ fn version_means(series: &[VersionData]) -> (Vec<VersionMean>, Vec<usize>) {
     (means, kept)
 }
 
-/// Detects the changes of one series (module `rigor_stats::series`).
+/// Each kept version's resolution (when it reported one) and the unit of its values, read once
+/// for the floor of every ratio tested over the series.
+fn version_steps(series: &[VersionData], kept: &[usize]) -> Vec<(Option<Resolution>, TimeUnit)> {
+    kept.iter()
+        .map(|&i| (series[i].benchmark.resolution(), series[i].benchmark.unit))
+        .collect()
+}
+
+/// The level of some versions (their [`version_steps`]) as a ratio's side: the coarsest
+/// resolution they reported, and `mean` (in the first one's unit) in seconds.
+fn level_at_resolution(
+    steps: &[(Option<Resolution>, TimeUnit)],
+    mean: f64,
+) -> (Option<Resolution>, Seconds) {
+    let resolution = Resolution::coarsest(steps.iter().filter_map(|s| s.0));
+    let unit = steps.first().map_or(TimeUnit::S, |s| s.1);
+    (resolution, Seconds::from_unit(mean, unit))
+}
+
+/// The floor under the ratio of two segments' levels (segments index `steps`, the kept
+/// versions): each level known to ± half the coarsest step of its versions, as `rigor compare`
+/// floors a ratio ([`ratio_floor`]). Versions stored without a resolution add none.
+fn segment_floor(
+    steps: &[(Option<Resolution>, TimeUnit)],
+) -> impl Fn(&Segment, &Segment, (f64, f64)) -> (f64, f64) + '_ {
+    move |before, after, interval| {
+        let side = |s: &Segment| level_at_resolution(&steps[s.start..s.end], s.mean);
+        ratio_floor(side(before), side(after), interval).map_or(interval, |f| (f.lower, f.upper))
+    }
+}
+
+/// Detects the changes of one series (module `rigor_stats::series`), each ratio interval
+/// floored at the versions' resolution.
 fn detect_one(benchmark: &str, series: &[VersionData], s: &DetectSettings) -> Result<Vec<Found>> {
     let (means, kept) = version_means(series);
     let cfg = SeriesConfig {
@@ -498,7 +531,9 @@ fn detect_one(benchmark: &str, series: &[VersionData], s: &DetectSettings) -> Re
         threshold: s.threshold.get(),
         ..SeriesConfig::default()
     };
-    let analysis = detect(&means, &cfg).map_err(|source| AppError::Compare {
+    let steps = version_steps(series, &kept);
+    let floor = segment_floor(&steps);
+    let analysis = detect_floored(&means, &cfg, &floor).map_err(|source| AppError::Compare {
         candidate: benchmark.to_string(),
         baseline: "its history".to_string(),
         source,
@@ -621,7 +656,7 @@ pub fn show(history: &dyn History, key: &SeriesKey, benchmark: &str) -> Result<V
         .map(|v| (v.version.rev.clone(), v))
         .collect();
     let mut points: Vec<HistoryPoint> = Vec::new();
-    let mut previous: Option<(rigor_stats::Hierarchy, rigor_stats::Analysis)> = None;
+    let mut previous: Option<Level> = None;
     for stored in history.versions(&key.machine, &key.branch)? {
         let Some(v) = measured.remove(&stored.version.rev) else {
             // Versions that failed to build or run are shown as such (others simply lack this
@@ -636,6 +671,7 @@ pub fn show(history: &dyn History, key: &SeriesKey, benchmark: &str) -> Result<V
             continue;
         };
         let h = hierarchy_of(&v.benchmark).ok();
+        let at = (v.benchmark.resolution(), v.benchmark.unit);
         let mut result = ResultFile {
             benchmarks: vec![v.benchmark],
             ..ResultFile::new(rigor_units::Seed(0), ConfidenceLevel::NINETY_FIVE)
@@ -643,15 +679,23 @@ pub fn show(history: &dyn History, key: &SeriesKey, benchmark: &str) -> Result<V
         let analysis = analyze_all(&mut result, &AnalysisSettings::default())
             .pop()
             .unwrap_or(Err(crate::analysis::Unanalysed::NothingMeasured));
-        let against_previous = match (&previous, &h, &analysis) {
-            (Some((before, before_analysis)), Some(now), Ok(now_analysis)) => {
-                consecutive(before, now, before_analysis, now_analysis)
+        let against_previous = match (previous.take(), h, &analysis) {
+            (before, Some(h), Ok(a)) => {
+                let now = Level {
+                    hierarchy: h,
+                    analysis: a.clone(),
+                    resolution: at.0,
+                    unit: at.1,
+                };
+                let ratio = before.and_then(|b| consecutive(&b, &now));
+                previous = Some(now);
+                ratio
             }
-            _ => None,
+            (before, _, _) => {
+                previous = before;
+                None
+            }
         };
-        if let (Some(h), Ok(a)) = (h, &analysis) {
-            previous = Some((h, a.clone()));
-        }
         points.push(HistoryPoint {
             version: v.version,
             analysis,
@@ -661,23 +705,32 @@ pub fn show(history: &dyn History, key: &SeriesKey, benchmark: &str) -> Result<V
     Ok(points)
 }
 
-/// The ratio verdict and the non-overlap verdict of `now` against `before`.
-fn consecutive(
-    before: &rigor_stats::Hierarchy,
-    now: &rigor_stats::Hierarchy,
-    before_analysis: &rigor_stats::Analysis,
-    now_analysis: &rigor_stats::Analysis,
-) -> Option<(Ratio, Verdict)> {
+/// An analysed version of a history, as the next one is compared with it.
+struct Level {
+    hierarchy: rigor_stats::Hierarchy,
+    analysis: rigor_stats::Analysis,
+    /// The step its times move in, when known.
+    resolution: Option<Resolution>,
+    /// The unit of its values.
+    unit: TimeUnit,
+}
+
+/// The ratio verdict and the non-overlap verdict of `now` against `before`; the ratio interval
+/// floored at their resolutions as `rigor compare` floors it.
+fn consecutive(before: &Level, now: &Level) -> Option<(Ratio, Verdict)> {
     use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
-    let a = MeanEstimate::from_hierarchy(now).ok()?;
-    let b = MeanEstimate::from_hierarchy(before).ok()?;
+    let a = MeanEstimate::from_hierarchy(&now.hierarchy).ok()?;
+    let b = MeanEstimate::from_hierarchy(&before.hierarchy).ok()?;
     let f = fieller(&a, &b, 0.95, DfMethod::WelchSatterthwaite).ok()?;
-    let interval = f.bounds();
+    let side = |l: &Level, e: &MeanEstimate| (l.resolution, Seconds::from_unit(e.mean, l.unit));
+    let interval = f
+        .bounds()
+        .map(|i| ratio_floor(side(before, &b), side(now, &a), i).map_or(i, |f| (f.lower, f.upper)));
     let verdict = interval.map_or(Verdict::Unbounded, |(lo, hi)| {
         rigor_stats::compare::verdict_from_interval(lo, hi, 0.01)
     });
     let overlap =
-        rigor_stats::compare::overlap_verdict(&now_analysis.interval, &before_analysis.interval)
+        rigor_stats::compare::overlap_verdict(&now.analysis.interval, &before.analysis.interval)
             .verdict;
     Some((
         Ratio {
@@ -1082,18 +1135,27 @@ fn against_series(
         baseline: "its history".to_string(),
         source,
     };
-    let found = detect(&means, &cfg).map_err(stats)?;
+    let steps = version_steps(series, &kept);
+    let found = detect_floored(&means, &cfg, &segment_floor(&steps)).map_err(stats)?;
     let Some(&last) = found.segments.last() else {
         return Ok(None);
     };
-    let after = rigor_stats::series::Segment {
+    let after = Segment {
         start: means.len(),
         end: means.len() + 1,
         mean: candidate.mean,
         variance: candidate.variance + found.tau2,
     };
-    let change = rigor_stats::series::test_change(last, after, found.df, cfg.level, cfg.threshold)
-        .map_err(stats)?;
+    let mut change =
+        rigor_stats::series::test_change(last, after, found.df, cfg.level, cfg.threshold)
+            .map_err(stats)?;
+    if let Some(interval) = change.interval {
+        let before = level_at_resolution(&steps[last.start..last.end], last.mean);
+        let now = (b.resolution(), Seconds::from_unit(candidate.mean, b.unit));
+        if let Some(f) = ratio_floor(before, now, interval) {
+            change.widen(f.lower, f.upper, cfg.threshold);
+        }
+    }
     Ok(Some(HistoryVerdict {
         benchmark: b.name.clone(),
         versions: last.end - last.start,

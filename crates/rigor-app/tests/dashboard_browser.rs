@@ -2,7 +2,8 @@
 //! benchmarks × 30 versions with two injected changes and a failed build is published; every
 //! page renders with no console message, the change markers sit at the injected versions, the
 //! filter works, links resolve, and a benchmark named `<img src=x onerror=alert(1)>` shows as
-//! text.
+//! text. The page's comparison of two versions equals rigor's Fieller interval, floored at the
+//! versions' resolution where they report one (a quantised benchmark on a fourth machine).
 //!
 //! The script installs Debian's chromium when it is missing and it can (as root), and prints a
 //! clear SKIP where it cannot. `RIGOR_BROWSER_TESTS=0` skips it deliberately;
@@ -11,15 +12,73 @@
 use std::path::Path;
 use std::process::Command;
 
-use rigor_app::analysis::hierarchy_of;
+use rigor_app::analysis::{analyze_all, hierarchy_of};
 use rigor_app::publish::{PublishSettings, publish};
+use rigor_app::settings::AnalysisSettings;
 use rigor_app::synthetic::{Spec, Step, generate};
 use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
-use rigor_history::{History, SqliteHistory};
+use rigor_history::{History, Ingest, MachineInfo, SqliteHistory, VersionInfo};
 use rigor_report::dashboard::SiteMeta;
+use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
+use rigor_units::{ConfidenceLevel, Resolution, Seconds, Seed};
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 const REPO: &str = "https://example.org/project";
+/// A benchmark whose times move in steps of 0.04 ns (its results report the resolution).
+const QUANTISED: &str = "quantised/add";
+
+/// Machine ci-4 measures [`QUANTISED`] for six versions, v0–v2 at 3.00 ns and v3–v5 at 3.04 ns,
+/// every sample of a version on the same step: the page's comparison must be floored.
+fn quantised_machine(h: &mut SqliteHistory) {
+    let machine = MachineInfo {
+        name: "ci-4".into(),
+        environment: Default::default(),
+    };
+    for k in 0..6 {
+        let ns = if k < 3 { 3.0 } else { 3.04 };
+        let mut b = BenchmarkRecord::new(QUANTISED, "./add", Layout::new(false, true));
+        for e in 0..6 {
+            for i in 0..5 {
+                b.samples.push(SampleRecord {
+                    build: None,
+                    round: e,
+                    execution: e,
+                    iteration: i,
+                    value: ns * 1e-9,
+                    warmup: false,
+                });
+            }
+            b.executions.push(ExecutionRecord {
+                build: None,
+                round: e,
+                execution: e,
+                warmup: false,
+                wall: Seconds(0.01),
+                user: Seconds(0.01),
+                sys: Seconds(0.0),
+                max_rss: 1 << 20,
+                env_pad: None,
+                resolution: Resolution::new(Seconds(0.04e-9)),
+            });
+        }
+        let mut r = ResultFile {
+            benchmarks: vec![b],
+            ..ResultFile::new(Seed(40 + k as u64), ConfidenceLevel::NINETY_FIVE)
+        };
+        analyze_all(&mut r, &AnalysisSettings::default());
+        h.ingest(&Ingest {
+            version: &VersionInfo {
+                rev: format!("v{k}"),
+                order: Some(k),
+                ..Default::default()
+            },
+            machine: &machine,
+            branch: "main",
+            result: &r,
+        })
+        .unwrap();
+    }
+}
 
 /// The comparisons the browser picks, with rigor's Fieller interval (Welch–Satterthwaite, as
 /// `rigor compare`) computed here from each version's raw samples: the page's oracle.
@@ -31,14 +90,20 @@ fn comparisons(h: &SqliteHistory) -> String {
         ("sort/large", "ci-1", "v25", "v2"),
         ("parse/csv", "ci-2", "v1", "v6"),
         ("parse/json", "ci-3", "v0", "v2"),
+        (QUANTISED, "ci-4", "v2", "v3"),
     ];
     let mut out = Vec::new();
     for (name, machine, base, cand) in cases {
         let series = h.series(machine, "main", name).unwrap();
-        let estimate = |rev: &str| {
-            let v = series.iter().find(|v| v.version.rev == rev).unwrap();
-            MeanEstimate::from_hierarchy(&hierarchy_of(&v.benchmark).unwrap()).unwrap()
+        let record = |rev: &str| {
+            &series
+                .iter()
+                .find(|v| v.version.rev == rev)
+                .unwrap()
+                .benchmark
         };
+        let estimate =
+            |rev: &str| MeanEstimate::from_hierarchy(&hierarchy_of(record(rev)).unwrap()).unwrap();
         let f = fieller(
             &estimate(cand),
             &estimate(base),
@@ -48,7 +113,29 @@ fn comparisons(h: &SqliteHistory) -> String {
         .unwrap();
         // The noisy machine must give the unbounded case, the others bounded ones.
         assert_eq!(f.is_bounded(), machine != "ci-3", "{name} {machine}: {f:?}");
-        let (lower, upper) = f.bounds().unzip();
+        let (mut lower, mut upper) = f.bounds().unzip();
+        // Floored at the versions' resolution, as `rigor compare` floors a ratio.
+        if let (Some(rc), Some(rb), Some(lo), Some(hi)) = (
+            record(cand).resolution(),
+            record(base).resolution(),
+            lower,
+            upper,
+        ) {
+            let (c, b) = (estimate(cand).mean, estimate(base).mean);
+            let fl = rc.floor_ratio(rb, Seconds(c), Seconds(b), lo, hi);
+            (lower, upper) = (Some(fl.lower), Some(fl.upper));
+        }
+        if name == QUANTISED {
+            // Tied samples: Fieller's interval alone has width zero; each mean known to
+            // ± 0.02 ns gives [3.02/3.02, 3.06/2.98] (by hand).
+            let (lo, hi) = f.bounds().unwrap();
+            assert!(
+                (f.ratio - 3.04 / 3.0).abs() < 1e-9 && hi - lo < 1e-12,
+                "{f:?}"
+            );
+            assert!((lower.unwrap() - 1.0).abs() < 1e-9, "{lower:?}");
+            assert!((upper.unwrap() - 3.06 / 2.98).abs() < 1e-9, "{upper:?}");
+        }
         out.push(serde_json::json!({
             "benchmark": name, "machine": machine, "base": base, "cand": cand,
             "ratio": f.ratio, "lower": lower, "upper": upper,
@@ -111,6 +198,7 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
         ..other.clone()
     };
     generate(&mut h, &noisy, &mut |_| {}).unwrap();
+    quantised_machine(&mut h);
     let key = SeriesKey {
         machine: "ci-1".into(),
         branch: "main".into(),

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use rigor_store::{BenchmarkRecord, ExecutionRecord, FailureRecord, Layout, SampleRecord};
-use rigor_units::TimeUnit;
+use rigor_units::{Resolution, Seconds, TimeUnit};
 
 /// A run's raw data of one benchmark.
 #[derive(Default)]
@@ -60,6 +60,21 @@ impl RunBenchmarkRow {
                 .map_err(|e| damaged("failures", e.to_string()))?,
         })
     }
+}
+
+/// A stored resolution (seconds; `NULL` for none) as a [`Resolution`]; a value that no resolution
+/// could have been stored as (not positive and finite) is damage, which `damaged(what, message)`
+/// reports in the backend's words.
+pub(crate) fn resolution_of(
+    stored: Option<f64>,
+    damaged: impl Fn(&'static str, String) -> crate::HistoryError,
+) -> crate::Result<Option<Resolution>> {
+    stored
+        .map(|step| {
+            Resolution::new(Seconds(step))
+                .ok_or_else(|| damaged("resolution", format!("{step} is not a positive time")))
+        })
+        .transpose()
 }
 
 /// One benchmark's series: its stored runs (`parts`, with their raw `data`) grouped by version and

@@ -18,7 +18,7 @@ use rigor_units::Seconds;
 
 use crate::History;
 use crate::error::{HistoryError, Result};
-use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, series_of};
+use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series_of};
 use crate::sqlite::{failure_fingerprint, fingerprints, json, now, status_text};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, RunStamp,
@@ -26,9 +26,10 @@ use crate::types::{
 };
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     include_str!("../migrations/postgres/0001_initial.sql"),
     include_str!("../migrations/postgres/0002_jobs.sql"),
+    include_str!("../migrations/postgres/0003_resolution.sql"),
 ];
 
 /// The schema version this build writes and the newest it reads.
@@ -348,8 +349,8 @@ fn insert_benchmark(
     let a = b.analysis.as_ref();
     tx.execute(
         "INSERT INTO run_benchmarks (run_id, benchmark_id, command, levels, level_names, unit,
-             mean, ci_lower, ci_upper, ci_level, components, failures)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+             mean, ci_lower, ci_upper, ci_level, components, failures, resolution)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         &[
             &run,
             &id,
@@ -363,6 +364,7 @@ fn insert_benchmark(
             &a.map(|a| a.ci.level.get()),
             &a.map(|a| json(&a.variance_components)),
             &json(&b.failures),
+            &b.resolution().map(|r| r.step().get()),
         ],
     )?;
     let s = &b.samples;
@@ -386,16 +388,19 @@ fn insert_benchmark(
     let e = &b.executions;
     tx.execute(
         "INSERT INTO executions (run_id, benchmark_id, pos, build, round, execution, warmup, wall,
-             user_time, sys_time, max_rss)
+             user_time, sys_time, max_rss, resolution)
          SELECT $1, $2, x.pos, x.build, x.round, x.execution, x.warmup, x.wall, x.user_time,
-                x.sys_time, x.max_rss
+                x.sys_time, x.max_rss, x.resolution
          FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bool[], $7::float8[],
-                     $8::float8[], $9::float8[], $10::bigint[])
-              WITH ORDINALITY AS x(build, round, execution, warmup, wall, user_time, sys_time, max_rss, pos)",
+                     $8::float8[], $9::float8[], $10::bigint[], $11::float8[])
+              WITH ORDINALITY AS x(build, round, execution, warmup, wall, user_time, sys_time,
+                                   max_rss, resolution, pos)",
         &[
             &run,
             &id,
-            &e.iter().map(|x| x.build.map(|b| b as i64)).collect::<Vec<_>>(),
+            &e.iter()
+                .map(|x| x.build.map(|b| b as i64))
+                .collect::<Vec<_>>(),
             &e.iter().map(|x| x.round as i64).collect::<Vec<_>>(),
             &e.iter().map(|x| x.execution as i64).collect::<Vec<_>>(),
             &e.iter().map(|x| x.warmup).collect::<Vec<_>>(),
@@ -403,6 +408,9 @@ fn insert_benchmark(
             &e.iter().map(|x| x.user.get()).collect::<Vec<_>>(),
             &e.iter().map(|x| x.sys.get()).collect::<Vec<_>>(),
             &e.iter().map(|x| x.max_rss as i64).collect::<Vec<_>>(),
+            &e.iter()
+                .map(|x| x.resolution.map(|r| r.step().get()))
+                .collect::<Vec<_>>(),
         ],
     )?;
     Ok(())
@@ -586,9 +594,11 @@ impl PostgresHistory {
         }
         let executions = query(
             "executions",
-            "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss",
+            "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss,
+             x.resolution",
         );
         for r in self.query(&executions, &params)? {
+            let resolution = resolution_of(r.get(9), |what, m| self.damaged(what, m))?;
             data.entry(r.get(0))
                 .or_default()
                 .executions
@@ -602,8 +612,7 @@ impl PostgresHistory {
                     sys: Seconds(r.get(7)),
                     max_rss: r.get::<_, i64>(8) as u64,
                     env_pad: None,
-                    // Not stored in the history (its intervals come from stored summaries).
-                    resolution: None,
+                    resolution,
                 });
         }
         Ok(data)
@@ -721,7 +730,7 @@ impl History for PostgresHistory {
     ) -> Result<Vec<StoredSummary>> {
         let rows = self.query(
             "SELECT b.name, v.rev, rb.run_id, rb.unit, rb.mean, rb.ci_lower, rb.ci_upper,
-                    rb.ci_level, rb.components
+                    rb.ci_level, rb.components, rb.resolution
              FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
              JOIN benchmarks b ON b.id = rb.benchmark_id JOIN versions v ON v.id = r.version_id
              WHERE r.machine_id = (SELECT id FROM machines WHERE name = $1)
@@ -747,6 +756,7 @@ impl History for PostgresHistory {
                         .transpose()
                         .map_err(|e| self.damaged("components", e))?
                         .unwrap_or_default(),
+                    resolution: resolution_of(r.get(9), |what, m| self.damaged(what, m))?,
                 })
             })
             .collect()

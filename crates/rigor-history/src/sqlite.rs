@@ -16,14 +16,17 @@ use sha2::{Digest, Sha256};
 
 use crate::History;
 use crate::error::{HistoryError, Result};
-use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, series_of};
+use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series_of};
 use crate::types::{
     ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, RunStamp,
     StoredChange, StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 1] = [include_str!("../migrations/0001_initial.sql")];
+const MIGRATIONS: [&str; 2] = [
+    include_str!("../migrations/0001_initial.sql"),
+    include_str!("../migrations/0002_resolution.sql"),
+];
 
 /// The schema version this build writes and the newest it reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -273,8 +276,8 @@ fn insert_benchmark(tx: &Transaction<'_>, run: i64, b: &BenchmarkRecord) -> rusq
     let a = b.analysis.as_ref();
     tx.execute(
         "INSERT INTO run_benchmarks (run_id, benchmark_id, command, levels, level_names, unit,
-             mean, ci_lower, ci_upper, ci_level, components, failures)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+             mean, ci_lower, ci_upper, ci_level, components, failures, resolution)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
             run,
             id,
@@ -288,6 +291,7 @@ fn insert_benchmark(tx: &Transaction<'_>, run: i64, b: &BenchmarkRecord) -> rusq
             a.map(|a| a.ci.level.get()),
             a.map(|a| json(&a.variance_components)),
             json(&b.failures),
+            b.resolution().map(|r| r.step().get()),
         ],
     )?;
     let mut sample = tx.prepare_cached(
@@ -308,8 +312,8 @@ fn insert_benchmark(tx: &Transaction<'_>, run: i64, b: &BenchmarkRecord) -> rusq
     }
     let mut execution = tx.prepare_cached(
         "INSERT INTO executions (run_id, benchmark_id, build, round, execution, warmup, wall,
-             user_time, sys_time, max_rss)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+             user_time, sys_time, max_rss, resolution)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
     for e in &b.executions {
         execution.execute(params![
@@ -323,6 +327,7 @@ fn insert_benchmark(tx: &Transaction<'_>, run: i64, b: &BenchmarkRecord) -> rusq
             e.user.get(),
             e.sys.get(),
             e.max_rss as i64,
+            e.resolution.map(|r| r.step().get()),
         ])?;
     }
     Ok(())
@@ -450,7 +455,8 @@ impl SqliteHistory {
         }
         let mut stmt = self.db(self.conn.prepare_cached(&query(
             "executions",
-            "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss",
+            "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss,
+             x.resolution",
         )))?;
         let rows = self.db(stmt.query_map(values, |r| {
             Ok((
@@ -465,13 +471,14 @@ impl SqliteHistory {
                     sys: Seconds(r.get(7)?),
                     max_rss: r.get::<_, i64>(8)? as u64,
                     env_pad: None,
-                    // Not stored in the history (its intervals come from stored summaries).
                     resolution: None,
                 },
+                r.get::<_, Option<f64>>(9)?,
             ))
         }))?;
         for row in rows {
-            let (run, e) = self.db(row)?;
+            let (run, mut e, resolution) = self.db(row)?;
+            e.resolution = resolution_of(resolution, |what, m| self.damaged(what, m))?;
             data.entry(run).or_default().executions.push(e);
         }
         Ok(data)
@@ -689,7 +696,7 @@ impl History for SqliteHistory {
         let versions = names("SELECT id, rev FROM versions")?;
         let mut stmt = self.db(self.conn.prepare(
             "SELECT rb.benchmark_id, r.version_id, rb.run_id, rb.unit, rb.mean, rb.ci_lower,
-                    rb.ci_upper, rb.ci_level, rb.components
+                    rb.ci_upper, rb.ci_level, rb.components, rb.resolution
              FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
              WHERE r.machine_id = (SELECT id FROM machines WHERE name = ?1)
                AND r.branch = ?2 AND r.status <> 'failed' AND r.id >= ?3",
@@ -719,6 +726,7 @@ impl History for SqliteHistory {
                     .transpose()
                     .map_err(|e| self.damaged("components", e))?
                     .unwrap_or_default(),
+                resolution: resolution_of(self.db(r.get(9))?, |what, m| self.damaged(what, m))?,
             });
         }
         out.sort_unstable_by_key(|x| x.run);

@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use rigor_store::{BenchmarkRecord, ComponentRecord, Environment, ResultFile};
+use rigor_units::Resolution;
 use serde::{Deserialize, Serialize};
 
 use crate::error::HistoryError;
@@ -128,6 +129,12 @@ pub struct StoredSummary {
     pub level: Option<f64>,
     /// Variance components per level, top level first (empty without an analysis).
     pub components: Vec<ComponentRecord>,
+    /// The step its times move in (the coarsest its measured executions reported): no interval
+    /// of its mean or of a ratio with it is narrower than half a step allows
+    /// ([`Resolution::floor`], [`Resolution::floor_ratio`]). `None` when none was reported,
+    /// and for every run stored before the history kept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<Resolution>,
 }
 
 /// The status of a detected change, set by a user.

@@ -9,8 +9,8 @@ use rigor_history::{
     ChangeFilter, ChangeStatus, History, HistoryError, Ingest, Ingested, MachineInfo, NewChange,
     VersionInfo,
 };
-use rigor_store::{BenchmarkRecord, Layout, ResultFile, SampleRecord};
-use rigor_units::{ConfidenceLevel, Seed};
+use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
+use rigor_units::{ConfidenceLevel, Resolution, Seconds, Seed};
 
 fn result(seed: u64, level: f64) -> ResultFile {
     let mut b = BenchmarkRecord::new("sort", "./sort", Layout::new(false, true));
@@ -113,6 +113,8 @@ suite!(
     summaries_list_every_measured_run_oldest_first,
     the_same_file_for_another_machine_or_branch_is_a_run_of_its_own,
     changes_come_oldest_version_first,
+    resolutions_are_stored_with_each_execution_and_summary,
+    a_database_of_the_previous_schema_is_upgraded_with_no_resolution,
 );
 
 fn the_same_result_twice_is_stored_once(store: Store) {
@@ -388,4 +390,167 @@ fn changes_come_oldest_version_first(store: Store) {
         .map(|c| c.change.rev)
         .collect();
     assert_eq!(revs, ["b", "c"]);
+}
+
+/// `result(seed, level)` with the process-level record of each execution (the first a warm-up,
+/// as its first iteration is), each execution reporting `resolution` — except the warm-up, which
+/// reports a coarser step that the benchmark's resolution must not take.
+fn with_executions(seed: u64, level: f64, resolution: Option<Resolution>) -> ResultFile {
+    let mut r = result(seed, level);
+    let coarse = Resolution::new(Seconds(1e-3));
+    r.benchmarks[0].executions = (0..3)
+        .map(|e| ExecutionRecord {
+            build: None,
+            round: e,
+            execution: e,
+            warmup: false,
+            wall: Seconds(0.01 * (e + 1) as f64),
+            user: Seconds(0.005),
+            sys: Seconds(0.001),
+            max_rss: 1 << 20,
+            env_pad: None,
+            resolution: if e == 0 {
+                resolution.and(coarse)
+            } else {
+                resolution
+            },
+        })
+        .chain(std::iter::once(ExecutionRecord {
+            warmup: true,
+            round: 0,
+            execution: 3,
+            wall: Seconds(0.5),
+            user: Seconds(0.0),
+            sys: Seconds(0.0),
+            max_rss: 0,
+            build: None,
+            env_pad: None,
+            resolution: Resolution::new(Seconds(1.0)),
+        }))
+        .collect();
+    r
+}
+
+fn resolutions_are_stored_with_each_execution_and_summary(store: Store) {
+    let mut h = store.open();
+    let fine = Resolution::new(Seconds(2e-8));
+    let quantised = with_executions(1, 1.0, fine);
+    let unreported = with_executions(2, 2.0, None);
+    ingest(&mut *h, "a", 1, &quantised);
+    ingest(&mut *h, "b", 2, &unreported);
+    let s = h.series("ci-1", "main", "sort").unwrap();
+    // Every execution comes back with the step it reported, warm-ups included.
+    assert_eq!(
+        s[0].benchmark.executions,
+        quantised.benchmarks[0].executions
+    );
+    assert_eq!(
+        s[1].benchmark.executions,
+        unreported.benchmarks[0].executions
+    );
+    // The benchmark's resolution: the coarsest of its measured executions (1 ms), not the
+    // warm-up's 1 s.
+    assert_eq!(s[0].benchmark.resolution(), Resolution::new(Seconds(1e-3)));
+    assert_eq!(s[1].benchmark.resolution(), None);
+    let summaries = h.summaries("ci-1", "main").unwrap();
+    let of = |rev: &str| summaries.iter().find(|x| x.rev == rev).unwrap().resolution;
+    assert_eq!(of("a"), Resolution::new(Seconds(1e-3)));
+    assert_eq!(of("b"), None);
+}
+
+/// The migrations of the schema before the resolution was kept, as that schema's databases
+/// were made (migrations are never edited once released).
+fn previous_schema(store: &Store) -> (String, i64) {
+    if store.is_postgres() {
+        let sql = [
+            include_str!("../migrations/postgres/0001_initial.sql"),
+            include_str!("../migrations/postgres/0002_jobs.sql"),
+            "CREATE TABLE rigor_schema (version BIGINT NOT NULL);
+             INSERT INTO rigor_schema VALUES (2);",
+        ];
+        (sql.concat(), 2)
+    } else {
+        let sql = [
+            include_str!("../migrations/0001_initial.sql"),
+            "PRAGMA user_version = 1;",
+        ];
+        (sql.concat(), 1)
+    }
+}
+
+/// The current schema version of the store's database, read behind the history's back.
+fn schema_version(store: &Store) -> i64 {
+    let location = store.location.to_str().unwrap();
+    if store.is_postgres() {
+        let mut c = ::postgres::Client::connect(location, ::postgres::NoTls).unwrap();
+        c.query_one("SELECT version FROM rigor_schema", &[])
+            .unwrap()
+            .get(0)
+    } else {
+        let c = rusqlite::Connection::open(Path::new(location)).unwrap();
+        c.query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    }
+}
+
+/// A database made by the previous schema, holding a run stored then (written here with that
+/// schema's SQL, columns as its rigor wrote them), opens, is brought up to date, reads the old
+/// run with no resolution (no floor), and stores new runs with theirs.
+fn a_database_of_the_previous_schema_is_upgraded_with_no_resolution(store: Store) {
+    let (schema, old_version) = previous_schema(&store);
+    let levels = serde_json::to_string(&Layout::new(false, true)).unwrap();
+    let (yes, no, pos) = if store.is_postgres() {
+        ("TRUE", "FALSE", ("pos, ", "1, ", "2, "))
+    } else {
+        ("1", "0", ("", "", ""))
+    };
+    let (p, p1, p2) = pos;
+    execute(
+        &store,
+        &format!(
+            "{schema}
+             INSERT INTO machines (name, host, os, cpu, cpus) VALUES ('ci-1', 'h', 'linux', 'cpu', 2);
+             INSERT INTO versions (rev, order_key, first_seen) VALUES ('old', 1, 1);
+             INSERT INTO runs (fingerprint, version_id, machine_id, branch, status, seed,
+                               rigor_version, ingested_at)
+                 VALUES ('f0', 1, 1, 'main', 'complete', '7', '0.1.0', '2026-01-01T00:00:00Z');
+             INSERT INTO benchmarks (name) VALUES ('sort');
+             INSERT INTO run_benchmarks (run_id, benchmark_id, command, levels, unit, mean,
+                                         ci_lower, ci_upper, ci_level, failures)
+                 VALUES (1, 1, './sort', '{levels}', 's', 1.5, 1.0, 2.0, 0.95, '[]');
+             INSERT INTO samples (run_id, benchmark_id, {p}round, execution, iteration, value, warmup)
+                 VALUES (1, 1, {p1}0, 0, 0, 1.0, {no}), (1, 1, {p2}1, 1, 0, 2.0, {no});
+             INSERT INTO executions (run_id, benchmark_id, {p}round, execution, warmup, wall,
+                                     user_time, sys_time, max_rss)
+                 VALUES (1, 1, {p1}0, 0, {yes}, 1.0, 0.5, 0.1, 1024),
+                        (1, 1, {p2}1, 1, {no}, 2.0, 0.5, 0.1, 1024);"
+        ),
+    );
+    assert_eq!(schema_version(&store), old_version);
+    let mut h = store.open();
+    assert!(schema_version(&store) > old_version);
+    let s = h.series("ci-1", "main", "sort").unwrap();
+    assert_eq!(s.len(), 1);
+    let values: Vec<f64> = s[0].benchmark.samples.iter().map(|x| x.value).collect();
+    assert_eq!(values, [1.0, 2.0]);
+    assert_eq!(s[0].benchmark.executions.len(), 2);
+    assert!(
+        s[0].benchmark
+            .executions
+            .iter()
+            .all(|e| e.resolution.is_none())
+    );
+    assert_eq!(s[0].benchmark.resolution(), None);
+    let summary = &h.summaries("ci-1", "main").unwrap()[0];
+    assert_eq!((summary.mean, summary.resolution), (Some(1.5), None));
+    // The upgraded database stores what this rigor writes.
+    let new = with_executions(3, 1.0, Resolution::new(Seconds(2e-8)));
+    ingest(&mut *h, "new", 2, &new);
+    let s = h.series("ci-1", "main", "sort").unwrap();
+    assert_eq!(s[1].benchmark.executions, new.benchmarks[0].executions);
+    // Opened again: already up to date.
+    drop(h);
+    let version = schema_version(&store);
+    drop(store.open());
+    assert_eq!(schema_version(&store), version);
 }

@@ -110,7 +110,7 @@
     function est(sel) {
       var tr = table.querySelector('tr[data-i="' + sel.value + '"]');
       return { name: tr.dataset.rev.slice(0, 12), mean: +tr.dataset.mean, v: +tr.dataset.var,
-        r: +tr.dataset.units };
+        r: +tr.dataset.units, res: +(tr.dataset.res || 0) };
     }
     function quantile(nu) {
       var u = 1 / nu / step, k = Math.floor(u);
@@ -118,7 +118,7 @@
       return t[k] + (t[k + 1] - t[k]) * (u - k);
     }
     function pct(p) { var a = Math.abs(p); return p.toFixed(a >= 10 ? 0 : a >= 1 ? 1 : 2) + "%"; }
-    function signed(r) { var p = (r - 1) * 100; return (p < 0 ? "\u2212" + (-p).toFixed(1) : "+" + p.toFixed(1)) + "%"; }
+    function signed(r) { if (!isFinite(r)) return "n/a"; var p = (r - 1) * 100; return (p < 0 ? "\u2212" + (-p).toFixed(1) : "+" + p.toFixed(1)) + "%"; }
     function update() {
       var a = est(cand), b = est(base), ratio = a.mean / b.mean, bt = ratio * ratio * b.v;
       var den = a.v * a.v / (a.r - 1) + bt * bt / (b.r - 1);
@@ -128,6 +128,14 @@
       if (g < 1) {
         var half = q / Math.abs(b.mean) * Math.sqrt(a.v * (1 - g) + ratio * ratio * b.v);
         lo = (ratio - half) / (1 - g); hi = (ratio + half) / (1 - g);
+        // No narrower than the timer's resolution allows, as rigor compare floors it
+        // (Resolution::floor_ratio): each mean known to ± half its step, a version that
+        // reported no step taking the other's.
+        var ha = (a.res || b.res) / 2, hb = (b.res || a.res) / 2;
+        if (ha > 0) {
+          lo = Math.min(lo, Math.max(0, (a.mean - ha) / (b.mean + hb)));
+          hi = Math.max(hi, b.mean - hb > 0 ? (a.mean + ha) / (b.mean - hb) : Infinity);
+        }
         ci = lv + "% CI " + signed(lo) + " .. " + signed(hi);
         words = "ratio " + ratio.toFixed(4) + " (" + lo.toFixed(4) + "\u2013" + hi.toFixed(4) + ")";
         verdict = lo > 1 + threshold ? "regression (beyond the \u00b1" + band + " threshold)" :

@@ -758,6 +758,26 @@ pub fn geometric_mean_ratio(
     })
 }
 
+/// The range of a suite's geometric-mean ratio that its members' measurement resolution leaves
+/// open: member i's ratio is known only to lie in `ranges[i]` (its two estimates each ± half a
+/// step of the clock: `rigor_units::Resolution::floor_ratio`), and the geometric mean, increasing
+/// in every ratio, then lies between the geometric mean of the lower ends and that of the upper
+/// ends. The ends go together because rounding to a clock's step is a systematic error, not
+/// noise that averages out over the members: one clock, and nothing stops every member's
+/// estimate from being rounded the same way. A suite's bootstrap interval (which sees only the
+/// values as rounded) is widened to contain this range, as each member's interval is widened to
+/// contain its own. A lower end of 0 gives 0, an infinite upper end infinity; `None` for no
+/// members.
+pub fn geometric_mean_range(ranges: &[(f64, f64)]) -> Option<(f64, f64)> {
+    if ranges.is_empty() {
+        return None;
+    }
+    let k = ranges.len() as f64;
+    let mean_log =
+        |end: fn(&(f64, f64)) -> f64| ranges.iter().map(|r| end(r).ln()).sum::<f64>() / k;
+    Some((mean_log(|r| r.0).exp(), mean_log(|r| r.1).exp()))
+}
+
 fn positive_log(ratio: f64) -> Result<f64> {
     if ratio > 0.0 && ratio.is_finite() {
         Ok(ratio.ln())
@@ -781,6 +801,28 @@ fn benchmark_seed(seed: u64, i: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Member ranges [0.99, 1.02], [1.5, 1.6], [0.25, 0.5]: the cube roots of
+    /// 0.99·1.5·0.25 = 0.37125 and 1.02·1.6·0.5 = 0.816 (Python:
+    /// `math.prod(ends) ** (1/3)` = 0.7187129785594176 and 0.934465745671052).
+    #[test]
+    fn a_suites_geometric_mean_spans_its_members_ranges() {
+        let (lo, hi) = geometric_mean_range(&[(0.99, 1.02), (1.5, 1.6), (0.25, 0.5)]).unwrap();
+        assert!((lo - 0.718_712_978_559_417_6).abs() < 1e-12, "{lo}");
+        assert!((hi - 0.934_465_745_671_052).abs() < 1e-12, "{hi}");
+        // A member without a step contributes its ratio to both ends.
+        let (lo, hi) = geometric_mean_range(&[(2.0, 2.0), (0.5, 2.0)]).unwrap();
+        assert!(
+            (lo - 1.0).abs() < 1e-12 && (hi - 2.0).abs() < 1e-12,
+            "{lo} {hi}"
+        );
+        // A baseline within half a step of zero bounds nothing above; a lower end of 0 is 0.
+        assert_eq!(
+            geometric_mean_range(&[(0.0, f64::INFINITY), (1.0, 1.0)]),
+            Some((0.0, f64::INFINITY))
+        );
+        assert_eq!(geometric_mean_range(&[]), None);
+    }
 
     #[test]
     fn covariance_and_correlation() {

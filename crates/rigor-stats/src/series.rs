@@ -137,7 +137,37 @@ pub struct SeriesChange {
     pub p_adjusted: f64,
     /// The verdict against the practical threshold.
     pub verdict: Verdict,
+    /// Whether [`SeriesChange::widen`] widened the interval to what the measurements' resolution
+    /// allows (the data alone claimed a narrower one).
+    #[serde(default)]
+    pub at_resolution: bool,
 }
+
+impl SeriesChange {
+    /// Widens the ratio interval to contain `[lower, upper]` and gives the verdict again
+    /// against `threshold` — the floor a coarse clock puts under the ratio of two levels each
+    /// known only to within half its step, as [`crate::compare::Comparison::widen`] does for
+    /// a comparison. An unbounded interval stays unbounded; an interval already as wide is
+    /// left alone.
+    pub fn widen(&mut self, lower: f64, upper: f64, threshold: f64) {
+        let Some((lo, hi)) = self.interval else {
+            return;
+        };
+        if lower >= lo && upper <= hi {
+            return;
+        }
+        let widened = (lo.min(lower), hi.max(upper));
+        self.interval = Some(widened);
+        self.at_resolution = true;
+        self.verdict = verdict_from_interval(widened.0, widened.1, threshold);
+    }
+}
+
+/// The floor under a change's ratio interval: given the segments before and after and the
+/// interval from the data, the interval widened to the ratios that the measurements'
+/// resolution cannot exclude. Statistics here knows no units or clocks; the caller that knows
+/// each version's resolution supplies it ([`detect_floored`]).
+pub type RatioFloor<'a> = dyn Fn(&Segment, &Segment, (f64, f64)) -> (f64, f64) + 'a;
 
 /// Parameters of [`detect`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -319,6 +349,7 @@ pub fn test_change(
         p_value,
         p_adjusted: (p_value * places as f64).min(1.0),
         verdict,
+        at_resolution: false,
     })
 }
 
@@ -326,6 +357,19 @@ pub fn test_change(
 /// A boundary is kept when its verdict is a regression or an improvement; the caller controls
 /// the false discovery rate across series with the p-values.
 pub fn detect(versions: &[VersionMean], cfg: &SeriesConfig) -> Result<SeriesAnalysis> {
+    detect_floored(versions, cfg, &|_, _, interval| interval)
+}
+
+/// [`detect`] with every tested boundary's ratio interval widened by `floor` before its verdict
+/// ([`SeriesChange::widen`]): versions whose times move in coarse steps (a timer's resolution)
+/// can differ by a step between two levels the clock cannot tell apart, and with no spread
+/// within the versions the data alone give a zero-width interval and a change. A boundary the
+/// floor leaves undecided is dropped like any other.
+pub fn detect_floored(
+    versions: &[VersionMean],
+    cfg: &SeriesConfig,
+    floor: &RatioFloor<'_>,
+) -> Result<SeriesAnalysis> {
     for v in versions {
         check_finite(&[v.mean, v.variance])?;
     }
@@ -342,7 +386,7 @@ pub fn detect(versions: &[VersionMean], cfg: &SeriesConfig) -> Result<SeriesAnal
     let mut passes = 0;
     loop {
         passes += 1;
-        let analysis = evaluate(versions, &boundaries, cfg)?;
+        let analysis = evaluate_floored(versions, &boundaries, cfg, floor)?;
         // The boundary least supported among those that do not hold (not beyond the threshold,
         // or not significant once the search for its place is accounted for).
         let alpha = 1.0 - cfg.level;
@@ -418,6 +462,16 @@ pub fn evaluate(
     boundaries: &[usize],
     cfg: &SeriesConfig,
 ) -> Result<SeriesAnalysis> {
+    evaluate_floored(versions, boundaries, cfg, &|_, _, interval| interval)
+}
+
+/// [`evaluate`] with each boundary's interval widened by `floor` ([`detect_floored`]).
+pub fn evaluate_floored(
+    versions: &[VersionMean],
+    boundaries: &[usize],
+    cfg: &SeriesConfig,
+    floor: &RatioFloor<'_>,
+) -> Result<SeriesAnalysis> {
     let tau2 = between_version_variance(versions, boundaries);
     let segments: Vec<Segment> = cut(versions.len(), boundaries)
         .into_iter()
@@ -426,7 +480,14 @@ pub fn evaluate(
     let df = versions.len().saturating_sub(segments.len()).max(1) as f64;
     let changes = segments
         .windows(2)
-        .map(|w| test_change(w[0], w[1], df, cfg.level, cfg.threshold))
+        .map(|w| {
+            let mut change = test_change(w[0], w[1], df, cfg.level, cfg.threshold)?;
+            if let Some(interval) = change.interval {
+                let (lower, upper) = floor(&w[0], &w[1], interval);
+                change.widen(lower, upper, cfg.threshold);
+            }
+            Ok(change)
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok(SeriesAnalysis {
         changes,
@@ -588,6 +649,53 @@ mod tests {
         let found = detect(&versions, &SeriesConfig::default()).unwrap();
         let at: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
         assert_eq!(at, vec![3, 7], "{found:?}");
+    }
+
+    /// Versions quantised to a 0.04 step: ten versions at 3.00 and ten at 3.04, every version's
+    /// units tied (no within-version variance, no between-version spread). The data alone give
+    /// the ratio 3.04/3.00 = 1.01333 with an interval of width zero: a 1.3% regression beyond
+    /// the 1% threshold. With each level known only to ± 0.02 the ratio may be anywhere in
+    /// [3.02/3.02, 3.06/2.98] = [1, 1.026846…] (by hand), which crosses the threshold:
+    /// undecided, no change.
+    #[test]
+    fn a_floor_under_the_ratio_keeps_quantised_steps_from_posing_as_changes() {
+        let mut versions = vec![v(3.0, 0.0); 10];
+        versions.extend(vec![v(3.04, 0.0); 10]);
+        let cfg = SeriesConfig::default();
+        let plain = evaluate(&versions, &[10], &cfg).unwrap();
+        let c = plain.changes[0];
+        assert_eq!(c.verdict, Verdict::Regression);
+        assert!(!c.at_resolution);
+        let (lo, hi) = c.interval.unwrap();
+        assert!((lo - 3.04 / 3.0).abs() < 1e-12 && (hi - 3.04 / 3.0).abs() < 1e-12);
+        assert_eq!(detect(&versions, &cfg).unwrap().changes.len(), 1);
+        // The floor a caller with a resolution of 0.04 supplies (± 0.02 on each level).
+        let half = 0.02;
+        let floor = |b: &Segment, a: &Segment, (lo, hi): (f64, f64)| {
+            (
+                lo.min((a.mean - half) / (b.mean + half)),
+                hi.max((a.mean + half) / (b.mean - half)),
+            )
+        };
+        let floored = evaluate_floored(&versions, &[10], &cfg, &floor).unwrap();
+        let c = floored.changes[0];
+        assert!(c.at_resolution);
+        assert_eq!(c.verdict, Verdict::Inconclusive);
+        let (lo, hi) = c.interval.unwrap();
+        assert!((lo - 1.0).abs() < 1e-12, "{lo}");
+        assert!((hi - 1.026_845_637_583_892_6).abs() < 1e-12, "{hi}");
+        assert!(
+            detect_floored(&versions, &cfg, &floor)
+                .unwrap()
+                .changes
+                .is_empty()
+        );
+        // A real step of 20 quanta stays a change under the same floor.
+        let mut real = vec![v(3.0, 0.0); 10];
+        real.extend(vec![v(3.4, 0.0); 10]);
+        let found = detect_floored(&real, &cfg, &floor).unwrap();
+        assert_eq!(found.changes.len(), 1);
+        assert_eq!(found.changes[0].verdict, Verdict::Regression);
     }
 
     #[test]

@@ -446,6 +446,11 @@ pub struct SuiteRecord {
     pub ci: RatioInterval,
     /// Benchmarks in the summary.
     pub benchmarks: usize,
+    /// Whether the interval was widened to the range the members' resolutions leave open (the
+    /// geometric mean of their ratios' lower and upper ends): their values moved in steps too
+    /// coarse for the bootstrap's interval. Absent (false) in files written before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_resolution: bool,
 }
 
 /// Warm-up and steady-state diagnosis of one benchmark (docs/methodology.md, "Steady state and the

@@ -286,12 +286,17 @@ pub fn robust(result: &ResultFile) -> String {
 /// The suite line of `rigor compare`.
 pub fn suite(s: &SuiteRecord, seed: Seed) -> String {
     format!(
-        "Suite: geometric mean of {} {:.4} ({}% CI {:.4} .. {:.4}), i.e. {} {}; bootstrap seed {}\n",
+        "Suite: geometric mean of {} {:.4} ({}% CI {:.4} .. {:.4}{}), i.e. {} {}; bootstrap seed {}\n",
         count(s.benchmarks, "ratio", "ratios"),
         s.geometric_mean_ratio,
         (s.ci.level * 100.0).round(),
         s.ci.lower,
         s.ci.upper,
+        if s.at_resolution {
+            ", at the timer's resolution"
+        } else {
+            ""
+        },
         percent(100.0 * (s.geometric_mean_ratio - 1.0).abs()),
         if s.geometric_mean_ratio >= 1.0 {
             "slower"

@@ -621,9 +621,14 @@ fn history_table(list: &[track::HistoryVerdict], key: &SeriesKey) -> String {
     );
     for v in list {
         let (change, ci) = history_line(v);
+        let floor = if v.change.at_resolution {
+            ", at the timer's resolution"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "  {}: {change} (95% CI {ci}): {} — against {} version(s) since {}; spread between versions {}",
+            "  {}: {change} (95% CI {ci}{floor}): {} — against {} version(s) since {}; spread between versions {}",
             v.benchmark,
             v.change.verdict,
             v.versions,

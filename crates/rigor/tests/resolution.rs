@@ -9,8 +9,13 @@ use common::{Dir, json, rigor, stdout_of};
 /// A program whose every sample reads `ns` nanoseconds, measured in steps of 0.02 ns (a 20 ns
 /// clock over 1000 evaluations): every execution's median and minimum tie.
 fn tied(ns: &str) -> String {
+    tied_at(ns, "0.02")
+}
+
+/// [`tied`] with steps of `step` ns.
+fn tied_at(ns: &str, step: &str) -> String {
     format!(
-        r#"for i in $(seq ${{RIGOR_ITERATIONS:-20}}); do echo '{{"value": {ns}, "unit": "ns", "resolution": 0.02}}' >> "$RIGOR_SAMPLES_FILE"; done"#
+        r#"for i in $(seq ${{RIGOR_ITERATIONS:-20}}); do echo '{{"value": {ns}, "unit": "ns", "resolution": {step}}}' >> "$RIGOR_SAMPLES_FILE"; done"#
     )
 }
 
@@ -126,4 +131,103 @@ fn a_comparison_of_tied_samples_is_not_decided_beyond_the_resolution() {
         "{summary}"
     );
     assert!(!summary.contains("+0.67% .. +0.67%"), "{summary}");
+}
+
+#[test]
+fn the_history_keeps_the_resolution_and_floors_what_track_computes_from_it() {
+    // Three versions at 3.00 ns, a candidate at 3.04 ns, steps of 0.02 ns. Without the floor
+    // the tied data give +1.33% with an interval of width zero, a regression beyond the 1%
+    // threshold; each level known to ± 0.01 ns leaves [3.03/3.01, 3.05/2.99] = [+0.66%, +2.0%],
+    // which crosses it.
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    let measure = |name: &str, ns: &str, seed: &str| {
+        let file = dir.path(name);
+        rigor()
+            .args(["run", "--shell", "-r", "5", "-n", "add", "--seed", seed])
+            .arg(tied(ns))
+            .arg("--export-json")
+            .arg(&file)
+            .assert()
+            .success();
+        file
+    };
+    let add = |file: &std::path::Path, k: usize| {
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .arg("add")
+            .arg(file)
+            .args(["--version", &format!("v{k}"), "--order", &k.to_string()])
+            .args(["--machine", "m", "--repo", "/nonexistent"])
+            .assert()
+            .success();
+    };
+    for k in 0..3 {
+        add(&measure(&format!("v{k}.json"), "3.00", &k.to_string()), k);
+    }
+    let pr = measure("pr.json", "3.04", "9");
+    let out = stdout_of(
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .arg("check")
+            .arg(&pr)
+            .args(["--machine", "m", "--fail-on", "regression"]),
+    );
+    assert!(
+        out.contains("at the timer's resolution): inconclusive"),
+        "{out}"
+    );
+    for k in 3..6 {
+        add(&measure(&format!("v{k}.json"), "3.04", &k.to_string()), k);
+    }
+    let out = stdout_of(rigor().args(["track", "--db"]).arg(&db).arg("changes"));
+    assert!(out.contains("No changes detected."), "{out}");
+}
+
+#[test]
+fn a_suites_geometric_mean_is_floored_at_its_members_resolutions() {
+    // Two benchmarks, every sample tied: `add` 3.00 → 3.02 ns in steps of 0.02 ns (± 0.01),
+    // `mul` 10.0 → 10.0 ns in steps of 0.1 ns (± 0.05). The bootstrap sees only the rounded
+    // values: G = sqrt(3.02/3.00 · 1) = 1.003327796 with an interval of width zero. The members'
+    // ratios may lie in [3.01/3.01, 3.03/2.99] and [9.95/10.05, 10.05/9.95], so G in
+    // [sqrt(1 · 9.95/10.05), sqrt(3.03/2.99 · 10.05/9.95)] = [0.9950124377, 1.0117127207]
+    // (Python: math.sqrt of the products).
+    let dir = Dir::new();
+    let measure = |name: &str, add: &str| {
+        let file = dir.path(name);
+        rigor()
+            .args([
+                "run", "--shell", "-r", "5", "--seed", "1", "-n", "add", "-n", "mul",
+            ])
+            .arg(tied_at(add, "0.02"))
+            .arg(tied_at("10.0", "0.1"))
+            .arg("--export-json")
+            .arg(&file)
+            .assert()
+            .success();
+        file
+    };
+    let (old, new) = (measure("old.json", "3.00"), measure("new.json", "3.02"));
+    let out = stdout_of(rigor().arg("compare").arg(&old).arg(&new));
+    assert!(
+        out.contains(
+            "Suite: geometric mean of 2 ratios 1.0033 (95% CI 0.9950 .. 1.0117, at the timer's resolution)"
+        ),
+        "{out}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&stdout_of(
+        rigor().arg("compare").arg(&old).arg(&new).arg("--json"),
+    ))
+    .unwrap();
+    let suite = &j["suite"];
+    let close = |key: &str, want: f64| {
+        let got = suite["ci"][key].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-9, "{key}: {got} vs {want}");
+    };
+    assert!((suite["geometric_mean_ratio"].as_f64().unwrap() - 1.003_327_796_219_494).abs() < 1e-9);
+    close("lower", 0.995_012_437_733_207_9);
+    close("upper", 1.011_712_720_686_811);
+    assert_eq!(suite["at_resolution"], true);
 }

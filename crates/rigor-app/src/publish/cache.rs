@@ -16,13 +16,14 @@ use std::path::Path;
 
 use rigor_history::{History, RunId, RunStamp, StoredSummary};
 use rigor_report::dashboard::{Measured, PointState, RatioInput};
+use rigor_units::TimeUnit;
 use serde::{Deserialize, Serialize};
 
 use super::stats::Critical;
 use crate::error::{AppError, Result};
 
 /// Bumped whenever what is cached, or how a point is computed from a summary, changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// Everything the publisher has read.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -79,7 +80,7 @@ mod codec {
             upper: f64,
             level: f64,
             noise: Vec<f64>,
-            ratio_input: Option<(usize, f64)>,
+            ratio_input: Option<(usize, f64, Option<f64>)>,
         },
         Unanalysed,
     }
@@ -92,7 +93,7 @@ mod codec {
                 upper: m.upper,
                 level: m.level,
                 noise: m.noise.clone(),
-                ratio_input: m.ratio_input.map(|r| (r.units, r.var_of_mean)),
+                ratio_input: m.ratio_input.map(|r| (r.units, r.var_of_mean, r.step)),
             },
             _ => Stored::Unanalysed,
         }
@@ -114,8 +115,11 @@ mod codec {
                 upper,
                 level,
                 noise,
-                ratio_input: ratio_input
-                    .map(|(units, var_of_mean)| RatioInput { units, var_of_mean }),
+                ratio_input: ratio_input.map(|(units, var_of_mean, step)| RatioInput {
+                    units,
+                    var_of_mean,
+                    step,
+                }),
             }),
             Stored::Unanalysed => PointState::Unanalysed,
         })
@@ -235,19 +239,41 @@ fn noise(s: &StoredSummary, mean: f64) -> Vec<f64> {
 /// What Fieller's interval needs of a stored mean: the top-level count r, stored with the
 /// variance components, and the variance of the mean S²/r, recovered from the stored interval:
 /// its shorter side is t(r − 1)·√(S²/r) whether it is symmetric or widened toward a skew
-/// (`rigor_stats::top_means::skew_adaptive_bounds` only lengthens the side the skew points to).
-/// `None` for runs stored before the count was recorded.
+/// (`rigor_stats::top_means::skew_adaptive_bounds` only lengthens the side the skew points to);
+/// and the resolution that floors a ratio with it. `None` for runs stored before the count was
+/// recorded.
+///
+/// An interval floored at the resolution (± half a step, wider than the data's) no longer holds
+/// S²/r; the top level's stored S², the sample variance of the top-level means, gives it
+/// then (for balanced data exactly the S² of the interval), so that the ratio is Fieller's on
+/// the data, floored once, as `rigor compare` computes it.
 fn ratio_input(
     s: &StoredSummary,
     (lower, mean, upper): (f64, f64, f64),
     level: f64,
     critical: &mut Critical,
 ) -> Option<RatioInput> {
-    let units = s.components.first()?.units?;
+    let top = s.components.first()?;
+    let units = top.units?;
     let t = critical.t(level, units.checked_sub(1).filter(|&df| df > 0)?)?;
     let half = (mean - lower).min(upper - mean);
+    let step = step_in_unit(s);
+    let at_floor = step.is_some_and(|step| half <= step / 2.0 * (1.0 + 1e-9));
+    let var_of_mean = if at_floor {
+        top.s2.max(0.0) / units as f64
+    } else {
+        (half / t).powi(2)
+    };
     Some(RatioInput {
         units,
-        var_of_mean: (half / t).powi(2),
+        var_of_mean,
+        step,
     })
+}
+
+/// The stored summary's resolution in the unit of its mean.
+fn step_in_unit(s: &StoredSummary) -> Option<f64> {
+    let step = s.resolution?.step();
+    let unit: TimeUnit = s.unit.parse().ok()?;
+    Some(step.in_unit(unit))
 }

@@ -10,6 +10,9 @@ use rigor_report::dashboard::{
 use rigor_stats::compare::{DEFAULT_THRESHOLD, Verdict, verdict_from_interval};
 use rigor_stats::dist::{Quantile, critical_value};
 use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
+use rigor_units::{Resolution, Seconds};
+
+use crate::comparisons::ratio_floor;
 
 /// Grid step in 1/ν of the pages' t quantile tables: linear interpolation on it is within 1e-6
 /// of the quantile for ν ≥ 1 at the usual levels, far below the 4 digits a page shows.
@@ -108,7 +111,16 @@ pub(crate) fn default_comparison(
     let (_, cand) = estimate_of(&points[candidate])?;
     let (_, base) = estimate_of(&points[baseline])?;
     let f = fieller(&cand, &base, level, DfMethod::WelchSatterthwaite).ok()?;
-    let verdict = match f.bounds() {
+    let interval = f.bounds().map(|i| {
+        let side = |p: &VersionPoint, e: &MeanEstimate| (resolution_of(p), Seconds(e.mean));
+        ratio_floor(
+            side(&points[baseline], &base),
+            side(&points[candidate], &cand),
+            i,
+        )
+        .map_or(i, |f| (f.lower, f.upper))
+    });
+    let verdict = match interval {
         Some((lo, hi)) => verdict_word(verdict_from_interval(lo, hi, DEFAULT_THRESHOLD)),
         None => "unbounded",
     };
@@ -116,12 +128,22 @@ pub(crate) fn default_comparison(
         baseline,
         candidate,
         ratio: f.ratio,
-        interval: f.bounds(),
+        interval,
         g: f.g,
         level,
         threshold: DEFAULT_THRESHOLD,
         verdict: verdict.to_string(),
     })
+}
+
+/// A measured version's resolution, as a step in the unit of its mean. The floor of a ratio
+/// depends on the two means and steps only through their ratios, so their common unit does not
+/// matter: it is read as seconds.
+fn resolution_of(p: &VersionPoint) -> Option<Resolution> {
+    match &p.state {
+        PointState::Measured(m) => Resolution::new(Seconds(m.ratio_input?.step?)),
+        _ => None,
+    }
 }
 
 fn verdict_word(v: Verdict) -> &'static str {

@@ -315,7 +315,7 @@ fn hash_slot(slot: Slot<'_>, h: &mut DefaultHasher) {
                 x.to_bits().hash(h);
             }
             m.ratio_input
-                .map(|r| (r.units, r.var_of_mean.to_bits()))
+                .map(|r| (r.units, r.var_of_mean.to_bits(), r.step.map(f64::to_bits)))
                 .hash(h);
         }
         Slot::Stored(PointState::Unanalysed) => 1u8.hash(h),

@@ -658,12 +658,16 @@ fn version_row(
         ..
     }) = &v.state
     {
-        // Fieller's inputs for the page's comparison (shortest round-trip decimals).
+        // Fieller's inputs for the page's comparison (shortest round-trip decimals), and the
+        // resolution that floors it.
         let _ = write!(
             data,
             " data-mean=\"{mean:e}\" data-var=\"{:e}\" data-units=\"{}\"",
             r.var_of_mean, r.units
         );
+        if let Some(step) = r.step {
+            let _ = write!(data, " data-res=\"{step:e}\"");
+        }
     }
     let (class, value) = match &v.state {
         PointState::Measured(m) => ("measured", estimate_in(m, unit)),

@@ -213,6 +213,11 @@ pub struct RatioInput {
     pub units: usize,
     /// Variance of the mean, S²/r, in seconds².
     pub var_of_mean: f64,
+    /// The step its times move in (a timer's resolution), in the unit of the mean, when the run
+    /// reported one: a ratio with this mean is floored at the range its half step allows
+    /// (`rigor_units::Resolution::floor_ratio`), as `rigor compare` floors it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<f64>,
 }
 
 /// A detected change.

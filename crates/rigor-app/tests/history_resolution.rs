@@ -1,0 +1,211 @@
+//! The resolution floor on data read back from a history: a benchmark whose times move in
+//! steps of 0.04 ns (a 20 ns clock over 500 evaluations per sample), ten versions measured at
+//! 3.00 ns and ten at 3.04 ns, every sample of a version on the same step. Without the floor the
+//! data claim a 1.33% regression with an interval of width zero; each level is known only to
+//! ± 0.02 ns, so the ratio may be anywhere in [3.02/3.02, 3.06/2.98] = [1, 1.02685] (by hand),
+//! which crosses the 1% threshold: undecided, as `rigor compare` says of the same two results.
+
+use rigor_app::analysis::analyze_all;
+use rigor_app::publish::site_view;
+use rigor_app::settings::{AnalysisSettings, ComparisonSettings};
+use rigor_app::track::{DetectSettings, SeriesKey, check, detect_changes, show};
+use rigor_history::{History, Ingest, MachineInfo, SqliteHistory, VersionInfo};
+use rigor_report::dashboard::{PointState, SiteMeta};
+use rigor_stats::compare::Verdict;
+use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
+use rigor_units::{ConfidenceLevel, Resolution, Seconds, Seed, TimeUnit};
+
+const STEP: f64 = 0.04e-9;
+
+fn key() -> SeriesKey {
+    SeriesKey {
+        machine: "ci-1".into(),
+        branch: "main".into(),
+    }
+}
+
+/// One version's result: 6 executions of 5 samples, every sample `ns` (in ns), each execution
+/// reporting `resolution`; analysed, as `rigor track add` stores it.
+fn quantised(seed: u64, ns: f64, resolution: Option<Resolution>) -> ResultFile {
+    let mut b = BenchmarkRecord::new("add", "./add", Layout::new(false, true));
+    b.unit = TimeUnit::Ns;
+    for e in 0..6 {
+        for i in 0..5 {
+            b.samples.push(SampleRecord {
+                build: None,
+                round: e,
+                execution: e,
+                iteration: i,
+                value: ns,
+                warmup: false,
+            });
+        }
+        b.executions.push(ExecutionRecord {
+            build: None,
+            round: e,
+            execution: e,
+            warmup: false,
+            wall: Seconds(0.01),
+            user: Seconds(0.01),
+            sys: Seconds(0.0),
+            max_rss: 1 << 20,
+            env_pad: None,
+            resolution,
+        });
+    }
+    let mut r = ResultFile {
+        benchmarks: vec![b],
+        ..ResultFile::new(Seed(seed), ConfidenceLevel::NINETY_FIVE)
+    };
+    analyze_all(&mut r, &AnalysisSettings::default());
+    r
+}
+
+/// Twenty versions, v0–v9 at 3.00 ns and v10–v19 at 3.04 ns.
+fn history(dir: &std::path::Path, resolution: Option<Resolution>) -> SqliteHistory {
+    let mut h = SqliteHistory::open(&dir.join("h.db")).unwrap();
+    let machine = MachineInfo {
+        name: "ci-1".into(),
+        environment: Default::default(),
+    };
+    for k in 0..20 {
+        let ns = if k < 10 { 3.0 } else { 3.04 };
+        h.ingest(&Ingest {
+            version: &VersionInfo {
+                rev: format!("v{k}"),
+                order: Some(k),
+                ..Default::default()
+            },
+            machine: &machine,
+            branch: "main",
+            result: &quantised(k as u64, ns, resolution),
+        })
+        .unwrap();
+    }
+    h
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn quantised_versions_show_no_change_once_the_history_keeps_their_resolution() {
+    let dir = tempfile::tempdir().unwrap();
+    // Without a resolution (a history stored before it was kept): the step reads as a change.
+    let mut bare = history(&dir.path().join("bare"), None);
+    let found = detect_changes(&mut bare, &key(), &DetectSettings::default()).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].change.rev, "v10");
+    assert_eq!(found[0].change.verdict, "regression");
+    let (lo, hi) = found[0].change.interval.unwrap();
+    assert!(close(lo, 3.04 / 3.0) && close(hi, 3.04 / 3.0), "{lo} {hi}");
+    // With it: no change.
+    let mut kept = history(&dir.path().join("kept"), Resolution::new(Seconds(STEP)));
+    let found = detect_changes(&mut kept, &key(), &DetectSettings::default()).unwrap();
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn track_show_floors_each_version_against_the_one_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |h: &SqliteHistory| {
+        let points = show(h, &key(), "add").unwrap();
+        let p = &points[10];
+        assert_eq!(p.version.rev, "v10");
+        p.against_previous.unwrap().0
+    };
+    let bare = at(&history(&dir.path().join("bare"), None));
+    assert_eq!(bare.verdict, Verdict::Regression);
+    let kept = history(&dir.path().join("kept"), Resolution::new(Seconds(STEP)));
+    let floored = at(&kept);
+    assert_eq!(floored.verdict, Verdict::Inconclusive);
+    let (lo, hi) = floored.interval.unwrap();
+    assert!(close(lo, 1.0) && close(hi, 3.06 / 2.98), "{lo} {hi}");
+    // Each version's own interval is floored too: ± 0.02 ns around 3.00 ns.
+    let a = show(&kept, &key(), "add").unwrap()[0]
+        .analysis
+        .clone()
+        .unwrap();
+    assert!(close(a.interval.lower, 2.98) && close(a.interval.upper, 3.02));
+}
+
+#[test]
+fn a_candidate_checked_against_the_history_is_floored() {
+    let dir = tempfile::tempdir().unwrap();
+    let verdict = |resolution: Option<Resolution>, sub: &str| {
+        let mut h = SqliteHistory::open(&dir.path().join(sub).join("h.db")).unwrap();
+        let machine = MachineInfo {
+            name: "ci-1".into(),
+            environment: Default::default(),
+        };
+        for k in 0..10 {
+            h.ingest(&Ingest {
+                version: &VersionInfo {
+                    rev: format!("v{k}"),
+                    order: Some(k),
+                    ..Default::default()
+                },
+                machine: &machine,
+                branch: "main",
+                result: &quantised(k as u64, 3.0, resolution),
+            })
+            .unwrap();
+        }
+        let file = dir.path().join(sub).join("pr.json");
+        rigor_store::save(&file, &quantised(99, 3.04, resolution)).unwrap();
+        let checked = check(
+            &h,
+            &file,
+            &key(),
+            None,
+            &AnalysisSettings::default(),
+            &ComparisonSettings::default(),
+            Seed(1),
+        )
+        .unwrap();
+        assert_eq!(checked.against_history.len(), 1);
+        checked.against_history[0].change
+    };
+    assert_eq!(verdict(None, "bare").verdict, Verdict::Regression);
+    let floored = verdict(Resolution::new(Seconds(STEP)), "kept");
+    assert!(floored.at_resolution);
+    assert_eq!(floored.verdict, Verdict::Inconclusive);
+    let (lo, hi) = floored.interval.unwrap();
+    assert!(close(lo, 1.0) && close(hi, 3.06 / 2.98), "{lo} {hi}");
+}
+
+/// The dashboard's comparison of two versions (`rigor track publish`) from the stored summaries:
+/// each point carries its step (in the unit of its mean, ns here) and the variance of its mean
+/// from the data (zero: tied), not from its interval, which the floor widened to ± 0.02 ns; the
+/// comparison the page opens with (v19 against v18, both 3.04 ns) is Fieller's interval of
+/// width zero floored to [3.02/3.06, 3.06/3.02] (by hand).
+#[test]
+fn the_dashboards_comparison_is_floored_from_stored_summaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let kept = history(dir.path(), Resolution::new(Seconds(STEP)));
+    let view = site_view(&kept, SiteMeta::default(), "now".into()).unwrap();
+    let series = &view.benchmarks[0].series[0];
+    let PointState::Measured(m) = &series.versions[0].state else {
+        panic!("{:?}", series.versions[0].state)
+    };
+    assert!(close(m.lower, 2.98) && close(m.upper, 3.02), "{m:?}");
+    let input = m.ratio_input.unwrap();
+    assert!(close(input.step.unwrap(), 0.04), "{input:?}");
+    assert_eq!(input.var_of_mean, 0.0);
+    let c = series.comparison.as_ref().unwrap();
+    assert_eq!((c.baseline, c.candidate), (18, 19));
+    let (lo, hi) = c.interval.unwrap();
+    assert!(
+        close(lo, 3.02 / 3.06) && close(hi, 3.06 / 3.02),
+        "{lo} {hi}"
+    );
+    assert_eq!(c.verdict, "inconclusive");
+    // Without a resolution the two tied versions are "equivalent" at a ratio of 1 ± nothing.
+    let bare = history(&dir.path().join("bare"), None);
+    let view = site_view(&bare, SiteMeta::default(), "now".into()).unwrap();
+    let c = view.benchmarks[0].series[0].comparison.clone().unwrap();
+    let (lo, hi) = c.interval.unwrap();
+    assert!(close(lo, 1.0) && close(hi, 1.0), "{lo} {hi}");
+    assert_eq!(c.verdict, "equivalent");
+}
