@@ -49,10 +49,15 @@ pub fn adaptive_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
                 .as_ref()
                 .is_ok_and(|p| p.levels.iter().any(|l| l == LevelKind::Iteration.name()));
             if let Some(k) = k.filter(|_| reports_iterations) {
-                counts.push(format!(
+                let warm = plan.as_ref().map_or(0, |p| p.warmup_iterations);
+                let mut text = format!(
                     "{} iteration(s) per execution",
-                    k.saturating_sub(discard)
-                ));
+                    k.saturating_sub(discard + warm)
+                );
+                if warm > 0 {
+                    text.push_str(&format!(" after {warm} warm-up"));
+                }
+                counts.push(text);
             }
             if counts.is_empty() {
                 counts.push("top level only".into());

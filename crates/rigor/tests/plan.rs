@@ -247,3 +247,42 @@ fn plan_costs_iterations_from_the_steady_ones() {
         );
     }
 }
+
+#[test]
+fn adaptive_runs_with_discard_auto_plan_from_the_steady_iterations() {
+    // As `rigor plan` above: the 5 warm-up iterations are an execution's cost, and each execution
+    // runs them on top of the steady iterations the plan asks for.
+    const WARM: &str =
+        "mean=1ms,execution=2%,iteration=3%,iterations=30,startup=20ms,slow=9ms,warm=5";
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(sim().args([
+        "--seed",
+        "2",
+        "--precision",
+        "1%",
+        "--discard",
+        "auto",
+        WARM,
+        "--export-json",
+        path.to_str().unwrap(),
+    ]));
+    let line = out
+        .lines()
+        .find(|l| l.contains("iteration(s) per execution"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let (head, warm) = line
+        .split_once(" iteration(s) per execution after ")
+        .expect(line);
+    assert_eq!(warm, "5 warm-up", "{out}");
+    let steady: u64 = head.rsplit(' ').next().unwrap().parse().expect(line);
+    let r = json(&path);
+    let samples = r["benchmarks"][0]["samples"].as_array().unwrap();
+    let last = samples.last().unwrap()["execution"].clone();
+    let ran = samples.iter().filter(|s| s["execution"] == last).count() as u64;
+    assert_eq!(
+        ran,
+        steady + 5,
+        "the last execution ran {ran} iterations\n{out}"
+    );
+}
