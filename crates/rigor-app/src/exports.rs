@@ -20,15 +20,17 @@ pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
         .iter()
         .map(|f| {
             let tail = last_lines(f.stderr_tail.trim(), 3);
-            let which = execution_name(f);
-            if tail.is_empty() {
-                format!("{which}: {}", f.reason)
+            // A build's or hook's reason names it and when it ran; the command's names only
+            // what went wrong, so the line says which execution it was.
+            let what = if f.stage.is_command() {
+                format!("{}: {}", execution_name(f), f.reason)
             } else {
-                format!(
-                    "{which}: {}; stderr ends:\n    {}",
-                    f.reason,
-                    tail.replace('\n', "\n    ")
-                )
+                f.reason.clone()
+            };
+            if tail.is_empty() {
+                what
+            } else {
+                format!("{what}; stderr ends:\n    {}", tail.replace('\n', "\n    "))
             }
         })
         .collect()

@@ -121,7 +121,7 @@ fn exited_non_zero(r: &rigor_store::ResultFile) -> bool {
     r.benchmarks.iter().any(|b| {
         b.failures
             .iter()
-            .any(|f| f.exit_code.is_some_and(|c| c != 0) && f.reason.starts_with("the command"))
+            .any(|f| f.stage.is_command() && f.exit_code.is_some_and(|c| c != 0))
     })
 }
 
