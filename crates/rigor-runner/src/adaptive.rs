@@ -18,7 +18,7 @@
 
 use std::borrow::Cow;
 
-use rigor_stats::bootstrap::{BootstrapConfig, Resampling, bootstrap_interval};
+use rigor_stats::bootstrap::{BootstrapConfig, expanded_interval};
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
 use rigor_stats::top_means::{RareModes, TopUnits, rare_modes};
@@ -672,8 +672,8 @@ impl EstimatorBounds {
 /// The interval the adaptive rule judges: for the mean, the METHODS §2 interval over top-level
 /// means (`a.level`, `a.quantile`); for another estimator, the percentile interval of the
 /// top-only hierarchical bootstrap with `a.bootstrap`'s resamples and seed, expanded for the
-/// number of top-level units ([`rigor_stats::dist::expanded_level`]: the plain percentile
-/// interval covered 89% in simulation with ~15 executions).
+/// number of top-level units ([`rigor_stats::bootstrap::expanded_interval`]: the plain
+/// percentile interval covered 89% in simulation with ~15 executions).
 ///
 /// With the data's `resolution` (the step its values move in, when the program reported it),
 /// either bound closer than half a step to the estimate is moved out to half a step
@@ -718,11 +718,10 @@ fn raw_interval(h: &Hierarchy, a: &AdaptiveSettings) -> Result<EstimatorBounds, 
         });
     }
     let cfg = BootstrapConfig {
-        level: rigor_stats::dist::expanded_level(a.level.get(), h.units(0))?,
-        strategy: Resampling::TopOnly,
+        level: a.level.get(),
         ..a.bootstrap
     };
-    let b = bootstrap_interval(h, a.estimator, &cfg)?;
+    let b = expanded_interval(h, a.estimator, &cfg)?;
     Ok(EstimatorBounds {
         estimate: b.estimate,
         lower: b.lower,
