@@ -198,6 +198,14 @@ pub fn plan(p: &BenchmarkPlan) -> String {
             share
         );
     }
+    if p.warmup_iterations > 0 {
+        let _ = writeln!(
+            out,
+            "  warm-up: the first {} iteration(s) of each execution, counted in its cost; run \
+             with --discard auto to run them before the planned iterations",
+            p.warmup_iterations
+        );
+    }
     if !p.collapsed.is_empty() {
         let names: Vec<&str> = p.collapsed.iter().map(|l| l.name()).collect();
         let _ = writeln!(
