@@ -669,8 +669,8 @@ impl EstimatorBounds {
     }
 }
 
-/// The interval the adaptive rule judges: for the mean, the METHODS §2 interval over top-level
-/// means (`a.level`, `a.quantile`); for another estimator, the percentile interval of the
+/// The interval the adaptive rule judges: for the mean, the interval over top-level
+/// means (`a.level`, `a.quantile`; docs/methodology.md, "The interval"); for another estimator, the percentile interval of the
 /// top-only hierarchical bootstrap with `a.bootstrap`'s resamples and seed, expanded for the
 /// number of top-level units ([`rigor_stats::bootstrap::expanded_interval`]: the plain
 /// percentile interval covered 89% in simulation with ~15 executions).
