@@ -121,6 +121,8 @@ pub fn record_of(a: &Analysis, level: ConfidenceLevel) -> AnalysisRecord {
 /// top-level units ([`expanded_interval`] at `cfg`'s level, resamples and seed), widened to ±
 /// half the data's resolution where narrower, as comparisons are. The terminal summary leads
 /// with it, so that the figure shown first is the one the comparisons decide on.
+///
+/// [`expanded_interval`]: rigor_stats::bootstrap::expanded_interval
 pub fn compared_statistics(
     result: &ResultFile,
     cfg: &rigor_stats::compare::CompareConfig,

@@ -681,7 +681,7 @@ impl EstimatorBounds {
 /// which would claim a precision the clock does not have and stop the adaptive rule at once.
 ///
 /// # Errors
-/// As [`mean_interval`] or [`bootstrap_interval`] (fewer than two top-level units, …).
+/// As [`mean_interval`] or [`expanded_interval`] (fewer than two top-level units, …).
 pub fn estimator_interval(
     h: &Hierarchy,
     a: &AdaptiveSettings,
