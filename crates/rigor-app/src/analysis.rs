@@ -115,3 +115,62 @@ pub fn record_of(a: &Analysis, level: ConfidenceLevel) -> AnalysisRecord {
         warnings: a.warnings.clone(),
     }
 }
+
+/// Per benchmark, the statistic comparisons use when it is not the mean (all `None` for the
+/// mean, and for a benchmark without data): its value on all the data and its interval over
+/// top-level units ([`expanded_interval`] at `cfg`'s level, resamples and seed), widened to ±
+/// half the data's resolution where narrower, as comparisons are. The terminal summary leads
+/// with it, so that the figure shown first is the one the comparisons decide on.
+///
+/// [`expanded_interval`]: rigor_stats::bootstrap::expanded_interval
+pub fn compared_statistics(
+    result: &ResultFile,
+    cfg: &rigor_stats::compare::CompareConfig,
+) -> Vec<Option<rigor_report::StatisticView>> {
+    result
+        .benchmarks
+        .iter()
+        .map(|b| compared_statistic(b, cfg))
+        .collect()
+}
+
+fn compared_statistic(
+    b: &BenchmarkRecord,
+    cfg: &rigor_stats::compare::CompareConfig,
+) -> Option<rigor_report::StatisticView> {
+    use rigor_units::Seconds;
+    if cfg.estimator == rigor_stats::Estimator::Mean {
+        return None;
+    }
+    let h = hierarchy_of(b).ok()?;
+    let top = h.levels().first().cloned().unwrap_or_default();
+    let bootstrap = rigor_stats::BootstrapConfig {
+        level: cfg.level,
+        ..cfg.bootstrap
+    };
+    let (estimate, interval, at_resolution) =
+        match rigor_stats::bootstrap::expanded_interval(&h, cfg.estimator, &bootstrap) {
+            Ok(i) => match b.resolution() {
+                Some(r) => {
+                    let s = Seconds::new;
+                    let f = r.floor(s(i.estimate), s(i.lower), s(i.upper));
+                    (
+                        i.estimate,
+                        Some((f.lower.get(), f.upper.get())),
+                        f.at_resolution,
+                    )
+                }
+                None => (i.estimate, Some((i.lower, i.upper)), false),
+            },
+            // No interval (too few top-level units): the value alone.
+            Err(_) => (cfg.estimator.apply(h.values()), None, false),
+        };
+    estimate.is_finite().then(|| rigor_report::StatisticView {
+        name: cfg.estimator.to_string(),
+        estimate,
+        interval,
+        level: cfg.level,
+        units: format!("{top}s"),
+        at_resolution,
+    })
+}

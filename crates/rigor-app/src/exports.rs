@@ -20,15 +20,17 @@ pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
         .iter()
         .map(|f| {
             let tail = last_lines(f.stderr_tail.trim(), 3);
-            let which = execution_name(f);
-            if tail.is_empty() {
-                format!("{which}: {}", f.reason)
+            // A build's or hook's reason names it and when it ran; the command's names only
+            // what went wrong, so the line says which execution it was.
+            let what = if f.stage.is_command() {
+                format!("{}: {}", execution_name(f), f.reason)
             } else {
-                format!(
-                    "{which}: {}; stderr ends:\n    {}",
-                    f.reason,
-                    tail.replace('\n', "\n    ")
-                )
+                f.reason.clone()
+            };
+            if tail.is_empty() {
+                what
+            } else {
+                format!("{what}; stderr ends:\n    {}", tail.replace('\n', "\n    "))
             }
         })
         .collect()
@@ -88,6 +90,7 @@ pub fn views<'a>(
             unanalysed: r.as_deref(),
             unit,
             resources: resources(b),
+            compared: None,
         })
         .collect()
 }
@@ -108,13 +111,22 @@ pub fn resources(b: &BenchmarkRecord) -> Option<Resources> {
     })
 }
 
-/// Terminal summaries of every benchmark, times in `unit` when one is given.
-pub fn summaries(result: &ResultFile, analyses: &Analyses, unit: Option<TimeUnit>) -> String {
+/// Terminal summaries of every benchmark, times in `unit` when one is given; each leads with the
+/// statistic `compare` compares when it is not the mean
+/// ([`compared_statistics`](crate::analysis::compared_statistics)).
+pub fn summaries(
+    result: &ResultFile,
+    analyses: &Analyses,
+    unit: Option<TimeUnit>,
+    compare: &rigor_stats::compare::CompareConfig,
+) -> String {
     let failures: Vec<Vec<String>> = result.benchmarks.iter().map(failure_lines).collect();
     let reasons = reasons(analyses);
+    let compared = crate::analysis::compared_statistics(result, compare);
     views(result, analyses, &failures, &reasons, unit)
-        .iter()
-        .map(|v| rigor_report::render(v) + "\n")
+        .into_iter()
+        .zip(compared)
+        .map(|(v, compared)| rigor_report::render(&BenchmarkView { compared, ..v }) + "\n")
         .collect()
 }
 

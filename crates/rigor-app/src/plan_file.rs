@@ -55,6 +55,15 @@ pub struct BenchmarkPlan {
     pub pilot_units: usize,
     /// Top-level units and time needed for each tabulated precision.
     pub targets: Vec<TargetRow>,
+    /// Warm-up iterations per execution the pilot found (`--discard auto`): the iteration count
+    /// is of the steady ones after them, and a run with the plan and `--discard auto` asks for
+    /// both. Absent (0) in plans planned from every iteration.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub warmup_iterations: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One row of the precision table.
@@ -179,6 +188,7 @@ impl BenchmarkPlan {
             mean: Seconds(p.mean),
             pilot_units: p.pilot_units,
             targets: TARGETS_PERCENT.iter().map(|&t| row(t)).collect(),
+            warmup_iterations: p.warmup_iterations,
         }
     }
 }
@@ -259,6 +269,7 @@ mod tests {
                     seconds: Some(Seconds(1.5)),
                     top_only_seconds: None,
                 }],
+                warmup_iterations: 0,
             }],
         }
     }

@@ -109,7 +109,11 @@ pub fn run(
                 max_looks: rigor_runner::DEFAULT_LOOKS,
                 max_units: *max_units,
             };
-            let mut pilot = PilotSettings::adaptive();
+            let mut pilot = PilotSettings {
+                // As `rigor plan` does: plan from the iterations the analysis will keep.
+                steady_only: settings.discard == rigor_store::Discard::Auto,
+                ..PilotSettings::adaptive()
+            };
             if let Some(n) = *min_units {
                 match settings.runner.build {
                     Some(_) => pilot.builds = n,

@@ -71,29 +71,43 @@ pub fn ratio_words(ratio: f64, bounds: Option<(f64, f64)>, level: f64) -> (Strin
     let level = (level * 100.0).round();
     let slower = ratio >= 1.0;
     let direction = if slower { "slower" } else { "faster" };
+    let amount = if as_factor(ratio) {
+        let k = if slower { ratio } else { 1.0 / ratio };
+        format!("{}× {direction}", factor(k))
+    } else {
+        format!("{} {direction}", percent(100.0 * (ratio - 1.0).abs()))
+    };
+    let ci = match interval_words(ratio, bounds) {
+        Some(ci) => format!("{level}% CI {ci}"),
+        None => format!("{level}% CI unbounded"),
+    };
+    (amount, ci)
+}
+
+/// The bounds of a ratio's interval in the words [`ratio_words`] gives the ratio: "+2.1% ..
+/// +7.2%", or for a factor "4.10 .. 4.53" (of 1/ratio when faster); `None` when unbounded.
+pub fn interval_words(ratio: f64, bounds: Option<(f64, f64)>) -> Option<String> {
     if as_factor(ratio) {
         // Faster by a factor: the interval of 1/ratio is the reciprocal of the ratio's.
-        let (k, ci) = if slower {
-            (ratio, bounds)
+        let ci = if ratio >= 1.0 {
+            bounds
         } else {
-            (1.0 / ratio, bounds.map(|(lo, hi)| (1.0 / hi, 1.0 / lo)))
+            bounds.map(|(lo, hi)| (1.0 / hi, 1.0 / lo))
         };
-        let ci = match ci {
+        return match ci {
             Some((lo, hi)) if lo > 0.0 && hi.is_finite() => {
-                format!("{level}% CI {} .. {}", factor(lo), factor(hi))
+                Some(format!("{} .. {}", factor(lo), factor(hi)))
             }
-            _ => format!("{level}% CI unbounded"),
+            _ => None,
         };
-        return (format!("{}× {direction}", factor(k)), ci);
     }
     let pct = |r: f64| 100.0 * (r - 1.0);
-    let ci = match bounds {
+    match bounds {
         Some((lo, hi)) if lo.is_finite() && hi.is_finite() => {
-            format!("{level}% CI {} .. {}", signed(pct(lo)), signed(pct(hi)))
+            Some(format!("{} .. {}", signed(pct(lo)), signed(pct(hi))))
         }
-        _ => format!("{level}% CI unbounded"),
-    };
-    (format!("{} {direction}", percent(pct(ratio).abs())), ci)
+        _ => None,
+    }
 }
 
 /// "B is 4.6% slower than A (95% CI +2.1% .. +7.2%)", "B is 4.31× slower than A (95% CI 4.10 ..

@@ -11,4 +11,4 @@ pub mod markdown;
 pub mod terminal;
 pub mod warnings;
 
-pub use terminal::{BenchmarkView, render};
+pub use terminal::{BenchmarkView, StatisticView, render};

@@ -134,6 +134,7 @@ mod tests {
             unanalysed: None,
             unit: Some(rigor_units::TimeUnit::Ms),
             resources: None,
+            compared: None,
         };
         table(&[view]).lines().nth(2).unwrap().to_string()
     }

@@ -26,6 +26,25 @@ pub struct BenchmarkView<'a> {
     pub unit: Option<TimeUnit>,
     /// CPU time and memory of the measured executions, when they were measured.
     pub resources: Option<Resources>,
+    /// The statistic comparisons use, when it is not the mean: shown first.
+    pub compared: Option<StatisticView>,
+}
+
+/// A benchmark's statistic other than the mean, with its interval (computed by the caller).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatisticView {
+    /// Its name as `--estimator` spells it: "min", "median", "trimmed-mean:0.1".
+    pub name: String,
+    /// Its value on all the data.
+    pub estimate: f64,
+    /// Its interval, when there were enough top-level units for one.
+    pub interval: Option<(f64, f64)>,
+    /// Confidence level of the interval.
+    pub level: f64,
+    /// What the interval's bootstrap resamples, plural: "executions", "builds".
+    pub units: String,
+    /// Whether the interval was widened to ± half the timer's resolution.
+    pub at_resolution: bool,
 }
 
 /// What the measured executions used besides wall time (computed by the caller).
@@ -53,6 +72,9 @@ pub fn render(view: &BenchmarkView<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Benchmark {}: {}", view.index, view.name);
     if let Some(a) = view.analysis {
+        if let Some(c) = &view.compared {
+            out.push_str(&statistic_line(c, a.interval.mean, view.unit));
+        }
         render_analysis(&mut out, a, view.unit);
         if let Some(r) = view.resources {
             out.push_str(&resources_line(r, view.unit));
@@ -140,6 +162,37 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
     }
 }
 
+/// "  Min, 95% CI:       10.77 ns   [10.70 ns .. 10.85 ns]   the statistic compared (bootstrap
+/// over executions)" (with a newline), times in the unit chosen for `mean`.
+fn statistic_line(c: &StatisticView, mean: f64, unit: Option<TimeUnit>) -> String {
+    let time = |x: f64| time_in(x, mean, unit);
+    let mut name = c.name.clone();
+    if let Some(first) = name.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    let resolution = if c.at_resolution {
+        ", at the timer's resolution"
+    } else {
+        ""
+    };
+    match c.interval {
+        Some((lower, upper)) => format!(
+            "  {:<18} {}   [{} .. {}]   the statistic compared (bootstrap over {}{resolution})\n",
+            format!("{name}, {}% CI:", (c.level * 100.0).round()),
+            time(c.estimate),
+            time(lower),
+            time(upper),
+            c.units,
+        ),
+        None => format!(
+            "  {:<18} {}   the statistic compared (too few {} for an interval)\n",
+            format!("{name}:"),
+            time(c.estimate),
+            c.units,
+        ),
+    }
+}
+
 /// "  User/system: 1.2 ms / 0.3 ms per execution, peak memory 7 MiB" (with a newline). CPU
 /// times are per execution, so without `--time-unit` their unit is chosen for their own size,
 /// not for the mean's: an iteration of 70 ns must not print a second of CPU as 10⁹ ns.
@@ -183,6 +236,30 @@ pub fn units(a: &Analysis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_statistic_compared_says_what_it_is_and_how_its_interval_was_found() {
+        let mut c = StatisticView {
+            name: "trimmed-mean:0.1".into(),
+            estimate: 3e-9,
+            interval: Some((2.99e-9, 3.01e-9)),
+            level: 0.95,
+            units: "builds".into(),
+            at_resolution: true,
+        };
+        assert_eq!(
+            statistic_line(&c, 3.1e-9, None),
+            "  Trimmed-mean:0.1, 95% CI: 3.000 ns   [2.990 ns .. 3.010 ns]   the statistic \
+             compared (bootstrap over builds, at the timer's resolution)\n"
+        );
+        c.name = "min".into();
+        c.interval = None;
+        assert_eq!(
+            statistic_line(&c, 3.1e-9, Some(TimeUnit::Us)),
+            "  Min:               0.003 µs   the statistic compared (too few builds for an \
+             interval)\n"
+        );
+    }
 
     #[test]
     fn cpu_times_are_scaled_for_their_own_size() {

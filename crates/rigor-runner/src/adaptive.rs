@@ -16,7 +16,9 @@
 //! tests in `tests/adaptive_coverage.rs` check that the final interval still covers the true mean
 //! at the nominal rate.
 
-use rigor_stats::bootstrap::{BootstrapConfig, Resampling, bootstrap_interval};
+use std::borrow::Cow;
+
+use rigor_stats::bootstrap::{BootstrapConfig, expanded_interval};
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
 use rigor_stats::top_means::{RareModes, TopUnits, rare_modes};
@@ -45,9 +47,12 @@ pub struct PilotSettings {
     /// Stop the pilot after this much measured time (dimensioning only: an adaptive run's pilot
     /// is part of the experiment, which its budget bounds).
     pub max_time: Option<Seconds>,
-    /// Dimensioning only (`--discard auto`): plan from the steady iterations. The warm-up the
-    /// steady-state diagnosis finds is dropped from each execution's iterations before their
-    /// cost and variance are estimated, and counted in the execution's cost, which pays for it.
+    /// Plan from the steady iterations (`--discard auto`, for `rigor plan` and adaptive runs
+    /// alike). The warm-up the steady-state diagnosis finds is dropped from each execution's
+    /// iterations before their cost and variance are estimated, and counted in the execution's
+    /// cost, which pays for it; an adaptive run also judges its interval without it, as the
+    /// analysis will, and asks for the warm-up on top of the planned iterations. (A fixed
+    /// `discard` count is always left out of the iterations' cost and variance.)
     pub steady_only: bool,
 }
 
@@ -97,6 +102,9 @@ pub struct BenchPlan {
     /// Set when the pilot's top-level means look multimodal or heavy-tailed: the plan then
     /// requires enough top-level units to see a mode of one unit in five with 95% probability.
     pub rare_modes: Option<RareModes>,
+    /// Warm-up iterations per execution left out of the plan's iterations (and paid for in the
+    /// execution's cost) when it plans from the steady ones ([`PilotSettings::steady_only`]).
+    pub warmup_iterations: usize,
 }
 
 impl BenchPlan {
@@ -199,15 +207,9 @@ pub fn dimension(
         .data()
         .iter()
         .map(|d| {
-            let steady;
-            let d = if pilot.steady_only {
-                steady = d.without_warmup();
-                &steady
-            } else {
-                d
-            };
+            let d = steady_view(d, pilot.steady_only);
             let h = d.hierarchy(with_builds)?;
-            plan_benchmark(&h, d, with_builds, s.warmup_executions)
+            plan_benchmark(&h, &d, with_builds, s.warmup_executions)
         })
         .collect();
     Ok(Dimensioning {
@@ -215,6 +217,16 @@ pub fn dimension(
         plans,
         seconds: spent,
     })
+}
+
+/// The data to plan and judge from: without each execution's warm-up iterations when
+/// `steady_only` ([`PilotSettings::steady_only`]), else as collected.
+fn steady_view(d: &BenchData, steady_only: bool) -> Cow<'_, BenchData> {
+    if steady_only {
+        Cow::Owned(d.without_warmup())
+    } else {
+        Cow::Borrowed(d)
+    }
 }
 
 /// Plans one benchmark from its data `d`, whose hierarchy `h` the caller built.
@@ -242,6 +254,7 @@ fn plan_benchmark(
         pilot_units: h.units(0),
         plan,
         rare_modes: rare_modes(&TopUnits::of(h))?,
+        warmup_iterations: d.warmup_iterations(),
     })
 }
 
@@ -335,6 +348,8 @@ struct AdaptiveRule {
     with_builds: bool,
     warmup: usize,
     discard: usize,
+    /// Plan and judge from the steady iterations ([`PilotSettings::steady_only`]).
+    steady_only: bool,
     pilot_units: usize,
     phase: Phase,
     looks: usize,
@@ -359,10 +374,18 @@ impl AdaptiveRule {
             .unwrap_or(0)
     }
 
+    /// Each benchmark's data as the rule plans and judges them ([`steady_view`]).
+    fn view<'d>(&self, data: &'d [BenchData]) -> Vec<Cow<'d, BenchData>> {
+        data.iter()
+            .map(|d| steady_view(d, self.steady_only))
+            .collect()
+    }
+
     /// Largest relative half-width over the benchmarks.
     fn worst(&self, data: &[BenchData]) -> Option<f64> {
         let mut worst: Option<f64> = None;
-        for d in data
+        for d in self
+            .view(data)
             .iter()
             .filter(|d| d.running() && d.measured_executions() > 0)
         {
@@ -381,6 +404,8 @@ impl AdaptiveRule {
     /// and returns the top-level count to run to, aiming at `margin` × the target (`None` when
     /// nothing can be planned).
     fn plan(&mut self, data: &[BenchData], n: usize, margin: f64) -> Option<usize> {
+        let view = self.view(data);
+        let data = view.as_slice();
         let hierarchies: Vec<Result<Hierarchy, StatsError>> =
             data.iter().map(|d| d.hierarchy(self.with_builds)).collect();
         self.plans = data
@@ -644,11 +669,11 @@ impl EstimatorBounds {
     }
 }
 
-/// The interval the adaptive rule judges: for the mean, the METHODS §2 interval over top-level
-/// means (`a.level`, `a.quantile`); for another estimator, the percentile interval of the
+/// The interval the adaptive rule judges: for the mean, the interval over top-level
+/// means (`a.level`, `a.quantile`; docs/methodology.md, "The interval"); for another estimator, the percentile interval of the
 /// top-only hierarchical bootstrap with `a.bootstrap`'s resamples and seed, expanded for the
-/// number of top-level units ([`rigor_stats::dist::expanded_level`]: the plain percentile
-/// interval covered 89% in simulation with ~15 executions).
+/// number of top-level units ([`rigor_stats::bootstrap::expanded_interval`]: the plain
+/// percentile interval covered 89% in simulation with ~15 executions).
 ///
 /// With the data's `resolution` (the step its values move in, when the program reported it),
 /// either bound closer than half a step to the estimate is moved out to half a step
@@ -656,7 +681,7 @@ impl EstimatorBounds {
 /// which would claim a precision the clock does not have and stop the adaptive rule at once.
 ///
 /// # Errors
-/// As [`mean_interval`] or [`bootstrap_interval`] (fewer than two top-level units, …).
+/// As [`mean_interval`] or [`expanded_interval`] (fewer than two top-level units, …).
 pub fn estimator_interval(
     h: &Hierarchy,
     a: &AdaptiveSettings,
@@ -693,11 +718,10 @@ fn raw_interval(h: &Hierarchy, a: &AdaptiveSettings) -> Result<EstimatorBounds, 
         });
     }
     let cfg = BootstrapConfig {
-        level: rigor_stats::dist::expanded_level(a.level.get(), h.units(0))?,
-        strategy: Resampling::TopOnly,
+        level: a.level.get(),
         ..a.bootstrap
     };
-    let b = bootstrap_interval(h, a.estimator, &cfg)?;
+    let b = expanded_interval(h, a.estimator, &cfg)?;
     Ok(EstimatorBounds {
         estimate: b.estimate,
         lower: b.lower,
@@ -787,6 +811,7 @@ pub fn run_adaptive(
         with_builds,
         warmup: s.warmup_executions,
         discard,
+        steady_only: pilot.steady_only,
         pilot_units: pilot_units.max(2),
         phase: Phase::Pilot,
         looks: 0,
@@ -814,8 +839,8 @@ pub fn run_adaptive(
         .to_string()
     });
     let pilot_seconds = rule.pilot_seconds.unwrap_or(spent);
-    let intervals = collector
-        .data()
+    let intervals = rule
+        .view(collector.data())
         .iter()
         .map(|d| {
             let h = d.hierarchy(with_builds).ok()?;
@@ -843,7 +868,7 @@ pub fn run_adaptive(
 const MAX_STEP: usize = 4;
 
 /// The counts to run next: each plan's lower-level counts — iterations per execution (after
-/// `discard`) per benchmark, and executions per build (the largest any benchmark needs, since
+/// `discard` and the plan's warm-up iterations) per benchmark, and executions per build (the largest any benchmark needs, since
 /// rounds are shared) — within a factor [`MAX_STEP`] of the current ones. A benchmark whose
 /// top level showed no variance keeps its current counts: its plan would either repeat the
 /// top level with a single unit below it or grow the counts below without bound, and the
@@ -859,7 +884,10 @@ fn next_shape(current: &Shape, plans: &[Result<BenchPlan, StatsError>], discard:
         .zip(plans)
         .map(
             |(&now, p)| match (now, usable(p).and_then(|p| p.count("iteration"))) {
-                (Some(now), Some(k)) => Some(step(now.saturating_sub(discard).max(1), k) + discard),
+                (Some(now), Some(k)) => {
+                    let skip = discard + usable(p).map_or(0, |p| p.warmup_iterations);
+                    Some(step(now.saturating_sub(skip).max(1), k) + skip)
+                }
                 _ => now,
             },
         )
@@ -1112,6 +1140,86 @@ mod tests {
             assert_eq!(r.reason, StopReason::PrecisionReached, "{estimator}");
             let i = r.intervals[0].unwrap();
             assert!(i.at_resolution && i.relative_half_width() > 0.003, "{i:?}");
+        }
+    }
+
+    /// Runs an adaptive experiment on a simulated benchmark whose first 10 iterations of every
+    /// execution take 10 ms and the rest 1 ms, discarding `discard` iterations per execution,
+    /// and with `steady_only` as `--discard auto` sets it.
+    fn run_warming(discard: usize, steady_only: bool) -> AdaptiveReport {
+        let spec = "mean=1ms,execution=2%,iteration=1%,warm=10,slow=9ms,iterations=40";
+        let benches = [Benchmark::new(
+            "warming",
+            CommandLine::parse(spec, false).unwrap(),
+        )];
+        let settings = Settings {
+            executions: 10,
+            seed: Seed(3),
+            ..Settings::default()
+        };
+        let pilot = PilotSettings {
+            iterations: 40 - discard,
+            steady_only,
+            ..PilotSettings::adaptive()
+        };
+        let a = AdaptiveSettings {
+            target: Fraction::new(0.005),
+            ..adaptive()
+        };
+        run_adaptive(
+            &benches,
+            &settings,
+            discard,
+            &pilot,
+            &a,
+            StopSignal::new(),
+            &mut SimulatedExecutor::new(3),
+            &mut Quiet,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn with_warm_up_discarded_the_plan_costs_a_steady_iteration() {
+        // Counting the warm-up in the iterations would make one cost 3.25 ms (130 ms / 40).
+        let blended = run_warming(0, false);
+        let q = blended.plans[0].as_ref().unwrap();
+        assert!(q.costs[1].get() > 3e-3, "{:?}", q.costs);
+        // `--discard auto` and `--discard 10` alike: a steady iteration costs 1 ms; the 10
+        // warm-up iterations (100 ms) are part of what an execution costs, not of what one more
+        // iteration costs.
+        for (discard, steady_only) in [(0, true), (10, false)] {
+            let r = run_warming(discard, steady_only);
+            let p = r.plans[0].as_ref().unwrap();
+            let [execution, iteration] = p.costs[..] else {
+                panic!("{:?}", p.costs)
+            };
+            let case = format!("discard {discard}, steady only {steady_only}");
+            assert!(
+                (iteration.get() - 1e-3).abs() < 0.05e-3,
+                "{case}: iteration cost {iteration}"
+            );
+            assert!(
+                execution.get() > 95e-3,
+                "{case}: execution cost {execution}"
+            );
+            assert!((p.mean - 1e-3).abs() < 0.05e-3, "{case}: mean {}", p.mean);
+            // The interval judged is of the steady iterations too, as the analysis's will be.
+            let i = r.intervals[0].unwrap();
+            assert!((i.estimate - 1e-3).abs() < 0.05e-3, "{case}: {i:?}");
+            // The warm-up is run on top of the planned (steady) iterations, of which the
+            // costs ask for few (about √(100 ms / 1 ms × 1%² / 2%²) = 5).
+            assert_eq!(
+                p.warmup_iterations,
+                if steady_only { 10 } else { 0 },
+                "{case}"
+            );
+            let k = r.shape.iterations[0].unwrap();
+            let steady = k - discard - p.warmup_iterations;
+            assert!(
+                (2..=10).contains(&steady),
+                "{case}: {k} iterations per execution"
+            );
         }
     }
 

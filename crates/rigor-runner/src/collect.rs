@@ -31,6 +31,8 @@ pub struct BenchData {
     rounds: Vec<usize>,
     /// The coarsest resolution its executions reported for their iteration times.
     resolution: Option<Resolution>,
+    /// Warm-up iterations [`BenchData::without_warmup`] moved out of each execution's values.
+    warmup_iterations: usize,
 }
 
 impl BenchData {
@@ -116,7 +118,14 @@ impl BenchData {
                 d.overheads[i] += dropped;
             }
         }
+        d.warmup_iterations = k;
         d
+    }
+
+    /// Warm-up iterations per execution [`BenchData::without_warmup`] dropped from these data
+    /// (0 for data as collected).
+    pub fn warmup_iterations(&self) -> usize {
+        self.warmup_iterations
     }
 
     /// Time spent so far on this benchmark's builds and executions.

@@ -33,7 +33,7 @@ pub use process::ProcessExecutor;
 pub use rigor_units::TimeUnit;
 pub use schedule::{
     Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Control, Ending, ExecutionRecord,
-    FailureRecord, Observer, Report, Scheduler, Settings, Shape,
+    FailureRecord, FailureStage, Observer, Report, Scheduler, Settings, Shape,
 };
 pub use simulate::{SimSpec, SimulatedExecutor};
 pub use stop::StopSignal;

@@ -195,11 +195,30 @@ pub struct ExecutionRecord {
     pub outcome: ExecutionOutcome,
 }
 
-/// A failed execution or hook.
+/// What failed: the benchmarked command, its build, or one of the hook commands around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureStage {
+    /// The benchmarked command (it failed, or what it reported could not be read).
+    Command,
+    /// Its build (`--build`).
+    Build,
+    /// `--setup`, run once before the benchmark's first execution.
+    Setup,
+    /// `--prepare`, run before the execution the record names.
+    Prepare,
+    /// `--conclude`, run after the execution the record names (which is then not counted).
+    Conclude,
+    /// `--cleanup`, run once after the benchmark's last execution.
+    Cleanup,
+}
+
+/// A failed execution, build or hook.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FailureRecord {
     /// Benchmark index.
     pub benchmark: usize,
+    /// What failed.
+    pub stage: FailureStage,
     /// Round of the failure.
     pub round: usize,
     /// Execution index (as in [`ExecutionRecord`]).
@@ -208,7 +227,8 @@ pub struct FailureRecord {
     pub warmup: bool,
     /// Its number as a user counts them, from 1: among the benchmark's measured executions, or
     /// among its warm-up executions when `warmup` (the first measured execution is 1 whatever
-    /// the warm-up before it).
+    /// the warm-up before it). For a build, `--setup` or `--cleanup`, the number the next
+    /// execution would have had.
     pub number: usize,
     /// How the process ended, if it ran.
     pub termination: Option<Termination>,
@@ -385,7 +405,14 @@ impl<'a> Scheduler<'a> {
         observer.started(n * builds * (s.executions + s.warmup_executions))?;
         for b in 0..n {
             if let Some(setup) = &s.setup {
-                self.hook(executor, observer, &mut state, b, setup, "setup")?;
+                self.hook(
+                    executor,
+                    observer,
+                    &mut state,
+                    b,
+                    setup,
+                    FailureStage::Setup,
+                )?;
             }
         }
         let mut ending = Ending::Completed;
@@ -406,7 +433,14 @@ impl<'a> Scheduler<'a> {
         if ending != Ending::Interrupted {
             for b in 0..n {
                 if let Some(cleanup) = &s.cleanup {
-                    self.hook(executor, observer, &mut state, b, cleanup, "cleanup")?;
+                    self.hook(
+                        executor,
+                        observer,
+                        &mut state,
+                        b,
+                        cleanup,
+                        FailureStage::Cleanup,
+                    )?;
                 }
             }
         }
@@ -544,6 +578,7 @@ impl<'a> Scheduler<'a> {
             };
             let record = FailureRecord {
                 benchmark: b,
+                stage: FailureStage::Build,
                 round: state.round,
                 execution: state.executions[b],
                 warmup: false,
@@ -578,8 +613,9 @@ impl<'a> Scheduler<'a> {
         if !slot.warmup {
             state.measured[b] += 1;
         }
-        let fail = |termination, stderr_tail: String, reason: String| FailureRecord {
+        let fail = |stage, termination, stderr_tail: String, reason: String| FailureRecord {
             benchmark: b,
+            stage,
             round: slot.round,
             execution,
             warmup: slot.warmup,
@@ -589,16 +625,15 @@ impl<'a> Scheduler<'a> {
             reason,
             ends_benchmark: true,
         };
-        if let Some(prepare) = &s.prepare {
-            let o = executor.run_hook(prepare, self.benchmarks[b].dir.as_deref())?;
-            if !o.termination.success() {
-                let reason = format!("--prepare command {}", describe(o.termination));
-                return self.failed(
-                    observer,
-                    state,
-                    fail(Some(o.termination), o.stderr_tail, reason),
-                );
-            }
+        let run_hook = |executor: &mut dyn Executor, stage, command| {
+            let at = execution_name(slot.warmup, number);
+            let failed = self.run_hook(executor, b, command, stage, &at)?;
+            Ok::<_, RunError>(failed.map(|(t, tail, reason)| fail(stage, t, tail, reason)))
+        };
+        if let Some(prepare) = &s.prepare
+            && let Some(record) = run_hook(executor, FailureStage::Prepare, prepare)?
+        {
+            return self.failed(observer, state, record);
         }
         let env_pad = s
             .randomize_env
@@ -626,7 +661,7 @@ impl<'a> Scheduler<'a> {
         let outcome = match executor.execute(&request) {
             Ok(o) => o,
             Err(e @ (RunError::Spawn { .. } | RunError::File { .. })) => {
-                let record = fail(None, String::new(), e.to_string());
+                let record = fail(FailureStage::Command, None, String::new(), e.to_string());
                 observer.failure(&record)?;
                 state.status[b] = BenchmarkStatus::Failed(record.reason);
                 return Ok(());
@@ -636,19 +671,18 @@ impl<'a> Scheduler<'a> {
         if self.stop.is_requested() {
             return Ok(()); // interrupted mid-execution: not a measurement
         }
-        if let Some(conclude) = &s.conclude {
-            let o = executor.run_hook(conclude, self.benchmarks[b].dir.as_deref())?;
-            if !o.termination.success() {
-                let reason = format!("--conclude command {}", describe(o.termination));
-                return self.failed(
-                    observer,
-                    state,
-                    fail(Some(o.termination), o.stderr_tail, reason),
-                );
-            }
+        if let Some(conclude) = &s.conclude
+            && let Some(record) = run_hook(executor, FailureStage::Conclude, conclude)?
+        {
+            return self.failed(observer, state, record);
         }
         if let Some(reason) = problem(&outcome, state.reports_iterations[b], slot.warmup) {
-            let record = fail(Some(outcome.termination), outcome.stderr_tail, reason);
+            let record = fail(
+                FailureStage::Command,
+                Some(outcome.termination),
+                outcome.stderr_tail,
+                reason,
+            );
             return self.failed(observer, state, record);
         }
         if !slot.warmup && state.reports_iterations[b].is_none() {
@@ -680,6 +714,7 @@ impl<'a> Scheduler<'a> {
         Ok(())
     }
 
+    /// Runs `--setup` or `--cleanup` (`stage`) for benchmark `b`; a failure ends the benchmark.
     fn hook(
         &self,
         executor: &mut dyn Executor,
@@ -687,40 +722,24 @@ impl<'a> Scheduler<'a> {
         state: &mut State,
         b: usize,
         command: &CommandLine,
-        what: &str,
+        stage: FailureStage,
     ) -> Result<(), RunError> {
         if !state.active(b) {
             return Ok(());
         }
-        let outcome = match executor.run_hook(command, self.benchmarks[b].dir.as_deref()) {
-            Ok(o) => o,
-            Err(e) => {
-                let record = FailureRecord {
-                    benchmark: b,
-                    round: 0,
-                    execution: state.executions[b],
-                    warmup: false,
-                    number: state.measured[b] + 1,
-                    termination: None,
-                    stderr_tail: String::new(),
-                    reason: format!("--{what} command: {e}"),
-                    ends_benchmark: true,
-                };
-                observer.failure(&record)?;
-                state.status[b] = BenchmarkStatus::Failed(record.reason);
-                return Ok(());
-            }
-        };
-        if !outcome.termination.success() {
+        if let Some((termination, stderr_tail, reason)) =
+            self.run_hook(executor, b, command, stage, "")?
+        {
             let record = FailureRecord {
                 benchmark: b,
+                stage,
                 round: 0,
                 execution: state.executions[b],
                 warmup: false,
                 number: state.measured[b] + 1,
-                termination: Some(outcome.termination),
-                stderr_tail: outcome.stderr_tail,
-                reason: format!("--{what} command {}", describe(outcome.termination)),
+                termination,
+                stderr_tail,
+                reason,
                 ends_benchmark: true,
             };
             observer.failure(&record)?;
@@ -728,6 +747,59 @@ impl<'a> Scheduler<'a> {
         }
         Ok(())
     }
+
+    /// Runs a hook command of benchmark `b` (`execution`: the one a `--prepare` or `--conclude`
+    /// runs around): `None` when it succeeded, else how it ended (if it ran), its standard
+    /// error's tail and the reason ([`hook_failure`]). A command that cannot start is such a
+    /// failure too; other errors end the experiment.
+    #[allow(clippy::type_complexity)]
+    fn run_hook(
+        &self,
+        executor: &mut dyn Executor,
+        b: usize,
+        command: &CommandLine,
+        stage: FailureStage,
+        execution: &str,
+    ) -> Result<Option<(Option<Termination>, String, String)>, RunError> {
+        let failed = |why: String| hook_failure(stage, execution, &why);
+        Ok(
+            match executor.run_hook(command, self.benchmarks[b].dir.as_deref()) {
+                Ok(o) if o.termination.success() => None,
+                Ok(o) => Some((
+                    Some(o.termination),
+                    o.stderr_tail,
+                    failed(describe(o.termination)),
+                )),
+                Err(e @ (RunError::Spawn { .. } | RunError::File { .. })) => {
+                    Some((None, String::new(), failed(e.to_string())))
+                }
+                Err(e) => return Err(e),
+            },
+        )
+    }
+}
+
+/// "execution 3" (among the measured ones) or "warm-up execution 1".
+fn execution_name(warmup: bool, number: usize) -> String {
+    if warmup {
+        format!("warm-up execution {number}")
+    } else {
+        format!("execution {number}")
+    }
+}
+
+/// A hook's failure in words, naming the hook and when it ran: "--setup command before the
+/// first execution failed: exited with code 1", "--prepare command before execution 3 failed:
+/// …" (`execution` names the execution a `--prepare` or `--conclude` ran around).
+fn hook_failure(stage: FailureStage, execution: &str, why: &str) -> String {
+    let (option, when) = match stage {
+        FailureStage::Setup => ("--setup", "before the first execution".to_string()),
+        FailureStage::Prepare => ("--prepare", format!("before {execution}")),
+        FailureStage::Conclude => ("--conclude", format!("after {execution}")),
+        FailureStage::Cleanup => ("--cleanup", "after the last execution".to_string()),
+        FailureStage::Command | FailureStage::Build => ("the", format!("of {execution}")),
+    };
+    format!("{option} command {when} failed: {why}")
 }
 
 /// What is wrong with a finished execution, if anything: a failure, unreadable iteration times,

@@ -237,7 +237,7 @@ pub fn fold_log(result: &mut ResultFile) {
 mod tests {
     use super::*;
     use crate::layout::Layout;
-    use crate::schema::{BenchmarkRecord, ExecutionRecord, FailureRecord};
+    use crate::schema::{BenchmarkRecord, ExecutionRecord, FailureRecord, FailureStage};
     use rigor_units::{ConfidenceLevel, Seconds, Seed};
 
     fn header() -> ResultFile {
@@ -277,6 +277,7 @@ mod tests {
         w.append(&LogEntry::Failure {
             benchmark: 0,
             record: FailureRecord {
+                stage: FailureStage::Command,
                 round: 1,
                 execution: 1,
                 warmup: false,

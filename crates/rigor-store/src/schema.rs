@@ -287,9 +287,39 @@ pub struct BuildRecord {
     pub dir: String,
 }
 
+/// What failed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureStage {
+    /// The benchmarked command (it failed, or what it reported could not be read); also every
+    /// failure of files written before the stage was recorded.
+    #[default]
+    Command,
+    /// Its build (`--build`).
+    Build,
+    /// `--setup`, run once before the benchmark's first execution.
+    Setup,
+    /// `--prepare`, run before the execution the record names.
+    Prepare,
+    /// `--conclude`, run after the execution the record names (which is then not counted).
+    Conclude,
+    /// `--cleanup`, run once after the benchmark's last execution.
+    Cleanup,
+}
+
+impl FailureStage {
+    /// Whether it is the benchmarked command (the stage left out of written files).
+    pub fn is_command(&self) -> bool {
+        *self == Self::Command
+    }
+}
+
 /// A failure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FailureRecord {
+    /// What failed: the command, its build or a hook command (absent: the command).
+    #[serde(default, skip_serializing_if = "FailureStage::is_command")]
+    pub stage: FailureStage,
     /// Round.
     pub round: usize,
     /// Execution index (0-based, warm-up executions counted).
@@ -298,7 +328,8 @@ pub struct FailureRecord {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub warmup: bool,
     /// Its number as a user counts them, from 1: among the measured executions, or among the
-    /// warm-up executions when `warmup`. Absent in files written before it was recorded.
+    /// warm-up executions when `warmup` (for a build, `--setup` or `--cleanup`: the number the
+    /// next execution would have had). Absent in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number: Option<usize>,
     /// Exit code, if it exited.
@@ -684,5 +715,30 @@ impl BenchmarkRecord {
             }
         }
         keys
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_names_its_stage_unless_it_is_the_command() {
+        let old = r#"{"round": 0, "execution": 2, "exit_code": 1, "signal": null,
+                      "timed_out": false, "stderr_tail": "", "reason": "the command exited"}"#;
+        let f: FailureRecord = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            f.stage,
+            FailureStage::Command,
+            "files before the stage was written"
+        );
+        assert!(!serde_json::to_string(&f).unwrap().contains("stage"));
+        let hook = FailureRecord {
+            stage: FailureStage::Setup,
+            ..f
+        };
+        let text = serde_json::to_string(&hook).unwrap();
+        assert!(text.starts_with(r#"{"stage":"setup","#), "{text}");
+        assert_eq!(serde_json::from_str::<FailureRecord>(&text).unwrap(), hook);
     }
 }

@@ -75,10 +75,13 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
         rigor_app::run::run(s, executor.as_mut(), stop, &mut bar)?
     };
     let r = &measured.result;
+    let compare =
+        rigor_app::comparisons::CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
     emit(&rigor_app::exports::summaries(
         r,
         &measured.analyses,
         s.exports.unit,
+        &compare.config,
     ));
     for b in &r.benchmarks {
         if let Some(st) = &b.steady_state {
@@ -121,7 +124,7 @@ fn exited_non_zero(r: &rigor_store::ResultFile) -> bool {
     r.benchmarks.iter().any(|b| {
         b.failures
             .iter()
-            .any(|f| f.exit_code.is_some_and(|c| c != 0) && f.reason.starts_with("the command"))
+            .any(|f| f.stage.is_command() && f.exit_code.is_some_and(|c| c != 0))
     })
 }
 
@@ -154,16 +157,21 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
         emit(&rigor_store::to_json(r)?);
     } else {
         output::result_warnings(r);
-        emit(&rigor_app::exports::summaries(r, &a.analyses, None));
-        if let Some(note) = text::saved_decided_note(r) {
-            emit(&note);
-        }
-        emit(&rigor_app::comparisons::render(&a.comparisons));
         let cs = rigor_app::comparisons::CompareSettings::new(
             &s.comparison,
             s.analysis.confidence,
             r.seed,
         );
+        emit(&rigor_app::exports::summaries(
+            r,
+            &a.analyses,
+            None,
+            &cs.config,
+        ));
+        if let Some(note) = text::saved_decided_note(r) {
+            emit(&note);
+        }
+        emit(&rigor_app::comparisons::render(&a.comparisons));
         let ranking = rigor_app::comparisons::ranking(r, &a.analyses, &cs, true);
         emit(&rigor_app::comparisons::render_ranking(&ranking));
         if args.diagnose {

@@ -588,7 +588,13 @@ fn apply_plan(
 ) -> Result<()> {
     let plans = file.for_benchmarks(benchmarks)?;
     for (b, p) in benchmarks.iter_mut().zip(&plans) {
-        b.iterations = p.count(LevelKind::Iteration).map(|k| k + discard.fixed());
+        // The plan counts steady iterations: the warm-up before them comes on top, the fixed
+        // count discarded or (with `--discard auto`) what the pilot found.
+        let warmup = match discard {
+            Discard::Auto => p.warmup_iterations,
+            Discard::Count(n) => n,
+        };
+        b.iterations = p.count(LevelKind::Iteration).map(|k| k + warmup);
     }
     let top = match precision {
         Some(target) => {

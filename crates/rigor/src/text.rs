@@ -3,10 +3,12 @@
 
 use std::fmt::Write as _;
 
+use rigor_app::comparisons::kind_of;
 use rigor_app::diagnosis;
 use rigor_app::plan_file::BenchmarkPlan;
 use rigor_app::run::AdaptiveOutcome;
 use rigor_app::settings::RunSettings;
+use rigor_report::comparison::{Kind, interval_words, ratio_words, verdict_word};
 use rigor_report::format::{count, percent, time, time_like};
 use rigor_runner::StopReason;
 use rigor_store::{LevelKind, ResultFile, SuiteRecord};
@@ -49,10 +51,15 @@ pub fn adaptive_note(s: &RunSettings, outcome: &AdaptiveOutcome) -> String {
                 .as_ref()
                 .is_ok_and(|p| p.levels.iter().any(|l| l == LevelKind::Iteration.name()));
             if let Some(k) = k.filter(|_| reports_iterations) {
-                counts.push(format!(
+                let warm = plan.as_ref().map_or(0, |p| p.warmup_iterations);
+                let mut text = format!(
                     "{} iteration(s) per execution",
-                    k.saturating_sub(discard)
-                ));
+                    k.saturating_sub(discard + warm)
+                );
+                if warm > 0 {
+                    text.push_str(&format!(" after {warm} warm-up"));
+                }
+                counts.push(text);
             }
             if counts.is_empty() {
                 counts.push("top level only".into());
@@ -191,6 +198,14 @@ pub fn plan(p: &BenchmarkPlan) -> String {
             share
         );
     }
+    if p.warmup_iterations > 0 {
+        let _ = writeln!(
+            out,
+            "  warm-up: the first {} iteration(s) of each execution, counted in its cost; run \
+             with --discard auto to run them before the planned iterations",
+            p.warmup_iterations
+        );
+    }
     if !p.collapsed.is_empty() {
         let names: Vec<&str> = p.collapsed.iter().map(|l| l.name()).collect();
         let _ = writeln!(
@@ -307,16 +322,6 @@ pub fn suite(s: &SuiteRecord, seed: Seed) -> String {
     )
 }
 
-/// A relative change in percent with its sign: `+3.1%`, `−0.4%`.
-fn signed_change(ratio: f64) -> String {
-    let p = 100.0 * (ratio - 1.0);
-    if p >= 0.0 {
-        format!("+{}", percent(p))
-    } else {
-        format!("−{}", percent(-p))
-    }
-}
-
 /// The rule of a run until decided, as its note opens.
 struct DecidedRule {
     /// The error rate shared by the candidates.
@@ -358,38 +363,41 @@ impl DecidedRule {
     }
 }
 
-/// How one candidate of a run until decided ended: its verdict, sequence and stop reason.
-fn decision_line(candidate: &str, reference: &str, r: &rigor_store::SequentialRecord) -> String {
+/// How one candidate of a run until decided ended: its verdict, in the words the comparisons use
+/// for its `kind` ("regression" for versions of one program, "slower" for different commands),
+/// the change and its sequence ("new is 3.6% slower than old, sequence +2.3% .. +4.9%"), and
+/// why it stopped.
+fn decision_line(
+    candidate: &str,
+    reference: &str,
+    kind: Kind,
+    r: &rigor_store::SequentialRecord,
+) -> String {
     use rigor_stats::compare::Verdict;
     use rigor_store::SequentialStopRecord as Stop;
     let verdict = match r.verdict {
-        Verdict::Regression => format!("{candidate} is a regression against {reference}"),
-        Verdict::Improvement => format!("{candidate} is an improvement on {reference}"),
-        Verdict::Equivalent => format!("{candidate} is equivalent to {reference}"),
-        _ => format!("{candidate} against {reference}: inconclusive"),
+        v @ (Verdict::Regression | Verdict::Improvement) => verdict_word(kind, v),
+        Verdict::Equivalent => "equivalent".to_string(),
+        _ => "inconclusive".to_string(),
     };
-    let sequence = match (r.lower, r.upper) {
-        (Some(lo), Some(hi)) => format!(
-            "{}, sequence {} .. {}",
-            signed_change(r.ratio),
-            signed_change(lo),
-            signed_change(hi)
-        ),
-        _ => format!("{}, no sequence yet", signed_change(r.ratio)),
-    };
+    let (amount, _) = ratio_words(r.ratio, None, 1.0 - r.alpha);
+    let sequence = r
+        .lower
+        .zip(r.upper)
+        .and_then(|bounds| interval_words(r.ratio, Some(bounds)))
+        .map_or("no sequence yet".to_string(), |i| format!("sequence {i}"));
+    let said = format!("{verdict} ({candidate} is {amount} than {reference}, {sequence})");
     let rounds = r.rounds;
     match r.stop {
-        Stop::Decided => format!("decided: {verdict} ({sequence}) after {rounds} rounds"),
-        Stop::Budget => format!(
-            "budget reached after {rounds} rounds: {verdict} ({sequence}); a larger --budget may decide it"
-        ),
-        Stop::MaxRounds => format!(
-            "round limit reached after {rounds} rounds: {verdict} ({sequence}); a larger --max-runs may decide it"
-        ),
-        Stop::Interrupted => format!("interrupted after {rounds} rounds: {verdict} ({sequence})"),
-        Stop::Failed => {
-            format!("stopped after {rounds} rounds by a failure: {verdict} ({sequence})")
+        Stop::Decided => format!("decided: {said} after {rounds} rounds"),
+        Stop::Budget => {
+            format!("budget reached after {rounds} rounds: {said}; a larger --budget may decide it")
         }
+        Stop::MaxRounds => format!(
+            "round limit reached after {rounds} rounds: {said}; a larger --max-runs may decide it"
+        ),
+        Stop::Interrupted => format!("interrupted after {rounds} rounds: {said}"),
+        Stop::Failed => format!("stopped after {rounds} rounds by a failure: {said}"),
     }
 }
 
@@ -423,7 +431,8 @@ pub fn decided_note(s: &RunSettings, d: &rigor_app::decided::DecidedOutcome) -> 
             alpha: d.report.alpha_each,
         };
         let name = &s.benchmarks[x.candidate].name;
-        let _ = writeln!(out, "  {}", decision_line(name, reference, &record));
+        let kind = kind_of(&s.commands[d.reference], &s.commands[x.candidate]);
+        let _ = writeln!(out, "  {}", decision_line(name, reference, kind, &record));
     }
     out
 }
@@ -455,8 +464,19 @@ pub fn saved_decided_note(r: &ResultFile) -> Option<String> {
     };
     let ran = ended.iter().map(|(_, s)| s.rounds).max().unwrap_or(0);
     let mut out = format!("{}; {ran} rounds run (as saved).\n", rule.opening());
+    let command = |name: &str| {
+        r.benchmarks
+            .iter()
+            .find(|b| b.name == name)
+            .map_or_else(|| name.to_string(), |b| b.command.clone())
+    };
     for (c, s) in &ended {
-        let _ = writeln!(out, "  {}", decision_line(&c.candidate, &c.baseline, s));
+        let kind = kind_of(&command(&c.baseline), &command(&c.candidate));
+        let _ = writeln!(
+            out,
+            "  {}",
+            decision_line(&c.candidate, &c.baseline, kind, s)
+        );
     }
     Some(out)
 }

@@ -120,6 +120,12 @@ fn lists_tunes_and_measures_each_function_across_processes() {
     );
     assert!(stderr.contains("rigor: sum/10: ") && stderr.contains(" per sample (tuned at "));
     assert!(stdout.contains("Benchmark 1: sum/10") && stdout.contains("Benchmark 2: sum/1000"));
+    // The summary leads with the minimum, the statistic baselines and references compare.
+    assert!(
+        stdout.contains("Benchmark 1: sum/10\n  Min, 95% CI:  ")
+            && stdout.contains("the statistic compared (bootstrap over executions"),
+        "{stdout}"
+    );
     assert!(
         !stdout.contains("Comparisons"),
         "different functions are not compared: {stdout}"

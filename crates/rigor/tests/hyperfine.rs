@@ -335,7 +335,7 @@ fn conclude_runs_after_every_execution_and_show_output_shows_it() {
         .assert()
         .code(2)
         .stdout(predicate::str::contains(
-            "--conclude command exited with code 1",
+            "Failure: --conclude command after warm-up execution 1 failed: exited with code 1",
         ));
     rigor()
         .args(["run", "-r", "2", "--show-output", "echo shown-output"])

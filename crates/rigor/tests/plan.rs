@@ -228,7 +228,11 @@ fn plan_costs_iterations_from_the_steady_ones() {
             .assert()
             .success();
         let plan: toml::Value = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        plan["benchmark"][0]["costs"]
+        let b = &plan["benchmark"][0];
+        // The warm-up the pilot found, kept for runs with the plan (a fixed count is the run's).
+        let warmup = b.get("warmup_iterations").and_then(toml::Value::as_integer);
+        assert_eq!(warmup, (discard == "auto").then_some(5), "{b}");
+        b["costs"]
             .as_array()
             .unwrap()
             .iter()
@@ -246,4 +250,68 @@ fn plan_costs_iterations_from_the_steady_ones() {
             "--discard {discard}: execution {c:?}"
         );
     }
+    // A run with the plan asks for the warm-up on top of the planned steady iterations.
+    let plan = dir.path("p-auto.toml");
+    let planned: toml::Value = toml::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    let steady = planned["benchmark"][0]["counts"][0].as_integer().unwrap() as usize;
+    let result = dir.path("r.json");
+    sim()
+        .args([
+            "--seed",
+            "2",
+            "--discard",
+            "auto",
+            "-w",
+            "0",
+            WARM,
+            "--plan",
+        ])
+        .arg(&plan)
+        .arg("--export-json")
+        .arg(&result)
+        .assert()
+        .success();
+    let r = json(&result);
+    let samples = r["benchmarks"][0]["samples"].as_array().unwrap();
+    let first = samples.iter().filter(|s| s["execution"] == 0).count();
+    assert_eq!(first, steady + 5, "execution 0 ran {first} iterations");
+}
+
+#[test]
+fn adaptive_runs_with_discard_auto_plan_from_the_steady_iterations() {
+    // As `rigor plan` above: the 5 warm-up iterations are an execution's cost, and each execution
+    // runs them on top of the steady iterations the plan asks for.
+    const WARM: &str =
+        "mean=1ms,execution=2%,iteration=3%,iterations=30,startup=20ms,slow=9ms,warm=5";
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(sim().args([
+        "--seed",
+        "2",
+        "--precision",
+        "1%",
+        "--discard",
+        "auto",
+        WARM,
+        "--export-json",
+        path.to_str().unwrap(),
+    ]));
+    let line = out
+        .lines()
+        .find(|l| l.contains("iteration(s) per execution"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let (head, warm) = line
+        .split_once(" iteration(s) per execution after ")
+        .expect(line);
+    assert_eq!(warm, "5 warm-up", "{out}");
+    let steady: u64 = head.rsplit(' ').next().unwrap().parse().expect(line);
+    let r = json(&path);
+    let samples = r["benchmarks"][0]["samples"].as_array().unwrap();
+    let last = samples.last().unwrap()["execution"].clone();
+    let ran = samples.iter().filter(|s| s["execution"] == last).count() as u64;
+    assert_eq!(
+        ran,
+        steady + 5,
+        "the last execution ran {ran} iterations\n{out}"
+    );
 }

@@ -110,6 +110,14 @@ fn a_comparison_of_tied_samples_is_not_decided_beyond_the_resolution() {
         "{out}"
     );
     assert!(out.contains("verdict: inconclusive"), "{out}");
+    // Each summary leads with the minimum compared, its interval at the resolution too.
+    assert!(
+        out.contains(
+            "Benchmark 1: old\n  Min, 95% CI:       3.000 ns   [2.990 ns .. 3.010 ns]   the \
+             statistic compared (bootstrap over executions, at the timer's resolution)\n"
+        ),
+        "{out}"
+    );
     // Each benchmark's mean interval too: ± 0.01 ns, not ± 0, and said so.
     assert!(
         out.contains("3.000 ns ± 0.010 ns (± 0.33%)") && out.contains("3.020 ns ± 0.010 ns"),

@@ -253,9 +253,71 @@ fn failed_build_is_reported_with_its_output() {
         .assert()
         .code(2)
         .stdout(
-            predicate::str::contains("build 1 exited with code 1")
-                .and(predicate::str::contains("compiler says no")),
+            predicate::str::contains("Failure: build 1 exited with code 1")
+                .and(predicate::str::contains("compiler says no"))
+                .and(predicate::str::contains("execution 1:").not()),
         );
+}
+
+#[test]
+fn hook_failures_say_which_hook_failed_and_when() {
+    let dir = Dir::new();
+    let result = dir.path("r.json");
+    let run = |hook: &[&str]| {
+        let out = rigor()
+            .current_dir(dir.0.path())
+            .args(["run", "-r", "3", "-w", "1", "--export-json"])
+            .arg(&result)
+            .args(hook)
+            .arg("true")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        // Not the benchmarked command's failure: no advice to ignore its exit status.
+        assert!(!stderr.contains("--ignore-failure"), "{stderr}");
+        let failures = json(&result)["benchmarks"][0]["failures"].clone();
+        (String::from_utf8(out.stdout).unwrap(), failures)
+    };
+    // --setup, run directly (no shell), fails before anything is measured.
+    let (out, failures) = run(&["--setup", "false"]);
+    let reason = "--setup command before the first execution failed: exited with code 1";
+    assert!(out.contains(&format!("  Failure: {reason}\n")), "{out}");
+    assert!(!out.contains("execution 1:"), "{out}");
+    assert_eq!(failures[0]["stage"], "setup", "{failures}");
+    assert_eq!(failures[0]["reason"], reason, "{failures}");
+    // --prepare fails on its third run: before the second measured execution (the first run
+    // precedes the warm-up execution); its standard error is shown as a command's is.
+    let prepare = "k=$(cat count 2>/dev/null || echo 0); k=$((k+1)); echo $k > count; \
+                   if [ $k -eq 3 ]; then echo disk full >&2; exit 1; fi";
+    let (out, failures) = run(&["--prepare", &format!("sh -c '{prepare}'")]);
+    let reason = "--prepare command before execution 2 failed: exited with code 1";
+    assert!(
+        out.contains(&format!(
+            "  Failure: {reason}; stderr ends:\n    disk full\n"
+        )),
+        "{out}"
+    );
+    assert_eq!(failures[0]["stage"], "prepare", "{failures}");
+    assert_eq!(failures[0]["number"], 2, "{failures}");
+    assert_eq!(failures[0]["reason"], reason, "{failures}");
+    assert_eq!(failures[0]["stderr_tail"], "disk full\n", "{failures}");
+    // --cleanup fails after everything was measured: the results stay.
+    let (out, failures) = run(&["--cleanup", "false"]);
+    let reason = "--cleanup command after the last execution failed: exited with code 1";
+    assert!(out.contains(&format!("  Failure: {reason}\n")), "{out}");
+    assert!(out.contains("Units:             3 executions"), "{out}");
+    assert_eq!(failures[0]["stage"], "cleanup", "{failures}");
+    // A hook that cannot start is reported the same way, not as an error of the whole run.
+    let (out, failures) = run(&["--prepare", "no-such-program-for-rigor"]);
+    assert!(
+        out.contains(
+            "Failure: --prepare command before warm-up execution 1 failed: cannot start \
+             'no-such-program-for-rigor'"
+        ),
+        "{out}"
+    );
+    assert_eq!(failures[0]["stage"], "prepare", "{failures}");
 }
 
 #[test]

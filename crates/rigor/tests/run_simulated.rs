@@ -356,3 +356,44 @@ fn builds_are_the_top_level_and_their_variance_is_recovered() {
             .all(|e| e["env_pad"].is_u64())
     );
 }
+
+#[test]
+fn a_summary_leads_with_the_statistic_compared() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    const A: &str = "mean=12ns,execution=2%,iteration=3%,iterations=50";
+    const B: &str = "mean=13ns,execution=2%,iteration=3%,iterations=50";
+    let out = stdout_of(
+        sim()
+            .args(["--seed", "1", "-r", "8", "--estimator", "min", A, B])
+            .arg("--export-json")
+            .arg(&path),
+    );
+    // Each benchmark: first the minimum (what "9.1% slower … (min time)" compares), with its
+    // bootstrap interval over executions, then the mean with its own interval.
+    for block in out.split("Benchmark ").skip(1).take(2) {
+        let lines: Vec<&str> = block.lines().collect();
+        assert!(
+            lines[1].starts_with("  Min, 95% CI:       ")
+                && lines[1].ends_with("   the statistic compared (bootstrap over executions)"),
+            "{block}"
+        );
+        assert!(lines[2].starts_with("  Mean ± 95% CI:"), "{block}");
+        // The minimum shown first is the data's minimum (the third figure below).
+        let min = lines[1].split_whitespace().nth(3).unwrap();
+        let summary = lines[3].split(" / ").nth(1).unwrap();
+        assert_eq!(summary, format!("{min} ns"), "{block}");
+    }
+    assert!(out.contains("(min time)"), "{out}");
+    // The mean compared: nothing new leads.
+    let mean = stdout_of(sim().args(["--seed", "1", "-r", "8", A, B]));
+    assert!(!mean.contains("the statistic compared"), "{mean}");
+    // A saved result analysed with another estimator leads with that one.
+    let out = stdout_of(
+        rigor()
+            .args(["analyze", "--estimator", "median"])
+            .arg(&path),
+    );
+    let first = out.lines().nth(1).unwrap();
+    assert!(first.starts_with("  Median, 95% CI:    "), "{out}");
+}

@@ -44,7 +44,7 @@ fn executions(r: &Value, benchmark: usize) -> usize {
 #[test]
 fn a_over_a_ends_equivalent() {
     let (out, err, r) = decide_with_stderr(&["--seed", "17", "-n", "A", "-n", "A'", SAME, SAME]);
-    assert!(out.contains("decided: A' is equivalent to A"), "{out}");
+    assert!(out.contains("decided: equivalent (A' is "), "{out}");
     assert!(
         err.contains("until decided (rounds of 1 execution each, at most 200), seed 17"),
         "{err}"
@@ -74,10 +74,12 @@ fn a_large_change_ends_regression_at_the_first_look() {
         SAME,
         "mean=12ms,execution=1%",
     ]);
+    // Two different commands: "slower", as the comparison below says it, with the change.
     assert!(
-        out.contains("decided: new is a regression against old (+"),
+        out.contains("decided: slower (new is 20% slower than old, sequence +"),
         "{out}"
     );
+    assert!(out.contains("verdict: slower"), "{out}");
     assert!(out.contains("after 8 rounds"), "{out}");
     let s = &r["comparisons"][0]["sequential"];
     assert_eq!(
@@ -109,8 +111,8 @@ fn several_candidates_stop_on_their_own_with_alpha_shared() {
         SAME,
     ]);
     assert!(out.contains("shared by 2 candidates (2.5% each)"), "{out}");
-    assert!(out.contains("decided: slow is a regression"), "{out}");
-    assert!(out.contains("decided: same is equivalent to base"), "{out}");
+    assert!(out.contains("decided: slower (slow is "), "{out}");
+    assert!(out.contains("decided: equivalent (same is "), "{out}");
     let seq = |i: usize| r["comparisons"][i]["sequential"].clone();
     assert!((seq(0)["alpha"].as_f64().unwrap() - 0.025).abs() < 1e-9);
     // The regression stopped being scheduled at its decision; the other went on.
@@ -155,10 +157,7 @@ fn builds_are_the_rounds() {
         "mean=11ms,build=1%,execution=0.5%",
     ]);
     assert!(err.contains("rounds of 1 build × 3 executions"), "{err}");
-    assert!(
-        out.contains("decided: B is a regression against A"),
-        "{out}"
-    );
+    assert!(out.contains("decided: slower (B is "), "{out}");
     let s = &r["comparisons"][0]["sequential"];
     assert_eq!(s["rounds"], 8);
     // 8 builds × 3 measured executions.
@@ -180,7 +179,7 @@ fn the_reference_can_be_any_command() {
         SAME,
     ]);
     assert!(
-        out.contains("decided: new is a regression against old"),
+        out.contains("decided: slower (new is 21% slower than old, sequence"),
         "{out}"
     );
 }
@@ -219,12 +218,39 @@ fn real_commands_a_clear_difference_is_decided() {
             .args(["sleep 0.005", "sleep 0.025", "--export-json"])
             .arg(&path),
     );
-    assert!(
-        out.contains("decided: sleep 0.025 is a regression"),
-        "{out}"
-    );
+    assert!(out.contains("decided: slower (sleep 0.025 is "), "{out}");
     let r = json(&path);
     assert_eq!(r["comparisons"][0]["sequential"]["stop"], "decided");
+}
+
+#[test]
+fn versions_of_one_program_are_a_regression_in_both_outputs() {
+    // ./old/app and ./new/app: one program from two places, so a slowdown is a regression, in
+    // the until-decided line as in the comparison (different commands are "slower" in both).
+    let dir = Dir::new();
+    for (version, seconds) in [("old", "0.005"), ("new", "0.025")] {
+        let app = dir.path(&format!("{version}/app"));
+        std::fs::create_dir_all(app.parent().unwrap()).unwrap();
+        std::fs::write(&app, format!("#!/bin/sh\nexec sleep {seconds}\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&app, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = stdout_of(
+        rigor()
+            .current_dir(dir.0.path())
+            .args(["run", "--until-decided", "--seed", "1", "-w", "0"])
+            .args(["./old/app", "./new/app"]),
+    );
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("decided: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.starts_with("  decided: regression (./new/app is ")
+            && line.contains(" slower than ./old/app, sequence "),
+        "{line}"
+    );
+    assert!(out.contains("verdict: regression (beyond"), "{out}");
 }
 
 /// Runs until decided with a JSON export, then `rigor analyze`s the file: the text and the JSON

@@ -4,7 +4,7 @@
 use super::json::Node;
 use super::{flat, result};
 use crate::error::Result;
-use crate::schema::{FailureRecord, ResultFile};
+use crate::schema::{FailureRecord, FailureStage, ResultFile};
 
 pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
     let mut benchmarks = Vec::new();
@@ -35,6 +35,7 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
         let mut b = flat(command.clone(), command, "execution", &ok);
         for (i, code) in codes.iter().enumerate().filter(|(_, c)| **c != Some(0)) {
             b.failures.push(FailureRecord {
+                stage: FailureStage::Command,
                 round: i,
                 execution: i,
                 warmup: false,
