@@ -794,11 +794,12 @@ impl Doc<'_> {
         let _ = writeln!(
             s,
             "Each row simulates {} experiments of one benchmark and asks how often each method's \
-             nominal 95% interval contains the true mean. *rigor* is the Student-t interval on the \
-             top-level means ([methodology](methodology.md#the-interval): builds when there are builds, else executions); *pooled \
+             nominal 95% interval contains the true mean. *rigor* is rigor's interval on the \
+             top-level means ([methodology](methodology.md#the-interval): builds when there are builds, else executions): \
+             the Student-t interval, widened toward the skew when the means are significantly skewed; *pooled \
              iterations* treats every iteration as independent (`pooled_interval`, as criterion, \
-             JMH's score error and BenchmarkTools do); *one build* is the t interval over the \
-             executions of a single binary (what hyperfine reports when builds vary); *builds ignored* \
+             JMH's score error and BenchmarkTools do); *one build* is the same interval over the \
+             executions of a single binary (all that hyperfine's data allows when builds vary); *builds ignored* \
              is rigor's interval with executions on top, over all binaries (rigor without `--build`). \
              In two-level rows the executions are the top level, so hyperfine's interval is rigor's.\n",
             self.sizes.coverage
