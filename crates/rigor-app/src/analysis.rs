@@ -134,7 +134,8 @@ pub fn compared_statistics(
         .collect()
 }
 
-fn compared_statistic(
+/// One benchmark's [`compared_statistics`] entry.
+pub(crate) fn compared_statistic(
     b: &BenchmarkRecord,
     cfg: &rigor_stats::compare::CompareConfig,
 ) -> Option<rigor_report::StatisticView> {

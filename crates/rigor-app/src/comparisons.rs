@@ -4,7 +4,8 @@
 
 use rigor_report::comparison::{ComparisonView, Kind, Relative, effect_text};
 use rigor_stats::compare::{
-    CompareConfig, Comparison, RatioInterval, RatioMethod, Verdict, compare, overlap_verdict,
+    CompareConfig, Comparison, RatioInterval, RatioMethod, Verdict, compare, overlap_of,
+    overlap_verdict,
 };
 use rigor_stats::fdr::bh_adjusted;
 use rigor_stats::{Analysis, Estimator, Hierarchy, Pairing};
@@ -90,9 +91,17 @@ fn one(
         (candidate.0, candidate.1),
         s.config.estimator,
     );
-    let overlap = match (baseline.2, candidate.2) {
-        (Some(b), Some(c)) => Some(overlap_verdict(&c.interval, &b.interval).verdict),
-        _ => None,
+    let overlap = if s.config.estimator == Estimator::Mean {
+        match (baseline.2, candidate.2) {
+            (Some(b), Some(c)) => Some(overlap_verdict(&c.interval, &b.interval).verdict),
+            _ => None,
+        }
+    } else {
+        // The rule on the intervals of the statistic compared, as the summaries show them.
+        let interval = |b| crate::analysis::compared_statistic(b, &s.config)?.interval;
+        interval(baseline.0)
+            .zip(interval(candidate.0))
+            .map(|(b, c)| overlap_of(c, b))
     };
     if s.method == VerdictMethod::Overlap {
         if let Some(o) = overlap {
@@ -273,6 +282,14 @@ pub fn groups(result: &ResultFile) -> Vec<Vec<usize>> {
     }
 }
 
+/// The value a benchmark is ranked by: its mean, or `estimator` on all its measurements.
+fn ranked_value(b: &BenchmarkRecord, a: &Analysis, estimator: Estimator) -> f64 {
+    if estimator == Estimator::Mean {
+        return a.interval.mean;
+    }
+    hierarchy_of(b).map_or(f64::NAN, |h| estimator.apply(h.values()))
+}
+
 /// One group's ranking: the fastest first (or in command order), each other benchmark as a
 /// multiple of the fastest.
 #[derive(Debug, Clone)]
@@ -286,7 +303,8 @@ pub struct Ranking {
     pub level: f64,
 }
 
-/// Ranks the analysed benchmarks of each group by mean time; each is compared with the group's
+/// Ranks the analysed benchmarks of each group by the statistic comparisons use (`s`'s
+/// estimator: the mean unless `--estimator` says otherwise); each is compared with the group's
 /// fastest (the same statistics as comparisons: Fieller for the mean, paired by round when the
 /// benchmarks ran in the same rounds). `by_time` orders the rows fastest first, else in
 /// command order. A ratio whose interval cannot be computed is shown without one: the ranking
@@ -302,7 +320,14 @@ pub fn ranking(
     for group in &groups {
         let mut members: Vec<(usize, f64)> = group
             .iter()
-            .filter_map(|&i| analyses[i].as_ref().ok().map(|a| (i, a.interval.mean)))
+            .filter_map(|&i| {
+                let a = analyses[i].as_ref().ok()?;
+                Some((
+                    i,
+                    ranked_value(&result.benchmarks[i], a, s.config.estimator),
+                ))
+            })
+            .filter(|m| m.1.is_finite())
             .collect();
         if members.len() < 2 {
             continue;
@@ -316,10 +341,10 @@ pub fn ranking(
             members.sort_by(|a, b| a.1.total_cmp(&b.1));
         }
         let base = &result.benchmarks[fastest];
-        let base_mean = members.iter().find(|m| m.0 == fastest).map_or(1.0, |m| m.1);
+        let base_value = members.iter().find(|m| m.0 == fastest).map_or(1.0, |m| m.1);
         let base_h = hierarchy_of(base).ok();
         let mut rows = Vec::new();
-        for &(i, mean) in &members {
+        for &(i, value) in &members {
             let b = &result.benchmarks[i];
             if i == fastest {
                 rows.push((b.name.clone(), None));
@@ -343,7 +368,7 @@ pub fn ranking(
                     ci: c.ci.map(|ci| (ci.lower, ci.upper)),
                 },
                 None => Relative {
-                    ratio: mean / base_mean,
+                    ratio: value / base_value,
                     ci: None,
                 },
             };

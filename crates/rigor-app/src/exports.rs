@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use rigor_report::BenchmarkView;
 use rigor_report::markdown::{self, Markup};
 use rigor_report::terminal::Resources;
+use rigor_report::{BenchmarkView, StatisticView};
 use rigor_store::{BenchmarkRecord, ResultFile};
 use rigor_units::TimeUnit;
 
@@ -111,47 +111,67 @@ pub fn resources(b: &BenchmarkRecord) -> Option<Resources> {
     })
 }
 
-/// Terminal summaries of every benchmark, times in `unit` when one is given; each leads with the
-/// statistic `compare` compares when it is not the mean
+/// Terminal summaries of every benchmark, times in `unit` when one is given; each leads with its
+/// `compared` statistic when comparisons use another than the mean
 /// ([`compared_statistics`](crate::analysis::compared_statistics)).
 pub fn summaries(
     result: &ResultFile,
     analyses: &Analyses,
     unit: Option<TimeUnit>,
-    compare: &rigor_stats::compare::CompareConfig,
+    compared: &[Option<StatisticView>],
 ) -> String {
     let failures: Vec<Vec<String>> = result.benchmarks.iter().map(failure_lines).collect();
     let reasons = reasons(analyses);
-    let compared = crate::analysis::compared_statistics(result, compare);
-    views(result, analyses, &failures, &reasons, unit)
+    with_compared(views(result, analyses, &failures, &reasons, unit), compared)
+        .iter()
+        .map(|v| rigor_report::render(v) + "\n")
+        .collect()
+}
+
+/// The views, each with its compared statistic (none when `compared` is shorter).
+fn with_compared<'a>(
+    views: Vec<BenchmarkView<'a>>,
+    compared: &[Option<StatisticView>],
+) -> Vec<BenchmarkView<'a>> {
+    views
         .into_iter()
-        .zip(compared)
-        .map(|(v, compared)| rigor_report::render(&BenchmarkView { compared, ..v }) + "\n")
+        .enumerate()
+        .map(|(i, v)| BenchmarkView {
+            compared: compared.get(i).cloned().flatten(),
+            ..v
+        })
         .collect()
 }
 
 /// A summary table in `markup`, rows in command order or (`SortOrder::MeanTime`) fastest
-/// first; the Markdown table is followed by the comparisons.
-pub fn table_text(
-    markup: Markup,
-    exports: &Exports,
-    result: &ResultFile,
-    analyses: &Analyses,
-    computed: &[Computed],
-) -> String {
-    let none = vec![Vec::new(); result.benchmarks.len()];
-    let reasons = reasons(analyses);
-    let mut views = views(result, analyses, &none, &reasons, exports.unit);
+/// first by the statistic compared; it leads with the `compared` statistic when that is not
+/// the mean. The Markdown table is followed by the comparisons.
+pub fn table_text(markup: Markup, exports: &Exports, reported: &Reported<'_>) -> String {
+    let none = vec![Vec::new(); reported.result.benchmarks.len()];
+    let reasons = reasons(reported.analyses);
+    let mut views = with_compared(
+        views(
+            reported.result,
+            reported.analyses,
+            &none,
+            &reasons,
+            exports.unit,
+        ),
+        reported.compared,
+    );
     if exports.sort == SortOrder::MeanTime {
         // Benchmarks without a result go last.
         views.sort_by(|a, b| {
-            let mean =
-                |v: &BenchmarkView<'_>| v.analysis.map_or(f64::INFINITY, |a| a.interval.mean);
-            mean(a).total_cmp(&mean(b))
+            let key = |v: &BenchmarkView<'_>| match (&v.compared, v.analysis) {
+                (Some(c), _) => c.estimate,
+                (None, Some(a)) => a.interval.mean,
+                (None, None) => f64::INFINITY,
+            };
+            key(a).total_cmp(&key(b))
         });
     }
     let table = markdown::table_in(markup, &views);
-    let comparisons = crate::comparisons::markdown(computed);
+    let comparisons = crate::comparisons::markdown(reported.comparisons);
     if markup != Markup::Markdown || comparisons.is_empty() {
         table
     } else {
@@ -159,25 +179,23 @@ pub fn table_text(
     }
 }
 
-/// The Markdown export: the summary table, then the comparisons.
-pub fn markdown_text(result: &ResultFile, analyses: &Analyses, computed: &[Computed]) -> String {
-    table_text(
-        Markup::Markdown,
-        &Exports::default(),
-        result,
-        analyses,
-        computed,
-    )
+/// What a run or an analysis reports, as the exports need it.
+#[derive(Debug, Clone, Copy)]
+pub struct Reported<'a> {
+    /// The result.
+    pub result: &'a ResultFile,
+    /// Each benchmark's analysis or why it has none.
+    pub analyses: &'a Analyses,
+    /// The comparisons.
+    pub comparisons: &'a [Computed],
+    /// Each benchmark's compared statistic when it is not the mean
+    /// ([`compared_statistics`](crate::analysis::compared_statistics)).
+    pub compared: &'a [Option<StatisticView>],
 }
 
 /// Writes the HTML report of an analysed result.
-pub fn write_html(
-    path: &Path,
-    result: &ResultFile,
-    analyses: &Analyses,
-    title: &str,
-) -> Result<()> {
-    let view = report_view::build(result, analyses, title);
+pub fn write_html(path: &Path, reported: &Reported<'_>, title: &str) -> Result<()> {
+    let view = report_view::build(reported.result, reported.analyses, reported.compared, title);
     let html = rigor_report::html::render_html(&view);
     rigor_store::write_atomic(path, html.as_bytes()).map_err(|source| AppError::Write {
         what: "the HTML report",
@@ -187,12 +205,8 @@ pub fn write_html(
 
 /// Writes the CSV, Markdown and HTML exports that were asked for (the JSON result is written as
 /// the run goes).
-pub fn write_all(
-    exports: &Exports,
-    result: &ResultFile,
-    analyses: &Analyses,
-    computed: &[Computed],
-) -> Result<()> {
+pub fn write_all(exports: &Exports, reported: &Reported<'_>) -> Result<()> {
+    let result = reported.result;
     if let Some(path) = &exports.csv {
         rigor_store::write_atomic(path, rigor_store::to_long_csv(result).as_bytes()).map_err(
             |source| AppError::Write {
@@ -207,28 +221,24 @@ pub fn write_all(
         (&exports.orgmode, Markup::OrgMode, "the org-mode export"),
     ] {
         if let Some(path) = path {
-            let text = table_text(markup, exports, result, analyses, computed);
+            let text = table_text(markup, exports, reported);
             rigor_store::write_atomic(path, text.as_bytes())
                 .map_err(|source| AppError::Write { what, source })?;
         }
     }
     if let Some(path) = &exports.html {
         let title = report_view::title(result);
-        write_html(path, result, analyses, &title)?;
+        write_html(path, reported, &title)?;
     }
     write_for_tools(exports, result)
 }
 
 /// The text of the export that goes to standard output (`--export-… -`), if one does: the caller
 /// prints it.
-pub fn stdout_text(
-    exports: &Exports,
-    result: &ResultFile,
-    analyses: &Analyses,
-    computed: &[Computed],
-) -> Result<Option<String>> {
+pub fn stdout_text(exports: &Exports, reported: &Reported<'_>) -> Result<Option<String>> {
+    let result = reported.result;
     use crate::settings::StdoutExport;
-    let markup = |m| table_text(m, exports, result, analyses, computed);
+    let markup = |m| table_text(m, exports, reported);
     exports
         .stdout
         .map(|which| match which {

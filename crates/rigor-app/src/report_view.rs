@@ -4,9 +4,10 @@
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
+use rigor_report::StatisticView;
 use rigor_report::html::{
-    AcfPanel, BenchmarkSection, BuildMark, ComparisonRow, ComponentBar, ExecutionSeries,
-    ImpactView, LagPanel, OverviewRow, ParameterPlot, ReportView,
+    AcfPanel, BenchmarkSection, BuildMark, ComparedStatistic, ComparisonRow, ComponentBar,
+    ExecutionSeries, ImpactView, LagPanel, OverviewRow, ParameterPlot, ReportView,
 };
 use rigor_stats::Analysis;
 use rigor_stats::autocorr::acf;
@@ -33,7 +34,12 @@ pub fn title(result: &ResultFile) -> String {
 }
 
 /// The view of a whole result.
-pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportView {
+pub fn build(
+    result: &ResultFile,
+    analyses: &Analyses,
+    compared: &[Option<StatisticView>],
+    title: &str,
+) -> ReportView {
     let environment = environment_rows(&result.environment);
     let (overview, overview_unit) = overview(result, analyses);
     let parameter = parameter_plot(result, analyses, unit_factor(&overview_unit));
@@ -59,7 +65,11 @@ pub fn build(result: &ResultFile, analyses: &Analyses, title: &str) -> ReportVie
             .benchmarks
             .iter()
             .zip(analyses)
-            .map(|(b, a)| section(b, a.as_ref().ok(), result.seed))
+            .enumerate()
+            .map(|(i, (b, a))| {
+                let c = compared.get(i).and_then(Option::as_ref);
+                section(b, a.as_ref().ok(), c, result.seed)
+            })
             .collect(),
         comparisons: result
             .comparisons
@@ -204,7 +214,12 @@ fn unit(mean: f64) -> (&'static str, f64) {
     (u.symbol(), u.per_second())
 }
 
-fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: Seed) -> BenchmarkSection {
+fn section(
+    b: &BenchmarkRecord,
+    a: Option<&Analysis>,
+    compared: Option<&StatisticView>,
+    seed: Seed,
+) -> BenchmarkSection {
     let mean = a.map_or(0.0, |a| a.interval.mean);
     let (label, k) = unit(mean);
     let scale = |v: &[f64]| v.iter().map(|x| x * k).collect::<Vec<_>>();
@@ -234,6 +249,12 @@ fn section(b: &BenchmarkRecord, a: Option<&Analysis>, seed: Seed) -> BenchmarkSe
         name: b.name.clone(),
         command: b.command.clone(),
         unit_label: label.to_string(),
+        compared: compared.map(|c| ComparedStatistic {
+            name: c.name.clone(),
+            estimate: c.estimate * k,
+            interval: c.interval.map(|(lo, hi)| (lo * k, hi * k)),
+            units: c.units.clone(),
+        }),
         mean: mean * k,
         ci_lower: a.map_or(0.0, |a| rigor_report::format::shown_lower(a).0 * k),
         ci_upper: a.map_or(0.0, |a| a.interval.upper * k),

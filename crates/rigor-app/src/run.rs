@@ -62,8 +62,11 @@ pub struct Measured {
     pub analyses: Analyses,
     /// Comparisons of the benchmarks with the reference.
     pub comparisons: Vec<Computed>,
-    /// The benchmarks ranked by mean time (per parameter combination).
+    /// The benchmarks ranked by the statistic compared (per parameter combination).
     pub ranking: Vec<comparisons::Ranking>,
+    /// Each benchmark's compared statistic when comparisons use another than the mean
+    /// ([`compared_statistics`](crate::analysis::compared_statistics)).
+    pub compared: Vec<Option<rigor_report::StatisticView>>,
     /// What the adaptive rule did, for adaptive runs.
     pub adaptive: Option<AdaptiveOutcome>,
     /// What the sequential rule decided, for runs until decided.
@@ -179,17 +182,18 @@ pub fn run(
     if let Some(d) = &decided {
         crate::decided::apply(d, &mut result, &mut comparisons);
     }
+    let cs = CompareSettings::new(
+        &settings.comparison,
+        settings.analysis.confidence,
+        result.seed,
+    );
     let ranking = if settings.comparison.enabled {
-        let cs = CompareSettings::new(
-            &settings.comparison,
-            settings.analysis.confidence,
-            result.seed,
-        );
         let by_time = settings.exports.sort != crate::settings::SortOrder::Command;
         comparisons::ranking(&result, &analyses, &cs, by_time)
     } else {
         Vec::new()
     };
+    let compared = crate::analysis::compared_statistics(&result, &cs.config);
     if let Some(w) = writer {
         w.finish(&result).map_err(|source| AppError::Write {
             what: "the JSON result",
@@ -202,6 +206,7 @@ pub fn run(
         analyses,
         comparisons,
         ranking,
+        compared,
         adaptive,
         decided,
         outcome,

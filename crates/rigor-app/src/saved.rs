@@ -127,7 +127,19 @@ pub fn report(s: &ReportSettings) -> Result<Analysed> {
     let first = s.files.first().map_or(std::path::Path::new(""), |f| f);
     let analysed = analyze_loaded(&mut result, first, None, &s.analysis, &s.comparison)?;
     let title = crate::report_view::title(&analysed.result);
-    crate::exports::write_html(&s.out, &analysed.result, &analysed.analyses, &title)?;
+    let cs = comparisons::CompareSettings::new(
+        &s.comparison,
+        s.analysis.confidence,
+        analysed.result.seed,
+    );
+    let compared = crate::analysis::compared_statistics(&analysed.result, &cs.config);
+    let reported = crate::exports::Reported {
+        result: &analysed.result,
+        analyses: &analysed.analyses,
+        comparisons: &analysed.comparisons,
+        compared: &compared,
+    };
+    crate::exports::write_html(&s.out, &reported, &title)?;
     Ok(analysed)
 }
 

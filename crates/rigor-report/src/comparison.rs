@@ -37,11 +37,15 @@ pub struct ComparisonView<'a> {
     pub q_value: Option<f64>,
 }
 
+/// `+4.6%`, `−0.42%`; a change that rounds to zero has no sign (`0.00%`).
 fn signed(p: f64) -> String {
-    if p >= 0.0 {
-        format!("+{}", percent(p))
+    let size = percent(p.abs());
+    if size.bytes().all(|c| matches!(c, b'0' | b'.' | b'%')) {
+        size
+    } else if p >= 0.0 {
+        format!("+{size}")
     } else {
-        format!("−{}", percent(-p))
+        format!("−{size}")
     }
 }
 
@@ -307,4 +311,17 @@ pub fn markdown(views: &[ComparisonView<'_>]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signed;
+
+    #[test]
+    fn signed_changes_that_round_to_zero_have_no_sign() {
+        assert_eq!(signed(4.61), "+4.6%");
+        assert_eq!(signed(-0.42), "−0.42%");
+        assert_eq!(signed(-0.001), "0.00%");
+        assert_eq!(signed(0.0), "0.00%");
+    }
 }

@@ -29,20 +29,63 @@ fn cell(markup: Markup, text: &str) -> String {
 
 const HEADER: [&str; 6] = ["Benchmark", "Mean", "95% CI", "±", "Median", "Units"];
 
-/// The rows: name, mean, interval, relative half-width, median, units.
+/// Whether the table leads with a statistic other than the mean (`--estimator`): then its
+/// first columns are that statistic and its bootstrap interval, and the mean takes the median's
+/// place, so that the figure read first is the one the comparisons decide on.
+fn compared_name<'a>(views: &'a [BenchmarkView<'_>]) -> Option<&'a str> {
+    views
+        .iter()
+        .find_map(|v| v.compared.as_ref().map(|c| c.name.as_str()))
+}
+
+/// "−1.2% +3.4%" when the interval is asymmetric about `m`, else "1.2%".
+fn relative(m: f64, lower: f64, upper: f64) -> String {
+    let (below, above) = (100.0 * (m - lower) / m, 100.0 * (upper - m) / m);
+    if (below - above).abs() <= 1e-9 * below.abs().max(above.abs()) {
+        percent(below)
+    } else {
+        format!("−{} +{}", percent(below), percent(above))
+    }
+}
+
+/// The rows: name, mean (or the compared statistic), interval, relative half-width, median
+/// (or the mean), units.
 fn rows(markup: Markup, views: &[BenchmarkView<'_>]) -> Vec<[String; 6]> {
+    let leads_with_compared = compared_name(views).is_some();
     views
         .iter()
         .map(|v| {
             let name = cell(markup, v.name);
+            let dash = "—".to_string();
             let Some(a) = v.analysis else {
                 let why = v.unanalysed.unwrap_or("no data").replace(['|', '\n'], " ");
-                let dash = "—".to_string();
                 return [name, dash.clone(), dash.clone(), dash.clone(), dash, why];
             };
             let ci = &a.interval;
             let m = ci.mean;
             let t = |x: f64| time_in(x, m, v.unit);
+            if leads_with_compared {
+                let (value, interval, relative) = match &v.compared {
+                    Some(c) => (
+                        t(c.estimate),
+                        c.interval.map_or_else(
+                            || "— (too few units)".to_string(),
+                            |(lo, hi)| format!("{} .. {}", t(lo), t(hi)),
+                        ),
+                        c.interval
+                            .map_or_else(|| dash.clone(), |(lo, hi)| relative(c.estimate, lo, hi)),
+                    ),
+                    None => (dash.clone(), dash.clone(), dash.clone()),
+                };
+                return [
+                    name,
+                    value,
+                    interval,
+                    relative,
+                    t(m),
+                    crate::terminal::units(a),
+                ];
+            }
             let (lower, computed) = crate::format::shown_lower(a);
             let mark = computed.map_or_else(String::new, |below| {
                 format!(" (lower end {} shown as 0)", t(below))
@@ -52,11 +95,7 @@ fn rows(markup: Markup, views: &[BenchmarkView<'_>]) -> Vec<[String; 6]> {
                 t(m),
                 format!("{} .. {}{mark}", t(lower), t(ci.upper)),
                 if ci.is_asymmetric() {
-                    format!(
-                        "−{} +{}",
-                        percent(100.0 * (m - ci.lower) / m),
-                        percent(100.0 * (ci.upper - m) / m)
-                    )
+                    relative(m, ci.lower, ci.upper)
                 } else {
                     percent(100.0 * ci.half_width / m)
                 },
@@ -67,14 +106,28 @@ fn rows(markup: Markup, views: &[BenchmarkView<'_>]) -> Vec<[String; 6]> {
         .collect()
 }
 
-/// The header with the confidence level of the first analysed benchmark.
+/// The header with the confidence level of the first analysed benchmark; when the table leads
+/// with another statistic than the mean, its name ("Min") and "Mean" in the median's place.
 fn header(views: &[BenchmarkView<'_>]) -> [String; 6] {
     let mut h = HEADER.map(str::to_string);
-    if let Some(level) = views
+    let level = views
         .iter()
-        .find_map(|v| v.analysis.map(|a| a.interval.level))
-    {
+        .find_map(|v| v.compared.as_ref().map(|c| c.level))
+        .or_else(|| {
+            views
+                .iter()
+                .find_map(|v| v.analysis.map(|a| a.interval.level))
+        });
+    if let Some(level) = level {
         h[2] = format!("{}% CI", (level * 100.0).round());
+    }
+    if let Some(name) = compared_name(views) {
+        let mut chars = name.chars();
+        h[1] = chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
+        h[4] = "Mean".to_string();
     }
     h
 }
@@ -121,22 +174,63 @@ pub fn table_in(markup: Markup, views: &[BenchmarkView<'_>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::StatisticView;
     use rigor_stats::{AnalysisConfig, Hierarchy, analyze};
 
-    fn row_of(values: Vec<f64>) -> String {
+    fn analysis_of(values: Vec<f64>) -> rigor_stats::Analysis {
         let h = Hierarchy::flat("execution", values).unwrap();
-        let a = analyze(&h, &AnalysisConfig::default()).unwrap();
-        let view = BenchmarkView {
+        analyze(&h, &AnalysisConfig::default()).unwrap()
+    }
+
+    /// Benchmark "b" in milliseconds.
+    fn view(a: &rigor_stats::Analysis, compared: Option<StatisticView>) -> BenchmarkView<'_> {
+        BenchmarkView {
             index: 1,
             name: "b",
-            analysis: Some(&a),
+            analysis: Some(a),
             failures: &[],
             unanalysed: None,
             unit: Some(rigor_units::TimeUnit::Ms),
             resources: None,
-            compared: None,
+            compared,
+        }
+    }
+
+    fn row_of(values: Vec<f64>) -> String {
+        let a = analysis_of(values);
+        table(&[view(&a, None)]).lines().nth(2).unwrap().to_string()
+    }
+
+    #[test]
+    fn a_table_leads_with_the_compared_statistic_when_it_is_not_the_mean() {
+        let a = analysis_of(vec![0.010, 0.011, 0.012, 0.020]);
+        let view = |compared| view(&a, compared);
+        let min = StatisticView {
+            name: "min".into(),
+            estimate: 0.010,
+            interval: Some((0.009, 0.0105)),
+            level: 0.9,
+            units: "executions".into(),
+            at_resolution: false,
         };
-        table(&[view]).lines().nth(2).unwrap().to_string()
+        let text = table(&[view(Some(min.clone()))]);
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            "| Benchmark | Min | 90% CI | ± | Mean | Units |"
+        );
+        let row = lines.nth(1).unwrap();
+        // Min 10 ms, interval 9 .. 10.5 ms (−10% +5%), then the mean 13.25 ms.
+        assert!(
+            row.starts_with("| `b` | 10.00 ms | 9.000 ms .. 10.50 ms | −10% +5.0% | 13.25 ms |"),
+            "{row}"
+        );
+        // A benchmark without the statistic in such a table: dashes, and its mean.
+        let text = table(&[view(Some(min)), view(None)]);
+        let row = text.lines().nth(3).unwrap();
+        assert!(row.starts_with("| `b` | — | — | — | 13.25 ms |"), "{row}");
+        // Without a compared statistic the table is the mean's.
+        assert!(table(&[view(None)]).starts_with("| Benchmark | Mean | 95% CI | ± | Median |"));
     }
 
     #[test]

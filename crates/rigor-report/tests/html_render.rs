@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use rigor_report::html::plots::{AcfPlot, Drawn, LagPlot, PlotError, PlotResult, Plotter};
 use rigor_report::html::{
-    AcfPanel, BenchmarkSection, ComparisonRow, ComponentBar, ExecutionSeries, ImpactView, LagPanel,
-    ReportView, example, render_html, render_html_with,
+    AcfPanel, BenchmarkSection, ComparedStatistic, ComparisonRow, ComponentBar, ExecutionSeries,
+    ImpactView, LagPanel, ReportView, example, render_html, render_html_with,
 };
 
 const HOSTILE: &str = "<script>alert(1)</script>";
@@ -56,7 +56,35 @@ fn section_named(text: &str) -> BenchmarkSection {
     for c in &mut b.components {
         c.level = text.to_string();
     }
+    b.compared = Some(ComparedStatistic {
+        name: text.to_string(),
+        estimate: 10.1,
+        interval: Some((9.9, 10.3)),
+        units: text.to_string(),
+    });
     b
+}
+
+#[test]
+fn a_statistic_compared_other_than_the_mean_leads_the_summary() {
+    let mut v = example::view();
+    v.benchmarks.truncate(1);
+    v.benchmarks[0].compared = Some(ComparedStatistic {
+        name: "min".to_string(),
+        estimate: 9.42,
+        interval: Some((9.31, 9.47)),
+        units: "builds".to_string(),
+    });
+    let page = render_html(&v);
+    let min = page.find("<th>min (the statistic compared)</th><td>9.42 ms</td>");
+    let ci = page.find(
+        "<th>95% confidence interval of the min</th><td>[9.31, 9.47] ms (bootstrap over builds)</td>",
+    );
+    let mean = page.find("<th>Mean</th>");
+    assert!(min.is_some() && ci.is_some() && mean.is_some(), "{page}");
+    assert!(min < ci && ci < mean, "the compared statistic comes first");
+    v.benchmarks[0].compared.as_mut().unwrap().interval = None;
+    assert!(render_html(&v).contains("<td>too few builds for an interval</td>"));
 }
 
 fn hostile_view(text: &str) -> ReportView {

@@ -206,7 +206,8 @@ pub enum FailureStage {
     Setup,
     /// `--prepare`, run before the execution the record names.
     Prepare,
-    /// `--conclude`, run after the execution the record names (which is then not counted).
+    /// `--conclude`, run after the execution the record names (which is kept: it was measured
+    /// and recorded before the conclude command ran).
     Conclude,
     /// `--cleanup`, run once after the benchmark's last execution.
     Cleanup,
@@ -671,11 +672,8 @@ impl<'a> Scheduler<'a> {
         if self.stop.is_requested() {
             return Ok(()); // interrupted mid-execution: not a measurement
         }
-        if let Some(conclude) = &s.conclude
-            && let Some(record) = run_hook(executor, FailureStage::Conclude, conclude)?
-        {
-            return self.failed(observer, state, record);
-        }
+        // The execution is recorded (or its failure) before `--conclude` runs: the conclude
+        // command is not timed, so its failure says nothing of the measurement already taken.
         if let Some(reason) = problem(&outcome, state.reports_iterations[b], slot.warmup) {
             let record = fail(
                 FailureStage::Command,
@@ -683,21 +681,30 @@ impl<'a> Scheduler<'a> {
                 outcome.stderr_tail,
                 reason,
             );
+            self.failed(observer, state, record)?;
+        } else {
+            if !slot.warmup && state.reports_iterations[b].is_none() {
+                state.reports_iterations[b] = Some(outcome.iterations.is_some());
+            }
+            observer.execution(&ExecutionRecord {
+                benchmark: b,
+                round: slot.round,
+                execution,
+                build: slot.build,
+                warmup: slot.warmup,
+                order: slot.order,
+                env_pad,
+                outcome,
+            })?;
+        }
+        if let Some(conclude) = &s.conclude
+            && let Some(record) = run_hook(executor, FailureStage::Conclude, conclude)?
+            && state.status[b] == BenchmarkStatus::Completed
+        {
+            // (A benchmark that this execution's own failure ended keeps that reason.)
             return self.failed(observer, state, record);
         }
-        if !slot.warmup && state.reports_iterations[b].is_none() {
-            state.reports_iterations[b] = Some(outcome.iterations.is_some());
-        }
-        observer.execution(&ExecutionRecord {
-            benchmark: b,
-            round: slot.round,
-            execution,
-            build: slot.build,
-            warmup: slot.warmup,
-            order: slot.order,
-            env_pad,
-            outcome,
-        })
+        Ok(())
     }
 
     fn failed(
@@ -958,6 +965,55 @@ mod tests {
             log.executions.iter().filter(|r| r.benchmark == 0).count(),
             4
         );
+    }
+
+    #[test]
+    fn a_failed_conclude_keeps_the_execution_it_followed() {
+        /// Simulated executions whose hook commands all exit with code 1.
+        struct FailingHooks(SimulatedExecutor);
+        impl Executor for FailingHooks {
+            fn execute(&mut self, r: &ExecutionRequest) -> Result<ExecutionOutcome, RunError> {
+                self.0.execute(r)
+            }
+            fn build(&mut self, r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
+                self.0.build(r)
+            }
+            fn run_hook(
+                &mut self,
+                c: &CommandLine,
+                dir: Option<&std::path::Path>,
+            ) -> Result<ExecutionOutcome, RunError> {
+                let mut o = self.0.run_hook(c, dir)?;
+                o.termination = Termination::Exited { code: 1 };
+                Ok(o)
+            }
+        }
+        let run = |ignore_failure| {
+            let settings = Settings {
+                executions: 4,
+                conclude: Some(CommandLine::parse("false", false).unwrap()),
+                ignore_failure,
+                ..Settings::default()
+            };
+            let mut log = Log::default();
+            let report = Scheduler::new(&[bench("mean=1ms")], &settings, StopSignal::new())
+                .run(&mut FailingHooks(SimulatedExecutor::new(1)), &mut log)
+                .unwrap();
+            (report, log)
+        };
+        // The first execution is measured and kept; its conclude's failure ends the benchmark.
+        let (report, log) = run(false);
+        assert!(matches!(report.status[0], BenchmarkStatus::Failed(_)));
+        assert_eq!(log.executions.len(), 1);
+        assert_eq!(log.failures.len(), 1);
+        assert_eq!(log.failures[0].stage, FailureStage::Conclude);
+        assert_eq!(log.failures[0].execution, log.executions[0].execution);
+        // With -i every execution is kept and every conclude failure recorded.
+        let (report, log) = run(true);
+        assert_eq!(report.status[0], BenchmarkStatus::Completed);
+        assert_eq!(log.executions.len(), 4);
+        assert_eq!(log.failures.len(), 4);
+        assert!(log.failures.iter().all(|f| !f.ends_benchmark));
     }
 
     #[test]

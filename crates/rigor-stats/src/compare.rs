@@ -159,16 +159,25 @@ pub struct OverlapComparison {
 /// (`candidate.lower == baseline.upper`) overlap. The method has no threshold; it is kept as a
 /// named alternative to [`verdict_from_interval`], whose ratio interval is the default.
 pub fn overlap_verdict(candidate: &MeanInterval, baseline: &MeanInterval) -> OverlapComparison {
-    let verdict = if candidate.lower > baseline.upper {
+    OverlapComparison {
+        verdict: overlap_of(
+            (candidate.lower, candidate.upper),
+            (baseline.lower, baseline.upper),
+        ),
+        magnitude: (candidate.mean - baseline.mean) / baseline.mean,
+    }
+}
+
+/// The non-overlap rule on any two intervals `(lower, upper)` (e.g. the bootstrap intervals of
+/// a median): a regression when the candidate's lies wholly above the baseline's, an
+/// improvement when wholly below, else inconclusive.
+pub fn overlap_of(candidate: (f64, f64), baseline: (f64, f64)) -> Verdict {
+    if candidate.0 > baseline.1 {
         Verdict::Regression
-    } else if candidate.upper < baseline.lower {
+    } else if candidate.1 < baseline.0 {
         Verdict::Improvement
     } else {
         Verdict::Inconclusive
-    };
-    OverlapComparison {
-        verdict,
-        magnitude: (candidate.mean - baseline.mean) / baseline.mean,
     }
 }
 
@@ -800,6 +809,14 @@ fn benchmark_seed(seed: u64, i: usize) -> u64 {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_non_overlap_rule_on_any_two_intervals() {
+        assert_eq!(overlap_of((1.1, 1.2), (1.0, 1.05)), Verdict::Regression);
+        assert_eq!(overlap_of((0.8, 0.9), (1.0, 1.05)), Verdict::Improvement);
+        assert_eq!(overlap_of((0.9, 1.0), (1.0, 1.05)), Verdict::Inconclusive);
+    }
+
     use super::*;
 
     /// Member ranges [0.99, 1.02], [1.5, 1.6], [0.25, 0.5]: the cube roots of

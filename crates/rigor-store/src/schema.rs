@@ -301,7 +301,8 @@ pub enum FailureStage {
     Setup,
     /// `--prepare`, run before the execution the record names.
     Prepare,
-    /// `--conclude`, run after the execution the record names (which is then not counted).
+    /// `--conclude`, run after the execution the record names (which is kept: it was measured
+    /// and recorded before the conclude command ran).
     Conclude,
     /// `--cleanup`, run once after the benchmark's last execution.
     Cleanup,

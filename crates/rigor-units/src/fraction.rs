@@ -84,15 +84,22 @@ impl fmt::Display for Fraction {
     }
 }
 
-/// A percentage with precision suited to its size: `0.42%`, `4.6%`, `37%`.
+/// A percentage with precision suited to its size: `0.42%`, `4.6%`, `37%`; a value that
+/// rounds to zero is `0.00%`, never `-0.00%`.
 pub fn percent_text(p: f64) -> String {
     let a = p.abs();
-    if a >= 10.0 {
+    let text = if a >= 10.0 {
         format!("{p:.0}%")
     } else if a >= 1.0 {
         format!("{p:.1}%")
     } else {
         format!("{p:.2}%")
+    };
+    match text.strip_prefix('-') {
+        Some(unsigned) if unsigned.bytes().all(|c| matches!(c, b'0' | b'.' | b'%')) => {
+            unsigned.to_string()
+        }
+        _ => text,
     }
 }
 
@@ -202,6 +209,10 @@ mod tests {
         assert_eq!(Fraction::new(0.046).unwrap().to_string(), "4.6%");
         assert_eq!(percent_text(0.4217), "0.42%");
         assert_eq!(percent_text(37.2), "37%");
+        assert_eq!(percent_text(-0.001), "0.00%");
+        assert_eq!(percent_text(-0.0), "0.00%");
+        assert_eq!(percent_text(-0.006), "-0.01%");
+        assert_eq!(percent_text(-12.0), "-12%");
     }
 
     #[test]

@@ -890,8 +890,10 @@ impl Doc<'_> {
                 s,
                 "\nrigor falls below 93% in {} of {} rows: {}. All are skewed or bimodal effects at \
                  the top level with few top-level units: the t interval assumes the mean of the \
-                 top-level units is close to normal, and the mean of 6 or 10 skewed draws is not. \
-                 This is a limitation of any t interval, not of the hierarchy; with more top-level \
+                 top-level units is close to normal, and the mean of 6 or 10 skewed draws is not; \
+                 rigor widens it toward the skew when the means look skewed, but 6 draws seldom \
+                 show the skew they have (section 1b). This is a limit of what few top-level units \
+                 carry, not of the hierarchy; with more top-level \
                  units ({} executions, {} builds) rigor's coverage is {} across all effects. \
                  With few builds and a skewed or multimodal build effect, prefer more builds.\n",
                 low.len(),

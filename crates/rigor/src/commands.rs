@@ -75,13 +75,11 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
         rigor_app::run::run(s, executor.as_mut(), stop, &mut bar)?
     };
     let r = &measured.result;
-    let compare =
-        rigor_app::comparisons::CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
     emit(&rigor_app::exports::summaries(
         r,
         &measured.analyses,
         s.exports.unit,
-        &compare.config,
+        &measured.compared,
     ));
     for b in &r.benchmarks {
         if let Some(st) = &b.steady_state {
@@ -101,10 +99,14 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     emit(&rigor_app::comparisons::render(&measured.comparisons));
     emit(&rigor_app::comparisons::render_ranking(&measured.ranking));
     output::result_warnings(r);
-    rigor_app::exports::write_all(&s.exports, r, &measured.analyses, &measured.comparisons)?;
-    if let Some(text) =
-        rigor_app::exports::stdout_text(&s.exports, r, &measured.analyses, &measured.comparisons)?
-    {
+    let reported = rigor_app::exports::Reported {
+        result: r,
+        analyses: &measured.analyses,
+        comparisons: &measured.comparisons,
+        compared: &measured.compared,
+    };
+    rigor_app::exports::write_all(&s.exports, &reported)?;
+    if let Some(text) = rigor_app::exports::stdout_text(&s.exports, &reported)? {
         output::emit_data(&text);
     }
     if measured.outcome == Outcome::Failed {
@@ -162,11 +164,12 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
             s.analysis.confidence,
             r.seed,
         );
+        let compared = rigor_app::analysis::compared_statistics(r, &cs.config);
         emit(&rigor_app::exports::summaries(
             r,
             &a.analyses,
             None,
-            &cs.config,
+            &compared,
         ));
         if let Some(note) = text::saved_decided_note(r) {
             emit(&note);

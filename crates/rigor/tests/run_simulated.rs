@@ -397,3 +397,38 @@ fn a_summary_leads_with_the_statistic_compared() {
     let first = out.lines().nth(1).unwrap();
     assert!(first.starts_with("  Median, 95% CI:    "), "{out}");
 }
+
+/// With `--estimator min` the ranking, the Markdown table and its order follow the minimum, not
+/// the mean: `spread` has the larger mean but by far the smaller minimum.
+#[test]
+fn another_estimator_leads_the_ranking_and_the_tables() {
+    let dir = Dir::new();
+    let md = dir.path("t.md");
+    let spread = "mean=10ms,execution=30%";
+    let tight = "mean=9ms,execution=1%";
+    let out = stdout_of(
+        sim()
+            .args(["--seed", "5", "-r", "20", "--estimator", "min"])
+            .args(["--sort", "mean-time", tight, spread, "--export-markdown"])
+            .arg(&md),
+    );
+    assert!(
+        out.contains(&format!("fastest: {spread}")),
+        "ranked by the minimum: {out}"
+    );
+    // The non-overlap rule reads the minima's intervals (the means' overlap).
+    assert!(
+        out.contains("the intervals do not overlap (faster)"),
+        "{out}"
+    );
+    let table = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        table.starts_with("| Benchmark | Min | 95% CI | ± | Mean | Units |"),
+        "{table}"
+    );
+    let rows: Vec<&str> = table.lines().skip(2).take(2).collect();
+    assert!(
+        rows[0].contains(spread) && rows[1].contains(tight),
+        "fastest first by the minimum: {rows:?}"
+    );
+}

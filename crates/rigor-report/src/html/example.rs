@@ -120,6 +120,7 @@ fn benchmark() -> BenchmarkSection {
         name: HOSTILE_NAME.to_string(),
         command: "printf '%s' \"a & b\" > /dev/null".to_string(),
         unit_label: "ms".to_string(),
+        compared: None,
         mean: 10.63,
         ci_lower: 9.75,
         ci_upper: 11.51,

@@ -32,8 +32,8 @@ pub mod view;
 
 pub use plots::{Plotter, PlottersSvg};
 pub use view::{
-    AcfPanel, BenchmarkSection, BuildMark, ComparisonRow, ComponentBar, ExecutionSeries,
-    ImpactView, LagPanel, OverviewRow, ParameterPlot, ReportView,
+    AcfPanel, BenchmarkSection, BuildMark, ComparedStatistic, ComparisonRow, ComponentBar,
+    ExecutionSeries, ImpactView, LagPanel, OverviewRow, ParameterPlot, ReportView,
 };
 
 /// Renders the report as one self-contained HTML document, plots drawn by [`PlottersSvg`].

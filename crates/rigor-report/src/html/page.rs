@@ -295,7 +295,32 @@ impl Section<'_> {
     fn summary(&mut self) {
         let b = self.b;
         let unit = Escaped(&b.unit_label);
-        let mut rows = vec![
+        let mut rows = Vec::new();
+        if let Some(c) = &b.compared {
+            let name = Escaped(&c.name);
+            rows.push((
+                format!("{name} (the statistic compared)"),
+                format!("{} {unit}", number_like(c.estimate, b.mean)),
+            ));
+            rows.push((
+                format!(
+                    "{} confidence interval of the {name}",
+                    level(self.confidence)
+                ),
+                c.interval.map_or_else(
+                    || format!("too few {} for an interval", Escaped(&c.units)),
+                    |(lo, hi)| {
+                        format!(
+                            "[{}, {}] {unit} (bootstrap over {})",
+                            number_like(lo, b.mean),
+                            number_like(hi, b.mean),
+                            Escaped(&c.units)
+                        )
+                    },
+                ),
+            ));
+        }
+        rows.extend([
             ("Mean".to_string(), format!("{} {unit}", number(b.mean))),
             (
                 format!("{} confidence interval", level(self.confidence)),
@@ -305,7 +330,7 @@ impl Section<'_> {
                     number_like(b.ci_upper, b.mean)
                 ),
             ),
-        ];
+        ]);
         let design: Vec<String> = b
             .levels
             .iter()

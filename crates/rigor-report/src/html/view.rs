@@ -71,6 +71,21 @@ pub struct OverviewRow {
     pub quartiles: Option<[f64; 3]>,
 }
 
+/// A benchmark's statistic other than the mean with its bootstrap interval, in the section's
+/// unit (computed by the caller).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ComparedStatistic {
+    /// Its name as `--estimator` spells it: "min", "median", "trimmed-mean:0.1".
+    pub name: String,
+    /// Its value on all the data.
+    pub estimate: f64,
+    /// Its interval, when there were enough top-level units for one.
+    pub interval: Option<(f64, f64)>,
+    /// What the bootstrap resampled, plural: "executions", "builds".
+    pub units: String,
+}
+
 /// Everything shown for one benchmark.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -81,6 +96,8 @@ pub struct BenchmarkSection {
     pub command: String,
     /// Unit of every measured value in this section, e.g. `ms`.
     pub unit_label: String,
+    /// The statistic comparisons use when it is not the mean (`--estimator`), shown first.
+    pub compared: Option<ComparedStatistic>,
     /// Point estimate of the mean.
     pub mean: f64,
     /// Lower end of the confidence interval of the mean.
