@@ -723,9 +723,11 @@ fn consecutive(before: &Level, now: &Level) -> Option<(Ratio, Verdict)> {
     let b = MeanEstimate::from_hierarchy(&before.hierarchy).ok()?;
     let f = fieller(&a, &b, 0.95, DfMethod::WelchSatterthwaite).ok()?;
     let side = |l: &Level, e: &MeanEstimate| (l.resolution, Seconds::from_unit(e.mean, l.unit));
-    let interval = f
+    let floored = f
         .bounds()
-        .map(|i| ratio_floor(side(before, &b), side(now, &a), i).map_or(i, |f| (f.lower, f.upper)));
+        .map(|i| (i, ratio_floor(side(before, &b), side(now, &a), i)));
+    let at_resolution = floored.is_some_and(|(_, f)| f.is_some_and(|f| f.at_resolution));
+    let interval = floored.map(|(i, f)| f.map_or(i, |f| (f.lower, f.upper)));
     let verdict = interval.map_or(Verdict::Unbounded, |(lo, hi)| {
         rigor_stats::compare::verdict_from_interval(lo, hi, 0.01)
     });
@@ -737,6 +739,7 @@ fn consecutive(before: &Level, now: &Level) -> Option<(Ratio, Verdict)> {
             ratio: f.ratio,
             interval,
             verdict,
+            at_resolution,
         },
         overlap,
     ))
@@ -751,6 +754,8 @@ pub struct Ratio {
     pub interval: Option<(f64, f64)>,
     /// The verdict against the threshold.
     pub verdict: Verdict,
+    /// Whether the interval was widened to what the two versions' timer resolution can tell.
+    pub at_resolution: bool,
 }
 
 /// One step of a bisection.
@@ -872,6 +877,7 @@ pub fn bisect(
                     ratio: x.ratio,
                     interval: x.ci.map(|i| (i.lower, i.upper)),
                     verdict: x.verdict,
+                    at_resolution: x.at_resolution,
                 }
             })
             .collect();

@@ -117,9 +117,11 @@ fn track_show_floors_each_version_against_the_one_before() {
     };
     let bare = at(&history(&dir.path().join("bare"), None));
     assert_eq!(bare.verdict, Verdict::Regression);
+    assert!(!bare.at_resolution);
     let kept = history(&dir.path().join("kept"), Resolution::new(Seconds(STEP)));
     let floored = at(&kept);
     assert_eq!(floored.verdict, Verdict::Inconclusive);
+    assert!(floored.at_resolution, "and says so");
     let (lo, hi) = floored.interval.unwrap();
     assert!(close(lo, 1.0) && close(hi, 3.06 / 2.98), "{lo} {hi}");
     // Each version's own interval is floored too: ± 0.02 ns around 3.00 ns.

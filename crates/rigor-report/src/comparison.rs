@@ -39,14 +39,7 @@ pub struct ComparisonView<'a> {
 
 /// `+4.6%`, `−0.42%`; a change that rounds to zero has no sign (`0.00%`).
 fn signed(p: f64) -> String {
-    let size = percent(p.abs());
-    if size.bytes().all(|c| matches!(c, b'0' | b'.' | b'%')) {
-        size
-    } else if p >= 0.0 {
-        format!("+{size}")
-    } else {
-        format!("−{size}")
-    }
+    rigor_units::signed_percent_text(p)
 }
 
 /// Ratios from this far on (2× slower, or 2× faster) are written as factors ("4.31×"), nearer

@@ -54,6 +54,22 @@ pub fn percent(p: f64) -> String {
     percent_text(p)
 }
 
+/// `10.63 ms ± 0.880 ms`, or `10.63 ms −0.510 ms +1.200 ms` for an interval widened toward the
+/// skew (not symmetric about the mean).
+pub fn mean_with_error(ci: &rigor_stats::MeanInterval) -> String {
+    let m = ci.mean;
+    if ci.is_asymmetric() {
+        format!(
+            "{} −{} +{}",
+            time(m),
+            time_like(m - ci.lower, m),
+            time_like(ci.upper - m, m)
+        )
+    } else {
+        format!("{} ± {}", time(m), time_like(ci.half_width, m))
+    }
+}
+
 /// The lower end of `a`'s interval as shown: the t interval is symmetric, so with few, very
 /// spread top-level units its lower end can fall below zero, which no time can. When every
 /// measured value is non-negative (times; `--allow-negative` data are left alone) the shown lower
@@ -77,6 +93,33 @@ mod tests {
         assert_eq!(count(2, "command", "commands"), "2 commands");
     }
     use super::*;
+
+    #[test]
+    fn a_mean_shows_its_error_as_plus_minus_unless_widened_toward_the_skew() {
+        use rigor_stats::{Quantile, mean_interval_from_means};
+        let ms = |v: &[f64]| v.iter().map(|x| x * 1e-3).collect::<Vec<_>>();
+        let symmetric =
+            mean_interval_from_means(&ms(&[9.0, 10.0, 11.0, 10.0]), 0.95, Quantile::StudentT);
+        let text = mean_with_error(&symmetric.unwrap());
+        assert!(text.starts_with("10.00 ms ± "), "{text}");
+        let skewed = [
+            10.0, 10.1, 9.9, 10.0, 10.05, 9.95, 10.0, 10.1, 9.9, 10.0, 10.0, 14.0,
+        ];
+        let ci = mean_interval_from_means(&ms(&skewed), 0.95, Quantile::StudentT).unwrap();
+        assert!(ci.is_asymmetric());
+        let text = mean_with_error(&ci);
+        let (below, above) = (ci.mean - ci.lower, ci.upper - ci.mean);
+        assert!(above > below);
+        assert_eq!(
+            text,
+            format!(
+                "{} −{} +{}",
+                time(ci.mean),
+                time_like(below, ci.mean),
+                time_like(above, ci.mean)
+            )
+        );
+    }
 
     #[test]
     fn units_by_size() {

@@ -103,6 +103,19 @@ pub fn percent_text(p: f64) -> String {
     }
 }
 
+/// A signed percentage, precision as [`percent_text`]: `+4.6%`, `−0.42%` (with the minus sign
+/// U+2212); one that rounds to zero has no sign (`0.00%`).
+pub fn signed_percent_text(p: f64) -> String {
+    let size = percent_text(p.abs());
+    if size.bytes().all(|c| matches!(c, b'0' | b'.' | b'%')) {
+        size
+    } else if p >= 0.0 {
+        format!("+{size}")
+    } else {
+        format!("\u{2212}{size}")
+    }
+}
+
 /// A confidence level strictly between 0 and 1. Parsed from `0.95`, `95` or `99%` (numbers of 1
 /// or more are percentages); serialised as the fraction. Defaults to 95%.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
@@ -213,6 +226,10 @@ mod tests {
         assert_eq!(percent_text(-0.0), "0.00%");
         assert_eq!(percent_text(-0.006), "-0.01%");
         assert_eq!(percent_text(-12.0), "-12%");
+        assert_eq!(signed_percent_text(4.61), "+4.6%");
+        assert_eq!(signed_percent_text(-0.42), "−0.42%");
+        assert_eq!(signed_percent_text(-0.001), "0.00%");
+        assert_eq!(signed_percent_text(0.0), "0.00%");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use rigor_app::track::{
     self, DetectSettings, SeriesKey, TrackObserver, TrackRunSettings, VersionOutcome,
 };
 use rigor_history::{ChangeFilter, ChangeStatus, History, Ingested, StoredChange};
-use rigor_report::format::{percent, time, time_like};
+use rigor_report::format::percent;
 use rigor_runner::CommandLine;
 use rigor_store::import::Format;
 
@@ -461,8 +461,7 @@ impl track::BisectObserver for Steps {
 }
 
 fn signed_percent(ratio: f64) -> String {
-    let p = 100.0 * (ratio - 1.0);
-    format!("{}{}", if p >= 0.0 { "+" } else { "−" }, percent(p.abs()))
+    rigor_units::signed_percent_text(100.0 * (ratio - 1.0))
 }
 
 fn bisect(history: &mut (dyn History + Send), runs: &Path, a: &TrackBisectArgs) -> Result<Outcome> {
@@ -831,6 +830,7 @@ fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
                         "ratio": r.ratio,
                         "ci": r.interval,
                         "verdict": r.verdict,
+                        "at_resolution": r.at_resolution,
                         "overlap_verdict": overlap,
                     })),
                 })
@@ -843,18 +843,25 @@ fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
         "{} on {} ({})\n  against the version before: the ratio verdict and the non-overlap rule, each trusting the two versions' own intervals (build and session noise between versions can make them flag changes that are not there; `rigor track changes` decides over the whole series)\n",
         a.benchmark, key.machine, key.branch
     );
+    if points
+        .iter()
+        .any(|p| p.against_previous.is_some_and(|(r, _)| r.at_resolution))
+    {
+        out.push_str(
+            "  * the ratio's interval is as wide as the timer's resolution leaves it (the times \
+             move in steps of the clock)\n",
+        );
+    }
     for p in &points {
         let line = match &p.analysis {
-            Ok(an) => {
-                let ci = &an.interval;
-                format!("{} ± {}", time(ci.mean), time_like(ci.half_width, ci.mean))
-            }
+            Ok(an) => rigor_report::format::mean_with_error(&an.interval),
             Err(e) => format!("no result: {e}"),
         };
         let step = p.against_previous.map_or(String::new(), |(r, overlap)| {
             format!(
-                "{:>7} {:<12} overlap rule: {:<12}",
+                "{:>7}{} {:<12} overlap rule: {:<12}",
                 signed_percent(r.ratio),
+                if r.at_resolution { "*" } else { " " },
                 r.verdict.to_string(),
                 overlap.to_string()
             )

@@ -306,7 +306,9 @@ pub fn signed_percent(ratio: f64) -> String {
         return "n/a".into();
     }
     let p = (ratio - 1.0) * 100.0;
-    if p < 0.0 {
+    if p.abs() < 0.05 {
+        "0.0%".into() // no sign on what rounds to zero
+    } else if p < 0.0 {
         format!("\u{2212}{:.1}%", -p)
     } else {
         format!("+{p:.1}%")
@@ -496,5 +498,6 @@ mod tests {
     fn percentages_are_signed() {
         assert_eq!(signed_percent(1.123), "+12.3%");
         assert_eq!(signed_percent(0.96), "\u{2212}4.0%");
+        assert_eq!(signed_percent(0.9996), "0.0%");
     }
 }
