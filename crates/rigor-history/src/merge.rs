@@ -126,10 +126,17 @@ pub(crate) fn merged(
             next(&|s| s.execution),
             next(&|s| s.build.unwrap_or(0)),
         );
+        // Values in the first run's unit (runs stored in another are converted).
+        let value = |v: f64| Seconds::from_unit(v, part.unit).in_unit(first.unit);
         b.samples.extend(samples.iter().map(|s| SampleRecord {
             round: s.round + round0,
             execution: s.execution + exec0,
             build: s.build.map(|x| x + build0),
+            value: if part.unit == first.unit {
+                s.value
+            } else {
+                value(s.value)
+            },
             ..s.clone()
         }));
         b.executions
@@ -145,4 +152,55 @@ pub(crate) fn merged(
         build0 += bl.map_or(0, |x| x + 1);
     }
     Some(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(run: i64, unit: TimeUnit) -> RunBenchmark {
+        RunBenchmark {
+            run,
+            rev: "v1".into(),
+            command: "c".into(),
+            layout: Layout::EXECUTIONS,
+            level_names: None,
+            unit,
+            failures: Vec::new(),
+        }
+    }
+
+    fn sample(execution: usize, value: f64) -> SampleRecord {
+        SampleRecord {
+            build: None,
+            round: execution,
+            execution,
+            iteration: 0,
+            value,
+            warmup: false,
+        }
+    }
+
+    #[test]
+    fn runs_stored_in_other_units_are_merged_in_the_first_ones() {
+        let mut data = HashMap::new();
+        let run = |values: &[f64]| RunData {
+            samples: values
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| sample(i, v))
+                .collect(),
+            executions: Vec::new(),
+        };
+        data.insert(1, run(&[0.002, 0.003]));
+        data.insert(2, run(&[2500.0]));
+        let parts = vec![part(1, TimeUnit::S), part(2, TimeUnit::Us)];
+        let b = merged("b", parts, &mut data).unwrap();
+        assert_eq!(b.unit, TimeUnit::S);
+        let values: Vec<f64> = b.samples.iter().map(|s| s.value).collect();
+        assert_eq!(values.len(), 3);
+        assert!((values[2] - 0.0025).abs() < 1e-15, "{values:?}");
+        // Executions of the second run come after the first run's.
+        assert_eq!(b.samples[2].execution, 2);
+    }
 }

@@ -119,11 +119,12 @@ pub struct StoredSummary {
     pub rev: String,
     /// The run.
     pub run: RunId,
-    /// The unit the run displayed times in (the values are seconds).
+    /// The unit of the run's values, and so of `mean` and `interval` (seconds for everything
+    /// rigor measures or imports; older result files may name another).
     pub unit: String,
-    /// Mean, in seconds; `None` when the run stored no analysis (e.g. too few samples).
+    /// Mean, in `unit`; `None` when the run stored no analysis (e.g. too few samples).
     pub mean: Option<f64>,
-    /// The interval of the mean, in seconds.
+    /// The interval of the mean, in `unit`.
     pub interval: Option<(f64, f64)>,
     /// The interval's confidence level.
     pub level: Option<f64>,
