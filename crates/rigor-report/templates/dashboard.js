@@ -118,7 +118,7 @@
       return t[k] + (t[k + 1] - t[k]) * (u - k);
     }
     function pct(p) { var a = Math.abs(p); return p.toFixed(a >= 10 ? 0 : a >= 1 ? 1 : 2) + "%"; }
-    function signed(r) { if (!isFinite(r)) return "n/a"; var p = (r - 1) * 100; return (p < 0 ? "\u2212" + (-p).toFixed(1) : "+" + p.toFixed(1)) + "%"; }
+    function signed(r) { if (!isFinite(r)) return "n/a"; var p = (r - 1) * 100; if (Math.abs(p) < 0.05) return "0.0%"; return (p < 0 ? "\u2212" + (-p).toFixed(1) : "+" + p.toFixed(1)) + "%"; }
     function update() {
       var a = est(cand), b = est(base), ratio = a.mean / b.mean, bt = ratio * ratio * b.v;
       var den = a.v * a.v / (a.r - 1) + bt * bt / (b.r - 1);
