@@ -81,7 +81,7 @@ pub fn build(
                 ratio: c.ratio,
                 lower: c.ci.as_ref().map(|i| i.lower),
                 upper: c.ci.as_ref().map(|i| i.upper),
-                verdict: c.verdict.to_string(),
+                verdict: verdict_word(result, c),
                 effect_text: c.effect.clone(),
                 threshold: c.threshold.get(),
             })
@@ -206,6 +206,23 @@ fn parameter_plot(result: &ResultFile, analyses: &Analyses, k: f64) -> Option<Pa
         name: name.clone(),
         series,
     })
+}
+
+/// The verdict as the terminal says it: "slower"/"faster" between different commands,
+/// "regression"/"improvement" between versions of one program.
+fn verdict_word(result: &ResultFile, c: &rigor_store::ComparisonRecord) -> String {
+    let command = |name: &str| {
+        result
+            .benchmarks
+            .iter()
+            .find(|b| b.name == name)
+            .map(|b| b.command.as_str())
+    };
+    let kind = match (command(&c.baseline), command(&c.candidate)) {
+        (Some(b), Some(c)) => crate::comparisons::kind_of(b, c),
+        _ => rigor_report::comparison::Kind::Versions,
+    };
+    rigor_report::comparison::verdict_word(kind, c.verdict)
 }
 
 /// Display unit for values around `mean` seconds: (label, factor), from the one display scaler.

@@ -38,11 +38,17 @@ fn compared_name<'a>(views: &'a [BenchmarkView<'_>]) -> Option<&'a str> {
         .find_map(|v| v.compared.as_ref().map(|c| c.name.as_str()))
 }
 
-/// "−1.2% +3.4%" when the interval is asymmetric about `m`, else "1.2%".
+/// "−1.2% +3.4%" when the interval is asymmetric about `m`, else "1.2%"; a side that rounds to
+/// zero (the minimum's interval starts at the minimum) is left out: "+3.4% above".
 fn relative(m: f64, lower: f64, upper: f64) -> String {
     let (below, above) = (100.0 * (m - lower) / m, 100.0 * (upper - m) / m);
+    let zero = |p: f64| rigor_units::signed_percent_text(p) == percent(p.abs());
     if (below - above).abs() <= 1e-9 * below.abs().max(above.abs()) {
         percent(below)
+    } else if zero(below) {
+        format!("+{} above", percent(above))
+    } else if zero(above) {
+        format!("−{} below", percent(below))
     } else {
         format!("−{} +{}", percent(below), percent(above))
     }
@@ -225,6 +231,17 @@ mod tests {
             row.starts_with("| `b` | 10.00 ms | 9.000 ms .. 10.50 ms | −10% +5.0% | 13.25 ms |"),
             "{row}"
         );
+        // The minimum's interval starts at the minimum: only the side above is shown.
+        let at_min = StatisticView {
+            interval: Some((0.010, 0.0105)),
+            ..min.clone()
+        };
+        let row = table(&[view(Some(at_min))])
+            .lines()
+            .nth(2)
+            .unwrap()
+            .to_string();
+        assert!(row.contains("| +5.0% above |"), "{row}");
         // A benchmark without the statistic in such a table: dashes, and its mean.
         let text = table(&[view(Some(min)), view(None)]);
         let row = text.lines().nth(3).unwrap();

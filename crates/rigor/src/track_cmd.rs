@@ -807,7 +807,15 @@ fn changes_markdown(list: &[StoredChange]) -> String {
 fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
     let key = series_key(&a.series, Path::new("."));
     let points = track::show(history, &key, &a.benchmark)?;
-    if points.is_empty() {
+    // Versions that failed altogether are listed for every name: a history of the benchmark
+    // has at least one version that measured it.
+    let measured = points.iter().any(|p| {
+        !matches!(
+            p.analysis,
+            Err(rigor_app::analysis::Unanalysed::VersionFailed)
+        )
+    });
+    if !measured {
         bail!(
             "no history of '{}' on {} ({}); see `rigor track changes` for what is stored",
             a.benchmark,

@@ -75,6 +75,22 @@ fn run_writes_the_report_at_the_end() {
 }
 
 #[test]
+fn the_report_words_verdicts_as_the_terminal_does() {
+    // Two different commands: "slower", not "regression" (a word for versions of one program).
+    let dir = Dir::new();
+    let html = dir.path("two.html");
+    sim()
+        .args(["--seed", "1", "-r", "8", "mean=1ms,execution=1%"])
+        .args(["mean=2ms,execution=1%", "--report"])
+        .arg(&html)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.contains(">slower<"), "the comparison's verdict");
+    assert!(!text.contains(">regression<"));
+}
+
+#[test]
 fn report_renders_in_headless_chromium() {
     if std::env::var("RIGOR_BROWSER_TESTS").as_deref() == Ok("0") {
         eprintln!("skipped: RIGOR_BROWSER_TESTS=0");

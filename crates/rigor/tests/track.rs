@@ -49,6 +49,14 @@ fn a_version_that_fails_to_build_is_recorded_and_the_run_goes_on() {
         "main",
     ]));
     assert_eq!(show.matches("the version failed").count(), 2, "{show}");
+    // A name no version measured is an error, not a list of the failed versions.
+    rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .args(["show", "./bnech", "--machine", "m", "--branch", "main"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("no history of './bnech'"));
 }
 
 #[test]
