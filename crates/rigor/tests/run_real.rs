@@ -26,9 +26,12 @@ fn measures_wall_time_of_real_commands() {
     assert!(sleep["mean"].as_f64().unwrap() >= 0.01);
     let execs = sleep["executions"].as_array().unwrap();
     assert_eq!(execs.len(), 6, "5 measured + 1 warm-up");
-    assert!(execs.iter().all(|e| e["max_rss"].as_u64().unwrap() > 0
-        && e["user"].is_number()
-        && e["sys"].is_number()));
+    // (max_rss is 0, unknown, for commands smaller than rigor itself: see child_peak_rss.)
+    assert!(
+        execs
+            .iter()
+            .all(|e| e["max_rss"].is_u64() && e["user"].is_number() && e["sys"].is_number())
+    );
     // Rounds interleave the two commands: every round has one execution of each.
     let rounds = |b: usize| -> Vec<u64> {
         r["benchmarks"][b]["executions"]

@@ -173,7 +173,7 @@ impl ProcessExecutor {
             wall,
             user: Seconds::new(reaped.user),
             sys: Seconds::new(reaped.sys),
-            max_rss: reaped.max_rss,
+            max_rss: sys::child_peak_rss(&reaped),
             termination: termination(reaped.status, timed_out),
             stderr_tail: stderr.tail()?,
             iterations: None,
@@ -297,7 +297,7 @@ impl Executor for ProcessExecutor {
             wall,
             user: Seconds::new(reaped.user),
             sys: Seconds::new(reaped.sys),
-            max_rss: reaped.max_rss,
+            max_rss: sys::child_peak_rss(&reaped),
             termination,
             stderr_tail,
             iterations,
@@ -431,8 +431,28 @@ mod tests {
         let o = run("sleep 0.02", false, None, IterationSource::SamplesFile);
         assert!(o.termination.success());
         assert!(o.wall.get() >= 0.02 && o.wall.get() < 2.0, "{}", o.wall);
-        assert!(o.max_rss > 0);
         assert_eq!(o.iterations, None);
+    }
+
+    #[test]
+    fn peak_memory_is_the_commands_own_or_unknown() {
+        // `sleep` is far smaller than this test process, whose peak Linux folds into the
+        // child's: unknown, not this process's size.
+        let small = run("sleep 0", false, None, IterationSource::SamplesFile);
+        assert_eq!(small.max_rss, 0);
+        // dd's 256 MiB buffer, filled from /dev/zero, is its own.
+        let big = run(
+            "dd if=/dev/zero of=/dev/null bs=256M count=1",
+            false,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert!(big.termination.success());
+        assert!(
+            big.max_rss > 256 << 20 && big.max_rss < 400 << 20,
+            "{}",
+            big.max_rss
+        );
     }
 
     #[test]

@@ -46,6 +46,29 @@ pub(crate) fn wait4(pid: i32) -> io::Result<Reaped> {
     })
 }
 
+/// The child's own peak resident set size, bytes, or 0 when it cannot be told. Linux folds the
+/// memory of the process a child was spawned from into the child's peak (at `exec`, the
+/// replaced address space — rigor's, shared or copied at spawn — counts toward the peak the
+/// kernel reports), so a peak not above rigor's own may be rigor's rather than the command's:
+/// it is reported as unknown (0) instead of as the command's. A peak above rigor's is exactly
+/// the command's.
+pub(crate) fn child_peak_rss(reaped: &Reaped) -> u64 {
+    // SAFETY: rusage is plain old data; zeroed is a valid value and getrusage fills it.
+    let mut own: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer to a local variable.
+    let ok = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut own) } == 0;
+    let own = if ok {
+        (own.ru_maxrss.max(0) as u64) * 1024
+    } else {
+        u64::MAX
+    };
+    if reaped.max_rss > own {
+        reaped.max_rss
+    } else {
+        0
+    }
+}
+
 /// Blocks until child `pid` has exited, without reaping it.
 pub(crate) fn wait_exited_no_reap(pid: i32) -> io::Result<()> {
     loop {
