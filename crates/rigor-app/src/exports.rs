@@ -16,9 +16,24 @@ use crate::settings::{Exports, SortOrder};
 
 /// Failures of a benchmark, in words.
 pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
-    b.failures
-        .iter()
-        .map(|f| {
+    let measured: Vec<_> = b.executions.iter().filter(|e| !e.warmup).collect();
+    let mut codes: Vec<i32> = measured.iter().filter_map(|e| e.exit_code).collect();
+    let non_zero = codes.len();
+    codes.sort_unstable();
+    codes.dedup();
+    let ignored = (non_zero > 0).then(|| {
+        let codes: Vec<String> = codes.iter().map(i32::to_string).collect();
+        format!(
+            "{non_zero} of {} measured executions exited with a non-zero status ({} {}), \
+             measured all the same as -i/--ignore-failure asks",
+            measured.len(),
+            if codes.len() == 1 { "code" } else { "codes" },
+            codes.join(", ")
+        )
+    });
+    ignored
+        .into_iter()
+        .chain(b.failures.iter().map(|f| {
             let tail = last_lines(f.stderr_tail.trim(), 3);
             // A build's or hook's reason names it and when it ran; the command's names only
             // what went wrong, so the line says which execution it was.
@@ -32,7 +47,7 @@ pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
             } else {
                 format!("{what}; stderr ends:\n    {}", tail.replace('\n', "\n    "))
             }
-        })
+        }))
         .collect()
 }
 

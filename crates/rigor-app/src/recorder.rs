@@ -83,6 +83,10 @@ impl Observer for Recorder<'_> {
                 user: o.user,
                 sys: o.sys,
                 max_rss: o.max_rss,
+                exit_code: match o.termination {
+                    Termination::Exited { code } if code != 0 => Some(code),
+                    _ => None,
+                },
                 resolution: o.resolution,
             },
             iterations: o.iterations.clone(),

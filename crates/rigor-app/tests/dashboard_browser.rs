@@ -57,6 +57,7 @@ fn quantised_machine(h: &mut SqliteHistory) {
                 user: Seconds(0.01),
                 sys: Seconds(0.0),
                 max_rss: 1 << 20,
+                exit_code: None,
                 env_pad: None,
                 resolution: Resolution::new(Seconds(0.04e-9)),
             });

@@ -49,6 +49,7 @@ fn quantised(seed: u64, ns: f64, resolution: Option<Resolution>) -> ResultFile {
             user: Seconds(0.01),
             sys: Seconds(0.0),
             max_rss: 1 << 20,
+            exit_code: None,
             env_pad: None,
             resolution,
         });

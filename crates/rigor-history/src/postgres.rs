@@ -611,6 +611,7 @@ impl PostgresHistory {
                     user: Seconds(r.get(6)),
                     sys: Seconds(r.get(7)),
                     max_rss: r.get::<_, i64>(8) as u64,
+                    exit_code: None,
                     env_pad: None,
                     resolution,
                 });

@@ -470,6 +470,7 @@ impl SqliteHistory {
                     user: Seconds(r.get(6)?),
                     sys: Seconds(r.get(7)?),
                     max_rss: r.get::<_, i64>(8)? as u64,
+                    exit_code: None,
                     env_pad: None,
                     resolution: None,
                 },

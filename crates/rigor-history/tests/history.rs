@@ -408,6 +408,7 @@ fn with_executions(seed: u64, level: f64, resolution: Option<Resolution>) -> Res
             user: Seconds(0.005),
             sys: Seconds(0.001),
             max_rss: 1 << 20,
+            exit_code: None,
             env_pad: None,
             resolution: if e == 0 {
                 resolution.and(coarse)
@@ -423,6 +424,7 @@ fn with_executions(seed: u64, level: f64, resolution: Option<Resolution>) -> Res
             user: Seconds(0.0),
             sys: Seconds(0.0),
             max_rss: 0,
+            exit_code: None,
             build: None,
             env_pad: None,
             resolution: Resolution::new(Seconds(1.0)),

@@ -88,7 +88,8 @@ pub struct Settings {
     pub conclude: Option<CommandLine>,
     /// Run once per benchmark after its last execution.
     pub cleanup: Option<CommandLine>,
-    /// Keep going after a failed execution (recording it) instead of stopping that benchmark.
+    /// Measure executions that exit with a non-zero status (hyperfine's `-i`), and keep going
+    /// after other failures (recording them) instead of stopping that benchmark.
     pub ignore_failure: bool,
     /// Seed of the shuffled order within rounds (and of build seeds and environment padding).
     pub seed: Seed,
@@ -674,7 +675,8 @@ impl<'a> Scheduler<'a> {
         }
         // The execution is recorded (or its failure) before `--conclude` runs: the conclude
         // command is not timed, so its failure says nothing of the measurement already taken.
-        if let Some(reason) = problem(&outcome, state.reports_iterations[b], slot.warmup) {
+        let expected = state.reports_iterations[b];
+        if let Some(reason) = problem(&outcome, expected, slot.warmup, s.ignore_failure) {
             let record = fail(
                 FailureStage::Command,
                 Some(outcome.termination),
@@ -811,8 +813,16 @@ fn hook_failure(stage: FailureStage, execution: &str, why: &str) -> String {
 
 /// What is wrong with a finished execution, if anything: a failure, unreadable iteration times,
 /// or iteration times that appear or vanish compared with earlier executions.
-fn problem(outcome: &ExecutionOutcome, expected: Option<bool>, warmup: bool) -> Option<String> {
-    if !outcome.termination.success() {
+fn problem(
+    outcome: &ExecutionOutcome,
+    expected: Option<bool>,
+    warmup: bool,
+    ignore_failure: bool,
+) -> Option<String> {
+    // With `-i` a non-zero exit status is measured, as hyperfine's `--ignore-failure` does;
+    // a crash (signal) or a timeout is still a failure.
+    let ignored = ignore_failure && matches!(outcome.termination, Termination::Exited { .. });
+    if !outcome.termination.success() && !ignored {
         return Some(format!("the command {}", describe(outcome.termination)));
     }
     if let Some(err) = &outcome.iteration_error {
@@ -961,10 +971,17 @@ mod tests {
         };
         let (report, log) = run(&benches, &settings);
         assert_eq!(report.status[0], BenchmarkStatus::Completed);
+        // With -i a non-zero exit status is measured (hyperfine's -i), not a failure.
+        let first: Vec<_> = log.executions.iter().filter(|r| r.benchmark == 0).collect();
+        assert_eq!(first.len(), 5);
         assert_eq!(
-            log.executions.iter().filter(|r| r.benchmark == 0).count(),
-            4
+            first
+                .iter()
+                .filter(|r| r.outcome.termination == Termination::Exited { code: 1 })
+                .count(),
+            1
         );
+        assert!(log.failures.is_empty());
     }
 
     #[test]

@@ -260,6 +260,7 @@ mod tests {
                 user: Seconds(0.5),
                 sys: Seconds(0.1),
                 max_rss: 10,
+                exit_code: None,
                 resolution: None,
             },
             iterations,

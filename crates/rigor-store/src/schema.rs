@@ -263,8 +263,12 @@ pub struct ExecutionRecord {
     pub user: Seconds,
     /// System CPU time.
     pub sys: Seconds,
-    /// Peak RSS, bytes.
+    /// Peak RSS, bytes (0 when unknown).
     pub max_rss: u64,
+    /// The non-zero exit status it ended with, measured all the same because `-i` asked
+    /// (hyperfine's `--ignore-failure`); absent for a successful execution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
     /// Bytes of `--randomize-env` padding in its environment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env_pad: Option<usize>,

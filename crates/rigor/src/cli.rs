@@ -574,7 +574,8 @@ pub struct RunOptions {
     /// `{iterations}` in COMMANDs); every reported iteration after --discard is analysed.
     #[arg(long, value_name = "N", value_parser = parse_at_least_one)]
     pub iterations: Option<usize>,
-    /// Keep running a command after it fails (the failure is recorded).
+    /// Measure executions that exit with a non-zero status (as hyperfine's -i), and keep
+    /// running a command after it crashes or times out (the failure is recorded).
     #[arg(short = 'i', long)]
     pub ignore_failure: bool,
     /// Treat each COMMAND as a simulation spec (e.g. "mean=10ms,execution=3%,iteration=1%,iterations=20")

@@ -325,11 +325,15 @@ fn hook_failures_say_which_hook_failed_and_when() {
 
 #[test]
 fn failures_are_numbered_as_the_user_counts_executions() {
-    // A command that fails on its n-th process: with one warm-up execution, the third process is
-    // the second measured execution, and the first process is the warm-up.
+    // A command that crashes on its n-th process: with one warm-up execution, the third process
+    // is the second measured execution, and the first process is the warm-up. (A crash, not an
+    // exit status: -i measures executions that exit with a non-zero status.)
     let dir = Dir::new();
     let failing_on = |n: u32| {
-        format!("k=$(cat count 2>/dev/null || echo 0); k=$((k+1)); echo $k > count; [ $k -ne {n} ]")
+        format!(
+            "k=$(cat count 2>/dev/null || echo 0); k=$((k+1)); echo $k > count; \
+             if [ $k -eq {n} ]; then kill -9 $$; fi"
+        )
     };
     let run = |n: u32| {
         let _ = std::fs::remove_file(dir.path("count"));
@@ -343,12 +347,12 @@ fn failures_are_numbered_as_the_user_counts_executions() {
     };
     let out = run(3);
     assert!(
-        out.contains("Failure: execution 2: the command exited with code 1"),
+        out.contains("Failure: execution 2: the command was killed by signal 9"),
         "{out}"
     );
     let out = run(1);
     assert!(
-        out.contains("Failure: warm-up execution 1: the command exited with code 1"),
+        out.contains("Failure: warm-up execution 1: the command was killed by signal 9"),
         "{out}"
     );
 }

@@ -150,13 +150,16 @@ fn failure_stops_the_command_and_keeps_its_data() {
         .arg(&path)
         .assert()
         .success();
-    assert_eq!(
-        json(&path)["benchmarks"][0]["samples"]
-            .as_array()
-            .unwrap()
-            .len(),
-        5
-    );
+    // With -i the execution that exited with code 1 is measured, and marked.
+    let r = json(&path);
+    assert_eq!(r["benchmarks"][0]["samples"].as_array().unwrap().len(), 6);
+    let codes: Vec<_> = r["benchmarks"][0]["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["exit_code"].as_i64())
+        .collect();
+    assert_eq!(codes, vec![1]);
 }
 
 #[test]

@@ -120,8 +120,28 @@ fn counts_must_be_at_least_one_and_sane() {
 
 #[test]
 fn ignore_failure_with_every_execution_failing_exits_2() {
+    // As hyperfine's -i: a non-zero exit status is measured, and said.
     rigor()
         .args(["run", "-i", "-r", "3", "false"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "3 of 3 measured executions exited with a non-zero status (code 1), measured all \
+             the same as -i/--ignore-failure asks",
+        ));
+    // Executions that never end are not measured: with all of them timed out, exit 2.
+    rigor()
+        .args([
+            "run",
+            "-i",
+            "-r",
+            "3",
+            "-w",
+            "0",
+            "--timeout",
+            "0.05s",
+            "sleep 5",
+        ])
         .assert()
         .code(2)
         .stdout(predicate::str::contains("No result"))
