@@ -145,7 +145,41 @@ pub fn parse(path: &Path, text: &str) -> Result<ResultFile> {
         serde_json::from_str::<ResultFile>(text).map_err(|e| StoreError::json(path, &e))?
     };
     fold_log(&mut result);
+    check_values(path, &result)?;
     Ok(result)
+}
+
+/// Longest time a sample may claim, in seconds (about 32 years): anything longer is not a
+/// measurement, and would overflow the statistics into infinities.
+const LONGEST_TIME: f64 = 1e9;
+
+/// Refuses samples that cannot be times: negative, or longer than [`LONGEST_TIME`] (the
+/// importers refuse the same in other tools' files). Names the benchmark and the sample.
+fn check_values(path: &Path, result: &ResultFile) -> Result<()> {
+    for (i, b) in result.benchmarks.iter().enumerate() {
+        for (j, sample) in b.samples.iter().enumerate() {
+            let seconds = b.unit.to_seconds(sample.value);
+            let problem = if seconds < 0.0 {
+                "negative time (differences of times are read from a CSV with --allow-negative)"
+            } else if seconds > LONGEST_TIME || seconds.is_nan() {
+                "not a time: longer than 10⁹ s"
+            } else {
+                continue;
+            };
+            let v = sample.value;
+            let shown = if v.abs() < 1e6 {
+                v.to_string()
+            } else {
+                format!("{v:e}")
+            };
+            return Err(StoreError::import(
+                path,
+                &format!("benchmark {} ('{}'), sample {j}", i + 1, b.name),
+                format!("{shown} {}: {problem}", b.unit),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A killed writer may leave a partial last record and no tail: drop lines from the end until the
@@ -235,6 +269,36 @@ pub fn fold_log(result: &mut ResultFile) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn samples_that_cannot_be_times_are_refused_naming_the_place() {
+        let mut r = ResultFile::new(Seed(1), rigor_units::ConfidenceLevel::NINETY_FIVE);
+        let mut b = BenchmarkRecord::new("b", "b".to_string(), crate::Layout::EXECUTIONS);
+        for (i, v) in [0.01, -0.0114, 1e308].into_iter().enumerate() {
+            b.samples.push(SampleRecord {
+                build: None,
+                round: i,
+                execution: i,
+                iteration: 0,
+                value: v,
+                warmup: false,
+            });
+        }
+        r.benchmarks.push(b);
+        let text = crate::to_json(&r).unwrap();
+        let e = parse(Path::new("r.json"), &text).unwrap_err().to_string();
+        assert!(
+            e.starts_with("r.json: benchmark 1 ('b'), sample 1: -0.0114 s: negative time"),
+            "{e}"
+        );
+        r.benchmarks[0].samples.remove(1);
+        let text = crate::to_json(&r).unwrap();
+        let e = parse(Path::new("r.json"), &text).unwrap_err().to_string();
+        assert!(e.contains("sample 1: 1e308 s: not a time"), "{e}");
+        r.benchmarks[0].samples.remove(1);
+        assert!(parse(Path::new("r.json"), &crate::to_json(&r).unwrap()).is_ok());
+    }
+
     use super::*;
     use crate::layout::Layout;
     use crate::schema::{BenchmarkRecord, ExecutionRecord, FailureRecord, FailureStage};
