@@ -190,13 +190,19 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
         ..Default::default()
     };
     rigor_app::exports::write_for_tools(&tools, r)?;
-    Ok(
-        if rigor_app::gated(&a.comparisons, r, s.comparison.fail_on) {
-            Outcome::Gated
-        } else {
-            Outcome::Ok
-        },
-    )
+    // A benchmark that measured nothing fails the analysis as it failed the run (exit 2).
+    let nothing = a
+        .analyses
+        .iter()
+        .any(|x| matches!(x, Err(rigor_app::analysis::Unanalysed::NothingMeasured)));
+    Ok(if nothing {
+        note!("rigor: a benchmark measured nothing (shown above), exit status 2");
+        Outcome::Failed
+    } else if rigor_app::gated(&a.comparisons, r, s.comparison.fail_on) {
+        Outcome::Gated
+    } else {
+        Outcome::Ok
+    })
 }
 
 /// `rigor compare`.

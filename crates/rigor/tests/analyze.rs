@@ -243,3 +243,22 @@ fn an_interval_reaching_below_zero_is_shown_from_zero() {
     ]));
     assert!(!out.contains("below zero"), "{out}");
 }
+
+#[test]
+fn a_result_that_measured_nothing_fails_its_analysis_as_it_failed_its_run() {
+    let dir = Dir::new();
+    let path = dir.path("failed.json");
+    sim()
+        .args(["--seed", "1", "-r", "3", "-w", "0", "mean=1ms,fail=1"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .code(2);
+    rigor()
+        .arg("analyze")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("No result"))
+        .stderr(predicate::str::contains("measured nothing"));
+}
