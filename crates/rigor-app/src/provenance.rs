@@ -17,6 +17,7 @@ pub fn starting(origin: &Origin) -> Provenance {
         label: origin.label.clone(),
         git: origin.working_dir.as_deref().and_then(git_state),
         imported_from: None,
+        versions: origin.versions.clone(),
     }
 }
 

@@ -226,6 +226,8 @@ pub struct Origin {
     pub label: Option<String>,
     /// The working directory, whose git commit is recorded when it is a repository.
     pub working_dir: Option<PathBuf>,
+    /// The versions measured together (`rigor track run`), recorded in the provenance.
+    pub versions: Vec<String>,
 }
 
 /// Everything `run` needs, resolved and validated.

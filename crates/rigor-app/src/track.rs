@@ -288,6 +288,42 @@ struct Measurement {
     failures: Vec<String>,
 }
 
+/// A result of versions measured together ([`Provenance::versions`]) as one result per version,
+/// each labelled with its version and its benchmarks named as they were without the others;
+/// `None` for a result of one version (or one whose benchmarks do not divide among its
+/// versions).
+///
+/// [`Provenance::versions`]: rigor_store::Provenance::versions
+pub fn split_versions(result: &ResultFile) -> Option<Vec<(String, ResultFile)>> {
+    let versions = &result.provenance.versions;
+    let n = result.benchmarks.len();
+    if versions.len() < 2 || n % versions.len() != 0 {
+        return None;
+    }
+    let per_version = n / versions.len();
+    let parts = versions
+        .iter()
+        .zip(result.benchmarks.chunks(per_version))
+        .map(|(rev, benchmarks)| {
+            let mut part = result.clone();
+            part.provenance.versions.clear();
+            part.provenance.label = Some(rev.clone());
+            part.provenance.git = None;
+            part.comparisons.clear();
+            let suffix = format!(" @ {}", short(rev));
+            part.benchmarks = benchmarks
+                .iter()
+                .map(|b| BenchmarkRecord {
+                    name: b.name.strip_suffix(&suffix).unwrap_or(&b.name).to_string(),
+                    ..b.clone()
+                })
+                .collect();
+            (rev.clone(), part)
+        })
+        .collect();
+    Some(parts)
+}
+
 /// Measures versions together in shuffled interleaved rounds, stores each (when the run
 /// completed), and with `compare` compares every version with the first (paired by round).
 #[allow(clippy::too_many_arguments)]
@@ -342,6 +378,9 @@ fn measure_together(
     experiment.commands = commands;
     experiment.exports.json = Some(file.clone());
     experiment.origin.label = (ready.len() == 1).then(|| ready[0].0.rev.clone());
+    if ready.len() > 1 {
+        experiment.origin.versions = ready.iter().map(|(v, _)| v.rev.clone()).collect();
+    }
     let was_enabled = experiment.comparison.enabled;
     let reference = experiment.comparison.reference.take();
     experiment.comparison.enabled = compare;
@@ -350,6 +389,7 @@ fn measure_together(
     experiment.commands = base_commands;
     experiment.runner.build = base_build;
     experiment.origin.label = base_label;
+    experiment.origin.versions.clear();
     experiment.comparison.enabled = was_enabled;
     experiment.comparison.reference = reference;
     let measured = measured?;
@@ -377,6 +417,12 @@ fn measure_together(
         if measured.result.status == RunStatus::Complete {
             let mut result = measured.result.clone();
             result.provenance.label = Some(v.rev.clone());
+            // Measured from a clean checkout of the version, not from the working tree rigor
+            // ran in: the file records the version's commit (which `track add` checks).
+            result.provenance.git = v.commit.clone().map(|commit| rigor_store::GitState {
+                commit,
+                dirty: false,
+            });
             result.comparisons.clear();
             result.benchmarks = measured.result.benchmarks[i * per_version..(i + 1) * per_version]
                 .iter()

@@ -534,6 +534,11 @@ pub struct Provenance {
     /// seed only seeds rigor's resampling of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported_from: Option<String>,
+    /// The versions `rigor track run` measured together in this run, in the order of their
+    /// benchmarks (each version's benchmarks in turn, named `NAME @ REV`); empty for a run of
+    /// one version. `rigor track add` stores each version of such a file as its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<String>,
 }
 
 /// A git working directory's state.

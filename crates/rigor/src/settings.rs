@@ -91,6 +91,7 @@ fn origin(label: Option<&String>) -> Origin {
         command_line: std::env::args().collect(),
         label: label.cloned(),
         working_dir: std::env::current_dir().ok(),
+        versions: Vec::new(),
     }
 }
 

@@ -192,13 +192,43 @@ fn check_commit(imported: &rigor_store::import::Imported, files: &str, commit: &
 }
 
 fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, files: &[PathBuf]) -> Result<()> {
-    let key = series_key(&a.series, &a.repo);
     let name = shown(files);
     let imported = rigor_store::import::load_together(files, a.format.map(Into::into))?;
+    // A `track run` file of several versions measured together: each version stored as its own.
+    if let Some(parts) = track::split_versions(&imported.result) {
+        if a.version.is_some() {
+            bail!(
+                "{name} holds {} versions measured together: each is stored as the version it \
+                 measured, so --version cannot name them",
+                parts.len()
+            );
+        }
+        for (rev, result) in parts {
+            let part = rigor_store::import::Imported {
+                result,
+                ..imported.clone()
+            };
+            add_result(history, a, &format!("{name} ({})", short(&rev)), part, rev)?;
+        }
+        return Ok(());
+    }
     let rev = match &a.version {
         Some(v) => v.clone(),
         None => version_of(&imported.result, &name)?,
     };
+    add_result(history, a, &name, imported, rev)
+}
+
+/// Stores one version's result (`name`: the files it came from, for messages).
+fn add_result(
+    history: &mut (dyn History + Send),
+    a: &TrackAddArgs,
+    name: &str,
+    imported: rigor_store::import::Imported,
+    rev: String,
+) -> Result<()> {
+    let key = series_key(&a.series, &a.repo);
+    let name = name.to_string();
     let version = track::version(Some(&a.repo), &rev, a.order);
     match &version.commit {
         Some(commit) => check_commit(&imported, &name, commit),

@@ -579,3 +579,52 @@ fn publish_writes_a_dashboard_of_the_history() {
         .code(2)
         .stderr(predicate::str::contains("--repo-url must be a web address"));
 }
+
+#[test]
+fn a_file_of_versions_measured_together_is_stored_version_by_version() {
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    let Some(ids) = history_repo_or_skip(&repo) else {
+        return;
+    };
+    let runs = dir.path("runs");
+    rigor()
+        .args(["track", "--db"])
+        .arg(dir.path("a.db"))
+        .args(["run", "--repo"])
+        .arg(&repo)
+        .args(["--last", "3", "--batch", "3", "--machine", "m", "-r", "3"])
+        .args(["--build", "gcc -O2 -o bench bench.c", "--export-json"])
+        .arg(runs.join("r.json"))
+        .args(["--", "./bench"])
+        .assert()
+        .success();
+    let batch: Vec<_> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.to_string_lossy().contains(".version."))
+        .collect();
+    assert_eq!(batch.len(), 1, "one file of the three versions: {batch:?}");
+    let db = dir.path("b.db");
+    let out = stdout_of(
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .args(["add", "--repo"])
+            .arg(&repo)
+            .args(["--machine", "m"])
+            .arg(&batch[0]),
+    );
+    assert_eq!(out.matches("Stored ").count(), 3, "{out}");
+    for id in &ids[ids.len() - 3..] {
+        assert!(out.contains(&id[..10]), "{id} stored: {out}");
+    }
+    // Each version's benchmark under its own name, so that its history reads as one series.
+    let show = stdout_of(rigor().args(["track", "--db"]).arg(&db).args([
+        "show",
+        "./bench",
+        "--machine",
+        "m",
+    ]));
+    assert_eq!(show.lines().count(), 2 + 3, "{show}");
+}
