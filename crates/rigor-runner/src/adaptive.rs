@@ -516,11 +516,21 @@ fn needed(
             usize::MAX
         });
     }
+    // The count is planned for the symmetric t interval; an interval widened toward the skew
+    // is wider by (half-width / shorter side), so the plan aims that much further inside (the
+    // widening shrinks as units are added, so this errs toward enough units).
+    let ci = mean_interval(h, a.level.get(), a.quantile)?;
+    let shorter = (ci.mean - ci.lower).min(ci.upper - ci.mean);
+    let skew = if ci.is_asymmetric() && shorter > 0.0 {
+        ci.half_width / shorter
+    } else {
+        1.0
+    };
     let existing = unit_mean_variances(h, &p.components.t2())?;
     Ok(top_count_with_existing(
         &existing,
         &p.plan,
-        target * p.mean.abs(),
+        target / skew * p.mean.abs(),
         a.level.get(),
         a.quantile,
     )?)
@@ -625,7 +635,14 @@ impl StopRule for AdaptiveRule {
             return self.stop(StopReason::PrecisionNotReached);
         }
         self.looks += 1;
-        match self.plan(data, n, margin(n)) {
+        // The last re-plan aims twice as far inside the target: a run that has missed it at
+        // every look so far should not end a hair short with budget left.
+        let m = if self.looks == self.settings.max_looks {
+            margin(n).powi(2)
+        } else {
+            margin(n)
+        };
+        match self.plan(data, n, m) {
             Some(planned) => {
                 self.phase = Phase::Planned { planned };
                 Control::Continue
