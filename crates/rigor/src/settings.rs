@@ -588,6 +588,16 @@ fn apply_plan(
     precision: Option<Fraction>,
 ) -> Result<()> {
     let plans = file.for_benchmarks(benchmarks)?;
+    for (b, p) in benchmarks.iter().zip(&plans) {
+        if p.name != b.name {
+            note!(
+                "rigor: note: the plan has no benchmark named '{}': it gets the plan of '{}', \
+                 the benchmark in its place in the plan file",
+                b.name,
+                p.name
+            );
+        }
+    }
     for (b, p) in benchmarks.iter_mut().zip(&plans) {
         // The plan counts steady iterations: the warm-up before them comes on top, the fixed
         // count discarded or (with `--discard auto`) what the pilot found.

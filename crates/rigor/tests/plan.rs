@@ -61,6 +61,15 @@ fn run_with_plan_uses_its_counts() {
         .as_integer()
         .unwrap() as u64;
     assert_eq!(executions, for_2pct, "the plan's top-level count for ±2%");
+    // Another command gets the plan in its place, and is told so.
+    sim()
+        .args(["--seed", "5", "-r", "3", "mean=1ms", "--plan"])
+        .arg(&plan)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(format!(
+            "the plan has no benchmark named 'mean=1ms': it gets the plan of '{BLOAT}'"
+        )));
 }
 
 #[test]
