@@ -72,7 +72,13 @@ pub fn ratio_words(ratio: f64, bounds: Option<(f64, f64)>, level: f64) -> (Strin
         let k = if slower { ratio } else { 1.0 / ratio };
         format!("{}× {direction}", factor(k))
     } else {
-        format!("{} {direction}", percent(100.0 * (ratio - 1.0).abs()))
+        let size = percent(100.0 * (ratio - 1.0).abs());
+        if rigor_units::signed_percent_text(100.0 * (ratio - 1.0)) == size {
+            // Rounds to no change: "0.00% slower" would read as a direction.
+            "no faster or slower (0.00%)".to_string()
+        } else {
+            format!("{size} {direction}")
+        }
     };
     let ci = match interval_words(ratio, bounds) {
         Some(ci) => format!("{level}% CI {ci}"),
@@ -308,7 +314,15 @@ pub fn markdown(views: &[ComparisonView<'_>]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::signed;
+    use super::{ratio_words, signed};
+
+    #[test]
+    fn a_ratio_that_rounds_to_one_has_no_direction() {
+        let (amount, _) = ratio_words(1.000_01, Some((0.99, 1.01)), 0.95);
+        assert_eq!(amount, "no faster or slower (0.00%)");
+        let (amount, _) = ratio_words(1.046, Some((1.02, 1.07)), 0.95);
+        assert_eq!(amount, "4.6% slower");
+    }
 
     #[test]
     fn signed_changes_that_round_to_zero_have_no_sign() {

@@ -126,7 +126,7 @@ pub fn render(v: &DiagnosisView<'_>) -> String {
     if let Some((original, centred, clustered)) = v.impact {
         let _ = writeln!(
             out,
-            "  Impact factor:       {original:.2} (≈ 1: executions do not differ); on run-mean-centred data {centred:.2} (≈ 1: the additive model fits)"
+            "  Impact factor:       {original:.2} (1 would mean executions do not differ); on run-mean-centred data {centred:.2} (1 would mean the additive model fits)"
         );
         if let Some(c) = clustered {
             let _ = writeln!(

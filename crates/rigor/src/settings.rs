@@ -159,6 +159,15 @@ fn benchmarks(
             );
         }
     }
+    // The same command given twice (an A/A run): numbered, so that comparisons and files tell
+    // them apart ("sleep 0.01 #1", "sleep 0.01 #2").
+    let all: Vec<String> = out.0.iter().map(|b| b.name.clone()).collect();
+    for (i, b) in out.0.iter_mut().enumerate() {
+        if all.iter().filter(|n| **n == all[i]).count() > 1 {
+            let k = all[..=i].iter().filter(|n| **n == all[i]).count();
+            b.name = format!("{} #{k}", all[i]);
+        }
+    }
     Ok(out)
 }
 

@@ -435,3 +435,25 @@ fn another_estimator_leads_the_ranking_and_the_tables() {
         "fastest first by the minimum: {rows:?}"
     );
 }
+
+/// The same command twice (an A/A run) is numbered, so that the comparison names two things.
+#[test]
+fn the_same_command_twice_is_numbered() {
+    let out = stdout_of(sim().args([
+        "--seed",
+        "2",
+        "-r",
+        "5",
+        "mean=1ms,execution=1%",
+        "mean=1ms,execution=1%",
+    ]));
+    assert!(
+        out.contains("Benchmark 1: mean=1ms,execution=1% #1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Benchmark 2: mean=1ms,execution=1% #2"),
+        "{out}"
+    );
+    assert!(out.contains("mean=1ms,execution=1% #2 is "), "{out}");
+}
