@@ -490,7 +490,26 @@ pub fn between(
         }
     }
     if out.is_empty() {
-        return Err(AppError::NothingInCommon);
+        let names = |r: &ResultFile| {
+            let quoted: Vec<String> = r
+                .benchmarks
+                .iter()
+                .map(|b| format!("'{}'", b.name))
+                .collect();
+            quoted.join(", ")
+        };
+        return Err(AppError::NothingInCommon {
+            old: names(old),
+            new: names(new),
+            without_result: warnings
+                .iter()
+                .filter_map(|w| match w {
+                    Warning::NoResultToCompare { benchmark } => Some(format!("'{benchmark}'")),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
     }
     control_fdr(&mut out, s.config.level);
     let refs: Vec<(&Hierarchy, &Hierarchy)> = pairs.iter().map(|(c, b)| (c, b)).collect();

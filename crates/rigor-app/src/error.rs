@@ -36,9 +36,31 @@ pub enum AppError {
         /// The benchmarks' names, quoted and joined.
         names: String,
     },
-    /// Two results share no benchmark.
-    #[error("the two results have no benchmark in common (matched by name)")]
-    NothingInCommon,
+    /// Two results share no benchmark that both measured.
+    #[error(
+        "nothing to compare: {}",
+        if !.without_result.is_empty() {
+            format!(
+                "{} measured nothing on one side (every execution failed, or too few)",
+                .without_result
+            )
+        } else {
+            format!(
+                "no benchmark has the same name in both (old: {}; new: {})",
+                .old,
+                .new
+            )
+        }
+    )]
+    NothingInCommon {
+        /// The old result's benchmark names, quoted and joined.
+        old: String,
+        /// The new result's benchmark names, quoted and joined.
+        new: String,
+        /// Benchmarks named alike without a result on one side, quoted and joined (empty when
+        /// none).
+        without_result: String,
+    },
     /// The old and the new result hold the same measurements.
     #[error(
         "{old} and {new} are the same result (the same measurements): a result compared with \

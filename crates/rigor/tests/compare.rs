@@ -256,3 +256,26 @@ fn comparisons_are_in_the_markdown_export_and_reanalysis() {
     let again = stdout_of(rigor().arg("analyze").arg(&path));
     assert!(again.contains("Comparisons"), "{again}");
 }
+
+#[test]
+fn results_with_nothing_to_compare_say_what_each_holds() {
+    let dir = Dir::new();
+    let (a, b) = (dir.path("a.json"), dir.path("b.json"));
+    for (path, spec) in [(&a, "mean=1ms,execution=1%"), (&b, "mean=2ms,execution=1%")] {
+        sim()
+            .args(["--seed", "1", "-r", "5", spec, "--export-json"])
+            .arg(path)
+            .assert()
+            .success();
+    }
+    rigor()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no benchmark has the same name in both (old: 'mean=1ms,execution=1%'; new: \
+             'mean=2ms,execution=1%')",
+        ));
+}
