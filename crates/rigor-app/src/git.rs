@@ -35,6 +35,26 @@ pub enum GitError {
         /// The range it is an end of, when it is one.
         range: Option<String>,
     },
+    /// The folder is not in a git repository.
+    #[error(
+        "{} is not in a git repository: `rigor track run` and `bisect` measure a repository's \
+         commits (give --repo DIR); results measured elsewhere are stored with `rigor track add`",
+        repo.display()
+    )]
+    NotARepository {
+        /// The folder.
+        repo: PathBuf,
+    },
+}
+
+/// Checks that `repo` is in a git repository with at least one commit, before anything is made
+/// for it.
+pub fn check_repository(repo: &Path) -> Result<(), GitError> {
+    git(repo, &["rev-parse", "--git-dir"])
+        .map(drop)
+        .map_err(|_| GitError::NotARepository {
+            repo: repo.canonicalize().unwrap_or_else(|_| repo.to_path_buf()),
+        })
 }
 
 fn git(repo: &Path, args: &[&str]) -> Result<String, GitError> {

@@ -55,6 +55,12 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         rigor_history::postgres::redact,
     );
     let runs = default_results_dir(url.is_none().then_some(args.db.as_path()));
+    // Checked before the history is opened, which would make an empty database.
+    match &args.command {
+        TrackCommand::Run(a) => rigor_app::git::check_repository(&a.repo)?,
+        TrackCommand::Bisect(a) => rigor_app::git::check_repository(&a.repo)?,
+        _ => {}
+    }
     let mut history = rigor_history::open(args.db.as_os_str())?;
     let history = history.as_mut();
     match &args.command {

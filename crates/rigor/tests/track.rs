@@ -628,3 +628,15 @@ fn a_file_of_versions_measured_together_is_stored_version_by_version() {
     ]));
     assert_eq!(show.lines().count(), 2 + 3, "{show}");
 }
+
+#[test]
+fn track_run_outside_a_repository_says_so_and_makes_nothing() {
+    let dir = Dir::new();
+    rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "run", "--last", "2", "-r", "3", "--", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not in a git repository"));
+    assert!(!dir.path(".rigor").exists(), "no empty history left behind");
+}
