@@ -283,8 +283,9 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
     out
 }
 
+/// A name as a Markdown code span (the summary table's escaping).
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    crate::markdown::cell(crate::markdown::Markup::Markdown, text)
 }
 
 /// A Markdown table of comparisons.
@@ -301,7 +302,7 @@ pub fn markdown(views: &[ComparisonView<'_>]) -> String {
         let level = format!("{}% CI ", (c.level * 100.0).round());
         let _ = writeln!(
             out,
-            "| `{}` | `{}` | {} | {} | **{}** |",
+            "| {} | {} | {} | {} | **{}** |",
             cell(v.candidate),
             cell(v.baseline),
             amount,

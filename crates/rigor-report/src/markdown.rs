@@ -18,13 +18,23 @@ pub enum Markup {
 }
 
 /// Escapes text for a table cell of `markup`.
-fn cell(markup: Markup, text: &str) -> String {
+pub(crate) fn cell(markup: Markup, text: &str) -> String {
     let text = text.replace('\n', " ");
     match markup {
+        // A name with backticks in it takes a longer fence (CommonMark code spans).
+        Markup::Markdown if text.contains('`') => {
+            let fence = "`".repeat(longest_backtick_run(&text) + 1);
+            format!("{fence} {} {fence}", text.replace('|', "\\|"))
+        }
         Markup::Markdown => format!("`{}`", text.replace('|', "\\|")),
         Markup::AsciiDoc => format!("`{}`", text.replace('|', "\\|")),
         Markup::OrgMode => format!("={}=", text.replace('|', "\\vert{}")),
     }
+}
+
+/// The longest run of consecutive backticks in `text`.
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 const HEADER: [&str; 6] = ["Benchmark", "Mean", "95% CI", "±", "Median", "Units"];
@@ -248,6 +258,13 @@ mod tests {
         assert!(row.starts_with("| `b` | — | — | — | 13.25 ms |"), "{row}");
         // Without a compared statistic the table is the mean's.
         assert!(table(&[view(None)]).starts_with("| Benchmark | Mean | 95% CI | ± | Median |"));
+    }
+
+    #[test]
+    fn names_with_backticks_keep_their_code_span() {
+        assert_eq!(cell(Markup::Markdown, "a|b"), "`a\\|b`");
+        assert_eq!(cell(Markup::Markdown, "echo `date`"), "`` echo `date` ``");
+        assert_eq!(cell(Markup::Markdown, "x``y"), "``` x``y ```");
     }
 
     #[test]
