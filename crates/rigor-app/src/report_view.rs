@@ -52,7 +52,13 @@ pub fn build(
         generated: format!(
             "{} (the result is {})",
             jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M:%S UTC"),
-            format!("{:?}", result.status).to_lowercase()
+            match result.status {
+                rigor_store::RunStatus::Complete => "complete",
+                rigor_store::RunStatus::Interrupted => "interrupted: stopped before the end",
+                // A file still marked running was left by a process that was killed.
+                rigor_store::RunStatus::Running =>
+                    "unfinished: its run was killed or is still going",
+            }
         ),
         environment,
         seed: result

@@ -76,12 +76,23 @@ pub fn archive_path(page: &str, machine: &str, branch: &str, first: usize) -> St
     format!("{stem}.{hex}.{first}.html")
 }
 
-/// The group of a benchmark on the index: its name up to the last `/`, or empty.
+/// The group of a benchmark on the index: its name up to the last `/`, or empty. A name that is
+/// a command line (it has spaces) or a program in the current folder (`./bench`) has no group:
+/// its slashes are a path's, not a grouping.
 ///
 /// ```
-/// assert_eq!(rigor_report::dashboard::group_of("parse/json/small"), "parse/json");
-/// assert_eq!(rigor_report::dashboard::group_of("sort"), "");
+/// use rigor_report::dashboard::group_of;
+/// assert_eq!(group_of("parse/json/small"), "parse/json");
+/// assert_eq!(group_of("sort"), "");
+/// assert_eq!(group_of("./bench"), "");
+/// assert_eq!(group_of("gzip -1 data/file"), "");
 /// ```
 pub fn group_of(name: &str) -> &str {
-    name.rsplit_once('/').map_or("", |(g, _)| g)
+    if name.contains(char::is_whitespace) {
+        return "";
+    }
+    match name.rsplit_once('/').map_or("", |(g, _)| g) {
+        "." | ".." => "",
+        g => g,
+    }
 }

@@ -463,19 +463,28 @@ fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
         "noise",
         "Noise per level",
     );
-    let _ = write!(
-        out,
-        "<figcaption class=\"legend\">Standard deviation of each level as a percentage of the mean:"
-    );
-    for (k, name) in s.levels.iter().enumerate() {
-        let _ = write!(
-            out,
-            "<span class=\"swatch line\" style=\"background:{}\"></span>{}",
-            crate::html::plots::palette_css(k),
-            Escaped(name)
+    if s.levels.is_empty() {
+        out.push_str(
+            "<figcaption class=\"legend\">No variance components were stored for these \
+             versions.</figcaption></figure>\n",
+        );
+    } else {
+        out.push_str(
+            "<figcaption class=\"legend\">Standard deviation of each level as a percentage of \
+             the mean:",
+        );
+        for (k, name) in s.levels.iter().enumerate() {
+            let _ = write!(
+                out,
+                "<span class=\"swatch line\" style=\"background:{}\"></span>{}",
+                crate::html::plots::palette_css(k),
+                Escaped(name)
+            );
+        }
+        out.push_str(
+            ". A rising line means that level is getting noisier.</figcaption></figure>\n",
         );
     }
-    out.push_str(". A rising line means that level is getting noisier.</figcaption></figure>\n");
     series_changes(out, site, s);
     compare_section(out, s, &id);
     versions_table(out, site, s, &id);
