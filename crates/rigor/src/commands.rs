@@ -99,6 +99,21 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     emit(&rigor_app::comparisons::render(&measured.comparisons));
     emit(&rigor_app::comparisons::render_ranking(&measured.ranking));
     output::result_warnings(r);
+    let discards = s.discard != rigor_store::Discard::Count(0);
+    let timed_only: Vec<&str> = r
+        .benchmarks
+        .iter()
+        .filter(|b| !b.layout.has_iterations() && !b.samples.is_empty())
+        .map(|b| b.name.as_str())
+        .collect();
+    if discards && !timed_only.is_empty() {
+        note!(
+            "rigor: note: --discard drops warm-up iterations, and {} reported none (only its \
+             wall time was measured): nothing was discarded there; -w/--warmup skips whole \
+             executions",
+            timed_only.join(", ")
+        );
+    }
     let reported = rigor_app::exports::Reported {
         result: r,
         analyses: &measured.analyses,

@@ -356,3 +356,19 @@ fn failures_are_numbered_as_the_user_counts_executions() {
         "{out}"
     );
 }
+
+#[test]
+fn discard_on_a_command_without_iterations_says_nothing_was_discarded() {
+    rigor()
+        .args(["run", "-r", "3", "--discard", "2", "true"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "--discard drops warm-up iterations, and true reported none",
+        ));
+    rigor()
+        .args(["run", "-r", "3", "true"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("--discard").not());
+}
