@@ -276,7 +276,7 @@ pub fn robust(result: &ResultFile) -> String {
         match diagnosis::robust(b, result.confidence, result.seed) {
             Some((r, p)) => {
                 out += &format!(
-                    "Robust (Mono, Kalibera, Bulej & Tůma 2005b §4.2) {}: {} ± {} (plain {} ± {}); {} sub-selections of {} per execution, seed {}\n",
+                    "Robust (Mono, Kalibera, Bulej & Tůma 2005b §4.2) {}: {} ± {} (their Eq. 4 without sub-selection: {} ± {}; both with the normal quantile, as the paper's, so not the t interval above); {} sub-selections of {} per execution, seed {}\n",
                     b.name,
                     time(r.mean),
                     time_like(r.half_width, r.mean),

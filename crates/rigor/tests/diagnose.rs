@@ -50,7 +50,7 @@ fn auto_discard_finds_a_twenty_iteration_warmup() {
     let robust = stdout_of(rigor().arg("analyze").arg(&path).args(["--robust", "mono"]));
     assert!(
         robust.contains("Robust (Mono, Kalibera, Bulej & Tůma 2005b §4.2)")
-            && robust.contains("(plain "),
+            && robust.contains("(their Eq. 4 without sub-selection: "),
         "{robust}"
     );
 }
