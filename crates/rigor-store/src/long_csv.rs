@@ -32,6 +32,37 @@ pub fn to_long_csv(result: &ResultFile) -> String {
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
+/// The columns [`to_long_csv`] writes.
+const OWN_COLUMNS: [&str; 6] = [
+    "benchmark",
+    "round",
+    "execution",
+    "iteration",
+    "value",
+    "warmup",
+];
+
+/// The level columns of a CSV that rigor exported ([`to_long_csv`]), so that it reads back
+/// without `--levels`: `execution`, and `iteration` when some execution has more than one.
+/// `None` for any other CSV.
+pub fn own_export_levels(text: &str) -> Option<Vec<String>> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next()?.trim_end().split(',').collect();
+    if header != OWN_COLUMNS {
+        return None;
+    }
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let iterated = reader
+        .records()
+        .filter_map(std::result::Result::ok)
+        .any(|r| r.get(3).is_some_and(|i| i != "0"));
+    let mut levels = vec!["execution".to_string()];
+    if iterated {
+        levels.push("iteration".to_string());
+    }
+    Some(levels)
+}
+
 /// Measurements of one benchmark read from a long CSV: the keys of each value's units (top → the
 /// level above the values) and the value.
 #[derive(Debug, Clone, PartialEq)]
@@ -226,6 +257,19 @@ fn duplicate_message(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn rigor_s_own_export_is_recognised_with_its_levels() {
+        let flat = "benchmark,round,execution,iteration,value,warmup\na,0,0,0,1.0,false\n";
+        assert_eq!(own_export_levels(flat), Some(vec!["execution".to_string()]));
+        let deep = format!("{flat}a,0,0,1,1.1,false\n");
+        assert_eq!(
+            own_export_levels(&deep),
+            Some(vec!["execution".to_string(), "iteration".to_string()])
+        );
+        assert_eq!(own_export_levels("bench,run,t\nA,1,2.5\n"), None);
+    }
+
     use super::*;
 
     #[test]

@@ -704,7 +704,13 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
     if is_csv && args.format.is_some() {
         bail!("--format reads another tool's file; a CSV is read with --levels");
     }
-    if is_csv && args.levels.is_empty() {
+    // A CSV rigor exported reads back as it was written; others name their level columns.
+    let own = (is_csv && args.levels.is_empty())
+        .then(|| args.files.first())
+        .flatten()
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .and_then(|text| rigor_store::long_csv::own_export_levels(&text));
+    if is_csv && args.levels.is_empty() && own.is_none() {
         bail!("a CSV needs --levels COL[,COL...] naming the level columns, top → bottom");
     }
     if is_csv && args.files.len() > 1 {
@@ -721,9 +727,12 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
     Ok(AnalyzeSettings {
         files: args.files.clone(),
         csv: is_csv.then(|| CsvColumns {
-            levels: args.levels.clone(),
+            levels: own.clone().unwrap_or_else(|| args.levels.clone()),
             value: args.value.clone(),
-            benchmark: args.benchmark.clone(),
+            benchmark: args
+                .benchmark
+                .clone()
+                .or_else(|| own.as_ref().map(|_| "benchmark".to_string())),
             allow_negative: args.allow_negative,
         }),
         format: args.format.map(Into::into),

@@ -262,3 +262,36 @@ fn a_result_that_measured_nothing_fails_its_analysis_as_it_failed_its_run() {
         .stdout(predicate::str::contains("No result"))
         .stderr(predicate::str::contains("measured nothing"));
 }
+
+#[test]
+fn rigor_s_own_csv_export_reads_back_without_options() {
+    let dir = Dir::new();
+    let (csv, json_path) = (dir.path("r.csv"), dir.path("r.json"));
+    sim()
+        .args([
+            "--seed",
+            "3",
+            "-r",
+            "6",
+            "mean=10ms,execution=2%,iteration=1%,iterations=5",
+        ])
+        .arg("--export-csv")
+        .arg(&csv)
+        .arg("--export-json")
+        .arg(&json_path)
+        .assert()
+        .success();
+    let mean_line = |out: &str| {
+        out.lines()
+            .find(|l| l.contains("Mean ± 95% CI"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let from_csv = stdout_of(rigor().arg("analyze").arg(&csv));
+    let from_json = stdout_of(rigor().arg("analyze").arg(&json_path));
+    assert!(
+        from_csv.contains("6 executions × 5 iterations") || from_csv.contains("30 iterations"),
+        "{from_csv}"
+    );
+    assert_eq!(mean_line(&from_csv), mean_line(&from_json));
+}
