@@ -9,14 +9,7 @@ use crate::schema::ResultFile;
 /// `benchmark,round,execution,iteration,value,warmup`.
 pub fn to_long_csv(result: &ResultFile) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record([
-        "benchmark",
-        "round",
-        "execution",
-        "iteration",
-        "value",
-        "warmup",
-    ]);
+    let _ = w.write_record(OWN_COLUMNS);
     for b in &result.benchmarks {
         for s in &b.samples {
             let _ = w.write_record([
