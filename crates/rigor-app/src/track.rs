@@ -70,7 +70,20 @@ pub fn add(
     version: &VersionInfo,
     machine: &MachineInfo,
     branch: &str,
-) -> Result<(Ingested, Vec<rigor_store::Warning>)> {
+) -> Result<(Added, Vec<rigor_store::Warning>)> {
+    // A complete result that measured nothing (every build or execution failed) is a failed
+    // version, as `track run` records one, not a run of empty series.
+    let nothing = result.status == RunStatus::Complete
+        && !result.benchmarks.is_empty()
+        && result
+            .benchmarks
+            .iter()
+            .all(|b| b.samples.iter().all(|s| s.warmup));
+    if nothing {
+        let reason = why_nothing(&result.benchmarks);
+        history.record_failure(version, machine, branch, &reason)?;
+        return Ok((Added::Failed(reason), result.warnings));
+    }
     analyze_all(&mut result, &AnalysisSettings::default());
     let ingested = history.ingest(&Ingest {
         version,
@@ -78,7 +91,30 @@ pub fn add(
         branch,
         result: &result,
     })?;
-    Ok((ingested, result.warnings))
+    Ok((Added::Stored(ingested), result.warnings))
+}
+
+/// Why benchmarks measured nothing: their first three failures, for a failed version's record.
+fn why_nothing(benchmarks: &[BenchmarkRecord]) -> String {
+    let reasons: Vec<String> = benchmarks
+        .iter()
+        .flat_map(crate::exports::failure_lines)
+        .take(3)
+        .collect();
+    if reasons.is_empty() {
+        "nothing was measured".to_string()
+    } else {
+        reasons.join("; ")
+    }
+}
+
+/// What [`add`] did with a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Added {
+    /// Stored as a run (or found stored already).
+    Stored(Ingested),
+    /// It measured nothing: the version is recorded as failed, for this reason.
+    Failed(String),
 }
 
 /// What `track run` needs besides the experiment's settings.
@@ -400,16 +436,7 @@ fn measure_together(
             && mine.iter().all(|b| b.samples.iter().all(|s| s.warmup))
         {
             // Nothing measured (its builds or every execution failed): recorded as failed.
-            let reasons: Vec<String> = mine
-                .iter()
-                .flat_map(crate::exports::failure_lines)
-                .take(3)
-                .collect();
-            let reason = if reasons.is_empty() {
-                "nothing was measured".to_string()
-            } else {
-                reasons.join("; ")
-            };
+            let reason = why_nothing(mine);
             history.record_failure(v, machine, &settings.key.branch, &reason)?;
             outcomes.push(VersionOutcome::Failed(reason));
             continue;

@@ -249,13 +249,19 @@ fn add_result(
         track::add(history, imported.result, &version, &machine, &key.branch)?;
     crate::output::warnings(&warnings);
     emit(&match ingested {
-        Ingested::Added(id) => format!(
+        track::Added::Failed(reason) => format!(
+            "{name} measured nothing: {} recorded as failed on {} ({}): {reason}\n",
+            short(&version.rev),
+            key.machine,
+            key.branch
+        ),
+        track::Added::Stored(Ingested::Added(id)) => format!(
             "Stored {name} as run {id} of {} on {} ({})\n",
             short(&version.rev),
             key.machine,
             key.branch
         ),
-        Ingested::AlreadyStored(id) => {
+        track::Added::Stored(Ingested::AlreadyStored(id)) => {
             format!("{name} is already stored (run {id}); nothing added\n")
         }
     });

@@ -640,3 +640,59 @@ fn track_run_outside_a_repository_says_so_and_makes_nothing() {
         .stderr(predicate::str::contains("is not in a git repository"));
     assert!(!dir.path(".rigor").exists(), "no empty history left behind");
 }
+
+#[test]
+fn a_result_that_measured_nothing_is_added_as_a_failed_version() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    let add = |spec: &str, version: &str, code: i32| {
+        let path = dir.path(&format!("{version}.json"));
+        sim()
+            .args([
+                "--seed",
+                "1",
+                "-r",
+                "3",
+                "-w",
+                "0",
+                "-n",
+                "bench",
+                spec,
+                "--export-json",
+            ])
+            .arg(&path)
+            .assert()
+            .code(code);
+        stdout_of(
+            rigor()
+                .args(["track", "--db"])
+                .arg(&db)
+                .args([
+                    "add",
+                    "--version",
+                    version,
+                    "--machine",
+                    "m",
+                    "--branch",
+                    "main",
+                ])
+                .arg(&path),
+        )
+    };
+    let out = add("mean=1ms,fail=1", "v1", 2);
+    assert!(
+        out.contains("measured nothing: v1 recorded as failed"),
+        "{out}"
+    );
+    let out = add("mean=1ms,execution=1%", "v2", 0);
+    assert!(out.contains("Stored"), "{out}");
+    let show = stdout_of(rigor().args(["track", "--db"]).arg(&db).args([
+        "show",
+        "bench",
+        "--machine",
+        "m",
+        "--branch",
+        "main",
+    ]));
+    assert!(show.contains("the version failed"), "{show}");
+}
