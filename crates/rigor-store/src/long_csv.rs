@@ -6,26 +6,39 @@ use crate::error::{Result, StoreError};
 use crate::schema::ResultFile;
 
 /// Renders every sample of every benchmark as CSV:
-/// `benchmark,round,execution,iteration,value,warmup`.
+/// `benchmark,round,execution,iteration,value,warmup`, and a last column `build` when builds
+/// were a level.
 pub fn to_long_csv(result: &ResultFile) -> String {
+    let builds = result
+        .benchmarks
+        .iter()
+        .any(|b| b.samples.iter().any(|s| s.build.is_some()));
     let mut w = csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record(OWN_COLUMNS);
+    let mut header = OWN_COLUMNS.to_vec();
+    if builds {
+        header.push("build");
+    }
+    let _ = w.write_record(&header);
     for b in &result.benchmarks {
         for s in &b.samples {
-            let _ = w.write_record([
-                b.name.as_str(),
-                &s.round.to_string(),
-                &s.execution.to_string(),
-                &s.iteration.to_string(),
-                &s.value.to_string(),
-                &s.warmup.to_string(),
-            ]);
+            let mut row = vec![
+                b.name.clone(),
+                s.round.to_string(),
+                s.execution.to_string(),
+                s.iteration.to_string(),
+                s.value.to_string(),
+                s.warmup.to_string(),
+            ];
+            if builds {
+                row.push(s.build.map_or_else(String::new, |x| x.to_string()));
+            }
+            let _ = w.write_record(&row);
         }
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
-/// The columns [`to_long_csv`] writes.
+/// The columns [`to_long_csv`] writes (then `build`, when builds were a level).
 const OWN_COLUMNS: [&str; 6] = [
     "benchmark",
     "round",
@@ -36,20 +49,26 @@ const OWN_COLUMNS: [&str; 6] = [
 ];
 
 /// The level columns of a CSV that rigor exported ([`to_long_csv`]), so that it reads back
-/// without `--levels`: `execution`, and `iteration` when some execution has more than one.
-/// `None` for any other CSV.
+/// without `--levels`: `build` when it has that column, `execution`, and `iteration` when some
+/// execution has more than one. `None` for any other CSV.
 pub fn own_export_levels(text: &str) -> Option<Vec<String>> {
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next()?.trim_end().split(',').collect();
-    if header != OWN_COLUMNS {
-        return None;
-    }
+    let builds = match header.split_at_checked(OWN_COLUMNS.len()) {
+        Some((own, [])) if own == OWN_COLUMNS => false,
+        Some((own, ["build"])) if own == OWN_COLUMNS => true,
+        _ => return None,
+    };
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let iterated = reader
         .records()
         .filter_map(std::result::Result::ok)
         .any(|r| r.get(3).is_some_and(|i| i != "0"));
-    let mut levels = vec!["execution".to_string()];
+    let mut levels = Vec::new();
+    if builds {
+        levels.push("build".to_string());
+    }
+    levels.push("execution".to_string());
     if iterated {
         levels.push("iteration".to_string());
     }
@@ -261,6 +280,11 @@ mod tests {
             Some(vec!["execution".to_string(), "iteration".to_string()])
         );
         assert_eq!(own_export_levels("bench,run,t\nA,1,2.5\n"), None);
+        let built = "benchmark,round,execution,iteration,value,warmup,build\na,0,0,0,1.0,false,0\n";
+        assert_eq!(
+            own_export_levels(built),
+            Some(vec!["build".to_string(), "execution".to_string()])
+        );
     }
 
     use super::*;

@@ -294,4 +294,18 @@ fn rigor_s_own_csv_export_reads_back_without_options() {
         "{from_csv}"
     );
     assert_eq!(mean_line(&from_csv), mean_line(&from_json));
+    // Builds as the top level survive the CSV too.
+    sim()
+        .args(["--seed", "2", "--build", "make", "--builds", "3", "-r", "3"])
+        .arg("mean=10ms,build=3%,execution=1%")
+        .arg("--export-csv")
+        .arg(&csv)
+        .arg("--export-json")
+        .arg(&json_path)
+        .assert()
+        .success();
+    let from_csv = stdout_of(rigor().arg("analyze").arg(&csv));
+    let from_json = stdout_of(rigor().arg("analyze").arg(&json_path));
+    assert!(from_csv.contains("3 builds × 3 executions"), "{from_csv}");
+    assert_eq!(mean_line(&from_csv), mean_line(&from_json));
 }
