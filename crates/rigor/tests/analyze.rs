@@ -267,45 +267,38 @@ fn a_result_that_measured_nothing_fails_its_analysis_as_it_failed_its_run() {
 fn rigor_s_own_csv_export_reads_back_without_options() {
     let dir = Dir::new();
     let (csv, json_path) = (dir.path("r.csv"), dir.path("r.json"));
-    sim()
-        .args([
-            "--seed",
-            "3",
-            "-r",
-            "6",
-            "mean=10ms,execution=2%,iteration=1%,iterations=5",
-        ])
-        .arg("--export-csv")
-        .arg(&csv)
-        .arg("--export-json")
-        .arg(&json_path)
-        .assert()
-        .success();
     let mean_line = |out: &str| {
         out.lines()
             .find(|l| l.contains("Mean ± 95% CI"))
             .unwrap_or_default()
             .to_string()
     };
-    let from_csv = stdout_of(rigor().arg("analyze").arg(&csv));
-    let from_json = stdout_of(rigor().arg("analyze").arg(&json_path));
+    // Runs `args`, exports CSV and JSON, and analyses both: the CSV's output, once the two
+    // intervals are checked equal.
+    let round_trip = |args: &[&str]| {
+        sim()
+            .args(args)
+            .arg("--export-csv")
+            .arg(&csv)
+            .arg("--export-json")
+            .arg(&json_path)
+            .assert()
+            .success();
+        let from_csv = stdout_of(rigor().arg("analyze").arg(&csv));
+        let from_json = stdout_of(rigor().arg("analyze").arg(&json_path));
+        assert_eq!(mean_line(&from_csv), mean_line(&from_json));
+        from_csv
+    };
+    let spec = "mean=10ms,execution=2%,iteration=1%,iterations=5";
+    let out = round_trip(&["--seed", "3", "-r", "6", spec]);
     assert!(
-        from_csv.contains("6 executions × 5 iterations") || from_csv.contains("30 iterations"),
-        "{from_csv}"
+        out.contains("6 executions × 5 iterations") || out.contains("30 iterations"),
+        "{out}"
     );
-    assert_eq!(mean_line(&from_csv), mean_line(&from_json));
     // Builds as the top level survive the CSV too.
-    sim()
-        .args(["--seed", "2", "--build", "make", "--builds", "3", "-r", "3"])
-        .arg("mean=10ms,build=3%,execution=1%")
-        .arg("--export-csv")
-        .arg(&csv)
-        .arg("--export-json")
-        .arg(&json_path)
-        .assert()
-        .success();
-    let from_csv = stdout_of(rigor().arg("analyze").arg(&csv));
-    let from_json = stdout_of(rigor().arg("analyze").arg(&json_path));
-    assert!(from_csv.contains("3 builds × 3 executions"), "{from_csv}");
-    assert_eq!(mean_line(&from_csv), mean_line(&from_json));
+    let spec = "mean=10ms,build=3%,execution=1%";
+    let out = round_trip(&[
+        "--seed", "2", "--build", "make", "--builds", "3", "-r", "3", spec,
+    ]);
+    assert!(out.contains("3 builds × 3 executions"), "{out}");
 }
