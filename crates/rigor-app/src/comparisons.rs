@@ -600,8 +600,13 @@ pub fn render(computed: &[Computed]) -> String {
 
 /// Markdown table of the comparisons.
 pub fn markdown(computed: &[Computed]) -> String {
+    table_in(rigor_report::markdown::Markup::Markdown, computed)
+}
+
+/// The comparisons as a table in `markup` (empty without comparisons).
+pub fn table_in(markup: rigor_report::markdown::Markup, computed: &[Computed]) -> String {
     let views: Vec<ComparisonView<'_>> = computed.iter().map(Computed::view).collect();
-    rigor_report::comparison::markdown(&views)
+    rigor_report::comparison::table_in(markup, &views)
 }
 
 /// The stored form.

@@ -160,7 +160,7 @@ fn with_compared<'a>(
 
 /// A summary table in `markup`, rows in command order or (`SortOrder::MeanTime`) fastest
 /// first by the statistic compared; it leads with the `compared` statistic when that is not
-/// the mean. The Markdown table is followed by the comparisons.
+/// the mean. The table is followed by the comparisons, in the same markup.
 pub fn table_text(markup: Markup, exports: &Exports, reported: &Reported<'_>) -> String {
     let none = vec![Vec::new(); reported.result.benchmarks.len()];
     let reasons = reasons(reported.analyses);
@@ -186,8 +186,8 @@ pub fn table_text(markup: Markup, exports: &Exports, reported: &Reported<'_>) ->
         });
     }
     let table = markdown::table_in(markup, &views);
-    let comparisons = crate::comparisons::markdown(reported.comparisons);
-    if markup != Markup::Markdown || comparisons.is_empty() {
+    let comparisons = crate::comparisons::table_in(markup, reported.comparisons);
+    if comparisons.is_empty() {
         table
     } else {
         format!("{table}\n{comparisons}")

@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use crate::markdown::Markup;
+
 use rigor_stats::compare::{Comparison, Verdict};
 
 use crate::format::percent;
@@ -283,34 +285,45 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
     out
 }
 
-/// A name as a Markdown code span (the summary table's escaping).
-fn cell(text: &str) -> String {
-    crate::markdown::cell(crate::markdown::Markup::Markdown, text)
-}
-
 /// A Markdown table of comparisons.
 pub fn markdown(views: &[ComparisonView<'_>]) -> String {
-    let mut out = String::new();
+    table_in(Markup::Markdown, views)
+}
+
+/// A table of comparisons in `markup` (Markdown, AsciiDoc, org-mode), verdicts in bold.
+pub fn table_in(markup: Markup, views: &[ComparisonView<'_>]) -> String {
+    use crate::markdown::{Align, cell, frame};
     if views.is_empty() {
-        return out;
+        return String::new();
     }
-    let _ = writeln!(out, "| Candidate | Baseline | Change | CI | Verdict |");
-    let _ = writeln!(out, "|:---|:---|---:|:---:|:---|");
-    for v in views {
-        let c = v.comparison;
-        let (amount, ci) = ratio_words(c.ratio, c.ci.map(|i| (i.lower, i.upper)), c.level);
-        let level = format!("{}% CI ", (c.level * 100.0).round());
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | **{}** |",
-            cell(v.candidate),
-            cell(v.baseline),
-            amount,
-            ci.trim_start_matches(&level),
-            verdict_word(v.kind, c.verdict)
-        );
-    }
-    out
+    let header = ["Candidate", "Baseline", "Change", "CI", "Verdict"].map(str::to_string);
+    let rows: Vec<Vec<String>> = views
+        .iter()
+        .map(|v| {
+            let c = v.comparison;
+            let (amount, ci) = ratio_words(c.ratio, c.ci.map(|i| (i.lower, i.upper)), c.level);
+            let level = format!("{}% CI ", (c.level * 100.0).round());
+            let verdict = verdict_word(v.kind, c.verdict);
+            vec![
+                cell(markup, v.candidate),
+                cell(markup, v.baseline),
+                amount,
+                ci.trim_start_matches(&level).to_string(),
+                match markup {
+                    Markup::Markdown => format!("**{verdict}**"),
+                    Markup::AsciiDoc | Markup::OrgMode => format!("*{verdict}*"),
+                },
+            ]
+        })
+        .collect();
+    let align = [
+        Align::Left,
+        Align::Left,
+        Align::Right,
+        Align::Center,
+        Align::Left,
+    ];
+    frame(markup, &header, &rows, &align)
 }
 
 #[cfg(test)]

@@ -155,31 +155,77 @@ pub fn table(views: &[BenchmarkView<'_>]) -> String {
 
 /// A table in `markup` with one row per benchmark: mean, interval, median, units.
 pub fn table_in(markup: Markup, views: &[BenchmarkView<'_>]) -> String {
+    let rows: Vec<Vec<String>> = rows(markup, views).into_iter().map(Vec::from).collect();
+    frame(
+        markup,
+        &header(views),
+        &rows,
+        &[
+            Align::Left,
+            Align::Right,
+            Align::Center,
+            Align::Right,
+            Align::Right,
+            Align::Left,
+        ],
+    )
+}
+
+/// How a column's cells line up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Align {
+    Left,
+    Center,
+    Right,
+}
+
+/// A table in `markup`: the header row, then the rows, columns aligned as `align` says (in
+/// the languages that can say it).
+pub(crate) fn frame(
+    markup: Markup,
+    header: &[String],
+    rows: &[Vec<String>],
+    align: &[Align],
+) -> String {
     let mut out = String::new();
-    let h = header(views);
-    let rows = rows(markup, views);
     match markup {
         Markup::Markdown => {
-            let _ = writeln!(out, "| {} |", h.join(" | "));
-            let _ = writeln!(out, "|:---|---:|:---:|---:|---:|:---|");
-            for r in &rows {
+            let rule: Vec<&str> = align
+                .iter()
+                .map(|a| match a {
+                    Align::Left => ":---",
+                    Align::Center => ":---:",
+                    Align::Right => "---:",
+                })
+                .collect();
+            let _ = writeln!(out, "| {} |", header.join(" | "));
+            let _ = writeln!(out, "|{}|", rule.join("|"));
+            for r in rows {
                 let _ = writeln!(out, "| {} |", r.join(" | "));
             }
         }
         Markup::AsciiDoc => {
-            let _ = writeln!(out, "[cols=\"<,>,^,>,>,<\",options=\"header\"]");
+            let cols: Vec<&str> = align
+                .iter()
+                .map(|a| match a {
+                    Align::Left => "<",
+                    Align::Center => "^",
+                    Align::Right => ">",
+                })
+                .collect();
+            let _ = writeln!(out, "[cols=\"{}\",options=\"header\"]", cols.join(","));
             let _ = writeln!(out, "|===");
-            let _ = writeln!(out, "| {}", h.join(" | "));
-            for r in &rows {
+            let _ = writeln!(out, "| {}", header.join(" | "));
+            for r in rows {
                 let _ = writeln!(out);
                 let _ = writeln!(out, "| {}", r.join(" | "));
             }
             let _ = writeln!(out, "|===");
         }
         Markup::OrgMode => {
-            let _ = writeln!(out, "| {} |", h.join(" | "));
+            let _ = writeln!(out, "| {} |", header.join(" | "));
             let _ = writeln!(out, "|--");
-            for r in &rows {
+            for r in rows {
                 let _ = writeln!(out, "| {} |", r.join(" | "));
             }
         }

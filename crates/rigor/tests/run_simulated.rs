@@ -457,3 +457,37 @@ fn the_same_command_twice_is_numbered() {
     );
     assert!(out.contains("mean=1ms,execution=1% #2 is "), "{out}");
 }
+
+/// AsciiDoc and org-mode exports carry the comparisons too, in their own markup.
+#[test]
+fn every_markup_export_has_the_comparisons() {
+    for (flag, verdict, cell) in [
+        ("--export-asciidoc", "| *slower*", "`mean=1ms,execution=1%`"),
+        (
+            "--export-orgmode",
+            "| *slower* |",
+            "=mean=1ms,execution=1%=",
+        ),
+        (
+            "--export-markdown",
+            "| **slower** |",
+            "`mean=1ms,execution=1%`",
+        ),
+    ] {
+        let out = stdout_of(sim().args([
+            "--seed",
+            "1",
+            "-r",
+            "5",
+            "mean=1ms,execution=1%",
+            "mean=2ms,execution=1%",
+            flag,
+            "-",
+        ]));
+        let comparisons = &out[out.find("| Candidate | Baseline").expect(flag)..];
+        assert!(
+            comparisons.contains(verdict) && comparisons.contains(cell),
+            "{flag}: {out}"
+        );
+    }
+}
