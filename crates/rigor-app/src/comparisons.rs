@@ -5,7 +5,6 @@
 use rigor_report::comparison::{ComparisonView, Kind, Relative, effect_text};
 use rigor_stats::compare::{
     CompareConfig, Comparison, RatioInterval, RatioMethod, Verdict, compare, overlap_of,
-    overlap_verdict,
 };
 use rigor_stats::fdr::bh_adjusted;
 use rigor_stats::{Analysis, Estimator, Hierarchy, Pairing};
@@ -72,9 +71,34 @@ impl CompareSettings {
     }
 }
 
+/// The interval the non-overlap rule reads for each benchmark, computed once per benchmark: the
+/// mean's, or with another estimator its bootstrap interval as the summaries show it
+/// ([`compared_statistic`](crate::analysis::compared_statistic)). `None` without a result.
+fn overlap_intervals(
+    result: &ResultFile,
+    analyses: &[std::result::Result<Analysis, Unanalysed>],
+    s: &CompareSettings,
+) -> Vec<Option<(f64, f64)>> {
+    result
+        .benchmarks
+        .iter()
+        .zip(analyses)
+        .map(|(b, a)| {
+            let a = a.as_ref().ok()?;
+            if s.config.estimator == Estimator::Mean {
+                Some((a.interval.lower, a.interval.upper))
+            } else {
+                crate::analysis::compared_statistic(b, &s.config)?.interval
+            }
+        })
+        .collect()
+}
+
+/// One comparison; each side is its record, hierarchy and the interval the non-overlap rule
+/// reads ([`overlap_intervals`]).
 fn one(
-    baseline: (&BenchmarkRecord, &Hierarchy, Option<&Analysis>),
-    candidate: (&BenchmarkRecord, &Hierarchy, Option<&Analysis>),
+    baseline: (&BenchmarkRecord, &Hierarchy, Option<(f64, f64)>),
+    candidate: (&BenchmarkRecord, &Hierarchy, Option<(f64, f64)>),
     s: &CompareSettings,
     paired: bool,
 ) -> Result<Computed> {
@@ -91,18 +115,7 @@ fn one(
         (candidate.0, candidate.1),
         s.config.estimator,
     );
-    let overlap = if s.config.estimator == Estimator::Mean {
-        match (baseline.2, candidate.2) {
-            (Some(b), Some(c)) => Some(overlap_verdict(&c.interval, &b.interval).verdict),
-            _ => None,
-        }
-    } else {
-        // The rule on the intervals of the statistic compared, as the summaries show them.
-        let interval = |b| crate::analysis::compared_statistic(b, &s.config)?.interval;
-        interval(baseline.0)
-            .zip(interval(candidate.0))
-            .map(|(b, c)| overlap_of(c, b))
-    };
+    let overlap = baseline.2.zip(candidate.2).map(|(b, c)| overlap_of(c, b));
     if s.method == VerdictMethod::Overlap {
         if let Some(o) = overlap {
             comparison.verdict = o;
@@ -186,6 +199,7 @@ pub fn within_run(
         return Ok((Vec::new(), warnings));
     }
     let r = find_reference(result, reference)?;
+    let intervals = overlap_intervals(result, analyses, s);
     let hierarchies: Vec<Option<Hierarchy>> = result
         .benchmarks
         .iter()
@@ -222,8 +236,8 @@ pub fn within_run(
                 });
             }
             let mut c = one(
-                (base, base_h, analyses[r].as_ref().ok()),
-                (cand, h, analyses[i].as_ref().ok()),
+                (base, base_h, intervals[r]),
+                (cand, h, intervals[i]),
                 s,
                 paired,
             )?;
@@ -452,6 +466,8 @@ pub fn between(
     let mut out = Vec::new();
     let mut pairs = Vec::new();
     let mut ranges = Vec::new();
+    let old_intervals = overlap_intervals(old, old_analyses, s);
+    let new_intervals = overlap_intervals(new, new_analyses, s);
     for (i, nb) in new.benchmarks.iter().enumerate() {
         let Some(j) = old.benchmarks.iter().position(|ob| ob.name == nb.name) else {
             warnings.push(Warning::OnlyInNew {
@@ -460,7 +476,7 @@ pub fn between(
             continue;
         };
         let ob = &old.benchmarks[j];
-        let (Ok(oa), Ok(na)) = (&old_analyses[j], &new_analyses[i]) else {
+        let (Ok(_), Ok(_)) = (&old_analyses[j], &new_analyses[i]) else {
             warnings.push(Warning::NoResultToCompare {
                 benchmark: nb.name.clone(),
             });
@@ -475,7 +491,12 @@ pub fn between(
             hierarchy_of(ob).map_err(stats)?,
             hierarchy_of(nb).map_err(stats)?,
         );
-        let mut c = one((ob, &oh, Some(oa)), (nb, &nh, Some(na)), s, false)?;
+        let mut c = one(
+            (ob, &oh, old_intervals[j]),
+            (nb, &nh, new_intervals[i]),
+            s,
+            false,
+        )?;
         ranges.push(member_range((ob, &oh), (nb, &nh), s.config.estimator));
         c.baseline = format!("{} (old)", ob.name);
         c.candidate = format!("{} (new)", nb.name);

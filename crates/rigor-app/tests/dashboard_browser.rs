@@ -9,18 +9,18 @@
 //! clear SKIP where it cannot. `RIGOR_BROWSER_TESTS=0` skips it deliberately;
 //! `RIGOR_DASHBOARD_SCREENSHOTS=DIR` keeps screenshots of the index and a benchmark page.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
-use rigor_app::analysis::{analyze_all, hierarchy_of};
+use rigor_app::analysis::hierarchy_of;
 use rigor_app::publish::{PublishSettings, publish};
-use rigor_app::settings::AnalysisSettings;
 use rigor_app::synthetic::{Spec, Step, generate};
 use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
-use rigor_history::{History, Ingest, MachineInfo, SqliteHistory, VersionInfo};
+use rigor_history::{History, SqliteHistory};
 use rigor_report::dashboard::SiteMeta;
-use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
-use rigor_units::{ConfidenceLevel, Resolution, Seconds, Seed};
+use rigor_units::{Resolution, Seconds, TimeUnit};
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 const REPO: &str = "https://example.org/project";
@@ -30,54 +30,12 @@ const QUANTISED: &str = "quantised/add";
 /// Machine ci-4 measures [`QUANTISED`] for six versions, v0–v2 at 3.00 ns and v3–v5 at 3.04 ns,
 /// every sample of a version on the same step: the page's comparison must be floored.
 fn quantised_machine(h: &mut SqliteHistory) {
-    let machine = MachineInfo {
-        name: "ci-4".into(),
-        environment: Default::default(),
-    };
+    let machine = common::machine("ci-4");
     for k in 0..6 {
         let ns = if k < 3 { 3.0 } else { 3.04 };
-        let mut b = BenchmarkRecord::new(QUANTISED, "./add", Layout::new(false, true));
-        for e in 0..6 {
-            for i in 0..5 {
-                b.samples.push(SampleRecord {
-                    build: None,
-                    round: e,
-                    execution: e,
-                    iteration: i,
-                    value: ns * 1e-9,
-                    warmup: false,
-                });
-            }
-            b.executions.push(ExecutionRecord {
-                build: None,
-                round: e,
-                execution: e,
-                warmup: false,
-                wall: Seconds(0.01),
-                user: Seconds(0.01),
-                sys: Seconds(0.0),
-                max_rss: 1 << 20,
-                exit_code: None,
-                env_pad: None,
-                resolution: Resolution::new(Seconds(0.04e-9)),
-            });
-        }
-        let mut r = ResultFile {
-            benchmarks: vec![b],
-            ..ResultFile::new(Seed(40 + k as u64), ConfidenceLevel::NINETY_FIVE)
-        };
-        analyze_all(&mut r, &AnalysisSettings::default());
-        h.ingest(&Ingest {
-            version: &VersionInfo {
-                rev: format!("v{k}"),
-                order: Some(k),
-                ..Default::default()
-            },
-            machine: &machine,
-            branch: "main",
-            result: &r,
-        })
-        .unwrap();
+        let step = Resolution::new(Seconds(0.04e-9));
+        let r = common::quantised(QUANTISED, 40 + k as u64, (ns * 1e-9, TimeUnit::S), step);
+        common::ingest(h, &machine, k, &r);
     }
 }
 

@@ -5,15 +5,16 @@
 //! ± 0.02 ns, so the ratio may be anywhere in [3.02/3.02, 3.06/2.98] = [1, 1.02685] (by hand),
 //! which crosses the 1% threshold: undecided, as `rigor compare` says of the same two results.
 
-use rigor_app::analysis::analyze_all;
+mod common;
+
 use rigor_app::publish::site_view;
 use rigor_app::settings::{AnalysisSettings, ComparisonSettings};
 use rigor_app::track::{DetectSettings, SeriesKey, check, detect_changes, show};
-use rigor_history::{History, Ingest, MachineInfo, SqliteHistory, VersionInfo};
+use rigor_history::SqliteHistory;
 use rigor_report::dashboard::{PointState, SiteMeta};
 use rigor_stats::compare::Verdict;
-use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
-use rigor_units::{ConfidenceLevel, Resolution, Seconds, Seed, TimeUnit};
+use rigor_store::ResultFile;
+use rigor_units::{Resolution, Seconds, Seed, TimeUnit};
 
 const STEP: f64 = 0.04e-9;
 
@@ -24,64 +25,17 @@ fn key() -> SeriesKey {
     }
 }
 
-/// One version's result: 6 executions of 5 samples, every sample `ns` (in ns), each execution
-/// reporting `resolution`; analysed, as `rigor track add` stores it.
 fn quantised(seed: u64, ns: f64, resolution: Option<Resolution>) -> ResultFile {
-    let mut b = BenchmarkRecord::new("add", "./add", Layout::new(false, true));
-    b.unit = TimeUnit::Ns;
-    for e in 0..6 {
-        for i in 0..5 {
-            b.samples.push(SampleRecord {
-                build: None,
-                round: e,
-                execution: e,
-                iteration: i,
-                value: ns,
-                warmup: false,
-            });
-        }
-        b.executions.push(ExecutionRecord {
-            build: None,
-            round: e,
-            execution: e,
-            warmup: false,
-            wall: Seconds(0.01),
-            user: Seconds(0.01),
-            sys: Seconds(0.0),
-            max_rss: 1 << 20,
-            exit_code: None,
-            env_pad: None,
-            resolution,
-        });
-    }
-    let mut r = ResultFile {
-        benchmarks: vec![b],
-        ..ResultFile::new(Seed(seed), ConfidenceLevel::NINETY_FIVE)
-    };
-    analyze_all(&mut r, &AnalysisSettings::default());
-    r
+    common::quantised("add", seed, (ns, TimeUnit::Ns), resolution)
 }
 
 /// Twenty versions, v0–v9 at 3.00 ns and v10–v19 at 3.04 ns.
 fn history(dir: &std::path::Path, resolution: Option<Resolution>) -> SqliteHistory {
     let mut h = SqliteHistory::open(&dir.join("h.db")).unwrap();
-    let machine = MachineInfo {
-        name: "ci-1".into(),
-        environment: Default::default(),
-    };
+    let machine = common::machine("ci-1");
     for k in 0..20 {
         let ns = if k < 10 { 3.0 } else { 3.04 };
-        h.ingest(&Ingest {
-            version: &VersionInfo {
-                rev: format!("v{k}"),
-                order: Some(k),
-                ..Default::default()
-            },
-            machine: &machine,
-            branch: "main",
-            result: &quantised(k as u64, ns, resolution),
-        })
-        .unwrap();
+        common::ingest(&mut h, &machine, k, &quantised(k as u64, ns, resolution));
     }
     h
 }
@@ -138,22 +92,9 @@ fn a_candidate_checked_against_the_history_is_floored() {
     let dir = tempfile::tempdir().unwrap();
     let verdict = |resolution: Option<Resolution>, sub: &str| {
         let mut h = SqliteHistory::open(&dir.path().join(sub).join("h.db")).unwrap();
-        let machine = MachineInfo {
-            name: "ci-1".into(),
-            environment: Default::default(),
-        };
+        let machine = common::machine("ci-1");
         for k in 0..10 {
-            h.ingest(&Ingest {
-                version: &VersionInfo {
-                    rev: format!("v{k}"),
-                    order: Some(k),
-                    ..Default::default()
-                },
-                machine: &machine,
-                branch: "main",
-                result: &quantised(k as u64, 3.0, resolution),
-            })
-            .unwrap();
+            common::ingest(&mut h, &machine, k, &quantised(k as u64, 3.0, resolution));
         }
         let file = dir.path().join(sub).join("pr.json");
         rigor_store::save(&file, &quantised(99, 3.04, resolution)).unwrap();

@@ -1,0 +1,76 @@
+//! Fixtures shared by the history tests: results whose times sit on a timer's steps, and
+//! versions stored one after another.
+
+#![allow(dead_code)] // each test binary uses its own part
+
+use rigor_app::analysis::analyze_all;
+use rigor_app::settings::AnalysisSettings;
+use rigor_history::{History, Ingest, MachineInfo, SqliteHistory, VersionInfo};
+use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
+use rigor_units::{ConfidenceLevel, Resolution, Seconds, Seed, TimeUnit};
+
+/// One version's result of benchmark `name`: 6 executions of 5 samples, every sample `value`
+/// (in `unit`), each execution reporting `resolution`; analysed, as `rigor track add` stores it.
+pub fn quantised(
+    name: &str,
+    seed: u64,
+    (value, unit): (f64, TimeUnit),
+    resolution: Option<Resolution>,
+) -> ResultFile {
+    let mut b = BenchmarkRecord::new(name, "./add", Layout::new(false, true));
+    b.unit = unit;
+    for e in 0..6 {
+        for i in 0..5 {
+            b.samples.push(SampleRecord {
+                build: None,
+                round: e,
+                execution: e,
+                iteration: i,
+                value,
+                warmup: false,
+            });
+        }
+        b.executions.push(ExecutionRecord {
+            build: None,
+            round: e,
+            execution: e,
+            warmup: false,
+            wall: Seconds(0.01),
+            user: Seconds(0.01),
+            sys: Seconds(0.0),
+            max_rss: 1 << 20,
+            exit_code: None,
+            env_pad: None,
+            resolution,
+        });
+    }
+    let mut r = ResultFile {
+        benchmarks: vec![b],
+        ..ResultFile::new(Seed(seed), ConfidenceLevel::NINETY_FIVE)
+    };
+    analyze_all(&mut r, &AnalysisSettings::default());
+    r
+}
+
+/// A machine without environment facts.
+pub fn machine(name: &str) -> MachineInfo {
+    MachineInfo {
+        name: name.into(),
+        environment: Default::default(),
+    }
+}
+
+/// Stores `result` as version `v{k}` (ordered by `k`) of branch `main` on `machine`.
+pub fn ingest(h: &mut SqliteHistory, machine: &MachineInfo, k: i64, result: &ResultFile) {
+    h.ingest(&Ingest {
+        version: &VersionInfo {
+            rev: format!("v{k}"),
+            order: Some(k),
+            ..Default::default()
+        },
+        machine,
+        branch: "main",
+        result,
+    })
+    .unwrap();
+}
