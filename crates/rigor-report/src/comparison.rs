@@ -75,7 +75,7 @@ pub fn ratio_words(ratio: f64, bounds: Option<(f64, f64)>, level: f64) -> (Strin
         format!("{}× {direction}", factor(k))
     } else {
         let size = percent(100.0 * (ratio - 1.0).abs());
-        if rigor_units::signed_percent_text(100.0 * (ratio - 1.0)) == size {
+        if rigor_units::percent_rounds_to_zero(100.0 * (ratio - 1.0)) {
             // Rounds to no change: "0.00% slower" would read as a direction.
             "no faster or slower (0.00%)".to_string()
         } else {

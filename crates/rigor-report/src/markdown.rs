@@ -52,7 +52,7 @@ fn compared_name<'a>(views: &'a [BenchmarkView<'_>]) -> Option<&'a str> {
 /// zero (the minimum's interval starts at the minimum) is left out: "+3.4% above".
 fn relative(m: f64, lower: f64, upper: f64) -> String {
     let (below, above) = (100.0 * (m - lower) / m, 100.0 * (upper - m) / m);
-    let zero = |p: f64| rigor_units::signed_percent_text(p) == percent(p.abs());
+    let zero = rigor_units::percent_rounds_to_zero;
     if (below - above).abs() <= 1e-9 * below.abs().max(above.abs()) {
         percent(below)
     } else if zero(below) {

@@ -87,27 +87,27 @@ impl fmt::Display for Fraction {
 /// A percentage with precision suited to its size: `0.42%`, `4.6%`, `37%`; a value that
 /// rounds to zero is `0.00%`, never `-0.00%`.
 pub fn percent_text(p: f64) -> String {
+    let p = if percent_rounds_to_zero(p) { 0.0 } else { p };
     let a = p.abs();
-    let text = if a >= 10.0 {
+    if a >= 10.0 {
         format!("{p:.0}%")
     } else if a >= 1.0 {
         format!("{p:.1}%")
     } else {
         format!("{p:.2}%")
-    };
-    match text.strip_prefix('-') {
-        Some(unsigned) if unsigned.bytes().all(|c| matches!(c, b'0' | b'.' | b'%')) => {
-            unsigned.to_string()
-        }
-        _ => text,
     }
+}
+
+/// Whether [`percent_text`] shows `p` as zero (its smallest step is 0.01%).
+pub fn percent_rounds_to_zero(p: f64) -> bool {
+    format!("{:.2}", p.abs()) == "0.00"
 }
 
 /// A signed percentage, precision as [`percent_text`]: `+4.6%`, `−0.42%` (with the minus sign
 /// U+2212); one that rounds to zero has no sign (`0.00%`).
 pub fn signed_percent_text(p: f64) -> String {
     let size = percent_text(p.abs());
-    if size.bytes().all(|c| matches!(c, b'0' | b'.' | b'%')) {
+    if percent_rounds_to_zero(p) {
         size
     } else if p >= 0.0 {
         format!("+{size}")

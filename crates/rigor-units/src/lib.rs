@@ -17,7 +17,9 @@ mod seed;
 mod time;
 
 pub use error::UnitError;
-pub use fraction::{ConfidenceLevel, Fraction, percent_text, signed_percent_text};
+pub use fraction::{
+    ConfidenceLevel, Fraction, percent_rounds_to_zero, percent_text, signed_percent_text,
+};
 pub use resolution::{Floored, Resolution};
 pub use seed::Seed;
 pub use time::{Seconds, TimeUnit, significant};
