@@ -22,6 +22,7 @@ pub mod bootstrap;
 pub mod changepoint;
 pub mod compare;
 pub mod confseq;
+pub mod crossed;
 pub mod descriptive;
 pub mod design;
 pub mod dist;

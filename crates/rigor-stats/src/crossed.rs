@@ -1,0 +1,808 @@
+//! Sessions crossed with versions: each version's level with the shift of the sessions it was
+//! measured in taken out (docs/methodology.md, "Sessions").
+//!
+//! A session — one `track run` batch, one farm job, a bisect step — shifts every version
+//! measured in it by a common factor (the machine's load, its thermal and memory state, other
+//! tenants). Versions measured in one session share that shift, so a session boundary looks like
+//! a step, and no within-session interval can see it. Versions and sessions are *crossed*: a
+//! version re-measured in a later session (an anchor) connects the two sessions. On the log
+//! scale the model is
+//!
+//! ```text
+//! y_pj = μ_p + s_j + e_pj,    Var(e_pj) = w_pj + τ²
+//! ```
+//!
+//! with `y_pj` the log level of point `p` (a version, or a run of versions with byte-identical
+//! builds) measured in session `j`, `w_pj` the variance of that cell's level from its own
+//! measurements, `τ²` the variance a cell adds beyond them (a session that does not shift every
+//! version by exactly the same factor), and `s_j` the session's shift. [`fit`] estimates it by
+//! weighted least squares on the two-way layout:
+//!
+//! - **Connected components.** Shifts are estimable only between sessions connected through the
+//!   points they share (the bipartite graph of points and sessions). Each connected component
+//!   gets its own origin: its sessions' shifts sum to zero. Points in different components
+//!   cannot be compared without knowing how much sessions vary ([`SessionVariance`]); a step
+//!   between them is *confounded* with a session boundary.
+//! - **Shifts.** Eliminating the points leaves the reduced normal equations `C ŝ = r` with `C`
+//!   a weighted graph Laplacian of the sessions (`C·1 = 0`); with the sum-to-zero constraint
+//!   `ŝ = C⁺ r`, where `C⁺ = (C + 11ᵀ/J)⁻¹ − 11ᵀ/J` (J sessions in the component), and
+//!   `Cov(ŝ) = C⁺`.
+//! - **Levels.** `μ̂_p = ȳ_p − Σ_j b_pj ŝ_j` with `D_p = Σ_j W_pj`, `ȳ_p = Σ_j W_pj y_pj / D_p`,
+//!   `b_pj = W_pj / D_p`, `W = 1/(w + τ²)`. `ȳ_p` is uncorrelated with the within-point contrasts
+//!   `ŝ` is made of, so `Cov(μ̂_p, μ̂_q) = δ_pq/D_p + b_pᵀ C⁺ b_q`.
+//! - **τ².** Paule & Mandel's estimator: the τ² at which the weighted residual sum of squares
+//!   equals its degrees of freedom (cells − points − Σ(J − 1)), 0 when it is below them already.
+//! - **How much sessions vary**, σ_s², treating the shifts as random: by the method of moments
+//!   on the estimated shifts, `E[Σ_j ŝ_j²] = (J − 1)σ_s² + tr C⁺` per component, pooled. It is
+//!   what a comparison with a session that shares no point with the history must carry, and the
+//!   spread of a component's origin (`σ_s²/J`) when components are compared.
+//!
+//! The dense linear algebra is nalgebra's (already a dependency of statrs); the layout is small
+//! (sessions per component), so `C` is formed and inverted directly.
+
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, StatsError, check_finite};
+
+/// One point measured in one session: the log of its level there and that log's variance from
+/// the cell's own measurements (for a mean `m` with variance `v`, `ln m` and `v/m²`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    /// The point (a version, or versions whose builds are identical): `0..points`.
+    pub point: usize,
+    /// The session: `0..sessions`.
+    pub session: usize,
+    /// The log level.
+    pub value: f64,
+    /// Its variance (0 when the cell cannot tell: one top-level unit).
+    pub variance: f64,
+}
+
+/// How much sessions shift levels, from the history's own re-measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SessionVariance {
+    /// σ_s² on the log scale (a session's shift is about `exp(±σ_s)`).
+    pub value: f64,
+    /// Its degrees of freedom: Σ (sessions − 1) over the connected components.
+    pub df: usize,
+}
+
+/// The variance of a linear combination of levels, in its parts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContrastVariance {
+    /// From the cells' own noise and the estimation of the shifts (within components).
+    pub estimation: f64,
+    /// The multiplier of σ_s² for the components' unknown origins: `Σ_k n_k²/J_k` with `n_k`
+    /// the sum of the coefficients in component `k`. 0 when every component's coefficients sum
+    /// to zero (a comparison within components).
+    pub origins: f64,
+    /// Whether the combination compares points of different components: then it cannot be told
+    /// from a session shift except through σ_s².
+    pub confounded: bool,
+}
+
+impl ContrastVariance {
+    /// The whole variance, given how much sessions vary; `None` when the combination needs
+    /// σ_s² and there is none.
+    pub fn total(&self, sessions: Option<SessionVariance>) -> Option<f64> {
+        if self.origins <= 0.0 {
+            return Some(self.estimation);
+        }
+        sessions.map(|s| self.estimation + self.origins * s.value)
+    }
+}
+
+/// One connected component of the design.
+#[derive(Debug, Clone, PartialEq)]
+struct Component {
+    /// Its sessions, by index.
+    sessions: Vec<usize>,
+    /// `C⁺`, indexed like `sessions`.
+    pinv: DMatrix<f64>,
+}
+
+/// What [`fit`] estimated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrossedFit {
+    levels: Vec<Option<f64>>,
+    /// `1/D_p`.
+    own: Vec<f64>,
+    /// `b_p` as (position within the component's sessions, weight share).
+    loadings: Vec<Vec<(usize, f64)>>,
+    point_component: Vec<Option<usize>>,
+    session_component: Vec<Option<usize>>,
+    components: Vec<Component>,
+    shifts: Vec<Option<f64>>,
+    cell_variance: f64,
+    sessions: Option<SessionVariance>,
+    df: usize,
+}
+
+impl CrossedFit {
+    /// The session-adjusted log level of a point (relative to its component's average session);
+    /// `None` for a point without cells.
+    pub fn level(&self, point: usize) -> Option<f64> {
+        self.levels.get(point).copied().flatten()
+    }
+
+    /// The estimated shift of a session (sum zero within its component); `None` for a session
+    /// without cells.
+    pub fn shift(&self, session: usize) -> Option<f64> {
+        self.shifts.get(session).copied().flatten()
+    }
+
+    /// The connected component of a point; `None` without cells.
+    pub fn component(&self, point: usize) -> Option<usize> {
+        self.point_component.get(point).copied().flatten()
+    }
+
+    /// The connected component of a session; `None` without cells.
+    pub fn session_component(&self, session: usize) -> Option<usize> {
+        self.session_component.get(session).copied().flatten()
+    }
+
+    /// The number of connected components.
+    pub fn components(&self) -> usize {
+        self.components.len()
+    }
+
+    /// The variance a point's level has from its own cells alone, `1/D_p` (infinite without
+    /// cells).
+    pub fn own_variance(&self, point: usize) -> f64 {
+        self.own.get(point).copied().unwrap_or(f64::INFINITY)
+    }
+
+    /// τ²: the variance a cell adds beyond its own measurements.
+    pub fn cell_variance(&self) -> f64 {
+        self.cell_variance
+    }
+
+    /// How much sessions shift levels (σ_s²), when some component has two sessions or more.
+    pub fn session_variance(&self) -> Option<SessionVariance> {
+        self.sessions
+    }
+
+    /// Degrees of freedom of the residuals: cells − points − Σ(J − 1).
+    pub fn df(&self) -> usize {
+        self.df
+    }
+
+    /// The variance of `Σ c_p μ̂_p` for `(point, c_p)` pairs (points without cells are
+    /// ignored).
+    pub fn contrast_variance(&self, coefficients: &[(usize, f64)]) -> ContrastVariance {
+        let k = self.components.len();
+        let mut q: Vec<Vec<f64>> = self
+            .components
+            .iter()
+            .map(|c| vec![0.0; c.sessions.len()])
+            .collect();
+        let mut net = vec![0.0; k];
+        let mut estimation = 0.0;
+        for &(p, c) in coefficients {
+            let Some(comp) = self.component(p) else {
+                continue;
+            };
+            estimation += c * c * self.own[p];
+            net[comp] += c;
+            for &(j, b) in &self.loadings[p] {
+                q[comp][j] += c * b;
+            }
+        }
+        for (comp, q) in self.components.iter().zip(&q) {
+            let v = DMatrix::from_column_slice(q.len(), 1, q);
+            estimation += (v.transpose() * &comp.pinv * &v)[(0, 0)];
+        }
+        let tolerance = 1e-12
+            * coefficients
+                .iter()
+                .map(|(_, c)| c.abs())
+                .fold(0.0_f64, f64::max)
+                .max(f64::MIN_POSITIVE);
+        let spanned = net.iter().filter(|n| n.abs() > tolerance).count();
+        let origins = self
+            .components
+            .iter()
+            .zip(&net)
+            .filter(|(_, n)| n.abs() > tolerance)
+            .map(|(c, n)| n * n / c.sessions.len() as f64)
+            .sum();
+        ContrastVariance {
+            estimation: estimation.max(0.0),
+            origins,
+            confounded: spanned >= 2,
+        }
+    }
+}
+
+/// Union–find over points `0..points` and sessions `points..points + sessions`.
+fn find(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
+}
+
+/// The connected components of a design.
+struct Layout {
+    /// Each point's component (`None` without cells).
+    point_component: Vec<Option<usize>>,
+    /// Each session's component (`None` without cells).
+    session_component: Vec<Option<usize>>,
+    /// The sessions of each component.
+    members: Vec<Vec<usize>>,
+}
+
+/// The connected components: for each point and session, its component (numbered in order of
+/// first appearance, points first), and the sessions of each component.
+fn connect(points: usize, sessions: usize, cells: &[Cell]) -> Layout {
+    let mut parent: Vec<usize> = (0..points + sessions).collect();
+    for c in cells {
+        let (a, b) = (
+            find(&mut parent, c.point),
+            find(&mut parent, points + c.session),
+        );
+        if a != b {
+            parent[a] = b;
+        }
+    }
+    let mut id_of_root = vec![None; points + sessions];
+    let mut next = 0;
+    let mut point_component = vec![None; points];
+    let mut session_component = vec![None; sessions];
+    let mut has_cell = vec![false; points + sessions];
+    for c in cells {
+        has_cell[c.point] = true;
+        has_cell[points + c.session] = true;
+    }
+    for i in 0..points + sessions {
+        if !has_cell[i] {
+            continue;
+        }
+        let root = find(&mut parent, i);
+        let id = *id_of_root[root].get_or_insert_with(|| {
+            next += 1;
+            next - 1
+        });
+        if i < points {
+            point_component[i] = Some(id);
+        } else {
+            session_component[i - points] = Some(id);
+        }
+    }
+    let mut members = vec![Vec::new(); next];
+    for (j, c) in session_component.iter().enumerate() {
+        if let Some(c) = c {
+            members[*c].push(j);
+        }
+    }
+    Layout {
+        point_component,
+        session_component,
+        members,
+    }
+}
+
+/// The fit for a given τ², and its weighted residual sum of squares.
+fn fit_at(
+    points: usize,
+    sessions: usize,
+    cells: &[Cell],
+    variances: &[f64],
+    tau2: f64,
+    layout: &Layout,
+) -> (CrossedFit, f64) {
+    let Layout {
+        point_component,
+        session_component,
+        members,
+    } = layout;
+    let weights: Vec<f64> = variances
+        .iter()
+        .map(|w| {
+            let total = w + tau2;
+            if total > 0.0 { 1.0 / total } else { 1.0 }
+        })
+        .collect();
+    // Each session's position within its component.
+    let mut local = vec![0; sessions];
+    for m in members {
+        for (pos, &j) in m.iter().enumerate() {
+            local[j] = pos;
+        }
+    }
+    // D_p, ȳ_p and W_pj (summed over a point's cells in one session).
+    let mut d = vec![0.0; points];
+    let mut ybar = vec![0.0; points];
+    let mut by_point: Vec<Vec<(usize, f64)>> = vec![Vec::new(); points];
+    for (c, &w) in cells.iter().zip(&weights) {
+        d[c.point] += w;
+        ybar[c.point] += w * c.value;
+        match by_point[c.point].iter_mut().find(|(j, _)| *j == c.session) {
+            Some((_, sum)) => *sum += w,
+            None => by_point[c.point].push((c.session, w)),
+        }
+    }
+    for p in 0..points {
+        if d[p] > 0.0 {
+            ybar[p] /= d[p];
+        }
+    }
+    // C and r per component.
+    let mut cs: Vec<DMatrix<f64>> = members
+        .iter()
+        .map(|m| DMatrix::zeros(m.len(), m.len()))
+        .collect();
+    let mut rs: Vec<Vec<f64>> = members.iter().map(|m| vec![0.0; m.len()]).collect();
+    for (c, &w) in cells.iter().zip(&weights) {
+        if let Some(k) = session_component[c.session] {
+            rs[k][local[c.session]] += w * (c.value - ybar[c.point]);
+        }
+    }
+    for p in 0..points {
+        let Some(k) = point_component[p] else {
+            continue;
+        };
+        let c = &mut cs[k];
+        for &(j, wj) in &by_point[p] {
+            c[(local[j], local[j])] += wj;
+            for &(l, wl) in &by_point[p] {
+                c[(local[j], local[l])] -= wj * wl / d[p];
+            }
+        }
+    }
+    let mut components = Vec::with_capacity(members.len());
+    let mut shifts = vec![None; sessions];
+    for ((m, c), r) in members.iter().zip(cs).zip(&rs) {
+        let n = m.len();
+        let ones = DMatrix::from_element(n, n, 1.0 / n as f64);
+        let augmented = &c + &ones;
+        let inverse = augmented
+            .clone()
+            .cholesky()
+            .map(|ch| ch.inverse())
+            .or_else(|| augmented.try_inverse())
+            .unwrap_or_else(|| DMatrix::zeros(n, n));
+        let pinv = inverse - ones;
+        let r = DMatrix::from_column_slice(n, 1, r);
+        let s = &pinv * r;
+        for (pos, &j) in m.iter().enumerate() {
+            shifts[j] = Some(s[(pos, 0)]);
+        }
+        components.push(Component {
+            sessions: m.clone(),
+            pinv,
+        });
+    }
+    let mut levels = vec![None; points];
+    let mut own = vec![f64::INFINITY; points];
+    let mut loadings = vec![Vec::new(); points];
+    for p in 0..points {
+        if d[p] <= 0.0 {
+            continue;
+        }
+        own[p] = 1.0 / d[p];
+        let adjust: f64 = by_point[p]
+            .iter()
+            .map(|&(j, w)| w / d[p] * shifts[j].unwrap_or(0.0))
+            .sum();
+        levels[p] = Some(ybar[p] - adjust);
+        loadings[p] = by_point[p]
+            .iter()
+            .map(|&(j, w)| (local[j], w / d[p]))
+            .collect();
+    }
+    let rss: f64 = cells
+        .iter()
+        .zip(&weights)
+        .map(|(c, w)| {
+            let fitted = levels[c.point].unwrap_or(0.0) + shifts[c.session].unwrap_or(0.0);
+            w * (c.value - fitted).powi(2)
+        })
+        .sum();
+    let fit = CrossedFit {
+        levels,
+        own,
+        loadings,
+        point_component: point_component.clone(),
+        session_component: session_component.clone(),
+        components,
+        shifts,
+        cell_variance: tau2,
+        sessions: None,
+        df: 0,
+    };
+    (fit, rss)
+}
+
+/// Fits the crossed model of the module documentation to `cells` over `points` points and
+/// `sessions` sessions. Errors on a non-finite value or variance, a negative variance, or a
+/// cell naming a point or session out of range.
+pub fn fit(points: usize, sessions: usize, cells: &[Cell]) -> Result<CrossedFit> {
+    for (i, c) in cells.iter().enumerate() {
+        check_finite(&[c.value, c.variance])?;
+        if c.variance < 0.0 {
+            return Err(StatsError::InvalidParameter {
+                name: "cell variance",
+                value: c.variance.to_string(),
+                reason: "must not be negative",
+            });
+        }
+        if c.point >= points || c.session >= sessions {
+            return Err(StatsError::Shape(format!(
+                "cell {i} names point {} of {points} and session {} of {sessions}",
+                c.point, c.session
+            )));
+        }
+    }
+    let layout = connect(points, sessions, cells);
+    let used_points = layout.point_component.iter().flatten().count();
+    let free_shifts: usize = layout
+        .members
+        .iter()
+        .map(|m| m.len().saturating_sub(1))
+        .sum();
+    let df = cells.len().saturating_sub(used_points + free_shifts);
+    // A cell that reported no variance of its own (one top-level unit) is weighed like the most
+    // precise cell that did; when none did, all weigh the same and τ² carries the noise.
+    let smallest = cells
+        .iter()
+        .map(|c| c.variance)
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let variances: Vec<f64> = cells
+        .iter()
+        .map(|c| {
+            if c.variance > 0.0 {
+                c.variance
+            } else if smallest.is_finite() {
+                smallest
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let no_variances = !smallest.is_finite();
+    let rss_at = |tau2: f64| fit_at(points, sessions, cells, &variances, tau2, &layout);
+    let (mut best, rss0) = rss_at(0.0);
+    if df > 0 && (no_variances || rss0 > df as f64) {
+        // Paule–Mandel: the weighted residual sum of squares falls as τ² grows; find where it
+        // meets its degrees of freedom.
+        let scale = cells
+            .iter()
+            .map(|c| c.value.abs())
+            .fold(0.0, f64::max)
+            .max(1.0);
+        let mut hi = variances.iter().sum::<f64>() / cells.len() as f64;
+        if hi <= 0.0 {
+            hi = 1e-12 * scale * scale;
+        }
+        while rss_at(hi).1 > df as f64 && hi < 1e12 * scale * scale {
+            hi *= 4.0;
+        }
+        let mut lo = 0.0;
+        for _ in 0..100 {
+            let mid = 0.5 * (lo + hi);
+            if rss_at(mid).1 > df as f64 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+            if hi - lo <= 1e-12 * hi {
+                break;
+            }
+        }
+        best = rss_at(hi).0;
+    }
+    best.df = df;
+    // σ_s² by the method of moments over the estimated shifts.
+    let session_df: usize = best
+        .components
+        .iter()
+        .map(|c| c.sessions.len().saturating_sub(1))
+        .sum();
+    if session_df > 0 {
+        let (mut squares, mut trace) = (0.0, 0.0);
+        for c in &best.components {
+            squares += c
+                .sessions
+                .iter()
+                .map(|&j| best.shifts[j].unwrap_or(0.0).powi(2))
+                .sum::<f64>();
+            trace += c.pinv.trace();
+        }
+        best.sessions = Some(SessionVariance {
+            value: ((squares - trace) / session_df as f64).max(0.0),
+            df: session_df,
+        });
+    }
+    Ok(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+    use rand_distr::{Distribution, Normal};
+
+    fn cell(point: usize, session: usize, value: f64, variance: f64) -> Cell {
+        Cell {
+            point,
+            session,
+            value,
+            variance,
+        }
+    }
+
+    fn close(got: f64, want: f64, what: &str) {
+        assert!((got - want).abs() < 1e-9, "{what}: got {got}, want {want}");
+    }
+
+    /// Checks a fit of the oracle's layout (5 points, 3 sessions) against the numbers that
+    /// `scripts/oracles/crossed.py` prints: numpy's weighted least squares on the dummy-coded
+    /// two-way layout with effect-coded (sum-to-zero) shifts, its covariance `(XᵀWX)⁻¹`, and
+    /// Paule–Mandel's τ² by scipy's root finder — computed independently of this module.
+    fn check_oracle(
+        cells: &[Cell],
+        df: usize,
+        tau2: f64,
+        levels: [f64; 5],
+        shifts: [f64; 3],
+        var: [f64; 5],
+    ) {
+        let f = fit(5, 3, cells).unwrap();
+        assert_eq!(f.components(), 1);
+        assert_eq!(f.df(), df);
+        close(f.cell_variance(), tau2, "τ²");
+        for (p, want) in levels.iter().enumerate() {
+            close(f.level(p).unwrap(), *want, "level");
+        }
+        for (j, want) in shifts.iter().enumerate() {
+            close(f.shift(j).unwrap(), *want, "shift");
+        }
+        let contrasts: [&[(usize, f64)]; 5] = [
+            &[(1, 1.0), (0, -1.0)],
+            &[(3, 1.0), (2, -1.0)],
+            &[(4, 1.0), (0, -1.0)],
+            &[(0, 1.0)],
+            &[(4, 1.0)],
+        ];
+        for (c, want) in contrasts.iter().zip(var) {
+            let v = f.contrast_variance(c);
+            assert!(!v.confounded);
+            close(v.estimation, want, "contrast variance");
+        }
+    }
+
+    #[test]
+    fn consistent_cells_match_the_independent_solver() {
+        let cells = [
+            cell(0, 0, 1.00, 0.010),
+            cell(1, 0, 1.10, 0.020),
+            cell(2, 0, 0.95, 0.015),
+            cell(2, 1, 1.35, 0.010),
+            cell(3, 1, 1.60, 0.020),
+            cell(0, 1, 1.42, 0.030),
+            cell(3, 2, 1.20, 0.010),
+            cell(4, 2, 1.30, 0.010),
+        ];
+        check_oracle(
+            &cells,
+            1,
+            0.0,
+            [
+                1.1415384615,
+                1.2384615385,
+                1.0838461538,
+                1.3307692308,
+                1.4307692308,
+            ],
+            [-0.1384615385, 0.2692307692, -0.1307692308],
+            [
+                0.0284615385,
+                0.0284615385,
+                0.0561538462,
+                0.0135042735,
+                0.0250427350,
+            ],
+        );
+    }
+
+    #[test]
+    fn inconsistent_cells_get_paule_mandels_tau2() {
+        let cells = [
+            cell(0, 0, 1.00, 0.0001),
+            cell(1, 0, 1.10, 0.0002),
+            cell(2, 0, 0.95, 0.0001),
+            cell(2, 1, 1.35, 0.0001),
+            cell(3, 1, 1.60, 0.0002),
+            cell(0, 1, 1.52, 0.0003),
+            cell(3, 2, 1.20, 0.0001),
+            cell(4, 2, 1.30, 0.0001),
+            cell(1, 2, 0.70, 0.0001),
+        ];
+        check_oracle(
+            &cells,
+            2,
+            0.022797994594,
+            [
+                1.1263359765,
+                1.0584402114,
+                1.0166666667,
+                1.3748931219,
+                1.5666666667,
+            ],
+            [-0.0506145492, 0.3172812158, -0.2666666667],
+            [
+                0.0298573232,
+                0.0298273668,
+                0.0573448558,
+                0.0140486438,
+                0.0330971033,
+            ],
+        );
+    }
+
+    /// Two sessions that share no point: two components, each with its own origin; a contrast
+    /// across them is confounded and needs σ_s², which two single-session components cannot give.
+    #[test]
+    fn disconnected_sessions_are_confounded() {
+        let cells = [
+            cell(0, 0, 0.0, 0.01),
+            cell(1, 0, 0.1, 0.01),
+            cell(2, 1, 0.5, 0.01),
+            cell(3, 1, 0.4, 0.01),
+        ];
+        let f = fit(4, 2, &cells).unwrap();
+        assert_eq!(f.components(), 2);
+        assert_eq!(f.session_variance(), None);
+        let across = f.contrast_variance(&[(2, 1.0), (1, -1.0)]);
+        assert!(across.confounded);
+        assert_eq!(across.total(None), None);
+        let within = f.contrast_variance(&[(1, 1.0), (0, -1.0)]);
+        assert!(!within.confounded);
+        assert!((within.total(None).unwrap() - 0.02).abs() < 1e-12);
+        // Levels are the cells themselves: one session per component has shift 0.
+        assert_eq!(f.level(2), Some(0.5));
+    }
+
+    /// One anchor connects two sessions: the shift between them is the anchor's difference,
+    /// and the contrast of two new versions across the sessions carries the anchor's two cells.
+    #[test]
+    fn one_anchor_by_hand() {
+        // Session 0: a (0.0), b (0.2); session 1: b again (0.5), c (0.6). Shift 1 − 0 = 0.3.
+        let cells = [
+            cell(0, 0, 0.0, 0.01),
+            cell(1, 0, 0.2, 0.01),
+            cell(1, 1, 0.5, 0.01),
+            cell(2, 1, 0.6, 0.01),
+        ];
+        let f = fit(3, 2, &cells).unwrap();
+        assert_eq!(f.df(), 0);
+        let (s0, s1) = (f.shift(0).unwrap(), f.shift(1).unwrap());
+        assert!((s1 - s0 - 0.3).abs() < 1e-12 && (s0 + s1).abs() < 1e-12);
+        // c − a = (0.6 − s1) − (0.0 − s0) = 0.3; its variance: c's and a's cells and the shift
+        // (b's two cells): 0.01 + 0.01 + 0.01 + 0.01.
+        let d = f.level(2).unwrap() - f.level(0).unwrap();
+        assert!((d - 0.3).abs() < 1e-12, "{d}");
+        let v = f.contrast_variance(&[(2, 1.0), (0, -1.0)]);
+        assert!(!v.confounded);
+        assert!((v.estimation - 0.04).abs() < 1e-12, "{}", v.estimation);
+    }
+
+    /// Known truth: versions with steps, sessions with shifts of SD 20%, anchors in every
+    /// session; the 95% interval of every consecutive difference covers the truth about 95% of
+    /// the time, where the unadjusted cells' own intervals cover it far less.
+    #[test]
+    fn adjusted_differences_cover_the_truth() {
+        let mut rng = ChaCha8Rng::seed_from_u64(26);
+        let session_sd = Normal::new(0.0, 0.2).unwrap();
+        let noise_sd = 0.01;
+        let noise = Normal::new(0.0, noise_sd).unwrap();
+        let (mut covered, mut total) = (0, 0);
+        for _ in 0..300 {
+            let truth: Vec<f64> = (0..30).map(|p| if p >= 12 { 0.05 } else { 0.0 }).collect();
+            let mut cells = Vec::new();
+            let mut session = 0;
+            let mut start = 0;
+            while start < 30 {
+                let end = (start + 10).min(30);
+                let shift = session_sd.sample(&mut rng);
+                let mut members: Vec<usize> = (start..end).collect();
+                if start > 0 {
+                    members.push(start - 1);
+                    members.push(start / 2);
+                }
+                for p in members {
+                    cells.push(cell(
+                        p,
+                        session,
+                        truth[p] + shift + noise.sample(&mut rng),
+                        noise_sd * noise_sd,
+                    ));
+                }
+                session += 1;
+                start = end;
+            }
+            let f = fit(30, session, &cells).unwrap();
+            assert_eq!(f.components(), 1);
+            for p in 1..30 {
+                let d = f.level(p).unwrap() - f.level(p - 1).unwrap();
+                let v = f.contrast_variance(&[(p, 1.0), (p - 1, -1.0)]);
+                let half = 1.96 * v.total(None).unwrap().sqrt();
+                total += 1;
+                if (d - (truth[p] - truth[p - 1])).abs() <= half {
+                    covered += 1;
+                }
+            }
+        }
+        let rate = covered as f64 / total as f64;
+        assert!((0.93..=0.97).contains(&rate), "coverage {rate}");
+    }
+
+    /// σ_s² from many connected sessions recovers the shifts' variance.
+    #[test]
+    fn session_variance_is_recovered() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let shifts = Normal::new(0.0, 0.1).unwrap();
+        let noise = Normal::new(0.0, 0.01).unwrap();
+        let mut estimates = Vec::new();
+        for _ in 0..50 {
+            let mut cells = Vec::new();
+            for j in 0..40 {
+                let s = shifts.sample(&mut rng);
+                // Every session measures the same three points (anchors) and two of its own.
+                for p in [0, 1, 2, 3 + 2 * j, 4 + 2 * j] {
+                    cells.push(cell(p, j, s + noise.sample(&mut rng), 1e-4));
+                }
+            }
+            let f = fit(3 + 80, 40, &cells).unwrap();
+            estimates.push(f.session_variance().unwrap().value);
+        }
+        let mean = estimates.iter().sum::<f64>() / estimates.len() as f64;
+        assert!((mean - 0.01).abs() < 0.001, "mean σ_s² {mean}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Shifting every cell of one session by any amount changes no difference between
+        /// levels (what the model takes out), and no contrast's variance.
+        #[test]
+        fn session_shifts_leave_differences_alone(
+            values in proptest::collection::vec(-1.0_f64..1.0, 12),
+            variances in proptest::collection::vec(1e-4_f64..1e-1, 12),
+            session in 0_usize..3,
+            shift in -2.0_f64..2.0,
+        ) {
+            // Six points in three sessions, connected: 0-3 in session 0, 2-5 in 1, 0 and 5 in 2.
+            let layout = [(0, 0), (1, 0), (2, 0), (3, 0), (2, 1), (3, 1), (4, 1), (5, 1), (0, 2), (5, 2), (1, 2), (4, 2)];
+            let make = |moved: bool| -> Vec<Cell> {
+                layout.iter().zip(values.iter().zip(&variances)).map(|(&(p, j), (&v, &w))| {
+                    cell(p, j, v + if moved && j == session { shift } else { 0.0 }, w)
+                }).collect()
+            };
+            let (a, b) = (fit(6, 3, &make(false)).unwrap(), fit(6, 3, &make(true)).unwrap());
+            for p in 1..6 {
+                let da = a.level(p).unwrap() - a.level(0).unwrap();
+                let db = b.level(p).unwrap() - b.level(0).unwrap();
+                proptest::prop_assert!((da - db).abs() < 1e-7, "{} vs {}", da, db);
+                let c = [(p, 1.0), (0, -1.0)];
+                let (va, vb) = (a.contrast_variance(&c).estimation, b.contrast_variance(&c).estimation);
+                proptest::prop_assert!((va - vb).abs() <= 1e-7 * va.max(1e-12), "{} vs {}", va, vb);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_cells_are_refused() {
+        assert!(fit(1, 1, &[cell(0, 0, f64::NAN, 0.0)]).is_err());
+        assert!(fit(1, 1, &[cell(0, 0, 1.0, -1.0)]).is_err());
+        assert!(fit(1, 1, &[cell(1, 0, 1.0, 0.0)]).is_err());
+        let f = fit(2, 1, &[cell(0, 0, 1.0, 0.0)]).unwrap();
+        assert_eq!(f.level(1), None);
+        assert_eq!(f.level(0), Some(1.0));
+    }
+}
