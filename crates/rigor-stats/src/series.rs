@@ -493,12 +493,7 @@ pub fn evaluate_floored(
     cfg: &SeriesConfig,
     floor: &RatioFloor<'_>,
 ) -> Result<SeriesAnalysis> {
-    let tau2 = between_version_variance(versions, boundaries);
-    let segments: Vec<Segment> = cut(versions.len(), boundaries)
-        .into_iter()
-        .map(|(a, b)| segment(versions, a, b, tau2))
-        .collect();
-    let df = versions.len().saturating_sub(segments.len()).max(1) as f64;
+    let (tau2, segments, df) = segments_of(versions, boundaries);
     let changes = segments
         .windows(2)
         .map(|w| {
@@ -558,6 +553,18 @@ fn adjusted_levels(fit: &CrossedFit, points: &[usize]) -> Result<Vec<VersionMean
         .collect()
 }
 
+/// τ², the segments `boundaries` cut `versions` into, and the tests' degrees of freedom
+/// (versions minus segments, at least 1).
+fn segments_of(versions: &[VersionMean], boundaries: &[usize]) -> (f64, Vec<Segment>, f64) {
+    let tau2 = between_version_variance(versions, boundaries);
+    let segments: Vec<Segment> = cut(versions.len(), boundaries)
+        .into_iter()
+        .map(|(a, b)| segment(versions, a, b, tau2))
+        .collect();
+    let df = versions.len().saturating_sub(segments.len()).max(1) as f64;
+    (tau2, segments, df)
+}
+
 /// [`evaluate_floored`] for [`detect_adjusted`]: segments of log levels, each boundary tested
 /// with the session terms of its contrast.
 pub fn evaluate_adjusted(
@@ -568,12 +575,7 @@ pub fn evaluate_adjusted(
     cfg: &SeriesConfig,
     floor: &RatioFloor<'_>,
 ) -> Result<SeriesAnalysis> {
-    let tau2 = between_version_variance(versions, boundaries);
-    let log_segments: Vec<Segment> = cut(versions.len(), boundaries)
-        .into_iter()
-        .map(|(a, b)| segment(versions, a, b, tau2))
-        .collect();
-    let df = versions.len().saturating_sub(log_segments.len()).max(1) as f64;
+    let (tau2, log_segments, df) = segments_of(versions, boundaries);
     let t_crit = critical_value(cfg.level, df, Quantile::StudentT)?;
     let t_dist = StudentsT::new(0.0, 1.0, df).map_err(|_| StatsError::InvalidParameter {
         name: "degrees of freedom",
