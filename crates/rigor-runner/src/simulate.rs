@@ -15,7 +15,9 @@
 //! iterations are correlated: never independent for large values), `drift` (relative slowdown per execution of the whole experiment, e.g.
 //! `0.1%`, shared by all benchmarks so that interleaving can cancel it), `fail` (this 1-based
 //! execution exits with code 1), `hang` (this execution times out), `garbage` (this execution's
-//! reported iteration times are unreadable).
+//! reported iteration times are unreadable), `scale` (a factor on every time above but the build's
+//! duration, as a slower version or a loaded machine would give: `rigor track run --simulate`
+//! appends it for each version's true level and each session's shift).
 
 use std::collections::HashMap;
 
@@ -102,6 +104,13 @@ impl SimSpec {
             Some(v) => parse_time(v, None).map_err(&bad)?,
             None => 1.0,
         };
+        let scale = match map.remove("scale") {
+            Some(v) => match v.parse::<f64>() {
+                Ok(f) if f.is_finite() && f > 0.0 => f,
+                _ => return Err(bad(format!("scale={v} must be a positive number"))),
+            },
+            None => 1.0,
+        };
         let drift = match map.remove("drift") {
             Some(v) => parse_time(v, Some(1.0)).map_err(&bad)?,
             None => 0.0,
@@ -123,16 +132,16 @@ impl SimSpec {
             return Err(bad(format!("unknown key '{k}'")));
         }
         Ok(Self {
-            mean,
-            build_sd,
+            mean: mean * scale,
+            build_sd: build_sd * scale,
             build_time,
-            slow,
+            slow: slow * scale,
             warm,
             ar,
-            execution_sd,
-            iteration_sd,
+            execution_sd: execution_sd * scale,
+            iteration_sd: iteration_sd * scale,
             iterations,
-            startup,
+            startup: startup * scale,
             drift,
             fail,
             hang,
@@ -326,5 +335,12 @@ mod tests {
                 .contains("colour")
         );
         assert!(SimSpec::parse("mean=-1").is_err());
+        // A scale multiplies every time, percentages taken of the unscaled mean first.
+        let scaled = SimSpec::parse("mean=10ms,execution=3%,startup=1ms,scale=1.5").unwrap();
+        assert!((scaled.mean - 0.015).abs() < 1e-15);
+        assert!((scaled.execution_sd - 4.5e-4).abs() < 1e-15);
+        assert!((scaled.startup - 0.0015).abs() < 1e-15);
+        assert!(SimSpec::parse("mean=1ms,scale=0").is_err());
+        assert!(SimSpec::parse("mean=1ms,scale=-2").is_err());
     }
 }

@@ -18,7 +18,7 @@ pub mod schema;
 pub mod v1;
 pub mod warning;
 
-pub use environment::Environment;
+pub use environment::{Environment, LoadAverage};
 pub use error::{Result, StoreError};
 pub use file::{IncrementalWriter, load, parse, save, to_json, write_atomic};
 pub use layout::{Layout, LayoutError, LevelKind};
