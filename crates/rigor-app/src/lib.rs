@@ -38,6 +38,7 @@ pub mod report_view;
 pub mod run;
 pub mod saved;
 pub mod settings;
+pub mod simulated_project;
 pub mod synthetic;
 pub mod track;
 
