@@ -57,6 +57,11 @@ pub fn check_repository(repo: &Path) -> Result<(), GitError> {
         })
 }
 
+/// Runs git in `repo` with `args` as words; its standard output, trimmed at the end.
+pub(crate) fn run(repo: &Path, args: &[&str]) -> Result<String, GitError> {
+    git(repo, args)
+}
+
 fn git(repo: &Path, args: &[&str]) -> Result<String, GitError> {
     let fail = |message: String| GitError::Failed {
         repo: repo.to_path_buf(),

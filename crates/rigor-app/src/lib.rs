@@ -22,6 +22,7 @@
 
 pub mod analysis;
 pub mod cargo_bench;
+pub mod checkouts;
 pub mod comparisons;
 pub mod decided;
 pub mod diagnosis;
