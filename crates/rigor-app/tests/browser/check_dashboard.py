@@ -21,8 +21,9 @@ Checks, in the DOM Chromium builds after running the page's script, and in its c
     and its interval equal, to 4 significant digits, to what the caller computed with rigor's own
     Fieller interval from the raw samples, and an unbounded interval is said to be unbounded.
 
-Installs Debian's chromium like check_report.py (that script's helper is reused) and prints
-SKIP when it cannot. Exits 1 when a check fails. Python 3 standard library only.
+Finds chromium as check_report.py does (that script's helper is reused): SKIP where it is
+missing, FAIL under CI (CI=true); scripts/test_deps.sh installs it. Exits 1 when a check fails.
+Python 3 standard library only.
 """
 
 import argparse
@@ -38,7 +39,8 @@ import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "rigor-report", "tests", "browser"))
-from check_report import CHROMIUM_FLAGS, CHROMIUM_TIMEOUT, find_chromium  # noqa: E402
+from check_report import (  # noqa: E402
+    CHROMIUM_FLAGS, CHROMIUM_TIMEOUT, find_chromium, unavailable_status)
 
 CONSOLE = re.compile(r":CONSOLE(?:\(\d+\)|:\d+)?\] (.*)")
 # Chromium draws the change markers in this colour (plots' CHANGE, #e67800).
@@ -454,7 +456,7 @@ def main():
     args = p.parse_args()
     chromium = find_chromium()
     if chromium is None:
-        return 0
+        return unavailable_status()
     site = os.path.abspath(args.site)
     url = lambda rel, q="": "file://" + os.path.join(site, rel) + q  # noqa: E731
     if args.load_times:
