@@ -257,7 +257,8 @@ fn imported_result_shows_no_machine_facts_it_did_not_record() {
     // hyperfine's JSON records no machine: no blank host/OS rows, no "0 logical CPUs".
     let dir = Dir::new();
     let html = dir.path("h.html");
-    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/hyperfine.json");
+    let input = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../rigor-store/tests/fixtures/import/hyperfine.json");
     rigor()
         .arg("report")
         .arg(&input)
