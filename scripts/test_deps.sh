@@ -1,8 +1,10 @@
 #!/bin/sh
 # Installs what the PostgreSQL and browser tests need and the tests never install themselves:
 # Debian's `postgresql` (the tests start their own throw-away server from its initdb and pg_ctl,
-# listening on 127.0.0.1; see crates/rigor-pgtest) and `chromium` (headless, for
-# crates/rigor-report/tests/html_browser.rs and crates/rigor-app/tests/dashboard_browser.rs).
+# listening on 127.0.0.1; see crates/rigor-pgtest) and `chromium` (headless, for the browser
+# checks crates/rigor-report/tests/browser/check_report.py and
+# crates/rigor-app/tests/browser/check_dashboard.py, which html_browser.rs, report.rs and
+# dashboard_browser.rs run).
 #
 #   scripts/test_deps.sh            # as root, or through sudo when it is there
 #
@@ -19,7 +21,7 @@ missing=""
 have_postgresql || missing="$missing postgresql"
 have_chromium || missing="$missing chromium"
 if [ -z "$missing" ]; then
-    echo "test dependencies present: postgresql ($(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | tr '\n' ' ')), chromium"
+    echo "test dependencies present: postgresql $(ls /usr/lib/postgresql | paste -sd ' ' -), chromium"
     exit 0
 fi
 
