@@ -11,7 +11,8 @@ set -eu
 target="${1:?usage: scripts/fuzz.sh TARGET [SECONDS]}"
 seconds="${2:-600}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-fixtures="$root/crates/rigor/tests/fixtures"
+fixtures="$root/crates/rigor/tests/fixtures"            # v1 results, a plan
+imports="$root/crates/rigor-store/tests/fixtures/import"  # the importers' fixtures
 corpus="$root/fuzz/corpus/$target"
 mkdir -p "$corpus"
 seed() { cp "$1" "$corpus/seed-$(basename "$1" | tr ' ' _)"; }
@@ -19,7 +20,7 @@ case "$target" in
     result_json) for f in "$fixtures"/v1_*.json; do seed "$f"; done ;;
     import)
         # The first byte picks the format; 10 (a newline) means "sniff".
-        find "$fixtures/import" -type f ! -name '*.md' | while read -r f; do
+        find "$imports" -type f ! -name '*.md' | while read -r f; do
             { printf '\n'; cat "$f"; } > "$corpus/seed-$(echo "$f" | md5sum | cut -c1-12)"
         done ;;
     long_csv) printf '\004build,exec,iter,value,bench,warmup\n0,0,0,1.5,a,false\n0,1,0,2,b,true\n' > "$corpus/seed-csv" ;;

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Regenerates the importer fixtures that the tools themselves produce (hyperfine, pyperf,
-# Google Benchmark, criterion.rs) into crates/rigor/tests/fixtures/import/. Needs the tools:
+# Google Benchmark, criterion.rs) into crates/rigor-store/tests/fixtures/import/. Needs the tools:
 #   apt-get install hyperfine libbenchmark-dev g++ ; pip install pyperf ; cargo (crates.io)
 # The files are kept small (few runs) so that the tests stay fast.
 set -eu
-out="$(cd "$(dirname "$0")/.." && pwd)/crates/rigor/tests/fixtures/import"
+out="$(cd "$(dirname "$0")/.." && pwd)/crates/rigor-store/tests/fixtures/import"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"

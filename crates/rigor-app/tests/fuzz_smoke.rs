@@ -9,13 +9,16 @@ use proptest::prelude::*;
 use rigor_app::plan_file::PlanFile;
 use rigor_store::import::{self, Format};
 
+/// The CLI's fixtures: v1 result files and a plan.
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rigor/tests/fixtures")
 }
 
-/// Real files of every format (small ones: each case copies one).
+/// Real files of every format (small ones: each case copies one): the importers' fixtures, which
+/// live with the importers in rigor-store, and rigor's own v1 results.
 fn corpus() -> Vec<String> {
-    let dir = fixtures().join("import");
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rigor-store/tests/fixtures/import");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

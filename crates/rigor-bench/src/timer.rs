@@ -151,6 +151,7 @@ pub(crate) mod fake {
     }
 }
 
+/// The real clock's calibration is tested in the timing tier, `tests/timing.rs`.
 #[cfg(test)]
 mod tests {
     use super::fake::FakeClock;
@@ -162,13 +163,5 @@ mod tests {
         assert_eq!(c.overhead_ns, 25.0);
         assert_eq!(c.resolution_ns, 25.0);
         assert_eq!(c.accuracy_ns(), 25.0);
-    }
-
-    #[test]
-    fn the_real_clock_has_a_plausible_resolution_and_overhead() {
-        let c = calibrate(&InstantClock);
-        // Nanosecond clocks on any supported system tick within a millisecond and cost less.
-        assert!(c.resolution_ns > 0.0 && c.resolution_ns < 1e6, "{c:?}");
-        assert!(c.overhead_ns >= 0.0 && c.overhead_ns < 1e6, "{c:?}");
     }
 }

@@ -1,10 +1,12 @@
-//! A throw-away PostgreSQL server for tests: Debian's `postgresql` package (installed with
-//! apt-get when the tests run as root and it is missing), a cluster made by `initdb` in a
-//! temporary folder, listening on 127.0.0.1 only on a free port, started once per test binary
-//! and stopped when the test process ends (a watchdog process stops it and removes the folder).
+//! A throw-away PostgreSQL server for tests: a cluster made by `initdb` of Debian's
+//! `postgresql` package in a temporary folder, listening on 127.0.0.1 only on a free port,
+//! started once per test binary and stopped when the test process ends (a watchdog process stops
+//! it and removes the folder).
 //!
-//! Where no server can be had, [`server`] returns `None` after printing one clear `SKIP` line;
-//! tests then return early.
+//! The tests never install anything: `scripts/test_deps.sh` installs the package (`.ci/run`
+//! calls it). Where no server can be had, [`server`] returns `None` after printing one clear
+//! `SKIP` line naming that script, and tests return early; under CI (`CI=true`) it panics with
+//! that message instead, so a missing server fails the tests rather than skipping them.
 
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
@@ -46,25 +48,37 @@ impl Server {
 }
 
 /// The server of this test binary, started on first use; `None` (after a `SKIP` message) where
-/// PostgreSQL cannot be installed or started.
+/// PostgreSQL is not installed or cannot be started.
+///
+/// # Panics
+///
+/// Under CI ([`in_ci`]) where there is no server: the tests that need one fail.
 pub fn server() -> Option<&'static Server> {
-    static SERVER: OnceLock<Option<Server>> = OnceLock::new();
-    SERVER
-        .get_or_init(|| match start() {
-            Ok(s) => Some(s),
-            Err(why) => {
-                eprintln!("SKIP: PostgreSQL tests skipped: {why}");
-                None
-            }
-        })
-        .as_ref()
+    static SERVER: OnceLock<Result<Server, String>> = OnceLock::new();
+    match SERVER.get_or_init(start) {
+        Ok(s) => Some(s),
+        Err(why) => {
+            assert!(
+                !in_ci(),
+                "FAIL: PostgreSQL tests: {why}; under CI (CI=true) they must run, not skip \
+                 (scripts/test_deps.sh installs PostgreSQL)"
+            );
+            eprintln!(
+                "SKIP: PostgreSQL tests skipped: {why} (scripts/test_deps.sh installs PostgreSQL)"
+            );
+            None
+        }
+    }
+}
+
+/// Whether the tests run under CI: `CI` is set (CI services set `CI=true`), and not to `false`
+/// or `0`. Tests that skip where something is missing fail instead under CI.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "FALSE" | "False"))
 }
 
 fn start() -> Result<Server, String> {
-    let bin = binaries().or_else(|_| {
-        install()?;
-        binaries()
-    })?;
+    let bin = binaries()?;
     // initdb refuses to run as root: the cluster belongs to the `postgres` user when we are root.
     let root = is_root();
     let dir = tempfile::Builder::new()
@@ -168,24 +182,6 @@ fn binaries() -> Result<PathBuf, String> {
         .pop()
         .map(|(_, b)| b)
         .ok_or_else(|| "no initdb under /usr/lib/postgresql/*/bin".into())
-}
-
-/// Installs Debian's `postgresql` package (as root only).
-fn install() -> Result<(), String> {
-    if !is_root() {
-        return Err("PostgreSQL is not installed and installing it needs root".into());
-    }
-    eprintln!("installing Debian's postgresql package for the PostgreSQL tests…");
-    run(Command::new("apt-get").arg("update").arg("-q"))?;
-    run(Command::new("apt-get")
-        .args([
-            "install",
-            "-y",
-            "-q",
-            "--no-install-recommends",
-            "postgresql",
-        ])
-        .env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
 fn is_root() -> bool {

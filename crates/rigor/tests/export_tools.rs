@@ -72,7 +72,7 @@ fn otava_csv_gets_a_row_per_run_and_refuses_other_columns() {
         .arg("analyze")
         .arg(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/import/hyperfine.json"),
+                .join("../rigor-store/tests/fixtures/import/hyperfine.json"),
         )
         .arg("--export-otava")
         .arg(&csv)
@@ -89,7 +89,7 @@ fn otava_csv_gets_a_row_per_run_and_refuses_other_columns() {
         .arg("analyze")
         .arg(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/import/hyperfine.json"),
+                .join("../rigor-store/tests/fixtures/import/hyperfine.json"),
         )
         .arg("--export-otava")
         .arg(&fresh)

@@ -620,11 +620,14 @@ fn a_file_of_versions_measured_together_is_stored_version_by_version() {
         assert!(out.contains(&id[..10]), "{id} stored: {out}");
     }
     // Each version's benchmark under its own name, so that its history reads as one series.
+    // (`--branch`: the repository's branch, not that of the checkout the tests run in.)
     let show = stdout_of(rigor().args(["track", "--db"]).arg(&db).args([
         "show",
         "./bench",
         "--machine",
         "m",
+        "--branch",
+        "main",
     ]));
     assert_eq!(show.lines().count(), 2 + 3, "{show}");
 }

@@ -21,8 +21,9 @@ Checks, in the DOM Chromium builds after running the page's script, and in its c
     and its interval equal, to 4 significant digits, to what the caller computed with rigor's own
     Fieller interval from the raw samples, and an unbounded interval is said to be unbounded.
 
-Installs Debian's chromium like check_report.py (that script's helper is reused) and prints
-SKIP when it cannot. Exits 1 when a check fails. Python 3 standard library only.
+Finds chromium as check_report.py does (that script's helper is reused): SKIP where it is
+missing, FAIL under CI (CI=true); scripts/test_deps.sh installs it. Exits 1 when a check fails.
+Python 3 standard library only.
 """
 
 import argparse
@@ -35,14 +36,26 @@ import subprocess
 import sys
 import tempfile
 import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "rigor-report", "tests", "browser"))
-from check_report import CHROMIUM_FLAGS, CHROMIUM_TIMEOUT, find_chromium  # noqa: E402
+from check_report import (  # noqa: E402
+    CHROMIUM_FLAGS, CHROMIUM_TIMEOUT, find_chromium, unavailable_status)
 
 CONSOLE = re.compile(r":CONSOLE(?:\(\d+\)|:\d+)?\] (.*)")
 # Chromium draws the change markers in this colour (plots' CHANGE, #e67800).
 CHANGE_STROKE = "#E67800"
+# Chromium processes run at once. Each one spends much of its start-up waiting, so a few at a
+# time finish the same checks sooner, even on two cores; every check keeps its own browser and
+# profile, and results are reported in the order the checks are listed.
+WORKERS = 3
+
+
+def in_parallel(calls):
+    """The results of the zero-argument `calls`, in their order, WORKERS of them at a time."""
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        return list(pool.map(lambda call: call(), calls))
 
 
 def chromium_dom(chromium, url, extra=()):
@@ -126,9 +139,9 @@ class DevTools:
             time.sleep(0.1)
 
 
-def hover_check(chromium, url, rev, failures):
+def hover_check(chromium, url, rev, failures, out):
     """Moves the mouse over version `rev` of the first history plot (real input events) and
-    checks that the tooltip names it."""
+    checks that the tooltip names it. What it saw goes to the list `out`."""
     tools = DevTools(chromium)
     try:
         target = tools.call("Target.createTarget", url="about:blank")["targetId"]
@@ -161,7 +174,7 @@ def hover_check(chromium, url, rev, failures):
                          "(function(){var t=document.querySelector('.tip');"
                          "return t && !t.hidden ? t.textContent : null})()")
         tip = got.get("result", {}).get("value")
-        print(f"hover over {rev}: {tip!r}")
+        out.append(f"hover over {rev}: {tip!r}")
         if not tip or rev not in tip:
             failures.append(f"hover over {rev} on {url}: tooltip {tip!r}")
     except (OSError, RuntimeError, ValueError) as err:
@@ -170,9 +183,10 @@ def hover_check(chromium, url, rev, failures):
         tools.close()
 
 
-def pick_check(chromium, url, base, cand, failures):
+def pick_check(chromium, url, base, cand, failures, out):
     """Shift-clicks version `base` and Ctrl-clicks version `cand` on the first history plot
-    (real input events) and checks that the comparison now compares them."""
+    (real input events) and checks that the comparison now compares them. What it saw goes to
+    the list `out`."""
     tools = DevTools(chromium)
     try:
         target = tools.call("Target.createTarget", url="about:blank")["targetId"]
@@ -201,7 +215,7 @@ def pick_check(chromium, url, base, cand, failures):
                          "b.querySelector('.cmp-cand').selectedOptions[0].textContent,"
                          "b.querySelector('.cmp-out').textContent]})()")
         picked = got.get("result", {}).get("value")
-        print(f"picked on the plot: {picked!r}")
+        out.append(f"picked on the plot: {picked!r}")
         if not picked or picked[:2] != [base, cand] or not picked[2].startswith(f"{cand} is "):
             failures.append(f"pick {base} and {cand} on the plot of {url}: got {picked!r}")
     except (OSError, RuntimeError, ValueError) as err:
@@ -286,8 +300,9 @@ def same4(got, want):
     return abs(got - want) <= 5e-5 * abs(want)
 
 
-def compare_check(chromium, url, path, case, failures):
-    """Picks `case`'s baseline and candidate on the page and checks the comparison shown."""
+def compare_check(chromium, url, path, case, failures, out):
+    """Picks `case`'s baseline and candidate on the page and checks the comparison shown. What
+    it saw goes to the list `out`."""
     tools = DevTools(chromium)
     label = f"compare {case['benchmark']} on {case['machine']}: {case['cand']} vs {case['base']}"
     try:
@@ -312,7 +327,7 @@ def compare_check(chromium, url, path, case, failures):
     if not got:
         failures.append(f"{label}: no comparison controls shown")
         return
-    print(f"{label}: {got['text']}")
+    out.append(f"{label}: {got['text']}")
     server = server_words(path, case["machine"])
     if got["first"] != server:
         failures.append(f"{label}: on load the script wrote {got['first']!r}, rigor wrote {server!r}")
@@ -454,7 +469,7 @@ def main():
     args = p.parse_args()
     chromium = find_chromium()
     if chromium is None:
-        return 0
+        return unavailable_status()
     site = os.path.abspath(args.site)
     url = lambda rel, q="": "file://" + os.path.join(site, rel) + q  # noqa: E731
     if args.load_times:
@@ -477,7 +492,13 @@ def main():
                   "vacuous")
             return 1
 
-    dom, console = chromium_dom(chromium, url("index.html"))
+    queries = [("?q=parse", lambda r: "parse" in r[0].lower()),
+               ("?q=" + urllib.parse.quote(args.hostile), lambda r: r[0] == args.hostile),
+               ("?machine=ci-2", lambda r: r[1] == "ci-2"),
+               ("?branch=main&q=csv", lambda r: r[2] == "main" and "csv" in r[0])]
+    loaded = in_parallel([lambda q=q: chromium_dom(chromium, url("index.html", q))
+                          for q in ["", *(q for q, _ in queries)]])
+    dom, console = loaded[0]
     index = survey_of(dom)
     failures += [f"index.html console: {c}" for c in console]
     if index.controls_hidden is not False:
@@ -492,11 +513,7 @@ def main():
             failures.append("index.html: an <img> element was built (user text as markup)")
 
     # The filter, driven by the address as a user's shared link would.
-    for query, keep in [("?q=parse", lambda r: "parse" in r[0].lower()),
-                        ("?q=" + urllib.parse.quote(args.hostile), lambda r: r[0] == args.hostile),
-                        ("?machine=ci-2", lambda r: r[1] == "ci-2"),
-                        ("?branch=main&q=csv", lambda r: r[2] == "main" and "csv" in r[0])]:
-        dom, console = chromium_dom(chromium, url("index.html", query))
+    for (query, keep), (dom, console) in zip(queries, loaded[1:]):
         rows = survey_of(dom).rows
         failures += [f"index.html{query} console: {c}" for c in console]
         wrong = [r[0] for r in rows if r[3] == keep(r)]
@@ -514,16 +531,18 @@ def main():
     # versions, and the pages those link to).
     queue = sorted(set(l for l in index.links if l.startswith("b/")))
     seen, archives = set(queue), 0
-    while queue:
-        page = queue.pop(0)
-        dom, console = chromium_dom(chromium, url(page))
+
+    def visit(page, dom, console):
+        """Checks one loaded page; returns the pages it links to that were not seen yet."""
+        nonlocal archives
         s = survey_of(dom)
-        failures += [f"{page} console: {c}" for c in console]
+        failures.extend(f"{page} console: {c}" for c in console)
         check_links(site, page, s, args.repo_url, failures)
         if "img" in s.elements:
             failures.append(f"{page}: an <img> element was built")
         print(f"{page}: {len(s.boxes)} history plot(s), markers "
               f"{[sorted(b['markers']) for b in s.boxes]}, console {len(console)}")
+        found = []
         for href in s.links:
             path = urllib.parse.urlparse(href)
             if path.scheme or not path.path or "/" in path.path:
@@ -531,26 +550,46 @@ def main():
             target = "b/" + urllib.parse.unquote(path.path)
             if target not in seen and os.path.isfile(os.path.join(site, target)):
                 seen.add(target)
-                queue.append(target)
+                found.append(target)
                 archives += 1
+        return found
+
+    while queue:
+        # Breadth first, a wave of pages at a time: the order of a queue taken one by one.
+        wave, queue = queue, []
+        for page, (dom, console) in zip(wave, in_parallel(
+                [lambda p=p: chromium_dom(chromium, url(p)) for p in wave])):
+            queue += visit(page, dom, console)
     print(f"{len(seen)} benchmark and archive pages, {archives} reached from benchmark pages only")
     if args.archives and archives == 0:
         failures.append("no archive page was reached from the benchmark pages")
-    for name, revs in expected.items():
+
+    # The interactive checks, each in a browser of its own: (lines to print, failures) each.
+    def change_checks(name, revs):
+        out, found = [], []
         page = pages.get(name)
         if page is None:
-            failures.append(f"benchmark {name!r} has no page on the index")
-            continue
+            return out, [f"benchmark {name!r} has no page on the index"]
         dom, _ = chromium_dom(chromium, url(page))
-        check_markers(page, survey_of(dom), revs, failures)
-        hover_check(chromium, url(page), revs[0], failures)
-        pick_check(chromium, url(page), "v3", revs[0], failures)
-    for case in json.loads(args.compare):
+        check_markers(page, survey_of(dom), revs, found)
+        hover_check(chromium, url(page), revs[0], found, out)
+        pick_check(chromium, url(page), "v3", revs[0], found, out)
+        return out, found
+
+    def compare_case(case):
+        out, found = [], []
         page = pages.get(case["benchmark"])
         if page is None:
-            failures.append(f"compare: benchmark {case['benchmark']!r} has no page")
-            continue
-        compare_check(chromium, url(page), os.path.join(site, page), case, failures)
+            return out, [f"compare: benchmark {case['benchmark']!r} has no page"]
+        compare_check(chromium, url(page), os.path.join(site, page), case, found, out)
+        return out, found
+
+    checks = [lambda n=n, r=r: change_checks(n, r) for n, r in expected.items()]
+    checks += [lambda c=c: compare_case(c) for c in json.loads(args.compare)]
+    for out, found in in_parallel(checks):
+        for line in out:
+            print(line)
+        failures += found
     if args.screenshots:
         os.makedirs(args.screenshots, exist_ok=True)
         screenshot(chromium, url("index.html"), os.path.join(args.screenshots, "index.png"),

@@ -171,8 +171,7 @@ fn files_that_record_processes_or_differ_in_format_are_not_read_together() {
         e.contains("hyperfine file, which records its own process executions"),
         "{e}"
     );
-    let b = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../rigor/tests/fixtures/import/benchmarktools.json");
+    let b = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/benchmarktools.json");
     let e = load_together(&[g.clone(), b.clone()], None)
         .unwrap_err()
         .to_string();

@@ -1,17 +1,17 @@
 //! `rigor track run` end to end: a real git repository of a small C program, 20 commits, one
 //! 25% slower and a later one 10% faster (see `common::gitrepo` for why the steps are large).
-//! Alone in its test binary, so no other test loads the machine while it measures.
+//! Whether the changes are found depends on real timings: the timing tier (see `main.rs`); it
+//! measures while no other test of the tier runs.
 
-mod common;
-
-use common::gitrepo::{SLOWDOWN, SPEEDUP, history_repo_or_skip};
-
-use common::{Dir, rigor, stdout_of};
+use crate::common::gitrepo::{SLOWDOWN, SPEEDUP, history_repo_or_skip};
+use crate::common::{Dir, rigor, stdout_of};
 
 /// Real timings on a shared machine: a whole attempt (fresh repository, history and seeds) is
 /// made up to three times; a broken pipeline fails all three, a noisy moment only one.
 #[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
 fn track_run_finds_the_two_changes_at_their_commits() {
+    let _alone = crate::alone();
     let mut last = None;
     for attempt in 0..3 {
         match std::panic::catch_unwind(|| one_attempt(attempt)) {

@@ -1,15 +1,16 @@
 //! `rigor bench` on a tiny Cargo project that depends on the workspace's rigor-bench by path.
+//! `rigor bench` measures real processes only (no simulator): it tunes each function's
+//! evaluations by timing them, and a 20× slower function must be found a regression: the timing
+//! tier (see `main.rs`).
 //!
 //! The project is written to a temporary directory with the workspace's Cargo.lock (so the
 //! offline build resolves the versions already downloaded) and builds into
 //! `target/bench-fixture` (kept, so later runs reuse it); its bench profile is lightly optimised
 //! and build scripts and proc macros unoptimised, to keep the first build short.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Dir, json, rigor};
+use crate::common::{Dir, json, rigor};
 
 const MANIFEST: &str = r#"[package]
 name = "bench-fixture"
@@ -93,7 +94,9 @@ fn text(b: &[u8]) -> String {
 }
 
 #[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
 fn lists_tunes_and_measures_each_function_across_processes() {
+    let _alone = crate::alone();
     let dir = Dir::new();
     let root = project(&dir);
     let out = bench(&root).arg("--list").assert().success();
@@ -168,7 +171,9 @@ fn lists_tunes_and_measures_each_function_across_processes() {
 }
 
 #[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
 fn baselines_catch_a_regression_and_pass_the_same_code() {
+    let _alone = crate::alone();
     let dir = Dir::new();
     let root = project(&dir);
     let common = ["-r", "4", "--iterations", "10", "--seed", "3", "spin"];

@@ -1,0 +1,351 @@
+//! What each importer reads from real files of its format. The files under `fixtures/import/`
+//! were written by the tools themselves where they install here (hyperfine, pyperf, Google
+//! Benchmark, criterion; see `scripts/import_fixtures.sh`) and by hand otherwise (see the
+//! folder's README). Each test checks the mean of what was read against a figure the tool itself
+//! wrote, or against the raw values read independently here; the levels, counts and warnings
+//! against what the format records. The few checks that need the binary (`rigor analyze`,
+//! `compare` and `track add` on these files) are in `crates/rigor/tests/import.rs`.
+
+use std::path::{Path, PathBuf};
+
+use rigor_stats::{Hierarchy, HierarchyBuilder};
+use rigor_store::import::{self, Format, Imported};
+use rigor_store::{BenchmarkRecord, LevelKind, ResultFile, Warning};
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import")
+        .join(name)
+}
+
+/// The fixture `name` read as its content shows (sniffed).
+fn imported(name: &str) -> Imported {
+    import::load(&fixture(name), None).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The fixture's own JSON, read independently of the importer.
+fn raw(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(fixture(name)).unwrap()).unwrap()
+}
+
+fn bench<'a>(r: &'a ResultFile, name: &str) -> &'a BenchmarkRecord {
+    r.benchmarks
+        .iter()
+        .find(|b| b.name == name)
+        .unwrap_or_else(|| {
+            let names: Vec<&str> = r.benchmarks.iter().map(|b| b.name.as_str()).collect();
+            panic!("no benchmark '{name}' among {names:?}")
+        })
+}
+
+/// What rigor analyses: the non-warm-up samples at their levels (as `rigor analyze` builds it).
+fn hierarchy(b: &BenchmarkRecord) -> Hierarchy {
+    let mut h = HierarchyBuilder::new(b.level_names());
+    for s in b.samples.iter().filter(|s| !s.warmup) {
+        h.push(&b.layout.unit_path(s), s.value);
+    }
+    h.build().unwrap()
+}
+
+/// Units per level, top → bottom (`counts` in `rigor analyze --json`).
+fn counts(b: &BenchmarkRecord) -> Vec<usize> {
+    hierarchy(b).counts()
+}
+
+/// The mean rigor reports: the mean of the top-level units' means, in seconds.
+fn mean(b: &BenchmarkRecord) -> f64 {
+    let m = hierarchy(b).top_means();
+    m.iter().sum::<f64>() / m.len() as f64
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * b.abs()
+}
+
+/// The benchmarks warned to have been measured in one process.
+fn one_process(r: &ResultFile) -> Vec<&str> {
+    r.warnings
+        .iter()
+        .filter_map(|w| match w {
+            Warning::LevelNotRecorded {
+                benchmark,
+                level: LevelKind::Execution,
+                ..
+            } => Some(benchmark.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn hyperfine_times_are_executions() {
+    let got = imported("hyperfine.json");
+    assert_eq!(got.format, Format::Hyperfine);
+    let r = &got.result;
+    let raw = raw("hyperfine.json");
+    for h in raw["results"].as_array().unwrap() {
+        let b = bench(r, h["command"].as_str().unwrap());
+        assert_eq!(b.levels(), [LevelKind::Execution]);
+        assert_eq!(counts(b), [h["times"].as_array().unwrap().len()]);
+        // hyperfine's own mean of the same times.
+        assert!(close(mean(b), h["mean"].as_f64().unwrap(), 1e-9));
+    }
+    assert!(one_process(r).is_empty(), "hyperfine records executions");
+    assert_eq!(r.provenance.imported_from.as_deref(), Some("hyperfine"));
+}
+
+#[test]
+fn pyperf_runs_are_processes_and_warmups_stay_warmups() {
+    let got = imported("pyperf.json");
+    assert_eq!(got.format, Format::Pyperf);
+    let raw = raw("pyperf.json");
+    let runs: Vec<&Value> = raw["benchmarks"][0]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("values").is_some())
+        .collect();
+    let b = bench(&got.result, "sum-range");
+    assert_eq!(b.level_names(), ["run", "value"]);
+    assert_eq!(counts(b)[0], runs.len());
+    let warm = b.samples.iter().filter(|s| s.warmup).count();
+    let expected_warm: usize = runs
+        .iter()
+        .map(|r| r["warmups"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(warm, expected_warm);
+    // Mean of the runs' means (balanced: every run has the same number of values).
+    let means: Vec<f64> = runs
+        .iter()
+        .map(|r| {
+            let v: Vec<f64> = r["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            v.iter().sum::<f64>() / v.len() as f64
+        })
+        .collect();
+    let expected = means.iter().sum::<f64>() / means.len() as f64;
+    assert!(close(mean(b), expected, 1e-9));
+    assert!(one_process(&got.result).is_empty());
+}
+
+/// The three Google Benchmark files of one program (`gbench.json`, `gbench-2.json`,
+/// `gbench-3.json`: three processes of the same binary).
+const GBENCH: [&str; 3] = ["gbench.json", "gbench-2.json", "gbench-3.json"];
+
+/// Google Benchmark's own `_mean` aggregate of `name` in the fixture `file`: (seconds,
+/// repetitions).
+fn gbench_mean(file: &str, name: &str) -> (f64, u64) {
+    let raw = raw(file);
+    let agg = raw["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["run_name"] == name && a["aggregate_name"] == "mean")
+        .unwrap()
+        .clone();
+    assert_eq!(agg["time_unit"], "ns");
+    (
+        agg["real_time"].as_f64().unwrap() * 1e-9,
+        agg["repetitions"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn google_benchmark_repetitions_skip_aggregates_and_warn_one_process() {
+    let got = imported("gbench.json");
+    assert_eq!(got.format, Format::GoogleBenchmark);
+    let r = &got.result;
+    assert_eq!(r.benchmarks.len(), 2);
+    for b in &r.benchmarks {
+        let (expected, repetitions) = gbench_mean("gbench.json", &b.name);
+        assert!(close(mean(b), expected, 1e-9), "{}", b.name);
+        assert_eq!(counts(b), [repetitions as usize]);
+        assert_eq!(b.level_names(), ["repetition"]);
+    }
+    assert_eq!(one_process(r).len(), 2);
+}
+
+#[test]
+fn several_google_benchmark_files_are_process_executions() {
+    let paths: Vec<PathBuf> = GBENCH.iter().map(|f| fixture(f)).collect();
+    let got = import::load_together(&paths, None).unwrap();
+    assert_eq!(got.format, Format::GoogleBenchmark);
+    let r = &got.result;
+    assert!(one_process(r).is_empty(), "three processes were read");
+    assert_eq!(r.benchmarks.len(), 2);
+    for b in &r.benchmarks {
+        // 3 processes × 3 repetitions, named as Google Benchmark names them.
+        assert_eq!(counts(b), [3, 9], "{}", b.name);
+        assert_eq!(b.level_names(), ["execution", "repetition"]);
+        // Balanced: the mean of the three files' own means.
+        let expected = GBENCH
+            .iter()
+            .map(|f| gbench_mean(f, &b.name).0)
+            .sum::<f64>()
+            / 3.0;
+        assert!(close(mean(b), expected, 1e-9), "{}", b.name);
+    }
+}
+
+#[test]
+fn files_of_a_format_that_records_processes_are_not_read_together() {
+    let e = import::load_together(&[fixture("gbench.json"), fixture("hyperfine.json")], None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(&format!(
+            "{}: top level: is a hyperfine file, which records its own process executions",
+            fixture("hyperfine.json").display()
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn criterion_directory_samples_match_its_estimates() {
+    let got = imported("criterion");
+    assert_eq!(got.format, Format::Criterion);
+    let r = &got.result;
+    for name in ["fib 10", "fib 12"] {
+        let b = bench(r, name);
+        assert_eq!(b.level_names(), ["sample"]);
+        assert_eq!(counts(b), [10]);
+        let est = raw(&format!("criterion/{name}/new/estimates.json"));
+        // criterion's mean of the samples' per-iteration times (ns).
+        let m = est["mean"]["point_estimate"].as_f64().unwrap() * 1e-9;
+        assert!(close(mean(b), m, 1e-9), "{name}: {} vs {m}", mean(b));
+    }
+    assert_eq!(one_process(r), ["fib 10", "fib 12"]);
+    // The warning says what the interval cannot see.
+    let text = r.warnings[0].to_string();
+    assert!(
+        text.contains(
+            "'fib 10': criterion measured it in one process: the interval cannot see how the \
+             time varies between executions"
+        ),
+        "{text}"
+    );
+    // One sample.json, sniffed by content, is named by its benchmark.json.
+    let one = imported("criterion/fib 10/new/sample.json");
+    assert_eq!(one.format, Format::Criterion);
+    assert_eq!(one.result.benchmarks[0].name, "fib 10");
+}
+
+#[test]
+fn cargo_criterion_messages() {
+    let got = imported("cargo-criterion.jsonl");
+    assert_eq!(got.format, Format::CargoCriterion);
+    let b = bench(&got.result, "fib 10");
+    // 651000/3000, 1290000/6000, 1962000/9000, 2610000/12000, 3240000/15000 ns.
+    let per: [f64; 5] = [217.0, 215.0, 218.0, 217.5, 216.0];
+    let expected = per.iter().sum::<f64>() / 5.0 * 1e-9;
+    assert!(close(mean(b), expected, 1e-12));
+    assert_eq!(one_process(&got.result), ["fib 10"]);
+}
+
+#[test]
+fn jmh_forks_are_processes_and_throughput_is_inverted() {
+    let got = imported("jmh.json");
+    assert_eq!(got.format, Format::Jmh);
+    let r = &got.result;
+    let avgt = bench(r, "org.sample.MyBenchmark.sum(size=100)");
+    assert_eq!(avgt.level_names(), ["fork", "iteration"]);
+    assert_eq!(counts(avgt), [3, 12]);
+    // JMH's score: the mean of all raw iterations (balanced forks), ns/op.
+    assert!(close(mean(avgt), 52.308_333e-9, 1e-6));
+    let thrpt = bench(r, "org.sample.MyBenchmark.sumThroughput");
+    // ops/us → seconds per op: 1e-6 / score.
+    assert!(close(thrpt.samples[0].value, 1e-6 / 19.4, 1e-12));
+    assert!(one_process(r).is_empty());
+}
+
+#[test]
+fn benchmarktools_groups_become_benchmarks() {
+    let got = imported("benchmarktools.json");
+    assert_eq!(got.format, Format::BenchmarkTools);
+    let r = &got.result;
+    let sum = bench(r, "sum");
+    let expected = [11.2, 11.4, 11.3, 11.9, 11.2, 11.5].iter().sum::<f64>() / 6.0 * 1e-9;
+    assert!(close(mean(sum), expected, 1e-12));
+    assert_eq!(counts(bench(r, "sort")), [4]);
+    assert_eq!(one_process(r).len(), 2);
+}
+
+#[test]
+fn rebench_invocations_and_iterations_and_the_commit() {
+    let got = imported("rebench.data");
+    assert_eq!(got.format, Format::Rebench);
+    let r = &got.result;
+    let b = bench(r, "Bounce SOMns macro 1");
+    assert_eq!(b.level_names(), ["invocation", "iteration"]);
+    assert_eq!(counts(b), [3, 12]);
+    let all = [
+        101.2, 99.8, 98.7, 99.1, 104.6, 103.9, 104.2, 103.5, 100.4, 100.1, 99.5, 99.9,
+    ];
+    let expected = all.iter().sum::<f64>() / 12.0 * 1e-3;
+    assert!(close(mean(b), expected, 1e-12));
+    // Its `# Source:` lines name commit abc123 (`track add` checks it against the version).
+    let commit = r.provenance.git.as_ref().map(|g| g.commit.as_str());
+    assert_eq!(commit, Some("abc123"));
+    let hyperfine = imported("hyperfine.json").result.provenance.git;
+    assert!(hyperfine.is_none(), "hyperfine records no commit");
+}
+
+#[test]
+fn krun_process_executions() {
+    let got = imported("krun.json");
+    assert_eq!(got.format, Format::Krun);
+    let b = bench(&got.result, "nbody:PyPy:default-python");
+    assert_eq!(b.levels(), [LevelKind::Execution, LevelKind::Iteration]);
+    assert_eq!(counts(b), [3, 15]);
+}
+
+/// The error text of `text` parsed as a file named `name` (sniffed, or as `format`).
+fn error(name: &str, text: &str, format: Option<Format>) -> String {
+    import::parse(Path::new(name), text, format)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn a_named_format_overrides_sniffing_and_errors_name_the_place() {
+    let e = import::load(&fixture("pyperf.json"), Some(Format::Hyperfine))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("pyperf.json: top level: no member 'results'"),
+        "{e}"
+    );
+    let e = error(
+        "h.json",
+        r#"{"results":[{"command":"a","times":[0.1,0.2,"x"]}]}"#,
+        None,
+    );
+    assert!(
+        e.contains("h.json: results[0].times[2]: expected a number, found \"x\""),
+        "{e}"
+    );
+    let e = error(
+        "h.json",
+        r#"{"results":[{"command":"a","times":[0.1,-0.2]}]}"#,
+        None,
+    );
+    assert!(e.contains("results[0].times[1]: negative time"), "{e}");
+    let e = error("h.json", "hello\n", None);
+    assert!(e.contains("not a format rigor reads"), "{e}");
+    let e = error(
+        "r.data",
+        "1\t1\t5.0\tms\ttotal\tA\tE\tS\n1\t2\tfast\tms\ttotal\tA\tE\tS\n",
+        None,
+    );
+    assert!(
+        e.contains("r.data: line 2: value 'fast' is not a number"),
+        "{e}"
+    );
+}

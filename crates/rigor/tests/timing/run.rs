@@ -1,0 +1,60 @@
+//! `rigor run` on real commands where the pass depends on how long they take: a sleep measured
+//! at least as long as it sleeps, a timeout that ends the run in time. What rigor does with real
+//! processes regardless of their times (shells, failures, hooks, builds, Ctrl-C) is tested in
+//! `run_real.rs`, in the default tier.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{Dir, json, rigor, stdout_of};
+use predicates::prelude::*;
+
+#[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
+fn measures_wall_time_of_real_commands() {
+    let _alone = crate::alone();
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        rigor()
+            .args(["run", "-r", "5", "sleep 0.01", "true", "--export-json"])
+            .arg(&path),
+    );
+    assert!(
+        out.contains("Benchmark 1: sleep 0.01") && out.contains("Benchmark 2: true"),
+        "{out}"
+    );
+    let r = json(&path);
+    let sleep = &r["benchmarks"][0];
+    assert!(sleep["mean"].as_f64().unwrap() >= 0.01);
+    let execs = sleep["executions"].as_array().unwrap();
+    assert_eq!(execs.len(), 6, "5 measured + 1 warm-up");
+    // (max_rss is 0, unknown, for commands smaller than rigor itself: see child_peak_rss.)
+    assert!(
+        execs
+            .iter()
+            .all(|e| e["max_rss"].is_u64() && e["user"].is_number() && e["sys"].is_number())
+    );
+    // Rounds interleave the two commands: every round has one execution of each.
+    let rounds = |b: usize| -> Vec<u64> {
+        r["benchmarks"][b]["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["round"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(rounds(0), rounds(1));
+}
+
+#[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
+fn timeout_kills_and_reports() {
+    let _alone = crate::alone();
+    let t0 = Instant::now();
+    rigor()
+        .args(["run", "-r", "2", "-w", "0", "--timeout", "0.2", "sleep 10"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("timed out"));
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
