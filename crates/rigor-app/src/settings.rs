@@ -46,6 +46,7 @@ impl AnalysisSettings {
 /// What makes the exit status report a failure (`--fail-on`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum FailOn {
     /// Any regression.
     Regression,
@@ -54,6 +55,7 @@ pub enum FailOn {
     /// Any verdict other than equivalent or improvement.
     Inconclusive,
     /// Any warning (a non-fatal problem with the data or the run).
+    #[cfg_attr(feature = "clap", value(help = "Any warning (about the data, the analysis or the run)"))]
     Warning,
 }
 
@@ -207,6 +209,7 @@ pub enum StdoutExport {
 
 /// Order of the ranking and of the exported tables (hyperfine's `--sort`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum SortOrder {
     /// The ranking by mean time, the tables in command order.
     #[default]

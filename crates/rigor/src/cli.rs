@@ -4,8 +4,13 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use rigor_store::Discard;
-use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use rigor_app::settings::{FailOn, SortOrder};
+use rigor_runner::{OutputMode, Stream};
+use rigor_stats::{Estimator, Quantile};
+use rigor_store::import::Format;
+use rigor_store::{Discard, VerdictMethod};
+use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed, TimeUnit};
 
 /// Exit codes, shown in `--help` and documented in the README.
 pub const EXIT_CODES: &str = "\
@@ -139,7 +144,7 @@ pub struct TrackAddArgs {
     pub files: Vec<PathBuf>,
     /// The files' format (default: recognised from each file's content).
     #[arg(long, value_enum, value_name = "NAME")]
-    pub format: Option<FormatArg>,
+    pub format: Option<Format>,
     /// The version measured: a git revision of --repo (its commit, parents, author, time and
     /// position are recorded), or any label (a compiler, a release). Default: the version the
     /// file names (its label, else the commit it was measured at).
@@ -393,17 +398,8 @@ pub struct AnalysisArgs {
     #[arg(long, default_value = "0.95", value_parser = parse_confidence)]
     pub confidence: ConfidenceLevel,
     /// Quantile of the mean interval: Student's t (default) or normal (as in Kalibera & Tůma 2006 and Kalibera & Jones 2013).
-    #[arg(long, value_enum, default_value_t = QuantileArg::T)]
-    pub quantile: QuantileArg,
-}
-
-/// `--quantile`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum QuantileArg {
-    /// Student's t with (top-level units − 1) degrees of freedom.
-    T,
-    /// Standard normal.
-    Normal,
+    #[arg(long, value_enum, default_value = "t")]
+    pub quantile: Quantile,
 }
 
 /// `rigor run`.
@@ -528,8 +524,8 @@ pub struct RunOptions {
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
     /// Where the commands' standard output goes.
-    #[arg(long, value_enum, default_value_t = OutputArg::Null)]
-    pub output: OutputArg,
+    #[arg(long, value_enum, default_value = "null")]
+    pub output: OutputMode,
     /// Show the commands' output (--output inherit); the progress bar is hidden.
     #[arg(long, conflicts_with = "output")]
     pub show_output: bool,
@@ -539,21 +535,21 @@ pub struct RunOptions {
     pub style: StyleArg,
     /// Unit of the times shown and exported [default: chosen for each value's size].
     #[arg(short = 'u', long, value_enum, value_name = "UNIT")]
-    pub time_unit: Option<TimeUnitArg>,
+    pub time_unit: Option<TimeUnit>,
     /// Order of the ranking and of the exported tables: auto (ranking by mean time, tables in
     /// command order), command (input order), mean-time (fastest first).
-    #[arg(long, value_enum, default_value_t = SortArg::Auto)]
-    pub sort: SortArg,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub sort: SortOrder,
     /// Read in-process iteration times from this stream with --pattern (they become the lowest
     /// level). Programs can instead append JSON lines to $RIGOR_SAMPLES_FILE.
     #[arg(long, value_enum, requires = "pattern")]
-    pub iterations_from: Option<StreamArg>,
+    pub iterations_from: Option<Stream>,
     /// Regular expression whose first capture group is one iteration's time.
     #[arg(long, value_name = "REGEX", requires = "iterations_from")]
     pub pattern: Option<String>,
     /// Unit of the captured iteration times.
-    #[arg(long, value_enum, default_value_t = UnitArg::S)]
-    pub unit: UnitArg,
+    #[arg(long, default_value = "s", value_parser = unit_symbol())]
+    pub unit: TimeUnit,
     /// Build command, making builds the top level: run once per build in the build's own directory,
     /// with `{build_dir}`, `{build}` and `{build_seed}` substituted here and in COMMANDs, and
     /// `{src}` (the sources: the working directory, or the version's checkout under `rigor track`).
@@ -731,52 +727,19 @@ pub struct ComparisonArgs {
     pub threshold: Fraction,
     /// What decides the verdict: the ratio interval (default) or Kalibera & Tůma's rule that the
     /// two confidence intervals do not overlap.
-    #[arg(long, value_enum, default_value_t = MethodArg::Ratio)]
-    pub method: MethodArg,
+    #[arg(long, value_enum, default_value = "ratio")]
+    pub method: VerdictMethod,
     /// The statistic compared; median and min use the hierarchical bootstrap (default: mean;
     /// min for `rigor bench`, as for in-process microbenchmarks in Chen & Revels 2016).
     #[arg(long, value_enum)]
-    pub estimator: Option<EstimatorArg>,
+    pub estimator: Option<Estimator>,
     /// Bootstrap resamples.
     #[arg(long, default_value_t = 10_000, value_name = "B", value_parser = parse_at_least_one)]
     pub resamples: usize,
     /// Exit with status 1 when a verdict is a regression (or any change, or anything not shown
     /// to be equivalent or better), or when there is any warning.
     #[arg(long, value_enum, value_name = "WHAT")]
-    pub fail_on: Option<FailOnArg>,
-}
-
-/// `--method`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum MethodArg {
-    /// Ratio interval (Fieller for the mean, bootstrap otherwise) against the threshold.
-    Ratio,
-    /// Non-overlapping confidence intervals (Kalibera & Tůma 2006).
-    Overlap,
-}
-
-/// `--estimator`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum EstimatorArg {
-    /// Mean.
-    Mean,
-    /// Median.
-    Median,
-    /// Minimum.
-    Min,
-}
-
-/// `--fail-on`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum FailOnArg {
-    /// Any regression.
-    Regression,
-    /// Any regression or improvement.
-    Change,
-    /// Any verdict other than equivalent or improvement.
-    Inconclusive,
-    /// Any warning (about the data, the analysis or the run).
-    Warning,
+    pub fail_on: Option<FailOn>,
 }
 
 /// `rigor report`.
@@ -816,7 +779,7 @@ pub struct CompareArgs {
     pub new: Vec<PathBuf>,
     /// The files' format (default: recognised from each file's content).
     #[arg(long, value_enum, value_name = "NAME")]
-    pub format: Option<FormatArg>,
+    pub format: Option<Format>,
     /// Print the comparisons as JSON.
     #[arg(long)]
     pub json: bool,
@@ -848,49 +811,6 @@ pub struct ToolExportArgs {
     pub export_otava: Option<PathBuf>,
 }
 
-/// `--format`: the file formats rigor reads.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum FormatArg {
-    /// rigor's own result JSON.
-    Rigor,
-    /// hyperfine --export-json.
-    Hyperfine,
-    /// pyperf JSON.
-    Pyperf,
-    /// JMH -rf json.
-    Jmh,
-    /// Google Benchmark --benchmark_out_format=json.
-    GoogleBenchmark,
-    /// criterion.rs target/criterion (a directory) or a new/sample.json.
-    Criterion,
-    /// cargo-criterion --message-format=json.
-    CargoCriterion,
-    /// BenchmarkTools.jl save JSON.
-    Benchmarktools,
-    /// A ReBench data file.
-    Rebench,
-    /// A Krun results file (bunzip2 it first).
-    Krun,
-}
-
-impl From<FormatArg> for rigor_store::import::Format {
-    fn from(f: FormatArg) -> Self {
-        use rigor_store::import::Format;
-        match f {
-            FormatArg::Rigor => Format::Rigor,
-            FormatArg::Hyperfine => Format::Hyperfine,
-            FormatArg::Pyperf => Format::Pyperf,
-            FormatArg::Jmh => Format::Jmh,
-            FormatArg::GoogleBenchmark => Format::GoogleBenchmark,
-            FormatArg::Criterion => Format::Criterion,
-            FormatArg::CargoCriterion => Format::CargoCriterion,
-            FormatArg::Benchmarktools => Format::BenchmarkTools,
-            FormatArg::Rebench => Format::Rebench,
-            FormatArg::Krun => Format::Krun,
-        }
-    }
-}
-
 /// `--robust`.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum RobustArg {
@@ -905,17 +825,6 @@ fn parse_discard(s: &str) -> Result<Discard, String> {
     s.parse()
         .map(Discard::Count)
         .map_err(|_| format!("'{s}' is neither a count nor 'auto'"))
-}
-
-/// `--output`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum OutputArg {
-    /// Discard output (/dev/null).
-    Null,
-    /// Read output through a pipe and discard it.
-    Pipe,
-    /// Show the commands' output.
-    Inherit,
 }
 
 /// `--style` (hyperfine's values).
@@ -935,56 +844,6 @@ pub enum StyleArg {
     None,
 }
 
-/// `--time-unit` (hyperfine's names, and the symbols).
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum TimeUnitArg {
-    /// Nanoseconds.
-    #[value(alias = "ns")]
-    Nanosecond,
-    /// Microseconds.
-    #[value(alias = "us")]
-    Microsecond,
-    /// Milliseconds.
-    #[value(alias = "ms")]
-    Millisecond,
-    /// Seconds.
-    #[value(alias = "s")]
-    Second,
-}
-
-/// `--sort` (hyperfine's values).
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum SortArg {
-    /// The ranking by mean time, the tables in command order.
-    Auto,
-    /// Command order everywhere.
-    Command,
-    /// Fastest first everywhere.
-    MeanTime,
-}
-
-/// `--iterations-from`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum StreamArg {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
-}
-
-/// `--unit`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum UnitArg {
-    /// Nanoseconds.
-    Ns,
-    /// Microseconds.
-    Us,
-    /// Milliseconds.
-    Ms,
-    /// Seconds.
-    S,
-}
-
 /// `rigor analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
@@ -998,7 +857,7 @@ pub struct AnalyzeArgs {
     /// The file's format (default: recognised from its content; a criterion directory is read
     /// as criterion).
     #[arg(long, value_enum, value_name = "NAME")]
-    pub format: Option<FormatArg>,
+    pub format: Option<Format>,
     /// CSV: the columns identifying each level, top → bottom (the last identifies the measurement).
     #[arg(long, value_delimiter = ',', value_name = "COL,COL")]
     pub levels: Vec<String>,
@@ -1033,6 +892,18 @@ pub struct AnalyzeArgs {
     /// Analysis options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+}
+
+/// `--unit`: a time unit by its symbol (`--time-unit` takes hyperfine's names).
+fn unit_symbol() -> impl TypedValueParser<Value = TimeUnit> {
+    let units = [
+        ("ns", "Nanoseconds"),
+        ("us", "Microseconds"),
+        ("ms", "Milliseconds"),
+        ("s", "Seconds"),
+    ];
+    PossibleValuesParser::new(units.map(|(name, help)| PossibleValue::new(name).help(help)))
+        .try_map(|s| s.parse::<TimeUnit>())
 }
 
 // The parsers below are thin adapters: the forms each quantity accepts are defined (and tested)

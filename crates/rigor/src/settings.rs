@@ -8,21 +8,18 @@ use regex::Regex;
 use rigor_app::plan_file::PlanFile;
 use rigor_app::saved::{AnalyzeSettings, CompareFilesSettings, CsvColumns, ReportSettings};
 use rigor_app::settings::{
-    AnalysisSettings, ComparisonSettings, Exports, FailOn, Mode, Origin, PlanSettings, RunSettings,
-    SortOrder, StdoutExport,
+    AnalysisSettings, ComparisonSettings, Exports, Mode, Origin, PlanSettings, RunSettings,
+    StdoutExport,
 };
 use rigor_runner::{
     Benchmark, BuildSettings, CommandLine, IterationSource, OutputMode, PilotSettings, Settings,
-    Stream,
 };
-use rigor_stats::{Estimator, Quantile};
-use rigor_store::{Discard, LevelKind, ModeRecord, RunSettingsRecord, VerdictMethod};
-use rigor_units::{Fraction, Seed, TimeUnit};
+use rigor_store::{Discard, LevelKind, ModeRecord, RunSettingsRecord};
+use rigor_units::{Fraction, Seed};
 
 use crate::cli::{
-    AnalysisArgs, AnalyzeArgs, CompareArgs, ComparisonArgs, EstimatorArg, FailOnArg, MethodArg,
-    OutputArg, PlanArgs, QuantileArg, ReportArgs, RunArgs, RunOptions, SortArg, StreamArg,
-    TimeUnitArg, UnitArg,
+    AnalysisArgs, AnalyzeArgs, CompareArgs, ComparisonArgs, PlanArgs, ReportArgs, RunArgs,
+    RunOptions,
 };
 use crate::expand;
 
@@ -44,10 +41,7 @@ pub const DEFAULT_EXECUTIONS_PER_DECIDING_BUILD: usize = 3;
 pub fn analysis(a: &AnalysisArgs) -> AnalysisSettings {
     AnalysisSettings {
         confidence: a.confidence,
-        quantile: match a.quantile {
-            QuantileArg::T => Quantile::StudentT,
-            QuantileArg::Normal => Quantile::Normal,
-        },
+        quantile: a.quantile,
     }
 }
 
@@ -56,32 +50,11 @@ pub fn comparison(a: &ComparisonArgs) -> ComparisonSettings {
     ComparisonSettings {
         reference: a.reference.clone(),
         threshold: a.threshold,
-        method: match a.method {
-            MethodArg::Ratio => VerdictMethod::Ratio,
-            MethodArg::Overlap => VerdictMethod::Overlap,
-        },
-        estimator: match a.estimator.unwrap_or(EstimatorArg::Mean) {
-            EstimatorArg::Mean => Estimator::Mean,
-            EstimatorArg::Median => Estimator::Median,
-            EstimatorArg::Min => Estimator::Min,
-        },
+        method: a.method,
+        estimator: a.estimator.unwrap_or_default(),
         resamples: a.resamples,
-        fail_on: a.fail_on.map(|f| match f {
-            FailOnArg::Regression => FailOn::Regression,
-            FailOnArg::Change => FailOn::Change,
-            FailOnArg::Inconclusive => FailOn::Inconclusive,
-            FailOnArg::Warning => FailOn::Warning,
-        }),
+        fail_on: a.fail_on,
         enabled: true,
-    }
-}
-
-fn unit(u: UnitArg) -> TimeUnit {
-    match u {
-        UnitArg::Ns => TimeUnit::Ns,
-        UnitArg::Us => TimeUnit::Us,
-        UnitArg::Ms => TimeUnit::Ms,
-        UnitArg::S => TimeUnit::S,
     }
 }
 
@@ -221,11 +194,10 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
         }),
         timeout,
         input: args.input.clone(),
-        output: match args.output {
-            _ if args.show_output => OutputMode::Inherit,
-            OutputArg::Null => OutputMode::Null,
-            OutputArg::Pipe => OutputMode::Pipe,
-            OutputArg::Inherit => OutputMode::Inherit,
+        output: if args.show_output {
+            OutputMode::Inherit
+        } else {
+            args.output
         },
         iterations,
         setup: hook(&args.setup)?,
@@ -295,8 +267,8 @@ pub fn run_commands(commands: &[String], args: &RunOptions) -> Result<RunSetting
             asciidoc: file(&args.export_asciidoc),
             orgmode: file(&args.export_orgmode),
             html: args.report.clone(),
-            unit: args.time_unit.map(time_unit),
-            sort: sort(args.sort),
+            unit: args.time_unit,
+            sort: args.sort,
             bmf: args.tools.export_bmf.clone(),
             otava: args.tools.export_otava.clone(),
             stdout: stdout_export(args)?,
@@ -549,23 +521,6 @@ fn adaptive(args: &RunOptions) -> Result<Mode> {
     })
 }
 
-fn time_unit(u: TimeUnitArg) -> TimeUnit {
-    match u {
-        TimeUnitArg::Nanosecond => TimeUnit::Ns,
-        TimeUnitArg::Microsecond => TimeUnit::Us,
-        TimeUnitArg::Millisecond => TimeUnit::Ms,
-        TimeUnitArg::Second => TimeUnit::S,
-    }
-}
-
-fn sort(s: SortArg) -> SortOrder {
-    match s {
-        SortArg::Auto => SortOrder::Auto,
-        SortArg::Command => SortOrder::Command,
-        SortArg::MeanTime => SortOrder::MeanTime,
-    }
-}
-
 /// Where iteration times come from: a pattern over a stream, else the native samples file.
 fn iteration_source(args: &RunOptions) -> Result<IterationSource> {
     let (Some(stream), Some(pattern)) = (&args.iterations_from, &args.pattern) else {
@@ -578,12 +533,9 @@ fn iteration_source(args: &RunOptions) -> Result<IterationSource> {
         );
     }
     Ok(IterationSource::Pattern {
-        stream: match stream {
-            StreamArg::Stdout => Stream::Stdout,
-            StreamArg::Stderr => Stream::Stderr,
-        },
+        stream: *stream,
         regex,
-        unit: unit(args.unit),
+        unit: args.unit,
     })
 }
 
