@@ -41,7 +41,7 @@ pub mod settings;
 pub mod synthetic;
 pub mod track;
 
-pub use error::{AppError, PlanFileError, Result};
+pub use error::{AppError, PlanFileError, RequestError, Result};
 
 use comparisons::Computed;
 use rigor_store::ResultFile;

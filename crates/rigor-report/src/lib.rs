@@ -8,6 +8,7 @@ pub mod diagnosis;
 pub mod format;
 pub mod html;
 pub mod markdown;
+pub mod notes;
 pub mod terminal;
 pub mod warnings;
 

@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use rigor_app::Outcome;
 use rigor_app::cargo_bench::{self, CargoSettings, Listing, Selected, Target, Tuned};
 use rigor_app::saved::CompareFilesSettings;
-use rigor_app::settings::{FailOn, RunSettings};
+use rigor_app::settings::{BuildDir, FailOn, RunSettings};
 use rigor_units::{Seconds, TimeUnit};
 
 use crate::cli::BenchArgs;
@@ -46,7 +46,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     let evals = evals(args, &selected)?;
-    let mut s = run_settings(args, &selected, &evals)?;
+    let (mut s, _build_dir) = run_settings(args, &selected, &evals)?;
     let saved = args
         .save_baseline
         .as_deref()
@@ -179,7 +179,11 @@ fn tuned_text(name: &str, t: &Tuned) -> String {
 }
 
 /// `rigor run`'s settings for the selected benchmarks, each command fixing its evaluations.
-fn run_settings(args: &BenchArgs, selected: &[Selected], evals: &[u64]) -> Result<RunSettings> {
+fn run_settings(
+    args: &BenchArgs,
+    selected: &[Selected],
+    evals: &[u64],
+) -> Result<(RunSettings, BuildDir)> {
     let benchmarks: Vec<_> = selected
         .iter()
         .zip(evals)
@@ -192,7 +196,8 @@ fn run_settings(args: &BenchArgs, selected: &[Selected], evals: &[u64]) -> Resul
     let mut options = args.options.clone();
     options.names = selected.iter().map(|s| s.name.clone()).collect();
     options.shell = None;
-    let mut s = settings::run_commands(&texts, &options)?;
+    let resolved = settings::run_commands(&texts, &options)?;
+    let mut s = resolved.settings;
     for (b, from) in s.benchmarks.iter_mut().zip(benchmarks) {
         b.dir = from.dir;
     }
@@ -204,7 +209,7 @@ fn run_settings(args: &BenchArgs, selected: &[Selected], evals: &[u64]) -> Resul
         s.comparison.estimator = rigor_stats::Estimator::Min;
         s.record.estimator = rigor_stats::Estimator::Min;
     }
-    Ok(s)
+    Ok((s, resolved.build_dir))
 }
 
 /// Compares this run's result with a saved baseline, prints the verdicts and applies --fail-on.

@@ -36,7 +36,8 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
             o.style,
             crate::cli::StyleArg::Basic | crate::cli::StyleArg::None
         );
-    execute(&settings::run(args)?, bar_shown)
+    let resolved = settings::run(args)?;
+    execute(&resolved.settings, bar_shown)
 }
 
 /// Measures resolved run settings, prints the summaries and comparisons, writes the exports;
@@ -147,7 +148,7 @@ fn exited_non_zero(r: &rigor_store::ResultFile) -> bool {
 
 /// `rigor plan`.
 pub fn plan(args: &PlanArgs) -> Result<Outcome> {
-    let s = settings::plan(args)?;
+    let (s, _build_dir) = settings::plan(args)?;
     let (stop, mut executor) = measuring(s.run.simulate, s.run.runner.seed)?;
     let planned = {
         let mut bar = Bar::new();
@@ -226,7 +227,7 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     let markdown_to_stdout = args
         .export_markdown
         .as_deref()
-        .is_some_and(settings::is_stdout);
+        .is_some_and(rigor_app::settings::is_stdout);
     if markdown_to_stdout {
         output::summaries_to_stderr();
     }

@@ -14,7 +14,6 @@ macro_rules! note {
 mod bench_cmd;
 mod cli;
 mod commands;
-mod expand;
 mod farm_cmd;
 mod output;
 mod settings;

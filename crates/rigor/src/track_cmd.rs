@@ -354,7 +354,7 @@ fn run(
         );
     }
     let key = series_key(&a.series, &repo);
-    let (mut settings, mut experiment) = track_settings(
+    let (mut settings, mut experiment, _build_dir) = track_settings(
         repo,
         commits,
         a.force,
@@ -437,11 +437,15 @@ pub(crate) fn track_settings(
     runs: &Path,
     options: &RunOptions,
     commands: &[String],
-) -> Result<(TrackRunSettings, rigor_app::settings::RunSettings)> {
+) -> Result<(
+    TrackRunSettings,
+    rigor_app::settings::RunSettings,
+    rigor_app::settings::BuildDir,
+)> {
     let mut options = options.clone();
     let prepare = match (&options.build, options.builds) {
         (Some(cmd), None) => {
-            let (shell, _) = crate::expand::shell(&options, commands);
+            let (shell, _) = rigor_app::settings::expand::shell(options.shell.as_deref(), commands);
             let c = CommandLine::parse_for(cmd, shell.as_deref())?;
             options.build = None;
             Some(c)
@@ -453,7 +457,8 @@ pub(crate) fn track_settings(
             "--until-decided compares commands within one `rigor run` (or `rigor bench`), not versions in a history"
         );
     }
-    let experiment = crate::settings::run_commands(commands, &options)?;
+    let resolved = crate::settings::run_commands(commands, &options)?;
+    let experiment = resolved.settings;
     let results_dir = options
         .export_json
         .as_ref()
@@ -471,6 +476,7 @@ pub(crate) fn track_settings(
             batch,
         },
         experiment,
+        resolved.build_dir,
     ))
 }
 
@@ -512,7 +518,7 @@ fn bisect(history: &mut (dyn History + Send), runs: &Path, a: &TrackBisectArgs) 
         .canonicalize()
         .with_context(|| format!("--repo {}", a.repo.display()))?;
     let key = series_key(&a.series, &repo);
-    let (settings, mut experiment) = track_settings(
+    let (settings, mut experiment, _build_dir) = track_settings(
         repo,
         Vec::new(),
         true,

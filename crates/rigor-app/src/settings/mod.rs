@@ -15,6 +15,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan_file::PlanFile;
 
+pub mod expand;
+mod files;
+mod request;
+
+pub use files::{AnalyzeRequest, check_output, check_writable, is_stdout};
+pub use request::{
+    DEFAULT_BUILDS, DEFAULT_EXECUTIONS_PER_DECIDING_BUILD, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_UNITS,
+    ExportPaths, Hooks, Parameters, Resolved, RunRequest, Scan,
+};
+
 /// How intervals are computed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AnalysisSettings {
@@ -233,8 +243,44 @@ pub struct Origin {
     pub versions: Vec<String>,
 }
 
+impl Origin {
+    /// This process's command line and working directory, with `label`.
+    pub fn current(label: Option<String>) -> Self {
+        Self {
+            command_line: std::env::args().collect(),
+            label,
+            working_dir: std::env::current_dir().ok(),
+            versions: Vec::new(),
+        }
+    }
+}
+
+/// The temporary root of a run's build directories (removed when this is dropped), or nothing
+/// when the builds have a root of their own or there are no builds. It is held beside the
+/// [`RunSettings`] that point into it, so the settings themselves are plain values.
+#[derive(Debug, Default)]
+pub struct BuildDir(Option<tempfile::TempDir>);
+
+impl BuildDir {
+    /// A new temporary directory.
+    ///
+    /// # Errors
+    /// When it cannot be made.
+    pub fn temporary() -> std::io::Result<Self> {
+        tempfile::Builder::new()
+            .prefix("rigor-builds-")
+            .tempdir()
+            .map(|d| Self(Some(d)))
+    }
+
+    /// Its path, when it is a temporary directory.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        self.0.as_ref().map(tempfile::TempDir::path)
+    }
+}
+
 /// Everything `run` needs, resolved and validated.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct RunSettings {
     /// The benchmarks, in order.
     pub benchmarks: Vec<Benchmark>,
@@ -263,8 +309,6 @@ pub struct RunSettings {
     pub origin: Origin,
     /// The raw settings as the user chose them, saved in the result.
     pub record: rigor_store::RunSettingsRecord,
-    /// Keeps a temporary build root alive for the run (removed when dropped).
-    pub build_root: Option<tempfile::TempDir>,
 }
 
 impl RunSettings {
@@ -275,7 +319,7 @@ impl RunSettings {
 }
 
 /// What `plan` needs: a run's settings plus the pilot's size.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct PlanSettings {
     /// The experiment to dimension.
     pub run: RunSettings,
