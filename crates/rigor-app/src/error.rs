@@ -253,7 +253,9 @@ pub enum RequestError {
     #[error(transparent)]
     Plan(Box<AppError>),
     /// `--reference` names no benchmark.
-    #[error("--reference '{reference}' is none of the benchmarks ({names}) nor a position from 1 to {count}")]
+    #[error(
+        "--reference '{reference}' is none of the benchmarks ({names}) nor a position from 1 to {count}"
+    )]
     Reference {
         /// What was given.
         reference: String,
@@ -325,7 +327,10 @@ pub enum RequestError {
     #[error("the parameter '{0}' appears in no command: write {{{0}}} where its value goes")]
     ParameterUnused(String),
     /// Too many combinations of parameter values.
-    #[error("the parameters give more than {} combinations", crate::settings::expand::MAX_VARIANTS)]
+    #[error(
+        "the parameters give more than {} combinations",
+        crate::settings::expand::MAX_VARIANTS
+    )]
     TooManyCombinations,
     /// `--parameter-scan` is invalid.
     #[error("--parameter-scan {var}: {why}")]

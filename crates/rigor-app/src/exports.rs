@@ -186,7 +186,10 @@ pub fn table_text(markup: Markup, exports: &Exports, reported: &Reported<'_>) ->
         });
     }
     let table = markdown::table_in(markup, &views);
-    let comparisons = crate::comparisons::table_in(markup, reported.comparisons);
+    let comparisons = rigor_report::comparison::table_in(
+        markup,
+        &crate::comparisons::views(reported.comparisons),
+    );
     if comparisons.is_empty() {
         table
     } else {

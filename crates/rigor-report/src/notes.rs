@@ -44,9 +44,9 @@ impl fmt::Display for Note {
                  executions",
                 benchmarks.join(", ")
             ),
-            Self::Failed => f.write_str(
-                "a benchmark failed or measured nothing (shown above), exit status 2",
-            ),
+            Self::Failed => {
+                f.write_str("a benchmark failed or measured nothing (shown above), exit status 2")
+            }
             Self::IgnoreFailure => f.write_str(
                 "to measure a command whose exit status is not zero, use -i/--ignore-failure",
             ),
@@ -56,4 +56,81 @@ impl fmt::Display for Note {
             Self::Gated => f.write_str("--fail-on matched (shown above), exit status 1"),
         }
     }
+}
+
+/// How many units a run measures, as its opening line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Adaptive.
+    Adaptive,
+    /// Until decided: executions per build (with builds), and the most rounds.
+    UntilDecided {
+        /// Executions per build, when builds are the top level.
+        per_build: Option<usize>,
+        /// The most rounds.
+        max_rounds: usize,
+    },
+    /// Fixed counts.
+    Fixed {
+        /// Builds, when builds are the top level.
+        builds: Option<usize>,
+        /// Executions (per build).
+        executions: usize,
+    },
+}
+
+/// "3 commands, 10 executions each, seed 42" (after `rigor: `).
+pub fn opening(commands: usize, shape: Shape, seed: rigor_units::Seed) -> String {
+    let shape = match shape {
+        Shape::Adaptive => "adaptive".to_string(),
+        Shape::UntilDecided {
+            per_build,
+            max_rounds,
+        } => {
+            let round = per_build.map_or("1 execution".to_string(), |e| {
+                format!("1 build × {e} executions")
+            });
+            format!("until decided (rounds of {round} each, at most {max_rounds})")
+        }
+        Shape::Fixed { builds, executions } => {
+            let builds = builds.map_or(String::new(), |b| format!("{b} builds × "));
+            format!("{builds}{executions} executions each")
+        }
+    };
+    format!(
+        "{}, {shape}, seed {seed}",
+        crate::format::count(commands, "command", "commands")
+    )
+}
+
+/// A benchmark's tuning (`rigor bench`): evaluations per sample, the time per evaluation it
+/// was tuned at, and allocations and bytes per iteration when counted.
+pub fn tuned(
+    name: &str,
+    evals: u64,
+    per_eval: Option<rigor_units::Seconds>,
+    allocs: Option<(f64, f64)>,
+) -> String {
+    let mut text = format!(
+        "{name}: {evals} evaluation{} per sample",
+        if evals == 1 { "" } else { "s" }
+    );
+    if let Some(t) = per_eval {
+        text += &format!(" (tuned at {t} per evaluation)");
+    }
+    if let Some((allocations, bytes)) = allocs {
+        let count = |v: f64| {
+            if v.fract() == 0.0 {
+                format!("{v}")
+            } else {
+                rigor_units::significant(v)
+            }
+        };
+        text += &format!(
+            ", {} allocations and {} bytes per iteration",
+            count(allocations),
+            count(bytes)
+        );
+    }
+    text
 }

@@ -23,7 +23,10 @@ pub enum OutputMode {
     #[default]
     Null,
     /// A pipe that rigor reads and discards (for programs that behave differently on pipes).
-    #[cfg_attr(feature = "clap", value(help = "Read output through a pipe and discard it"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Read output through a pipe and discard it")
+    )]
     Pipe,
     /// rigor's own standard output.
     #[cfg_attr(feature = "clap", value(help = "Show the commands' output"))]

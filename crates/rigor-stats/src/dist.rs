@@ -11,7 +11,13 @@ use crate::error::{Result, StatsError, check_level};
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Quantile {
     /// Student's t with the interval's degrees of freedom (the default: honest for few units).
-    #[cfg_attr(feature = "clap", value(name = "t", help = "Student's t with (top-level units − 1) degrees of freedom"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            name = "t",
+            help = "Student's t with (top-level units − 1) degrees of freedom"
+        )
+    )]
     #[default]
     StudentT,
     /// The standard normal, as in Kalibera & Tůma 2006 and Kalibera, Bulej & Tůma 2005b; too

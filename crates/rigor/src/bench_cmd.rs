@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use rigor_app::Outcome;
-use rigor_app::cargo_bench::{self, CargoSettings, Listing, Selected, Target, Tuned};
+use rigor_app::cargo_bench::{self, CargoSettings, Listing, Selected, Target};
 use rigor_app::saved::CompareFilesSettings;
-use rigor_app::settings::{BuildDir, FailOn, RunSettings};
+use rigor_app::settings::{BuildDir, RunSettings};
 use rigor_units::{Seconds, TimeUnit};
 
 use crate::cli::BenchArgs;
@@ -141,41 +141,15 @@ fn evals(args: &BenchArgs, selected: &[Selected]) -> Result<Vec<u64>> {
             .iter()
             .zip(cargo_bench::tune(target, &names)?)
         {
-            note!("rigor: {}", tuned_text(&s.name, &t));
+            let per_eval = t.per_eval_ns.map(|ns| Seconds::from_unit(ns, TimeUnit::Ns));
+            let allocs = t.allocs.map(|a| (a.allocations, a.bytes));
+            let text = rigor_report::notes::tuned(&s.name, t.evals, per_eval, allocs);
+            note!("rigor: {text}");
             out.push(t.evals);
         }
         i += n;
     }
     Ok(out)
-}
-
-fn tuned_text(name: &str, t: &Tuned) -> String {
-    let mut text = format!(
-        "{name}: {} evaluation{} per sample",
-        t.evals,
-        if t.evals == 1 { "" } else { "s" }
-    );
-    if let Some(ns) = t.per_eval_ns {
-        text += &format!(
-            " (tuned at {} per evaluation)",
-            Seconds::from_unit(ns, TimeUnit::Ns)
-        );
-    }
-    if let Some(a) = t.allocs {
-        let count = |v: f64| {
-            if v.fract() == 0.0 {
-                format!("{v}")
-            } else {
-                rigor_units::significant(v)
-            }
-        };
-        text += &format!(
-            ", {} allocations and {} bytes per iteration",
-            count(a.allocations),
-            count(a.bytes)
-        );
-    }
-    text
 }
 
 /// `rigor run`'s settings for the selected benchmarks, each command fixing its evaluations.
@@ -228,12 +202,9 @@ fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Outcome> 
     .with_context(|| format!("comparing with the baseline {}", old.display()))?;
     emit(&format!("Against the baseline {}:\n", old.display()));
     output::warnings(&c.warnings);
-    emit(&rigor_app::comparisons::render(&c.comparisons));
-    let gated = match s.comparison.fail_on {
-        Some(FailOn::Warning) => !c.warnings.is_empty() || c.analysis_warnings,
-        rule => rigor_app::comparisons::gate(&c.comparisons, rule),
-    };
-    Ok(if gated { Outcome::Gated } else { Outcome::Ok })
+    let views = rigor_app::comparisons::views(&c.comparisons);
+    emit(&rigor_report::comparison::render(&views));
+    Ok(c.outcome)
 }
 
 #[cfg(test)]

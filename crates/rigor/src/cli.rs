@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use rigor_app::settings::{FailOn, SortOrder};
 use rigor_runner::{OutputMode, Stream};
 use rigor_stats::{Estimator, Quantile};
@@ -811,13 +811,6 @@ pub struct ToolExportArgs {
     pub export_otava: Option<PathBuf>,
 }
 
-/// `--robust`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum RobustArg {
-    /// Mono's sub-selection medians (Kalibera, Bulej & Tůma 2005b, §4.2).
-    Mono,
-}
-
 fn parse_discard(s: &str) -> Result<Discard, String> {
     if s == "auto" {
         return Ok(Discard::Auto);
@@ -879,7 +872,7 @@ pub struct AnalyzeArgs {
     /// Also report the Mono project's robust estimate (Kalibera, Bulej & Tůma 2005b) (`mono`: medians of sub-selections per execution)
     /// beside the default.
     #[arg(long, value_enum, value_name = "MODE")]
-    pub robust: Option<RobustArg>,
+    pub robust: Option<rigor_app::saved::Robust>,
     /// Re-apply a warm-up discard: N iterations per execution, or `auto` (detected).
     #[arg(long, value_name = "N|auto", value_parser = parse_discard)]
     pub discard: Option<Discard>,

@@ -124,7 +124,9 @@ pub fn run_commands(commands: &[String], o: &RunOptions) -> Result<Resolved> {
 
 /// Resolves `rigor run`.
 pub fn run(args: &RunArgs) -> Result<Resolved> {
-    Ok(noted(request(&args.commands, &args.options).resolve_checked()?))
+    Ok(noted(
+        request(&args.commands, &args.options).resolve_checked()?,
+    ))
 }
 
 /// Resolves `rigor plan`.
@@ -153,9 +155,14 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
         benchmark: args.benchmark.clone(),
         allow_negative: args.allow_negative,
         discard: args.discard,
-        tool_exports: [args.tools.export_bmf.clone(), args.tools.export_otava.clone()],
+        tool_exports: [
+            args.tools.export_bmf.clone(),
+            args.tools.export_otava.clone(),
+        ],
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
+        diagnose: args.diagnose,
+        robust: args.robust,
     };
     Ok(request.resolve()?)
 }

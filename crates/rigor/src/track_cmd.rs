@@ -626,30 +626,43 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
         note!(
             "rigor: warning: compared with one stored measurement, unpaired, without the between-session spread (the branch needs two stored versions for that): treat the verdict with care"
         );
-        emit(&rigor_app::comparisons::render(&checked.comparisons));
+        emit(&rigor_report::comparison::render(
+            &rigor_app::comparisons::views(&checked.comparisons),
+        ));
         if let Some(suite) = checked.suite.as_ref().filter(|s| s.benchmarks > 1) {
-            emit(&crate::text::suite(suite, a.seed));
+            let view = rigor_app::comparisons::suite_view(suite);
+            emit(&rigor_report::comparison::suite(&view, a.seed));
         }
     } else {
         emit(&history_table(&checked.against_history, &key));
     }
     if let Some(path) = &a.markdown {
         let text = if checked.against_history.is_empty() {
-            rigor_app::comparisons::markdown(&checked.comparisons)
+            rigor_report::comparison::markdown(&rigor_app::comparisons::views(&checked.comparisons))
         } else {
             history_markdown(&checked.against_history, &key)
         };
         rigor_store::write_atomic(path, text.as_bytes())?;
     }
-    let gated = match comparison.fail_on {
-        Some(rigor_app::settings::FailOn::Warning) => !checked.warnings.is_empty(),
-        rule if !checked.against_history.is_empty() => checked
+    let verdicts = if checked.against_history.is_empty() {
+        checked
+            .comparisons
+            .iter()
+            .map(|c| c.comparison.verdict)
+            .collect()
+    } else {
+        checked
             .against_history
             .iter()
-            .any(|v| rule.is_some_and(|r| r.fails_on(v.change.verdict))),
-        rule => rigor_app::comparisons::gate(&checked.comparisons, rule),
+            .map(|v| v.change.verdict)
+            .collect()
     };
-    Ok(if gated { Outcome::Gated } else { Outcome::Ok })
+    let findings = rigor_app::Findings {
+        verdicts,
+        warned: !checked.warnings.is_empty(),
+        ..Default::default()
+    };
+    Ok(findings.outcome(comparison.fail_on))
 }
 
 fn history_line(v: &track::HistoryVerdict) -> (String, String) {

@@ -1,8 +1,8 @@
 //! hyperfine's ways of naming what to run: `--shell SHELL`, `--parameter-scan` and
 //! `--parameter-list` (one benchmark per command and combination of values, `{VAR}` replaced).
 
-use crate::error::RequestError;
 use super::request::Parameters;
+use crate::error::RequestError;
 use crate::error::ScanError;
 
 type Result<T> = std::result::Result<T, RequestError>;

@@ -100,6 +100,10 @@ pub struct AnalyzeRequest {
     pub analysis: AnalysisSettings,
     /// Comparisons.
     pub comparison: ComparisonSettings,
+    /// Diagnose warm-up, steady state, independence and the random initial state.
+    pub diagnose: bool,
+    /// Also a robust estimate.
+    pub robust: Option<crate::saved::Robust>,
 }
 
 impl AnalyzeRequest {
@@ -129,7 +133,11 @@ impl AnalyzeRequest {
         if is_csv && self.files.len() > 1 {
             return Err(RequestError::CsvAlone);
         }
-        for (path, option) in self.tool_exports.iter().zip(["--export-bmf", "--export-otava"]) {
+        for (path, option) in self
+            .tool_exports
+            .iter()
+            .zip(["--export-bmf", "--export-otava"])
+        {
             if let Some(path) = path {
                 check_output(path, option, &self.files)?;
             }
@@ -149,6 +157,8 @@ impl AnalyzeRequest {
             discard: self.discard,
             analysis: self.analysis,
             comparison: self.comparison.clone(),
+            diagnose: self.diagnose,
+            robust: self.robust,
         })
     }
 }

@@ -65,7 +65,10 @@ pub enum FailOn {
     /// Any verdict other than equivalent or improvement.
     Inconclusive,
     /// Any warning (a non-fatal problem with the data or the run).
-    #[cfg_attr(feature = "clap", value(help = "Any warning (about the data, the analysis or the run)"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Any warning (about the data, the analysis or the run)")
+    )]
     Warning,
 }
 
@@ -315,6 +318,23 @@ impl RunSettings {
     /// Whether this run is adaptive.
     pub fn is_adaptive(&self) -> bool {
         matches!(self.mode, Mode::Adaptive { .. })
+    }
+
+    /// How many units it measures, as its opening line says.
+    pub fn shape(&self) -> rigor_report::notes::Shape {
+        use rigor_report::notes::Shape;
+        let build = self.runner.build.as_ref();
+        match &self.mode {
+            Mode::Adaptive { .. } => Shape::Adaptive,
+            Mode::UntilDecided { max_rounds, .. } => Shape::UntilDecided {
+                per_build: build.map(|_| self.runner.executions),
+                max_rounds: *max_rounds,
+            },
+            Mode::Fixed | Mode::Planned { .. } => Shape::Fixed {
+                builds: build.map(|b| b.builds),
+                executions: self.runner.executions,
+            },
+        }
     }
 }
 

@@ -291,9 +291,11 @@ impl RunRequest {
                     .unwrap_or(DEFAULT_EXECUTIONS_PER_DECIDING_BUILD),
                 _ => self.fixed_executions()?,
             },
-            warmup_executions: self
-                .warmup_executions
-                .unwrap_or(if iterations_expected { 0 } else { 1 }),
+            warmup_executions: self.warmup_executions.unwrap_or(if iterations_expected {
+                0
+            } else {
+                1
+            }),
             timeout,
             input: self.input.clone(),
             output: self.output,

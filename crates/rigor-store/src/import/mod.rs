@@ -48,22 +48,37 @@ pub enum Format {
     #[cfg_attr(feature = "clap", value(help = "JMH -rf json"))]
     Jmh,
     /// Google Benchmark `--benchmark_out_format=json`.
-    #[cfg_attr(feature = "clap", value(help = "Google Benchmark --benchmark_out_format=json"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Google Benchmark --benchmark_out_format=json")
+    )]
     GoogleBenchmark,
     /// criterion.rs `target/criterion/**/new/{sample,benchmark}.json` (a directory or a file).
-    #[cfg_attr(feature = "clap", value(help = "criterion.rs target/criterion (a directory) or a new/sample.json"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "criterion.rs target/criterion (a directory) or a new/sample.json")
+    )]
     Criterion,
     /// cargo-criterion `--message-format=json` (one JSON message per line).
-    #[cfg_attr(feature = "clap", value(help = "cargo-criterion --message-format=json"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "cargo-criterion --message-format=json")
+    )]
     CargoCriterion,
     /// BenchmarkTools.jl `BenchmarkTools.save` JSON.
-    #[cfg_attr(feature = "clap", value(name = "benchmarktools", help = "BenchmarkTools.jl save JSON"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(name = "benchmarktools", help = "BenchmarkTools.jl save JSON")
+    )]
     BenchmarkTools,
     /// A ReBench data file.
     #[cfg_attr(feature = "clap", value(help = "A ReBench data file"))]
     Rebench,
     /// A Krun results file (decompressed JSON).
-    #[cfg_attr(feature = "clap", value(help = "A Krun results file (bunzip2 it first)"))]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "A Krun results file (bunzip2 it first)")
+    )]
     Krun,
 }
 
