@@ -7,6 +7,7 @@ use rigor_app::Outcome;
 use rigor_app::cargo_bench::{self, CargoSettings, Listing, Selected, Target};
 use rigor_app::saved::CompareFilesSettings;
 use rigor_app::settings::{BuildDir, RunSettings};
+use rigor_stats::Estimator;
 use rigor_units::{Seconds, TimeUnit};
 
 use crate::cli::BenchArgs;
@@ -170,18 +171,16 @@ fn run_settings(
     let mut options = args.options.clone();
     options.names = selected.iter().map(|s| s.name.clone()).collect();
     options.shell = None;
-    let resolved = settings::run_commands(&texts, &options)?;
+    let mut request = settings::request(&texts, &options);
+    // Benchmarks of a suite are different functions: compare them only when asked to.
+    request.comparison.enabled = args.options.compare.reference.is_some();
+    // The minimum, unless asked otherwise: the least disturbed estimate of an in-process
+    // microbenchmark (Chen & Revels 2016), its interval from the hierarchical bootstrap.
+    request.comparison.estimator = (args.options.compare.estimator).unwrap_or(Estimator::Min);
+    let resolved = request.resolve()?;
     let mut s = resolved.settings;
     for (b, from) in s.benchmarks.iter_mut().zip(benchmarks) {
         b.dir = from.dir;
-    }
-    // Benchmarks of a suite are different functions: compare them only when asked to.
-    s.comparison.enabled = args.options.compare.reference.is_some();
-    // The minimum, unless asked otherwise: the least disturbed estimate of an in-process
-    // microbenchmark (Chen & Revels 2016), its interval from the hierarchical bootstrap.
-    if args.options.compare.estimator.is_none() {
-        s.comparison.estimator = rigor_stats::Estimator::Min;
-        s.record.estimator = rigor_stats::Estimator::Min;
     }
     Ok((s, resolved.build_dir))
 }

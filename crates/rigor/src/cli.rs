@@ -245,7 +245,7 @@ pub struct TrackCheckArgs {
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     /// Seed of the bootstrap.
-    #[arg(long, default_value = "0", value_parser = parse_seed)]
+    #[arg(long, default_value = "0")]
     pub seed: Seed,
     /// Comparison options.
     #[command(flatten)]
@@ -268,11 +268,11 @@ pub struct TrackChangesArgs {
     #[arg(long, value_name = "NAME")]
     pub branch: Option<String>,
     /// Practical threshold: smaller changes are not reported.
-    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_threshold)]
+    #[arg(long, default_value = "1%", value_name = "PCT")]
     pub threshold: Fraction,
     /// Confidence level of the intervals; one minus it is the false discovery rate across
     /// benchmarks.
-    #[arg(long, default_value = "0.95", value_parser = parse_confidence)]
+    #[arg(long, default_value = "0.95")]
     pub confidence: ConfidenceLevel,
     /// Also list changes the latest detection no longer finds.
     #[arg(long)]
@@ -395,7 +395,7 @@ pub enum StatusArg {
 #[derive(Debug, Args, Clone)]
 pub struct AnalysisArgs {
     /// Confidence level of intervals, as a fraction or percentage (0.95, 95, 99%).
-    #[arg(long, default_value = "0.95", value_parser = parse_confidence)]
+    #[arg(long, default_value = "0.95")]
     pub confidence: ConfidenceLevel,
     /// Quantile of the mean interval: Student's t (default) or normal (as in Kalibera & Tůma 2006 and Kalibera & Jones 2013).
     #[arg(long, value_enum, default_value = "t")]
@@ -461,11 +461,11 @@ pub struct RunOptions {
     #[arg(long, default_value = "0", value_name = "N|auto", value_parser = parse_discard)]
     pub discard: Discard,
     /// Kill an execution (or a build) after this long: 90, 90s, 10m, 1.5h (counted as a failure).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION")]
     pub timeout: Option<Seconds>,
     /// Seed of every random choice (order within rounds, bootstrap); printed and saved. Random
     /// by default.
-    #[arg(long, value_parser = parse_seed)]
+    #[arg(long)]
     pub seed: Option<Seed>,
     /// A version or commit label saved with the result (the git commit of the working
     /// directory is saved too, when there is one).
@@ -620,7 +620,7 @@ pub struct RunOptions {
     /// from the pilot and stops adding top-level units when the measured time reaches it. Not
     /// with --plan, whose counts are fixed. With --until-decided: stop undecided comparisons
     /// (inconclusive) when the measured time reaches it.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "plan")]
+    #[arg(long, value_name = "DURATION", conflicts_with = "plan")]
     pub budget: Option<Seconds>,
     /// Measure in interleaved rounds until each command's comparison with the reference (the
     /// first, or --reference) is decided: a regression, an improvement, or equivalent within
@@ -708,7 +708,7 @@ pub struct PlanArgs {
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub pilot_builds: usize,
     /// Stop the pilot after this much measured time: 90, 90s, 10m, 1.5h.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION")]
     pub max_time: Option<Seconds>,
     /// Everything `rigor run` takes.
     #[command(flatten)]
@@ -723,7 +723,7 @@ pub struct ComparisonArgs {
     #[arg(long, value_name = "NAME")]
     pub reference: Option<String>,
     /// Practical threshold: changes smaller than this are "equivalent" (e.g. 1%, 0.5%).
-    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_threshold)]
+    #[arg(long, default_value = "1%", value_name = "PCT")]
     pub threshold: Fraction,
     /// What decides the verdict: the ratio interval (default) or Kalibera & Tůma's rule that the
     /// two confidence intervals do not overlap.
@@ -788,7 +788,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
     /// Seed of the bootstrap.
-    #[arg(long, default_value = "0", value_parser = parse_seed)]
+    #[arg(long, default_value = "0")]
     pub seed: Seed,
     /// Comparison options.
     #[command(flatten)]
@@ -902,24 +902,9 @@ fn unit_symbol() -> impl TypedValueParser<Value = TimeUnit> {
 // The parsers below are thin adapters: the forms each quantity accepts are defined (and tested)
 // once, in rigor-units.
 
-/// A practical threshold: `1%`, `0.5%`, `0.01`, or 0.
-fn parse_threshold(s: &str) -> Result<Fraction, String> {
-    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
-}
-
 /// A target precision: like a threshold, but above zero.
 fn parse_precision(s: &str) -> Result<Fraction, String> {
     Fraction::parse_positive(s).map_err(|e| e.to_string())
-}
-
-/// `90`, `90s`, `10m`, `1.5h`, `250ms`.
-fn parse_duration(s: &str) -> Result<Seconds, String> {
-    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
-}
-
-/// `0.95`, `95`, `99%`.
-fn parse_confidence(s: &str) -> Result<ConfidenceLevel, String> {
-    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
 }
 
 /// Most executions per command: beyond it a count is a typo (a run of a million executions of
@@ -948,11 +933,6 @@ fn parse_at_least_one(s: &str) -> Result<usize, String> {
         Ok(n) => Ok(n),
         Err(_) => Err(format!("'{s}' is not a whole number")),
     }
-}
-
-/// Any integer from 0 to 2⁶⁴ − 1.
-fn parse_seed(s: &str) -> Result<Seed, String> {
-    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
 }
 
 /// `I/N` with 1 ≤ I ≤ N.
