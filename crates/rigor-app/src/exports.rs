@@ -12,7 +12,7 @@ use crate::analysis::Analyses;
 use crate::comparisons::Computed;
 use crate::error::{AppError, Result};
 use crate::report_view;
-use crate::settings::{Exports, SortOrder};
+use crate::settings::{ExportPaths, Exports, SortOrder};
 
 /// Failures of a benchmark, in words.
 pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
@@ -225,7 +225,8 @@ pub fn write_html(path: &Path, reported: &Reported<'_>, title: &str) -> Result<(
 /// the run goes).
 pub fn write_all(exports: &Exports, reported: &Reported<'_>) -> Result<()> {
     let result = reported.result;
-    if let Some(path) = &exports.csv {
+    let files = &exports.files;
+    if let Some(path) = &files.csv {
         rigor_store::write_atomic(path, rigor_store::to_long_csv(result).as_bytes()).map_err(
             |source| AppError::Write {
                 what: "the CSV export",
@@ -234,9 +235,9 @@ pub fn write_all(exports: &Exports, reported: &Reported<'_>) -> Result<()> {
         )?;
     }
     for (path, markup, what) in [
-        (&exports.markdown, Markup::Markdown, "the Markdown export"),
-        (&exports.asciidoc, Markup::AsciiDoc, "the AsciiDoc export"),
-        (&exports.orgmode, Markup::OrgMode, "the org-mode export"),
+        (&files.markdown, Markup::Markdown, "the Markdown export"),
+        (&files.asciidoc, Markup::AsciiDoc, "the AsciiDoc export"),
+        (&files.orgmode, Markup::OrgMode, "the org-mode export"),
     ] {
         if let Some(path) = path {
             let text = table_text(markup, exports, reported);
@@ -244,11 +245,11 @@ pub fn write_all(exports: &Exports, reported: &Reported<'_>) -> Result<()> {
                 .map_err(|source| AppError::Write { what, source })?;
         }
     }
-    if let Some(path) = &exports.html {
+    if let Some(path) = &files.html {
         let title = report_view::title(result);
         write_html(path, reported, &title)?;
     }
-    write_for_tools(exports, result)
+    write_for_tools(files, result)
 }
 
 /// The text of the export that goes to standard output (`--export-… -`), if one does: the caller
@@ -277,8 +278,8 @@ pub fn stdout_text(exports: &Exports, reported: &Reported<'_>) -> Result<Option<
 
 /// Writes the exports for other tools that were asked for: Bencher Metric Format JSON, and the
 /// Otava CSV (a new file, or one more row when the file has the same columns).
-pub fn write_for_tools(exports: &Exports, result: &ResultFile) -> Result<()> {
-    if let Some(path) = &exports.bmf {
+pub fn write_for_tools(files: &ExportPaths, result: &ResultFile) -> Result<()> {
+    if let Some(path) = &files.bmf {
         rigor_store::write_atomic(path, rigor_store::export::to_bmf(result).as_bytes()).map_err(
             |source| AppError::Write {
                 what: "the Bencher Metric Format export",
@@ -286,7 +287,7 @@ pub fn write_for_tools(exports: &Exports, result: &ResultFile) -> Result<()> {
             },
         )?;
     }
-    if let Some(path) = &exports.otava {
+    if let Some(path) = &files.otava {
         write_otava(path, result)?;
     }
     Ok(())

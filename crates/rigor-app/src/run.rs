@@ -90,7 +90,7 @@ pub fn run(
     progress: &mut dyn Progress,
 ) -> Result<Measured> {
     let header = header(settings);
-    let writer = match &settings.exports.json {
+    let writer = match &settings.exports.files.json {
         Some(path) => Some(IncrementalWriter::create(path, &header)?),
         None => None,
     };

@@ -390,7 +390,7 @@ fn batch_settings(
     if let (Some(build), [(_, tree)]) = (&mut batch.runner.build, ready) {
         build.command = in_checkout(&build.command, tree.path());
     }
-    batch.exports.json = Some(file);
+    batch.exports.files.json = Some(file);
     batch.origin.label = (ready.len() == 1).then(|| ready[0].0.rev.clone());
     if ready.len() > 1 {
         batch.origin.versions = ready.iter().map(|(v, _)| v.rev.clone()).collect();

@@ -54,14 +54,14 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         .map(baseline_path)
         .transpose()?;
     let temp = tempfile::tempdir().context("creating a temporary directory")?;
-    let user_json = s.exports.json.clone();
+    let user_json = s.exports.files.json.clone();
     let result_path = match (&user_json, &saved, &baseline) {
         (Some(p), _, _) => Some(p.clone()),
         (None, Some(p), _) => Some(p.clone()),
         (None, None, Some(_)) => Some(temp.path().join("result.json")),
         (None, None, None) => None,
     };
-    s.exports.json = result_path.clone();
+    s.exports.files.json = result_path.clone();
     if let Some(dir) = saved.as_deref().and_then(Path::parent) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }

@@ -139,7 +139,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
             emit(&rigor_report::diagnosis::robust(name, estimates));
         }
     }
-    let tools = rigor_app::settings::Exports {
+    let tools = rigor_app::settings::ExportPaths {
         bmf: args.tools.export_bmf.clone(),
         otava: args.tools.export_otava.clone(),
         ..Default::default()

@@ -20,9 +20,10 @@ mod files;
 mod request;
 
 pub use files::{AnalyzeRequest, check_output, check_writable, is_stdout};
+
 pub use request::{
     DEFAULT_BUILDS, DEFAULT_EXECUTIONS_PER_DECIDING_BUILD, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_UNITS,
-    ExportPaths, Hooks, Parameters, Resolved, RunRequest, Scan,
+    Hooks, Parameters, Resolved, RunRequest, Scan,
 };
 
 /// How intervals are computed.
@@ -177,29 +178,37 @@ pub enum Mode {
     },
 }
 
+/// Export paths: as asked for (`-` is standard output) in a [`RunRequest`], files only in
+/// resolved [`Exports`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportPaths {
+    /// `--export-json`.
+    pub json: Option<PathBuf>,
+    /// `--export-csv`.
+    pub csv: Option<PathBuf>,
+    /// `--export-markdown`.
+    pub markdown: Option<PathBuf>,
+    /// `--export-asciidoc`.
+    pub asciidoc: Option<PathBuf>,
+    /// `--export-orgmode`.
+    pub orgmode: Option<PathBuf>,
+    /// `--report` (HTML).
+    pub html: Option<PathBuf>,
+    /// `--export-bmf`.
+    pub bmf: Option<PathBuf>,
+    /// `--export-otava`.
+    pub otava: Option<PathBuf>,
+}
+
 /// Files written at the end of a run (the JSON result is written as it is measured).
 #[derive(Debug, Clone, Default)]
 pub struct Exports {
-    /// The result file, appended as each execution completes.
-    pub json: Option<PathBuf>,
-    /// Long-format CSV of every measurement.
-    pub csv: Option<PathBuf>,
-    /// Markdown summary (and comparisons).
-    pub markdown: Option<PathBuf>,
-    /// AsciiDoc summary table.
-    pub asciidoc: Option<PathBuf>,
-    /// Emacs org-mode summary table.
-    pub orgmode: Option<PathBuf>,
-    /// Self-contained HTML report.
-    pub html: Option<PathBuf>,
+    /// The files (the JSON result appended as each execution completes).
+    pub files: ExportPaths,
     /// The unit of every time shown (default: chosen for each value's size).
     pub unit: Option<rigor_units::TimeUnit>,
     /// Order of the ranking and the tables.
     pub sort: SortOrder,
-    /// Bencher Metric Format JSON.
-    pub bmf: Option<PathBuf>,
-    /// A CSV row for Apache Otava (appended when the file has the same columns).
-    pub otava: Option<PathBuf>,
     /// The one export written to standard output at the end (`--export-… -`) instead of a file.
     pub stdout: Option<StdoutExport>,
 }

@@ -14,8 +14,8 @@ use rigor_units::{Fraction, Seconds, Seed, TimeUnit};
 
 use super::files::{check_writable, file, is_stdout};
 use super::{
-    AnalysisSettings, BuildDir, ComparisonSettings, Exports, Mode, Origin, RunSettings, SortOrder,
-    StdoutExport, expand,
+    AnalysisSettings, BuildDir, ComparisonSettings, ExportPaths, Exports, Mode, Origin,
+    RunSettings, SortOrder, StdoutExport, expand,
 };
 use crate::error::RequestError;
 use crate::plan_file::PlanFile;
@@ -69,27 +69,6 @@ pub struct Hooks {
     pub conclude: Option<String>,
     /// Once per benchmark after its last execution.
     pub cleanup: Option<String>,
-}
-
-/// The export paths asked for; `-` is standard output.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ExportPaths {
-    /// `--export-json`.
-    pub json: Option<PathBuf>,
-    /// `--export-csv`.
-    pub csv: Option<PathBuf>,
-    /// `--export-markdown`.
-    pub markdown: Option<PathBuf>,
-    /// `--export-asciidoc`.
-    pub asciidoc: Option<PathBuf>,
-    /// `--export-orgmode`.
-    pub orgmode: Option<PathBuf>,
-    /// `--report` (HTML).
-    pub html: Option<PathBuf>,
-    /// `--export-bmf`.
-    pub bmf: Option<PathBuf>,
-    /// `--export-otava`.
-    pub otava: Option<PathBuf>,
 }
 
 impl ExportPaths {
@@ -363,16 +342,16 @@ impl RunRequest {
             analysis: self.analysis,
             comparison: self.comparison.clone(),
             exports: Exports {
-                json: file(&e.json),
-                csv: file(&e.csv),
-                markdown: file(&e.markdown),
-                asciidoc: file(&e.asciidoc),
-                orgmode: file(&e.orgmode),
-                html: e.html.clone(),
+                files: ExportPaths {
+                    json: file(&e.json),
+                    csv: file(&e.csv),
+                    markdown: file(&e.markdown),
+                    asciidoc: file(&e.asciidoc),
+                    orgmode: file(&e.orgmode),
+                    ..e.clone()
+                },
                 unit: self.time_unit,
                 sort: self.sort,
-                bmf: e.bmf.clone(),
-                otava: e.otava.clone(),
                 stdout: e.stdout()?,
             },
             simulate: self.simulate,
@@ -677,4 +656,86 @@ fn apply_plan(
         None => runner.executions = top.unwrap_or(runner.executions),
     }
     Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(commands: &[&str]) -> RunRequest {
+        RunRequest {
+            commands: commands.iter().map(ToString::to_string).collect(),
+            seed: Some(Seed(1)),
+            ..RunRequest::default()
+        }
+    }
+
+    fn names(r: &Resolved) -> Vec<&str> {
+        r.settings
+            .benchmarks
+            .iter()
+            .map(|b| b.name.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn the_same_command_twice_is_numbered_and_parameters_expand_per_command() {
+        let r = request(&["sleep 0", "sleep 0"]).resolve().unwrap();
+        assert_eq!(names(&r), ["sleep 0 #1", "sleep 0 #2"]);
+        let mut q = request(&["a {x}", "b {x}"]);
+        q.parameters.lists = vec![("x".into(), "1,2".into())];
+        q.names = vec!["A".into()];
+        let r = q.resolve().unwrap();
+        assert_eq!(names(&r), ["A (x = 1)", "A (x = 2)", "b 1", "b 2"]);
+        assert_eq!(r.settings.commands, ["a 1", "a 2", "b 1", "b 2"]);
+        q.commands = vec!["a {x}".into(), "a {x}".into()];
+        q.names = vec!["n{x}".into(), "n{x}".into()];
+        assert!(matches!(q.resolve(), Err(RequestError::DuplicateName(n)) if n == "n1"));
+    }
+
+    #[test]
+    fn counts_are_checked_and_clamped_before_anything_runs() {
+        let mut q = request(&["x"]);
+        q.min_runs = Some(12);
+        let r = q.resolve().unwrap();
+        assert_eq!(r.settings.runner.executions, 12);
+        assert_eq!(r.settings.record.executions, 12);
+        q.min_runs = Some(1);
+        assert!(matches!(q.resolve(), Err(RequestError::MinRuns)));
+        q.min_runs = Some(8);
+        q.max_runs = Some(4);
+        let err = q.resolve().unwrap_err().to_string();
+        assert_eq!(err, "--min-runs 8 is above --max-runs 4");
+        let mut q = request(&["x"]);
+        q.until_decided = true;
+        assert!(matches!(q.resolve(), Err(RequestError::DecidedNeedsTwo(1))));
+    }
+
+    #[test]
+    fn one_export_at_most_goes_to_standard_output() {
+        let mut q = request(&["x"]);
+        q.exports.markdown = Some("-".into());
+        let r = q.resolve().unwrap();
+        assert_eq!(r.settings.exports.stdout, Some(StdoutExport::Markdown));
+        assert_eq!(r.settings.exports.files.markdown, None);
+        q.exports.json = Some("-".into());
+        let err = q.resolve().unwrap_err().to_string();
+        assert!(
+            err.starts_with("--export-json, --export-markdown each name"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_temporary_build_root_lives_as_long_as_its_guard() {
+        let mut q = request(&["x"]);
+        q.build = Some("make".into());
+        let r = q.resolve().unwrap();
+        let build = r.settings.runner.build.clone().unwrap();
+        assert_eq!(build.builds, DEFAULT_BUILDS);
+        assert!(build.root.is_dir());
+        let copy = r.settings.clone();
+        drop(r);
+        assert!(!copy.runner.build.unwrap().root.exists());
+    }
 }
