@@ -21,6 +21,7 @@
 //! result, and errors are [`AppError`]s that keep their source.
 
 pub mod analysis;
+pub mod bench;
 pub mod cargo_bench;
 pub mod comparisons;
 pub mod decided;

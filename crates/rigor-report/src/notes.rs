@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// One note.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Note {
     /// A benchmark took the plan of another name, in its place in the plan file.
@@ -27,6 +27,31 @@ pub enum Note {
     NothingMeasured,
     /// `--fail-on` matched (exit status 1).
     Gated,
+    /// `rigor bench` builds the bench targets.
+    Building,
+    /// A bench target is not a rigor-bench harness.
+    NotRigorBench {
+        /// The target.
+        target: String,
+        /// What it answered.
+        said: String,
+    },
+    /// `rigor bench` tunes this many benchmarks.
+    Tuning(usize),
+    /// A benchmark's tuning: evaluations per sample, the time per evaluation it was tuned at,
+    /// and allocations and bytes per iteration when counted.
+    Tuned {
+        /// The benchmark.
+        name: String,
+        /// Evaluations per sample.
+        evals: u64,
+        /// Time per evaluation.
+        per_eval: Option<rigor_units::Seconds>,
+        /// Allocations and bytes per iteration.
+        allocs: Option<(f64, f64)>,
+    },
+    /// The result was saved as a baseline.
+    BaselineSaved(std::path::PathBuf),
 }
 
 impl fmt::Display for Note {
@@ -54,6 +79,19 @@ impl fmt::Display for Note {
                 f.write_str("a benchmark measured nothing (shown above), exit status 2")
             }
             Self::Gated => f.write_str("--fail-on matched (shown above), exit status 1"),
+            Self::Building => f.write_str("building the bench targets (cargo bench --no-run)"),
+            Self::NotRigorBench { target, said } => write!(
+                f,
+                "skipping bench target '{target}': not a rigor-bench harness ({said})"
+            ),
+            Self::Tuning(n) => write!(f, "tuning evaluations per sample for {n} benchmark(s)"),
+            Self::Tuned {
+                name,
+                evals,
+                per_eval,
+                allocs,
+            } => f.write_str(&tuned(name, *evals, *per_eval, *allocs)),
+            Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
         }
     }
 }
@@ -105,7 +143,7 @@ pub fn opening(commands: usize, shape: Shape, seed: rigor_units::Seed) -> String
 
 /// A benchmark's tuning (`rigor bench`): evaluations per sample, the time per evaluation it
 /// was tuned at, and allocations and bytes per iteration when counted.
-pub fn tuned(
+fn tuned(
     name: &str,
     evals: u64,
     per_eval: Option<rigor_units::Seconds>,
