@@ -17,6 +17,7 @@ use crate::{Findings, Outcome, provenance};
 use rigor_report::adaptive::{AdaptiveView, BoundsView, CountsView, TargetView, Why};
 use rigor_report::decided::DecidedView;
 use rigor_report::notes::Note;
+use rigor_units::Seconds;
 
 /// What an adaptive run did, for the caller to explain.
 #[derive(Debug, Clone)]
@@ -344,9 +345,9 @@ fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> AdaptiveView {
             .zip(&report.intervals)
             .map(|(b, i)| {
                 let view = i.as_ref().map(|i| BoundsView {
-                    estimate: i.estimate,
-                    lower: i.lower,
-                    upper: i.upper,
+                    estimate: Seconds::new(i.estimate),
+                    lower: Seconds::new(i.lower),
+                    upper: Seconds::new(i.upper),
                     relative_half_width: i.relative_half_width(),
                     at_resolution: i.at_resolution,
                 });

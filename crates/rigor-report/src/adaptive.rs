@@ -38,11 +38,11 @@ pub struct CountsView {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BoundsView {
     /// The estimate.
-    pub estimate: f64,
+    pub estimate: Seconds,
     /// Lower bound.
-    pub lower: f64,
+    pub lower: Seconds,
     /// Upper bound.
-    pub upper: f64,
+    pub upper: Seconds,
     /// The half-width relative to the estimate.
     pub relative_half_width: f64,
     /// Widened to the timer's resolution.
@@ -173,9 +173,9 @@ fn estimator_note(
         match i {
             Some(i) => out.push_str(&format!(
                 "\n  {name}: {estimator} {} [{}, {}] (± {}){}",
-                time(i.estimate),
-                time(i.lower),
-                time(i.upper),
+                time(i.estimate.get()),
+                time(i.lower.get()),
+                time(i.upper.get()),
                 percent(100.0 * i.relative_half_width),
                 if i.at_resolution {
                     ", at the timer's resolution"
