@@ -14,7 +14,9 @@ use crate::error::{AppError, Result};
 use crate::recorder::{Progress, Recorder};
 use crate::settings::{Mode, RunSettings};
 use crate::{Findings, Outcome, provenance};
-use rigor_report::adaptive::{AdaptiveView, BoundsView, CountsView, TargetView, Why};
+use rigor_report::adaptive::{
+    AdaptiveView, BoundsView, CountsView, EstimatorView, TargetView, UnreachedView, Why,
+};
 use rigor_report::decided::DecidedView;
 use rigor_report::notes::Note;
 use rigor_units::Seconds;
@@ -354,7 +356,11 @@ fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> AdaptiveView {
                 (b.name.clone(), view)
             })
             .collect();
-        (estimator, s.analysis.confidence.get(), intervals)
+        EstimatorView {
+            estimator,
+            level: s.analysis.confidence,
+            intervals,
+        }
     });
     let unreached = matches!(
         report.reason,
@@ -379,7 +385,10 @@ fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> AdaptiveView {
             }),
             _ => None,
         };
-        (report.problem.clone(), target)
+        UnreachedView {
+            problem: report.problem.clone(),
+            target,
+        }
     });
     AdaptiveView {
         why,

@@ -3,7 +3,7 @@
 //! be replaced by.
 
 use rigor_stats::Estimator;
-use rigor_units::{Fraction, Seconds};
+use rigor_units::{ConfidenceLevel, Fraction, Seconds};
 
 use crate::format::{percent, time};
 
@@ -62,6 +62,26 @@ pub struct TargetView {
     pub reachable: Vec<(String, Option<f64>)>,
 }
 
+/// The statistic the rule judged, when it is not the mean.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimatorView {
+    /// The statistic.
+    pub estimator: Estimator,
+    /// Confidence level of the intervals.
+    pub level: ConfidenceLevel,
+    /// Each benchmark's interval (`None`: too few units).
+    pub intervals: Vec<(String, Option<BoundsView>)>,
+}
+
+/// Why the target was not reached.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnreachedView {
+    /// The planner's problem, if it had one.
+    pub problem: Option<String>,
+    /// The target, with what is reachable instead.
+    pub target: Option<TargetView>,
+}
+
 /// An adaptive run, as its note shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdaptiveView {
@@ -81,12 +101,10 @@ pub struct AdaptiveView {
     pub per_build: Option<usize>,
     /// Each benchmark's counts.
     pub counts: Vec<CountsView>,
-    /// The statistic the rule judged when it is not the mean, its confidence level, and each
-    /// benchmark's interval (`None`: too few units).
-    pub estimator: Option<(Estimator, f64, Vec<(String, Option<BoundsView>)>)>,
-    /// Why the target was not reached (when it was not): the planner's problem, and the target
-    /// with what is reachable.
-    pub unreached: Option<(Option<String>, Option<TargetView>)>,
+    /// The statistic the rule judged, when it is not the mean.
+    pub estimator: Option<EstimatorView>,
+    /// Why the target was not reached (when it was not).
+    pub unreached: Option<UnreachedView>,
 }
 
 /// The note.
@@ -119,10 +137,10 @@ pub fn render(v: &AdaptiveView) -> String {
             counts(v).join("\n")
         ));
     }
-    if let Some((estimator, level, intervals)) = &v.estimator {
-        note.push_str(&estimator_note(*estimator, *level, units, intervals));
+    if let Some(e) = &v.estimator {
+        note.push_str(&estimator_note(e, units));
     }
-    if let Some((problem, target)) = &v.unreached {
+    if let Some(UnreachedView { problem, target }) = &v.unreached {
         if let Some(problem) = problem {
             note.push_str(&format!(
                 "\nThe pilot's data are the result above (the planner: {problem})."
@@ -158,18 +176,14 @@ fn counts(v: &AdaptiveView) -> Vec<String> {
 
 /// The interval the rule judged, when it is not the mean's (shown in the summary above): the
 /// estimator, its bootstrap interval over the top level, and the relative half-width.
-fn estimator_note(
-    estimator: Estimator,
-    level: f64,
-    top: &str,
-    intervals: &[(String, Option<BoundsView>)],
-) -> String {
+fn estimator_note(e: &EstimatorView, top: &str) -> String {
+    let estimator = e.estimator;
     let mut out = format!(
         "\nThe target applies to the {estimator} (--estimator {estimator}); its {} interval, \
          from a bootstrap that resamples whole {top}:",
-        percent(100.0 * level)
+        percent(100.0 * e.level.get())
     );
-    for (name, i) in intervals {
+    for (name, i) in &e.intervals {
         match i {
             Some(i) => out.push_str(&format!(
                 "\n  {name}: {estimator} {} [{}, {}] (± {}){}",

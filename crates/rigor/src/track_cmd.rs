@@ -120,7 +120,7 @@ fn short(rev: &str) -> String {
 }
 
 fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> {
-    let groups = ingest_groups(&a.files, a.format.map(Into::into))?;
+    let groups = ingest_groups(&a.files, a.format)?;
     if a.version.is_some() && groups.len() > 1 {
         bail!(
             "--version names the version of one result, and these files are {} results (only \
@@ -199,7 +199,7 @@ fn check_commit(imported: &rigor_store::import::Imported, files: &str, commit: &
 
 fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, files: &[PathBuf]) -> Result<()> {
     let name = shown(files);
-    let imported = rigor_store::import::load_together(files, a.format.map(Into::into))?;
+    let imported = rigor_store::import::load_together(files, a.format)?;
     // A `track run` file of several versions measured together: each version stored as its own.
     if let Some(parts) = track::split_versions(&imported.result) {
         if a.version.is_some() {
