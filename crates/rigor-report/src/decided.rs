@@ -154,3 +154,42 @@ pub fn render(v: &DecidedView) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_candidate_says_its_verdict_its_sequence_and_why_it_stopped() {
+        let view = DecidedView {
+            alpha: 0.05,
+            candidates: 1,
+            threshold: 0.01,
+            rounds: None,
+            budget: None,
+            ran: Ran::Saved { rounds: 12 },
+            decisions: vec![DecisionView {
+                candidate: "b".into(),
+                reference: "a".into(),
+                kind: Kind::Commands,
+                stop: Stop::MaxRounds,
+                rounds: 12,
+                ratio: 1.0,
+                bounds: None,
+                verdict: Verdict::Inconclusive,
+                alpha: 0.05,
+            }],
+        };
+        let text = render(&view);
+        assert!(
+            text.starts_with("Until decided: confidence sequence"),
+            "{text}"
+        );
+        assert!(text.contains("; 12 rounds run (as saved).\n"), "{text}");
+        assert!(
+            text.contains("round limit reached after 12 rounds: inconclusive (b is"),
+            "{text}"
+        );
+        assert!(text.contains("no sequence yet"), "{text}");
+    }
+}

@@ -172,3 +172,43 @@ fn tuned(
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_opening_line_names_the_shape_of_the_run() {
+        let seed = rigor_units::Seed(7);
+        let fixed = Shape::Fixed {
+            builds: Some(5),
+            executions: 3,
+        };
+        assert_eq!(
+            opening(2, fixed, seed),
+            "2 commands, 5 builds × 3 executions each, seed 7"
+        );
+        let decided = Shape::UntilDecided {
+            per_build: None,
+            max_rounds: 200,
+        };
+        assert_eq!(
+            opening(1, decided, seed),
+            "1 command, until decided (rounds of 1 execution each, at most 200), seed 7"
+        );
+    }
+
+    #[test]
+    fn tuning_counts_whole_allocations_as_integers() {
+        let note = Note::Tuned {
+            name: "sum".into(),
+            evals: 1,
+            per_eval: None,
+            allocs: Some((2.0, 0.5)),
+        };
+        assert_eq!(
+            note.to_string(),
+            "sum: 1 evaluation per sample, 2 allocations and 0.500 bytes per iteration"
+        );
+    }
+}
