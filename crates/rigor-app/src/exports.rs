@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use rigor_report::markdown::{self, Markup};
-use rigor_report::terminal::Resources;
+use rigor_report::terminal::{FailureView, Resources};
 use rigor_report::{BenchmarkView, StatisticView};
 use rigor_store::{BenchmarkRecord, ResultFile};
 use rigor_units::TimeUnit;
@@ -14,63 +14,24 @@ use crate::error::{AppError, Result};
 use crate::report_view;
 use crate::settings::{ExportPaths, Exports, SortOrder};
 
-/// Failures of a benchmark, in words.
+/// Failures of a benchmark, in words ([`rigor_report::terminal::failure_lines`]).
 pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
     let measured: Vec<_> = b.executions.iter().filter(|e| !e.warmup).collect();
-    let mut codes: Vec<i32> = measured.iter().filter_map(|e| e.exit_code).collect();
-    let non_zero = codes.len();
-    codes.sort_unstable();
-    codes.dedup();
-    let ignored = (non_zero > 0).then(|| {
-        let codes: Vec<String> = codes.iter().map(i32::to_string).collect();
-        format!(
-            "{non_zero} of {} measured executions exited with a non-zero status ({} {}), \
-             measured all the same as -i/--ignore-failure asks",
-            measured.len(),
-            if codes.len() == 1 { "code" } else { "codes" },
-            codes.join(", ")
-        )
-    });
-    ignored
-        .into_iter()
-        .chain(b.failures.iter().map(|f| {
-            let tail = last_lines(f.stderr_tail.trim(), 3);
-            // A build's or hook's reason names it and when it ran; the command's names only
-            // what went wrong, so the line says which execution it was.
-            let what = if f.stage.is_command() {
-                format!("{}: {}", execution_name(f), f.reason)
-            } else {
-                f.reason.clone()
-            };
-            if tail.is_empty() {
-                what
-            } else {
-                format!("{what}; stderr ends:\n    {}", tail.replace('\n', "\n    "))
-            }
-        }))
-        .collect()
-}
-
-/// "execution 1" (the first measured one, whatever the warm-up before it) or "warm-up execution
-/// 1"; files without the number show the index counting warm-up executions, as they did.
-fn execution_name(f: &rigor_store::FailureRecord) -> String {
-    let number = f.number.unwrap_or(f.execution + 1);
-    if f.warmup {
-        format!("warm-up execution {number}")
-    } else {
-        format!("execution {number}")
-    }
-}
-
-fn last_lines(text: &str, n: usize) -> &str {
-    let mut idx = text.len();
-    for _ in 0..n {
-        match text[..idx].rfind('\n') {
-            Some(i) => idx = i,
-            None => return text,
-        }
-    }
-    &text[idx + 1..]
+    let codes: Vec<i32> = measured.iter().filter_map(|e| e.exit_code).collect();
+    let failures: Vec<FailureView<'_>> = b
+        .failures
+        .iter()
+        .map(|f| FailureView {
+            // Files without the number show the index counting warm-up executions, as they did.
+            execution: f
+                .stage
+                .is_command()
+                .then(|| (f.number.unwrap_or(f.execution + 1), f.warmup)),
+            reason: &f.reason,
+            stderr_tail: &f.stderr_tail,
+        })
+        .collect();
+    rigor_report::terminal::failure_lines(measured.len(), &codes, &failures)
 }
 
 /// Unanalysed reasons as text, one per benchmark (empty when analysed).
