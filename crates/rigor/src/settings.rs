@@ -111,9 +111,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
 
 /// Prints the notes of a resolution and passes it on.
 fn noted(r: Resolved) -> Resolved {
-    for n in &r.notes {
-        note!("rigor: {n}");
-    }
+    crate::output::notes(&r.notes);
     r
 }
 
