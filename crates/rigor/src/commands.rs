@@ -126,14 +126,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
         }
         emit(&render(&views(&a.comparisons)));
         emit(&rankings(&a.ranking));
-        let diagnosis =
-            |d: &rigor_app::saved::Diagnosed| rigor_report::diagnosis::render(&d.view());
-        emit(
-            &a.diagnoses
-                .iter()
-                .map(|d| diagnosis(d) + "\n")
-                .collect::<String>(),
-        );
+        for d in &a.diagnoses {
+            emit(&(rigor_report::diagnosis::render(&d.view()) + "\n"));
+        }
         for (name, estimates) in &a.robust {
             let estimates = estimates.as_ref().map(|(r, p)| (r, p));
             emit(&rigor_report::diagnosis::robust(name, estimates));
