@@ -66,6 +66,49 @@ pub enum CargoBenchError {
         /// The `--bench` names asked for.
         benches: Vec<String>,
     },
+    /// `--name` was given.
+    #[error("--name is not used by rigor bench: benchmarks are named after their functions")]
+    NameUnused,
+    /// A baseline name that is no plain file name.
+    #[error("baseline name '{0}' must be a plain file name (no '/', not starting with '.')")]
+    BaselineName(String),
+    /// `--baseline` names no saved baseline.
+    #[error("no baseline at {}: save one with --save-baseline {name}", path.display())]
+    NoBaseline {
+        /// Where it was looked for.
+        path: PathBuf,
+        /// Its name.
+        name: String,
+    },
+    /// No bench target is a rigor-bench harness.
+    #[error(
+        "no bench target uses rigor-bench (a [[bench]] with harness = false whose main runs \
+         rigor_bench::Harness)"
+    )]
+    NoRigorBench,
+    /// The filters match no benchmark.
+    #[error("no benchmark matches {0}: `rigor bench --list` lists them")]
+    NoMatch(String),
+    /// A file or folder of the baselines could not be made.
+    #[error("{what} {}", path.display())]
+    Baseline {
+        /// "creating", "saving the baseline".
+        what: &'static str,
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The run could not be compared with its baseline.
+    #[error("comparing with the baseline {}", path.display())]
+    Compare {
+        /// The baseline.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<crate::AppError>,
+    },
     /// A bench target's harness failed or answered something unreadable.
     #[error("bench target '{target}' ({}): {message}", executable.display())]
     Harness {

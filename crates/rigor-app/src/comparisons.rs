@@ -2,6 +2,7 @@
 //! against the same-named one of an old result. Statistics come from `rigor_stats::compare`; this
 //! module pairs benchmarks, applies false-discovery-rate control and stores the outcome.
 
+pub use rigor_report::comparison::Ranking;
 use rigor_report::comparison::{ComparisonView, Kind, Relative, effect_text};
 use rigor_stats::compare::{
     CompareConfig, Comparison, RatioInterval, RatioMethod, Verdict, compare, overlap_of,
@@ -16,7 +17,7 @@ use rigor_units::{ConfidenceLevel, Floored, Fraction, Resolution, Seconds, Seed}
 
 use crate::analysis::{Unanalysed, hierarchy_of};
 use crate::error::{AppError, Result};
-use crate::settings::{ComparisonSettings, FailOn};
+use crate::settings::ComparisonSettings;
 
 /// One computed comparison.
 #[derive(Debug)]
@@ -304,19 +305,6 @@ fn ranked_value(b: &BenchmarkRecord, a: &Analysis, estimator: Estimator) -> f64 
     hierarchy_of(b).map_or(f64::NAN, |h| estimator.apply(h.values()))
 }
 
-/// One group's ranking: the fastest first (or in command order), each other benchmark as a
-/// multiple of the fastest.
-#[derive(Debug, Clone)]
-pub struct Ranking {
-    /// The parameter values the group shares ("x = 1"), when benchmarks are grouped.
-    pub title: Option<String>,
-    /// Each benchmark's name and its ratio to the fastest with the interval (none for the
-    /// fastest).
-    pub rows: Vec<(String, Option<Relative>)>,
-    /// Confidence level of the intervals.
-    pub level: f64,
-}
-
 /// Ranks the analysed benchmarks of each group by the statistic comparisons use (`s`'s
 /// estimator: the mean unless `--estimator` says otherwise); each is compared with the group's
 /// fastest (the same statistics as comparisons: Fieller for the mean, paired by round when the
@@ -402,28 +390,6 @@ pub fn ranking(
         });
     }
     out
-}
-
-/// The terminal text of the rankings.
-pub fn render_ranking(rankings: &[Ranking]) -> String {
-    rankings
-        .iter()
-        .map(|r| {
-            let rows: Vec<rigor_report::comparison::RankView<'_>> = r
-                .rows
-                .iter()
-                .map(|(name, ratio)| rigor_report::comparison::RankView {
-                    name,
-                    ratio: *ratio,
-                })
-                .collect();
-            let text = rigor_report::comparison::ranking(&rows, r.level);
-            match &r.title {
-                Some(t) => text.replacen("Summary", &format!("Summary ({t})"), 1),
-                None => text,
-            }
-        })
-        .collect()
 }
 
 /// The position of `reference` (a name, a command or a 1-based position; the first benchmark
@@ -613,21 +579,21 @@ fn control_fdr(out: &mut [Computed], level: f64) {
     }
 }
 
-/// Terminal text of the comparisons.
-pub fn render(computed: &[Computed]) -> String {
-    let views: Vec<ComparisonView<'_>> = computed.iter().map(Computed::view).collect();
-    rigor_report::comparison::render(&views)
+/// The report crate's views of the comparisons.
+pub fn views(computed: &[Computed]) -> Vec<ComparisonView<'_>> {
+    computed.iter().map(Computed::view).collect()
 }
 
-/// Markdown table of the comparisons.
-pub fn markdown(computed: &[Computed]) -> String {
-    table_in(rigor_report::markdown::Markup::Markdown, computed)
-}
-
-/// The comparisons as a table in `markup` (empty without comparisons).
-pub fn table_in(markup: rigor_report::markdown::Markup, computed: &[Computed]) -> String {
-    let views: Vec<ComparisonView<'_>> = computed.iter().map(Computed::view).collect();
-    rigor_report::comparison::table_in(markup, &views)
+/// The report crate's view of a suite's geometric mean.
+pub fn suite_view(s: &SuiteRecord) -> rigor_report::comparison::SuiteView {
+    rigor_report::comparison::SuiteView {
+        benchmarks: s.benchmarks,
+        ratio: s.geometric_mean_ratio,
+        level: s.ci.level,
+        lower: s.ci.lower,
+        upper: s.ci.upper,
+        at_resolution: s.at_resolution,
+    }
 }
 
 /// The stored form.
@@ -659,12 +625,6 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
             }
         })
         .collect()
-}
-
-/// Whether a verdict matches `--fail-on` (warnings are checked by the caller, which has them).
-pub fn gate(computed: &[Computed], fail_on: Option<FailOn>) -> bool {
-    let Some(rule) = fail_on else { return false };
-    computed.iter().any(|c| rule.fails_on(c.comparison.verdict))
 }
 
 #[cfg(test)]

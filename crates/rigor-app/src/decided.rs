@@ -14,7 +14,10 @@ use rigor_stats::confseq::SequentialConfig;
 use rigor_store::{ComparisonRecord, ResultFile, SequentialRecord, SequentialStopRecord, Warning};
 use rigor_units::Seconds;
 
-use crate::comparisons::Computed;
+use rigor_report::comparison::Kind;
+use rigor_report::decided::{DecidedView, DecisionView, Ran, Stop as DecidedStop};
+
+use crate::comparisons::{Computed, kind_of};
 use crate::error::Result;
 use crate::settings::RunSettings;
 
@@ -232,4 +235,119 @@ pub fn reapply_saved(
     if !records.is_empty() {
         write_records(result, computed, records);
     }
+}
+
+/// A recorded stop in the report's words.
+fn stop_view(stop: SequentialStopRecord) -> DecidedStop {
+    match stop {
+        SequentialStopRecord::Decided => DecidedStop::Decided,
+        SequentialStopRecord::Budget => DecidedStop::Budget,
+        SequentialStopRecord::MaxRounds => DecidedStop::MaxRounds,
+        SequentialStopRecord::Interrupted => DecidedStop::Interrupted,
+        SequentialStopRecord::Failed => DecidedStop::Failed,
+    }
+}
+
+/// One candidate's ending from its record.
+fn decision(candidate: &str, reference: &str, kind: Kind, r: &SequentialRecord) -> DecisionView {
+    DecisionView {
+        candidate: candidate.to_string(),
+        reference: reference.to_string(),
+        kind,
+        stop: stop_view(r.stop),
+        rounds: r.rounds,
+        ratio: r.ratio,
+        bounds: r.lower.zip(r.upper),
+        verdict: r.verdict,
+        alpha: r.alpha,
+    }
+}
+
+/// How the run until decided that `settings` describe ended, as its note shows it.
+pub fn view(d: &DecidedOutcome, settings: &RunSettings) -> DecidedView {
+    let reference = &settings.benchmarks[d.reference].name;
+    let decisions = d
+        .report
+        .decisions
+        .iter()
+        .map(|x| {
+            let l = &x.look;
+            let bounded = l.lower > 0.0 && l.upper.is_finite();
+            let record = SequentialRecord {
+                stop: stop_record(x.stop),
+                rounds: l.rounds,
+                ratio: l.ratio,
+                lower: bounded.then_some(l.lower),
+                upper: bounded.then_some(l.upper),
+                verdict: l.verdict,
+                alpha: d.report.alpha_each,
+            };
+            let kind = kind_of(
+                &settings.commands[d.reference],
+                &settings.commands[x.candidate],
+            );
+            decision(
+                &settings.benchmarks[x.candidate].name,
+                reference,
+                kind,
+                &record,
+            )
+        })
+        .collect();
+    DecidedView {
+        alpha: d.alpha,
+        candidates: d.report.decisions.len(),
+        threshold: d.threshold,
+        rounds: Some((d.min_rounds, d.max_rounds)),
+        budget: d.budget,
+        ran: Ran::Now {
+            rounds: d.report.rounds,
+            seconds: d.report.seconds,
+        },
+        decisions,
+    }
+}
+
+/// The note of a saved run until decided, from the `sequential` records of its comparisons:
+/// the same lines `rigor run --until-decided` printed. `None` for other results.
+pub fn saved_view(r: &ResultFile) -> Option<DecidedView> {
+    let ended: Vec<_> = r
+        .comparisons
+        .iter()
+        .filter_map(|c| c.sequential.as_ref().map(|s| (c, s)))
+        .collect();
+    let (first_comparison, first) = ended.first()?;
+    let settings = r.settings.as_ref();
+    let (rounds, budget) = match settings.map(|s| &s.mode) {
+        Some(rigor_store::ModeRecord::UntilDecided {
+            budget,
+            max_rounds,
+            min_rounds,
+        }) => (Some((*min_rounds, *max_rounds)), *budget),
+        _ => (None, None),
+    };
+    let command = |name: &str| {
+        r.benchmarks
+            .iter()
+            .find(|b| b.name == name)
+            .map_or_else(|| name.to_string(), |b| b.command.clone())
+    };
+    let decisions = ended
+        .iter()
+        .map(|(c, s)| {
+            let kind = kind_of(&command(&c.baseline), &command(&c.candidate));
+            decision(&c.candidate, &c.baseline, kind, s)
+        })
+        .collect();
+    Some(DecidedView {
+        alpha: first.alpha * ended.len() as f64,
+        candidates: ended.len(),
+        threshold: settings.map_or(first_comparison.threshold.get(), |s| s.threshold.get()),
+        rounds,
+        budget,
+        ran: Ran::Saved {
+            rounds: ended.iter().map(|(_, s)| s.rounds).max().unwrap_or(0),
+        },
+        decisions,
+    })
 }

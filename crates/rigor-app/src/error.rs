@@ -167,6 +167,226 @@ pub enum AppError {
     BuildRoot(#[source] std::io::Error),
 }
 
+/// Why a run's (or an analysis's) options were refused, before anything ran.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// No command was given.
+    #[error("no command to benchmark: give at least one COMMAND")]
+    NoCommand,
+    /// More names than commands.
+    #[error("{names} names given for {commands} commands")]
+    TooManyNames {
+        /// Names given.
+        names: usize,
+        /// Commands given.
+        commands: usize,
+    },
+    /// Two expanded benchmarks share a name.
+    #[error("two benchmarks are named '{0}': give each command its own --name")]
+    DuplicateName(String),
+    /// A command, a hook or the build command could not be split into words, or the runner's
+    /// settings are invalid.
+    #[error(transparent)]
+    Runner(#[from] rigor_runner::RunError),
+    /// The runner refused its settings.
+    #[error(transparent)]
+    Settings(#[from] rigor_runner::SettingsError),
+    /// `--input` names no readable file.
+    #[error("--input {}", path.display())]
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A temporary directory for builds could not be made.
+    #[error("creating a directory for builds")]
+    BuildRoot(#[source] std::io::Error),
+    /// `--pattern` is no regular expression.
+    #[error("invalid --pattern '{pattern}'")]
+    Pattern {
+        /// The pattern.
+        pattern: String,
+        /// Why.
+        #[source]
+        source: regex::Error,
+    },
+    /// `--pattern` captures nothing.
+    #[error("--pattern '{0}' needs a capture group around the time, e.g. 'time: ([0-9.]+)'")]
+    PatternGroup(String),
+    /// `--min-runs` below 2.
+    #[error("--min-runs must be at least 2: an interval needs two executions (or builds)")]
+    MinRuns,
+    /// `--max-runs` below 2.
+    #[error("--max-runs must be at least 2: an interval needs two executions (or builds)")]
+    MaxRuns,
+    /// `--min-runs` above `--max-runs`.
+    #[error("--min-runs {min} is above --max-runs {max}")]
+    MinAboveMax {
+        /// `--min-runs`.
+        min: usize,
+        /// `--max-runs`.
+        max: usize,
+    },
+    /// `--until-decided` with one command.
+    #[error(
+        "--until-decided compares commands with a reference: give at least two commands (got {0})"
+    )]
+    DecidedNeedsTwo(usize),
+    /// `--until-decided` with `-r` and no build.
+    #[error(
+        "-r/--runs fixes the number of executions; with --until-decided the rounds are bounded by \
+         --max-runs or --budget instead"
+    )]
+    DecidedRuns,
+    /// `--until-decided` that could never look.
+    #[error("at most {max} rounds, but --until-decided first looks after {min} (--min-runs)")]
+    DecidedRounds {
+        /// The most rounds.
+        max: usize,
+        /// Rounds before the first look.
+        min: usize,
+    },
+    /// The plan file could not be read or applied.
+    #[error(transparent)]
+    Plan(Box<AppError>),
+    /// `--reference` names no benchmark.
+    #[error(
+        "--reference '{reference}' is none of the benchmarks ({names}) nor a position from 1 to {count}"
+    )]
+    Reference {
+        /// What was given.
+        reference: String,
+        /// The benchmarks' names, quoted and joined.
+        names: String,
+        /// How many benchmarks there are.
+        count: usize,
+    },
+    /// Several exports name standard output.
+    #[error(
+        "{0} each name standard output ('-'), but only one export can go there: give the others \
+         a file name"
+    )]
+    StdoutTwice(String),
+    /// An output path is a directory.
+    #[error("{option} {}: is a directory", path.display())]
+    IsDirectory {
+        /// The option.
+        option: &'static str,
+        /// The path.
+        path: PathBuf,
+    },
+    /// An output path's directory does not exist.
+    #[error("{option} {}: the directory {} does not exist", path.display(), dir.display())]
+    NoDirectory {
+        /// The option.
+        option: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// Its directory.
+        dir: PathBuf,
+    },
+    /// An output path's directory takes no new file.
+    #[error("{option} {}: cannot write there", path.display())]
+    CannotWrite {
+        /// The option.
+        option: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An output path is one of the inputs.
+    #[error("{option} {}: is the input file {}; writing there would replace it", path.display(), input.display())]
+    IsInput {
+        /// The option.
+        option: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// The input it is.
+        input: PathBuf,
+    },
+    /// `--parameter-list` with an empty value.
+    #[error("--parameter-list {var}: an empty value in '{list}'")]
+    EmptyValue {
+        /// The parameter.
+        var: String,
+        /// Its list as given.
+        list: String,
+    },
+    /// A parameter name that cannot be a placeholder.
+    #[error("'{0}' cannot name a parameter")]
+    ParameterName(String),
+    /// A parameter given twice.
+    #[error("the parameter '{0}' is given twice")]
+    ParameterTwice(String),
+    /// A parameter that appears in no command.
+    #[error("the parameter '{0}' appears in no command: write {{{0}}} where its value goes")]
+    ParameterUnused(String),
+    /// Too many combinations of parameter values.
+    #[error(
+        "the parameters give more than {} combinations",
+        crate::settings::expand::MAX_VARIANTS
+    )]
+    TooManyCombinations,
+    /// `--parameter-scan` is invalid.
+    #[error("--parameter-scan {var}: {why}")]
+    Scan {
+        /// The parameter.
+        var: String,
+        /// What is wrong.
+        why: ScanError,
+    },
+    /// `--parameter-step-size` not above zero.
+    #[error("--parameter-step-size must be above 0 (got {0})")]
+    StepNotPositive(String),
+    /// `--format` with a CSV.
+    #[error("--format reads another tool's file; a CSV is read with --levels")]
+    FormatWithCsv,
+    /// A CSV without `--levels`.
+    #[error("a CSV needs --levels COL[,COL...] naming the level columns, top → bottom")]
+    CsvNeedsLevels,
+    /// Several CSV files.
+    #[error("a CSV is analysed alone: give one file (its level columns identify every row)")]
+    CsvAlone,
+    /// `rigor compare` without two sides.
+    #[error(
+        "give the old and the new result (OLD NEW), or several files per side as OLD... -- NEW..."
+    )]
+    CompareSides,
+}
+
+/// What is wrong with a `--parameter-scan`.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ScanError {
+    /// MIN, MAX or STEP is not a number.
+    #[error("{what} '{value}' is not a number")]
+    NotANumber {
+        /// "MIN", "MAX" or "STEP".
+        what: &'static str,
+        /// As given.
+        value: String,
+    },
+    /// Decimals without a step.
+    #[error("MIN and MAX must be integers without --parameter-step-size")]
+    NotIntegers,
+    /// MAX below MIN.
+    #[error("MAX {max} is below MIN {min}")]
+    Reversed {
+        /// MIN as shown.
+        min: String,
+        /// MAX as shown.
+        max: String,
+    },
+    /// Too many values.
+    #[error("more than {} values", crate::settings::expand::MAX_VARIANTS)]
+    TooMany,
+}
+
 /// Why a plan file could not be read or written.
 #[derive(Debug, Error)]
 #[non_exhaustive]

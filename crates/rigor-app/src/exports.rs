@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use rigor_report::markdown::{self, Markup};
-use rigor_report::terminal::Resources;
+use rigor_report::terminal::{FailureView, Resources};
 use rigor_report::{BenchmarkView, StatisticView};
 use rigor_store::{BenchmarkRecord, ResultFile};
 use rigor_units::TimeUnit;
@@ -12,65 +12,26 @@ use crate::analysis::Analyses;
 use crate::comparisons::Computed;
 use crate::error::{AppError, Result};
 use crate::report_view;
-use crate::settings::{Exports, SortOrder};
+use crate::settings::{ExportPaths, Exports, SortOrder};
 
-/// Failures of a benchmark, in words.
+/// Failures of a benchmark, in words ([`rigor_report::terminal::failure_lines`]).
 pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
     let measured: Vec<_> = b.executions.iter().filter(|e| !e.warmup).collect();
-    let mut codes: Vec<i32> = measured.iter().filter_map(|e| e.exit_code).collect();
-    let non_zero = codes.len();
-    codes.sort_unstable();
-    codes.dedup();
-    let ignored = (non_zero > 0).then(|| {
-        let codes: Vec<String> = codes.iter().map(i32::to_string).collect();
-        format!(
-            "{non_zero} of {} measured executions exited with a non-zero status ({} {}), \
-             measured all the same as -i/--ignore-failure asks",
-            measured.len(),
-            if codes.len() == 1 { "code" } else { "codes" },
-            codes.join(", ")
-        )
-    });
-    ignored
-        .into_iter()
-        .chain(b.failures.iter().map(|f| {
-            let tail = last_lines(f.stderr_tail.trim(), 3);
-            // A build's or hook's reason names it and when it ran; the command's names only
-            // what went wrong, so the line says which execution it was.
-            let what = if f.stage.is_command() {
-                format!("{}: {}", execution_name(f), f.reason)
-            } else {
-                f.reason.clone()
-            };
-            if tail.is_empty() {
-                what
-            } else {
-                format!("{what}; stderr ends:\n    {}", tail.replace('\n', "\n    "))
-            }
-        }))
-        .collect()
-}
-
-/// "execution 1" (the first measured one, whatever the warm-up before it) or "warm-up execution
-/// 1"; files without the number show the index counting warm-up executions, as they did.
-fn execution_name(f: &rigor_store::FailureRecord) -> String {
-    let number = f.number.unwrap_or(f.execution + 1);
-    if f.warmup {
-        format!("warm-up execution {number}")
-    } else {
-        format!("execution {number}")
-    }
-}
-
-fn last_lines(text: &str, n: usize) -> &str {
-    let mut idx = text.len();
-    for _ in 0..n {
-        match text[..idx].rfind('\n') {
-            Some(i) => idx = i,
-            None => return text,
-        }
-    }
-    &text[idx + 1..]
+    let codes: Vec<i32> = measured.iter().filter_map(|e| e.exit_code).collect();
+    let failures: Vec<FailureView<'_>> = b
+        .failures
+        .iter()
+        .map(|f| FailureView {
+            // Files without the number show the index counting warm-up executions, as they did.
+            execution: f
+                .stage
+                .is_command()
+                .then(|| (f.number.unwrap_or(f.execution + 1), f.warmup)),
+            reason: &f.reason,
+            stderr_tail: &f.stderr_tail,
+        })
+        .collect();
+    rigor_report::terminal::failure_lines(measured.len(), &codes, &failures)
 }
 
 /// Unanalysed reasons as text, one per benchmark (empty when analysed).
@@ -186,7 +147,10 @@ pub fn table_text(markup: Markup, exports: &Exports, reported: &Reported<'_>) ->
         });
     }
     let table = markdown::table_in(markup, &views);
-    let comparisons = crate::comparisons::table_in(markup, reported.comparisons);
+    let comparisons = rigor_report::comparison::table_in(
+        markup,
+        &crate::comparisons::views(reported.comparisons),
+    );
     if comparisons.is_empty() {
         table
     } else {
@@ -222,7 +186,8 @@ pub fn write_html(path: &Path, reported: &Reported<'_>, title: &str) -> Result<(
 /// the run goes).
 pub fn write_all(exports: &Exports, reported: &Reported<'_>) -> Result<()> {
     let result = reported.result;
-    if let Some(path) = &exports.csv {
+    let files = &exports.files;
+    if let Some(path) = &files.csv {
         rigor_store::write_atomic(path, rigor_store::to_long_csv(result).as_bytes()).map_err(
             |source| AppError::Write {
                 what: "the CSV export",
@@ -231,9 +196,9 @@ pub fn write_all(exports: &Exports, reported: &Reported<'_>) -> Result<()> {
         )?;
     }
     for (path, markup, what) in [
-        (&exports.markdown, Markup::Markdown, "the Markdown export"),
-        (&exports.asciidoc, Markup::AsciiDoc, "the AsciiDoc export"),
-        (&exports.orgmode, Markup::OrgMode, "the org-mode export"),
+        (&files.markdown, Markup::Markdown, "the Markdown export"),
+        (&files.asciidoc, Markup::AsciiDoc, "the AsciiDoc export"),
+        (&files.orgmode, Markup::OrgMode, "the org-mode export"),
     ] {
         if let Some(path) = path {
             let text = table_text(markup, exports, reported);
@@ -241,11 +206,11 @@ pub fn write_all(exports: &Exports, reported: &Reported<'_>) -> Result<()> {
                 .map_err(|source| AppError::Write { what, source })?;
         }
     }
-    if let Some(path) = &exports.html {
+    if let Some(path) = &files.html {
         let title = report_view::title(result);
         write_html(path, reported, &title)?;
     }
-    write_for_tools(exports, result)
+    write_for_tools(files, result)
 }
 
 /// The text of the export that goes to standard output (`--export-… -`), if one does: the caller
@@ -274,8 +239,8 @@ pub fn stdout_text(exports: &Exports, reported: &Reported<'_>) -> Result<Option<
 
 /// Writes the exports for other tools that were asked for: Bencher Metric Format JSON, and the
 /// Otava CSV (a new file, or one more row when the file has the same columns).
-pub fn write_for_tools(exports: &Exports, result: &ResultFile) -> Result<()> {
-    if let Some(path) = &exports.bmf {
+pub fn write_for_tools(files: &ExportPaths, result: &ResultFile) -> Result<()> {
+    if let Some(path) = &files.bmf {
         rigor_store::write_atomic(path, rigor_store::export::to_bmf(result).as_bytes()).map_err(
             |source| AppError::Write {
                 what: "the Bencher Metric Format export",
@@ -283,7 +248,7 @@ pub fn write_for_tools(exports: &Exports, result: &ResultFile) -> Result<()> {
             },
         )?;
     }
-    if let Some(path) = &exports.otava {
+    if let Some(path) = &files.otava {
         write_otava(path, result)?;
     }
     Ok(())

@@ -21,6 +21,7 @@
 //! result, and errors are [`AppError`]s that keep their source.
 
 pub mod analysis;
+pub mod bench;
 pub mod cargo_bench;
 pub mod checkouts;
 pub mod comparisons;
@@ -30,6 +31,7 @@ pub mod error;
 pub mod exports;
 pub mod farm;
 pub mod git;
+pub mod outcome;
 pub mod plan;
 pub mod plan_file;
 pub mod provenance;
@@ -43,29 +45,6 @@ pub mod simulated_project;
 pub mod synthetic;
 pub mod track;
 
-pub use error::{AppError, PlanFileError, Result};
+pub use error::{AppError, PlanFileError, RequestError, Result};
 
-use comparisons::Computed;
-use rigor_store::ResultFile;
-use settings::FailOn;
-
-/// How a use case ended, for the exit status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Everything ran and nothing matched `--fail-on`.
-    Ok,
-    /// A benchmark failed.
-    Failed,
-    /// The user stopped it (Ctrl-C); the data measured so far is kept.
-    Interrupted,
-    /// `--fail-on` matched.
-    Gated,
-}
-
-/// Whether `--fail-on` matches: a verdict, or with [`FailOn::Warning`] any warning of the result.
-pub fn gated(computed: &[Computed], result: &ResultFile, fail_on: Option<FailOn>) -> bool {
-    match fail_on {
-        Some(FailOn::Warning) => run::has_warnings(result),
-        rule => comparisons::gate(computed, rule),
-    }
-}
+pub use outcome::{Findings, Outcome};

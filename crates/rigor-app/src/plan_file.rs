@@ -80,6 +80,30 @@ pub struct TargetRow {
 }
 
 impl BenchmarkPlan {
+    /// The report crate's view of it.
+    pub fn view(&self) -> rigor_report::plan::PlanView<'_> {
+        rigor_report::plan::PlanView {
+            name: &self.name,
+            levels: self.levels.iter().map(|l| l.name()).collect(),
+            costs: &self.costs,
+            t2: &self.t2,
+            counts: &self.counts,
+            mean: self.mean,
+            warmup_iterations: self.warmup_iterations,
+            collapsed: self.collapsed.iter().map(|l| l.name()).collect(),
+            targets: self
+                .targets
+                .iter()
+                .map(|t| rigor_report::plan::TargetView {
+                    half_width: t.half_width,
+                    top_units: t.top_units,
+                    seconds: t.seconds,
+                    top_only_seconds: t.top_only_seconds,
+                })
+                .collect(),
+        }
+    }
+
     /// Whether the lists agree with the levels (a hand-edited file may not): a layout rigor
     /// knows, a cost and a component per level, a count per level below the top.
     fn check(&self) -> std::result::Result<(), String> {

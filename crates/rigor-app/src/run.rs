@@ -12,8 +12,14 @@ use crate::comparisons::{self, CompareSettings, Computed};
 use crate::diagnosis;
 use crate::error::{AppError, Result};
 use crate::recorder::{Progress, Recorder};
-use crate::settings::{FailOn, Mode, RunSettings};
-use crate::{Outcome, provenance};
+use crate::settings::{Mode, RunSettings};
+use crate::{Findings, Outcome, provenance};
+use rigor_report::adaptive::{
+    AdaptiveView, BoundsView, CountsView, EstimatorView, TargetView, UnreachedView, Why,
+};
+use rigor_report::decided::DecidedView;
+use rigor_report::notes::Note;
+use rigor_units::Seconds;
 
 /// What an adaptive run did, for the caller to explain.
 #[derive(Debug, Clone)]
@@ -69,8 +75,12 @@ pub struct Measured {
     pub compared: Vec<Option<rigor_report::StatisticView>>,
     /// What the adaptive rule did, for adaptive runs.
     pub adaptive: Option<AdaptiveOutcome>,
-    /// What the sequential rule decided, for runs until decided.
-    pub decided: Option<crate::decided::DecidedOutcome>,
+    /// Its note, for adaptive runs.
+    pub adaptive_view: Option<AdaptiveView>,
+    /// How a run until decided ended, as its note shows it.
+    pub decided: Option<DecidedView>,
+    /// What the user should know about how it went.
+    pub notes: Vec<Note>,
     /// How it ended, for the exit status.
     pub outcome: Outcome,
 }
@@ -83,7 +93,7 @@ pub fn run(
     progress: &mut dyn Progress,
 ) -> Result<Measured> {
     let header = header(settings);
-    let writer = match &settings.exports.json {
+    let writer = match &settings.exports.files.json {
         Some(path) => Some(IncrementalWriter::create(path, &header)?),
         None => None,
     };
@@ -200,15 +210,18 @@ pub fn run(
             source,
         })?;
     }
-    let outcome = outcome(&report, &comparisons, &result, settings.comparison.fail_on);
+    let outcome = findings(&report, &comparisons, &result).outcome(settings.comparison.fail_on);
+    let notes = notes(settings, &result, outcome);
     Ok(Measured {
+        adaptive_view: adaptive.as_ref().map(|a| adaptive_view(settings, a)),
+        decided: decided.as_ref().map(|d| crate::decided::view(d, settings)),
         result,
         analyses,
         comparisons,
         ranking,
         compared,
         adaptive,
-        decided,
+        notes,
         outcome,
     })
 }
@@ -240,13 +253,8 @@ fn analyse(result: &mut ResultFile, settings: &RunSettings) -> Result<(Analyses,
     Ok((analyses, computed))
 }
 
-/// The exit-status outcome of a run.
-fn outcome(
-    report: &Report,
-    computed: &[Computed],
-    result: &ResultFile,
-    fail_on: Option<FailOn>,
-) -> Outcome {
+/// What a run found, for its outcome.
+fn findings(report: &Report, computed: &[Computed], result: &ResultFile) -> Findings {
     // With --ignore-failure a benchmark whose every execution failed still "completes": it
     // measured nothing, which is a failure all the same.
     let failed = report
@@ -257,11 +265,146 @@ fn outcome(
             .benchmarks
             .iter()
             .any(|b| !b.failures.is_empty() && b.samples.iter().all(|s| s.warmup));
-    match report.ending {
-        Ending::Interrupted => Outcome::Interrupted,
-        _ if failed => Outcome::Failed,
-        _ if crate::gated(computed, result, fail_on) => Outcome::Gated,
-        _ => Outcome::Ok,
+    Findings {
+        interrupted: matches!(report.ending, Ending::Interrupted),
+        failed,
+        verdicts: computed.iter().map(|c| c.comparison.verdict).collect(),
+        warned: has_warnings(result),
+    }
+}
+
+/// The notes after a run: a `--discard` that found nothing to discard, a failure and, when a
+/// command exited with a non-zero status, `-i`.
+fn notes(s: &RunSettings, r: &ResultFile, outcome: Outcome) -> Vec<Note> {
+    let mut notes = Vec::new();
+    let timed_only: Vec<String> = r
+        .benchmarks
+        .iter()
+        .filter(|b| !b.layout.has_iterations() && !b.samples.is_empty())
+        .map(|b| b.name.clone())
+        .collect();
+    if s.discard != rigor_store::Discard::Count(0) && !timed_only.is_empty() {
+        notes.push(Note::NothingDiscarded {
+            benchmarks: timed_only,
+        });
+    }
+    if outcome == Outcome::Failed {
+        notes.push(Note::Failed);
+        // The one failure `-i/--ignore-failure` is meant for (as hyperfine suggests it): a
+        // benchmarked command (not a build or a hook) exited with a non-zero status.
+        let exited = r.benchmarks.iter().any(|b| {
+            b.failures
+                .iter()
+                .any(|f| f.stage.is_command() && f.exit_code.is_some_and(|c| c != 0))
+        });
+        if !s.runner.ignore_failure && exited {
+            notes.push(Note::IgnoreFailure);
+        }
+    }
+    notes
+}
+
+/// An adaptive run's note, from what it did.
+fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> AdaptiveView {
+    use rigor_runner::StopReason;
+    let (report, pilot) = (&outcome.report, &outcome.pilot);
+    let why = match report.reason {
+        StopReason::PrecisionReached => Why::PrecisionReached,
+        StopReason::BudgetSpent if report.planned_top == 0 => Why::BudgetSpentInPilot,
+        StopReason::BudgetSpent => Why::BudgetSpent,
+        StopReason::PrecisionNotReached => Why::PrecisionNotReached,
+        StopReason::Unplannable => Why::Unplannable,
+        StopReason::Ended => Why::Ended,
+    };
+    let builds = s.runner.build.is_some();
+    let discard = s.discard.fixed();
+    let counts = s
+        .benchmarks
+        .iter()
+        .zip(&report.shape.iterations)
+        .zip(&report.plans)
+        .map(|((b, k), plan)| {
+            let reports_iterations = plan.as_ref().is_ok_and(|p| {
+                p.levels
+                    .iter()
+                    .any(|l| l == rigor_store::LevelKind::Iteration.name())
+            });
+            let iterations = k.filter(|_| reports_iterations).map(|k| {
+                let warm = plan.as_ref().map_or(0, |p| p.warmup_iterations);
+                (k.saturating_sub(discard + warm), warm)
+            });
+            CountsView {
+                name: b.name.clone(),
+                iterations,
+            }
+        })
+        .collect();
+    let estimator = s.comparison.estimator;
+    let estimator = (estimator != rigor_stats::Estimator::Mean).then(|| {
+        let intervals = s
+            .benchmarks
+            .iter()
+            .zip(&report.intervals)
+            .map(|(b, i)| {
+                let view = i.as_ref().map(|i| BoundsView {
+                    estimate: Seconds::new(i.estimate),
+                    lower: Seconds::new(i.lower),
+                    upper: Seconds::new(i.upper),
+                    relative_half_width: i.relative_half_width(),
+                    at_resolution: i.at_resolution,
+                });
+                (b.name.clone(), view)
+            })
+            .collect();
+        EstimatorView {
+            estimator,
+            level: s.analysis.confidence,
+            intervals,
+        }
+    });
+    let unreached = matches!(
+        report.reason,
+        StopReason::Unplannable | StopReason::PrecisionNotReached | StopReason::BudgetSpent
+    )
+    .then(|| {
+        let target = match &s.mode {
+            Mode::Adaptive {
+                precision: Some(target),
+                budget,
+                ..
+            } => Some(TargetView {
+                target: *target,
+                budget: *budget,
+                max_units: outcome.max_units,
+                reachable: s
+                    .benchmarks
+                    .iter()
+                    .zip(&outcome.reachable)
+                    .map(|(b, r)| (b.name.clone(), *r))
+                    .collect(),
+            }),
+            _ => None,
+        };
+        UnreachedView {
+            problem: report.problem.clone(),
+            target,
+        }
+    });
+    AdaptiveView {
+        why,
+        builds,
+        pilot_top: if builds {
+            pilot.builds
+        } else {
+            pilot.executions
+        },
+        pilot_seconds: report.pilot_seconds,
+        main_seconds: report.main_seconds,
+        planned_top: report.planned_top,
+        per_build: report.shape.executions,
+        counts,
+        estimator,
+        unreached,
     }
 }
 

@@ -14,6 +14,10 @@ use crate::comparisons::{self, CompareSettings, Computed};
 use crate::diagnosis;
 use crate::error::Result;
 use crate::settings::{AnalysisSettings, ComparisonSettings};
+use crate::{Findings, Outcome};
+use rigor_report::diagnosis::{DiagnosisView, Missing};
+use rigor_stats::robust::RobustEstimate;
+use rigor_stats::steady::{Recommendation, SteadyStateReport};
 
 /// How to read a long-format CSV.
 #[derive(Debug, Clone)]
@@ -44,6 +48,49 @@ pub struct AnalyzeSettings {
     pub analysis: AnalysisSettings,
     /// Comparisons.
     pub comparison: ComparisonSettings,
+    /// Diagnose warm-up, steady state, independence and the random initial state.
+    pub diagnose: bool,
+    /// Also the Mono project's robust estimate.
+    pub robust: Option<Robust>,
+}
+
+/// A robust estimate shown beside the plain one (`--robust`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Robust {
+    /// Mono's sub-selection medians (Kalibera, Bulej & Tůma 2005b, §4.2).
+    Mono,
+}
+
+/// One benchmark's `--diagnose`.
+#[derive(Debug)]
+pub struct Diagnosed {
+    /// The benchmark.
+    pub name: String,
+    /// Its steady-state diagnosis (`None`: no iterations).
+    pub steady: Option<std::result::Result<SteadyStateReport, rigor_stats::StatsError>>,
+    /// What `--discard auto` applied.
+    pub applied: Option<Recommendation>,
+    /// Impact factors of the random initial state: original, centred, clustered.
+    pub impact: Option<(f64, f64, Option<f64>)>,
+}
+
+impl Diagnosed {
+    /// The report crate's view of it.
+    pub fn view(&self) -> DiagnosisView<'_> {
+        let (steady, missing) = match &self.steady {
+            Some(Ok(r)) => (Some(r), None),
+            Some(Err(e)) => (None, Some(Missing::Failed(e))),
+            None => (None, Some(Missing::NoIterations)),
+        };
+        DiagnosisView {
+            name: &self.name,
+            steady,
+            applied: self.applied,
+            impact: self.impact,
+            missing,
+        }
+    }
 }
 
 /// A saved result, analysed again.
@@ -55,6 +102,21 @@ pub struct Analysed {
     pub analyses: Analyses,
     /// Comparisons with the reference.
     pub comparisons: Vec<Computed>,
+    /// Each benchmark's compared statistic when comparisons use another than the mean.
+    pub compared: Vec<Option<rigor_report::StatisticView>>,
+    /// The benchmarks ranked by the statistic compared.
+    pub ranking: Vec<comparisons::Ranking>,
+    /// How a saved run until decided ended.
+    pub decided: Option<rigor_report::decided::DecidedView>,
+    /// Each benchmark's diagnosis (with `diagnose`).
+    pub diagnoses: Vec<Diagnosed>,
+    /// Each benchmark's robust and plain estimates (with `robust`; `None`: too few
+    /// executions with iterations).
+    pub robust: Vec<(String, Option<(RobustEstimate, RobustEstimate)>)>,
+    /// What the user should know about the outcome.
+    pub notes: Vec<rigor_report::notes::Note>,
+    /// How it ended, for the exit status.
+    pub outcome: Outcome,
 }
 
 /// Re-analyses a saved result (even a killed run's) or a long CSV.
@@ -64,7 +126,52 @@ pub fn analyze(s: &AnalyzeSettings) -> Result<Analysed> {
         Some(columns) => from_csv(first, columns)?,
         None => load_together(&s.files, s.format)?,
     };
-    analyze_loaded(&mut result, first, s.discard, &s.analysis, &s.comparison)
+    let mut a = analyze_loaded(&mut result, first, s.discard, &s.analysis, &s.comparison)?;
+    let r = &a.result;
+    let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
+    a.compared = crate::analysis::compared_statistics(r, &cs.config);
+    a.ranking = comparisons::ranking(r, &a.analyses, &cs, true);
+    a.decided = crate::decided::saved_view(r);
+    if s.diagnose {
+        a.diagnoses = r
+            .benchmarks
+            .iter()
+            .map(|b| Diagnosed {
+                name: b.name.clone(),
+                steady: diagnosis::diagnose_benchmark(b, r.seed),
+                applied: b.steady_state.as_ref().map(|s| s.applied),
+                impact: diagnosis::impact(b, r.seed).map(|i| {
+                    (
+                        i.original.value,
+                        i.centred.value,
+                        i.clustered.map(|c| c.value),
+                    )
+                }),
+            })
+            .collect();
+    }
+    if s.robust == Some(Robust::Mono) {
+        a.robust = r
+            .benchmarks
+            .iter()
+            .map(|b| (b.name.clone(), diagnosis::robust(b, r.confidence, r.seed)))
+            .collect();
+    }
+    // A benchmark that measured nothing fails the analysis as it failed the run (exit 2).
+    let findings = Findings {
+        failed: a
+            .analyses
+            .iter()
+            .any(|x| matches!(x, Err(crate::analysis::Unanalysed::NothingMeasured))),
+        verdicts: a.comparisons.iter().map(|c| c.comparison.verdict).collect(),
+        warned: crate::run::has_warnings(r),
+        ..Findings::default()
+    };
+    a.outcome = findings.outcome(s.comparison.fail_on);
+    if a.outcome == Outcome::Failed {
+        a.notes.push(rigor_report::notes::Note::NothingMeasured);
+    }
+    Ok(a)
 }
 
 fn analyze_loaded(
@@ -105,6 +212,13 @@ fn analyze_loaded(
         result: std::mem::replace(result, ResultFile::new(Seed(0), analysis.confidence)),
         analyses,
         comparisons: computed,
+        compared: Vec::new(),
+        ranking: Vec::new(),
+        decided: None,
+        diagnoses: Vec::new(),
+        robust: Vec::new(),
+        notes: Vec::new(),
+        outcome: Outcome::Ok,
     })
 }
 
@@ -174,6 +288,8 @@ pub struct ComparedFiles {
     pub analysis_warnings: bool,
     /// The confidence level used.
     pub confidence: ConfidenceLevel,
+    /// How it ended, for the exit status.
+    pub outcome: Outcome,
 }
 
 /// Compares each benchmark of `new` with the same-named one of `old`.
@@ -199,11 +315,18 @@ pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
     let (comparisons, suite, mut warnings) =
         comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs)?;
     warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
+    let analysis_warnings = crate::run::has_warnings(&old) || crate::run::has_warnings(&new);
+    let findings = Findings {
+        verdicts: comparisons.iter().map(|c| c.comparison.verdict).collect(),
+        warned: !warnings.is_empty() || analysis_warnings,
+        ..Findings::default()
+    };
     Ok(ComparedFiles {
+        outcome: findings.outcome(s.comparison.fail_on),
         comparisons,
         suite,
         warnings,
-        analysis_warnings: crate::run::has_warnings(&old) || crate::run::has_warnings(&new),
+        analysis_warnings,
         confidence: s.analysis.confidence,
     })
 }

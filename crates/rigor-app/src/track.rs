@@ -360,6 +360,46 @@ pub fn split_versions(result: &ResultFile) -> Option<Vec<(String, ResultFile)>> 
     Some(parts)
 }
 
+/// The settings of a batch of versions measured together: one benchmark per (version, command)
+/// with the version's checkout as its working directory, the result written to `file`, the
+/// versions compared (with the first) only when `compare`.
+fn batch_settings(
+    experiment: &RunSettings,
+    ready: &[(VersionInfo, Worktree)],
+    file: PathBuf,
+    compare: bool,
+) -> RunSettings {
+    let mut batch = experiment.clone();
+    batch.benchmarks.clear();
+    batch.commands.clear();
+    for (v, tree) in ready {
+        for (b, text) in experiment.benchmarks.iter().zip(&experiment.commands) {
+            batch.benchmarks.push(rigor_runner::Benchmark {
+                name: if ready.len() > 1 {
+                    format!("{} @ {}", b.name, short(&v.rev))
+                } else {
+                    b.name.clone()
+                },
+                command: in_checkout(&b.command, tree.path()),
+                iterations: b.iterations,
+                dir: Some(tree.path().to_path_buf()),
+            });
+            batch.commands.push(text.clone());
+        }
+    }
+    if let (Some(build), [(_, tree)]) = (&mut batch.runner.build, ready) {
+        build.command = in_checkout(&build.command, tree.path());
+    }
+    batch.exports.files.json = Some(file);
+    batch.origin.label = (ready.len() == 1).then(|| ready[0].0.rev.clone());
+    if ready.len() > 1 {
+        batch.origin.versions = ready.iter().map(|(v, _)| v.rev.clone()).collect();
+    }
+    batch.comparison.reference = None;
+    batch.comparison.enabled = compare;
+    batch
+}
+
 /// Measures versions together in shuffled interleaved rounds, stores each (when the run
 /// completed), and with `compare` compares every version with the first (paired by round).
 #[allow(clippy::too_many_arguments)]
@@ -381,54 +421,13 @@ fn measure_together(
             source,
         },
     })?;
-    let base = experiment.benchmarks.clone();
-    let base_commands = experiment.commands.clone();
-    let base_build = experiment.runner.build.clone();
-    let base_label = experiment.origin.label.clone();
-    let per_version = base.len();
-    let mut benchmarks = Vec::new();
-    let mut commands = Vec::new();
-    for (v, tree) in ready {
-        for (b, text) in base.iter().zip(&base_commands) {
-            benchmarks.push(rigor_runner::Benchmark {
-                name: if ready.len() > 1 {
-                    format!("{} @ {}", b.name, short(&v.rev))
-                } else {
-                    b.name.clone()
-                },
-                command: in_checkout(&b.command, tree.path()),
-                iterations: b.iterations,
-                dir: Some(tree.path().to_path_buf()),
-            });
-            commands.push(text.clone());
-        }
-    }
-    if let (Some(build), [(_, tree)]) = (&mut experiment.runner.build, ready) {
-        build.command = in_checkout(&build.command, tree.path());
-    }
     let file = unused_file(
         &settings.results_dir,
         &format!("{}-{}", short(&ready[0].0.rev), experiment.runner.seed),
     );
-    experiment.benchmarks = benchmarks;
-    experiment.commands = commands;
-    experiment.exports.json = Some(file.clone());
-    experiment.origin.label = (ready.len() == 1).then(|| ready[0].0.rev.clone());
-    if ready.len() > 1 {
-        experiment.origin.versions = ready.iter().map(|(v, _)| v.rev.clone()).collect();
-    }
-    let was_enabled = experiment.comparison.enabled;
-    let reference = experiment.comparison.reference.take();
-    experiment.comparison.enabled = compare;
-    let measured = run::run(experiment, executor, stop, progress);
-    experiment.benchmarks = base;
-    experiment.commands = base_commands;
-    experiment.runner.build = base_build;
-    experiment.origin.label = base_label;
-    experiment.origin.versions.clear();
-    experiment.comparison.enabled = was_enabled;
-    experiment.comparison.reference = reference;
-    let measured = measured?;
+    let per_version = experiment.benchmarks.len();
+    let batch = batch_settings(experiment, ready, file.clone(), compare);
+    let measured = run::run(&batch, executor, stop, progress)?;
     let mut outcomes = Vec::new();
     for (i, (v, _)) in ready.iter().enumerate() {
         let mine = &measured.result.benchmarks[i * per_version..(i + 1) * per_version];

@@ -187,6 +187,78 @@ pub fn ranking(rows: &[RankView<'_>], level: f64) -> String {
     out
 }
 
+/// One group's ranking: the fastest first (or in command order), each other benchmark as a
+/// multiple of the fastest.
+#[derive(Debug, Clone)]
+pub struct Ranking {
+    /// The parameter values the group shares ("x = 1"), when benchmarks are grouped.
+    pub title: Option<String>,
+    /// Each benchmark's name and its ratio to the fastest with the interval (none for the
+    /// fastest).
+    pub rows: Vec<(String, Option<Relative>)>,
+    /// Confidence level of the intervals.
+    pub level: f64,
+}
+
+/// The terminal text of the rankings, each titled with its group's parameter values.
+pub fn rankings(rankings: &[Ranking]) -> String {
+    rankings
+        .iter()
+        .map(|r| {
+            let rows: Vec<RankView<'_>> = r
+                .rows
+                .iter()
+                .map(|(name, ratio)| RankView {
+                    name,
+                    ratio: *ratio,
+                })
+                .collect();
+            let text = ranking(&rows, r.level);
+            match &r.title {
+                Some(t) => text.replacen("Summary", &format!("Summary ({t})"), 1),
+                None => text,
+            }
+        })
+        .collect()
+}
+
+/// The geometric mean of a suite's ratios, as `rigor compare` shows it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SuiteView {
+    /// Ratios in the mean.
+    pub benchmarks: usize,
+    /// The geometric mean of the ratios new / old.
+    pub ratio: f64,
+    /// Confidence level.
+    pub level: f64,
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+    /// Widened to the timers' resolution.
+    pub at_resolution: bool,
+}
+
+/// The suite line; `seed` seeded its bootstrap.
+pub fn suite(s: &SuiteView, seed: rigor_units::Seed) -> String {
+    format!(
+        "Suite: geometric mean of {} {:.4} ({}% CI {:.4} .. {:.4}{}), i.e. {} {}; bootstrap seed {}\n",
+        crate::format::count(s.benchmarks, "ratio", "ratios"),
+        s.ratio,
+        (s.level * 100.0).round(),
+        s.lower,
+        s.upper,
+        if s.at_resolution {
+            ", at the timer's resolution"
+        } else {
+            ""
+        },
+        percent(100.0 * (s.ratio - 1.0).abs()),
+        if s.ratio >= 1.0 { "slower" } else { "faster" },
+        seed
+    )
+}
+
 /// Advice for the verdict, in words.
 fn verdict_text(v: &ComparisonView<'_>) -> String {
     let (kind, c) = (v.kind, v.comparison);

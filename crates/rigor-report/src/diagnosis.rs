@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::format::{time, time_like};
 use rigor_stats::steady::{Consistency, Recommendation, RunClass, SteadyStateReport};
 
 /// Everything the diagnosis section shows for one benchmark.
@@ -17,7 +18,16 @@ pub struct DiagnosisView<'a> {
     /// additive filter.
     pub impact: Option<(f64, f64, Option<f64>)>,
     /// Why there is no diagnosis, when there is none.
-    pub missing: Option<&'a str>,
+    pub missing: Option<Missing<'a>>,
+}
+
+/// Why a benchmark has no steady-state diagnosis.
+#[derive(Debug, Clone, Copy)]
+pub enum Missing<'a> {
+    /// It reported no iterations.
+    NoIterations,
+    /// The diagnosis failed.
+    Failed(&'a rigor_stats::StatsError),
 }
 
 fn count_classes(report: &SteadyStateReport) -> String {
@@ -63,12 +73,60 @@ pub fn applied_text(rule: Recommendation) -> String {
     }
 }
 
+/// `--robust mono`: the Mono project's sub-selection estimate `robust` beside the plain one
+/// `plain` (`None`: too few executions with iterations).
+pub fn robust(
+    name: &str,
+    estimates: Option<(
+        &rigor_stats::robust::RobustEstimate,
+        &rigor_stats::robust::RobustEstimate,
+    )>,
+) -> String {
+    match estimates {
+        Some((r, p)) => format!(
+            "Robust (Mono, Kalibera, Bulej & Tůma 2005b §4.2) {name}: {} ± {} (their Eq. 4 \
+             without sub-selection: {} ± {}; both with the normal quantile, as the paper's, so \
+             not the t interval above); {} sub-selections of {} per execution, seed {}\n",
+            time(r.mean),
+            time_like(r.half_width, r.mean),
+            time(p.mean),
+            time_like(p.half_width, p.mean),
+            r.subsamples,
+            r.n,
+            r.seed
+        ),
+        None => format!("Robust (Mono) {name}: needs iterations in at least two executions\n"),
+    }
+}
+
+/// The lines of the warm-up `--discard auto` applied to each benchmark (name, rule).
+pub fn warmups<'a>(applied: impl IntoIterator<Item = (&'a str, Recommendation)>) -> String {
+    applied
+        .into_iter()
+        .map(|(name, rule)| {
+            format!(
+                "Warm-up of {name} (--discard auto): {}\n",
+                applied_text(rule)
+            )
+        })
+        .collect()
+}
+
 /// Renders the diagnosis of one benchmark.
 pub fn render(v: &DiagnosisView<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Diagnosis: {}", v.name);
-    if let Some(why) = v.missing {
-        let _ = writeln!(out, "  {why}");
+    match v.missing {
+        Some(Missing::NoIterations) => {
+            let _ = writeln!(
+                out,
+                "  no iterations reported: nothing to diagnose within executions"
+            );
+        }
+        Some(Missing::Failed(e)) => {
+            let _ = writeln!(out, "  no steady-state diagnosis: {e}");
+        }
+        None => {}
     }
     if let Some(r) = v.steady {
         let consistency = match r.consistency {

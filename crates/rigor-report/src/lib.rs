@@ -2,12 +2,16 @@
 //!
 //! Reporters consume analysis data structures and never compute statistics.
 
+pub mod adaptive;
 pub mod comparison;
 pub mod dashboard;
+pub mod decided;
 pub mod diagnosis;
 pub mod format;
 pub mod html;
 pub mod markdown;
+pub mod notes;
+pub mod plan;
 pub mod terminal;
 pub mod warnings;
 

@@ -17,8 +17,9 @@ pub enum Markup {
     OrgMode,
 }
 
-/// Escapes text for a table cell of `markup`.
-pub(crate) fn cell(markup: Markup, text: &str) -> String {
+/// Escapes text for a table cell of `markup` (the one escaping of each markup: every table
+/// cell that holds a name or a command goes through it).
+pub fn cell(markup: Markup, text: &str) -> String {
     let text = text.replace('\n', " ");
     match markup {
         // A name with backticks in it takes a longer fence (CommonMark code spans).

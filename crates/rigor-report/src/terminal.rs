@@ -58,6 +58,69 @@ pub struct Resources {
     pub peak_rss: u64,
 }
 
+/// A failure of an execution, a build or a hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FailureView<'a> {
+    /// For a benchmarked command's execution: its number (the first measured one is 1, whatever
+    /// the warm-up before it) and whether it was a warm-up execution. `None` for a build or a
+    /// hook, whose reason names it and when it ran.
+    pub execution: Option<(usize, bool)>,
+    /// What went wrong.
+    pub reason: &'a str,
+    /// The end of its standard error.
+    pub stderr_tail: &'a str,
+}
+
+/// A benchmark's failures in words: first, when `exit_codes` (of its `measured` executions,
+/// with `-i`) are there, how many exited with a non-zero status; then each failure with the
+/// last three lines of its standard error.
+pub fn failure_lines(
+    measured: usize,
+    exit_codes: &[i32],
+    failures: &[FailureView<'_>],
+) -> Vec<String> {
+    let non_zero = exit_codes.len();
+    let mut codes = exit_codes.to_vec();
+    codes.sort_unstable();
+    codes.dedup();
+    let ignored = (non_zero > 0).then(|| {
+        let codes: Vec<String> = codes.iter().map(i32::to_string).collect();
+        format!(
+            "{non_zero} of {measured} measured executions exited with a non-zero status ({} {}), \
+             measured all the same as -i/--ignore-failure asks",
+            if codes.len() == 1 { "code" } else { "codes" },
+            codes.join(", ")
+        )
+    });
+    ignored
+        .into_iter()
+        .chain(failures.iter().map(|f| {
+            let tail = last_lines(f.stderr_tail.trim(), 3);
+            let what = match f.execution {
+                Some((number, true)) => format!("warm-up execution {number}: {}", f.reason),
+                Some((number, false)) => format!("execution {number}: {}", f.reason),
+                None => f.reason.to_string(),
+            };
+            if tail.is_empty() {
+                what
+            } else {
+                format!("{what}; stderr ends:\n    {}", tail.replace('\n', "\n    "))
+            }
+        }))
+        .collect()
+}
+
+fn last_lines(text: &str, n: usize) -> &str {
+    let mut idx = text.len();
+    for _ in 0..n {
+        match text[..idx].rfind('\n') {
+            Some(i) => idx = i,
+            None => return text,
+        }
+    }
+    &text[idx + 1..]
+}
+
 /// Plural of a level name for counts ("executions").
 fn plural(level: &str, n: usize) -> String {
     if n == 1 {

@@ -16,13 +16,20 @@ use crate::iterations::IterationSource;
 
 /// Where a benchmarked program's standard output goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum OutputMode {
     /// Discarded (`/dev/null`), the default.
+    #[cfg_attr(feature = "clap", value(help = "Discard output (/dev/null)"))]
     #[default]
     Null,
     /// A pipe that rigor reads and discards (for programs that behave differently on pipes).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Read output through a pipe and discard it")
+    )]
     Pipe,
     /// rigor's own standard output.
+    #[cfg_attr(feature = "clap", value(help = "Show the commands' output"))]
     Inherit,
 }
 

@@ -10,6 +10,7 @@ use thiserror::Error;
 
 /// Which output stream carries iteration times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Stream {
     /// Standard output.
     Stdout,

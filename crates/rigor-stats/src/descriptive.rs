@@ -228,16 +228,21 @@ impl From<&Sample> for Summary {
 /// text by [`FromStr`]: `mean`, `median`, `min` (or `minimum`), `trimmed-mean:<fraction>`.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Estimator {
     /// Arithmetic mean.
+    #[cfg_attr(feature = "clap", value(help = "Mean"))]
     #[default]
     Mean,
     /// Median ([`median`]).
+    #[cfg_attr(feature = "clap", value(help = "Median"))]
     Median,
     /// Minimum: Chen & Revels' estimator for in-process microbenchmarks (docs/methodology.md,
     /// "In-process microbenchmarks").
+    #[cfg_attr(feature = "clap", value(help = "Minimum"))]
     Min,
     /// Trimmed mean ([`trimmed_mean`]) with this fraction cut from each end, in [0, 0.5).
+    #[cfg_attr(feature = "clap", value(skip))]
     TrimmedMean(f64),
 }
 

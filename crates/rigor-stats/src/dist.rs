@@ -8,12 +8,21 @@ use crate::error::{Result, StatsError, check_level};
 /// Which distribution supplies an interval's critical value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Quantile {
     /// Student's t with the interval's degrees of freedom (the default: honest for few units).
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            name = "t",
+            help = "Student's t with (top-level units − 1) degrees of freedom"
+        )
+    )]
     #[default]
     StudentT,
     /// The standard normal, as in Kalibera & Tůma 2006 and Kalibera, Bulej & Tůma 2005b; too
     /// narrow for few top-level units.
+    #[cfg_attr(feature = "clap", value(help = "Standard normal"))]
     Normal,
 }
 

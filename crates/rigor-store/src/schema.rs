@@ -579,11 +579,22 @@ impl Discard {
 /// What decides a comparison's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum VerdictMethod {
     /// The ratio interval (Fieller for the mean, bootstrap otherwise) against the threshold.
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "Ratio interval (Fieller for the mean, bootstrap otherwise) against the threshold"
+        )
+    )]
     #[default]
     Ratio,
     /// The two confidence intervals do not overlap (Kalibera & Tůma 2006).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Non-overlapping confidence intervals (Kalibera & Tůma 2006)")
+    )]
     Overlap,
 }
 

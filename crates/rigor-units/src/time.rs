@@ -154,14 +154,19 @@ pub fn significant(v: f64) -> String {
 /// A unit of time. Serialised as `ns`, `us`, `ms`, `s`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum TimeUnit {
     /// Nanoseconds.
+    #[cfg_attr(feature = "clap", value(name = "nanosecond", alias = "ns"))]
     Ns,
     /// Microseconds.
+    #[cfg_attr(feature = "clap", value(name = "microsecond", alias = "us"))]
     Us,
     /// Milliseconds.
+    #[cfg_attr(feature = "clap", value(name = "millisecond", alias = "ms"))]
     Ms,
     /// Seconds.
+    #[cfg_attr(feature = "clap", value(name = "second", alias = "s"))]
     #[default]
     S,
 }

@@ -3,9 +3,14 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use rigor_store::Discard;
-use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed};
+use rigor_app::settings::{FailOn, SortOrder};
+use rigor_runner::{OutputMode, Stream};
+use rigor_stats::{Estimator, Quantile};
+use rigor_store::import::Format;
+use rigor_store::{Discard, VerdictMethod};
+use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed, TimeUnit};
 
 /// Exit codes, shown in `--help` and documented in the README.
 pub const EXIT_CODES: &str = "\
@@ -139,7 +144,7 @@ pub struct TrackAddArgs {
     pub files: Vec<PathBuf>,
     /// The files' format (default: recognised from each file's content).
     #[arg(long, value_enum, value_name = "NAME")]
-    pub format: Option<FormatArg>,
+    pub format: Option<Format>,
     /// The version measured: a git revision of --repo (its commit, parents, author, time and
     /// position are recorded), or any label (a compiler, a release). Default: the version the
     /// file names (its label, else the commit it was measured at).
@@ -240,7 +245,7 @@ pub struct TrackCheckArgs {
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     /// Seed of the bootstrap.
-    #[arg(long, default_value = "0", value_parser = parse_seed)]
+    #[arg(long, default_value = "0")]
     pub seed: Seed,
     /// Comparison options.
     #[command(flatten)]
@@ -263,11 +268,11 @@ pub struct TrackChangesArgs {
     #[arg(long, value_name = "NAME")]
     pub branch: Option<String>,
     /// Practical threshold: smaller changes are not reported.
-    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_threshold)]
+    #[arg(long, default_value = "1%", value_name = "PCT")]
     pub threshold: Fraction,
     /// Confidence level of the intervals; one minus it is the false discovery rate across
     /// benchmarks.
-    #[arg(long, default_value = "0.95", value_parser = parse_confidence)]
+    #[arg(long, default_value = "0.95")]
     pub confidence: ConfidenceLevel,
     /// Also list changes the latest detection no longer finds.
     #[arg(long)]
@@ -390,20 +395,11 @@ pub enum StatusArg {
 #[derive(Debug, Args, Clone)]
 pub struct AnalysisArgs {
     /// Confidence level of intervals, as a fraction or percentage (0.95, 95, 99%).
-    #[arg(long, default_value = "0.95", value_parser = parse_confidence)]
+    #[arg(long, default_value = "0.95")]
     pub confidence: ConfidenceLevel,
     /// Quantile of the mean interval: Student's t (default) or normal (as in Kalibera & Tůma 2006 and Kalibera & Jones 2013).
-    #[arg(long, value_enum, default_value_t = QuantileArg::T)]
-    pub quantile: QuantileArg,
-}
-
-/// `--quantile`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum QuantileArg {
-    /// Student's t with (top-level units − 1) degrees of freedom.
-    T,
-    /// Standard normal.
-    Normal,
+    #[arg(long, value_enum, default_value = "t")]
+    pub quantile: Quantile,
 }
 
 /// `rigor run`.
@@ -465,11 +461,11 @@ pub struct RunOptions {
     #[arg(long, default_value = "0", value_name = "N|auto", value_parser = parse_discard)]
     pub discard: Discard,
     /// Kill an execution (or a build) after this long: 90, 90s, 10m, 1.5h (counted as a failure).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION")]
     pub timeout: Option<Seconds>,
     /// Seed of every random choice (order within rounds, bootstrap); printed and saved. Random
     /// by default.
-    #[arg(long, value_parser = parse_seed)]
+    #[arg(long)]
     pub seed: Option<Seed>,
     /// A version or commit label saved with the result (the git commit of the working
     /// directory is saved too, when there is one).
@@ -528,8 +524,8 @@ pub struct RunOptions {
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
     /// Where the commands' standard output goes.
-    #[arg(long, value_enum, default_value_t = OutputArg::Null)]
-    pub output: OutputArg,
+    #[arg(long, value_enum, default_value = "null")]
+    pub output: OutputMode,
     /// Show the commands' output (--output inherit); the progress bar is hidden.
     #[arg(long, conflicts_with = "output")]
     pub show_output: bool,
@@ -539,21 +535,21 @@ pub struct RunOptions {
     pub style: StyleArg,
     /// Unit of the times shown and exported [default: chosen for each value's size].
     #[arg(short = 'u', long, value_enum, value_name = "UNIT")]
-    pub time_unit: Option<TimeUnitArg>,
+    pub time_unit: Option<TimeUnit>,
     /// Order of the ranking and of the exported tables: auto (ranking by mean time, tables in
     /// command order), command (input order), mean-time (fastest first).
-    #[arg(long, value_enum, default_value_t = SortArg::Auto)]
-    pub sort: SortArg,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub sort: SortOrder,
     /// Read in-process iteration times from this stream with --pattern (they become the lowest
     /// level). Programs can instead append JSON lines to $RIGOR_SAMPLES_FILE.
     #[arg(long, value_enum, requires = "pattern")]
-    pub iterations_from: Option<StreamArg>,
+    pub iterations_from: Option<Stream>,
     /// Regular expression whose first capture group is one iteration's time.
     #[arg(long, value_name = "REGEX", requires = "iterations_from")]
     pub pattern: Option<String>,
     /// Unit of the captured iteration times.
-    #[arg(long, value_enum, default_value_t = UnitArg::S)]
-    pub unit: UnitArg,
+    #[arg(long, default_value = "s", value_parser = unit_symbol())]
+    pub unit: TimeUnit,
     /// Build command, making builds the top level: run once per build in the build's own directory,
     /// with `{build_dir}`, `{build}` and `{build_seed}` substituted here and in COMMANDs, and
     /// `{src}` (the sources: the working directory, or the version's checkout under `rigor track`).
@@ -624,7 +620,7 @@ pub struct RunOptions {
     /// from the pilot and stops adding top-level units when the measured time reaches it. Not
     /// with --plan, whose counts are fixed. With --until-decided: stop undecided comparisons
     /// (inconclusive) when the measured time reaches it.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "plan")]
+    #[arg(long, value_name = "DURATION", conflicts_with = "plan")]
     pub budget: Option<Seconds>,
     /// Measure in interleaved rounds until each command's comparison with the reference (the
     /// first, or --reference) is decided: a regression, an improvement, or equivalent within
@@ -712,7 +708,7 @@ pub struct PlanArgs {
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub pilot_builds: usize,
     /// Stop the pilot after this much measured time: 90, 90s, 10m, 1.5h.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION")]
     pub max_time: Option<Seconds>,
     /// Everything `rigor run` takes.
     #[command(flatten)]
@@ -727,56 +723,23 @@ pub struct ComparisonArgs {
     #[arg(long, value_name = "NAME")]
     pub reference: Option<String>,
     /// Practical threshold: changes smaller than this are "equivalent" (e.g. 1%, 0.5%).
-    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_threshold)]
+    #[arg(long, default_value = "1%", value_name = "PCT")]
     pub threshold: Fraction,
     /// What decides the verdict: the ratio interval (default) or Kalibera & Tůma's rule that the
     /// two confidence intervals do not overlap.
-    #[arg(long, value_enum, default_value_t = MethodArg::Ratio)]
-    pub method: MethodArg,
+    #[arg(long, value_enum, default_value = "ratio")]
+    pub method: VerdictMethod,
     /// The statistic compared; median and min use the hierarchical bootstrap (default: mean;
     /// min for `rigor bench`, as for in-process microbenchmarks in Chen & Revels 2016).
     #[arg(long, value_enum)]
-    pub estimator: Option<EstimatorArg>,
+    pub estimator: Option<Estimator>,
     /// Bootstrap resamples.
     #[arg(long, default_value_t = 10_000, value_name = "B", value_parser = parse_at_least_one)]
     pub resamples: usize,
     /// Exit with status 1 when a verdict is a regression (or any change, or anything not shown
     /// to be equivalent or better), or when there is any warning.
     #[arg(long, value_enum, value_name = "WHAT")]
-    pub fail_on: Option<FailOnArg>,
-}
-
-/// `--method`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum MethodArg {
-    /// Ratio interval (Fieller for the mean, bootstrap otherwise) against the threshold.
-    Ratio,
-    /// Non-overlapping confidence intervals (Kalibera & Tůma 2006).
-    Overlap,
-}
-
-/// `--estimator`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum EstimatorArg {
-    /// Mean.
-    Mean,
-    /// Median.
-    Median,
-    /// Minimum.
-    Min,
-}
-
-/// `--fail-on`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum FailOnArg {
-    /// Any regression.
-    Regression,
-    /// Any regression or improvement.
-    Change,
-    /// Any verdict other than equivalent or improvement.
-    Inconclusive,
-    /// Any warning (about the data, the analysis or the run).
-    Warning,
+    pub fail_on: Option<FailOn>,
 }
 
 /// `rigor report`.
@@ -816,7 +779,7 @@ pub struct CompareArgs {
     pub new: Vec<PathBuf>,
     /// The files' format (default: recognised from each file's content).
     #[arg(long, value_enum, value_name = "NAME")]
-    pub format: Option<FormatArg>,
+    pub format: Option<Format>,
     /// Print the comparisons as JSON.
     #[arg(long)]
     pub json: bool,
@@ -825,7 +788,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
     /// Seed of the bootstrap.
-    #[arg(long, default_value = "0", value_parser = parse_seed)]
+    #[arg(long, default_value = "0")]
     pub seed: Seed,
     /// Comparison options.
     #[command(flatten)]
@@ -848,56 +811,6 @@ pub struct ToolExportArgs {
     pub export_otava: Option<PathBuf>,
 }
 
-/// `--format`: the file formats rigor reads.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum FormatArg {
-    /// rigor's own result JSON.
-    Rigor,
-    /// hyperfine --export-json.
-    Hyperfine,
-    /// pyperf JSON.
-    Pyperf,
-    /// JMH -rf json.
-    Jmh,
-    /// Google Benchmark --benchmark_out_format=json.
-    GoogleBenchmark,
-    /// criterion.rs target/criterion (a directory) or a new/sample.json.
-    Criterion,
-    /// cargo-criterion --message-format=json.
-    CargoCriterion,
-    /// BenchmarkTools.jl save JSON.
-    Benchmarktools,
-    /// A ReBench data file.
-    Rebench,
-    /// A Krun results file (bunzip2 it first).
-    Krun,
-}
-
-impl From<FormatArg> for rigor_store::import::Format {
-    fn from(f: FormatArg) -> Self {
-        use rigor_store::import::Format;
-        match f {
-            FormatArg::Rigor => Format::Rigor,
-            FormatArg::Hyperfine => Format::Hyperfine,
-            FormatArg::Pyperf => Format::Pyperf,
-            FormatArg::Jmh => Format::Jmh,
-            FormatArg::GoogleBenchmark => Format::GoogleBenchmark,
-            FormatArg::Criterion => Format::Criterion,
-            FormatArg::CargoCriterion => Format::CargoCriterion,
-            FormatArg::Benchmarktools => Format::BenchmarkTools,
-            FormatArg::Rebench => Format::Rebench,
-            FormatArg::Krun => Format::Krun,
-        }
-    }
-}
-
-/// `--robust`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum RobustArg {
-    /// Mono's sub-selection medians (Kalibera, Bulej & Tůma 2005b, §4.2).
-    Mono,
-}
-
 fn parse_discard(s: &str) -> Result<Discard, String> {
     if s == "auto" {
         return Ok(Discard::Auto);
@@ -905,17 +818,6 @@ fn parse_discard(s: &str) -> Result<Discard, String> {
     s.parse()
         .map(Discard::Count)
         .map_err(|_| format!("'{s}' is neither a count nor 'auto'"))
-}
-
-/// `--output`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum OutputArg {
-    /// Discard output (/dev/null).
-    Null,
-    /// Read output through a pipe and discard it.
-    Pipe,
-    /// Show the commands' output.
-    Inherit,
 }
 
 /// `--style` (hyperfine's values).
@@ -935,56 +837,6 @@ pub enum StyleArg {
     None,
 }
 
-/// `--time-unit` (hyperfine's names, and the symbols).
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum TimeUnitArg {
-    /// Nanoseconds.
-    #[value(alias = "ns")]
-    Nanosecond,
-    /// Microseconds.
-    #[value(alias = "us")]
-    Microsecond,
-    /// Milliseconds.
-    #[value(alias = "ms")]
-    Millisecond,
-    /// Seconds.
-    #[value(alias = "s")]
-    Second,
-}
-
-/// `--sort` (hyperfine's values).
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum SortArg {
-    /// The ranking by mean time, the tables in command order.
-    Auto,
-    /// Command order everywhere.
-    Command,
-    /// Fastest first everywhere.
-    MeanTime,
-}
-
-/// `--iterations-from`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum StreamArg {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
-}
-
-/// `--unit`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum UnitArg {
-    /// Nanoseconds.
-    Ns,
-    /// Microseconds.
-    Us,
-    /// Milliseconds.
-    Ms,
-    /// Seconds.
-    S,
-}
-
 /// `rigor analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
@@ -998,7 +850,7 @@ pub struct AnalyzeArgs {
     /// The file's format (default: recognised from its content; a criterion directory is read
     /// as criterion).
     #[arg(long, value_enum, value_name = "NAME")]
-    pub format: Option<FormatArg>,
+    pub format: Option<Format>,
     /// CSV: the columns identifying each level, top → bottom (the last identifies the measurement).
     #[arg(long, value_delimiter = ',', value_name = "COL,COL")]
     pub levels: Vec<String>,
@@ -1020,7 +872,7 @@ pub struct AnalyzeArgs {
     /// Also report the Mono project's robust estimate (Kalibera, Bulej & Tůma 2005b) (`mono`: medians of sub-selections per execution)
     /// beside the default.
     #[arg(long, value_enum, value_name = "MODE")]
-    pub robust: Option<RobustArg>,
+    pub robust: Option<rigor_app::saved::Robust>,
     /// Re-apply a warm-up discard: N iterations per execution, or `auto` (detected).
     #[arg(long, value_name = "N|auto", value_parser = parse_discard)]
     pub discard: Option<Discard>,
@@ -1035,27 +887,24 @@ pub struct AnalyzeArgs {
     pub analysis: AnalysisArgs,
 }
 
+/// `--unit`: a time unit by its symbol (`--time-unit` takes hyperfine's names).
+fn unit_symbol() -> impl TypedValueParser<Value = TimeUnit> {
+    let units = [
+        ("ns", "Nanoseconds"),
+        ("us", "Microseconds"),
+        ("ms", "Milliseconds"),
+        ("s", "Seconds"),
+    ];
+    PossibleValuesParser::new(units.map(|(name, help)| PossibleValue::new(name).help(help)))
+        .try_map(|s| s.parse::<TimeUnit>())
+}
+
 // The parsers below are thin adapters: the forms each quantity accepts are defined (and tested)
 // once, in rigor-units.
-
-/// A practical threshold: `1%`, `0.5%`, `0.01`, or 0.
-fn parse_threshold(s: &str) -> Result<Fraction, String> {
-    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
-}
 
 /// A target precision: like a threshold, but above zero.
 fn parse_precision(s: &str) -> Result<Fraction, String> {
     Fraction::parse_positive(s).map_err(|e| e.to_string())
-}
-
-/// `90`, `90s`, `10m`, `1.5h`, `250ms`.
-fn parse_duration(s: &str) -> Result<Seconds, String> {
-    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
-}
-
-/// `0.95`, `95`, `99%`.
-fn parse_confidence(s: &str) -> Result<ConfidenceLevel, String> {
-    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
 }
 
 /// Most executions per command: beyond it a count is a typo (a run of a million executions of
@@ -1084,11 +933,6 @@ fn parse_at_least_one(s: &str) -> Result<usize, String> {
         Ok(n) => Ok(n),
         Err(_) => Err(format!("'{s}' is not a whole number")),
     }
-}
-
-/// Any integer from 0 to 2⁶⁴ − 1.
-fn parse_seed(s: &str) -> Result<Seed, String> {
-    s.parse().map_err(|e: rigor_units::UnitError| e.to_string())
 }
 
 /// `I/N` with 1 ≤ I ≤ N.

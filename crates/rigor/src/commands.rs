@@ -2,11 +2,13 @@
 
 use anyhow::Result;
 use rigor_app::Outcome;
+use rigor_app::comparisons::views;
+use rigor_report::comparison::{markdown, rankings, render};
 use rigor_runner::{Executor, ProcessExecutor, SimulatedExecutor, StopSignal};
 
-use crate::cli::{AnalyzeArgs, CompareArgs, PlanArgs, ReportArgs, RobustArg, RunArgs};
+use crate::cli::{AnalyzeArgs, CompareArgs, PlanArgs, ReportArgs, RunArgs, StyleArg};
 use crate::output::{self, Bar, emit};
-use crate::{settings, text};
+use crate::settings;
 
 /// Ctrl-C handling and the executor of a measuring command.
 pub fn measuring(
@@ -31,12 +33,9 @@ pub fn measuring(
 /// `rigor run`.
 pub fn run(args: &RunArgs) -> Result<Outcome> {
     let o = &args.options;
-    let bar_shown = !o.show_output
-        && !matches!(
-            o.style,
-            crate::cli::StyleArg::Basic | crate::cli::StyleArg::None
-        );
-    execute(&settings::run(args)?, bar_shown)
+    let bar_shown = !o.show_output && !matches!(o.style, StyleArg::Basic | StyleArg::None);
+    let resolved = settings::run(args)?;
+    execute(&resolved.settings, bar_shown)
 }
 
 /// Measures resolved run settings, prints the summaries and comparisons, writes the exports;
@@ -46,30 +45,8 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     if s.exports.stdout.is_some() {
         output::summaries_to_stderr();
     }
-    let shape = if s.is_adaptive() {
-        "adaptive".to_string()
-    } else if let rigor_app::settings::Mode::UntilDecided { max_rounds, .. } = &s.mode {
-        let round = s
-            .runner
-            .build
-            .as_ref()
-            .map_or("1 execution".to_string(), |_| {
-                format!("1 build × {} executions", s.runner.executions)
-            });
-        format!("until decided (rounds of {round} each, at most {max_rounds})")
-    } else {
-        let builds = s
-            .runner
-            .build
-            .as_ref()
-            .map_or(String::new(), |b| format!("{} builds × ", b.builds));
-        format!("{builds}{} executions each", s.runner.executions)
-    };
-    note!(
-        "rigor: {}, {shape}, seed {}",
-        rigor_report::format::count(s.benchmarks.len(), "command", "commands"),
-        s.runner.seed
-    );
+    let opening = rigor_report::notes::opening(s.benchmarks.len(), s.shape(), s.runner.seed);
+    note!("rigor: {opening}");
     let measured = {
         let mut bar = Bar::shown(bar_shown);
         rigor_app::run::run(s, executor.as_mut(), stop, &mut bar)?
@@ -81,39 +58,20 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
         s.exports.unit,
         &measured.compared,
     ));
-    for b in &r.benchmarks {
-        if let Some(st) = &b.steady_state {
-            emit(&format!(
-                "Warm-up of {} (--discard auto): {}\n",
-                b.name,
-                rigor_report::diagnosis::applied_text(st.applied)
-            ));
-        }
-    }
-    if let Some(a) = &measured.adaptive {
-        emit(&format!("{}\n", text::adaptive_note(s, a)));
+    let warmups = r.benchmarks.iter().filter_map(|b| {
+        let applied = b.steady_state.as_ref()?.applied;
+        Some((b.name.as_str(), applied))
+    });
+    emit(&rigor_report::diagnosis::warmups(warmups));
+    if let Some(a) = &measured.adaptive_view {
+        emit(&format!("{}\n", rigor_report::adaptive::render(a)));
     }
     if let Some(d) = &measured.decided {
-        emit(&text::decided_note(s, d));
+        emit(&rigor_report::decided::render(d));
     }
-    emit(&rigor_app::comparisons::render(&measured.comparisons));
-    emit(&rigor_app::comparisons::render_ranking(&measured.ranking));
+    emit(&render(&views(&measured.comparisons)));
+    emit(&rankings(&measured.ranking));
     output::result_warnings(r);
-    let discards = s.discard != rigor_store::Discard::Count(0);
-    let timed_only: Vec<&str> = r
-        .benchmarks
-        .iter()
-        .filter(|b| !b.layout.has_iterations() && !b.samples.is_empty())
-        .map(|b| b.name.as_str())
-        .collect();
-    if discards && !timed_only.is_empty() {
-        note!(
-            "rigor: note: --discard drops warm-up iterations, and {} reported none (only its \
-             wall time was measured): nothing was discarded there; -w/--warmup skips whole \
-             executions",
-            timed_only.join(", ")
-        );
-    }
     let reported = rigor_app::exports::Reported {
         result: r,
         analyses: &measured.analyses,
@@ -124,30 +82,13 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     if let Some(text) = rigor_app::exports::stdout_text(&s.exports, &reported)? {
         output::emit_data(&text);
     }
-    if measured.outcome == Outcome::Failed {
-        note!("rigor: a benchmark failed or measured nothing (shown above), exit status 2");
-        if !s.runner.ignore_failure && exited_non_zero(r) {
-            note!(
-                "rigor: to measure a command whose exit status is not zero, use -i/--ignore-failure"
-            );
-        }
-    }
+    output::notes(&measured.notes);
     Ok(measured.outcome)
-}
-
-/// Whether a benchmarked command (not a build or a hook) exited with a non-zero status, the one
-/// failure `-i/--ignore-failure` is meant for (as hyperfine suggests it).
-fn exited_non_zero(r: &rigor_store::ResultFile) -> bool {
-    r.benchmarks.iter().any(|b| {
-        b.failures
-            .iter()
-            .any(|f| f.stage.is_command() && f.exit_code.is_some_and(|c| c != 0))
-    })
 }
 
 /// `rigor plan`.
 pub fn plan(args: &PlanArgs) -> Result<Outcome> {
-    let s = settings::plan(args)?;
+    let (s, _build_dir) = settings::plan(args)?;
     let (stop, mut executor) = measuring(s.run.simulate, s.run.runner.seed)?;
     let planned = {
         let mut bar = Bar::new();
@@ -155,7 +96,7 @@ pub fn plan(args: &PlanArgs) -> Result<Outcome> {
     };
     output::warnings(&planned.warnings);
     for p in &planned.file.benchmark {
-        emit(&text::plan(p));
+        emit(&rigor_report::plan::render(&p.view()));
     }
     emit(&format!(
         "Pilot: {} of measured time.\n",
@@ -174,50 +115,33 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
         emit(&rigor_store::to_json(r)?);
     } else {
         output::result_warnings(r);
-        let cs = rigor_app::comparisons::CompareSettings::new(
-            &s.comparison,
-            s.analysis.confidence,
-            r.seed,
-        );
-        let compared = rigor_app::analysis::compared_statistics(r, &cs.config);
         emit(&rigor_app::exports::summaries(
             r,
             &a.analyses,
             None,
-            &compared,
+            &a.compared,
         ));
-        if let Some(note) = text::saved_decided_note(r) {
-            emit(&note);
+        if let Some(d) = &a.decided {
+            emit(&rigor_report::decided::render(d));
         }
-        emit(&rigor_app::comparisons::render(&a.comparisons));
-        let ranking = rigor_app::comparisons::ranking(r, &a.analyses, &cs, true);
-        emit(&rigor_app::comparisons::render_ranking(&ranking));
-        if args.diagnose {
-            emit(&text::diagnoses(r));
+        emit(&render(&views(&a.comparisons)));
+        emit(&rankings(&a.ranking));
+        for d in &a.diagnoses {
+            emit(&(rigor_report::diagnosis::render(&d.view()) + "\n"));
         }
-        if args.robust == Some(RobustArg::Mono) {
-            emit(&text::robust(r));
+        for (name, estimates) in &a.robust {
+            let estimates = estimates.as_ref().map(|(r, p)| (r, p));
+            emit(&rigor_report::diagnosis::robust(name, estimates));
         }
     }
-    let tools = rigor_app::settings::Exports {
+    let tools = rigor_app::settings::ExportPaths {
         bmf: args.tools.export_bmf.clone(),
         otava: args.tools.export_otava.clone(),
         ..Default::default()
     };
     rigor_app::exports::write_for_tools(&tools, r)?;
-    // A benchmark that measured nothing fails the analysis as it failed the run (exit 2).
-    let nothing = a
-        .analyses
-        .iter()
-        .any(|x| matches!(x, Err(rigor_app::analysis::Unanalysed::NothingMeasured)));
-    Ok(if nothing {
-        note!("rigor: a benchmark measured nothing (shown above), exit status 2");
-        Outcome::Failed
-    } else if rigor_app::gated(&a.comparisons, r, s.comparison.fail_on) {
-        Outcome::Gated
-    } else {
-        Outcome::Ok
-    })
+    output::notes(&a.notes);
+    Ok(a.outcome)
 }
 
 /// `rigor compare`.
@@ -226,7 +150,7 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     let markdown_to_stdout = args
         .export_markdown
         .as_deref()
-        .is_some_and(settings::is_stdout);
+        .is_some_and(rigor_app::settings::is_stdout);
     if markdown_to_stdout {
         output::summaries_to_stderr();
     }
@@ -244,25 +168,19 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
         });
         emit(&(serde_json::to_string_pretty(&doc)? + "\n"));
     } else {
-        emit(&rigor_app::comparisons::render(&c.comparisons));
+        emit(&render(&views(&c.comparisons)));
         if let Some(suite) = &c.suite {
-            emit(&text::suite(suite, s.seed));
+            let view = rigor_app::comparisons::suite_view(suite);
+            emit(&rigor_report::comparison::suite(&view, s.seed));
         }
     }
+    let table = markdown(&views(&c.comparisons));
     if markdown_to_stdout {
-        output::emit_data(&rigor_app::comparisons::markdown(&c.comparisons));
+        output::emit_data(&table);
     } else if let Some(path) = &args.export_markdown {
-        rigor_store::write_atomic(
-            path,
-            rigor_app::comparisons::markdown(&c.comparisons).as_bytes(),
-        )?;
+        rigor_store::write_atomic(path, table.as_bytes())?;
     }
-    let warned = !c.warnings.is_empty() || c.analysis_warnings;
-    let gated = match s.comparison.fail_on {
-        Some(rigor_app::settings::FailOn::Warning) => warned,
-        rule => rigor_app::comparisons::gate(&c.comparisons, rule),
-    };
-    Ok(if gated { Outcome::Gated } else { Outcome::Ok })
+    Ok(c.outcome)
 }
 
 /// Files as one string: a path, or paths joined with " + " (read together).

@@ -123,7 +123,7 @@ impl JobRunner for Runner {
             branch: job.branch.clone(),
         };
         let batch = spec.commits.len();
-        let (settings, mut experiment) = crate::track_cmd::track_settings(
+        let (settings, mut experiment, _build_dir) = crate::track_cmd::track_settings(
             self.repo.clone(),
             spec.commits.clone(),
             true,

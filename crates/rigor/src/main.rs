@@ -14,11 +14,9 @@ macro_rules! note {
 mod bench_cmd;
 mod cli;
 mod commands;
-mod expand;
 mod farm_cmd;
 mod output;
 mod settings;
-mod text;
 mod track_cmd;
 
 use std::process::ExitCode;
@@ -61,7 +59,7 @@ fn main() -> ExitCode {
         Ok(outcome) => {
             if outcome == Outcome::Gated {
                 // Every command gates only on --fail-on: say so, as a CI log should.
-                note!("rigor: --fail-on matched (shown above), exit status 1");
+                output::notes(&[rigor_report::notes::Note::Gated]);
             }
             ExitCode::from(output::exit_code(outcome))
         }

@@ -44,6 +44,13 @@ pub fn warnings(list: &[Warning]) {
     }
 }
 
+/// Shows notes on standard error.
+pub fn notes(list: &[rigor_report::notes::Note]) {
+    for n in list {
+        note!("rigor: {n}");
+    }
+}
+
 /// Shows the warnings a result carries.
 pub fn result_warnings(result: &ResultFile) {
     warnings(&result.warnings);

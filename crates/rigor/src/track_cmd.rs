@@ -120,7 +120,7 @@ fn short(rev: &str) -> String {
 }
 
 fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> {
-    let groups = ingest_groups(&a.files, a.format.map(Into::into))?;
+    let groups = ingest_groups(&a.files, a.format)?;
     if a.version.is_some() && groups.len() > 1 {
         bail!(
             "--version names the version of one result, and these files are {} results (only \
@@ -199,7 +199,7 @@ fn check_commit(imported: &rigor_store::import::Imported, files: &str, commit: &
 
 fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, files: &[PathBuf]) -> Result<()> {
     let name = shown(files);
-    let imported = rigor_store::import::load_together(files, a.format.map(Into::into))?;
+    let imported = rigor_store::import::load_together(files, a.format)?;
     // A `track run` file of several versions measured together: each version stored as its own.
     if let Some(parts) = track::split_versions(&imported.result) {
         if a.version.is_some() {
@@ -354,7 +354,7 @@ fn run(
         );
     }
     let key = series_key(&a.series, &repo);
-    let (mut settings, mut experiment) = track_settings(
+    let (mut settings, mut experiment, _build_dir) = track_settings(
         repo,
         commits,
         a.force,
@@ -437,11 +437,15 @@ pub(crate) fn track_settings(
     runs: &Path,
     options: &RunOptions,
     commands: &[String],
-) -> Result<(TrackRunSettings, rigor_app::settings::RunSettings)> {
+) -> Result<(
+    TrackRunSettings,
+    rigor_app::settings::RunSettings,
+    rigor_app::settings::BuildDir,
+)> {
     let mut options = options.clone();
     let prepare = match (&options.build, options.builds) {
         (Some(cmd), None) => {
-            let (shell, _) = crate::expand::shell(&options, commands);
+            let (shell, _) = rigor_app::settings::expand::shell(options.shell.as_deref(), commands);
             let c = CommandLine::parse_for(cmd, shell.as_deref())?;
             options.build = None;
             Some(c)
@@ -453,7 +457,8 @@ pub(crate) fn track_settings(
             "--until-decided compares commands within one `rigor run` (or `rigor bench`), not versions in a history"
         );
     }
-    let experiment = crate::settings::run_commands(commands, &options)?;
+    let resolved = crate::settings::run_commands(commands, &options)?;
+    let experiment = resolved.settings;
     let results_dir = options
         .export_json
         .as_ref()
@@ -471,6 +476,7 @@ pub(crate) fn track_settings(
             batch,
         },
         experiment,
+        resolved.build_dir,
     ))
 }
 
@@ -512,7 +518,7 @@ fn bisect(history: &mut (dyn History + Send), runs: &Path, a: &TrackBisectArgs) 
         .canonicalize()
         .with_context(|| format!("--repo {}", a.repo.display()))?;
     let key = series_key(&a.series, &repo);
-    let (settings, mut experiment) = track_settings(
+    let (settings, mut experiment, _build_dir) = track_settings(
         repo,
         Vec::new(),
         true,
@@ -620,30 +626,43 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
         note!(
             "rigor: warning: compared with one stored measurement, unpaired, without the between-session spread (the branch needs two stored versions for that): treat the verdict with care"
         );
-        emit(&rigor_app::comparisons::render(&checked.comparisons));
+        emit(&rigor_report::comparison::render(
+            &rigor_app::comparisons::views(&checked.comparisons),
+        ));
         if let Some(suite) = checked.suite.as_ref().filter(|s| s.benchmarks > 1) {
-            emit(&crate::text::suite(suite, a.seed));
+            let view = rigor_app::comparisons::suite_view(suite);
+            emit(&rigor_report::comparison::suite(&view, a.seed));
         }
     } else {
         emit(&history_table(&checked.against_history, &key));
     }
     if let Some(path) = &a.markdown {
         let text = if checked.against_history.is_empty() {
-            rigor_app::comparisons::markdown(&checked.comparisons)
+            rigor_report::comparison::markdown(&rigor_app::comparisons::views(&checked.comparisons))
         } else {
             history_markdown(&checked.against_history, &key)
         };
         rigor_store::write_atomic(path, text.as_bytes())?;
     }
-    let gated = match comparison.fail_on {
-        Some(rigor_app::settings::FailOn::Warning) => !checked.warnings.is_empty(),
-        rule if !checked.against_history.is_empty() => checked
+    let verdicts = if checked.against_history.is_empty() {
+        checked
+            .comparisons
+            .iter()
+            .map(|c| c.comparison.verdict)
+            .collect()
+    } else {
+        checked
             .against_history
             .iter()
-            .any(|v| rule.is_some_and(|r| r.fails_on(v.change.verdict))),
-        rule => rigor_app::comparisons::gate(&checked.comparisons, rule),
+            .map(|v| v.change.verdict)
+            .collect()
     };
-    Ok(if gated { Outcome::Gated } else { Outcome::Ok })
+    let findings = rigor_app::Findings {
+        verdicts,
+        warned: !checked.warnings.is_empty(),
+        ..Default::default()
+    };
+    Ok(findings.outcome(comparison.fail_on))
 }
 
 fn history_line(v: &track::HistoryVerdict) -> (String, String) {

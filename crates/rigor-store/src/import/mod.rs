@@ -32,27 +32,53 @@ use crate::warning::Warning;
 
 /// A file format rigor reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[non_exhaustive]
 pub enum Format {
     /// rigor's own result file.
+    #[cfg_attr(feature = "clap", value(help = "rigor's own result JSON"))]
     Rigor,
     /// hyperfine `--export-json`.
+    #[cfg_attr(feature = "clap", value(help = "hyperfine --export-json"))]
     Hyperfine,
     /// pyperf JSON (`-o`/`--output`).
+    #[cfg_attr(feature = "clap", value(help = "pyperf JSON"))]
     Pyperf,
     /// JMH `-rf json`.
+    #[cfg_attr(feature = "clap", value(help = "JMH -rf json"))]
     Jmh,
     /// Google Benchmark `--benchmark_out_format=json`.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Google Benchmark --benchmark_out_format=json")
+    )]
     GoogleBenchmark,
     /// criterion.rs `target/criterion/**/new/{sample,benchmark}.json` (a directory or a file).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "criterion.rs target/criterion (a directory) or a new/sample.json")
+    )]
     Criterion,
     /// cargo-criterion `--message-format=json` (one JSON message per line).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "cargo-criterion --message-format=json")
+    )]
     CargoCriterion,
     /// BenchmarkTools.jl `BenchmarkTools.save` JSON.
+    #[cfg_attr(
+        feature = "clap",
+        value(name = "benchmarktools", help = "BenchmarkTools.jl save JSON")
+    )]
     BenchmarkTools,
     /// A ReBench data file.
+    #[cfg_attr(feature = "clap", value(help = "A ReBench data file"))]
     Rebench,
     /// A Krun results file (decompressed JSON).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "A Krun results file (bunzip2 it first)")
+    )]
     Krun,
 }
 

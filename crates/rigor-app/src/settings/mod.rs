@@ -15,6 +15,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan_file::PlanFile;
 
+pub mod expand;
+mod files;
+mod request;
+
+pub use files::{AnalyzeRequest, check_output, check_writable, is_stdout};
+
+pub use request::{
+    DEFAULT_BUILDS, DEFAULT_EXECUTIONS_PER_DECIDING_BUILD, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_UNITS,
+    Hooks, Parameters, Resolved, RunRequest, Scan,
+};
+
 /// How intervals are computed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AnalysisSettings {
@@ -46,6 +57,7 @@ impl AnalysisSettings {
 /// What makes the exit status report a failure (`--fail-on`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum FailOn {
     /// Any regression.
     Regression,
@@ -54,6 +66,10 @@ pub enum FailOn {
     /// Any verdict other than equivalent or improvement.
     Inconclusive,
     /// Any warning (a non-fatal problem with the data or the run).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Any warning (about the data, the analysis or the run)")
+    )]
     Warning,
 }
 
@@ -162,29 +178,37 @@ pub enum Mode {
     },
 }
 
+/// Export paths: as asked for (`-` is standard output) in a [`RunRequest`], files only in
+/// resolved [`Exports`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportPaths {
+    /// `--export-json`.
+    pub json: Option<PathBuf>,
+    /// `--export-csv`.
+    pub csv: Option<PathBuf>,
+    /// `--export-markdown`.
+    pub markdown: Option<PathBuf>,
+    /// `--export-asciidoc`.
+    pub asciidoc: Option<PathBuf>,
+    /// `--export-orgmode`.
+    pub orgmode: Option<PathBuf>,
+    /// `--report` (HTML).
+    pub html: Option<PathBuf>,
+    /// `--export-bmf`.
+    pub bmf: Option<PathBuf>,
+    /// `--export-otava`.
+    pub otava: Option<PathBuf>,
+}
+
 /// Files written at the end of a run (the JSON result is written as it is measured).
 #[derive(Debug, Clone, Default)]
 pub struct Exports {
-    /// The result file, appended as each execution completes.
-    pub json: Option<PathBuf>,
-    /// Long-format CSV of every measurement.
-    pub csv: Option<PathBuf>,
-    /// Markdown summary (and comparisons).
-    pub markdown: Option<PathBuf>,
-    /// AsciiDoc summary table.
-    pub asciidoc: Option<PathBuf>,
-    /// Emacs org-mode summary table.
-    pub orgmode: Option<PathBuf>,
-    /// Self-contained HTML report.
-    pub html: Option<PathBuf>,
+    /// The files (the JSON result appended as each execution completes).
+    pub files: ExportPaths,
     /// The unit of every time shown (default: chosen for each value's size).
     pub unit: Option<rigor_units::TimeUnit>,
     /// Order of the ranking and the tables.
     pub sort: SortOrder,
-    /// Bencher Metric Format JSON.
-    pub bmf: Option<PathBuf>,
-    /// A CSV row for Apache Otava (appended when the file has the same columns).
-    pub otava: Option<PathBuf>,
     /// The one export written to standard output at the end (`--export-… -`) instead of a file.
     pub stdout: Option<StdoutExport>,
 }
@@ -207,6 +231,7 @@ pub enum StdoutExport {
 
 /// Order of the ranking and of the exported tables (hyperfine's `--sort`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum SortOrder {
     /// The ranking by mean time, the tables in command order.
     #[default]
@@ -230,8 +255,44 @@ pub struct Origin {
     pub versions: Vec<String>,
 }
 
+impl Origin {
+    /// This process's command line and working directory, with `label`.
+    pub fn current(label: Option<String>) -> Self {
+        Self {
+            command_line: std::env::args().collect(),
+            label,
+            working_dir: std::env::current_dir().ok(),
+            versions: Vec::new(),
+        }
+    }
+}
+
+/// The temporary root of a run's build directories (removed when this is dropped), or nothing
+/// when the builds have a root of their own or there are no builds. It is held beside the
+/// [`RunSettings`] that point into it, so the settings themselves are plain values.
+#[derive(Debug, Default)]
+pub struct BuildDir(Option<tempfile::TempDir>);
+
+impl BuildDir {
+    /// A new temporary directory.
+    ///
+    /// # Errors
+    /// When it cannot be made.
+    pub fn temporary() -> std::io::Result<Self> {
+        tempfile::Builder::new()
+            .prefix("rigor-builds-")
+            .tempdir()
+            .map(|d| Self(Some(d)))
+    }
+
+    /// Its path, when it is a temporary directory.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        self.0.as_ref().map(tempfile::TempDir::path)
+    }
+}
+
 /// Everything `run` needs, resolved and validated.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct RunSettings {
     /// The benchmarks, in order.
     pub benchmarks: Vec<Benchmark>,
@@ -260,8 +321,6 @@ pub struct RunSettings {
     pub origin: Origin,
     /// The raw settings as the user chose them, saved in the result.
     pub record: rigor_store::RunSettingsRecord,
-    /// Keeps a temporary build root alive for the run (removed when dropped).
-    pub build_root: Option<tempfile::TempDir>,
 }
 
 impl RunSettings {
@@ -269,10 +328,27 @@ impl RunSettings {
     pub fn is_adaptive(&self) -> bool {
         matches!(self.mode, Mode::Adaptive { .. })
     }
+
+    /// How many units it measures, as its opening line says.
+    pub fn shape(&self) -> rigor_report::notes::Shape {
+        use rigor_report::notes::Shape;
+        let build = self.runner.build.as_ref();
+        match &self.mode {
+            Mode::Adaptive { .. } => Shape::Adaptive,
+            Mode::UntilDecided { max_rounds, .. } => Shape::UntilDecided {
+                per_build: build.map(|_| self.runner.executions),
+                max_rounds: *max_rounds,
+            },
+            Mode::Fixed | Mode::Planned { .. } => Shape::Fixed {
+                builds: build.map(|b| b.builds),
+                executions: self.runner.executions,
+            },
+        }
+    }
 }
 
 /// What `plan` needs: a run's settings plus the pilot's size.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct PlanSettings {
     /// The experiment to dimension.
     pub run: RunSettings,

@@ -1,9 +1,11 @@
 //! hyperfine's ways of naming what to run: `--shell SHELL`, `--parameter-scan` and
 //! `--parameter-list` (one benchmark per command and combination of values, `{VAR}` replaced).
 
-use anyhow::{Result, bail};
+use super::request::Parameters;
+use crate::error::RequestError;
+use crate::error::ScanError;
 
-use crate::cli::RunOptions;
+type Result<T> = std::result::Result<T, RequestError>;
 
 /// Shells recognised as the value of `--shell` (a program's file name). Any other value is the
 /// first command, as it was before `--shell` took a value.
@@ -17,9 +19,9 @@ pub const MAX_VARIANTS: usize = 10_000;
 
 /// The shell to run commands through (its program and arguments; `None`: no shell) and the
 /// commands, with a `--shell` value that is not a shell given back as the first command.
-pub fn shell(args: &RunOptions, commands: &[String]) -> (Option<Vec<String>>, Vec<String>) {
+pub fn shell(shell: Option<&str>, commands: &[String]) -> (Option<Vec<String>>, Vec<String>) {
     let sh = || vec!["sh".to_string()];
-    let Some(value) = args.shell.as_deref() else {
+    let Some(value) = shell else {
         return (None, commands.to_vec());
     };
     match value {
@@ -53,31 +55,30 @@ pub type Values = Vec<(String, String)>;
 
 /// Every combination of the parameters' values (one empty combination without parameters):
 /// the scan's values, or the product of the lists, the first list varying slowest.
-pub fn combinations(args: &RunOptions) -> Result<Vec<Values>> {
+pub fn combinations(parameters: &Parameters) -> Result<Vec<Values>> {
     let mut params: Vec<(String, Vec<String>)> = Vec::new();
-    if let [var, min, max] = args.parameter_scan.as_slice() {
+    if let Some(s) = &parameters.scan {
         params.push((
-            var.clone(),
-            scan(var, min, max, args.parameter_step_size.as_deref())?,
+            s.var.clone(),
+            scan(&s.var, &s.min, &s.max, s.step.as_deref())?,
         ));
     }
-    // clap gives the pairs of every -L in one list.
-    for list in args.parameter_list.chunks(2) {
-        let [var, values] = list else {
-            bail!("--parameter-list takes a name and a comma-separated list");
-        };
-        let values: Vec<String> = values.split(',').map(str::to_string).collect();
+    for (var, list) in &parameters.lists {
+        let values: Vec<String> = list.split(',').map(str::to_string).collect();
         if values.iter().any(String::is_empty) {
-            bail!("--parameter-list {var}: an empty value in '{}'", list[1]);
+            return Err(RequestError::EmptyValue {
+                var: var.clone(),
+                list: list.clone(),
+            });
         }
         params.push((var.clone(), values));
     }
     for (i, (var, _)) in params.iter().enumerate() {
         if var.is_empty() || var.contains(['{', '}']) {
-            bail!("'{var}' cannot name a parameter");
+            return Err(RequestError::ParameterName(var.clone()));
         }
         if params[..i].iter().any(|(v, _)| v == var) {
-            bail!("the parameter '{var}' is given twice");
+            return Err(RequestError::ParameterTwice(var.clone()));
         }
     }
     let mut out: Vec<Values> = vec![Vec::new()];
@@ -93,7 +94,7 @@ pub fn combinations(args: &RunOptions) -> Result<Vec<Values>> {
             })
             .collect();
         if out.len() > MAX_VARIANTS {
-            bail!("the parameters give more than {MAX_VARIANTS} combinations");
+            return Err(RequestError::TooManyCombinations);
         }
     }
     Ok(out)
@@ -102,39 +103,49 @@ pub fn combinations(args: &RunOptions) -> Result<Vec<Values>> {
 /// The values of `--parameter-scan VAR MIN MAX [-D STEP]`: integers, or with a step the decimals
 /// from MIN to MAX written with as many decimals as the most precise of the three.
 fn scan(var: &str, min: &str, max: &str, step: Option<&str>) -> Result<Vec<String>> {
-    let number = |what: &str, s: &str| -> Result<f64> {
+    let bad = |why: ScanError| RequestError::Scan {
+        var: var.to_string(),
+        why,
+    };
+    let number = |what: &'static str, s: &str| -> Result<f64> {
         match s.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(x),
-            _ => bail!("--parameter-scan {var}: {what} '{s}' is not a number"),
+            _ => Err(bad(ScanError::NotANumber {
+                what,
+                value: s.to_string(),
+            })),
         }
     };
     let (lo, hi) = (number("MIN", min)?, number("MAX", max)?);
     let Some(step) = step else {
         let (Ok(lo), Ok(hi)) = (min.parse::<i64>(), max.parse::<i64>()) else {
-            bail!(
-                "--parameter-scan {var}: MIN and MAX must be integers without \
-                 --parameter-step-size"
-            );
+            return Err(bad(ScanError::NotIntegers));
         };
         if hi < lo {
-            bail!("--parameter-scan {var}: MAX {hi} is below MIN {lo}");
+            return Err(bad(ScanError::Reversed {
+                min: lo.to_string(),
+                max: hi.to_string(),
+            }));
         }
         if (hi - lo) as u64 >= MAX_VARIANTS as u64 {
-            bail!("--parameter-scan {var}: more than {MAX_VARIANTS} values");
+            return Err(bad(ScanError::TooMany));
         }
         return Ok((lo..=hi).map(|v| v.to_string()).collect());
     };
     let d = number("STEP", step)?;
     if d <= 0.0 {
-        bail!("--parameter-step-size must be above 0 (got {step})");
+        return Err(RequestError::StepNotPositive(step.to_string()));
     }
     if hi < lo {
-        bail!("--parameter-scan {var}: MAX {max} is below MIN {min}");
+        return Err(bad(ScanError::Reversed {
+            min: min.to_string(),
+            max: max.to_string(),
+        }));
     }
     // A small tolerance so that 0.1 steps reach MAX despite binary rounding.
     let steps = ((hi - lo) / d + 1e-9).floor();
     if steps >= MAX_VARIANTS as f64 {
-        bail!("--parameter-scan {var}: more than {MAX_VARIANTS} values");
+        return Err(bad(ScanError::TooMany));
     }
     let decimals = [min, max, step]
         .iter()
@@ -163,10 +174,7 @@ pub fn check_used(values: &Values, commands: &[String], names: &[String]) -> Res
             .chain(names)
             .any(|c| c.contains(&placeholder))
         {
-            bail!(
-                "the parameter '{var}' appears in no command: write {placeholder} where its \
-                 value goes"
-            );
+            return Err(RequestError::ParameterUnused(var.clone()));
         }
     }
     Ok(())

@@ -1,0 +1,249 @@
+//! `rigor bench` around `rigor run`'s use case: the bench targets built, listed and selected
+//! ([`discover`]), each benchmark's evaluations per sample tuned ([`evals`]), the run's settings
+//! with one benchmark per function ([`settings`]), and the baselines a run is saved as and
+//! compared with ([`Baselines`]).
+
+use std::path::{Path, PathBuf};
+
+use rigor_report::notes::Note;
+use rigor_units::{Seconds, TimeUnit};
+
+use crate::cargo_bench::{self, CargoBenchError, CargoSettings, Listing, Selected, Target};
+use crate::saved::{CompareFilesSettings, ComparedFiles};
+use crate::settings::{Resolved, RunRequest, RunSettings};
+
+type Result<T, E = CargoBenchError> = std::result::Result<T, E>;
+
+/// Where `--save-baseline NAME` and `--baseline NAME` keep results.
+pub const BASELINES: &str = ".rigor/baselines";
+
+/// The file of the baseline `name`, a plain file name.
+///
+/// # Errors
+/// [`CargoBenchError::BaselineName`] for a path or a hidden name.
+pub fn baseline_path(name: &str) -> Result<PathBuf> {
+    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+        return Err(CargoBenchError::BaselineName(name.to_string()));
+    }
+    Ok(Path::new(BASELINES).join(format!("{name}.json")))
+}
+
+/// The baselines of a run: the one it is saved as, and the one it is compared with (which
+/// exists).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Baselines {
+    /// `--save-baseline`'s file.
+    pub save: Option<PathBuf>,
+    /// `--baseline`'s file.
+    pub compare: Option<PathBuf>,
+}
+
+impl Baselines {
+    /// The files of `--save-baseline save` and `--baseline compare`, checked.
+    ///
+    /// # Errors
+    /// A name that is no plain file name, or a baseline to compare with that is not there.
+    pub fn new(save: Option<&str>, compare: Option<&str>) -> Result<Self> {
+        let compare = match compare {
+            Some(name) => {
+                let path = baseline_path(name)?;
+                if !path.exists() {
+                    return Err(CargoBenchError::NoBaseline {
+                        path,
+                        name: name.to_string(),
+                    });
+                }
+                Some(path)
+            }
+            None => None,
+        };
+        let save = save.map(baseline_path).transpose()?;
+        Ok(Self { save, compare })
+    }
+
+    /// Where the run's result goes: the file asked for, else the baseline it is saved as, else
+    /// (to compare it) `temp`; the folder of a baseline to save is made.
+    ///
+    /// # Errors
+    /// [`CargoBenchError::Baseline`] when the folder cannot be made.
+    pub fn result_path(&self, asked: Option<PathBuf>, temp: &Path) -> Result<Option<PathBuf>> {
+        if let Some(dir) = self.save.as_deref().and_then(Path::parent) {
+            std::fs::create_dir_all(dir).map_err(|source| CargoBenchError::Baseline {
+                what: "creating",
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        Ok(asked
+            .or_else(|| self.save.clone())
+            .or_else(|| self.compare.as_ref().map(|_| temp.join("result.json"))))
+    }
+
+    /// Saves `result` as the baseline to save, if any; the note saying so.
+    ///
+    /// # Errors
+    /// [`CargoBenchError::Baseline`] when it cannot be copied.
+    pub fn keep(&self, result: &Path) -> Result<Option<Note>> {
+        let Some(saved) = &self.save else {
+            return Ok(None);
+        };
+        if saved != result {
+            std::fs::copy(result, saved).map_err(|source| CargoBenchError::Baseline {
+                what: "saving the baseline",
+                path: saved.clone(),
+                source,
+            })?;
+        }
+        Ok(Some(Note::BaselineSaved(saved.clone())))
+    }
+}
+
+/// Builds the bench targets, lists their benchmarks and selects those `filters` match (all
+/// without filters; with `exact`, by equal names); the notes of targets that are not rigor-bench
+/// harnesses.
+///
+/// # Errors
+/// cargo's and the harnesses' errors; no rigor-bench target; no match (unless `list`).
+pub fn discover(
+    cargo: &CargoSettings,
+    filters: &[String],
+    exact: bool,
+    list: bool,
+) -> Result<(Vec<Selected>, Vec<Note>)> {
+    let mut listed: Vec<(Target, Vec<String>)> = Vec::new();
+    let mut notes = Vec::new();
+    for t in cargo_bench::build(cargo)? {
+        match cargo_bench::list(&t)? {
+            Listing::Benchmarks(names) => listed.push((t, names)),
+            Listing::NotRigorBench(said) => notes.push(Note::NotRigorBench {
+                target: t.name.clone(),
+                said,
+            }),
+        }
+    }
+    if listed.is_empty() {
+        return Err(CargoBenchError::NoRigorBench);
+    }
+    let selected = cargo_bench::select(&listed, filters, exact);
+    if selected.is_empty() && !list {
+        return Err(CargoBenchError::NoMatch(filters.join(", ")));
+    }
+    Ok((selected, notes))
+}
+
+/// Evaluations per sample: `fixed` for every benchmark, or tuned once per benchmark (the
+/// consecutive benchmarks of one target in one process), each tuning told to `told` as it is
+/// known.
+///
+/// # Errors
+/// A harness that fails to tune.
+pub fn evals(
+    selected: &[Selected],
+    fixed: Option<u64>,
+    told: &mut dyn FnMut(Note),
+) -> Result<Vec<u64>> {
+    if let Some(n) = fixed {
+        return Ok(vec![n; selected.len()]);
+    }
+    told(Note::Tuning(selected.len()));
+    let mut out = Vec::with_capacity(selected.len());
+    for group in selected.chunk_by(|a, b| a.target == b.target) {
+        let names: Vec<String> = group.iter().map(|s| s.function.clone()).collect();
+        for (s, t) in group
+            .iter()
+            .zip(cargo_bench::tune(&group[0].target, &names)?)
+        {
+            told(Note::Tuned {
+                name: s.name.clone(),
+                evals: t.evals,
+                per_eval: t.per_eval_ns.map(|ns| Seconds::from_unit(ns, TimeUnit::Ns)),
+                allocs: t.allocs.map(|a| (a.allocations, a.bytes)),
+            });
+            out.push(t.evals);
+        }
+    }
+    Ok(out)
+}
+
+/// `rigor run`'s settings for the selected benchmarks (the rest of `request` as given), one
+/// benchmark per function named after it, each command fixing its evaluations.
+///
+/// # Errors
+/// What [`RunRequest::resolve`] finds.
+pub fn settings(
+    selected: &[Selected],
+    evals: &[u64],
+    mut request: RunRequest,
+) -> Result<Resolved, crate::RequestError> {
+    let benchmarks: Vec<_> = selected
+        .iter()
+        .zip(evals)
+        .map(|(s, &e)| s.benchmark(e))
+        .collect();
+    request.commands = benchmarks
+        .iter()
+        .map(|b| shell_words::join(b.command.argv()))
+        .collect();
+    request.names = selected.iter().map(|s| s.name.clone()).collect();
+    request.shell = None;
+    let mut resolved = request.resolve()?;
+    for (b, from) in resolved.settings.benchmarks.iter_mut().zip(benchmarks) {
+        b.dir = from.dir;
+    }
+    Ok(resolved)
+}
+
+/// Compares the run's result `new` with the baseline `old`, with the run's comparison settings.
+///
+/// # Errors
+/// [`CargoBenchError::Compare`] when they cannot be compared.
+pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<ComparedFiles> {
+    let mut comparison = s.comparison.clone();
+    comparison.enabled = true;
+    crate::saved::compare(&CompareFilesSettings {
+        old: vec![old.to_path_buf()],
+        new: vec![new.to_path_buf()],
+        // Both are rigor's own result files.
+        format: None,
+        seed: s.runner.seed,
+        analysis: s.analysis,
+        comparison,
+    })
+    .map_err(|e| CargoBenchError::Compare {
+        path: old.to_path_buf(),
+        source: Box::new(e),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_names_are_plain_file_names() {
+        assert_eq!(
+            baseline_path("main").unwrap(),
+            Path::new(".rigor/baselines/main.json")
+        );
+        for bad in ["", "../x", "a/b", ".hidden"] {
+            assert!(baseline_path(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_result_goes_where_asked_else_to_the_baseline_else_beside_it() {
+        let temp = Path::new("/tmp/x");
+        let none = Baselines::default();
+        assert_eq!(none.result_path(None, temp).unwrap(), None);
+        let compare = Baselines {
+            save: None,
+            compare: Some("old.json".into()),
+        };
+        let asked = Some(PathBuf::from("r.json"));
+        assert_eq!(compare.result_path(asked.clone(), temp).unwrap(), asked);
+        assert_eq!(
+            compare.result_path(None, temp).unwrap(),
+            Some(temp.join("result.json"))
+        );
+    }
+}

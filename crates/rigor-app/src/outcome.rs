@@ -1,0 +1,86 @@
+//! The one rule from what a use case found to how it ended ([`Outcome`], the exit status):
+//! interrupted, else failed, else `--fail-on` matched, else fine.
+
+use rigor_stats::compare::Verdict;
+
+use crate::settings::FailOn;
+
+/// How a use case ended, for the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything ran and nothing matched `--fail-on`.
+    Ok,
+    /// A benchmark failed.
+    Failed,
+    /// The user stopped it (Ctrl-C); the data measured so far is kept.
+    Interrupted,
+    /// `--fail-on` matched.
+    Gated,
+}
+
+/// What a use case found that its outcome depends on.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Findings {
+    /// The user stopped it.
+    pub interrupted: bool,
+    /// A benchmark failed or measured nothing.
+    pub failed: bool,
+    /// Every verdict shown.
+    pub verdicts: Vec<Verdict>,
+    /// A warning was shown (about the data, the analysis or the run).
+    pub warned: bool,
+}
+
+impl Findings {
+    /// The outcome under `fail_on`: interrupted, else failed, else gated when the rule matches
+    /// a verdict (or, for [`FailOn::Warning`], any warning).
+    pub fn outcome(&self, fail_on: Option<FailOn>) -> Outcome {
+        let gated = match fail_on {
+            None => false,
+            Some(FailOn::Warning) => self.warned,
+            Some(rule) => self.verdicts.iter().any(|v| rule.fails_on(*v)),
+        };
+        if self.interrupted {
+            Outcome::Interrupted
+        } else if self.failed {
+            Outcome::Failed
+        } else if gated {
+            Outcome::Gated
+        } else {
+            Outcome::Ok
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interruption_then_failure_then_the_rule_decide() {
+        let f = Findings {
+            interrupted: true,
+            failed: true,
+            verdicts: vec![Verdict::Regression],
+            warned: true,
+        };
+        assert_eq!(f.outcome(Some(FailOn::Regression)), Outcome::Interrupted);
+        let f = Findings {
+            interrupted: false,
+            ..f
+        };
+        assert_eq!(f.outcome(Some(FailOn::Regression)), Outcome::Failed);
+        let f = Findings { failed: false, ..f };
+        assert_eq!(f.outcome(None), Outcome::Ok);
+        assert_eq!(f.outcome(Some(FailOn::Regression)), Outcome::Gated);
+        assert_eq!(f.outcome(Some(FailOn::Warning)), Outcome::Gated);
+        let quiet = Findings {
+            warned: false,
+            verdicts: vec![Verdict::Improvement],
+            ..f
+        };
+        assert_eq!(quiet.outcome(Some(FailOn::Warning)), Outcome::Ok);
+        assert_eq!(quiet.outcome(Some(FailOn::Regression)), Outcome::Ok);
+        assert_eq!(quiet.outcome(Some(FailOn::Change)), Outcome::Gated);
+    }
+}

@@ -1,0 +1,214 @@
+//! Notes a command prints on standard error after `rigor: `: what the user should know about
+//! the settings or the outcome, each from the facts a use case returned.
+
+use std::fmt;
+
+/// One note.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Note {
+    /// A benchmark took the plan of another name, in its place in the plan file.
+    PlanMatchedByPosition {
+        /// The benchmark.
+        benchmark: String,
+        /// The plan's name for it.
+        plan: String,
+    },
+    /// `--discard` found no iterations to discard in these benchmarks (only wall time).
+    NothingDiscarded {
+        /// The benchmarks.
+        benchmarks: Vec<String>,
+    },
+    /// A benchmark failed or measured nothing (exit status 2).
+    Failed,
+    /// A benchmarked command exited with a non-zero status, and `-i` was not given.
+    IgnoreFailure,
+    /// A saved benchmark measured nothing (exit status 2).
+    NothingMeasured,
+    /// `--fail-on` matched (exit status 1).
+    Gated,
+    /// `rigor bench` builds the bench targets.
+    Building,
+    /// A bench target is not a rigor-bench harness.
+    NotRigorBench {
+        /// The target.
+        target: String,
+        /// What it answered.
+        said: String,
+    },
+    /// `rigor bench` tunes this many benchmarks.
+    Tuning(usize),
+    /// A benchmark's tuning: evaluations per sample, the time per evaluation it was tuned at,
+    /// and allocations and bytes per iteration when counted.
+    Tuned {
+        /// The benchmark.
+        name: String,
+        /// Evaluations per sample.
+        evals: u64,
+        /// Time per evaluation.
+        per_eval: Option<rigor_units::Seconds>,
+        /// Allocations and bytes per iteration.
+        allocs: Option<(f64, f64)>,
+    },
+    /// The result was saved as a baseline.
+    BaselineSaved(std::path::PathBuf),
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::PlanMatchedByPosition { benchmark, plan } => write!(
+                f,
+                "note: the plan has no benchmark named '{benchmark}': it gets the plan of \
+                 '{plan}', the benchmark in its place in the plan file"
+            ),
+            Self::NothingDiscarded { benchmarks } => write!(
+                f,
+                "note: --discard drops warm-up iterations, and {} reported none (only its wall \
+                 time was measured): nothing was discarded there; -w/--warmup skips whole \
+                 executions",
+                benchmarks.join(", ")
+            ),
+            Self::Failed => {
+                f.write_str("a benchmark failed or measured nothing (shown above), exit status 2")
+            }
+            Self::IgnoreFailure => f.write_str(
+                "to measure a command whose exit status is not zero, use -i/--ignore-failure",
+            ),
+            Self::NothingMeasured => {
+                f.write_str("a benchmark measured nothing (shown above), exit status 2")
+            }
+            Self::Gated => f.write_str("--fail-on matched (shown above), exit status 1"),
+            Self::Building => f.write_str("building the bench targets (cargo bench --no-run)"),
+            Self::NotRigorBench { target, said } => write!(
+                f,
+                "skipping bench target '{target}': not a rigor-bench harness ({said})"
+            ),
+            Self::Tuning(n) => write!(f, "tuning evaluations per sample for {n} benchmark(s)"),
+            Self::Tuned {
+                name,
+                evals,
+                per_eval,
+                allocs,
+            } => f.write_str(&tuned(name, *evals, *per_eval, *allocs)),
+            Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
+        }
+    }
+}
+
+/// How many units a run measures, as its opening line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Adaptive.
+    Adaptive,
+    /// Until decided: executions per build (with builds), and the most rounds.
+    UntilDecided {
+        /// Executions per build, when builds are the top level.
+        per_build: Option<usize>,
+        /// The most rounds.
+        max_rounds: usize,
+    },
+    /// Fixed counts.
+    Fixed {
+        /// Builds, when builds are the top level.
+        builds: Option<usize>,
+        /// Executions (per build).
+        executions: usize,
+    },
+}
+
+/// "3 commands, 10 executions each, seed 42" (after `rigor: `).
+pub fn opening(commands: usize, shape: Shape, seed: rigor_units::Seed) -> String {
+    let shape = match shape {
+        Shape::Adaptive => "adaptive".to_string(),
+        Shape::UntilDecided {
+            per_build,
+            max_rounds,
+        } => {
+            let round = per_build.map_or("1 execution".to_string(), |e| {
+                format!("1 build × {e} executions")
+            });
+            format!("until decided (rounds of {round} each, at most {max_rounds})")
+        }
+        Shape::Fixed { builds, executions } => {
+            let builds = builds.map_or(String::new(), |b| format!("{b} builds × "));
+            format!("{builds}{executions} executions each")
+        }
+    };
+    format!(
+        "{}, {shape}, seed {seed}",
+        crate::format::count(commands, "command", "commands")
+    )
+}
+
+/// A benchmark's tuning (`rigor bench`): evaluations per sample, the time per evaluation it
+/// was tuned at, and allocations and bytes per iteration when counted.
+fn tuned(
+    name: &str,
+    evals: u64,
+    per_eval: Option<rigor_units::Seconds>,
+    allocs: Option<(f64, f64)>,
+) -> String {
+    let mut text = format!(
+        "{name}: {evals} evaluation{} per sample",
+        if evals == 1 { "" } else { "s" }
+    );
+    if let Some(t) = per_eval {
+        text += &format!(" (tuned at {t} per evaluation)");
+    }
+    if let Some((allocations, bytes)) = allocs {
+        let count = |v: f64| {
+            if v.fract() == 0.0 {
+                format!("{v}")
+            } else {
+                rigor_units::significant(v)
+            }
+        };
+        text += &format!(
+            ", {} allocations and {} bytes per iteration",
+            count(allocations),
+            count(bytes)
+        );
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_opening_line_names_the_shape_of_the_run() {
+        let seed = rigor_units::Seed(7);
+        let fixed = Shape::Fixed {
+            builds: Some(5),
+            executions: 3,
+        };
+        assert_eq!(
+            opening(2, fixed, seed),
+            "2 commands, 5 builds × 3 executions each, seed 7"
+        );
+        let decided = Shape::UntilDecided {
+            per_build: None,
+            max_rounds: 200,
+        };
+        assert_eq!(
+            opening(1, decided, seed),
+            "1 command, until decided (rounds of 1 execution each, at most 200), seed 7"
+        );
+    }
+
+    #[test]
+    fn tuning_counts_whole_allocations_as_integers() {
+        let note = Note::Tuned {
+            name: "sum".into(),
+            evals: 1,
+            per_eval: None,
+            allocs: Some((2.0, 0.5)),
+        };
+        assert_eq!(
+            note.to_string(),
+            "sum: 1 evaluation per sample, 2 allocations and 0.500 bytes per iteration"
+        );
+    }
+}
