@@ -14,7 +14,7 @@ pub(crate) struct RunData {
 
 /// A stored benchmark of one run, before merging.
 pub(crate) struct RunBenchmark {
-    pub(crate) run: i64,
+    pub(crate) run: crate::RunInfo,
     pub(crate) rev: String,
     pub(crate) command: String,
     pub(crate) layout: Layout,
@@ -25,7 +25,7 @@ pub(crate) struct RunBenchmark {
 
 /// A `run_benchmarks` row as both backends read it: the JSON and text columns still undecoded.
 pub(crate) struct RunBenchmarkRow {
-    pub(crate) run: i64,
+    pub(crate) run: crate::rows::RunInfoRow,
     pub(crate) command: String,
     pub(crate) levels: String,
     pub(crate) level_names: Option<String>,
@@ -37,12 +37,9 @@ pub(crate) struct RunBenchmarkRow {
 impl RunBenchmarkRow {
     /// Decodes the row's columns; `damaged(what, message)` makes the backend's error (which
     /// names its database).
-    pub(crate) fn decode(
-        self,
-        damaged: impl Fn(&'static str, String) -> crate::HistoryError,
-    ) -> crate::Result<RunBenchmark> {
+    pub(crate) fn decode(self, damaged: crate::rows::Damage<'_>) -> crate::Result<RunBenchmark> {
         Ok(RunBenchmark {
-            run: self.run,
+            run: self.run.decode(damaged)?,
             rev: self.rev,
             command: self.command,
             layout: serde_json::from_str(&self.levels)
@@ -93,7 +90,7 @@ pub(crate) fn series_of(
         .into_iter()
         .filter_map(|v| {
             let parts = by_version.remove(&v.version.rev).unwrap_or_default();
-            let runs = parts.iter().map(|p| crate::RunId(p.run)).collect();
+            let runs = parts.iter().map(|p| p.run).collect();
             merged(benchmark, parts, &mut data).map(|benchmark| crate::VersionData {
                 version: v.version,
                 runs,
@@ -119,7 +116,7 @@ pub(crate) fn merged(
         let RunData {
             samples,
             executions,
-        } = data.remove(&part.run).unwrap_or_default();
+        } = data.remove(&part.run.id.0).unwrap_or_default();
         let next = |f: &dyn Fn(&SampleRecord) -> usize| samples.iter().map(f).max();
         let (r, e, bl) = (
             next(&|s| s.round),
@@ -160,7 +157,12 @@ mod tests {
 
     fn part(run: i64, unit: TimeUnit) -> RunBenchmark {
         RunBenchmark {
-            run,
+            run: crate::RunInfo {
+                id: crate::RunId(run),
+                session: crate::SessionId(run),
+                artifact: None,
+                role: crate::Role::New,
+            },
             rev: "v1".into(),
             command: "c".into(),
             layout: Layout::EXECUTIONS,

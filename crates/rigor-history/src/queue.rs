@@ -10,13 +10,29 @@
 
 use std::time::Duration;
 
-use postgres::GenericClient;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::error::{HistoryError, Result};
-use crate::postgres::{PostgresHistory, ingest_in, record_failure_in};
-use crate::types::{Ingest, MachineInfo, RunId, VersionInfo};
+use crate::error::Result;
+use crate::types::{Failure, Ingest, RunId, id_type, named_enum};
+
+id_type!(
+    /// A queued job's id.
+    JobId
+);
+
+named_enum!(
+    /// Where a job is.
+    JobState, "job state" {
+        /// Waiting for a worker.
+        Queued = "queued",
+        /// Claimed by a worker (whose lease may have run out).
+        Running = "running",
+        /// Its results are stored.
+        Done = "done",
+        /// It could not be run.
+        Failed = "failed",
+    }
+);
 
 /// A job to queue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +49,7 @@ pub struct NewJob {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaimedJob {
     /// Its id.
-    pub id: i64,
+    pub id: JobId,
     /// The claim's number (the lease token).
     pub attempt: i64,
     /// Its machine class.
@@ -49,8 +65,8 @@ pub struct ClaimedJob {
 pub struct JobResults<'a> {
     /// Results to ingest.
     pub results: &'a [Ingest<'a>],
-    /// Versions that could not be measured, with the reason.
-    pub failures: &'a [(&'a VersionInfo, &'a MachineInfo, &'a str)],
+    /// Versions that could not be measured (stored on the job's branch whatever theirs says).
+    pub failures: &'a [Failure<'a>],
 }
 
 /// How many jobs of a class (and worker) are in a state.
@@ -60,8 +76,8 @@ pub struct JobTally {
     pub class: String,
     /// The worker that ran (or runs) them; `None` for jobs never claimed.
     pub worker: Option<String>,
-    /// `queued`, `running`, `done` or `failed`.
-    pub state: String,
+    /// Where they are.
+    pub state: JobState,
     /// How many.
     pub count: i64,
     /// Of the running ones, how many have an expired lease (their worker is presumed dead).
@@ -90,7 +106,7 @@ pub trait JobQueue {
 
     /// Stores a job's results and marks it done, in one transaction. Completing again after a
     /// success (a lost acknowledgement) returns the same runs; a claim that was lost gives
-    /// [`HistoryError::LeaseLost`] and stores nothing.
+    /// [`crate::HistoryError::LeaseLost`] and stores nothing.
     fn complete(&mut self, job: &ClaimedJob, results: &JobResults<'_>) -> Result<Vec<RunId>>;
 
     /// Marks a job failed (it cannot be run: a bad spec, a missing repository).
@@ -100,10 +116,23 @@ pub trait JobQueue {
     fn tally(&self) -> Result<Vec<JobTally>>;
 }
 
+/// The PostgreSQL queue (the feature `postgres`).
+#[cfg(feature = "postgres")]
+mod on_postgres {
+use std::time::Duration;
+
+use postgres::GenericClient;
+use sha2::{Digest, Sha256};
+
+use super::{ClaimedJob, Enqueued, JobId, JobQueue, JobResults, JobState, JobTally, NewJob};
+use crate::error::{HistoryError, Result};
+use crate::postgres::{Fail, PostgresHistory, ingest_in, record_failure_in};
+use crate::types::{Failure, RunId};
+
 fn job_key(job: &NewJob) -> String {
     let mut h = Sha256::new();
     h.update(format!("{}\0{}\0{}", job.class, job.branch, job.spec));
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::rows::hex(&h.finalize())
 }
 
 fn millis(d: Duration) -> f64 {
@@ -111,32 +140,33 @@ fn millis(d: Duration) -> f64 {
 }
 
 /// Locks a job's row and says whether the claim still holds: `Ok(None)` when it does, the stored
-/// runs when the same claim already completed it.
+/// runs when the same claim already completed it, [`HistoryError::LeaseLost`] when it was lost.
 fn check_claim(
     tx: &mut impl GenericClient,
     job: &ClaimedJob,
-) -> std::result::Result<Result<Option<Vec<RunId>>>, postgres::Error> {
+) -> std::result::Result<Option<Vec<RunId>>, Fail> {
+    let lost = || Fail::History(HistoryError::LeaseLost(job.id));
     let row = tx.query_opt(
         "SELECT state, attempts, runs FROM jobs WHERE id = $1 FOR UPDATE",
-        &[&job.id],
+        &[&job.id.0],
     )?;
     let Some(row) = row else {
-        return Ok(Err(HistoryError::LeaseLost(job.id)));
+        return Err(lost());
     };
     let (state, attempts, runs): (String, i64, Option<String>) =
         (row.get(0), row.get(1), row.get(2));
     if attempts != job.attempt {
-        return Ok(Err(HistoryError::LeaseLost(job.id)));
+        return Err(lost());
     }
-    match state.as_str() {
-        "running" => Ok(Ok(None)),
-        "done" => {
+    match state.parse::<JobState>() {
+        Ok(JobState::Running) => Ok(None),
+        Ok(JobState::Done) => {
             let ids: Vec<i64> = runs
                 .and_then(|r| serde_json::from_str(&r).ok())
                 .unwrap_or_default();
-            Ok(Ok(Some(ids.into_iter().map(RunId).collect())))
+            Ok(Some(ids.into_iter().map(RunId).collect()))
         }
-        _ => Ok(Err(HistoryError::LeaseLost(job.id))),
+        _ => Err(lost()),
     }
 }
 
@@ -175,7 +205,7 @@ impl JobQueue for PostgresHistory {
             )
             .map_err(|e| self.db(e))?;
         Ok(row.map(|r| ClaimedJob {
-            id: r.get(0),
+            id: JobId(r.get(0)),
             attempt: r.get(1),
             class: r.get(2),
             branch: r.get(3),
@@ -189,34 +219,36 @@ impl JobQueue for PostgresHistory {
             .execute(
                 "UPDATE jobs SET lease_until = now() + $3 * interval '1 millisecond'
                  WHERE id = $1 AND attempts = $2 AND state = 'running'",
-                &[&job.id, &job.attempt, &millis(lease)],
+                &[&job.id.0, &job.attempt, &millis(lease)],
             )
             .map_err(|e| self.db(e))?;
         Ok(n == 1)
     }
 
     fn complete(&mut self, job: &ClaimedJob, results: &JobResults<'_>) -> Result<Vec<RunId>> {
-        let outcome = self.in_transaction(|tx| {
-            match check_claim(tx, job)? {
-                Ok(None) => {}
-                other => return Ok(other),
+        self.in_transaction(|tx| {
+            if let Some(runs) = check_claim(tx, job)? {
+                return Ok(runs);
             }
             let mut runs = Vec::new();
             for r in results.results {
                 runs.push(ingest_in(tx, r)?.id());
             }
-            for (v, m, reason) in results.failures {
-                runs.push(record_failure_in(tx, v, m, &job.branch, reason)?);
+            for f in results.failures {
+                let on_branch = Failure {
+                    branch: &job.branch,
+                    ..*f
+                };
+                runs.push(record_failure_in(tx, &on_branch)?);
             }
             let ids: Vec<i64> = runs.iter().map(|r| r.0).collect();
             tx.execute(
                 "UPDATE jobs SET state = 'done', finished_at = now(), lease_until = NULL,
                      runs = $2, error = NULL WHERE id = $1",
-                &[&job.id, &serde_json::to_string(&ids).unwrap_or_default()],
+                &[&job.id.0, &serde_json::to_string(&ids).unwrap_or_default()],
             )?;
-            Ok(Ok(Some(runs)))
-        })?;
-        outcome.map(Option::unwrap_or_default)
+            Ok(runs)
+        })
     }
 
     fn fail(&mut self, job: &ClaimedJob, reason: &str) -> Result<()> {
@@ -224,8 +256,9 @@ impl JobQueue for PostgresHistory {
             tx.execute(
                 "UPDATE jobs SET state = 'failed', finished_at = now(), lease_until = NULL,
                      error = $3 WHERE id = $1 AND attempts = $2 AND state = 'running'",
-                &[&job.id, &job.attempt, &reason],
+                &[&job.id.0, &job.attempt, &reason],
             )
+            .map_err(Fail::Db)
         })
         .map(|_| ())
     }
@@ -240,15 +273,22 @@ impl JobQueue for PostgresHistory {
                 &[],
             )
             .map_err(|e| self.db(e))?;
-        Ok(rows
-            .iter()
-            .map(|r| JobTally {
-                class: r.get(0),
-                worker: r.get(1),
-                state: r.get(2),
-                count: r.get(3),
-                expired: r.get(4),
+        rows.iter()
+            .map(|r| {
+                let state: String = r.get(2);
+                Ok(JobTally {
+                    class: r.get(0),
+                    worker: r.get(1),
+                    state: state.parse().map_err(|e: HistoryError| HistoryError::Damaged {
+                        path: self.url().into(),
+                        what: "job state",
+                        message: e.to_string(),
+                    })?,
+                    count: r.get(3),
+                    expired: r.get(4),
+                })
             })
-            .collect())
+            .collect()
     }
+}
 }
