@@ -549,3 +549,42 @@ pub struct ChangeFilter {
     /// Include changes the latest detection no longer finds.
     pub include_stale: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifact_hashes_are_64_hexadecimal_digits_both_ways() {
+        let hex = format!("{}{}", "0f".repeat(16), "A0".repeat(16));
+        let a: ArtifactHash = hex.parse().unwrap();
+        assert_eq!(a.to_string(), hex.to_lowercase());
+        assert_eq!(serde_json::to_string(&a).unwrap(), format!("\"{a}\""));
+        for bad in ["", "0f", &"g0".repeat(32), &"é".repeat(32)] {
+            assert!(bad.parse::<ArtifactHash>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn names_round_trip_and_say_what_they_could_be() {
+        for k in ["run", "worker", "bisect", "add", "confirm", "check"] {
+            assert_eq!(k.parse::<SessionKind>().unwrap().as_str(), k);
+        }
+        let e = "maybe".parse::<ChangeStatus>().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "'maybe' is not a change status (new, acknowledged, invalid)"
+        );
+        assert_eq!(Role::default(), Role::New);
+        assert_eq!(serde_json::to_string(&Role::Anchor).unwrap(), "\"anchor\"");
+        assert_eq!(
+            ChangeVerdict::of(Verdict::Improvement),
+            Some(ChangeVerdict::Improvement)
+        );
+        assert_eq!(ChangeVerdict::of(Verdict::Inconclusive), None);
+        assert_eq!(
+            Verdict::from(ChangeVerdict::Regression).to_string(),
+            ChangeVerdict::Regression.to_string()
+        );
+    }
+}
