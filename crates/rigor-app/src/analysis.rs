@@ -1,8 +1,8 @@
 //! From stored raw data to estimates: builds each benchmark's hierarchy, runs the analysis and
 //! writes the estimates back into the result records.
 
-use rigor_stats::analysis::{Analysis, analyze};
 use rigor_stats::Hierarchy;
+use rigor_stats::analysis::{Analysis, analyze};
 use rigor_store::{
     AnalysisRecord, BenchmarkRecord, ComponentRecord, IntervalRecord, MeanMethod, ResultFile,
     SummaryRecord,

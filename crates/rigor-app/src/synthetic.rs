@@ -144,7 +144,12 @@ pub fn generate_versions(
     for v in range {
         let version = version(v);
         if spec.failed.contains(&v) {
-            history.record_failure(&Failure::new(&version, &machine, &spec.branch, "build failed"))?;
+            history.record_failure(&Failure::new(
+                &version,
+                &machine,
+                &spec.branch,
+                "build failed",
+            ))?;
         } else {
             let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
             rng.set_stream(v as u64);

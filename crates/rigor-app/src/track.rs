@@ -659,18 +659,18 @@ fn detect_one(benchmark: &str, series: &[VersionData], s: &DetectSettings) -> Re
         // Only changes are kept (a boundary whose verdict is no change is not one).
         .filter_map(|c| {
             Some(Found {
-            benchmark: benchmark.to_string(),
-            change: NewChange {
-                rev: series[kept[c.index]].version.rev.clone(),
-                previous_rev: Some(series[kept[c.index - 1]].version.rev.clone()),
-                ratio: c.ratio,
-                interval: c.interval,
-                p_value: c.p_adjusted,
-                q_value: None,
-                verdict: ChangeVerdict::of(c.verdict)?,
-                method: METHOD.to_string(),
-            },
-        })
+                benchmark: benchmark.to_string(),
+                change: NewChange {
+                    rev: series[kept[c.index]].version.rev.clone(),
+                    previous_rev: Some(series[kept[c.index - 1]].version.rev.clone()),
+                    ratio: c.ratio,
+                    interval: c.interval,
+                    p_value: c.p_adjusted,
+                    q_value: None,
+                    verdict: ChangeVerdict::of(c.verdict)?,
+                    method: METHOD.to_string(),
+                },
+            })
         })
         .collect())
 }

@@ -52,7 +52,10 @@ fn quantised_versions_show_no_change_once_the_history_keeps_their_resolution() {
     let found = detect_changes(&mut bare, &key(), &DetectSettings::default()).unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].change.rev, "v10");
-    assert_eq!(found[0].change.verdict, rigor_history::ChangeVerdict::Regression);
+    assert_eq!(
+        found[0].change.verdict,
+        rigor_history::ChangeVerdict::Regression
+    );
     let (lo, hi) = found[0].change.interval.unwrap();
     assert!(close(lo, 3.04 / 3.0) && close(hi, 3.04 / 3.0), "{lo} {hi}");
     // With it: no change.

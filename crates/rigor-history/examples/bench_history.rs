@@ -10,7 +10,9 @@
 
 use std::time::Instant;
 
-use rigor_history::{HistoryRead, HistoryWrite, Ingest, MachineInfo, SeriesKey, SqliteHistory, VersionInfo};
+use rigor_history::{
+    HistoryRead, HistoryWrite, Ingest, MachineInfo, SeriesKey, SqliteHistory, VersionInfo,
+};
 use rigor_stats::HierarchyBuilder;
 use rigor_stats::edivisive::{ChangeConfig, detect_changes};
 use rigor_stats::series::{SeriesConfig, VersionMean, detect};

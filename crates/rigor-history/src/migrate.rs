@@ -269,7 +269,8 @@ mod tests {
             run(5, 1, Some("t2")),
             run(6, 1, None),
         ]);
-        let got: Vec<(&str, Vec<i64>)> = s.iter().map(|s| (s.values.kind, s.runs.clone())).collect();
+        let got: Vec<(&str, Vec<i64>)> =
+            s.iter().map(|s| (s.values.kind, s.runs.clone())).collect();
         assert_eq!(
             got,
             [

@@ -64,7 +64,8 @@ fn parsed<T: std::str::FromStr<Err = HistoryError>>(
     what: &'static str,
     damaged: Damage<'_>,
 ) -> Result<T> {
-    text.parse().map_err(|e: HistoryError| damaged(what, e.to_string()))
+    text.parse()
+        .map_err(|e: HistoryError| damaged(what, e.to_string()))
 }
 
 /// The hashes that make ingesting idempotent.
@@ -465,7 +466,10 @@ pub(crate) struct SessionRow {
 }
 
 /// Sessions from their rows (one per run, ordered by session), each with its runs.
-pub(crate) fn sessions_of(rows: Vec<SessionRow>, damaged: Damage<'_>) -> Result<Vec<StoredSession>> {
+pub(crate) fn sessions_of(
+    rows: Vec<SessionRow>,
+    damaged: Damage<'_>,
+) -> Result<Vec<StoredSession>> {
     let mut out: Vec<StoredSession> = Vec::new();
     for r in rows {
         if let Some(last) = out.last_mut().filter(|s| s.id.0 == r.id) {

@@ -272,10 +272,7 @@ fn fill_schema_3(tx: &Transaction<'_>, path: &Path) -> Result<()> {
     }
     let times: Vec<(i64, String)> = tx
         .prepare("SELECT id, commit_time FROM versions WHERE commit_time IS NOT NULL")
-        .and_then(|mut s| {
-            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect()
-        })
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
         .map_err(db)?;
     for (id, time) in times {
         let utc = normalised_time(&time);
@@ -489,9 +486,7 @@ impl SqliteHistory {
         row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<Vec<T>> {
         let mut stmt = self.db(self.conn.prepare_cached(sql))?;
-        self.db(stmt
-            .query_map(values, row)
-            .and_then(|rows| rows.collect()))
+        self.db(stmt.query_map(values, row).and_then(|rows| rows.collect()))
     }
 
     /// The stored benchmark of each run of a benchmark's series, oldest run first.
@@ -656,7 +651,12 @@ impl HistoryRead for SqliteHistory {
             "SELECT DISTINCT m.name, r.branch FROM runs r JOIN machines m ON m.id = r.machine_id
              ORDER BY m.name, r.branch",
             [],
-            |r| Ok(SeriesKey::new(r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+            |r| {
+                Ok(SeriesKey::new(
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                ))
+            },
         )
     }
 

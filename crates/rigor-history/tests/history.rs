@@ -5,13 +5,13 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use rigor_history::{
-    ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Failure, History, HistoryError, Ingest,
-    Ingested, MachineInfo, NewChange, SeriesKey, VersionInfo,
-};
 use jiff::Timestamp;
 use rigor_history::{
     ArtifactHash, MeanSpread, NewSession, Role, RunInfo, SessionEnd, SessionId, SessionKind,
+};
+use rigor_history::{
+    ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Failure, History, HistoryError, Ingest,
+    Ingested, MachineInfo, NewChange, SeriesKey, VersionInfo,
 };
 use rigor_stats::MeanEstimate;
 use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
@@ -67,8 +67,13 @@ fn key(machine: &str, branch: &str) -> SeriesKey {
 }
 
 fn fail(h: &mut dyn History, rev: &str, order: i64) {
-    h.record_failure(&Failure::new(&version(rev, order), &machine(), "main", "build failed"))
-        .unwrap();
+    h.record_failure(&Failure::new(
+        &version(rev, order),
+        &machine(),
+        "main",
+        "build failed",
+    ))
+    .unwrap();
 }
 
 /// Where a test's history lives: a new SQLite file, or a new PostgreSQL database.
@@ -650,7 +655,10 @@ fn sessions_hold_their_runs_with_artifacts_and_roles(store: Store) {
     assert_eq!((s.load_before, s.load_after), (Some(0.25), Some(0.5)));
     assert_eq!(s.runs, [new, anchor, failed]);
     let s = &sessions[1];
-    assert_eq!((s.kind, s.runs.as_slice()), (SessionKind::Add, [own].as_slice()));
+    assert_eq!(
+        (s.kind, s.runs.as_slice()),
+        (SessionKind::Add, [own].as_slice())
+    );
     assert_eq!(s.started, at("2026-03-02T08:00:00Z"));
     assert_eq!(s.ended, Some(at("2026-03-02T08:05:00Z")));
     assert_eq!((s.load_before, s.load_after), (None, None));
@@ -761,7 +769,10 @@ fn schema_2(store: &Store) -> (String, i64) {
 fn a_database_of_schema_2_gets_sessions_spreads_and_utc_times(store: Store) {
     let (schema, old_version) = schema_2(&store);
     let levels = serde_json::to_string(&Layout::new(false, true)).unwrap();
-    let (pg, no) = (store.is_postgres(), if store.is_postgres() { "FALSE" } else { "0" });
+    let (pg, no) = (
+        store.is_postgres(),
+        if store.is_postgres() { "FALSE" } else { "0" },
+    );
     let components = r#"[{"level":"execution","s2":0.04,"t2":0.03,"units":5},{"level":"iteration","s2":0.01,"t2":0.01,"units":10}]"#;
     let mut sql = format!(
         "{schema}
@@ -786,7 +797,11 @@ fn a_database_of_schema_2_gets_sessions_spreads_and_utc_times(store: Store) {
     for run in 1..=2 {
         for e in 0..3 {
             for i in 0..2 {
-                let pos = if pg { format!("{}, ", values.len() + 1) } else { String::new() };
+                let pos = if pg {
+                    format!("{}, ", values.len() + 1)
+                } else {
+                    String::new()
+                };
                 let value = 1.0 + 0.1 * e as f64 + 0.01 * i as f64 + 0.5 * run as f64;
                 values.push(format!("({run}, 1, {pos}{e}, {e}, {i}, {value}, {no})"));
             }
@@ -808,7 +823,10 @@ fn a_database_of_schema_2_gets_sessions_spreads_and_utc_times(store: Store) {
     assert_eq!(versions.len(), 4);
     assert_eq!(h.measured_runs(&main()).unwrap().len(), 3);
     assert_eq!(versions[0].version.time, Some(at("2026-01-01T09:00:00Z")));
-    assert_eq!(versions[3].version.time, None, "an unreadable time is dropped");
+    assert_eq!(
+        versions[3].version.time, None,
+        "an unreadable time is dropped"
+    );
     // a and b were measured together: one session of kind run; c and the failure alone.
     let sessions = h.sessions(&main()).unwrap();
     let got: Vec<(SessionKind, Vec<i64>)> = sessions

@@ -87,7 +87,10 @@ fn an_expired_lease_moves_the_job_and_the_old_claim_stores_nothing() {
     assert_eq!(runs.len(), 1);
     // Completing again (a lost acknowledgement) stores nothing more and returns the same runs.
     assert_eq!(q.complete(&new, &results).unwrap(), runs);
-    assert_eq!(q.versions(&SeriesKey::new("fast", "main")).unwrap()[0].runs, 1);
+    assert_eq!(
+        q.versions(&SeriesKey::new("fast", "main")).unwrap()[0].runs,
+        1
+    );
     let tally = q.tally().unwrap();
     assert_eq!(tally.len(), 1, "{tally:?}");
     assert_eq!(

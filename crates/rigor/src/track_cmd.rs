@@ -50,10 +50,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
     if url.is_none() && !writes && !args.db.exists() {
         return Err(rigor_app::AppError::NoHistory(args.db.clone()).into());
     }
-    let shown = url.map_or_else(
-        || args.db.display().to_string(),
-        rigor_history::redact,
-    );
+    let shown = url.map_or_else(|| args.db.display().to_string(), rigor_history::redact);
     let runs = default_results_dir(url.is_none().then_some(args.db.as_path()));
     // Checked before the history is opened, which would make an empty database.
     match &args.command {
@@ -245,14 +242,13 @@ fn add_result(
         ),
     }
     let machine = track::this_machine(Some(&key.machine));
-    let (ingested, warnings) =
-        track::add(
-            history.as_write(),
-            imported.result,
-            &version,
-            &machine,
-            &key.branch,
-        )?;
+    let (ingested, warnings) = track::add(
+        history.as_write(),
+        imported.result,
+        &version,
+        &machine,
+        &key.branch,
+    )?;
     crate::output::warnings(&warnings);
     emit(&match ingested {
         track::Added::Failed(reason) => format!(

@@ -123,7 +123,12 @@ fn series_of<'a>(history: &dyn HistoryRead, cache: &'a Cache) -> Result<Vec<Seri
             branch: Some(key.branch.clone()),
             ..ChangeFilter::default()
         })?;
-        out.push(Series::new((&key.machine, &key.branch), versions, &changes, sc));
+        out.push(Series::new(
+            (&key.machine, &key.branch),
+            versions,
+            &changes,
+            sc,
+        ));
     }
     Ok(out)
 }

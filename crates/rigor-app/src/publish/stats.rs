@@ -26,7 +26,6 @@ pub(crate) struct Critical {
 }
 
 impl Critical {
-
     /// The quantiles on the grid 1/ν = k·[`QUANTILE_STEP`] up to 1/ν = 1/`min_df`.
     pub fn table(&mut self, level: f64, min_df: usize) -> Option<QuantileTable> {
         let full = self.tables.entry(level.to_bits()).or_insert_with(|| {
