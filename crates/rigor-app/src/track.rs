@@ -221,13 +221,7 @@ pub fn run_versions(
             pending.push(version);
         }
     }
-    let measuring = Measuring {
-        settings,
-        executor,
-        stop,
-        progress,
-        observer,
-    };
+    let measuring = Measuring::new(settings, executor, stop, progress, observer);
     measure_pending(history.as_write(), measuring, experiment, pending, done)
 }
 
@@ -247,13 +241,7 @@ pub fn measure_versions(
         .iter()
         .map(|commit| git::resolve(&settings.repo, commit))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    let measuring = Measuring {
-        settings,
-        executor,
-        stop,
-        progress,
-        observer,
-    };
+    let measuring = Measuring::new(settings, executor, stop, progress, observer);
     measure_pending(history, measuring, experiment, pending, Vec::new())
 }
 
@@ -264,6 +252,24 @@ struct Measuring<'a> {
     stop: StopSignal,
     progress: &'a mut dyn Progress,
     observer: &'a mut dyn TrackObserver,
+}
+
+impl<'a> Measuring<'a> {
+    fn new(
+        settings: &'a TrackRunSettings,
+        executor: &'a mut dyn Executor,
+        stop: StopSignal,
+        progress: &'a mut dyn Progress,
+        observer: &'a mut dyn TrackObserver,
+    ) -> Self {
+        Self {
+            settings,
+            executor,
+            stop,
+            progress,
+            observer,
+        }
+    }
 }
 
 /// Measures `pending` in batches after the versions already `done`.

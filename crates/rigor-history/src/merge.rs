@@ -35,6 +35,20 @@ pub(crate) struct RunBenchmarkRow {
 }
 
 impl RunBenchmarkRow {
+    /// Reads the run ([`crate::rows::RunInfoRow::read`]) and `command, levels, level_names, unit,
+    /// failures, rev`.
+    pub(crate) fn read<R: crate::rows::Cells>(r: &R) -> Result<Self, R::Error> {
+        Ok(Self {
+            run: crate::rows::RunInfoRow::read(r, 0)?,
+            command: r.text(4)?,
+            levels: r.text(5)?,
+            level_names: r.maybe_text(6)?,
+            unit: r.text(7)?,
+            failures: r.text(8)?,
+            rev: r.text(9)?,
+        })
+    }
+
     /// Decodes the row's columns; `damaged(what, message)` makes the backend's error (which
     /// names its database).
     pub(crate) fn decode(self, damaged: crate::rows::Damage<'_>) -> crate::Result<RunBenchmark> {

@@ -20,7 +20,7 @@ use rigor_store::{BenchmarkRecord, ComponentRecord, Layout, SampleRecord};
 use rigor_units::{Resolution, Seconds, TimeUnit};
 
 use crate::error::Result;
-use crate::rows::{Damage, SessionValues, spread_of, time_text};
+use crate::rows::{Cells, Damage, SessionValues, spread_of, time_text};
 use crate::types::{MeanSpread, SessionKind};
 
 /// A run as schema 2 kept it, as far as its session is concerned.
@@ -38,6 +38,20 @@ pub(crate) struct LegacySession {
     pub machine: i64,
     pub values: SessionValues,
     pub runs: Vec<i64>,
+}
+
+impl LegacyRun {
+    /// Reads `id, machine_id, started, ended, ingested_at, rigor_version`.
+    pub fn read<R: Cells>(r: &R) -> Result<Self, R::Error> {
+        Ok(Self {
+            id: r.int(0)?,
+            machine: r.int(1)?,
+            started: r.maybe_text(2)?,
+            ended: r.maybe_text(3)?,
+            ingested_at: r.text(4)?,
+            rigor_version: r.text(5)?,
+        })
+    }
 }
 
 /// The sessions of schema 2's runs (given in id order), in the order of their first runs.
@@ -108,6 +122,26 @@ pub(crate) struct LegacyBenchmark {
     pub level: Option<f64>,
     pub components: Option<String>,
     pub resolution: Option<f64>,
+}
+
+impl LegacyBenchmark {
+    /// Reads `run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
+    /// ci_level, components, resolution`.
+    pub fn read<R: Cells>(r: &R) -> Result<Self, R::Error> {
+        Ok(Self {
+            run: r.int(0)?,
+            benchmark: r.int(1)?,
+            levels: r.text(2)?,
+            level_names: r.maybe_text(3)?,
+            unit: r.text(4)?,
+            mean: r.maybe_real(5)?,
+            lower: r.maybe_real(6)?,
+            upper: r.maybe_real(7)?,
+            level: r.maybe_real(8)?,
+            components: r.maybe_text(9)?,
+            resolution: r.maybe_real(10)?,
+        })
+    }
 }
 
 /// The spreads of schema 2's benchmarks of runs: fed each one's samples (grouped by run and

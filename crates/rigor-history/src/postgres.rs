@@ -15,17 +15,16 @@ use postgres::config::SslMode;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 use postgres::{Client, Config, GenericClient, Row, Transaction};
-use rigor_store::{BenchmarkRecord, ExecutionRecord, SampleRecord};
-use rigor_units::Seconds;
+use rigor_store::{BenchmarkRecord, SampleRecord};
 
 use crate::error::{HistoryError, Result};
 use crate::location::redact;
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::rows::{
-    BenchmarkValues, ChangeRow, ChangeValues, RunInfoRow, RunValues, SessionRow, SessionValues,
-    SummaryRow, VersionRow, VersionValues, check_session, failure_fingerprint, fingerprints,
-    time_text,
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, RunValues, SessionRow, SessionValues,
+    SummaryRow, VersionRow, VersionValues, check_session, execution_of, failure_fingerprint,
+    fingerprints, sample_of, time_text,
 };
 use crate::types::{
     ChangeFilter, ChangeId, ChangeStatus, Failure, Ingest, Ingested, MachineInfo, NewChange,
@@ -234,22 +233,12 @@ fn schema_version(c: &mut impl GenericClient) -> Result<i64, postgres::Error> {
 /// UTC; then every run is checked to have a session.
 fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
     let damaged = |what, message| damaged_in(shown, what, message);
-    let runs = tx
-        .query(
-            "SELECT id, machine_id, started, ended, ingested_at, rigor_version FROM runs
-             ORDER BY id",
-            &[],
-        )?
-        .iter()
-        .map(|r| LegacyRun {
-            id: r.get(0),
-            machine: r.get(1),
-            started: r.get(2),
-            ended: r.get(3),
-            ingested_at: r.get(4),
-            rigor_version: r.get(5),
-        })
-        .collect();
+    let runs = read_all(
+        tx,
+        "SELECT id, machine_id, started, ended, ingested_at, rigor_version FROM runs ORDER BY id",
+        &[],
+        |r| LegacyRun::read(r),
+    )?;
     for s in sessions_of(runs) {
         let id = insert_session(tx, s.machine, &s.values)?;
         tx.execute(
@@ -258,28 +247,14 @@ fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
         )?;
     }
     tx.batch_execute("ALTER TABLE runs VALIDATE CONSTRAINT runs_need_a_session")?;
-    let benchmarks = tx
-        .query(
-            "SELECT run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
-                    ci_level, components, resolution
-             FROM run_benchmarks",
-            &[],
-        )?
-        .iter()
-        .map(|r| LegacyBenchmark {
-            run: r.get(0),
-            benchmark: r.get(1),
-            levels: r.get(2),
-            level_names: r.get(3),
-            unit: r.get(4),
-            mean: r.get(5),
-            lower: r.get(6),
-            upper: r.get(7),
-            level: r.get(8),
-            components: r.get(9),
-            resolution: r.get(10),
-        })
-        .collect();
+    let benchmarks = read_all(
+        tx,
+        "SELECT run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
+                ci_level, components, resolution
+         FROM run_benchmarks",
+        &[],
+        |r| LegacyBenchmark::read(r),
+    )?;
     let mut spreads = Spreads::new(benchmarks);
     {
         // Streamed: a history's samples need not fit in memory.
@@ -289,7 +264,7 @@ fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
             std::iter::empty::<i64>(),
         )?;
         while let Some(r) = rows.next()? {
-            let (run, benchmark, s) = sample_of(&r);
+            let (run, benchmark, s) = sample_of(&r)?;
             spreads.sample(run, benchmark, s, &damaged)?;
         }
     }
@@ -300,14 +275,12 @@ fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
             &[&s.var_of_mean, &(s.units as i64), &run, &benchmark],
         )?;
     }
-    let times: Vec<(i64, String)> = tx
-        .query(
-            "SELECT id, commit_time FROM versions WHERE commit_time IS NOT NULL",
-            &[],
-        )?
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
+    let times = read_all(
+        tx,
+        "SELECT id, commit_time FROM versions WHERE commit_time IS NOT NULL",
+        &[],
+        |r| Ok((r.int(0)?, r.text(1)?)),
+    )?;
     for (id, time) in times {
         let utc = normalised_time(&time);
         if utc.as_ref() != Some(&time) {
@@ -320,21 +293,39 @@ fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
     Ok(())
 }
 
-/// A `samples` row read as `run_id, benchmark_id, build, round, execution, iteration, value,
-/// warmup`.
-fn sample_of(r: &Row) -> (i64, i64, SampleRecord) {
-    (
-        r.get(0),
-        r.get(1),
-        SampleRecord {
-            build: r.get::<_, Option<i64>>(2).map(|x| x as usize),
-            round: r.get::<_, i64>(3) as usize,
-            execution: r.get::<_, i64>(4) as usize,
-            iteration: r.get::<_, i64>(5) as usize,
-            value: r.get(6),
-            warmup: r.get(7),
-        },
-    )
+/// The rows `sql` selects, each read by `row`.
+fn read_all<T>(
+    c: &mut impl GenericClient,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    row: impl Fn(&Row) -> Result<T, postgres::Error>,
+) -> Result<Vec<T>, postgres::Error> {
+    c.query(sql, params)?.iter().map(row).collect()
+}
+
+impl Cells for Row {
+    type Error = postgres::Error;
+    fn text(&self, i: usize) -> Result<String, postgres::Error> {
+        self.try_get(i)
+    }
+    fn maybe_text(&self, i: usize) -> Result<Option<String>, postgres::Error> {
+        self.try_get(i)
+    }
+    fn int(&self, i: usize) -> Result<i64, postgres::Error> {
+        self.try_get(i)
+    }
+    fn maybe_int(&self, i: usize) -> Result<Option<i64>, postgres::Error> {
+        self.try_get(i)
+    }
+    fn real(&self, i: usize) -> Result<f64, postgres::Error> {
+        self.try_get(i)
+    }
+    fn maybe_real(&self, i: usize) -> Result<Option<f64>, postgres::Error> {
+        self.try_get(i)
+    }
+    fn flag(&self, i: usize) -> Result<bool, postgres::Error> {
+        self.try_get(i)
+    }
 }
 
 /// Whether the server aborted a transaction that may succeed when run again.
@@ -692,35 +683,20 @@ pub(crate) fn record_failure_in(
     Ok(RunId(id))
 }
 
-fn version_of(r: &Row, offset: usize) -> VersionRow {
-    VersionRow {
-        rev: r.get(offset),
-        commit: r.get(offset + 1),
-        parents: r.get(offset + 2),
-        author: r.get(offset + 3),
-        time: r.get(offset + 4),
-        subject: r.get(offset + 5),
-        order: r.get(offset + 6),
-    }
-}
-
-fn run_info_of(r: &Row, offset: usize) -> RunInfoRow {
-    RunInfoRow {
-        id: r.get(offset),
-        session: r.get(offset + 1),
-        artifact: r.get(offset + 2),
-        role: r.get(offset + 3),
-    }
-}
-
 impl PostgresHistory {
-    fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
-        self.client().query(sql, params).map_err(|e| self.db(e))
+    /// The rows `sql` selects, each read by `row`.
+    fn read<T>(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        row: impl Fn(&Row) -> Result<T, postgres::Error>,
+    ) -> Result<Vec<T>> {
+        read_all(&mut *self.client(), sql, params, row).map_err(|e| self.db(e))
     }
 
     /// The stored benchmark of each run of a benchmark's series, oldest run first.
     fn run_benchmarks_of(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunBenchmark>> {
-        let rows = self.query(
+        let rows = self.read(
             &format!(
                 "SELECT {RUN_INFO_COLUMNS}, rb.command, rb.levels, rb.level_names, rb.unit,
                         rb.failures, v.rev
@@ -733,20 +709,10 @@ impl PostgresHistory {
                  ORDER BY r.id"
             ),
             &[&key.machine, &key.branch, &benchmark],
+            |r| RunBenchmarkRow::read(r),
         )?;
-        rows.iter()
-            .map(|r| {
-                RunBenchmarkRow {
-                    run: run_info_of(r, 0),
-                    command: r.get(4),
-                    levels: r.get(5),
-                    level_names: r.get(6),
-                    unit: r.get(7),
-                    failures: r.get(8),
-                    rev: r.get(9),
-                }
-                .decode(&|what, message| self.damaged(what, message))
-            })
+        rows.into_iter()
+            .map(|row| row.decode(&|what, message| self.damaged(what, message)))
             .collect()
     }
 
@@ -767,8 +733,7 @@ impl PostgresHistory {
             "samples",
             "x.benchmark_id, x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
         );
-        for r in self.query(&samples, &params)? {
-            let (run, _, s) = sample_of(&r);
+        for (run, _, s) in self.read(&samples, &params, |r| sample_of(r))? {
             data.entry(run).or_default().samples.push(s);
         }
         let executions = query(
@@ -776,24 +741,9 @@ impl PostgresHistory {
             "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss,
              x.resolution",
         );
-        for r in self.query(&executions, &params)? {
-            let resolution = resolution_of(r.get(9), |what, m| self.damaged(what, m))?;
-            data.entry(r.get(0))
-                .or_default()
-                .executions
-                .push(ExecutionRecord {
-                    build: r.get::<_, Option<i64>>(1).map(|x| x as usize),
-                    round: r.get::<_, i64>(2) as usize,
-                    execution: r.get::<_, i64>(3) as usize,
-                    warmup: r.get(4),
-                    wall: Seconds(r.get(5)),
-                    user: Seconds(r.get(6)),
-                    sys: Seconds(r.get(7)),
-                    max_rss: r.get::<_, i64>(8) as u64,
-                    exit_code: None,
-                    env_pad: None,
-                    resolution,
-                });
+        for (run, mut e, resolution) in self.read(&executions, &params, |r| execution_of(r))? {
+            e.resolution = resolution_of(resolution, |what, m| self.damaged(what, m))?;
+            data.entry(run).or_default().executions.push(e);
         }
         Ok(data)
     }
@@ -801,17 +751,18 @@ impl PostgresHistory {
 
 impl HistoryRead for PostgresHistory {
     fn has_run(&self, key: &SeriesKey, rev: &str) -> Result<bool> {
-        let rows = self.query(
+        let found = self.read(
             "SELECT EXISTS (SELECT 1 FROM runs r JOIN versions v ON v.id = r.version_id
                  JOIN machines m ON m.id = r.machine_id
                  WHERE v.rev = $1 AND m.name = $2 AND r.branch = $3)",
             &[&rev, &key.machine, &key.branch],
+            |r| r.flag(0),
         )?;
-        Ok(rows[0].get(0))
+        Ok(found.first().copied().unwrap_or(false))
     }
 
     fn stored_benchmarks(&self, key: &SeriesKey, rev: &str) -> Result<Vec<String>> {
-        let rows = self.query(
+        self.read(
             "SELECT DISTINCT b.name FROM run_benchmarks rb
              JOIN benchmarks b ON b.id = rb.benchmark_id
              JOIN runs r ON r.id = rb.run_id JOIN versions v ON v.id = r.version_id
@@ -819,8 +770,8 @@ impl HistoryRead for PostgresHistory {
              WHERE v.rev = $1 AND m.name = $2 AND r.branch = $3 AND r.status <> 'failed'
              ORDER BY b.name",
             &[&rev, &key.machine, &key.branch],
-        )?;
-        Ok(rows.iter().map(|r| r.get(0)).collect())
+            |r| r.text(0),
+        )
     }
 
     fn versions(&self, key: &SeriesKey) -> Result<Vec<StoredVersion>> {
@@ -831,39 +782,42 @@ impl HistoryRead for PostgresHistory {
              WHERE m.name = $1 AND r.branch = $2
              GROUP BY v.id ORDER BY {VERSION_ORDER}"
         );
-        let rows = self.query(&sql, &[&key.machine, &key.branch])?;
-        rows.iter()
-            .map(|r| {
+        let rows = self.read(&sql, &[&key.machine, &key.branch], |r| {
+            Ok((
+                VersionRow::read(r, 0)?,
+                r.int(7)? as usize,
+                r.int(8)? as usize,
+            ))
+        })?;
+        rows.into_iter()
+            .map(|(v, runs, failed)| {
                 Ok(StoredVersion {
-                    version: version_of(r, 0).decode(&|what, m| self.damaged(what, m))?,
-                    runs: r.get::<_, i64>(7) as usize,
-                    failed: r.get::<_, i64>(8) as usize,
+                    version: v.decode(&|what, m| self.damaged(what, m))?,
+                    runs,
+                    failed,
                 })
             })
             .collect()
     }
 
     fn benchmarks(&self, key: &SeriesKey) -> Result<Vec<String>> {
-        let rows = self.query(
+        self.read(
             "SELECT DISTINCT b.name FROM run_benchmarks rb
              JOIN benchmarks b ON b.id = rb.benchmark_id
              JOIN runs r ON r.id = rb.run_id JOIN machines m ON m.id = r.machine_id
              WHERE m.name = $1 AND r.branch = $2 ORDER BY b.name",
             &[&key.machine, &key.branch],
-        )?;
-        Ok(rows.iter().map(|r| r.get(0)).collect())
+            |r| r.text(0),
+        )
     }
 
     fn series_keys(&self) -> Result<Vec<SeriesKey>> {
-        let rows = self.query(
+        self.read(
             "SELECT DISTINCT m.name, r.branch FROM runs r JOIN machines m ON m.id = r.machine_id
              ORDER BY m.name, r.branch",
             &[],
-        )?;
-        Ok(rows
-            .iter()
-            .map(|r| SeriesKey::new(r.get::<_, String>(0), r.get::<_, String>(1)))
-            .collect())
+            |r| Ok(SeriesKey::new(r.text(0)?, r.text(1)?)),
+        )
     }
 
     fn series(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<VersionData>> {
@@ -873,22 +827,21 @@ impl HistoryRead for PostgresHistory {
     }
 
     fn measured_runs(&self, key: &SeriesKey) -> Result<Vec<RunStamp>> {
-        let rows = self.query(
+        self.read(
             "SELECT r.id, r.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id
              WHERE m.name = $1 AND r.branch = $2 AND r.status <> 'failed' ORDER BY r.id",
             &[&key.machine, &key.branch],
-        )?;
-        Ok(rows
-            .iter()
-            .map(|r| RunStamp {
-                id: RunId(r.get(0)),
-                fingerprint: r.get(1),
-            })
-            .collect())
+            |r| {
+                Ok(RunStamp {
+                    id: RunId(r.int(0)?),
+                    fingerprint: r.text(1)?,
+                })
+            },
+        )
     }
 
     fn summaries_from(&self, key: &SeriesKey, first: RunId) -> Result<Vec<StoredSummary>> {
-        let rows = self.query(
+        let rows = self.read(
             &format!(
                 "SELECT b.name, v.rev, {RUN_INFO_COLUMNS}, rb.unit, rb.mean, rb.ci_lower,
                         rb.ci_upper, rb.ci_level, rb.var_of_mean, rb.units, rb.components,
@@ -900,25 +853,10 @@ impl HistoryRead for PostgresHistory {
                  ORDER BY rb.run_id"
             ),
             &[&key.machine, &key.branch, &first.0],
+            |r| SummaryRow::read(r, r.text(0)?, r.text(1)?),
         )?;
-        rows.iter()
-            .map(|r| {
-                SummaryRow {
-                    benchmark: r.get(0),
-                    rev: r.get(1),
-                    run: run_info_of(r, 2),
-                    unit: r.get(6),
-                    mean: r.get(7),
-                    lower: r.get(8),
-                    upper: r.get(9),
-                    level: r.get(10),
-                    var_of_mean: r.get(11),
-                    units: r.get(12),
-                    components: r.get(13),
-                    resolution: r.get(14),
-                }
-                .decode(&|what, m| self.damaged(what, m))
-            })
+        rows.into_iter()
+            .map(|row| row.decode(&|what, m| self.damaged(what, m)))
             .collect()
     }
 
@@ -936,7 +874,7 @@ impl HistoryRead for PostgresHistory {
                AND ($3::text IS NULL OR c.branch = $3) AND ($4 OR c.current)
              ORDER BY {VERSION_ORDER}, b.name"
         );
-        let rows = self.query(
+        let rows = self.read(
             &sql,
             &[
                 &filter.benchmark,
@@ -944,35 +882,15 @@ impl HistoryRead for PostgresHistory {
                 &filter.branch,
                 &filter.include_stale,
             ],
+            |r| ChangeRow::read(r),
         )?;
-        rows.iter()
-            .map(|r| {
-                ChangeRow {
-                    id: r.get(0),
-                    benchmark: r.get(1),
-                    machine: r.get(2),
-                    branch: r.get(3),
-                    rev: r.get(4),
-                    previous_rev: r.get(5),
-                    ratio: r.get(6),
-                    lower: r.get(7),
-                    upper: r.get(8),
-                    p_value: r.get(9),
-                    q_value: r.get(10),
-                    verdict: r.get(11),
-                    method: r.get(12),
-                    status: r.get(13),
-                    current: r.get(14),
-                    detected_at: r.get(15),
-                    version_time: r.get(16),
-                }
-                .decode(&|what, m| self.damaged(what, m))
-            })
+        rows.into_iter()
+            .map(|c| c.decode(&|what, m| self.damaged(what, m)))
             .collect()
     }
 
     fn sessions(&self, key: &SeriesKey) -> Result<Vec<StoredSession>> {
-        let rows = self.query(
+        let rows = self.read(
             "SELECT s.id, m.name, s.kind, s.started, s.ended, s.load_before, s.load_after,
                     s.rigor_version, r.id
              FROM sessions s JOIN machines m ON m.id = s.machine_id
@@ -980,21 +898,8 @@ impl HistoryRead for PostgresHistory {
              WHERE m.name = $1 AND r.branch = $2
              ORDER BY s.id, r.id",
             &[&key.machine, &key.branch],
+            |r| SessionRow::read(r),
         )?;
-        let rows = rows
-            .iter()
-            .map(|r| SessionRow {
-                id: r.get(0),
-                machine: r.get(1),
-                kind: r.get(2),
-                started: r.get(3),
-                ended: r.get(4),
-                load_before: r.get(5),
-                load_after: r.get(6),
-                rigor_version: r.get(7),
-                run: r.get(8),
-            })
-            .collect();
         crate::rows::sessions_of(rows, &|what, m| self.damaged(what, m))
     }
 }

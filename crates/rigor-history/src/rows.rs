@@ -5,7 +5,8 @@
 
 use jiff::Timestamp;
 use rigor_stats::fieller::MeanEstimate;
-use rigor_store::{BenchmarkRecord, RunStatus};
+use rigor_store::{BenchmarkRecord, ExecutionRecord, RunStatus, SampleRecord};
+use rigor_units::Seconds;
 use sha2::{Digest, Sha256};
 
 use crate::error::{HistoryError, Result};
@@ -14,6 +15,62 @@ use crate::types::{
     ArtifactHash, ChangeId, Failure, Ingest, MeanSpread, NewChange, NewSession, RunId, RunInfo,
     SeriesKey, SessionId, SessionKind, StoredChange, StoredSession, StoredSummary, VersionInfo,
 };
+
+/// A row a backend read: its columns by position. The row types below read themselves from one
+/// (each documents its columns, which each backend's statement selects in that order), so that a
+/// backend holds statements only.
+pub(crate) trait Cells {
+    /// The backend's error.
+    type Error;
+    fn text(&self, i: usize) -> Result<String, Self::Error>;
+    fn maybe_text(&self, i: usize) -> Result<Option<String>, Self::Error>;
+    fn int(&self, i: usize) -> Result<i64, Self::Error>;
+    fn maybe_int(&self, i: usize) -> Result<Option<i64>, Self::Error>;
+    fn real(&self, i: usize) -> Result<f64, Self::Error>;
+    fn maybe_real(&self, i: usize) -> Result<Option<f64>, Self::Error>;
+    fn flag(&self, i: usize) -> Result<bool, Self::Error>;
+}
+
+/// A `samples` row read as `run_id, benchmark_id, build, round, execution, iteration, value,
+/// warmup`.
+pub(crate) fn sample_of<R: Cells>(r: &R) -> Result<(i64, i64, SampleRecord), R::Error> {
+    Ok((
+        r.int(0)?,
+        r.int(1)?,
+        SampleRecord {
+            build: r.maybe_int(2)?.map(|x| x as usize),
+            round: r.int(3)? as usize,
+            execution: r.int(4)? as usize,
+            iteration: r.int(5)? as usize,
+            value: r.real(6)?,
+            warmup: r.flag(7)?,
+        },
+    ))
+}
+
+/// An `executions` row read as `run_id, build, round, execution, warmup, wall, user_time,
+/// sys_time, max_rss, resolution`, its resolution still undecoded.
+pub(crate) fn execution_of<R: Cells>(
+    r: &R,
+) -> Result<(i64, ExecutionRecord, Option<f64>), R::Error> {
+    Ok((
+        r.int(0)?,
+        ExecutionRecord {
+            build: r.maybe_int(1)?.map(|x| x as usize),
+            round: r.int(2)? as usize,
+            execution: r.int(3)? as usize,
+            warmup: r.flag(4)?,
+            wall: Seconds(r.real(5)?),
+            user: Seconds(r.real(6)?),
+            sys: Seconds(r.real(7)?),
+            max_rss: r.int(8)? as u64,
+            exit_code: None,
+            env_pad: None,
+            resolution: None,
+        },
+        r.maybe_real(9)?,
+    ))
+}
 
 /// How a backend reports a stored value it cannot decode: `damaged(what, message)` makes its
 /// error, which names its database.
@@ -299,6 +356,20 @@ pub(crate) struct VersionRow {
 }
 
 impl VersionRow {
+    /// Reads `rev, commit_id, parents, author, commit_time, subject, order_key` from column
+    /// `at` on.
+    pub fn read<R: Cells>(r: &R, at: usize) -> Result<Self, R::Error> {
+        Ok(Self {
+            rev: r.text(at)?,
+            commit: r.maybe_text(at + 1)?,
+            parents: r.maybe_text(at + 2)?,
+            author: r.maybe_text(at + 3)?,
+            time: r.maybe_text(at + 4)?,
+            subject: r.maybe_text(at + 5)?,
+            order: r.maybe_int(at + 6)?,
+        })
+    }
+
     pub fn decode(self, damaged: Damage<'_>) -> Result<VersionInfo> {
         Ok(VersionInfo {
             rev: self.rev,
@@ -339,6 +410,16 @@ pub(crate) struct RunInfoRow {
 }
 
 impl RunInfoRow {
+    /// Reads `runs.id, session_id, artifact, role` from column `at` on.
+    pub fn read<R: Cells>(r: &R, at: usize) -> Result<Self, R::Error> {
+        Ok(Self {
+            id: r.int(at)?,
+            session: r.int(at + 1)?,
+            artifact: r.maybe_text(at + 2)?,
+            role: r.text(at + 3)?,
+        })
+    }
+
     pub fn decode(self, damaged: Damage<'_>) -> Result<RunInfo> {
         Ok(RunInfo {
             id: RunId(self.id),
@@ -369,6 +450,26 @@ pub(crate) struct SummaryRow {
 }
 
 impl SummaryRow {
+    /// Reads, after two columns that name the benchmark and the version (given here), the run
+    /// ([`RunInfoRow::read`]) and `unit, mean, ci_lower, ci_upper, ci_level, var_of_mean, units,
+    /// components, resolution`.
+    pub fn read<R: Cells>(r: &R, benchmark: String, rev: String) -> Result<Self, R::Error> {
+        Ok(Self {
+            benchmark,
+            rev,
+            run: RunInfoRow::read(r, 2)?,
+            unit: r.text(6)?,
+            mean: r.maybe_real(7)?,
+            lower: r.maybe_real(8)?,
+            upper: r.maybe_real(9)?,
+            level: r.maybe_real(10)?,
+            var_of_mean: r.maybe_real(11)?,
+            units: r.maybe_int(12)?,
+            components: r.maybe_text(13)?,
+            resolution: r.maybe_real(14)?,
+        })
+    }
+
     pub fn decode(self, damaged: Damage<'_>) -> Result<StoredSummary> {
         let spread = match (self.units, self.var_of_mean) {
             (Some(units), Some(var_of_mean)) => Some(MeanSpread {
@@ -429,6 +530,30 @@ pub(crate) struct ChangeRow {
 }
 
 impl ChangeRow {
+    /// Reads `changes.id, benchmark, machine, branch, rev, previous rev, ratio, ci_lower,
+    /// ci_upper, p_value, q_value, verdict, method, status, current, detected_at, commit_time`.
+    pub fn read<R: Cells>(r: &R) -> Result<Self, R::Error> {
+        Ok(Self {
+            id: r.int(0)?,
+            benchmark: r.text(1)?,
+            machine: r.text(2)?,
+            branch: r.text(3)?,
+            rev: r.text(4)?,
+            previous_rev: r.maybe_text(5)?,
+            ratio: r.real(6)?,
+            lower: r.maybe_real(7)?,
+            upper: r.maybe_real(8)?,
+            p_value: r.real(9)?,
+            q_value: r.maybe_real(10)?,
+            verdict: r.text(11)?,
+            method: r.text(12)?,
+            status: r.text(13)?,
+            current: r.flag(14)?,
+            detected_at: r.text(15)?,
+            version_time: r.maybe_text(16)?,
+        })
+    }
+
     pub fn decode(self, damaged: Damage<'_>) -> Result<StoredChange> {
         Ok(StoredChange {
             id: ChangeId(self.id),
@@ -463,6 +588,24 @@ pub(crate) struct SessionRow {
     pub load_after: Option<f64>,
     pub rigor_version: String,
     pub run: i64,
+}
+
+impl SessionRow {
+    /// Reads `sessions.id, machine name, kind, started, ended, load_before, load_after,
+    /// rigor_version, runs.id`.
+    pub fn read<R: Cells>(r: &R) -> Result<Self, R::Error> {
+        Ok(Self {
+            id: r.int(0)?,
+            machine: r.text(1)?,
+            kind: r.text(2)?,
+            started: r.text(3)?,
+            ended: r.maybe_text(4)?,
+            load_before: r.maybe_real(5)?,
+            load_after: r.maybe_real(6)?,
+            rigor_version: r.text(7)?,
+            run: r.int(8)?,
+        })
+    }
 }
 
 /// Sessions from their rows (one per run, ordered by session), each with its runs.

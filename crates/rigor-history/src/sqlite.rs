@@ -9,17 +9,16 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rigor_store::{BenchmarkRecord, ExecutionRecord, SampleRecord};
-use rigor_units::Seconds;
+use rigor_store::BenchmarkRecord;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::error::{HistoryError, Result};
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::rows::{
-    BenchmarkValues, ChangeRow, ChangeValues, RunInfoRow, RunValues, SessionRow, SessionValues,
-    SummaryRow, VersionRow, VersionValues, check_session, failure_fingerprint, fingerprints,
-    time_text,
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, RunValues, SessionRow, SessionValues,
+    SummaryRow, VersionRow, VersionValues, check_session, execution_of, failure_fingerprint,
+    fingerprints, sample_of, time_text,
 };
 use crate::types::{
     ChangeFilter, ChangeId, ChangeStatus, Failure, Ingest, Ingested, MachineInfo, NewChange,
@@ -193,25 +192,13 @@ fn fill_schema_3(tx: &Transaction<'_>, path: &Path) -> Result<()> {
         source,
     };
     let damaged = |what, message| damaged_in(path, what, message);
-    let runs: Vec<LegacyRun> = tx
-        .prepare(
-            "SELECT id, machine_id, started, ended, ingested_at, rigor_version FROM runs
-             ORDER BY id",
-        )
-        .and_then(|mut s| {
-            s.query_map([], |r| {
-                Ok(LegacyRun {
-                    id: r.get(0)?,
-                    machine: r.get(1)?,
-                    started: r.get(2)?,
-                    ended: r.get(3)?,
-                    ingested_at: r.get(4)?,
-                    rigor_version: r.get(5)?,
-                })
-            })?
-            .collect()
-        })
-        .map_err(db)?;
+    let runs = rows_of(
+        tx,
+        "SELECT id, machine_id, started, ended, ingested_at, rigor_version FROM runs ORDER BY id",
+        [],
+        |r| LegacyRun::read(r),
+    )
+    .map_err(db)?;
     for s in sessions_of(runs) {
         let id = insert_session(tx, s.machine, &s.values).map_err(db)?;
         let mut set = tx
@@ -221,31 +208,15 @@ fn fill_schema_3(tx: &Transaction<'_>, path: &Path) -> Result<()> {
             set.execute(params![id, run]).map_err(db)?;
         }
     }
-    let benchmarks: Vec<LegacyBenchmark> = tx
-        .prepare(
-            "SELECT run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
-                    ci_level, components, resolution
-             FROM run_benchmarks",
-        )
-        .and_then(|mut s| {
-            s.query_map([], |r| {
-                Ok(LegacyBenchmark {
-                    run: r.get(0)?,
-                    benchmark: r.get(1)?,
-                    levels: r.get(2)?,
-                    level_names: r.get(3)?,
-                    unit: r.get(4)?,
-                    mean: r.get(5)?,
-                    lower: r.get(6)?,
-                    upper: r.get(7)?,
-                    level: r.get(8)?,
-                    components: r.get(9)?,
-                    resolution: r.get(10)?,
-                })
-            })?
-            .collect()
-        })
-        .map_err(db)?;
+    let benchmarks = rows_of(
+        tx,
+        "SELECT run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
+                ci_level, components, resolution
+         FROM run_benchmarks",
+        [],
+        |r| LegacyBenchmark::read(r),
+    )
+    .map_err(db)?;
     let mut spreads = Spreads::new(benchmarks);
     {
         let mut stmt = tx
@@ -270,10 +241,13 @@ fn fill_schema_3(tx: &Transaction<'_>, path: &Path) -> Result<()> {
         set.execute(params![s.var_of_mean, s.units as i64, run, benchmark])
             .map_err(db)?;
     }
-    let times: Vec<(i64, String)> = tx
-        .prepare("SELECT id, commit_time FROM versions WHERE commit_time IS NOT NULL")
-        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
-        .map_err(db)?;
+    let times = rows_of(
+        tx,
+        "SELECT id, commit_time FROM versions WHERE commit_time IS NOT NULL",
+        [],
+        |r| Ok((r.int(0)?, r.text(1)?)),
+    )
+    .map_err(db)?;
     for (id, time) in times {
         let utc = normalised_time(&time);
         if utc.as_ref() != Some(&time) {
@@ -287,21 +261,39 @@ fn fill_schema_3(tx: &Transaction<'_>, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A `samples` row read as `run_id, benchmark_id, build, round, execution, iteration, value,
-/// warmup`.
-fn sample_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, i64, SampleRecord)> {
-    Ok((
-        r.get(0)?,
-        r.get(1)?,
-        SampleRecord {
-            build: r.get::<_, Option<i64>>(2)?.map(|x| x as usize),
-            round: r.get::<_, i64>(3)? as usize,
-            execution: r.get::<_, i64>(4)? as usize,
-            iteration: r.get::<_, i64>(5)? as usize,
-            value: r.get(6)?,
-            warmup: r.get(7)?,
-        },
-    ))
+/// The rows `sql` selects, each read by `row`.
+fn rows_of<T>(
+    conn: &Connection,
+    sql: &str,
+    values: impl rusqlite::Params,
+    row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    conn.prepare_cached(sql)?.query_map(values, row)?.collect()
+}
+
+impl Cells for rusqlite::Row<'_> {
+    type Error = rusqlite::Error;
+    fn text(&self, i: usize) -> rusqlite::Result<String> {
+        self.get(i)
+    }
+    fn maybe_text(&self, i: usize) -> rusqlite::Result<Option<String>> {
+        self.get(i)
+    }
+    fn int(&self, i: usize) -> rusqlite::Result<i64> {
+        self.get(i)
+    }
+    fn maybe_int(&self, i: usize) -> rusqlite::Result<Option<i64>> {
+        self.get(i)
+    }
+    fn real(&self, i: usize) -> rusqlite::Result<f64> {
+        self.get(i)
+    }
+    fn maybe_real(&self, i: usize) -> rusqlite::Result<Option<f64>> {
+        self.get(i)
+    }
+    fn flag(&self, i: usize) -> rusqlite::Result<bool> {
+        self.get(i)
+    }
 }
 
 fn machine_id(tx: &Connection, m: &MachineInfo) -> rusqlite::Result<i64> {
@@ -456,27 +448,6 @@ fn insert_benchmark(tx: &Connection, run: i64, b: &BenchmarkRecord) -> rusqlite:
     Ok(())
 }
 
-fn version_of(r: &rusqlite::Row<'_>, offset: usize) -> rusqlite::Result<VersionRow> {
-    Ok(VersionRow {
-        rev: r.get(offset)?,
-        commit: r.get(offset + 1)?,
-        parents: r.get(offset + 2)?,
-        author: r.get(offset + 3)?,
-        time: r.get(offset + 4)?,
-        subject: r.get(offset + 5)?,
-        order: r.get(offset + 6)?,
-    })
-}
-
-fn run_info_of(r: &rusqlite::Row<'_>, offset: usize) -> rusqlite::Result<RunInfoRow> {
-    Ok(RunInfoRow {
-        id: r.get(offset)?,
-        session: r.get(offset + 1)?,
-        artifact: r.get(offset + 2)?,
-        role: r.get(offset + 3)?,
-    })
-}
-
 impl SqliteHistory {
     /// Runs `sql` with `values` and collects a row of each result with `row`.
     fn rows<T>(
@@ -485,8 +456,7 @@ impl SqliteHistory {
         values: impl rusqlite::Params,
         row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<Vec<T>> {
-        let mut stmt = self.db(self.conn.prepare_cached(sql))?;
-        self.db(stmt.query_map(values, row).and_then(|rows| rows.collect()))
+        self.db(rows_of(&self.conn, sql, values, row))
     }
 
     /// The stored benchmark of each run of a benchmark's series, oldest run first.
@@ -504,17 +474,7 @@ impl SqliteHistory {
                  ORDER BY r.id"
             ),
             params![key.machine, key.branch, benchmark],
-            |r| {
-                Ok(RunBenchmarkRow {
-                    run: run_info_of(r, 0)?,
-                    command: r.get(4)?,
-                    levels: r.get(5)?,
-                    level_names: r.get(6)?,
-                    unit: r.get(7)?,
-                    failures: r.get(8)?,
-                    rev: r.get(9)?,
-                })
-            },
+            |r| RunBenchmarkRow::read(r),
         )?;
         rows.into_iter()
             .map(|row| row.decode(&|what, message| self.damaged(what, message)))
@@ -541,7 +501,7 @@ impl SqliteHistory {
                 "x.benchmark_id, x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
             ),
             values,
-            sample_of,
+            |r| sample_of(r),
         )?;
         for (run, _, s) in samples {
             data.entry(run).or_default().samples.push(s);
@@ -553,25 +513,7 @@ impl SqliteHistory {
                  x.max_rss, x.resolution",
             ),
             values,
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    ExecutionRecord {
-                        build: r.get::<_, Option<i64>>(1)?.map(|x| x as usize),
-                        round: r.get::<_, i64>(2)? as usize,
-                        execution: r.get::<_, i64>(3)? as usize,
-                        warmup: r.get(4)?,
-                        wall: Seconds(r.get(5)?),
-                        user: Seconds(r.get(6)?),
-                        sys: Seconds(r.get(7)?),
-                        max_rss: r.get::<_, i64>(8)? as u64,
-                        exit_code: None,
-                        env_pad: None,
-                        resolution: None,
-                    },
-                    r.get::<_, Option<f64>>(9)?,
-                ))
-            },
+            |r| execution_of(r),
         )?;
         for (run, mut e, resolution) in executions {
             e.resolution = resolution_of(resolution, |what, m| self.damaged(what, m))?;
@@ -618,9 +560,9 @@ impl HistoryRead for SqliteHistory {
             params![key.machine, key.branch],
             |r| {
                 Ok((
-                    version_of(r, 0)?,
-                    r.get::<_, i64>(7)? as usize,
-                    r.get::<_, i64>(8)? as usize,
+                    VersionRow::read(r, 0)?,
+                    r.int(7)? as usize,
+                    r.int(8)? as usize,
                 ))
             },
         )?;
@@ -709,20 +651,11 @@ impl HistoryRead for SqliteHistory {
                     .cloned()
                     .ok_or_else(|| self.damaged("summaries", format!("unknown id {id}")))
             };
-            let row = SummaryRow {
-                benchmark: name(&benchmarks, 0)?,
-                rev: name(&versions, 1)?,
-                run: self.db(run_info_of(r, 2))?,
-                unit: self.db(r.get(6))?,
-                mean: self.db(r.get(7))?,
-                lower: self.db(r.get(8))?,
-                upper: self.db(r.get(9))?,
-                level: self.db(r.get(10))?,
-                var_of_mean: self.db(r.get(11))?,
-                units: self.db(r.get(12))?,
-                components: self.db(r.get(13))?,
-                resolution: self.db(r.get(14))?,
-            };
+            let row = self.db(SummaryRow::read(
+                r,
+                name(&benchmarks, 0)?,
+                name(&versions, 1)?,
+            ))?;
             out.push(row.decode(&damaged)?);
         }
         out.sort_unstable_by_key(|x| x.run.id);
@@ -750,27 +683,7 @@ impl HistoryRead for SqliteHistory {
                 filter.branch,
                 filter.include_stale
             ],
-            |r| {
-                Ok(ChangeRow {
-                    id: r.get(0)?,
-                    benchmark: r.get(1)?,
-                    machine: r.get(2)?,
-                    branch: r.get(3)?,
-                    rev: r.get(4)?,
-                    previous_rev: r.get(5)?,
-                    ratio: r.get(6)?,
-                    lower: r.get(7)?,
-                    upper: r.get(8)?,
-                    p_value: r.get(9)?,
-                    q_value: r.get(10)?,
-                    verdict: r.get(11)?,
-                    method: r.get(12)?,
-                    status: r.get(13)?,
-                    current: r.get(14)?,
-                    detected_at: r.get(15)?,
-                    version_time: r.get(16)?,
-                })
-            },
+            |r| ChangeRow::read(r),
         )?;
         rows.into_iter()
             .map(|c| c.decode(&|what, m| self.damaged(what, m)))
@@ -786,19 +699,7 @@ impl HistoryRead for SqliteHistory {
              WHERE m.name = ?1 AND r.branch = ?2
              ORDER BY s.id, r.id",
             params![key.machine, key.branch],
-            |r| {
-                Ok(SessionRow {
-                    id: r.get(0)?,
-                    machine: r.get(1)?,
-                    kind: r.get(2)?,
-                    started: r.get(3)?,
-                    ended: r.get(4)?,
-                    load_before: r.get(5)?,
-                    load_after: r.get(6)?,
-                    rigor_version: r.get(7)?,
-                    run: r.get(8)?,
-                })
-            },
+            |r| SessionRow::read(r),
         )?;
         crate::rows::sessions_of(rows, &|what, m| self.damaged(what, m))
     }
