@@ -13,7 +13,8 @@ use crate::error::{HistoryError, Result};
 use crate::merge::resolution_of;
 use crate::types::{
     ArtifactHash, ChangeId, Failure, Ingest, MeanSpread, NewChange, NewSession, RunId, RunInfo,
-    SeriesKey, SessionId, SessionKind, StoredChange, StoredSession, StoredSummary, VersionInfo,
+    SeriesKey, SessionId, SessionKind, StoredChange, StoredSession, StoredSummary, StoredVersion,
+    VersionInfo,
 };
 
 /// A row a backend read: its columns by position. The row types below read themselves from one
@@ -382,6 +383,32 @@ impl VersionRow {
             time: time_of(self.time, "commit time", damaged)?,
             subject: self.subject,
             order: self.order,
+        })
+    }
+}
+
+/// A version with its runs in a series: the version's columns ([`VersionRow::read`]), then how
+/// many runs and how many failed runs, undecoded.
+pub(crate) struct StoredVersionRow {
+    version: VersionRow,
+    runs: i64,
+    failed: i64,
+}
+
+impl StoredVersionRow {
+    pub fn read<R: Cells>(r: &R) -> Result<Self, R::Error> {
+        Ok(Self {
+            version: VersionRow::read(r, 0)?,
+            runs: r.int(7)?,
+            failed: r.int(8)?,
+        })
+    }
+
+    pub fn decode(self, damaged: Damage<'_>) -> Result<StoredVersion> {
+        Ok(StoredVersion {
+            version: self.version.decode(damaged)?,
+            runs: self.runs as usize,
+            failed: self.failed as usize,
         })
     }
 }

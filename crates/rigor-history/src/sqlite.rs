@@ -17,7 +17,7 @@ use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::rows::{
     BenchmarkValues, Cells, ChangeRow, ChangeValues, RunValues, SessionRow, SessionValues,
-    SummaryRow, VersionRow, VersionValues, check_session, execution_of, failure_fingerprint,
+    StoredVersionRow, SummaryRow, VersionValues, check_session, execution_of, failure_fingerprint,
     fingerprints, sample_of, time_text,
 };
 use crate::types::{
@@ -558,22 +558,10 @@ impl HistoryRead for SqliteHistory {
                  GROUP BY v.id ORDER BY {VERSION_ORDER}"
             ),
             params![key.machine, key.branch],
-            |r| {
-                Ok((
-                    VersionRow::read(r, 0)?,
-                    r.int(7)? as usize,
-                    r.int(8)? as usize,
-                ))
-            },
+            |r| StoredVersionRow::read(r),
         )?;
         rows.into_iter()
-            .map(|(v, runs, failed)| {
-                Ok(StoredVersion {
-                    version: v.decode(&|what, m| self.damaged(what, m))?,
-                    runs,
-                    failed,
-                })
-            })
+            .map(|v| v.decode(&|what, m| self.damaged(what, m)))
             .collect()
     }
 

@@ -488,24 +488,40 @@ fn resolutions_are_stored_with_each_execution_and_summary(store: Store) {
     assert_eq!(of("b"), None);
 }
 
-/// The migrations of the schema before the resolution was kept, as that schema's databases
-/// were made (migrations are never edited once released).
-fn previous_schema(store: &Store) -> (String, i64) {
+/// Each backend's migrations, in order, as released (migrations are never edited once
+/// released, so these make databases as the rigor of each schema made them).
+const SQLITE_MIGRATIONS: [&str; 2] = [
+    include_str!("../migrations/0001_initial.sql"),
+    include_str!("../migrations/0002_resolution.sql"),
+];
+const POSTGRES_MIGRATIONS: [&str; 3] = [
+    include_str!("../migrations/postgres/0001_initial.sql"),
+    include_str!("../migrations/postgres/0002_jobs.sql"),
+    include_str!("../migrations/postgres/0003_resolution.sql"),
+];
+
+/// The SQL of an older schema — the first `sqlite` or `postgres` migrations of the store's
+/// backend, and the version they set — and that version.
+fn old_schema(store: &Store, sqlite: usize, postgres: usize) -> (String, i64) {
     if store.is_postgres() {
-        let sql = [
-            include_str!("../migrations/postgres/0001_initial.sql"),
-            include_str!("../migrations/postgres/0002_jobs.sql"),
+        let sql = POSTGRES_MIGRATIONS[..postgres].concat();
+        let mark = format!(
             "CREATE TABLE rigor_schema (version BIGINT NOT NULL);
-             INSERT INTO rigor_schema VALUES (2);",
-        ];
-        (sql.concat(), 2)
+             INSERT INTO rigor_schema VALUES ({postgres});"
+        );
+        (sql + &mark, postgres as i64)
     } else {
-        let sql = [
-            include_str!("../migrations/0001_initial.sql"),
-            "PRAGMA user_version = 1;",
-        ];
-        (sql.concat(), 1)
+        let sql = SQLITE_MIGRATIONS[..sqlite].concat();
+        (
+            sql + &format!("PRAGMA user_version = {sqlite};"),
+            sqlite as i64,
+        )
     }
+}
+
+/// The schema before the resolution was kept.
+fn previous_schema(store: &Store) -> (String, i64) {
+    old_schema(store, 1, 2)
 }
 
 /// The current schema version of the store's database, read behind the history's back.
@@ -741,26 +757,9 @@ fn summaries_carry_the_spread_of_the_mean_from_the_samples(store: Store) {
     assert_eq!(h.summaries(&main()).unwrap()[1].spread, None);
 }
 
-/// The SQL of schema 2 (as its databases were made; migrations are never edited once released)
-/// and its version number.
+/// Schema 2 (PostgreSQL's 3: its count includes the job queue).
 fn schema_2(store: &Store) -> (String, i64) {
-    if store.is_postgres() {
-        let sql = [
-            include_str!("../migrations/postgres/0001_initial.sql"),
-            include_str!("../migrations/postgres/0002_jobs.sql"),
-            include_str!("../migrations/postgres/0003_resolution.sql"),
-            "CREATE TABLE rigor_schema (version BIGINT NOT NULL);
-             INSERT INTO rigor_schema VALUES (3);",
-        ];
-        (sql.concat(), 3)
-    } else {
-        let sql = [
-            include_str!("../migrations/0001_initial.sql"),
-            include_str!("../migrations/0002_resolution.sql"),
-            "PRAGMA user_version = 2;",
-        ];
-        (sql.concat(), 2)
-    }
+    old_schema(store, 2, 3)
 }
 
 /// A database of schema 2 as that rigor wrote it: versions a–d, a and b measured together (one
