@@ -237,7 +237,7 @@ fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
         tx,
         "SELECT id, machine_id, started, ended, ingested_at, rigor_version FROM runs ORDER BY id",
         &[],
-        |r| LegacyRun::read(r),
+        LegacyRun::read,
     )?;
     for s in sessions_of(runs) {
         let id = insert_session(tx, s.machine, &s.values)?;
@@ -253,7 +253,7 @@ fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
                 ci_level, components, resolution
          FROM run_benchmarks",
         &[],
-        |r| LegacyBenchmark::read(r),
+        LegacyBenchmark::read,
     )?;
     let mut spreads = Spreads::new(benchmarks);
     {
@@ -709,7 +709,7 @@ impl PostgresHistory {
                  ORDER BY r.id"
             ),
             &[&key.machine, &key.branch, &benchmark],
-            |r| RunBenchmarkRow::read(r),
+            RunBenchmarkRow::read,
         )?;
         rows.into_iter()
             .map(|row| row.decode(&|what, message| self.damaged(what, message)))
@@ -733,7 +733,7 @@ impl PostgresHistory {
             "samples",
             "x.benchmark_id, x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
         );
-        for (run, _, s) in self.read(&samples, &params, |r| sample_of(r))? {
+        for (run, _, s) in self.read(&samples, &params, sample_of)? {
             data.entry(run).or_default().samples.push(s);
         }
         let executions = query(
@@ -741,7 +741,7 @@ impl PostgresHistory {
             "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss,
              x.resolution",
         );
-        for (run, mut e, resolution) in self.read(&executions, &params, |r| execution_of(r))? {
+        for (run, mut e, resolution) in self.read(&executions, &params, execution_of)? {
             e.resolution = resolution_of(resolution, |what, m| self.damaged(what, m))?;
             data.entry(run).or_default().executions.push(e);
         }
@@ -872,7 +872,7 @@ impl HistoryRead for PostgresHistory {
                 &filter.branch,
                 &filter.include_stale,
             ],
-            |r| ChangeRow::read(r),
+            ChangeRow::read,
         )?;
         rows.into_iter()
             .map(|c| c.decode(&|what, m| self.damaged(what, m)))
@@ -888,7 +888,7 @@ impl HistoryRead for PostgresHistory {
              WHERE m.name = $1 AND r.branch = $2
              ORDER BY s.id, r.id",
             &[&key.machine, &key.branch],
-            |r| SessionRow::read(r),
+            SessionRow::read,
         )?;
         crate::rows::sessions_of(rows, &|what, m| self.damaged(what, m))
     }
