@@ -20,8 +20,8 @@ use std::time::Instant;
 
 use rigor_app::publish::{ARCHIVE_SIZE, CACHE, PublishSettings, publish};
 use rigor_app::synthetic::{Spec, Step, generate, generate_versions};
-use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
-use rigor_history::{History, NewChange, SqliteHistory};
+use rigor_app::track::{DetectSettings, detect_changes};
+use rigor_history::{ChangeVerdict, History, HistoryRead, NewChange, SeriesKey, SqliteHistory};
 use rigor_report::dashboard::SiteMeta;
 
 fn spec(benchmarks: usize, versions: usize) -> Spec {
@@ -67,6 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fresh = !db.exists();
     let mut h = SqliteHistory::open(&db)?;
     let spec = spec(benchmarks, versions);
+    let key = SeriesKey::new(spec.machine.clone(), spec.branch.clone());
     if fresh {
         let t = Instant::now();
         generate(&mut h, &spec, &mut |v| {
@@ -79,10 +80,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         })?;
         if args.iter().any(|a| a == "--detect") {
-            let key = SeriesKey {
-                machine: spec.machine.clone(),
-                branch: spec.branch.clone(),
-            };
             detect_changes(&mut h, &key, &DetectSettings::default())?;
         } else {
             for s in &spec.steps {
@@ -94,19 +91,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     p_value: 1e-6,
                     q_value: Some(1e-5),
                     verdict: if s.factor > 1.0 {
-                        "regression"
+                        ChangeVerdict::Regression
                     } else {
-                        "improvement"
-                    }
-                    .into(),
+                        ChangeVerdict::Improvement
+                    },
                     method: "injected".into(),
                 };
-                h.save_changes(
-                    &spec.machine,
-                    &spec.branch,
-                    &spec.names[s.benchmark],
-                    &[change],
-                )?;
+                h.save_changes(&key, &spec.names[s.benchmark], &[change])?;
             }
         }
         eprintln!(
@@ -158,16 +149,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .trim()
     );
     let t = Instant::now();
-    let n = h.summaries(&spec.machine, &spec.branch)?.len();
+    let n = h.summaries(&key)?.len();
     println!(
-        "History::summaries alone ({n} rows)      {:>7.2} s",
+        "HistoryRead::summaries alone ({n} rows)      {:>7.2} s",
         t.elapsed().as_secs_f64()
     );
     if !again {
         timed(&h, &site, "publish into an empty folder")?;
     }
     timed(&h, &site, "publish again, nothing new")?;
-    let next = h.versions(&spec.machine, &spec.branch)?.len();
+    let next = h.versions(&key)?.len();
     let t = Instant::now();
     generate_versions(&mut h, &spec, next..next + 1, &mut |_| {})?;
     eprintln!(

@@ -1,8 +1,8 @@
 //! From stored raw data to estimates: builds each benchmark's hierarchy, runs the analysis and
 //! writes the estimates back into the result records.
 
+use rigor_stats::Hierarchy;
 use rigor_stats::analysis::{Analysis, analyze};
-use rigor_stats::{Hierarchy, HierarchyBuilder};
 use rigor_store::{
     AnalysisRecord, BenchmarkRecord, ComponentRecord, IntervalRecord, MeanMethod, ResultFile,
     SummaryRecord,
@@ -39,11 +39,7 @@ pub type Analyses = Vec<Result<Analysis, Unanalysed>>;
 
 /// The hierarchy of a benchmark's non-warm-up samples.
 pub fn hierarchy_of(b: &BenchmarkRecord) -> Result<Hierarchy, rigor_stats::StatsError> {
-    let mut builder = HierarchyBuilder::new(b.level_names());
-    for s in b.samples.iter().filter(|s| !s.warmup) {
-        builder.push(&b.layout.unit_path(s), s.value);
-    }
-    builder.build()
+    b.hierarchy()
 }
 
 /// Analyses one benchmark, storing the estimates in the record.

@@ -9,15 +9,22 @@
 //! (a lost connection) are retried with a fresh connection: a job's completion is atomic and
 //! checks the claim, so retrying it can neither lose nor duplicate results.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(feature = "postgres")]
+use std::{
+    sync::atomic::{AtomicBool, Ordering},
+    sync::{Arc, Mutex},
+    time::Instant,
+};
 
-use rigor_history::queue::{ClaimedJob, JobQueue, JobResults, NewJob};
+use rigor_history::queue::{ClaimedJob, NewJob};
+#[cfg(feature = "postgres")]
+use rigor_history::queue::{JobQueue, JobResults};
+#[cfg(feature = "postgres")]
+use rigor_history::{Failure, PostgresHistory};
 use rigor_history::{
-    ChangeFilter, ChangeStatus, History, HistoryError, Ingest, Ingested, MachineInfo, NewChange,
-    PostgresHistory, RunId, RunStamp, StoredChange, StoredSummary, StoredVersion, VersionData,
-    VersionInfo,
+    HistoryError, HistoryWrite, Ingest, Ingested, MachineInfo, NewSession, RunId, SessionEnd,
+    SessionId, VersionInfo,
 };
 use rigor_store::ResultFile;
 use serde::{Deserialize, Serialize};
@@ -60,8 +67,10 @@ pub fn specs(commits: &[String], batch: usize, args: &[String]) -> Vec<JobSpec> 
 }
 
 /// A history that keeps what a job stores in memory, so that the worker stores it in the
-/// transaction that completes the job. It reads as empty (a job measures its versions whatever
-/// is stored); the run ids it returns are placeholders (0).
+/// transaction that completes the job: only written, never read (a job measures its versions
+/// whatever is stored, [`crate::track::measure_versions`]). The run and session ids it returns
+/// are placeholders (0); sessions are not kept yet, so the job's runs get sessions of their own
+/// as it completes.
 #[derive(Debug, Default)]
 pub struct Collected {
     /// Results to store.
@@ -70,7 +79,13 @@ pub struct Collected {
     pub failures: Vec<(VersionInfo, MachineInfo, String)>,
 }
 
-impl History for Collected {
+impl HistoryWrite for Collected {
+    fn begin_session(&mut self, _: &NewSession<'_>) -> rigor_history::Result<SessionId> {
+        Ok(SessionId(0))
+    }
+    fn end_session(&mut self, _: SessionId, _: &SessionEnd) -> rigor_history::Result<()> {
+        Ok(())
+    }
     fn ingest(&mut self, run: &Ingest<'_>) -> rigor_history::Result<Ingested> {
         self.results.push((
             run.version.clone(),
@@ -80,60 +95,10 @@ impl History for Collected {
         ));
         Ok(Ingested::Added(RunId(0)))
     }
-    fn record_failure(
-        &mut self,
-        version: &VersionInfo,
-        machine: &MachineInfo,
-        _branch: &str,
-        reason: &str,
-    ) -> rigor_history::Result<RunId> {
+    fn record_failure(&mut self, f: &rigor_history::Failure<'_>) -> rigor_history::Result<RunId> {
         self.failures
-            .push((version.clone(), machine.clone(), reason.to_string()));
+            .push((f.version.clone(), f.machine.clone(), f.reason.to_string()));
         Ok(RunId(0))
-    }
-    fn has_run(&self, _: &str, _: &str, _: &str) -> rigor_history::Result<bool> {
-        Ok(false)
-    }
-    fn stored_benchmarks(&self, _: &str, _: &str, _: &str) -> rigor_history::Result<Vec<String>> {
-        Ok(Vec::new())
-    }
-    fn versions(&self, _: &str, _: &str) -> rigor_history::Result<Vec<StoredVersion>> {
-        Ok(Vec::new())
-    }
-    fn benchmarks(&self, _: &str, _: &str) -> rigor_history::Result<Vec<String>> {
-        Ok(Vec::new())
-    }
-    fn series_keys(&self) -> rigor_history::Result<Vec<(String, String)>> {
-        Ok(Vec::new())
-    }
-    fn series(&self, _: &str, _: &str, _: &str) -> rigor_history::Result<Vec<VersionData>> {
-        Ok(Vec::new())
-    }
-    fn summaries_from(
-        &self,
-        _: &str,
-        _: &str,
-        _: RunId,
-    ) -> rigor_history::Result<Vec<StoredSummary>> {
-        Ok(Vec::new())
-    }
-    fn measured_runs(&self, _: &str, _: &str) -> rigor_history::Result<Vec<RunStamp>> {
-        Ok(Vec::new())
-    }
-    fn save_changes(
-        &mut self,
-        _: &str,
-        _: &str,
-        _: &str,
-        _: &[NewChange],
-    ) -> rigor_history::Result<()> {
-        Ok(())
-    }
-    fn changes(&self, _: &ChangeFilter) -> rigor_history::Result<Vec<StoredChange>> {
-        Ok(Vec::new())
-    }
-    fn set_status(&mut self, id: i64, _: ChangeStatus) -> rigor_history::Result<()> {
-        Err(HistoryError::NoSuchChange(id))
     }
 }
 
@@ -189,6 +154,7 @@ pub struct WorkerSummary {
     pub lost: usize,
 }
 
+#[cfg(feature = "postgres")]
 /// Opens the database, again and again until it answers (backing off up to 5 s between tries).
 fn connect(
     url: &str,
@@ -211,6 +177,7 @@ fn connect(
     }
 }
 
+#[cfg(feature = "postgres")]
 /// Renews the lease of the worker's current job every third of the lease, on its own
 /// connection, until `stop`.
 fn heartbeat(
@@ -242,6 +209,7 @@ fn heartbeat(
     })
 }
 
+#[cfg(feature = "postgres")]
 /// Claims and runs jobs of the worker's class until the queue is empty (with
 /// `exit_when_empty`), `max_jobs` are done, or `stop` is set.
 pub fn work(
@@ -298,6 +266,7 @@ pub fn work(
     summary
 }
 
+#[cfg(feature = "postgres")]
 enum JobEnd {
     Done,
     Failed,
@@ -305,6 +274,7 @@ enum JobEnd {
     Stopped,
 }
 
+#[cfg(feature = "postgres")]
 /// Measures a claimed job and completes it (retrying the completion through connection losses).
 fn run_job(
     settings: &WorkerSettings,
@@ -350,6 +320,7 @@ fn run_job(
     }
 }
 
+#[cfg(feature = "postgres")]
 /// Stores what a job collected and completes it, in one transaction.
 fn complete(
     h: &mut PostgresHistory,
@@ -359,17 +330,12 @@ fn complete(
     let ingests: Vec<Ingest<'_>> = c
         .results
         .iter()
-        .map(|(version, machine, branch, result)| Ingest {
-            version,
-            machine,
-            branch,
-            result,
-        })
+        .map(|(version, machine, branch, result)| Ingest::new(version, machine, branch, result))
         .collect();
-    let failures: Vec<(&VersionInfo, &MachineInfo, &str)> = c
+    let failures: Vec<Failure<'_>> = c
         .failures
         .iter()
-        .map(|(v, m, r)| (v, m, r.as_str()))
+        .map(|(v, m, r)| Failure::new(v, m, &job.branch, r))
         .collect();
     h.complete(
         job,

@@ -99,7 +99,8 @@ pub fn resolve(repo: &Path, rev: &str) -> Result<VersionInfo, GitError> {
         .map(str::to_string)
         .collect();
     let author = parts.next().map(str::to_string);
-    let time = parts.next().map(str::to_string);
+    // Strict ISO 8601 from git; a time it prints that does not parse is left out.
+    let time = parts.next().and_then(|t| t.parse().ok());
     let subject = parts.next().map(str::to_string);
     let generation: i64 = git(repo, &["rev-list", "--first-parent", "--count", &commit])?
         .parse()

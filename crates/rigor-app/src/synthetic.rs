@@ -1,10 +1,10 @@
 //! Synthetic histories with known changes, for the dashboard's tests, its scale benchmark and
 //! demonstrations: every benchmark of every version measured as executions × iterations with
-//! seeded noise, analysed like a real run and stored through [`History::ingest`].
+//! seeded noise, analysed like a real run and stored through [`HistoryWrite::ingest`].
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rigor_history::{History, Ingest, MachineInfo, VersionInfo};
+use rigor_history::{Failure, HistoryWrite, Ingest, MachineInfo, VersionInfo};
 use rigor_store::{BenchmarkRecord, Layout, ResultFile, SampleRecord};
 use rigor_units::{ConfidenceLevel, Seed};
 
@@ -81,12 +81,14 @@ pub fn version(v: usize) -> VersionInfo {
         rev: format!("v{v}"),
         commit: Some(format!("{:040x}", 0x1000_0000u64 + v as u64)),
         subject: Some(format!("change number {v}")),
-        time: Some(format!(
+        time: format!(
             "{}-{:02}-{:02}T12:00:00Z",
             2026 + v / 336,
             (v / 28) % 12 + 1,
             v % 28 + 1
-        )),
+        )
+        .parse()
+        .ok(),
         order: Some(v as i64),
         ..VersionInfo::default()
     }
@@ -120,7 +122,7 @@ fn result(spec: &Spec, v: usize, rng: &mut ChaCha8Rng) -> ResultFile {
 
 /// Generates the history into `history`, calling `progress` after each version.
 pub fn generate(
-    history: &mut dyn History,
+    history: &mut dyn HistoryWrite,
     spec: &Spec,
     progress: &mut dyn FnMut(usize),
 ) -> Result<()> {
@@ -130,7 +132,7 @@ pub fn generate(
 /// Generates only the versions in `range` (each version's noise has its own seeded stream, so
 /// a version is the same whether generated alone or with the others).
 pub fn generate_versions(
-    history: &mut dyn History,
+    history: &mut dyn HistoryWrite,
     spec: &Spec,
     range: std::ops::Range<usize>,
     progress: &mut dyn FnMut(usize),
@@ -142,17 +144,17 @@ pub fn generate_versions(
     for v in range {
         let version = version(v);
         if spec.failed.contains(&v) {
-            history.record_failure(&version, &machine, &spec.branch, "build failed")?;
+            history.record_failure(&Failure::new(
+                &version,
+                &machine,
+                &spec.branch,
+                "build failed",
+            ))?;
         } else {
             let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
             rng.set_stream(v as u64);
             let result = result(spec, v, &mut rng);
-            history.ingest(&Ingest {
-                version: &version,
-                machine: &machine,
-                branch: &spec.branch,
-                result: &result,
-            })?;
+            history.ingest(&Ingest::new(&version, &machine, &spec.branch, &result))?;
         }
         progress(v);
     }

@@ -19,8 +19,8 @@ use std::process::Command;
 use rigor_app::analysis::hierarchy_of;
 use rigor_app::publish::{PublishSettings, publish};
 use rigor_app::synthetic::{Spec, Step, generate};
-use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
-use rigor_history::{History, SqliteHistory};
+use rigor_app::track::{DetectSettings, detect_changes};
+use rigor_history::{HistoryRead, SeriesKey, SqliteHistory};
 use rigor_report::dashboard::SiteMeta;
 use rigor_units::{Resolution, Seconds, TimeUnit};
 
@@ -55,7 +55,7 @@ fn comparisons(h: &SqliteHistory) -> String {
     ];
     let mut out = Vec::new();
     for (name, machine, base, cand) in cases {
-        let series = h.series(machine, "main", name).unwrap();
+        let series = h.series(&SeriesKey::new(machine, "main"), name).unwrap();
         let record = |rev: &str| {
             &series
                 .iter()

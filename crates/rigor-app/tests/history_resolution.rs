@@ -9,8 +9,8 @@ mod common;
 
 use rigor_app::publish::site_view;
 use rigor_app::settings::{AnalysisSettings, ComparisonSettings};
-use rigor_app::track::{DetectSettings, SeriesKey, check, detect_changes, show};
-use rigor_history::SqliteHistory;
+use rigor_app::track::{DetectSettings, check, detect_changes, show};
+use rigor_history::{SeriesKey, SqliteHistory};
 use rigor_report::dashboard::{PointState, SiteMeta};
 use rigor_stats::compare::Verdict;
 use rigor_store::ResultFile;
@@ -52,7 +52,10 @@ fn quantised_versions_show_no_change_once_the_history_keeps_their_resolution() {
     let found = detect_changes(&mut bare, &key(), &DetectSettings::default()).unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].change.rev, "v10");
-    assert_eq!(found[0].change.verdict, "regression");
+    assert_eq!(
+        found[0].change.verdict,
+        rigor_history::ChangeVerdict::Regression
+    );
     let (lo, hi) = found[0].change.interval.unwrap();
     assert!(close(lo, 3.04 / 3.0) && close(hi, 3.04 / 3.0), "{lo} {hi}");
     // With it: no change.

@@ -4,8 +4,8 @@
 
 use rigor_app::publish::{PublishSettings, publish, site_view};
 use rigor_app::synthetic::{Spec, Step, generate, generate_versions};
-use rigor_app::track::{DetectSettings, SeriesKey, detect_changes};
-use rigor_history::SqliteHistory;
+use rigor_app::track::{DetectSettings, detect_changes};
+use rigor_history::{SeriesKey, SqliteHistory};
 use rigor_report::dashboard::{PointState, SiteMeta};
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
@@ -133,7 +133,7 @@ fn files(root: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> 
 
 #[test]
 fn an_incremental_publish_reads_and_writes_only_what_is_new_and_equals_one_from_scratch() {
-    use rigor_history::{ChangeFilter, ChangeStatus, History};
+    use rigor_history::{ChangeFilter, ChangeStatus, History, HistoryRead};
     let dir = tempfile::tempdir().unwrap();
     let (inc, fresh) = (dir.path().join("inc"), dir.path().join("fresh"));
     // Archive pages of 4 versions: 26 versions are 5 archive pages and 6 on the main page.
@@ -223,7 +223,7 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 #[test]
 fn a_page_carries_each_versions_fieller_inputs_and_opens_with_rigor_compares_interval() {
     use rigor_app::analysis::hierarchy_of;
-    use rigor_history::History;
+    use rigor_history::HistoryRead;
     use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
 
     let dir = tempfile::tempdir().unwrap();
@@ -235,7 +235,7 @@ fn a_page_carries_each_versions_fieller_inputs_and_opens_with_rigor_compares_int
     let page = std::fs::read_to_string(out.join(&json.unwrap().page)).unwrap();
     // The oracle: each version's estimate from its raw samples, as `rigor compare` makes it.
     let raw: Vec<(String, MeanEstimate)> = h
-        .series("ci-1", "main", "parse/json")
+        .series(&SeriesKey::new("ci-1", "main"), "parse/json")
         .unwrap()
         .iter()
         .map(|v| {

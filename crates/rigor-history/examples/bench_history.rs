@@ -10,7 +10,9 @@
 
 use std::time::Instant;
 
-use rigor_history::{History, Ingest, MachineInfo, SqliteHistory, VersionInfo};
+use rigor_history::{
+    HistoryRead, HistoryWrite, Ingest, MachineInfo, SeriesKey, SqliteHistory, VersionInfo,
+};
 use rigor_stats::HierarchyBuilder;
 use rigor_stats::edivisive::{ChangeConfig, detect_changes};
 use rigor_stats::series::{SeriesConfig, VersionMean, detect};
@@ -81,17 +83,13 @@ fn main() {
     let mut h = SqliteHistory::open(&dir.path().join("ingest.db")).unwrap();
     let t = Instant::now();
     for (k, r) in results.iter().enumerate() {
-        h.ingest(&Ingest {
-            version: &VersionInfo {
-                rev: format!("v{k}"),
-                order: Some(k as i64),
-                ..Default::default()
-            },
-            machine: &machine,
-            branch: "main",
-            result: r,
-        })
-        .unwrap();
+        let version = VersionInfo {
+            rev: format!("v{k}"),
+            order: Some(k as i64),
+            ..Default::default()
+        };
+        h.ingest(&Ingest::new(&version, &machine, "main", r))
+            .unwrap();
     }
     let ingest_time = t.elapsed().as_secs_f64();
     println!(
@@ -106,17 +104,13 @@ fn main() {
     for v in 0..versions {
         let level = if v >= versions / 2 { 1.05 } else { 1.0 };
         let r = result(1000 + v as u64, &names, 5, 1, level);
-        h.ingest(&Ingest {
-            version: &VersionInfo {
-                rev: format!("v{v}"),
-                order: Some(v as i64),
-                ..Default::default()
-            },
-            machine: &machine,
-            branch: "main",
-            result: &r,
-        })
-        .unwrap();
+        let version = VersionInfo {
+            rev: format!("v{v}"),
+            order: Some(v as i64),
+            ..Default::default()
+        };
+        h.ingest(&Ingest::new(&version, &machine, "main", &r))
+            .unwrap();
     }
     let fill = t.elapsed().as_secs_f64();
     let t = Instant::now();
@@ -125,7 +119,7 @@ fn main() {
     let mut read_time = 0.0;
     for name in &names {
         let r = Instant::now();
-        let series = h.series("bench", "main", name).unwrap();
+        let series = h.series(&SeriesKey::new("bench", "main"), name).unwrap();
         read_time += r.elapsed().as_secs_f64();
         let means: Vec<VersionMean> = series
             .iter()

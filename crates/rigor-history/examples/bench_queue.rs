@@ -78,13 +78,8 @@ fn drain(url: &str, jobs: usize, workers: usize) -> Figures {
                         rev: format!("v{}", job.id),
                         ..Default::default()
                     };
-                    let r = result(job.id as u64);
-                    let ingests = [Ingest {
-                        version: &version,
-                        machine: &machine,
-                        branch: "main",
-                        result: &r,
-                    }];
+                    let r = result(job.id.0 as u64);
+                    let ingests = [Ingest::new(&version, &machine, "main", &r)];
                     let t = Instant::now();
                     q.complete(
                         &job,

@@ -4,7 +4,11 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-/// What can go wrong with a history. Variants about the database name its file.
+use crate::queue::JobId;
+use crate::types::{ChangeId, SessionId};
+
+/// What can go wrong with a history. Variants about the database name its file (or URL, without
+/// its password).
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum HistoryError {
@@ -18,6 +22,7 @@ pub enum HistoryError {
         source: rusqlite::Error,
     },
     /// The PostgreSQL server refused or failed (the URL is shown without its password).
+    #[cfg(feature = "postgres")]
     #[error("{url}")]
     Postgres {
         /// The database URL, password removed.
@@ -25,6 +30,14 @@ pub enum HistoryError {
         /// The client's error.
         #[source]
         source: postgres::Error,
+    },
+    /// A PostgreSQL URL was given to a build without the PostgreSQL backend.
+    #[error(
+        "{url}: this build of rigor has no PostgreSQL support (it is the cargo feature `postgres`); use an SQLite file, or a rigor built with it"
+    )]
+    PostgresNotBuilt {
+        /// The database URL, password removed.
+        url: String,
     },
     /// The database password could not be read safely.
     #[error("{url}: {message}")]
@@ -48,7 +61,7 @@ pub enum HistoryError {
     /// A job's claim was lost (its lease ran out and another worker took it): its results were
     /// not stored, the other worker's will be.
     #[error("job {0}: the lease was lost to another worker; its results are not stored")]
-    LeaseLost(i64),
+    LeaseLost(JobId),
     /// The database was written by a newer rigor.
     #[error(
         "{}: history schema version {found} is newer than this rigor understands ({supported}); use a newer rigor",
@@ -74,10 +87,28 @@ pub enum HistoryError {
     },
     /// No change has this id.
     #[error("no change has id {0}")]
-    NoSuchChange(i64),
-    /// A status that is not one of new, acknowledged, invalid.
-    #[error("'{0}' is not a change status (new, acknowledged, invalid)")]
-    BadStatus(String),
+    NoSuchChange(ChangeId),
+    /// No session has this id.
+    #[error("no session has id {0}")]
+    NoSuchSession(SessionId),
+    /// A run was stored into a session of another machine.
+    #[error("session {session} is not on machine '{machine}': a session's runs are of its machine")]
+    SessionOnOtherMachine {
+        /// The session.
+        session: SessionId,
+        /// The run's machine.
+        machine: String,
+    },
+    /// A name that is none of a set's (a change status, a session kind, a run role, …).
+    #[error("'{value}' is not a {what} ({expected})")]
+    BadName {
+        /// What was named.
+        what: &'static str,
+        /// The name given.
+        value: String,
+        /// The names there are.
+        expected: String,
+    },
 }
 
 /// Shorthand for this crate's results.

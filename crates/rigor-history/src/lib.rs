@@ -1,108 +1,135 @@
 //! The history of a project's performance across versions.
 //!
-//! A [`History`] stores every ingested run whole — machines, versions (commits or labels), runs
-//! with their settings and provenance, every sample with its full hierarchy, per-benchmark
-//! summaries — and the changes detected over each benchmark's series, with a status a user sets.
+//! A history stores every ingested run whole — machines, versions (commits or labels), sessions
+//! (one sitting of a machine in which runs are measured), runs with their settings and provenance,
+//! every sample with its full hierarchy, per-benchmark summaries (the mean, its interval, the
+//! variance of the mean and the top-level count) — and the changes detected over each benchmark's
+//! series, with a status a user sets. Reading and writing are two traits: [`HistoryRead`] (series,
+//! summaries, versions, changes, sessions) and [`HistoryWrite`] (what measuring stores: sessions,
+//! runs, failures); a [`History`] is both, and also keeps the changes detection finds.
+//!
 //! [`SqliteHistory`] is the default backend (SQLite compiled in, WAL mode, one transaction per
-//! ingest so a killed process leaves nothing partial); all of its SQL lives in [`sqlite`].
-//! [`PostgresHistory`] keeps the same tables on a server that several machines share, with the
-//! job queue of a benchmark farm beside them ([`JobQueue`]). [`open`] picks the backend from the
-//! location: a `postgres://` URL, else a file path.
+//! ingest so a killed process leaves nothing partial); all of its SQL lives in [`sqlite`]. With
+//! the cargo feature `postgres`, `PostgresHistory` keeps the same tables on a server that several
+//! machines share, with the job queue of a benchmark farm beside them ([`queue`]). [`open`] picks
+//! the backend from the location: a `postgres://` URL, else a file path.
 
 mod error;
+mod location;
 mod merge;
+mod migrate;
+#[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod queue;
+mod rows;
 pub mod sqlite;
+#[cfg(feature = "postgres")]
 mod tls;
 mod types;
 
 pub use error::{HistoryError, Result};
+pub use location::{is_postgres_url, redact};
+#[cfg(feature = "postgres")]
 pub use postgres::PostgresHistory;
 pub use queue::JobQueue;
 pub use sqlite::SqliteHistory;
 pub use types::*;
 
-/// A store of runs across versions and machines.
-pub trait History {
+/// Reading a history.
+pub trait HistoryRead {
+    /// Whether a version already has a run (measured or failed) in a series.
+    fn has_run(&self, key: &SeriesKey, rev: &str) -> Result<bool>;
+
+    /// The benchmarks measured (in runs that did not fail) for a version in a series.
+    fn stored_benchmarks(&self, key: &SeriesKey, rev: &str) -> Result<Vec<String>>;
+
+    /// The versions with runs in a series, in history order.
+    fn versions(&self, key: &SeriesKey) -> Result<Vec<StoredVersion>>;
+
+    /// The names of the benchmarks measured in a series.
+    fn benchmarks(&self, key: &SeriesKey) -> Result<Vec<String>>;
+
+    /// The series (machines and branches) that have runs.
+    fn series_keys(&self) -> Result<Vec<SeriesKey>>;
+
+    /// One benchmark's raw data per version, in history order (versions without it skipped;
+    /// several runs of one version are merged, their rounds kept apart).
+    fn series(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<VersionData>>;
+
+    /// The stored summary (mean, interval and variance components from the run's own analysis,
+    /// the variance of the mean and the top-level count from its samples) of every benchmark of
+    /// every measured run in a series, in one read: what a dashboard draws without re-analysing
+    /// raw samples. Ordered by run (oldest first).
+    fn summaries(&self, key: &SeriesKey) -> Result<Vec<StoredSummary>> {
+        self.summaries_from(key, RunId(i64::MIN))
+    }
+
+    /// [`HistoryRead::summaries`] of the runs whose id is `first` or later only: what a
+    /// publisher that keeps the summaries it has read needs after new runs are stored.
+    fn summaries_from(&self, key: &SeriesKey, first: RunId) -> Result<Vec<StoredSummary>>;
+
+    /// The measured (not failed) runs in a series with their content hashes, in id order. Ids
+    /// grow with every stored run but concurrent writers may commit them out of order, so a
+    /// reader that wants what is new compares this list with the runs it knows rather than
+    /// keeping the largest id; the hash tells a run from another history's run with the same id.
+    fn measured_runs(&self, key: &SeriesKey) -> Result<Vec<RunStamp>>;
+
+    /// Stored changes in history order (the oldest version first; one version's changes by
+    /// benchmark name).
+    fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>>;
+
+    /// The sessions of the series' machine that stored runs on its branch, oldest first, each
+    /// with those runs.
+    fn sessions(&self, key: &SeriesKey) -> Result<Vec<StoredSession>>;
+}
+
+/// What measuring writes into a history: sessions, and the runs (or failures) measured in them.
+pub trait HistoryWrite {
+    /// Begins a session; its runs are stored with its id ([`Ingest::session`]).
+    fn begin_session(&mut self, session: &NewSession<'_>) -> Result<SessionId>;
+
+    /// Records how a session ended.
+    fn end_session(&mut self, id: SessionId, end: &SessionEnd) -> Result<()>;
+
     /// Stores a result for a version on a machine and branch. Idempotent: a result already
     /// stored (same content) is not stored again.
     fn ingest(&mut self, run: &Ingest<'_>) -> Result<Ingested>;
 
     /// Records that a version could not be measured (e.g. its build failed), so that resumed
     /// runs skip it and the history shows it.
-    fn record_failure(
-        &mut self,
-        version: &VersionInfo,
-        machine: &MachineInfo,
-        branch: &str,
-        reason: &str,
-    ) -> Result<RunId>;
+    fn record_failure(&mut self, failure: &Failure<'_>) -> Result<RunId>;
+}
 
-    /// Whether a version already has a run (measured or failed) on a machine and branch.
-    fn has_run(&self, rev: &str, machine: &str, branch: &str) -> Result<bool>;
-
-    /// The benchmarks measured (in runs that did not fail) for a version on a machine and branch.
-    fn stored_benchmarks(&self, rev: &str, machine: &str, branch: &str) -> Result<Vec<String>>;
-
-    /// The versions with runs on a machine and branch, in history order.
-    fn versions(&self, machine: &str, branch: &str) -> Result<Vec<StoredVersion>>;
-
-    /// The names of the benchmarks measured on a machine and branch.
-    fn benchmarks(&self, machine: &str, branch: &str) -> Result<Vec<String>>;
-
-    /// The machines and branches that have runs.
-    fn series_keys(&self) -> Result<Vec<(String, String)>>;
-
-    /// One benchmark's raw data per version, in history order (versions without it skipped;
-    /// several runs of one version are merged, their rounds kept apart).
-    fn series(&self, machine: &str, branch: &str, benchmark: &str) -> Result<Vec<VersionData>>;
-
-    /// The stored summary (mean and interval from the run's own analysis, variance components)
-    /// of every benchmark of every measured run on a machine and branch, in one read: what a
-    /// dashboard draws without re-analysing raw samples. Ordered by run (oldest first).
-    fn summaries(&self, machine: &str, branch: &str) -> Result<Vec<StoredSummary>> {
-        self.summaries_from(machine, branch, RunId(i64::MIN))
-    }
-
-    /// [`History::summaries`] of the runs whose id is `first` or later only: what a publisher
-    /// that keeps the summaries it has read needs after new runs are stored.
-    fn summaries_from(
-        &self,
-        machine: &str,
-        branch: &str,
-        first: RunId,
-    ) -> Result<Vec<StoredSummary>>;
-
-    /// The measured (not failed) runs on a machine and branch with their content hashes, in id
-    /// order. Ids grow with every stored run but concurrent writers may commit them out of
-    /// order, so a reader that wants what is new compares this list with the runs it knows
-    /// rather than keeping the largest id; the hash tells a run from another history's run
-    /// with the same id.
-    fn measured_runs(&self, machine: &str, branch: &str) -> Result<Vec<RunStamp>>;
-
+/// A store of runs across versions and machines: reading, writing, and the changes detected over
+/// its series.
+pub trait History: HistoryRead + HistoryWrite {
     /// Replaces the detected changes of one series: changes found again keep their status,
     /// changes no longer found are marked not current.
     fn save_changes(
         &mut self,
-        machine: &str,
-        branch: &str,
+        key: &SeriesKey,
         benchmark: &str,
         changes: &[NewChange],
     ) -> Result<()>;
 
-    /// Stored changes in history order (the oldest version first; one version's changes by
-    /// benchmark name).
-    fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>>;
-
     /// Sets a change's status.
-    fn set_status(&mut self, id: i64, status: ChangeStatus) -> Result<()>;
+    fn set_status(&mut self, id: ChangeId, status: ChangeStatus) -> Result<()>;
+
+    /// The reading half, for code that only reads.
+    fn as_read(&self) -> &dyn HistoryRead;
+
+    /// The writing half, for code that only stores measurements.
+    fn as_write(&mut self) -> &mut dyn HistoryWrite;
 }
 
-/// Opens the history at `location`: a `postgres://…` URL, else an SQLite file path.
+/// Opens the history at `location`: a `postgres://…` URL (with the feature `postgres`; without
+/// it, [`HistoryError::PostgresNotBuilt`]), else an SQLite file path.
 pub fn open(location: &std::ffi::OsStr) -> Result<Box<dyn History + Send>> {
-    match location.to_str().filter(|l| postgres::is_postgres_url(l)) {
+    match location.to_str().filter(|l| is_postgres_url(l)) {
+        #[cfg(feature = "postgres")]
         Some(url) => Ok(Box::new(PostgresHistory::open(url)?)),
+        #[cfg(not(feature = "postgres"))]
+        Some(url) => Err(HistoryError::PostgresNotBuilt { url: redact(url) }),
         None => Ok(Box::new(SqliteHistory::open(std::path::Path::new(
             location,
         ))?)),

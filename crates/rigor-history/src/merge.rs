@@ -14,7 +14,7 @@ pub(crate) struct RunData {
 
 /// A stored benchmark of one run, before merging.
 pub(crate) struct RunBenchmark {
-    pub(crate) run: i64,
+    pub(crate) run: crate::RunInfo,
     pub(crate) rev: String,
     pub(crate) command: String,
     pub(crate) layout: Layout,
@@ -25,7 +25,7 @@ pub(crate) struct RunBenchmark {
 
 /// A `run_benchmarks` row as both backends read it: the JSON and text columns still undecoded.
 pub(crate) struct RunBenchmarkRow {
-    pub(crate) run: i64,
+    pub(crate) run: crate::rows::RunInfoRow,
     pub(crate) command: String,
     pub(crate) levels: String,
     pub(crate) level_names: Option<String>,
@@ -35,14 +35,25 @@ pub(crate) struct RunBenchmarkRow {
 }
 
 impl RunBenchmarkRow {
+    /// Reads the run ([`crate::rows::RunInfoRow::read`]) and `command, levels, level_names, unit,
+    /// failures, rev`.
+    pub(crate) fn read<R: crate::rows::Cells>(r: &R) -> Result<Self, R::Error> {
+        Ok(Self {
+            run: crate::rows::RunInfoRow::read(r, 0)?,
+            command: r.text(4)?,
+            levels: r.text(5)?,
+            level_names: r.maybe_text(6)?,
+            unit: r.text(7)?,
+            failures: r.text(8)?,
+            rev: r.text(9)?,
+        })
+    }
+
     /// Decodes the row's columns; `damaged(what, message)` makes the backend's error (which
     /// names its database).
-    pub(crate) fn decode(
-        self,
-        damaged: impl Fn(&'static str, String) -> crate::HistoryError,
-    ) -> crate::Result<RunBenchmark> {
+    pub(crate) fn decode(self, damaged: crate::rows::Damage<'_>) -> crate::Result<RunBenchmark> {
         Ok(RunBenchmark {
-            run: self.run,
+            run: self.run.decode(damaged)?,
             rev: self.rev,
             command: self.command,
             layout: serde_json::from_str(&self.levels)
@@ -93,7 +104,7 @@ pub(crate) fn series_of(
         .into_iter()
         .filter_map(|v| {
             let parts = by_version.remove(&v.version.rev).unwrap_or_default();
-            let runs = parts.iter().map(|p| crate::RunId(p.run)).collect();
+            let runs = parts.iter().map(|p| p.run).collect();
             merged(benchmark, parts, &mut data).map(|benchmark| crate::VersionData {
                 version: v.version,
                 runs,
@@ -119,7 +130,7 @@ pub(crate) fn merged(
         let RunData {
             samples,
             executions,
-        } = data.remove(&part.run).unwrap_or_default();
+        } = data.remove(&part.run.id.0).unwrap_or_default();
         let next = |f: &dyn Fn(&SampleRecord) -> usize| samples.iter().map(f).max();
         let (r, e, bl) = (
             next(&|s| s.round),
@@ -160,7 +171,12 @@ mod tests {
 
     fn part(run: i64, unit: TimeUnit) -> RunBenchmark {
         RunBenchmark {
-            run,
+            run: crate::RunInfo {
+                id: crate::RunId(run),
+                session: crate::SessionId(run),
+                artifact: None,
+                role: crate::Role::New,
+            },
             rev: "v1".into(),
             command: "c".into(),
             layout: Layout::EXECUTIONS,

@@ -1,5 +1,6 @@
-//! The PostgreSQL backend: the same tables and behaviour as [`crate::sqlite`], on a server that
-//! several machines share, plus the job queue of a benchmark farm ([`crate::queue`]).
+//! The PostgreSQL backend (cargo feature `postgres`): the same tables and behaviour as
+//! [`crate::sqlite`], on a server that several machines share, plus the job queue of a benchmark
+//! farm ([`crate::queue`]).
 //!
 //! Client: the synchronous `postgres` crate (rust-postgres, well kept, pure Rust). TLS: rustls
 //! (pure Rust with `ring`, so a fresh machine with only gcc builds it) when the URL asks for it
@@ -11,26 +12,37 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 use postgres::config::SslMode;
+use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 use postgres::{Client, Config, GenericClient, Row, Transaction};
-use rigor_store::{BenchmarkRecord, ExecutionRecord, SampleRecord};
-use rigor_units::Seconds;
+use rigor_store::{BenchmarkRecord, SampleRecord};
 
-use crate::History;
 use crate::error::{HistoryError, Result};
+use crate::location::redact;
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series_of};
-use crate::sqlite::{failure_fingerprint, fingerprints, json, now, status_text};
-use crate::types::{
-    ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, RunStamp,
-    StoredChange, StoredSummary, StoredVersion, VersionData, VersionInfo,
+use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
+use crate::rows::{
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, RunValues, SessionRow, SessionValues,
+    StoredVersionRow, SummaryRow, VersionValues, check_session, execution_of, failure_fingerprint,
+    fingerprints, sample_of, time_text,
 };
+use crate::types::{
+    ChangeFilter, ChangeId, ChangeStatus, Failure, Ingest, Ingested, MachineInfo, NewChange,
+    NewSession, RunId, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange, StoredSession,
+    StoredSummary, StoredVersion, VersionData, VersionInfo,
+};
+use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     include_str!("../migrations/postgres/0001_initial.sql"),
     include_str!("../migrations/postgres/0002_jobs.sql"),
     include_str!("../migrations/postgres/0003_resolution.sql"),
+    include_str!("../migrations/postgres/0004_sessions.sql"),
 ];
+
+/// The migration whose second half, the data of the sessions' schema, [`fill_sessions`] computes.
+const SESSIONS: usize = 3;
 
 /// The schema version this build writes and the newest it reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -42,10 +54,8 @@ const VERSION_ORDER: &str = "v.order_key NULLS LAST, v.commit_time NULLS LAST, v
 const VERSION_COLUMNS: &str =
     "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
 
-/// Whether a database location names a PostgreSQL server.
-pub fn is_postgres_url(location: &str) -> bool {
-    location.starts_with("postgres://") || location.starts_with("postgresql://")
-}
+/// The run columns [`run_info_of`] reads, from `runs r`.
+const RUN_INFO_COLUMNS: &str = "r.id, r.session_id, r.artifact, r.role";
 
 /// A history in a PostgreSQL database.
 pub struct PostgresHistory {
@@ -59,6 +69,27 @@ impl std::fmt::Debug for PostgresHistory {
         f.debug_struct("PostgresHistory")
             .field("url", &self.shown)
             .finish_non_exhaustive()
+    }
+}
+
+/// Why work in a transaction stopped: the server's error (retried when it asks), or the
+/// history's own.
+pub(crate) enum Fail {
+    /// The server's.
+    Db(postgres::Error),
+    /// The history's (a missing session, a lost lease).
+    History(HistoryError),
+}
+
+impl From<postgres::Error> for Fail {
+    fn from(e: postgres::Error) -> Self {
+        Self::Db(e)
+    }
+}
+
+impl From<HistoryError> for Fail {
+    fn from(e: HistoryError) -> Self {
+        Self::History(e)
     }
 }
 
@@ -113,72 +144,75 @@ impl PostgresHistory {
     }
 
     fn migrate(&mut self) -> Result<()> {
-        let shown = self.shown.clone();
-        let db = |source| HistoryError::Postgres {
-            url: shown.clone(),
-            source,
-        };
         let too_new = |found: i64| HistoryError::SchemaTooNew {
-            path: shown.clone().into(),
+            path: self.shown.clone().into(),
             found,
             supported: SCHEMA_VERSION,
         };
-        let mut client = self.client();
         // Up to date: nothing is written, so a role that may only read (a dashboard) can open it.
-        let found = schema_version(&mut *client).map_err(db)?;
+        let found = schema_version(&mut *self.client()).map_err(|e| self.db(e))?;
         if found > SCHEMA_VERSION {
             return Err(too_new(found));
         }
         if found == SCHEMA_VERSION {
             return Ok(());
         }
-        let mut tx = client.transaction().map_err(db)?;
-        // One migrating process at a time (the lock ends with the transaction); the version is
-        // read again under the lock.
-        tx.batch_execute(
-            "SELECT pg_advisory_xact_lock(7262391);
-             CREATE TABLE IF NOT EXISTS rigor_schema (version BIGINT NOT NULL);",
-        )
-        .map_err(db)?;
-        let found = schema_version(&mut tx).map_err(db)?;
-        if found > SCHEMA_VERSION {
-            return Err(too_new(found));
-        }
-        for sql in &MIGRATIONS[found.max(0) as usize..] {
-            tx.batch_execute(sql).map_err(db)?;
-        }
-        tx.execute("DELETE FROM rigor_schema", &[]).map_err(db)?;
-        tx.execute("INSERT INTO rigor_schema VALUES ($1)", &[&SCHEMA_VERSION])
-            .map_err(db)?;
-        tx.commit().map_err(db)
+        let shown = self.shown.clone();
+        self.in_transaction(|tx| {
+            // One migrating process at a time (the lock ends with the transaction); the version
+            // is read again under the lock.
+            tx.batch_execute(
+                "SELECT pg_advisory_xact_lock(7262391);
+                 CREATE TABLE IF NOT EXISTS rigor_schema (version BIGINT NOT NULL);",
+            )?;
+            let found = schema_version(tx)?;
+            if found > SCHEMA_VERSION {
+                return Err(too_new(found).into());
+            }
+            for (i, sql) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
+                tx.batch_execute(sql)?;
+                if i == SESSIONS {
+                    fill_sessions(tx, &shown)?;
+                }
+            }
+            tx.execute("DELETE FROM rigor_schema", &[])?;
+            tx.execute("INSERT INTO rigor_schema VALUES ($1)", &[&SCHEMA_VERSION])?;
+            Ok(())
+        })
     }
 
-    fn damaged(&self, what: &'static str, message: impl ToString) -> HistoryError {
-        HistoryError::Damaged {
-            path: self.shown.clone().into(),
-            what,
-            message: message.to_string(),
-        }
+    fn damaged(&self, what: &'static str, message: String) -> HistoryError {
+        damaged_in(&self.shown, what, message)
     }
 
     /// Runs `work` in a transaction, again when the server asks (deadlock, serialization).
     pub(crate) fn in_transaction<T>(
         &self,
-        mut work: impl FnMut(&mut Transaction<'_>) -> Result<T, postgres::Error>,
+        mut work: impl FnMut(&mut Transaction<'_>) -> Result<T, Fail>,
     ) -> Result<T> {
         let mut client = self.client();
         let mut tries = 0;
         loop {
-            let attempt = client.transaction().and_then(|mut tx| {
+            let attempt = client.transaction().map_err(Fail::Db).and_then(|mut tx| {
                 let out = work(&mut tx)?;
                 tx.commit()?;
                 Ok(out)
             });
             match attempt {
-                Err(e) if tries < 5 && is_retryable(&e) => tries += 1,
-                other => return other.map_err(|e| self.db(e)),
+                Ok(out) => return Ok(out),
+                Err(Fail::Db(e)) if tries < 5 && is_retryable(&e) => tries += 1,
+                Err(Fail::Db(e)) => return Err(self.db(e)),
+                Err(Fail::History(e)) => return Err(e),
             }
         }
+    }
+}
+
+fn damaged_in(shown: &str, what: &'static str, message: String) -> HistoryError {
+    HistoryError::Damaged {
+        path: shown.into(),
+        what,
+        message,
     }
 }
 
@@ -194,42 +228,112 @@ fn schema_version(c: &mut impl GenericClient) -> Result<i64, postgres::Error> {
         .map_or(0, |r| r.get(0)))
 }
 
+/// The data of the sessions' schema for an older history (see [`crate::migrate`]): sessions for
+/// the stored runs, each benchmark's spread from its samples (else its interval), commit times in
+/// UTC; then every run is checked to have a session.
+fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
+    let damaged = |what, message| damaged_in(shown, what, message);
+    let runs = read_all(
+        tx,
+        "SELECT id, machine_id, started, ended, ingested_at, rigor_version FROM runs ORDER BY id",
+        &[],
+        LegacyRun::read,
+    )?;
+    for s in sessions_of(runs) {
+        let id = insert_session(tx, s.machine, &s.values)?;
+        tx.execute(
+            "UPDATE runs SET session_id = $1 WHERE id = ANY($2)",
+            &[&id, &s.runs],
+        )?;
+    }
+    tx.batch_execute("ALTER TABLE runs VALIDATE CONSTRAINT runs_need_a_session")?;
+    let benchmarks = read_all(
+        tx,
+        "SELECT run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
+                ci_level, components, resolution
+         FROM run_benchmarks",
+        &[],
+        LegacyBenchmark::read,
+    )?;
+    let mut spreads = Spreads::new(benchmarks);
+    {
+        // Streamed: a history's samples need not fit in memory.
+        let mut rows = tx.query_raw(
+            "SELECT run_id, benchmark_id, build, round, execution, iteration, value, warmup
+             FROM samples ORDER BY run_id, benchmark_id, pos",
+            std::iter::empty::<i64>(),
+        )?;
+        while let Some(r) = rows.next()? {
+            let (run, benchmark, s) = sample_of(&r)?;
+            spreads.sample(run, benchmark, s, &damaged)?;
+        }
+    }
+    for ((run, benchmark), s) in spreads.finish(&damaged)? {
+        tx.execute(
+            "UPDATE run_benchmarks SET var_of_mean = $1, units = $2
+             WHERE run_id = $3 AND benchmark_id = $4",
+            &[&s.var_of_mean, &(s.units as i64), &run, &benchmark],
+        )?;
+    }
+    let times = read_all(
+        tx,
+        "SELECT id, commit_time FROM versions WHERE commit_time IS NOT NULL",
+        &[],
+        |r| Ok((r.int(0)?, r.text(1)?)),
+    )?;
+    for (id, time) in times {
+        let utc = normalised_time(&time);
+        if utc.as_ref() != Some(&time) {
+            tx.execute(
+                "UPDATE versions SET commit_time = $1 WHERE id = $2",
+                &[&utc, &id],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The rows `sql` selects, each read by `row`.
+fn read_all<T>(
+    c: &mut impl GenericClient,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    row: impl Fn(&Row) -> Result<T, postgres::Error>,
+) -> Result<Vec<T>, postgres::Error> {
+    c.query(sql, params)?.iter().map(row).collect()
+}
+
+impl Cells for Row {
+    type Error = postgres::Error;
+    fn text(&self, i: usize) -> Result<String, postgres::Error> {
+        self.try_get(i)
+    }
+    fn maybe_text(&self, i: usize) -> Result<Option<String>, postgres::Error> {
+        self.try_get(i)
+    }
+    fn int(&self, i: usize) -> Result<i64, postgres::Error> {
+        self.try_get(i)
+    }
+    fn maybe_int(&self, i: usize) -> Result<Option<i64>, postgres::Error> {
+        self.try_get(i)
+    }
+    fn real(&self, i: usize) -> Result<f64, postgres::Error> {
+        self.try_get(i)
+    }
+    fn maybe_real(&self, i: usize) -> Result<Option<f64>, postgres::Error> {
+        self.try_get(i)
+    }
+    fn flag(&self, i: usize) -> Result<bool, postgres::Error> {
+        self.try_get(i)
+    }
+}
+
 /// Whether the server aborted a transaction that may succeed when run again.
 fn is_retryable(e: &postgres::Error) -> bool {
     use postgres::error::SqlState;
     e.code().is_some_and(|c| {
         *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE
     })
-}
-
-/// The URL with any password replaced by `***`.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
-    let shown_authority = match authority.rsplit_once('@') {
-        Some((user, host)) => match user.split_once(':') {
-            Some((name, _)) => format!("{name}:***@{host}"),
-            None => authority.to_string(),
-        },
-        None => authority.to_string(),
-    };
-    // A password may also be a query parameter.
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let query: Vec<String> = query
-                .split('&')
-                .map(|kv| match kv.split_once('=') {
-                    Some(("password", _)) => "password=***".to_string(),
-                    _ => kv.to_string(),
-                })
-                .collect();
-            format!("{path}?{}", query.join("&"))
-        }
-        None => tail.to_string(),
-    };
-    format!("{scheme}://{shown_authority}{tail}")
 }
 
 /// The password from `PGPASSWORD`, else from the file `RIGOR_DB_PASSWORD_FILE` names (which
@@ -301,6 +405,7 @@ fn machine_id(tx: &mut impl GenericClient, m: &MachineInfo) -> Result<i64, postg
 }
 
 fn version_id(tx: &mut impl GenericClient, v: &VersionInfo) -> Result<i64, postgres::Error> {
+    let values = VersionValues::of(v);
     tx.query_one(
         "INSERT INTO versions (rev, commit_id, parents, author, commit_time, subject, order_key)
          VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -315,9 +420,9 @@ fn version_id(tx: &mut impl GenericClient, v: &VersionInfo) -> Result<i64, postg
         &[
             &v.rev,
             &v.commit,
-            &(!v.parents.is_empty()).then(|| v.parents.join(" ")),
+            &values.parents,
             &v.author,
-            &v.time,
+            &values.time,
             &v.subject,
             &v.order,
         ],
@@ -338,6 +443,57 @@ fn benchmark_id(tx: &mut impl GenericClient, name: &str) -> Result<i64, postgres
     .map(|r| r.get(0))
 }
 
+fn insert_session(
+    tx: &mut impl GenericClient,
+    machine: i64,
+    s: &SessionValues,
+) -> Result<i64, postgres::Error> {
+    tx.query_one(
+        "INSERT INTO sessions (machine_id, kind, started, ended, load_before, rigor_version)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        &[
+            &machine,
+            &s.kind,
+            &s.started,
+            &s.ended,
+            &s.load_before,
+            &s.rigor_version,
+        ],
+    )
+    .map(|r| r.get(0))
+}
+
+/// The session a run of `machine` goes into: `given` (checked to be of that machine), else a new
+/// one of its own made of `own`. The second value says whether it was made here.
+fn session_for(
+    tx: &mut impl GenericClient,
+    given: Option<SessionId>,
+    machine: (i64, &str),
+    own: impl FnOnce() -> SessionValues,
+) -> Result<(i64, bool), Fail> {
+    let Some(id) = given else {
+        return Ok((insert_session(tx, machine.0, &own())?, true));
+    };
+    let found = tx
+        .query_opt("SELECT machine_id FROM sessions WHERE id = $1", &[&id.0])?
+        .map(|r| r.get(0));
+    check_session(id, found, machine.0, machine.1)?;
+    Ok((id.0, false))
+}
+
+/// Removes a session made for a run that turned out to be stored already (by a concurrent
+/// writer), so that no session is left without runs.
+fn drop_unused(
+    tx: &mut impl GenericClient,
+    (session, made): (i64, bool),
+    used: i64,
+) -> Result<(), postgres::Error> {
+    if made && used != session {
+        tx.execute("DELETE FROM sessions WHERE id = $1", &[&session])?;
+    }
+    Ok(())
+}
+
 /// Stores one benchmark of a run; samples and executions go in one statement each (arrays
 /// unnested by the server), so a result with many samples costs a few round trips.
 fn insert_benchmark(
@@ -346,25 +502,28 @@ fn insert_benchmark(
     b: &BenchmarkRecord,
 ) -> Result<(), postgres::Error> {
     let id = benchmark_id(tx, &b.name)?;
-    let a = b.analysis.as_ref();
+    let v = BenchmarkValues::of(b);
     tx.execute(
         "INSERT INTO run_benchmarks (run_id, benchmark_id, command, levels, level_names, unit,
-             mean, ci_lower, ci_upper, ci_level, components, failures, resolution)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+             mean, ci_lower, ci_upper, ci_level, var_of_mean, units, components, failures,
+             resolution)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
         &[
             &run,
             &id,
-            &b.command,
-            &json(&b.layout),
-            &b.level_names.as_ref().map(json),
-            &b.unit.to_string(),
-            &a.map(|a| a.mean),
-            &a.map(|a| a.ci.lower),
-            &a.map(|a| a.ci.upper),
-            &a.map(|a| a.ci.level.get()),
-            &a.map(|a| json(&a.variance_components)),
-            &json(&b.failures),
-            &b.resolution().map(|r| r.step().get()),
+            &v.command,
+            &v.levels,
+            &v.level_names,
+            &v.unit,
+            &v.mean,
+            &v.lower,
+            &v.upper,
+            &v.level,
+            &v.var_of_mean,
+            &v.units,
+            &v.components,
+            &v.failures,
+            &v.resolution,
         ],
     )?;
     let s = &b.samples;
@@ -417,10 +576,7 @@ fn insert_benchmark(
 }
 
 /// Stores a result inside an open transaction (the queue completes a job in the same one).
-pub(crate) fn ingest_in(
-    tx: &mut impl GenericClient,
-    run: &Ingest<'_>,
-) -> Result<Ingested, postgres::Error> {
+pub(crate) fn ingest_in(tx: &mut impl GenericClient, run: &Ingest<'_>) -> Result<Ingested, Fail> {
     let prints = fingerprints(run);
     let print = &prints.current;
     let earlier = tx.query_opt(
@@ -438,36 +594,46 @@ pub(crate) fn ingest_in(
         return Ok(Ingested::AlreadyStored(RunId(row.get(0))));
     }
     let machine = machine_id(tx, run.machine)?;
+    let session = session_for(tx, run.session, (machine, &run.machine.name), || {
+        SessionValues::own(run)
+    })?;
     let version = version_id(tx, run.version)?;
-    let r = run.result;
+    let v = RunValues::of(run, print);
     // A concurrent ingest of the same result waits for the first to commit, then adds nothing.
     let inserted = tx.query_opt(
-        "INSERT INTO runs (fingerprint, version_id, machine_id, branch, status, seed,
-             started, ended, rigor_version, settings, note, ingested_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, $11)
+        "INSERT INTO runs (fingerprint, version_id, machine_id, session_id, branch, status, seed,
+             started, ended, rigor_version, settings, note, artifact, role, ingested_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, $12, $13, $14)
          ON CONFLICT (fingerprint) DO NOTHING RETURNING id",
         &[
-            &print,
+            &v.fingerprint,
             &version,
             &machine,
+            &session.0,
             &run.branch,
-            &status_text(r.status),
-            &r.seed.to_string(),
-            &r.provenance.started.map(|t| t.to_string()),
-            &r.provenance.ended.map(|t| t.to_string()),
-            &r.rigor_version,
-            &r.settings.as_ref().map(json),
-            &now(),
+            &v.status,
+            &v.seed,
+            &v.started,
+            &v.ended,
+            &v.rigor_version,
+            &v.settings,
+            &v.artifact,
+            &v.role,
+            &v.ingested_at,
         ],
     )?;
     let Some(row) = inserted else {
-        let id: i64 = tx
-            .query_one("SELECT id FROM runs WHERE fingerprint = $1", &[print])?
-            .get(0);
+        let (id, used): (i64, i64) = tx
+            .query_one(
+                "SELECT id, session_id FROM runs WHERE fingerprint = $1",
+                &[print],
+            )
+            .map(|r| (r.get(0), r.get(1)))?;
+        drop_unused(tx, session, used)?;
         return Ok(Ingested::AlreadyStored(RunId(id)));
     };
     let id: i64 = row.get(0);
-    for b in &r.benchmarks {
+    for b in &run.result.benchmarks {
         insert_benchmark(tx, id, b)?;
     }
     Ok(Ingested::Added(RunId(id)))
@@ -476,94 +642,82 @@ pub(crate) fn ingest_in(
 /// Records a failed version inside an open transaction.
 pub(crate) fn record_failure_in(
     tx: &mut impl GenericClient,
-    version: &VersionInfo,
-    machine: &MachineInfo,
-    branch: &str,
-    reason: &str,
-) -> Result<RunId, postgres::Error> {
-    let print = failure_fingerprint(version, machine, branch, reason);
-    let m = machine_id(tx, machine)?;
-    let v = version_id(tx, version)?;
-    tx.query_one(
-        "INSERT INTO runs (fingerprint, version_id, machine_id, branch, status, seed,
-             rigor_version, note, ingested_at)
-         VALUES ($1, $2, $3, $4, 'failed', '0', $5, $6, $7)
-         ON CONFLICT (fingerprint) DO UPDATE SET note = excluded.note
-         RETURNING id",
-        &[
-            &print,
-            &v,
-            &m,
-            &branch,
-            &env!("CARGO_PKG_VERSION"),
-            &reason,
-            &now(),
-        ],
-    )
-    .map(|r| RunId(r.get(0)))
-}
-
-fn version_of(r: &Row, offset: usize) -> VersionInfo {
-    let parents: Option<String> = r.get(offset + 2);
-    VersionInfo {
-        rev: r.get(offset),
-        commit: r.get(offset + 1),
-        parents: parents
-            .map(|p| p.split_whitespace().map(str::to_string).collect())
-            .unwrap_or_default(),
-        author: r.get(offset + 3),
-        time: r.get(offset + 4),
-        subject: r.get(offset + 5),
-        order: r.get(offset + 6),
+    f: &Failure<'_>,
+) -> Result<RunId, Fail> {
+    let print = failure_fingerprint(f);
+    let existing = tx.query_opt(
+        "UPDATE runs SET note = $2 WHERE fingerprint = $1 RETURNING id",
+        &[&print, &f.reason],
+    )?;
+    if let Some(row) = existing {
+        return Ok(RunId(row.get(0)));
     }
+    let m = machine_id(tx, f.machine)?;
+    let session = session_for(
+        tx,
+        f.session,
+        (m, &f.machine.name),
+        SessionValues::own_failure,
+    )?;
+    let v = version_id(tx, f.version)?;
+    let (id, used): (i64, i64) = tx
+        .query_one(
+            "INSERT INTO runs (fingerprint, version_id, machine_id, session_id, branch, status,
+                 seed, rigor_version, note, ingested_at)
+             VALUES ($1, $2, $3, $4, $5, 'failed', '0', $6, $7, $8)
+             ON CONFLICT (fingerprint) DO UPDATE SET note = excluded.note
+             RETURNING id, session_id",
+            &[
+                &print,
+                &v,
+                &m,
+                &session.0,
+                &f.branch,
+                &env!("CARGO_PKG_VERSION"),
+                &f.reason,
+                &crate::rows::now(),
+            ],
+        )
+        .map(|r| (r.get(0), r.get(1)))?;
+    drop_unused(tx, session, used)?;
+    Ok(RunId(id))
 }
 
 impl PostgresHistory {
-    fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
-        self.client().query(sql, params).map_err(|e| self.db(e))
+    /// The rows `sql` selects, each read by `row`.
+    fn read<T>(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        row: impl Fn(&Row) -> Result<T, postgres::Error>,
+    ) -> Result<Vec<T>> {
+        read_all(&mut *self.client(), sql, params, row).map_err(|e| self.db(e))
     }
 
     /// The stored benchmark of each run of a benchmark's series, oldest run first.
-    fn run_benchmarks_of(
-        &self,
-        machine: &str,
-        branch: &str,
-        benchmark: &str,
-    ) -> Result<Vec<RunBenchmark>> {
-        let rows = self.query(
-            "SELECT rb.run_id, rb.command, rb.levels, rb.level_names, rb.unit, rb.failures, v.rev
-             FROM run_benchmarks rb
-             JOIN runs r ON r.id = rb.run_id
-             JOIN versions v ON v.id = r.version_id
-             JOIN machines m ON m.id = r.machine_id
-             JOIN benchmarks b ON b.id = rb.benchmark_id
-             WHERE m.name = $1 AND r.branch = $2 AND b.name = $3 AND r.status <> 'failed'
-             ORDER BY r.id",
-            &[&machine, &branch, &benchmark],
+    fn run_benchmarks_of(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunBenchmark>> {
+        let rows = self.read(
+            &format!(
+                "SELECT {RUN_INFO_COLUMNS}, rb.command, rb.levels, rb.level_names, rb.unit,
+                        rb.failures, v.rev
+                 FROM run_benchmarks rb
+                 JOIN runs r ON r.id = rb.run_id
+                 JOIN versions v ON v.id = r.version_id
+                 JOIN machines m ON m.id = r.machine_id
+                 JOIN benchmarks b ON b.id = rb.benchmark_id
+                 WHERE m.name = $1 AND r.branch = $2 AND b.name = $3 AND r.status <> 'failed'
+                 ORDER BY r.id"
+            ),
+            &[&key.machine, &key.branch, &benchmark],
+            RunBenchmarkRow::read,
         )?;
-        rows.iter()
-            .map(|r| {
-                RunBenchmarkRow {
-                    run: r.get(0),
-                    command: r.get(1),
-                    levels: r.get(2),
-                    level_names: r.get(3),
-                    unit: r.get(4),
-                    failures: r.get(5),
-                    rev: r.get(6),
-                }
-                .decode(|what, message| self.damaged(what, message))
-            })
+        rows.into_iter()
+            .map(|row| row.decode(&|what, message| self.damaged(what, message)))
             .collect()
     }
 
     /// Every sample and execution of a benchmark's series, by run, in two queries.
-    fn series_data(
-        &self,
-        machine: &str,
-        branch: &str,
-        benchmark: &str,
-    ) -> Result<HashMap<i64, RunData>> {
+    fn series_data(&self, key: &SeriesKey, benchmark: &str) -> Result<HashMap<i64, RunData>> {
         let query = |table: &str, columns: &str| {
             format!(
                 "SELECT x.run_id, {columns} FROM {table} x
@@ -573,92 +727,54 @@ impl PostgresHistory {
                  ORDER BY x.run_id, x.pos"
             )
         };
-        let params: [&(dyn ToSql + Sync); 3] = [&machine, &branch, &benchmark];
+        let params: [&(dyn ToSql + Sync); 3] = [&key.machine, &key.branch, &benchmark];
         let mut data: HashMap<i64, RunData> = HashMap::new();
         let samples = query(
             "samples",
-            "x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
+            "x.benchmark_id, x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
         );
-        for r in self.query(&samples, &params)? {
-            data.entry(r.get(0))
-                .or_default()
-                .samples
-                .push(SampleRecord {
-                    build: r.get::<_, Option<i64>>(1).map(|x| x as usize),
-                    round: r.get::<_, i64>(2) as usize,
-                    execution: r.get::<_, i64>(3) as usize,
-                    iteration: r.get::<_, i64>(4) as usize,
-                    value: r.get(5),
-                    warmup: r.get(6),
-                });
+        for (run, _, s) in self.read(&samples, &params, sample_of)? {
+            data.entry(run).or_default().samples.push(s);
         }
         let executions = query(
             "executions",
             "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss,
              x.resolution",
         );
-        for r in self.query(&executions, &params)? {
-            let resolution = resolution_of(r.get(9), |what, m| self.damaged(what, m))?;
-            data.entry(r.get(0))
-                .or_default()
-                .executions
-                .push(ExecutionRecord {
-                    build: r.get::<_, Option<i64>>(1).map(|x| x as usize),
-                    round: r.get::<_, i64>(2) as usize,
-                    execution: r.get::<_, i64>(3) as usize,
-                    warmup: r.get(4),
-                    wall: Seconds(r.get(5)),
-                    user: Seconds(r.get(6)),
-                    sys: Seconds(r.get(7)),
-                    max_rss: r.get::<_, i64>(8) as u64,
-                    exit_code: None,
-                    env_pad: None,
-                    resolution,
-                });
+        for (run, mut e, resolution) in self.read(&executions, &params, execution_of)? {
+            e.resolution = resolution_of(resolution, |what, m| self.damaged(what, m))?;
+            data.entry(run).or_default().executions.push(e);
         }
         Ok(data)
     }
 }
 
-impl History for PostgresHistory {
-    fn ingest(&mut self, run: &Ingest<'_>) -> Result<Ingested> {
-        self.in_transaction(|tx| ingest_in(tx, run))
-    }
-
-    fn record_failure(
-        &mut self,
-        version: &VersionInfo,
-        machine: &MachineInfo,
-        branch: &str,
-        reason: &str,
-    ) -> Result<RunId> {
-        self.in_transaction(|tx| record_failure_in(tx, version, machine, branch, reason))
-    }
-
-    fn has_run(&self, rev: &str, machine: &str, branch: &str) -> Result<bool> {
-        let rows = self.query(
+impl HistoryRead for PostgresHistory {
+    fn has_run(&self, key: &SeriesKey, rev: &str) -> Result<bool> {
+        let found = self.read(
             "SELECT EXISTS (SELECT 1 FROM runs r JOIN versions v ON v.id = r.version_id
                  JOIN machines m ON m.id = r.machine_id
                  WHERE v.rev = $1 AND m.name = $2 AND r.branch = $3)",
-            &[&rev, &machine, &branch],
+            &[&rev, &key.machine, &key.branch],
+            |r| r.flag(0),
         )?;
-        Ok(rows[0].get(0))
+        Ok(found.first().copied().unwrap_or(false))
     }
 
-    fn stored_benchmarks(&self, rev: &str, machine: &str, branch: &str) -> Result<Vec<String>> {
-        let rows = self.query(
+    fn stored_benchmarks(&self, key: &SeriesKey, rev: &str) -> Result<Vec<String>> {
+        self.read(
             "SELECT DISTINCT b.name FROM run_benchmarks rb
              JOIN benchmarks b ON b.id = rb.benchmark_id
              JOIN runs r ON r.id = rb.run_id JOIN versions v ON v.id = r.version_id
              JOIN machines m ON m.id = r.machine_id
              WHERE v.rev = $1 AND m.name = $2 AND r.branch = $3 AND r.status <> 'failed'
              ORDER BY b.name",
-            &[&rev, &machine, &branch],
-        )?;
-        Ok(rows.iter().map(|r| r.get(0)).collect())
+            &[&rev, &key.machine, &key.branch],
+            |r| r.text(0),
+        )
     }
 
-    fn versions(&self, machine: &str, branch: &str) -> Result<Vec<StoredVersion>> {
+    fn versions(&self, key: &SeriesKey) -> Result<Vec<StoredVersion>> {
         let sql = format!(
             "SELECT {VERSION_COLUMNS}, COUNT(r.id), SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END)
              FROM runs r JOIN versions v ON v.id = r.version_id
@@ -666,154 +782,72 @@ impl History for PostgresHistory {
              WHERE m.name = $1 AND r.branch = $2
              GROUP BY v.id ORDER BY {VERSION_ORDER}"
         );
-        let rows = self.query(&sql, &[&machine, &branch])?;
-        Ok(rows
-            .iter()
-            .map(|r| StoredVersion {
-                version: version_of(r, 0),
-                runs: r.get::<_, i64>(7) as usize,
-                failed: r.get::<_, i64>(8) as usize,
-            })
-            .collect())
+        let rows = self.read(&sql, &[&key.machine, &key.branch], |r| {
+            StoredVersionRow::read(r)
+        })?;
+        rows.into_iter()
+            .map(|v| v.decode(&|what, m| self.damaged(what, m)))
+            .collect()
     }
 
-    fn benchmarks(&self, machine: &str, branch: &str) -> Result<Vec<String>> {
-        let rows = self.query(
+    fn benchmarks(&self, key: &SeriesKey) -> Result<Vec<String>> {
+        self.read(
             "SELECT DISTINCT b.name FROM run_benchmarks rb
              JOIN benchmarks b ON b.id = rb.benchmark_id
              JOIN runs r ON r.id = rb.run_id JOIN machines m ON m.id = r.machine_id
              WHERE m.name = $1 AND r.branch = $2 ORDER BY b.name",
-            &[&machine, &branch],
-        )?;
-        Ok(rows.iter().map(|r| r.get(0)).collect())
+            &[&key.machine, &key.branch],
+            |r| r.text(0),
+        )
     }
 
-    fn series_keys(&self) -> Result<Vec<(String, String)>> {
-        let rows = self.query(
+    fn series_keys(&self) -> Result<Vec<SeriesKey>> {
+        self.read(
             "SELECT DISTINCT m.name, r.branch FROM runs r JOIN machines m ON m.id = r.machine_id
              ORDER BY m.name, r.branch",
             &[],
-        )?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+            |r| Ok(SeriesKey::new(r.text(0)?, r.text(1)?)),
+        )
     }
 
-    fn series(&self, machine: &str, branch: &str, benchmark: &str) -> Result<Vec<VersionData>> {
-        let parts = self.run_benchmarks_of(machine, branch, benchmark)?;
-        let data = self.series_data(machine, branch, benchmark)?;
-        Ok(series_of(
-            benchmark,
-            self.versions(machine, branch)?,
-            parts,
-            data,
-        ))
+    fn series(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<VersionData>> {
+        let parts = self.run_benchmarks_of(key, benchmark)?;
+        let data = self.series_data(key, benchmark)?;
+        Ok(series_of(benchmark, self.versions(key)?, parts, data))
     }
 
-    fn measured_runs(&self, machine: &str, branch: &str) -> Result<Vec<RunStamp>> {
-        let rows = self.query(
+    fn measured_runs(&self, key: &SeriesKey) -> Result<Vec<RunStamp>> {
+        self.read(
             "SELECT r.id, r.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id
              WHERE m.name = $1 AND r.branch = $2 AND r.status <> 'failed' ORDER BY r.id",
-            &[&machine, &branch],
-        )?;
-        Ok(rows
-            .iter()
-            .map(|r| RunStamp {
-                id: RunId(r.get(0)),
-                fingerprint: r.get(1),
-            })
-            .collect())
-    }
-
-    fn summaries_from(
-        &self,
-        machine: &str,
-        branch: &str,
-        first: RunId,
-    ) -> Result<Vec<StoredSummary>> {
-        let rows = self.query(
-            "SELECT b.name, v.rev, rb.run_id, rb.unit, rb.mean, rb.ci_lower, rb.ci_upper,
-                    rb.ci_level, rb.components, rb.resolution
-             FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
-             JOIN benchmarks b ON b.id = rb.benchmark_id JOIN versions v ON v.id = r.version_id
-             WHERE r.machine_id = (SELECT id FROM machines WHERE name = $1)
-               AND r.branch = $2 AND r.status <> 'failed' AND r.id >= $3
-             ORDER BY rb.run_id",
-            &[&machine, &branch, &first.0],
-        )?;
-        rows.iter()
-            .map(|r| {
-                let components: Option<String> = r.get(8);
-                let lo: Option<f64> = r.get(5);
-                let hi: Option<f64> = r.get(6);
-                Ok(StoredSummary {
-                    benchmark: r.get(0),
-                    rev: r.get(1),
-                    run: RunId(r.get(2)),
-                    unit: r.get(3),
-                    mean: r.get(4),
-                    interval: lo.zip(hi),
-                    level: r.get(7),
-                    components: components
-                        .map(|c| serde_json::from_str(&c))
-                        .transpose()
-                        .map_err(|e| self.damaged("components", e))?
-                        .unwrap_or_default(),
-                    resolution: resolution_of(r.get(9), |what, m| self.damaged(what, m))?,
+            &[&key.machine, &key.branch],
+            |r| {
+                Ok(RunStamp {
+                    id: RunId(r.int(0)?),
+                    fingerprint: r.text(1)?,
                 })
-            })
-            .collect()
+            },
+        )
     }
 
-    fn save_changes(
-        &mut self,
-        machine: &str,
-        branch: &str,
-        benchmark: &str,
-        changes: &[NewChange],
-    ) -> Result<()> {
-        self.in_transaction(|tx| {
-            let ids = tx.query_one(
-                "SELECT (SELECT id FROM benchmarks WHERE name = $1),
-                        (SELECT id FROM machines WHERE name = $2)",
-                &[&benchmark, &machine],
-            )?;
-            let (Some(b), Some(m)) = (ids.get::<_, Option<i64>>(0), ids.get::<_, Option<i64>>(1))
-            else {
-                return Ok(());
-            };
-            tx.execute(
-                "UPDATE changes SET current = FALSE WHERE benchmark_id = $1 AND machine_id = $2 AND branch = $3",
-                &[&b, &m, &branch],
-            )?;
-            for c in changes {
-                tx.execute(
-                    "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
-                         ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at)
-                     VALUES ($1, $2, $3, (SELECT id FROM versions WHERE rev = $4),
-                             (SELECT id FROM versions WHERE rev = $5), $6, $7, $8, $9, $10, $11, $12, TRUE, $13)
-                     ON CONFLICT (benchmark_id, machine_id, branch, version_id) DO UPDATE SET
-                         previous_version_id = excluded.previous_version_id, ratio = excluded.ratio,
-                         ci_lower = excluded.ci_lower, ci_upper = excluded.ci_upper,
-                         p_value = excluded.p_value, q_value = excluded.q_value,
-                         verdict = excluded.verdict, method = excluded.method, current = TRUE",
-                    &[
-                        &b,
-                        &m,
-                        &branch,
-                        &c.rev,
-                        &c.previous_rev,
-                        &c.ratio,
-                        &c.interval.map(|i| i.0),
-                        &c.interval.map(|i| i.1),
-                        &c.p_value,
-                        &c.q_value,
-                        &c.verdict,
-                        &c.method,
-                        &now(),
-                    ],
-                )?;
-            }
-            Ok(())
-        })
+    fn summaries_from(&self, key: &SeriesKey, first: RunId) -> Result<Vec<StoredSummary>> {
+        let rows = self.read(
+            &format!(
+                "SELECT b.name, v.rev, {RUN_INFO_COLUMNS}, rb.unit, rb.mean, rb.ci_lower,
+                        rb.ci_upper, rb.ci_level, rb.var_of_mean, rb.units, rb.components,
+                        rb.resolution
+                 FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
+                 JOIN benchmarks b ON b.id = rb.benchmark_id JOIN versions v ON v.id = r.version_id
+                 WHERE r.machine_id = (SELECT id FROM machines WHERE name = $1)
+                   AND r.branch = $2 AND r.status <> 'failed' AND r.id >= $3
+                 ORDER BY rb.run_id"
+            ),
+            &[&key.machine, &key.branch, &first.0],
+            |r| SummaryRow::read(r, r.text(0)?, r.text(1)?),
+        )?;
+        rows.into_iter()
+            .map(|row| row.decode(&|what, m| self.damaged(what, m)))
+            .collect()
     }
 
     fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>> {
@@ -830,7 +864,7 @@ impl History for PostgresHistory {
                AND ($3::text IS NULL OR c.branch = $3) AND ($4 OR c.current)
              ORDER BY {VERSION_ORDER}, b.name"
         );
-        let rows = self.query(
+        let rows = self.read(
             &sql,
             &[
                 &filter.benchmark,
@@ -838,49 +872,132 @@ impl History for PostgresHistory {
                 &filter.branch,
                 &filter.include_stale,
             ],
+            ChangeRow::read,
         )?;
-        rows.iter()
-            .map(|r| {
-                let lower: Option<f64> = r.get(7);
-                let upper: Option<f64> = r.get(8);
-                let status: String = r.get(13);
-                Ok(StoredChange {
-                    id: r.get(0),
-                    benchmark: r.get(1),
-                    machine: r.get(2),
-                    branch: r.get(3),
-                    change: NewChange {
-                        rev: r.get(4),
-                        previous_rev: r.get(5),
-                        ratio: r.get(6),
-                        interval: lower.zip(upper),
-                        p_value: r.get(9),
-                        q_value: r.get(10),
-                        verdict: r.get(11),
-                        method: r.get(12),
-                    },
-                    status: status
-                        .parse::<ChangeStatus>()
-                        .map_err(|e| self.damaged("status", e))?,
-                    current: r.get(14),
-                    detected_at: r.get(15),
-                    version_time: r.get(16),
-                })
-            })
+        rows.into_iter()
+            .map(|c| c.decode(&|what, m| self.damaged(what, m)))
             .collect()
     }
 
-    fn set_status(&mut self, id: i64, status: ChangeStatus) -> Result<()> {
+    fn sessions(&self, key: &SeriesKey) -> Result<Vec<StoredSession>> {
+        let rows = self.read(
+            "SELECT s.id, m.name, s.kind, s.started, s.ended, s.load_before, s.load_after,
+                    s.rigor_version, r.id
+             FROM sessions s JOIN machines m ON m.id = s.machine_id
+             JOIN runs r ON r.session_id = s.id
+             WHERE m.name = $1 AND r.branch = $2
+             ORDER BY s.id, r.id",
+            &[&key.machine, &key.branch],
+            SessionRow::read,
+        )?;
+        crate::rows::sessions_of(rows, &|what, m| self.damaged(what, m))
+    }
+}
+
+impl HistoryWrite for PostgresHistory {
+    fn begin_session(&mut self, session: &NewSession<'_>) -> Result<SessionId> {
+        let values = SessionValues::of(session);
+        self.in_transaction(|tx| {
+            let machine = machine_id(tx, session.machine)?;
+            Ok(SessionId(insert_session(tx, machine, &values)?))
+        })
+    }
+
+    fn end_session(&mut self, id: SessionId, end: &SessionEnd) -> Result<()> {
+        let n = self
+            .client()
+            .execute(
+                "UPDATE sessions SET ended = $1, load_after = $2 WHERE id = $3",
+                &[&time_text(end.ended), &end.load_after, &id.0],
+            )
+            .map_err(|e| self.db(e))?;
+        if n == 0 {
+            return Err(HistoryError::NoSuchSession(id));
+        }
+        Ok(())
+    }
+
+    fn ingest(&mut self, run: &Ingest<'_>) -> Result<Ingested> {
+        self.in_transaction(|tx| ingest_in(tx, run))
+    }
+
+    fn record_failure(&mut self, failure: &Failure<'_>) -> Result<RunId> {
+        self.in_transaction(|tx| record_failure_in(tx, failure))
+    }
+}
+
+impl History for PostgresHistory {
+    fn save_changes(
+        &mut self,
+        key: &SeriesKey,
+        benchmark: &str,
+        changes: &[NewChange],
+    ) -> Result<()> {
+        self.in_transaction(|tx| {
+            let ids = tx.query_one(
+                "SELECT (SELECT id FROM benchmarks WHERE name = $1),
+                        (SELECT id FROM machines WHERE name = $2)",
+                &[&benchmark, &key.machine],
+            )?;
+            let (Some(b), Some(m)) = (ids.get::<_, Option<i64>>(0), ids.get::<_, Option<i64>>(1))
+            else {
+                return Ok(());
+            };
+            tx.execute(
+                "UPDATE changes SET current = FALSE WHERE benchmark_id = $1 AND machine_id = $2 AND branch = $3",
+                &[&b, &m, &key.branch],
+            )?;
+            for c in changes.iter().map(ChangeValues::of) {
+                tx.execute(
+                    "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
+                         ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at)
+                     VALUES ($1, $2, $3, (SELECT id FROM versions WHERE rev = $4),
+                             (SELECT id FROM versions WHERE rev = $5), $6, $7, $8, $9, $10, $11, $12, TRUE, $13)
+                     ON CONFLICT (benchmark_id, machine_id, branch, version_id) DO UPDATE SET
+                         previous_version_id = excluded.previous_version_id, ratio = excluded.ratio,
+                         ci_lower = excluded.ci_lower, ci_upper = excluded.ci_upper,
+                         p_value = excluded.p_value, q_value = excluded.q_value,
+                         verdict = excluded.verdict, method = excluded.method, current = TRUE",
+                    &[
+                        &b,
+                        &m,
+                        &key.branch,
+                        &c.change.rev,
+                        &c.change.previous_rev,
+                        &c.change.ratio,
+                        &c.lower,
+                        &c.upper,
+                        &c.change.p_value,
+                        &c.change.q_value,
+                        &c.verdict,
+                        &c.change.method,
+                        &c.detected_at,
+                    ],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    fn set_status(&mut self, id: ChangeId, status: ChangeStatus) -> Result<()> {
         let n = self
             .client()
             .execute(
                 "UPDATE changes SET status = $1 WHERE id = $2",
-                &[&status.as_str(), &id],
+                &[&status.as_str(), &id.0],
             )
             .map_err(|e| self.db(e))?;
         if n == 0 {
             return Err(HistoryError::NoSuchChange(id));
         }
         Ok(())
+    }
+
+    fn as_read(&self) -> &dyn HistoryRead {
+        self
+    }
+
+    fn as_write(&mut self) -> &mut dyn HistoryWrite {
+        self
     }
 }

@@ -10,13 +10,29 @@
 
 use std::time::Duration;
 
-use postgres::GenericClient;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::error::{HistoryError, Result};
-use crate::postgres::{PostgresHistory, ingest_in, record_failure_in};
-use crate::types::{Ingest, MachineInfo, RunId, VersionInfo};
+use crate::error::Result;
+use crate::types::{Failure, Ingest, RunId, id_type, named_enum};
+
+id_type!(
+    /// A queued job's id.
+    JobId
+);
+
+named_enum!(
+    /// Where a job is.
+    JobState, "job state" {
+        /// Waiting for a worker.
+        Queued = "queued",
+        /// Claimed by a worker (whose lease may have run out).
+        Running = "running",
+        /// Its results are stored.
+        Done = "done",
+        /// It could not be run.
+        Failed = "failed",
+    }
+);
 
 /// A job to queue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +49,7 @@ pub struct NewJob {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaimedJob {
     /// Its id.
-    pub id: i64,
+    pub id: JobId,
     /// The claim's number (the lease token).
     pub attempt: i64,
     /// Its machine class.
@@ -49,8 +65,8 @@ pub struct ClaimedJob {
 pub struct JobResults<'a> {
     /// Results to ingest.
     pub results: &'a [Ingest<'a>],
-    /// Versions that could not be measured, with the reason.
-    pub failures: &'a [(&'a VersionInfo, &'a MachineInfo, &'a str)],
+    /// Versions that could not be measured (stored on the job's branch whatever theirs says).
+    pub failures: &'a [Failure<'a>],
 }
 
 /// How many jobs of a class (and worker) are in a state.
@@ -60,8 +76,8 @@ pub struct JobTally {
     pub class: String,
     /// The worker that ran (or runs) them; `None` for jobs never claimed.
     pub worker: Option<String>,
-    /// `queued`, `running`, `done` or `failed`.
-    pub state: String,
+    /// Where they are.
+    pub state: JobState,
     /// How many.
     pub count: i64,
     /// Of the running ones, how many have an expired lease (their worker is presumed dead).
@@ -90,7 +106,7 @@ pub trait JobQueue {
 
     /// Stores a job's results and marks it done, in one transaction. Completing again after a
     /// success (a lost acknowledgement) returns the same runs; a claim that was lost gives
-    /// [`HistoryError::LeaseLost`] and stores nothing.
+    /// [`crate::HistoryError::LeaseLost`] and stores nothing.
     fn complete(&mut self, job: &ClaimedJob, results: &JobResults<'_>) -> Result<Vec<RunId>>;
 
     /// Marks a job failed (it cannot be run: a bad spec, a missing repository).
@@ -100,138 +116,160 @@ pub trait JobQueue {
     fn tally(&self) -> Result<Vec<JobTally>>;
 }
 
-fn job_key(job: &NewJob) -> String {
-    let mut h = Sha256::new();
-    h.update(format!("{}\0{}\0{}", job.class, job.branch, job.spec));
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
+/// The PostgreSQL queue (the feature `postgres`).
+#[cfg(feature = "postgres")]
+mod on_postgres {
+    use std::time::Duration;
 
-fn millis(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
+    use postgres::GenericClient;
+    use sha2::{Digest, Sha256};
 
-/// Locks a job's row and says whether the claim still holds: `Ok(None)` when it does, the stored
-/// runs when the same claim already completed it.
-fn check_claim(
-    tx: &mut impl GenericClient,
-    job: &ClaimedJob,
-) -> std::result::Result<Result<Option<Vec<RunId>>>, postgres::Error> {
-    let row = tx.query_opt(
-        "SELECT state, attempts, runs FROM jobs WHERE id = $1 FOR UPDATE",
-        &[&job.id],
-    )?;
-    let Some(row) = row else {
-        return Ok(Err(HistoryError::LeaseLost(job.id)));
-    };
-    let (state, attempts, runs): (String, i64, Option<String>) =
-        (row.get(0), row.get(1), row.get(2));
-    if attempts != job.attempt {
-        return Ok(Err(HistoryError::LeaseLost(job.id)));
+    use super::{ClaimedJob, Enqueued, JobId, JobQueue, JobResults, JobState, JobTally, NewJob};
+    use crate::error::{HistoryError, Result};
+    use crate::postgres::{Fail, PostgresHistory, ingest_in, record_failure_in};
+    use crate::types::{Failure, RunId};
+
+    fn job_key(job: &NewJob) -> String {
+        let mut h = Sha256::new();
+        h.update(format!("{}\0{}\0{}", job.class, job.branch, job.spec));
+        crate::rows::hex(&h.finalize())
     }
-    match state.as_str() {
-        "running" => Ok(Ok(None)),
-        "done" => {
-            let ids: Vec<i64> = runs
-                .and_then(|r| serde_json::from_str(&r).ok())
-                .unwrap_or_default();
-            Ok(Ok(Some(ids.into_iter().map(RunId).collect())))
+
+    fn millis(d: Duration) -> f64 {
+        d.as_secs_f64() * 1000.0
+    }
+
+    /// Locks a job's row and says whether the claim still holds: `Ok(None)` when it does, the stored
+    /// runs when the same claim already completed it, [`HistoryError::LeaseLost`] when it was lost.
+    fn check_claim(
+        tx: &mut impl GenericClient,
+        job: &ClaimedJob,
+    ) -> std::result::Result<Option<Vec<RunId>>, Fail> {
+        let lost = || Fail::History(HistoryError::LeaseLost(job.id));
+        let row = tx.query_opt(
+            "SELECT state, attempts, runs FROM jobs WHERE id = $1 FOR UPDATE",
+            &[&job.id.0],
+        )?;
+        let Some(row) = row else {
+            return Err(lost());
+        };
+        let (state, attempts, runs): (String, i64, Option<String>) =
+            (row.get(0), row.get(1), row.get(2));
+        if attempts != job.attempt {
+            return Err(lost());
         }
-        _ => Ok(Err(HistoryError::LeaseLost(job.id))),
-    }
-}
-
-impl JobQueue for PostgresHistory {
-    fn enqueue(&mut self, jobs: &[NewJob]) -> Result<Enqueued> {
-        self.in_transaction(|tx| {
-            let mut out = Enqueued::default();
-            for j in jobs {
-                let n = tx.execute(
-                    "INSERT INTO jobs (key, class, branch, spec) VALUES ($1, $2, $3, $4)
-                     ON CONFLICT (key) DO NOTHING",
-                    &[&job_key(j), &j.class, &j.branch, &j.spec],
-                )?;
-                if n == 1 {
-                    out.added += 1;
-                } else {
-                    out.existing += 1;
-                }
+        match state.parse::<JobState>() {
+            Ok(JobState::Running) => Ok(None),
+            Ok(JobState::Done) => {
+                let ids: Vec<i64> = runs
+                    .and_then(|r| serde_json::from_str(&r).ok())
+                    .unwrap_or_default();
+                Ok(Some(ids.into_iter().map(RunId).collect()))
             }
-            Ok(out)
-        })
+            _ => Err(lost()),
+        }
     }
 
-    fn claim(&mut self, class: &str, worker: &str, lease: Duration) -> Result<Option<ClaimedJob>> {
-        let row = self
-            .client()
-            .query_opt(
-                "UPDATE jobs SET state = 'running', attempts = attempts + 1, worker = $2,
+    impl JobQueue for PostgresHistory {
+        fn enqueue(&mut self, jobs: &[NewJob]) -> Result<Enqueued> {
+            self.in_transaction(|tx| {
+                let mut out = Enqueued::default();
+                for j in jobs {
+                    let n = tx.execute(
+                        "INSERT INTO jobs (key, class, branch, spec) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (key) DO NOTHING",
+                        &[&job_key(j), &j.class, &j.branch, &j.spec],
+                    )?;
+                    if n == 1 {
+                        out.added += 1;
+                    } else {
+                        out.existing += 1;
+                    }
+                }
+                Ok(out)
+            })
+        }
+
+        fn claim(
+            &mut self,
+            class: &str,
+            worker: &str,
+            lease: Duration,
+        ) -> Result<Option<ClaimedJob>> {
+            let row = self
+                .client()
+                .query_opt(
+                    "UPDATE jobs SET state = 'running', attempts = attempts + 1, worker = $2,
                      lease_until = now() + $3 * interval '1 millisecond', started_at = now()
                  WHERE id = (SELECT id FROM jobs
                              WHERE class = $1 AND state IN ('queued', 'running')
                                AND (state = 'queued' OR lease_until < now())
                              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
                  RETURNING id, attempts, class, branch, spec",
-                &[&class, &worker, &millis(lease)],
-            )
-            .map_err(|e| self.db(e))?;
-        Ok(row.map(|r| ClaimedJob {
-            id: r.get(0),
-            attempt: r.get(1),
-            class: r.get(2),
-            branch: r.get(3),
-            spec: r.get(4),
-        }))
-    }
+                    &[&class, &worker, &millis(lease)],
+                )
+                .map_err(|e| self.db(e))?;
+            Ok(row.map(|r| ClaimedJob {
+                id: JobId(r.get(0)),
+                attempt: r.get(1),
+                class: r.get(2),
+                branch: r.get(3),
+                spec: r.get(4),
+            }))
+        }
 
-    fn heartbeat(&mut self, job: &ClaimedJob, lease: Duration) -> Result<bool> {
-        let n = self
-            .client()
-            .execute(
-                "UPDATE jobs SET lease_until = now() + $3 * interval '1 millisecond'
+        fn heartbeat(&mut self, job: &ClaimedJob, lease: Duration) -> Result<bool> {
+            let n = self
+                .client()
+                .execute(
+                    "UPDATE jobs SET lease_until = now() + $3 * interval '1 millisecond'
                  WHERE id = $1 AND attempts = $2 AND state = 'running'",
-                &[&job.id, &job.attempt, &millis(lease)],
-            )
-            .map_err(|e| self.db(e))?;
-        Ok(n == 1)
-    }
+                    &[&job.id.0, &job.attempt, &millis(lease)],
+                )
+                .map_err(|e| self.db(e))?;
+            Ok(n == 1)
+        }
 
-    fn complete(&mut self, job: &ClaimedJob, results: &JobResults<'_>) -> Result<Vec<RunId>> {
-        let outcome = self.in_transaction(|tx| {
-            match check_claim(tx, job)? {
-                Ok(None) => {}
-                other => return Ok(other),
-            }
-            let mut runs = Vec::new();
-            for r in results.results {
-                runs.push(ingest_in(tx, r)?.id());
-            }
-            for (v, m, reason) in results.failures {
-                runs.push(record_failure_in(tx, v, m, &job.branch, reason)?);
-            }
-            let ids: Vec<i64> = runs.iter().map(|r| r.0).collect();
-            tx.execute(
-                "UPDATE jobs SET state = 'done', finished_at = now(), lease_until = NULL,
+        fn complete(&mut self, job: &ClaimedJob, results: &JobResults<'_>) -> Result<Vec<RunId>> {
+            self.in_transaction(|tx| {
+                if let Some(runs) = check_claim(tx, job)? {
+                    return Ok(runs);
+                }
+                let mut runs = Vec::new();
+                for r in results.results {
+                    runs.push(ingest_in(tx, r)?.id());
+                }
+                for f in results.failures {
+                    let on_branch = Failure {
+                        branch: &job.branch,
+                        ..*f
+                    };
+                    runs.push(record_failure_in(tx, &on_branch)?);
+                }
+                let ids: Vec<i64> = runs.iter().map(|r| r.0).collect();
+                tx.execute(
+                    "UPDATE jobs SET state = 'done', finished_at = now(), lease_until = NULL,
                      runs = $2, error = NULL WHERE id = $1",
-                &[&job.id, &serde_json::to_string(&ids).unwrap_or_default()],
-            )?;
-            Ok(Ok(Some(runs)))
-        })?;
-        outcome.map(Option::unwrap_or_default)
-    }
+                    &[&job.id.0, &serde_json::to_string(&ids).unwrap_or_default()],
+                )?;
+                Ok(runs)
+            })
+        }
 
-    fn fail(&mut self, job: &ClaimedJob, reason: &str) -> Result<()> {
-        self.in_transaction(|tx| {
-            tx.execute(
-                "UPDATE jobs SET state = 'failed', finished_at = now(), lease_until = NULL,
+        fn fail(&mut self, job: &ClaimedJob, reason: &str) -> Result<()> {
+            self.in_transaction(|tx| {
+                tx.execute(
+                    "UPDATE jobs SET state = 'failed', finished_at = now(), lease_until = NULL,
                      error = $3 WHERE id = $1 AND attempts = $2 AND state = 'running'",
-                &[&job.id, &job.attempt, &reason],
-            )
-        })
-        .map(|_| ())
-    }
+                    &[&job.id.0, &job.attempt, &reason],
+                )
+                .map_err(Fail::Db)
+            })
+            .map(|_| ())
+        }
 
-    fn tally(&self) -> Result<Vec<JobTally>> {
-        let rows = self
+        fn tally(&self) -> Result<Vec<JobTally>> {
+            let rows = self
             .client()
             .query(
                 "SELECT class, CASE WHEN state = 'queued' THEN NULL ELSE worker END AS w, state,
@@ -240,15 +278,24 @@ impl JobQueue for PostgresHistory {
                 &[],
             )
             .map_err(|e| self.db(e))?;
-        Ok(rows
-            .iter()
-            .map(|r| JobTally {
-                class: r.get(0),
-                worker: r.get(1),
-                state: r.get(2),
-                count: r.get(3),
-                expired: r.get(4),
-            })
-            .collect())
+            rows.iter()
+                .map(|r| {
+                    let state: String = r.get(2);
+                    Ok(JobTally {
+                        class: r.get(0),
+                        worker: r.get(1),
+                        state: state
+                            .parse()
+                            .map_err(|e: HistoryError| HistoryError::Damaged {
+                                path: self.url().into(),
+                                what: "job state",
+                                message: e.to_string(),
+                            })?,
+                        count: r.get(3),
+                        expired: r.get(4),
+                    })
+                })
+                .collect()
+        }
     }
 }

@@ -9,24 +9,33 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rigor_store::{BenchmarkRecord, ExecutionRecord, RunStatus, SampleRecord};
-use rigor_units::Seconds;
+use rigor_store::BenchmarkRecord;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
-use sha2::{Digest, Sha256};
 
-use crate::History;
 use crate::error::{HistoryError, Result};
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series_of};
-use crate::types::{
-    ChangeFilter, ChangeStatus, Ingest, Ingested, MachineInfo, NewChange, RunId, RunStamp,
-    StoredChange, StoredSummary, StoredVersion, VersionData, VersionInfo,
+use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
+use crate::rows::{
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, RunValues, SessionRow, SessionValues,
+    StoredVersionRow, SummaryRow, VersionValues, check_session, execution_of, failure_fingerprint,
+    fingerprints, sample_of, time_text,
 };
+use crate::types::{
+    ChangeFilter, ChangeId, ChangeStatus, Failure, Ingest, Ingested, MachineInfo, NewChange,
+    NewSession, RunId, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange, StoredSession,
+    StoredSummary, StoredVersion, VersionData, VersionInfo,
+};
+use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_resolution.sql"),
+    include_str!("../migrations/0003_sessions.sql"),
 ];
+
+/// The migration whose second half, the data of schema 3, [`fill_schema_3`] computes.
+const SESSIONS: usize = 2;
 
 /// The schema version this build writes and the newest it reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -35,6 +44,13 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// version was first stored.
 const VERSION_ORDER: &str =
     "(v.order_key IS NULL), v.order_key, (v.commit_time IS NULL), v.commit_time, v.first_seen";
+
+/// The version columns [`version_of`] reads, from `versions v`.
+const VERSION_COLUMNS: &str =
+    "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
+
+/// The run columns [`run_info_of`] reads, from `runs r`.
+const RUN_INFO_COLUMNS: &str = "r.id, r.session_id, r.artifact, r.role";
 
 /// A history in an SQLite database file.
 #[derive(Debug)]
@@ -129,8 +145,11 @@ impl SqliteHistory {
                 supported: SCHEMA_VERSION,
             });
         }
-        for sql in &MIGRATIONS[found.max(0) as usize..] {
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
             tx.execute_batch(sql).map_err(db)?;
+            if i == SESSIONS {
+                fill_schema_3(&tx, &path)?;
+            }
         }
         tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
             .map_err(db)?;
@@ -144,12 +163,16 @@ impl SqliteHistory {
             .map_err(|source| HistoryError::Database { path, source })
     }
 
-    fn damaged(&self, what: &'static str, message: impl ToString) -> HistoryError {
-        HistoryError::Damaged {
-            path: self.path.clone(),
-            what,
-            message: message.to_string(),
-        }
+    fn damaged(&self, what: &'static str, message: String) -> HistoryError {
+        damaged_in(&self.path, what, message)
+    }
+}
+
+fn damaged_in(path: &Path, what: &'static str, message: String) -> HistoryError {
+    HistoryError::Damaged {
+        path: path.to_path_buf(),
+        what,
+        message,
     }
 }
 
@@ -161,58 +184,119 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// The hashes that make ingesting idempotent.
-pub(crate) struct Fingerprints {
-    /// Of the result's content and where it is stored (version, machine, branch): the same
-    /// file added for a second machine or branch is a run of its own.
-    pub current: String,
-    /// Of the content alone, which runs stored by earlier rigor versions carry: such a run
-    /// with the same version, machine and branch is the same run.
-    pub legacy: String,
+/// The data of schema 3 for a history of schema 2 (see [`crate::migrate`]): sessions for the
+/// stored runs, each benchmark's spread from its samples (else its interval), commit times in UTC.
+fn fill_schema_3(tx: &Transaction<'_>, path: &Path) -> Result<()> {
+    let db = |source| HistoryError::Database {
+        path: path.to_path_buf(),
+        source,
+    };
+    let damaged = |what, message| damaged_in(path, what, message);
+    let runs = rows_of(
+        tx,
+        "SELECT id, machine_id, started, ended, ingested_at, rigor_version FROM runs ORDER BY id",
+        [],
+        |r| LegacyRun::read(r),
+    )
+    .map_err(db)?;
+    for s in sessions_of(runs) {
+        let id = insert_session(tx, s.machine, &s.values).map_err(db)?;
+        let mut set = tx
+            .prepare_cached("UPDATE runs SET session_id = ?1 WHERE id = ?2")
+            .map_err(db)?;
+        for run in s.runs {
+            set.execute(params![id, run]).map_err(db)?;
+        }
+    }
+    let benchmarks = rows_of(
+        tx,
+        "SELECT run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
+                ci_level, components, resolution
+         FROM run_benchmarks",
+        [],
+        |r| LegacyBenchmark::read(r),
+    )
+    .map_err(db)?;
+    let mut spreads = Spreads::new(benchmarks);
+    {
+        let mut stmt = tx
+            .prepare(
+                "SELECT run_id, benchmark_id, build, round, execution, iteration, value, warmup
+                 FROM samples ORDER BY run_id, benchmark_id, rowid",
+            )
+            .map_err(db)?;
+        let mut rows = stmt.query([]).map_err(db)?;
+        while let Some(r) = rows.next().map_err(db)? {
+            let (run, benchmark, s) = sample_of(r).map_err(db)?;
+            spreads.sample(run, benchmark, s, &damaged)?;
+        }
+    }
+    let mut set = tx
+        .prepare_cached(
+            "UPDATE run_benchmarks SET var_of_mean = ?1, units = ?2
+             WHERE run_id = ?3 AND benchmark_id = ?4",
+        )
+        .map_err(db)?;
+    for ((run, benchmark), s) in spreads.finish(&damaged)? {
+        set.execute(params![s.var_of_mean, s.units as i64, run, benchmark])
+            .map_err(db)?;
+    }
+    let times = rows_of(
+        tx,
+        "SELECT id, commit_time FROM versions WHERE commit_time IS NOT NULL",
+        [],
+        |r| Ok((r.int(0)?, r.text(1)?)),
+    )
+    .map_err(db)?;
+    for (id, time) in times {
+        let utc = normalised_time(&time);
+        if utc.as_ref() != Some(&time) {
+            tx.execute(
+                "UPDATE versions SET commit_time = ?1 WHERE id = ?2",
+                params![utc, id],
+            )
+            .map_err(db)?;
+        }
+    }
+    Ok(())
 }
 
-/// The fingerprints of a result to ingest.
-pub(crate) fn fingerprints(run: &Ingest<'_>) -> Fingerprints {
-    let mut h = Sha256::new();
-    // Serialising a result cannot fail (plain data); an empty hash input would still be unique
-    // per content of what did serialise.
-    h.update(serde_json::to_vec(run.result).unwrap_or_default());
-    let legacy = hex(&h.finalize());
-    let mut h = Sha256::new();
-    h.update(format!(
-        "{legacy}\0{}\0{}\0{}",
-        run.version.rev, run.machine.name, run.branch
-    ));
-    Fingerprints {
-        current: hex(&h.finalize()),
-        legacy,
+/// The rows `sql` selects, each read by `row`.
+fn rows_of<T>(
+    conn: &Connection,
+    sql: &str,
+    values: impl rusqlite::Params,
+    row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    conn.prepare_cached(sql)?.query_map(values, row)?.collect()
+}
+
+impl Cells for rusqlite::Row<'_> {
+    type Error = rusqlite::Error;
+    fn text(&self, i: usize) -> rusqlite::Result<String> {
+        self.get(i)
+    }
+    fn maybe_text(&self, i: usize) -> rusqlite::Result<Option<String>> {
+        self.get(i)
+    }
+    fn int(&self, i: usize) -> rusqlite::Result<i64> {
+        self.get(i)
+    }
+    fn maybe_int(&self, i: usize) -> rusqlite::Result<Option<i64>> {
+        self.get(i)
+    }
+    fn real(&self, i: usize) -> rusqlite::Result<f64> {
+        self.get(i)
+    }
+    fn maybe_real(&self, i: usize) -> rusqlite::Result<Option<f64>> {
+        self.get(i)
+    }
+    fn flag(&self, i: usize) -> rusqlite::Result<bool> {
+        self.get(i)
     }
 }
 
-/// The content hash of a failure record (the same failure twice is stored once).
-pub(crate) fn failure_fingerprint(
-    version: &VersionInfo,
-    machine: &MachineInfo,
-    branch: &str,
-    reason: &str,
-) -> String {
-    let mut h = Sha256::new();
-    h.update(format!(
-        "failed\0{}\0{}\0{branch}\0{reason}",
-        version.rev, machine.name
-    ));
-    hex(&h.finalize())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-pub(crate) fn now() -> String {
-    jiff::Timestamp::now().to_string()
-}
-
-fn machine_id(tx: &Transaction<'_>, m: &MachineInfo) -> rusqlite::Result<i64> {
+fn machine_id(tx: &Connection, m: &MachineInfo) -> rusqlite::Result<i64> {
     let e = &m.environment;
     tx.query_row(
         "INSERT INTO machines (name, host, os, cpu, cpus, governor) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -224,7 +308,8 @@ fn machine_id(tx: &Transaction<'_>, m: &MachineInfo) -> rusqlite::Result<i64> {
     )
 }
 
-fn version_id(tx: &Transaction<'_>, v: &VersionInfo) -> rusqlite::Result<i64> {
+fn version_id(tx: &Connection, v: &VersionInfo) -> rusqlite::Result<i64> {
+    let values = VersionValues::of(v);
     tx.query_row(
         "INSERT INTO versions (rev, commit_id, parents, author, commit_time, subject, order_key, first_seen)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,
@@ -240,9 +325,9 @@ fn version_id(tx: &Transaction<'_>, v: &VersionInfo) -> rusqlite::Result<i64> {
         params![
             v.rev,
             v.commit,
-            (!v.parents.is_empty()).then(|| v.parents.join(" ")),
+            values.parents,
             v.author,
-            v.time,
+            values.time,
             v.subject,
             v.order,
         ],
@@ -250,7 +335,7 @@ fn version_id(tx: &Transaction<'_>, v: &VersionInfo) -> rusqlite::Result<i64> {
     )
 }
 
-fn benchmark_id(tx: &Transaction<'_>, name: &str) -> rusqlite::Result<i64> {
+fn benchmark_id(tx: &Connection, name: &str) -> rusqlite::Result<i64> {
     tx.query_row(
         "INSERT INTO benchmarks (name) VALUES (?1)
          ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id",
@@ -259,39 +344,69 @@ fn benchmark_id(tx: &Transaction<'_>, name: &str) -> rusqlite::Result<i64> {
     )
 }
 
-pub(crate) fn status_text(s: RunStatus) -> &'static str {
-    match s {
-        RunStatus::Complete => "complete",
-        RunStatus::Interrupted => "interrupted",
-        RunStatus::Running => "running",
-    }
+fn insert_session(tx: &Connection, machine: i64, s: &SessionValues) -> rusqlite::Result<i64> {
+    tx.query_row(
+        "INSERT INTO sessions (machine_id, kind, started, ended, load_before, rigor_version)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+        params![
+            machine,
+            s.kind,
+            s.started,
+            s.ended,
+            s.load_before,
+            s.rigor_version
+        ],
+        |r| r.get(0),
+    )
 }
 
-pub(crate) fn json<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+/// The session a run of `machine` goes into: `given` (checked to be of that machine), else a new
+/// one of its own made of `own`.
+fn session_for(
+    tx: &Connection,
+    given: Option<SessionId>,
+    machine: (i64, &str),
+    own: impl FnOnce() -> SessionValues,
+    db: &dyn Fn(rusqlite::Error) -> HistoryError,
+) -> Result<i64> {
+    let Some(id) = given else {
+        return insert_session(tx, machine.0, &own()).map_err(db);
+    };
+    let found = tx
+        .query_row(
+            "SELECT machine_id FROM sessions WHERE id = ?1",
+            params![id.0],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(db)?;
+    check_session(id, found, machine.0, machine.1).map(|()| id.0)
 }
 
-fn insert_benchmark(tx: &Transaction<'_>, run: i64, b: &BenchmarkRecord) -> rusqlite::Result<()> {
+fn insert_benchmark(tx: &Connection, run: i64, b: &BenchmarkRecord) -> rusqlite::Result<()> {
     let id = benchmark_id(tx, &b.name)?;
-    let a = b.analysis.as_ref();
+    let v = BenchmarkValues::of(b);
     tx.execute(
         "INSERT INTO run_benchmarks (run_id, benchmark_id, command, levels, level_names, unit,
-             mean, ci_lower, ci_upper, ci_level, components, failures, resolution)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             mean, ci_lower, ci_upper, ci_level, var_of_mean, units, components, failures,
+             resolution)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         params![
             run,
             id,
-            b.command,
-            json(&b.layout),
-            b.level_names.as_ref().map(json),
-            b.unit.to_string(),
-            a.map(|a| a.mean),
-            a.map(|a| a.ci.lower),
-            a.map(|a| a.ci.upper),
-            a.map(|a| a.ci.level.get()),
-            a.map(|a| json(&a.variance_components)),
-            json(&b.failures),
-            b.resolution().map(|r| r.step().get()),
+            v.command,
+            v.levels,
+            v.level_names,
+            v.unit,
+            v.mean,
+            v.lower,
+            v.upper,
+            v.level,
+            v.var_of_mean,
+            v.units,
+            v.components,
+            v.failures,
+            v.resolution,
         ],
     )?;
     let mut sample = tx.prepare_cached(
@@ -333,152 +448,74 @@ fn insert_benchmark(tx: &Transaction<'_>, run: i64, b: &BenchmarkRecord) -> rusq
     Ok(())
 }
 
-fn version_of(r: &rusqlite::Row<'_>, offset: usize) -> rusqlite::Result<VersionInfo> {
-    let parents: Option<String> = r.get(offset + 2)?;
-    Ok(VersionInfo {
-        rev: r.get(offset)?,
-        commit: r.get(offset + 1)?,
-        parents: parents
-            .map(|p| p.split_whitespace().map(str::to_string).collect())
-            .unwrap_or_default(),
-        author: r.get(offset + 3)?,
-        time: r.get(offset + 4)?,
-        subject: r.get(offset + 5)?,
-        order: r.get(offset + 6)?,
-    })
-}
-
-/// The version columns [`version_of`] reads, from `versions v`.
-const VERSION_COLUMNS: &str =
-    "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
-
 impl SqliteHistory {
-    /// The stored benchmark of each run of `version` (every version: `None`) on a machine and
-    /// branch, oldest run first.
-    fn run_benchmarks_of(
+    /// Runs `sql` with `values` and collects a row of each result with `row`.
+    fn rows<T>(
         &self,
-        version: Option<&str>,
-        machine: &str,
-        branch: &str,
-        benchmark: &str,
-    ) -> Result<Vec<RunBenchmark>> {
-        let mut stmt = self.db(self.conn.prepare_cached(
-            "SELECT rb.run_id, rb.command, rb.levels, rb.level_names, rb.unit, rb.failures, v.rev
-             FROM run_benchmarks rb
-             JOIN runs r ON r.id = rb.run_id
-             JOIN versions v ON v.id = r.version_id
-             JOIN machines m ON m.id = r.machine_id
-             JOIN benchmarks b ON b.id = rb.benchmark_id
-             WHERE (?1 IS NULL OR v.rev = ?1) AND m.name = ?2 AND r.branch = ?3 AND b.name = ?4
-               AND r.status <> 'failed'
-             ORDER BY r.id",
-        ))?;
-        let rows = self.db(stmt
-            .query_map(params![version, machine, branch, benchmark], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, String>(5)?,
-                    r.get::<_, String>(6)?,
-                ))
-            })
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()))?;
+        sql: &str,
+        values: impl rusqlite::Params,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
+        self.db(rows_of(&self.conn, sql, values, row))
+    }
+
+    /// The stored benchmark of each run of a benchmark's series, oldest run first.
+    fn run_benchmarks_of(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunBenchmark>> {
+        let rows = self.rows(
+            &format!(
+                "SELECT {RUN_INFO_COLUMNS}, rb.command, rb.levels, rb.level_names, rb.unit,
+                        rb.failures, v.rev
+                 FROM run_benchmarks rb
+                 JOIN runs r ON r.id = rb.run_id
+                 JOIN versions v ON v.id = r.version_id
+                 JOIN machines m ON m.id = r.machine_id
+                 JOIN benchmarks b ON b.id = rb.benchmark_id
+                 WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'
+                 ORDER BY r.id"
+            ),
+            params![key.machine, key.branch, benchmark],
+            |r| RunBenchmarkRow::read(r),
+        )?;
         rows.into_iter()
-            .map(|(run, command, levels, level_names, unit, failures, rev)| {
-                RunBenchmarkRow {
-                    run,
-                    command,
-                    levels,
-                    level_names,
-                    unit,
-                    failures,
-                    rev,
-                }
-                .decode(|what, message| self.damaged(what, message))
-            })
+            .map(|row| row.decode(&|what, message| self.damaged(what, message)))
             .collect()
     }
 
     /// Every sample and execution of a benchmark's series, by run, in two queries (reading a
     /// series version by version would cost a query per version).
-    fn series_data(
-        &self,
-        machine: &str,
-        branch: &str,
-        benchmark: &str,
-    ) -> Result<HashMap<i64, RunData>> {
-        self.run_data(
-            "m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'",
-            params![machine, branch, benchmark],
-        )
-    }
-
-    /// The samples and executions, by run, of the rows of `samples` and `executions` (each
-    /// aliased `x`, joined with its benchmark `b`, run `r` and machine `m`) that `filter` keeps.
-    fn run_data(
-        &self,
-        filter: &str,
-        values: &[&dyn rusqlite::ToSql],
-    ) -> Result<HashMap<i64, RunData>> {
+    fn series_data(&self, key: &SeriesKey, benchmark: &str) -> Result<HashMap<i64, RunData>> {
         let query = |table: &str, columns: &str| {
             format!(
                 "SELECT x.run_id, {columns} FROM {table} x
                  JOIN benchmarks b ON b.id = x.benchmark_id JOIN runs r ON r.id = x.run_id
                  JOIN machines m ON m.id = r.machine_id
-                 WHERE {filter} ORDER BY x.run_id, x.rowid"
+                 WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'
+                 ORDER BY x.run_id, x.rowid"
             )
         };
+        let values = params![key.machine, key.branch, benchmark];
         let mut data: HashMap<i64, RunData> = HashMap::new();
-        let mut stmt = self.db(self.conn.prepare_cached(&query(
-            "samples",
-            "x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
-        )))?;
-        let rows = self.db(stmt.query_map(values, |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                SampleRecord {
-                    build: r.get::<_, Option<i64>>(1)?.map(|x| x as usize),
-                    round: r.get::<_, i64>(2)? as usize,
-                    execution: r.get::<_, i64>(3)? as usize,
-                    iteration: r.get::<_, i64>(4)? as usize,
-                    value: r.get(5)?,
-                    warmup: r.get(6)?,
-                },
-            ))
-        }))?;
-        for row in rows {
-            let (run, s) = self.db(row)?;
+        let samples = self.rows(
+            &query(
+                "samples",
+                "x.benchmark_id, x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
+            ),
+            values,
+            |r| sample_of(r),
+        )?;
+        for (run, _, s) in samples {
             data.entry(run).or_default().samples.push(s);
         }
-        let mut stmt = self.db(self.conn.prepare_cached(&query(
-            "executions",
-            "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss,
-             x.resolution",
-        )))?;
-        let rows = self.db(stmt.query_map(values, |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                ExecutionRecord {
-                    build: r.get::<_, Option<i64>>(1)?.map(|x| x as usize),
-                    round: r.get::<_, i64>(2)? as usize,
-                    execution: r.get::<_, i64>(3)? as usize,
-                    warmup: r.get(4)?,
-                    wall: Seconds(r.get(5)?),
-                    user: Seconds(r.get(6)?),
-                    sys: Seconds(r.get(7)?),
-                    max_rss: r.get::<_, i64>(8)? as u64,
-                    exit_code: None,
-                    env_pad: None,
-                    resolution: None,
-                },
-                r.get::<_, Option<f64>>(9)?,
-            ))
-        }))?;
-        for row in rows {
-            let (run, mut e, resolution) = self.db(row)?;
+        let executions = self.rows(
+            &query(
+                "executions",
+                "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time,
+                 x.max_rss, x.resolution",
+            ),
+            values,
+            |r| execution_of(r),
+        )?;
+        for (run, mut e, resolution) in executions {
             e.resolution = resolution_of(resolution, |what, m| self.damaged(what, m))?;
             data.entry(run).or_default().executions.push(e);
         }
@@ -486,7 +523,201 @@ impl SqliteHistory {
     }
 }
 
-impl History for SqliteHistory {
+impl HistoryRead for SqliteHistory {
+    fn has_run(&self, key: &SeriesKey, rev: &str) -> Result<bool> {
+        self.db(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM runs r JOIN versions v ON v.id = r.version_id
+                 JOIN machines m ON m.id = r.machine_id
+                 WHERE v.rev = ?1 AND m.name = ?2 AND r.branch = ?3)",
+            params![rev, key.machine, key.branch],
+            |r| r.get(0),
+        ))
+    }
+
+    fn stored_benchmarks(&self, key: &SeriesKey, rev: &str) -> Result<Vec<String>> {
+        self.rows(
+            "SELECT DISTINCT b.name FROM run_benchmarks rb
+             JOIN benchmarks b ON b.id = rb.benchmark_id
+             JOIN runs r ON r.id = rb.run_id JOIN versions v ON v.id = r.version_id
+             JOIN machines m ON m.id = r.machine_id
+             WHERE v.rev = ?1 AND m.name = ?2 AND r.branch = ?3 AND r.status <> 'failed'
+             ORDER BY b.name",
+            params![rev, key.machine, key.branch],
+            |r| r.get(0),
+        )
+    }
+
+    fn versions(&self, key: &SeriesKey) -> Result<Vec<StoredVersion>> {
+        let rows = self.rows(
+            &format!(
+                "SELECT {VERSION_COLUMNS}, COUNT(r.id),
+                        SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END)
+                 FROM runs r JOIN versions v ON v.id = r.version_id
+                 JOIN machines m ON m.id = r.machine_id
+                 WHERE m.name = ?1 AND r.branch = ?2
+                 GROUP BY v.id ORDER BY {VERSION_ORDER}"
+            ),
+            params![key.machine, key.branch],
+            |r| StoredVersionRow::read(r),
+        )?;
+        rows.into_iter()
+            .map(|v| v.decode(&|what, m| self.damaged(what, m)))
+            .collect()
+    }
+
+    fn benchmarks(&self, key: &SeriesKey) -> Result<Vec<String>> {
+        self.rows(
+            "SELECT DISTINCT b.name FROM run_benchmarks rb
+             JOIN benchmarks b ON b.id = rb.benchmark_id
+             JOIN runs r ON r.id = rb.run_id JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = ?1 AND r.branch = ?2 ORDER BY b.name",
+            params![key.machine, key.branch],
+            |r| r.get(0),
+        )
+    }
+
+    fn series_keys(&self) -> Result<Vec<SeriesKey>> {
+        self.rows(
+            "SELECT DISTINCT m.name, r.branch FROM runs r JOIN machines m ON m.id = r.machine_id
+             ORDER BY m.name, r.branch",
+            [],
+            |r| {
+                Ok(SeriesKey::new(
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                ))
+            },
+        )
+    }
+
+    fn series(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<VersionData>> {
+        let parts = self.run_benchmarks_of(key, benchmark)?;
+        let data = self.series_data(key, benchmark)?;
+        Ok(series_of(benchmark, self.versions(key)?, parts, data))
+    }
+
+    fn measured_runs(&self, key: &SeriesKey) -> Result<Vec<RunStamp>> {
+        self.rows(
+            "SELECT r.id, r.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = ?1 AND r.branch = ?2 AND r.status <> 'failed' ORDER BY r.id",
+            params![key.machine, key.branch],
+            |r| {
+                Ok(RunStamp {
+                    id: RunId(r.get(0)?),
+                    fingerprint: r.get(1)?,
+                })
+            },
+        )
+    }
+
+    fn summaries_from(&self, key: &SeriesKey, first: RunId) -> Result<Vec<StoredSummary>> {
+        // Names are looked up once each rather than joined into a million rows.
+        let names = |sql: &str| -> Result<HashMap<i64, String>> {
+            Ok(self
+                .rows(sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .into_iter()
+                .collect())
+        };
+        let benchmarks = names("SELECT id, name FROM benchmarks")?;
+        let versions = names("SELECT id, rev FROM versions")?;
+        let sql = format!(
+            "SELECT rb.benchmark_id, r.version_id, {RUN_INFO_COLUMNS}, rb.unit, rb.mean,
+                    rb.ci_lower, rb.ci_upper, rb.ci_level, rb.var_of_mean, rb.units,
+                    rb.components, rb.resolution
+             FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
+             WHERE r.machine_id = (SELECT id FROM machines WHERE name = ?1)
+               AND r.branch = ?2 AND r.status <> 'failed' AND r.id >= ?3"
+        );
+        let mut stmt = self.db(self.conn.prepare(&sql))?;
+        let mut out = Vec::new();
+        let mut rows = self.db(stmt.query(params![key.machine, key.branch, first.0]))?;
+        let damaged = |what, m| self.damaged(what, m);
+        while let Some(r) = self.db(rows.next())? {
+            let name = |map: &HashMap<i64, String>, i: usize| -> Result<String> {
+                let id: i64 = self.db(r.get(i))?;
+                map.get(&id)
+                    .cloned()
+                    .ok_or_else(|| self.damaged("summaries", format!("unknown id {id}")))
+            };
+            let row = self.db(SummaryRow::read(
+                r,
+                name(&benchmarks, 0)?,
+                name(&versions, 1)?,
+            ))?;
+            out.push(row.decode(&damaged)?);
+        }
+        out.sort_unstable_by_key(|x| x.run.id);
+        Ok(out)
+    }
+
+    fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>> {
+        let rows = self.rows(
+            &format!(
+                "SELECT c.id, b.name, m.name, c.branch, v.rev, pv.rev, c.ratio, c.ci_lower,
+                        c.ci_upper, c.p_value, c.q_value, c.verdict, c.method, c.status,
+                        c.current, c.detected_at, v.commit_time
+                 FROM changes c
+                 JOIN benchmarks b ON b.id = c.benchmark_id
+                 JOIN machines m ON m.id = c.machine_id
+                 JOIN versions v ON v.id = c.version_id
+                 LEFT JOIN versions pv ON pv.id = c.previous_version_id
+                 WHERE (?1 IS NULL OR b.name = ?1) AND (?2 IS NULL OR m.name = ?2)
+                   AND (?3 IS NULL OR c.branch = ?3) AND (?4 OR c.current = 1)
+                 ORDER BY {VERSION_ORDER}, b.name"
+            ),
+            params![
+                filter.benchmark,
+                filter.machine,
+                filter.branch,
+                filter.include_stale
+            ],
+            |r| ChangeRow::read(r),
+        )?;
+        rows.into_iter()
+            .map(|c| c.decode(&|what, m| self.damaged(what, m)))
+            .collect()
+    }
+
+    fn sessions(&self, key: &SeriesKey) -> Result<Vec<StoredSession>> {
+        let rows = self.rows(
+            "SELECT s.id, m.name, s.kind, s.started, s.ended, s.load_before, s.load_after,
+                    s.rigor_version, r.id
+             FROM sessions s JOIN machines m ON m.id = s.machine_id
+             JOIN runs r ON r.session_id = s.id
+             WHERE m.name = ?1 AND r.branch = ?2
+             ORDER BY s.id, r.id",
+            params![key.machine, key.branch],
+            |r| SessionRow::read(r),
+        )?;
+        crate::rows::sessions_of(rows, &|what, m| self.damaged(what, m))
+    }
+}
+
+impl HistoryWrite for SqliteHistory {
+    fn begin_session(&mut self, session: &NewSession<'_>) -> Result<SessionId> {
+        let path = self.path.clone();
+        let db = |source| HistoryError::Database {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.write()?;
+        let machine = machine_id(&tx, session.machine).map_err(db)?;
+        let id = insert_session(&tx, machine, &SessionValues::of(session)).map_err(db)?;
+        tx.commit().map_err(db)?;
+        Ok(SessionId(id))
+    }
+
+    fn end_session(&mut self, id: SessionId, end: &SessionEnd) -> Result<()> {
+        let n = self.db(self.conn.execute(
+            "UPDATE sessions SET ended = ?1, load_after = ?2 WHERE id = ?3",
+            params![time_text(end.ended), end.load_after, id.0],
+        ))?;
+        if n == 0 {
+            return Err(HistoryError::NoSuchSession(id));
+        }
+        Ok(())
+    }
+
     fn ingest(&mut self, run: &Ingest<'_>) -> Result<Ingested> {
         let prints = fingerprints(run);
         let print = &prints.current;
@@ -519,225 +750,105 @@ impl History for SqliteHistory {
             return Ok(Ingested::AlreadyStored(RunId(id)));
         }
         let machine = machine_id(&tx, run.machine).map_err(db)?;
+        let session = session_for(
+            &tx,
+            run.session,
+            (machine, &run.machine.name),
+            || SessionValues::own(run),
+            &db,
+        )?;
         let version = version_id(&tx, run.version).map_err(db)?;
-        let r = run.result;
+        let v = RunValues::of(run, print);
         let id: i64 = tx
             .query_row(
-                "INSERT INTO runs (fingerprint, version_id, machine_id, branch, status, seed,
-                     started, ended, rigor_version, settings, note, ingested_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, ?11) RETURNING id",
+                "INSERT INTO runs (fingerprint, version_id, machine_id, session_id, branch, status,
+                     seed, started, ended, rigor_version, settings, note, artifact, role,
+                     ingested_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, NULL, ?12, ?13, ?14)
+                 RETURNING id",
                 params![
-                    print,
+                    v.fingerprint,
                     version,
                     machine,
+                    session,
                     run.branch,
-                    status_text(r.status),
-                    r.seed.to_string(),
-                    r.provenance.started.map(|t| t.to_string()),
-                    r.provenance.ended.map(|t| t.to_string()),
-                    r.rigor_version,
-                    r.settings.as_ref().map(json),
-                    now(),
+                    v.status,
+                    v.seed,
+                    v.started,
+                    v.ended,
+                    v.rigor_version,
+                    v.settings,
+                    v.artifact,
+                    v.role,
+                    v.ingested_at,
                 ],
                 |row| row.get(0),
             )
             .map_err(db)?;
-        for b in &r.benchmarks {
+        for b in &run.result.benchmarks {
             insert_benchmark(&tx, id, b).map_err(db)?;
         }
         tx.commit().map_err(db)?;
         Ok(Ingested::Added(RunId(id)))
     }
 
-    fn record_failure(
-        &mut self,
-        version: &VersionInfo,
-        machine: &MachineInfo,
-        branch: &str,
-        reason: &str,
-    ) -> Result<RunId> {
-        let print = failure_fingerprint(version, machine, branch, reason);
+    fn record_failure(&mut self, f: &Failure<'_>) -> Result<RunId> {
+        let print = failure_fingerprint(f);
         let path = self.path.clone();
         let db = |source| HistoryError::Database {
             path: path.clone(),
             source,
         };
         let tx = self.write()?;
-        let m = machine_id(&tx, machine).map_err(db)?;
-        let v = version_id(&tx, version).map_err(db)?;
-        let id: i64 = tx
+        let existing: Option<i64> = tx
             .query_row(
-                "INSERT INTO runs (fingerprint, version_id, machine_id, branch, status, seed,
-                     rigor_version, note, ingested_at)
-                 VALUES (?1, ?2, ?3, ?4, 'failed', '0', ?5, ?6, ?7)
-                 ON CONFLICT (fingerprint) DO UPDATE SET note = excluded.note
-                 RETURNING id",
-                params![
-                    print,
-                    v,
-                    m,
-                    branch,
-                    env!("CARGO_PKG_VERSION"),
-                    reason,
-                    now()
-                ],
+                "UPDATE runs SET note = ?2 WHERE fingerprint = ?1 RETURNING id",
+                params![print, f.reason],
                 |r| r.get(0),
             )
+            .optional()
             .map_err(db)?;
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                let m = machine_id(&tx, f.machine).map_err(db)?;
+                let session = session_for(
+                    &tx,
+                    f.session,
+                    (m, &f.machine.name),
+                    SessionValues::own_failure,
+                    &db,
+                )?;
+                let v = version_id(&tx, f.version).map_err(db)?;
+                tx.query_row(
+                    "INSERT INTO runs (fingerprint, version_id, machine_id, session_id, branch,
+                         status, seed, rigor_version, note, ingested_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, 'failed', '0', ?6, ?7, ?8)
+                     RETURNING id",
+                    params![
+                        print,
+                        v,
+                        m,
+                        session,
+                        f.branch,
+                        env!("CARGO_PKG_VERSION"),
+                        f.reason,
+                        crate::rows::now()
+                    ],
+                    |r| r.get(0),
+                )
+                .map_err(db)?
+            }
+        };
         tx.commit().map_err(db)?;
         Ok(RunId(id))
     }
+}
 
-    fn has_run(&self, rev: &str, machine: &str, branch: &str) -> Result<bool> {
-        self.db(self.conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM runs r JOIN versions v ON v.id = r.version_id
-                 JOIN machines m ON m.id = r.machine_id
-                 WHERE v.rev = ?1 AND m.name = ?2 AND r.branch = ?3)",
-            params![rev, machine, branch],
-            |r| r.get(0),
-        ))
-    }
-
-    fn stored_benchmarks(&self, rev: &str, machine: &str, branch: &str) -> Result<Vec<String>> {
-        let mut stmt = self.db(self.conn.prepare(
-            "SELECT DISTINCT b.name FROM run_benchmarks rb
-             JOIN benchmarks b ON b.id = rb.benchmark_id
-             JOIN runs r ON r.id = rb.run_id JOIN versions v ON v.id = r.version_id
-             JOIN machines m ON m.id = r.machine_id
-             WHERE v.rev = ?1 AND m.name = ?2 AND r.branch = ?3 AND r.status <> 'failed'
-             ORDER BY b.name",
-        ))?;
-        self.db(stmt
-            .query_map(params![rev, machine, branch], |r| r.get(0))
-            .and_then(|rows| rows.collect()))
-    }
-
-    fn versions(&self, machine: &str, branch: &str) -> Result<Vec<StoredVersion>> {
-        let sql = format!(
-            "SELECT {VERSION_COLUMNS}, COUNT(r.id), SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END)
-             FROM runs r JOIN versions v ON v.id = r.version_id
-             JOIN machines m ON m.id = r.machine_id
-             WHERE m.name = ?1 AND r.branch = ?2
-             GROUP BY v.id ORDER BY {VERSION_ORDER}"
-        );
-        let mut stmt = self.db(self.conn.prepare(&sql))?;
-        self.db(stmt
-            .query_map(params![machine, branch], |r| {
-                Ok(StoredVersion {
-                    version: version_of(r, 0)?,
-                    runs: r.get::<_, i64>(7)? as usize,
-                    failed: r.get::<_, i64>(8)? as usize,
-                })
-            })
-            .and_then(|rows| rows.collect()))
-    }
-
-    fn benchmarks(&self, machine: &str, branch: &str) -> Result<Vec<String>> {
-        let mut stmt = self.db(self.conn.prepare(
-            "SELECT DISTINCT b.name FROM run_benchmarks rb
-             JOIN benchmarks b ON b.id = rb.benchmark_id
-             JOIN runs r ON r.id = rb.run_id JOIN machines m ON m.id = r.machine_id
-             WHERE m.name = ?1 AND r.branch = ?2 ORDER BY b.name",
-        ))?;
-        self.db(stmt
-            .query_map(params![machine, branch], |r| r.get(0))
-            .and_then(|rows| rows.collect()))
-    }
-
-    fn series_keys(&self) -> Result<Vec<(String, String)>> {
-        let mut stmt = self.db(self.conn.prepare(
-            "SELECT DISTINCT m.name, r.branch FROM runs r JOIN machines m ON m.id = r.machine_id
-             ORDER BY m.name, r.branch",
-        ))?;
-        self.db(stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .and_then(|rows| rows.collect()))
-    }
-
-    fn series(&self, machine: &str, branch: &str, benchmark: &str) -> Result<Vec<VersionData>> {
-        let parts = self.run_benchmarks_of(None, machine, branch, benchmark)?;
-        let data = self.series_data(machine, branch, benchmark)?;
-        Ok(series_of(
-            benchmark,
-            self.versions(machine, branch)?,
-            parts,
-            data,
-        ))
-    }
-
-    fn measured_runs(&self, machine: &str, branch: &str) -> Result<Vec<RunStamp>> {
-        let mut stmt = self.db(self.conn.prepare(
-            "SELECT r.id, r.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id
-             WHERE m.name = ?1 AND r.branch = ?2 AND r.status <> 'failed' ORDER BY r.id",
-        ))?;
-        self.db(stmt
-            .query_map(params![machine, branch], |r| {
-                Ok(RunStamp {
-                    id: RunId(r.get(0)?),
-                    fingerprint: r.get(1)?,
-                })
-            })
-            .and_then(|rows| rows.collect()))
-    }
-
-    fn summaries_from(
-        &self,
-        machine: &str,
-        branch: &str,
-        first: RunId,
-    ) -> Result<Vec<StoredSummary>> {
-        // Names are looked up once each rather than joined into a million rows.
-        let names = |sql: &str| -> Result<HashMap<i64, String>> {
-            let mut stmt = self.db(self.conn.prepare(sql))?;
-            self.db(stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .and_then(|rows| rows.collect()))
-        };
-        let benchmarks = names("SELECT id, name FROM benchmarks")?;
-        let versions = names("SELECT id, rev FROM versions")?;
-        let mut stmt = self.db(self.conn.prepare(
-            "SELECT rb.benchmark_id, r.version_id, rb.run_id, rb.unit, rb.mean, rb.ci_lower,
-                    rb.ci_upper, rb.ci_level, rb.components, rb.resolution
-             FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
-             WHERE r.machine_id = (SELECT id FROM machines WHERE name = ?1)
-               AND r.branch = ?2 AND r.status <> 'failed' AND r.id >= ?3",
-        ))?;
-        let mut out = Vec::new();
-        let mut rows = self.db(stmt.query(params![machine, branch, first.0]))?;
-        while let Some(r) = self.db(rows.next())? {
-            let name = |map: &HashMap<i64, String>, i: usize| -> Result<String> {
-                let id: i64 = self.db(r.get(i))?;
-                map.get(&id)
-                    .cloned()
-                    .ok_or_else(|| self.damaged("summaries", format!("unknown id {id}")))
-            };
-            let components: Option<String> = self.db(r.get(8))?;
-            let lo: Option<f64> = self.db(r.get(5))?;
-            let hi: Option<f64> = self.db(r.get(6))?;
-            out.push(StoredSummary {
-                benchmark: name(&benchmarks, 0)?,
-                rev: name(&versions, 1)?,
-                run: RunId(self.db(r.get(2))?),
-                unit: self.db(r.get(3))?,
-                mean: self.db(r.get(4))?,
-                interval: lo.zip(hi),
-                level: self.db(r.get(7))?,
-                components: components
-                    .map(|c| serde_json::from_str(&c))
-                    .transpose()
-                    .map_err(|e| self.damaged("components", e))?
-                    .unwrap_or_default(),
-                resolution: resolution_of(self.db(r.get(9))?, |what, m| self.damaged(what, m))?,
-            });
-        }
-        out.sort_unstable_by_key(|x| x.run);
-        Ok(out)
-    }
-
+impl History for SqliteHistory {
     fn save_changes(
         &mut self,
-        machine: &str,
-        branch: &str,
+        key: &SeriesKey,
         benchmark: &str,
         changes: &[NewChange],
     ) -> Result<()> {
@@ -751,7 +862,7 @@ impl History for SqliteHistory {
             .query_row(
                 "SELECT (SELECT id FROM benchmarks WHERE name = ?1),
                         (SELECT id FROM machines WHERE name = ?2)",
-                params![benchmark, machine],
+                params![benchmark, key.machine],
                 |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)),
             )
             .map(|(b, m)| b.zip(m))
@@ -761,10 +872,10 @@ impl History for SqliteHistory {
         };
         tx.execute(
             "UPDATE changes SET current = 0 WHERE benchmark_id = ?1 AND machine_id = ?2 AND branch = ?3",
-            params![b, m, branch],
+            params![b, m, key.branch],
         )
         .map_err(db)?;
-        for c in changes {
+        for c in changes.iter().map(ChangeValues::of) {
             tx.execute(
                 "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
                      ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at)
@@ -778,17 +889,17 @@ impl History for SqliteHistory {
                 params![
                     b,
                     m,
-                    branch,
-                    c.rev,
-                    c.previous_rev,
-                    c.ratio,
-                    c.interval.map(|i| i.0),
-                    c.interval.map(|i| i.1),
-                    c.p_value,
-                    c.q_value,
+                    key.branch,
+                    c.change.rev,
+                    c.change.previous_rev,
+                    c.change.ratio,
+                    c.lower,
+                    c.upper,
+                    c.change.p_value,
+                    c.change.q_value,
                     c.verdict,
-                    c.method,
-                    now(),
+                    c.change.method,
+                    c.detected_at,
                 ],
             )
             .map_err(db)?;
@@ -796,74 +907,22 @@ impl History for SqliteHistory {
         tx.commit().map_err(db)
     }
 
-    fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>> {
-        let sql = format!(
-            "SELECT c.id, b.name, m.name, c.branch, v.rev, pv.rev, c.ratio, c.ci_lower, c.ci_upper,
-                    c.p_value, c.q_value, c.verdict, c.method, c.status, c.current, c.detected_at,
-                    v.commit_time
-             FROM changes c
-             JOIN benchmarks b ON b.id = c.benchmark_id
-             JOIN machines m ON m.id = c.machine_id
-             JOIN versions v ON v.id = c.version_id
-             LEFT JOIN versions pv ON pv.id = c.previous_version_id
-             WHERE (?1 IS NULL OR b.name = ?1) AND (?2 IS NULL OR m.name = ?2)
-               AND (?3 IS NULL OR c.branch = ?3) AND (?4 OR c.current = 1)
-             ORDER BY {VERSION_ORDER}, b.name"
-        );
-        let mut stmt = self.db(self.conn.prepare(&sql))?;
-        let rows = self.db(stmt
-            .query_map(
-                params![
-                    filter.benchmark,
-                    filter.machine,
-                    filter.branch,
-                    filter.include_stale
-                ],
-                |r| {
-                    let lower: Option<f64> = r.get(7)?;
-                    let upper: Option<f64> = r.get(8)?;
-                    Ok((
-                        StoredChange {
-                            id: r.get(0)?,
-                            benchmark: r.get(1)?,
-                            machine: r.get(2)?,
-                            branch: r.get(3)?,
-                            change: NewChange {
-                                rev: r.get(4)?,
-                                previous_rev: r.get(5)?,
-                                ratio: r.get(6)?,
-                                interval: lower.zip(upper),
-                                p_value: r.get(9)?,
-                                q_value: r.get(10)?,
-                                verdict: r.get(11)?,
-                                method: r.get(12)?,
-                            },
-                            status: ChangeStatus::New,
-                            current: r.get(14)?,
-                            detected_at: r.get(15)?,
-                            version_time: r.get(16)?,
-                        },
-                        r.get::<_, String>(13)?,
-                    ))
-                },
-            )
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()))?;
-        rows.into_iter()
-            .map(|(mut c, status)| {
-                c.status = status.parse().map_err(|e| self.damaged("status", e))?;
-                Ok(c)
-            })
-            .collect()
-    }
-
-    fn set_status(&mut self, id: i64, status: ChangeStatus) -> Result<()> {
+    fn set_status(&mut self, id: ChangeId, status: ChangeStatus) -> Result<()> {
         let n = self.db(self.conn.execute(
             "UPDATE changes SET status = ?1 WHERE id = ?2",
-            params![status.as_str(), id],
+            params![status.as_str(), id.0],
         ))?;
         if n == 0 {
             return Err(HistoryError::NoSuchChange(id));
         }
         Ok(())
+    }
+
+    fn as_read(&self) -> &dyn HistoryRead {
+        self
+    }
+
+    fn as_write(&mut self) -> &mut dyn HistoryWrite {
+        self
     }
 }

@@ -3,19 +3,104 @@
 use std::fmt;
 use std::str::FromStr;
 
+use jiff::Timestamp;
+use rigor_stats::compare::Verdict;
 use rigor_store::{BenchmarkRecord, ComponentRecord, Environment, ResultFile};
-use rigor_units::Resolution;
+use rigor_units::{ConfidenceLevel, Resolution, TimeUnit};
 use serde::{Deserialize, Serialize};
 
 use crate::error::HistoryError;
 
-/// A stored run's id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct RunId(pub i64);
+/// A newtype over a stored row's id, shown as the bare number (and serialised as one).
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub i64);
 
-impl fmt::Display for RunId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+pub(crate) use id_type;
+
+/// An enum stored and shown by lower-case names: `as_str`, `Display`, `FromStr` (a name that is
+/// none of them is [`$crate::HistoryError::BadName`]) and serde by the same names.
+macro_rules! named_enum {
+    ($(#[$doc:meta])* $name:ident, $what:literal { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name {
+            $($(#[$vdoc])* $variant),+
+        }
+
+        impl $name {
+            /// Its name, as stored and shown.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $text),+
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::std::str::FromStr for $name {
+            type Err = $crate::HistoryError;
+            fn from_str(s: &str) -> ::std::result::Result<Self, $crate::HistoryError> {
+                match s {
+                    $($text => Ok(Self::$variant),)+
+                    other => Err($crate::HistoryError::BadName {
+                        what: $what,
+                        value: other.to_string(),
+                        expected: [$($text),+].join(", "),
+                    }),
+                }
+            }
+        }
+    };
+}
+pub(crate) use named_enum;
+
+id_type!(
+    /// A stored run's id.
+    RunId
+);
+id_type!(
+    /// A stored change's id (what `rigor track status` takes).
+    ChangeId
+);
+id_type!(
+    /// A stored session's id.
+    SessionId
+);
+
+/// A series: one machine's results on one branch. Only results of one series are compared with
+/// each other.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SeriesKey {
+    /// The machine's name.
+    pub machine: String,
+    /// The branch.
+    pub branch: String,
+}
+
+impl SeriesKey {
+    /// The series of `machine` on `branch`.
+    pub fn new(machine: impl Into<String>, branch: impl Into<String>) -> Self {
+        Self {
+            machine: machine.into(),
+            branch: branch.into(),
+        }
     }
 }
 
@@ -39,8 +124,8 @@ pub struct VersionInfo {
     pub parents: Vec<String>,
     /// Author name.
     pub author: Option<String>,
-    /// Commit time (RFC 3339) or a given time.
-    pub time: Option<String>,
+    /// Commit time, or a given time.
+    pub time: Option<Timestamp>,
     /// First line of the commit message.
     pub subject: Option<String>,
     /// Position in the history: the first-parent generation of a commit, or an order key the
@@ -57,6 +142,145 @@ pub struct MachineInfo {
     pub environment: Environment,
 }
 
+/// The SHA-256 of what a version's build produced (the artifact measured), stored as 64
+/// lower-case hexadecimal digits: two versions whose builds produced the same artifact measure
+/// the same program.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ArtifactHash(pub [u8; 32]);
+
+impl ArtifactHash {
+    /// The 64 hexadecimal digits.
+    pub fn to_hex(&self) -> String {
+        crate::rows::hex(&self.0)
+    }
+}
+
+impl fmt::Display for ArtifactHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl fmt::Debug for ArtifactHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ArtifactHash({self})")
+    }
+}
+
+impl FromStr for ArtifactHash {
+    type Err = HistoryError;
+    fn from_str(s: &str) -> Result<Self, HistoryError> {
+        let bad = || HistoryError::BadName {
+            what: "artifact hash",
+            value: s.to_string(),
+            expected: "64 hexadecimal digits".to_string(),
+        };
+        if s.len() != 64 || !s.is_ascii() {
+            return Err(bad());
+        }
+        let mut bytes = [0u8; 32];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
+        }
+        Ok(Self(bytes))
+    }
+}
+
+impl Serialize for ArtifactHash {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for ArtifactHash {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+named_enum!(
+    /// What a run was measured for.
+    #[derive(Default)]
+    Role, "run role" {
+        /// A version measured for its own sake (the default).
+        #[default]
+        New = "new",
+        /// A version measured again beside new ones, to tie a session to the ones before.
+        Anchor = "anchor",
+        /// A version measured again to confirm a change.
+        Confirm = "confirm",
+    }
+);
+
+named_enum!(
+    /// What a session did: the command that measured (or stored) its runs.
+    SessionKind, "session kind" {
+        /// `rigor track run`: versions measured together.
+        Run = "run",
+        /// `rigor track worker`: a farm's job.
+        Worker = "worker",
+        /// `rigor track bisect`.
+        Bisect = "bisect",
+        /// `rigor track add`: results measured elsewhere (and every run stored without a session).
+        Add = "add",
+        /// Versions measured again to confirm a change.
+        Confirm = "confirm",
+        /// `rigor track check`.
+        Check = "check",
+    }
+);
+
+/// A session to begin: one sitting of a machine in which runs are measured (a batch of versions,
+/// a farm's job, a bisection), so that what varies between sittings can be told from what varies
+/// between versions.
+#[derive(Debug, Clone, Copy)]
+pub struct NewSession<'a> {
+    /// The machine it runs on.
+    pub machine: &'a MachineInfo,
+    /// What it does.
+    pub kind: SessionKind,
+    /// When it started.
+    pub started: Timestamp,
+    /// The machine's 1-minute load average as it started, when known.
+    pub load_before: Option<f64>,
+    /// The version of rigor that ran it.
+    pub rigor_version: &'a str,
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SessionEnd {
+    /// When.
+    pub ended: Timestamp,
+    /// The machine's 1-minute load average as it ended, when known.
+    pub load_after: Option<f64>,
+}
+
+/// A stored session with its runs in one series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredSession {
+    /// Its id.
+    pub id: SessionId,
+    /// The machine's name.
+    pub machine: String,
+    /// What it did.
+    pub kind: SessionKind,
+    /// When it started.
+    pub started: Timestamp,
+    /// When it ended (`None`: still running, or it was killed).
+    pub ended: Option<Timestamp>,
+    /// The 1-minute load average as it started.
+    pub load_before: Option<f64>,
+    /// The 1-minute load average as it ended.
+    pub load_after: Option<f64>,
+    /// The version of rigor that ran it.
+    pub rigor_version: String,
+    /// Its runs in the series asked for, oldest first.
+    pub runs: Vec<RunId>,
+}
+
 /// A result to store.
 #[derive(Debug, Clone, Copy)]
 pub struct Ingest<'a> {
@@ -68,9 +292,70 @@ pub struct Ingest<'a> {
     pub branch: &'a str,
     /// The result (raw samples; summaries are taken from its analyses when present).
     pub result: &'a ResultFile,
+    /// The session it was measured in; `None`: a session of its own (kind [`SessionKind::Add`],
+    /// spanning the result's start and end) is made for it.
+    pub session: Option<SessionId>,
+    /// What the version's build produced, when known.
+    pub artifact: Option<ArtifactHash>,
+    /// What it was measured for.
+    pub role: Role,
 }
 
-/// What [`crate::History::ingest`] did.
+impl<'a> Ingest<'a> {
+    /// A result of a version measured for its own sake, in a session of its own, its artifact
+    /// unknown.
+    pub fn new(
+        version: &'a VersionInfo,
+        machine: &'a MachineInfo,
+        branch: &'a str,
+        result: &'a ResultFile,
+    ) -> Self {
+        Self {
+            version,
+            machine,
+            branch,
+            result,
+            session: None,
+            artifact: None,
+            role: Role::New,
+        }
+    }
+}
+
+/// A version that could not be measured (its build failed, nothing ran), to record.
+#[derive(Debug, Clone, Copy)]
+pub struct Failure<'a> {
+    /// The version.
+    pub version: &'a VersionInfo,
+    /// The machine.
+    pub machine: &'a MachineInfo,
+    /// The branch.
+    pub branch: &'a str,
+    /// Why, in words.
+    pub reason: &'a str,
+    /// The session it failed in; `None`: a session of its own (kind [`SessionKind::Add`]).
+    pub session: Option<SessionId>,
+}
+
+impl<'a> Failure<'a> {
+    /// A failure outside any session.
+    pub fn new(
+        version: &'a VersionInfo,
+        machine: &'a MachineInfo,
+        branch: &'a str,
+        reason: &'a str,
+    ) -> Self {
+        Self {
+            version,
+            machine,
+            branch,
+            reason,
+            session: None,
+        }
+    }
+}
+
+/// What [`crate::HistoryWrite::ingest`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ingested {
     /// Stored as a new run.
@@ -99,15 +384,39 @@ pub struct StoredVersion {
     pub failed: usize,
 }
 
+/// Where a stored run comes from: its id, session, artifact and role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The run.
+    pub id: RunId,
+    /// The session it was measured in.
+    pub session: SessionId,
+    /// What the version's build produced, when it was recorded.
+    pub artifact: Option<ArtifactHash>,
+    /// What it was measured for.
+    pub role: Role,
+}
+
 /// One benchmark's data for one version.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VersionData {
     /// The version.
     pub version: VersionInfo,
-    /// The runs it came from.
-    pub runs: Vec<RunId>,
+    /// The runs it came from, oldest first.
+    pub runs: Vec<RunInfo>,
     /// The benchmark's raw data, runs merged (each run's rounds and builds renumbered apart).
     pub benchmark: BenchmarkRecord,
+}
+
+/// What comparing a stored mean with another needs besides the mean (Fieller's inputs), from the
+/// run's own samples: the top-level units' count r and the variance of the mean S²/r (S²: the
+/// sample variance of the top-level unit means), in the square of the summary's unit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeanSpread {
+    /// The top-level units r (at least 2).
+    pub units: usize,
+    /// S²/r.
+    pub var_of_mean: f64,
 }
 
 /// One benchmark's stored summary in one run, as analysed when the run was stored.
@@ -115,19 +424,23 @@ pub struct VersionData {
 pub struct StoredSummary {
     /// The benchmark.
     pub benchmark: String,
-    /// The version's name (see [`crate::History::versions`] for its details and order).
+    /// The version's name (see [`crate::HistoryRead::versions`] for its details and order).
     pub rev: String,
     /// The run.
-    pub run: RunId,
-    /// The unit of the run's values, and so of `mean` and `interval` (seconds for everything
-    /// rigor measures or imports; older result files may name another).
-    pub unit: String,
+    pub run: RunInfo,
+    /// The unit of the run's values, and so of `mean`, `interval` and `spread` (seconds for
+    /// everything rigor measures or imports; older result files may name another).
+    pub unit: TimeUnit,
     /// Mean, in `unit`; `None` when the run stored no analysis (e.g. too few samples).
     pub mean: Option<f64>,
     /// The interval of the mean, in `unit`.
     pub interval: Option<(f64, f64)>,
     /// The interval's confidence level.
-    pub level: Option<f64>,
+    pub level: Option<ConfidenceLevel>,
+    /// The top-level count and the variance of the mean, computed from the run's samples when it
+    /// was stored (and for runs stored before schema 3, when the history was upgraded); `None`
+    /// with fewer than two top-level units.
+    pub spread: Option<MeanSpread>,
     /// Variance components per level, top level first (empty without an analysis).
     pub components: Vec<ComponentRecord>,
     /// The step its times move in (the coarsest its measured executions reported): no interval
@@ -138,43 +451,44 @@ pub struct StoredSummary {
     pub resolution: Option<Resolution>,
 }
 
-/// The status of a detected change, set by a user.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeStatus {
-    /// Not looked at yet.
-    New,
-    /// A real change someone has seen.
-    Acknowledged,
-    /// Not a real change (noise, an environment change).
-    Invalid,
-}
+named_enum!(
+    /// The status of a detected change, set by a user.
+    ChangeStatus, "change status" {
+        /// Not looked at yet.
+        New = "new",
+        /// A real change someone has seen.
+        Acknowledged = "acknowledged",
+        /// Not a real change (noise, an environment change).
+        Invalid = "invalid",
+    }
+);
 
-impl ChangeStatus {
-    /// `new`, `acknowledged`, `invalid`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::New => "new",
-            Self::Acknowledged => "acknowledged",
-            Self::Invalid => "invalid",
+named_enum!(
+    /// The direction of a detected change: the verdicts of [`Verdict`] that report a change.
+    ChangeVerdict, "change verdict" {
+        /// Slower by more than the threshold.
+        Regression = "regression",
+        /// Faster by more than the threshold.
+        Improvement = "improvement",
+    }
+);
+
+impl ChangeVerdict {
+    /// The change a comparison's verdict reports; `None` for the verdicts that report none.
+    pub fn of(verdict: Verdict) -> Option<Self> {
+        match verdict {
+            Verdict::Regression => Some(Self::Regression),
+            Verdict::Improvement => Some(Self::Improvement),
+            Verdict::Equivalent | Verdict::Inconclusive | Verdict::Unbounded => None,
         }
     }
 }
 
-impl fmt::Display for ChangeStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ChangeStatus {
-    type Err = HistoryError;
-    fn from_str(s: &str) -> Result<Self, HistoryError> {
-        match s {
-            "new" => Ok(Self::New),
-            "acknowledged" => Ok(Self::Acknowledged),
-            "invalid" => Ok(Self::Invalid),
-            other => Err(HistoryError::BadStatus(other.to_string())),
+impl From<ChangeVerdict> for Verdict {
+    fn from(v: ChangeVerdict) -> Self {
+        match v {
+            ChangeVerdict::Regression => Verdict::Regression,
+            ChangeVerdict::Improvement => Verdict::Improvement,
         }
     }
 }
@@ -194,8 +508,8 @@ pub struct NewChange {
     pub p_value: f64,
     /// Benjamini–Hochberg adjusted p-value across the benchmarks.
     pub q_value: Option<f64>,
-    /// `regression` or `improvement`.
-    pub verdict: String,
+    /// Regression or improvement.
+    pub verdict: ChangeVerdict,
     /// How it was found.
     pub method: String,
 }
@@ -204,13 +518,12 @@ pub struct NewChange {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredChange {
     /// Its id (for `rigor track status`).
-    pub id: i64,
+    pub id: ChangeId,
     /// The benchmark.
     pub benchmark: String,
-    /// The machine.
-    pub machine: String,
-    /// The branch.
-    pub branch: String,
+    /// The machine and branch.
+    #[serde(flatten)]
+    pub series: SeriesKey,
     /// What was detected.
     #[serde(flatten)]
     pub change: NewChange,
@@ -219,9 +532,9 @@ pub struct StoredChange {
     /// Whether the latest detection still finds it.
     pub current: bool,
     /// When it was first detected.
-    pub detected_at: String,
+    pub detected_at: Timestamp,
     /// The time of its version (commit time, or a time given with a label), when known.
-    pub version_time: Option<String>,
+    pub version_time: Option<Timestamp>,
 }
 
 /// Which changes to list.
@@ -235,4 +548,43 @@ pub struct ChangeFilter {
     pub branch: Option<String>,
     /// Include changes the latest detection no longer finds.
     pub include_stale: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifact_hashes_are_64_hexadecimal_digits_both_ways() {
+        let hex = format!("{}{}", "0f".repeat(16), "A0".repeat(16));
+        let a: ArtifactHash = hex.parse().unwrap();
+        assert_eq!(a.to_string(), hex.to_lowercase());
+        assert_eq!(serde_json::to_string(&a).unwrap(), format!("\"{a}\""));
+        for bad in ["", "0f", &"g0".repeat(32), &"é".repeat(32)] {
+            assert!(bad.parse::<ArtifactHash>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn names_round_trip_and_say_what_they_could_be() {
+        for k in ["run", "worker", "bisect", "add", "confirm", "check"] {
+            assert_eq!(k.parse::<SessionKind>().unwrap().as_str(), k);
+        }
+        let e = "maybe".parse::<ChangeStatus>().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "'maybe' is not a change status (new, acknowledged, invalid)"
+        );
+        assert_eq!(Role::default(), Role::New);
+        assert_eq!(serde_json::to_string(&Role::Anchor).unwrap(), "\"anchor\"");
+        assert_eq!(
+            ChangeVerdict::of(Verdict::Improvement),
+            Some(ChangeVerdict::Improvement)
+        );
+        assert_eq!(ChangeVerdict::of(Verdict::Inconclusive), None);
+        assert_eq!(
+            Verdict::from(ChangeVerdict::Regression).to_string(),
+            ChangeVerdict::Regression.to_string()
+        );
+    }
 }

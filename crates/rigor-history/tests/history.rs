@@ -5,10 +5,15 @@
 use std::ffi::OsString;
 use std::path::Path;
 
+use jiff::Timestamp;
 use rigor_history::{
-    ChangeFilter, ChangeStatus, History, HistoryError, Ingest, Ingested, MachineInfo, NewChange,
-    VersionInfo,
+    ArtifactHash, MeanSpread, NewSession, Role, RunInfo, SessionEnd, SessionId, SessionKind,
 };
+use rigor_history::{
+    ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Failure, History, HistoryError, Ingest,
+    Ingested, MachineInfo, NewChange, SeriesKey, VersionInfo,
+};
+use rigor_stats::MeanEstimate;
 use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
 use rigor_units::{ConfidenceLevel, Resolution, Seconds, Seed};
 
@@ -48,13 +53,27 @@ fn version(rev: &str, order: i64) -> VersionInfo {
 }
 
 fn ingest(h: &mut dyn History, rev: &str, order: i64, r: &ResultFile) -> Ingested {
-    h.ingest(&Ingest {
-        version: &version(rev, order),
-        machine: &machine(),
-        branch: "main",
-        result: r,
-    })
-    .unwrap()
+    h.ingest(&Ingest::new(&version(rev, order), &machine(), "main", r))
+        .unwrap()
+}
+
+/// The series of these tests: machine `ci-1`, branch `main`.
+fn main() -> SeriesKey {
+    key("ci-1", "main")
+}
+
+fn key(machine: &str, branch: &str) -> SeriesKey {
+    SeriesKey::new(machine, branch)
+}
+
+fn fail(h: &mut dyn History, rev: &str, order: i64) {
+    h.record_failure(&Failure::new(
+        &version(rev, order),
+        &machine(),
+        "main",
+        "build failed",
+    ))
+    .unwrap();
 }
 
 /// Where a test's history lives: a new SQLite file, or a new PostgreSQL database.
@@ -94,6 +113,7 @@ macro_rules! suite {
         mod sqlite {
             $(#[test] fn $name() { super::$name(super::Store::sqlite()) })*
         }
+        #[cfg(feature = "postgres")]
         mod postgres {
             $(#[test] fn $name() {
                 let Some(store) = super::Store::postgres() else { return };
@@ -115,7 +135,26 @@ suite!(
     changes_come_oldest_version_first,
     resolutions_are_stored_with_each_execution_and_summary,
     a_database_of_the_previous_schema_is_upgraded_with_no_resolution,
+    sessions_hold_their_runs_with_artifacts_and_roles,
+    a_run_stored_into_a_missing_or_foreign_session_is_refused,
+    summaries_carry_the_spread_of_the_mean_from_the_samples,
+    a_database_of_schema_2_gets_sessions_spreads_and_utc_times,
 );
+
+/// Without the PostgreSQL backend, a server's URL is refused with an error that says so (and
+/// shows no password).
+#[cfg(not(feature = "postgres"))]
+#[test]
+fn a_postgres_url_without_the_feature_is_a_typed_error() {
+    let url = std::ffi::OsStr::new("postgres://u:secret@127.0.0.1/db");
+    match rigor_history::open(url) {
+        Err(HistoryError::PostgresNotBuilt { url }) => {
+            assert_eq!(url, "postgres://u:***@127.0.0.1/db")
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("opened a server without the backend"),
+    }
+}
 
 fn the_same_result_twice_is_stored_once(store: Store) {
     let mut h = store.open();
@@ -126,7 +165,7 @@ fn the_same_result_twice_is_stored_once(store: Store) {
         ingest(&mut *h, "a", 1, &r),
         Ingested::AlreadyStored(first.id())
     );
-    assert_eq!(h.versions("ci-1", "main").unwrap()[0].runs, 1);
+    assert_eq!(h.versions(&main()).unwrap()[0].runs, 1);
 }
 
 fn series_come_in_history_order_with_every_sample(store: Store) {
@@ -136,7 +175,7 @@ fn series_come_in_history_order_with_every_sample(store: Store) {
     ingest(&mut *h, "a", 1, &result(1, 1.0));
     ingest(&mut *h, "b", 2, &result(2, 2.0));
     ingest(&mut *h, "b", 2, &result(22, 2.0));
-    let s = h.series("ci-1", "main", "sort").unwrap();
+    let s = h.series(&main(), "sort").unwrap();
     let revs: Vec<&str> = s.iter().map(|v| v.version.rev.as_str()).collect();
     assert_eq!(revs, ["a", "b", "c"]);
     assert_eq!(s[0].benchmark.samples.len(), 12);
@@ -148,19 +187,18 @@ fn series_come_in_history_order_with_every_sample(store: Store) {
         b.samples.iter().map(|x| x.execution).collect();
     assert_eq!(executions.len(), 6);
     assert_eq!(b.layout, Layout::new(false, true));
-    assert_eq!(h.benchmarks("ci-1", "main").unwrap(), ["sort"]);
+    assert_eq!(h.benchmarks(&main()).unwrap(), ["sort"]);
 }
 
 fn failed_versions_are_remembered_and_skipped_in_series(store: Store) {
     let mut h = store.open();
     ingest(&mut *h, "a", 1, &result(1, 1.0));
-    h.record_failure(&version("b", 2), &machine(), "main", "build failed")
-        .unwrap();
-    assert!(h.has_run("b", "ci-1", "main").unwrap());
-    assert!(!h.has_run("b", "ci-1", "other").unwrap());
-    let versions = h.versions("ci-1", "main").unwrap();
+    fail(&mut *h, "b", 2);
+    assert!(h.has_run(&main(), "b").unwrap());
+    assert!(!h.has_run(&key("ci-1", "other"), "b").unwrap());
+    let versions = h.versions(&main()).unwrap();
     assert_eq!(versions[1].failed, 1);
-    assert_eq!(h.series("ci-1", "main", "sort").unwrap().len(), 1);
+    assert_eq!(h.series(&main(), "sort").unwrap().len(), 1);
 }
 
 fn changes_keep_their_status_across_detections(store: Store) {
@@ -174,23 +212,23 @@ fn changes_keep_their_status_across_detections(store: Store) {
         interval: Some((1.05, 1.15)),
         p_value: 0.001,
         q_value: Some(0.002),
-        verdict: "regression".into(),
+        verdict: ChangeVerdict::Regression,
         method: "segments".into(),
     };
-    h.save_changes("ci-1", "main", "sort", std::slice::from_ref(&change))
+    h.save_changes(&main(), "sort", std::slice::from_ref(&change))
         .unwrap();
     let all = h.changes(&ChangeFilter::default()).unwrap();
     assert_eq!(all.len(), 1);
     assert_eq!(all[0].change, change);
     h.set_status(all[0].id, ChangeStatus::Acknowledged).unwrap();
     // Detected again: same row, status kept.
-    h.save_changes("ci-1", "main", "sort", std::slice::from_ref(&change))
+    h.save_changes(&main(), "sort", std::slice::from_ref(&change))
         .unwrap();
     let again = h.changes(&ChangeFilter::default()).unwrap();
     assert_eq!(again.len(), 1);
     assert_eq!(again[0].status, ChangeStatus::Acknowledged);
     // No longer detected: hidden unless asked for.
-    h.save_changes("ci-1", "main", "sort", &[]).unwrap();
+    h.save_changes(&main(), "sort", &[]).unwrap();
     assert!(h.changes(&ChangeFilter::default()).unwrap().is_empty());
     let stale = ChangeFilter {
         include_stale: true,
@@ -198,8 +236,8 @@ fn changes_keep_their_status_across_detections(store: Store) {
     };
     assert!(!h.changes(&stale).unwrap()[0].current);
     assert!(matches!(
-        h.set_status(999, ChangeStatus::Invalid),
-        Err(HistoryError::NoSuchChange(999))
+        h.set_status(ChangeId(999), ChangeStatus::Invalid),
+        Err(HistoryError::NoSuchChange(ChangeId(999)))
     ));
 }
 
@@ -258,13 +296,8 @@ fn concurrent_writers_lose_and_duplicate_nothing(store: Store) {
                     let r = result(seed, 1.0);
                     // Each result twice: the second must be recognised.
                     for _ in 0..2 {
-                        h.ingest(&Ingest {
-                            version: &version(&format!("v{k}"), k as i64),
-                            machine: &machine(),
-                            branch: "main",
-                            result: &r,
-                        })
-                        .unwrap();
+                        let v = version(&format!("v{k}"), k as i64);
+                        h.ingest(&Ingest::new(&v, &machine(), "main", &r)).unwrap();
                     }
                 }
             })
@@ -274,7 +307,7 @@ fn concurrent_writers_lose_and_duplicate_nothing(store: Store) {
         t.join().unwrap();
     }
     let h = store.open();
-    let versions = h.versions("ci-1", "main").unwrap();
+    let versions = h.versions(&main()).unwrap();
     assert_eq!(versions.len(), 10);
     assert!(versions.iter().all(|v| v.runs == 4), "{versions:?}");
 }
@@ -283,47 +316,42 @@ fn summaries_list_every_measured_run_oldest_first(store: Store) {
     let mut h = store.open();
     ingest(&mut *h, "b", 2, &result(2, 2.0));
     ingest(&mut *h, "a", 1, &result(1, 1.0));
-    h.record_failure(&version("c", 3), &machine(), "main", "build failed")
-        .unwrap();
-    let s = h.summaries("ci-1", "main").unwrap();
+    fail(&mut *h, "c", 3);
+    let s = h.summaries(&main()).unwrap();
     let got: Vec<(&str, &str)> = s
         .iter()
         .map(|x| (x.benchmark.as_str(), x.rev.as_str()))
         .collect();
     assert_eq!(got, [("sort", "b"), ("sort", "a")]);
-    assert!(s[0].run < s[1].run);
+    assert!(s[0].run.id < s[1].run.id);
     // These results carry no analysis: nothing to summarise, and none is invented.
     assert_eq!(
         (s[0].mean, s[0].interval, s[0].components.len()),
         (None, None, 0)
     );
     // Only the runs from an id on, and the ids of the measured runs (not the failed one).
-    let runs = h.measured_runs("ci-1", "main").unwrap();
+    let runs = h.measured_runs(&main()).unwrap();
     assert_eq!(
         runs.iter().map(|r| r.id).collect::<Vec<_>>(),
-        [s[0].run, s[1].run]
+        [s[0].run.id, s[1].run.id]
     );
     assert!(runs.iter().all(|r| r.fingerprint.len() == 64));
-    let later = h.summaries_from("ci-1", "main", s[1].run).unwrap();
+    let later = h.summaries_from(&main(), s[1].run.id).unwrap();
     assert_eq!(later, s[1..]);
-    assert!(h.summaries("ci-1", "other").unwrap().is_empty());
-    assert!(h.summaries("nowhere", "main").unwrap().is_empty());
+    assert!(h.summaries(&key("ci-1", "other")).unwrap().is_empty());
+    assert!(h.summaries(&key("nowhere", "main")).unwrap().is_empty());
 }
 
 fn the_same_file_for_another_machine_or_branch_is_a_run_of_its_own(store: Store) {
     let mut h = store.open();
     let r = result(1, 1.0);
     let put = |h: &mut dyn History, machine: &str, branch: &str| {
-        h.ingest(&Ingest {
-            version: &version("a", 1),
-            machine: &MachineInfo {
-                name: machine.into(),
-                environment: Default::default(),
-            },
-            branch,
-            result: &r,
-        })
-        .unwrap()
+        let m = MachineInfo {
+            name: machine.into(),
+            environment: Default::default(),
+        };
+        h.ingest(&Ingest::new(&version("a", 1), &m, branch, &r))
+            .unwrap()
     };
     let first = put(&mut *h, "ci-1", "main");
     let other_machine = put(&mut *h, "ci-2", "main");
@@ -341,8 +369,8 @@ fn the_same_file_for_another_machine_or_branch_is_a_run_of_its_own(store: Store)
         Ingested::AlreadyStored(other_machine.id())
     );
     for (m, b) in [("ci-1", "main"), ("ci-2", "main"), ("ci-1", "dev")] {
-        assert_eq!(h.versions(m, b).unwrap()[0].runs, 1, "{m} {b}");
-        assert_eq!(h.measured_runs(m, b).unwrap().len(), 1, "{m} {b}");
+        assert_eq!(h.versions(&key(m, b)).unwrap()[0].runs, 1, "{m} {b}");
+        assert_eq!(h.measured_runs(&key(m, b)).unwrap().len(), 1, "{m} {b}");
     }
     // A run stored by an earlier rigor, keyed by its content alone, is still the same run.
     drop(h);
@@ -378,10 +406,10 @@ fn changes_come_oldest_version_first(store: Store) {
         interval: Some((1.9, 2.1)),
         p_value: 0.001,
         q_value: Some(0.002),
-        verdict: "regression".into(),
+        verdict: ChangeVerdict::Regression,
         method: "segments".into(),
     };
-    h.save_changes("ci-1", "main", "sort", &[at("c", "b"), at("b", "a")])
+    h.save_changes(&main(), "sort", &[at("c", "b"), at("b", "a")])
         .unwrap();
     let revs: Vec<String> = h
         .changes(&ChangeFilter::default())
@@ -440,7 +468,7 @@ fn resolutions_are_stored_with_each_execution_and_summary(store: Store) {
     let unreported = with_executions(2, 2.0, None);
     ingest(&mut *h, "a", 1, &quantised);
     ingest(&mut *h, "b", 2, &unreported);
-    let s = h.series("ci-1", "main", "sort").unwrap();
+    let s = h.series(&main(), "sort").unwrap();
     // Every execution comes back with the step it reported, warm-ups included.
     assert_eq!(
         s[0].benchmark.executions,
@@ -454,30 +482,46 @@ fn resolutions_are_stored_with_each_execution_and_summary(store: Store) {
     // warm-up's 1 s.
     assert_eq!(s[0].benchmark.resolution(), Resolution::new(Seconds(1e-3)));
     assert_eq!(s[1].benchmark.resolution(), None);
-    let summaries = h.summaries("ci-1", "main").unwrap();
+    let summaries = h.summaries(&main()).unwrap();
     let of = |rev: &str| summaries.iter().find(|x| x.rev == rev).unwrap().resolution;
     assert_eq!(of("a"), Resolution::new(Seconds(1e-3)));
     assert_eq!(of("b"), None);
 }
 
-/// The migrations of the schema before the resolution was kept, as that schema's databases
-/// were made (migrations are never edited once released).
-fn previous_schema(store: &Store) -> (String, i64) {
+/// Each backend's migrations, in order, as released (migrations are never edited once
+/// released, so these make databases as the rigor of each schema made them).
+const SQLITE_MIGRATIONS: [&str; 2] = [
+    include_str!("../migrations/0001_initial.sql"),
+    include_str!("../migrations/0002_resolution.sql"),
+];
+const POSTGRES_MIGRATIONS: [&str; 3] = [
+    include_str!("../migrations/postgres/0001_initial.sql"),
+    include_str!("../migrations/postgres/0002_jobs.sql"),
+    include_str!("../migrations/postgres/0003_resolution.sql"),
+];
+
+/// The SQL of an older schema — the first `sqlite` or `postgres` migrations of the store's
+/// backend, and the version they set — and that version.
+fn old_schema(store: &Store, sqlite: usize, postgres: usize) -> (String, i64) {
     if store.is_postgres() {
-        let sql = [
-            include_str!("../migrations/postgres/0001_initial.sql"),
-            include_str!("../migrations/postgres/0002_jobs.sql"),
+        let sql = POSTGRES_MIGRATIONS[..postgres].concat();
+        let mark = format!(
             "CREATE TABLE rigor_schema (version BIGINT NOT NULL);
-             INSERT INTO rigor_schema VALUES (2);",
-        ];
-        (sql.concat(), 2)
+             INSERT INTO rigor_schema VALUES ({postgres});"
+        );
+        (sql + &mark, postgres as i64)
     } else {
-        let sql = [
-            include_str!("../migrations/0001_initial.sql"),
-            "PRAGMA user_version = 1;",
-        ];
-        (sql.concat(), 1)
+        let sql = SQLITE_MIGRATIONS[..sqlite].concat();
+        (
+            sql + &format!("PRAGMA user_version = {sqlite};"),
+            sqlite as i64,
+        )
     }
+}
+
+/// The schema before the resolution was kept.
+fn previous_schema(store: &Store) -> (String, i64) {
+    old_schema(store, 1, 2)
 }
 
 /// The current schema version of the store's database, read behind the history's back.
@@ -531,7 +575,7 @@ fn a_database_of_the_previous_schema_is_upgraded_with_no_resolution(store: Store
     assert_eq!(schema_version(&store), old_version);
     let mut h = store.open();
     assert!(schema_version(&store) > old_version);
-    let s = h.series("ci-1", "main", "sort").unwrap();
+    let s = h.series(&main(), "sort").unwrap();
     assert_eq!(s.len(), 1);
     let values: Vec<f64> = s[0].benchmark.samples.iter().map(|x| x.value).collect();
     assert_eq!(values, [1.0, 2.0]);
@@ -543,14 +587,290 @@ fn a_database_of_the_previous_schema_is_upgraded_with_no_resolution(store: Store
             .all(|e| e.resolution.is_none())
     );
     assert_eq!(s[0].benchmark.resolution(), None);
-    let summary = &h.summaries("ci-1", "main").unwrap()[0];
+    let summary = &h.summaries(&main()).unwrap()[0];
     assert_eq!((summary.mean, summary.resolution), (Some(1.5), None));
     // The upgraded database stores what this rigor writes.
     let new = with_executions(3, 1.0, Resolution::new(Seconds(2e-8)));
     ingest(&mut *h, "new", 2, &new);
-    let s = h.series("ci-1", "main", "sort").unwrap();
+    let s = h.series(&main(), "sort").unwrap();
     assert_eq!(s[1].benchmark.executions, new.benchmarks[0].executions);
     // Opened again: already up to date.
+    drop(h);
+    let version = schema_version(&store);
+    drop(store.open());
+    assert_eq!(schema_version(&store), version);
+}
+
+fn at(text: &str) -> Timestamp {
+    text.parse().unwrap()
+}
+
+fn begin(h: &mut dyn History, kind: SessionKind, started: &str) -> SessionId {
+    h.begin_session(&NewSession {
+        machine: &machine(),
+        kind,
+        started: at(started),
+        load_before: Some(0.25),
+        rigor_version: "9.9.9",
+    })
+    .unwrap()
+}
+
+/// Runs stored in a session come back with it, their artifact and role, in series, summaries and
+/// the session list; a run stored without one gets a session of its own (kind `add`).
+fn sessions_hold_their_runs_with_artifacts_and_roles(store: Store) {
+    let mut h = store.open();
+    let session = begin(&mut *h, SessionKind::Run, "2026-03-01T10:00:00Z");
+    let artifact: ArtifactHash = "ab".repeat(32).parse().unwrap();
+    let (a, b) = (version("a", 1), version("b", 2));
+    let (ra, rb) = (result(1, 1.0), result(2, 1.0));
+    let new = h
+        .ingest(&Ingest {
+            session: Some(session),
+            artifact: Some(artifact),
+            ..Ingest::new(&a, &machine(), "main", &ra)
+        })
+        .unwrap()
+        .id();
+    let anchor = h
+        .ingest(&Ingest {
+            session: Some(session),
+            role: Role::Anchor,
+            ..Ingest::new(&b, &machine(), "main", &rb)
+        })
+        .unwrap()
+        .id();
+    let failed = h
+        .record_failure(&Failure {
+            session: Some(session),
+            ..Failure::new(&version("c", 3), &machine(), "main", "build failed")
+        })
+        .unwrap();
+    h.end_session(
+        session,
+        &SessionEnd {
+            ended: at("2026-03-01T11:00:00Z"),
+            load_after: Some(0.5),
+        },
+    )
+    .unwrap();
+    let mut alone = result(4, 1.0);
+    alone.provenance.started = Some(at("2026-03-02T08:00:00Z"));
+    alone.provenance.ended = Some(at("2026-03-02T08:05:00Z"));
+    let own = ingest(&mut *h, "d", 4, &alone).id();
+
+    let sessions = h.sessions(&main()).unwrap();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    let s = &sessions[0];
+    assert_eq!(
+        (s.id, s.kind, s.machine.as_str(), s.rigor_version.as_str()),
+        (session, SessionKind::Run, "ci-1", "9.9.9")
+    );
+    assert_eq!(s.started, at("2026-03-01T10:00:00Z"));
+    assert_eq!(s.ended, Some(at("2026-03-01T11:00:00Z")));
+    assert_eq!((s.load_before, s.load_after), (Some(0.25), Some(0.5)));
+    assert_eq!(s.runs, [new, anchor, failed]);
+    let s = &sessions[1];
+    assert_eq!(
+        (s.kind, s.runs.as_slice()),
+        (SessionKind::Add, [own].as_slice())
+    );
+    assert_eq!(s.started, at("2026-03-02T08:00:00Z"));
+    assert_eq!(s.ended, Some(at("2026-03-02T08:05:00Z")));
+    assert_eq!((s.load_before, s.load_after), (None, None));
+    assert!(h.sessions(&key("ci-1", "other")).unwrap().is_empty());
+
+    let series = h.series(&main(), "sort").unwrap();
+    let info = |rev: &str| series.iter().find(|v| v.version.rev == rev).unwrap().runs[0];
+    let expected = RunInfo {
+        id: new,
+        session,
+        artifact: Some(artifact),
+        role: Role::New,
+    };
+    assert_eq!(info("a"), expected);
+    assert_eq!((info("b").role, info("b").artifact), (Role::Anchor, None));
+    assert_eq!(info("d").session, sessions[1].id);
+    let summaries = h.summaries(&main()).unwrap();
+    assert_eq!(summaries[0].run, expected);
+    assert_eq!(summaries[1].run.role, Role::Anchor);
+}
+
+fn a_run_stored_into_a_missing_or_foreign_session_is_refused(store: Store) {
+    let mut h = store.open();
+    let r = result(1, 1.0);
+    let (v, m) = (version("a", 1), machine());
+    let missing = Ingest {
+        session: Some(SessionId(999)),
+        ..Ingest::new(&v, &m, "main", &r)
+    };
+    assert!(matches!(
+        h.ingest(&missing),
+        Err(HistoryError::NoSuchSession(SessionId(999)))
+    ));
+    let end = SessionEnd {
+        ended: at("2026-03-01T11:00:00Z"),
+        load_after: None,
+    };
+    assert!(matches!(
+        h.end_session(SessionId(999), &end),
+        Err(HistoryError::NoSuchSession(_))
+    ));
+    let session = begin(&mut *h, SessionKind::Worker, "2026-03-01T10:00:00Z");
+    let other = MachineInfo {
+        name: "ci-2".into(),
+        environment: Default::default(),
+    };
+    let foreign = Ingest {
+        session: Some(session),
+        ..Ingest::new(&v, &other, "main", &r)
+    };
+    assert!(matches!(
+        h.ingest(&foreign),
+        Err(HistoryError::SessionOnOtherMachine { .. })
+    ));
+    // Nothing of the refused runs was stored.
+    assert!(!h.has_run(&main(), "a").unwrap());
+    assert!(h.series_keys().unwrap().is_empty());
+}
+
+/// What the dashboard compares stored means with: r and S²/r of the run's own top-level units,
+/// stored as the run is (whether or not it carries an analysis).
+fn summaries_carry_the_spread_of_the_mean_from_the_samples(store: Store) {
+    let mut h = store.open();
+    let r = result(1, 1.0);
+    ingest(&mut *h, "a", 1, &r);
+    let e = MeanEstimate::from_hierarchy(&r.benchmarks[0].hierarchy().unwrap()).unwrap();
+    let s = &h.summaries(&main()).unwrap()[0];
+    assert_eq!(
+        s.spread,
+        Some(MeanSpread {
+            units: 3,
+            var_of_mean: e.var_of_mean()
+        })
+    );
+    assert_eq!(s.unit, rigor_units::TimeUnit::S);
+    // One top-level unit: no spread.
+    let mut one = result(2, 1.0);
+    one.benchmarks[0].samples.retain(|x| x.execution == 0);
+    ingest(&mut *h, "b", 2, &one);
+    assert_eq!(h.summaries(&main()).unwrap()[1].spread, None);
+}
+
+/// Schema 2 (PostgreSQL's 3: its count includes the job queue).
+fn schema_2(store: &Store) -> (String, i64) {
+    old_schema(store, 2, 3)
+}
+
+/// A database of schema 2 as that rigor wrote it: versions a–d, a and b measured together (one
+/// start), c alone, d failed (no start); a and b with their samples, c with a summary but no
+/// samples left (its spread can only come from its interval).
+fn a_database_of_schema_2_gets_sessions_spreads_and_utc_times(store: Store) {
+    let (schema, old_version) = schema_2(&store);
+    let levels = serde_json::to_string(&Layout::new(false, true)).unwrap();
+    let (pg, no) = (
+        store.is_postgres(),
+        if store.is_postgres() { "FALSE" } else { "0" },
+    );
+    let components = r#"[{"level":"execution","s2":0.04,"t2":0.03,"units":5},{"level":"iteration","s2":0.01,"t2":0.01,"units":10}]"#;
+    let mut sql = format!(
+        "{schema}
+         INSERT INTO machines (name, host, os, cpu, cpus) VALUES ('ci-1', 'h', 'linux', 'cpu', 2);
+         INSERT INTO versions (rev, commit_time, order_key, first_seen) VALUES
+             ('a', '2026-01-01T10:00:00+01:00', 1, 1), ('b', NULL, 2, 2), ('c', NULL, 3, 3),
+             ('d', 'not a time', 4, 4);
+         INSERT INTO runs (fingerprint, version_id, machine_id, branch, status, seed, started,
+                           ended, rigor_version, ingested_at) VALUES
+             ('f1', 1, 1, 'main', 'complete', '7', '2026-02-01T10:00:00Z', '2026-02-01T10:30:00Z', '0.1.0', '2026-02-01T10:31:00Z'),
+             ('f2', 2, 1, 'main', 'complete', '7', '2026-02-01T10:00:00Z', '2026-02-01T10:30:00Z', '0.1.0', '2026-02-01T10:31:00Z'),
+             ('f3', 3, 1, 'main', 'complete', '8', '2026-02-02T10:00:00Z', '2026-02-02T10:30:00Z', '0.1.0', '2026-02-02T10:31:00Z'),
+             ('f4', 4, 1, 'main', 'failed', '0', NULL, NULL, '0.1.0', '2026-02-03T10:00:00Z');
+         INSERT INTO benchmarks (name) VALUES ('sort');
+         INSERT INTO run_benchmarks (run_id, benchmark_id, command, levels, unit, mean,
+                                     ci_lower, ci_upper, ci_level, components, failures) VALUES
+             (1, 1, './sort', '{levels}', 's', 1.5, 1.0, 2.0, 0.95, '{components}', '[]'),
+             (2, 1, './sort', '{levels}', 's', 1.5, 1.0, 2.0, 0.95, '{components}', '[]'),
+             (3, 1, './sort', '{levels}', 's', 1.5, 1.2, 1.9, 0.95, '{components}', '[]');"
+    );
+    let mut values = Vec::new();
+    for run in 1..=2 {
+        for e in 0..3 {
+            for i in 0..2 {
+                let pos = if pg {
+                    format!("{}, ", values.len() + 1)
+                } else {
+                    String::new()
+                };
+                let value = 1.0 + 0.1 * e as f64 + 0.01 * i as f64 + 0.5 * run as f64;
+                values.push(format!("({run}, 1, {pos}{e}, {e}, {i}, {value}, {no})"));
+            }
+        }
+    }
+    let p = if pg { "pos, " } else { "" };
+    sql.push_str(&format!(
+        "INSERT INTO samples (run_id, benchmark_id, {p}round, execution, iteration, value, warmup)
+         VALUES {};",
+        values.join(", ")
+    ));
+    execute(&store, &sql);
+    assert_eq!(schema_version(&store), old_version);
+
+    let mut h = store.open();
+    assert!(schema_version(&store) > old_version);
+    // Every run is kept.
+    let versions = h.versions(&main()).unwrap();
+    assert_eq!(versions.len(), 4);
+    assert_eq!(h.measured_runs(&main()).unwrap().len(), 3);
+    assert_eq!(versions[0].version.time, Some(at("2026-01-01T09:00:00Z")));
+    assert_eq!(
+        versions[3].version.time, None,
+        "an unreadable time is dropped"
+    );
+    // a and b were measured together: one session of kind run; c and the failure alone.
+    let sessions = h.sessions(&main()).unwrap();
+    let got: Vec<(SessionKind, Vec<i64>)> = sessions
+        .iter()
+        .map(|s| (s.kind, s.runs.iter().map(|r| r.0).collect()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (SessionKind::Run, vec![1, 2]),
+            (SessionKind::Add, vec![3]),
+            (SessionKind::Add, vec![4]),
+        ]
+    );
+    assert_eq!(sessions[0].started, at("2026-02-01T10:00:00Z"));
+    assert_eq!(sessions[0].ended, Some(at("2026-02-01T10:30:00Z")));
+    assert_eq!(sessions[2].started, at("2026-02-03T10:00:00Z"));
+    assert!(sessions.iter().all(|s| s.rigor_version == "0.1.0"));
+    // Spreads: recomputed from the samples, else from the interval.
+    let summaries = h.summaries(&main()).unwrap();
+    let series = h.series(&main(), "sort").unwrap();
+    for (k, v) in series.iter().take(2).enumerate() {
+        let e = MeanEstimate::from_hierarchy(&v.benchmark.hierarchy().unwrap()).unwrap();
+        assert_eq!(
+            summaries[k].spread,
+            Some(MeanSpread {
+                units: 3,
+                var_of_mean: e.var_of_mean()
+            })
+        );
+        assert_eq!(summaries[k].run.role, Role::New);
+        assert_eq!(summaries[k].run.artifact, None);
+    }
+    let t = rigor_stats::dist::critical_value(0.95, 4.0, rigor_stats::dist::Quantile::StudentT)
+        .unwrap();
+    let from_interval = summaries[2].spread.unwrap();
+    assert_eq!(from_interval.units, 5);
+    let expected = ((1.5f64 - 1.2).min(1.9 - 1.5) / t).powi(2);
+    assert!(
+        (from_interval.var_of_mean - expected).abs() < 1e-12 * expected,
+        "{from_interval:?} {expected}"
+    );
+    // The upgraded database stores what this rigor writes, in sessions of their own.
+    ingest(&mut *h, "e", 5, &result(9, 1.0));
+    assert_eq!(h.sessions(&main()).unwrap().len(), 4);
     drop(h);
     let version = schema_version(&store);
     drop(store.open());

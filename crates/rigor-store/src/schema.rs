@@ -725,6 +725,16 @@ impl BenchmarkRecord {
         )
     }
 
+    /// The hierarchy of its non-warm-up samples (each placed by [`Layout::unit_path`]), which
+    /// every analysis of the benchmark starts from.
+    pub fn hierarchy(&self) -> Result<rigor_stats::Hierarchy, rigor_stats::StatsError> {
+        let mut builder = rigor_stats::HierarchyBuilder::new(self.level_names());
+        for s in self.samples.iter().filter(|s| !s.warmup) {
+            builder.push(&self.layout.unit_path(s), s.value);
+        }
+        builder.build()
+    }
+
     /// Keys of the top-level units in measurement order (builds, or the rounds of executions),
     /// warm-up excluded. Two benchmarks with equal keys ran in the same rounds and can be paired.
     pub fn top_keys(&self) -> Vec<usize> {

@@ -11,9 +11,9 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use rigor_app::Outcome;
 use rigor_app::farm::{self, Collected, JobRunner, JobSpec, WorkerObserver, WorkerSettings};
-use rigor_app::track::{self, SeriesKey, TrackObserver};
-use rigor_history::queue::{ClaimedJob, JobQueue};
-use rigor_history::{HistoryError, PostgresHistory};
+use rigor_app::track::{self, TrackObserver};
+use rigor_history::queue::{ClaimedJob, JobQueue, JobState};
+use rigor_history::{HistoryError, PostgresHistory, SeriesKey};
 
 use crate::cli::{TrackEnqueueArgs, TrackWorkerArgs};
 use crate::output::emit;
@@ -139,7 +139,7 @@ impl JobRunner for Runner {
                 .map_err(|e| format!("{e:#}"))?;
         struct Quiet;
         impl TrackObserver for Quiet {}
-        track::run_versions(
+        track::measure_versions(
             into,
             &settings,
             &mut experiment,
@@ -220,7 +220,7 @@ pub fn worker(url: &str, a: &TrackWorkerArgs) -> Result<Outcome> {
     drop(PostgresHistory::open(url)?);
     note!(
         "rigor: worker {machine} (class {class}) on {}",
-        rigor_history::postgres::redact(url)
+        rigor_history::redact(url)
     );
     // Ctrl-C once: finish the current job, then stop; twice: stop now (the job's
     // lease runs out and another worker runs it again).
@@ -264,11 +264,11 @@ fn status_table(tally: &[rigor_history::queue::JobTally]) -> String {
     for t in tally {
         let worker = t.worker.clone().unwrap_or_else(|| "-".into());
         let row = rows.entry((t.class.clone(), worker)).or_default();
-        let k = match t.state.as_str() {
-            "queued" => 0,
-            "running" => 1,
-            "done" => 2,
-            _ => 3,
+        let k = match t.state {
+            JobState::Queued => 0,
+            JobState::Running => 1,
+            JobState::Done => 2,
+            JobState::Failed => 3,
         };
         row[k] += t.count;
         row[4] += t.expired;

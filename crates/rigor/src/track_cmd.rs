@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use rigor_app::Outcome;
-use rigor_app::track::{
-    self, DetectSettings, SeriesKey, TrackObserver, TrackRunSettings, VersionOutcome,
+use rigor_app::track::{self, DetectSettings, TrackObserver, TrackRunSettings, VersionOutcome};
+use rigor_history::{
+    ChangeFilter, ChangeId, ChangeStatus, History, Ingested, SeriesKey, StoredChange,
 };
-use rigor_history::{ChangeFilter, ChangeStatus, History, Ingested, StoredChange};
 use rigor_report::format::percent;
 use rigor_runner::CommandLine;
 use rigor_store::import::Format;
@@ -30,7 +30,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
     let url = args
         .db
         .to_str()
-        .filter(|l| rigor_history::postgres::is_postgres_url(l));
+        .filter(|l| rigor_history::is_postgres_url(l));
     match (&args.command, url) {
         (TrackCommand::Enqueue(a), Some(url)) => return farm_cmd::enqueue(url, a),
         (TrackCommand::Worker(a), Some(url)) => return farm_cmd::worker(url, a),
@@ -50,10 +50,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
     if url.is_none() && !writes && !args.db.exists() {
         return Err(rigor_app::AppError::NoHistory(args.db.clone()).into());
     }
-    let shown = url.map_or_else(
-        || args.db.display().to_string(),
-        rigor_history::postgres::redact,
-    );
+    let shown = url.map_or_else(|| args.db.display().to_string(), rigor_history::redact);
     let runs = default_results_dir(url.is_none().then_some(args.db.as_path()));
     // Checked before the history is opened, which would make an empty database.
     match &args.command {
@@ -80,7 +77,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
                 StatusArg::Acknowledged => ChangeStatus::Acknowledged,
                 StatusArg::Invalid => ChangeStatus::Invalid,
             };
-            history.set_status(id, status)?;
+            history.set_status(ChangeId(id), status)?;
             emit(&format!("Change {id} is now {status}\n"));
             Ok(Outcome::Ok)
         }
@@ -245,8 +242,13 @@ fn add_result(
         ),
     }
     let machine = track::this_machine(Some(&key.machine));
-    let (ingested, warnings) =
-        track::add(history, imported.result, &version, &machine, &key.branch)?;
+    let (ingested, warnings) = track::add(
+        history.as_write(),
+        imported.result,
+        &version,
+        &machine,
+        &key.branch,
+    )?;
     crate::output::warnings(&warnings);
     emit(&match ingested {
         track::Added::Failed(reason) => format!(
@@ -533,7 +535,7 @@ fn bisect(history: &mut (dyn History + Send), runs: &Path, a: &TrackBisectArgs) 
     let outcome = {
         let mut bar = Bar::new();
         track::bisect(
-            history,
+            history.as_write(),
             &settings,
             &a.good,
             &a.bad,
@@ -597,7 +599,7 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
     };
     let comparison = crate::settings::comparison(&a.compare);
     let checked = track::check(
-        history,
+        history.as_read(),
         &a.file,
         &key,
         a.baseline_version.as_deref(),
@@ -727,22 +729,16 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
         confidence: a.confidence,
         threshold: a.threshold,
     };
-    let keys: Vec<(String, String)> = history
+    let keys: Vec<SeriesKey> = history
         .series_keys()?
         .into_iter()
-        .filter(|(m, b)| {
-            a.machine.as_ref().is_none_or(|x| x == m) && a.branch.as_ref().is_none_or(|x| x == b)
+        .filter(|k| {
+            a.machine.as_ref().is_none_or(|x| *x == k.machine)
+                && a.branch.as_ref().is_none_or(|x| *x == k.branch)
         })
         .collect();
-    for (machine, branch) in &keys {
-        track::detect_changes(
-            history,
-            &SeriesKey {
-                machine: machine.clone(),
-                branch: branch.clone(),
-            },
-            &settings,
-        )?;
+    for key in &keys {
+        track::detect_changes(history, key, &settings)?;
     }
     let mut list = history.changes(&ChangeFilter {
         benchmark: a.benchmark.clone(),
@@ -757,19 +753,19 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
         emit(&(serde_json::to_string_pretty(&list)? + "\n"));
     } else {
         emit(&changes_table(&list));
-        let counts = |m: &str, b: &str| history.benchmarks(m, b).map_or(0, |v| v.len());
+        let counts = |k: &SeriesKey| history.benchmarks(k).map_or(0, |v| v.len());
         for e in track::events(&list, &counts) {
             emit(&format!(
                 "  {} of {} benchmarks on {} ({}) moved together at {} ({} .. {}): an environment \
                  change as often as a code change; changes {:?}\n",
                 e.changes.len(),
                 e.benchmarks,
-                e.machine,
-                e.branch,
+                e.series.machine,
+                e.series.branch,
                 short(&e.rev),
                 signed_percent(e.range.0),
                 signed_percent(e.range.1),
-                e.changes
+                e.changes.iter().map(|c| c.0).collect::<Vec<_>>()
             ));
         }
     }
@@ -857,8 +853,8 @@ fn changes_markdown(list: &[StoredChange]) -> String {
                 .previous_rev
                 .as_deref()
                 .map_or(String::new(), short),
-            c.machine,
-            c.branch,
+            c.series.machine,
+            c.series.branch,
             c.status
         );
     }
@@ -867,7 +863,7 @@ fn changes_markdown(list: &[StoredChange]) -> String {
 
 fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
     let key = series_key(&a.series, Path::new("."));
-    let points = track::show(history, &key, &a.benchmark)?;
+    let points = track::show(history.as_read(), &key, &a.benchmark)?;
     // Versions that failed altogether are listed for every name: a history of the benchmark
     // has at least one version that measured it.
     let measured = points.iter().any(|p| {
@@ -971,7 +967,7 @@ fn publish(history: &(dyn History + Send), a: &TrackPublishArgs) -> Result<Outco
             None => rigor_app::publish::Grouping::Prefix,
         },
     };
-    let done = rigor_app::publish::publish(history, &settings)
+    let done = rigor_app::publish::publish(history.as_read(), &settings)
         .with_context(|| format!("publishing the dashboard to {}", a.output.display()))?;
     emit(&format!(
         "Published {} benchmark page(s) and {} archive page(s) to {} ({} rewritten, {} removed, index {} kB; {} new run(s) read)\n  open {}\n",

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use common::gitrepo::{git, have};
 use common::rigor;
-use rigor_history::History;
+use rigor_history::{HistoryRead, SeriesKey};
 
 const SIM: &str = "mean=10ms,execution=3%,iteration=1%,iterations=4";
 
@@ -38,7 +38,7 @@ fn track_run(repo: &Path, db: &Path, cwd: &Path, extra: &[&str]) {
 /// (version, runs, samples) of the series, in history order.
 fn summary(db: &Path) -> Vec<(String, usize, usize)> {
     let h = rigor_history::SqliteHistory::open(db).unwrap();
-    let series = h.series("ci", "main", SIM).unwrap();
+    let series = h.series(&SeriesKey::new("ci", "main"), SIM).unwrap();
     series
         .iter()
         .map(|v| {

@@ -1,9 +1,9 @@
 //! The publisher's own copy of the stored summaries, kept in the site folder so that publishing
 //! again reads only the runs stored since.
 //!
-//! Per machine and branch it keeps the runs it has read (id and content hash) and, per benchmark
-//! and version, the point as the pages draw it (mean, interval, noise per level, Fieller's
-//! inputs) from that version's latest run. [`Cache::refresh`] asks the history for its measured
+//! Per series (machine and branch) it keeps the runs it has read (id and content hash) and, per
+//! benchmark and version, the point as the pages draw it (mean, interval, noise per level,
+//! Fieller's inputs as the history stores them) from that version's latest run. [`Cache::refresh`] asks the history for its measured
 //! runs, reads the summaries of the runs it does not know, and starts that series over when a
 //! run it knows is gone or different (another history, a rebuilt database). A missing, damaged
 //! or older cache is the same as an empty one: everything is read again, and the site comes out
@@ -14,24 +14,22 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
 use std::path::Path;
 
-use rigor_history::{History, RunId, RunStamp, StoredSummary};
+use rigor_history::{HistoryRead, RunId, RunStamp, SeriesKey, StoredSummary};
 use rigor_report::dashboard::{Measured, PointState, RatioInput};
-use rigor_units::TimeUnit;
 use serde::{Deserialize, Serialize};
 
-use super::stats::Critical;
 use crate::error::{AppError, Result};
 
 /// Bumped whenever what is cached, or how a point is computed from a summary, changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// Everything the publisher has read.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Cache {
     format: u32,
     rigor: String,
-    /// By machine, then branch.
-    pub series: BTreeMap<(String, String), SeriesCache>,
+    /// By series.
+    pub series: BTreeMap<SeriesKey, SeriesCache>,
     /// Whether [`Cache::refresh`] changed anything (not stored).
     #[serde(skip)]
     changed: bool,
@@ -156,17 +154,15 @@ impl Cache {
 
     /// Brings the cache up to date with `history`: the summaries of runs it has not read are
     /// read and merged, series no longer in the history dropped. Returns how many runs were read.
-    pub fn refresh(&mut self, history: &dyn History) -> Result<usize> {
+    pub fn refresh(&mut self, history: &dyn HistoryRead) -> Result<usize> {
         let keys = history.series_keys()?;
-        let wanted: HashSet<&(String, String)> = keys.iter().collect();
+        let wanted: HashSet<&SeriesKey> = keys.iter().collect();
         let before = self.series.len();
         self.series.retain(|k, _| wanted.contains(k));
         self.changed |= self.series.len() != before;
-        let mut critical = Critical::default();
         let mut read = 0;
         for key in keys {
-            let (machine, branch) = &key;
-            let stamps = history.measured_runs(machine, branch)?;
+            let stamps = history.measured_runs(&key)?;
             let entry = self.series.entry(key.clone()).or_default();
             let current: HashSet<&RunStamp> = stamps.iter().collect();
             if !entry.runs.iter().all(|r| current.contains(r)) {
@@ -181,9 +177,9 @@ impl Cache {
                 .collect();
             if let Some(&first) = new.iter().min() {
                 // In run order, so that a version measured again shows its latest run.
-                for s in history.summaries_from(machine, branch, first)? {
-                    if new.contains(&s.run) {
-                        entry.add(s, &mut critical);
+                for s in history.summaries_from(&key, first)? {
+                    if new.contains(&s.run.id) {
+                        entry.add(s);
                     }
                 }
             }
@@ -197,32 +193,31 @@ impl Cache {
 
 impl SeriesCache {
     /// Merges one stored summary (summaries arrive in run order).
-    fn add(&mut self, s: StoredSummary, critical: &mut Critical) {
+    fn add(&mut self, s: StoredSummary) {
+        let run = s.run.id;
         let b = self.benchmarks.entry(s.benchmark.clone()).or_default();
-        if !s.components.is_empty() && b.levels_run.is_none_or(|r| r <= s.run) {
+        if !s.components.is_empty() && b.levels_run.is_none_or(|r| r <= run) {
             b.levels = s.components.iter().map(|c| c.level.clone()).collect();
-            b.levels_run = Some(s.run);
+            b.levels_run = Some(run);
         }
-        if b.points.get(&s.rev).is_some_and(|p| p.run > s.run) {
+        if b.points.get(&s.rev).is_some_and(|p| p.run > run) {
             return;
         }
-        let state = state_of(&s, critical);
-        b.points.insert(s.rev, CachedPoint { run: s.run, state });
+        let state = state_of(&s);
+        b.points.insert(s.rev, CachedPoint { run, state });
     }
 }
 
 /// A stored summary as the pages draw it.
-fn state_of(s: &StoredSummary, critical: &mut Critical) -> PointState {
+fn state_of(s: &StoredSummary) -> PointState {
     match (s.mean, s.interval) {
         (Some(mean), Some((lower, upper))) => PointState::Measured(Measured {
             mean,
             lower,
             upper,
-            level: s.level.unwrap_or(f64::NAN),
+            level: s.level.map_or(f64::NAN, |l| l.get()),
             noise: noise(s, mean),
-            ratio_input: s
-                .level
-                .and_then(|level| ratio_input(s, (lower, mean, upper), level, critical)),
+            ratio_input: ratio_input(s),
         }),
         _ => PointState::Unanalysed,
     }
@@ -236,44 +231,15 @@ fn noise(s: &StoredSummary, mean: f64) -> Vec<f64> {
         .collect()
 }
 
-/// What Fieller's interval needs of a stored mean: the top-level count r, stored with the
-/// variance components, and the variance of the mean S²/r, recovered from the stored interval:
-/// its shorter side is t(r − 1)·√(S²/r) whether it is symmetric or widened toward a skew
-/// (`rigor_stats::top_means::skew_adaptive_bounds` only lengthens the side the skew points to);
-/// and the resolution that floors a ratio with it. `None` for runs stored before the count was
-/// recorded.
-///
-/// An interval floored at the resolution (± half a step, wider than the data's) no longer holds
-/// S²/r; the top level's stored S², the sample variance of the top-level means, gives it
-/// then (for balanced data exactly the S² of the interval), so that the ratio is Fieller's on
-/// the data, floored once, as `rigor compare` computes it.
-fn ratio_input(
-    s: &StoredSummary,
-    (lower, mean, upper): (f64, f64, f64),
-    level: f64,
-    critical: &mut Critical,
-) -> Option<RatioInput> {
-    let top = s.components.first()?;
-    let units = top.units?;
-    let t = critical.t(level, units.checked_sub(1).filter(|&df| df > 0)?)?;
-    let half = (mean - lower).min(upper - mean);
-    let step = step_in_unit(s);
-    let at_floor = step.is_some_and(|step| half <= step / 2.0 * (1.0 + 1e-9));
-    let var_of_mean = if at_floor {
-        top.s2.max(0.0) / units as f64
-    } else {
-        (half / t).powi(2)
-    };
+/// What Fieller's interval needs of a stored mean: the top-level count r and the variance of the
+/// mean S²/r, which the history stores with the run (from its own samples, not from its interval,
+/// which a floor at the resolution or a skew may have widened), and the resolution that floors a
+/// ratio with it. `None` with fewer than two top-level units.
+fn ratio_input(s: &StoredSummary) -> Option<RatioInput> {
+    let spread = s.spread?;
     Some(RatioInput {
-        units,
-        var_of_mean,
-        step,
+        units: spread.units,
+        var_of_mean: spread.var_of_mean,
+        step: s.resolution.map(|r| r.step().in_unit(s.unit)),
     })
-}
-
-/// The stored summary's resolution in the unit of its mean.
-fn step_in_unit(s: &StoredSummary) -> Option<f64> {
-    let step = s.resolution?.step();
-    let unit: TimeUnit = s.unit.parse().ok()?;
-    Some(step.in_unit(unit))
 }

@@ -15,7 +15,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use rigor_history::{ChangeFilter, History, StoredChange};
+use rigor_history::{ChangeFilter, HistoryRead, StoredChange};
 use rigor_report::dashboard::{
     BenchmarkView, ChangeMark, ChangeRow, SiteMeta, SiteView, archive_path, group_of, page,
     page_path, render_archive, render_benchmark, render_index,
@@ -114,16 +114,21 @@ struct Manifest {
 }
 
 /// Each series with its versions and changes, over the cache's points.
-fn series_of<'a>(history: &dyn History, cache: &'a Cache) -> Result<Vec<Series<'a>>> {
+fn series_of<'a>(history: &dyn HistoryRead, cache: &'a Cache) -> Result<Vec<Series<'a>>> {
     let mut out = Vec::new();
-    for ((machine, branch), sc) in &cache.series {
-        let versions = history.versions(machine, branch)?;
+    for (key, sc) in &cache.series {
+        let versions = history.versions(key)?;
         let changes = history.changes(&ChangeFilter {
-            machine: Some(machine.clone()),
-            branch: Some(branch.clone()),
+            machine: Some(key.machine.clone()),
+            branch: Some(key.branch.clone()),
             ..ChangeFilter::default()
         })?;
-        out.push(Series::new((machine, branch), versions, &changes, sc));
+        out.push(Series::new(
+            (&key.machine, &key.branch),
+            versions,
+            &changes,
+            sc,
+        ));
     }
     Ok(out)
 }
@@ -140,11 +145,11 @@ fn benchmarks_of(series: &[Series<'_>]) -> BTreeMap<String, Vec<usize>> {
 }
 
 /// The project's changes, newest first, as the index lists them.
-fn change_rows(history: &dyn History, series: &[Series<'_>]) -> Result<Vec<ChangeRow>> {
+fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<ChangeRow>> {
     let commit_of = |c: &StoredChange| {
         let s = series
             .iter()
-            .find(|s| s.machine == c.machine && s.branch == c.branch)?;
+            .find(|s| s.machine == c.series.machine && s.branch == c.series.branch)?;
         let &i = s.position.get(&c.change.rev)?;
         s.versions[i].version.commit.clone()
     };
@@ -156,10 +161,10 @@ fn change_rows(history: &dyn History, series: &[Series<'_>]) -> Result<Vec<Chang
         .map(|c| ChangeRow {
             benchmark: c.benchmark.clone(),
             page: page_path(&c.benchmark),
-            machine: c.machine.clone(),
-            branch: c.branch.clone(),
+            machine: c.series.machine.clone(),
+            branch: c.series.branch.clone(),
             commit: commit_of(c),
-            time: c.version_time.clone(),
+            time: c.version_time.map(|t| t.to_string()),
             change: ChangeMark {
                 rev: c.change.rev.clone(),
                 commit: commit_of(c),
@@ -167,7 +172,7 @@ fn change_rows(history: &dyn History, series: &[Series<'_>]) -> Result<Vec<Chang
                 previous_commit: None,
                 ratio: c.change.ratio,
                 interval: c.change.interval,
-                verdict: c.change.verdict.clone(),
+                verdict: c.change.verdict.to_string(),
                 method: c.change.method.clone(),
                 status: c.status.to_string(),
             },
@@ -177,7 +182,7 @@ fn change_rows(history: &dyn History, series: &[Series<'_>]) -> Result<Vec<Chang
 
 /// Reads the whole history into the dashboard's view, every version of each series on its
 /// benchmark's page (no archive pages).
-pub fn site_view(history: &dyn History, site: SiteMeta, generated: String) -> Result<SiteView> {
+pub fn site_view(history: &dyn HistoryRead, site: SiteMeta, generated: String) -> Result<SiteView> {
     let mut cache = Cache::default();
     cache.refresh(history)?;
     let series = series_of(history, &cache)?;
@@ -345,7 +350,7 @@ struct SettingsKey<'a> {
 /// Reads what is new in the history and writes the dashboard to `settings.out`: the pages whose
 /// key changed (or whose file is gone), the index, the manifest and the cache; pages no longer
 /// in the site are removed.
-pub fn publish(history: &dyn History, settings: &PublishSettings) -> Result<Published> {
+pub fn publish(history: &dyn HistoryRead, settings: &PublishSettings) -> Result<Published> {
     let out = &settings.out;
     fs::create_dir_all(out.join("b")).map_err(io(out))?;
     let cache_path = out.join(CACHE);

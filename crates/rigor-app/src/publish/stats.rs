@@ -18,23 +18,14 @@ use crate::comparisons::ratio_floor;
 /// of the quantile for ν ≥ 1 at the usual levels, far below the 4 digits a page shows.
 const QUANTILE_STEP: f64 = 1e-3;
 
-/// Student's t critical values, computed once per level and degrees of freedom: a history of a
-/// million stored runs shares a few dozen of them.
+/// Student's t critical values on a grid, computed once per level: a site of many pages shares
+/// a few tables.
 #[derive(Default)]
 pub(crate) struct Critical {
-    by_df: HashMap<(u64, usize), Option<f64>>,
     tables: HashMap<u64, Option<Vec<f64>>>,
 }
 
 impl Critical {
-    /// The two-sided `level` quantile of Student's t with `df` degrees of freedom.
-    pub fn t(&mut self, level: f64, df: usize) -> Option<f64> {
-        *self
-            .by_df
-            .entry((level.to_bits(), df))
-            .or_insert_with(|| critical_value(level, df as f64, Quantile::StudentT).ok())
-    }
-
     /// The quantiles on the grid 1/ν = k·[`QUANTILE_STEP`] up to 1/ν = 1/`min_df`.
     pub fn table(&mut self, level: f64, min_df: usize) -> Option<QuantileTable> {
         let full = self.tables.entry(level.to_bits()).or_insert_with(|| {

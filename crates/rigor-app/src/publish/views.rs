@@ -85,7 +85,7 @@ impl<'a> Series<'a> {
                 previous_commit: c.change.previous_rev.as_deref().and_then(commit),
                 ratio: c.change.ratio,
                 interval: c.change.interval,
-                verdict: c.change.verdict.clone(),
+                verdict: c.change.verdict.to_string(),
                 method: c.change.method.clone(),
                 status: c.status.to_string(),
             };
@@ -123,7 +123,7 @@ impl<'a> Series<'a> {
             rev: v.rev.clone(),
             commit: v.commit.clone(),
             subject: v.subject.clone(),
-            time: v.time.clone(),
+            time: v.time.map(|t| t.to_string()),
             state: match slot {
                 Slot::Stored(s) => s.clone(),
                 Slot::Failed => PointState::Failed,

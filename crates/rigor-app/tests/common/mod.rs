@@ -5,7 +5,7 @@
 
 use rigor_app::analysis::analyze_all;
 use rigor_app::settings::AnalysisSettings;
-use rigor_history::{History, Ingest, MachineInfo, SqliteHistory, VersionInfo};
+use rigor_history::{HistoryWrite, Ingest, MachineInfo, SqliteHistory, VersionInfo};
 use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
 use rigor_units::{ConfidenceLevel, Resolution, Seconds, Seed, TimeUnit};
 
@@ -62,15 +62,11 @@ pub fn machine(name: &str) -> MachineInfo {
 
 /// Stores `result` as version `v{k}` (ordered by `k`) of branch `main` on `machine`.
 pub fn ingest(h: &mut SqliteHistory, machine: &MachineInfo, k: i64, result: &ResultFile) {
-    h.ingest(&Ingest {
-        version: &VersionInfo {
-            rev: format!("v{k}"),
-            order: Some(k),
-            ..Default::default()
-        },
-        machine,
-        branch: "main",
-        result,
-    })
-    .unwrap();
+    let version = VersionInfo {
+        rev: format!("v{k}"),
+        order: Some(k),
+        ..Default::default()
+    };
+    h.ingest(&Ingest::new(&version, machine, "main", result))
+        .unwrap();
 }
