@@ -48,3 +48,8 @@ END;
 -- top-level count r. NULL with fewer than two top-level units.
 ALTER TABLE run_benchmarks ADD COLUMN var_of_mean REAL;
 ALTER TABLE run_benchmarks ADD COLUMN units INTEGER;
+-- The run's level as detection and the pages take it: a robust estimate of the mean (the median
+-- of the top-level unit means) and its variance ((π/2)·σ̂²/r, σ̂ from their MAD). NULL with fewer
+-- than two top-level units.
+ALTER TABLE run_benchmarks ADD COLUMN level REAL;
+ALTER TABLE run_benchmarks ADD COLUMN var_of_level REAL;

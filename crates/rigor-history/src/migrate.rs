@@ -270,7 +270,13 @@ fn from_interval(b: &LegacyBenchmark, damaged: Damage<'_>) -> Result<Option<Mean
     } else {
         (half / t).powi(2)
     };
-    Ok(Some(MeanSpread { units, var_of_mean }))
+    // Without samples there is no median: the mean and its variance stand for the level.
+    Ok(Some(MeanSpread {
+        units,
+        var_of_mean,
+        level: mean,
+        var_of_level: var_of_mean,
+    }))
 }
 
 /// A stored commit time rewritten in UTC; `None` when it is not a time.

@@ -270,9 +270,17 @@ fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
     }
     for ((run, benchmark), s) in spreads.finish(&damaged)? {
         tx.execute(
-            "UPDATE run_benchmarks SET var_of_mean = $1, units = $2
-             WHERE run_id = $3 AND benchmark_id = $4",
-            &[&s.var_of_mean, &(s.units as i64), &run, &benchmark],
+            "UPDATE run_benchmarks SET var_of_mean = $1, units = $2, level = $3,
+                 var_of_level = $4
+             WHERE run_id = $5 AND benchmark_id = $6",
+            &[
+                &s.var_of_mean,
+                &(s.units as i64),
+                &s.level,
+                &s.var_of_level,
+                &run,
+                &benchmark,
+            ],
         )?;
     }
     let times = read_all(
@@ -506,8 +514,8 @@ fn insert_benchmark(
     tx.execute(
         "INSERT INTO run_benchmarks (run_id, benchmark_id, command, levels, level_names, unit,
              mean, ci_lower, ci_upper, ci_level, var_of_mean, units, components, failures,
-             resolution)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+             resolution, level, var_of_level)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
         &[
             &run,
             &id,
@@ -524,6 +532,8 @@ fn insert_benchmark(
             &v.components,
             &v.failures,
             &v.resolution,
+            &v.robust,
+            &v.var_of_robust,
         ],
     )?;
     let s = &b.samples;
@@ -835,7 +845,7 @@ impl HistoryRead for PostgresHistory {
             &format!(
                 "SELECT b.name, v.rev, {RUN_INFO_COLUMNS}, rb.unit, rb.mean, rb.ci_lower,
                         rb.ci_upper, rb.ci_level, rb.var_of_mean, rb.units, rb.components,
-                        rb.resolution
+                        rb.resolution, rb.level, rb.var_of_level
                  FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
                  JOIN benchmarks b ON b.id = rb.benchmark_id JOIN versions v ON v.id = r.version_id
                  WHERE r.machine_id = (SELECT id FROM machines WHERE name = $1)

@@ -276,9 +276,12 @@ pub(crate) fn check_session(
 pub(crate) fn spread_of(b: &BenchmarkRecord) -> Option<MeanSpread> {
     let h = b.hierarchy().ok()?;
     let e = MeanEstimate::from_hierarchy(&h).ok()?;
+    let robust = rigor_stats::series::VersionMean::robust(&h).ok()?;
     Some(MeanSpread {
         units: e.n,
         var_of_mean: e.var_of_mean(),
+        level: robust.mean,
+        var_of_level: robust.variance,
     })
 }
 
@@ -294,6 +297,8 @@ pub(crate) struct BenchmarkValues<'a> {
     pub level: Option<f64>,
     pub var_of_mean: Option<f64>,
     pub units: Option<i64>,
+    pub robust: Option<f64>,
+    pub var_of_robust: Option<f64>,
     pub components: Option<String>,
     pub failures: String,
     pub resolution: Option<f64>,
@@ -316,6 +321,8 @@ impl<'a> BenchmarkValues<'a> {
             level: a.map(|a| a.ci.level.get()),
             var_of_mean: spread.map(|s| s.var_of_mean),
             units: spread.map(|s| s.units as i64),
+            robust: spread.map(|s| s.level),
+            var_of_robust: spread.map(|s| s.var_of_level),
             components: a.map(|a| json(&a.variance_components)),
             failures: json(&b.failures),
             resolution: b.resolution().map(|r| r.step().get()),
@@ -472,6 +479,8 @@ pub(crate) struct SummaryRow {
     pub level: Option<f64>,
     pub var_of_mean: Option<f64>,
     pub units: Option<i64>,
+    pub robust: Option<f64>,
+    pub var_of_robust: Option<f64>,
     pub components: Option<String>,
     pub resolution: Option<f64>,
 }
@@ -479,7 +488,7 @@ pub(crate) struct SummaryRow {
 impl SummaryRow {
     /// Reads, after two columns that name the benchmark and the version (given here), the run
     /// ([`RunInfoRow::read`]) and `unit, mean, ci_lower, ci_upper, ci_level, var_of_mean, units,
-    /// components, resolution`.
+    /// components, resolution, level, var_of_level`.
     pub fn read<R: Cells>(r: &R, benchmark: String, rev: String) -> Result<Self, R::Error> {
         Ok(Self {
             benchmark,
@@ -494,6 +503,8 @@ impl SummaryRow {
             units: r.maybe_int(12)?,
             components: r.maybe_text(13)?,
             resolution: r.maybe_real(14)?,
+            robust: r.maybe_real(15)?,
+            var_of_robust: r.maybe_real(16)?,
         })
     }
 
@@ -503,6 +514,8 @@ impl SummaryRow {
                 units: usize::try_from(units)
                     .map_err(|e| damaged("top-level count", e.to_string()))?,
                 var_of_mean,
+                level: self.robust.or(self.mean).unwrap_or(f64::NAN),
+                var_of_level: self.var_of_robust.unwrap_or(var_of_mean),
             }),
             _ => None,
         };

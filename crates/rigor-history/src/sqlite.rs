@@ -233,13 +233,20 @@ fn fill_schema_3(tx: &Transaction<'_>, path: &Path) -> Result<()> {
     }
     let mut set = tx
         .prepare_cached(
-            "UPDATE run_benchmarks SET var_of_mean = ?1, units = ?2
-             WHERE run_id = ?3 AND benchmark_id = ?4",
+            "UPDATE run_benchmarks SET var_of_mean = ?1, units = ?2, level = ?3, var_of_level = ?4
+             WHERE run_id = ?5 AND benchmark_id = ?6",
         )
         .map_err(db)?;
     for ((run, benchmark), s) in spreads.finish(&damaged)? {
-        set.execute(params![s.var_of_mean, s.units as i64, run, benchmark])
-            .map_err(db)?;
+        set.execute(params![
+            s.var_of_mean,
+            s.units as i64,
+            s.level,
+            s.var_of_level,
+            run,
+            benchmark
+        ])
+        .map_err(db)?;
     }
     let times = rows_of(
         tx,
@@ -389,8 +396,8 @@ fn insert_benchmark(tx: &Connection, run: i64, b: &BenchmarkRecord) -> rusqlite:
     tx.execute(
         "INSERT INTO run_benchmarks (run_id, benchmark_id, command, levels, level_names, unit,
              mean, ci_lower, ci_upper, ci_level, var_of_mean, units, components, failures,
-             resolution)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+             resolution, level, var_of_level)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
         params![
             run,
             id,
@@ -407,6 +414,8 @@ fn insert_benchmark(tx: &Connection, run: i64, b: &BenchmarkRecord) -> rusqlite:
             v.components,
             v.failures,
             v.resolution,
+            v.robust,
+            v.var_of_robust,
         ],
     )?;
     let mut sample = tx.prepare_cached(
@@ -623,7 +632,7 @@ impl HistoryRead for SqliteHistory {
         let sql = format!(
             "SELECT rb.benchmark_id, r.version_id, {RUN_INFO_COLUMNS}, rb.unit, rb.mean,
                     rb.ci_lower, rb.ci_upper, rb.ci_level, rb.var_of_mean, rb.units,
-                    rb.components, rb.resolution
+                    rb.components, rb.resolution, rb.level, rb.var_of_level
              FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
              WHERE r.machine_id = (SELECT id FROM machines WHERE name = ?1)
                AND r.branch = ?2 AND r.status <> 'failed' AND r.id >= ?3"

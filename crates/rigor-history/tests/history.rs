@@ -740,13 +740,17 @@ fn summaries_carry_the_spread_of_the_mean_from_the_samples(store: Store) {
     let mut h = store.open();
     let r = result(1, 1.0);
     ingest(&mut *h, "a", 1, &r);
-    let e = MeanEstimate::from_hierarchy(&r.benchmarks[0].hierarchy().unwrap()).unwrap();
+    let hierarchy = r.benchmarks[0].hierarchy().unwrap();
+    let e = MeanEstimate::from_hierarchy(&hierarchy).unwrap();
+    let robust = rigor_stats::series::VersionMean::robust(&hierarchy).unwrap();
     let s = &h.summaries(&main()).unwrap()[0];
     assert_eq!(
         s.spread,
         Some(MeanSpread {
             units: 3,
-            var_of_mean: e.var_of_mean()
+            var_of_mean: e.var_of_mean(),
+            level: robust.mean,
+            var_of_level: robust.variance,
         })
     );
     assert_eq!(s.unit, rigor_units::TimeUnit::S);
@@ -848,12 +852,16 @@ fn a_database_of_schema_2_gets_sessions_spreads_and_utc_times(store: Store) {
     let summaries = h.summaries(&main()).unwrap();
     let series = h.series(&main(), "sort").unwrap();
     for (k, v) in series.iter().take(2).enumerate() {
-        let e = MeanEstimate::from_hierarchy(&v.benchmark.hierarchy().unwrap()).unwrap();
+        let hierarchy = v.benchmark.hierarchy().unwrap();
+        let e = MeanEstimate::from_hierarchy(&hierarchy).unwrap();
+        let robust = rigor_stats::series::VersionMean::robust(&hierarchy).unwrap();
         assert_eq!(
             summaries[k].spread,
             Some(MeanSpread {
                 units: 3,
-                var_of_mean: e.var_of_mean()
+                var_of_mean: e.var_of_mean(),
+                level: robust.mean,
+                var_of_level: robust.variance,
             })
         );
         assert_eq!(summaries[k].run.role, Role::New);
@@ -868,6 +876,9 @@ fn a_database_of_schema_2_gets_sessions_spreads_and_utc_times(store: Store) {
         (from_interval.var_of_mean - expected).abs() < 1e-12 * expected,
         "{from_interval:?} {expected}"
     );
+    // No samples, no median: the mean stands for the level.
+    assert_eq!(from_interval.level, 1.5);
+    assert_eq!(from_interval.var_of_level, from_interval.var_of_mean);
     // The upgraded database stores what this rigor writes, in sessions of their own.
     ingest(&mut *h, "e", 5, &result(9, 1.0));
     assert_eq!(h.sessions(&main()).unwrap().len(), 4);

@@ -28,4 +28,8 @@ CREATE INDEX runs_by_session ON runs(session_id);
 
 ALTER TABLE run_benchmarks
     ADD COLUMN var_of_mean DOUBLE PRECISION,
-    ADD COLUMN units BIGINT;
+    ADD COLUMN units BIGINT,
+    -- The run's level as detection and the pages take it (the median of the top-level unit
+    -- means) and its variance; NULL with fewer than two top-level units.
+    ADD COLUMN level DOUBLE PRECISION,
+    ADD COLUMN var_of_level DOUBLE PRECISION;
