@@ -1,0 +1,298 @@
+//! Detecting changes over every benchmark's series, with the false discovery rate controlled
+//! across benchmarks, and grouping them into events (`rigor track changes`).
+
+use super::*;
+
+/// How changes are detected.
+#[derive(Debug, Clone, Copy)]
+pub struct DetectSettings {
+    /// Confidence level of the ratio intervals; 1 − level is the false discovery rate.
+    pub confidence: ConfidenceLevel,
+    /// Practical threshold: smaller changes are not reported.
+    pub threshold: Fraction,
+}
+
+impl Default for DetectSettings {
+    fn default() -> Self {
+        Self {
+            confidence: ConfidenceLevel::NINETY_FIVE,
+            threshold: Fraction::percent(1.0).unwrap_or_default(),
+        }
+    }
+}
+
+/// A change found in one benchmark's series, before false-discovery-rate control.
+#[derive(Debug, Clone)]
+struct Found {
+    benchmark: String,
+    change: NewChange,
+}
+
+/// Each version's mean and within-version variance; versions that cannot be analysed are left
+/// out (with their index kept in the second list).
+pub(super) fn version_means(series: &[VersionData]) -> (Vec<VersionMean>, Vec<usize>) {
+    let mut means = Vec::new();
+    let mut kept = Vec::new();
+    for (i, v) in series.iter().enumerate() {
+        let m = hierarchy_of(&v.benchmark)
+            .ok()
+            .and_then(|h| VersionMean::robust(&h).ok());
+        if let Some(m) = m {
+            means.push(m);
+            kept.push(i);
+        }
+    }
+    (means, kept)
+}
+
+/// Each kept version's resolution (when it reported one) and the unit of its values, read once
+/// for the floor of every ratio tested over the series.
+pub(super) fn version_steps(
+    series: &[VersionData],
+    kept: &[usize],
+) -> Vec<(Option<Resolution>, TimeUnit)> {
+    kept.iter()
+        .map(|&i| (series[i].benchmark.resolution(), series[i].benchmark.unit))
+        .collect()
+}
+
+/// The level of some versions (their [`version_steps`]) as a ratio's side: the coarsest
+/// resolution they reported, and `mean` (in the first one's unit) in seconds.
+pub(super) fn level_at_resolution(
+    steps: &[(Option<Resolution>, TimeUnit)],
+    mean: f64,
+) -> (Option<Resolution>, Seconds) {
+    let resolution = Resolution::coarsest(steps.iter().filter_map(|s| s.0));
+    let unit = steps.first().map_or(TimeUnit::S, |s| s.1);
+    (resolution, Seconds::from_unit(mean, unit))
+}
+
+/// The floor under the ratio of two segments' levels (segments index `steps`, the kept
+/// versions): each level known to ± half the coarsest step of its versions, as `rigor compare`
+/// floors a ratio ([`ratio_floor`]). Versions stored without a resolution add none.
+pub(super) fn segment_floor(
+    steps: &[(Option<Resolution>, TimeUnit)],
+) -> impl Fn(&Segment, &Segment, (f64, f64)) -> (f64, f64) + '_ {
+    move |before, after, interval| {
+        let side = |s: &Segment| level_at_resolution(&steps[s.start..s.end], s.mean);
+        ratio_floor(side(before), side(after), interval).map_or(interval, |f| (f.lower, f.upper))
+    }
+}
+
+/// Detects the changes of one series (module `rigor_stats::series`), each ratio interval
+/// floored at the versions' resolution.
+fn detect_one(benchmark: &str, series: &[VersionData], s: &DetectSettings) -> Result<Vec<Found>> {
+    let (means, kept) = version_means(series);
+    let cfg = SeriesConfig {
+        level: s.confidence.get(),
+        threshold: s.threshold.get(),
+        ..SeriesConfig::default()
+    };
+    let steps = version_steps(series, &kept);
+    let floor = segment_floor(&steps);
+    let analysis = detect_floored(&means, &cfg, &floor).map_err(|source| AppError::Compare {
+        candidate: benchmark.to_string(),
+        baseline: "its history".to_string(),
+        source,
+    })?;
+    Ok(analysis
+        .changes
+        .iter()
+        // Only changes are kept (a boundary whose verdict is no change is not one).
+        .filter_map(|c| {
+            Some(Found {
+                benchmark: benchmark.to_string(),
+                change: NewChange {
+                    rev: series[kept[c.index]].version.rev.clone(),
+                    previous_rev: Some(series[kept[c.index - 1]].version.rev.clone()),
+                    ratio: c.ratio,
+                    interval: c.interval,
+                    p_value: c.p_adjusted,
+                    q_value: None,
+                    verdict: ChangeVerdict::of(c.verdict)?,
+                    method: METHOD.to_string(),
+                },
+            })
+        })
+        .collect())
+}
+
+/// Detects changes over every benchmark of a series, controls the false discovery rate across
+/// the benchmarks (Benjamini–Hochberg at 1 − confidence), stores them (keeping statuses a user
+/// set) and returns the current ones.
+pub fn detect_changes(
+    history: &mut dyn History,
+    key: &SeriesKey,
+    s: &DetectSettings,
+) -> Result<Vec<StoredChange>> {
+    let benchmarks = history.benchmarks(key)?;
+    let mut found: Vec<Found> = Vec::new();
+    for b in &benchmarks {
+        let series = history.series(key, b)?;
+        found.extend(detect_one(b, &series, s)?);
+    }
+    if !found.is_empty() {
+        let p: Vec<f64> = found.iter().map(|f| f.change.p_value).collect();
+        let q = bh_adjusted(&p).map_err(AppError::Suite)?;
+        for (f, q) in found.iter_mut().zip(q) {
+            f.change.q_value = Some(q);
+        }
+        found.retain(|f| f.change.q_value.is_some_and(|q| q <= s.confidence.alpha()));
+    }
+    for b in &benchmarks {
+        let mine: Vec<NewChange> = found
+            .iter()
+            .filter(|f| &f.benchmark == b)
+            .map(|f| f.change.clone())
+            .collect();
+        history.save_changes(key, b, &mine)?;
+    }
+    Ok(history.changes(&ChangeFilter {
+        machine: Some(key.machine.clone()),
+        branch: Some(key.branch.clone()),
+        ..ChangeFilter::default()
+    })?)
+}
+
+/// A date or time a user typed for `--since`: `2026-01-01`, or an RFC 3339 time.
+#[derive(Debug, thiserror::Error)]
+#[error("'{0}' is not a date (2026-01-01) or a time (2026-01-01T12:00:00Z)")]
+pub struct BadDate(pub String);
+
+/// The changes whose version is from `since` on (versions without a known time are left out).
+pub fn changes_since(
+    changes: Vec<StoredChange>,
+    since: &str,
+) -> std::result::Result<Vec<StoredChange>, BadDate> {
+    let from: jiff::Timestamp = match since.parse::<jiff::Timestamp>() {
+        Ok(t) => t,
+        Err(_) => since
+            .parse::<jiff::civil::Date>()
+            .ok()
+            .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
+            .map(|z| z.timestamp())
+            .ok_or_else(|| BadDate(since.to_string()))?,
+    };
+    Ok(changes
+        .into_iter()
+        .filter(|c| c.version_time.is_some_and(|t| t >= from))
+        .collect())
+}
+
+/// Whether `--fail-on regression` matches: a current change that is a regression and that no
+/// user marked invalid.
+pub fn has_regression(changes: &[StoredChange]) -> bool {
+    changes.iter().any(|c| {
+        c.current
+            && c.status != ChangeStatus::Invalid
+            && c.change.verdict == ChangeVerdict::Regression
+    })
+}
+
+/// Changes that happened together: at one version, most benchmarks of a machine and branch
+/// moved in the same direction — an environment change (a new compiler, a kernel update, a
+/// different machine state) as often as a code change, shown as one event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// The version.
+    pub rev: String,
+    /// The machine and branch.
+    pub series: SeriesKey,
+    /// The ids of the changes that make it up.
+    pub changes: Vec<ChangeId>,
+    /// How many benchmarks the series has.
+    pub benchmarks: usize,
+    /// Smallest and largest ratio among them.
+    pub range: (f64, f64),
+}
+
+/// Groups current changes into events: at least 3 changes, in the same direction, at one
+/// version, covering at least half of the series' benchmarks. `benchmarks` gives each series
+/// its number of benchmarks.
+pub fn events(changes: &[StoredChange], benchmarks: &dyn Fn(&SeriesKey) -> usize) -> Vec<Event> {
+    let mut groups: std::collections::BTreeMap<(SeriesKey, String, bool), Vec<&StoredChange>> =
+        std::collections::BTreeMap::new();
+    for c in changes.iter().filter(|c| c.current) {
+        groups
+            .entry((c.series.clone(), c.change.rev.clone(), c.change.ratio > 1.0))
+            .or_default()
+            .push(c);
+    }
+    groups
+        .into_iter()
+        .filter_map(|((series, rev, _), list)| {
+            let total = benchmarks(&series);
+            (list.len() >= 3 && 2 * list.len() >= total).then(|| {
+                let ratios = list.iter().map(|c| c.change.ratio);
+                Event {
+                    rev,
+                    changes: list.iter().map(|c| c.id).collect(),
+                    benchmarks: total,
+                    range: (
+                        ratios.clone().fold(f64::INFINITY, f64::min),
+                        ratios.fold(f64::NEG_INFINITY, f64::max),
+                    ),
+                    series,
+                }
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(id: i64, benchmark: &str, rev: &str, ratio: f64) -> StoredChange {
+        StoredChange {
+            id: ChangeId(id),
+            benchmark: benchmark.into(),
+            series: SeriesKey::new("m", "main"),
+            change: NewChange {
+                rev: rev.into(),
+                previous_rev: None,
+                ratio,
+                interval: None,
+                p_value: 0.001,
+                q_value: None,
+                verdict: ChangeVerdict::Regression,
+                method: METHOD.into(),
+            },
+            status: ChangeStatus::New,
+            current: true,
+            detected_at: jiff::Timestamp::UNIX_EPOCH,
+            version_time: None,
+        }
+    }
+
+    #[test]
+    fn changes_since_a_date_keep_versions_with_a_later_time() {
+        let mut old = change(1, "b", "v1", 1.1);
+        old.version_time = Some("2026-01-01T10:00:00+01:00".parse().unwrap());
+        let mut new = change(2, "b", "v2", 1.1);
+        new.version_time = Some("2026-03-01T00:00:00Z".parse().unwrap());
+        let label = change(3, "b", "gcc-14", 1.1);
+        let kept =
+            changes_since(vec![old.clone(), new.clone(), label.clone()], "2026-02-01").unwrap();
+        assert_eq!(kept.iter().map(|c| c.id).collect::<Vec<_>>(), [ChangeId(2)]);
+        let kept = changes_since(vec![old, new, label], "2026-01-01T08:00:00Z").unwrap();
+        assert_eq!(kept.len(), 2, "09:00Z is after 08:00Z");
+        assert!(changes_since(Vec::new(), "last tuesday").is_err());
+    }
+
+    #[test]
+    fn most_benchmarks_moving_together_are_one_event() {
+        let mut list: Vec<StoredChange> = (0..4)
+            .map(|k| change(k, &format!("b{k}"), "v9", 1.03 + 0.001 * k as f64))
+            .collect();
+        list.push(change(10, "b0", "v3", 1.10));
+        list.push(change(11, "b1", "v9", 0.95));
+        let found = events(&list, &|_| 6);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rev, "v9");
+        assert_eq!(found[0].changes, [0, 1, 2, 3].map(ChangeId));
+        assert!((found[0].range.0 - 1.03).abs() < 1e-12);
+        // Four of ten benchmarks is not most of them.
+        assert!(events(&list, &|_| 10).is_empty());
+    }
+}

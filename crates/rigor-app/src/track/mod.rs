@@ -1,0 +1,157 @@
+//! Tracking a project's performance across versions: ingest results into a history
+//! ([`add`]), measure each version of a git repository in a checkout of its own ([`measure`]),
+//! detect changes over each benchmark's series ([`detect`]), show one benchmark's history
+//! ([`show`]), check a pull request against it ([`check`]) and find the commit that changed it
+//! ([`bisect`]).
+
+mod add;
+mod bisect;
+mod check;
+mod detect;
+mod measure;
+mod show;
+
+pub use add::*;
+pub use bisect::*;
+pub use check::*;
+pub use detect::*;
+pub use measure::*;
+pub use show::*;
+
+// Shared between the use cases (and visible to each through `use super::*`).
+use add::why_nothing;
+use detect::{level_at_resolution, segment_floor, version_means, version_steps};
+use measure::{Measurement, check_out, measure_together};
+
+use std::path::{Path, PathBuf};
+
+use rigor_history::{
+    ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Failure, History, HistoryRead,
+    HistoryWrite, Ingest, Ingested, MachineInfo, NewChange, SeriesKey, StoredChange, VersionData,
+    VersionInfo,
+};
+use rigor_runner::{CommandLine, Executor, StopSignal};
+use rigor_stats::compare::Verdict;
+use rigor_stats::fdr::bh_adjusted;
+use rigor_stats::series::{Segment, SeriesConfig, VersionMean, detect_floored};
+use rigor_store::{BenchmarkRecord, Environment, ResultFile, RunStatus};
+use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds, TimeUnit};
+
+use crate::analysis::{analyze_all, hierarchy_of};
+use crate::comparisons::ratio_floor;
+use crate::error::{AppError, Result};
+use crate::git::{self, Worktree};
+use crate::recorder::Progress;
+use crate::settings::{AnalysisSettings, RunSettings};
+use crate::{Outcome, run};
+
+/// The method name stored with changes found by [`detect_changes`].
+pub const METHOD: &str = "e-divisive + version-level random effects";
+
+/// The machine rigor runs on, named `name` (default: its host name).
+pub fn this_machine(name: Option<&str>) -> MachineInfo {
+    let environment = Environment::detect();
+    let name = name
+        .map(str::to_string)
+        .or_else(|| Some(environment.host.clone()).filter(|h| !h.is_empty()))
+        .unwrap_or_else(|| "local".to_string());
+    MachineInfo { name, environment }
+}
+
+/// A version named by the user: a revision of `repo` when it resolves there, else a label
+/// ordered by `order` (then by time, then by when first stored).
+pub fn version(repo: Option<&Path>, rev: &str, order: Option<i64>) -> VersionInfo {
+    if let Some(info) = repo.and_then(|r| git::resolve(r, rev).ok()) {
+        return VersionInfo {
+            order: order.or(info.order),
+            ..info
+        };
+    }
+    VersionInfo {
+        rev: rev.to_string(),
+        order,
+        ..VersionInfo::default()
+    }
+}
+
+/// What `track run` needs besides the experiment's settings.
+#[derive(Debug, Clone)]
+pub struct TrackRunSettings {
+    /// The repository.
+    pub repo: PathBuf,
+    /// The commits to measure, oldest first.
+    pub commits: Vec<String>,
+    /// Run in each version's checkout before measuring it (a build that is not a level).
+    pub prepare: Option<CommandLine>,
+    /// Measure versions already stored for this machine and branch again.
+    pub force: bool,
+    /// Where each batch's result file is written as it is measured.
+    pub results_dir: PathBuf,
+    /// Also write each stored version's result to a file of its own (`<rev>.version.json`), for
+    /// `rigor track add` elsewhere (CI shards merged into one history).
+    pub version_files: bool,
+    /// The series.
+    pub key: SeriesKey,
+    /// Versions measured together, in shuffled interleaved rounds, so that drift of the machine
+    /// cannot pose as a change between them (1: one version after another). With builds as a
+    /// level, versions are measured one at a time.
+    pub batch: usize,
+}
+
+/// What happened to one version.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VersionOutcome {
+    /// Measured and stored.
+    Measured {
+        /// The result file it was measured in (with the other versions of its batch).
+        file: PathBuf,
+        /// How the run ended.
+        outcome: Outcome,
+    },
+    /// Already stored; skipped.
+    Skipped,
+    /// Its checkout or preparation failed; recorded as failed.
+    Failed(String),
+}
+
+/// Hears about each version as `track run` goes.
+pub trait TrackObserver {
+    /// A batch of versions is about to be measured together (`done` of `total` so far).
+    fn batch_started(&mut self, _versions: &[VersionInfo], _done: usize, _total: usize) {}
+    /// A version is done.
+    fn version_done(&mut self, _version: &VersionInfo, _outcome: &VersionOutcome) {}
+}
+
+/// Substitutes `{src}` (the version's checkout) in a command.
+fn in_checkout(command: &CommandLine, src: &Path) -> CommandLine {
+    command.substitute(&[("src", src.display().to_string())])
+}
+
+/// A commit id shortened to 12 characters; a label as it is, made safe for a file name.
+fn short(rev: &str) -> String {
+    if rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()) {
+        rev[..12].to_string()
+    } else {
+        rev.chars()
+            .map(|c| {
+                if c.is_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
+}
+
+/// `dir/stem.json`, or `dir/stem-2.json`, … when it exists (several batches may start at the
+/// same version with the same seed, as a bisection's steps do).
+fn unused_file(dir: &Path, stem: &str) -> PathBuf {
+    let mut path = dir.join(format!("{stem}.json"));
+    let mut k = 2;
+    while path.exists() {
+        path = dir.join(format!("{stem}-{k}.json"));
+        k += 1;
+    }
+    path
+}
