@@ -8,6 +8,7 @@ mod add;
 mod bisect;
 mod check;
 mod detect;
+pub mod levels;
 mod measure;
 mod show;
 

@@ -1,0 +1,362 @@
+//! Each version's level, as every `rigor track` command and the dashboard show it and as change
+//! detection tests it: from the runs' stored levels (no samples read), with the shift of the
+//! sessions they were measured in taken out (`rigor_stats::crossed`, docs/methodology.md
+//! "Sessions"), and consecutive versions whose builds are byte-identical taken as one.
+
+use std::collections::HashMap;
+
+use rigor_history::{ArtifactHash, HistoryRead, RunInfo, SeriesKey, SessionId, StoredSummary};
+use rigor_stats::crossed::{Cell, CrossedFit, SessionVariance, fit};
+use rigor_stats::dist::{Quantile, critical_value};
+use rigor_units::{ConfidenceLevel, Resolution, TimeUnit};
+
+use crate::error::{AppError, Result};
+
+/// One run's contribution to a version's level: the level it measured in its session.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunLevel {
+    /// The run (its session, artifact and role).
+    pub run: RunInfo,
+    /// Its level (the median of its top-level unit means; the mean without samples), in the
+    /// benchmark's unit.
+    pub level: f64,
+    /// The variance of that level from the run's own units (0 with one unit).
+    pub variance: f64,
+    /// Its top-level units.
+    pub units: usize,
+}
+
+/// A version's level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VersionLevel {
+    /// The version's name (its details: [`HistoryRead::versions`]).
+    pub rev: String,
+    /// The point of the fit it belongs to: consecutive versions with identical builds share one.
+    pub point: usize,
+    /// Whether its build is byte-identical to the version before it (then no change can lie
+    /// between them).
+    pub identical_to_previous: bool,
+    /// Its level with the sessions' shifts taken out, in the benchmark's unit.
+    pub level: f64,
+    /// The interval of the level at the confidence asked for (relative to the average session of
+    /// the history, so the spread between sessions is in it when the history measured it).
+    pub interval: (f64, f64),
+    /// Whether the interval lacks the spread between sessions because the history has not
+    /// measured it (no version measured in two sessions).
+    pub sessions_unknown: bool,
+    /// Its runs, oldest first.
+    pub runs: Vec<RunLevel>,
+    /// The coarsest resolution its runs reported.
+    pub resolution: Option<Resolution>,
+}
+
+/// One benchmark's levels over a series.
+#[derive(Debug, Clone)]
+pub struct BenchmarkLevels {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The unit of every level.
+    pub unit: TimeUnit,
+    /// Its versions in history order (those that measured it).
+    pub versions: Vec<VersionLevel>,
+    /// The crossed fit on the log scale (points: see [`VersionLevel::point`]; sessions: indexes
+    /// into [`BenchmarkLevels::sessions`]).
+    pub fit: CrossedFit,
+    /// The sessions, by the fit's index.
+    pub sessions: Vec<SessionId>,
+}
+
+impl BenchmarkLevels {
+    /// The fit's points in series order, one per stretch of identical builds, with the first
+    /// version of each (what change detection runs on).
+    pub fn points(&self) -> Vec<(usize, usize)> {
+        let mut out: Vec<(usize, usize)> = Vec::new();
+        for (i, v) in self.versions.iter().enumerate() {
+            if out.last().is_none_or(|(p, _)| *p != v.point) {
+                out.push((v.point, i));
+            }
+        }
+        out
+    }
+
+    /// How much sessions shift this benchmark's levels, when the history measured it.
+    pub fn session_variance(&self) -> Option<SessionVariance> {
+        self.fit.session_variance()
+    }
+}
+
+/// A run's stored level: its robust level and variance when it had two top-level units, else its
+/// mean with no variance of its own; `None` without either.
+fn run_level(s: &StoredSummary) -> Option<RunLevel> {
+    let (level, variance, units) = match s.spread {
+        Some(spread) if spread.level.is_finite() && spread.level > 0.0 => {
+            (spread.level, spread.var_of_level.max(0.0), spread.units)
+        }
+        _ => (s.mean.filter(|m| m.is_finite() && *m > 0.0)?, 0.0, 1),
+    };
+    Some(RunLevel {
+        run: s.run,
+        level,
+        variance,
+        units,
+    })
+}
+
+/// The one artifact every run of a version reported, if they all reported the same.
+fn artifact_of(runs: &[RunLevel]) -> Option<ArtifactHash> {
+    let first = runs.first()?.run.artifact?;
+    runs.iter()
+        .all(|r| r.run.artifact == Some(first))
+        .then_some(first)
+}
+
+/// The levels of one benchmark from its stored summaries (any order) and the series' versions in
+/// history order. `None` when no run measured it.
+pub fn benchmark_levels(
+    benchmark: &str,
+    summaries: &[&StoredSummary],
+    order: &[String],
+    confidence: ConfidenceLevel,
+) -> Result<Option<BenchmarkLevels>> {
+    let Some(first) = summaries.first() else {
+        return Ok(None);
+    };
+    let unit = first.unit;
+    // Runs by version, in the unit of the first.
+    let mut by_rev: HashMap<&str, Vec<(RunLevel, Option<Resolution>)>> = HashMap::new();
+    for s in summaries {
+        if let Some(mut r) = run_level(s) {
+            let factor = rigor_units::Seconds::from_unit(1.0, s.unit).in_unit(unit);
+            r.level *= factor;
+            r.variance *= factor * factor;
+            by_rev.entry(&s.rev).or_default().push((r, s.resolution));
+        }
+    }
+    let mut versions: Vec<VersionLevel> = Vec::new();
+    let mut sessions: Vec<SessionId> = Vec::new();
+    let mut session_index: HashMap<SessionId, usize> = HashMap::new();
+    let mut cells: Vec<Cell> = Vec::new();
+    let mut previous_artifact: Option<ArtifactHash> = None;
+    let mut points = 0;
+    for rev in order {
+        let Some(mut runs) = by_rev.remove(rev.as_str()) else {
+            previous_artifact = None;
+            continue;
+        };
+        runs.sort_by_key(|(r, _)| r.run.id);
+        let resolution = Resolution::coarsest(runs.iter().filter_map(|(_, res)| *res));
+        let runs: Vec<RunLevel> = runs.into_iter().map(|(r, _)| r).collect();
+        let artifact = artifact_of(&runs);
+        let identical = artifact.is_some() && artifact == previous_artifact;
+        if !identical {
+            points += 1;
+        }
+        let point = points - 1;
+        for r in &runs {
+            let next = sessions.len();
+            let session = *session_index.entry(r.run.session).or_insert(next);
+            if session == next {
+                sessions.push(r.run.session);
+            }
+            cells.push(Cell {
+                point,
+                session,
+                value: r.level.ln(),
+                variance: r.variance / (r.level * r.level),
+            });
+        }
+        previous_artifact = artifact;
+        versions.push(VersionLevel {
+            rev: rev.clone(),
+            point,
+            identical_to_previous: identical,
+            level: f64::NAN,
+            interval: (f64::NAN, f64::NAN),
+            sessions_unknown: false,
+            runs,
+            resolution,
+        });
+    }
+    if versions.is_empty() {
+        return Ok(None);
+    }
+    let fit = fit(points, sessions.len(), &cells).map_err(|source| AppError::Compare {
+        candidate: benchmark.to_string(),
+        baseline: "its history".to_string(),
+        source,
+    })?;
+    let across = fit.session_variance();
+    for v in &mut versions {
+        let Some(log_level) = fit.level(v.point) else {
+            continue;
+        };
+        let parts = fit.contrast_variance(&[(v.point, 1.0)]);
+        let variance = parts.total(across);
+        v.sessions_unknown = variance.is_none();
+        let variance = variance.unwrap_or(parts.estimation);
+        // Degrees of freedom: the version's own units, or the sessions' when those are in.
+        let own: usize = v.runs.iter().map(|r| r.units.saturating_sub(1)).sum();
+        let df = across.map_or(own, |s| own.min(s.df.max(1))).max(1);
+        let t = critical_value(confidence.get(), df as f64, Quantile::StudentT).unwrap_or(1.96);
+        let half = t * variance.sqrt();
+        v.level = log_level.exp();
+        v.interval = ((log_level - half).exp(), (log_level + half).exp());
+    }
+    Ok(Some(BenchmarkLevels {
+        benchmark: benchmark.to_string(),
+        unit,
+        versions,
+        fit,
+        sessions,
+    }))
+}
+
+/// Every benchmark's levels over a series, from one read of its stored summaries, by benchmark
+/// name.
+pub fn series_levels(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    confidence: ConfidenceLevel,
+) -> Result<Vec<BenchmarkLevels>> {
+    let order: Vec<String> = history
+        .versions(key)?
+        .into_iter()
+        .map(|v| v.version.rev)
+        .collect();
+    let summaries = history.summaries(key)?;
+    let mut by_benchmark: std::collections::BTreeMap<&str, Vec<&StoredSummary>> =
+        std::collections::BTreeMap::new();
+    for s in &summaries {
+        by_benchmark.entry(&s.benchmark).or_default().push(s);
+    }
+    let mut out = Vec::new();
+    for (name, list) in by_benchmark {
+        if let Some(levels) = benchmark_levels(name, &list, &order, confidence)? {
+            out.push(levels);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigor_history::{MeanSpread, Role, RunId};
+
+    fn summary(
+        rev: &str,
+        run: i64,
+        session: i64,
+        level: f64,
+        artifact: Option<u8>,
+    ) -> StoredSummary {
+        StoredSummary {
+            benchmark: "b".into(),
+            rev: rev.into(),
+            run: RunInfo {
+                id: RunId(run),
+                session: SessionId(session),
+                artifact: artifact.map(|a| ArtifactHash([a; 32])),
+                role: Role::New,
+            },
+            unit: TimeUnit::S,
+            mean: Some(level),
+            interval: None,
+            level: None,
+            spread: Some(MeanSpread {
+                units: 10,
+                var_of_mean: 1e-6 * level * level,
+                level,
+                var_of_level: 1e-6 * level * level,
+            }),
+            components: Vec::new(),
+            resolution: None,
+        }
+    }
+
+    fn order(n: usize) -> Vec<String> {
+        (1..=n).map(|i| format!("v{i}")).collect()
+    }
+
+    /// Two sessions, the second 45% slower throughout, tied by one anchor (v3 measured in
+    /// both): the adjusted levels are flat where the raw ones step at the session boundary.
+    #[test]
+    fn the_session_shift_is_taken_out() {
+        let mut list = Vec::new();
+        for i in 1..=3 {
+            list.push(summary(&format!("v{i}"), i, 1, 1.0, None));
+        }
+        list.push(summary("v3", 4, 2, 1.45, None));
+        for i in 4..=6 {
+            list.push(summary(&format!("v{i}"), i + 1, 2, 1.45, None));
+        }
+        let refs: Vec<&StoredSummary> = list.iter().collect();
+        let l = benchmark_levels("b", &refs, &order(6), ConfidenceLevel::NINETY_FIVE)
+            .unwrap()
+            .unwrap();
+        assert_eq!(l.fit.components(), 1);
+        let levels: Vec<f64> = l.versions.iter().map(|v| v.level).collect();
+        for w in levels.windows(2) {
+            assert!((w[1] / w[0] - 1.0).abs() < 1e-9, "{levels:?}");
+        }
+        assert_eq!(l.versions[2].runs.len(), 2);
+        // Two sessions tied by one version: how much sessions vary is estimated (one df).
+        assert_eq!(l.session_variance().map(|s| s.df), Some(1));
+        assert!(
+            l.versions
+                .iter()
+                .all(|v| v.interval.0 < v.level && v.level < v.interval.1)
+        );
+    }
+
+    /// Consecutive versions with the same artifact are one point; a version without one is its
+    /// own; versions missing the benchmark are left out.
+    #[test]
+    fn identical_builds_share_a_point() {
+        let list = [
+            summary("v1", 1, 1, 1.0, Some(1)),
+            summary("v2", 2, 1, 1.01, Some(1)),
+            summary("v3", 3, 1, 1.2, Some(2)),
+            summary("v5", 4, 1, 1.2, Some(2)),
+            summary("v6", 5, 1, 1.2, None),
+        ];
+        let refs: Vec<&StoredSummary> = list.iter().collect();
+        let l = benchmark_levels("b", &refs, &order(6), ConfidenceLevel::NINETY_FIVE)
+            .unwrap()
+            .unwrap();
+        let points: Vec<(usize, bool)> = l
+            .versions
+            .iter()
+            .map(|v| (v.point, v.identical_to_previous))
+            .collect();
+        // v4 is missing: v5 follows no measured version, so it starts a point of its own.
+        assert_eq!(
+            points,
+            vec![(0, false), (0, true), (1, false), (2, false), (3, false)]
+        );
+        assert_eq!(l.points(), vec![(0, 0), (1, 2), (2, 3), (3, 4)]);
+        // One point, one level: v1 and v2 pooled.
+        assert_eq!(l.versions[0].level, l.versions[1].level);
+        assert!(l.versions[0].level > 1.0 && l.versions[0].level < 1.01);
+        // One session throughout: how much sessions vary is unknown, and said.
+        assert!(l.versions.iter().all(|v| v.sessions_unknown));
+        assert_eq!(l.session_variance(), None);
+    }
+
+    /// Sessions that share no version: each version's interval lacks the spread between
+    /// sessions, and says so.
+    #[test]
+    fn unconnected_sessions_are_said() {
+        let list = [
+            summary("v1", 1, 1, 1.0, None),
+            summary("v2", 2, 2, 1.4, None),
+        ];
+        let refs: Vec<&StoredSummary> = list.iter().collect();
+        let l = benchmark_levels("b", &refs, &order(2), ConfidenceLevel::NINETY_FIVE)
+            .unwrap()
+            .unwrap();
+        assert_eq!(l.fit.components(), 2);
+        assert!(l.versions.iter().all(|v| v.sessions_unknown));
+        assert!((l.versions[1].level - 1.4).abs() < 1e-12);
+    }
+}
