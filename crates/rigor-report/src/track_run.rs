@@ -229,6 +229,91 @@ pub fn bisect_cost(versions: usize, comparisons: usize, built: usize) -> String 
     )
 }
 
+/// One version of `rigor track show`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShowLine {
+    /// The version.
+    pub rev: String,
+    /// Its first line of commit message.
+    pub subject: String,
+    /// Its level with its interval as text (or why it has none).
+    pub level: String,
+    /// The step from the version before: the ratio, and its verdict.
+    pub step: Option<(f64, String)>,
+    /// Marks: `=` identical build to the one before, `*` interval at the timer's resolution,
+    /// `?` the step crosses sessions that share no version.
+    pub marks: String,
+    /// Its runs: (sessions, anchors among them).
+    pub runs: (usize, usize),
+}
+
+/// `rigor track show`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShowView {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The machine and the branch.
+    pub series: (String, String),
+    /// How much sessions shift levels (σ_s as a fraction) and its degrees of freedom, when
+    /// known.
+    pub sessions: Option<(f64, usize)>,
+    /// Sessions, and their connected groups.
+    pub session_count: (usize, usize),
+    /// The versions.
+    pub lines: Vec<ShowLine>,
+}
+
+/// The history table of `rigor track show`.
+pub fn show(v: &ShowView) -> String {
+    let spread = match v.sessions {
+        Some((sd, df)) => format!(
+            "sessions shift it by ±{} (SD, {} df)",
+            crate::format::percent(100.0 * sd),
+            df
+        ),
+        None => "how much sessions shift it is not known yet (no version measured in two \
+                 sessions: `track run` re-measures anchors)"
+            .to_string(),
+    };
+    let groups = if v.session_count.1 > 1 {
+        format!(
+            ", in {} groups that share no version (steps between them are confounded with a \
+             session, marked ?)",
+            v.session_count.1
+        )
+    } else {
+        String::new()
+    };
+    let mut out = format!(
+        "{} on {} ({}): each version's level with the sessions' shifts taken out (95% CI), and \
+         the step from the version before; {}; {} session(s){groups}\n  marks: = identical \
+         build, * at the timer's resolution, ? across unconnected sessions; \
+         `rigor track changes` decides over the whole series\n",
+        v.benchmark, v.series.0, v.series.1, spread, v.session_count.0
+    );
+    for l in &v.lines {
+        let step = l.step.as_ref().map_or(String::new(), |(r, verdict)| {
+            format!("{:>7} {:<12}", ratio_percent(*r), verdict)
+        });
+        let runs = if l.runs.1 > 0 {
+            format!("{} runs ({} anchor)", l.runs.0, l.runs.1)
+        } else {
+            format!("{} run{}", l.runs.0, if l.runs.0 == 1 { "" } else { "s" })
+        };
+        let _ = writeln!(
+            out,
+            "  {:<10} {:<2} {:<34} {:<21} {:<16} {}",
+            short(&l.rev),
+            l.marks,
+            l.level,
+            step,
+            runs,
+            l.subject
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -827,16 +827,10 @@ fn changes_markdown(list: &[StoredChange]) -> String {
 
 fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
     let key = series_key(&a.series, Path::new("."));
-    let points = track::show(history.as_read(), &key, &a.benchmark)?;
+    let shown = track::show(history.as_read(), &key, &a.benchmark)?;
     // Versions that failed altogether are listed for every name: a history of the benchmark
     // has at least one version that measured it.
-    let measured = points.iter().any(|p| {
-        !matches!(
-            p.analysis,
-            Err(rigor_app::analysis::Unanalysed::VersionFailed)
-        )
-    });
-    if !measured {
+    if !shown.points.iter().any(|p| p.level.is_some()) {
         bail!(
             "no history of '{}' on {} ({}); see `rigor track changes` for what is stored",
             a.benchmark,
@@ -845,22 +839,30 @@ fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
         );
     }
     if a.json {
-        let doc: Vec<serde_json::Value> = points
+        let doc: Vec<serde_json::Value> = shown
+            .points
             .iter()
             .map(|p| {
-                let a = p.analysis.as_ref().ok();
+                let l = p.level.as_ref();
                 serde_json::json!({
                     "version": p.version,
-                    "mean": a.map(|a| a.interval.mean),
-                    "ci": a.map(|a| [a.interval.lower, a.interval.upper]),
-                    "counts": a.map(|a| a.counts.clone()),
-                    "unanalysed": p.analysis.as_ref().err().map(ToString::to_string),
-                    "against_previous": p.against_previous.map(|(r, overlap)| serde_json::json!({
+                    "level": l.map(|l| l.level),
+                    "ci": l.map(|l| [l.interval.0, l.interval.1]),
+                    "unit": shown.unit,
+                    "counts": l.map(|l| l.counts()),
+                    "identical_to_previous": l.map(|l| l.identical_to_previous),
+                    "sessions_unknown": l.map(|l| l.sessions_unknown),
+                    "runs": l.map(|l| l.runs.iter().map(|r| serde_json::json!({
+                        "run": r.run.id, "session": r.run.session, "role": r.run.role,
+                        "level": r.level, "units": r.units,
+                    })).collect::<Vec<_>>()),
+                    "failed": l.is_none(),
+                    "against_previous": p.against_previous.map(|r| serde_json::json!({
                         "ratio": r.ratio,
                         "ci": r.interval,
                         "verdict": r.verdict,
                         "at_resolution": r.at_resolution,
-                        "overlap_verdict": overlap,
+                        "confounded": p.confounded,
                     })),
                 })
             })
@@ -868,43 +870,7 @@ fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
         emit(&(serde_json::to_string_pretty(&doc)? + "\n"));
         return Ok(Outcome::Ok);
     }
-    let mut out = format!(
-        "{} on {} ({})\n  against the version before: the ratio verdict and the non-overlap rule, each trusting the two versions' own intervals (build and session noise between versions can make them flag changes that are not there; `rigor track changes` decides over the whole series)\n",
-        a.benchmark, key.machine, key.branch
-    );
-    if points
-        .iter()
-        .any(|p| p.against_previous.is_some_and(|(r, _)| r.at_resolution))
-    {
-        out.push_str(
-            "  * the ratio's interval is as wide as the timer's resolution leaves it (the times \
-             move in steps of the clock)\n",
-        );
-    }
-    for p in &points {
-        let line = match &p.analysis {
-            Ok(an) => rigor_report::format::mean_with_error(&an.interval),
-            Err(e) => format!("no result: {e}"),
-        };
-        let step = p.against_previous.map_or(String::new(), |(r, overlap)| {
-            format!(
-                "{:>7}{} {:<12} overlap rule: {:<12}",
-                track_run::ratio_percent(r.ratio),
-                if r.at_resolution { "*" } else { " " },
-                r.verdict.to_string(),
-                overlap.to_string()
-            )
-        });
-        let _ = writeln!(
-            out,
-            "  {:<10}  {:<28}  {:<47}  {}",
-            short(&p.version.rev),
-            line,
-            step,
-            p.version.subject.as_deref().unwrap_or("")
-        );
-    }
-    emit(&out);
+    emit(&track_run::show(&shown.view(&a.benchmark, &key)));
     Ok(Outcome::Ok)
 }
 
