@@ -194,6 +194,14 @@ pub struct TrackRunArgs {
     /// be taken out (0: none; changes at session boundaries are then confounded).
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub anchors: usize,
+    /// Report newly detected changes without confirming them (by default both sides of each are
+    /// measured again together, interleaved, until decided: a change is reported confirmed, or
+    /// refuted and not reported).
+    #[arg(long)]
+    pub no_confirm: bool,
+    /// Measured-time budget of each confirmation: 90, 90s, 10m, 1.5h.
+    #[arg(long, value_name = "DURATION", default_value = "60s")]
+    pub confirm_budget: Seconds,
     /// Checkouts and builds.
     #[command(flatten)]
     pub builds: CheckoutArgs,

@@ -424,7 +424,62 @@ fn run(
     if tracked.interrupted {
         return Ok(Outcome::Interrupted);
     }
-    let found = track::detect_changes(history, &key, &DetectSettings::default())?;
+    let known: Vec<ChangeId> = history
+        .changes(&ChangeFilter {
+            machine: Some(key.machine.clone()),
+            branch: Some(key.branch.clone()),
+            include_stale: true,
+            ..ChangeFilter::default()
+        })?
+        .iter()
+        .map(|c| c.id)
+        .collect();
+    let mut found = track::detect_changes(history, &key, &DetectSettings::default())?;
+    let new: Vec<StoredChange> = found
+        .iter()
+        .filter(|c| {
+            !known.contains(&c.id)
+                && matches!(
+                    c.change.evidence,
+                    rigor_history::Evidence::Detected | rigor_history::Evidence::Confounded
+                )
+        })
+        .cloned()
+        .collect();
+    if !a.no_confirm && !new.is_empty() {
+        note!(
+            "rigor: confirming {} newly detected change(s): both sides measured again together until decided (--no-confirm skips this)",
+            new.len()
+        );
+        let (stop, mut executor) =
+            crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
+        let cfg = track::ConfirmSettings {
+            budget: Some(a.confirm_budget),
+            ..track::ConfirmSettings::default()
+        };
+        let done = {
+            let mut bar = Bar::new();
+            track::confirm_changes(
+                history,
+                &settings,
+                &experiment,
+                &new,
+                &cfg,
+                executor.as_mut(),
+                stop,
+                &mut bar,
+            )?
+        };
+        for c in &done {
+            note!("{}", track_run::confirmation_line(&c.view()));
+        }
+        found = history.changes(&ChangeFilter {
+            machine: Some(key.machine.clone()),
+            branch: Some(key.branch.clone()),
+            ..ChangeFilter::default()
+        })?;
+    }
+    found.retain(|c| c.change.evidence != rigor_history::Evidence::Refuted);
     emit(&changes_table(&found));
     Ok(if view.failed > 0 {
         note!("rigor: a version failed or measured nothing (shown above), exit status 2");

@@ -7,6 +7,7 @@
 mod add;
 mod bisect;
 mod check;
+mod confirm;
 mod detect;
 pub mod levels;
 mod measure;
@@ -16,6 +17,7 @@ mod show;
 pub use add::*;
 pub use bisect::*;
 pub use check::*;
+pub use confirm::*;
 pub use detect::*;
 pub use measure::*;
 pub use request::*;
@@ -23,7 +25,7 @@ pub use show::*;
 
 // Shared between the use cases (and visible to each through `use super::*`).
 use add::why_nothing;
-use measure::{Measurement, Measuring, measure_together};
+use measure::{Measurement, Measuring, NoObserver, measure_together};
 
 use std::path::{Path, PathBuf};
 
