@@ -453,6 +453,59 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
     out
 }
 
+/// One benchmark of `rigor track check --candidate`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateLine {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The candidate against the baseline, measured together (or why it could not be).
+    pub measured: Result<MeasuredRatio, String>,
+}
+
+/// The interleaved check (text).
+pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
+    let mut out = format!(
+        "Candidate against {baseline}, measured together in shuffled rounds until decided \
+         (anytime-valid 95% confidence sequences)\n"
+    );
+    for l in lines {
+        let _ = match &l.measured {
+            Ok(m) => writeln!(
+                out,
+                "  {}: {} (sequence {}): {}",
+                l.benchmark,
+                ratio_percent(m.ratio),
+                interval_percent(m.interval),
+                m.verdict
+            ),
+            Err(why) => writeln!(out, "  {}: not measured: {why}", l.benchmark),
+        };
+    }
+    out
+}
+
+/// The interleaved check (Markdown, for a pull-request comment).
+pub fn candidate_markdown(baseline: &str, lines: &[CandidateLine]) -> String {
+    let mut out = format!(
+        "Candidate against `{baseline}`, measured together until decided\n\n| benchmark | \
+         change | 95% sequence | verdict |\n|---|---:|---|---|\n"
+    );
+    for l in lines {
+        let name = crate::markdown::cell(crate::markdown::Markup::Markdown, &l.benchmark);
+        let _ = match &l.measured {
+            Ok(m) => writeln!(
+                out,
+                "| {name} | {} | {} | {} |",
+                ratio_percent(m.ratio),
+                interval_percent(m.interval),
+                m.verdict
+            ),
+            Err(why) => writeln!(out, "| {name} | | | not measured: {why} |"),
+        };
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

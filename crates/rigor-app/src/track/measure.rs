@@ -53,6 +53,19 @@ pub struct Ready {
     simulated: Option<usize>,
 }
 
+impl Ready {
+    /// A version already built in `dir` (a candidate's folder), measured as it is.
+    pub fn in_dir(version: VersionInfo, dir: PathBuf, artifact: Option<ArtifactHash>) -> Self {
+        Self {
+            version,
+            dir: Some(dir),
+            artifact,
+            role: Role::New,
+            simulated: None,
+        }
+    }
+}
+
 /// What a session knows of itself as it starts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct SessionFacts {
