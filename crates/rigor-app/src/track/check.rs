@@ -177,8 +177,19 @@ fn against_series(
         source,
     };
     let fit_points: Vec<usize> = points.iter().map(|p| p.0).collect();
-    let found = rigor_stats::series::detect_adjusted(&l.fit, &fit_points, &cfg, &|_, _, i| i)
-        .map_err(stats)?;
+    let repeats: Vec<usize> = points
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, first))| points.get(k + 1).map_or(l.versions.len(), |p| p.1) - first)
+        .collect();
+    let found = rigor_stats::series::detect_adjusted_repeated(
+        &l.fit,
+        &fit_points,
+        &repeats,
+        &cfg,
+        &|_, _, i| i,
+    )
+    .map_err(stats)?;
     let mut change = rigor_stats::series::new_session_against_last(
         &l.fit,
         &fit_points,
