@@ -703,6 +703,10 @@ pub fn evaluate_adjusted(
     floor: &RatioFloor<'_>,
 ) -> Result<SeriesAnalysis> {
     let (tau2, log_segments, df) = segments_of(versions, boundaries);
+    // With segments of one point each (stretches of identical builds) there is no spread
+    // between points to estimate: the uncertainty is then the cells' own, whose degrees of
+    // freedom the fit's residuals give.
+    let df = df.max(fit.df() as f64);
     let t_crit = critical_value(cfg.level, df, Quantile::StudentT)?;
     let t_dist = StudentsT::new(0.0, 1.0, df).map_err(|_| StatsError::InvalidParameter {
         name: "degrees of freedom",

@@ -153,7 +153,7 @@ fn one_attempt(attempt: u64) {
     }
     let range = format!("{}..{}", ids[5], ids[11]);
     let second = track_run(&db, &repo_dir, &[&range], 31 + attempt);
-    assert!(second.contains("with 2 anchors measured again"), "{second}");
+    assert!(second.contains("(2 anchors measured again)"), "{second}");
     let json = stdout_of(
         rigor()
             .args(["track", "--db"])
