@@ -224,15 +224,12 @@ pub struct RemovedView<'a> {
 /// The removal in words: a heading, a line per run, the sessions and changes it takes along.
 pub fn removed_text(v: &RemovedView<'_>) -> String {
     let samples: u64 = v.runs.iter().map(|r| r.samples).sum();
-    let whole = v.runs.iter().filter(|r| r.whole).count();
     let mut out = format!(
-        "{} {} from {} ({}): {} whole, {} sample(s)\n",
+        "{} {} ({samples} samples) of {} ({}):\n",
         if v.dry_run { "Would remove" } else { "Removed" },
         crate::format::count(v.runs.len(), "run", "runs"),
         v.machine,
         v.branch,
-        whole,
-        samples
     );
     for r in &v.runs {
         let what = if r.failed && r.benchmarks.is_empty() {
@@ -263,16 +260,21 @@ pub fn removed_text(v: &RemovedView<'_>) -> String {
     if !v.sessions.is_empty() {
         let _ = writeln!(
             out,
-            "  sessions left without runs, {}: {}",
-            if v.dry_run { "would go" } else { "removed" },
+            "  sessions left without runs, {} too: {}",
+            if v.dry_run {
+                "to be removed"
+            } else {
+                "removed"
+            },
             ids(&v.sessions)
         );
     }
     if !v.changes.is_empty() {
         let _ = writeln!(
             out,
-            "  changes {} no longer current (detected again from what is left): {}",
-            if v.dry_run { "would be" } else { "are" },
+            "  changes no longer current{} (detection finds them again if the data left shows \
+             them): {}",
+            if v.dry_run { " once removed" } else { "" },
             ids(&v.changes)
         );
     }
@@ -394,18 +396,23 @@ mod tests {
         let text = removed_text(&view);
         assert_eq!(
             text,
-            "Would remove 2 runs from m (main): 1 whole, 12 sample(s)\n\
+            "Would remove 2 runs (12 samples) of m (main):\n\
              \x20 run 7      v2           session 4      sort (12 samples; the run keeps its other benchmarks)\n\
              \x20 run 8      v2           session 5      a failed version's record\n\
-             \x20 sessions left without runs, would go: 5\n\
-             \x20 changes would be no longer current (detected again from what is left): 2\n\
+             \x20 sessions left without runs, to be removed too: 5\n\
+             \x20 changes no longer current once removed (detection finds them again if the data \
+             left shows them): 2\n\
              Nothing was removed (--dry-run).\n"
         );
         let done = removed_text(&RemovedView {
             dry_run: false,
             ..view
         });
-        assert!(done.starts_with("Removed 2 runs from m (main)"), "{done}");
+        assert!(
+            done.starts_with("Removed 2 runs (12 samples) of m (main):"),
+            "{done}"
+        );
+        assert!(done.contains("left without runs, removed too: 5"), "{done}");
         assert!(!done.contains("--dry-run"), "{done}");
     }
 }
