@@ -218,6 +218,7 @@ fn changes_keep_their_status_across_detections(store: Store) {
         q_value: Some(0.002),
         verdict: ChangeVerdict::Regression,
         method: "segments".into(),
+        evidence: Default::default(),
     };
     h.save_changes(&main(), "sort", std::slice::from_ref(&change))
         .unwrap();
@@ -412,6 +413,7 @@ fn changes_come_oldest_version_first(store: Store) {
         q_value: Some(0.002),
         verdict: ChangeVerdict::Regression,
         method: "segments".into(),
+        evidence: Default::default(),
     };
     h.save_changes(&main(), "sort", &[at("c", "b"), at("b", "a")])
         .unwrap();
@@ -911,6 +913,7 @@ fn regression(rev: &str, previous: &str) -> NewChange {
         q_value: Some(0.002),
         verdict: ChangeVerdict::Regression,
         method: "segments".into(),
+        evidence: Default::default(),
     }
 }
 

@@ -14,6 +14,7 @@ pub mod notes;
 pub mod plan;
 pub mod terminal;
 pub mod track;
+pub mod track_run;
 pub mod warnings;
 
 pub use terminal::{BenchmarkView, StatisticView, render};

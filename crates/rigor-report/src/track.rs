@@ -8,20 +8,7 @@ use std::fmt::Write;
 use rigor_stats::compare::Verdict;
 
 use crate::markdown::{Align, Markup, cell, frame};
-
-/// A commit id (40 hexadecimal digits) shortened to 10 characters; a label as it is.
-pub fn short_rev(rev: &str) -> String {
-    if rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()) {
-        rev[..10].to_string()
-    } else {
-        rev.to_string()
-    }
-}
-
-/// A ratio as a signed change: `+4.6%`, `−0.42%` (`0.00%` when it rounds to none).
-fn signed(ratio: f64) -> String {
-    rigor_units::signed_percent_text(100.0 * (ratio - 1.0))
-}
+use crate::track_run::{interval_percent, ratio_percent, short as short_rev};
 
 /// One detected change, as the tables show it.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +25,8 @@ pub struct ChangeView<'a> {
     pub interval: Option<(f64, f64)>,
     /// Regression or improvement.
     pub verdict: Verdict,
+    /// What it rests on (detected, confounded with a session boundary, confirmed, refuted).
+    pub evidence: &'a str,
     /// The last version before it.
     pub previous: Option<&'a str>,
     /// The machine.
@@ -53,10 +42,7 @@ pub struct ChangeView<'a> {
 impl ChangeView<'_> {
     /// The change and its interval as signed percentages.
     fn figures(&self) -> (String, String) {
-        let ci = self.interval.map_or("unbounded".to_string(), |(lo, hi)| {
-            format!("{} .. {}", signed(lo), signed(hi))
-        });
-        (signed(self.ratio), ci)
+        (ratio_percent(self.ratio), interval_percent(self.interval))
     }
 }
 
@@ -69,20 +55,21 @@ pub fn changes_text(list: &[ChangeView<'_>]) -> String {
     let mut out = String::from("Changes (95% CI; versions as the top level, FDR-controlled)\n");
     let _ = writeln!(
         out,
-        "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  status",
-        "id", "version", "benchmark", "change", "CI", "verdict", "previous"
+        "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  {:<10}  status",
+        "id", "version", "benchmark", "change", "CI", "verdict", "evidence", "previous"
     );
     for c in list {
         let (change, ci) = c.figures();
         let _ = writeln!(
             out,
-            "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  {}{}",
+            "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  {:<10}  {}{}",
             c.id,
             short_rev(c.rev),
             c.benchmark,
             change,
             ci,
             c.verdict.to_string(),
+            c.evidence,
             c.previous.map_or(String::new(), short_rev),
             c.status,
             if c.current {
@@ -108,6 +95,7 @@ pub fn changes_table(markup: Markup, list: &[ChangeView<'_>]) -> String {
         "change",
         "95% CI",
         "verdict",
+        "evidence",
         "previous",
         "machine",
         "branch",
@@ -129,6 +117,7 @@ pub fn changes_table(markup: Markup, list: &[ChangeView<'_>]) -> String {
                 change,
                 ci,
                 c.verdict.to_string(),
+                c.evidence.to_string(),
                 c.previous
                     .map_or(String::new(), |p| cell(markup, &short_rev(p))),
                 cell(markup, c.machine),
@@ -142,7 +131,9 @@ pub fn changes_table(markup: Markup, list: &[ChangeView<'_>]) -> String {
         markup,
         &header,
         &rows,
-        &[Right, Left, Left, Right, Left, Left, Left, Left, Left, Left],
+        &[
+            Right, Left, Left, Right, Left, Left, Left, Left, Left, Left, Left,
+        ],
     )
 }
 
@@ -177,8 +168,8 @@ pub fn events_text(events: &[EventView<'_>]) -> String {
             e.machine,
             e.branch,
             short_rev(e.rev),
-            signed(e.range.0),
-            signed(e.range.1),
+            ratio_percent(e.range.0),
+            ratio_percent(e.range.1),
             e.changes
         );
     }
@@ -296,6 +287,7 @@ mod tests {
             ratio: 1.25,
             interval: Some((1.2, 1.3)),
             verdict: Verdict::Regression,
+            evidence: "detected",
             previous: Some("v1"),
             machine: "ci|1",
             branch: "main",
@@ -311,8 +303,8 @@ mod tests {
         let row = md.lines().nth(2).unwrap();
         assert_eq!(
             row,
-            "| 3 | `0123456789` | `parse\\|json` | +25% | +20% .. +30% | regression | `v1` | \
-             `ci\\|1` | `main` | new |"
+            "| 3 | `0123456789` | `parse\\|json` | +25% | +20% .. +30% | regression | detected | \
+             `v1` | `ci\\|1` | `main` | new |"
         );
         assert!(
             md.lines()
@@ -321,7 +313,7 @@ mod tests {
                 .ends_with("| new (no longer detected) |")
         );
         let adoc = changes_table(Markup::AsciiDoc, &list);
-        assert!(adoc.starts_with("[cols=\">,<,<,>,<,<,<,<,<,<\",options=\"header\"]\n|===\n"));
+        assert!(adoc.starts_with("[cols=\">,<,<,>,<,<,<,<,<,<,<\",options=\"header\"]\n|===\n"));
         assert!(
             adoc.contains("| 3 | `0123456789` | `parse\\|json` | +25%"),
             "{adoc}"

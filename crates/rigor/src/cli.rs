@@ -193,6 +193,14 @@ pub struct TrackRunArgs {
     /// shards together measure every version once, each batch whole.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<(usize, usize)>,
+    /// Stored versions measured again in every session beside the new ones — the newest stored
+    /// and random earlier ones — so that the shift a session puts on everything it measures can
+    /// be taken out (0: none; changes at session boundaries are then confounded).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub anchors: usize,
+    /// Checkouts and builds.
+    #[command(flatten)]
+    pub builds: CheckoutArgs,
     /// The series.
     #[command(flatten)]
     pub series: SeriesArgs,
@@ -204,6 +212,21 @@ pub struct TrackRunArgs {
     /// The commands to benchmark, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub commands: Vec<String>,
+}
+
+/// How versions are checked out, built and told identical.
+#[derive(Debug, Args, Clone)]
+pub struct CheckoutArgs {
+    /// What a version's build produces, relative to its checkout (repeatable; files, or
+    /// folders hashed whole): versions whose products are byte-identical are one program, no
+    /// change is reported between them, and their measurements pool. Default: the benchmarked
+    /// program, when it is a file in the checkout.
+    #[arg(long = "artifact", value_name = "PATH")]
+    pub artifacts: Vec<PathBuf>,
+    /// Built checkouts kept for later commands (`track run`, `bisect`), the least recently used
+    /// removed first.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub keep_checkouts: usize,
 }
 
 /// `rigor track bisect`.
@@ -218,6 +241,13 @@ pub struct TrackBisectArgs {
     /// The repository.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
+    /// The most rounds a comparison of the bisection may take (each round runs the versions
+    /// compared once, in random order; they are measured -r rounds at a time until decided).
+    #[arg(long, default_value_t = 60, value_name = "N")]
+    pub max_rounds: usize,
+    /// Checkouts and builds.
+    #[command(flatten)]
+    pub builds: CheckoutArgs,
     /// The series measured versions are stored in.
     #[command(flatten)]
     pub series: SeriesArgs,
@@ -305,9 +335,12 @@ pub struct TrackChangesArgs {
 /// `rigor track changes --fail-on`.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum TrackFailOn {
-    /// A regression.
+    /// A regression (not one confounded with a session boundary).
     Regression,
-    /// A regression or an improvement.
+    /// A regression, also one confounded with a session boundary (no session measured versions
+    /// on both sides of it).
+    Confounded,
+    /// A regression or an improvement (not one confounded with a session boundary).
     Change,
 }
 
@@ -613,9 +646,12 @@ pub struct RunOptions {
     #[arg(short = 'i', long)]
     pub ignore_failure: bool,
     /// Treat each COMMAND as a simulation spec (e.g. "mean=10ms,execution=3%,iteration=1%,iterations=20")
-    /// with known variance components: no processes are run.
-    #[arg(long)]
-    pub simulate: bool,
+    /// with known variance components: no processes are run. Under `rigor track run` and
+    /// `bisect`, `--simulate 'versions=40,step=12:+5%,session=10%'` simulates a whole project
+    /// instead of a repository (see the README); a value that is not a project is the first
+    /// COMMAND.
+    #[arg(long, value_name = "SPEC", num_args = 0..=1, default_missing_value = "")]
+    pub simulate: Option<String>,
     /// Write results as JSON, appended as each execution completes. `-` writes the final
     /// result to standard output at the end instead (nothing is kept if the run is killed; the
     /// summaries then go to standard error).

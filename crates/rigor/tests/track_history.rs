@@ -137,7 +137,13 @@ fn rm_removes_a_versions_or_a_sessions_runs_and_a_dry_run_nothing() {
 #[test]
 fn changes_write_each_markup_and_gate_through_the_outcome_rule() {
     let dir = Dir::new();
+    // Each version stored alone, in a session of its own: the step is confounded with a
+    // session boundary, gated only by `--fail-on confounded`.
     let db = stepped_history(&dir);
+    track(&db, &["changes", "--fail-on", "regression"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("regression   confounded"));
     let (md, adoc, org) = (dir.path("c.md"), dir.path("c.adoc"), dir.path("c.org"));
     let text = |p: &PathBuf| p.to_str().unwrap().to_string();
     let (md_arg, adoc_arg, org_arg) = (text(&md), text(&adoc), text(&org));
@@ -151,26 +157,26 @@ fn changes_write_each_markup_and_gate_through_the_outcome_rule() {
     ];
     track(
         &db,
-        &[&["changes", "--fail-on", "regression"][..], &files[..]].concat(),
+        &[&["changes", "--fail-on", "confounded"][..], &files[..]].concat(),
     )
     .assert()
-    .code(1)
-    .stdout(predicate::str::contains("regression"));
+    .code(1);
     let read = |p: &Path| std::fs::read_to_string(p).unwrap();
     let md = read(&md);
     assert!(
-        md.starts_with("| id | version | benchmark | change | 95% CI |"),
+        md.starts_with("| id | version | benchmark | change | 95% CI | verdict | evidence |"),
         "{md}"
     );
     assert!(md.contains("| `v3` | `bench` | +"), "{md}");
+    assert!(
+        md.contains("| regression | confounded | `v2` | `m` | `main` | new |"),
+        "{md}"
+    );
     let adoc = read(&adoc);
     assert!(adoc.contains("|===\n| id | version"), "{adoc}");
     assert!(adoc.contains("| `v3` | `bench` | +"), "{adoc}");
     assert!(read(&org).contains("| =v3= | =bench= | +"));
-    // `change` gates on any change; an invalid one gates nothing.
-    track(&db, &["changes", "--fail-on", "change"])
-        .assert()
-        .code(1);
+    // A change marked invalid gates nothing.
     let id = stdout_of(&mut track(&db, &["changes"]))
         .lines()
         .nth(2)
@@ -182,7 +188,45 @@ fn changes_write_each_markup_and_gate_through_the_outcome_rule() {
         .args(["status", &id, "invalid"])
         .assert()
         .success();
+    track(&db, &["changes", "--fail-on", "confounded"])
+        .assert()
+        .success();
+
+    // Versions measured together in one session: an improvement, detected; `change` gates on
+    // it, `regression` does not.
+    if !have("git") {
+        eprintln!("SKIP: git is needed");
+        return;
+    }
+    let repo = dir.path("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q"]);
+    let db = dir.path("together.db");
+    rigor()
+        .current_dir(&repo)
+        .arg("track")
+        .arg("--db")
+        .arg(&db)
+        .args(["run", "--simulate", "versions=8,step=5:-30%", "--last", "8"])
+        .args([
+            "--machine",
+            "m",
+            "--branch",
+            "main",
+            "-r",
+            "3",
+            "-w",
+            "0",
+            "--",
+        ])
+        .arg("mean=10ms,execution=1%,iteration=1%,iterations=5")
+        .assert()
+        .success();
     track(&db, &["changes", "--fail-on", "change"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("improvement  detected"));
+    track(&db, &["changes", "--fail-on", "regression"])
         .assert()
         .success();
 }

@@ -56,7 +56,7 @@ pub enum Added {
 
 /// A version placed in a branch's series by [`place_version`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Placed {
+pub struct PlacedVersion {
     /// The version to store.
     pub version: VersionInfo,
     /// The commit, when it is off the branch's first-parent line (stored under
@@ -77,7 +77,7 @@ pub fn off_line_label(commit: &str, branch: &str) -> String {
 /// its generation would place among the branch's commits as if it had been one of them: it is
 /// stored under a label of its own ([`off_line_label`], its commit facts kept), ordered by
 /// `order` only. When the branch names no commit of `repo`, nothing can be checked.
-pub fn place_version(repo: &Path, rev: &str, order: Option<i64>, branch: &str) -> Placed {
+pub fn place_version(repo: &Path, rev: &str, order: Option<i64>, branch: &str) -> PlacedVersion {
     let version = super::version(Some(repo), rev, order);
     let off_line = version.commit.clone().filter(|commit| {
         matches!(
@@ -86,7 +86,7 @@ pub fn place_version(repo: &Path, rev: &str, order: Option<i64>, branch: &str) -
         )
     });
     match off_line {
-        Some(commit) => Placed {
+        Some(commit) => PlacedVersion {
             version: VersionInfo {
                 rev: off_line_label(&commit, branch),
                 order,
@@ -94,7 +94,7 @@ pub fn place_version(repo: &Path, rev: &str, order: Option<i64>, branch: &str) -
             },
             off_line: Some(commit),
         },
-        None => Placed {
+        None => PlacedVersion {
             version,
             off_line: None,
         },

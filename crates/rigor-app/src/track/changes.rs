@@ -50,12 +50,22 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
 }
 
 /// What `--fail-on` decides from (through [`crate::Findings::outcome`], the rule of every
-/// command): the verdicts of the current changes that no user marked invalid.
-pub fn findings(changes: &[StoredChange]) -> crate::Findings {
+/// command): the verdicts of the current changes that no user marked invalid and that rest on
+/// more than a session boundary (with `confounded`, changes confounded with one too); a refuted
+/// change never counts.
+pub fn findings(changes: &[StoredChange], confounded: bool) -> crate::Findings {
     crate::Findings {
         verdicts: changes
             .iter()
-            .filter(|c| c.current && c.status != ChangeStatus::Invalid)
+            .filter(|c| {
+                c.current
+                    && c.status != ChangeStatus::Invalid
+                    && match c.change.evidence {
+                        Evidence::Detected | Evidence::Confirmed => true,
+                        Evidence::Confounded => confounded,
+                        Evidence::Refuted => false,
+                    }
+            })
             .map(|c| Verdict::from(c.change.verdict))
             .collect(),
         ..crate::Findings::default()
@@ -73,6 +83,7 @@ pub fn change_views(changes: &[StoredChange]) -> Vec<ChangeView<'_>> {
             ratio: c.change.ratio,
             interval: c.change.interval,
             verdict: c.change.verdict.into(),
+            evidence: c.change.evidence.as_str(),
             previous: c.change.previous_rev.as_deref(),
             machine: &c.series.machine,
             branch: &c.series.branch,
@@ -103,6 +114,15 @@ mod tests {
     use crate::settings::FailOn;
 
     fn change(verdict: ChangeVerdict, status: ChangeStatus, current: bool) -> StoredChange {
+        with_evidence(verdict, status, current, Evidence::Detected)
+    }
+
+    fn with_evidence(
+        verdict: ChangeVerdict,
+        status: ChangeStatus,
+        current: bool,
+        evidence: Evidence,
+    ) -> StoredChange {
         StoredChange {
             id: ChangeId(1),
             benchmark: "b".into(),
@@ -116,6 +136,7 @@ mod tests {
                 q_value: None,
                 verdict,
                 method: METHOD.into(),
+                evidence,
             },
             status,
             current,
@@ -128,7 +149,7 @@ mod tests {
     fn fail_on_counts_current_changes_not_marked_invalid() {
         use ChangeStatus::{Acknowledged, Invalid, New};
         use ChangeVerdict::{Improvement, Regression};
-        let gate = |list: &[StoredChange], rule| findings(list).outcome(Some(rule));
+        let gate = |list: &[StoredChange], rule| findings(list, false).outcome(Some(rule));
         let acknowledged = change(Regression, Acknowledged, true);
         assert_eq!(gate(&[acknowledged], FailOn::Regression), Outcome::Gated);
         for ignored in [
@@ -140,6 +161,14 @@ mod tests {
         let better = [change(Improvement, New, true)];
         assert_eq!(gate(&better, FailOn::Regression), Outcome::Ok);
         assert_eq!(gate(&better, FailOn::Change), Outcome::Gated);
-        assert_eq!(findings(&better).outcome(None), Outcome::Ok);
+        assert_eq!(findings(&better, false).outcome(None), Outcome::Ok);
+        // A change confounded with a session boundary counts only when asked for; a refuted
+        // one never.
+        let confounded = [with_evidence(Regression, New, true, Evidence::Confounded)];
+        assert_eq!(gate(&confounded, FailOn::Regression), Outcome::Ok);
+        let rule = Some(FailOn::Regression);
+        assert_eq!(findings(&confounded, true).outcome(rule), Outcome::Gated);
+        let refuted = [with_evidence(Regression, New, true, Evidence::Refuted)];
+        assert_eq!(findings(&refuted, true).outcome(rule), Outcome::Ok);
     }
 }

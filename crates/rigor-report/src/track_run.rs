@@ -1,0 +1,367 @@
+//! What `rigor track run` and `rigor track bisect` print as they go and when they end: plain
+//! views filled by the use cases, rendered here.
+
+use std::fmt::Write as _;
+
+use rigor_units::{Seconds, signed_percent_text};
+
+use crate::format::{count, time};
+
+/// A commit id shortened to 10 characters; a label as it is.
+pub fn short(rev: &str) -> String {
+    if rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()) {
+        rev[..10].to_string()
+    } else {
+        rev.to_string()
+    }
+}
+
+/// `+4.6%` for a ratio of 1.046.
+pub fn ratio_percent(ratio: f64) -> String {
+    signed_percent_text(100.0 * (ratio - 1.0))
+}
+
+/// A ratio's interval as percentages, or "unbounded".
+pub fn interval_percent(interval: Option<(f64, f64)>) -> String {
+    interval.map_or("unbounded".to_string(), |(lo, hi)| {
+        format!("{} .. {}", ratio_percent(lo), ratio_percent(hi))
+    })
+}
+
+/// A batch about to be measured.
+pub fn batch_line(versions: &[String], anchors: &[String], done: usize, total: usize) -> String {
+    let names: Vec<String> = versions.iter().map(|v| short(v)).collect();
+    let anchored = if anchors.is_empty() {
+        String::new()
+    } else {
+        let a: Vec<String> = anchors.iter().map(|v| short(v)).collect();
+        format!(
+            ", with {} measured again: {}",
+            count(a.len(), "anchor", "anchors"),
+            a.join(" ")
+        )
+    };
+    if versions.len() == 1 {
+        format!(
+            "rigor: version {} of {total}: {}{anchored}",
+            done + 1,
+            names.join(" ")
+        )
+    } else {
+        format!(
+            "rigor: versions {}–{} of {total}, interleaved: {}{anchored}",
+            done + 1,
+            done + versions.len(),
+            names.join(" ")
+        )
+    }
+}
+
+/// What a finished session says of itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionView {
+    /// Its id.
+    pub id: i64,
+    /// New versions measured.
+    pub versions: usize,
+    /// Anchors measured again.
+    pub anchors: usize,
+    /// Load average before and after.
+    pub load: (Option<f64>, Option<f64>),
+    /// Whether the machine was busy (load at the CPU count).
+    pub busy: bool,
+    /// The machine's CPUs.
+    pub cpus: usize,
+    /// Measured time, all and the anchors'.
+    pub measured: (Seconds, Seconds),
+}
+
+fn load_text(l: Option<f64>) -> String {
+    l.map_or("?".into(), |l| format!("{l:.2}"))
+}
+
+/// A session's line, and a warning when the machine was busy.
+pub fn session_line(s: &SessionView) -> String {
+    let mut out = format!(
+        "rigor: session {}: {}{}, load {} → {}, {} measured",
+        s.id,
+        count(s.versions, "version", "versions"),
+        if s.anchors > 0 {
+            format!(
+                " and {} ({} of the measuring, {:.0}%)",
+                count(s.anchors, "anchor", "anchors"),
+                time(s.measured.1.get()),
+                100.0 * s.measured.1.get() / s.measured.0.get().max(f64::MIN_POSITIVE)
+            )
+        } else {
+            String::new()
+        },
+        load_text(s.load.0),
+        load_text(s.load.1),
+        time(s.measured.0.get()),
+    );
+    if s.busy {
+        let _ = write!(
+            out,
+            "\nrigor: warning: the load average reached the machine's {} CPUs during session {}: \
+             its versions were measured on a busy machine (the session's shift is taken out \
+             through its anchors, but its noise is larger)",
+            s.cpus, s.id
+        );
+    }
+    out
+}
+
+/// How `track run` ended.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TrackedView {
+    /// Versions measured and stored.
+    pub measured: usize,
+    /// Versions skipped (already stored).
+    pub skipped: usize,
+    /// Versions that failed, and versions where some benchmark measured nothing.
+    pub failed: usize,
+    /// Sessions.
+    pub sessions: usize,
+    /// Anchors measured again over all sessions.
+    pub anchors: usize,
+    /// Where they were stored.
+    pub history: String,
+    /// Stopped by the user.
+    pub interrupted: bool,
+}
+
+/// The closing line of `track run`.
+pub fn tracked_line(t: &TrackedView) -> String {
+    let sessions = if t.sessions > 0 {
+        format!(
+            " in {}{}",
+            count(t.sessions, "session", "sessions"),
+            if t.anchors > 0 {
+                format!(
+                    " ({} measured again)",
+                    count(t.anchors, "anchor", "anchors")
+                )
+            } else {
+                String::new()
+            }
+        )
+    } else {
+        String::new()
+    };
+    let mut out = format!(
+        "Tracked {} version(s) ({} already stored, {} failed){sessions} in {}\n",
+        t.measured, t.skipped, t.failed, t.history
+    );
+    if t.interrupted {
+        out.push_str(
+            "Interrupted: the versions listed above as measured are stored; the rest were not \
+             measured (run the same command again to go on)\n",
+        );
+    }
+    out
+}
+
+/// A bisection's step: the range's ends, the midpoint and how it was placed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BisectStepView {
+    /// The good end, the midpoint, the bad end.
+    pub revs: [String; 3],
+    /// "good", "bad", or `None` (undecided).
+    pub side: Option<&'static str>,
+    /// Whether it was placed by an identical build (not measured).
+    pub identical: bool,
+    /// Where it lies between the ends (0 good, 1 bad), when measured.
+    pub position: Option<f64>,
+    /// Rounds measured.
+    pub rounds: usize,
+}
+
+/// A bisection step's line.
+pub fn bisect_step(s: &BisectStepView) -> String {
+    let [lo, mid, hi] = &s.revs;
+    let how = if s.identical {
+        format!(
+            "its build is identical to the {} end's: not measured",
+            s.side.unwrap_or("?")
+        )
+    } else {
+        let at = s.position.map_or(String::new(), |p| {
+            format!("{:.0}% of the way to {}", 100.0 * p, short(hi))
+        });
+        match s.side {
+            Some(side) => format!("like the {side} end ({at}), {} rounds", s.rounds),
+            None => format!("undecided after {} rounds ({at})", s.rounds),
+        }
+    };
+    format!(
+        "rigor: {} between {} and {}: {how}",
+        short(mid),
+        short(lo),
+        short(hi)
+    )
+}
+
+/// The ends of a bisection.
+pub fn bisect_ends(
+    good: &str,
+    bad: &str,
+    ratio: f64,
+    interval: Option<(f64, f64)>,
+    verdict: &str,
+) -> String {
+    format!(
+        "rigor: {} against {}: {} (sequence {}): {verdict}",
+        short(bad),
+        short(good),
+        ratio_percent(ratio),
+        interval_percent(interval)
+    )
+}
+
+/// What a bisection cost.
+pub fn bisect_cost(versions: usize, comparisons: usize, built: usize) -> String {
+    format!(
+        "  {} in the range; {} measured, {} built (each once)\n",
+        count(versions, "version", "versions"),
+        count(comparisons, "comparison", "comparisons"),
+        count(built, "version", "versions")
+    )
+}
+
+/// One version of `rigor track show`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShowLine {
+    /// The version.
+    pub rev: String,
+    /// Its first line of commit message.
+    pub subject: String,
+    /// Its level with its interval as text (or why it has none).
+    pub level: String,
+    /// The step from the version before: the ratio, and its verdict.
+    pub step: Option<(f64, String)>,
+    /// Marks: `=` identical build to the one before, `*` interval at the timer's resolution,
+    /// `?` the step crosses sessions that share no version.
+    pub marks: String,
+    /// Its runs: (sessions, anchors among them).
+    pub runs: (usize, usize),
+}
+
+/// `rigor track show`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShowView {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The machine and the branch.
+    pub series: (String, String),
+    /// How much sessions shift levels (σ_s as a fraction) and its degrees of freedom, when
+    /// known.
+    pub sessions: Option<(f64, usize)>,
+    /// Sessions, and their connected groups.
+    pub session_count: (usize, usize),
+    /// The versions.
+    pub lines: Vec<ShowLine>,
+}
+
+/// The history table of `rigor track show`.
+pub fn show(v: &ShowView) -> String {
+    let spread = match v.sessions {
+        Some((sd, df)) => format!(
+            "sessions shift it by ±{} (SD, {} df)",
+            crate::format::percent(100.0 * sd),
+            df
+        ),
+        None => "how much sessions shift it is not known yet (no version measured in two \
+                 sessions: `track run` re-measures anchors)"
+            .to_string(),
+    };
+    let groups = if v.session_count.1 > 1 {
+        format!(
+            ", in {} groups that share no version (steps between them are confounded with a \
+             session, marked ?)",
+            v.session_count.1
+        )
+    } else {
+        String::new()
+    };
+    let mut out = format!(
+        "{} on {} ({}): each version's level with the sessions' shifts taken out (95% CI), and \
+         the step from the version before; {}; {} session(s){groups}\n  marks: = identical \
+         build, * at the timer's resolution, ? across unconnected sessions; \
+         `rigor track changes` decides over the whole series\n",
+        v.benchmark, v.series.0, v.series.1, spread, v.session_count.0
+    );
+    for l in &v.lines {
+        let step = l.step.as_ref().map_or(String::new(), |(r, verdict)| {
+            format!("{:>7} {:<12}", ratio_percent(*r), verdict)
+        });
+        let runs = if l.runs.1 > 0 {
+            format!("{} runs ({} anchor)", l.runs.0, l.runs.1)
+        } else {
+            format!("{} run{}", l.runs.0, if l.runs.0 == 1 { "" } else { "s" })
+        };
+        let _ = writeln!(
+            out,
+            "  {:<10} {:<2} {:<34} {:<21} {:<16} {}",
+            short(&l.rev),
+            l.marks,
+            l.level,
+            step,
+            runs,
+            l.subject
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_say_what_happened() {
+        let ids = ["a".repeat(40), "b".repeat(40)];
+        assert_eq!(
+            batch_line(&ids, &["v3".into()], 0, 4),
+            format!(
+                "rigor: versions 1–2 of 4, interleaved: {} {}, with 1 anchor measured again: v3",
+                "a".repeat(10),
+                "b".repeat(10)
+            )
+        );
+        let s = SessionView {
+            id: 7,
+            versions: 11,
+            anchors: 2,
+            load: (Some(0.5), Some(2.25)),
+            busy: true,
+            cpus: 2,
+            measured: (Seconds(10.0), Seconds(2.0)),
+        };
+        let line = session_line(&s);
+        assert!(line.starts_with("rigor: session 7: 11 versions and 2 anchors (2.000 s of the measuring, 20%), load 0.50 → 2.25"), "{line}");
+        assert!(line.contains("warning: the load average reached the machine's 2 CPUs"));
+        let t = tracked_line(&TrackedView {
+            measured: 5,
+            interrupted: true,
+            history: "h.db".into(),
+            sessions: 1,
+            ..TrackedView::default()
+        });
+        assert!(
+            t.starts_with("Tracked 5 version(s) (0 already stored, 0 failed) in 1 session in h.db")
+        );
+        assert!(t.contains("Interrupted"));
+        let step = bisect_step(&BisectStepView {
+            revs: ["v1".into(), "v5".into(), "v9".into()],
+            side: Some("bad"),
+            identical: false,
+            position: Some(0.98),
+            rounds: 20,
+        });
+        assert_eq!(
+            step,
+            "rigor: v5 between v1 and v9: like the bad end (98% of the way to v9), 20 rounds"
+        );
+    }
+}
