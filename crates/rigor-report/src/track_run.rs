@@ -314,6 +314,94 @@ pub fn show(v: &ShowView) -> String {
     out
 }
 
+/// One benchmark of `rigor track check` against the history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckLine {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The candidate / the segment's level.
+    pub ratio: f64,
+    /// Its interval.
+    pub interval: Option<(f64, f64)>,
+    /// The verdict.
+    pub verdict: String,
+    /// Widened to the timer's resolution.
+    pub at_resolution: bool,
+    /// The history has not measured how much sessions vary: nothing bounds the candidate's
+    /// session.
+    pub sessions_unknown: bool,
+    /// Versions in the segment, and its first.
+    pub versions: (usize, String),
+    /// The spread between versions and between sessions (SD, fractions), when known.
+    pub spreads: (f64, Option<f64>),
+}
+
+/// The candidate against the stored history (text).
+pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
+    let mut out = format!(
+        "Against the history of {branch} on {machine} (the versions since its last change as the \
+         top level; the candidate measured in a session of its own)\n"
+    );
+    for l in lines {
+        let floor = if l.at_resolution {
+            ", at the timer's resolution"
+        } else {
+            ""
+        };
+        let sessions = match l.spreads.1 {
+            Some(s) => format!("between sessions {}", crate::format::percent(100.0 * s)),
+            None => "between sessions unknown".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  {}: {} (95% CI {}{floor}): {} — against {} version(s) since {}; spread between \
+             versions {}, {sessions}",
+            l.benchmark,
+            ratio_percent(l.ratio),
+            interval_percent(l.interval),
+            l.verdict,
+            l.versions.0,
+            short(&l.versions.1),
+            crate::format::percent(100.0 * l.spreads.0),
+        );
+    }
+    if lines.iter().any(|l| l.sessions_unknown) {
+        out.push_str(
+            "  The history has not measured how much sessions shift this machine (its versions \
+             were measured in one session, or in sessions that share no version), so nothing \
+             bounds the candidate's session: no verdict. Measure both together with `rigor track \
+             check --candidate REV`, or build a history with anchors (`rigor track run`).\n",
+        );
+    }
+    out
+}
+
+/// The candidate against the stored history (Markdown, for a pull-request comment).
+pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
+    let mut out = format!(
+        "Against the history of `{branch}` on {machine} (the versions since its last change as \
+         the top level)\n\n| benchmark | change | 95% CI | verdict | versions | since |\n\
+         |---|---:|---|---|---:|---|\n"
+    );
+    for l in lines {
+        let verdict = if l.sessions_unknown {
+            format!("{} (sessions unknown)", l.verdict)
+        } else {
+            l.verdict.clone()
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {verdict} | {} | `{}` |",
+            crate::markdown::cell(crate::markdown::Markup::Markdown, &l.benchmark),
+            ratio_percent(l.ratio),
+            interval_percent(l.interval),
+            l.versions.0,
+            short(&l.versions.1)
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -56,8 +56,12 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
     let runs = default_results_dir(url.is_none().then_some(db.as_path()));
     // Checked before the history is opened, which would make an empty database.
     match &args.command {
-        TrackCommand::Run(a) => rigor_app::git::check_repository(&a.repo)?,
-        TrackCommand::Bisect(a) => rigor_app::git::check_repository(&a.repo)?,
+        TrackCommand::Run(a) if crate::settings::simulated_project(&a.options).is_none() => {
+            rigor_app::git::check_repository(&a.repo)?
+        }
+        TrackCommand::Bisect(a) if crate::settings::simulated_project(&a.options).is_none() => {
+            rigor_app::git::check_repository(&a.repo)?
+        }
         _ => {}
     }
     let mut history = rigor_history::open(db.as_os_str())?;
@@ -209,20 +213,29 @@ fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, files: &[PathBu
                 parts.len()
             );
         }
+        // Measured together: one session, so the history ties them together.
+        let machine = track::this_machine(Some(&series_key(&a.series, &a.repo).machine));
+        let session = track::add_session(history.as_write(), &machine)?;
         for (rev, result) in parts {
             let part = rigor_store::import::Imported {
                 result,
                 ..imported.clone()
             };
-            add_result(history, a, &format!("{name} ({})", short(&rev)), part, rev)?;
+            let shown = format!("{name} ({})", short(&rev));
+            add_result(history, a, &shown, part, rev, Some(session))?;
         }
+        let end = rigor_history::SessionEnd {
+            ended: jiff::Timestamp::now(),
+            load_after: None,
+        };
+        history.as_write().end_session(session, &end)?;
         return Ok(());
     }
     let rev = match &a.version {
         Some(v) => v.clone(),
         None => version_of(&imported.result, &name)?,
     };
-    add_result(history, a, &name, imported, rev)
+    add_result(history, a, &name, imported, rev, None)
 }
 
 /// Stores one version's result (`name`: the files it came from, for messages).
@@ -232,6 +245,7 @@ fn add_result(
     name: &str,
     imported: rigor_store::import::Imported,
     rev: String,
+    session: Option<rigor_history::SessionId>,
 ) -> Result<()> {
     let key = series_key(&a.series, &a.repo);
     let name = name.to_string();
@@ -261,12 +275,13 @@ fn add_result(
         );
     }
     let machine = track::this_machine(Some(&key.machine));
-    let (ingested, warnings) = track::add(
+    let (ingested, warnings) = track::add_in(
         history.as_write(),
         imported.result,
         &version,
         &machine,
         &key.branch,
+        session,
     )?;
     crate::output::warnings(&warnings);
     emit(&match ingested {
@@ -612,13 +627,15 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
             emit(&rigor_report::comparison::suite(&view, a.seed));
         }
     } else {
-        emit(&history_table(&checked.against_history, &key));
+        let lines: Vec<_> = checked.against_history.iter().map(|v| v.view()).collect();
+        emit(&track_run::check_table(&key.branch, &key.machine, &lines));
     }
     if let Some(path) = &a.markdown {
         let text = if checked.against_history.is_empty() {
             rigor_report::comparison::markdown(&rigor_app::comparisons::views(&checked.comparisons))
         } else {
-            history_markdown(&checked.against_history, &key)
+            let lines: Vec<_> = checked.against_history.iter().map(|v| v.view()).collect();
+            track_run::check_markdown(&key.branch, &key.machine, &lines)
         };
         rigor_store::write_atomic(path, text.as_bytes())?;
     }
@@ -641,63 +658,6 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
         ..Default::default()
     };
     Ok(findings.outcome(comparison.fail_on))
-}
-
-fn history_line(v: &track::HistoryVerdict) -> (String, String) {
-    let c = &v.change;
-    let ci = c.interval.map_or("unbounded".to_string(), |(lo, hi)| {
-        format!(
-            "{} .. {}",
-            track_run::ratio_percent(lo),
-            track_run::ratio_percent(hi)
-        )
-    });
-    (track_run::ratio_percent(c.ratio), ci)
-}
-
-/// The candidate against the stored history, one line per benchmark.
-fn history_table(list: &[track::HistoryVerdict], key: &SeriesKey) -> String {
-    let mut out = format!(
-        "Against the history of {} on {} (the versions since its last change as the top level)\n",
-        key.branch, key.machine
-    );
-    for v in list {
-        let (change, ci) = history_line(v);
-        let floor = if v.change.at_resolution {
-            ", at the timer's resolution"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "  {}: {change} (95% CI {ci}{floor}): {} — against {} version(s) since {}; spread between versions {}",
-            v.benchmark,
-            v.change.verdict,
-            v.versions,
-            short(&v.since.rev),
-            percent(100.0 * v.tau2.sqrt())
-        );
-    }
-    out
-}
-
-fn history_markdown(list: &[track::HistoryVerdict], key: &SeriesKey) -> String {
-    let mut out = format!(
-        "Against the history of `{}` on {} (the versions since its last change as the top level)\n\n| benchmark | change | 95% CI | verdict | versions | since |\n|---|---:|---|---|---:|---|\n",
-        key.branch, key.machine
-    );
-    for v in list {
-        let (change, ci) = history_line(v);
-        let _ = writeln!(
-            out,
-            "| {} | {change} | {ci} | {} | {} | `{}` |",
-            v.benchmark.replace('|', "\\|"),
-            v.change.verdict,
-            v.versions,
-            short(&v.since.rev)
-        );
-    }
-    out
 }
 
 fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<Outcome> {

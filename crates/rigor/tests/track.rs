@@ -358,9 +358,58 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
     }
     let slower = result("pr.json", "11ms", "7");
     let md = dir.path("pr.md");
+    // Two versions stored by two `track add`s: two sessions that share no version, so the
+    // history cannot say how much sessions shift this machine; nothing bounds the candidate's
+    // session, and the check says so instead of calling a regression.
     rigor()
         .args(["track", "--db"])
         .arg(&db)
+        .arg("check")
+        .arg(&slower)
+        .args(["--machine", "m", "--fail-on", "regression"])
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::contains("parse: +9.6%")
+                .and(predicate::str::contains(
+                    "inconclusive — against 2 version(s) since v0",
+                ))
+                .and(predicate::str::contains("between sessions unknown"))
+                .and(predicate::str::contains("--candidate")),
+        );
+    // A history measured in sessions tied by anchors (a simulated project: three sessions of
+    // four versions, each re-measuring two stored versions): the spread between sessions is
+    // measured, and a 10% slower candidate is a regression.
+    let connected = dir.path("connected.db");
+    rigor()
+        .args(["track", "--db"])
+        .arg(&connected)
+        .args([
+            "run",
+            "--simulate",
+            "versions=12,session=0%",
+            "--last",
+            "12",
+        ])
+        .args([
+            "--batch",
+            "4",
+            "--anchors",
+            "2",
+            "--seed",
+            "5",
+            "-r",
+            "20",
+            "-n",
+            "parse",
+        ])
+        .args(["--machine", "m", "--branch", "main"])
+        .args(["--", "mean=10ms,execution=1%,iteration=1%,iterations=10"])
+        .assert()
+        .success();
+    rigor()
+        .args(["track", "--db"])
+        .arg(&connected)
         .arg("check")
         .arg(&slower)
         .args(["--machine", "m", "--fail-on", "regression", "--markdown"])
@@ -368,8 +417,8 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .assert()
         .code(1)
         .stdout(
-            predicate::str::contains("parse: +9.6%").and(predicate::str::contains(
-                "regression — against 2 version(s) since v0",
+            predicate::str::contains("parse: +").and(predicate::str::contains(
+                "regression — against 12 version(s) since v1",
             )),
         );
     assert!(std::fs::read_to_string(&md).unwrap().contains("regression"));

@@ -28,35 +28,7 @@ struct Found {
     change: NewChange,
 }
 
-/// Each version's mean and within-version variance; versions that cannot be analysed are left
-/// out (with their index kept in the second list).
-pub(super) fn version_means(series: &[VersionData]) -> (Vec<VersionMean>, Vec<usize>) {
-    let mut means = Vec::new();
-    let mut kept = Vec::new();
-    for (i, v) in series.iter().enumerate() {
-        let m = hierarchy_of(&v.benchmark)
-            .ok()
-            .and_then(|h| VersionMean::robust(&h).ok());
-        if let Some(m) = m {
-            means.push(m);
-            kept.push(i);
-        }
-    }
-    (means, kept)
-}
-
-/// Each kept version's resolution (when it reported one) and the unit of its values, read once
-/// for the floor of every ratio tested over the series.
-pub(super) fn version_steps(
-    series: &[VersionData],
-    kept: &[usize],
-) -> Vec<(Option<Resolution>, TimeUnit)> {
-    kept.iter()
-        .map(|&i| (series[i].benchmark.resolution(), series[i].benchmark.unit))
-        .collect()
-}
-
-/// The level of some versions (their [`version_steps`]) as a ratio's side: the coarsest
+/// The level of some versions (their resolutions and unit) as a ratio's side: the coarsest
 /// resolution they reported, and `mean` (in the first one's unit) in seconds.
 pub(super) fn level_at_resolution(
     steps: &[(Option<Resolution>, TimeUnit)],

@@ -27,20 +27,18 @@ pub use show::*;
 
 // Shared between the use cases (and visible to each through `use super::*`).
 use add::why_nothing;
-use detect::{level_at_resolution, segment_floor, version_means, version_steps};
 use measure::{Measurement, Measuring, measure_together};
 
 use std::path::{Path, PathBuf};
 
 use rigor_history::{
     ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Evidence, Failure, History, HistoryRead,
-    HistoryWrite, Ingest, Ingested, MachineInfo, NewChange, SeriesKey, StoredChange, VersionData,
-    VersionInfo,
+    HistoryWrite, Ingest, Ingested, MachineInfo, NewChange, SeriesKey, StoredChange, VersionInfo,
 };
 use rigor_runner::{CommandLine, Executor, StopSignal};
 use rigor_stats::compare::Verdict;
 use rigor_stats::fdr::bh_adjusted;
-use rigor_stats::series::{Segment, SeriesConfig, VersionMean, detect_floored};
+use rigor_stats::series::{Segment, SeriesConfig, VersionMean};
 use rigor_store::{BenchmarkRecord, Environment, ResultFile, RunStatus};
 use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds, TimeUnit};
 
