@@ -1,13 +1,11 @@
 //! `rigor track`: the history of a project's performance.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use rigor_app::Outcome;
 use rigor_app::track::{self, DetectSettings, TrackObserver, VersionOutcome};
 use rigor_history::{ChangeFilter, ChangeId, ChangeStatus, History, Ingested, SeriesKey};
-use rigor_report::format::percent;
 use rigor_report::markdown::Markup;
 use rigor_report::track_run;
 use rigor_store::import::Format;

@@ -194,16 +194,8 @@ fn changes_write_each_markup_and_gate_through_the_outcome_rule() {
 
     // Versions measured together in one session: an improvement, detected; `change` gates on
     // it, `regression` does not.
-    if !have("git") {
-        eprintln!("SKIP: git is needed");
-        return;
-    }
-    let repo = dir.path("repo");
-    std::fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q"]);
     let db = dir.path("together.db");
     rigor()
-        .current_dir(&repo)
         .arg("track")
         .arg("--db")
         .arg(&db)
