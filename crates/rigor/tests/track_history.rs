@@ -4,12 +4,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use common::gitrepo::{git, have};
+use common::gitrepo::{git, have, head};
 use common::{Dir, rigor, sim, stdout_of};
 use predicates::prelude::*;
+use std::path::{Path, PathBuf};
 
 /// A simulated result of benchmark `bench` at `mean`, saved as `name` in `dir`.
 fn measured(dir: &Dir, name: &str, mean: &str, seed: usize) -> PathBuf {
@@ -232,13 +230,7 @@ fn branched_repo(repo: &Path) -> [String; 4] {
         std::fs::write(repo.join("NOTES"), name).unwrap();
         git(repo, &["add", "."]);
         git(repo, &["commit", "-q", "-m", name]);
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(repo)
-            .args(["rev-parse", "HEAD"])
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
+        head(repo)
     };
     let c0 = commit("c0");
     let c1 = commit("c1");
@@ -292,14 +284,7 @@ fn a_commit_off_the_branchs_first_parent_line_is_stored_under_its_own_label() {
         .assert()
         .success()
         .stderr(predicate::str::contains("first-parent").not());
-    let show = stdout_of(rigor().arg("track").arg("--db").arg(&db).args([
-        "show",
-        "bench",
-        "--machine",
-        "m",
-        "--branch",
-        "main",
-    ]));
+    let show = stdout_of(&mut track(&db, &["show", "bench"]));
     let versions: Vec<&str> = show
         .lines()
         .skip(2)

@@ -1,8 +1,8 @@
-//! Tracking a project's performance across versions: ingest results into a history
-//! ([`add`]), measure each version of a git repository in a checkout of its own ([`measure`]),
-//! detect changes over each benchmark's series ([`detect`]) and list them ([`changes`]), show
-//! one benchmark's history ([`show`]), check a pull request against it ([`check`]), find the
-//! commit that changed it ([`bisect`]) and remove runs ([`remove`]).
+//! Tracking a project's performance across versions, one module per use case: ingest results
+//! into a history (`add`), measure each version of a git repository in a checkout of its own
+//! (`measure`), detect changes over each benchmark's series (`detect`) and list them
+//! (`changes`), show one benchmark's history (`show`), check a pull request against it
+//! (`check`), find the commit that changed it (`bisect`) and remove runs (`remove`).
 
 mod add;
 mod bisect;
