@@ -126,6 +126,10 @@ pub trait History: HistoryRead + HistoryWrite {
     /// to say what would go. Nothing selected is an empty [`Removed`].
     fn remove_runs(&mut self, selection: &RunSelection, mode: RemoveMode) -> Result<Removed>;
 
+    /// Records what a change rests on now (confirmed or refuted by measuring both sides again
+    /// together); later detections keep a confirmation or refutation.
+    fn set_evidence(&mut self, id: ChangeId, evidence: Evidence) -> Result<()>;
+
     /// The reading half, for code that only reads.
     fn as_read(&self) -> &dyn HistoryRead;
 

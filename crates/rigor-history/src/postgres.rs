@@ -1098,6 +1098,20 @@ impl History for PostgresHistory {
         }
     }
 
+    fn set_evidence(&mut self, id: ChangeId, evidence: crate::Evidence) -> Result<()> {
+        let n = self
+            .client()
+            .execute(
+                "UPDATE changes SET evidence = $1 WHERE id = $2",
+                &[&evidence.as_str(), &id.0],
+            )
+            .map_err(|e| self.db(e))?;
+        if n == 0 {
+            return Err(HistoryError::NoSuchChange(id));
+        }
+        Ok(())
+    }
+
     fn as_read(&self) -> &dyn HistoryRead {
         self
     }

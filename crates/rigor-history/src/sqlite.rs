@@ -1014,6 +1014,17 @@ impl History for SqliteHistory {
         Ok(removed)
     }
 
+    fn set_evidence(&mut self, id: ChangeId, evidence: crate::Evidence) -> Result<()> {
+        let n = self.db(self.conn.execute(
+            "UPDATE changes SET evidence = ?1 WHERE id = ?2",
+            params![evidence.as_str(), id.0],
+        ))?;
+        if n == 0 {
+            return Err(HistoryError::NoSuchChange(id));
+        }
+        Ok(())
+    }
+
     fn as_read(&self) -> &dyn HistoryRead {
         self
     }

@@ -314,6 +314,57 @@ pub fn show(v: &ShowView) -> String {
     out
 }
 
+/// A change's confirmation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfirmationView {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The version before and the first after.
+    pub revs: (String, String),
+    /// The change as detected.
+    pub detected: f64,
+    /// "confirmed", "refuted", "undecided", or why it could not be measured.
+    pub outcome: String,
+    /// The two sides measured together.
+    pub measured: Option<MeasuredRatio>,
+}
+
+/// A ratio measured together, with its interval and verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredRatio {
+    /// The ratio.
+    pub ratio: f64,
+    /// Its interval (`None`: unbounded).
+    pub interval: Option<(f64, f64)>,
+    /// Its verdict.
+    pub verdict: String,
+}
+
+/// A confirmation's line.
+pub fn confirmation_line(c: &ConfirmationView) -> String {
+    let measured = c.measured.as_ref().map_or(String::new(), |m| {
+        format!(
+            ": measured together {} (sequence {}), {}",
+            ratio_percent(m.ratio),
+            interval_percent(m.interval),
+            m.verdict
+        )
+    });
+    let what = match c.outcome.as_str() {
+        "confirmed" => "confirmed".to_string(),
+        "refuted" => "refuted, not reported".to_string(),
+        "undecided" => "undecided within the budget, reported as detected".to_string(),
+        why => format!("not confirmed ({why})"),
+    };
+    format!(
+        "rigor: {} at {} ({} after {}): {what}{measured}",
+        c.benchmark,
+        short(&c.revs.1),
+        ratio_percent(c.detected),
+        short(&c.revs.0)
+    )
+}
+
 /// One benchmark of `rigor track check` against the history.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckLine {
@@ -398,6 +449,59 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
             l.versions.0,
             short(&l.versions.1)
         );
+    }
+    out
+}
+
+/// One benchmark of `rigor track check --candidate`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateLine {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The candidate against the baseline, measured together (or why it could not be).
+    pub measured: Result<MeasuredRatio, String>,
+}
+
+/// The interleaved check (text).
+pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
+    let mut out = format!(
+        "Candidate against {baseline}, measured together in shuffled rounds until decided \
+         (anytime-valid 95% confidence sequences)\n"
+    );
+    for l in lines {
+        let _ = match &l.measured {
+            Ok(m) => writeln!(
+                out,
+                "  {}: {} (sequence {}): {}",
+                l.benchmark,
+                ratio_percent(m.ratio),
+                interval_percent(m.interval),
+                m.verdict
+            ),
+            Err(why) => writeln!(out, "  {}: not measured: {why}", l.benchmark),
+        };
+    }
+    out
+}
+
+/// The interleaved check (Markdown, for a pull-request comment).
+pub fn candidate_markdown(baseline: &str, lines: &[CandidateLine]) -> String {
+    let mut out = format!(
+        "Candidate against `{baseline}`, measured together until decided\n\n| benchmark | \
+         change | 95% sequence | verdict |\n|---|---:|---|---|\n"
+    );
+    for l in lines {
+        let name = crate::markdown::cell(crate::markdown::Markup::Markdown, &l.benchmark);
+        let _ = match &l.measured {
+            Ok(m) => writeln!(
+                out,
+                "| {name} | {} | {} | {} |",
+                ratio_percent(m.ratio),
+                interval_percent(m.interval),
+                m.verdict
+            ),
+            Err(why) => writeln!(out, "| {name} | | | not measured: {why} |"),
+        };
     }
     out
 }

@@ -381,7 +381,7 @@ pub fn detect_floored(
     for v in versions {
         check_finite(&[v.mean, v.variance])?;
     }
-    search(versions, cfg, &|boundaries| {
+    search(versions, None, cfg, &|boundaries| {
         evaluate_floored(versions, boundaries, cfg, floor)
     })
 }
@@ -391,18 +391,29 @@ pub fn detect_floored(
 /// judges it) and the rest moved to their best split, until every boundary holds.
 fn search(
     versions: &[VersionMean],
+    repeats: Option<&[usize]>,
     cfg: &SeriesConfig,
     evaluate: &dyn Fn(&[usize]) -> Result<SeriesAnalysis>,
 ) -> Result<SeriesAnalysis> {
-    let means: Vec<f64> = versions.iter().map(|v| v.mean).collect();
+    // Candidates from the series as versions: a position standing for several versions (a
+    // stretch of identical builds) repeated, so that E-divisive's windows see every version.
+    let mut means: Vec<f64> = Vec::new();
+    let mut position_of: Vec<usize> = Vec::new();
+    for (i, v) in versions.iter().enumerate() {
+        let n = repeats.and_then(|r| r.get(i).copied()).unwrap_or(1).max(1);
+        means.extend(std::iter::repeat_n(v.mean, n));
+        position_of.extend(std::iter::repeat_n(i, n));
+    }
     let mut boundaries: Vec<usize> = if versions.len() >= 2 {
         detect_changes(&means, &cfg.candidates)?
             .iter()
-            .map(|c| c.index)
+            .map(|c| position_of[c.index.min(position_of.len() - 1)])
+            .filter(|&p| p > 0)
             .collect()
     } else {
         Vec::new()
     };
+    boundaries.dedup();
     // Each pass drops a boundary or moves some; the cap only guards against a cycle of moves.
     let mut passes = 0;
     loop {
@@ -528,8 +539,22 @@ pub fn detect_adjusted(
     cfg: &SeriesConfig,
     floor: &RatioFloor<'_>,
 ) -> Result<SeriesAnalysis> {
+    detect_adjusted_repeated(fit, points, &[], cfg, floor)
+}
+
+/// [`detect_adjusted`] where position `i` of the series stands for `repeats[i]` versions (a
+/// stretch of byte-identical builds, one point of the fit; missing entries: 1): candidates are
+/// sought over the versions, each stretch's level repeated, so a short series of points that
+/// stand for many versions is searched as the versions it is.
+pub fn detect_adjusted_repeated(
+    fit: &CrossedFit,
+    points: &[usize],
+    repeats: &[usize],
+    cfg: &SeriesConfig,
+    floor: &RatioFloor<'_>,
+) -> Result<SeriesAnalysis> {
     let versions = adjusted_levels(fit, points)?;
-    search(&versions, cfg, &|boundaries| {
+    search(&versions, Some(repeats), cfg, &|boundaries| {
         evaluate_adjusted(fit, points, &versions, boundaries, cfg, floor)
     })
 }
@@ -1168,6 +1193,33 @@ mod tests {
         )
         .unwrap();
         assert!(c.confounded);
+    }
+
+    /// Found by the real-process test: 20 versions whose builds are identical in three stretches
+    /// (7, 7 and 6 versions) are three points; E-divisive finds nothing in three values, but
+    /// searched as the versions they stand for the two steps are found between the points.
+    #[test]
+    fn identical_stretches_are_searched_as_their_versions() {
+        use crate::crossed::{Cell, fit};
+        let levels = [0.0, 0.25_f64.ln_1p(), (1.25_f64 * 0.9).ln()];
+        let cells: Vec<Cell> = levels
+            .iter()
+            .enumerate()
+            .map(|(p, &v)| Cell {
+                point: p,
+                session: 0,
+                value: v,
+                variance: 1e-6,
+            })
+            .collect();
+        let f = fit(3, 1, &cells).unwrap();
+        let cfg = SeriesConfig::default();
+        let plain = detect_adjusted(&f, &[0, 1, 2], &cfg, &|_, _, i| i).unwrap();
+        assert!(plain.changes.is_empty(), "three values alone: {plain:?}");
+        let found =
+            detect_adjusted_repeated(&f, &[0, 1, 2], &[7, 7, 6], &cfg, &|_, _, i| i).unwrap();
+        let at: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
+        assert_eq!(at, vec![1, 2], "{found:?}");
     }
 
     #[test]

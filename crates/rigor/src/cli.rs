@@ -198,6 +198,14 @@ pub struct TrackRunArgs {
     /// be taken out (0: none; changes at session boundaries are then confounded).
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub anchors: usize,
+    /// Report newly detected changes without confirming them (by default both sides of each are
+    /// measured again together, interleaved, until decided: a change is reported confirmed, or
+    /// refuted and not reported).
+    #[arg(long)]
+    pub no_confirm: bool,
+    /// Measured-time budget of each confirmation: 90, 90s, 10m, 1.5h.
+    #[arg(long, value_name = "DURATION", default_value = "60s")]
+    pub confirm_budget: Seconds,
     /// Checkouts and builds.
     #[command(flatten)]
     pub builds: CheckoutArgs,
@@ -262,12 +270,34 @@ pub struct TrackBisectArgs {
 /// `rigor track check`.
 #[derive(Debug, Args)]
 pub struct TrackCheckArgs {
-    /// The candidate's result JSON.
-    #[arg(value_name = "RESULT.json")]
-    pub file: PathBuf,
-    /// The branch whose latest stored version is the baseline.
-    #[arg(long, value_name = "BRANCH", default_value = "main")]
-    pub baseline: String,
+    /// The candidate's result JSON, measured elsewhere: compared with the stored history
+    /// (unpaired, with the spread between sessions the history measured).
+    #[arg(value_name = "RESULT.json", required_unless_present = "candidate")]
+    pub file: Option<PathBuf>,
+    /// Instead of a saved result: build the candidate (a revision of --repo, or a folder that
+    /// holds it) and the baseline and measure both together, in shuffled interleaved rounds,
+    /// until each benchmark's comparison is decided or --budget is spent (the stronger gate).
+    #[arg(
+        long,
+        value_name = "REV|DIR",
+        conflicts_with = "file",
+        requires = "commands"
+    )]
+    pub candidate: Option<String>,
+    /// With --candidate: the baseline's revision (default: the baseline branch's newest stored
+    /// version, else the branch's head).
+    #[arg(long, value_name = "REV", requires = "candidate")]
+    pub baseline_rev: Option<String>,
+    /// With --candidate: the repository.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
+    /// With --candidate: the most rounds of each comparison.
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub max_rounds: usize,
+    /// The branch whose history is the baseline (default: the repository's current branch,
+    /// else "main").
+    #[arg(long, value_name = "BRANCH")]
+    pub baseline: Option<String>,
     /// A stored version to compare with instead of the branch's latest (a commit id or prefix,
     /// or a label).
     #[arg(long, value_name = "REV")]
@@ -278,15 +308,16 @@ pub struct TrackCheckArgs {
     /// Write the comparisons as a Markdown table (for a pull-request comment).
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
-    /// Seed of the bootstrap.
-    #[arg(long, default_value = "0")]
-    pub seed: Seed,
-    /// Comparison options.
+    /// Checkouts and builds (with --candidate).
     #[command(flatten)]
-    pub compare: ComparisonArgs,
-    /// Analysis options.
+    pub builds: CheckoutArgs,
+    /// Everything `rigor run` takes (with --candidate; --seed, the comparison and analysis
+    /// options apply to a saved result too, --seed 0 by default there).
     #[command(flatten)]
-    pub analysis: AnalysisArgs,
+    pub options: RunOptions,
+    /// With --candidate: the commands to benchmark, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub commands: Vec<String>,
 }
 
 /// `rigor track changes`.

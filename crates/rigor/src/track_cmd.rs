@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rigor_app::Outcome;
 use rigor_app::track::{self, DetectSettings, TrackObserver, VersionOutcome};
-use rigor_history::{ChangeFilter, ChangeId, ChangeStatus, History, Ingested, SeriesKey};
+use rigor_history::{
+    ChangeFilter, ChangeId, ChangeStatus, History, Ingested, SeriesKey, StoredChange,
+};
 use rigor_report::markdown::Markup;
 use rigor_report::track_run;
 use rigor_store::import::Format;
@@ -21,10 +23,11 @@ use crate::output::{Bar, emit};
 /// `rigor track …`.
 pub fn track(args: &TrackArgs) -> Result<Outcome> {
     // Only the commands that store measurements make a database.
-    let writes = matches!(
-        args.command,
-        TrackCommand::Add(_) | TrackCommand::Run(_) | TrackCommand::Bisect(_)
-    );
+    let writes = match &args.command {
+        TrackCommand::Add(_) | TrackCommand::Run(_) | TrackCommand::Bisect(_) => true,
+        TrackCommand::Check(a) => a.candidate.is_some(),
+        _ => false,
+    };
     // `--db`/`RIGOR_DB`, else the project's history found from here.
     let db = args
         .db
@@ -68,7 +71,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         TrackCommand::Add(a) => add(history, a),
         TrackCommand::Run(a) => run(history, &shown, &runs, a),
         TrackCommand::Bisect(a) => bisect(history, &runs, a),
-        TrackCommand::Check(a) => check(history, a),
+        TrackCommand::Check(a) => check(history, &runs, a),
         TrackCommand::Changes(a) => changes(history, a),
         TrackCommand::Show(a) => show(history, a),
         TrackCommand::Rm(a) => remove(history, a),
@@ -441,7 +444,62 @@ fn run(
     if tracked.interrupted {
         return Ok(Outcome::Interrupted);
     }
-    let found = track::detect_changes(history, &key, &DetectSettings::default())?;
+    let known: Vec<ChangeId> = history
+        .changes(&ChangeFilter {
+            machine: Some(key.machine.clone()),
+            branch: Some(key.branch.clone()),
+            include_stale: true,
+            ..ChangeFilter::default()
+        })?
+        .iter()
+        .map(|c| c.id)
+        .collect();
+    let mut found = track::detect_changes(history, &key, &DetectSettings::default())?;
+    let new: Vec<StoredChange> = found
+        .iter()
+        .filter(|c| {
+            !known.contains(&c.id)
+                && matches!(
+                    c.change.evidence,
+                    rigor_history::Evidence::Detected | rigor_history::Evidence::Confounded
+                )
+        })
+        .cloned()
+        .collect();
+    if !a.no_confirm && !new.is_empty() {
+        note!(
+            "rigor: confirming {} newly detected change(s): both sides measured again together until decided (--no-confirm skips this)",
+            new.len()
+        );
+        let (stop, mut executor) =
+            crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
+        let cfg = track::ConfirmSettings {
+            budget: Some(a.confirm_budget),
+            ..track::ConfirmSettings::default()
+        };
+        let done = {
+            let mut bar = Bar::new();
+            track::confirm_changes(
+                history,
+                &settings,
+                &experiment,
+                &new,
+                &cfg,
+                executor.as_mut(),
+                stop,
+                &mut bar,
+            )?
+        };
+        for c in &done {
+            note!("{}", track_run::confirmation_line(&c.view()));
+        }
+        found = history.changes(&ChangeFilter {
+            machine: Some(key.machine.clone()),
+            branch: Some(key.branch.clone()),
+            ..ChangeFilter::default()
+        })?;
+    }
+    found.retain(|c| c.change.evidence != rigor_history::Evidence::Refuted);
     emit(&changes_table(&found));
     Ok(if view.failed > 0 {
         note!("rigor: a version failed or measured nothing (shown above), exit status 2");
@@ -581,20 +639,48 @@ fn bisect(history: &mut (dyn History + Send), runs: &Path, a: &TrackBisectArgs) 
     Ok(outcome)
 }
 
-fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> {
+fn check(history: &mut (dyn History + Send), runs: &Path, a: &TrackCheckArgs) -> Result<Outcome> {
+    let branch = a
+        .baseline
+        .clone()
+        .or_else(|| rigor_app::git::current_branch(&a.repo))
+        .unwrap_or_else(|| "main".to_string());
     let key = SeriesKey {
         machine: track::this_machine(a.machine.as_deref()).name,
-        branch: a.baseline.clone(),
+        branch,
     };
-    let comparison = crate::settings::comparison(&a.compare);
+    if let Some(candidate) = &a.candidate {
+        return check_candidate(history, runs, a, key, candidate);
+    }
+    let stored = history.series_keys()?;
+    if !stored.contains(&key) {
+        let branches: Vec<String> = stored
+            .iter()
+            .filter(|k| k.machine == key.machine)
+            .map(|k| k.branch.clone())
+            .collect();
+        bail!(
+            "no history of branch '{}' on {}{}: give --baseline BRANCH",
+            key.branch,
+            key.machine,
+            if branches.is_empty() {
+                " (nothing is stored for this machine: --machine NAME?)".to_string()
+            } else {
+                format!(" (stored branches: {})", branches.join(", "))
+            }
+        );
+    }
+    let file = a.file.clone().unwrap_or_default();
+    let seed = a.options.seed.unwrap_or(rigor_units::Seed(0));
+    let comparison = crate::settings::comparison(&a.options.compare);
     let checked = track::check(
         history.as_read(),
-        &a.file,
+        &file,
         &key,
         a.baseline_version.as_deref(),
-        &crate::settings::analysis(&a.analysis),
+        &crate::settings::analysis(&a.options.analysis),
         &comparison,
-        a.seed,
+        seed,
     )?;
     crate::output::warnings(&checked.warnings);
     if checked.baseline.is_empty() {
@@ -602,7 +688,7 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
             "no stored baseline on {} ({}) for the benchmarks of {}",
             key.machine,
             key.branch,
-            a.file.display()
+            file.display()
         );
     }
     if checked.against_history.is_empty() {
@@ -622,7 +708,7 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
         ));
         if let Some(suite) = checked.suite.as_ref().filter(|s| s.benchmarks > 1) {
             let view = rigor_app::comparisons::suite_view(suite);
-            emit(&rigor_report::comparison::suite(&view, a.seed));
+            emit(&rigor_report::comparison::suite(&view, seed));
         }
     } else {
         let lines: Vec<_> = checked.against_history.iter().map(|v| v.view()).collect();
@@ -656,6 +742,85 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
         ..Default::default()
     };
     Ok(findings.outcome(comparison.fail_on))
+}
+
+/// `rigor track check --candidate`: both built and measured together until decided.
+fn check_candidate(
+    history: &mut (dyn History + Send),
+    runs: &Path,
+    a: &TrackCheckArgs,
+    key: SeriesKey,
+    candidate: &str,
+) -> Result<Outcome> {
+    let resolved = request(
+        &a.repo,
+        key.clone(),
+        runs,
+        &a.options,
+        &a.commands,
+        &a.builds,
+    )
+    .resolve()?;
+    crate::output::notes(&resolved.notes);
+    let (settings, experiment) = (resolved.settings, resolved.experiment);
+    let dir = Path::new(candidate);
+    let candidate = if dir.is_dir() {
+        track::Candidate::Dir(dir.canonicalize()?)
+    } else {
+        track::Candidate::Rev(candidate.to_string())
+    };
+    let baseline = track::candidate_baseline(
+        history.as_read(),
+        &key,
+        &settings.source,
+        a.baseline_rev.as_deref(),
+    )?;
+    note!(
+        "rigor: {} against {} ({}), measured together until decided (at most {} rounds{}), seed {}",
+        match &candidate {
+            track::Candidate::Rev(r) => short(r),
+            track::Candidate::Dir(d) => d.display().to_string(),
+        },
+        short(&baseline.rev),
+        key.branch,
+        a.max_rounds,
+        a.options
+            .budget
+            .map_or(String::new(), |b| format!(", budget {b}")),
+        experiment.runner.seed
+    );
+    let (stop, mut executor) =
+        crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
+    let verdicts = {
+        let mut bar = Bar::new();
+        track::check_candidate(
+            &settings,
+            &experiment,
+            &baseline,
+            &candidate,
+            (a.options.budget, a.max_rounds),
+            executor.as_mut(),
+            stop,
+            &mut bar,
+        )?
+    };
+    let lines: Vec<track_run::CandidateLine> = verdicts.iter().map(|v| v.view()).collect();
+    emit(&track_run::candidate_table(&short(&baseline.rev), &lines));
+    if let Some(path) = &a.markdown {
+        rigor_store::write_atomic(
+            path,
+            track_run::candidate_markdown(&short(&baseline.rev), &lines).as_bytes(),
+        )?;
+    }
+    let findings = rigor_app::Findings {
+        failed: verdicts.iter().any(|v| v.outcome.is_err()),
+        verdicts: verdicts
+            .iter()
+            .filter_map(|v| v.outcome.as_ref().ok().map(|r| r.verdict))
+            .collect(),
+        ..Default::default()
+    };
+    Ok(findings.outcome(crate::settings::comparison(&a.options.compare).fail_on))
 }
 
 fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<Outcome> {
@@ -705,7 +870,7 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
 }
 
 /// The change table `track run` prints after detecting.
-fn changes_table(list: &[rigor_history::StoredChange]) -> String {
+fn changes_table(list: &[StoredChange]) -> String {
     rigor_report::track::changes_text(&track::change_views(list))
 }
 

@@ -449,7 +449,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "no stored version of these benchmarks on m (nosuch)",
+            "no history of branch 'nosuch' on m (stored branches: main)",
         ));
     let same = result("same.json", "10ms", "8");
     rigor()
@@ -747,4 +747,37 @@ fn a_result_that_measured_nothing_is_added_as_a_failed_version() {
         "main",
     ]));
     assert!(show.contains("the version failed"), "{show}");
+}
+
+/// The interleaved gate on a simulated project: an identical candidate (the same version) is
+/// equivalent, a candidate 8% slower is a regression that --fail-on gates, and nothing of either
+/// is stored in the history.
+#[test]
+fn check_candidate_measures_both_together_until_decided() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    let check = |candidate: &str, baseline: &str| {
+        rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db"])
+            .arg(&db)
+            .args(["check", "--simulate", "versions=20,step=12:+8%,session=20%"])
+            .args(["--candidate", candidate, "--baseline-rev", baseline])
+            .args(["--seed", "2", "-n", "b", "--fail-on", "regression"])
+            .args(["--machine", "m", "--baseline", "main"])
+            .args(["--", "mean=10ms,execution=2%"])
+            .output()
+            .unwrap()
+    };
+    let same = check("v20", "v20");
+    let out = String::from_utf8_lossy(&same.stdout);
+    assert_eq!(same.status.code(), Some(0), "{out}");
+    assert!(out.contains("equivalent"), "{out}");
+    let slower = check("v12", "v11");
+    let out = String::from_utf8_lossy(&slower.stdout);
+    assert_eq!(slower.status.code(), Some(1), "{out}");
+    assert!(out.contains("b: +") && out.contains("regression"), "{out}");
+    let h = rigor_history::SqliteHistory::open(&db).unwrap();
+    use rigor_history::HistoryRead;
+    assert!(h.series_keys().unwrap().is_empty(), "nothing stored");
 }

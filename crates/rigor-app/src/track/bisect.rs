@@ -371,7 +371,7 @@ pub fn bisect(
     first_only.benchmarks.truncate(1);
     first_only.commands.truncate(1);
     first_only.parameters.truncate(1);
-    let mut quiet = NoTrack;
+    let mut quiet = NoObserver;
     let mut b = Bisection {
         history,
         m: Measuring {
@@ -393,10 +393,6 @@ pub fn bisect(
     let outcome = search(&mut b, &chain, observer)?;
     Ok((outcome, b.cost))
 }
-
-/// A [`TrackObserver`] that hears nothing (a bisection reports its steps itself).
-struct NoTrack;
-impl TrackObserver for NoTrack {}
 
 fn search(
     b: &mut Bisection<'_, '_>,

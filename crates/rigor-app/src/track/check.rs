@@ -177,8 +177,19 @@ fn against_series(
         source,
     };
     let fit_points: Vec<usize> = points.iter().map(|p| p.0).collect();
-    let found = rigor_stats::series::detect_adjusted(&l.fit, &fit_points, &cfg, &|_, _, i| i)
-        .map_err(stats)?;
+    let repeats: Vec<usize> = points
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, first))| points.get(k + 1).map_or(l.versions.len(), |p| p.1) - first)
+        .collect();
+    let found = rigor_stats::series::detect_adjusted_repeated(
+        &l.fit,
+        &fit_points,
+        &repeats,
+        &cfg,
+        &|_, _, i| i,
+    )
+    .map_err(stats)?;
     let mut change = rigor_stats::series::new_session_against_last(
         &l.fit,
         &fit_points,
@@ -213,4 +224,158 @@ fn against_series(
         tau2: found.tau2,
         sessions: l.session_variance().map(|s| (s.value.sqrt(), s.df)),
     }))
+}
+
+/// The candidate of an interleaved check: a revision, or a folder that holds it built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Candidate {
+    /// A revision of the repository (checked out and prepared as `track run` does).
+    Rev(String),
+    /// A folder holding the candidate (used as it is: the commands run in it, `{src}` is it).
+    Dir(PathBuf),
+}
+
+/// One benchmark of an interleaved check.
+#[derive(Debug, Clone)]
+pub struct CandidateVerdict {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The candidate against the baseline, measured together until decided (or why not).
+    pub outcome: std::result::Result<Ratio, String>,
+}
+
+impl CandidateVerdict {
+    /// What the terminal and Markdown show of it.
+    pub fn view(&self) -> rigor_report::track_run::CandidateLine {
+        rigor_report::track_run::CandidateLine {
+            benchmark: self.benchmark.clone(),
+            measured: self
+                .outcome
+                .as_ref()
+                .map(|r| rigor_report::track_run::MeasuredRatio {
+                    ratio: r.ratio,
+                    interval: r.interval,
+                    verdict: r.verdict.to_string(),
+                })
+                .map_err(Clone::clone),
+        }
+    }
+}
+
+/// A history writer that keeps nothing: an interleaved check's measurements are the gate's
+/// only, not versions of the branch.
+struct Keep;
+
+impl HistoryWrite for Keep {
+    fn begin_session(
+        &mut self,
+        _: &rigor_history::NewSession<'_>,
+    ) -> rigor_history::Result<rigor_history::SessionId> {
+        Ok(rigor_history::SessionId(0))
+    }
+    fn end_session(
+        &mut self,
+        _: rigor_history::SessionId,
+        _: &rigor_history::SessionEnd,
+    ) -> rigor_history::Result<()> {
+        Ok(())
+    }
+    fn ingest(&mut self, _: &Ingest<'_>) -> rigor_history::Result<Ingested> {
+        Ok(Ingested::Added(rigor_history::RunId(0)))
+    }
+    fn record_failure(&mut self, _: &Failure<'_>) -> rigor_history::Result<rigor_history::RunId> {
+        Ok(rigor_history::RunId(0))
+    }
+}
+
+/// The baseline of an interleaved check: `rev` when given, else the baseline branch's newest
+/// stored version, else the branch's head in the repository.
+pub fn candidate_baseline(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    source: &Source,
+    rev: Option<&str>,
+) -> Result<VersionInfo> {
+    if let Some(rev) = rev {
+        return source.resolve(rev);
+    }
+    let stored = history
+        .versions(key)?
+        .into_iter()
+        .rev()
+        .find(|v| v.runs > v.failed);
+    match stored {
+        Some(v) => source.resolve(&v.version.rev),
+        None => source.resolve(&key.branch),
+    }
+}
+
+/// Builds the candidate and the baseline and measures both together, each benchmark alone, in
+/// shuffled interleaved rounds until its comparison is decided or `bounds` (budget, rounds) are
+/// spent (the pull-request gate as `asv continuous` does it, with rigor's anytime-valid
+/// sequence). Nothing is stored in the history.
+#[allow(clippy::too_many_arguments)]
+pub fn check_candidate(
+    settings: &TrackRunSettings,
+    experiment: &RunSettings,
+    baseline: &VersionInfo,
+    candidate: &Candidate,
+    bounds: (Option<Seconds>, usize),
+    executor: &mut dyn Executor,
+    stop: StopSignal,
+    progress: &mut dyn Progress,
+) -> Result<Vec<CandidateVerdict>> {
+    let (version, ready) = match candidate {
+        Candidate::Rev(rev) => (settings.source.resolve(rev)?, None),
+        Candidate::Dir(dir) => {
+            let v = VersionInfo {
+                rev: dir.display().to_string(),
+                ..VersionInfo::default()
+            };
+            let artifacts = match &settings.source {
+                Source::Git(g) => crate::checkouts::hash_paths(
+                    dir,
+                    &match &g.artifacts {
+                        crate::checkouts::Artifacts::Paths(p) => p.clone(),
+                        _ => Vec::new(),
+                    },
+                ),
+                Source::Simulated(_) => None,
+            };
+            let r = Ready::in_dir(
+                v.clone(),
+                dir.clone(),
+                artifacts.map(rigor_history::ArtifactHash),
+            );
+            (v, Some(r))
+        }
+    };
+    let mut out = Vec::new();
+    for (k, b) in experiment.benchmarks.iter().enumerate() {
+        if stop.is_requested() {
+            break;
+        }
+        let mut one = experiment.clone();
+        one.benchmarks = vec![b.clone()];
+        one.commands = vec![experiment.commands[k].clone()];
+        one.parameters = experiment.parameters.get(k).cloned().into_iter().collect();
+        one.versions.clear();
+        let outcome = measure_until_decided(
+            &mut Keep,
+            settings,
+            &one,
+            [(baseline, None), (&version, ready.as_ref())],
+            rigor_history::SessionKind::Check,
+            rigor_history::Role::New,
+            bounds,
+            executor,
+            stop.clone(),
+            progress,
+        )?;
+        out.push(CandidateVerdict {
+            benchmark: b.name.clone(),
+            outcome,
+        });
+    }
+    Ok(out)
 }

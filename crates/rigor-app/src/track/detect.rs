@@ -75,12 +75,18 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<Vec<Fou
         })
         .collect();
     let floor = segment_floor(&steps);
-    let analysis = rigor_stats::series::detect_adjusted(&l.fit, &fit_points, &cfg, &floor)
-        .map_err(|source| AppError::Compare {
-            candidate: l.benchmark.clone(),
-            baseline: "its history".to_string(),
-            source,
-        })?;
+    let repeats: Vec<usize> = points
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, first))| points.get(k + 1).map_or(l.versions.len(), |p| p.1) - first)
+        .collect();
+    let analysis =
+        rigor_stats::series::detect_adjusted_repeated(&l.fit, &fit_points, &repeats, &cfg, &floor)
+            .map_err(|source| AppError::Compare {
+                candidate: l.benchmark.clone(),
+                baseline: "its history".to_string(),
+                source,
+            })?;
     Ok(analysis
         .changes
         .iter()

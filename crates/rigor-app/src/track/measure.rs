@@ -53,6 +53,19 @@ pub struct Ready {
     simulated: Option<usize>,
 }
 
+impl Ready {
+    /// A version already built in `dir` (a candidate's folder), measured as it is.
+    pub fn in_dir(version: VersionInfo, dir: PathBuf, artifact: Option<ArtifactHash>) -> Self {
+        Self {
+            version,
+            dir: Some(dir),
+            artifact,
+            role: Role::New,
+            simulated: None,
+        }
+    }
+}
+
 /// What a session knows of itself as it starts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct SessionFacts {
@@ -497,10 +510,97 @@ fn names_of(ready: &[Ready], role: Role) -> Vec<String> {
         .collect()
 }
 
+/// Two versions measured together in shuffled interleaved rounds until the comparison of the
+/// second with the first is decided (an anytime-valid confidence sequence: regression,
+/// improvement or equivalent) or `budget` / `max_rounds` is spent, in one session of `kind`;
+/// each stored with `role` when `store`. The comparison of the second against the first, or why
+/// it could not be measured.
+#[allow(clippy::too_many_arguments)]
+pub fn measure_until_decided(
+    history: &mut dyn HistoryWrite,
+    settings: &TrackRunSettings,
+    experiment: &RunSettings,
+    pair: [(&VersionInfo, Option<&Ready>); 2],
+    kind: rigor_history::SessionKind,
+    role: Role,
+    bounds: (Option<Seconds>, usize),
+    executor: &mut dyn Executor,
+    stop: StopSignal,
+    progress: &mut dyn Progress,
+) -> Result<std::result::Result<Ratio, String>> {
+    let machine = this_machine(Some(&settings.key.machine));
+    let mut ready = Vec::new();
+    for (v, given) in pair {
+        match given {
+            Some(r) => ready.push(Ready { role, ..r.clone() }),
+            None => match settings.source.prepare(v, role) {
+                Ok(r) => ready.push(r),
+                Err(e) => return Ok(Err(format!("{}: {e}", short(&v.rev)))),
+            },
+        }
+    }
+    let mut decided = experiment.clone();
+    decided.mode = crate::settings::Mode::UntilDecided {
+        budget: bounds.0,
+        max_rounds: bounds.1.max(8),
+        min_rounds: rigor_stats::confseq::SequentialConfig::default().min_rounds,
+    };
+    let mut rng = choices(experiment.runner.seed);
+    let facts = settings.source.session(&mut rng);
+    let session = history.begin_session(&NewSession {
+        machine: &machine,
+        kind,
+        started: jiff::Timestamp::now(),
+        load_before: facts.load_before,
+        rigor_version: env!("CARGO_PKG_VERSION"),
+    })?;
+    let mut quiet = NoObserver;
+    let mut m = Measuring {
+        settings,
+        experiment: &decided,
+        executor,
+        stop,
+        progress,
+        observer: &mut quiet,
+    };
+    let measured = measure_together(history, &mut m, &ready, &machine, session, &facts, true)?;
+    history.end_session(
+        session,
+        &SessionEnd {
+            ended: jiff::Timestamp::now(),
+            load_after: settings.source.load_after(&facts),
+        },
+    )?;
+    if let Some(why) = measured.outcomes.iter().find_map(|o| match o {
+        VersionOutcome::Failed(why) => Some(why.clone()),
+        VersionOutcome::Measured { nothing, .. } if !nothing.is_empty() => {
+            Some(format!("{} measured nothing", nothing.join(", ")))
+        }
+        _ => None,
+    }) {
+        return Ok(Err(why));
+    }
+    Ok(match measured.comparisons.first() {
+        Some(c) => Ok(Ratio {
+            ratio: c.comparison.ratio,
+            interval: c.comparison.ci.map(|i| (i.lower, i.upper)),
+            verdict: c.comparison.verdict,
+            at_resolution: c.comparison.at_resolution,
+        }),
+        None => Err("the two versions could not be compared".to_string()),
+    })
+}
+
+/// A [`TrackObserver`] that hears nothing.
+pub(super) struct NoObserver;
+impl TrackObserver for NoObserver {}
+
 /// What measuring versions together gave.
 pub(super) struct Measurement {
     /// Each version's outcome, in the order given.
     pub(super) outcomes: Vec<VersionOutcome>,
+    /// Every version against the first, when compared.
+    pub(super) comparisons: Vec<crate::comparisons::Computed>,
     /// Measured time: all of it, and the anchors' part.
     pub(super) time: (Seconds, Seconds),
 }
@@ -750,6 +850,7 @@ pub(super) fn measure_together(
     }
     Ok(Measurement {
         outcomes,
+        comparisons: measured.comparisons,
         time: (Seconds(total), Seconds(anchored)),
     })
 }

@@ -8,6 +8,7 @@ mod add;
 mod bisect;
 mod changes;
 mod check;
+mod confirm;
 mod detect;
 pub mod levels;
 mod measure;
@@ -19,6 +20,7 @@ pub use add::*;
 pub use bisect::*;
 pub use changes::*;
 pub use check::*;
+pub use confirm::*;
 pub use detect::*;
 pub use measure::*;
 pub use remove::*;
@@ -27,7 +29,7 @@ pub use show::*;
 
 // Shared between the use cases (and visible to each through `use super::*`).
 use add::why_nothing;
-use measure::{Measurement, Measuring, measure_together};
+use measure::{Measurement, Measuring, NoObserver, measure_together};
 
 use std::path::{Path, PathBuf};
 

@@ -20,6 +20,7 @@ mod common;
 
 mod bench;
 mod run;
+mod sessions;
 mod track;
 mod until_decided;
 

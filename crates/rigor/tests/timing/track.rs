@@ -154,6 +154,23 @@ fn one_attempt(attempt: u64) {
         out.contains(&format!("First changed version: {}", ids[7])),
         "{out}"
     );
+    // Each commit built once, and at most ⌈log₂ 20⌉ + 3 = 8 comparisons (the cost line:
+    // "N versions in the range; K comparisons measured, B versions built (each once)").
+    let cost = out
+        .lines()
+        .find(|l| l.contains("versions in the range"))
+        .unwrap_or("");
+    let number_after = |mark: &str| -> usize {
+        let rest = &cost[cost.find(mark).map_or(0, |i| i + mark.len())..];
+        rest.split_whitespace()
+            .next()
+            .unwrap_or("")
+            .parse()
+            .unwrap_or(usize::MAX)
+    };
+    let (comparisons, built) = (number_after("range; "), number_after("measured, "));
+    assert!(comparisons <= 8, "{comparisons} comparisons: {out}");
+    assert!((3..=20).contains(&built), "{built} built: {out}");
     let measured = stdout_of(rigor().args(["track", "--db"]).arg(&bisect_db).args([
         "show",
         "./bench",
