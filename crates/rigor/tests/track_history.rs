@@ -190,8 +190,8 @@ fn changes_write_each_markup_and_gate_through_the_outcome_rule() {
         .assert()
         .success();
 
-    // Versions measured together in one session: an improvement, detected; `change` gates on
-    // it, `regression` does not.
+    // Versions measured together in one session: an improvement, detected (and confirmed by
+    // `track run`); `change` gates on it, `regression` does not.
     let db = dir.path("together.db");
     rigor()
         .arg("track")
@@ -215,7 +215,7 @@ fn changes_write_each_markup_and_gate_through_the_outcome_rule() {
     track(&db, &["changes", "--fail-on", "change"])
         .assert()
         .code(1)
-        .stdout(predicate::str::contains("improvement  detected"));
+        .stdout(predicate::str::contains("improvement  confirmed"));
     track(&db, &["changes", "--fail-on", "regression"])
         .assert()
         .success();
