@@ -250,3 +250,43 @@ impl Drop for Worktree {
         let _ = git(&self.repo, &["worktree", "remove", "--force", &path]);
     }
 }
+
+/// Whether `commit` is on `branch`'s first-parent line (its tip, or a first parent of one on
+/// it, back to the root); `None` when neither `branch` nor `origin/branch` names a commit of
+/// `repo` (a series named after no branch of it).
+pub fn on_first_parent_line(
+    repo: &Path,
+    commit: &str,
+    branch: &str,
+) -> Result<Option<bool>, GitError> {
+    let Some(tip) = [branch.to_string(), format!("origin/{branch}")]
+        .iter()
+        .find_map(|b| commit_of(repo, b).ok())
+    else {
+        return Ok(None);
+    };
+    let generation = |rev: &str| -> Result<usize, GitError> {
+        let n = git(repo, &["rev-list", "--first-parent", "--count", rev])?;
+        n.parse().map_err(|_| GitError::Failed {
+            repo: repo.to_path_buf(),
+            args: format!("rev-list --first-parent --count {rev}"),
+            message: format!("not a count: '{n}'"),
+        })
+    };
+    let (at_tip, at_commit) = (generation(&tip)?, generation(commit)?);
+    let Some(back) = at_tip.checked_sub(at_commit) else {
+        return Ok(Some(false));
+    };
+    // The commit of the line as many generations back from the tip as the commit is younger.
+    let there = git(
+        repo,
+        &[
+            "rev-list",
+            "--first-parent",
+            "--max-count=1",
+            &format!("--skip={back}"),
+            &tip,
+        ],
+    )?;
+    Ok(Some(there == commit))
+}

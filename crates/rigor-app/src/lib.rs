@@ -34,6 +34,7 @@ pub mod git;
 pub mod outcome;
 pub mod plan;
 pub mod plan_file;
+pub mod project;
 pub mod provenance;
 pub mod publish;
 pub mod recorder;

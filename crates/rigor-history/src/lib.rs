@@ -6,7 +6,8 @@
 //! variance of the mean and the top-level count) — and the changes detected over each benchmark's
 //! series, with a status a user sets. Reading and writing are two traits: [`HistoryRead`] (series,
 //! summaries, versions, changes, sessions) and [`HistoryWrite`] (what measuring stores: sessions,
-//! runs, failures); a [`History`] is both, and also keeps the changes detection finds.
+//! runs, failures); a [`History`] is both, and also keeps the changes detection finds and removes
+//! runs ([`History::remove_runs`]).
 //!
 //! [`SqliteHistory`] is the default backend (SQLite compiled in, WAL mode, one transaction per
 //! ingest so a killed process leaves nothing partial); all of its SQL lives in [`sqlite`]. With
@@ -21,6 +22,7 @@ mod migrate;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod queue;
+mod remove;
 mod rows;
 pub mod sqlite;
 #[cfg(feature = "postgres")]
@@ -32,6 +34,7 @@ pub use location::{is_postgres_url, redact};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresHistory;
 pub use queue::JobQueue;
+pub use remove::{RemoveMode, Removed, RemovedRun, RunSelection, SelectRuns};
 pub use sqlite::SqliteHistory;
 pub use types::*;
 
@@ -114,6 +117,14 @@ pub trait History: HistoryRead + HistoryWrite {
 
     /// Sets a change's status.
     fn set_status(&mut self, id: ChangeId, status: ChangeStatus) -> Result<()>;
+
+    /// Removes a session's or a version's runs of a series (or only one benchmark of them), in
+    /// one transaction: their samples, executions and stored benchmarks, the runs left with no
+    /// benchmark (and failed runs, unless a benchmark is named), the sessions left without runs,
+    /// and marks not current the changes of the removed benchmarks at the removed versions or
+    /// against them. [`RemoveMode::DryRun`] does all of it in a transaction that is rolled back,
+    /// to say what would go. Nothing selected is an empty [`Removed`].
+    fn remove_runs(&mut self, selection: &RunSelection, mode: RemoveMode) -> Result<Removed>;
 
     /// Records what a change rests on now (confirmed or refuted by measuring both sides again
     /// together); later detections keep a confirmation or refutation.

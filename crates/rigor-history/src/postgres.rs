@@ -21,6 +21,7 @@ use crate::error::{HistoryError, Result};
 use crate::location::redact;
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
+use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection, SelectRuns};
 use crate::rows::{
     BenchmarkValues, Cells, ChangeRow, ChangeValues, RunValues, SessionRow, SessionValues,
     StoredVersionRow, SummaryRow, VersionValues, check_session, execution_of, failure_fingerprint,
@@ -206,6 +207,87 @@ impl PostgresHistory {
             }
         }
     }
+}
+
+impl PostgresHistory {
+    /// Runs `work` in a transaction that is then rolled back (a dry run).
+    fn rolled_back<T>(
+        &self,
+        work: impl FnOnce(&mut Transaction<'_>) -> Result<T, Fail>,
+    ) -> Result<T> {
+        let mut client = self.client();
+        let mut tx = client.transaction().map_err(|e| self.db(e))?;
+        let out = work(&mut tx);
+        tx.rollback().map_err(|e| self.db(e))?;
+        out.map_err(|e| match e {
+            Fail::Db(e) => self.db(e),
+            Fail::History(e) => e,
+        })
+    }
+}
+
+/// [`History::remove_runs`] in a transaction (see [`crate::remove`] for what goes).
+fn remove_in(tx: &mut Transaction<'_>, selection: &RunSelection) -> Result<Removed, Fail> {
+    let key = &selection.series;
+    let (session, rev) = match &selection.runs {
+        SelectRuns::Session(id) => (Some(id.0), None),
+        SelectRuns::Version(rev) => (None, Some(rev.as_str())),
+    };
+    let rows = read_all(
+        tx,
+        "SELECT r.id, r.version_id, v.rev, r.session_id, r.status = 'failed', rb.benchmark_id,
+                b.name,
+                (SELECT COUNT(*) FROM samples s
+                 WHERE s.run_id = r.id AND s.benchmark_id = rb.benchmark_id)
+         FROM runs r JOIN versions v ON v.id = r.version_id
+         JOIN machines m ON m.id = r.machine_id
+         LEFT JOIN run_benchmarks rb ON rb.run_id = r.id
+         LEFT JOIN benchmarks b ON b.id = rb.benchmark_id
+         WHERE m.name = $1 AND r.branch = $2 AND ($3::bigint IS NULL OR r.session_id = $3)
+           AND ($4::text IS NULL OR v.rev = $4)
+         ORDER BY r.id, b.name",
+        &[&key.machine, &key.branch, &session, &rev],
+        CandidateRow::read,
+    )?;
+    let plan = remove::plan(rows, selection.benchmark.as_deref());
+    let (runs, benchmarks): (Vec<i64>, Vec<i64>) = plan.parts.iter().copied().unzip();
+    for table in ["samples", "executions", "run_benchmarks"] {
+        tx.execute(
+            &format!(
+                "DELETE FROM {table} x USING unnest($1::bigint[], $2::bigint[]) AS p(run, benchmark)
+                 WHERE x.run_id = p.run AND x.benchmark_id = p.benchmark"
+            ),
+            &[&runs, &benchmarks],
+        )?;
+    }
+    tx.execute("DELETE FROM runs WHERE id = ANY($1)", &[&plan.runs])?;
+    let mut removed = plan.removed;
+    let gone = read_all(
+        tx,
+        "DELETE FROM sessions s WHERE s.id = ANY($1)
+             AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id)
+         RETURNING s.id",
+        &[&plan.sessions],
+        |r| r.int(0),
+    )?;
+    removed.sessions = gone.into_iter().map(SessionId).collect();
+    removed.sessions.sort_unstable();
+    let (benchmarks, versions): (Vec<i64>, Vec<i64>) = plan.changed.iter().copied().unzip();
+    let changed = read_all(
+        tx,
+        "UPDATE changes c SET current = FALSE
+         FROM unnest($3::bigint[], $4::bigint[]) AS p(benchmark, version)
+         WHERE c.machine_id = (SELECT id FROM machines WHERE name = $1) AND c.branch = $2
+           AND c.benchmark_id = p.benchmark AND c.current
+           AND (c.version_id = p.version OR c.previous_version_id = p.version)
+         RETURNING c.id",
+        &[&key.machine, &key.branch, &benchmarks, &versions],
+        |r| r.int(0),
+    )?;
+    removed.changes = changed.into_iter().map(ChangeId).collect();
+    removed.changes.sort_unstable();
+    removed.changes.dedup();
+    Ok(removed)
 }
 
 fn damaged_in(shown: &str, what: &'static str, message: String) -> HistoryError {
@@ -1007,6 +1089,13 @@ impl History for PostgresHistory {
             return Err(HistoryError::NoSuchChange(id));
         }
         Ok(())
+    }
+
+    fn remove_runs(&mut self, selection: &RunSelection, mode: RemoveMode) -> Result<Removed> {
+        match mode {
+            RemoveMode::Remove => self.in_transaction(|tx| remove_in(tx, selection)),
+            RemoveMode::DryRun => self.rolled_back(|tx| remove_in(tx, selection)),
+        }
     }
 
     fn set_evidence(&mut self, id: ChangeId, evidence: crate::Evidence) -> Result<()> {

@@ -15,6 +15,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 use crate::error::{HistoryError, Result};
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
+use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection, SelectRuns};
 use crate::rows::{
     BenchmarkValues, Cells, ChangeRow, ChangeValues, RunValues, SessionRow, SessionValues,
     StoredVersionRow, SummaryRow, VersionValues, check_session, execution_of, failure_fingerprint,
@@ -931,6 +932,86 @@ impl History for SqliteHistory {
             return Err(HistoryError::NoSuchChange(id));
         }
         Ok(())
+    }
+
+    fn remove_runs(&mut self, selection: &RunSelection, mode: RemoveMode) -> Result<Removed> {
+        let path = self.path.clone();
+        let db = |source| HistoryError::Database {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.write()?;
+        let key = &selection.series;
+        let (session, rev) = match &selection.runs {
+            SelectRuns::Session(id) => (Some(id.0), None),
+            SelectRuns::Version(rev) => (None, Some(rev.as_str())),
+        };
+        let rows = rows_of(
+            &tx,
+            "SELECT r.id, r.version_id, v.rev, r.session_id, r.status = 'failed', rb.benchmark_id,
+                    b.name,
+                    (SELECT COUNT(*) FROM samples s
+                     WHERE s.run_id = r.id AND s.benchmark_id = rb.benchmark_id)
+             FROM runs r JOIN versions v ON v.id = r.version_id
+             JOIN machines m ON m.id = r.machine_id
+             LEFT JOIN run_benchmarks rb ON rb.run_id = r.id
+             LEFT JOIN benchmarks b ON b.id = rb.benchmark_id
+             WHERE m.name = ?1 AND r.branch = ?2 AND (?3 IS NULL OR r.session_id = ?3)
+               AND (?4 IS NULL OR v.rev = ?4)
+             ORDER BY r.id, b.name",
+            params![key.machine, key.branch, session, rev],
+            |r| CandidateRow::read(r),
+        )
+        .map_err(db)?;
+        let plan = remove::plan(rows, selection.benchmark.as_deref());
+        for table in ["samples", "executions", "run_benchmarks"] {
+            let mut delete = tx
+                .prepare_cached(&format!(
+                    "DELETE FROM {table} WHERE run_id = ?1 AND benchmark_id = ?2"
+                ))
+                .map_err(db)?;
+            for (run, benchmark) in &plan.parts {
+                delete.execute(params![run, benchmark]).map_err(db)?;
+            }
+        }
+        for run in &plan.runs {
+            tx.execute("DELETE FROM runs WHERE id = ?1", params![run])
+                .map_err(db)?;
+        }
+        let mut removed = plan.removed;
+        for session in &plan.sessions {
+            let gone: Option<i64> = tx
+                .query_row(
+                    "DELETE FROM sessions
+                     WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM runs WHERE session_id = ?1)
+                     RETURNING id",
+                    params![session],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(db)?;
+            removed.sessions.extend(gone.map(SessionId));
+        }
+        for (benchmark, version) in &plan.changed {
+            let ids = rows_of(
+                &tx,
+                "UPDATE changes SET current = 0
+                 WHERE machine_id = (SELECT id FROM machines WHERE name = ?1) AND branch = ?2
+                   AND benchmark_id = ?3 AND current = 1
+                   AND (version_id = ?4 OR previous_version_id = ?4)
+                 RETURNING id",
+                params![key.machine, key.branch, benchmark, version],
+                |r| r.get(0),
+            )
+            .map_err(db)?;
+            removed.changes.extend(ids.into_iter().map(ChangeId));
+        }
+        removed.changes.sort_unstable();
+        match mode {
+            RemoveMode::Remove => tx.commit().map_err(db)?,
+            RemoveMode::DryRun => tx.rollback().map_err(db)?,
+        }
+        Ok(removed)
     }
 
     fn set_evidence(&mut self, id: ChangeId, evidence: crate::Evidence) -> Result<()> {

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use jiff::Timestamp;
 use rigor_history::{
-    ArtifactHash, MeanSpread, NewSession, Role, RunInfo, SessionEnd, SessionId, SessionKind,
+    ArtifactHash, MeanSpread, NewSession, RemoveMode, Role, RunInfo, RunSelection, SelectRuns,
+    SessionEnd, SessionId, SessionKind,
 };
 use rigor_history::{
     ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Failure, History, HistoryError, Ingest,
@@ -139,6 +140,9 @@ suite!(
     a_run_stored_into_a_missing_or_foreign_session_is_refused,
     summaries_carry_the_spread_of_the_mean_from_the_samples,
     a_database_of_schema_2_gets_sessions_spreads_and_utc_times,
+    removing_a_version_takes_its_runs_and_leaves_the_rest,
+    removing_a_session_takes_its_runs_and_the_session,
+    removing_one_benchmark_keeps_the_runs_other_benchmarks,
 );
 
 /// Without the PostgreSQL backend, a server's URL is refused with an error that says so (and
@@ -888,4 +892,223 @@ fn a_database_of_schema_2_gets_sessions_spreads_and_utc_times(store: Store) {
     let version = schema_version(&store);
     drop(store.open());
     assert_eq!(schema_version(&store), version);
+}
+
+/// `result(seed, level)` with a second benchmark, `parse`, of the same samples.
+fn two_benchmarks(seed: u64, level: f64) -> ResultFile {
+    let mut r = result(seed, level);
+    let mut parse = r.benchmarks[0].clone();
+    parse.name = "parse".into();
+    r.benchmarks.push(parse);
+    r
+}
+
+fn regression(rev: &str, previous: &str) -> NewChange {
+    NewChange {
+        rev: rev.into(),
+        previous_rev: Some(previous.into()),
+        ratio: 1.5,
+        interval: Some((1.4, 1.6)),
+        p_value: 0.001,
+        q_value: Some(0.002),
+        verdict: ChangeVerdict::Regression,
+        method: "segments".into(),
+        evidence: Default::default(),
+    }
+}
+
+fn select(runs: SelectRuns, benchmark: Option<&str>) -> RunSelection {
+    RunSelection {
+        series: main(),
+        runs,
+        benchmark: benchmark.map(str::to_string),
+    }
+}
+
+fn current_changes(h: &dyn History) -> Vec<String> {
+    h.changes(&ChangeFilter::default())
+        .unwrap()
+        .into_iter()
+        .map(|c| format!("{} {}", c.benchmark, c.change.rev))
+        .collect()
+}
+
+/// A version's runs go with their samples, the sessions they leave empty and the currency of the
+/// changes at or against it; a dry run says the same and removes nothing; other series keep the
+/// version.
+fn removing_a_version_takes_its_runs_and_leaves_the_rest(store: Store) {
+    let mut h = store.open();
+    let session = begin(&mut *h, SessionKind::Run, "2026-03-01T10:00:00Z");
+    let (a, b) = (version("a", 1), version("b", 2));
+    let (ra, rb) = (result(1, 1.0), result(2, 1.5));
+    for (v, r) in [(&a, &ra), (&b, &rb)] {
+        h.ingest(&Ingest {
+            session: Some(session),
+            ..Ingest::new(v, &machine(), "main", r)
+        })
+        .unwrap();
+    }
+    let again = ingest(&mut *h, "b", 2, &result(22, 1.5)).id();
+    fail(&mut *h, "b", 2);
+    ingest(&mut *h, "c", 3, &result(3, 1.5));
+    h.ingest(&Ingest::new(&b, &machine(), "dev", &rb)).unwrap();
+    h.save_changes(&main(), "sort", &[regression("b", "a")])
+        .unwrap();
+    let sessions_before = h.sessions(&main()).unwrap();
+    assert_eq!(sessions_before.len(), 4, "{sessions_before:?}");
+
+    let which = select(SelectRuns::Version("b".into()), None);
+    let dry = h.remove_runs(&which, RemoveMode::DryRun).unwrap();
+    assert_eq!(dry.runs.len(), 3, "{dry:?}");
+    assert_eq!(dry.samples(), 24);
+    assert!(dry.runs.iter().all(|r| r.rev == "b" && r.whole));
+    assert_eq!(
+        dry.runs.iter().map(|r| r.failed).collect::<Vec<_>>(),
+        [false, false, true]
+    );
+    assert_eq!(dry.changes.len(), 1);
+    // The sessions of the second run and of the failure held nothing else; the batch's keeps a.
+    assert_eq!(dry.sessions.len(), 2);
+    assert!(!dry.sessions.contains(&session));
+    // Nothing went.
+    assert_eq!(h.versions(&main()).unwrap().len(), 3);
+    assert_eq!(h.sessions(&main()).unwrap(), sessions_before);
+    assert_eq!(current_changes(&*h), ["sort b"]);
+
+    let removed = h.remove_runs(&which, RemoveMode::Remove).unwrap();
+    assert_eq!(removed, dry);
+    assert!(removed.runs.iter().any(|r| r.id == again));
+    let revs: Vec<String> = h
+        .versions(&main())
+        .unwrap()
+        .into_iter()
+        .map(|v| v.version.rev)
+        .collect();
+    assert_eq!(revs, ["a", "c"]);
+    assert!(!h.has_run(&main(), "b").unwrap());
+    let series = h.series(&main(), "sort").unwrap();
+    assert_eq!(series.len(), 2);
+    assert_eq!(series[0].benchmark.samples.len(), 12);
+    assert!(current_changes(&*h).is_empty());
+    let stale = h
+        .changes(&ChangeFilter {
+            include_stale: true,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!((stale.len(), stale[0].current), (1, false));
+    let sessions = h.sessions(&main()).unwrap();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!((sessions[0].id, sessions[0].runs.len()), (session, 1));
+    // The other branch keeps its run of b; nothing of the removed rows is left anywhere.
+    assert!(h.has_run(&key("ci-1", "dev"), "b").unwrap());
+    assert_eq!(h.series(&key("ci-1", "dev"), "sort").unwrap().len(), 1);
+    assert_eq!(count(&store, "samples"), 3 * 12);
+    assert_eq!(count(&store, "runs"), 3);
+    assert_eq!(count(&store, "sessions"), 3);
+    // Removing it again finds nothing.
+    assert!(
+        h.remove_runs(&which, RemoveMode::Remove)
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// Rows of a table, counted behind the history's back.
+fn count(store: &Store, table: &str) -> i64 {
+    let sql = format!("SELECT COUNT(*) FROM {table}");
+    let location = store.location.to_str().unwrap();
+    if store.is_postgres() {
+        let mut c = ::postgres::Client::connect(location, ::postgres::NoTls).unwrap();
+        c.query_one(sql.as_str(), &[]).unwrap().get(0)
+    } else {
+        let c = rusqlite::Connection::open(Path::new(location)).unwrap();
+        c.query_row(&sql, [], |r| r.get(0)).unwrap()
+    }
+}
+
+/// A session's runs go, in the series asked for only, and the session with the last of them.
+fn removing_a_session_takes_its_runs_and_the_session(store: Store) {
+    let mut h = store.open();
+    let session = begin(&mut *h, SessionKind::Run, "2026-03-01T10:00:00Z");
+    let (a, b) = (version("a", 1), version("b", 2));
+    let (ra, rb) = (result(1, 1.0), result(2, 1.0));
+    for (v, r, branch) in [(&a, &ra, "main"), (&b, &rb, "main"), (&a, &ra, "dev")] {
+        h.ingest(&Ingest {
+            session: Some(session),
+            ..Ingest::new(v, &machine(), branch, r)
+        })
+        .unwrap();
+    }
+    ingest(&mut *h, "c", 3, &result(3, 1.0));
+    let which = select(SelectRuns::Session(session), None);
+    let removed = h.remove_runs(&which, RemoveMode::Remove).unwrap();
+    let revs: Vec<&str> = removed.runs.iter().map(|r| r.rev.as_str()).collect();
+    assert_eq!(revs, ["a", "b"]);
+    // Its run on dev keeps the session.
+    assert!(removed.sessions.is_empty());
+    assert_eq!(h.versions(&main()).unwrap().len(), 1);
+    assert_eq!(h.sessions(&key("ci-1", "dev")).unwrap()[0].id, session);
+    let dev = RunSelection {
+        series: key("ci-1", "dev"),
+        ..which.clone()
+    };
+    let removed = h.remove_runs(&dev, RemoveMode::Remove).unwrap();
+    assert_eq!(removed.sessions, [session]);
+    assert!(h.sessions(&key("ci-1", "dev")).unwrap().is_empty());
+    assert!(h.series_keys().unwrap() == [main()]);
+    // A session that does not exist, or of another machine's series: nothing.
+    for (series, id) in [(main(), SessionId(999)), (key("ci-2", "main"), session)] {
+        let none = RunSelection {
+            series,
+            runs: SelectRuns::Session(id),
+            benchmark: None,
+        };
+        assert!(h.remove_runs(&none, RemoveMode::Remove).unwrap().is_empty());
+    }
+}
+
+/// One benchmark of a version: its rows go, the runs keep their other benchmarks, and only its
+/// changes stop being current.
+fn removing_one_benchmark_keeps_the_runs_other_benchmarks(store: Store) {
+    let mut h = store.open();
+    ingest(&mut *h, "a", 1, &two_benchmarks(1, 1.0));
+    ingest(&mut *h, "b", 2, &two_benchmarks(2, 1.5));
+    fail(&mut *h, "b", 2);
+    ingest(&mut *h, "c", 3, &two_benchmarks(3, 1.5));
+    h.save_changes(&main(), "sort", &[regression("b", "a")])
+        .unwrap();
+    h.save_changes(&main(), "parse", &[regression("b", "a")])
+        .unwrap();
+    let which = select(SelectRuns::Version("b".into()), Some("sort"));
+    let removed = h.remove_runs(&which, RemoveMode::Remove).unwrap();
+    assert_eq!(
+        removed.runs.len(),
+        1,
+        "the failed run measured no benchmark"
+    );
+    let run = &removed.runs[0];
+    assert_eq!(
+        (run.benchmarks.as_slice(), run.whole),
+        (["sort".to_string()].as_slice(), false)
+    );
+    assert_eq!((run.samples, removed.sessions.len()), (12, 0));
+    assert_eq!(current_changes(&*h), ["parse b"]);
+    let revs = |b: &str| -> Vec<String> {
+        h.series(&main(), b)
+            .unwrap()
+            .into_iter()
+            .map(|v| v.version.rev)
+            .collect()
+    };
+    assert_eq!(revs("sort"), ["a", "c"]);
+    assert_eq!(revs("parse"), ["a", "b", "c"]);
+    assert_eq!(h.stored_benchmarks(&main(), "b").unwrap(), ["parse"]);
+    // The last benchmark of the run takes the run with it; the failure stays.
+    let parse = select(SelectRuns::Version("b".into()), Some("parse"));
+    let removed = h.remove_runs(&parse, RemoveMode::Remove).unwrap();
+    assert!(removed.runs[0].whole);
+    assert_eq!(removed.sessions.len(), 1);
+    let versions = h.versions(&main()).unwrap();
+    assert_eq!((versions[1].runs, versions[1].failed), (1, 1));
 }

@@ -57,16 +57,17 @@ pub enum Command {
 pub struct TrackArgs {
     /// The history database: an SQLite file, or a PostgreSQL server shared by several machines
     /// (`postgres://user@host/db?sslmode=require`; the password from `PGPASSWORD` or a 0600 file
-    /// named by `RIGOR_DB_PASSWORD_FILE`, never on the command line).
+    /// named by `RIGOR_DB_PASSWORD_FILE`, never on the command line). Default: the project's
+    /// `.rigor/history.db`, looked for from this directory up to the git repository's root
+    /// (made at the root when there is none).
     #[arg(
         long,
         global = true,
         env = "RIGOR_DB",
         value_name = "PATH|URL",
-        default_value = ".rigor/history.db",
         hide_env_values = true
     )]
-    pub db: PathBuf,
+    pub db: Option<PathBuf>,
     /// What to do with the history.
     #[command(subcommand)]
     pub command: TrackCommand,
@@ -91,6 +92,9 @@ pub enum TrackCommand {
     Changes(TrackChangesArgs),
     /// Show one benchmark's history, version by version.
     Show(TrackShowArgs),
+    /// Remove a session's or a version's runs (or one benchmark of them) from a series, with
+    /// sessions left without runs; --dry-run lists what would go.
+    Rm(TrackRmArgs),
     /// Without arguments: the farm's jobs (queued, running, done, failed) per machine class and
     /// worker. With a change's id and a status: set it (acknowledged, invalid, or new).
     Status(TrackStatusArgs),
@@ -348,7 +352,13 @@ pub struct TrackChangesArgs {
     /// Write a Markdown table of the changes.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
-    /// Exit with status 1 when a current regression (not marked invalid) is listed.
+    /// Write an AsciiDoc table of the changes.
+    #[arg(long, value_name = "FILE")]
+    pub asciidoc: Option<PathBuf>,
+    /// Write an org-mode table of the changes.
+    #[arg(long, value_name = "FILE")]
+    pub orgmode: Option<PathBuf>,
+    /// Exit with status 1 when a current change (not marked invalid) listed is one of these.
     #[arg(long, value_enum, value_name = "WHAT")]
     pub fail_on: Option<TrackFailOn>,
 }
@@ -361,6 +371,8 @@ pub enum TrackFailOn {
     /// A regression, also one confounded with a session boundary (no session measured versions
     /// on both sides of it).
     Confounded,
+    /// A regression or an improvement (not one confounded with a session boundary).
+    Change,
 }
 
 /// `rigor track show`.
@@ -371,6 +383,32 @@ pub struct TrackShowArgs {
     /// Print the history as JSON: each version with its mean, interval and units per level.
     #[arg(long)]
     pub json: bool,
+    /// The series.
+    #[command(flatten)]
+    pub series: SeriesArgs,
+}
+
+/// `rigor track rm`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("runs").required(true).args(["session", "version"])))]
+pub struct TrackRmArgs {
+    /// The session whose runs go (its id, as `rigor track rm --dry-run --version REV` lists
+    /// each run's).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<i64>,
+    /// The version whose runs go: its stored name (a commit id, a prefix of one, a label), or
+    /// a revision of --repo.
+    #[arg(long, value_name = "REV")]
+    pub version: Option<String>,
+    /// Only this benchmark's data of those runs (a run keeps its other benchmarks).
+    #[arg(long, value_name = "NAME")]
+    pub benchmark: Option<String>,
+    /// List what would be removed, and remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The repository a revision is resolved in.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
     /// The series.
     #[command(flatten)]
     pub series: SeriesArgs,

@@ -1,6 +1,5 @@
 //! `rigor track`: the history of a project's performance.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -9,13 +8,14 @@ use rigor_app::track::{self, DetectSettings, TrackObserver, VersionOutcome};
 use rigor_history::{
     ChangeFilter, ChangeId, ChangeStatus, History, Ingested, SeriesKey, StoredChange,
 };
-use rigor_report::format::percent;
+use rigor_report::markdown::Markup;
 use rigor_report::track_run;
 use rigor_store::import::Format;
 
 use crate::cli::{
     CheckoutArgs, RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs,
-    TrackChangesArgs, TrackCheckArgs, TrackCommand, TrackPublishArgs, TrackRunArgs, TrackShowArgs,
+    TrackChangesArgs, TrackCheckArgs, TrackCommand, TrackFailOn, TrackPublishArgs, TrackRmArgs,
+    TrackRunArgs, TrackShowArgs,
 };
 use crate::farm_cmd;
 use crate::output::{Bar, emit};
@@ -28,31 +28,33 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         TrackCommand::Check(a) => a.candidate.is_some(),
         _ => false,
     };
-    let url = args
+    // `--db`/`RIGOR_DB`, else the project's history found from here.
+    let db = args
         .db
-        .to_str()
-        .filter(|l| rigor_history::is_postgres_url(l));
+        .clone()
+        .unwrap_or_else(rigor_app::project::default_history);
+    let url = db.to_str().filter(|l| rigor_history::is_postgres_url(l));
     match (&args.command, url) {
         (TrackCommand::Enqueue(a), Some(url)) => return farm_cmd::enqueue(url, a),
         (TrackCommand::Worker(a), Some(url)) => return farm_cmd::worker(url, a),
         (TrackCommand::Status(a), Some(url)) if a.id.is_none() => return farm_cmd::status(url),
         (TrackCommand::Enqueue(_) | TrackCommand::Worker(_), None) => {
-            return Err(rigor_history::HistoryError::NoQueue(args.db.clone()).into());
+            return Err(rigor_history::HistoryError::NoQueue(db).into());
         }
         (TrackCommand::Status(a), None) if a.id.is_none() => {
             bail!(
                 "{}: no job queue (the farm's queue lives in a PostgreSQL history); to set a change's status give its id and the status",
-                args.db.display()
+                db.display()
             )
         }
         _ => {}
     }
     // A server's database is made by whoever runs the server; files only by writing commands.
-    if url.is_none() && !writes && !args.db.exists() {
-        return Err(rigor_app::AppError::NoHistory(args.db.clone()).into());
+    if url.is_none() && !writes && !db.exists() {
+        return Err(rigor_app::AppError::NoHistory(db).into());
     }
-    let shown = url.map_or_else(|| args.db.display().to_string(), rigor_history::redact);
-    let runs = default_results_dir(url.is_none().then_some(args.db.as_path()));
+    let shown = url.map_or_else(|| db.display().to_string(), rigor_history::redact);
+    let runs = default_results_dir(url.is_none().then_some(db.as_path()));
     // Checked before the history is opened, which would make an empty database.
     match &args.command {
         TrackCommand::Run(a) if crate::settings::simulated_project(&a.options).is_none() => {
@@ -63,7 +65,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         }
         _ => {}
     }
-    let mut history = rigor_history::open(args.db.as_os_str())?;
+    let mut history = rigor_history::open(db.as_os_str())?;
     let history = history.as_mut();
     match &args.command {
         TrackCommand::Add(a) => add(history, a),
@@ -72,6 +74,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         TrackCommand::Check(a) => check(history, &runs, a),
         TrackCommand::Changes(a) => changes(history, a),
         TrackCommand::Show(a) => show(history, a),
+        TrackCommand::Rm(a) => remove(history, a),
         TrackCommand::Publish(a) => publish(history, a),
         TrackCommand::Status(a) => {
             let (Some(id), Some(status)) = (a.id, a.status) else {
@@ -91,12 +94,16 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
 }
 
 /// Where measured versions' result files go without `--export-json`: `runs/` beside the history
-/// file (`.rigor/runs` for the default `.rigor/history.db`), or `.rigor/runs` for a server.
+/// file (`.rigor/runs` for the default `.rigor/history.db`), or for a server the project's
+/// `.rigor/runs` (found as the default history is, [`rigor_app::project::rigor_dir`]).
 pub(crate) fn default_results_dir(history_file: Option<&Path>) -> PathBuf {
     history_file
         .and_then(Path::parent)
         .filter(|p| !p.as_os_str().is_empty())
-        .map_or_else(|| Path::new(".rigor").join("runs"), |dir| dir.join("runs"))
+        .map_or_else(
+            || rigor_app::project::rigor_dir().join("runs"),
+            |dir| dir.join("runs"),
+        )
 }
 
 /// The series a command means: the given machine (else this host) and branch (else the
@@ -114,11 +121,7 @@ pub(crate) fn series_key(s: &SeriesArgs, repo: &Path) -> SeriesKey {
 
 /// A commit id shortened to 10 characters; a label as it is.
 fn short(rev: &str) -> String {
-    if rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()) {
-        rev[..10].to_string()
-    } else {
-        rev.to_string()
-    }
+    track_run::short(rev)
 }
 
 fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> {
@@ -247,7 +250,8 @@ fn add_result(
 ) -> Result<()> {
     let key = series_key(&a.series, &a.repo);
     let name = name.to_string();
-    let version = track::version(Some(&a.repo), &rev, a.order);
+    let placed = track::place_version(&a.repo, &rev, a.order, &key.branch);
+    let version = placed.version;
     match &version.commit {
         Some(commit) => check_commit(&imported, &name, commit),
         None => note!(
@@ -255,6 +259,21 @@ fn add_result(
             rev,
             a.repo.display()
         ),
+    }
+    if let Some(commit) = &placed.off_line {
+        note!(
+            "rigor: warning: {} is not on the first-parent line of {}: stored under its own \
+             label '{}' instead of among {}'s commits{}",
+            short(commit),
+            key.branch,
+            version.rev,
+            key.branch,
+            if a.order.is_some() {
+                ", at the given --order"
+            } else {
+                " (--order N places it in the history)"
+            }
+        );
     }
     let machine = track::this_machine(Some(&key.machine));
     let (ingested, warnings) = track::add_in(
@@ -805,147 +824,82 @@ fn check_candidate(
 }
 
 fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<Outcome> {
-    if let Some(date) = &a.since {
-        // Checked before anything is detected or written.
-        track::changes_since(Vec::new(), date)?;
-    }
-    let settings = DetectSettings {
-        confidence: a.confidence,
-        threshold: a.threshold,
+    // Checked before anything is detected or written.
+    let since = a.since.as_deref().map(track::since_time).transpose()?;
+    let settings = track::ListSettings {
+        detect: DetectSettings {
+            confidence: a.confidence,
+            threshold: a.threshold,
+        },
+        filter: ChangeFilter {
+            benchmark: a.benchmark.clone(),
+            machine: a.machine.clone(),
+            branch: a.branch.clone(),
+            include_stale: a.all,
+        },
+        since,
     };
-    let keys: Vec<SeriesKey> = history
-        .series_keys()?
-        .into_iter()
-        .filter(|k| {
-            a.machine.as_ref().is_none_or(|x| *x == k.machine)
-                && a.branch.as_ref().is_none_or(|x| *x == k.branch)
-        })
-        .collect();
-    for key in &keys {
-        track::detect_changes(history, key, &settings)?;
-    }
-    let mut list = history.changes(&ChangeFilter {
-        benchmark: a.benchmark.clone(),
-        machine: a.machine.clone(),
-        branch: a.branch.clone(),
-        include_stale: a.all,
-    })?;
-    if let Some(date) = &a.since {
-        list = track::changes_since(list, date)?;
-    }
+    let listed = track::list_changes(history, &settings)?;
+    let views = track::change_views(&listed.changes);
     if a.json {
-        emit(&(serde_json::to_string_pretty(&list)? + "\n"));
+        emit(&(serde_json::to_string_pretty(&listed.changes)? + "\n"));
     } else {
-        emit(&changes_table(&list));
-        let counts = |k: &SeriesKey| history.benchmarks(k).map_or(0, |v| v.len());
-        for e in track::events(&list, &counts) {
-            emit(&format!(
-                "  {} of {} benchmarks on {} ({}) moved together at {} ({} .. {}): an environment \
-                 change as often as a code change; changes {:?}\n",
-                e.changes.len(),
-                e.benchmarks,
-                e.series.machine,
-                e.series.branch,
-                short(&e.rev),
-                track_run::ratio_percent(e.range.0),
-                track_run::ratio_percent(e.range.1),
-                e.changes.iter().map(|c| c.0).collect::<Vec<_>>()
-            ));
+        emit(&rigor_report::track::changes_text(&views));
+        emit(&rigor_report::track::events_text(&track::event_views(
+            &listed.events,
+        )));
+    }
+    for (path, markup) in [
+        (&a.markdown, Markup::Markdown),
+        (&a.asciidoc, Markup::AsciiDoc),
+        (&a.orgmode, Markup::OrgMode),
+    ] {
+        if let Some(path) = path {
+            let text = rigor_report::track::changes_table(markup, &views);
+            rigor_store::write_atomic(path, text.as_bytes())?;
         }
     }
-    if let Some(path) = &a.markdown {
-        rigor_store::write_atomic(path, changes_markdown(&list).as_bytes())?;
-    }
-    let confounded = a.fail_on == Some(crate::cli::TrackFailOn::Confounded);
-    Ok(
-        if a.fail_on.is_some() && track::has_regression(&list, confounded) {
-            Outcome::Gated
-        } else {
-            Outcome::Ok
-        },
-    )
+    let fail_on = a.fail_on.map(|f| match f {
+        TrackFailOn::Regression | TrackFailOn::Confounded => {
+            rigor_app::settings::FailOn::Regression
+        }
+        TrackFailOn::Change => rigor_app::settings::FailOn::Change,
+    });
+    let confounded = a.fail_on == Some(TrackFailOn::Confounded);
+    Ok(track::findings(&listed.changes, confounded).outcome(fail_on))
 }
 
-fn change_text(c: &StoredChange) -> (String, String) {
-    let pct = |r: f64| {
-        let p = 100.0 * (r - 1.0);
-        format!("{}{}", if p >= 0.0 { "+" } else { "−" }, percent(p.abs()))
-    };
-    let ci = c
-        .change
-        .interval
-        .map_or("unbounded".to_string(), |(lo, hi)| {
-            format!("{} .. {}", pct(lo), pct(hi))
-        });
-    (pct(c.change.ratio), ci)
-}
-
-/// The change table of the Mono project (Kalibera, Bulej & Tůma 2005b): version, benchmark,
-/// change with its interval, the version before, status.
+/// The change table `track run` prints after detecting.
 fn changes_table(list: &[StoredChange]) -> String {
-    if list.is_empty() {
-        return "No changes detected.\n".to_string();
-    }
-    let mut out = String::from("Changes (95% CI; versions as the top level, FDR-controlled)\n");
-    let _ = writeln!(
-        out,
-        "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  status",
-        "id", "version", "benchmark", "change", "CI", "verdict", "previous"
-    );
-    for c in list {
-        let (change, ci) = change_text(c);
-        let _ = writeln!(
-            out,
-            "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  {}{}",
-            c.id,
-            short(&c.change.rev),
-            c.benchmark,
-            change,
-            ci,
-            c.change.verdict,
-            c.change
-                .previous_rev
-                .as_deref()
-                .map_or(String::new(), short),
-            c.status,
-            if c.current {
-                ""
-            } else {
-                " (no longer detected)"
-            }
-        );
-    }
-    out
+    rigor_report::track::changes_text(&track::change_views(list))
 }
 
-fn changes_markdown(list: &[StoredChange]) -> String {
-    if list.is_empty() {
-        return "No performance changes detected.\n".to_string();
-    }
-    let mut out = String::from(
-        "| id | version | benchmark | change | 95% CI | verdict | previous | machine | branch | status |\n|---:|---|---|---:|---|---|---|---|---|---|\n",
-    );
-    for c in list {
-        let (change, ci) = change_text(c);
-        let _ = writeln!(
-            out,
-            "| {} | `{}` | {} | {} | {} | {} | `{}` | {} | {} | {} |",
-            c.id,
-            short(&c.change.rev),
-            c.benchmark.replace('|', "\\|"),
-            change,
-            ci,
-            c.change.verdict,
-            c.change
-                .previous_rev
-                .as_deref()
-                .map_or(String::new(), short),
-            c.series.machine,
-            c.series.branch,
-            c.status
-        );
-    }
-    out
+fn remove(history: &mut (dyn History + Send), a: &TrackRmArgs) -> Result<Outcome> {
+    let series = series_key(&a.series, &a.repo);
+    let runs = match (a.session, &a.version) {
+        (Some(id), _) => track::RunsNamed::Session(rigor_history::SessionId(id)),
+        (None, Some(rev)) => track::RunsNamed::Version(rev.clone()),
+        (None, None) => bail!("give --session ID or --version REV"),
+    };
+    let mode = if a.dry_run {
+        rigor_history::RemoveMode::DryRun
+    } else {
+        rigor_history::RemoveMode::Remove
+    };
+    let request = track::RemoveRequest {
+        series,
+        runs,
+        benchmark: a.benchmark.clone(),
+        repo: a.repo.clone(),
+        mode,
+    };
+    let removed = track::remove(history, &request)?;
+    emit(&rigor_report::track::removed_text(&track::removed_view(
+        &removed,
+        &request.series,
+        mode,
+    )));
+    Ok(Outcome::Ok)
 }
 
 fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {

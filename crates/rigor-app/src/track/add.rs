@@ -1,4 +1,5 @@
-//! Storing a saved result as a version's measurement (`rigor track add`).
+//! Storing a saved result as a version's measurement (`rigor track add`), a commit off the
+//! branch's first-parent line under a label of its own.
 
 use super::*;
 
@@ -84,4 +85,51 @@ pub enum Added {
     Stored(Ingested),
     /// It measured nothing: the version is recorded as failed, for this reason.
     Failed(String),
+}
+
+/// A version placed in a branch's series by [`place_version`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedVersion {
+    /// The version to store.
+    pub version: VersionInfo,
+    /// The commit, when it is off the branch's first-parent line (stored under
+    /// [`off_line_label`], not ordered among the branch's commits unless an order was given).
+    pub off_line: Option<String>,
+}
+
+/// The label a commit off a branch's first-parent line is stored under: its first ten digits and
+/// the branch (`0123456789@main`), a version of its own that takes no commit's place.
+pub fn off_line_label(commit: &str, branch: &str) -> String {
+    let short: String = commit.chars().take(10).collect();
+    format!("{short}@{branch}")
+}
+
+/// The version `rev` names for a series of `branch`: as [`version`] makes it (a commit ordered
+/// by its first-parent generation, or a label ordered by `order`), except a commit of `repo`
+/// that is not on the branch's first-parent line — a side branch's, a merged branch's — which
+/// its generation would place among the branch's commits as if it had been one of them: it is
+/// stored under a label of its own ([`off_line_label`], its commit facts kept), ordered by
+/// `order` only. When the branch names no commit of `repo`, nothing can be checked.
+pub fn place_version(repo: &Path, rev: &str, order: Option<i64>, branch: &str) -> PlacedVersion {
+    let version = super::version(Some(repo), rev, order);
+    let off_line = version.commit.clone().filter(|commit| {
+        matches!(
+            git::on_first_parent_line(repo, commit, branch),
+            Ok(Some(false))
+        )
+    });
+    match off_line {
+        Some(commit) => PlacedVersion {
+            version: VersionInfo {
+                rev: off_line_label(&commit, branch),
+                order,
+                ..version
+            },
+            off_line: Some(commit),
+        },
+        None => PlacedVersion {
+            version,
+            off_line: None,
+        },
+    }
 }

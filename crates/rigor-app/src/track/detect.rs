@@ -216,40 +216,33 @@ fn carry_statuses(
 #[error("'{0}' is not a date (2026-01-01) or a time (2026-01-01T12:00:00Z)")]
 pub struct BadDate(pub String);
 
-/// The changes whose version is from `since` on (versions without a known time are left out).
-pub fn changes_since(
-    changes: Vec<StoredChange>,
-    since: &str,
-) -> std::result::Result<Vec<StoredChange>, BadDate> {
-    let from: jiff::Timestamp = match since.parse::<jiff::Timestamp>() {
-        Ok(t) => t,
+/// The time `--since` names: an RFC 3339 time, or a date (its midnight in UTC).
+pub fn since_time(since: &str) -> std::result::Result<jiff::Timestamp, BadDate> {
+    match since.parse::<jiff::Timestamp>() {
+        Ok(t) => Ok(t),
         Err(_) => since
             .parse::<jiff::civil::Date>()
             .ok()
             .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
             .map(|z| z.timestamp())
-            .ok_or_else(|| BadDate(since.to_string()))?,
-    };
-    Ok(changes
-        .into_iter()
-        .filter(|c| c.version_time.is_some_and(|t| t >= from))
-        .collect())
+            .ok_or_else(|| BadDate(since.to_string())),
+    }
 }
 
-/// Whether `--fail-on regression` matches: a current change that is a regression, that no user
-/// marked invalid, and that rests on more than a session boundary (with `confounded`, a change
-/// confounded with a session boundary matches too); a refuted change never does.
-pub fn has_regression(changes: &[StoredChange], confounded: bool) -> bool {
-    changes.iter().any(|c| {
-        c.current
-            && c.status != ChangeStatus::Invalid
-            && c.change.verdict == ChangeVerdict::Regression
-            && match c.change.evidence {
-                Evidence::Detected | Evidence::Confirmed => true,
-                Evidence::Confounded => confounded,
-                Evidence::Refuted => false,
-            }
-    })
+/// The changes whose version is from `since` on (versions without a known time are left out).
+pub fn changes_since(
+    changes: Vec<StoredChange>,
+    since: &str,
+) -> std::result::Result<Vec<StoredChange>, BadDate> {
+    Ok(changes_from(changes, since_time(since)?))
+}
+
+/// The changes whose version is from `from` on (versions without a known time are left out).
+pub fn changes_from(changes: Vec<StoredChange>, from: jiff::Timestamp) -> Vec<StoredChange> {
+    changes
+        .into_iter()
+        .filter(|c| c.version_time.is_some_and(|t| t >= from))
+        .collect()
 }
 
 /// Changes that happened together: at one version, most benchmarks of a machine and branch

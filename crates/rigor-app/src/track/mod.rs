@@ -1,25 +1,29 @@
-//! Tracking a project's performance across versions: ingest results into a history
-//! ([`add`]), measure each version of a git repository in a checkout of its own ([`measure`]),
-//! detect changes over each benchmark's series ([`detect`]), show one benchmark's history
-//! ([`show`]), check a pull request against it ([`check`]) and find the commit that changed it
-//! ([`bisect`]).
+//! Tracking a project's performance across versions, one module per use case: ingest results
+//! into a history (`add`), measure each version of a git repository in a checkout of its own
+//! (`measure`), detect changes over each benchmark's series (`detect`) and list them
+//! (`changes`), show one benchmark's history (`show`), check a pull request against it
+//! (`check`), find the commit that changed it (`bisect`) and remove runs (`remove`).
 
 mod add;
 mod bisect;
+mod changes;
 mod check;
 mod confirm;
 mod detect;
 pub mod levels;
 mod measure;
+mod remove;
 mod request;
 mod show;
 
 pub use add::*;
 pub use bisect::*;
+pub use changes::*;
 pub use check::*;
 pub use confirm::*;
 pub use detect::*;
 pub use measure::*;
+pub use remove::*;
 pub use request::*;
 pub use show::*;
 

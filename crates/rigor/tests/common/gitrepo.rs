@@ -42,6 +42,17 @@ pub fn git(repo: &Path, args: &[&str]) {
     assert!(ok, "git {args:?}");
 }
 
+/// The commit id of the repository's HEAD.
+pub fn head(repo: &Path) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .expect("git runs");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 pub fn have(program: &str) -> bool {
     Command::new(program)
         .arg("--version")
@@ -86,13 +97,7 @@ pub fn history_repo(repo: &Path) -> Vec<String> {
         std::fs::write(repo.join("NOTES"), format!("revision {i}\n")).unwrap();
         git(repo, &["add", "."]);
         git(repo, &["commit", "-q", "-m", &format!("commit {i}")]);
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(repo)
-            .args(["rev-parse", "HEAD"])
-            .output()
-            .unwrap();
-        ids.push(String::from_utf8(out.stdout).unwrap().trim().to_string());
+        ids.push(head(repo));
     }
     ids
 }

@@ -1,0 +1,174 @@
+//! Listing a history's changes (`rigor track changes`): detection over the series asked for,
+//! the stored changes filtered, the events among them, the views `rigor_report::track` draws and
+//! the findings the outcome rule decides `--fail-on` from.
+
+use super::*;
+
+use rigor_report::track::{ChangeView, EventView};
+
+/// What `rigor track changes` lists.
+#[derive(Debug, Clone, Default)]
+pub struct ListSettings {
+    /// How changes are detected (again, over every series the filter allows).
+    pub detect: DetectSettings,
+    /// Which changes to list (a machine or branch given also limits detection to it).
+    pub filter: ChangeFilter,
+    /// Only changes at versions from this time on (versions without a known time are left
+    /// out; [`since_time`] reads what a user types).
+    pub since: Option<jiff::Timestamp>,
+}
+
+/// The changes listed, and the events among them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    /// The changes, in history order.
+    pub changes: Vec<StoredChange>,
+    /// Current changes that happened together.
+    pub events: Vec<Event>,
+}
+
+/// Detects changes over each series the filter allows (storing them) and lists them.
+pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Listed> {
+    let keys: Vec<SeriesKey> = history
+        .series_keys()?
+        .into_iter()
+        .filter(|k| {
+            s.filter.machine.as_ref().is_none_or(|x| *x == k.machine)
+                && s.filter.branch.as_ref().is_none_or(|x| *x == k.branch)
+        })
+        .collect();
+    for key in &keys {
+        detect_changes(history, key, &s.detect)?;
+    }
+    let mut changes = history.changes(&s.filter)?;
+    if let Some(from) = s.since {
+        changes = changes_from(changes, from);
+    }
+    let counts = |k: &SeriesKey| history.benchmarks(k).map_or(0, |v| v.len());
+    let events = events(&changes, &counts);
+    Ok(Listed { changes, events })
+}
+
+/// What `--fail-on` decides from (through [`crate::Findings::outcome`], the rule of every
+/// command): the verdicts of the current changes that no user marked invalid and that rest on
+/// more than a session boundary (with `confounded`, changes confounded with one too); a refuted
+/// change never counts.
+pub fn findings(changes: &[StoredChange], confounded: bool) -> crate::Findings {
+    crate::Findings {
+        verdicts: changes
+            .iter()
+            .filter(|c| {
+                c.current
+                    && c.status != ChangeStatus::Invalid
+                    && match c.change.evidence {
+                        Evidence::Detected | Evidence::Confirmed => true,
+                        Evidence::Confounded => confounded,
+                        Evidence::Refuted => false,
+                    }
+            })
+            .map(|c| Verdict::from(c.change.verdict))
+            .collect(),
+        ..crate::Findings::default()
+    }
+}
+
+/// The changes as the change tables show them.
+pub fn change_views(changes: &[StoredChange]) -> Vec<ChangeView<'_>> {
+    changes
+        .iter()
+        .map(|c| ChangeView {
+            id: c.id.0,
+            rev: &c.change.rev,
+            benchmark: &c.benchmark,
+            ratio: c.change.ratio,
+            interval: c.change.interval,
+            verdict: c.change.verdict.into(),
+            evidence: c.change.evidence.as_str(),
+            previous: c.change.previous_rev.as_deref(),
+            machine: &c.series.machine,
+            branch: &c.series.branch,
+            status: c.status.as_str(),
+            current: c.current,
+        })
+        .collect()
+}
+
+/// The events as the lines under the table show them.
+pub fn event_views(events: &[Event]) -> Vec<EventView<'_>> {
+    events
+        .iter()
+        .map(|e| EventView {
+            rev: &e.rev,
+            machine: &e.series.machine,
+            branch: &e.series.branch,
+            changes: e.changes.iter().map(|c| c.0).collect(),
+            benchmarks: e.benchmarks,
+            range: e.range,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::FailOn;
+
+    fn change(verdict: ChangeVerdict, status: ChangeStatus, current: bool) -> StoredChange {
+        with_evidence(verdict, status, current, Evidence::Detected)
+    }
+
+    fn with_evidence(
+        verdict: ChangeVerdict,
+        status: ChangeStatus,
+        current: bool,
+        evidence: Evidence,
+    ) -> StoredChange {
+        StoredChange {
+            id: ChangeId(1),
+            benchmark: "b".into(),
+            series: SeriesKey::new("m", "main"),
+            change: NewChange {
+                rev: "v2".into(),
+                previous_rev: Some("v1".into()),
+                ratio: 1.1,
+                interval: None,
+                p_value: 0.001,
+                q_value: None,
+                verdict,
+                method: METHOD.into(),
+                evidence,
+            },
+            status,
+            current,
+            detected_at: jiff::Timestamp::UNIX_EPOCH,
+            version_time: None,
+        }
+    }
+
+    #[test]
+    fn fail_on_counts_current_changes_not_marked_invalid() {
+        use ChangeStatus::{Acknowledged, Invalid, New};
+        use ChangeVerdict::{Improvement, Regression};
+        let gate = |list: &[StoredChange], rule| findings(list, false).outcome(Some(rule));
+        let acknowledged = change(Regression, Acknowledged, true);
+        assert_eq!(gate(&[acknowledged], FailOn::Regression), Outcome::Gated);
+        for ignored in [
+            change(Regression, Invalid, true),
+            change(Regression, New, false),
+        ] {
+            assert_eq!(gate(&[ignored], FailOn::Regression), Outcome::Ok);
+        }
+        let better = [change(Improvement, New, true)];
+        assert_eq!(gate(&better, FailOn::Regression), Outcome::Ok);
+        assert_eq!(gate(&better, FailOn::Change), Outcome::Gated);
+        assert_eq!(findings(&better, false).outcome(None), Outcome::Ok);
+        // A change confounded with a session boundary counts only when asked for; a refuted
+        // one never.
+        let confounded = [with_evidence(Regression, New, true, Evidence::Confounded)];
+        assert_eq!(gate(&confounded, FailOn::Regression), Outcome::Ok);
+        let rule = Some(FailOn::Regression);
+        assert_eq!(findings(&confounded, true).outcome(rule), Outcome::Gated);
+        let refuted = [with_evidence(Regression, New, true, Evidence::Refuted)];
+        assert_eq!(findings(&refuted, true).outcome(rule), Outcome::Ok);
+    }
+}

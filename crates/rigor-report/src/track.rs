@@ -1,0 +1,410 @@
+//! The texts of `rigor track`: the change table (terminal, and Markdown, AsciiDoc or org-mode
+//! through [`crate::markdown`]'s one escaping and framing), the lines of changes that happened
+//! together, and what `rigor track rm` removed. Views are plain data the use cases fill; nothing
+//! here computes.
+
+use std::fmt::Write;
+
+use rigor_stats::compare::Verdict;
+
+use crate::markdown::{Align, Markup, cell, frame};
+use crate::track_run::{interval_percent, ratio_percent, short as short_rev};
+
+/// One detected change, as the tables show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeView<'a> {
+    /// Its id (what `rigor track status` takes).
+    pub id: i64,
+    /// The first version after the change.
+    pub rev: &'a str,
+    /// The benchmark.
+    pub benchmark: &'a str,
+    /// New level / old level.
+    pub ratio: f64,
+    /// The ratio's interval (`None`: unbounded).
+    pub interval: Option<(f64, f64)>,
+    /// Regression or improvement.
+    pub verdict: Verdict,
+    /// What it rests on (detected, confounded with a session boundary, confirmed, refuted).
+    pub evidence: &'a str,
+    /// The last version before it.
+    pub previous: Option<&'a str>,
+    /// The machine.
+    pub machine: &'a str,
+    /// The branch.
+    pub branch: &'a str,
+    /// The user's status (new, acknowledged, invalid).
+    pub status: &'a str,
+    /// Whether the latest detection still finds it.
+    pub current: bool,
+}
+
+impl ChangeView<'_> {
+    /// The change and its interval as signed percentages.
+    fn figures(&self) -> (String, String) {
+        (ratio_percent(self.ratio), interval_percent(self.interval))
+    }
+}
+
+/// The change table for the terminal, after the Mono project's (Kalibera, Bulej & Tůma 2005b):
+/// id, version, benchmark, change with its interval, verdict, the version before, status.
+pub fn changes_text(list: &[ChangeView<'_>]) -> String {
+    if list.is_empty() {
+        return "No changes detected.\n".to_string();
+    }
+    let mut out = String::from("Changes (95% CI; versions as the top level, FDR-controlled)\n");
+    let _ = writeln!(
+        out,
+        "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  {:<10}  status",
+        "id", "version", "benchmark", "change", "CI", "verdict", "evidence", "previous"
+    );
+    for c in list {
+        let (change, ci) = c.figures();
+        let _ = writeln!(
+            out,
+            "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  {:<10}  {}{}",
+            c.id,
+            short_rev(c.rev),
+            c.benchmark,
+            change,
+            ci,
+            c.verdict.to_string(),
+            c.evidence,
+            c.previous.map_or(String::new(), short_rev),
+            c.status,
+            if c.current {
+                ""
+            } else {
+                " (no longer detected)"
+            }
+        );
+    }
+    out
+}
+
+/// The change table in `markup` (Markdown for a pull request or an issue, AsciiDoc, org-mode),
+/// with each change's machine and branch; names and versions go through [`cell`].
+pub fn changes_table(markup: Markup, list: &[ChangeView<'_>]) -> String {
+    if list.is_empty() {
+        return "No performance changes detected.\n".to_string();
+    }
+    let header = [
+        "id",
+        "version",
+        "benchmark",
+        "change",
+        "95% CI",
+        "verdict",
+        "evidence",
+        "previous",
+        "machine",
+        "branch",
+        "status",
+    ]
+    .map(str::to_string);
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .map(|c| {
+            let (change, ci) = c.figures();
+            let mut status = c.status.to_string();
+            if !c.current {
+                status.push_str(" (no longer detected)");
+            }
+            vec![
+                c.id.to_string(),
+                cell(markup, &short_rev(c.rev)),
+                cell(markup, c.benchmark),
+                change,
+                ci,
+                c.verdict.to_string(),
+                c.evidence.to_string(),
+                c.previous
+                    .map_or(String::new(), |p| cell(markup, &short_rev(p))),
+                cell(markup, c.machine),
+                cell(markup, c.branch),
+                status,
+            ]
+        })
+        .collect();
+    use Align::{Left, Right};
+    frame(
+        markup,
+        &header,
+        &rows,
+        &[
+            Right, Left, Left, Right, Left, Left, Left, Left, Left, Left, Left,
+        ],
+    )
+}
+
+/// Changes that happened together at one version (an environment change as often as a code
+/// change).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventView<'a> {
+    /// The version.
+    pub rev: &'a str,
+    /// The machine.
+    pub machine: &'a str,
+    /// The branch.
+    pub branch: &'a str,
+    /// The ids of the changes that make it up.
+    pub changes: Vec<i64>,
+    /// How many benchmarks the series has.
+    pub benchmarks: usize,
+    /// Smallest and largest ratio among them.
+    pub range: (f64, f64),
+}
+
+/// One line per event, for under the change table.
+pub fn events_text(events: &[EventView<'_>]) -> String {
+    let mut out = String::new();
+    for e in events {
+        let _ = writeln!(
+            out,
+            "  {} of {} benchmarks on {} ({}) moved together at {} ({} .. {}): an environment \
+             change as often as a code change; changes {:?}",
+            e.changes.len(),
+            e.benchmarks,
+            e.machine,
+            e.branch,
+            short_rev(e.rev),
+            ratio_percent(e.range.0),
+            ratio_percent(e.range.1),
+            e.changes
+        );
+    }
+    out
+}
+
+/// One run `rigor track rm` removed (or would remove).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemovedRunView<'a> {
+    /// The run's id.
+    pub id: i64,
+    /// Its version.
+    pub rev: &'a str,
+    /// Its session's id.
+    pub session: i64,
+    /// Whether it recorded a failed version.
+    pub failed: bool,
+    /// The benchmarks removed from it.
+    pub benchmarks: &'a [String],
+    /// Their samples.
+    pub samples: u64,
+    /// Whether the run itself goes (false: it keeps its other benchmarks).
+    pub whole: bool,
+}
+
+/// What `rigor track rm` removed, or with `--dry-run` would remove.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemovedView<'a> {
+    /// Whether nothing was removed (`--dry-run`).
+    pub dry_run: bool,
+    /// The machine of the series.
+    pub machine: &'a str,
+    /// The branch of the series.
+    pub branch: &'a str,
+    /// The runs, oldest first.
+    pub runs: Vec<RemovedRunView<'a>>,
+    /// Sessions left without runs, removed with them.
+    pub sessions: Vec<i64>,
+    /// Changes no longer current.
+    pub changes: Vec<i64>,
+}
+
+/// The removal in words: a heading, a line per run, the sessions and changes it takes along.
+pub fn removed_text(v: &RemovedView<'_>) -> String {
+    let samples: u64 = v.runs.iter().map(|r| r.samples).sum();
+    let mut out = format!(
+        "{} {} ({samples} samples) of {} ({}):\n",
+        if v.dry_run { "Would remove" } else { "Removed" },
+        crate::format::count(v.runs.len(), "run", "runs"),
+        v.machine,
+        v.branch,
+    );
+    for r in &v.runs {
+        let what = if r.failed && r.benchmarks.is_empty() {
+            "a failed version's record".to_string()
+        } else if r.whole {
+            format!("{} ({} samples)", r.benchmarks.join(", "), r.samples)
+        } else {
+            format!(
+                "{} ({} samples; the run keeps its other benchmarks)",
+                r.benchmarks.join(", "),
+                r.samples
+            )
+        };
+        let _ = writeln!(
+            out,
+            "  run {:<6} {:<12} session {:<6} {what}",
+            r.id,
+            short_rev(r.rev),
+            r.session
+        );
+    }
+    let ids = |list: &[i64]| {
+        list.iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !v.sessions.is_empty() {
+        let _ = writeln!(
+            out,
+            "  sessions left without runs, {} too: {}",
+            if v.dry_run {
+                "to be removed"
+            } else {
+                "removed"
+            },
+            ids(&v.sessions)
+        );
+    }
+    if !v.changes.is_empty() {
+        let _ = writeln!(
+            out,
+            "  changes no longer current{} (detection finds them again if the data left shows \
+             them): {}",
+            if v.dry_run { " once removed" } else { "" },
+            ids(&v.changes)
+        );
+    }
+    if v.dry_run {
+        out.push_str("Nothing was removed (--dry-run).\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change<'a>(benchmark: &'a str, current: bool) -> ChangeView<'a> {
+        ChangeView {
+            id: 3,
+            rev: "0123456789abcdef0123456789abcdef01234567",
+            benchmark,
+            ratio: 1.25,
+            interval: Some((1.2, 1.3)),
+            verdict: Verdict::Regression,
+            evidence: "detected",
+            previous: Some("v1"),
+            machine: "ci|1",
+            branch: "main",
+            status: "new",
+            current,
+        }
+    }
+
+    #[test]
+    fn the_change_table_in_each_markup_escapes_names_once() {
+        let list = [change("parse|json", true), change("sort", false)];
+        let md = changes_table(Markup::Markdown, &list);
+        let row = md.lines().nth(2).unwrap();
+        assert_eq!(
+            row,
+            "| 3 | `0123456789` | `parse\\|json` | +25% | +20% .. +30% | regression | detected | \
+             `v1` | `ci\\|1` | `main` | new |"
+        );
+        assert!(
+            md.lines()
+                .nth(3)
+                .unwrap()
+                .ends_with("| new (no longer detected) |")
+        );
+        let adoc = changes_table(Markup::AsciiDoc, &list);
+        assert!(adoc.starts_with("[cols=\">,<,<,>,<,<,<,<,<,<,<\",options=\"header\"]\n|===\n"));
+        assert!(
+            adoc.contains("| 3 | `0123456789` | `parse\\|json` | +25%"),
+            "{adoc}"
+        );
+        let org = changes_table(Markup::OrgMode, &list);
+        assert!(
+            org.contains("| 3 | =0123456789= | =parse\\vert{}json= | +25%"),
+            "{org}"
+        );
+        for markup in [Markup::Markdown, Markup::AsciiDoc, Markup::OrgMode] {
+            assert_eq!(
+                changes_table(markup, &[]),
+                "No performance changes detected.\n"
+            );
+        }
+    }
+
+    #[test]
+    fn the_terminal_table_shortens_commits_and_marks_stale_changes() {
+        let text = changes_text(&[change("sort", false)]);
+        let row = text.lines().nth(2).unwrap();
+        assert!(row.starts_with("     3  0123456789  sort"), "{row}");
+        assert!(row.contains("+25%  +20% .. +30%"), "{row}");
+        assert!(row.ends_with("new (no longer detected)"), "{row}");
+        assert_eq!(changes_text(&[]), "No changes detected.\n");
+        let events = events_text(&[EventView {
+            rev: "v9",
+            machine: "m",
+            branch: "main",
+            changes: vec![1, 2, 3],
+            benchmarks: 4,
+            range: (1.03, 1.05),
+        }]);
+        assert_eq!(
+            events,
+            "  3 of 4 benchmarks on m (main) moved together at v9 (+3.0% .. +5.0%): an \
+             environment change as often as a code change; changes [1, 2, 3]\n"
+        );
+    }
+
+    #[test]
+    fn a_removal_lists_its_runs_and_says_whether_it_happened() {
+        let names = ["sort".to_string()];
+        let runs = vec![
+            RemovedRunView {
+                id: 7,
+                rev: "v2",
+                session: 4,
+                failed: false,
+                benchmarks: &names,
+                samples: 12,
+                whole: false,
+            },
+            RemovedRunView {
+                id: 8,
+                rev: "v2",
+                session: 5,
+                failed: true,
+                benchmarks: &[],
+                samples: 0,
+                whole: true,
+            },
+        ];
+        let view = RemovedView {
+            dry_run: true,
+            machine: "m",
+            branch: "main",
+            runs,
+            sessions: vec![5],
+            changes: vec![2],
+        };
+        let text = removed_text(&view);
+        assert_eq!(
+            text,
+            "Would remove 2 runs (12 samples) of m (main):\n\
+             \x20 run 7      v2           session 4      sort (12 samples; the run keeps its other benchmarks)\n\
+             \x20 run 8      v2           session 5      a failed version's record\n\
+             \x20 sessions left without runs, to be removed too: 5\n\
+             \x20 changes no longer current once removed (detection finds them again if the data \
+             left shows them): 2\n\
+             Nothing was removed (--dry-run).\n"
+        );
+        let done = removed_text(&RemovedView {
+            dry_run: false,
+            ..view
+        });
+        assert!(
+            done.starts_with("Removed 2 runs (12 samples) of m (main):"),
+            "{done}"
+        );
+        assert!(done.contains("left without runs, removed too: 5"), "{done}");
+        assert!(!done.contains("--dry-run"), "{done}");
+    }
+}
