@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{AppError, Result};
 
 mod cache;
+mod points;
 mod stats;
 mod views;
 
@@ -146,13 +147,14 @@ fn benchmarks_of(series: &[Series<'_>]) -> BTreeMap<String, Vec<usize>> {
 
 /// The project's changes, newest first, as the index lists them.
 fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<ChangeRow>> {
-    let commit_of = |c: &StoredChange| {
+    let version_of = |c: &StoredChange| {
         let s = series
             .iter()
             .find(|s| s.machine == c.series.machine && s.branch == c.series.branch)?;
         let &i = s.position.get(&c.change.rev)?;
-        s.versions[i].version.commit.clone()
+        Some(&s.versions[i].version)
     };
+    let commit_of = |c: &StoredChange| version_of(c)?.commit.clone();
     // The history lists changes oldest first; the dashboard shows the newest first.
     Ok(history
         .changes(&ChangeFilter::default())?
@@ -165,6 +167,7 @@ fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<C
             branch: c.series.branch.clone(),
             commit: commit_of(c),
             time: c.version_time.map(|t| t.to_string()),
+            subject: version_of(c).and_then(|v| v.subject.clone()),
             change: ChangeMark {
                 rev: c.change.rev.clone(),
                 commit: commit_of(c),
@@ -175,6 +178,7 @@ fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<C
                 verdict: c.change.verdict.to_string(),
                 method: c.change.method.clone(),
                 status: c.status.to_string(),
+                confounded: views::confounded(&c.change),
             },
         })
         .collect())
@@ -196,7 +200,7 @@ pub fn site_view(history: &dyn HistoryRead, site: SiteMeta, generated: String) -
                 .map(|&i| {
                     let s = &series[i];
                     let bench = &s.cache.benchmarks[&name];
-                    let slots = s.slots(bench);
+                    let slots = s.slots(&name, bench);
                     let part = Part {
                         series: s,
                         name: &name,
@@ -275,7 +279,7 @@ fn benchmark_pages(
     };
     let slots: Vec<_> = which
         .iter()
-        .map(|&i| series[i].slots(&series[i].cache.benchmarks[name]))
+        .map(|&i| series[i].slots(name, &series[i].cache.benchmarks[name]))
         .collect();
     let parts: Vec<Part<'_, '_>> = which
         .iter()

@@ -1,5 +1,5 @@
-//! From what the publisher holds (the version lists, the changes and the cached points) to the
-//! report crate's views, page by page, and the key of each page: a hash of everything the page
+//! From what the publisher holds (the version lists, the changes and each benchmark's points,
+//! module `points`) to the report crate's views, page by page, and the key of each page: a hash of everything the page
 //! is drawn from, so that a page whose key is unchanged is not drawn again.
 //!
 //! A series longer than two archive sizes keeps its older versions on archive pages of
@@ -19,6 +19,7 @@ use rigor_report::dashboard::{
 };
 
 use super::cache::{BenchCache, SeriesCache};
+use super::points::states;
 use super::stats::{Critical, default_comparison, quantiles_for};
 
 /// Versions per archive page unless the settings say otherwise: a benchmark's page then shows
@@ -40,14 +41,6 @@ pub(crate) struct Series<'a> {
     /// Per benchmark, its current changes in history order.
     pub marks: HashMap<String, Vec<ChangeMark>>,
     pub cache: &'a SeriesCache,
-}
-
-/// A version's point for one benchmark, borrowed from the cache where it was measured.
-#[derive(Clone, Copy)]
-pub(crate) enum Slot<'a> {
-    Stored(&'a PointState),
-    Failed,
-    Missing,
 }
 
 impl<'a> Series<'a> {
@@ -88,6 +81,7 @@ impl<'a> Series<'a> {
                 verdict: c.change.verdict.to_string(),
                 method: c.change.method.clone(),
                 status: c.status.to_string(),
+                confounded: confounded(&c.change),
             };
             marks.entry(c.benchmark.clone()).or_default().push(m);
         }
@@ -106,29 +100,18 @@ impl<'a> Series<'a> {
     }
 
     /// Every version's point for one benchmark, in history order.
-    pub fn slots(&self, bench: &'a BenchCache) -> Vec<Slot<'a>> {
-        self.versions
-            .iter()
-            .map(|v| match bench.points.get(&v.version.rev) {
-                Some(p) => Slot::Stored(&p.state),
-                None if v.failed > 0 && v.failed == v.runs => Slot::Failed,
-                None => Slot::Missing,
-            })
-            .collect()
+    pub fn slots(&self, name: &str, bench: &BenchCache) -> Vec<PointState> {
+        states(name, bench, &self.versions)
     }
 
-    fn point(&self, i: usize, slot: Slot<'_>) -> VersionPoint {
+    fn point(&self, i: usize, state: &PointState) -> VersionPoint {
         let v = &self.versions[i].version;
         VersionPoint {
             rev: v.rev.clone(),
             commit: v.commit.clone(),
             subject: v.subject.clone(),
             time: v.time.map(|t| t.to_string()),
-            state: match slot {
-                Slot::Stored(s) => s.clone(),
-                Slot::Failed => PointState::Failed,
-                Slot::Missing => PointState::Missing,
-            },
+            state: state.clone(),
         }
     }
 
@@ -156,7 +139,7 @@ pub(crate) struct Part<'s, 'a> {
     pub series: &'s Series<'a>,
     pub name: &'s str,
     pub bench: &'a BenchCache,
-    pub slots: &'s [Slot<'a>],
+    pub slots: &'s [PointState],
 }
 
 impl Part<'_, '_> {
@@ -200,7 +183,7 @@ impl Part<'_, '_> {
     ) -> SeriesView {
         let first = range.start;
         let points: Vec<VersionPoint> =
-            range.map(|i| self.series.point(i, self.slots[i])).collect();
+            range.map(|i| self.series.point(i, &self.slots[i])).collect();
         let quantiles = quantiles_for(&points, critical);
         // At the table's level, so that the page's script and this agree for every pair.
         let comparison = quantiles
@@ -231,7 +214,7 @@ impl Part<'_, '_> {
                 let measured: Vec<_> = self.slots[first..=last]
                     .iter()
                     .filter_map(|s| match s {
-                        Slot::Stored(PointState::Measured(m)) if m.mean.is_finite() => Some(m),
+                        PointState::Measured(m) if m.mean.is_finite() => Some(m),
                         _ => None,
                     })
                     .collect();
@@ -272,7 +255,7 @@ impl Part<'_, '_> {
         (range.start, range.end).hash(h);
         self.series.version_keys[range.clone()].hash(h);
         for slot in &self.slots[range.clone()] {
-            hash_slot(*slot, h);
+            hash_slot(slot, h);
         }
         for m in self.series.marks_in(self.name, &range) {
             hash_mark(&m, h);
@@ -304,9 +287,10 @@ impl Part<'_, '_> {
     }
 }
 
-fn hash_slot(slot: Slot<'_>, h: &mut DefaultHasher) {
+/// Feeds what a page draws of a version's point into `h`.
+fn hash_slot(slot: &PointState, h: &mut DefaultHasher) {
     match slot {
-        Slot::Stored(PointState::Measured(m)) => {
+        PointState::Measured(m) => {
             0u8.hash(h);
             for x in [m.mean, m.lower, m.upper, m.level] {
                 x.to_bits().hash(h);
@@ -317,16 +301,24 @@ fn hash_slot(slot: Slot<'_>, h: &mut DefaultHasher) {
             m.ratio_input
                 .map(|r| (r.units, r.var_of_mean.to_bits(), r.step.map(f64::to_bits)))
                 .hash(h);
+            (m.identical, m.sessions_unknown, m.component, &m.runs).hash(h);
         }
-        Slot::Stored(PointState::Unanalysed) => 1u8.hash(h),
-        Slot::Stored(PointState::Failed) | Slot::Failed => 2u8.hash(h),
-        Slot::Stored(PointState::Missing) | Slot::Missing => 3u8.hash(h),
+        PointState::Unanalysed => 1u8.hash(h),
+        PointState::Failed => 2u8.hash(h),
+        PointState::Missing => 3u8.hash(h),
     }
+}
+
+/// Whether a stored change cannot be told from a session boundary. The history's changes have
+/// no field for it yet: detection says so in the change's method (`… confounded …`). When the
+/// history stores it, read it here: the pages draw such changes apart.
+pub(crate) fn confounded(c: &rigor_history::NewChange) -> bool {
+    c.method.to_ascii_lowercase().contains("confounded")
 }
 
 fn hash_mark(m: &ChangeMark, h: &mut DefaultHasher) {
     (&m.rev, &m.commit, &m.previous_rev, &m.previous_commit).hash(h);
-    (&m.verdict, &m.method, &m.status).hash(h);
+    (&m.verdict, &m.method, &m.status, m.confounded).hash(h);
     m.ratio.to_bits().hash(h);
     m.interval.map(|(a, b)| (a.to_bits(), b.to_bits())).hash(h);
 }

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 pub use page::{render_archive, render_benchmark, render_index};
 pub use view::{
     ArchiveLink, ArchiveNav, BenchmarkView, ChangeMark, ChangeRow, Measured, Overview, OverviewBin,
-    PointState, QuantileTable, RatioInput, SeriesView, SiteMeta, SiteView, VersionComparison,
+    PointState, QuantileTable, RatioInput, RunMark, SeriesView, SiteMeta, SiteView, VersionComparison,
     VersionPoint,
 };
 
