@@ -15,7 +15,11 @@ use crate::track::levels::{BenchmarkLevels, VersionLevel, benchmark_levels};
 
 /// Every version's point for one benchmark, in the order of `versions` (the series' versions in
 /// history order).
-pub(crate) fn states(name: &str, bench: &BenchCache, versions: &[StoredVersion]) -> Vec<PointState> {
+pub(crate) fn states(
+    name: &str,
+    bench: &BenchCache,
+    versions: &[StoredVersion],
+) -> Vec<PointState> {
     let summaries: Vec<StoredSummary> = bench.runs.iter().map(|r| r.summary(name)).collect();
     let refs: Vec<&StoredSummary> = summaries.iter().collect();
     let order: Vec<String> = versions.iter().map(|v| v.version.rev.clone()).collect();
@@ -39,7 +43,9 @@ pub(crate) fn states(name: &str, bench: &BenchCache, versions: &[StoredVersion])
     let mut measured: HashMap<&str, Measured> = HashMap::new();
     if let Some(l) = &levels {
         for v in &l.versions {
-            let noise = noise.get(v.rev.as_str()).map_or_else(Vec::new, |n| n.to_vec());
+            let noise = noise
+                .get(v.rev.as_str())
+                .map_or_else(Vec::new, |n| n.to_vec());
             measured.insert(&v.rev, point(l, v, confidence, noise));
         }
     }
@@ -58,7 +64,12 @@ pub(crate) fn states(name: &str, bench: &BenchCache, versions: &[StoredVersion])
 }
 
 /// One version's level in seconds, with what the page's comparison and marks need.
-fn point(l: &BenchmarkLevels, v: &VersionLevel, confidence: ConfidenceLevel, noise: Vec<f64>) -> Measured {
+fn point(
+    l: &BenchmarkLevels,
+    v: &VersionLevel,
+    confidence: ConfidenceLevel,
+    noise: Vec<f64>,
+) -> Measured {
     let seconds = |x: f64| Seconds::from_unit(x, l.unit).0;
     let mean = seconds(v.level);
     let ratio_input = spread(&l.fit, v).map(|(var_log, df)| RatioInput {

@@ -182,8 +182,9 @@ impl Part<'_, '_> {
         critical: &mut Critical,
     ) -> SeriesView {
         let first = range.start;
-        let points: Vec<VersionPoint> =
-            range.map(|i| self.series.point(i, &self.slots[i])).collect();
+        let points: Vec<VersionPoint> = range
+            .map(|i| self.series.point(i, &self.slots[i]))
+            .collect();
         let quantiles = quantiles_for(&points, critical);
         // At the table's level, so that the page's script and this agree for every pair.
         let comparison = quantiles

@@ -549,10 +549,14 @@ fn history_caption(s: &SeriesView, level: Option<f64>) -> String {
         out.push_str(" Nearly every version was measured in a session of its own (session boundaries not drawn).");
     }
     if measured.iter().any(|m| m.anchored()) {
-        out.push_str(" Green rings: versions measured again as anchors, tying their sessions together.");
+        out.push_str(
+            " Green rings: versions measured again as anchors, tying their sessions together.",
+        );
     }
     if measured.iter().any(|m| m.identical) {
-        out.push_str(" Grey bars join versions whose builds are byte-identical: one point, one level.");
+        out.push_str(
+            " Grey bars join versions whose builds are byte-identical: one point, one level.",
+        );
     }
     out.push_str(
         " Dashed orange lines: detected changes, labelled with their size (pale and ticked: \

@@ -14,8 +14,8 @@ use rigor_units::{Seconds, TimeUnit};
 use super::view::{ChangeMark, Overview, PointState, SeriesView, VersionPoint};
 use crate::html::plots::sequence::{Chart, mesh};
 use crate::html::plots::{
-    BUILD, CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, TICK_SIZE, palette,
-    svg,
+    BUILD, CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, TICK_SIZE,
+    palette, svg,
 };
 use crate::html::scale::{Span, plottable, tick, truncate, whole_tick};
 
@@ -311,7 +311,11 @@ pub fn change_style(c: &ChangeMark) -> (ShapeStyle, (i32, i32), String) {
     } else if c.confounded {
         (CONFOUNDED.stroke_width(2), (4, 7), format!("{size}?"))
     } else if c.status == "acknowledged" {
-        (CHANGE.mix(0.5).stroke_width(1), (6, 10), format!("{size} ✓"))
+        (
+            CHANGE.mix(0.5).stroke_width(1),
+            (6, 10),
+            format!("{size} ✓"),
+        )
     } else {
         (CHANGE.stroke_width(2), (6, 10), size)
     }
