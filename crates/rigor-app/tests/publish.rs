@@ -206,9 +206,9 @@ fn the_index_groups_by_a_pattern_when_asked() {
     let at = |text: &str| index.find(text).unwrap_or_else(|| panic!("{text} missing"));
     // Groups in order, each with its benchmark; the hostile name matches nothing.
     assert!(at("<th colspan=\"6\">(no group)</th>") < at(">csv</th>"));
-    assert!(at(">csv</th>") < at("data-name=\"parse/csv\""));
-    assert!(at("data-name=\"parse/csv\"") < at(">json</th>"));
-    assert!(at(">json</th>") < at("data-name=\"parse/json\""));
+    assert!(at(">csv</th>") < at("<tr class=\"row\" data-name=\"parse/csv\""));
+    assert!(at("<tr class=\"row\" data-name=\"parse/csv\"") < at(">json</th>"));
+    assert!(at(">json</th>") < at("<tr class=\"row\" data-name=\"parse/json\""));
     assert_eq!(Grouping::Prefix.of("parse/json/small"), "parse/json");
     let whole = Grouping::Pattern(regex::Regex::new("small|large").unwrap());
     assert_eq!(whole.of("sort_large_v2"), "large");
@@ -221,10 +221,10 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 }
 
 #[test]
-fn a_page_carries_each_versions_fieller_inputs_and_opens_with_rigor_compares_interval() {
-    use rigor_app::analysis::hierarchy_of;
-    use rigor_history::HistoryRead;
+fn a_page_carries_each_versions_levels_and_opens_with_their_fieller_interval() {
+    use rigor_app::track::levels::series_levels;
     use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
+    use rigor_units::{ConfidenceLevel, Seconds};
 
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("site");
@@ -233,28 +233,43 @@ fn a_page_carries_each_versions_fieller_inputs_and_opens_with_rigor_compares_int
     let view = site_view(&h, SiteMeta::default(), String::new()).unwrap();
     let json = view.benchmarks.iter().find(|b| b.name == "parse/json");
     let page = std::fs::read_to_string(out.join(&json.unwrap().page)).unwrap();
-    // The oracle: each version's estimate from its raw samples, as `rigor compare` makes it.
-    let raw: Vec<(String, MeanEstimate)> = h
-        .series(&SeriesKey::new("ci-1", "main"), "parse/json")
-        .unwrap()
+    // The oracle: each version's level as every command takes it (`track::levels`, from the
+    // history itself), its variance from the fit and its degrees of freedom.
+    let all = series_levels(
+        &h,
+        &SeriesKey::new("ci-1", "main"),
+        ConfidenceLevel::NINETY_FIVE,
+    )
+    .unwrap();
+    let l = all.iter().find(|l| l.benchmark == "parse/json").unwrap();
+    let across = l.fit.session_variance();
+    let levels: Vec<(String, MeanEstimate)> = l
+        .versions
         .iter()
         .map(|v| {
-            let e = MeanEstimate::from_hierarchy(&hierarchy_of(&v.benchmark).unwrap()).unwrap();
-            (v.version.rev.clone(), e)
+            let parts = l.fit.contrast_variance(&[(v.point, 1.0)]);
+            let var = parts.total(across).unwrap_or(parts.estimation);
+            let own: usize = v.runs.iter().map(|r| r.units - 1).sum();
+            let df = across.map_or(own, |s| own.min(s.df.max(1))).max(1);
+            let level = Seconds::from_unit(v.level, l.unit).0;
+            let e = MeanEstimate::new(level, level * level * var * (df + 1) as f64, df + 1);
+            (v.rev.clone(), e.unwrap())
         })
         .collect();
-    assert_eq!(raw.len(), 29, "30 versions, one failed");
+    assert_eq!(levels.len(), 29, "30 versions, one failed");
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
-    for (rev, e) in &raw {
+    for (rev, e) in &levels {
         let at = page.find(&format!(" data-rev=\"{rev}\"")).unwrap();
         let tag = &page[at..at + page[at..].find('>').unwrap()];
         let num = |n: &str| attr(tag, n).unwrap().parse::<f64>().unwrap();
         assert!(close(num("data-mean"), e.mean), "{rev}: {tag}");
         assert!(close(num("data-var"), e.var_of_mean()), "{rev}: {tag}");
         assert_eq!(num("data-units") as usize, e.n, "{rev}");
+        // Every version in a session of its own: the spread between sessions is unknown.
+        assert!(tag.contains(" data-su=\"1\""), "{rev}: {tag}");
     }
     // The comparison the page opens with: the newest version against the last before v10.
-    let find = |rev: &str| raw.iter().find(|(r, _)| r == rev).unwrap().1;
+    let find = |rev: &str| levels.iter().find(|(r, _)| r == rev).unwrap().1;
     let f = fieller(
         &find("v29"),
         &find("v9"),
@@ -276,8 +291,9 @@ fn a_page_carries_each_versions_fieller_inputs_and_opens_with_rigor_compares_int
         (f.ratio - 1.0) * 100.0
     );
     assert!(tag.contains(&words), "{tag}");
+    // Two sessions that share no version, the spread between them unknown: said.
     assert!(
-        tag.ends_with(": regression (beyond the ±1.0% threshold)"),
+        tag.contains(": regression (beyond the ±1.0% threshold). Confounded: "),
         "{tag}"
     );
 }

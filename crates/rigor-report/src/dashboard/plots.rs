@@ -587,9 +587,68 @@ mod tests {
         let (Ok(Drawn::Svg(svg)), g) = history(&s) else {
             panic!("no plot");
         };
-        assert!(svg.contains("mean (ms)"));
+        assert!(svg.contains("level (ms)"));
         assert!(svg.contains("+25.0%"));
         assert!(g.x0 < g.x1 && g.x1 < g.width as i32);
+    }
+
+    /// A measured version in session `session`, its runs' roles `roles`.
+    fn in_session(session: i64, roles: &[&str], identical: bool) -> PointState {
+        let PointState::Measured(mut m) = m(1e-3) else {
+            unreachable!()
+        };
+        m.runs = roles
+            .iter()
+            .enumerate()
+            .map(|(k, role)| crate::dashboard::view::RunMark {
+                session: session - k as i64,
+                role: role.to_string(),
+            })
+            .collect();
+        m.identical = identical;
+        PointState::Measured(m)
+    }
+
+    #[test]
+    fn sessions_anchors_identical_builds_statuses_and_commits_are_marked() {
+        let mut s = series(vec![
+            in_session(1, &["new"], false),
+            in_session(1, &["new"], true),
+            in_session(1, &["new"], false),
+            in_session(2, &["new", "anchor"], false),
+            in_session(2, &["new"], false),
+            in_session(2, &["new"], false),
+        ]);
+        // v3 starts session 2; the session of v3's anchor run (1) does not count.
+        assert_eq!(session_starts(&s), vec![3]);
+        s.versions[4].commit = Some("0123456789abcdef".into());
+        let mark = |rev: &str, status: &str, confounded: bool| ChangeMark {
+            rev: rev.into(),
+            ratio: 1.25,
+            status: status.into(),
+            confounded,
+            ..Default::default()
+        };
+        s.changes = vec![
+            mark("v1", "invalid", false),
+            mark("v2", "acknowledged", false),
+            mark("v4", "new", true),
+        ];
+        let (Ok(Drawn::Svg(svg)), _) = history(&s) else {
+            panic!("no plot");
+        };
+        assert!(svg.contains("stroke=\"#3C2878\""), "no session line");
+        assert!(
+            svg.contains("<circle") && svg.contains("stroke=\"#2CA02C\""),
+            "no ring"
+        );
+        assert!(svg.contains("\ninvalid\n") && svg.contains("\n+25.0% ✓\n"));
+        assert!(svg.contains("\n+25.0%?\n") && svg.contains("stroke=\"#9467BD\""));
+        assert!(svg.contains("\n0123456\n"), "the commit names its tick");
+        assert!(svg.contains("commit (history order)"));
+        // Every version in a session of its own: no lines (the caption says so).
+        let own = series((0..6).map(|k| in_session(k, &["new"], false)).collect());
+        assert!(session_starts(&own).is_empty());
     }
 
     #[test]
