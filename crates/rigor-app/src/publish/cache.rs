@@ -34,9 +34,38 @@ pub(crate) struct Cache {
     rigor: String,
     /// By series.
     pub series: BTreeMap<SeriesKey, SeriesCache>,
+    /// By benchmark: what its pages were drawn from and what the index shows of it, so that a
+    /// benchmark nothing new reached costs no levels and no views.
+    pub pages: BTreeMap<String, PagesCache>,
     /// Whether [`Cache::refresh`] changed anything (not stored).
     #[serde(skip)]
-    changed: bool,
+    pub changed: bool,
+}
+
+/// One benchmark's pages as last published.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct PagesCache {
+    /// A hash of everything its pages are drawn from (module `views`: the site's settings, each
+    /// series' versions, the benchmark's runs and changes).
+    pub input: u64,
+    /// Its pages' paths and keys.
+    pub pages: Vec<(String, String)>,
+    /// What the index shows of each series.
+    pub index: Vec<IndexSeries>,
+}
+
+/// What the index shows of one series of a benchmark: its newest levels (the sparkline's), the
+/// newest one's interval, and its newest change.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct IndexSeries {
+    pub machine: String,
+    pub branch: String,
+    /// Whole-history position and level of the newest measured versions, oldest first.
+    pub spark: Vec<(usize, f64)>,
+    /// The newest measured version: its name, interval and confidence level.
+    pub latest: Option<(String, f64, f64, f64)>,
+    /// The newest change.
+    pub change: Option<rigor_report::dashboard::ChangeMark>,
 }
 
 /// One machine and branch.

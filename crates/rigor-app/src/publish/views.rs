@@ -115,6 +115,20 @@ impl<'a> Series<'a> {
         }
     }
 
+    /// Feeds everything `name`'s part of this series is drawn from into `h`: the versions, the
+    /// benchmark's runs (a run's id stands for its content: the cache starts a series over when
+    /// a run it knows changes) and its changes.
+    pub fn hash_input(&self, name: &str, bench: &BenchCache, h: &mut DefaultHasher) {
+        (self.machine, self.branch, &self.version_keys, &bench.levels).hash(h);
+        bench.runs.len().hash(h);
+        for r in &bench.runs {
+            r.run.id.hash(h);
+        }
+        for m in self.marks.get(name).into_iter().flatten() {
+            hash_mark(m, h);
+        }
+    }
+
     /// A benchmark's changes whose first version is in `range`.
     fn marks_in(&self, name: &str, range: &Range<usize>) -> Vec<ChangeMark> {
         self.marks.get(name).map_or_else(Vec::new, |all| {
