@@ -297,3 +297,53 @@ fn a_page_carries_each_versions_levels_and_opens_with_their_fieller_interval() {
         "{tag}"
     );
 }
+
+/// Sessions tied by anchors: a new session re-estimates every shift, so older levels move and
+/// the archive pages that draw them are drawn again; the incremental site still equals one
+/// published from scratch, and publishing again with nothing new draws nothing.
+#[test]
+fn levels_moved_by_a_new_session_redraw_their_pages_and_equal_a_publish_from_scratch() {
+    let dir = tempfile::tempdir().unwrap();
+    let (inc, fresh) = (dir.path().join("inc"), dir.path().join("fresh"));
+    let small = |out: &std::path::Path| PublishSettings {
+        archive_size: 4,
+        ..settings(out)
+    };
+    let mut s = spec(24);
+    s.sessions = 6;
+    s.session_shift = 0.2;
+    s.identical = vec![3];
+    let mut h = SqliteHistory::open(&dir.path().join("h.db")).unwrap();
+    generate(&mut h, &s, &mut |_| {}).unwrap();
+    let first = publish(&h, &small(&inc)).unwrap();
+    assert_eq!((first.pages, first.archives), (3, 15));
+    let view = site_view(&h, SiteMeta::default(), String::new()).unwrap();
+    // v11 measured again as the third session's anchor (v5, the second's, failed).
+    let PointState::Measured(anchor) = &view.benchmarks[0].series[0].versions[11].state else {
+        panic!("v11 not measured");
+    };
+    assert!(anchor.anchored() && anchor.runs.len() == 2, "{anchor:?}");
+    assert!(!anchor.sessions_unknown, "sessions tied by anchors");
+    let PointState::Measured(same) = &view.benchmarks[0].series[0].versions[3].state else {
+        panic!("v3 not measured");
+    };
+    assert!(same.identical);
+    // Nothing new: nothing drawn, nothing read.
+    let again = publish(&h, &small(&inc)).unwrap();
+    assert_eq!((again.written, again.runs_read), (0, 0));
+    // A fifth session, tied to the fourth by an anchor: older levels move.
+    s.versions = 30;
+    generate_versions(&mut h, &s, 24..30, &mut |_| {}).unwrap();
+    let next = publish(&h, &small(&inc)).unwrap();
+    assert_eq!(next.runs_read, 7, "six versions and an anchor");
+    assert!(next.written > 3, "archive pages drawn again: {next:?}");
+    publish(&h, &small(&fresh)).unwrap();
+    let (a, b) = (files(&inc), files(&fresh));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        assert!(
+            bytes == &b[name],
+            "{name} differs from the page published from scratch"
+        );
+    }
+}

@@ -193,7 +193,7 @@ fn change_row(out: &mut String, site: &SiteMeta, c: &ChangeRow) {
     let m = &c.change;
     let _ = writeln!(
         out,
-        "<tr class=\"crow {}\" data-name=\"{}\" data-machine=\"{}\" data-branch=\"{}\"><td>{}</td><td>{}</td><td>{}</td>\
+        "<tr class=\"crow {}\" data-name=\"{}\" data-machine=\"{}\" data-branch=\"{}\"><td>{}</td><td class=\"date\">{}</td><td>{}</td>\
          <td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num {}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         change_class(m),
         Escaped(&c.benchmark),
@@ -333,10 +333,16 @@ fn index_row(out: &mut String, b: &BenchmarkView, s: &SeriesView, rank: usize) {
     });
     let change = s.changes.last().map_or(String::new(), |c| {
         format!(
-            "<span class=\"{}\">{}</span> at <code>{}</code>",
+            "<span class=\"{}\"><span class=\"{}\">{}</span> at <code>{}</code>{}</span>",
+            change_class(c),
             verdict_class(c),
             signed_percent(c.ratio),
-            Escaped(&short(&c.rev))
+            Escaped(&short(&c.rev)),
+            match (c.confounded, c.status.as_str()) {
+                (true, _) => " (confounded)".to_string(),
+                (false, "new") => String::new(),
+                (false, status) => format!(" ({})", Escaped(status)),
+            }
         )
     });
     let _ = writeln!(
