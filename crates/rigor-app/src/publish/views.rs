@@ -13,6 +13,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::Range;
 
 use rigor_history::{StoredChange, StoredVersion};
+use rigor_report::dashboard::plots::short_name;
 use rigor_report::dashboard::{
     ArchiveLink, ArchiveNav, ChangeMark, Overview, OverviewBin, PointState, SeriesView,
     VersionPoint, archive_path,
@@ -257,10 +258,17 @@ impl Part<'_, '_> {
                     .filter_map(|m| Some((*self.series.position.get(&m.rev)?, m.ratio)))
                     .collect()
             });
+        let labels = self
+            .series
+            .versions
+            .iter()
+            .map(|v| short_name(v.version.commit.as_deref(), &v.version.rev))
+            .collect();
         Overview {
             versions: n,
             bins,
             changes,
+            labels,
         }
     }
 

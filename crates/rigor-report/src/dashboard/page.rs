@@ -593,7 +593,7 @@ fn overview_section(out: &mut String, s: &SeriesView, o: &Overview, id: &str) {
     );
     let _ = writeln!(
         out,
-        "<figcaption>All {} versions, consecutive versions pooled: the mean of their means (line) and the span \
+        "<figcaption>All {} versions, consecutive versions pooled: the mean of their levels (line) and the span \
          of their intervals (band). Dashed orange lines: detected changes. The shaded part is drawn in detail below; \
          older versions are on the pages listed here.</figcaption></figure>",
         o.versions

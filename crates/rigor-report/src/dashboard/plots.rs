@@ -136,9 +136,15 @@ pub fn history(series: &SeriesView) -> (PlotResult, Geometry) {
 /// A version's name at a tick of the history and noise plots: its commit id shortened to 7
 /// characters, else its name (at most 10 characters).
 pub fn tick_name(v: &VersionPoint) -> String {
-    match &v.commit {
+    short_name(v.commit.as_deref(), &v.rev)
+}
+
+/// A version's name at a tick: its commit id shortened to 7 characters, else its name (at most
+/// 10 characters).
+pub fn short_name(commit: Option<&str>, rev: &str) -> String {
+    match commit {
         Some(c) if !c.is_empty() => c.chars().take(7).collect(),
-        _ => truncate(&v.rev, 10),
+        _ => truncate(rev, 10),
     }
 }
 
@@ -392,7 +398,21 @@ pub fn overview(o: &Overview, detail: usize) -> PlotResult {
         lo: -0.5,
         hi: o.versions as f64 - 0.5,
     };
-    let desc = format!("mean ({})", unit.symbol());
+    let desc = format!("level ({})", unit.symbol());
+    let label = |at: f64| {
+        if (at - at.round()).abs() > 1e-9 || at < 0.0 {
+            return String::new();
+        }
+        o.labels
+            .get(at.round() as usize)
+            .cloned()
+            .unwrap_or_else(|| whole_tick(at))
+    };
+    let axis = if o.labels.is_empty() {
+        "version (history order)"
+    } else {
+        "commit or version (history order)"
+    };
     // Runs of adjacent bins: a bin without a measured version breaks the line.
     let mut segs: Vec<Vec<(f64, f64, f64, f64)>> = Vec::new();
     let mut end = None;
@@ -412,12 +432,7 @@ pub fn overview(o: &Overview, detail: usize) -> PlotResult {
             .x_label_area_size(44)
             .y_label_area_size(76)
             .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
-        mesh(
-            &mut chart,
-            ("version (history order)", &desc),
-            &whole_tick,
-            &tick,
-        )?;
+        mesh(&mut chart, (axis, &desc), &label, &tick)?;
         chart.draw_series([Rectangle::new(
             [(detail as f64 - 0.5, y.lo), (x.hi, y.hi)],
             REFERENCE.mix(0.12).filled(),
@@ -681,11 +696,13 @@ mod tests {
             versions: 20,
             bins: vec![bin(0, 2e-3), bin(5, 2e-3), bin(15, 3e-3)],
             changes: vec![(15, 1.5)],
+            labels: (0..20).map(|v| format!("c{v:06}")).collect(),
         };
         let Ok(Drawn::Svg(svg)) = overview(&o, 10) else {
             panic!("no overview");
         };
-        assert!(svg.contains("mean (ms)"));
+        assert!(svg.contains("level (ms)"));
+        assert!(svg.contains("\nc000010\n"), "ticks name versions");
         let empty = Overview {
             versions: 20,
             ..Default::default()

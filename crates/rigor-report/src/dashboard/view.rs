@@ -82,16 +82,20 @@ pub struct Overview {
     pub bins: Vec<OverviewBin>,
     /// Whole-history positions of the changes' first versions, with their ratios.
     pub changes: Vec<(usize, f64)>,
+    /// Each version's name at the axis' ticks, by whole-history position (a short commit id, or
+    /// the version's name): see [`crate::dashboard::plots::short_name`].
+    #[serde(default)]
+    pub labels: Vec<String>,
 }
 
-/// Consecutive versions pooled: the mean of their means and the span of their intervals.
+/// Consecutive versions pooled: the mean of their levels and the span of their intervals.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct OverviewBin {
     /// Whole-history position of the bin's first version.
     pub first: usize,
     /// Position of its last version.
     pub last: usize,
-    /// Mean of the measured versions' means, seconds.
+    /// Mean of the measured versions' levels, seconds.
     pub mean: f64,
     /// Lowest lower bound of their intervals, seconds.
     pub lower: f64,
