@@ -23,13 +23,12 @@ use std::process::Command;
 
 use rigor_app::publish::{PublishSettings, publish};
 use rigor_app::synthetic::{Spec, Step, commit_id, generate};
-use rigor_app::track::levels::series_levels;
 use rigor_history::{
     ChangeFilter, ChangeStatus, ChangeVerdict, History, HistoryRead, NewChange, SeriesKey,
     SqliteHistory,
 };
 use rigor_report::dashboard::SiteMeta;
-use rigor_units::{ConfidenceLevel, Resolution, Seconds, TimeUnit};
+use rigor_units::{Resolution, Seconds, TimeUnit};
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 const REPO: &str = "https://example.org/project";
@@ -53,7 +52,7 @@ fn quantised_machine(h: &mut SqliteHistory) {
 /// history itself (not from the publisher's cache): each level with the fit's variance of it
 /// (the spread between sessions in it when known) and its degrees of freedom. The page's oracle.
 fn comparisons(h: &SqliteHistory) -> String {
-    use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
+    use rigor_stats::fieller::{DfMethod, fieller};
     let cases = [
         ("parse/json", "ci-1", "v9", "v29"),
         ("parse/json", "ci-1", "v20", "v3"),
@@ -64,28 +63,10 @@ fn comparisons(h: &SqliteHistory) -> String {
     ];
     let mut out = Vec::new();
     for (name, machine, base, cand) in cases {
-        let all = series_levels(
-            h,
-            &SeriesKey::new(machine, "main"),
-            ConfidenceLevel::NINETY_FIVE,
-        )
-        .unwrap();
-        let l = all.iter().find(|l| l.benchmark == name).unwrap();
-        let across = l.fit.session_variance();
+        let levels = common::level_estimates(h, machine, name);
         let side = |rev: &str| {
-            let v = l.versions.iter().find(|v| v.rev == rev).unwrap();
-            let parts = l.fit.contrast_variance(&[(v.point, 1.0)]);
-            let var = parts.total(across).unwrap_or(parts.estimation);
-            let own: usize = v.runs.iter().map(|r| r.units - 1).sum();
-            let df = across.map_or(own, |s| own.min(s.df.max(1))).max(1);
-            let level = Seconds::from_unit(v.level, l.unit).0;
-            let e = MeanEstimate::new(level, level * level * var * (df + 1) as f64, df + 1);
-            (
-                e.unwrap(),
-                v.resolution,
-                l.fit.component(v.point),
-                v.sessions_unknown,
-            )
+            let v = levels.iter().find(|v| v.rev == rev).unwrap();
+            (v.estimate, v.resolution, v.component, v.unknown)
         };
         let ((c, rc, gc, uc), (b, rb, gb, ub)) = (side(cand), side(base));
         let f = fieller(&c, &b, 0.95, DfMethod::WelchSatterthwaite).unwrap();

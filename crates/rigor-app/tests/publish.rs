@@ -8,6 +8,8 @@ use rigor_app::track::{DetectSettings, detect_changes};
 use rigor_history::{SeriesKey, SqliteHistory};
 use rigor_report::dashboard::{PointState, SiteMeta};
 
+mod common;
+
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 
 fn spec(versions: usize) -> Spec {
@@ -115,6 +117,26 @@ fn pages_are_written_escaped_and_republished_incrementally() {
     }
 }
 
+/// Settings with archive pages of 4 versions.
+fn small(out: &std::path::Path) -> PublishSettings {
+    PublishSettings {
+        archive_size: 4,
+        ..settings(out)
+    }
+}
+
+/// Asserts that two sites hold the same files with the same bytes (the cache aside).
+fn assert_same_sites(a: &std::path::Path, b: &std::path::Path) {
+    let (a, b) = (files(a), files(b));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        assert!(
+            bytes == &b[name],
+            "{name} differs from the page published from scratch"
+        );
+    }
+}
+
 /// Every file of a site but the publisher's cache (whose maps are written in no fixed order),
 /// with its bytes.
 fn files(root: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
@@ -137,10 +159,6 @@ fn an_incremental_publish_reads_and_writes_only_what_is_new_and_equals_one_from_
     let dir = tempfile::tempdir().unwrap();
     let (inc, fresh) = (dir.path().join("inc"), dir.path().join("fresh"));
     // Archive pages of 4 versions: 26 versions are 5 archive pages and 6 on the main page.
-    let small = |out: &std::path::Path| PublishSettings {
-        archive_size: 4,
-        ..settings(out)
-    };
     let mut h = history(dir.path(), 26);
     let first = publish(&h, &small(&inc)).unwrap();
     assert_eq!((first.pages, first.archives), (3, 15));
@@ -222,9 +240,7 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 
 #[test]
 fn a_page_carries_each_versions_levels_and_opens_with_their_fieller_interval() {
-    use rigor_app::track::levels::series_levels;
     use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
-    use rigor_units::{ConfidenceLevel, Seconds};
 
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("site");
@@ -235,26 +251,9 @@ fn a_page_carries_each_versions_levels_and_opens_with_their_fieller_interval() {
     let page = std::fs::read_to_string(out.join(&json.unwrap().page)).unwrap();
     // The oracle: each version's level as every command takes it (`track::levels`, from the
     // history itself), its variance from the fit and its degrees of freedom.
-    let all = series_levels(
-        &h,
-        &SeriesKey::new("ci-1", "main"),
-        ConfidenceLevel::NINETY_FIVE,
-    )
-    .unwrap();
-    let l = all.iter().find(|l| l.benchmark == "parse/json").unwrap();
-    let across = l.fit.session_variance();
-    let levels: Vec<(String, MeanEstimate)> = l
-        .versions
-        .iter()
-        .map(|v| {
-            let parts = l.fit.contrast_variance(&[(v.point, 1.0)]);
-            let var = parts.total(across).unwrap_or(parts.estimation);
-            let own: usize = v.runs.iter().map(|r| r.units - 1).sum();
-            let df = across.map_or(own, |s| own.min(s.df.max(1))).max(1);
-            let level = Seconds::from_unit(v.level, l.unit).0;
-            let e = MeanEstimate::new(level, level * level * var * (df + 1) as f64, df + 1);
-            (v.rev.clone(), e.unwrap())
-        })
+    let levels: Vec<(String, MeanEstimate)> = common::level_estimates(&h, "ci-1", "parse/json")
+        .into_iter()
+        .map(|v| (v.rev, v.estimate))
         .collect();
     assert_eq!(levels.len(), 29, "30 versions, one failed");
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
@@ -305,10 +304,6 @@ fn a_page_carries_each_versions_levels_and_opens_with_their_fieller_interval() {
 fn levels_moved_by_a_new_session_redraw_their_pages_and_equal_a_publish_from_scratch() {
     let dir = tempfile::tempdir().unwrap();
     let (inc, fresh) = (dir.path().join("inc"), dir.path().join("fresh"));
-    let small = |out: &std::path::Path| PublishSettings {
-        archive_size: 4,
-        ..settings(out)
-    };
     let mut s = spec(24);
     s.sessions = 6;
     s.session_shift = 0.2;
@@ -338,12 +333,5 @@ fn levels_moved_by_a_new_session_redraw_their_pages_and_equal_a_publish_from_scr
     assert_eq!(next.runs_read, 7, "six versions and an anchor");
     assert!(next.written > 3, "archive pages drawn again: {next:?}");
     publish(&h, &small(&fresh)).unwrap();
-    let (a, b) = (files(&inc), files(&fresh));
-    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
-    for (name, bytes) in &a {
-        assert!(
-            bytes == &b[name],
-            "{name} differs from the page published from scratch"
-        );
-    }
+    assert_same_sites(&inc, &fresh);
 }
