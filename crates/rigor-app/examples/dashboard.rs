@@ -96,6 +96,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         ChangeVerdict::Improvement
                     },
                     method: "injected".into(),
+                    evidence: Default::default(),
                 };
                 h.save_changes(&key, &spec.names[s.benchmark], &[change])?;
             }

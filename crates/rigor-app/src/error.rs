@@ -156,6 +156,20 @@ pub enum AppError {
         /// The branch.
         branch: String,
     },
+    /// A run's options are wrong.
+    #[error(transparent)]
+    Request(#[from] crate::RequestError),
+    /// A `track` request is wrong.
+    #[error(transparent)]
+    Track(#[from] crate::track::TrackError),
+    /// A simulated project has no version of this name.
+    #[error("'{label}' is not a version of the simulated project (v1 to v{versions})")]
+    UnknownSimulatedVersion {
+        /// The name given.
+        label: String,
+        /// The project's versions.
+        versions: usize,
+    },
     /// There is no history database at the path given.
     #[error("no history at {}: `rigor track run` or `rigor track add` makes one", .0.display())]
     NoHistory(PathBuf),

@@ -432,6 +432,7 @@ pub fn header(s: &RunSettings) -> ResultFile {
         .map(|(i, (b, command))| {
             let mut record = BenchmarkRecord::new(b.name.clone(), command.clone(), layout);
             record.parameters = s.parameters.get(i).cloned().unwrap_or_default();
+            record.version = s.versions.get(i).cloned().flatten();
             record
         })
         .collect();

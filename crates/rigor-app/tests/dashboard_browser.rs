@@ -3,7 +3,7 @@
 //! re-measuring the version before it as an anchor), with two injected changes, a failed build
 //! and a build identical to the one before, is published; every page renders with no console
 //! message, the change markers sit at the injected versions (an acknowledged one among them), an
-//! invalid change is drawn apart from new ones, session boundaries and anchors are marked, the
+//! invalid change and a confounded one are drawn apart from new ones, session boundaries and anchors are marked, the
 //! axis names commits, the filter works on the benchmarks and on the change table, links
 //! resolve, and a benchmark named `<img src=x onerror=alert(1)>` shows as text. The page's
 //! comparison of two versions equals rigor's Fieller interval fed from the two versions' levels
@@ -24,8 +24,8 @@ use std::process::Command;
 use rigor_app::publish::{PublishSettings, publish};
 use rigor_app::synthetic::{Spec, Step, commit_id, generate};
 use rigor_history::{
-    ChangeFilter, ChangeStatus, ChangeVerdict, History, HistoryRead, NewChange, SeriesKey,
-    SqliteHistory,
+    ChangeFilter, ChangeStatus, ChangeVerdict, Evidence, History, HistoryRead, NewChange,
+    SeriesKey, SqliteHistory,
 };
 use rigor_report::dashboard::SiteMeta;
 use rigor_units::{Resolution, Seconds, TimeUnit};
@@ -86,20 +86,16 @@ fn comparisons(h: &SqliteHistory) -> String {
     serde_json::Value::Array(out).to_string()
 }
 
-/// Stores a change of `benchmark` at `rev` on ci-1 found by `method`, with `status`.
-fn change(
-    h: &mut SqliteHistory,
-    benchmark: &str,
-    rev: usize,
-    ratio: f64,
-    method: &str,
-    status: ChangeStatus,
-) {
+/// A change as detection stores it, at `rev` of size `ratio`, what it rests on.
+type Found = (usize, f64, ChangeStatus, Evidence);
+
+/// Stores `benchmark`'s changes on ci-1 (one detection's: a later one replaces them) and sets
+/// their statuses.
+fn changes(h: &mut SqliteHistory, benchmark: &str, found: &[Found]) {
     let key = SeriesKey::new("ci-1", "main");
-    h.save_changes(
-        &key,
-        benchmark,
-        &[NewChange {
+    let list: Vec<NewChange> = found
+        .iter()
+        .map(|&(rev, ratio, _, evidence)| NewChange {
             rev: format!("v{rev}"),
             previous_rev: Some(format!("v{}", rev - 1)),
             ratio,
@@ -111,22 +107,25 @@ fn change(
             } else {
                 ChangeVerdict::Improvement
             },
-            method: method.into(),
-        }],
-    )
-    .unwrap();
+            method: "e-divisive + version-level random effects".into(),
+            evidence,
+        })
+        .collect();
+    h.save_changes(&key, benchmark, &list).unwrap();
     let stored = h
         .changes(&ChangeFilter {
             benchmark: Some(benchmark.into()),
             ..ChangeFilter::default()
         })
         .unwrap();
-    let id = stored
-        .iter()
-        .find(|c| c.change.rev == format!("v{rev}"))
-        .unwrap()
-        .id;
-    h.set_status(id, status).unwrap();
+    for &(rev, _, status, _) in found {
+        let id = stored
+            .iter()
+            .find(|c| c.change.rev == format!("v{rev}"))
+            .unwrap()
+            .id;
+        h.set_status(id, status).unwrap();
+    }
 }
 
 #[test]
@@ -189,17 +188,15 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
     quantised_machine(&mut h);
     // The changes as detection would store them (detection itself is tested elsewhere): the
     // injected ones, new and acknowledged, and one marked invalid.
-    let found = "e-divisive + version-level random effects";
-    change(&mut h, "parse/json", 12, 1.3, found, ChangeStatus::New);
-    change(
+    use {ChangeStatus::*, Evidence::*};
+    // A step at the third session's start that detection could not tell from the session.
+    changes(
         &mut h,
-        "sort/large",
-        21,
-        0.75,
-        found,
-        ChangeStatus::Acknowledged,
+        "parse/json",
+        &[(12, 1.3, New, Detected), (20, 1.05, New, Confounded)],
     );
-    change(&mut h, "parse/csv", 25, 1.08, found, ChangeStatus::Invalid);
+    changes(&mut h, "sort/large", &[(21, 0.75, Acknowledged, Detected)]);
+    changes(&mut h, "parse/csv", &[(25, 1.08, Invalid, Detected)]);
     let site = dir.path().join("site");
     let settings = PublishSettings {
         out: site.clone(),
@@ -218,7 +215,12 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
     cmd.arg(&script)
         .arg(&site)
         .args(["--change", "parse/json=v12", "--change", "sort/large=v21"])
-        .args(["--invalid", "parse/csv=v25"])
+        .args([
+            "--invalid",
+            "parse/csv=v25",
+            "--confounded",
+            "parse/json=v20",
+        ])
         .args([
             "--sessions",
             "parse/json=v10,v20",

@@ -29,13 +29,20 @@ fn quantised(seed: u64, ns: f64, resolution: Option<Resolution>) -> ResultFile {
     common::quantised("add", seed, (ns, TimeUnit::Ns), resolution)
 }
 
-/// Twenty versions, v0–v9 at 3.00 ns and v10–v19 at 3.04 ns.
+/// Twenty versions, v0–v9 at 3.00 ns and v10–v19 at 3.04 ns, measured in one session.
 fn history(dir: &std::path::Path, resolution: Option<Resolution>) -> SqliteHistory {
     let mut h = SqliteHistory::open(&dir.join("h.db")).unwrap();
     let machine = common::machine("ci-1");
+    let session = common::session(&mut h, &machine);
     for k in 0..20 {
         let ns = if k < 10 { 3.0 } else { 3.04 };
-        common::ingest(&mut h, &machine, k, &quantised(k as u64, ns, resolution));
+        common::ingest_in(
+            &mut h,
+            &machine,
+            k,
+            &quantised(k as u64, ns, resolution),
+            session,
+        );
     }
     h
 }
@@ -68,10 +75,10 @@ fn quantised_versions_show_no_change_once_the_history_keeps_their_resolution() {
 fn track_show_floors_each_version_against_the_one_before() {
     let dir = tempfile::tempdir().unwrap();
     let at = |h: &SqliteHistory| {
-        let points = show(h, &key(), "add").unwrap();
+        let points = show(h, &key(), "add").unwrap().points;
         let p = &points[10];
         assert_eq!(p.version.rev, "v10");
-        p.against_previous.unwrap().0
+        p.against_previous.unwrap()
     };
     let bare = at(&history(&dir.path().join("bare"), None));
     assert_eq!(bare.verdict, Verdict::Regression);
@@ -83,11 +90,14 @@ fn track_show_floors_each_version_against_the_one_before() {
     let (lo, hi) = floored.interval.unwrap();
     assert!(close(lo, 1.0) && close(hi, 3.06 / 2.98), "{lo} {hi}");
     // Each version's own interval is floored too: ± 0.02 ns around 3.00 ns.
-    let a = show(&kept, &key(), "add").unwrap()[0]
-        .analysis
+    let a = show(&kept, &key(), "add").unwrap().points[0]
+        .level
         .clone()
         .unwrap();
-    assert!(close(a.interval.lower, 2.98) && close(a.interval.upper, 3.02));
+    assert!(
+        close(a.interval.0, 2.98) && close(a.interval.1, 3.02),
+        "{a:?}"
+    );
 }
 
 #[test]

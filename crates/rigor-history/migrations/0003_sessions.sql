@@ -46,6 +46,12 @@ END;
 -- What comparing a run's mean with another's needs (Fieller's inputs), from the run's own
 -- samples: the variance of the mean S²/r (in the square of the benchmark's unit) and the
 -- top-level count r. NULL with fewer than two top-level units.
+-- What a change rests on: detected over the series; confounded with a session boundary (no
+-- session measured versions on both sides of it); confirmed or refuted by measuring both sides
+-- again together. A confirmation or refutation survives later detections.
+ALTER TABLE changes ADD COLUMN evidence TEXT NOT NULL DEFAULT 'detected'
+    CHECK (evidence IN ('detected', 'confounded', 'confirmed', 'refuted'));
+
 ALTER TABLE run_benchmarks ADD COLUMN var_of_mean REAL;
 ALTER TABLE run_benchmarks ADD COLUMN units INTEGER;
 -- The run's level as detection and the pages take it: a robust estimate of the mean (the median

@@ -115,6 +115,10 @@ pub trait History: HistoryRead + HistoryWrite {
     /// Sets a change's status.
     fn set_status(&mut self, id: ChangeId, status: ChangeStatus) -> Result<()>;
 
+    /// Records what a change rests on now (confirmed or refuted by measuring both sides again
+    /// together); later detections keep a confirmation or refutation.
+    fn set_evidence(&mut self, id: ChangeId, evidence: Evidence) -> Result<()>;
+
     /// The reading half, for code that only reads.
     fn as_read(&self) -> &dyn HistoryRead;
 

@@ -864,7 +864,7 @@ impl HistoryRead for PostgresHistory {
         let sql = format!(
             "SELECT c.id, b.name, m.name, c.branch, v.rev, pv.rev, c.ratio, c.ci_lower, c.ci_upper,
                     c.p_value, c.q_value, c.verdict, c.method, c.status, c.current, c.detected_at,
-                    v.commit_time
+                    v.commit_time, c.evidence
              FROM changes c
              JOIN benchmarks b ON b.id = c.benchmark_id
              JOIN machines m ON m.id = c.machine_id
@@ -960,14 +960,19 @@ impl History for PostgresHistory {
             for c in changes.iter().map(ChangeValues::of) {
                 tx.execute(
                     "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
-                         ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at)
+                         ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at,
+                         evidence)
                      VALUES ($1, $2, $3, (SELECT id FROM versions WHERE rev = $4),
-                             (SELECT id FROM versions WHERE rev = $5), $6, $7, $8, $9, $10, $11, $12, TRUE, $13)
+                             (SELECT id FROM versions WHERE rev = $5), $6, $7, $8, $9, $10, $11, $12, TRUE, $13,
+                             $14)
                      ON CONFLICT (benchmark_id, machine_id, branch, version_id) DO UPDATE SET
                          previous_version_id = excluded.previous_version_id, ratio = excluded.ratio,
                          ci_lower = excluded.ci_lower, ci_upper = excluded.ci_upper,
                          p_value = excluded.p_value, q_value = excluded.q_value,
-                         verdict = excluded.verdict, method = excluded.method, current = TRUE",
+                         verdict = excluded.verdict, method = excluded.method, current = TRUE,
+                         evidence = CASE WHEN changes.evidence IN ('confirmed', 'refuted')
+                                          AND excluded.evidence = 'detected'
+                                         THEN changes.evidence ELSE excluded.evidence END",
                     &[
                         &b,
                         &m,
@@ -982,6 +987,7 @@ impl History for PostgresHistory {
                         &c.verdict,
                         &c.change.method,
                         &c.detected_at,
+                        &c.evidence,
                     ],
                 )?;
             }
@@ -995,6 +1001,20 @@ impl History for PostgresHistory {
             .execute(
                 "UPDATE changes SET status = $1 WHERE id = $2",
                 &[&status.as_str(), &id.0],
+            )
+            .map_err(|e| self.db(e))?;
+        if n == 0 {
+            return Err(HistoryError::NoSuchChange(id));
+        }
+        Ok(())
+    }
+
+    fn set_evidence(&mut self, id: ChangeId, evidence: crate::Evidence) -> Result<()> {
+        let n = self
+            .client()
+            .execute(
+                "UPDATE changes SET evidence = $1 WHERE id = $2",
+                &[&evidence.as_str(), &id.0],
             )
             .map_err(|e| self.db(e))?;
         if n == 0 {

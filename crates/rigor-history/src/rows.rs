@@ -336,6 +336,7 @@ pub(crate) struct ChangeValues<'a> {
     pub lower: Option<f64>,
     pub upper: Option<f64>,
     pub verdict: &'static str,
+    pub evidence: &'static str,
     pub detected_at: String,
 }
 
@@ -347,6 +348,7 @@ impl<'a> ChangeValues<'a> {
             lower: change.interval.map(|i| i.0),
             upper: change.interval.map(|i| i.1),
             verdict: change.verdict.as_str(),
+            evidence: change.evidence.as_str(),
             detected_at: now(),
         }
     }
@@ -567,11 +569,13 @@ pub(crate) struct ChangeRow {
     pub current: bool,
     pub detected_at: String,
     pub version_time: Option<String>,
+    pub evidence: String,
 }
 
 impl ChangeRow {
     /// Reads `changes.id, benchmark, machine, branch, rev, previous rev, ratio, ci_lower,
-    /// ci_upper, p_value, q_value, verdict, method, status, current, detected_at, commit_time`.
+    /// ci_upper, p_value, q_value, verdict, method, status, current, detected_at, commit_time,
+    /// evidence`.
     pub fn read<R: Cells>(r: &R) -> Result<Self, R::Error> {
         Ok(Self {
             id: r.int(0)?,
@@ -591,6 +595,7 @@ impl ChangeRow {
             current: r.flag(14)?,
             detected_at: r.text(15)?,
             version_time: r.maybe_text(16)?,
+            evidence: r.text(17)?,
         })
     }
 
@@ -608,6 +613,7 @@ impl ChangeRow {
                 q_value: self.q_value,
                 verdict: parsed(&self.verdict, "verdict", damaged)?,
                 method: self.method,
+                evidence: parsed(&self.evidence, "evidence", damaged)?,
             },
             status: parsed(&self.status, "status", damaged)?,
             current: self.current,

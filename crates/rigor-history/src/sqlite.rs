@@ -664,7 +664,7 @@ impl HistoryRead for SqliteHistory {
             &format!(
                 "SELECT c.id, b.name, m.name, c.branch, v.rev, pv.rev, c.ratio, c.ci_lower,
                         c.ci_upper, c.p_value, c.q_value, c.verdict, c.method, c.status,
-                        c.current, c.detected_at, v.commit_time
+                        c.current, c.detected_at, v.commit_time, c.evidence
                  FROM changes c
                  JOIN benchmarks b ON b.id = c.benchmark_id
                  JOIN machines m ON m.id = c.machine_id
@@ -887,14 +887,19 @@ impl History for SqliteHistory {
         for c in changes.iter().map(ChangeValues::of) {
             tx.execute(
                 "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
-                     ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at)
+                     ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at,
+                     evidence)
                  VALUES (?1, ?2, ?3, (SELECT id FROM versions WHERE rev = ?4),
-                         (SELECT id FROM versions WHERE rev = ?5), ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1, ?13)
+                         (SELECT id FROM versions WHERE rev = ?5), ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1, ?13,
+                         ?14)
                  ON CONFLICT (benchmark_id, machine_id, branch, version_id) DO UPDATE SET
                      previous_version_id = excluded.previous_version_id, ratio = excluded.ratio,
                      ci_lower = excluded.ci_lower, ci_upper = excluded.ci_upper,
                      p_value = excluded.p_value, q_value = excluded.q_value,
-                     verdict = excluded.verdict, method = excluded.method, current = 1",
+                     verdict = excluded.verdict, method = excluded.method, current = 1,
+                     evidence = CASE WHEN changes.evidence IN ('confirmed', 'refuted')
+                                      AND excluded.evidence = 'detected'
+                                     THEN changes.evidence ELSE excluded.evidence END",
                 params![
                     b,
                     m,
@@ -909,6 +914,7 @@ impl History for SqliteHistory {
                     c.verdict,
                     c.change.method,
                     c.detected_at,
+                    c.evidence,
                 ],
             )
             .map_err(db)?;
@@ -920,6 +926,17 @@ impl History for SqliteHistory {
         let n = self.db(self.conn.execute(
             "UPDATE changes SET status = ?1 WHERE id = ?2",
             params![status.as_str(), id.0],
+        ))?;
+        if n == 0 {
+            return Err(HistoryError::NoSuchChange(id));
+        }
+        Ok(())
+    }
+
+    fn set_evidence(&mut self, id: ChangeId, evidence: crate::Evidence) -> Result<()> {
+        let n = self.db(self.conn.execute(
+            "UPDATE changes SET evidence = ?1 WHERE id = ?2",
+            params![evidence.as_str(), id.0],
         ))?;
         if n == 0 {
             return Err(HistoryError::NoSuchChange(id));

@@ -215,6 +215,24 @@ named_enum!(
 );
 
 named_enum!(
+    /// What a change rests on.
+    #[derive(Default)]
+    Evidence, "change evidence" {
+        /// Detected over the series (the default).
+        #[default]
+        Detected = "detected",
+        /// No session measured versions on both sides of it: it cannot be told from a shift
+        /// between sessions, and is not reported as a regression or an improvement.
+        Confounded = "confounded",
+        /// Both sides measured again together, interleaved, until decided: the change holds.
+        Confirmed = "confirmed",
+        /// Both sides measured again together: the change does not hold (not reported; a later
+        /// detection keeps it refuted).
+        Refuted = "refuted",
+    }
+);
+
+named_enum!(
     /// What a session did: the command that measured (or stored) its runs.
     SessionKind, "session kind" {
         /// `rigor track run`: versions measured together.
@@ -519,6 +537,9 @@ pub struct NewChange {
     pub verdict: ChangeVerdict,
     /// How it was found.
     pub method: String,
+    /// What it rests on.
+    #[serde(default)]
+    pub evidence: Evidence,
 }
 
 /// A stored change.

@@ -214,6 +214,7 @@ fn changes_keep_their_status_across_detections(store: Store) {
         q_value: Some(0.002),
         verdict: ChangeVerdict::Regression,
         method: "segments".into(),
+        evidence: Default::default(),
     };
     h.save_changes(&main(), "sort", std::slice::from_ref(&change))
         .unwrap();
@@ -408,6 +409,7 @@ fn changes_come_oldest_version_first(store: Store) {
         q_value: Some(0.002),
         verdict: ChangeVerdict::Regression,
         method: "segments".into(),
+        evidence: Default::default(),
     };
     h.save_changes(&main(), "sort", &[at("c", "b"), at("b", "a")])
         .unwrap();

@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod notes;
 pub mod plan;
 pub mod terminal;
+pub mod track_run;
 pub mod warnings;
 
 pub use terminal::{BenchmarkView, StatisticView, render};

@@ -180,7 +180,9 @@ fn parse_time(text: &str, relative_to: Option<f64>) -> Result<f64, String> {
 #[derive(Debug)]
 pub struct SimulatedExecutor {
     rng: ChaCha8Rng,
-    specs: HashMap<usize, SimSpec>,
+    /// Parsed specs by benchmark and command text: an executor that runs several experiments in
+    /// turn (the batches of `rigor track run --simulate`) sees other commands at one index.
+    specs: HashMap<(usize, String), SimSpec>,
     executions: HashMap<usize, usize>,
     builds: HashMap<(usize, usize), f64>,
     clock: usize,
@@ -199,12 +201,12 @@ impl SimulatedExecutor {
     }
 
     fn spec(&mut self, benchmark: usize, command: &CommandLine) -> Result<SimSpec, RunError> {
-        if let Some(s) = self.specs.get(&benchmark) {
+        let text = command.text();
+        if let Some(s) = self.specs.get(&(benchmark, text.clone())) {
             return Ok(s.clone());
         }
-        let text = command.text();
         let spec = SimSpec::parse(&text)?;
-        self.specs.insert(benchmark, spec.clone());
+        self.specs.insert((benchmark, text), spec.clone());
         Ok(spec)
     }
 
@@ -342,5 +344,29 @@ mod tests {
         assert!((scaled.startup - 0.0015).abs() < 1e-15);
         assert!(SimSpec::parse("mean=1ms,scale=0").is_err());
         assert!(SimSpec::parse("mean=1ms,scale=-2").is_err());
+    }
+
+    /// One executor running two experiments in turn: the second one's benchmark 0 is its own
+    /// command, not the first's.
+    #[test]
+    fn another_command_at_the_same_index_is_its_own() {
+        let mut sim = SimulatedExecutor::new(1);
+        let mean_of = |sim: &mut SimulatedExecutor, text: &str| {
+            let command = CommandLine::Direct(vec![text.to_string()]);
+            let req = ExecutionRequest {
+                benchmark: 0,
+                build: None,
+                command: &command,
+                iterations: &crate::IterationSource::SamplesFile,
+                input: None,
+                output: crate::OutputMode::Null,
+                timeout: None,
+                env: &[],
+                dir: None,
+            };
+            sim.execute(&req).unwrap().wall.get()
+        };
+        assert!((mean_of(&mut sim, "mean=1ms") - 0.001).abs() < 1e-12);
+        assert!((mean_of(&mut sim, "mean=5ms") - 0.005).abs() < 1e-12);
     }
 }

@@ -534,6 +534,108 @@ pub fn detect_adjusted(
     })
 }
 
+/// A new version measured in a session of its own — one that shares no version with the
+/// history, as a pull request's result measured elsewhere — against the last segment of a
+/// [`detect_adjusted`] analysis of the history (`analysis`, over the same `fit` and `points`).
+/// `candidate` is the new version's log level and the variance of that log level from its own
+/// measurements. Its unknown session shift adds σ_s² (how much sessions vary, from the history),
+/// the segment's shifts their estimation error and origin; the candidate varies around the
+/// segment's level by the between-version spread τ² too. The change is marked
+/// [`SeriesChange::confounded`] when the history has not measured how much sessions vary (all
+/// its versions in one session, or sessions that share none): then nothing bounds the new
+/// session's shift, and the interval does not contain it.
+pub fn new_session_against_last(
+    fit: &CrossedFit,
+    points: &[usize],
+    analysis: &SeriesAnalysis,
+    candidate: VersionMean,
+    cfg: &SeriesConfig,
+) -> Result<SeriesChange> {
+    check_finite(&[candidate.mean, candidate.variance])?;
+    let versions = adjusted_levels(fit, points)?;
+    let n = versions.len();
+    if n == 0 {
+        return Err(StatsError::TooFew {
+            what: "a history to check against",
+            needed: 1,
+            got: 0,
+        });
+    }
+    let start = analysis.changes.last().map_or(0, |c| c.index).min(n - 1);
+    let tau2 = analysis.tau2;
+    let before = segment(&versions, start, n, tau2);
+    let w: Vec<f64> = versions[start..n]
+        .iter()
+        .map(|v| 1.0 / (v.variance.max(0.0) + tau2))
+        .collect();
+    let uniform = w.iter().any(|w| !w.is_finite());
+    let total: f64 = if uniform {
+        w.len() as f64
+    } else {
+        w.iter().sum()
+    };
+    let mut own = 0.0;
+    let contrast: Vec<(usize, f64)> = (start..n)
+        .zip(&w)
+        .map(|(i, w)| {
+            let c = if uniform { 1.0 } else { *w } / total;
+            own += c * c * versions[i].variance.max(0.0);
+            (points[i], c)
+        })
+        .collect();
+    let parts = fit.contrast_variance(&contrast);
+    let sessions = fit.session_variance();
+    let new_session = sessions.map_or(0.0, |s| s.value * (1.0 + parts.origins));
+    let variance = before.variance
+        + (parts.estimation - own).max(0.0)
+        + new_session
+        + candidate.variance.max(0.0)
+        + tau2;
+    let df = match sessions {
+        Some(s) => analysis.df.min(s.df.max(1) as f64),
+        None => analysis.df,
+    }
+    .max(1.0);
+    let t_crit = critical_value(cfg.level, df, Quantile::StudentT)?;
+    let t_dist = StudentsT::new(0.0, 1.0, df).map_err(|_| StatsError::InvalidParameter {
+        name: "degrees of freedom",
+        value: df.to_string(),
+        reason: "must be positive",
+    })?;
+    let diff = candidate.mean - before.mean;
+    let se = variance.sqrt();
+    let p_value = if se > 0.0 {
+        2.0 * (1.0 - t_dist.cdf((diff / se).abs()))
+    } else if diff == 0.0 {
+        1.0
+    } else {
+        0.0
+    };
+    let interval = ((diff - t_crit * se).exp(), (diff + t_crit * se).exp());
+    let after = Segment {
+        start: n,
+        end: n + 1,
+        mean: candidate.mean.exp(),
+        variance: candidate.variance * (2.0 * candidate.mean).exp(),
+    };
+    Ok(SeriesChange {
+        index: n,
+        before: Segment {
+            mean: before.mean.exp(),
+            variance: before.variance * (2.0 * before.mean).exp(),
+            ..before
+        },
+        after,
+        ratio: diff.exp(),
+        interval: Some(interval),
+        p_value,
+        p_adjusted: p_value,
+        verdict: verdict_from_interval(interval.0, interval.1, cfg.threshold),
+        at_resolution: false,
+        confounded: sessions.is_none(),
+    })
+}
+
 /// The session-adjusted log level of each point with the variance of its own cells.
 fn adjusted_levels(fit: &CrossedFit, points: &[usize]) -> Result<Vec<VersionMean>> {
     points
@@ -1011,6 +1113,61 @@ mod tests {
             }
         }
         assert!(found >= 95, "found {found} of {runs}");
+    }
+
+    /// An identical candidate measured in a new session against a history of sessions shifted
+    /// with SD 10% (anchored): the verdict is no regression and no improvement in at least 19
+    /// of 20 trials, where comparing with the segment's level alone (no session spread) calls a
+    /// change most of the time; a history of one session says it cannot tell.
+    #[test]
+    fn a_new_session_carries_the_spread_between_sessions() {
+        let cfg = SeriesConfig::default();
+        let mut shift = ChaCha8Rng::seed_from_u64(77);
+        let draw = Normal::new(0.0, 0.1).unwrap();
+        let (mut changes, mut naive) = (0, 0);
+        for seed in 0..20 {
+            let fit = sessions_project(30, 6, 2, 0.1, &[], None, 3000 + seed);
+            let points: Vec<usize> = (0..30).collect();
+            let found = detect_adjusted(&fit, &points, &cfg, &|_, _, i| i).unwrap();
+            let candidate = VersionMean {
+                mean: draw.sample(&mut shift),
+                variance: 0.005 * 0.005,
+            };
+            let c = new_session_against_last(&fit, &points, &found, candidate, &cfg).unwrap();
+            assert!(!c.confounded);
+            changes += usize::from(c.verdict.is_change());
+            let plain = test_change(
+                segment(&adjusted_levels(&fit, &points).unwrap(), 0, 30, found.tau2),
+                Segment {
+                    start: 30,
+                    end: 31,
+                    mean: candidate.mean,
+                    variance: candidate.variance,
+                },
+                found.df,
+                cfg.level,
+                cfg.threshold,
+            )
+            .unwrap();
+            naive += usize::from(plain.verdict.is_change());
+        }
+        assert!(changes <= 1, "{changes} of 20 called a change");
+        assert!(naive >= 10, "without the session spread: {naive} of 20");
+        let one = sessions_project(10, 10, 0, 0.0, &[], None, 1);
+        let points: Vec<usize> = (0..10).collect();
+        let found = detect_adjusted(&one, &points, &cfg, &|_, _, i| i).unwrap();
+        let c = new_session_against_last(
+            &one,
+            &points,
+            &found,
+            VersionMean {
+                mean: 0.3,
+                variance: 1e-6,
+            },
+            &cfg,
+        )
+        .unwrap();
+        assert!(c.confounded);
     }
 
     #[test]

@@ -140,6 +140,10 @@ pub struct BenchmarkRecord {
     /// `--parameter-list`), by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub parameters: BTreeMap<String, String>,
+    /// The version this benchmark measured, when several versions of a project were measured
+    /// together (`rigor track run`): a commit id or a label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// Derived estimates of one benchmark.
@@ -692,6 +696,7 @@ impl BenchmarkRecord {
             steady_state: None,
             failures: Vec::new(),
             parameters: BTreeMap::new(),
+            version: None,
         }
     }
 

@@ -189,6 +189,22 @@ pub struct TrackRunArgs {
     /// shards together measure every version once, each batch whole.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<(usize, usize)>,
+    /// Stored versions measured again in every session beside the new ones — the newest stored
+    /// and random earlier ones — so that the shift a session puts on everything it measures can
+    /// be taken out (0: none; changes at session boundaries are then confounded).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub anchors: usize,
+    /// Report newly detected changes without confirming them (by default both sides of each are
+    /// measured again together, interleaved, until decided: a change is reported confirmed, or
+    /// refuted and not reported).
+    #[arg(long)]
+    pub no_confirm: bool,
+    /// Measured-time budget of each confirmation: 90, 90s, 10m, 1.5h.
+    #[arg(long, value_name = "DURATION", default_value = "60s")]
+    pub confirm_budget: Seconds,
+    /// Checkouts and builds.
+    #[command(flatten)]
+    pub builds: CheckoutArgs,
     /// The series.
     #[command(flatten)]
     pub series: SeriesArgs,
@@ -200,6 +216,21 @@ pub struct TrackRunArgs {
     /// The commands to benchmark, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub commands: Vec<String>,
+}
+
+/// How versions are checked out, built and told identical.
+#[derive(Debug, Args, Clone)]
+pub struct CheckoutArgs {
+    /// What a version's build produces, relative to its checkout (repeatable; files, or
+    /// folders hashed whole): versions whose products are byte-identical are one program, no
+    /// change is reported between them, and their measurements pool. Default: the benchmarked
+    /// program, when it is a file in the checkout.
+    #[arg(long = "artifact", value_name = "PATH")]
+    pub artifacts: Vec<PathBuf>,
+    /// Built checkouts kept for later commands (`track run`, `bisect`), the least recently used
+    /// removed first.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub keep_checkouts: usize,
 }
 
 /// `rigor track bisect`.
@@ -214,6 +245,13 @@ pub struct TrackBisectArgs {
     /// The repository.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
+    /// The most rounds a comparison of the bisection may take (each round runs the versions
+    /// compared once, in random order; they are measured -r rounds at a time until decided).
+    #[arg(long, default_value_t = 60, value_name = "N")]
+    pub max_rounds: usize,
+    /// Checkouts and builds.
+    #[command(flatten)]
+    pub builds: CheckoutArgs,
     /// The series measured versions are stored in.
     #[command(flatten)]
     pub series: SeriesArgs,
@@ -228,12 +266,34 @@ pub struct TrackBisectArgs {
 /// `rigor track check`.
 #[derive(Debug, Args)]
 pub struct TrackCheckArgs {
-    /// The candidate's result JSON.
-    #[arg(value_name = "RESULT.json")]
-    pub file: PathBuf,
-    /// The branch whose latest stored version is the baseline.
-    #[arg(long, value_name = "BRANCH", default_value = "main")]
-    pub baseline: String,
+    /// The candidate's result JSON, measured elsewhere: compared with the stored history
+    /// (unpaired, with the spread between sessions the history measured).
+    #[arg(value_name = "RESULT.json", required_unless_present = "candidate")]
+    pub file: Option<PathBuf>,
+    /// Instead of a saved result: build the candidate (a revision of --repo, or a folder that
+    /// holds it) and the baseline and measure both together, in shuffled interleaved rounds,
+    /// until each benchmark's comparison is decided or --budget is spent (the stronger gate).
+    #[arg(
+        long,
+        value_name = "REV|DIR",
+        conflicts_with = "file",
+        requires = "commands"
+    )]
+    pub candidate: Option<String>,
+    /// With --candidate: the baseline's revision (default: the baseline branch's newest stored
+    /// version, else the branch's head).
+    #[arg(long, value_name = "REV", requires = "candidate")]
+    pub baseline_rev: Option<String>,
+    /// With --candidate: the repository.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
+    /// With --candidate: the most rounds of each comparison.
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub max_rounds: usize,
+    /// The branch whose history is the baseline (default: the repository's current branch,
+    /// else "main").
+    #[arg(long, value_name = "BRANCH")]
+    pub baseline: Option<String>,
     /// A stored version to compare with instead of the branch's latest (a commit id or prefix,
     /// or a label).
     #[arg(long, value_name = "REV")]
@@ -244,15 +304,16 @@ pub struct TrackCheckArgs {
     /// Write the comparisons as a Markdown table (for a pull-request comment).
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
-    /// Seed of the bootstrap.
-    #[arg(long, default_value = "0")]
-    pub seed: Seed,
-    /// Comparison options.
+    /// Checkouts and builds (with --candidate).
     #[command(flatten)]
-    pub compare: ComparisonArgs,
-    /// Analysis options.
+    pub builds: CheckoutArgs,
+    /// Everything `rigor run` takes (with --candidate; --seed, the comparison and analysis
+    /// options apply to a saved result too, --seed 0 by default there).
     #[command(flatten)]
-    pub analysis: AnalysisArgs,
+    pub options: RunOptions,
+    /// With --candidate: the commands to benchmark, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub commands: Vec<String>,
 }
 
 /// `rigor track changes`.
@@ -295,8 +356,11 @@ pub struct TrackChangesArgs {
 /// `rigor track changes --fail-on`.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum TrackFailOn {
-    /// A regression.
+    /// A regression (not one confounded with a session boundary).
     Regression,
+    /// A regression, also one confounded with a session boundary (no session measured versions
+    /// on both sides of it).
+    Confounded,
 }
 
 /// `rigor track show`.
@@ -575,9 +639,12 @@ pub struct RunOptions {
     #[arg(short = 'i', long)]
     pub ignore_failure: bool,
     /// Treat each COMMAND as a simulation spec (e.g. "mean=10ms,execution=3%,iteration=1%,iterations=20")
-    /// with known variance components: no processes are run.
-    #[arg(long)]
-    pub simulate: bool,
+    /// with known variance components: no processes are run. Under `rigor track run` and
+    /// `bisect`, `--simulate 'versions=40,step=12:+5%,session=10%'` simulates a whole project
+    /// instead of a repository (see the README); a value that is not a project is the first
+    /// COMMAND.
+    #[arg(long, value_name = "SPEC", num_args = 0..=1, default_missing_value = "")]
+    pub simulate: Option<String>,
     /// Write results as JSON, appended as each execution completes. `-` writes the final
     /// result to standard output at the end instead (nothing is kept if the run is killed; the
     /// summaries then go to standard error).

@@ -122,18 +122,27 @@ impl JobRunner for Runner {
             machine: job.class.clone(),
             branch: job.branch.clone(),
         };
-        let batch = spec.commits.len();
-        let (settings, mut experiment, _build_dir) = crate::track_cmd::track_settings(
-            self.repo.clone(),
-            spec.commits.clone(),
-            true,
-            batch,
-            key,
-            &crate::track_cmd::default_results_dir(None),
-            &line.options,
-            &line.commands,
-        )
-        .map_err(|e| format!("{e:#}"))?;
+        let builds = crate::cli::CheckoutArgs {
+            artifacts: Vec::new(),
+            keep_checkouts: 20,
+        };
+        let resolved = track::TrackRequest {
+            force: true,
+            batch: spec.commits.len(),
+            kind: rigor_history::SessionKind::Worker,
+            ..crate::track_cmd::request(
+                &self.repo,
+                key,
+                &crate::track_cmd::default_results_dir(None),
+                &line.options,
+                &line.commands,
+                &builds,
+            )
+        }
+        .resolve()
+        .map_err(|e| format!("{e}"))?;
+        let (mut settings, experiment) = (resolved.settings, resolved.experiment);
+        settings.commits = spec.commits.clone();
         let (stop, mut executor) =
             crate::commands::measuring(experiment.simulate, experiment.runner.seed)
                 .map_err(|e| format!("{e:#}"))?;
@@ -142,7 +151,8 @@ impl JobRunner for Runner {
         track::measure_versions(
             into,
             &settings,
-            &mut experiment,
+            &experiment,
+            &[],
             executor.as_mut(),
             stop,
             &mut rigor_app::recorder::NoProgress,

@@ -47,8 +47,15 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         }),
         _ => None,
     };
+    // `--simulate VALUE`: a simulated project (for `track`), else the first simulated command.
+    let mut commands = commands.to_vec();
+    if let Some(first) = o.simulate.as_ref().filter(|v| !v.is_empty()) {
+        if simulated_project(o).is_none() {
+            commands.insert(0, first.clone());
+        }
+    }
     RunRequest {
-        commands: commands.to_vec(),
+        commands,
         names: o.names.clone(),
         executions: o.executions,
         min_runs: o.min_runs,
@@ -86,7 +93,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         randomize_env: o.randomize_env,
         iterations: o.iterations,
         ignore_failure: o.ignore_failure,
-        simulate: o.simulate,
+        simulate: o.simulate.is_some(),
         exports: ExportPaths {
             json: o.export_json.clone(),
             csv: o.export_csv.clone(),
@@ -109,6 +116,14 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
     }
 }
 
+/// `--simulate`'s value when it is a simulated project's specification (`versions=…`).
+pub fn simulated_project(o: &RunOptions) -> Option<String> {
+    o.simulate
+        .as_ref()
+        .filter(|v| v.split(',').any(|p| p.trim().starts_with("versions=")))
+        .cloned()
+}
+
 /// Prints the notes of a resolution and passes it on.
 fn noted(r: Resolved) -> Resolved {
     crate::output::notes(&r.notes);
@@ -122,6 +137,13 @@ pub fn run_commands(commands: &[String], o: &RunOptions) -> Result<Resolved> {
 
 /// Resolves `rigor run`.
 pub fn run(args: &RunArgs) -> Result<Resolved> {
+    if let Some(project) = simulated_project(&args.options) {
+        anyhow::bail!(
+            "--simulate '{project}' is a simulated project (versions=…), which `rigor track run` \
+             and `bisect` measure; `rigor run --simulate` takes simulated commands \
+             ('mean=10ms,execution=3%')"
+        );
+    }
     Ok(noted(
         request(&args.commands, &args.options).resolve_checked()?,
     ))

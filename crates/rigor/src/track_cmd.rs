@@ -5,17 +5,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use rigor_app::Outcome;
-use rigor_app::track::{self, DetectSettings, TrackObserver, TrackRunSettings, VersionOutcome};
+use rigor_app::track::{self, DetectSettings, TrackObserver, VersionOutcome};
 use rigor_history::{
     ChangeFilter, ChangeId, ChangeStatus, History, Ingested, SeriesKey, StoredChange,
 };
 use rigor_report::format::percent;
-use rigor_runner::CommandLine;
+use rigor_report::track_run;
 use rigor_store::import::Format;
 
 use crate::cli::{
-    RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs, TrackChangesArgs,
-    TrackCheckArgs, TrackCommand, TrackPublishArgs, TrackRunArgs, TrackShowArgs,
+    CheckoutArgs, RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs,
+    TrackChangesArgs, TrackCheckArgs, TrackCommand, TrackPublishArgs, TrackRunArgs, TrackShowArgs,
 };
 use crate::farm_cmd;
 use crate::output::{Bar, emit};
@@ -23,10 +23,11 @@ use crate::output::{Bar, emit};
 /// `rigor track …`.
 pub fn track(args: &TrackArgs) -> Result<Outcome> {
     // Only the commands that store measurements make a database.
-    let writes = matches!(
-        args.command,
-        TrackCommand::Add(_) | TrackCommand::Run(_) | TrackCommand::Bisect(_)
-    );
+    let writes = match &args.command {
+        TrackCommand::Add(_) | TrackCommand::Run(_) | TrackCommand::Bisect(_) => true,
+        TrackCommand::Check(a) => a.candidate.is_some(),
+        _ => false,
+    };
     let url = args
         .db
         .to_str()
@@ -54,8 +55,12 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
     let runs = default_results_dir(url.is_none().then_some(args.db.as_path()));
     // Checked before the history is opened, which would make an empty database.
     match &args.command {
-        TrackCommand::Run(a) => rigor_app::git::check_repository(&a.repo)?,
-        TrackCommand::Bisect(a) => rigor_app::git::check_repository(&a.repo)?,
+        TrackCommand::Run(a) if crate::settings::simulated_project(&a.options).is_none() => {
+            rigor_app::git::check_repository(&a.repo)?
+        }
+        TrackCommand::Bisect(a) if crate::settings::simulated_project(&a.options).is_none() => {
+            rigor_app::git::check_repository(&a.repo)?
+        }
         _ => {}
     }
     let mut history = rigor_history::open(args.db.as_os_str())?;
@@ -64,7 +69,7 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         TrackCommand::Add(a) => add(history, a),
         TrackCommand::Run(a) => run(history, &shown, &runs, a),
         TrackCommand::Bisect(a) => bisect(history, &runs, a),
-        TrackCommand::Check(a) => check(history, a),
+        TrackCommand::Check(a) => check(history, &runs, a),
         TrackCommand::Changes(a) => changes(history, a),
         TrackCommand::Show(a) => show(history, a),
         TrackCommand::Publish(a) => publish(history, a),
@@ -206,20 +211,29 @@ fn add_one(history: &mut (dyn History + Send), a: &TrackAddArgs, files: &[PathBu
                 parts.len()
             );
         }
+        // Measured together: one session, so the history ties them together.
+        let machine = track::this_machine(Some(&series_key(&a.series, &a.repo).machine));
+        let session = track::add_session(history.as_write(), &machine)?;
         for (rev, result) in parts {
             let part = rigor_store::import::Imported {
                 result,
                 ..imported.clone()
             };
-            add_result(history, a, &format!("{name} ({})", short(&rev)), part, rev)?;
+            let shown = format!("{name} ({})", short(&rev));
+            add_result(history, a, &shown, part, rev, Some(session))?;
         }
+        let end = rigor_history::SessionEnd {
+            ended: jiff::Timestamp::now(),
+            load_after: None,
+        };
+        history.as_write().end_session(session, &end)?;
         return Ok(());
     }
     let rev = match &a.version {
         Some(v) => v.clone(),
         None => version_of(&imported.result, &name)?,
     };
-    add_result(history, a, &name, imported, rev)
+    add_result(history, a, &name, imported, rev, None)
 }
 
 /// Stores one version's result (`name`: the files it came from, for messages).
@@ -229,6 +243,7 @@ fn add_result(
     name: &str,
     imported: rigor_store::import::Imported,
     rev: String,
+    session: Option<rigor_history::SessionId>,
 ) -> Result<()> {
     let key = series_key(&a.series, &a.repo);
     let name = name.to_string();
@@ -242,12 +257,13 @@ fn add_result(
         ),
     }
     let machine = track::this_machine(Some(&key.machine));
-    let (ingested, warnings) = track::add(
+    let (ingested, warnings) = track::add_in(
         history.as_write(),
         imported.result,
         &version,
         &machine,
         &key.branch,
+        session,
     )?;
     crate::output::warnings(&warnings);
     emit(&match ingested {
@@ -270,31 +286,23 @@ fn add_result(
     Ok(())
 }
 
-/// Prints each version as it goes.
+/// Prints each batch, version and session as `track run` goes.
 struct Announce;
 
 impl TrackObserver for Announce {
     fn batch_started(
         &mut self,
         versions: &[rigor_history::VersionInfo],
+        anchors: &[rigor_history::VersionInfo],
         done: usize,
         total: usize,
     ) {
-        let names: Vec<String> = versions.iter().map(|v| short(&v.rev)).collect();
-        if versions.len() == 1 {
-            note!(
-                "rigor: version {} of {total}: {}",
-                done + 1,
-                names.join(" ")
-            );
-        } else {
-            note!(
-                "rigor: versions {}–{} of {total}, interleaved: {}",
-                done + 1,
-                done + versions.len(),
-                names.join(" ")
-            );
-        }
+        let revs =
+            |l: &[rigor_history::VersionInfo]| l.iter().map(|v| v.rev.clone()).collect::<Vec<_>>();
+        note!(
+            "{}",
+            track_run::batch_line(&revs(versions), &revs(anchors), done, total)
+        );
     }
     fn version_done(&mut self, v: &rigor_history::VersionInfo, outcome: &VersionOutcome) {
         match outcome {
@@ -307,8 +315,43 @@ impl TrackObserver for Announce {
             VersionOutcome::Failed(reason) => {
                 note!("rigor: warning: {} failed: {reason}", short(&v.rev));
             }
+            VersionOutcome::Measured { nothing, .. } if !nothing.is_empty() => {
+                note!(
+                    "rigor: warning: {} measured nothing of {} (every execution failed)",
+                    short(&v.rev),
+                    nothing.join(", ")
+                );
+            }
             VersionOutcome::Measured { .. } => {}
         }
+    }
+    fn session_done(&mut self, s: &track::SessionReport) {
+        note!("{}", track_run::session_line(&s.view()));
+    }
+}
+
+/// The `track run`/`bisect` request from the command line.
+pub(crate) fn request(
+    repo: &Path,
+    key: SeriesKey,
+    runs: &Path,
+    options: &RunOptions,
+    commands: &[String],
+    builds: &CheckoutArgs,
+) -> track::TrackRequest {
+    track::TrackRequest {
+        repo: repo.to_path_buf(),
+        project: crate::settings::simulated_project(options),
+        key,
+        force: false,
+        batch: 20,
+        anchors: 0,
+        artifacts: builds.artifacts.clone(),
+        checkouts: runs.with_file_name("checkouts"),
+        keep: builds.keep_checkouts,
+        results_dir: runs.to_path_buf(),
+        kind: rigor_history::SessionKind::Run,
+        run: crate::settings::request(commands, options),
     }
 }
 
@@ -318,56 +361,44 @@ fn run(
     runs: &Path,
     a: &TrackRunArgs,
 ) -> Result<Outcome> {
-    let repo = a
-        .repo
-        .canonicalize()
-        .with_context(|| format!("--repo {}", a.repo.display()))?;
-    let mut commits = rigor_app::git::commits(&repo, &a.revs)?;
-    if let Some(n) = a.last {
-        for c in rigor_app::git::last(&repo, "HEAD", n)? {
-            if !commits.contains(&c) {
-                commits.push(c);
-            }
-        }
+    let key = series_key(&a.series, &a.repo);
+    let resolved = track::TrackRequest {
+        force: a.force,
+        batch: a.batch,
+        anchors: a.anchors,
+        ..request(
+            &a.repo,
+            key.clone(),
+            runs,
+            &a.options,
+            &a.commands,
+            &a.builds,
+        )
     }
-    if let Some(date) = &a.since {
-        for c in rigor_app::git::since(&repo, "HEAD", date)? {
-            if !commits.contains(&c) {
-                commits.push(c);
-            }
-        }
-    }
-    if commits.is_empty() {
-        bail!(
-            "no versions to measure: REVS, --last and --since named no commit (give REVS as A..B or revisions, --last N or --since DATE)"
-        );
-    }
+    .resolve()?;
+    crate::output::notes(&resolved.notes);
+    let (mut settings, experiment) = (resolved.settings, resolved.experiment);
+    let selection = track::Selection {
+        revs: a.revs.clone(),
+        last: a.last,
+        since: a.since.clone(),
+    };
+    settings.commits = selection.commits(&settings.source)?;
     if let Some((i, n)) = a.shard {
-        let batch = if a.options.builds.is_some() {
+        let batch = if experiment.runner.build.is_some() {
             1
         } else {
             a.batch
         };
-        commits = shard(&commits, batch, i, n);
+        settings.commits = track::shard(&settings.commits, batch, i, n);
+        // A shard's versions are merged elsewhere with `track add`: one file per version.
+        settings.version_files = true;
         note!(
-            "rigor: shard {i}/{n}: {} version(s) in batches of {}",
-            commits.len(),
+            "rigor: shard {i}/{n}: {} version(s) in batches of at most {}",
+            settings.commits.len(),
             batch.max(1)
         );
     }
-    let key = series_key(&a.series, &repo);
-    let (mut settings, mut experiment, _build_dir) = track_settings(
-        repo,
-        commits,
-        a.force,
-        a.batch,
-        key.clone(),
-        runs,
-        &a.options,
-        &a.commands,
-    )?;
-    // A shard's versions are merged elsewhere with `track add`: one file per version.
-    settings.version_files = a.shard.is_some();
     let (stop, mut executor) =
         crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
     note!(
@@ -377,235 +408,260 @@ fn run(
         key.branch,
         experiment.runner.seed
     );
-    let outcomes = {
+    let tracked = {
         let mut bar = Bar::new();
         track::run_versions(
             history,
             &settings,
-            &mut experiment,
+            &experiment,
             executor.as_mut(),
             stop,
             &mut bar,
             &mut Announce,
         )?
     };
-    let (mut measured, mut skipped, mut failed, mut interrupted) = (0, 0, 0, false);
-    for (_, o) in &outcomes {
-        match o {
-            VersionOutcome::Measured { outcome, .. } => {
-                measured += 1;
-                interrupted |= *outcome == Outcome::Interrupted;
-            }
-            VersionOutcome::Skipped => skipped += 1,
-            VersionOutcome::Failed(_) => failed += 1,
-        }
-    }
-    emit(&format!(
-        "Tracked {measured} version(s) ({skipped} already stored, {failed} failed) in {shown}\n"
-    ));
-    if interrupted {
+    let view = tracked.view(shown);
+    emit(&track_run::tracked_line(&view));
+    if tracked.interrupted {
         return Ok(Outcome::Interrupted);
     }
-    let found = track::detect_changes(history, &key, &DetectSettings::default())?;
+    let known: Vec<ChangeId> = history
+        .changes(&ChangeFilter {
+            machine: Some(key.machine.clone()),
+            branch: Some(key.branch.clone()),
+            include_stale: true,
+            ..ChangeFilter::default()
+        })?
+        .iter()
+        .map(|c| c.id)
+        .collect();
+    let mut found = track::detect_changes(history, &key, &DetectSettings::default())?;
+    let new: Vec<StoredChange> = found
+        .iter()
+        .filter(|c| {
+            !known.contains(&c.id)
+                && matches!(
+                    c.change.evidence,
+                    rigor_history::Evidence::Detected | rigor_history::Evidence::Confounded
+                )
+        })
+        .cloned()
+        .collect();
+    if !a.no_confirm && !new.is_empty() {
+        note!(
+            "rigor: confirming {} newly detected change(s): both sides measured again together until decided (--no-confirm skips this)",
+            new.len()
+        );
+        let (stop, mut executor) =
+            crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
+        let cfg = track::ConfirmSettings {
+            budget: Some(a.confirm_budget),
+            ..track::ConfirmSettings::default()
+        };
+        let done = {
+            let mut bar = Bar::new();
+            track::confirm_changes(
+                history,
+                &settings,
+                &experiment,
+                &new,
+                &cfg,
+                executor.as_mut(),
+                stop,
+                &mut bar,
+            )?
+        };
+        for c in &done {
+            note!("{}", track_run::confirmation_line(&c.view()));
+        }
+        found = history.changes(&ChangeFilter {
+            machine: Some(key.machine.clone()),
+            branch: Some(key.branch.clone()),
+            ..ChangeFilter::default()
+        })?;
+    }
+    found.retain(|c| c.change.evidence != rigor_history::Evidence::Refuted);
     emit(&changes_table(&found));
-    Ok(if failed > 0 {
+    Ok(if view.failed > 0 {
+        note!("rigor: a version failed or measured nothing (shown above), exit status 2");
         Outcome::Failed
     } else {
         Outcome::Ok
     })
 }
 
-/// Shard `i` of `n` (1-based): every n-th batch, so each batch stays whole (its versions are
-/// measured together) and the shards together hold every version once.
-fn shard(commits: &[String], batch: usize, i: usize, n: usize) -> Vec<String> {
-    commits
-        .chunks(batch.max(1))
-        .enumerate()
-        .filter(|(k, _)| k % n == i - 1)
-        .flat_map(|(_, c)| c.iter().cloned())
-        .collect()
-}
-
-/// The settings of a `track run` or `track bisect`: `--build` without `--builds` builds each
-/// version once in its checkout (not a level); results go beside `--export-json`, else to
-/// `runs` (see [`default_results_dir`]).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn track_settings(
-    repo: std::path::PathBuf,
-    commits: Vec<String>,
-    force: bool,
-    batch: usize,
-    key: SeriesKey,
-    runs: &Path,
-    options: &RunOptions,
-    commands: &[String],
-) -> Result<(
-    TrackRunSettings,
-    rigor_app::settings::RunSettings,
-    rigor_app::settings::BuildDir,
-)> {
-    let mut options = options.clone();
-    let prepare = match (&options.build, options.builds) {
-        (Some(cmd), None) => {
-            let (shell, _) = rigor_app::settings::expand::shell(options.shell.as_deref(), commands);
-            let c = CommandLine::parse_for(cmd, shell.as_deref())?;
-            options.build = None;
-            Some(c)
-        }
-        _ => None,
-    };
-    if options.until_decided {
-        bail!(
-            "--until-decided compares commands within one `rigor run` (or `rigor bench`), not versions in a history"
-        );
-    }
-    let resolved = crate::settings::run_commands(commands, &options)?;
-    let experiment = resolved.settings;
-    let results_dir = options
-        .export_json
-        .as_ref()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| runs.to_path_buf());
-    Ok((
-        TrackRunSettings {
-            repo,
-            commits,
-            prepare,
-            force,
-            results_dir,
-            version_files: false,
-            key,
-            batch,
-        },
-        experiment,
-        resolved.build_dir,
-    ))
-}
-
 /// Prints each step of a bisection.
 struct Steps;
 
 impl track::BisectObserver for Steps {
-    fn step(&mut self, step: &track::BisectStep) {
-        let names: Vec<String> = step.measured.iter().map(|v| short(&v.rev)).collect();
-        let ratios: Vec<String> = step
-            .comparisons
-            .iter()
-            .zip(step.measured.iter().skip(1))
-            .map(|(r, v)| {
-                format!(
-                    "{} {} ({})",
-                    short(&v.rev),
-                    signed_percent(r.ratio),
-                    r.verdict
-                )
-            })
-            .collect();
+    fn ends(
+        &mut self,
+        good: &rigor_history::VersionInfo,
+        bad: &rigor_history::VersionInfo,
+        r: &track::Ratio,
+    ) {
         note!(
-            "rigor: measured {} together; against {}: {}",
-            names.join(", "),
-            names[0],
-            ratios.join(", ")
+            "{}",
+            track_run::bisect_ends(
+                &good.rev,
+                &bad.rev,
+                r.ratio,
+                r.interval,
+                &r.verdict.to_string()
+            )
         );
+    }
+    fn step(&mut self, step: &track::BisectStep) {
+        note!("{}", track_run::bisect_step(&step.view()));
     }
 }
 
-fn signed_percent(ratio: f64) -> String {
-    rigor_units::signed_percent_text(100.0 * (ratio - 1.0))
-}
-
 fn bisect(history: &mut (dyn History + Send), runs: &Path, a: &TrackBisectArgs) -> Result<Outcome> {
-    let repo = a
-        .repo
-        .canonicalize()
-        .with_context(|| format!("--repo {}", a.repo.display()))?;
-    let key = series_key(&a.series, &repo);
-    let (settings, mut experiment, _build_dir) = track_settings(
-        repo,
-        Vec::new(),
-        true,
-        3,
-        key,
-        runs,
-        &a.options,
-        &a.commands,
-    )?;
+    let key = series_key(&a.series, &a.repo);
+    let resolved = track::TrackRequest {
+        kind: rigor_history::SessionKind::Bisect,
+        ..request(&a.repo, key, runs, &a.options, &a.commands, &a.builds)
+    }
+    .resolve()?;
+    crate::output::notes(&resolved.notes);
+    let (settings, experiment) = (resolved.settings, resolved.experiment);
     let (stop, mut executor) =
         crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
-    let outcome = {
+    let bisection = track::BisectSettings {
+        chunk: experiment.runner.executions,
+        max_rounds: a.max_rounds,
+        threshold: experiment.comparison.threshold,
+        alpha: experiment.analysis.confidence.alpha(),
+    };
+    let (outcome, cost) = {
         let mut bar = Bar::new();
         track::bisect(
             history.as_write(),
             &settings,
             &a.good,
             &a.bad,
-            &mut experiment,
+            &experiment,
+            &bisection,
             executor.as_mut(),
             stop,
             &mut bar,
             &mut Steps,
         )?
     };
-    let ci = |c: Option<(f64, f64)>| {
-        c.map_or("unbounded".to_string(), |(lo, hi)| {
-            format!("{} .. {}", signed_percent(lo), signed_percent(hi))
-        })
+    let ends_text = |r: &track::Ratio| {
+        format!(
+            "{} (sequence {}): {}",
+            track_run::ratio_percent(r.ratio),
+            track_run::interval_percent(r.interval),
+            r.verdict
+        )
     };
-    match outcome {
+    let outcome = match outcome {
         track::BisectOutcome::Found {
             before,
             first,
-            change,
+            ends,
         } => {
             emit(&format!(
                 "First changed version: {} {}
-  {} against {} (95% CI {}): {}\n",
+  after {}; the ends differ by {}
+",
                 first.rev,
                 first.subject.as_deref().unwrap_or(""),
-                signed_percent(change.ratio),
                 short(&before.rev),
-                ci(change.interval),
-                change.verdict
+                ends_text(&ends)
             ));
-            Ok(Outcome::Ok)
+            Outcome::Ok
         }
-        track::BisectOutcome::NoChange { ends } => {
+        track::BisectOutcome::Between { good, bad, ends } => {
+            emit(&format!(
+                "The change lies after {} and at or before {} (a midpoint could not be placed within --max-rounds {}): measure the versions between them with `rigor track run`, or bisect again with more rounds; the ends differ by {}
+",
+                short(&good.rev),
+                short(&bad.rev),
+                a.max_rounds,
+                ends_text(&ends)
+            ));
+            Outcome::Ok
+        }
+        track::BisectOutcome::NoChange { ends: None } => {
+            emit(&format!(
+                "No change between {} and {}: their builds are byte-identical
+",
+                a.good, a.bad
+            ));
+            Outcome::Ok
+        }
+        track::BisectOutcome::NoChange { ends: Some(ends) } => {
             let what = if ends.verdict == rigor_stats::compare::Verdict::Equivalent {
                 "No change"
             } else {
-                "Could not tell whether anything changed (measure more: -r)"
+                "Could not tell whether anything changed (raise --max-rounds)"
             };
             emit(&format!(
-                "{what} between {} and {}: {} (95% CI {}): {}\n",
+                "{what} between {} and {}: {}
+",
                 a.good,
                 a.bad,
-                signed_percent(ends.ratio),
-                ci(ends.interval),
-                ends.verdict
+                ends_text(&ends)
             ));
-            Ok(Outcome::Ok)
+            Outcome::Ok
         }
         track::BisectOutcome::Stopped(why) => {
             note!("rigor: bisection stopped: {why}");
-            Ok(Outcome::Failed)
+            Outcome::Failed
         }
-    }
+    };
+    emit(&track_run::bisect_cost(
+        cost.versions,
+        cost.comparisons,
+        cost.built,
+    ));
+    Ok(outcome)
 }
 
-fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> {
+fn check(history: &mut (dyn History + Send), runs: &Path, a: &TrackCheckArgs) -> Result<Outcome> {
+    let branch = a
+        .baseline
+        .clone()
+        .or_else(|| rigor_app::git::current_branch(&a.repo))
+        .unwrap_or_else(|| "main".to_string());
     let key = SeriesKey {
         machine: track::this_machine(a.machine.as_deref()).name,
-        branch: a.baseline.clone(),
+        branch,
     };
-    let comparison = crate::settings::comparison(&a.compare);
+    if let Some(candidate) = &a.candidate {
+        return check_candidate(history, runs, a, key, candidate);
+    }
+    let stored = history.series_keys()?;
+    if !stored.contains(&key) {
+        let branches: Vec<String> = stored
+            .iter()
+            .filter(|k| k.machine == key.machine)
+            .map(|k| k.branch.clone())
+            .collect();
+        bail!(
+            "no history of branch '{}' on {}{}: give --baseline BRANCH",
+            key.branch,
+            key.machine,
+            if branches.is_empty() {
+                " (nothing is stored for this machine: --machine NAME?)".to_string()
+            } else {
+                format!(" (stored branches: {})", branches.join(", "))
+            }
+        );
+    }
+    let file = a.file.clone().unwrap_or_default();
+    let seed = a.options.seed.unwrap_or(rigor_units::Seed(0));
+    let comparison = crate::settings::comparison(&a.options.compare);
     let checked = track::check(
         history.as_read(),
-        &a.file,
+        &file,
         &key,
         a.baseline_version.as_deref(),
-        &crate::settings::analysis(&a.analysis),
+        &crate::settings::analysis(&a.options.analysis),
         &comparison,
-        a.seed,
+        seed,
     )?;
     crate::output::warnings(&checked.warnings);
     if checked.baseline.is_empty() {
@@ -613,7 +669,7 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
             "no stored baseline on {} ({}) for the benchmarks of {}",
             key.machine,
             key.branch,
-            a.file.display()
+            file.display()
         );
     }
     if checked.against_history.is_empty() {
@@ -633,16 +689,18 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
         ));
         if let Some(suite) = checked.suite.as_ref().filter(|s| s.benchmarks > 1) {
             let view = rigor_app::comparisons::suite_view(suite);
-            emit(&rigor_report::comparison::suite(&view, a.seed));
+            emit(&rigor_report::comparison::suite(&view, seed));
         }
     } else {
-        emit(&history_table(&checked.against_history, &key));
+        let lines: Vec<_> = checked.against_history.iter().map(|v| v.view()).collect();
+        emit(&track_run::check_table(&key.branch, &key.machine, &lines));
     }
     if let Some(path) = &a.markdown {
         let text = if checked.against_history.is_empty() {
             rigor_report::comparison::markdown(&rigor_app::comparisons::views(&checked.comparisons))
         } else {
-            history_markdown(&checked.against_history, &key)
+            let lines: Vec<_> = checked.against_history.iter().map(|v| v.view()).collect();
+            track_run::check_markdown(&key.branch, &key.machine, &lines)
         };
         rigor_store::write_atomic(path, text.as_bytes())?;
     }
@@ -667,57 +725,83 @@ fn check(history: &(dyn History + Send), a: &TrackCheckArgs) -> Result<Outcome> 
     Ok(findings.outcome(comparison.fail_on))
 }
 
-fn history_line(v: &track::HistoryVerdict) -> (String, String) {
-    let c = &v.change;
-    let ci = c.interval.map_or("unbounded".to_string(), |(lo, hi)| {
-        format!("{} .. {}", signed_percent(lo), signed_percent(hi))
-    });
-    (signed_percent(c.ratio), ci)
-}
-
-/// The candidate against the stored history, one line per benchmark.
-fn history_table(list: &[track::HistoryVerdict], key: &SeriesKey) -> String {
-    let mut out = format!(
-        "Against the history of {} on {} (the versions since its last change as the top level)\n",
-        key.branch, key.machine
+/// `rigor track check --candidate`: both built and measured together until decided.
+fn check_candidate(
+    history: &mut (dyn History + Send),
+    runs: &Path,
+    a: &TrackCheckArgs,
+    key: SeriesKey,
+    candidate: &str,
+) -> Result<Outcome> {
+    let resolved = request(
+        &a.repo,
+        key.clone(),
+        runs,
+        &a.options,
+        &a.commands,
+        &a.builds,
+    )
+    .resolve()?;
+    crate::output::notes(&resolved.notes);
+    let (settings, experiment) = (resolved.settings, resolved.experiment);
+    let dir = Path::new(candidate);
+    let candidate = if dir.is_dir() {
+        track::Candidate::Dir(dir.canonicalize()?)
+    } else {
+        track::Candidate::Rev(candidate.to_string())
+    };
+    let baseline = track::candidate_baseline(
+        history.as_read(),
+        &key,
+        &settings.source,
+        a.baseline_rev.as_deref(),
+    )?;
+    note!(
+        "rigor: {} against {} ({}), measured together until decided (at most {} rounds{}), seed {}",
+        match &candidate {
+            track::Candidate::Rev(r) => short(r),
+            track::Candidate::Dir(d) => d.display().to_string(),
+        },
+        short(&baseline.rev),
+        key.branch,
+        a.max_rounds,
+        a.options
+            .budget
+            .map_or(String::new(), |b| format!(", budget {b}")),
+        experiment.runner.seed
     );
-    for v in list {
-        let (change, ci) = history_line(v);
-        let floor = if v.change.at_resolution {
-            ", at the timer's resolution"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "  {}: {change} (95% CI {ci}{floor}): {} — against {} version(s) since {}; spread between versions {}",
-            v.benchmark,
-            v.change.verdict,
-            v.versions,
-            short(&v.since.rev),
-            percent(100.0 * v.tau2.sqrt())
-        );
+    let (stop, mut executor) =
+        crate::commands::measuring(experiment.simulate, experiment.runner.seed)?;
+    let verdicts = {
+        let mut bar = Bar::new();
+        track::check_candidate(
+            &settings,
+            &experiment,
+            &baseline,
+            &candidate,
+            (a.options.budget, a.max_rounds),
+            executor.as_mut(),
+            stop,
+            &mut bar,
+        )?
+    };
+    let lines: Vec<track_run::CandidateLine> = verdicts.iter().map(|v| v.view()).collect();
+    emit(&track_run::candidate_table(&short(&baseline.rev), &lines));
+    if let Some(path) = &a.markdown {
+        rigor_store::write_atomic(
+            path,
+            track_run::candidate_markdown(&short(&baseline.rev), &lines).as_bytes(),
+        )?;
     }
-    out
-}
-
-fn history_markdown(list: &[track::HistoryVerdict], key: &SeriesKey) -> String {
-    let mut out = format!(
-        "Against the history of `{}` on {} (the versions since its last change as the top level)\n\n| benchmark | change | 95% CI | verdict | versions | since |\n|---|---:|---|---|---:|---|\n",
-        key.branch, key.machine
-    );
-    for v in list {
-        let (change, ci) = history_line(v);
-        let _ = writeln!(
-            out,
-            "| {} | {change} | {ci} | {} | {} | `{}` |",
-            v.benchmark.replace('|', "\\|"),
-            v.change.verdict,
-            v.versions,
-            short(&v.since.rev)
-        );
-    }
-    out
+    let findings = rigor_app::Findings {
+        failed: verdicts.iter().any(|v| v.outcome.is_err()),
+        verdicts: verdicts
+            .iter()
+            .filter_map(|v| v.outcome.as_ref().ok().map(|r| r.verdict))
+            .collect(),
+        ..Default::default()
+    };
+    Ok(findings.outcome(crate::settings::comparison(&a.options.compare).fail_on))
 }
 
 fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<Outcome> {
@@ -763,8 +847,8 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
                 e.series.machine,
                 e.series.branch,
                 short(&e.rev),
-                signed_percent(e.range.0),
-                signed_percent(e.range.1),
+                track_run::ratio_percent(e.range.0),
+                track_run::ratio_percent(e.range.1),
                 e.changes.iter().map(|c| c.0).collect::<Vec<_>>()
             ));
         }
@@ -772,11 +856,14 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
     if let Some(path) = &a.markdown {
         rigor_store::write_atomic(path, changes_markdown(&list).as_bytes())?;
     }
-    Ok(if a.fail_on.is_some() && track::has_regression(&list) {
-        Outcome::Gated
-    } else {
-        Outcome::Ok
-    })
+    let confounded = a.fail_on == Some(crate::cli::TrackFailOn::Confounded);
+    Ok(
+        if a.fail_on.is_some() && track::has_regression(&list, confounded) {
+            Outcome::Gated
+        } else {
+            Outcome::Ok
+        },
+    )
 }
 
 fn change_text(c: &StoredChange) -> (String, String) {
@@ -863,16 +950,10 @@ fn changes_markdown(list: &[StoredChange]) -> String {
 
 fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
     let key = series_key(&a.series, Path::new("."));
-    let points = track::show(history.as_read(), &key, &a.benchmark)?;
+    let shown = track::show(history.as_read(), &key, &a.benchmark)?;
     // Versions that failed altogether are listed for every name: a history of the benchmark
     // has at least one version that measured it.
-    let measured = points.iter().any(|p| {
-        !matches!(
-            p.analysis,
-            Err(rigor_app::analysis::Unanalysed::VersionFailed)
-        )
-    });
-    if !measured {
+    if !shown.points.iter().any(|p| p.level.is_some()) {
         bail!(
             "no history of '{}' on {} ({}); see `rigor track changes` for what is stored",
             a.benchmark,
@@ -881,22 +962,30 @@ fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
         );
     }
     if a.json {
-        let doc: Vec<serde_json::Value> = points
+        let doc: Vec<serde_json::Value> = shown
+            .points
             .iter()
             .map(|p| {
-                let a = p.analysis.as_ref().ok();
+                let l = p.level.as_ref();
                 serde_json::json!({
                     "version": p.version,
-                    "mean": a.map(|a| a.interval.mean),
-                    "ci": a.map(|a| [a.interval.lower, a.interval.upper]),
-                    "counts": a.map(|a| a.counts.clone()),
-                    "unanalysed": p.analysis.as_ref().err().map(ToString::to_string),
-                    "against_previous": p.against_previous.map(|(r, overlap)| serde_json::json!({
+                    "level": l.map(|l| l.level),
+                    "ci": l.map(|l| [l.interval.0, l.interval.1]),
+                    "unit": shown.unit,
+                    "counts": l.map(|l| l.counts()),
+                    "identical_to_previous": l.map(|l| l.identical_to_previous),
+                    "sessions_unknown": l.map(|l| l.sessions_unknown),
+                    "runs": l.map(|l| l.runs.iter().map(|r| serde_json::json!({
+                        "run": r.run.id, "session": r.run.session, "role": r.run.role,
+                        "level": r.level, "units": r.units,
+                    })).collect::<Vec<_>>()),
+                    "failed": l.is_none(),
+                    "against_previous": p.against_previous.map(|r| serde_json::json!({
                         "ratio": r.ratio,
                         "ci": r.interval,
                         "verdict": r.verdict,
                         "at_resolution": r.at_resolution,
-                        "overlap_verdict": overlap,
+                        "confounded": p.confounded,
                     })),
                 })
             })
@@ -904,43 +993,7 @@ fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
         emit(&(serde_json::to_string_pretty(&doc)? + "\n"));
         return Ok(Outcome::Ok);
     }
-    let mut out = format!(
-        "{} on {} ({})\n  against the version before: the ratio verdict and the non-overlap rule, each trusting the two versions' own intervals (build and session noise between versions can make them flag changes that are not there; `rigor track changes` decides over the whole series)\n",
-        a.benchmark, key.machine, key.branch
-    );
-    if points
-        .iter()
-        .any(|p| p.against_previous.is_some_and(|(r, _)| r.at_resolution))
-    {
-        out.push_str(
-            "  * the ratio's interval is as wide as the timer's resolution leaves it (the times \
-             move in steps of the clock)\n",
-        );
-    }
-    for p in &points {
-        let line = match &p.analysis {
-            Ok(an) => rigor_report::format::mean_with_error(&an.interval),
-            Err(e) => format!("no result: {e}"),
-        };
-        let step = p.against_previous.map_or(String::new(), |(r, overlap)| {
-            format!(
-                "{:>7}{} {:<12} overlap rule: {:<12}",
-                signed_percent(r.ratio),
-                if r.at_resolution { "*" } else { " " },
-                r.verdict.to_string(),
-                overlap.to_string()
-            )
-        });
-        let _ = writeln!(
-            out,
-            "  {:<10}  {:<28}  {:<47}  {}",
-            short(&p.version.rev),
-            line,
-            step,
-            p.version.subject.as_deref().unwrap_or("")
-        );
-    }
-    emit(&out);
+    emit(&track_run::show(&shown.view(&a.benchmark, &key)));
     Ok(Outcome::Ok)
 }
 

@@ -358,9 +358,58 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
     }
     let slower = result("pr.json", "11ms", "7");
     let md = dir.path("pr.md");
+    // Two versions stored by two `track add`s: two sessions that share no version, so the
+    // history cannot say how much sessions shift this machine; nothing bounds the candidate's
+    // session, and the check says so instead of calling a regression.
     rigor()
         .args(["track", "--db"])
         .arg(&db)
+        .arg("check")
+        .arg(&slower)
+        .args(["--machine", "m", "--fail-on", "regression"])
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::contains("parse: +9.6%")
+                .and(predicate::str::contains(
+                    "inconclusive — against 2 version(s) since v0",
+                ))
+                .and(predicate::str::contains("between sessions unknown"))
+                .and(predicate::str::contains("--candidate")),
+        );
+    // A history measured in sessions tied by anchors (a simulated project: three sessions of
+    // four versions, each re-measuring two stored versions): the spread between sessions is
+    // measured, and a 10% slower candidate is a regression.
+    let connected = dir.path("connected.db");
+    rigor()
+        .args(["track", "--db"])
+        .arg(&connected)
+        .args([
+            "run",
+            "--simulate",
+            "versions=12,session=0%",
+            "--last",
+            "12",
+        ])
+        .args([
+            "--batch",
+            "4",
+            "--anchors",
+            "2",
+            "--seed",
+            "5",
+            "-r",
+            "20",
+            "-n",
+            "parse",
+        ])
+        .args(["--machine", "m", "--branch", "main"])
+        .args(["--", "mean=10ms,execution=1%,iteration=1%,iterations=10"])
+        .assert()
+        .success();
+    rigor()
+        .args(["track", "--db"])
+        .arg(&connected)
         .arg("check")
         .arg(&slower)
         .args(["--machine", "m", "--fail-on", "regression", "--markdown"])
@@ -368,8 +417,8 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .assert()
         .code(1)
         .stdout(
-            predicate::str::contains("parse: +9.6%").and(predicate::str::contains(
-                "regression — against 2 version(s) since v0",
+            predicate::str::contains("parse: +").and(predicate::str::contains(
+                "regression — against 12 version(s) since v1",
             )),
         );
     assert!(std::fs::read_to_string(&md).unwrap().contains("regression"));
@@ -400,7 +449,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "no stored version of these benchmarks on m (nosuch)",
+            "no history of branch 'nosuch' on m (stored branches: main)",
         ));
     let same = result("same.json", "10ms", "8");
     rigor()
@@ -698,4 +747,37 @@ fn a_result_that_measured_nothing_is_added_as_a_failed_version() {
         "main",
     ]));
     assert!(show.contains("the version failed"), "{show}");
+}
+
+/// The interleaved gate on a simulated project: an identical candidate (the same version) is
+/// equivalent, a candidate 8% slower is a regression that --fail-on gates, and nothing of either
+/// is stored in the history.
+#[test]
+fn check_candidate_measures_both_together_until_decided() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    let check = |candidate: &str, baseline: &str| {
+        rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db"])
+            .arg(&db)
+            .args(["check", "--simulate", "versions=20,step=12:+8%,session=20%"])
+            .args(["--candidate", candidate, "--baseline-rev", baseline])
+            .args(["--seed", "2", "-n", "b", "--fail-on", "regression"])
+            .args(["--machine", "m", "--baseline", "main"])
+            .args(["--", "mean=10ms,execution=2%"])
+            .output()
+            .unwrap()
+    };
+    let same = check("v20", "v20");
+    let out = String::from_utf8_lossy(&same.stdout);
+    assert_eq!(same.status.code(), Some(0), "{out}");
+    assert!(out.contains("equivalent"), "{out}");
+    let slower = check("v12", "v11");
+    let out = String::from_utf8_lossy(&slower.stdout);
+    assert_eq!(slower.status.code(), Some(1), "{out}");
+    assert!(out.contains("b: +") && out.contains("regression"), "{out}");
+    let h = rigor_history::SqliteHistory::open(&db).unwrap();
+    use rigor_history::HistoryRead;
+    assert!(h.series_keys().unwrap().is_empty(), "nothing stored");
 }

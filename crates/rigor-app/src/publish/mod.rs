@@ -162,6 +162,7 @@ fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<C
         .changes(&ChangeFilter::default())?
         .iter()
         .rev()
+        .filter(|c| views::shown(c))
         .map(|c| ChangeRow {
             benchmark: c.benchmark.clone(),
             page: page_path(&c.benchmark),
@@ -181,6 +182,7 @@ fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<C
                 method: c.change.method.clone(),
                 status: c.status.to_string(),
                 confounded: views::confounded(&c.change),
+                confirmed: c.change.evidence == rigor_history::Evidence::Confirmed,
             },
         })
         .collect())

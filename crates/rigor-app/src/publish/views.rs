@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::Range;
 
-use rigor_history::{StoredChange, StoredVersion};
+use rigor_history::{Evidence, StoredChange, StoredVersion};
 use rigor_report::dashboard::plots::short_name;
 use rigor_report::dashboard::{
     ArchiveLink, ArchiveNav, ChangeMark, Overview, OverviewBin, PointState, SeriesView,
@@ -71,7 +71,7 @@ impl<'a> Series<'a> {
                 .and_then(|&i| versions[i].version.commit.clone())
         };
         let mut marks: HashMap<String, Vec<ChangeMark>> = HashMap::new();
-        for c in changes {
+        for c in changes.iter().filter(|c| shown(c)) {
             let m = ChangeMark {
                 rev: c.change.rev.clone(),
                 commit: commit(&c.change.rev),
@@ -83,6 +83,7 @@ impl<'a> Series<'a> {
                 method: c.change.method.clone(),
                 status: c.status.to_string(),
                 confounded: confounded(&c.change),
+                confirmed: c.change.evidence == Evidence::Confirmed,
             };
             marks.entry(c.benchmark.clone()).or_default().push(m);
         }
@@ -332,16 +333,22 @@ fn hash_slot(slot: &PointState, h: &mut DefaultHasher) {
     }
 }
 
-/// Whether a stored change cannot be told from a session boundary. The history's changes have
-/// no field for it yet: detection says so in the change's method (`… confounded …`). When the
-/// history stores it, read it here: the pages draw such changes apart.
+/// Whether a stored change cannot be told from a session boundary: its evidence says so (or,
+/// for a change stored by a detection that only said so in words, its method). The pages draw
+/// such changes apart.
 pub(crate) fn confounded(c: &rigor_history::NewChange) -> bool {
-    c.method.to_ascii_lowercase().contains("confounded")
+    c.evidence == Evidence::Confounded || c.method.to_ascii_lowercase().contains("confounded")
+}
+
+/// Whether the pages show a stored change: not when measuring both sides again refuted it (as
+/// `rigor track run` leaves it out of its report).
+pub(crate) fn shown(c: &StoredChange) -> bool {
+    c.change.evidence != Evidence::Refuted
 }
 
 fn hash_mark(m: &ChangeMark, h: &mut DefaultHasher) {
     (&m.rev, &m.commit, &m.previous_rev, &m.previous_commit).hash(h);
-    (&m.verdict, &m.method, &m.status, m.confounded).hash(h);
+    (&m.verdict, &m.method, &m.status, m.confounded, m.confirmed).hash(h);
     m.ratio.to_bits().hash(h);
     m.interval.map(|(a, b)| (a.to_bits(), b.to_bits())).hash(h);
 }

@@ -301,6 +301,9 @@ pub struct RunSettings {
     /// Each benchmark's parameter values (`--parameter-scan`, `--parameter-list`); empty maps
     /// without parameters.
     pub parameters: Vec<std::collections::BTreeMap<String, String>>,
+    /// Each benchmark's version, when versions of a project are measured together (`rigor track
+    /// run`); empty otherwise.
+    pub versions: Vec<Option<String>>,
     /// The runner's settings.
     pub runner: RunnerSettings,
     /// Warm-up iterations.

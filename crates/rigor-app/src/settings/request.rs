@@ -335,6 +335,7 @@ impl RunRequest {
                 .into_iter()
                 .map(|v| v.into_iter().collect())
                 .collect(),
+            versions: Vec::new(),
             runner,
             discard: self.discard,
             iterations_expected,

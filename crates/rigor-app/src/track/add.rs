@@ -7,10 +7,37 @@ use super::*;
 /// warnings (levels the format did not record) with what was stored.
 pub fn add(
     history: &mut dyn HistoryWrite,
+    result: ResultFile,
+    version: &VersionInfo,
+    machine: &MachineInfo,
+    branch: &str,
+) -> Result<(Added, Vec<rigor_store::Warning>)> {
+    add_in(history, result, version, machine, branch, None)
+}
+
+/// Begins the session of results that were measured together elsewhere (the versions of one
+/// `track run` file): stored in one session, they tie together as they were measured.
+pub fn add_session(
+    history: &mut dyn HistoryWrite,
+    machine: &MachineInfo,
+) -> Result<rigor_history::SessionId> {
+    Ok(history.begin_session(&rigor_history::NewSession {
+        machine,
+        kind: rigor_history::SessionKind::Add,
+        started: jiff::Timestamp::now(),
+        load_before: None,
+        rigor_version: env!("CARGO_PKG_VERSION"),
+    })?)
+}
+
+/// [`add`] into a session (`None`: a session of its own).
+pub fn add_in(
+    history: &mut dyn HistoryWrite,
     mut result: ResultFile,
     version: &VersionInfo,
     machine: &MachineInfo,
     branch: &str,
+    session: Option<rigor_history::SessionId>,
 ) -> Result<(Added, Vec<rigor_store::Warning>)> {
     // A complete result that measured nothing (every build or execution failed) is a failed
     // version, as `track run` records one, not a run of empty series.
@@ -22,11 +49,17 @@ pub fn add(
             .all(|b| b.samples.iter().all(|s| s.warmup));
     if nothing {
         let reason = why_nothing(&result.benchmarks);
-        history.record_failure(&Failure::new(version, machine, branch, &reason))?;
+        history.record_failure(&Failure {
+            session,
+            ..Failure::new(version, machine, branch, &reason)
+        })?;
         return Ok((Added::Failed(reason), result.warnings));
     }
     analyze_all(&mut result, &AnalysisSettings::default());
-    let ingested = history.ingest(&Ingest::new(version, machine, branch, &result))?;
+    let ingested = history.ingest(&Ingest {
+        session,
+        ..Ingest::new(version, machine, branch, &result)
+    })?;
     Ok((Added::Stored(ingested), result.warnings))
 }
 

@@ -22,7 +22,8 @@ pub struct Checked {
 
 /// A candidate against the versions of a branch since its last change, with versions as the
 /// top level: the candidate is one more version, its level varying by the between-version
-/// variance τ² on top of its own interval, so session-to-session noise is in the interval.
+/// variance τ² and, measured in a session of its own, by how much sessions vary, on top of its
+/// own interval.
 #[derive(Debug, Clone)]
 pub struct HistoryVerdict {
     /// The benchmark.
@@ -30,11 +31,33 @@ pub struct HistoryVerdict {
     /// Stored versions in the baseline segment (since the branch's last change).
     pub versions: usize,
     /// The first version of that segment.
-    pub since: VersionInfo,
-    /// The candidate against the segment's level.
+    pub since: String,
+    /// The candidate against the segment's level (`confounded`: the history has not measured
+    /// how much sessions vary, so nothing bounds the candidate's session; its verdict is then
+    /// inconclusive).
     pub change: rigor_stats::series::SeriesChange,
-    /// The between-version spread used, relative to the level, squared.
+    /// The between-version spread used (log scale, squared).
     pub tau2: f64,
+    /// How much sessions shift levels (σ_s, log scale) and its degrees of freedom, when the
+    /// history measured it.
+    pub sessions: Option<(f64, usize)>,
+}
+
+impl HistoryVerdict {
+    /// What the terminal and Markdown show of it.
+    pub fn view(&self) -> rigor_report::track_run::CheckLine {
+        let c = &self.change;
+        rigor_report::track_run::CheckLine {
+            benchmark: self.benchmark.clone(),
+            ratio: c.ratio,
+            interval: c.interval,
+            verdict: c.verdict.to_string(),
+            at_resolution: c.at_resolution,
+            sessions_unknown: c.confounded,
+            versions: (self.versions, self.since.clone()),
+            spreads: (self.tau2.sqrt(), self.sessions.map(|s| s.0)),
+        }
+    }
 }
 
 /// Compares a saved result (a pull request's build) with the stored baseline of the same
@@ -58,7 +81,7 @@ pub fn check(
     for b in &candidate.benchmarks {
         let series = history.series(baseline, &b.name)?;
         if baseline_rev.is_none() {
-            if let Some(v) = against_series(&series, b, analysis, comparison)? {
+            if let Some(v) = against_series(history, baseline, b, analysis, comparison)? {
                 against_history.push(v);
             }
         }
@@ -104,24 +127,44 @@ pub fn check(
     })
 }
 
-/// The candidate benchmark `b` as one more version after `series`: tested against the last
-/// segment (since the last detected change) with the series' between-version variance. `None`
-/// with fewer than two stored versions (no between-version variance to estimate).
+/// The candidate benchmark `b` as one more version after the stored levels of its series
+/// ([`levels`]), measured in a session of its own: tested against the last segment (since the
+/// last detected change) with the series' between-version spread and, for its unknown session,
+/// how much sessions vary ([`rigor_stats::series::new_session_against_last`]). `None` with fewer
+/// than two stored versions.
 fn against_series(
-    series: &[VersionData],
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
     b: &rigor_store::BenchmarkRecord,
     analysis: &AnalysisSettings,
     comparison: &crate::settings::ComparisonSettings,
 ) -> Result<Option<HistoryVerdict>> {
-    let (means, kept) = version_means(series);
-    if means.len() < 2 {
+    let order: Vec<String> = history
+        .versions(key)?
+        .into_iter()
+        .map(|v| v.version.rev)
+        .collect();
+    let summaries = history.summaries(key)?;
+    let mine: Vec<&rigor_history::StoredSummary> =
+        summaries.iter().filter(|s| s.benchmark == b.name).collect();
+    let Some(l) = levels::benchmark_levels(&b.name, &mine, &order, analysis.confidence)? else {
+        return Ok(None);
+    };
+    let points = l.points();
+    if points.len() < 2 {
         return Ok(None);
     }
     let Some(candidate) = hierarchy_of(b)
         .ok()
         .and_then(|h| VersionMean::robust(&h).ok())
+        .filter(|c| c.mean > 0.0)
     else {
         return Ok(None);
+    };
+    let candidate_level = Seconds::from_unit(candidate.mean, b.unit).in_unit(l.unit);
+    let log_candidate = VersionMean {
+        mean: candidate_level.ln(),
+        variance: candidate.variance / (candidate.mean * candidate.mean),
     };
     let cfg = SeriesConfig {
         level: analysis.confidence.get(),
@@ -133,32 +176,195 @@ fn against_series(
         baseline: "its history".to_string(),
         source,
     };
-    let steps = version_steps(series, &kept);
-    let found = detect_floored(&means, &cfg, &segment_floor(&steps)).map_err(stats)?;
-    let Some(&last) = found.segments.last() else {
-        return Ok(None);
-    };
-    let after = Segment {
-        start: means.len(),
-        end: means.len() + 1,
-        mean: candidate.mean,
-        variance: candidate.variance + found.tau2,
-    };
-    let mut change =
-        rigor_stats::series::test_change(last, after, found.df, cfg.level, cfg.threshold)
-            .map_err(stats)?;
+    let fit_points: Vec<usize> = points.iter().map(|p| p.0).collect();
+    let found = rigor_stats::series::detect_adjusted(&l.fit, &fit_points, &cfg, &|_, _, i| i)
+        .map_err(stats)?;
+    let mut change = rigor_stats::series::new_session_against_last(
+        &l.fit,
+        &fit_points,
+        &found,
+        log_candidate,
+        &cfg,
+    )
+    .map_err(stats)?;
+    let start = found.changes.last().map_or(0, |c| c.index);
+    let first_version = points[start].1;
     if let Some(interval) = change.interval {
-        let before = level_at_resolution(&steps[last.start..last.end], last.mean);
+        let resolution = Resolution::coarsest(
+            l.versions[first_version..]
+                .iter()
+                .filter_map(|v| v.resolution),
+        );
+        let before = (resolution, Seconds::from_unit(change.before.mean, l.unit));
         let now = (b.resolution(), Seconds::from_unit(candidate.mean, b.unit));
         if let Some(f) = ratio_floor(before, now, interval) {
             change.widen(f.lower, f.upper, cfg.threshold);
         }
     }
+    if change.confounded {
+        // Nothing bounds the new session's shift: no verdict can be had from this history.
+        change.verdict = Verdict::Inconclusive;
+    }
     Ok(Some(HistoryVerdict {
         benchmark: b.name.clone(),
-        versions: last.end - last.start,
-        since: series[kept[last.start]].version.clone(),
+        versions: l.versions.len() - first_version,
+        since: l.versions[first_version].rev.clone(),
         change,
-        tau2: found.tau2 / (last.mean * last.mean),
+        tau2: found.tau2,
+        sessions: l.session_variance().map(|s| (s.value.sqrt(), s.df)),
     }))
+}
+
+/// The candidate of an interleaved check: a revision, or a folder that holds it built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Candidate {
+    /// A revision of the repository (checked out and prepared as `track run` does).
+    Rev(String),
+    /// A folder holding the candidate (used as it is: the commands run in it, `{src}` is it).
+    Dir(PathBuf),
+}
+
+/// One benchmark of an interleaved check.
+#[derive(Debug, Clone)]
+pub struct CandidateVerdict {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The candidate against the baseline, measured together until decided (or why not).
+    pub outcome: std::result::Result<Ratio, String>,
+}
+
+impl CandidateVerdict {
+    /// What the terminal and Markdown show of it.
+    pub fn view(&self) -> rigor_report::track_run::CandidateLine {
+        rigor_report::track_run::CandidateLine {
+            benchmark: self.benchmark.clone(),
+            measured: self
+                .outcome
+                .as_ref()
+                .map(|r| rigor_report::track_run::MeasuredRatio {
+                    ratio: r.ratio,
+                    interval: r.interval,
+                    verdict: r.verdict.to_string(),
+                })
+                .map_err(Clone::clone),
+        }
+    }
+}
+
+/// A history writer that keeps nothing: an interleaved check's measurements are the gate's
+/// only, not versions of the branch.
+struct Keep;
+
+impl HistoryWrite for Keep {
+    fn begin_session(
+        &mut self,
+        _: &rigor_history::NewSession<'_>,
+    ) -> rigor_history::Result<rigor_history::SessionId> {
+        Ok(rigor_history::SessionId(0))
+    }
+    fn end_session(
+        &mut self,
+        _: rigor_history::SessionId,
+        _: &rigor_history::SessionEnd,
+    ) -> rigor_history::Result<()> {
+        Ok(())
+    }
+    fn ingest(&mut self, _: &Ingest<'_>) -> rigor_history::Result<Ingested> {
+        Ok(Ingested::Added(rigor_history::RunId(0)))
+    }
+    fn record_failure(&mut self, _: &Failure<'_>) -> rigor_history::Result<rigor_history::RunId> {
+        Ok(rigor_history::RunId(0))
+    }
+}
+
+/// The baseline of an interleaved check: `rev` when given, else the baseline branch's newest
+/// stored version, else the branch's head in the repository.
+pub fn candidate_baseline(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    source: &Source,
+    rev: Option<&str>,
+) -> Result<VersionInfo> {
+    if let Some(rev) = rev {
+        return source.resolve(rev);
+    }
+    let stored = history
+        .versions(key)?
+        .into_iter()
+        .rev()
+        .find(|v| v.runs > v.failed);
+    match stored {
+        Some(v) => source.resolve(&v.version.rev),
+        None => source.resolve(&key.branch),
+    }
+}
+
+/// Builds the candidate and the baseline and measures both together, each benchmark alone, in
+/// shuffled interleaved rounds until its comparison is decided or `bounds` (budget, rounds) are
+/// spent (the pull-request gate as `asv continuous` does it, with rigor's anytime-valid
+/// sequence). Nothing is stored in the history.
+#[allow(clippy::too_many_arguments)]
+pub fn check_candidate(
+    settings: &TrackRunSettings,
+    experiment: &RunSettings,
+    baseline: &VersionInfo,
+    candidate: &Candidate,
+    bounds: (Option<Seconds>, usize),
+    executor: &mut dyn Executor,
+    stop: StopSignal,
+    progress: &mut dyn Progress,
+) -> Result<Vec<CandidateVerdict>> {
+    let (version, ready) = match candidate {
+        Candidate::Rev(rev) => (settings.source.resolve(rev)?, None),
+        Candidate::Dir(dir) => {
+            let v = VersionInfo {
+                rev: dir.display().to_string(),
+                ..VersionInfo::default()
+            };
+            let artifacts = match &settings.source {
+                Source::Git(g) => crate::checkouts::hash_paths(
+                    dir,
+                    &match &g.artifacts {
+                        crate::checkouts::Artifacts::Paths(p) => p.clone(),
+                        _ => Vec::new(),
+                    },
+                ),
+                Source::Simulated(_) => None,
+            };
+            let r = Ready::in_dir(
+                v.clone(),
+                dir.clone(),
+                artifacts.map(rigor_history::ArtifactHash),
+            );
+            (v, Some(r))
+        }
+    };
+    let mut out = Vec::new();
+    for (k, b) in experiment.benchmarks.iter().enumerate() {
+        if stop.is_requested() {
+            break;
+        }
+        let mut one = experiment.clone();
+        one.benchmarks = vec![b.clone()];
+        one.commands = vec![experiment.commands[k].clone()];
+        one.parameters = experiment.parameters.get(k).cloned().into_iter().collect();
+        one.versions.clear();
+        let outcome = measure_until_decided(
+            &mut Keep,
+            settings,
+            &one,
+            [(baseline, None), (&version, ready.as_ref())],
+            rigor_history::SessionKind::Check,
+            rigor_history::Role::New,
+            bounds,
+            executor,
+            stop.clone(),
+            progress,
+        )?;
+        out.push(CandidateVerdict {
+            benchmark: b.name.clone(),
+            outcome,
+        });
+    }
+    Ok(out)
 }

@@ -28,35 +28,7 @@ struct Found {
     change: NewChange,
 }
 
-/// Each version's mean and within-version variance; versions that cannot be analysed are left
-/// out (with their index kept in the second list).
-pub(super) fn version_means(series: &[VersionData]) -> (Vec<VersionMean>, Vec<usize>) {
-    let mut means = Vec::new();
-    let mut kept = Vec::new();
-    for (i, v) in series.iter().enumerate() {
-        let m = hierarchy_of(&v.benchmark)
-            .ok()
-            .and_then(|h| VersionMean::robust(&h).ok());
-        if let Some(m) = m {
-            means.push(m);
-            kept.push(i);
-        }
-    }
-    (means, kept)
-}
-
-/// Each kept version's resolution (when it reported one) and the unit of its values, read once
-/// for the floor of every ratio tested over the series.
-pub(super) fn version_steps(
-    series: &[VersionData],
-    kept: &[usize],
-) -> Vec<(Option<Resolution>, TimeUnit)> {
-    kept.iter()
-        .map(|&i| (series[i].benchmark.resolution(), series[i].benchmark.unit))
-        .collect()
-}
-
-/// The level of some versions (their [`version_steps`]) as a ratio's side: the coarsest
+/// The level of some versions (their resolutions and unit) as a ratio's side: the coarsest
 /// resolution they reported, and `mean` (in the first one's unit) in seconds.
 pub(super) fn level_at_resolution(
     steps: &[(Option<Resolution>, TimeUnit)],
@@ -79,57 +51,78 @@ pub(super) fn segment_floor(
     }
 }
 
-/// Detects the changes of one series (module `rigor_stats::series`), each ratio interval
-/// floored at the versions' resolution.
-fn detect_one(benchmark: &str, series: &[VersionData], s: &DetectSettings) -> Result<Vec<Found>> {
-    let (means, kept) = version_means(series);
+/// Detects the changes of one benchmark's series on its session-adjusted levels
+/// ([`levels::BenchmarkLevels`], `rigor_stats::series::detect_adjusted`): one point per stretch
+/// of identical builds (so no change is reported between them), each ratio interval floored at
+/// the versions' resolution, a change between sessions that share no version marked confounded.
+fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<Vec<Found>> {
     let cfg = SeriesConfig {
         level: s.confidence.get(),
         threshold: s.threshold.get(),
         ..SeriesConfig::default()
     };
-    let steps = version_steps(series, &kept);
+    let points = l.points();
+    let fit_points: Vec<usize> = points.iter().map(|p| p.0).collect();
+    // Each point's coarsest resolution (its versions') in the levels' unit.
+    let steps: Vec<(Option<Resolution>, TimeUnit)> = points
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, first))| {
+            let end = points.get(k + 1).map_or(l.versions.len(), |p| p.1);
+            let r =
+                Resolution::coarsest(l.versions[first..end].iter().filter_map(|v| v.resolution));
+            (r, l.unit)
+        })
+        .collect();
     let floor = segment_floor(&steps);
-    let analysis = detect_floored(&means, &cfg, &floor).map_err(|source| AppError::Compare {
-        candidate: benchmark.to_string(),
-        baseline: "its history".to_string(),
-        source,
-    })?;
+    let analysis = rigor_stats::series::detect_adjusted(&l.fit, &fit_points, &cfg, &floor)
+        .map_err(|source| AppError::Compare {
+            candidate: l.benchmark.clone(),
+            baseline: "its history".to_string(),
+            source,
+        })?;
     Ok(analysis
         .changes
         .iter()
         // Only changes are kept (a boundary whose verdict is no change is not one).
         .filter_map(|c| {
+            let first = points[c.index].1;
             Some(Found {
-                benchmark: benchmark.to_string(),
+                benchmark: l.benchmark.clone(),
                 change: NewChange {
-                    rev: series[kept[c.index]].version.rev.clone(),
-                    previous_rev: Some(series[kept[c.index - 1]].version.rev.clone()),
+                    rev: l.versions[first].rev.clone(),
+                    previous_rev: Some(l.versions[first - 1].rev.clone()),
                     ratio: c.ratio,
                     interval: c.interval,
                     p_value: c.p_adjusted,
                     q_value: None,
                     verdict: ChangeVerdict::of(c.verdict)?,
                     method: METHOD.to_string(),
+                    evidence: if c.confounded {
+                        Evidence::Confounded
+                    } else {
+                        Evidence::Detected
+                    },
                 },
             })
         })
         .collect())
 }
 
-/// Detects changes over every benchmark of a series, controls the false discovery rate across
-/// the benchmarks (Benjamini–Hochberg at 1 − confidence), stores them (keeping statuses a user
-/// set) and returns the current ones.
+/// Detects changes over every benchmark of a series (from the stored levels: no samples read),
+/// controls the false discovery rate across the benchmarks (Benjamini–Hochberg at
+/// 1 − confidence), stores them (keeping statuses a user set, also for a change found again a
+/// few versions away) and returns the current ones.
 pub fn detect_changes(
     history: &mut dyn History,
     key: &SeriesKey,
     s: &DetectSettings,
 ) -> Result<Vec<StoredChange>> {
     let benchmarks = history.benchmarks(key)?;
+    let all = levels::series_levels(history.as_read(), key, s.confidence)?;
     let mut found: Vec<Found> = Vec::new();
-    for b in &benchmarks {
-        let series = history.series(key, b)?;
-        found.extend(detect_one(b, &series, s)?);
+    for l in &all {
+        found.extend(detect_one(l, s)?);
     }
     if !found.is_empty() {
         let p: Vec<f64> = found.iter().map(|f| f.change.p_value).collect();
@@ -139,6 +132,12 @@ pub fn detect_changes(
         }
         found.retain(|f| f.change.q_value.is_some_and(|q| q <= s.confidence.alpha()));
     }
+    let before = history.changes(&ChangeFilter {
+        machine: Some(key.machine.clone()),
+        branch: Some(key.branch.clone()),
+        include_stale: true,
+        ..ChangeFilter::default()
+    })?;
     for b in &benchmarks {
         let mine: Vec<NewChange> = found
             .iter()
@@ -147,11 +146,63 @@ pub fn detect_changes(
             .collect();
         history.save_changes(key, b, &mine)?;
     }
+    let order: Vec<String> = history
+        .versions(key)?
+        .into_iter()
+        .map(|v| v.version.rev)
+        .collect();
+    carry_statuses(history, key, &before, &order)?;
     Ok(history.changes(&ChangeFilter {
         machine: Some(key.machine.clone()),
         branch: Some(key.branch.clone()),
         ..ChangeFilter::default()
     })?)
+}
+
+/// How many versions a change may move between detections and keep the status a user gave it.
+pub const STATUS_REACH: usize = 3;
+
+/// A change found again a few versions away from where a user set its status (more data moved
+/// its boundary) keeps that status: each new change without one takes the status of the nearest
+/// change of the same benchmark and direction no longer detected, within [`STATUS_REACH`]
+/// versions.
+fn carry_statuses(
+    history: &mut dyn History,
+    key: &SeriesKey,
+    before: &[StoredChange],
+    order: &[String],
+) -> Result<()> {
+    let position = |rev: &str| order.iter().position(|r| r == rev);
+    let now = history.changes(&ChangeFilter {
+        machine: Some(key.machine.clone()),
+        branch: Some(key.branch.clone()),
+        include_stale: true,
+        ..ChangeFilter::default()
+    })?;
+    for c in now
+        .iter()
+        .filter(|c| c.current && c.status == ChangeStatus::New)
+    {
+        let Some(at) = position(&c.change.rev) else {
+            continue;
+        };
+        let earlier = before
+            .iter()
+            .filter(|o| {
+                o.benchmark == c.benchmark
+                    && o.status != ChangeStatus::New
+                    && o.change.verdict == c.change.verdict
+                    && o.change.rev != c.change.rev
+                    && now.iter().any(|n| n.id == o.id && !n.current)
+            })
+            .filter_map(|o| Some((position(&o.change.rev)?.abs_diff(at), o)))
+            .filter(|(d, _)| *d <= STATUS_REACH)
+            .min_by_key(|(d, _)| *d);
+        if let Some((_, o)) = earlier {
+            history.set_status(c.id, o.status)?;
+        }
+    }
+    Ok(())
 }
 
 /// A date or time a user typed for `--since`: `2026-01-01`, or an RFC 3339 time.
@@ -179,13 +230,19 @@ pub fn changes_since(
         .collect())
 }
 
-/// Whether `--fail-on regression` matches: a current change that is a regression and that no
-/// user marked invalid.
-pub fn has_regression(changes: &[StoredChange]) -> bool {
+/// Whether `--fail-on regression` matches: a current change that is a regression, that no user
+/// marked invalid, and that rests on more than a session boundary (with `confounded`, a change
+/// confounded with a session boundary matches too); a refuted change never does.
+pub fn has_regression(changes: &[StoredChange], confounded: bool) -> bool {
     changes.iter().any(|c| {
         c.current
             && c.status != ChangeStatus::Invalid
             && c.change.verdict == ChangeVerdict::Regression
+            && match c.change.evidence {
+                Evidence::Detected | Evidence::Confirmed => true,
+                Evidence::Confounded => confounded,
+                Evidence::Refuted => false,
+            }
     })
 }
 
@@ -257,6 +314,7 @@ mod tests {
                 q_value: None,
                 verdict: ChangeVerdict::Regression,
                 method: METHOD.into(),
+                evidence: Evidence::Detected,
             },
             status: ChangeStatus::New,
             current: true,

@@ -13,7 +13,7 @@ use rigor_units::{ConfidenceLevel, Resolution, TimeUnit};
 use crate::error::{AppError, Result};
 
 /// One run's contribution to a version's level: the level it measured in its session.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunLevel {
     /// The run (its session, artifact and role).
     pub run: RunInfo,
@@ -24,6 +24,8 @@ pub struct RunLevel {
     pub variance: f64,
     /// Its top-level units.
     pub units: usize,
+    /// Its units per level, top level first (from its stored analysis; empty without one).
+    pub counts: Vec<usize>,
 }
 
 /// A version's level.
@@ -66,6 +68,22 @@ pub struct BenchmarkLevels {
     pub sessions: Vec<SessionId>,
 }
 
+impl VersionLevel {
+    /// Its units per level over all its runs, top level first.
+    pub fn counts(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        for r in &self.runs {
+            for (i, c) in r.counts.iter().enumerate() {
+                match out.get_mut(i) {
+                    Some(x) => *x += c,
+                    None => out.push(*c),
+                }
+            }
+        }
+        out
+    }
+}
+
 impl BenchmarkLevels {
     /// The fit's points in series order, one per stretch of identical builds, with the first
     /// version of each (what change detection runs on).
@@ -99,6 +117,7 @@ fn run_level(s: &StoredSummary) -> Option<RunLevel> {
         level,
         variance,
         units,
+        counts: s.components.iter().filter_map(|c| c.units).collect(),
     })
 }
 
@@ -201,6 +220,12 @@ pub fn benchmark_levels(
         let half = t * variance.sqrt();
         v.level = log_level.exp();
         v.interval = ((log_level - half).exp(), (log_level + half).exp());
+        // No narrower than the clock: ± half the coarsest step its runs reported.
+        if let Some(r) = v.resolution {
+            let s = |x: f64| rigor_units::Seconds::from_unit(x, unit);
+            let f = r.floor(s(v.level), s(v.interval.0), s(v.interval.1));
+            v.interval = (f.lower.in_unit(unit), f.upper.in_unit(unit));
+        }
     }
     Ok(Some(BenchmarkLevels {
         benchmark: benchmark.to_string(),

@@ -1,23 +1,312 @@
-//! Measuring versions of a repository, each in a checkout of its own, batches interleaved
-//! (`rigor track run`).
+//! Measuring versions in sessions (`rigor track run`): each session is a batch of versions
+//! measured together in shuffled interleaved rounds, with *anchors* — versions already stored,
+//! measured again beside the new ones — so that every session is tied to the history and the
+//! shift a session puts on every version it measures can be taken out (docs/methodology.md,
+//! "Sessions"). Versions come from a git repository (each built once in a kept checkout, what
+//! the build produced hashed) or from a simulated project with known truth.
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use rigor_history::{ArtifactHash, NewSession, Role, SessionEnd, SessionId};
+use rigor_store::LoadAverage;
+use rigor_units::Seed;
 
 use super::*;
+use crate::checkouts::{Artifacts, CheckoutFailure, Checkouts, in_checkout};
+use crate::simulated_project::{SimProject, SimSession};
 
-/// Measures each commit in a worktree of its own and stores each version as soon as its batch
-/// is measured. Versions of a batch run in shuffled interleaved rounds (as commands do in
-/// `rigor run`). Resumable: versions already stored are skipped unless `force`; a version whose
-/// checkout or preparation fails is recorded as failed and the run goes on; Ctrl-C stops after
-/// the batch's data is saved in its result file.
+/// Where the versions come from.
+#[derive(Debug)]
+pub enum Source {
+    /// A git repository's commits, each checked out and prepared once in a kept checkout.
+    Git(GitSource),
+    /// A simulated project: no git, no processes, known truth.
+    Simulated(SimProject),
+}
+
+/// A git repository's versions.
+#[derive(Debug)]
+pub struct GitSource {
+    /// The repository.
+    pub repo: PathBuf,
+    /// Its kept, built checkouts.
+    pub checkouts: Checkouts,
+    /// Run in each version's checkout before it is measured (a build that is not a level).
+    pub prepare: Option<CommandLine>,
+    /// What is hashed as the build's product.
+    pub artifacts: Artifacts,
+}
+
+/// A version ready to be measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ready {
+    /// The version.
+    pub version: VersionInfo,
+    /// Its checkout (the commands' working directory and `{src}`), for a repository's version.
+    pub dir: Option<PathBuf>,
+    /// What its build produced, hashed.
+    pub artifact: Option<ArtifactHash>,
+    /// Why it is measured.
+    pub role: Role,
+    /// Its index in a simulated project.
+    simulated: Option<usize>,
+}
+
+impl Ready {
+    /// A version already built in `dir` (a candidate's folder), measured as it is.
+    pub fn in_dir(version: VersionInfo, dir: PathBuf, artifact: Option<ArtifactHash>) -> Self {
+        Self {
+            version,
+            dir: Some(dir),
+            artifact,
+            role: Role::New,
+            simulated: None,
+        }
+    }
+}
+
+/// What a session knows of itself as it starts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct SessionFacts {
+    pub(super) load_before: Option<f64>,
+    simulated: Option<SimSession>,
+}
+
+impl Source {
+    /// The version a revision (or a simulated project's label) names.
+    pub fn resolve(&self, rev: &str) -> Result<VersionInfo> {
+        match self {
+            Self::Git(g) => Ok(git::resolve(&g.repo, rev)?),
+            Self::Simulated(p) => {
+                let i = p
+                    .version_of(rev)
+                    .ok_or_else(|| AppError::UnknownSimulatedVersion {
+                        label: rev.to_string(),
+                        versions: p.versions,
+                    })?;
+                Ok(VersionInfo {
+                    rev: SimProject::label(i),
+                    order: Some(i as i64 + 1),
+                    subject: Some(format!("simulated version {}", i + 1)),
+                    ..VersionInfo::default()
+                })
+            }
+        }
+    }
+
+    /// The version checked out and prepared (or the simulated one), or why it cannot be.
+    pub fn prepare(
+        &self,
+        v: &VersionInfo,
+        role: Role,
+    ) -> std::result::Result<Ready, CheckoutFailure> {
+        match self {
+            Self::Git(g) => {
+                let c = g.checkouts.get(v, g.prepare.as_ref(), &g.artifacts)?;
+                Ok(Ready {
+                    version: v.clone(),
+                    dir: Some(c.path),
+                    artifact: c.artifact.map(ArtifactHash),
+                    role,
+                    simulated: None,
+                })
+            }
+            Self::Simulated(p) => {
+                let i = p
+                    .version_of(&v.rev)
+                    .ok_or_else(|| CheckoutFailure::Checkout(format!("no version {}", v.rev)))?;
+                Ok(Ready {
+                    version: v.clone(),
+                    dir: None,
+                    artifact: Some(ArtifactHash(p.artifact(i))),
+                    role,
+                    simulated: Some(i),
+                })
+            }
+        }
+    }
+
+    pub(super) fn session(&self, rng: &mut ChaCha8Rng) -> SessionFacts {
+        match self {
+            Self::Git(_) => SessionFacts {
+                load_before: LoadAverage::read().map(|l| l.one),
+                simulated: None,
+            },
+            Self::Simulated(p) => {
+                let s = p.session(rng);
+                SessionFacts {
+                    load_before: Some(s.load_before),
+                    simulated: Some(s),
+                }
+            }
+        }
+    }
+
+    pub(super) fn load_after(&self, facts: &SessionFacts) -> Option<f64> {
+        match facts.simulated {
+            Some(s) => Some(s.load_after),
+            None => LoadAverage::read().map(|l| l.one),
+        }
+    }
+}
+
+/// A session's account: what it measured, the machine's load, what the anchors cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionReport {
+    /// Its id in the history.
+    pub id: SessionId,
+    /// The new versions it measured.
+    pub versions: Vec<String>,
+    /// The stored versions it measured again.
+    pub anchors: Vec<String>,
+    /// The 1-minute load average before and after.
+    pub load: (Option<f64>, Option<f64>),
+    /// Whether the load reached the CPU count: its timings are of a busy machine.
+    pub busy: bool,
+    /// Measured time, all of it and the anchors' part.
+    pub measured: (Seconds, Seconds),
+}
+
+impl SessionReport {
+    /// What the terminal shows of it.
+    pub fn view(&self) -> rigor_report::track_run::SessionView {
+        rigor_report::track_run::SessionView {
+            id: self.id.0,
+            versions: self.versions.len(),
+            anchors: self.anchors.len(),
+            load: self.load,
+            busy: self.busy,
+            cpus: Environment::detect().cpus,
+            measured: self.measured,
+        }
+    }
+}
+
+/// What `track run` did.
+#[derive(Debug, Clone, Default)]
+pub struct Tracked {
+    /// Each version asked for, with what happened to it.
+    pub versions: Vec<(VersionInfo, VersionOutcome)>,
+    /// Each session.
+    pub sessions: Vec<SessionReport>,
+    /// Stopped by the user (what was stored before stays).
+    pub interrupted: bool,
+}
+
+impl Tracked {
+    /// What the terminal shows of it, stored in `history` (its name).
+    pub fn view(&self, history: &str) -> rigor_report::track_run::TrackedView {
+        let mut v = rigor_report::track_run::TrackedView {
+            sessions: self.sessions.len(),
+            anchors: self.sessions.iter().map(|s| s.anchors.len()).sum(),
+            history: history.to_string(),
+            interrupted: self.interrupted,
+            ..Default::default()
+        };
+        for (_, o) in &self.versions {
+            match o {
+                VersionOutcome::Measured { nothing, .. } => {
+                    v.measured += 1;
+                    v.failed += usize::from(!nothing.is_empty());
+                }
+                VersionOutcome::Skipped => v.skipped += 1,
+                VersionOutcome::Failed(_) => v.failed += 1,
+            }
+        }
+        v
+    }
+}
+
+/// Batches of `n` versions of at most `size` each, as equal as they can be (22 in batches of 20:
+/// 11 and 11), so that no version is left alone in a session of its own.
+pub fn balanced(n: usize, size: usize) -> Vec<std::ops::Range<usize>> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let count = n.div_ceil(size.max(1));
+    let (base, extra) = (n / count, n % count);
+    let mut start = 0;
+    (0..count)
+        .map(|k| {
+            let len = base + usize::from(k < extra);
+            let r = start..start + len;
+            start += len;
+            r
+        })
+        .collect()
+}
+
+/// The anchors of a new session: the series' newest stored version and `n − 1` earlier ones
+/// chosen at random (seeded), each measured (not failed) with every benchmark of `names`, none
+/// of `exclude`.
+pub fn pick_anchors(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    names: &[&str],
+    exclude: &[VersionInfo],
+    n: usize,
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<VersionInfo>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let candidates: Vec<VersionInfo> = history
+        .versions(key)?
+        .into_iter()
+        .filter(|v| v.runs > v.failed && !exclude.iter().any(|e| e.rev == v.version.rev))
+        .map(|v| v.version)
+        .collect();
+    let complete = |v: &VersionInfo| -> Result<bool> {
+        let stored = history.stored_benchmarks(key, &v.rev)?;
+        Ok(names.iter().all(|n| stored.iter().any(|s| s == n)))
+    };
+    let mut out = Vec::new();
+    let mut newest = None;
+    for (i, v) in candidates.iter().enumerate().rev() {
+        if complete(v)? {
+            out.push(v.clone());
+            newest = Some(i);
+            break;
+        }
+    }
+    let Some(newest) = newest else {
+        return Ok(out);
+    };
+    let mut earlier: Vec<usize> = (0..newest).collect();
+    earlier.shuffle(rng);
+    for i in earlier {
+        if out.len() >= n {
+            break;
+        }
+        if complete(&candidates[i])? {
+            out.push(candidates[i].clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The generator of a run's random choices of anchors and simulated sessions: from its seed, so
+/// that the run is reproducible.
+fn choices(seed: Seed) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed.get() ^ 0x616e_6368_6f72_7321)
+}
+
+/// Measures the versions `settings` names that the history does not hold yet (all with
+/// `force`), in balanced batches, each a session with its anchors, and stores each version as
+/// its batch is measured. Resumable: a version that failed before, or whose every benchmark is
+/// stored, is skipped; a version whose checkout or preparation fails is recorded as failed and
+/// the run goes on; Ctrl-C stops after the current batch's data is saved and stored.
 pub fn run_versions(
     history: &mut dyn History,
     settings: &TrackRunSettings,
-    experiment: &mut RunSettings,
+    experiment: &RunSettings,
     executor: &mut dyn Executor,
     stop: StopSignal,
     progress: &mut dyn Progress,
     observer: &mut dyn TrackObserver,
-) -> Result<Vec<(VersionInfo, VersionOutcome)>> {
-    let mut done = Vec::new();
+) -> Result<Tracked> {
+    let mut tracked = Tracked::default();
     let mut pending = Vec::new();
     let names: Vec<&str> = experiment
         .benchmarks
@@ -25,265 +314,430 @@ pub fn run_versions(
         .map(|b| b.name.as_str())
         .collect();
     for commit in &settings.commits {
-        let version = git::resolve(&settings.repo, commit)?;
-        // Skipped: a version that failed before, or whose every benchmark is stored.
+        let version = settings.source.resolve(commit)?;
         let skip = !settings.force && history.has_run(&settings.key, &version.rev)? && {
             let stored = history.stored_benchmarks(&settings.key, &version.rev)?;
             stored.is_empty() || names.iter().all(|n| stored.iter().any(|s| s == n))
         };
         if skip {
             observer.version_done(&version, &VersionOutcome::Skipped);
-            done.push((version, VersionOutcome::Skipped));
+            tracked.versions.push((version, VersionOutcome::Skipped));
         } else {
             pending.push(version);
         }
     }
-    let measuring = Measuring::new(settings, executor, stop, progress, observer);
-    measure_pending(history.as_write(), measuring, experiment, pending, done)
-}
-
-/// [`run_versions`] without skipping what is stored, into a history that may only be written
-/// (a farm's job collects its results to store them as it completes): every commit is measured.
-pub fn measure_versions(
-    history: &mut dyn HistoryWrite,
-    settings: &TrackRunSettings,
-    experiment: &mut RunSettings,
-    executor: &mut dyn Executor,
-    stop: StopSignal,
-    progress: &mut dyn Progress,
-    observer: &mut dyn TrackObserver,
-) -> Result<Vec<(VersionInfo, VersionOutcome)>> {
-    let pending = settings
-        .commits
-        .iter()
-        .map(|commit| git::resolve(&settings.repo, commit))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    let measuring = Measuring::new(settings, executor, stop, progress, observer);
-    measure_pending(history, measuring, experiment, pending, Vec::new())
-}
-
-/// What measuring versions needs besides the history and the experiment.
-struct Measuring<'a> {
-    settings: &'a TrackRunSettings,
-    executor: &'a mut dyn Executor,
-    stop: StopSignal,
-    progress: &'a mut dyn Progress,
-    observer: &'a mut dyn TrackObserver,
-}
-
-impl<'a> Measuring<'a> {
-    fn new(
-        settings: &'a TrackRunSettings,
-        executor: &'a mut dyn Executor,
-        stop: StopSignal,
-        progress: &'a mut dyn Progress,
-        observer: &'a mut dyn TrackObserver,
-    ) -> Self {
-        Self {
-            settings,
-            executor,
-            stop,
-            progress,
-            observer,
-        }
-    }
-}
-
-/// Measures `pending` in batches after the versions already `done`.
-fn measure_pending(
-    history: &mut dyn HistoryWrite,
-    m: Measuring<'_>,
-    experiment: &mut RunSettings,
-    pending: Vec<VersionInfo>,
-    mut done: Vec<(VersionInfo, VersionOutcome)>,
-) -> Result<Vec<(VersionInfo, VersionOutcome)>> {
-    let Measuring {
+    let mut rng = choices(experiment.runner.seed);
+    let mut m = Measuring {
         settings,
+        experiment,
         executor,
         stop,
         progress,
         observer,
-    } = m;
-    let machine = this_machine(Some(&settings.key.machine));
-    let branch = settings.key.branch.as_str();
-    let batch = if experiment.runner.build.is_some() {
+    };
+    let size = if experiment.runner.build.is_some() {
         1
     } else {
-        settings.batch.max(1)
+        settings.batch
     };
+    let batches = balanced(pending.len(), size);
     let total = pending.len();
-    for (k, versions) in pending.chunks(batch).enumerate() {
-        if stop.is_requested() {
+    for range in batches {
+        if m.stop.is_requested() {
             break;
         }
-        observer.batch_started(versions, k * batch, total);
-        let mut ready = Vec::new();
-        for v in versions {
-            match check_out(settings, v) {
-                Ok(tree) => ready.push((v.clone(), tree)),
-                Err(reason) => {
-                    history.record_failure(&Failure::new(v, &machine, branch, &reason))?;
-                    let outcome = VersionOutcome::Failed(reason);
-                    observer.version_done(v, &outcome);
-                    done.push((v.clone(), outcome));
-                }
-            }
-        }
-        if ready.is_empty() {
-            continue;
-        }
-        let measured = measure_batch(
-            history,
-            settings,
-            experiment,
-            &ready,
-            &machine,
-            executor,
-            stop.clone(),
-            progress,
+        let batch = &pending[range.clone()];
+        let anchors = pick_anchors(
+            history.as_read(),
+            &settings.key,
+            &names,
+            batch,
+            settings.anchors,
+            &mut rng,
         )?;
-        for ((v, _), outcome) in ready.iter().zip(measured) {
-            observer.version_done(v, &outcome);
-            done.push((v.clone(), outcome));
-        }
-        if stop.is_requested() {
-            break;
-        }
+        m.observer
+            .batch_started(batch, &anchors, range.start, total);
+        let (outcomes, report) =
+            measure_session(history.as_write(), &mut m, batch, &anchors, &mut rng)?;
+        tracked.versions.extend(outcomes);
+        tracked.sessions.extend(report);
     }
-    Ok(done)
+    tracked.interrupted = m.stop.is_requested();
+    Ok(tracked)
 }
 
-/// A version checked out and prepared, or why it could not be.
-pub(super) fn check_out(
-    settings: &TrackRunSettings,
-    v: &VersionInfo,
-) -> std::result::Result<Worktree, String> {
-    let tree =
-        Worktree::add(&settings.repo, &v.rev).map_err(|e| format!("checkout failed: {e}"))?;
-    if let Some(prepare) = &settings.prepare {
-        prepare_checkout(&in_checkout(prepare, tree.path()), tree.path())?;
-    }
-    Ok(tree)
-}
-
-/// Measures the versions of one batch together and stores each (when the run completed).
+/// Measures every version `settings` names as one session with the given anchors, into a
+/// history that may only be written (a farm's job collects its results to store them as it
+/// completes).
 #[allow(clippy::too_many_arguments)]
-fn measure_batch(
+pub fn measure_versions(
     history: &mut dyn HistoryWrite,
     settings: &TrackRunSettings,
-    experiment: &mut RunSettings,
-    ready: &[(VersionInfo, Worktree)],
-    machine: &MachineInfo,
+    experiment: &RunSettings,
+    anchors: &[VersionInfo],
     executor: &mut dyn Executor,
     stop: StopSignal,
     progress: &mut dyn Progress,
-) -> Result<Vec<VersionOutcome>> {
-    measure_together(
-        history, settings, experiment, ready, machine, executor, stop, progress, false,
-    )
-    .map(|m| m.outcomes)
+    observer: &mut dyn TrackObserver,
+) -> Result<Tracked> {
+    let pending = settings
+        .commits
+        .iter()
+        .map(|c| settings.source.resolve(c))
+        .collect::<Result<Vec<_>>>()?;
+    let mut rng = choices(experiment.runner.seed);
+    let mut m = Measuring {
+        settings,
+        experiment,
+        executor,
+        stop,
+        progress,
+        observer,
+    };
+    m.observer
+        .batch_started(&pending, anchors, 0, pending.len());
+    let (versions, report) = measure_session(history, &mut m, &pending, anchors, &mut rng)?;
+    Ok(Tracked {
+        versions,
+        sessions: report.into_iter().collect(),
+        interrupted: m.stop.is_requested(),
+    })
 }
+
+/// What measuring needs besides the history.
+pub(super) struct Measuring<'a> {
+    pub(super) settings: &'a TrackRunSettings,
+    pub(super) experiment: &'a RunSettings,
+    pub(super) executor: &'a mut dyn Executor,
+    pub(super) stop: StopSignal,
+    pub(super) progress: &'a mut dyn Progress,
+    pub(super) observer: &'a mut dyn TrackObserver,
+}
+
+/// What a session did to each new version, and its report (none when nothing was measured).
+type SessionOutcome = (Vec<(VersionInfo, VersionOutcome)>, Option<SessionReport>);
+
+/// One session: the new versions and the anchors prepared, measured together, stored.
+fn measure_session(
+    history: &mut dyn HistoryWrite,
+    m: &mut Measuring<'_>,
+    versions: &[VersionInfo],
+    anchors: &[VersionInfo],
+    rng: &mut ChaCha8Rng,
+) -> Result<SessionOutcome> {
+    let settings = m.settings;
+    let machine = this_machine(Some(&settings.key.machine));
+    let branch = settings.key.branch.as_str();
+    let facts = settings.source.session(rng);
+    let session = history.begin_session(&NewSession {
+        machine: &machine,
+        kind: settings.kind,
+        started: jiff::Timestamp::now(),
+        load_before: facts.load_before,
+        rigor_version: env!("CARGO_PKG_VERSION"),
+    })?;
+    let mut done = Vec::new();
+    let mut ready = Vec::new();
+    for (v, role) in versions
+        .iter()
+        .map(|v| (v, Role::New))
+        .chain(anchors.iter().map(|v| (v, Role::Anchor)))
+    {
+        match settings.source.prepare(v, role) {
+            Ok(r) => ready.push(r),
+            // An anchor that cannot be prepared any more is left out.
+            Err(_) if role == Role::Anchor => {}
+            Err(e) => {
+                let reason = e.to_string();
+                history.record_failure(&Failure {
+                    session: Some(session),
+                    ..Failure::new(v, &machine, branch, &reason)
+                })?;
+                let outcome = VersionOutcome::Failed(reason);
+                m.observer.version_done(v, &outcome);
+                done.push((v.clone(), outcome));
+            }
+        }
+    }
+    let mut report = None;
+    if ready.iter().any(|r| r.role == Role::New) && !m.stop.is_requested() {
+        let measured = measure_together(history, m, &ready, &machine, session, &facts, false)?;
+        for (r, outcome) in ready.iter().zip(measured.outcomes) {
+            if r.role == Role::New {
+                m.observer.version_done(&r.version, &outcome);
+                done.push((r.version.clone(), outcome));
+            }
+        }
+        let load_after = settings.source.load_after(&facts);
+        let cpus = machine.environment.cpus;
+        let busy = |l: Option<f64>| {
+            l.is_some_and(|one| {
+                LoadAverage {
+                    one,
+                    five: one,
+                    fifteen: one,
+                }
+                .is_high(cpus)
+            })
+        };
+        report = Some(SessionReport {
+            id: session,
+            versions: names_of(&ready, Role::New),
+            anchors: names_of(&ready, Role::Anchor),
+            load: (facts.load_before, load_after),
+            busy: busy(facts.load_before) || busy(load_after),
+            measured: measured.time,
+        });
+    }
+    history.end_session(
+        session,
+        &SessionEnd {
+            ended: jiff::Timestamp::now(),
+            load_after: report.as_ref().and_then(|r| r.load.1),
+        },
+    )?;
+    if let Some(r) = &report {
+        m.observer.session_done(r);
+    }
+    Ok((done, report))
+}
+
+fn names_of(ready: &[Ready], role: Role) -> Vec<String> {
+    ready
+        .iter()
+        .filter(|r| r.role == role)
+        .map(|r| r.version.rev.clone())
+        .collect()
+}
+
+/// Two versions measured together in shuffled interleaved rounds until the comparison of the
+/// second with the first is decided (an anytime-valid confidence sequence: regression,
+/// improvement or equivalent) or `budget` / `max_rounds` is spent, in one session of `kind`;
+/// each stored with `role` when `store`. The comparison of the second against the first, or why
+/// it could not be measured.
+#[allow(clippy::too_many_arguments)]
+pub fn measure_until_decided(
+    history: &mut dyn HistoryWrite,
+    settings: &TrackRunSettings,
+    experiment: &RunSettings,
+    pair: [(&VersionInfo, Option<&Ready>); 2],
+    kind: rigor_history::SessionKind,
+    role: Role,
+    bounds: (Option<Seconds>, usize),
+    executor: &mut dyn Executor,
+    stop: StopSignal,
+    progress: &mut dyn Progress,
+) -> Result<std::result::Result<Ratio, String>> {
+    let machine = this_machine(Some(&settings.key.machine));
+    let mut ready = Vec::new();
+    for (v, given) in pair {
+        match given {
+            Some(r) => ready.push(Ready { role, ..r.clone() }),
+            None => match settings.source.prepare(v, role) {
+                Ok(r) => ready.push(r),
+                Err(e) => return Ok(Err(format!("{}: {e}", short(&v.rev)))),
+            },
+        }
+    }
+    let mut decided = experiment.clone();
+    decided.mode = crate::settings::Mode::UntilDecided {
+        budget: bounds.0,
+        max_rounds: bounds.1.max(8),
+        min_rounds: rigor_stats::confseq::SequentialConfig::default().min_rounds,
+    };
+    let mut rng = choices(experiment.runner.seed);
+    let facts = settings.source.session(&mut rng);
+    let session = history.begin_session(&NewSession {
+        machine: &machine,
+        kind,
+        started: jiff::Timestamp::now(),
+        load_before: facts.load_before,
+        rigor_version: env!("CARGO_PKG_VERSION"),
+    })?;
+    let mut quiet = NoObserver;
+    let mut m = Measuring {
+        settings,
+        experiment: &decided,
+        executor,
+        stop,
+        progress,
+        observer: &mut quiet,
+    };
+    let measured = measure_together(history, &mut m, &ready, &machine, session, &facts, true)?;
+    history.end_session(
+        session,
+        &SessionEnd {
+            ended: jiff::Timestamp::now(),
+            load_after: settings.source.load_after(&facts),
+        },
+    )?;
+    if let Some(why) = measured.outcomes.iter().find_map(|o| match o {
+        VersionOutcome::Failed(why) => Some(why.clone()),
+        VersionOutcome::Measured { nothing, .. } if !nothing.is_empty() => {
+            Some(format!("{} measured nothing", nothing.join(", ")))
+        }
+        _ => None,
+    }) {
+        return Ok(Err(why));
+    }
+    Ok(match measured.comparisons.first() {
+        Some(c) => Ok(Ratio {
+            ratio: c.comparison.ratio,
+            interval: c.comparison.ci.map(|i| (i.lower, i.upper)),
+            verdict: c.comparison.verdict,
+            at_resolution: c.comparison.at_resolution,
+        }),
+        None => Err("the two versions could not be compared".to_string()),
+    })
+}
+
+/// A [`TrackObserver`] that hears nothing.
+pub(super) struct NoObserver;
+impl TrackObserver for NoObserver {}
 
 /// What measuring versions together gave.
 pub(super) struct Measurement {
-    /// Each version's outcome.
+    /// Each version's outcome, in the order given.
     pub(super) outcomes: Vec<VersionOutcome>,
     /// Every version against the first, when compared.
     pub(super) comparisons: Vec<crate::comparisons::Computed>,
-    /// Failures, in words, each with its benchmark.
-    pub(super) failures: Vec<String>,
+    /// Measured time: all of it, and the anchors' part.
+    pub(super) time: (Seconds, Seconds),
 }
 
-/// A result of versions measured together ([`Provenance::versions`]) as one result per version,
-/// each labelled with its version and its benchmarks named as they were without the others;
-/// `None` for a result of one version (or one whose benchmarks do not divide among its
-/// versions).
-///
-/// [`Provenance::versions`]: rigor_store::Provenance::versions
+/// A result of versions measured together as one result per version, each labelled with its
+/// version and its benchmarks named as they were without the others; `None` for a result of one
+/// version. Each benchmark record names its version; files written before records did are split
+/// by the order of their provenance's versions.
 pub fn split_versions(result: &ResultFile) -> Option<Vec<(String, ResultFile)>> {
-    let versions = &result.provenance.versions;
-    let n = result.benchmarks.len();
-    if versions.len() < 2 || n % versions.len() != 0 {
+    let mut order: Vec<String> = Vec::new();
+    let recorded = result.benchmarks.iter().all(|b| b.version.is_some());
+    let version_of = |i: usize, b: &BenchmarkRecord| -> Option<String> {
+        if recorded {
+            return b.version.clone();
+        }
+        let versions = &result.provenance.versions;
+        let n = result.benchmarks.len();
+        (versions.len() >= 2 && n % versions.len() == 0)
+            .then(|| versions[i / (n / versions.len())].clone())
+    };
+    let mut parts: Vec<(String, Vec<BenchmarkRecord>)> = Vec::new();
+    for (i, b) in result.benchmarks.iter().enumerate() {
+        let rev = version_of(i, b)?;
+        if !order.contains(&rev) {
+            order.push(rev.clone());
+            parts.push((rev.clone(), Vec::new()));
+        }
+        let suffix = format!(" @ {}", short(&rev));
+        let record = BenchmarkRecord {
+            name: b.name.strip_suffix(&suffix).unwrap_or(&b.name).to_string(),
+            version: None,
+            ..b.clone()
+        };
+        if let Some((_, list)) = parts.iter_mut().find(|(r, _)| *r == rev) {
+            list.push(record);
+        }
+    }
+    if parts.len() < 2 {
         return None;
     }
-    let per_version = n / versions.len();
-    let parts = versions
-        .iter()
-        .zip(result.benchmarks.chunks(per_version))
-        .map(|(rev, benchmarks)| {
-            let mut part = result.clone();
-            part.provenance.versions.clear();
-            part.provenance.label = Some(rev.clone());
-            part.provenance.git = None;
-            part.comparisons.clear();
-            let suffix = format!(" @ {}", short(rev));
-            part.benchmarks = benchmarks
-                .iter()
-                .map(|b| BenchmarkRecord {
-                    name: b.name.strip_suffix(&suffix).unwrap_or(&b.name).to_string(),
-                    ..b.clone()
-                })
-                .collect();
-            (rev.clone(), part)
-        })
-        .collect();
-    Some(parts)
+    Some(
+        parts
+            .into_iter()
+            .map(|(rev, benchmarks)| {
+                let mut part = result.clone();
+                part.provenance.versions.clear();
+                part.provenance.label = Some(rev.clone());
+                part.provenance.git = None;
+                part.comparisons.clear();
+                part.benchmarks = benchmarks;
+                (rev, part)
+            })
+            .collect(),
+    )
 }
 
-/// The settings of a batch of versions measured together: one benchmark per (version, command)
-/// with the version's checkout as its working directory, the result written to `file`, the
-/// versions compared (with the first) only when `compare`.
+/// The settings of versions measured together: one benchmark per (version, command) with the
+/// version's checkout as its working directory (a simulated version's command scaled by its
+/// true level and the session's shift), each record naming its version, the result written to
+/// `file`, the versions compared (with the first) only when `compare`.
 fn batch_settings(
+    source: &Source,
     experiment: &RunSettings,
-    ready: &[(VersionInfo, Worktree)],
+    ready: &[Ready],
+    facts: &SessionFacts,
     file: PathBuf,
     compare: bool,
 ) -> RunSettings {
     let mut batch = experiment.clone();
     batch.benchmarks.clear();
     batch.commands.clear();
-    for (v, tree) in ready {
-        for (b, text) in experiment.benchmarks.iter().zip(&experiment.commands) {
+    batch.parameters.clear();
+    batch.versions.clear();
+    for r in ready {
+        for (k, (b, text)) in experiment
+            .benchmarks
+            .iter()
+            .zip(&experiment.commands)
+            .enumerate()
+        {
+            let (command, text) = match (source, r.simulated, facts.simulated) {
+                (Source::Simulated(p), Some(i), Some(s)) => {
+                    let scaled = p.command(text, i, k, &s);
+                    (CommandLine::Direct(vec![scaled.clone()]), scaled)
+                }
+                _ => (
+                    r.dir
+                        .as_deref()
+                        .map_or_else(|| b.command.clone(), |d| in_checkout(&b.command, d)),
+                    text.clone(),
+                ),
+            };
             batch.benchmarks.push(rigor_runner::Benchmark {
                 name: if ready.len() > 1 {
-                    format!("{} @ {}", b.name, short(&v.rev))
+                    format!("{} @ {}", b.name, short(&r.version.rev))
                 } else {
                     b.name.clone()
                 },
-                command: in_checkout(&b.command, tree.path()),
+                command,
                 iterations: b.iterations,
-                dir: Some(tree.path().to_path_buf()),
+                dir: r.dir.clone(),
             });
-            batch.commands.push(text.clone());
+            batch.commands.push(text);
+            batch
+                .parameters
+                .push(experiment.parameters.get(k).cloned().unwrap_or_default());
+            batch.versions.push(Some(r.version.rev.clone()));
         }
     }
-    if let (Some(build), [(_, tree)]) = (&mut batch.runner.build, ready) {
-        build.command = in_checkout(&build.command, tree.path());
+    if let (Some(build), [r]) = (&mut batch.runner.build, ready) {
+        if let Some(dir) = &r.dir {
+            build.command = in_checkout(&build.command, dir);
+        }
     }
     batch.exports.files.json = Some(file);
-    batch.origin.label = (ready.len() == 1).then(|| ready[0].0.rev.clone());
+    batch.origin.label = (ready.len() == 1).then(|| ready[0].version.rev.clone());
     if ready.len() > 1 {
-        batch.origin.versions = ready.iter().map(|(v, _)| v.rev.clone()).collect();
+        batch.origin.versions = ready.iter().map(|r| r.version.rev.clone()).collect();
     }
     batch.comparison.reference = None;
     batch.comparison.enabled = compare;
     batch
 }
 
-/// Measures versions together in shuffled interleaved rounds, stores each (when the run
-/// completed), and with `compare` compares every version with the first (paired by round).
-#[allow(clippy::too_many_arguments)]
+/// Measures versions together in shuffled interleaved rounds in `session`, stores each (when
+/// the run completed) with its artifact and role, and with `compare` compares every version with
+/// the first (paired by round).
 pub(super) fn measure_together(
     history: &mut dyn HistoryWrite,
-    settings: &TrackRunSettings,
-    experiment: &mut RunSettings,
-    ready: &[(VersionInfo, Worktree)],
+    m: &mut Measuring<'_>,
+    ready: &[Ready],
     machine: &MachineInfo,
-    executor: &mut dyn Executor,
-    stop: StopSignal,
-    progress: &mut dyn Progress,
+    session: SessionId,
+    facts: &SessionFacts,
     compare: bool,
 ) -> Result<Measurement> {
+    let settings = m.settings;
     std::fs::create_dir_all(&settings.results_dir).map_err(|source| AppError::Write {
         what: "the results folder",
         source: rigor_store::StoreError::Io {
@@ -293,45 +747,95 @@ pub(super) fn measure_together(
     })?;
     let file = unused_file(
         &settings.results_dir,
-        &format!("{}-{}", short(&ready[0].0.rev), experiment.runner.seed),
+        &format!(
+            "{}-{}",
+            short(&ready[0].version.rev),
+            m.experiment.runner.seed
+        ),
     );
-    let per_version = experiment.benchmarks.len();
-    let batch = batch_settings(experiment, ready, file.clone(), compare);
-    let measured = run::run(&batch, executor, stop, progress)?;
+    let batch = batch_settings(
+        &settings.source,
+        m.experiment,
+        ready,
+        facts,
+        file.clone(),
+        compare,
+    );
+    let measured = run::run(&batch, m.executor, m.stop.clone(), m.progress)?;
+    let complete = measured.result.status == RunStatus::Complete;
     let mut outcomes = Vec::new();
-    for (i, (v, _)) in ready.iter().enumerate() {
-        let mine = &measured.result.benchmarks[i * per_version..(i + 1) * per_version];
-        if measured.result.status == RunStatus::Complete
-            && mine.iter().all(|b| b.samples.iter().all(|s| s.warmup))
-        {
+    let (mut total, mut anchored) = (0.0, 0.0);
+    for r in ready {
+        let mine: Vec<&BenchmarkRecord> = measured
+            .result
+            .benchmarks
+            .iter()
+            .filter(|b| b.version.as_deref() == Some(r.version.rev.as_str()))
+            .collect();
+        let time: f64 = mine
+            .iter()
+            .flat_map(|b| &b.executions)
+            .map(|e| e.wall.get())
+            .sum();
+        total += time;
+        if r.role == Role::Anchor {
+            anchored += time;
+        }
+        let empty = |b: &&BenchmarkRecord| b.samples.iter().all(|s| s.warmup);
+        if complete && mine.iter().all(empty) {
             // Nothing measured (its builds or every execution failed): recorded as failed.
-            let reason = why_nothing(mine);
-            history.record_failure(&Failure::new(v, machine, &settings.key.branch, &reason))?;
+            let owned: Vec<BenchmarkRecord> = mine.iter().map(|b| (*b).clone()).collect();
+            let reason = why_nothing(&owned);
+            if r.role == Role::New {
+                history.record_failure(&Failure {
+                    session: Some(session),
+                    ..Failure::new(&r.version, machine, &settings.key.branch, &reason)
+                })?;
+            }
             outcomes.push(VersionOutcome::Failed(reason));
             continue;
         }
-        if measured.result.status == RunStatus::Complete {
+        let nothing: Vec<String> = mine
+            .iter()
+            .zip(&m.experiment.benchmarks)
+            .filter(|(b, _)| empty(b))
+            .map(|(_, original)| original.name.clone())
+            .collect();
+        if complete {
             let mut result = measured.result.clone();
-            result.provenance.label = Some(v.rev.clone());
+            result.provenance.label = Some(r.version.rev.clone());
+            result.provenance.versions.clear();
             // Measured from a clean checkout of the version, not from the working tree rigor
             // ran in: the file records the version's commit (which `track add` checks).
-            result.provenance.git = v.commit.clone().map(|commit| rigor_store::GitState {
-                commit,
-                dirty: false,
-            });
+            result.provenance.git = r
+                .version
+                .commit
+                .clone()
+                .map(|commit| rigor_store::GitState {
+                    commit,
+                    dirty: false,
+                });
             result.comparisons.clear();
-            result.benchmarks = measured.result.benchmarks[i * per_version..(i + 1) * per_version]
+            result.benchmarks = mine
                 .iter()
-                .zip(&experiment.benchmarks)
+                .zip(&m.experiment.benchmarks)
                 .map(|(b, original)| BenchmarkRecord {
                     name: original.name.clone(),
-                    ..b.clone()
+                    version: None,
+                    ..(*b).clone()
                 })
                 .collect();
-            history.ingest(&Ingest::new(v, machine, &settings.key.branch, &result))?;
-            if settings.version_files {
-                let path =
-                    unused_file(&settings.results_dir, &format!("{}.version", short(&v.rev)));
+            history.ingest(&Ingest {
+                session: Some(session),
+                artifact: r.artifact,
+                role: r.role,
+                ..Ingest::new(&r.version, machine, &settings.key.branch, &result)
+            })?;
+            if settings.version_files && r.role == Role::New {
+                let path = unused_file(
+                    &settings.results_dir,
+                    &format!("{}.version", short(&r.version.rev)),
+                );
                 rigor_store::save(&path, &result).map_err(|source| AppError::Write {
                     what: "a version's result",
                     source,
@@ -341,47 +845,37 @@ pub(super) fn measure_together(
         outcomes.push(VersionOutcome::Measured {
             file: file.clone(),
             outcome: measured.outcome,
+            nothing,
         });
     }
-    let failures = measured
-        .result
-        .benchmarks
-        .iter()
-        .flat_map(|b| {
-            crate::exports::failure_lines(b)
-                .into_iter()
-                .map(move |l| format!("{}: {l}", b.name))
-        })
-        .collect();
     Ok(Measurement {
         outcomes,
         comparisons: measured.comparisons,
-        failures,
+        time: (Seconds(total), Seconds(anchored)),
     })
 }
 
-/// Runs the preparation (build) command in the checkout; on failure, the end of its error
-/// output.
-fn prepare_checkout(command: &CommandLine, dir: &Path) -> std::result::Result<(), String> {
-    let argv = command.argv();
-    let Some((program, args)) = argv.split_first() else {
-        return Ok(());
-    };
-    let out = std::process::Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot start '{program}': {e}"))?;
-    if out.status.success() {
-        return Ok(());
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_are_balanced() {
+        let sizes = |n, b| {
+            balanced(n, b)
+                .iter()
+                .map(|r: &std::ops::Range<usize>| r.len())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(sizes(22, 20), vec![11, 11]);
+        assert_eq!(sizes(20, 20), vec![20]);
+        assert_eq!(sizes(41, 20), vec![14, 14, 13]);
+        assert_eq!(sizes(3, 1), vec![1, 1, 1]);
+        assert_eq!(sizes(0, 20), Vec::<usize>::new());
+        assert_eq!(balanced(5, 0).len(), 5);
+        // Contiguous and covering.
+        let r = balanced(41, 20);
+        assert_eq!((r[0].start, r[2].end), (0, 41));
+        assert!(r.windows(2).all(|w| w[0].end == w[1].start));
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
-    Err(format!(
-        "build failed ({}): {}",
-        out.status,
-        tail.join(" / ").trim()
-    ))
 }

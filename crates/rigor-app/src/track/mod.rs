@@ -7,41 +7,43 @@
 mod add;
 mod bisect;
 mod check;
+mod confirm;
 mod detect;
 pub mod levels;
 mod measure;
+mod request;
 mod show;
 
 pub use add::*;
 pub use bisect::*;
 pub use check::*;
+pub use confirm::*;
 pub use detect::*;
 pub use measure::*;
+pub use request::*;
 pub use show::*;
 
 // Shared between the use cases (and visible to each through `use super::*`).
 use add::why_nothing;
-use detect::{level_at_resolution, segment_floor, version_means, version_steps};
-use measure::{Measurement, check_out, measure_together};
+use measure::{Measurement, Measuring, NoObserver, measure_together};
 
 use std::path::{Path, PathBuf};
 
 use rigor_history::{
-    ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Failure, History, HistoryRead,
-    HistoryWrite, Ingest, Ingested, MachineInfo, NewChange, SeriesKey, StoredChange, VersionData,
-    VersionInfo,
+    ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Evidence, Failure, History, HistoryRead,
+    HistoryWrite, Ingest, Ingested, MachineInfo, NewChange, SeriesKey, StoredChange, VersionInfo,
 };
 use rigor_runner::{CommandLine, Executor, StopSignal};
 use rigor_stats::compare::Verdict;
 use rigor_stats::fdr::bh_adjusted;
-use rigor_stats::series::{Segment, SeriesConfig, VersionMean, detect_floored};
+use rigor_stats::series::{Segment, SeriesConfig, VersionMean};
 use rigor_store::{BenchmarkRecord, Environment, ResultFile, RunStatus};
 use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds, TimeUnit};
 
 use crate::analysis::{analyze_all, hierarchy_of};
 use crate::comparisons::ratio_floor;
 use crate::error::{AppError, Result};
-use crate::git::{self, Worktree};
+use crate::git;
 use crate::recorder::Progress;
 use crate::settings::{AnalysisSettings, RunSettings};
 use crate::{Outcome, run};
@@ -76,14 +78,12 @@ pub fn version(repo: Option<&Path>, rev: &str, order: Option<i64>) -> VersionInf
 }
 
 /// What `track run` needs besides the experiment's settings.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct TrackRunSettings {
-    /// The repository.
-    pub repo: PathBuf,
-    /// The commits to measure, oldest first.
+    /// Where the versions come from.
+    pub source: Source,
+    /// The versions to measure (commits, or a simulated project's labels), oldest first.
     pub commits: Vec<String>,
-    /// Run in each version's checkout before measuring it (a build that is not a level).
-    pub prepare: Option<CommandLine>,
     /// Measure versions already stored for this machine and branch again.
     pub force: bool,
     /// Where each batch's result file is written as it is measured.
@@ -95,8 +95,14 @@ pub struct TrackRunSettings {
     pub key: SeriesKey,
     /// Versions measured together, in shuffled interleaved rounds, so that drift of the machine
     /// cannot pose as a change between them (1: one version after another). With builds as a
-    /// level, versions are measured one at a time.
+    /// level, versions are measured one at a time. Batches are balanced (22 versions: 11 and
+    /// 11).
     pub batch: usize,
+    /// Stored versions measured again in every session beside the new ones (the newest stored
+    /// and random earlier ones), so that sessions are tied together.
+    pub anchors: usize,
+    /// What the sessions are.
+    pub kind: rigor_history::SessionKind,
 }
 
 /// What happened to one version.
@@ -108,6 +114,9 @@ pub enum VersionOutcome {
         file: PathBuf,
         /// How the run ended.
         outcome: Outcome,
+        /// Benchmarks that measured nothing in this version (every execution failed): a failure
+        /// of this version for them.
+        nothing: Vec<String>,
     },
     /// Already stored; skipped.
     Skipped,
@@ -117,15 +126,20 @@ pub enum VersionOutcome {
 
 /// Hears about each version as `track run` goes.
 pub trait TrackObserver {
-    /// A batch of versions is about to be measured together (`done` of `total` so far).
-    fn batch_started(&mut self, _versions: &[VersionInfo], _done: usize, _total: usize) {}
+    /// A batch of versions is about to be measured together with `anchors` (stored versions
+    /// measured again), `done` of `total` so far.
+    fn batch_started(
+        &mut self,
+        _versions: &[VersionInfo],
+        _anchors: &[VersionInfo],
+        _done: usize,
+        _total: usize,
+    ) {
+    }
     /// A version is done.
     fn version_done(&mut self, _version: &VersionInfo, _outcome: &VersionOutcome) {}
-}
-
-/// Substitutes `{src}` (the version's checkout) in a command.
-fn in_checkout(command: &CommandLine, src: &Path) -> CommandLine {
-    command.substitute(&[("src", src.display().to_string())])
+    /// A session is done.
+    fn session_done(&mut self, _session: &SessionReport) {}
 }
 
 /// A commit id shortened to 12 characters; a label as it is, made safe for a file name.

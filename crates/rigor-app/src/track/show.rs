@@ -1,131 +1,231 @@
-//! One benchmark's history, version by version (`rigor track show`).
+//! One benchmark's history, version by version (`rigor track show`): each version's level as
+//! detection and the dashboard take it ([`levels`]: the sessions' shifts taken out, identical
+//! builds pooled), and the step from the version before with its interval.
+
+use rigor_stats::dist::{Quantile, critical_value};
 
 use super::*;
+use levels::VersionLevel;
 
-/// One version of a benchmark's history, analysed.
-#[derive(Debug, Clone)]
-pub struct HistoryPoint {
-    /// The version.
-    pub version: VersionInfo,
-    /// Its analysed result (one benchmark), or why it has none.
-    pub analysis: std::result::Result<rigor_stats::Analysis, crate::analysis::Unanalysed>,
-    /// Against the version before it (each with its own interval): rigor's ratio verdict
-    /// (Fieller, Welch) and the non-overlap rule's verdict (Kalibera & Tůma 2006). Shown for
-    /// reference: between versions, build and session noise make both too eager, which is why
-    /// changes are detected over the series with versions as the top level.
-    pub against_previous: Option<(Ratio, Verdict)>,
-}
-
-/// A benchmark's history on a machine and branch, analysed version by version.
-pub fn show(
-    history: &dyn HistoryRead,
-    key: &SeriesKey,
-    benchmark: &str,
-) -> Result<Vec<HistoryPoint>> {
-    let mut measured: std::collections::HashMap<String, VersionData> = history
-        .series(key, benchmark)?
-        .into_iter()
-        .map(|v| (v.version.rev.clone(), v))
-        .collect();
-    let mut points: Vec<HistoryPoint> = Vec::new();
-    let mut previous: Option<Level> = None;
-    for stored in history.versions(key)? {
-        let Some(v) = measured.remove(&stored.version.rev) else {
-            // Versions that failed to build or run are shown as such (others simply lack this
-            // benchmark).
-            if stored.failed > 0 && stored.failed == stored.runs {
-                points.push(HistoryPoint {
-                    version: stored.version,
-                    analysis: Err(crate::analysis::Unanalysed::VersionFailed),
-                    against_previous: None,
-                });
-            }
-            continue;
-        };
-        let h = hierarchy_of(&v.benchmark).ok();
-        let at = (v.benchmark.resolution(), v.benchmark.unit);
-        let mut result = ResultFile {
-            benchmarks: vec![v.benchmark],
-            ..ResultFile::new(rigor_units::Seed(0), ConfidenceLevel::NINETY_FIVE)
-        };
-        let analysis = analyze_all(&mut result, &AnalysisSettings::default())
-            .pop()
-            .unwrap_or(Err(crate::analysis::Unanalysed::NothingMeasured));
-        let against_previous = match (previous.take(), h, &analysis) {
-            (before, Some(h), Ok(a)) => {
-                let now = Level {
-                    hierarchy: h,
-                    analysis: a.clone(),
-                    resolution: at.0,
-                    unit: at.1,
-                };
-                let ratio = before.and_then(|b| consecutive(&b, &now));
-                previous = Some(now);
-                ratio
-            }
-            (before, _, _) => {
-                previous = before;
-                None
-            }
-        };
-        points.push(HistoryPoint {
-            version: v.version,
-            analysis,
-            against_previous,
-        });
-    }
-    Ok(points)
-}
-
-/// An analysed version of a history, as the next one is compared with it.
-struct Level {
-    hierarchy: rigor_stats::Hierarchy,
-    analysis: rigor_stats::Analysis,
-    /// The step its times move in, when known.
-    resolution: Option<Resolution>,
-    /// The unit of its values.
-    unit: TimeUnit,
-}
-
-/// The ratio verdict and the non-overlap verdict of `now` against `before`; the ratio interval
-/// floored at their resolutions as `rigor compare` floors it.
-fn consecutive(before: &Level, now: &Level) -> Option<(Ratio, Verdict)> {
-    use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
-    let a = MeanEstimate::from_hierarchy(&now.hierarchy).ok()?;
-    let b = MeanEstimate::from_hierarchy(&before.hierarchy).ok()?;
-    let f = fieller(&a, &b, 0.95, DfMethod::WelchSatterthwaite).ok()?;
-    let side = |l: &Level, e: &MeanEstimate| (l.resolution, Seconds::from_unit(e.mean, l.unit));
-    let floored = f
-        .bounds()
-        .map(|i| (i, ratio_floor(side(before, &b), side(now, &a), i)));
-    let at_resolution = floored.is_some_and(|(_, f)| f.is_some_and(|f| f.at_resolution));
-    let interval = floored.map(|(i, f)| f.map_or(i, |f| (f.lower, f.upper)));
-    let verdict = interval.map_or(Verdict::Unbounded, |(lo, hi)| {
-        rigor_stats::compare::verdict_from_interval(lo, hi, 0.01)
-    });
-    let overlap =
-        rigor_stats::compare::overlap_verdict(&now.analysis.interval, &before.analysis.interval)
-            .verdict;
-    Some((
-        Ratio {
-            ratio: f.ratio,
-            interval,
-            verdict,
-            at_resolution,
-        },
-        overlap,
-    ))
-}
-
-/// A version's time against another's, measured together.
+/// A version's time against another's.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ratio {
     /// Candidate / baseline.
     pub ratio: f64,
-    /// Its interval (`None`: unbounded).
+    /// Its interval (`None`: unbounded, or unknown).
     pub interval: Option<(f64, f64)>,
     /// The verdict against the threshold.
     pub verdict: Verdict,
     /// Whether the interval was widened to what the two versions' timer resolution can tell.
     pub at_resolution: bool,
+}
+
+/// One version of a benchmark's history.
+#[derive(Debug, Clone)]
+pub struct HistoryPoint {
+    /// The version.
+    pub version: VersionInfo,
+    /// Its level, or `None` when it failed to build or run.
+    pub level: Option<VersionLevel>,
+    /// Against the version before it (session-adjusted levels, the error of the sessions'
+    /// shifts in the interval; versions in sessions that share none are not compared). Shown
+    /// for reference: a step between two versions is no change unless the series' detection
+    /// says so (`rigor track changes`), which weighs the spread between versions too.
+    pub against_previous: Option<Ratio>,
+    /// Whether the step from the version before crosses sessions that share no version.
+    pub confounded: bool,
+}
+
+/// One benchmark's history.
+#[derive(Debug, Clone)]
+pub struct Shown {
+    /// The versions, in history order (failed ones included).
+    pub points: Vec<HistoryPoint>,
+    /// How much sessions shift this benchmark (σ_s on the log scale), when the history measured
+    /// it, with its degrees of freedom.
+    pub sessions: Option<(f64, usize)>,
+    /// Connected groups of sessions (1 when every session is tied to the others).
+    pub components: usize,
+    /// Sessions in the history of this benchmark.
+    pub session_count: usize,
+    /// The unit of every level.
+    pub unit: TimeUnit,
+}
+
+impl Shown {
+    /// What the terminal shows of `benchmark`'s history in `key`.
+    pub fn view(&self, benchmark: &str, key: &SeriesKey) -> rigor_report::track_run::ShowView {
+        let lines = self
+            .points
+            .iter()
+            .map(|p| {
+                let level = p.level.as_ref().map_or_else(
+                    || "no result: the version failed".to_string(),
+                    |l| {
+                        let s = |x: f64| Seconds::from_unit(x, self.unit).get();
+                        let (lo, hi) = l.interval;
+                        format!(
+                            "{} ({} .. {})",
+                            rigor_report::format::time_like(s(l.level), s(l.level)),
+                            rigor_report::format::time_like(s(lo), s(l.level)),
+                            rigor_report::format::time_like(s(hi), s(l.level))
+                        )
+                    },
+                );
+                let mut marks = String::new();
+                if p.level.as_ref().is_some_and(|l| l.identical_to_previous) {
+                    marks.push('=');
+                }
+                if p.against_previous.is_some_and(|r| r.at_resolution) {
+                    marks.push('*');
+                }
+                if p.confounded {
+                    marks.push('?');
+                }
+                let runs = p.level.as_ref().map_or((0, 0), |l| {
+                    (
+                        l.runs.len(),
+                        l.runs
+                            .iter()
+                            .filter(|r| r.run.role == rigor_history::Role::Anchor)
+                            .count(),
+                    )
+                });
+                rigor_report::track_run::ShowLine {
+                    rev: p.version.rev.clone(),
+                    subject: p.version.subject.clone().unwrap_or_default(),
+                    level,
+                    step: p.against_previous.map(|r| (r.ratio, r.verdict.to_string())),
+                    marks,
+                    runs,
+                }
+            })
+            .collect();
+        rigor_report::track_run::ShowView {
+            benchmark: benchmark.to_string(),
+            series: (key.machine.clone(), key.branch.clone()),
+            sessions: self.sessions,
+            session_count: (self.session_count, self.components),
+            lines,
+        }
+    }
+}
+
+/// A benchmark's history on a machine and branch, version by version.
+pub fn show(history: &dyn HistoryRead, key: &SeriesKey, benchmark: &str) -> Result<Shown> {
+    let versions = history.versions(key)?;
+    let order: Vec<String> = versions.iter().map(|v| v.version.rev.clone()).collect();
+    let summaries = history.summaries(key)?;
+    let mine: Vec<&rigor_history::StoredSummary> = summaries
+        .iter()
+        .filter(|s| s.benchmark == benchmark)
+        .collect();
+    let confidence = ConfidenceLevel::NINETY_FIVE;
+    let l = levels::benchmark_levels(benchmark, &mine, &order, confidence)?;
+    let mut by_rev: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    if let Some(l) = &l {
+        for (i, v) in l.versions.iter().enumerate() {
+            by_rev.insert(&v.rev, i);
+        }
+    }
+    let mut points = Vec::new();
+    let mut previous: Option<usize> = None;
+    for stored in versions {
+        match by_rev.get(stored.version.rev.as_str()).zip(l.as_ref()) {
+            Some((&i, l)) => {
+                let (against_previous, confounded) = match previous {
+                    Some(p) => step(l, p, i, confidence),
+                    None => (None, false),
+                };
+                previous = Some(i);
+                points.push(HistoryPoint {
+                    version: stored.version,
+                    level: Some(l.versions[i].clone()),
+                    against_previous,
+                    confounded,
+                });
+            }
+            // Versions that failed to build or run are shown as such (others simply lack this
+            // benchmark).
+            None if stored.failed > 0 && stored.failed == stored.runs => {
+                points.push(HistoryPoint {
+                    version: stored.version,
+                    level: None,
+                    against_previous: None,
+                    confounded: false,
+                });
+            }
+            None => {}
+        }
+    }
+    Ok(Shown {
+        points,
+        sessions: l
+            .as_ref()
+            .and_then(|l| l.session_variance())
+            .map(|s| (s.value.sqrt(), s.df)),
+        components: l.as_ref().map_or(0, |l| l.fit.components()),
+        session_count: l.as_ref().map_or(0, |l| l.sessions.len()),
+        unit: l.as_ref().map_or(TimeUnit::S, |l| l.unit),
+    })
+}
+
+/// Version `now` against version `before` (indexes into `l.versions`): the ratio of their
+/// adjusted levels, its interval (t with the versions' own degrees of freedom), the verdict
+/// against 1%, the floor of their resolution, and whether the step crosses unconnected
+/// sessions.
+fn step(
+    l: &levels::BenchmarkLevels,
+    before: usize,
+    now: usize,
+    confidence: ConfidenceLevel,
+) -> (Option<Ratio>, bool) {
+    let (a, b) = (&l.versions[now], &l.versions[before]);
+    if a.point == b.point {
+        // One build: the same program, no step.
+        return (
+            Some(Ratio {
+                ratio: 1.0,
+                interval: Some((1.0, 1.0)),
+                verdict: Verdict::Equivalent,
+                at_resolution: false,
+            }),
+            false,
+        );
+    }
+    let parts = l.fit.contrast_variance(&[(a.point, 1.0), (b.point, -1.0)]);
+    let ratio = a.level / b.level;
+    let Some(variance) = parts.total(l.session_variance()) else {
+        return (
+            Some(Ratio {
+                ratio,
+                interval: None,
+                verdict: Verdict::Inconclusive,
+                at_resolution: false,
+            }),
+            parts.confounded,
+        );
+    };
+    let own: usize = a
+        .runs
+        .iter()
+        .chain(&b.runs)
+        .map(|r| r.units.saturating_sub(1))
+        .sum();
+    let t = critical_value(confidence.get(), own.max(1) as f64, Quantile::StudentT).unwrap_or(1.96);
+    let half = t * variance.sqrt();
+    let interval = ((ratio.ln() - half).exp(), (ratio.ln() + half).exp());
+    let side = |v: &VersionLevel| (v.resolution, Seconds::from_unit(v.level, l.unit));
+    let floored = ratio_floor(side(b), side(a), interval);
+    let at_resolution = floored.is_some_and(|f| f.at_resolution);
+    let interval = floored.map_or(interval, |f| (f.lower, f.upper));
+    (
+        Some(Ratio {
+            ratio,
+            interval: Some(interval),
+            verdict: rigor_stats::compare::verdict_from_interval(interval.0, interval.1, 0.01),
+            at_resolution,
+        }),
+        parts.confounded,
+    )
 }

@@ -11,7 +11,8 @@ Checks, in the DOM Chromium builds after running the page's script, and in its c
   * the script ran (the index's filter controls are shown) from file://;
   * each expected change (benchmark NAME at version REV) is listed, and its dashed marker in the
     history plot is drawn between REV and the version before it; a change marked invalid
-    (--invalid) is drawn apart: grey dots there, no orange marker;
+    (--invalid) is drawn apart: grey dots there, no orange marker; a confounded one (--confounded)
+    likewise in violet;
   * session boundaries (--sessions NAME=REV,…: a session starts at REV) are drawn as thin violet
     lines just before REV, versions re-measured as anchors (--anchors) are ringed in green, and
     the history plot's axis names commits (--commit REV=SHORT: SHORT is a tick label);
@@ -54,6 +55,7 @@ CHANGE_STROKE = "#E67800"
 INVALID_STROKE = "#6E6E6E"
 SESSION_STROKE = "#3C2878"
 ANCHOR_STROKE = "#2CA02C"
+CONFOUNDED_STROKE = "#9467BD"
 # Chromium processes run at once. Each one spends much of its start-up waiting, so a few at a
 # time finish the same checks sooner, even on two cores; every check keeps its own browser and
 # profile, and results are reported in the order the checks are listed.
@@ -405,6 +407,7 @@ class Survey(html.parser.HTMLParser):
             self.boxes.append({"table": a.get("data-table"), "x0": int(a["data-x0"]),
                                "x1": int(a["data-x1"]), "n": int(a["data-n"]), "markers": set(),
                                "invalid": set(), "sessions": set(), "anchors": set(),
+                               "confounded": set(),
                                "texts": []})
         if tag == "tr" and "crow" in (a.get("class") or "").split():
             self.crows.append([a.get("data-name"), a.get("data-machine"), a.get("data-branch"),
@@ -417,7 +420,8 @@ class Survey(html.parser.HTMLParser):
         if tag == "svg" and "overview" in (a.get("class") or "").split():
             self._overview = True
         stroke = (a.get("stroke") or "").upper()
-        kinds = {CHANGE_STROKE: "markers", INVALID_STROKE: "invalid", SESSION_STROKE: "sessions"}
+        kinds = {CHANGE_STROKE: "markers", INVALID_STROKE: "invalid", SESSION_STROKE: "sessions",
+                 CONFOUNDED_STROKE: "confounded"}
         if tag == "polyline" and stroke in kinds and self.boxes and not self._overview:
             xs = {round(float(p.split(",")[0])) for p in (a.get("points") or "").split()}
             if len(xs) == 1:
@@ -507,6 +511,8 @@ def main():
     p.add_argument("--change", action="append", default=[], help="NAME=REV (repeatable)")
     p.add_argument("--invalid", action="append", default=[],
                    help="NAME=REV: a change marked invalid, drawn apart (repeatable)")
+    p.add_argument("--confounded", action="append", default=[],
+                   help="NAME=REV: a change confounded with a session boundary (repeatable)")
     p.add_argument("--sessions", action="append", default=[],
                    help="NAME=REV,REV: versions where a session starts (repeatable)")
     p.add_argument("--anchors", action="append", default=[],
@@ -650,6 +656,7 @@ def main():
         """Invalid changes, session boundaries, anchors and commit ticks."""
         found = []
         specs = [(args.invalid, "invalid", "grey invalid-change marker", -0.5),
+                 (args.confounded, "confounded", "violet confounded-change marker", -0.5),
                  (args.sessions, "sessions", "session boundary", -0.5),
                  (args.anchors, "anchors", "anchor ring", 0.0)]
         for given, kind, label, offset in specs:
@@ -661,12 +668,12 @@ def main():
                     continue
                 s = survey_of(chromium_dom(chromium, url(page))[0])
                 at_versions(page, s, revs.split(","), kind, label, found, offset)
-                if kind == "invalid":
+                if kind in ("invalid", "confounded"):
                     # Drawn apart: no orange marker of a new change there.
                     strays = []
                     at_versions(page, s, revs.split(","), "markers", "orange marker", strays)
                     if not strays:
-                        found.append(f"{page}: the invalid change at {revs} is drawn like a new one")
+                        found.append(f"{page}: the {kind} change at {revs} is drawn like a new one")
         for spec in args.commit:
             rev, short = spec.split("=", 1)
             page = pages.get(next(iter(expected), ""))

@@ -121,3 +121,38 @@ pub fn level_estimates(h: &SqliteHistory, machine: &str, benchmark: &str) -> Vec
         })
         .collect()
 }
+
+/// A session of `machine`, begun now (its runs measured together, as `rigor track run` measures
+/// a batch).
+#[allow(dead_code)]
+pub fn session(h: &mut SqliteHistory, machine: &MachineInfo) -> rigor_history::SessionId {
+    h.begin_session(&rigor_history::NewSession {
+        machine,
+        kind: rigor_history::SessionKind::Run,
+        started: jiff::Timestamp::now(),
+        load_before: None,
+        rigor_version: "test",
+    })
+    .unwrap()
+}
+
+/// [`ingest`] into a session.
+#[allow(dead_code)]
+pub fn ingest_in(
+    h: &mut SqliteHistory,
+    machine: &MachineInfo,
+    k: i64,
+    result: &ResultFile,
+    session: rigor_history::SessionId,
+) {
+    let version = VersionInfo {
+        rev: format!("v{k}"),
+        order: Some(k),
+        ..Default::default()
+    };
+    h.ingest(&Ingest {
+        session: Some(session),
+        ..Ingest::new(&version, machine, "main", result)
+    })
+    .unwrap();
+}

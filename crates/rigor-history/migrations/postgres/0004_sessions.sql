@@ -26,6 +26,10 @@ ALTER TABLE runs
     ADD CONSTRAINT runs_need_a_session CHECK (session_id IS NOT NULL) NOT VALID;
 CREATE INDEX runs_by_session ON runs(session_id);
 
+-- What a change rests on (see the SQLite migration).
+ALTER TABLE changes ADD COLUMN evidence TEXT NOT NULL DEFAULT 'detected'
+    CHECK (evidence IN ('detected', 'confounded', 'confirmed', 'refuted'));
+
 ALTER TABLE run_benchmarks
     ADD COLUMN var_of_mean DOUBLE PRECISION,
     ADD COLUMN units BIGINT,

@@ -229,16 +229,17 @@ fn change_class(m: &ChangeMark) -> String {
     }
 }
 
-/// A change's status as the tables show it, with a confounded change said to be one.
+/// A change's status as the tables show it, with a confounded change said to be one and a
+/// confirmed one said to be confirmed.
 fn status_text(m: &ChangeMark) -> String {
-    if m.confounded {
-        format!(
-            "{} <span class=\"legend\">(confounded with a session boundary)</span>",
-            Escaped(&m.status)
-        )
+    let note = if m.confounded {
+        " <span class=\"legend\">(confounded with a session boundary)</span>"
+    } else if m.confirmed {
+        " <span class=\"legend\">(confirmed)</span>"
     } else {
-        Escaped(&m.status).to_string()
-    }
+        ""
+    };
+    format!("{}{note}", Escaped(&m.status))
 }
 
 /// The date of an RFC 3339 time (`2026-01-13T12:00:00Z` → `2026-01-13`).

@@ -301,6 +301,9 @@ pub struct ChangeMark {
     /// sessions that share no version): drawn apart, never as a plain regression.
     #[serde(default)]
     pub confounded: bool,
+    /// Whether both of its sides were measured again together and it held.
+    #[serde(default)]
+    pub confirmed: bool,
 }
 
 /// A change in the project-wide table.

@@ -1,0 +1,264 @@
+//! What `rigor track run`, `bisect` and a farm's jobs take, resolved once into the settings of
+//! the use cases: which versions (revisions, `--last`, `--since`, a shard), where they come
+//! from (a repository's kept checkouts, or a simulated project), and the experiment.
+
+use serde::{Deserialize, Serialize};
+
+use super::*;
+use crate::checkouts::{Artifacts, Checkouts};
+use crate::settings::{BuildDir, RunRequest, expand};
+use crate::simulated_project::SimProject;
+
+/// Which versions to measure.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Selection {
+    /// `A..B` (B's first-parent line after A) and single revisions (or a simulated project's
+    /// labels, `v3..v9` and `v4`).
+    pub revs: Vec<String>,
+    /// The last N commits of HEAD's first-parent line (of a simulated project: its last N
+    /// versions).
+    pub last: Option<usize>,
+    /// The commits of HEAD's first-parent line since a date (as git reads it).
+    pub since: Option<String>,
+}
+
+impl Selection {
+    /// The versions selected, oldest first within each part, each once.
+    pub fn commits(&self, source: &Source) -> Result<Vec<String>> {
+        let mut out: Vec<String> = match source {
+            Source::Git(g) => {
+                let mut c = git::commits(&g.repo, &self.revs)?;
+                if let Some(n) = self.last {
+                    c.extend(git::last(&g.repo, "HEAD", n)?);
+                }
+                if let Some(date) = &self.since {
+                    c.extend(git::since(&g.repo, "HEAD", date)?);
+                }
+                c
+            }
+            Source::Simulated(p) => {
+                let mut c = Vec::new();
+                for spec in &self.revs {
+                    match spec.split_once("..") {
+                        Some((a, b)) => {
+                            let a = source.resolve(a)?;
+                            let b = source.resolve(b)?;
+                            let (a, b) = (
+                                p.version_of(&a.rev).unwrap_or(0),
+                                p.version_of(&b.rev).unwrap_or(0),
+                            );
+                            c.extend((a + 1..=b).map(SimProject::label));
+                        }
+                        None => c.push(source.resolve(spec)?.rev),
+                    }
+                }
+                if let Some(n) = self.last {
+                    c.extend((p.versions.saturating_sub(n)..p.versions).map(SimProject::label));
+                }
+                if self.since.is_some() {
+                    return Err(AppError::Track(TrackError::SinceSimulated));
+                }
+                c
+            }
+        };
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|c| seen.insert(c.clone()));
+        if out.is_empty() {
+            return Err(AppError::Track(TrackError::NoVersions));
+        }
+        Ok(out)
+    }
+}
+
+/// Shard `i` of `n` (1-based): every n-th batch (batches balanced as `track run` makes them), so
+/// each batch stays whole and the shards together hold every version once.
+pub fn shard(commits: &[String], batch: usize, i: usize, n: usize) -> Vec<String> {
+    measure::balanced(commits.len(), batch)
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| k % n.max(1) == i.saturating_sub(1))
+        .flat_map(|(_, r)| commits[r].iter().cloned())
+        .collect()
+}
+
+/// What is wrong with a `track` request.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TrackError {
+    /// No version was named.
+    #[error(
+        "no versions to measure: REVS, --last and --since named no commit (give REVS as A..B or \
+         revisions, --last N or --since DATE)"
+    )]
+    NoVersions,
+    /// `--until-decided` compares commands, not versions.
+    #[error(
+        "--until-decided compares commands within one `rigor run` (or `rigor bench`), not versions \
+         in a history"
+    )]
+    UntilDecided,
+    /// A simulated project has no dates.
+    #[error("a simulated project's versions have no dates: give REVS or --last")]
+    SinceSimulated,
+    /// The simulated project's specification is wrong.
+    #[error(transparent)]
+    Project(#[from] crate::simulated_project::BadProject),
+}
+
+/// Everything `track run` (and `bisect`, and a farm's job) takes, before it is checked.
+#[derive(Debug, Clone)]
+pub struct TrackRequest {
+    /// The repository (ignored for a simulated project).
+    pub repo: PathBuf,
+    /// A simulated project's specification instead of a repository.
+    pub project: Option<String>,
+    /// The series the versions are stored in.
+    pub key: SeriesKey,
+    /// Measure versions already stored again.
+    pub force: bool,
+    /// Versions measured together (balanced batches).
+    pub batch: usize,
+    /// Stored versions measured again in every session.
+    pub anchors: usize,
+    /// Files (relative to a checkout) whose hash tells identical builds; empty: the benchmarked
+    /// program when it is a file in the checkout.
+    pub artifacts: Vec<PathBuf>,
+    /// Where built checkouts are kept.
+    pub checkouts: PathBuf,
+    /// How many built checkouts are kept.
+    pub keep: usize,
+    /// Where result files go (beside `--export-json` when it is given).
+    pub results_dir: PathBuf,
+    /// What the sessions are.
+    pub kind: rigor_history::SessionKind,
+    /// The experiment.
+    pub run: RunRequest,
+}
+
+/// A resolved `track` request.
+#[derive(Debug)]
+pub struct ResolvedTrack {
+    /// The use case's settings (without the versions: see [`Selection::commits`]).
+    pub settings: TrackRunSettings,
+    /// The experiment each batch is made from.
+    pub experiment: RunSettings,
+    /// The experiment's temporary build folder (removed when dropped).
+    pub build_dir: BuildDir,
+    /// What the resolution wants said.
+    pub notes: Vec<rigor_report::notes::Note>,
+}
+
+impl TrackRequest {
+    /// Checks and resolves the request: `--build CMD` without `--builds` becomes each version's
+    /// preparation in its kept checkout (not a level), a simulated project replaces the
+    /// repository and makes the commands simulated, `--until-decided` is refused.
+    pub fn resolve(self) -> Result<ResolvedTrack> {
+        let mut run = self.run;
+        if run.until_decided {
+            return Err(AppError::Track(TrackError::UntilDecided));
+        }
+        let project = self
+            .project
+            .as_deref()
+            .map(SimProject::parse)
+            .transpose()
+            .map_err(TrackError::from)?;
+        let prepare = match (&run.build, run.builds) {
+            (Some(cmd), None) if project.is_none() => {
+                let (shell, _) = expand::shell(run.shell.as_deref(), &run.commands);
+                let c = CommandLine::parse_for(cmd, shell.as_deref())?;
+                run.build = None;
+                Some(c)
+            }
+            _ => None,
+        };
+        if project.is_some() {
+            run.simulate = true;
+        }
+        let results_dir = run
+            .exports
+            .json
+            .as_ref()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| self.results_dir.clone());
+        let resolved = run.resolve()?;
+        let experiment = resolved.settings;
+        let source = match project {
+            Some(p) => Source::Simulated(p),
+            None => {
+                git::check_repository(&self.repo)?;
+                let repo = self.repo.canonicalize().map_err(|source| AppError::Write {
+                    what: "the repository",
+                    source: rigor_store::StoreError::Io {
+                        path: self.repo.clone(),
+                        source,
+                    },
+                })?;
+                let artifacts = if self.artifacts.is_empty() {
+                    experiment
+                        .benchmarks
+                        .first()
+                        .map_or(Artifacts::None, |b| Artifacts::Program(b.command.clone()))
+                } else {
+                    Artifacts::Paths(self.artifacts.clone())
+                };
+                Source::Git(GitSource {
+                    checkouts: Checkouts::open(&repo, &self.checkouts, self.keep)?,
+                    repo,
+                    prepare,
+                    artifacts,
+                })
+            }
+        };
+        Ok(ResolvedTrack {
+            settings: TrackRunSettings {
+                source,
+                commits: Vec::new(),
+                force: self.force,
+                results_dir,
+                version_files: false,
+                key: self.key,
+                batch: self.batch,
+                anchors: self.anchors,
+                kind: self.kind,
+            },
+            experiment,
+            build_dir: resolved.build_dir,
+            notes: resolved.notes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_keep_balanced_batches_whole() {
+        let commits: Vec<String> = (0..22).map(|i| format!("c{i}")).collect();
+        // Batches of 20 are 11 and 11: shard 1 of 2 is the first 11, shard 2 the other 11.
+        assert_eq!(shard(&commits, 20, 1, 2), commits[..11].to_vec());
+        assert_eq!(shard(&commits, 20, 2, 2), commits[11..].to_vec());
+        let all: Vec<String> = (1..=3).flat_map(|i| shard(&commits, 4, i, 3)).collect();
+        assert_eq!(all.len(), 22);
+    }
+
+    #[test]
+    fn a_simulated_projects_versions_are_selected_by_label() {
+        let p = SimProject::parse("versions=10").unwrap();
+        let source = Source::Simulated(p);
+        let pick = |revs: &[&str], last| {
+            Selection {
+                revs: revs.iter().map(|s| s.to_string()).collect(),
+                last,
+                since: None,
+            }
+            .commits(&source)
+        };
+        assert_eq!(pick(&["v2..v4"], None).unwrap(), vec!["v3", "v4"]);
+        assert_eq!(pick(&["v9"], Some(3)).unwrap(), vec!["v9", "v8", "v10"]);
+        assert!(pick(&["v11"], None).is_err());
+        assert!(pick(&[], None).is_err());
+    }
+}

@@ -1,0 +1,559 @@
+//! What `rigor track run` and `rigor track bisect` print as they go and when they end: plain
+//! views filled by the use cases, rendered here.
+
+use std::fmt::Write as _;
+
+use rigor_units::{Seconds, signed_percent_text};
+
+use crate::format::{count, time};
+
+/// A commit id shortened to 10 characters; a label as it is.
+pub fn short(rev: &str) -> String {
+    if rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()) {
+        rev[..10].to_string()
+    } else {
+        rev.to_string()
+    }
+}
+
+/// `+4.6%` for a ratio of 1.046.
+pub fn ratio_percent(ratio: f64) -> String {
+    signed_percent_text(100.0 * (ratio - 1.0))
+}
+
+/// A ratio's interval as percentages, or "unbounded".
+pub fn interval_percent(interval: Option<(f64, f64)>) -> String {
+    interval.map_or("unbounded".to_string(), |(lo, hi)| {
+        format!("{} .. {}", ratio_percent(lo), ratio_percent(hi))
+    })
+}
+
+/// A batch about to be measured.
+pub fn batch_line(versions: &[String], anchors: &[String], done: usize, total: usize) -> String {
+    let names: Vec<String> = versions.iter().map(|v| short(v)).collect();
+    let anchored = if anchors.is_empty() {
+        String::new()
+    } else {
+        let a: Vec<String> = anchors.iter().map(|v| short(v)).collect();
+        format!(
+            ", with {} measured again: {}",
+            count(a.len(), "anchor", "anchors"),
+            a.join(" ")
+        )
+    };
+    if versions.len() == 1 {
+        format!(
+            "rigor: version {} of {total}: {}{anchored}",
+            done + 1,
+            names.join(" ")
+        )
+    } else {
+        format!(
+            "rigor: versions {}–{} of {total}, interleaved: {}{anchored}",
+            done + 1,
+            done + versions.len(),
+            names.join(" ")
+        )
+    }
+}
+
+/// What a finished session says of itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionView {
+    /// Its id.
+    pub id: i64,
+    /// New versions measured.
+    pub versions: usize,
+    /// Anchors measured again.
+    pub anchors: usize,
+    /// Load average before and after.
+    pub load: (Option<f64>, Option<f64>),
+    /// Whether the machine was busy (load at the CPU count).
+    pub busy: bool,
+    /// The machine's CPUs.
+    pub cpus: usize,
+    /// Measured time, all and the anchors'.
+    pub measured: (Seconds, Seconds),
+}
+
+fn load_text(l: Option<f64>) -> String {
+    l.map_or("?".into(), |l| format!("{l:.2}"))
+}
+
+/// A session's line, and a warning when the machine was busy.
+pub fn session_line(s: &SessionView) -> String {
+    let mut out = format!(
+        "rigor: session {}: {}{}, load {} → {}, {} measured",
+        s.id,
+        count(s.versions, "version", "versions"),
+        if s.anchors > 0 {
+            format!(
+                " and {} ({} of the measuring, {:.0}%)",
+                count(s.anchors, "anchor", "anchors"),
+                time(s.measured.1.get()),
+                100.0 * s.measured.1.get() / s.measured.0.get().max(f64::MIN_POSITIVE)
+            )
+        } else {
+            String::new()
+        },
+        load_text(s.load.0),
+        load_text(s.load.1),
+        time(s.measured.0.get()),
+    );
+    if s.busy {
+        let _ = write!(
+            out,
+            "\nrigor: warning: the load average reached the machine's {} CPUs during session {}: \
+             its versions were measured on a busy machine (the session's shift is taken out \
+             through its anchors, but its noise is larger)",
+            s.cpus, s.id
+        );
+    }
+    out
+}
+
+/// How `track run` ended.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TrackedView {
+    /// Versions measured and stored.
+    pub measured: usize,
+    /// Versions skipped (already stored).
+    pub skipped: usize,
+    /// Versions that failed, and versions where some benchmark measured nothing.
+    pub failed: usize,
+    /// Sessions.
+    pub sessions: usize,
+    /// Anchors measured again over all sessions.
+    pub anchors: usize,
+    /// Where they were stored.
+    pub history: String,
+    /// Stopped by the user.
+    pub interrupted: bool,
+}
+
+/// The closing line of `track run`.
+pub fn tracked_line(t: &TrackedView) -> String {
+    let sessions = if t.sessions > 0 {
+        format!(
+            " in {}{}",
+            count(t.sessions, "session", "sessions"),
+            if t.anchors > 0 {
+                format!(
+                    " ({} measured again)",
+                    count(t.anchors, "anchor", "anchors")
+                )
+            } else {
+                String::new()
+            }
+        )
+    } else {
+        String::new()
+    };
+    let mut out = format!(
+        "Tracked {} version(s) ({} already stored, {} failed){sessions} in {}\n",
+        t.measured, t.skipped, t.failed, t.history
+    );
+    if t.interrupted {
+        out.push_str(
+            "Interrupted: the versions listed above as measured are stored; the rest were not \
+             measured (run the same command again to go on)\n",
+        );
+    }
+    out
+}
+
+/// A bisection's step: the range's ends, the midpoint and how it was placed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BisectStepView {
+    /// The good end, the midpoint, the bad end.
+    pub revs: [String; 3],
+    /// "good", "bad", or `None` (undecided).
+    pub side: Option<&'static str>,
+    /// Whether it was placed by an identical build (not measured).
+    pub identical: bool,
+    /// Where it lies between the ends (0 good, 1 bad), when measured.
+    pub position: Option<f64>,
+    /// Rounds measured.
+    pub rounds: usize,
+}
+
+/// A bisection step's line.
+pub fn bisect_step(s: &BisectStepView) -> String {
+    let [lo, mid, hi] = &s.revs;
+    let how = if s.identical {
+        format!(
+            "its build is identical to the {} end's: not measured",
+            s.side.unwrap_or("?")
+        )
+    } else {
+        let at = s.position.map_or(String::new(), |p| {
+            format!("{:.0}% of the way to {}", 100.0 * p, short(hi))
+        });
+        match s.side {
+            Some(side) => format!("like the {side} end ({at}), {} rounds", s.rounds),
+            None => format!("undecided after {} rounds ({at})", s.rounds),
+        }
+    };
+    format!(
+        "rigor: {} between {} and {}: {how}",
+        short(mid),
+        short(lo),
+        short(hi)
+    )
+}
+
+/// The ends of a bisection.
+pub fn bisect_ends(
+    good: &str,
+    bad: &str,
+    ratio: f64,
+    interval: Option<(f64, f64)>,
+    verdict: &str,
+) -> String {
+    format!(
+        "rigor: {} against {}: {} (sequence {}): {verdict}",
+        short(bad),
+        short(good),
+        ratio_percent(ratio),
+        interval_percent(interval)
+    )
+}
+
+/// What a bisection cost.
+pub fn bisect_cost(versions: usize, comparisons: usize, built: usize) -> String {
+    format!(
+        "  {} in the range; {} measured, {} built (each once)\n",
+        count(versions, "version", "versions"),
+        count(comparisons, "comparison", "comparisons"),
+        count(built, "version", "versions")
+    )
+}
+
+/// One version of `rigor track show`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShowLine {
+    /// The version.
+    pub rev: String,
+    /// Its first line of commit message.
+    pub subject: String,
+    /// Its level with its interval as text (or why it has none).
+    pub level: String,
+    /// The step from the version before: the ratio, and its verdict.
+    pub step: Option<(f64, String)>,
+    /// Marks: `=` identical build to the one before, `*` interval at the timer's resolution,
+    /// `?` the step crosses sessions that share no version.
+    pub marks: String,
+    /// Its runs: (sessions, anchors among them).
+    pub runs: (usize, usize),
+}
+
+/// `rigor track show`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShowView {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The machine and the branch.
+    pub series: (String, String),
+    /// How much sessions shift levels (σ_s as a fraction) and its degrees of freedom, when
+    /// known.
+    pub sessions: Option<(f64, usize)>,
+    /// Sessions, and their connected groups.
+    pub session_count: (usize, usize),
+    /// The versions.
+    pub lines: Vec<ShowLine>,
+}
+
+/// The history table of `rigor track show`.
+pub fn show(v: &ShowView) -> String {
+    let spread = match v.sessions {
+        Some((sd, df)) => format!(
+            "sessions shift it by ±{} (SD, {} df)",
+            crate::format::percent(100.0 * sd),
+            df
+        ),
+        None => "how much sessions shift it is not known yet (no version measured in two \
+                 sessions: `track run` re-measures anchors)"
+            .to_string(),
+    };
+    let groups = if v.session_count.1 > 1 {
+        format!(
+            ", in {} groups that share no version (steps between them are confounded with a \
+             session, marked ?)",
+            v.session_count.1
+        )
+    } else {
+        String::new()
+    };
+    let mut out = format!(
+        "{} on {} ({}): each version's level with the sessions' shifts taken out (95% CI), and \
+         the step from the version before; {}; {} session(s){groups}\n  marks: = identical \
+         build, * at the timer's resolution, ? across unconnected sessions; \
+         `rigor track changes` decides over the whole series\n",
+        v.benchmark, v.series.0, v.series.1, spread, v.session_count.0
+    );
+    for l in &v.lines {
+        let step = l.step.as_ref().map_or(String::new(), |(r, verdict)| {
+            format!("{:>7} {:<12}", ratio_percent(*r), verdict)
+        });
+        let runs = if l.runs.1 > 0 {
+            format!("{} runs ({} anchor)", l.runs.0, l.runs.1)
+        } else {
+            format!("{} run{}", l.runs.0, if l.runs.0 == 1 { "" } else { "s" })
+        };
+        let _ = writeln!(
+            out,
+            "  {:<10} {:<2} {:<34} {:<21} {:<16} {}",
+            short(&l.rev),
+            l.marks,
+            l.level,
+            step,
+            runs,
+            l.subject
+        );
+    }
+    out
+}
+
+/// A change's confirmation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfirmationView {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The version before and the first after.
+    pub revs: (String, String),
+    /// The change as detected.
+    pub detected: f64,
+    /// "confirmed", "refuted", "undecided", or why it could not be measured.
+    pub outcome: String,
+    /// The two sides measured together.
+    pub measured: Option<MeasuredRatio>,
+}
+
+/// A ratio measured together, with its interval and verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredRatio {
+    /// The ratio.
+    pub ratio: f64,
+    /// Its interval (`None`: unbounded).
+    pub interval: Option<(f64, f64)>,
+    /// Its verdict.
+    pub verdict: String,
+}
+
+/// A confirmation's line.
+pub fn confirmation_line(c: &ConfirmationView) -> String {
+    let measured = c.measured.as_ref().map_or(String::new(), |m| {
+        format!(
+            ": measured together {} (sequence {}), {}",
+            ratio_percent(m.ratio),
+            interval_percent(m.interval),
+            m.verdict
+        )
+    });
+    let what = match c.outcome.as_str() {
+        "confirmed" => "confirmed".to_string(),
+        "refuted" => "refuted, not reported".to_string(),
+        "undecided" => "undecided within the budget, reported as detected".to_string(),
+        why => format!("not confirmed ({why})"),
+    };
+    format!(
+        "rigor: {} at {} ({} after {}): {what}{measured}",
+        c.benchmark,
+        short(&c.revs.1),
+        ratio_percent(c.detected),
+        short(&c.revs.0)
+    )
+}
+
+/// One benchmark of `rigor track check` against the history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckLine {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The candidate / the segment's level.
+    pub ratio: f64,
+    /// Its interval.
+    pub interval: Option<(f64, f64)>,
+    /// The verdict.
+    pub verdict: String,
+    /// Widened to the timer's resolution.
+    pub at_resolution: bool,
+    /// The history has not measured how much sessions vary: nothing bounds the candidate's
+    /// session.
+    pub sessions_unknown: bool,
+    /// Versions in the segment, and its first.
+    pub versions: (usize, String),
+    /// The spread between versions and between sessions (SD, fractions), when known.
+    pub spreads: (f64, Option<f64>),
+}
+
+/// The candidate against the stored history (text).
+pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
+    let mut out = format!(
+        "Against the history of {branch} on {machine} (the versions since its last change as the \
+         top level; the candidate measured in a session of its own)\n"
+    );
+    for l in lines {
+        let floor = if l.at_resolution {
+            ", at the timer's resolution"
+        } else {
+            ""
+        };
+        let sessions = match l.spreads.1 {
+            Some(s) => format!("between sessions {}", crate::format::percent(100.0 * s)),
+            None => "between sessions unknown".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  {}: {} (95% CI {}{floor}): {} — against {} version(s) since {}; spread between \
+             versions {}, {sessions}",
+            l.benchmark,
+            ratio_percent(l.ratio),
+            interval_percent(l.interval),
+            l.verdict,
+            l.versions.0,
+            short(&l.versions.1),
+            crate::format::percent(100.0 * l.spreads.0),
+        );
+    }
+    if lines.iter().any(|l| l.sessions_unknown) {
+        out.push_str(
+            "  The history has not measured how much sessions shift this machine (its versions \
+             were measured in one session, or in sessions that share no version), so nothing \
+             bounds the candidate's session: no verdict. Measure both together with `rigor track \
+             check --candidate REV`, or build a history with anchors (`rigor track run`).\n",
+        );
+    }
+    out
+}
+
+/// The candidate against the stored history (Markdown, for a pull-request comment).
+pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
+    let mut out = format!(
+        "Against the history of `{branch}` on {machine} (the versions since its last change as \
+         the top level)\n\n| benchmark | change | 95% CI | verdict | versions | since |\n\
+         |---|---:|---|---|---:|---|\n"
+    );
+    for l in lines {
+        let verdict = if l.sessions_unknown {
+            format!("{} (sessions unknown)", l.verdict)
+        } else {
+            l.verdict.clone()
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {verdict} | {} | `{}` |",
+            crate::markdown::cell(crate::markdown::Markup::Markdown, &l.benchmark),
+            ratio_percent(l.ratio),
+            interval_percent(l.interval),
+            l.versions.0,
+            short(&l.versions.1)
+        );
+    }
+    out
+}
+
+/// One benchmark of `rigor track check --candidate`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateLine {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The candidate against the baseline, measured together (or why it could not be).
+    pub measured: Result<MeasuredRatio, String>,
+}
+
+/// The interleaved check (text).
+pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
+    let mut out = format!(
+        "Candidate against {baseline}, measured together in shuffled rounds until decided \
+         (anytime-valid 95% confidence sequences)\n"
+    );
+    for l in lines {
+        let _ = match &l.measured {
+            Ok(m) => writeln!(
+                out,
+                "  {}: {} (sequence {}): {}",
+                l.benchmark,
+                ratio_percent(m.ratio),
+                interval_percent(m.interval),
+                m.verdict
+            ),
+            Err(why) => writeln!(out, "  {}: not measured: {why}", l.benchmark),
+        };
+    }
+    out
+}
+
+/// The interleaved check (Markdown, for a pull-request comment).
+pub fn candidate_markdown(baseline: &str, lines: &[CandidateLine]) -> String {
+    let mut out = format!(
+        "Candidate against `{baseline}`, measured together until decided\n\n| benchmark | \
+         change | 95% sequence | verdict |\n|---|---:|---|---|\n"
+    );
+    for l in lines {
+        let name = crate::markdown::cell(crate::markdown::Markup::Markdown, &l.benchmark);
+        let _ = match &l.measured {
+            Ok(m) => writeln!(
+                out,
+                "| {name} | {} | {} | {} |",
+                ratio_percent(m.ratio),
+                interval_percent(m.interval),
+                m.verdict
+            ),
+            Err(why) => writeln!(out, "| {name} | | | not measured: {why} |"),
+        };
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_say_what_happened() {
+        let ids = ["a".repeat(40), "b".repeat(40)];
+        assert_eq!(
+            batch_line(&ids, &["v3".into()], 0, 4),
+            format!(
+                "rigor: versions 1–2 of 4, interleaved: {} {}, with 1 anchor measured again: v3",
+                "a".repeat(10),
+                "b".repeat(10)
+            )
+        );
+        let s = SessionView {
+            id: 7,
+            versions: 11,
+            anchors: 2,
+            load: (Some(0.5), Some(2.25)),
+            busy: true,
+            cpus: 2,
+            measured: (Seconds(10.0), Seconds(2.0)),
+        };
+        let line = session_line(&s);
+        assert!(line.starts_with("rigor: session 7: 11 versions and 2 anchors (2.000 s of the measuring, 20%), load 0.50 → 2.25"), "{line}");
+        assert!(line.contains("warning: the load average reached the machine's 2 CPUs"));
+        let t = tracked_line(&TrackedView {
+            measured: 5,
+            interrupted: true,
+            history: "h.db".into(),
+            sessions: 1,
+            ..TrackedView::default()
+        });
+        assert!(
+            t.starts_with("Tracked 5 version(s) (0 already stored, 0 failed) in 1 session in h.db")
+        );
+        assert!(t.contains("Interrupted"));
+        let step = bisect_step(&BisectStepView {
+            revs: ["v1".into(), "v5".into(), "v9".into()],
+            side: Some("bad"),
+            identical: false,
+            position: Some(0.98),
+            rounds: 20,
+        });
+        assert_eq!(
+            step,
+            "rigor: v5 between v1 and v9: like the bad end (98% of the way to v9), 20 rounds"
+        );
+    }
+}
