@@ -174,7 +174,9 @@ impl CrossedFit {
         // Only the components the coefficients touch, and in each only the sessions their
         // points load on: one version's variance costs its own sessions, not the whole design
         // (a history of a thousand unconnected sessions has a thousand components).
-        let mut touched: Vec<(usize, f64, Vec<(usize, f64)>)> = Vec::new();
+        // (component, sum of its coefficients, coefficient per session position).
+        type Touched = (usize, f64, Vec<(usize, f64)>);
+        let mut touched: Vec<Touched> = Vec::new();
         let mut estimation = 0.0;
         for &(p, c) in coefficients {
             let Some(comp) = self.component(p) else {
