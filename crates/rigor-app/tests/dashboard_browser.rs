@@ -1,9 +1,14 @@
 //! The dashboard in real headless Chromium (tests/browser/check_dashboard.py): a history of four
-//! benchmarks × 30 versions with two injected changes and a failed build is published; every
-//! page renders with no console message, the change markers sit at the injected versions, the
-//! filter works, links resolve, and a benchmark named `<img src=x onerror=alert(1)>` shows as
-//! text. The page's comparison of two versions equals rigor's Fieller interval, floored at the
-//! versions' resolution where they report one (a quantised benchmark on a fourth machine).
+//! benchmarks × 30 versions measured in three sessions of ten (each shifting every level, each
+//! re-measuring the version before it as an anchor), with two injected changes, a failed build
+//! and a build identical to the one before, is published; every page renders with no console
+//! message, the change markers sit at the injected versions (an acknowledged one among them), an
+//! invalid change and a confounded one are drawn apart from new ones, session boundaries and anchors are marked, the
+//! axis names commits, the filter works on the benchmarks and on the change table, links
+//! resolve, and a benchmark named `<img src=x onerror=alert(1)>` shows as text. The page's
+//! comparison of two versions equals rigor's Fieller interval fed from the two versions' levels
+//! as `track::levels` computes them from the history, floored at the versions' resolution where
+//! they report one (a quantised benchmark on a fourth machine).
 //!
 //! Nothing is installed here: `scripts/test_deps.sh` installs Debian's chromium (`.ci/run` calls
 //! it). Where chromium is missing the script prints a SKIP line naming that script, and under CI
@@ -16,11 +21,12 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use rigor_app::analysis::hierarchy_of;
 use rigor_app::publish::{PublishSettings, publish};
-use rigor_app::synthetic::{Spec, Step, generate};
-use rigor_app::track::{DetectSettings, detect_changes};
-use rigor_history::{HistoryRead, SeriesKey, SqliteHistory};
+use rigor_app::synthetic::{Spec, Step, commit_id, generate};
+use rigor_history::{
+    ChangeFilter, ChangeStatus, ChangeVerdict, Evidence, History, HistoryRead, NewChange,
+    SeriesKey, SqliteHistory,
+};
 use rigor_report::dashboard::SiteMeta;
 use rigor_units::{Resolution, Seconds, TimeUnit};
 
@@ -41,10 +47,12 @@ fn quantised_machine(h: &mut SqliteHistory) {
     }
 }
 
-/// The comparisons the browser picks, with rigor's Fieller interval (Welch–Satterthwaite, as
-/// `rigor compare`) computed here from each version's raw samples: the page's oracle.
+/// The comparisons the browser picks, with Fieller's interval (Welch–Satterthwaite, as
+/// `rigor compare`) fed from the two versions' levels as `track::levels` computes them from the
+/// history itself (not from the publisher's cache): each level with the fit's variance of it
+/// (the spread between sessions in it when known) and its degrees of freedom. The page's oracle.
 fn comparisons(h: &SqliteHistory) -> String {
-    use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
+    use rigor_stats::fieller::{DfMethod, fieller};
     let cases = [
         ("parse/json", "ci-1", "v9", "v29"),
         ("parse/json", "ci-1", "v20", "v3"),
@@ -55,54 +63,69 @@ fn comparisons(h: &SqliteHistory) -> String {
     ];
     let mut out = Vec::new();
     for (name, machine, base, cand) in cases {
-        let series = h.series(&SeriesKey::new(machine, "main"), name).unwrap();
-        let record = |rev: &str| {
-            &series
-                .iter()
-                .find(|v| v.version.rev == rev)
-                .unwrap()
-                .benchmark
+        let levels = common::level_estimates(h, machine, name);
+        let side = |rev: &str| {
+            let v = levels.iter().find(|v| v.rev == rev).unwrap();
+            (v.estimate, v.resolution, v.component, v.unknown)
         };
-        let estimate =
-            |rev: &str| MeanEstimate::from_hierarchy(&hierarchy_of(record(rev)).unwrap()).unwrap();
-        let f = fieller(
-            &estimate(cand),
-            &estimate(base),
-            0.95,
-            DfMethod::WelchSatterthwaite,
-        )
-        .unwrap();
-        // The noisy machine must give the unbounded case, the others bounded ones.
-        assert_eq!(f.is_bounded(), machine != "ci-3", "{name} {machine}: {f:?}");
+        let ((c, rc, gc, uc), (b, rb, gb, ub)) = (side(cand), side(base));
+        let f = fieller(&c, &b, 0.95, DfMethod::WelchSatterthwaite).unwrap();
         let (mut lower, mut upper) = f.bounds().unzip();
         // Floored at the versions' resolution, as `rigor compare` floors a ratio.
-        if let (Some(rc), Some(rb), Some(lo), Some(hi)) = (
-            record(cand).resolution(),
-            record(base).resolution(),
-            lower,
-            upper,
-        ) {
-            let (c, b) = (estimate(cand).mean, estimate(base).mean);
-            let fl = rc.floor_ratio(rb, Seconds(c), Seconds(b), lo, hi);
+        if let (Some(rc), Some(rb), Some(lo), Some(hi)) = (rc, rb, lower, upper) {
+            let fl = rc.floor_ratio(rb, Seconds(c.mean), Seconds(b.mean), lo, hi);
             (lower, upper) = (Some(fl.lower), Some(fl.upper));
         }
-        if name == QUANTISED {
-            // Tied samples: Fieller's interval alone has width zero; each mean known to
-            // ± 0.02 ns gives [3.02/3.02, 3.06/2.98] (by hand).
-            let (lo, hi) = f.bounds().unwrap();
-            assert!(
-                (f.ratio - 3.04 / 3.0).abs() < 1e-9 && hi - lo < 1e-12,
-                "{f:?}"
-            );
-            assert!((lower.unwrap() - 1.0).abs() < 1e-9, "{lower:?}");
-            assert!((upper.unwrap() - 3.06 / 2.98).abs() < 1e-9, "{upper:?}");
-        }
+        let unknown = uc || ub;
         out.push(serde_json::json!({
             "benchmark": name, "machine": machine, "base": base, "cand": cand,
             "ratio": f.ratio, "lower": lower, "upper": upper,
+            "confounded": unknown && gc != gb, "unknown": unknown,
         }));
     }
     serde_json::Value::Array(out).to_string()
+}
+
+/// A change as detection stores it, at `rev` of size `ratio`, what it rests on.
+type Found = (usize, f64, ChangeStatus, Evidence);
+
+/// Stores `benchmark`'s changes on ci-1 (one detection's: a later one replaces them) and sets
+/// their statuses.
+fn changes(h: &mut SqliteHistory, benchmark: &str, found: &[Found]) {
+    let key = SeriesKey::new("ci-1", "main");
+    let list: Vec<NewChange> = found
+        .iter()
+        .map(|&(rev, ratio, _, evidence)| NewChange {
+            rev: format!("v{rev}"),
+            previous_rev: Some(format!("v{}", rev - 1)),
+            ratio,
+            interval: Some((ratio * 0.98, ratio * 1.02)),
+            p_value: 1e-6,
+            q_value: Some(1e-5),
+            verdict: if ratio > 1.0 {
+                ChangeVerdict::Regression
+            } else {
+                ChangeVerdict::Improvement
+            },
+            method: "e-divisive + version-level random effects".into(),
+            evidence,
+        })
+        .collect();
+    h.save_changes(&key, benchmark, &list).unwrap();
+    let stored = h
+        .changes(&ChangeFilter {
+            benchmark: Some(benchmark.into()),
+            ..ChangeFilter::default()
+        })
+        .unwrap();
+    for &(rev, _, status, _) in found {
+        let id = stored
+            .iter()
+            .find(|c| c.change.rev == format!("v{rev}"))
+            .unwrap()
+            .id;
+        h.set_status(id, status).unwrap();
+    }
 }
 
 #[test]
@@ -131,6 +154,11 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
         },
     ];
     spec.failed = vec![17];
+    // Three sessions of ten versions, each shifting every level by up to 20% and re-measuring
+    // the version before it (v9, v19) as an anchor; v6's build is identical to v5's.
+    spec.sessions = 10;
+    spec.session_shift = 0.2;
+    spec.identical = vec![6];
     generate(&mut h, &spec, &mut |_| {}).unwrap();
     // A second machine with a shorter history (its own seed: the history stores a result file
     // once, whichever machine it is added for), for the machine filter and the toggles.
@@ -140,11 +168,13 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
         steps: Vec::new(),
         failed: Vec::new(),
         seed: 2,
+        sessions: 0,
+        session_shift: 0.0,
+        identical: Vec::new(),
         ..spec.clone()
     };
     generate(&mut h, &other, &mut |_| {}).unwrap();
-    // A third machine measuring two very noisy executions per version: comparisons there are
-    // unbounded (Fieller's g ≥ 1).
+    // A third machine measuring two very noisy executions per version.
     let noisy = Spec {
         machine: "ci-3".into(),
         versions: 3,
@@ -156,23 +186,17 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
     };
     generate(&mut h, &noisy, &mut |_| {}).unwrap();
     quantised_machine(&mut h);
-    let key = SeriesKey {
-        machine: "ci-1".into(),
-        branch: "main".into(),
-    };
-    let found = detect_changes(&mut h, &key, &DetectSettings::default()).unwrap();
-    let mut found: Vec<(String, String)> = found
-        .into_iter()
-        .map(|c| (c.benchmark, c.change.rev))
-        .collect();
-    found.sort();
-    assert_eq!(
-        found,
-        [
-            ("parse/json".into(), "v12".into()),
-            ("sort/large".into(), "v21".into())
-        ]
+    // The changes as detection would store them (detection itself is tested elsewhere): the
+    // injected ones, new and acknowledged, and one marked invalid.
+    use {ChangeStatus::*, Evidence::*};
+    // A step at the third session's start that detection could not tell from the session.
+    changes(
+        &mut h,
+        "parse/json",
+        &[(12, 1.3, New, Detected), (20, 1.05, New, Confounded)],
     );
+    changes(&mut h, "sort/large", &[(21, 0.75, Acknowledged, Detected)]);
+    changes(&mut h, "parse/csv", &[(25, 1.08, Invalid, Detected)]);
     let site = dir.path().join("site");
     let settings = PublishSettings {
         out: site.clone(),
@@ -191,6 +215,19 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
     cmd.arg(&script)
         .arg(&site)
         .args(["--change", "parse/json=v12", "--change", "sort/large=v21"])
+        .args([
+            "--invalid",
+            "parse/csv=v25",
+            "--confounded",
+            "parse/json=v20",
+        ])
+        .args([
+            "--sessions",
+            "parse/json=v10,v20",
+            "--anchors",
+            "parse/json=v9,v19",
+        ])
+        .args(["--commit", &format!("v3={}", &commit_id(3)[..7])])
         .args(["--hostile", HOSTILE, "--repo-url", REPO])
         .args(["--compare", &comparisons(&h)]);
     if let Ok(shots) = std::env::var("RIGOR_DASHBOARD_SCREENSHOTS") {

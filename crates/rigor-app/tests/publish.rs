@@ -8,6 +8,8 @@ use rigor_app::track::{DetectSettings, detect_changes};
 use rigor_history::{SeriesKey, SqliteHistory};
 use rigor_report::dashboard::{PointState, SiteMeta};
 
+mod common;
+
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 
 fn spec(versions: usize) -> Spec {
@@ -115,6 +117,26 @@ fn pages_are_written_escaped_and_republished_incrementally() {
     }
 }
 
+/// Settings with archive pages of 4 versions.
+fn small(out: &std::path::Path) -> PublishSettings {
+    PublishSettings {
+        archive_size: 4,
+        ..settings(out)
+    }
+}
+
+/// Asserts that two sites hold the same files with the same bytes (the cache aside).
+fn assert_same_sites(a: &std::path::Path, b: &std::path::Path) {
+    let (a, b) = (files(a), files(b));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        assert!(
+            bytes == &b[name],
+            "{name} differs from the page published from scratch"
+        );
+    }
+}
+
 /// Every file of a site but the publisher's cache (whose maps are written in no fixed order),
 /// with its bytes.
 fn files(root: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
@@ -137,10 +159,6 @@ fn an_incremental_publish_reads_and_writes_only_what_is_new_and_equals_one_from_
     let dir = tempfile::tempdir().unwrap();
     let (inc, fresh) = (dir.path().join("inc"), dir.path().join("fresh"));
     // Archive pages of 4 versions: 26 versions are 5 archive pages and 6 on the main page.
-    let small = |out: &std::path::Path| PublishSettings {
-        archive_size: 4,
-        ..settings(out)
-    };
     let mut h = history(dir.path(), 26);
     let first = publish(&h, &small(&inc)).unwrap();
     assert_eq!((first.pages, first.archives), (3, 15));
@@ -206,9 +224,9 @@ fn the_index_groups_by_a_pattern_when_asked() {
     let at = |text: &str| index.find(text).unwrap_or_else(|| panic!("{text} missing"));
     // Groups in order, each with its benchmark; the hostile name matches nothing.
     assert!(at("<th colspan=\"6\">(no group)</th>") < at(">csv</th>"));
-    assert!(at(">csv</th>") < at("data-name=\"parse/csv\""));
-    assert!(at("data-name=\"parse/csv\"") < at(">json</th>"));
-    assert!(at(">json</th>") < at("data-name=\"parse/json\""));
+    assert!(at(">csv</th>") < at("<tr class=\"row\" data-name=\"parse/csv\""));
+    assert!(at("<tr class=\"row\" data-name=\"parse/csv\"") < at(">json</th>"));
+    assert!(at(">json</th>") < at("<tr class=\"row\" data-name=\"parse/json\""));
     assert_eq!(Grouping::Prefix.of("parse/json/small"), "parse/json");
     let whole = Grouping::Pattern(regex::Regex::new("small|large").unwrap());
     assert_eq!(whole.of("sort_large_v2"), "large");
@@ -221,9 +239,7 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 }
 
 #[test]
-fn a_page_carries_each_versions_fieller_inputs_and_opens_with_rigor_compares_interval() {
-    use rigor_app::analysis::hierarchy_of;
-    use rigor_history::HistoryRead;
+fn a_page_carries_each_versions_levels_and_opens_with_their_fieller_interval() {
     use rigor_stats::fieller::{DfMethod, MeanEstimate, fieller};
 
     let dir = tempfile::tempdir().unwrap();
@@ -233,28 +249,26 @@ fn a_page_carries_each_versions_fieller_inputs_and_opens_with_rigor_compares_int
     let view = site_view(&h, SiteMeta::default(), String::new()).unwrap();
     let json = view.benchmarks.iter().find(|b| b.name == "parse/json");
     let page = std::fs::read_to_string(out.join(&json.unwrap().page)).unwrap();
-    // The oracle: each version's estimate from its raw samples, as `rigor compare` makes it.
-    let raw: Vec<(String, MeanEstimate)> = h
-        .series(&SeriesKey::new("ci-1", "main"), "parse/json")
-        .unwrap()
-        .iter()
-        .map(|v| {
-            let e = MeanEstimate::from_hierarchy(&hierarchy_of(&v.benchmark).unwrap()).unwrap();
-            (v.version.rev.clone(), e)
-        })
+    // The oracle: each version's level as every command takes it (`track::levels`, from the
+    // history itself), its variance from the fit and its degrees of freedom.
+    let levels: Vec<(String, MeanEstimate)> = common::level_estimates(&h, "ci-1", "parse/json")
+        .into_iter()
+        .map(|v| (v.rev, v.estimate))
         .collect();
-    assert_eq!(raw.len(), 29, "30 versions, one failed");
+    assert_eq!(levels.len(), 29, "30 versions, one failed");
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
-    for (rev, e) in &raw {
+    for (rev, e) in &levels {
         let at = page.find(&format!(" data-rev=\"{rev}\"")).unwrap();
         let tag = &page[at..at + page[at..].find('>').unwrap()];
         let num = |n: &str| attr(tag, n).unwrap().parse::<f64>().unwrap();
         assert!(close(num("data-mean"), e.mean), "{rev}: {tag}");
         assert!(close(num("data-var"), e.var_of_mean()), "{rev}: {tag}");
         assert_eq!(num("data-units") as usize, e.n, "{rev}");
+        // Every version in a session of its own: the spread between sessions is unknown.
+        assert!(tag.contains(" data-su=\"1\""), "{rev}: {tag}");
     }
     // The comparison the page opens with: the newest version against the last before v10.
-    let find = |rev: &str| raw.iter().find(|(r, _)| r == rev).unwrap().1;
+    let find = |rev: &str| levels.iter().find(|(r, _)| r == rev).unwrap().1;
     let f = fieller(
         &find("v29"),
         &find("v9"),
@@ -276,8 +290,48 @@ fn a_page_carries_each_versions_fieller_inputs_and_opens_with_rigor_compares_int
         (f.ratio - 1.0) * 100.0
     );
     assert!(tag.contains(&words), "{tag}");
+    // Two sessions that share no version, the spread between them unknown: said.
     assert!(
-        tag.ends_with(": regression (beyond the ±1.0% threshold)"),
+        tag.contains(": regression (beyond the ±1.0% threshold). Confounded: "),
         "{tag}"
     );
+}
+
+/// Sessions tied by anchors: a new session re-estimates every shift, so older levels move and
+/// the archive pages that draw them are drawn again; the incremental site still equals one
+/// published from scratch, and publishing again with nothing new draws nothing.
+#[test]
+fn levels_moved_by_a_new_session_redraw_their_pages_and_equal_a_publish_from_scratch() {
+    let dir = tempfile::tempdir().unwrap();
+    let (inc, fresh) = (dir.path().join("inc"), dir.path().join("fresh"));
+    let mut s = spec(24);
+    s.sessions = 6;
+    s.session_shift = 0.2;
+    s.identical = vec![3];
+    let mut h = SqliteHistory::open(&dir.path().join("h.db")).unwrap();
+    generate(&mut h, &s, &mut |_| {}).unwrap();
+    let first = publish(&h, &small(&inc)).unwrap();
+    assert_eq!((first.pages, first.archives), (3, 15));
+    let view = site_view(&h, SiteMeta::default(), String::new()).unwrap();
+    // v11 measured again as the third session's anchor (v5, the second's, failed).
+    let PointState::Measured(anchor) = &view.benchmarks[0].series[0].versions[11].state else {
+        panic!("v11 not measured");
+    };
+    assert!(anchor.anchored() && anchor.runs.len() == 2, "{anchor:?}");
+    assert!(!anchor.sessions_unknown, "sessions tied by anchors");
+    let PointState::Measured(same) = &view.benchmarks[0].series[0].versions[3].state else {
+        panic!("v3 not measured");
+    };
+    assert!(same.identical);
+    // Nothing new: nothing drawn, nothing read.
+    let again = publish(&h, &small(&inc)).unwrap();
+    assert_eq!((again.written, again.runs_read), (0, 0));
+    // A fifth session, tied to the fourth by an anchor: older levels move.
+    s.versions = 30;
+    generate_versions(&mut h, &s, 24..30, &mut |_| {}).unwrap();
+    let next = publish(&h, &small(&inc)).unwrap();
+    assert_eq!(next.runs_read, 7, "six versions and an anchor");
+    assert!(next.written > 3, "archive pages drawn again: {next:?}");
+    publish(&h, &small(&fresh)).unwrap();
+    assert_same_sites(&inc, &fresh);
 }

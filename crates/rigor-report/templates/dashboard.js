@@ -25,7 +25,16 @@
         });
         tb.hidden = !any;
       });
-      $("#shown").textContent = shown + " shown";
+      // The change table: the same filter on its benchmark, machine and branch.
+      var changes = $$("tr.crow"), kept = 0;
+      changes.forEach(function (tr) {
+        var ok = (!text || tr.dataset.name.toLowerCase().indexOf(text) >= 0) &&
+          (!mach.value || tr.dataset.machine === mach.value) &&
+          (!br.value || tr.dataset.branch === br.value);
+        tr.hidden = !ok; if (ok) kept++;
+      });
+      $("#shown").textContent = shown + " shown" +
+        (changes.length ? "; " + kept + " of " + changes.length + " changes" : "");
     }
     function order() {
       var key = sort.value;
@@ -110,7 +119,8 @@
     function est(sel) {
       var tr = table.querySelector('tr[data-i="' + sel.value + '"]');
       return { name: tr.dataset.rev.slice(0, 12), mean: +tr.dataset.mean, v: +tr.dataset.var,
-        r: +tr.dataset.units, res: +(tr.dataset.res || 0) };
+        r: +tr.dataset.units, res: +(tr.dataset.res || 0), comp: tr.dataset.comp,
+        su: !!tr.dataset.su };
     }
     function quantile(nu) {
       var u = 1 / nu / step, k = Math.floor(u);
@@ -148,7 +158,12 @@
           " \u2265 1); need more top-level repetitions";
       }
       out.textContent = a.name + " is " + pct(Math.abs(change)) + " " +
-        (change >= 0 ? "slower" : "faster") + " than " + b.name + " (" + ci + "); " + words + ": " + verdict;
+        (change >= 0 ? "slower" : "faster") + " than " + b.name + " (" + ci + "); " + words + ": " + verdict +
+        // As rigor writes it: levels relative to groups of sessions that no version ties together
+        // cannot be compared without the spread between sessions.
+        (a.comp !== b.comp && (a.su || b.su) ? ". Confounded: the two were measured in sessions no " +
+          "version ties together, so the difference cannot be told from a session shift" :
+          a.su || b.su ? ". The spread between sessions is unknown and not in the interval" : "");
       out.dataset.ratio = ratio; out.dataset.lower = lo; out.dataset.upper = hi;
     }
     [base, cand].forEach(function (sel) { sel.addEventListener("change", update); });

@@ -171,27 +171,41 @@ impl CrossedFit {
     /// The variance of `Σ c_p μ̂_p` for `(point, c_p)` pairs (points without cells are
     /// ignored).
     pub fn contrast_variance(&self, coefficients: &[(usize, f64)]) -> ContrastVariance {
-        let k = self.components.len();
-        let mut q: Vec<Vec<f64>> = self
-            .components
-            .iter()
-            .map(|c| vec![0.0; c.sessions.len()])
-            .collect();
-        let mut net = vec![0.0; k];
+        // Only the components the coefficients touch, and in each only the sessions their
+        // points load on: one version's variance costs its own sessions, not the whole design
+        // (a history of a thousand unconnected sessions has a thousand components).
+        // (component, sum of its coefficients, coefficient per session position).
+        type Touched = (usize, f64, Vec<(usize, f64)>);
+        let mut touched: Vec<Touched> = Vec::new();
         let mut estimation = 0.0;
         for &(p, c) in coefficients {
             let Some(comp) = self.component(p) else {
                 continue;
             };
             estimation += c * c * self.own[p];
-            net[comp] += c;
+            let at = match touched.iter().position(|t| t.0 == comp) {
+                Some(at) => at,
+                None => {
+                    touched.push((comp, 0.0, Vec::new()));
+                    touched.len() - 1
+                }
+            };
+            let (_, net, q) = &mut touched[at];
+            *net += c;
             for &(j, b) in &self.loadings[p] {
-                q[comp][j] += c * b;
+                match q.iter_mut().find(|(k, _)| *k == j) {
+                    Some((_, sum)) => *sum += c * b,
+                    None => q.push((j, c * b)),
+                }
             }
         }
-        for (comp, q) in self.components.iter().zip(&q) {
-            let v = DMatrix::from_column_slice(q.len(), 1, q);
-            estimation += (v.transpose() * &comp.pinv * &v)[(0, 0)];
+        for (comp, _, q) in &touched {
+            let pinv = &self.components[*comp].pinv;
+            for &(j, a) in q {
+                for &(l, b) in q {
+                    estimation += a * b * pinv[(j, l)];
+                }
+            }
         }
         let tolerance = 1e-12
             * coefficients
@@ -199,13 +213,11 @@ impl CrossedFit {
                 .map(|(_, c)| c.abs())
                 .fold(0.0_f64, f64::max)
                 .max(f64::MIN_POSITIVE);
-        let spanned = net.iter().filter(|n| n.abs() > tolerance).count();
-        let origins = self
-            .components
+        let spanned = touched.iter().filter(|t| t.1.abs() > tolerance).count();
+        let origins = touched
             .iter()
-            .zip(&net)
-            .filter(|(_, n)| n.abs() > tolerance)
-            .map(|(c, n)| n * n / c.sessions.len() as f64)
+            .filter(|t| t.1.abs() > tolerance)
+            .map(|(comp, n, _)| n * n / self.components[*comp].sessions.len() as f64)
             .sum();
         ContrastVariance {
             estimation: estimation.max(0.0),

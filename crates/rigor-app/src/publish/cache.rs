@@ -2,26 +2,30 @@
 //! again reads only the runs stored since.
 //!
 //! Per series (machine and branch) it keeps the runs it has read (id and content hash) and, per
-//! benchmark and version, the point as the pages draw it (mean, interval, noise per level,
-//! Fieller's inputs as the history stores them) from that version's latest run. [`Cache::refresh`] asks the history for its measured
-//! runs, reads the summaries of the runs it does not know, and starts that series over when a
-//! run it knows is gone or different (another history, a rebuilt database). A missing, damaged
-//! or older cache is the same as an empty one: everything is read again, and the site comes out
-//! the same. It is written with postcard (a compact binary serde format): at a million stored
-//! summaries JSON would take longer to parse than reading the history itself.
+//! benchmark, every run's summary as the levels need it (`rigor_app::track::levels`: the run's
+//! session, role and artifact, its level and that level's variance, its mean, interval and
+//! resolution) and the noise per level the pages draw. Each version's level depends on all runs
+//! of the benchmark (the sessions' shifts are estimated from all of them), so the levels are not
+//! cached: `publish::views` computes each benchmark's from these summaries, which takes no
+//! samples and a millisecond or two per benchmark. [`Cache::refresh`] asks the history for its
+//! measured runs, reads the summaries of the runs it does not know, and starts that series over
+//! when a run it knows is gone or different (another history, a rebuilt database). A missing,
+//! damaged or older cache is the same as an empty one: everything is read again, and the site
+//! comes out the same. It is written with postcard (a compact binary serde format): at a million
+//! stored summaries JSON would take longer to parse than reading the history itself.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::Path;
 
-use rigor_history::{HistoryRead, RunId, RunStamp, SeriesKey, StoredSummary};
-use rigor_report::dashboard::{Measured, PointState, RatioInput};
+use rigor_history::{HistoryRead, MeanSpread, RunId, RunInfo, RunStamp, SeriesKey, StoredSummary};
+use rigor_units::{ConfidenceLevel, Resolution, TimeUnit};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, Result};
 
-/// Bumped whenever what is cached, or how a point is computed from a summary, changes.
-const FORMAT: u32 = 3;
+/// Bumped whenever what is cached, or how it is computed from a summary, changes.
+const FORMAT: u32 = 4;
 
 /// Everything the publisher has read.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -30,9 +34,38 @@ pub(crate) struct Cache {
     rigor: String,
     /// By series.
     pub series: BTreeMap<SeriesKey, SeriesCache>,
+    /// By benchmark: what its pages were drawn from and what the index shows of it, so that a
+    /// benchmark nothing new reached costs no levels and no views.
+    pub pages: BTreeMap<String, PagesCache>,
     /// Whether [`Cache::refresh`] changed anything (not stored).
     #[serde(skip)]
-    changed: bool,
+    pub changed: bool,
+}
+
+/// One benchmark's pages as last published.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct PagesCache {
+    /// A hash of everything its pages are drawn from (module `views`: the site's settings, each
+    /// series' versions, the benchmark's runs and changes).
+    pub input: u64,
+    /// Its pages' paths and keys.
+    pub pages: Vec<(String, String)>,
+    /// What the index shows of each series.
+    pub index: Vec<IndexSeries>,
+}
+
+/// What the index shows of one series of a benchmark: its newest levels (the sparkline's), the
+/// newest one's interval, and its newest change.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct IndexSeries {
+    pub machine: String,
+    pub branch: String,
+    /// Whole-history position and level of the newest measured versions, oldest first.
+    pub spark: Vec<(usize, f64)>,
+    /// The newest measured version: its name, interval and confidence level.
+    pub latest: Option<(String, f64, f64, f64)>,
+    /// The newest change.
+    pub change: Option<rigor_report::dashboard::ChangeMark>,
 }
 
 /// One machine and branch.
@@ -51,76 +84,73 @@ pub(crate) struct BenchCache {
     pub levels: Vec<String>,
     /// That run.
     levels_run: Option<RunId>,
-    /// By version name: the point from the version's latest run.
-    pub points: HashMap<String, CachedPoint>,
+    /// Every run's summary, in run order.
+    pub runs: Vec<CachedRun>,
 }
 
-/// A version's point and the run it came from.
+/// One run's summary of one benchmark, as the levels and the pages need it. Plain fields only:
+/// postcard, which does not describe itself, cannot read the history's types that skip empty
+/// fields when serialised.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct CachedPoint {
-    run: RunId,
-    /// `Measured` or `Unanalysed` (failed and missing versions come from the version list).
-    #[serde(with = "codec")]
-    pub state: PointState,
+pub(crate) struct CachedRun {
+    /// The version's name.
+    pub rev: String,
+    /// The run's id, session, artifact and role.
+    pub run: RunInfo,
+    /// The unit of its values.
+    pub unit: TimeUnit,
+    /// Its mean, when analysed.
+    pub mean: Option<f64>,
+    /// Its mean's interval.
+    pub interval: Option<(f64, f64)>,
+    /// That interval's confidence level.
+    pub confidence: Option<ConfidenceLevel>,
+    /// Top-level units, variance of the mean, level, variance of the level.
+    pub spread: Option<(usize, f64, f64, f64)>,
+    /// The step its times move in.
+    pub resolution: Option<Resolution>,
+    /// Each level's standard deviation as a percentage of the mean.
+    pub noise: Vec<f64>,
 }
 
-/// [`PointState`] in the cache: postcard, which does not describe itself, cannot read the
-/// internally tagged form the view uses for JSON, so the cache writes this plain enum.
-mod codec {
-    use rigor_report::dashboard::{Measured, PointState, RatioInput};
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    #[derive(Serialize, Deserialize)]
-    enum Stored {
-        Measured {
-            mean: f64,
-            lower: f64,
-            upper: f64,
-            level: f64,
-            noise: Vec<f64>,
-            ratio_input: Option<(usize, f64, Option<f64>)>,
-        },
-        Unanalysed,
-    }
-
-    pub fn serialize<S: Serializer>(state: &PointState, s: S) -> Result<S::Ok, S::Error> {
-        match state {
-            PointState::Measured(m) => Stored::Measured {
-                mean: m.mean,
-                lower: m.lower,
-                upper: m.upper,
-                level: m.level,
-                noise: m.noise.clone(),
-                ratio_input: m.ratio_input.map(|r| (r.units, r.var_of_mean, r.step)),
-            },
-            _ => Stored::Unanalysed,
+impl CachedRun {
+    fn of(s: &StoredSummary) -> Self {
+        CachedRun {
+            rev: s.rev.clone(),
+            run: s.run,
+            unit: s.unit,
+            mean: s.mean,
+            interval: s.interval,
+            confidence: s.level,
+            spread: s
+                .spread
+                .map(|m| (m.units, m.var_of_mean, m.level, m.var_of_level)),
+            resolution: s.resolution,
+            noise: s.mean.map_or_else(Vec::new, |mean| noise(s, mean)),
         }
-        .serialize(s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PointState, D::Error> {
-        Ok(match Stored::deserialize(d)? {
-            Stored::Measured {
-                mean,
-                lower,
-                upper,
-                level,
-                noise,
-                ratio_input,
-            } => PointState::Measured(Measured {
-                mean,
-                lower,
-                upper,
-                level,
-                noise,
-                ratio_input: ratio_input.map(|(units, var_of_mean, step)| RatioInput {
+    /// The stored summary back (without variance components), as `track::levels` takes it.
+    pub fn summary(&self, benchmark: &str) -> StoredSummary {
+        StoredSummary {
+            benchmark: benchmark.to_string(),
+            rev: self.rev.clone(),
+            run: self.run,
+            unit: self.unit,
+            mean: self.mean,
+            interval: self.interval,
+            level: self.confidence,
+            spread: self
+                .spread
+                .map(|(units, var_of_mean, level, var_of_level)| MeanSpread {
                     units,
                     var_of_mean,
-                    step,
+                    level,
+                    var_of_level,
                 }),
-            }),
-            Stored::Unanalysed => PointState::Unanalysed,
-        })
+            components: Vec::new(),
+            resolution: self.resolution,
+        }
     }
 }
 
@@ -176,7 +206,7 @@ impl Cache {
                 .map(|s| s.id)
                 .collect();
             if let Some(&first) = new.iter().min() {
-                // In run order, so that a version measured again shows its latest run.
+                // In run order.
                 for s in history.summaries_from(&key, first)? {
                     if new.contains(&s.run.id) {
                         entry.add(s);
@@ -200,26 +230,7 @@ impl SeriesCache {
             b.levels = s.components.iter().map(|c| c.level.clone()).collect();
             b.levels_run = Some(run);
         }
-        if b.points.get(&s.rev).is_some_and(|p| p.run > run) {
-            return;
-        }
-        let state = state_of(&s);
-        b.points.insert(s.rev, CachedPoint { run, state });
-    }
-}
-
-/// A stored summary as the pages draw it.
-fn state_of(s: &StoredSummary) -> PointState {
-    match (s.mean, s.interval) {
-        (Some(mean), Some((lower, upper))) => PointState::Measured(Measured {
-            mean,
-            lower,
-            upper,
-            level: s.level.map_or(f64::NAN, |l| l.get()),
-            noise: noise(s, mean),
-            ratio_input: ratio_input(s),
-        }),
-        _ => PointState::Unanalysed,
+        b.runs.push(CachedRun::of(&s));
     }
 }
 
@@ -229,17 +240,4 @@ fn noise(s: &StoredSummary, mean: f64) -> Vec<f64> {
         .iter()
         .map(|c| c.t2.max(0.0).sqrt() / mean.abs() * 100.0)
         .collect()
-}
-
-/// What Fieller's interval needs of a stored mean: the top-level count r and the variance of the
-/// mean S²/r, which the history stores with the run (from its own samples, not from its interval,
-/// which a floor at the resolution or a skew may have widened), and the resolution that floors a
-/// ratio with it. `None` with fewer than two top-level units.
-fn ratio_input(s: &StoredSummary) -> Option<RatioInput> {
-    let spread = s.spread?;
-    Some(RatioInput {
-        units: spread.units,
-        var_of_mean: spread.var_of_mean,
-        step: s.resolution.map(|r| r.step().in_unit(s.unit)),
-    })
 }

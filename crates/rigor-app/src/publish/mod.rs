@@ -16,19 +16,22 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use rigor_history::{ChangeFilter, HistoryRead, StoredChange};
+use rigor_report::dashboard::plots::SPARK_POINTS;
 use rigor_report::dashboard::{
-    BenchmarkView, ChangeMark, ChangeRow, SiteMeta, SiteView, archive_path, group_of, page,
-    page_path, render_archive, render_benchmark, render_index,
+    BenchmarkView, ChangeMark, ChangeRow, Measured, PointState, SeriesView, SiteMeta, SiteView,
+    VersionPoint, archive_path, group_of, page, page_path, render_archive, render_benchmark,
+    render_index,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, Result};
 
 mod cache;
+mod points;
 mod stats;
 mod views;
 
-use cache::Cache;
+use cache::{Cache, IndexSeries, PagesCache};
 use stats::Critical;
 pub use views::ARCHIVE_SIZE;
 use views::{Part, Series, layout};
@@ -146,18 +149,20 @@ fn benchmarks_of(series: &[Series<'_>]) -> BTreeMap<String, Vec<usize>> {
 
 /// The project's changes, newest first, as the index lists them.
 fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<ChangeRow>> {
-    let commit_of = |c: &StoredChange| {
+    let version_of = |c: &StoredChange| {
         let s = series
             .iter()
             .find(|s| s.machine == c.series.machine && s.branch == c.series.branch)?;
         let &i = s.position.get(&c.change.rev)?;
-        s.versions[i].version.commit.clone()
+        Some(&s.versions[i].version)
     };
+    let commit_of = |c: &StoredChange| version_of(c)?.commit.clone();
     // The history lists changes oldest first; the dashboard shows the newest first.
     Ok(history
         .changes(&ChangeFilter::default())?
         .iter()
         .rev()
+        .filter(|c| views::shown(c))
         .map(|c| ChangeRow {
             benchmark: c.benchmark.clone(),
             page: page_path(&c.benchmark),
@@ -165,6 +170,7 @@ fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<C
             branch: c.series.branch.clone(),
             commit: commit_of(c),
             time: c.version_time.map(|t| t.to_string()),
+            subject: version_of(c).and_then(|v| v.subject.clone()),
             change: ChangeMark {
                 rev: c.change.rev.clone(),
                 commit: commit_of(c),
@@ -175,6 +181,8 @@ fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<C
                 verdict: c.change.verdict.to_string(),
                 method: c.change.method.clone(),
                 status: c.status.to_string(),
+                confounded: views::confounded(&c.change),
+                confirmed: c.change.evidence == rigor_history::Evidence::Confirmed,
             },
         })
         .collect())
@@ -196,7 +204,7 @@ pub fn site_view(history: &dyn HistoryRead, site: SiteMeta, generated: String) -
                 .map(|&i| {
                     let s = &series[i];
                     let bench = &s.cache.benchmarks[&name];
-                    let slots = s.slots(bench);
+                    let slots = s.slots(&name, bench);
                     let part = Part {
                         series: s,
                         name: &name,
@@ -248,34 +256,127 @@ fn site_key(site: &SiteMeta, size: usize) -> u64 {
     h.finish()
 }
 
-/// One benchmark's pages: its main view (which the index needs too), and every page's path
-/// and key, the stale ones rendered and written.
+/// One benchmark's pages: what the index shows of it, every page's path and key (the stale
+/// ones rendered and written), and what the next publish needs to know it unchanged.
 struct Done {
     view: BenchmarkView,
     pages: Vec<(String, String)>,
     written: usize,
+    cache: PagesCache,
+}
+
+/// What the index shows of a series, from its main view.
+fn index_series(s: &SeriesView) -> IndexSeries {
+    let measured: Vec<(usize, &VersionPoint, &Measured)> = s
+        .versions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| match &v.state {
+            PointState::Measured(m) if m.mean.is_finite() => Some((s.first + i, v, m)),
+            _ => None,
+        })
+        .collect();
+    let newest = &measured[measured.len().saturating_sub(SPARK_POINTS)..];
+    IndexSeries {
+        machine: s.machine.clone(),
+        branch: s.branch.clone(),
+        spark: newest.iter().map(|(i, _, m)| (*i, m.mean)).collect(),
+        latest: newest
+            .last()
+            .map(|(_, v, m)| (v.rev.clone(), m.lower, m.upper, m.level)),
+        change: s.changes.last().cloned(),
+    }
+}
+
+/// The index's view of a benchmark from what it shows of each series: the newest levels at
+/// their places (the versions between them missing), the newest one's interval, the newest
+/// change. Both a benchmark drawn again and one left alone reach the index this way, so the
+/// index is the same either way.
+fn index_view(name: &str, index: &[IndexSeries]) -> BenchmarkView {
+    let series = index
+        .iter()
+        .map(|x| {
+            let first = x.spark.first().map_or(0, |p| p.0);
+            let last = x.spark.last().map_or(0, |p| p.0);
+            let mut versions = vec![VersionPoint::default(); (last + 1).saturating_sub(first)];
+            for (k, &(at, mean)) in x.spark.iter().enumerate() {
+                let (rev, lower, upper, level) = match (&x.latest, k + 1 == x.spark.len()) {
+                    (Some((rev, lo, hi, level)), true) => (rev.clone(), *lo, *hi, *level),
+                    _ => (String::new(), mean, mean, f64::NAN),
+                };
+                versions[at - first] = VersionPoint {
+                    rev,
+                    state: PointState::Measured(Measured {
+                        mean,
+                        lower,
+                        upper,
+                        level,
+                        ..Measured::default()
+                    }),
+                    ..VersionPoint::default()
+                };
+            }
+            SeriesView {
+                machine: x.machine.clone(),
+                branch: x.branch.clone(),
+                versions,
+                first,
+                changes: x.change.clone().into_iter().collect(),
+                ..SeriesView::default()
+            }
+        })
+        .collect();
+    BenchmarkView {
+        name: name.to_string(),
+        group: group_of(name).to_string(),
+        page: page_path(name),
+        series,
+    }
 }
 
 /// Writes `name`'s pages whose key differs from the manifest's (or whose file is gone).
 fn benchmark_pages(
-    ctx: (&[Series<'_>], &SettingsKey<'_>, &Manifest),
+    ctx: (
+        &[Series<'_>],
+        &SettingsKey<'_>,
+        &Manifest,
+        &BTreeMap<String, PagesCache>,
+    ),
     name: &str,
     which: &[usize],
     critical: &mut Critical,
 ) -> Result<Done> {
-    let (series, key, old) = ctx;
+    let (series, key, old, cached) = ctx;
     let size = key.size;
     let page = page_path(name);
     let stale = |path: &str, k: &str| {
         old.pages.get(path).map(String::as_str) != Some(k) || !key.out.join(path).is_file()
     };
+    // Nothing it is drawn from changed, and its pages are there as they were written: no levels,
+    // no views, no page keys.
+    let mut input = DefaultHasher::new();
+    (key.site, name).hash(&mut input);
+    for &i in which {
+        series[i].hash_input(name, &series[i].cache.benchmarks[name], &mut input);
+    }
+    let input = input.finish();
+    if let Some(c) = cached.get(name).filter(|c| c.input == input)
+        && c.pages.iter().all(|(path, k)| !stale(path, k))
+    {
+        return Ok(Done {
+            view: index_view(name, &c.index),
+            pages: c.pages.clone(),
+            written: 0,
+            cache: c.clone(),
+        });
+    }
     let write = |path: &str, html: String| {
         let file = key.out.join(path);
         fs::write(&file, html).map_err(io(&file))
     };
     let slots: Vec<_> = which
         .iter()
-        .map(|&i| series[i].slots(&series[i].cache.benchmarks[name]))
+        .map(|&i| series[i].slots(name, &series[i].cache.benchmarks[name]))
         .collect();
     let parts: Vec<Part<'_, '_>> = which
         .iter()
@@ -332,8 +433,14 @@ fn benchmark_pages(
         written += 1;
     }
     pages.push((page, k));
+    let index: Vec<IndexSeries> = view.series.iter().map(index_series).collect();
     Ok(Done {
-        view,
+        view: index_view(name, &index),
+        cache: PagesCache {
+            input,
+            pages: pages.clone(),
+            index,
+        },
         pages,
         written,
     })
@@ -369,9 +476,13 @@ pub fn publish(history: &dyn HistoryRead, settings: &PublishSettings) -> Result<
     let done: Vec<Done> = names
         .par_iter()
         .map_init(Critical::default, |critical, (name, which)| {
-            benchmark_pages((&series, &key, &old), name, which, critical)
+            benchmark_pages((&series, &key, &old, &cache.pages), name, which, critical)
         })
         .collect::<Result<_>>()?;
+    let pages_cache: BTreeMap<String, PagesCache> = done
+        .iter()
+        .map(|d| (d.view.name.clone(), d.cache.clone()))
+        .collect();
     let pages: BTreeMap<String, String> = done.iter().flat_map(|d| d.pages.clone()).collect();
     let mut removed = 0;
     for gone in old.pages.keys().filter(|p| !pages.contains_key(*p)) {
@@ -403,6 +514,13 @@ pub fn publish(history: &dyn HistoryRead, settings: &PublishSettings) -> Result<
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
     fs::write(&manifest_path, text).map_err(io(&manifest_path))?;
     drop(series);
+    let known = |(name, c): (&String, &PagesCache)| {
+        cache.pages.get(name).is_some_and(|o| o.input == c.input)
+    };
+    if pages_cache.len() != cache.pages.len() || !pages_cache.iter().all(known) {
+        cache.changed = true;
+    }
+    cache.pages = pages_cache;
     cache.save(&cache_path)?;
     Ok(Published {
         pages: view.benchmarks.len(),

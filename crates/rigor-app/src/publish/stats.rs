@@ -1,6 +1,9 @@
 //! The numbers a page's comparison of two versions needs: Student's t quantiles (one table per
 //! page, which the page's script interpolates) and the comparison a page opens with, computed
-//! with `rigor_stats::fieller` exactly as `rigor compare` computes it.
+//! with `rigor_stats::fieller` as `rigor compare` computes it, fed from the two versions' levels
+//! (module `points`): each level with its variance (the spread between sessions in it where the
+//! history measured it) and degrees of freedom, the two taken as independent. The page's script
+//! evaluates the same formula for any other pair.
 
 use std::collections::HashMap;
 
@@ -52,7 +55,7 @@ impl Critical {
     }
 }
 
-/// The t table a page's series needs: at its level, down to its smallest top-level count;
+/// The t table a page's series needs: at its level, down to its smallest degrees of freedom;
 /// `None` with fewer than two comparable versions.
 pub(crate) fn quantiles_for(
     points: &[VersionPoint],
@@ -70,7 +73,7 @@ pub(crate) fn quantiles_for(
     critical.table(inputs[0].0, min_units - 1)
 }
 
-/// A measured version's mean as Fieller's input: S² = r·(S²/r) back from the variance of the mean.
+/// A measured version's level as Fieller's input: S² = r·var back from the level's variance.
 fn estimate_of(p: &VersionPoint) -> Option<(f64, MeanEstimate)> {
     match &p.state {
         PointState::Measured(m) => {
@@ -115,6 +118,15 @@ pub(crate) fn default_comparison(
         Some((lo, hi)) => verdict_word(verdict_from_interval(lo, hi, DEFAULT_THRESHOLD)),
         None => "unbounded",
     };
+    // Levels of groups of sessions that no version ties together differ by the groups' unknown
+    // origins too, when the spread between sessions is unknown.
+    let group = |i: usize| match &points[i].state {
+        PointState::Measured(m) => Some(m.component),
+        _ => None,
+    };
+    let unknown = [baseline, candidate]
+        .iter()
+        .any(|&i| matches!(&points[i].state, PointState::Measured(m) if m.sessions_unknown));
     Some(VersionComparison {
         baseline,
         candidate,
@@ -124,6 +136,8 @@ pub(crate) fn default_comparison(
         level,
         threshold: DEFAULT_THRESHOLD,
         verdict: verdict.to_string(),
+        sessions_unknown: unknown,
+        confounded: unknown && group(baseline) != group(candidate),
     })
 }
 

@@ -1,5 +1,5 @@
-//! From what the publisher holds (the version lists, the changes and the cached points) to the
-//! report crate's views, page by page, and the key of each page: a hash of everything the page
+//! From what the publisher holds (the version lists, the changes and each benchmark's points,
+//! module `points`) to the report crate's views, page by page, and the key of each page: a hash of everything the page
 //! is drawn from, so that a page whose key is unchanged is not drawn again.
 //!
 //! A series longer than two archive sizes keeps its older versions on archive pages of
@@ -12,13 +12,15 @@ use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::Range;
 
-use rigor_history::{StoredChange, StoredVersion};
+use rigor_history::{Evidence, StoredChange, StoredVersion};
+use rigor_report::dashboard::plots::short_name;
 use rigor_report::dashboard::{
     ArchiveLink, ArchiveNav, ChangeMark, Overview, OverviewBin, PointState, SeriesView,
     VersionPoint, archive_path,
 };
 
 use super::cache::{BenchCache, SeriesCache};
+use super::points::states;
 use super::stats::{Critical, default_comparison, quantiles_for};
 
 /// Versions per archive page unless the settings say otherwise: a benchmark's page then shows
@@ -40,14 +42,6 @@ pub(crate) struct Series<'a> {
     /// Per benchmark, its current changes in history order.
     pub marks: HashMap<String, Vec<ChangeMark>>,
     pub cache: &'a SeriesCache,
-}
-
-/// A version's point for one benchmark, borrowed from the cache where it was measured.
-#[derive(Clone, Copy)]
-pub(crate) enum Slot<'a> {
-    Stored(&'a PointState),
-    Failed,
-    Missing,
 }
 
 impl<'a> Series<'a> {
@@ -77,7 +71,7 @@ impl<'a> Series<'a> {
                 .and_then(|&i| versions[i].version.commit.clone())
         };
         let mut marks: HashMap<String, Vec<ChangeMark>> = HashMap::new();
-        for c in changes {
+        for c in changes.iter().filter(|c| shown(c)) {
             let m = ChangeMark {
                 rev: c.change.rev.clone(),
                 commit: commit(&c.change.rev),
@@ -88,6 +82,8 @@ impl<'a> Series<'a> {
                 verdict: c.change.verdict.to_string(),
                 method: c.change.method.clone(),
                 status: c.status.to_string(),
+                confounded: confounded(&c.change),
+                confirmed: c.change.evidence == Evidence::Confirmed,
             };
             marks.entry(c.benchmark.clone()).or_default().push(m);
         }
@@ -106,29 +102,32 @@ impl<'a> Series<'a> {
     }
 
     /// Every version's point for one benchmark, in history order.
-    pub fn slots(&self, bench: &'a BenchCache) -> Vec<Slot<'a>> {
-        self.versions
-            .iter()
-            .map(|v| match bench.points.get(&v.version.rev) {
-                Some(p) => Slot::Stored(&p.state),
-                None if v.failed > 0 && v.failed == v.runs => Slot::Failed,
-                None => Slot::Missing,
-            })
-            .collect()
+    pub fn slots(&self, name: &str, bench: &BenchCache) -> Vec<PointState> {
+        states(name, bench, &self.versions)
     }
 
-    fn point(&self, i: usize, slot: Slot<'_>) -> VersionPoint {
+    fn point(&self, i: usize, state: &PointState) -> VersionPoint {
         let v = &self.versions[i].version;
         VersionPoint {
             rev: v.rev.clone(),
             commit: v.commit.clone(),
             subject: v.subject.clone(),
             time: v.time.map(|t| t.to_string()),
-            state: match slot {
-                Slot::Stored(s) => s.clone(),
-                Slot::Failed => PointState::Failed,
-                Slot::Missing => PointState::Missing,
-            },
+            state: state.clone(),
+        }
+    }
+
+    /// Feeds everything `name`'s part of this series is drawn from into `h`: the versions, the
+    /// benchmark's runs (a run's id stands for its content: the cache starts a series over when
+    /// a run it knows changes) and its changes.
+    pub fn hash_input(&self, name: &str, bench: &BenchCache, h: &mut DefaultHasher) {
+        (self.machine, self.branch, &self.version_keys, &bench.levels).hash(h);
+        bench.runs.len().hash(h);
+        for r in &bench.runs {
+            r.run.id.hash(h);
+        }
+        for m in self.marks.get(name).into_iter().flatten() {
+            hash_mark(m, h);
         }
     }
 
@@ -156,7 +155,7 @@ pub(crate) struct Part<'s, 'a> {
     pub series: &'s Series<'a>,
     pub name: &'s str,
     pub bench: &'a BenchCache,
-    pub slots: &'s [Slot<'a>],
+    pub slots: &'s [PointState],
 }
 
 impl Part<'_, '_> {
@@ -199,8 +198,9 @@ impl Part<'_, '_> {
         critical: &mut Critical,
     ) -> SeriesView {
         let first = range.start;
-        let points: Vec<VersionPoint> =
-            range.map(|i| self.series.point(i, self.slots[i])).collect();
+        let points: Vec<VersionPoint> = range
+            .map(|i| self.series.point(i, &self.slots[i]))
+            .collect();
         let quantiles = quantiles_for(&points, critical);
         // At the table's level, so that the page's script and this agree for every pair.
         let comparison = quantiles
@@ -231,7 +231,7 @@ impl Part<'_, '_> {
                 let measured: Vec<_> = self.slots[first..=last]
                     .iter()
                     .filter_map(|s| match s {
-                        Slot::Stored(PointState::Measured(m)) if m.mean.is_finite() => Some(m),
+                        PointState::Measured(m) if m.mean.is_finite() => Some(m),
                         _ => None,
                     })
                     .collect();
@@ -259,10 +259,17 @@ impl Part<'_, '_> {
                     .filter_map(|m| Some((*self.series.position.get(&m.rev)?, m.ratio)))
                     .collect()
             });
+        let labels = self
+            .series
+            .versions
+            .iter()
+            .map(|v| short_name(v.version.commit.as_deref(), &v.version.rev))
+            .collect();
         Overview {
             versions: n,
             bins,
             changes,
+            labels,
         }
     }
 
@@ -272,7 +279,7 @@ impl Part<'_, '_> {
         (range.start, range.end).hash(h);
         self.series.version_keys[range.clone()].hash(h);
         for slot in &self.slots[range.clone()] {
-            hash_slot(*slot, h);
+            hash_slot(slot, h);
         }
         for m in self.series.marks_in(self.name, &range) {
             hash_mark(&m, h);
@@ -304,9 +311,10 @@ impl Part<'_, '_> {
     }
 }
 
-fn hash_slot(slot: Slot<'_>, h: &mut DefaultHasher) {
+/// Feeds what a page draws of a version's point into `h`.
+fn hash_slot(slot: &PointState, h: &mut DefaultHasher) {
     match slot {
-        Slot::Stored(PointState::Measured(m)) => {
+        PointState::Measured(m) => {
             0u8.hash(h);
             for x in [m.mean, m.lower, m.upper, m.level] {
                 x.to_bits().hash(h);
@@ -317,16 +325,30 @@ fn hash_slot(slot: Slot<'_>, h: &mut DefaultHasher) {
             m.ratio_input
                 .map(|r| (r.units, r.var_of_mean.to_bits(), r.step.map(f64::to_bits)))
                 .hash(h);
+            (m.identical, m.sessions_unknown, m.component, &m.runs).hash(h);
         }
-        Slot::Stored(PointState::Unanalysed) => 1u8.hash(h),
-        Slot::Stored(PointState::Failed) | Slot::Failed => 2u8.hash(h),
-        Slot::Stored(PointState::Missing) | Slot::Missing => 3u8.hash(h),
+        PointState::Unanalysed => 1u8.hash(h),
+        PointState::Failed => 2u8.hash(h),
+        PointState::Missing => 3u8.hash(h),
     }
+}
+
+/// Whether a stored change cannot be told from a session boundary: its evidence says so (or,
+/// for a change stored by a detection that only said so in words, its method). The pages draw
+/// such changes apart.
+pub(crate) fn confounded(c: &rigor_history::NewChange) -> bool {
+    c.evidence == Evidence::Confounded || c.method.to_ascii_lowercase().contains("confounded")
+}
+
+/// Whether the pages show a stored change: not when measuring both sides again refuted it (as
+/// `rigor track run` leaves it out of its report).
+pub(crate) fn shown(c: &StoredChange) -> bool {
+    c.change.evidence != Evidence::Refuted
 }
 
 fn hash_mark(m: &ChangeMark, h: &mut DefaultHasher) {
     (&m.rev, &m.commit, &m.previous_rev, &m.previous_commit).hash(h);
-    (&m.verdict, &m.method, &m.status).hash(h);
+    (&m.verdict, &m.method, &m.status, m.confounded, m.confirmed).hash(h);
     m.ratio.to_bits().hash(h);
     m.interval.map(|(a, b)| (a.to_bits(), b.to_bits())).hash(h);
 }

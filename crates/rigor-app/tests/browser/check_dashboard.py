@@ -10,9 +10,14 @@ Checks, in the DOM Chromium builds after running the page's script, and in its c
     that the check cannot pass by capturing nothing);
   * the script ran (the index's filter controls are shown) from file://;
   * each expected change (benchmark NAME at version REV) is listed, and its dashed marker in the
-    history plot is drawn between REV and the version before it;
+    history plot is drawn between REV and the version before it; a change marked invalid
+    (--invalid) is drawn apart: grey dots there, no orange marker; a confounded one (--confounded)
+    likewise in violet;
+  * session boundaries (--sessions NAME=REV,…: a session starts at REV) are drawn as thin violet
+    lines just before REV, versions re-measured as anchors (--anchors) are ringed in green, and
+    the history plot's axis names commits (--commit REV=SHORT: SHORT is a tick label);
   * the filter works: the index opened with ?q=TEXT shows exactly the rows whose name holds
-    TEXT, and ?machine= / ?branch= likewise;
+    TEXT, and ?machine= / ?branch= likewise, on the benchmark list and on the change table;
   * every link resolves: relative links name files of the site, absolute ones only the
     repository's address; nothing is loaded from anywhere;
   * the hostile benchmark name shows as text and builds no element;
@@ -46,6 +51,11 @@ from check_report import (  # noqa: E402
 CONSOLE = re.compile(r":CONSOLE(?:\(\d+\)|:\d+)?\] (.*)")
 # Chromium draws the change markers in this colour (plots' CHANGE, #e67800).
 CHANGE_STROKE = "#E67800"
+# Invalid changes' grey dots (REFERENCE), session boundaries' violet (BUILD), anchors' green rings.
+INVALID_STROKE = "#6E6E6E"
+SESSION_STROKE = "#3C2878"
+ANCHOR_STROKE = "#2CA02C"
+CONFOUNDED_STROKE = "#9467BD"
 # Chromium processes run at once. Each one spends much of its start-up waiting, so a few at a
 # time finish the same checks sooner, even on two cores; every check keeps its own browser and
 # profile, and results are reported in the order the checks are listed.
@@ -336,6 +346,11 @@ def compare_check(chromium, url, path, case, failures, out):
     want = f"{case['cand']} is "
     if not got["text"].startswith(want) or f" than {case['base']} (" not in got["text"]:
         failures.append(f"{label}: text {got['text']!r} does not name the two versions")
+    if case.get("confounded") and "Confounded: " not in got["text"]:
+        failures.append(f"{label}: a confounded comparison not said to be: {got['text']!r}")
+    elif case.get("unknown") and not case.get("confounded") and \
+            "spread between sessions is unknown" not in got["text"]:
+        failures.append(f"{label}: the unknown spread between sessions not said: {got['text']!r}")
     if not same4(float(got["ratio"]), case["ratio"]):
         failures.append(f"{label}: ratio {got['ratio']}, rigor: {case['ratio']}")
     if case["lower"] is None:
@@ -357,12 +372,14 @@ class Survey(html.parser.HTMLParser):
         super().__init__(convert_charrefs=True)
         self.links, self.loads, self.elements = [], [], []
         self.rows = []  # [name, machine, branch, hidden, page]
+        self.crows = []  # change table rows: [name, machine, branch, hidden]
         self.versions = {}  # table id -> {rev: index}
         self.boxes = []  # plot boxes: dict(table, x0, x1, n, markers)
         self.controls_hidden = None
         self.text = []
         self._table = None
         self._overview = False
+        self._text = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -388,23 +405,40 @@ class Survey(html.parser.HTMLParser):
             self.versions[self._table][a["data-rev"]] = int(a["data-i"])
         if tag == "div" and "plotbox" in (a.get("class") or "").split():
             self.boxes.append({"table": a.get("data-table"), "x0": int(a["data-x0"]),
-                               "x1": int(a["data-x1"]), "n": int(a["data-n"]), "markers": set()})
+                               "x1": int(a["data-x1"]), "n": int(a["data-n"]), "markers": set(),
+                               "invalid": set(), "sessions": set(), "anchors": set(),
+                               "confounded": set(),
+                               "texts": []})
+        if tag == "tr" and "crow" in (a.get("class") or "").split():
+            self.crows.append([a.get("data-name"), a.get("data-machine"), a.get("data-branch"),
+                               "hidden" in a])
+        if tag == "text" and self.boxes and not self._overview:
+            self._text = True
+        if (tag == "circle" and (a.get("stroke") or "").upper() == ANCHOR_STROKE and self.boxes
+                and not self._overview):
+            self.boxes[-1]["anchors"].add(round(float(a.get("cx", "nan"))))
         if tag == "svg" and "overview" in (a.get("class") or "").split():
             self._overview = True
-        if (tag == "polyline" and (a.get("stroke") or "").upper() == CHANGE_STROKE and self.boxes
-                and not self._overview):
+        stroke = (a.get("stroke") or "").upper()
+        kinds = {CHANGE_STROKE: "markers", INVALID_STROKE: "invalid", SESSION_STROKE: "sessions",
+                 CONFOUNDED_STROKE: "confounded"}
+        if tag == "polyline" and stroke in kinds and self.boxes and not self._overview:
             xs = {round(float(p.split(",")[0])) for p in (a.get("points") or "").split()}
             if len(xs) == 1:
-                self.boxes[-1]["markers"] |= xs
+                self.boxes[-1][kinds[stroke]] |= xs
 
     def handle_endtag(self, tag):
         if tag == "table":
             self._table = None
         if tag == "svg":
             self._overview = False
+        if tag == "text":
+            self._text = False
 
     def handle_data(self, data):
         self.text.append(data)
+        if self._text and self.boxes:
+            self.boxes[-1]["texts"].append(data.strip())
 
 
 def survey_of(dom):
@@ -452,10 +486,39 @@ def check_markers(page, survey, revs, failures):
             failures.append(f"{page}: version {rev} not found in its versions table")
 
 
+def at_versions(page, survey, revs, kind, label, failures, offset=-0.5, history_only=True):
+    """Each of `revs` has a mark of `kind` in a history plot, at the version's place plus
+    `offset` steps (half-way before it for lines, on it for rings)."""
+    for rev in revs:
+        found, where = False, []
+        for box in survey.boxes:
+            index = survey.versions.get(box["table"], {}).get(rev)
+            if index is None or box["n"] < 2:
+                continue
+            step = (box["x1"] - box["x0"]) / (box["n"] - 1)
+            expected = box["x0"] + (index + offset) * step
+            where.append(round(expected))
+            if any(abs(x - expected) <= 1.5 for x in box[kind]):
+                found = True
+        if not found:
+            failures.append(f"{page}: no {label} at {rev} (x ≈ {where}; drawn at "
+                            f"{[sorted(b[kind]) for b in survey.boxes]})")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("site")
     p.add_argument("--change", action="append", default=[], help="NAME=REV (repeatable)")
+    p.add_argument("--invalid", action="append", default=[],
+                   help="NAME=REV: a change marked invalid, drawn apart (repeatable)")
+    p.add_argument("--confounded", action="append", default=[],
+                   help="NAME=REV: a change confounded with a session boundary (repeatable)")
+    p.add_argument("--sessions", action="append", default=[],
+                   help="NAME=REV,REV: versions where a session starts (repeatable)")
+    p.add_argument("--anchors", action="append", default=[],
+                   help="NAME=REV,REV: versions re-measured as anchors (repeatable)")
+    p.add_argument("--commit", action="append", default=[],
+                   help="REV=SHORT: the history plot labels REV's tick SHORT (repeatable)")
     p.add_argument("--hostile", default="<img src=x onerror=alert(1)>")
     p.add_argument("--repo-url")
     p.add_argument("--screenshots", help="folder for index.png and benchmark.png")
@@ -521,6 +584,11 @@ def main():
         print(f"filter {query}: {shown} of {len(rows)} rows shown")
         if wrong or not rows:
             failures.append(f"filter {query}: wrong rows shown or hidden: {wrong[:5]}")
+        crows = survey_of(dom).crows
+        wrong = [r[0] for r in crows if r[3] == keep(r)]
+        print(f"filter {query}: {sum(1 for r in crows if not r[3])} of {len(crows)} changes shown")
+        if wrong:
+            failures.append(f"filter {query}: wrong changes shown or hidden: {wrong[:5]}")
 
     pages = {r[0]: r[4] for r in index.rows}
     expected = {}
@@ -584,7 +652,40 @@ def main():
         compare_check(chromium, url(page), os.path.join(site, page), case, found, out)
         return out, found
 
+    def marks_checks():
+        """Invalid changes, session boundaries, anchors and commit ticks."""
+        found = []
+        specs = [(args.invalid, "invalid", "grey invalid-change marker", -0.5),
+                 (args.confounded, "confounded", "violet confounded-change marker", -0.5),
+                 (args.sessions, "sessions", "session boundary", -0.5),
+                 (args.anchors, "anchors", "anchor ring", 0.0)]
+        for given, kind, label, offset in specs:
+            for spec in given:
+                name, revs = spec.rsplit("=", 1)
+                page = pages.get(name)
+                if page is None:
+                    found.append(f"benchmark {name!r} has no page on the index")
+                    continue
+                s = survey_of(chromium_dom(chromium, url(page))[0])
+                at_versions(page, s, revs.split(","), kind, label, found, offset)
+                if kind in ("invalid", "confounded"):
+                    # Drawn apart: no orange marker of a new change there.
+                    strays = []
+                    at_versions(page, s, revs.split(","), "markers", "orange marker", strays)
+                    if not strays:
+                        found.append(f"{page}: the {kind} change at {revs} is drawn like a new one")
+        for spec in args.commit:
+            rev, short = spec.split("=", 1)
+            page = pages.get(next(iter(expected), ""))
+            if page:
+                s = survey_of(chromium_dom(chromium, url(page))[0])
+                if not any(short in b["texts"] for b in s.boxes):
+                    found.append(f"{page}: no tick labelled {short} ({rev}); ticks "
+                                 f"{[b['texts'][:12] for b in s.boxes]}")
+        return [], found
+
     checks = [lambda n=n, r=r: change_checks(n, r) for n, r in expected.items()]
+    checks.append(marks_checks)
     checks += [lambda c=c: compare_case(c) for c in json.loads(args.compare)]
     for out, found in in_parallel(checks):
         for line in out:

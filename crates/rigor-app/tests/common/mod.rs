@@ -71,6 +71,57 @@ pub fn ingest(h: &mut SqliteHistory, machine: &MachineInfo, k: i64, result: &Res
         .unwrap();
 }
 
+/// One version's level as the dashboard's oracle takes it from the history itself.
+pub struct LevelEstimate {
+    /// The version.
+    pub rev: String,
+    /// The level in seconds as Fieller's input: its variance from the fit (the spread between
+    /// sessions in it when known) and its degrees of freedom + 1, as `track::levels` takes them.
+    pub estimate: rigor_stats::fieller::MeanEstimate,
+    /// The coarsest resolution its runs reported.
+    pub resolution: Option<Resolution>,
+    /// Its group of connected sessions.
+    pub component: Option<usize>,
+    /// Whether the spread between sessions is unknown.
+    pub unknown: bool,
+}
+
+/// Every version's level of `benchmark` on `machine` / main, by `track::levels::series_levels`.
+pub fn level_estimates(h: &SqliteHistory, machine: &str, benchmark: &str) -> Vec<LevelEstimate> {
+    use rigor_app::track::levels::series_levels;
+    use rigor_history::SeriesKey;
+    let all = series_levels(
+        h,
+        &SeriesKey::new(machine, "main"),
+        ConfidenceLevel::NINETY_FIVE,
+    )
+    .unwrap();
+    let l = all.iter().find(|l| l.benchmark == benchmark).unwrap();
+    let across = l.fit.session_variance();
+    l.versions
+        .iter()
+        .map(|v| {
+            let parts = l.fit.contrast_variance(&[(v.point, 1.0)]);
+            let var = parts.total(across).unwrap_or(parts.estimation);
+            let own: usize = v.runs.iter().map(|r| r.units - 1).sum();
+            let df = across.map_or(own, |s| own.min(s.df.max(1))).max(1);
+            let level = Seconds::from_unit(v.level, l.unit).0;
+            let e = rigor_stats::fieller::MeanEstimate::new(
+                level,
+                level * level * var * (df + 1) as f64,
+                df + 1,
+            );
+            LevelEstimate {
+                rev: v.rev.clone(),
+                estimate: e.unwrap(),
+                resolution: v.resolution,
+                component: l.fit.component(v.point),
+                unknown: v.sessions_unknown,
+            }
+        })
+        .collect()
+}
+
 /// A session of `machine`, begun now (its runs measured together, as `rigor track run` measures
 /// a batch).
 #[allow(dead_code)]

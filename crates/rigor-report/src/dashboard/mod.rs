@@ -23,8 +23,8 @@ use sha2::{Digest, Sha256};
 pub use page::{render_archive, render_benchmark, render_index};
 pub use view::{
     ArchiveLink, ArchiveNav, BenchmarkView, ChangeMark, ChangeRow, Measured, Overview, OverviewBin,
-    PointState, QuantileTable, RatioInput, SeriesView, SiteMeta, SiteView, VersionComparison,
-    VersionPoint,
+    PointState, QuantileTable, RatioInput, RunMark, SeriesView, SiteMeta, SiteView,
+    VersionComparison, VersionPoint,
 };
 
 /// The page of a benchmark, relative to the site's root: `b/` + the name's letters and digits

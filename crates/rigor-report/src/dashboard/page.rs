@@ -179,8 +179,9 @@ fn changes_table(out: &mut String, view: &SiteView) {
         );
     }
     out.push_str(
-        "<table class=\"changes\">\n<thead><tr><th>Version</th><th>Benchmark</th><th>Machine</th>\
-         <th>Branch</th><th class=\"num\">Change</th><th>Interval</th><th>Method</th><th>Status</th></tr></thead>\n<tbody>\n",
+        "<table class=\"changes\" id=\"change-table\">\n<thead><tr><th>Version</th><th>Date</th><th>Subject</th>\
+         <th>Benchmark</th><th>Machine</th><th>Branch</th><th class=\"num\">Change</th><th>Interval</th>\
+         <th>Method</th><th>Status</th></tr></thead>\n<tbody>\n",
     );
     for c in view.changes.iter().take(MAX_CHANGES) {
         change_row(out, &view.site, c);
@@ -192,9 +193,15 @@ fn change_row(out: &mut String, site: &SiteMeta, c: &ChangeRow) {
     let m = &c.change;
     let _ = writeln!(
         out,
-        "<tr class=\"status-{status}\"><td>{}</td><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td>\
-         <td class=\"num {}\">{}</td><td>{}</td><td>{}</td><td>{status}</td></tr>",
+        "<tr class=\"crow {}\" data-name=\"{}\" data-machine=\"{}\" data-branch=\"{}\"><td>{}</td><td class=\"date\">{}</td><td>{}</td>\
+         <td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num {}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        change_class(m),
+        Escaped(&c.benchmark),
+        Escaped(&c.machine),
+        Escaped(&c.branch),
         version_link(site, &m.rev, c.commit.as_deref()),
+        Escaped(&day(c.time.as_deref())),
+        Escaped(c.subject.as_deref().unwrap_or("")),
         Escaped(&c.page),
         Escaped(&c.benchmark),
         Escaped(&c.machine),
@@ -203,8 +210,41 @@ fn change_row(out: &mut String, site: &SiteMeta, c: &ChangeRow) {
         signed_percent(m.ratio),
         change_interval(m),
         Escaped(&m.method),
-        status = Escaped(&m.status),
+        status_text(m),
     );
+}
+
+/// The classes of a change's row: its status, and `confounded` when it cannot be told from a
+/// session boundary.
+fn change_class(m: &ChangeMark) -> String {
+    let status: String = m
+        .status
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    if m.confounded {
+        format!("status-{status} confounded")
+    } else {
+        format!("status-{status}")
+    }
+}
+
+/// A change's status as the tables show it, with a confounded change said to be one and a
+/// confirmed one said to be confirmed.
+fn status_text(m: &ChangeMark) -> String {
+    let note = if m.confounded {
+        " <span class=\"legend\">(confounded with a session boundary)</span>"
+    } else if m.confirmed {
+        " <span class=\"legend\">(confirmed)</span>"
+    } else {
+        ""
+    };
+    format!("{}{note}", Escaped(&m.status))
+}
+
+/// The date of an RFC 3339 time (`2026-01-13T12:00:00Z` → `2026-01-13`).
+fn day(time: Option<&str>) -> String {
+    time.map_or(String::new(), |t| t.chars().take(10).collect())
 }
 
 fn options(out: &mut String, id: &str, label: &str, values: &[&str]) {
@@ -294,10 +334,16 @@ fn index_row(out: &mut String, b: &BenchmarkView, s: &SeriesView, rank: usize) {
     });
     let change = s.changes.last().map_or(String::new(), |c| {
         format!(
-            "<span class=\"{}\">{}</span> at <code>{}</code>",
+            "<span class=\"{}\"><span class=\"{}\">{}</span> at <code>{}</code>{}</span>",
+            change_class(c),
             verdict_class(c),
             signed_percent(c.ratio),
-            Escaped(&short(&c.rev))
+            Escaped(&short(&c.rev)),
+            match (c.confounded, c.status.as_str()) {
+                (true, _) => " (confounded)".to_string(),
+                (false, "new") => String::new(),
+                (false, status) => format!(" ({})", Escaped(status)),
+            }
         )
     });
     let _ = writeln!(
@@ -437,14 +483,8 @@ fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
     );
     let _ = writeln!(
         out,
-        "</div><figcaption>Mean per version (line) with its {} confidence interval (band), in history order. \
-         Dashed orange lines: detected changes, labelled with their size. Red crosses: versions that failed; \
-         grey ticks: versions without a result for this benchmark. Hover for a version, click to open its commit; \
-         shift-click a version to make it the baseline of the comparison below, Ctrl- or ⌘-click to make it the candidate.{}</figcaption></figure>",
-        level.map_or("".into(), |l| format!(
-            "{}%",
-            crate::html::scale::tick(l * 100.0)
-        )),
+        "</div><figcaption>{}{}</figcaption></figure>",
+        history_caption(s, level),
         if s.first > 0 || s.overview.is_some() {
             format!(
                 " Versions {}–{} of the history.",
@@ -491,6 +531,57 @@ fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
     out.push_str("</section>\n");
 }
 
+/// What the history plot shows, said for the marks this series has.
+fn history_caption(s: &SeriesView, level: Option<f64>) -> String {
+    let measured: Vec<&Measured> = s
+        .versions
+        .iter()
+        .filter_map(|v| match &v.state {
+            PointState::Measured(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    let mut out = format!(
+        "Each version's level (line) with its {} confidence interval (band), in history order: \
+         all of its runs pooled, with the shifts of the sessions they were measured in taken out, \
+         as <code>rigor track show</code> and change detection take it.",
+        level.map_or("".into(), |l| format!(
+            "{}%",
+            crate::html::scale::tick(l * 100.0)
+        )),
+    );
+    if !plots::session_starts(s).is_empty() {
+        out.push_str(" Thin violet lines: a new session starts (a <code>track run</code> batch, a farm job, a bisection step).");
+    } else if measured.len() > 1 {
+        out.push_str(" Nearly every version was measured in a session of its own (session boundaries not drawn).");
+    }
+    if measured.iter().any(|m| m.anchored()) {
+        out.push_str(
+            " Green rings: versions measured again as anchors, tying their sessions together.",
+        );
+    }
+    if measured.iter().any(|m| m.identical) {
+        out.push_str(
+            " Grey bars join versions whose builds are byte-identical: one point, one level.",
+        );
+    }
+    out.push_str(
+        " Dashed orange lines: detected changes, labelled with their size (pale and ticked: \
+         acknowledged; grey dots: marked invalid; violet with a ?: confounded with a session \
+         boundary). Red crosses: versions that failed; grey ticks: versions without a result for \
+         this benchmark. Hover for a version, click to open its commit; shift-click a version to \
+         make it the baseline of the comparison below, Ctrl- or ⌘-click to make it the candidate.",
+    );
+    if measured.iter().any(|m| m.sessions_unknown) {
+        out.push_str(
+            " <strong class=\"unknown\">The spread between sessions is unknown</strong> (no version \
+             of this series was measured in two sessions): the intervals hold each version's own \
+             noise only, and a step at a session boundary cannot be told from the session.",
+        );
+    }
+    out
+}
+
 /// The whole history in brief and the links to the archive pages of older versions.
 fn overview_section(out: &mut String, s: &SeriesView, o: &Overview, id: &str) {
     out.push_str("<h3>Whole history</h3>\n<figure>");
@@ -503,7 +594,7 @@ fn overview_section(out: &mut String, s: &SeriesView, o: &Overview, id: &str) {
     );
     let _ = writeln!(
         out,
-        "<figcaption>All {} versions, consecutive versions pooled: the mean of their means (line) and the span \
+        "<figcaption>All {} versions, consecutive versions pooled: the mean of their levels (line) and the span \
          of their intervals (band). Dashed orange lines: detected changes. The shaded part is drawn in detail below; \
          older versions are on the pages listed here.</figcaption></figure>",
         o.versions
@@ -545,13 +636,14 @@ fn series_changes(out: &mut String, site: &SiteMeta, s: &SeriesView) {
         });
         let _ = writeln!(
             out,
-            "<tr class=\"status-{status}\"><td>{from}</td><td>{}</td><td class=\"num {}\">{}</td><td>{}</td><td>{}</td><td>{status}</td></tr>",
+            "<tr class=\"{}\"><td>{from}</td><td>{}</td><td class=\"num {}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            change_class(c),
             version_link(site, &c.rev, commit(&c.rev, &c.commit).as_deref()),
             verdict_class(c),
             signed_percent(c.ratio),
             change_interval(c),
             Escaped(&c.method),
-            status = Escaped(&c.status),
+            status_text(c),
         );
     }
     out.push_str("</tbody></table>\n");
@@ -564,8 +656,8 @@ fn compare_section(out: &mut String, s: &SeriesView, id: &str) {
     out.push_str("<h3>Compare two versions</h3>\n");
     let (Some(q), Some(c)) = (&s.quantiles, &s.comparison) else {
         out.push_str(
-            "<p class=\"note\">Fewer than two versions can be compared: a comparison needs each \
-             version's top-level unit count, which runs stored by older rigor versions lack.</p>\n",
+            "<p class=\"note\">Fewer than two versions can be compared: a comparison needs the \
+             variance of each version's level.</p>\n",
         );
         return;
     };
@@ -592,11 +684,13 @@ fn compare_section(out: &mut String, s: &SeriesView, id: &str) {
         Escaped(&comparison_words(c, &name(c.baseline), &name(c.candidate))),
     );
     out.push_str(
-        "<p class=\"legend\">The ratio of the candidate's mean to the baseline's with Fieller's \
-         interval (Welch–Satterthwaite degrees of freedom), as <code>rigor compare</code> reports it, \
-         from each version's stored mean and its variance. Shown: the newest version against the \
-         last one before the newest change; picking other versions (from the menus, or by shift-clicking and \
-         Ctrl-clicking points of the history plot) needs scripts.</p>\n</div>\n",
+        "<p class=\"legend\">The ratio of the candidate's level to the baseline's with Fieller's \
+         interval (Welch–Satterthwaite degrees of freedom), in the words of <code>rigor compare</code>, \
+         from the two levels the plot shows and their variances (each with the spread between \
+         sessions where the history measured it; the two levels are taken as independent). Shown: \
+         the newest version against the last one before the newest change; picking other versions \
+         (from the menus, or by shift-clicking and Ctrl-clicking points of the history plot) needs \
+         scripts.</p>\n</div>\n",
     );
 }
 
@@ -630,10 +724,19 @@ pub fn comparison_words(c: &VersionComparison, baseline: &str, candidate: &str) 
         ),
         other => other.to_string(),
     };
-    format!(
+    let mut words = format!(
         "{candidate} is {} {direction} than {baseline} ({ci}); {ratio}: {verdict}",
         rigor_units::percent_text(change.abs())
-    )
+    );
+    if c.confounded {
+        words.push_str(
+            ". Confounded: the two were measured in sessions no version ties together, so the \
+             difference cannot be told from a session shift",
+        );
+    } else if c.sessions_unknown {
+        words.push_str(". The spread between sessions is unknown and not in the interval");
+    }
+    words
 }
 
 fn versions_table(out: &mut String, site: &SiteMeta, s: &SeriesView, id: &str) {
@@ -641,7 +744,7 @@ fn versions_table(out: &mut String, site: &SiteMeta, s: &SeriesView, id: &str) {
     let _ = writeln!(
         out,
         "<details{open}><summary>Every version ({})</summary>\n<table class=\"versions\" id=\"{id}-versions\">\
-         <thead><tr><th>#</th><th>Version</th><th>Mean (interval)</th><th>Date</th><th>Subject</th></tr></thead><tbody>",
+         <thead><tr><th>#</th><th>Version</th><th>Level (interval)</th><th>Runs</th><th>Date</th><th>Subject</th></tr></thead><tbody>",
         s.versions.len()
     );
     let unit = plots::unit_of(s);
@@ -661,21 +764,27 @@ fn version_row(
     unit: TimeUnit,
 ) {
     let mut data = String::new();
-    if let PointState::Measured(Measured {
-        mean,
-        ratio_input: Some(r),
-        ..
-    }) = &v.state
-    {
-        // Fieller's inputs for the page's comparison (shortest round-trip decimals), and the
-        // resolution that floors it.
-        let _ = write!(
-            data,
-            " data-mean=\"{mean:e}\" data-var=\"{:e}\" data-units=\"{}\"",
-            r.var_of_mean, r.units
-        );
-        if let Some(step) = r.step {
-            let _ = write!(data, " data-res=\"{step:e}\"");
+    if let PointState::Measured(m) = &v.state {
+        if let Some(r) = m.ratio_input {
+            // Fieller's inputs for the page's comparison (shortest round-trip decimals), the
+            // resolution that floors it, and what its notes need.
+            let _ = write!(
+                data,
+                " data-mean=\"{:e}\" data-var=\"{:e}\" data-units=\"{}\" data-comp=\"{}\"",
+                m.mean, r.var_of_mean, r.units, m.component
+            );
+            if let Some(step) = r.step {
+                let _ = write!(data, " data-res=\"{step:e}\"");
+            }
+            if m.sessions_unknown {
+                data.push_str(" data-su=\"1\"");
+            }
+        }
+        if m.anchored() {
+            data.push_str(" data-anchor=\"1\"");
+        }
+        if m.identical {
+            data.push_str(" data-identical=\"1\"");
         }
     }
     let (class, value) = match &v.state {
@@ -686,12 +795,37 @@ fn version_row(
     };
     let _ = writeln!(
         out,
-        "<tr class=\"{class}\" data-i=\"{i}\" data-rev=\"{}\"{data}><td class=\"num\">{at}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td></tr>",
+        "<tr class=\"{class}\" data-i=\"{i}\" data-rev=\"{}\"{data}><td class=\"num\">{at}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         Escaped(&v.rev),
         version_link(site, &v.rev, v.commit.as_deref()),
+        runs_text(&v.state),
         Escaped(v.time.as_deref().unwrap_or("")),
         Escaped(v.subject.as_deref().unwrap_or("")),
     );
+}
+
+/// A version's runs in words: each run's session and role (`session 12; session 14, anchor`),
+/// then whether its build is identical to the version before and whether its interval lacks the
+/// spread between sessions.
+fn runs_text(state: &PointState) -> String {
+    let PointState::Measured(m) = state else {
+        return String::new();
+    };
+    let mut parts: Vec<String> = m
+        .runs
+        .iter()
+        .map(|r| match r.role.as_str() {
+            "new" => format!("session {}", r.session),
+            role => format!("session {}, {}", r.session, Escaped(role)),
+        })
+        .collect();
+    if m.identical {
+        parts.push("identical build to the version before".into());
+    }
+    if m.sessions_unknown {
+        parts.push("spread between sessions unknown".into());
+    }
+    parts.join("; ")
 }
 
 #[cfg(test)]

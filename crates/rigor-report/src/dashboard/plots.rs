@@ -11,12 +11,13 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use rigor_units::{Seconds, TimeUnit};
 
-use super::view::{Overview, PointState, SeriesView};
+use super::view::{ChangeMark, Overview, PointState, SeriesView, VersionPoint};
 use crate::html::plots::sequence::{Chart, mesh};
 use crate::html::plots::{
-    CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, TICK_SIZE, palette, svg,
+    BUILD, CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, TICK_SIZE,
+    palette, svg,
 };
-use crate::html::scale::{Span, plottable, tick, whole_tick};
+use crate::html::scale::{Span, plottable, tick, truncate, whole_tick};
 
 /// Size of the history plot.
 pub const HISTORY_SIZE: (u32, u32) = (1140, 360);
@@ -105,7 +106,8 @@ pub fn history(series: &SeriesView) -> (PlotResult, Geometry) {
         width: HISTORY_SIZE.0,
         ..Geometry::default()
     };
-    let desc = format!("mean ({})", unit.symbol());
+    let desc = format!("level ({})", unit.symbol());
+    let label = version_label(series);
     let drawn = svg(HISTORY_SIZE, |root| {
         let mut chart = ChartBuilder::on(root)
             .margin(12)
@@ -113,24 +115,140 @@ pub fn history(series: &SeriesView) -> (PlotResult, Geometry) {
             .x_label_area_size(44)
             .y_label_area_size(76)
             .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
-        mesh(
-            &mut chart,
-            ("version (history order)", &desc),
-            whole_tick,
-            tick,
-        )?;
+        mesh(&mut chart, (axis_name(series), &desc), &label, &tick)?;
         geometry.x0 = chart.backend_coord(&(first as f64, y.lo)).0;
         geometry.x1 = chart
             .backend_coord(&((first + n.max(2) - 1) as f64, y.lo))
             .0;
+        sessions(root, &chart, series, y)?;
+        identical(&mut chart, series, scale)?;
         for seg in &segs {
             band(&mut chart, seg)?;
         }
+        anchors(&mut chart, series, scale)?;
         marks(root, &mut chart, series, y)?;
         changes(root, &mut chart, series, y)?;
         Ok(())
     });
     (drawn, geometry)
+}
+
+/// A version's name at a tick of the history and noise plots: its commit id shortened to 7
+/// characters, else its name (at most 10 characters).
+pub fn tick_name(v: &VersionPoint) -> String {
+    short_name(v.commit.as_deref(), &v.rev)
+}
+
+/// A version's name at a tick: its commit id shortened to 7 characters, else its name (at most
+/// 10 characters).
+pub fn short_name(commit: Option<&str>, rev: &str) -> String {
+    match commit {
+        Some(c) if !c.is_empty() => c.chars().take(7).collect(),
+        _ => truncate(rev, 10),
+    }
+}
+
+/// The x axis' description: commits when the versions are commits.
+fn axis_name(series: &SeriesView) -> &'static str {
+    if series.versions.iter().any(|v| v.commit.is_some()) {
+        "commit (history order)"
+    } else {
+        "version (history order)"
+    }
+}
+
+/// Tick labels of a page's plots: whole-history position → the version's [`tick_name`].
+fn version_label(series: &SeriesView) -> impl Fn(f64) -> String + '_ {
+    move |at| {
+        if (at - at.round()).abs() > 1e-9 {
+            return String::new();
+        }
+        let i = at.round() as i64 - series.first as i64;
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| series.versions.get(i))
+            .map_or(String::new(), tick_name)
+    }
+}
+
+/// Colour of session boundaries (the report's build boundaries' violet).
+pub const SESSION: RGBColor = BUILD;
+/// Colour of the rings around versions measured again as anchors.
+pub const ANCHOR: RGBColor = RGBColor(44, 160, 44);
+/// Colour of changes that cannot be told from a session boundary.
+pub const CONFOUNDED: RGBColor = RGBColor(148, 103, 189);
+
+/// Where sessions start on a page: the positions (in [`SeriesView::versions`]) of the measured
+/// versions whose session differs from the measured version's before them. Empty when nearly
+/// every version had a session of its own (one line per version would only hide the data: the
+/// caption says so instead).
+pub fn session_starts(series: &SeriesView) -> Vec<usize> {
+    let homes: Vec<(usize, i64)> = series
+        .versions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| match &v.state {
+            PointState::Measured(m) => Some((i, m.home_session()?)),
+            _ => None,
+        })
+        .collect();
+    let starts: Vec<usize> = homes
+        .windows(2)
+        .filter(|w| w[0].1 != w[1].1)
+        .map(|w| w[1].0)
+        .collect();
+    if starts.len() * 2 > homes.len() {
+        Vec::new()
+    } else {
+        starts
+    }
+}
+
+/// Each session's start as a thin solid violet line just before its first version.
+fn sessions(
+    root: &crate::html::plots::Area<'_>,
+    chart: &Chart<'_, '_>,
+    series: &SeriesView,
+    y: Span,
+) -> DrawResult {
+    for i in session_starts(series) {
+        let at = (series.first + i) as f64 - 0.5;
+        let (px, top) = chart.backend_coord(&(at, y.hi));
+        let (_, bottom) = chart.backend_coord(&(at, y.lo));
+        root.draw(&PathElement::new(
+            vec![(px, top), (px, bottom)],
+            SESSION.stroke_width(1),
+        ))?;
+    }
+    Ok(())
+}
+
+/// Versions whose build is identical to the one before joined by a broad grey bar at their
+/// (shared) level.
+fn identical(chart: &mut Chart<'_, '_>, series: &SeriesView, scale: f64) -> DrawResult {
+    let mut previous: Option<(usize, f64)> = None;
+    for (i, m) in measured(series) {
+        if m.identical
+            && let Some((p, level)) = previous.filter(|(p, _)| p + 1 == i)
+        {
+            chart.draw_series([PathElement::new(
+                vec![(p as f64, level * scale), (i as f64, m.mean * scale)],
+                REFERENCE.mix(0.45).stroke_width(7),
+            )])?;
+        }
+        previous = Some((i, m.mean));
+    }
+    Ok(())
+}
+
+/// Versions measured again as anchors (to tie their sessions together), ringed in green.
+fn anchors(chart: &mut Chart<'_, '_>, series: &SeriesView, scale: f64) -> DrawResult {
+    chart.draw_series(
+        measured(series)
+            .filter(|(_, m)| m.anchored())
+            .map(|(i, m)| Circle::new((i as f64, m.mean * scale), 6, ANCHOR.stroke_width(2))),
+    )?;
+    Ok(())
 }
 
 /// One segment's interval band, mean line and (when few) points.
@@ -189,8 +307,28 @@ fn marks(
     Ok(())
 }
 
+/// How a change is drawn: new ones as bold orange dashes labelled with their size,
+/// acknowledged ones as thin pale orange dashes, invalid ones as grey dots, and confounded ones
+/// (which cannot be told from a session boundary) as violet dashes labelled with a `?`.
+pub fn change_style(c: &ChangeMark) -> (ShapeStyle, (i32, i32), String) {
+    let size = signed_percent(c.ratio);
+    if c.status == "invalid" {
+        (REFERENCE.stroke_width(1), (2, 5), "invalid".into())
+    } else if c.confounded {
+        (CONFOUNDED.stroke_width(2), (4, 7), format!("{size}?"))
+    } else if c.status == "acknowledged" {
+        (
+            CHANGE.mix(0.5).stroke_width(1),
+            (6, 10),
+            format!("{size} ✓"),
+        )
+    } else {
+        (CHANGE.stroke_width(2), (6, 10), size)
+    }
+}
+
 /// Each change as a dashed line between the last version before it and its first version,
-/// labelled with its size.
+/// labelled ([`change_style`]).
 fn changes(
     root: &crate::html::plots::Area<'_>,
     chart: &mut Chart<'_, '_>,
@@ -202,35 +340,35 @@ fn changes(
             continue;
         };
         let at = (series.first + i) as f64 - 0.5;
-        let (px, top) = change_line(root, chart, at, y, 2)?;
-        let style = (FONT, TICK_SIZE)
+        let (style, dash, label) = change_style(c);
+        let (px, top) = change_line(root, chart, at, y, style, dash)?;
+        let font = (FONT, TICK_SIZE)
             .into_font()
-            .color(&CHANGE)
+            .color(&style.color)
             .pos(Pos::new(HPos::Center, VPos::Bottom));
-        root.draw(&Text::new(signed_percent(c.ratio), (px, top - 3), style))?;
+        root.draw(&Text::new(label, (px, top - 3), font))?;
     }
     Ok(())
 }
 
-/// A change drawn as a dashed vertical line at `at` across the plot's height (`y`), in pixels
-/// of `width`; returns the line's top in backend coordinates, where its label goes.
+/// A change drawn as a dashed vertical line at `at` across the plot's height (`y`): `dash` is
+/// (drawn, period) in pixels. Returns the line's top in backend coordinates, where its label
+/// goes.
 fn change_line(
     root: &crate::html::plots::Area<'_>,
     chart: &Chart<'_, '_>,
     at: f64,
     y: Span,
-    width: u32,
+    style: ShapeStyle,
+    (on, period): (i32, i32),
 ) -> Result<(i32, i32), crate::html::plots::PlotError> {
     let (px, top) = chart.backend_coord(&(at, y.hi));
     let (_, bottom) = chart.backend_coord(&(at, y.lo));
     let mut py = top;
     while py < bottom {
-        let end = (py + 6).min(bottom);
-        root.draw(&PathElement::new(
-            vec![(px, py), (px, end)],
-            CHANGE.stroke_width(width),
-        ))?;
-        py += 10;
+        let end = (py + on).min(bottom);
+        root.draw(&PathElement::new(vec![(px, py), (px, end)], style))?;
+        py += period;
     }
     Ok((px, top))
 }
@@ -260,7 +398,21 @@ pub fn overview(o: &Overview, detail: usize) -> PlotResult {
         lo: -0.5,
         hi: o.versions as f64 - 0.5,
     };
-    let desc = format!("mean ({})", unit.symbol());
+    let desc = format!("level ({})", unit.symbol());
+    let label = |at: f64| {
+        if (at - at.round()).abs() > 1e-9 || at < 0.0 {
+            return String::new();
+        }
+        o.labels
+            .get(at.round() as usize)
+            .cloned()
+            .unwrap_or_else(|| whole_tick(at))
+    };
+    let axis = if o.labels.is_empty() {
+        "version (history order)"
+    } else {
+        "commit or version (history order)"
+    };
     // Runs of adjacent bins: a bin without a measured version breaks the line.
     let mut segs: Vec<Vec<(f64, f64, f64, f64)>> = Vec::new();
     let mut end = None;
@@ -280,12 +432,7 @@ pub fn overview(o: &Overview, detail: usize) -> PlotResult {
             .x_label_area_size(44)
             .y_label_area_size(76)
             .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
-        mesh(
-            &mut chart,
-            ("version (history order)", &desc),
-            whole_tick,
-            tick,
-        )?;
+        mesh(&mut chart, (axis, &desc), &label, &tick)?;
         chart.draw_series([Rectangle::new(
             [(detail as f64 - 0.5, y.lo), (x.hi, y.hi)],
             REFERENCE.mix(0.12).filled(),
@@ -294,7 +441,14 @@ pub fn overview(o: &Overview, detail: usize) -> PlotResult {
             band(&mut chart, seg)?;
         }
         for &(at, _) in &o.changes {
-            change_line(root, &chart, at as f64 - 0.5, y, 1)?;
+            change_line(
+                root,
+                &chart,
+                at as f64 - 0.5,
+                y,
+                CHANGE.stroke_width(1),
+                (6, 10),
+            )?;
         }
         Ok(())
     })
@@ -335,6 +489,7 @@ pub fn noise(series: &SeriesView) -> PlotResult {
         hi: (series.first + n) as f64 - 0.5,
     };
     let levels = points.iter().map(|p| p.1.len()).max().unwrap_or(0);
+    let label = version_label(series);
     svg(NOISE_SIZE, |root| {
         let mut chart = ChartBuilder::on(root)
             .margin(12)
@@ -343,9 +498,9 @@ pub fn noise(series: &SeriesView) -> PlotResult {
             .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
         mesh(
             &mut chart,
-            ("version (history order)", "SD, % of mean"),
-            whole_tick,
-            tick,
+            (axis_name(series), "SD, % of mean"),
+            &label,
+            &tick,
         )?;
         for level in 0..levels {
             let line: Vec<(f64, f64)> = points
@@ -447,9 +602,68 @@ mod tests {
         let (Ok(Drawn::Svg(svg)), g) = history(&s) else {
             panic!("no plot");
         };
-        assert!(svg.contains("mean (ms)"));
+        assert!(svg.contains("level (ms)"));
         assert!(svg.contains("+25.0%"));
         assert!(g.x0 < g.x1 && g.x1 < g.width as i32);
+    }
+
+    /// A measured version in session `session`, its runs' roles `roles`.
+    fn in_session(session: i64, roles: &[&str], identical: bool) -> PointState {
+        let PointState::Measured(mut m) = m(1e-3) else {
+            unreachable!()
+        };
+        m.runs = roles
+            .iter()
+            .enumerate()
+            .map(|(k, role)| crate::dashboard::view::RunMark {
+                session: session - k as i64,
+                role: role.to_string(),
+            })
+            .collect();
+        m.identical = identical;
+        PointState::Measured(m)
+    }
+
+    #[test]
+    fn sessions_anchors_identical_builds_statuses_and_commits_are_marked() {
+        let mut s = series(vec![
+            in_session(1, &["new"], false),
+            in_session(1, &["new"], true),
+            in_session(1, &["new"], false),
+            in_session(2, &["new", "anchor"], false),
+            in_session(2, &["new"], false),
+            in_session(2, &["new"], false),
+        ]);
+        // v3 starts session 2; the session of v3's anchor run (1) does not count.
+        assert_eq!(session_starts(&s), vec![3]);
+        s.versions[4].commit = Some("0123456789abcdef".into());
+        let mark = |rev: &str, status: &str, confounded: bool| ChangeMark {
+            rev: rev.into(),
+            ratio: 1.25,
+            status: status.into(),
+            confounded,
+            ..Default::default()
+        };
+        s.changes = vec![
+            mark("v1", "invalid", false),
+            mark("v2", "acknowledged", false),
+            mark("v4", "new", true),
+        ];
+        let (Ok(Drawn::Svg(svg)), _) = history(&s) else {
+            panic!("no plot");
+        };
+        assert!(svg.contains("stroke=\"#3C2878\""), "no session line");
+        assert!(
+            svg.contains("<circle") && svg.contains("stroke=\"#2CA02C\""),
+            "no ring"
+        );
+        assert!(svg.contains("\ninvalid\n") && svg.contains("\n+25.0% ✓\n"));
+        assert!(svg.contains("\n+25.0%?\n") && svg.contains("stroke=\"#9467BD\""));
+        assert!(svg.contains("\n0123456\n"), "the commit names its tick");
+        assert!(svg.contains("commit (history order)"));
+        // Every version in a session of its own: no lines (the caption says so).
+        let own = series((0..6).map(|k| in_session(k, &["new"], false)).collect());
+        assert!(session_starts(&own).is_empty());
     }
 
     #[test]
@@ -482,11 +696,13 @@ mod tests {
             versions: 20,
             bins: vec![bin(0, 2e-3), bin(5, 2e-3), bin(15, 3e-3)],
             changes: vec![(15, 1.5)],
+            labels: (0..20).map(|v| format!("c{v:06}")).collect(),
         };
         let Ok(Drawn::Svg(svg)) = overview(&o, 10) else {
             panic!("no overview");
         };
-        assert!(svg.contains("mean (ms)"));
+        assert!(svg.contains("level (ms)"));
+        assert!(svg.contains("\nc000010\n"), "ticks name versions");
         let empty = Overview {
             versions: 20,
             ..Default::default()

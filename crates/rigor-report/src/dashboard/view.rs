@@ -82,16 +82,20 @@ pub struct Overview {
     pub bins: Vec<OverviewBin>,
     /// Whole-history positions of the changes' first versions, with their ratios.
     pub changes: Vec<(usize, f64)>,
+    /// Each version's name at the axis' ticks, by whole-history position (a short commit id, or
+    /// the version's name): see [`crate::dashboard::plots::short_name`].
+    #[serde(default)]
+    pub labels: Vec<String>,
 }
 
-/// Consecutive versions pooled: the mean of their means and the span of their intervals.
+/// Consecutive versions pooled: the mean of their levels and the span of their intervals.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct OverviewBin {
     /// Whole-history position of the bin's first version.
     pub first: usize,
     /// Position of its last version.
     pub last: usize,
-    /// Mean of the measured versions' means, seconds.
+    /// Mean of the measured versions' levels, seconds.
     pub mean: f64,
     /// Lowest lower bound of their intervals, seconds.
     pub lower: f64,
@@ -121,14 +125,15 @@ pub struct ArchiveNav {
     pub next: Option<String>,
 }
 
-/// Fieller's ratio interval between two versions of a series, as `rigor compare` reports it.
+/// Two versions of a series compared: Fieller's ratio interval, in the words of `rigor compare`,
+/// fed from the two versions' levels and their variances (`rigor_app::track::levels`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct VersionComparison {
     /// Index of the baseline in [`SeriesView::versions`].
     pub baseline: usize,
     /// Index of the candidate.
     pub candidate: usize,
-    /// Candidate mean / baseline mean.
+    /// Candidate level / baseline level.
     pub ratio: f64,
     /// The ratio's interval; `None` when Fieller's set is unbounded.
     pub interval: Option<(f64, f64)>,
@@ -140,6 +145,14 @@ pub struct VersionComparison {
     pub threshold: f64,
     /// `regression`, `improvement`, `equivalent`, `inconclusive` or `unbounded`.
     pub verdict: String,
+    /// Whether the interval lacks the spread between sessions (the history has not measured
+    /// it).
+    #[serde(default)]
+    pub sessions_unknown: bool,
+    /// Whether the two versions' levels are relative to different groups of sessions (no
+    /// version ties them): their difference cannot be told from a session shift.
+    #[serde(default)]
+    pub confounded: bool,
 }
 
 /// Two-sided critical values of Student's t at one confidence level, on an even grid in 1/ν
@@ -186,10 +199,11 @@ pub enum PointState {
     Missing,
 }
 
-/// A measured version's estimate.
+/// A measured version's level, as every `rigor track` command shows it: from all of its runs,
+/// with the shifts of the sessions they were measured in taken out (`rigor_app::track::levels`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
-    /// Mean, seconds.
+    /// The level (the runs' robust levels pooled, sessions' shifts taken out), seconds.
     pub mean: f64,
     /// Lower bound of its interval, seconds.
     pub lower: f64,
@@ -198,20 +212,62 @@ pub struct Measured {
     /// The interval's confidence level (0.95).
     pub level: f64,
     /// Each level's standard deviation as a percentage of the mean, top level first (levels
-    /// without detectable variance are 0).
+    /// without detectable variance are 0), from the version's latest run.
     pub noise: Vec<f64>,
-    /// What a ratio interval between two versions needs (Fieller): `None` when the stored run
-    /// predates rigor recording its top-level unit count.
+    /// What a ratio interval between two versions needs (Fieller, fed from the levels): `None`
+    /// without a variance of the level.
     pub ratio_input: Option<RatioInput>,
+    /// Whether its build is byte-identical to the version before (one point with it: the same
+    /// level, and no change can lie between them).
+    #[serde(default)]
+    pub identical: bool,
+    /// Whether its interval lacks the spread between sessions because the history has not
+    /// measured it (no version measured in two sessions).
+    #[serde(default)]
+    pub sessions_unknown: bool,
+    /// The connected group of sessions its level is relative to: two versions of different
+    /// groups cannot be compared without the spread between sessions.
+    #[serde(default)]
+    pub component: usize,
+    /// Its runs, oldest first.
+    #[serde(default)]
+    pub runs: Vec<RunMark>,
 }
 
-/// A version's mean as an input of Fieller's ratio interval: its top-level unit count r and the
-/// estimated variance of the mean S²/r (the mean itself is [`Measured::mean`]).
+/// One run of a version: the session it was measured in and what for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RunMark {
+    /// The session's id.
+    pub session: i64,
+    /// `new`, `anchor` (measured again beside new versions, to tie sessions together) or
+    /// `confirm` (measured again to confirm a change).
+    pub role: String,
+}
+
+impl Measured {
+    /// The session the version was measured in for its own sake (its first run not an anchor or
+    /// a confirmation; else its first run): where the plot draws session boundaries.
+    pub fn home_session(&self) -> Option<i64> {
+        self.runs
+            .iter()
+            .find(|r| r.role == "new")
+            .or(self.runs.first())
+            .map(|r| r.session)
+    }
+
+    /// Whether one of its runs re-measured it as an anchor.
+    pub fn anchored(&self) -> bool {
+        self.runs.iter().any(|r| r.role == "anchor")
+    }
+}
+
+/// A version's level as an input of Fieller's ratio interval: r = its degrees of freedom + 1 and
+/// the variance of the level (the level itself is [`Measured::mean`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct RatioInput {
-    /// Top-level units r (degrees of freedom r − 1).
+    /// r: the level's degrees of freedom + 1.
     pub units: usize,
-    /// Variance of the mean, S²/r, in seconds².
+    /// Variance of the level, in seconds².
     pub var_of_mean: f64,
     /// The step its times move in (a timer's resolution), in the unit of the mean, when the run
     /// reported one: a ratio with this mean is floored at the range its half step allows
@@ -241,6 +297,13 @@ pub struct ChangeMark {
     pub method: String,
     /// The user's status (`new`, `acknowledged`, `invalid`).
     pub status: String,
+    /// Whether it cannot be told from a session boundary (its two sides were measured in
+    /// sessions that share no version): drawn apart, never as a plain regression.
+    #[serde(default)]
+    pub confounded: bool,
+    /// Whether both of its sides were measured again together and it held.
+    #[serde(default)]
+    pub confirmed: bool,
 }
 
 /// A change in the project-wide table.
@@ -258,6 +321,9 @@ pub struct ChangeRow {
     pub commit: Option<String>,
     /// The version's time, when known.
     pub time: Option<String>,
+    /// The version's commit subject, when known.
+    #[serde(default)]
+    pub subject: Option<String>,
     /// The change.
     pub change: ChangeMark,
 }

@@ -43,7 +43,7 @@ pub(super) fn lag(p: &LagPlot<'_>) -> PlotResult {
             .x_label_area_size(40)
             .y_label_area_size(58)
             .build_cartesian_2d(s.lo..s.hi, s.lo..s.hi)?;
-        mesh(&mut chart, (&x_desc, &y_desc), tick, tick)?;
+        mesh(&mut chart, (&x_desc, &y_desc), &tick, &tick)?;
         chart.draw_series(
             points
                 .iter()
@@ -85,7 +85,7 @@ pub(super) fn acf(p: &AcfPlot<'_>) -> PlotResult {
             .x_label_area_size(40)
             .y_label_area_size(64)
             .build_cartesian_2d(x.lo..x.hi, -e..e)?;
-        mesh(&mut chart, ("lag", "autocorrelation"), whole_tick, tick)?;
+        mesh(&mut chart, ("lag", "autocorrelation"), &whole_tick, &tick)?;
         if plottable(p.bound) && p.bound > 0.0 {
             let b = p.bound.min(e);
             chart.draw_series([Rectangle::new(

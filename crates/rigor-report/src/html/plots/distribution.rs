@@ -43,7 +43,7 @@ pub(super) fn histogram(s: &BenchmarkSection) -> PlotResult {
             .x_label_area_size(44)
             .y_label_area_size(64)
             .build_cartesian_2d(x.lo..x.hi, 0.0..top)?;
-        mesh(&mut chart, (&unit, "count"), tick, tick)?;
+        mesh(&mut chart, (&unit, "count"), &tick, &tick)?;
         chart.draw_series(
             bins.iter()
                 .filter(|b| b.2 > 0)

@@ -26,8 +26,8 @@ pub(crate) type Chart<'a, 'b> =
 pub(crate) fn mesh(
     chart: &mut Chart<'_, '_>,
     (x_desc, y_desc): (&str, &str),
-    x_fmt: fn(f64) -> String,
-    y_fmt: fn(f64) -> String,
+    x_fmt: &dyn Fn(f64) -> String,
+    y_fmt: &dyn Fn(f64) -> String,
 ) -> DrawResult {
     // Tick positions carry rounding noise (a zero tick may come out as -5.6e-17): snap it.
     let snap = |v: f64, r: std::ops::Range<f64>| {
@@ -163,8 +163,8 @@ pub(super) fn run_sequence(s: &BenchmarkSection) -> PlotResult {
         mesh(
             &mut chart,
             ("iteration (executions end to end)", &unit),
-            whole_tick,
-            tick,
+            &whole_tick,
+            &tick,
         )?;
         let dots = total <= MAX_DOTS;
         let mut offset = 0;
@@ -308,7 +308,7 @@ pub(super) fn execution_means(s: &BenchmarkSection) -> PlotResult {
             .x_label_area_size(44)
             .y_label_area_size(76)
             .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
-        mesh(&mut chart, ("execution", &unit), whole_tick, tick)?;
+        mesh(&mut chart, ("execution", &unit), &whole_tick, &tick)?;
         if plottable(s.ci_lower) && plottable(s.ci_upper) {
             let (lo, hi) = (s.ci_lower.max(y.lo), s.ci_upper.min(y.hi));
             chart.draw_series([Rectangle::new(
