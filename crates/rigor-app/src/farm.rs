@@ -314,79 +314,110 @@ pub struct EnqueueRequest {
     pub settings: JobSettings,
 }
 
-/// What queuing did.
+/// Queuing resolved: the versions and their jobs' template, checked, before the queue is
+/// touched.
 #[derive(Debug, Clone)]
-pub struct EnqueueReport {
-    /// The branch the jobs are for.
-    pub branch: String,
-    /// The versions named.
-    pub versions: usize,
-    /// What the queue did with them.
-    pub enqueued: Enqueued,
+pub struct ResolvedEnqueue {
+    /// Every version named, in one spec (each job holds some of them).
+    pub spec: JobSpec,
+    /// Each version's key.
+    pub keys: Vec<String>,
+    /// Versions per job.
+    pub batch: usize,
+    /// Attempts a job gets.
+    pub max_attempts: u32,
+    /// Queue failed jobs again.
+    pub retry_failed: bool,
     /// What the settings' resolution has to tell.
     pub notes: Vec<Note>,
 }
 
-/// Queues the versions a request names that no job holds yet (a version is held when a job
-/// with the same class, branch and measurement settings has it, however the command line was
-/// written), in balanced jobs of at most `batch` versions; failed jobs holding any of them are
-/// queued again with `retry_failed`. The settings are checked first.
-pub fn enqueue(queue: &mut dyn JobQueue, request: EnqueueRequest) -> Result<EnqueueReport> {
-    let repo = &request.repo;
-    git::check_repository(repo)?;
-    let mut commits = git::commits(repo, &request.revs)?;
-    if let Some(n) = request.last {
-        for c in git::last(repo, "HEAD", n)? {
-            if !commits.contains(&c) {
-                commits.push(c);
+/// What queuing did.
+#[derive(Debug, Clone, Copy)]
+pub struct EnqueueReport {
+    /// The versions named.
+    pub versions: usize,
+    /// What the queue did with them.
+    pub enqueued: Enqueued,
+}
+
+impl EnqueueRequest {
+    /// Resolves the versions (full commit ids, in the request's repository) and checks the
+    /// settings as a worker will resolve them, so that a mistake is reported now, not by every
+    /// worker, and before the queue is opened.
+    pub fn resolve(self) -> Result<ResolvedEnqueue> {
+        let repo = &self.repo;
+        git::check_repository(repo)?;
+        let mut commits = git::commits(repo, &self.revs)?;
+        if let Some(n) = self.last {
+            for c in git::last(repo, "HEAD", n)? {
+                if !commits.contains(&c) {
+                    commits.push(c);
+                }
             }
         }
+        if commits.is_empty() {
+            return Err(TrackError::NoVersions.into());
+        }
+        let notes = self.settings.check()?;
+        let branch = self
+            .branch
+            .clone()
+            .or_else(|| git::current_branch(repo))
+            .unwrap_or_else(|| "main".into());
+        let batch = match self.settings.run.builds {
+            Some(_) => 1,
+            None => self.batch,
+        };
+        let spec = JobSpec::new(&self.class, &branch, commits, self.settings);
+        // Every job's spec encodes when the one with all the versions does.
+        spec.encode()?;
+        let keys = spec
+            .commits
+            .iter()
+            .map(|c| spec.version_key(c))
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(ResolvedEnqueue {
+            spec,
+            keys,
+            batch,
+            max_attempts: self.max_attempts,
+            retry_failed: self.retry_failed,
+            notes,
+        })
     }
-    if commits.is_empty() {
-        return Err(TrackError::NoVersions.into());
+}
+
+impl ResolvedEnqueue {
+    /// Queues the versions no job holds yet (a version is held when a job with the same class,
+    /// branch and measurement settings has it, however the command line was written), in
+    /// balanced jobs of at most `batch` versions; failed jobs holding any of them are queued
+    /// again with `retry_failed`.
+    pub fn enqueue(&self, queue: &mut dyn JobQueue) -> Result<EnqueueReport> {
+        let all = &self.spec;
+        let make = |free: &[usize]| -> Vec<NewJob> {
+            let chosen: Vec<String> = free.iter().map(|&i| all.commits[i].clone()).collect();
+            track::balanced(chosen.len(), self.batch)
+                .into_iter()
+                .filter_map(|r| {
+                    let spec = JobSpec {
+                        commits: chosen[r].to_vec(),
+                        ..all.clone()
+                    };
+                    spec.job(self.max_attempts).ok()
+                })
+                .collect()
+        };
+        let enqueued = queue.enqueue(&Enqueue {
+            keys: &self.keys,
+            retry_failed: self.retry_failed,
+            jobs: &make,
+        })?;
+        Ok(EnqueueReport {
+            versions: self.keys.len(),
+            enqueued,
+        })
     }
-    let notes = request.settings.check()?;
-    let branch = request
-        .branch
-        .clone()
-        .or_else(|| git::current_branch(repo))
-        .unwrap_or_else(|| "main".into());
-    let batch = match request.settings.run.builds {
-        Some(_) => 1,
-        None => request.batch,
-    };
-    let all = JobSpec::new(&request.class, &branch, commits, request.settings);
-    // Every job's spec encodes when the one with all the versions does.
-    all.encode()?;
-    let keys = all
-        .commits
-        .iter()
-        .map(|c| all.version_key(c))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    let make = |free: &[usize]| -> Vec<NewJob> {
-        let chosen: Vec<String> = free.iter().map(|&i| all.commits[i].clone()).collect();
-        track::balanced(chosen.len(), batch)
-            .into_iter()
-            .filter_map(|r| {
-                let spec = JobSpec {
-                    commits: chosen[r].to_vec(),
-                    ..all.clone()
-                };
-                spec.job(request.max_attempts).ok()
-            })
-            .collect()
-    };
-    let enqueued = queue.enqueue(&Enqueue {
-        keys: &keys,
-        retry_failed: request.retry_failed,
-        jobs: &make,
-    })?;
-    Ok(EnqueueReport {
-        branch,
-        versions: keys.len(),
-        enqueued,
-        notes,
-    })
 }
 
 /// A session as a job measured it, to be stored when the job completes.
@@ -858,37 +889,23 @@ mod on_postgres {
         )
     }
 
-    /// Fails the class's jobs out of attempts and notes those of formats it cannot read;
-    /// `false` when the database failed.
+    /// Fails the class's jobs out of attempts and notes those of formats it cannot read (each
+    /// told once).
     fn look_around(
         h: &mut PostgresHistory,
         class: &str,
         observer: &mut dyn WorkerObserver,
         told: &mut HashSet<i64>,
-    ) -> bool {
-        let gave_up = h.give_up(class);
-        let unreadable = gave_up.as_ref().map_err(|_| ()).and_then(|_| {
-            h.unreadable(class, JOB_FORMAT, &newer_format_note())
-                .map_err(|_| ())
-        });
-        match (gave_up, unreadable) {
-            (Ok(gave_up), Ok(unreadable)) => {
-                for g in gave_up {
-                    observer.gave_up(g);
-                }
-                for u in unreadable {
-                    if told.insert(u.id.0) {
-                        observer.unreadable(u);
-                    }
-                }
-                true
-            }
-            (Err(e), _) => {
-                observer.database_error(&e);
-                false
-            }
-            (Ok(_), Err(())) => false,
+    ) -> rigor_history::Result<()> {
+        for g in h.give_up(class)? {
+            observer.gave_up(g);
         }
+        for u in h.unreadable(class, JOB_FORMAT, &newer_format_note())? {
+            if told.insert(u.id.0) {
+                observer.unreadable(u);
+            }
+        }
+        Ok(())
     }
 
     /// Claims and runs jobs of the worker's class until the queue has none to claim now (with
@@ -919,7 +936,8 @@ mod on_postgres {
                 db = connect(&settings.url, observer, &stop);
             }
             let Some(h) = db.as_mut() else { break };
-            if !look_around(h, &settings.class, observer, &mut told) {
+            if let Err(e) = look_around(h, &settings.class, observer, &mut told) {
+                observer.database_error(&e);
                 db = None;
                 continue;
             }

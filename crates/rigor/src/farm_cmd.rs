@@ -47,22 +47,21 @@ pub fn enqueue(url: &str, a: &TrackEnqueueArgs) -> Result<Outcome> {
         .repo
         .canonicalize()
         .with_context(|| format!("--repo {}", a.repo.display()))?;
+    let resolved = EnqueueRequest {
+        repo,
+        revs: a.revs.clone(),
+        last: a.last,
+        class: a.class.clone(),
+        branch: a.branch.clone(),
+        batch: a.batch,
+        max_attempts: a.max_attempts,
+        retry_failed: a.retry_failed,
+        settings: job_settings(a),
+    }
+    .resolve()?;
+    crate::output::notes(&resolved.notes);
     let mut db = PostgresHistory::open(url)?;
-    let report = farm::enqueue(
-        &mut db,
-        EnqueueRequest {
-            repo,
-            revs: a.revs.clone(),
-            last: a.last,
-            class: a.class.clone(),
-            branch: a.branch.clone(),
-            batch: a.batch,
-            max_attempts: a.max_attempts,
-            retry_failed: a.retry_failed,
-            settings: job_settings(a),
-        },
-    )?;
-    crate::output::notes(&report.notes);
+    let report = resolved.enqueue(&mut db)?;
     let e = &report.enqueued;
     emit(&format!(
         "Queued {} job(s) ({} of {} version(s); {} already queued or done) for class {} ({}) in \
@@ -72,7 +71,7 @@ pub fn enqueue(url: &str, a: &TrackEnqueueArgs) -> Result<Outcome> {
         report.versions,
         e.existing,
         a.class,
-        report.branch,
+        resolved.spec.branch,
         db.url()
     ));
     if e.retried > 0 {
