@@ -5,8 +5,9 @@
 //! do what a queue library would (pgmq and friends add an extension or a server; a table and one
 //! statement need neither, and let completion share the results' transaction). A claim holds a
 //! lease that the worker renews ([`JobQueue::heartbeat`]); a job whose lease ran out is claimed
-//! again by another worker. Each claim gets a number (the lease token): completing checks it, so
-//! a worker that lost its lease stores nothing, and a job's results are stored once.
+//! again by another worker. Each claim gets a number (the lease token, the count of the job's
+//! claims, which only grows): completing checks it, so a worker that lost its lease stores
+//! nothing, and a job's results are stored once.
 //!
 //! A job's spec is the application's (JSON with a format number the queue keeps beside it, so
 //! that a worker claims only the formats it reads). Each job holds the keys of the versions it
@@ -91,9 +92,9 @@ impl std::fmt::Debug for Enqueue<'_> {
 pub struct ClaimedJob {
     /// Its id.
     pub id: JobId,
-    /// The claim's number (the lease token: every claim's is new).
+    /// The claim's number (the lease token: the job's claims so far, this one included).
     pub claim: i64,
-    /// Which attempt this is (1 for the first).
+    /// Which attempt this is (1 for the first; claims handed back do not count).
     pub attempt: i64,
     /// Attempts it gets before it is failed.
     pub max_attempts: i64,
@@ -296,7 +297,7 @@ mod on_postgres {
     ) -> std::result::Result<Option<Vec<RunId>>, Fail> {
         let lost = || Fail::History(HistoryError::LeaseLost(job.id));
         let row = tx.query_opt(
-            "SELECT state, claims, runs FROM jobs WHERE id = $1 FOR UPDATE",
+            "SELECT state, attempts, runs FROM jobs WHERE id = $1 FOR UPDATE",
             &[&job.id.0],
         )?;
         let Some(row) = row else {
@@ -399,7 +400,8 @@ mod on_postgres {
                 }
                 if !retry.is_empty() {
                     out.retried = tx.execute(
-                        "UPDATE jobs SET state = 'queued', attempts = 0, waits = 0, worker = NULL,
+                        "UPDATE jobs SET state = 'queued', uncounted = attempts, waits = 0,
+                             worker = NULL,
                              lease_until = NULL, not_before = NULL, started_at = NULL,
                              finished_at = NULL, error = NULL, note = NULL
                          WHERE id = ANY($1) AND state = 'failed'",
@@ -448,8 +450,7 @@ mod on_postgres {
             let row = self
                 .client()
                 .query_opt(
-                    "UPDATE jobs SET state = 'running', attempts = attempts + 1,
-                         claims = claims + 1, worker = $2,
+                    "UPDATE jobs SET state = 'running', attempts = attempts + 1, worker = $2,
                          lease_until = now() + $3 * interval '1 millisecond', started_at = now(),
                          not_before = NULL
                      WHERE id = (SELECT id FROM jobs
@@ -457,10 +458,11 @@ mod on_postgres {
                                    AND format <= $4
                                    AND ((state = 'queued'
                                          AND (not_before IS NULL OR not_before <= now()))
-                                     OR (lease_until < now() AND attempts < max_attempts))
+                                     OR (lease_until < now()
+                                         AND attempts - uncounted < max_attempts))
                                  ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-                     RETURNING id, claims, attempts, max_attempts, waits, class, branch, format,
-                               spec",
+                     RETURNING id, attempts, attempts - uncounted, max_attempts, waits, class,
+                               branch, format, spec",
                     &[&class, &worker, &millis(lease), &formats],
                 )
                 .map_err(|e| self.db(e))?;
@@ -482,7 +484,7 @@ mod on_postgres {
                 .client()
                 .execute(
                     "UPDATE jobs SET lease_until = now() + $3 * interval '1 millisecond'
-                     WHERE id = $1 AND claims = $2 AND state = 'running'",
+                     WHERE id = $1 AND attempts = $2 AND state = 'running'",
                     &[&job.id.0, &job.claim, &millis(lease)],
                 )
                 .map_err(|e| self.db(e))?;
@@ -518,7 +520,7 @@ mod on_postgres {
             self.in_transaction(|tx| {
                 tx.execute(
                     "UPDATE jobs SET state = 'failed', finished_at = now(), lease_until = NULL,
-                     error = $3 WHERE id = $1 AND claims = $2 AND state = 'running'",
+                     error = $3 WHERE id = $1 AND attempts = $2 AND state = 'running'",
                     &[&job.id.0, &job.claim, &reason],
                 )
                 .map_err(Fail::Db)
@@ -530,10 +532,10 @@ mod on_postgres {
             let n = self
                 .client()
                 .execute(
-                    "UPDATE jobs SET state = 'queued', attempts = attempts - 1, waits = waits + 1,
+                    "UPDATE jobs SET state = 'queued', uncounted = uncounted + 1, waits = waits + 1,
                          lease_until = NULL, not_before = now() + $3 * interval '1 millisecond',
                          note = $4
-                     WHERE id = $1 AND claims = $2 AND state = 'running'",
+                     WHERE id = $1 AND attempts = $2 AND state = 'running'",
                     &[&job.id.0, &job.claim, &millis(wait), &reason],
                 )
                 .map_err(|e| self.db(e))?;
@@ -548,12 +550,13 @@ mod on_postgres {
                 .client()
                 .query(
                     "UPDATE jobs SET state = 'failed', finished_at = now(), lease_until = NULL,
-                         error = 'gave up after ' || attempts || ' attempt(s): each ended without \
+                         error = 'gave up after ' || (attempts - uncounted)
+                                 || ' attempt(s): each ended without \
                                   the job completing (its worker was killed, or lost the database \
                                   for longer than its lease)'
                      WHERE class = $1 AND state = 'running' AND lease_until < now()
-                       AND attempts >= max_attempts
-                     RETURNING id, attempts",
+                       AND attempts - uncounted >= max_attempts
+                     RETURNING id, attempts - uncounted",
                     &[&class],
                 )
                 .map_err(|e| self.db(e))?;
@@ -627,11 +630,11 @@ mod on_postgres {
             let rows = self
                 .client()
                 .query(
-                    "SELECT id, class, state, worker, attempts, max_attempts, format,
+                    "SELECT id, class, state, worker, attempts - uncounted, max_attempts, format,
                             (EXTRACT(EPOCH FROM not_before) * 1000000)::bigint, note, error
                      FROM jobs
                      WHERE state = 'failed' OR (state <> 'done' AND (note IS NOT NULL
-                           OR attempts > 1 OR not_before IS NOT NULL))
+                           OR attempts - uncounted > 1 OR not_before IS NOT NULL))
                      ORDER BY id DESC LIMIT $1",
                     &[&i64::try_from(limit).unwrap_or(i64::MAX)],
                 )

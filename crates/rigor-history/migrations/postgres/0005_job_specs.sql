@@ -7,19 +7,19 @@ ALTER TABLE jobs
     -- The spec's format (the application's number); a worker claims only the formats it reads.
     -- The jobs already queued are the command lines of `track enqueue`: format 1.
     ADD COLUMN format INTEGER NOT NULL DEFAULT 1,
-    -- Attempts (claims that were not handed back) before the job is failed.
+    -- Attempts before the job is failed: claims that count (`attempts` − `uncounted`).
     ADD COLUMN max_attempts BIGINT NOT NULL DEFAULT 3,
-    -- Claims so far, handed back or not: a claim's number is its lease token.
-    ADD COLUMN claims BIGINT NOT NULL DEFAULT 0,
-    -- Times the job was handed back to wait (each wait twice as long as the one before).
+    -- Claims that are not attempts: handed back to wait, or made before the job was queued
+    -- again. (`attempts` counts every claim, and stays the lease token: it only grows, and a
+    -- rigor of schema 4 still connected bumps it too.)
+    ADD COLUMN uncounted BIGINT NOT NULL DEFAULT 0,
+    -- Times the job was handed back to wait since it was queued (each wait twice as long as the
+    -- one before).
     ADD COLUMN waits BIGINT NOT NULL DEFAULT 0,
     -- Not claimed before this (a job handed back to wait).
     ADD COLUMN not_before TIMESTAMPTZ,
     -- Why it waits or waited, in words (a commit not yet fetched, a newer format).
     ADD COLUMN note TEXT;
--- Until now every claim was an attempt.
-UPDATE jobs SET claims = attempts;
-
 -- The versions a job measures, each by its key: the class, branch, version and measurement
 -- settings hashed by the application. A version whose key a job holds is not queued again
 -- (unless that job failed and is queued again).
