@@ -88,7 +88,7 @@ pub enum FarmError {
         /// The commits it lacks.
         commits: Vec<String>,
         /// Why fetching failed, when it did.
-        fetch: Option<GitError>,
+        fetch: Option<Box<GitError>>,
     },
 }
 
@@ -640,15 +640,26 @@ pub struct WorkerSummary {
     pub waiting: usize,
 }
 
-/// How a job ends on this worker.
+/// How a claimed job ends on a worker: what the worker then stores, fails or hands back.
 #[derive(Debug)]
-enum Ending {
+pub enum JobEnding {
     /// Measured: to store and complete.
     Measured(Collected),
     /// It cannot run: failed.
     Failed(AppError),
     /// It cannot run yet: handed back to wait.
     Wait(FarmError),
+}
+
+impl JobEnding {
+    /// Why it failed or waits, in one line (with the error's sources).
+    pub fn why(&self) -> Option<String> {
+        match self {
+            Self::Measured(_) => None,
+            Self::Failed(e) => Some(reason(e)),
+            Self::Wait(e) => Some(reason(e)),
+        }
+    }
 }
 
 /// An error with its sources, as one line.
@@ -708,7 +719,7 @@ fn fetch_missing(
         return Ok(());
     }
     observer.fetching(job, &lacking);
-    let fetch = git::fetch(repo).err();
+    let fetch = git::fetch(repo).err().map(Box::new);
     let lacking = missing(repo, &lacking);
     if lacking.is_empty() {
         return Ok(());
@@ -735,28 +746,29 @@ fn stored(
     Ok(benchmarks.is_empty() || names.iter().all(|n| benchmarks.iter().any(|s| s == n)))
 }
 
-/// Reads, resolves and measures a claimed job (the versions stored for its class skipped,
-/// unless it forces them).
-fn measure_job(
+/// Reads, resolves and measures a claimed job (the versions `history` holds for its class
+/// skipped, unless it forces them): the commits its clone lacks fetched, or the job handed back
+/// to wait when they are still missing or its format is newer than this rigor reads.
+pub fn run_job(
     settings: &WorkerSettings,
     job: &ClaimedJob,
     runner: &mut dyn JobRunner,
     observer: &mut dyn WorkerObserver,
     history: Option<&dyn HistoryRead>,
-) -> Ending {
+) -> JobEnding {
     let spec = match JobSpec::read(job, runner) {
         Ok(spec) => spec,
-        Err(e @ FarmError::NewerFormat { .. }) => return Ending::Wait(e),
-        Err(e) => return Ending::Failed(e.into()),
+        Err(e @ FarmError::NewerFormat { .. }) => return JobEnding::Wait(e),
+        Err(e) => return JobEnding::Failed(e.into()),
     };
     let resolved = match spec.request(&settings.place).resolve() {
         Ok(r) => r,
-        Err(e) => return Ending::Failed(e),
+        Err(e) => return JobEnding::Failed(e),
     };
     let (mut track_settings, experiment) = (resolved.settings, resolved.experiment);
     if let track::Source::Git(g) = &track_settings.source {
         if let Err(e) = fetch_missing(&g.repo, job, &spec.commits, observer) {
-            return Ending::Wait(e);
+            return JobEnding::Wait(e);
         }
     }
     let mut todo = spec.commits.clone();
@@ -786,7 +798,7 @@ fn measure_job(
     }
     let mut collected = Collected::default();
     if todo.is_empty() {
-        return Ending::Measured(collected);
+        return JobEnding::Measured(collected);
     }
     track_settings.commits = todo;
     let measured = runner
@@ -803,8 +815,8 @@ fn measure_job(
         });
     drop(resolved.build_dir);
     match measured {
-        Ok(_) => Ending::Measured(collected),
-        Err(e) => Ending::Failed(e),
+        Ok(_) => JobEnding::Measured(collected),
+        Err(e) => JobEnding::Failed(e),
     }
 }
 
@@ -823,8 +835,8 @@ mod on_postgres {
     use rigor_history::{Failure, HistoryError, HistoryRead, Ingest, PostgresHistory};
 
     use super::{
-        Collected, CollectedFailure, CollectedRun, CollectedSession, Ending, JOB_FORMAT, JobRunner,
-        WorkerObserver, WorkerSettings, WorkerSummary, measure_job, reason,
+        Collected, CollectedFailure, CollectedRun, CollectedSession, JOB_FORMAT, JobEnding,
+        JobRunner, WorkerObserver, WorkerSettings, WorkerSummary, run_job,
     };
 
     /// Opens the database, again and again until it answers (backing off up to 5 s between
@@ -962,7 +974,7 @@ mod on_postgres {
             observer.claimed(&job);
             *current.lock().unwrap_or_else(|e| e.into_inner()) = Some(job.clone());
             let history = db.as_ref().map(|h| h as &dyn HistoryRead);
-            let ending = measure_job(settings, &job, runner, observer, history);
+            let ending = run_job(settings, &job, runner, observer, history);
             let outcome = finish(settings, &job, &ending, observer, &mut db, &stop);
             *current.lock().unwrap_or_else(|e| e.into_inner()) = None;
             match outcome {
@@ -990,16 +1002,12 @@ mod on_postgres {
     fn finish(
         settings: &WorkerSettings,
         job: &ClaimedJob,
-        ending: &Ending,
+        ending: &JobEnding,
         observer: &mut dyn WorkerObserver,
         db: &mut Option<PostgresHistory>,
         stop: &AtomicBool,
     ) -> JobEnd {
-        let why = match ending {
-            Ending::Measured(_) => String::new(),
-            Ending::Failed(e) => reason(e),
-            Ending::Wait(e) => reason(e),
-        };
+        let why = ending.why().unwrap_or_default();
         let wait = settings.wait(job.waits);
         loop {
             if db.is_none() {
@@ -1009,15 +1017,15 @@ mod on_postgres {
                 return JobEnd::Stopped;
             };
             let stored = match ending {
-                Ending::Measured(c) => complete(h, job, c).map(|runs| {
+                JobEnding::Measured(c) => complete(h, job, c).map(|runs| {
                     observer.completed(job, runs);
                     JobEnd::Done
                 }),
-                Ending::Failed(_) => h.fail(job, &why).map(|()| {
+                JobEnding::Failed(_) => h.fail(job, &why).map(|()| {
                     observer.failed(job, &why);
                     JobEnd::Failed
                 }),
-                Ending::Wait(_) => h.release(job, &why, wait).map(|()| {
+                JobEnding::Wait(_) => h.release(job, &why, wait).map(|()| {
                     observer.waiting(job, &why, wait);
                     JobEnd::Waiting
                 }),
@@ -1263,6 +1271,94 @@ mod tests {
         assert_eq!(s.wait(0), Duration::from_secs(10));
         assert_eq!(s.wait(2), Duration::from_secs(40));
         assert_eq!(s.wait(100), LONGEST_WAIT);
+    }
+
+    /// Runs jobs with the simulator.
+    struct Simulating;
+    impl JobRunner for Simulating {
+        fn argv_settings(&self, _: &[String]) -> std::result::Result<JobSettings, FarmError> {
+            Ok(settings())
+        }
+        fn executor(
+            &mut self,
+            _: bool,
+            seed: Seed,
+        ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError> {
+            let executor = rigor_runner::SimulatedExecutor::new(seed);
+            Ok((StopSignal::new(), Box::new(executor)))
+        }
+    }
+
+    #[test]
+    fn a_job_is_measured_in_one_session_or_waits_for_a_commit_its_clone_lacks() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir(&repo).unwrap();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .arg("-C")
+                .arg(&repo)
+                .args(args)
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        };
+        git(&["init", "-q", "-b", "main"]);
+        let mut commits = Vec::new();
+        for i in 0..2 {
+            git(&["commit", "-q", "--allow-empty", "-m", &format!("c{i}")]);
+            commits.push(git(&["rev-parse", "HEAD"]));
+        }
+        let worker = WorkerSettings {
+            url: String::new(),
+            worker: "w".into(),
+            class: "fast".into(),
+            lease: Duration::from_secs(60),
+            poll: Duration::from_secs(1),
+            exit_when_empty: true,
+            max_jobs: None,
+            place: WorkerPlace {
+                repo: repo.clone(),
+                results_dir: dir.path().join("runs"),
+                checkouts: dir.path().join("checkouts"),
+                keep: 2,
+            },
+        };
+        let mut s = settings();
+        s.run.commands = vec!["mean=10ms,execution=3%,iteration=1%,iterations=4".into()];
+        let spec = JobSpec::new("fast", "main", commits.clone(), s.clone());
+        struct Quiet;
+        impl WorkerObserver for Quiet {}
+        let job = claimed(spec.encode().unwrap());
+        let ending = run_job(&worker, &job, &mut Simulating, &mut Quiet, None);
+        let JobEnding::Measured(c) = ending else {
+            panic!("{ending:?}")
+        };
+        assert_eq!(c.sessions.len(), 1);
+        let session = &c.sessions[0];
+        assert_eq!(session.kind, SessionKind::Worker);
+        assert_eq!(session.results.len(), 2);
+        assert!(session.end.is_some() && c.results.is_empty());
+        // A commit the clone lacks (it has no remote to fetch from): the job waits.
+        let absent = "0123456789abcdef0123456789abcdef01234567".to_string();
+        let spec = JobSpec::new("fast", "main", vec![commits[0].clone(), absent.clone()], s);
+        let job = claimed(spec.encode().unwrap());
+        let ending = run_job(&worker, &job, &mut Simulating, &mut Quiet, None);
+        let JobEnding::Wait(FarmError::MissingCommits { commits, .. }) = &ending else {
+            panic!("{ending:?}")
+        };
+        assert_eq!(commits, &[absent]);
+        let why = ending.why().unwrap();
+        assert!(
+            why.starts_with("commit 0123456789ab not in the worker's clone")
+                && why.ends_with("(after git fetch)"),
+            "{why}"
+        );
     }
 
     #[test]
