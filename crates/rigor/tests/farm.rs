@@ -455,6 +455,17 @@ fn work(url: &str, repo: &Path, name: &str, lease: &str) -> (String, String, boo
     (stdout, stderr, out.status.success())
 }
 
+/// Each job's state and attempts, by id.
+fn job_states(url: &str) -> Vec<(String, i64)> {
+    sql(
+        url,
+        "SELECT state, attempts - uncounted FROM jobs ORDER BY id",
+    )
+    .iter()
+    .map(|r| (r.get(0), r.get(1)))
+    .collect()
+}
+
 fn count(url: &str, query: &str) -> i64 {
     sql(url, query)[0].get(0)
 }
@@ -682,16 +693,7 @@ fn a_commit_the_workers_clone_lacks_is_fetched_or_waited_for() {
         ok && stdout.contains("1 job(s) done, 0 failed"),
         "{stdout}{stderr}"
     );
-    let states = sql(
-        &url,
-        "SELECT state, attempts - uncounted FROM jobs ORDER BY id",
-    );
-    for s in &states {
-        assert_eq!(
-            (s.get::<_, String>(0).as_str(), s.get::<_, i64>(1)),
-            ("done", 1)
-        );
-    }
+    assert_eq!(job_states(&url), [("done".into(), 1), ("done".into(), 1)]);
     assert_eq!(count(&url, "SELECT COUNT(*) FROM runs"), 2);
 }
 
@@ -762,11 +764,7 @@ fn a_job_that_kills_its_workers_fails_after_its_attempts_and_is_queued_again_whe
     std::fs::remove_file(dir.path().join("poison")).unwrap();
     let (stdout, stderr, ok) = work(&url, &project, "box-1", "30");
     assert!(ok && stdout.contains("1 job(s) done"), "{stdout}{stderr}");
-    let job = sql(&url, "SELECT state, attempts - uncounted FROM jobs");
-    assert_eq!(
-        (job[0].get::<_, String>(0).as_str(), job[0].get::<_, i64>(1)),
-        ("done", 1)
-    );
+    assert_eq!(job_states(&url), [("done".into(), 1)]);
 }
 
 /// A repository of `n` empty commits c0, c1, … whose ids are the same wherever it is made (fixed
@@ -887,16 +885,10 @@ fn a_job_of_a_newer_format_is_left_queued_and_said_why() {
             && stderr.contains("needs a newer rigor: the job's format is 99"),
         "{stderr}"
     );
-    let jobs = sql(
-        &url,
-        "SELECT state, attempts - uncounted FROM jobs ORDER BY id",
+    assert_eq!(
+        job_states(&url),
+        [("queued".into(), 0), ("queued".into(), 0)]
     );
-    for j in &jobs {
-        assert_eq!(
-            (j.get::<_, String>(0).as_str(), j.get::<_, i64>(1)),
-            ("queued", 0)
-        );
-    }
     let shown = status(&url);
     assert!(
         shown.contains("job 1 (fast): queued, 0 of 3 attempt(s), format 99: needs a newer rigor"),
