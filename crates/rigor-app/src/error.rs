@@ -162,6 +162,9 @@ pub enum AppError {
     /// A `track` request is wrong.
     #[error(transparent)]
     Track(#[from] crate::track::TrackError),
+    /// A farm's job.
+    #[error(transparent)]
+    Farm(#[from] crate::farm::FarmError),
     /// A simulated project has no version of this name.
     #[error("'{label}' is not a version of the simulated project (v1 to v{versions})")]
     UnknownSimulatedVersion {

@@ -205,6 +205,17 @@ pub fn current_branch(repo: &Path) -> Option<String> {
     git(repo, &["symbolic-ref", "--quiet", "--short", "HEAD"]).ok()
 }
 
+/// Whether `repo` holds the commit `commit` (a full id) names.
+pub fn has_commit(repo: &Path, commit: &str) -> bool {
+    git(repo, &["cat-file", "-e", &format!("{commit}^{{commit}}")]).is_ok()
+}
+
+/// Fetches from the repository's default remote (`git fetch`: the current branch's upstream
+/// remote, else `origin`), quietly.
+pub fn fetch(repo: &Path) -> Result<(), GitError> {
+    git(repo, &["fetch", "--quiet"]).map(drop)
+}
+
 /// A version checked out in a worktree of its own; removed (with `git worktree remove`) when
 /// dropped.
 #[derive(Debug)]

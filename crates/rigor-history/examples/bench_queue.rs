@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use rigor_history::queue::{JobQueue, JobResults, NewJob};
+use rigor_history::queue::{Enqueue, JobQueue, JobResults, NewJob};
 use rigor_history::{Ingest, MachineInfo, PostgresHistory, VersionInfo};
 use rigor_store::{BenchmarkRecord, Layout, ResultFile, SampleRecord};
 use rigor_units::{ConfidenceLevel, Seed};
@@ -46,15 +46,26 @@ struct Figures {
 
 fn drain(url: &str, jobs: usize, workers: usize) -> Figures {
     let mut q = PostgresHistory::open(url).unwrap();
-    let queued: Vec<NewJob> = (0..jobs)
-        .map(|k| NewJob {
-            class: "bench".into(),
-            branch: "main".into(),
-            spec: format!("{{\"job\":{k}}}"),
+    let keys: Vec<String> = (0..jobs).map(|k| format!("version {k}")).collect();
+    for chunk in keys.chunks(1000) {
+        let make = |free: &[usize]| {
+            free.iter()
+                .map(|&i| NewJob {
+                    class: "bench".into(),
+                    branch: "main".into(),
+                    format: 2,
+                    spec: format!("{{\"job\":\"{}\"}}", chunk[i]),
+                    keys: vec![chunk[i].clone()],
+                    max_attempts: 3,
+                })
+                .collect()
+        };
+        q.enqueue(&Enqueue {
+            keys: chunk,
+            retry_failed: false,
+            jobs: &make,
         })
-        .collect();
-    for chunk in queued.chunks(1000) {
-        q.enqueue(chunk).unwrap();
+        .unwrap();
     }
     let start = Instant::now();
     let threads: Vec<_> = (0..workers)
@@ -70,7 +81,7 @@ fn drain(url: &str, jobs: usize, workers: usize) -> Figures {
                 loop {
                     let t = Instant::now();
                     let job = q
-                        .claim("bench", &format!("w{w}"), Duration::from_secs(60))
+                        .claim("bench", &format!("w{w}"), Duration::from_secs(60), 2)
                         .unwrap();
                     claim += t.elapsed();
                     let Some(job) = job else { break };
@@ -85,7 +96,7 @@ fn drain(url: &str, jobs: usize, workers: usize) -> Figures {
                         &job,
                         &JobResults {
                             results: &ingests,
-                            failures: &[],
+                            ..JobResults::default()
                         },
                     )
                     .unwrap();

@@ -35,11 +35,12 @@ use crate::types::{
 use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     include_str!("../migrations/postgres/0001_initial.sql"),
     include_str!("../migrations/postgres/0002_jobs.sql"),
     include_str!("../migrations/postgres/0003_resolution.sql"),
     include_str!("../migrations/postgres/0004_sessions.sql"),
+    include_str!("../migrations/postgres/0005_job_specs.sql"),
 ];
 
 /// The migration whose second half, the data of the sessions' schema, [`fill_sessions`] computes.
@@ -460,7 +461,10 @@ fn password_from_environment(shown: &str) -> Result<Option<String>> {
 
 /// The machine's id. Read first: writing the row (when new or changed) locks it until commit,
 /// and every worker of a class stores under the same machine.
-fn machine_id(tx: &mut impl GenericClient, m: &MachineInfo) -> Result<i64, postgres::Error> {
+pub(crate) fn machine_id(
+    tx: &mut impl GenericClient,
+    m: &MachineInfo,
+) -> Result<i64, postgres::Error> {
     let e = &m.environment;
     let same = tx.query_opt(
         "SELECT id FROM machines WHERE name = $1 AND host = $2 AND os = $3 AND cpu = $4
@@ -533,7 +537,7 @@ fn benchmark_id(tx: &mut impl GenericClient, name: &str) -> Result<i64, postgres
     .map(|r| r.get(0))
 }
 
-fn insert_session(
+pub(crate) fn insert_session(
     tx: &mut impl GenericClient,
     machine: i64,
     s: &SessionValues,

@@ -15,7 +15,8 @@ use crate::error::RunError;
 use crate::iterations::IterationSource;
 
 /// Where a benchmarked program's standard output goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum OutputMode {
     /// Discarded (`/dev/null`), the default.

@@ -6,10 +6,12 @@
 
 use regex::Regex;
 use rigor_units::TimeUnit;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Which output stream carries iteration times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Stream {
     /// Standard output.

@@ -448,6 +448,22 @@ pub struct TrackEnqueueArgs {
     /// Versions per job, measured together in shuffled interleaved rounds (with --builds, 1).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub batch: usize,
+    /// Attempts a job gets: a job whose workers die (or lose their lease) this many times is
+    /// marked failed.
+    #[arg(long, default_value_t = rigor_history::queue::DEFAULT_MAX_ATTEMPTS, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_attempts: u32,
+    /// Queue the failed jobs holding any of these versions again (without it, versions in
+    /// failed jobs are not queued again).
+    #[arg(long)]
+    pub retry_failed: bool,
+    /// Measure versions already stored for the class again (workers skip them otherwise).
+    #[arg(long)]
+    pub force: bool,
+    /// What a version's build produces, relative to its checkout (repeatable), as for `rigor
+    /// track run`.
+    #[arg(long = "artifact", value_name = "PATH")]
+    pub artifacts: Vec<PathBuf>,
     /// Everything `rigor run` takes, as for `rigor track run`.
     #[command(flatten)]
     pub options: RunOptions,

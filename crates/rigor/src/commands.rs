@@ -22,12 +22,21 @@ pub fn measuring(
         // clean Ctrl-C handling, so it is not an error.
         let _ = ctrlc::set_handler(move || stop.request());
     }
-    let executor: Box<dyn Executor> = if simulate {
+    let executor = executor(simulate, seed, &stop)?;
+    Ok((stop, executor))
+}
+
+/// The executor of a measuring command: the simulator, or real processes that `stop` stops.
+pub fn executor(
+    simulate: bool,
+    seed: rigor_units::Seed,
+    stop: &StopSignal,
+) -> std::result::Result<Box<dyn Executor>, rigor_runner::RunError> {
+    Ok(if simulate {
         Box::new(SimulatedExecutor::new(seed))
     } else {
         Box::new(ProcessExecutor::new(stop.clone())?)
-    };
-    Ok((stop, executor))
+    })
 }
 
 /// `rigor run`.

@@ -2,23 +2,28 @@
 //! benchmark farm on a PostgreSQL history.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Parser;
 use rigor_app::Outcome;
-use rigor_app::farm::{self, Collected, JobRunner, JobSpec, WorkerObserver, WorkerSettings};
-use rigor_app::track::{self, TrackObserver};
-use rigor_history::queue::{ClaimedJob, JobQueue, JobState};
-use rigor_history::{HistoryError, PostgresHistory, SeriesKey};
+use rigor_app::farm::{
+    self, EnqueueRequest, FarmError, JOB_FORMAT, JobRunner, JobSettings, WorkerObserver,
+    WorkerPlace, WorkerSettings,
+};
+use rigor_app::track;
+use rigor_history::queue::{ClaimedJob, GaveUp, JobDetail, JobQueue, JobState, Unreadable};
+use rigor_history::{HistoryError, PostgresHistory};
+use rigor_runner::{Executor, RunError, StopSignal};
+use rigor_units::Seed;
 
 use crate::cli::{TrackEnqueueArgs, TrackWorkerArgs};
 use crate::output::emit;
 
-/// The arguments of `rigor track enqueue`, as a job stores them and a worker reads them.
+/// The arguments of `rigor track enqueue`, as jobs queued before specs were typed (format 1)
+/// hold them.
 #[derive(Debug, Parser)]
 #[command(name = "rigor track enqueue", no_binary_name = true)]
 struct EnqueueLine {
@@ -26,31 +31,14 @@ struct EnqueueLine {
     args: TrackEnqueueArgs,
 }
 
-/// The arguments after `enqueue` on this command line, without `--db` (a URL may hold a
-/// password, and workers have their own).
-fn stored_args() -> Vec<String> {
-    let all: Vec<OsString> = std::env::args_os().collect();
-    let start = all
-        .iter()
-        .position(|a| a == "enqueue")
-        .map_or(all.len(), |p| p + 1);
-    let mut out = Vec::new();
-    let mut rest = all[start..]
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned());
-    let mut after_dashes = false;
-    while let Some(a) = rest.next() {
-        if !after_dashes && a == "--db" {
-            rest.next();
-            continue;
-        }
-        if !after_dashes && a.starts_with("--db=") {
-            continue;
-        }
-        after_dashes |= a == "--";
-        out.push(a);
+/// How `rigor track enqueue`'s options measure each version.
+fn job_settings(a: &TrackEnqueueArgs) -> JobSettings {
+    JobSettings {
+        force: a.force,
+        project: crate::settings::simulated_project(&a.options),
+        artifacts: a.artifacts.clone(),
+        run: crate::settings::request(&a.commands, &a.options),
     }
-    out
 }
 
 /// `rigor track enqueue`.
@@ -59,108 +47,79 @@ pub fn enqueue(url: &str, a: &TrackEnqueueArgs) -> Result<Outcome> {
         .repo
         .canonicalize()
         .with_context(|| format!("--repo {}", a.repo.display()))?;
-    let mut commits = rigor_app::git::commits(&repo, &a.revs)?;
-    if let Some(n) = a.last {
-        for c in rigor_app::git::last(&repo, "HEAD", n)? {
-            if !commits.contains(&c) {
-                commits.push(c);
-            }
-        }
+    let resolved = EnqueueRequest {
+        repo,
+        revs: a.revs.clone(),
+        last: a.last,
+        class: a.class.clone(),
+        branch: a.branch.clone(),
+        batch: a.batch,
+        max_attempts: a.max_attempts,
+        retry_failed: a.retry_failed,
+        settings: job_settings(a),
     }
-    if commits.is_empty() {
-        bail!("no versions to queue: REVS and --last named no commit");
-    }
-    // The experiment is checked here, so a mistake is reported now, not by every worker.
-    if a.options.until_decided {
-        bail!("--until-decided compares commands within one `rigor run`, not versions on a farm");
-    }
-    crate::settings::run_commands(&a.commands, &a.options)?;
-    let branch = a
-        .branch
-        .clone()
-        .or_else(|| rigor_app::git::current_branch(&repo))
-        .unwrap_or_else(|| "main".into());
-    let batch = if a.options.builds.is_some() {
-        1
-    } else {
-        a.batch
-    };
-    let args = stored_args();
-    let jobs: Vec<_> = farm::specs(&commits, batch, &args)
-        .iter()
-        .map(|s| s.job(&a.class, &branch))
-        .collect();
+    .resolve()?;
+    crate::output::notes(&resolved.notes);
     let mut db = PostgresHistory::open(url)?;
-    let e = db.enqueue(&jobs)?;
+    let report = resolved.enqueue(&mut db)?;
+    let e = &report.enqueued;
     emit(&format!(
-        "Queued {} job(s) ({} version(s), {} already queued) for class {} ({branch}) in {}\n",
+        "Queued {} job(s) ({} of {} version(s); {} already queued or done) for class {} ({}) in \
+         {}\n",
         e.added,
-        commits.len(),
+        e.versions,
+        report.versions,
         e.existing,
         a.class,
+        resolved.spec.branch,
         db.url()
     ));
+    if e.retried > 0 {
+        emit(&format!("Queued {} failed job(s) again\n", e.retried));
+    }
+    if e.failed > 0 {
+        note!(
+            "rigor: {} version(s) are in failed jobs and were not queued again (`rigor track \
+             status` says why they failed; --retry-failed queues those jobs again)",
+            e.failed
+        );
+    }
     Ok(Outcome::Ok)
 }
 
-/// Runs a job as `rigor track run` would, into the job's collected results.
-struct Runner {
-    repo: std::path::PathBuf,
-}
+/// Runs jobs: reads the jobs an earlier rigor queued as its command line, and makes the
+/// executors.
+struct Runner;
 
 impl JobRunner for Runner {
-    fn run(
-        &mut self,
-        job: &ClaimedJob,
-        spec: &JobSpec,
-        into: &mut Collected,
-    ) -> Result<(), String> {
-        let line = EnqueueLine::try_parse_from(&spec.args)
-            .map_err(|e| format!("the job's arguments do not parse: {e}"))?
-            .args;
-        let key = SeriesKey {
-            machine: job.class.clone(),
-            branch: job.branch.clone(),
-        };
-        let builds = crate::cli::CheckoutArgs {
-            artifacts: Vec::new(),
-            keep_checkouts: 20,
-        };
-        let resolved = track::TrackRequest {
-            force: true,
-            batch: spec.commits.len(),
-            kind: rigor_history::SessionKind::Worker,
-            ..crate::track_cmd::request(
-                &self.repo,
-                key,
-                &crate::track_cmd::default_results_dir(None),
-                &line.options,
-                &line.commands,
-                &builds,
-            )
-        }
-        .resolve()
-        .map_err(|e| format!("{e}"))?;
-        let (mut settings, experiment) = (resolved.settings, resolved.experiment);
-        settings.commits = spec.commits.clone();
-        let (stop, mut executor) =
-            crate::commands::measuring(experiment.simulate, experiment.runner.seed)
-                .map_err(|e| format!("{e:#}"))?;
-        struct Quiet;
-        impl TrackObserver for Quiet {}
-        track::measure_versions(
-            into,
-            &settings,
-            &experiment,
-            &[],
-            executor.as_mut(),
-            stop,
-            &mut rigor_app::recorder::NoProgress,
-            &mut Quiet,
-        )
-        .map(|_| ())
-        .map_err(|e| format!("{e}"))
+    fn argv_settings(&self, args: &[String]) -> std::result::Result<JobSettings, FarmError> {
+        let line = EnqueueLine::try_parse_from(args).map_err(|e| FarmError::Argv(Box::new(e)))?;
+        Ok(job_settings(&line.args))
     }
+
+    fn executor(
+        &mut self,
+        simulate: bool,
+        seed: Seed,
+    ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError> {
+        // The worker's own Ctrl-C handling stops it between jobs (or at once).
+        let stop = StopSignal::new();
+        let executor = crate::commands::executor(simulate, seed, &stop)?;
+        Ok((stop, executor))
+    }
+}
+
+/// Up to 3 commits, shortened.
+fn commits(list: &[String]) -> String {
+    let mut shown: Vec<String> = list
+        .iter()
+        .take(3)
+        .map(|c| c.chars().take(10).collect())
+        .collect();
+    if list.len() > 3 {
+        shown.push(format!("… {} more", list.len() - 3));
+    }
+    shown.join(", ")
 }
 
 /// Tells what the worker does, one line each, on stderr.
@@ -169,10 +128,55 @@ struct Log<'a>(&'a str);
 impl WorkerObserver for Log<'_> {
     fn claimed(&mut self, job: &ClaimedJob) {
         note!(
-            "rigor: {}: job {} claimed (attempt {})",
+            "rigor: {}: job {} claimed (attempt {} of {})",
             self.0,
             job.id,
-            job.attempt
+            job.attempt,
+            job.max_attempts
+        );
+    }
+    fn skipped(&mut self, job: &ClaimedJob, versions: &[String]) {
+        note!(
+            "rigor: {}: job {}: {} version(s) already stored for class {}: skipped ({}); \
+             enqueue with --force measures them again",
+            self.0,
+            job.id,
+            versions.len(),
+            job.class,
+            commits(versions)
+        );
+    }
+    fn fetching(&mut self, job: &ClaimedJob, missing: &[String]) {
+        note!(
+            "rigor: {}: job {}: {} not in the clone: git fetch",
+            self.0,
+            job.id,
+            commits(missing)
+        );
+    }
+    fn waiting(&mut self, job: &ClaimedJob, reason: &str, wait: Duration) {
+        note!(
+            "rigor: {}: job {} left queued, tried again in {}: {reason}",
+            self.0,
+            job.id,
+            rigor_units::Seconds(wait.as_secs_f64())
+        );
+    }
+    fn gave_up(&mut self, job: GaveUp) {
+        note!(
+            "rigor: {}: job {} failed: out of attempts ({} ended without completing)",
+            self.0,
+            job.id,
+            job.attempts
+        );
+    }
+    fn unreadable(&mut self, job: Unreadable) {
+        note!(
+            "rigor: {}: job {} left queued: needs a newer rigor (its format is {}; this one reads \
+             formats up to {JOB_FORMAT})",
+            self.0,
+            job.id,
+            job.format
         );
     }
     fn completed(&mut self, job: &ClaimedJob, runs: usize) {
@@ -217,6 +221,7 @@ pub fn worker(url: &str, a: &TrackWorkerArgs) -> Result<Outcome> {
             .filter(|d| !d.is_zero())
             .with_context(|| format!("--{what} {s}: give a positive number of seconds"))
     };
+    let runs = crate::track_cmd::default_results_dir(None);
     let settings = WorkerSettings {
         url: url.to_string(),
         worker: machine.clone(),
@@ -225,6 +230,12 @@ pub fn worker(url: &str, a: &TrackWorkerArgs) -> Result<Outcome> {
         poll: seconds("poll", a.poll)?,
         exit_when_empty: a.exit_when_empty,
         max_jobs: a.max_jobs,
+        place: WorkerPlace {
+            repo,
+            checkouts: runs.with_file_name("checkouts"),
+            results_dir: runs,
+            keep: 20,
+        },
     };
     // Fail early on a wrong URL or password (later errors are retried).
     drop(PostgresHistory::open(url)?);
@@ -244,10 +255,11 @@ pub fn worker(url: &str, a: &TrackWorkerArgs) -> Result<Outcome> {
             note!("rigor: stopping after the current job (Ctrl-C again to stop now)");
         });
     }
-    let summary = farm::work(&settings, &mut Runner { repo }, &mut Log(&machine), stop);
+    let summary = farm::work(&settings, &mut Runner, &mut Log(&machine), stop);
     emit(&format!(
-        "Worker {machine}: {} job(s) done, {} failed, {} lost to other workers\n",
-        summary.done, summary.failed, summary.lost
+        "Worker {machine}: {} job(s) done, {} failed, {} lost to other workers, {} left queued \
+         to wait\n",
+        summary.done, summary.failed, summary.lost, summary.waiting
     ));
     Ok(if summary.failed > 0 {
         Outcome::Failed
@@ -265,7 +277,49 @@ pub fn status(url: &str) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     emit(&status_table(&tally));
+    // One more than shown, to tell that there are more.
+    let details = db.details(DETAILS + 1)?;
+    if !details.is_empty() {
+        let mut text = String::from("\nJobs to look at (newest first):\n");
+        for d in details.iter().take(DETAILS) {
+            text.push_str(&detail_line(d));
+            text.push('\n');
+        }
+        if details.len() > DETAILS {
+            text.push_str("…\n");
+        }
+        emit(&text);
+    }
     Ok(Outcome::Ok)
+}
+
+/// Jobs `status` lists under its table at most.
+const DETAILS: usize = 20;
+
+/// A job worth a look, in one line: where it is, its attempts, why it waits or failed.
+fn detail_line(d: &JobDetail) -> String {
+    let mut line = format!(
+        "job {} ({}): {}, {} of {} attempt(s)",
+        d.id, d.class, d.state, d.attempts, d.max_attempts
+    );
+    if let Some(w) = d.worker.as_deref().filter(|_| d.state != JobState::Queued) {
+        line.push_str(&format!(" on {w}"));
+    }
+    if d.format > JOB_FORMAT {
+        line.push_str(&format!(", format {}", d.format));
+    }
+    if let Some(t) = d.not_before.filter(|_| d.state == JobState::Queued) {
+        line.push_str(&format!(
+            ", not claimed before {}",
+            t.strftime("%Y-%m-%d %H:%M:%S UTC")
+        ));
+    }
+    match (d.state, &d.error, &d.note) {
+        (JobState::Failed, Some(error), _) => line.push_str(&format!(": {error}")),
+        (_, _, Some(note)) => line.push_str(&format!(": {note}")),
+        _ => {}
+    }
+    line
 }
 
 fn status_table(tally: &[rigor_history::queue::JobTally]) -> String {

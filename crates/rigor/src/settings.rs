@@ -130,11 +130,6 @@ fn noted(r: Resolved) -> Resolved {
     r
 }
 
-/// Resolves `commands` with the options of `rigor run` (export paths unchecked).
-pub fn run_commands(commands: &[String], o: &RunOptions) -> Result<Resolved> {
-    Ok(noted(request(commands, o).resolve()?))
-}
-
 /// Resolves `rigor run`.
 pub fn run(args: &RunArgs) -> Result<Resolved> {
     if let Some(project) = simulated_project(&args.options) {

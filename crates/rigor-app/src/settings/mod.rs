@@ -27,7 +27,8 @@ pub use request::{
 };
 
 /// How intervals are computed.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct AnalysisSettings {
     /// Confidence level of every interval.
     pub confidence: ConfidenceLevel,
@@ -86,7 +87,8 @@ impl FailOn {
 }
 
 /// How benchmarks are compared.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ComparisonSettings {
     /// The benchmark the others are compared with: a name, a command, or a 1-based position
     /// (`None`: the first).
@@ -180,7 +182,8 @@ pub enum Mode {
 
 /// Export paths: as asked for (`-` is standard output) in a [`RunRequest`], files only in
 /// resolved [`Exports`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ExportPaths {
     /// `--export-json`.
     pub json: Option<PathBuf>,
@@ -230,7 +233,8 @@ pub enum StdoutExport {
 }
 
 /// Order of the ranking and of the exported tables (hyperfine's `--sort`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum SortOrder {
     /// The ranking by mean time, the tables in command order.
@@ -243,7 +247,8 @@ pub enum SortOrder {
 }
 
 /// Where a run came from, saved in its result.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Origin {
     /// The command line as typed (program name first).
     pub command_line: Vec<String>,

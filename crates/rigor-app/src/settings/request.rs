@@ -11,6 +11,7 @@ use rigor_runner::{
 };
 use rigor_store::{Discard, LevelKind, ModeRecord, RunSettingsRecord};
 use rigor_units::{Fraction, Seconds, Seed, TimeUnit};
+use serde::{Deserialize, Serialize};
 
 use super::files::{check_writable, file, is_stdout};
 use super::{
@@ -37,7 +38,7 @@ pub const DEFAULT_MAX_ROUNDS: usize = 200;
 pub const DEFAULT_EXECUTIONS_PER_DECIDING_BUILD: usize = 3;
 
 /// `--parameter-scan VAR MIN MAX` with its optional `--parameter-step-size`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Scan {
     /// The parameter.
     pub var: String,
@@ -50,7 +51,8 @@ pub struct Scan {
 }
 
 /// The parameters benchmarks are expanded over.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Parameters {
     /// `--parameter-scan`.
     pub scan: Option<Scan>,
@@ -59,7 +61,8 @@ pub struct Parameters {
 }
 
 /// Commands run around the measured ones (hyperfine's hooks), as given.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Hooks {
     /// Once per benchmark before its first execution.
     pub setup: Option<String>,
@@ -117,7 +120,11 @@ impl ExportPaths {
 
 /// Everything `rigor run` takes, in domain types, before it is checked: what a front end fills
 /// from its own input. [`RunRequest::resolve`] turns it into [`RunSettings`].
-#[derive(Debug, Clone, Default)]
+///
+/// It is also data: a farm's job stores it (serde, every field defaulted when missing, so that a
+/// field added later reads from a job queued before it) and a worker resolves it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RunRequest {
     /// The commands, as given (before `--shell` and parameters).
     pub commands: Vec<String>,
