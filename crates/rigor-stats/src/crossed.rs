@@ -45,6 +45,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, StatsError, check_finite};
 
+/// The variance taken for cells that report none when nothing else tells it (log scale: a
+/// relative SD of 10⁻⁶).
+const NO_VARIANCE: f64 = 1e-12;
+
 /// One point measured in one session: the log of its level there and that log's variance from
 /// the cell's own measurements (for a mean `m` with variance `v`, `ln m` and `v/m²`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -314,7 +318,14 @@ fn fit_at(
         .iter()
         .map(|w| {
             let total = w + tau2;
-            if total > 0.0 { 1.0 / total } else { 1.0 }
+            // No variance at all (every cell's units tied, and no residuals to tell τ²): the
+            // cells are taken as exact to 1e-6 (relative SD); a caller floors what it shows at
+            // the measurements' resolution.
+            if total > 0.0 {
+                1.0 / total
+            } else {
+                NO_VARIANCE.recip()
+            }
         })
         .collect();
     // Each session's position within its component.

@@ -180,6 +180,7 @@ fn the_history_keeps_the_resolution_and_floors_what_track_computes_from_it() {
             .args(["track", "--db"])
             .arg(&db)
             .arg("check")
+            .args(["--baseline", "main"])
             .arg(&pr)
             .args(["--machine", "m", "--fail-on", "regression"]),
     );

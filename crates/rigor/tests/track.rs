@@ -365,6 +365,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .args(["track", "--db"])
         .arg(&db)
         .arg("check")
+        .args(["--baseline", "main"])
         .arg(&slower)
         .args(["--machine", "m", "--fail-on", "regression"])
         .assert()
@@ -411,6 +412,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .args(["track", "--db"])
         .arg(&connected)
         .arg("check")
+        .args(["--baseline", "main"])
         .arg(&slower)
         .args(["--machine", "m", "--fail-on", "regression", "--markdown"])
         .arg(&md)
@@ -427,6 +429,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .args(["track", "--db"])
         .arg(&db)
         .arg("check")
+        .args(["--baseline", "main"])
         .arg(&slower)
         .args([
             "--machine",
@@ -456,6 +459,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .args(["track", "--db"])
         .arg(&db)
         .arg("check")
+        .args(["--baseline", "main"])
         .arg(&same)
         .args(["--machine", "m", "--fail-on", "regression"])
         .assert()
