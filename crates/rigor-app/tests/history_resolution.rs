@@ -106,9 +106,23 @@ fn a_candidate_checked_against_the_history_is_floored() {
     let verdict = |resolution: Option<Resolution>, sub: &str| {
         let mut h = SqliteHistory::open(&dir.path().join(sub).join("h.db")).unwrap();
         let machine = common::machine("ci-1");
+        // Two sessions tied by an anchor (v4 measured in both), so the history knows how much
+        // sessions shift this machine (here: not at all).
+        let (a, b) = (
+            common::session(&mut h, &machine),
+            common::session(&mut h, &machine),
+        );
         for k in 0..10 {
-            common::ingest(&mut h, &machine, k, &quantised(k as u64, 3.0, resolution));
+            let session = if k < 5 { a } else { b };
+            common::ingest_in(
+                &mut h,
+                &machine,
+                k,
+                &quantised(k as u64, 3.0, resolution),
+                session,
+            );
         }
+        common::ingest_in(&mut h, &machine, 4, &quantised(104, 3.0, resolution), b);
         let file = dir.path().join(sub).join("pr.json");
         rigor_store::save(&file, &quantised(99, 3.04, resolution)).unwrap();
         let checked = check(
@@ -124,7 +138,8 @@ fn a_candidate_checked_against_the_history_is_floored() {
         assert_eq!(checked.against_history.len(), 1);
         checked.against_history[0].change
     };
-    assert_eq!(verdict(None, "bare").verdict, Verdict::Regression);
+    let bare = verdict(None, "bare");
+    assert_eq!(bare.verdict, Verdict::Regression, "{bare:?}");
     let floored = verdict(Resolution::new(Seconds(STEP)), "kept");
     assert!(floored.at_resolution);
     assert_eq!(floored.verdict, Verdict::Inconclusive);

@@ -25,7 +25,8 @@
 //!   between them is *confounded* with a session boundary.
 //! - **Shifts.** Eliminating the points leaves the reduced normal equations `C ŝ = r` with `C`
 //!   a weighted graph Laplacian of the sessions (`C·1 = 0`); with the sum-to-zero constraint
-//!   `ŝ = C⁺ r`, where `C⁺ = (C + 11ᵀ/J)⁻¹ − 11ᵀ/J` (J sessions in the component), and
+//!   `ŝ = C⁺ r`, where `C⁺ = (C + a·11ᵀ)⁻¹ − 11ᵀ/(a·J²)` (J sessions in the component, any
+//!   a > 0; rigor takes a = tr C/J² for numerical balance), and
 //!   `Cov(ŝ) = C⁺`.
 //! - **Levels.** `μ̂_p = ȳ_p − Σ_j b_pj ŝ_j` with `D_p = Σ_j W_pj`, `ȳ_p = Σ_j W_pj y_pj / D_p`,
 //!   `b_pj = W_pj / D_p`, `W = 1/(w + τ²)`. `ȳ_p` is uncorrelated with the within-point contrasts
@@ -379,7 +380,15 @@ fn fit_at(
     let mut shifts = vec![None; sessions];
     for ((m, c), r) in members.iter().zip(cs).zip(&rs) {
         let n = m.len();
-        let ones = DMatrix::from_element(n, n, 1.0 / n as f64);
+        // C + a·11ᵀ is invertible (C's null space is 1) and its inverse is C⁺ + 11ᵀ/(a·n²). The
+        // scale a is taken from C itself (its mean diagonal over n), so that the part added
+        // and C's own are of one size: with a fixed a = 1/n, cells weighted 10¹² left C⁺ as
+        // the difference of two numbers 10¹² apart.
+        let a = match c.trace() / (n * n) as f64 {
+            t if t.is_finite() && t > 0.0 => t,
+            _ => 1.0 / n as f64,
+        };
+        let ones = DMatrix::from_element(n, n, a);
         let augmented = &c + &ones;
         let inverse = augmented
             .clone()
@@ -387,7 +396,7 @@ fn fit_at(
             .map(|ch| ch.inverse())
             .or_else(|| augmented.try_inverse())
             .unwrap_or_else(|| DMatrix::zeros(n, n));
-        let pinv = inverse - ones;
+        let pinv = inverse - DMatrix::from_element(n, n, 1.0 / (a * (n * n) as f64));
         let r = DMatrix::from_column_slice(n, 1, r);
         let s = &pinv * r;
         for (pos, &j) in m.iter().enumerate() {
@@ -713,6 +722,22 @@ mod tests {
         let v = f.contrast_variance(&[(2, 1.0), (0, -1.0)]);
         assert!(!v.confounded);
         assert!((v.estimation - 0.04).abs() < 1e-12, "{}", v.estimation);
+    }
+
+    /// The same with cells precise to 10⁻⁶ (weights of 10¹²): the shift's error stays the
+    /// cells' own (4·10⁻¹²), not a rounding error of C⁺ many orders larger (found by a test of
+    /// tied timings).
+    #[test]
+    fn precise_cells_keep_a_precise_shift() {
+        let cells = [
+            cell(0, 0, 0.0, 1e-12),
+            cell(1, 0, 0.2, 1e-12),
+            cell(1, 1, 0.5, 1e-12),
+            cell(2, 1, 0.6, 1e-12),
+        ];
+        let f = fit(3, 2, &cells).unwrap();
+        let v = f.contrast_variance(&[(2, 1.0), (0, -1.0)]);
+        assert!((v.estimation - 4e-12).abs() < 1e-15, "{}", v.estimation);
     }
 
     /// Known truth: versions with steps, sessions with shifts of SD 20%, anchors in every
