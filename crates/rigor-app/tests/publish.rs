@@ -260,7 +260,12 @@ fn a_page_carries_each_versions_levels_and_opens_with_their_fieller_interval() {
     for (rev, e) in &levels {
         let at = page.find(&format!(" data-rev=\"{rev}\"")).unwrap();
         let tag = &page[at..at + page[at..].find('>').unwrap()];
-        let num = |n: &str| attr(tag, n).unwrap().parse::<f64>().unwrap();
+        let num = |n: &str| {
+            attr(tag, n)
+                .unwrap_or_else(|| panic!("{n} in {tag}"))
+                .parse::<f64>()
+                .unwrap()
+        };
         assert!(close(num("data-mean"), e.mean), "{rev}: {tag}");
         assert!(close(num("data-var"), e.var_of_mean()), "{rev}: {tag}");
         assert_eq!(num("data-units") as usize, e.n, "{rev}");

@@ -384,7 +384,10 @@ fn fit_at(
         // scale a is taken from C itself (its mean diagonal over n), so that the part added
         // and C's own are of one size: with a fixed a = 1/n, cells weighted 10¹² left C⁺ as
         // the difference of two numbers 10¹² apart.
+        // One session: its shift is 0 by the constraint and known exactly (C is 0 but for
+        // rounding, which the scaling below would blow up).
         let a = match c.trace() / (n * n) as f64 {
+            _ if n == 1 => 1.0,
             t if t.is_finite() && t > 0.0 => t,
             _ => 1.0 / n as f64,
         };
@@ -396,7 +399,11 @@ fn fit_at(
             .map(|ch| ch.inverse())
             .or_else(|| augmented.try_inverse())
             .unwrap_or_else(|| DMatrix::zeros(n, n));
-        let pinv = inverse - DMatrix::from_element(n, n, 1.0 / (a * (n * n) as f64));
+        let pinv = if n == 1 {
+            DMatrix::zeros(1, 1)
+        } else {
+            inverse - DMatrix::from_element(n, n, 1.0 / (a * (n * n) as f64))
+        };
         let r = DMatrix::from_column_slice(n, 1, r);
         let s = &pinv * r;
         for (pos, &j) in m.iter().enumerate() {
@@ -738,6 +745,13 @@ mod tests {
         let f = fit(3, 2, &cells).unwrap();
         let v = f.contrast_variance(&[(2, 1.0), (0, -1.0)]);
         assert!((v.estimation - 4e-12).abs() < 1e-15, "{}", v.estimation);
+        // A session of its own with one cell: the level's variance is the cell's, however C's
+        // rounding falls (a scaled C⁺ of a 1×1 zero once made it 0).
+        for w in [1e-5, 3.7e-7, 9.3e-6] {
+            let f = fit(1, 1, &[cell(0, 0, 0.3, w)]).unwrap();
+            let v = f.contrast_variance(&[(0, 1.0)]);
+            assert!((v.estimation - w).abs() <= 1e-12 * w, "{w}: {}", v.estimation);
+        }
     }
 
     /// Known truth: versions with steps, sessions with shifts of SD 20%, anchors in every
