@@ -750,7 +750,11 @@ mod tests {
         for w in [1e-5, 3.7e-7, 9.3e-6] {
             let f = fit(1, 1, &[cell(0, 0, 0.3, w)]).unwrap();
             let v = f.contrast_variance(&[(0, 1.0)]);
-            assert!((v.estimation - w).abs() <= 1e-12 * w, "{w}: {}", v.estimation);
+            assert!(
+                (v.estimation - w).abs() <= 1e-12 * w,
+                "{w}: {}",
+                v.estimation
+            );
         }
     }
 
