@@ -15,6 +15,7 @@ mod measure;
 mod remove;
 mod request;
 mod show;
+mod source;
 
 pub use add::*;
 pub use bisect::*;
@@ -26,6 +27,7 @@ pub use measure::*;
 pub use remove::*;
 pub use request::*;
 pub use show::*;
+pub use source::*;
 
 // Shared between the use cases (and visible to each through `use super::*`).
 use add::why_nothing;
