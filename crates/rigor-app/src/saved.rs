@@ -292,6 +292,21 @@ pub struct ComparedFiles {
     pub outcome: Outcome,
 }
 
+impl ComparedFiles {
+    /// The comparisons as `rigor compare --json` prints them, of the files `s` names.
+    pub fn json(&self, s: &CompareFilesSettings) -> serde_json::Value {
+        serde_json::json!({
+            "old": crate::track::files_shown(&s.old),
+            "new": crate::track::files_shown(&s.new),
+            "seed": s.seed,
+            "confidence": self.confidence,
+            "comparisons": comparisons::records(&self.comparisons),
+            "suite": self.suite,
+            "warnings": self.warnings,
+        })
+    }
+}
+
 /// Compares each benchmark of `new` with the same-named one of `old`.
 pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
     let mut old = load_together(&s.old, s.format)?;

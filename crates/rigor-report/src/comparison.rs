@@ -398,6 +398,11 @@ pub fn table_in(markup: Markup, views: &[ComparisonView<'_>]) -> String {
     frame(markup, &header, &rows, &align)
 }
 
+/// The heading of `rigor bench --baseline`'s comparisons.
+pub fn against_baseline(path: &str) -> String {
+    format!("Against the baseline {path}:\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::{ratio_words, signed};

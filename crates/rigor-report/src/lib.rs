@@ -7,6 +7,7 @@ pub mod comparison;
 pub mod dashboard;
 pub mod decided;
 pub mod diagnosis;
+pub mod farm;
 pub mod format;
 pub mod html;
 pub mod markdown;
@@ -14,6 +15,7 @@ pub mod notes;
 pub mod plan;
 pub mod terminal;
 pub mod track;
+pub mod track_lines;
 pub mod track_run;
 pub mod warnings;
 

@@ -105,3 +105,8 @@ pub fn render(p: &PlanView<'_>) -> String {
     }
     out
 }
+
+/// What `rigor plan` says when the plan is written: the pilot's measured time, and where.
+pub fn written(pilot: rigor_units::Seconds, out: &str) -> String {
+    format!("Pilot: {pilot} of measured time.\nPlan written to {out}\n")
+}

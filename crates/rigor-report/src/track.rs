@@ -275,6 +275,53 @@ pub fn removed_text(v: &RemovedView<'_>) -> String {
     out
 }
 
+/// What `rigor track add` did with one result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AddedView {
+    /// The files it came from.
+    pub files: String,
+    /// The version it was stored as.
+    pub rev: String,
+    /// The series' machine.
+    pub machine: String,
+    /// The series' branch.
+    pub branch: String,
+    /// What became of it.
+    pub outcome: AddedOutcome,
+}
+
+/// What became of a result `rigor track add` was given.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AddedOutcome {
+    /// It measured nothing: the version is recorded as failed, for this reason.
+    Failed(String),
+    /// Stored as this run.
+    Stored(i64),
+    /// Stored before, as this run.
+    AlreadyStored(i64),
+}
+
+/// The line of `rigor track add` for one result.
+pub fn added_text(v: &AddedView) -> String {
+    let (files, rev, machine, branch) = (&v.files, short_rev(&v.rev), &v.machine, &v.branch);
+    match &v.outcome {
+        AddedOutcome::Failed(reason) => format!(
+            "{files} measured nothing: {rev} recorded as failed on {machine} ({branch}): {reason}\n"
+        ),
+        AddedOutcome::Stored(id) => {
+            format!("Stored {files} as run {id} of {rev} on {machine} ({branch})\n")
+        }
+        AddedOutcome::AlreadyStored(id) => {
+            format!("{files} is already stored (run {id}); nothing added\n")
+        }
+    }
+}
+
+/// What `rigor track status ID STATUS` says.
+pub fn status_text(id: i64, status: &str) -> String {
+    format!("Change {id} is now {status}\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

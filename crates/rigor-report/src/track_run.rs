@@ -506,6 +506,141 @@ pub fn candidate_markdown(baseline: &str, lines: &[CandidateLine]) -> String {
     out
 }
 
+/// How a bisection ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BisectEnding {
+    /// The first changed version and the one before it.
+    Found {
+        /// The first changed version (as stored: a full commit id).
+        first: String,
+        /// Its subject.
+        subject: String,
+        /// The version before it.
+        before: String,
+        /// The ends' difference.
+        ends: MeasuredRatio,
+    },
+    /// The change lies after `good` and at or before `bad`: no midpoint could be placed.
+    Between {
+        /// The last version like the good end.
+        good: String,
+        /// The first version like the bad end.
+        bad: String,
+        /// `--max-rounds`.
+        max_rounds: usize,
+        /// The ends' difference.
+        ends: MeasuredRatio,
+    },
+    /// The ends' builds are byte-identical (the ends as given).
+    Identical(String, String),
+    /// The ends do not differ (`equivalent`), or could not be told apart.
+    NoChange {
+        /// The ends as given.
+        ends_given: (String, String),
+        /// Whether the ends are equivalent (else undecided).
+        equivalent: bool,
+        /// Their difference.
+        ends: MeasuredRatio,
+    },
+    /// Stopped: nothing to say on standard output but the cost.
+    Stopped,
+}
+
+/// The ends' difference, as the closing lines give it.
+fn ends_text(r: &MeasuredRatio) -> String {
+    format!(
+        "{} (sequence {}): {}",
+        ratio_percent(r.ratio),
+        interval_percent(r.interval),
+        r.verdict
+    )
+}
+
+/// What a bisection found (standard output).
+pub fn bisect_ending(e: &BisectEnding) -> String {
+    match e {
+        BisectEnding::Found {
+            first,
+            subject,
+            before,
+            ends,
+        } => format!(
+            "First changed version: {first} {subject}\n  after {}; the ends differ by {}\n",
+            short(before),
+            ends_text(ends)
+        ),
+        BisectEnding::Between {
+            good,
+            bad,
+            max_rounds,
+            ends,
+        } => format!(
+            "The change lies after {} and at or before {} (a midpoint could not be placed within \
+             --max-rounds {max_rounds}): measure the versions between them with `rigor track \
+             run`, or bisect again with more rounds; the ends differ by {}\n",
+            short(good),
+            short(bad),
+            ends_text(ends)
+        ),
+        BisectEnding::Identical(good, bad) => {
+            format!("No change between {good} and {bad}: their builds are byte-identical\n")
+        }
+        BisectEnding::NoChange {
+            ends_given: (good, bad),
+            equivalent,
+            ends,
+        } => format!(
+            "{} between {good} and {bad}: {}\n",
+            if *equivalent {
+                "No change"
+            } else {
+                "Could not tell whether anything changed (raise --max-rounds)"
+            },
+            ends_text(ends)
+        ),
+        BisectEnding::Stopped => String::new(),
+    }
+}
+
+/// What `rigor track check` shows.
+#[derive(Debug, Clone)]
+pub enum CheckedView<'a> {
+    /// Each benchmark against one stored measurement, unpaired, and the suite's geometric mean
+    /// (with the bootstrap's seed) when there are several.
+    Unpaired(
+        Vec<crate::comparison::ComparisonView<'a>>,
+        Option<(crate::comparison::SuiteView, rigor_units::Seed)>,
+    ),
+    /// Each benchmark against the history of a branch (its name) on a machine.
+    History(String, String, Vec<CheckLine>),
+    /// Each benchmark of a candidate measured together with the baseline (its version).
+    Candidate(String, Vec<CandidateLine>),
+}
+
+/// `rigor track check`'s table in the terminal.
+pub fn checked_text(v: &CheckedView<'_>) -> String {
+    match v {
+        CheckedView::Unpaired(comparisons, suite) => {
+            let mut out = crate::comparison::render(comparisons);
+            if let Some((suite, seed)) = suite {
+                out.push_str(&crate::comparison::suite(suite, *seed));
+            }
+            out
+        }
+        CheckedView::History(branch, machine, lines) => check_table(branch, machine, lines),
+        CheckedView::Candidate(baseline, lines) => candidate_table(&short(baseline), lines),
+    }
+}
+
+/// `rigor track check`'s table in Markdown (`--markdown`, for a pull-request comment).
+pub fn checked_markdown(v: &CheckedView<'_>) -> String {
+    match v {
+        CheckedView::Unpaired(comparisons, _) => crate::comparison::markdown(comparisons),
+        CheckedView::History(branch, machine, lines) => check_markdown(branch, machine, lines),
+        CheckedView::Candidate(baseline, lines) => candidate_markdown(&short(baseline), lines),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,7 +54,9 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     }
     if let (Some(old), Some(new), Outcome::Ok) = (&baselines.compare, &result, outcome) {
         let c = bench::against_baseline(old, new, s)?;
-        emit(&format!("Against the baseline {}:\n", old.display()));
+        emit(&rigor_report::comparison::against_baseline(
+            &old.display().to_string(),
+        ));
         output::warnings(&c.warnings);
         let views = rigor_app::comparisons::views(&c.comparisons);
         emit(&rigor_report::comparison::render(&views));

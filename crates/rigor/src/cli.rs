@@ -360,19 +360,7 @@ pub struct TrackChangesArgs {
     pub orgmode: Option<PathBuf>,
     /// Exit with status 1 when a current change (not marked invalid) listed is one of these.
     #[arg(long, value_enum, value_name = "WHAT")]
-    pub fail_on: Option<TrackFailOn>,
-}
-
-/// `rigor track changes --fail-on`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum TrackFailOn {
-    /// A regression (not one confounded with a session boundary).
-    Regression,
-    /// A regression, also one confounded with a session boundary (no session measured versions
-    /// on both sides of it).
-    Confounded,
-    /// A regression or an improvement (not one confounded with a session boundary).
-    Change,
+    pub fail_on: Option<rigor_app::track::ChangesFailOn>,
 }
 
 /// `rigor track show`.

@@ -14,7 +14,7 @@ use crate::settings;
 pub fn measuring(
     simulate: bool,
     seed: rigor_units::Seed,
-) -> Result<(StopSignal, Box<dyn Executor>)> {
+) -> std::result::Result<(StopSignal, Box<dyn Executor>), rigor_runner::RunError> {
     let stop = StopSignal::new();
     {
         let stop = stop.clone();
@@ -107,11 +107,8 @@ pub fn plan(args: &PlanArgs) -> Result<Outcome> {
     for p in &planned.file.benchmark {
         emit(&rigor_report::plan::render(&p.view()));
     }
-    emit(&format!(
-        "Pilot: {} of measured time.\n",
-        planned.pilot_time
-    ));
-    emit(&format!("Plan written to {}\n", s.out.display()));
+    let out = s.out.display().to_string();
+    emit(&rigor_report::plan::written(planned.pilot_time, &out));
     Ok(Outcome::Ok)
 }
 
@@ -166,16 +163,7 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     let c = rigor_app::saved::compare(&s)?;
     output::warnings(&c.warnings);
     if args.json {
-        let doc = serde_json::json!({
-            "old": names(&s.old),
-            "new": names(&s.new),
-            "seed": s.seed,
-            "confidence": c.confidence,
-            "comparisons": rigor_app::comparisons::records(&c.comparisons),
-            "suite": c.suite,
-            "warnings": c.warnings,
-        });
-        emit(&(serde_json::to_string_pretty(&doc)? + "\n"));
+        emit(&(serde_json::to_string_pretty(&c.json(&s))? + "\n"));
     } else {
         emit(&render(&views(&c.comparisons)));
         if let Some(suite) = &c.suite {
@@ -192,20 +180,11 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     Ok(c.outcome)
 }
 
-/// Files as one string: a path, or paths joined with " + " (read together).
-fn names(files: &[std::path::PathBuf]) -> String {
-    files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect::<Vec<_>>()
-        .join(" + ")
-}
-
 /// `rigor report`.
 pub fn report(args: &ReportArgs) -> Result<Outcome> {
     let s = settings::report(args)?;
     let a = rigor_app::saved::report(&s)?;
     output::result_warnings(&a.result);
-    emit(&format!("Report written to {}\n", s.out.display()));
+    emit(&rigor_report::html::written(&s.out.display().to_string()));
     Ok(Outcome::Ok)
 }

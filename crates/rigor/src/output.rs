@@ -3,6 +3,8 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rigor_app::Outcome;
 use rigor_app::recorder::Progress;
+use rigor_report::track_lines::Line;
+use rigor_runner::{Executor, RunError, StopSignal};
 use rigor_store::{ResultFile, Warning};
 
 /// Whether the summaries go to standard error, standard output being taken by an export
@@ -48,6 +50,37 @@ pub fn warnings(list: &[Warning]) {
 pub fn notes(list: &[rigor_report::notes::Note]) {
     for n in list {
         note!("rigor: {n}");
+    }
+}
+
+/// Shows the lines of a `track` command: notes on standard error, output on standard output.
+pub fn lines(list: &[Line]) {
+    for line in list {
+        if line.is_output() {
+            emit(&line.to_string());
+        } else {
+            note!("{line}");
+        }
+    }
+}
+
+/// The terminal as the front end of `track`'s use cases: executors with Ctrl-C handling, a
+/// progress bar per measuring phase, their lines as they come.
+pub struct Terminal;
+
+impl rigor_app::track::Front for Terminal {
+    fn executor(
+        &mut self,
+        simulate: bool,
+        seed: rigor_units::Seed,
+    ) -> Result<(StopSignal, Box<dyn Executor>), RunError> {
+        crate::commands::measuring(simulate, seed)
+    }
+    fn progress(&mut self) -> Box<dyn Progress> {
+        Box::new(Bar::new())
+    }
+    fn say(&mut self, line: Line) {
+        lines(&[line]);
     }
 }
 

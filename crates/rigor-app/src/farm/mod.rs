@@ -19,7 +19,7 @@
 //!
 //! One module per part: the spec (`spec`), queuing (`enqueue`), what a job measured until it is
 //! stored (`collected`), running a claimed job (`worker`), the worker's loop on the PostgreSQL
-//! queue (`postgres`, the feature of that name).
+//! queue (`postgres`, the feature of that name), what the farm's commands take and show (`said`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -113,6 +113,7 @@ mod collected;
 mod enqueue;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod said;
 mod spec;
 #[cfg(test)]
 mod tests;
@@ -122,5 +123,6 @@ pub use collected::*;
 pub use enqueue::*;
 #[cfg(feature = "postgres")]
 pub use postgres::work;
+pub use said::*;
 pub use spec::*;
 pub use worker::*;

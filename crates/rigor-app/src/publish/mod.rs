@@ -28,10 +28,12 @@ use crate::error::{AppError, Result};
 
 mod cache;
 mod points;
+mod request;
 mod stats;
 mod views;
 
 use cache::{Cache, IndexSeries, PagesCache};
+pub use request::*;
 use stats::Critical;
 pub use views::ARCHIVE_SIZE;
 use views::{Part, Series, layout};

@@ -1,6 +1,9 @@
 //! Storing a saved result as a version's measurement (`rigor track add`), a commit off the
 //! branch's first-parent line under a label of its own.
 
+use rigor_report::track::{AddedOutcome, AddedView};
+use rigor_report::track_lines::Line;
+
 use super::*;
 
 /// Ingests a result read from files (a killed run's too, or another tool's results, see
@@ -132,4 +135,223 @@ pub fn place_version(repo: &Path, rev: &str, order: Option<i64>, branch: &str) -
             off_line: None,
         },
     }
+}
+
+/// What `rigor track add` stores.
+#[derive(Debug, Clone)]
+pub struct AddRequest {
+    /// The files: results of rigor or of other tools.
+    pub files: Vec<PathBuf>,
+    /// Their format (default: recognised from each file's content).
+    pub format: Option<rigor_store::import::Format>,
+    /// The version measured (default: the version each result names, [`version_of`]).
+    pub version: Option<String>,
+    /// The repository the versions belong to.
+    pub repo: PathBuf,
+    /// The position of a labelled version.
+    pub order: Option<i64>,
+    /// The series ([`series_key`]).
+    pub key: SeriesKey,
+}
+
+/// What `rigor track add` did with one result: the notes it has (a commit that differs from
+/// the version's, a label, a commit off the branch's line), the result's warnings, and the
+/// line that says where it went.
+#[derive(Debug, Clone)]
+pub struct AddReport {
+    /// Notes and warnings about the version.
+    pub notes: Vec<Line>,
+    /// The result's warnings (levels its format did not record).
+    pub warnings: Vec<rigor_store::Warning>,
+    /// What became of it.
+    pub added: AddedView,
+}
+
+/// Stores each result the files hold (files of a format that measures in one process read
+/// together, per format, [`ingest_groups`]; a `track run` file of several versions as each of
+/// them, in one session), telling `told` of each as it is stored.
+pub fn add_files(
+    history: &mut dyn HistoryWrite,
+    request: &AddRequest,
+    told: &mut dyn FnMut(AddReport),
+) -> Result<()> {
+    let groups = ingest_groups(&request.files, request.format)?;
+    if request.version.is_some() && groups.len() > 1 {
+        return Err(TrackError::VersionForGroups(groups.len()).into());
+    }
+    for files in &groups {
+        add_group(history, request, files, told)?;
+    }
+    Ok(())
+}
+
+/// The files grouped into the results to store: files of a format that measures in one process
+/// (Google Benchmark, criterion, cargo-criterion, BenchmarkTools.jl) together, per format, as the
+/// process executions of one result; every other file alone.
+pub fn ingest_groups(
+    files: &[PathBuf],
+    format: Option<rigor_store::import::Format>,
+) -> Result<Vec<Vec<PathBuf>>> {
+    let mut groups: Vec<(Option<rigor_store::import::Format>, Vec<PathBuf>)> = Vec::new();
+    for file in files {
+        let found = rigor_store::import::load(file, format)?.format;
+        let key = found.one_process().then_some(found);
+        match groups.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
+            Some((_, g)) => g.push(file.clone()),
+            None => groups.push((key, vec![file.clone()])),
+        }
+    }
+    Ok(groups.into_iter().map(|(_, g)| g).collect())
+}
+
+/// Files as one name: a path, or paths joined with " + " (read together).
+pub fn files_shown(files: &[PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// The version a result says it measured: the label `track run` gives each version's file,
+/// else the commit it was run at (rigor's results; ReBench's `# Source:` lines); `files` names
+/// it in the error.
+pub fn version_of(result: &ResultFile, files: &str) -> Result<String> {
+    result
+        .provenance
+        .label
+        .clone()
+        .or(result.provenance.git.as_ref().map(|g| g.commit.clone()))
+        .ok_or_else(|| TrackError::NoVersionNamed(files.to_string()).into())
+}
+
+/// The note on a result stored as `commit`: measured at another commit (a warning), or of a
+/// format that records none (nothing can be checked).
+pub fn commit_note(
+    imported: &rigor_store::import::Imported,
+    files: &str,
+    commit: &str,
+) -> Option<Line> {
+    let recorded = imported.result.provenance.git.as_ref();
+    match recorded.filter(|g| !g.commit.is_empty()) {
+        // A recorded commit may be abbreviated (ReBench's).
+        Some(git) if !commit.starts_with(git.commit.as_str()) => Some(Line::OtherCommit {
+            files: files.to_string(),
+            measured: git.commit.clone(),
+            dirty: git.dirty,
+            stored: commit.to_string(),
+        }),
+        Some(_) => None,
+        None => Some(Line::NoCommitRecorded {
+            files: files.to_string(),
+            format: imported.format.to_string(),
+            stored: commit.to_string(),
+        }),
+    }
+}
+
+/// Stores the result of one group of files.
+fn add_group(
+    history: &mut dyn HistoryWrite,
+    request: &AddRequest,
+    files: &[PathBuf],
+    told: &mut dyn FnMut(AddReport),
+) -> Result<()> {
+    let name = files_shown(files);
+    let imported = rigor_store::import::load_together(files, request.format)?;
+    // A `track run` file of several versions measured together: each version stored as its own.
+    if let Some(parts) = split_versions(&imported.result) {
+        if request.version.is_some() {
+            return Err(TrackError::VersionOfSeveral {
+                files: name,
+                versions: parts.len(),
+            }
+            .into());
+        }
+        // Measured together: one session, so the history ties them together.
+        let machine = this_machine(Some(&request.key.machine));
+        let session = add_session(history, &machine)?;
+        for (rev, result) in parts {
+            let part = rigor_store::import::Imported {
+                result,
+                ..imported.clone()
+            };
+            let shown = format!("{name} ({})", rigor_report::track_run::short(&rev));
+            told(add_result(
+                history,
+                request,
+                shown,
+                part,
+                &rev,
+                Some(session),
+            )?);
+        }
+        let end = rigor_history::SessionEnd {
+            ended: jiff::Timestamp::now(),
+            load_after: None,
+        };
+        history.end_session(session, &end)?;
+        return Ok(());
+    }
+    let rev = match &request.version {
+        Some(v) => v.clone(),
+        None => version_of(&imported.result, &name)?,
+    };
+    told(add_result(history, request, name, imported, &rev, None)?);
+    Ok(())
+}
+
+/// Stores one version's result (`name`: the files it came from, for messages).
+fn add_result(
+    history: &mut dyn HistoryWrite,
+    request: &AddRequest,
+    name: String,
+    imported: rigor_store::import::Imported,
+    rev: &str,
+    session: Option<rigor_history::SessionId>,
+) -> Result<AddReport> {
+    let key = &request.key;
+    let placed = place_version(&request.repo, rev, request.order, &key.branch);
+    let version = placed.version;
+    let mut notes = Vec::new();
+    match &version.commit {
+        Some(commit) => notes.extend(commit_note(&imported, &name, commit)),
+        None => notes.push(Line::Label {
+            rev: rev.to_string(),
+            repo: request.repo.display().to_string(),
+        }),
+    }
+    if let Some(commit) = placed.off_line {
+        notes.push(Line::OffLine {
+            commit,
+            branch: key.branch.clone(),
+            label: version.rev.clone(),
+            ordered: request.order.is_some(),
+        });
+    }
+    let machine = this_machine(Some(&key.machine));
+    let (added, warnings) = add_in(
+        history,
+        imported.result,
+        &version,
+        &machine,
+        &key.branch,
+        session,
+    )?;
+    let outcome = match added {
+        Added::Failed(reason) => AddedOutcome::Failed(reason),
+        Added::Stored(Ingested::Added(id)) => AddedOutcome::Stored(id.0),
+        Added::Stored(Ingested::AlreadyStored(id)) => AddedOutcome::AlreadyStored(id.0),
+    };
+    Ok(AddReport {
+        notes,
+        warnings,
+        added: AddedView {
+            files: name,
+            rev: version.rev,
+            machine: key.machine.clone(),
+            branch: key.branch.clone(),
+            outcome,
+        },
+    })
 }

@@ -394,6 +394,108 @@ pub fn bisect(
     Ok((outcome, b.cost))
 }
 
+/// Everything `rigor track bisect` takes.
+#[derive(Debug, Clone)]
+pub struct BisectRequest {
+    /// The versions' source, the series and the experiment.
+    pub track: TrackRequest,
+    /// The last version known to be as before.
+    pub good: String,
+    /// A version known to differ.
+    pub bad: String,
+    /// The most rounds of each comparison.
+    pub max_rounds: usize,
+}
+
+/// What `rigor track bisect` shows when it ends.
+#[derive(Debug, Clone)]
+pub struct BisectReport {
+    /// What it found.
+    pub ending: rigor_report::track_run::BisectEnding,
+    /// What it cost.
+    pub cost: BisectCost,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+/// Resolves the request and bisects ([`bisect`]), saying through `front` what happens as it
+/// happens (a bisection that stopped says why).
+pub fn bisect_run(
+    history: &mut dyn HistoryWrite,
+    request: BisectRequest,
+    front: &mut dyn Front,
+) -> Result<BisectReport> {
+    use rigor_report::track_run::BisectEnding;
+    let resolved = TrackRequest {
+        kind: rigor_history::SessionKind::Bisect,
+        ..request.track
+    }
+    .resolve()?;
+    for n in resolved.notes {
+        front.say(rigor_report::track_lines::Line::Note(n));
+    }
+    let (settings, experiment) = (resolved.settings, resolved.experiment);
+    let (stop, mut executor) = front.executor(experiment.simulate, experiment.runner.seed)?;
+    let bisection = BisectSettings {
+        chunk: experiment.runner.executions,
+        max_rounds: request.max_rounds,
+        threshold: experiment.comparison.threshold,
+        alpha: experiment.analysis.confidence.alpha(),
+    };
+    let mut progress = front.progress();
+    let (outcome, cost) = bisect(
+        history,
+        &settings,
+        &request.good,
+        &request.bad,
+        &experiment,
+        &bisection,
+        executor.as_mut(),
+        stop,
+        progress.as_mut(),
+        &mut Saying(front),
+    )?;
+    drop(progress);
+    let given = (request.good, request.bad);
+    let ending = match outcome {
+        BisectOutcome::Found {
+            before,
+            first,
+            ends,
+        } => BisectEnding::Found {
+            first: first.rev,
+            subject: first.subject.unwrap_or_default(),
+            before: before.rev,
+            ends: ends.measured(),
+        },
+        BisectOutcome::Between { good, bad, ends } => BisectEnding::Between {
+            good: good.rev,
+            bad: bad.rev,
+            max_rounds: request.max_rounds,
+            ends: ends.measured(),
+        },
+        BisectOutcome::NoChange { ends: None } => BisectEnding::Identical(given.0, given.1),
+        BisectOutcome::NoChange { ends: Some(ends) } => BisectEnding::NoChange {
+            ends_given: given,
+            equivalent: ends.verdict == Verdict::Equivalent,
+            ends: ends.measured(),
+        },
+        BisectOutcome::Stopped(why) => {
+            front.say(rigor_report::track_lines::Line::BisectStopped(why));
+            BisectEnding::Stopped
+        }
+    };
+    let outcome = match ending {
+        BisectEnding::Stopped => Outcome::Failed,
+        _ => Outcome::Ok,
+    };
+    Ok(BisectReport {
+        ending,
+        cost,
+        outcome,
+    })
+}
+
 fn search(
     b: &mut Bisection<'_, '_>,
     chain: &[VersionInfo],

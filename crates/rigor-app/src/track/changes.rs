@@ -172,3 +172,59 @@ mod tests {
         assert_eq!(findings(&refuted, true).outcome(rule), Outcome::Ok);
     }
 }
+
+/// Which listed changes `rigor track changes --fail-on` fails on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum ChangesFailOn {
+    /// A regression (not one confounded with a session boundary).
+    Regression,
+    /// A regression, also one confounded with a session boundary (no session measured versions
+    /// on both sides of it).
+    Confounded,
+    /// A regression or an improvement (not one confounded with a session boundary).
+    Change,
+}
+
+/// Everything `rigor track changes` takes.
+#[derive(Debug, Clone, Default)]
+pub struct ChangesRequest {
+    /// How changes are detected.
+    pub detect: DetectSettings,
+    /// Which changes to list.
+    pub filter: ChangeFilter,
+    /// Only changes at versions from this date on, as the user typed it ([`since_time`]).
+    pub since: Option<String>,
+    /// What fails the command.
+    pub fail_on: Option<ChangesFailOn>,
+}
+
+/// What `rigor track changes` lists, and its outcome.
+#[derive(Debug, Clone)]
+pub struct ChangesReport {
+    /// The changes and the events among them.
+    pub listed: Listed,
+    /// The outcome `--fail-on` decides.
+    pub outcome: Outcome,
+}
+
+/// `rigor track changes`: `--since` checked before anything is detected or written, changes
+/// detected and listed ([`list_changes`]), `--fail-on` decided ([`findings`]).
+pub fn list(history: &mut dyn History, request: &ChangesRequest) -> Result<ChangesReport> {
+    let since = request.since.as_deref().map(since_time).transpose();
+    let settings = ListSettings {
+        detect: request.detect,
+        filter: request.filter.clone(),
+        since: since.map_err(TrackError::from)?,
+    };
+    let listed = list_changes(history, &settings)?;
+    let fail_on = request.fail_on.map(|f| match f {
+        ChangesFailOn::Regression | ChangesFailOn::Confounded => {
+            crate::settings::FailOn::Regression
+        }
+        ChangesFailOn::Change => crate::settings::FailOn::Change,
+    });
+    let confounded = request.fail_on == Some(ChangesFailOn::Confounded);
+    let outcome = findings(&listed.changes, confounded).outcome(fail_on);
+    Ok(ChangesReport { listed, outcome })
+}

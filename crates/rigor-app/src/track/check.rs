@@ -379,3 +379,256 @@ pub fn check_candidate(
     }
     Ok(out)
 }
+
+/// What `rigor track check` checks against the baseline.
+#[derive(Debug, Clone)]
+pub enum CheckAgainst {
+    /// A saved result (a pull request's), compared with the branch's stored history (or with
+    /// `version`, a stored version).
+    Saved {
+        /// The result file.
+        file: PathBuf,
+        /// A stored version to compare with instead of the branch's latest.
+        version: Option<String>,
+        /// How the result is analysed.
+        analysis: AnalysisSettings,
+        /// How it is compared (`fail_on` decides the outcome).
+        comparison: crate::settings::ComparisonSettings,
+        /// The bootstrap's seed.
+        seed: rigor_units::Seed,
+    },
+    /// A candidate (a revision, or a folder holding it built) built and measured together with
+    /// the baseline until decided.
+    Candidate {
+        /// The candidate.
+        candidate: String,
+        /// The baseline's revision (default: [`candidate_baseline`]).
+        baseline_rev: Option<String>,
+        /// The most rounds of each comparison.
+        max_rounds: usize,
+        /// The versions' source and the experiment (`fail_on` decides the outcome).
+        track: TrackRequest,
+    },
+}
+
+/// What `rigor track check` shows.
+#[derive(Debug)]
+pub enum CheckShown {
+    /// Each benchmark against one stored measurement, unpaired.
+    Unpaired(Checked, rigor_units::Seed),
+    /// Each benchmark against the branch's history.
+    History(SeriesKey, Vec<HistoryVerdict>),
+    /// The candidate against the baseline (its version), measured together.
+    Candidate(String, Vec<CandidateVerdict>),
+}
+
+impl CheckShown {
+    /// What the terminal and Markdown show of it.
+    pub fn view(&self) -> rigor_report::track_run::CheckedView<'_> {
+        use rigor_report::track_run::CheckedView;
+        match self {
+            Self::Unpaired(c, seed) => CheckedView::Unpaired(
+                crate::comparisons::views(&c.comparisons),
+                c.suite
+                    .as_ref()
+                    .filter(|s| s.benchmarks > 1)
+                    .map(|s| (crate::comparisons::suite_view(s), *seed)),
+            ),
+            Self::History(key, lines) => CheckedView::History(
+                key.branch.clone(),
+                key.machine.clone(),
+                lines.iter().map(HistoryVerdict::view).collect(),
+            ),
+            Self::Candidate(baseline, verdicts) => CheckedView::Candidate(
+                baseline.clone(),
+                verdicts.iter().map(CandidateVerdict::view).collect(),
+            ),
+        }
+    }
+}
+
+/// What `rigor track check` found.
+#[derive(Debug)]
+pub struct CheckReport {
+    /// Benchmarks not compared, and other problems.
+    pub warnings: Vec<rigor_store::Warning>,
+    /// Notes (after the warnings).
+    pub notes: Vec<rigor_report::track_lines::Line>,
+    /// The comparisons.
+    pub shown: CheckShown,
+    /// The outcome `--fail-on` decides.
+    pub outcome: Outcome,
+}
+
+/// `rigor track check`: a saved result against the stored baseline of `key` (the machine and
+/// the baseline branch) — [`check`] — or a candidate measured together with the baseline until
+/// decided — [`check_candidate`], saying through `front` what happens as it happens.
+pub fn check_run(
+    history: &dyn HistoryRead,
+    key: SeriesKey,
+    against: CheckAgainst,
+    front: &mut dyn Front,
+) -> Result<CheckReport> {
+    use rigor_report::track_lines::Line;
+    let (file, version, analysis, comparison, seed) = match against {
+        CheckAgainst::Saved {
+            file,
+            version,
+            analysis,
+            comparison,
+            seed,
+        } => (file, version, analysis, comparison, seed),
+        CheckAgainst::Candidate {
+            candidate,
+            baseline_rev,
+            max_rounds,
+            track,
+        } => {
+            return candidate_run(
+                history,
+                &key,
+                &candidate,
+                baseline_rev,
+                max_rounds,
+                track,
+                front,
+            );
+        }
+    };
+    let stored = history.series_keys()?;
+    if !stored.contains(&key) {
+        return Err(TrackError::NoSeries {
+            stored: stored
+                .into_iter()
+                .filter(|k| k.machine == key.machine)
+                .map(|k| k.branch)
+                .collect(),
+            branch: key.branch,
+            machine: key.machine,
+        }
+        .into());
+    }
+    let checked = check(
+        history,
+        &file,
+        &key,
+        version.as_deref(),
+        &analysis,
+        &comparison,
+        seed,
+    )?;
+    let findings = crate::Findings {
+        verdicts: if checked.against_history.is_empty() {
+            checked
+                .comparisons
+                .iter()
+                .map(|c| c.comparison.verdict)
+                .collect()
+        } else {
+            checked
+                .against_history
+                .iter()
+                .map(|v| v.change.verdict)
+                .collect()
+        },
+        warned: !checked.warnings.is_empty(),
+        ..Default::default()
+    };
+    let outcome = findings.outcome(comparison.fail_on);
+    let warnings = checked.warnings.clone();
+    if !checked.against_history.is_empty() {
+        let lines = checked.against_history;
+        return Ok(CheckReport {
+            warnings,
+            notes: Vec::new(),
+            shown: CheckShown::History(key, lines),
+            outcome,
+        });
+    }
+    let mut notes: Vec<Line> = checked
+        .baseline
+        .iter()
+        .map(|(name, v)| Line::Unpaired {
+            benchmark: name.clone(),
+            rev: v.rev.clone(),
+            subject: v.subject.clone().unwrap_or_default(),
+            branch: key.branch.clone(),
+        })
+        .collect();
+    notes.push(Line::UnpairedVerdict);
+    Ok(CheckReport {
+        warnings,
+        notes,
+        shown: CheckShown::Unpaired(checked, seed),
+        outcome,
+    })
+}
+
+/// `rigor track check --candidate`: both built and measured together until decided.
+fn candidate_run(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    candidate: &str,
+    baseline_rev: Option<String>,
+    max_rounds: usize,
+    track: TrackRequest,
+    front: &mut dyn Front,
+) -> Result<CheckReport> {
+    let (budget, fail_on) = (track.run.budget, track.run.comparison.fail_on);
+    let resolved = track.resolve()?;
+    for n in resolved.notes {
+        front.say(rigor_report::track_lines::Line::Note(n));
+    }
+    let (settings, experiment) = (resolved.settings, resolved.experiment);
+    let dir = Path::new(candidate);
+    let candidate = if dir.is_dir() {
+        Candidate::Dir(dir.canonicalize().map_err(|source| AppError::Write {
+            what: "the candidate",
+            source: rigor_store::StoreError::Io {
+                path: dir.to_path_buf(),
+                source,
+            },
+        })?)
+    } else {
+        Candidate::Rev(candidate.to_string())
+    };
+    let baseline = candidate_baseline(history, key, &settings.source, baseline_rev.as_deref())?;
+    front.say(rigor_report::track_lines::Line::Candidate {
+        candidate: match &candidate {
+            Candidate::Rev(r) => rigor_report::track_run::short(r),
+            Candidate::Dir(d) => d.display().to_string(),
+        },
+        baseline: baseline.rev.clone(),
+        branch: key.branch.clone(),
+        max_rounds,
+        budget,
+        seed: experiment.runner.seed,
+    });
+    let (stop, mut executor) = front.executor(experiment.simulate, experiment.runner.seed)?;
+    let mut progress = front.progress();
+    let verdicts = check_candidate(
+        &settings,
+        &experiment,
+        &baseline,
+        &candidate,
+        (budget, max_rounds),
+        executor.as_mut(),
+        stop,
+        progress.as_mut(),
+    )?;
+    drop(progress);
+    let findings = crate::Findings {
+        failed: verdicts.iter().any(|v| v.outcome.is_err()),
+        verdicts: verdicts
+            .iter()
+            .filter_map(|v| v.outcome.as_ref().ok().map(|r| r.verdict))
+            .collect(),
+        ..Default::default()
+    };
+    Ok(CheckReport {
+        warnings: Vec::new(),
+        notes: Vec::new(),
+        shown: CheckShown::Candidate(baseline.rev, verdicts),
+        outcome: findings.outcome(fail_on),
+    })
+}

@@ -10,12 +10,15 @@ mod changes;
 mod check;
 mod confirm;
 mod detect;
+mod front;
 pub mod levels;
 mod measure;
+mod place;
 mod remove;
 mod request;
 mod show;
 mod source;
+mod track_run;
 
 pub use add::*;
 pub use bisect::*;
@@ -23,11 +26,14 @@ pub use changes::*;
 pub use check::*;
 pub use confirm::*;
 pub use detect::*;
+pub use front::*;
 pub use measure::*;
+pub use place::*;
 pub use remove::*;
 pub use request::*;
 pub use show::*;
 pub use source::*;
+pub use track_run::*;
 
 // Shared between the use cases (and visible to each through `use super::*`).
 use add::why_nothing;

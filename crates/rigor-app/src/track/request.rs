@@ -103,6 +103,111 @@ pub enum TrackError {
     /// The simulated project's specification is wrong.
     #[error(transparent)]
     Project(#[from] crate::simulated_project::BadProject),
+    /// `rigor track status` without a change's id shows the job queue, which a file lacks.
+    #[error(
+        "{}: no job queue (the farm's queue lives in a PostgreSQL history); to set a change's \
+         status give its id and the status",
+        .0.display()
+    )]
+    NoJobQueue(PathBuf),
+    /// `rigor track status` with a status but no change.
+    #[error("give a change's id and its new status")]
+    StatusNeedsId,
+    /// `rigor track rm` names no runs.
+    #[error("give --session ID or --version REV")]
+    NoRunsNamed,
+    /// The baseline branch of `rigor track check` has no history on the machine.
+    #[error(
+        "no history of branch '{branch}' on {machine}{}: give --baseline BRANCH",
+        if .stored.is_empty() {
+            " (nothing is stored for this machine: --machine NAME?)".to_string()
+        } else {
+            format!(" (stored branches: {})", .stored.join(", "))
+        }
+    )]
+    NoSeries {
+        /// The branch.
+        branch: String,
+        /// The machine.
+        machine: String,
+        /// The branches stored for the machine.
+        stored: Vec<String>,
+    },
+    /// `rigor track show` names a benchmark without a history.
+    #[error(
+        "no history of '{benchmark}' on {machine} ({branch}); see `rigor track changes` for what \
+         is stored"
+    )]
+    NoBenchmarkHistory {
+        /// The benchmark.
+        benchmark: String,
+        /// The machine.
+        machine: String,
+        /// The branch.
+        branch: String,
+    },
+    /// `--version` given for several results.
+    #[error(
+        "--version names the version of one result, and these files are {0} results (only files \
+         of a format that measures in one process, such as Google Benchmark's, are read together \
+         as one); without --version each file's own version is used"
+    )]
+    VersionForGroups(usize),
+    /// `--version` given for a file of several versions measured together.
+    #[error(
+        "{files} holds {versions} versions measured together: each is stored as the version it \
+         measured, so --version cannot name them"
+    )]
+    VersionOfSeveral {
+        /// The files.
+        files: String,
+        /// Versions in them.
+        versions: usize,
+    },
+    /// A result that names no version, without `--version`.
+    #[error("{0}: names no version (no label, no commit): give --version")]
+    NoVersionNamed(String),
+    /// `--since` is no date.
+    #[error(transparent)]
+    Since(#[from] BadDate),
+    /// `--repo-url` is no web address.
+    #[error("--repo-url must be a web address (https://…), got '{0}'")]
+    RepoUrl(String),
+    /// `--group` is no regular expression.
+    #[error("--group '{pattern}' is not a regular expression")]
+    Group {
+        /// The pattern.
+        pattern: String,
+        /// Why.
+        #[source]
+        source: regex::Error,
+    },
+    /// Publishing the dashboard failed.
+    #[error("publishing the dashboard to {}", .out.display())]
+    Publish {
+        /// The site's folder.
+        out: PathBuf,
+        /// Why.
+        #[source]
+        source: Box<AppError>,
+    },
+    /// `--repo` is no folder.
+    #[error("--repo {}", .path.display())]
+    Repo {
+        /// The folder given.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A number of seconds that is not positive.
+    #[error("--{option} {value}: give a positive number of seconds")]
+    NotSeconds {
+        /// The option.
+        option: &'static str,
+        /// Its value.
+        value: f64,
+    },
 }
 
 /// Everything `track run` (and `bisect`, and a farm's job) takes, before it is checked.

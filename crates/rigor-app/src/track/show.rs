@@ -229,3 +229,51 @@ fn step(
         parts.confounded,
     )
 }
+
+/// `rigor track show`: [`show`], or an error when no version measured the benchmark (versions
+/// that failed altogether are listed for every name: a history of the benchmark has at least
+/// one version that measured it).
+pub fn show_history(history: &dyn HistoryRead, key: &SeriesKey, benchmark: &str) -> Result<Shown> {
+    let shown = show(history, key, benchmark)?;
+    if !shown.points.iter().any(|p| p.level.is_some()) {
+        return Err(TrackError::NoBenchmarkHistory {
+            benchmark: benchmark.to_string(),
+            machine: key.machine.clone(),
+            branch: key.branch.clone(),
+        }
+        .into());
+    }
+    Ok(shown)
+}
+
+impl Shown {
+    /// The history as `rigor track show --json` prints it: each version with its level, interval,
+    /// counts per level and runs, and the step from the version before.
+    pub fn json(&self) -> serde_json::Value {
+        let points = self.points.iter().map(|p| {
+            let l = p.level.as_ref();
+            serde_json::json!({
+                "version": p.version,
+                "level": l.map(|l| l.level),
+                "ci": l.map(|l| [l.interval.0, l.interval.1]),
+                "unit": self.unit,
+                "counts": l.map(|l| l.counts()),
+                "identical_to_previous": l.map(|l| l.identical_to_previous),
+                "sessions_unknown": l.map(|l| l.sessions_unknown),
+                "runs": l.map(|l| l.runs.iter().map(|r| serde_json::json!({
+                    "run": r.run.id, "session": r.run.session, "role": r.run.role,
+                    "level": r.level, "units": r.units,
+                })).collect::<Vec<_>>()),
+                "failed": l.is_none(),
+                "against_previous": p.against_previous.map(|r| serde_json::json!({
+                    "ratio": r.ratio,
+                    "ci": r.interval,
+                    "verdict": r.verdict,
+                    "at_resolution": r.at_resolution,
+                    "confounded": p.confounded,
+                })),
+            })
+        });
+        serde_json::Value::Array(points.collect())
+    }
+}

@@ -96,3 +96,40 @@ pub fn group_of(name: &str) -> &str {
         g => g,
     }
 }
+
+/// What `rigor track publish` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedView {
+    /// Benchmark pages in the site.
+    pub pages: usize,
+    /// Archive pages in the site.
+    pub archives: usize,
+    /// Pages written this time.
+    pub written: usize,
+    /// Pages removed.
+    pub removed: usize,
+    /// Size of the index page in bytes.
+    pub index_bytes: usize,
+    /// Stored runs read from the history this time.
+    pub runs_read: usize,
+    /// The site's folder.
+    pub out: String,
+    /// Its index page.
+    pub index: String,
+}
+
+/// What `rigor track publish` says when done.
+pub fn published_text(v: &PublishedView) -> String {
+    format!(
+        "Published {} benchmark page(s) and {} archive page(s) to {} ({} rewritten, {} removed, \
+         index {} kB; {} new run(s) read)\n  open {}\n",
+        v.pages,
+        v.archives,
+        v.out,
+        v.written,
+        v.removed,
+        v.index_bytes.div_ceil(1024),
+        v.runs_read,
+        v.index
+    )
+}

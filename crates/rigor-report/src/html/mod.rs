@@ -45,3 +45,8 @@ pub fn render_html(view: &ReportView) -> String {
 pub fn render_html_with(view: &ReportView, plotter: &dyn Plotter) -> String {
     page::render(view, plotter)
 }
+
+/// What `rigor report` says when the report is written.
+pub fn written(out: &str) -> String {
+    format!("Report written to {out}\n")
+}

@@ -1,0 +1,91 @@
+//! What a front end lends the `track` use cases that measure ([`track_run`], [`bisect_run`],
+//! [`check_run`]) or go result by result ([`add_files`]): executors, a progress display per
+//! measuring phase, and an ear for the typed lines ([`Line`]) they say as they go.
+
+use rigor_report::track_lines::Line;
+use rigor_runner::RunError;
+use rigor_units::Seed;
+
+use super::*;
+
+/// A front end of the `track` use cases.
+pub trait Front {
+    /// The executor of one measuring phase (real processes, or the simulator), and the signal
+    /// that stops it.
+    fn executor(
+        &mut self,
+        simulate: bool,
+        seed: Seed,
+    ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError>;
+    /// A progress display for one measuring phase (dropped when the phase ends).
+    fn progress(&mut self) -> Box<dyn Progress>;
+    /// Says a line as it happens ([`Line::is_output`]: the command's output, not a note).
+    fn say(&mut self, line: Line);
+}
+
+/// The observer of measuring and bisecting that says what happens through a [`Front`].
+pub(super) struct Saying<'a>(pub(super) &'a mut dyn Front);
+
+impl TrackObserver for Saying<'_> {
+    fn batch_started(
+        &mut self,
+        versions: &[VersionInfo],
+        anchors: &[VersionInfo],
+        done: usize,
+        total: usize,
+    ) {
+        let revs = |l: &[VersionInfo]| l.iter().map(|v| v.rev.clone()).collect();
+        self.0.say(Line::Batch {
+            versions: revs(versions),
+            anchors: revs(anchors),
+            done,
+            total,
+        });
+    }
+    fn version_done(&mut self, v: &VersionInfo, outcome: &VersionOutcome) {
+        let rev = v.rev.clone();
+        match outcome {
+            VersionOutcome::Skipped => self.0.say(Line::Skipped(rev)),
+            VersionOutcome::Failed(reason) => self.0.say(Line::VersionFailed {
+                rev,
+                reason: reason.clone(),
+            }),
+            VersionOutcome::Measured { nothing, .. } if !nothing.is_empty() => {
+                self.0.say(Line::MeasuredNothing {
+                    rev,
+                    benchmarks: nothing.clone(),
+                });
+            }
+            VersionOutcome::Measured { .. } => {}
+        }
+    }
+    fn session_done(&mut self, s: &SessionReport) {
+        self.0.say(Line::Session(s.view()));
+    }
+}
+
+impl BisectObserver for Saying<'_> {
+    fn ends(&mut self, good: &VersionInfo, bad: &VersionInfo, r: &Ratio) {
+        self.0.say(Line::BisectEnds {
+            good: good.rev.clone(),
+            bad: bad.rev.clone(),
+            ratio: r.ratio,
+            interval: r.interval,
+            verdict: r.verdict.to_string(),
+        });
+    }
+    fn step(&mut self, step: &BisectStep) {
+        self.0.say(Line::BisectStep(step.view()));
+    }
+}
+
+impl Ratio {
+    /// What the closing lines show of it.
+    pub fn measured(&self) -> rigor_report::track_run::MeasuredRatio {
+        rigor_report::track_run::MeasuredRatio {
+            ratio: self.ratio,
+            interval: self.interval,
+            verdict: self.verdict.to_string(),
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Where a `track` command's history is (`--db`, `RIGOR_DB`, or the project's), which commands
+//! need an existing one, where measured versions' files go, and the series a command means.
+
+use super::*;
+
+/// Where a `track` command's history is, and which commands need what of it.
+#[derive(Debug, Clone)]
+pub struct HistoryPlace {
+    /// `--db`/`RIGOR_DB`: a file, or a PostgreSQL URL.
+    pub db: PathBuf,
+}
+
+/// What a `track` command does with its history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access<'a> {
+    /// Reads it: a file must exist.
+    Read,
+    /// Stores measurements: a file is made when missing.
+    Write,
+    /// Measures versions of this repository (checked before a file is made), or of a simulated
+    /// project (`None`), and stores them.
+    Measure(Option<&'a Path>),
+}
+
+impl HistoryPlace {
+    /// `db` (`--db`/`RIGOR_DB`), else the project's history found from the current directory
+    /// ([`crate::project::default_history`]).
+    pub fn new(db: Option<PathBuf>) -> Self {
+        Self {
+            db: db.unwrap_or_else(crate::project::default_history),
+        }
+    }
+
+    /// The PostgreSQL URL it is, if it is one.
+    pub fn url(&self) -> Option<&str> {
+        self.db
+            .to_str()
+            .filter(|l| rigor_history::is_postgres_url(l))
+    }
+
+    /// The farm's job queue: the PostgreSQL URL, else why there is none.
+    pub fn queue(&self) -> Result<&str> {
+        self.url()
+            .ok_or_else(|| rigor_history::HistoryError::NoQueue(self.db.clone()).into())
+    }
+
+    /// The job queue `rigor track status` shows without a change's id.
+    pub fn status_queue(&self) -> Result<&str> {
+        self.url()
+            .ok_or_else(|| TrackError::NoJobQueue(self.db.clone()).into())
+    }
+
+    /// The history as messages name it (a server's password hidden).
+    pub fn shown(&self) -> String {
+        self.url()
+            .map_or_else(|| self.db.display().to_string(), rigor_history::redact)
+    }
+
+    /// Where measured versions' result files go without `--export-json`: `runs/` beside the
+    /// history file (`.rigor/runs` for the default `.rigor/history.db`), or for a server the
+    /// project's `.rigor/runs` (found as the default history is,
+    /// [`crate::project::rigor_dir`]).
+    pub fn results_dir(&self) -> PathBuf {
+        results_dir(self.url().is_none().then_some(self.db.as_path()))
+    }
+
+    /// Opens the history for `access`: a file that only a reading command would open must
+    /// exist (a server's database is made by whoever runs the server), and a repository to
+    /// measure is checked before the file is made.
+    pub fn open(&self, access: Access<'_>) -> Result<Box<dyn History + Send>> {
+        if self.url().is_none() && access == Access::Read && !self.db.exists() {
+            return Err(AppError::NoHistory(self.db.clone()));
+        }
+        if let Access::Measure(Some(repo)) = access {
+            git::check_repository(repo)?;
+        }
+        Ok(rigor_history::open(self.db.as_os_str())?)
+    }
+}
+
+/// Where measured versions' result files go: `runs/` beside a history file, else the project's
+/// `.rigor/runs`.
+pub fn results_dir(history_file: Option<&Path>) -> PathBuf {
+    history_file
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(
+            || crate::project::rigor_dir().join("runs"),
+            |dir| dir.join("runs"),
+        )
+}
+
+/// The series a command means: `machine` (else this host) and `branch` (else `repo`'s current
+/// branch, else "main").
+pub fn series_key(machine: Option<&str>, branch: Option<&str>, repo: &Path) -> SeriesKey {
+    SeriesKey {
+        machine: this_machine(machine).name,
+        branch: branch
+            .map(str::to_string)
+            .or_else(|| git::current_branch(repo))
+            .unwrap_or_else(|| "main".to_string()),
+    }
+}

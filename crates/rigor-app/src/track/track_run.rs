@@ -1,0 +1,152 @@
+//! `rigor track run` from its request to the change table: the versions selected (and sharded),
+//! measured in sessions ([`run_versions`]), changes detected over each benchmark's series, the
+//! newly detected ones confirmed by measuring both sides again together ([`confirm_changes`]),
+//! and the changes listed.
+
+use rigor_report::track_lines::Line;
+
+use super::*;
+
+/// Everything `rigor track run` takes.
+#[derive(Debug, Clone)]
+pub struct TrackRunRequest {
+    /// The versions' source, the series and the experiment.
+    pub track: TrackRequest,
+    /// Which versions.
+    pub selection: Selection,
+    /// Only shard I of N (CI sharding): batches dealt out in turn, one file per version.
+    pub shard: Option<(usize, usize)>,
+    /// The measured-time budget of each confirmation (`None`: newly detected changes are
+    /// reported without confirming them, `--no-confirm`).
+    pub confirm: Option<Seconds>,
+    /// The history as the closing line names it.
+    pub history: String,
+}
+
+/// What `rigor track run` shows when it ends.
+#[derive(Debug, Clone)]
+pub struct TrackRunReport {
+    /// The changes of the series, refuted ones left out (`None`: interrupted, nothing
+    /// detected).
+    pub changes: Option<Vec<StoredChange>>,
+    /// What to say after them.
+    pub notes: Vec<Line>,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+/// Measures the versions asked for, detects changes, confirms the new ones and lists the
+/// series' changes, saying through `front` what happens as it happens.
+pub fn track_run(
+    history: &mut (dyn History + Send),
+    request: TrackRunRequest,
+    front: &mut dyn Front,
+) -> Result<TrackRunReport> {
+    let key = request.track.key.clone();
+    let batch = request.track.batch;
+    let resolved = request.track.resolve()?;
+    for n in resolved.notes {
+        front.say(Line::Note(n));
+    }
+    let (mut settings, experiment) = (resolved.settings, resolved.experiment);
+    settings.commits = request.selection.commits(&settings.source)?;
+    if let Some((i, n)) = request.shard {
+        let batch = if experiment.runner.build.is_some() {
+            1
+        } else {
+            batch
+        };
+        settings.commits = shard(&settings.commits, batch, i, n);
+        // A shard's versions are merged elsewhere with `track add`: one file per version.
+        settings.version_files = true;
+        front.say(Line::Shard {
+            i,
+            n,
+            versions: settings.commits.len(),
+            batch: batch.max(1),
+        });
+    }
+    let (stop, mut executor) = front.executor(experiment.simulate, experiment.runner.seed)?;
+    front.say(Line::Versions {
+        count: settings.commits.len(),
+        machine: key.machine.clone(),
+        branch: key.branch.clone(),
+        seed: experiment.runner.seed,
+    });
+    let mut progress = front.progress();
+    let tracked = run_versions(
+        history,
+        &settings,
+        &experiment,
+        executor.as_mut(),
+        stop,
+        progress.as_mut(),
+        &mut Saying(front),
+    )?;
+    drop(progress);
+    let view = tracked.view(&request.history);
+    let failed = view.failed > 0;
+    front.say(Line::Tracked(view));
+    if tracked.interrupted {
+        return Ok(TrackRunReport {
+            changes: None,
+            notes: Vec::new(),
+            outcome: Outcome::Interrupted,
+        });
+    }
+    let series = ChangeFilter {
+        machine: Some(key.machine.clone()),
+        branch: Some(key.branch.clone()),
+        ..ChangeFilter::default()
+    };
+    let known: Vec<ChangeId> = history
+        .changes(&ChangeFilter {
+            include_stale: true,
+            ..series.clone()
+        })?
+        .iter()
+        .map(|c| c.id)
+        .collect();
+    let mut found = detect_changes(history, &key, &DetectSettings::default())?;
+    let new: Vec<StoredChange> = found
+        .iter()
+        .filter(|c| {
+            !known.contains(&c.id)
+                && matches!(c.change.evidence, Evidence::Detected | Evidence::Confounded)
+        })
+        .cloned()
+        .collect();
+    if let (Some(budget), false) = (request.confirm, new.is_empty()) {
+        front.say(Line::Confirming(new.len()));
+        let (stop, mut executor) = front.executor(experiment.simulate, experiment.runner.seed)?;
+        let cfg = ConfirmSettings {
+            budget: Some(budget),
+            ..ConfirmSettings::default()
+        };
+        let done = confirm_changes(
+            history,
+            &settings,
+            &experiment,
+            &new,
+            &cfg,
+            executor.as_mut(),
+            stop,
+            front.progress().as_mut(),
+        )?;
+        for c in &done {
+            front.say(Line::Confirmation(c.view()));
+        }
+        found = history.changes(&series)?;
+    }
+    found.retain(|c| c.change.evidence != Evidence::Refuted);
+    drop(resolved.build_dir);
+    Ok(TrackRunReport {
+        changes: Some(found),
+        notes: if failed {
+            vec![Line::VersionsFailed]
+        } else {
+            Vec::new()
+        },
+        outcome: if failed { Outcome::Failed } else { Outcome::Ok },
+    })
+}

@@ -1,0 +1,314 @@
+//! What the `track` commands say as they go, one typed line each: the notes and warnings of
+//! `track run`, `bisect`, `check` and `add` on standard error (each line begins `rigor: `), and
+//! the closing line of the measuring (`Tracked …`) on standard output, in the order they happen.
+
+use std::fmt;
+
+use rigor_units::{Seconds, Seed};
+
+use crate::track_run::{
+    BisectStepView, ConfirmationView, SessionView, TrackedView, batch_line, bisect_ends,
+    bisect_step, confirmation_line, session_line, short, tracked_line,
+};
+
+/// One line (a session's may be two) of a `track` command.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Line {
+    /// A note of the settings' resolution.
+    Note(crate::notes::Note),
+    /// A batch of versions is about to be measured together, with anchors.
+    Batch {
+        /// The versions.
+        versions: Vec<String>,
+        /// The stored versions measured again beside them.
+        anchors: Vec<String>,
+        /// Versions done before.
+        done: usize,
+        /// Versions in all.
+        total: usize,
+    },
+    /// A version already stored, skipped.
+    Skipped(String),
+    /// A version whose checkout or preparation failed.
+    VersionFailed {
+        /// The version.
+        rev: String,
+        /// Why.
+        reason: String,
+    },
+    /// A version in which benchmarks measured nothing.
+    MeasuredNothing {
+        /// The version.
+        rev: String,
+        /// The benchmarks.
+        benchmarks: Vec<String>,
+    },
+    /// A session ended.
+    Session(SessionView),
+    /// The versions of one shard.
+    Shard {
+        /// The shard.
+        i: usize,
+        /// Shards in all.
+        n: usize,
+        /// Its versions.
+        versions: usize,
+        /// The largest batch.
+        batch: usize,
+    },
+    /// What `track run` is about to measure.
+    Versions {
+        /// Versions.
+        count: usize,
+        /// The machine.
+        machine: String,
+        /// The branch.
+        branch: String,
+        /// The seed.
+        seed: Seed,
+    },
+    /// Newly detected changes are about to be confirmed.
+    Confirming(usize),
+    /// A change's confirmation.
+    Confirmation(ConfirmationView),
+    /// A version failed or measured nothing (exit status 2).
+    VersionsFailed,
+    /// The ends of a bisection, measured together.
+    BisectEnds {
+        /// The good end.
+        good: String,
+        /// The bad end.
+        bad: String,
+        /// Bad / good.
+        ratio: f64,
+        /// Its sequence (`None`: unbounded).
+        interval: Option<(f64, f64)>,
+        /// The verdict.
+        verdict: String,
+    },
+    /// A bisection's step.
+    BisectStep(BisectStepView),
+    /// A bisection stopped (Ctrl-C, or a version could not be measured).
+    BisectStopped(String),
+    /// What `track check --candidate` is about to measure.
+    Candidate {
+        /// The candidate: a revision, or a folder.
+        candidate: String,
+        /// The baseline's revision.
+        baseline: String,
+        /// The baseline branch.
+        branch: String,
+        /// The most rounds of each comparison.
+        max_rounds: usize,
+        /// The measured-time budget.
+        budget: Option<Seconds>,
+        /// The seed.
+        seed: Seed,
+    },
+    /// A benchmark of `track check` compared with one stored measurement.
+    Unpaired {
+        /// The benchmark.
+        benchmark: String,
+        /// The stored version.
+        rev: String,
+        /// Its subject.
+        subject: String,
+        /// The baseline branch.
+        branch: String,
+    },
+    /// `track check` compared with one stored measurement, unpaired.
+    UnpairedVerdict,
+    /// A result added as a version was measured at another commit.
+    OtherCommit {
+        /// The files.
+        files: String,
+        /// The commit the result records.
+        measured: String,
+        /// Whether it records uncommitted changes.
+        dirty: bool,
+        /// The commit it is stored as.
+        stored: String,
+    },
+    /// A result added as a commit records none, so nothing can be checked.
+    NoCommitRecorded {
+        /// The files.
+        files: String,
+        /// Their format.
+        format: String,
+        /// The commit it is stored as.
+        stored: String,
+    },
+    /// A version added is no revision of the repository: a label.
+    Label {
+        /// The version.
+        rev: String,
+        /// The repository.
+        repo: String,
+    },
+    /// A commit added is off the branch's first-parent line: stored under a label of its own.
+    OffLine {
+        /// The commit.
+        commit: String,
+        /// The branch.
+        branch: String,
+        /// The label it is stored under.
+        label: String,
+        /// Whether `--order` placed it.
+        ordered: bool,
+    },
+    /// How the measuring of `track run` ended (standard output).
+    Tracked(TrackedView),
+}
+
+impl Line {
+    /// Whether the line is the command's output (standard output), not a note.
+    pub fn is_output(&self) -> bool {
+        matches!(self, Self::Tracked(_))
+    }
+}
+
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Note(n) => write!(f, "rigor: {n}"),
+            Self::Batch {
+                versions,
+                anchors,
+                done,
+                total,
+            } => f.write_str(&batch_line(versions, anchors, *done, *total)),
+            Self::Skipped(rev) => write!(
+                f,
+                "rigor: {} is already stored (measured, or failed before): skipped; --force \
+                 measures it again",
+                short(rev)
+            ),
+            Self::VersionFailed { rev, reason } => {
+                write!(f, "rigor: warning: {} failed: {reason}", short(rev))
+            }
+            Self::MeasuredNothing { rev, benchmarks } => write!(
+                f,
+                "rigor: warning: {} measured nothing of {} (every execution failed)",
+                short(rev),
+                benchmarks.join(", ")
+            ),
+            Self::Session(s) => f.write_str(&session_line(s)),
+            Self::Shard {
+                i,
+                n,
+                versions,
+                batch,
+            } => write!(
+                f,
+                "rigor: shard {i}/{n}: {versions} version(s) in batches of at most {batch}"
+            ),
+            Self::Versions {
+                count,
+                machine,
+                branch,
+                seed,
+            } => write!(
+                f,
+                "rigor: {count} version(s) on {machine} ({branch}), seed {seed}"
+            ),
+            Self::Confirming(n) => write!(
+                f,
+                "rigor: confirming {n} newly detected change(s): both sides measured again \
+                 together until decided (--no-confirm skips this)"
+            ),
+            Self::Confirmation(c) => f.write_str(&confirmation_line(c)),
+            Self::VersionsFailed => f.write_str(
+                "rigor: a version failed or measured nothing (shown above), exit status 2",
+            ),
+            Self::BisectEnds {
+                good,
+                bad,
+                ratio,
+                interval,
+                verdict,
+            } => f.write_str(&bisect_ends(good, bad, *ratio, *interval, verdict)),
+            Self::BisectStep(s) => f.write_str(&bisect_step(s)),
+            Self::BisectStopped(why) => write!(f, "rigor: bisection stopped: {why}"),
+            Self::Candidate {
+                candidate,
+                baseline,
+                branch,
+                max_rounds,
+                budget,
+                seed,
+            } => write!(
+                f,
+                "rigor: {candidate} against {} ({branch}), measured together until decided (at \
+                 most {max_rounds} rounds{}), seed {seed}",
+                short(baseline),
+                budget.map_or(String::new(), |b| format!(", budget {b}")),
+            ),
+            Self::Unpaired {
+                benchmark,
+                rev,
+                subject,
+                branch,
+            } => write!(
+                f,
+                "rigor: '{benchmark}' against {} {subject} ({branch}, not measured together: \
+                 unpaired)",
+                short(rev)
+            ),
+            Self::UnpairedVerdict => f.write_str(
+                "rigor: warning: compared with one stored measurement, unpaired, without the \
+                 between-session spread (the branch needs two stored versions for that): treat \
+                 the verdict with care",
+            ),
+            Self::OtherCommit {
+                files,
+                measured,
+                dirty,
+                stored,
+            } => write!(
+                f,
+                "rigor: warning: {files} was measured at commit {}{}, not at {}",
+                short(measured),
+                if *dirty {
+                    " (with uncommitted changes)"
+                } else {
+                    ""
+                },
+                short(stored)
+            ),
+            Self::NoCommitRecorded {
+                files,
+                format,
+                stored,
+            } => write!(
+                f,
+                "rigor: note: {files} ({format}) records no commit, so that it was measured at \
+                 {} cannot be checked",
+                short(stored)
+            ),
+            Self::Label { rev, repo } => {
+                write!(
+                    f,
+                    "rigor: '{rev}' is not a revision of {repo}: stored as a label"
+                )
+            }
+            Self::OffLine {
+                commit,
+                branch,
+                label,
+                ordered,
+            } => write!(
+                f,
+                "rigor: warning: {} is not on the first-parent line of {branch}: stored under its \
+                 own label '{label}' instead of among {branch}'s commits{}",
+                short(commit),
+                if *ordered {
+                    ", at the given --order"
+                } else {
+                    " (--order N places it in the history)"
+                }
+            ),
+            Self::Tracked(t) => f.write_str(&tracked_line(t)),
+        }
+    }
+}
