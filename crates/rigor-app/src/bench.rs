@@ -193,6 +193,19 @@ pub fn settings(
     Ok(resolved)
 }
 
+/// A suite's request as `rigor bench` measures it: its benchmarks are different functions,
+/// compared only when a `--reference` is given, and by the minimum unless another `estimator`
+/// is asked for — the least disturbed estimate of an in-process microbenchmark (Chen & Revels
+/// 2016), its interval from the hierarchical bootstrap.
+pub fn suite_request(
+    mut request: RunRequest,
+    estimator: Option<rigor_stats::Estimator>,
+) -> RunRequest {
+    request.comparison.enabled = request.comparison.reference.is_some();
+    request.comparison.estimator = estimator.unwrap_or(rigor_stats::Estimator::Min);
+    request
+}
+
 /// Compares the run's result `new` with the baseline `old`, with the run's comparison settings.
 ///
 /// # Errors

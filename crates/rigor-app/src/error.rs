@@ -191,6 +191,13 @@ pub enum RequestError {
     /// No command was given.
     #[error("no command to benchmark: give at least one COMMAND")]
     NoCommand,
+    /// `rigor run --simulate` given a simulated project, which only `track` measures.
+    #[error(
+        "--simulate '{0}' is a simulated project (versions=…), which `rigor track run` and \
+         `bisect` measure; `rigor run --simulate` takes simulated commands \
+         ('mean=10ms,execution=3%')"
+    )]
+    SimulatedProject(String),
     /// More names than commands.
     #[error("{names} names given for {commands} commands")]
     TooManyNames {

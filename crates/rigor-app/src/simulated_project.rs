@@ -278,6 +278,14 @@ impl SimProject {
     }
 }
 
+/// `--simulate`'s value when it is a simulated project's specification (`versions=…`), not a
+/// simulated command.
+pub fn project_spec(simulate: Option<&str>) -> Option<String> {
+    simulate
+        .filter(|v| v.split(',').any(|p| p.trim().starts_with("versions=")))
+        .map(str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,6 @@ use rigor_app::Outcome;
 use rigor_app::bench::{self, Baselines};
 use rigor_app::cargo_bench::{CargoBenchError, CargoSettings};
 use rigor_report::notes::Note;
-use rigor_stats::Estimator;
 
 use crate::cli::BenchArgs;
 use crate::output::{self, emit};
@@ -37,12 +36,8 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     let evals = bench::evals(&selected, args.evals, &mut |n| output::notes(&[n]))?;
-    let mut request = settings::request(&[], &args.options);
-    // Benchmarks of a suite are different functions: compare them only when asked to.
-    request.comparison.enabled = args.options.compare.reference.is_some();
-    // The minimum, unless asked otherwise: the least disturbed estimate of an in-process
-    // microbenchmark (Chen & Revels 2016), its interval from the hierarchical bootstrap.
-    request.comparison.estimator = args.options.compare.estimator.unwrap_or(Estimator::Min);
+    let estimator = args.options.compare.estimator;
+    let request = bench::suite_request(settings::request(&[], &args.options), estimator);
     let mut resolved = bench::settings(&selected, &evals, request)?;
     let s = &mut resolved.settings;
     let temp = tempfile::tempdir().context("creating a temporary directory")?;

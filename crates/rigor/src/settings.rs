@@ -118,10 +118,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
 
 /// `--simulate`'s value when it is a simulated project's specification (`versions=…`).
 pub fn simulated_project(o: &RunOptions) -> Option<String> {
-    o.simulate
-        .as_ref()
-        .filter(|v| v.split(',').any(|p| p.trim().starts_with("versions=")))
-        .cloned()
+    rigor_app::simulated_project::project_spec(o.simulate.as_deref())
 }
 
 /// Prints the notes of a resolution and passes it on.
@@ -133,11 +130,7 @@ fn noted(r: Resolved) -> Resolved {
 /// Resolves `rigor run`.
 pub fn run(args: &RunArgs) -> Result<Resolved> {
     if let Some(project) = simulated_project(&args.options) {
-        anyhow::bail!(
-            "--simulate '{project}' is a simulated project (versions=…), which `rigor track run` \
-             and `bisect` measure; `rigor run --simulate` takes simulated commands \
-             ('mean=10ms,execution=3%')"
-        );
+        return Err(rigor_app::RequestError::SimulatedProject(project).into());
     }
     Ok(noted(
         request(&args.commands, &args.options).resolve_checked()?,
