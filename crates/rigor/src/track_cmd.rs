@@ -126,12 +126,13 @@ fn run(
     a: &TrackRunArgs,
 ) -> Result<Outcome> {
     let key = series(&a.series, &a.repo);
+    let track = request(&a.repo, key, place, (&a.options, &a.commands), &a.builds);
     let request = track::TrackRunRequest {
         track: TrackRequest {
             force: a.force,
             batch: a.batch,
             anchors: a.anchors,
-            ..request(&a.repo, key, place, (&a.options, &a.commands), &a.builds)
+            ..track
         },
         selection: track::Selection {
             revs: a.revs.clone(),
@@ -156,8 +157,9 @@ fn bisect(
     a: &TrackBisectArgs,
 ) -> Result<Outcome> {
     let key = series(&a.series, &a.repo);
+    let track = request(&a.repo, key, place, (&a.options, &a.commands), &a.builds);
     let request = track::BisectRequest {
-        track: request(&a.repo, key, place, (&a.options, &a.commands), &a.builds),
+        track,
         good: a.good.clone(),
         bad: a.bad.clone(),
         max_rounds: a.max_rounds,
@@ -291,6 +293,6 @@ fn publish(history: &(dyn History + Send), a: &TrackPublishArgs) -> Result<Outco
     }
     .resolve()?;
     let done = rigor_app::publish::publish_site(history.as_read(), &settings)?;
-    emit(&rigor_report::dashboard::published_text(&done));
+    emit(&rigor_report::dashboard::published_text(&done, &a.output));
     Ok(Outcome::Ok)
 }

@@ -34,6 +34,7 @@ mod views;
 
 use cache::{Cache, IndexSeries, PagesCache};
 pub use request::*;
+pub use rigor_report::dashboard::Published;
 use stats::Critical;
 pub use views::ARCHIVE_SIZE;
 use views::{Part, Series, layout};
@@ -91,24 +92,6 @@ pub fn now() -> String {
     jiff::Timestamp::now()
         .strftime("%Y-%m-%d %H:%M UTC")
         .to_string()
-}
-
-/// What [`publish`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Published {
-    /// Benchmark pages in the site (main pages; archive pages not counted).
-    pub pages: usize,
-    /// Archive pages in the site.
-    pub archives: usize,
-    /// Pages (main and archive) rendered and written this time.
-    pub written: usize,
-    /// Pages no longer in the site, removed.
-    pub removed: usize,
-    /// Size of the index page in bytes.
-    pub index_bytes: usize,
-    /// Stored runs whose summaries were read from the history this time (the rest came from
-    /// the publisher's cache).
-    pub runs_read: usize,
 }
 
 /// The manifest: per page, the key of what it was drawn from.

@@ -1,10 +1,10 @@
-//! `rigor track publish`'s request checked into [`PublishSettings`], and what the command says
-//! when the site is written.
+//! `rigor track publish`'s request checked into [`PublishSettings`], and the publishing with its
+//! error naming the site's folder.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rigor_history::HistoryRead;
-use rigor_report::dashboard::{PublishedView, SiteMeta};
+use rigor_report::dashboard::SiteMeta;
 
 use super::{ARCHIVE_SIZE, Grouping, PublishSettings, Published, now, publish};
 use crate::error::Result;
@@ -54,30 +54,13 @@ impl PublishRequest {
     }
 }
 
-/// [`publish`], its error naming the site's folder; what the command says of it.
-pub fn publish_site(
-    history: &dyn HistoryRead,
-    settings: &PublishSettings,
-) -> Result<PublishedView> {
-    let done = publish(history, settings).map_err(|e| TrackError::Publish {
-        out: settings.out.clone(),
-        source: Box::new(e),
-    })?;
-    Ok(done.view(&settings.out))
-}
-
-impl Published {
-    /// What the command says of it, written to `out`.
-    pub fn view(&self, out: &Path) -> PublishedView {
-        PublishedView {
-            pages: self.pages,
-            archives: self.archives,
-            written: self.written,
-            removed: self.removed,
-            index_bytes: self.index_bytes,
-            runs_read: self.runs_read,
-            out: out.display().to_string(),
-            index: out.join("index.html").display().to_string(),
+/// [`publish`], its error naming the site's folder.
+pub fn publish_site(history: &dyn HistoryRead, settings: &PublishSettings) -> Result<Published> {
+    publish(history, settings).map_err(|e| {
+        TrackError::Publish {
+            out: settings.out.clone(),
+            source: Box::new(e),
         }
-    }
+        .into()
+    })
 }

@@ -430,32 +430,29 @@ pub fn bisect_run(
         kind: rigor_history::SessionKind::Bisect,
         ..request.track
     }
-    .resolve()?;
-    for n in resolved.notes {
-        front.say(rigor_report::track_lines::Line::Note(n));
-    }
+    .resolve_saying(front)?;
     let (settings, experiment) = (resolved.settings, resolved.experiment);
-    let (stop, mut executor) = front.executor(experiment.simulate, experiment.runner.seed)?;
     let bisection = BisectSettings {
         chunk: experiment.runner.executions,
         max_rounds: request.max_rounds,
         threshold: experiment.comparison.threshold,
         alpha: experiment.analysis.confidence.alpha(),
     };
-    let mut progress = front.progress();
-    let (outcome, cost) = bisect(
-        history,
-        &settings,
-        &request.good,
-        &request.bad,
-        &experiment,
-        &bisection,
-        executor.as_mut(),
-        stop,
-        progress.as_mut(),
-        &mut Saying(front),
-    )?;
-    drop(progress);
+    let (good, bad) = (&request.good, &request.bad);
+    let (outcome, cost) = phase(front, &experiment, None, |executor, stop, bar, said| {
+        bisect(
+            history,
+            &settings,
+            good,
+            bad,
+            &experiment,
+            &bisection,
+            executor,
+            stop,
+            bar,
+            said,
+        )
+    })?;
     let given = (request.good, request.bad);
     let ending = match outcome {
         BisectOutcome::Found {

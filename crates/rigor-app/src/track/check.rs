@@ -575,10 +575,7 @@ fn candidate_run(
     front: &mut dyn Front,
 ) -> Result<CheckReport> {
     let (budget, fail_on) = (track.run.budget, track.run.comparison.fail_on);
-    let resolved = track.resolve()?;
-    for n in resolved.notes {
-        front.say(rigor_report::track_lines::Line::Note(n));
-    }
+    let resolved = track.resolve_saying(front)?;
     let (settings, experiment) = (resolved.settings, resolved.experiment);
     let dir = Path::new(candidate);
     let candidate = if dir.is_dir() {
@@ -604,19 +601,19 @@ fn candidate_run(
         budget,
         seed: experiment.runner.seed,
     });
-    let (stop, mut executor) = front.executor(experiment.simulate, experiment.runner.seed)?;
-    let mut progress = front.progress();
-    let verdicts = check_candidate(
-        &settings,
-        &experiment,
-        &baseline,
-        &candidate,
-        (budget, max_rounds),
-        executor.as_mut(),
-        stop,
-        progress.as_mut(),
-    )?;
-    drop(progress);
+    let verdicts = phase(front, &experiment, None, |executor, stop, bar, _| {
+        let bounds = (budget, max_rounds);
+        check_candidate(
+            &settings,
+            &experiment,
+            &baseline,
+            &candidate,
+            bounds,
+            executor,
+            stop,
+            bar,
+        )
+    })?;
     let findings = crate::Findings {
         failed: verdicts.iter().any(|v| v.outcome.is_err()),
         verdicts: verdicts

@@ -89,3 +89,37 @@ impl Ratio {
         }
     }
 }
+
+impl TrackRequest {
+    /// [`TrackRequest::resolve`], the resolution's notes said through `front` (the resolution
+    /// returned without them).
+    pub(super) fn resolve_saying(self, front: &mut dyn Front) -> Result<ResolvedTrack> {
+        let mut resolved = self.resolve()?;
+        for n in std::mem::take(&mut resolved.notes) {
+            front.say(Line::Note(n));
+        }
+        Ok(resolved)
+    }
+}
+
+/// Runs one measuring phase of `experiment` with what `front` lends (an executor, the signal
+/// that stops it, a progress display dropped when the phase ends, the observer that says what
+/// happens), saying `first` once the executor is made.
+pub(super) fn phase<T>(
+    front: &mut dyn Front,
+    experiment: &RunSettings,
+    first: Option<Line>,
+    measure: impl FnOnce(&mut dyn Executor, StopSignal, &mut dyn Progress, &mut Saying<'_>) -> Result<T>,
+) -> Result<T> {
+    let (stop, mut executor) = front.executor(experiment.simulate, experiment.runner.seed)?;
+    if let Some(line) = first {
+        front.say(line);
+    }
+    let mut progress = front.progress();
+    measure(
+        executor.as_mut(),
+        stop,
+        progress.as_mut(),
+        &mut Saying(front),
+    )
+}

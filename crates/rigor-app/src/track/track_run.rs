@@ -44,10 +44,7 @@ pub fn track_run(
 ) -> Result<TrackRunReport> {
     let key = request.track.key.clone();
     let batch = request.track.batch;
-    let resolved = request.track.resolve()?;
-    for n in resolved.notes {
-        front.say(Line::Note(n));
-    }
+    let resolved = request.track.resolve_saying(front)?;
     let (mut settings, experiment) = (resolved.settings, resolved.experiment);
     settings.commits = request.selection.commits(&settings.source)?;
     if let Some((i, n)) = request.shard {
@@ -66,24 +63,20 @@ pub fn track_run(
             batch: batch.max(1),
         });
     }
-    let (stop, mut executor) = front.executor(experiment.simulate, experiment.runner.seed)?;
-    front.say(Line::Versions {
+    let versions = Line::Versions {
         count: settings.commits.len(),
         machine: key.machine.clone(),
         branch: key.branch.clone(),
         seed: experiment.runner.seed,
-    });
-    let mut progress = front.progress();
-    let tracked = run_versions(
-        history,
-        &settings,
+    };
+    let tracked = phase(
+        front,
         &experiment,
-        executor.as_mut(),
-        stop,
-        progress.as_mut(),
-        &mut Saying(front),
+        Some(versions),
+        |executor, stop, bar, said| {
+            run_versions(history, &settings, &experiment, executor, stop, bar, said)
+        },
     )?;
-    drop(progress);
     let view = tracked.view(&request.history);
     let failed = view.failed > 0;
     front.say(Line::Tracked(view));
@@ -118,21 +111,22 @@ pub fn track_run(
         .collect();
     if let (Some(budget), false) = (request.confirm, new.is_empty()) {
         front.say(Line::Confirming(new.len()));
-        let (stop, mut executor) = front.executor(experiment.simulate, experiment.runner.seed)?;
         let cfg = ConfirmSettings {
             budget: Some(budget),
             ..ConfirmSettings::default()
         };
-        let done = confirm_changes(
-            history,
-            &settings,
-            &experiment,
-            &new,
-            &cfg,
-            executor.as_mut(),
-            stop,
-            front.progress().as_mut(),
-        )?;
+        let done = phase(front, &experiment, None, |executor, stop, bar, _| {
+            confirm_changes(
+                history,
+                &settings,
+                &experiment,
+                &new,
+                &cfg,
+                executor,
+                stop,
+                bar,
+            )
+        })?;
         for c in &done {
             front.say(Line::Confirmation(c.view()));
         }

@@ -97,39 +97,36 @@ pub fn group_of(name: &str) -> &str {
     }
 }
 
-/// What `rigor track publish` did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PublishedView {
-    /// Benchmark pages in the site.
+/// What `rigor track publish` did (`rigor_app::publish::publish`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Published {
+    /// Benchmark pages in the site (main pages; archive pages not counted).
     pub pages: usize,
     /// Archive pages in the site.
     pub archives: usize,
-    /// Pages written this time.
+    /// Pages (main and archive) rendered and written this time.
     pub written: usize,
-    /// Pages removed.
+    /// Pages no longer in the site, removed.
     pub removed: usize,
     /// Size of the index page in bytes.
     pub index_bytes: usize,
-    /// Stored runs read from the history this time.
+    /// Stored runs whose summaries were read from the history this time (the rest came from
+    /// the publisher's cache).
     pub runs_read: usize,
-    /// The site's folder.
-    pub out: String,
-    /// Its index page.
-    pub index: String,
 }
 
-/// What `rigor track publish` says when done.
-pub fn published_text(v: &PublishedView) -> String {
+/// What `rigor track publish` says when done: what it did in the site's folder `out`.
+pub fn published_text(v: &Published, out: &std::path::Path) -> String {
     format!(
         "Published {} benchmark page(s) and {} archive page(s) to {} ({} rewritten, {} removed, \
          index {} kB; {} new run(s) read)\n  open {}\n",
         v.pages,
         v.archives,
-        v.out,
+        out.display(),
         v.written,
         v.removed,
         v.index_bytes.div_ceil(1024),
         v.runs_read,
-        v.index
+        out.join("index.html").display()
     )
 }
