@@ -6,9 +6,9 @@ use rigor_app::bench::{self, Baselines};
 use rigor_app::cargo_bench::{CargoBenchError, CargoSettings};
 use rigor_report::notes::Note;
 
-use crate::cli::BenchArgs;
 use crate::output::{self, emit};
 use crate::{commands, settings};
+use rigor_cli::BenchArgs;
 
 /// `rigor bench`.
 pub fn bench(args: &BenchArgs) -> Result<Outcome> {

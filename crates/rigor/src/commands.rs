@@ -6,9 +6,9 @@ use rigor_app::comparisons::views;
 use rigor_report::comparison::{markdown, rankings, render};
 use rigor_runner::{Executor, ProcessExecutor, SimulatedExecutor, StopSignal};
 
-use crate::cli::{AnalyzeArgs, CompareArgs, PlanArgs, ReportArgs, RunArgs, StyleArg};
 use crate::output::{self, Bar, emit};
 use crate::settings;
+use rigor_cli::{AnalyzeArgs, CompareArgs, PlanArgs, ReportArgs, RunArgs, StyleArg};
 
 /// Ctrl-C handling and the executor of a measuring command.
 pub fn measuring(

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
-use clap::Parser;
+use clap::Parser as _;
 use rigor_app::Outcome;
 use rigor_app::farm::{self, EnqueueRequest, FarmError, JobRunner, JobSettings, WorkerRequest};
 use rigor_history::PostgresHistory;
@@ -13,17 +13,8 @@ use rigor_report::farm::{Said, WorkerLine};
 use rigor_runner::{Executor, RunError, StopSignal};
 use rigor_units::Seed;
 
-use crate::cli::{TrackEnqueueArgs, TrackWorkerArgs};
 use crate::output::{self, emit};
-
-/// The arguments of `rigor track enqueue`, as jobs queued before specs were typed (format 1)
-/// hold them.
-#[derive(Debug, Parser)]
-#[command(name = "rigor track enqueue", no_binary_name = true)]
-struct EnqueueLine {
-    #[command(flatten)]
-    args: TrackEnqueueArgs,
-}
+use rigor_cli::{EnqueueLine, TrackEnqueueArgs, TrackWorkerArgs};
 
 /// How `rigor track enqueue`'s options measure each version.
 fn job_settings(a: &TrackEnqueueArgs) -> JobSettings {

@@ -1,6 +1,6 @@
 //! The rigor command-line tool: parses arguments, resolves settings, calls the use cases in
 //! `rigor-app` and prints what they return. One exit path with documented codes (see
-//! [`cli::EXIT_CODES`]).
+//! [`rigor_cli::EXIT_CODES`]).
 
 /// Writes a line to standard error, like `eprintln!`, but never panics: a closed standard error
 /// (`rigor … 2>&1 | head`) drops the line and the run goes on to save its results.
@@ -12,7 +12,6 @@ macro_rules! note {
 }
 
 mod bench_cmd;
-mod cli;
 mod commands;
 mod farm_cmd;
 mod output;
@@ -21,11 +20,9 @@ mod track_cmd;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use rigor_app::Outcome;
 
-use crate::cli::{Cli, Command};
+use rigor_cli::{Cli, Command};
 
 /// The error and its causes, joined by ": ". Some errors also show their source in their own
 /// message (an I/O error after its path); a cause already at the end of the text is not
@@ -45,7 +42,7 @@ fn cause_chain(err: &anyhow::Error) -> String {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_as(env!("CARGO_PKG_VERSION"), env!("CARGO_PKG_DESCRIPTION"));
     let outcome = match &cli.command {
         Command::Run(args) => commands::run(args),
         Command::Bench(args) => bench_cmd::bench(args),

@@ -89,7 +89,7 @@ pub fn result_warnings(result: &ResultFile) {
     warnings(&result.warnings);
 }
 
-/// The exit status of an outcome (see [`crate::cli::EXIT_CODES`]).
+/// The exit status of an outcome (see [`rigor_cli::EXIT_CODES`]).
 pub fn exit_code(outcome: Outcome) -> u8 {
     match outcome {
         Outcome::Ok => 0,

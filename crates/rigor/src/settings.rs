@@ -10,7 +10,7 @@ use rigor_app::settings::{
 use rigor_runner::{OutputMode, PilotSettings};
 use rigor_store::Discard;
 
-use crate::cli::{
+use rigor_cli::{
     AnalysisArgs, AnalyzeArgs, CompareArgs, ComparisonArgs, PlanArgs, ReportArgs, RunArgs,
     RunOptions,
 };

@@ -11,13 +11,13 @@ use rigor_report::markdown::Markup;
 use rigor_report::track::{changes_table, changes_text};
 use rigor_report::track_run;
 
-use crate::cli::{
+use crate::output::{self, Terminal, emit};
+use crate::{farm_cmd, settings};
+use rigor_cli::{
     CheckoutArgs, RunOptions, SeriesArgs, StatusArg, TrackAddArgs, TrackArgs, TrackBisectArgs,
     TrackChangesArgs, TrackCheckArgs, TrackCommand, TrackPublishArgs, TrackRmArgs, TrackRunArgs,
     TrackShowArgs,
 };
-use crate::output::{self, Terminal, emit};
-use crate::{farm_cmd, settings};
 
 /// `rigor track …`.
 pub fn track(args: &TrackArgs) -> Result<Outcome> {

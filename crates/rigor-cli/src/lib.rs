@@ -1,10 +1,11 @@
-//! Command-line definitions (clap derive). Only parsing lives here; `settings` resolves these into
-//! the engines' types.
+//! The command line of rigor: clap's definitions of every command and option, with their help
+//! texts (as astral-sh/uv keeps its `uv-cli`). Only parsing lives here; the `rigor` binary maps
+//! what is parsed onto `rigor-app`'s requests (its `settings` module) and calls the use cases.
 
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use rigor_app::settings::{FailOn, SortOrder};
 use rigor_runner::{OutputMode, Stream};
 use rigor_stats::{Estimator, Quantile};
@@ -23,11 +24,31 @@ Exit status:
 /// Rigorous benchmarking in reasonable time: measures at every level that varies (executions,
 /// iterations) and reports honest confidence intervals.
 #[derive(Debug, Parser)]
-#[command(name = "rigor", version, about, after_help = EXIT_CODES)]
+#[command(name = "rigor", after_help = EXIT_CODES)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Parses the process's command line as the binary's whose `version` and description
+    /// (`about`) are given (exiting with clap's message on an error, as [`Parser::parse`]).
+    pub fn parse_as(version: &'static str, about: &'static str) -> Self {
+        let mut command = Self::command().version(version).about(about);
+        let mut matches = command.clone().get_matches();
+        Self::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut command).exit())
+    }
+}
+
+/// The arguments of `rigor track enqueue`, as jobs queued before specs were typed (format 1)
+/// hold them: a worker parses them with [`Parser::try_parse_from`].
+#[derive(Debug, Parser)]
+#[command(name = "rigor track enqueue", no_binary_name = true)]
+pub struct EnqueueLine {
+    /// The arguments.
+    #[command(flatten)]
+    pub args: TrackEnqueueArgs,
 }
 
 /// The subcommands.
