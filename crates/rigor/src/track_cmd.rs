@@ -186,13 +186,13 @@ fn check(
             candidate: candidate.clone(),
             baseline_rev: a.baseline_rev.clone(),
             max_rounds: a.max_rounds,
-            track: request(
+            track: Box::new(request(
                 &a.repo,
                 key.clone(),
                 place,
                 (&a.options, &a.commands),
                 &a.builds,
-            ),
+            )),
         },
         None => track::CheckAgainst::Saved {
             file: a.file.clone().unwrap_or_default(),

@@ -407,7 +407,7 @@ pub enum CheckAgainst {
         /// The most rounds of each comparison.
         max_rounds: usize,
         /// The versions' source and the experiment (`fail_on` decides the outcome).
-        track: TrackRequest,
+        track: Box<TrackRequest>,
     },
 }
 
@@ -490,7 +490,7 @@ pub fn check_run(
                 &candidate,
                 baseline_rev,
                 max_rounds,
-                track,
+                *track,
                 front,
             );
         }
