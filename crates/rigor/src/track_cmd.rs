@@ -441,6 +441,9 @@ fn run(
     };
     let view = tracked.view(shown);
     emit(&track_run::tracked_line(&view));
+    if let Some(hint) = tracked.one_command_hint(&a.commands) {
+        note!("rigor: note: {hint}");
+    }
     if tracked.interrupted {
         return Ok(Outcome::Interrupted);
     }

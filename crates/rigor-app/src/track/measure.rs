@@ -218,6 +218,61 @@ impl Tracked {
     }
 }
 
+impl Tracked {
+    /// When some benchmark measured nothing in any version it was measured in and several
+    /// commands were given, they may have been meant as one (`-- sh bench.sh` is two commands:
+    /// `sh`, and `bench.sh`, which cannot start): the advice to quote it, with the names.
+    pub fn one_command_hint(&self, commands: &[String]) -> Option<String> {
+        if commands.len() < 2 {
+            return None;
+        }
+        let measured: Vec<&Vec<String>> = self
+            .versions
+            .iter()
+            .filter_map(|(_, o)| match o {
+                VersionOutcome::Measured { nothing, .. } => Some(nothing),
+                _ => None,
+            })
+            .collect();
+        let never: Vec<&String> = commands
+            .iter()
+            .filter(|c| !measured.is_empty() && measured.iter().all(|n| n.contains(c)))
+            .collect();
+        (!never.is_empty()).then(|| {
+            format!(
+                "{} measured nothing in any version; the commands after `--` are {} separate \
+                 commands — to benchmark them as one, quote it: -- '{}'",
+                never
+                    .iter()
+                    .map(|c| format!("'{c}'"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                commands.len(),
+                commands.join(" ")
+            )
+        })
+    }
+}
+
+/// Removes what a killed predecessor left half-written in the results folder: `*.tmp` files
+/// (atomic writes interrupted before their rename) older than a minute.
+fn prune_results(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    for e in entries.flatten() {
+        let path = e.path();
+        let stale = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < old);
+        if stale && path.extension().is_some_and(|x| x == "tmp") {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// Batches of `n` versions of at most `size` each, as equal as they can be (22 in batches of 20:
 /// 11 and 11), so that no version is left alone in a session of its own.
 pub fn balanced(n: usize, size: usize) -> Vec<std::ops::Range<usize>> {
@@ -306,6 +361,7 @@ pub fn run_versions(
     progress: &mut dyn Progress,
     observer: &mut dyn TrackObserver,
 ) -> Result<Tracked> {
+    prune_results(&settings.results_dir);
     let mut tracked = Tracked::default();
     let mut pending = Vec::new();
     let names: Vec<&str> = experiment
@@ -858,6 +914,32 @@ pub(super) fn measure_together(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_killed_writers_temporary_files_are_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("a.json.tmp");
+        let fresh = dir.path().join("b.json.tmp");
+        let kept = dir.path().join("c.json");
+        for p in [&old, &fresh, &kept] {
+            std::fs::write(p, "{").unwrap();
+        }
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&kept)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        prune_results(dir.path());
+        assert!(!old.exists() && fresh.exists() && kept.exists());
+    }
 
     #[test]
     fn batches_are_balanced() {
