@@ -11,9 +11,9 @@ use rigor_validation::{Options, Sizes, run};
 #[derive(Debug, Parser)]
 #[command(name = "rigor-validation")]
 struct Cli {
-    /// `all`: every section at full size, written to docs/ (several minutes), and the sessions
-    /// study (docs/validation/sessions.md). `quick`: reduced sizes, the headline checks (exit 1
-    /// if one fails), Markdown on standard output.
+    /// `all`: every section at full size, written to docs/, and the sessions study written to
+    /// docs/validation/sessions.md (several minutes). `quick`: reduced sizes, the headline checks
+    /// (exit 1 if one fails), Markdown on standard output.
     mode: ModeArg,
     /// Master seed (every row seed derives from it).
     #[arg(long, default_value_t = rigor_validation::DEFAULT_SEED)]
@@ -56,7 +56,8 @@ enum ModeArg {
     /// (a few minutes; `all` includes it).
     Skewed,
     /// Change detection when sessions shift what they measure, through `rigor track`'s real
-    /// pipeline on simulated projects: writes docs/validation/sessions.md.
+    /// pipeline on simulated projects: writes docs/validation/sessions.md (two to six minutes;
+    /// `all` writes it too).
     Sessions,
 }
 
@@ -164,7 +165,7 @@ fn main() -> ExitCode {
             }
             eprintln!("wrote {}", path.display());
             if let ModeArg::All = cli.mode {
-                // The sessions study (about two minutes) beside it: validation/sessions.md.
+                // The sessions study beside it (two to six minutes): validation/sessions.md.
                 let page = path
                     .parent()
                     .unwrap_or(std::path::Path::new("."))

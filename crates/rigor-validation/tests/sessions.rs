@@ -3,8 +3,8 @@
 
 use rigor_app::simulated_project::{SimProject, SimStep};
 use rigor_validation::sessions::{
-    CellResult, Detection, METHODS, Study, StudySizes, Tally, Truth, check_trials, report, study,
-    tally,
+    CellResult, Cost, Detection, METHODS, Study, StudySizes, Tally, Truth, check_trials, report,
+    study, tally,
 };
 
 fn confounded(version: usize) -> Detection {
@@ -86,7 +86,12 @@ fn the_truth_of_a_project_is_per_benchmark() {
 /// Pooling over cells adds their counts; costs are relative to the versions' own measuring.
 #[test]
 fn cells_pool_by_session_spread() {
-    let cell = |sigma: f64, batch: usize, false_alarms: usize, cost: (f64, f64, f64)| CellResult {
+    let cost = |versions: f64, anchors: f64, confirmations: f64| Cost {
+        versions,
+        anchors,
+        confirmations,
+    };
+    let cell = |sigma: f64, batch: usize, false_alarms: usize, two: Cost| CellResult {
         sigma,
         batch,
         seed: 1,
@@ -96,16 +101,17 @@ fn cells_pool_by_session_spread() {
             false_alarms,
             ..Tally::default()
         }],
-        cost,
+        cost: [two, cost(two.versions, 2.0 * two.anchors, 0.0)],
         failed: Vec::new(),
+        dropped: [0; 3],
     };
     let s = Study {
         seed: 1,
         methods: vec!["m".into()],
         cells: vec![
-            cell(0.1, 5, 1, (10.0, 4.0, 1.0)),
-            cell(0.1, 10, 2, (10.0, 2.0, 1.0)),
-            cell(0.2, 5, 4, (20.0, 8.0, 0.0)),
+            cell(0.1, 5, 1, cost(10.0, 4.0, 1.0)),
+            cell(0.1, 10, 2, cost(10.0, 2.0, 1.0)),
+            cell(0.2, 5, 4, cost(20.0, 8.0, 0.0)),
         ],
         seconds: 0.0,
     };
@@ -113,8 +119,9 @@ fn cells_pool_by_session_spread() {
     assert_eq!(s.pooled(0, Some(0.1)).pairs, 2000);
     assert_eq!(s.pooled(0, None).false_alarms, 7);
     assert!((s.pooled(0, None).false_alarms_per_1000() - 7.0 / 3.0).abs() < 1e-12);
-    assert_eq!(s.relative_cost(None, Some(5)), (12.0 / 30.0, 1.0 / 30.0));
-    assert_eq!(s.relative_cost(Some(0.1), None), (0.3, 0.1));
+    assert_eq!(s.relative_cost(None, Some(5), 0), (12.0 / 30.0, 1.0 / 30.0));
+    assert_eq!(s.relative_cost(Some(0.1), None, 0), (0.3, 0.1));
+    assert_eq!(s.relative_cost(Some(0.1), None, 1), (0.6, 0.0));
 }
 
 /// A tiny study through the real pipeline: every project measured and scored by every method,
@@ -133,7 +140,14 @@ fn a_tiny_study_runs_through_the_pipeline() {
         assert_eq!(t.pairs, c.tallies[0].pairs);
     }
     // Anchors cost something, and the versions' own measuring is there to compare with.
-    assert!(c.cost.0 > 0.0 && c.cost.1 > 0.0, "{:?}", c.cost);
+    for k in 0..2 {
+        assert!(
+            c.cost[k].versions > 0.0 && c.cost[k].anchors > 0.0,
+            "{:?}",
+            c.cost
+        );
+    }
+    assert!(c.cost[1].anchors > c.cost[0].anchors, "{:?}", c.cost);
     let (same, plus5, _) = check_trials(0.2, 2, 7);
     assert_eq!(same.trials, 2);
     assert_eq!(
@@ -144,5 +158,6 @@ fn a_tiny_study_runs_through_the_pipeline() {
     assert_eq!(plus5.failed, 0, "{plus5:?}");
     let page = report(&sizes, 7, None, None, false);
     assert!(page.contains("## Targets") && page.contains("master seed 7"));
+    assert!(page.contains("## What the numbers say"));
     assert!(page.contains("`track check --candidate`"));
 }
