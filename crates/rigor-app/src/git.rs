@@ -216,52 +216,6 @@ pub fn fetch(repo: &Path) -> Result<(), GitError> {
     git(repo, &["fetch", "--quiet"]).map(drop)
 }
 
-/// A version checked out in a worktree of its own; removed (with `git worktree remove`) when
-/// dropped.
-#[derive(Debug)]
-pub struct Worktree {
-    repo: PathBuf,
-    path: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl Worktree {
-    /// Checks `commit` out (detached) into a new temporary directory.
-    pub fn add(repo: &Path, commit: &str) -> Result<Self, GitError> {
-        let dir = tempfile::Builder::new()
-            .prefix("rigor-track-")
-            .tempdir()
-            .map_err(|e| GitError::Failed {
-                repo: repo.to_path_buf(),
-                args: "worktree add".into(),
-                message: format!("cannot make a directory: {e}"),
-            })?;
-        let path = dir.path().join("src");
-        let path_text = path.display().to_string();
-        git(
-            repo,
-            &["worktree", "add", "--detach", "--quiet", &path_text, commit],
-        )?;
-        Ok(Self {
-            repo: repo.to_path_buf(),
-            path,
-            _dir: dir,
-        })
-    }
-
-    /// Where the version is checked out.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl Drop for Worktree {
-    fn drop(&mut self) {
-        let path = self.path.display().to_string();
-        let _ = git(&self.repo, &["worktree", "remove", "--force", &path]);
-    }
-}
-
 /// Whether `commit` is on `branch`'s first-parent line (its tip, or a first parent of one on
 /// it, back to the root); `None` when neither `branch` nor `origin/branch` names a commit of
 /// `repo` (a series named after no branch of it).

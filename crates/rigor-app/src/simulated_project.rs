@@ -220,6 +220,24 @@ impl SimProject {
         Ok(project)
     }
 
+    /// The project as seen by benchmark `benchmark` (0-based) measured alone, as the first and
+    /// only benchmark of an experiment (a confirmation, a candidate check): its own steps and
+    /// those of every benchmark, the others' left out.
+    pub fn only(&self, benchmark: usize) -> Self {
+        Self {
+            steps: self
+                .steps
+                .iter()
+                .filter(|s| s.benchmark.is_none_or(|b| b == benchmark))
+                .map(|s| SimStep {
+                    benchmark: s.benchmark.map(|_| 0),
+                    ..*s
+                })
+                .collect(),
+            ..self.clone()
+        }
+    }
+
     /// The label of version `i` (0-based): `v1`, `v2`, ….
     pub fn label(i: usize) -> String {
         format!("v{}", i + 1)
@@ -312,6 +330,10 @@ mod tests {
         assert_eq!(SimProject::label(0), "v1");
         assert_eq!(p.version_of("v12"), Some(11));
         assert_eq!(p.version_of("v13"), None);
+        // The second benchmark measured alone keeps its own truth.
+        let second = p.only(1);
+        assert!((second.factor(11, 0) - 1.1 * 0.97).abs() < 1e-12);
+        assert!((p.only(0).factor(11, 0) - 1.1).abs() < 1e-12);
     }
 
     #[test]

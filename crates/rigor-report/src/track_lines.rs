@@ -157,6 +157,14 @@ pub enum Line {
         /// Whether `--order` placed it.
         ordered: bool,
     },
+    /// Benchmarks that measured nothing in any version, of several commands that may have been
+    /// meant as one (`-- sh bench.sh`).
+    OneCommand {
+        /// The benchmarks that measured nothing.
+        never: Vec<String>,
+        /// The commands given.
+        commands: Vec<String>,
+    },
     /// How the measuring of `track run` ended (standard output).
     Tracked(TrackedView),
 }
@@ -307,6 +315,18 @@ impl fmt::Display for Line {
                 } else {
                     " (--order N places it in the history)"
                 }
+            ),
+            Self::OneCommand { never, commands } => write!(
+                f,
+                "rigor: note: {} measured nothing in any version; the commands after `--` are {} \
+                 separate commands — to benchmark them as one, quote it: -- '{}'",
+                never
+                    .iter()
+                    .map(|c| format!("'{c}'"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                commands.len(),
+                commands.join(" ")
             ),
             Self::Tracked(t) => f.write_str(&tracked_line(t)),
         }

@@ -21,6 +21,7 @@ pub mod precision;
 pub mod real;
 pub mod sequential;
 pub mod sequential_real;
+pub mod sessions;
 pub mod skewed;
 pub mod speed;
 

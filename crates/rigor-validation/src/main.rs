@@ -1,4 +1,5 @@
-//! `rigor-validation all|quick`: regenerates docs/VALIDATION.md and docs/validation/*.svg.
+//! `rigor-validation all|quick|…`: regenerates docs/VALIDATION.md, docs/validation/*.svg and
+//! the studies beside them (docs/validation/history.md, sequential.md, sessions.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,8 +11,9 @@ use rigor_validation::{Options, Sizes, run};
 #[derive(Debug, Parser)]
 #[command(name = "rigor-validation")]
 struct Cli {
-    /// `all`: every section at full size, written to docs/ (several minutes). `quick`: reduced
-    /// sizes, the headline checks (exit 1 if one fails), Markdown on standard output.
+    /// `all`: every section at full size, written to docs/, and the sessions study written to
+    /// docs/validation/sessions.md (several minutes). `quick`: reduced sizes, the headline checks
+    /// (exit 1 if one fails), Markdown on standard output.
     mode: ModeArg,
     /// Master seed (every row seed derives from it).
     #[arg(long, default_value_t = rigor_validation::DEFAULT_SEED)]
@@ -23,10 +25,13 @@ struct Cli {
     /// Repository root (default: found from this crate's location).
     #[arg(long)]
     repo: Option<PathBuf>,
-    /// With `history`: also run Apache Otava's and asv's own packages (installed from PyPI by
-    /// scripts/history_peers.py; needs python3 and network access to PyPI).
+    /// With `history`, `sessions` and `all`: also run Apache Otava's and asv's own packages (installed
+    /// from PyPI by scripts/history_peers.py; needs python3 and network access to PyPI).
     #[arg(long)]
     peers: bool,
+    /// With `sessions`: simulated projects per cell of the grid (default: 50).
+    #[arg(long)]
+    projects: Option<usize>,
     /// With `sequential`: only the simulation, without the real A/A runs until decided (which
     /// build the release `rigor` and take a few minutes).
     #[arg(long)]
@@ -35,7 +40,7 @@ struct Cli {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum ModeArg {
-    /// Every section at full size.
+    /// Every section at full size, and the sessions study.
     All,
     /// Reduced sizes and the checks.
     Quick,
@@ -50,6 +55,10 @@ enum ModeArg {
     /// Only section 1b (intervals on few skewed top-level units), Markdown on standard output
     /// (a few minutes; `all` includes it).
     Skewed,
+    /// Change detection when sessions shift what they measure, through `rigor track`'s real
+    /// pipeline on simulated projects: writes docs/validation/sessions.md (two to six minutes;
+    /// `all` writes it too).
+    Sessions,
 }
 
 fn main() -> ExitCode {
@@ -71,6 +80,18 @@ fn main() -> ExitCode {
         ModeArg::Quick => Sizes::quick(),
         ModeArg::Small => Sizes::small(),
         ModeArg::Skewed => return ExitCode::SUCCESS,
+        ModeArg::Sessions => {
+            let path = cli
+                .out
+                .unwrap_or_else(|| rigor_validation::sessions::page(&opts.repo));
+            return match write_sessions(&path, &opts, cli.seed, cli.projects, cli.peers) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: writing {}: {e}", path.display());
+                    ExitCode::from(2)
+                }
+            };
+        }
         ModeArg::Sequential => {
             let real = if cli.no_real {
                 None
@@ -143,6 +164,18 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             eprintln!("wrote {}", path.display());
+            if let ModeArg::All = cli.mode {
+                // The sessions study beside it (two to six minutes): validation/sessions.md.
+                let page = path
+                    .parent()
+                    .unwrap_or(std::path::Path::new("."))
+                    .join("validation")
+                    .join("sessions.md");
+                if let Err(e) = write_sessions(&page, &opts, cli.seed, cli.projects, cli.peers) {
+                    eprintln!("error: writing {}: {e}", page.display());
+                    return ExitCode::from(2);
+                }
+            }
         }
         None => println!("{}", out.markdown),
     }
@@ -157,6 +190,36 @@ fn main() -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Runs the sessions study (docs/validation/sessions.md) at the master seed and its second seed
+/// and writes its page to `path`.
+fn write_sessions(
+    path: &std::path::Path,
+    opts: &Options,
+    seed: u64,
+    projects: Option<usize>,
+    peers: bool,
+) -> std::io::Result<()> {
+    use rigor_validation::sessions;
+    let script = opts.repo.join("scripts").join("history_peers.py");
+    let mut sizes = sessions::StudySizes::full();
+    if let Some(p) = projects {
+        sizes.projects = p.max(1);
+    }
+    let text = sessions::report(
+        &sizes,
+        seed,
+        Some(sessions::second_seed(seed)),
+        peers.then_some(script.as_path()),
+        opts.verbose,
+    );
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, text)?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
 }
 
 fn write(

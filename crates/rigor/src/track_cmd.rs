@@ -142,6 +142,7 @@ fn run(
         shard: a.shard,
         confirm: (!a.no_confirm).then_some(a.confirm_budget),
         history: place.shown(),
+        commands: a.commands.clone(),
     };
     let r = track::track_run(history, request, &mut Terminal)?;
     if let Some(changes) = &r.changes {

@@ -785,3 +785,60 @@ fn check_candidate_measures_both_together_until_decided() {
     use rigor_history::HistoryRead;
     assert!(h.series_keys().unwrap().is_empty(), "nothing stored");
 }
+
+/// `-- sh bench.sh` is two commands, and `bench.sh` cannot start in any version: each version
+/// is measured (`sh` runs), the benchmark that measured nothing is a failure of each version
+/// (counted, exit 2), and the words are suggested as one command.
+#[test]
+fn a_benchmark_that_measured_nothing_fails_its_versions_with_a_hint() {
+    if !common::gitrepo::have("git") {
+        eprintln!("SKIP: git is needed");
+        return;
+    }
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    std::fs::create_dir(&repo).unwrap();
+    common::gitrepo::git(&repo, &["init", "-q", "-b", "main"]);
+    for i in 0..2 {
+        common::gitrepo::git(
+            &repo,
+            &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")],
+        );
+    }
+    let out = rigor()
+        .args(["track", "--db"])
+        .arg(dir.path("h.db"))
+        .args(["run", "--last", "2", "--repo"])
+        .arg(&repo)
+        .args([
+            "--machine",
+            "m",
+            "--branch",
+            "main",
+            "-r",
+            "2",
+            "-w",
+            "0",
+            "--no-confirm",
+        ])
+        .args(["--", "true", "./no-such-script.sh"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("Tracked 2 version(s) (0 already stored, 2 failed)"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("measured nothing of ./no-such-script.sh"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("quote it: -- 'true ./no-such-script.sh'"),
+        "{stderr}"
+    );
+}

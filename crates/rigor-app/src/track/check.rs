@@ -360,9 +360,10 @@ pub fn check_candidate(
         one.commands = vec![experiment.commands[k].clone()];
         one.parameters = experiment.parameters.get(k).cloned().into_iter().collect();
         one.versions.clear();
+        let alone = settings.for_benchmark(k);
         let outcome = measure_until_decided(
             &mut Keep,
-            settings,
+            alone.as_ref().unwrap_or(settings),
             &one,
             [(baseline, None), (&version, ready.as_ref())],
             rigor_history::SessionKind::Check,

@@ -126,6 +126,8 @@ pub fn confirm_changes(
         let (Some(before_rev), after_rev) = (&c.change.previous_rev, &c.change.rev) else {
             continue;
         };
+        let alone = settings.for_benchmark(k);
+        let settings = alone.as_ref().unwrap_or(settings);
         let before = settings.source.resolve(before_rev)?;
         let after = settings.source.resolve(after_rev)?;
         let measured = measure_until_decided(
@@ -170,4 +172,81 @@ pub fn confirm_changes(
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recorder::NoProgress;
+    use crate::settings::RunRequest;
+    use crate::simulated_project::SimProject;
+
+    /// A simulated project whose second benchmark alone steps by +10%: the change is detected
+    /// on that benchmark and its confirmation, which measures it alone, measures that
+    /// benchmark's truth (not the first benchmark's, which does not change) and confirms it.
+    #[test]
+    fn a_change_of_the_second_benchmark_is_confirmed_with_its_own_truth() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = rigor_history::SqliteHistory::open(&dir.path().join("h.db")).unwrap();
+        let experiment = RunRequest {
+            simulate: true,
+            commands: vec![
+                "mean=10ms,execution=1%".into(),
+                "mean=5ms,execution=1%".into(),
+            ],
+            names: vec!["a".into(), "b".into()],
+            executions: Some(10),
+            seed: Some(rigor_units::Seed::from(3)),
+            ..RunRequest::default()
+        }
+        .resolve()
+        .unwrap()
+        .settings;
+        let project = SimProject::parse("versions=16,step=9:+10%@2").unwrap();
+        let settings = TrackRunSettings {
+            commits: (0..16).map(SimProject::label).collect(),
+            source: Source::Simulated(project),
+            force: false,
+            results_dir: dir.path().join("runs"),
+            version_files: false,
+            key: SeriesKey::new("m", "main"),
+            batch: 16,
+            anchors: 0,
+            kind: SessionKind::Run,
+        };
+        let mut executor = rigor_runner::SimulatedExecutor::new(3);
+        run_versions(
+            &mut history,
+            &settings,
+            &experiment,
+            &mut executor,
+            StopSignal::new(),
+            &mut NoProgress,
+            &mut NoObserver,
+        )
+        .unwrap();
+        let found =
+            detect_changes(&mut history, &settings.key, &DetectSettings::default()).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            (found[0].benchmark.as_str(), found[0].change.rev.as_str()),
+            ("b", "v9")
+        );
+        let done = confirm_changes(
+            &mut history,
+            &settings,
+            &experiment,
+            &found,
+            &ConfirmSettings::default(),
+            &mut executor,
+            StopSignal::new(),
+            &mut NoProgress,
+        )
+        .unwrap();
+        assert!(
+            matches!(&done[0].result, Confirmed::Confirmed(r) if r.ratio > 1.05),
+            "{:?}",
+            done[0].result
+        );
+    }
 }

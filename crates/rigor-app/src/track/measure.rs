@@ -15,70 +15,22 @@ use rigor_units::Seed;
 use super::*;
 use crate::checkouts::in_checkout;
 
-/// A session's account: what it measured, the machine's load, what the anchors cost.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionReport {
-    /// Its id in the history.
-    pub id: SessionId,
-    /// The new versions it measured.
-    pub versions: Vec<String>,
-    /// The stored versions it measured again.
-    pub anchors: Vec<String>,
-    /// The 1-minute load average before and after.
-    pub load: (Option<f64>, Option<f64>),
-    /// Whether the load reached the CPU count: its timings are of a busy machine.
-    pub busy: bool,
-    /// Measured time, all of it and the anchors' part.
-    pub measured: (Seconds, Seconds),
-}
-
-impl SessionReport {
-    /// What the terminal shows of it.
-    pub fn view(&self) -> rigor_report::track_run::SessionView {
-        rigor_report::track_run::SessionView {
-            id: self.id.0,
-            versions: self.versions.len(),
-            anchors: self.anchors.len(),
-            load: self.load,
-            busy: self.busy,
-            cpus: Environment::detect().cpus,
-            measured: self.measured,
+/// Removes what a killed predecessor left half-written in the results folder: `*.tmp` files
+/// (atomic writes interrupted before their rename) older than a minute.
+fn prune_results(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    for e in entries.flatten() {
+        let path = e.path();
+        let stale = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < old);
+        if stale && path.extension().is_some_and(|x| x == "tmp") {
+            let _ = std::fs::remove_file(path);
         }
-    }
-}
-
-/// What `track run` did.
-#[derive(Debug, Clone, Default)]
-pub struct Tracked {
-    /// Each version asked for, with what happened to it.
-    pub versions: Vec<(VersionInfo, VersionOutcome)>,
-    /// Each session.
-    pub sessions: Vec<SessionReport>,
-    /// Stopped by the user (what was stored before stays).
-    pub interrupted: bool,
-}
-
-impl Tracked {
-    /// What the terminal shows of it, stored in `history` (its name).
-    pub fn view(&self, history: &str) -> rigor_report::track_run::TrackedView {
-        let mut v = rigor_report::track_run::TrackedView {
-            sessions: self.sessions.len(),
-            anchors: self.sessions.iter().map(|s| s.anchors.len()).sum(),
-            history: history.to_string(),
-            interrupted: self.interrupted,
-            ..Default::default()
-        };
-        for (_, o) in &self.versions {
-            match o {
-                VersionOutcome::Measured { nothing, .. } => {
-                    v.measured += 1;
-                    v.failed += usize::from(!nothing.is_empty());
-                }
-                VersionOutcome::Skipped => v.skipped += 1,
-                VersionOutcome::Failed(_) => v.failed += 1,
-            }
-        }
-        v
     }
 }
 
@@ -170,6 +122,7 @@ pub fn run_versions(
     progress: &mut dyn Progress,
     observer: &mut dyn TrackObserver,
 ) -> Result<Tracked> {
+    prune_results(&settings.results_dir);
     let mut tracked = Tracked::default();
     let mut pending = Vec::new();
     let names: Vec<&str> = experiment
@@ -722,6 +675,32 @@ pub(super) fn measure_together(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_killed_writers_temporary_files_are_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("a.json.tmp");
+        let fresh = dir.path().join("b.json.tmp");
+        let kept = dir.path().join("c.json");
+        for p in [&old, &fresh, &kept] {
+            std::fs::write(p, "{").unwrap();
+        }
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&kept)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        prune_results(dir.path());
+        assert!(!old.exists() && fresh.exists() && kept.exists());
+    }
 
     #[test]
     fn batches_are_balanced() {

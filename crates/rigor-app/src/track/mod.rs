@@ -19,6 +19,7 @@ mod request;
 mod show;
 mod source;
 mod track_run;
+mod tracked;
 
 pub use add::*;
 pub use bisect::*;
@@ -34,6 +35,7 @@ pub use request::*;
 pub use show::*;
 pub use source::*;
 pub use track_run::*;
+pub use tracked::*;
 
 // Shared between the use cases (and visible to each through `use super::*`).
 use add::why_nothing;

@@ -144,3 +144,26 @@ impl Source {
         }
     }
 }
+
+impl TrackRunSettings {
+    /// These settings for benchmark `k` of the experiment measured alone (a confirmation, a
+    /// candidate check: an experiment of that one benchmark), when that changes them: a
+    /// simulated project's truth is by the benchmark's place among the commands, so benchmark
+    /// `k`'s steps must become the only benchmark's. `None`: these settings serve as they are.
+    pub(super) fn for_benchmark(&self, k: usize) -> Option<Self> {
+        let Source::Simulated(p) = &self.source else {
+            return None;
+        };
+        Some(Self {
+            source: Source::Simulated(p.only(k)),
+            commits: self.commits.clone(),
+            force: self.force,
+            results_dir: self.results_dir.clone(),
+            version_files: self.version_files,
+            key: self.key.clone(),
+            batch: self.batch,
+            anchors: self.anchors,
+            kind: self.kind,
+        })
+    }
+}

@@ -21,6 +21,8 @@ pub struct TrackRunRequest {
     pub confirm: Option<Seconds>,
     /// The history as the closing line names it.
     pub history: String,
+    /// The commands as given (a hint when several were meant as one).
+    pub commands: Vec<String>,
 }
 
 /// What `rigor track run` shows when it ends.
@@ -44,6 +46,7 @@ pub fn track_run(
 ) -> Result<TrackRunReport> {
     let key = request.track.key.clone();
     let batch = request.track.batch;
+    let commands = request.commands;
     let resolved = request.track.resolve_saying(front)?;
     let (mut settings, experiment) = (resolved.settings, resolved.experiment);
     settings.commits = request.selection.commits(&settings.source)?;
@@ -80,6 +83,9 @@ pub fn track_run(
     let view = tracked.view(&request.history);
     let failed = view.failed > 0;
     front.say(Line::Tracked(view));
+    if let Some(hint) = tracked.one_command_hint(&commands) {
+        front.say(hint);
+    }
     if tracked.interrupted {
         return Ok(TrackRunReport {
             changes: None,
