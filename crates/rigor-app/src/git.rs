@@ -216,6 +216,7 @@ pub fn fetch(repo: &Path) -> Result<(), GitError> {
     git(repo, &["fetch", "--quiet"]).map(drop)
 }
 
+
 /// Whether `commit` is on `branch`'s first-parent line (its tip, or a first parent of one on
 /// it, back to the root); `None` when neither `branch` nor `origin/branch` names a commit of
 /// `repo` (a series named after no branch of it).
