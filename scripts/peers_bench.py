@@ -295,6 +295,11 @@ def fmt(v):
     return f"{v:.3g} ns"
 
 
+def load_since(load):
+    """The sentence on the 1-minute load average before a section (`load`) and now."""
+    return f"Load average (1 min) before / after: {load:.1f} / {os.getloadavg()[0]:.1f}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=20)
@@ -348,7 +353,7 @@ def main():
             )
         lines.append("")
         lines.append(f"Run time for the five: rigor-bench {r_time:.1f} s, criterion {c_time:.1f} s. "
-                     f"Load average (1 min) before / after: {load:.1f} / {os.getloadavg()[0]:.1f}")
+                     + load_since(load))
         lines.append("")
         flush()
     if not args.skip_aa:
@@ -375,8 +380,7 @@ def main():
                          f"intervals at the timer's resolution")
         lines.append("")
         crit = "shortened, 1 s + 2 s" if args.criterion_short else "its defaults, 3 s + 5 s"
-        lines.append(f"criterion: {crit}. Load average (1 min) before / after: "
-                     f"{load:.1f} / {os.getloadavg()[0]:.1f}")
+        lines.append(f"criterion: {crit}. " + load_since(load))
         lines.append("")
         flush()
     if not args.skip_precision:
@@ -385,7 +389,7 @@ def main():
         crit, rig = time_to_precision(args, exes, env, home)
         lines += precision_table(crit, rig)
         lines.append("")
-        lines.append(f"Load average (1 min) before / after: {load:.1f} / {os.getloadavg()[0]:.1f}")
+        lines.append(load_since(load))
     flush()
     print("\n".join(lines))
 

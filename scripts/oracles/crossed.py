@@ -11,30 +11,19 @@ import numpy as np
 from scipy.optimize import brentq
 
 P, J = 5, 3
-DATASETS = {
+# The cells' (point, session), in order; the consistent dataset has the first 8.
+LAYOUT = [(0, 0), (1, 0), (2, 0), (2, 1), (3, 1), (0, 1), (3, 2), (4, 2), (1, 2)]
+DATASETS = {  # values, variances of the first cells of LAYOUT
     # Consistent cells: Q(0) below its degrees of freedom, tau2 = 0.
-    "consistent": [  # point, session, value, variance
-        (0, 0, 1.00, 0.010),
-        (1, 0, 1.10, 0.020),
-        (2, 0, 0.95, 0.015),
-        (2, 1, 1.35, 0.010),
-        (3, 1, 1.60, 0.020),
-        (0, 1, 1.42, 0.030),
-        (3, 2, 1.20, 0.010),
-        (4, 2, 1.30, 0.010),
-    ],
+    "consistent": (
+        [1.00, 1.10, 0.95, 1.35, 1.60, 1.42, 1.20, 1.30],
+        [0.010, 0.020, 0.015, 0.010, 0.020, 0.030, 0.010, 0.010],
+    ),
     # The same layout with precise cells that disagree, and one more: Paule-Mandel's tau2 > 0.
-    "inconsistent": [
-        (0, 0, 1.00, 0.0001),
-        (1, 0, 1.10, 0.0002),
-        (2, 0, 0.95, 0.0001),
-        (2, 1, 1.35, 0.0001),
-        (3, 1, 1.60, 0.0002),
-        (0, 1, 1.52, 0.0003),
-        (3, 2, 1.20, 0.0001),
-        (4, 2, 1.30, 0.0001),
-        (1, 2, 0.70, 0.0001),
-    ],
+    "inconsistent": (
+        [1.00, 1.10, 0.95, 1.35, 1.60, 1.52, 1.20, 1.30, 0.70],
+        [0.0001, 0.0002, 0.0001, 0.0001, 0.0002, 0.0003, 0.0001, 0.0001, 0.0001],
+    ),
 }
 
 
@@ -75,5 +64,5 @@ def run(name, cells):
         print("var(mu%d) %.10f" % (a, c @ cov @ c))
 
 
-for name, cells in DATASETS.items():
-    run(name, cells)
+for name, (values, variances) in DATASETS.items():
+    run(name, [(p, j, v, w) for (p, j), v, w in zip(LAYOUT, values, variances)])

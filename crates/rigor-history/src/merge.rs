@@ -48,10 +48,12 @@ impl RunBenchmarkRow {
             rev: r.text(9)?,
         })
     }
+}
 
-    /// Decodes the row's columns; `damaged(what, message)` makes the backend's error (which
-    /// names its database).
-    pub(crate) fn decode(self, damaged: crate::rows::Damage<'_>) -> crate::Result<RunBenchmark> {
+impl crate::rows::Decode for RunBenchmarkRow {
+    type Decoded = RunBenchmark;
+
+    fn decode(self, damaged: crate::rows::Damage<'_>) -> crate::Result<RunBenchmark> {
         Ok(RunBenchmark {
             run: self.run.decode(damaged)?,
             rev: self.rev,

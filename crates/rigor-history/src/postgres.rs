@@ -23,7 +23,7 @@ use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection, SelectRuns};
 use crate::rows::{
-    BenchmarkValues, Cells, ChangeRow, ChangeValues, RunValues, SessionRow, SessionValues,
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, RunValues, SessionRow, SessionValues,
     StoredVersionRow, SummaryRow, VersionValues, check_session, execution_of, failure_fingerprint,
     fingerprints, sample_of, time_text,
 };
@@ -185,6 +185,19 @@ impl PostgresHistory {
 
     fn damaged(&self, what: &'static str, message: String) -> HistoryError {
         damaged_in(&self.shown, what, message)
+    }
+
+    /// Runs `sql`, an update of one row by its id: `missing` when there is no such row.
+    fn update_one(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        missing: HistoryError,
+    ) -> Result<()> {
+        match self.client().execute(sql, params).map_err(|e| self.db(e))? {
+            0 => Err(missing),
+            _ => Ok(()),
+        }
     }
 
     /// Runs `work` in a transaction, again when the server asks (deadlock, serialization).
@@ -394,30 +407,7 @@ fn read_all<T>(
     c.query(sql, params)?.iter().map(row).collect()
 }
 
-impl Cells for Row {
-    type Error = postgres::Error;
-    fn text(&self, i: usize) -> Result<String, postgres::Error> {
-        self.try_get(i)
-    }
-    fn maybe_text(&self, i: usize) -> Result<Option<String>, postgres::Error> {
-        self.try_get(i)
-    }
-    fn int(&self, i: usize) -> Result<i64, postgres::Error> {
-        self.try_get(i)
-    }
-    fn maybe_int(&self, i: usize) -> Result<Option<i64>, postgres::Error> {
-        self.try_get(i)
-    }
-    fn real(&self, i: usize) -> Result<f64, postgres::Error> {
-        self.try_get(i)
-    }
-    fn maybe_real(&self, i: usize) -> Result<Option<f64>, postgres::Error> {
-        self.try_get(i)
-    }
-    fn flag(&self, i: usize) -> Result<bool, postgres::Error> {
-        self.try_get(i)
-    }
-}
+crate::rows::impl_cells!(Row, postgres::Error, try_get);
 
 /// Whether the server aborted a transaction that may succeed when run again.
 fn is_retryable(e: &postgres::Error) -> bool {
@@ -466,17 +456,12 @@ pub(crate) fn machine_id(
     m: &MachineInfo,
 ) -> Result<i64, postgres::Error> {
     let e = &m.environment;
+    let cpus = e.cpus as i64;
+    let values: [&(dyn ToSql + Sync); 6] = [&m.name, &e.host, &e.os, &e.cpu, &cpus, &e.governor];
     let same = tx.query_opt(
         "SELECT id FROM machines WHERE name = $1 AND host = $2 AND os = $3 AND cpu = $4
              AND cpus = $5 AND governor IS NOT DISTINCT FROM $6",
-        &[
-            &m.name,
-            &e.host,
-            &e.os,
-            &e.cpu,
-            &(e.cpus as i64),
-            &e.governor,
-        ],
+        &values,
     )?;
     if let Some(row) = same {
         return Ok(row.get(0));
@@ -486,14 +471,7 @@ pub(crate) fn machine_id(
          ON CONFLICT (name) DO UPDATE SET host = excluded.host, os = excluded.os,
              cpu = excluded.cpu, cpus = excluded.cpus, governor = excluded.governor
          RETURNING id",
-        &[
-            &m.name,
-            &e.host,
-            &e.os,
-            &e.cpu,
-            &(e.cpus as i64),
-            &e.governor,
-        ],
+        &values,
     )
     .map(|r| r.get(0))
 }
@@ -790,9 +768,22 @@ impl PostgresHistory {
         read_all(&mut *self.client(), sql, params, row).map_err(|e| self.db(e))
     }
 
+    /// The rows `sql` selects, each read by `row` and decoded.
+    fn decoded<R: Decode>(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        row: impl Fn(&Row) -> Result<R, postgres::Error>,
+    ) -> Result<Vec<R::Decoded>> {
+        self.read(sql, params, row)?
+            .into_iter()
+            .map(|r| r.decode(&|what, m| self.damaged(what, m)))
+            .collect()
+    }
+
     /// The stored benchmark of each run of a benchmark's series, oldest run first.
     fn run_benchmarks_of(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunBenchmark>> {
-        let rows = self.read(
+        self.decoded(
             &format!(
                 "SELECT {RUN_INFO_COLUMNS}, rb.command, rb.levels, rb.level_names, rb.unit,
                         rb.failures, v.rev
@@ -806,10 +797,7 @@ impl PostgresHistory {
             ),
             &[&key.machine, &key.branch, &benchmark],
             RunBenchmarkRow::read,
-        )?;
-        rows.into_iter()
-            .map(|row| row.decode(&|what, message| self.damaged(what, message)))
-            .collect()
+        )
     }
 
     /// Every sample and execution of a benchmark's series, by run, in two queries.
@@ -878,12 +866,9 @@ impl HistoryRead for PostgresHistory {
              WHERE m.name = $1 AND r.branch = $2
              GROUP BY v.id ORDER BY {VERSION_ORDER}"
         );
-        let rows = self.read(&sql, &[&key.machine, &key.branch], |r| {
+        self.decoded(&sql, &[&key.machine, &key.branch], |r| {
             StoredVersionRow::read(r)
-        })?;
-        rows.into_iter()
-            .map(|v| v.decode(&|what, m| self.damaged(what, m)))
-            .collect()
+        })
     }
 
     fn benchmarks(&self, key: &SeriesKey) -> Result<Vec<String>> {
@@ -927,7 +912,7 @@ impl HistoryRead for PostgresHistory {
     }
 
     fn summaries_from(&self, key: &SeriesKey, first: RunId) -> Result<Vec<StoredSummary>> {
-        let rows = self.read(
+        self.decoded(
             &format!(
                 "SELECT b.name, v.rev, {RUN_INFO_COLUMNS}, rb.unit, rb.mean, rb.ci_lower,
                         rb.ci_upper, rb.ci_level, rb.var_of_mean, rb.units, rb.components,
@@ -940,10 +925,7 @@ impl HistoryRead for PostgresHistory {
             ),
             &[&key.machine, &key.branch, &first.0],
             |r| SummaryRow::read(r, r.text(0)?, r.text(1)?),
-        )?;
-        rows.into_iter()
-            .map(|row| row.decode(&|what, m| self.damaged(what, m)))
-            .collect()
+        )
     }
 
     fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>> {
@@ -960,7 +942,7 @@ impl HistoryRead for PostgresHistory {
                AND ($3::text IS NULL OR c.branch = $3) AND ($4 OR c.current)
              ORDER BY {VERSION_ORDER}, b.name"
         );
-        let rows = self.read(
+        self.decoded(
             &sql,
             &[
                 &filter.benchmark,
@@ -969,10 +951,7 @@ impl HistoryRead for PostgresHistory {
                 &filter.include_stale,
             ],
             ChangeRow::read,
-        )?;
-        rows.into_iter()
-            .map(|c| c.decode(&|what, m| self.damaged(what, m)))
-            .collect()
+        )
     }
 
     fn sessions(&self, key: &SeriesKey) -> Result<Vec<StoredSession>> {
@@ -1000,17 +979,11 @@ impl HistoryWrite for PostgresHistory {
     }
 
     fn end_session(&mut self, id: SessionId, end: &SessionEnd) -> Result<()> {
-        let n = self
-            .client()
-            .execute(
-                "UPDATE sessions SET ended = $1, load_after = $2 WHERE id = $3",
-                &[&time_text(end.ended), &end.load_after, &id.0],
-            )
-            .map_err(|e| self.db(e))?;
-        if n == 0 {
-            return Err(HistoryError::NoSuchSession(id));
-        }
-        Ok(())
+        self.update_one(
+            "UPDATE sessions SET ended = $1, load_after = $2 WHERE id = $3",
+            &[&time_text(end.ended), &end.load_after, &id.0],
+            HistoryError::NoSuchSession(id),
+        )
     }
 
     fn ingest(&mut self, run: &Ingest<'_>) -> Result<Ingested> {
@@ -1082,17 +1055,11 @@ impl History for PostgresHistory {
     }
 
     fn set_status(&mut self, id: ChangeId, status: ChangeStatus) -> Result<()> {
-        let n = self
-            .client()
-            .execute(
-                "UPDATE changes SET status = $1 WHERE id = $2",
-                &[&status.as_str(), &id.0],
-            )
-            .map_err(|e| self.db(e))?;
-        if n == 0 {
-            return Err(HistoryError::NoSuchChange(id));
-        }
-        Ok(())
+        self.update_one(
+            "UPDATE changes SET status = $1 WHERE id = $2",
+            &[&status.as_str(), &id.0],
+            HistoryError::NoSuchChange(id),
+        )
     }
 
     fn remove_runs(&mut self, selection: &RunSelection, mode: RemoveMode) -> Result<Removed> {
@@ -1103,17 +1070,11 @@ impl History for PostgresHistory {
     }
 
     fn set_evidence(&mut self, id: ChangeId, evidence: crate::Evidence) -> Result<()> {
-        let n = self
-            .client()
-            .execute(
-                "UPDATE changes SET evidence = $1 WHERE id = $2",
-                &[&evidence.as_str(), &id.0],
-            )
-            .map_err(|e| self.db(e))?;
-        if n == 0 {
-            return Err(HistoryError::NoSuchChange(id));
-        }
-        Ok(())
+        self.update_one(
+            "UPDATE changes SET evidence = $1 WHERE id = $2",
+            &[&evidence.as_str(), &id.0],
+            HistoryError::NoSuchChange(id),
+        )
     }
 
     fn as_read(&self) -> &dyn HistoryRead {

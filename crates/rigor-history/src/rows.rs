@@ -32,6 +32,38 @@ pub(crate) trait Cells {
     fn flag(&self, i: usize) -> Result<bool, Self::Error>;
 }
 
+/// Implements [`Cells`] for a backend's row type `$row`, whose typed getter `$get` reads every
+/// column (with the backend's error `$error`).
+macro_rules! impl_cells {
+    ($row:ty, $error:ty, $get:ident) => {
+        impl crate::rows::Cells for $row {
+            type Error = $error;
+            fn text(&self, i: usize) -> Result<String, $error> {
+                self.$get(i)
+            }
+            fn maybe_text(&self, i: usize) -> Result<Option<String>, $error> {
+                self.$get(i)
+            }
+            fn int(&self, i: usize) -> Result<i64, $error> {
+                self.$get(i)
+            }
+            fn maybe_int(&self, i: usize) -> Result<Option<i64>, $error> {
+                self.$get(i)
+            }
+            fn real(&self, i: usize) -> Result<f64, $error> {
+                self.$get(i)
+            }
+            fn maybe_real(&self, i: usize) -> Result<Option<f64>, $error> {
+                self.$get(i)
+            }
+            fn flag(&self, i: usize) -> Result<bool, $error> {
+                self.$get(i)
+            }
+        }
+    };
+}
+pub(crate) use impl_cells;
+
 /// A `samples` row read as `run_id, benchmark_id, build, round, execution, iteration, value,
 /// warmup`.
 pub(crate) fn sample_of<R: Cells>(r: &R) -> Result<(i64, i64, SampleRecord), R::Error> {
@@ -76,6 +108,15 @@ pub(crate) fn execution_of<R: Cells>(
 /// How a backend reports a stored value it cannot decode: `damaged(what, message)` makes its
 /// error, which names its database.
 pub(crate) type Damage<'a> = &'a dyn Fn(&'static str, String) -> HistoryError;
+
+/// A row a backend read, undecoded: the public type it stands for, or damage.
+pub(crate) trait Decode {
+    /// What it decodes to.
+    type Decoded;
+    /// Decodes the row's columns; `damaged(what, message)` makes the backend's error (which
+    /// names its database).
+    fn decode(self, damaged: Damage<'_>) -> Result<Self::Decoded>;
+}
 
 /// Lower-case hexadecimal digits of `bytes`.
 pub(crate) fn hex(bytes: &[u8]) -> String {
@@ -412,8 +453,12 @@ impl StoredVersionRow {
             failed: r.int(8)?,
         })
     }
+}
 
-    pub fn decode(self, damaged: Damage<'_>) -> Result<StoredVersion> {
+impl Decode for StoredVersionRow {
+    type Decoded = StoredVersion;
+
+    fn decode(self, damaged: Damage<'_>) -> Result<StoredVersion> {
         Ok(StoredVersion {
             version: self.version.decode(damaged)?,
             runs: self.runs as usize,
@@ -509,8 +554,12 @@ impl SummaryRow {
             var_of_robust: r.maybe_real(16)?,
         })
     }
+}
 
-    pub fn decode(self, damaged: Damage<'_>) -> Result<StoredSummary> {
+impl Decode for SummaryRow {
+    type Decoded = StoredSummary;
+
+    fn decode(self, damaged: Damage<'_>) -> Result<StoredSummary> {
         let spread = match (self.units, self.var_of_mean) {
             (Some(units), Some(var_of_mean)) => Some(MeanSpread {
                 units: usize::try_from(units)
@@ -598,8 +647,12 @@ impl ChangeRow {
             evidence: r.text(17)?,
         })
     }
+}
 
-    pub fn decode(self, damaged: Damage<'_>) -> Result<StoredChange> {
+impl Decode for ChangeRow {
+    type Decoded = StoredChange;
+
+    fn decode(self, damaged: Damage<'_>) -> Result<StoredChange> {
         Ok(StoredChange {
             id: ChangeId(self.id),
             benchmark: self.benchmark,

@@ -17,7 +17,7 @@ use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection, SelectRuns};
 use crate::rows::{
-    BenchmarkValues, Cells, ChangeRow, ChangeValues, RunValues, SessionRow, SessionValues,
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, RunValues, SessionRow, SessionValues,
     StoredVersionRow, SummaryRow, VersionValues, check_session, execution_of, failure_fingerprint,
     fingerprints, sample_of, time_text,
 };
@@ -70,10 +70,7 @@ impl SqliteHistory {
                 source: rusqlite::Error::ToSqlConversionFailure(Box::new(e)),
             })?;
         }
-        let conn = Connection::open(path).map_err(|source| HistoryError::Database {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let conn = Connection::open(path).map_err(db_error(path))?;
         let mut history = Self {
             conn,
             path: path.to_path_buf(),
@@ -99,10 +96,7 @@ impl SqliteHistory {
     }
 
     fn db<T>(&self, r: rusqlite::Result<T>) -> Result<T> {
-        r.map_err(|source| HistoryError::Database {
-            path: self.path.clone(),
-            source,
-        })
+        r.map_err(db_error(&self.path))
     }
 
     fn configure(&mut self) -> Result<()> {
@@ -126,10 +120,7 @@ impl SqliteHistory {
 
     fn migrate(&mut self) -> Result<()> {
         let path = self.path.clone();
-        let db = |source| HistoryError::Database {
-            path: path.clone(),
-            source,
-        };
+        let db = db_error(&path);
         // Exclusive, and the version read inside: two processes opening a new database at
         // once must not both create the tables.
         let tx = self
@@ -167,6 +158,27 @@ impl SqliteHistory {
     fn damaged(&self, what: &'static str, message: String) -> HistoryError {
         damaged_in(&self.path, what, message)
     }
+
+    /// Runs `sql`, an update of one row by its id: `missing` when there is no such row.
+    fn update_one(
+        &self,
+        sql: &str,
+        values: impl rusqlite::Params,
+        missing: HistoryError,
+    ) -> Result<()> {
+        match self.db(self.conn.execute(sql, values))? {
+            0 => Err(missing),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// What an error of the database at `path` becomes.
+fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> HistoryError + Copy + '_ {
+    move |source| HistoryError::Database {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 fn damaged_in(path: &Path, what: &'static str, message: String) -> HistoryError {
@@ -188,10 +200,7 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 /// The data of schema 3 for a history of schema 2 (see [`crate::migrate`]): sessions for the
 /// stored runs, each benchmark's spread from its samples (else its interval), commit times in UTC.
 fn fill_schema_3(tx: &Transaction<'_>, path: &Path) -> Result<()> {
-    let db = |source| HistoryError::Database {
-        path: path.to_path_buf(),
-        source,
-    };
+    let db = db_error(path);
     let damaged = |what, message| damaged_in(path, what, message);
     let runs = rows_of(
         tx,
@@ -279,30 +288,7 @@ fn rows_of<T>(
     conn.prepare_cached(sql)?.query_map(values, row)?.collect()
 }
 
-impl Cells for rusqlite::Row<'_> {
-    type Error = rusqlite::Error;
-    fn text(&self, i: usize) -> rusqlite::Result<String> {
-        self.get(i)
-    }
-    fn maybe_text(&self, i: usize) -> rusqlite::Result<Option<String>> {
-        self.get(i)
-    }
-    fn int(&self, i: usize) -> rusqlite::Result<i64> {
-        self.get(i)
-    }
-    fn maybe_int(&self, i: usize) -> rusqlite::Result<Option<i64>> {
-        self.get(i)
-    }
-    fn real(&self, i: usize) -> rusqlite::Result<f64> {
-        self.get(i)
-    }
-    fn maybe_real(&self, i: usize) -> rusqlite::Result<Option<f64>> {
-        self.get(i)
-    }
-    fn flag(&self, i: usize) -> rusqlite::Result<bool> {
-        self.get(i)
-    }
-}
+crate::rows::impl_cells!(rusqlite::Row<'_>, rusqlite::Error, get);
 
 fn machine_id(tx: &Connection, m: &MachineInfo) -> rusqlite::Result<i64> {
     let e = &m.environment;
@@ -469,9 +455,22 @@ impl SqliteHistory {
         self.db(rows_of(&self.conn, sql, values, row))
     }
 
+    /// The rows `sql` selects, each read by `row` and decoded.
+    fn decoded<R: Decode>(
+        &self,
+        sql: &str,
+        values: impl rusqlite::Params,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<R>,
+    ) -> Result<Vec<R::Decoded>> {
+        self.rows(sql, values, row)?
+            .into_iter()
+            .map(|r| r.decode(&|what, m| self.damaged(what, m)))
+            .collect()
+    }
+
     /// The stored benchmark of each run of a benchmark's series, oldest run first.
     fn run_benchmarks_of(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunBenchmark>> {
-        let rows = self.rows(
+        self.decoded(
             &format!(
                 "SELECT {RUN_INFO_COLUMNS}, rb.command, rb.levels, rb.level_names, rb.unit,
                         rb.failures, v.rev
@@ -485,10 +484,7 @@ impl SqliteHistory {
             ),
             params![key.machine, key.branch, benchmark],
             |r| RunBenchmarkRow::read(r),
-        )?;
-        rows.into_iter()
-            .map(|row| row.decode(&|what, message| self.damaged(what, message)))
-            .collect()
+        )
     }
 
     /// Every sample and execution of a benchmark's series, by run, in two queries (reading a
@@ -558,7 +554,7 @@ impl HistoryRead for SqliteHistory {
     }
 
     fn versions(&self, key: &SeriesKey) -> Result<Vec<StoredVersion>> {
-        let rows = self.rows(
+        self.decoded(
             &format!(
                 "SELECT {VERSION_COLUMNS}, COUNT(r.id),
                         SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END)
@@ -569,10 +565,7 @@ impl HistoryRead for SqliteHistory {
             ),
             params![key.machine, key.branch],
             |r| StoredVersionRow::read(r),
-        )?;
-        rows.into_iter()
-            .map(|v| v.decode(&|what, m| self.damaged(what, m)))
-            .collect()
+        )
     }
 
     fn benchmarks(&self, key: &SeriesKey) -> Result<Vec<String>> {
@@ -661,7 +654,7 @@ impl HistoryRead for SqliteHistory {
     }
 
     fn changes(&self, filter: &ChangeFilter) -> Result<Vec<StoredChange>> {
-        let rows = self.rows(
+        self.decoded(
             &format!(
                 "SELECT c.id, b.name, m.name, c.branch, v.rev, pv.rev, c.ratio, c.ci_lower,
                         c.ci_upper, c.p_value, c.q_value, c.verdict, c.method, c.status,
@@ -682,10 +675,7 @@ impl HistoryRead for SqliteHistory {
                 filter.include_stale
             ],
             |r| ChangeRow::read(r),
-        )?;
-        rows.into_iter()
-            .map(|c| c.decode(&|what, m| self.damaged(what, m)))
-            .collect()
+        )
     }
 
     fn sessions(&self, key: &SeriesKey) -> Result<Vec<StoredSession>> {
@@ -706,10 +696,7 @@ impl HistoryRead for SqliteHistory {
 impl HistoryWrite for SqliteHistory {
     fn begin_session(&mut self, session: &NewSession<'_>) -> Result<SessionId> {
         let path = self.path.clone();
-        let db = |source| HistoryError::Database {
-            path: path.clone(),
-            source,
-        };
+        let db = db_error(&path);
         let tx = self.write()?;
         let machine = machine_id(&tx, session.machine).map_err(db)?;
         let id = insert_session(&tx, machine, &SessionValues::of(session)).map_err(db)?;
@@ -718,24 +705,18 @@ impl HistoryWrite for SqliteHistory {
     }
 
     fn end_session(&mut self, id: SessionId, end: &SessionEnd) -> Result<()> {
-        let n = self.db(self.conn.execute(
+        self.update_one(
             "UPDATE sessions SET ended = ?1, load_after = ?2 WHERE id = ?3",
             params![time_text(end.ended), end.load_after, id.0],
-        ))?;
-        if n == 0 {
-            return Err(HistoryError::NoSuchSession(id));
-        }
-        Ok(())
+            HistoryError::NoSuchSession(id),
+        )
     }
 
     fn ingest(&mut self, run: &Ingest<'_>) -> Result<Ingested> {
         let prints = fingerprints(run);
         let print = &prints.current;
         let path = self.path.clone();
-        let db = |source| HistoryError::Database {
-            path: path.clone(),
-            source,
-        };
+        let db = db_error(&path);
         let tx = self.write()?;
         let existing: Option<i64> = tx
             .query_row(
@@ -805,10 +786,7 @@ impl HistoryWrite for SqliteHistory {
     fn record_failure(&mut self, f: &Failure<'_>) -> Result<RunId> {
         let print = failure_fingerprint(f);
         let path = self.path.clone();
-        let db = |source| HistoryError::Database {
-            path: path.clone(),
-            source,
-        };
+        let db = db_error(&path);
         let tx = self.write()?;
         let existing: Option<i64> = tx
             .query_row(
@@ -863,10 +841,7 @@ impl History for SqliteHistory {
         changes: &[NewChange],
     ) -> Result<()> {
         let path = self.path.clone();
-        let db = |source| HistoryError::Database {
-            path: path.clone(),
-            source,
-        };
+        let db = db_error(&path);
         let tx = self.write()?;
         let ids: Option<(i64, i64)> = tx
             .query_row(
@@ -924,22 +899,16 @@ impl History for SqliteHistory {
     }
 
     fn set_status(&mut self, id: ChangeId, status: ChangeStatus) -> Result<()> {
-        let n = self.db(self.conn.execute(
+        self.update_one(
             "UPDATE changes SET status = ?1 WHERE id = ?2",
             params![status.as_str(), id.0],
-        ))?;
-        if n == 0 {
-            return Err(HistoryError::NoSuchChange(id));
-        }
-        Ok(())
+            HistoryError::NoSuchChange(id),
+        )
     }
 
     fn remove_runs(&mut self, selection: &RunSelection, mode: RemoveMode) -> Result<Removed> {
         let path = self.path.clone();
-        let db = |source| HistoryError::Database {
-            path: path.clone(),
-            source,
-        };
+        let db = db_error(&path);
         let tx = self.write()?;
         let key = &selection.series;
         let (session, rev) = match &selection.runs {
@@ -1015,14 +984,11 @@ impl History for SqliteHistory {
     }
 
     fn set_evidence(&mut self, id: ChangeId, evidence: crate::Evidence) -> Result<()> {
-        let n = self.db(self.conn.execute(
+        self.update_one(
             "UPDATE changes SET evidence = ?1 WHERE id = ?2",
             params![evidence.as_str(), id.0],
-        ))?;
-        if n == 0 {
-            return Err(HistoryError::NoSuchChange(id));
-        }
-        Ok(())
+            HistoryError::NoSuchChange(id),
+        )
     }
 
     fn as_read(&self) -> &dyn HistoryRead {

@@ -300,22 +300,17 @@ impl SampleWriter {
     /// or a resolution that is not a step (zero, negative, infinite, NaN), which rigor would
     /// refuse; otherwise the write's error.
     pub fn record(&mut self, sample: Sample) -> io::Result<()> {
+        let invalid = |message: String| Err(io::Error::new(io::ErrorKind::InvalidInput, message));
         if !sample.is_valid() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "sample value {} is not a finite, non-negative time",
-                    sample.value
-                ),
+            return invalid(format!(
+                "sample value {} is not a finite, non-negative time",
+                sample.value
             ));
         }
         if !sample.resolution_is_valid() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "sample resolution {:?} is not a positive, finite step",
-                    sample.resolution
-                ),
+            return invalid(format!(
+                "sample resolution {:?} is not a positive, finite step",
+                sample.resolution
             ));
         }
         self.line.clear();

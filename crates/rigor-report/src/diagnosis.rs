@@ -206,6 +206,18 @@ mod tests {
         0.005 * (((i * 7919 + j * 104_729) % 1000) as f64 / 500.0 - 1.0)
     }
 
+    /// Six executions of 200 iterations around 1 ([`noise`]), every second one 0.5 slower at
+    /// the iterations `i` where `slower(i)`.
+    fn half_slower(slower: impl Fn(usize) -> bool) -> Vec<Vec<f64>> {
+        (0..6)
+            .map(|j| {
+                (0..200)
+                    .map(|i| 1.0 + noise(i, j) + if j % 2 == 1 && slower(i) { 0.5 } else { 0.0 })
+                    .collect()
+            })
+            .collect()
+    }
+
     fn text_of(runs: &[Vec<f64>]) -> (Consistency, String) {
         let report = diagnose(runs, &SteadyConfig::default()).unwrap();
         let view = DiagnosisView {
@@ -221,28 +233,14 @@ mod tests {
     #[test]
     fn steady_state_in_plain_words() {
         // Half the executions flat, half slowing down for good after 100 iterations.
-        let runs: Vec<Vec<f64>> = (0..6)
-            .map(|j| {
-                (0..200)
-                    .map(|i| 1.0 + noise(i, j) + if j % 2 == 1 && i >= 100 { 0.5 } else { 0.0 })
-                    .collect()
-            })
-            .collect();
-        let (consistency, text) = text_of(&runs);
+        let (consistency, text) = text_of(&half_slower(|i| i >= 100));
         assert_eq!(consistency, Consistency::BadInconsistent, "{text}");
         assert!(
             text.contains("not all settle: some executions slow down"),
             "{text}"
         );
         // Half flat, half warming up for 50 iterations: every one settles.
-        let runs: Vec<Vec<f64>> = (0..6)
-            .map(|j| {
-                (0..200)
-                    .map(|i| 1.0 + noise(i, j) + if j % 2 == 1 && i < 50 { 0.5 } else { 0.0 })
-                    .collect()
-            })
-            .collect();
-        let (consistency, text) = text_of(&runs);
+        let (consistency, text) = text_of(&half_slower(|i| i < 50));
         assert_eq!(consistency, Consistency::GoodInconsistent, "{text}");
         assert!(
             text.contains("executions differ, but every one settles"),

@@ -927,6 +927,7 @@ mod tests {
     use super::*;
     use crate::command::CommandLine;
     use crate::simulate::SimulatedExecutor;
+    use crate::test_support::bench;
     use rigor_units::Seed;
 
     fn adaptive() -> AdaptiveSettings {
@@ -946,11 +947,7 @@ mod tests {
     impl Observer for Quiet {}
 
     fn run(a: &AdaptiveSettings, pilot: &PilotSettings) -> Result<AdaptiveReport, RunError> {
-        let spec = "mean=1ms,execution=5%,iteration=1%,iterations=5";
-        let benches = [Benchmark::new(
-            spec,
-            CommandLine::parse(spec, false).unwrap(),
-        )];
+        let benches = [bench("mean=1ms,execution=5%,iteration=1%,iterations=5")];
         let settings = Settings {
             executions: 10,
             seed: Seed(1),
@@ -1025,11 +1022,7 @@ mod tests {
 
     #[test]
     fn a_dimensioning_pilot_is_checked_with_its_own_counts() {
-        let spec = "mean=1ms";
-        let benches = [Benchmark::new(
-            spec,
-            CommandLine::parse(spec, false).unwrap(),
-        )];
+        let benches = [bench("mean=1ms")];
         let settings = Settings {
             executions: 10,
             ..Settings::default()

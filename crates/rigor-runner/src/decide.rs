@@ -318,7 +318,7 @@ mod tests {
     fn benches(specs: &[&str]) -> Vec<Benchmark> {
         specs
             .iter()
-            .map(|s| Benchmark::new(*s, CommandLine::parse(s, false).unwrap()))
+            .map(|s| crate::test_support::bench(s))
             .collect()
     }
 
@@ -339,6 +339,24 @@ mod tests {
         }
     }
 
+    /// Runs `b` until decided on the simulator, seeded as `s` is, discarding nothing.
+    fn simulated(
+        b: &[Benchmark],
+        s: &Settings,
+        d: &DecideSettings,
+        observer: &mut dyn Observer,
+    ) -> Result<DecidedReport, RunError> {
+        run_until_decided(
+            b,
+            s,
+            0,
+            d,
+            StopSignal::new(),
+            &mut SimulatedExecutor::new(s.seed),
+            observer,
+        )
+    }
+
     #[test]
     fn each_candidate_stops_on_its_own() {
         // Candidate 1 is 30% slower (decided at the first look); candidate 2 equals the
@@ -349,16 +367,7 @@ mod tests {
             "mean=10ms,execution=1%",
         ]);
         let mut obs = Count::default();
-        let r = run_until_decided(
-            &b,
-            &settings(7),
-            0,
-            &decide(200),
-            StopSignal::new(),
-            &mut SimulatedExecutor::new(7u64),
-            &mut obs,
-        )
-        .unwrap();
+        let r = simulated(&b, &settings(7), &decide(200), &mut obs).unwrap();
         assert_eq!(r.report.ending, Ending::Stopped);
         let d: Vec<_> = r
             .decisions
@@ -417,32 +426,14 @@ mod tests {
     #[test]
     fn budget_of_rounds_leaves_it_inconclusive() {
         let b = benches(&["mean=10ms,execution=20%", "mean=10.1ms,execution=20%"]);
-        let r = run_until_decided(
-            &b,
-            &settings(3),
-            0,
-            &decide(12),
-            StopSignal::new(),
-            &mut SimulatedExecutor::new(3u64),
-            &mut Count::default(),
-        )
-        .unwrap();
+        let r = simulated(&b, &settings(3), &decide(12), &mut Count::default()).unwrap();
         assert_eq!(r.decisions[0].stop, DecisionStop::RoundsSpent);
         assert_eq!(r.decisions[0].look.verdict, Verdict::Inconclusive);
         assert_eq!((r.rounds, r.decisions[0].look.rounds), (12, 12));
         // A time budget smaller than one round's time stops at the first look after it.
         let mut d = decide(1000);
         d.budget = Some(Seconds::new(0.05));
-        let r = run_until_decided(
-            &b,
-            &settings(3),
-            0,
-            &d,
-            StopSignal::new(),
-            &mut SimulatedExecutor::new(3u64),
-            &mut Count::default(),
-        )
-        .unwrap();
+        let r = simulated(&b, &settings(3), &d, &mut Count::default()).unwrap();
         assert_eq!(r.decisions[0].stop, DecisionStop::BudgetSpent);
         assert!(
             r.seconds.get() >= 0.05 && (2..=4).contains(&r.rounds),
@@ -466,16 +457,7 @@ mod tests {
             timeout: None,
         });
         let mut obs = Count::default();
-        let r = run_until_decided(
-            &b,
-            &s,
-            0,
-            &decide(50),
-            StopSignal::new(),
-            &mut SimulatedExecutor::new(11u64),
-            &mut obs,
-        )
-        .unwrap();
+        let r = simulated(&b, &s, &decide(50), &mut obs).unwrap();
         assert_eq!(r.decisions[0].look.verdict, Verdict::Regression);
         assert_eq!((r.rounds, obs.0[1]), (8, 24), "8 builds × 3 executions");
     }
@@ -487,16 +469,7 @@ mod tests {
             "mean=10ms,execution=1%,fail=3",
             "mean=13ms,execution=1%",
         ]);
-        let r = run_until_decided(
-            &b,
-            &settings(5),
-            0,
-            &decide(100),
-            StopSignal::new(),
-            &mut SimulatedExecutor::new(5u64),
-            &mut Count::default(),
-        )
-        .unwrap();
+        let r = simulated(&b, &settings(5), &decide(100), &mut Count::default()).unwrap();
         assert_eq!(r.decisions[0].stop, DecisionStop::Failed);
         assert_eq!(r.decisions[0].look.verdict, Verdict::Inconclusive);
         assert_eq!(
@@ -508,15 +481,7 @@ mod tests {
     #[test]
     fn refuses_what_cannot_be_decided() {
         let b = benches(&["mean=10ms"]);
-        let e = run_until_decided(
-            &b,
-            &settings(1),
-            0,
-            &decide(100),
-            StopSignal::new(),
-            &mut SimulatedExecutor::new(1u64),
-            &mut Count::default(),
-        );
+        let e = simulated(&b, &settings(1), &decide(100), &mut Count::default());
         assert!(matches!(
             e,
             Err(RunError::Settings(SettingsError::NothingToDecide { .. }))

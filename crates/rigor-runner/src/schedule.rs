@@ -872,6 +872,7 @@ pub fn describe(t: Termination) -> String {
 mod tests {
     use super::*;
     use crate::simulate::SimulatedExecutor;
+    use crate::test_support::bench;
 
     #[derive(Default)]
     struct Log {
@@ -893,10 +894,6 @@ mod tests {
             self.failures.push(r.clone());
             Ok(())
         }
-    }
-
-    fn bench(spec: &str) -> Benchmark {
-        Benchmark::new(spec, CommandLine::parse(spec, false).unwrap())
     }
 
     fn run(benches: &[Benchmark], settings: &Settings) -> (Report, Log) {

@@ -1,10 +1,16 @@
-//! Executors shared by the runner's unit tests.
+//! Benchmarks and executors shared by the runner's unit tests.
 
 use rigor_units::{Resolution, Seconds};
 
 use crate::command::CommandLine;
 use crate::error::RunError;
 use crate::executor::{BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, Termination};
+use crate::schedule::Benchmark;
+
+/// A benchmark named by its command `spec` (a simulated benchmark's spec, or a command line).
+pub(crate) fn bench(spec: &str) -> Benchmark {
+    Benchmark::new(spec, CommandLine::parse(spec, false).unwrap())
+}
 
 /// Benchmark i's every execution reports the same 20 iteration times, `ns[i]` nanoseconds each,
 /// measured in steps of `step_ns` (`None`: no resolution reported): a function whose samples are

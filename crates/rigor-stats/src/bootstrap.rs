@@ -359,7 +359,9 @@ fn check_replicates(replicates: &[f64]) -> Result<()> {
     crate::error::check_finite(replicates)
 }
 
-fn finish(
+/// The interval of `estimate` from its `replicates`: their percentiles at `cfg.level`, with what
+/// produced them.
+pub(crate) fn finish(
     estimate: f64,
     replicates: Vec<f64>,
     estimator: Estimator,
@@ -886,6 +888,22 @@ mod tests {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
     }
 
+    /// The statistic of 20 resamples of `h`'s top-level units (from `seed`) by `p`'s path and by
+    /// the naive reference, and whether `p` left the multiplicities cleared after each.
+    fn fast_and_naive(p: &Prepared, h: &Hierarchy, seed: u64) -> Vec<(f64, f64, bool)> {
+        let mut s = Scratch::new(p);
+        let key = ChaCha8Rng::seed_from_u64(seed).get_seed();
+        (0..20)
+            .map(|b| {
+                let mut rng = resample_rng(key, b);
+                draw_top(&mut rng, h.units(0), &mut s.idx);
+                let fast = p.statistic(&mut rng, &mut s);
+                let slow = naive(h, p.estimator, &s.idx);
+                (fast, slow, s.mult.iter().all(|&m| m == 0))
+            })
+            .collect()
+    }
+
     fn arb_hierarchy() -> impl Strategy<Value = Hierarchy> {
         // 2..7 top units of 1..6 executions of 1..9 iterations, small integer-ish values with ties.
         let value = prop_oneof![(0i32..20).prop_map(f64::from), -50.0f64..50.0];
@@ -911,18 +929,12 @@ mod tests {
         /// order statistics exactly, means to rounding.
         #[test]
         fn fast_paths_match_naive(h in arb_hierarchy(), e in estimators(), seed in any::<u64>()) {
-            let key = ChaCha8Rng::seed_from_u64(seed).get_seed();
             for (selection, budget) in [(true, 0), (true, 5), (true, usize::MAX), (false, 0)] {
                 let mut p = Prepared::with_path(&h, e, Resampling::TopOnly, selection);
                 if p.order.is_some() {
                     p.walk_budget = budget;
                 }
-                let mut s = Scratch::new(&p);
-                for b in 0..20 {
-                    let mut rng = resample_rng(key, b);
-                    draw_top(&mut rng, h.units(0), &mut s.idx);
-                    let fast = p.statistic(&mut rng, &mut s);
-                    let slow = naive(&h, e, &s.idx);
+                for (fast, slow, _) in fast_and_naive(&p, &h, seed) {
                     match e {
                         Estimator::Median | Estimator::Min => prop_assert_eq!(fast, slow),
                         _ => prop_assert!(close(fast, slow), "{} vs {}", fast, slow),
@@ -943,14 +955,9 @@ mod tests {
             let p = Prepared::with_path(&h, Estimator::Median, Resampling::TopOnly, false);
             prop_assert!(p.walk.is_some() && p.order.is_none());
             prop_assert_eq!(p.estimate(), crate::descriptive::median(h.values()));
-            let mut s = Scratch::new(&p);
-            let key = ChaCha8Rng::seed_from_u64(seed).get_seed();
-            for b in 0..20 {
-                let mut rng = resample_rng(key, b);
-                draw_top(&mut rng, h.units(0), &mut s.idx);
-                let fast = p.statistic(&mut rng, &mut s);
-                prop_assert_eq!(fast, naive(&h, Estimator::Median, &s.idx));
-                prop_assert!(s.mult.iter().all(|&m| m == 0), "multiplicities cleared");
+            for (fast, slow, cleared) in fast_and_naive(&p, &h, seed) {
+                prop_assert_eq!(fast, slow);
+                prop_assert!(cleared, "multiplicities cleared");
             }
         }
 
@@ -967,15 +974,9 @@ mod tests {
             let e = Estimator::TrimmedMean(fraction);
             let p = Prepared::with_path(&h, e, Resampling::TopOnly, false);
             prop_assert!(p.trim_walk.is_some() && p.order.is_none());
-            let mut s = Scratch::new(&p);
-            let key = ChaCha8Rng::seed_from_u64(seed).get_seed();
-            for b in 0..20 {
-                let mut rng = resample_rng(key, b);
-                draw_top(&mut rng, h.units(0), &mut s.idx);
-                let fast = p.statistic(&mut rng, &mut s);
-                let slow = naive(&h, e, &s.idx);
+            for (fast, slow, cleared) in fast_and_naive(&p, &h, seed) {
                 prop_assert!(close(fast, slow), "{} vs {}", fast, slow);
-                prop_assert!(s.mult.iter().all(|&m| m == 0), "multiplicities cleared");
+                prop_assert!(cleared, "multiplicities cleared");
             }
         }
 

@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::descriptive::{median_of_sorted, quantile_of_sorted};
-use crate::error::{Result, StatsError, check_finite};
+use crate::error::{Result, StatsError, check_finite, invalid};
 
 /// Default sliding-window length of the outlier filter (Barrett et al. 2017).
 pub const DEFAULT_OUTLIER_WINDOW: usize = 200;
@@ -219,14 +219,6 @@ impl PeltConfig {
             ));
         }
         Ok(())
-    }
-}
-
-fn invalid(name: &'static str, value: f64, reason: &'static str) -> StatsError {
-    StatsError::InvalidParameter {
-        name,
-        value: value.to_string(),
-        reason,
     }
 }
 

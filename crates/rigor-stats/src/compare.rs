@@ -58,8 +58,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::bootstrap::{
-    BootstrapConfig, BootstrapInterval, Pairing, bootstrap_ratio, percentile_interval,
-    ratio_replicates,
+    BootstrapConfig, BootstrapInterval, Pairing, bootstrap_ratio, finish, ratio_replicates,
 };
 use crate::descriptive::{Estimator, mean, variance};
 use crate::dist::Quantile;
@@ -753,18 +752,13 @@ pub fn geometric_mean_ratio(
         }
     }
     let replicates: Vec<f64> = log_sums.iter().map(|s| (s / k).exp()).collect();
-    let (lower, upper) = percentile_interval(&replicates, cfg.level)?;
-    Ok(BootstrapInterval {
-        estimate: (log_estimate / k).exp(),
-        lower,
-        upper,
-        level: cfg.level,
-        resamples: cfg.resamples,
-        seed: cfg.seed,
-        strategy: cfg.strategy,
+    finish(
+        (log_estimate / k).exp(),
+        replicates,
         estimator,
-        pairing: Some(pairing),
-    })
+        cfg,
+        Some(pairing),
+    )
 }
 
 /// The range of a suite's geometric-mean ratio that its members' measurement resolution leaves

@@ -579,109 +579,125 @@ mod tests {
         assert!((got - want).abs() < 1e-9, "{what}: got {got}, want {want}");
     }
 
-    /// Checks a fit of the oracle's layout (5 points, 3 sessions) against the numbers that
-    /// `scripts/oracles/crossed.py` prints: numpy's weighted least squares on the dummy-coded
-    /// two-way layout with effect-coded (sum-to-zero) shifts, its covariance `(XᵀWX)⁻¹`, and
-    /// Paule–Mandel's τ² by scipy's root finder — computed independently of this module.
-    fn check_oracle(
-        cells: &[Cell],
+    /// The oracle's layout, 5 points in 3 sessions, as `(point, session)` in the order of the
+    /// cells of `scripts/oracles/crossed.py`'s datasets (the consistent one has the first 8).
+    const LAYOUT: [(usize, usize); 9] = [
+        (0, 0),
+        (1, 0),
+        (2, 0),
+        (2, 1),
+        (3, 1),
+        (0, 1),
+        (3, 2),
+        (4, 2),
+        (1, 2),
+    ];
+
+    /// A dataset of `scripts/oracles/crossed.py` (the values and variances of the first cells of
+    /// [`LAYOUT`]) and the numbers the oracle prints for it: numpy's weighted least squares on
+    /// the dummy-coded two-way layout with effect-coded (sum-to-zero) shifts, its covariance
+    /// `(XᵀWX)⁻¹`, and Paule–Mandel's τ² by scipy's root finder — computed independently of this
+    /// module.
+    struct Oracle {
+        name: &'static str,
+        values: &'static [f64],
+        variances: &'static [f64],
         df: usize,
         tau2: f64,
         levels: [f64; 5],
         shifts: [f64; 3],
-        var: [f64; 5],
-    ) {
-        let f = fit(5, 3, cells).unwrap();
-        assert_eq!(f.components(), 1);
-        assert_eq!(f.df(), df);
-        close(f.cell_variance(), tau2, "τ²");
-        for (p, want) in levels.iter().enumerate() {
-            close(f.level(p).unwrap(), *want, "level");
-        }
-        for (j, want) in shifts.iter().enumerate() {
-            close(f.shift(j).unwrap(), *want, "shift");
-        }
-        let contrasts: [&[(usize, f64)]; 5] = [
-            &[(1, 1.0), (0, -1.0)],
-            &[(3, 1.0), (2, -1.0)],
-            &[(4, 1.0), (0, -1.0)],
-            &[(0, 1.0)],
-            &[(4, 1.0)],
-        ];
-        for (c, want) in contrasts.iter().zip(var) {
-            let v = f.contrast_variance(c);
-            assert!(!v.confounded);
-            close(v.estimation, want, "contrast variance");
-        }
+        /// Of μ1 − μ0, μ3 − μ2, μ4 − μ0, μ0 and μ4.
+        contrast_variances: [f64; 5],
     }
 
-    #[test]
-    fn consistent_cells_match_the_independent_solver() {
-        let cells = [
-            cell(0, 0, 1.00, 0.010),
-            cell(1, 0, 1.10, 0.020),
-            cell(2, 0, 0.95, 0.015),
-            cell(2, 1, 1.35, 0.010),
-            cell(3, 1, 1.60, 0.020),
-            cell(0, 1, 1.42, 0.030),
-            cell(3, 2, 1.20, 0.010),
-            cell(4, 2, 1.30, 0.010),
-        ];
-        check_oracle(
-            &cells,
-            1,
-            0.0,
-            [
+    const ORACLES: [Oracle; 2] = [
+        // Consistent cells: Q(0) below its degrees of freedom, τ² = 0.
+        Oracle {
+            name: "consistent",
+            values: &[1.00, 1.10, 0.95, 1.35, 1.60, 1.42, 1.20, 1.30],
+            variances: &[0.010, 0.020, 0.015, 0.010, 0.020, 0.030, 0.010, 0.010],
+            df: 1,
+            tau2: 0.0,
+            levels: [
                 1.1415384615,
                 1.2384615385,
                 1.0838461538,
                 1.3307692308,
                 1.4307692308,
             ],
-            [-0.1384615385, 0.2692307692, -0.1307692308],
-            [
+            shifts: [-0.1384615385, 0.2692307692, -0.1307692308],
+            contrast_variances: [
                 0.0284615385,
                 0.0284615385,
                 0.0561538462,
                 0.0135042735,
                 0.0250427350,
             ],
-        );
-    }
-
-    #[test]
-    fn inconsistent_cells_get_paule_mandels_tau2() {
-        let cells = [
-            cell(0, 0, 1.00, 0.0001),
-            cell(1, 0, 1.10, 0.0002),
-            cell(2, 0, 0.95, 0.0001),
-            cell(2, 1, 1.35, 0.0001),
-            cell(3, 1, 1.60, 0.0002),
-            cell(0, 1, 1.52, 0.0003),
-            cell(3, 2, 1.20, 0.0001),
-            cell(4, 2, 1.30, 0.0001),
-            cell(1, 2, 0.70, 0.0001),
-        ];
-        check_oracle(
-            &cells,
-            2,
-            0.022797994594,
-            [
+        },
+        // The same layout with precise cells that disagree, and one more: Paule–Mandel's τ² > 0.
+        Oracle {
+            name: "inconsistent",
+            values: &[1.00, 1.10, 0.95, 1.35, 1.60, 1.52, 1.20, 1.30, 0.70],
+            variances: &[
+                0.0001, 0.0002, 0.0001, 0.0001, 0.0002, 0.0003, 0.0001, 0.0001, 0.0001,
+            ],
+            df: 2,
+            tau2: 0.022797994594,
+            levels: [
                 1.1263359765,
                 1.0584402114,
                 1.0166666667,
                 1.3748931219,
                 1.5666666667,
             ],
-            [-0.0506145492, 0.3172812158, -0.2666666667],
-            [
+            shifts: [-0.0506145492, 0.3172812158, -0.2666666667],
+            contrast_variances: [
                 0.0298573232,
                 0.0298273668,
                 0.0573448558,
                 0.0140486438,
                 0.0330971033,
             ],
-        );
+        },
+    ];
+
+    #[test]
+    fn fits_match_the_independent_solver() {
+        for o in &ORACLES {
+            let cells: Vec<Cell> = LAYOUT
+                .iter()
+                .zip(o.values.iter().zip(o.variances))
+                .map(|(&(p, j), (&v, &w))| cell(p, j, v, w))
+                .collect();
+            assert_eq!(cells.len(), o.values.len(), "{}", o.name);
+            assert_eq!(o.variances.len(), o.values.len(), "{}", o.name);
+            let f = fit(5, 3, &cells).unwrap();
+            assert_eq!(f.components(), 1, "{}", o.name);
+            assert_eq!(f.df(), o.df, "{}", o.name);
+            close(f.cell_variance(), o.tau2, &format!("{}: τ²", o.name));
+            for (p, want) in o.levels.iter().enumerate() {
+                close(f.level(p).unwrap(), *want, &format!("{}: level", o.name));
+            }
+            for (j, want) in o.shifts.iter().enumerate() {
+                close(f.shift(j).unwrap(), *want, &format!("{}: shift", o.name));
+            }
+            let contrasts: [&[(usize, f64)]; 5] = [
+                &[(1, 1.0), (0, -1.0)],
+                &[(3, 1.0), (2, -1.0)],
+                &[(4, 1.0), (0, -1.0)],
+                &[(0, 1.0)],
+                &[(4, 1.0)],
+            ];
+            for (c, want) in contrasts.iter().zip(o.contrast_variances) {
+                let v = f.contrast_variance(c);
+                assert!(!v.confounded, "{}", o.name);
+                close(
+                    v.estimation,
+                    want,
+                    &format!("{}: contrast variance", o.name),
+                );
+            }
+        }
     }
 
     /// Two sessions that share no point: two components, each with its own origin; a contrast
@@ -707,18 +723,22 @@ mod tests {
         assert_eq!(f.level(2), Some(0.5));
     }
 
+    /// Session 0: a (0.0), b (0.2); session 1: b again (0.5), c (0.6), every cell with
+    /// `variance`. Shift 1 − 0 = 0.3.
+    fn one_anchor(variance: f64) -> [Cell; 4] {
+        [
+            cell(0, 0, 0.0, variance),
+            cell(1, 0, 0.2, variance),
+            cell(1, 1, 0.5, variance),
+            cell(2, 1, 0.6, variance),
+        ]
+    }
+
     /// One anchor connects two sessions: the shift between them is the anchor's difference,
     /// and the contrast of two new versions across the sessions carries the anchor's two cells.
     #[test]
     fn one_anchor_by_hand() {
-        // Session 0: a (0.0), b (0.2); session 1: b again (0.5), c (0.6). Shift 1 − 0 = 0.3.
-        let cells = [
-            cell(0, 0, 0.0, 0.01),
-            cell(1, 0, 0.2, 0.01),
-            cell(1, 1, 0.5, 0.01),
-            cell(2, 1, 0.6, 0.01),
-        ];
-        let f = fit(3, 2, &cells).unwrap();
+        let f = fit(3, 2, &one_anchor(0.01)).unwrap();
         assert_eq!(f.df(), 0);
         let (s0, s1) = (f.shift(0).unwrap(), f.shift(1).unwrap());
         assert!((s1 - s0 - 0.3).abs() < 1e-12 && (s0 + s1).abs() < 1e-12);
@@ -736,13 +756,7 @@ mod tests {
     /// tied timings).
     #[test]
     fn precise_cells_keep_a_precise_shift() {
-        let cells = [
-            cell(0, 0, 0.0, 1e-12),
-            cell(1, 0, 0.2, 1e-12),
-            cell(1, 1, 0.5, 1e-12),
-            cell(2, 1, 0.6, 1e-12),
-        ];
-        let f = fit(3, 2, &cells).unwrap();
+        let f = fit(3, 2, &one_anchor(1e-12)).unwrap();
         let v = f.contrast_variance(&[(2, 1.0), (0, -1.0)]);
         assert!((v.estimation - 4e-12).abs() < 1e-15, "{}", v.estimation);
         // A session of its own with one cell: the level's variance is the cell's, however C's

@@ -93,23 +93,15 @@ mod tests {
     #[test]
     fn known_quantiles() {
         // Reference values from R: qt(0.975, 5), qnorm(0.975), qt(0.975, 13.75268), qt(0.995, 9).
-        let close = |a: f64, b: f64| (a - b).abs() < 1e-6 * b;
-        assert!(close(
-            critical_value(0.95, 5.0, Quantile::StudentT).unwrap(),
-            2.570_581_8
-        ));
-        assert!(close(
-            critical_value(0.95, 1.0, Quantile::Normal).unwrap(),
-            1.959_964
-        ));
-        assert!(close(
-            critical_value(0.95, 13.752_68, Quantile::StudentT).unwrap(),
-            2.148_411
-        ));
-        assert!(close(
-            critical_value(0.99, 9.0, Quantile::StudentT).unwrap(),
-            3.249_836
-        ));
+        for (level, df, quantile, want) in [
+            (0.95, 5.0, Quantile::StudentT, 2.570_581_8),
+            (0.95, 1.0, Quantile::Normal, 1.959_964),
+            (0.95, 13.752_68, Quantile::StudentT, 2.148_411),
+            (0.99, 9.0, Quantile::StudentT, 3.249_836),
+        ] {
+            let got = critical_value(level, df, quantile).unwrap();
+            assert!((got - want).abs() < 1e-6 * want, "{level} {df}: {got}");
+        }
         assert!(critical_value(1.0, 5.0, Quantile::StudentT).is_err());
         assert!(critical_value(0.95, 0.0, Quantile::StudentT).is_err());
     }

@@ -63,6 +63,19 @@ pub(crate) fn check_finite(values: &[f64]) -> Result<()> {
     }
 }
 
+/// [`StatsError::InvalidParameter`]: parameter `name`, whose `value` is out of range for `reason`.
+pub(crate) fn invalid(
+    name: &'static str,
+    value: impl std::fmt::Display,
+    reason: &'static str,
+) -> StatsError {
+    StatsError::InvalidParameter {
+        name,
+        value: value.to_string(),
+        reason,
+    }
+}
+
 /// Checks that a confidence level lies strictly between 0 and 1.
 pub(crate) fn check_level(level: f64) -> Result<()> {
     if level > 0.0 && level < 1.0 {

@@ -35,7 +35,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Result, StatsError, check_finite};
+use crate::error::{Result, StatsError, check_finite, invalid};
 use crate::impact::{ImpactConfig, ImpactFactor, impact_factor};
 
 /// Default largest number of components (mclust's default G = 1:9).
@@ -123,14 +123,6 @@ impl MixtureConfig {
             ));
         }
         Ok(())
-    }
-}
-
-fn invalid(name: &'static str, value: f64, reason: &'static str) -> StatsError {
-    StatsError::InvalidParameter {
-        name,
-        value: value.to_string(),
-        reason,
     }
 }
 

@@ -44,15 +44,7 @@ impl VersionMean {
     /// From a version's hierarchy.
     pub fn of(h: &Hierarchy) -> Result<Self> {
         let means = h.top_means();
-        check_finite(&means)?;
-        let n = means.len();
-        if n == 0 {
-            return Err(StatsError::TooFew {
-                what: "a version's mean",
-                needed: 1,
-                got: 0,
-            });
-        }
+        let n = count_means(&means)?;
         let mean = crate::descriptive::mean(&means);
         let variance = if n >= 2 {
             crate::descriptive::variance(&means) / n as f64
@@ -74,15 +66,7 @@ impl VersionMean {
 
     /// [`robust`](Self::robust) from the top-level unit means themselves.
     pub fn robust_of(means: &[f64]) -> Result<Self> {
-        check_finite(means)?;
-        let n = means.len();
-        if n == 0 {
-            return Err(StatsError::TooFew {
-                what: "a version's mean",
-                needed: 1,
-                got: 0,
-            });
-        }
+        let n = count_means(means)?;
         let median = crate::descriptive::median(means);
         if n < 2 {
             return Ok(Self {
@@ -101,6 +85,19 @@ impl VersionMean {
             variance: std::f64::consts::FRAC_PI_2 * spread / n as f64,
         })
     }
+}
+
+/// How many top-level unit means a version has: all finite, at least one.
+fn count_means(means: &[f64]) -> Result<usize> {
+    check_finite(means)?;
+    if means.is_empty() {
+        return Err(StatsError::TooFew {
+            what: "a version's mean",
+            needed: 1,
+            got: 0,
+        });
+    }
+    Ok(means.len())
 }
 
 /// The level of a run of versions `[start, end)`.
@@ -325,28 +322,11 @@ pub fn test_change(
         let half = t_crit / b.abs() * (va * (1.0 - g) + ratio * ratio * vb).sqrt();
         ((ratio - half) / (1.0 - g), (ratio + half) / (1.0 - g))
     });
-    let se = (va + vb).sqrt();
-    let p_value = if se > 0.0 {
-        let t = StudentsT::new(0.0, 1.0, df).map_err(|_| StatsError::InvalidParameter {
-            name: "degrees of freedom",
-            value: df.to_string(),
-            reason: "must be positive",
-        })?;
-        2.0 * (1.0 - t.cdf(((a - b) / se).abs()))
-    } else if a == b {
-        1.0
-    } else {
-        0.0
-    };
+    let p_value = two_sided_p(a - b, (va + vb).sqrt(), df)?;
     let verdict = match interval {
         Some((lo, hi)) => verdict_from_interval(lo, hi, threshold),
         None => Verdict::Unbounded,
     };
-    let places = after
-        .end
-        .saturating_sub(before.start)
-        .saturating_sub(1)
-        .max(1);
     Ok(SeriesChange {
         index: after.start,
         before,
@@ -354,11 +334,39 @@ pub fn test_change(
         ratio,
         interval,
         p_value,
-        p_adjusted: (p_value * places as f64).min(1.0),
+        p_adjusted: adjusted_p(p_value, &before, &after),
         verdict,
         at_resolution: false,
         confounded: false,
     })
+}
+
+/// The two-sided p-value of equal levels for a difference `diff` with standard error `se`, by
+/// Student's t with `df` degrees of freedom (1 when both are 0, 0 when only the error is).
+fn two_sided_p(diff: f64, se: f64, df: f64) -> Result<f64> {
+    if se > 0.0 {
+        let t = StudentsT::new(0.0, 1.0, df).map_err(|_| StatsError::InvalidParameter {
+            name: "degrees of freedom",
+            value: df.to_string(),
+            reason: "must be positive",
+        })?;
+        Ok(2.0 * (1.0 - t.cdf((diff / se).abs())))
+    } else if diff == 0.0 {
+        Ok(1.0)
+    } else {
+        Ok(0.0)
+    }
+}
+
+/// [`SeriesChange::p_adjusted`] of a boundary between `before` and `after` with p-value
+/// `p_value`: multiplied by the places the boundary could have taken between its neighbours.
+fn adjusted_p(p_value: f64, before: &Segment, after: &Segment) -> f64 {
+    let places = after
+        .end
+        .saturating_sub(before.start)
+        .saturating_sub(1)
+        .max(1);
+    (p_value * places as f64).min(1.0)
 }
 
 /// Changes in the level of a series of versions (oldest first); see the module documentation.
@@ -589,25 +597,7 @@ pub fn new_session_against_last(
     let start = analysis.changes.last().map_or(0, |c| c.index).min(n - 1);
     let tau2 = analysis.tau2;
     let before = segment(&versions, start, n, tau2);
-    let w: Vec<f64> = versions[start..n]
-        .iter()
-        .map(|v| 1.0 / (v.variance.max(0.0) + tau2))
-        .collect();
-    let uniform = w.iter().any(|w| !w.is_finite());
-    let total: f64 = if uniform {
-        w.len() as f64
-    } else {
-        w.iter().sum()
-    };
-    let mut own = 0.0;
-    let contrast: Vec<(usize, f64)> = (start..n)
-        .zip(&w)
-        .map(|(i, w)| {
-            let c = if uniform { 1.0 } else { *w } / total;
-            own += c * c * versions[i].variance.max(0.0);
-            (points[i], c)
-        })
-        .collect();
+    let (contrast, own) = contrast_of(points, &versions, side_weights(&versions, &before, tau2));
     let parts = fit.contrast_variance(&contrast);
     let sessions = fit.session_variance();
     let new_session = sessions.map_or(0.0, |s| s.value * (1.0 + parts.origins));
@@ -622,35 +612,18 @@ pub fn new_session_against_last(
     }
     .max(1.0);
     let t_crit = critical_value(cfg.level, df, Quantile::StudentT)?;
-    let t_dist = StudentsT::new(0.0, 1.0, df).map_err(|_| StatsError::InvalidParameter {
-        name: "degrees of freedom",
-        value: df.to_string(),
-        reason: "must be positive",
-    })?;
     let diff = candidate.mean - before.mean;
-    let se = variance.sqrt();
-    let p_value = if se > 0.0 {
-        2.0 * (1.0 - t_dist.cdf((diff / se).abs()))
-    } else if diff == 0.0 {
-        1.0
-    } else {
-        0.0
-    };
-    let interval = ((diff - t_crit * se).exp(), (diff + t_crit * se).exp());
+    let (p_value, interval) = log_test(diff, variance, df, t_crit)?;
     let after = Segment {
         start: n,
         end: n + 1,
-        mean: candidate.mean.exp(),
-        variance: candidate.variance * (2.0 * candidate.mean).exp(),
+        mean: candidate.mean,
+        variance: candidate.variance,
     };
     Ok(SeriesChange {
         index: n,
-        before: Segment {
-            mean: before.mean.exp(),
-            variance: before.variance * (2.0 * before.mean).exp(),
-            ..before
-        },
-        after,
+        before: on_scale(&before),
+        after: on_scale(&after),
         ratio: diff.exp(),
         interval: Some(interval),
         p_value,
@@ -678,6 +651,63 @@ fn adjusted_levels(fit: &CrossedFit, points: &[usize]) -> Result<Vec<VersionMean
             })
         })
         .collect()
+}
+
+/// The contrast weights of the versions of a segment of log levels: `1/(vᵢ + τ²)`, normalised
+/// within it (all alike when one is infinite), by version.
+fn side_weights(versions: &[VersionMean], s: &Segment, tau2: f64) -> Vec<(usize, f64)> {
+    let w: Vec<f64> = versions[s.start..s.end]
+        .iter()
+        .map(|v| 1.0 / (v.variance.max(0.0) + tau2))
+        .collect();
+    let uniform = w.iter().any(|w| !w.is_finite());
+    let total: f64 = if uniform {
+        w.len() as f64
+    } else {
+        w.iter().sum()
+    };
+    (s.start..s.end)
+        .zip(w)
+        .map(|(i, w)| (i, if uniform { 1.0 } else { w } / total))
+        .collect()
+}
+
+/// The fit's contrast of versions weighted `weights` (by version; the fit's points are
+/// `points`), and the part of its variance that the versions' own cells make.
+fn contrast_of(
+    points: &[usize],
+    versions: &[VersionMean],
+    weights: impl IntoIterator<Item = (usize, f64)>,
+) -> (Vec<(usize, f64)>, f64) {
+    let mut own = 0.0;
+    let contrast = weights
+        .into_iter()
+        .map(|(i, c)| {
+            own += c * c * versions[i].variance.max(0.0);
+            (points[i], c)
+        })
+        .collect();
+    (contrast, own)
+}
+
+/// A difference of log levels with variance `variance` tested with `df` degrees of freedom:
+/// its two-sided p-value and the interval of the ratio, `exp(diff ± t_crit·se)`.
+fn log_test(diff: f64, variance: f64, df: f64, t_crit: f64) -> Result<(f64, (f64, f64))> {
+    let se = variance.sqrt();
+    let p_value = two_sided_p(diff, se, df)?;
+    Ok((
+        p_value,
+        ((diff - t_crit * se).exp(), (diff + t_crit * se).exp()),
+    ))
+}
+
+/// A segment of log levels on the levels' own scale (its variance by the delta method).
+fn on_scale(s: &Segment) -> Segment {
+    Segment {
+        mean: s.mean.exp(),
+        variance: s.variance * (2.0 * s.mean).exp(),
+        ..*s
+    }
 }
 
 /// τ², the segments `boundaries` cut `versions` into, and the tests' degrees of freedom
@@ -708,46 +738,14 @@ pub fn evaluate_adjusted(
     // freedom the fit's residuals give.
     let df = df.max(fit.df() as f64);
     let t_crit = critical_value(cfg.level, df, Quantile::StudentT)?;
-    let t_dist = StudentsT::new(0.0, 1.0, df).map_err(|_| StatsError::InvalidParameter {
-        name: "degrees of freedom",
-        value: df.to_string(),
-        reason: "must be positive",
-    })?;
-    // Each side's contrast weights: 1/(vᵢ + τ²), normalised within the side.
-    let weights = |s: &Segment| -> Vec<(usize, f64)> {
-        let w: Vec<f64> = versions[s.start..s.end]
-            .iter()
-            .map(|v| 1.0 / (v.variance.max(0.0) + tau2))
-            .collect();
-        let uniform = w.iter().any(|w| !w.is_finite());
-        let total: f64 = if uniform {
-            w.len() as f64
-        } else {
-            w.iter().sum()
-        };
-        (s.start..s.end)
-            .zip(w)
-            .map(|(i, w)| (i, if uniform { 1.0 } else { w } / total))
-            .collect()
-    };
-    let on_scale = |s: &Segment| Segment {
-        mean: s.mean.exp(),
-        variance: s.variance * (2.0 * s.mean).exp(),
-        ..*s
-    };
     let mut changes = Vec::with_capacity(log_segments.len().saturating_sub(1));
     for w in log_segments.windows(2) {
         let (before, after) = (w[0], w[1]);
-        let mut contrast: Vec<(usize, f64)> = Vec::new();
-        let mut own = 0.0;
-        for (i, c) in weights(&before)
+        let sides = side_weights(versions, &before, tau2)
             .into_iter()
             .map(|(i, c)| (i, -c))
-            .chain(weights(&after))
-        {
-            own += c * c * versions[i].variance.max(0.0);
-            contrast.push((points[i], c));
-        }
+            .chain(side_weights(versions, &after, tau2));
+        let (contrast, own) = contrast_of(points, versions, sides);
         let parts = fit.contrast_variance(&contrast);
         let sessions = (parts.estimation - own).max(0.0)
             + parts
@@ -755,20 +753,7 @@ pub fn evaluate_adjusted(
                 .map_or(0.0, |t| t - parts.estimation);
         let variance = before.variance + after.variance + sessions;
         let diff = after.mean - before.mean;
-        let se = variance.sqrt();
-        let p_value = if se > 0.0 {
-            2.0 * (1.0 - t_dist.cdf((diff / se).abs()))
-        } else if diff == 0.0 {
-            1.0
-        } else {
-            0.0
-        };
-        let interval = ((diff - t_crit * se).exp(), (diff + t_crit * se).exp());
-        let places = after
-            .end
-            .saturating_sub(before.start)
-            .saturating_sub(1)
-            .max(1);
+        let (p_value, interval) = log_test(diff, variance, df, t_crit)?;
         let mut change = SeriesChange {
             index: after.start,
             before: on_scale(&before),
@@ -776,7 +761,7 @@ pub fn evaluate_adjusted(
             ratio: diff.exp(),
             interval: Some(interval),
             p_value,
-            p_adjusted: (p_value * places as f64).min(1.0),
+            p_adjusted: adjusted_p(p_value, &before, &after),
             verdict: verdict_from_interval(interval.0, interval.1, cfg.threshold),
             at_resolution: false,
             confounded: parts.confounded,

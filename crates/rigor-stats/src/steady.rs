@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::autocorr::{Independence, IndependenceConfig, independence};
 use crate::changepoint::{OutlierConfig, PeltConfig, Segment, outlier_mask, pelt, pelt_blocked};
 use crate::descriptive::{coefficient_of_variation, mean};
-use crate::error::{Result, StatsError};
+use crate::error::{Result, StatsError, invalid};
 use crate::hierarchy::Hierarchy;
 
 /// Default δ as a fraction of the final segment's mean (1 %, scale-free; docs/methodology.md,
@@ -137,14 +137,6 @@ impl ClassifyConfig {
             return Err(invalid("exact PELT limit", 0.0, "must be at least 1"));
         }
         Ok(())
-    }
-}
-
-fn invalid(name: &'static str, value: f64, reason: &'static str) -> StatsError {
-    StatsError::InvalidParameter {
-        name,
-        value: value.to_string(),
-        reason,
     }
 }
 
@@ -657,46 +649,32 @@ mod tests {
     #[test]
     fn the_scheme_on_hand_made_segments() {
         let cfg = ClassifyConfig::default();
+        let label = |segments: &[Segment]| classify_segments(segments, 100, &cfg);
         let flat = [seg(0, 50, 1.005, 1e-4), seg(50, 100, 1.0, 1e-4)];
-        assert_eq!(
-            classify_segments(&flat, 100, &cfg),
-            (RunClass::Flat, Some(0))
-        );
+        assert_eq!(label(&flat), (RunClass::Flat, Some(0)));
         // δ = 0.01 decides: 1.0 ± 1e−4 vs 1.0205 ± max(1e−4, 0.010205) do not overlap.
         let warm = [
             seg(0, 10, 1.3, 1e-4),
             seg(10, 40, 1.0, 1e-4),
             seg(40, 100, 1.0205, 1e-4),
         ];
-        assert_eq!(
-            classify_segments(&warm, 100, &cfg),
-            (RunClass::Slowdown, Some(40))
-        );
+        assert_eq!(label(&warm), (RunClass::Slowdown, Some(40)));
         let warm = [
             seg(0, 10, 1.3, 1e-4),
             seg(10, 40, 1.005, 1e-4),
             seg(40, 100, 1.0, 1e-4),
         ];
-        assert_eq!(
-            classify_segments(&warm, 100, &cfg),
-            (RunClass::Warmup, Some(10))
-        );
+        assert_eq!(label(&warm), (RunClass::Warmup, Some(10)));
         // A slower segment ending at 80 > 75: no steady state.
         let late = [seg(0, 80, 1.0, 1e-4), seg(80, 100, 0.9, 1e-4)];
-        assert_eq!(
-            classify_segments(&late, 100, &cfg).0,
-            RunClass::NoSteadyState
-        );
+        assert_eq!(label(&late).0, RunClass::NoSteadyState);
         // Ending exactly at 75 is not in the last quarter.
         let ok = [seg(0, 75, 1.2, 1e-4), seg(75, 100, 1.0, 1e-4)];
-        assert_eq!(
-            classify_segments(&ok, 100, &cfg),
-            (RunClass::Warmup, Some(75))
-        );
+        assert_eq!(label(&ok), (RunClass::Warmup, Some(75)));
         // A large variance makes segments equivalent (the interval is mean ± var, as Barrett et al.
         // (2017) write it).
         let wide = [seg(0, 50, 1.3, 0.5), seg(50, 100, 1.0, 1e-4)];
-        assert_eq!(classify_segments(&wide, 100, &cfg).0, RunClass::Flat);
+        assert_eq!(label(&wide).0, RunClass::Flat);
         let sd = ClassifyConfig {
             spread: Spread::StdDev,
             ..cfg

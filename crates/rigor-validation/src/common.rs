@@ -33,6 +33,17 @@ pub fn rng_for(row: u64, i: usize) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(experiment_seed(row, i))
 }
 
+/// `out` when its command succeeded; else an error, "`what` failed: " and its standard error.
+pub fn succeeded(out: std::process::Output, what: &str) -> anyhow::Result<std::process::Output> {
+    if !out.status.success() {
+        anyhow::bail!(
+            "{what} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(out)
+}
+
 /// Runs `n` seeded experiments in parallel; results come back in experiment order, so they do not
 /// depend on the number of threads.
 pub fn run_experiments<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {

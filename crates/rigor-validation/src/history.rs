@@ -19,6 +19,7 @@ use rigor_stats::fdr::bh_adjusted;
 use rigor_stats::series::{SeriesConfig, VersionMean, detect};
 
 use crate::model::{BLOAT6, Split, TRADEBEANS9, XALAN6, XALAN9};
+use crate::peers::Peer;
 
 /// Executions per version and iterations per execution.
 const EXECUTIONS: usize = 10;
@@ -329,50 +330,35 @@ fn run_peers(
     data: &[Vec<Series>],
     script: &std::path::Path,
 ) -> Result<Vec<(String, Found)>, String> {
-    let dir = std::env::temp_dir().join(format!("rigor-peers-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let (input, output) = (dir.join("series.csv"), dir.join("found.csv"));
-    let mut text = String::from("key,index,mean\n");
-    for (h, history) in data.iter().enumerate() {
-        for (b, s) in history.iter().enumerate() {
-            for (i, v) in s.versions.iter().enumerate() {
-                text.push_str(&format!("{h}/{b},{i},{}\n", v.mean));
-            }
-        }
-    }
-    std::fs::write(&input, text).map_err(|e| e.to_string())?;
-    let status = std::process::Command::new("python3")
-        .arg(script)
-        .arg(&input)
-        .arg(&output)
-        .status()
-        .map_err(|e| format!("python3: {e}"))?;
-    if !status.success() {
-        return Err(format!("{} failed ({status})", script.display()));
-    }
-    let found_text = std::fs::read_to_string(&output).map_err(|e| e.to_string())?;
-    let _ = std::fs::remove_dir_all(&dir);
+    let series: Vec<(String, Vec<f64>)> = data
+        .iter()
+        .enumerate()
+        .flat_map(|(h, history)| {
+            history.iter().enumerate().map(move |(b, s)| {
+                (
+                    format!("{h}/{b}"),
+                    s.versions.iter().map(|v| v.mean).collect(),
+                )
+            })
+        })
+        .collect();
+    let changes = crate::peers::run_peers(&series, script)?;
     let empty: Found = data.iter().map(|h| vec![Vec::new(); h.len()]).collect();
     let mut otava = empty.clone();
     let mut asv = empty;
-    for line in found_text.lines().skip(1) {
-        let parts: Vec<&str> = line.split(',').collect();
-        let [key, method, index] = parts[..] else {
+    for change in changes {
+        let Some((h, b)) = change.key.split_once('/') else {
             continue;
         };
-        let Some((h, b)) = key.split_once('/') else {
+        let (Ok(h), Ok(b)) = (h.parse::<usize>(), b.parse::<usize>()) else {
             continue;
         };
-        let (Ok(h), Ok(b), Ok(i)) = (h.parse::<usize>(), b.parse::<usize>(), index.parse()) else {
-            continue;
-        };
-        let target = if method == "otava" {
-            &mut otava
-        } else {
-            &mut asv
+        let target = match change.peer {
+            Peer::Otava => &mut otava,
+            Peer::Asv => &mut asv,
         };
         if let Some(list) = target.get_mut(h).and_then(|x| x.get_mut(b)) {
-            list.push(i);
+            list.push(change.index);
         }
     }
     Ok(vec![

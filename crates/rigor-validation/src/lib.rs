@@ -16,6 +16,7 @@ pub mod comparison;
 pub mod coverage;
 pub mod history;
 pub mod model;
+pub mod peers;
 pub mod plots;
 pub mod precision;
 pub mod real;

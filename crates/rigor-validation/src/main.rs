@@ -111,16 +111,7 @@ fn main() -> ExitCode {
                     .join("validation")
                     .join("sequential.md")
             });
-            return match std::fs::write(&path, text) {
-                Ok(()) => {
-                    eprintln!("wrote {}", path.display());
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: writing {}: {e}", path.display());
-                    ExitCode::from(2)
-                }
-            };
+            return write_page(&path, text);
         }
         ModeArg::History => {
             let script = opts.repo.join("scripts").join("history_peers.py");
@@ -133,16 +124,7 @@ fn main() -> ExitCode {
             let path = cli
                 .out
                 .unwrap_or_else(|| opts.repo.join("docs").join("validation").join("history.md"));
-            return match std::fs::write(&path, text) {
-                Ok(()) => {
-                    eprintln!("wrote {}", path.display());
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: writing {}: {e}", path.display());
-                    ExitCode::from(2)
-                }
-            };
+            return write_page(&path, text);
         }
     };
     let out = match run(&opts, &sizes) {
@@ -189,6 +171,20 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// Writes a study's page to `path` and says so (exit 2 when it cannot).
+fn write_page(path: &std::path::Path, text: String) -> ExitCode {
+    match std::fs::write(path, text) {
+        Ok(()) => {
+            eprintln!("wrote {}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: writing {}: {e}", path.display());
+            ExitCode::from(2)
+        }
     }
 }
 

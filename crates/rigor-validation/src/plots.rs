@@ -37,6 +37,44 @@ fn svg(
     Ok(out)
 }
 
+/// Black text of `size` on `area` with its `h` end at `at` (its start, for `HPos::Left`),
+/// centred vertically there.
+fn label(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    text: impl std::borrow::Borrow<str>,
+    at: (i32, i32),
+    size: u32,
+    h: HPos,
+) -> Res {
+    area.draw(&Text::new(
+        text,
+        at,
+        (FONT, size)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(h, VPos::Center)),
+    ))
+    .map_err(err)
+}
+
+/// A row of legend entries on `area`: entry `k`'s dot of `radius` at `(x + step·k, y)`, its
+/// name in 12-point text a diameter to its right.
+fn dot_legend(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    entries: &[(&str, RGBColor)],
+    (x, step): (i32, i32),
+    y: i32,
+    radius: i32,
+) -> Res {
+    for (k, &(name, c)) in entries.iter().enumerate() {
+        let x = x + step * k as i32;
+        area.draw(&Circle::new((x, y), radius, c.filled()))
+            .map_err(err)?;
+        label(area, name, (x + 2 * radius, y), 12, HPos::Left)?;
+    }
+    Ok(())
+}
+
 /// Coverage per scenario: rigor, pooled iterations and one build, with the 93–97% band.
 pub fn coverage(rows: &[CoverageRow]) -> Result<String, String> {
     let n = rows.len();
@@ -69,22 +107,14 @@ pub fn coverage(rows: &[CoverageRow]) -> Result<String, String> {
             .map_err(err)?;
         for (i, r) in rows.iter().enumerate() {
             let y = (n - 1 - i) as f64;
-            let label = format!(
+            let name = format!(
                 "{} · {} · {}",
                 r.split.name,
                 r.family.name(),
                 r.design.show()
             );
             let (px, py) = chart.backend_coord(&(0.0, y));
-            root.draw(&Text::new(
-                label,
-                (px - 8, py),
-                (FONT, 12)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Right, VPos::Center)),
-            ))
-            .map_err(err)?;
+            label(root, name, (px - 8, py), 12, HPos::Right)?;
             let mut pts = vec![(r.rigor.p(), BLUE), (r.pooled.p(), RED)];
             if let Some(o) = r.one_build {
                 pts.push((o.p(), ORANGE));
@@ -95,28 +125,17 @@ pub fn coverage(rows: &[CoverageRow]) -> Result<String, String> {
                     .map_err(err)?;
             }
         }
-        for (k, (name, c)) in [
-            ("rigor", BLUE),
-            ("pooled iterations", RED),
-            ("one build (hyperfine-style)", ORANGE),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let x = 350 + 200 * k as i32;
-            root.draw(&Circle::new((x, height as i32 - 12), 4, c.filled()))
-                .map_err(err)?;
-            root.draw(&Text::new(
-                name,
-                (x + 8, height as i32 - 12),
-                (FONT, 12)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Left, VPos::Center)),
-            ))
-            .map_err(err)?;
-        }
-        Ok(())
+        dot_legend(
+            root,
+            &[
+                ("rigor", BLUE),
+                ("pooled iterations", RED),
+                ("one build (hyperfine-style)", ORANGE),
+            ],
+            (350, 200),
+            height as i32 - 12,
+            4,
+        )
     })
 }
 
@@ -189,15 +208,7 @@ pub fn builds(rows: &[BuildsRow]) -> Result<String, String> {
                 c.stroke_width(2),
             ))
             .map_err(err)?;
-            root.draw(&Text::new(
-                name,
-                (612, y),
-                (FONT, 12)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Left, VPos::Center)),
-            ))
-            .map_err(err)?;
+            label(root, name, (612, y), 12, HPos::Left)?;
         }
         Ok(())
     })
@@ -272,39 +283,20 @@ pub fn precision(rows: &[PrecisionRow]) -> Result<String, String> {
                     )])
                     .map_err(err)?;
                 let (px, py) = chart.backend_coord(&(lo, y));
-                root.draw(&Text::new(
-                    d.name.clone(),
-                    (px - 6, py),
-                    (FONT, 11)
-                        .into_font()
-                        .color(&BLACK)
-                        .pos(Pos::new(HPos::Right, VPos::Center)),
-                ))
-                .map_err(err)?;
+                label(root, d.name.as_str(), (px - 6, py), 11, HPos::Right)?;
             }
         }
-        for (k, (name, c)) in [
-            ("coverage ≥ 93% (valid)", BLUE),
-            ("below 93% within Monte-Carlo error", ORANGE),
-            ("coverage invalid", RED),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let x = 150 + 260 * k as i32;
-            foot.draw(&Circle::new((x, 20), 5, c.filled()))
-                .map_err(err)?;
-            foot.draw(&Text::new(
-                name,
-                (x + 10, 20),
-                (FONT, 12)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Left, VPos::Center)),
-            ))
-            .map_err(err)?;
-        }
-        Ok(())
+        dot_legend(
+            &foot,
+            &[
+                ("coverage ≥ 93% (valid)", BLUE),
+                ("below 93% within Monte-Carlo error", ORANGE),
+                ("coverage invalid", RED),
+            ],
+            (150, 260),
+            20,
+            5,
+        )
     })
 }
 

@@ -12,7 +12,7 @@ use rigor_stats::compare::{CompareConfig, compare};
 use rigor_stats::{Hierarchy, HierarchyBuilder};
 use serde_json::Value;
 
-use crate::common::{experiment_seed, median, row_seed};
+use crate::common::{experiment_seed, median, row_seed, succeeded};
 
 /// Executions per command in each `rigor run` / hyperfine run.
 pub const EXECUTIONS: usize = 10;
@@ -210,12 +210,7 @@ pub fn run_rigor(rigor: &Path, command: &str, seed: u64, dir: &Path) -> Result<R
         .env("LC_ALL", "C")
         .output()
         .context("running rigor")?;
-    if !out.status.success() {
-        bail!(
-            "rigor run failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
+    succeeded(out, "rigor run")?;
     let v: Value = serde_json::from_slice(&std::fs::read(&json)?)?;
     let benches = v["benchmarks"].as_array().context("benchmarks")?;
     let (a, b) = (&benches[0], &benches[1]);
@@ -274,12 +269,7 @@ fn run_hyperfine(command: &str, dir: &Path, i: usize) -> Result<MeanSd2> {
         .env("LC_ALL", "C")
         .output()
         .context("running hyperfine")?;
-    if !out.status.success() {
-        bail!(
-            "hyperfine failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
+    succeeded(out, "hyperfine")?;
     let v: Value = serde_json::from_slice(&std::fs::read(&json)?)?;
     let r = v["results"].as_array().context("results")?;
     let get = |k: usize| -> Result<(f64, f64)> {

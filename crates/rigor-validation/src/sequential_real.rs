@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::common::{experiment_seed, median, row_seed};
+use crate::common::{experiment_seed, median, row_seed, succeeded};
 use crate::real::{self, Program};
 
 /// A/A repetitions per program (each: one fixed run, one run until decided).
@@ -93,12 +93,7 @@ fn until_decided(rigor: &Path, command: &str, seed: u64, dir: &Path) -> Result<R
         .output()
         .context("running rigor run --until-decided")?;
     let wall = start.elapsed().as_secs_f64();
-    if !out.status.success() {
-        bail!(
-            "rigor run --until-decided failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
+    succeeded(out, "rigor run --until-decided")?;
     let v: Value = serde_json::from_slice(&std::fs::read(&json)?)?;
     let s = &v["comparisons"][0]["sequential"];
     let text = |x: &Value| x.as_str().unwrap_or("?").to_string();

@@ -48,6 +48,7 @@ use rigor_stats::series::{SeriesConfig, VersionMean, detect_floored};
 use rigor_units::{ConfidenceLevel, Seed};
 
 use crate::common::{experiment_seed, row_seed, splitmix64};
+use crate::peers::{Peer, run_peers};
 
 /// A reported change within this many versions of a true step finds it; farther from every
 /// true step it is a false alarm.
@@ -845,12 +846,12 @@ pub fn study(sizes: &StudySizes, seed: u64, peers: Option<&Path>, verbose: bool)
             cell.tallies[m].add(&tally(&r.truth, found));
         }
         if let Some(peers) = &peer_found {
-            for (k, name) in [OTAVA, ASV].iter().enumerate() {
+            for (k, peer) in [Peer::Otava, Peer::Asv].into_iter().enumerate() {
                 let found: Vec<Vec<Detection>> = (0..r.truth.steps.len())
                     .map(|b| {
                         peers
                             .iter()
-                            .filter(|f| f.key == format!("{c}/{p}/{b}") && f.method == *name)
+                            .filter(|f| f.key == format!("{c}/{p}/{b}") && f.peer == peer)
                             .map(|f| Detection::reported(f.index))
                             .collect()
                     })
@@ -906,49 +907,6 @@ fn dropped(r: &ProjectResult) -> [usize; 3] {
 const OTAVA: &str = "Apache Otava 0.8.0 (its PyPI package) on the no-anchor levels";
 const ASV: &str =
     "asv 0.6.6 step detection (its PyPI package), steps ≥ 5%, on the no-anchor levels";
-
-/// One change a peer reported.
-struct PeerFound {
-    key: String,
-    method: &'static str,
-    index: usize,
-}
-
-/// Runs scripts/history_peers.py on keyed series of levels.
-fn run_peers(series: &[(String, Vec<f64>)], script: &Path) -> Result<Vec<PeerFound>, String> {
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let (input, output) = (dir.path().join("levels.csv"), dir.path().join("found.csv"));
-    let mut text = String::from("key,index,mean\n");
-    for (key, levels) in series {
-        for (i, v) in levels.iter().enumerate() {
-            text.push_str(&format!("{key},{i},{v}\n"));
-        }
-    }
-    std::fs::write(&input, text).map_err(|e| e.to_string())?;
-    let status = std::process::Command::new("python3")
-        .arg(script)
-        .arg(&input)
-        .arg(&output)
-        .status()
-        .map_err(|e| format!("python3: {e}"))?;
-    if !status.success() {
-        return Err(format!("{} failed ({status})", script.display()));
-    }
-    let found = std::fs::read_to_string(&output).map_err(|e| e.to_string())?;
-    Ok(found
-        .lines()
-        .skip(1)
-        .filter_map(|line| {
-            let mut parts = line.split(',');
-            let (key, method, index) = (parts.next()?, parts.next()?, parts.next()?);
-            Some(PeerFound {
-                key: key.to_string(),
-                method: if method == "otava" { OTAVA } else { ASV },
-                index: index.parse().ok()?,
-            })
-        })
-        .collect())
-}
 
 /// What `track check --candidate` said in some trials.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
@@ -12,7 +12,7 @@ use rigor_stats::bootstrap::{BootstrapConfig, bootstrap_interval};
 use rigor_stats::changepoint::{PeltConfig, pelt, pelt_blocked};
 use rigor_stats::{Estimator, Hierarchy, variance_components};
 
-use crate::common::{median, row_seed};
+use crate::common::{median, row_seed, succeeded};
 
 /// Iterations per execution in the timed hierarchies.
 const PER_EXECUTION: usize = 100;
@@ -106,26 +106,23 @@ pub fn run(master: u64, sizes: &[usize], repeats: usize) -> Vec<SpeedRow> {
             points,
         });
     };
-    add(
-        "hierarchical bootstrap, mean, 10,000 top-only resamples (executions × 100 iterations)",
-        seed,
-        &mut |n| {
+    for (operation, estimator) in [
+        (
+            "hierarchical bootstrap, mean, 10,000 top-only resamples (executions × 100 iterations)",
+            Estimator::Mean,
+        ),
+        (
+            "hierarchical bootstrap, median, 10,000 top-only resamples",
+            Estimator::Median,
+        ),
+    ] {
+        add(operation, seed, &mut |n| {
             let h = executions_data(n, seed);
             time(repeats, || {
-                bootstrap_interval(&h, Estimator::Mean, &boot).expect("bootstrap")
+                bootstrap_interval(&h, estimator, &boot).expect("bootstrap")
             })
-        },
-    );
-    add(
-        "hierarchical bootstrap, median, 10,000 top-only resamples",
-        seed,
-        &mut |n| {
-            let h = executions_data(n, seed);
-            time(repeats, || {
-                bootstrap_interval(&h, Estimator::Median, &boot).expect("bootstrap")
-            })
-        },
-    );
+        });
+    }
     add(
         "variance components (executions × 100 iterations)",
         seed,
@@ -192,12 +189,7 @@ pub fn overhead(repo: &Path, runs: usize, reps: usize) -> Result<String> {
         .current_dir(repo)
         .output()
         .context("running scripts/overhead.py")?;
-    if !out.status.success() {
-        bail!(
-            "scripts/overhead.py failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
+    let out = succeeded(out, "scripts/overhead.py")?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 

@@ -12,7 +12,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use rigor_units::{Seconds, TimeUnit};
 
 use super::view::{ChangeMark, Overview, PointState, SeriesView, VersionPoint};
-use crate::html::plots::sequence::{Chart, mesh};
+use crate::html::plots::sequence::{Chart, meshed};
 use crate::html::plots::{
     BUILD, CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, TICK_SIZE,
     palette, svg,
@@ -109,13 +109,7 @@ pub fn history(series: &SeriesView) -> (PlotResult, Geometry) {
     let desc = format!("level ({})", unit.symbol());
     let label = version_label(series);
     let drawn = svg(HISTORY_SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .margin_top(24)
-            .x_label_area_size(44)
-            .y_label_area_size(76)
-            .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
-        mesh(&mut chart, (axis_name(series), &desc), &label, &tick)?;
+        let mut chart = meshed(root, 24, (x, y), (axis_name(series), &desc), &label, &tick)?;
         geometry.x0 = chart.backend_coord(&(first as f64, y.lo)).0;
         geometry.x1 = chart
             .backend_coord(&((first + n.max(2) - 1) as f64, y.lo))
@@ -427,12 +421,7 @@ pub fn overview(o: &Overview, detail: usize) -> PlotResult {
         }
     }
     svg(OVERVIEW_SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(76)
-            .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
-        mesh(&mut chart, (axis, &desc), &label, &tick)?;
+        let mut chart = meshed(root, 12, (x, y), (axis, &desc), &label, &tick)?;
         chart.draw_series([Rectangle::new(
             [(detail as f64 - 0.5, y.lo), (x.hi, y.hi)],
             REFERENCE.mix(0.12).filled(),
@@ -491,13 +480,10 @@ pub fn noise(series: &SeriesView) -> PlotResult {
     let levels = points.iter().map(|p| p.1.len()).max().unwrap_or(0);
     let label = version_label(series);
     svg(NOISE_SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(76)
-            .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
-        mesh(
-            &mut chart,
+        let mut chart = meshed(
+            root,
+            12,
+            (x, y),
             (axis_name(series), "SD, % of mean"),
             &label,
             &tick,

@@ -406,6 +406,27 @@ fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Reported, S
 mod tests {
     use super::*;
 
+    /// A request to run `command` as benchmark 0, without a build, input, output or extra
+    /// environment, in `dir` (`None`: rigor's directory).
+    fn request<'a>(
+        command: &'a CommandLine,
+        iterations: &'a IterationSource,
+        timeout: Option<Duration>,
+        dir: Option<&'a Path>,
+    ) -> ExecutionRequest<'a> {
+        ExecutionRequest {
+            benchmark: 0,
+            build: None,
+            command,
+            iterations,
+            input: None,
+            output: OutputMode::Null,
+            timeout,
+            env: &[],
+            dir,
+        }
+    }
+
     fn run(
         cmd: &str,
         shell: bool,
@@ -414,18 +435,8 @@ mod tests {
     ) -> ExecutionOutcome {
         let mut ex = ProcessExecutor::new(StopSignal::new()).unwrap();
         let command = CommandLine::parse(cmd, shell).unwrap();
-        ex.execute(&ExecutionRequest {
-            benchmark: 0,
-            build: None,
-            command: &command,
-            iterations: &source,
-            input: None,
-            output: OutputMode::Null,
-            timeout,
-            env: &[],
-            dir: None,
-        })
-        .unwrap()
+        ex.execute(&request(&command, &source, timeout, None))
+            .unwrap()
     }
 
     #[test]
@@ -510,17 +521,12 @@ mod tests {
         let mut ex = ProcessExecutor::new(StopSignal::new()).unwrap();
         let command = CommandLine::parse("definitely-not-a-program-xyz", false).unwrap();
         let err = ex
-            .execute(&ExecutionRequest {
-                benchmark: 0,
-                build: None,
-                command: &command,
-                iterations: &IterationSource::SamplesFile,
-                input: None,
-                output: OutputMode::Null,
-                timeout: None,
-                env: &[],
-                dir: None,
-            })
+            .execute(&request(
+                &command,
+                &IterationSource::SamplesFile,
+                None,
+                None,
+            ))
             .unwrap_err();
         assert!(matches!(err, RunError::Spawn { .. }));
     }
@@ -537,17 +543,7 @@ mod tests {
         let mut ex = ProcessExecutor::new(StopSignal::new()).unwrap();
         let command = CommandLine::parse("./here.sh", false).unwrap();
         let run = |ex: &mut ProcessExecutor, d: Option<&Path>| {
-            ex.execute(&ExecutionRequest {
-                benchmark: 0,
-                build: None,
-                command: &command,
-                iterations: &IterationSource::SamplesFile,
-                input: None,
-                output: OutputMode::Null,
-                timeout: None,
-                env: &[],
-                dir: d,
-            })
+            ex.execute(&request(&command, &IterationSource::SamplesFile, None, d))
         };
         let o = run(&mut ex, Some(dir.path())).unwrap();
         assert!(o.termination.success(), "{:?}", o.termination);

@@ -46,6 +46,11 @@ impl<'a> Node<'a> {
         StoreError::import(self.file, place, message)
     }
 
+    /// The error of a value that is not `what` ("an array", "a number", …).
+    fn not_a(&self, what: &str) -> StoreError {
+        self.err(format!("expected {what}, found {}", kind(self.value)))
+    }
+
     fn child(&self, key: &str, value: &'a Value) -> Self {
         let simple = !key.is_empty()
             && key
@@ -82,7 +87,7 @@ impl<'a> Node<'a> {
         let items = self
             .value
             .as_array()
-            .ok_or_else(|| self.err(format!("expected an array, found {}", kind(self.value))))?;
+            .ok_or_else(|| self.not_a("an array"))?;
         Ok(items
             .iter()
             .enumerate()
@@ -99,7 +104,7 @@ impl<'a> Node<'a> {
         let map = self
             .value
             .as_object()
-            .ok_or_else(|| self.err(format!("expected an object, found {}", kind(self.value))))?;
+            .ok_or_else(|| self.not_a("an object"))?;
         Ok(map
             .iter()
             .map(|(k, v)| (k.as_str(), self.child(k, v)))
@@ -108,9 +113,7 @@ impl<'a> Node<'a> {
 
     /// A string.
     pub fn str(&self) -> Result<&'a str> {
-        self.value
-            .as_str()
-            .ok_or_else(|| self.err(format!("expected a string, found {}", kind(self.value))))
+        self.value.as_str().ok_or_else(|| self.not_a("a string"))
     }
 
     /// A finite number.
@@ -118,7 +121,7 @@ impl<'a> Node<'a> {
         self.value
             .as_f64()
             .filter(|v| v.is_finite())
-            .ok_or_else(|| self.err(format!("expected a number, found {}", kind(self.value))))
+            .ok_or_else(|| self.not_a("a number"))
     }
 
     /// A time: a finite number, not negative.

@@ -11,6 +11,7 @@ use super::{nested, result};
 use crate::error::{Result, StoreError};
 use crate::schema::{GitState, ResultFile};
 
+/// The columns of a file without a header, in order.
 const DEFAULT: [&str; 12] = [
     "invocation",
     "iteration",
@@ -25,6 +26,9 @@ const DEFAULT: [&str; 12] = [
     "inputSize",
     "varValue",
 ];
+/// Where the columns that tell benchmarks apart (`benchmark` and every one after it) start in
+/// [`DEFAULT`].
+const IDENTITY: usize = 5;
 
 /// Whether the text looks like a ReBench data file: a data line of tab-separated fields that
 /// starts with two integers and a number.
@@ -59,18 +63,7 @@ impl Columns {
             value: at("value")?,
             unit: at("unit")?,
             criterion: at("criterion")?,
-            identity: [
-                "benchmark",
-                "executor",
-                "suite",
-                "extraArgs",
-                "cores",
-                "inputSize",
-                "varValue",
-            ]
-            .iter()
-            .filter_map(|n| at(n))
-            .collect(),
+            identity: DEFAULT[IDENTITY..].iter().filter_map(|n| at(n)).collect(),
         })
     }
 }

@@ -3,15 +3,10 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{
-    Area, DATA, DrawResult, Drawn, FONT, PlotResult, SMALL_SIZE, STEADY, label_font, svg,
-    text_width, tick_font,
-};
-use crate::html::scale::{Span, plottable, tick, truncate};
+use super::{Area, DATA, DrawResult, Drawn, FONT, PlotResult, SMALL_SIZE, STEADY, banded};
+use crate::html::scale::{Span, plottable, truncate};
 use crate::html::view::ComparisonRow;
 
-/// Width of the forest plot; its height grows with the rows.
-const WIDTH: u32 = 960;
 /// Pixels per comparison row.
 const ROW_HEIGHT: u32 = 44;
 /// Longest row label, in characters.
@@ -48,41 +43,20 @@ pub(super) fn forest(rows: &[ComparisonRow]) -> PlotResult {
     if rows.is_empty() {
         return Ok(Drawn::Empty("No comparisons.".to_string()));
     }
-    let labels: Vec<String> = rows.iter().map(label).collect();
-    let label_width = labels.iter().map(|l| text_width(l)).max().unwrap_or(0) + 20;
     let n = rows.len();
-    let height = 70 + ROW_HEIGHT * n as u32;
     let x = x_span(rows);
-    svg((WIDTH, height), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .margin_right(24)
-            .x_label_area_size(44)
-            .y_label_area_size(label_width)
-            .build_cartesian_2d(x.lo..x.hi, -0.5..n as f64 - 0.5)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .bold_line_style(RGBColor(232, 232, 232))
-            .light_line_style(TRANSPARENT)
-            .y_labels(0)
-            .x_labels(8)
-            .x_label_formatter(&|v| tick(*v))
-            .label_style(tick_font())
-            .axis_desc_style(label_font())
-            .x_desc("ratio candidate / baseline")
-            .draw()?;
-        for (i, (row, text)) in rows.iter().zip(labels).enumerate() {
-            let y = (n - 1 - i) as f64;
-            draw_row(root, &mut chart, row, y, x)?;
-            let (px, py) = chart.backend_coord(&(x.lo, y));
-            let style = tick_font().pos(Pos::new(HPos::Right, VPos::Center));
-            root.draw(&Text::new(text, (px - 10, py), style))?;
-        }
-        let one = vec![(1.0, -0.5), (1.0, n as f64 - 0.5)];
-        chart.draw_series([PathElement::new(one, BLACK.stroke_width(1))])?;
-        Ok(())
-    })
+    banded(
+        rows.iter().map(label).collect(),
+        ROW_HEIGHT,
+        x,
+        "ratio candidate / baseline",
+        |root, chart, i, y| draw_row(root, chart, &rows[i], y, x),
+        |chart| {
+            let one = vec![(1.0, -0.5), (1.0, n as f64 - 0.5)];
+            chart.draw_series([PathElement::new(one, BLACK.stroke_width(1))])?;
+            Ok(())
+        },
+    )
 }
 
 fn draw_row(

@@ -20,10 +20,11 @@ use std::fmt;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::view::{BenchmarkSection, ComparisonRow, ComponentBar, OverviewRow, ParameterPlot};
 use crate::html::escape::Escaped;
-use crate::html::scale::Span;
+use crate::html::scale::{Span, tick};
 
 /// What a plotter produced for one plot.
 #[derive(Debug, Clone, PartialEq)]
@@ -262,6 +263,58 @@ where
         root.present()?;
     }
     Ok(Drawn::Svg(buf))
+}
+
+/// Width of the plots of one band per row (the forest plot, the overviews); their height grows
+/// with the rows.
+const BANDED_WIDTH: u32 = 960;
+
+/// A plot of one labelled band per row, `row_height` pixels each, on a shared x axis from `x`
+/// described by `desc`: `draw` draws row `i` (labelled `labels[i]`, top to bottom) at height
+/// `y`, and `over` draws over all the rows at the end.
+pub(crate) fn banded<F, O>(
+    labels: Vec<String>,
+    row_height: u32,
+    x: Span,
+    desc: &str,
+    mut draw: F,
+    over: O,
+) -> PlotResult
+where
+    F: FnMut(&Area<'_>, &mut sequence::Chart<'_, '_>, usize, f64) -> DrawResult,
+    O: FnOnce(&mut sequence::Chart<'_, '_>) -> DrawResult,
+{
+    let label_width = labels.iter().map(|l| text_width(l)).max().unwrap_or(0) + 20;
+    let n = labels.len();
+    let height = 70 + row_height * n as u32;
+    svg((BANDED_WIDTH, height), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .margin_right(24)
+            .x_label_area_size(44)
+            .y_label_area_size(label_width)
+            .build_cartesian_2d(x.lo..x.hi, -0.5..n as f64 - 0.5)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .bold_line_style(RGBColor(232, 232, 232))
+            .light_line_style(TRANSPARENT)
+            .y_labels(0)
+            .x_labels(8)
+            .x_label_formatter(&|v| tick(*v))
+            .label_style(tick_font())
+            .axis_desc_style(label_font())
+            .x_desc(desc)
+            .draw()?;
+        for (i, text) in labels.into_iter().enumerate() {
+            let y = (n - 1 - i) as f64;
+            draw(root, &mut chart, i, y)?;
+            let (px, py) = chart.backend_coord(&(x.lo, y));
+            let style = tick_font().pos(Pos::new(HPos::Right, VPos::Center));
+            root.draw(&Text::new(text, (px - 10, py), style))?;
+        }
+        over(&mut chart)
+    })
 }
 
 /// The tick label font.

@@ -3,26 +3,19 @@
 //! with the points over it.
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::palette;
-use super::{Area, text_width};
-use super::{DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, label_font, svg, tick_font};
+use super::sequence::Chart;
+use super::{
+    DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, banded, label_font, palette, svg,
+    tick_font,
+};
 use crate::html::scale::{Span, plottable, tick, truncate};
 use crate::html::view::{OverviewRow, ParameterPlot};
 
-/// Width of the overview plots; their height grows with the rows.
-const WIDTH: u32 = 960;
 /// Pixels per benchmark.
 const ROW_HEIGHT: u32 = 40;
 /// Longest row label, in characters.
 const MAX_LABEL: usize = 40;
-
-type Chart<'a, 'b> = ChartContext<
-    'a,
-    SVGBackend<'b>,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
 
 /// Draws rows on a shared x axis from `x` with one labelled band per benchmark.
 fn rows_plot<F>(rows: &[OverviewRow], x: Span, desc: &str, mut draw: F) -> PlotResult
@@ -30,37 +23,14 @@ where
     F: FnMut(&mut Chart<'_, '_>, &OverviewRow, f64) -> DrawResult,
 {
     let labels: Vec<String> = rows.iter().map(|r| truncate(&r.name, MAX_LABEL)).collect();
-    let label_width = labels.iter().map(|l| text_width(l)).max().unwrap_or(0) + 20;
-    let n = rows.len();
-    let height = 70 + ROW_HEIGHT * n as u32;
-    svg((WIDTH, height), |root: &Area<'_>| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .margin_right(24)
-            .x_label_area_size(44)
-            .y_label_area_size(label_width)
-            .build_cartesian_2d(x.lo..x.hi, -0.5..n as f64 - 0.5)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .bold_line_style(RGBColor(232, 232, 232))
-            .light_line_style(TRANSPARENT)
-            .y_labels(0)
-            .x_labels(8)
-            .x_label_formatter(&|v| tick(*v))
-            .label_style(tick_font())
-            .axis_desc_style(label_font())
-            .x_desc(desc)
-            .draw()?;
-        for (i, (row, text)) in rows.iter().zip(labels).enumerate() {
-            let y = (n - 1 - i) as f64;
-            draw(&mut chart, row, y)?;
-            let (px, py) = chart.backend_coord(&(x.lo, y));
-            let style = tick_font().pos(Pos::new(HPos::Right, VPos::Center));
-            root.draw(&Text::new(text, (px - 10, py), style))?;
-        }
-        Ok(())
-    })
+    banded(
+        labels,
+        ROW_HEIGHT,
+        x,
+        desc,
+        |_, chart, i, y| draw(chart, &rows[i], y),
+        |_| Ok(()),
+    )
 }
 
 /// Each benchmark's mean as a bar from zero with its confidence interval as whiskers.

@@ -5,8 +5,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    BUILD, CHANGE, DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, SHADE, STEADY,
-    label_font, palette, svg,
+    Area, BUILD, CHANGE, DATA, DrawResult, Drawn, OUTLIER, PlotError, PlotResult, REFERENCE, SHADE,
+    STEADY, label_font, palette, svg,
 };
 use crate::html::scale::{Span, plottable, tick, whole_tick};
 use crate::html::view::{BenchmarkSection, BuildMark, ExecutionSeries};
@@ -21,6 +21,26 @@ const MAX_DOTS: usize = 400;
 /// A cartesian chart over f64 axes.
 pub(crate) type Chart<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A chart on `root` over `x` × `y` with the margins (`top` pixels above) and label areas of
+/// the plots of a series, its axes drawn by [`mesh`].
+pub(crate) fn meshed<'a, 'b>(
+    root: &'a Area<'b>,
+    top: u32,
+    (x, y): (Span, Span),
+    descs: (&str, &str),
+    x_fmt: &dyn Fn(f64) -> String,
+    y_fmt: &dyn Fn(f64) -> String,
+) -> Result<Chart<'a, 'b>, PlotError> {
+    let mut chart = ChartBuilder::on(root)
+        .margin(12)
+        .margin_top(top)
+        .x_label_area_size(44)
+        .y_label_area_size(76)
+        .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
+    mesh(&mut chart, descs, x_fmt, y_fmt)?;
+    Ok(chart)
+}
 
 /// Axes, light grid and descriptions shared by the plots.
 pub(crate) fn mesh(
@@ -155,13 +175,10 @@ pub(super) fn run_sequence(s: &BenchmarkSection) -> PlotResult {
     let unit = format!("value ({})", s.unit_label);
     let classes = classes(&s.executions);
     svg(RUN_SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(76)
-            .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
-        mesh(
-            &mut chart,
+        let mut chart = meshed(
+            root,
+            12,
+            (x, y),
             ("iteration (executions end to end)", &unit),
             &whole_tick,
             &tick,
@@ -303,12 +320,7 @@ pub(super) fn execution_means(s: &BenchmarkSection) -> PlotResult {
     };
     let unit = format!("execution mean ({})", s.unit_label);
     svg(MEANS_SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(76)
-            .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)?;
-        mesh(&mut chart, ("execution", &unit), &whole_tick, &tick)?;
+        let mut chart = meshed(root, 12, (x, y), ("execution", &unit), &whole_tick, &tick)?;
         if plottable(s.ci_lower) && plottable(s.ci_upper) {
             let (lo, hi) = (s.ci_lower.max(y.lo), s.ci_upper.min(y.hi));
             chart.draw_series([Rectangle::new(
