@@ -842,3 +842,83 @@ fn a_benchmark_that_measured_nothing_fails_its_versions_with_a_hint() {
         "{stderr}"
     );
 }
+
+/// Ctrl-C while `track run` measures: the versions of the sessions already stored stay stored,
+/// the rest are not measured, it says so, and exits 130 (it once reported "0 failed" and 0).
+#[test]
+fn an_interrupted_track_run_says_what_it_stored_and_exits_130() {
+    if !common::gitrepo::have("git") || !common::gitrepo::have("kill") {
+        eprintln!("SKIP: git and kill are needed");
+        return;
+    }
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    for i in 0..6 {
+        git(
+            &repo,
+            &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")],
+        );
+    }
+    let db = dir.path("h.db");
+    let child = Command::new(env!("CARGO_BIN_EXE_rigor"))
+        .args(["track", "--db"])
+        .arg(&db)
+        .args(["run", "--last", "6", "--repo"])
+        .arg(&repo)
+        .args([
+            "--machine",
+            "m",
+            "--branch",
+            "main",
+            "--batch",
+            "1",
+            "--no-confirm",
+        ])
+        .args(["-r", "4", "-w", "0", "--", "sleep 0.2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupted once a version is stored (each takes about a second).
+    let stored_now = || {
+        db.exists()
+            && rigor_history::SqliteHistory::open(&db)
+                .ok()
+                .and_then(|h| {
+                    use rigor_history::HistoryRead;
+                    h.versions(&rigor_history::SeriesKey::new("m", "main")).ok()
+                })
+                .is_some_and(|v| !v.is_empty())
+    };
+    let start = std::time::Instant::now();
+    while !stored_now() && start.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let ok = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Interrupted"), "{stdout}");
+    let h = rigor_history::SqliteHistory::open(&db).unwrap();
+    use rigor_history::HistoryRead;
+    let stored = h
+        .versions(&rigor_history::SeriesKey::new("m", "main"))
+        .unwrap()
+        .len();
+    assert!(
+        (1..6).contains(&stored),
+        "{stored} versions stored: {stdout}"
+    );
+}
