@@ -851,6 +851,13 @@ fn an_interrupted_track_run_says_what_it_stored_and_exits_130() {
         eprintln!("SKIP: git and kill are needed");
         return;
     }
+    // SIGTERM (a service stopped, a CI job cancelled) stops it as Ctrl-C does.
+    for signal in ["-INT", "-TERM"] {
+        interrupted_by(signal);
+    }
+}
+
+fn interrupted_by(signal: &str) {
     let dir = Dir::new();
     let repo = dir.path("repo");
     std::fs::create_dir(&repo).unwrap();
@@ -897,7 +904,7 @@ fn an_interrupted_track_run_says_what_it_stored_and_exits_130() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let ok = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap()
         .success();
