@@ -32,6 +32,9 @@ pub struct Computed {
     pub overlap: Option<Verdict>,
     /// Benjamini–Hochberg adjusted p-value, with several comparisons.
     pub q_value: Option<f64>,
+    /// Whether false-discovery-rate control turned the change the interval showed into an
+    /// inconclusive verdict.
+    pub fdr_demoted: bool,
     /// Different commands of one run, or versions of one program (old and new results).
     pub kind: Kind,
     /// The top-level units in the plural ("executions", "builds").
@@ -49,6 +52,7 @@ impl Computed {
             comparison: &self.comparison,
             overlap: self.overlap,
             q_value: self.q_value,
+            fdr_demoted: self.fdr_demoted,
         }
     }
 }
@@ -134,6 +138,7 @@ fn one(
         comparison,
         overlap,
         q_value: None,
+        fdr_demoted: false,
         kind: Kind::Versions,
         units: format!("{top}s"),
     })
@@ -575,6 +580,7 @@ fn control_fdr(out: &mut [Computed], level: f64) {
         c.q_value = Some(q);
         if c.comparison.verdict.is_change() && q > 1.0 - level {
             c.comparison.verdict = Verdict::Inconclusive;
+            c.fdr_demoted = true;
         }
     }
 }
@@ -618,6 +624,8 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
                 effect: effect_text(&c.view()),
                 paired: x.paired,
                 p_value: x.p_value,
+                p_test: Some(x.p_test),
+                fdr_demoted: c.fdr_demoted,
                 q_value: c.q_value,
                 more_units: x.more_units,
                 overlap_verdict: c.overlap,
