@@ -425,6 +425,10 @@ pub fn find_reference(result: &ResultFile, reference: Option<&str>) -> Result<us
     }
 }
 
+/// What [`between`] and [`between_paired`] give: the comparisons, the suite's summary and the
+/// warnings.
+pub type Between = (Vec<Computed>, Option<SuiteRecord>, Vec<Warning>);
+
 /// Between two results: each benchmark of `new` against the same-named benchmark of `old`.
 pub fn between(
     old: &ResultFile,
@@ -432,7 +436,30 @@ pub fn between(
     new: &ResultFile,
     new_analyses: &[std::result::Result<Analysis, Unanalysed>],
     s: &CompareSettings,
-) -> Result<(Vec<Computed>, Option<SuiteRecord>, Vec<Warning>)> {
+) -> Result<Between> {
+    between_with(old, old_analyses, new, new_analyses, s, false)
+}
+
+/// [`between`] for two results measured in the same interleaved rounds (two builds measured
+/// together): each pair is compared round by round (paired), when both kept every round.
+pub fn between_paired(
+    old: &ResultFile,
+    old_analyses: &[std::result::Result<Analysis, Unanalysed>],
+    new: &ResultFile,
+    new_analyses: &[std::result::Result<Analysis, Unanalysed>],
+    s: &CompareSettings,
+) -> Result<Between> {
+    between_with(old, old_analyses, new, new_analyses, s, true)
+}
+
+fn between_with(
+    old: &ResultFile,
+    old_analyses: &[std::result::Result<Analysis, Unanalysed>],
+    new: &ResultFile,
+    new_analyses: &[std::result::Result<Analysis, Unanalysed>],
+    s: &CompareSettings,
+    paired: bool,
+) -> Result<Between> {
     let mut warnings = Vec::new();
     let mut out = Vec::new();
     let mut pairs = Vec::new();
@@ -466,7 +493,7 @@ pub fn between(
             (ob, &oh, old_intervals[j]),
             (nb, &nh, new_intervals[i]),
             s,
-            false,
+            paired,
         )?;
         ranges.push(member_range((ob, &oh), (nb, &nh), s.config.estimator));
         c.baseline = format!("{} (old)", ob.name);

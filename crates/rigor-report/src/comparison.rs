@@ -419,6 +419,13 @@ pub fn against_baseline(path: &str) -> String {
     format!("Against the baseline {path}:\n")
 }
 
+/// The heading of `rigor bench --against`'s comparisons.
+pub fn against_build(label: &str) -> String {
+    format!(
+        "Against {label} (both builds measured together in interleaved rounds, compared round by round):\n"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::{ratio_words, signed};

@@ -625,7 +625,8 @@ pub struct Comparison {
 impl Comparison {
     /// Widens the deciding interval to include `[lower, upper]` — the range of the ratio that
     /// the measurements' resolution cannot exclude, from the caller — and recomputes the
-    /// verdict from the widened interval. More units cannot narrow an interval set by the
+    /// verdict from the widened interval (and sets the p-value to 1 when the widened interval
+    /// holds a ratio of 1). More units cannot narrow an interval set by the
     /// resolution, so no count of them is suggested ([`Comparison::more_units`] is `None`).
     /// Nothing changes when the interval already contains the range, or is unbounded.
     pub fn widen(&mut self, lower: f64, upper: f64) {
@@ -638,6 +639,12 @@ impl Comparison {
         self.at_resolution = true;
         self.verdict = verdict_from_interval(ci.lower, ci.upper, self.threshold);
         self.more_units = None;
+        // The data's own test cannot be more decided than what the resolution allows: when the
+        // widened interval holds 1, no change is possible, and false-discovery control must not
+        // count this comparison as a discovery.
+        if ci.lower <= 1.0 && 1.0 <= ci.upper {
+            self.p_value = 1.0;
+        }
     }
 
     /// The estimate and bounds as percent changes ((θ − 1)·100), for reporting an effect size.
@@ -1047,6 +1054,11 @@ mod tests {
         assert_eq!(ci.lower, ci.upper);
         assert_eq!(c.verdict, Verdict::Regression);
         assert!(!c.at_resolution);
+        assert!(
+            c.p_value < 0.001,
+            "every replicate is 1.00667: p = {}",
+            c.p_value
+        );
         // ± half a step on each: (3.02 − 0.01)/(3.00 + 0.01) = 1 to 3.03/2.99.
         let (lo, hi) = (3.01 / 3.01, 3.03 / 2.99);
         c.widen(lo, hi);
@@ -1058,6 +1070,7 @@ mod tests {
             c.more_units, None,
             "more units cannot narrow the clock's step"
         );
+        assert_eq!(c.p_value, 1.0, "the resolution cannot exclude no change");
         // An interval already containing the range is left alone.
         let before = c;
         c.widen(1.001, 1.002);
