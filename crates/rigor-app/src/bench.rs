@@ -229,6 +229,14 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
     })
 }
 
+/// The note a run that compares minimums without `--against` ends with: their intervals cover
+/// the run's executions, not how a minimum moves between sessions (`baseline`: it was compared
+/// with a baseline saved in another session).
+pub fn within_run_note(s: &RunSettings, baseline: bool) -> Option<Note> {
+    (s.comparison.estimator == rigor_stats::Estimator::Min)
+        .then_some(Note::MinimumWithinRun { baseline })
+}
+
 /// The other build `rigor bench --against` measures together with the current one.
 #[derive(Debug, Clone)]
 pub struct Against {

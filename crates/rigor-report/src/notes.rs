@@ -59,6 +59,12 @@ pub enum Note {
         /// The checkout it is built in, for a revision.
         checkout: Option<std::path::PathBuf>,
     },
+    /// The minimum's interval covers one run's processes, not the spread between sessions
+    /// (`rigor bench` without `--against`; `baseline`: compared with a saved baseline).
+    MinimumWithinRun {
+        /// A saved baseline was compared with.
+        baseline: bool,
+    },
     /// Benchmarks only one of the two builds of `rigor bench --against` has: not measured.
     OnlyInOneBuild {
         /// The other build.
@@ -106,6 +112,17 @@ impl fmt::Display for Note {
                 allocs,
             } => f.write_str(&tuned(name, *evals, *per_eval, *allocs)),
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
+            Self::MinimumWithinRun { baseline: false } => f.write_str(
+                "note: the minimum's intervals cover this run's executions; between sessions a \
+                 minimum moves by more than they show (to compare two builds, measure them \
+                 together: rigor bench --against REV|DIR)",
+            ),
+            Self::MinimumWithinRun { baseline: true } => f.write_str(
+                "note: the baseline was measured in another session, and the minimum's intervals \
+                 leave out how far it moves between sessions: a verdict against a saved \
+                 baseline can be a session's shift (rigor bench --against REV|DIR measures both \
+                 builds together)",
+            ),
             Self::BuildingAgainst { against, checkout } => match checkout {
                 Some(dir) => write!(
                     f,

@@ -101,6 +101,9 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         emit(&rigor_report::comparison::render(&views));
         outcome = c.outcome;
     }
+    if against.is_none() {
+        output::notes(bench::within_run_note(s, baselines.compare.is_some()).as_slice());
+    }
     if let (Some(old), Some(new), Outcome::Ok) = (&baselines.compare, &result, outcome) {
         let c = bench::against_baseline(old, new, s)?;
         emit(&rigor_report::comparison::against_baseline(

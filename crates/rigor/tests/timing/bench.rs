@@ -198,6 +198,11 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
         .success();
     let stdout = text(&out.get_output().stdout);
     assert!(stdout.contains("Against the baseline"), "{stdout}");
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("note: the baseline was measured in another session"),
+        "{stderr}"
+    );
     // 20 times slower: a regression, exit 1.
     let out = bench(&root)
         .env("FIXTURE_SLOW", "1")
