@@ -237,8 +237,9 @@ pub fn stdout_text(exports: &Exports, reported: &Reported<'_>) -> Result<Option<
         .transpose()
 }
 
-/// Writes the exports for other tools that were asked for: Bencher Metric Format JSON, and the
-/// Otava CSV (a new file, or one more row when the file has the same columns).
+/// Writes the exports for other tools that were asked for: Bencher Metric Format JSON, the
+/// Otava CSV (a new file, or one more row when the file has the same columns), and hyperfine's
+/// JSON and CSV.
 pub fn write_for_tools(files: &ExportPaths, result: &ResultFile) -> Result<()> {
     if let Some(path) = &files.bmf {
         rigor_store::write_atomic(path, rigor_store::export::to_bmf(result).as_bytes()).map_err(
@@ -250,6 +251,24 @@ pub fn write_for_tools(files: &ExportPaths, result: &ResultFile) -> Result<()> {
     }
     if let Some(path) = &files.otava {
         write_otava(path, result)?;
+    }
+    use rigor_store::export::{to_hyperfine_csv, to_hyperfine_json};
+    for (path, text, what) in [
+        (
+            &files.hyperfine_json,
+            to_hyperfine_json as fn(&ResultFile) -> String,
+            "the hyperfine JSON export",
+        ),
+        (
+            &files.hyperfine_csv,
+            to_hyperfine_csv,
+            "the hyperfine CSV export",
+        ),
+    ] {
+        if let Some(path) = path {
+            rigor_store::write_atomic(path, text(result).as_bytes())
+                .map_err(|source| AppError::Write { what, source })?;
+        }
     }
     Ok(())
 }

@@ -32,10 +32,16 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// The command line's definition as the binary's whose `version` and description (`about`)
+    /// are given: what completions and the man page are generated from.
+    pub fn definition(version: &'static str, about: &'static str) -> clap::Command {
+        Self::command().version(version).about(about)
+    }
+
     /// Parses the process's command line as the binary's whose `version` and description
     /// (`about`) are given (exiting with clap's message on an error, as [`Parser::parse`]).
     pub fn parse_as(version: &'static str, about: &'static str) -> Self {
-        let mut command = Self::command().version(version).about(about);
+        let mut command = Self::definition(version, about);
         let mut matches = command.clone().get_matches();
         Self::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut command).exit())
     }
@@ -71,6 +77,30 @@ pub enum Command {
     /// Track a project's performance across versions: a history database, each version measured
     /// in its own checkout, changes detected over each benchmark's series.
     Track(Box<TrackArgs>),
+    /// Print a shell completion script for rigor (e.g. `rigor completions bash >
+    /// ~/.local/share/bash-completion/completions/rigor`; zsh: a file `_rigor` in a folder of
+    /// `$fpath`; fish: `~/.config/fish/completions/rigor.fish`).
+    Completions(CompletionsArgs),
+    /// Print rigor's man page (roff): `rigor man > ~/.local/share/man/man1/rigor.1`, and a page
+    /// per subcommand with all its options (`rigor man run > …/rigor-run.1`, `rigor man track
+    /// run > …/rigor-track-run.1`).
+    Man(ManArgs),
+}
+
+/// `rigor man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (`run`, `track run`); default: rigor's own page.
+    #[arg(value_name = "SUBCOMMAND")]
+    pub subcommand: Vec<String>,
+}
+
+/// `rigor completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `rigor track`.
@@ -939,6 +969,17 @@ pub struct ToolExportArgs {
     /// mean (s); an existing file with the same columns gets one more row.
     #[arg(long, value_name = "FILE")]
     pub export_otava: Option<PathBuf>,
+    /// Write the results as hyperfine 1.20's `--export-json` writes them (`results[].mean`,
+    /// `stddev`, `median`, `user`, `system`, `min`, `max`, `times`, `exit_codes`, `parameters`;
+    /// seconds, over the measured executions), for scripts written for hyperfine; rigor's mean
+    /// and interval are an extra `rigor` field of each result.
+    #[arg(long, value_name = "FILE")]
+    pub export_json_hyperfine: Option<PathBuf>,
+    /// Write hyperfine 1.20's `--export-csv` summary (`command,mean,stddev,median,user,system,
+    /// min,max,parameter_…`, seconds), with rigor's mean and interval as three more columns
+    /// (`rigor_mean,rigor_ci_lower,rigor_ci_upper`).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv_hyperfine: Option<PathBuf>,
 }
 
 fn parse_discard(s: &str) -> Result<Discard, String> {

@@ -79,13 +79,163 @@ pub fn csv_text(records: &[Vec<String>]) -> String {
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
+/// One benchmark as hyperfine 1.20 summarises it (`--export-json`'s `results[]`): statistics of
+/// the measured executions' wall times (warm-up left out), in seconds.
+struct HyperfineSummary<'a> {
+    b: &'a BenchmarkRecord,
+    times: Vec<f64>,
+    mean: f64,
+    stddev: Option<f64>,
+    median: f64,
+    user: f64,
+    system: f64,
+    min: f64,
+    max: f64,
+}
+
+impl<'a> HyperfineSummary<'a> {
+    /// `None` for a benchmark without a measured execution (hyperfine never writes one).
+    fn of(b: &'a BenchmarkRecord) -> Option<Self> {
+        use rigor_stats::descriptive as d;
+        let measured: Vec<_> = b.executions.iter().filter(|e| !e.warmup).collect();
+        if measured.is_empty() {
+            return None;
+        }
+        let times: Vec<f64> = measured.iter().map(|e| e.wall.get()).collect();
+        let user: Vec<f64> = measured.iter().map(|e| e.user.get()).collect();
+        let system: Vec<f64> = measured.iter().map(|e| e.sys.get()).collect();
+        let mean = d::mean(&times);
+        Some(Self {
+            b,
+            mean,
+            // hyperfine's sample standard deviation, absent (null) for a single run.
+            stddev: (times.len() > 1).then(|| d::std_dev(&times)),
+            median: d::median(&times),
+            user: d::mean(&user),
+            system: d::mean(&system),
+            min: d::min(&times),
+            max: d::max(&times),
+            times,
+        })
+    }
+
+    /// rigor's own estimate, in seconds: the mean over its hierarchy, its confidence interval
+    /// and level (`None` when the benchmark was not analysed).
+    fn rigor(&self) -> Option<(f64, f64, f64, f64)> {
+        let a = self.b.analysis.as_ref()?;
+        let s = |v: f64| self.b.unit.to_seconds(v);
+        Some((s(a.mean), s(a.ci.lower), s(a.ci.upper), a.ci.level.get()))
+    }
+}
+
+/// The result as hyperfine 1.20's `--export-json` writes it, so that scripts written for
+/// hyperfine read it unchanged: `{"results": [{"command", "mean", "stddev", "median", "user",
+/// "system", "min", "max", "times", "memory_usage_byte", "exit_codes", "parameters"}]}`, every
+/// time in seconds, statistics of the measured executions' wall times (hyperfine's `command` is
+/// the benchmark's name). rigor's estimate is an extra field per result, `"rigor": {"mean",
+/// "ci_lower", "ci_upper", "confidence"}` (its hierarchical mean and interval, seconds).
+/// Benchmarks without a measured execution are left out.
+pub fn to_hyperfine_json(result: &ResultFile) -> String {
+    let results: Vec<Value> = result
+        .benchmarks
+        .iter()
+        .filter_map(HyperfineSummary::of)
+        .map(|h| {
+            let measured = h.b.executions.iter().filter(|e| !e.warmup);
+            let mut r = Map::new();
+            r.insert("command".into(), json!(h.b.name));
+            r.insert("mean".into(), json!(h.mean));
+            r.insert("stddev".into(), json!(h.stddev));
+            r.insert("median".into(), json!(h.median));
+            r.insert("user".into(), json!(h.user));
+            r.insert("system".into(), json!(h.system));
+            r.insert("min".into(), json!(h.min));
+            r.insert("max".into(), json!(h.max));
+            r.insert("times".into(), json!(h.times));
+            let memory: Vec<u64> = measured.clone().map(|e| e.max_rss).collect();
+            if memory.iter().any(|&m| m > 0) {
+                r.insert("memory_usage_byte".into(), json!(memory));
+            }
+            let codes: Vec<i32> = measured.map(|e| e.exit_code.unwrap_or(0)).collect();
+            r.insert("exit_codes".into(), json!(codes));
+            if !h.b.parameters.is_empty() {
+                r.insert("parameters".into(), json!(h.b.parameters));
+            }
+            if let Some((mean, lower, upper, level)) = h.rigor() {
+                r.insert(
+                    "rigor".into(),
+                    json!({"mean": mean, "ci_lower": lower, "ci_upper": upper, "confidence": level}),
+                );
+            }
+            Value::Object(r)
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&json!({ "results": results })).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The result as hyperfine 1.20's `--export-csv` writes it: `command,mean,stddev,median,user,
+/// system,min,max`, a `parameter_NAME` column per parameter of the first benchmark (sorted by
+/// name), seconds throughout (stddev 0 for a single run, as hyperfine writes it); then rigor's
+/// estimate, `rigor_mean,rigor_ci_lower,rigor_ci_upper` (empty when not analysed).
+pub fn to_hyperfine_csv(result: &ResultFile) -> String {
+    let summaries: Vec<HyperfineSummary<'_>> = result
+        .benchmarks
+        .iter()
+        .filter_map(HyperfineSummary::of)
+        .collect();
+    let params: Vec<&String> = summaries
+        .first()
+        .map(|h| h.b.parameters.keys().collect())
+        .unwrap_or_default();
+    let mut header: Vec<String> = [
+        "command", "mean", "stddev", "median", "user", "system", "min", "max",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend(params.iter().map(|p| format!("parameter_{p}")));
+    header.extend(["rigor_mean", "rigor_ci_lower", "rigor_ci_upper"].map(String::from));
+    let mut records = vec![header];
+    for h in &summaries {
+        let mut row = vec![h.b.name.clone()];
+        row.extend(
+            [
+                h.mean,
+                h.stddev.unwrap_or(0.0),
+                h.median,
+                h.user,
+                h.system,
+                h.min,
+                h.max,
+            ]
+            .map(|v| v.to_string()),
+        );
+        row.extend(
+            params
+                .iter()
+                .map(|p| h.b.parameters.get(*p).cloned().unwrap_or_default()),
+        );
+        match h.rigor() {
+            Some((mean, lower, upper, _)) => {
+                row.extend([mean, lower, upper].map(|v| v.to_string()));
+            }
+            None => row.extend([String::new(), String::new(), String::new()]),
+        }
+        records.push(row);
+    }
+    csv_text(&records)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::layout::Layout;
-    use crate::schema::{AnalysisRecord, IntervalRecord, MeanMethod, Provenance, SummaryRecord};
+    use crate::schema::{
+        AnalysisRecord, ExecutionRecord, IntervalRecord, MeanMethod, Provenance, SummaryRecord,
+    };
     use rigor_stats::variance::ComponentMethod;
-    use rigor_units::{ConfidenceLevel, Seed, TimeUnit};
+    use rigor_units::{ConfidenceLevel, Seconds, Seed, TimeUnit};
 
     fn analysed(name: &str, unit: TimeUnit, mean: f64, lower: f64, upper: f64) -> BenchmarkRecord {
         let mut b = BenchmarkRecord::new(name, "", Layout::EXECUTIONS);
@@ -146,5 +296,66 @@ mod tests {
             text,
             "time,commit,\"a,b\",ns\n2026-01-02 03:04:05 +0000,v1.2,0.002,0.00000012\n"
         );
+    }
+
+    fn execution(i: usize, wall: f64, warmup: bool, code: Option<i32>) -> ExecutionRecord {
+        ExecutionRecord {
+            build: None,
+            round: i,
+            execution: i,
+            warmup,
+            wall: Seconds(wall),
+            user: Seconds(wall / 4.0),
+            sys: Seconds(0.0),
+            max_rss: 0,
+            exit_code: code,
+            env_pad: None,
+            resolution: None,
+        }
+    }
+
+    #[test]
+    fn hyperfine_json_has_hyperfine_fields_of_the_measured_executions() {
+        let mut r = result();
+        r.benchmarks[0].executions = vec![
+            execution(0, 9.0, true, None),
+            execution(1, 0.001, false, None),
+            execution(2, 0.003, false, Some(1)),
+            execution(3, 0.002, false, None),
+        ];
+        r.benchmarks[0].parameters.insert("n".into(), "3".into());
+        r.benchmarks[1].executions = vec![execution(0, 0.5, false, None)];
+        let v: Value = serde_json::from_str(&to_hyperfine_json(&r)).unwrap();
+        let results = v["results"].as_array().unwrap();
+        assert_eq!(
+            results.len(),
+            2,
+            "the benchmark without executions is left out"
+        );
+        let a = &results[0];
+        assert_eq!(a["command"], "a,b");
+        assert!((a["mean"].as_f64().unwrap() - 0.002).abs() < 1e-12);
+        assert!((a["stddev"].as_f64().unwrap() - 0.001).abs() < 1e-12);
+        assert_eq!(a["median"], 0.002);
+        assert_eq!(a["min"], 0.001);
+        assert_eq!(a["max"], 0.003);
+        assert_eq!(a["times"], json!([0.001, 0.003, 0.002]));
+        assert_eq!(a["exit_codes"], json!([0, 1, 0]));
+        assert_eq!(a["parameters"], json!({"n": "3"}));
+        assert_eq!(a["rigor"]["ci_lower"], 0.0015);
+        assert!(a.get("memory_usage_byte").is_none());
+        // One run: hyperfine writes a null standard deviation, and no parameters key.
+        assert_eq!(results[1]["stddev"], Value::Null);
+        assert!(results[1].get("parameters").is_none());
+        let csv = to_hyperfine_csv(&r);
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            "command,mean,stddev,median,user,system,min,max,parameter_n,\
+             rigor_mean,rigor_ci_lower,rigor_ci_upper"
+        );
+        assert!(lines.next().unwrap().starts_with("\"a,b\",0.002,"), "{csv}");
+        let ns = lines.next().unwrap();
+        assert!(ns.starts_with("ns,0.5,0,0.5,0.125,0,0.5,0.5,,"), "{ns}");
     }
 }

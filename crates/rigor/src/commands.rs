@@ -143,6 +143,8 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     let tools = rigor_app::settings::ExportPaths {
         bmf: args.tools.export_bmf.clone(),
         otava: args.tools.export_otava.clone(),
+        hyperfine_json: args.tools.export_json_hyperfine.clone(),
+        hyperfine_csv: args.tools.export_csv_hyperfine.clone(),
         ..Default::default()
     };
     rigor_app::exports::write_for_tools(&tools, r)?;

@@ -13,6 +13,7 @@ macro_rules! note {
 
 mod bench_cmd;
 mod commands;
+mod docs_cmd;
 mod farm_cmd;
 mod output;
 mod settings;
@@ -51,6 +52,8 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report(args),
         Command::Plan(args) => commands::plan(args),
         Command::Track(args) => track_cmd::track(args),
+        Command::Completions(args) => docs_cmd::completions(args),
+        Command::Man(args) => docs_cmd::man(args),
     };
     match outcome {
         Ok(outcome) => {

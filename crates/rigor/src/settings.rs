@@ -103,6 +103,8 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
             html: o.report.clone(),
             bmf: o.tools.export_bmf.clone(),
             otava: o.tools.export_otava.clone(),
+            hyperfine_json: o.tools.export_json_hyperfine.clone(),
+            hyperfine_csv: o.tools.export_csv_hyperfine.clone(),
         },
         time_unit: o.time_unit,
         sort: o.sort,
@@ -166,6 +168,8 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
         tool_exports: [
             args.tools.export_bmf.clone(),
             args.tools.export_otava.clone(),
+            args.tools.export_json_hyperfine.clone(),
+            args.tools.export_csv_hyperfine.clone(),
         ],
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),

@@ -429,3 +429,83 @@ fn the_report_plots_time_against_a_numeric_parameter() {
     let other = std::fs::read_to_string(&other).unwrap();
     assert!(!other.contains("overview-parameter"));
 }
+
+/// A result exported for hyperfine's scripts, read as they read it (Python's `json.load`:
+/// `results[i].mean`, … each of the type hyperfine writes), then imported back by rigor's own
+/// hyperfine importer.
+#[test]
+fn hyperfine_json_and_csv_exports_read_as_hyperfine_scripts_read_them() {
+    let dir = Dir::new();
+    let (own, hf, csv) = (dir.path("r.json"), dir.path("h.json"), dir.path("h.csv"));
+    sim()
+        .args(["--seed", "3", "-r", "6", "-L", "ms", "2,9"])
+        .args(["-n", "b{ms}", "mean={ms}ms,execution=2%"])
+        .arg("--export-json")
+        .arg(&own)
+        .arg("--export-json-hyperfine")
+        .arg(&hf)
+        .arg("--export-csv-hyperfine")
+        .arg(&csv)
+        .assert()
+        .success();
+    let own = json(&own);
+    let h = json(&hf);
+    let results = h["results"].as_array().expect("results is a list");
+    assert_eq!(results.len(), 2);
+    for (i, r) in results.iter().enumerate() {
+        let b = &own["benchmarks"][i];
+        assert_eq!(r["command"], b["name"]);
+        for key in ["mean", "stddev", "median", "user", "system", "min", "max"] {
+            assert!(r[key].is_f64(), "{key} is a number: {r}");
+        }
+        let times: Vec<f64> = r["times"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap())
+            .collect();
+        let walls: Vec<f64> = b["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["warmup"] == false)
+            .map(|e| e["wall"].as_f64().unwrap())
+            .collect();
+        assert_eq!(
+            times, walls,
+            "times are the measured executions' wall times"
+        );
+        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        assert!((r["mean"].as_f64().unwrap() - mean).abs() < 1e-12);
+        assert_eq!(r["exit_codes"], serde_json::json!([0, 0, 0, 0, 0, 0]));
+        assert_eq!(r["parameters"], b["parameters"]);
+        let (lo, hi) = (
+            r["rigor"]["ci_lower"].as_f64().unwrap(),
+            r["rigor"]["ci_upper"].as_f64().unwrap(),
+        );
+        assert!(lo < r["rigor"]["mean"].as_f64().unwrap() && lo < hi);
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "command,mean,stddev,median,user,system,min,max,parameter_ms,\
+             rigor_mean,rigor_ci_lower,rigor_ci_upper"
+        )
+    );
+    let first: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(first[0], "b2");
+    assert_eq!(first[1].parse::<f64>().unwrap(), results[0]["mean"]);
+    assert_eq!(first[8], "2");
+    // rigor's hyperfine importer reads the file back: the same executions.
+    let back = stdout_of(rigor().args(["analyze", "--json"]).arg(&hf));
+    let back: serde_json::Value = serde_json::from_str(&back).unwrap();
+    assert_eq!(back["benchmarks"][1]["name"], results[1]["command"]);
+    assert_eq!(back["benchmarks"][1]["counts"], serde_json::json!([6]));
+    let (m, hm) = (
+        back["benchmarks"][1]["mean"].as_f64().unwrap(),
+        results[1]["mean"].as_f64().unwrap(),
+    );
+    assert!((m - hm).abs() < 1e-12 * hm, "{m} {hm}");
+}

@@ -201,6 +201,10 @@ pub struct ExportPaths {
     pub bmf: Option<PathBuf>,
     /// `--export-otava`.
     pub otava: Option<PathBuf>,
+    /// `--export-json-hyperfine`: hyperfine 1.20's JSON.
+    pub hyperfine_json: Option<PathBuf>,
+    /// `--export-csv-hyperfine`: hyperfine 1.20's CSV summary.
+    pub hyperfine_csv: Option<PathBuf>,
 }
 
 /// Files written at the end of a run (the JSON result is written as it is measured).

@@ -108,8 +108,20 @@ impl ExportPaths {
     /// Every export path can be written, checked before anything runs (a full run is not lost
     /// to a typo in a directory name).
     pub fn check(&self) -> Result<()> {
-        let html = [(&self.html, StdoutExport::Json, "--report")];
-        for (path, _, option) in self.streamable().into_iter().chain(html) {
+        let more = [
+            (&self.html, StdoutExport::Json, "--report"),
+            (
+                &self.hyperfine_json,
+                StdoutExport::Json,
+                "--export-json-hyperfine",
+            ),
+            (
+                &self.hyperfine_csv,
+                StdoutExport::Csv,
+                "--export-csv-hyperfine",
+            ),
+        ];
+        for (path, _, option) in self.streamable().into_iter().chain(more) {
             if let Some(path) = path.as_deref().filter(|p| !is_stdout(p)) {
                 check_writable(path, option)?;
             }
