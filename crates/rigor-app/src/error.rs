@@ -198,13 +198,15 @@ pub enum RequestError {
          ('mean=10ms,execution=3%')"
     )]
     SimulatedProject(String),
-    /// More names than commands.
-    #[error("{names} names given for {commands} commands")]
+    /// More names than commands, and not one per benchmark either.
+    #[error("{names} names given for {commands} commands{}", per_benchmark(*commands, *benchmarks))]
     TooManyNames {
         /// Names given.
         names: usize,
         /// Commands given.
         commands: usize,
+        /// Benchmarks the parameters expand them to.
+        benchmarks: usize,
     },
     /// Two expanded benchmarks share a name.
     #[error("two benchmarks are named '{0}': give each command its own --name")]
@@ -288,6 +290,15 @@ pub enum RequestError {
         /// How many benchmarks there are.
         count: usize,
     },
+    /// `--reference-name` without `--reference`.
+    #[error("--reference-name names the command --reference adds: give --reference CMD too")]
+    ReferenceNameAlone,
+    /// `--reference-name` with a `--reference` that is already a benchmark.
+    #[error(
+        "--reference-name names the command --reference adds, but --reference '{0}' is already \
+         one of the benchmarks (name it with -n/--command-name)"
+    )]
+    ReferenceNameExisting(String),
     /// Several exports name standard output.
     #[error(
         "{0} each name standard output ('-'), but only one export can go there: give the others \
@@ -323,6 +334,11 @@ pub enum RequestError {
         #[source]
         source: std::io::Error,
     },
+    /// `rigor analyze` writes the exports for other tools to files only.
+    #[error(
+        "{0} -: rigor analyze writes this export to a file only (rigor run can write it to standard output)"
+    )]
+    ToolExportToStdout(&'static str),
     /// An output path is one of the inputs.
     #[error("{option} {}: is the input file {}; writing there would replace it", path.display(), input.display())]
     IsInput {
@@ -438,3 +454,12 @@ pub enum PlanFileError {
 
 /// Shorthand for this crate's results.
 pub type Result<T, E = AppError> = std::result::Result<T, E>;
+
+/// " (N benchmarks with the parameters)" when parameters expand the commands.
+fn per_benchmark(commands: usize, benchmarks: usize) -> String {
+    if benchmarks > commands {
+        format!(" ({benchmarks} benchmarks with the parameters)")
+    } else {
+        String::new()
+    }
+}

@@ -233,6 +233,8 @@ pub fn stdout_text(exports: &Exports, reported: &Reported<'_>) -> Result<Option<
             StdoutExport::Markdown => Ok(markup(Markup::Markdown)),
             StdoutExport::AsciiDoc => Ok(markup(Markup::AsciiDoc)),
             StdoutExport::OrgMode => Ok(markup(Markup::OrgMode)),
+            StdoutExport::HyperfineJson => Ok(rigor_store::export::to_hyperfine_json(result)),
+            StdoutExport::HyperfineCsv => Ok(rigor_store::export::to_hyperfine_csv(result)),
         })
         .transpose()
 }

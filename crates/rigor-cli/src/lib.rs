@@ -680,14 +680,18 @@ pub struct RunOptions {
     /// File connected to the benchmarked commands' standard input.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
-    /// Where the commands' standard output goes.
-    #[arg(long, value_enum, default_value = "null")]
-    pub output: OutputMode,
+    /// Where the commands' standard output goes: null (discarded), pipe (read through a pipe
+    /// and discarded), inherit (shown), or a FILE, written anew by each execution (so it holds
+    /// the last one's output); as in hyperfine, a file is named with a folder (`./out.log`), so
+    /// that a misspelt word is not taken for one.
+    #[arg(long, value_name = "null|pipe|inherit|FILE", default_value = "null", value_parser = parse_output)]
+    pub output: OutputTarget,
     /// Show the commands' output (--output inherit); the progress bar is hidden.
     #[arg(long, conflicts_with = "output")]
     pub show_output: bool,
     /// Output style: the progress bar is shown with auto, full, color and nocolor (rigor does
-    /// not colour its output), hidden with basic and none.
+    /// not colour its output), hidden with basic; none prints nothing but warnings, errors and
+    /// exports to standard output (as hyperfine's none).
     #[arg(long, value_enum, default_value_t = StyleArg::Auto)]
     pub style: StyleArg,
     /// Unit of the times shown and exported [default: chosen for each value's size].
@@ -728,9 +732,19 @@ pub struct RunOptions {
     #[arg(long, value_name = "N", value_parser = parse_at_least_one)]
     pub iterations: Option<usize>,
     /// Measure executions that exit with a non-zero status (as hyperfine's -i), and keep
-    /// running a command after it crashes or times out (the failure is recorded).
-    #[arg(short = 'i', long)]
-    pub ignore_failure: bool,
+    /// running a command after it crashes or times out (the failure is recorded). With a list
+    /// (`--ignore-failure=1,2`, `-i=1,2`; hyperfine 1.20) only those exit codes are measured,
+    /// and any other failure stops the command as without -i; `all-non-zero` is plain -i.
+    #[arg(
+        short = 'i',
+        long,
+        value_name = "CODES",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "all-non-zero",
+        value_parser = parse_ignore_failure
+    )]
+    pub ignore_failure: Option<IgnoredExits>,
     /// Treat each COMMAND as a simulation spec (e.g. "mean=10ms,execution=3%,iteration=1%,iterations=20")
     /// with known variance components: no processes are run. Under `rigor track run` and
     /// `bisect`, `--simulate 'versions=40,step=12:+5%,session=10%'` simulates a whole project
@@ -796,6 +810,9 @@ pub struct RunOptions {
     /// Comparison options (several commands).
     #[command(flatten)]
     pub compare: ComparisonArgs,
+    /// The name of the command --reference adds (hyperfine's --reference-name).
+    #[arg(long, value_name = "NAME", requires = "reference")]
+    pub reference_name: Option<String>,
     /// Analysis options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -879,8 +896,9 @@ pub struct PlanArgs {
 #[derive(Debug, Args, Clone)]
 pub struct ComparisonArgs {
     /// The benchmark others are compared with: a name, a command, or a 1-based position
-    /// (default: the first).
-    #[arg(long, value_name = "NAME")]
+    /// (default: the first). In `rigor run`, a command that is none of the benchmarks is
+    /// benchmarked too, first, as the reference (hyperfine 1.20's `--reference CMD`).
+    #[arg(long, value_name = "NAME|CMD|N")]
     pub reference: Option<String>,
     /// Practical threshold: changes smaller than this are "equivalent" (e.g. 1%, 0.5%).
     #[arg(long, default_value = "1%", value_name = "PCT")]
@@ -1004,7 +1022,8 @@ pub enum StyleArg {
     Nocolor,
     /// As full.
     Color,
-    /// No progress bar.
+    /// Nothing but warnings, errors and exports to standard output (as hyperfine's none): no
+    /// progress bar, no summaries, no notes.
     None,
 }
 
@@ -1097,6 +1116,60 @@ fn parse_executions(s: &str) -> Result<usize, String> {
     Ok(n)
 }
 
+/// `--output`'s value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputTarget {
+    /// null, pipe or inherit.
+    Mode(OutputMode),
+    /// A file.
+    File(PathBuf),
+}
+
+/// `null`, `pipe`, `inherit`, or a file's path with at least one folder in it (hyperfine
+/// 1.20's values of `--output`).
+pub fn parse_output(s: &str) -> Result<OutputTarget, String> {
+    match s {
+        "null" => Ok(OutputTarget::Mode(OutputMode::Null)),
+        "pipe" => Ok(OutputTarget::Mode(OutputMode::Pipe)),
+        "inherit" => Ok(OutputTarget::Mode(OutputMode::Inherit)),
+        _ if std::path::Path::new(s).components().count() > 1 => {
+            Ok(OutputTarget::File(PathBuf::from(s)))
+        }
+        _ => Err(format!(
+            "'{s}' is none of null, pipe, inherit; a file is named with its folder (./{s})"
+        )),
+    }
+}
+
+/// What `-i/--ignore-failure` ignores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IgnoredExits {
+    /// Every non-zero exit status (`-i`, `--ignore-failure=all-non-zero`).
+    AllNonZero,
+    /// These exit codes only (`--ignore-failure=1,2`).
+    Codes(Vec<i32>),
+}
+
+/// `all-non-zero`, or a comma-separated list of exit codes (hyperfine 1.20's
+/// `--ignore-failure` values).
+pub fn parse_ignore_failure(s: &str) -> Result<IgnoredExits, String> {
+    if matches!(s.trim(), "all-non-zero" | "") {
+        return Ok(IgnoredExits::AllNonZero);
+    }
+    let codes = s
+        .split(',')
+        .map(|c| {
+            c.trim().parse::<i32>().map_err(|_| {
+                format!("'{c}' is not an exit code: give all-non-zero or codes like 1,2")
+            })
+        })
+        .collect::<Result<Vec<i32>, String>>()?;
+    if codes.contains(&0) {
+        return Err("0 is success, not a failure to ignore".into());
+    }
+    Ok(IgnoredExits::Codes(codes))
+}
+
 /// A count of at least 1.
 fn parse_at_least_one(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
@@ -1147,6 +1220,30 @@ mod tests {
         assert!(
             Cli::try_parse_from(["rigor", "run", "--seed", "18446744073709551615", "x"]).is_ok()
         );
+    }
+
+    #[test]
+    fn ignore_failure_takes_hyperfine_s_values_after_an_equals_sign() {
+        let ignored = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
+            Ok(Command::Run(r)) => Ok((r.options.ignore_failure, r.commands)),
+            Ok(_) => unreachable!(),
+            Err(e) => Err(e.to_string()),
+        };
+        let codes = IgnoredExits::Codes(vec![1, 2]);
+        assert_eq!(
+            ignored(&["rigor", "run", "-i", "x"]).unwrap(),
+            (Some(IgnoredExits::AllNonZero), vec!["x".to_string()])
+        );
+        let with = ignored(&["rigor", "run", "--ignore-failure=1,2", "x"]).unwrap();
+        assert_eq!(with.0, Some(codes.clone()));
+        assert_eq!(
+            ignored(&["rigor", "run", "-i=1, 2", "x"]).unwrap().0,
+            Some(codes)
+        );
+        let all = ignored(&["rigor", "run", "--ignore-failure=all-non-zero", "x"]);
+        assert_eq!(all.unwrap().0, Some(IgnoredExits::AllNonZero));
+        assert!(ignored(&["rigor", "run", "-i=1,x", "x"]).is_err());
+        assert!(ignored(&["rigor", "run", "-i=0", "x"]).is_err());
     }
 
     #[test]

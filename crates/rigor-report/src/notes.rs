@@ -52,11 +52,23 @@ pub enum Note {
     },
     /// The result was saved as a baseline.
     BaselineSaved(std::path::PathBuf),
+    /// `--reference` was none of the benchmarks: it is benchmarked first, as the reference
+    /// (hyperfine 1.20's `--reference CMD`).
+    ReferenceAdded {
+        /// Its command.
+        command: String,
+    },
 }
 
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::ReferenceAdded { command } => write!(
+                f,
+                "note: --reference '{command}' is none of the benchmarks: it is benchmarked too, \
+                 first, as the reference the others are compared with (hyperfine 1.20's \
+                 --reference CMD)"
+            ),
             Self::PlanMatchedByPosition { benchmark, plan } => write!(
                 f,
                 "note: the plan has no benchmark named '{benchmark}': it gets the plan of \

@@ -49,6 +49,9 @@ pub struct ExecutionRequest<'a> {
     pub input: Option<&'a PathBuf>,
     /// Where standard output goes.
     pub output: OutputMode,
+    /// A file standard output is written to instead, made anew for each execution
+    /// (hyperfine's `--output=FILE`).
+    pub output_file: Option<&'a std::path::Path>,
     /// Kill the execution after this long.
     pub timeout: Option<Duration>,
     /// Extra environment variables for this execution.

@@ -78,6 +78,9 @@ pub struct Settings {
     pub input: Option<PathBuf>,
     /// Where standard output goes.
     pub output: OutputMode,
+    /// A file standard output is written to instead, made anew for each execution
+    /// (hyperfine's `--output=FILE`: it holds the last execution's output).
+    pub output_file: Option<PathBuf>,
     /// Where in-process iteration times come from.
     pub iterations: IterationSource,
     /// Run once per benchmark before its first execution.
@@ -91,6 +94,10 @@ pub struct Settings {
     /// Measure executions that exit with a non-zero status (hyperfine's `-i`), and keep going
     /// after other failures (recording them) instead of stopping that benchmark.
     pub ignore_failure: bool,
+    /// With `ignore_failure`, only these exit codes are measured (hyperfine 1.20's
+    /// `--ignore-failure=1,2`); any other failure ends the benchmark as without `-i`. Empty:
+    /// every non-zero exit status.
+    pub ignored_exit_codes: Vec<i32>,
     /// Seed of the shuffled order within rounds (and of build seeds and environment padding).
     pub seed: Seed,
     /// Builds as the top level, when given.
@@ -102,6 +109,12 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Whether failures leave a benchmark running (`-i` without a list of exit codes): they are
+    /// recorded and the benchmark goes on.
+    pub fn keeps_going(&self) -> bool {
+        self.ignore_failure && self.ignored_exit_codes.is_empty()
+    }
+
     /// Checks that an experiment can run with these settings: at least 2 top-level units (2
     /// executions, or with builds 2 builds of at least 1 execution each), no zero timeout, and a
     /// positive iteration count if one is asked for. [`Scheduler::run`], [`dimension`] and
@@ -656,6 +669,7 @@ impl<'a> Scheduler<'a> {
             iterations: &s.iterations,
             input: s.input.as_ref(),
             output: s.output,
+            output_file: s.output_file.as_deref(),
             timeout: s.timeout,
             env: &env,
             dir: self.benchmarks[b].dir.as_deref(),
@@ -676,7 +690,7 @@ impl<'a> Scheduler<'a> {
         // The execution is recorded (or its failure) before `--conclude` runs: the conclude
         // command is not timed, so its failure says nothing of the measurement already taken.
         let expected = state.reports_iterations[b];
-        if let Some(reason) = problem(&outcome, expected, slot.warmup, s.ignore_failure) {
+        if let Some(reason) = problem(&outcome, expected, slot.warmup, s) {
             let record = fail(
                 FailureStage::Command,
                 Some(outcome.termination),
@@ -715,9 +729,9 @@ impl<'a> Scheduler<'a> {
         state: &mut State,
         mut record: FailureRecord,
     ) -> Result<(), RunError> {
-        record.ends_benchmark = !self.settings.ignore_failure;
+        record.ends_benchmark = !self.settings.keeps_going();
         observer.failure(&record)?;
-        if !self.settings.ignore_failure {
+        if record.ends_benchmark {
             state.status[record.benchmark] = BenchmarkStatus::Failed(record.reason);
         }
         Ok(())
@@ -817,11 +831,17 @@ fn problem(
     outcome: &ExecutionOutcome,
     expected: Option<bool>,
     warmup: bool,
-    ignore_failure: bool,
+    s: &Settings,
 ) -> Option<String> {
-    // With `-i` a non-zero exit status is measured, as hyperfine's `--ignore-failure` does;
-    // a crash (signal) or a timeout is still a failure.
-    let ignored = ignore_failure && matches!(outcome.termination, Termination::Exited { .. });
+    // With `-i` a non-zero exit status is measured, as hyperfine's `--ignore-failure` does
+    // (with `-i=1,2` only those); a crash (signal) or a timeout is still a failure.
+    let ignored = match outcome.termination {
+        Termination::Exited { code } => {
+            s.ignore_failure
+                && (s.ignored_exit_codes.is_empty() || s.ignored_exit_codes.contains(&code))
+        }
+        _ => false,
+    };
     if !outcome.termination.success() && !ignored {
         return Some(format!("the command {}", describe(outcome.termination)));
     }

@@ -360,6 +360,7 @@ mod tests {
                 iterations: &crate::IterationSource::SamplesFile,
                 input: None,
                 output: crate::OutputMode::Null,
+                output_file: None,
                 timeout: None,
                 env: &[],
                 dir: None,

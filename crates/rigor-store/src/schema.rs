@@ -657,6 +657,10 @@ pub struct RunSettingsRecord {
     pub simulate: bool,
     /// Failures did not stop a benchmark.
     pub ignore_failure: bool,
+    /// With `ignore_failure`, the only exit codes measured (`-i=1,2`); empty: every non-zero
+    /// one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored_exit_codes: Vec<i32>,
     /// Quantile of the mean's interval.
     pub quantile: Quantile,
     /// The build command, when builds are a level.

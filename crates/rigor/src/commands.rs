@@ -43,6 +43,9 @@ pub fn executor(
 pub fn run(args: &RunArgs) -> Result<Outcome> {
     let o = &args.options;
     let bar_shown = !o.show_output && !matches!(o.style, StyleArg::Basic | StyleArg::None);
+    if o.style == StyleArg::None {
+        output::silence();
+    }
     let resolved = settings::run(args)?;
     execute(&resolved.settings, bar_shown)
 }
@@ -55,7 +58,9 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
         output::summaries_to_stderr();
     }
     let opening = rigor_report::notes::opening(s.benchmarks.len(), s.shape(), s.runner.seed);
-    note!("rigor: {opening}");
+    if !output::silent() {
+        note!("rigor: {opening}");
+    }
     let measured = {
         let mut bar = Bar::shown(bar_shown);
         rigor_app::run::run(s, executor.as_mut(), stop, &mut bar)?
@@ -80,6 +85,7 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     }
     emit(&render(&views(&measured.comparisons)));
     emit(&rankings(&measured.ranking));
+    output::silenced_warnings(r, &measured.analyses);
     output::result_warnings(r);
     let reported = rigor_app::exports::Reported {
         result: r,

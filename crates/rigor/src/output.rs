@@ -12,6 +12,21 @@ use rigor_store::{ResultFile, Warning};
 static SUMMARIES_TO_STDERR: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
+/// Whether the summaries and notes are not shown at all (`--style none`, as hyperfine's: only
+/// warnings, errors and exports to standard output are printed).
+static SILENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Shows nothing from now on but warnings, errors, the notes that explain the exit status, and
+/// exports to standard output (`--style none`).
+pub fn silence() {
+    SILENT.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`silence`] was called.
+pub fn silent() -> bool {
+    SILENT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Sends what [`emit`] writes to standard error from now on, when an export takes standard
 /// output: `rigor run --export-markdown - cmd > table.md` then holds the table alone.
 pub fn summaries_to_stderr() {
@@ -23,6 +38,9 @@ pub fn summaries_to_stderr() {
 /// to save its results.
 pub fn emit(text: &str) {
     use std::io::Write;
+    if silent() {
+        return;
+    }
     if SUMMARIES_TO_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
@@ -46,10 +64,34 @@ pub fn warnings(list: &[Warning]) {
     }
 }
 
-/// Shows notes on standard error.
+/// Shows notes on standard error (after [`silence`], only those that explain the exit status).
 pub fn notes(list: &[rigor_report::notes::Note]) {
+    use rigor_report::notes::Note;
     for n in list {
-        note!("rigor: {n}");
+        let status = matches!(
+            n,
+            Note::Failed | Note::IgnoreFailure | Note::NothingMeasured | Note::Gated
+        );
+        if status || !silent() {
+            note!("rigor: {n}");
+        }
+    }
+}
+
+/// After [`silence`], the warnings the summaries would have shown, on standard error (as
+/// hyperfine's `--style none` still prints its warnings); nothing otherwise.
+pub fn silenced_warnings(result: &ResultFile, analyses: &rigor_app::analysis::Analyses) {
+    if !silent() {
+        return;
+    }
+    for (b, a) in result.benchmarks.iter().zip(analyses) {
+        for w in a.iter().flat_map(|a| &a.warnings) {
+            note!(
+                "rigor: warning: {}: {}",
+                b.name,
+                rigor_report::warnings::text(w)
+            );
+        }
     }
 }
 

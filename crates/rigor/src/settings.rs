@@ -11,8 +11,8 @@ use rigor_runner::{OutputMode, PilotSettings};
 use rigor_store::Discard;
 
 use rigor_cli::{
-    AnalysisArgs, AnalyzeArgs, CompareArgs, ComparisonArgs, PlanArgs, ReportArgs, RunArgs,
-    RunOptions,
+    AnalysisArgs, AnalyzeArgs, CompareArgs, ComparisonArgs, IgnoredExits, OutputTarget, PlanArgs,
+    ReportArgs, RunArgs, RunOptions,
 };
 
 /// Analysis options.
@@ -79,10 +79,14 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
             cleanup: o.cleanup.clone(),
         },
         input: o.input.clone(),
-        output: if o.show_output {
-            OutputMode::Inherit
-        } else {
-            o.output
+        output: match (o.show_output, &o.output) {
+            (true, _) => OutputMode::Inherit,
+            (false, OutputTarget::Mode(mode)) => *mode,
+            (false, OutputTarget::File(_)) => OutputMode::Null,
+        },
+        output_file: match &o.output {
+            OutputTarget::File(path) => Some(path.clone()),
+            OutputTarget::Mode(_) => None,
         },
         iterations_from: o.iterations_from,
         pattern: o.pattern.clone(),
@@ -92,7 +96,11 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         build_root: o.build_root.clone(),
         randomize_env: o.randomize_env,
         iterations: o.iterations,
-        ignore_failure: o.ignore_failure,
+        ignore_failure: o.ignore_failure.is_some(),
+        ignored_exit_codes: match &o.ignore_failure {
+            Some(IgnoredExits::Codes(codes)) => codes.clone(),
+            _ => Vec::new(),
+        },
         simulate: o.simulate.is_some(),
         exports: ExportPaths {
             json: o.export_json.clone(),
@@ -113,6 +121,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         budget: o.budget,
         until_decided: o.until_decided,
         comparison: comparison(&o.compare),
+        reference_name: o.reference_name.clone(),
         analysis: analysis(&o.analysis),
         origin: Origin::current(o.label.clone()),
     }

@@ -168,10 +168,11 @@ fn parameter_list_gives_one_benchmark_per_combination() {
         names,
         [
             "mean=2ms,execution=1%",
-            "mean=2ms,execution=2%",
             "mean=8ms,execution=1%",
+            "mean=2ms,execution=2%",
             "mean=8ms,execution=2%"
-        ]
+        ],
+        "hyperfine's order: the first -L varies fastest"
     );
     assert_eq!(
         r["benchmarks"][3]["parameters"],
@@ -508,4 +509,202 @@ fn hyperfine_json_and_csv_exports_read_as_hyperfine_scripts_read_them() {
         results[1]["mean"].as_f64().unwrap(),
     );
     assert!((m - hm).abs() < 1e-12 * hm, "{m} {hm}");
+}
+
+/// The names of a result's benchmarks, in order.
+fn names(path: &std::path::Path) -> Vec<String> {
+    json(path)["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn reference_that_is_no_benchmark_is_benchmarked_first_as_in_hyperfine_1_20() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = sim()
+        .args(["--seed", "4", "-r", "5", FAST, SLOW])
+        .args([
+            "--reference",
+            "mean=5ms,execution=2%",
+            "--reference-name",
+            "base",
+        ])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "note: --reference 'mean=5ms,execution=2%' is none of the benchmarks: it is \
+             benchmarked too, first, as the reference",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(names(&path), ["base", FAST, SLOW]);
+    let r = json(&path);
+    let baselines: Vec<&str> = r["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["baseline"].as_str().unwrap())
+        .collect();
+    assert_eq!(baselines, ["base", "base"], "{out}");
+    // A reference that is one of the benchmarks stays what it was; a name needs a command.
+    sim()
+        .args(["-r", "3", FAST, SLOW, "--reference", SLOW])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("is none of the benchmarks").not());
+    assert_eq!(names(&path), [FAST, SLOW]);
+    sim()
+        .args([
+            "-r",
+            "3",
+            FAST,
+            "--reference",
+            FAST,
+            "--reference-name",
+            "x",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is already one of the benchmarks"));
+    sim()
+        .args(["-r", "3", FAST, "--reference-name", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--reference"));
+}
+
+#[test]
+fn parameter_lists_and_names_follow_hyperfine_s_order() {
+    // hyperfine's order: the commands vary fastest, then the first -L; `--reference 2` is the
+    // second benchmark in that order, and one name per benchmark names each.
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    sim()
+        .args(["-r", "3", "-L", "ms", "2,9", "-L", "sd", "1,2"])
+        .args([
+            "mean={ms}ms,execution={sd}%",
+            "mean={ms}.5ms,execution={sd}%",
+        ])
+        .args(["-n", "a", "-n", "b", "-n", "c", "-n", "d"])
+        .args(["-n", "e", "-n", "f", "-n", "g", "-n", "h{sd}"])
+        .args(["--reference", "2"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    assert_eq!(names(&path), ["a", "b", "c", "d", "e", "f", "g", "h2"]);
+    let r = json(&path);
+    let commands: Vec<&str> = r["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        commands[..4],
+        [
+            "mean=2ms,execution=1%",
+            "mean=2.5ms,execution=1%",
+            "mean=9ms,execution=1%",
+            "mean=9.5ms,execution=1%"
+        ]
+    );
+    // `\,` is a comma within a value, as in hyperfine.
+    sim()
+        .args(["-r", "3", "-L", "x", r"2ms\,execution=1%,3ms", "mean={x}"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    assert_eq!(names(&path), ["mean=2ms,execution=1%", "mean=3ms"]);
+}
+
+#[test]
+fn ignore_failure_takes_the_exit_codes_to_ignore() {
+    // -i=3 measures executions exiting with 3 and nothing else, as hyperfine 1.20.
+    rigor()
+        .args(["run", "-r", "3", "-i=3", "sh -c 'exit 3'"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "3 of 3 measured executions exited",
+        ));
+    rigor()
+        .args(["run", "-r", "3", "--ignore-failure=3,4", "false"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("exited with code 1"));
+    rigor()
+        .args(["run", "-r", "3", "--ignore-failure=x", "false"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("'x' is not an exit code"));
+}
+
+#[test]
+fn output_takes_a_file_as_in_hyperfine() {
+    let dir = Dir::new();
+    let out = dir.path("out.log");
+    rigor()
+        .args(["run", "-r", "2", "--output"])
+        .arg(&out)
+        .arg("echo to-the-file")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\nto-the-file").not());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "to-the-file\n");
+    // A bare word is a misspelt mode, not a file (hyperfine's rule).
+    rigor()
+        .args(["run", "-r", "2", "--output=nul", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("none of null, pipe, inherit"));
+}
+
+#[test]
+fn style_none_prints_nothing_but_warnings_errors_and_exports() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let assert = sim()
+        .args(["--style", "none", "-r", "3", FAST, SLOW])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let o = assert.get_output();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "");
+    // Three executions are too few for an interval: the summary's warning goes to stderr.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("rigor: warning: "), "{err}");
+    assert!(!err.contains("seed"), "no opening line: {err}");
+    assert_eq!(names(&path).len(), 2);
+    // An export to standard output is still written; errors are still shown.
+    let out = stdout_of(sim().args([
+        "--style",
+        "none",
+        "-r",
+        "5",
+        FAST,
+        "--export-csv-hyperfine",
+        "-",
+    ]));
+    assert!(
+        out.starts_with("command,mean,") && out.lines().count() == 2,
+        "{out}"
+    );
+    sim()
+        .args(["--style", "none", "-r", "1", FAST])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("rigor: error:"));
 }

@@ -54,7 +54,9 @@ fn is_shell(words: &[String]) -> bool {
 pub type Values = Vec<(String, String)>;
 
 /// Every combination of the parameters' values (one empty combination without parameters):
-/// the scan's values, or the product of the lists, the first list varying slowest.
+/// the scan's values, or the product of the lists in hyperfine's order, the first list varying
+/// fastest (`-L a 1,2 -L b x,y`: a=1 b=x, a=2 b=x, a=1 b=y, a=2 b=y). Each combination keeps
+/// the parameters in the order they were given.
 pub fn combinations(parameters: &Parameters) -> Result<Vec<Values>> {
     let mut params: Vec<(String, Vec<String>)> = Vec::new();
     if let Some(s) = &parameters.scan {
@@ -64,7 +66,7 @@ pub fn combinations(parameters: &Parameters) -> Result<Vec<Values>> {
         ));
     }
     for (var, list) in &parameters.lists {
-        let values: Vec<String> = list.split(',').map(str::to_string).collect();
+        let values = split_list(list);
         if values.iter().any(String::is_empty) {
             return Err(RequestError::EmptyValue {
                 var: var.clone(),
@@ -81,14 +83,16 @@ pub fn combinations(parameters: &Parameters) -> Result<Vec<Values>> {
             return Err(RequestError::ParameterTwice(var.clone()));
         }
     }
+    // Built from the last parameter to the first, each new (earlier) one varying within the
+    // combinations so far, so that the first varies fastest.
     let mut out: Vec<Values> = vec![Vec::new()];
-    for (var, values) in &params {
+    for (var, values) in params.iter().rev() {
         out = out
             .iter()
-            .flat_map(|combo| {
+            .flat_map(|rest| {
                 values.iter().map(move |v| {
-                    let mut c = combo.clone();
-                    c.push((var.clone(), v.clone()));
+                    let mut c = vec![(var.clone(), v.clone())];
+                    c.extend(rest.iter().cloned());
                     c
                 })
             })
@@ -98,6 +102,29 @@ pub fn combinations(parameters: &Parameters) -> Result<Vec<Values>> {
         }
     }
     Ok(out)
+}
+
+/// The values of a `--parameter-list`, split at commas as hyperfine splits them: `\,` is a
+/// comma within a value and `\\` a backslash (any other backslash is kept as it is).
+pub fn split_list(list: &str) -> Vec<String> {
+    let mut values = vec![String::new()];
+    let mut chars = list.chars();
+    while let Some(c) = chars.next() {
+        let current = values.last_mut().expect("never empty");
+        match c {
+            '\\' => match chars.next() {
+                Some(e @ (',' | '\\')) => current.push(e),
+                Some(other) => {
+                    current.push('\\');
+                    current.push(other);
+                }
+                None => current.push('\\'),
+            },
+            ',' => values.push(String::new()),
+            c => current.push(c),
+        }
+    }
+    values
 }
 
 /// The values of `--parameter-scan VAR MIN MAX [-D STEP]`: integers, or with a step the decimals
@@ -196,6 +223,30 @@ mod tests {
         assert!(scan("x", "3", "1", None).is_err());
         assert!(scan("x", "1", "3", Some("0")).is_err());
         assert!(scan("x", "0", "1000000", None).is_err());
+    }
+
+    #[test]
+    fn lists_split_at_unescaped_commas_as_hyperfine_splits_them() {
+        assert_eq!(split_list("a,b"), ["a", "b"]);
+        assert_eq!(split_list(r"hello\, world,x"), ["hello, world", "x"]);
+        assert_eq!(split_list(r"\\\,"), [r"\,"]);
+        assert_eq!(split_list(r"\n"), [r"\n"]);
+        assert_eq!(split_list("a,"), ["a", ""]);
+        assert_eq!(split_list("\\"), ["\\"]);
+    }
+
+    #[test]
+    fn the_first_list_varies_fastest_as_in_hyperfine() {
+        let p = Parameters {
+            scan: None,
+            lists: vec![("a".into(), "1,2".into()), ("b".into(), "x,y".into())],
+        };
+        let got: Vec<String> = combinations(&p)
+            .unwrap()
+            .iter()
+            .map(|c| c.iter().map(|(k, v)| format!("{k}{v}")).collect())
+            .collect();
+        assert_eq!(got, ["a1bx", "a2bx", "a1by", "a2by"]);
     }
 
     #[test]

@@ -144,6 +144,9 @@ impl AnalyzeRequest {
         }
         for (path, option) in self.tool_exports.iter().zip(TOOL_EXPORT_OPTIONS) {
             if let Some(path) = path {
+                if is_stdout(path) {
+                    return Err(RequestError::ToolExportToStdout(option));
+                }
                 check_output(path, option, &self.files)?;
             }
         }

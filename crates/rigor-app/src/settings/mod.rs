@@ -234,6 +234,10 @@ pub enum StdoutExport {
     AsciiDoc,
     /// The org-mode table.
     OrgMode,
+    /// hyperfine's JSON.
+    HyperfineJson,
+    /// hyperfine's CSV summary.
+    HyperfineCsv,
 }
 
 /// Order of the ranking and of the exported tables (hyperfine's `--sort`).

@@ -76,8 +76,18 @@ pub struct Hooks {
 
 impl ExportPaths {
     /// The exports that may name standard output, each with its option.
-    fn streamable(&self) -> [(&Option<PathBuf>, StdoutExport, &'static str); 5] {
+    fn streamable(&self) -> [(&Option<PathBuf>, StdoutExport, &'static str); 7] {
         [
+            (
+                &self.hyperfine_json,
+                StdoutExport::HyperfineJson,
+                "--export-json-hyperfine",
+            ),
+            (
+                &self.hyperfine_csv,
+                StdoutExport::HyperfineCsv,
+                "--export-csv-hyperfine",
+            ),
             (&self.json, StdoutExport::Json, "--export-json"),
             (&self.csv, StdoutExport::Csv, "--export-csv"),
             (&self.markdown, StdoutExport::Markdown, "--export-markdown"),
@@ -108,20 +118,8 @@ impl ExportPaths {
     /// Every export path can be written, checked before anything runs (a full run is not lost
     /// to a typo in a directory name).
     pub fn check(&self) -> Result<()> {
-        let more = [
-            (&self.html, StdoutExport::Json, "--report"),
-            (
-                &self.hyperfine_json,
-                StdoutExport::Json,
-                "--export-json-hyperfine",
-            ),
-            (
-                &self.hyperfine_csv,
-                StdoutExport::Csv,
-                "--export-csv-hyperfine",
-            ),
-        ];
-        for (path, _, option) in self.streamable().into_iter().chain(more) {
+        let html = [(&self.html, StdoutExport::Json, "--report")];
+        for (path, _, option) in self.streamable().into_iter().chain(html) {
             if let Some(path) = path.as_deref().filter(|p| !is_stdout(p)) {
                 check_writable(path, option)?;
             }
@@ -166,6 +164,8 @@ pub struct RunRequest {
     pub input: Option<PathBuf>,
     /// Where their standard output goes.
     pub output: OutputMode,
+    /// A file their standard output is written to instead (`--output=FILE`).
+    pub output_file: Option<PathBuf>,
     /// The stream iteration times are read from with [`RunRequest::pattern`].
     pub iterations_from: Option<Stream>,
     /// The regular expression whose first group is an iteration's time.
@@ -184,6 +184,8 @@ pub struct RunRequest {
     pub iterations: Option<usize>,
     /// Measure executions that exit with a non-zero status.
     pub ignore_failure: bool,
+    /// With `ignore_failure`, only these exit codes (`-i=1,2`); empty: every non-zero one.
+    pub ignored_exit_codes: Vec<i32>,
     /// Simulation specs instead of commands.
     pub simulate: bool,
     /// Export paths.
@@ -202,6 +204,8 @@ pub struct RunRequest {
     pub until_decided: bool,
     /// Comparisons.
     pub comparison: ComparisonSettings,
+    /// `--reference-name`: the name of the command `--reference` adds (hyperfine 1.20).
+    pub reference_name: Option<String>,
     /// Intervals.
     pub analysis: AnalysisSettings,
     /// Where the run came from.
@@ -220,8 +224,9 @@ pub struct Resolved {
     pub notes: Vec<rigor_report::notes::Note>,
 }
 
-/// The benchmarks of the commands: one per command and combination of parameter values (the
-/// command's values vary fastest), each with its command text and its parameters.
+/// The benchmarks of the commands: one per command and combination of parameter values, in
+/// hyperfine's order (the commands vary fastest, then the first parameter), each with its command
+/// text and its parameters.
 struct Expanded {
     benchmarks: Vec<Benchmark>,
     commands: Vec<String>,
@@ -255,7 +260,15 @@ impl RunRequest {
     pub fn resolve(&self) -> Result<Resolved> {
         let (shell, commands) = expand::shell(self.shell.as_deref(), &self.commands);
         let shell = shell.as_deref();
-        let expanded = self.expand(&commands, shell)?;
+        let mut expanded = self.expand(&commands, shell)?;
+        let mut comparison = self.comparison.clone();
+        let mut notes = Vec::new();
+        if let Some(name) = self.add_reference(&mut expanded, shell)? {
+            notes.push(rigor_report::notes::Note::ReferenceAdded {
+                command: expanded.commands[0].clone(),
+            });
+            comparison.reference = Some(name);
+        }
         let hook = |c: &Option<String>| {
             c.as_deref()
                 .map(|t| CommandLine::parse_for(t, shell))
@@ -297,23 +310,24 @@ impl RunRequest {
             timeout,
             input: self.input.clone(),
             output: self.output,
+            output_file: self.output_file()?,
             iterations,
             setup: hook(&self.hooks.setup)?,
             prepare: hook(&self.hooks.prepare)?,
             conclude: hook(&self.hooks.conclude)?,
             cleanup: hook(&self.hooks.cleanup)?,
             ignore_failure: self.ignore_failure,
+            ignored_exit_codes: self.ignored_exit_codes.clone(),
             seed: self.seed.unwrap_or_else(Seed::from_entropy),
             build,
             randomize_env: self.randomize_env,
             iterations_per_execution: self.iterations,
         };
         runner.validate()?;
-        let mut notes = Vec::new();
         let mode = match &self.plan {
             Some(path) => {
                 let plan = PlanFile::load(path).map_err(|e| RequestError::Plan(Box::new(e)))?;
-                notes = apply_plan(
+                let matched = apply_plan(
                     &mut benchmarks,
                     &mut runner,
                     self.discard,
@@ -322,6 +336,7 @@ impl RunRequest {
                     self.precision,
                 )
                 .map_err(|e| RequestError::Plan(Box::new(e)))?;
+                notes.extend(matched);
                 Mode::Planned {
                     plan: Box::new(plan),
                     precision: self.precision,
@@ -340,7 +355,7 @@ impl RunRequest {
             None => Mode::Fixed,
         };
         check_reference(
-            self.comparison.reference.as_deref(),
+            comparison.reference.as_deref(),
             &benchmarks,
             &expanded.commands,
         )?;
@@ -360,7 +375,7 @@ impl RunRequest {
             iterations_expected,
             mode,
             analysis: self.analysis,
-            comparison: self.comparison.clone(),
+            comparison,
             exports: Exports {
                 files: ExportPaths {
                     json: file(&e.json),
@@ -368,6 +383,8 @@ impl RunRequest {
                     markdown: file(&e.markdown),
                     asciidoc: file(&e.asciidoc),
                     orgmode: file(&e.orgmode),
+                    hyperfine_json: file(&e.hyperfine_json),
+                    hyperfine_csv: file(&e.hyperfine_csv),
                     ..e.clone()
                 },
                 unit: self.time_unit,
@@ -389,13 +406,18 @@ impl RunRequest {
         if commands.is_empty() {
             return Err(RequestError::NoCommand);
         }
-        if self.names.len() > commands.len() {
+        let combinations = expand::combinations(&self.parameters)?;
+        // As hyperfine: with parameters, as many names as benchmarks name each benchmark (in
+        // the order below); otherwise names go to the commands in order.
+        let total = combinations.len() * commands.len();
+        let per_benchmark = total > commands.len() && self.names.len() == total;
+        if self.names.len() > commands.len() && !per_benchmark {
             return Err(RequestError::TooManyNames {
                 names: self.names.len(),
                 commands: commands.len(),
+                benchmarks: total,
             });
         }
-        let combinations = expand::combinations(&self.parameters)?;
         if let Some(first) = combinations.first() {
             expand::check_used(first, commands, &self.names)?;
         }
@@ -404,12 +426,18 @@ impl RunRequest {
             commands: Vec::new(),
             parameters: Vec::new(),
         };
-        for (i, text) in commands.iter().enumerate() {
-            for values in &combinations {
+        for (k, values) in combinations.iter().enumerate() {
+            for (i, text) in commands.iter().enumerate() {
                 let command_text = expand::substitute(text, values);
                 let command = CommandLine::parse_for(&command_text, shell)?;
-                let name = match self.names.get(i) {
-                    Some(name) if values.is_empty() => name.clone(),
+                let given = match per_benchmark {
+                    true => self.names.get(k * commands.len() + i),
+                    false => self.names.get(i),
+                };
+                let name = match given {
+                    Some(name) if values.is_empty() || per_benchmark => {
+                        expand::substitute(name, values)
+                    }
                     Some(name) if name.contains('{') => expand::substitute(name, values),
                     Some(name) => format!("{name} ({})", describe_values(values)),
                     None => command_text.clone(),
@@ -436,6 +464,57 @@ impl RunRequest {
             }
         }
         Ok(out)
+    }
+
+    /// hyperfine 1.20's `--reference CMD`: a `--reference` that is none of the benchmarks (by
+    /// name, command or position) and not a number is a command, benchmarked first as the
+    /// reference (named `--reference-name`, else by its text). Returns the name it is referred
+    /// to by, when it was added.
+    fn add_reference(
+        &self,
+        expanded: &mut Expanded,
+        shell: Option<&[String]>,
+    ) -> Result<Option<String>> {
+        let Some(reference) = self.comparison.reference.as_deref() else {
+            if self.reference_name.is_some() {
+                return Err(RequestError::ReferenceNameAlone);
+            }
+            return Ok(None);
+        };
+        let existing = expanded.benchmarks.iter().any(|b| b.name == reference)
+            || expanded.commands.iter().any(|c| c == reference);
+        if existing || reference.trim().parse::<usize>().is_ok() {
+            return match &self.reference_name {
+                Some(_) => Err(RequestError::ReferenceNameExisting(reference.to_string())),
+                None => Ok(None),
+            };
+        }
+        let name = self
+            .reference_name
+            .clone()
+            .unwrap_or_else(|| reference.to_string());
+        if expanded.benchmarks.iter().any(|b| b.name == name) {
+            return Err(RequestError::DuplicateName(name));
+        }
+        let command = CommandLine::parse_for(reference, shell)?;
+        expanded
+            .benchmarks
+            .insert(0, Benchmark::new(name.clone(), command));
+        expanded.commands.insert(0, reference.to_string());
+        expanded.parameters.insert(0, Vec::new());
+        Ok(Some(name))
+    }
+
+    /// `--output=FILE`: checked, and absolute (commands may run in other folders: builds,
+    /// checkouts).
+    fn output_file(&self) -> Result<Option<PathBuf>> {
+        let Some(path) = &self.output_file else {
+            return Ok(None);
+        };
+        check_writable(path, "--output")?;
+        Ok(Some(
+            std::path::absolute(path).unwrap_or_else(|_| path.clone()),
+        ))
     }
 
     /// The top-level count of a fixed run: `-r`, else 10 within `--min-runs` and `--max-runs`.
@@ -579,6 +658,7 @@ impl RunRequest {
             shell,
             simulate: self.simulate,
             ignore_failure: self.ignore_failure,
+            ignored_exit_codes: self.ignored_exit_codes.clone(),
             quantile: self.analysis.quantile,
             build: self.build.clone(),
             builds: runner.build.as_ref().map(|b| b.builds),
@@ -706,11 +786,51 @@ mod tests {
         q.parameters.lists = vec![("x".into(), "1,2".into())];
         q.names = vec!["A".into()];
         let r = q.resolve().unwrap();
-        assert_eq!(names(&r), ["A (x = 1)", "A (x = 2)", "b 1", "b 2"]);
-        assert_eq!(r.settings.commands, ["a 1", "a 2", "b 1", "b 2"]);
+        assert_eq!(names(&r), ["A (x = 1)", "b 1", "A (x = 2)", "b 2"]);
+        assert_eq!(r.settings.commands, ["a 1", "b 1", "a 2", "b 2"]);
+        // As many names as benchmarks: one each, in that order (hyperfine's -n).
+        q.names = ["a-1", "b-1", "a-2", "b-{x}"].map(String::from).to_vec();
+        assert_eq!(names(&q.resolve().unwrap()), ["a-1", "b-1", "a-2", "b-2"]);
+        q.names.pop();
+        let err = q.resolve().unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "3 names given for 2 commands (4 benchmarks with the parameters)"
+        );
         q.commands = vec!["a {x}".into(), "a {x}".into()];
         q.names = vec!["n{x}".into(), "n{x}".into()];
         assert!(matches!(q.resolve(), Err(RequestError::DuplicateName(n)) if n == "n1"));
+    }
+
+    #[test]
+    fn a_reference_that_is_no_benchmark_is_added_first_as_hyperfine_does() {
+        let mut q = request(&["sleep 0.2", "sleep 0.3"]);
+        q.comparison.reference = Some("sleep 0.3".into());
+        let r = q.resolve().unwrap();
+        assert_eq!(
+            names(&r),
+            ["sleep 0.2", "sleep 0.3"],
+            "an existing one stays"
+        );
+        assert!(r.notes.is_empty());
+        q.comparison.reference = Some("sleep 0.1".into());
+        q.reference_name = Some("base".into());
+        let r = q.resolve().unwrap();
+        assert_eq!(names(&r), ["base", "sleep 0.2", "sleep 0.3"]);
+        assert_eq!(r.settings.commands[0], "sleep 0.1");
+        assert_eq!(r.settings.comparison.reference.as_deref(), Some("base"));
+        assert_eq!(r.notes.len(), 1);
+        // A position out of range is still an error, and a name needs a command to name.
+        q.comparison.reference = Some("7".into());
+        assert!(matches!(
+            q.resolve(),
+            Err(RequestError::ReferenceNameExisting(_))
+        ));
+        q.reference_name = None;
+        assert!(matches!(q.resolve(), Err(RequestError::Reference { .. })));
+        q.comparison.reference = None;
+        q.reference_name = Some("base".into());
+        assert!(matches!(q.resolve(), Err(RequestError::ReferenceNameAlone)));
     }
 
     #[test]

@@ -265,9 +265,17 @@ impl Executor for ProcessExecutor {
             Some(path) => open_input(path)?,
             None => Stdio::null(),
         });
-        let drain = !capture_stdout && req.output == OutputMode::Pipe;
+        let drain = !capture_stdout && req.output_file.is_none() && req.output == OutputMode::Pipe;
+        let output_file = match req.output_file.filter(|_| !capture_stdout) {
+            Some(path) => Some(File::create(path).map_err(|source| RunError::File {
+                path: path.to_path_buf(),
+                source,
+            })?),
+            None => None,
+        };
         cmd.stdout(match req.output {
             _ if capture_stdout => captures.stdout.stdio()?,
+            _ if output_file.is_some() => output_file.map_or_else(Stdio::null, Stdio::from),
             OutputMode::Null => Stdio::null(),
             OutputMode::Pipe => Stdio::piped(),
             OutputMode::Inherit => Stdio::inherit(),
@@ -421,6 +429,7 @@ mod tests {
             iterations,
             input: None,
             output: OutputMode::Null,
+            output_file: None,
             timeout,
             env: &[],
             dir,
