@@ -290,6 +290,19 @@ pub enum RequestError {
         /// How many benchmarks there are.
         count: usize,
     },
+    /// `--reference` is no benchmark, and no command rigor can run either.
+    #[error(
+        "--reference '{reference}' is none of the benchmarks ({names}) nor a command rigor can \
+         run ({why})"
+    )]
+    ReferenceNotRunnable {
+        /// What was given.
+        reference: String,
+        /// The benchmarks' names, quoted and joined.
+        names: String,
+        /// Why it cannot run.
+        why: String,
+    },
     /// `--reference-name` without `--reference`.
     #[error("--reference-name names the command --reference adds: give --reference CMD too")]
     ReferenceNameAlone,

@@ -52,6 +52,16 @@ pub enum Note {
     },
     /// The result was saved as a baseline.
     BaselineSaved(std::path::PathBuf),
+    /// A run of the default length stopped short of its target: more executions would have
+    /// taken over the budget.
+    DefaultLengthBudget {
+        /// Executions each command ran.
+        executions: usize,
+        /// The target.
+        target: usize,
+        /// The budget per command.
+        budget: rigor_units::Seconds,
+    },
     /// `--reference` was none of the benchmarks: it is benchmarked first, as the reference
     /// (hyperfine 1.20's `--reference CMD`).
     ReferenceAdded {
@@ -63,6 +73,16 @@ pub enum Note {
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::DefaultLengthBudget {
+                executions,
+                target,
+                budget,
+            } => write!(
+                f,
+                "note: {executions} executions each: {target} would have taken over the default \
+                 {} per command (-r {target}, or --budget, for more)",
+                format!("{} s", budget.get())
+            ),
             Self::ReferenceAdded { command } => write!(
                 f,
                 "note: --reference '{command}' is none of the benchmarks: it is benchmarked too, \
@@ -109,7 +129,7 @@ impl fmt::Display for Note {
 }
 
 /// How many units a run measures, as its opening line says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Shape {
     /// Adaptive.
     Adaptive,
@@ -119,6 +139,16 @@ pub enum Shape {
         per_build: Option<usize>,
         /// The most rounds.
         max_rounds: usize,
+    },
+    /// The default length: `target` executions, fewer (at least `first`) when they would take
+    /// more than `budget` per command.
+    DefaultLength {
+        /// The fewest executions.
+        first: usize,
+        /// The executions when the budget allows.
+        target: usize,
+        /// Measured time per command.
+        budget: rigor_units::Seconds,
     },
     /// Fixed counts.
     Fixed {
@@ -142,6 +172,15 @@ pub fn opening(commands: usize, shape: Shape, seed: rigor_units::Seed) -> String
             });
             format!("until decided (rounds of {round} each, at most {max_rounds})")
         }
+        Shape::DefaultLength {
+            first,
+            target,
+            budget,
+        } => format!(
+            "{target} executions each ({first} or more when {target} would take over {} per \
+             command; -r N to choose)",
+            format!("{} s", budget.get())
+        ),
         Shape::Fixed { builds, executions } => {
             let builds = builds.map_or(String::new(), |b| format!("{b} builds × "));
             format!("{builds}{executions} executions each")

@@ -12,6 +12,7 @@ pub mod decide;
 pub mod error;
 pub mod executor;
 pub mod iterations;
+pub mod length;
 pub mod process;
 pub mod schedule;
 pub mod simulate;
@@ -29,6 +30,7 @@ pub use decide::{DecideSettings, DecidedReport, Decision, DecisionStop, run_unti
 pub use error::{RunError, SettingsError};
 pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
 pub use iterations::{IterationSource, PatternError, Stream};
+pub use length::{LengthReport, LengthSettings, LengthStop, run_default_length};
 pub use process::ProcessExecutor;
 pub use rigor_units::TimeUnit;
 pub use schedule::{

@@ -608,6 +608,16 @@ pub enum VerdictMethod {
 pub enum ModeRecord {
     /// Fixed counts.
     Fixed,
+    /// `rigor run`'s default length: `target` executions, fewer (never below `first`) when
+    /// they would take more than `budget` per command.
+    DefaultLength {
+        /// The fewest executions.
+        first: usize,
+        /// The executions when the budget allows.
+        target: usize,
+        /// Measured time per command.
+        budget: Seconds,
+    },
     /// A plan file's counts, with its top-level count from a precision when one was given.
     Planned {
         /// Target relative half-width.

@@ -120,6 +120,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         precision: o.precision,
         budget: o.budget,
         until_decided: o.until_decided,
+        default_length: false,
         comparison: comparison(&o.compare),
         reference_name: o.reference_name.clone(),
         analysis: analysis(&o.analysis),
@@ -143,9 +144,9 @@ pub fn run(args: &RunArgs) -> Result<Resolved> {
     if let Some(project) = simulated_project(&args.options) {
         return Err(rigor_app::RequestError::SimulatedProject(project).into());
     }
-    Ok(noted(
-        request(&args.commands, &args.options).resolve_checked()?,
-    ))
+    let mut request = request(&args.commands, &args.options);
+    request.default_length = true;
+    Ok(noted(request.resolve_checked()?))
 }
 
 /// Resolves `rigor plan`.

@@ -72,7 +72,8 @@ fn min_and_max_runs_bound_the_count() {
             .success();
         executions(&path)[0]
     };
-    assert_eq!(count(&[]), 10);
+    // The default length: 20 executions of a quick command (what rigor's warnings ask for).
+    assert_eq!(count(&[]), 20);
     assert_eq!(count(&["-m", "15"]), 15);
     assert_eq!(count(&["--min-runs", "3"]), 10);
     assert_eq!(count(&["-M", "4"]), 4);

@@ -145,6 +145,10 @@ impl ComparisonSettings {
 pub enum Mode {
     /// The counts in the runner settings.
     Fixed,
+    /// `rigor run` without counts: the executions rigor's warnings ask for (20), fewer when
+    /// they would take more than the budget per command, never fewer than 10
+    /// ([`rigor_runner::length`]).
+    DefaultLength(rigor_runner::LengthSettings),
     /// A plan file's counts below the top level; its top-level count comes from the precision
     /// when one is given (already applied to the runner settings when resolved).
     Planned {
@@ -354,6 +358,11 @@ impl RunSettings {
             Mode::UntilDecided { max_rounds, .. } => Shape::UntilDecided {
                 per_build: build.map(|_| self.runner.executions),
                 max_rounds: *max_rounds,
+            },
+            Mode::DefaultLength(l) => Shape::DefaultLength {
+                first: l.first,
+                target: l.target,
+                budget: l.budget,
             },
             Mode::Fixed | Mode::Planned { .. } => Shape::Fixed {
                 builds: build.map(|b| b.builds),

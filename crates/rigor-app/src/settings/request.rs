@@ -202,6 +202,9 @@ pub struct RunRequest {
     pub budget: Option<Seconds>,
     /// Measure until each comparison is decided.
     pub until_decided: bool,
+    /// Without counts (`-r`, `-m`, `-M`, `--build`), measure the default length
+    /// ([`rigor_runner::length`]) instead of a fixed 10: what `rigor run` does.
+    pub default_length: bool,
     /// Comparisons.
     pub comparison: ComparisonSettings,
     /// `--reference-name`: the name of the command `--reference` adds (hyperfine 1.20).
@@ -352,6 +355,14 @@ impl RunRequest {
                     min_units: self.min_runs,
                 }
             }
+            None if self.default_length
+                && self.executions.is_none()
+                && self.min_runs.is_none()
+                && self.max_runs.is_none()
+                && self.build.is_none() =>
+            {
+                Mode::DefaultLength(rigor_runner::LengthSettings::default())
+            }
             None => Mode::Fixed,
         };
         check_reference(
@@ -497,6 +508,19 @@ impl RunRequest {
             return Err(RequestError::DuplicateName(name));
         }
         let command = CommandLine::parse_for(reference, shell)?;
+        // A typo in a benchmark's name is not run as a command: it must be one rigor can run.
+        if let Some(why) = unrunnable(&command, self.simulate) {
+            let names: Vec<String> = expanded
+                .benchmarks
+                .iter()
+                .map(|b| format!("'{}'", b.name))
+                .collect();
+            return Err(RequestError::ReferenceNotRunnable {
+                reference: reference.to_string(),
+                names: names.join(", "),
+                why,
+            });
+        }
         expanded
             .benchmarks
             .insert(0, Benchmark::new(name.clone(), command));
@@ -628,6 +652,11 @@ impl RunRequest {
         RunSettingsRecord {
             mode: match mode {
                 Mode::Fixed => ModeRecord::Fixed,
+                Mode::DefaultLength(l) => ModeRecord::DefaultLength {
+                    first: l.first,
+                    target: l.target,
+                    budget: l.budget,
+                },
                 Mode::Planned { precision, .. } => ModeRecord::Planned {
                     precision: *precision,
                 },
@@ -670,6 +699,24 @@ impl RunRequest {
             resamples: c.resamples,
         }
     }
+}
+
+/// Why `command` cannot run, if it cannot: a simulation spec that does not parse, or a program
+/// that is neither a file nor found on `PATH`.
+fn unrunnable(command: &CommandLine, simulate: bool) -> Option<String> {
+    if simulate {
+        return rigor_runner::SimSpec::parse(&command.text())
+            .err()
+            .map(|e| e.to_string());
+    }
+    let program = std::path::Path::new(command.program());
+    let found = if program.components().count() > 1 {
+        program.is_file()
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
+    };
+    (!found).then(|| format!("'{}' is not found on PATH", program.display()))
 }
 
 /// "x = 1, y = a".
@@ -820,6 +867,10 @@ mod tests {
         assert_eq!(r.settings.commands[0], "sleep 0.1");
         assert_eq!(r.settings.comparison.reference.as_deref(), Some("base"));
         assert_eq!(r.notes.len(), 1);
+        // A typo is not run: a reference must be a command rigor can run.
+        q.comparison.reference = Some("sleep-typo 0.1".into());
+        let err = q.resolve().unwrap_err().to_string();
+        assert!(err.contains("nor a command rigor can run ('sleep-typo' is not found on PATH)"));
         // A position out of range is still an error, and a name needs a command to name.
         q.comparison.reference = Some("7".into());
         assert!(matches!(
