@@ -1,5 +1,6 @@
 //! A short fuzz smoke inside `cargo test`: every parser of user input (result JSON, each
-//! importer, long CSV, plan TOML, the sample protocol) is fed a few thousand mutated real files
+//! importer, long CSV, plan TOML, the sample protocol, hyperfine's parameter lists, names and
+//! `--reference` as a run resolves them, simulation specs) is fed a few thousand mutated real files
 //! and random byte strings, and must return `Ok` or an error, never panic. Imported results that
 //! parse are analysed too. The long fuzzing runs are under `fuzz/` (see docs/fuzzing.md).
 
@@ -147,6 +148,56 @@ proptest! {
     #[test]
     fn sample_protocol_never_panics(e in edits()) {
         let _ = rigor_protocol::parse_samples(&mutate(SAMPLES, &e));
+    }
+}
+
+/// Text made of what parameter lists, names, references and simulation specs are made of.
+fn words() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(&b"ab{}x,\\= %ms0.15-"[..]), 0..24)
+        .prop_map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+proptest! {
+    #![proptest_config(config(800))]
+
+    /// hyperfine's parameter lists (`\,` escapes), names per command or per benchmark, and a
+    /// `--reference` that may be a command to add, as a simulated run resolves them.
+    #[test]
+    fn run_requests_with_hyperfine_parameters_never_panic(
+        lists in prop::collection::vec((words(), words()), 0..3),
+        commands in prop::collection::vec(words(), 1..3),
+        names in prop::collection::vec(words(), 0..5),
+        reference in prop::option::of(words()),
+        reference_name in prop::option::of(words()),
+    ) {
+        let request = rigor_app::settings::RunRequest {
+            commands: commands.iter().map(|c| format!("mean=1ms,{c}")).collect(),
+            names,
+            parameters: rigor_app::settings::Parameters { scan: None, lists },
+            comparison: rigor_app::settings::ComparisonSettings {
+                reference,
+                ..Default::default()
+            },
+            reference_name,
+            simulate: true,
+            seed: Some(rigor_units::Seed(1)),
+            ..Default::default()
+        };
+        let _ = request.resolve();
+    }
+
+    #[test]
+    fn parameter_lists_split_as_hyperfine_splits_them(list in words()) {
+        let values = rigor_app::settings::expand::split_list(&list);
+        prop_assert!(!values.is_empty());
+        // Unescaped commas separate the values: none is left in a value but escaped ones.
+        let escaped = list.matches("\\,").count();
+        prop_assert!(values.iter().map(|v| v.matches(',').count()).sum::<usize>() <= escaped);
+    }
+
+    #[test]
+    fn simulation_specs_never_panic(spec in words()) {
+        let _ = rigor_runner::SimSpec::parse(&spec);
     }
 }
 
