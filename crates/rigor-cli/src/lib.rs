@@ -677,8 +677,9 @@ pub struct RunOptions {
     /// Command run once per benchmark after its last execution.
     #[arg(short = 'c', long, value_name = "CMD")]
     pub cleanup: Option<String>,
-    /// File connected to the benchmarked commands' standard input.
-    #[arg(long, value_name = "FILE")]
+    /// File connected to the benchmarked commands' standard input (`null`, the default: none,
+    /// as in hyperfine).
+    #[arg(long, value_name = "null|FILE")]
     pub input: Option<PathBuf>,
     /// Where the commands' standard output goes: null (discarded), pipe (read through a pipe
     /// and discarded), inherit (shown), or a FILE, written anew by each execution (so it holds

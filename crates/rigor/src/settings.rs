@@ -78,7 +78,8 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
             conclude: o.conclude.clone(),
             cleanup: o.cleanup.clone(),
         },
-        input: o.input.clone(),
+        // hyperfine's `--input null` is its default: no input file.
+        input: o.input.clone().filter(|p| p.as_os_str() != "null"),
         output: match (o.show_output, &o.output) {
             (true, _) => OutputMode::Inherit,
             (false, OutputTarget::Mode(mode)) => *mode,

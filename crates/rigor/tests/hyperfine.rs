@@ -664,6 +664,11 @@ fn output_takes_a_file_as_in_hyperfine() {
         .success()
         .stdout(predicate::str::contains("\nto-the-file").not());
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "to-the-file\n");
+    // hyperfine's `--input null` is its default, not a file named null.
+    rigor()
+        .args(["run", "-r", "2", "--input", "null", "true"])
+        .assert()
+        .success();
     // A bare word is a misspelt mode, not a file (hyperfine's rule).
     rigor()
         .args(["run", "-r", "2", "--output=nul", "true"])
