@@ -80,8 +80,8 @@ impl fmt::Display for Note {
             } => write!(
                 f,
                 "note: {executions} executions each: {target} would have taken over the default \
-                 {} per command (-r {target}, or --budget, for more)",
-                format!("{} s", budget.get())
+                 {} s per command (-r {target}, or --budget, for more)",
+                budget.get()
             ),
             Self::ReferenceAdded { command } => write!(
                 f,
@@ -177,9 +177,9 @@ pub fn opening(commands: usize, shape: Shape, seed: rigor_units::Seed) -> String
             target,
             budget,
         } => format!(
-            "{target} executions each ({first} or more when {target} would take over {} per \
+            "{target} executions each ({first} or more when {target} would take over {} s per \
              command; -r N to choose)",
-            format!("{} s", budget.get())
+            budget.get()
         ),
         Shape::Fixed { builds, executions } => {
             let builds = builds.map_or(String::new(), |b| format!("{b} builds × "));
