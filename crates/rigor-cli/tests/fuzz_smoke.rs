@@ -16,8 +16,11 @@ fn config() -> ProptestConfig {
 
 /// Text made of what exit-code lists and paths are made of.
 fn text() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(&b"0123456789,- ./nulpipe\xc3\xa9x"[..]), 0..20)
-        .prop_map(|b| String::from_utf8_lossy(&b).into_owned())
+    prop::collection::vec(
+        prop::sample::select(&b"0123456789,- ./nulpipe\xc3\xa9x"[..]),
+        0..20,
+    )
+    .prop_map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 proptest! {

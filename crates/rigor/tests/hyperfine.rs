@@ -512,6 +512,13 @@ fn hyperfine_json_and_csv_exports_read_as_hyperfine_scripts_read_them() {
     assert!((m - hm).abs() < 1e-12 * hm, "{m} {hm}");
 }
 
+/// Asserts that the command fails with exit status 2 and says `message` on standard error.
+fn refused(cmd: &mut assert_cmd::Command, message: &str) {
+    cmd.assert()
+        .code(2)
+        .stderr(predicate::str::contains(message));
+}
+
 /// The names of a result's benchmarks, in order.
 fn names(path: &std::path::Path) -> Vec<String> {
     json(path)["benchmarks"]
@@ -564,8 +571,8 @@ fn reference_that_is_no_benchmark_is_benchmarked_first_as_in_hyperfine_1_20() {
         .success()
         .stderr(predicate::str::contains("is none of the benchmarks").not());
     assert_eq!(names(&path), [FAST, SLOW]);
-    sim()
-        .args([
+    refused(
+        sim().args([
             "-r",
             "3",
             FAST,
@@ -573,10 +580,9 @@ fn reference_that_is_no_benchmark_is_benchmarked_first_as_in_hyperfine_1_20() {
             FAST,
             "--reference-name",
             "x",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("is already one of the benchmarks"));
+        ]),
+        "is already one of the benchmarks",
+    );
     sim()
         .args(["-r", "3", FAST, "--reference-name", "x"])
         .assert()
@@ -645,11 +651,10 @@ fn ignore_failure_takes_the_exit_codes_to_ignore() {
         .assert()
         .code(2)
         .stdout(predicate::str::contains("exited with code 1"));
-    rigor()
-        .args(["run", "-r", "3", "--ignore-failure=x", "false"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("'x' is not an exit code"));
+    refused(
+        rigor().args(["run", "-r", "3", "--ignore-failure=x", "false"]),
+        "'x' is not an exit code",
+    );
 }
 
 #[test]
@@ -670,11 +675,10 @@ fn output_takes_a_file_as_in_hyperfine() {
         .assert()
         .success();
     // A bare word is a misspelt mode, not a file (hyperfine's rule).
-    rigor()
-        .args(["run", "-r", "2", "--output=nul", "true"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("none of null, pipe, inherit"));
+    refused(
+        rigor().args(["run", "-r", "2", "--output=nul", "true"]),
+        "none of null, pipe, inherit",
+    );
 }
 
 #[test]
@@ -708,9 +712,8 @@ fn style_none_prints_nothing_but_warnings_errors_and_exports() {
         out.starts_with("command,mean,") && out.lines().count() == 2,
         "{out}"
     );
-    sim()
-        .args(["--style", "none", "-r", "1", FAST])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("rigor: error:"));
+    refused(
+        sim().args(["--style", "none", "-r", "1", FAST]),
+        "rigor: error:",
+    );
 }

@@ -524,7 +524,10 @@ fn the_default_length_runs_what_the_warnings_ask_for_within_three_seconds() {
         .clone();
     let out = String::from_utf8(out).unwrap();
     assert_eq!(count(&path), 20);
-    assert!(!out.contains("use at least") && !out.contains("or more"), "{out}");
+    assert!(
+        !out.contains("use at least") && !out.contains("or more"),
+        "{out}"
+    );
     let mode = &json(&path)["settings"]["mode"];
     assert_eq!(mode["kind"], "default_length");
     // A slow command: what fits in 3 s (1 warm-up and 14 executions of 0.2 s), said.
