@@ -132,7 +132,8 @@ impl<'a> HyperfineSummary<'a> {
 /// hyperfine read it unchanged: `{"results": [{"command", "mean", "stddev", "median", "user",
 /// "system", "min", "max", "times", "memory_usage_byte", "exit_codes", "parameters"}]}`, every
 /// time in seconds, statistics of the measured executions' wall times (hyperfine's `command` is
-/// the benchmark's name). rigor's estimate is an extra field per result, `"rigor": {"mean",
+/// the benchmark's name; `memory_usage_byte` only when the peaks are known, never a made-up 0).
+/// rigor's estimate is an extra field per result, `"rigor": {"mean",
 /// "ci_lower", "ci_upper", "confidence"}` (its hierarchical mean and interval, seconds).
 /// Benchmarks without a measured execution are left out.
 pub fn to_hyperfine_json(result: &ResultFile) -> String {

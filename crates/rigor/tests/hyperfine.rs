@@ -500,6 +500,23 @@ fn hyperfine_json_and_csv_exports_read_as_hyperfine_scripts_read_them() {
     assert_eq!(first[0], "b2");
     assert_eq!(first[1].parse::<f64>().unwrap(), results[0]["mean"]);
     assert_eq!(first[8], "2");
+    // `rigor analyze` writes the same file from a saved result (to files only).
+    let again = dir.path("again.json");
+    rigor()
+        .arg("analyze")
+        .arg(dir.path("r.json"))
+        .arg("--export-json-hyperfine")
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(json(&again)["results"], h["results"]);
+    refused(
+        rigor()
+            .arg("analyze")
+            .arg(dir.path("r.json"))
+            .args(["--export-json-hyperfine", "-"]),
+        "writes this export to a file only",
+    );
     // rigor's hyperfine importer reads the file back: the same executions.
     let back = stdout_of(rigor().args(["analyze", "--json"]).arg(&hf));
     let back: serde_json::Value = serde_json::from_str(&back).unwrap();
