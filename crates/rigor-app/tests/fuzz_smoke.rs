@@ -180,6 +180,7 @@ proptest! {
             },
             reference_name,
             simulate: true,
+            rigor_run: true,
             seed: Some(rigor_units::Seed(1)),
             ..Default::default()
         };

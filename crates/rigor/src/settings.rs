@@ -121,7 +121,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         precision: o.precision,
         budget: o.budget,
         until_decided: o.until_decided,
-        default_length: false,
+        rigor_run: false,
         comparison: comparison(&o.compare),
         reference_name: o.reference_name.clone(),
         analysis: analysis(&o.analysis),
@@ -142,18 +142,24 @@ fn noted(r: Resolved) -> Resolved {
 
 /// Resolves `rigor run`.
 pub fn run(args: &RunArgs) -> Result<Resolved> {
+    resolve_run(args, true)
+}
+
+/// Resolves the run of `rigor run` (`rigor_run`: with the meanings only `rigor run` gives its
+/// options, [`RunRequest::rigor_run`]) or of `rigor plan`.
+fn resolve_run(args: &RunArgs, rigor_run: bool) -> Result<Resolved> {
     if let Some(project) = simulated_project(&args.options) {
         return Err(rigor_app::RequestError::SimulatedProject(project).into());
     }
     let mut request = request(&args.commands, &args.options);
-    request.default_length = true;
+    request.rigor_run = rigor_run;
     Ok(noted(request.resolve_checked()?))
 }
 
 /// Resolves `rigor plan`.
 pub fn plan(args: &PlanArgs) -> Result<(PlanSettings, BuildDir)> {
     rigor_app::settings::check_writable(&args.out, "--out")?;
-    let r = run(&args.run)?;
+    let r = resolve_run(&args.run, false)?;
     let pilot = PilotSettings {
         executions: args.pilot_executions,
         iterations: args.pilot_iterations,

@@ -202,9 +202,11 @@ pub struct RunRequest {
     pub budget: Option<Seconds>,
     /// Measure until each comparison is decided.
     pub until_decided: bool,
-    /// Without counts (`-r`, `-m`, `-M`, `--build`), measure the default length
-    /// ([`rigor_runner::length`]) instead of a fixed 10: what `rigor run` does.
-    pub default_length: bool,
+    /// `rigor run`'s own request, with the meanings hyperfine gives its options that the other
+    /// commands built on runs (`plan`, `bench`, `track`) do not take: without counts (`-r`,
+    /// `-m`, `-M`, `--build`) the default length ([`rigor_runner::length`]) instead of a fixed
+    /// 10, and a `--reference` that is none of the benchmarks added as a command.
+    pub rigor_run: bool,
     /// Comparisons.
     pub comparison: ComparisonSettings,
     /// `--reference-name`: the name of the command `--reference` adds (hyperfine 1.20).
@@ -355,7 +357,7 @@ impl RunRequest {
                     min_units: self.min_runs,
                 }
             }
-            None if self.default_length
+            None if self.rigor_run
                 && self.executions.is_none()
                 && self.min_runs.is_none()
                 && self.max_runs.is_none()
@@ -492,6 +494,9 @@ impl RunRequest {
             }
             return Ok(None);
         };
+        if !self.rigor_run {
+            return Ok(None);
+        }
         let existing = expanded.benchmarks.iter().any(|b| b.name == reference)
             || expanded.commands.iter().any(|c| c == reference);
         if existing || reference.trim().parse::<usize>().is_ok() {
@@ -852,6 +857,12 @@ mod tests {
     #[test]
     fn a_reference_that_is_no_benchmark_is_added_first_as_hyperfine_does() {
         let mut q = request(&["sleep 0.2", "sleep 0.3"]);
+        q.comparison.reference = Some("sleep 0.1".into());
+        assert!(
+            matches!(q.resolve(), Err(RequestError::Reference { .. })),
+            "only in rigor run"
+        );
+        q.rigor_run = true;
         q.comparison.reference = Some("sleep 0.3".into());
         let r = q.resolve().unwrap();
         assert_eq!(
