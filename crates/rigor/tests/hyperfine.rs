@@ -600,11 +600,10 @@ fn reference_that_is_no_benchmark_is_benchmarked_first_as_in_hyperfine_1_20() {
         ]),
         "is already one of the benchmarks",
     );
-    sim()
-        .args(["-r", "3", FAST, "--reference-name", "x"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--reference"));
+    refused(
+        sim().args(["-r", "3", FAST, "--reference-name", "x"]),
+        "--reference",
+    );
 }
 
 #[test]
