@@ -9,11 +9,10 @@
 //! The count is decided once, after the first 10 rounds, from their cost alone: how many rounds
 //! fit in the budget. It does not look at the times' spread or shape. Looking there instead —
 //! going on to the count the first 10 ask for only when they ask, which is when the warning
-//! appears — was
-//! measured and rejected: on right-skewed simulated means (the test below, 2,000 seeds) it
-//! covered the true mean less often than a fixed 10 (92.1% against 92.7%), since the runs that
-//! stop are the ones whose 10 executions missed the tail, while the 20 this rule runs covered it
-//! 94.1% of the time (docs/methodology.md, "The default run length").
+//! appears — was measured and rejected: on right-skewed simulated means (the test below, 2,000
+//! seeds) it covered the true mean less often than a fixed 10 (92.1% against 92.7%), since the
+//! runs that stop are the ones whose 10 executions missed the tail, while the 20 this rule runs
+//! covered it 94.1% of the time (docs/methodology.md, "The default run length").
 
 use rigor_stats::top_means::SKEWED_UNITS_NEEDED;
 use rigor_units::Seconds;
