@@ -419,6 +419,26 @@ pub fn against_baseline(path: &str) -> String {
     format!("Against the baseline {path}:\n")
 }
 
+/// A heading (`before`, the name of what was compared with in the markup's own escaping, and
+/// `after`) and the table of `views` in `markup`, to append to an export: the comparisons of
+/// `rigor bench --baseline` or `--against`, made after the run's own tables were written.
+pub fn section_in(
+    markup: Markup,
+    (before, name, after): (&str, &str, &str),
+    views: &[ComparisonView<'_>],
+) -> String {
+    let marker = match markup {
+        Markup::Markdown => "###",
+        Markup::AsciiDoc => "===",
+        Markup::OrgMode => "***",
+    };
+    let name = crate::markdown::cell(markup, name);
+    format!(
+        "\n{marker} {before} {name}{after}\n\n{}",
+        table_in(markup, views)
+    )
+}
+
 /// The heading of `rigor bench --against`'s comparisons.
 pub fn against_build(label: &str) -> String {
     format!(

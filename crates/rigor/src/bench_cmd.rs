@@ -95,10 +95,17 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     }
     if let (Some((a, _)), Some(both), Outcome::Ok) = (&against, &result, outcome) {
         let c = bench::against_compared(both, &a.label, s)?;
-        emit(&rigor_report::comparison::against_build(&a.label));
+        let heading = rigor_report::comparison::against_build(&a.label);
+        emit(&heading);
         output::warnings(&c.warnings);
         let views = rigor_app::comparisons::views(&c.comparisons);
         emit(&rigor_report::comparison::render(&views));
+        let words = (
+            "Against",
+            a.label.as_str(),
+            ", both builds measured together in interleaved rounds",
+        );
+        append_to_exports(s, words, &views)?;
         outcome = c.outcome;
     }
     if against.is_none() {
@@ -106,13 +113,38 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     }
     if let (Some(old), Some(new), Outcome::Ok) = (&baselines.compare, &result, outcome) {
         let c = bench::against_baseline(old, new, s)?;
-        emit(&rigor_report::comparison::against_baseline(
-            &old.display().to_string(),
-        ));
+        let heading = rigor_report::comparison::against_baseline(&old.display().to_string());
+        emit(&heading);
         output::warnings(&c.warnings);
         let views = rigor_app::comparisons::views(&c.comparisons);
         emit(&rigor_report::comparison::render(&views));
+        let old = old.display().to_string();
+        append_to_exports(s, ("Against the baseline", &old, ""), &views)?;
         outcome = c.outcome;
     }
     Ok(outcome)
+}
+
+/// Appends the comparisons with the baseline or the other build to the Markdown, AsciiDoc and
+/// org-mode files the run exported (written before the comparison was made).
+fn append_to_exports(
+    s: &rigor_app::settings::RunSettings,
+    heading: (&str, &str, &str),
+    views: &[rigor_report::comparison::ComparisonView<'_>],
+) -> Result<()> {
+    use rigor_report::markdown::Markup;
+    let files = &s.exports.files;
+    for (path, markup) in [
+        (&files.markdown, Markup::Markdown),
+        (&files.asciidoc, Markup::AsciiDoc),
+        (&files.orgmode, Markup::OrgMode),
+    ] {
+        let Some(path) = path else { continue };
+        let mut text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        text += &rigor_report::comparison::section_in(markup, heading, views);
+        rigor_store::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }

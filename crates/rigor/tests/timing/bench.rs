@@ -264,11 +264,21 @@ fn against_measures_two_builds_together_and_compares_them_round_by_round() {
         ));
 
     let common = ["-r", "4", "--iterations", "10", "--seed", "3", "spin"];
+    let md = dir.path("against.md");
     let out = bench(&root)
         .args(common)
         .args(["--against", "HEAD~1", "--fail-on", "regression"])
+        .arg("--export-markdown")
+        .arg(&md)
         .assert()
         .success();
+    // The export carries the comparison too, after the run's own table.
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains("### Against `HEAD~1`, both builds measured together")
+            && md.contains("| `spin` | `spin @ HEAD~1` |"),
+        "{md}"
+    );
     let (stdout, stderr) = (
         text(&out.get_output().stdout),
         text(&out.get_output().stderr),
