@@ -285,6 +285,8 @@ pub struct ComparedFiles {
     pub comparisons: Vec<Computed>,
     /// The geometric-mean ratio over the suite.
     pub suite: Option<SuiteRecord>,
+    /// Benchmarks measured once on a side, compared by value without an interval or a verdict.
+    pub values_only: Vec<comparisons::ValueOnly>,
     /// Benchmarks not compared, and other problems.
     pub warnings: Vec<Warning>,
     /// Analysis warnings of either file, for `--fail-on warning`.
@@ -305,6 +307,12 @@ impl ComparedFiles {
             "confidence": self.confidence,
             "comparisons": comparisons::records(&self.comparisons),
             "suite": self.suite,
+            "values_only": self.values_only.iter().map(|v| serde_json::json!({
+                "benchmark": v.benchmark,
+                "old": v.old,
+                "new": v.new,
+                "ratio": v.new / v.old,
+            })).collect::<Vec<_>>(),
             "warnings": self.warnings,
         })
     }
@@ -330,8 +338,12 @@ pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
     let old_analyses = analyze_all(&mut old, &s.analysis);
     let new_analyses = analyze_all(&mut new, &s.analysis);
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, s.seed);
-    let (comparisons, suite, mut warnings) =
-        comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs)?;
+    let comparisons::Between {
+        comparisons,
+        suite,
+        values_only,
+        mut warnings,
+    } = comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs)?;
     warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
     let analysis_warnings = crate::run::has_warnings(&old) || crate::run::has_warnings(&new);
     let findings = Findings {
@@ -343,6 +355,7 @@ pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
         outcome: findings.outcome(s.comparison.fail_on),
         comparisons,
         suite,
+        values_only,
         warnings,
         analysis_warnings,
         confidence: s.analysis.confidence,
