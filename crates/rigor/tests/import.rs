@@ -421,6 +421,28 @@ fn google_benchmark_without_repetitions_shows_the_value_and_compares_without_a_v
         !text.contains("slower") && !text.contains("faster"),
         "{text}"
     );
+    // Nothing with an interval to track: `track add` refuses rather than say "Stored".
+    let dir = Dir::new();
+    let out = rigor()
+        .args(["track", "--db"])
+        .arg(dir.path("h.db"))
+        .arg("add")
+        .arg(fixture("gbench-single.json"))
+        .args(["--version", "v1", "--repo"])
+        .arg(dir.path("no-repo"))
+        .args(["--machine", "m", "--branch", "b"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(!stdout.contains("Stored"), "{stdout}");
+    assert!(
+        stderr.contains("no benchmark was measured more than once (repetition)"),
+        "{stderr}"
+    );
 }
 
 #[test]
