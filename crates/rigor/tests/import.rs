@@ -372,20 +372,29 @@ fn google_benchmark_aggregates_only_is_refused_and_not_stored() {
             && err.contains("--benchmark_report_aggregates_only"),
         "{err}"
     );
+    let (code, stdout, stderr) = track_add_new("gbench-aggregates.json");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(!stdout.contains("Stored"), "{stdout}");
+}
+
+/// `rigor track add FILE --version v1` into a new history: (exit status, stdout, stderr).
+fn track_add_new(file: &str) -> (Option<i32>, String, String) {
     let dir = Dir::new();
     let out = rigor()
         .args(["track", "--db"])
         .arg(dir.path("h.db"))
         .arg("add")
-        .arg(fixture("gbench-aggregates.json"))
+        .arg(fixture(file))
         .args(["--version", "v1", "--repo"])
         .arg(dir.path("no-repo"))
         .args(["--machine", "m", "--branch", "b"])
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(!stdout.contains("Stored"), "{stdout}");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -422,22 +431,8 @@ fn google_benchmark_without_repetitions_shows_the_value_and_compares_without_a_v
         "{text}"
     );
     // Nothing with an interval to track: `track add` refuses rather than say "Stored".
-    let dir = Dir::new();
-    let out = rigor()
-        .args(["track", "--db"])
-        .arg(dir.path("h.db"))
-        .arg("add")
-        .arg(fixture("gbench-single.json"))
-        .args(["--version", "v1", "--repo"])
-        .arg(dir.path("no-repo"))
-        .args(["--machine", "m", "--branch", "b"])
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    let (code, stdout, stderr) = track_add_new("gbench-single.json");
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert!(!stdout.contains("Stored"), "{stdout}");
     assert!(
         stderr.contains("no benchmark was measured more than once (repetition)"),
@@ -496,6 +491,19 @@ fn hyperfine_ignore_failure_runs_count_and_parameters_are_kept() {
         ));
         assert_eq!(b["parameters"], h["parameters"]);
     }
+    // The parameters draw the report's parameter plot.
+    let dir = Dir::new();
+    let html = dir.path("r.html");
+    let out = rigor()
+        .arg("report")
+        .arg(fixture("hyperfine-ignore-failure.json"))
+        .arg("--out")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Time against the parameter"));
 }
 
 #[test]

@@ -171,7 +171,9 @@ pub fn load_together(paths: &[PathBuf], format: Option<Format>) -> Result<Import
 /// read as two processes it would pass one process's measurements off as two, with a
 /// zero-width interval between them.
 fn refuse_repeated(paths: &[PathBuf]) -> Result<()> {
-    let mut seen: Vec<(&Path, Option<PathBuf>, Option<Vec<u8>>)> = Vec::new();
+    // Each file given so far: its name, its canonical path and its content (of a file).
+    type Seen<'a> = (&'a Path, Option<PathBuf>, Option<Vec<u8>>);
+    let mut seen: Vec<Seen<'_>> = Vec::new();
     for path in paths {
         let canonical = std::fs::canonicalize(path).ok();
         let bytes = if path.is_file() {
