@@ -849,7 +849,8 @@ pub struct PlanArgs {
 #[derive(Debug, Args, Clone)]
 pub struct ComparisonArgs {
     /// The benchmark others are compared with: a name, a command, or a 1-based position
-    /// (default: the first).
+    /// (default: the first). In another tool's file, by default only variants of one benchmark
+    /// are compared (`BM_Fib/10` with `BM_Fib/15`); with --reference, every benchmark is.
     #[arg(long, value_name = "NAME")]
     pub reference: Option<String>,
     /// Practical threshold: changes smaller than this are "equivalent" (e.g. 1%, 0.5%).
