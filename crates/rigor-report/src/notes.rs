@@ -52,6 +52,20 @@ pub enum Note {
     },
     /// The result was saved as a baseline.
     BaselineSaved(std::path::PathBuf),
+    /// `rigor bench --against` builds the other build (in its kept checkout, for a revision).
+    BuildingAgainst {
+        /// The other build as the user named it.
+        against: String,
+        /// The checkout it is built in, for a revision.
+        checkout: Option<std::path::PathBuf>,
+    },
+    /// Benchmarks only one of the two builds of `rigor bench --against` has: not measured.
+    OnlyInOneBuild {
+        /// The other build.
+        against: String,
+        /// The benchmarks (the other build's named `NAME @ AGAINST`).
+        benchmarks: Vec<String>,
+    },
 }
 
 impl fmt::Display for Note {
@@ -92,6 +106,22 @@ impl fmt::Display for Note {
                 allocs,
             } => f.write_str(&tuned(name, *evals, *per_eval, *allocs)),
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
+            Self::BuildingAgainst { against, checkout } => match checkout {
+                Some(dir) => write!(
+                    f,
+                    "building {against} in {} (kept for the next comparison)",
+                    dir.display()
+                ),
+                None => write!(f, "building the bench targets of {against}"),
+            },
+            Self::OnlyInOneBuild {
+                against,
+                benchmarks,
+            } => write!(
+                f,
+                "not measured, in one build only (this one or {against}): {}",
+                benchmarks.join(", ")
+            ),
         }
     }
 }
