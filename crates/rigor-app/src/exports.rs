@@ -67,8 +67,24 @@ pub fn views<'a>(
             unit,
             resources: resources(b),
             compared: None,
+            value: value_alone(b, a),
         })
         .collect()
+}
+
+/// The value of a benchmark measured in one top-level unit (too few for an interval), in
+/// seconds, with that level's name.
+pub fn value_alone(
+    b: &BenchmarkRecord,
+    a: &std::result::Result<rigor_stats::Analysis, crate::analysis::Unanalysed>,
+) -> Option<(f64, String)> {
+    let Err(crate::analysis::Unanalysed::TooFewUnits { units: 1, level }) = a else {
+        return None;
+    };
+    let h = crate::analysis::hierarchy_of(b).ok()?;
+    let m = h.top_means().first().copied()?;
+    let s = rigor_units::Seconds::from_unit(m, b.unit).get();
+    s.is_finite().then(|| (s, level.clone()))
 }
 
 /// Mean user and system time and the largest peak memory of the measured executions; `None`

@@ -184,9 +184,12 @@ fn analyze_loaded(
     // A run until decided saved how each comparison ended; the rest is re-derived.
     let saved = std::mem::take(&mut result.comparisons);
     // What an import found missing stays true of the data; the rest is re-derived.
-    result
-        .warnings
-        .retain(|w| matches!(w, Warning::LevelNotRecorded { .. }));
+    result.warnings.retain(|w| {
+        matches!(
+            w,
+            Warning::LevelNotRecorded { .. } | Warning::Imported { .. }
+        )
+    });
     if result.status != RunStatus::Complete {
         result.warnings.push(Warning::Unfinished {
             file: file.display().to_string(),
@@ -282,6 +285,8 @@ pub struct ComparedFiles {
     pub comparisons: Vec<Computed>,
     /// The geometric-mean ratio over the suite.
     pub suite: Option<SuiteRecord>,
+    /// Benchmarks measured once on a side, compared by value without an interval or a verdict.
+    pub values_only: Vec<comparisons::ValueOnly>,
     /// Benchmarks not compared, and other problems.
     pub warnings: Vec<Warning>,
     /// Analysis warnings of either file, for `--fail-on warning`.
@@ -302,6 +307,12 @@ impl ComparedFiles {
             "confidence": self.confidence,
             "comparisons": comparisons::records(&self.comparisons),
             "suite": self.suite,
+            "values_only": self.values_only.iter().map(|v| serde_json::json!({
+                "benchmark": v.benchmark,
+                "old": v.old,
+                "new": v.new,
+                "ratio": v.new / v.old,
+            })).collect::<Vec<_>>(),
             "warnings": self.warnings,
         })
     }
@@ -341,7 +352,12 @@ pub fn compare_loaded(
     let old_analyses = analyze_all(&mut old, &s.analysis);
     let new_analyses = analyze_all(&mut new, &s.analysis);
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, s.seed);
-    let (comparisons, suite, mut warnings) = if paired {
+    let comparisons::Between {
+        comparisons,
+        suite,
+        values_only,
+        mut warnings,
+    } = if paired {
         comparisons::between_paired(&old, &old_analyses, &new, &new_analyses, &cs)?
     } else {
         comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs)?
@@ -357,6 +373,7 @@ pub fn compare_loaded(
         outcome: findings.outcome(s.comparison.fail_on),
         comparisons,
         suite,
+        values_only,
         warnings,
         analysis_warnings,
         confidence: s.analysis.confidence,

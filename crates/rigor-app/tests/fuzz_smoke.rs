@@ -1,8 +1,9 @@
 //! A short fuzz smoke inside `cargo test`: every parser of user input (result JSON, each
-//! importer, long CSV, plan TOML, the sample protocol, hyperfine's parameter lists, names and
-//! `--reference` as a run resolves them, simulation specs) is fed a few thousand mutated real files
-//! and random byte strings, and must return `Ok` or an error, never panic. Imported results that
-//! parse are analysed too. The long fuzzing runs are under `fuzz/` (see docs/fuzzing.md).
+//! importer and the gzip reading before it, long CSV, plan TOML, the sample protocol, hyperfine's
+//! parameter lists, names and `--reference` as a run resolves them, simulation specs) is fed a few
+//! thousand mutated real files and random byte strings, and must return `Ok` or an error, never
+//! panic. Imported results that parse are analysed too. The long fuzzing runs are under `fuzz/`
+//! (see docs/fuzzing.md).
 
 use std::path::{Path, PathBuf};
 
@@ -16,8 +17,9 @@ fn fixtures() -> PathBuf {
 }
 
 /// Real files of every format (small ones: each case copies one): the importers' fixtures, which
-/// live with the importers in rigor-store, and rigor's own v1 results.
-fn corpus() -> Vec<String> {
+/// live with the importers in rigor-store, and rigor's own v1 results; compressed ones (pyperf's
+/// `.json.gz`) as they are, bytes.
+fn corpus_bytes() -> Vec<Vec<u8>> {
     let dir =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rigor-store/tests/fixtures/import");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -27,13 +29,66 @@ fn corpus() -> Vec<String> {
         .collect();
     files.push(dir.join("criterion/fib 10/new/sample.json"));
     files.push(dir.join("criterion/fib 10/new/benchmark.json"));
+    files.push(dir.join("criterion-baseline/fib 10/main/sample.json"));
     files.push(fixtures().join("v1_run.json"));
     files.push(fixtures().join("v1_csv.json"));
     files.sort();
-    files
-        .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap())
+    files.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+/// The text files of [`corpus_bytes`].
+fn corpus() -> Vec<String> {
+    corpus_bytes()
+        .into_iter()
+        .filter_map(|b| String::from_utf8(b).ok())
         .collect()
+}
+
+/// The gzip-compressed files of [`corpus_bytes`].
+fn compressed() -> Vec<Vec<u8>> {
+    corpus_bytes()
+        .into_iter()
+        .filter(|b| b.starts_with(&[0x1f, 0x8b]))
+        .collect()
+}
+
+/// Bytes edited as [`mutate`] edits text (any byte, not only the alphabet's).
+fn mutate_bytes(bytes: &[u8], edits: &[(usize, u8, usize)]) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    for &(pos, kind, pick) in edits {
+        let at = if b.is_empty() { 0 } else { pos % b.len() };
+        match kind % 3 {
+            0 if !b.is_empty() => b[at] = pick as u8,
+            1 => b.insert(at, pick as u8),
+            _ if !b.is_empty() => {
+                b.remove(at);
+            }
+            _ => {}
+        }
+    }
+    b
+}
+
+/// Reads bytes as a file is read (gzip decompressed first), as every format and sniffed.
+fn import_bytes(bytes: &[u8]) {
+    let path = Path::new("fuzz.json.gz");
+    let formats = std::iter::once(None).chain(Format::ALL.iter().copied().map(Some));
+    for f in formats {
+        if let Ok(mut imported) = import::parse_bytes(path, bytes.to_vec(), f) {
+            rigor_app::analysis::analyze_all(
+                &mut imported.result,
+                &rigor_app::settings::AnalysisSettings::default(),
+            );
+        }
+    }
+}
+
+/// A text file compressed with gzip.
+fn gzip(text: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(text.as_bytes()).unwrap();
+    e.finish().unwrap()
 }
 
 /// Characters that change the structure of JSON, TOML, CSV and tab-separated text.
@@ -104,9 +159,24 @@ proptest! {
     }
 
     #[test]
+    fn compressed_files_never_panic(seed in any::<usize>(), e in edits(), whole in any::<bool>()) {
+        // A real .json.gz with its bytes edited, or a mutated text file compressed whole.
+        let bytes = if whole {
+            let corpus = corpus();
+            gzip(&mutate(&corpus[seed % corpus.len()], &e))
+        } else {
+            let gz = compressed();
+            mutate_bytes(&gz[seed % gz.len()], &e)
+        };
+        import_bytes(&bytes);
+    }
+
+    #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
         let text = String::from_utf8_lossy(&bytes);
         import_all(&text);
+        import_bytes(&bytes);
+        import_bytes(&[&[0x1f, 0x8b][..], &bytes].concat());
         let _ = rigor_protocol::parse_samples(&text);
         let _ = PlanFile::parse(Path::new("p.toml"), &text);
         let _ = rigor_store::parse_long_csv(

@@ -906,7 +906,9 @@ pub struct PlanArgs {
 pub struct ComparisonArgs {
     /// The benchmark others are compared with: a name, a command, or a 1-based position
     /// (default: the first). In `rigor run`, a command that is none of the benchmarks is
-    /// benchmarked too, first, as the reference (hyperfine 1.20's `--reference CMD`).
+    /// benchmarked too, first, as the reference (hyperfine 1.20's `--reference CMD`). In another
+    /// tool's file, by default only variants of one benchmark are compared (`BM_Fib/10` with
+    /// `BM_Fib/15`); with --reference, every benchmark is.
     #[arg(long, value_name = "NAME|CMD|N")]
     pub reference: Option<String>,
     /// Practical threshold: changes smaller than this are "equivalent" (e.g. 1%, 0.5%).

@@ -256,6 +256,7 @@ mod tests {
             unit: Some(rigor_units::TimeUnit::Ms),
             resources: None,
             compared,
+            value: None,
         }
     }
 

@@ -28,6 +28,9 @@ pub struct BenchmarkView<'a> {
     pub resources: Option<Resources>,
     /// The statistic comparisons use, when it is not the mean: shown first.
     pub compared: Option<StatisticView>,
+    /// Without an analysis, the measured value when there is one but too few top-level units
+    /// for an interval (a benchmark measured once): `(value in seconds, the top level's name)`.
+    pub value: Option<(f64, String)>,
 }
 
 /// A benchmark's statistic other than the mean, with its interval (computed by the caller).
@@ -141,6 +144,16 @@ pub fn render(view: &BenchmarkView<'_>) -> String {
         render_analysis(&mut out, a, view.unit);
         if let Some(r) = view.resources {
             out.push_str(&resources_line(r, view.unit));
+        }
+    } else if let Some((value, level)) = &view.value {
+        let _ = writeln!(
+            out,
+            "  {:<18}{} (one {level}: no interval)",
+            "Value:",
+            time_in(*value, *value, view.unit)
+        );
+        if let Some(why) = view.unanalysed {
+            let _ = writeln!(out, "  No interval: {why}");
         }
     } else if let Some(why) = view.unanalysed {
         let _ = writeln!(out, "  No result: {why}");

@@ -144,6 +144,13 @@ pub struct BenchmarkRecord {
     /// together (`rigor track run`): a commit id or a label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// The benchmark it is a variant of, when another tool's file says so (Google Benchmark's
+    /// `BM_Fib` for `BM_Fib/10`, a criterion group, a JMH method, a ReBench benchmark run by
+    /// several executors). An imported file's benchmarks are compared with each other only
+    /// within one family (or all of them, for a file of commands measured to be compared, such
+    /// as hyperfine's); rigor's own runs leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
 }
 
 /// Derived estimates of one benchmark.
@@ -719,6 +726,7 @@ impl BenchmarkRecord {
             failures: Vec::new(),
             parameters: BTreeMap::new(),
             version: None,
+            family: None,
         }
     }
 

@@ -65,6 +65,16 @@ pub enum Warning {
         /// The level missing.
         level: crate::layout::LevelKind,
     },
+    /// An imported file holds something rigor reads differently from the tool that wrote it,
+    /// or leaves out.
+    Imported {
+        /// The file.
+        file: String,
+        /// Its format.
+        format: String,
+        /// What differs.
+        note: ImportNote,
+    },
     /// A benchmark could not be planned from its pilot.
     CannotPlan {
         /// The benchmark.
@@ -135,6 +145,7 @@ impl std::fmt::Display for Warning {
                     crate::layout::LevelKind::Iteration => "iteration",
                 }
             ),
+            Self::Imported { file, format, note } => write!(f, "{file}: {format}: {note}"),
             Self::CannotPlan { benchmark, reason } => {
                 write!(f, "cannot plan '{benchmark}': {reason}")
             }
@@ -179,5 +190,70 @@ mod tests {
             w.to_string(),
             "r.json: the run did not finish (it was interrupted); analysing what was measured"
         );
+    }
+}
+
+/// What an imported file holds that rigor reads differently from the tool, or leaves out
+/// ([`Warning::Imported`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "note", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ImportNote {
+    /// Values of a criterion that is not a time (ReBench's `MaxRSS` in kB) were left out.
+    NotTime {
+        /// The criterion.
+        criterion: String,
+        /// Its unit.
+        unit: String,
+        /// How many values were left out.
+        values: usize,
+    },
+    /// criterion.rs prints the slope of its linear regression as `time:`; rigor shows the mean
+    /// time per iteration of the samples.
+    SlopeNotMean {
+        /// The benchmarks.
+        benchmarks: Vec<String>,
+    },
+    /// A benchmark was measured once (Google Benchmark without repetitions): its value is shown
+    /// without an interval.
+    OneRepetition {
+        /// The benchmarks.
+        benchmarks: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for ImportNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let quoted = |names: &[String]| {
+            names
+                .iter()
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Self::NotTime {
+                criterion,
+                unit,
+                values,
+            } => write!(
+                f,
+                "left out {values} values of '{criterion}' (in {unit}): rigor analyses times only"
+            ),
+            Self::SlopeNotMean { benchmarks } => write!(
+                f,
+                "{}: the time criterion prints is the slope of its regression of sample time on \
+                 iterations; rigor shows the mean time per iteration of the samples, which \
+                 differs slightly (criterion's estimates.json has both)",
+                quoted(benchmarks)
+            ),
+            Self::OneRepetition { benchmarks } => write!(
+                f,
+                "{}: measured once, so shown without an interval; run with \
+                 --benchmark_repetitions=N (N of 2 or more; 10 or more for a useful interval) \
+                 to get one",
+                quoted(benchmarks)
+            ),
+        }
     }
 }

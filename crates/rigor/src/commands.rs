@@ -174,6 +174,7 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
         emit(&(serde_json::to_string_pretty(&c.json(&s))? + "\n"));
     } else {
         emit(&render(&views(&c.comparisons)));
+        emit(&rigor_report::comparison::values_only(&c.values_only));
         if let Some(suite) = &c.suite {
             let view = rigor_app::comparisons::suite_view(suite);
             emit(&rigor_report::comparison::suite(&view, s.seed));
