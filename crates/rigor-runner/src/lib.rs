@@ -14,6 +14,7 @@ pub mod executor;
 pub mod iterations;
 pub mod process;
 pub mod schedule;
+pub mod shell_syntax;
 pub mod simulate;
 pub mod stop;
 #[cfg(test)]
@@ -35,5 +36,6 @@ pub use schedule::{
     Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Control, Ending, ExecutionRecord,
     FailureRecord, FailureStage, Observer, Report, Scheduler, Settings, Shape,
 };
+pub use shell_syntax::ShellSyntax;
 pub use simulate::{SimSpec, SimulatedExecutor};
 pub use stop::StopSignal;
