@@ -34,7 +34,8 @@ pub use process::ProcessExecutor;
 pub use rigor_units::TimeUnit;
 pub use schedule::{
     Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Control, Ending, ExecutionRecord,
-    FailureRecord, FailureStage, Observer, Report, Scheduler, Settings, Shape,
+    FailureRecord, FailureStage, HYPERFINE_ITERATION_ENV, Hooks, Observer, RIGOR_ITERATION_ENV,
+    Report, Scheduler, Settings, Shape,
 };
 pub use shell_syntax::ShellSyntax;
 pub use simulate::{SimSpec, SimulatedExecutor};
