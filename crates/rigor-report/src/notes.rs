@@ -52,11 +52,36 @@ pub enum Note {
     },
     /// The result was saved as a baseline.
     BaselineSaved(std::path::PathBuf),
+    /// Commands (or hooks) with shell syntax run through `sh`, each with what it has.
+    ThroughShell {
+        /// Each command (or `--prepare …` for a hook) and the syntax found in it.
+        commands: Vec<(String, String)>,
+    },
+    /// The benchmarks' setups or cleanups differ, so each ran in a block of its own.
+    NotInterleaved,
 }
 
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::ThroughShell { commands } => {
+                let list: Vec<String> = commands
+                    .iter()
+                    .map(|(c, why)| format!("'{c}' ({why})"))
+                    .collect();
+                write!(
+                    f,
+                    "note: running through sh -c, for their shell syntax: {}; --shell none \
+                     (-N) runs them directly",
+                    list.join(", ")
+                )
+            }
+            Self::NotInterleaved => write!(
+                f,
+                "note: the benchmarks' --setup or --cleanup commands differ, so they were not \
+                 interleaved: each ran in a block of its own (its setup, its executions, its \
+                 cleanup), one after another"
+            ),
             Self::PlanMatchedByPosition { benchmark, plan } => write!(
                 f,
                 "note: the plan has no benchmark named '{benchmark}': it gets the plan of \

@@ -69,6 +69,13 @@ pub struct Hooks {
     pub cleanup: Option<CommandLine>,
 }
 
+/// Whether `benchmarks` share rounds: they do unless their setups or cleanups differ
+/// ([`Hooks`]), when each runs in a block of its own.
+pub fn interleaved(benchmarks: &[Benchmark]) -> bool {
+    let around = |b: &Benchmark| (b.hooks.setup.clone(), b.hooks.cleanup.clone());
+    benchmarks.windows(2).all(|w| around(&w[0]) == around(&w[1]))
+}
+
 /// Environment variable holding the execution's number among its benchmark's executions, as
 /// hyperfine sets it: `0`, `1`, … for measured executions, `warmup-0`, … for warm-up ones. Set
 /// for the execution and for the `--prepare` and `--conclude` commands around it.
@@ -449,13 +456,9 @@ impl<'a> Scheduler<'a> {
         })
     }
 
-    /// Whether the benchmarks share rounds: they do unless their setups or cleanups differ
-    /// ([`Hooks`]), when each runs in a block of its own.
+    /// Whether the benchmarks share rounds ([`interleaved`]).
     pub fn interleaved(&self) -> bool {
-        let around = |b: &Benchmark| (b.hooks.setup.clone(), b.hooks.cleanup.clone());
-        self.benchmarks
-            .windows(2)
-            .all(|w| around(&w[0]) == around(&w[1]))
+        interleaved(self.benchmarks)
     }
 
     /// The setup, every build's rounds and the cleanup of the benchmarks `state.block` lets run

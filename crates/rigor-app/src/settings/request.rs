@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use regex::Regex;
 use rigor_runner::{
-    Benchmark, BuildSettings, CommandLine, IterationSource, OutputMode, Settings, Stream,
+    Benchmark, BuildSettings, CommandLine, Hooks as RunnerHooks, IterationSource, OutputMode,
+    Settings, Stream,
 };
 use rigor_store::{Discard, LevelKind, ModeRecord, RunSettingsRecord};
 use rigor_units::{Fraction, Seconds, Seed, TimeUnit};
@@ -16,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::files::{check_writable, file, is_stdout};
 use super::{
     AnalysisSettings, BuildDir, ComparisonSettings, ExportPaths, Exports, Mode, Origin,
-    RunSettings, SortOrder, StdoutExport, expand,
+    RunSettings, SortOrder, StdoutExport, expand, expand::ShellChoice,
 };
 use crate::error::RequestError;
 use crate::plan_file::PlanFile;
@@ -60,18 +61,86 @@ pub struct Parameters {
     pub lists: Vec<(String, String)>,
 }
 
-/// Commands run around the measured ones (hyperfine's hooks), as given.
+/// Commands run around the measured ones (hyperfine's hooks), as given: each once (for every
+/// benchmark), once per command, or once per benchmark (command × parameter values, in the
+/// order the benchmarks are expanded). `{VAR}` is replaced by each benchmark's values.
+///
+/// A job queued before hooks could be given more than once stored each as a string (or null);
+/// both forms read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Hooks {
-    /// Once per benchmark before its first execution.
-    pub setup: Option<String>,
+    /// Before the benchmark's first execution.
+    #[serde(deserialize_with = "one_or_many")]
+    pub setup: Vec<String>,
     /// Before every execution.
-    pub prepare: Option<String>,
+    #[serde(deserialize_with = "one_or_many")]
+    pub prepare: Vec<String>,
     /// After every execution.
-    pub conclude: Option<String>,
-    /// Once per benchmark after its last execution.
-    pub cleanup: Option<String>,
+    #[serde(deserialize_with = "one_or_many")]
+    pub conclude: Vec<String>,
+    /// After the benchmark's last execution.
+    #[serde(deserialize_with = "one_or_many")]
+    pub cleanup: Vec<String>,
+}
+
+/// A hook list as stored: a list, one string, or null (none).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<Stored>::deserialize(d)? {
+        None => Vec::new(),
+        Some(Stored::One(s)) => vec![s],
+        Some(Stored::Many(v)) => v,
+    })
+}
+
+impl Hooks {
+    /// Each hook with its option.
+    fn each(&self) -> [(&'static str, &Vec<String>); 4] {
+        [
+            ("--setup", &self.setup),
+            ("--prepare", &self.prepare),
+            ("--conclude", &self.conclude),
+            ("--cleanup", &self.cleanup),
+        ]
+    }
+
+    /// Every hook's text.
+    fn texts(&self) -> Vec<String> {
+        self.each().into_iter().flat_map(|(_, v)| v.clone()).collect()
+    }
+
+    /// Each count checked: once, once per command or once per benchmark.
+    fn check(&self, commands: usize, benchmarks: usize) -> Result<()> {
+        for (option, given) in self.each() {
+            let n = given.len();
+            if n > 1 && n != commands && n != benchmarks {
+                return Err(RequestError::HookCount {
+                    option,
+                    given: n,
+                    commands,
+                    benchmarks,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The hook texts of benchmark `k` (of `benchmarks`), which runs command `i` (of
+    /// `commands`): one hook for all, the one per benchmark, or the command's.
+    fn of(&self, k: usize, i: usize, benchmarks: usize) -> [Option<&String>; 4] {
+        self.each().map(|(_, given)| match given.len() {
+            0 => None,
+            1 => given.first(),
+            n if n == benchmarks => given.get(k),
+            _ => given.get(i),
+        })
+    }
 }
 
 impl ExportPaths {
@@ -242,13 +311,8 @@ impl RunRequest {
     /// [`RequestError`] naming the first option that is wrong.
     pub fn resolve(&self) -> Result<Resolved> {
         let (shell, commands) = expand::shell(self.shell.as_deref(), &self.commands);
-        let shell = shell.as_deref();
-        let expanded = self.expand(&commands, shell)?;
-        let hook = |c: &Option<String>| {
-            c.as_deref()
-                .map(|t| CommandLine::parse_for(t, shell))
-                .transpose()
-        };
+        let mut through_shell = Vec::new();
+        let expanded = self.expand(&commands, &shell, &mut through_shell)?;
         let iterations = self.iteration_source()?;
         let iterations_expected = matches!(iterations, IterationSource::Pattern { .. });
         let timeout = self.timeout.and_then(|t| t.to_duration());
@@ -258,7 +322,7 @@ impl RunRequest {
                 source,
             })?;
         }
-        let (build, build_dir) = self.build_level(timeout, shell)?;
+        let (build, build_dir) = self.build_level(timeout, &shell, &mut through_shell)?;
         let mut benchmarks = match self.iterations {
             Some(k) => expanded
                 .benchmarks
@@ -286,10 +350,6 @@ impl RunRequest {
             input: self.input.clone(),
             output: self.output,
             iterations,
-            setup: hook(&self.hooks.setup)?,
-            prepare: hook(&self.hooks.prepare)?,
-            conclude: hook(&self.hooks.conclude)?,
-            cleanup: hook(&self.hooks.cleanup)?,
             ignore_failure: self.ignore_failure,
             seed: self.seed.unwrap_or_else(Seed::from_entropy),
             build,
@@ -327,12 +387,36 @@ impl RunRequest {
             }
             None => Mode::Fixed,
         };
+        if !rigor_runner::schedule::interleaved(&benchmarks) {
+            let mode = match &mode {
+                Mode::Fixed => None,
+                Mode::Planned { .. } => Some("--plan"),
+                Mode::Adaptive { .. } if self.precision.is_some() => Some("--precision"),
+                Mode::Adaptive { .. } => Some("--budget"),
+                Mode::UntilDecided { .. } => Some("--until-decided"),
+            };
+            if let Some(mode) = mode {
+                return Err(RequestError::BlocksNeedFixedCount { mode });
+            }
+            notes.push(rigor_report::notes::Note::NotInterleaved);
+        }
+        if !through_shell.is_empty() {
+            notes.insert(
+                0,
+                rigor_report::notes::Note::ThroughShell {
+                    commands: through_shell,
+                },
+            );
+        }
         check_reference(
             self.comparison.reference.as_deref(),
             &benchmarks,
             &expanded.commands,
         )?;
-        let record = self.record(&mode, &runner, shell.is_some());
+        let shell_used = benchmarks
+            .iter()
+            .any(|b| !matches!(b.command, CommandLine::Direct(_)));
+        let record = self.record(&mode, &runner, shell_used);
         let e = &self.exports;
         let settings = RunSettings {
             benchmarks,
@@ -373,7 +457,12 @@ impl RunRequest {
         })
     }
 
-    fn expand(&self, commands: &[String], shell: Option<&[String]>) -> Result<Expanded> {
+    fn expand(
+        &self,
+        commands: &[String],
+        shell: &ShellChoice,
+        through_shell: &mut Vec<(String, String)>,
+    ) -> Result<Expanded> {
         if commands.is_empty() {
             return Err(RequestError::NoCommand);
         }
@@ -385,24 +474,66 @@ impl RunRequest {
         }
         let combinations = expand::combinations(&self.parameters)?;
         if let Some(first) = combinations.first() {
-            expand::check_used(first, commands, &self.names)?;
+            let mut named = self.names.clone();
+            named.extend(self.hooks.texts());
+            expand::check_used(first, commands, &named)?;
         }
+        let total = commands.len() * combinations.len();
+        self.hooks.check(commands.len(), total)?;
         let mut out = Expanded {
             benchmarks: Vec::new(),
             commands: Vec::new(),
             parameters: Vec::new(),
         };
+        // Shell syntax is judged after the parameters' values are in; the note shows the
+        // command (or hook) as given, once.
+        let mut parse = |text: &str, given: String| -> Result<CommandLine> {
+            let (command, found) = shell.parse(text)?;
+            if let Some(found) = found
+                && !through_shell.iter().any(|(c, _)| *c == given)
+            {
+                through_shell.push((given, found.to_string()));
+            }
+            Ok(command)
+        };
         for (i, text) in commands.iter().enumerate() {
             for values in &combinations {
                 let command_text = expand::substitute(text, values);
-                let command = CommandLine::parse_for(&command_text, shell)?;
+                let command = parse(&command_text, text.clone())?;
                 let name = match self.names.get(i) {
                     Some(name) if values.is_empty() => name.clone(),
                     Some(name) if name.contains('{') => expand::substitute(name, values),
                     Some(name) => format!("{name} ({})", describe_values(values)),
-                    None => command_text.clone(),
+                    // Values used only in hooks tell the benchmarks apart (as hyperfine's names).
+                    None => {
+                        let unused: expand::Values = values
+                            .iter()
+                            .filter(|(k, _)| !text.contains(&format!("{{{k}}}")))
+                            .cloned()
+                            .collect();
+                        if unused.is_empty() {
+                            command_text.clone()
+                        } else {
+                            format!("{command_text} ({})", describe_values(&unused))
+                        }
+                    }
                 };
-                out.benchmarks.push(Benchmark::new(name, command));
+                let k = out.benchmarks.len();
+                let [setup, prepare, conclude, cleanup] = self.hooks.of(k, i, total);
+                let options = ["--setup", "--prepare", "--conclude", "--cleanup"];
+                let mut hook = |given: Option<&String>, o: usize| {
+                    given
+                        .map(|t| parse(&expand::substitute(t, values), format!("{} {t}", options[o])))
+                        .transpose()
+                };
+                let mut benchmark = Benchmark::new(name, command);
+                benchmark.hooks = RunnerHooks {
+                    setup: hook(setup, 0)?,
+                    prepare: hook(prepare, 1)?,
+                    conclude: hook(conclude, 2)?,
+                    cleanup: hook(cleanup, 3)?,
+                };
+                out.benchmarks.push(benchmark);
                 out.commands.push(command_text);
                 out.parameters.push(values.clone());
             }
@@ -502,12 +633,16 @@ impl RunRequest {
     fn build_level(
         &self,
         timeout: Option<std::time::Duration>,
-        shell: Option<&[String]>,
+        shell: &ShellChoice,
+        through_shell: &mut Vec<(String, String)>,
     ) -> Result<(Option<BuildSettings>, BuildDir)> {
         let Some(text) = &self.build else {
             return Ok((None, BuildDir::default()));
         };
-        let command = CommandLine::parse_for(text, shell)?;
+        let (command, found) = shell.parse(text)?;
+        if let Some(found) = found {
+            through_shell.push((format!("--build {text}"), found.to_string()));
+        }
         let (root, dir) = match &self.build_root {
             Some(dir) => (dir.clone(), BuildDir::default()),
             None => {

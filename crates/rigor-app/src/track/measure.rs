@@ -519,6 +519,7 @@ fn batch_settings(
                 command,
                 iterations: b.iterations,
                 dir: r.dir.clone(),
+                hooks: b.hooks.clone(),
             });
             batch.commands.push(text);
             batch
