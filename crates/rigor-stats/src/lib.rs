@@ -34,6 +34,7 @@ pub mod hierarchy;
 pub mod impact;
 pub mod interval;
 pub mod mixture;
+pub mod net;
 mod rank_walk;
 pub mod robust;
 pub mod sample;
@@ -53,6 +54,7 @@ pub use dist::{Quantile, critical_value};
 pub use error::{Result, StatsError};
 pub use fieller::{DfMethod, FiellerInterval, FiellerResult, MeanEstimate, fieller};
 pub use hierarchy::{Hierarchy, HierarchyBuilder};
+pub use net::{NetMean, net_mean};
 pub use impact::{ImpactConfig, ImpactFactor, impact_factor, impact_factor_centred};
 pub use interval::{
     MeanInterval, mean_interval, mean_interval_from_means, pooled_interval,
