@@ -276,12 +276,20 @@ pub fn kind_of(baseline: &str, candidate: &str) -> Kind {
 /// (`--parameter-list`) and several commands, one group per combination of values (the
 /// commands compared at equal values).
 pub fn groups(result: &ResultFile) -> Vec<Vec<usize>> {
-    let all = vec![(0..result.benchmarks.len()).collect::<Vec<_>>()];
-    if result.benchmarks.iter().any(|b| b.parameters.is_empty()) {
+    // The empty shell measured for the start-up is subtracted, not compared or ranked.
+    let compared: Vec<usize> = (0..result.benchmarks.len())
+        .filter(|&i| result.benchmarks[i].shell_startup.is_none())
+        .collect();
+    let all = vec![compared.clone()];
+    if compared
+        .iter()
+        .any(|&i| result.benchmarks[i].parameters.is_empty())
+    {
         return all;
     }
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (i, b) in result.benchmarks.iter().enumerate() {
+    for &i in &compared {
+        let b = &result.benchmarks[i];
         match groups
             .iter_mut()
             .find(|g| result.benchmarks[g[0]].parameters == b.parameters)

@@ -256,6 +256,8 @@ mod tests {
             unit: Some(rigor_units::TimeUnit::Ms),
             resources: None,
             compared,
+            net: None,
+            startup_of: None,
         }
     }
 

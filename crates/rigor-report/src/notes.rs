@@ -59,6 +59,15 @@ pub enum Note {
     },
     /// The benchmarks' setups or cleanups differ, so each ran in a block of its own.
     NotInterleaved,
+    /// The empty shell is measured beside the commands run through it, to report them net of
+    /// its start-up.
+    ShellStartup {
+        /// The start-up benchmarks (`sh -c ''`).
+        benchmarks: Vec<String>,
+        /// Commands run directly beside them: their comparisons with commands run through a
+        /// shell include the start-up on one side only.
+        direct: Vec<String>,
+    },
 }
 
 impl fmt::Display for Note {
@@ -75,6 +84,27 @@ impl fmt::Display for Note {
                      (-N) runs them directly",
                     list.join(", ")
                 )
+            }
+            Self::ShellStartup { benchmarks, direct } => {
+                write!(
+                    f,
+                    "note: {} (the shell's start-up) is measured in the same rounds, and each \
+                     command run through that shell is also shown net of it, the start-up's \
+                     variance included; comparisons use the times as measured (the start-up \
+                     cancels in their differences, not in their ratios)",
+                    benchmarks.join(", ")
+                )?;
+                if !direct.is_empty() {
+                    let list: Vec<String> = direct.iter().map(|d| format!("'{d}'")).collect();
+                    write!(
+                        f,
+                        "; {} run directly, so comparing them with a command run through the \
+                         shell counts its start-up on one side only: read the net means, or \
+                         give --shell to run every command through it",
+                        list.join(", ")
+                    )?;
+                }
+                Ok(())
             }
             Self::NotInterleaved => write!(
                 f,

@@ -28,6 +28,27 @@ pub struct BenchmarkView<'a> {
     pub resources: Option<Resources>,
     /// The statistic comparisons use, when it is not the mean: shown first.
     pub compared: Option<StatisticView>,
+    /// For a command run through a shell, its mean net of the shell's start-up.
+    pub net: Option<NetView>,
+    /// For the empty shell measured beside such commands: the shell (`sh`).
+    pub startup_of: Option<&'a str>,
+}
+
+/// A command's mean net of its shell's start-up (computed by the caller).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetView {
+    /// The start-up benchmark subtracted (`sh -c ''`).
+    pub startup: String,
+    /// Its mean.
+    pub startup_mean: f64,
+    /// The net mean.
+    pub mean: f64,
+    /// Lower end of its interval.
+    pub lower: f64,
+    /// Upper end.
+    pub upper: f64,
+    /// Confidence level.
+    pub level: f64,
 }
 
 /// A benchmark's statistic other than the mean, with its interval (computed by the caller).
@@ -139,11 +160,21 @@ pub fn render(view: &BenchmarkView<'_>) -> String {
             out.push_str(&statistic_line(c, a.interval.mean, view.unit));
         }
         render_analysis(&mut out, a, view.unit);
+        if let Some(net) = &view.net {
+            out.push_str(&net_line(net, a.interval.mean, view.unit));
+        }
         if let Some(r) = view.resources {
             out.push_str(&resources_line(r, view.unit));
         }
     } else if let Some(why) = view.unanalysed {
         let _ = writeln!(out, "  No result: {why}");
+    }
+    if let Some(shell) = view.startup_of {
+        let _ = writeln!(
+            out,
+            "  Role:              the start-up of {shell}, subtracted from the commands run \
+             through it (not compared)"
+        );
     }
     for f in view.failures {
         let _ = writeln!(out, "  Failure: {f}");
@@ -223,6 +254,32 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
     for w in &a.warnings {
         let _ = writeln!(out, "  Warning: {}", warnings::text(w));
     }
+}
+
+/// "  Net of start-up:  4.10 ms ± 0.30 ms   [3.80 ms .. 4.40 ms]   sh -c '' (1.05 ms)
+/// subtracted, its variance included" (with a newline), times in the unit chosen for `mean`
+/// (the gross mean). A net interval that reaches zero or below says that the command costs less
+/// than the start-up varies (hyperfine clamps each time at zero instead).
+fn net_line(n: &NetView, mean: f64, unit: Option<TimeUnit>) -> String {
+    let time = |x: f64| time_in(x, mean, unit);
+    let mut line = format!(
+        "  {:<18}{} ± {}   [{} .. {}]   {} ({}) subtracted, its variance included",
+        "Net of start-up:",
+        time(n.mean),
+        time((n.upper - n.lower) / 2.0),
+        time(n.lower),
+        time(n.upper),
+        n.startup,
+        time(n.startup_mean),
+    );
+    if n.lower <= 0.0 {
+        line.push_str(
+            "; not distinguishable from no time at all: the command costs less than the \
+             shell's start-up varies",
+        );
+    }
+    line.push('\n');
+    line
 }
 
 /// "  Min, 95% CI:       10.77 ns   [10.70 ns .. 10.85 ns]   the statistic compared (bootstrap

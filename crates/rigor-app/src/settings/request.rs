@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::files::{check_writable, file, is_stdout};
 use super::{
     AnalysisSettings, BuildDir, ComparisonSettings, ExportPaths, Exports, Mode, Origin,
-    RunSettings, SortOrder, StdoutExport, expand, expand::ShellChoice,
+    RunSettings, ShellRole, SortOrder, StdoutExport, expand, expand::ShellChoice,
 };
 use crate::error::RequestError;
 use crate::plan_file::PlanFile;
@@ -294,6 +294,9 @@ impl RunRequest {
     pub fn resolve_checked(&self) -> Result<Resolved> {
         let mut r = self.resolve()?;
         self.exports.check()?;
+        if let Some(note) = add_shell_startups(&mut r.settings) {
+            r.notes.push(note);
+        }
         // `{src}` is the source directory: rigor's working directory here (a version's checkout
         // under `rigor track`), so a build running in its own directory can find the sources.
         if let (Some(build), Ok(cwd)) = (&mut r.settings.runner.build, std::env::current_dir()) {
@@ -427,6 +430,7 @@ impl RunRequest {
                 .map(|v| v.into_iter().collect())
                 .collect(),
             versions: Vec::new(),
+            shell_roles: Vec::new(),
             runner,
             discard: self.discard,
             iterations_expected,
@@ -713,6 +717,79 @@ impl RunRequest {
             resamples: c.resamples,
         }
     }
+}
+
+/// When commands run through a shell and are timed whole, the empty shell of each shell used
+/// (`sh -c ''`) as one more benchmark, interleaved in the same rounds (inside the same setup and
+/// cleanup when all share one), so that each such command is also reported net of its shell's
+/// start-up with that start-up's variance carried in (hyperfine subtracts a point estimate
+/// measured before the benchmarks). Fixed and adaptive runs only: a plan names its benchmarks,
+/// and a run until decided compares every benchmark it measures. The note says so.
+fn add_shell_startups(s: &mut RunSettings) -> Option<rigor_report::notes::Note> {
+    let timed_whole = !s.iterations_expected && s.runner.iterations_per_execution.is_none();
+    let mode = matches!(s.mode, Mode::Fixed | Mode::Adaptive { .. });
+    if s.simulate || !timed_whole || !mode {
+        return None;
+    }
+    let interleaved = rigor_runner::schedule::interleaved(&s.benchmarks);
+    let shell_of = |c: &CommandLine| match c {
+        CommandLine::Direct(_) => None,
+        CommandLine::Shell(_) => Some(vec!["sh".to_string()]),
+        CommandLine::ShellWith { shell, .. } => Some(shell.clone()),
+    };
+    let n = s.benchmarks.len();
+    let mut roles = vec![ShellRole::None; n];
+    let mut shells: Vec<(Vec<String>, String)> = Vec::new();
+    for (i, b) in s.benchmarks.iter().enumerate() {
+        let Some(shell) = shell_of(&b.command) else {
+            continue;
+        };
+        let name = match shells.iter().find(|(sh, _)| *sh == shell) {
+            Some((_, name)) => name.clone(),
+            None => {
+                let name = format!("{} -c ''", shell_words::join(&shell));
+                shells.push((shell, name.clone()));
+                name
+            }
+        };
+        roles[i] = ShellRole::NetOf(name);
+    }
+    if shells.is_empty() {
+        return None;
+    }
+    let around = s.benchmarks[0].hooks.clone();
+    for (shell, name) in &shells {
+        let command = match shell.as_slice() {
+            [sh] if sh == "sh" => CommandLine::Shell(String::new()),
+            _ => CommandLine::ShellWith {
+                shell: shell.clone(),
+                text: String::new(),
+            },
+        };
+        let mut b = Benchmark::new(name.clone(), command);
+        if interleaved {
+            b.hooks = RunnerHooks {
+                setup: around.setup.clone(),
+                cleanup: around.cleanup.clone(),
+                ..RunnerHooks::default()
+            };
+        }
+        s.benchmarks.push(b);
+        s.commands.push(name.clone());
+        s.parameters.push(Default::default());
+        roles.push(ShellRole::Startup(shell_words::join(shell)));
+    }
+    let direct = s.benchmarks[..n]
+        .iter()
+        .zip(&roles)
+        .filter(|(_, r)| **r == ShellRole::None)
+        .map(|(b, _)| b.name.clone())
+        .collect();
+    s.shell_roles = roles;
+    Some(rigor_report::notes::Note::ShellStartup {
+        benchmarks: shells.into_iter().map(|(_, name)| name).collect(),
+        direct,
+    })
 }
 
 /// "x = 1, y = a".
