@@ -382,6 +382,35 @@ mod tests {
     }
 
     #[test]
+    fn the_net_mean_names_the_start_up_and_a_net_below_its_noise_says_so() {
+        let mut n = NetView {
+            startup: "sh -c ''".into(),
+            startup_mean: 1.05e-3,
+            mean: 4.1e-3,
+            lower: 3.8e-3,
+            upper: 4.4e-3,
+            level: 0.95,
+        };
+        assert_eq!(
+            net_line(&n, 5.15e-3, None),
+            "  Net of start-up:  4.100 ms ± 0.300 ms   [3.800 ms .. 4.400 ms]   sh -c '' \
+             (1.050 ms) subtracted, its variance included\n"
+        );
+        // A command cheaper than the start-up varies: shown as estimated, negative end kept
+        // (hyperfine clamps each time at zero), and said.
+        (n.mean, n.lower, n.upper) = (0.05e-3, -0.2e-3, 0.3e-3);
+        let line = net_line(&n, 1.1e-3, None);
+        assert!(line.contains("[-0.200 ms .. 0.300 ms]"), "{line}");
+        assert!(
+            line.ends_with(
+                "; not distinguishable from no time at all: the command costs less than the \
+                 shell's start-up varies\n"
+            ),
+            "{line}"
+        );
+    }
+
+    #[test]
     fn cpu_times_are_scaled_for_their_own_size() {
         // As `rigor bench` printed them for a 70 ns benchmark: 0.106 s and 0.268 s of CPU.
         let r = Resources {

@@ -46,7 +46,7 @@ fn a_command_with_shell_syntax_runs_through_sh_and_rigor_says_so() {
         ))
         // Said once, and a command without shell syntax is not named.
         .stderr(predicate::str::contains("running through").count(1))
-        .stderr(predicate::str::contains("'true'").not());
+        .stderr(predicate::str::contains("'true' (").not());
     assert!(dir.path("f.out").is_file(), "the redirection ran");
     assert!(!dir.path("old.gz").exists(), "the glob of --prepare matched");
     assert_eq!(lines(&dir.path("iter.log")), ["0", "1"]);
@@ -196,4 +196,59 @@ fn one_hook_per_command_goes_with_its_command() {
             "--precision needs the benchmarks interleaved in shared rounds, but their --setup \
              or --cleanup commands differ",
         ));
+}
+
+#[test]
+fn commands_through_a_shell_are_reported_net_of_its_start_up_and_analyze_agrees() {
+    let dir = Dir::new();
+    run_in(&dir, "4", "0")
+        .args(["--shell", "true"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "rigor: note: sh -c '' (the shell's start-up) is measured in the same rounds",
+        ))
+        .stdout(predicate::str::contains("Net of start-up:"))
+        .stdout(predicate::str::contains(
+            "Role:              the start-up of sh, subtracted from the commands run through it",
+        ))
+        // The start-up is subtracted, not compared.
+        .stdout(predicate::str::contains("Comparisons").not());
+    let r = json(&dir.path("r.json"));
+    let b = &r["benchmarks"];
+    assert_eq!(b[0]["net_of"], "sh -c ''");
+    assert_eq!(b[1]["name"], "sh -c ''");
+    assert_eq!(b[1]["shell_startup"], "sh");
+    // The samples stay gross; the net is the difference of the means, its interval around it.
+    let net = &b[0]["net"];
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    let (gross, startup) = (f(&b[0]["mean"]), f(&b[1]["mean"]));
+    assert!((f(&net["mean"]) - (gross - startup)).abs() < 1e-12);
+    assert!((f(&net["startup_mean"]) - startup).abs() < 1e-15);
+    assert!(f(&net["lower"]) < f(&net["mean"]) && f(&net["mean"]) < f(&net["upper"]));
+    assert!(f(&net["df"]) > 0.0);
+    // `rigor analyze` of the file gives the same net figures.
+    let out = rigor()
+        .args(["analyze", "--json"])
+        .arg(dir.path("r.json"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let again: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(again["benchmarks"][0]["net"], *net);
+}
+
+#[test]
+fn commands_run_directly_measure_no_start_up() {
+    let dir = Dir::new();
+    run_in(&dir, "2", "0")
+        .arg("true")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("start-up").not());
+    let r = json(&dir.path("r.json"));
+    assert_eq!(r["benchmarks"].as_array().unwrap().len(), 1);
+    assert!(r["benchmarks"][0].get("net_of").is_none());
 }
