@@ -104,12 +104,9 @@ pub fn add_net_means(result: &mut ResultFile, settings: &AnalysisSettings) {
         let (Ok(gross), Ok(shell)) = (b.hierarchy(), s.hierarchy()) else {
             continue;
         };
-        let Ok(net) = rigor_stats::net_mean(
-            &gross,
-            &shell,
-            settings.confidence.get(),
-            settings.quantile,
-        ) else {
+        let Ok(net) =
+            rigor_stats::net_mean(&gross, &shell, settings.confidence.get(), settings.quantile)
+        else {
             continue;
         };
         let record = NetRecord {

@@ -73,7 +73,9 @@ pub struct Hooks {
 /// ([`Hooks`]), when each runs in a block of its own.
 pub fn interleaved(benchmarks: &[Benchmark]) -> bool {
     let around = |b: &Benchmark| (b.hooks.setup.clone(), b.hooks.cleanup.clone());
-    benchmarks.windows(2).all(|w| around(&w[0]) == around(&w[1]))
+    benchmarks
+        .windows(2)
+        .all(|w| around(&w[0]) == around(&w[1]))
 }
 
 /// Environment variable holding the execution's number among its benchmark's executions, as

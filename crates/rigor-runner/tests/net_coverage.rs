@@ -30,7 +30,10 @@ impl Observer for Walls {
 fn the_net_interval_covers_the_truth_and_a_point_subtraction_does_not() {
     let spec = |s: &str| Benchmark::new(s, CommandLine::parse(s, false).unwrap());
     // The shell's start-up varies as much as the command does (both 0.4 ms).
-    let benches = [spec("mean=5ms,execution=8%"), spec("mean=1ms,execution=40%")];
+    let benches = [
+        spec("mean=5ms,execution=8%"),
+        spec("mean=1ms,execution=40%"),
+    ];
     let truth = 4e-3;
     let reps = 1000;
     let (mut honest, mut point) = (0, 0);
@@ -60,6 +63,9 @@ fn the_net_interval_covers_the_truth_and_a_point_subtraction_does_not() {
     }
     let honest = honest as f64 / reps as f64;
     let point = point as f64 / reps as f64;
-    assert!((0.93..=0.97).contains(&honest), "net interval coverage {honest}");
+    assert!(
+        (0.93..=0.97).contains(&honest),
+        "net interval coverage {honest}"
+    );
     assert!(point < 0.90, "point subtraction coverage {point}");
 }

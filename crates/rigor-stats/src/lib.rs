@@ -54,11 +54,11 @@ pub use dist::{Quantile, critical_value};
 pub use error::{Result, StatsError};
 pub use fieller::{DfMethod, FiellerInterval, FiellerResult, MeanEstimate, fieller};
 pub use hierarchy::{Hierarchy, HierarchyBuilder};
-pub use net::{NetMean, net_mean};
 pub use impact::{ImpactConfig, ImpactFactor, impact_factor, impact_factor_centred};
 pub use interval::{
     MeanInterval, mean_interval, mean_interval_from_means, pooled_interval,
     symmetric_interval_from_means,
 };
+pub use net::{NetMean, net_mean};
 pub use sample::Sample;
 pub use variance::{ComponentMethod, LevelComponent, VarianceComponents, variance_components};

@@ -34,7 +34,10 @@ fn a_command_with_shell_syntax_runs_through_sh_and_rigor_says_so() {
     std::fs::write(dir.path("old.gz"), "").unwrap();
     run_in(&dir, "2", "0")
         .args(["--prepare", "rm -f *.gz"])
-        .args(["gzip -c f > f.out", "echo ${HYPERFINE_ITERATION} >> iter.log"])
+        .args([
+            "gzip -c f > f.out",
+            "echo ${HYPERFINE_ITERATION} >> iter.log",
+        ])
         .arg("true")
         .assert()
         .success()
@@ -48,7 +51,10 @@ fn a_command_with_shell_syntax_runs_through_sh_and_rigor_says_so() {
         .stderr(predicate::str::contains("running through").count(1))
         .stderr(predicate::str::contains("'true' (").not());
     assert!(dir.path("f.out").is_file(), "the redirection ran");
-    assert!(!dir.path("old.gz").exists(), "the glob of --prepare matched");
+    assert!(
+        !dir.path("old.gz").exists(),
+        "the glob of --prepare matched"
+    );
     assert_eq!(lines(&dir.path("iter.log")), ["0", "1"]);
     assert_eq!(json(&dir.path("r.json"))["settings"]["shell"], true);
 }
@@ -102,8 +108,18 @@ fn parameters_are_substituted_in_hooks_and_a_parameter_may_be_used_only_there() 
     let dir = Dir::new();
     run_in(&dir, "2", "0")
         .args(["-L", "d", "1,2"])
-        .args(["--setup", "touch marker-s{d}", "--prepare", "touch marker-p{d}"])
-        .args(["--conclude", "touch marker-c{d}", "--cleanup", "touch marker-x{d}"])
+        .args([
+            "--setup",
+            "touch marker-s{d}",
+            "--prepare",
+            "touch marker-p{d}",
+        ])
+        .args([
+            "--conclude",
+            "touch marker-c{d}",
+            "--cleanup",
+            "touch marker-x{d}",
+        ])
         .arg("true")
         .assert()
         .success();
@@ -129,7 +145,12 @@ fn parameters_are_substituted_in_hooks_and_a_parameter_may_be_used_only_there() 
 fn one_setup_for_all_runs_once_around_the_interleaved_rounds() {
     let dir = Dir::new();
     run_in(&dir, "2", "0")
-        .args(["--setup", "echo setup >> log", "--cleanup", "echo cleanup >> log"])
+        .args([
+            "--setup",
+            "echo setup >> log",
+            "--cleanup",
+            "echo cleanup >> log",
+        ])
         .args(["echo A >> log", "echo B >> log"])
         .assert()
         .success()
@@ -157,8 +178,16 @@ fn differing_setups_run_each_benchmark_inside_its_own_setup_and_cleanup() {
     assert_eq!(
         lines(&dir.path("log")),
         [
-            "setup x", "run x", "run x", "run x", "cleanup x", "setup y", "run y", "run y",
-            "run y", "cleanup y",
+            "setup x",
+            "run x",
+            "run x",
+            "run x",
+            "cleanup x",
+            "setup y",
+            "run y",
+            "run y",
+            "run y",
+            "cleanup y",
         ]
     );
 }

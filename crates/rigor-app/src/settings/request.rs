@@ -85,7 +85,9 @@ pub struct Hooks {
 }
 
 /// A hook list as stored: a list, one string, or null (none).
-fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<String>, D::Error> {
+fn one_or_many<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Vec<String>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Stored {
@@ -112,7 +114,10 @@ impl Hooks {
 
     /// Every hook's text.
     fn texts(&self) -> Vec<String> {
-        self.each().into_iter().flat_map(|(_, v)| v.clone()).collect()
+        self.each()
+            .into_iter()
+            .flat_map(|(_, v)| v.clone())
+            .collect()
     }
 
     /// Each count checked: once, once per command or once per benchmark.
@@ -527,7 +532,12 @@ impl RunRequest {
                 let options = ["--setup", "--prepare", "--conclude", "--cleanup"];
                 let mut hook = |given: Option<&String>, o: usize| {
                     given
-                        .map(|t| parse(&expand::substitute(t, values), format!("{} {t}", options[o])))
+                        .map(|t| {
+                            parse(
+                                &expand::substitute(t, values),
+                                format!("{} {t}", options[o]),
+                            )
+                        })
                         .transpose()
                 };
                 let mut benchmark = Benchmark::new(name, command);
@@ -944,6 +954,82 @@ mod tests {
             err.starts_with("--export-json, --export-markdown each name"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn hooks_go_once_for_all_once_per_command_or_once_per_benchmark() {
+        let h = Hooks {
+            setup: vec!["s".into()],
+            prepare: vec!["p1".into(), "p2".into()],
+            cleanup: vec!["c1".into(), "c2".into(), "c3".into(), "c4".into()],
+            ..Hooks::default()
+        };
+        // 2 commands × 2 values = 4 benchmarks; benchmark 2 runs command 1 (0-based).
+        assert!(h.check(2, 4).is_ok());
+        let [setup, prepare, conclude, cleanup] = h.of(2, 1, 4);
+        assert_eq!(
+            (setup, prepare, conclude, cleanup),
+            (
+                Some(&"s".into()),
+                Some(&"p2".into()),
+                None,
+                Some(&"c3".into())
+            )
+        );
+        let err = h.check(2, 6).unwrap_err().to_string();
+        assert!(err.starts_with("--cleanup was given 4 times"), "{err}");
+        // A job queued when each hook was one string (or null) still reads.
+        let old: Hooks =
+            serde_json::from_str(r#"{"setup":null,"prepare":"sync","cleanup":["a","b"]}"#).unwrap();
+        assert_eq!(old.setup, Vec::<String>::new());
+        assert_eq!(old.prepare, ["sync"]);
+        assert_eq!(old.cleanup, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_parameter_used_only_in_a_hook_is_accepted_and_names_the_benchmarks() {
+        let mut q = request(&["true"]);
+        q.parameters.lists = vec![("d".into(), "1,2".into())];
+        assert!(matches!(q.resolve(), Err(RequestError::ParameterUnused(_))));
+        q.hooks.prepare = vec!["touch p{d}".into()];
+        let r = q.resolve().unwrap();
+        assert_eq!(names(&r), ["true (d = 1)", "true (d = 2)"]);
+        let prepare = |i: usize| r.settings.benchmarks[i].hooks.prepare.clone().unwrap();
+        assert_eq!(prepare(0).argv(), ["touch", "p1"]);
+        assert_eq!(prepare(1).argv(), ["touch", "p2"]);
+    }
+
+    #[test]
+    fn shell_syntax_goes_through_sh_unless_n_and_the_empty_shell_is_measured_beside_it() {
+        let r = request(&["a | b", "c d"]).resolve_checked().unwrap();
+        let b = &r.settings.benchmarks;
+        assert_eq!(b[0].command, CommandLine::Shell("a | b".into()));
+        assert_eq!(b[1].command.argv(), ["c", "d"]);
+        // The empty shell is one more benchmark, marked; the shell command is netted of it.
+        assert_eq!(b[2].name, "sh -c ''");
+        assert_eq!(b[2].command.argv(), ["sh", "-c", ""]);
+        assert_eq!(
+            r.settings.shell_roles,
+            [
+                ShellRole::NetOf("sh -c ''".into()),
+                ShellRole::None,
+                ShellRole::Startup("sh".into())
+            ]
+        );
+        assert!(matches!(
+            r.notes[0],
+            rigor_report::notes::Note::ThroughShell { .. }
+        ));
+        let mut q = request(&["a | b"]);
+        q.shell = Some("none".into());
+        let r = q.resolve_checked().unwrap();
+        assert_eq!(r.settings.benchmarks.len(), 1);
+        assert_eq!(r.settings.benchmarks[0].command.argv(), ["a", "|", "b"]);
+        assert!(r.notes.is_empty());
+        // A run until decided measures no empty shell (it would be a candidate).
+        let mut q = request(&["a | b", "c | d"]);
+        q.until_decided = true;
+        assert_eq!(q.resolve_checked().unwrap().settings.benchmarks.len(), 2);
     }
 
     #[test]
