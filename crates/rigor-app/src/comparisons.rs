@@ -442,7 +442,12 @@ pub fn between(
     let mut ranges = Vec::new();
     let old_intervals = overlap_intervals(old, old_analyses, s);
     let new_intervals = overlap_intervals(new, new_analyses, s);
+    // The empty shell measured for the start-up is subtracted within a run, not compared.
+    let compared = |b: &&BenchmarkRecord| b.shell_startup.is_none();
     for (i, nb) in new.benchmarks.iter().enumerate() {
+        if !compared(&nb) {
+            continue;
+        }
         let Some(j) = old.benchmarks.iter().position(|ob| ob.name == nb.name) else {
             warnings.push(Warning::OnlyInNew {
                 benchmark: nb.name.clone(),
@@ -477,7 +482,7 @@ pub fn between(
         out.push(c);
         pairs.push((nh, oh));
     }
-    for ob in &old.benchmarks {
+    for ob in old.benchmarks.iter().filter(compared) {
         if !new.benchmarks.iter().any(|nb| nb.name == ob.name) {
             warnings.push(Warning::OnlyInOld {
                 benchmark: ob.name.clone(),

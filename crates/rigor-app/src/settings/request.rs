@@ -733,11 +733,12 @@ impl RunRequest {
 /// (`sh -c ''`) as one more benchmark, interleaved in the same rounds (inside the same setup and
 /// cleanup when all share one), so that each such command is also reported net of its shell's
 /// start-up with that start-up's variance carried in (hyperfine subtracts a point estimate
-/// measured before the benchmarks). Fixed and adaptive runs only: a plan names its benchmarks,
-/// and a run until decided compares every benchmark it measures. The note says so.
+/// measured before the benchmarks). Runs of a fixed count only: an adaptive run would hold the
+/// empty shell to its precision target too, a plan names its benchmarks, and a run until
+/// decided compares every benchmark it measures. The note says so.
 fn add_shell_startups(s: &mut RunSettings) -> Option<rigor_report::notes::Note> {
     let timed_whole = !s.iterations_expected && s.runner.iterations_per_execution.is_none();
-    let mode = matches!(s.mode, Mode::Fixed | Mode::Adaptive { .. });
+    let mode = matches!(s.mode, Mode::Fixed);
     if s.simulate || !timed_whole || !mode {
         return None;
     }
@@ -1026,10 +1027,14 @@ mod tests {
         assert_eq!(r.settings.benchmarks.len(), 1);
         assert_eq!(r.settings.benchmarks[0].command.argv(), ["a", "|", "b"]);
         assert!(r.notes.is_empty());
-        // A run until decided measures no empty shell (it would be a candidate).
+        // A run until decided measures no empty shell (it would be a candidate), nor does an
+        // adaptive one (it would be held to the precision target).
         let mut q = request(&["a | b", "c | d"]);
         q.until_decided = true;
         assert_eq!(q.resolve_checked().unwrap().settings.benchmarks.len(), 2);
+        let mut q = request(&["a | b"]);
+        q.precision = Some(Fraction::percent(1.0).unwrap());
+        assert_eq!(q.resolve_checked().unwrap().settings.benchmarks.len(), 1);
     }
 
     #[test]
