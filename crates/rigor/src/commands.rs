@@ -54,7 +54,7 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     if s.exports.stdout.is_some() {
         output::summaries_to_stderr();
     }
-    let opening = rigor_report::notes::opening(s.benchmarks.len(), s.shape(), s.runner.seed);
+    let opening = rigor_report::notes::opening(s.commands_measured(), s.shape(), s.runner.seed);
     note!("rigor: {opening}");
     let measured = {
         let mut bar = Bar::shown(bar_shown);

@@ -347,6 +347,17 @@ pub enum ShellRole {
 }
 
 impl RunSettings {
+    /// The benchmarks of the user's commands: all but the empty shells measured for the
+    /// start-up ([`ShellRole::Startup`]).
+    pub fn commands_measured(&self) -> usize {
+        let startups = self
+            .shell_roles
+            .iter()
+            .filter(|r| matches!(r, ShellRole::Startup(_)))
+            .count();
+        self.benchmarks.len() - startups
+    }
+
     /// Whether this run is adaptive.
     pub fn is_adaptive(&self) -> bool {
         matches!(self.mode, Mode::Adaptive { .. })
