@@ -785,8 +785,9 @@ impl<'a> Scheduler<'a> {
         Ok(())
     }
 
-    /// Runs `--setup` or `--cleanup` (`stage`) once for the benchmarks of the current block; a
-    /// failure ends each of them (it is recorded for each).
+    /// Runs `--setup` or `--cleanup` (`stage`) once for the benchmarks of the current block, in
+    /// each working directory they run in (versions' checkouts under `rigor track`: once per
+    /// checkout); a failure ends each benchmark of that directory (it is recorded for each).
     fn hook(
         &self,
         executor: &mut dyn Executor,
@@ -798,29 +799,32 @@ impl<'a> Scheduler<'a> {
         let members: Vec<usize> = (0..self.benchmarks.len())
             .filter(|&b| state.active(b))
             .collect();
-        let Some(&first) = members.first() else {
-            return Ok(());
-        };
-        let Some((termination, stderr_tail, reason)) =
-            self.run_hook(executor, first, command, stage, "", &[])?
-        else {
-            return Ok(());
-        };
-        for b in members {
-            let record = FailureRecord {
-                benchmark: b,
-                stage,
-                round: 0,
-                execution: state.executions[b],
-                warmup: false,
-                number: state.measured[b] + 1,
-                termination,
-                stderr_tail: stderr_tail.clone(),
-                reason: reason.clone(),
-                ends_benchmark: true,
+        let dir = |b: usize| self.benchmarks[b].dir.as_deref();
+        for (k, &first) in members.iter().enumerate() {
+            if members[..k].iter().any(|&o| dir(o) == dir(first)) {
+                continue; // its directory's hook already ran
+            }
+            let Some((termination, stderr_tail, reason)) =
+                self.run_hook(executor, first, command, stage, "", &[])?
+            else {
+                continue;
             };
-            observer.failure(&record)?;
-            state.status[b] = BenchmarkStatus::Failed(record.reason);
+            for &b in members.iter().filter(|&&b| dir(b) == dir(first)) {
+                let record = FailureRecord {
+                    benchmark: b,
+                    stage,
+                    round: 0,
+                    execution: state.executions[b],
+                    warmup: false,
+                    number: state.measured[b] + 1,
+                    termination,
+                    stderr_tail: stderr_tail.clone(),
+                    reason: reason.clone(),
+                    ends_benchmark: true,
+                };
+                observer.failure(&record)?;
+                state.status[b] = BenchmarkStatus::Failed(record.reason);
+            }
         }
         Ok(())
     }
@@ -1505,6 +1509,21 @@ mod tests {
         assert_eq!(log.iter().filter(|l| *l == "setup").count(), 1);
         assert_eq!(log.len(), 2 + 6);
         assert!(Scheduler::new(&[a, b], &Settings::default(), StopSignal::new()).interleaved());
+    }
+
+    #[test]
+    fn a_shared_setup_runs_once_in_each_working_directory() {
+        // Versions' checkouts under `rigor track`: the same setup, run in each checkout.
+        let mut a = with_hooks("mean=1ms", "setup", None, "cleanup");
+        let mut b = with_hooks("mean=2ms", "setup", None, "cleanup");
+        let mut c = with_hooks("mean=3ms", "setup", None, "cleanup");
+        a.dir = Some("/v1".into());
+        b.dir = Some("/v2".into());
+        c.dir = Some("/v1".into());
+        let log = recorded(&[a, b, c], 2, 0);
+        assert_eq!(log[..2], ["setup", "setup"]);
+        assert_eq!(log[log.len() - 2..], ["cleanup", "cleanup"]);
+        assert_eq!(log.len(), 4 + 6);
     }
 
     #[test]
