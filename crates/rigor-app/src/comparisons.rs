@@ -290,7 +290,11 @@ pub fn kind_of(baseline: &str, candidate: &str) -> Kind {
 /// ([`families`]), each family grouped by parameters as above.
 pub fn groups(result: &ResultFile) -> Vec<Vec<usize>> {
     if result.provenance.imported_from.is_none() {
-        return by_parameters(result, (0..result.benchmarks.len()).collect());
+        // The empty shell measured for the start-up is subtracted, not compared or ranked.
+        let compared = (0..result.benchmarks.len())
+            .filter(|&i| result.benchmarks[i].shell_startup.is_none())
+            .collect();
+        return by_parameters(result, compared);
     }
     families(result)
         .into_iter()
@@ -525,7 +529,12 @@ fn between_with(
     let mut ranges = Vec::new();
     let old_intervals = overlap_intervals(old, old_analyses, s);
     let new_intervals = overlap_intervals(new, new_analyses, s);
+    // The empty shell measured for the start-up is subtracted within a run, not compared.
+    let compared = |b: &&BenchmarkRecord| b.shell_startup.is_none();
     for (i, nb) in new.benchmarks.iter().enumerate() {
+        if !compared(&nb) {
+            continue;
+        }
         let Some(j) = old.benchmarks.iter().position(|ob| ob.name == nb.name) else {
             warnings.push(Warning::OnlyInNew {
                 benchmark: nb.name.clone(),
@@ -574,7 +583,7 @@ fn between_with(
         out.push(c);
         pairs.push((nh, oh));
     }
-    for ob in &old.benchmarks {
+    for ob in old.benchmarks.iter().filter(compared) {
         if !new.benchmarks.iter().any(|nb| nb.name == ob.name) {
             warnings.push(Warning::OnlyInOld {
                 benchmark: ob.name.clone(),

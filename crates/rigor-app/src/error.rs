@@ -376,9 +376,40 @@ pub enum RequestError {
     /// A parameter given twice.
     #[error("the parameter '{0}' is given twice")]
     ParameterTwice(String),
-    /// A parameter that appears in no command.
-    #[error("the parameter '{0}' appears in no command: write {{{0}}} where its value goes")]
+    /// A parameter that appears in no command, name or hook.
+    #[error(
+        "the parameter '{0}' appears in no command, name or hook: write {{{0}}} where its \
+         value goes"
+    )]
     ParameterUnused(String),
+    /// A hook given a number of times that is neither once, once per command nor once per
+    /// benchmark.
+    #[error(
+        "{option} was given {given} times: give it once (for every command), once per \
+         command ({commands}) or once per benchmark ({benchmarks}, commands × parameter values)"
+    )]
+    HookCount {
+        /// The option (`--setup`, `--prepare`, `--conclude`, `--cleanup`).
+        option: &'static str,
+        /// How many times it was given.
+        given: usize,
+        /// Commands given.
+        commands: usize,
+        /// Benchmarks they expand to.
+        benchmarks: usize,
+    },
+    /// Benchmarks that must run in blocks (their setups or cleanups differ) under a mode that
+    /// needs them in shared rounds.
+    #[error(
+        "{mode} needs the benchmarks interleaved in shared rounds, but their --setup or \
+         --cleanup commands differ, so each must run in a block of its own (its setup, its \
+         executions, its cleanup); give one --setup and one --cleanup for all, or a fixed \
+         count (-r) to measure them one after another"
+    )]
+    BlocksNeedFixedCount {
+        /// The option that asked for the mode (`--precision`, `--until-decided`, `--plan`).
+        mode: &'static str,
+    },
     /// Too many combinations of parameter values.
     #[error(
         "the parameters give more than {} combinations",

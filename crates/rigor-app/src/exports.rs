@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use rigor_report::markdown::{self, Markup};
-use rigor_report::terminal::{FailureView, Resources};
+use rigor_report::terminal::{FailureView, NetView, Resources};
 use rigor_report::{BenchmarkView, StatisticView};
 use rigor_store::{BenchmarkRecord, ResultFile};
 use rigor_units::TimeUnit;
@@ -68,6 +68,8 @@ pub fn views<'a>(
             resources: resources(b),
             compared: None,
             value: value_alone(b, a),
+            net: net_view(b, result.confidence.get()),
+            startup_of: b.shell_startup.as_deref(),
         })
         .collect()
 }
@@ -85,6 +87,19 @@ pub fn value_alone(
     let m = h.top_means().first().copied()?;
     let s = rigor_units::Seconds::from_unit(m, b.unit).get();
     s.is_finite().then(|| (s, level.clone()))
+}
+
+/// A command's mean net of its shell's start-up, when the analysis computed one.
+fn net_view(b: &BenchmarkRecord, level: f64) -> Option<NetView> {
+    let n = b.analysis.as_ref()?.net.as_ref()?;
+    Some(NetView {
+        startup: n.startup.clone(),
+        startup_mean: n.startup_mean,
+        mean: n.mean,
+        lower: n.lower,
+        upper: n.upper,
+        level,
+    })
 }
 
 /// Mean user and system time and the largest peak memory of the measured executions; `None`

@@ -96,10 +96,15 @@ const ALPHABET: &[u8] = b"{}[]\",:0123456789-+.eE \n\t#=truefalsnul\\x'";
 
 /// Edits: replace, insert or delete a byte, or repeat a slice, at a position.
 fn mutate(text: &str, edits: &[(usize, u8, usize)]) -> String {
+    mutate_with(text, edits, ALPHABET)
+}
+
+/// [`mutate`] with the bytes of `alphabet`.
+fn mutate_with(text: &str, edits: &[(usize, u8, usize)], alphabet: &[u8]) -> String {
     let mut b = text.as_bytes().to_vec();
     for &(pos, kind, pick) in edits {
         let at = if b.is_empty() { 0 } else { pos % b.len() };
-        let c = ALPHABET[pick % ALPHABET.len()];
+        let c = alphabet[pick % alphabet.len()];
         match kind % 4 {
             0 if !b.is_empty() => b[at] = c,
             1 => b.insert(at, c),
@@ -219,6 +224,17 @@ proptest! {
     fn sample_protocol_never_panics(e in edits()) {
         let _ = rigor_protocol::parse_samples(&mutate(SAMPLES, &e));
     }
+
+    /// The shell-syntax scan and the command parser behind it (shell syntax through `sh`,
+    /// other commands split into words), on hyperfine's command lines mutated with the
+    /// characters a shell cares about.
+    #[test]
+    fn command_lines_never_panic(pick in any::<usize>(), e in edits()) {
+        let text = mutate_with(COMMANDS[pick % COMMANDS.len()], &e, SHELL_CHARS);
+        let _ = rigor_runner::shell_syntax::find(&text);
+        let (auto, _) = rigor_app::settings::expand::shell(None, &[]);
+        let _ = auto.parse(&text);
+    }
 }
 
 /// Text made of what parameter lists, names, references and simulation specs are made of.
@@ -271,6 +287,19 @@ proptest! {
         let _ = rigor_runner::SimSpec::parse(&spec);
     }
 }
+
+/// Command lines of hyperfine's README and issue #27, with every kind of shell syntax.
+const COMMANDS: &[&str] = &[
+    "gzip -c f > /dev/null",
+    "echo ${HYPERFINE_ITERATION} >> iter.log",
+    "sync; echo 3 | sudo tee /proc/sys/vm/drop_caches",
+    "sleep 0.005",
+    "grep -i 'todo list' \"a b\" --opt=x",
+    r"echo \$HOME `date` $(id -u) *.rs ~/x f[0-9] && LC_ALL=C sort # c",
+];
+
+/// Characters that change how a shell reads a command line.
+const SHELL_CHARS: &[u8] = b"'\"\\$`|&;<>()*?[]~#= {}\n\tax1";
 
 #[test]
 fn plans_whose_lists_disagree_with_their_levels_are_refused() {

@@ -562,8 +562,10 @@ pub struct AnalysisArgs {
 /// `rigor run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Commands to benchmark. Each is split into words and run directly (no shell) unless --shell.
-    /// `{VAR}` is replaced by each value of a --parameter-scan or --parameter-list.
+    /// Commands to benchmark. Each is split into words and run directly, unless it has shell
+    /// syntax (a pipe, `;`, `&&`, a redirection, `$VAR`, a glob, …): then it runs through `sh -c`,
+    /// and rigor says so. --shell runs every command through a shell, -N none. `{VAR}` is
+    /// replaced by each value of a --parameter-scan or --parameter-list.
     #[arg(value_name = "COMMAND")]
     pub commands: Vec<String>,
     /// Everything else `rigor run` takes.
@@ -628,10 +630,11 @@ pub struct RunOptions {
     /// directory is saved too, when there is one).
     #[arg(long, value_name = "LABEL")]
     pub label: Option<String>,
-    /// Run COMMANDs (and hooks) through a shell instead of splitting them into words: `--shell`
-    /// alone is `sh -c`; `--shell bash`, `-S "bash --norc"` pick one; `none` runs without a
-    /// shell (the default). A value that is not a shell (sh, bash, zsh, dash, ksh, fish, …) is
-    /// the first COMMAND, so `--shell 'a | b'` still means `sh -c 'a | b'`.
+    /// Run every COMMAND (and hook) through a shell instead of splitting them into words:
+    /// `--shell` alone is `sh -c`; `--shell bash`, `-S "bash --norc"` pick one; `none` runs
+    /// every one directly, shell syntax included (as -N). Without --shell, only commands with
+    /// shell syntax run through `sh -c`. A value that is not a shell (sh, bash, zsh, dash, ksh,
+    /// fish, …) is the first COMMAND, so `--shell 'a | b'` still means `sh -c 'a | b'`.
     #[arg(
         short = 'S',
         long,
@@ -640,7 +643,8 @@ pub struct RunOptions {
         default_missing_value = "sh"
     )]
     pub shell: Option<String>,
-    /// Run without a shell (hyperfine's -N; already the default).
+    /// Run every command directly, without a shell, even one with shell syntax (hyperfine's -N:
+    /// its words are split as `sh` would split them, and nothing is expanded).
     #[arg(short = 'N', conflicts_with = "shell")]
     pub no_shell: bool,
     /// Benchmark each command for every value of VAR from MIN to MAX (integers, or decimals
@@ -665,18 +669,23 @@ pub struct RunOptions {
         value_names = ["VAR", "VALUES"]
     )]
     pub parameter_list: Vec<String>,
-    /// Command run once per benchmark before its first execution.
+    /// Command run before the first execution: once, for every benchmark (once before all
+    /// rounds), or once per COMMAND or per benchmark, in order (each benchmark then runs in a
+    /// block of its own, inside its setup and cleanup). `{VAR}` is replaced by parameter values.
     #[arg(short = 's', long, value_name = "CMD")]
-    pub setup: Option<String>,
-    /// Command run before every execution (not timed).
+    pub setup: Vec<String>,
+    /// Command run before every execution (not timed): once for all, or once per COMMAND or per
+    /// benchmark. Sees HYPERFINE_ITERATION and RIGOR_ITERATION; `{VAR}` is replaced.
     #[arg(short = 'p', long, value_name = "CMD")]
-    pub prepare: Option<String>,
-    /// Command run after every execution (not timed).
+    pub prepare: Vec<String>,
+    /// Command run after every execution (not timed): once for all, or once per COMMAND or per
+    /// benchmark. Sees HYPERFINE_ITERATION and RIGOR_ITERATION; `{VAR}` is replaced.
     #[arg(short = 'C', long, value_name = "CMD")]
-    pub conclude: Option<String>,
-    /// Command run once per benchmark after its last execution.
+    pub conclude: Vec<String>,
+    /// Command run after the last execution: once for all, or once per COMMAND or per benchmark
+    /// (as --setup).
     #[arg(short = 'c', long, value_name = "CMD")]
-    pub cleanup: Option<String>,
+    pub cleanup: Vec<String>,
     /// File connected to the benchmarked commands' standard input (`null`, the default: none,
     /// as in hyperfine).
     #[arg(long, value_name = "null|FILE")]

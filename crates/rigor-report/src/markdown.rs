@@ -257,6 +257,8 @@ mod tests {
             resources: None,
             compared,
             value: None,
+            net: None,
+            startup_of: None,
         }
     }
 

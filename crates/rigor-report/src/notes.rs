@@ -68,6 +68,22 @@ pub enum Note {
         /// Its command.
         command: String,
     },
+    /// Commands (or hooks) with shell syntax run through `sh`, each with what it has.
+    ThroughShell {
+        /// Each command (or `--prepare …` for a hook) and the syntax found in it.
+        commands: Vec<(String, String)>,
+    },
+    /// The benchmarks' setups or cleanups differ, so each ran in a block of its own.
+    NotInterleaved,
+    /// The empty shell is measured beside the commands run through it, to report them net of
+    /// its start-up.
+    ShellStartup {
+        /// The start-up benchmarks (`sh -c ''`).
+        benchmarks: Vec<String>,
+        /// Commands run directly beside them: their comparisons with commands run through a
+        /// shell include the start-up on one side only.
+        direct: Vec<String>,
+    },
     /// `rigor bench --against` builds the other build (in its kept checkout, for a revision).
     BuildingAgainst {
         /// The other build as the user named it.
@@ -108,6 +124,45 @@ impl fmt::Display for Note {
                 "note: --reference '{command}' is none of the benchmarks: it is benchmarked too, \
                  first, as the reference the others are compared with (hyperfine 1.20's \
                  --reference CMD)"
+            ),
+            Self::ThroughShell { commands } => {
+                let list: Vec<String> = commands
+                    .iter()
+                    .map(|(c, why)| format!("'{c}' ({why})"))
+                    .collect();
+                write!(
+                    f,
+                    "note: running through sh -c, for their shell syntax: {}; --shell none \
+                     (-N) runs them directly",
+                    list.join(", ")
+                )
+            }
+            Self::ShellStartup { benchmarks, direct } => {
+                write!(
+                    f,
+                    "note: {} (the shell's start-up) is measured in the same rounds, and each \
+                     command run through that shell is also shown net of it, the start-up's \
+                     variance included; comparisons use the times as measured (the start-up \
+                     cancels in their differences, not in their ratios)",
+                    benchmarks.join(", ")
+                )?;
+                if !direct.is_empty() {
+                    let list: Vec<String> = direct.iter().map(|d| format!("'{d}'")).collect();
+                    write!(
+                        f,
+                        "; {} run directly, so comparing them with a command run through the \
+                         shell counts its start-up on one side only: read the net means, or \
+                         give --shell to run every command through it",
+                        list.join(", ")
+                    )?;
+                }
+                Ok(())
+            }
+            Self::NotInterleaved => write!(
+                f,
+                "note: the benchmarks' --setup or --cleanup commands differ, so they were not \
+                 interleaved: each ran in a block of its own (its setup, its executions, its \
+                 cleanup), one after another"
             ),
             Self::PlanMatchedByPosition { benchmark, plan } => write!(
                 f,

@@ -15,6 +15,7 @@ pub mod iterations;
 pub mod length;
 pub mod process;
 pub mod schedule;
+pub mod shell_syntax;
 pub mod simulate;
 pub mod stop;
 #[cfg(test)]
@@ -35,7 +36,9 @@ pub use process::ProcessExecutor;
 pub use rigor_units::TimeUnit;
 pub use schedule::{
     Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Control, Ending, ExecutionRecord,
-    FailureRecord, FailureStage, Observer, Report, Scheduler, Settings, Shape,
+    FailureRecord, FailureStage, HYPERFINE_ITERATION_ENV, Hooks, Observer, RIGOR_ITERATION_ENV,
+    Report, Scheduler, Settings, Shape,
 };
+pub use shell_syntax::ShellSyntax;
 pub use simulate::{SimSpec, SimulatedExecutor};
 pub use stop::StopSignal;

@@ -321,6 +321,7 @@ impl Executor for SimulatedExecutor {
         &mut self,
         _command: &CommandLine,
         _dir: Option<&std::path::Path>,
+        _env: &[(String, String)],
     ) -> Result<ExecutionOutcome, RunError> {
         Ok(outcome(0.0, Termination::Exited { code: 0 }, ""))
     }

@@ -260,6 +260,7 @@ mod tests {
                 std_dev: 0.0,
             },
             warnings: Vec::new(),
+            net: None,
         });
         b
     }

@@ -151,6 +151,36 @@ pub struct BenchmarkRecord {
     /// as hyperfine's); rigor's own runs leave it out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<String>,
+    /// On the empty shell (`sh -c ''`) measured in the same rounds as commands run through
+    /// it: that shell's command line (`sh`, `bash --norc`). Its mean is the start-up
+    /// subtracted from those commands ([`BenchmarkRecord::net_of`]); it is not ranked or
+    /// compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell_startup: Option<String>,
+    /// On a command run through a shell: the name of the benchmark that measured that shell's
+    /// start-up. Its samples stay gross (as measured); the analysis adds the mean net of the
+    /// start-up ([`AnalysisRecord::net`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_of: Option<String>,
+}
+
+/// A command's mean net of its shell's start-up: the difference of the two means, the
+/// start-up's variance carried into the interval (Welch–Satterthwaite degrees of freedom;
+/// docs/methodology.md, "Net of the shell's start-up").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NetRecord {
+    /// The benchmark whose mean was subtracted ([`BenchmarkRecord::net_of`]).
+    pub startup: String,
+    /// The start-up's mean.
+    pub startup_mean: f64,
+    /// The net mean (may be negative: a command that costs less than the start-up varies).
+    pub mean: f64,
+    /// Lower end of its interval (at the analysis's confidence level).
+    pub lower: f64,
+    /// Upper end.
+    pub upper: f64,
+    /// Degrees of freedom of the interval's t.
+    pub df: f64,
 }
 
 /// Derived estimates of one benchmark.
@@ -171,6 +201,9 @@ pub struct AnalysisRecord {
     /// What the user should know about this analysis.
     #[serde(default)]
     pub warnings: Vec<AnalysisWarning>,
+    /// For a command run through a shell, its mean net of the shell's start-up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<NetRecord>,
 }
 
 /// The confidence interval of a mean.
@@ -727,6 +760,8 @@ impl BenchmarkRecord {
             parameters: BTreeMap::new(),
             version: None,
             family: None,
+            shell_startup: None,
+            net_of: None,
         }
     }
 

@@ -64,7 +64,12 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         discard: o.discard,
         timeout: o.timeout,
         seed: o.seed,
-        shell: o.shell.clone(),
+        // -N: every command directly, shell syntax or not (as hyperfine's -N).
+        shell: if o.no_shell {
+            Some("none".to_string())
+        } else {
+            o.shell.clone()
+        },
         // clap gives the pairs of every -L in one list.
         parameters: Parameters {
             scan,

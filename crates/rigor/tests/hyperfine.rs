@@ -97,7 +97,8 @@ fn min_and_max_runs_bound_the_count() {
 
 #[test]
 fn n_is_accepted_and_means_no_shell() {
-    // `-N`: commands already run without a shell; `echo $HOME; exit 3` is echo's arguments.
+    // `-N`: every command runs without a shell, even with shell syntax; `echo $HOME; exit 3`
+    // is echo's arguments.
     rigor()
         .args(["run", "-N", "-r", "2", "echo $HOME; exit 3"])
         .assert()

@@ -1,6 +1,9 @@
 //! hyperfine's ways of naming what to run: `--shell SHELL`, `--parameter-scan` and
 //! `--parameter-list` (one benchmark per command and combination of values, `{VAR}` replaced).
 
+use rigor_runner::CommandLine;
+use rigor_runner::shell_syntax::{self, ShellSyntax};
+
 use super::request::Parameters;
 use crate::error::RequestError;
 use crate::error::ScanError;
@@ -17,24 +20,55 @@ const SHELLS: &[&str] = &[
 /// Most benchmarks parameters may expand to.
 pub const MAX_VARIANTS: usize = 10_000;
 
-/// The shell to run commands through (its program and arguments; `None`: no shell) and the
-/// commands, with a `--shell` value that is not a shell given back as the first command.
-pub fn shell(shell: Option<&str>, commands: &[String]) -> (Option<Vec<String>>, Vec<String>) {
-    let sh = || vec!["sh".to_string()];
+/// How commands are run: directly unless they have shell syntax (rigor's default), always
+/// directly (`--shell none`, `-N`), or always through the shell given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShellChoice {
+    /// No `--shell`: a command with shell syntax runs through `sh`, any other directly.
+    Auto,
+    /// `--shell none` or `-N`: every command directly, its words split as `sh` would split them
+    /// and nothing expanded (hyperfine's `-N`).
+    Never,
+    /// `--shell [SHELL]`: every command through this shell (its program and arguments).
+    Always(Vec<String>),
+}
+
+impl ShellChoice {
+    /// `command` parsed for this choice, with the shell syntax that sent it through `sh` under
+    /// [`ShellChoice::Auto`] (`None` otherwise).
+    ///
+    /// # Errors
+    /// An unbalanced quote or an empty command run directly, or an empty shell.
+    pub fn parse(&self, text: &str) -> Result<(CommandLine, Option<ShellSyntax>)> {
+        Ok(match self {
+            Self::Auto => match shell_syntax::find(text) {
+                Some(found) => (CommandLine::parse(text, true)?, Some(found)),
+                None => (CommandLine::parse(text, false)?, None),
+            },
+            Self::Never => (CommandLine::parse(text, false)?, None),
+            Self::Always(shell) => (CommandLine::parse_for(text, Some(shell))?, None),
+        })
+    }
+}
+
+/// How commands are run and the commands, with a `--shell` value that is not a shell given back
+/// as the first command (run through `sh`).
+pub fn shell(shell: Option<&str>, commands: &[String]) -> (ShellChoice, Vec<String>) {
+    let sh = || ShellChoice::Always(vec!["sh".to_string()]);
     let Some(value) = shell else {
-        return (None, commands.to_vec());
+        return (ShellChoice::Auto, commands.to_vec());
     };
     match value {
-        "none" => (None, commands.to_vec()),
-        "default" => (Some(sh()), commands.to_vec()),
+        "none" => (ShellChoice::Never, commands.to_vec()),
+        "default" => (sh(), commands.to_vec()),
         _ => match shell_words::split(value) {
             Ok(words) if is_shell(&words) && !commands.is_empty() => {
-                (Some(words), commands.to_vec())
+                (ShellChoice::Always(words), commands.to_vec())
             }
             _ => {
                 let mut all = vec![value.to_string()];
                 all.extend_from_slice(commands);
-                (Some(sh()), all)
+                (sh(), all)
             }
         },
     }
@@ -191,8 +225,8 @@ pub fn substitute(text: &str, values: &Values) -> String {
     })
 }
 
-/// Checks that every parameter appears in a command or a name (else every value would measure
-/// the same command).
+/// Checks that every parameter appears in a command, a name or a hook (else every value would
+/// measure the same thing; in a hook alone it changes what is measured, as in hyperfine).
 pub fn check_used(values: &Values, commands: &[String], names: &[String]) -> Result<()> {
     for (var, _) in values {
         let placeholder = format!("{{{var}}}");

@@ -321,6 +321,9 @@ pub struct RunSettings {
     /// Each benchmark's version, when versions of a project are measured together (`rigor track
     /// run`); empty otherwise.
     pub versions: Vec<Option<String>>,
+    /// Each benchmark's part in subtracting a shell's start-up (saved in the result); empty when
+    /// no command runs through a shell.
+    pub shell_roles: Vec<ShellRole>,
     /// The runner's settings.
     pub runner: RunnerSettings,
     /// Warm-up iterations.
@@ -343,7 +346,30 @@ pub struct RunSettings {
     pub record: rigor_store::RunSettingsRecord,
 }
 
+/// A benchmark's part in subtracting a shell's start-up from the commands run through it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ShellRole {
+    /// Neither (a command run directly).
+    #[default]
+    None,
+    /// A command run through a shell: also reported net of the named start-up benchmark.
+    NetOf(String),
+    /// The empty shell (`sh -c ''`): the start-up of this shell's command line.
+    Startup(String),
+}
+
 impl RunSettings {
+    /// The benchmarks of the user's commands: all but the empty shells measured for the
+    /// start-up ([`ShellRole::Startup`]).
+    pub fn commands_measured(&self) -> usize {
+        let startups = self
+            .shell_roles
+            .iter()
+            .filter(|r| matches!(r, ShellRole::Startup(_)))
+            .count();
+        self.benchmarks.len() - startups
+    }
+
     /// Whether this run is adaptive.
     pub fn is_adaptive(&self) -> bool {
         matches!(self.mode, Mode::Adaptive { .. })

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use regex::Regex;
 use rigor_runner::{
-    Benchmark, BuildSettings, CommandLine, IterationSource, OutputMode, Settings, Stream,
+    Benchmark, BuildSettings, CommandLine, Hooks as RunnerHooks, IterationSource, OutputMode,
+    Settings, Stream,
 };
 use rigor_store::{Discard, LevelKind, ModeRecord, RunSettingsRecord};
 use rigor_units::{Fraction, Seconds, Seed, TimeUnit};
@@ -16,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::files::{check_writable, file, is_stdout};
 use super::{
     AnalysisSettings, BuildDir, ComparisonSettings, ExportPaths, Exports, Mode, Origin,
-    RunSettings, SortOrder, StdoutExport, expand,
+    RunSettings, ShellRole, SortOrder, StdoutExport, expand, expand::ShellChoice,
 };
 use crate::error::RequestError;
 use crate::plan_file::PlanFile;
@@ -60,18 +61,91 @@ pub struct Parameters {
     pub lists: Vec<(String, String)>,
 }
 
-/// Commands run around the measured ones (hyperfine's hooks), as given.
+/// Commands run around the measured ones (hyperfine's hooks), as given: each once (for every
+/// benchmark), once per command, or once per benchmark (command × parameter values, in the
+/// order the benchmarks are expanded). `{VAR}` is replaced by each benchmark's values.
+///
+/// A job queued before hooks could be given more than once stored each as a string (or null);
+/// both forms read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Hooks {
-    /// Once per benchmark before its first execution.
-    pub setup: Option<String>,
+    /// Before the benchmark's first execution.
+    #[serde(deserialize_with = "one_or_many")]
+    pub setup: Vec<String>,
     /// Before every execution.
-    pub prepare: Option<String>,
+    #[serde(deserialize_with = "one_or_many")]
+    pub prepare: Vec<String>,
     /// After every execution.
-    pub conclude: Option<String>,
-    /// Once per benchmark after its last execution.
-    pub cleanup: Option<String>,
+    #[serde(deserialize_with = "one_or_many")]
+    pub conclude: Vec<String>,
+    /// After the benchmark's last execution.
+    #[serde(deserialize_with = "one_or_many")]
+    pub cleanup: Vec<String>,
+}
+
+/// A hook list as stored: a list, one string, or null (none).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<Stored>::deserialize(d)? {
+        None => Vec::new(),
+        Some(Stored::One(s)) => vec![s],
+        Some(Stored::Many(v)) => v,
+    })
+}
+
+impl Hooks {
+    /// Each hook with its option.
+    fn each(&self) -> [(&'static str, &Vec<String>); 4] {
+        [
+            ("--setup", &self.setup),
+            ("--prepare", &self.prepare),
+            ("--conclude", &self.conclude),
+            ("--cleanup", &self.cleanup),
+        ]
+    }
+
+    /// Every hook's text.
+    fn texts(&self) -> Vec<String> {
+        self.each()
+            .into_iter()
+            .flat_map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// Each count checked: once, once per command or once per benchmark.
+    fn check(&self, commands: usize, benchmarks: usize) -> Result<()> {
+        for (option, given) in self.each() {
+            let n = given.len();
+            if n > 1 && n != commands && n != benchmarks {
+                return Err(RequestError::HookCount {
+                    option,
+                    given: n,
+                    commands,
+                    benchmarks,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The hook texts of benchmark `k` (of `benchmarks`), which runs command `i` (of
+    /// `commands`): one hook for all, the one per benchmark, or the command's.
+    fn of(&self, k: usize, i: usize, benchmarks: usize) -> [Option<&String>; 4] {
+        self.each().map(|(_, given)| match given.len() {
+            0 => None,
+            1 => given.first(),
+            n if n == benchmarks => given.get(k),
+            _ => given.get(i),
+        })
+    }
 }
 
 impl ExportPaths {
@@ -247,6 +321,9 @@ impl RunRequest {
     pub fn resolve_checked(&self) -> Result<Resolved> {
         let mut r = self.resolve()?;
         self.exports.check()?;
+        if let Some(note) = add_shell_startups(&mut r.settings) {
+            r.notes.push(note);
+        }
         // `{src}` is the source directory: rigor's working directory here (a version's checkout
         // under `rigor track`), so a build running in its own directory can find the sources.
         if let (Some(build), Ok(cwd)) = (&mut r.settings.runner.build, std::env::current_dir()) {
@@ -264,21 +341,16 @@ impl RunRequest {
     /// [`RequestError`] naming the first option that is wrong.
     pub fn resolve(&self) -> Result<Resolved> {
         let (shell, commands) = expand::shell(self.shell.as_deref(), &self.commands);
-        let shell = shell.as_deref();
-        let mut expanded = self.expand(&commands, shell)?;
+        let mut through_shell = Vec::new();
+        let mut expanded = self.expand(&commands, &shell, &mut through_shell)?;
         let mut comparison = self.comparison.clone();
         let mut notes = Vec::new();
-        if let Some(name) = self.add_reference(&mut expanded, shell)? {
+        if let Some(name) = self.add_reference(&mut expanded, &shell, &mut through_shell)? {
             notes.push(rigor_report::notes::Note::ReferenceAdded {
                 command: expanded.commands[0].clone(),
             });
             comparison.reference = Some(name);
         }
-        let hook = |c: &Option<String>| {
-            c.as_deref()
-                .map(|t| CommandLine::parse_for(t, shell))
-                .transpose()
-        };
         let iterations = self.iteration_source()?;
         let iterations_expected = matches!(iterations, IterationSource::Pattern { .. });
         let timeout = self.timeout.and_then(|t| t.to_duration());
@@ -288,7 +360,7 @@ impl RunRequest {
                 source,
             })?;
         }
-        let (build, build_dir) = self.build_level(timeout, shell)?;
+        let (build, build_dir) = self.build_level(timeout, &shell, &mut through_shell)?;
         let mut benchmarks = match self.iterations {
             Some(k) => expanded
                 .benchmarks
@@ -317,10 +389,6 @@ impl RunRequest {
             output: self.output,
             output_file: self.output_file()?,
             iterations,
-            setup: hook(&self.hooks.setup)?,
-            prepare: hook(&self.hooks.prepare)?,
-            conclude: hook(&self.hooks.conclude)?,
-            cleanup: hook(&self.hooks.cleanup)?,
             ignore_failure: self.ignore_failure,
             ignored_exit_codes: self.ignored_exit_codes.clone(),
             seed: self.seed.unwrap_or_else(Seed::from_entropy),
@@ -367,12 +435,36 @@ impl RunRequest {
             }
             None => Mode::Fixed,
         };
+        if !rigor_runner::schedule::interleaved(&benchmarks) {
+            let mode = match &mode {
+                Mode::Fixed | Mode::DefaultLength(_) => None,
+                Mode::Planned { .. } => Some("--plan"),
+                Mode::Adaptive { .. } if self.precision.is_some() => Some("--precision"),
+                Mode::Adaptive { .. } => Some("--budget"),
+                Mode::UntilDecided { .. } => Some("--until-decided"),
+            };
+            if let Some(mode) = mode {
+                return Err(RequestError::BlocksNeedFixedCount { mode });
+            }
+            notes.push(rigor_report::notes::Note::NotInterleaved);
+        }
+        if !through_shell.is_empty() {
+            notes.insert(
+                0,
+                rigor_report::notes::Note::ThroughShell {
+                    commands: through_shell,
+                },
+            );
+        }
         check_reference(
             comparison.reference.as_deref(),
             &benchmarks,
             &expanded.commands,
         )?;
-        let record = self.record(&mode, &runner, shell.is_some());
+        let shell_used = benchmarks
+            .iter()
+            .any(|b| !matches!(b.command, CommandLine::Direct(_)));
+        let record = self.record(&mode, &runner, shell_used);
         let e = &self.exports;
         let settings = RunSettings {
             benchmarks,
@@ -383,6 +475,7 @@ impl RunRequest {
                 .map(|v| v.into_iter().collect())
                 .collect(),
             versions: Vec::new(),
+            shell_roles: Vec::new(),
             runner,
             discard: self.discard,
             iterations_expected,
@@ -415,7 +508,12 @@ impl RunRequest {
         })
     }
 
-    fn expand(&self, commands: &[String], shell: Option<&[String]>) -> Result<Expanded> {
+    fn expand(
+        &self,
+        commands: &[String],
+        shell: &ShellChoice,
+        through_shell: &mut Vec<(String, String)>,
+    ) -> Result<Expanded> {
         if commands.is_empty() {
             return Err(RequestError::NoCommand);
         }
@@ -432,19 +530,34 @@ impl RunRequest {
             });
         }
         if let Some(first) = combinations.first() {
-            expand::check_used(first, commands, &self.names)?;
+            let mut named = self.names.clone();
+            named.extend(self.hooks.texts());
+            expand::check_used(first, commands, &named)?;
         }
+        self.hooks.check(commands.len(), total)?;
         let mut out = Expanded {
             benchmarks: Vec::new(),
             commands: Vec::new(),
             parameters: Vec::new(),
         };
-        for (k, values) in combinations.iter().enumerate() {
+        // Shell syntax is judged after the parameters' values are in; the note shows the
+        // command (or hook) as given, once.
+        let mut parse = |text: &str, given: String| -> Result<CommandLine> {
+            let (command, found) = shell.parse(text)?;
+            if let Some(found) = found
+                && !through_shell.iter().any(|(c, _)| *c == given)
+            {
+                through_shell.push((given, found.to_string()));
+            }
+            Ok(command)
+        };
+        // hyperfine's order: the commands vary fastest, then the first parameter list.
+        for (c, values) in combinations.iter().enumerate() {
             for (i, text) in commands.iter().enumerate() {
                 let command_text = expand::substitute(text, values);
-                let command = CommandLine::parse_for(&command_text, shell)?;
+                let command = parse(&command_text, text.clone())?;
                 let given = match per_benchmark {
-                    true => self.names.get(k * commands.len() + i),
+                    true => self.names.get(c * commands.len() + i),
                     false => self.names.get(i),
                 };
                 let name = match given {
@@ -453,9 +566,41 @@ impl RunRequest {
                     }
                     Some(name) if name.contains('{') => expand::substitute(name, values),
                     Some(name) => format!("{name} ({})", describe_values(values)),
-                    None => command_text.clone(),
+                    // Values used only in hooks tell the benchmarks apart (as hyperfine's names).
+                    None => {
+                        let unused: expand::Values = values
+                            .iter()
+                            .filter(|(k, _)| !text.contains(&format!("{{{k}}}")))
+                            .cloned()
+                            .collect();
+                        if unused.is_empty() {
+                            command_text.clone()
+                        } else {
+                            format!("{command_text} ({})", describe_values(&unused))
+                        }
+                    }
                 };
-                out.benchmarks.push(Benchmark::new(name, command));
+                let k = out.benchmarks.len();
+                let [setup, prepare, conclude, cleanup] = self.hooks.of(k, i, total);
+                let options = ["--setup", "--prepare", "--conclude", "--cleanup"];
+                let mut hook = |given: Option<&String>, o: usize| {
+                    given
+                        .map(|t| {
+                            parse(
+                                &expand::substitute(t, values),
+                                format!("{} {t}", options[o]),
+                            )
+                        })
+                        .transpose()
+                };
+                let mut benchmark = Benchmark::new(name, command);
+                benchmark.hooks = RunnerHooks {
+                    setup: hook(setup, 0)?,
+                    prepare: hook(prepare, 1)?,
+                    conclude: hook(conclude, 2)?,
+                    cleanup: hook(cleanup, 3)?,
+                };
+                out.benchmarks.push(benchmark);
                 out.commands.push(command_text);
                 out.parameters.push(values.clone());
             }
@@ -486,7 +631,8 @@ impl RunRequest {
     fn add_reference(
         &self,
         expanded: &mut Expanded,
-        shell: Option<&[String]>,
+        shell: &ShellChoice,
+        through_shell: &mut Vec<(String, String)>,
     ) -> Result<Option<String>> {
         let Some(reference) = self.comparison.reference.as_deref() else {
             if self.reference_name.is_some() {
@@ -512,7 +658,10 @@ impl RunRequest {
         if expanded.benchmarks.iter().any(|b| b.name == name) {
             return Err(RequestError::DuplicateName(name));
         }
-        let command = CommandLine::parse_for(reference, shell)?;
+        let (command, found) = shell.parse(reference)?;
+        if let Some(found) = found {
+            through_shell.push((format!("--reference {reference}"), found.to_string()));
+        }
         // A typo in a benchmark's name is not run as a command: it must be one rigor can run.
         if let Some(why) = unrunnable(&command, self.simulate) {
             let names: Vec<String> = expanded
@@ -526,9 +675,15 @@ impl RunRequest {
                 why,
             });
         }
-        expanded
+        // It runs inside the hooks the first benchmark runs in (all of them, when one setup and
+        // cleanup are given for every command), so that it is interleaved with the others.
+        let mut benchmark = Benchmark::new(name.clone(), command);
+        benchmark.hooks = expanded
             .benchmarks
-            .insert(0, Benchmark::new(name.clone(), command));
+            .first()
+            .map(|b| b.hooks.clone())
+            .unwrap_or_default();
+        expanded.benchmarks.insert(0, benchmark);
         expanded.commands.insert(0, reference.to_string());
         expanded.parameters.insert(0, Vec::new());
         Ok(Some(name))
@@ -622,12 +777,16 @@ impl RunRequest {
     fn build_level(
         &self,
         timeout: Option<std::time::Duration>,
-        shell: Option<&[String]>,
+        shell: &ShellChoice,
+        through_shell: &mut Vec<(String, String)>,
     ) -> Result<(Option<BuildSettings>, BuildDir)> {
         let Some(text) = &self.build else {
             return Ok((None, BuildDir::default()));
         };
-        let command = CommandLine::parse_for(text, shell)?;
+        let (command, found) = shell.parse(text)?;
+        if let Some(found) = found {
+            through_shell.push((format!("--build {text}"), found.to_string()));
+        }
         let (root, dir) = match &self.build_root {
             Some(dir) => (dir.clone(), BuildDir::default()),
             None => {
@@ -722,6 +881,80 @@ fn unrunnable(command: &CommandLine, simulate: bool) -> Option<String> {
             .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
     };
     (!found).then(|| format!("'{}' is not found on PATH", program.display()))
+}
+
+/// When commands run through a shell and are timed whole, the empty shell of each shell used
+/// (`sh -c ''`) as one more benchmark, interleaved in the same rounds (inside the same setup and
+/// cleanup when all share one), so that each such command is also reported net of its shell's
+/// start-up with that start-up's variance carried in (hyperfine subtracts a point estimate
+/// measured before the benchmarks). Runs of a fixed count (or the default length) only: an adaptive run would hold the
+/// empty shell to its precision target too, a plan names its benchmarks, and a run until
+/// decided compares every benchmark it measures. The note says so.
+fn add_shell_startups(s: &mut RunSettings) -> Option<rigor_report::notes::Note> {
+    let timed_whole = !s.iterations_expected && s.runner.iterations_per_execution.is_none();
+    let mode = matches!(s.mode, Mode::Fixed | Mode::DefaultLength(_));
+    if s.simulate || !timed_whole || !mode {
+        return None;
+    }
+    let interleaved = rigor_runner::schedule::interleaved(&s.benchmarks);
+    let shell_of = |c: &CommandLine| match c {
+        CommandLine::Direct(_) => None,
+        CommandLine::Shell(_) => Some(vec!["sh".to_string()]),
+        CommandLine::ShellWith { shell, .. } => Some(shell.clone()),
+    };
+    let n = s.benchmarks.len();
+    let mut roles = vec![ShellRole::None; n];
+    let mut shells: Vec<(Vec<String>, String)> = Vec::new();
+    for (i, b) in s.benchmarks.iter().enumerate() {
+        let Some(shell) = shell_of(&b.command) else {
+            continue;
+        };
+        let name = match shells.iter().find(|(sh, _)| *sh == shell) {
+            Some((_, name)) => name.clone(),
+            None => {
+                let name = format!("{} -c ''", shell_words::join(&shell));
+                shells.push((shell, name.clone()));
+                name
+            }
+        };
+        roles[i] = ShellRole::NetOf(name);
+    }
+    if shells.is_empty() {
+        return None;
+    }
+    let around = s.benchmarks[0].hooks.clone();
+    for (shell, name) in &shells {
+        let command = match shell.as_slice() {
+            [sh] if sh == "sh" => CommandLine::Shell(String::new()),
+            _ => CommandLine::ShellWith {
+                shell: shell.clone(),
+                text: String::new(),
+            },
+        };
+        let mut b = Benchmark::new(name.clone(), command);
+        if interleaved {
+            b.hooks = RunnerHooks {
+                setup: around.setup.clone(),
+                cleanup: around.cleanup.clone(),
+                ..RunnerHooks::default()
+            };
+        }
+        s.benchmarks.push(b);
+        s.commands.push(name.clone());
+        s.parameters.push(Default::default());
+        roles.push(ShellRole::Startup(shell_words::join(shell)));
+    }
+    let direct = s.benchmarks[..n]
+        .iter()
+        .zip(&roles)
+        .filter(|(_, r)| **r == ShellRole::None)
+        .map(|(b, _)| b.name.clone())
+        .collect();
+    s.shell_roles = roles;
+    Some(rigor_report::notes::Note::ShellStartup {
+        benchmarks: shells.into_iter().map(|(_, name)| name).collect(),
+        direct,
+    })
 }
 
 /// "x = 1, y = a".
@@ -926,6 +1159,86 @@ mod tests {
             err.starts_with("--export-json, --export-markdown each name"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn hooks_go_once_for_all_once_per_command_or_once_per_benchmark() {
+        let h = Hooks {
+            setup: vec!["s".into()],
+            prepare: vec!["p1".into(), "p2".into()],
+            cleanup: vec!["c1".into(), "c2".into(), "c3".into(), "c4".into()],
+            ..Hooks::default()
+        };
+        // 2 commands × 2 values = 4 benchmarks; benchmark 2 runs command 1 (0-based).
+        assert!(h.check(2, 4).is_ok());
+        let [setup, prepare, conclude, cleanup] = h.of(2, 1, 4);
+        assert_eq!(
+            (setup, prepare, conclude, cleanup),
+            (
+                Some(&"s".into()),
+                Some(&"p2".into()),
+                None,
+                Some(&"c3".into())
+            )
+        );
+        let err = h.check(2, 6).unwrap_err().to_string();
+        assert!(err.starts_with("--cleanup was given 4 times"), "{err}");
+        // A job queued when each hook was one string (or null) still reads.
+        let old: Hooks =
+            serde_json::from_str(r#"{"setup":null,"prepare":"sync","cleanup":["a","b"]}"#).unwrap();
+        assert_eq!(old.setup, Vec::<String>::new());
+        assert_eq!(old.prepare, ["sync"]);
+        assert_eq!(old.cleanup, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_parameter_used_only_in_a_hook_is_accepted_and_names_the_benchmarks() {
+        let mut q = request(&["true"]);
+        q.parameters.lists = vec![("d".into(), "1,2".into())];
+        assert!(matches!(q.resolve(), Err(RequestError::ParameterUnused(_))));
+        q.hooks.prepare = vec!["touch p{d}".into()];
+        let r = q.resolve().unwrap();
+        assert_eq!(names(&r), ["true (d = 1)", "true (d = 2)"]);
+        let prepare = |i: usize| r.settings.benchmarks[i].hooks.prepare.clone().unwrap();
+        assert_eq!(prepare(0).argv(), ["touch", "p1"]);
+        assert_eq!(prepare(1).argv(), ["touch", "p2"]);
+    }
+
+    #[test]
+    fn shell_syntax_goes_through_sh_unless_n_and_the_empty_shell_is_measured_beside_it() {
+        let r = request(&["a | b", "c d"]).resolve_checked().unwrap();
+        let b = &r.settings.benchmarks;
+        assert_eq!(b[0].command, CommandLine::Shell("a | b".into()));
+        assert_eq!(b[1].command.argv(), ["c", "d"]);
+        // The empty shell is one more benchmark, marked; the shell command is netted of it.
+        assert_eq!(b[2].name, "sh -c ''");
+        assert_eq!(b[2].command.argv(), ["sh", "-c", ""]);
+        assert_eq!(
+            r.settings.shell_roles,
+            [
+                ShellRole::NetOf("sh -c ''".into()),
+                ShellRole::None,
+                ShellRole::Startup("sh".into())
+            ]
+        );
+        assert!(matches!(
+            r.notes[0],
+            rigor_report::notes::Note::ThroughShell { .. }
+        ));
+        let mut q = request(&["a | b"]);
+        q.shell = Some("none".into());
+        let r = q.resolve_checked().unwrap();
+        assert_eq!(r.settings.benchmarks.len(), 1);
+        assert_eq!(r.settings.benchmarks[0].command.argv(), ["a", "|", "b"]);
+        assert!(r.notes.is_empty());
+        // A run until decided measures no empty shell (it would be a candidate), nor does an
+        // adaptive one (it would be held to the precision target).
+        let mut q = request(&["a | b", "c | d"]);
+        q.until_decided = true;
+        assert_eq!(q.resolve_checked().unwrap().settings.benchmarks.len(), 2);
+        let mut q = request(&["a | b"]);
+        q.precision = Some(Fraction::percent(1.0).unwrap());
+        assert_eq!(q.resolve_checked().unwrap().settings.benchmarks.len(), 1);
     }
 
     #[test]

@@ -284,7 +284,7 @@ impl TrackRequest {
         let prepare = match (&run.build, run.builds) {
             (Some(cmd), None) if project.is_none() => {
                 let (shell, _) = expand::shell(run.shell.as_deref(), &run.commands);
-                let c = CommandLine::parse_for(cmd, shell.as_deref())?;
+                let (c, _) = shell.parse(cmd)?;
                 run.build = None;
                 Some(c)
             }

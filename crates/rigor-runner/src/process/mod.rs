@@ -158,9 +158,11 @@ impl ProcessExecutor {
         command: &CommandLine,
         dir: Option<&Path>,
         timeout: Option<Duration>,
+        env: &[(String, String)],
     ) -> Result<ExecutionOutcome, RunError> {
         let stderr = Capture::open(self.scratch.path().join("stderr-aux"))?;
         let mut cmd = base_command(&command.argv());
+        cmd.envs(env.iter().map(|(k, v)| (k, v)));
         cmd.stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr.stdio()?);
@@ -315,15 +317,16 @@ impl Executor for ProcessExecutor {
     }
 
     fn build(&mut self, req: &BuildRequest<'_>) -> Result<ExecutionOutcome, RunError> {
-        self.auxiliary(req.command, Some(req.dir), req.timeout)
+        self.auxiliary(req.command, Some(req.dir), req.timeout, &[])
     }
 
     fn run_hook(
         &mut self,
         command: &CommandLine,
         dir: Option<&Path>,
+        env: &[(String, String)],
     ) -> Result<ExecutionOutcome, RunError> {
-        self.auxiliary(command, dir, None)
+        self.auxiliary(command, dir, None, env)
     }
 }
 
@@ -562,11 +565,26 @@ mod tests {
         );
         let hook = CommandLine::parse("test -f here.sh", false).unwrap();
         assert!(
-            ex.run_hook(&hook, Some(dir.path()))
+            ex.run_hook(&hook, Some(dir.path()), &[])
                 .unwrap()
                 .termination
                 .success()
         );
-        assert!(!ex.run_hook(&hook, None).unwrap().termination.success());
+        assert!(!ex.run_hook(&hook, None, &[]).unwrap().termination.success());
+        // A hook sees the environment it is given (the execution's number, for --prepare).
+        let env_hook = CommandLine::parse("test \"$RIGOR_ITERATION\" = 3", true).unwrap();
+        let env = [("RIGOR_ITERATION".to_string(), "3".to_string())];
+        assert!(
+            ex.run_hook(&env_hook, None, &env)
+                .unwrap()
+                .termination
+                .success()
+        );
+        assert!(
+            !ex.run_hook(&env_hook, None, &[])
+                .unwrap()
+                .termination
+                .success()
+        );
     }
 }
