@@ -94,16 +94,50 @@ struct HyperfineSummary<'a> {
 }
 
 impl<'a> HyperfineSummary<'a> {
+    /// The benchmarks of `result` as hyperfine writes them: the empty shell measured for the
+    /// start-up is left out, and a command run through a shell is net of it, as hyperfine
+    /// reports it (each time less the start-up's mean wall, user and system time, at least 0).
+    fn all(result: &'a ResultFile) -> Vec<Self> {
+        result
+            .benchmarks
+            .iter()
+            .filter(|b| b.shell_startup.is_none())
+            .filter_map(|b| {
+                let startup = b
+                    .net_of
+                    .as_deref()
+                    .and_then(|n| result.benchmarks.iter().find(|s| s.name == n));
+                Self::of(b, startup)
+            })
+            .collect()
+    }
+
     /// `None` for a benchmark without a measured execution (hyperfine never writes one).
-    fn of(b: &'a BenchmarkRecord) -> Option<Self> {
+    fn of(b: &'a BenchmarkRecord, startup: Option<&BenchmarkRecord>) -> Option<Self> {
         use rigor_stats::descriptive as d;
         let measured: Vec<_> = b.executions.iter().filter(|e| !e.warmup).collect();
         if measured.is_empty() {
             return None;
         }
-        let times: Vec<f64> = measured.iter().map(|e| e.wall.get()).collect();
-        let user: Vec<f64> = measured.iter().map(|e| e.user.get()).collect();
-        let system: Vec<f64> = measured.iter().map(|e| e.sys.get()).collect();
+        // The start-up's mean wall, user and system time (0 without one).
+        let overhead = startup
+            .map(|s| {
+                let m: Vec<_> = s.executions.iter().filter(|e| !e.warmup).collect();
+                let mean = |f: &dyn Fn(&crate::ExecutionRecord) -> f64| {
+                    d::mean(&m.iter().map(|e| f(e)).collect::<Vec<_>>())
+                };
+                [
+                    mean(&|e| e.wall.get()),
+                    mean(&|e| e.user.get()),
+                    mean(&|e| e.sys.get()),
+                ]
+            })
+            .filter(|o| o.iter().all(|x| x.is_finite()))
+            .unwrap_or([0.0; 3]);
+        let net = |x: f64, k: usize| (x - overhead[k]).max(0.0);
+        let times: Vec<f64> = measured.iter().map(|e| net(e.wall.get(), 0)).collect();
+        let user: Vec<f64> = measured.iter().map(|e| net(e.user.get(), 1)).collect();
+        let system: Vec<f64> = measured.iter().map(|e| net(e.sys.get(), 2)).collect();
         let mean = d::mean(&times);
         Some(Self {
             b,
@@ -119,12 +153,17 @@ impl<'a> HyperfineSummary<'a> {
         })
     }
 
-    /// rigor's own estimate, in seconds: the mean over its hierarchy, its confidence interval
-    /// and level (`None` when the benchmark was not analysed).
+    /// rigor's own estimate, in seconds: the mean over its hierarchy (net of the shell's
+    /// start-up, for a command run through one), its confidence interval and level (`None`
+    /// when the benchmark was not analysed).
     fn rigor(&self) -> Option<(f64, f64, f64, f64)> {
         let a = self.b.analysis.as_ref()?;
         let s = |v: f64| self.b.unit.to_seconds(v);
-        Some((s(a.mean), s(a.ci.lower), s(a.ci.upper), a.ci.level.get()))
+        let level = a.ci.level.get();
+        Some(match &a.net {
+            Some(n) => (s(n.mean), s(n.lower), s(n.upper), level),
+            None => (s(a.mean), s(a.ci.lower), s(a.ci.upper), level),
+        })
     }
 }
 
@@ -133,14 +172,14 @@ impl<'a> HyperfineSummary<'a> {
 /// "system", "min", "max", "times", "memory_usage_byte", "exit_codes", "parameters"}]}`, every
 /// time in seconds, statistics of the measured executions' wall times (hyperfine's `command` is
 /// the benchmark's name; `memory_usage_byte` only when the peaks are known, never a made-up 0).
+/// As hyperfine, a command run through a shell is reported net of the shell's start-up (the
+/// empty shell measured beside it, left out of the results), each time less its mean.
 /// rigor's estimate is an extra field per result, `"rigor": {"mean",
 /// "ci_lower", "ci_upper", "confidence"}` (its hierarchical mean and interval, seconds).
 /// Benchmarks without a measured execution are left out.
 pub fn to_hyperfine_json(result: &ResultFile) -> String {
-    let results: Vec<Value> = result
-        .benchmarks
-        .iter()
-        .filter_map(HyperfineSummary::of)
+    let results: Vec<Value> = HyperfineSummary::all(result)
+        .into_iter()
         .map(|h| {
             let measured = h.b.executions.iter().filter(|e| !e.warmup);
             let mut r = Map::new();
@@ -181,11 +220,7 @@ pub fn to_hyperfine_json(result: &ResultFile) -> String {
 /// name), seconds throughout (stddev 0 for a single run, as hyperfine writes it); then rigor's
 /// estimate, `rigor_mean,rigor_ci_lower,rigor_ci_upper` (empty when not analysed).
 pub fn to_hyperfine_csv(result: &ResultFile) -> String {
-    let summaries: Vec<HyperfineSummary<'_>> = result
-        .benchmarks
-        .iter()
-        .filter_map(HyperfineSummary::of)
-        .collect();
+    let summaries: Vec<HyperfineSummary<'_>> = HyperfineSummary::all(result);
     let params: Vec<&String> = summaries
         .first()
         .map(|h| h.b.parameters.keys().collect())
