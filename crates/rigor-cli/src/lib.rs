@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use rigor_app::settings::{FailOn, SortOrder};
-use rigor_runner::{OutputMode, Stream};
+use rigor_runner::{OutputMode, Stream, limits};
+use rigor_stats::bootstrap::MAX_RESAMPLES;
 use rigor_stats::{Estimator, Quantile};
 use rigor_store::import::Format;
 use rigor_store::{Discard, VerdictMethod};
@@ -272,7 +273,7 @@ pub struct TrackBisectArgs {
     pub repo: PathBuf,
     /// The most rounds a comparison of the bisection may take (each round runs the versions
     /// compared once, in random order; they are measured -r rounds at a time until decided).
-    #[arg(long, default_value_t = 60, value_name = "N")]
+    #[arg(long, default_value_t = 60, value_name = "N", value_parser = parse_rounds, allow_negative_numbers = true)]
     pub max_rounds: usize,
     /// Checkouts and builds.
     #[command(flatten)]
@@ -313,7 +314,7 @@ pub struct TrackCheckArgs {
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
     /// With --candidate: the most rounds of each comparison.
-    #[arg(long, default_value_t = 200, value_name = "N")]
+    #[arg(long, default_value_t = 200, value_name = "N", value_parser = parse_rounds, allow_negative_numbers = true)]
     pub max_rounds: usize,
     /// The branch whose history is the baseline (default: the repository's current branch,
     /// else "main").
@@ -560,12 +561,13 @@ pub struct RunOptions {
         long,
         visible_alias = "runs",
         value_name = "N",
-        value_parser = parse_executions
+        value_parser = parse_executions,
+        allow_negative_numbers = true
     )]
     pub executions: Option<usize>,
     /// The fewest executions (top-level units): the count when 10 is fewer, and the size of an
     /// adaptive run's pilot (--precision, --budget).
-    #[arg(short = 'm', long, value_name = "N", conflicts_with = "executions", value_parser = parse_executions)]
+    #[arg(short = 'm', long, value_name = "N", conflicts_with = "executions", value_parser = parse_executions, allow_negative_numbers = true)]
     pub min_runs: Option<usize>,
     /// The most executions (top-level units): the count when 10 is more, and the most an
     /// adaptive run may reach [adaptive default: 10000].
@@ -575,17 +577,18 @@ pub struct RunOptions {
         visible_alias = "max-units",
         value_name = "N",
         conflicts_with = "executions",
-        value_parser = parse_executions
+        value_parser = parse_executions,
+        allow_negative_numbers = true
     )]
     pub max_units: Option<usize>,
     /// Whole executions run first and discarded (default: 1 when only wall time is measured, 0
     /// with --iterations-from).
-    #[arg(short = 'w', long, visible_alias = "warmup", value_name = "N")]
+    #[arg(short = 'w', long, visible_alias = "warmup", value_name = "N", value_parser = parse_warmup, allow_negative_numbers = true)]
     pub warmup_executions: Option<usize>,
     /// Discard the first N reported iterations of every execution as warm-up, or `auto`: detect
     /// when iterations become initialised and independent, and if they never do keep one
     /// iteration per execution (Kalibera & Jones 2013).
-    #[arg(long, default_value = "0", value_name = "N|auto", value_parser = parse_discard)]
+    #[arg(long, default_value = "0", value_name = "N|auto", value_parser = parse_discard, allow_negative_numbers = true)]
     pub discard: Discard,
     /// Kill an execution (or a build) after this long: 90, 90s, 10m, 1.5h (counted as a failure).
     #[arg(long, value_name = "DURATION")]
@@ -684,7 +687,7 @@ pub struct RunOptions {
     pub build: Option<String>,
     /// Number of builds per command (with --build; default 5). `rigor track run` builds each
     /// version once in its checkout unless --builds is given.
-    #[arg(long, value_name = "N", requires = "build")]
+    #[arg(long, value_name = "N", requires = "build", value_parser = parse_builds, allow_negative_numbers = true)]
     pub builds: Option<usize>,
     /// Directory for the build directories (default: a temporary directory, removed afterwards).
     #[arg(long, value_name = "DIR", requires = "build")]
@@ -695,7 +698,7 @@ pub struct RunOptions {
     pub randomize_env: bool,
     /// Iterations per execution to ask the program for (sets RIGOR_ITERATIONS and substitutes
     /// `{iterations}` in COMMANDs); every reported iteration after --discard is analysed.
-    #[arg(long, value_name = "N", value_parser = parse_at_least_one)]
+    #[arg(long, value_name = "N", value_parser = parse_iterations, allow_negative_numbers = true)]
     pub iterations: Option<usize>,
     /// Measure executions that exit with a non-zero status (as hyperfine's -i), and keep
     /// running a command after it crashes or times out (the failure is recorded).
@@ -829,13 +832,13 @@ pub struct PlanArgs {
     )]
     pub out: PathBuf,
     /// Pilot executions (with --build: spread over the pilot builds).
-    #[arg(long, default_value_t = 30, value_name = "N")]
+    #[arg(long, default_value_t = 30, value_name = "N", value_parser = parse_executions, allow_negative_numbers = true)]
     pub pilot_executions: usize,
     /// Pilot iterations per execution to ask for (after --discard).
-    #[arg(long, default_value_t = 30, value_name = "N")]
+    #[arg(long, default_value_t = 30, value_name = "N", value_parser = parse_iterations, allow_negative_numbers = true)]
     pub pilot_iterations: usize,
     /// Pilot builds (with --build).
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    #[arg(long, default_value_t = 10, value_name = "N", value_parser = parse_builds, allow_negative_numbers = true)]
     pub pilot_builds: usize,
     /// Stop the pilot after this much measured time: 90, 90s, 10m, 1.5h.
     #[arg(long, value_name = "DURATION")]
@@ -864,7 +867,7 @@ pub struct ComparisonArgs {
     #[arg(long, value_enum)]
     pub estimator: Option<Estimator>,
     /// Bootstrap resamples.
-    #[arg(long, default_value_t = 10_000, value_name = "B", value_parser = parse_at_least_one)]
+    #[arg(long, default_value_t = 10_000, value_name = "B", value_parser = parse_resamples, allow_negative_numbers = true)]
     pub resamples: usize,
     /// Exit with status 1 when a verdict is a regression (or any change, or anything not shown
     /// to be equivalent or better), or when there is any warning.
@@ -945,9 +948,17 @@ fn parse_discard(s: &str) -> Result<Discard, String> {
     if s == "auto" {
         return Ok(Discard::Auto);
     }
-    s.parse()
-        .map(Discard::Count)
-        .map_err(|_| format!("'{s}' is neither a count nor 'auto'"))
+    if s.trim().parse::<f64>().is_err() {
+        return Err(format!("'{s}' is neither a count nor 'auto'"));
+    }
+    count(
+        s,
+        0,
+        limits::MAX_ITERATIONS,
+        "iterations per execution",
+        limits::SAMPLES_WHY,
+    )
+    .map(Discard::Count)
 }
 
 /// `--style` (hyperfine's values).
@@ -1004,7 +1015,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_enum, value_name = "MODE")]
     pub robust: Option<rigor_app::saved::Robust>,
     /// Re-apply a warm-up discard: N iterations per execution, or `auto` (detected).
-    #[arg(long, value_name = "N|auto", value_parser = parse_discard)]
+    #[arg(long, value_name = "N|auto", value_parser = parse_discard, allow_negative_numbers = true)]
     pub discard: Option<Discard>,
     /// Exports for other tools.
     #[command(flatten)]
@@ -1037,32 +1048,87 @@ fn parse_precision(s: &str) -> Result<Fraction, String> {
     Fraction::parse_positive(s).map_err(|e| e.to_string())
 }
 
-/// Most executions per command: beyond it a count is a typo (a run of a million executions of
-/// even a 1 ms command takes 17 minutes per command), and far beyond it counts overflow.
-pub const MAX_EXECUTIONS: usize = 1_000_000;
+/// Most executions per command (see [`rigor_runner::limits`]).
+pub const MAX_EXECUTIONS: usize = limits::MAX_EXECUTIONS;
 
-/// An execution count: 1 to [`MAX_EXECUTIONS`] (the runner asks for at least 2 top-level units
-/// and says why).
-fn parse_executions(s: &str) -> Result<usize, String> {
-    let n: usize = s
-        .parse()
-        .map_err(|_| format!("'{s}' is not a whole number"))?;
-    if n > MAX_EXECUTIONS {
+/// A whole number from `min` to `max`: `what` names what it counts and `why` (starting with
+/// `: `, or empty) says why the limit is where it is. A negative number is named as such (not as
+/// an option, the hint clap gives otherwise).
+fn count(s: &str, min: usize, max: usize, what: &str, why: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let n: usize = match t.parse() {
+        Ok(n) => n,
+        Err(_) if t.starts_with('-') => {
+            return Err(format!(
+                "'{s}' is negative: give a whole number of {what} from {min} to {max}"
+            ));
+        }
+        Err(_) if t.parse::<f64>().is_ok_and(|x| x > max as f64) => {
+            return Err(format!(
+                "{t} is more than the {max} {what} rigor allows{why}"
+            ));
+        }
+        Err(_) => {
+            return Err(format!(
+                "'{s}' is not a whole number of {what} (from {min} to {max})"
+            ));
+        }
+    };
+    if n < min {
+        return Err(format!("{what} must be at least {min}"));
+    }
+    if n > max {
         return Err(format!(
-            "{n} is more than {MAX_EXECUTIONS} executions per command; for long runs give a \
-             time --budget or a --precision instead"
+            "{n} is more than the {max} {what} rigor allows{why}"
         ));
     }
     Ok(n)
 }
 
-/// A count of at least 1.
-fn parse_at_least_one(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(0) => Err("must be at least 1".into()),
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!("'{s}' is not a whole number")),
-    }
+const RUNS_WHY: &str = ": for long runs give a time --budget or a --precision instead";
+
+/// An execution count: 0 to [`MAX_EXECUTIONS`] (the runner asks for at least 2 top-level units
+/// and says why).
+fn parse_executions(s: &str) -> Result<usize, String> {
+    count(s, 0, MAX_EXECUTIONS, "executions per command", RUNS_WHY)
+}
+
+/// Warm-up executions: 0 to [`MAX_EXECUTIONS`].
+fn parse_warmup(s: &str) -> Result<usize, String> {
+    count(s, 0, MAX_EXECUTIONS, "warm-up executions per command", "")
+}
+
+/// Rounds of a comparison: 1 to [`MAX_EXECUTIONS`].
+fn parse_rounds(s: &str) -> Result<usize, String> {
+    count(s, 1, MAX_EXECUTIONS, "rounds", RUNS_WHY)
+}
+
+/// Builds per command: 0 to [`limits::MAX_BUILDS`] (the runner asks for at least 2 and says
+/// why).
+fn parse_builds(s: &str) -> Result<usize, String> {
+    count(s, 0, limits::MAX_BUILDS, "builds per command", RUNS_WHY)
+}
+
+/// Iterations per execution: 1 to [`limits::MAX_ITERATIONS`].
+fn parse_iterations(s: &str) -> Result<usize, String> {
+    count(
+        s,
+        1,
+        limits::MAX_ITERATIONS,
+        "iterations per execution",
+        limits::SAMPLES_WHY,
+    )
+}
+
+/// Bootstrap resamples: 1 to [`MAX_RESAMPLES`].
+fn parse_resamples(s: &str) -> Result<usize, String> {
+    count(
+        s,
+        1,
+        MAX_RESAMPLES,
+        "resamples",
+        ": each resample's statistic is kept (8 bytes each, 80 MB at the limit)",
+    )
 }
 
 /// `I/N` with 1 ≤ I ≤ N.

@@ -12,6 +12,7 @@ pub mod decide;
 pub mod error;
 pub mod executor;
 pub mod iterations;
+pub mod limits;
 pub mod process;
 pub mod schedule;
 pub mod simulate;

@@ -105,8 +105,12 @@ fn counts_must_be_at_least_one_and_sane() {
         (vec!["--resamples", "0"], "--resamples"),
         (vec!["--iterations", "0"], "--iterations"),
         (vec!["--max-units", "0", "--precision", "1%"], "--max-runs"),
-        (vec!["-r", "18446744073709551615"], "more than 1000000"),
-        (vec!["-r", "99999999999999999999999"], "not a whole number"),
+        (vec!["-r", "18446744073709551615"], "more than the 1000000"),
+        (
+            vec!["-r", "99999999999999999999999"],
+            "more than the 1000000",
+        ),
+        (vec!["-r", "many"], "not a whole number"),
         (vec!["-r", "1"], "at least 2"),
     ] {
         sim()
@@ -115,6 +119,125 @@ fn counts_must_be_at_least_one_and_sane() {
             .assert()
             .code(2)
             .stderr(predicate::str::contains(message));
+    }
+}
+
+#[test]
+fn absurd_counts_are_refused_before_anything_runs_naming_the_limit() {
+    // Each of these aborted (an 8 TB allocation) or ran on (--builds) before.
+    let dir = Dir::new();
+    let marker = dir.path("built");
+    let build = format!("touch {}", marker.display());
+    for (args, message) in [
+        (
+            vec!["--resamples", "1000000000000"],
+            "more than the 10000000 resamples",
+        ),
+        (
+            vec!["--resamples", "1e12"],
+            "more than the 10000000 resamples",
+        ),
+        (
+            vec!["-w", "1000000000000"],
+            "more than the 1000000 warm-up executions",
+        ),
+        (
+            vec!["-w", "1e12"],
+            "more than the 1000000 warm-up executions",
+        ),
+        (
+            vec!["--iterations", "1e12"],
+            "more than the 100000000 iterations per execution",
+        ),
+        (
+            vec!["--discard", "1e12"],
+            "more than the 100000000 iterations per execution",
+        ),
+        (
+            vec!["-M", "1e12", "--precision", "1%"],
+            "more than the 1000000 executions",
+        ),
+        (
+            vec!["--build", &build, "--builds", "1e12"],
+            "more than the 1000000 builds",
+        ),
+    ] {
+        sim()
+            .args(&args)
+            .arg(SPEC)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
+    // Counts that are each within their limits but multiply into too many samples.
+    sim()
+        .args(["-r", "1000", "--iterations", "1000000", SPEC])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "more than the 100000000 samples per benchmark rigor allows",
+        ));
+    sim()
+        .args(["--build", &build, "--builds", "1000", "-r", "10000", SPEC])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "executions per command (all builds')",
+        ));
+    assert!(!marker.exists(), "nothing was built");
+    for args in [
+        vec!["plan", "--simulate", "--pilot-executions", "1e12", SPEC],
+        vec!["plan", "--simulate", "--pilot-iterations", "1e12", SPEC],
+        vec!["compare", "a.json", "b.json", "--resamples", "1e12"],
+        vec!["track", "bisect", "a", "b", "--max-rounds", "1e12"],
+    ] {
+        rigor()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("rigor allows"));
+    }
+    // A plan file's counts, before the run measures anything.
+    let plan = dir.path("p.toml");
+    rigor()
+        .args(["plan", "--simulate", "--seed", "2", "-o"])
+        .arg(&plan)
+        .arg(SPEC)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&plan).unwrap();
+    let counts = text
+        .lines()
+        .find(|l| l.starts_with("counts"))
+        .expect("a counts line")
+        .to_string();
+    std::fs::write(&plan, text.replace(&counts, "counts = [1000000000000]")).unwrap();
+    sim()
+        .args(["--plan"])
+        .arg(&plan)
+        .arg(SPEC)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("p.toml"))
+        .stderr(predicate::str::contains(
+            "more than the 100000000 repetitions of a level rigor allows",
+        ));
+}
+
+#[test]
+fn negative_counts_are_named_as_such_not_as_options() {
+    for args in [
+        vec!["-r", "-5"],
+        vec!["-w", "-1"],
+        vec!["--iterations", "-3"],
+    ] {
+        sim()
+            .args(&args)
+            .arg(SPEC)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is negative: give a whole number"))
+            .stderr(predicate::str::contains("'-- -").not());
     }
 }
 

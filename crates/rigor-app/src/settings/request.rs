@@ -310,6 +310,7 @@ impl RunRequest {
                     self.precision,
                 )
                 .map_err(|e| RequestError::Plan(Box::new(e)))?;
+                runner.validate_with(&benchmarks)?;
                 Mode::Planned {
                     plan: Box::new(plan),
                     precision: self.precision,
