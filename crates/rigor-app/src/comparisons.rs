@@ -222,9 +222,15 @@ pub fn within_run(
             continue;
         };
         let base = &result.benchmarks[r];
+        if all_zero(base, &mut warnings) {
+            continue;
+        }
         for &i in group.iter().filter(|&&i| i != r) {
             let Some(h) = &hierarchies[i] else { continue };
             let cand = &result.benchmarks[i];
+            if all_zero(cand, &mut warnings) {
+                continue;
+            }
             let (keys, base_keys) = (cand.top_keys(), base.top_keys());
             let paired = keys == base_keys;
             // Disjoint rounds are benchmarks measured one after another (an imported file), not
@@ -248,6 +254,23 @@ pub fn within_run(
     }
     control_fdr(&mut out, s.config.level);
     Ok((out, warnings))
+}
+
+/// Whether every measured time of `b` is zero (no ratio can be formed with it), said once in
+/// `warnings`.
+fn all_zero(b: &BenchmarkRecord, warnings: &mut Vec<Warning>) -> bool {
+    let zero = b.samples.iter().any(|s| !s.warmup)
+        && b.samples
+            .iter()
+            .filter(|s| !s.warmup)
+            .all(|s| s.value == 0.0);
+    let warning = Warning::AllTimesZero {
+        benchmark: b.name.clone(),
+    };
+    if zero && !warnings.contains(&warning) {
+        warnings.push(warning);
+    }
+    zero
 }
 
 /// Two commands of one run are versions of one program when they run a program of the same
@@ -329,7 +352,9 @@ pub fn ranking(
                     ranked_value(&result.benchmarks[i], a, s.config.estimator),
                 ))
             })
-            .filter(|m| m.1.is_finite())
+            // A zero time (every time 0) has no ratio with anything: left out, as comparisons
+            // leave it out with a warning.
+            .filter(|m| m.1.is_finite() && m.1 != 0.0)
             .collect();
         if members.len() < 2 {
             continue;
@@ -448,6 +473,9 @@ pub fn between(
             });
             continue;
         };
+        if all_zero(ob, &mut warnings) || all_zero(nb, &mut warnings) {
+            continue;
+        }
         let stats = |source| AppError::Compare {
             candidate: nb.name.clone(),
             baseline: ob.name.clone(),
@@ -491,7 +519,8 @@ pub fn between(
             without_result: warnings
                 .iter()
                 .filter_map(|w| match w {
-                    Warning::NoResultToCompare { benchmark } => Some(format!("'{benchmark}'")),
+                    Warning::NoResultToCompare { benchmark }
+                    | Warning::AllTimesZero { benchmark } => Some(format!("'{benchmark}'")),
                     _ => None,
                 })
                 .collect::<Vec<_>>()

@@ -37,8 +37,72 @@ impl Cli {
     /// (`about`) are given (exiting with clap's message on an error, as [`Parser::parse`]).
     pub fn parse_as(version: &'static str, about: &'static str) -> Self {
         let mut command = Self::command().version(version).about(about);
-        let mut matches = command.clone().get_matches();
+        // An empty `RIGOR_DB=` is unset, as for most tools' variables: clap would take it for
+        // a missing value of `--db`, even beside an explicit `--db`.
+        if std::env::var_os("RIGOR_DB").is_some_and(|v| v.is_empty()) {
+            command = command.mut_subcommand("track", |track| {
+                track.mut_arg("db", |db| db.env(None::<&'static str>))
+            });
+        }
+        let mut matches = command
+            .clone()
+            .try_get_matches()
+            .unwrap_or_else(|e| negative_value(e, &mut command).exit());
         Self::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut command).exit())
+    }
+}
+
+/// clap's error for a negative number after an option that takes a value (`--threshold -5%`):
+/// clap reads it as an unknown option and tips `-- -5`, which would make it a COMMAND. rigor's
+/// options take no negative values, so the error says that instead; other errors are as clap
+/// made them.
+fn negative_value(e: clap::Error, command: &mut clap::Command) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return e;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return e;
+    };
+    if !is_negative_number(arg) {
+        return e;
+    }
+    command.error(
+        ErrorKind::InvalidValue,
+        format!(
+            "'{arg}' is a negative number, which no option of rigor takes: counts, durations, \
+             percentages and confidence levels are positive (a COMMAND that starts with '-' \
+             goes after `--`)"
+        ),
+    )
+}
+
+/// `-5`, `-0.5`, `-5%`, `-1e3`, `-10ms`: a minus sign then a digit or a point and a digit.
+fn is_negative_number(arg: &str) -> bool {
+    let Some(rest) = arg.strip_prefix('-') else {
+        return false;
+    };
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    rest.starts_with(|c: char| c.is_ascii_digit())
+}
+
+impl Cli {
+    /// Parses `args` as [`Cli::parse_as`] does, returning the error instead of exiting
+    /// (with the same message for a negative value).
+    ///
+    /// # Errors
+    /// clap's error, or the one for a negative number.
+    pub fn try_parse_args<I, T>(args: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let mut command = Self::command();
+        let mut matches = command
+            .clone()
+            .try_get_matches_from(args)
+            .map_err(|e| negative_value(e, &mut command))?;
+        Self::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut command))
     }
 }
 
@@ -174,14 +238,14 @@ pub struct TrackAddArgs {
     /// The version measured: a git revision of --repo (its commit, parents, author, time and
     /// position are recorded), or any label (a compiler, a release). Default: the version the
     /// file names (its label, else the commit it was measured at).
-    #[arg(long, value_name = "REV")]
+    #[arg(long, value_name = "REV", value_parser = parse_label)]
     pub version: Option<String>,
     /// The repository the version belongs to.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
     /// Position of a labelled version in the history (versions are ordered by it, else by time,
     /// else by when first stored).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub order: Option<i64>,
     /// The series.
     #[command(flatten)]
@@ -322,7 +386,7 @@ pub struct TrackCheckArgs {
     pub baseline: Option<String>,
     /// A stored version to compare with instead of the branch's latest (a commit id or prefix,
     /// or a label).
-    #[arg(long, value_name = "REV")]
+    #[arg(long, value_name = "REV", value_parser = parse_label)]
     pub baseline_version: Option<String>,
     /// The machine (default: this host's name).
     #[arg(long, value_name = "NAME")]
@@ -408,7 +472,7 @@ pub struct TrackRmArgs {
     pub session: Option<i64>,
     /// The version whose runs go: its stored name (a commit id, a prefix of one, a label), or
     /// a revision of --repo.
-    #[arg(long, value_name = "REV")]
+    #[arg(long, value_name = "REV", value_parser = parse_label)]
     pub version: Option<String>,
     /// Only this benchmark's data of those runs (a run keeps its other benchmarks).
     #[arg(long, value_name = "NAME")]
@@ -599,7 +663,7 @@ pub struct RunOptions {
     pub seed: Option<Seed>,
     /// A version or commit label saved with the result (the git commit of the working
     /// directory is saved too, when there is one).
-    #[arg(long, value_name = "LABEL")]
+    #[arg(long, value_name = "LABEL", value_parser = parse_label)]
     pub label: Option<String>,
     /// Run COMMANDs (and hooks) through a shell instead of splitting them into words: `--shell`
     /// alone is `sh -c`; `--shell bash`, `-S "bash --norc"` pick one; `none` runs without a
@@ -1131,6 +1195,14 @@ fn parse_resamples(s: &str) -> Result<usize, String> {
     )
 }
 
+/// A version or label: not empty (nor only blanks), which would store a version without a name.
+fn parse_label(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("a version or label cannot be empty: give a revision or a name".into());
+    }
+    Ok(s.to_string())
+}
+
 /// `I/N` with 1 ≤ I ≤ N.
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let bad = || format!("'{s}' is not a shard: give I/N with 1 <= I <= N (e.g. 2/4)");
@@ -1172,6 +1244,28 @@ mod tests {
         assert!(
             Cli::try_parse_from(["rigor", "run", "--seed", "18446744073709551615", "x"]).is_ok()
         );
+    }
+
+    #[test]
+    fn negative_values_are_named_as_such_without_clap_s_tip() {
+        for args in [
+            ["rigor", "run", "--threshold", "-5%", "x"],
+            ["rigor", "run", "--timeout", "-5", "x"],
+            ["rigor", "run", "--confidence", "-0.5", "x"],
+        ] {
+            let e = Cli::try_parse_args(args).unwrap_err().to_string();
+            assert!(
+                e.contains("is a negative number, which no option of rigor takes"),
+                "{e}"
+            );
+            assert!(!e.contains("'-- -"), "{e}");
+        }
+        assert!(!is_negative_number("-r"));
+        assert!(!is_negative_number("--"));
+        assert!(is_negative_number("-.5"));
+        // An unknown option is still clap's error.
+        let e = Cli::try_parse_args(["rigor", "run", "--nope", "x"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument);
     }
 
     #[test]

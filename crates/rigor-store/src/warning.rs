@@ -46,6 +46,12 @@ pub enum Warning {
         /// The benchmark.
         benchmark: String,
     },
+    /// Every measured time of a benchmark is zero (below the timer's resolution, or a broken
+    /// file), so no ratio can be formed with it: it is compared with nothing.
+    AllTimesZero {
+        /// The benchmark.
+        benchmark: String,
+    },
     /// Warm-up detection could not run on a benchmark.
     NoWarmupDetection {
         /// The benchmark.
@@ -117,6 +123,11 @@ impl std::fmt::Display for Warning {
             Self::NoResultToCompare { benchmark } => {
                 write!(f, "'{benchmark}' has no result in one of the files")
             }
+            Self::AllTimesZero { benchmark } => write!(
+                f,
+                "every time of '{benchmark}' is 0, so no ratio can be formed with it: it is \
+                 compared with nothing"
+            ),
             Self::NoWarmupDetection { benchmark, reason } => {
                 write!(f, "'{benchmark}': no warm-up detection: {reason}")
             }

@@ -302,3 +302,84 @@ fn rigor_s_own_csv_export_reads_back_without_options() {
     ]);
     assert!(out.contains("3 builds × 3 executions"), "{out}");
 }
+
+#[test]
+fn a_result_without_benchmarks_is_an_error_not_a_silent_success() {
+    let dir = Dir::new();
+    let (path, empty) = (dir.path("r.json"), dir.path("empty.json"));
+    sim()
+        .args(["--seed", "1", "-r", "3", "mean=1ms"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let mut r = json(&path);
+    r["benchmarks"] = serde_json::json!([]);
+    std::fs::write(&empty, r.to_string()).unwrap();
+    let message = format!("{} holds no benchmark", empty.display());
+    for args in [
+        vec!["analyze"],
+        vec!["report", "-o", dir.path("r.html").to_str().unwrap()],
+    ] {
+        rigor()
+            .args(&args)
+            .arg(&empty)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(&message));
+    }
+    rigor()
+        .arg("compare")
+        .arg(&path)
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(&message));
+    rigor()
+        .args(["track", "add", "--version", "v1", "--db"])
+        .arg(dir.path("h.db"))
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(&message));
+}
+
+#[test]
+fn all_zero_times_are_analysed_and_left_out_of_comparisons_with_a_warning() {
+    let dir = Dir::new();
+    let (path, zeros) = (dir.path("r.json"), dir.path("zeros.json"));
+    sim()
+        .args([
+            "--seed", "1", "-r", "4", "-n", "a", "-n", "b", "mean=1ms", "mean=2ms",
+        ])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let mut r = json(&path);
+    for b in r["benchmarks"].as_array_mut().unwrap() {
+        for s in b["samples"].as_array_mut().unwrap() {
+            s["value"] = serde_json::json!(0.0);
+        }
+    }
+    std::fs::write(&zeros, r.to_string()).unwrap();
+    // Before, the comparison's zero baseline aborted the whole analysis.
+    let out = rigor().arg("analyze").arg(&zeros).assert().success();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned(),
+        String::from_utf8_lossy(&out.get_output().stderr).into_owned(),
+    );
+    assert!(stdout.contains("Benchmark 2: b"), "{stdout}");
+    assert!(!stdout.contains("NaN"), "{stdout}");
+    assert!(
+        stderr.contains("every time of 'a' is 0, so no ratio can be formed with it"),
+        "{stderr}"
+    );
+    rigor()
+        .arg("compare")
+        .arg(&path)
+        .arg(&zeros)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("every time 0"));
+}

@@ -304,6 +304,20 @@ fn an_unreachable_precision_keeps_the_pilot_and_says_what_is_reachable() {
     let r = json(&path);
     assert_eq!(r["status"], "complete");
     assert_eq!(r["benchmarks"][0]["counts"][0], 10);
+    // A target out of any reach is written readably, not as hundreds of digits.
+    let out = stdout_of(sim().args([
+        "--seed",
+        "1",
+        "--precision",
+        "1e-300",
+        "mean=10ms,execution=30%",
+    ]));
+    assert!(out.contains("Target ±1e-298%"), "{out}");
+    assert!(
+        out.contains("half-width = 1.0053822696518507e-302"),
+        "{out}"
+    );
+    assert!(!out.contains("00000000000000000000"), "{out}");
 }
 
 /// `rigor report -o`, `rigor compare --export-markdown` and `rigor analyze`'s exports for other
@@ -405,4 +419,61 @@ fn output_paths_of_saved_result_commands_are_checked_first() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("is a directory"));
+}
+
+#[test]
+fn ambiguous_or_empty_values_are_refused_and_an_empty_rigor_db_is_unset() {
+    // `--confidence 1.5` was read as 1.5%.
+    for c in ["1.5", "1", "20"] {
+        sim()
+            .args(["-r", "3", "--confidence", c, SPEC])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "confidence '{c}' is ambiguous: give a fraction (0.95), a percentage from 50 (95)"
+            )));
+    }
+    let out = stdout_of(sim().args(["-r", "3", "--confidence", "90", SPEC]));
+    assert!(out.contains("Mean ± 90% CI"), "{out}");
+    let dir = Dir::new();
+    let (result, db) = (dir.path("r.json"), dir.path("h.db"));
+    sim()
+        .args(["-r", "3", SPEC, "--export-json"])
+        .arg(&result)
+        .assert()
+        .success();
+    // An empty version label stored a version without a name.
+    for version in ["", "  "] {
+        rigor()
+            .args(["track", "add", "--version", version, "--db"])
+            .arg(&db)
+            .arg(&result)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "a version or label cannot be empty",
+            ));
+    }
+    sim()
+        .args(["-r", "3", "--label", "", SPEC])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "a version or label cannot be empty",
+        ));
+    // `RIGOR_DB=` (empty) broke even an explicit --db.
+    rigor()
+        .env("RIGOR_DB", "")
+        .args(["track", "add", "--version", "v1", "--db"])
+        .arg(&db)
+        .arg(&result)
+        .assert()
+        .success();
+    rigor()
+        .env("RIGOR_DB", "")
+        .current_dir(dir.0.path())
+        .args(["track", "show", "nothing"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("a value is required").not());
 }
