@@ -184,9 +184,12 @@ fn analyze_loaded(
     // A run until decided saved how each comparison ended; the rest is re-derived.
     let saved = std::mem::take(&mut result.comparisons);
     // What an import found missing stays true of the data; the rest is re-derived.
-    result
-        .warnings
-        .retain(|w| matches!(w, Warning::LevelNotRecorded { .. }));
+    result.warnings.retain(|w| {
+        matches!(
+            w,
+            Warning::LevelNotRecorded { .. } | Warning::Repaired { .. }
+        )
+    });
     if result.status != RunStatus::Complete {
         result.warnings.push(Warning::Unfinished {
             file: file.display().to_string(),

@@ -46,6 +46,14 @@ pub enum Warning {
         /// The benchmark.
         benchmark: String,
     },
+    /// A result file cut short (a crash, a kill or a full disk: a torn last record, no closing
+    /// `]}`), read up to its last whole record.
+    Repaired {
+        /// The file.
+        file: String,
+        /// What was cut, in words.
+        cut: String,
+    },
     /// Every measured time of a benchmark is zero (below the timer's resolution, or a broken
     /// file), so no ratio can be formed with it: it is compared with nothing.
     AllTimesZero {
@@ -123,6 +131,11 @@ impl std::fmt::Display for Warning {
             Self::NoResultToCompare { benchmark } => {
                 write!(f, "'{benchmark}' has no result in one of the files")
             }
+            Self::Repaired { file, cut } => write!(
+                f,
+                "{file} was cut short (a crash, a kill or a full disk?): read up to its last \
+                 whole record, dropping {cut}"
+            ),
             Self::AllTimesZero { benchmark } => write!(
                 f,
                 "every time of '{benchmark}' is 0, so no ratio can be formed with it: it is \

@@ -383,3 +383,117 @@ fn all_zero_times_are_analysed_and_left_out_of_comparisons_with_a_warning() {
         .code(2)
         .stderr(predicate::str::contains("every time 0"));
 }
+
+/// A result file as a run that was killed (or whose disk filled) leaves it: the header, then
+/// the `log` of executions, the last one cut in the middle and no closing `]}`.
+fn torn_copy(complete: &std::path::Path, torn: &std::path::Path) {
+    let mut r = json(complete);
+    r["status"] = serde_json::json!("running");
+    let mut log = Vec::new();
+    for (i, b) in r["benchmarks"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        for e in b["executions"].as_array().unwrap() {
+            let mut entry = e.clone();
+            entry["type"] = serde_json::json!("execution");
+            entry["benchmark"] = serde_json::json!(i);
+            log.push(entry.to_string());
+        }
+        b["executions"] = serde_json::json!([]);
+        b["samples"] = serde_json::json!([]);
+    }
+    let header = serde_json::to_string_pretty(&r).unwrap();
+    let header = header.trim_end().strip_suffix('}').unwrap();
+    let last = log.pop().unwrap();
+    let text = format!(
+        "{header},\n  \"log\": [\n{},\n{}",
+        log.join(",\n"),
+        &last[..last.len() / 2]
+    );
+    std::fs::write(torn, text).unwrap();
+}
+
+#[test]
+fn a_torn_result_is_repaired_by_every_command_and_says_what_was_cut() {
+    let dir = Dir::new();
+    let (complete, torn) = (dir.path("r.json"), dir.path("torn.json"));
+    sim()
+        .args([
+            "--seed", "1", "-r", "5", "-n", "a", "-n", "b", "mean=1ms", "mean=2ms",
+        ])
+        .arg("--export-json")
+        .arg(&complete)
+        .assert()
+        .success();
+    torn_copy(&complete, &torn);
+    let said = format!(
+        "{} was cut short (a crash, a kill or a full disk?): read up to its last whole record, \
+         dropping a torn last record (",
+        torn.display()
+    );
+    // Before, only `--format rigor` read it (and `report` has no --format).
+    let out = rigor().arg("analyze").arg(&torn).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("Benchmark 2: b"), "{stdout}");
+    assert!(stdout.contains("5 executions"), "{stdout}");
+    assert!(
+        stdout.contains("4 executions"),
+        "the torn record is dropped: {stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains(&said), "{stderr}");
+    assert!(stderr.contains("and the missing closing `]}`"), "{stderr}");
+    rigor()
+        .arg("report")
+        .arg(&torn)
+        .arg("-o")
+        .arg(dir.path("r.html"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(&said));
+    rigor()
+        .arg("compare")
+        .arg(&complete)
+        .arg(&torn)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(&said));
+    rigor()
+        .args(["track", "add", "--version", "v1", "--db"])
+        .arg(dir.path("h.db"))
+        .arg(&torn)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(&said));
+}
+
+#[test]
+fn a_sample_recorded_twice_is_refused_naming_the_file_and_record() {
+    let dir = Dir::new();
+    let (path, doubled) = (dir.path("r.json"), dir.path("doubled.json"));
+    sim()
+        .args(["--seed", "1", "-r", "7", "mean=1ms"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let mut r = json(&path);
+    let samples = r["benchmarks"][0]["samples"].as_array_mut().unwrap();
+    let again = samples[3].clone();
+    samples.push(again);
+    std::fs::write(&doubled, r.to_string()).unwrap();
+    // Before, it was counted: 8 "executions" and a narrower interval.
+    rigor()
+        .arg("analyze")
+        .arg(&doubled)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(doubled.display().to_string()))
+        .stderr(predicate::str::contains(
+            "benchmark 1 ('mean=1ms'), sample 8",
+        ))
+        .stderr(predicate::str::contains("the same measurement as sample 3"));
+}
