@@ -118,7 +118,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     let a = rigor_app::saved::analyze(&s)?;
     let r = &a.result;
     if args.json {
-        emit(&rigor_store::to_json(r)?);
+        output::emit_json(&rigor_store::to_json(r)?);
     } else {
         output::result_warnings(r);
         emit(&rigor_app::exports::summaries(
@@ -163,7 +163,7 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     let c = rigor_app::saved::compare(&s)?;
     output::warnings(&c.warnings);
     if args.json {
-        emit(&(serde_json::to_string_pretty(&c.json(&s))? + "\n"));
+        output::emit_json(&(serde_json::to_string_pretty(&c.json(&s))? + "\n"));
     } else {
         emit(&render(&views(&c.comparisons)));
         if let Some(suite) = &c.suite {

@@ -18,10 +18,17 @@ pub fn summaries_to_stderr() {
     SUMMARIES_TO_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Writes to standard output (standard error after [`summaries_to_stderr`]). A closed pipe
-/// (`rigor run … | head`) is not an error: the rest of the output is dropped and the run goes on
-/// to save its results.
+/// Writes text for people to standard output (standard error after [`summaries_to_stderr`]),
+/// through the terminal's escaping ([`rigor_report::escape::terminal`]: no name can send the
+/// terminal a control sequence). A closed pipe (`rigor run … | head`) is not an error: the rest
+/// of the output is dropped and the run goes on to save its results.
 pub fn emit(text: &str) {
+    emit_json(&rigor_report::escape::terminal(text));
+}
+
+/// Writes a document for programs (JSON, whose own escaping holds any name) where [`emit`]
+/// writes, unchanged.
+pub fn emit_json(text: &str) {
     use std::io::Write;
     if SUMMARIES_TO_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
         let mut err = std::io::stderr().lock();
