@@ -235,7 +235,10 @@ pub fn within_run(
             let paired = keys == base_keys;
             // Disjoint rounds are benchmarks measured one after another (an imported file), not
             // a failure: compared unpaired without a warning.
-            let disjoint = !keys.iter().any(|k| base_keys.contains(k));
+            let disjoint = {
+                let base: std::collections::HashSet<&usize> = base_keys.iter().collect();
+                !keys.iter().any(|k| base.contains(k))
+            };
             if !paired && !disjoint {
                 warnings.push(Warning::Unpaired {
                     candidate: cand.name.clone(),
@@ -385,7 +388,9 @@ pub fn ranking(
                 .ok()
                 .zip(base_h.as_ref())
                 .and_then(|(h, base_h)| {
-                    let mut c = compare(&h, base_h, &cfg).ok()?;
+                    // The ranking shows the ratio and its interval: for the mean Fieller's, so
+                    // the bootstrap beside it is not computed a second time here.
+                    let mut c = rigor_stats::compare::compare_deciding(&h, base_h, &cfg).ok()?;
                     floor_at_resolution(&mut c, (base, base_h), (b, &h), cfg.estimator);
                     Some(c)
                 });

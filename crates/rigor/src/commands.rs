@@ -115,7 +115,9 @@ pub fn plan(args: &PlanArgs) -> Result<Outcome> {
 /// `rigor analyze`.
 pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     let s = settings::analyze(args)?;
+    let working = output::Working::start("analysing");
     let a = rigor_app::saved::analyze(&s)?;
+    drop(working);
     let r = &a.result;
     if args.json {
         output::emit_json(&rigor_store::to_json(r)?);
@@ -160,7 +162,9 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     if markdown_to_stdout {
         output::summaries_to_stderr();
     }
+    let working = output::Working::start("comparing");
     let c = rigor_app::saved::compare(&s)?;
+    drop(working);
     output::warnings(&c.warnings);
     if args.json {
         output::emit_json(&(serde_json::to_string_pretty(&c.json(&s))? + "\n"));
@@ -183,7 +187,9 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
 /// `rigor report`.
 pub fn report(args: &ReportArgs) -> Result<Outcome> {
     let s = settings::report(args)?;
+    let working = output::Working::start("analysing and drawing the report");
     let a = rigor_app::saved::report(&s)?;
+    drop(working);
     output::result_warnings(&a.result);
     emit(&rigor_report::html::written(&s.out.display().to_string()));
     Ok(Outcome::Ok)

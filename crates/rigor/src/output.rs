@@ -150,3 +150,38 @@ impl Drop for Bar {
         self.0.finish_and_clear();
     }
 }
+
+/// A spinner on standard error for work that takes a while (an analysis of a large result),
+/// shown only once it has taken a second and only on a terminal; cleared when dropped.
+pub struct Working(ProgressBar);
+
+/// How long work goes unannounced.
+const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl Working {
+    /// Starts timing `what` (e.g. "analysing").
+    pub fn start(what: &str) -> Self {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(what.to_string());
+        let shown = bar.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(QUIET);
+            if !shown.is_finished() {
+                // Drawn only when standard error is a terminal (indicatif checks).
+                shown.set_draw_target(ProgressDrawTarget::stderr());
+                shown.enable_steady_tick(std::time::Duration::from_millis(120));
+            }
+        });
+        Self(bar)
+    }
+}
+
+impl Drop for Working {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
