@@ -1269,6 +1269,47 @@ mod tests {
     }
 
     #[test]
+    fn count_values_never_panic_and_stay_within_their_limits() {
+        // A seeded sweep of strings over the characters numbers are made of (the fuzz smoke of
+        // these parsers): a count within its limit, or an error; never a panic.
+        let alphabet: Vec<char> = "0123456789-+.eE_ x%".chars().collect();
+        let mut state: u64 = 0x5eed;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        };
+        type Parser = fn(&str) -> Result<usize, String>;
+        let parsers: [(Parser, usize); 6] = [
+            (parse_executions, MAX_EXECUTIONS),
+            (parse_warmup, MAX_EXECUTIONS),
+            (parse_rounds, MAX_EXECUTIONS),
+            (parse_builds, limits::MAX_BUILDS),
+            (parse_iterations, limits::MAX_ITERATIONS),
+            (parse_resamples, MAX_RESAMPLES),
+        ];
+        for _ in 0..4000 {
+            let len = next() % 24;
+            let text: String = (0..len)
+                .map(|_| alphabet[next() % alphabet.len()])
+                .collect();
+            for (parse, max) in parsers {
+                if let Ok(n) = parse(&text) {
+                    assert!(n <= max, "{text:?} gave {n}");
+                }
+            }
+            let _ = parse_discard(&text);
+            let _ = is_negative_number(&text);
+        }
+        for (parse, max) in parsers {
+            assert_eq!(parse(&max.to_string()), Ok(max));
+            assert!(parse(&(max + 1).to_string()).is_err());
+            assert!(parse(&u128::MAX.to_string()).is_err());
+        }
+    }
+
+    #[test]
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
