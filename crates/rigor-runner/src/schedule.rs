@@ -440,7 +440,7 @@ impl<'a> Scheduler<'a> {
         executor: &mut dyn Executor,
         observer: &mut dyn Observer,
     ) -> Result<Report, RunError> {
-        self.settings.validate_with(&self.benchmarks)?;
+        self.settings.validate_with(self.benchmarks)?;
         let n = self.benchmarks.len();
         let s = self.settings;
         let builds = s.build.as_ref().map_or(1, |b| b.builds);
