@@ -303,17 +303,22 @@ fn rigor_s_own_csv_export_reads_back_without_options() {
     assert!(out.contains("3 builds × 3 executions"), "{out}");
 }
 
+/// Runs the simulator with `args`, saving the result to `path`, and returns it as JSON.
+fn saved_run(args: &[&str], path: &std::path::Path) -> serde_json::Value {
+    sim()
+        .args(args)
+        .arg("--export-json")
+        .arg(path)
+        .assert()
+        .success();
+    json(path)
+}
+
 #[test]
 fn a_result_without_benchmarks_is_an_error_not_a_silent_success() {
     let dir = Dir::new();
     let (path, empty) = (dir.path("r.json"), dir.path("empty.json"));
-    sim()
-        .args(["--seed", "1", "-r", "3", "mean=1ms"])
-        .arg("--export-json")
-        .arg(&path)
-        .assert()
-        .success();
-    let mut r = json(&path);
+    let mut r = saved_run(&["--seed", "1", "-r", "3", "mean=1ms"], &path);
     r["benchmarks"] = serde_json::json!([]);
     std::fs::write(&empty, r.to_string()).unwrap();
     let message = format!("{} holds no benchmark", empty.display());
@@ -348,15 +353,12 @@ fn a_result_without_benchmarks_is_an_error_not_a_silent_success() {
 fn all_zero_times_are_analysed_and_left_out_of_comparisons_with_a_warning() {
     let dir = Dir::new();
     let (path, zeros) = (dir.path("r.json"), dir.path("zeros.json"));
-    sim()
-        .args([
+    let mut r = saved_run(
+        &[
             "--seed", "1", "-r", "4", "-n", "a", "-n", "b", "mean=1ms", "mean=2ms",
-        ])
-        .arg("--export-json")
-        .arg(&path)
-        .assert()
-        .success();
-    let mut r = json(&path);
+        ],
+        &path,
+    );
     for b in r["benchmarks"].as_array_mut().unwrap() {
         for s in b["samples"].as_array_mut().unwrap() {
             s["value"] = serde_json::json!(0.0);
@@ -420,14 +422,12 @@ fn torn_copy(complete: &std::path::Path, torn: &std::path::Path) {
 fn a_torn_result_is_repaired_by_every_command_and_says_what_was_cut() {
     let dir = Dir::new();
     let (complete, torn) = (dir.path("r.json"), dir.path("torn.json"));
-    sim()
-        .args([
+    saved_run(
+        &[
             "--seed", "1", "-r", "5", "-n", "a", "-n", "b", "mean=1ms", "mean=2ms",
-        ])
-        .arg("--export-json")
-        .arg(&complete)
-        .assert()
-        .success();
+        ],
+        &complete,
+    );
     torn_copy(&complete, &torn);
     let said = format!(
         "{} was cut short (a crash, a kill or a full disk?): read up to its last whole record, \
@@ -474,13 +474,7 @@ fn a_torn_result_is_repaired_by_every_command_and_says_what_was_cut() {
 fn a_sample_recorded_twice_is_refused_naming_the_file_and_record() {
     let dir = Dir::new();
     let (path, doubled) = (dir.path("r.json"), dir.path("doubled.json"));
-    sim()
-        .args(["--seed", "1", "-r", "7", "mean=1ms"])
-        .arg("--export-json")
-        .arg(&path)
-        .assert()
-        .success();
-    let mut r = json(&path);
+    let mut r = saved_run(&["--seed", "1", "-r", "7", "mean=1ms"], &path);
     let samples = r["benchmarks"][0]["samples"].as_array_mut().unwrap();
     let again = samples[3].clone();
     samples.push(again);
