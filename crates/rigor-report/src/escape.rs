@@ -22,7 +22,7 @@
 //!   macros, attribute references nor table separators can form, and every character shows as
 //!   typed.
 //! - **org-mode** ([`org`]): verbatim (`=name=`) with a zero-width space (org's own escape)
-//!   after every `=` inside, so nothing closes it early; a text with a `|` (only the entity
+//!   after every `=` inside that could close it, so nothing closes it early; a text with a `|` (only the entity
 //!   `\vert{}` stands for one in a table, and not in verbatim) is plain text with a zero-width
 //!   space after every character that can open or close markup (`@@html:…@@`, links, emphasis,
 //!   macros, LaTeX): the text shows as typed.
@@ -145,19 +145,41 @@ fn code_span(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
-/// AsciiDoc monospace of `text`, every ASCII punctuation character a numeric character
-/// reference (AsciiDoc renders `&#124;` as `|`), so no passthrough, macro, attribute reference,
-/// formatting mark or cell separator can form.
+/// Characters that make AsciiDoc markup inside a line: table cells (`|`), passthroughs (`+`),
+/// formatting marks, attribute references (`{…}`), macros and cross references (`name:…[…]`,
+/// `<<…>>`), entities (`&`), backslash escapes, smart quotes and the `(C)` replacements.
+const ASCIIDOC_MARKS: &[char] = &[
+    '|', '+', '`', '*', '_', '#', '^', '~', '{', '}', '[', ']', '<', '>', '&', '\\', ':', '\'',
+    '"', '(', ')',
+];
+
+/// AsciiDoc monospace of `text`, every character that can make markup a numeric character
+/// reference (AsciiDoc renders `&#124;` as `|`) — and `-`, `.`, `=` where a replacement would
+/// turn them into a dash, an ellipsis or an arrow (`--`, `...`, `->`, `=>`) — so no
+/// passthrough, macro, attribute reference, formatting mark or cell separator can form, and
+/// every character shows as typed. The rest (`=`, `,`, `%`, `.`, `/`, `-` alone) stays readable.
 ///
 /// ```
 /// use rigor_report::escape::asciidoc;
 /// assert_eq!(asciidoc("a+b"), "`a&#43;b`");
 /// assert_eq!(asciidoc("pass:[x]"), "`pass&#58;&#91;x&#93;`");
+/// assert_eq!(asciidoc("mean=1ms,execution=1%"), "`mean=1ms,execution=1%`");
+/// assert_eq!(asciidoc("./a --x"), "`./a &#45;&#45;x`");
 /// ```
 pub fn asciidoc(text: &str) -> String {
+    let text = visible(text);
+    let chars: Vec<char> = text.chars().collect();
     let mut out = String::from("`");
-    for c in visible(text).chars() {
-        if c.is_ascii_punctuation() {
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let replaced = match c {
+            '-' => next == Some('-') || next == Some('>') || prev == Some('-'),
+            '.' => next == Some('.') || prev == Some('.'),
+            '=' => next == Some('>'),
+            _ => false,
+        };
+        if ASCIIDOC_MARKS.contains(&c) || replaced {
             let _ = write!(out, "&#{};", c as u32);
         } else {
             out.push(c);
@@ -177,7 +199,8 @@ const ORG_MARKS: &[char] = &[
 
 /// org-mode text of `text`, shown as typed and never as markup. As verbatim (`=name=`), where
 /// nothing is markup but the closing `=`: a zero-width space (org's escape character) follows
-/// every `=` inside, so none closes it. A text verbatim cannot hold — a `|` (which ends a table
+/// every `=` inside that a blank, punctuation or the end follows (the only ones that could close
+/// it), so none closes it. A text verbatim cannot hold — a `|` (which ends a table
 /// cell, and which only the entity `\vert{}` can stand for, outside verbatim), blanks at its
 /// ends, nothing — is plain text with a zero-width space after every character that can open or
 /// close markup, and `|` as `\vert{}`.
@@ -185,7 +208,8 @@ const ORG_MARKS: &[char] = &[
 /// ```
 /// use rigor_report::escape::org;
 /// assert_eq!(org("parse"), "=parse=");
-/// assert_eq!(org("a=b"), "=a=\u{200B}b=");
+/// assert_eq!(org("a=b"), "=a=b=");
+/// assert_eq!(org("x= y"), "=x=\u{200B} y=");
 /// assert_eq!(org("a|b"), "a\\vert{}b");
 /// assert_eq!(org("@@html:x@@|"), "@\u{200B}@\u{200B}html:\u{200B}x@\u{200B}@\u{200B}\\vert{}");
 /// ```
@@ -198,9 +222,11 @@ pub fn org(text: &str) -> String {
     let mut out = String::new();
     if verbatim {
         out.push('=');
-        for c in text.chars() {
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
             out.push(c);
-            if c == '=' {
+            // Only a `=` before a blank, punctuation or the end can close verbatim.
+            if c == '=' && !chars.peek().is_some_and(|n| n.is_alphanumeric()) {
                 out.push('\u{200B}');
             }
         }
@@ -236,9 +262,11 @@ pub(crate) fn org_safe(out: &str) -> bool {
     match out.strip_prefix('=').and_then(|o| o.strip_suffix('=')) {
         Some(inner) if out.len() >= 2 => {
             !inner.contains('|')
-                && inner
-                    .char_indices()
-                    .all(|(i, c)| c != '=' || inner[i + 1..].starts_with('\u{200B}'))
+                && inner.char_indices().all(|(i, c)| {
+                    c != '='
+                        || inner[i + 1..].starts_with('\u{200B}')
+                        || inner[i + 1..].starts_with(char::is_alphanumeric)
+                })
         }
         _ => ["@@", "[[", "|", "{{{", "<<"]
             .iter()
