@@ -128,46 +128,39 @@ fn absurd_counts_are_refused_before_anything_runs_naming_the_limit() {
     let dir = Dir::new();
     let marker = dir.path("built");
     let build = format!("touch {}", marker.display());
-    for (args, message) in [
+    let cases: [(&[&str], &str, &str); 6] = [
+        (&[], "--resamples", "more than the 10000000 resamples"),
+        (&[], "-w", "more than the 1000000 warm-up executions"),
         (
-            vec!["--resamples", "1000000000000"],
-            "more than the 10000000 resamples",
-        ),
-        (
-            vec!["--resamples", "1e12"],
-            "more than the 10000000 resamples",
-        ),
-        (
-            vec!["-w", "1000000000000"],
-            "more than the 1000000 warm-up executions",
-        ),
-        (
-            vec!["-w", "1e12"],
-            "more than the 1000000 warm-up executions",
-        ),
-        (
-            vec!["--iterations", "1e12"],
+            &[],
+            "--iterations",
             "more than the 100000000 iterations per execution",
         ),
         (
-            vec!["--discard", "1e12"],
+            &[],
+            "--discard",
             "more than the 100000000 iterations per execution",
         ),
         (
-            vec!["-M", "1e12", "--precision", "1%"],
+            &["--precision", "1%"],
+            "-M",
             "more than the 1000000 executions",
         ),
         (
-            vec!["--build", &build, "--builds", "1e12"],
+            &["--build", &build],
+            "--builds",
             "more than the 1000000 builds",
         ),
-    ] {
-        sim()
-            .args(&args)
-            .arg(SPEC)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(message));
+    ];
+    for (before, option, message) in cases {
+        for count in ["1000000000000", "1e12"] {
+            sim()
+                .args(before)
+                .args([option, count, SPEC])
+                .assert()
+                .code(2)
+                .stderr(predicate::str::contains(message));
+        }
     }
     // Counts that are each within their limits but multiply into too many samples.
     sim()
