@@ -32,6 +32,10 @@ pub struct CargoSettings {
     pub benches: Vec<String>,
     /// `--features`.
     pub features: Option<String>,
+    /// `--target-dir` (`rigor bench --against` builds the other copy into a folder of its own,
+    /// so that its executables do not replace the current ones under a shared
+    /// `CARGO_TARGET_DIR`).
+    pub target_dir: Option<PathBuf>,
 }
 
 impl CargoSettings {
@@ -109,6 +113,14 @@ pub enum CargoBenchError {
         #[source]
         source: Box<crate::AppError>,
     },
+    /// The other build of `--against` cannot be found or checked out.
+    #[error("--against {against}: {reason}")]
+    Against {
+        /// What the user named.
+        against: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
     /// A bench target's harness failed or answered something unreadable.
     #[error("bench target '{target}' ({}): {message}", executable.display())]
     Harness {
@@ -173,6 +185,9 @@ pub fn build(s: &CargoSettings) -> Result<Vec<Target>, CargoBenchError> {
     if let Some(f) = &s.features {
         cmd.args(["--features", f]);
     }
+    if let Some(d) = &s.target_dir {
+        cmd.arg("--target-dir").arg(d);
+    }
     let out = cmd
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
@@ -193,6 +208,33 @@ pub fn build(s: &CargoSettings) -> Result<Vec<Target>, CargoBenchError> {
         });
     }
     Ok(targets)
+}
+
+/// The manifest cargo would build with these settings (`cargo locate-project`), absolute.
+///
+/// # Errors
+/// cargo cannot be run or finds no manifest.
+pub fn manifest(s: &CargoSettings) -> Result<PathBuf, CargoBenchError> {
+    let mut cmd = Command::new(&s.cargo);
+    cmd.args(["locate-project", "--message-format", "plain"]);
+    if let Some(p) = &s.manifest_path {
+        cmd.arg("--manifest-path").arg(p);
+    }
+    let out = cmd
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|source| CargoBenchError::Spawn {
+            cargo: s.cargo.display().to_string(),
+            source,
+        })?;
+    if !out.status.success() {
+        return Err(CargoBenchError::Build {
+            status: out.status.to_string(),
+        });
+    }
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    Ok(path.canonicalize().unwrap_or(path))
 }
 
 /// The bench executables among cargo's JSON messages (lines that are not JSON are ignored:

@@ -32,6 +32,9 @@ pub struct Computed {
     pub overlap: Option<Verdict>,
     /// Benjamini–Hochberg adjusted p-value, with several comparisons.
     pub q_value: Option<f64>,
+    /// Whether false-discovery-rate control turned the change the interval showed into an
+    /// inconclusive verdict.
+    pub fdr_demoted: bool,
     /// Different commands of one run, or versions of one program (old and new results).
     pub kind: Kind,
     /// The top-level units in the plural ("executions", "builds").
@@ -49,6 +52,7 @@ impl Computed {
             comparison: &self.comparison,
             overlap: self.overlap,
             q_value: self.q_value,
+            fdr_demoted: self.fdr_demoted,
         }
     }
 }
@@ -134,6 +138,7 @@ fn one(
         comparison,
         overlap,
         q_value: None,
+        fdr_demoted: false,
         kind: Kind::Versions,
         units: format!("{top}s"),
     })
@@ -450,6 +455,10 @@ pub fn find_reference(result: &ResultFile, reference: Option<&str>) -> Result<us
     }
 }
 
+/// What [`between`] and [`between_paired`] give: the comparisons, the suite's summary and the
+/// warnings.
+pub type Between = (Vec<Computed>, Option<SuiteRecord>, Vec<Warning>);
+
 /// Between two results: each benchmark of `new` against the same-named benchmark of `old`.
 pub fn between(
     old: &ResultFile,
@@ -457,7 +466,30 @@ pub fn between(
     new: &ResultFile,
     new_analyses: &[std::result::Result<Analysis, Unanalysed>],
     s: &CompareSettings,
-) -> Result<(Vec<Computed>, Option<SuiteRecord>, Vec<Warning>)> {
+) -> Result<Between> {
+    between_with(old, old_analyses, new, new_analyses, s, false)
+}
+
+/// [`between`] for two results measured in the same interleaved rounds (two builds measured
+/// together): each pair is compared round by round (paired), when both kept every round.
+pub fn between_paired(
+    old: &ResultFile,
+    old_analyses: &[std::result::Result<Analysis, Unanalysed>],
+    new: &ResultFile,
+    new_analyses: &[std::result::Result<Analysis, Unanalysed>],
+    s: &CompareSettings,
+) -> Result<Between> {
+    between_with(old, old_analyses, new, new_analyses, s, true)
+}
+
+fn between_with(
+    old: &ResultFile,
+    old_analyses: &[std::result::Result<Analysis, Unanalysed>],
+    new: &ResultFile,
+    new_analyses: &[std::result::Result<Analysis, Unanalysed>],
+    s: &CompareSettings,
+    paired: bool,
+) -> Result<Between> {
     let mut warnings = Vec::new();
     let mut out = Vec::new();
     let mut pairs = Vec::new();
@@ -494,7 +526,7 @@ pub fn between(
             (ob, &oh, old_intervals[j]),
             (nb, &nh, new_intervals[i]),
             s,
-            false,
+            paired,
         )?;
         ranges.push(member_range((ob, &oh), (nb, &nh), s.config.estimator));
         c.baseline = format!("{} (old)", ob.name);
@@ -609,6 +641,7 @@ fn control_fdr(out: &mut [Computed], level: f64) {
         c.q_value = Some(q);
         if c.comparison.verdict.is_change() && q > 1.0 - level {
             c.comparison.verdict = Verdict::Inconclusive;
+            c.fdr_demoted = true;
         }
     }
 }
@@ -652,6 +685,8 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
                 effect: effect_text(&c.view()),
                 paired: x.paired,
                 p_value: x.p_value,
+                p_test: Some(x.p_test),
+                fdr_demoted: c.fdr_demoted,
                 q_value: c.q_value,
                 more_units: x.more_units,
                 overlap_verdict: c.overlap,

@@ -312,8 +312,8 @@ impl ComparedFiles {
 
 /// Compares each benchmark of `new` with the same-named one of `old`.
 pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
-    let mut old = load_together(&s.old, s.format)?;
-    let mut new = load_together(&s.new, s.format)?;
+    let old = load_together(&s.old, s.format)?;
+    let new = load_together(&s.new, s.format)?;
     if let Some(reference) = &s.comparison.reference {
         let mut names: Vec<String> = Vec::new();
         for b in old.benchmarks.iter().chain(&new.benchmarks) {
@@ -340,11 +340,28 @@ pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
             new: join(&s.new),
         });
     }
+    compare_loaded(old, new, s, false)
+}
+
+/// Compares two loaded results as [`compare`] does; `paired`: they ran in the same interleaved
+/// rounds (two builds measured together), so each benchmark is compared round by round.
+///
+/// # Errors
+/// A comparison that cannot be computed.
+pub fn compare_loaded(
+    mut old: ResultFile,
+    mut new: ResultFile,
+    s: &CompareFilesSettings,
+    paired: bool,
+) -> Result<ComparedFiles> {
     let old_analyses = analyze_all(&mut old, &s.analysis);
     let new_analyses = analyze_all(&mut new, &s.analysis);
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, s.seed);
-    let (comparisons, suite, mut warnings) =
-        comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs)?;
+    let (comparisons, suite, mut warnings) = if paired {
+        comparisons::between_paired(&old, &old_analyses, &new, &new_analyses, &cs)?
+    } else {
+        comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs)?
+    };
     warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
     let analysis_warnings = crate::run::has_warnings(&old) || crate::run::has_warnings(&new);
     let findings = Findings {

@@ -876,8 +876,16 @@ pub struct BenchArgs {
     #[arg(long, value_name = "NAME")]
     pub save_baseline: Option<String>,
     /// Compare this run with the saved baseline NAME (benchmark by benchmark, by name).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "against")]
     pub baseline: Option<String>,
+    /// Measure another build of the project together with this one and compare them: REV (a
+    /// revision of the repository, checked out once into .rigor/checkouts and kept) or DIR (the
+    /// other copy of the folder holding Cargo.toml). Both are built, the evaluations are tuned
+    /// once (on this build), and every benchmark of both runs in the same shuffled interleaved
+    /// rounds, compared round by round: a session's shift moves both sides alike, which a saved
+    /// --baseline cannot offer.
+    #[arg(long, value_name = "REV|DIR")]
+    pub against: Option<String>,
     /// Everything `rigor run` takes (executions, --iterations as samples per execution,
     /// --precision, exports, comparison and analysis options).
     #[command(flatten)]

@@ -128,7 +128,7 @@ fn main() {
                 for s in &v.benchmark.samples {
                     b.push(&v.benchmark.layout.unit_path(s), s.value);
                 }
-                VersionMean::robust(&b.build().unwrap()).unwrap()
+                VersionMean::huber(&b.build().unwrap()).unwrap()
             })
             .collect();
         found += detect(&means, &SeriesConfig::default())

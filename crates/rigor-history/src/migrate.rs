@@ -219,6 +219,15 @@ impl Spreads {
         Ok(())
     }
 
+    /// The spreads the samples gave, by run and benchmark (none from intervals).
+    pub fn finish_from_samples(
+        mut self,
+        damaged: Damage<'_>,
+    ) -> Result<Vec<((i64, i64), MeanSpread)>> {
+        self.flush(damaged)?;
+        Ok(self.out)
+    }
+
     /// Every spread found, by run and benchmark: those the samples did not give from the
     /// intervals.
     pub fn finish(mut self, damaged: Damage<'_>) -> Result<Vec<((i64, i64), MeanSpread)>> {

@@ -35,16 +35,21 @@ use crate::types::{
 use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     include_str!("../migrations/postgres/0001_initial.sql"),
     include_str!("../migrations/postgres/0002_jobs.sql"),
     include_str!("../migrations/postgres/0003_resolution.sql"),
     include_str!("../migrations/postgres/0004_sessions.sql"),
     include_str!("../migrations/postgres/0005_job_specs.sql"),
+    include_str!("../migrations/postgres/0006_huber_levels.sql"),
 ];
 
 /// The migration whose second half, the data of the sessions' schema, [`fill_sessions`] computes.
 const SESSIONS: usize = 3;
+
+/// The migration whose data, Huber's levels, [`fill_levels`] computes (a history from before the
+/// sessions' schema gets them with that schema's data).
+const HUBER_LEVELS: usize = 5;
 
 /// The schema version this build writes and the newest it reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -175,6 +180,9 @@ impl PostgresHistory {
                 tx.batch_execute(sql)?;
                 if i == SESSIONS {
                     fill_sessions(tx, &shown)?;
+                }
+                if i == HUBER_LEVELS && found > SESSIONS as i64 {
+                    fill_levels(tx, &shown)?;
                 }
             }
             tx.execute("DELETE FROM rigor_schema", &[])?;
@@ -343,27 +351,7 @@ fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
         )?;
     }
     tx.batch_execute("ALTER TABLE runs VALIDATE CONSTRAINT runs_need_a_session")?;
-    let benchmarks = read_all(
-        tx,
-        "SELECT run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
-                ci_level, components, resolution
-         FROM run_benchmarks",
-        &[],
-        LegacyBenchmark::read,
-    )?;
-    let mut spreads = Spreads::new(benchmarks);
-    {
-        // Streamed: a history's samples need not fit in memory.
-        let mut rows = tx.query_raw(
-            "SELECT run_id, benchmark_id, build, round, execution, iteration, value, warmup
-             FROM samples ORDER BY run_id, benchmark_id, pos",
-            std::iter::empty::<i64>(),
-        )?;
-        while let Some(r) = rows.next()? {
-            let (run, benchmark, s) = sample_of(&r)?;
-            spreads.sample(run, benchmark, s, &damaged)?;
-        }
-    }
+    let spreads = spreads(tx, shown)?;
     for ((run, benchmark), s) in spreads.finish(&damaged)? {
         tx.execute(
             "UPDATE run_benchmarks SET var_of_mean = $1, units = $2, level = $3,
@@ -395,6 +383,45 @@ fn fill_sessions(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
         }
     }
     Ok(())
+}
+
+/// Huber's levels for a history of the sessions' schema: each run benchmark's level and its
+/// variance recomputed from its samples (rows without samples keep theirs).
+fn fill_levels(tx: &mut Transaction<'_>, shown: &str) -> Result<(), Fail> {
+    let damaged = |what, message| damaged_in(shown, what, message);
+    for ((run, benchmark), s) in spreads(tx, shown)?.finish_from_samples(&damaged)? {
+        tx.execute(
+            "UPDATE run_benchmarks SET level = $1, var_of_level = $2
+             WHERE run_id = $3 AND benchmark_id = $4",
+            &[&s.level, &s.var_of_level, &run, &benchmark],
+        )?;
+    }
+    Ok(())
+}
+
+/// Every run benchmark's samples fed to [`Spreads`], run by run (streamed: a history's samples
+/// need not fit in memory).
+fn spreads(tx: &mut Transaction<'_>, shown: &str) -> Result<Spreads, Fail> {
+    let damaged = |what, message| damaged_in(shown, what, message);
+    let benchmarks = read_all(
+        tx,
+        "SELECT run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
+                ci_level, components, resolution
+         FROM run_benchmarks",
+        &[],
+        LegacyBenchmark::read,
+    )?;
+    let mut spreads = Spreads::new(benchmarks);
+    let mut rows = tx.query_raw(
+        "SELECT run_id, benchmark_id, build, round, execution, iteration, value, warmup
+         FROM samples ORDER BY run_id, benchmark_id, pos",
+        std::iter::empty::<i64>(),
+    )?;
+    while let Some(r) = rows.next()? {
+        let (run, benchmark, s) = sample_of(&r)?;
+        spreads.sample(run, benchmark, s, &damaged)?;
+    }
+    Ok(spreads)
 }
 
 /// The rows `sql` selects, each read by `row`.

@@ -317,7 +317,7 @@ pub(crate) fn check_session(
 pub(crate) fn spread_of(b: &BenchmarkRecord) -> Option<MeanSpread> {
     let h = b.hierarchy().ok()?;
     let e = MeanEstimate::from_hierarchy(&h).ok()?;
-    let robust = rigor_stats::series::VersionMean::robust(&h).ok()?;
+    let robust = rigor_stats::series::VersionMean::huber(&h).ok()?;
     Some(MeanSpread {
         units: e.n,
         var_of_mean: e.var_of_mean(),

@@ -29,14 +29,19 @@ use crate::types::{
 use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_resolution.sql"),
     include_str!("../migrations/0003_sessions.sql"),
+    include_str!("../migrations/0004_huber_levels.sql"),
 ];
 
 /// The migration whose second half, the data of schema 3, [`fill_schema_3`] computes.
 const SESSIONS: usize = 2;
+
+/// The migration whose data, the levels of schema 4, [`fill_levels`] computes (a history of
+/// schema 2 or older gets them with schema 3's data).
+const HUBER_LEVELS: usize = 3;
 
 /// The schema version this build writes and the newest it reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -142,6 +147,9 @@ impl SqliteHistory {
             if i == SESSIONS {
                 fill_schema_3(&tx, &path)?;
             }
+            if i == HUBER_LEVELS && found > SESSIONS as i64 {
+                fill_levels(&tx, &path)?;
+            }
         }
         tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
             .map_err(db)?;
@@ -197,6 +205,52 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
+/// The levels of schema 4 for a history of schema 3: each run benchmark's level and its
+/// variance recomputed from its samples (rows without samples keep theirs).
+fn fill_levels(tx: &Transaction<'_>, path: &Path) -> Result<()> {
+    let db = db_error(path);
+    let damaged = |what, message| damaged_in(path, what, message);
+    let mut set = tx
+        .prepare_cached(
+            "UPDATE run_benchmarks SET level = ?1, var_of_level = ?2
+             WHERE run_id = ?3 AND benchmark_id = ?4",
+        )
+        .map_err(db)?;
+    for ((run, benchmark), s) in spreads(tx, path)?.finish_from_samples(&damaged)? {
+        set.execute(params![s.level, s.var_of_level, run, benchmark])
+            .map_err(db)?;
+    }
+    Ok(())
+}
+
+/// Every run benchmark's samples fed to [`Spreads`], run by run.
+fn spreads(tx: &Transaction<'_>, path: &Path) -> Result<Spreads> {
+    let db = db_error(path);
+    let damaged = |what, message| damaged_in(path, what, message);
+    let benchmarks = rows_of(
+        tx,
+        "SELECT run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
+                ci_level, components, resolution
+         FROM run_benchmarks",
+        [],
+        |r| LegacyBenchmark::read(r),
+    )
+    .map_err(db)?;
+    let mut spreads = Spreads::new(benchmarks);
+    let mut stmt = tx
+        .prepare(
+            "SELECT run_id, benchmark_id, build, round, execution, iteration, value, warmup
+             FROM samples ORDER BY run_id, benchmark_id, rowid",
+        )
+        .map_err(db)?;
+    let mut rows = stmt.query([]).map_err(db)?;
+    while let Some(r) = rows.next().map_err(db)? {
+        let (run, benchmark, s) = sample_of(r).map_err(db)?;
+        spreads.sample(run, benchmark, s, &damaged)?;
+    }
+    Ok(spreads)
+}
+
 /// The data of schema 3 for a history of schema 2 (see [`crate::migrate`]): sessions for the
 /// stored runs, each benchmark's spread from its samples (else its interval), commit times in UTC.
 fn fill_schema_3(tx: &Transaction<'_>, path: &Path) -> Result<()> {
@@ -218,29 +272,7 @@ fn fill_schema_3(tx: &Transaction<'_>, path: &Path) -> Result<()> {
             set.execute(params![id, run]).map_err(db)?;
         }
     }
-    let benchmarks = rows_of(
-        tx,
-        "SELECT run_id, benchmark_id, levels, level_names, unit, mean, ci_lower, ci_upper,
-                ci_level, components, resolution
-         FROM run_benchmarks",
-        [],
-        |r| LegacyBenchmark::read(r),
-    )
-    .map_err(db)?;
-    let mut spreads = Spreads::new(benchmarks);
-    {
-        let mut stmt = tx
-            .prepare(
-                "SELECT run_id, benchmark_id, build, round, execution, iteration, value, warmup
-                 FROM samples ORDER BY run_id, benchmark_id, rowid",
-            )
-            .map_err(db)?;
-        let mut rows = stmt.query([]).map_err(db)?;
-        while let Some(r) = rows.next().map_err(db)? {
-            let (run, benchmark, s) = sample_of(r).map_err(db)?;
-            spreads.sample(run, benchmark, s, &damaged)?;
-        }
-    }
+    let spreads = spreads(tx, path)?;
     let mut set = tx
         .prepare_cached(
             "UPDATE run_benchmarks SET var_of_mean = ?1, units = ?2, level = ?3, var_of_level = ?4

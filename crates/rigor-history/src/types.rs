@@ -435,12 +435,12 @@ pub struct MeanSpread {
     pub units: usize,
     /// S²/r.
     pub var_of_mean: f64,
-    /// The run's level as change detection and the pages take it: the median of the top-level
-    /// unit means, robust to an execution another process slowed down (runs stored without
-    /// samples: the mean).
+    /// The run's level as change detection and the pages take it: Huber's M-estimate of the
+    /// top-level unit means, efficient under ordinary noise and robust to an execution another
+    /// process slowed down (runs stored without samples: the mean).
     pub level: f64,
-    /// Its variance, `(π/2)·σ̂²/r` with σ̂ from the MAD of the top-level unit means
-    /// (`rigor_stats::series::VersionMean::robust`; runs stored without samples: S²/r).
+    /// Its variance, the M-estimate's sandwich variance
+    /// (`rigor_stats::series::VersionMean::huber`; runs stored without samples: S²/r).
     pub var_of_level: f64,
 }
 

@@ -140,6 +140,7 @@ suite!(
     a_run_stored_into_a_missing_or_foreign_session_is_refused,
     summaries_carry_the_spread_of_the_mean_from_the_samples,
     a_database_of_schema_2_gets_sessions_spreads_and_utc_times,
+    a_database_of_schema_3_gets_huber_levels_from_its_samples,
     removing_a_version_takes_its_runs_and_leaves_the_rest,
     removing_a_session_takes_its_runs_and_the_session,
     removing_one_benchmark_keeps_the_runs_other_benchmarks,
@@ -748,7 +749,7 @@ fn summaries_carry_the_spread_of_the_mean_from_the_samples(store: Store) {
     ingest(&mut *h, "a", 1, &r);
     let hierarchy = r.benchmarks[0].hierarchy().unwrap();
     let e = MeanEstimate::from_hierarchy(&hierarchy).unwrap();
-    let robust = rigor_stats::series::VersionMean::robust(&hierarchy).unwrap();
+    let robust = rigor_stats::series::VersionMean::huber(&hierarchy).unwrap();
     let s = &h.summaries(&main()).unwrap()[0];
     assert_eq!(
         s.spread,
@@ -860,7 +861,7 @@ fn a_database_of_schema_2_gets_sessions_spreads_and_utc_times(store: Store) {
     for (k, v) in series.iter().take(2).enumerate() {
         let hierarchy = v.benchmark.hierarchy().unwrap();
         let e = MeanEstimate::from_hierarchy(&hierarchy).unwrap();
-        let robust = rigor_stats::series::VersionMean::robust(&hierarchy).unwrap();
+        let robust = rigor_stats::series::VersionMean::huber(&hierarchy).unwrap();
         assert_eq!(
             summaries[k].spread,
             Some(MeanSpread {
@@ -892,6 +893,49 @@ fn a_database_of_schema_2_gets_sessions_spreads_and_utc_times(store: Store) {
     let version = schema_version(&store);
     drop(store.open());
     assert_eq!(schema_version(&store), version);
+}
+
+/// A history of schema 3 stored each run's level as the median of its top-level unit means;
+/// schema 4 stores Huber's M-estimate, recomputed from the samples on opening (the schema-3
+/// state is made by writing the median back and the version down behind the history's back).
+fn a_database_of_schema_3_gets_huber_levels_from_its_samples(store: Store) {
+    let mut h = store.open();
+    let mut r = result(1, 1.0);
+    // One slow execution: the median, Huber's level and the mean all differ.
+    for s in &mut r.benchmarks[0].samples {
+        if s.execution == 2 {
+            s.value *= 1.5;
+        }
+    }
+    ingest(&mut *h, "a", 1, &r);
+    drop(h);
+    let hierarchy = r.benchmarks[0].hierarchy().unwrap();
+    let median = rigor_stats::series::VersionMean::robust(&hierarchy).unwrap();
+    let huber = rigor_stats::series::VersionMean::huber(&hierarchy).unwrap();
+    assert_ne!(median.mean, huber.mean);
+    let schema_3 = if store.is_postgres() {
+        "DELETE FROM rigor_schema; INSERT INTO rigor_schema VALUES (5);"
+    } else {
+        "PRAGMA user_version = 3;"
+    };
+    execute(
+        &store,
+        &format!(
+            "UPDATE run_benchmarks SET level = {}, var_of_level = {}; {schema_3}",
+            median.mean, median.variance
+        ),
+    );
+    let h = store.open();
+    let s = h.summaries(&main()).unwrap()[0].spread.unwrap();
+    assert!(
+        (s.level - huber.mean).abs() < 1e-12,
+        "{} {}",
+        s.level,
+        huber.mean
+    );
+    assert!((s.var_of_level - huber.variance).abs() < 1e-15);
+    drop(h);
+    assert!(schema_version(&store) > 3);
 }
 
 /// `result(seed, level)` with a second benchmark, `parse`, of the same samples.

@@ -37,6 +37,9 @@ pub struct ComparisonView<'a> {
     pub overlap: Option<Verdict>,
     /// Benjamini–Hochberg adjusted p-value, when several benchmarks were compared.
     pub q_value: Option<f64>,
+    /// False-discovery-rate control turned the change the interval showed into an inconclusive
+    /// verdict (`q_value` above 1 − level).
+    pub fdr_demoted: bool,
 }
 
 /// `+4.6%`, `−0.42%`; a change that rounds to zero has no sign (`0.00%`).
@@ -268,6 +271,12 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             format!("{} (beyond the ±{band} threshold)", verdict_word(kind, v))
         }
         Verdict::Equivalent => format!("equivalent (within ±{band})"),
+        Verdict::Inconclusive if v.fdr_demoted => format!(
+            "inconclusive: beyond ±{band}, but not significant after false-discovery control \
+             over the comparisons ({} > {})",
+            p_text("q", v.q_value.unwrap_or(1.0)),
+            ((1.0 - c.level) * 1e4).round() / 1e4
+        ),
         Verdict::Inconclusive => match c.more_units {
             Some(n) => format!(
                 "inconclusive: roughly {n} more {} per command would decide it",
@@ -345,13 +354,20 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
                 verdict_word(v.kind, o)
             );
         }
-        if let Some(q) = v.q_value {
-            let _ = writeln!(
-                out,
-                "    {}, false-discovery-adjusted {}",
-                p_text("p", c.p_value),
-                p_text("q", q)
-            );
+        let test = c.p_test.describe(c.estimator);
+        match v.q_value {
+            Some(q) => {
+                let _ = writeln!(
+                    out,
+                    "    {} ({test}), false-discovery-adjusted {}",
+                    p_text("p", c.p_value),
+                    p_text("q", q)
+                );
+            }
+            None if c.estimator != rigor_stats::Estimator::Mean => {
+                let _ = writeln!(out, "    {} ({test})", p_text("p", c.p_value));
+            }
+            None => {}
         }
     }
     out
@@ -403,6 +419,33 @@ pub fn against_baseline(path: &str) -> String {
     format!("Against the baseline {path}:\n")
 }
 
+/// A heading (`before`, the name of what was compared with in the markup's own escaping, and
+/// `after`) and the table of `views` in `markup`, to append to an export: the comparisons of
+/// `rigor bench --baseline` or `--against`, made after the run's own tables were written.
+pub fn section_in(
+    markup: Markup,
+    (before, name, after): (&str, &str, &str),
+    views: &[ComparisonView<'_>],
+) -> String {
+    let marker = match markup {
+        Markup::Markdown => "###",
+        Markup::AsciiDoc => "===",
+        Markup::OrgMode => "***",
+    };
+    let name = crate::markdown::cell(markup, name);
+    format!(
+        "\n{marker} {before} {name}{after}\n\n{}",
+        table_in(markup, views)
+    )
+}
+
+/// The heading of `rigor bench --against`'s comparisons.
+pub fn against_build(label: &str) -> String {
+    format!(
+        "Against {label} (both builds measured together in interleaved rounds, compared round by round):\n"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::{ratio_words, signed};
@@ -421,5 +464,63 @@ mod tests {
         assert_eq!(signed(-0.42), "−0.42%");
         assert_eq!(signed(-0.001), "0.00%");
         assert_eq!(signed(0.0), "0.00%");
+    }
+
+    /// A minimum's comparison names its bootstrap test, and a change that false-discovery
+    /// control turned inconclusive says so instead of a bare "inconclusive".
+    #[test]
+    fn the_test_and_a_demotion_are_named() {
+        use super::{ComparisonView, Kind, render};
+        use rigor_stats::compare::{CompareConfig, Verdict, compare};
+        use rigor_stats::{Estimator, HierarchyBuilder};
+        let runs = |level: f64| {
+            let mut b = HierarchyBuilder::new(["execution", "iteration"]);
+            for e in 0..10usize {
+                for i in 0..5 {
+                    b.push(&[e], level + 0.01 * ((e * 5 + i) % 7) as f64);
+                }
+            }
+            b.build().unwrap()
+        };
+        let cfg = CompareConfig {
+            estimator: Estimator::Min,
+            ..CompareConfig::default()
+        };
+        let c = compare(&runs(1.2), &runs(1.0), &cfg).unwrap();
+        assert_eq!(c.verdict, Verdict::Regression);
+        fn view(c: &rigor_stats::compare::Comparison) -> ComparisonView<'_> {
+            ComparisonView {
+                kind: Kind::Versions,
+                units: "executions",
+                baseline: "old",
+                candidate: "new",
+                comparison: c,
+                overlap: None,
+                q_value: Some(0.31),
+                fdr_demoted: false,
+            }
+        }
+        let text = render(&[view(&c)]);
+        assert!(
+            text.contains(
+                "(bootstrap test of the minimum's ratio), false-discovery-adjusted q = 0.31"
+            ),
+            "{text}"
+        );
+        let demoted = rigor_stats::compare::Comparison {
+            verdict: Verdict::Inconclusive,
+            ..c
+        };
+        let text = render(&[ComparisonView {
+            fdr_demoted: true,
+            ..view(&demoted)
+        }]);
+        assert!(
+            text.contains(
+                "inconclusive: beyond ±1.0%, but not significant after false-discovery control \
+                 over the comparisons (q = 0.310 > 0.05)"
+            ),
+            "{text}"
+        );
     }
 }

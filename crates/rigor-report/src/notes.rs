@@ -52,6 +52,26 @@ pub enum Note {
     },
     /// The result was saved as a baseline.
     BaselineSaved(std::path::PathBuf),
+    /// `rigor bench --against` builds the other build (in its kept checkout, for a revision).
+    BuildingAgainst {
+        /// The other build as the user named it.
+        against: String,
+        /// The checkout it is built in, for a revision.
+        checkout: Option<std::path::PathBuf>,
+    },
+    /// The minimum's interval covers one run's processes, not the spread between sessions
+    /// (`rigor bench` without `--against`; `baseline`: compared with a saved baseline).
+    MinimumWithinRun {
+        /// A saved baseline was compared with.
+        baseline: bool,
+    },
+    /// Benchmarks only one of the two builds of `rigor bench --against` has: not measured.
+    OnlyInOneBuild {
+        /// The other build.
+        against: String,
+        /// The benchmarks (the other build's named `NAME @ AGAINST`).
+        benchmarks: Vec<String>,
+    },
 }
 
 impl fmt::Display for Note {
@@ -92,6 +112,33 @@ impl fmt::Display for Note {
                 allocs,
             } => f.write_str(&tuned(name, *evals, *per_eval, *allocs)),
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
+            Self::MinimumWithinRun { baseline: false } => f.write_str(
+                "note: the minimum's intervals cover this run's executions; between sessions a \
+                 minimum moves by more than they show (to compare two builds, measure them \
+                 together: rigor bench --against REV|DIR)",
+            ),
+            Self::MinimumWithinRun { baseline: true } => f.write_str(
+                "note: the baseline was measured in another session, and the minimum's intervals \
+                 leave out how far it moves between sessions: a verdict against a saved \
+                 baseline can be a session's shift (rigor bench --against REV|DIR measures both \
+                 builds together)",
+            ),
+            Self::BuildingAgainst { against, checkout } => match checkout {
+                Some(dir) => write!(
+                    f,
+                    "building {against} in {} (kept for the next comparison)",
+                    dir.display()
+                ),
+                None => write!(f, "building the bench targets of {against}"),
+            },
+            Self::OnlyInOneBuild {
+                against,
+                benchmarks,
+            } => write!(
+                f,
+                "not measured, in one build only (this one or {against}): {}",
+                benchmarks.join(", ")
+            ),
         }
     }
 }

@@ -181,6 +181,34 @@ pub struct BootstrapInterval {
     pub estimator: Estimator,
     /// How the two systems were resampled, for a ratio; `None` for a single hierarchy.
     pub pairing: Option<Pairing>,
+    /// For a ratio: the two-sided bootstrap p-value of a ratio of 1 ([`two_sided_p_value`]),
+    /// the test that goes with this interval (it is below 1 − level exactly when the
+    /// percentile interval leaves 1 out, up to the replicates' ranks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_value: Option<f64>,
+}
+
+/// The two-sided bootstrap p-value of `null` from `replicates`: twice the smaller share of
+/// replicates on one side of it (a replicate equal to it counts half to each side), capped at 1.
+/// It is the test dual to the percentile interval: when the interval at level 1 − α leaves
+/// `null` out, at most ⌊(α/2)B⌋ replicates lie beyond it, so the p-value is at most α (and a
+/// Benjamini–Hochberg step at α keeps a single such comparison a change).
+pub fn two_sided_p_value(replicates: &[f64], null: f64) -> f64 {
+    if replicates.is_empty() {
+        return 1.0;
+    }
+    let (mut below, mut above) = (0.0, 0.0);
+    for &r in replicates {
+        if r < null {
+            below += 1.0;
+        } else if r > null {
+            above += 1.0;
+        } else {
+            below += 0.5;
+            above += 0.5;
+        }
+    }
+    (2.0 * f64::min(below, above) / replicates.len() as f64).min(1.0)
 }
 
 /// The 0-based sorted indices `(⌊(α/2)·B⌋, ⌈(1 − α/2)·B⌉ − 1)` of the percentile interval,
@@ -279,7 +307,12 @@ pub fn bootstrap_ratio(
     pairing: Pairing,
 ) -> Result<BootstrapInterval> {
     let (estimate, replicates) = ratio(candidate, baseline, estimator, cfg, pairing)?;
-    finish(estimate, replicates, estimator, cfg, Some(pairing))
+    let p_value = two_sided_p_value(&replicates, 1.0);
+    let interval = finish(estimate, replicates, estimator, cfg, Some(pairing))?;
+    Ok(BootstrapInterval {
+        p_value: Some(p_value),
+        ..interval
+    })
 }
 
 /// The replicates of [`bootstrap_ratio`], in resample order.
@@ -390,6 +423,7 @@ pub(crate) fn finish(
         strategy: cfg.strategy,
         estimator,
         pairing,
+        p_value: None,
     })
 }
 

@@ -462,6 +462,49 @@ impl fmt::Display for RatioMethod {
     }
 }
 
+/// The test behind a comparison's p-value (the one false-discovery-rate control uses): a test
+/// of the statistic compared, dual to the interval that decides the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PValueTest {
+    /// Paired t-test on the per-round means (the mean, interleaved rounds).
+    PairedT,
+    /// Welch's t-test on the top-level means (the mean, independent systems).
+    Welch,
+    /// Two-sided hierarchical bootstrap test of a ratio of 1, from the replicates of the
+    /// percentile interval (median, minimum, trimmed mean).
+    Bootstrap,
+}
+
+impl PValueTest {
+    /// Kebab-case name: `paired-t`, `welch`, `bootstrap`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::PairedT => "paired-t",
+            Self::Welch => "welch",
+            Self::Bootstrap => "bootstrap",
+        }
+    }
+
+    /// The test in words, for the statistic `estimator` names ("paired t-test on the round
+    /// means", "bootstrap test of the minimum's ratio").
+    pub fn describe(&self, estimator: Estimator) -> String {
+        match self {
+            Self::PairedT => "paired t-test on the round means".to_string(),
+            Self::Welch => "Welch t-test on the top-level means".to_string(),
+            Self::Bootstrap => {
+                let whose = match estimator {
+                    Estimator::Mean => "mean's",
+                    Estimator::Median => "median's",
+                    Estimator::Min => "minimum's",
+                    Estimator::TrimmedMean(_) => "trimmed mean's",
+                };
+                format!("bootstrap test of the {whose} ratio")
+            }
+        }
+    }
+}
+
 /// A bounded confidence interval for the ratio candidate/baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RatioInterval {
@@ -560,9 +603,13 @@ pub struct Comparison {
     /// Correlation of the per-round means of the two systems, when paired: near 1 when drift
     /// common to a round dominates (and the pairing pays).
     pub round_correlation: Option<f64>,
-    /// Two-sided p-value of equal means: paired t-test when paired, Welch otherwise (on the
-    /// top-level means, whatever the estimator), for false-discovery-rate control.
+    /// Two-sided p-value of no change in the statistic compared, for false-discovery-rate
+    /// control: for the mean a paired t-test when paired, Welch's otherwise (on the top-level
+    /// means); for the other estimators the bootstrap test of a ratio of 1 that goes with their
+    /// percentile interval ([`PValueTest`]).
     pub p_value: f64,
+    /// The test that gave [`Comparison::p_value`].
+    pub p_test: PValueTest,
     /// For an inconclusive verdict, roughly how many more top-level units per system (rounds when
     /// paired) would resolve it ([`more_units_needed`]).
     pub more_units: Option<usize>,
@@ -578,7 +625,8 @@ pub struct Comparison {
 impl Comparison {
     /// Widens the deciding interval to include `[lower, upper]` — the range of the ratio that
     /// the measurements' resolution cannot exclude, from the caller — and recomputes the
-    /// verdict from the widened interval. More units cannot narrow an interval set by the
+    /// verdict from the widened interval (and sets the p-value to 1 when the widened interval
+    /// holds a ratio of 1). More units cannot narrow an interval set by the
     /// resolution, so no count of them is suggested ([`Comparison::more_units`] is `None`).
     /// Nothing changes when the interval already contains the range, or is unbounded.
     pub fn widen(&mut self, lower: f64, upper: f64) {
@@ -591,6 +639,12 @@ impl Comparison {
         self.at_resolution = true;
         self.verdict = verdict_from_interval(ci.lower, ci.upper, self.threshold);
         self.more_units = None;
+        // The data's own test cannot be more decided than what the resolution allows: when the
+        // widened interval holds 1, no change is possible, and false-discovery control must not
+        // count this comparison as a discovery.
+        if ci.lower <= 1.0 && 1.0 <= ci.upper {
+            self.p_value = 1.0;
+        }
     }
 
     /// The estimate and bounds as percent changes ((θ − 1)·100), for reporting an effect size.
@@ -654,11 +708,6 @@ fn compare_with(
         Pairing::Independent
     };
     let (cand_means, base_means) = (candidate.top_means(), baseline.top_means());
-    let p_value = if paired {
-        paired_p_value(candidate, baseline)?
-    } else {
-        welch_p_value(candidate, baseline)?
-    };
     let round_correlation = paired.then(|| correlation(&cand_means, &base_means));
 
     let (ratio, ci, method, fieller_result, boot) = if cfg.estimator == Estimator::Mean {
@@ -707,6 +756,18 @@ fn compare_with(
         (boot.estimate, Some(ci), method, None, Some(boot))
     };
 
+    // The p-value is of the statistic compared: a t-test of the means for the mean, the
+    // bootstrap test dual to the deciding interval for the others (a test of the means would
+    // gate a minimum's verdict on how noisy the means are).
+    let (p_value, p_test) = match (cfg.estimator, paired) {
+        (Estimator::Mean, true) => (paired_p_value(candidate, baseline)?, PValueTest::PairedT),
+        (Estimator::Mean, false) => (welch_p_value(candidate, baseline)?, PValueTest::Welch),
+        _ => (
+            // bootstrap_ratio always gives it; a missing one decides nothing.
+            boot.p_value.unwrap_or(1.0),
+            PValueTest::Bootstrap,
+        ),
+    };
     let verdict = ci.map_or(Verdict::Unbounded, |ci| {
         verdict_from_interval(ci.lower, ci.upper, cfg.threshold)
     });
@@ -726,6 +787,7 @@ fn compare_with(
         paired,
         round_correlation,
         p_value,
+        p_test,
         more_units,
         candidate_units: rc,
         baseline_units: rb,
@@ -880,6 +942,108 @@ mod tests {
         assert_eq!(two_sided_p(0.0, 3.0), 1.0);
     }
 
+    /// Replicates 0.9, 0.95, 1.0, 1.05, 1.1, 1.2, …, 1.6: 2.5 below 1 (the tie counts half),
+    /// 7.5 above, so p = 2·2.5/10 = 0.5 (by hand).
+    #[test]
+    fn bootstrap_p_values_by_hand() {
+        use crate::bootstrap::two_sided_p_value;
+        let r = [0.9, 0.95, 1.0, 1.05, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6];
+        assert!((two_sided_p_value(&r, 1.0) - 0.5).abs() < 1e-15);
+        assert_eq!(two_sided_p_value(&[1.1, 1.2, 1.3], 1.0), 0.0);
+        assert_eq!(two_sided_p_value(&[0.5, 1.5], 1.0), 1.0);
+        assert_eq!(two_sided_p_value(&[], 1.0), 1.0);
+    }
+
+    /// Executions whose minimum is 8.9 (baseline) or 15.1 (candidate, +70%) but whose means are
+    /// dominated by disturbed executions: a test of the means sees nothing (Welch p ≈ 0.6), the
+    /// minimum's interval is far from 1, and the p-value that false-discovery control reads must
+    /// be the minimum's own (as `rigor bench -r 30` found: "70% slower … inconclusive, p = 0.618").
+    fn outlier_runs(floor: f64, seed: u64) -> Hierarchy {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut b = crate::HierarchyBuilder::new(["execution", "iteration"]);
+        for e in 0..30usize {
+            // A disturbed execution (another tenant, a migration) is slow throughout.
+            let disturbed = if rng.gen_bool(0.3) {
+                200.0 * rng.r#gen::<f64>()
+            } else {
+                0.0
+            };
+            for _ in 0..20 {
+                b.push(&[e], floor * (1.0 + 0.01 * rng.r#gen::<f64>()) + disturbed);
+            }
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn the_minimums_verdict_is_tested_on_the_minimum() {
+        let (base, cand) = (outlier_runs(8.9, 1), outlier_runs(15.1, 2));
+        let cfg = CompareConfig {
+            estimator: Estimator::Min,
+            ..CompareConfig::default()
+        };
+        let c = compare(&cand, &base, &cfg).unwrap();
+        let welch = welch_p_value(&cand, &base).unwrap();
+        assert!(
+            welch > 0.05,
+            "the means must not show it: Welch p = {welch}"
+        );
+        assert_eq!(c.verdict, Verdict::Regression);
+        assert_eq!(c.p_test, PValueTest::Bootstrap);
+        assert!(c.p_value < 0.001, "p = {}", c.p_value);
+        assert_eq!(
+            c.p_test.describe(c.estimator),
+            "bootstrap test of the minimum's ratio"
+        );
+        // The mean keeps its t-tests.
+        let m = compare(&cand, &base, &CompareConfig::default()).unwrap();
+        assert_eq!(m.p_test, PValueTest::Welch);
+        assert!((m.p_value - welch).abs() < 1e-12);
+    }
+
+    /// The bootstrap p-value is dual to the percentile interval: whenever the interval leaves 1
+    /// out, p ≤ α (so a lone comparison's verdict survives a Benjamini–Hochberg step at α),
+    /// and whenever p ≤ α/2 the interval leaves 1 out. Seeded data of every kind of overlap.
+    #[test]
+    fn bootstrap_p_values_agree_with_their_intervals() {
+        for seed in 0..40u64 {
+            let shift = 1.0 + 0.004 * (seed % 10) as f64;
+            let (base, cand) = (
+                outlier_runs(10.0, 100 + seed),
+                outlier_runs(10.0 * shift, 200 + seed),
+            );
+            for estimator in [Estimator::Min, Estimator::Median] {
+                let cfg = CompareConfig {
+                    estimator,
+                    bootstrap: BootstrapConfig {
+                        resamples: 2_000,
+                        seed,
+                        ..BootstrapConfig::default()
+                    },
+                    ..CompareConfig::default()
+                };
+                let c = compare(&cand, &base, &cfg).unwrap();
+                let ci = c.ci.unwrap();
+                let alpha = 1.0 - c.level;
+                if ci.lower > 1.0 || ci.upper < 1.0 {
+                    assert!(
+                        c.p_value <= alpha,
+                        "seed {seed}: {ci:?} but p = {}",
+                        c.p_value
+                    );
+                }
+                if c.p_value <= alpha / 2.0 {
+                    assert!(
+                        ci.lower > 1.0 || ci.upper < 1.0,
+                        "seed {seed}: p = {} but {ci:?}",
+                        c.p_value
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn deciding_alone_skips_only_the_bootstrap_beside_fieller() {
         let unit = |m: f64| -> Vec<Vec<f64>> {
@@ -952,6 +1116,11 @@ mod tests {
         assert_eq!(ci.lower, ci.upper);
         assert_eq!(c.verdict, Verdict::Regression);
         assert!(!c.at_resolution);
+        assert!(
+            c.p_value < 0.001,
+            "every replicate is 1.00667: p = {}",
+            c.p_value
+        );
         // ± half a step on each: (3.02 − 0.01)/(3.00 + 0.01) = 1 to 3.03/2.99.
         let (lo, hi) = (3.01 / 3.01, 3.03 / 2.99);
         c.widen(lo, hi);
@@ -963,6 +1132,7 @@ mod tests {
             c.more_units, None,
             "more units cannot narrow the clock's step"
         );
+        assert_eq!(c.p_value, 1.0, "the resolution cannot exclude no change");
         // An interval already containing the range is left alone.
         let before = c;
         c.widen(1.001, 1.002);

@@ -178,9 +178,16 @@ impl CrossedFit {
     pub fn contrast_variance(&self, coefficients: &[(usize, f64)]) -> ContrastVariance {
         // Only the components the coefficients touch, and in each only the sessions their
         // points load on: one version's variance costs its own sessions, not the whole design
-        // (a history of a thousand unconnected sessions has a thousand components).
-        // (component, sum of its coefficients, coefficient per session position).
-        type Touched = (usize, f64, Vec<(usize, f64)>);
+        // (a history of a thousand unconnected sessions has a thousand components). Each touched
+        // component accumulates its coefficients per session in a dense vector (a lookup per
+        // loading, where searching a list cost the sessions already touched).
+        struct Touched {
+            comp: usize,
+            net: f64,
+            by_session: Vec<f64>,
+            seen: Vec<bool>,
+            sessions: Vec<usize>,
+        }
         let mut touched: Vec<Touched> = Vec::new();
         let mut estimation = 0.0;
         for &(p, c) in coefficients {
@@ -188,28 +195,40 @@ impl CrossedFit {
                 continue;
             };
             estimation += c * c * self.own[p];
-            let at = match touched.iter().position(|t| t.0 == comp) {
+            let at = match touched.iter().position(|t| t.comp == comp) {
                 Some(at) => at,
                 None => {
-                    touched.push((comp, 0.0, Vec::new()));
+                    let n = self.components[comp].sessions.len();
+                    touched.push(Touched {
+                        comp,
+                        net: 0.0,
+                        by_session: vec![0.0; n],
+                        seen: vec![false; n],
+                        sessions: Vec::new(),
+                    });
                     touched.len() - 1
                 }
             };
-            let (_, net, q) = &mut touched[at];
-            *net += c;
+            let t = &mut touched[at];
+            t.net += c;
             for &(j, b) in &self.loadings[p] {
-                match q.iter_mut().find(|(k, _)| *k == j) {
-                    Some((_, sum)) => *sum += c * b,
-                    None => q.push((j, c * b)),
+                t.by_session[j] += c * b;
+                if !t.seen[j] {
+                    t.seen[j] = true;
+                    t.sessions.push(j);
                 }
             }
         }
-        for (comp, _, q) in &touched {
-            let pinv = &self.components[*comp].pinv;
-            for &(j, a) in q {
-                for &(l, b) in q {
-                    estimation += a * b * pinv[(j, l)];
-                }
+        for t in &touched {
+            let pinv = &self.components[t.comp].pinv;
+            for &j in &t.sessions {
+                let a = t.by_session[j];
+                let row: f64 = t
+                    .sessions
+                    .iter()
+                    .map(|&l| t.by_session[l] * pinv[(l, j)])
+                    .sum();
+                estimation += a * row;
             }
         }
         let tolerance = 1e-12
@@ -218,11 +237,11 @@ impl CrossedFit {
                 .map(|(_, c)| c.abs())
                 .fold(0.0_f64, f64::max)
                 .max(f64::MIN_POSITIVE);
-        let spanned = touched.iter().filter(|t| t.1.abs() > tolerance).count();
+        let spanned = touched.iter().filter(|t| t.net.abs() > tolerance).count();
         let origins = touched
             .iter()
-            .filter(|t| t.1.abs() > tolerance)
-            .map(|(comp, n, _)| n * n / self.components[*comp].sessions.len() as f64)
+            .filter(|t| t.net.abs() > tolerance)
+            .map(|t| t.net * t.net / self.components[t.comp].sessions.len() as f64)
             .sum();
         ContrastVariance {
             estimation: estimation.max(0.0),
@@ -301,7 +320,9 @@ fn connect(points: usize, sessions: usize, cells: &[Cell]) -> Layout {
     }
 }
 
-/// The fit for a given τ², and its weighted residual sum of squares.
+/// The fit for a given τ², and its weighted residual sum of squares. `C⁺` is formed only when
+/// `with_inverse` (the search for τ² needs the residuals alone, which a Cholesky solve gives at
+/// a third of an inversion's cost; the inverse is formed once, at the τ² found).
 fn fit_at(
     points: usize,
     sessions: usize,
@@ -309,6 +330,7 @@ fn fit_at(
     variances: &[f64],
     tau2: f64,
     layout: &Layout,
+    with_inverse: bool,
 ) -> (CrossedFit, f64) {
     let Layout {
         point_component,
@@ -393,19 +415,36 @@ fn fit_at(
         };
         let ones = DMatrix::from_element(n, n, a);
         let augmented = &c + &ones;
-        let inverse = augmented
-            .clone()
-            .cholesky()
-            .map(|ch| ch.inverse())
-            .or_else(|| augmented.try_inverse())
-            .unwrap_or_else(|| DMatrix::zeros(n, n));
-        let pinv = if n == 1 {
-            DMatrix::zeros(1, 1)
-        } else {
-            inverse - DMatrix::from_element(n, n, 1.0 / (a * (n * n) as f64))
-        };
         let r = DMatrix::from_column_slice(n, 1, r);
-        let s = &pinv * r;
+        // r sums to zero (each point's cells are centred on its own mean), so
+        // ŝ = C⁺r = (C + a·11ᵀ)⁻¹r: the 11ᵀ/(a·n²) part of the inverse adds nothing to it.
+        let (pinv, s) = if with_inverse {
+            let inverse = augmented
+                .clone()
+                .cholesky()
+                .map(|ch| ch.inverse())
+                .or_else(|| augmented.try_inverse())
+                .unwrap_or_else(|| DMatrix::zeros(n, n));
+            let pinv = if n == 1 {
+                DMatrix::zeros(1, 1)
+            } else {
+                inverse - DMatrix::from_element(n, n, 1.0 / (a * (n * n) as f64))
+            };
+            let s = &pinv * &r;
+            (pinv, s)
+        } else {
+            let s = if n == 1 {
+                DMatrix::zeros(1, 1)
+            } else {
+                augmented
+                    .clone()
+                    .cholesky()
+                    .map(|ch| ch.solve(&r))
+                    .or_else(|| augmented.lu().solve(&r))
+                    .unwrap_or_else(|| DMatrix::zeros(n, 1))
+            };
+            (DMatrix::zeros(0, 0), s)
+        };
         for (pos, &j) in m.iter().enumerate() {
             shifts[j] = Some(s[(pos, 0)]);
         }
@@ -503,8 +542,9 @@ pub fn fit(points: usize, sessions: usize, cells: &[Cell]) -> Result<CrossedFit>
         })
         .collect();
     let no_variances = !smallest.is_finite();
-    let rss_at = |tau2: f64| fit_at(points, sessions, cells, &variances, tau2, &layout);
-    let (mut best, rss0) = rss_at(0.0);
+    let rss_at = |tau2: f64| fit_at(points, sessions, cells, &variances, tau2, &layout, false).1;
+    let rss0 = rss_at(0.0);
+    let mut tau2 = 0.0;
     if df > 0 && (no_variances || rss0 > df as f64) {
         // Paule–Mandel: the weighted residual sum of squares falls as τ² grows; find where it
         // meets its degrees of freedom.
@@ -517,23 +557,44 @@ pub fn fit(points: usize, sessions: usize, cells: &[Cell]) -> Result<CrossedFit>
         if hi <= 0.0 {
             hi = 1e-12 * scale * scale;
         }
-        while rss_at(hi).1 > df as f64 && hi < 1e12 * scale * scale {
+        let target = df as f64;
+        let (mut lo, mut g_lo) = (0.0, rss0 - target);
+        let mut g_hi = rss_at(hi) - target;
+        while g_hi > 0.0 && hi < 1e12 * scale * scale {
+            (lo, g_lo) = (hi, g_hi);
             hi *= 4.0;
+            g_hi = rss_at(hi) - target;
         }
-        let mut lo = 0.0;
+        // The Illinois variant of regula falsi on the bracket [lo, hi] (g(lo) > 0 ≥ g(hi)):
+        // superlinear where bisection halves, so a few residual sums instead of forty. `hi`
+        // stays on the side where the residuals are within their degrees of freedom.
+        let mut side = 0_i8;
         for _ in 0..100 {
-            let mid = 0.5 * (lo + hi);
-            if rss_at(mid).1 > df as f64 {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-            if hi - lo <= 1e-12 * hi {
+            if hi - lo <= 1e-12 * hi || g_hi.abs() <= 1e-12 * target {
                 break;
             }
+            let mut mid = hi - g_hi * (hi - lo) / (g_hi - g_lo);
+            if !(mid > lo && mid < hi) {
+                mid = 0.5 * (lo + hi);
+            }
+            let g = rss_at(mid) - target;
+            if g > 0.0 {
+                (lo, g_lo) = (mid, g);
+                if side == -1 {
+                    g_hi *= 0.5;
+                }
+                side = -1;
+            } else {
+                (hi, g_hi) = (mid, g);
+                if side == 1 {
+                    g_lo *= 0.5;
+                }
+                side = 1;
+            }
         }
-        best = rss_at(hi).0;
+        tau2 = hi;
     }
+    let (mut best, _) = fit_at(points, sessions, cells, &variances, tau2, &layout, true);
     best.df = df;
     // σ_s² by the method of moments over the estimated shifts.
     let session_df: usize = best

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use rigor_stats::Estimator;
 use rigor_stats::Quantile;
 use rigor_stats::analysis::Warning as AnalysisWarning;
-use rigor_stats::compare::{RatioInterval, Verdict};
+use rigor_stats::compare::{PValueTest, RatioInterval, Verdict};
 use rigor_stats::steady::{Consistency, Recommendation, RunClass};
 use rigor_stats::variance::ComponentMethod;
 use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds, Seed, TimeUnit};
@@ -414,8 +414,16 @@ pub struct ComparisonRecord {
     pub effect: String,
     /// Whether the rounds were paired.
     pub paired: bool,
-    /// Two-sided p-value of equal means.
+    /// Two-sided p-value of no change in the statistic compared.
     pub p_value: f64,
+    /// The test that gave `p_value` (older files carry none: theirs was a
+    /// t-test of the means whatever the estimator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_test: Option<PValueTest>,
+    /// Whether false-discovery-rate control across the suite turned a change its interval
+    /// showed into an inconclusive verdict (q above 1 − level).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fdr_demoted: bool,
     /// Benjamini–Hochberg adjusted p-value across the suite.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub q_value: Option<f64>,

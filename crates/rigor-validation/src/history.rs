@@ -137,7 +137,7 @@ fn simulate(split: &Split, build_sd: f64, n: usize, shift_at: usize, seed: u64) 
                     mean: m,
                     variance: var,
                 },
-                VersionMean::robust_of(&means).unwrap_or(VersionMean {
+                VersionMean::huber_of(&means).unwrap_or(VersionMean {
                     mean: m,
                     variance: var,
                 }),
@@ -516,8 +516,9 @@ pub fn report(
          versions per benchmark), a slow drift of 5% over 100 versions on about a tenth of the \
          benchmarks, and a machine-wide shift of +3% on every benchmark at the middle version. \
          Interference: 2% of executions are slowed by 10–100% (another process on the machine; \
-         timings are only ever disturbed upwards). rigor takes each version's level as the median \
-         of its execution means; the other rules use means, as those tools do. A \
+         timings are only ever disturbed upwards). rigor takes each version's level as Huber's \
+         M-estimate of its execution means (efficient under ordinary noise, robust to slowed \
+         executions); the other rules use means, as those tools do. A \
          reported change within ±{TOLERANCE} versions of a true step finds it; one 3–{NEAR} \
          versions from a true step is mislocalised; one farther from every step and outside \
          drifts is a false alarm. All methods see the same series.\n\n",

@@ -22,6 +22,13 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         package: args.package.clone(),
         benches: args.benches.clone(),
         features: args.features.clone(),
+        target_dir: None,
+    };
+    // The other build of --against is found (and a revision checked out) before anything is
+    // built, so a wrong one fails at once.
+    let found = match &args.against {
+        Some(what) if !args.list => Some(bench::against(&cargo, what)?),
+        _ => None,
     };
     output::notes(&[Note::Building]);
     let (selected, skipped) = bench::discover(&cargo, &args.filters, args.exact, args.list)?;
@@ -35,27 +42,109 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         );
         return Ok(Outcome::Ok);
     }
+    let against = match &found {
+        Some(a) => {
+            output::notes(&[Note::BuildingAgainst {
+                against: a.label.clone(),
+                checkout: a.checkout.as_ref().map(|(_, dir)| dir.clone()),
+            }]);
+            let (other, _) = bench::discover(&a.cargo, &args.filters, args.exact, false)?;
+            Some((a, other))
+        }
+        None => None,
+    };
     let evals = bench::evals(&selected, args.evals, &mut |n| output::notes(&[n]))?;
     let estimator = args.options.compare.estimator;
     let request = bench::suite_request(settings::request(&[], &args.options), estimator);
-    let mut resolved = bench::settings(&selected, &evals, request)?;
+    let mut resolved = match &against {
+        Some((a, other)) => {
+            if !selected
+                .iter()
+                .any(|s| other.iter().any(|o| o.name == s.name))
+            {
+                return Err(CargoBenchError::Against {
+                    against: a.label.clone(),
+                    reason: "no benchmark selected here is in that build too".into(),
+                }
+                .into());
+            }
+            let (resolved, alone) =
+                bench::settings_against(&selected, other, &evals, request, &a.label)?;
+            if !alone.is_empty() {
+                output::notes(&[Note::OnlyInOneBuild {
+                    against: a.label.clone(),
+                    benchmarks: alone,
+                }]);
+            }
+            resolved
+        }
+        None => bench::settings(&selected, &evals, request)?,
+    };
     let s = &mut resolved.settings;
     let temp = tempfile::tempdir().context("creating a temporary directory")?;
-    let result = baselines.result_path(s.exports.files.json.take(), temp.path())?;
+    let asked = s.exports.files.json.take();
+    let result = match (&against, asked) {
+        // Compared after the run: a result file is needed.
+        (Some(_), None) => Some(temp.path().join("result.json")),
+        (_, asked) => baselines.result_path(asked, temp.path())?,
+    };
     s.exports.files.json = result.clone();
     let mut outcome = commands::execute(s, true)?;
     if let Some(result) = &result {
         output::notes(baselines.keep(result)?.as_slice());
     }
-    if let (Some(old), Some(new), Outcome::Ok) = (&baselines.compare, &result, outcome) {
-        let c = bench::against_baseline(old, new, s)?;
-        emit(&rigor_report::comparison::against_baseline(
-            &old.display().to_string(),
-        ));
+    if let (Some((a, _)), Some(both), Outcome::Ok) = (&against, &result, outcome) {
+        let c = bench::against_compared(both, &a.label, s)?;
+        let heading = rigor_report::comparison::against_build(&a.label);
+        emit(&heading);
         output::warnings(&c.warnings);
         let views = rigor_app::comparisons::views(&c.comparisons);
         emit(&rigor_report::comparison::render(&views));
+        let words = (
+            "Against",
+            a.label.as_str(),
+            ", both builds measured together in interleaved rounds",
+        );
+        append_to_exports(s, words, &views)?;
+        outcome = c.outcome;
+    }
+    if against.is_none() {
+        output::notes(bench::within_run_note(s, baselines.compare.is_some()).as_slice());
+    }
+    if let (Some(old), Some(new), Outcome::Ok) = (&baselines.compare, &result, outcome) {
+        let c = bench::against_baseline(old, new, s)?;
+        let heading = rigor_report::comparison::against_baseline(&old.display().to_string());
+        emit(&heading);
+        output::warnings(&c.warnings);
+        let views = rigor_app::comparisons::views(&c.comparisons);
+        emit(&rigor_report::comparison::render(&views));
+        let old = old.display().to_string();
+        append_to_exports(s, ("Against the baseline", &old, ""), &views)?;
         outcome = c.outcome;
     }
     Ok(outcome)
+}
+
+/// Appends the comparisons with the baseline or the other build to the Markdown, AsciiDoc and
+/// org-mode files the run exported (written before the comparison was made).
+fn append_to_exports(
+    s: &rigor_app::settings::RunSettings,
+    heading: (&str, &str, &str),
+    views: &[rigor_report::comparison::ComparisonView<'_>],
+) -> Result<()> {
+    use rigor_report::markdown::Markup;
+    let files = &s.exports.files;
+    for (path, markup) in [
+        (&files.markdown, Markup::Markdown),
+        (&files.asciidoc, Markup::AsciiDoc),
+        (&files.orgmode, Markup::OrgMode),
+    ] {
+        let Some(path) = path else { continue };
+        let mut text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        text += &rigor_report::comparison::section_in(markup, heading, views);
+        rigor_store::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }

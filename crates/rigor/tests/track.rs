@@ -371,7 +371,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .assert()
         .code(0)
         .stdout(
-            predicate::str::contains("parse: +9.6%")
+            predicate::str::contains("parse: +9.8%")
                 .and(predicate::str::contains(
                     "inconclusive — against 2 version(s) since v0",
                 ))

@@ -156,7 +156,7 @@ fn against_series(
     }
     let Some(candidate) = hierarchy_of(b)
         .ok()
-        .and_then(|h| VersionMean::robust(&h).ok())
+        .and_then(|h| VersionMean::huber(&h).ok())
         .filter(|c| c.mean > 0.0)
     else {
         return Ok(None);

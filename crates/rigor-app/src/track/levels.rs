@@ -17,7 +17,7 @@ use crate::error::{AppError, Result};
 pub struct RunLevel {
     /// The run (its session, artifact and role).
     pub run: RunInfo,
-    /// Its level (the median of its top-level unit means; the mean without samples), in the
+    /// Its level (Huber's M-estimate of its top-level unit means; the mean without samples), in the
     /// benchmark's unit.
     pub level: f64,
     /// The variance of that level from the run's own units (0 with one unit).

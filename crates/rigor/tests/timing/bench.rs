@@ -198,6 +198,11 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
         .success();
     let stdout = text(&out.get_output().stdout);
     assert!(stdout.contains("Against the baseline"), "{stdout}");
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("note: the baseline was measured in another session"),
+        "{stderr}"
+    );
     // 20 times slower: a regression, exit 1.
     let out = bench(&root)
         .env("FIXTURE_SLOW", "1")
@@ -214,4 +219,102 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
         .stderr(predicates::str::contains(
             "no baseline at .rigor/baselines/missing.json",
         ));
+}
+
+/// Runs git in `root` (a test's own repository).
+fn git(root: &Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .current_dir(root)
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+#[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
+fn against_measures_two_builds_together_and_compares_them_round_by_round() {
+    let _alone = crate::alone();
+    let dir = Dir::new();
+    let root = project(&dir);
+    // The parent commit's `spin` is 20 times slower; the child is the fixture as it is.
+    let speed = root.join("benches/speed.rs");
+    let slow = SPEED.replace(
+        r#"let n = if std::env::var_os("FIXTURE_SLOW").is_some() { 2_000 } else { 100 };"#,
+        "let n = 2_000;",
+    );
+    assert_ne!(slow, SPEED);
+    std::fs::write(&speed, slow).unwrap();
+    std::fs::write(root.join(".gitignore"), "target/\n.rigor/\n").unwrap();
+    git(&root, &["init", "-q", "."]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "slow"]);
+    std::fs::write(&speed, SPEED).unwrap();
+    git(&root, &["commit", "-qam", "fast"]);
+
+    // A wrong revision fails before anything is built.
+    bench(&root)
+        .args(["--against", "no-such-rev"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--against no-such-rev: unknown revision 'no-such-rev'",
+        ));
+
+    let common = ["-r", "4", "--iterations", "10", "--seed", "3", "spin"];
+    let md = dir.path("against.md");
+    let out = bench(&root)
+        .args(common)
+        .args(["--against", "HEAD~1", "--fail-on", "regression"])
+        .arg("--export-markdown")
+        .arg(&md)
+        .assert()
+        .success();
+    // The export carries the comparison too, after the run's own table.
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains("### Against `HEAD~1`, both builds measured together")
+            && md.contains("| `spin` | `spin @ HEAD~1` |"),
+        "{md}"
+    );
+    let (stdout, stderr) = (
+        text(&out.get_output().stdout),
+        text(&out.get_output().stderr),
+    );
+    assert!(stderr.contains("building HEAD~1 in "), "{stderr}");
+    assert!(
+        stdout.contains("Benchmark 1: spin @ HEAD~1") && stdout.contains("Benchmark 2: spin\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Against HEAD~1 (both builds measured together in interleaved rounds"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("spin is ") && stdout.contains("× faster than spin @ HEAD~1"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("verdict: improvement") && stdout.contains("paired by round"));
+
+    // The other way round, from the kept checkout against the first folder: a regression, exit
+    // 1. The checkout builds into its own target folder (where it was built as the other
+    // build): cargo judges freshness by modification times, so two copies of one package
+    // sharing a target folder can take each other's executables.
+    let checkout = std::fs::read_dir(root.join(".rigor/checkouts"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.join("Cargo.toml").is_file())
+        .expect("the revision's checkout is kept");
+    let out = bench(&checkout)
+        .env("CARGO_TARGET_DIR", checkout.join("target"))
+        .args(common)
+        .arg("--against")
+        .arg(&root)
+        .args(["--fail-on", "regression"])
+        .assert()
+        .code(1);
+    let stdout = text(&out.get_output().stdout);
+    assert!(stdout.contains("verdict: regression"), "{stdout}");
 }
