@@ -763,8 +763,9 @@ fn compare_with(
         (Estimator::Mean, true) => (paired_p_value(candidate, baseline)?, PValueTest::PairedT),
         (Estimator::Mean, false) => (welch_p_value(candidate, baseline)?, PValueTest::Welch),
         _ => (
-            // bootstrap_ratio always gives it; a missing one decides nothing.
-            boot.p_value.unwrap_or(1.0),
+            // bootstrap_ratio always gives it (and always runs for these estimators); a missing
+            // one decides nothing.
+            boot.and_then(|b| b.p_value).unwrap_or(1.0),
             PValueTest::Bootstrap,
         ),
     };
