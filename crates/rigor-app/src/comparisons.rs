@@ -233,14 +233,23 @@ pub fn within_run(
             continue;
         };
         let base = &result.benchmarks[r];
+        if all_zero(base, &mut warnings) {
+            continue;
+        }
         for &i in group.iter().filter(|&&i| i != r) {
             let Some(h) = &hierarchies[i] else { continue };
             let cand = &result.benchmarks[i];
+            if all_zero(cand, &mut warnings) {
+                continue;
+            }
             let (keys, base_keys) = (cand.top_keys(), base.top_keys());
             let paired = keys == base_keys;
             // Disjoint rounds are benchmarks measured one after another (an imported file), not
             // a failure: compared unpaired without a warning.
-            let disjoint = !keys.iter().any(|k| base_keys.contains(k));
+            let disjoint = {
+                let base: std::collections::HashSet<&usize> = base_keys.iter().collect();
+                !keys.iter().any(|k| base.contains(k))
+            };
             if !paired && !disjoint {
                 warnings.push(Warning::Unpaired {
                     candidate: cand.name.clone(),
@@ -259,6 +268,23 @@ pub fn within_run(
     }
     control_fdr(&mut out, s.config.level);
     Ok((out, warnings))
+}
+
+/// Whether every measured time of `b` is zero (no ratio can be formed with it), said once in
+/// `warnings`.
+fn all_zero(b: &BenchmarkRecord, warnings: &mut Vec<Warning>) -> bool {
+    let zero = b.samples.iter().any(|s| !s.warmup)
+        && b.samples
+            .iter()
+            .filter(|s| !s.warmup)
+            .all(|s| s.value == 0.0);
+    let warning = Warning::AllTimesZero {
+        benchmark: b.name.clone(),
+    };
+    if zero && !warnings.contains(&warning) {
+        warnings.push(warning);
+    }
+    zero
 }
 
 /// Two commands of one run are versions of one program when they run a program of the same
@@ -392,7 +418,9 @@ pub fn ranking(
                     ranked_value(&result.benchmarks[i], a, s.config.estimator),
                 ))
             })
-            .filter(|m| m.1.is_finite())
+            // A zero time (every time 0) has no ratio with anything: left out, as comparisons
+            // leave it out with a warning.
+            .filter(|m| m.1.is_finite() && m.1 != 0.0)
             .collect();
         if members.len() < 2 {
             continue;
@@ -423,7 +451,9 @@ pub fn ranking(
                 .ok()
                 .zip(base_h.as_ref())
                 .and_then(|(h, base_h)| {
-                    let mut c = compare(&h, base_h, &cfg).ok()?;
+                    // The ranking shows the ratio and its interval: for the mean Fieller's, so
+                    // the bootstrap beside it is not computed a second time here.
+                    let mut c = rigor_stats::compare::compare_deciding(&h, base_h, &cfg).ok()?;
                     floor_at_resolution(&mut c, (base, base_h), (b, &h), cfg.estimator);
                     Some(c)
                 });
@@ -562,6 +592,9 @@ fn between_with(
             });
             continue;
         };
+        if all_zero(ob, &mut warnings) || all_zero(nb, &mut warnings) {
+            continue;
+        }
         let stats = |source| AppError::Compare {
             candidate: nb.name.clone(),
             baseline: ob.name.clone(),
@@ -613,7 +646,8 @@ fn between_with(
             without_result: warnings
                 .iter()
                 .filter_map(|w| match w {
-                    Warning::NoResultToCompare { benchmark } => Some(format!("'{benchmark}'")),
+                    Warning::NoResultToCompare { benchmark }
+                    | Warning::AllTimesZero { benchmark } => Some(format!("'{benchmark}'")),
                     _ => None,
                 })
                 .collect::<Vec<_>>()

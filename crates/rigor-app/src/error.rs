@@ -36,12 +36,30 @@ pub enum AppError {
         /// The benchmarks' names, quoted and joined.
         names: String,
     },
+    /// A result that holds no benchmark.
+    #[error("{0} holds no benchmark: there is nothing to analyse")]
+    NoBenchmarks(String),
+    /// `rigor compare --reference`: a comparison of two results pairs each benchmark of the new
+    /// one with the same-named one of the old, and has no reference.
+    #[error(
+        "--reference '{reference}': `rigor compare` compares each benchmark of the new result \
+         with the same-named one of the old (benchmarks: {names}) and takes no reference; to \
+         compare the benchmarks of one result with one of them, use `rigor analyze FILE \
+         --reference NAME`"
+    )]
+    ReferenceInCompare {
+        /// What was given.
+        reference: String,
+        /// The benchmarks' names (of both results), quoted and joined.
+        names: String,
+    },
     /// Two results share no benchmark that both measured.
     #[error(
         "nothing to compare: {}",
         if !.without_result.is_empty() {
             format!(
-                "{} measured nothing on one side (every execution failed, or too few)",
+                "{} measured nothing on one side (every execution failed, too few, or every \
+                 time 0)",
                 .without_result
             )
         } else {

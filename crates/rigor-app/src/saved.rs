@@ -187,7 +187,7 @@ fn analyze_loaded(
     result.warnings.retain(|w| {
         matches!(
             w,
-            Warning::LevelNotRecorded { .. } | Warning::Imported { .. }
+            Warning::LevelNotRecorded { .. } | Warning::Imported { .. } | Warning::Repaired { .. }
         )
     });
     if result.status != RunStatus::Complete {
@@ -322,6 +322,19 @@ impl ComparedFiles {
 pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
     let old = load_together(&s.old, s.format)?;
     let new = load_together(&s.new, s.format)?;
+    if let Some(reference) = &s.comparison.reference {
+        let mut names: Vec<String> = Vec::new();
+        for b in old.benchmarks.iter().chain(&new.benchmarks) {
+            let quoted = format!("'{}'", b.name);
+            if !names.contains(&quoted) {
+                names.push(quoted);
+            }
+        }
+        return Err(crate::error::AppError::ReferenceInCompare {
+            reference: reference.clone(),
+            names: names.join(", "),
+        });
+    }
     if same_measurements(&old, &new) {
         let join = |paths: &[PathBuf]| {
             paths
@@ -398,8 +411,31 @@ pub fn load(path: &std::path::Path, format: Option<Format>) -> Result<ResultFile
 
 /// Reads one file as [`load`] does, or several files of a one-process format (Google Benchmark,
 /// criterion, cargo-criterion, BenchmarkTools.jl) as one result, each file one process execution.
+///
+/// # Errors
+/// What reading finds, and [`AppError::NoBenchmarks`] for a result that holds no benchmark
+/// (nothing to analyse, which is not a success).
+///
+/// [`AppError::NoBenchmarks`]: crate::error::AppError::NoBenchmarks
 pub fn load_together(paths: &[PathBuf], format: Option<Format>) -> Result<ResultFile> {
-    Ok(rigor_store::import::load_together(paths, format)?.result)
+    let result = rigor_store::import::load_together(paths, format)?.result;
+    holds_benchmarks(&result, paths)?;
+    Ok(result)
+}
+
+/// Whether the result read from `paths` holds a benchmark.
+///
+/// # Errors
+/// [`AppError::NoBenchmarks`] naming the files when it holds none.
+///
+/// [`AppError::NoBenchmarks`]: crate::error::AppError::NoBenchmarks
+pub fn holds_benchmarks(result: &ResultFile, paths: &[PathBuf]) -> Result<()> {
+    if result.benchmarks.is_empty() {
+        return Err(crate::error::AppError::NoBenchmarks(
+            crate::track::files_shown(paths),
+        ));
+    }
+    Ok(())
 }
 
 /// Reads a long CSV into a result with one benchmark per group. Levels are assigned by depth

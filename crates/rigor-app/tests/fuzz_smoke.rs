@@ -1,6 +1,7 @@
-//! A short fuzz smoke inside `cargo test`: every parser of user input (result JSON, each
-//! importer and the gzip reading before it, long CSV, plan TOML, the sample protocol, hyperfine's
-//! parameter lists, names and `--reference` as a run resolves them, simulation specs) is fed a few
+//! A short fuzz smoke inside `cargo test`: every parser of user input (result JSON — torn
+//! running files cut anywhere too —, each importer and the gzip reading before it, long CSV, plan
+//! TOML, the sample protocol, hyperfine's parameter lists, names and `--reference` as a run
+//! resolves them, simulation specs, the confidence levels and fractions of options) is fed a few
 //! thousand mutated real files and random byte strings, and must return `Ok` or an error, never
 //! panic. Imported results that parse are analysed too. The long fuzzing runs are under `fuzz/`
 //! (see docs/fuzzing.md).
@@ -243,6 +244,47 @@ fn words() -> impl Strategy<Value = String> {
         .prop_map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
+/// A running result file as a killed run leaves it (header, then the `log`), written by the
+/// incremental writer: three executions of two benchmarks, with iterations.
+fn running_file() -> String {
+    use rigor_store::{BenchmarkRecord, ExecutionRecord, IncrementalWriter, Layout, LogEntry};
+    use rigor_units::{ConfidenceLevel, Seconds, Seed};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    let mut header = rigor_store::ResultFile::new(Seed(1), ConfidenceLevel::NINETY_FIVE);
+    for name in ["a", "b"] {
+        header
+            .benchmarks
+            .push(BenchmarkRecord::new(name, name, Layout::new(false, true)));
+    }
+    let mut w = IncrementalWriter::create(&path, &header).unwrap();
+    for execution in 0..3 {
+        for benchmark in 0..2 {
+            w.append(&LogEntry::Execution {
+                benchmark,
+                record: ExecutionRecord {
+                    build: None,
+                    env_pad: None,
+                    round: execution,
+                    execution,
+                    warmup: false,
+                    wall: Seconds(0.01),
+                    user: Seconds(0.005),
+                    sys: Seconds(0.001),
+                    max_rss: 1000,
+                    exit_code: None,
+                    resolution: None,
+                },
+                iterations: Some(vec![0.001, 0.0011, 0.0009]),
+                discarded: 0,
+            })
+            .unwrap();
+        }
+    }
+    drop(w);
+    std::fs::read_to_string(&path).unwrap()
+}
+
 proptest! {
     #![proptest_config(config(800))]
 
@@ -300,6 +342,42 @@ const COMMANDS: &[&str] = &[
 
 /// Characters that change how a shell reads a command line.
 const SHELL_CHARS: &[u8] = b"'\"\\$`|&;<>()*?[]~#= {}\n\tax1";
+
+}
+
+    /// A running file cut anywhere (a crash, a full disk) and mutated: sniffed and repaired, or
+    /// refused with an error, never a panic; what a repair keeps is said in a warning.
+    #[test]
+    fn torn_result_files_never_panic(cut in any::<usize>(), e in edits(), mutated in any::<bool>()) {
+        let text = running_file();
+        let mut cut = cut % (text.len() + 1);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let torn = &text[..cut];
+        let torn = if mutated { mutate(torn, &e) } else { torn.to_string() };
+        if let Ok(imported) = import::parse(Path::new("torn.json"), &torn, None) {
+            let repaired = imported
+                .result
+                .warnings
+                .iter()
+                .any(|w| matches!(w, rigor_store::Warning::Repaired { .. }));
+            prop_assert!(repaired || torn.trim_end().ends_with('}'), "{torn}");
+        }
+    }
+
+    /// The confidence levels and fractions the options read: a value or an error, never a
+    /// panic, and what is accepted lies within (0, 1).
+    #[test]
+    fn confidence_and_fraction_values_never_panic(text in "[-+0-9.eE%a-z ]{0,12}") {
+        if let Ok(c) = text.parse::<rigor_units::ConfidenceLevel>() {
+            prop_assert!(c.get() > 0.0 && c.get() < 1.0);
+        }
+        if let Ok(f) = text.parse::<rigor_units::Fraction>() {
+            prop_assert!((0.0..=1.0).contains(&f.get()));
+        }
+    }
+}
 
 #[test]
 fn plans_whose_lists_disagree_with_their_levels_are_refused() {

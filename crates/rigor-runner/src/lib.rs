@@ -13,6 +13,7 @@ pub mod error;
 pub mod executor;
 pub mod iterations;
 pub mod length;
+pub mod limits;
 pub mod process;
 pub mod schedule;
 pub mod shell_syntax;

@@ -182,6 +182,62 @@ impl Settings {
         if self.iterations_per_execution == Some(0) {
             return Err(SettingsError::ZeroIterations);
         }
+        self.check_counts(self.iterations_per_execution)
+    }
+
+    /// [`Settings::validate`], and each benchmark's own iteration count within the limits too
+    /// (a plan sets them per benchmark).
+    ///
+    /// # Errors
+    /// The first [`SettingsError`] found.
+    pub fn validate_with(&self, benchmarks: &[Benchmark]) -> Result<(), SettingsError> {
+        self.validate()?;
+        for b in benchmarks {
+            if b.iterations == Some(0) {
+                return Err(SettingsError::ZeroIterations);
+            }
+            self.check_counts(b.iterations)?;
+        }
+        Ok(())
+    }
+
+    /// The counts within [`crate::limits`]: executions, warm-up executions, builds and
+    /// iterations each, and the samples they multiply into.
+    fn check_counts(&self, iterations: Option<usize>) -> Result<(), SettingsError> {
+        use crate::limits::{self, MAX_BUILDS, MAX_EXECUTIONS, MAX_ITERATIONS};
+        const WHY: &str = ": for long runs give a time --budget or a --precision instead";
+        limits::check(
+            self.executions,
+            MAX_EXECUTIONS,
+            "executions per command",
+            WHY,
+        )?;
+        limits::check(
+            self.warmup_executions,
+            MAX_EXECUTIONS,
+            "warm-up executions per command",
+            "",
+        )?;
+        let builds = self.build.as_ref().map_or(1, |b| b.builds);
+        if self.build.is_some() {
+            limits::check(builds, MAX_BUILDS, "builds per command", "")?;
+            let all = builds.saturating_mul(self.executions + self.warmup_executions);
+            limits::check(
+                all,
+                MAX_EXECUTIONS,
+                "executions per command (all builds')",
+                WHY,
+            )?;
+        }
+        if let Some(k) = iterations {
+            limits::check(
+                k,
+                MAX_ITERATIONS,
+                "iterations per execution",
+                limits::SAMPLES_WHY,
+            )?;
+            limits::check_samples(&[builds, self.executions, k])?;
+        }
         Ok(())
     }
 }
@@ -430,7 +486,7 @@ impl<'a> Scheduler<'a> {
         executor: &mut dyn Executor,
         observer: &mut dyn Observer,
     ) -> Result<Report, RunError> {
-        self.settings.validate()?;
+        self.settings.validate_with(self.benchmarks)?;
         let n = self.benchmarks.len();
         let s = self.settings;
         let builds = s.build.as_ref().map_or(1, |b| b.builds);
@@ -1390,6 +1446,64 @@ mod tests {
         assert_eq!(
             SettingsError::TooFewExecutions { executions: 1 }.to_string(),
             "1 execution(s) per benchmark: an interval needs at least 2 top-level units (5 or more for a reliable one)"
+        );
+
+        // Absurd counts are refused before anything runs, naming the limit.
+        use crate::limits::{MAX_BUILDS, MAX_EXECUTIONS, MAX_SAMPLES};
+        let base = || Settings {
+            executions: 10,
+            ..Settings::default()
+        };
+        let cases: [(Settings, &str); 5] = [
+            (
+                Settings {
+                    warmup_executions: 1_000_000_000_000,
+                    ..base()
+                },
+                "warm-up executions per command",
+            ),
+            (
+                Settings {
+                    iterations_per_execution: Some(1_000_000_000_000),
+                    ..base()
+                },
+                "iterations per execution",
+            ),
+            (
+                Settings {
+                    executions: 1_000,
+                    iterations_per_execution: Some(MAX_SAMPLES / 10),
+                    ..base()
+                },
+                "samples per benchmark",
+            ),
+            (builds(MAX_BUILDS + 1, 1), "builds per command"),
+            (builds(1_000, MAX_EXECUTIONS / 100), "all builds'"),
+        ];
+        for (settings, what) in cases {
+            let err = Scheduler::new(&[bench("mean=1ms")], &settings, StopSignal::new())
+                .run(&mut Refuse, &mut Log::default())
+                .unwrap_err();
+            assert!(
+                matches!(&err, RunError::Settings(SettingsError::TooLarge(_))),
+                "{err:?}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains(what) && text.contains("rigor allows"),
+                "{text}"
+            );
+        }
+        // A benchmark's own count (from a plan) is checked too.
+        let mut huge = bench("mean=1ms");
+        huge.iterations = Some(1_000_000_000_000);
+        let err = Scheduler::new(&[huge], &base(), StopSignal::new())
+            .run(&mut Refuse, &mut Log::default())
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("100000000 iterations per execution"),
+            "{err}"
         );
     }
 

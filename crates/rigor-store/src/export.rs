@@ -42,7 +42,7 @@ pub fn otava_header(result: &ResultFile) -> Vec<String> {
             .benchmarks
             .iter()
             .filter(|b| b.analysis.is_some())
-            .map(|b| b.name.clone()),
+            .map(|b| crate::long_csv::neutralised(&b.name).into_owned()),
     );
     h
 }
@@ -56,7 +56,8 @@ pub fn otava_row(result: &ResultFile, now: jiff::Timestamp) -> Vec<String> {
     let mut row = vec![
         time.strftime("%Y-%m-%d %H:%M:%S +0000").to_string(),
         p.label
-            .clone()
+            .as_deref()
+            .map(|l| crate::long_csv::neutralised(l).into_owned())
             .or_else(|| p.git.as_ref().map(|g| g.commit.clone()))
             .unwrap_or_default(),
     ];
@@ -234,7 +235,7 @@ pub fn to_hyperfine_csv(result: &ResultFile) -> String {
     header.extend(["rigor_mean", "rigor_ci_lower", "rigor_ci_upper"].map(String::from));
     let mut records = vec![header];
     for h in &summaries {
-        let mut row = vec![h.b.name.clone()];
+        let mut row = vec![crate::long_csv::neutralised(&h.b.name).into_owned()];
         row.extend(
             [
                 h.mean,

@@ -808,10 +808,13 @@ impl BenchmarkRecord {
     /// Keys of the top-level units in measurement order (builds, or the rounds of executions),
     /// warm-up excluded. Two benchmarks with equal keys ran in the same rounds and can be paired.
     pub fn top_keys(&self) -> Vec<usize> {
+        // A set beside the list: a flat benchmark has a key per sample, and looking each up in
+        // the list took quadratic time (minutes for 400,000 executions).
         let mut keys = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for s in self.samples.iter().filter(|s| !s.warmup) {
             let k = self.layout.top_key(s);
-            if keys.last() != Some(&k) && !keys.contains(&k) {
+            if keys.last() != Some(&k) && seen.insert(k) {
                 keys.push(k);
             }
         }

@@ -46,6 +46,20 @@ pub enum Warning {
         /// The benchmark.
         benchmark: String,
     },
+    /// A result file cut short (a crash, a kill or a full disk: a torn last record, no closing
+    /// `]}`), read up to its last whole record.
+    Repaired {
+        /// The file.
+        file: String,
+        /// What was cut, in words.
+        cut: String,
+    },
+    /// Every measured time of a benchmark is zero (below the timer's resolution, or a broken
+    /// file), so no ratio can be formed with it: it is compared with nothing.
+    AllTimesZero {
+        /// The benchmark.
+        benchmark: String,
+    },
     /// Warm-up detection could not run on a benchmark.
     NoWarmupDetection {
         /// The benchmark.
@@ -127,6 +141,16 @@ impl std::fmt::Display for Warning {
             Self::NoResultToCompare { benchmark } => {
                 write!(f, "'{benchmark}' has no result in one of the files")
             }
+            Self::Repaired { file, cut } => write!(
+                f,
+                "{file} was cut short (a crash, a kill or a full disk?): read up to its last \
+                 whole record, dropping {cut}"
+            ),
+            Self::AllTimesZero { benchmark } => write!(
+                f,
+                "every time of '{benchmark}' is 0, so no ratio can be formed with it: it is \
+                 compared with nothing"
+            ),
             Self::NoWarmupDetection { benchmark, reason } => {
                 write!(f, "'{benchmark}': no warm-up detection: {reason}")
             }

@@ -121,10 +121,12 @@ pub fn plan(args: &PlanArgs) -> Result<Outcome> {
 /// `rigor analyze`.
 pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     let s = settings::analyze(args)?;
+    let working = output::Working::start("analysing");
     let a = rigor_app::saved::analyze(&s)?;
+    drop(working);
     let r = &a.result;
     if args.json {
-        emit(&rigor_store::to_json(r)?);
+        output::emit_json(&rigor_store::to_json(r)?);
     } else {
         output::result_warnings(r);
         emit(&rigor_app::exports::summaries(
@@ -168,10 +170,12 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     if markdown_to_stdout {
         output::summaries_to_stderr();
     }
+    let working = output::Working::start("comparing");
     let c = rigor_app::saved::compare(&s)?;
+    drop(working);
     output::warnings(&c.warnings);
     if args.json {
-        emit(&(serde_json::to_string_pretty(&c.json(&s))? + "\n"));
+        output::emit_json(&(serde_json::to_string_pretty(&c.json(&s))? + "\n"));
     } else {
         emit(&render(&views(&c.comparisons)));
         emit(&rigor_report::comparison::values_only(&c.values_only));
@@ -192,7 +196,9 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
 /// `rigor report`.
 pub fn report(args: &ReportArgs) -> Result<Outcome> {
     let s = settings::report(args)?;
+    let working = output::Working::start("analysing and drawing the report");
     let a = rigor_app::saved::report(&s)?;
+    drop(working);
     output::result_warnings(&a.result);
     emit(&rigor_report::html::written(&s.out.display().to_string()));
     Ok(Outcome::Ok)

@@ -4,10 +4,13 @@
 
 /// Writes a line to standard error, like `eprintln!`, but never panics: a closed standard error
 /// (`rigor … 2>&1 | head`) drops the line and the run goes on to save its results.
+/// Writes a line for people to standard error, through the terminal's escaping
+/// ([`rigor_report::escape::terminal`]).
 macro_rules! note {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", rigor_report::escape::terminal(&line));
     }};
 }
 

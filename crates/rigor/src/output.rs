@@ -33,10 +33,17 @@ pub fn summaries_to_stderr() {
     SUMMARIES_TO_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Writes to standard output (standard error after [`summaries_to_stderr`]). A closed pipe
-/// (`rigor run … | head`) is not an error: the rest of the output is dropped and the run goes on
-/// to save its results.
+/// Writes text for people to standard output (standard error after [`summaries_to_stderr`]),
+/// through the terminal's escaping ([`rigor_report::escape::terminal`]: no name can send the
+/// terminal a control sequence). A closed pipe (`rigor run … | head`) is not an error: the rest
+/// of the output is dropped and the run goes on to save its results.
 pub fn emit(text: &str) {
+    emit_json(&rigor_report::escape::terminal(text));
+}
+
+/// Writes a document for programs (JSON, whose own escaping holds any name) where [`emit`]
+/// writes, unchanged.
+pub fn emit_json(text: &str) {
     use std::io::Write;
     if silent() {
         return;
@@ -181,6 +188,41 @@ impl Progress for Bar {
 }
 
 impl Drop for Bar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// A spinner on standard error for work that takes a while (an analysis of a large result),
+/// shown only once it has taken a second and only on a terminal; cleared when dropped.
+pub struct Working(ProgressBar);
+
+/// How long work goes unannounced.
+const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl Working {
+    /// Starts timing `what` (e.g. "analysing").
+    pub fn start(what: &str) -> Self {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(what.to_string());
+        let shown = bar.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(QUIET);
+            if !shown.is_finished() {
+                // Drawn only when standard error is a terminal (indicatif checks).
+                shown.set_draw_target(ProgressDrawTarget::stderr());
+                shown.enable_steady_tick(std::time::Duration::from_millis(120));
+            }
+        });
+        Self(bar)
+    }
+}
+
+impl Drop for Working {
     fn drop(&mut self) {
         self.0.finish_and_clear();
     }

@@ -409,6 +409,7 @@ impl RunRequest {
                     self.precision,
                 )
                 .map_err(|e| RequestError::Plan(Box::new(e)))?;
+                runner.validate_with(&benchmarks)?;
                 notes.extend(matched);
                 Mode::Planned {
                     plan: Box::new(plan),

@@ -259,6 +259,7 @@ fn add_group(
 ) -> Result<()> {
     let name = files_shown(files);
     let imported = rigor_store::import::load_together(files, request.format)?;
+    crate::saved::holds_benchmarks(&imported.result, files)?;
     refuse_single_units(&imported.result, &name)?;
     // A `track run` file of several versions measured together: each version stored as its own.
     if let Some(parts) = split_versions(&imported.result) {

@@ -439,6 +439,9 @@ pub fn sniff(path: &Path, text: &str) -> Result<Format> {
                 Ok(Format::CargoCriterion)
             } else if rebench::looks_like(text) {
                 Ok(Format::Rebench)
+            } else if first.trim_start().starts_with('{') && torn_rigor(text) {
+                // A rigor result cut short by a crash or a full disk: rigor's reader repairs it.
+                Ok(Format::Rigor)
             } else if first.trim_start().starts_with(['{', '[']) {
                 // JSON of no known shape that does not even parse: say where it breaks.
                 Err(StoreError::json(path, &e))
@@ -447,6 +450,12 @@ pub fn sniff(path: &Path, text: &str) -> Result<Format> {
             }
         }
     }
+}
+
+/// Whether text that does not parse is a rigor result cut short: its header's
+/// `schema_version` and the `log` an unfinished run appends to.
+fn torn_rigor(text: &str) -> bool {
+    text.contains("\"schema_version\"") && text.contains("\"log\": [")
 }
 
 fn sniff_json(v: &Value) -> Option<Format> {
