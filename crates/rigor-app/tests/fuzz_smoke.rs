@@ -343,7 +343,8 @@ const COMMANDS: &[&str] = &[
 /// Characters that change how a shell reads a command line.
 const SHELL_CHARS: &[u8] = b"'\"\\$`|&;<>()*?[]~#= {}\n\tax1";
 
-}
+proptest! {
+    #![proptest_config(config(800))]
 
     /// A running file cut anywhere (a crash, a full disk) and mutated: sniffed and repaired, or
     /// refused with an error, never a panic; what a repair keeps is said in a warning.
