@@ -1,6 +1,7 @@
 #!/bin/sh
 # Fuzzes one parser with cargo-fuzz (libFuzzer) for SECONDS (default 600), seeding the corpus
-# with the repository's real files. Targets: result_json import long_csv plan_toml protocol.
+# with the repository's real files. Targets: result_json import long_csv plan_toml protocol
+# shell_syntax.
 #   scripts/fuzz.sh import 600
 # Needs: cargo install cargo-fuzz. Runs on the stable toolchain (RUSTC_BOOTSTRAP=1 lets it use
 # the sanitizer flags libFuzzer needs). Optimised, with debug assertions and overflow checks
@@ -26,6 +27,11 @@ case "$target" in
     long_csv) printf '\004build,exec,iter,value,bench,warmup\n0,0,0,1.5,a,false\n0,1,0,2,b,true\n' > "$corpus/seed-csv" ;;
     plan_toml) seed "$fixtures/plan.toml" ;;
     protocol) printf '{"value": 1.5, "unit": "ms"}\n{"value": 20}\n' > "$corpus/seed-samples" ;;
+    shell_syntax)
+        printf '%s' 'gzip -c f > /dev/null' > "$corpus/seed-redirect"
+        printf '%s' 'echo ${HYPERFINE_ITERATION} >> iter.log' > "$corpus/seed-expansion"
+        printf '%s' "sync; echo 3 | sudo tee /proc/sys/vm/drop_caches" > "$corpus/seed-list"
+        printf '%s' "grep -i 'a | b' \"c \$d\" \\> e*.rs ~/x LC_ALL=C" > "$corpus/seed-quotes" ;;
     *) echo "unknown target '$target'" >&2; exit 2 ;;
 esac
 cd "$root/fuzz"

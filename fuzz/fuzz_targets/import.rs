@@ -1,5 +1,5 @@
-//! Every importer: the first byte picks the format (or sniffing), the rest is the file; what
-//! parses is analysed.
+//! Every importer: the first byte picks the format (or sniffing), the rest is the file's bytes
+//! (gzip-compressed ones are decompressed first, as a file is read); what parses is analysed.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -9,11 +9,9 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
-    let Ok(text) = std::str::from_utf8(rest) else {
-        return;
-    };
     let format = Format::ALL.get(pick as usize % (Format::ALL.len() + 1)).copied();
-    if let Ok(mut i) = import::parse(std::path::Path::new("f"), text, format) {
+    // As a file is read: gzip (by its magic bytes) decompressed, then the text parsed.
+    if let Ok(mut i) = import::parse_bytes(std::path::Path::new("f"), rest.to_vec(), format) {
         rigor_app::analysis::analyze_all(&mut i.result, &Default::default());
     }
 });

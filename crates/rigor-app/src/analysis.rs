@@ -4,8 +4,8 @@
 use rigor_stats::Hierarchy;
 use rigor_stats::analysis::{Analysis, analyze};
 use rigor_store::{
-    AnalysisRecord, BenchmarkRecord, ComponentRecord, IntervalRecord, MeanMethod, ResultFile,
-    SummaryRecord,
+    AnalysisRecord, BenchmarkRecord, ComponentRecord, IntervalRecord, MeanMethod, NetRecord,
+    ResultFile, SummaryRecord,
 };
 use rigor_units::ConfidenceLevel;
 
@@ -66,14 +66,61 @@ pub fn analyze_record(
     Ok(analysis)
 }
 
-/// Analyses every benchmark of a result at the settings' confidence level (recorded in it).
+/// Analyses every benchmark of a result at the settings' confidence level (recorded in it),
+/// and each command run through a shell net of that shell's start-up ([`add_net_means`]).
 pub fn analyze_all(result: &mut ResultFile, settings: &AnalysisSettings) -> Analyses {
     result.confidence = settings.confidence;
-    result
+    let analyses = result
         .benchmarks
         .iter_mut()
         .map(|b| analyze_record(b, settings))
-        .collect()
+        .collect();
+    add_net_means(result, settings);
+    analyses
+}
+
+/// For each analysed command run through a shell ([`BenchmarkRecord::net_of`]), its mean net of
+/// the shell's start-up measured in the same rounds: the difference of the two means, the
+/// start-up's variance carried into the interval ([`rigor_stats::net_mean`]). Only where both
+/// are timed whole (no iterations reported: the start-up is in a process's wall time, not in
+/// its iteration times) and in the same unit; the samples stay as measured.
+pub fn add_net_means(result: &mut ResultFile, settings: &AnalysisSettings) {
+    for i in 0..result.benchmarks.len() {
+        let b = &result.benchmarks[i];
+        let Some(startup) = b.net_of.as_deref() else {
+            continue;
+        };
+        let Some(s) = result
+            .benchmarks
+            .iter()
+            .find(|o| o.name == startup && o.shell_startup.is_some())
+        else {
+            continue;
+        };
+        let whole = |r: &BenchmarkRecord| !r.layout.has_iterations() && r.analysis.is_some();
+        if !whole(b) || !whole(s) || b.unit != s.unit {
+            continue;
+        }
+        let (Ok(gross), Ok(shell)) = (b.hierarchy(), s.hierarchy()) else {
+            continue;
+        };
+        let Ok(net) =
+            rigor_stats::net_mean(&gross, &shell, settings.confidence.get(), settings.quantile)
+        else {
+            continue;
+        };
+        let record = NetRecord {
+            startup: startup.to_string(),
+            startup_mean: s.analysis.as_ref().map_or(f64::NAN, |a| a.mean),
+            mean: net.mean,
+            lower: net.lower,
+            upper: net.upper,
+            df: net.df,
+        };
+        if let Some(a) = &mut result.benchmarks[i].analysis {
+            a.net = Some(record);
+        }
+    }
 }
 
 /// The stored form of an analysis.
@@ -109,6 +156,7 @@ pub fn record_of(a: &Analysis, level: ConfidenceLevel) -> AnalysisRecord {
             std_dev: a.summary.std_dev,
         },
         warnings: a.warnings.clone(),
+        net: None,
     }
 }
 

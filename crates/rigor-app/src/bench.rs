@@ -186,7 +186,8 @@ pub fn settings(
         .map(|b| shell_words::join(b.command.argv()))
         .collect();
     request.names = selected.iter().map(|s| s.name.clone()).collect();
-    request.shell = None;
+    // The commands are quoted words: run directly, whatever characters a path has.
+    request.shell = Some("none".to_string());
     let mut resolved = request.resolve()?;
     for (b, from) in resolved.settings.benchmarks.iter_mut().zip(benchmarks) {
         b.dir = from.dir;

@@ -3,6 +3,7 @@
 //! module pairs benchmarks, applies false-discovery-rate control and stores the outcome.
 
 pub use rigor_report::comparison::Ranking;
+pub use rigor_report::comparison::ValueOnly;
 use rigor_report::comparison::{ComparisonView, Kind, Relative, effect_text};
 use rigor_stats::compare::{
     CompareConfig, Comparison, RatioInterval, RatioMethod, Verdict, compare, overlap_of,
@@ -205,6 +206,12 @@ pub fn within_run(
         return Ok((Vec::new(), warnings));
     }
     let r = find_reference(result, reference)?;
+    // In another tool's file, a reference the user named is compared with every benchmark,
+    // whatever their families.
+    let groups = match (reference, &result.provenance.imported_from) {
+        (Some(_), Some(_)) => vec![(0..n).collect()],
+        _ => groups(result),
+    };
     let intervals = overlap_intervals(result, analyses, s);
     let hierarchies: Vec<Option<Hierarchy>> = result
         .benchmarks
@@ -213,7 +220,6 @@ pub fn within_run(
         .map(|(b, a)| a.as_ref().ok().and_then(|_| hierarchy_of(b).ok()))
         .collect();
     let mut out = Vec::new();
-    let groups = groups(result);
     let at = groups
         .iter()
         .find_map(|g| g.iter().position(|&i| i == r))
@@ -227,14 +233,23 @@ pub fn within_run(
             continue;
         };
         let base = &result.benchmarks[r];
+        if all_zero(base, &mut warnings) {
+            continue;
+        }
         for &i in group.iter().filter(|&&i| i != r) {
             let Some(h) = &hierarchies[i] else { continue };
             let cand = &result.benchmarks[i];
+            if all_zero(cand, &mut warnings) {
+                continue;
+            }
             let (keys, base_keys) = (cand.top_keys(), base.top_keys());
             let paired = keys == base_keys;
             // Disjoint rounds are benchmarks measured one after another (an imported file), not
             // a failure: compared unpaired without a warning.
-            let disjoint = !keys.iter().any(|k| base_keys.contains(k));
+            let disjoint = {
+                let base: std::collections::HashSet<&usize> = base_keys.iter().collect();
+                !keys.iter().any(|k| base.contains(k))
+            };
             if !paired && !disjoint {
                 warnings.push(Warning::Unpaired {
                     candidate: cand.name.clone(),
@@ -253,6 +268,23 @@ pub fn within_run(
     }
     control_fdr(&mut out, s.config.level);
     Ok((out, warnings))
+}
+
+/// Whether every measured time of `b` is zero (no ratio can be formed with it), said once in
+/// `warnings`.
+fn all_zero(b: &BenchmarkRecord, warnings: &mut Vec<Warning>) -> bool {
+    let zero = b.samples.iter().any(|s| !s.warmup)
+        && b.samples
+            .iter()
+            .filter(|s| !s.warmup)
+            .all(|s| s.value == 0.0);
+    let warning = Warning::AllTimesZero {
+        benchmark: b.name.clone(),
+    };
+    if zero && !warnings.contains(&warning) {
+        warnings.push(warning);
+    }
+    zero
 }
 
 /// Two commands of one run are versions of one program when they run a program of the same
@@ -277,29 +309,81 @@ pub fn kind_of(baseline: &str, candidate: &str) -> Kind {
     }
 }
 
-/// The benchmarks compared with each other: one group of all, or with parameters
-/// (`--parameter-list`) and several commands, one group per combination of values (the
-/// commands compared at equal values).
+/// The benchmarks compared with each other. In rigor's own results: one group of all, or with
+/// parameters (`--parameter-list`) and several commands, one group per combination of values
+/// (the commands compared at equal values). In another tool's file, whose benchmarks may be an
+/// unrelated suite, only the benchmarks of one family are compared with each other
+/// ([`families`]), each family grouped by parameters as above.
 pub fn groups(result: &ResultFile) -> Vec<Vec<usize>> {
-    let all = vec![(0..result.benchmarks.len()).collect::<Vec<_>>()];
-    if result.benchmarks.iter().any(|b| b.parameters.is_empty()) {
-        return all;
+    if result.provenance.imported_from.is_none() {
+        // The empty shell measured for the start-up is subtracted, not compared or ranked.
+        let compared = (0..result.benchmarks.len())
+            .filter(|&i| result.benchmarks[i].shell_startup.is_none())
+            .collect();
+        return by_parameters(result, compared);
+    }
+    families(result)
+        .into_iter()
+        .flat_map(|f| by_parameters(result, f))
+        .collect()
+}
+
+/// The families of an imported result with more than one member, each in file order: the
+/// benchmarks the file says are variants of one benchmark ([`BenchmarkRecord::family`]: a
+/// Google Benchmark's instances, a criterion group, hyperfine's commands). A benchmark of no
+/// family, or alone in its family, is compared with none.
+pub fn families(result: &ResultFile) -> Vec<Vec<usize>> {
+    let mut families: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, b) in result.benchmarks.iter().enumerate() {
+        let Some(f) = b.family.as_deref() else {
+            continue;
+        };
+        match families.iter_mut().find(|(name, _)| *name == f) {
+            Some((_, members)) => members.push(i),
+            None => families.push((f, vec![i])),
+        }
+    }
+    families
+        .into_iter()
+        .map(|(_, members)| members)
+        .filter(|m| m.len() > 1)
+        .collect()
+}
+
+/// The benchmarks `members`, one group of all or, when every one has parameters and some share
+/// their values, one group per combination of values.
+fn by_parameters(result: &ResultFile, members: Vec<usize>) -> Vec<Vec<usize>> {
+    let bench = |i: usize| &result.benchmarks[i];
+    if members.iter().any(|&i| bench(i).parameters.is_empty()) {
+        return vec![members];
     }
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (i, b) in result.benchmarks.iter().enumerate() {
+    for &i in &members {
         match groups
             .iter_mut()
-            .find(|g| result.benchmarks[g[0]].parameters == b.parameters)
+            .find(|g| bench(g[0]).parameters == bench(i).parameters)
         {
             Some(g) => g.push(i),
             None => groups.push(vec![i]),
         }
     }
     if groups.iter().all(|g| g.len() < 2) {
-        all
+        vec![members]
     } else {
         groups
     }
+}
+
+/// A group's title among several: its parameter values, else its family.
+fn group_title(b: &BenchmarkRecord) -> String {
+    if b.parameters.is_empty() {
+        return b.family.clone().unwrap_or_default();
+    }
+    b.parameters
+        .iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The value a benchmark is ranked by: its mean, or `estimator` on all its measurements.
@@ -334,7 +418,9 @@ pub fn ranking(
                     ranked_value(&result.benchmarks[i], a, s.config.estimator),
                 ))
             })
-            .filter(|m| m.1.is_finite())
+            // A zero time (every time 0) has no ratio with anything: left out, as comparisons
+            // leave it out with a warning.
+            .filter(|m| m.1.is_finite() && m.1 != 0.0)
             .collect();
         if members.len() < 2 {
             continue;
@@ -365,7 +451,9 @@ pub fn ranking(
                 .ok()
                 .zip(base_h.as_ref())
                 .and_then(|(h, base_h)| {
-                    let mut c = compare(&h, base_h, &cfg).ok()?;
+                    // The ranking shows the ratio and its interval: for the mean Fieller's, so
+                    // the bootstrap beside it is not computed a second time here.
+                    let mut c = rigor_stats::compare::compare_deciding(&h, base_h, &cfg).ok()?;
                     floor_at_resolution(&mut c, (base, base_h), (b, &h), cfg.estimator);
                     Some(c)
                 });
@@ -381,13 +469,7 @@ pub fn ranking(
             };
             rows.push((b.name.clone(), Some(ratio)));
         }
-        let title = (groups.len() > 1).then(|| {
-            base.parameters
-                .iter()
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        });
+        let title = (groups.len() > 1).then(|| group_title(base));
         out.push(Ranking {
             title,
             rows,
@@ -425,9 +507,19 @@ pub fn find_reference(result: &ResultFile, reference: Option<&str>) -> Result<us
     }
 }
 
-/// What [`between`] and [`between_paired`] give: the comparisons, the suite's summary and the
-/// warnings.
-pub type Between = (Vec<Computed>, Option<SuiteRecord>, Vec<Warning>);
+/// What [`between`] and [`between_paired`] found: the comparisons, the suite's geometric mean,
+/// the benchmarks compared without an interval, and the warnings.
+#[derive(Debug)]
+pub struct Between {
+    /// Each benchmark of both results with an interval on each side, new against old.
+    pub comparisons: Vec<Computed>,
+    /// The geometric-mean ratio over them.
+    pub suite: Option<SuiteRecord>,
+    /// Benchmarks of both results measured once on a side: their values, without a verdict.
+    pub values_only: Vec<ValueOnly>,
+    /// Benchmarks not compared, and other problems.
+    pub warnings: Vec<Warning>,
+}
 
 /// Between two results: each benchmark of `new` against the same-named benchmark of `old`.
 pub fn between(
@@ -461,12 +553,18 @@ fn between_with(
     paired: bool,
 ) -> Result<Between> {
     let mut warnings = Vec::new();
+    let mut values_only = Vec::new();
     let mut out = Vec::new();
     let mut pairs = Vec::new();
     let mut ranges = Vec::new();
     let old_intervals = overlap_intervals(old, old_analyses, s);
     let new_intervals = overlap_intervals(new, new_analyses, s);
+    // The empty shell measured for the start-up is subtracted within a run, not compared.
+    let compared = |b: &&BenchmarkRecord| b.shell_startup.is_none();
     for (i, nb) in new.benchmarks.iter().enumerate() {
+        if !compared(&nb) {
+            continue;
+        }
         let Some(j) = old.benchmarks.iter().position(|ob| ob.name == nb.name) else {
             warnings.push(Warning::OnlyInNew {
                 benchmark: nb.name.clone(),
@@ -475,11 +573,28 @@ fn between_with(
         };
         let ob = &old.benchmarks[j];
         let (Ok(_), Ok(_)) = (&old_analyses[j], &new_analyses[i]) else {
+            // Measured once on a side: the two values, without an interval or a verdict.
+            let value = |b: &BenchmarkRecord, a: &std::result::Result<Analysis, Unanalysed>| match a
+            {
+                Ok(x) => Some(Seconds::from_unit(x.interval.mean, b.unit).get()),
+                Err(_) => crate::exports::value_alone(b, a).map(|(v, _)| v),
+            };
+            if let (Some(o), Some(n)) = (value(ob, &old_analyses[j]), value(nb, &new_analyses[i])) {
+                values_only.push(ValueOnly {
+                    benchmark: nb.name.clone(),
+                    old: o,
+                    new: n,
+                });
+                continue;
+            }
             warnings.push(Warning::NoResultToCompare {
                 benchmark: nb.name.clone(),
             });
             continue;
         };
+        if all_zero(ob, &mut warnings) || all_zero(nb, &mut warnings) {
+            continue;
+        }
         let stats = |source| AppError::Compare {
             candidate: nb.name.clone(),
             baseline: ob.name.clone(),
@@ -501,12 +616,20 @@ fn between_with(
         out.push(c);
         pairs.push((nh, oh));
     }
-    for ob in &old.benchmarks {
+    for ob in old.benchmarks.iter().filter(compared) {
         if !new.benchmarks.iter().any(|nb| nb.name == ob.name) {
             warnings.push(Warning::OnlyInOld {
                 benchmark: ob.name.clone(),
             });
         }
+    }
+    if out.is_empty() && !values_only.is_empty() {
+        return Ok(Between {
+            comparisons: out,
+            suite: None,
+            values_only,
+            warnings,
+        });
     }
     if out.is_empty() {
         let names = |r: &ResultFile| {
@@ -523,7 +646,8 @@ fn between_with(
             without_result: warnings
                 .iter()
                 .filter_map(|w| match w {
-                    Warning::NoResultToCompare { benchmark } => Some(format!("'{benchmark}'")),
+                    Warning::NoResultToCompare { benchmark }
+                    | Warning::AllTimesZero { benchmark } => Some(format!("'{benchmark}'")),
                     _ => None,
                 })
                 .collect::<Vec<_>>()
@@ -551,7 +675,12 @@ fn between_with(
         at_resolution: false,
     };
     floor_suite(&mut suite, &ranges);
-    Ok((out, Some(suite), warnings))
+    Ok(Between {
+        comparisons: out,
+        suite: Some(suite),
+        values_only,
+        warnings,
+    })
 }
 
 /// A matched benchmark's ratio new/old of the estimates, and the range the two estimates'

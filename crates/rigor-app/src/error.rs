@@ -36,12 +36,30 @@ pub enum AppError {
         /// The benchmarks' names, quoted and joined.
         names: String,
     },
+    /// A result that holds no benchmark.
+    #[error("{0} holds no benchmark: there is nothing to analyse")]
+    NoBenchmarks(String),
+    /// `rigor compare --reference`: a comparison of two results pairs each benchmark of the new
+    /// one with the same-named one of the old, and has no reference.
+    #[error(
+        "--reference '{reference}': `rigor compare` compares each benchmark of the new result \
+         with the same-named one of the old (benchmarks: {names}) and takes no reference; to \
+         compare the benchmarks of one result with one of them, use `rigor analyze FILE \
+         --reference NAME`"
+    )]
+    ReferenceInCompare {
+        /// What was given.
+        reference: String,
+        /// The benchmarks' names (of both results), quoted and joined.
+        names: String,
+    },
     /// Two results share no benchmark that both measured.
     #[error(
         "nothing to compare: {}",
         if !.without_result.is_empty() {
             format!(
-                "{} measured nothing on one side (every execution failed, or too few)",
+                "{} measured nothing on one side (every execution failed, too few, or every \
+                 time 0)",
                 .without_result
             )
         } else {
@@ -198,13 +216,15 @@ pub enum RequestError {
          ('mean=10ms,execution=3%')"
     )]
     SimulatedProject(String),
-    /// More names than commands.
-    #[error("{names} names given for {commands} commands")]
+    /// More names than commands, and not one per benchmark either.
+    #[error("{names} names given for {commands} commands{}", per_benchmark(*commands, *benchmarks))]
     TooManyNames {
         /// Names given.
         names: usize,
         /// Commands given.
         commands: usize,
+        /// Benchmarks the parameters expand them to.
+        benchmarks: usize,
     },
     /// Two expanded benchmarks share a name.
     #[error("two benchmarks are named '{0}': give each command its own --name")]
@@ -288,6 +308,28 @@ pub enum RequestError {
         /// How many benchmarks there are.
         count: usize,
     },
+    /// `--reference` is no benchmark, and no command rigor can run either.
+    #[error(
+        "--reference '{reference}' is none of the benchmarks ({names}) nor a command rigor can \
+         run ({why})"
+    )]
+    ReferenceNotRunnable {
+        /// What was given.
+        reference: String,
+        /// The benchmarks' names, quoted and joined.
+        names: String,
+        /// Why it cannot run.
+        why: String,
+    },
+    /// `--reference-name` without `--reference`.
+    #[error("--reference-name names the command --reference adds: give --reference CMD too")]
+    ReferenceNameAlone,
+    /// `--reference-name` with a `--reference` that is already a benchmark.
+    #[error(
+        "--reference-name names the command --reference adds, but --reference '{0}' is already \
+         one of the benchmarks (name it with -n/--command-name)"
+    )]
+    ReferenceNameExisting(String),
     /// Several exports name standard output.
     #[error(
         "{0} each name standard output ('-'), but only one export can go there: give the others \
@@ -323,6 +365,11 @@ pub enum RequestError {
         #[source]
         source: std::io::Error,
     },
+    /// `rigor analyze` writes the exports for other tools to files only.
+    #[error(
+        "{0} -: rigor analyze writes this export to a file only (rigor run can write it to standard output)"
+    )]
+    ToolExportToStdout(&'static str),
     /// An output path is one of the inputs.
     #[error("{option} {}: is the input file {}; writing there would replace it", path.display(), input.display())]
     IsInput {
@@ -347,9 +394,40 @@ pub enum RequestError {
     /// A parameter given twice.
     #[error("the parameter '{0}' is given twice")]
     ParameterTwice(String),
-    /// A parameter that appears in no command.
-    #[error("the parameter '{0}' appears in no command: write {{{0}}} where its value goes")]
+    /// A parameter that appears in no command, name or hook.
+    #[error(
+        "the parameter '{0}' appears in no command, name or hook: write {{{0}}} where its \
+         value goes"
+    )]
     ParameterUnused(String),
+    /// A hook given a number of times that is neither once, once per command nor once per
+    /// benchmark.
+    #[error(
+        "{option} was given {given} times: give it once (for every command), once per \
+         command ({commands}) or once per benchmark ({benchmarks}, commands × parameter values)"
+    )]
+    HookCount {
+        /// The option (`--setup`, `--prepare`, `--conclude`, `--cleanup`).
+        option: &'static str,
+        /// How many times it was given.
+        given: usize,
+        /// Commands given.
+        commands: usize,
+        /// Benchmarks they expand to.
+        benchmarks: usize,
+    },
+    /// Benchmarks that must run in blocks (their setups or cleanups differ) under a mode that
+    /// needs them in shared rounds.
+    #[error(
+        "{mode} needs the benchmarks interleaved in shared rounds, but their --setup or \
+         --cleanup commands differ, so each must run in a block of its own (its setup, its \
+         executions, its cleanup); give one --setup and one --cleanup for all, or a fixed \
+         count (-r) to measure them one after another"
+    )]
+    BlocksNeedFixedCount {
+        /// The option that asked for the mode (`--precision`, `--until-decided`, `--plan`).
+        mode: &'static str,
+    },
     /// Too many combinations of parameter values.
     #[error(
         "the parameters give more than {} combinations",
@@ -438,3 +516,12 @@ pub enum PlanFileError {
 
 /// Shorthand for this crate's results.
 pub type Result<T, E = AppError> = std::result::Result<T, E>;
+
+/// " (N benchmarks with the parameters)" when parameters expand the commands.
+fn per_benchmark(commands: usize, benchmarks: usize) -> String {
+    if benchmarks > commands {
+        format!(" ({benchmarks} benchmarks with the parameters)")
+    } else {
+        String::new()
+    }
+}

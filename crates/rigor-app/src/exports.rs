@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use rigor_report::markdown::{self, Markup};
-use rigor_report::terminal::{FailureView, Resources};
+use rigor_report::terminal::{FailureView, NetView, Resources};
 use rigor_report::{BenchmarkView, StatisticView};
 use rigor_store::{BenchmarkRecord, ResultFile};
 use rigor_units::TimeUnit;
@@ -67,8 +67,39 @@ pub fn views<'a>(
             unit,
             resources: resources(b),
             compared: None,
+            value: value_alone(b, a),
+            net: net_view(b, result.confidence.get()),
+            startup_of: b.shell_startup.as_deref(),
         })
         .collect()
+}
+
+/// The value of a benchmark measured in one top-level unit (too few for an interval), in
+/// seconds, with that level's name.
+pub fn value_alone(
+    b: &BenchmarkRecord,
+    a: &std::result::Result<rigor_stats::Analysis, crate::analysis::Unanalysed>,
+) -> Option<(f64, String)> {
+    let Err(crate::analysis::Unanalysed::TooFewUnits { units: 1, level }) = a else {
+        return None;
+    };
+    let h = crate::analysis::hierarchy_of(b).ok()?;
+    let m = h.top_means().first().copied()?;
+    let s = rigor_units::Seconds::from_unit(m, b.unit).get();
+    s.is_finite().then(|| (s, level.clone()))
+}
+
+/// A command's mean net of its shell's start-up, when the analysis computed one.
+fn net_view(b: &BenchmarkRecord, level: f64) -> Option<NetView> {
+    let n = b.analysis.as_ref()?.net.as_ref()?;
+    Some(NetView {
+        startup: n.startup.clone(),
+        startup_mean: n.startup_mean,
+        mean: n.mean,
+        lower: n.lower,
+        upper: n.upper,
+        level,
+    })
 }
 
 /// Mean user and system time and the largest peak memory of the measured executions; `None`
@@ -233,12 +264,15 @@ pub fn stdout_text(exports: &Exports, reported: &Reported<'_>) -> Result<Option<
             StdoutExport::Markdown => Ok(markup(Markup::Markdown)),
             StdoutExport::AsciiDoc => Ok(markup(Markup::AsciiDoc)),
             StdoutExport::OrgMode => Ok(markup(Markup::OrgMode)),
+            StdoutExport::HyperfineJson => Ok(rigor_store::export::to_hyperfine_json(result)),
+            StdoutExport::HyperfineCsv => Ok(rigor_store::export::to_hyperfine_csv(result)),
         })
         .transpose()
 }
 
-/// Writes the exports for other tools that were asked for: Bencher Metric Format JSON, and the
-/// Otava CSV (a new file, or one more row when the file has the same columns).
+/// Writes the exports for other tools that were asked for: Bencher Metric Format JSON, the
+/// Otava CSV (a new file, or one more row when the file has the same columns), and hyperfine's
+/// JSON and CSV.
 pub fn write_for_tools(files: &ExportPaths, result: &ResultFile) -> Result<()> {
     if let Some(path) = &files.bmf {
         rigor_store::write_atomic(path, rigor_store::export::to_bmf(result).as_bytes()).map_err(
@@ -250,6 +284,24 @@ pub fn write_for_tools(files: &ExportPaths, result: &ResultFile) -> Result<()> {
     }
     if let Some(path) = &files.otava {
         write_otava(path, result)?;
+    }
+    use rigor_store::export::{to_hyperfine_csv, to_hyperfine_json};
+    for (path, text, what) in [
+        (
+            &files.hyperfine_json,
+            to_hyperfine_json as fn(&ResultFile) -> String,
+            "the hyperfine JSON export",
+        ),
+        (
+            &files.hyperfine_csv,
+            to_hyperfine_csv,
+            "the hyperfine CSV export",
+        ),
+    ] {
+        if let Some(path) = path {
+            rigor_store::write_atomic(path, text(result).as_bytes())
+                .map_err(|source| AppError::Write { what, source })?;
+        }
     }
     Ok(())
 }

@@ -123,6 +123,17 @@ impl BenchmarkPlan {
         if self.counts.contains(&0) {
             return Err("a count of 0".into());
         }
+        for &count in &self.counts {
+            rigor_runner::limits::check(
+                count,
+                rigor_runner::limits::MAX_ITERATIONS,
+                "repetitions of a level",
+                rigor_runner::limits::SAMPLES_WHY,
+            )
+            .map_err(|e| format!("counts: {e}"))?;
+        }
+        rigor_runner::limits::check_samples(&self.counts)
+            .map_err(|e| format!("counts: {e} per top-level unit"))?;
         Ok(())
     }
 
@@ -306,6 +317,25 @@ mod tests {
             assert!(text.starts_with("# rigor plan"));
             assert_eq!(toml::from_str::<PlanFile>(&text).unwrap(), p, "seed {seed}");
         }
+    }
+
+    #[test]
+    fn absurd_counts_are_refused_when_read_naming_the_limit() {
+        let mut p = plan(1);
+        p.benchmark[0].counts = vec![1_000_000_000_000];
+        let text = p.render().unwrap();
+        let e = PlanFile::parse(Path::new("p.toml"), &text).unwrap_err();
+        let mut e: &dyn std::error::Error = &e;
+        let mut chain = e.to_string();
+        while let Some(s) = e.source() {
+            chain = format!("{chain}: {s}");
+            e = s;
+        }
+        let e = chain;
+        assert!(
+            e.contains("p.toml") && e.contains("100000000 repetitions of a level rigor allows"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -99,6 +99,7 @@ pub fn run(
     };
     let mut recorder = Recorder::new(writer, settings.discard.fixed(), progress);
     let mut decided = None;
+    let mut short = None;
     let (report, adaptive) = match &settings.mode {
         Mode::Adaptive {
             precision,
@@ -173,6 +174,25 @@ pub fn run(
             decided = Some(outcome);
             (report, None)
         }
+        Mode::DefaultLength(length) => {
+            let r = rigor_runner::run_default_length(
+                &settings.benchmarks,
+                &settings.runner,
+                settings.discard.fixed(),
+                length,
+                stop,
+                executor,
+                &mut recorder,
+            )?;
+            if r.stop == rigor_runner::LengthStop::Budget {
+                short = Some(Note::DefaultLengthBudget {
+                    executions: r.executions,
+                    target: length.target,
+                    budget: length.budget,
+                });
+            }
+            (r.report, None)
+        }
         Mode::Fixed | Mode::Planned { .. } => {
             let report = Scheduler::new(&settings.benchmarks, &settings.runner, stop)
                 .run(executor, &mut recorder)?;
@@ -211,7 +231,8 @@ pub fn run(
         })?;
     }
     let outcome = findings(&report, &comparisons, &result).outcome(settings.comparison.fail_on);
-    let notes = notes(settings, &result, outcome);
+    let mut notes = notes(settings, &result, outcome);
+    notes.extend(short);
     Ok(Measured {
         adaptive_view: adaptive.as_ref().map(|a| adaptive_view(settings, a)),
         decided: decided.as_ref().map(|d| crate::decided::view(d, settings)),
@@ -433,6 +454,15 @@ pub fn header(s: &RunSettings) -> ResultFile {
             let mut record = BenchmarkRecord::new(b.name.clone(), command.clone(), layout);
             record.parameters = s.parameters.get(i).cloned().unwrap_or_default();
             record.version = s.versions.get(i).cloned().flatten();
+            match s.shell_roles.get(i) {
+                Some(crate::settings::ShellRole::NetOf(startup)) => {
+                    record.net_of = Some(startup.clone());
+                }
+                Some(crate::settings::ShellRole::Startup(shell)) => {
+                    record.shell_startup = Some(shell.clone());
+                }
+                _ => {}
+            }
             record
         })
         .collect();

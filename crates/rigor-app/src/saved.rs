@@ -184,9 +184,12 @@ fn analyze_loaded(
     // A run until decided saved how each comparison ended; the rest is re-derived.
     let saved = std::mem::take(&mut result.comparisons);
     // What an import found missing stays true of the data; the rest is re-derived.
-    result
-        .warnings
-        .retain(|w| matches!(w, Warning::LevelNotRecorded { .. }));
+    result.warnings.retain(|w| {
+        matches!(
+            w,
+            Warning::LevelNotRecorded { .. } | Warning::Imported { .. } | Warning::Repaired { .. }
+        )
+    });
     if result.status != RunStatus::Complete {
         result.warnings.push(Warning::Unfinished {
             file: file.display().to_string(),
@@ -282,6 +285,8 @@ pub struct ComparedFiles {
     pub comparisons: Vec<Computed>,
     /// The geometric-mean ratio over the suite.
     pub suite: Option<SuiteRecord>,
+    /// Benchmarks measured once on a side, compared by value without an interval or a verdict.
+    pub values_only: Vec<comparisons::ValueOnly>,
     /// Benchmarks not compared, and other problems.
     pub warnings: Vec<Warning>,
     /// Analysis warnings of either file, for `--fail-on warning`.
@@ -302,6 +307,12 @@ impl ComparedFiles {
             "confidence": self.confidence,
             "comparisons": comparisons::records(&self.comparisons),
             "suite": self.suite,
+            "values_only": self.values_only.iter().map(|v| serde_json::json!({
+                "benchmark": v.benchmark,
+                "old": v.old,
+                "new": v.new,
+                "ratio": v.new / v.old,
+            })).collect::<Vec<_>>(),
             "warnings": self.warnings,
         })
     }
@@ -311,6 +322,19 @@ impl ComparedFiles {
 pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
     let old = load_together(&s.old, s.format)?;
     let new = load_together(&s.new, s.format)?;
+    if let Some(reference) = &s.comparison.reference {
+        let mut names: Vec<String> = Vec::new();
+        for b in old.benchmarks.iter().chain(&new.benchmarks) {
+            let quoted = format!("'{}'", b.name);
+            if !names.contains(&quoted) {
+                names.push(quoted);
+            }
+        }
+        return Err(crate::error::AppError::ReferenceInCompare {
+            reference: reference.clone(),
+            names: names.join(", "),
+        });
+    }
     if same_measurements(&old, &new) {
         let join = |paths: &[PathBuf]| {
             paths
@@ -341,7 +365,12 @@ pub fn compare_loaded(
     let old_analyses = analyze_all(&mut old, &s.analysis);
     let new_analyses = analyze_all(&mut new, &s.analysis);
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, s.seed);
-    let (comparisons, suite, mut warnings) = if paired {
+    let comparisons::Between {
+        comparisons,
+        suite,
+        values_only,
+        mut warnings,
+    } = if paired {
         comparisons::between_paired(&old, &old_analyses, &new, &new_analyses, &cs)?
     } else {
         comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs)?
@@ -357,6 +386,7 @@ pub fn compare_loaded(
         outcome: findings.outcome(s.comparison.fail_on),
         comparisons,
         suite,
+        values_only,
         warnings,
         analysis_warnings,
         confidence: s.analysis.confidence,
@@ -381,8 +411,31 @@ pub fn load(path: &std::path::Path, format: Option<Format>) -> Result<ResultFile
 
 /// Reads one file as [`load`] does, or several files of a one-process format (Google Benchmark,
 /// criterion, cargo-criterion, BenchmarkTools.jl) as one result, each file one process execution.
+///
+/// # Errors
+/// What reading finds, and [`AppError::NoBenchmarks`] for a result that holds no benchmark
+/// (nothing to analyse, which is not a success).
+///
+/// [`AppError::NoBenchmarks`]: crate::error::AppError::NoBenchmarks
 pub fn load_together(paths: &[PathBuf], format: Option<Format>) -> Result<ResultFile> {
-    Ok(rigor_store::import::load_together(paths, format)?.result)
+    let result = rigor_store::import::load_together(paths, format)?.result;
+    holds_benchmarks(&result, paths)?;
+    Ok(result)
+}
+
+/// Whether the result read from `paths` holds a benchmark.
+///
+/// # Errors
+/// [`AppError::NoBenchmarks`] naming the files when it holds none.
+///
+/// [`AppError::NoBenchmarks`]: crate::error::AppError::NoBenchmarks
+pub fn holds_benchmarks(result: &ResultFile, paths: &[PathBuf]) -> Result<()> {
+    if result.benchmarks.is_empty() {
+        return Err(crate::error::AppError::NoBenchmarks(
+            crate::track::files_shown(paths),
+        ));
+    }
+    Ok(())
 }
 
 /// Reads a long CSV into a result with one benchmark per group. Levels are assigned by depth

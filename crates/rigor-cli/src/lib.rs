@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use rigor_app::settings::{FailOn, SortOrder};
-use rigor_runner::{OutputMode, Stream};
+use rigor_runner::{OutputMode, Stream, limits};
+use rigor_stats::bootstrap::MAX_RESAMPLES;
 use rigor_stats::{Estimator, Quantile};
 use rigor_store::import::Format;
 use rigor_store::{Discard, VerdictMethod};
@@ -32,12 +33,82 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// The command line's definition as the binary's whose `version` and description (`about`)
+    /// are given: what completions and the man page are generated from.
+    pub fn definition(version: &'static str, about: &'static str) -> clap::Command {
+        Self::command().version(version).about(about)
+    }
+
     /// Parses the process's command line as the binary's whose `version` and description
     /// (`about`) are given (exiting with clap's message on an error, as [`Parser::parse`]).
     pub fn parse_as(version: &'static str, about: &'static str) -> Self {
-        let mut command = Self::command().version(version).about(about);
-        let mut matches = command.clone().get_matches();
+        let mut command = Self::definition(version, about);
+        // An empty `RIGOR_DB=` is unset, as for most tools' variables: clap would take it for
+        // a missing value of `--db`, even beside an explicit `--db`.
+        if std::env::var_os("RIGOR_DB").is_some_and(|v| v.is_empty()) {
+            command = command.mut_subcommand("track", |track| {
+                track.mut_arg("db", |db| db.env(None::<&'static str>))
+            });
+        }
+        let mut matches = command
+            .clone()
+            .try_get_matches()
+            .unwrap_or_else(|e| negative_value(e, &mut command).exit());
         Self::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut command).exit())
+    }
+}
+
+/// clap's error for a negative number after an option that takes a value (`--threshold -5%`):
+/// clap reads it as an unknown option and tips `-- -5`, which would make it a COMMAND. rigor's
+/// options take no negative values, so the error says that instead; other errors are as clap
+/// made them.
+fn negative_value(e: clap::Error, command: &mut clap::Command) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return e;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return e;
+    };
+    if !is_negative_number(arg) {
+        return e;
+    }
+    command.error(
+        ErrorKind::InvalidValue,
+        format!(
+            "'{arg}' is a negative number, which no option of rigor takes: counts, durations, \
+             percentages and confidence levels are positive (a COMMAND that starts with '-' \
+             goes after `--`)"
+        ),
+    )
+}
+
+/// `-5`, `-0.5`, `-5%`, `-1e3`, `-10ms`: a minus sign then a digit or a point and a digit.
+fn is_negative_number(arg: &str) -> bool {
+    let Some(rest) = arg.strip_prefix('-') else {
+        return false;
+    };
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    rest.starts_with(|c: char| c.is_ascii_digit())
+}
+
+impl Cli {
+    /// Parses `args` as [`Cli::parse_as`] does, returning the error instead of exiting
+    /// (with the same message for a negative value).
+    ///
+    /// # Errors
+    /// clap's error, or the one for a negative number.
+    pub fn try_parse_args<I, T>(args: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let mut command = Self::command();
+        let mut matches = command
+            .clone()
+            .try_get_matches_from(args)
+            .map_err(|e| negative_value(e, &mut command))?;
+        Self::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut command))
     }
 }
 
@@ -71,6 +142,30 @@ pub enum Command {
     /// Track a project's performance across versions: a history database, each version measured
     /// in its own checkout, changes detected over each benchmark's series.
     Track(Box<TrackArgs>),
+    /// Print a shell completion script for rigor (e.g. `rigor completions bash >
+    /// ~/.local/share/bash-completion/completions/rigor`; zsh: a file `_rigor` in a folder of
+    /// `$fpath`; fish: `~/.config/fish/completions/rigor.fish`).
+    Completions(CompletionsArgs),
+    /// Print rigor's man page (roff): `rigor man > ~/.local/share/man/man1/rigor.1`, and a page
+    /// per subcommand with all its options (`rigor man run > …/rigor-run.1`, `rigor man track
+    /// run > …/rigor-track-run.1`).
+    Man(ManArgs),
+}
+
+/// `rigor man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (`run`, `track run`); default: rigor's own page.
+    #[arg(value_name = "SUBCOMMAND")]
+    pub subcommand: Vec<String>,
+}
+
+/// `rigor completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `rigor track`.
@@ -173,14 +268,14 @@ pub struct TrackAddArgs {
     /// The version measured: a git revision of --repo (its commit, parents, author, time and
     /// position are recorded), or any label (a compiler, a release). Default: the version the
     /// file names (its label, else the commit it was measured at).
-    #[arg(long, value_name = "REV")]
+    #[arg(long, value_name = "REV", value_parser = parse_label)]
     pub version: Option<String>,
     /// The repository the version belongs to.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
     /// Position of a labelled version in the history (versions are ordered by it, else by time,
     /// else by when first stored).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub order: Option<i64>,
     /// The series.
     #[command(flatten)]
@@ -272,7 +367,7 @@ pub struct TrackBisectArgs {
     pub repo: PathBuf,
     /// The most rounds a comparison of the bisection may take (each round runs the versions
     /// compared once, in random order; they are measured -r rounds at a time until decided).
-    #[arg(long, default_value_t = 60, value_name = "N")]
+    #[arg(long, default_value_t = 60, value_name = "N", value_parser = parse_rounds, allow_negative_numbers = true)]
     pub max_rounds: usize,
     /// Checkouts and builds.
     #[command(flatten)]
@@ -313,7 +408,7 @@ pub struct TrackCheckArgs {
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
     /// With --candidate: the most rounds of each comparison.
-    #[arg(long, default_value_t = 200, value_name = "N")]
+    #[arg(long, default_value_t = 200, value_name = "N", value_parser = parse_rounds, allow_negative_numbers = true)]
     pub max_rounds: usize,
     /// The branch whose history is the baseline (default: the repository's current branch,
     /// else "main").
@@ -321,7 +416,7 @@ pub struct TrackCheckArgs {
     pub baseline: Option<String>,
     /// A stored version to compare with instead of the branch's latest (a commit id or prefix,
     /// or a label).
-    #[arg(long, value_name = "REV")]
+    #[arg(long, value_name = "REV", value_parser = parse_label)]
     pub baseline_version: Option<String>,
     /// The machine (default: this host's name).
     #[arg(long, value_name = "NAME")]
@@ -407,7 +502,7 @@ pub struct TrackRmArgs {
     pub session: Option<i64>,
     /// The version whose runs go: its stored name (a commit id, a prefix of one, a label), or
     /// a revision of --repo.
-    #[arg(long, value_name = "REV")]
+    #[arg(long, value_name = "REV", value_parser = parse_label)]
     pub version: Option<String>,
     /// Only this benchmark's data of those runs (a run keeps its other benchmarks).
     #[arg(long, value_name = "NAME")]
@@ -532,8 +627,10 @@ pub struct AnalysisArgs {
 /// `rigor run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Commands to benchmark. Each is split into words and run directly (no shell) unless --shell.
-    /// `{VAR}` is replaced by each value of a --parameter-scan or --parameter-list.
+    /// Commands to benchmark. Each is split into words and run directly, unless it has shell
+    /// syntax (a pipe, `;`, `&&`, a redirection, `$VAR`, a glob, …): then it runs through `sh -c`,
+    /// and rigor says so. --shell runs every command through a shell, -N none. `{VAR}` is
+    /// replaced by each value of a --parameter-scan or --parameter-list.
     #[arg(value_name = "COMMAND")]
     pub commands: Vec<String>,
     /// Everything else `rigor run` takes.
@@ -560,12 +657,13 @@ pub struct RunOptions {
         long,
         visible_alias = "runs",
         value_name = "N",
-        value_parser = parse_executions
+        value_parser = parse_executions,
+        allow_negative_numbers = true
     )]
     pub executions: Option<usize>,
     /// The fewest executions (top-level units): the count when 10 is fewer, and the size of an
     /// adaptive run's pilot (--precision, --budget).
-    #[arg(short = 'm', long, value_name = "N", conflicts_with = "executions", value_parser = parse_executions)]
+    #[arg(short = 'm', long, value_name = "N", conflicts_with = "executions", value_parser = parse_executions, allow_negative_numbers = true)]
     pub min_runs: Option<usize>,
     /// The most executions (top-level units): the count when 10 is more, and the most an
     /// adaptive run may reach [adaptive default: 10000].
@@ -575,17 +673,18 @@ pub struct RunOptions {
         visible_alias = "max-units",
         value_name = "N",
         conflicts_with = "executions",
-        value_parser = parse_executions
+        value_parser = parse_executions,
+        allow_negative_numbers = true
     )]
     pub max_units: Option<usize>,
     /// Whole executions run first and discarded (default: 1 when only wall time is measured, 0
     /// with --iterations-from).
-    #[arg(short = 'w', long, visible_alias = "warmup", value_name = "N")]
+    #[arg(short = 'w', long, visible_alias = "warmup", value_name = "N", value_parser = parse_warmup, allow_negative_numbers = true)]
     pub warmup_executions: Option<usize>,
     /// Discard the first N reported iterations of every execution as warm-up, or `auto`: detect
     /// when iterations become initialised and independent, and if they never do keep one
     /// iteration per execution (Kalibera & Jones 2013).
-    #[arg(long, default_value = "0", value_name = "N|auto", value_parser = parse_discard)]
+    #[arg(long, default_value = "0", value_name = "N|auto", value_parser = parse_discard, allow_negative_numbers = true)]
     pub discard: Discard,
     /// Kill an execution (or a build) after this long: 90, 90s, 10m, 1.5h (counted as a failure).
     #[arg(long, value_name = "DURATION")]
@@ -596,12 +695,13 @@ pub struct RunOptions {
     pub seed: Option<Seed>,
     /// A version or commit label saved with the result (the git commit of the working
     /// directory is saved too, when there is one).
-    #[arg(long, value_name = "LABEL")]
+    #[arg(long, value_name = "LABEL", value_parser = parse_label)]
     pub label: Option<String>,
-    /// Run COMMANDs (and hooks) through a shell instead of splitting them into words: `--shell`
-    /// alone is `sh -c`; `--shell bash`, `-S "bash --norc"` pick one; `none` runs without a
-    /// shell (the default). A value that is not a shell (sh, bash, zsh, dash, ksh, fish, …) is
-    /// the first COMMAND, so `--shell 'a | b'` still means `sh -c 'a | b'`.
+    /// Run every COMMAND (and hook) through a shell instead of splitting them into words:
+    /// `--shell` alone is `sh -c`; `--shell bash`, `-S "bash --norc"` pick one; `none` runs
+    /// every one directly, shell syntax included (as -N). Without --shell, only commands with
+    /// shell syntax run through `sh -c`. A value that is not a shell (sh, bash, zsh, dash, ksh,
+    /// fish, …) is the first COMMAND, so `--shell 'a | b'` still means `sh -c 'a | b'`.
     #[arg(
         short = 'S',
         long,
@@ -610,7 +710,8 @@ pub struct RunOptions {
         default_missing_value = "sh"
     )]
     pub shell: Option<String>,
-    /// Run without a shell (hyperfine's -N; already the default).
+    /// Run every command directly, without a shell, even one with shell syntax (hyperfine's -N:
+    /// its words are split as `sh` would split them, and nothing is expanded).
     #[arg(short = 'N', conflicts_with = "shell")]
     pub no_shell: bool,
     /// Benchmark each command for every value of VAR from MIN to MAX (integers, or decimals
@@ -635,29 +736,39 @@ pub struct RunOptions {
         value_names = ["VAR", "VALUES"]
     )]
     pub parameter_list: Vec<String>,
-    /// Command run once per benchmark before its first execution.
+    /// Command run before the first execution: once, for every benchmark (once before all
+    /// rounds), or once per COMMAND or per benchmark, in order (each benchmark then runs in a
+    /// block of its own, inside its setup and cleanup). `{VAR}` is replaced by parameter values.
     #[arg(short = 's', long, value_name = "CMD")]
-    pub setup: Option<String>,
-    /// Command run before every execution (not timed).
+    pub setup: Vec<String>,
+    /// Command run before every execution (not timed): once for all, or once per COMMAND or per
+    /// benchmark. Sees HYPERFINE_ITERATION and RIGOR_ITERATION; `{VAR}` is replaced.
     #[arg(short = 'p', long, value_name = "CMD")]
-    pub prepare: Option<String>,
-    /// Command run after every execution (not timed).
+    pub prepare: Vec<String>,
+    /// Command run after every execution (not timed): once for all, or once per COMMAND or per
+    /// benchmark. Sees HYPERFINE_ITERATION and RIGOR_ITERATION; `{VAR}` is replaced.
     #[arg(short = 'C', long, value_name = "CMD")]
-    pub conclude: Option<String>,
-    /// Command run once per benchmark after its last execution.
+    pub conclude: Vec<String>,
+    /// Command run after the last execution: once for all, or once per COMMAND or per benchmark
+    /// (as --setup).
     #[arg(short = 'c', long, value_name = "CMD")]
-    pub cleanup: Option<String>,
-    /// File connected to the benchmarked commands' standard input.
-    #[arg(long, value_name = "FILE")]
+    pub cleanup: Vec<String>,
+    /// File connected to the benchmarked commands' standard input (`null`, the default: none,
+    /// as in hyperfine).
+    #[arg(long, value_name = "null|FILE")]
     pub input: Option<PathBuf>,
-    /// Where the commands' standard output goes.
-    #[arg(long, value_enum, default_value = "null")]
-    pub output: OutputMode,
+    /// Where the commands' standard output goes: null (discarded), pipe (read through a pipe
+    /// and discarded), inherit (shown), or a FILE, written anew by each execution (so it holds
+    /// the last one's output); as in hyperfine, a file is named with a folder (`./out.log`), so
+    /// that a misspelt word is not taken for one.
+    #[arg(long, value_name = "null|pipe|inherit|FILE", default_value = "null", value_parser = parse_output)]
+    pub output: OutputTarget,
     /// Show the commands' output (--output inherit); the progress bar is hidden.
     #[arg(long, conflicts_with = "output")]
     pub show_output: bool,
     /// Output style: the progress bar is shown with auto, full, color and nocolor (rigor does
-    /// not colour its output), hidden with basic and none.
+    /// not colour its output), hidden with basic; none prints nothing but warnings, errors and
+    /// exports to standard output (as hyperfine's none).
     #[arg(long, value_enum, default_value_t = StyleArg::Auto)]
     pub style: StyleArg,
     /// Unit of the times shown and exported [default: chosen for each value's size].
@@ -684,7 +795,7 @@ pub struct RunOptions {
     pub build: Option<String>,
     /// Number of builds per command (with --build; default 5). `rigor track run` builds each
     /// version once in its checkout unless --builds is given.
-    #[arg(long, value_name = "N", requires = "build")]
+    #[arg(long, value_name = "N", requires = "build", value_parser = parse_builds, allow_negative_numbers = true)]
     pub builds: Option<usize>,
     /// Directory for the build directories (default: a temporary directory, removed afterwards).
     #[arg(long, value_name = "DIR", requires = "build")]
@@ -695,12 +806,22 @@ pub struct RunOptions {
     pub randomize_env: bool,
     /// Iterations per execution to ask the program for (sets RIGOR_ITERATIONS and substitutes
     /// `{iterations}` in COMMANDs); every reported iteration after --discard is analysed.
-    #[arg(long, value_name = "N", value_parser = parse_at_least_one)]
+    #[arg(long, value_name = "N", value_parser = parse_iterations, allow_negative_numbers = true)]
     pub iterations: Option<usize>,
     /// Measure executions that exit with a non-zero status (as hyperfine's -i), and keep
-    /// running a command after it crashes or times out (the failure is recorded).
-    #[arg(short = 'i', long)]
-    pub ignore_failure: bool,
+    /// running a command after it crashes or times out (the failure is recorded). With a list
+    /// (`--ignore-failure=1,2`, `-i=1,2`; hyperfine 1.20) only those exit codes are measured,
+    /// and any other failure stops the command as without -i; `all-non-zero` is plain -i.
+    #[arg(
+        short = 'i',
+        long,
+        value_name = "CODES",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "all-non-zero",
+        value_parser = parse_ignore_failure
+    )]
+    pub ignore_failure: Option<IgnoredExits>,
     /// Treat each COMMAND as a simulation spec (e.g. "mean=10ms,execution=3%,iteration=1%,iterations=20")
     /// with known variance components: no processes are run. Under `rigor track run` and
     /// `bisect`, `--simulate 'versions=40,step=12:+5%,session=10%'` simulates a whole project
@@ -766,6 +887,9 @@ pub struct RunOptions {
     /// Comparison options (several commands).
     #[command(flatten)]
     pub compare: ComparisonArgs,
+    /// The name of the command --reference adds (hyperfine's --reference-name).
+    #[arg(long, value_name = "NAME", requires = "reference")]
+    pub reference_name: Option<String>,
     /// Analysis options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -837,13 +961,13 @@ pub struct PlanArgs {
     )]
     pub out: PathBuf,
     /// Pilot executions (with --build: spread over the pilot builds).
-    #[arg(long, default_value_t = 30, value_name = "N")]
+    #[arg(long, default_value_t = 30, value_name = "N", value_parser = parse_executions, allow_negative_numbers = true)]
     pub pilot_executions: usize,
     /// Pilot iterations per execution to ask for (after --discard).
-    #[arg(long, default_value_t = 30, value_name = "N")]
+    #[arg(long, default_value_t = 30, value_name = "N", value_parser = parse_iterations, allow_negative_numbers = true)]
     pub pilot_iterations: usize,
     /// Pilot builds (with --build).
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    #[arg(long, default_value_t = 10, value_name = "N", value_parser = parse_builds, allow_negative_numbers = true)]
     pub pilot_builds: usize,
     /// Stop the pilot after this much measured time: 90, 90s, 10m, 1.5h.
     #[arg(long, value_name = "DURATION")]
@@ -857,8 +981,11 @@ pub struct PlanArgs {
 #[derive(Debug, Args, Clone)]
 pub struct ComparisonArgs {
     /// The benchmark others are compared with: a name, a command, or a 1-based position
-    /// (default: the first).
-    #[arg(long, value_name = "NAME")]
+    /// (default: the first). In `rigor run`, a command that is none of the benchmarks is
+    /// benchmarked too, first, as the reference (hyperfine 1.20's `--reference CMD`). In another
+    /// tool's file, by default only variants of one benchmark are compared (`BM_Fib/10` with
+    /// `BM_Fib/15`); with --reference, every benchmark is.
+    #[arg(long, value_name = "NAME|CMD|N")]
     pub reference: Option<String>,
     /// Practical threshold: changes smaller than this are "equivalent" (e.g. 1%, 0.5%).
     #[arg(long, default_value = "1%", value_name = "PCT")]
@@ -872,7 +999,7 @@ pub struct ComparisonArgs {
     #[arg(long, value_enum)]
     pub estimator: Option<Estimator>,
     /// Bootstrap resamples.
-    #[arg(long, default_value_t = 10_000, value_name = "B", value_parser = parse_at_least_one)]
+    #[arg(long, default_value_t = 10_000, value_name = "B", value_parser = parse_resamples, allow_negative_numbers = true)]
     pub resamples: usize,
     /// Exit with status 1 when a verdict is a regression (or any change, or anything not shown
     /// to be equivalent or better), or when there is any warning.
@@ -947,15 +1074,34 @@ pub struct ToolExportArgs {
     /// mean (s); an existing file with the same columns gets one more row.
     #[arg(long, value_name = "FILE")]
     pub export_otava: Option<PathBuf>,
+    /// Write the results as hyperfine 1.20's `--export-json` writes them (`results[].mean`,
+    /// `stddev`, `median`, `user`, `system`, `min`, `max`, `times`, `exit_codes`, `parameters`;
+    /// seconds, over the measured executions), for scripts written for hyperfine; rigor's mean
+    /// and interval are an extra `rigor` field of each result.
+    #[arg(long, value_name = "FILE")]
+    pub export_json_hyperfine: Option<PathBuf>,
+    /// Write hyperfine 1.20's `--export-csv` summary (`command,mean,stddev,median,user,system,
+    /// min,max,parameter_…`, seconds), with rigor's mean and interval as three more columns
+    /// (`rigor_mean,rigor_ci_lower,rigor_ci_upper`).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv_hyperfine: Option<PathBuf>,
 }
 
 fn parse_discard(s: &str) -> Result<Discard, String> {
     if s == "auto" {
         return Ok(Discard::Auto);
     }
-    s.parse()
-        .map(Discard::Count)
-        .map_err(|_| format!("'{s}' is neither a count nor 'auto'"))
+    if s.trim().parse::<f64>().is_err() {
+        return Err(format!("'{s}' is neither a count nor 'auto'"));
+    }
+    count(
+        s,
+        0,
+        limits::MAX_ITERATIONS,
+        "iterations per execution",
+        limits::SAMPLES_WHY,
+    )
+    .map(Discard::Count)
 }
 
 /// `--style` (hyperfine's values).
@@ -971,7 +1117,8 @@ pub enum StyleArg {
     Nocolor,
     /// As full.
     Color,
-    /// No progress bar.
+    /// Nothing but warnings, errors and exports to standard output (as hyperfine's none): no
+    /// progress bar, no summaries, no notes.
     None,
 }
 
@@ -1012,7 +1159,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_enum, value_name = "MODE")]
     pub robust: Option<rigor_app::saved::Robust>,
     /// Re-apply a warm-up discard: N iterations per execution, or `auto` (detected).
-    #[arg(long, value_name = "N|auto", value_parser = parse_discard)]
+    #[arg(long, value_name = "N|auto", value_parser = parse_discard, allow_negative_numbers = true)]
     pub discard: Option<Discard>,
     /// Exports for other tools.
     #[command(flatten)]
@@ -1045,32 +1192,149 @@ fn parse_precision(s: &str) -> Result<Fraction, String> {
     Fraction::parse_positive(s).map_err(|e| e.to_string())
 }
 
-/// Most executions per command: beyond it a count is a typo (a run of a million executions of
-/// even a 1 ms command takes 17 minutes per command), and far beyond it counts overflow.
-pub const MAX_EXECUTIONS: usize = 1_000_000;
+/// Most executions per command (see [`rigor_runner::limits`]).
+pub const MAX_EXECUTIONS: usize = limits::MAX_EXECUTIONS;
 
-/// An execution count: 1 to [`MAX_EXECUTIONS`] (the runner asks for at least 2 top-level units
-/// and says why).
-fn parse_executions(s: &str) -> Result<usize, String> {
-    let n: usize = s
-        .parse()
-        .map_err(|_| format!("'{s}' is not a whole number"))?;
-    if n > MAX_EXECUTIONS {
+/// A whole number from `min` to `max`: `what` names what it counts and `why` (starting with
+/// `: `, or empty) says why the limit is where it is. A negative number is named as such (not as
+/// an option, the hint clap gives otherwise).
+fn count(s: &str, min: usize, max: usize, what: &str, why: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let n: usize = match t.parse() {
+        Ok(n) => n,
+        Err(_) if t.starts_with('-') => {
+            return Err(format!(
+                "'{s}' is negative: give a whole number of {what} from {min} to {max}"
+            ));
+        }
+        Err(_) if t.parse::<f64>().is_ok_and(|x| x > max as f64) => {
+            return Err(format!(
+                "{t} is more than the {max} {what} rigor allows{why}"
+            ));
+        }
+        Err(_) => {
+            return Err(format!(
+                "'{s}' is not a whole number of {what} (from {min} to {max})"
+            ));
+        }
+    };
+    if n < min {
+        return Err(format!("{what} must be at least {min}"));
+    }
+    if n > max {
         return Err(format!(
-            "{n} is more than {MAX_EXECUTIONS} executions per command; for long runs give a \
-             time --budget or a --precision instead"
+            "{n} is more than the {max} {what} rigor allows{why}"
         ));
     }
     Ok(n)
 }
 
-/// A count of at least 1.
-fn parse_at_least_one(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(0) => Err("must be at least 1".into()),
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!("'{s}' is not a whole number")),
+/// `--output`'s value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputTarget {
+    /// null, pipe or inherit.
+    Mode(OutputMode),
+    /// A file.
+    File(PathBuf),
+}
+
+/// `null`, `pipe`, `inherit`, or a file's path with at least one folder in it (hyperfine
+/// 1.20's values of `--output`).
+pub fn parse_output(s: &str) -> Result<OutputTarget, String> {
+    match s {
+        "null" => Ok(OutputTarget::Mode(OutputMode::Null)),
+        "pipe" => Ok(OutputTarget::Mode(OutputMode::Pipe)),
+        "inherit" => Ok(OutputTarget::Mode(OutputMode::Inherit)),
+        _ if std::path::Path::new(s).components().count() > 1 => {
+            Ok(OutputTarget::File(PathBuf::from(s)))
+        }
+        _ => Err(format!(
+            "'{s}' is none of null, pipe, inherit; a file is named with its folder (./{s})"
+        )),
     }
+}
+
+/// What `-i/--ignore-failure` ignores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IgnoredExits {
+    /// Every non-zero exit status (`-i`, `--ignore-failure=all-non-zero`).
+    AllNonZero,
+    /// These exit codes only (`--ignore-failure=1,2`).
+    Codes(Vec<i32>),
+}
+
+/// `all-non-zero`, or a comma-separated list of exit codes (hyperfine 1.20's
+/// `--ignore-failure` values).
+pub fn parse_ignore_failure(s: &str) -> Result<IgnoredExits, String> {
+    if matches!(s.trim(), "all-non-zero" | "") {
+        return Ok(IgnoredExits::AllNonZero);
+    }
+    let codes = s
+        .split(',')
+        .map(|c| {
+            c.trim().parse::<i32>().map_err(|_| {
+                format!("'{c}' is not an exit code: give all-non-zero or codes like 1,2")
+            })
+        })
+        .collect::<Result<Vec<i32>, String>>()?;
+    if codes.contains(&0) {
+        return Err("0 is success, not a failure to ignore".into());
+    }
+    Ok(IgnoredExits::Codes(codes))
+}
+
+const RUNS_WHY: &str = ": for long runs give a time --budget or a --precision instead";
+
+/// An execution count: 0 to [`MAX_EXECUTIONS`] (the runner asks for at least 2 top-level units
+/// and says why).
+fn parse_executions(s: &str) -> Result<usize, String> {
+    count(s, 0, MAX_EXECUTIONS, "executions per command", RUNS_WHY)
+}
+
+/// Warm-up executions: 0 to [`MAX_EXECUTIONS`].
+fn parse_warmup(s: &str) -> Result<usize, String> {
+    count(s, 0, MAX_EXECUTIONS, "warm-up executions per command", "")
+}
+
+/// Rounds of a comparison: 1 to [`MAX_EXECUTIONS`].
+fn parse_rounds(s: &str) -> Result<usize, String> {
+    count(s, 1, MAX_EXECUTIONS, "rounds", RUNS_WHY)
+}
+
+/// Builds per command: 0 to [`limits::MAX_BUILDS`] (the runner asks for at least 2 and says
+/// why).
+fn parse_builds(s: &str) -> Result<usize, String> {
+    count(s, 0, limits::MAX_BUILDS, "builds per command", RUNS_WHY)
+}
+
+/// Iterations per execution: 1 to [`limits::MAX_ITERATIONS`].
+fn parse_iterations(s: &str) -> Result<usize, String> {
+    count(
+        s,
+        1,
+        limits::MAX_ITERATIONS,
+        "iterations per execution",
+        limits::SAMPLES_WHY,
+    )
+}
+
+/// Bootstrap resamples: 1 to [`MAX_RESAMPLES`].
+fn parse_resamples(s: &str) -> Result<usize, String> {
+    count(
+        s,
+        1,
+        MAX_RESAMPLES,
+        "resamples",
+        ": each resample's statistic is kept (8 bytes each, 80 MB at the limit)",
+    )
+}
+
+/// A version or label: not empty (nor only blanks), which would store a version without a name.
+fn parse_label(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("a version or label cannot be empty: give a revision or a name".into());
+    }
+    Ok(s.to_string())
 }
 
 /// `I/N` with 1 ≤ I ≤ N.
@@ -1114,6 +1378,93 @@ mod tests {
         assert!(
             Cli::try_parse_from(["rigor", "run", "--seed", "18446744073709551615", "x"]).is_ok()
         );
+    }
+
+    #[test]
+    fn ignore_failure_takes_hyperfine_s_values_after_an_equals_sign() {
+        let ignored = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
+            Ok(Command::Run(r)) => Ok((r.options.ignore_failure, r.commands)),
+            Ok(_) => unreachable!(),
+            Err(e) => Err(e.to_string()),
+        };
+        let codes = IgnoredExits::Codes(vec![1, 2]);
+        assert_eq!(
+            ignored(&["rigor", "run", "-i", "x"]).unwrap(),
+            (Some(IgnoredExits::AllNonZero), vec!["x".to_string()])
+        );
+        let with = ignored(&["rigor", "run", "--ignore-failure=1,2", "x"]).unwrap();
+        assert_eq!(with.0, Some(codes.clone()));
+        assert_eq!(
+            ignored(&["rigor", "run", "-i=1, 2", "x"]).unwrap().0,
+            Some(codes)
+        );
+        let all = ignored(&["rigor", "run", "--ignore-failure=all-non-zero", "x"]);
+        assert_eq!(all.unwrap().0, Some(IgnoredExits::AllNonZero));
+        assert!(ignored(&["rigor", "run", "-i=1,x", "x"]).is_err());
+        assert!(ignored(&["rigor", "run", "-i=0", "x"]).is_err());
+    }
+
+    #[test]
+    fn negative_values_are_named_as_such_without_clap_s_tip() {
+        for args in [
+            ["rigor", "run", "--threshold", "-5%", "x"],
+            ["rigor", "run", "--timeout", "-5", "x"],
+            ["rigor", "run", "--confidence", "-0.5", "x"],
+        ] {
+            let e = Cli::try_parse_args(args).unwrap_err().to_string();
+            assert!(
+                e.contains("is a negative number, which no option of rigor takes"),
+                "{e}"
+            );
+            assert!(!e.contains("'-- -"), "{e}");
+        }
+        assert!(!is_negative_number("-r"));
+        assert!(!is_negative_number("--"));
+        assert!(is_negative_number("-.5"));
+        // An unknown option is still clap's error.
+        let e = Cli::try_parse_args(["rigor", "run", "--nope", "x"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument);
+    }
+
+    #[test]
+    fn count_values_never_panic_and_stay_within_their_limits() {
+        // A seeded sweep of strings over the characters numbers are made of (the fuzz smoke of
+        // these parsers): a count within its limit, or an error; never a panic.
+        let alphabet: Vec<char> = "0123456789-+.eE_ x%".chars().collect();
+        let mut state: u64 = 0x5eed;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        };
+        type Parser = fn(&str) -> Result<usize, String>;
+        let parsers: [(Parser, usize); 6] = [
+            (parse_executions, MAX_EXECUTIONS),
+            (parse_warmup, MAX_EXECUTIONS),
+            (parse_rounds, MAX_EXECUTIONS),
+            (parse_builds, limits::MAX_BUILDS),
+            (parse_iterations, limits::MAX_ITERATIONS),
+            (parse_resamples, MAX_RESAMPLES),
+        ];
+        for _ in 0..4000 {
+            let len = next() % 24;
+            let text: String = (0..len)
+                .map(|_| alphabet[next() % alphabet.len()])
+                .collect();
+            for (parse, max) in parsers {
+                if let Ok(n) = parse(&text) {
+                    assert!(n <= max, "{text:?} gave {n}");
+                }
+            }
+            let _ = parse_discard(&text);
+            let _ = is_negative_number(&text);
+        }
+        for (parse, max) in parsers {
+            assert_eq!(parse(&max.to_string()), Ok(max));
+            assert!(parse(&(max + 1).to_string()).is_err());
+            assert!(parse(&u128::MAX.to_string()).is_err());
+        }
     }
 
     #[test]

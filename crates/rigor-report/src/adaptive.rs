@@ -203,6 +203,22 @@ fn estimator_note(e: &EstimatorView, top: &str) -> String {
     out
 }
 
+/// A target precision in per cent as given (0.001), not rounded to the display's precision;
+/// one too small for six decimals in scientific notation (1e-298), never as hundreds of digits.
+fn target_text(percent: f64) -> String {
+    if percent != 0.0 && percent.abs() < 1e-6 {
+        // Six significant digits, without the noise of the ×100 (1.0000000000000001e-298).
+        let text = format!("{percent:.5e}");
+        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        return format!("{mantissa}e{exponent}");
+    }
+    format!("{percent:.6}")
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
+}
+
 /// What precision the cap and budget can reach, per benchmark.
 fn reachable_note(t: &TargetView) -> String {
     let within = match t.budget {
@@ -211,10 +227,7 @@ fn reachable_note(t: &TargetView) -> String {
     };
     let mut out = format!(
         "\nTarget ±{}%; the pilot predicts within {within}:",
-        // As given (0.001%), not rounded to the display's precision.
-        format!("{:.6}", 100.0 * t.target.get())
-            .trim_end_matches('0')
-            .trim_end_matches('.')
+        target_text(100.0 * t.target.get())
     );
     for (name, r) in &t.reachable {
         match r {
@@ -223,4 +236,19 @@ fn reachable_note(t: &TargetView) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_written_as_given_and_tiny_ones_without_hundreds_of_digits() {
+        assert_eq!(target_text(1.0), "1");
+        assert_eq!(target_text(0.001), "0.001");
+        assert_eq!(target_text(1e-298), "1e-298");
+        assert_eq!(target_text(100.0 * 1e-300), "1e-298");
+        assert_eq!(target_text(2.5e-9), "2.5e-9");
+        assert_eq!(target_text(0.0), "0");
+    }
 }

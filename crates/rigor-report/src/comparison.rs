@@ -524,3 +524,32 @@ mod tests {
         );
     }
 }
+
+/// A benchmark of both results compared without an interval: one side (or both) was measured in
+/// a single top-level unit (Google Benchmark without repetitions), so there is no verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueOnly {
+    /// The benchmark.
+    pub benchmark: String,
+    /// Its old value, seconds.
+    pub old: f64,
+    /// Its new value, seconds.
+    pub new: f64,
+}
+
+/// The terminal text of the benchmarks compared without an interval (empty when none).
+pub fn values_only(items: &[ValueOnly]) -> String {
+    let mut out = String::new();
+    for v in items {
+        out.push_str(&format!(
+            "{} (new) against {} (old): {} against {}, ×{:.3}: no interval (measured once), so \
+             no verdict\n",
+            v.benchmark,
+            v.benchmark,
+            crate::format::time(v.new),
+            crate::format::time(v.old),
+            v.new / v.old,
+        ));
+    }
+    out
+}

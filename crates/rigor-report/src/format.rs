@@ -51,6 +51,10 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
 
 /// A percentage with precision suited to its size: `0.42%`, `4.6%`, `37%`.
 pub fn percent(p: f64) -> String {
+    if !p.is_finite() {
+        // A share of a zero mean (every time 0): there is no relative figure.
+        return "—".to_string();
+    }
     percent_text(p)
 }
 

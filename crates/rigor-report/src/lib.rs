@@ -7,6 +7,7 @@ pub mod comparison;
 pub mod dashboard;
 pub mod decided;
 pub mod diagnosis;
+pub mod escape;
 pub mod farm;
 pub mod format;
 pub mod html;

@@ -17,25 +17,14 @@ pub enum Markup {
     OrgMode,
 }
 
-/// Escapes text for a table cell of `markup` (the one escaping of each markup: every table
-/// cell that holds a name or a command goes through it).
+/// Escapes text for a table cell of `markup` (the one escaping of each markup, from
+/// [`crate::escape`]: every table cell that holds a name or a command goes through it).
 pub fn cell(markup: Markup, text: &str) -> String {
-    let text = text.replace('\n', " ");
     match markup {
-        // A name with backticks in it takes a longer fence (CommonMark code spans).
-        Markup::Markdown if text.contains('`') => {
-            let fence = "`".repeat(longest_backtick_run(&text) + 1);
-            format!("{fence} {} {fence}", text.replace('|', "\\|"))
-        }
-        Markup::Markdown => format!("`{}`", text.replace('|', "\\|")),
-        Markup::AsciiDoc => format!("`{}`", text.replace('|', "\\|")),
-        Markup::OrgMode => format!("={}=", text.replace('|', "\\vert{}")),
+        Markup::Markdown => crate::escape::markdown_cell(text),
+        Markup::AsciiDoc => crate::escape::asciidoc(text),
+        Markup::OrgMode => crate::escape::org(text),
     }
-}
-
-/// The longest run of consecutive backticks in `text`.
-fn longest_backtick_run(text: &str) -> usize {
-    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 const HEADER: [&str; 6] = ["Benchmark", "Mean", "95% CI", "±", "Median", "Units"];
@@ -256,6 +245,9 @@ mod tests {
             unit: Some(rigor_units::TimeUnit::Ms),
             resources: None,
             compared,
+            value: None,
+            net: None,
+            startup_of: None,
         }
     }
 

@@ -52,6 +52,38 @@ pub enum Note {
     },
     /// The result was saved as a baseline.
     BaselineSaved(std::path::PathBuf),
+    /// A run of the default length stopped short of its target: more executions would have
+    /// taken over the budget.
+    DefaultLengthBudget {
+        /// Executions each command ran.
+        executions: usize,
+        /// The target.
+        target: usize,
+        /// The budget per command.
+        budget: rigor_units::Seconds,
+    },
+    /// `--reference` was none of the benchmarks: it is benchmarked first, as the reference
+    /// (hyperfine 1.20's `--reference CMD`).
+    ReferenceAdded {
+        /// Its command.
+        command: String,
+    },
+    /// Commands (or hooks) with shell syntax run through `sh`, each with what it has.
+    ThroughShell {
+        /// Each command (or `--prepare …` for a hook) and the syntax found in it.
+        commands: Vec<(String, String)>,
+    },
+    /// The benchmarks' setups or cleanups differ, so each ran in a block of its own.
+    NotInterleaved,
+    /// The empty shell is measured beside the commands run through it, to report them net of
+    /// its start-up.
+    ShellStartup {
+        /// The start-up benchmarks (`sh -c ''`).
+        benchmarks: Vec<String>,
+        /// Commands run directly beside them: their comparisons with commands run through a
+        /// shell include the start-up on one side only.
+        direct: Vec<String>,
+    },
     /// `rigor bench --against` builds the other build (in its kept checkout, for a revision).
     BuildingAgainst {
         /// The other build as the user named it.
@@ -77,6 +109,61 @@ pub enum Note {
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::DefaultLengthBudget {
+                executions,
+                target,
+                budget,
+            } => write!(
+                f,
+                "note: {executions} executions each: {target} would have taken over the default \
+                 {} s per command (-r {target}, or --budget, for more)",
+                budget.get()
+            ),
+            Self::ReferenceAdded { command } => write!(
+                f,
+                "note: --reference '{command}' is none of the benchmarks: it is benchmarked too, \
+                 first, as the reference the others are compared with (hyperfine 1.20's \
+                 --reference CMD)"
+            ),
+            Self::ThroughShell { commands } => {
+                let list: Vec<String> = commands
+                    .iter()
+                    .map(|(c, why)| format!("'{c}' ({why})"))
+                    .collect();
+                write!(
+                    f,
+                    "note: running through sh -c, for their shell syntax: {}; --shell none \
+                     (-N) runs them directly",
+                    list.join(", ")
+                )
+            }
+            Self::ShellStartup { benchmarks, direct } => {
+                write!(
+                    f,
+                    "note: {} (the shell's start-up) is measured in the same rounds, and each \
+                     command run through that shell is also shown net of it, the start-up's \
+                     variance included; comparisons use the times as measured (the start-up \
+                     cancels in their differences, not in their ratios)",
+                    benchmarks.join(", ")
+                )?;
+                if !direct.is_empty() {
+                    let list: Vec<String> = direct.iter().map(|d| format!("'{d}'")).collect();
+                    write!(
+                        f,
+                        "; {} run directly, so comparing them with a command run through the \
+                         shell counts its start-up on one side only: read the net means, or \
+                         give --shell to run every command through it",
+                        list.join(", ")
+                    )?;
+                }
+                Ok(())
+            }
+            Self::NotInterleaved => write!(
+                f,
+                "note: the benchmarks' --setup or --cleanup commands differ, so they were not \
+                 interleaved: each ran in a block of its own (its setup, its executions, its \
+                 cleanup), one after another"
+            ),
             Self::PlanMatchedByPosition { benchmark, plan } => write!(
                 f,
                 "note: the plan has no benchmark named '{benchmark}': it gets the plan of \
@@ -144,7 +231,7 @@ impl fmt::Display for Note {
 }
 
 /// How many units a run measures, as its opening line says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Shape {
     /// Adaptive.
     Adaptive,
@@ -154,6 +241,16 @@ pub enum Shape {
         per_build: Option<usize>,
         /// The most rounds.
         max_rounds: usize,
+    },
+    /// The default length: `target` executions, fewer (at least `first`) when they would take
+    /// more than `budget` per command.
+    DefaultLength {
+        /// The fewest executions.
+        first: usize,
+        /// The executions when the budget allows.
+        target: usize,
+        /// Measured time per command.
+        budget: rigor_units::Seconds,
     },
     /// Fixed counts.
     Fixed {
@@ -177,6 +274,15 @@ pub fn opening(commands: usize, shape: Shape, seed: rigor_units::Seed) -> String
             });
             format!("until decided (rounds of {round} each, at most {max_rounds})")
         }
+        Shape::DefaultLength {
+            first,
+            target,
+            budget,
+        } => format!(
+            "{target} executions each ({first} or more when {target} would take over {} s per \
+             command; -r N to choose)",
+            budget.get()
+        ),
         Shape::Fixed { builds, executions } => {
             let builds = builds.map_or(String::new(), |b| format!("{b} builds × "));
             format!("{builds}{executions} executions each")

@@ -28,6 +28,30 @@ pub struct BenchmarkView<'a> {
     pub resources: Option<Resources>,
     /// The statistic comparisons use, when it is not the mean: shown first.
     pub compared: Option<StatisticView>,
+    /// Without an analysis, the measured value when there is one but too few top-level units
+    /// for an interval (a benchmark measured once): `(value in seconds, the top level's name)`.
+    pub value: Option<(f64, String)>,
+    /// For a command run through a shell, its mean net of the shell's start-up.
+    pub net: Option<NetView>,
+    /// For the empty shell measured beside such commands: the shell (`sh`).
+    pub startup_of: Option<&'a str>,
+}
+
+/// A command's mean net of its shell's start-up (computed by the caller).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetView {
+    /// The start-up benchmark subtracted (`sh -c ''`).
+    pub startup: String,
+    /// Its mean.
+    pub startup_mean: f64,
+    /// The net mean.
+    pub mean: f64,
+    /// Lower end of its interval.
+    pub lower: f64,
+    /// Upper end.
+    pub upper: f64,
+    /// Confidence level.
+    pub level: f64,
 }
 
 /// A benchmark's statistic other than the mean, with its interval (computed by the caller).
@@ -139,11 +163,31 @@ pub fn render(view: &BenchmarkView<'_>) -> String {
             out.push_str(&statistic_line(c, a.interval.mean, view.unit));
         }
         render_analysis(&mut out, a, view.unit);
+        if let Some(net) = &view.net {
+            out.push_str(&net_line(net, a.interval.mean, view.unit));
+        }
         if let Some(r) = view.resources {
             out.push_str(&resources_line(r, view.unit));
         }
+    } else if let Some((value, level)) = &view.value {
+        let _ = writeln!(
+            out,
+            "  {:<18}{} (one {level}: no interval)",
+            "Value:",
+            time_in(*value, *value, view.unit)
+        );
+        if let Some(why) = view.unanalysed {
+            let _ = writeln!(out, "  No interval: {why}");
+        }
     } else if let Some(why) = view.unanalysed {
         let _ = writeln!(out, "  No result: {why}");
+    }
+    if let Some(shell) = view.startup_of {
+        let _ = writeln!(
+            out,
+            "  Role:              the start-up of {shell}, subtracted from the commands run \
+             through it (not compared)"
+        );
     }
     for f in view.failures {
         let _ = writeln!(out, "  Failure: {f}");
@@ -223,6 +267,32 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
     for w in &a.warnings {
         let _ = writeln!(out, "  Warning: {}", warnings::text(w));
     }
+}
+
+/// "  Net of start-up:  4.10 ms ± 0.30 ms   [3.80 ms .. 4.40 ms]   sh -c '' (1.05 ms)
+/// subtracted, its variance included" (with a newline), times in the unit chosen for `mean`
+/// (the gross mean). A net interval that reaches zero or below says that the command costs less
+/// than the start-up varies (hyperfine clamps each time at zero instead).
+fn net_line(n: &NetView, mean: f64, unit: Option<TimeUnit>) -> String {
+    let time = |x: f64| time_in(x, mean, unit);
+    let mut line = format!(
+        "  {:<18}{} ± {}   [{} .. {}]   {} ({}) subtracted, its variance included",
+        "Net of start-up:",
+        time(n.mean),
+        time((n.upper - n.lower) / 2.0),
+        time(n.lower),
+        time(n.upper),
+        n.startup,
+        time(n.startup_mean),
+    );
+    if n.lower <= 0.0 {
+        line.push_str(
+            "; not distinguishable from no time at all: the command costs less than the \
+             shell's start-up varies",
+        );
+    }
+    line.push('\n');
+    line
 }
 
 /// "  Min, 95% CI:       10.77 ns   [10.70 ns .. 10.85 ns]   the statistic compared (bootstrap
@@ -321,6 +391,35 @@ mod tests {
             statistic_line(&c, 3.1e-9, Some(TimeUnit::Us)),
             "  Min:               0.003 µs   the statistic compared (too few builds for an \
              interval)\n"
+        );
+    }
+
+    #[test]
+    fn the_net_mean_names_the_start_up_and_a_net_below_its_noise_says_so() {
+        let mut n = NetView {
+            startup: "sh -c ''".into(),
+            startup_mean: 1.05e-3,
+            mean: 4.1e-3,
+            lower: 3.8e-3,
+            upper: 4.4e-3,
+            level: 0.95,
+        };
+        assert_eq!(
+            net_line(&n, 5.15e-3, None),
+            "  Net of start-up:  4.100 ms ± 0.300 ms   [3.800 ms .. 4.400 ms]   sh -c '' \
+             (1.050 ms) subtracted, its variance included\n"
+        );
+        // A command cheaper than the start-up varies: shown as estimated, negative end kept
+        // (hyperfine clamps each time at zero), and said.
+        (n.mean, n.lower, n.upper) = (0.05e-3, -0.2e-3, 0.3e-3);
+        let line = net_line(&n, 1.1e-3, None);
+        assert!(line.contains("[-0.200 ms .. 0.300 ms]"), "{line}");
+        assert!(
+            line.ends_with(
+                "; not distinguishable from no time at all: the command costs less than the \
+                 shell's start-up varies\n"
+            ),
+            "{line}"
         );
     }
 

@@ -362,12 +362,12 @@ mod tests {
         let adoc = changes_table(Markup::AsciiDoc, &list);
         assert!(adoc.starts_with("[cols=\">,<,<,>,<,<,<,<,<,<,<\",options=\"header\"]\n|===\n"));
         assert!(
-            adoc.contains("| 3 | `0123456789` | `parse\\|json` | +25%"),
+            adoc.contains("| 3 | `0123456789` | `parse&#124;json` | +25%"),
             "{adoc}"
         );
         let org = changes_table(Markup::OrgMode, &list);
         assert!(
-            org.contains("| 3 | =0123456789= | =parse\\vert{}json= | +25%"),
+            org.contains("| 3 | =0123456789= | parse\\vert{}json | +25%"),
             "{org}"
         );
         for markup in [Markup::Markdown, Markup::AsciiDoc, Markup::OrgMode] {
@@ -375,6 +375,42 @@ mod tests {
                 changes_table(markup, &[]),
                 "No performance changes detected.\n"
             );
+        }
+    }
+
+    #[test]
+    fn hostile_names_and_labels_stay_text_in_their_cell_in_every_markup() {
+        use crate::escape::tests::HOSTILE;
+        for name in HOSTILE {
+            let mut c = change(name, true);
+            c.rev = name;
+            c.previous = Some(name);
+            c.machine = name;
+            c.branch = name;
+            let list = [c];
+            // One row of 11 cells: 12 bars that are not escaped.
+            let md = changes_table(Markup::Markdown, &list);
+            let rows: Vec<&str> = md.lines().collect();
+            assert_eq!(rows.len(), 3, "{md}");
+            assert_eq!(rows[2].replace("\\|", "").matches('|').count(), 12, "{md}");
+            for bad in ["<script>", "](javascript", "\u{1b}", "\r", "\u{202e}"] {
+                let outside_code: String = rows[2].split('`').step_by(2).collect();
+                assert!(!outside_code.contains(bad), "{bad} in {md}");
+            }
+            let adoc = changes_table(Markup::AsciiDoc, &list);
+            let row = adoc.lines().nth(4).unwrap();
+            assert_eq!(row.matches('|').count(), 11, "{adoc}");
+            for bad in ["+++", "pass:[", "<script>", "link:", "{attribute}"] {
+                assert!(!adoc.contains(bad), "{bad} in {adoc}");
+            }
+            let org = changes_table(Markup::OrgMode, &list);
+            let row = org.lines().nth(2).unwrap();
+            assert_eq!(row.matches('|').count(), 12, "{org}");
+            assert!(!org.contains('\u{1b}'), "{org}");
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            for i in [2, 3, 8, 9, 10] {
+                assert!(crate::escape::org_safe(cells[i]), "{} in {org}", cells[i]);
+            }
         }
     }
 

@@ -430,9 +430,11 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
 /// The candidate against the stored history (Markdown, for a pull-request comment).
 pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
     let mut out = format!(
-        "Against the history of `{branch}` on {machine} (the versions since its last change as \
-         the top level)\n\n| benchmark | change | 95% CI | verdict | versions | since |\n\
-         |---|---:|---|---|---:|---|\n"
+        "Against the history of {} on {} (the versions since its last change as the top \
+         level)\n\n| benchmark | change | 95% CI | verdict | versions | since |\n\
+         |---|---:|---|---|---:|---|\n",
+        crate::escape::markdown_code(branch),
+        crate::escape::markdown_code(machine),
     );
     for l in lines {
         let verdict = if l.sessions_unknown {
@@ -442,12 +444,12 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {verdict} | {} | `{}` |",
-            crate::markdown::cell(crate::markdown::Markup::Markdown, &l.benchmark),
+            "| {} | {} | {} | {verdict} | {} | {} |",
+            crate::escape::markdown_cell(&l.benchmark),
             ratio_percent(l.ratio),
             interval_percent(l.interval),
             l.versions.0,
-            short(&l.versions.1)
+            crate::escape::markdown_cell(&short(&l.versions.1))
         );
     }
     out
@@ -487,11 +489,12 @@ pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
 /// The interleaved check (Markdown, for a pull-request comment).
 pub fn candidate_markdown(baseline: &str, lines: &[CandidateLine]) -> String {
     let mut out = format!(
-        "Candidate against `{baseline}`, measured together until decided\n\n| benchmark | \
-         change | 95% sequence | verdict |\n|---|---:|---|---|\n"
+        "Candidate against {}, measured together until decided\n\n| benchmark | \
+         change | 95% sequence | verdict |\n|---|---:|---|---|\n",
+        crate::escape::markdown_code(baseline)
     );
     for l in lines {
-        let name = crate::markdown::cell(crate::markdown::Markup::Markdown, &l.benchmark);
+        let name = crate::escape::markdown_cell(&l.benchmark);
         let _ = match &l.measured {
             Ok(m) => writeln!(
                 out,
@@ -500,7 +503,11 @@ pub fn candidate_markdown(baseline: &str, lines: &[CandidateLine]) -> String {
                 interval_percent(m.interval),
                 m.verdict
             ),
-            Err(why) => writeln!(out, "| {name} | | | not measured: {why} |"),
+            Err(why) => writeln!(
+                out,
+                "| {name} | | | not measured: {} |",
+                crate::escape::markdown_cell(why)
+            ),
         };
     }
     out
@@ -644,6 +651,47 @@ pub fn checked_markdown(v: &CheckedView<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn check_markdown_keeps_hostile_names_and_labels_in_code_spans_and_cells() {
+        use crate::escape::tests::HOSTILE;
+        for name in HOSTILE {
+            let line = CheckLine {
+                benchmark: name.to_string(),
+                ratio: 1.05,
+                interval: Some((1.01, 1.09)),
+                verdict: "regression".into(),
+                at_resolution: false,
+                sessions_unknown: false,
+                versions: (4, name.to_string()),
+                spreads: (0.01, None),
+            };
+            let md = check_markdown(name, name, &[line]);
+            let lines: Vec<&str> = md.lines().collect();
+            assert_eq!(lines.len(), 5, "a newline split a row: {md}");
+            assert_eq!(lines[4].replace("\\|", "").matches('|').count(), 7, "{md}");
+            let candidate = CandidateLine {
+                benchmark: name.to_string(),
+                measured: Err(format!("{name} failed")),
+            };
+            let md2 = candidate_markdown(name, &[candidate]);
+            let lines2: Vec<&str> = md2.lines().collect();
+            assert_eq!(lines2.len(), 5, "{md2}");
+            assert_eq!(
+                lines2[4].replace("\\|", "").matches('|').count(),
+                5,
+                "{md2}"
+            );
+            for text in [&md, &md2] {
+                // Outside code spans, nothing of the name is markup.
+                let outside: String = text.split('`').step_by(2).collect();
+                for bad in ["<script>", "](javascript", "\u{1b}", "\u{202e}"] {
+                    assert!(!outside.contains(bad), "{bad} in {text}");
+                }
+                assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text:?}");
+            }
+        }
+    }
 
     #[test]
     fn lines_say_what_happened() {

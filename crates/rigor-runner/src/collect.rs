@@ -128,6 +128,13 @@ impl BenchData {
         self.warmup_iterations
     }
 
+    /// The mean wall time of its executions so far, warm-up included (`None` before the
+    /// first).
+    pub fn spent_per_execution(&self) -> Option<Seconds> {
+        (!self.walls.is_empty())
+            .then(|| Seconds::new(self.walls.iter().sum::<f64>() / self.walls.len() as f64))
+    }
+
     /// Time spent so far on this benchmark's builds and executions.
     pub fn spent(&self) -> Seconds {
         Seconds::new(self.walls.iter().sum::<f64>() + self.builds.iter().sum::<f64>())

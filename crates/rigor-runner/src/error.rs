@@ -128,6 +128,9 @@ pub enum SettingsError {
         "0 iterations per execution asked for: ask for at least 1, or leave the count to the program"
     )]
     ZeroIterations,
+    /// A count above its limit (an exponent too many), refused before anything runs.
+    #[error(transparent)]
+    TooLarge(#[from] crate::limits::CountTooLarge),
     /// An adaptive run with neither a target precision nor a time budget: nothing would stop it
     /// before its unit cap.
     #[error("an adaptive run needs a target precision, a time budget or both")]

@@ -49,6 +49,9 @@ pub struct ExecutionRequest<'a> {
     pub input: Option<&'a PathBuf>,
     /// Where standard output goes.
     pub output: OutputMode,
+    /// A file standard output is written to instead, made anew for each execution
+    /// (hyperfine's `--output=FILE`).
+    pub output_file: Option<&'a std::path::Path>,
     /// Kill the execution after this long.
     pub timeout: Option<Duration>,
     /// Extra environment variables for this execution.
@@ -131,11 +134,13 @@ pub trait Executor {
     /// Runs one build (timed: its wall time is the cost of the build level).
     fn build(&mut self, request: &BuildRequest<'_>) -> Result<ExecutionOutcome, RunError>;
 
-    /// Runs an unmeasured auxiliary command in `dir` (`None`: rigor's own working directory);
-    /// returns its outcome so failures can be reported.
+    /// Runs an unmeasured auxiliary command in `dir` (`None`: rigor's own working directory)
+    /// with `env` added to its environment (a `--prepare` or `--conclude` gets the number of the
+    /// execution it runs around); returns its outcome so failures can be reported.
     fn run_hook(
         &mut self,
         command: &CommandLine,
         dir: Option<&std::path::Path>,
+        env: &[(String, String)],
     ) -> Result<ExecutionOutcome, RunError>;
 }

@@ -12,8 +12,11 @@ pub mod decide;
 pub mod error;
 pub mod executor;
 pub mod iterations;
+pub mod length;
+pub mod limits;
 pub mod process;
 pub mod schedule;
+pub mod shell_syntax;
 pub mod simulate;
 pub mod stop;
 #[cfg(test)]
@@ -29,11 +32,14 @@ pub use decide::{DecideSettings, DecidedReport, Decision, DecisionStop, run_unti
 pub use error::{RunError, SettingsError};
 pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
 pub use iterations::{IterationSource, PatternError, Stream};
+pub use length::{LengthReport, LengthSettings, LengthStop, run_default_length};
 pub use process::ProcessExecutor;
 pub use rigor_units::TimeUnit;
 pub use schedule::{
     Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Control, Ending, ExecutionRecord,
-    FailureRecord, FailureStage, Observer, Report, Scheduler, Settings, Shape,
+    FailureRecord, FailureStage, HYPERFINE_ITERATION_ENV, Hooks, Observer, RIGOR_ITERATION_ENV,
+    Report, Scheduler, Settings, Shape,
 };
+pub use shell_syntax::ShellSyntax;
 pub use simulate::{SimSpec, SimulatedExecutor};
 pub use stop::StopSignal;

@@ -32,19 +32,58 @@ pub struct Benchmark {
     /// Working directory of its executions and hooks (`None`: rigor's own), e.g. a version's
     /// checkout when tracking a project.
     pub dir: Option<PathBuf>,
+    /// Commands run around its executions (its own parameter values substituted).
+    pub hooks: Hooks,
 }
 
 impl Benchmark {
-    /// A benchmark with no per-benchmark iteration count.
+    /// A benchmark with no per-benchmark iteration count and no hooks.
     pub fn new(name: impl Into<String>, command: CommandLine) -> Self {
         Self {
             name: name.into(),
             command,
             iterations: None,
             dir: None,
+            hooks: Hooks::default(),
         }
     }
 }
+
+/// The commands run around one benchmark's executions (hyperfine's `--setup`, `--prepare`,
+/// `--conclude`, `--cleanup`).
+///
+/// When every benchmark has the same setup and cleanup, [`Scheduler::run`] runs the setup once
+/// before the interleaved rounds and the cleanup once after them. When they differ, benchmarks
+/// cannot share a round (one's setup would be undone by another's), so each runs in a block of
+/// its own: its setup, all its executions, its cleanup ([`Scheduler::interleaved`] tells which).
+/// Prepare and conclude run around each execution of their own benchmark either way.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hooks {
+    /// Run before the benchmark's first execution.
+    pub setup: Option<CommandLine>,
+    /// Run before every execution.
+    pub prepare: Option<CommandLine>,
+    /// Run after every execution (not timed; hyperfine's `--conclude`).
+    pub conclude: Option<CommandLine>,
+    /// Run after the benchmark's last execution.
+    pub cleanup: Option<CommandLine>,
+}
+
+/// Whether `benchmarks` share rounds: they do unless their setups or cleanups differ
+/// ([`Hooks`]), when each runs in a block of its own.
+pub fn interleaved(benchmarks: &[Benchmark]) -> bool {
+    let around = |b: &Benchmark| (b.hooks.setup.clone(), b.hooks.cleanup.clone());
+    benchmarks
+        .windows(2)
+        .all(|w| around(&w[0]) == around(&w[1]))
+}
+
+/// Environment variable holding the execution's number among its benchmark's executions, as
+/// hyperfine sets it: `0`, `1`, … for measured executions, `warmup-0`, … for warm-up ones. Set
+/// for the execution and for the `--prepare` and `--conclude` commands around it.
+pub const HYPERFINE_ITERATION_ENV: &str = "HYPERFINE_ITERATION";
+/// rigor's name for [`HYPERFINE_ITERATION_ENV`] (the same value).
+pub const RIGOR_ITERATION_ENV: &str = "RIGOR_ITERATION";
 
 /// New lower-level counts for the rest of an experiment (an adaptive design reshapes the
 /// experiment once its pilot has measured the variance at each level).
@@ -78,19 +117,18 @@ pub struct Settings {
     pub input: Option<PathBuf>,
     /// Where standard output goes.
     pub output: OutputMode,
+    /// A file standard output is written to instead, made anew for each execution
+    /// (hyperfine's `--output=FILE`: it holds the last execution's output).
+    pub output_file: Option<PathBuf>,
     /// Where in-process iteration times come from.
     pub iterations: IterationSource,
-    /// Run once per benchmark before its first execution.
-    pub setup: Option<CommandLine>,
-    /// Run before every execution.
-    pub prepare: Option<CommandLine>,
-    /// Run after every execution (not timed; hyperfine's `--conclude`).
-    pub conclude: Option<CommandLine>,
-    /// Run once per benchmark after its last execution.
-    pub cleanup: Option<CommandLine>,
     /// Measure executions that exit with a non-zero status (hyperfine's `-i`), and keep going
     /// after other failures (recording them) instead of stopping that benchmark.
     pub ignore_failure: bool,
+    /// With `ignore_failure`, only these exit codes are measured (hyperfine 1.20's
+    /// `--ignore-failure=1,2`); any other failure ends the benchmark as without `-i`. Empty:
+    /// every non-zero exit status.
+    pub ignored_exit_codes: Vec<i32>,
     /// Seed of the shuffled order within rounds (and of build seeds and environment padding).
     pub seed: Seed,
     /// Builds as the top level, when given.
@@ -102,6 +140,12 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Whether failures leave a benchmark running (`-i` without a list of exit codes): they are
+    /// recorded and the benchmark goes on.
+    pub fn keeps_going(&self) -> bool {
+        self.ignore_failure && self.ignored_exit_codes.is_empty()
+    }
+
     /// Checks that an experiment can run with these settings: at least 2 top-level units (2
     /// executions, or with builds 2 builds of at least 1 execution each), no zero timeout, and a
     /// positive iteration count if one is asked for. [`Scheduler::run`], [`dimension`] and
@@ -137,6 +181,62 @@ impl Settings {
         }
         if self.iterations_per_execution == Some(0) {
             return Err(SettingsError::ZeroIterations);
+        }
+        self.check_counts(self.iterations_per_execution)
+    }
+
+    /// [`Settings::validate`], and each benchmark's own iteration count within the limits too
+    /// (a plan sets them per benchmark).
+    ///
+    /// # Errors
+    /// The first [`SettingsError`] found.
+    pub fn validate_with(&self, benchmarks: &[Benchmark]) -> Result<(), SettingsError> {
+        self.validate()?;
+        for b in benchmarks {
+            if b.iterations == Some(0) {
+                return Err(SettingsError::ZeroIterations);
+            }
+            self.check_counts(b.iterations)?;
+        }
+        Ok(())
+    }
+
+    /// The counts within [`crate::limits`]: executions, warm-up executions, builds and
+    /// iterations each, and the samples they multiply into.
+    fn check_counts(&self, iterations: Option<usize>) -> Result<(), SettingsError> {
+        use crate::limits::{self, MAX_BUILDS, MAX_EXECUTIONS, MAX_ITERATIONS};
+        const WHY: &str = ": for long runs give a time --budget or a --precision instead";
+        limits::check(
+            self.executions,
+            MAX_EXECUTIONS,
+            "executions per command",
+            WHY,
+        )?;
+        limits::check(
+            self.warmup_executions,
+            MAX_EXECUTIONS,
+            "warm-up executions per command",
+            "",
+        )?;
+        let builds = self.build.as_ref().map_or(1, |b| b.builds);
+        if self.build.is_some() {
+            limits::check(builds, MAX_BUILDS, "builds per command", "")?;
+            let all = builds.saturating_mul(self.executions + self.warmup_executions);
+            limits::check(
+                all,
+                MAX_EXECUTIONS,
+                "executions per command (all builds')",
+                WHY,
+            )?;
+        }
+        if let Some(k) = iterations {
+            limits::check(
+                k,
+                MAX_ITERATIONS,
+                "iterations per execution",
+                limits::SAMPLES_WHY,
+            )?;
+            limits::check_samples(&[builds, self.executions, k])?;
         }
         Ok(())
     }
@@ -351,6 +451,8 @@ struct State {
     commands: Vec<CommandLine>,
     rng: ChaCha8Rng,
     round: usize,
+    /// The one benchmark running now when benchmarks run in blocks ([`Scheduler::interleaved`]).
+    block: Option<usize>,
 }
 
 /// Where one execution sits in the experiment.
@@ -384,7 +486,7 @@ impl<'a> Scheduler<'a> {
         executor: &mut dyn Executor,
         observer: &mut dyn Observer,
     ) -> Result<Report, RunError> {
-        self.settings.validate()?;
+        self.settings.validate_with(self.benchmarks)?;
         let n = self.benchmarks.len();
         let s = self.settings;
         let builds = s.build.as_ref().map_or(1, |b| b.builds);
@@ -403,28 +505,58 @@ impl<'a> Scheduler<'a> {
             commands: self.benchmarks.iter().map(|b| b.command.clone()).collect(),
             rng: ChaCha8Rng::seed_from_u64(s.seed.get()),
             round: 0,
+            block: None,
         };
         observer.started(n * builds * (s.executions + s.warmup_executions))?;
-        for b in 0..n {
-            if let Some(setup) = &s.setup {
-                self.hook(
-                    executor,
-                    observer,
-                    &mut state,
-                    b,
-                    setup,
-                    FailureStage::Setup,
-                )?;
+        let blocks: Vec<Option<usize>> = if self.interleaved() {
+            vec![None]
+        } else {
+            (0..n).map(Some).collect()
+        };
+        let mut ending = Ending::Completed;
+        for block in blocks {
+            state.block = block;
+            ending = self.block(executor, observer, &mut state, builds)?;
+            if ending != Ending::Completed {
+                break;
             }
+        }
+        Ok(Report {
+            ending,
+            status: state.status,
+        })
+    }
+
+    /// Whether the benchmarks share rounds ([`interleaved`]).
+    pub fn interleaved(&self) -> bool {
+        interleaved(self.benchmarks)
+    }
+
+    /// The setup, every build's rounds and the cleanup of the benchmarks `state.block` lets run
+    /// (all of them when interleaved: one setup and one cleanup around all).
+    fn block(
+        &self,
+        executor: &mut dyn Executor,
+        observer: &mut dyn Observer,
+        state: &mut State,
+        builds: usize,
+    ) -> Result<Ending, RunError> {
+        let s = self.settings;
+        let first = state.block.unwrap_or(0);
+        let Some(hooks) = self.benchmarks.get(first).map(|b| &b.hooks) else {
+            return Ok(Ending::Completed);
+        };
+        if let Some(setup) = &hooks.setup {
+            self.hook(executor, observer, state, setup, FailureStage::Setup)?;
         }
         let mut ending = Ending::Completed;
         for build in 0..builds {
-            if self.stop.is_requested() || !self.build_all(executor, observer, &mut state, build)? {
+            if self.stop.is_requested() || !self.build_all(executor, observer, state, build)? {
                 ending = Ending::Interrupted;
                 break;
             }
             let build = s.build.as_ref().map(|_| build);
-            if let Some(end) = self.rounds(executor, observer, &mut state, build)? {
+            if let Some(end) = self.rounds(executor, observer, state, build)? {
                 ending = end;
                 break;
             }
@@ -432,24 +564,12 @@ impl<'a> Scheduler<'a> {
         if self.stop.is_requested() {
             ending = Ending::Interrupted;
         }
-        if ending != Ending::Interrupted {
-            for b in 0..n {
-                if let Some(cleanup) = &s.cleanup {
-                    self.hook(
-                        executor,
-                        observer,
-                        &mut state,
-                        b,
-                        cleanup,
-                        FailureStage::Cleanup,
-                    )?;
-                }
-            }
+        if ending != Ending::Interrupted
+            && let Some(cleanup) = &hooks.cleanup
+        {
+            self.hook(executor, observer, state, cleanup, FailureStage::Cleanup)?;
         }
-        Ok(Report {
-            ending,
-            status: state.status,
-        })
+        Ok(ending)
     }
 
     /// Warm-up then measured rounds for one build; `Some(ending)` when the experiment ends early.
@@ -627,12 +747,24 @@ impl<'a> Scheduler<'a> {
             reason,
             ends_benchmark: true,
         };
+        // hyperfine's numbering: from 0 among the measured executions, `warmup-0`, … before.
+        let iteration = if slot.warmup {
+            format!("warmup-{}", number - 1)
+        } else {
+            (number - 1).to_string()
+        };
+        let mut env = vec![
+            (HYPERFINE_ITERATION_ENV.to_string(), iteration.clone()),
+            (RIGOR_ITERATION_ENV.to_string(), iteration),
+        ];
+        let hooks = &self.benchmarks[b].hooks;
+        let hook_env = env.clone();
         let run_hook = |executor: &mut dyn Executor, stage, command| {
             let at = execution_name(slot.warmup, number);
-            let failed = self.run_hook(executor, b, command, stage, &at)?;
+            let failed = self.run_hook(executor, b, command, stage, &at, &hook_env)?;
             Ok::<_, RunError>(failed.map(|(t, tail, reason)| fail(stage, t, tail, reason)))
         };
-        if let Some(prepare) = &s.prepare
+        if let Some(prepare) = &hooks.prepare
             && let Some(record) = run_hook(executor, FailureStage::Prepare, prepare)?
         {
             return self.failed(observer, state, record);
@@ -640,7 +772,6 @@ impl<'a> Scheduler<'a> {
         let env_pad = s
             .randomize_env
             .then(|| state.rng.gen_range(0..=MAX_ENV_PAD));
-        let mut env = Vec::new();
         let mut command = state.commands[b].clone();
         if let Some(k) = state.iterations[b] {
             env.push((ITERATIONS_ENV.to_string(), k.to_string()));
@@ -656,6 +787,7 @@ impl<'a> Scheduler<'a> {
             iterations: &s.iterations,
             input: s.input.as_ref(),
             output: s.output,
+            output_file: s.output_file.as_deref(),
             timeout: s.timeout,
             env: &env,
             dir: self.benchmarks[b].dir.as_deref(),
@@ -676,7 +808,7 @@ impl<'a> Scheduler<'a> {
         // The execution is recorded (or its failure) before `--conclude` runs: the conclude
         // command is not timed, so its failure says nothing of the measurement already taken.
         let expected = state.reports_iterations[b];
-        if let Some(reason) = problem(&outcome, expected, slot.warmup, s.ignore_failure) {
+        if let Some(reason) = problem(&outcome, expected, slot.warmup, s) {
             let record = fail(
                 FailureStage::Command,
                 Some(outcome.termination),
@@ -699,7 +831,7 @@ impl<'a> Scheduler<'a> {
                 outcome,
             })?;
         }
-        if let Some(conclude) = &s.conclude
+        if let Some(conclude) = &hooks.conclude
             && let Some(record) = run_hook(executor, FailureStage::Conclude, conclude)?
             && state.status[b] == BenchmarkStatus::Completed
         {
@@ -715,44 +847,54 @@ impl<'a> Scheduler<'a> {
         state: &mut State,
         mut record: FailureRecord,
     ) -> Result<(), RunError> {
-        record.ends_benchmark = !self.settings.ignore_failure;
+        record.ends_benchmark = !self.settings.keeps_going();
         observer.failure(&record)?;
-        if !self.settings.ignore_failure {
+        if record.ends_benchmark {
             state.status[record.benchmark] = BenchmarkStatus::Failed(record.reason);
         }
         Ok(())
     }
 
-    /// Runs `--setup` or `--cleanup` (`stage`) for benchmark `b`; a failure ends the benchmark.
+    /// Runs `--setup` or `--cleanup` (`stage`) once for the benchmarks of the current block, in
+    /// each working directory they run in (versions' checkouts under `rigor track`: once per
+    /// checkout); a failure ends each benchmark of that directory (it is recorded for each).
     fn hook(
         &self,
         executor: &mut dyn Executor,
         observer: &mut dyn Observer,
         state: &mut State,
-        b: usize,
         command: &CommandLine,
         stage: FailureStage,
     ) -> Result<(), RunError> {
-        if !state.active(b) {
-            return Ok(());
-        }
-        if let Some((termination, stderr_tail, reason)) =
-            self.run_hook(executor, b, command, stage, "")?
-        {
-            let record = FailureRecord {
-                benchmark: b,
-                stage,
-                round: 0,
-                execution: state.executions[b],
-                warmup: false,
-                number: state.measured[b] + 1,
-                termination,
-                stderr_tail,
-                reason,
-                ends_benchmark: true,
+        let members: Vec<usize> = (0..self.benchmarks.len())
+            .filter(|&b| state.active(b))
+            .collect();
+        let dir = |b: usize| self.benchmarks[b].dir.as_deref();
+        for (k, &first) in members.iter().enumerate() {
+            if members[..k].iter().any(|&o| dir(o) == dir(first)) {
+                continue; // its directory's hook already ran
+            }
+            let Some((termination, stderr_tail, reason)) =
+                self.run_hook(executor, first, command, stage, "", &[])?
+            else {
+                continue;
             };
-            observer.failure(&record)?;
-            state.status[b] = BenchmarkStatus::Failed(record.reason);
+            for &b in members.iter().filter(|&&b| dir(b) == dir(first)) {
+                let record = FailureRecord {
+                    benchmark: b,
+                    stage,
+                    round: 0,
+                    execution: state.executions[b],
+                    warmup: false,
+                    number: state.measured[b] + 1,
+                    termination,
+                    stderr_tail: stderr_tail.clone(),
+                    reason: reason.clone(),
+                    ends_benchmark: true,
+                };
+                observer.failure(&record)?;
+                state.status[b] = BenchmarkStatus::Failed(record.reason);
+            }
         }
         Ok(())
     }
@@ -769,10 +911,11 @@ impl<'a> Scheduler<'a> {
         command: &CommandLine,
         stage: FailureStage,
         execution: &str,
+        env: &[(String, String)],
     ) -> Result<Option<(Option<Termination>, String, String)>, RunError> {
         let failed = |why: String| hook_failure(stage, execution, &why);
         Ok(
-            match executor.run_hook(command, self.benchmarks[b].dir.as_deref()) {
+            match executor.run_hook(command, self.benchmarks[b].dir.as_deref(), env) {
                 Ok(o) if o.termination.success() => None,
                 Ok(o) => Some((
                     Some(o.termination),
@@ -817,11 +960,17 @@ fn problem(
     outcome: &ExecutionOutcome,
     expected: Option<bool>,
     warmup: bool,
-    ignore_failure: bool,
+    s: &Settings,
 ) -> Option<String> {
-    // With `-i` a non-zero exit status is measured, as hyperfine's `--ignore-failure` does;
-    // a crash (signal) or a timeout is still a failure.
-    let ignored = ignore_failure && matches!(outcome.termination, Termination::Exited { .. });
+    // With `-i` a non-zero exit status is measured, as hyperfine's `--ignore-failure` does
+    // (with `-i=1,2` only those); a crash (signal) or a timeout is still a failure.
+    let ignored = match outcome.termination {
+        Termination::Exited { code } => {
+            s.ignore_failure
+                && (s.ignored_exit_codes.is_empty() || s.ignored_exit_codes.contains(&code))
+        }
+        _ => false,
+    };
     if !outcome.termination.success() && !ignored {
         return Some(format!("the command {}", describe(outcome.termination)));
     }
@@ -842,7 +991,9 @@ fn problem(
 
 impl State {
     fn active(&self, b: usize) -> bool {
-        self.status[b] == BenchmarkStatus::Completed && !self.retired[b]
+        self.status[b] == BenchmarkStatus::Completed
+            && !self.retired[b]
+            && self.block.is_none_or(|only| only == b)
     }
 
     /// Takes new lower-level counts; without builds the execution count is the experiment's
@@ -996,8 +1147,9 @@ mod tests {
                 &mut self,
                 c: &CommandLine,
                 dir: Option<&std::path::Path>,
+                env: &[(String, String)],
             ) -> Result<ExecutionOutcome, RunError> {
-                let mut o = self.0.run_hook(c, dir)?;
+                let mut o = self.0.run_hook(c, dir, env)?;
                 o.termination = Termination::Exited { code: 1 };
                 Ok(o)
             }
@@ -1005,12 +1157,13 @@ mod tests {
         let run = |ignore_failure| {
             let settings = Settings {
                 executions: 4,
-                conclude: Some(CommandLine::parse("false", false).unwrap()),
                 ignore_failure,
                 ..Settings::default()
             };
+            let mut b = bench("mean=1ms");
+            b.hooks.conclude = Some(CommandLine::parse("false", false).unwrap());
             let mut log = Log::default();
-            let report = Scheduler::new(&[bench("mean=1ms")], &settings, StopSignal::new())
+            let report = Scheduler::new(&[b], &settings, StopSignal::new())
                 .run(&mut FailingHooks(SimulatedExecutor::new(1)), &mut log)
                 .unwrap();
             (report, log)
@@ -1162,6 +1315,7 @@ mod tests {
                 &mut self,
                 _c: &CommandLine,
                 _dir: Option<&std::path::Path>,
+                _env: &[(String, String)],
             ) -> Result<ExecutionOutcome, RunError> {
                 unreachable!("no hooks")
             }
@@ -1232,6 +1386,7 @@ mod tests {
                 &mut self,
                 _c: &CommandLine,
                 _dir: Option<&std::path::Path>,
+                _env: &[(String, String)],
             ) -> Result<ExecutionOutcome, RunError> {
                 unreachable!("nothing runs with invalid settings")
             }
@@ -1292,6 +1447,64 @@ mod tests {
             SettingsError::TooFewExecutions { executions: 1 }.to_string(),
             "1 execution(s) per benchmark: an interval needs at least 2 top-level units (5 or more for a reliable one)"
         );
+
+        // Absurd counts are refused before anything runs, naming the limit.
+        use crate::limits::{MAX_BUILDS, MAX_EXECUTIONS, MAX_SAMPLES};
+        let base = || Settings {
+            executions: 10,
+            ..Settings::default()
+        };
+        let cases: [(Settings, &str); 5] = [
+            (
+                Settings {
+                    warmup_executions: 1_000_000_000_000,
+                    ..base()
+                },
+                "warm-up executions per command",
+            ),
+            (
+                Settings {
+                    iterations_per_execution: Some(1_000_000_000_000),
+                    ..base()
+                },
+                "iterations per execution",
+            ),
+            (
+                Settings {
+                    executions: 1_000,
+                    iterations_per_execution: Some(MAX_SAMPLES / 10),
+                    ..base()
+                },
+                "samples per benchmark",
+            ),
+            (builds(MAX_BUILDS + 1, 1), "builds per command"),
+            (builds(1_000, MAX_EXECUTIONS / 100), "all builds'"),
+        ];
+        for (settings, what) in cases {
+            let err = Scheduler::new(&[bench("mean=1ms")], &settings, StopSignal::new())
+                .run(&mut Refuse, &mut Log::default())
+                .unwrap_err();
+            assert!(
+                matches!(&err, RunError::Settings(SettingsError::TooLarge(_))),
+                "{err:?}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains(what) && text.contains("rigor allows"),
+                "{text}"
+            );
+        }
+        // A benchmark's own count (from a plan) is checked too.
+        let mut huge = bench("mean=1ms");
+        huge.iterations = Some(1_000_000_000_000);
+        let err = Scheduler::new(&[huge], &base(), StopSignal::new())
+            .run(&mut Refuse, &mut Log::default())
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("100000000 iterations per execution"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -1337,5 +1550,136 @@ mod tests {
         assert_eq!(err.to_string(), "cannot save results");
         let below = std::error::Error::source(&err).map(ToString::to_string);
         assert_eq!(below.as_deref(), Some("disk full"));
+    }
+
+    /// Simulated executions that write down, in order, every execution (its benchmark and
+    /// `RIGOR_ITERATION`) and every hook (its command and the `HYPERFINE_ITERATION` it saw).
+    struct Recording {
+        inner: SimulatedExecutor,
+        log: Vec<String>,
+    }
+
+    impl Executor for Recording {
+        fn execute(&mut self, r: &ExecutionRequest) -> Result<ExecutionOutcome, RunError> {
+            let var = |k: &str| r.env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+            assert_eq!(var(RIGOR_ITERATION_ENV), var(HYPERFINE_ITERATION_ENV));
+            let at = var(RIGOR_ITERATION_ENV).unwrap_or_default();
+            self.log.push(format!("{}@{at}", r.benchmark));
+            self.inner.execute(r)
+        }
+        fn build(&mut self, r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
+            self.inner.build(r)
+        }
+        fn run_hook(
+            &mut self,
+            c: &CommandLine,
+            dir: Option<&std::path::Path>,
+            env: &[(String, String)],
+        ) -> Result<ExecutionOutcome, RunError> {
+            match env.iter().find(|(n, _)| n == HYPERFINE_ITERATION_ENV) {
+                Some((_, at)) => self.log.push(format!("{}@{at}", c.text())),
+                None => self.log.push(c.text()),
+            }
+            self.inner.run_hook(c, dir, env)
+        }
+    }
+
+    fn recorded(benches: &[Benchmark], executions: usize, warmup: usize) -> Vec<String> {
+        let settings = Settings {
+            executions,
+            warmup_executions: warmup,
+            seed: Seed(5),
+            ..Settings::default()
+        };
+        let mut ex = Recording {
+            inner: SimulatedExecutor::new(1),
+            log: Vec::new(),
+        };
+        let report = Scheduler::new(benches, &settings, StopSignal::new())
+            .run(&mut ex, &mut Log::default())
+            .unwrap();
+        assert_eq!(report.ending, Ending::Completed);
+        ex.log
+    }
+
+    fn with_hooks(spec: &str, setup: &str, prepare: Option<&str>, cleanup: &str) -> Benchmark {
+        let c = |t: &str| Some(CommandLine::parse(t, false).unwrap());
+        let mut b = bench(spec);
+        b.hooks = Hooks {
+            setup: c(setup),
+            prepare: prepare.and_then(c),
+            conclude: None,
+            cleanup: c(cleanup),
+        };
+        b
+    }
+
+    #[test]
+    fn executions_and_their_prepare_know_their_number_as_hyperfine_counts() {
+        let b = with_hooks("mean=1ms", "setup", Some("prep"), "cleanup");
+        let log = recorded(&[b], 2, 1);
+        assert_eq!(
+            log,
+            [
+                "setup",
+                "prep@warmup-0",
+                "0@warmup-0",
+                "prep@0",
+                "0@0",
+                "prep@1",
+                "0@1",
+                "cleanup"
+            ]
+        );
+    }
+
+    #[test]
+    fn one_shared_setup_runs_once_around_the_interleaved_rounds() {
+        let a = with_hooks("mean=1ms", "setup", None, "cleanup");
+        let b = with_hooks("mean=2ms", "setup", None, "cleanup");
+        let log = recorded(&[a.clone(), b.clone()], 3, 0);
+        assert_eq!(log.first().map(String::as_str), Some("setup"));
+        assert_eq!(log.last().map(String::as_str), Some("cleanup"));
+        assert_eq!(log.iter().filter(|l| *l == "setup").count(), 1);
+        assert_eq!(log.len(), 2 + 6);
+        assert!(Scheduler::new(&[a, b], &Settings::default(), StopSignal::new()).interleaved());
+    }
+
+    #[test]
+    fn a_shared_setup_runs_once_in_each_working_directory() {
+        // Versions' checkouts under `rigor track`: the same setup, run in each checkout.
+        let mut a = with_hooks("mean=1ms", "setup", None, "cleanup");
+        let mut b = with_hooks("mean=2ms", "setup", None, "cleanup");
+        let mut c = with_hooks("mean=3ms", "setup", None, "cleanup");
+        a.dir = Some("/v1".into());
+        b.dir = Some("/v2".into());
+        c.dir = Some("/v1".into());
+        let log = recorded(&[a, b, c], 2, 0);
+        assert_eq!(log[..2], ["setup", "setup"]);
+        assert_eq!(log[log.len() - 2..], ["cleanup", "cleanup"]);
+        assert_eq!(log.len(), 4 + 6);
+    }
+
+    #[test]
+    fn differing_setups_run_each_benchmark_in_its_own_block() {
+        let a = with_hooks("mean=1ms", "setup-a", None, "cleanup-a");
+        let b = with_hooks("mean=2ms", "setup-b", None, "cleanup-b");
+        let log = recorded(&[a.clone(), b.clone()], 2, 1);
+        assert_eq!(
+            log,
+            [
+                "setup-a",
+                "0@warmup-0",
+                "0@0",
+                "0@1",
+                "cleanup-a",
+                "setup-b",
+                "1@warmup-0",
+                "1@0",
+                "1@1",
+                "cleanup-b"
+            ]
+        );
+        assert!(!Scheduler::new(&[a, b], &Settings::default(), StopSignal::new()).interleaved());
     }
 }

@@ -11,7 +11,8 @@
 //! overrides it, as a real benchmark honouring rigor's plan would), `startup` (cost of starting an
 //! execution, added to its wall time, default 0), `build_time` (seconds one build takes, default
 //! 1s), `slow` (extra time of each of the first `warm` iterations of an execution, e.g. `30%`),
-//! `warm` (number of such slow iterations), `ar` (AR(1) coefficient of the iteration noise, so
+//! `warm` (number of such slow iterations), `tail` (mean of an exponentially distributed extra
+//! time of each execution, e.g. `20%`: right-skewed execution means, as real machines give), `ar` (AR(1) coefficient of the iteration noise, so
 //! iterations are correlated: never independent for large values), `drift` (relative slowdown per execution of the whole experiment, e.g.
 //! `0.1%`, shared by all benchmarks so that interleaving can cancel it), `fail` (this 1-based
 //! execution exits with code 1), `hang` (this execution times out), `garbage` (this execution's
@@ -49,6 +50,8 @@ pub struct SimSpec {
     pub execution_sd: f64,
     /// Standard deviation of iteration noise, seconds.
     pub iteration_sd: f64,
+    /// Mean of the exponential extra time of each execution, seconds (0: none).
+    pub tail: f64,
     /// Iterations reported per execution (0: wall time only).
     pub iterations: usize,
     /// Start-up cost added to each execution's wall time, seconds.
@@ -93,6 +96,7 @@ impl SimSpec {
         let execution_sd = take_time("execution")?;
         let iteration_sd = take_time("iteration")?;
         let startup = take_time("startup")?;
+        let tail = take_time("tail")?;
         let ar = match map.remove("ar") {
             Some(v) => match v.parse::<f64>() {
                 Ok(a) if (0.0..1.0).contains(&a) => a,
@@ -140,6 +144,7 @@ impl SimSpec {
             ar,
             execution_sd: execution_sd * scale,
             iteration_sd: iteration_sd * scale,
+            tail: tail * scale,
             iterations,
             startup: startup * scale,
             drift,
@@ -257,7 +262,11 @@ impl Executor for SimulatedExecutor {
             .build
             .and_then(|k| self.builds.get(&(req.benchmark, k)).copied())
             .unwrap_or(0.0);
-        let level = spec.mean + build_effect + self.normal(spec.execution_sd);
+        let mut level = spec.mean + build_effect + self.normal(spec.execution_sd);
+        if spec.tail > 0.0 {
+            // Drawn only when asked for, so that other specifications keep their numbers.
+            level += rand_distr::Exp::new(1.0 / spec.tail).map_or(0.0, |e| e.sample(&mut self.rng));
+        }
         let iterations = req
             .env
             .iter()
@@ -312,6 +321,7 @@ impl Executor for SimulatedExecutor {
         &mut self,
         _command: &CommandLine,
         _dir: Option<&std::path::Path>,
+        _env: &[(String, String)],
     ) -> Result<ExecutionOutcome, RunError> {
         Ok(outcome(0.0, Termination::Exited { code: 0 }, ""))
     }
@@ -360,6 +370,7 @@ mod tests {
                 iterations: &crate::IterationSource::SamplesFile,
                 input: None,
                 output: crate::OutputMode::Null,
+                output_file: None,
                 timeout: None,
                 env: &[],
                 dir: None,

@@ -45,6 +45,7 @@ impl Executor for Tied {
         &mut self,
         _: &CommandLine,
         _: Option<&std::path::Path>,
+        _env: &[(String, String)],
     ) -> Result<ExecutionOutcome, RunError> {
         unreachable!("no hooks here")
     }

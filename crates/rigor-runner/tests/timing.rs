@@ -22,6 +22,7 @@ fn run(cmd: &str, shell: bool, timeout: Option<Duration>) -> ExecutionOutcome {
         iterations: &IterationSource::SamplesFile,
         input: None,
         output: OutputMode::Null,
+        output_file: None,
         timeout,
         env: &[],
         dir: None,

@@ -79,6 +79,10 @@ pub const DEFAULT_SEED: u64 = 0x7269_676f_7221;
 /// The default number of resamples B.
 pub const DEFAULT_RESAMPLES: usize = 10_000;
 
+/// Most resamples B: every resample's statistic is kept to take the interval's percentiles, 8
+/// bytes each, so 10⁷ resamples are 80 MB per interval (and 1,000 times the default's time).
+pub const MAX_RESAMPLES: usize = 10_000_000;
+
 /// Which levels a resample redraws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -143,6 +147,13 @@ impl BootstrapConfig {
                 name: "resamples",
                 value: "0".into(),
                 reason: "need at least one resample",
+            });
+        }
+        if self.resamples > MAX_RESAMPLES {
+            return Err(StatsError::InvalidParameter {
+                name: "resamples",
+                value: self.resamples.to_string(),
+                reason: "more than 10,000,000 resamples (80 MB of statistics per interval)",
             });
         }
         check_level(self.level)

@@ -674,6 +674,30 @@ pub fn compare(
     baseline: &Hierarchy,
     cfg: &CompareConfig,
 ) -> Result<Comparison> {
+    compare_with(candidate, baseline, cfg, true)
+}
+
+/// [`compare`] with only the interval that decides: for the mean Fieller's, without the
+/// bootstrap interval beside it (`bootstrap` is `None`), which costs B resamples of every
+/// top-level unit — for a caller that shows only the ratio and its interval (a ranking). Other
+/// estimators are decided by the bootstrap, as in [`compare`].
+///
+/// # Errors
+/// As [`compare`].
+pub fn compare_deciding(
+    candidate: &Hierarchy,
+    baseline: &Hierarchy,
+    cfg: &CompareConfig,
+) -> Result<Comparison> {
+    compare_with(candidate, baseline, cfg, false)
+}
+
+fn compare_with(
+    candidate: &Hierarchy,
+    baseline: &Hierarchy,
+    cfg: &CompareConfig,
+    beside: bool,
+) -> Result<Comparison> {
     cfg.validate()?;
     let (rc, rb) = (candidate.units(0), baseline.units(0));
     let paired = cfg.paired && rc == rb;
@@ -710,7 +734,9 @@ pub fn compare(
             let b = MeanEstimate::from_unit_means(&base_means)?;
             (fieller(&a, &b, cfg.level, cfg.df)?, method)
         };
-        let boot = bootstrap_ratio(candidate, baseline, cfg.estimator, &boot_cfg, pairing)?;
+        let boot = beside
+            .then(|| bootstrap_ratio(candidate, baseline, cfg.estimator, &boot_cfg, pairing))
+            .transpose()?;
         let ci = f.bounds().map(|(lower, upper)| RatioInterval {
             lower,
             upper,
@@ -727,7 +753,7 @@ pub fn compare(
             level: cfg.level,
             method,
         };
-        (boot.estimate, Some(ci), method, None, boot)
+        (boot.estimate, Some(ci), method, None, Some(boot))
     };
 
     // The p-value is of the statistic compared: a t-test of the means for the mean, the
@@ -737,8 +763,9 @@ pub fn compare(
         (Estimator::Mean, true) => (paired_p_value(candidate, baseline)?, PValueTest::PairedT),
         (Estimator::Mean, false) => (welch_p_value(candidate, baseline)?, PValueTest::Welch),
         _ => (
-            // bootstrap_ratio always gives it; a missing one decides nothing.
-            boot.p_value.unwrap_or(1.0),
+            // bootstrap_ratio always gives it (and always runs for these estimators); a missing
+            // one decides nothing.
+            boot.and_then(|b| b.p_value).unwrap_or(1.0),
             PValueTest::Bootstrap,
         ),
     };
@@ -757,7 +784,7 @@ pub fn compare(
         threshold: cfg.threshold,
         g: fieller_result.map(|f| f.g),
         fieller: fieller_result,
-        bootstrap: Some(boot),
+        bootstrap: boot,
         paired,
         round_correlation,
         p_value,
@@ -1015,6 +1042,42 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn deciding_alone_skips_only_the_bootstrap_beside_fieller() {
+        let unit = |m: f64| -> Vec<Vec<f64>> {
+            (0..8)
+                .map(|e| (0..5).map(|i| m + (e * 7 + i * 3) as f64 % 5.0).collect())
+                .collect()
+        };
+        let a = Hierarchy::two_level(["execution", "iteration"], &unit(100.0)).unwrap();
+        let b = Hierarchy::two_level(["execution", "iteration"], &unit(110.0)).unwrap();
+        for paired in [false, true] {
+            let cfg = CompareConfig {
+                paired,
+                ..CompareConfig::default()
+            };
+            let full = compare(&b, &a, &cfg).unwrap();
+            let deciding = compare_deciding(&b, &a, &cfg).unwrap();
+            assert!(full.bootstrap.is_some() && deciding.bootstrap.is_none());
+            assert_eq!(
+                Comparison {
+                    bootstrap: None,
+                    ..full
+                },
+                deciding
+            );
+            // The bootstrap decides for other estimators: computed all the same.
+            let median = CompareConfig {
+                estimator: Estimator::Median,
+                ..cfg
+            };
+            assert_eq!(
+                compare(&b, &a, &median).unwrap(),
+                compare_deciding(&b, &a, &median).unwrap()
+            );
         }
     }
 

@@ -38,7 +38,7 @@ pub enum StatsError {
     #[error("shape mismatch: {0}")]
     Shape(String),
     /// A parameter was out of its valid range.
-    #[error("invalid parameter {name} = {value}: {reason}")]
+    #[error("invalid parameter {name} = {}: {reason}", readable(value))]
     InvalidParameter {
         /// The parameter's name.
         name: &'static str,
@@ -76,6 +76,15 @@ pub(crate) fn invalid(
     }
 }
 
+/// A rendered value as a reader wants it: a number of more than 16 characters (`f64`'s
+/// `Display` writes 1e-300 with 300 digits) in scientific notation, anything else as it is.
+fn readable(value: &str) -> String {
+    match value.parse::<f64>() {
+        Ok(v) if value.len() > 16 && v.is_finite() => format!("{v:e}"),
+        _ => value.to_string(),
+    }
+}
+
 /// Checks that a confidence level lies strictly between 0 and 1.
 pub(crate) fn check_level(level: f64) -> Result<()> {
     if level > 0.0 && level < 1.0 {
@@ -86,5 +95,22 @@ pub(crate) fn check_level(level: f64) -> Result<()> {
             value: level.to_string(),
             reason: "must lie strictly between 0 and 1",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiny_and_huge_values_are_written_in_scientific_notation() {
+        let e = invalid("target half-width", 2.01137e-300, "unreachable");
+        assert_eq!(
+            e.to_string(),
+            "invalid parameter target half-width = 2.01137e-300: unreachable"
+        );
+        assert!(invalid("x", 1e300, "r").to_string().contains("= 1e300:"));
+        assert!(invalid("x", 0.05, "r").to_string().contains("= 0.05:"));
+        assert!(invalid("x", "abc", "r").to_string().contains("= abc:"));
     }
 }

@@ -34,6 +34,7 @@ pub mod hierarchy;
 pub mod impact;
 pub mod interval;
 pub mod mixture;
+pub mod net;
 mod rank_walk;
 pub mod robust;
 pub mod sample;
@@ -58,5 +59,6 @@ pub use interval::{
     MeanInterval, mean_interval, mean_interval_from_means, pooled_interval,
     symmetric_interval_from_means,
 };
+pub use net::{NetMean, net_mean};
 pub use sample::Sample;
 pub use variance::{ComponentMethod, LevelComponent, VarianceComponents, variance_components};

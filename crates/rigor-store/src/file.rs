@@ -115,10 +115,13 @@ pub fn parse(path: &Path, text: &str) -> Result<ResultFile> {
         schema_version: u32,
     }
     let repaired;
+    let mut cut = None;
     let text = match serde_json::from_str::<Version>(text) {
         Ok(_) => text,
         Err(e) => {
-            repaired = repair_torn(text).ok_or_else(|| StoreError::json(path, &e))?;
+            let (whole, what) = repair_torn(text).ok_or_else(|| StoreError::json(path, &e))?;
+            repaired = whole;
+            cut = Some(what);
             repaired.as_str()
         }
     };
@@ -146,7 +149,39 @@ pub fn parse(path: &Path, text: &str) -> Result<ResultFile> {
     };
     fold_log(&mut result);
     check_values(path, &result)?;
+    check_duplicates(path, &result)?;
+    if let Some(cut) = cut {
+        result.warnings.push(crate::Warning::Repaired {
+            file: path.display().to_string(),
+            cut,
+        });
+    }
     Ok(result)
+}
+
+/// Refuses a sample recorded twice — the same unit path (build, execution, iteration) of one
+/// benchmark — which would be counted twice and narrow the interval (a file concatenated or
+/// edited by hand). The long CSV refuses the same. Names the benchmark and both records.
+fn check_duplicates(path: &Path, result: &ResultFile) -> Result<()> {
+    for (i, b) in result.benchmarks.iter().enumerate() {
+        let mut seen = std::collections::HashMap::with_capacity(b.samples.len());
+        for (j, s) in b.samples.iter().enumerate() {
+            let key = (s.build, s.execution, s.iteration, s.warmup);
+            if let Some(first) = seen.insert(key, j) {
+                let build = s.build.map_or(String::new(), |k| format!("build {k}, "));
+                return Err(StoreError::import(
+                    path,
+                    &format!("benchmark {} ('{}'), sample {j}", i + 1, b.name),
+                    format!(
+                        "the same measurement as sample {first} ({build}execution {}, iteration \
+                         {}): a sample recorded twice would be counted twice",
+                        s.execution, s.iteration
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Longest time a sample may claim, in seconds (about 32 years): anything longer is not a
@@ -182,13 +217,15 @@ fn check_values(path: &Path, result: &ResultFile) -> Result<()> {
     Ok(())
 }
 
-/// A killed writer may leave a partial last record and no tail: drop lines from the end until the
-/// text closes into a valid document.
-fn repair_torn(text: &str) -> Option<String> {
+/// A killed writer (or a full disk) may leave a partial last record and no tail: drop lines
+/// from the end until the text closes into a valid document. Returns the document and what was
+/// cut, in words.
+fn repair_torn(text: &str) -> Option<(String, String)> {
     if !text.contains("\"log\": [") {
         return None;
     }
     let mut lines: Vec<&str> = text.lines().collect();
+    let mut dropped: Vec<&str> = Vec::new();
     for _ in 0..3 {
         while lines
             .last()
@@ -199,11 +236,32 @@ fn repair_torn(text: &str) -> Option<String> {
         let body = lines.join("\n");
         let candidate = format!("{}\n]}}", body.trim_end().trim_end_matches(','));
         if serde_json::from_str::<serde::de::IgnoredAny>(&candidate).is_ok() {
-            return Some(candidate);
+            let closed = text.trim_end().ends_with("]}");
+            let mut what = Vec::new();
+            if !dropped.is_empty() {
+                let bytes: usize = dropped.iter().map(|l| l.len()).sum();
+                what.push(format!(
+                    "a torn last record ({bytes} bytes: {})",
+                    shorten(dropped.last().copied().unwrap_or_default())
+                ));
+            }
+            if !closed {
+                what.push("the missing closing `]}`".to_string());
+            }
+            return Some((candidate, what.join(" and ")));
         }
-        lines.pop()?;
+        dropped.push(lines.pop()?);
     }
     None
+}
+
+/// The start of a dropped line, as a message quotes it.
+fn shorten(line: &str) -> String {
+    let line = line.trim();
+    match line.char_indices().nth(40) {
+        Some((at, _)) => format!("`{}…`", &line[..at]),
+        None => format!("`{line}`"),
+    }
 }
 
 /// Moves log records into the benchmarks' samples, executions and failures.
@@ -380,6 +438,46 @@ mod tests {
         let r = load(&path).unwrap();
         assert_eq!(r.benchmarks[0].executions.len(), 1);
         assert_eq!(r.benchmarks[0].samples[0].value, 1.0);
+        // What was cut is said, as a warning of the result.
+        let said = r
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].contains("r.json was cut short"), "{said:?}");
+        assert!(said[0].contains("a torn last record ("), "{said:?}");
+        assert!(said[0].contains("the missing closing `]}`"), "{said:?}");
+        // Only the tail missing (killed between writes, or a disk full at the tail).
+        let tail = text.rfind("\n]}").unwrap();
+        fs::write(&path, &text[..tail]).unwrap();
+        let r = load(&path).unwrap();
+        assert_eq!(r.benchmarks[0].executions.len(), 2);
+        let said = r.warnings[0].to_string();
+        assert!(said.contains("dropping the missing closing `]}`"), "{said}");
+        assert!(!said.contains("torn"), "{said}");
+        // A whole file is read without a word.
+        fs::write(&path, &text).unwrap();
+        assert!(load(&path).unwrap().warnings.is_empty());
+    }
+
+    #[test]
+    fn a_sample_recorded_twice_is_refused_naming_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let mut r = header();
+        let mut w = IncrementalWriter::create(&path, &r).unwrap();
+        w.append(&exec(0, Some(vec![1.0, 2.0]))).unwrap();
+        w.append(&exec(0, Some(vec![1.0, 2.0]))).unwrap();
+        drop(w);
+        let e = load(&path).unwrap_err().to_string();
+        assert!(e.contains("benchmark 1 ('a'), sample 2"), "{e}");
+        assert!(
+            e.contains("the same measurement as sample 0 (execution 0, iteration 0)"),
+            "{e}"
+        );
+        r.benchmarks[0].samples = Vec::new();
+        assert!(check_duplicates(&path, &r).is_ok());
     }
 
     #[test]

@@ -24,4 +24,4 @@ pub use file::{IncrementalWriter, load, parse, save, to_json, write_atomic};
 pub use layout::{Layout, LayoutError, LevelKind};
 pub use long_csv::{CsvBenchmark, parse_long_csv, read_long_csv, to_long_csv};
 pub use schema::*;
-pub use warning::Warning;
+pub use warning::{ImportNote, Warning};

@@ -5,6 +5,37 @@ use std::path::Path;
 use crate::error::{Result, StoreError};
 use crate::schema::ResultFile;
 
+/// First characters that make a spreadsheet read a cell as a formula (OWASP's CSV injection:
+/// `=`, `+`, `-`, `@`, tab, carriage return), and the quote that neutralises them.
+const FORMULA_STARTS: [char; 7] = ['=', '+', '-', '@', '\t', '\r', '\''];
+
+/// A text cell (a name, a label) as no spreadsheet takes it for a formula: one that starts with
+/// `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`, as OWASP recommends (and one
+/// that starts with `'` another, so [`formula_text`] reads every cell back as it was).
+///
+/// ```
+/// use rigor_store::long_csv::{neutralised, formula_text};
+/// assert_eq!(neutralised("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+/// assert_eq!(neutralised("sort"), "sort");
+/// assert_eq!(formula_text(&neutralised("-O2")), "-O2");
+/// ```
+pub fn neutralised(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.starts_with(FORMULA_STARTS) {
+        std::borrow::Cow::Owned(format!("'{text}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// A cell written by [`neutralised`] as it was before: the quote before a formula's first
+/// character taken off.
+pub fn formula_text(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(FORMULA_STARTS) => rest,
+        _ => cell,
+    }
+}
+
 /// Renders every sample of every benchmark as CSV:
 /// `benchmark,round,execution,iteration,value,warmup`, and a last column `build` when builds
 /// were a level.
@@ -22,7 +53,7 @@ pub fn to_long_csv(result: &ResultFile) -> String {
     for b in &result.benchmarks {
         for s in &b.samples {
             let mut row = vec![
-                b.name.clone(),
+                neutralised(&b.name).into_owned(),
                 s.round.to_string(),
                 s.execution.to_string(),
                 s.iteration.to_string(),
@@ -182,7 +213,7 @@ pub fn parse_long_csv(
             .map(|&c| record.get(c).unwrap_or_default().to_string())
             .collect();
         let name = bench_col.map_or(default_name.clone(), |c| {
-            record.get(c).unwrap_or_default().to_string()
+            formula_text(record.get(c).unwrap_or_default()).to_string()
         });
         let seen = first_seen.entry((name.clone(), keys.clone())).or_default();
         seen.push(line);
@@ -288,6 +319,60 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn names_a_spreadsheet_would_run_are_neutralised_and_read_back_as_they_were() {
+        use crate::layout::Layout;
+        use crate::schema::{BenchmarkRecord, SampleRecord};
+        let names = [
+            "=HYPERLINK(\"https://evil.example\",\"x\")",
+            "+1+cmd|' /C calc'!A0",
+            "-O2",
+            "@SUM(A1)",
+            "\tx",
+            "\rx",
+            "'=already quoted",
+            "plain",
+        ];
+        let mut r = ResultFile::new(
+            rigor_units::Seed(0),
+            rigor_units::ConfidenceLevel::NINETY_FIVE,
+        );
+        for name in names {
+            let mut b = BenchmarkRecord::new(name, name, Layout::new(false, false));
+            b.samples = (0..2)
+                .map(|i| SampleRecord {
+                    build: None,
+                    round: i,
+                    execution: i,
+                    iteration: 0,
+                    value: 1.0,
+                    warmup: false,
+                })
+                .collect();
+            r.benchmarks.push(b);
+        }
+        let text = to_long_csv(&r);
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        for record in reader.records() {
+            let cell = record.unwrap()[0].to_string();
+            assert!(
+                !cell.starts_with(['=', '+', '-', '@', '\t', '\r']),
+                "{cell:?} starts a formula"
+            );
+        }
+        let read = parse_long_csv(
+            Path::new("r.csv"),
+            text.as_bytes(),
+            &["execution".to_string()],
+            "value",
+            Some("benchmark"),
+            false,
+        )
+        .unwrap();
+        let back: Vec<&str> = read.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(back, names);
+    }
 
     #[test]
     fn reads_groups_and_reports_bad_rows() {

@@ -144,6 +144,43 @@ pub struct BenchmarkRecord {
     /// together (`rigor track run`): a commit id or a label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// The benchmark it is a variant of, when another tool's file says so (Google Benchmark's
+    /// `BM_Fib` for `BM_Fib/10`, a criterion group, a JMH method, a ReBench benchmark run by
+    /// several executors). An imported file's benchmarks are compared with each other only
+    /// within one family (or all of them, for a file of commands measured to be compared, such
+    /// as hyperfine's); rigor's own runs leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    /// On the empty shell (`sh -c ''`) measured in the same rounds as commands run through
+    /// it: that shell's command line (`sh`, `bash --norc`). Its mean is the start-up
+    /// subtracted from those commands ([`BenchmarkRecord::net_of`]); it is not ranked or
+    /// compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell_startup: Option<String>,
+    /// On a command run through a shell: the name of the benchmark that measured that shell's
+    /// start-up. Its samples stay gross (as measured); the analysis adds the mean net of the
+    /// start-up ([`AnalysisRecord::net`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_of: Option<String>,
+}
+
+/// A command's mean net of its shell's start-up: the difference of the two means, the
+/// start-up's variance carried into the interval (Welch–Satterthwaite degrees of freedom;
+/// docs/methodology.md, "Net of the shell's start-up").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NetRecord {
+    /// The benchmark whose mean was subtracted ([`BenchmarkRecord::net_of`]).
+    pub startup: String,
+    /// The start-up's mean.
+    pub startup_mean: f64,
+    /// The net mean (may be negative: a command that costs less than the start-up varies).
+    pub mean: f64,
+    /// Lower end of its interval (at the analysis's confidence level).
+    pub lower: f64,
+    /// Upper end.
+    pub upper: f64,
+    /// Degrees of freedom of the interval's t.
+    pub df: f64,
 }
 
 /// Derived estimates of one benchmark.
@@ -164,6 +201,9 @@ pub struct AnalysisRecord {
     /// What the user should know about this analysis.
     #[serde(default)]
     pub warnings: Vec<AnalysisWarning>,
+    /// For a command run through a shell, its mean net of the shell's start-up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<NetRecord>,
 }
 
 /// The confidence interval of a mean.
@@ -616,6 +656,16 @@ pub enum VerdictMethod {
 pub enum ModeRecord {
     /// Fixed counts.
     Fixed,
+    /// `rigor run`'s default length: `target` executions, fewer (never below `first`) when
+    /// they would take more than `budget` per command.
+    DefaultLength {
+        /// The fewest executions.
+        first: usize,
+        /// The executions when the budget allows.
+        target: usize,
+        /// Measured time per command.
+        budget: Seconds,
+    },
     /// A plan file's counts, with its top-level count from a precision when one was given.
     Planned {
         /// Target relative half-width.
@@ -665,6 +715,10 @@ pub struct RunSettingsRecord {
     pub simulate: bool,
     /// Failures did not stop a benchmark.
     pub ignore_failure: bool,
+    /// With `ignore_failure`, the only exit codes measured (`-i=1,2`); empty: every non-zero
+    /// one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored_exit_codes: Vec<i32>,
     /// Quantile of the mean's interval.
     pub quantile: Quantile,
     /// The build command, when builds are a level.
@@ -705,6 +759,9 @@ impl BenchmarkRecord {
             failures: Vec::new(),
             parameters: BTreeMap::new(),
             version: None,
+            family: None,
+            shell_startup: None,
+            net_of: None,
         }
     }
 
@@ -751,10 +808,13 @@ impl BenchmarkRecord {
     /// Keys of the top-level units in measurement order (builds, or the rounds of executions),
     /// warm-up excluded. Two benchmarks with equal keys ran in the same rounds and can be paired.
     pub fn top_keys(&self) -> Vec<usize> {
+        // A set beside the list: a flat benchmark has a key per sample, and looking each up in
+        // the list took quadratic time (minutes for 400,000 executions).
         let mut keys = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for s in self.samples.iter().filter(|s| !s.warmup) {
             let k = self.layout.top_key(s);
-            if keys.last() != Some(&k) && !keys.contains(&k) {
+            if keys.last() != Some(&k) && seen.insert(k) {
                 keys.push(k);
             }
         }

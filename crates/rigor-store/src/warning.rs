@@ -46,6 +46,20 @@ pub enum Warning {
         /// The benchmark.
         benchmark: String,
     },
+    /// A result file cut short (a crash, a kill or a full disk: a torn last record, no closing
+    /// `]}`), read up to its last whole record.
+    Repaired {
+        /// The file.
+        file: String,
+        /// What was cut, in words.
+        cut: String,
+    },
+    /// Every measured time of a benchmark is zero (below the timer's resolution, or a broken
+    /// file), so no ratio can be formed with it: it is compared with nothing.
+    AllTimesZero {
+        /// The benchmark.
+        benchmark: String,
+    },
     /// Warm-up detection could not run on a benchmark.
     NoWarmupDetection {
         /// The benchmark.
@@ -64,6 +78,16 @@ pub enum Warning {
         benchmark: String,
         /// The level missing.
         level: crate::layout::LevelKind,
+    },
+    /// An imported file holds something rigor reads differently from the tool that wrote it,
+    /// or leaves out.
+    Imported {
+        /// The file.
+        file: String,
+        /// Its format.
+        format: String,
+        /// What differs.
+        note: ImportNote,
     },
     /// A benchmark could not be planned from its pilot.
     CannotPlan {
@@ -117,6 +141,16 @@ impl std::fmt::Display for Warning {
             Self::NoResultToCompare { benchmark } => {
                 write!(f, "'{benchmark}' has no result in one of the files")
             }
+            Self::Repaired { file, cut } => write!(
+                f,
+                "{file} was cut short (a crash, a kill or a full disk?): read up to its last \
+                 whole record, dropping {cut}"
+            ),
+            Self::AllTimesZero { benchmark } => write!(
+                f,
+                "every time of '{benchmark}' is 0, so no ratio can be formed with it: it is \
+                 compared with nothing"
+            ),
             Self::NoWarmupDetection { benchmark, reason } => {
                 write!(f, "'{benchmark}': no warm-up detection: {reason}")
             }
@@ -135,6 +169,7 @@ impl std::fmt::Display for Warning {
                     crate::layout::LevelKind::Iteration => "iteration",
                 }
             ),
+            Self::Imported { file, format, note } => write!(f, "{file}: {format}: {note}"),
             Self::CannotPlan { benchmark, reason } => {
                 write!(f, "cannot plan '{benchmark}': {reason}")
             }
@@ -179,5 +214,70 @@ mod tests {
             w.to_string(),
             "r.json: the run did not finish (it was interrupted); analysing what was measured"
         );
+    }
+}
+
+/// What an imported file holds that rigor reads differently from the tool, or leaves out
+/// ([`Warning::Imported`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "note", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ImportNote {
+    /// Values of a criterion that is not a time (ReBench's `MaxRSS` in kB) were left out.
+    NotTime {
+        /// The criterion.
+        criterion: String,
+        /// Its unit.
+        unit: String,
+        /// How many values were left out.
+        values: usize,
+    },
+    /// criterion.rs prints the slope of its linear regression as `time:`; rigor shows the mean
+    /// time per iteration of the samples.
+    SlopeNotMean {
+        /// The benchmarks.
+        benchmarks: Vec<String>,
+    },
+    /// A benchmark was measured once (Google Benchmark without repetitions): its value is shown
+    /// without an interval.
+    OneRepetition {
+        /// The benchmarks.
+        benchmarks: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for ImportNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let quoted = |names: &[String]| {
+            names
+                .iter()
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Self::NotTime {
+                criterion,
+                unit,
+                values,
+            } => write!(
+                f,
+                "left out {values} values of '{criterion}' (in {unit}): rigor analyses times only"
+            ),
+            Self::SlopeNotMean { benchmarks } => write!(
+                f,
+                "{}: the time criterion prints is the slope of its regression of sample time on \
+                 iterations; rigor shows the mean time per iteration of the samples, which \
+                 differs slightly (criterion's estimates.json has both)",
+                quoted(benchmarks)
+            ),
+            Self::OneRepetition { benchmarks } => write!(
+                f,
+                "{}: measured once, so shown without an interval; run with \
+                 --benchmark_repetitions=N (N of 2 or more; 10 or more for a useful interval) \
+                 to get one",
+                quoted(benchmarks)
+            ),
+        }
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rigor_stats::{Hierarchy, HierarchyBuilder};
 use rigor_store::import::{self, Format, Imported};
-use rigor_store::{BenchmarkRecord, LevelKind, ResultFile, Warning};
+use rigor_store::{BenchmarkRecord, ImportNote, LevelKind, ResultFile, Warning};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -222,7 +222,11 @@ fn criterion_directory_samples_match_its_estimates() {
     }
     assert_eq!(one_process(r), ["fib 10", "fib 12"]);
     // The warning says what the interval cannot see.
-    let text = r.warnings[0].to_string();
+    let level = r
+        .warnings
+        .iter()
+        .find(|w| matches!(w, Warning::LevelNotRecorded { .. }));
+    let text = level.unwrap().to_string();
     assert!(
         text.contains(
             "'fib 10': criterion measured it in one process: the interval cannot see how the \
@@ -348,4 +352,214 @@ fn a_named_format_overrides_sniffing_and_errors_name_the_place() {
         e.contains("r.data: line 2: value 'fast' is not a number"),
         "{e}"
     );
+}
+
+/// The notes an import left ([`Warning::Imported`]).
+fn notes(r: &ResultFile) -> Vec<&ImportNote> {
+    r.warnings
+        .iter()
+        .filter_map(|w| match w {
+            Warning::Imported { note, .. } => Some(note),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn google_benchmark_aggregates_only_is_refused_with_the_reason() {
+    // `--benchmark_repetitions=3 --benchmark_report_aggregates_only=true`: no repetition.
+    let e = import::load(&fixture("gbench-aggregates.json"), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "benchmarks: 'BM_StringCreation' has only aggregates (mean, median, stddev): the file \
+             was written with --benchmark_report_aggregates_only"
+        ) && e.contains("--benchmark_repetitions=N"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_import_without_a_measured_benchmark_is_refused() {
+    let text = r#"{"context": {}, "benchmarks": [{"name": "BM_A", "run_type": "iteration",
+        "error_occurred": true, "error_message": "no", "real_time": 0, "time_unit": "ns"}]}"#;
+    let e = error("g.json", text, None);
+    assert!(
+        e.contains("is a google-benchmark file without a measured benchmark"),
+        "{e}"
+    );
+}
+
+#[test]
+fn google_benchmark_without_repetitions_is_one_value_with_a_warning() {
+    let got = imported("gbench-single.json");
+    let raw = raw("gbench-single.json");
+    for b in &got.result.benchmarks {
+        assert_eq!(counts(b), [1]);
+        let real = raw["benchmarks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == b.name.as_str())
+            .unwrap()["real_time"]
+            .as_f64()
+            .unwrap();
+        assert!(close(mean(b), real * 1e-9, 1e-12));
+    }
+    let n = notes(&got.result);
+    assert_eq!(
+        n,
+        [&ImportNote::OneRepetition {
+            benchmarks: vec!["BM_StringCreation".into(), "BM_Slow".into()]
+        }]
+    );
+    let text = got.result.warnings[0].to_string();
+    assert!(text.contains("--benchmark_repetitions=N"), "{text}");
+}
+
+#[test]
+fn google_benchmark_families_are_a_benchmark_s_instances() {
+    let fib = imported("gbench.json").result;
+    let families: Vec<Option<&str>> = fib.benchmarks.iter().map(|b| b.family.as_deref()).collect();
+    assert_eq!(families, [Some("BM_Fib"), Some("BM_Fib")]);
+    let suite = imported("gbench-suite.json").result;
+    let families: Vec<Option<&str>> = suite
+        .benchmarks
+        .iter()
+        .map(|b| b.family.as_deref())
+        .collect();
+    assert_eq!(families, [Some("BM_StringCreation"), Some("BM_Slow")]);
+}
+
+#[test]
+fn pyperf_gzip_is_read_by_its_magic_bytes() {
+    let got = imported("pyperf.json.gz");
+    assert_eq!(got.format, Format::Pyperf);
+    let b = bench(&got.result, "sum-range");
+    assert_eq!(counts(b), [3, 9]);
+    // Whatever the name: the content decides.
+    let dir = tempfile::tempdir().unwrap();
+    let renamed = dir.path().join("results.dat");
+    std::fs::copy(fixture("pyperf.json.gz"), &renamed).unwrap();
+    let again = import::load(&renamed, None).unwrap();
+    assert_eq!(again.result.benchmarks[0].samples, b.samples);
+    // A corrupt gzip says so.
+    let bytes = std::fs::read(fixture("pyperf.json.gz")).unwrap();
+    let cut = dir.path().join("cut.json.gz");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let e = import::load(&cut, None).unwrap_err().to_string();
+    assert!(e.contains("is gzip-compressed but cannot be read"), "{e}");
+}
+
+#[test]
+fn the_same_file_given_twice_is_refused() {
+    let e = import::load_together(&[fixture("gbench.json"), fixture("gbench.json")], None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(&format!(
+            "is the same file as {}: files read together are process executions each",
+            fixture("gbench.json").display()
+        )),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(fixture("gbench.json"), &copy).unwrap();
+    let e = import::load_together(&[fixture("gbench.json"), copy], None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("has the same content as"), "{e}");
+    let dirs = import::load_together(&[fixture("criterion"), fixture("criterion/.")], None)
+        .unwrap_err()
+        .to_string();
+    assert!(dirs.contains("is the same file as"), "{dirs}");
+}
+
+#[test]
+fn hyperfine_failed_runs_are_measured_and_parameters_kept() {
+    // `hyperfine -N -i --runs 8 -L n 1,2 ...`: some runs exited with a non-zero status.
+    let got = imported("hyperfine-ignore-failure.json");
+    let raw = raw("hyperfine-ignore-failure.json");
+    for h in raw["results"].as_array().unwrap() {
+        let b = bench(&got.result, h["command"].as_str().unwrap());
+        assert_eq!(counts(b), [8]);
+        // hyperfine's own mean, failed runs included.
+        assert!(close(mean(b), h["mean"].as_f64().unwrap(), 1e-9));
+        let codes: Vec<Option<i32>> = b.executions.iter().map(|e| e.exit_code).collect();
+        let expected: Vec<Option<i32>> = h["exit_codes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_i64().filter(|&c| c != 0).map(|c| c as i32))
+            .collect();
+        assert_eq!(codes, expected);
+        assert!(
+            codes.iter().any(Option::is_some),
+            "the fixture has failures"
+        );
+        assert!(
+            b.failures.is_empty(),
+            "measured, as rigor run -i measures them"
+        );
+        assert_eq!(
+            b.parameters.get("n").map(String::as_str),
+            h["parameters"]["n"].as_str()
+        );
+    }
+}
+
+#[test]
+fn rebench_1_4_header_and_a_criterion_that_is_not_a_time() {
+    // ReBench 1.4 with its Time adapter: the header without `#`, MaxRSS in kb beside the time.
+    let got = imported("rebench-1.4.data");
+    assert_eq!(got.format, Format::Rebench);
+    let r = &got.result;
+    let names: Vec<&str> = r.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["0.02 sleep Sleeps 1", "0.01 sleep Sleeps 1"]);
+    let b = bench(r, "0.02 sleep Sleeps 1");
+    assert_eq!(counts(b), [3, 3]);
+    // The `total` lines: 20, 50 and 20 ms.
+    assert!(close(mean(b), 0.030, 1e-12));
+    assert_eq!(b.family.as_deref(), Some("0.02"));
+    assert_eq!(
+        notes(r),
+        [&ImportNote::NotTime {
+            criterion: "MaxRSS".into(),
+            unit: "kb".into(),
+            values: 6
+        }]
+    );
+    // Only values that are not times: refused, naming them.
+    let e = error(
+        "r.data",
+        "invocation\titeration\tvalue\tunit\tcriterion\tbenchmark\n1\t1\t1420\tkb\tMaxRSS\tb\n",
+        None,
+    );
+    assert!(
+        e.contains("no times: only 'MaxRSS' in kb; rigor analyses times"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_criterion_baseline_folder_is_read_and_the_slope_noted() {
+    // `cargo bench -- --save-baseline main`: target/criterion/fib 10/main/.
+    let got = imported("criterion-baseline/fib 10/main");
+    assert_eq!(got.format, Format::Criterion);
+    let b = bench(&got.result, "fib 10");
+    assert_eq!(counts(b), [10]);
+    let est = raw("criterion-baseline/fib 10/main/estimates.json");
+    let m = est["mean"]["point_estimate"].as_f64().unwrap() * 1e-9;
+    assert!(close(mean(b), m, 1e-9));
+    assert_eq!(b.family.as_deref(), Some("fib 10"));
+    assert_eq!(
+        notes(&got.result),
+        [&ImportNote::SlopeNotMean {
+            benchmarks: vec!["fib 10".into()]
+        }]
+    );
+    let text = got.result.warnings[0].to_string();
+    assert!(text.contains("prints is the slope"), "{text}");
 }

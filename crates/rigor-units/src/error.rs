@@ -29,6 +29,13 @@ pub enum UnitError {
     /// A confidence level that is not a number.
     #[error("confidence '{0}' is not a number (e.g. 0.95, 95, 99%)")]
     Confidence(String),
+    /// A bare number from 1 to 50 as a confidence level: a fraction it cannot be, and as a
+    /// percentage it is far below any confidence level meant (`1.5` is 1.5% or a typo of 0.95).
+    #[error(
+        "confidence '{0}' is ambiguous: give a fraction (0.95), a percentage from 50 (95) or \
+         a percentage with its sign ({0}%)"
+    )]
+    ConfidenceAmbiguous(String),
     /// A confidence level outside (0, 100%).
     #[error("confidence '{0}' must lie strictly between 0 and 100%")]
     ConfidenceRange(String),

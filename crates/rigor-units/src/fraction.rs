@@ -148,6 +148,12 @@ impl Default for ConfidenceLevel {
     }
 }
 
+/// The smallest bare number read as a percentage (`95`); a bare number from 1 up to it is
+/// refused as ambiguous (`1.5`: 1.5%, or a slip for 0.95?), and a fraction below 1 is a fraction.
+const BARE_PERCENT_FROM: f64 = 50.0;
+
+/// `0.95`, `95`, `95%`: a fraction below 1, a bare percentage from 50, or a percentage with its
+/// sign.
 impl FromStr for ConfidenceLevel {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
@@ -159,6 +165,9 @@ impl FromStr for ConfidenceLevel {
         let v: f64 = t
             .parse()
             .map_err(|_| UnitError::Confidence(s.to_string()))?;
+        if !percent && (1.0..BARE_PERCENT_FROM).contains(&v) {
+            return Err(UnitError::ConfidenceAmbiguous(t.to_string()));
+        }
         let v = if percent || v >= 1.0 { v / 100.0 } else { v };
         Self::new(v).ok_or_else(|| UnitError::ConfidenceRange(s.to_string()))
     }
@@ -201,6 +210,12 @@ mod tests {
         assert_eq!(c("90%"), Ok(0.9));
         assert_eq!(c("0.5%"), Ok(0.005));
         assert!(c("150").is_err());
+        assert_eq!(c("50"), Ok(0.5));
+        assert_eq!(c("1.5%"), Ok(0.015));
+        for ambiguous in ["1", "1.5", "49.9"] {
+            let e = c(ambiguous).unwrap_err().to_string();
+            assert!(e.contains("ambiguous") && e.contains("0.95"), "{e}");
+        }
         assert!(c("0").is_err());
         assert!(c("x").is_err());
         assert_eq!(ConfidenceLevel::NINETY_FIVE.to_string(), "95%");

@@ -349,8 +349,9 @@ impl Executor for Counting {
         &mut self,
         command: &CommandLine,
         dir: Option<&Path>,
+        env: &[(String, String)],
     ) -> Result<ExecutionOutcome, RunError> {
-        self.inner.run_hook(command, dir)
+        self.inner.run_hook(command, dir, env)
     }
 }
 

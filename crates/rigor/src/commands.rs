@@ -43,6 +43,9 @@ pub fn executor(
 pub fn run(args: &RunArgs) -> Result<Outcome> {
     let o = &args.options;
     let bar_shown = !o.show_output && !matches!(o.style, StyleArg::Basic | StyleArg::None);
+    if o.style == StyleArg::None {
+        output::silence();
+    }
     let resolved = settings::run(args)?;
     execute(&resolved.settings, bar_shown)
 }
@@ -54,8 +57,10 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     if s.exports.stdout.is_some() {
         output::summaries_to_stderr();
     }
-    let opening = rigor_report::notes::opening(s.benchmarks.len(), s.shape(), s.runner.seed);
-    note!("rigor: {opening}");
+    let opening = rigor_report::notes::opening(s.commands_measured(), s.shape(), s.runner.seed);
+    if !output::silent() {
+        note!("rigor: {opening}");
+    }
     let measured = {
         let mut bar = Bar::shown(bar_shown);
         rigor_app::run::run(s, executor.as_mut(), stop, &mut bar)?
@@ -80,6 +85,7 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     }
     emit(&render(&views(&measured.comparisons)));
     emit(&rankings(&measured.ranking));
+    output::silenced_warnings(r, &measured.analyses);
     output::result_warnings(r);
     let reported = rigor_app::exports::Reported {
         result: r,
@@ -115,10 +121,12 @@ pub fn plan(args: &PlanArgs) -> Result<Outcome> {
 /// `rigor analyze`.
 pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     let s = settings::analyze(args)?;
+    let working = output::Working::start("analysing");
     let a = rigor_app::saved::analyze(&s)?;
+    drop(working);
     let r = &a.result;
     if args.json {
-        emit(&rigor_store::to_json(r)?);
+        output::emit_json(&rigor_store::to_json(r)?);
     } else {
         output::result_warnings(r);
         emit(&rigor_app::exports::summaries(
@@ -143,6 +151,8 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     let tools = rigor_app::settings::ExportPaths {
         bmf: args.tools.export_bmf.clone(),
         otava: args.tools.export_otava.clone(),
+        hyperfine_json: args.tools.export_json_hyperfine.clone(),
+        hyperfine_csv: args.tools.export_csv_hyperfine.clone(),
         ..Default::default()
     };
     rigor_app::exports::write_for_tools(&tools, r)?;
@@ -160,12 +170,15 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     if markdown_to_stdout {
         output::summaries_to_stderr();
     }
+    let working = output::Working::start("comparing");
     let c = rigor_app::saved::compare(&s)?;
+    drop(working);
     output::warnings(&c.warnings);
     if args.json {
-        emit(&(serde_json::to_string_pretty(&c.json(&s))? + "\n"));
+        output::emit_json(&(serde_json::to_string_pretty(&c.json(&s))? + "\n"));
     } else {
         emit(&render(&views(&c.comparisons)));
+        emit(&rigor_report::comparison::values_only(&c.values_only));
         if let Some(suite) = &c.suite {
             let view = rigor_app::comparisons::suite_view(suite);
             emit(&rigor_report::comparison::suite(&view, s.seed));
@@ -183,7 +196,9 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
 /// `rigor report`.
 pub fn report(args: &ReportArgs) -> Result<Outcome> {
     let s = settings::report(args)?;
+    let working = output::Working::start("analysing and drawing the report");
     let a = rigor_app::saved::report(&s)?;
+    drop(working);
     output::result_warnings(&a.result);
     emit(&rigor_report::html::written(&s.out.display().to_string()));
     Ok(Outcome::Ok)

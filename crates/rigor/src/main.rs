@@ -4,15 +4,19 @@
 
 /// Writes a line to standard error, like `eprintln!`, but never panics: a closed standard error
 /// (`rigor … 2>&1 | head`) drops the line and the run goes on to save its results.
+/// Writes a line for people to standard error, through the terminal's escaping
+/// ([`rigor_report::escape::terminal`]).
 macro_rules! note {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", rigor_report::escape::terminal(&line));
     }};
 }
 
 mod bench_cmd;
 mod commands;
+mod docs_cmd;
 mod farm_cmd;
 mod output;
 mod settings;
@@ -51,6 +55,8 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report(args),
         Command::Plan(args) => commands::plan(args),
         Command::Track(args) => track_cmd::track(args),
+        Command::Completions(args) => docs_cmd::completions(args),
+        Command::Man(args) => docs_cmd::man(args),
     };
     match outcome {
         Ok(outcome) => {

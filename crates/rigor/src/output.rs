@@ -12,17 +12,42 @@ use rigor_store::{ResultFile, Warning};
 static SUMMARIES_TO_STDERR: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
+/// Whether the summaries and notes are not shown at all (`--style none`, as hyperfine's: only
+/// warnings, errors and exports to standard output are printed).
+static SILENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Shows nothing from now on but warnings, errors, the notes that explain the exit status, and
+/// exports to standard output (`--style none`).
+pub fn silence() {
+    SILENT.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`silence`] was called.
+pub fn silent() -> bool {
+    SILENT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Sends what [`emit`] writes to standard error from now on, when an export takes standard
 /// output: `rigor run --export-markdown - cmd > table.md` then holds the table alone.
 pub fn summaries_to_stderr() {
     SUMMARIES_TO_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Writes to standard output (standard error after [`summaries_to_stderr`]). A closed pipe
-/// (`rigor run … | head`) is not an error: the rest of the output is dropped and the run goes on
-/// to save its results.
+/// Writes text for people to standard output (standard error after [`summaries_to_stderr`]),
+/// through the terminal's escaping ([`rigor_report::escape::terminal`]: no name can send the
+/// terminal a control sequence). A closed pipe (`rigor run … | head`) is not an error: the rest
+/// of the output is dropped and the run goes on to save its results.
 pub fn emit(text: &str) {
+    emit_json(&rigor_report::escape::terminal(text));
+}
+
+/// Writes a document for programs (JSON, whose own escaping holds any name) where [`emit`]
+/// writes, unchanged.
+pub fn emit_json(text: &str) {
     use std::io::Write;
+    if silent() {
+        return;
+    }
     if SUMMARIES_TO_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
@@ -46,10 +71,34 @@ pub fn warnings(list: &[Warning]) {
     }
 }
 
-/// Shows notes on standard error.
+/// Shows notes on standard error (after [`silence`], only those that explain the exit status).
 pub fn notes(list: &[rigor_report::notes::Note]) {
+    use rigor_report::notes::Note;
     for n in list {
-        note!("rigor: {n}");
+        let status = matches!(
+            n,
+            Note::Failed | Note::IgnoreFailure | Note::NothingMeasured | Note::Gated
+        );
+        if status || !silent() {
+            note!("rigor: {n}");
+        }
+    }
+}
+
+/// After [`silence`], the warnings the summaries would have shown, on standard error (as
+/// hyperfine's `--style none` still prints its warnings); nothing otherwise.
+pub fn silenced_warnings(result: &ResultFile, analyses: &rigor_app::analysis::Analyses) {
+    if !silent() {
+        return;
+    }
+    for (b, a) in result.benchmarks.iter().zip(analyses) {
+        for w in a.iter().flat_map(|a| &a.warnings) {
+            note!(
+                "rigor: warning: {}: {}",
+                b.name,
+                rigor_report::warnings::text(w)
+            );
+        }
     }
 }
 
@@ -139,6 +188,41 @@ impl Progress for Bar {
 }
 
 impl Drop for Bar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// A spinner on standard error for work that takes a while (an analysis of a large result),
+/// shown only once it has taken a second and only on a terminal; cleared when dropped.
+pub struct Working(ProgressBar);
+
+/// How long work goes unannounced.
+const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl Working {
+    /// Starts timing `what` (e.g. "analysing").
+    pub fn start(what: &str) -> Self {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(what.to_string());
+        let shown = bar.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(QUIET);
+            if !shown.is_finished() {
+                // Drawn only when standard error is a terminal (indicatif checks).
+                shown.set_draw_target(ProgressDrawTarget::stderr());
+                shown.enable_steady_tick(std::time::Duration::from_millis(120));
+            }
+        });
+        Self(bar)
+    }
+}
+
+impl Drop for Working {
     fn drop(&mut self) {
         self.0.finish_and_clear();
     }

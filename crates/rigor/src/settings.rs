@@ -11,8 +11,8 @@ use rigor_runner::{OutputMode, PilotSettings};
 use rigor_store::Discard;
 
 use rigor_cli::{
-    AnalysisArgs, AnalyzeArgs, CompareArgs, ComparisonArgs, PlanArgs, ReportArgs, RunArgs,
-    RunOptions,
+    AnalysisArgs, AnalyzeArgs, CompareArgs, ComparisonArgs, IgnoredExits, OutputTarget, PlanArgs,
+    ReportArgs, RunArgs, RunOptions,
 };
 
 /// Analysis options.
@@ -64,7 +64,12 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         discard: o.discard,
         timeout: o.timeout,
         seed: o.seed,
-        shell: o.shell.clone(),
+        // -N: every command directly, shell syntax or not (as hyperfine's -N).
+        shell: if o.no_shell {
+            Some("none".to_string())
+        } else {
+            o.shell.clone()
+        },
         // clap gives the pairs of every -L in one list.
         parameters: Parameters {
             scan,
@@ -78,11 +83,16 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
             conclude: o.conclude.clone(),
             cleanup: o.cleanup.clone(),
         },
-        input: o.input.clone(),
-        output: if o.show_output {
-            OutputMode::Inherit
-        } else {
-            o.output
+        // hyperfine's `--input null` is its default: no input file.
+        input: o.input.clone().filter(|p| p.as_os_str() != "null"),
+        output: match (o.show_output, &o.output) {
+            (true, _) => OutputMode::Inherit,
+            (false, OutputTarget::Mode(mode)) => *mode,
+            (false, OutputTarget::File(_)) => OutputMode::Null,
+        },
+        output_file: match &o.output {
+            OutputTarget::File(path) => Some(path.clone()),
+            OutputTarget::Mode(_) => None,
         },
         iterations_from: o.iterations_from,
         pattern: o.pattern.clone(),
@@ -92,7 +102,11 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         build_root: o.build_root.clone(),
         randomize_env: o.randomize_env,
         iterations: o.iterations,
-        ignore_failure: o.ignore_failure,
+        ignore_failure: o.ignore_failure.is_some(),
+        ignored_exit_codes: match &o.ignore_failure {
+            Some(IgnoredExits::Codes(codes)) => codes.clone(),
+            _ => Vec::new(),
+        },
         simulate: o.simulate.is_some(),
         exports: ExportPaths {
             json: o.export_json.clone(),
@@ -103,6 +117,8 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
             html: o.report.clone(),
             bmf: o.tools.export_bmf.clone(),
             otava: o.tools.export_otava.clone(),
+            hyperfine_json: o.tools.export_json_hyperfine.clone(),
+            hyperfine_csv: o.tools.export_csv_hyperfine.clone(),
         },
         time_unit: o.time_unit,
         sort: o.sort,
@@ -110,7 +126,9 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         precision: o.precision,
         budget: o.budget,
         until_decided: o.until_decided,
+        rigor_run: false,
         comparison: comparison(&o.compare),
+        reference_name: o.reference_name.clone(),
         analysis: analysis(&o.analysis),
         origin: Origin::current(o.label.clone()),
     }
@@ -129,18 +147,24 @@ fn noted(r: Resolved) -> Resolved {
 
 /// Resolves `rigor run`.
 pub fn run(args: &RunArgs) -> Result<Resolved> {
+    resolve_run(args, true)
+}
+
+/// Resolves the run of `rigor run` (`rigor_run`: with the meanings only `rigor run` gives its
+/// options, [`RunRequest::rigor_run`]) or of `rigor plan`.
+fn resolve_run(args: &RunArgs, rigor_run: bool) -> Result<Resolved> {
     if let Some(project) = simulated_project(&args.options) {
         return Err(rigor_app::RequestError::SimulatedProject(project).into());
     }
-    Ok(noted(
-        request(&args.commands, &args.options).resolve_checked()?,
-    ))
+    let mut request = request(&args.commands, &args.options);
+    request.rigor_run = rigor_run;
+    Ok(noted(request.resolve_checked()?))
 }
 
 /// Resolves `rigor plan`.
 pub fn plan(args: &PlanArgs) -> Result<(PlanSettings, BuildDir)> {
     rigor_app::settings::check_writable(&args.out, "--out")?;
-    let r = run(&args.run)?;
+    let r = resolve_run(&args.run, false)?;
     let pilot = PilotSettings {
         executions: args.pilot_executions,
         iterations: args.pilot_iterations,
@@ -166,6 +190,8 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
         tool_exports: [
             args.tools.export_bmf.clone(),
             args.tools.export_otava.clone(),
+            args.tools.export_json_hyperfine.clone(),
+            args.tools.export_csv_hyperfine.clone(),
         ],
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),

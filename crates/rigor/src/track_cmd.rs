@@ -232,7 +232,7 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
     let r = track::list(history, &request)?;
     let views = track::change_views(&r.listed.changes);
     if a.json {
-        emit(&(serde_json::to_string_pretty(&r.listed.changes)? + "\n"));
+        output::emit_json(&(serde_json::to_string_pretty(&r.listed.changes)? + "\n"));
     } else {
         emit(&changes_text(&views));
         let events = track::event_views(&r.listed.events);
@@ -276,11 +276,11 @@ fn remove(history: &mut (dyn History + Send), a: &TrackRmArgs) -> Result<Outcome
 fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
     let key = series(&a.series, Path::new("."));
     let shown = track::show_history(history.as_read(), &key, &a.benchmark)?;
-    emit(&if a.json {
-        serde_json::to_string_pretty(&shown.json())? + "\n"
+    if a.json {
+        output::emit_json(&(serde_json::to_string_pretty(&shown.json())? + "\n"));
     } else {
-        track_run::show(&shown.view(&a.benchmark, &key))
-    });
+        emit(&track_run::show(&shown.view(&a.benchmark, &key)));
+    }
     Ok(Outcome::Ok)
 }
 

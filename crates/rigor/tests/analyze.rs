@@ -302,3 +302,192 @@ fn rigor_s_own_csv_export_reads_back_without_options() {
     ]);
     assert!(out.contains("3 builds × 3 executions"), "{out}");
 }
+
+/// Runs the simulator with `args`, saving the result to `path`, and returns it as JSON.
+fn saved_run(args: &[&str], path: &std::path::Path) -> serde_json::Value {
+    sim()
+        .args(args)
+        .arg("--export-json")
+        .arg(path)
+        .assert()
+        .success();
+    json(path)
+}
+
+#[test]
+fn a_result_without_benchmarks_is_an_error_not_a_silent_success() {
+    let dir = Dir::new();
+    let (path, empty) = (dir.path("r.json"), dir.path("empty.json"));
+    let mut r = saved_run(&["--seed", "1", "-r", "3", "mean=1ms"], &path);
+    r["benchmarks"] = serde_json::json!([]);
+    std::fs::write(&empty, r.to_string()).unwrap();
+    let message = format!("{} holds no benchmark", empty.display());
+    for args in [
+        vec!["analyze"],
+        vec!["report", "-o", dir.path("r.html").to_str().unwrap()],
+    ] {
+        rigor()
+            .args(&args)
+            .arg(&empty)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(&message));
+    }
+    rigor()
+        .arg("compare")
+        .arg(&path)
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(&message));
+    rigor()
+        .args(["track", "add", "--version", "v1", "--db"])
+        .arg(dir.path("h.db"))
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(&message));
+}
+
+#[test]
+fn all_zero_times_are_analysed_and_left_out_of_comparisons_with_a_warning() {
+    let dir = Dir::new();
+    let (path, zeros) = (dir.path("r.json"), dir.path("zeros.json"));
+    let mut r = saved_run(
+        &[
+            "--seed", "1", "-r", "4", "-n", "a", "-n", "b", "mean=1ms", "mean=2ms",
+        ],
+        &path,
+    );
+    for b in r["benchmarks"].as_array_mut().unwrap() {
+        for s in b["samples"].as_array_mut().unwrap() {
+            s["value"] = serde_json::json!(0.0);
+        }
+    }
+    std::fs::write(&zeros, r.to_string()).unwrap();
+    // Before, the comparison's zero baseline aborted the whole analysis.
+    let out = rigor().arg("analyze").arg(&zeros).assert().success();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned(),
+        String::from_utf8_lossy(&out.get_output().stderr).into_owned(),
+    );
+    assert!(stdout.contains("Benchmark 2: b"), "{stdout}");
+    assert!(!stdout.contains("NaN"), "{stdout}");
+    assert!(
+        stderr.contains("every time of 'a' is 0, so no ratio can be formed with it"),
+        "{stderr}"
+    );
+    rigor()
+        .arg("compare")
+        .arg(&path)
+        .arg(&zeros)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("every time 0"));
+}
+
+/// A result file as a run that was killed (or whose disk filled) leaves it: the header, then
+/// the `log` of executions, the last one cut in the middle and no closing `]}`.
+fn torn_copy(complete: &std::path::Path, torn: &std::path::Path) {
+    let mut r = json(complete);
+    r["status"] = serde_json::json!("running");
+    let mut log = Vec::new();
+    for (i, b) in r["benchmarks"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        for e in b["executions"].as_array().unwrap() {
+            let mut entry = e.clone();
+            entry["type"] = serde_json::json!("execution");
+            entry["benchmark"] = serde_json::json!(i);
+            log.push(entry.to_string());
+        }
+        b["executions"] = serde_json::json!([]);
+        b["samples"] = serde_json::json!([]);
+    }
+    let header = serde_json::to_string_pretty(&r).unwrap();
+    let header = header.trim_end().strip_suffix('}').unwrap();
+    let last = log.pop().unwrap();
+    let text = format!(
+        "{header},\n  \"log\": [\n{},\n{}",
+        log.join(",\n"),
+        &last[..last.len() / 2]
+    );
+    std::fs::write(torn, text).unwrap();
+}
+
+#[test]
+fn a_torn_result_is_repaired_by_every_command_and_says_what_was_cut() {
+    let dir = Dir::new();
+    let (complete, torn) = (dir.path("r.json"), dir.path("torn.json"));
+    saved_run(
+        &[
+            "--seed", "1", "-r", "5", "-n", "a", "-n", "b", "mean=1ms", "mean=2ms",
+        ],
+        &complete,
+    );
+    torn_copy(&complete, &torn);
+    let said = format!(
+        "{} was cut short (a crash, a kill or a full disk?): read up to its last whole record, \
+         dropping a torn last record (",
+        torn.display()
+    );
+    // Before, only `--format rigor` read it (and `report` has no --format).
+    let out = rigor().arg("analyze").arg(&torn).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("Benchmark 2: b"), "{stdout}");
+    assert!(stdout.contains("5 executions"), "{stdout}");
+    assert!(
+        stdout.contains("4 executions"),
+        "the torn record is dropped: {stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains(&said), "{stderr}");
+    assert!(stderr.contains("and the missing closing `]}`"), "{stderr}");
+    rigor()
+        .arg("report")
+        .arg(&torn)
+        .arg("-o")
+        .arg(dir.path("r.html"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(&said));
+    rigor()
+        .arg("compare")
+        .arg(&complete)
+        .arg(&torn)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(&said));
+    rigor()
+        .args(["track", "add", "--version", "v1", "--db"])
+        .arg(dir.path("h.db"))
+        .arg(&torn)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(&said));
+}
+
+#[test]
+fn a_sample_recorded_twice_is_refused_naming_the_file_and_record() {
+    let dir = Dir::new();
+    let (path, doubled) = (dir.path("r.json"), dir.path("doubled.json"));
+    let mut r = saved_run(&["--seed", "1", "-r", "7", "mean=1ms"], &path);
+    let samples = r["benchmarks"][0]["samples"].as_array_mut().unwrap();
+    let again = samples[3].clone();
+    samples.push(again);
+    std::fs::write(&doubled, r.to_string()).unwrap();
+    // Before, it was counted: 8 "executions" and a narrower interval.
+    rigor()
+        .arg("analyze")
+        .arg(&doubled)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(doubled.display().to_string()))
+        .stderr(predicate::str::contains(
+            "benchmark 1 ('mean=1ms'), sample 8",
+        ))
+        .stderr(predicate::str::contains("the same measurement as sample 3"));
+}

@@ -179,6 +179,20 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
     );
     assert!(out.contains("false-discovery-adjusted q"), "{out}");
     assert!(out.contains("Suite: geometric mean of 2 ratios"), "{out}");
+    // Comparing two results pairs benchmarks by name: a --reference (any) was ignored before.
+    for reference in ["nope", "parse"] {
+        rigor()
+            .arg("compare")
+            .arg(&old)
+            .arg(&new)
+            .args(["--reference", reference])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "--reference '{reference}': `rigor compare` compares each benchmark"
+            )))
+            .stderr(predicate::str::contains("(benchmarks: 'parse', 'render')"));
+    }
     let j: serde_json::Value = serde_json::from_str(&stdout_of(
         rigor().arg("compare").arg(&old).arg(&new).arg("--json"),
     ))

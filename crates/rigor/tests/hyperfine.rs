@@ -72,7 +72,8 @@ fn min_and_max_runs_bound_the_count() {
             .success();
         executions(&path)[0]
     };
-    assert_eq!(count(&[]), 10);
+    // The default length: 20 executions of a quick command (what rigor's warnings ask for).
+    assert_eq!(count(&[]), 20);
     assert_eq!(count(&["-m", "15"]), 15);
     assert_eq!(count(&["--min-runs", "3"]), 10);
     assert_eq!(count(&["-M", "4"]), 4);
@@ -96,7 +97,8 @@ fn min_and_max_runs_bound_the_count() {
 
 #[test]
 fn n_is_accepted_and_means_no_shell() {
-    // `-N`: commands already run without a shell; `echo $HOME; exit 3` is echo's arguments.
+    // `-N`: every command runs without a shell, even with shell syntax; `echo $HOME; exit 3`
+    // is echo's arguments.
     rigor()
         .args(["run", "-N", "-r", "2", "echo $HOME; exit 3"])
         .assert()
@@ -168,10 +170,11 @@ fn parameter_list_gives_one_benchmark_per_combination() {
         names,
         [
             "mean=2ms,execution=1%",
-            "mean=2ms,execution=2%",
             "mean=8ms,execution=1%",
+            "mean=2ms,execution=2%",
             "mean=8ms,execution=2%"
-        ]
+        ],
+        "hyperfine's order: the first -L varies fastest"
     );
     assert_eq!(
         r["benchmarks"][3]["parameters"],
@@ -428,4 +431,306 @@ fn the_report_plots_time_against_a_numeric_parameter() {
         .success();
     let other = std::fs::read_to_string(&other).unwrap();
     assert!(!other.contains("overview-parameter"));
+}
+
+/// A result exported for hyperfine's scripts, read as they read it (Python's `json.load`:
+/// `results[i].mean`, … each of the type hyperfine writes), then imported back by rigor's own
+/// hyperfine importer.
+#[test]
+fn hyperfine_json_and_csv_exports_read_as_hyperfine_scripts_read_them() {
+    let dir = Dir::new();
+    let (own, hf, csv) = (dir.path("r.json"), dir.path("h.json"), dir.path("h.csv"));
+    sim()
+        .args(["--seed", "3", "-r", "6", "-L", "ms", "2,9"])
+        .args(["-n", "b{ms}", "mean={ms}ms,execution=2%"])
+        .arg("--export-json")
+        .arg(&own)
+        .arg("--export-json-hyperfine")
+        .arg(&hf)
+        .arg("--export-csv-hyperfine")
+        .arg(&csv)
+        .assert()
+        .success();
+    let own = json(&own);
+    let h = json(&hf);
+    let results = h["results"].as_array().expect("results is a list");
+    assert_eq!(results.len(), 2);
+    for (i, r) in results.iter().enumerate() {
+        let b = &own["benchmarks"][i];
+        assert_eq!(r["command"], b["name"]);
+        for key in ["mean", "stddev", "median", "user", "system", "min", "max"] {
+            assert!(r[key].is_f64(), "{key} is a number: {r}");
+        }
+        let times: Vec<f64> = r["times"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap())
+            .collect();
+        let walls: Vec<f64> = b["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["warmup"] == false)
+            .map(|e| e["wall"].as_f64().unwrap())
+            .collect();
+        assert_eq!(
+            times, walls,
+            "times are the measured executions' wall times"
+        );
+        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        assert!((r["mean"].as_f64().unwrap() - mean).abs() < 1e-12);
+        assert_eq!(r["exit_codes"], serde_json::json!([0, 0, 0, 0, 0, 0]));
+        assert_eq!(r["parameters"], b["parameters"]);
+        let (lo, hi) = (
+            r["rigor"]["ci_lower"].as_f64().unwrap(),
+            r["rigor"]["ci_upper"].as_f64().unwrap(),
+        );
+        assert!(lo < r["rigor"]["mean"].as_f64().unwrap() && lo < hi);
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "command,mean,stddev,median,user,system,min,max,parameter_ms,\
+             rigor_mean,rigor_ci_lower,rigor_ci_upper"
+        )
+    );
+    let first: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(first[0], "b2");
+    assert_eq!(first[1].parse::<f64>().unwrap(), results[0]["mean"]);
+    assert_eq!(first[8], "2");
+    // `rigor analyze` writes the same file from a saved result (to files only).
+    let again = dir.path("again.json");
+    rigor()
+        .arg("analyze")
+        .arg(dir.path("r.json"))
+        .arg("--export-json-hyperfine")
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(json(&again)["results"], h["results"]);
+    refused(
+        rigor()
+            .arg("analyze")
+            .arg(dir.path("r.json"))
+            .args(["--export-json-hyperfine", "-"]),
+        "writes this export to a file only",
+    );
+    // rigor's hyperfine importer reads the file back: the same executions.
+    let back = stdout_of(rigor().args(["analyze", "--json"]).arg(&hf));
+    let back: serde_json::Value = serde_json::from_str(&back).unwrap();
+    assert_eq!(back["benchmarks"][1]["name"], results[1]["command"]);
+    assert_eq!(back["benchmarks"][1]["counts"], serde_json::json!([6]));
+    let (m, hm) = (
+        back["benchmarks"][1]["mean"].as_f64().unwrap(),
+        results[1]["mean"].as_f64().unwrap(),
+    );
+    assert!((m - hm).abs() < 1e-12 * hm, "{m} {hm}");
+}
+
+/// Asserts that the command fails with exit status 2 and says `message` on standard error.
+fn refused(cmd: &mut assert_cmd::Command, message: &str) {
+    cmd.assert()
+        .code(2)
+        .stderr(predicate::str::contains(message));
+}
+
+/// The names of a result's benchmarks, in order.
+fn names(path: &std::path::Path) -> Vec<String> {
+    json(path)["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn reference_that_is_no_benchmark_is_benchmarked_first_as_in_hyperfine_1_20() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = sim()
+        .args(["--seed", "4", "-r", "5", FAST, SLOW])
+        .args([
+            "--reference",
+            "mean=5ms,execution=2%",
+            "--reference-name",
+            "base",
+        ])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "note: --reference 'mean=5ms,execution=2%' is none of the benchmarks: it is \
+             benchmarked too, first, as the reference",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(names(&path), ["base", FAST, SLOW]);
+    let r = json(&path);
+    let baselines: Vec<&str> = r["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["baseline"].as_str().unwrap())
+        .collect();
+    assert_eq!(baselines, ["base", "base"], "{out}");
+    // A reference that is one of the benchmarks stays what it was; a name needs a command.
+    sim()
+        .args(["-r", "3", FAST, SLOW, "--reference", SLOW])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("is none of the benchmarks").not());
+    assert_eq!(names(&path), [FAST, SLOW]);
+    refused(
+        sim().args([
+            "-r",
+            "3",
+            FAST,
+            "--reference",
+            FAST,
+            "--reference-name",
+            "x",
+        ]),
+        "is already one of the benchmarks",
+    );
+    refused(
+        sim().args(["-r", "3", FAST, "--reference-name", "x"]),
+        "--reference",
+    );
+}
+
+#[test]
+fn parameter_lists_and_names_follow_hyperfine_s_order() {
+    // hyperfine's order: the commands vary fastest, then the first -L; `--reference 2` is the
+    // second benchmark in that order, and one name per benchmark names each.
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    sim()
+        .args(["-r", "3", "-L", "ms", "2,9", "-L", "sd", "1,2"])
+        .args([
+            "mean={ms}ms,execution={sd}%",
+            "mean={ms}.5ms,execution={sd}%",
+        ])
+        .args(["-n", "a", "-n", "b", "-n", "c", "-n", "d"])
+        .args(["-n", "e", "-n", "f", "-n", "g", "-n", "h{sd}"])
+        .args(["--reference", "2"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    assert_eq!(names(&path), ["a", "b", "c", "d", "e", "f", "g", "h2"]);
+    let r = json(&path);
+    let commands: Vec<&str> = r["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        commands[..4],
+        [
+            "mean=2ms,execution=1%",
+            "mean=2.5ms,execution=1%",
+            "mean=9ms,execution=1%",
+            "mean=9.5ms,execution=1%"
+        ]
+    );
+    // `\,` is a comma within a value, as in hyperfine.
+    sim()
+        .args(["-r", "3", "-L", "x", r"2ms\,execution=1%,3ms", "mean={x}"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    assert_eq!(names(&path), ["mean=2ms,execution=1%", "mean=3ms"]);
+}
+
+#[test]
+fn ignore_failure_takes_the_exit_codes_to_ignore() {
+    // -i=3 measures executions exiting with 3 and nothing else, as hyperfine 1.20.
+    rigor()
+        .args(["run", "-r", "3", "-i=3", "sh -c 'exit 3'"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "3 of 3 measured executions exited",
+        ));
+    rigor()
+        .args(["run", "-r", "3", "--ignore-failure=3,4", "false"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("exited with code 1"));
+    refused(
+        rigor().args(["run", "-r", "3", "--ignore-failure=x", "false"]),
+        "'x' is not an exit code",
+    );
+}
+
+#[test]
+fn output_takes_a_file_as_in_hyperfine() {
+    let dir = Dir::new();
+    let out = dir.path("out.log");
+    rigor()
+        .args(["run", "-r", "2", "--output"])
+        .arg(&out)
+        .arg("echo to-the-file")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\nto-the-file").not());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "to-the-file\n");
+    // hyperfine's `--input null` is its default, not a file named null.
+    rigor()
+        .args(["run", "-r", "2", "--input", "null", "true"])
+        .assert()
+        .success();
+    // A bare word is a misspelt mode, not a file (hyperfine's rule).
+    refused(
+        rigor().args(["run", "-r", "2", "--output=nul", "true"]),
+        "none of null, pipe, inherit",
+    );
+}
+
+#[test]
+fn style_none_prints_nothing_but_warnings_errors_and_exports() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let assert = sim()
+        .args(["--style", "none", "-r", "3", FAST, SLOW])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let o = assert.get_output();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "");
+    // Three executions are too few for an interval: the summary's warning goes to stderr.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("rigor: warning: "), "{err}");
+    assert!(!err.contains("seed"), "no opening line: {err}");
+    assert_eq!(names(&path).len(), 2);
+    // An export to standard output is still written; errors are still shown.
+    let out = stdout_of(sim().args([
+        "--style",
+        "none",
+        "-r",
+        "5",
+        FAST,
+        "--export-csv-hyperfine",
+        "-",
+    ]));
+    assert!(
+        out.starts_with("command,mean,") && out.lines().count() == 2,
+        "{out}"
+    );
+    refused(
+        sim().args(["--style", "none", "-r", "1", FAST]),
+        "rigor: error:",
+    );
 }

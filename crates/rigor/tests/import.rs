@@ -347,3 +347,182 @@ fn track_add_checks_the_commit_an_imported_file_records() {
         "{err}"
     );
 }
+
+/// `rigor analyze FILES...` (plus `extra`): (exit status, stdout, stderr).
+fn analyze_output(files: &[PathBuf], extra: &[&str]) -> (Option<i32>, String, String) {
+    let out = rigor()
+        .arg("analyze")
+        .args(files)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn google_benchmark_aggregates_only_is_refused_and_not_stored() {
+    let (code, _, err) = analyze_output(&[fixture("gbench-aggregates.json")], &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("has only aggregates (mean, median, stddev)")
+            && err.contains("--benchmark_report_aggregates_only"),
+        "{err}"
+    );
+    let (code, stdout, stderr) = track_add_new("gbench-aggregates.json");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(!stdout.contains("Stored"), "{stdout}");
+}
+
+/// `rigor track add FILE --version v1` into a new history: (exit status, stdout, stderr).
+fn track_add_new(file: &str) -> (Option<i32>, String, String) {
+    let dir = Dir::new();
+    let out = rigor()
+        .args(["track", "--db"])
+        .arg(dir.path("h.db"))
+        .arg("add")
+        .arg(fixture(file))
+        .args(["--version", "v1", "--repo"])
+        .arg(dir.path("no-repo"))
+        .args(["--machine", "m", "--branch", "b"])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn google_benchmark_without_repetitions_shows_the_value_and_compares_without_a_verdict() {
+    let (code, out, err) = analyze_output(&[fixture("gbench-single.json")], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let raw = read("gbench-single.json");
+    let slow = raw["benchmarks"][1]["real_time"].as_f64().unwrap();
+    assert!(
+        out.contains(&format!(
+            "Value:            {:.1} µs (one repetition: no interval)",
+            slow / 1e3
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("No result"), "{out}");
+    assert!(err.contains("--benchmark_repetitions=N"), "{err}");
+    // Two such files: the values side by side, no interval, no verdict, exit 0.
+    let c = rigor()
+        .arg("compare")
+        .arg(fixture("gbench-single.json"))
+        .arg(fixture("gbench-single-2.json"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&c.stdout);
+    assert_eq!(c.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("BM_Slow (new) against BM_Slow (old)")
+            && text.contains("no interval (measured once), so no verdict"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("slower") && !text.contains("faster"),
+        "{text}"
+    );
+    // Nothing with an interval to track: `track add` refuses rather than say "Stored".
+    let (code, stdout, stderr) = track_add_new("gbench-single.json");
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(!stdout.contains("Stored"), "{stdout}");
+    assert!(
+        stderr.contains("no benchmark was measured more than once (repetition)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_unrelated_suite_is_not_compared_but_a_benchmark_s_instances_are() {
+    // BM_StringCreation and BM_Slow: two different benchmarks.
+    let (code, out, err) = analyze_output(&[fixture("gbench-suite.json")], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        !out.contains("Comparisons") && !out.contains("slower"),
+        "{out}"
+    );
+    // Unless the user names a reference.
+    let (_, out, _) = analyze_output(
+        &[fixture("gbench-suite.json")],
+        &["--reference", "BM_StringCreation"],
+    );
+    assert!(out.contains("BM_Slow is "), "{out}");
+    // BM_Fib/10 and BM_Fib/15: one parameterised benchmark, compared.
+    let (_, out, _) = analyze_output(&[fixture("gbench.json")], &[]);
+    assert!(
+        out.contains("BM_Fib/15/min_time:0.010/repeats:3 is "),
+        "{out}"
+    );
+    // hyperfine's commands were measured to be compared.
+    let (_, out, _) = analyze_output(&[fixture("hyperfine.json")], &[]);
+    assert!(out.contains("Comparisons"), "{out}");
+}
+
+#[test]
+fn rebench_1_4_file_is_recognised_and_memory_left_out_with_a_warning() {
+    let (code, out, err) = analyze_output(&[fixture("rebench-1.4.data")], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("Benchmark 1: 0.02 sleep Sleeps 1"), "{out}");
+    assert!(
+        err.contains("rebench: left out 6 values of 'MaxRSS' (in kb): rigor analyses times only"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hyperfine_ignore_failure_runs_count_and_parameters_are_kept() {
+    let r = analysed("hyperfine-ignore-failure.json", &[]);
+    let raw = read("hyperfine-ignore-failure.json");
+    for h in raw["results"].as_array().unwrap() {
+        let b = bench(&r, h["command"].as_str().unwrap());
+        // hyperfine's own mean, its failed runs included.
+        assert!(close(
+            b["mean"].as_f64().unwrap(),
+            h["mean"].as_f64().unwrap(),
+            1e-9
+        ));
+        assert_eq!(b["parameters"], h["parameters"]);
+    }
+    // The parameters draw the report's parameter plot.
+    let dir = Dir::new();
+    let html = dir.path("r.html");
+    let out = rigor()
+        .arg("report")
+        .arg(fixture("hyperfine-ignore-failure.json"))
+        .arg("--out")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Time against the parameter"));
+}
+
+#[test]
+fn criterion_baseline_folder_and_pyperf_gzip_are_read() {
+    let (code, out, err) = analyze_output(&[fixture("criterion-baseline/fib 10/main")], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("Benchmark 1: fib 10"), "{out}");
+    assert!(
+        err.contains("'fib 10': the time criterion prints is the slope"),
+        "{err}"
+    );
+    let (code, out, err) = analyze_output(&[fixture("pyperf.json.gz")], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("Benchmark 1: sum-range"), "{out}");
+}
+
+#[test]
+fn the_same_file_twice_is_refused() {
+    let (code, _, err) = analyze_output(&[fixture("gbench.json"), fixture("gbench.json")], &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is the same file as"), "{err}");
+}

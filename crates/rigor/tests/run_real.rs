@@ -12,10 +12,17 @@ use common::{Dir, json, rigor, stdout_of};
 use predicates::prelude::*;
 
 #[test]
-fn commands_are_not_run_through_a_shell_unless_asked() {
-    // Without --shell, `echo $HOME; exit 3` is the program `echo` with literal arguments: it succeeds.
+fn commands_run_through_a_shell_when_they_have_shell_syntax_or_when_asked() {
+    // Without --shell, `echo $HOME; exit 3` has shell syntax: it runs through `sh`, as in
+    // hyperfine, and rigor says so; with -N it is the program `echo` with literal arguments.
     rigor()
         .args(["run", "-r", "2", "echo $HOME; exit 3"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("exited with code 3"))
+        .stderr(predicate::str::contains("running through sh -c"));
+    rigor()
+        .args(["run", "-r", "2", "-N", "echo $HOME; exit 3"])
         .assert()
         .success();
     rigor()

@@ -491,3 +491,54 @@ fn every_markup_export_has_the_comparisons() {
         );
     }
 }
+
+/// The default run length: the executions rigor's warnings ask for (20) when they fit in 3 s
+/// per command, else what fits (at least 10), said; `-r` keeps its meaning.
+#[test]
+fn the_default_length_runs_what_the_warnings_ask_for_within_three_seconds() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let skewed = "mean=5ms,execution=1%,tail=4%";
+    let count = |path: &std::path::Path| {
+        json(path)["benchmarks"][0]["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["warmup"] == false)
+            .count()
+    };
+    // With 10 executions these skewed means ask for more; by default rigor runs them.
+    let ten = stdout_of(sim().args(["--seed", "1", "-r", "10", skewed]));
+    assert!(ten.contains("use at least 14 executions"), "{ten}");
+    let out = sim()
+        .args(["--seed", "1", skewed, "--export-json"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "1 command, 20 executions each (10 or more when 20 would take over 3 s per command; \
+             -r N to choose)",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(count(&path), 20);
+    assert!(
+        !out.contains("use at least") && !out.contains("or more"),
+        "{out}"
+    );
+    let mode = &json(&path)["settings"]["mode"];
+    assert_eq!(mode["kind"], "default_length");
+    // A slow command: what fits in 3 s (1 warm-up and 14 executions of 0.2 s), said.
+    sim()
+        .args(["mean=200ms", "--export-json"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "note: 14 executions each: 20 would have taken over the default 3 s per command \
+             (-r 20, or --budget, for more)",
+        ));
+    assert_eq!(count(&path), 14);
+}

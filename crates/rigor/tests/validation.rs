@@ -105,8 +105,12 @@ fn counts_must_be_at_least_one_and_sane() {
         (vec!["--resamples", "0"], "--resamples"),
         (vec!["--iterations", "0"], "--iterations"),
         (vec!["--max-units", "0", "--precision", "1%"], "--max-runs"),
-        (vec!["-r", "18446744073709551615"], "more than 1000000"),
-        (vec!["-r", "99999999999999999999999"], "not a whole number"),
+        (vec!["-r", "18446744073709551615"], "more than the 1000000"),
+        (
+            vec!["-r", "99999999999999999999999"],
+            "more than the 1000000",
+        ),
+        (vec!["-r", "many"], "not a whole number"),
         (vec!["-r", "1"], "at least 2"),
     ] {
         sim()
@@ -115,6 +119,118 @@ fn counts_must_be_at_least_one_and_sane() {
             .assert()
             .code(2)
             .stderr(predicate::str::contains(message));
+    }
+}
+
+#[test]
+fn absurd_counts_are_refused_before_anything_runs_naming_the_limit() {
+    // Each of these aborted (an 8 TB allocation) or ran on (--builds) before.
+    let dir = Dir::new();
+    let marker = dir.path("built");
+    let build = format!("touch {}", marker.display());
+    let cases: [(&[&str], &str, &str); 6] = [
+        (&[], "--resamples", "more than the 10000000 resamples"),
+        (&[], "-w", "more than the 1000000 warm-up executions"),
+        (
+            &[],
+            "--iterations",
+            "more than the 100000000 iterations per execution",
+        ),
+        (
+            &[],
+            "--discard",
+            "more than the 100000000 iterations per execution",
+        ),
+        (
+            &["--precision", "1%"],
+            "-M",
+            "more than the 1000000 executions",
+        ),
+        (
+            &["--build", &build],
+            "--builds",
+            "more than the 1000000 builds",
+        ),
+    ];
+    for (before, option, message) in cases {
+        for count in ["1000000000000", "1e12"] {
+            sim()
+                .args(before)
+                .args([option, count, SPEC])
+                .assert()
+                .code(2)
+                .stderr(predicate::str::contains(message));
+        }
+    }
+    // Counts that are each within their limits but multiply into too many samples.
+    sim()
+        .args(["-r", "1000", "--iterations", "1000000", SPEC])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "more than the 100000000 samples per benchmark rigor allows",
+        ));
+    sim()
+        .args(["--build", &build, "--builds", "1000", "-r", "10000", SPEC])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "executions per command (all builds')",
+        ));
+    assert!(!marker.exists(), "nothing was built");
+    for args in [
+        vec!["plan", "--simulate", "--pilot-executions", "1e12", SPEC],
+        vec!["plan", "--simulate", "--pilot-iterations", "1e12", SPEC],
+        vec!["compare", "a.json", "b.json", "--resamples", "1e12"],
+        vec!["track", "bisect", "a", "b", "--max-rounds", "1e12"],
+    ] {
+        rigor()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("rigor allows"));
+    }
+    // A plan file's counts, before the run measures anything.
+    let plan = dir.path("p.toml");
+    rigor()
+        .args(["plan", "--simulate", "--seed", "2", "-o"])
+        .arg(&plan)
+        .arg(SPEC)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&plan).unwrap();
+    let counts = text
+        .lines()
+        .find(|l| l.starts_with("counts"))
+        .expect("a counts line")
+        .to_string();
+    std::fs::write(&plan, text.replace(&counts, "counts = [1000000000000]")).unwrap();
+    sim()
+        .args(["--plan"])
+        .arg(&plan)
+        .arg(SPEC)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("p.toml"))
+        .stderr(predicate::str::contains(
+            "more than the 100000000 repetitions of a level rigor allows",
+        ));
+}
+
+#[test]
+fn negative_counts_are_named_as_such_not_as_options() {
+    for args in [
+        vec!["-r", "-5"],
+        vec!["-w", "-1"],
+        vec!["--iterations", "-3"],
+    ] {
+        sim()
+            .args(&args)
+            .arg(SPEC)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is negative: give a whole number"))
+            .stderr(predicate::str::contains("'-- -").not());
     }
 }
 
@@ -181,6 +297,20 @@ fn an_unreachable_precision_keeps_the_pilot_and_says_what_is_reachable() {
     let r = json(&path);
     assert_eq!(r["status"], "complete");
     assert_eq!(r["benchmarks"][0]["counts"][0], 10);
+    // A target out of any reach is written readably, not as hundreds of digits.
+    let out = stdout_of(sim().args([
+        "--seed",
+        "1",
+        "--precision",
+        "1e-300",
+        "mean=10ms,execution=30%",
+    ]));
+    assert!(out.contains("Target ±1e-298%"), "{out}");
+    assert!(
+        out.contains("half-width = 1.0053822696518507e-302"),
+        "{out}"
+    );
+    assert!(!out.contains("00000000000000000000"), "{out}");
 }
 
 /// `rigor report -o`, `rigor compare --export-markdown` and `rigor analyze`'s exports for other
@@ -282,4 +412,61 @@ fn output_paths_of_saved_result_commands_are_checked_first() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("is a directory"));
+}
+
+#[test]
+fn ambiguous_or_empty_values_are_refused_and_an_empty_rigor_db_is_unset() {
+    // `--confidence 1.5` was read as 1.5%.
+    for c in ["1.5", "1", "20"] {
+        sim()
+            .args(["-r", "3", "--confidence", c, SPEC])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "confidence '{c}' is ambiguous: give a fraction (0.95), a percentage from 50 (95)"
+            )));
+    }
+    let out = stdout_of(sim().args(["-r", "3", "--confidence", "90", SPEC]));
+    assert!(out.contains("Mean ± 90% CI"), "{out}");
+    let dir = Dir::new();
+    let (result, db) = (dir.path("r.json"), dir.path("h.db"));
+    sim()
+        .args(["-r", "3", SPEC, "--export-json"])
+        .arg(&result)
+        .assert()
+        .success();
+    // An empty version label stored a version without a name.
+    for version in ["", "  "] {
+        rigor()
+            .args(["track", "add", "--version", version, "--db"])
+            .arg(&db)
+            .arg(&result)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "a version or label cannot be empty",
+            ));
+    }
+    sim()
+        .args(["-r", "3", "--label", "", SPEC])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "a version or label cannot be empty",
+        ));
+    // `RIGOR_DB=` (empty) broke even an explicit --db.
+    rigor()
+        .env("RIGOR_DB", "")
+        .args(["track", "add", "--version", "v1", "--db"])
+        .arg(&db)
+        .arg(&result)
+        .assert()
+        .success();
+    rigor()
+        .env("RIGOR_DB", "")
+        .current_dir(dir.0.path())
+        .args(["track", "show", "nothing"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("a value is required").not());
 }

@@ -109,7 +109,7 @@ fn a_format_2_spec_reads_as_it_was_written() {
     assert_eq!(r.iterations_from, Some(rigor_runner::Stream::Stderr));
     assert_eq!(r.unit, rigor_units::TimeUnit::Ms);
     assert_eq!(r.parameters.lists, [("n".into(), "1,2".into())]);
-    assert_eq!(r.hooks.prepare.as_deref(), Some("sync"));
+    assert_eq!(r.hooks.prepare, ["sync"]);
     assert_eq!(r.comparison.threshold.get(), 0.02);
     assert_eq!(r.comparison.resamples, 10_000);
     assert_eq!(r.analysis.confidence.get(), 0.99);

@@ -1,6 +1,9 @@
 //! hyperfine's ways of naming what to run: `--shell SHELL`, `--parameter-scan` and
 //! `--parameter-list` (one benchmark per command and combination of values, `{VAR}` replaced).
 
+use rigor_runner::CommandLine;
+use rigor_runner::shell_syntax::{self, ShellSyntax};
+
 use super::request::Parameters;
 use crate::error::RequestError;
 use crate::error::ScanError;
@@ -17,24 +20,55 @@ const SHELLS: &[&str] = &[
 /// Most benchmarks parameters may expand to.
 pub const MAX_VARIANTS: usize = 10_000;
 
-/// The shell to run commands through (its program and arguments; `None`: no shell) and the
-/// commands, with a `--shell` value that is not a shell given back as the first command.
-pub fn shell(shell: Option<&str>, commands: &[String]) -> (Option<Vec<String>>, Vec<String>) {
-    let sh = || vec!["sh".to_string()];
+/// How commands are run: directly unless they have shell syntax (rigor's default), always
+/// directly (`--shell none`, `-N`), or always through the shell given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShellChoice {
+    /// No `--shell`: a command with shell syntax runs through `sh`, any other directly.
+    Auto,
+    /// `--shell none` or `-N`: every command directly, its words split as `sh` would split them
+    /// and nothing expanded (hyperfine's `-N`).
+    Never,
+    /// `--shell [SHELL]`: every command through this shell (its program and arguments).
+    Always(Vec<String>),
+}
+
+impl ShellChoice {
+    /// `command` parsed for this choice, with the shell syntax that sent it through `sh` under
+    /// [`ShellChoice::Auto`] (`None` otherwise).
+    ///
+    /// # Errors
+    /// An unbalanced quote or an empty command run directly, or an empty shell.
+    pub fn parse(&self, text: &str) -> Result<(CommandLine, Option<ShellSyntax>)> {
+        Ok(match self {
+            Self::Auto => match shell_syntax::find(text) {
+                Some(found) => (CommandLine::parse(text, true)?, Some(found)),
+                None => (CommandLine::parse(text, false)?, None),
+            },
+            Self::Never => (CommandLine::parse(text, false)?, None),
+            Self::Always(shell) => (CommandLine::parse_for(text, Some(shell))?, None),
+        })
+    }
+}
+
+/// How commands are run and the commands, with a `--shell` value that is not a shell given back
+/// as the first command (run through `sh`).
+pub fn shell(shell: Option<&str>, commands: &[String]) -> (ShellChoice, Vec<String>) {
+    let sh = || ShellChoice::Always(vec!["sh".to_string()]);
     let Some(value) = shell else {
-        return (None, commands.to_vec());
+        return (ShellChoice::Auto, commands.to_vec());
     };
     match value {
-        "none" => (None, commands.to_vec()),
-        "default" => (Some(sh()), commands.to_vec()),
+        "none" => (ShellChoice::Never, commands.to_vec()),
+        "default" => (sh(), commands.to_vec()),
         _ => match shell_words::split(value) {
             Ok(words) if is_shell(&words) && !commands.is_empty() => {
-                (Some(words), commands.to_vec())
+                (ShellChoice::Always(words), commands.to_vec())
             }
             _ => {
                 let mut all = vec![value.to_string()];
                 all.extend_from_slice(commands);
-                (Some(sh()), all)
+                (sh(), all)
             }
         },
     }
@@ -54,7 +88,9 @@ fn is_shell(words: &[String]) -> bool {
 pub type Values = Vec<(String, String)>;
 
 /// Every combination of the parameters' values (one empty combination without parameters):
-/// the scan's values, or the product of the lists, the first list varying slowest.
+/// the scan's values, or the product of the lists in hyperfine's order, the first list varying
+/// fastest (`-L a 1,2 -L b x,y`: a=1 b=x, a=2 b=x, a=1 b=y, a=2 b=y). Each combination keeps
+/// the parameters in the order they were given.
 pub fn combinations(parameters: &Parameters) -> Result<Vec<Values>> {
     let mut params: Vec<(String, Vec<String>)> = Vec::new();
     if let Some(s) = &parameters.scan {
@@ -64,7 +100,7 @@ pub fn combinations(parameters: &Parameters) -> Result<Vec<Values>> {
         ));
     }
     for (var, list) in &parameters.lists {
-        let values: Vec<String> = list.split(',').map(str::to_string).collect();
+        let values = split_list(list);
         if values.iter().any(String::is_empty) {
             return Err(RequestError::EmptyValue {
                 var: var.clone(),
@@ -81,14 +117,16 @@ pub fn combinations(parameters: &Parameters) -> Result<Vec<Values>> {
             return Err(RequestError::ParameterTwice(var.clone()));
         }
     }
+    // Built from the last parameter to the first, each new (earlier) one varying within the
+    // combinations so far, so that the first varies fastest.
     let mut out: Vec<Values> = vec![Vec::new()];
-    for (var, values) in &params {
+    for (var, values) in params.iter().rev() {
         out = out
             .iter()
-            .flat_map(|combo| {
+            .flat_map(|rest| {
                 values.iter().map(move |v| {
-                    let mut c = combo.clone();
-                    c.push((var.clone(), v.clone()));
+                    let mut c = vec![(var.clone(), v.clone())];
+                    c.extend(rest.iter().cloned());
                     c
                 })
             })
@@ -98,6 +136,29 @@ pub fn combinations(parameters: &Parameters) -> Result<Vec<Values>> {
         }
     }
     Ok(out)
+}
+
+/// The values of a `--parameter-list`, split at commas as hyperfine splits them: `\,` is a
+/// comma within a value and `\\` a backslash (any other backslash is kept as it is).
+pub fn split_list(list: &str) -> Vec<String> {
+    let mut values = vec![String::new()];
+    let mut chars = list.chars();
+    while let Some(c) = chars.next() {
+        let current = values.last_mut().expect("never empty");
+        match c {
+            '\\' => match chars.next() {
+                Some(e @ (',' | '\\')) => current.push(e),
+                Some(other) => {
+                    current.push('\\');
+                    current.push(other);
+                }
+                None => current.push('\\'),
+            },
+            ',' => values.push(String::new()),
+            c => current.push(c),
+        }
+    }
+    values
 }
 
 /// The values of `--parameter-scan VAR MIN MAX [-D STEP]`: integers, or with a step the decimals
@@ -164,8 +225,8 @@ pub fn substitute(text: &str, values: &Values) -> String {
     })
 }
 
-/// Checks that every parameter appears in a command or a name (else every value would measure
-/// the same command).
+/// Checks that every parameter appears in a command, a name or a hook (else every value would
+/// measure the same thing; in a hook alone it changes what is measured, as in hyperfine).
 pub fn check_used(values: &Values, commands: &[String], names: &[String]) -> Result<()> {
     for (var, _) in values {
         let placeholder = format!("{{{var}}}");
@@ -196,6 +257,30 @@ mod tests {
         assert!(scan("x", "3", "1", None).is_err());
         assert!(scan("x", "1", "3", Some("0")).is_err());
         assert!(scan("x", "0", "1000000", None).is_err());
+    }
+
+    #[test]
+    fn lists_split_at_unescaped_commas_as_hyperfine_splits_them() {
+        assert_eq!(split_list("a,b"), ["a", "b"]);
+        assert_eq!(split_list(r"hello\, world,x"), ["hello, world", "x"]);
+        assert_eq!(split_list(r"\\\,"), [r"\,"]);
+        assert_eq!(split_list(r"\n"), [r"\n"]);
+        assert_eq!(split_list("a,"), ["a", ""]);
+        assert_eq!(split_list("\\"), ["\\"]);
+    }
+
+    #[test]
+    fn the_first_list_varies_fastest_as_in_hyperfine() {
+        let p = Parameters {
+            scan: None,
+            lists: vec![("a".into(), "1,2".into()), ("b".into(), "x,y".into())],
+        };
+        let got: Vec<String> = combinations(&p)
+            .unwrap()
+            .iter()
+            .map(|c| c.iter().map(|(k, v)| format!("{k}{v}")).collect())
+            .collect();
+        assert_eq!(got, ["a1bx", "a2bx", "a1by", "a2by"]);
     }
 
     #[test]

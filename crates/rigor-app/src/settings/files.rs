@@ -94,8 +94,9 @@ pub struct AnalyzeRequest {
     pub allow_negative: bool,
     /// Re-apply a warm-up discard.
     pub discard: Option<Discard>,
-    /// `--export-bmf` and `--export-otava`, checked against the inputs.
-    pub tool_exports: [Option<PathBuf>; 2],
+    /// `--export-bmf`, `--export-otava`, `--export-json-hyperfine` and
+    /// `--export-csv-hyperfine`, checked against the inputs.
+    pub tool_exports: [Option<PathBuf>; 4],
     /// Intervals.
     pub analysis: AnalysisSettings,
     /// Comparisons.
@@ -105,6 +106,14 @@ pub struct AnalyzeRequest {
     /// Also a robust estimate.
     pub robust: Option<crate::saved::Robust>,
 }
+
+/// The options of [`AnalyzeRequest::tool_exports`], in order.
+pub const TOOL_EXPORT_OPTIONS: [&str; 4] = [
+    "--export-bmf",
+    "--export-otava",
+    "--export-json-hyperfine",
+    "--export-csv-hyperfine",
+];
 
 impl AnalyzeRequest {
     /// Checks the request (a CSV needs its level columns, unless rigor wrote it; the tools'
@@ -133,12 +142,11 @@ impl AnalyzeRequest {
         if is_csv && self.files.len() > 1 {
             return Err(RequestError::CsvAlone);
         }
-        for (path, option) in self
-            .tool_exports
-            .iter()
-            .zip(["--export-bmf", "--export-otava"])
-        {
+        for (path, option) in self.tool_exports.iter().zip(TOOL_EXPORT_OPTIONS) {
             if let Some(path) = path {
+                if is_stdout(path) {
+                    return Err(RequestError::ToolExportToStdout(option));
+                }
                 check_output(path, option, &self.files)?;
             }
         }

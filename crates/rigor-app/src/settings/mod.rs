@@ -145,6 +145,10 @@ impl ComparisonSettings {
 pub enum Mode {
     /// The counts in the runner settings.
     Fixed,
+    /// `rigor run` without counts: the executions rigor's warnings ask for (20), fewer when
+    /// they would take more than the budget per command, never fewer than 10
+    /// ([`rigor_runner::length`]).
+    DefaultLength(rigor_runner::LengthSettings),
     /// A plan file's counts below the top level; its top-level count comes from the precision
     /// when one is given (already applied to the runner settings when resolved).
     Planned {
@@ -201,6 +205,10 @@ pub struct ExportPaths {
     pub bmf: Option<PathBuf>,
     /// `--export-otava`.
     pub otava: Option<PathBuf>,
+    /// `--export-json-hyperfine`: hyperfine 1.20's JSON.
+    pub hyperfine_json: Option<PathBuf>,
+    /// `--export-csv-hyperfine`: hyperfine 1.20's CSV summary.
+    pub hyperfine_csv: Option<PathBuf>,
 }
 
 /// Files written at the end of a run (the JSON result is written as it is measured).
@@ -230,6 +238,10 @@ pub enum StdoutExport {
     AsciiDoc,
     /// The org-mode table.
     OrgMode,
+    /// hyperfine's JSON.
+    HyperfineJson,
+    /// hyperfine's CSV summary.
+    HyperfineCsv,
 }
 
 /// Order of the ranking and of the exported tables (hyperfine's `--sort`).
@@ -309,6 +321,9 @@ pub struct RunSettings {
     /// Each benchmark's version, when versions of a project are measured together (`rigor track
     /// run`); empty otherwise.
     pub versions: Vec<Option<String>>,
+    /// Each benchmark's part in subtracting a shell's start-up (saved in the result); empty when
+    /// no command runs through a shell.
+    pub shell_roles: Vec<ShellRole>,
     /// The runner's settings.
     pub runner: RunnerSettings,
     /// Warm-up iterations.
@@ -331,7 +346,30 @@ pub struct RunSettings {
     pub record: rigor_store::RunSettingsRecord,
 }
 
+/// A benchmark's part in subtracting a shell's start-up from the commands run through it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ShellRole {
+    /// Neither (a command run directly).
+    #[default]
+    None,
+    /// A command run through a shell: also reported net of the named start-up benchmark.
+    NetOf(String),
+    /// The empty shell (`sh -c ''`): the start-up of this shell's command line.
+    Startup(String),
+}
+
 impl RunSettings {
+    /// The benchmarks of the user's commands: all but the empty shells measured for the
+    /// start-up ([`ShellRole::Startup`]).
+    pub fn commands_measured(&self) -> usize {
+        let startups = self
+            .shell_roles
+            .iter()
+            .filter(|r| matches!(r, ShellRole::Startup(_)))
+            .count();
+        self.benchmarks.len() - startups
+    }
+
     /// Whether this run is adaptive.
     pub fn is_adaptive(&self) -> bool {
         matches!(self.mode, Mode::Adaptive { .. })
@@ -346,6 +384,11 @@ impl RunSettings {
             Mode::UntilDecided { max_rounds, .. } => Shape::UntilDecided {
                 per_build: build.map(|_| self.runner.executions),
                 max_rounds: *max_rounds,
+            },
+            Mode::DefaultLength(l) => Shape::DefaultLength {
+                first: l.first,
+                target: l.target,
+                budget: l.budget,
             },
             Mode::Fixed | Mode::Planned { .. } => Shape::Fixed {
                 builds: build.map(|b| b.builds),

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use regex::Regex;
 use rigor_runner::{
-    Benchmark, BuildSettings, CommandLine, IterationSource, OutputMode, Settings, Stream,
+    Benchmark, BuildSettings, CommandLine, Hooks as RunnerHooks, IterationSource, OutputMode,
+    Settings, Stream,
 };
 use rigor_store::{Discard, LevelKind, ModeRecord, RunSettingsRecord};
 use rigor_units::{Fraction, Seconds, Seed, TimeUnit};
@@ -16,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::files::{check_writable, file, is_stdout};
 use super::{
     AnalysisSettings, BuildDir, ComparisonSettings, ExportPaths, Exports, Mode, Origin,
-    RunSettings, SortOrder, StdoutExport, expand,
+    RunSettings, ShellRole, SortOrder, StdoutExport, expand, expand::ShellChoice,
 };
 use crate::error::RequestError;
 use crate::plan_file::PlanFile;
@@ -60,24 +61,107 @@ pub struct Parameters {
     pub lists: Vec<(String, String)>,
 }
 
-/// Commands run around the measured ones (hyperfine's hooks), as given.
+/// Commands run around the measured ones (hyperfine's hooks), as given: each once (for every
+/// benchmark), once per command, or once per benchmark (command × parameter values, in the
+/// order the benchmarks are expanded). `{VAR}` is replaced by each benchmark's values.
+///
+/// A job queued before hooks could be given more than once stored each as a string (or null);
+/// both forms read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Hooks {
-    /// Once per benchmark before its first execution.
-    pub setup: Option<String>,
+    /// Before the benchmark's first execution.
+    #[serde(deserialize_with = "one_or_many")]
+    pub setup: Vec<String>,
     /// Before every execution.
-    pub prepare: Option<String>,
+    #[serde(deserialize_with = "one_or_many")]
+    pub prepare: Vec<String>,
     /// After every execution.
-    pub conclude: Option<String>,
-    /// Once per benchmark after its last execution.
-    pub cleanup: Option<String>,
+    #[serde(deserialize_with = "one_or_many")]
+    pub conclude: Vec<String>,
+    /// After the benchmark's last execution.
+    #[serde(deserialize_with = "one_or_many")]
+    pub cleanup: Vec<String>,
+}
+
+/// A hook list as stored: a list, one string, or null (none).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<Stored>::deserialize(d)? {
+        None => Vec::new(),
+        Some(Stored::One(s)) => vec![s],
+        Some(Stored::Many(v)) => v,
+    })
+}
+
+impl Hooks {
+    /// Each hook with its option.
+    fn each(&self) -> [(&'static str, &Vec<String>); 4] {
+        [
+            ("--setup", &self.setup),
+            ("--prepare", &self.prepare),
+            ("--conclude", &self.conclude),
+            ("--cleanup", &self.cleanup),
+        ]
+    }
+
+    /// Every hook's text.
+    fn texts(&self) -> Vec<String> {
+        self.each()
+            .into_iter()
+            .flat_map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// Each count checked: once, once per command or once per benchmark.
+    fn check(&self, commands: usize, benchmarks: usize) -> Result<()> {
+        for (option, given) in self.each() {
+            let n = given.len();
+            if n > 1 && n != commands && n != benchmarks {
+                return Err(RequestError::HookCount {
+                    option,
+                    given: n,
+                    commands,
+                    benchmarks,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The hook texts of benchmark `k` (of `benchmarks`), which runs command `i` (of
+    /// `commands`): one hook for all, the one per benchmark, or the command's.
+    fn of(&self, k: usize, i: usize, benchmarks: usize) -> [Option<&String>; 4] {
+        self.each().map(|(_, given)| match given.len() {
+            0 => None,
+            1 => given.first(),
+            n if n == benchmarks => given.get(k),
+            _ => given.get(i),
+        })
+    }
 }
 
 impl ExportPaths {
     /// The exports that may name standard output, each with its option.
-    fn streamable(&self) -> [(&Option<PathBuf>, StdoutExport, &'static str); 5] {
+    fn streamable(&self) -> [(&Option<PathBuf>, StdoutExport, &'static str); 7] {
         [
+            (
+                &self.hyperfine_json,
+                StdoutExport::HyperfineJson,
+                "--export-json-hyperfine",
+            ),
+            (
+                &self.hyperfine_csv,
+                StdoutExport::HyperfineCsv,
+                "--export-csv-hyperfine",
+            ),
             (&self.json, StdoutExport::Json, "--export-json"),
             (&self.csv, StdoutExport::Csv, "--export-csv"),
             (&self.markdown, StdoutExport::Markdown, "--export-markdown"),
@@ -154,6 +238,8 @@ pub struct RunRequest {
     pub input: Option<PathBuf>,
     /// Where their standard output goes.
     pub output: OutputMode,
+    /// A file their standard output is written to instead (`--output=FILE`).
+    pub output_file: Option<PathBuf>,
     /// The stream iteration times are read from with [`RunRequest::pattern`].
     pub iterations_from: Option<Stream>,
     /// The regular expression whose first group is an iteration's time.
@@ -172,6 +258,8 @@ pub struct RunRequest {
     pub iterations: Option<usize>,
     /// Measure executions that exit with a non-zero status.
     pub ignore_failure: bool,
+    /// With `ignore_failure`, only these exit codes (`-i=1,2`); empty: every non-zero one.
+    pub ignored_exit_codes: Vec<i32>,
     /// Simulation specs instead of commands.
     pub simulate: bool,
     /// Export paths.
@@ -188,8 +276,15 @@ pub struct RunRequest {
     pub budget: Option<Seconds>,
     /// Measure until each comparison is decided.
     pub until_decided: bool,
+    /// `rigor run`'s own request, with the meanings hyperfine gives its options that the other
+    /// commands built on runs (`plan`, `bench`, `track`) do not take: without counts (`-r`,
+    /// `-m`, `-M`, `--build`) the default length ([`rigor_runner::length`]) instead of a fixed
+    /// 10, and a `--reference` that is none of the benchmarks added as a command.
+    pub rigor_run: bool,
     /// Comparisons.
     pub comparison: ComparisonSettings,
+    /// `--reference-name`: the name of the command `--reference` adds (hyperfine 1.20).
+    pub reference_name: Option<String>,
     /// Intervals.
     pub analysis: AnalysisSettings,
     /// Where the run came from.
@@ -208,8 +303,9 @@ pub struct Resolved {
     pub notes: Vec<rigor_report::notes::Note>,
 }
 
-/// The benchmarks of the commands: one per command and combination of parameter values (the
-/// command's values vary fastest), each with its command text and its parameters.
+/// The benchmarks of the commands: one per command and combination of parameter values, in
+/// hyperfine's order (the commands vary fastest, then the first parameter), each with its command
+/// text and its parameters.
 struct Expanded {
     benchmarks: Vec<Benchmark>,
     commands: Vec<String>,
@@ -225,6 +321,9 @@ impl RunRequest {
     pub fn resolve_checked(&self) -> Result<Resolved> {
         let mut r = self.resolve()?;
         self.exports.check()?;
+        if let Some(note) = add_shell_startups(&mut r.settings) {
+            r.notes.push(note);
+        }
         // `{src}` is the source directory: rigor's working directory here (a version's checkout
         // under `rigor track`), so a build running in its own directory can find the sources.
         if let (Some(build), Ok(cwd)) = (&mut r.settings.runner.build, std::env::current_dir()) {
@@ -242,13 +341,16 @@ impl RunRequest {
     /// [`RequestError`] naming the first option that is wrong.
     pub fn resolve(&self) -> Result<Resolved> {
         let (shell, commands) = expand::shell(self.shell.as_deref(), &self.commands);
-        let shell = shell.as_deref();
-        let expanded = self.expand(&commands, shell)?;
-        let hook = |c: &Option<String>| {
-            c.as_deref()
-                .map(|t| CommandLine::parse_for(t, shell))
-                .transpose()
-        };
+        let mut through_shell = Vec::new();
+        let mut expanded = self.expand(&commands, &shell, &mut through_shell)?;
+        let mut comparison = self.comparison.clone();
+        let mut notes = Vec::new();
+        if let Some(name) = self.add_reference(&mut expanded, &shell, &mut through_shell)? {
+            notes.push(rigor_report::notes::Note::ReferenceAdded {
+                command: expanded.commands[0].clone(),
+            });
+            comparison.reference = Some(name);
+        }
         let iterations = self.iteration_source()?;
         let iterations_expected = matches!(iterations, IterationSource::Pattern { .. });
         let timeout = self.timeout.and_then(|t| t.to_duration());
@@ -258,7 +360,7 @@ impl RunRequest {
                 source,
             })?;
         }
-        let (build, build_dir) = self.build_level(timeout, shell)?;
+        let (build, build_dir) = self.build_level(timeout, &shell, &mut through_shell)?;
         let mut benchmarks = match self.iterations {
             Some(k) => expanded
                 .benchmarks
@@ -285,23 +387,20 @@ impl RunRequest {
             timeout,
             input: self.input.clone(),
             output: self.output,
+            output_file: self.output_file()?,
             iterations,
-            setup: hook(&self.hooks.setup)?,
-            prepare: hook(&self.hooks.prepare)?,
-            conclude: hook(&self.hooks.conclude)?,
-            cleanup: hook(&self.hooks.cleanup)?,
             ignore_failure: self.ignore_failure,
+            ignored_exit_codes: self.ignored_exit_codes.clone(),
             seed: self.seed.unwrap_or_else(Seed::from_entropy),
             build,
             randomize_env: self.randomize_env,
             iterations_per_execution: self.iterations,
         };
         runner.validate()?;
-        let mut notes = Vec::new();
         let mode = match &self.plan {
             Some(path) => {
                 let plan = PlanFile::load(path).map_err(|e| RequestError::Plan(Box::new(e)))?;
-                notes = apply_plan(
+                let matched = apply_plan(
                     &mut benchmarks,
                     &mut runner,
                     self.discard,
@@ -310,6 +409,8 @@ impl RunRequest {
                     self.precision,
                 )
                 .map_err(|e| RequestError::Plan(Box::new(e)))?;
+                runner.validate_with(&benchmarks)?;
+                notes.extend(matched);
                 Mode::Planned {
                     plan: Box::new(plan),
                     precision: self.precision,
@@ -325,14 +426,46 @@ impl RunRequest {
                     min_units: self.min_runs,
                 }
             }
+            None if self.rigor_run
+                && self.executions.is_none()
+                && self.min_runs.is_none()
+                && self.max_runs.is_none()
+                && self.build.is_none() =>
+            {
+                Mode::DefaultLength(rigor_runner::LengthSettings::default())
+            }
             None => Mode::Fixed,
         };
+        if !rigor_runner::schedule::interleaved(&benchmarks) {
+            let mode = match &mode {
+                Mode::Fixed | Mode::DefaultLength(_) => None,
+                Mode::Planned { .. } => Some("--plan"),
+                Mode::Adaptive { .. } if self.precision.is_some() => Some("--precision"),
+                Mode::Adaptive { .. } => Some("--budget"),
+                Mode::UntilDecided { .. } => Some("--until-decided"),
+            };
+            if let Some(mode) = mode {
+                return Err(RequestError::BlocksNeedFixedCount { mode });
+            }
+            notes.push(rigor_report::notes::Note::NotInterleaved);
+        }
+        if !through_shell.is_empty() {
+            notes.insert(
+                0,
+                rigor_report::notes::Note::ThroughShell {
+                    commands: through_shell,
+                },
+            );
+        }
         check_reference(
-            self.comparison.reference.as_deref(),
+            comparison.reference.as_deref(),
             &benchmarks,
             &expanded.commands,
         )?;
-        let record = self.record(&mode, &runner, shell.is_some());
+        let shell_used = benchmarks
+            .iter()
+            .any(|b| !matches!(b.command, CommandLine::Direct(_)));
+        let record = self.record(&mode, &runner, shell_used);
         let e = &self.exports;
         let settings = RunSettings {
             benchmarks,
@@ -343,12 +476,13 @@ impl RunRequest {
                 .map(|v| v.into_iter().collect())
                 .collect(),
             versions: Vec::new(),
+            shell_roles: Vec::new(),
             runner,
             discard: self.discard,
             iterations_expected,
             mode,
             analysis: self.analysis,
-            comparison: self.comparison.clone(),
+            comparison,
             exports: Exports {
                 files: ExportPaths {
                     json: file(&e.json),
@@ -356,6 +490,8 @@ impl RunRequest {
                     markdown: file(&e.markdown),
                     asciidoc: file(&e.asciidoc),
                     orgmode: file(&e.orgmode),
+                    hyperfine_json: file(&e.hyperfine_json),
+                    hyperfine_csv: file(&e.hyperfine_csv),
                     ..e.clone()
                 },
                 unit: self.time_unit,
@@ -373,36 +509,99 @@ impl RunRequest {
         })
     }
 
-    fn expand(&self, commands: &[String], shell: Option<&[String]>) -> Result<Expanded> {
+    fn expand(
+        &self,
+        commands: &[String],
+        shell: &ShellChoice,
+        through_shell: &mut Vec<(String, String)>,
+    ) -> Result<Expanded> {
         if commands.is_empty() {
             return Err(RequestError::NoCommand);
         }
-        if self.names.len() > commands.len() {
+        let combinations = expand::combinations(&self.parameters)?;
+        // As hyperfine: with parameters, as many names as benchmarks name each benchmark (in
+        // the order below); otherwise names go to the commands in order.
+        let total = combinations.len() * commands.len();
+        let per_benchmark = total > commands.len() && self.names.len() == total;
+        if self.names.len() > commands.len() && !per_benchmark {
             return Err(RequestError::TooManyNames {
                 names: self.names.len(),
                 commands: commands.len(),
+                benchmarks: total,
             });
         }
-        let combinations = expand::combinations(&self.parameters)?;
         if let Some(first) = combinations.first() {
-            expand::check_used(first, commands, &self.names)?;
+            let mut named = self.names.clone();
+            named.extend(self.hooks.texts());
+            expand::check_used(first, commands, &named)?;
         }
+        self.hooks.check(commands.len(), total)?;
         let mut out = Expanded {
             benchmarks: Vec::new(),
             commands: Vec::new(),
             parameters: Vec::new(),
         };
-        for (i, text) in commands.iter().enumerate() {
-            for values in &combinations {
+        // Shell syntax is judged after the parameters' values are in; the note shows the
+        // command (or hook) as given, once.
+        let mut parse = |text: &str, given: String| -> Result<CommandLine> {
+            let (command, found) = shell.parse(text)?;
+            if let Some(found) = found
+                && !through_shell.iter().any(|(c, _)| *c == given)
+            {
+                through_shell.push((given, found.to_string()));
+            }
+            Ok(command)
+        };
+        // hyperfine's order: the commands vary fastest, then the first parameter list.
+        for (c, values) in combinations.iter().enumerate() {
+            for (i, text) in commands.iter().enumerate() {
                 let command_text = expand::substitute(text, values);
-                let command = CommandLine::parse_for(&command_text, shell)?;
-                let name = match self.names.get(i) {
-                    Some(name) if values.is_empty() => name.clone(),
+                let command = parse(&command_text, text.clone())?;
+                let given = match per_benchmark {
+                    true => self.names.get(c * commands.len() + i),
+                    false => self.names.get(i),
+                };
+                let name = match given {
+                    Some(name) if values.is_empty() || per_benchmark => {
+                        expand::substitute(name, values)
+                    }
                     Some(name) if name.contains('{') => expand::substitute(name, values),
                     Some(name) => format!("{name} ({})", describe_values(values)),
-                    None => command_text.clone(),
+                    // Values used only in hooks tell the benchmarks apart (as hyperfine's names).
+                    None => {
+                        let unused: expand::Values = values
+                            .iter()
+                            .filter(|(k, _)| !text.contains(&format!("{{{k}}}")))
+                            .cloned()
+                            .collect();
+                        if unused.is_empty() {
+                            command_text.clone()
+                        } else {
+                            format!("{command_text} ({})", describe_values(&unused))
+                        }
+                    }
                 };
-                out.benchmarks.push(Benchmark::new(name, command));
+                let k = out.benchmarks.len();
+                let [setup, prepare, conclude, cleanup] = self.hooks.of(k, i, total);
+                let options = ["--setup", "--prepare", "--conclude", "--cleanup"];
+                let mut hook = |given: Option<&String>, o: usize| {
+                    given
+                        .map(|t| {
+                            parse(
+                                &expand::substitute(t, values),
+                                format!("{} {t}", options[o]),
+                            )
+                        })
+                        .transpose()
+                };
+                let mut benchmark = Benchmark::new(name, command);
+                benchmark.hooks = RunnerHooks {
+                    setup: hook(setup, 0)?,
+                    prepare: hook(prepare, 1)?,
+                    conclude: hook(conclude, 2)?,
+                    cleanup: hook(cleanup, 3)?,
+                };
+                out.benchmarks.push(benchmark);
                 out.commands.push(command_text);
                 out.parameters.push(values.clone());
             }
@@ -424,6 +623,83 @@ impl RunRequest {
             }
         }
         Ok(out)
+    }
+
+    /// hyperfine 1.20's `--reference CMD`: a `--reference` that is none of the benchmarks (by
+    /// name, command or position) and not a number is a command, benchmarked first as the
+    /// reference (named `--reference-name`, else by its text). Returns the name it is referred
+    /// to by, when it was added.
+    fn add_reference(
+        &self,
+        expanded: &mut Expanded,
+        shell: &ShellChoice,
+        through_shell: &mut Vec<(String, String)>,
+    ) -> Result<Option<String>> {
+        let Some(reference) = self.comparison.reference.as_deref() else {
+            if self.reference_name.is_some() {
+                return Err(RequestError::ReferenceNameAlone);
+            }
+            return Ok(None);
+        };
+        if !self.rigor_run {
+            return Ok(None);
+        }
+        let existing = expanded.benchmarks.iter().any(|b| b.name == reference)
+            || expanded.commands.iter().any(|c| c == reference);
+        if existing || reference.trim().parse::<usize>().is_ok() {
+            return match &self.reference_name {
+                Some(_) => Err(RequestError::ReferenceNameExisting(reference.to_string())),
+                None => Ok(None),
+            };
+        }
+        let name = self
+            .reference_name
+            .clone()
+            .unwrap_or_else(|| reference.to_string());
+        if expanded.benchmarks.iter().any(|b| b.name == name) {
+            return Err(RequestError::DuplicateName(name));
+        }
+        let (command, found) = shell.parse(reference)?;
+        if let Some(found) = found {
+            through_shell.push((format!("--reference {reference}"), found.to_string()));
+        }
+        // A typo in a benchmark's name is not run as a command: it must be one rigor can run.
+        if let Some(why) = unrunnable(&command, self.simulate) {
+            let names: Vec<String> = expanded
+                .benchmarks
+                .iter()
+                .map(|b| format!("'{}'", b.name))
+                .collect();
+            return Err(RequestError::ReferenceNotRunnable {
+                reference: reference.to_string(),
+                names: names.join(", "),
+                why,
+            });
+        }
+        // It runs inside the hooks the first benchmark runs in (all of them, when one setup and
+        // cleanup are given for every command), so that it is interleaved with the others.
+        let mut benchmark = Benchmark::new(name.clone(), command);
+        benchmark.hooks = expanded
+            .benchmarks
+            .first()
+            .map(|b| b.hooks.clone())
+            .unwrap_or_default();
+        expanded.benchmarks.insert(0, benchmark);
+        expanded.commands.insert(0, reference.to_string());
+        expanded.parameters.insert(0, Vec::new());
+        Ok(Some(name))
+    }
+
+    /// `--output=FILE`: checked, and absolute (commands may run in other folders: builds,
+    /// checkouts).
+    fn output_file(&self) -> Result<Option<PathBuf>> {
+        let Some(path) = &self.output_file else {
+            return Ok(None);
+        };
+        check_writable(path, "--output")?;
+        Ok(Some(
+            std::path::absolute(path).unwrap_or_else(|_| path.clone()),
+        ))
     }
 
     /// The top-level count of a fixed run: `-r`, else 10 within `--min-runs` and `--max-runs`.
@@ -502,12 +778,16 @@ impl RunRequest {
     fn build_level(
         &self,
         timeout: Option<std::time::Duration>,
-        shell: Option<&[String]>,
+        shell: &ShellChoice,
+        through_shell: &mut Vec<(String, String)>,
     ) -> Result<(Option<BuildSettings>, BuildDir)> {
         let Some(text) = &self.build else {
             return Ok((None, BuildDir::default()));
         };
-        let command = CommandLine::parse_for(text, shell)?;
+        let (command, found) = shell.parse(text)?;
+        if let Some(found) = found {
+            through_shell.push((format!("--build {text}"), found.to_string()));
+        }
         let (root, dir) = match &self.build_root {
             Some(dir) => (dir.clone(), BuildDir::default()),
             None => {
@@ -537,6 +817,11 @@ impl RunRequest {
         RunSettingsRecord {
             mode: match mode {
                 Mode::Fixed => ModeRecord::Fixed,
+                Mode::DefaultLength(l) => ModeRecord::DefaultLength {
+                    first: l.first,
+                    target: l.target,
+                    budget: l.budget,
+                },
                 Mode::Planned { precision, .. } => ModeRecord::Planned {
                     precision: *precision,
                 },
@@ -567,6 +852,7 @@ impl RunRequest {
             shell,
             simulate: self.simulate,
             ignore_failure: self.ignore_failure,
+            ignored_exit_codes: self.ignored_exit_codes.clone(),
             quantile: self.analysis.quantile,
             build: self.build.clone(),
             builds: runner.build.as_ref().map(|b| b.builds),
@@ -578,6 +864,98 @@ impl RunRequest {
             resamples: c.resamples,
         }
     }
+}
+
+/// Why `command` cannot run, if it cannot: a simulation spec that does not parse, or a program
+/// that is neither a file nor found on `PATH`.
+fn unrunnable(command: &CommandLine, simulate: bool) -> Option<String> {
+    if simulate {
+        return rigor_runner::SimSpec::parse(&command.text())
+            .err()
+            .map(|e| e.to_string());
+    }
+    let program = std::path::Path::new(command.program());
+    let found = if program.components().count() > 1 {
+        program.is_file()
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
+    };
+    (!found).then(|| format!("'{}' is not found on PATH", program.display()))
+}
+
+/// When commands run through a shell and are timed whole, the empty shell of each shell used
+/// (`sh -c ''`) as one more benchmark, interleaved in the same rounds (inside the same setup and
+/// cleanup when all share one), so that each such command is also reported net of its shell's
+/// start-up with that start-up's variance carried in (hyperfine subtracts a point estimate
+/// measured before the benchmarks). Runs of a fixed count (or the default length) only: an adaptive run would hold the
+/// empty shell to its precision target too, a plan names its benchmarks, and a run until
+/// decided compares every benchmark it measures. The note says so.
+fn add_shell_startups(s: &mut RunSettings) -> Option<rigor_report::notes::Note> {
+    let timed_whole = !s.iterations_expected && s.runner.iterations_per_execution.is_none();
+    let mode = matches!(s.mode, Mode::Fixed | Mode::DefaultLength(_));
+    if s.simulate || !timed_whole || !mode {
+        return None;
+    }
+    let interleaved = rigor_runner::schedule::interleaved(&s.benchmarks);
+    let shell_of = |c: &CommandLine| match c {
+        CommandLine::Direct(_) => None,
+        CommandLine::Shell(_) => Some(vec!["sh".to_string()]),
+        CommandLine::ShellWith { shell, .. } => Some(shell.clone()),
+    };
+    let n = s.benchmarks.len();
+    let mut roles = vec![ShellRole::None; n];
+    let mut shells: Vec<(Vec<String>, String)> = Vec::new();
+    for (i, b) in s.benchmarks.iter().enumerate() {
+        let Some(shell) = shell_of(&b.command) else {
+            continue;
+        };
+        let name = match shells.iter().find(|(sh, _)| *sh == shell) {
+            Some((_, name)) => name.clone(),
+            None => {
+                let name = format!("{} -c ''", shell_words::join(&shell));
+                shells.push((shell, name.clone()));
+                name
+            }
+        };
+        roles[i] = ShellRole::NetOf(name);
+    }
+    if shells.is_empty() {
+        return None;
+    }
+    let around = s.benchmarks[0].hooks.clone();
+    for (shell, name) in &shells {
+        let command = match shell.as_slice() {
+            [sh] if sh == "sh" => CommandLine::Shell(String::new()),
+            _ => CommandLine::ShellWith {
+                shell: shell.clone(),
+                text: String::new(),
+            },
+        };
+        let mut b = Benchmark::new(name.clone(), command);
+        if interleaved {
+            b.hooks = RunnerHooks {
+                setup: around.setup.clone(),
+                cleanup: around.cleanup.clone(),
+                ..RunnerHooks::default()
+            };
+        }
+        s.benchmarks.push(b);
+        s.commands.push(name.clone());
+        s.parameters.push(Default::default());
+        roles.push(ShellRole::Startup(shell_words::join(shell)));
+    }
+    let direct = s.benchmarks[..n]
+        .iter()
+        .zip(&roles)
+        .filter(|(_, r)| **r == ShellRole::None)
+        .map(|(b, _)| b.name.clone())
+        .collect();
+    s.shell_roles = roles;
+    Some(rigor_report::notes::Note::ShellStartup {
+        benchmarks: shells.into_iter().map(|(_, name)| name).collect(),
+        direct,
+    })
 }
 
 /// "x = 1, y = a".
@@ -694,11 +1072,61 @@ mod tests {
         q.parameters.lists = vec![("x".into(), "1,2".into())];
         q.names = vec!["A".into()];
         let r = q.resolve().unwrap();
-        assert_eq!(names(&r), ["A (x = 1)", "A (x = 2)", "b 1", "b 2"]);
-        assert_eq!(r.settings.commands, ["a 1", "a 2", "b 1", "b 2"]);
+        assert_eq!(names(&r), ["A (x = 1)", "b 1", "A (x = 2)", "b 2"]);
+        assert_eq!(r.settings.commands, ["a 1", "b 1", "a 2", "b 2"]);
+        // As many names as benchmarks: one each, in that order (hyperfine's -n).
+        q.names = ["a-1", "b-1", "a-2", "b-{x}"].map(String::from).to_vec();
+        assert_eq!(names(&q.resolve().unwrap()), ["a-1", "b-1", "a-2", "b-2"]);
+        q.names.pop();
+        let err = q.resolve().unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "3 names given for 2 commands (4 benchmarks with the parameters)"
+        );
         q.commands = vec!["a {x}".into(), "a {x}".into()];
         q.names = vec!["n{x}".into(), "n{x}".into()];
         assert!(matches!(q.resolve(), Err(RequestError::DuplicateName(n)) if n == "n1"));
+    }
+
+    #[test]
+    fn a_reference_that_is_no_benchmark_is_added_first_as_hyperfine_does() {
+        let mut q = request(&["sleep 0.2", "sleep 0.3"]);
+        q.comparison.reference = Some("sleep 0.1".into());
+        assert!(
+            matches!(q.resolve(), Err(RequestError::Reference { .. })),
+            "only in rigor run"
+        );
+        q.rigor_run = true;
+        q.comparison.reference = Some("sleep 0.3".into());
+        let r = q.resolve().unwrap();
+        assert_eq!(
+            names(&r),
+            ["sleep 0.2", "sleep 0.3"],
+            "an existing one stays"
+        );
+        assert!(r.notes.is_empty());
+        q.comparison.reference = Some("sleep 0.1".into());
+        q.reference_name = Some("base".into());
+        let r = q.resolve().unwrap();
+        assert_eq!(names(&r), ["base", "sleep 0.2", "sleep 0.3"]);
+        assert_eq!(r.settings.commands[0], "sleep 0.1");
+        assert_eq!(r.settings.comparison.reference.as_deref(), Some("base"));
+        assert_eq!(r.notes.len(), 1);
+        // A typo is not run: a reference must be a command rigor can run.
+        q.comparison.reference = Some("sleep-typo 0.1".into());
+        let err = q.resolve().unwrap_err().to_string();
+        assert!(err.contains("nor a command rigor can run ('sleep-typo' is not found on PATH)"));
+        // A position out of range is still an error, and a name needs a command to name.
+        q.comparison.reference = Some("7".into());
+        assert!(matches!(
+            q.resolve(),
+            Err(RequestError::ReferenceNameExisting(_))
+        ));
+        q.reference_name = None;
+        assert!(matches!(q.resolve(), Err(RequestError::Reference { .. })));
+        q.comparison.reference = None;
+        q.reference_name = Some("base".into());
+        assert!(matches!(q.resolve(), Err(RequestError::ReferenceNameAlone)));
     }
 
     #[test]
@@ -732,6 +1160,86 @@ mod tests {
             err.starts_with("--export-json, --export-markdown each name"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn hooks_go_once_for_all_once_per_command_or_once_per_benchmark() {
+        let h = Hooks {
+            setup: vec!["s".into()],
+            prepare: vec!["p1".into(), "p2".into()],
+            cleanup: vec!["c1".into(), "c2".into(), "c3".into(), "c4".into()],
+            ..Hooks::default()
+        };
+        // 2 commands × 2 values = 4 benchmarks; benchmark 2 runs command 1 (0-based).
+        assert!(h.check(2, 4).is_ok());
+        let [setup, prepare, conclude, cleanup] = h.of(2, 1, 4);
+        assert_eq!(
+            (setup, prepare, conclude, cleanup),
+            (
+                Some(&"s".into()),
+                Some(&"p2".into()),
+                None,
+                Some(&"c3".into())
+            )
+        );
+        let err = h.check(2, 6).unwrap_err().to_string();
+        assert!(err.starts_with("--cleanup was given 4 times"), "{err}");
+        // A job queued when each hook was one string (or null) still reads.
+        let old: Hooks =
+            serde_json::from_str(r#"{"setup":null,"prepare":"sync","cleanup":["a","b"]}"#).unwrap();
+        assert_eq!(old.setup, Vec::<String>::new());
+        assert_eq!(old.prepare, ["sync"]);
+        assert_eq!(old.cleanup, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_parameter_used_only_in_a_hook_is_accepted_and_names_the_benchmarks() {
+        let mut q = request(&["true"]);
+        q.parameters.lists = vec![("d".into(), "1,2".into())];
+        assert!(matches!(q.resolve(), Err(RequestError::ParameterUnused(_))));
+        q.hooks.prepare = vec!["touch p{d}".into()];
+        let r = q.resolve().unwrap();
+        assert_eq!(names(&r), ["true (d = 1)", "true (d = 2)"]);
+        let prepare = |i: usize| r.settings.benchmarks[i].hooks.prepare.clone().unwrap();
+        assert_eq!(prepare(0).argv(), ["touch", "p1"]);
+        assert_eq!(prepare(1).argv(), ["touch", "p2"]);
+    }
+
+    #[test]
+    fn shell_syntax_goes_through_sh_unless_n_and_the_empty_shell_is_measured_beside_it() {
+        let r = request(&["a | b", "c d"]).resolve_checked().unwrap();
+        let b = &r.settings.benchmarks;
+        assert_eq!(b[0].command, CommandLine::Shell("a | b".into()));
+        assert_eq!(b[1].command.argv(), ["c", "d"]);
+        // The empty shell is one more benchmark, marked; the shell command is netted of it.
+        assert_eq!(b[2].name, "sh -c ''");
+        assert_eq!(b[2].command.argv(), ["sh", "-c", ""]);
+        assert_eq!(
+            r.settings.shell_roles,
+            [
+                ShellRole::NetOf("sh -c ''".into()),
+                ShellRole::None,
+                ShellRole::Startup("sh".into())
+            ]
+        );
+        assert!(matches!(
+            r.notes[0],
+            rigor_report::notes::Note::ThroughShell { .. }
+        ));
+        let mut q = request(&["a | b"]);
+        q.shell = Some("none".into());
+        let r = q.resolve_checked().unwrap();
+        assert_eq!(r.settings.benchmarks.len(), 1);
+        assert_eq!(r.settings.benchmarks[0].command.argv(), ["a", "|", "b"]);
+        assert!(r.notes.is_empty());
+        // A run until decided measures no empty shell (it would be a candidate), nor does an
+        // adaptive one (it would be held to the precision target).
+        let mut q = request(&["a | b", "c | d"]);
+        q.until_decided = true;
+        assert_eq!(q.resolve_checked().unwrap().settings.benchmarks.len(), 2);
+        let mut q = request(&["a | b"]);
+        q.precision = Some(Fraction::percent(1.0).unwrap());
+        assert_eq!(q.resolve_checked().unwrap().settings.benchmarks.len(), 1);
     }
 
     #[test]

@@ -259,6 +259,8 @@ fn add_group(
 ) -> Result<()> {
     let name = files_shown(files);
     let imported = rigor_store::import::load_together(files, request.format)?;
+    crate::saved::holds_benchmarks(&imported.result, files)?;
+    refuse_single_units(&imported.result, &name)?;
     // A `track run` file of several versions measured together: each version stored as its own.
     if let Some(parts) = split_versions(&imported.result) {
         if request.version.is_some() {
@@ -298,6 +300,27 @@ fn add_group(
         None => version_of(&imported.result, &name)?,
     };
     told(add_result(history, request, name, imported, &rev, None)?);
+    Ok(())
+}
+
+/// Refuses a result in which every benchmark that measured something measured one top-level
+/// unit: its summaries (what the history tracks) would all be missing, and "Stored" would
+/// store nothing to show.
+fn refuse_single_units(result: &ResultFile, name: &str) -> Result<()> {
+    let mut measured = result
+        .benchmarks
+        .iter()
+        .filter_map(|b| b.hierarchy().ok().map(|h| (b, h.units(0))));
+    let Some((first, _)) = measured.clone().next() else {
+        return Ok(());
+    };
+    if measured.all(|(_, units)| units < 2) {
+        return Err(TrackError::NothingToTrack {
+            files: name.to_string(),
+            level: first.level_names()[0].clone(),
+        }
+        .into());
+    }
     Ok(())
 }
 

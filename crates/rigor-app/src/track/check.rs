@@ -116,8 +116,20 @@ pub fn check(
     let old_analyses = analyze_all(&mut old, analysis);
     let new_analyses = analyze_all(&mut candidate, analysis);
     let cs = crate::comparisons::CompareSettings::new(comparison, analysis.confidence, seed);
-    let (comparisons, suite, warnings) =
-        crate::comparisons::between(&old, &old_analyses, &candidate, &new_analyses, &cs)?;
+    let crate::comparisons::Between {
+        comparisons,
+        suite,
+        values_only,
+        mut warnings,
+    } = crate::comparisons::between(&old, &old_analyses, &candidate, &new_analyses, &cs)?;
+    // A check decides by intervals: a benchmark measured once has none to decide with.
+    warnings.extend(
+        values_only
+            .into_iter()
+            .map(|v| rigor_store::Warning::NoResultToCompare {
+                benchmark: v.benchmark,
+            }),
+    );
     Ok(Checked {
         baseline: versions,
         comparisons,

@@ -449,6 +449,8 @@ pub fn split_versions(result: &ResultFile) -> Option<Vec<(String, ResultFile)>> 
         let record = BenchmarkRecord {
             name: b.name.strip_suffix(&suffix).unwrap_or(&b.name).to_string(),
             version: None,
+            shell_startup: None,
+            net_of: None,
             ..b.clone()
         };
         if let Some((_, list)) = parts.iter_mut().find(|(r, _)| *r == rev) {
@@ -519,6 +521,7 @@ fn batch_settings(
                 command,
                 iterations: b.iterations,
                 dir: r.dir.clone(),
+                hooks: b.hooks.clone(),
             });
             batch.commands.push(text);
             batch

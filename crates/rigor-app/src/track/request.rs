@@ -164,6 +164,19 @@ pub enum TrackError {
         /// Versions in them.
         versions: usize,
     },
+    /// A result in which no benchmark has more than one top-level unit (Google Benchmark
+    /// without repetitions): there is no interval to store, so nothing would be tracked.
+    #[error(
+        "{files}: no benchmark was measured more than once ({level}), so there is no interval to \
+         store and nothing to track; measure each several times (Google Benchmark: \
+         --benchmark_repetitions=N, or several files of separate runs given together)"
+    )]
+    NothingToTrack {
+        /// The files.
+        files: String,
+        /// The top level's name.
+        level: String,
+    },
     /// A result that names no version, without `--version`.
     #[error("{0}: names no version (no label, no commit): give --version")]
     NoVersionNamed(String),
@@ -271,7 +284,7 @@ impl TrackRequest {
         let prepare = match (&run.build, run.builds) {
             (Some(cmd), None) if project.is_none() => {
                 let (shell, _) = expand::shell(run.shell.as_deref(), &run.commands);
-                let c = CommandLine::parse_for(cmd, shell.as_deref())?;
+                let (c, _) = shell.parse(cmd)?;
                 run.build = None;
                 Some(c)
             }

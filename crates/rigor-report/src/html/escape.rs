@@ -23,16 +23,18 @@ pub struct Escaped<'a>(pub &'a str);
 
 impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut rest = self.0;
-        while let Some(i) = rest.find(['&', '<', '>', '"', '\'', '\0']) {
+        // Control characters and bidirectional controls are written visibly first (as in every
+        // output, see `crate::escape`), so no name reorders or hides the text around it.
+        let visible = crate::escape::visible_keeping_layout(self.0);
+        let mut rest: &str = &visible;
+        while let Some(i) = rest.find(['&', '<', '>', '"', '\'']) {
             f.write_str(&rest[..i])?;
             f.write_str(match rest.as_bytes()[i] {
                 b'&' => "&amp;",
                 b'<' => "&lt;",
                 b'>' => "&gt;",
                 b'"' => "&quot;",
-                b'\'' => "&#39;",
-                _ => "\u{FFFD}",
+                _ => "&#39;",
             })?;
             rest = &rest[i + 1..];
         }
@@ -73,7 +75,9 @@ mod tests {
     }
 
     #[test]
-    fn nul_is_replaced() {
-        assert_eq!(escape("a\0b"), "a\u{FFFD}b");
+    fn controls_are_shown_not_sent() {
+        assert_eq!(escape("a\0b"), "a\\x00b");
+        assert_eq!(escape("x\u{202e}y\u{1b}[2J"), "x\\u{202e}y\\x1b[2J");
+        assert_eq!(escape("line\nbreak\tkept"), "line\nbreak\tkept");
     }
 }

@@ -158,9 +158,11 @@ impl ProcessExecutor {
         command: &CommandLine,
         dir: Option<&Path>,
         timeout: Option<Duration>,
+        env: &[(String, String)],
     ) -> Result<ExecutionOutcome, RunError> {
         let stderr = Capture::open(self.scratch.path().join("stderr-aux"))?;
         let mut cmd = base_command(&command.argv());
+        cmd.envs(env.iter().map(|(k, v)| (k, v)));
         cmd.stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr.stdio()?);
@@ -265,9 +267,17 @@ impl Executor for ProcessExecutor {
             Some(path) => open_input(path)?,
             None => Stdio::null(),
         });
-        let drain = !capture_stdout && req.output == OutputMode::Pipe;
+        let drain = !capture_stdout && req.output_file.is_none() && req.output == OutputMode::Pipe;
+        let output_file = match req.output_file.filter(|_| !capture_stdout) {
+            Some(path) => Some(File::create(path).map_err(|source| RunError::File {
+                path: path.to_path_buf(),
+                source,
+            })?),
+            None => None,
+        };
         cmd.stdout(match req.output {
             _ if capture_stdout => captures.stdout.stdio()?,
+            _ if output_file.is_some() => output_file.map_or_else(Stdio::null, Stdio::from),
             OutputMode::Null => Stdio::null(),
             OutputMode::Pipe => Stdio::piped(),
             OutputMode::Inherit => Stdio::inherit(),
@@ -307,15 +317,16 @@ impl Executor for ProcessExecutor {
     }
 
     fn build(&mut self, req: &BuildRequest<'_>) -> Result<ExecutionOutcome, RunError> {
-        self.auxiliary(req.command, Some(req.dir), req.timeout)
+        self.auxiliary(req.command, Some(req.dir), req.timeout, &[])
     }
 
     fn run_hook(
         &mut self,
         command: &CommandLine,
         dir: Option<&Path>,
+        env: &[(String, String)],
     ) -> Result<ExecutionOutcome, RunError> {
-        self.auxiliary(command, dir, None)
+        self.auxiliary(command, dir, None, env)
     }
 }
 
@@ -421,6 +432,7 @@ mod tests {
             iterations,
             input: None,
             output: OutputMode::Null,
+            output_file: None,
             timeout,
             env: &[],
             dir,
@@ -553,11 +565,26 @@ mod tests {
         );
         let hook = CommandLine::parse("test -f here.sh", false).unwrap();
         assert!(
-            ex.run_hook(&hook, Some(dir.path()))
+            ex.run_hook(&hook, Some(dir.path()), &[])
                 .unwrap()
                 .termination
                 .success()
         );
-        assert!(!ex.run_hook(&hook, None).unwrap().termination.success());
+        assert!(!ex.run_hook(&hook, None, &[]).unwrap().termination.success());
+        // A hook sees the environment it is given (the execution's number, for --prepare).
+        let env_hook = CommandLine::parse("test \"$RIGOR_ITERATION\" = 3", true).unwrap();
+        let env = [("RIGOR_ITERATION".to_string(), "3".to_string())];
+        assert!(
+            ex.run_hook(&env_hook, None, &env)
+                .unwrap()
+                .termination
+                .success()
+        );
+        assert!(
+            !ex.run_hook(&env_hook, None, &[])
+                .unwrap()
+                .termination
+                .success()
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! BenchmarkTools.jl `save` JSON: `[{"Julia": ..., "BenchmarkTools": ...}, [values...]]`, each
 //! value `[type, fields]`. A `BenchmarkGroup` holds `data` (name → value, nested); a `Trial`
 //! holds `times` in nanoseconds per evaluation (each a sample of `params.evals` evaluations).
-//! Every sample ran in one Julia process.
+//! Every sample ran in one Julia process. The trials of one group are a family, compared with
+//! each other.
 
 use super::json::Node;
 use super::{flat, result};
@@ -48,7 +49,11 @@ fn walk(
             let ns = fields.get("times")?.times()?;
             let seconds: Vec<f64> = ns.iter().map(|t| t * 1e-9).collect();
             let name = name.unwrap_or(fallback).to_string();
-            out.push(flat(name, String::new(), "sample", &seconds));
+            // The trials of one group (`group/trial`) are its family.
+            let family = name.rsplit_once('/').map(|(g, _)| g.to_string());
+            let mut b = flat(name, String::new(), "sample", &seconds);
+            b.family = family;
+            out.push(b);
         }
         // Parameters, TrialEstimate, ...: no samples.
         _ => {}

@@ -2,7 +2,11 @@
 //! sample) and `times` (nanoseconds per sample); `benchmark.json` beside it names the benchmark
 //! (`full_id`). cargo-criterion `--message-format=json` writes one JSON message per line; a
 //! `benchmark-complete` message holds `iteration_count` and `measured_values` in `unit`. Each
-//! sample becomes its time per iteration; every sample ran in one process.
+//! sample becomes its time per iteration; every sample ran in one process. A baseline saved with
+//! `--save-baseline NAME` is `<benchmark>/NAME/` beside `new/`: given itself, it is read.
+//! criterion prints the slope of its regression as `time:` (linear sampling), rigor the mean
+//! time per iteration (its `estimates.json` `mean`): a warning says so. A benchmark's family is
+//! its group (`group_id`): the functions and inputs of one `benchmark_group`.
 
 use std::path::{Path, PathBuf};
 
@@ -42,44 +46,84 @@ fn per_iteration(
 
 /// A `sample.json` (its `benchmark.json` beside it names it).
 pub(super) fn read_sample(path: &Path, root: Node<'_>) -> Result<ResultFile> {
-    Ok(result(vec![sample_benchmark(path, root)?]))
+    Ok(noted(path, vec![sample_benchmark(path, root)?]))
 }
 
-fn sample_benchmark(path: &Path, root: Node<'_>) -> Result<BenchmarkRecord> {
+/// The result of the benchmarks read, each with whether criterion printed its slope, with the
+/// warning that the time criterion printed is not the mean rigor shows.
+fn noted(path: &Path, read: Vec<(BenchmarkRecord, bool)>) -> ResultFile {
+    let benchmarks: Vec<String> = read
+        .iter()
+        .filter(|(_, slope)| *slope)
+        .map(|(b, _)| b.name.clone())
+        .collect();
+    let mut r = result(read.into_iter().map(|(b, _)| b).collect());
+    if !benchmarks.is_empty() {
+        r.warnings.push(crate::warning::Warning::Imported {
+            file: path.display().to_string(),
+            format: "criterion".to_string(),
+            note: crate::warning::ImportNote::SlopeNotMean { benchmarks },
+        });
+    }
+    r
+}
+
+/// The benchmark of a `sample.json`, and whether criterion printed its slope as its time (linear
+/// sampling, the default; with `SamplingMode::Flat` it prints the mean).
+fn sample_benchmark(path: &Path, root: Node<'_>) -> Result<(BenchmarkRecord, bool)> {
+    let slope = root
+        .opt("sampling_mode")
+        .is_none_or(|m| m.value().as_str() != Some("Flat"));
     let values = per_iteration(&root.get("iters")?, &root.get("times")?, |ns| ns * 1e-9)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = benchmark_name(&dir.join("benchmark.json")).unwrap_or_else(|| {
+    let (name, family) = benchmark_name(&dir.join("benchmark.json")).unwrap_or_else(|| {
         // `<name>/new/sample.json`: the benchmark's directory is above `new`.
         let d = if dir.file_name().is_some_and(|n| n == "new") {
             dir.parent().unwrap_or(dir)
         } else {
             dir
         };
-        d.file_name()
-            .map_or("criterion".into(), |n| n.to_string_lossy().into_owned())
+        let name = d
+            .file_name()
+            .map_or("criterion".into(), |n| n.to_string_lossy().into_owned());
+        (name, None)
     });
-    Ok(flat(name, String::new(), "sample", &values))
+    let mut b = flat(name, String::new(), "sample", &values);
+    b.family = family;
+    Ok((b, slope))
 }
 
-fn benchmark_name(path: &Path) -> Option<String> {
+/// The benchmark's name (`full_id`, else `title`) and group (`group_id`) from its
+/// `benchmark.json`.
+fn benchmark_name(path: &Path) -> Option<(String, Option<String>)> {
     let text = std::fs::read_to_string(path).ok()?;
     let v: Value = serde_json::from_str(&text).ok()?;
-    ["full_id", "title"]
+    let name = ["full_id", "title"]
         .iter()
-        .find_map(|k| v.get(k).and_then(Value::as_str).map(str::to_string))
+        .find_map(|k| v.get(k).and_then(Value::as_str).map(str::to_string))?;
+    let group = v
+        .get("group_id")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    Some((name, group))
 }
 
-/// Every `new/sample.json` under a directory (`target/criterion`, one benchmark's directory, or
-/// its `new`), in path order.
+/// Every `new/sample.json` under a directory (`target/criterion`, one benchmark's directory), in
+/// path order; or the `sample.json` of the directory itself (its `new`, or a baseline saved with
+/// `--save-baseline`).
 pub(super) fn read_dir(dir: &Path) -> Result<ResultFile> {
     let mut samples = Vec::new();
-    collect(dir, &mut samples, 0)?;
+    if dir.join("sample.json").is_file() {
+        samples.push(dir.join("sample.json"));
+    } else {
+        collect(dir, &mut samples, 0)?;
+    }
     samples.sort();
     if samples.is_empty() {
         return Err(StoreError::import(
             dir,
             "",
-            "no criterion benchmark here (no new/sample.json below it)",
+            "no criterion benchmark here (no sample.json in it, nor a new/sample.json below it)",
         ));
     }
     let mut benchmarks = Vec::new();
@@ -88,7 +132,7 @@ pub(super) fn read_dir(dir: &Path) -> Result<ResultFile> {
         let value: Value = serde_json::from_str(&text).map_err(|e| StoreError::json(&p, &e))?;
         benchmarks.push(sample_benchmark(&p, Node::root(&p, &value))?);
     }
-    Ok(result(benchmarks))
+    Ok(noted(dir, benchmarks))
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<()> {
@@ -158,7 +202,11 @@ pub(super) fn read_messages(path: &Path, text: &str) -> Result<ResultFile> {
                 |v| v * scale,
             )?;
             let id = root.get("id")?.str()?.to_string();
-            Ok(flat(id, String::new(), "sample", &values))
+            // `group/function/input`: the group is the family (an id without `/` has none).
+            let family = id.split_once('/').map(|(g, _)| g.to_string());
+            let mut b = flat(id, String::new(), "sample", &values);
+            b.family = family;
+            Ok(b)
         };
         benchmarks.push(read().map_err(wrap)?);
     }

@@ -1,10 +1,18 @@
 //! hyperfine `--export-json`: `results[].times` are wall times of process executions, in
-//! seconds; `exit_codes` (when present) marks failed executions, which are kept as failures.
+//! seconds. A non-zero `exit_codes` entry is an execution hyperfine measured all the same
+//! (`-i`/`--ignore-failure`): it is kept as `rigor run -i` keeps one, a measured execution with
+//! its exit status, so that the mean is hyperfine's. `parameters` (`-P`/`-L`) become the
+//! benchmark's parameters. The commands of one export were measured to be compared: they form one
+//! family.
 
 use super::json::Node;
 use super::{flat, result};
 use crate::error::Result;
-use crate::schema::{FailureRecord, FailureStage, ResultFile};
+use crate::schema::{ExecutionRecord, ResultFile};
+use rigor_units::Seconds;
+
+/// The family of every benchmark of a hyperfine export (its commands are compared together).
+const FAMILY: &str = "hyperfine";
 
 pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
     let mut benchmarks = Vec::new();
@@ -26,30 +34,38 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                 times.len()
             )));
         }
-        let ok: Vec<f64> = times
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| codes.get(*i).is_none_or(|c| *c == Some(0)))
-            .map(|(_, &t)| t)
-            .collect();
-        let mut b = flat(command.clone(), command, "execution", &ok);
-        for (i, code) in codes.iter().enumerate().filter(|(_, c)| **c != Some(0)) {
-            b.failures.push(FailureRecord {
-                stage: FailureStage::Command,
-                round: i,
-                execution: i,
-                warmup: false,
-                number: Some(i + 1),
-                exit_code: *code,
-                signal: None,
-                timed_out: false,
-                stderr_tail: String::new(),
-                reason: format!(
-                    "exited with {} (recorded by hyperfine)",
-                    code.map_or("no code".to_string(), |c| format!("code {c}"))
-                ),
-            });
+        let mut b = flat(command.clone(), command, "execution", &times);
+        if codes.iter().any(|c| *c != Some(0)) {
+            b.executions = times
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| ExecutionRecord {
+                    build: None,
+                    round: i,
+                    execution: i,
+                    warmup: false,
+                    wall: Seconds::new(t),
+                    // hyperfine exports the mean user and system time only, not each run's.
+                    user: Seconds::new(0.0),
+                    sys: Seconds::new(0.0),
+                    max_rss: 0,
+                    // hyperfine writes no code for a run a signal ended (kept, as it keeps it).
+                    exit_code: codes.get(i).copied().flatten().filter(|c| *c != 0),
+                    env_pad: None,
+                    resolution: None,
+                })
+                .collect();
         }
+        if let Some(p) = r.opt("parameters") {
+            for (name, value) in p.entries()? {
+                let v = match value.value() {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                b.parameters.insert(name.to_string(), v);
+            }
+        }
+        b.family = Some(FAMILY.to_string());
         benchmarks.push(b);
     }
     Ok(result(benchmarks))

@@ -1,7 +1,8 @@
 //! JMH `-rf json`: an array of results; `primaryMetric.rawData` holds one array per fork (a
 //! process) of measured iteration scores. Times per operation (`ns/op`, ...) are converted to
 //! seconds; throughputs (`ops/s`, ...) are inverted to seconds per operation. JMH does not
-//! write its warm-up iterations to the file.
+//! write its warm-up iterations to the file. A method's results (with other `params`) are one
+//! family, compared with each other.
 
 use super::json::Node;
 use super::{nested, result};
@@ -39,7 +40,8 @@ fn to_seconds(node: &Node<'_>, unit: &str, score: f64) -> Result<f64> {
 pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
     let mut benchmarks = Vec::new();
     for r in root.items()? {
-        let mut name = r.get("benchmark")?.str()?.to_string();
+        let method = r.get("benchmark")?.str()?.to_string();
+        let mut name = method.clone();
         if let Some(params) = r.opt("params") {
             let p: Vec<String> = params
                 .entries()?
@@ -62,7 +64,10 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                 forks.push(values);
             }
         }
-        benchmarks.push(nested(name, String::new(), ["fork", "iteration"], &forks));
+        let mut b = nested(name, String::new(), ["fork", "iteration"], &forks);
+        // The method's runs with other parameters (and modes) are its family.
+        b.family = Some(method);
+        benchmarks.push(b);
     }
     Ok(result(benchmarks))
 }

@@ -1,5 +1,6 @@
 //! Krun results (after `bunzip2`): `wallclock_times` maps `benchmark:vm:variant` to one array per
-//! process execution of in-process iteration times in seconds.
+//! process execution of in-process iteration times in seconds. A benchmark and variant run by
+//! several VMs are one family (compared with each other).
 
 use super::json::Node;
 use super::{nested, result};
@@ -16,12 +17,18 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                 processes.push(values);
             }
         }
-        benchmarks.push(nested(
+        let mut b = nested(
             key.to_string(),
             String::new(),
             ["execution", "iteration"],
             &processes,
-        ));
+        );
+        // `benchmark:vm:variant`: one benchmark and variant run by several VMs is a family.
+        b.family = match key.split(':').collect::<Vec<_>>().as_slice() {
+            [bench, _vm, variant] => Some(format!("{bench}:{variant}")),
+            _ => None,
+        };
+        benchmarks.push(b);
     }
     Ok(result(benchmarks))
 }

@@ -147,6 +147,7 @@ pub fn load_together(paths: &[PathBuf], format: Option<Format>) -> Result<Import
         [] => Err(StoreError::import(Path::new(""), "", "no file given")),
         [one] => load(one, format),
         _ => {
+            refuse_repeated(paths)?;
             let mut files: Vec<(&Path, ResultFile)> = Vec::new();
             let mut first: Option<(&Path, Format)> = None;
             for path in paths {
@@ -164,6 +165,43 @@ pub fn load_together(paths: &[PathBuf], format: Option<Format>) -> Result<Import
             Ok(finish(merge_processes(files)?, format, Path::new(&label)))
         }
     }
+}
+
+/// Refuses a file given twice (the same file by two names, or two files of the same content):
+/// read as two processes it would pass one process's measurements off as two, with a
+/// zero-width interval between them.
+fn refuse_repeated(paths: &[PathBuf]) -> Result<()> {
+    // Each file given so far: its name, its canonical path and its content (of a file).
+    type Seen<'a> = (&'a Path, Option<PathBuf>, Option<Vec<u8>>);
+    let mut seen: Vec<Seen<'_>> = Vec::new();
+    for path in paths {
+        let canonical = std::fs::canonicalize(path).ok();
+        let bytes = if path.is_file() {
+            Some(std::fs::read(path).map_err(|e| StoreError::io(path, e))?)
+        } else {
+            None
+        };
+        for (other, c, b) in &seen {
+            let same = if canonical.is_some() && canonical == *c {
+                "is the same file as"
+            } else if bytes.is_some() && bytes == *b {
+                "has the same content as"
+            } else {
+                continue;
+            };
+            return Err(StoreError::import(
+                path,
+                "",
+                format!(
+                    "{same} {}: files read together are process executions each, and one \
+                     measured twice would look like two that agree exactly; give each file once",
+                    other.display()
+                ),
+            ));
+        }
+        seen.push((path, canonical, bytes));
+    }
+    Ok(())
 }
 
 /// Whether a file of format `f` can join the files read so far (`first`: the first one's path
@@ -218,6 +256,7 @@ fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
             match merged.iter_mut().find(|m| m.name == b.name) {
                 Some(m) => m.processes.push(values),
                 None => merged.push(Merged {
+                    family: b.family,
                     inner: b
                         .level_names
                         .as_ref()
@@ -232,7 +271,11 @@ fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
     }
     let benchmarks = merged
         .into_iter()
-        .map(|m| nested(m.name, m.command, ["execution", &m.inner], &m.processes))
+        .map(|m| {
+            let mut b = nested(m.name, m.command, ["execution", &m.inner], &m.processes);
+            b.family = m.family;
+            b
+        })
         .collect();
     Ok(result(benchmarks))
 }
@@ -241,6 +284,8 @@ fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
 struct Merged {
     name: String,
     command: String,
+    /// The benchmark it is a variant of.
+    family: Option<String>,
     /// The name of the level inside a process (`repetition`, `sample`).
     inner: String,
     /// Each process's `(value, warm-up)`, in file order.
@@ -260,6 +305,22 @@ fn read(path: &Path, format: Option<Format>) -> Result<(ResultFile, Format)> {
         };
     }
     let bytes = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
+    parse_bytes_raw(path, bytes, format)
+}
+
+/// Parses a file's bytes as `format` (or the sniffed format), as [`load`] reads a file: gzip
+/// is decompressed first (by its magic bytes, whatever the name), then the text is parsed.
+pub fn parse_bytes(path: &Path, bytes: Vec<u8>, format: Option<Format>) -> Result<Imported> {
+    let (result, format) = parse_bytes_raw(path, bytes, format)?;
+    Ok(finish(result, format, path))
+}
+
+fn parse_bytes_raw(
+    path: &Path,
+    bytes: Vec<u8>,
+    format: Option<Format>,
+) -> Result<(ResultFile, Format)> {
+    let bytes = decompressed(path, bytes)?;
     if bytes.starts_with(b"BZh") {
         return Err(StoreError::import(
             path,
@@ -275,6 +336,38 @@ fn read(path: &Path, format: Option<Format>) -> Result<(ResultFile, Format)> {
         )
     })?;
     parse_raw(path, &text, format)
+}
+
+/// The most bytes a gzip-compressed file may expand to (a result file is far smaller; this
+/// stops a corrupt or hostile file from filling the memory).
+const MAX_DECOMPRESSED: u64 = 1 << 30;
+
+/// The file's bytes, decompressed when they are gzip (by the magic bytes `1f 8b`, whatever the
+/// file's name: pyperf writes `.json.gz`).
+fn decompressed(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>> {
+    use std::io::Read;
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes.as_slice())
+        .take(MAX_DECOMPRESSED + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| {
+            StoreError::import(
+                path,
+                "",
+                format!("is gzip-compressed but cannot be read: {e}"),
+            )
+        })?;
+    if out.len() as u64 > MAX_DECOMPRESSED {
+        return Err(StoreError::import(
+            path,
+            "",
+            "is gzip-compressed and expands to more than 1 GiB: not a result file",
+        ));
+    }
+    Ok(out)
 }
 
 /// Parses file text as `format` (or the sniffed format); `path` names the file in errors and
@@ -309,6 +402,14 @@ fn parse_raw(path: &Path, text: &str, format: Option<Format>) -> Result<(ResultF
             }
         }
     };
+    if result.benchmarks.is_empty() && format != Format::Rigor {
+        // Nothing to analyse or store: say so rather than report or store nothing.
+        return Err(StoreError::import(
+            path,
+            "",
+            format!("is a {format} file without a measured benchmark (every one failed?)"),
+        ));
+    }
     Ok((result, format))
 }
 
@@ -338,6 +439,9 @@ pub fn sniff(path: &Path, text: &str) -> Result<Format> {
                 Ok(Format::CargoCriterion)
             } else if rebench::looks_like(text) {
                 Ok(Format::Rebench)
+            } else if first.trim_start().starts_with('{') && torn_rigor(text) {
+                // A rigor result cut short by a crash or a full disk: rigor's reader repairs it.
+                Ok(Format::Rigor)
             } else if first.trim_start().starts_with(['{', '[']) {
                 // JSON of no known shape that does not even parse: say where it breaks.
                 Err(StoreError::json(path, &e))
@@ -346,6 +450,12 @@ pub fn sniff(path: &Path, text: &str) -> Result<Format> {
             }
         }
     }
+}
+
+/// Whether text that does not parse is a rigor result cut short: its header's
+/// `schema_version` and the `log` an unfinished run appends to.
+fn torn_rigor(text: &str) -> bool {
+    text.contains("\"schema_version\"") && text.contains("\"log\": [")
 }
 
 fn sniff_json(v: &Value) -> Option<Format> {

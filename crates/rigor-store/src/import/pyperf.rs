@@ -1,6 +1,7 @@
 //! pyperf JSON: `benchmarks[].runs[]` are worker processes (levels `run` × `value`); a run's `values` are seconds per
 //! loop (one per measured iteration) and its `warmups` are `[loops, value]` pairs, kept as
-//! warm-up iterations. Runs without values (pyperf's calibration runs) are skipped.
+//! warm-up iterations. Runs without values (pyperf's calibration runs) are skipped. A file's
+//! benchmarks (a pyperformance suite) are unrelated: no family, compared with none.
 
 use super::json::Node;
 use super::{nested, result};

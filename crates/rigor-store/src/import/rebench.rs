@@ -4,15 +4,20 @@
 //! iterations are in-process iterations; each criterion other than `total` is a benchmark of its
 //! own. ReBench heads each session's lines with `# Source: {...}` (JSON naming the measured
 //! `commitId`); when every session names the same commit, it becomes the result's git commit.
+//! ReBench 1.4 writes its header without `#` and adds `tag`, `machine` and `runId` columns; its
+//! `Time` adapter records `MaxRSS` in kB beside the time: criteria that are not times are left
+//! out with a warning. A benchmark's family is its `benchmark` column: the runs of one benchmark
+//! by several executors (or with other arguments) are compared with each other.
 
 use std::path::Path;
 
 use super::{nested, result};
 use crate::error::{Result, StoreError};
 use crate::schema::{GitState, ResultFile};
+use crate::warning::{ImportNote, Warning};
 
 /// The columns of a file without a header, in order.
-const DEFAULT: [&str; 12] = [
+const DEFAULT: [&str; 14] = [
     "invocation",
     "iteration",
     "value",
@@ -25,17 +30,30 @@ const DEFAULT: [&str; 12] = [
     "cores",
     "inputSize",
     "varValue",
+    "tag",
+    "machine",
 ];
 /// Where the columns that tell benchmarks apart (`benchmark` and every one after it) start in
 /// [`DEFAULT`].
 const IDENTITY: usize = 5;
 
+/// Whether a line is a header naming the columns (`#` before it or not, as ReBench 1.4 writes
+/// it).
+fn is_header(fields: &[&str]) -> bool {
+    fields.iter().any(|f| f.eq_ignore_ascii_case("invocation"))
+        && fields.iter().any(|f| f.eq_ignore_ascii_case("value"))
+}
+
 /// Whether the text looks like a ReBench data file: a data line of tab-separated fields that
-/// starts with two integers and a number.
+/// starts with two integers and a number (after comments and a header).
 pub(super) fn looks_like(text: &str) -> bool {
     text.lines()
         .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .find(|l| {
+            !l.is_empty()
+                && !l.starts_with('#')
+                && !is_header(&l.split('\t').map(str::trim).collect::<Vec<_>>())
+        })
         .is_some_and(|l| {
             let f: Vec<&str> = l.split('\t').collect();
             f.len() >= 6
@@ -51,6 +69,7 @@ struct Columns {
     value: usize,
     unit: usize,
     criterion: usize,
+    benchmark: usize,
     identity: Vec<usize>,
 }
 
@@ -63,19 +82,24 @@ impl Columns {
             value: at("value")?,
             unit: at("unit")?,
             criterion: at("criterion")?,
+            // Absent from a header that names no benchmark: an empty field.
+            benchmark: at("benchmark").unwrap_or(usize::MAX),
             identity: DEFAULT[IDENTITY..].iter().filter_map(|n| at(n)).collect(),
         })
     }
 }
 
-type Key = (String, String);
+/// A benchmark's identity: (name, criterion, the `benchmark` column).
+type Key = (String, String, String);
 /// Each invocation's iteration values, in file order.
 type Invocations = Vec<(u64, Vec<(f64, bool)>)>;
 
 pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
     let mut cols = Columns::from(&DEFAULT).expect("the default columns are complete");
-    // (benchmark, criterion) → invocation → values in file order.
+    // (name, criterion, benchmark) → invocation → values in file order.
     let mut groups: Vec<(Key, Invocations)> = Vec::new();
+    // (criterion, unit) of values that are not times → how many were left out.
+    let mut skipped: Vec<((String, String), usize)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let err = |m: String| StoreError::import(path, &format!("line {}", i + 1), m);
         let trimmed = line.trim_end_matches('\r');
@@ -85,9 +109,7 @@ pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
             .split('\t')
             .map(str::trim)
             .collect();
-        if fields.iter().any(|f| f.eq_ignore_ascii_case("invocation"))
-            && fields.iter().any(|f| f.eq_ignore_ascii_case("value"))
-        {
+        if is_header(&fields) {
             cols = Columns::from(&fields).ok_or_else(|| {
                 err(
                     "a header without the columns invocation, iteration, value, unit, criterion"
@@ -126,9 +148,12 @@ pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
             "ms" => 1e-3,
             "s" => 1.0,
             other => {
-                return Err(err(format!(
-                    "unit '{other}': rigor reads times only (ns, us, ms, s)"
-                )));
+                let key = (field(cols.criterion).to_string(), other.to_string());
+                match skipped.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, n)) => *n += 1,
+                    None => skipped.push((key, 1)),
+                }
+                continue;
             }
         };
         let name = cols
@@ -138,7 +163,11 @@ pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
             .filter(|f| !f.is_empty() && *f != "None")
             .collect::<Vec<_>>()
             .join(" ");
-        let key = (name, field(cols.criterion).to_string());
+        let key = (
+            name,
+            field(cols.criterion).to_string(),
+            field(cols.benchmark).to_string(),
+        );
         let g = match groups.iter().position(|(k, _)| *k == key) {
             Some(p) => &mut groups[p].1,
             None => {
@@ -152,9 +181,32 @@ pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
         }
     }
     if groups.is_empty() {
-        return Err(StoreError::import(path, "", "no data lines"));
+        let what = if skipped.is_empty() {
+            "no data lines".to_string()
+        } else {
+            let units: Vec<String> = skipped
+                .iter()
+                .map(|((c, u), _)| format!("'{c}' in {u}"))
+                .collect();
+            format!(
+                "no times: only {}; rigor analyses times (ns, us, ms, s)",
+                units.join(", ")
+            )
+        };
+        return Err(StoreError::import(path, "", what));
     }
     let mut result = result(benchmarks(groups));
+    for ((criterion, unit), values) in skipped {
+        result.warnings.push(Warning::Imported {
+            file: path.display().to_string(),
+            format: "rebench".to_string(),
+            note: ImportNote::NotTime {
+                criterion,
+                unit,
+                values,
+            },
+        });
+    }
     result.provenance.git = commit(text).map(|commit| GitState {
         commit,
         // ReBench does not record uncommitted changes.
@@ -177,7 +229,7 @@ fn commit(text: &str) -> Option<String> {
 fn benchmarks(groups: Vec<(Key, Invocations)>) -> Vec<crate::schema::BenchmarkRecord> {
     groups
         .into_iter()
-        .map(|((name, criterion), invocations)| {
+        .map(|((name, criterion, benchmark), invocations)| {
             let name = if criterion == "total" || criterion.is_empty() {
                 name
             } else {
@@ -185,7 +237,15 @@ fn benchmarks(groups: Vec<(Key, Invocations)>) -> Vec<crate::schema::BenchmarkRe
             };
             let processes: Vec<Vec<(f64, bool)>> =
                 invocations.into_iter().map(|(_, v)| v).collect();
-            nested(name, String::new(), ["invocation", "iteration"], &processes)
+            let mut b = nested(name, String::new(), ["invocation", "iteration"], &processes);
+            b.family = (!benchmark.is_empty()).then(|| {
+                if criterion == "total" || criterion.is_empty() {
+                    benchmark
+                } else {
+                    format!("{benchmark} ({criterion})")
+                }
+            });
+            b
         })
         .collect()
 }
