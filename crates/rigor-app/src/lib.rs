@@ -24,6 +24,7 @@ pub mod analysis;
 pub mod bench;
 pub mod cargo_bench;
 pub mod checkouts;
+pub mod comparable;
 pub mod comparisons;
 pub mod decided;
 pub mod diagnosis;

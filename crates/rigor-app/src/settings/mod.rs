@@ -15,15 +15,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan_file::PlanFile;
 
+mod benchmarks;
 pub mod expand;
 mod files;
+mod hooks;
 mod request;
 
 pub use files::{AnalyzeRequest, check_output, check_writable, is_stdout};
 
+pub use hooks::Hooks;
 pub use request::{
     DEFAULT_BUILDS, DEFAULT_EXECUTIONS_PER_DECIDING_BUILD, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_UNITS,
-    Hooks, Parameters, Resolved, RunRequest, Scan,
+    Parameters, Resolved, RunRequest, Scan,
 };
 
 /// How intervals are computed.

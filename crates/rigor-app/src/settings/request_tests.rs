@@ -1,0 +1,209 @@
+use super::*;
+use crate::settings::ShellRole;
+
+fn request(commands: &[&str]) -> RunRequest {
+    RunRequest {
+        commands: commands.iter().map(ToString::to_string).collect(),
+        seed: Some(Seed(1)),
+        ..RunRequest::default()
+    }
+}
+
+fn names(r: &Resolved) -> Vec<&str> {
+    r.settings
+        .benchmarks
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect()
+}
+
+#[test]
+fn the_same_command_twice_is_numbered_and_parameters_expand_per_command() {
+    let r = request(&["sleep 0", "sleep 0"]).resolve().unwrap();
+    assert_eq!(names(&r), ["sleep 0 #1", "sleep 0 #2"]);
+    let mut q = request(&["a {x}", "b {x}"]);
+    q.parameters.lists = vec![("x".into(), "1,2".into())];
+    q.names = vec!["A".into()];
+    let r = q.resolve().unwrap();
+    assert_eq!(names(&r), ["A (x = 1)", "b 1", "A (x = 2)", "b 2"]);
+    assert_eq!(r.settings.commands, ["a 1", "b 1", "a 2", "b 2"]);
+    // As many names as benchmarks: one each, in that order (hyperfine's -n).
+    q.names = ["a-1", "b-1", "a-2", "b-{x}"].map(String::from).to_vec();
+    assert_eq!(names(&q.resolve().unwrap()), ["a-1", "b-1", "a-2", "b-2"]);
+    q.names.pop();
+    let err = q.resolve().unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "3 names given for 2 commands (4 benchmarks with the parameters)"
+    );
+    q.commands = vec!["a {x}".into(), "a {x}".into()];
+    q.names = vec!["n{x}".into(), "n{x}".into()];
+    assert!(matches!(q.resolve(), Err(RequestError::DuplicateName(n)) if n == "n1"));
+}
+
+#[test]
+fn a_reference_that_is_no_benchmark_is_added_first_as_hyperfine_does() {
+    let mut q = request(&["sleep 0.2", "sleep 0.3"]);
+    q.comparison.reference = Some("sleep 0.1".into());
+    assert!(
+        matches!(q.resolve(), Err(RequestError::Reference { .. })),
+        "only in rigor run"
+    );
+    q.rigor_run = true;
+    q.comparison.reference = Some("sleep 0.3".into());
+    let r = q.resolve().unwrap();
+    assert_eq!(
+        names(&r),
+        ["sleep 0.2", "sleep 0.3"],
+        "an existing one stays"
+    );
+    assert!(r.notes.is_empty());
+    q.comparison.reference = Some("sleep 0.1".into());
+    q.reference_name = Some("base".into());
+    let r = q.resolve().unwrap();
+    assert_eq!(names(&r), ["base", "sleep 0.2", "sleep 0.3"]);
+    assert_eq!(r.settings.commands[0], "sleep 0.1");
+    assert_eq!(r.settings.comparison.reference.as_deref(), Some("base"));
+    assert_eq!(r.notes.len(), 1);
+    // A typo is not run: a reference must be a command rigor can run.
+    q.comparison.reference = Some("sleep-typo 0.1".into());
+    let err = q.resolve().unwrap_err().to_string();
+    assert!(err.contains("nor a command rigor can run ('sleep-typo' is not found on PATH)"));
+    // A position out of range is still an error, and a name needs a command to name.
+    q.comparison.reference = Some("7".into());
+    assert!(matches!(
+        q.resolve(),
+        Err(RequestError::ReferenceNameExisting(_))
+    ));
+    q.reference_name = None;
+    assert!(matches!(q.resolve(), Err(RequestError::Reference { .. })));
+    q.comparison.reference = None;
+    q.reference_name = Some("base".into());
+    assert!(matches!(q.resolve(), Err(RequestError::ReferenceNameAlone)));
+}
+
+#[test]
+fn counts_are_checked_and_clamped_before_anything_runs() {
+    let mut q = request(&["x"]);
+    q.min_runs = Some(12);
+    let r = q.resolve().unwrap();
+    assert_eq!(r.settings.runner.executions, 12);
+    assert_eq!(r.settings.record.executions, 12);
+    q.min_runs = Some(1);
+    assert!(matches!(q.resolve(), Err(RequestError::MinRuns)));
+    q.min_runs = Some(8);
+    q.max_runs = Some(4);
+    let err = q.resolve().unwrap_err().to_string();
+    assert_eq!(err, "--min-runs 8 is above --max-runs 4");
+    let mut q = request(&["x"]);
+    q.until_decided = true;
+    assert!(matches!(q.resolve(), Err(RequestError::DecidedNeedsTwo(1))));
+}
+
+#[test]
+fn one_export_at_most_goes_to_standard_output() {
+    let mut q = request(&["x"]);
+    q.exports.markdown = Some("-".into());
+    let r = q.resolve().unwrap();
+    assert_eq!(r.settings.exports.stdout, Some(StdoutExport::Markdown));
+    assert_eq!(r.settings.exports.files.markdown, None);
+    q.exports.json = Some("-".into());
+    let err = q.resolve().unwrap_err().to_string();
+    assert!(
+        err.starts_with("--export-json, --export-markdown each name"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hooks_go_once_for_all_once_per_command_or_once_per_benchmark() {
+    let h = Hooks {
+        setup: vec!["s".into()],
+        prepare: vec!["p1".into(), "p2".into()],
+        cleanup: vec!["c1".into(), "c2".into(), "c3".into(), "c4".into()],
+        ..Hooks::default()
+    };
+    // 2 commands × 2 values = 4 benchmarks; benchmark 2 runs command 1 (0-based).
+    assert!(h.check(2, 4).is_ok());
+    let [setup, prepare, conclude, cleanup] = h.of(2, 1, 4);
+    assert_eq!(
+        (setup, prepare, conclude, cleanup),
+        (
+            Some(&"s".into()),
+            Some(&"p2".into()),
+            None,
+            Some(&"c3".into())
+        )
+    );
+    let err = h.check(2, 6).unwrap_err().to_string();
+    assert!(err.starts_with("--cleanup was given 4 times"), "{err}");
+    // A job queued when each hook was one string (or null) still reads.
+    let old: Hooks =
+        serde_json::from_str(r#"{"setup":null,"prepare":"sync","cleanup":["a","b"]}"#).unwrap();
+    assert_eq!(old.setup, Vec::<String>::new());
+    assert_eq!(old.prepare, ["sync"]);
+    assert_eq!(old.cleanup, ["a", "b"]);
+}
+
+#[test]
+fn a_parameter_used_only_in_a_hook_is_accepted_and_names_the_benchmarks() {
+    let mut q = request(&["true"]);
+    q.parameters.lists = vec![("d".into(), "1,2".into())];
+    assert!(matches!(q.resolve(), Err(RequestError::ParameterUnused(_))));
+    q.hooks.prepare = vec!["touch p{d}".into()];
+    let r = q.resolve().unwrap();
+    assert_eq!(names(&r), ["true (d = 1)", "true (d = 2)"]);
+    let prepare = |i: usize| r.settings.benchmarks[i].hooks.prepare.clone().unwrap();
+    assert_eq!(prepare(0).argv(), ["touch", "p1"]);
+    assert_eq!(prepare(1).argv(), ["touch", "p2"]);
+}
+
+#[test]
+fn shell_syntax_goes_through_sh_unless_n_and_the_empty_shell_is_measured_beside_it() {
+    let r = request(&["a | b", "c d"]).resolve_checked().unwrap();
+    let b = &r.settings.benchmarks;
+    assert_eq!(b[0].command, CommandLine::Shell("a | b".into()));
+    assert_eq!(b[1].command.argv(), ["c", "d"]);
+    // The empty shell is one more benchmark, marked; the shell command is netted of it.
+    assert_eq!(b[2].name, "sh -c ''");
+    assert_eq!(b[2].command.argv(), ["sh", "-c", ""]);
+    assert_eq!(
+        r.settings.shell_roles,
+        [
+            ShellRole::NetOf("sh -c ''".into()),
+            ShellRole::None,
+            ShellRole::Startup("sh".into())
+        ]
+    );
+    assert!(matches!(
+        r.notes[0],
+        rigor_report::notes::Note::ThroughShell { .. }
+    ));
+    let mut q = request(&["a | b"]);
+    q.shell = Some("none".into());
+    let r = q.resolve_checked().unwrap();
+    assert_eq!(r.settings.benchmarks.len(), 1);
+    assert_eq!(r.settings.benchmarks[0].command.argv(), ["a", "|", "b"]);
+    assert!(r.notes.is_empty());
+    // A run until decided measures no empty shell (it would be a candidate), nor does an
+    // adaptive one (it would be held to the precision target).
+    let mut q = request(&["a | b", "c | d"]);
+    q.until_decided = true;
+    assert_eq!(q.resolve_checked().unwrap().settings.benchmarks.len(), 2);
+    let mut q = request(&["a | b"]);
+    q.precision = Some(Fraction::percent(1.0).unwrap());
+    assert_eq!(q.resolve_checked().unwrap().settings.benchmarks.len(), 1);
+}
+
+#[test]
+fn a_temporary_build_root_lives_as_long_as_its_guard() {
+    let mut q = request(&["x"]);
+    q.build = Some("make".into());
+    let r = q.resolve().unwrap();
+    let build = r.settings.runner.build.clone().unwrap();
+    assert_eq!(build.builds, DEFAULT_BUILDS);
+    assert!(build.root.is_dir());
+    let copy = r.settings.clone();
+    drop(r);
+    assert!(!copy.runner.build.unwrap().root.exists());
+}
