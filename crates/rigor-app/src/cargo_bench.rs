@@ -188,6 +188,21 @@ pub fn build(s: &CargoSettings) -> Result<Vec<Target>, CargoBenchError> {
     if let Some(d) = &s.target_dir {
         cmd.arg("--target-dir").arg(d);
     }
+    let out = run_cargo(s, &mut cmd)?;
+    let targets = targets_from_messages(&String::from_utf8_lossy(&out.stdout));
+    if targets.is_empty() {
+        return Err(CargoBenchError::NoTargets {
+            benches: s.benches.clone(),
+        });
+    }
+    Ok(targets)
+}
+
+/// Runs a cargo command (its messages to standard error), its standard output when it succeeds.
+fn run_cargo(
+    s: &CargoSettings,
+    cmd: &mut Command,
+) -> Result<std::process::Output, CargoBenchError> {
     let out = cmd
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
@@ -201,13 +216,7 @@ pub fn build(s: &CargoSettings) -> Result<Vec<Target>, CargoBenchError> {
             status: out.status.to_string(),
         });
     }
-    let targets = targets_from_messages(&String::from_utf8_lossy(&out.stdout));
-    if targets.is_empty() {
-        return Err(CargoBenchError::NoTargets {
-            benches: s.benches.clone(),
-        });
-    }
-    Ok(targets)
+    Ok(out)
 }
 
 /// The manifest cargo would build with these settings (`cargo locate-project`), absolute.
@@ -220,19 +229,7 @@ pub fn manifest(s: &CargoSettings) -> Result<PathBuf, CargoBenchError> {
     if let Some(p) = &s.manifest_path {
         cmd.arg("--manifest-path").arg(p);
     }
-    let out = cmd
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|source| CargoBenchError::Spawn {
-            cargo: s.cargo.display().to_string(),
-            source,
-        })?;
-    if !out.status.success() {
-        return Err(CargoBenchError::Build {
-            status: out.status.to_string(),
-        });
-    }
+    let out = run_cargo(s, &mut cmd)?;
     let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     Ok(path.canonicalize().unwrap_or(path))
 }
