@@ -109,12 +109,23 @@ pub fn add_net_means(result: &mut ResultFile, settings: &AnalysisSettings) {
         else {
             continue;
         };
+        let startup_mean = s.analysis.as_ref().map_or(f64::NAN, |a| a.mean);
+        // The command's own interval may have been widened toward a skew of its means; the
+        // net interval keeps that widening (the gross interval less the start-up's mean) as
+        // well as the start-up's variance (the t interval of the difference): their hull.
+        let (lower, upper) = match &b.analysis {
+            Some(a) if startup_mean.is_finite() => (
+                net.lower.min(a.ci.lower - startup_mean),
+                net.upper.max(a.ci.upper - startup_mean),
+            ),
+            _ => (net.lower, net.upper),
+        };
         let record = NetRecord {
             startup: startup.to_string(),
-            startup_mean: s.analysis.as_ref().map_or(f64::NAN, |a| a.mean),
+            startup_mean,
             mean: net.mean,
-            lower: net.lower,
-            upper: net.upper,
+            lower,
+            upper,
             df: net.df,
         };
         if let Some(a) = &mut result.benchmarks[i].analysis {
@@ -218,4 +229,59 @@ pub(crate) fn compared_statistic(
         units: format!("{top}s"),
         at_resolution,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigor_store::{Layout, SampleRecord};
+    use rigor_units::{ConfidenceLevel, Seed};
+
+    fn timed(name: &str, values: &[f64]) -> BenchmarkRecord {
+        let mut b = BenchmarkRecord::new(name, name, Layout::new(false, false));
+        for (e, &v) in values.iter().enumerate() {
+            b.samples.push(SampleRecord {
+                build: None,
+                round: e,
+                execution: e,
+                iteration: 0,
+                value: v,
+                warmup: false,
+            });
+        }
+        b
+    }
+
+    /// A command whose means are skewed (one slow execution) gets an interval widened toward
+    /// the skew; netting it of a quiet shell's start-up must not narrow that side: the net
+    /// interval holds the command's interval less the start-up's mean.
+    #[test]
+    fn the_net_interval_keeps_the_commands_skew_widening() {
+        let mut r = ResultFile::new(Seed(1), ConfidenceLevel::NINETY_FIVE);
+        let mut command = timed(
+            "gzip -c f > /dev/null",
+            &[90.0, 91.0, 89.5, 90.5, 90.2, 89.8, 90.1, 140.0],
+        );
+        command.net_of = Some("sh -c ''".into());
+        let mut shell = timed("sh -c ''", &[1.0, 1.1, 0.9, 1.0, 1.05, 0.95, 1.0, 1.0]);
+        shell.shell_startup = Some("sh".into());
+        r.benchmarks = vec![command, shell];
+        let settings = AnalysisSettings::default();
+        analyze_all(&mut r, &settings);
+        let a = r.benchmarks[0].analysis.clone().unwrap();
+        let startup = r.benchmarks[1].analysis.as_ref().unwrap().mean;
+        let net = a.net.clone().unwrap();
+        assert!(net.upper >= a.ci.upper - startup - 1e-9, "{net:?} {a:?}");
+        assert!(net.lower <= a.ci.lower - startup + 1e-9, "{net:?} {a:?}");
+        // The command's interval is skew-widened upwards: the t interval alone of the
+        // difference would end lower.
+        let t = rigor_stats::net_mean(
+            &r.benchmarks[0].hierarchy().unwrap(),
+            &r.benchmarks[1].hierarchy().unwrap(),
+            0.95,
+            settings.quantile,
+        )
+        .unwrap();
+        assert!(net.upper > t.upper, "{} {}", net.upper, t.upper);
+    }
 }

@@ -259,12 +259,25 @@ pub fn within_run(
                     baseline: base.name.clone(),
                 });
             }
-            let mut c = one(
+            // A pair whose statistics cannot be formed (a baseline near zero whose resampled
+            // estimate is 0: an infinite ratio) is said and skipped; the other pairs stand.
+            let mut c = match one(
                 (base, base_h, intervals[r]),
                 (cand, h, intervals[i]),
                 s,
                 paired,
-            )?;
+            ) {
+                Ok(c) => c,
+                Err(AppError::Compare { source, .. }) => {
+                    warnings.push(Warning::NotCompared {
+                        candidate: cand.name.clone(),
+                        baseline: base.name.clone(),
+                        reason: source.to_string(),
+                    });
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             c.kind = kind_of(&base.command, &cand.command);
             out.push(c);
         }

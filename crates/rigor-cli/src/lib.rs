@@ -650,8 +650,9 @@ pub struct RunOptions {
         value_name = "NAME"
     )]
     pub names: Vec<String>,
-    /// Measured executions (processes) per command: the top level of the hierarchy [default:
-    /// 10, within --min-runs and --max-runs when they are given].
+    /// Measured executions (processes) per command: the top level of the hierarchy [default
+    /// for `rigor run`: 20, fewer (at least 10) when 20 would take over 3 s per command; 10
+    /// within --min-runs and --max-runs when they are given, and for plan, bench and track].
     #[arg(
         short = 'r',
         long,

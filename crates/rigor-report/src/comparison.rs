@@ -95,6 +95,9 @@ pub fn ratio_words(ratio: f64, bounds: Option<(f64, f64)>, level: f64) -> (Strin
 /// The bounds of a ratio's interval in the words [`ratio_words`] gives the ratio: "+2.1% ..
 /// +7.2%", or for a factor "4.10 .. 4.53" (of 1/ratio when faster); `None` when unbounded.
 pub fn interval_words(ratio: f64, bounds: Option<(f64, f64)>) -> Option<String> {
+    // A ratio of times is never negative: an interval reaching below 0 (Fieller's, on means
+    // near zero) is shown from 0, as a mean's interval is (the result file keeps it as computed).
+    let bounds = bounds.map(|(lo, hi)| (lo.max(0.0), hi.max(0.0)));
     if as_factor(ratio) {
         // Faster by a factor: the interval of 1/ratio is the reciprocal of the ratio's.
         let ci = if ratio >= 1.0 {
@@ -105,6 +108,10 @@ pub fn interval_words(ratio: f64, bounds: Option<(f64, f64)>) -> Option<String> 
         return match ci {
             Some((lo, hi)) if lo > 0.0 && hi.is_finite() => {
                 Some(format!("{} .. {}", factor(lo), factor(hi)))
+            }
+            // Faster by at least this much: the ratio's interval reaches 0.
+            Some((lo, hi)) if lo > 0.0 && lo.is_finite() && hi == f64::INFINITY => {
+                Some(format!("{} .. ∞", factor(lo)))
             }
             _ => None,
         };
@@ -320,20 +327,12 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             if c.ci.is_none_or(|ci| {
                 ci.method != rigor_stats::compare::RatioMethod::BootstrapPercentile
             }) {
-                let bounds = if as_factor(c.ratio) && c.ratio < 1.0 {
-                    format!(
-                        "{}× .. {}× faster",
-                        factor(1.0 / b.upper),
-                        factor(1.0 / b.lower)
-                    )
-                } else if as_factor(c.ratio) {
-                    format!("{}× .. {}× slower", factor(b.lower), factor(b.upper))
-                } else {
-                    format!(
-                        "{} .. {}",
-                        signed(100.0 * (b.lower - 1.0)),
-                        signed(100.0 * (b.upper - 1.0))
-                    )
+                let words = interval_words(c.ratio, Some((b.lower, b.upper)))
+                    .unwrap_or_else(|| "unbounded".to_string());
+                let bounds = match (as_factor(c.ratio), c.ratio < 1.0) {
+                    (true, true) => format!("{words} × faster"),
+                    (true, false) => format!("{words} × slower"),
+                    (false, _) => words,
                 };
                 let _ = writeln!(
                     out,
@@ -456,6 +455,15 @@ mod tests {
         assert_eq!(amount, "no faster or slower (0.00%)");
         let (amount, _) = ratio_words(1.046, Some((1.02, 1.07)), 0.95);
         assert_eq!(amount, "4.6% slower");
+    }
+
+    /// Fieller's interval on means near zero can reach below 0; no ratio of times can.
+    #[test]
+    fn intervals_below_zero_are_shown_from_zero() {
+        let (_, ci) = ratio_words(1.0 / 6.13, Some((-0.026, 0.356)), 0.95);
+        assert_eq!(ci, "95% CI 2.81 .. ∞");
+        let (_, ci) = ratio_words(0.8, Some((-0.36, 2.16)), 0.95);
+        assert_eq!(ci, "95% CI −100% .. +116%");
     }
 
     #[test]

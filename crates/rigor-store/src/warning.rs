@@ -46,6 +46,16 @@ pub enum Warning {
         /// The benchmark.
         benchmark: String,
     },
+    /// Two benchmarks could not be compared (their statistics could not be formed: a baseline
+    /// whose resampled estimate is 0, a time that is not finite): the others still are.
+    NotCompared {
+        /// The candidate.
+        candidate: String,
+        /// The baseline.
+        baseline: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// A result file cut short (a crash, a kill or a full disk: a torn last record, no closing
     /// `]}`), read up to its last whole record.
     Repaired {
@@ -141,6 +151,15 @@ impl std::fmt::Display for Warning {
             Self::NoResultToCompare { benchmark } => {
                 write!(f, "'{benchmark}' has no result in one of the files")
             }
+            Self::NotCompared {
+                candidate,
+                baseline,
+                reason,
+            } => write!(
+                f,
+                "'{candidate}' could not be compared with '{baseline}' ({reason}); its own \
+                 summary stands"
+            ),
             Self::Repaired { file, cut } => write!(
                 f,
                 "{file} was cut short (a crash, a kill or a full disk?): read up to its last \

@@ -32,8 +32,8 @@ pub enum UnitError {
     /// A bare number from 1 to 50 as a confidence level: a fraction it cannot be, and as a
     /// percentage it is far below any confidence level meant (`1.5` is 1.5% or a typo of 0.95).
     #[error(
-        "confidence '{0}' is ambiguous: give a fraction (0.95), a percentage from 50 (95) or \
-         a percentage with its sign ({0}%)"
+        "confidence '{0}' is ambiguous: give a fraction (0.95) or a percentage from 50 (95); \
+         a {0}% level, if that is really meant, takes its sign ({0}%)"
     )]
     ConfidenceAmbiguous(String),
     /// A confidence level outside (0, 100%).
