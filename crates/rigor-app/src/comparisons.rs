@@ -192,6 +192,22 @@ pub(crate) fn ratio_floor(
     Some(rc.floor_ratio(rb, candidate.1, baseline.1, lower, upper))
 }
 
+/// The rounds two benchmarks both completed, when each has at most one round beyond them, at
+/// the end (a run cut short mid-round), and at least two are left; `None` otherwise.
+fn completed_rounds(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let tail = |k: &[usize]| k.len() - n <= 1;
+    (n >= 2 && tail(a) && tail(b)).then(|| a[..n].to_vec())
+}
+
+/// A benchmark's hierarchy over the rounds `keys` only.
+fn restricted(b: &BenchmarkRecord, keys: &[usize]) -> Option<Hierarchy> {
+    let keep: std::collections::HashSet<&usize> = keys.iter().collect();
+    let mut only = b.clone();
+    only.samples.retain(|s| keep.contains(&b.layout.top_key(s)));
+    hierarchy_of(&only).ok()
+}
+
 /// Comparisons and the warnings met on the way.
 pub type Compared = (Vec<Computed>, Vec<Warning>);
 
@@ -253,12 +269,31 @@ pub fn within_run(
                 let base: std::collections::HashSet<&usize> = base_keys.iter().collect();
                 !keys.iter().any(|k| base.contains(k))
             };
-            if !paired && !disjoint {
-                warnings.push(Warning::Unpaired {
-                    candidate: cand.name.clone(),
-                    baseline: base.name.clone(),
-                });
-            }
+            // A run cut short mid-round (interrupted, or a torn file repaired) leaves one
+            // benchmark a last round the other lacks: the rounds both completed stay paired.
+            let common = (!paired && !disjoint)
+                .then(|| completed_rounds(&keys, &base_keys))
+                .flatten()
+                .and_then(|c| Some((c.len(), restricted(cand, &c)?, restricted(base, &c)?)));
+            let (h, base_h, paired) = match &common {
+                Some((rounds, ch, bh)) => {
+                    warnings.push(Warning::LastRoundUnpaired {
+                        candidate: cand.name.clone(),
+                        baseline: base.name.clone(),
+                        rounds: *rounds,
+                    });
+                    (ch, bh, true)
+                }
+                None => {
+                    if !paired && !disjoint {
+                        warnings.push(Warning::Unpaired {
+                            candidate: cand.name.clone(),
+                            baseline: base.name.clone(),
+                        });
+                    }
+                    (h, base_h, paired)
+                }
+            };
             // A pair whose statistics cannot be formed (a baseline near zero whose resampled
             // estimate is 0: an infinite ratio) is said and skipped; the other pairs stand.
             let mut c = match one(
@@ -706,4 +741,26 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::completed_rounds;
+
+    /// One benchmark of a run cut short mid-round has a last round the other lacks: the
+    /// rounds both completed are paired; anything else is not a cut round.
+    #[test]
+    fn rounds_both_completed_are_kept_when_one_round_was_cut() {
+        assert_eq!(
+            completed_rounds(&[0, 1, 2, 3], &[0, 1, 2]),
+            Some(vec![0, 1, 2])
+        );
+        assert_eq!(
+            completed_rounds(&[0, 1, 2], &[0, 1, 2, 3]),
+            Some(vec![0, 1, 2])
+        );
+        assert_eq!(completed_rounds(&[0, 1, 2, 3, 4], &[0, 1, 2]), None);
+        assert_eq!(completed_rounds(&[0, 2, 3], &[0, 1, 2, 3]), None);
+        assert_eq!(completed_rounds(&[0, 1], &[0]), None);
+    }
 }

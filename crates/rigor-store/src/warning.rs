@@ -46,6 +46,17 @@ pub enum Warning {
         /// The benchmark.
         benchmark: String,
     },
+    /// Two benchmarks ran in the same rounds but one of them has a last round the other lacks
+    /// (a run interrupted, or a torn file repaired, mid-round): they are compared, paired, over
+    /// the rounds both completed.
+    LastRoundUnpaired {
+        /// The candidate.
+        candidate: String,
+        /// The baseline.
+        baseline: String,
+        /// The rounds both completed.
+        rounds: usize,
+    },
     /// Two benchmarks could not be compared (their statistics could not be formed: a baseline
     /// whose resampled estimate is 0, a time that is not finite): the others still are.
     NotCompared {
@@ -151,6 +162,15 @@ impl std::fmt::Display for Warning {
             Self::NoResultToCompare { benchmark } => {
                 write!(f, "'{benchmark}' has no result in one of the files")
             }
+            Self::LastRoundUnpaired {
+                candidate,
+                baseline,
+                rounds,
+            } => write!(
+                f,
+                "'{candidate}' and '{baseline}' are compared over the {rounds} rounds both \
+                 completed, paired (the last round of one was cut short)"
+            ),
             Self::NotCompared {
                 candidate,
                 baseline,
