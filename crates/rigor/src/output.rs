@@ -56,11 +56,19 @@ pub fn emit_json(text: &str) {
     }
 }
 
-/// Writes an export to standard output (`--export-… -`), whatever [`emit`] does.
+/// Writes an export to standard output (`--export-… -`), whatever [`emit`] does: unchanged
+/// for a program reading it, through the terminal's escaping when standard output is a
+/// terminal (a CSV keeps names as they are, and a name's control sequence must not reach the
+/// screen of the person reading it).
 pub fn emit_data(text: &str) {
-    use std::io::Write;
+    use std::io::{IsTerminal, Write};
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    let shown = if out.is_terminal() {
+        rigor_report::escape::terminal(text)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
+    let _ = out.write_all(shown.as_bytes()).and_then(|()| out.flush());
 }
 
 /// Shows the non-fatal problems of a result (not an analysis's own, which its summary shows) on
