@@ -126,9 +126,15 @@ impl fmt::Display for Note {
                  --reference CMD)"
             ),
             Self::ThroughShell { commands } => {
+                // A hook is given as `--prepare TEXT`: the option, then its text quoted.
                 let list: Vec<String> = commands
                     .iter()
-                    .map(|(c, why)| format!("'{c}' ({why})"))
+                    .map(|(c, why)| match c.split_once(' ') {
+                        Some((option, text)) if option.starts_with("--") => {
+                            format!("{option} '{text}' ({why})")
+                        }
+                        _ => format!("'{c}' ({why})"),
+                    })
                     .collect();
                 write!(
                     f,
