@@ -327,12 +327,18 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             if c.ci.is_none_or(|ci| {
                 ci.method != rigor_stats::compare::RatioMethod::BootstrapPercentile
             }) {
-                let words = interval_words(c.ratio, Some((b.lower, b.upper)))
-                    .unwrap_or_else(|| "unbounded".to_string());
-                let bounds = match (as_factor(c.ratio), c.ratio < 1.0) {
-                    (true, true) => format!("{words} × faster"),
-                    (true, false) => format!("{words} × slower"),
-                    (false, _) => words,
+                let words = interval_words(c.ratio, Some((b.lower, b.upper)));
+                let factors = |w: &str| {
+                    w.split(" .. ")
+                        .map(|x| format!("{x}×"))
+                        .collect::<Vec<_>>()
+                        .join(" .. ")
+                };
+                let bounds = match (words, as_factor(c.ratio), c.ratio < 1.0) {
+                    (None, ..) => "unbounded".to_string(),
+                    (Some(w), true, true) => format!("{} faster", factors(&w)),
+                    (Some(w), true, false) => format!("{} slower", factors(&w)),
+                    (Some(w), false, _) => w,
                 };
                 let _ = writeln!(
                     out,

@@ -43,7 +43,7 @@ fn a_command_with_shell_syntax_runs_through_sh_and_rigor_says_so() {
         .success()
         .stderr(predicate::str::contains(
             "rigor: note: running through sh -c, for their shell syntax: 'gzip -c f > f.out' \
-             (the redirection `>`), '--prepare rm -f *.gz' (the pattern `*`), 'echo \
+             (the redirection `>`), --prepare 'rm -f *.gz' (the pattern `*`), 'echo \
              ${HYPERFINE_ITERATION} >> iter.log' (the expansion `${HYPERFINE_ITERATION}`); \
              --shell none (-N) runs them directly",
         ))

@@ -423,7 +423,7 @@ fn ambiguous_or_empty_values_are_refused_and_an_empty_rigor_db_is_unset() {
             .assert()
             .code(2)
             .stderr(predicate::str::contains(format!(
-                "confidence '{c}' is ambiguous: give a fraction (0.95), a percentage from 50 (95)"
+                "confidence '{c}' is ambiguous: give a fraction (0.95) or a percentage from 50 (95)"
             )));
     }
     let out = stdout_of(sim().args(["-r", "3", "--confidence", "90", SPEC]));
