@@ -246,9 +246,9 @@ pub struct Against {
     pub cargo: CargoSettings,
     /// The other build as the user named it: a revision, or a folder.
     pub label: String,
-    /// For a revision, the commit checked out and where (kept among the checkouts that `rigor
-    /// track` keeps, `.rigor/checkouts`, so a second comparison reuses the build).
-    pub checkout: Option<(String, PathBuf)>,
+    /// For a revision, where it is checked out (kept among the checkouts that `rigor track`
+    /// keeps, `.rigor/checkouts`, so a second comparison reuses the build).
+    pub checkout: Option<PathBuf>,
 }
 
 /// Finds the other build of `--against WHAT`: a folder holding the other copy of the current
@@ -308,7 +308,7 @@ pub fn against(cargo: &CargoSettings, what: &str) -> Result<Against> {
         if !other.is_file() {
             return Err(fail(format!("the revision has no {}", within.display())));
         }
-        (other, Some((version.rev, c.path)))
+        (other, Some(c.path))
     };
     let target_dir = other
         .parent()
@@ -411,10 +411,10 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
     )
     .map_err(fail)?;
     for c in &mut compared.comparisons {
-        if let Some(name) = c.baseline.strip_suffix(" (old)") {
+        if let Some(name) = c.baseline.strip_suffix(crate::comparisons::OLD) {
             c.baseline = against_name(name, label);
         }
-        if let Some(name) = c.candidate.strip_suffix(" (new)") {
+        if let Some(name) = c.candidate.strip_suffix(crate::comparisons::NEW) {
             c.candidate = name.to_string();
         }
     }

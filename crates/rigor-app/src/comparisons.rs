@@ -459,6 +459,12 @@ pub fn find_reference(result: &ResultFile, reference: Option<&str>) -> Result<us
     }
 }
 
+/// What [`between`] appends to the name of a benchmark of the old result.
+pub const OLD: &str = " (old)";
+
+/// What [`between`] appends to the name of a benchmark of the new result.
+pub const NEW: &str = " (new)";
+
 /// What [`between`] and [`between_paired`] found: the comparisons, the suite's geometric mean,
 /// the benchmarks compared without an interval, and the warnings.
 #[derive(Debug)]
@@ -563,8 +569,8 @@ fn between_with(
             paired,
         )?;
         ranges.push(member_range((ob, &oh), (nb, &nh), s.config.estimator));
-        c.baseline = format!("{} (old)", ob.name);
-        c.candidate = format!("{} (new)", nb.name);
+        c.baseline = format!("{}{OLD}", ob.name);
+        c.candidate = format!("{}{NEW}", nb.name);
         out.push(c);
         pairs.push((nh, oh));
     }

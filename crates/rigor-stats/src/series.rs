@@ -64,6 +64,12 @@ impl VersionMean {
         Self::robust_of(&h.top_means())
     }
 
+    /// [`huber_of`](Self::huber_of) of a version's top-level unit means: the level `rigor
+    /// track` stores.
+    pub fn huber(h: &Hierarchy) -> Result<Self> {
+        Self::huber_of(&h.top_means())
+    }
+
     /// [`robust`](Self::robust) from the top-level unit means themselves.
     pub fn robust_of(means: &[f64]) -> Result<Self> {
         let n = count_means(means)?;
@@ -101,15 +107,6 @@ impl VersionMean {
     /// [`robust_of`](Self::robust_of), the median. Tested against an independent root-finding
     /// solver (`scripts/oracles/huber.py`).
     pub fn huber_of(means: &[f64]) -> Result<Self> {
-        Self::huber_of_means(means)
-    }
-
-    /// [`huber_of`](Self::huber_of) of a version's top-level unit means.
-    pub fn huber(h: &Hierarchy) -> Result<Self> {
-        Self::huber_of_means(&h.top_means())
-    }
-
-    fn huber_of_means(means: &[f64]) -> Result<Self> {
         let n = count_means(means)?;
         let sigma = crate::descriptive::mad_scaled(means);
         if n < 2 || sigma <= 0.0 {

@@ -46,7 +46,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         Some(a) => {
             output::notes(&[Note::BuildingAgainst {
                 against: a.label.clone(),
-                checkout: a.checkout.as_ref().map(|(_, dir)| dir.clone()),
+                checkout: a.checkout.clone(),
             }]);
             let (other, _) = bench::discover(&a.cargo, &args.filters, args.exact, false)?;
             Some((a, other))

@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common::gitrepo::git;
 use crate::common::{Dir, json, rigor};
 
 const MANIFEST: &str = r#"[package]
@@ -219,18 +220,6 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
         .stderr(predicates::str::contains(
             "no baseline at .rigor/baselines/missing.json",
         ));
-}
-
-/// Runs git in `root` (a test's own repository).
-fn git(root: &Path, args: &[&str]) {
-    let ok = std::process::Command::new("git")
-        .current_dir(root)
-        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
-        .args(args)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 #[test]

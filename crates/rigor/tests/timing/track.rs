@@ -12,20 +12,7 @@ use crate::common::{Dir, rigor, stdout_of};
 #[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
 fn track_run_finds_the_two_changes_at_their_commits() {
     let _alone = crate::alone();
-    let mut last = None;
-    for attempt in 0..3 {
-        match std::panic::catch_unwind(|| one_attempt(attempt)) {
-            Ok(()) => return,
-            Err(e) => {
-                eprintln!(
-                    "attempt {} of 3 failed (above); measuring again",
-                    attempt + 1
-                );
-                last = Some(e);
-            }
-        }
-    }
-    std::panic::resume_unwind(last.expect("three attempts failed"));
+    crate::up_to_three_attempts(one_attempt);
 }
 
 fn one_attempt(attempt: u64) {
