@@ -74,6 +74,7 @@ impl Observer for Recorder<'_> {
         self.record(LogEntry::Execution {
             benchmark: r.benchmark,
             record: rigor_store::ExecutionRecord {
+                metrics: o.metrics.clone(),
                 build: r.build,
                 env_pad: r.env_pad,
                 round: r.round,

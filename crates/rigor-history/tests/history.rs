@@ -435,6 +435,7 @@ fn with_executions(seed: u64, level: f64, resolution: Option<Resolution>) -> Res
     let coarse = Resolution::new(Seconds(1e-3));
     r.benchmarks[0].executions = (0..3)
         .map(|e| ExecutionRecord {
+            metrics: Default::default(),
             build: None,
             round: e,
             execution: e,
@@ -452,6 +453,7 @@ fn with_executions(seed: u64, level: f64, resolution: Option<Resolution>) -> Res
             },
         })
         .chain(std::iter::once(ExecutionRecord {
+            metrics: Default::default(),
             warmup: true,
             round: 0,
             execution: 3,

@@ -124,6 +124,9 @@ pub struct ExecutionOutcome {
     pub resolution: Option<Resolution>,
     /// Why reported iteration times could not be read, if they could not.
     pub iteration_error: Option<String>,
+    /// Everything else measured of the execution, by metric name: what the program reported
+    /// (`{"metric": ...}` lines of the samples file) and hardware counters.
+    pub metrics: std::collections::BTreeMap<String, rigor_units::MetricValues>,
 }
 
 /// Runs executions and auxiliary commands (setup, prepare, cleanup).

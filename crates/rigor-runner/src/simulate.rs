@@ -225,6 +225,7 @@ impl SimulatedExecutor {
 
 fn outcome(wall: f64, termination: Termination, stderr: &str) -> ExecutionOutcome {
     ExecutionOutcome {
+        metrics: Default::default(),
         wall: Seconds::new(wall),
         user: Seconds::new(wall),
         sys: Seconds::ZERO,

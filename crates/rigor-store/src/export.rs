@@ -338,6 +338,7 @@ mod tests {
 
     fn execution(i: usize, wall: f64, warmup: bool, code: Option<i32>) -> ExecutionRecord {
         ExecutionRecord {
+            metrics: Default::default(),
             build: None,
             round: i,
             execution: i,

@@ -20,6 +20,8 @@ use rigor_stats::variance::ComponentMethod;
 use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds, Seed, TimeUnit};
 use serde::{Deserialize, Serialize};
 
+pub use rigor_units::MetricValues;
+
 use crate::environment::Environment;
 use crate::layout::{Layout, LevelKind};
 use crate::warning::Warning;
@@ -162,6 +164,10 @@ pub struct BenchmarkRecord {
     /// start-up ([`AnalysisRecord::net`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net_of: Option<String>,
+    /// What its samples are when they are not the benchmark's wall times: a metric chosen with
+    /// `--metric` ([`BenchmarkRecord::for_metric`]). Absent for wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<crate::metric::MetricRecord>,
 }
 
 /// A command's mean net of its shell's start-up: the difference of the two means, the
@@ -320,6 +326,12 @@ pub struct ExecutionRecord {
     /// the samples file's `resolution` (absent in files written before rigor read it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<Resolution>,
+    /// Everything else measured of it, by metric name: what the program reported through the
+    /// samples file (`{"metric": "allocations", "value": 1234, "unit": "count"}`), hardware
+    /// counters (`instructions`, `cycles`), or what another tool's file kept. Absent when
+    /// nothing was.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, MetricValues>,
 }
 
 /// One build.
@@ -762,6 +774,7 @@ impl BenchmarkRecord {
             family: None,
             shell_startup: None,
             net_of: None,
+            metric: None,
         }
     }
 

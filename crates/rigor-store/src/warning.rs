@@ -110,6 +110,13 @@ pub enum Warning {
         /// What differs.
         note: ImportNote,
     },
+    /// A benchmark left out of an analysis by metric (`--metric`): it has no values of it.
+    NoMetric {
+        /// The benchmark.
+        benchmark: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// A benchmark could not be planned from its pilot.
     CannotPlan {
         /// The benchmark.
@@ -185,6 +192,7 @@ impl std::fmt::Display for Warning {
                 "{file} was cut short (a crash, a kill or a full disk?): read up to its last \
                  whole record, dropping {cut}"
             ),
+            Self::NoMetric { reason, .. } => write!(f, "{reason}; left out"),
             Self::AllTimesZero { benchmark } => write!(
                 f,
                 "every time of '{benchmark}' is 0, so no ratio can be formed with it: it is \

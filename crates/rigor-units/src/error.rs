@@ -39,6 +39,12 @@ pub enum UnitError {
     /// A confidence level outside (0, 100%).
     #[error("confidence '{0}' must lie strictly between 0 and 100%")]
     ConfidenceRange(String),
+    /// Not a metric.
+    #[error(
+        "'{0}' is not a metric (wall, cpu, user, system, peak-memory, instructions, cycles, or \
+         the name a program reports: letters, digits, _ - . /)"
+    )]
+    Metric(String),
     /// Not a seed.
     #[error("'{0}' is not a seed (an integer from 0 to 18446744073709551615)")]
     Seed(String),

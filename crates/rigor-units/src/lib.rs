@@ -12,6 +12,7 @@
 
 mod error;
 mod fraction;
+mod metric;
 mod resolution;
 mod seed;
 mod time;
@@ -20,6 +21,7 @@ pub use error::UnitError;
 pub use fraction::{
     ConfidenceLevel, Fraction, percent_rounds_to_zero, percent_text, signed_percent_text,
 };
+pub use metric::{Metric, MetricValues, Metrics, Quantity};
 pub use resolution::{Floored, Resolution};
 pub use seed::Seed;
 pub use time::{Seconds, TimeUnit, significant};

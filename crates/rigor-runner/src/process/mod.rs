@@ -172,6 +172,7 @@ impl ProcessExecutor {
         let (wall, reaped, timed_out) =
             spawn_and_wait(&self.stop, cmd, command.program(), timeout, false)?;
         Ok(ExecutionOutcome {
+            metrics: Default::default(),
             wall,
             user: Seconds::new(reaped.user),
             sys: Seconds::new(reaped.sys),
@@ -304,6 +305,7 @@ impl Executor for ProcessExecutor {
             captures.stderr.tail()?
         };
         Ok(ExecutionOutcome {
+            metrics: Default::default(),
             wall,
             user: Seconds::new(reaped.user),
             sys: Seconds::new(reaped.sys),

@@ -40,6 +40,7 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                 .iter()
                 .enumerate()
                 .map(|(i, &t)| ExecutionRecord {
+                    metrics: Default::default(),
                     build: None,
                     round: i,
                     execution: i,
