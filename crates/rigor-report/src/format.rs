@@ -1,6 +1,78 @@
 //! Number formatting shared by every output, on top of rigor-units' one display scaler.
 
-use rigor_units::{Seconds, TimeUnit, percent_text, significant};
+use rigor_units::{Quantity, Seconds, TimeUnit, percent_text, significant};
+
+/// How the values of one quantity are shown: times with rigor's one scaler (or in the unit of
+/// `--time-unit`), bytes in binary units (KiB, MiB), counts with decimal prefixes (k, M, G), a
+/// rate or a program's own unit as given. The unit is chosen for a reference value's size, so a
+/// mean and its ± share one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Scale {
+    /// The quantity shown.
+    pub quantity: Quantity,
+    /// For times: the unit asked for (`--time-unit`); `None`: chosen for the size.
+    pub time_unit: Option<TimeUnit>,
+}
+
+impl Scale {
+    /// Times, in `unit` or in the unit that suits their size.
+    pub fn time(unit: Option<TimeUnit>) -> Self {
+        Self {
+            quantity: Quantity::Time,
+            time_unit: unit,
+        }
+    }
+
+    /// Values of `quantity`, each unit chosen for the size.
+    pub fn of(quantity: Quantity) -> Self {
+        Self {
+            quantity,
+            time_unit: None,
+        }
+    }
+
+    /// `x` in the unit that suits `reference`: `10.50 ms`, `3.500 MiB`, `1.234 M`, `12.00 MB/s`.
+    pub fn show(&self, x: f64, reference: f64) -> String {
+        match &self.quantity {
+            Quantity::Time => time_in(x, reference, self.time_unit),
+            Quantity::Bytes => {
+                const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+                let (mut r, mut i) = (reference.abs(), 0);
+                while r >= 1024.0 && i + 1 < UNITS.len() {
+                    r /= 1024.0;
+                    i += 1;
+                }
+                let v = x / 1024f64.powi(i as i32);
+                if i == 0 && v.fract() == 0.0 {
+                    format!("{v} B")
+                } else {
+                    format!("{} {}", significant(v), UNITS[i])
+                }
+            }
+            Quantity::Count => {
+                const PREFIXES: [&str; 5] = ["", "k", "M", "G", "T"];
+                let (mut r, mut i) = (reference.abs(), 0);
+                while r >= 1000.0 && i + 1 < PREFIXES.len() {
+                    r /= 1000.0;
+                    i += 1;
+                }
+                let v = x / 1000f64.powi(i as i32);
+                if i == 0 {
+                    if v.fract() == 0.0 {
+                        format!("{v}")
+                    } else {
+                        significant(v)
+                    }
+                } else {
+                    format!("{} {}", significant(v), PREFIXES[i])
+                }
+            }
+            Quantity::Rate(unit) | Quantity::Other(unit) => {
+                format!("{} {unit}", significant(x))
+            }
+        }
+    }
+}
 
 /// Formats seconds with a unit chosen for its size: `12.3 ns`, `4.56 µs`, `7.89 ms`, `1.23 s`.
 pub fn time(seconds: f64) -> String {
@@ -137,6 +209,19 @@ mod tests {
         assert_eq!(time_in(0.0105, 0.0105, Some(TimeUnit::Us)), "10500 µs");
         assert_eq!(time_in(0.0105, 0.0105, None), time_like(0.0105, 0.0105));
         assert_eq!(bytes(512), "512 B");
+        let b = Scale::of(Quantity::Bytes);
+        assert_eq!(b.show(3.5 * 1048576.0, 3.5 * 1048576.0), "3.500 MiB");
+        assert_eq!(b.show(4096.0, 3.5 * 1048576.0), "0.004 MiB");
+        assert_eq!(b.show(512.0, 512.0), "512 B");
+        let c = Scale::of(Quantity::Count);
+        assert_eq!(c.show(1_234_000.0, 1_234_000.0), "1.234 M");
+        assert_eq!(c.show(17.0, 17.0), "17");
+        assert_eq!(c.show(17.25, 17.0), "17.25");
+        assert_eq!(Scale::time(None).show(0.0105, 0.0105), "10.50 ms");
+        assert_eq!(
+            Scale::of(Quantity::Rate("MB/s".into())).show(12.0, 12.0),
+            "12.00 MB/s"
+        );
         assert_eq!(bytes(3 * 1024 * 1024 + 512 * 1024), "3.500 MiB");
     }
 }

@@ -152,9 +152,10 @@ impl<'de> Deserialize<'de> for Metric {
 /// The kind of quantity a metric's values are, which decides how they are shown and whether
 /// more is better. Values are kept in the quantity's base unit: seconds, bytes, a count, or the
 /// unit a program named.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Quantity {
     /// Seconds (shown with rigor's one time scaler).
+    #[default]
     Time,
     /// Bytes (shown in binary units: KiB, MiB).
     Bytes,
