@@ -223,6 +223,7 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
         seed: s.runner.seed,
         analysis: s.analysis,
         comparison,
+        metrics: Vec::new(),
     })
     .map_err(|e| CargoBenchError::Compare {
         path: old.to_path_buf(),
@@ -406,6 +407,7 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
             seed: s.runner.seed,
             analysis: s.analysis,
             comparison,
+            metrics: Vec::new(),
         },
         true,
     )

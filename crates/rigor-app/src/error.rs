@@ -14,6 +14,9 @@ pub enum AppError {
     /// A result file could not be read or written.
     #[error(transparent)]
     Store(#[from] rigor_store::StoreError),
+    /// The metric asked for (`--metric`) is not in the data.
+    #[error(transparent)]
+    Metric(#[from] rigor_store::MetricError),
     /// Two benchmarks could not be compared.
     #[error("comparing '{candidate}' with '{baseline}'")]
     Compare {
@@ -206,6 +209,15 @@ pub enum AppError {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum RequestError {
+    /// An HTML report shows one metric.
+    #[error(
+        "an HTML report shows one metric; --metric names {count}: write one report per metric \
+         (each with its own --out)"
+    )]
+    ReportMetrics {
+        /// How many were named.
+        count: usize,
+    },
     /// No command was given.
     #[error("no command to benchmark: give at least one COMMAND")]
     NoCommand,

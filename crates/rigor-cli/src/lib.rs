@@ -12,7 +12,7 @@ use rigor_stats::bootstrap::MAX_RESAMPLES;
 use rigor_stats::{Estimator, Quantile};
 use rigor_store::import::Format;
 use rigor_store::{Discard, VerdictMethod};
-use rigor_units::{ConfidenceLevel, Fraction, Seconds, Seed, TimeUnit};
+use rigor_units::{ConfidenceLevel, Fraction, Metrics, Seconds, Seed, TimeUnit};
 
 /// Exit codes, shown in `--help` and documented in the README.
 pub const EXIT_CODES: &str = "\
@@ -622,6 +622,13 @@ pub struct AnalysisArgs {
     /// Quantile of the mean interval: Student's t (default) or normal (as in Kalibera & Tůma 2006 and Kalibera & Jones 2013).
     #[arg(long, value_enum, default_value = "t")]
     pub quantile: Quantile,
+    /// What is summarised and compared: `wall` time (default), `cpu` time (user + system),
+    /// `user`, `system`, `peak-memory`, `instructions` and `cycles` (hardware counters, where
+    /// the machine has them), or a metric the program reports (`allocations`); several at once
+    /// separated by commas (`wall,cpu`). Every execution records them all; this chooses what
+    /// is shown.
+    #[arg(long, value_name = "NAME[,NAME…]", default_value = "wall")]
+    pub metric: Metrics,
 }
 
 /// `rigor run`.

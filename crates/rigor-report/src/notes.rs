@@ -25,6 +25,9 @@ pub enum Note {
     IgnoreFailure,
     /// A saved benchmark measured nothing (exit status 2).
     NothingMeasured,
+    /// Exports for other tools were asked for, but `--metric` left out wall time, which they
+    /// hold: they were not written.
+    ToolExportsNeedWall,
     /// `--fail-on` matched (exit status 1).
     Gated,
     /// `rigor bench` builds the bench targets.
@@ -205,6 +208,10 @@ impl fmt::Display for Note {
                 allocs,
             } => f.write_str(&tuned(name, *evals, *per_eval, *allocs)),
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
+            Self::ToolExportsNeedWall => f.write_str(
+                "the exports for other tools hold wall times, and --metric left wall time out: \
+                 they were not written (add wall to --metric)",
+            ),
             Self::MinimumWithinRun { baseline: false } => f.write_str(
                 "note: the minimum's intervals cover this run's executions; between sessions a \
                  minimum moves by more than they show (to compare two builds, measure them \

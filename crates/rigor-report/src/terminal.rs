@@ -6,7 +6,7 @@ use rigor_stats::analysis::Analysis;
 
 use rigor_units::TimeUnit;
 
-use crate::format::{bytes, percent, time_in};
+use crate::format::{Scale, bytes, percent, time_in};
 use crate::warnings;
 
 /// What the terminal summary shows for one benchmark.
@@ -22,8 +22,9 @@ pub struct BenchmarkView<'a> {
     pub failures: &'a [String],
     /// Why there is no analysis, when there is none.
     pub unanalysed: Option<&'a str>,
-    /// The unit of every time shown (`--time-unit`); by default chosen for the mean's size.
-    pub unit: Option<TimeUnit>,
+    /// How its values are shown: times (in the unit of `--time-unit`, by default chosen for the
+    /// mean's size), bytes, counts (`--metric`).
+    pub scale: Scale,
     /// CPU time and memory of the measured executions, when they were measured.
     pub resources: Option<Resources>,
     /// The statistic comparisons use, when it is not the mean: shown first.
@@ -154,27 +155,46 @@ fn plural(level: &str, n: usize) -> String {
     }
 }
 
+/// The line that heads what is shown of one metric (`--metric`), with a blank line after it:
+/// "Metric cpu: CPU time (user + system)".
+pub fn metric_heading(metric: &rigor_units::Metric) -> String {
+    format!("Metric {}: {}\n\n", metric.name(), metric.description())
+}
+
 /// Renders the summary (several lines, ending in a newline).
 pub fn render(view: &BenchmarkView<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Benchmark {}: {}", view.index, view.name);
     if let Some(a) = view.analysis {
         if let Some(c) = &view.compared {
-            out.push_str(&statistic_line(c, a.interval.mean, view.unit));
+            out.push_str(&statistic_line(c, a.interval.mean, &view.scale));
         }
-        render_analysis(&mut out, a, view.unit);
+        let exact =
+            a.summary.min == a.summary.max && view.scale.quantity != rigor_units::Quantity::Time;
+        if exact {
+            // A deterministic metric (peak memory, a count): one value, no interval to give.
+            let _ = writeln!(
+                out,
+                "  {:<18}{} in every one of {} (no variation: exact)",
+                "Value:",
+                view.scale.show(a.summary.min, a.summary.min),
+                units(a)
+            );
+        } else {
+            render_analysis(&mut out, a, &view.scale);
+        }
         if let Some(net) = &view.net {
-            out.push_str(&net_line(net, a.interval.mean, view.unit));
+            out.push_str(&net_line(net, a.interval.mean, &view.scale));
         }
         if let Some(r) = view.resources {
-            out.push_str(&resources_line(r, view.unit));
+            out.push_str(&resources_line(r, view.scale.time_unit));
         }
     } else if let Some((value, level)) = &view.value {
         let _ = writeln!(
             out,
             "  {:<18}{} (one {level}: no interval)",
             "Value:",
-            time_in(*value, *value, view.unit)
+            view.scale.show(*value, *value)
         );
         if let Some(why) = view.unanalysed {
             let _ = writeln!(out, "  No interval: {why}");
@@ -195,8 +215,8 @@ pub fn render(view: &BenchmarkView<'_>) -> String {
     out
 }
 
-fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
-    let time = |x: f64| time_in(x, a.interval.mean, unit);
+fn render_analysis(out: &mut String, a: &Analysis, scale: &Scale) {
+    let time = |x: f64| scale.show(x, a.interval.mean);
     let time_like = |x: f64, _m: f64| time(x);
     let ci = &a.interval;
     let m = ci.mean;
@@ -231,10 +251,11 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
     if let Some(below) = computed {
         let _ = writeln!(
             out,
-            "  {:<18}the t interval's lower end is {}, below zero, which no time can be: shown \
+            "  {:<18}the t interval's lower end is {}, below zero, which no {} can be: shown \
              from 0 (the result file keeps {}); more {}s will narrow it",
             "Note:",
             time_like(below, m),
+            scale.quantity.noun(),
             time_like(below, m),
             a.levels[0],
         );
@@ -273,8 +294,8 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
 /// subtracted, its variance included" (with a newline), times in the unit chosen for `mean`
 /// (the gross mean). A net interval that reaches zero or below says that the command costs less
 /// than the start-up varies (hyperfine clamps each time at zero instead).
-fn net_line(n: &NetView, mean: f64, unit: Option<TimeUnit>) -> String {
-    let time = |x: f64| time_in(x, mean, unit);
+fn net_line(n: &NetView, mean: f64, scale: &Scale) -> String {
+    let time = |x: f64| scale.show(x, mean);
     let mut line = format!(
         "  {:<18}{} ± {}   [{} .. {}]   {} ({}) subtracted, its variance included",
         "Net of start-up:",
@@ -297,8 +318,8 @@ fn net_line(n: &NetView, mean: f64, unit: Option<TimeUnit>) -> String {
 
 /// "  Min, 95% CI:       10.77 ns   [10.70 ns .. 10.85 ns]   the statistic compared (bootstrap
 /// over executions)" (with a newline), times in the unit chosen for `mean`.
-fn statistic_line(c: &StatisticView, mean: f64, unit: Option<TimeUnit>) -> String {
-    let time = |x: f64| time_in(x, mean, unit);
+fn statistic_line(c: &StatisticView, mean: f64, scale: &Scale) -> String {
+    let time = |x: f64| scale.show(x, mean);
     let mut name = c.name.clone();
     if let Some(first) = name.get_mut(..1) {
         first.make_ascii_uppercase();
@@ -381,14 +402,14 @@ mod tests {
             at_resolution: true,
         };
         assert_eq!(
-            statistic_line(&c, 3.1e-9, None),
+            statistic_line(&c, 3.1e-9, &Scale::time(None)),
             "  Trimmed-mean:0.1, 95% CI: 3.000 ns   [2.990 ns .. 3.010 ns]   the statistic \
              compared (bootstrap over builds, at the timer's resolution)\n"
         );
         c.name = "min".into();
         c.interval = None;
         assert_eq!(
-            statistic_line(&c, 3.1e-9, Some(TimeUnit::Us)),
+            statistic_line(&c, 3.1e-9, &Scale::time(Some(TimeUnit::Us))),
             "  Min:               0.003 µs   the statistic compared (too few builds for an \
              interval)\n"
         );
@@ -405,14 +426,14 @@ mod tests {
             level: 0.95,
         };
         assert_eq!(
-            net_line(&n, 5.15e-3, None),
+            net_line(&n, 5.15e-3, &Scale::time(None)),
             "  Net of start-up:  4.100 ms ± 0.300 ms   [3.800 ms .. 4.400 ms]   sh -c '' \
              (1.050 ms) subtracted, its variance included\n"
         );
         // A command cheaper than the start-up varies: shown as estimated, negative end kept
         // (hyperfine clamps each time at zero), and said.
         (n.mean, n.lower, n.upper) = (0.05e-3, -0.2e-3, 0.3e-3);
-        let line = net_line(&n, 1.1e-3, None);
+        let line = net_line(&n, 1.1e-3, &Scale::time(None));
         assert!(line.contains("[-0.200 ms .. 0.300 ms]"), "{line}");
         assert!(
             line.ends_with(

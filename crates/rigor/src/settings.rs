@@ -130,6 +130,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         comparison: comparison(&o.compare),
         reference_name: o.reference_name.clone(),
         analysis: analysis(&o.analysis),
+        metrics: o.analysis.metric.0.clone(),
         origin: Origin::current(o.label.clone()),
     }
 }
@@ -197,6 +198,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
         comparison: comparison(&args.compare),
         diagnose: args.diagnose,
         robust: args.robust,
+        metrics: args.analysis.metric.0.clone(),
     };
     Ok(request.resolve()?)
 }
@@ -210,6 +212,7 @@ pub fn compare(args: &CompareArgs) -> Result<CompareFilesSettings> {
         seed: args.seed,
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
+        metrics: args.analysis.metric.0.clone(),
     };
     let markdown = args.export_markdown.as_deref();
     Ok(CompareFilesSettings::from_sides(
@@ -224,6 +227,7 @@ pub fn report(args: &ReportArgs) -> Result<ReportSettings> {
         out: args.out.clone(),
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
+        metrics: args.analysis.metric.0.clone(),
     };
     Ok(s.checked()?)
 }

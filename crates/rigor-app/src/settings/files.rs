@@ -105,6 +105,8 @@ pub struct AnalyzeRequest {
     pub diagnose: bool,
     /// Also a robust estimate.
     pub robust: Option<crate::saved::Robust>,
+    /// What is analysed (`--metric`; empty: wall time).
+    pub metrics: Vec<rigor_units::Metric>,
 }
 
 /// The options of [`AnalyzeRequest::tool_exports`], in order.
@@ -167,6 +169,7 @@ impl AnalyzeRequest {
             comparison: self.comparison.clone(),
             diagnose: self.diagnose,
             robust: self.robust,
+            metrics: self.metrics.clone(),
         })
     }
 }
@@ -203,6 +206,11 @@ impl ReportSettings {
     /// What [`check_output`] finds.
     pub fn checked(self) -> Result<Self> {
         check_output(&self.out, "--out", &self.files)?;
+        if self.metrics.len() > 1 {
+            return Err(RequestError::ReportMetrics {
+                count: self.metrics.len(),
+            });
+        }
         Ok(self)
     }
 }

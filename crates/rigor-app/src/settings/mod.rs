@@ -337,6 +337,8 @@ pub struct RunSettings {
     pub mode: Mode,
     /// Intervals.
     pub analysis: AnalysisSettings,
+    /// What is summarised and compared (`--metric`; empty or `wall`: wall time alone).
+    pub metrics: Vec<rigor_units::Metric>,
     /// Comparisons of several benchmarks.
     pub comparison: ComparisonSettings,
     /// Files to write.

@@ -201,6 +201,8 @@ pub struct RunRequest {
     pub reference_name: Option<String>,
     /// Intervals.
     pub analysis: AnalysisSettings,
+    /// What is summarised and compared (`--metric`; empty: wall time).
+    pub metrics: Vec<rigor_units::Metric>,
     /// Where the run came from.
     pub origin: Origin,
 }
@@ -387,6 +389,7 @@ impl RunRequest {
             iterations_expected,
             mode,
             analysis: self.analysis,
+            metrics: self.metrics.clone(),
             comparison,
             exports: Exports {
                 files: ExportPaths {
