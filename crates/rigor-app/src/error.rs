@@ -209,6 +209,14 @@ pub enum AppError {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum RequestError {
+    /// `--throughput` that is not an amount of work (after `{VAR}` was replaced).
+    #[error("--throughput '{given}': {source}")]
+    Throughput {
+        /// The option's value as given.
+        given: String,
+        /// What is wrong.
+        source: rigor_units::UnitError,
+    },
     /// An HTML report shows one metric.
     #[error(
         "an HTML report shows one metric; --metric names {count}: write one report per metric \

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use rigor_report::format::Scale;
 use rigor_report::markdown::{self, Markup};
-use rigor_report::terminal::{FailureView, NetView, Resources};
+use rigor_report::terminal::{FailureView, NetView, RateView, Resources};
 use rigor_report::{BenchmarkView, StatisticView};
 use rigor_store::{BenchmarkRecord, ResultFile};
 use rigor_units::TimeUnit;
@@ -72,8 +72,30 @@ pub fn views<'a>(
             value: value_alone(b, a),
             net: net_view(b, result.confidence.get()),
             startup_of: b.shell_startup.as_deref(),
+            rate: rate_view(b, a.as_ref().ok()),
         })
         .collect()
+}
+
+/// A benchmark's rate (`--throughput`) from its mean time and interval; `None` without the
+/// work, an analysis, or for a metric that is not a time.
+fn rate_view(b: &BenchmarkRecord, a: Option<&rigor_stats::Analysis>) -> Option<RateView> {
+    let work = b.throughput?;
+    let a = a?;
+    if b.quantity() != rigor_units::Quantity::Time {
+        return None;
+    }
+    let s = |x: f64| rigor_units::Seconds::from_unit(x, b.unit).get();
+    let ci = &a.interval;
+    let (rate, lower, upper) = work.rate(s(ci.mean), s(ci.lower), s(ci.upper));
+    let per = b.level_names().last().cloned().unwrap_or_default();
+    Some(RateView {
+        work,
+        per,
+        rate,
+        lower,
+        upper,
+    })
 }
 
 /// How a benchmark's values are shown: times in `unit` (`--time-unit`) or the unit that suits

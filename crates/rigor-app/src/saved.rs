@@ -54,6 +54,9 @@ pub struct AnalyzeSettings {
     pub robust: Option<Robust>,
     /// What is analysed (`--metric`; empty: wall time), each in turn.
     pub metrics: Vec<Metric>,
+    /// `--throughput`, `{VAR}` replaced by each benchmark's parameters: the work of one
+    /// measured value, replacing what the file says.
+    pub throughput: Option<String>,
 }
 
 /// A robust estimate shown beside the plain one (`--robust`).
@@ -151,10 +154,17 @@ fn or_wall(metrics: &[Metric]) -> Vec<Metric> {
 /// [`AppError::Metric`]: crate::error::AppError::Metric
 pub fn analyze_metrics(s: &AnalyzeSettings) -> Result<Vec<Analysed>> {
     let first = s.files.first().map_or(std::path::Path::new(""), |f| f);
-    let loaded = match &s.csv {
+    let mut loaded = match &s.csv {
         Some(columns) => from_csv(first, columns)?,
         None => load_together(&s.files, s.format)?,
     };
+    if let Some(t) = &s.throughput {
+        for b in &mut loaded.benchmarks {
+            let values: crate::settings::expand::Values =
+                b.parameters.clone().into_iter().collect();
+            b.throughput = Some(crate::settings::throughput(t, &values)?);
+        }
+    }
     or_wall(&s.metrics)
         .iter()
         .map(|metric| {

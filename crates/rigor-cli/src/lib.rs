@@ -782,6 +782,12 @@ pub struct RunOptions {
     /// Unit of the times shown and exported [default: chosen for each value's size].
     #[arg(short = 'u', long, value_enum, value_name = "UNIT")]
     pub time_unit: Option<TimeUnit>,
+    /// The work one measured value does (an execution, or an iteration the program times):
+    /// `64MiB`, `1.5GB`, `1000items`; `{VAR}` is replaced by each benchmark's parameter. The
+    /// summaries then also show the rate (MiB/s, items/s): the work over the mean time, its
+    /// interval the time's interval mapped (ends swapped, exact: a rate falls as time rises).
+    #[arg(long, value_name = "AMOUNT")]
+    pub throughput: Option<String>,
     /// Order of the ranking and of the exported tables: auto (ranking by mean time, tables in
     /// command order), command (input order), mean-time (fastest first).
     #[arg(long, value_enum, default_value = "auto")]
@@ -1159,6 +1165,11 @@ pub struct AnalyzeArgs {
     /// Print the analysis as JSON (the result-file schema) instead of the summary.
     #[arg(long)]
     pub json: bool,
+    /// The work one measured value does (`64MiB`, `1000items`; `{VAR}`: each benchmark's
+    /// parameter), to show each benchmark's rate beside its time (replacing what the file
+    /// says).
+    #[arg(long, value_name = "AMOUNT")]
+    pub throughput: Option<String>,
     /// Diagnose warm-up, steady state, independence and the random initial state.
     #[arg(long)]
     pub diagnose: bool,

@@ -259,6 +259,7 @@ mod tests {
             value: None,
             net: None,
             startup_of: None,
+            rate: None,
         }
     }
 

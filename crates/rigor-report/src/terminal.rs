@@ -36,6 +36,52 @@ pub struct BenchmarkView<'a> {
     pub net: Option<NetView>,
     /// For the empty shell measured beside such commands: the shell (`sh`).
     pub startup_of: Option<&'a str>,
+    /// Its rate (`--throughput`), when the work of a measured value was given.
+    pub rate: Option<RateView>,
+}
+
+/// A benchmark's rate: the work of one measured value over its mean time, with the time's
+/// interval mapped (computed by the caller).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateView {
+    /// The work of one measured value.
+    pub work: rigor_units::Throughput,
+    /// What one measured value is ("execution", "iteration").
+    pub per: String,
+    /// The rate, per second.
+    pub rate: f64,
+    /// Lower end of its interval.
+    pub lower: f64,
+    /// Upper end (infinite when the time's interval reaches zero).
+    pub upper: f64,
+}
+
+/// "  Throughput:        512.3 MiB/s   [498.1 MiB/s .. 527.4 MiB/s]   64.00 MiB per execution
+/// over the mean time" (with a newline).
+fn rate_line(r: &RateView) -> String {
+    let (scale, unit) = match r.work {
+        rigor_units::Throughput::Bytes(_) => (Scale::of(rigor_units::Quantity::Bytes), "/s"),
+        rigor_units::Throughput::Items(_) => (Scale::of(rigor_units::Quantity::Count), " items/s"),
+    };
+    let show = |x: f64| {
+        if x.is_finite() {
+            format!("{}{unit}", scale.show(x, r.rate))
+        } else {
+            "∞".to_string()
+        }
+    };
+    let work = match r.work {
+        rigor_units::Throughput::Bytes(n) => scale.show(n, n),
+        rigor_units::Throughput::Items(n) => format!("{} items", scale.show(n, n)),
+    };
+    format!(
+        "  {:<18}{}   [{} .. {}]   {work} per {} over the mean time (its interval mapped)\n",
+        "Throughput:",
+        show(r.rate),
+        show(r.lower),
+        show(r.upper),
+        r.per
+    )
 }
 
 /// A command's mean net of its shell's start-up (computed by the caller).
@@ -185,6 +231,9 @@ pub fn render(view: &BenchmarkView<'_>) -> String {
         }
         if let Some(net) = &view.net {
             out.push_str(&net_line(net, a.interval.mean, &view.scale));
+        }
+        if let Some(r) = &view.rate {
+            out.push_str(&rate_line(r));
         }
         if let Some(r) = view.resources {
             out.push_str(&resources_line(r, view.scale.time_unit));

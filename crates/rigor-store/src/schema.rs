@@ -168,6 +168,9 @@ pub struct BenchmarkRecord {
     /// `--metric` ([`BenchmarkRecord::for_metric`]). Absent for wall time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metric: Option<crate::metric::MetricRecord>,
+    /// The work of one measured value (`--throughput`): its times are also shown as a rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<rigor_units::Throughput>,
 }
 
 /// A command's mean net of its shell's start-up: the difference of the two means, the
@@ -775,6 +778,7 @@ impl BenchmarkRecord {
             shell_startup: None,
             net_of: None,
             metric: None,
+            throughput: None,
         }
     }
 

@@ -131,6 +131,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         reference_name: o.reference_name.clone(),
         analysis: analysis(&o.analysis),
         metrics: o.analysis.metric.0.clone(),
+        throughput: o.throughput.clone(),
         origin: Origin::current(o.label.clone()),
     }
 }
@@ -199,6 +200,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
         diagnose: args.diagnose,
         robust: args.robust,
         metrics: args.analysis.metric.0.clone(),
+        throughput: args.throughput.clone(),
     };
     Ok(request.resolve()?)
 }

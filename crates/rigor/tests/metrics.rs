@@ -75,7 +75,9 @@ fn a_deterministic_metric_is_reported_exactly_and_its_change_gates() {
     let new = result_with_resources(&dir, "new.json", "2", 128);
     let out = analyze(&new, "peak-memory");
     assert!(
-        out.contains("Value:            128.0 MiB in every one of 8 executions (no variation: exact)"),
+        out.contains(
+            "Value:            128.0 MiB in every one of 8 executions (no variation: exact)"
+        ),
         "{out}"
     );
     let out = stdout_of(
@@ -100,12 +102,12 @@ fn a_deterministic_metric_is_reported_exactly_and_its_change_gates() {
         .args(["--metric", "peak-memory", "--fail-on", "regression"])
         .assert()
         .code(1);
-    let cpu = stdout_of(
-        rigor()
-            .arg("compare")
-            .args([&old, &new])
-            .args(["--metric", "cpu", "--fail-on", "regression"]),
-    );
+    let cpu = stdout_of(rigor().arg("compare").args([&old, &new]).args([
+        "--metric",
+        "cpu",
+        "--fail-on",
+        "regression",
+    ]));
     assert!(cpu.contains("verdict: equivalent"), "{cpu}");
 }
 
@@ -119,12 +121,11 @@ fn several_metrics_each_under_its_heading_and_as_json() {
         .find("Metric peak-memory: peak memory (resident set)")
         .expect(&out);
     assert!(wall < memory, "{out}");
-    let text = stdout_of(
-        rigor()
-            .arg("analyze")
-            .arg(&path)
-            .args(["--metric", "cpu,peak-memory", "--json"]),
-    );
+    let text = stdout_of(rigor().arg("analyze").arg(&path).args([
+        "--metric",
+        "cpu,peak-memory",
+        "--json",
+    ]));
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let b = &v["peak-memory"]["benchmarks"][0];
     assert_eq!(b["metric"]["metric"], "peak-memory");
@@ -193,7 +194,9 @@ fn a_run_shows_the_metrics_asked_for_and_keeps_every_measurement() {
             .arg(&markdown)
             .arg("sh -c 'i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done'"),
     );
-    let cpu = out.find("Metric cpu: CPU time (user + system)").expect(&out);
+    let cpu = out
+        .find("Metric cpu: CPU time (user + system)")
+        .expect(&out);
     let wall = out.find("Metric wall: wall time").expect(&out);
     assert!(cpu < wall, "{out}");
     let r = json(&path);
@@ -209,4 +212,51 @@ fn a_run_shows_the_metrics_asked_for_and_keeps_every_measurement() {
         table.starts_with("Metric: `cpu`, CPU time (user + system)\n"),
         "{table}"
     );
+}
+
+#[test]
+fn throughput_is_the_work_over_the_mean_time_with_the_interval_mapped() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        sim()
+            .args(["mean={n}ms,execution=2%", "-L", "n", "10,20", "-r", "8"])
+            .args(["--seed", "3", "--throughput", "{n}MiB", "--export-json"])
+            .arg(&path),
+    );
+    let r = json(&path);
+    for (i, mib) in [(0, 10.0), (1, 20.0)] {
+        let b = &r["benchmarks"][i];
+        assert_eq!(b["throughput"]["bytes"], mib * 1048576.0);
+        let (mean, lower, upper) = (
+            b["mean"].as_f64().unwrap(),
+            b["ci"]["lower"].as_f64().unwrap(),
+            b["ci"]["upper"].as_f64().unwrap(),
+        );
+        // MiB per second: the work over the mean time; the interval's ends swapped.
+        let line = format!(
+            "Throughput:       {} MiB/s   [{} MiB/s .. {} MiB/s]   {mib:.2} MiB per execution",
+            rigor_units::significant(mib / mean),
+            rigor_units::significant(mib / upper),
+            rigor_units::significant(mib / lower),
+        );
+        assert!(out.contains(&line), "{line} not in\n{out}");
+    }
+    // `analyze` shows it from the file, or from its own --throughput.
+    let again = stdout_of(rigor().arg("analyze").arg(&path));
+    assert_eq!(again.matches("Throughput:").count(), 2, "{again}");
+    let items = stdout_of(
+        rigor()
+            .arg("analyze")
+            .arg(&path)
+            .args(["--throughput", "1000items"]),
+    );
+    assert!(items.contains(" k items/s   ["), "{items}");
+    sim()
+        .args(["mean=10ms", "-r", "3", "--throughput", "5parsecs"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--throughput '5parsecs': '5parsecs' is not an amount of work",
+        ));
 }

@@ -107,6 +107,8 @@ pub struct AnalyzeRequest {
     pub robust: Option<crate::saved::Robust>,
     /// What is analysed (`--metric`; empty: wall time).
     pub metrics: Vec<rigor_units::Metric>,
+    /// `--throughput`, `{VAR}` replaced by each benchmark's parameters.
+    pub throughput: Option<String>,
 }
 
 /// The options of [`AnalyzeRequest::tool_exports`], in order.
@@ -170,6 +172,7 @@ impl AnalyzeRequest {
             diagnose: self.diagnose,
             robust: self.robust,
             metrics: self.metrics.clone(),
+            throughput: self.throughput.clone(),
         })
     }
 }

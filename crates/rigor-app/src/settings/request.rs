@@ -203,6 +203,9 @@ pub struct RunRequest {
     pub analysis: AnalysisSettings,
     /// What is summarised and compared (`--metric`; empty: wall time).
     pub metrics: Vec<rigor_units::Metric>,
+    /// `--throughput`: the work of one measured value (`64MiB`, `1000items`), `{VAR}`
+    /// replaced by each benchmark's parameters.
+    pub throughput: Option<String>,
     /// Where the run came from.
     pub origin: Origin,
 }
@@ -258,6 +261,14 @@ impl RunRequest {
             });
             comparison.reference = Some(name);
         }
+        let throughputs = match &self.throughput {
+            Some(t) => expanded
+                .parameters
+                .iter()
+                .map(|values| super::throughput(t, values))
+                .collect::<Result<Vec<_>>>()?,
+            None => Vec::new(),
+        };
         let iterations = self.iteration_source()?;
         let iterations_expected = matches!(iterations, IterationSource::Pattern { .. });
         let timeout = self.timeout.and_then(|t| t.to_duration());
@@ -390,6 +401,7 @@ impl RunRequest {
             mode,
             analysis: self.analysis,
             metrics: self.metrics.clone(),
+            throughputs,
             comparison,
             exports: Exports {
                 files: ExportPaths {
