@@ -223,7 +223,8 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
         seed: s.runner.seed,
         analysis: s.analysis,
         comparison,
-        metrics: Vec::new(),
+        // The first metric asked for, as the tables show.
+        metrics: s.metrics.first().cloned().into_iter().collect(),
     })
     .map_err(|e| CargoBenchError::Compare {
         path: old.to_path_buf(),
