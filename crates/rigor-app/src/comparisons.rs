@@ -794,6 +794,7 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
                 more_units: x.more_units,
                 overlap_verdict: c.overlap,
                 sequential: None,
+                between_sessions: x.between_sessions,
             }
         })
         .collect()

@@ -341,6 +341,23 @@ pub fn suite_of(s: &SuiteView, seed: rigor_units::Seed, quantity: &Quantity) -> 
     )
 }
 
+/// How a comparison with a baseline from other sessions was widened, in words.
+fn sessions_text(spread: rigor_stats::compare::SessionSpread) -> String {
+    match spread.sigma_log {
+        Some(sigma) => format!(
+            "across sessions: the interval carries how far the statistic moved between the \
+             baseline's {} sessions (σ {} per session)",
+            spread.sessions,
+            percent(100.0 * sigma)
+        ),
+        None => "across sessions: the baseline was saved in one session, which cannot tell how \
+                 far a session moves the statistic, so no verdict is called; save it again in \
+                 other sessions (each --save-baseline adds one), or measure both builds \
+                 together (--against REV|DIR)"
+            .to_string(),
+    }
+}
+
 /// Advice for the verdict, in words.
 fn verdict_text(v: &ComparisonView<'_>) -> String {
     let (kind, c) = (v.kind, v.comparison);
@@ -392,6 +409,9 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             verdict_text(v),
             c.method
         );
+        if let Some(spread) = c.between_sessions {
+            let _ = writeln!(out, "    {}", sessions_text(spread));
+        }
         if c.at_resolution && v.exact.is_none() {
             let _ = writeln!(
                 out,

@@ -493,6 +493,10 @@ pub struct ComparisonRecord {
     /// verdict, and why the comparison stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequential: Option<SequentialRecord>,
+    /// Against a baseline saved in other sessions (`rigor bench --baseline`): how far the
+    /// statistic moved between them, carried into `ci` (no verdict from a single session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_sessions: Option<rigor_stats::compare::SessionSpread>,
 }
 
 /// How a comparison run until decided ended (an anytime-valid confidence sequence on the paired
