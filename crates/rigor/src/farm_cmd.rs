@@ -67,7 +67,7 @@ impl JobRunner for Runner {
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError> {
         // The worker's own Ctrl-C handling stops it between jobs (or at once).
         let stop = StopSignal::new();
-        let executor = crate::commands::executor(simulate, seed, &stop)?;
+        let executor = crate::commands::executor(simulate, seed, &[], &stop)?;
         Ok((stop, executor))
     }
 }

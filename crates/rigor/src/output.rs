@@ -131,7 +131,8 @@ impl rigor_app::track::Front for Terminal {
         simulate: bool,
         seed: rigor_units::Seed,
     ) -> Result<(StopSignal, Box<dyn Executor>), RunError> {
-        crate::commands::measuring(simulate, seed)
+        // `rigor track` counts no performance counters (it takes no `--metric` to measure).
+        crate::commands::measuring(simulate, seed, &[])
     }
     fn progress(&mut self) -> Box<dyn Progress> {
         Box::new(Bar::new())

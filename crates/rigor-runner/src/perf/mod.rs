@@ -117,29 +117,23 @@ impl FromStr for Counter {
 #[error("unknown counter '{0}' (expected instructions, cycles or task-clock)")]
 pub struct UnknownCounter(pub String);
 
-/// Why a counter cannot be counted on this machine, or why a count was refused.
+/// Why a counter cannot be counted on this machine, or why a count was refused. Shown as
+/// `cannot count COUNTER: ` and [`CounterError::reason`].
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum CounterError {
     /// Not Linux: counters are read through Linux perf events.
-    #[error(
-        "cannot count {counter}: performance counters are read through Linux perf events, which this OS does not have (not supported on this OS)"
-    )]
     Unsupported {
         /// The counter asked for.
         counter: Counter,
     },
     /// The kernel was built without perf events (`ENOSYS`).
-    #[error(
-        "cannot count {counter}: this machine's kernel has no perf events (built without CONFIG_PERF_EVENTS)"
-    )]
     NoPerfEvents {
         /// The counter asked for.
         counter: Counter,
     },
     /// The kernel exposes no such counter (`ENOENT`, `EOPNOTSUPP`, `ENODEV`): for hardware
     /// counters, no performance monitoring unit, as in most virtual machines.
-    #[error("cannot count {counter}: {}", no_counter(*.counter, *.errno))]
     NoCounter {
         /// The counter asked for.
         counter: Counter,
@@ -147,7 +141,6 @@ pub enum CounterError {
         errno: i32,
     },
     /// The kernel refused to open the counter (`EACCES`, `EPERM`).
-    #[error("cannot count {counter}: {}", refused(*.errno, *.paranoid))]
     Refused {
         /// The counter asked for.
         counter: Counter,
@@ -157,7 +150,6 @@ pub enum CounterError {
         paranoid: Option<i32>,
     },
     /// Another error of the operating system, named.
-    #[error("cannot count {counter}: {what}: {}", std::io::Error::from_raw_os_error(*.errno))]
     Os {
         /// The counter asked for.
         counter: Counter,
@@ -169,10 +161,6 @@ pub enum CounterError {
     /// The counter ran for only part of the execution: the kernel shared the performance
     /// counters among more events than it has (multiplexing). rigor refuses the count rather
     /// than scale it into an estimate.
-    #[error(
-        "the {counter} count is incomplete: the kernel shared the performance counters with other events and counted {counter} for only {percent:.1}% of the execution (rigor does not scale a partial count into an estimate); stop other users of the counters (another perf, a profiler, the NMI watchdog: sysctl kernel.nmi_watchdog=0) or count fewer counters at once",
-        percent = share(*.running, *.enabled)
-    )]
     Multiplexed {
         /// The counter.
         counter: Counter,
@@ -181,6 +169,12 @@ pub enum CounterError {
         /// Nanoseconds it was counting.
         running: u64,
     },
+}
+
+impl fmt::Display for CounterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot count {}: {}", self.counter(), self.reason())
+    }
 }
 
 impl CounterError {
@@ -193,6 +187,35 @@ impl CounterError {
             | Self::Refused { counter, .. }
             | Self::Os { counter, .. }
             | Self::Multiplexed { counter, .. } => *counter,
+        }
+    }
+
+    /// Why, in words, without the counter's name (the message after `cannot count COUNTER: `).
+    pub fn reason(&self) -> String {
+        match self {
+            Self::Unsupported { .. } => "performance counters are read through Linux perf events, \
+                 which this OS does not have (not supported on this OS)"
+                .into(),
+            Self::NoPerfEvents { .. } => {
+                "this machine's kernel has no perf events (built without CONFIG_PERF_EVENTS)".into()
+            }
+            Self::NoCounter { counter, errno } => no_counter(*counter, *errno),
+            Self::Refused {
+                errno, paranoid, ..
+            } => refused(*errno, *paranoid),
+            Self::Os { what, errno, .. } => {
+                format!("{what}: {}", std::io::Error::from_raw_os_error(*errno))
+            }
+            Self::Multiplexed {
+                enabled, running, ..
+            } => format!(
+                "the count is incomplete: the kernel shared the performance counters with other \
+                 events and counted this one for only {:.1}% of the execution (rigor does not \
+                 scale a partial count into an estimate); stop other users of the counters \
+                 (another perf, a profiler, the NMI watchdog: sysctl kernel.nmi_watchdog=0) or \
+                 count fewer counters at once",
+                share(*running, *enabled)
+            ),
         }
     }
 
