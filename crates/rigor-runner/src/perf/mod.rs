@@ -9,11 +9,17 @@
 //! page faults) are not counted. A process the command leaves running after it exits is counted
 //! only up to that exit.
 //!
-//! How: `std::process::Command` gives the parent no moment between `fork` and `exec` to open a
-//! counter on the child, so the child opens its counters on itself just before `exec` (disabled,
-//! enabled by the `exec`) and hands them to the parent over a socket (`SCM_RIGHTS`); the parent
-//! reads them once the child is reaped. Where the kernel has no counter, [`probe`] and the
-//! executor say why ([`CounterError`]): a count is never a silent zero.
+//! How: just before spawning a command, rigor opens the counters on its own thread, disabled,
+//! inherited, and enabled by an `exec`. The child the thread spawns inherits them, and its `exec`
+//! of the command enables them; rigor itself never calls `exec`, so it is not counted. When the
+//! command exits, the kernel folds its counts (and those of its children) into rigor's counter,
+//! which rigor reads once it has reaped the command. Inheriting keeps the spawn as it is without
+//! counters (`posix_spawn`): having the child open its own counters between `fork` and `exec`
+//! (and hand them over a socket) would need a real `fork`, which added 0.2–0.3 ms to every
+//! execution's wall time where inheriting adds under 0.01 ms (`true` on a 2-core virtual
+//! machine: median 0.663 ms without counters, 0.671 ms counting the task clock, 2,000 of each
+//! interleaved). Opening the counters is done before the wall clock starts. Where the kernel has no counter, [`probe`] and the executor say why
+//! ([`CounterError`]): a count is never a silent zero.
 //!
 //! A counter the kernel had to share with other users of the performance counters
 //! (multiplexing: it ran for less than the whole execution) is refused, not scaled: a scaled count
@@ -34,7 +40,7 @@ use thiserror::Error;
 mod linux;
 
 #[cfg(target_os = "linux")]
-pub(crate) use linux::{Counting, Pending};
+pub(crate) use linux::Counting;
 
 /// A performance counter rigor can count for each execution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
