@@ -18,8 +18,9 @@
 //! (and hand them over a socket) would need a real `fork`, which added 0.2–0.3 ms to every
 //! execution's wall time where inheriting adds under 0.01 ms (`true` on a 2-core virtual
 //! machine: median 0.663 ms without counters, 0.671 ms counting the task clock, 2,000 of each
-//! interleaved). Opening the counters is done before the wall clock starts. Where the kernel has no counter, [`probe`] and the executor say why
-//! ([`CounterError`]): a count is never a silent zero.
+//! interleaved); the counters are opened before the wall clock starts. Where the kernel has no
+//! counter, [`probe`] and the executor say why ([`CounterError`]): a count is never a silent
+//! zero.
 //!
 //! A counter the kernel had to share with other users of the performance counters
 //! (multiplexing: it ran for less than the whole execution) is refused, not scaled: a scaled count
@@ -159,10 +160,16 @@ pub enum CounterError {
     Os {
         /// The counter asked for.
         counter: Counter,
-        /// What failed (`perf_event_open`, reading the counter, handing it to rigor).
+        /// What failed (`perf_event_open`, reading the counter).
         what: &'static str,
         /// The error number.
         errno: i32,
+    },
+    /// The counter was never enabled: the command's `exec` did not reach it (a count of 0
+    /// that would mean nothing was counted, refused).
+    NotCounted {
+        /// The counter.
+        counter: Counter,
     },
     /// The counter ran for only part of the execution: the kernel shared the performance
     /// counters among more events than it has (multiplexing). rigor refuses the count rather
@@ -192,6 +199,7 @@ impl CounterError {
             | Self::NoCounter { counter, .. }
             | Self::Refused { counter, .. }
             | Self::Os { counter, .. }
+            | Self::NotCounted { counter }
             | Self::Multiplexed { counter, .. } => *counter,
         }
     }
@@ -211,6 +219,11 @@ impl CounterError {
             } => refused(*errno, *paranoid),
             Self::Os { what, errno, .. } => {
                 format!("{what}: {}", std::io::Error::from_raw_os_error(*errno))
+            }
+            Self::NotCounted { .. } => {
+                "the counter never ran: the command's exec did not enable it \
+                 (nothing was counted; rigor reports no count rather than 0)"
+                    .into()
             }
             Self::Multiplexed {
                 enabled, running, ..
@@ -287,7 +300,7 @@ fn share(running: u64, enabled: u64) -> f64 {
     }
 }
 
-/// Checks that `counter` can be counted here: opens it on the current process, as it will be
+/// Checks that `counter` can be counted here: opens it on the calling thread, as it will be
 /// opened on each benchmarked command, and closes it. Run before anything is measured, so a
 /// machine without the counter is an error before the run, not a run without counts.
 ///
@@ -316,7 +329,10 @@ fn metrics(
 ) -> Result<BTreeMap<String, MetricValues>, CounterError> {
     let mut out = BTreeMap::new();
     for (counter, [count, enabled, running]) in raw {
-        if running < enabled || enabled == 0 {
+        if enabled == 0 {
+            return Err(CounterError::NotCounted { counter });
+        }
+        if running < enabled {
             return Err(CounterError::Multiplexed {
                 counter,
                 enabled,

@@ -41,7 +41,12 @@ fn a_partial_count_is_refused_not_scaled() {
     assert!(err.to_string().contains("for only 25.0% of the execution"));
     assert!(err.to_string().contains("does not scale"));
     // Never enabled: refused too, not a zero.
-    assert!(metrics([(Counter::Instructions, [0, 0, 0])]).is_err());
+    assert_eq!(
+        metrics([(Counter::Instructions, [0, 0, 0])]),
+        Err(CounterError::NotCounted {
+            counter: Counter::Instructions
+        })
+    );
 }
 
 #[test]
