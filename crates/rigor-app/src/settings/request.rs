@@ -208,8 +208,9 @@ pub struct RunRequest {
     pub throughput: Option<String>,
     /// Where the run came from.
     pub origin: Origin,
-    /// Performance counters to count for each measured execution (`--metric instructions`,
-    /// `cycles`), each checked on this machine before anything runs.
+    /// Performance counters to count for each measured execution besides those the metrics
+    /// need (`--metric instructions` and `cycles` add theirs), each checked on this machine
+    /// before anything runs.
     pub counters: Vec<Counter>,
 }
 
@@ -434,14 +435,16 @@ impl RunRequest {
         })
     }
 
-    /// The counters asked for, each once, each opened once on this machine (a simulated run
-    /// measures no process, so nothing is opened for it).
+    /// The counters asked for and those the metrics need (`instructions`, `cycles`), each
+    /// once, each opened once on this machine (a simulated run measures no process, so nothing
+    /// is opened for it).
     ///
     /// # Errors
     /// [`RequestError::Counter`] for the first one this machine cannot count.
     fn counters(&self) -> Result<Vec<Counter>> {
         let mut counters: Vec<Counter> = Vec::new();
-        for &c in &self.counters {
+        let of_metrics = self.metrics.iter().filter_map(Counter::for_metric);
+        for c in self.counters.iter().copied().chain(of_metrics) {
             if !counters.contains(&c) {
                 if !self.simulate {
                     rigor_runner::perf::probe(c).map_err(RequestError::Counter)?;

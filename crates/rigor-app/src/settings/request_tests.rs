@@ -241,6 +241,16 @@ fn counters_are_checked_before_anything_runs() {
         }
         (r, p) => panic!("resolve and probe disagree: {:?} / {p:?}", r.map(|_| ())),
     }
+    // `--metric cycles` asks for its counter.
+    let mut q = request(&["true"]);
+    q.metrics = vec![rigor_units::Metric::Cpu, rigor_units::Metric::Cycles];
+    match (q.resolve(), perf::probe(Counter::Cycles)) {
+        (Ok(r), Ok(())) => assert_eq!(r.settings.counters, [Counter::Cycles]),
+        (Err(e), Err(_)) => assert!(e.to_string().starts_with("--metric cycles: "), "{e}"),
+        (r, p) => panic!("resolve and probe disagree: {:?} / {p:?}", r.map(|_| ())),
+    }
+    q.metrics = vec![rigor_units::Metric::Cpu];
+    assert!(q.resolve().unwrap().settings.counters.is_empty());
     // A simulated run measures no process: nothing to open.
     let mut q = request(&["mean=10ms"]);
     q.simulate = true;
