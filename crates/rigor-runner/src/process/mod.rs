@@ -416,22 +416,24 @@ mod counters {
 
     #[cfg(target_os = "linux")]
     type Counting = Option<crate::perf::Counting>;
+    /// Nothing is ever counted here.
     #[cfg(not(target_os = "linux"))]
-    type Counting = ();
+    type Counting = Option<std::convert::Infallible>;
 
     /// Opens `counters` for the next process this thread spawns.
     pub(super) fn start(counters: &[Counter]) -> Result<Counting, CounterError> {
+        if counters.is_empty() {
+            return Ok(None);
+        }
         #[cfg(target_os = "linux")]
         {
-            if counters.is_empty() {
-                return Ok(None);
-            }
             crate::perf::Counting::start(counters).map(Some)
         }
         #[cfg(not(target_os = "linux"))]
-        match counters.first() {
-            Some(&counter) => Err(CounterError::Unsupported { counter }),
-            None => Ok(()),
+        {
+            Err(CounterError::Unsupported {
+                counter: counters[0],
+            })
         }
     }
 
@@ -443,8 +445,7 @@ mod counters {
         }
         #[cfg(not(target_os = "linux"))]
         {
-            let () = counting;
-            Ok(Metrics::new())
+            counting.map_or_else(|| Ok(Metrics::new()), |never| match never {})
         }
     }
 }
