@@ -32,7 +32,7 @@ pub use request::{
 /// `--throughput` for a benchmark with parameter `values`: `{VAR}` replaced, then read.
 ///
 /// # Errors
-/// [`RequestError::Throughput`] naming the text as it was after the replacement.
+/// [`RequestError::Throughput`](crate::RequestError::Throughput) naming the text as it was after the replacement.
 pub fn throughput(
     template: &str,
     values: &expand::Values,
