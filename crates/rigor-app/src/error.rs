@@ -256,6 +256,10 @@ pub enum RequestError {
     /// The runner refused its settings.
     #[error(transparent)]
     Settings(#[from] rigor_runner::SettingsError),
+    /// A performance counter asked for (`--metric instructions`, `cycles`) that this machine
+    /// cannot count, found before anything ran.
+    #[error("--metric {}: {}", .0.counter(), .0.reason())]
+    Counter(rigor_runner::CounterError),
     /// `--input` names no readable file.
     #[error("--input {}", path.display())]
     Input {

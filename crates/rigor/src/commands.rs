@@ -4,16 +4,18 @@ use anyhow::Result;
 use rigor_app::Outcome;
 use rigor_app::comparisons::views;
 use rigor_report::comparison::{markdown, rankings, render};
-use rigor_runner::{Executor, ProcessExecutor, SimulatedExecutor, StopSignal};
+use rigor_runner::{Counter, Executor, ProcessExecutor, SimulatedExecutor, StopSignal};
 
 use crate::output::{self, Bar, emit};
 use crate::settings;
 use rigor_cli::{AnalyzeArgs, CompareArgs, PlanArgs, ReportArgs, RunArgs, StyleArg};
 
-/// Ctrl-C handling and the executor of a measuring command.
+/// Ctrl-C handling and the executor of a measuring command, counting `counters` for each
+/// measured execution of real processes.
 pub fn measuring(
     simulate: bool,
     seed: rigor_units::Seed,
+    counters: &[Counter],
 ) -> std::result::Result<(StopSignal, Box<dyn Executor>), rigor_runner::RunError> {
     let stop = StopSignal::new();
     {
@@ -22,20 +24,22 @@ pub fn measuring(
         // clean Ctrl-C handling, so it is not an error.
         let _ = ctrlc::set_handler(move || stop.request());
     }
-    let executor = executor(simulate, seed, &stop)?;
+    let executor = executor(simulate, seed, counters, &stop)?;
     Ok((stop, executor))
 }
 
-/// The executor of a measuring command: the simulator, or real processes that `stop` stops.
+/// The executor of a measuring command: the simulator, or real processes that `stop` stops,
+/// `counters` counted for each measured execution.
 pub fn executor(
     simulate: bool,
     seed: rigor_units::Seed,
+    counters: &[Counter],
     stop: &StopSignal,
 ) -> std::result::Result<Box<dyn Executor>, rigor_runner::RunError> {
     Ok(if simulate {
         Box::new(SimulatedExecutor::new(seed))
     } else {
-        Box::new(ProcessExecutor::new(stop.clone())?)
+        Box::new(ProcessExecutor::new(stop.clone())?.with_counters(counters.to_vec()))
     })
 }
 
@@ -53,7 +57,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
 /// Measures resolved run settings, prints the summaries and comparisons, writes the exports;
 /// the progress bar only when `bar_shown` (hyperfine's `--style basic|none`, `--show-output`).
 pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<Outcome> {
-    let (stop, mut executor) = measuring(s.simulate, s.runner.seed)?;
+    let (stop, mut executor) = measuring(s.simulate, s.runner.seed, &s.counters)?;
     if s.exports.stdout.is_some() {
         output::summaries_to_stderr();
     }
@@ -130,7 +134,7 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
 /// `rigor plan`.
 pub fn plan(args: &PlanArgs) -> Result<Outcome> {
     let (s, _build_dir) = settings::plan(args)?;
-    let (stop, mut executor) = measuring(s.run.simulate, s.run.runner.seed)?;
+    let (stop, mut executor) = measuring(s.run.simulate, s.run.runner.seed, &s.run.counters)?;
     let planned = {
         let mut bar = Bar::new();
         rigor_app::plan::plan(&s, executor.as_mut(), stop, &mut bar)?

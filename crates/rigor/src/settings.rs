@@ -108,6 +108,8 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
             _ => Vec::new(),
         },
         simulate: o.simulate.is_some(),
+        // Performance counters come with `--metric instructions` / `cycles` (not mapped yet).
+        counters: Vec::new(),
         exports: ExportPaths {
             json: o.export_json.clone(),
             csv: o.export_csv.clone(),

@@ -32,7 +32,7 @@ pub use request::{
 /// `--throughput` for a benchmark with parameter `values`: `{VAR}` replaced, then read.
 ///
 /// # Errors
-/// [`RequestError::Throughput`] naming the text as it was after the replacement.
+/// [`RequestError::Throughput`](crate::RequestError::Throughput) naming the text as it was after the replacement.
 pub fn throughput(
     template: &str,
     values: &expand::Values,
@@ -368,6 +368,9 @@ pub struct RunSettings {
     pub origin: Origin,
     /// The raw settings as the user chose them, saved in the result.
     pub record: rigor_store::RunSettingsRecord,
+    /// Performance counters counted for each measured execution (checked on this machine):
+    /// give them to the executor ([`rigor_runner::ProcessExecutor::with_counters`]).
+    pub counters: Vec<rigor_runner::Counter>,
 }
 
 /// A benchmark's part in subtracting a shell's start-up from the commands run through it.

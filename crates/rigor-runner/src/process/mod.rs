@@ -1,5 +1,7 @@
 //! The real executor: spawns processes directly (or through `sh -c` with `--shell`), measures wall
-//! time around spawn and exit, and takes user/system time and peak RSS from `wait4`.
+//! time around spawn and exit, and takes user/system time and peak RSS from `wait4`; with
+//! [`ProcessExecutor::with_counters`], the performance counters of each measured execution
+//! ([`crate::perf`]).
 //!
 //! Output is captured into reusable files in a scratch directory rather than pipes, so no reader
 //! thread sits on the measuring path; the files are truncated before each execution.
@@ -28,6 +30,7 @@ use crate::executor::{
     BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination,
 };
 use crate::iterations::{IterationSource, Stream, parse_pattern};
+use crate::perf::Counter;
 use crate::stop::StopSignal;
 
 /// How many bytes of standard error a failure report keeps.
@@ -40,6 +43,8 @@ pub struct ProcessExecutor {
     stop: StopSignal,
     /// Capture files per benchmark, opened once and truncated before each execution.
     captures: HashMap<usize, Captures>,
+    /// Performance counters counted for each measured execution.
+    counters: Vec<Counter>,
 }
 
 /// The files one benchmark's executions write to.
@@ -129,7 +134,17 @@ impl ProcessExecutor {
             scratch,
             stop,
             captures: HashMap::new(),
+            counters: Vec::new(),
         })
+    }
+
+    /// Counts `counters` for each measured execution (not builds or hooks), recorded in
+    /// [`ExecutionOutcome::metrics`] under each counter's name. Check them with
+    /// [`crate::perf::probe`] before the run: a counter that cannot be opened fails the first
+    /// execution with [`RunError::Counter`].
+    pub fn with_counters(mut self, counters: Vec<Counter>) -> Self {
+        self.counters = counters;
+        self
     }
 
     /// The capture files of benchmark `b`, emptied for a new execution.
@@ -169,8 +184,8 @@ impl ProcessExecutor {
         if let Some(dir) = dir {
             cmd.current_dir(dir);
         }
-        let (wall, reaped, timed_out) =
-            spawn_and_wait(&self.stop, cmd, command.program(), timeout, false)?;
+        let (wall, reaped, timed_out, _) =
+            spawn_and_wait(&self.stop, cmd, command.program(), timeout, false, &[])?;
         Ok(ExecutionOutcome {
             metrics: Default::default(),
             wall,
@@ -252,6 +267,7 @@ fn open_input(path: &Path) -> Result<Stdio, RunError> {
 impl Executor for ProcessExecutor {
     fn execute(&mut self, req: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError> {
         let stop = self.stop.clone();
+        let counters = self.counters.clone();
         let captures = self.captures(req.benchmark)?;
         let capture_stdout = matches!(
             req.iterations,
@@ -289,8 +305,14 @@ impl Executor for ProcessExecutor {
             cmd.env(k, v);
         }
 
-        let (wall, reaped, timed_out) =
-            spawn_and_wait(&stop, cmd, req.command.program(), req.timeout, drain)?;
+        let (wall, reaped, timed_out, metrics) = spawn_and_wait(
+            &stop,
+            cmd,
+            req.command.program(),
+            req.timeout,
+            drain,
+            &counters,
+        )?;
 
         let termination = termination(reaped.status, timed_out);
         let (iterations, resolution, iteration_error) =
@@ -305,7 +327,7 @@ impl Executor for ProcessExecutor {
             captures.stderr.tail()?
         };
         Ok(ExecutionOutcome {
-            metrics: Default::default(),
+            metrics,
             wall,
             user: Seconds::new(reaped.user),
             sys: Seconds::new(reaped.sys),
@@ -333,16 +355,22 @@ impl Executor for ProcessExecutor {
 }
 
 /// Spawns `cmd` in its own process group, waits for it (killing the group after `timeout`) and
-/// returns (wall time, status and usage, timed out). With `drain`, a reader thread empties the
-/// piped standard output so the child never blocks on a full pipe.
+/// returns (wall time, status and usage, timed out, the counts of `counters`). With `drain`, a
+/// reader thread empties the piped standard output so the child never blocks on a full pipe.
 fn spawn_and_wait(
     stop: &StopSignal,
     mut cmd: Command,
     program: &str,
     timeout: Option<Duration>,
     drain: bool,
-) -> Result<(Seconds, sys::Reaped, bool), RunError> {
+    counters: &[Counter],
+) -> Result<(Seconds, sys::Reaped, bool, Metrics), RunError> {
     cmd.process_group(0);
+    let counting = |source| RunError::Counter {
+        program: program.to_string(),
+        source,
+    };
+    let counts = counters::start(counters).map_err(counting)?;
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
         program: program.to_string(),
@@ -373,7 +401,53 @@ fn spawn_and_wait(
         program: program.to_string(),
         source,
     })?;
-    Ok((wall, reaped, timed_out))
+    let metrics = counters::read(counts).map_err(counting)?;
+    Ok((wall, reaped, timed_out, metrics))
+}
+
+/// What one execution measured besides times and memory, by metric name.
+type Metrics = std::collections::BTreeMap<String, rigor_units::MetricValues>;
+
+/// The counters of one execution: nothing when none are asked for; elsewhere than on Linux, the
+/// error that they are not supported.
+mod counters {
+    use super::Metrics;
+    use crate::perf::{Counter, CounterError};
+
+    #[cfg(target_os = "linux")]
+    type Counting = Option<crate::perf::Counting>;
+    /// Nothing is ever counted here.
+    #[cfg(not(target_os = "linux"))]
+    type Counting = Option<std::convert::Infallible>;
+
+    /// Opens `counters` for the next process this thread spawns.
+    pub(super) fn start(counters: &[Counter]) -> Result<Counting, CounterError> {
+        if counters.is_empty() {
+            return Ok(None);
+        }
+        #[cfg(target_os = "linux")]
+        {
+            crate::perf::Counting::start(counters).map(Some)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Err(CounterError::Unsupported {
+                counter: counters[0],
+            })
+        }
+    }
+
+    /// After the child was reaped: its counts.
+    pub(super) fn read(counting: Counting) -> Result<Metrics, CounterError> {
+        #[cfg(target_os = "linux")]
+        {
+            counting.map_or_else(|| Ok(Metrics::new()), crate::perf::Counting::read)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            counting.map_or_else(|| Ok(Metrics::new()), |never| match never {})
+        }
+    }
 }
 
 /// The iteration times an execution reported (seconds), and the resolution its samples file
@@ -472,6 +546,75 @@ mod tests {
             "{}",
             big.max_rss
         );
+    }
+
+    /// Runs `cmd` through `sh -c` counting `counters`.
+    #[cfg(target_os = "linux")]
+    fn counted(cmd: &str, counters: &[Counter]) -> Result<ExecutionOutcome, RunError> {
+        let mut ex = ProcessExecutor::new(StopSignal::new())
+            .unwrap()
+            .with_counters(counters.to_vec());
+        let command = CommandLine::parse(cmd, true).unwrap();
+        ex.execute(&request(
+            &command,
+            &IterationSource::SamplesFile,
+            None,
+            None,
+        ))
+    }
+
+    /// The software task clock (which needs no hardware counter) proves the counting: it counts
+    /// the command, including the processes it starts (the busy loop runs in a subshell), and a
+    /// loop 100 times longer counts far more.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn counters_count_the_command_and_its_children() {
+        let clock = |n: u32| {
+            let o = counted(
+                &format!("(i=0; while [ $i -lt {n} ]; do i=$((i+1)); done); true"),
+                &[Counter::TaskClock],
+            )
+            .unwrap();
+            assert!(o.termination.success());
+            let m = &o.metrics["task-clock"];
+            assert_eq!(m.unit, rigor_units::Quantity::Time);
+            assert_eq!(m.values.len(), 1);
+            m.values[0]
+        };
+        let short = clock(1_000);
+        let long = clock(100_000);
+        assert!(short > 0.0, "{short}");
+        // Without the subshell's count, both would be the shell's own start-up alone.
+        assert!(long > 5.0 * short, "{long} s not well above {short} s");
+        // Builds and hooks are not counted.
+        let mut ex = ProcessExecutor::new(StopSignal::new())
+            .unwrap()
+            .with_counters(vec![Counter::TaskClock]);
+        let hook = CommandLine::parse("true", false).unwrap();
+        assert!(ex.run_hook(&hook, None, &[]).unwrap().metrics.is_empty());
+    }
+
+    /// A hardware counter the machine lacks fails the execution with the reason (this
+    /// workplace's virtual machines have none); where it exists, it counts.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_missing_hardware_counter_fails_with_the_reason_never_zero() {
+        let counters = [Counter::TaskClock, Counter::Instructions];
+        match counted("exit 0", &counters) {
+            Ok(o) => {
+                assert!(o.metrics["instructions"].values[0] > 0.0);
+                assert!(o.metrics["task-clock"].values[0] > 0.0);
+            }
+            Err(RunError::Counter { program, source }) => {
+                assert_eq!(program, "sh");
+                assert_eq!(
+                    Err(source.clone()),
+                    crate::perf::probe(Counter::Instructions)
+                );
+                assert_eq!(source.counter(), Counter::Instructions);
+            }
+            Err(e) => panic!("unexpected error: {e}"),
+        }
     }
 
     #[test]
