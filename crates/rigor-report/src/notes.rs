@@ -218,10 +218,10 @@ impl fmt::Display for Note {
                  together: rigor bench --against REV|DIR)",
             ),
             Self::MinimumWithinRun { baseline: true } => f.write_str(
-                "note: the baseline was measured in another session, and the minimum's intervals \
-                 leave out how far it moves between sessions: a verdict against a saved \
-                 baseline can be a session's shift (rigor bench --against REV|DIR measures both \
-                 builds together)",
+                "note: the baseline was measured in other sessions, and a minimum moves between \
+                 sessions by more than one run's interval shows: the comparison carries the \
+                 spread between the baseline's saved sessions (none saved twice: no verdict); \
+                 rigor bench --against REV|DIR measures both builds together",
             ),
             Self::BuildingAgainst { against, checkout } => match checkout {
                 Some(dir) => write!(
