@@ -28,7 +28,8 @@ static BYTES: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CountingAlloc;
 
-fn count(bytes: usize) {
+/// Counts one allocation of `bytes` (what the allocator does; tests call it directly).
+pub(crate) fn count(bytes: usize) {
     ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
     BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
 }
