@@ -3,7 +3,8 @@
 //!
 //! Install it in the benchmark target and every benchmark's report gains a line with the
 //! allocations and bytes allocated per iteration (counted over the timed region only, so
-//! `iter_batched`'s set-up is not counted):
+//! `iter_batched`'s set-up is not counted); under rigor, every sample reports them per
+//! evaluation as the metrics `allocations` and `allocated-bytes`:
 //!
 //! ```
 //! #[global_allocator]
