@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use rigor_stats::{Hierarchy, HierarchyBuilder};
 use rigor_store::import::{self, Format, Imported};
 use rigor_store::{BenchmarkRecord, ImportNote, LevelKind, ResultFile, Warning};
+use rigor_units::{Metric, Quantity};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -511,7 +512,7 @@ fn hyperfine_failed_runs_are_measured_and_parameters_kept() {
 }
 
 #[test]
-fn rebench_1_4_header_and_a_criterion_that_is_not_a_time() {
+fn rebench_1_4_header_and_max_rss_kept_as_each_invocation_s_peak_memory() {
     // ReBench 1.4 with its Time adapter: the header without `#`, MaxRSS in kb beside the time.
     let got = imported("rebench-1.4.data");
     assert_eq!(got.format, Format::Rebench);
@@ -525,12 +526,22 @@ fn rebench_1_4_header_and_a_criterion_that_is_not_a_time() {
     assert_eq!(b.family.as_deref(), Some("0.02"));
     assert_eq!(
         notes(r),
-        [&ImportNote::NotTime {
-            criterion: "MaxRSS".into(),
+        [&ImportNote::KeptAsMetric {
+            name: "MaxRSS".into(),
+            metric: "peak-memory".into(),
             unit: "kb".into(),
             values: 6
         }]
     );
+    // `/usr/bin/time`'s peak of each invocation (1420, 1492 and 1396 kb): its peak memory.
+    let rss: Vec<u64> = b.executions.iter().map(|e| e.max_rss).collect();
+    assert_eq!(rss, [1420 * 1024, 1492 * 1024, 1396 * 1024]);
+    let peak = b.for_metric(&Metric::PeakMemory).unwrap();
+    let values: Vec<f64> = peak.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [1420.0 * 1024.0, 1492.0 * 1024.0, 1396.0 * 1024.0]);
+    // The executions' wall times are the invocations' times (one iteration each).
+    let walls: Vec<f64> = b.executions.iter().map(|e| e.wall.get()).collect();
+    assert!(close(walls[1], 0.050, 1e-12), "{walls:?}");
     // Only values that are not times: refused, naming them.
     let e = error(
         "r.data",
@@ -540,6 +551,50 @@ fn rebench_1_4_header_and_a_criterion_that_is_not_a_time() {
     assert!(
         e.contains("no times: only 'MaxRSS' in kb; rigor analyses times"),
         "{e}"
+    );
+}
+
+#[test]
+fn rebench_criteria_that_are_not_times_become_metrics_beside_the_times() {
+    let header = "invocation\titeration\tvalue\tunit\tcriterion\tbenchmark\n";
+    let lines = [
+        "1\t1\t10\tms\ttotal\tb",
+        "1\t1\t300\tcount\tallocations\tb",
+        "1\t2\t12\tms\ttotal\tb",
+        "1\t2\t310\tcount\tallocations\tb",
+        "2\t1\t11\tms\ttotal\tb",
+        "2\t1\t305\tcount\tallocations\tb",
+        "2\t2\t11\tms\ttotal\tb",
+        "2\t2\t306\tcount\tallocations\tb",
+        // No benchmark 'c' was timed: left out.
+        "1\t1\t7\tcount\tallocations\tc",
+        // A name no metric can have.
+        "1\t1\t2\tcount\tgc runs\tb",
+    ];
+    let text = format!("{header}{}\n", lines.join("\n"));
+    let got = import::parse(Path::new("r.data"), &text, None).unwrap();
+    let r = &got.result;
+    let b = bench(r, "b");
+    assert_eq!(counts(b), [2, 4]);
+    let allocations = b
+        .for_metric(&Metric::Reported("allocations".into()))
+        .unwrap();
+    // Per invocation, per iteration, as the times.
+    assert!(allocations.layout.has_iterations());
+    let values: Vec<f64> = allocations.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [300.0, 310.0, 305.0, 306.0]);
+    assert_eq!(allocations.quantity(), Quantity::Count);
+    let said: Vec<String> = notes(r).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "kept 4 values of 'allocations' (in count) as a metric: `rigor analyze --metric \
+             allocations` analyses them",
+            "left out 1 values of 'allocations' (in count): no time was measured beside them, \
+             or the name is not one a metric can have",
+            "left out 1 values of 'gc runs' (in count): no time was measured beside them, or \
+             the name is not one a metric can have",
+        ]
     );
 }
 

@@ -19,15 +19,16 @@ mod krun;
 mod pyperf;
 mod rebench;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use rigor_units::{ConfidenceLevel, Seed};
+use rigor_units::{ConfidenceLevel, MetricValues, Seconds, Seed};
 use serde_json::Value;
 
 use crate::error::{Result, StoreError};
 use crate::layout::{Layout, LevelKind};
-use crate::schema::{BenchmarkRecord, ResultFile, SampleRecord};
+use crate::schema::{BenchmarkRecord, ExecutionRecord, ResultFile, SampleRecord};
 use crate::warning::Warning;
 
 /// A file format rigor reads.
@@ -597,6 +598,83 @@ fn nested(
         }
     }
     b
+}
+
+/// What a format recorded of one top-level unit of a benchmark (a process, a repetition) besides
+/// its times: kept in the unit's [`ExecutionRecord`], so `--metric` can analyse it.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Facts {
+    /// Its wall time, when the format records one (else the sum of its measured values).
+    wall: Option<f64>,
+    /// Its peak resident set, bytes (0: not recorded).
+    max_rss: u64,
+    /// Its other metrics, by name, in base units.
+    metrics: BTreeMap<String, MetricValues>,
+}
+
+impl Facts {
+    /// Whether nothing but times was recorded.
+    fn is_empty(&self) -> bool {
+        self.max_rss == 0 && self.metrics.is_empty()
+    }
+}
+
+/// Gives `b` one execution record per top-level unit, the `i`-th with `facts[i]`, when any unit
+/// has a fact beyond its times (otherwise `b` stays as it was: imported data without
+/// execution records).
+fn with_facts(b: &mut BenchmarkRecord, facts: Vec<Facts>) {
+    if facts.iter().all(Facts::is_empty) {
+        return;
+    }
+    b.executions = facts
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let wall = f.wall.unwrap_or_else(|| {
+                b.samples
+                    .iter()
+                    .filter(|s| s.execution == i && !s.warmup)
+                    .map(|s| s.value)
+                    .sum()
+            });
+            ExecutionRecord {
+                build: None,
+                round: i,
+                execution: i,
+                warmup: false,
+                wall: Seconds::new(wall),
+                // No importer's format records each unit's CPU times.
+                user: Seconds::new(0.0),
+                sys: Seconds::new(0.0),
+                max_rss: f.max_rss,
+                exit_code: None,
+                env_pad: None,
+                resolution: None,
+                metrics: f.metrics,
+            }
+        })
+        .collect();
+}
+
+/// The note that values of `name` were kept as `metric`.
+fn kept(
+    path: &Path,
+    format: Format,
+    name: &str,
+    metric: &str,
+    unit: &str,
+    values: usize,
+) -> Warning {
+    Warning::Imported {
+        file: path.display().to_string(),
+        format: format.name().to_string(),
+        note: crate::warning::ImportNote::KeptAsMetric {
+            name: name.to_string(),
+            metric: metric.to_string(),
+            unit: unit.to_string(),
+            values,
+        },
+    }
 }
 
 #[cfg(test)]
