@@ -293,6 +293,14 @@ pub enum ImportNote {
         /// How many values were kept.
         values: usize,
     },
+    /// pyperf measured memory peaks instead of times (`--tracemalloc`, `--track-memory`): each
+    /// run's peak is kept as `metric`, and the run's duration is its time.
+    PeaksNotTimes {
+        /// The benchmarks.
+        benchmarks: Vec<String>,
+        /// The metric the peaks are kept as.
+        metric: String,
+    },
     /// criterion.rs prints the slope of its linear regression as `time:`; rigor shows the mean
     /// time per iteration of the samples.
     SlopeNotMean {
@@ -343,6 +351,13 @@ impl std::fmt::Display for ImportNote {
                      `rigor analyze --metric {metric}` analyses them"
                 )
             }
+            Self::PeaksNotTimes { benchmarks, metric } => write!(
+                f,
+                "{}: pyperf measured memory peaks (--tracemalloc or --track-memory), not times: \
+                 each run's peak is kept as the metric '{metric}' (`rigor analyze --metric \
+                 {metric}`), and the times shown are the runs' durations",
+                quoted(benchmarks)
+            ),
             Self::SlopeNotMean { benchmarks } => write!(
                 f,
                 "{}: the time criterion prints is the slope of its regression of sample time on \

@@ -134,6 +134,91 @@ fn pyperf_runs_are_processes_and_warmups_stay_warmups() {
     assert!(one_process(&got.result).is_empty());
 }
 
+#[test]
+fn pyperf_runs_keep_their_duration_and_peak_memory() {
+    let got = imported("pyperf.json");
+    let raw = raw("pyperf.json");
+    let runs: Vec<&Value> = raw["benchmarks"][0]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("values").is_some())
+        .collect();
+    let b = bench(&got.result, "sum-range");
+    assert_eq!(b.executions.len(), runs.len());
+    for (e, run) in b.executions.iter().zip(&runs) {
+        // `mem_max_rss`: the worker process's peak resident set, in bytes.
+        assert_eq!(e.max_rss, run["metadata"]["mem_max_rss"].as_u64().unwrap());
+        assert_eq!(e.wall.get(), run["metadata"]["duration"].as_f64().unwrap());
+        assert!(!e.warmup);
+    }
+    let peak = b.for_metric(&Metric::PeakMemory).unwrap();
+    assert_eq!(peak.samples.len(), runs.len());
+    assert_eq!(peak.quantity(), Quantity::Bytes);
+    // Nothing is said of it: peak memory is recorded beside the times, as rigor run records it.
+    assert!(notes(&got.result).is_empty());
+}
+
+#[test]
+fn pyperf_command_peaks_and_windows_pagefile_usage_are_kept() {
+    // `pyperf command` records the command's own peak beside the worker's; Windows the peak
+    // pagefile usage.
+    let text = std::fs::read_to_string(fixture("pyperf.json")).unwrap().replacen(
+        "\"mem_max_rss\":20144128,",
+        "\"mem_max_rss\":20144128,\"command_max_rss\":4096000,\"mem_peak_pagefile_usage\":8192,",
+        1,
+    );
+    let got = import::parse(Path::new("p.json"), &text, None).unwrap();
+    let b = bench(&got.result, "sum-range");
+    assert_eq!(b.executions[0].max_rss, 4096000);
+    assert_eq!(b.executions[1].max_rss, 20172800);
+    let pagefile = &b.executions[0].metrics["peak-pagefile-usage"];
+    assert_eq!(pagefile.unit, Quantity::Bytes);
+    assert_eq!(pagefile.values, [8192.0]);
+    assert!(b.executions[1].metrics.is_empty());
+}
+
+#[test]
+fn pyperf_memory_peaks_are_kept_as_a_metric_beside_the_runs_durations() {
+    // `pyperf timeit --track-memory` (or `--tracemalloc`): one value per run, the peak in bytes.
+    let got = imported("pyperf-track-memory.json");
+    let r = &got.result;
+    let b = bench(r, "timeit");
+    assert_eq!(b.level_names(), ["run"]);
+    // The calibration run (warm-ups only) is skipped; each run's time is its duration.
+    let times: Vec<f64> = b.samples.iter().map(|s| s.value).collect();
+    assert_eq!(times, [0.25, 0.5, 0.75]);
+    let peaks = b
+        .for_metric(&Metric::Reported("pyperf-memory-peak".into()))
+        .unwrap();
+    let values: Vec<f64> = peaks.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [7360512.0, 7364608.0, 7380992.0]);
+    assert_eq!(peaks.quantity(), Quantity::Bytes);
+    let rss: Vec<u64> = b.executions.iter().map(|e| e.max_rss).collect();
+    assert_eq!(rss, [13815808, 13864960, 13762560]);
+    assert_eq!(
+        notes(r),
+        [&ImportNote::PeaksNotTimes {
+            benchmarks: vec!["timeit".into()],
+            metric: "pyperf-memory-peak".into()
+        }]
+    );
+    // Without the runs' durations there is no time to keep the peaks beside.
+    let text = std::fs::read_to_string(fixture("pyperf-track-memory.json"))
+        .unwrap()
+        .replace("\"duration\":0.25,", "");
+    let e = error("m.json", &text, None);
+    assert!(
+        e.contains(
+            "benchmarks[0].runs[1]: a memory peak (unit 'byte') without the run's 'duration'"
+        ),
+        "{e}"
+    );
+    // Other units are still refused.
+    let e = error("m.json", &text.replace("\"byte\"", "\"integer\""), None);
+    assert!(e.contains("unit 'integer': rigor reads times"), "{e}");
+}
+
 /// The three Google Benchmark files of one program (`gbench.json`, `gbench-2.json`,
 /// `gbench-3.json`: three processes of the same binary).
 const GBENCH: [&str; 3] = ["gbench.json", "gbench-2.json", "gbench-3.json"];
