@@ -505,6 +505,65 @@ fn google_benchmark_without_repetitions_is_one_value_with_a_warning() {
 }
 
 #[test]
+fn google_benchmark_counters_are_kept_as_metrics_with_a_note() {
+    let got = imported("gbench-counters.json");
+    let r = &got.result;
+    let b = bench(r, "BM_Copy/64");
+    assert_eq!(counts(b), [2]);
+    let rate = |name: &str| b.for_metric(&Metric::Reported(name.into())).unwrap();
+    let bytes = rate("bytes_per_second");
+    assert_eq!(bytes.quantity(), Quantity::Rate("B/s".into()));
+    let values: Vec<f64> = bytes.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [3.2e9, 2.56e9]);
+    assert_eq!(
+        rate("items_per_second").quantity(),
+        Quantity::Rate("items/s".into())
+    );
+    let hits = rate("hits");
+    assert_eq!(hits.quantity(), Quantity::Count);
+    assert_eq!(hits.samples.len(), 2);
+    let said: Vec<String> = notes(r).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "kept 2 values of 'bytes_per_second' (in B/s) as a metric: `rigor analyze \
+             --metric bytes_per_second` analyses them",
+            "kept 2 values of 'hits' (in count) as a metric: `rigor analyze --metric hits` \
+             analyses them",
+            "kept 2 values of 'items_per_second' (in items/s) as a metric: `rigor analyze \
+             --metric items_per_second` analyses them",
+            "left out 2 values of 'cache misses' (in count): no time was measured beside \
+             them, or the name is not one a metric can have",
+        ]
+    );
+    // Files without counters are read as before: no execution records.
+    assert!(
+        imported("gbench.json")
+            .result
+            .benchmarks
+            .iter()
+            .all(|b| b.executions.is_empty())
+    );
+
+    // Two processes of the program: the counters of each become that execution's, per
+    // repetition.
+    let dir = tempfile::tempdir().unwrap();
+    let second = dir.path().join("second.json");
+    let text = std::fs::read_to_string(fixture("gbench-counters.json")).unwrap();
+    std::fs::write(&second, text.replace("3200000000.0", "3000000000.0")).unwrap();
+    let both = import::load_together(&[fixture("gbench-counters.json"), second], None).unwrap();
+    let b = bench(&both.result, "BM_Copy/64");
+    assert_eq!(counts(b), [2, 4]);
+    let bytes = b
+        .for_metric(&Metric::Reported("bytes_per_second".into()))
+        .unwrap();
+    assert!(bytes.layout.has_iterations());
+    let values: Vec<f64> = bytes.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [3.2e9, 2.56e9, 3.0e9, 2.56e9]);
+    assert_eq!(notes(&both.result).len(), 8, "each file's notes");
+}
+
+#[test]
 fn google_benchmark_families_are_a_benchmark_s_instances() {
     let fib = imported("gbench.json").result;
     let families: Vec<Option<&str>> = fib.benchmarks.iter().map(|b| b.family.as_deref()).collect();

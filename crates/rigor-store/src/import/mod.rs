@@ -238,10 +238,23 @@ fn together(path: &Path, f: Format, first: Option<(&Path, Format)>) -> Result<()
 }
 
 /// One result from files that each measured in one process: a benchmark's samples in the
-/// `k`-th file that has it become the iterations of its `k`-th execution.
+/// `k`-th file that has it become the iterations of its `k`-th execution, and its units'
+/// metrics (Google Benchmark's counters) that execution's metrics, per iteration. What each file
+/// said of what it kept is kept.
 fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
     let mut merged: Vec<Merged> = Vec::new();
+    let mut notes = Vec::new();
     for (path, result) in files {
+        notes.extend(result.warnings.into_iter().filter(|w| {
+            matches!(
+                w,
+                Warning::Imported {
+                    note: crate::warning::ImportNote::KeptAsMetric { .. }
+                        | crate::warning::ImportNote::NotTime { .. },
+                    ..
+                }
+            )
+        }));
         for b in result.benchmarks {
             if b.layout != Layout::EXECUTIONS {
                 return Err(StoreError::import(
@@ -254,8 +267,25 @@ fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
                 ));
             }
             let values: Vec<(f64, bool)> = b.samples.iter().map(|s| (s.value, s.warmup)).collect();
+            let mut facts = Facts::default();
+            for e in &b.executions {
+                for (name, v) in &e.metrics {
+                    facts
+                        .metrics
+                        .entry(name.clone())
+                        .or_insert_with(|| MetricValues {
+                            unit: v.unit.clone(),
+                            values: Vec::new(),
+                        })
+                        .values
+                        .extend(&v.values);
+                }
+            }
             match merged.iter_mut().find(|m| m.name == b.name) {
-                Some(m) => m.processes.push(values),
+                Some(m) => {
+                    m.processes.push(values);
+                    m.facts.push(facts);
+                }
                 None => merged.push(Merged {
                     family: b.family,
                     inner: b
@@ -266,6 +296,7 @@ fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
                     name: b.name,
                     command: b.command,
                     processes: vec![values],
+                    facts: vec![facts],
                 }),
             }
         }
@@ -275,10 +306,13 @@ fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
         .map(|m| {
             let mut b = nested(m.name, m.command, ["execution", &m.inner], &m.processes);
             b.family = m.family;
+            with_facts(&mut b, m.facts);
             b
         })
         .collect();
-    Ok(result(benchmarks))
+    let mut r = result(benchmarks);
+    r.warnings = notes;
+    Ok(r)
 }
 
 /// One benchmark gathered from several one-process files.
@@ -291,6 +325,8 @@ struct Merged {
     inner: String,
     /// Each process's `(value, warm-up)`, in file order.
     processes: Vec<Vec<(f64, bool)>>,
+    /// Each process's metrics, per iteration.
+    facts: Vec<Facts>,
 }
 
 /// Reads one file without [`finish`]: the raw result and the format it was read as.
