@@ -481,6 +481,15 @@ fn rebench_1_4_file_is_recognised_and_memory_kept_as_peak_memory_with_a_note() {
 }
 
 #[test]
+fn imported_peak_memory_is_not_shown_beside_cpu_times_the_file_does_not_have() {
+    // pyperf records each run's peak memory but no CPU times: no "User/system: 0 ns" line.
+    let (code, out, err) = analyze_output(&[fixture("pyperf.json")], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("Benchmark 1: sum-range"), "{out}");
+    assert!(!out.contains("User/system"), "{out}");
+}
+
+#[test]
 fn hyperfine_ignore_failure_runs_count_and_parameters_are_kept() {
     let r = analysed("hyperfine-ignore-failure.json", &[]);
     let raw = read("hyperfine-ignore-failure.json");
