@@ -96,17 +96,22 @@ fn hyperfine_times_are_executions() {
     assert_eq!(r.provenance.imported_from.as_deref(), Some("hyperfine"));
 }
 
+/// The runs of a pyperf file's first benchmark that have values (not calibration runs).
+fn measured_runs(raw: &Value) -> Vec<&Value> {
+    raw["benchmarks"][0]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("values").is_some())
+        .collect()
+}
+
 #[test]
 fn pyperf_runs_are_processes_and_warmups_stay_warmups() {
     let got = imported("pyperf.json");
     assert_eq!(got.format, Format::Pyperf);
     let raw = raw("pyperf.json");
-    let runs: Vec<&Value> = raw["benchmarks"][0]["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r.get("values").is_some())
-        .collect();
+    let runs = measured_runs(&raw);
     let b = bench(&got.result, "sum-range");
     assert_eq!(b.level_names(), ["run", "value"]);
     assert_eq!(counts(b)[0], runs.len());
@@ -138,12 +143,7 @@ fn pyperf_runs_are_processes_and_warmups_stay_warmups() {
 fn pyperf_runs_keep_their_duration_and_peak_memory() {
     let got = imported("pyperf.json");
     let raw = raw("pyperf.json");
-    let runs: Vec<&Value> = raw["benchmarks"][0]["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r.get("values").is_some())
-        .collect();
+    let runs = measured_runs(&raw);
     let b = bench(&got.result, "sum-range");
     assert_eq!(b.executions.len(), runs.len());
     for (e, run) in b.executions.iter().zip(&runs) {
