@@ -75,7 +75,9 @@ fn a_deterministic_metric_is_reported_exactly_and_its_change_gates() {
     let new = result_with_resources(&dir, "new.json", "2", 128);
     let out = analyze(&new, "peak-memory");
     assert!(
-        out.contains("Value:            128.0 MiB in every one of 8 executions (no variation: exact)"),
+        out.contains(
+            "Value:            128.0 MiB in every one of 8 executions (no variation: exact)"
+        ),
         "{out}"
     );
     let out = stdout_of(
@@ -100,12 +102,12 @@ fn a_deterministic_metric_is_reported_exactly_and_its_change_gates() {
         .args(["--metric", "peak-memory", "--fail-on", "regression"])
         .assert()
         .code(1);
-    let cpu = stdout_of(
-        rigor()
-            .arg("compare")
-            .args([&old, &new])
-            .args(["--metric", "cpu", "--fail-on", "regression"]),
-    );
+    let cpu = stdout_of(rigor().arg("compare").args([&old, &new]).args([
+        "--metric",
+        "cpu",
+        "--fail-on",
+        "regression",
+    ]));
     assert!(cpu.contains("verdict: equivalent"), "{cpu}");
 }
 
@@ -119,12 +121,11 @@ fn several_metrics_each_under_its_heading_and_as_json() {
         .find("Metric peak-memory: peak memory (resident set)")
         .expect(&out);
     assert!(wall < memory, "{out}");
-    let text = stdout_of(
-        rigor()
-            .arg("analyze")
-            .arg(&path)
-            .args(["--metric", "cpu,peak-memory", "--json"]),
-    );
+    let text = stdout_of(rigor().arg("analyze").arg(&path).args([
+        "--metric",
+        "cpu,peak-memory",
+        "--json",
+    ]));
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let b = &v["peak-memory"]["benchmarks"][0];
     assert_eq!(b["metric"]["metric"], "peak-memory");
@@ -193,7 +194,9 @@ fn a_run_shows_the_metrics_asked_for_and_keeps_every_measurement() {
             .arg(&markdown)
             .arg("sh -c 'i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done'"),
     );
-    let cpu = out.find("Metric cpu: CPU time (user + system)").expect(&out);
+    let cpu = out
+        .find("Metric cpu: CPU time (user + system)")
+        .expect(&out);
     let wall = out.find("Metric wall: wall time").expect(&out);
     assert!(cpu < wall, "{out}");
     let r = json(&path);

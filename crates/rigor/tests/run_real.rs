@@ -114,6 +114,14 @@ fn metrics_a_program_reports_are_kept_with_each_execution() {
         );
     }
 
+    // What `--metric` analyses: 10 and 12 per execution.
+    let out = stdout_of(
+        rigor()
+            .args(["analyze", "--metric", "allocations"])
+            .arg(&path),
+    );
+    assert!(out.contains("Median/min/max:    11 / 10 / 12"), "{out}");
+
     // Metrics alone: the executions' wall times are the samples, the metrics kept beside.
     let path = dir.path("alone.json");
     rigor()
