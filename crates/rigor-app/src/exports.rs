@@ -66,8 +66,13 @@ pub fn views<'a>(
             failures: f,
             unanalysed: r.as_deref(),
             scale: scale_of(b, unit),
-            // CPU time and memory beside wall time; a metric's own summary is the figure.
-            resources: b.metric.is_none().then(|| resources(b)).flatten(),
+            // CPU time and memory beside wall time; a metric's own summary is the figure. No
+            // imported format records each execution's CPU times: the line would show unknown
+            // ones as 0 beside a peak memory some formats keep (`--metric peak-memory`
+            // analyses that).
+            resources: (b.metric.is_none() && result.provenance.imported_from.is_none())
+                .then(|| resources(b))
+                .flatten(),
             compared: None,
             value: value_alone(b, a),
             net: net_view(b, result.confidence.get()),

@@ -11,7 +11,7 @@
 #[allow(unsafe_code)]
 mod sys;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use std::os::unix::process::CommandExt;
 
-use rigor_protocol::{Resolution, SAMPLES_FILE_ENV, read_samples};
-use rigor_units::Seconds;
+use rigor_protocol::{Resolution, SAMPLES_FILE_ENV, Samples, read_samples};
+use rigor_units::{MetricValues, Seconds};
 
 use crate::command::CommandLine;
 use crate::error::RunError;
@@ -315,11 +315,10 @@ impl Executor for ProcessExecutor {
         )?;
 
         let termination = termination(reaped.status, timed_out);
-        let (iterations, resolution, iteration_error) =
-            match read_iterations(req.iterations, captures) {
-                Ok((v, r)) => (v, r, None),
-                Err(e) => (None, None, Some(e)),
-            };
+        let (reported, iteration_error) = match read_iterations(req.iterations, captures) {
+            Ok(r) => (r, None),
+            Err(e) => (Reported::default(), Some(e)),
+        };
         // Standard error is only read when it is needed, keeping the loop between executions short.
         let stderr_tail = if termination.success() && iteration_error.is_none() {
             String::new()
@@ -327,15 +326,21 @@ impl Executor for ProcessExecutor {
             captures.stderr.tail()?
         };
         Ok(ExecutionOutcome {
-            metrics,
+            metrics: {
+                // What the program reported, and the counters rigor counted (which win over a
+                // reported value of the same name).
+                let mut all = reported.metrics;
+                all.extend(metrics);
+                all
+            },
             wall,
             user: Seconds::new(reaped.user),
             sys: Seconds::new(reaped.sys),
             max_rss: sys::child_peak_rss(&reaped),
             termination,
             stderr_tail,
-            iterations,
-            resolution,
+            iterations: reported.iterations,
+            resolution: reported.resolution,
             iteration_error,
         })
     }
@@ -450,9 +455,25 @@ mod counters {
     }
 }
 
-/// The iteration times an execution reported (seconds), and the resolution its samples file
-/// gave, if any.
-type Reported = (Option<Vec<f64>>, Option<Resolution>);
+/// What an execution reported itself: iteration times (seconds), the resolution its samples
+/// file gave, and the metrics of its samples file's `{"metric": ...}` lines.
+#[derive(Debug, Default)]
+struct Reported {
+    iterations: Option<Vec<f64>>,
+    resolution: Option<Resolution>,
+    metrics: BTreeMap<String, MetricValues>,
+}
+
+/// The samples file's content, when the program wrote to it.
+fn read_samples_file(c: &Captures) -> Result<Option<Samples>, String> {
+    if c.samples.is_empty().map_err(|e| e.to_string())? {
+        return Ok(None);
+    }
+    let text = c.samples.read_all().map_err(|e| e.to_string())?;
+    read_samples(&text)
+        .map(Some)
+        .map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))
+}
 
 fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Reported, String> {
     match source {
@@ -466,23 +487,27 @@ fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Reported, S
                 Stream::Stderr => &c.stderr,
             };
             let text = capture.read_all().map_err(|e| e.to_string())?;
-            parse_pattern(&text, regex, *unit)
-                .map(|v| (Some(v), None))
-                .map_err(|e| e.to_string())
+            let iterations = parse_pattern(&text, regex, *unit).map_err(|e| e.to_string())?;
+            // Times come from the output; the samples file may still carry metrics.
+            let metrics = read_samples_file(c)?.map(|s| s.metrics).unwrap_or_default();
+            Ok(Reported {
+                iterations: Some(iterations),
+                resolution: None,
+                metrics,
+            })
         }
         IterationSource::SamplesFile => {
-            if c.samples.is_empty().map_err(|e| e.to_string())? {
-                return Ok((None, None));
-            }
-            let text = c.samples.read_all().map_err(|e| e.to_string())?;
-            let s = read_samples(&text).map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))?;
-            if s.values.is_empty() {
-                return Ok((None, None));
-            }
-            Ok((
-                Some(s.values.into_iter().map(Seconds::get).collect()),
-                s.resolution,
-            ))
+            let Some(s) = read_samples_file(c)? else {
+                return Ok(Reported::default());
+            };
+            // A program that reports metrics only: its time is the execution's wall time.
+            let iterations =
+                (!s.values.is_empty()).then(|| s.values.into_iter().map(Seconds::get).collect());
+            Ok(Reported {
+                resolution: iterations.as_ref().and(s.resolution),
+                iterations,
+                metrics: s.metrics,
+            })
         }
     }
 }
@@ -645,6 +670,63 @@ mod tests {
         };
         let o = run("printf 't=10\\nt=20\\n'", true, None, source);
         assert_eq!(o.iterations, Some(vec![10e-6, 20e-6]));
+    }
+
+    #[test]
+    fn metrics_of_the_samples_file_fill_the_outcome_in_base_units() {
+        let o = run(
+            r#"printf '{"value": 5, "unit": "ms"}\n{"metric": "allocations", "value": 3}\n{"value": 7, "unit": "ms"}\n{"metric": "allocations", "value": 4}\n{"metric": "heap", "value": 2, "unit": "KiB"}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert_eq!(o.iterations, Some(vec![0.005, 0.007]));
+        assert_eq!(o.iteration_error, None);
+        let allocations = &o.metrics["allocations"];
+        assert_eq!(allocations.unit, rigor_units::Quantity::Count);
+        assert_eq!(allocations.values, vec![3.0, 4.0]);
+        assert_eq!(o.metrics["heap"].unit, rigor_units::Quantity::Bytes);
+        assert_eq!(o.metrics["heap"].values, vec![2048.0]);
+
+        // Metrics alone: no iteration times, the execution's wall time is its time.
+        let o = run(
+            r#"printf '{"metric": "allocations", "value": 9}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert_eq!(o.iterations, None);
+        assert_eq!(o.iteration_error, None);
+        assert_eq!(o.metrics["allocations"].values, vec![9.0]);
+
+        // With times from a pattern, the samples file's metrics are kept too.
+        let source = IterationSource::Pattern {
+            stream: Stream::Stdout,
+            regex: regex::Regex::new(r"t=(\d+)").unwrap(),
+            unit: rigor_units::TimeUnit::Us,
+        };
+        let o = run(
+            r#"printf 't=10\n'; printf '{"metric": "frees", "value": 2}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            source,
+        );
+        assert_eq!(o.iterations, Some(vec![10e-6]));
+        assert_eq!(o.metrics["frees"].values, vec![2.0]);
+
+        // A bad metric line fails the execution's report, naming the line.
+        let o = run(
+            r#"printf '{"value": 5}\n{"metric": "cpu", "value": 1}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert!(o.metrics.is_empty());
+        let e = o.iteration_error.unwrap();
+        assert!(
+            e.starts_with("RIGOR_SAMPLES_FILE: line 2: metric 'cpu': "),
+            "{e}"
+        );
     }
 
     #[test]
