@@ -77,6 +77,14 @@ impl AllocSnapshot {
         }
     }
 
+    /// Both counts together (batches of one sample).
+    pub fn plus(self, other: Self) -> Self {
+        Self {
+            allocations: self.allocations.wrapping_add(other.allocations),
+            bytes: self.bytes.wrapping_add(other.bytes),
+        }
+    }
+
     /// What was allocated from `self` to `later`.
     pub fn until(self, later: Self) -> Self {
         Self {

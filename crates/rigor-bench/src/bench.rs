@@ -22,6 +22,24 @@ pub enum Throughput {
     Elements(u64),
 }
 
+/// How many inputs of [`Bench::iter_batched_with`] are alive at once (criterion's `BatchSize`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BatchSize {
+    /// Every input of a sample is made before the sample is timed (the default of
+    /// [`Bench::iter_batched`]): the least timer overhead, and memory for as many inputs as
+    /// evaluations per sample.
+    #[default]
+    AllAtOnce,
+    /// At most this many inputs at once: a sample's evaluations are timed in batches of this
+    /// size (each batch's inputs made, untimed, just before it), and the timer's overhead of
+    /// every batch is subtracted. For inputs too large to make a sample's worth of.
+    Inputs(u64),
+    /// One input at a time, each evaluation timed alone: `Inputs(1)`. The timer's overhead and
+    /// resolution then weigh on every evaluation: for routines far longer than the timer's
+    /// step.
+    PerIteration,
+}
+
 /// What to do with a benchmark: set by the harness from its command line and environment.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Plan {
@@ -75,6 +93,9 @@ pub struct Bench<'a, C: Clock = SystemClock> {
     measurement: Measurement,
     error: Option<io::Error>,
     used: bool,
+    /// The routine times itself ([`Bench::iter_custom`]): rigor's timer overhead is not
+    /// subtracted and its resolution is not the samples'.
+    own_timer: bool,
 }
 
 impl<'a, C: Clock> Bench<'a, C> {
@@ -92,6 +113,7 @@ impl<'a, C: Clock> Bench<'a, C> {
             measurement: Measurement::default(),
             error: None,
             used: false,
+            own_timer: false,
         }
     }
 
@@ -121,26 +143,67 @@ impl<'a, C: Clock> Bench<'a, C> {
 
     /// Times `routine` on inputs made by `setup`, which is not timed: each sample first makes one
     /// input per evaluation, then times the routine over them; the outputs are dropped after the
-    /// timing. For routines that consume or mutate their input (sorting a vector).
-    pub fn iter_batched<I, O>(
+    /// timing. For routines that consume or mutate their input (sorting a vector). With inputs
+    /// too large for a sample's worth at once, [`iter_batched_with`](Self::iter_batched_with).
+    pub fn iter_batched<I, O>(&mut self, setup: impl FnMut() -> I, routine: impl FnMut(I) -> O) {
+        self.iter_batched_with(setup, routine, BatchSize::AllAtOnce);
+    }
+
+    /// [`iter_batched`](Self::iter_batched) with at most `size` inputs alive at once: the
+    /// evaluations of a sample are timed batch by batch, and the timer's overhead is subtracted
+    /// once per batch.
+    pub fn iter_batched_with<I, O>(
         &mut self,
         mut setup: impl FnMut() -> I,
         mut routine: impl FnMut(I) -> O,
+        size: BatchSize,
     ) {
+        let overhead = self.calibration.overhead_ns;
         self.measure(|clock, evals| {
-            let inputs: Vec<I> = (0..evals).map(|_| setup()).collect();
-            let mut outputs = Vec::with_capacity(inputs.len());
-            let before = AllocSnapshot::now();
-            let start = clock.now();
-            for input in inputs {
-                outputs.push(black_box(routine(black_box(input))));
+            let batch = match size {
+                BatchSize::AllAtOnce => evals,
+                BatchSize::Inputs(n) => n.clamp(1, evals.max(1)),
+                BatchSize::PerIteration => 1,
+            };
+            let (mut ns, mut batches, mut done) = (0.0, 0u64, 0u64);
+            let mut allocs = AllocSnapshot::default();
+            while done < evals {
+                let n = batch.min(evals - done);
+                let inputs: Vec<I> = (0..n).map(|_| setup()).collect();
+                let mut outputs = Vec::with_capacity(inputs.len());
+                let before = AllocSnapshot::now();
+                let start = clock.now();
+                for input in inputs {
+                    outputs.push(black_box(routine(black_box(input))));
+                }
+                let end = clock.now();
+                allocs = allocs.plus(before.until(AllocSnapshot::now()));
+                drop(outputs);
+                ns += clock.ns_between(start, end);
+                batches += 1;
+                done += n;
             }
-            let end = clock.now();
-            let allocs = before.until(AllocSnapshot::now());
-            drop(outputs);
+            // The sample subtracts one timer overhead; the other batches' go here.
             Timing {
-                ns: clock.ns_between(start, end),
+                ns: ns - overhead * batches.saturating_sub(1) as f64,
                 allocs,
+            }
+        });
+    }
+
+    /// Times with the routine's own timer (criterion's `iter_custom`): `routine(n)` runs `n`
+    /// evaluations and returns the time they took, however it measures it (a GPU's timer, a
+    /// time from another process, work it does not want timed left out). rigor tunes `n` and
+    /// samples as for [`iter`](Self::iter); no overhead of rigor's timer is subtracted, and the
+    /// samples carry no resolution (rigor does not know the routine's clock).
+    pub fn iter_custom(&mut self, mut routine: impl FnMut(u64) -> std::time::Duration) {
+        self.own_timer = true;
+        self.measure(|_, evals| {
+            let before = AllocSnapshot::now();
+            let took = routine(evals);
+            Timing {
+                ns: took.as_secs_f64() * 1e9,
+                allocs: before.until(AllocSnapshot::now()),
             }
         });
     }
@@ -208,11 +271,16 @@ impl<'a, C: Clock> Bench<'a, C> {
     }
 
     fn sample(&mut self, time: &mut impl FnMut(&C, u64) -> Timing, evals: u64) {
-        let overhead = self.calibration.overhead_ns;
+        let overhead = if self.own_timer {
+            0.0
+        } else {
+            self.calibration.overhead_ns
+        };
         let resolution = Resolution::per_evaluation(
             Seconds::from_unit(self.calibration.resolution_ns, TimeUnit::Ns),
             evals,
-        );
+        )
+        .filter(|_| !self.own_timer);
         self.measurement.resolution = resolution;
         let mut spent = 0.0;
         for n in 0..self.plan.samples {
@@ -352,6 +420,65 @@ mod tests {
         );
         let m = b.finish().unwrap();
         assert!(m.samples_ns.iter().all(|&s| s == 5.0), "{m:?}");
+    }
+
+    #[test]
+    fn batches_keep_few_inputs_alive_and_subtract_each_batchs_overhead() {
+        use std::cell::Cell;
+        for size in [
+            BatchSize::Inputs(3),
+            BatchSize::PerIteration,
+            BatchSize::AllAtOnce,
+        ] {
+            let clock = FakeClock::new(10);
+            let calibration = calibrate(&clock);
+            let (alive, most) = (Cell::new(0u64), Cell::new(0u64));
+            struct Input<'c>(&'c Cell<u64>);
+            impl Drop for Input<'_> {
+                fn drop(&mut self) {
+                    self.0.set(self.0.get() - 1);
+                }
+            }
+            let mut b = Bench::new(&clock, calibration, plan(Some(20)), None);
+            b.iter_batched_with(
+                || {
+                    alive.set(alive.get() + 1);
+                    most.set(most.get().max(alive.get()));
+                    clock.advance(1_000);
+                    Input(&alive)
+                },
+                |input| {
+                    clock.advance(5);
+                    drop(input);
+                },
+                size,
+            );
+            let m = b.finish().unwrap();
+            // 20 evaluations per sample in batches: 5 ns each, whatever the batches cost the
+            // timer.
+            assert!(m.samples_ns.iter().all(|&s| s == 5.0), "{size:?}: {m:?}");
+            let limit = match size {
+                BatchSize::Inputs(n) => n,
+                BatchSize::PerIteration => 1,
+                // The warm-up doubles its evaluations up to the tuning's largest.
+                BatchSize::AllAtOnce => MAX_J,
+            };
+            assert!(most.get() <= limit.max(1), "{size:?}: {} alive", most.get());
+        }
+    }
+
+    #[test]
+    fn a_routine_timing_itself_is_taken_at_its_word() {
+        // The routine says each evaluation took 250 ns (its own clock); rigor's clock, which
+        // costs 40 ns a reading, neither times it nor has its overhead subtracted.
+        let clock = FakeClock::new(40);
+        let calibration = calibrate(&clock);
+        let mut b = Bench::new(&clock, calibration, plan(None), None);
+        b.iter_custom(|n| std::time::Duration::from_nanos(250 * n));
+        let m = b.finish().unwrap();
+        assert!(m.evals >= 1);
+        assert!(m.samples_ns.iter().all(|&s| s == 250.0), "{m:?}");
+        assert_eq!(m.resolution, None);
     }
 
     #[test]

@@ -14,7 +14,9 @@ use crate::cycles::{self, SystemClock};
 use crate::timer::{Calibration, calibrate};
 use crate::{AllocsPerIter, HarnessError, report};
 
-type BenchFn = Box<dyn Fn(&mut Bench<'_>)>;
+/// A registered benchmark function; it may borrow set-up data that outlives the harness
+/// (`'a`).
+type BenchFn<'a> = Box<dyn Fn(&mut Bench<'_>) + 'a>;
 
 /// Samples per benchmark when neither `--samples` nor rigor (`RIGOR_ITERATIONS`) says.
 pub const DEFAULT_SAMPLES: usize = 100;
@@ -82,6 +84,13 @@ fn parse_args(args: &[String]) -> Result<Args, HarnessError> {
             "--samples" => a.samples = Some(positive(&value("--samples")?, "--samples")? as usize),
             "--max-time" => a.max_time = Some(duration(&value("--max-time")?, "--max-time")?),
             "--warm-up" => a.warm_up = Some(duration(&value("--warm-up")?, "--warm-up")?),
+            // criterion's baselines: rigor keeps them, across processes and sessions.
+            flag @ ("--save-baseline" | "--baseline" | "--load-baseline") => {
+                return Err(usage(format!(
+                    "{flag} is rigor bench's: run `rigor bench {flag} NAME` in this project \
+                     (baselines compared across processes and the sessions they were saved in)"
+                )));
+            }
             flag if flag.starts_with('-') => {
                 return Err(usage(format!("unknown option '{flag}'")));
             }
@@ -133,37 +142,39 @@ struct TuneLine<'a> {
 /// [`bench`](Harness::bench) (or [`bench_with_inputs`](Harness::bench_with_inputs)), then
 /// [`run`](Harness::run). [`main!`](crate::main) writes this for plain functions.
 #[derive(Default)]
-pub struct Harness {
-    benches: Vec<(String, BenchFn)>,
+pub struct Harness<'a> {
+    benches: Vec<(String, BenchFn<'a>)>,
 }
 
-impl std::fmt::Debug for Harness {
+impl std::fmt::Debug for Harness<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<&str> = self.benches.iter().map(|(n, _)| n.as_str()).collect();
         f.debug_struct("Harness").field("benches", &names).finish()
     }
 }
 
-impl Harness {
+impl<'a> Harness<'a> {
     /// No benchmarks yet.
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Registers the benchmark `name`: `f` receives a [`Bench`] and times its routine with
-    /// [`Bench::iter`] or [`Bench::iter_batched`].
-    pub fn bench(mut self, name: impl Into<String>, f: impl Fn(&mut Bench<'_>) + 'static) -> Self {
+    /// [`Bench::iter`], [`Bench::iter_batched`] or [`Bench::iter_custom`]. It may borrow data
+    /// made before the harness (set-up shared by several benchmarks): `let data = …;
+    /// Harness::new().bench("sum", |b| b.iter(|| data.iter().sum::<u64>())).run()`.
+    pub fn bench(mut self, name: impl Into<String>, f: impl Fn(&mut Bench<'_>) + 'a) -> Self {
         self.benches.push((name.into(), Box::new(f)));
         self
     }
 
     /// Registers one benchmark per input, named `name/input` (`sort/1000`): `f` receives the
     /// [`Bench`] and the input.
-    pub fn bench_with_inputs<I: Display + 'static>(
+    pub fn bench_with_inputs<I: Display + 'a>(
         mut self,
         name: &str,
         inputs: impl IntoIterator<Item = I>,
-        f: impl Fn(&mut Bench<'_>, &I) + 'static,
+        f: impl Fn(&mut Bench<'_>, &I) + 'a,
     ) -> Self {
         let f = Rc::new(f);
         for input in inputs {
@@ -201,7 +212,7 @@ impl Harness {
             return Ok(out.write_all(USAGE.as_bytes())?);
         }
         self.check_unique()?;
-        let selected: Vec<&(String, BenchFn)> = self
+        let selected: Vec<&(String, BenchFn<'_>)> = self
             .benches
             .iter()
             .filter(|(name, _)| selects(&a, name))
@@ -233,7 +244,7 @@ impl Harness {
         iterations: Option<usize>,
     ) -> Result<(), HarnessError> {
         let a = parse_args(args)?;
-        let selected: Vec<&(String, BenchFn)> = self
+        let selected: Vec<&(String, BenchFn<'_>)> = self
             .benches
             .iter()
             .filter(|(name, _)| selects(&a, name))
@@ -277,7 +288,7 @@ fn plan(a: &Args, samples: usize, max_time: Option<f64>) -> Plan {
 }
 
 fn measure(
-    f: &BenchFn,
+    f: &BenchFn<'_>,
     name: &str,
     clock: SystemClock,
     calibration: Calibration,
@@ -303,7 +314,7 @@ fn timer() -> Result<(SystemClock, Option<String>), HarnessError> {
 /// Standalone (or `--rigor-tune`): every selected benchmark, one report (or JSON line) each.
 fn standalone(
     a: &Args,
-    selected: &[&(String, BenchFn)],
+    selected: &[&(String, BenchFn<'_>)],
     out: &mut dyn Write,
 ) -> Result<(), HarnessError> {
     let (clock, fallback) = timer()?;
@@ -361,7 +372,7 @@ fn standalone(
 /// Under rigor: one benchmark, every sample written to the samples file as it is taken.
 fn under_rigor(
     a: &Args,
-    selected: &[&(String, BenchFn)],
+    selected: &[&(String, BenchFn<'_>)],
     mut writer: SampleWriter,
     iterations: Option<usize>,
 ) -> Result<(), HarnessError> {
@@ -404,7 +415,37 @@ mod tests {
         v.iter().map(|s| s.to_string()).collect()
     }
 
-    fn harness() -> Harness {
+    #[test]
+    fn criterions_baseline_options_point_to_rigor_bench() {
+        for flag in ["--save-baseline", "--baseline", "--load-baseline"] {
+            let err = parse_args(&[flag.to_string(), "main".into()]).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains(&format!("run `rigor bench {flag} NAME`")),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn benchmarks_may_borrow_set_up_data() {
+        let data: Vec<u64> = (0..100).collect();
+        let inputs = vec![10usize, 20];
+        let h = Harness::new()
+            .bench("sum", |b| b.iter(|| data.iter().sum::<u64>()))
+            .bench_with_inputs("prefix", inputs.clone(), |b, n| {
+                b.iter(|| data[..*n].iter().sum::<u64>())
+            });
+        assert_eq!(
+            h.names().collect::<Vec<_>>(),
+            ["sum", "prefix/10", "prefix/20"]
+        );
+        let mut out = Vec::new();
+        h.run_with(&["--list".to_string()], &mut out).unwrap();
+        assert!(String::from_utf8(out).unwrap().contains("prefix/20"));
+    }
+
+    fn harness() -> Harness<'static> {
         Harness::new()
             .bench("add", |b| b.iter(|| std::hint::black_box(1u64) + 1))
             .bench_with_inputs("sum", [10u64, 1000], |b, &n| {

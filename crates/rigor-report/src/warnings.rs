@@ -64,8 +64,9 @@ pub fn text(w: &Warning) -> String {
             )
         }
         Warning::AtResolution { percent: p } => format!(
-            "interval at the timer's resolution (± {}, half a step): the values tie on the \
-             clock's steps, and the data alone would claim a precision the clock does not have",
+            "interval at the data's resolution (± {}, half a step): the values tie on the steps \
+             they are measured in (a clock's, a kibibyte's, one event), and the data alone would \
+             claim a precision the measurement does not have",
             percent(*p)
         ),
         _ => format!("{w:?}"),

@@ -74,7 +74,7 @@ impl Metric {
             Self::PeakMemory => "peak memory (resident set)".into(),
             Self::Instructions => "instructions retired".into(),
             Self::Cycles => "CPU cycles".into(),
-            Self::Reported(name) => format!("{name} (reported by the program)"),
+            Self::Reported(name) => format!("{name} (reported by the program or its file)"),
         }
     }
 

@@ -124,7 +124,7 @@ fn a_comparison_of_tied_samples_is_not_decided_beyond_the_resolution() {
         "{out}"
     );
     assert!(
-        out.contains("Warning: interval at the timer's resolution (± 0.33%, half a step)"),
+        out.contains("Warning: interval at the data's resolution (± 0.33%, half a step)"),
         "{out}"
     );
     // More executions cannot narrow the clock's step: no count of them is suggested.
