@@ -238,13 +238,19 @@ pub fn run(
     let by_metric = if metrics_shown(settings).is_empty() {
         Vec::new()
     } else {
-        let by_metric = metrics_shown(settings)
-            .iter()
-            .map(|m| {
-                let ranked = settings.comparison.enabled;
-                crate::saved::analyze_measured(&result, m, settings, ranked)
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let mut by_metric = Vec::new();
+        for m in metrics_shown(settings) {
+            let ranked = settings.comparison.enabled;
+            match crate::saved::analyze_measured(&result, m, settings, ranked) {
+                Ok(a) => by_metric.push(a),
+                // Measured all the same: the other metrics are shown, this one is said missing.
+                Err(AppError::Metric(e)) => result.warnings.push(rigor_store::Warning::NoMetric {
+                    benchmark: String::new(),
+                    reason: e.to_string(),
+                }),
+                Err(e) => return Err(e),
+            }
+        }
         // What `--fail-on` decides from is what is shown: the metrics asked for.
         found.verdicts = by_metric
             .iter()
