@@ -152,7 +152,7 @@ impl BenchmarkRecord {
                         .any(|(v, e)| v.is_some() && !e.warmup)
                     {
                         return Err(missing(
-                            "peak memory is known only when it exceeds rigor's own (a few MiB: \
+                            "peak memory is known only when it exceeds rigor's own (its resident set, 10 to 25 MiB: \
                              Linux counts the memory of the process that started a command \
                              toward the command's peak), or was not recorded",
                         ));
