@@ -85,7 +85,7 @@ pub fn views<'a>(
 /// A benchmark's rate (`--throughput`) from its mean time and interval; `None` without the
 /// work, an analysis, or for a metric that is not a time.
 fn rate_view(b: &BenchmarkRecord, a: Option<&rigor_stats::Analysis>) -> Option<RateView> {
-    let work = b.throughput?;
+    let work = b.work()?;
     let a = a?;
     if b.quantity() != rigor_units::Quantity::Time {
         return None;

@@ -282,6 +282,12 @@ impl<'a, C: Clock> Bench<'a, C> {
         )
         .filter(|_| !self.own_timer);
         self.measurement.resolution = resolution;
+        if let (Some(w), Some(t)) = (self.writer.as_deref_mut(), self.measurement.throughput) {
+            if let Err(e) = record_work(w, t) {
+                self.error = Some(e);
+                return;
+            }
+        }
         let mut spent = 0.0;
         for n in 0..self.plan.samples {
             let t = time(&self.clock, evals);
@@ -315,6 +321,27 @@ impl<'a, C: Clock> Bench<'a, C> {
 pub const ALLOCATIONS_METRIC: &str = "allocations";
 /// The name of the bytes allocated per evaluation each sample reports under rigor.
 pub const ALLOCATED_BYTES_METRIC: &str = "allocated-bytes";
+
+/// The name of the metric a program declares the bytes one iteration processes with (each
+/// execution reports it once): `rigor` then shows the rate beside the time, as `--throughput`
+/// would ([`Bench::throughput`] with [`Throughput::Bytes`]).
+pub const WORK_BYTES_METRIC: &str = "work-bytes";
+/// As [`WORK_BYTES_METRIC`], for elements ([`Throughput::Elements`]).
+pub const WORK_ITEMS_METRIC: &str = "work-items";
+
+/// Writes the throughput the benchmark declared as the metric [`WORK_BYTES_METRIC`] or
+/// [`WORK_ITEMS_METRIC`] (once per execution).
+fn record_work(w: &mut SampleWriter, throughput: Throughput) -> io::Result<()> {
+    let metric = match throughput {
+        Throughput::Bytes(n) => {
+            MetricSample::bytes(Metric::Reported(WORK_BYTES_METRIC.into()), n as f64)
+        }
+        Throughput::Elements(n) => {
+            MetricSample::count(Metric::Reported(WORK_ITEMS_METRIC.into()), n as f64)
+        }
+    };
+    w.record_metric(&metric)
+}
 
 /// Writes what one sample allocated, per evaluation (as its time is), as the metrics
 /// [`ALLOCATIONS_METRIC`] (a count) and [`ALLOCATED_BYTES_METRIC`] (bytes).
@@ -535,6 +562,16 @@ mod tests {
         let bytes = &samples.metrics[ALLOCATED_BYTES_METRIC];
         assert_eq!(bytes.unit, rigor_protocol::Quantity::Bytes);
         assert_eq!(bytes.values, vec![48.0; 50]);
+        // A declared throughput is written once per execution, as the work of an iteration.
+        let path = dir.path().join("work");
+        let mut w = SampleWriter::open(&path).unwrap();
+        let mut b = Bench::new(&clock, calibrate(&clock), plan(Some(4)), Some(&mut w));
+        b.throughput(Throughput::Bytes(4096));
+        b.iter(|| clock.advance(250));
+        b.finish().unwrap();
+        drop(w);
+        let work = rigor_protocol::read_samples(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(work.metrics[WORK_BYTES_METRIC].values, vec![4096.0]);
         // Without the counting allocator, no metric lines.
         let path = dir.path().join("plain");
         let mut w = SampleWriter::open(&path).unwrap();

@@ -76,6 +76,7 @@ use thiserror::Error;
 pub use alloc::{AllocsPerIter, CountingAlloc};
 pub use bench::{
     ALLOCATED_BYTES_METRIC, ALLOCATIONS_METRIC, BatchSize, Bench, Measurement, Throughput,
+    WORK_BYTES_METRIC, WORK_ITEMS_METRIC,
 };
 pub use harness::Harness;
 /// Keeps the optimiser from assuming anything about a value (it is [`std::hint::black_box`]).

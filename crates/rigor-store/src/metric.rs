@@ -269,6 +269,30 @@ impl BenchmarkRecord {
         })
     }
 
+    /// The work of one measured value: `--throughput`'s, else what the program declared through
+    /// the metric `work-bytes` or `work-items` (rigor-bench's `Bench::throughput`), when every
+    /// measured execution declared the same.
+    pub fn work(&self) -> Option<rigor_units::Throughput> {
+        if self.throughput.is_some() {
+            return self.throughput;
+        }
+        let declared = |name: &str| {
+            let mut values = self
+                .executions
+                .iter()
+                .filter(|e| !e.warmup)
+                .map(|e| e.metrics.get(name).and_then(|m| m.values.first().copied()));
+            let first = values.next().flatten()?;
+            values
+                .all(|v| v == Some(first))
+                .then_some(first)
+                .filter(|v| *v > 0.0)
+        };
+        declared("work-bytes")
+            .map(rigor_units::Throughput::Bytes)
+            .or_else(|| declared("work-items").map(rigor_units::Throughput::Items))
+    }
+
     /// The quantity of its samples: time, unless a metric says otherwise.
     pub fn quantity(&self) -> Quantity {
         self.metric
@@ -448,6 +472,29 @@ mod tests {
         );
         let err = b.for_metric(&Metric::Instructions).unwrap_err();
         assert!(err.to_string().contains("hardware counters"), "{err}");
+    }
+
+    #[test]
+    fn the_work_of_a_value_is_the_options_or_what_every_execution_declared() {
+        let declare = |e: &mut ExecutionRecord, v: f64| {
+            e.metrics.insert(
+                "work-bytes".into(),
+                MetricValues {
+                    unit: Quantity::Bytes,
+                    values: vec![v],
+                },
+            );
+        };
+        let mut executions: Vec<ExecutionRecord> =
+            (0..3).map(|i| execution(i, 0.1, 0.0, 0)).collect();
+        executions.iter_mut().for_each(|e| declare(e, 4096.0));
+        let mut b = bench(executions);
+        assert_eq!(b.work(), Some(rigor_units::Throughput::Bytes(4096.0)));
+        b.throughput = Some(rigor_units::Throughput::Items(10.0));
+        assert_eq!(b.work(), Some(rigor_units::Throughput::Items(10.0)));
+        b.throughput = None;
+        declare(&mut b.executions[2], 8192.0);
+        assert_eq!(b.work(), None, "executions that disagree declare nothing");
     }
 
     #[test]
