@@ -19,6 +19,9 @@ pub struct ChangeView<'a> {
     pub rev: &'a str,
     /// The benchmark.
     pub benchmark: &'a str,
+    /// The metric it is a change of (`wall`, `cpu`, `peak-memory`, …): shown after the
+    /// benchmark's name unless it is wall time.
+    pub metric: &'a str,
     /// New level / old level.
     pub ratio: f64,
     /// The ratio's interval (`None`: unbounded).
@@ -40,6 +43,15 @@ pub struct ChangeView<'a> {
 }
 
 impl ChangeView<'_> {
+    /// The benchmark's name, with the metric after it unless it is wall time: `sort (cpu)`.
+    fn named(&self) -> String {
+        if self.metric.is_empty() || self.metric == "wall" {
+            self.benchmark.to_string()
+        } else {
+            format!("{} ({})", self.benchmark, self.metric)
+        }
+    }
+
     /// The change and its interval as signed percentages.
     fn figures(&self) -> (String, String) {
         (ratio_percent(self.ratio), interval_percent(self.interval))
@@ -65,7 +77,7 @@ pub fn changes_text(list: &[ChangeView<'_>]) -> String {
             "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  {:<10}  {}{}",
             c.id,
             short_rev(c.rev),
-            c.benchmark,
+            c.named(),
             change,
             ci,
             c.verdict.to_string(),
@@ -113,7 +125,7 @@ pub fn changes_table(markup: Markup, list: &[ChangeView<'_>]) -> String {
             vec![
                 c.id.to_string(),
                 cell(markup, &short_rev(c.rev)),
-                cell(markup, c.benchmark),
+                cell(markup, &c.named()),
                 change,
                 ci,
                 c.verdict.to_string(),
@@ -328,6 +340,7 @@ mod tests {
 
     fn change<'a>(benchmark: &'a str, current: bool) -> ChangeView<'a> {
         ChangeView {
+            metric: "wall",
             id: 3,
             rev: "0123456789abcdef0123456789abcdef01234567",
             benchmark,

@@ -228,6 +228,7 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
         },
         since: a.since.clone(),
         fail_on: a.fail_on,
+        metrics: a.metric.0.clone(),
     };
     let r = track::list(history, &request)?;
     let views = track::change_views(&r.listed.changes);
@@ -275,7 +276,7 @@ fn remove(history: &mut (dyn History + Send), a: &TrackRmArgs) -> Result<Outcome
 
 fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
     let key = series(&a.series, Path::new("."));
-    let shown = track::show_history(history.as_read(), &key, &a.benchmark)?;
+    let shown = track::show_history(history.as_read(), &key, &a.benchmark, &a.metric)?;
     if a.json {
         output::emit_json(&(serde_json::to_string_pretty(&shown.json())? + "\n"));
     } else {
