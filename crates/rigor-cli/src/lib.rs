@@ -322,6 +322,15 @@ pub struct TrackRunArgs {
     /// Measured-time budget of each confirmation: 90, 90s, 10m, 1.5h.
     #[arg(long, value_name = "DURATION", default_value = "60s")]
     pub confirm_budget: Seconds,
+    /// The metrics whose changes are detected after measuring: wall, cpu (user + system),
+    /// user, system, peak-memory, or a name the benchmarked program reported; several with
+    /// commas. Only wall time's changes are confirmed by measuring again.
+    #[arg(
+        long = "detect-metric",
+        value_name = "NAME[,NAME...]",
+        default_value = "wall"
+    )]
+    pub detect_metric: Metrics,
     /// Checkouts and builds.
     #[command(flatten)]
     pub builds: CheckoutArgs,
@@ -424,6 +433,16 @@ pub struct TrackCheckArgs {
     /// Write the comparisons as a Markdown table (for a pull-request comment).
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// The metric a saved result is gated on: wall, cpu (user + system), user, system,
+    /// peak-memory, or a name the benchmarked program reported (its executions and the stored
+    /// runs' projected on it).
+    #[arg(
+        long = "metric",
+        value_name = "NAME",
+        default_value = "wall",
+        conflicts_with = "candidate"
+    )]
+    pub check_metric: Metric,
     /// Checkouts and builds (with --candidate).
     #[command(flatten)]
     pub builds: CheckoutArgs,

@@ -65,6 +65,10 @@ impl HistoryVerdict {
 /// baseline branch. The two were not measured together, so the comparison is unpaired and its
 /// interval includes the session-to-session spread only as far as each side's own executions
 /// show it; measuring both in one `rigor run` (interleaved) is the stronger gate.
+///
+/// With a `metric` other than wall time, the candidate's and the stored runs' executions are
+/// projected on it (`rigor_store::ResultFile::for_metric`): the gate is on that metric.
+#[allow(clippy::too_many_arguments)]
 pub fn check(
     history: &dyn HistoryRead,
     file: &Path,
@@ -73,15 +77,19 @@ pub fn check(
     analysis: &AnalysisSettings,
     comparison: &crate::settings::ComparisonSettings,
     seed: rigor_units::Seed,
+    metric: &Metric,
 ) -> Result<Checked> {
-    let mut candidate = rigor_store::load(file)?;
+    let loaded = rigor_store::load(file)?;
+    let mut candidate = loaded
+        .for_metric(metric)
+        .map_err(|e| AppError::from(TrackError::Metric(e)))?;
     let mut old = ResultFile::new(seed, analysis.confidence);
     let mut versions = Vec::new();
     let mut against_history = Vec::new();
     for b in &candidate.benchmarks {
         let series = history.series(baseline, &b.name)?;
         if baseline_rev.is_none() {
-            if let Some(v) = against_series(history, baseline, b, analysis, comparison)? {
+            if let Some(v) = against_series(history, baseline, b, analysis, comparison, metric)? {
                 against_history.push(v);
             }
         }
@@ -92,8 +100,11 @@ pub fn check(
             None => series.into_iter().last(),
         };
         if let Some(v) = pick {
-            versions.push((b.name.clone(), v.version));
-            old.benchmarks.push(v.benchmark);
+            // The stored version in the metric (a version whose runs lack it: not compared).
+            if let Ok(stored) = v.benchmark.for_metric(metric) {
+                versions.push((b.name.clone(), v.version));
+                old.benchmarks.push(stored);
+            }
         }
     }
     if versions.is_empty() {
@@ -150,17 +161,15 @@ fn against_series(
     b: &rigor_store::BenchmarkRecord,
     analysis: &AnalysisSettings,
     comparison: &crate::settings::ComparisonSettings,
+    metric: &Metric,
 ) -> Result<Option<HistoryVerdict>> {
-    let order: Vec<String> = history
-        .versions(key)?
-        .into_iter()
-        .map(|v| v.version.rev)
-        .collect();
-    let summaries = history.summaries(key)?;
-    let mine: Vec<&rigor_history::StoredSummary> =
-        summaries.iter().filter(|s| s.benchmark == b.name).collect();
-    let Some(l) = levels::benchmark_levels(&b.name, &mine, &order, analysis.confidence)? else {
-        return Ok(None);
+    let levels =
+        levels::benchmark_metric_levels(history, key, &b.name, metric, analysis.confidence);
+    let l = match levels {
+        Ok(Some(l)) => l,
+        // No stored run of it recorded the metric: compared with one stored version, if any.
+        Ok(None) | Err(AppError::Track(TrackError::NoMetric { .. })) => return Ok(None),
+        Err(e) => return Err(e),
     };
     let points = l.points();
     if points.len() < 2 {
@@ -401,6 +410,8 @@ pub enum CheckAgainst {
     Saved {
         /// The result file.
         file: PathBuf,
+        /// The metric gated on (wall time unless asked otherwise).
+        metric: Metric,
         /// A stored version to compare with instead of the branch's latest.
         version: Option<String>,
         /// How the result is analysed.
@@ -483,14 +494,15 @@ pub fn check_run(
     front: &mut dyn Front,
 ) -> Result<CheckReport> {
     use rigor_report::track_lines::Line;
-    let (file, version, analysis, comparison, seed) = match against {
+    let (file, version, analysis, comparison, seed, metric) = match against {
         CheckAgainst::Saved {
             file,
+            metric,
             version,
             analysis,
             comparison,
             seed,
-        } => (file, version, analysis, comparison, seed),
+        } => (file, version, analysis, comparison, seed, metric),
         CheckAgainst::Candidate {
             candidate,
             baseline_rev,
@@ -529,6 +541,7 @@ pub fn check_run(
         &analysis,
         &comparison,
         seed,
+        &metric,
     )?;
     let findings = crate::Findings {
         verdicts: if checked.against_history.is_empty() {
