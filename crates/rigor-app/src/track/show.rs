@@ -112,7 +112,7 @@ impl Shown {
             benchmark: if self.metric.is_wall() {
                 benchmark.to_string()
             } else {
-                format!("{benchmark} ({})", self.metric.description())
+                format!("{benchmark} ({})", self.metric)
             },
             series: (key.machine.clone(), key.branch.clone()),
             sessions: self.sessions,
