@@ -46,6 +46,9 @@ fn version_result(dir: &Dir, k: usize, cpu_step: usize, memory_step: usize) -> P
         e["user"] = user.into();
         e["sys"] = sys.into();
         e["max_rss"] = (rss as u64).into();
+        // A rate the program reports (more is better), 20% higher with the larger memory.
+        let rate = if k >= memory_step { 120.0 } else { 100.0 } * (1.0 + 0.01 * noise(&mut state));
+        e["metrics"] = serde_json::json!({"throughput": {"unit": "MB/s", "values": [rate]}});
     }
     std::fs::write(&file, serde_json::to_string(&json).unwrap()).unwrap();
     file
@@ -102,6 +105,11 @@ fn each_change_is_found_in_its_metric_only() {
     assert_eq!(changes(&db, "cpu"), [change("v3", "cpu")]);
     assert_eq!(changes(&db, "peak-memory"), [change("v5", "peak-memory")]);
     assert_eq!(changes(&db, "wall"), []);
+    // A reported rate that rises is an improvement (more is better).
+    assert_eq!(
+        changes(&db, "throughput"),
+        [("v5".into(), "throughput".into(), "improvement".into())]
+    );
     // Several at once: each metric's change, the false discovery rate over both.
     assert_eq!(
         changes(&db, "cpu,peak-memory"),
