@@ -44,7 +44,7 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
     let metrics = metrics_or_wall(&s.metrics);
     // A metric some series lack (imported results without CPU times) is detected where it is;
     // a metric no series has is an error.
-    let mut lacking: Vec<(Metric, AppError)> = Vec::new();
+    let mut lacking: Vec<detect::Missing> = Vec::new();
     let mut lacked: HashMap<Metric, usize> = HashMap::new();
     for key in &keys {
         for (m, e) in detect_available(history, key, &s.detect, &metrics, false)?.1 {

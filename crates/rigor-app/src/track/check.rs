@@ -65,10 +65,6 @@ impl HistoryVerdict {
 /// baseline branch. The two were not measured together, so the comparison is unpaired and its
 /// interval includes the session-to-session spread only as far as each side's own executions
 /// show it; measuring both in one `rigor run` (interleaved) is the stronger gate.
-///
-/// With a `metric` other than wall time, the candidate's and the stored runs' executions are
-/// projected on it (`rigor_store::ResultFile::for_metric`): the gate is on that metric.
-#[allow(clippy::too_many_arguments)]
 pub fn check(
     history: &dyn HistoryRead,
     file: &Path,
@@ -77,6 +73,31 @@ pub fn check(
     analysis: &AnalysisSettings,
     comparison: &crate::settings::ComparisonSettings,
     seed: rigor_units::Seed,
+) -> Result<Checked> {
+    let settings = (analysis, comparison, seed);
+    check_metric(
+        history,
+        file,
+        baseline,
+        baseline_rev,
+        settings,
+        &Metric::Wall,
+    )
+}
+
+/// [`check`] in one metric: with a metric other than wall time, the candidate's and the stored
+/// runs' executions are projected on it (`rigor_store::ResultFile::for_metric`), so the gate is
+/// on that metric.
+pub fn check_metric(
+    history: &dyn HistoryRead,
+    file: &Path,
+    baseline: &SeriesKey,
+    baseline_rev: Option<&str>,
+    (analysis, comparison, seed): (
+        &AnalysisSettings,
+        &crate::settings::ComparisonSettings,
+        rigor_units::Seed,
+    ),
     metric: &Metric,
 ) -> Result<Checked> {
     let loaded = rigor_store::load(file)?;
@@ -533,14 +554,12 @@ pub fn check_run(
         }
         .into());
     }
-    let checked = check(
+    let checked = check_metric(
         history,
         &file,
         &key,
         version.as_deref(),
-        &analysis,
-        &comparison,
-        seed,
+        (&analysis, &comparison, seed),
         &metric,
     )?;
     let findings = crate::Findings {

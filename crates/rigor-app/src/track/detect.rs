@@ -152,6 +152,9 @@ pub fn detect_metric_changes(
     detect_available(history, key, s, metrics, true).map(|(changes, _)| changes)
 }
 
+/// A metric asked for that no benchmark of a series has, with the error it is.
+pub(super) type Missing = (Metric, AppError);
+
 /// [`detect_metric_changes`]; with `strict` false, a metric no benchmark of the series has is
 /// left out (its changes left as they are) and returned beside the changes with the error it
 /// would have been. Nothing is stored when `strict` and one is missing.
@@ -161,11 +164,11 @@ pub(super) fn detect_available(
     s: &DetectSettings,
     metrics: &[Metric],
     strict: bool,
-) -> Result<(Vec<StoredChange>, Vec<(Metric, AppError)>)> {
+) -> Result<(Vec<StoredChange>, Vec<Missing>)> {
     let asked = metrics_or_wall(metrics);
     let benchmarks = history.benchmarks(key)?;
     let mut metrics = Vec::new();
-    let mut missing: Vec<(Metric, AppError)> = Vec::new();
+    let mut missing: Vec<Missing> = Vec::new();
     let mut found: Vec<Found> = Vec::new();
     for m in &asked {
         match levels::metric_levels(history.as_read(), key, m, s.confidence) {
