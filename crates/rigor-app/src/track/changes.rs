@@ -122,6 +122,7 @@ pub fn event_views(events: &[Event]) -> Vec<EventView<'_>> {
             machine: &e.series.machine,
             branch: &e.series.branch,
             changes: e.changes.iter().map(|c| c.0).collect(),
+            metric: e.metric.name(),
             benchmarks: e.benchmarks,
             range: e.range,
         })
