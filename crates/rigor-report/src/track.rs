@@ -475,7 +475,7 @@ mod tests {
             "{text}"
         );
         let md = changes_table(Markup::Markdown, &[cpu]);
-        assert!(md.contains("| sort (cpu) |"), "{md}");
+        assert!(md.contains("| `sort (cpu)` |"), "{md}");
         let events = events_text(&[EventView {
             metric: "peak-memory",
             rev: "v9",

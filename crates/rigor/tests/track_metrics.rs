@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{Dir, rigor, sim, stdout_of};
+use common::{Dir, rigor, sim, stdout_of, track_m_main as track};
 use std::path::{Path, PathBuf};
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -52,14 +52,6 @@ fn version_result(dir: &Dir, k: usize, cpu_step: usize, memory_step: usize) -> P
     }
     std::fs::write(&file, serde_json::to_string(&json).unwrap()).unwrap();
     file
-}
-
-/// `rigor track --db DB ARGS… --machine m --branch main`.
-fn track(db: &Path, args: &[&str]) -> assert_cmd::Command {
-    let mut cmd = rigor();
-    cmd.arg("track").arg("--db").arg(db).args(args);
-    cmd.args(["--machine", "m", "--branch", "main"]);
-    cmd
 }
 
 /// Eight labelled versions: CPU time +10% from v3 on, peak memory doubled from v5 on, wall time
