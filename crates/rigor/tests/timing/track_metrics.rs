@@ -5,7 +5,7 @@
 //! peak resident set doubles). Each change is found in its own metric only.
 //!
 //! CPU time and peak memory are what the kernel accounts to the process (`wait4`), so they hold
-//! on a loaded machine: the program's CPU time varied by 0.03% (SD) and its peak by a few KiB
+//! on a loaded machine: the program's CPU time varied by under 0.1% (SD) and its peak by a few KiB
 //! while its wall time varied by 5% under the other tests' builds (2026-11-26). The memory is
 //! freed before computing, so the larger peak costs no CPU time counted toward the budget and no
 //! longer exit.
