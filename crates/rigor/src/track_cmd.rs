@@ -233,6 +233,7 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
         metrics: a.metric.0.clone(),
     };
     let r = track::list(history, &request)?;
+    output::warnings(&r.listed.warnings);
     let views = track::change_views(&r.listed.changes);
     if a.json {
         output::emit_json(&(serde_json::to_string_pretty(&r.listed.changes)? + "\n"));

@@ -182,6 +182,51 @@ fn a_metric_no_run_recorded_is_an_error_naming_it() {
         .stderr(predicates::str::contains("--metric"));
 }
 
+/// A benchmark without the metric (a result imported without peak memory) is left out of its
+/// detection, and said; the others' changes are found.
+#[test]
+fn a_benchmark_without_the_metric_is_left_out_and_said() {
+    let dir = Dir::new();
+    let db = history(&dir);
+    let other = dir.path("other.json");
+    sim()
+        .args([
+            "--seed",
+            "9",
+            "-r",
+            "5",
+            "-n",
+            "other",
+            "mean=5ms,execution=1%",
+        ])
+        .arg("--export-json")
+        .arg(&other)
+        .assert()
+        .success();
+    track(&db, &["add"])
+        .arg(&other)
+        .args(["--version", "v7", "--order", "7"])
+        .arg("--repo")
+        .arg(dir.path("no-repo"))
+        .assert()
+        .success();
+    let out = track(&db, &["changes", "--metric", "peak-memory"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert!(stdout.contains("prog (peak-memory)"), "{stdout}");
+    assert!(
+        stderr.contains("rigor: warning: 'other' has no peak-memory values")
+            && stderr.contains("left out"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn check_gates_on_the_metric_asked_for() {
     let dir = Dir::new();

@@ -29,6 +29,8 @@ pub struct Listed {
     pub changes: Vec<StoredChange>,
     /// Current changes that happened together.
     pub events: Vec<Event>,
+    /// Benchmarks left out of a metric asked for (they have no values of it), each once.
+    pub warnings: Vec<rigor_store::Warning>,
 }
 
 /// Detects changes over each series the filter allows (storing them) and lists them.
@@ -44,12 +46,19 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
     let metrics = metrics_or_wall(&s.metrics);
     // A metric some series lack (imported results without CPU times) is detected where it is;
     // a metric no series has is an error.
-    let mut lacking: Vec<detect::Missing> = Vec::new();
+    let mut lacking: Vec<(Metric, AppError)> = Vec::new();
     let mut lacked: HashMap<Metric, usize> = HashMap::new();
+    let mut warnings: Vec<rigor_store::Warning> = Vec::new();
     for key in &keys {
-        for (m, e) in detect_available(history, key, &s.detect, &metrics, false)?.1 {
+        let detected = detect_available(history, key, &s.detect, &metrics, false)?;
+        for (m, e) in detected.missing {
             *lacked.entry(m.clone()).or_default() += 1;
             lacking.push((m, e));
+        }
+        for w in detected.left_out {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
         }
     }
     if let Some((_, e)) = lacking
@@ -65,7 +74,11 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
     }
     let counts = |k: &SeriesKey| history.benchmarks(k).map_or(0, |v| v.len());
     let events = events(&changes, &counts);
-    Ok(Listed { changes, events })
+    Ok(Listed {
+        changes,
+        events,
+        warnings,
+    })
 }
 
 /// What `--fail-on` decides from (through [`crate::Findings::outcome`], the rule of every

@@ -149,29 +149,39 @@ pub fn detect_metric_changes(
     s: &DetectSettings,
     metrics: &[Metric],
 ) -> Result<Vec<StoredChange>> {
-    detect_available(history, key, s, metrics, true).map(|(changes, _)| changes)
+    detect_available(history, key, s, metrics, true).map(|d| d.changes)
 }
 
-/// A metric asked for that no benchmark of a series has, with the error it is.
-pub(super) type Missing = (Metric, AppError);
+/// What [`detect_available`] detected, and what it could not.
+pub(super) struct Detected {
+    /// The series' current changes (of every metric).
+    pub changes: Vec<StoredChange>,
+    /// The metrics asked for that no benchmark of the series has, each with the error it is.
+    pub missing: Vec<(Metric, AppError)>,
+    /// The benchmarks left out of a metric the others have ([`rigor_store::Warning::NoMetric`]).
+    pub left_out: Vec<rigor_store::Warning>,
+}
 
 /// [`detect_metric_changes`]; with `strict` false, a metric no benchmark of the series has is
-/// left out (its changes left as they are) and returned beside the changes with the error it
-/// would have been. Nothing is stored when `strict` and one is missing.
+/// left out (its changes left as they are) and returned with the error it would have been.
+/// Nothing is stored when `strict` and one is missing.
 pub(super) fn detect_available(
     history: &mut dyn History,
     key: &SeriesKey,
     s: &DetectSettings,
     metrics: &[Metric],
     strict: bool,
-) -> Result<(Vec<StoredChange>, Vec<Missing>)> {
+) -> Result<Detected> {
     let asked = metrics_or_wall(metrics);
     let benchmarks = history.benchmarks(key)?;
     let mut metrics = Vec::new();
-    let mut missing: Vec<Missing> = Vec::new();
+    let mut missing = Vec::new();
+    let mut left_out = Vec::new();
     let mut found: Vec<Found> = Vec::new();
     for m in &asked {
-        match levels::metric_levels(history.as_read(), key, m, s.confidence) {
+        let levels =
+            levels::metric_levels_noting(history.as_read(), key, m, s.confidence, &mut left_out);
+        match levels {
             Ok(all) => {
                 metrics.push(m.clone());
                 for l in &all {
@@ -219,7 +229,11 @@ pub(super) fn detect_available(
         branch: Some(key.branch.clone()),
         ..ChangeFilter::default()
     })?;
-    Ok((changes, missing))
+    Ok(Detected {
+        changes,
+        missing,
+        left_out,
+    })
 }
 
 /// How many versions a change may move between detections and keep the status a user gave it.

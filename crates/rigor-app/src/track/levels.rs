@@ -348,6 +348,18 @@ pub fn metric_levels(
     metric: &Metric,
     confidence: ConfidenceLevel,
 ) -> Result<Vec<BenchmarkLevels>> {
+    metric_levels_noting(history, key, metric, confidence, &mut Vec::new())
+}
+
+/// [`metric_levels`], each benchmark left out (it has no values of the metric) said in
+/// `left_out` ([`rigor_store::Warning::NoMetric`]).
+pub fn metric_levels_noting(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    metric: &Metric,
+    confidence: ConfidenceLevel,
+    left_out: &mut Vec<rigor_store::Warning>,
+) -> Result<Vec<BenchmarkLevels>> {
     if metric.is_wall() {
         return series_levels(history, key, confidence);
     }
@@ -357,19 +369,25 @@ pub fn metric_levels(
         .map(|v| v.version.rev)
         .collect();
     let mut out = Vec::new();
-    let mut why: Option<String> = None;
+    let mut skipped = Vec::new();
     for name in history.benchmarks(key)? {
         match benchmark_metric_levels_in(history, key, &name, metric, &order, confidence)? {
             Ok(Some(l)) => out.push(l),
             Ok(None) => {}
-            Err(reason) => {
-                why.get_or_insert(reason);
-            }
+            Err(reason) => skipped.push(rigor_store::Warning::NoMetric {
+                benchmark: name,
+                reason,
+            }),
         }
     }
     if out.is_empty() {
+        let why = skipped.into_iter().find_map(|w| match w {
+            rigor_store::Warning::NoMetric { reason, .. } => Some(reason),
+            _ => None,
+        });
         return Err(no_metric(key, metric, why));
     }
+    left_out.extend(skipped);
     Ok(out)
 }
 
