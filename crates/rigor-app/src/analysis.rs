@@ -61,6 +61,9 @@ pub fn analyze_record(
     let mut analysis = analyze(&h, &settings.config())?;
     if let Some(r) = b.resolution() {
         analysis.floor_at_resolution(r.half_step().in_unit(b.unit));
+    } else if let Some(step) = b.metric.as_ref().and_then(|m| m.step) {
+        // A metric's own step (1 KiB of peak memory, one event of a count).
+        analysis.floor_at_resolution(step / 2.0);
     }
     b.analysis = Some(record_of(&analysis, settings.confidence));
     Ok(analysis)

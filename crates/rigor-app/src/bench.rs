@@ -80,7 +80,8 @@ impl Baselines {
             .or_else(|| self.compare.as_ref().map(|_| temp.join("result.json"))))
     }
 
-    /// Saves `result` as the baseline to save, if any; the note saying so.
+    /// Saves `result` as the baseline to save, if any, and as the newest of its sessions
+    /// ([`sessions_of`]: the last [`SESSIONS_KEPT`] are kept); the note saying so.
     ///
     /// # Errors
     /// [`CargoBenchError::Baseline`] when it cannot be copied.
@@ -88,14 +89,95 @@ impl Baselines {
         let Some(saved) = &self.save else {
             return Ok(None);
         };
+        let failed = |what: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| CargoBenchError::Baseline { what, path, source }
+        };
         if saved != result {
-            std::fs::copy(result, saved).map_err(|source| CargoBenchError::Baseline {
-                what: "saving the baseline",
-                path: saved.clone(),
-                source,
-            })?;
+            std::fs::copy(result, saved).map_err(failed("saving the baseline", saved))?;
+        }
+        let dir = sessions_dir(saved);
+        std::fs::create_dir_all(&dir).map_err(failed("creating", &dir))?;
+        let mut kept = session_files(&dir);
+        let next = kept
+            .last()
+            .and_then(|p| p.file_stem()?.to_str()?.parse::<u64>().ok())
+            .map_or(1, |n| n + 1);
+        let file = dir.join(format!("{next:06}.json"));
+        std::fs::copy(result, &file).map_err(failed("saving the baseline's session", &file))?;
+        kept.push(file);
+        for old in kept.iter().take(kept.len().saturating_sub(SESSIONS_KEPT)) {
+            std::fs::remove_file(old).map_err(failed("removing an old session", old))?;
         }
         Ok(Some(Note::BaselineSaved(saved.clone())))
+    }
+}
+
+/// How many sessions of a baseline are kept to tell how far a statistic moves between
+/// sessions.
+pub const SESSIONS_KEPT: usize = 20;
+
+/// The folder of the sessions a baseline was saved in: `.rigor/baselines/NAME.sessions/`.
+pub fn sessions_dir(baseline: &Path) -> PathBuf {
+    baseline.with_extension("sessions")
+}
+
+/// The session files of a baseline's folder, oldest first.
+fn session_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The results of the sessions `baseline` was saved in (each `--save-baseline` is one), oldest
+/// first: its sessions folder, or the baseline alone when it has none (saved by an older rigor).
+/// Unreadable session files are skipped.
+pub fn sessions_of(baseline: &Path) -> Vec<rigor_store::ResultFile> {
+    let files = session_files(&sessions_dir(baseline));
+    let files = if files.is_empty() {
+        vec![baseline.to_path_buf()]
+    } else {
+        files
+    };
+    files
+        .iter()
+        .filter_map(|f| rigor_store::load(f).ok())
+        .collect()
+}
+
+/// Each comparison with a saved baseline widened by how far its statistic moved between the
+/// baseline's sessions ([`rigor_stats::compare::Comparison::widen_for_sessions`]): with one
+/// session the verdict is inconclusive. `estimator` is the statistic compared.
+pub fn widen_for_sessions(
+    compared: &mut [crate::comparisons::Computed],
+    sessions: &[rigor_store::ResultFile],
+    estimator: rigor_stats::Estimator,
+) {
+    for c in compared {
+        let name = c
+            .baseline
+            .strip_suffix(crate::comparisons::OLD)
+            .unwrap_or(&c.baseline);
+        let values: Vec<f64> = sessions
+            .iter()
+            .filter_map(|r| r.benchmarks.iter().find(|b| b.name == name))
+            .filter_map(|b| {
+                let h = b.hierarchy().ok()?;
+                Some(match estimator {
+                    rigor_stats::Estimator::Mean => rigor_stats::descriptive::mean(&h.top_means()),
+                    e => e.apply(h.values()),
+                })
+            })
+            .collect();
+        if let Some(spread) = rigor_stats::compare::SessionSpread::of(&values) {
+            c.comparison.widen_for_sessions(spread);
+        }
     }
 }
 
@@ -215,7 +297,7 @@ pub fn suite_request(
 pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<ComparedFiles> {
     let mut comparison = s.comparison.clone();
     comparison.enabled = true;
-    crate::saved::compare(&CompareFilesSettings {
+    let mut compared = crate::saved::compare(&CompareFilesSettings {
         old: vec![old.to_path_buf()],
         new: vec![new.to_path_buf()],
         // Both are rigor's own result files.
@@ -223,11 +305,31 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
         seed: s.runner.seed,
         analysis: s.analysis,
         comparison,
+        // The first metric asked for, as the tables show.
+        metrics: s.metrics.first().cloned().into_iter().collect(),
     })
     .map_err(|e| CargoBenchError::Compare {
         path: old.to_path_buf(),
         source: Box::new(e),
-    })
+    })?;
+    // The baseline was measured in other sessions: its verdicts carry how far a session moves
+    // the statistic (issue: a minimum's interval covers one session only).
+    widen_for_sessions(
+        &mut compared.comparisons,
+        &sessions_of(old),
+        s.comparison.estimator,
+    );
+    let findings = crate::Findings {
+        verdicts: compared
+            .comparisons
+            .iter()
+            .map(|c| c.comparison.verdict)
+            .collect(),
+        warned: !compared.warnings.is_empty() || compared.analysis_warnings,
+        ..crate::Findings::default()
+    };
+    compared.outcome = findings.outcome(s.comparison.fail_on);
+    Ok(compared)
 }
 
 /// The note a run that compares minimums without `--against` ends with: their intervals cover
@@ -406,6 +508,7 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
             seed: s.runner.seed,
             analysis: s.analysis,
             comparison,
+            metrics: Vec::new(),
         },
         true,
     )

@@ -43,6 +43,11 @@ pub struct Computed {
     pub kind: Kind,
     /// The top-level units in the plural ("executions", "builds").
     pub units: String,
+    /// The quantity compared (`--metric`).
+    pub quantity: rigor_units::Quantity,
+    /// Both sides' one value, when each gave the same value in every execution of a metric
+    /// that is not a time (peak memory, a count): compared exactly.
+    pub exact: Option<(f64, f64)>,
 }
 
 impl Computed {
@@ -56,6 +61,8 @@ impl Computed {
             comparison: &self.comparison,
             overlap: self.overlap,
             q_value: self.q_value,
+            quantity: self.quantity.clone(),
+            exact: self.exact,
             fdr_demoted: self.fdr_demoted,
         }
     }
@@ -136,7 +143,31 @@ fn one(
         .first()
         .cloned()
         .unwrap_or_default();
+    let quantity = candidate.0.quantity();
+    let exact = exact_values(baseline.1, candidate.1, &quantity);
+    if let Some((old, new)) = exact {
+        // No variation on either side: the ratio is known exactly, and only the threshold
+        // says whether it matters.
+        let ratio = new / old;
+        comparison.verdict = if (ratio - 1.0).abs() <= comparison.threshold {
+            Verdict::Equivalent
+        } else if ratio > 1.0 {
+            Verdict::Regression
+        } else {
+            Verdict::Improvement
+        };
+    }
+    if matches!(quantity, rigor_units::Quantity::Rate(_)) {
+        // More is better for a rate: a higher one is the improvement.
+        comparison.verdict = match comparison.verdict {
+            Verdict::Regression => Verdict::Improvement,
+            Verdict::Improvement => Verdict::Regression,
+            other => other,
+        };
+    }
     Ok(Computed {
+        quantity,
+        exact,
         baseline: baseline.0.name.clone(),
         candidate: candidate.0.name.clone(),
         comparison,
@@ -146,6 +177,25 @@ fn one(
         kind: Kind::Versions,
         units: format!("{top}s"),
     })
+}
+
+/// Both sides' value when each side's values are all one value and the quantity is not a time
+/// (a deterministic metric; a time never repeats exactly but on a coarse clock, which the
+/// resolution floor handles).
+fn exact_values(
+    baseline: &Hierarchy,
+    candidate: &Hierarchy,
+    quantity: &rigor_units::Quantity,
+) -> Option<(f64, f64)> {
+    let constant = |h: &Hierarchy| {
+        let v = h.values();
+        let first = *v.first()?;
+        (first != 0.0 && v.iter().all(|x| *x == first)).then_some(first)
+    };
+    if *quantity == rigor_units::Quantity::Time {
+        return None;
+    }
+    constant(baseline).zip(constant(candidate))
 }
 
 /// Widens the comparison's interval to the range of ratios the two benchmarks' resolutions
@@ -744,6 +794,7 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
                 more_units: x.more_units,
                 overlap_verdict: c.overlap,
                 sequential: None,
+                between_sessions: x.between_sessions,
             }
         })
         .collect()

@@ -14,6 +14,9 @@ pub enum AppError {
     /// A result file could not be read or written.
     #[error(transparent)]
     Store(#[from] rigor_store::StoreError),
+    /// The metric asked for (`--metric`) is not in the data.
+    #[error(transparent)]
+    Metric(#[from] rigor_store::MetricError),
     /// Two benchmarks could not be compared.
     #[error("comparing '{candidate}' with '{baseline}'")]
     Compare {
@@ -206,6 +209,23 @@ pub enum AppError {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum RequestError {
+    /// `--throughput` that is not an amount of work (after `{VAR}` was replaced).
+    #[error("--throughput '{given}': {source}")]
+    Throughput {
+        /// The option's value as given.
+        given: String,
+        /// What is wrong.
+        source: rigor_units::UnitError,
+    },
+    /// An HTML report shows one metric.
+    #[error(
+        "an HTML report shows one metric; --metric names {count}: write one report per metric \
+         (each with its own --out)"
+    )]
+    ReportMetrics {
+        /// How many were named.
+        count: usize,
+    },
     /// No command was given.
     #[error("no command to benchmark: give at least one COMMAND")]
     NoCommand,
@@ -236,6 +256,10 @@ pub enum RequestError {
     /// The runner refused its settings.
     #[error(transparent)]
     Settings(#[from] rigor_runner::SettingsError),
+    /// A performance counter asked for (`--metric instructions`, `cycles`) that this machine
+    /// cannot count, found before anything ran.
+    #[error("--metric {}: {}", .0.counter(), .0.reason())]
+    Counter(rigor_runner::CounterError),
     /// `--input` names no readable file.
     #[error("--input {}", path.display())]
     Input {

@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
+use rigor_report::format::Scale;
 use rigor_report::markdown::{self, Markup};
-use rigor_report::terminal::{FailureView, NetView, Resources};
+use rigor_report::terminal::{FailureView, NetView, RateView, Resources};
 use rigor_report::{BenchmarkView, StatisticView};
 use rigor_store::{BenchmarkRecord, ResultFile};
 use rigor_units::TimeUnit;
@@ -64,14 +65,51 @@ pub fn views<'a>(
             analysis: a.as_ref().ok(),
             failures: f,
             unanalysed: r.as_deref(),
-            unit,
-            resources: resources(b),
+            scale: scale_of(b, unit),
+            // CPU time and memory beside wall time; a metric's own summary is the figure. No
+            // imported format records each execution's CPU times: the line would show unknown
+            // ones as 0 beside a peak memory some formats keep (`--metric peak-memory`
+            // analyses that).
+            resources: (b.metric.is_none() && result.provenance.imported_from.is_none())
+                .then(|| resources(b))
+                .flatten(),
             compared: None,
             value: value_alone(b, a),
             net: net_view(b, result.confidence.get()),
             startup_of: b.shell_startup.as_deref(),
+            rate: rate_view(b, a.as_ref().ok()),
         })
         .collect()
+}
+
+/// A benchmark's rate (`--throughput`) from its mean time and interval; `None` without the
+/// work, an analysis, or for a metric that is not a time.
+fn rate_view(b: &BenchmarkRecord, a: Option<&rigor_stats::Analysis>) -> Option<RateView> {
+    let work = b.throughput?;
+    let a = a?;
+    if b.quantity() != rigor_units::Quantity::Time {
+        return None;
+    }
+    let s = |x: f64| rigor_units::Seconds::from_unit(x, b.unit).get();
+    let ci = &a.interval;
+    let (rate, lower, upper) = work.rate(s(ci.mean), s(ci.lower), s(ci.upper));
+    let per = b.level_names().last().cloned().unwrap_or_default();
+    Some(RateView {
+        work,
+        per,
+        rate,
+        lower,
+        upper,
+    })
+}
+
+/// How a benchmark's values are shown: times in `unit` (`--time-unit`) or the unit that suits
+/// their size, or the quantity of the metric its samples are.
+pub fn scale_of(b: &BenchmarkRecord, unit: Option<TimeUnit>) -> Scale {
+    match b.quantity() {
+        rigor_units::Quantity::Time => Scale::time(unit),
+        other => Scale::of(other),
+    }
 }
 
 /// The value of a benchmark measured in one top-level unit (too few for an interval), in
@@ -177,7 +215,16 @@ pub fn table_text(markup: Markup, exports: &Exports, reported: &Reported<'_>) ->
             key(a).total_cmp(&key(b))
         });
     }
-    let table = markdown::table_in(markup, &views);
+    let mut table = markdown::table_in(markup, &views);
+    if let Some(m) = reported
+        .result
+        .benchmarks
+        .iter()
+        .find_map(|b| b.metric.as_ref())
+    {
+        // A table of another metric than wall time says which.
+        table.insert_str(0, &markdown::metric_line(markup, &m.metric));
+    }
     let comparisons = rigor_report::comparison::table_in(
         markup,
         &crate::comparisons::views(reported.comparisons),
@@ -215,8 +262,11 @@ pub fn write_html(path: &Path, reported: &Reported<'_>, title: &str) -> Result<(
 
 /// Writes the CSV, Markdown and HTML exports that were asked for (the JSON result is written as
 /// the run goes).
-pub fn write_all(exports: &Exports, reported: &Reported<'_>) -> Result<()> {
-    let result = reported.result;
+///
+/// The tables and the HTML report show `reported` (the first metric of `--metric`); the long
+/// CSV and the other tools' files hold the `measured` result's own values, wall times.
+pub fn write_all(exports: &Exports, reported: &Reported<'_>, measured: &ResultFile) -> Result<()> {
+    let result = measured;
     let files = &exports.files;
     if let Some(path) = &files.csv {
         rigor_store::write_atomic(path, rigor_store::to_long_csv(result).as_bytes()).map_err(
@@ -238,7 +288,7 @@ pub fn write_all(exports: &Exports, reported: &Reported<'_>) -> Result<()> {
         }
     }
     if let Some(path) = &files.html {
-        let title = report_view::title(result);
+        let title = report_view::title(reported.result);
         write_html(path, reported, &title)?;
     }
     write_for_tools(files, result)

@@ -18,6 +18,24 @@ pub enum Outcome {
     Gated,
 }
 
+impl Outcome {
+    /// The graver of two outcomes, by the rule's order (interrupted, failed, gated, fine): how
+    /// a command that ran a use case several times (once per `--metric`) ended.
+    pub fn worst(self, other: Self) -> Self {
+        let rank = |o: Self| match o {
+            Self::Interrupted => 3,
+            Self::Failed => 2,
+            Self::Gated => 1,
+            Self::Ok => 0,
+        };
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 /// What a use case found that its outcome depends on.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Findings {
@@ -55,6 +73,15 @@ impl Findings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_worst_of_several_outcomes_follows_the_rule() {
+        use Outcome::*;
+        assert_eq!(Ok.worst(Gated), Gated);
+        assert_eq!(Gated.worst(Failed), Failed);
+        assert_eq!(Interrupted.worst(Failed), Interrupted);
+        assert_eq!(Ok.worst(Ok), Ok);
+    }
 
     #[test]
     fn interruption_then_failure_then_the_rule_decide() {

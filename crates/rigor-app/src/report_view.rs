@@ -13,7 +13,7 @@ use rigor_stats::Analysis;
 use rigor_stats::autocorr::acf;
 use rigor_stats::steady::SteadyStateReport;
 use rigor_store::{BenchmarkRecord, ResultFile, SampleRecord};
-use rigor_units::{Seconds, Seed, TimeUnit};
+use rigor_units::Seed;
 
 use crate::analysis::{Analyses, hierarchy_of};
 use crate::diagnosis;
@@ -41,8 +41,8 @@ pub fn build(
     title: &str,
 ) -> ReportView {
     let environment = environment_rows(&result.environment);
-    let (overview, overview_unit) = overview(result, analyses);
-    let parameter = parameter_plot(result, analyses, unit_factor(&overview_unit));
+    let (overview, overview_unit, k) = overview(result, analyses);
+    let parameter = parameter_plot(result, analyses, k);
     ReportView {
         parameter,
         overview,
@@ -118,12 +118,17 @@ fn environment_rows(env: &rigor_store::Environment) -> Vec<(String, String)> {
 
 /// Every analysed benchmark on one axis, in the unit that suits the slowest mean: its mean and
 /// interval, its execution means and their quartiles.
-fn overview(result: &ResultFile, analyses: &Analyses) -> (Vec<OverviewRow>, String) {
+fn overview(result: &ResultFile, analyses: &Analyses) -> (Vec<OverviewRow>, String, f64) {
     let slowest = analyses
         .iter()
         .filter_map(|a| a.as_ref().ok().map(|a| a.interval.mean))
         .fold(0.0, f64::max);
-    let (label, k) = unit(slowest);
+    let quantity = result
+        .benchmarks
+        .first()
+        .map(BenchmarkRecord::quantity)
+        .unwrap_or_default();
+    let (label, k) = unit(&quantity, slowest);
     let rows = result
         .benchmarks
         .iter()
@@ -144,15 +149,7 @@ fn overview(result: &ResultFile, analyses: &Analyses) -> (Vec<OverviewRow>, Stri
             })
         })
         .collect();
-    (rows, label.to_string())
-}
-
-/// Seconds to the unit named `label`.
-fn unit_factor(label: &str) -> f64 {
-    [TimeUnit::Ns, TimeUnit::Us, TimeUnit::Ms, TimeUnit::S]
-        .into_iter()
-        .find(|u| u.symbol() == label)
-        .map_or(1.0, TimeUnit::per_second)
+    (rows, label, k)
 }
 
 /// Means against the first parameter whose values are all numbers (at least two of them), one
@@ -231,10 +228,10 @@ fn verdict_word(result: &ResultFile, c: &rigor_store::ComparisonRecord) -> Strin
     rigor_report::comparison::verdict_word(kind, c.verdict)
 }
 
-/// Display unit for values around `mean` seconds: (label, factor), from the one display scaler.
-fn unit(mean: f64) -> (&'static str, f64) {
-    let u = TimeUnit::for_magnitude(Seconds(mean));
-    (u.symbol(), u.per_second())
+/// Display unit for values of `quantity` around `mean`: (label, factor), from the one display
+/// scaler ([`rigor_report::format::Scale`]).
+fn unit(quantity: &rigor_units::Quantity, mean: f64) -> (String, f64) {
+    rigor_report::format::Scale::of(quantity.clone()).unit_for(mean)
 }
 
 fn section(
@@ -244,7 +241,7 @@ fn section(
     seed: Seed,
 ) -> BenchmarkSection {
     let mean = a.map_or(0.0, |a| a.interval.mean);
-    let (label, k) = unit(mean);
+    let (label, k) = unit(&b.quantity(), mean);
     let scale = |v: &[f64]| v.iter().map(|x| x * k).collect::<Vec<_>>();
     let runs = diagnosis::runs_of(b).unwrap_or_else(|| vec![analysed(b)]);
     let steady = diagnosis::diagnose_benchmark(b, seed).and_then(Result::ok);
@@ -271,7 +268,7 @@ fn section(
     BenchmarkSection {
         name: b.name.clone(),
         command: b.command.clone(),
-        unit_label: label.to_string(),
+        unit_label: label,
         compared: compared.map(|c| ComparedStatistic {
             name: c.name.clone(),
             estimate: c.estimate * k,

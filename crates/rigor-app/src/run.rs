@@ -79,6 +79,10 @@ pub struct Measured {
     pub adaptive_view: Option<AdaptiveView>,
     /// How a run until decided ended, as its note shows it.
     pub decided: Option<DecidedView>,
+    /// With `--metric` naming other than wall time: the result analysed, compared and ranked
+    /// for each metric named, in order (the summaries and comparisons shown); empty for wall
+    /// time alone, which the fields above hold.
+    pub by_metric: Vec<crate::saved::Analysed>,
     /// What the user should know about how it went.
     pub notes: Vec<Note>,
     /// How it ended, for the exit status.
@@ -230,7 +234,25 @@ pub fn run(
             source,
         })?;
     }
-    let outcome = findings(&report, &comparisons, &result).outcome(settings.comparison.fail_on);
+    let mut found = findings(&report, &comparisons, &result);
+    let by_metric = if metrics_shown(settings).is_empty() {
+        Vec::new()
+    } else {
+        let by_metric = metrics_shown(settings)
+            .iter()
+            .map(|m| {
+                let ranked = settings.comparison.enabled;
+                crate::saved::analyze_measured(&result, m, settings, ranked)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // What `--fail-on` decides from is what is shown: the metrics asked for.
+        found.verdicts = by_metric
+            .iter()
+            .flat_map(|a| a.comparisons.iter().map(|c| c.comparison.verdict))
+            .collect();
+        by_metric
+    };
+    let outcome = found.outcome(settings.comparison.fail_on);
     let mut notes = notes(settings, &result, outcome);
     notes.extend(short);
     Ok(Measured {
@@ -242,9 +264,20 @@ pub fn run(
         ranking,
         compared,
         adaptive,
+        by_metric,
         notes,
         outcome,
     })
+}
+
+/// The metrics a run shows besides (or instead of) its wall times: none when only wall time is
+/// asked for (`--metric wall`, the default).
+fn metrics_shown(settings: &RunSettings) -> &[rigor_units::Metric] {
+    if settings.metrics.iter().all(rigor_units::Metric::is_wall) {
+        &[]
+    } else {
+        &settings.metrics
+    }
 }
 
 /// Warm-up detection (when asked), analysis and comparisons of a measured result.
@@ -454,6 +487,7 @@ pub fn header(s: &RunSettings) -> ResultFile {
             let mut record = BenchmarkRecord::new(b.name.clone(), command.clone(), layout);
             record.parameters = s.parameters.get(i).cloned().unwrap_or_default();
             record.version = s.versions.get(i).cloned().flatten();
+            record.throughput = s.throughputs.get(i).copied();
             match s.shell_roles.get(i) {
                 Some(crate::settings::ShellRole::NetOf(startup)) => {
                     record.net_of = Some(startup.clone());

@@ -7,7 +7,7 @@ use rigor_store::import::Format;
 use rigor_store::{
     BenchmarkRecord, Discard, Layout, ResultFile, RunStatus, SampleRecord, SuiteRecord, Warning,
 };
-use rigor_units::{ConfidenceLevel, Seed};
+use rigor_units::{ConfidenceLevel, Metric, Seed};
 
 use crate::analysis::{Analyses, analyze_all};
 use crate::comparisons::{self, CompareSettings, Computed};
@@ -52,6 +52,11 @@ pub struct AnalyzeSettings {
     pub diagnose: bool,
     /// Also the Mono project's robust estimate.
     pub robust: Option<Robust>,
+    /// What is analysed (`--metric`; empty: wall time), each in turn.
+    pub metrics: Vec<Metric>,
+    /// `--throughput`, `{VAR}` replaced by each benchmark's parameters: the work of one
+    /// measured value, replacing what the file says.
+    pub throughput: Option<String>,
 }
 
 /// A robust estimate shown beside the plain one (`--robust`).
@@ -96,6 +101,8 @@ impl Diagnosed {
 /// A saved result, analysed again.
 #[derive(Debug)]
 pub struct Analysed {
+    /// What was analysed (`--metric`): the result's samples are this metric's values.
+    pub metric: Metric,
     /// The result with fresh estimates and warnings.
     pub result: ResultFile,
     /// Each benchmark's analysis or why it has none.
@@ -119,14 +126,95 @@ pub struct Analysed {
     pub outcome: Outcome,
 }
 
-/// Re-analyses a saved result (even a killed run's) or a long CSV.
+/// Re-analyses a saved result (even a killed run's) or a long CSV, for the first metric asked
+/// for ([`analyze_metrics`] for all of them).
 pub fn analyze(s: &AnalyzeSettings) -> Result<Analysed> {
+    let mut all = analyze_metrics(&AnalyzeSettings {
+        metrics: s.metrics.first().cloned().into_iter().collect(),
+        ..s.clone()
+    })?;
+    Ok(all.remove(0))
+}
+
+/// The metrics asked for, wall time when none.
+fn or_wall(metrics: &[Metric]) -> Vec<Metric> {
+    if metrics.is_empty() {
+        vec![Metric::Wall]
+    } else {
+        metrics.to_vec()
+    }
+}
+
+/// Re-analyses a saved result (even a killed run's) or a long CSV once per metric asked for
+/// (`--metric wall,cpu`), in that order.
+///
+/// # Errors
+/// What reading finds, and a metric no benchmark has ([`AppError::Metric`]).
+///
+/// [`AppError::Metric`]: crate::error::AppError::Metric
+pub fn analyze_metrics(s: &AnalyzeSettings) -> Result<Vec<Analysed>> {
     let first = s.files.first().map_or(std::path::Path::new(""), |f| f);
-    let mut result = match &s.csv {
+    let mut loaded = match &s.csv {
         Some(columns) => from_csv(first, columns)?,
         None => load_together(&s.files, s.format)?,
     };
-    let mut a = analyze_loaded(&mut result, first, s.discard, &s.analysis, &s.comparison)?;
+    if let Some(t) = &s.throughput {
+        for b in &mut loaded.benchmarks {
+            let values: crate::settings::expand::Values =
+                b.parameters.clone().into_iter().collect();
+            b.throughput = Some(crate::settings::throughput(t, &values)?);
+        }
+    }
+    or_wall(&s.metrics)
+        .iter()
+        .map(|metric| {
+            let mut result = loaded.for_metric(metric)?;
+            let mut a = analyze_one(s, &mut result, first)?;
+            a.metric = metric.clone();
+            Ok(a)
+        })
+        .collect()
+}
+
+/// A run's measured result seen through `metric`: analysed, compared and (`ranked`) ranked
+/// with the run's settings, as `rigor run --metric` shows it.
+///
+/// # Errors
+/// A metric no benchmark has; a comparison that cannot be computed.
+pub fn analyze_measured(
+    result: &ResultFile,
+    metric: &Metric,
+    settings: &crate::settings::RunSettings,
+    ranked: bool,
+) -> Result<Analysed> {
+    let mut projected = result.for_metric(metric)?;
+    // A stopped run's status is said once, by the run.
+    projected.status = RunStatus::Complete;
+    let mut a = analyze_loaded(
+        &mut projected,
+        std::path::Path::new(""),
+        None,
+        &settings.analysis,
+        &settings.comparison,
+    )?;
+    let r = &a.result;
+    let cs = CompareSettings::new(&settings.comparison, settings.analysis.confidence, r.seed);
+    a.compared = crate::analysis::compared_statistics(r, &cs.config);
+    if ranked {
+        let by_time = settings.exports.sort != crate::settings::SortOrder::Command;
+        a.ranking = comparisons::ranking(r, &a.analyses, &cs, by_time);
+    }
+    a.metric = metric.clone();
+    Ok(a)
+}
+
+/// Analyses one result (already seen through its metric) as `analyze` asks.
+fn analyze_one(
+    s: &AnalyzeSettings,
+    result: &mut ResultFile,
+    first: &std::path::Path,
+) -> Result<Analysed> {
+    let mut a = analyze_loaded(result, first, s.discard, &s.analysis, &s.comparison)?;
     let r = &a.result;
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
     a.compared = crate::analysis::compared_statistics(r, &cs.config);
@@ -212,6 +300,7 @@ fn analyze_loaded(
     result.comparisons = comparisons::records(&computed);
     crate::decided::reapply_saved(&saved, result, &mut computed);
     Ok(Analysed {
+        metric: Metric::Wall,
         result: std::mem::replace(result, ResultFile::new(Seed(0), analysis.confidence)),
         analyses,
         comparisons: computed,
@@ -236,11 +325,15 @@ pub struct ReportSettings {
     pub analysis: AnalysisSettings,
     /// Comparisons.
     pub comparison: ComparisonSettings,
+    /// What the report shows (`--metric`; empty: wall time; at most one,
+    /// [`ReportSettings::checked`]).
+    pub metrics: Vec<Metric>,
 }
 
 /// Writes the HTML report of a saved result; returns the analysed result.
 pub fn report(s: &ReportSettings) -> Result<Analysed> {
-    let mut result = load_together(&s.files, None)?;
+    let metric = or_wall(&s.metrics).remove(0);
+    let mut result = load_together(&s.files, None)?.for_metric(&metric)?;
     let first = s.files.first().map_or(std::path::Path::new(""), |f| f);
     let analysed = analyze_loaded(&mut result, first, None, &s.analysis, &s.comparison)?;
     let title = crate::report_view::title(&analysed.result);
@@ -276,11 +369,15 @@ pub struct CompareFilesSettings {
     pub analysis: AnalysisSettings,
     /// Comparisons.
     pub comparison: ComparisonSettings,
+    /// What is compared (`--metric`; empty: wall time).
+    pub metrics: Vec<Metric>,
 }
 
 /// Two results compared benchmark by benchmark.
 #[derive(Debug)]
 pub struct ComparedFiles {
+    /// What was compared (`--metric`).
+    pub metric: Metric,
     /// Each matched benchmark, new against old.
     pub comparisons: Vec<Computed>,
     /// The geometric-mean ratio over the suite.
@@ -318,8 +415,23 @@ impl ComparedFiles {
     }
 }
 
-/// Compares each benchmark of `new` with the same-named one of `old`.
+/// Compares each benchmark of `new` with the same-named one of `old`, for the first metric asked
+/// for ([`compare_metrics`] for all of them).
 pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
+    let mut all = compare_metrics(&CompareFilesSettings {
+        metrics: s.metrics.first().cloned().into_iter().collect(),
+        ..s.clone()
+    })?;
+    Ok(all.remove(0))
+}
+
+/// Compares each benchmark of `new` with the same-named one of `old`, once per metric asked for
+/// (`--metric wall,cpu`), in that order.
+///
+/// # Errors
+/// What reading finds, a reference named (files have none), the same result twice, a metric
+/// neither file has.
+pub fn compare_metrics(s: &CompareFilesSettings) -> Result<Vec<ComparedFiles>> {
     let old = load_together(&s.old, s.format)?;
     let new = load_together(&s.new, s.format)?;
     if let Some(reference) = &s.comparison.reference {
@@ -348,7 +460,14 @@ pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
             new: join(&s.new),
         });
     }
-    compare_loaded(old, new, s, false)
+    or_wall(&s.metrics)
+        .iter()
+        .map(|metric| {
+            let mut c = compare_loaded(old.for_metric(metric)?, new.for_metric(metric)?, s, false)?;
+            c.metric = metric.clone();
+            Ok(c)
+        })
+        .collect()
 }
 
 /// Compares two loaded results as [`compare`] does; `paired`: they ran in the same interleaved
@@ -383,6 +502,10 @@ pub fn compare_loaded(
         ..Findings::default()
     };
     Ok(ComparedFiles {
+        metric: old
+            .benchmarks
+            .first()
+            .map_or(Metric::Wall, BenchmarkRecord::metric_of_samples),
         outcome: findings.outcome(s.comparison.fail_on),
         comparisons,
         suite,

@@ -151,8 +151,8 @@ fn import_all(text: &str) {
 const CSV: &str = "build,exec,iter,value,warmup,bench\n0,0,0,1.5,false,a\n0,0,1,1.25,false,a\n\
                    0,1,0,2,true,b\n1,0,0,1e-3,false,b\n";
 
-const SAMPLES: &str =
-    "{\"value\": 1.5, \"unit\": \"ms\"}\n{\"value\": 2e3, \"unit\": \"ns\"}\n\n{\"value\": 0.25}\n";
+const SAMPLES: &str = "{\"value\": 1.5, \"unit\": \"ms\"}\n{\"value\": 2e3, \"unit\": \"ns\"}\n\n{\"value\": 0.25}\n\
+     {\"metric\": \"allocations\", \"value\": 12}\n{\"metric\": \"heap\", \"value\": 3, \"unit\": \"KiB\"}\n";
 
 proptest! {
     #![proptest_config(config(600))]
@@ -223,7 +223,7 @@ proptest! {
 
     #[test]
     fn sample_protocol_never_panics(e in edits()) {
-        let _ = rigor_protocol::parse_samples(&mutate(SAMPLES, &e));
+        let _ = rigor_protocol::read_samples(&mutate(SAMPLES, &e));
     }
 
     /// The shell-syntax scan and the command parser behind it (shell syntax through `sh`,

@@ -3,7 +3,8 @@
 //!
 //! Install it in the benchmark target and every benchmark's report gains a line with the
 //! allocations and bytes allocated per iteration (counted over the timed region only, so
-//! `iter_batched`'s set-up is not counted):
+//! `iter_batched`'s set-up is not counted); under rigor, every sample reports them per
+//! evaluation as the metrics `allocations` and `allocated-bytes`:
 //!
 //! ```
 //! #[global_allocator]
@@ -28,7 +29,8 @@ static BYTES: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CountingAlloc;
 
-fn count(bytes: usize) {
+/// Counts one allocation of `bytes` (what the allocator does; tests call it directly).
+pub(crate) fn count(bytes: usize) {
     ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
     BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
 }

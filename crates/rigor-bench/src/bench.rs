@@ -3,7 +3,7 @@
 use std::hint::black_box;
 use std::io;
 
-use rigor_protocol::{Resolution, Sample, SampleWriter, Seconds, TimeUnit};
+use rigor_protocol::{Metric, MetricSample, Resolution, Sample, SampleWriter, Seconds, TimeUnit};
 use serde::{Deserialize, Serialize};
 
 use crate::alloc::{AllocSnapshot, AllocsPerIter};
@@ -226,7 +226,11 @@ impl<'a, C: Clock> Bench<'a, C> {
                     // In ns as calibrated (τ/ν), not through seconds and back.
                     sample = sample.with_resolution(self.calibration.resolution_ns / evals as f64);
                 }
-                if let Err(e) = w.record(sample) {
+                let mut written = w.record(sample);
+                if self.plan.count_allocs && written.is_ok() {
+                    written = record_allocations(w, t.allocs, evals);
+                }
+                if let Err(e) = written {
                     self.error = Some(e);
                     return;
                 }
@@ -237,6 +241,25 @@ impl<'a, C: Clock> Bench<'a, C> {
             }
         }
     }
+}
+
+/// The name of the allocations per evaluation each sample reports under rigor, a count.
+pub const ALLOCATIONS_METRIC: &str = "allocations";
+/// The name of the bytes allocated per evaluation each sample reports under rigor.
+pub const ALLOCATED_BYTES_METRIC: &str = "allocated-bytes";
+
+/// Writes what one sample allocated, per evaluation (as its time is), as the metrics
+/// [`ALLOCATIONS_METRIC`] (a count) and [`ALLOCATED_BYTES_METRIC`] (bytes).
+fn record_allocations(w: &mut SampleWriter, allocs: AllocSnapshot, evals: u64) -> io::Result<()> {
+    let per_eval = |n: u64| n as f64 / evals as f64;
+    w.record_metric(&MetricSample::count(
+        Metric::Reported(ALLOCATIONS_METRIC.into()),
+        per_eval(allocs.allocations),
+    ))?;
+    w.record_metric(&MetricSample::bytes(
+        Metric::Reported(ALLOCATED_BYTES_METRIC.into()),
+        per_eval(allocs.bytes),
+    ))
 }
 
 #[cfg(test)]
@@ -353,6 +376,46 @@ mod tests {
         let step = samples.resolution.unwrap().step().get();
         assert!((step - 2.5e-9).abs() < 1e-21, "{step}");
         assert!(text.contains("\"resolution\":2.5}"), "{text}");
+    }
+
+    #[test]
+    fn allocations_per_evaluation_reach_the_protocol_file_as_metrics() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples");
+        let mut w = SampleWriter::open(&path).unwrap();
+        let clock = FakeClock::new(10);
+        let calibration = calibrate(&clock);
+        let counting = Plan {
+            count_allocs: true,
+            ..plan(Some(4))
+        };
+        let mut b = Bench::new(&clock, calibration, counting, Some(&mut w));
+        // Counted as the installed allocator would: 3 allocations of 16 bytes per evaluation.
+        b.iter(|| {
+            for _ in 0..3 {
+                crate::alloc::count(16);
+            }
+            clock.advance(250)
+        });
+        b.finish().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let samples = rigor_protocol::read_samples(&text).unwrap();
+        assert_eq!(samples.values.len(), 50);
+        let allocations = &samples.metrics[ALLOCATIONS_METRIC];
+        assert_eq!(allocations.unit, rigor_protocol::Quantity::Count);
+        // One value per sample, per evaluation (the sample's 12 divided by its 4 evaluations).
+        assert_eq!(allocations.values, vec![3.0; 50]);
+        let bytes = &samples.metrics[ALLOCATED_BYTES_METRIC];
+        assert_eq!(bytes.unit, rigor_protocol::Quantity::Bytes);
+        assert_eq!(bytes.values, vec![48.0; 50]);
+        // Without the counting allocator, no metric lines.
+        let path = dir.path().join("plain");
+        let mut w = SampleWriter::open(&path).unwrap();
+        let mut b = Bench::new(&clock, calibrate(&clock), plan(Some(4)), Some(&mut w));
+        b.iter(|| clock.advance(250));
+        b.finish().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("metric"), "{text}");
     }
 
     #[test]

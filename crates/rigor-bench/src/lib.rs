@@ -74,7 +74,7 @@ use std::io;
 use thiserror::Error;
 
 pub use alloc::{AllocsPerIter, CountingAlloc};
-pub use bench::{Bench, Measurement, Throughput};
+pub use bench::{ALLOCATED_BYTES_METRIC, ALLOCATIONS_METRIC, Bench, Measurement, Throughput};
 pub use harness::Harness;
 /// Keeps the optimiser from assuming anything about a value (it is [`std::hint::black_box`]).
 pub use std::hint::black_box;

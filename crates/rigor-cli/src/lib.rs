@@ -322,15 +322,6 @@ pub struct TrackRunArgs {
     /// Measured-time budget of each confirmation: 90, 90s, 10m, 1.5h.
     #[arg(long, value_name = "DURATION", default_value = "60s")]
     pub confirm_budget: Seconds,
-    /// The metrics whose changes are detected after measuring: wall, cpu (user + system),
-    /// user, system, peak-memory, or a name the benchmarked program reported; several with
-    /// commas. Only wall time's changes are confirmed by measuring again.
-    #[arg(
-        long = "detect-metric",
-        value_name = "NAME[,NAME...]",
-        default_value = "wall"
-    )]
-    pub detect_metric: Metrics,
     /// Checkouts and builds.
     #[command(flatten)]
     pub builds: CheckoutArgs,
@@ -433,16 +424,6 @@ pub struct TrackCheckArgs {
     /// Write the comparisons as a Markdown table (for a pull-request comment).
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
-    /// The metric a saved result is gated on: wall, cpu (user + system), user, system,
-    /// peak-memory, or a name the benchmarked program reported (its executions and the stored
-    /// runs' projected on it).
-    #[arg(
-        long = "metric",
-        value_name = "NAME",
-        default_value = "wall",
-        conflicts_with = "candidate"
-    )]
-    pub check_metric: Metric,
     /// Checkouts and builds (with --candidate).
     #[command(flatten)]
     pub builds: CheckoutArgs,
@@ -650,6 +631,13 @@ pub struct AnalysisArgs {
     /// Quantile of the mean interval: Student's t (default) or normal (as in Kalibera & Tůma 2006 and Kalibera & Jones 2013).
     #[arg(long, value_enum, default_value = "t")]
     pub quantile: Quantile,
+    /// What is summarised and compared: `wall` time (default), `cpu` time (user + system),
+    /// `user`, `system`, `peak-memory`, `instructions` and `cycles` (hardware counters, where
+    /// the machine has them), or a metric the program reports (`allocations`); several at once
+    /// separated by commas (`wall,cpu`). Every execution records them all; this chooses what
+    /// is shown.
+    #[arg(long, value_name = "NAME[,NAME…]", default_value = "wall")]
+    pub metric: Metrics,
 }
 
 /// `rigor run`.
@@ -803,6 +791,12 @@ pub struct RunOptions {
     /// Unit of the times shown and exported [default: chosen for each value's size].
     #[arg(short = 'u', long, value_enum, value_name = "UNIT")]
     pub time_unit: Option<TimeUnit>,
+    /// The work one measured value does (an execution, or an iteration the program times):
+    /// `64MiB`, `1.5GB`, `1000items`; `{VAR}` is replaced by each benchmark's parameter. The
+    /// summaries then also show the rate (MiB/s, items/s): the work over the mean time, its
+    /// interval the time's interval mapped (ends swapped, exact: a rate falls as time rises).
+    #[arg(long, value_name = "AMOUNT")]
+    pub throughput: Option<String>,
     /// Order of the ranking and of the exported tables: auto (ranking by mean time, tables in
     /// command order), command (input order), mean-time (fastest first).
     #[arg(long, value_enum, default_value = "auto")]
@@ -1180,6 +1174,11 @@ pub struct AnalyzeArgs {
     /// Print the analysis as JSON (the result-file schema) instead of the summary.
     #[arg(long)]
     pub json: bool,
+    /// The work one measured value does (`64MiB`, `1000items`; `{VAR}`: each benchmark's
+    /// parameter), to show each benchmark's rate beside its time (replacing what the file
+    /// says).
+    #[arg(long, value_name = "AMOUNT")]
+    pub throughput: Option<String>,
     /// Diagnose warm-up, steady state, independence and the random initial state.
     #[arg(long)]
     pub diagnose: bool,

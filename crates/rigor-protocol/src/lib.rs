@@ -8,8 +8,12 @@
 //! planned how many iterations an execution should run, it says so in [`ITERATIONS_ENV`]
 //! (`RIGOR_ITERATIONS`).
 //!
+//! Beside its times, a program may report other metrics of its own, one value per line:
+//! `{"metric": "allocations", "value": 1234, "unit": "count"}` (a [`MetricSample`]). Several
+//! lines of one metric in one execution are its values per iteration.
+//!
 //! Programs write with a [`SampleWriter`] and read the count with [`requested_iterations`]; the
-//! runner reads the file back with [`parse_samples`]. Any language can take part: the file is
+//! runner reads the file back with [`read_samples`] ([`parse_samples`]: the times alone). Any language can take part: the file is
 //! plain JSON lines (see the crate's README).
 //!
 //! ```
@@ -32,6 +36,7 @@
 //! # }
 //! ```
 
+use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -41,7 +46,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-pub use rigor_units::{Resolution, Seconds, TimeUnit};
+pub use rigor_units::{Metric, MetricValues, Quantity, Resolution, Seconds, TimeUnit};
 
 /// The environment variable naming the samples file a program appends its iteration times to.
 pub const SAMPLES_FILE_ENV: &str = "RIGOR_SAMPLES_FILE";
@@ -51,6 +56,10 @@ pub const ITERATIONS_ENV: &str = "RIGOR_ITERATIONS";
 
 /// What every malformed line's message ends with: the shape a line must have.
 const EXPECTED: &str = r#"(expected {"value": 1.5, "unit": "ns"})"#;
+
+/// What every malformed metric line's message ends with: the shape a metric line must have.
+const EXPECTED_METRIC: &str =
+    r#"(expected {"metric": "allocations", "value": 1234, "unit": "count"})"#;
 
 /// One iteration time, as written on one line of the samples file:
 /// `{"value": 1.5, "unit": "ns"}`, or with the step it was measured in,
@@ -121,6 +130,82 @@ impl From<Duration> for Sample {
     }
 }
 
+/// One value of a metric the program measured itself, as written on one line of the samples
+/// file: `{"metric": "allocations", "value": 1234, "unit": "count"}`. The unit is optional (a
+/// count when absent); `B`, `KiB`, `MiB`, `GiB` are bytes, `ns` … `s` times, a unit ending in
+/// `/s` a rate (more is better), and any other unit is kept as given. Several lines of one
+/// metric in one execution are its values per iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricSample {
+    /// The metric: a name of the program's own (`allocations`), or `instructions`/`cycles`.
+    /// rigor measures wall, CPU and peak memory of every execution itself; those names are
+    /// refused.
+    pub metric: Metric,
+    /// The value, in `unit`; finite.
+    pub value: f64,
+    /// The unit of `value` as written (`None`: a count).
+    pub unit: Option<String>,
+}
+
+impl MetricSample {
+    /// `value` of `metric` in `unit` (as written: `"count"`, `"B"`, `"KiB"`, `"ms"`, `"MB/s"`,
+    /// `"joules"`).
+    pub fn new(metric: Metric, value: f64, unit: impl Into<String>) -> Self {
+        Self {
+            metric,
+            value,
+            unit: Some(unit.into()),
+        }
+    }
+
+    /// A count of events (`allocations`), written without a unit.
+    pub fn count(metric: Metric, value: f64) -> Self {
+        Self {
+            metric,
+            value,
+            unit: None,
+        }
+    }
+
+    /// A number of bytes (`allocated-bytes`), written with the unit `B`.
+    pub fn bytes(metric: Metric, value: f64) -> Self {
+        Self::new(metric, value, "B")
+    }
+
+    /// The quantity of the value and the value in its base unit (seconds, bytes, a count).
+    pub fn in_base_unit(&self) -> (Quantity, f64) {
+        let (quantity, factor) = Quantity::of_unit(self.unit.as_deref().unwrap_or(""));
+        (quantity, self.value * factor)
+    }
+
+    /// Why the metric cannot be reported through the samples file, if it cannot: rigor
+    /// measures wall time, CPU times and peak memory of every execution itself.
+    fn refusal(metric: &Metric) -> Option<&'static str> {
+        match metric {
+            Metric::Wall => Some(
+                "wall time is what the iteration lines report \
+                 ({\"value\": 1.5, \"unit\": \"ns\"}); a metric line reports anything else",
+            ),
+            Metric::Cpu | Metric::User | Metric::System | Metric::PeakMemory => Some(
+                "rigor measures CPU times and peak memory of every execution itself; \
+                 report the program's own under another name",
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// A metric line as read, before its name is checked.
+#[derive(Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct MetricLine<'a> {
+    #[serde(borrow)]
+    metric: std::borrow::Cow<'a, str>,
+    value: f64,
+    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    unit: Option<std::borrow::Cow<'a, str>>,
+}
+
 /// A samples file or an iteration count that does not follow the protocol. Line numbers are
 /// 1-based, as editors show them.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -151,6 +236,53 @@ pub enum ProtocolError {
         /// The resolution on it.
         value: f64,
     },
+    /// The line has a `metric` field but is not a metric line (a missing `value`, an unknown
+    /// field, a value that is not a number).
+    #[error("line {line}: {message} {EXPECTED_METRIC}")]
+    MalformedMetric {
+        /// The line.
+        line: usize,
+        /// What the JSON reader found wrong.
+        message: String,
+    },
+    /// The line's metric name is not one a program may report: not a metric name at all, or
+    /// one rigor measures itself (`wall`, `cpu`, `user`, `system`, `peak-memory`).
+    #[error("line {line}: metric '{name}': {reason}")]
+    InvalidMetric {
+        /// The line.
+        line: usize,
+        /// The name as written.
+        name: String,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// The line's metric value is infinite or not a number.
+    #[error("line {line}: {metric} value {value} is not a finite number")]
+    InvalidMetricValue {
+        /// The line.
+        line: usize,
+        /// The metric.
+        metric: Metric,
+        /// The value on it.
+        value: f64,
+    },
+    /// The line reports a metric in a unit of another kind than an earlier line of the same
+    /// metric (`KiB`, then `ms`).
+    #[error(
+        "line {line}: {metric} in '{unit}' ({quantity}), but an earlier line gave it as {first}"
+    )]
+    MixedMetricUnits {
+        /// The line.
+        line: usize,
+        /// The metric.
+        metric: Metric,
+        /// The unit on this line, as written.
+        unit: String,
+        /// What that unit is (its base unit).
+        quantity: Quantity,
+        /// The base unit of the earlier lines.
+        first: Quantity,
+    },
     /// `RIGOR_ITERATIONS` holds something other than a positive whole number.
     #[error("{ITERATIONS_ENV}='{value}' is not a positive whole number")]
     Iterations {
@@ -165,47 +297,71 @@ impl ProtocolError {
         match self {
             Self::Malformed { line, .. }
             | Self::InvalidValue { line, .. }
-            | Self::InvalidResolution { line, .. } => Some(*line),
+            | Self::InvalidResolution { line, .. }
+            | Self::MalformedMetric { line, .. }
+            | Self::InvalidMetric { line, .. }
+            | Self::InvalidMetricValue { line, .. }
+            | Self::MixedMetricUnits { line, .. } => Some(*line),
             Self::Iterations { .. } => None,
         }
     }
 }
 
 /// Reads a samples file: one [`Sample`] per non-empty line, converted to seconds, in order
-/// (resolutions are checked and dropped; [`read_samples`] keeps them).
+/// (resolutions are checked and dropped, metric lines checked and skipped; [`read_samples`]
+/// keeps them).
 ///
 /// # Errors
-/// The first line that is not a sample object ([`ProtocolError::Malformed`]), whose value is
-/// not a time ([`ProtocolError::InvalidValue`]) or whose resolution is not a step
-/// ([`ProtocolError::InvalidResolution`]); each names the line.
+/// As [`read_samples`].
 pub fn parse_samples(text: &str) -> Result<Vec<Seconds>, ProtocolError> {
     read_samples(text).map(|s| s.values)
 }
 
-/// What a samples file holds: the values, and how finely they were measured.
+/// What a samples file holds: the iteration times, how finely they were measured, and the
+/// metrics the program reported.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Samples {
-    /// Every value, in seconds, in order.
+    /// Every iteration time, in seconds, in order (empty when the program reported metrics
+    /// only: the execution's wall time is then its time).
     pub values: Vec<Seconds>,
     /// The coarsest resolution any line gave (`None` when no line gave one).
     pub resolution: Option<Resolution>,
+    /// Every metric the program reported, by name (`allocations`), its values in the base unit
+    /// of their quantity (seconds, bytes, a count), in order: one value, or one per iteration.
+    pub metrics: BTreeMap<String, MetricValues>,
 }
 
-/// Reads a samples file as [`parse_samples`] does, keeping the coarsest resolution the lines
-/// give.
+/// Reads a samples file: the iteration times (`{"value": …}` lines) converted to seconds, the
+/// coarsest resolution they give, and the metric lines (`{"metric": …}`) gathered by name,
+/// converted to their base unit. Empty lines are skipped.
 ///
 /// # Errors
-/// As [`parse_samples`].
+/// The first line that is not a sample object ([`ProtocolError::Malformed`]), whose value is
+/// not a time ([`ProtocolError::InvalidValue`]) or whose resolution is not a step
+/// ([`ProtocolError::InvalidResolution`]); a line with a `metric` field that is not a metric
+/// line ([`ProtocolError::MalformedMetric`]), names a metric a program cannot report
+/// ([`ProtocolError::InvalidMetric`]), gives a value that is not finite
+/// ([`ProtocolError::InvalidMetricValue`]) or a unit of another kind than the metric's earlier
+/// lines ([`ProtocolError::MixedMetricUnits`]). Each names the line.
 pub fn read_samples(text: &str) -> Result<Samples, ProtocolError> {
     let mut out = Samples::default();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let sample: Sample = serde_json::from_str(line).map_err(|e| ProtocolError::Malformed {
-            line: i + 1,
-            message: e.to_string(),
-        })?;
+        let sample: Sample = match serde_json::from_str(line) {
+            Ok(sample) => sample,
+            Err(_) if has_metric_field(line) => {
+                read_metric(line, i + 1, &mut out.metrics)?;
+                continue;
+            }
+            Err(e) => {
+                return Err(ProtocolError::Malformed {
+                    line: i + 1,
+                    message: e.to_string(),
+                });
+            }
+        };
         if !sample.is_valid() {
             return Err(ProtocolError::InvalidValue {
                 line: i + 1,
@@ -224,6 +380,72 @@ pub fn read_samples(text: &str) -> Result<Samples, ProtocolError> {
         out.values.push(sample.seconds());
     }
     Ok(out)
+}
+
+/// Whether the line is a JSON object with a `metric` field (read only for lines that are not
+/// iteration times, so their errors can speak of the shape meant).
+fn has_metric_field(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line)
+        .is_ok_and(|m| m.contains_key("metric"))
+}
+
+/// Reads one metric line (number `line`) into `metrics`.
+fn read_metric(
+    text: &str,
+    line: usize,
+    metrics: &mut BTreeMap<String, MetricValues>,
+) -> Result<(), ProtocolError> {
+    let raw: MetricLine<'_> =
+        serde_json::from_str(text).map_err(|e| ProtocolError::MalformedMetric {
+            line,
+            message: e.to_string(),
+        })?;
+    let invalid = |reason: String| ProtocolError::InvalidMetric {
+        line,
+        name: raw.metric.to_string(),
+        reason,
+    };
+    let metric: Metric = raw.metric.parse().map_err(|e| invalid(format!("{e}")))?;
+    if let Some(reason) = MetricSample::refusal(&metric) {
+        return Err(invalid(reason.to_string()));
+    }
+    if !raw.value.is_finite() {
+        return Err(ProtocolError::InvalidMetricValue {
+            line,
+            metric,
+            value: raw.value,
+        });
+    }
+    let sample = MetricSample {
+        metric,
+        value: raw.value,
+        unit: raw.unit.map(|u| u.into_owned()),
+    };
+    let (quantity, value) = sample.in_base_unit();
+    if !value.is_finite() {
+        return Err(ProtocolError::InvalidMetricValue {
+            line,
+            metric: sample.metric,
+            value: raw.value,
+        });
+    }
+    let entry = metrics
+        .entry(sample.metric.name().to_string())
+        .or_insert_with(|| MetricValues {
+            unit: quantity.clone(),
+            values: Vec::new(),
+        });
+    if entry.unit != quantity {
+        return Err(ProtocolError::MixedMetricUnits {
+            line,
+            unit: sample.unit.unwrap_or_default(),
+            metric: sample.metric,
+            quantity,
+            first: entry.unit.clone(),
+        });
+    }
+    entry.values.push(value);
+    Ok(())
 }
 
 /// The number of iterations rigor asks each execution for (`RIGOR_ITERATIONS`), or `None` when
@@ -325,6 +547,38 @@ impl SampleWriter {
     /// As [`SampleWriter::record`].
     pub fn record_duration(&mut self, d: Duration) -> io::Result<()> {
         self.record(Sample::from_duration(d))
+    }
+
+    /// Appends one value of a metric the program measured itself as one line,
+    /// `{"metric": "allocations", "value": 1234, "unit": "count"}`. Recorded several times in
+    /// one execution, its values are per iteration.
+    ///
+    /// # Errors
+    /// [`io::ErrorKind::InvalidInput`] for a metric rigor measures itself (`wall`, `cpu`,
+    /// `user`, `system`, `peak-memory`) or a value that is not finite, which rigor would
+    /// refuse; otherwise the write's error.
+    pub fn record_metric(&mut self, sample: &MetricSample) -> io::Result<()> {
+        let invalid = |message: String| Err(io::Error::new(io::ErrorKind::InvalidInput, message));
+        if let Some(reason) = MetricSample::refusal(&sample.metric) {
+            return invalid(format!("metric '{}': {reason}", sample.metric));
+        }
+        if !sample.in_base_unit().1.is_finite() {
+            return invalid(format!(
+                "{} value {} is not a finite number",
+                sample.metric, sample.value
+            ));
+        }
+        self.line.clear();
+        serde_json::to_writer(
+            &mut self.line,
+            &MetricLine {
+                metric: sample.metric.name().into(),
+                value: sample.value,
+                unit: sample.unit.as_deref().map(Into::into),
+            },
+        )?;
+        self.line.push(b'\n');
+        self.file.write_all(&self.line)
     }
 }
 
@@ -469,6 +723,166 @@ mod tests {
             e.to_string(),
             "line 2: value -1 is not a finite, non-negative time"
         );
+    }
+
+    fn reported(name: &str) -> Metric {
+        Metric::Reported(name.into())
+    }
+
+    #[test]
+    fn metric_lines_are_read_beside_iteration_times_in_base_units() {
+        let text = "{\"value\": 2, \"unit\": \"ms\"}\n\
+                    {\"metric\": \"allocations\", \"value\": 1234, \"unit\": \"count\"}\n\
+                    {\"metric\": \"heap\", \"value\": 3, \"unit\": \"KiB\"}\n\
+                    {\"value\": 3, \"unit\": \"ms\"}\n\
+                    {\"metric\": \"allocations\", \"value\": 1000}\n\
+                    {\"metric\": \"gc\", \"value\": 250, \"unit\": \"us\"}\n\
+                    {\"metric\": \"throughput\", \"value\": 12.5, \"unit\": \"MB/s\"}\n\
+                    {\"metric\": \"energy\", \"value\": 0.5, \"unit\": \"joules\"}\n\
+                    {\"metric\": \"instructions\", \"value\": 1e9}\n";
+        let s = read_samples(text).unwrap();
+        assert_eq!(s.values, secs(&[2e-3, 3e-3]));
+        let m = |name: &str| s.metrics[name].clone();
+        // Two lines of one metric: its values per iteration, in order.
+        assert_eq!(
+            m("allocations"),
+            MetricValues {
+                unit: Quantity::Count,
+                values: vec![1234.0, 1000.0]
+            }
+        );
+        assert_eq!(m("heap").unit, Quantity::Bytes);
+        assert_eq!(m("heap").values, vec![3072.0]);
+        assert_eq!(m("gc").unit, Quantity::Time);
+        assert!((m("gc").values[0] - 250e-6).abs() < 1e-18);
+        assert_eq!(m("throughput").unit, Quantity::Rate("MB/s".into()));
+        assert_eq!(m("energy").unit, Quantity::Other("joules".into()));
+        assert_eq!(m("instructions").values, vec![1e9]);
+        assert_eq!(s.metrics.len(), 6);
+        // The times alone, as before.
+        assert_eq!(parse_samples(text).unwrap(), secs(&[2e-3, 3e-3]));
+        // A file without metric lines has none.
+        assert!(read_samples("{\"value\": 1}").unwrap().metrics.is_empty());
+    }
+
+    #[test]
+    fn a_program_may_report_metrics_without_iteration_times() {
+        let s = read_samples("{\"metric\": \"allocations\", \"value\": 7}\n").unwrap();
+        assert!(s.values.is_empty());
+        assert_eq!(s.resolution, None);
+        assert_eq!(s.metrics["allocations"].values, vec![7.0]);
+    }
+
+    #[test]
+    fn bad_metric_lines_name_the_line_and_the_shape_meant() {
+        let err = |text: &str| read_samples(text).unwrap_err();
+        let expected = r#"(expected {"metric": "allocations", "value": 1234, "unit": "count"})"#;
+        for bad in [
+            "{\"metric\": \"allocations\"}",
+            "{\"metric\": \"allocations\", \"value\": \"many\"}",
+            "{\"metric\": \"allocations\", \"value\": 1, \"colour\": \"red\"}",
+            "{\"metric\": 3, \"value\": 1}",
+        ] {
+            let e = err(&format!("{{\"value\": 1}}\n\n{bad}"));
+            assert!(
+                matches!(e, ProtocolError::MalformedMetric { line: 3, .. }),
+                "{bad}: {e}"
+            );
+            assert!(e.to_string().starts_with("line 3: "), "{e}");
+            assert!(e.to_string().ends_with(expected), "{e}");
+        }
+        // Time lines keep their own shape in their errors.
+        let e = err("{\"value\": \"x\"}");
+        assert!(e.to_string().ends_with(EXPECTED), "{e}");
+
+        let e = err("{\"metric\": \"a b\", \"value\": 1}");
+        assert!(
+            matches!(&e, ProtocolError::InvalidMetric { line: 1, name, .. } if name == "a b"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("is not a metric"), "{e}");
+        for own in [
+            "wall",
+            "time",
+            "cpu",
+            "user",
+            "sys",
+            "peak-memory",
+            "maxrss",
+        ] {
+            let e = err(&format!("{{\"metric\": \"{own}\", \"value\": 1}}"));
+            assert!(
+                matches!(&e, ProtocolError::InvalidMetric { line: 1, name, .. } if name == own),
+                "{own}: {e}"
+            );
+            assert_eq!(e.line(), Some(1));
+        }
+        assert!(
+            err("{\"metric\": \"wall\", \"value\": 1}")
+                .to_string()
+                .contains("iteration lines"),
+        );
+
+        // Finite in its base unit.
+        let e = err("{\"metric\": \"heap\", \"value\": 1e308, \"unit\": \"GiB\"}");
+        assert!(
+            matches!(e, ProtocolError::InvalidMetricValue { line: 1, .. }),
+            "{e}"
+        );
+        // One kind of quantity per metric: bytes, then a time.
+        let e = err("{\"metric\": \"heap\", \"value\": 1, \"unit\": \"KiB\"}\n\
+                     {\"metric\": \"heap\", \"value\": 1, \"unit\": \"ms\"}");
+        assert_eq!(
+            e.to_string(),
+            "line 2: heap in 'ms' (s), but an earlier line gave it as B"
+        );
+        // Scales of one quantity mix freely.
+        let s = read_samples(
+            "{\"metric\": \"heap\", \"value\": 1, \"unit\": \"KiB\"}\n\
+             {\"metric\": \"heap\", \"value\": 1, \"unit\": \"B\"}",
+        )
+        .unwrap();
+        assert_eq!(s.metrics["heap"].values, vec![1024.0, 1.0]);
+    }
+
+    #[test]
+    fn metric_writer_round_trips_and_refuses_what_rigor_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.jsonl");
+        let mut w = SampleWriter::open(&path).unwrap();
+        w.record_duration(Duration::from_micros(3)).unwrap();
+        w.record_metric(&MetricSample::count(reported("allocations"), 12.0))
+            .unwrap();
+        w.record_metric(&MetricSample::bytes(reported("allocated-bytes"), 4096.0))
+            .unwrap();
+        w.record_metric(&MetricSample::new(reported("gc"), 1.5, "ms"))
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("{\"metric\":\"allocations\",\"value\":12.0}\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("{\"metric\":\"allocated-bytes\",\"value\":4096.0,\"unit\":\"B\"}\n"),
+            "{text}"
+        );
+        let s = read_samples(&text).unwrap();
+        assert_eq!(s.values, secs(&[3e-6]));
+        assert_eq!(s.metrics["allocations"].unit, Quantity::Count);
+        assert_eq!(s.metrics["allocated-bytes"].unit, Quantity::Bytes);
+        assert_eq!(s.metrics["gc"].values, vec![1.5e-3]);
+
+        for own in [Metric::Wall, Metric::Cpu, Metric::PeakMemory] {
+            let e = w.record_metric(&MetricSample::count(own, 1.0)).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        }
+        for bad in [f64::NAN, f64::INFINITY] {
+            let e = w
+                .record_metric(&MetricSample::count(reported("x"), bad))
+                .unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use crate::markdown::Markup;
 
 use rigor_stats::compare::{Comparison, Verdict};
+use rigor_units::Quantity;
 
 use crate::format::percent;
 
@@ -40,6 +41,23 @@ pub struct ComparisonView<'a> {
     /// False-discovery-rate control turned the change the interval showed into an inconclusive
     /// verdict (`q_value` above 1 − level).
     pub fdr_demoted: bool,
+    /// The quantity compared (`--metric`): times are slower or faster, sizes larger or smaller,
+    /// counts more or fewer.
+    pub quantity: Quantity,
+    /// When both sides gave the same value in every execution (a deterministic metric: peak
+    /// memory, a count of allocations): (baseline's, candidate's), compared exactly.
+    pub exact: Option<(f64, f64)>,
+}
+
+/// The words for a ratio above 1 and below 1 of a quantity: "slower"/"faster" for times,
+/// "larger"/"smaller" for sizes, "more"/"fewer" for counts, "higher"/"lower" otherwise.
+pub fn direction_words(quantity: &Quantity) -> (&'static str, &'static str) {
+    match quantity {
+        Quantity::Time => ("slower", "faster"),
+        Quantity::Bytes => ("larger", "smaller"),
+        Quantity::Count => ("more", "fewer"),
+        Quantity::Rate(_) | Quantity::Other(_) => ("higher", "lower"),
+    }
 }
 
 /// `+4.6%`, `−0.42%`; a change that rounds to zero has no sign (`0.00%`).
@@ -70,9 +88,21 @@ fn as_factor(ratio: f64) -> bool {
 /// How much slower (ratio ≥ 1) or faster a candidate is, and the interval in the same words:
 /// ("4.31× slower", "95% CI 4.10 .. 4.53") or ("4.6% slower", "95% CI +2.1% .. +7.2%").
 pub fn ratio_words(ratio: f64, bounds: Option<(f64, f64)>, level: f64) -> (String, String) {
+    ratio_words_of(&Quantity::Time, ratio, bounds, level)
+}
+
+/// [`ratio_words`] in the words of `quantity` ([`direction_words`]): "2.00× larger", "4.6%
+/// more".
+pub fn ratio_words_of(
+    quantity: &Quantity,
+    ratio: f64,
+    bounds: Option<(f64, f64)>,
+    level: f64,
+) -> (String, String) {
+    let (up, down) = direction_words(quantity);
     let level = (level * 100.0).round();
     let slower = ratio >= 1.0;
-    let direction = if slower { "slower" } else { "faster" };
+    let direction = if slower { up } else { down };
     let amount = if as_factor(ratio) {
         let k = if slower { ratio } else { 1.0 / ratio };
         format!("{}× {direction}", factor(k))
@@ -80,7 +110,7 @@ pub fn ratio_words(ratio: f64, bounds: Option<(f64, f64)>, level: f64) -> (Strin
         let size = percent(100.0 * (ratio - 1.0).abs());
         if rigor_units::percent_rounds_to_zero(100.0 * (ratio - 1.0)) {
             // Rounds to no change: "0.00% slower" would read as a direction.
-            "no faster or slower (0.00%)".to_string()
+            format!("no {down} or {up} (0.00%)")
         } else {
             format!("{size} {direction}")
         }
@@ -129,11 +159,36 @@ pub fn interval_words(ratio: f64, bounds: Option<(f64, f64)>) -> Option<String> 
 /// 4.53)".
 pub fn effect_text(v: &ComparisonView<'_>) -> String {
     let c = v.comparison;
-    let what = match c.estimator {
-        rigor_stats::Estimator::Mean => String::new(),
-        e => format!(" ({e} time)"),
+    let what = match (c.estimator, &v.quantity) {
+        (rigor_stats::Estimator::Mean, _) => String::new(),
+        (e, Quantity::Time) => format!(" ({e} time)"),
+        (e, _) => format!(" ({e})"),
     };
-    let (amount, ci) = ratio_words(c.ratio, c.ci.map(|i| (i.lower, i.upper)), c.level);
+    if let Some((old, new)) = v.exact {
+        // A deterministic metric: the difference itself, with no interval to speak of.
+        let scale = crate::format::Scale::of(v.quantity.clone());
+        let (up, down) = direction_words(&v.quantity);
+        let difference = if new == old {
+            "the same as".to_string()
+        } else {
+            let amount = scale.show((new - old).abs(), old.abs().max(new.abs()));
+            format!("{amount} {} than", if new > old { up } else { down })
+        };
+        return format!(
+            "{} is {difference} {}{what} in every execution ({} against {}; exact: no \
+             variation on either side)",
+            v.candidate,
+            v.baseline,
+            scale.show(new, new),
+            scale.show(old, old)
+        );
+    }
+    let (amount, ci) = ratio_words_of(
+        &v.quantity,
+        c.ratio,
+        c.ci.map(|i| (i.lower, i.upper)),
+        c.level,
+    );
     format!(
         "{} is {amount} than {}{what} ({ci})",
         v.candidate, v.baseline
@@ -151,9 +206,20 @@ pub fn p_text(name: &str, p: f64) -> String {
 
 /// The verdict in the words of its kind: "regression" or "slower", "improvement" or "faster".
 pub fn verdict_word(kind: Kind, verdict: Verdict) -> String {
+    verdict_word_of(kind, verdict, &Quantity::Time)
+}
+
+/// [`verdict_word`] for commands compared on `quantity`: "larger", "fewer" (a regression is
+/// the direction that is worse: lower for a rate).
+pub fn verdict_word_of(kind: Kind, verdict: Verdict, quantity: &Quantity) -> String {
+    let (up, down) = direction_words(quantity);
+    let (worse, better) = match quantity {
+        Quantity::Rate(_) => (down, up),
+        _ => (up, down),
+    };
     match (kind, verdict) {
-        (Kind::Commands, Verdict::Regression) => "slower".into(),
-        (Kind::Commands, Verdict::Improvement) => "faster".into(),
+        (Kind::Commands, Verdict::Regression) => worse.into(),
+        (Kind::Commands, Verdict::Improvement) => better.into(),
         (_, v) => v.to_string(),
     }
 }
@@ -251,6 +317,12 @@ pub struct SuiteView {
 
 /// The suite line; `seed` seeded its bootstrap.
 pub fn suite(s: &SuiteView, seed: rigor_units::Seed) -> String {
+    suite_of(s, seed, &Quantity::Time)
+}
+
+/// [`suite`] of ratios of `quantity` ("i.e. 12% larger").
+pub fn suite_of(s: &SuiteView, seed: rigor_units::Seed, quantity: &Quantity) -> String {
+    let (up, down) = direction_words(quantity);
     format!(
         "Suite: geometric mean of {} {:.4} ({}% CI {:.4} .. {:.4}{}), i.e. {} {}; bootstrap seed {}\n",
         crate::format::count(s.benchmarks, "ratio", "ratios"),
@@ -264,18 +336,39 @@ pub fn suite(s: &SuiteView, seed: rigor_units::Seed) -> String {
             ""
         },
         percent(100.0 * (s.ratio - 1.0).abs()),
-        if s.ratio >= 1.0 { "slower" } else { "faster" },
+        if s.ratio >= 1.0 { up } else { down },
         seed
     )
+}
+
+/// How a comparison with a baseline from other sessions was widened, in words.
+fn sessions_text(spread: rigor_stats::compare::SessionSpread) -> String {
+    match spread.sigma_log {
+        Some(sigma) => format!(
+            "across sessions: the interval carries how far the statistic moved between the \
+             baseline's {} sessions (σ {} per session)",
+            spread.sessions,
+            percent(100.0 * sigma)
+        ),
+        None => "across sessions: the baseline was saved in one session, which cannot tell how \
+                 far a session moves the statistic, so no verdict is called; save it again in \
+                 other sessions (each --save-baseline adds one), or measure both builds \
+                 together (--against REV|DIR)"
+            .to_string(),
+    }
 }
 
 /// Advice for the verdict, in words.
 fn verdict_text(v: &ComparisonView<'_>) -> String {
     let (kind, c) = (v.kind, v.comparison);
+    let v_quantity = v.quantity.clone();
     let band = percent(100.0 * c.threshold);
     match c.verdict {
         v @ (Verdict::Regression | Verdict::Improvement) => {
-            format!("{} (beyond the ±{band} threshold)", verdict_word(kind, v))
+            format!(
+                "{} (beyond the ±{band} threshold)",
+                verdict_word_of(kind, v, &v_quantity)
+            )
         }
         Verdict::Equivalent => format!("equivalent (within ±{band})"),
         Verdict::Inconclusive if v.fdr_demoted => format!(
@@ -316,14 +409,17 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             verdict_text(v),
             c.method
         );
-        if c.at_resolution {
+        if let Some(spread) = c.between_sessions {
+            let _ = writeln!(out, "    {}", sessions_text(spread));
+        }
+        if c.at_resolution && v.exact.is_none() {
             let _ = writeln!(
                 out,
                 "    interval at the timer's resolution: the samples move in steps too coarse \
                  for a narrower one"
             );
         }
-        if let Some(b) = &c.bootstrap {
+        if let Some(b) = c.bootstrap.as_ref().filter(|_| v.exact.is_none()) {
             if c.ci.is_none_or(|ci| {
                 ci.method != rigor_stats::compare::RatioMethod::BootstrapPercentile
             }) {
@@ -334,10 +430,11 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
                         .collect::<Vec<_>>()
                         .join(" .. ")
                 };
+                let (up, down) = direction_words(&v.quantity);
                 let bounds = match (words, as_factor(c.ratio), c.ratio < 1.0) {
                     (None, ..) => "unbounded".to_string(),
-                    (Some(w), true, true) => format!("{} faster", factors(&w)),
-                    (Some(w), true, false) => format!("{} slower", factors(&w)),
+                    (Some(w), true, true) => format!("{} {down}", factors(&w)),
+                    (Some(w), true, false) => format!("{} {up}", factors(&w)),
                     (Some(w), false, _) => w,
                 };
                 let _ = writeln!(
@@ -512,6 +609,8 @@ mod tests {
                 overlap: None,
                 q_value: Some(0.31),
                 fdr_demoted: false,
+                quantity: rigor_units::Quantity::Time,
+                exact: None,
             }
         }
         let text = render(&[view(&c)]);

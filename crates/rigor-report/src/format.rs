@@ -31,45 +31,48 @@ impl Scale {
         }
     }
 
-    /// `x` in the unit that suits `reference`: `10.50 ms`, `3.500 MiB`, `1.234 M`, `12.00 MB/s`.
-    pub fn show(&self, x: f64, reference: f64) -> String {
+    /// The unit that suits values around `reference`, as (label, factor): a value times the
+    /// factor is in that unit. `("ms", 1e3)`, `("MiB", 1/1024²)`, `("M", 1e-6)` (counts), `("",
+    /// 1)` for a count below a thousand, `("MB/s", 1)` for a unit of the program's own.
+    pub fn unit_for(&self, reference: f64) -> (String, f64) {
+        let prefixed = |base: f64, names: &[&str]| {
+            let (mut r, mut i) = (reference.abs(), 0);
+            while r >= base && i + 1 < names.len() {
+                r /= base;
+                i += 1;
+            }
+            (names[i].to_string(), base.powi(-(i as i32)))
+        };
         match &self.quantity {
-            Quantity::Time => time_in(x, reference, self.time_unit),
-            Quantity::Bytes => {
-                const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-                let (mut r, mut i) = (reference.abs(), 0);
-                while r >= 1024.0 && i + 1 < UNITS.len() {
-                    r /= 1024.0;
-                    i += 1;
-                }
-                let v = x / 1024f64.powi(i as i32);
-                if i == 0 && v.fract() == 0.0 {
-                    format!("{v} B")
-                } else {
-                    format!("{} {}", significant(v), UNITS[i])
-                }
+            Quantity::Time => {
+                let unit = self
+                    .time_unit
+                    .unwrap_or_else(|| TimeUnit::for_magnitude(Seconds(reference)));
+                (unit.symbol().to_string(), unit.per_second())
             }
-            Quantity::Count => {
-                const PREFIXES: [&str; 5] = ["", "k", "M", "G", "T"];
-                let (mut r, mut i) = (reference.abs(), 0);
-                while r >= 1000.0 && i + 1 < PREFIXES.len() {
-                    r /= 1000.0;
-                    i += 1;
-                }
-                let v = x / 1000f64.powi(i as i32);
-                if i == 0 {
-                    if v.fract() == 0.0 {
-                        format!("{v}")
-                    } else {
-                        significant(v)
-                    }
-                } else {
-                    format!("{} {}", significant(v), PREFIXES[i])
-                }
-            }
-            Quantity::Rate(unit) | Quantity::Other(unit) => {
-                format!("{} {unit}", significant(x))
-            }
+            Quantity::Bytes => prefixed(1024.0, &["B", "KiB", "MiB", "GiB", "TiB"]),
+            Quantity::Count => prefixed(1000.0, &["", "k", "M", "G", "T"]),
+            Quantity::Rate(unit) | Quantity::Other(unit) => (unit.clone(), 1.0),
+        }
+    }
+
+    /// `x` in the unit that suits `reference`: `10.50 ms`, `3.500 MiB`, `1.234 M`, `12.00 MB/s`;
+    /// a whole number of bytes or events below the first prefix is shown whole (`512 B`, `17`).
+    pub fn show(&self, x: f64, reference: f64) -> String {
+        let (label, factor) = self.unit_for(reference);
+        let v = x * factor;
+        let whole = factor == 1.0
+            && v.fract() == 0.0
+            && matches!(self.quantity, Quantity::Bytes | Quantity::Count);
+        let number = if whole {
+            format!("{v}")
+        } else {
+            significant(v)
+        };
+        if label.is_empty() {
+            number
+        } else {
+            format!("{number} {label}")
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::format::{percent, time_in};
+use crate::format::percent;
 use crate::terminal::BenchmarkView;
 
 /// A markup language for tables.
@@ -69,7 +69,7 @@ fn rows(markup: Markup, views: &[BenchmarkView<'_>]) -> Vec<[String; 6]> {
             };
             let ci = &a.interval;
             let m = ci.mean;
-            let t = |x: f64| time_in(x, m, v.unit);
+            let t = |x: f64| v.scale.show(x, m);
             if leads_with_compared {
                 let (value, interval, relative) = match &v.compared {
                     Some(c) => (
@@ -110,6 +110,17 @@ fn rows(markup: Markup, views: &[BenchmarkView<'_>]) -> Vec<[String; 6]> {
             ]
         })
         .collect()
+}
+
+/// The line above a table of another metric than wall time, with a blank line after it:
+/// "Metric: `cpu`, CPU time (user + system)" in `markup`.
+pub fn metric_line(markup: Markup, metric: &rigor_units::Metric) -> String {
+    let name = match markup {
+        Markup::Markdown => format!("`{}`", metric.name()),
+        Markup::AsciiDoc => format!("`{}`", metric.name()),
+        Markup::OrgMode => format!("~{}~", metric.name()),
+    };
+    format!("Metric: {name}, {}\n\n", metric.description())
 }
 
 /// The header with the confidence level of the first analysed benchmark; when the table leads
@@ -242,12 +253,13 @@ mod tests {
             analysis: Some(a),
             failures: &[],
             unanalysed: None,
-            unit: Some(rigor_units::TimeUnit::Ms),
+            scale: crate::format::Scale::time(Some(rigor_units::TimeUnit::Ms)),
             resources: None,
             compared,
             value: None,
             net: None,
             startup_of: None,
+            rate: None,
         }
     }
 

@@ -25,6 +25,9 @@ pub enum Note {
     IgnoreFailure,
     /// A saved benchmark measured nothing (exit status 2).
     NothingMeasured,
+    /// Exports for other tools were asked for, but `--metric` left out wall time, which they
+    /// hold: they were not written.
+    ToolExportsNeedWall,
     /// `--fail-on` matched (exit status 1).
     Gated,
     /// `rigor bench` builds the bench targets.
@@ -205,16 +208,20 @@ impl fmt::Display for Note {
                 allocs,
             } => f.write_str(&tuned(name, *evals, *per_eval, *allocs)),
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
+            Self::ToolExportsNeedWall => f.write_str(
+                "the exports for other tools hold wall times, and --metric left wall time out: \
+                 they were not written (add wall to --metric)",
+            ),
             Self::MinimumWithinRun { baseline: false } => f.write_str(
                 "note: the minimum's intervals cover this run's executions; between sessions a \
                  minimum moves by more than they show (to compare two builds, measure them \
                  together: rigor bench --against REV|DIR)",
             ),
             Self::MinimumWithinRun { baseline: true } => f.write_str(
-                "note: the baseline was measured in another session, and the minimum's intervals \
-                 leave out how far it moves between sessions: a verdict against a saved \
-                 baseline can be a session's shift (rigor bench --against REV|DIR measures both \
-                 builds together)",
+                "note: the baseline was measured in other sessions, and a minimum moves between \
+                 sessions by more than one run's interval shows: the comparison carries the \
+                 spread between the baseline's saved sessions (none saved twice: no verdict); \
+                 rigor bench --against REV|DIR measures both builds together",
             ),
             Self::BuildingAgainst { against, checkout } => match checkout {
                 Some(dir) => write!(

@@ -6,7 +6,7 @@ use rigor_stats::analysis::Analysis;
 
 use rigor_units::TimeUnit;
 
-use crate::format::{bytes, percent, time_in};
+use crate::format::{Scale, bytes, percent, time_in};
 use crate::warnings;
 
 /// What the terminal summary shows for one benchmark.
@@ -22,8 +22,9 @@ pub struct BenchmarkView<'a> {
     pub failures: &'a [String],
     /// Why there is no analysis, when there is none.
     pub unanalysed: Option<&'a str>,
-    /// The unit of every time shown (`--time-unit`); by default chosen for the mean's size.
-    pub unit: Option<TimeUnit>,
+    /// How its values are shown: times (in the unit of `--time-unit`, by default chosen for the
+    /// mean's size), bytes, counts (`--metric`).
+    pub scale: Scale,
     /// CPU time and memory of the measured executions, when they were measured.
     pub resources: Option<Resources>,
     /// The statistic comparisons use, when it is not the mean: shown first.
@@ -35,6 +36,52 @@ pub struct BenchmarkView<'a> {
     pub net: Option<NetView>,
     /// For the empty shell measured beside such commands: the shell (`sh`).
     pub startup_of: Option<&'a str>,
+    /// Its rate (`--throughput`), when the work of a measured value was given.
+    pub rate: Option<RateView>,
+}
+
+/// A benchmark's rate: the work of one measured value over its mean time, with the time's
+/// interval mapped (computed by the caller).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateView {
+    /// The work of one measured value.
+    pub work: rigor_units::Throughput,
+    /// What one measured value is ("execution", "iteration").
+    pub per: String,
+    /// The rate, per second.
+    pub rate: f64,
+    /// Lower end of its interval.
+    pub lower: f64,
+    /// Upper end (infinite when the time's interval reaches zero).
+    pub upper: f64,
+}
+
+/// "  Throughput:        512.3 MiB/s   [498.1 MiB/s .. 527.4 MiB/s]   64.00 MiB per execution
+/// over the mean time" (with a newline).
+fn rate_line(r: &RateView) -> String {
+    let (scale, unit) = match r.work {
+        rigor_units::Throughput::Bytes(_) => (Scale::of(rigor_units::Quantity::Bytes), "/s"),
+        rigor_units::Throughput::Items(_) => (Scale::of(rigor_units::Quantity::Count), " items/s"),
+    };
+    let show = |x: f64| {
+        if x.is_finite() {
+            format!("{}{unit}", scale.show(x, r.rate))
+        } else {
+            "∞".to_string()
+        }
+    };
+    let work = match r.work {
+        rigor_units::Throughput::Bytes(n) => scale.show(n, n),
+        rigor_units::Throughput::Items(n) => format!("{} items", scale.show(n, n)),
+    };
+    format!(
+        "  {:<18}{}   [{} .. {}]   {work} per {} over the mean time (its interval mapped)\n",
+        "Throughput:",
+        show(r.rate),
+        show(r.lower),
+        show(r.upper),
+        r.per
+    )
 }
 
 /// A command's mean net of its shell's start-up (computed by the caller).
@@ -154,27 +201,49 @@ fn plural(level: &str, n: usize) -> String {
     }
 }
 
+/// The line that heads what is shown of one metric (`--metric`), with a blank line after it:
+/// "Metric cpu: CPU time (user + system)".
+pub fn metric_heading(metric: &rigor_units::Metric) -> String {
+    format!("Metric {}: {}\n\n", metric.name(), metric.description())
+}
+
 /// Renders the summary (several lines, ending in a newline).
 pub fn render(view: &BenchmarkView<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Benchmark {}: {}", view.index, view.name);
     if let Some(a) = view.analysis {
         if let Some(c) = &view.compared {
-            out.push_str(&statistic_line(c, a.interval.mean, view.unit));
+            out.push_str(&statistic_line(c, a.interval.mean, &view.scale));
         }
-        render_analysis(&mut out, a, view.unit);
+        let exact =
+            a.summary.min == a.summary.max && view.scale.quantity != rigor_units::Quantity::Time;
+        if exact {
+            // A deterministic metric (peak memory, a count): one value, no interval to give.
+            let _ = writeln!(
+                out,
+                "  {:<18}{} in every one of {} (no variation: exact)",
+                "Value:",
+                view.scale.show(a.summary.min, a.summary.min),
+                units(a)
+            );
+        } else {
+            render_analysis(&mut out, a, &view.scale);
+        }
         if let Some(net) = &view.net {
-            out.push_str(&net_line(net, a.interval.mean, view.unit));
+            out.push_str(&net_line(net, a.interval.mean, &view.scale));
+        }
+        if let Some(r) = &view.rate {
+            out.push_str(&rate_line(r));
         }
         if let Some(r) = view.resources {
-            out.push_str(&resources_line(r, view.unit));
+            out.push_str(&resources_line(r, view.scale.time_unit));
         }
     } else if let Some((value, level)) = &view.value {
         let _ = writeln!(
             out,
             "  {:<18}{} (one {level}: no interval)",
             "Value:",
-            time_in(*value, *value, view.unit)
+            view.scale.show(*value, *value)
         );
         if let Some(why) = view.unanalysed {
             let _ = writeln!(out, "  No interval: {why}");
@@ -195,8 +264,8 @@ pub fn render(view: &BenchmarkView<'_>) -> String {
     out
 }
 
-fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
-    let time = |x: f64| time_in(x, a.interval.mean, unit);
+fn render_analysis(out: &mut String, a: &Analysis, scale: &Scale) {
+    let time = |x: f64| scale.show(x, a.interval.mean);
     let time_like = |x: f64, _m: f64| time(x);
     let ci = &a.interval;
     let m = ci.mean;
@@ -231,10 +300,11 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
     if let Some(below) = computed {
         let _ = writeln!(
             out,
-            "  {:<18}the t interval's lower end is {}, below zero, which no time can be: shown \
+            "  {:<18}the t interval's lower end is {}, below zero, which no {} can be: shown \
              from 0 (the result file keeps {}); more {}s will narrow it",
             "Note:",
             time_like(below, m),
+            scale.quantity.noun(),
             time_like(below, m),
             a.levels[0],
         );
@@ -273,8 +343,8 @@ fn render_analysis(out: &mut String, a: &Analysis, unit: Option<TimeUnit>) {
 /// subtracted, its variance included" (with a newline), times in the unit chosen for `mean`
 /// (the gross mean). A net interval that reaches zero or below says that the command costs less
 /// than the start-up varies (hyperfine clamps each time at zero instead).
-fn net_line(n: &NetView, mean: f64, unit: Option<TimeUnit>) -> String {
-    let time = |x: f64| time_in(x, mean, unit);
+fn net_line(n: &NetView, mean: f64, scale: &Scale) -> String {
+    let time = |x: f64| scale.show(x, mean);
     let mut line = format!(
         "  {:<18}{} ± {}   [{} .. {}]   {} ({}) subtracted, its variance included",
         "Net of start-up:",
@@ -297,8 +367,8 @@ fn net_line(n: &NetView, mean: f64, unit: Option<TimeUnit>) -> String {
 
 /// "  Min, 95% CI:       10.77 ns   [10.70 ns .. 10.85 ns]   the statistic compared (bootstrap
 /// over executions)" (with a newline), times in the unit chosen for `mean`.
-fn statistic_line(c: &StatisticView, mean: f64, unit: Option<TimeUnit>) -> String {
-    let time = |x: f64| time_in(x, mean, unit);
+fn statistic_line(c: &StatisticView, mean: f64, scale: &Scale) -> String {
+    let time = |x: f64| scale.show(x, mean);
     let mut name = c.name.clone();
     if let Some(first) = name.get_mut(..1) {
         first.make_ascii_uppercase();
@@ -381,14 +451,14 @@ mod tests {
             at_resolution: true,
         };
         assert_eq!(
-            statistic_line(&c, 3.1e-9, None),
+            statistic_line(&c, 3.1e-9, &Scale::time(None)),
             "  Trimmed-mean:0.1, 95% CI: 3.000 ns   [2.990 ns .. 3.010 ns]   the statistic \
              compared (bootstrap over builds, at the timer's resolution)\n"
         );
         c.name = "min".into();
         c.interval = None;
         assert_eq!(
-            statistic_line(&c, 3.1e-9, Some(TimeUnit::Us)),
+            statistic_line(&c, 3.1e-9, &Scale::time(Some(TimeUnit::Us))),
             "  Min:               0.003 µs   the statistic compared (too few builds for an \
              interval)\n"
         );
@@ -405,14 +475,14 @@ mod tests {
             level: 0.95,
         };
         assert_eq!(
-            net_line(&n, 5.15e-3, None),
+            net_line(&n, 5.15e-3, &Scale::time(None)),
             "  Net of start-up:  4.100 ms ± 0.300 ms   [3.800 ms .. 4.400 ms]   sh -c '' \
              (1.050 ms) subtracted, its variance included\n"
         );
         // A command cheaper than the start-up varies: shown as estimated, negative end kept
         // (hyperfine clamps each time at zero), and said.
         (n.mean, n.lower, n.upper) = (0.05e-3, -0.2e-3, 0.3e-3);
-        let line = net_line(&n, 1.1e-3, None);
+        let line = net_line(&n, 1.1e-3, &Scale::time(None));
         assert!(line.contains("[-0.200 ms .. 0.300 ms]"), "{line}");
         assert!(
             line.ends_with(

@@ -49,6 +49,16 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
+    /// A performance counter asked for could not be counted for an execution of `program`
+    /// (opening it, or a count the kernel could not give whole).
+    #[error("cannot count the executions of '{program}': {source}")]
+    Counter {
+        /// The program being counted.
+        program: String,
+        /// Why.
+        #[source]
+        source: crate::perf::CounterError,
+    },
     /// A simulation specification was malformed.
     #[error("bad simulation spec '{spec}': {reason}")]
     BadSimulation {

@@ -3,6 +3,8 @@
 //! Two ways in: a regular expression over standard output or error whose first capture group is a
 //! time, or rigor's native protocol ([`rigor_protocol`]), where the program appends one JSON
 //! object per line, `{"value": 12.5, "unit": "ns"}`, to the file named by `RIGOR_SAMPLES_FILE`.
+//! The samples file's metric lines (`{"metric": "allocations", "value": 1234}`) are read in
+//! either case, into the execution's [`metrics`](crate::ExecutionOutcome::metrics).
 
 use regex::Regex;
 use rigor_units::TimeUnit;

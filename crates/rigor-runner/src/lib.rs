@@ -14,6 +14,7 @@ pub mod executor;
 pub mod iterations;
 pub mod length;
 pub mod limits;
+pub mod perf;
 pub mod process;
 pub mod schedule;
 pub mod shell_syntax;
@@ -33,6 +34,7 @@ pub use error::{RunError, SettingsError};
 pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
 pub use iterations::{IterationSource, PatternError, Stream};
 pub use length::{LengthReport, LengthSettings, LengthStop, run_default_length};
+pub use perf::{Counter, CounterError};
 pub use process::ProcessExecutor;
 pub use rigor_units::TimeUnit;
 pub use schedule::{

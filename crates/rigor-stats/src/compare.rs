@@ -620,6 +620,37 @@ pub struct Comparison {
     /// Whether the deciding interval was widened by [`Comparison::widen`] to what the data's
     /// resolution allows (the data alone gave a narrower one than the clock can support).
     pub at_resolution: bool,
+    /// When the baseline was measured in another session: how far the statistic moves between
+    /// sessions, by which the deciding interval was widened
+    /// ([`Comparison::widen_for_sessions`]).
+    pub between_sessions: Option<SessionSpread>,
+}
+
+/// How far a statistic moves between sessions (processes started at different times: another
+/// memory layout, another machine state), from its value in each of `sessions` sessions: the
+/// standard deviation of its logarithm, `sessions − 1` degrees of freedom.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SessionSpread {
+    /// Sessions the spread was estimated from.
+    pub sessions: usize,
+    /// Standard deviation of the statistic's natural logarithm between sessions (0.05: about
+    /// 5%); `None` with a single session, which cannot tell it.
+    pub sigma_log: Option<f64>,
+}
+
+impl SessionSpread {
+    /// The spread of a statistic that took `values` (one per session, each positive); `None`
+    /// for no values or a value that is not positive and finite.
+    pub fn of(values: &[f64]) -> Option<Self> {
+        if values.is_empty() || values.iter().any(|v| !(*v > 0.0 && v.is_finite())) {
+            return None;
+        }
+        let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
+        Some(Self {
+            sessions: values.len(),
+            sigma_log: (values.len() >= 2).then(|| variance(&logs).sqrt()),
+        })
+    }
 }
 
 impl Comparison {
@@ -642,6 +673,40 @@ impl Comparison {
         // The data's own test cannot be more decided than what the resolution allows: when the
         // widened interval holds 1, no change is possible, and false-discovery control must not
         // count this comparison as a discovery.
+        if ci.lower <= 1.0 && 1.0 <= ci.upper {
+            self.p_value = 1.0;
+        }
+    }
+
+    /// Widens the deciding interval for a baseline measured in another session, whose statistic
+    /// moves between sessions by `spread`: both the baseline's session and this one carry a
+    /// session effect, so the log-ratio gains a variance of 2σ², and each side of the interval
+    /// (on the log scale) grows to `√(h² + (t·σ·√2)²)`, t Student's at the comparison's level
+    /// with `sessions − 1` degrees of freedom (σ is itself estimated). The verdict is recomputed
+    /// from the widened interval (p = 1 when it holds 1). With a single session the spread is
+    /// unknown: the interval is unbounded and the verdict inconclusive, since no data says how
+    /// far a session moves the statistic. Nothing changes for an unbounded interval.
+    pub fn widen_for_sessions(&mut self, spread: SessionSpread) {
+        self.between_sessions = Some(spread);
+        let Some(ci) = self.ci.as_mut() else { return };
+        let extra = match spread.sigma_log {
+            Some(sigma) => {
+                let df = (spread.sessions - 1) as f64;
+                let t = StudentsT::new(0.0, 1.0, df)
+                    .map(|d| d.inverse_cdf(0.5 + self.level / 2.0))
+                    .unwrap_or(f64::INFINITY);
+                t * sigma * std::f64::consts::SQRT_2
+            }
+            None => f64::INFINITY,
+        };
+        let r = self.ratio.ln();
+        let below = (r - ci.lower.max(f64::MIN_POSITIVE).ln()).max(0.0);
+        let above = (ci.upper.ln() - r).max(0.0);
+        let grow = |h: f64| (h * h + extra * extra).sqrt();
+        ci.lower = (r - grow(below)).exp();
+        ci.upper = (r + grow(above)).exp();
+        self.verdict = verdict_from_interval(ci.lower, ci.upper, self.threshold);
+        self.more_units = None;
         if ci.lower <= 1.0 && 1.0 <= ci.upper {
             self.p_value = 1.0;
         }
@@ -793,6 +858,7 @@ fn compare_with(
         candidate_units: rc,
         baseline_units: rb,
         at_resolution: false,
+        between_sessions: None,
     })
 }
 
@@ -901,6 +967,79 @@ mod tests {
     }
 
     use super::*;
+
+    /// scipy: `t.ppf(0.975, 2)` = 4.302652729749462; the extra log half-width
+    /// 4.3027 · 0.05 · √2, combined in quadrature with ln 1.1 − ln 1.05 and ln 1.15 − ln 1.1,
+    /// gives [0.8085851313204022, 1.4959835093589648]; `statistics.stdev` of the logs of 1,
+    /// 1.05, 0.97 is 0.0399764646341085.
+    #[test]
+    fn a_baseline_from_another_session_widens_by_the_spread_between_sessions() {
+        let spread = SessionSpread::of(&[1.0, 1.05, 0.97]).unwrap();
+        assert_eq!(spread.sessions, 3);
+        assert!((spread.sigma_log.unwrap() - 0.039_976_464_634_108_5).abs() < 1e-12);
+        assert_eq!(SessionSpread::of(&[2.0]).unwrap().sigma_log, None);
+        assert!(SessionSpread::of(&[1.0, 0.0]).is_none());
+        let h = Hierarchy::flat("execution", vec![1.0, 1.01, 0.99, 1.0]).unwrap();
+        let mut c = compare(&h, &h, &CompareConfig::default()).unwrap();
+        c.ratio = 1.1;
+        c.ci = c.ci.map(|ci| RatioInterval {
+            lower: 1.05,
+            upper: 1.15,
+            ..ci
+        });
+        c.verdict = Verdict::Regression;
+        c.widen_for_sessions(SessionSpread {
+            sessions: 3,
+            sigma_log: Some(0.05),
+        });
+        let ci = c.ci.unwrap();
+        assert!((ci.lower - 0.808_585_131_320_402_2).abs() < 1e-9, "{ci:?}");
+        assert!((ci.upper - 1.495_983_509_364_898_6).abs() < 1e-9, "{ci:?}");
+        assert_eq!(c.verdict, Verdict::Inconclusive);
+        assert_eq!(c.p_value, 1.0);
+        // One session cannot tell how far a session moves the statistic: no verdict.
+        let mut one = compare(&h, &h, &CompareConfig::default()).unwrap();
+        one.widen_for_sessions(SessionSpread::of(&[1.0]).unwrap());
+        assert_eq!(one.verdict, Verdict::Inconclusive);
+        assert!(one.ci.unwrap().upper.is_infinite());
+    }
+
+    /// Same code measured in sessions that each shift the statistic by a random factor (σ = 5%
+    /// on the log scale), 20 executions of 1% noise per session: the within-run interval of a new
+    /// session against the last of 5 baseline sessions rarely holds the true ratio 1; widened
+    /// by the spread estimated from the 5 sessions it holds it at least 95% of the time.
+    #[test]
+    fn the_widened_interval_covers_the_truth_across_sessions() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2006);
+        let session = Normal::new(0.0, 0.05).unwrap();
+        let noise = Normal::new(0.0, 0.01).unwrap();
+        let measure = |rng: &mut rand_chacha::ChaCha8Rng| {
+            let shift: f64 = session.sample(rng);
+            let values = (0..20).map(|_| (shift + noise.sample(rng)).exp()).collect();
+            Hierarchy::flat("execution", values).unwrap()
+        };
+        let trials = 400;
+        let (mut within, mut widened) = (0, 0);
+        for _ in 0..trials {
+            let sessions: Vec<Hierarchy> = (0..5).map(|_| measure(&mut rng)).collect();
+            let means: Vec<f64> = sessions.iter().map(|h| mean(h.values())).collect();
+            let new = measure(&mut rng);
+            let mut c = compare(&new, &sessions[4], &CompareConfig::default()).unwrap();
+            let holds = |c: &Comparison| c.ci.is_some_and(|ci| ci.lower <= 1.0 && 1.0 <= ci.upper);
+            within += usize::from(holds(&c));
+            c.widen_for_sessions(SessionSpread::of(&means).unwrap());
+            widened += usize::from(holds(&c));
+        }
+        let (within, widened) = (
+            within as f64 / trials as f64,
+            widened as f64 / trials as f64,
+        );
+        eprintln!("coverage of the true ratio: within-run {within}, widened {widened}");
+        assert!(within < 0.5, "within-run coverage {within}");
+        assert!(widened >= 0.95, "widened coverage {widened}");
+    }
 
     /// Member ranges [0.99, 1.02], [1.5, 1.6], [0.25, 0.5]: the cube roots of
     /// 0.99·1.5·0.25 = 0.37125 and 1.02·1.6·0.5 = 0.816 (Python:

@@ -426,6 +426,70 @@ mod tests {
     }
 
     #[test]
+    fn reported_metrics_survive_the_log_the_final_file_and_a_reread() {
+        use rigor_units::{Metric, MetricValues, Quantity};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let with_metrics = |execution: usize| {
+            let mut entry = exec(execution, Some(vec![3.0, 2.0]));
+            if let LogEntry::Execution { record, .. } = &mut entry {
+                record.metrics.insert(
+                    "allocations".into(),
+                    MetricValues {
+                        unit: Quantity::Count,
+                        values: vec![10.0 + execution as f64, 20.0],
+                    },
+                );
+                record.metrics.insert(
+                    "heap".into(),
+                    MetricValues {
+                        unit: Quantity::Bytes,
+                        values: vec![4096.0],
+                    },
+                );
+            }
+            entry
+        };
+        let mut w = IncrementalWriter::create(&path, &header()).unwrap();
+        w.append(&with_metrics(0)).unwrap();
+        w.append(&with_metrics(1)).unwrap();
+        // While running (and so after a kill): the log's records keep them.
+        let running = load(&path).unwrap();
+        let metrics = &running.benchmarks[0].executions[1].metrics;
+        assert_eq!(metrics["allocations"].values, vec![11.0, 20.0]);
+        assert_eq!(metrics["heap"].unit, Quantity::Bytes);
+        // The final file, and what `rigor analyze` reads back from it.
+        let mut done = running.clone();
+        done.status = RunStatus::Complete;
+        w.finish(&done).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            json["benchmarks"][0]["executions"][1]["metrics"],
+            serde_json::json!({
+                "allocations": {"unit": "count", "values": [11.0, 20.0]},
+                "heap": {"unit": "B", "values": [4096.0]},
+            })
+        );
+        let reread = load(&path).unwrap();
+        assert_eq!(reread, done);
+        let b = &reread.benchmarks[0];
+        assert!(
+            b.metrics()
+                .contains(&Metric::Reported("allocations".into()))
+        );
+        let allocations = b
+            .for_metric(&Metric::Reported("allocations".into()))
+            .unwrap();
+        let values: Vec<f64> = allocations.samples.iter().map(|s| s.value).collect();
+        assert_eq!(values, vec![10.0, 20.0, 11.0, 20.0]);
+        // An execution without metrics writes none.
+        let mut plain = IncrementalWriter::create(&path, &header()).unwrap();
+        plain.append(&exec(0, None)).unwrap();
+        assert!(!fs::read_to_string(&path).unwrap().contains("metrics"));
+    }
+
+    #[test]
     fn torn_last_line_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.json");

@@ -202,9 +202,18 @@ impl BenchmarkRecord {
                 }
             };
         let iterations = per_execution.iter().flatten().any(|v| v.len() > 1);
+        // The iterations of the wall times that are warm-up (`--discard`): a metric reported
+        // per iteration leaves out the same ones.
+        let discarded: std::collections::HashSet<(Option<usize>, usize, usize)> = self
+            .samples
+            .iter()
+            .filter(|s| s.warmup)
+            .map(|s| (s.build, s.execution, s.iteration))
+            .collect();
         let mut samples = Vec::new();
         for (e, values) in self.executions.iter().zip(&per_execution) {
             let Some(values) = values else { continue };
+            let per_iteration = values.len() > 1;
             for (i, &value) in values.iter().enumerate() {
                 samples.push(SampleRecord {
                     build: e.build,
@@ -212,7 +221,8 @@ impl BenchmarkRecord {
                     execution: e.execution,
                     iteration: i,
                     value,
-                    warmup: e.warmup,
+                    warmup: e.warmup
+                        || (per_iteration && discarded.contains(&(e.build, e.execution, i))),
                 });
             }
         }
@@ -414,6 +424,22 @@ mod tests {
         assert!(m.layout.has_iterations());
         assert_eq!(m.samples.len(), 6);
         assert_eq!(m.samples[3].iteration, 1);
+        // The first iteration of execution 1 was discarded (`--discard`): its allocation count
+        // is warm-up too.
+        let mut discarded = b.clone();
+        discarded.samples.push(SampleRecord {
+            build: None,
+            round: 1,
+            execution: 1,
+            iteration: 0,
+            value: 0.01,
+            warmup: true,
+        });
+        let m2 = discarded
+            .for_metric(&Metric::Reported("allocations".into()))
+            .unwrap();
+        let warm: Vec<bool> = m2.samples.iter().map(|s| s.warmup).collect();
+        assert_eq!(warm, [true, true, true, false, false, false]);
         assert_eq!(m.metric.as_ref().unwrap().step, Some(1.0));
         let err = b.for_metric(&Metric::Reported("frees".into())).unwrap_err();
         assert!(

@@ -168,6 +168,9 @@ pub struct BenchmarkRecord {
     /// `--metric` ([`BenchmarkRecord::for_metric`]). Absent for wall time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metric: Option<crate::metric::MetricRecord>,
+    /// The work of one measured value (`--throughput`): its times are also shown as a rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<rigor_units::Throughput>,
 }
 
 /// A command's mean net of its shell's start-up: the difference of the two means, the
@@ -490,6 +493,10 @@ pub struct ComparisonRecord {
     /// verdict, and why the comparison stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequential: Option<SequentialRecord>,
+    /// Against a baseline saved in other sessions (`rigor bench --baseline`): how far the
+    /// statistic moved between them, carried into `ci` (no verdict from a single session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_sessions: Option<rigor_stats::compare::SessionSpread>,
 }
 
 /// How a comparison run until decided ended (an anytime-valid confidence sequence on the paired
@@ -775,6 +782,7 @@ impl BenchmarkRecord {
             shell_startup: None,
             net_of: None,
             metric: None,
+            throughput: None,
         }
     }
 

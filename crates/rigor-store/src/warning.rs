@@ -270,7 +270,8 @@ mod tests {
 #[serde(tag = "note", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ImportNote {
-    /// Values of a criterion that is not a time (ReBench's `MaxRSS` in kB) were left out.
+    /// Values of a criterion that is not a time were left out: none of its benchmark's times
+    /// were measured beside them, or its name cannot be a metric's.
     NotTime {
         /// The criterion.
         criterion: String,
@@ -278,6 +279,27 @@ pub enum ImportNote {
         unit: String,
         /// How many values were left out.
         values: usize,
+    },
+    /// Values that are not times (ReBench's `MaxRSS`, a Google Benchmark counter, pyperf's
+    /// memory peaks) were kept as a metric of the benchmark measured beside them: `rigor
+    /// analyze --metric METRIC` analyses them.
+    KeptAsMetric {
+        /// The name the file gives them (`MaxRSS`, `bytes_per_second`).
+        name: String,
+        /// The metric they are kept as (`peak-memory`, `bytes_per_second`).
+        metric: String,
+        /// Their unit in the file (`kb`, `B/s`).
+        unit: String,
+        /// How many values were kept.
+        values: usize,
+    },
+    /// pyperf measured memory peaks instead of times (`--tracemalloc`, `--track-memory`): each
+    /// run's peak is kept as `metric`, and the run's duration is its time.
+    PeaksNotTimes {
+        /// The benchmarks.
+        benchmarks: Vec<String>,
+        /// The metric the peaks are kept as.
+        metric: String,
     },
     /// criterion.rs prints the slope of its linear regression as `time:`; rigor shows the mean
     /// time per iteration of the samples.
@@ -309,7 +331,32 @@ impl std::fmt::Display for ImportNote {
                 values,
             } => write!(
                 f,
-                "left out {values} values of '{criterion}' (in {unit}): rigor analyses times only"
+                "left out {values} values of '{criterion}' (in {unit}): no time was measured \
+                 beside them, or the name is not one a metric can have"
+            ),
+            Self::KeptAsMetric {
+                name,
+                metric,
+                unit,
+                values,
+            } => {
+                let what = if name == metric {
+                    "as a metric".to_string()
+                } else {
+                    format!("as the metric '{metric}'")
+                };
+                write!(
+                    f,
+                    "kept {values} values of '{name}' (in {unit}) {what}: \
+                     `rigor analyze --metric {metric}` analyses them"
+                )
+            }
+            Self::PeaksNotTimes { benchmarks, metric } => write!(
+                f,
+                "{}: pyperf measured memory peaks (--tracemalloc or --track-memory), not times: \
+                 each run's peak is kept as the metric '{metric}' (`rigor analyze --metric \
+                 {metric}`), and the times shown are the runs' durations",
+                quoted(benchmarks)
             ),
             Self::SlopeNotMean { benchmarks } => write!(
                 f,

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use rigor_stats::{Hierarchy, HierarchyBuilder};
 use rigor_store::import::{self, Format, Imported};
 use rigor_store::{BenchmarkRecord, ImportNote, LevelKind, ResultFile, Warning};
+use rigor_units::{Metric, Quantity};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -95,17 +96,22 @@ fn hyperfine_times_are_executions() {
     assert_eq!(r.provenance.imported_from.as_deref(), Some("hyperfine"));
 }
 
+/// The runs of a pyperf file's first benchmark that have values (not calibration runs).
+fn measured_runs(raw: &Value) -> Vec<&Value> {
+    raw["benchmarks"][0]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("values").is_some())
+        .collect()
+}
+
 #[test]
 fn pyperf_runs_are_processes_and_warmups_stay_warmups() {
     let got = imported("pyperf.json");
     assert_eq!(got.format, Format::Pyperf);
     let raw = raw("pyperf.json");
-    let runs: Vec<&Value> = raw["benchmarks"][0]["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r.get("values").is_some())
-        .collect();
+    let runs = measured_runs(&raw);
     let b = bench(&got.result, "sum-range");
     assert_eq!(b.level_names(), ["run", "value"]);
     assert_eq!(counts(b)[0], runs.len());
@@ -131,6 +137,86 @@ fn pyperf_runs_are_processes_and_warmups_stay_warmups() {
     let expected = means.iter().sum::<f64>() / means.len() as f64;
     assert!(close(mean(b), expected, 1e-9));
     assert!(one_process(&got.result).is_empty());
+}
+
+#[test]
+fn pyperf_runs_keep_their_duration_and_peak_memory() {
+    let got = imported("pyperf.json");
+    let raw = raw("pyperf.json");
+    let runs = measured_runs(&raw);
+    let b = bench(&got.result, "sum-range");
+    assert_eq!(b.executions.len(), runs.len());
+    for (e, run) in b.executions.iter().zip(&runs) {
+        // `mem_max_rss`: the worker process's peak resident set, in bytes.
+        assert_eq!(e.max_rss, run["metadata"]["mem_max_rss"].as_u64().unwrap());
+        assert_eq!(e.wall.get(), run["metadata"]["duration"].as_f64().unwrap());
+        assert!(!e.warmup);
+    }
+    let peak = b.for_metric(&Metric::PeakMemory).unwrap();
+    assert_eq!(peak.samples.len(), runs.len());
+    assert_eq!(peak.quantity(), Quantity::Bytes);
+    // Nothing is said of it: peak memory is recorded beside the times, as rigor run records it.
+    assert!(notes(&got.result).is_empty());
+}
+
+#[test]
+fn pyperf_command_peaks_and_windows_pagefile_usage_are_kept() {
+    // `pyperf command` records the command's own peak beside the worker's; Windows the peak
+    // pagefile usage.
+    let text = std::fs::read_to_string(fixture("pyperf.json")).unwrap().replacen(
+        "\"mem_max_rss\":20144128,",
+        "\"mem_max_rss\":20144128,\"command_max_rss\":4096000,\"mem_peak_pagefile_usage\":8192,",
+        1,
+    );
+    let got = import::parse(Path::new("p.json"), &text, None).unwrap();
+    let b = bench(&got.result, "sum-range");
+    assert_eq!(b.executions[0].max_rss, 4096000);
+    assert_eq!(b.executions[1].max_rss, 20172800);
+    let pagefile = &b.executions[0].metrics["peak-pagefile-usage"];
+    assert_eq!(pagefile.unit, Quantity::Bytes);
+    assert_eq!(pagefile.values, [8192.0]);
+    assert!(b.executions[1].metrics.is_empty());
+}
+
+#[test]
+fn pyperf_memory_peaks_are_kept_as_a_metric_beside_the_runs_durations() {
+    // `pyperf timeit --track-memory` (or `--tracemalloc`): one value per run, the peak in bytes.
+    let got = imported("pyperf-track-memory.json");
+    let r = &got.result;
+    let b = bench(r, "timeit");
+    assert_eq!(b.level_names(), ["run"]);
+    // The calibration run (warm-ups only) is skipped; each run's time is its duration.
+    let times: Vec<f64> = b.samples.iter().map(|s| s.value).collect();
+    assert_eq!(times, [0.25, 0.5, 0.75]);
+    let peaks = b
+        .for_metric(&Metric::Reported("pyperf-memory-peak".into()))
+        .unwrap();
+    let values: Vec<f64> = peaks.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [7360512.0, 7364608.0, 7380992.0]);
+    assert_eq!(peaks.quantity(), Quantity::Bytes);
+    let rss: Vec<u64> = b.executions.iter().map(|e| e.max_rss).collect();
+    assert_eq!(rss, [13815808, 13864960, 13762560]);
+    assert_eq!(
+        notes(r),
+        [&ImportNote::PeaksNotTimes {
+            benchmarks: vec!["timeit".into()],
+            metric: "pyperf-memory-peak".into()
+        }]
+    );
+    // Without the runs' durations there is no time to keep the peaks beside.
+    let text = std::fs::read_to_string(fixture("pyperf-track-memory.json"))
+        .unwrap()
+        .replace("\"duration\":0.25,", "");
+    let e = error("m.json", &text, None);
+    assert!(
+        e.contains(
+            "benchmarks[0].runs[1]: a memory peak (unit 'byte') without the run's 'duration'"
+        ),
+        "{e}"
+    );
+    // Other units are still refused.
+    let e = error("m.json", &text.replace("\"byte\"", "\"integer\""), None);
+    assert!(e.contains("unit 'integer': rigor reads times"), "{e}");
 }
 
 /// The three Google Benchmark files of one program (`gbench.json`, `gbench-2.json`,
@@ -419,6 +505,65 @@ fn google_benchmark_without_repetitions_is_one_value_with_a_warning() {
 }
 
 #[test]
+fn google_benchmark_counters_are_kept_as_metrics_with_a_note() {
+    let got = imported("gbench-counters.json");
+    let r = &got.result;
+    let b = bench(r, "BM_Copy/64");
+    assert_eq!(counts(b), [2]);
+    let rate = |name: &str| b.for_metric(&Metric::Reported(name.into())).unwrap();
+    let bytes = rate("bytes_per_second");
+    assert_eq!(bytes.quantity(), Quantity::Rate("B/s".into()));
+    let values: Vec<f64> = bytes.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [3.2e9, 2.56e9]);
+    assert_eq!(
+        rate("items_per_second").quantity(),
+        Quantity::Rate("items/s".into())
+    );
+    let hits = rate("hits");
+    assert_eq!(hits.quantity(), Quantity::Count);
+    assert_eq!(hits.samples.len(), 2);
+    let said: Vec<String> = notes(r).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "kept 2 values of 'bytes_per_second' (in B/s) as a metric: `rigor analyze \
+             --metric bytes_per_second` analyses them",
+            "kept 2 values of 'hits' (in count) as a metric: `rigor analyze --metric hits` \
+             analyses them",
+            "kept 2 values of 'items_per_second' (in items/s) as a metric: `rigor analyze \
+             --metric items_per_second` analyses them",
+            "left out 2 values of 'cache misses' (in count): no time was measured beside \
+             them, or the name is not one a metric can have",
+        ]
+    );
+    // Files without counters are read as before: no execution records.
+    assert!(
+        imported("gbench.json")
+            .result
+            .benchmarks
+            .iter()
+            .all(|b| b.executions.is_empty())
+    );
+
+    // Two processes of the program: the counters of each become that execution's, per
+    // repetition.
+    let dir = tempfile::tempdir().unwrap();
+    let second = dir.path().join("second.json");
+    let text = std::fs::read_to_string(fixture("gbench-counters.json")).unwrap();
+    std::fs::write(&second, text.replace("3200000000.0", "3000000000.0")).unwrap();
+    let both = import::load_together(&[fixture("gbench-counters.json"), second], None).unwrap();
+    let b = bench(&both.result, "BM_Copy/64");
+    assert_eq!(counts(b), [2, 4]);
+    let bytes = b
+        .for_metric(&Metric::Reported("bytes_per_second".into()))
+        .unwrap();
+    assert!(bytes.layout.has_iterations());
+    let values: Vec<f64> = bytes.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [3.2e9, 2.56e9, 3.0e9, 2.56e9]);
+    assert_eq!(notes(&both.result).len(), 8, "each file's notes");
+}
+
+#[test]
 fn google_benchmark_families_are_a_benchmark_s_instances() {
     let fib = imported("gbench.json").result;
     let families: Vec<Option<&str>> = fib.benchmarks.iter().map(|b| b.family.as_deref()).collect();
@@ -511,7 +656,7 @@ fn hyperfine_failed_runs_are_measured_and_parameters_kept() {
 }
 
 #[test]
-fn rebench_1_4_header_and_a_criterion_that_is_not_a_time() {
+fn rebench_1_4_header_and_max_rss_kept_as_each_invocation_s_peak_memory() {
     // ReBench 1.4 with its Time adapter: the header without `#`, MaxRSS in kb beside the time.
     let got = imported("rebench-1.4.data");
     assert_eq!(got.format, Format::Rebench);
@@ -525,12 +670,22 @@ fn rebench_1_4_header_and_a_criterion_that_is_not_a_time() {
     assert_eq!(b.family.as_deref(), Some("0.02"));
     assert_eq!(
         notes(r),
-        [&ImportNote::NotTime {
-            criterion: "MaxRSS".into(),
+        [&ImportNote::KeptAsMetric {
+            name: "MaxRSS".into(),
+            metric: "peak-memory".into(),
             unit: "kb".into(),
             values: 6
         }]
     );
+    // `/usr/bin/time`'s peak of each invocation (1420, 1492 and 1396 kb): its peak memory.
+    let rss: Vec<u64> = b.executions.iter().map(|e| e.max_rss).collect();
+    assert_eq!(rss, [1420 * 1024, 1492 * 1024, 1396 * 1024]);
+    let peak = b.for_metric(&Metric::PeakMemory).unwrap();
+    let values: Vec<f64> = peak.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [1420.0 * 1024.0, 1492.0 * 1024.0, 1396.0 * 1024.0]);
+    // The executions' wall times are the invocations' times (one iteration each).
+    let walls: Vec<f64> = b.executions.iter().map(|e| e.wall.get()).collect();
+    assert!(close(walls[1], 0.050, 1e-12), "{walls:?}");
     // Only values that are not times: refused, naming them.
     let e = error(
         "r.data",
@@ -540,6 +695,50 @@ fn rebench_1_4_header_and_a_criterion_that_is_not_a_time() {
     assert!(
         e.contains("no times: only 'MaxRSS' in kb; rigor analyses times"),
         "{e}"
+    );
+}
+
+#[test]
+fn rebench_criteria_that_are_not_times_become_metrics_beside_the_times() {
+    let header = "invocation\titeration\tvalue\tunit\tcriterion\tbenchmark\n";
+    let lines = [
+        "1\t1\t10\tms\ttotal\tb",
+        "1\t1\t300\tcount\tallocations\tb",
+        "1\t2\t12\tms\ttotal\tb",
+        "1\t2\t310\tcount\tallocations\tb",
+        "2\t1\t11\tms\ttotal\tb",
+        "2\t1\t305\tcount\tallocations\tb",
+        "2\t2\t11\tms\ttotal\tb",
+        "2\t2\t306\tcount\tallocations\tb",
+        // No benchmark 'c' was timed: left out.
+        "1\t1\t7\tcount\tallocations\tc",
+        // A name no metric can have.
+        "1\t1\t2\tcount\tgc runs\tb",
+    ];
+    let text = format!("{header}{}\n", lines.join("\n"));
+    let got = import::parse(Path::new("r.data"), &text, None).unwrap();
+    let r = &got.result;
+    let b = bench(r, "b");
+    assert_eq!(counts(b), [2, 4]);
+    let allocations = b
+        .for_metric(&Metric::Reported("allocations".into()))
+        .unwrap();
+    // Per invocation, per iteration, as the times.
+    assert!(allocations.layout.has_iterations());
+    let values: Vec<f64> = allocations.samples.iter().map(|s| s.value).collect();
+    assert_eq!(values, [300.0, 310.0, 305.0, 306.0]);
+    assert_eq!(allocations.quantity(), Quantity::Count);
+    let said: Vec<String> = notes(r).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "kept 4 values of 'allocations' (in count) as a metric: `rigor analyze --metric \
+             allocations` analyses them",
+            "left out 1 values of 'allocations' (in count): no time was measured beside them, \
+             or the name is not one a metric can have",
+            "left out 1 values of 'gc runs' (in count): no time was measured beside them, or \
+             the name is not one a metric can have",
+        ]
     );
 }
 

@@ -45,6 +45,12 @@ pub enum UnitError {
          the name a program reports: letters, digits, _ - . /)"
     )]
     Metric(String),
+    /// Not an amount of work.
+    #[error(
+        "'{0}' is not an amount of work per measured value (e.g. 64MiB, 1.5GB, 4096B, \
+         1000items, or a bare number of items)"
+    )]
+    Throughput(String),
     /// Not a seed.
     #[error("'{0}' is not a seed (an integer from 0 to 18446744073709551615)")]
     Seed(String),

@@ -15,6 +15,7 @@ mod fraction;
 mod metric;
 mod resolution;
 mod seed;
+mod throughput;
 mod time;
 
 pub use error::UnitError;
@@ -24,4 +25,5 @@ pub use fraction::{
 pub use metric::{Metric, MetricValues, Metrics, Quantity};
 pub use resolution::{Floored, Resolution};
 pub use seed::Seed;
+pub use throughput::Throughput;
 pub use time::{Seconds, TimeUnit, significant};

@@ -4,16 +4,18 @@ use anyhow::Result;
 use rigor_app::Outcome;
 use rigor_app::comparisons::views;
 use rigor_report::comparison::{markdown, rankings, render};
-use rigor_runner::{Executor, ProcessExecutor, SimulatedExecutor, StopSignal};
+use rigor_runner::{Counter, Executor, ProcessExecutor, SimulatedExecutor, StopSignal};
 
 use crate::output::{self, Bar, emit};
 use crate::settings;
 use rigor_cli::{AnalyzeArgs, CompareArgs, PlanArgs, ReportArgs, RunArgs, StyleArg};
 
-/// Ctrl-C handling and the executor of a measuring command.
+/// Ctrl-C handling and the executor of a measuring command, counting `counters` for each
+/// measured execution of real processes.
 pub fn measuring(
     simulate: bool,
     seed: rigor_units::Seed,
+    counters: &[Counter],
 ) -> std::result::Result<(StopSignal, Box<dyn Executor>), rigor_runner::RunError> {
     let stop = StopSignal::new();
     {
@@ -22,20 +24,22 @@ pub fn measuring(
         // clean Ctrl-C handling, so it is not an error.
         let _ = ctrlc::set_handler(move || stop.request());
     }
-    let executor = executor(simulate, seed, &stop)?;
+    let executor = executor(simulate, seed, counters, &stop)?;
     Ok((stop, executor))
 }
 
-/// The executor of a measuring command: the simulator, or real processes that `stop` stops.
+/// The executor of a measuring command: the simulator, or real processes that `stop` stops,
+/// `counters` counted for each measured execution.
 pub fn executor(
     simulate: bool,
     seed: rigor_units::Seed,
+    counters: &[Counter],
     stop: &StopSignal,
 ) -> std::result::Result<Box<dyn Executor>, rigor_runner::RunError> {
     Ok(if simulate {
         Box::new(SimulatedExecutor::new(seed))
     } else {
-        Box::new(ProcessExecutor::new(stop.clone())?)
+        Box::new(ProcessExecutor::new(stop.clone())?.with_counters(counters.to_vec()))
     })
 }
 
@@ -53,7 +57,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
 /// Measures resolved run settings, prints the summaries and comparisons, writes the exports;
 /// the progress bar only when `bar_shown` (hyperfine's `--style basic|none`, `--show-output`).
 pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<Outcome> {
-    let (stop, mut executor) = measuring(s.simulate, s.runner.seed)?;
+    let (stop, mut executor) = measuring(s.simulate, s.runner.seed, &s.counters)?;
     if s.exports.stdout.is_some() {
         output::summaries_to_stderr();
     }
@@ -66,12 +70,14 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
         rigor_app::run::run(s, executor.as_mut(), stop, &mut bar)?
     };
     let r = &measured.result;
-    emit(&rigor_app::exports::summaries(
-        r,
-        &measured.analyses,
-        s.exports.unit,
-        &measured.compared,
-    ));
+    if measured.by_metric.is_empty() {
+        emit(&rigor_app::exports::summaries(
+            r,
+            &measured.analyses,
+            s.exports.unit,
+            &measured.compared,
+        ));
+    }
     let warmups = r.benchmarks.iter().filter_map(|b| {
         let applied = b.steady_state.as_ref()?.applied;
         Some((b.name.as_str(), applied))
@@ -83,17 +89,41 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     if let Some(d) = &measured.decided {
         emit(&rigor_report::decided::render(d));
     }
-    emit(&render(&views(&measured.comparisons)));
-    emit(&rankings(&measured.ranking));
+    if measured.by_metric.is_empty() {
+        emit(&render(&views(&measured.comparisons)));
+        emit(&rankings(&measured.ranking));
+    }
+    for a in &measured.by_metric {
+        emit(&rigor_report::terminal::metric_heading(&a.metric));
+        emit(&rigor_app::exports::summaries(
+            &a.result,
+            &a.analyses,
+            s.exports.unit,
+            &a.compared,
+        ));
+        emit(&render(&views(&a.comparisons)));
+        emit(&rankings(&a.ranking));
+        output::result_warnings(&a.result);
+    }
     output::silenced_warnings(r, &measured.analyses);
     output::result_warnings(r);
-    let reported = rigor_app::exports::Reported {
-        result: r,
-        analyses: &measured.analyses,
-        comparisons: &measured.comparisons,
-        compared: &measured.compared,
+    // The tables and the report show the first metric asked for; the JSON and CSV results
+    // hold every execution's raw measurements.
+    let reported = match measured.by_metric.first() {
+        Some(a) => rigor_app::exports::Reported {
+            result: &a.result,
+            analyses: &a.analyses,
+            comparisons: &a.comparisons,
+            compared: &a.compared,
+        },
+        None => rigor_app::exports::Reported {
+            result: r,
+            analyses: &measured.analyses,
+            comparisons: &measured.comparisons,
+            compared: &measured.compared,
+        },
     };
-    rigor_app::exports::write_all(&s.exports, &reported)?;
+    rigor_app::exports::write_all(&s.exports, &reported, r)?;
     if let Some(text) = rigor_app::exports::stdout_text(&s.exports, &reported)? {
         output::emit_data(&text);
     }
@@ -104,7 +134,7 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
 /// `rigor plan`.
 pub fn plan(args: &PlanArgs) -> Result<Outcome> {
     let (s, _build_dir) = settings::plan(args)?;
-    let (stop, mut executor) = measuring(s.run.simulate, s.run.runner.seed)?;
+    let (stop, mut executor) = measuring(s.run.simulate, s.run.runner.seed, &s.run.counters)?;
     let planned = {
         let mut bar = Bar::new();
         rigor_app::plan::plan(&s, executor.as_mut(), stop, &mut bar)?
@@ -122,31 +152,49 @@ pub fn plan(args: &PlanArgs) -> Result<Outcome> {
 pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     let s = settings::analyze(args)?;
     let working = output::Working::start("analysing");
-    let a = rigor_app::saved::analyze(&s)?;
+    let all = rigor_app::saved::analyze_metrics(&s)?;
     drop(working);
-    let r = &a.result;
+    let headed = all.len() > 1 || all.iter().any(|a| !a.metric.is_wall());
     if args.json {
-        output::emit_json(&rigor_store::to_json(r)?);
-    } else {
-        output::result_warnings(r);
-        emit(&rigor_app::exports::summaries(
-            r,
-            &a.analyses,
-            None,
-            &a.compared,
-        ));
-        if let Some(d) = &a.decided {
-            emit(&rigor_report::decided::render(d));
+        if let [a] = all.as_slice() {
+            output::emit_json(&rigor_store::to_json(&a.result)?);
+        } else {
+            let by_metric: serde_json::Map<String, serde_json::Value> = all
+                .iter()
+                .map(|a| Ok((a.metric.to_string(), serde_json::to_value(&a.result)?)))
+                .collect::<Result<_>>()?;
+            output::emit_json(&(serde_json::to_string_pretty(&by_metric)? + "\n"));
         }
-        emit(&render(&views(&a.comparisons)));
-        emit(&rankings(&a.ranking));
-        for d in &a.diagnoses {
-            emit(&(rigor_report::diagnosis::render(&d.view()) + "\n"));
+    }
+    let mut outcome = Outcome::Ok;
+    for a in &all {
+        let r = &a.result;
+        if !args.json {
+            if headed {
+                emit(&rigor_report::terminal::metric_heading(&a.metric));
+            }
+            output::result_warnings(r);
+            emit(&rigor_app::exports::summaries(
+                r,
+                &a.analyses,
+                None,
+                &a.compared,
+            ));
+            if let Some(d) = &a.decided {
+                emit(&rigor_report::decided::render(d));
+            }
+            emit(&render(&views(&a.comparisons)));
+            emit(&rankings(&a.ranking));
+            for d in &a.diagnoses {
+                emit(&(rigor_report::diagnosis::render(&d.view()) + "\n"));
+            }
+            for (name, estimates) in &a.robust {
+                let estimates = estimates.as_ref().map(|(r, p)| (r, p));
+                emit(&rigor_report::diagnosis::robust(name, estimates));
+            }
         }
-        for (name, estimates) in &a.robust {
-            let estimates = estimates.as_ref().map(|(r, p)| (r, p));
-            emit(&rigor_report::diagnosis::robust(name, estimates));
-        }
+        output::notes(&a.notes);
+        outcome = outcome.worst(a.outcome);
     }
     let tools = rigor_app::settings::ExportPaths {
         bmf: args.tools.export_bmf.clone(),
@@ -155,9 +203,15 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
         hyperfine_csv: args.tools.export_csv_hyperfine.clone(),
         ..Default::default()
     };
-    rigor_app::exports::write_for_tools(&tools, r)?;
-    output::notes(&a.notes);
-    Ok(a.outcome)
+    // Other tools' formats hold times: they are written from the wall-time analysis.
+    match all.iter().find(|a| a.metric.is_wall()) {
+        Some(wall) => rigor_app::exports::write_for_tools(&tools, &wall.result)?,
+        None if tools != rigor_app::settings::ExportPaths::default() => {
+            output::notes(&[rigor_report::notes::Note::ToolExportsNeedWall]);
+        }
+        None => {}
+    }
+    Ok(outcome)
 }
 
 /// `rigor compare`.
@@ -171,26 +225,51 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
         output::summaries_to_stderr();
     }
     let working = output::Working::start("comparing");
-    let c = rigor_app::saved::compare(&s)?;
+    let all = rigor_app::saved::compare_metrics(&s)?;
     drop(working);
-    output::warnings(&c.warnings);
-    if args.json {
-        output::emit_json(&(serde_json::to_string_pretty(&c.json(&s))? + "\n"));
-    } else {
-        emit(&render(&views(&c.comparisons)));
-        emit(&rigor_report::comparison::values_only(&c.values_only));
-        if let Some(suite) = &c.suite {
-            let view = rigor_app::comparisons::suite_view(suite);
-            emit(&rigor_report::comparison::suite(&view, s.seed));
+    let headed = all.len() > 1 || all.iter().any(|c| !c.metric.is_wall());
+    let mut outcome = Outcome::Ok;
+    let mut tables = String::new();
+    let mut json = serde_json::Map::new();
+    for c in &all {
+        if headed && !args.json {
+            emit(&rigor_report::terminal::metric_heading(&c.metric));
         }
+        output::warnings(&c.warnings);
+        if args.json {
+            json.insert(c.metric.to_string(), c.json(&s));
+        } else {
+            emit(&render(&views(&c.comparisons)));
+            emit(&rigor_report::comparison::values_only(&c.values_only));
+            if let Some(suite) = &c.suite {
+                let view = rigor_app::comparisons::suite_view(suite);
+                let quantity = c.comparisons.first().map(|x| x.quantity.clone());
+                emit(&rigor_report::comparison::suite_of(
+                    &view,
+                    s.seed,
+                    &quantity.unwrap_or_default(),
+                ));
+            }
+        }
+        if headed {
+            tables.push_str(&rigor_report::terminal::metric_heading(&c.metric));
+        }
+        tables.push_str(&markdown(&views(&c.comparisons)));
+        outcome = outcome.worst(c.outcome);
     }
-    let table = markdown(&views(&c.comparisons));
+    if args.json {
+        let value = match (all.as_slice(), json) {
+            ([c], _) => c.json(&s),
+            (_, by_metric) => serde_json::Value::Object(by_metric),
+        };
+        output::emit_json(&(serde_json::to_string_pretty(&value)? + "\n"));
+    }
     if markdown_to_stdout {
-        output::emit_data(&table);
+        output::emit_data(&tables);
     } else if let Some(path) = &args.export_markdown {
-        rigor_store::write_atomic(path, table.as_bytes())?;
+        rigor_store::write_atomic(path, tables.as_bytes())?;
     }
-    Ok(c.outcome)
+    Ok(outcome)
 }
 
 /// `rigor report`.

@@ -64,10 +64,11 @@ impl JobRunner for Runner {
         &mut self,
         simulate: bool,
         seed: Seed,
+        counters: &[rigor_runner::Counter],
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError> {
         // The worker's own Ctrl-C handling stops it between jobs (or at once).
         let stop = StopSignal::new();
-        let executor = crate::commands::executor(simulate, seed, &stop)?;
+        let executor = crate::commands::executor(simulate, seed, counters, &stop)?;
         Ok((stop, executor))
     }
 }

@@ -130,8 +130,9 @@ impl rigor_app::track::Front for Terminal {
         &mut self,
         simulate: bool,
         seed: rigor_units::Seed,
+        counters: &[rigor_runner::Counter],
     ) -> Result<(StopSignal, Box<dyn Executor>), RunError> {
-        crate::commands::measuring(simulate, seed)
+        crate::commands::measuring(simulate, seed, counters)
     }
     fn progress(&mut self) -> Box<dyn Progress> {
         Box::new(Bar::new())

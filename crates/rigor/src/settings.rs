@@ -108,6 +108,8 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
             _ => Vec::new(),
         },
         simulate: o.simulate.is_some(),
+        // Performance counters come with `--metric instructions` / `cycles` (not mapped yet).
+        counters: Vec::new(),
         exports: ExportPaths {
             json: o.export_json.clone(),
             csv: o.export_csv.clone(),
@@ -130,6 +132,8 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         comparison: comparison(&o.compare),
         reference_name: o.reference_name.clone(),
         analysis: analysis(&o.analysis),
+        metrics: o.analysis.metric.0.clone(),
+        throughput: o.throughput.clone(),
         origin: Origin::current(o.label.clone()),
     }
 }
@@ -197,6 +201,8 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
         comparison: comparison(&args.compare),
         diagnose: args.diagnose,
         robust: args.robust,
+        metrics: args.analysis.metric.0.clone(),
+        throughput: args.throughput.clone(),
     };
     Ok(request.resolve()?)
 }
@@ -210,6 +216,7 @@ pub fn compare(args: &CompareArgs) -> Result<CompareFilesSettings> {
         seed: args.seed,
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
+        metrics: args.analysis.metric.0.clone(),
     };
     let markdown = args.export_markdown.as_deref();
     Ok(CompareFilesSettings::from_sides(
@@ -224,6 +231,7 @@ pub fn report(args: &ReportArgs) -> Result<ReportSettings> {
         out: args.out.clone(),
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
+        metrics: args.analysis.metric.0.clone(),
     };
     Ok(s.checked()?)
 }

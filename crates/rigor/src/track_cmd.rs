@@ -143,7 +143,7 @@ fn run(
         confirm: (!a.no_confirm).then_some(a.confirm_budget),
         history: place.shown(),
         commands: a.commands.clone(),
-        metrics: a.detect_metric.0.clone(),
+        metrics: a.options.analysis.metric.0.clone(),
     };
     let r = track::track_run(history, request, &mut Terminal)?;
     if let Some(changes) = &r.changes {
@@ -198,7 +198,7 @@ fn check(
         },
         None => track::CheckAgainst::Saved {
             file: a.file.clone().unwrap_or_default(),
-            metric: a.check_metric.clone(),
+            metrics: a.options.analysis.metric.0.clone(),
             version: a.baseline_version.clone(),
             analysis: settings::analysis(&a.options.analysis),
             comparison: settings::comparison(&a.options.compare),

@@ -467,14 +467,26 @@ fn an_unrelated_suite_is_not_compared_but_a_benchmark_s_instances_are() {
 }
 
 #[test]
-fn rebench_1_4_file_is_recognised_and_memory_left_out_with_a_warning() {
+fn rebench_1_4_file_is_recognised_and_memory_kept_as_peak_memory_with_a_note() {
     let (code, out, err) = analyze_output(&[fixture("rebench-1.4.data")], &[]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("Benchmark 1: 0.02 sleep Sleeps 1"), "{out}");
     assert!(
-        err.contains("rebench: left out 6 values of 'MaxRSS' (in kb): rigor analyses times only"),
+        err.contains(
+            "rebench: kept 6 values of 'MaxRSS' (in kb) as the metric 'peak-memory': \
+             `rigor analyze --metric peak-memory` analyses them"
+        ),
         "{err}"
     );
+}
+
+#[test]
+fn imported_peak_memory_is_not_shown_beside_cpu_times_the_file_does_not_have() {
+    // pyperf records each run's peak memory but no CPU times: no "User/system: 0 ns" line.
+    let (code, out, err) = analyze_output(&[fixture("pyperf.json")], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("Benchmark 1: sum-range"), "{out}");
+    assert!(!out.contains("User/system"), "{out}");
 }
 
 #[test]

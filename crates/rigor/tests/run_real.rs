@@ -87,6 +87,69 @@ fn iteration_times_from_output_and_native_file() {
 }
 
 #[test]
+fn metrics_a_program_reports_are_kept_with_each_execution() {
+    let dir = Dir::new();
+    let path = dir.path("m.json");
+    // Two iterations with an allocation count each, and one peak per execution.
+    let program = r#"for v in 10 12; do echo "{\"value\": $v, \"unit\": \"ms\"}" >> "$RIGOR_SAMPLES_FILE"; echo "{\"metric\": \"allocations\", \"value\": $v}" >> "$RIGOR_SAMPLES_FILE"; done; echo '{"metric": "heap", "value": 2, "unit": "KiB"}' >> "$RIGOR_SAMPLES_FILE""#;
+    rigor()
+        .args(["run", "-r", "3", "--shell", program, "--export-json"])
+        .arg(&path)
+        .assert()
+        .success();
+    let b = &json(&path)["benchmarks"][0];
+    assert_eq!(b["levels"], serde_json::json!(["execution", "iteration"]));
+    let executions = b["executions"].as_array().unwrap();
+    let measured = executions.iter().filter(|e| e["warmup"] == false).count();
+    assert_eq!(measured, 3);
+    // Warm-up executions keep theirs too.
+    for e in executions {
+        assert_eq!(
+            e["metrics"],
+            serde_json::json!({
+                "allocations": {"unit": "count", "values": [10.0, 12.0]},
+                "heap": {"unit": "B", "values": [2048.0]},
+            }),
+            "{e}"
+        );
+    }
+
+    // What `--metric` analyses: 10 and 12 per execution.
+    let out = stdout_of(
+        rigor()
+            .args(["analyze", "--metric", "allocations"])
+            .arg(&path),
+    );
+    assert!(out.contains("Median/min/max:    11 / 10 / 12"), "{out}");
+
+    // Metrics alone: the executions' wall times are the samples, the metrics kept beside.
+    let path = dir.path("alone.json");
+    rigor()
+        .args(["run", "-r", "2", "--shell"])
+        .arg(r#"echo '{"metric": "allocations", "value": 7}' >> "$RIGOR_SAMPLES_FILE""#)
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let b = &json(&path)["benchmarks"][0];
+    assert_eq!(b["levels"], serde_json::json!(["execution"]));
+    assert_eq!(
+        b["executions"][1]["metrics"]["allocations"]["values"],
+        serde_json::json!([7.0])
+    );
+
+    // A metric rigor measures itself is refused, naming the line.
+    rigor()
+        .args(["run", "-r", "2", "--shell"])
+        .arg(r#"echo '{"metric": "cpu", "value": 1}' >> "$RIGOR_SAMPLES_FILE""#)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "RIGOR_SAMPLES_FILE: line 1: metric 'cpu': rigor measures CPU times",
+        ));
+}
+
+#[test]
 fn input_file_is_connected_to_stdin() {
     let dir = Dir::new();
     let input = dir.path("in.txt");

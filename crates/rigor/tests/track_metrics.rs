@@ -266,4 +266,34 @@ fn check_gates_on_the_metric_asked_for() {
     check("peak-memory").assert().code(1);
     check("wall").assert().success();
     check("cpu").assert().success();
+    // One metric at a time; a candidate measured together is compared in wall time only.
+    check("cpu,peak-memory")
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "track check gates on one metric at a time, and --metric names 2 (cpu,peak-memory)",
+        ));
+    let mut candidate = rigor();
+    candidate
+        .arg("track")
+        .arg("--db")
+        .arg(&db)
+        .args([
+            "check",
+            "--candidate",
+            "HEAD",
+            "--machine",
+            "m",
+            "--baseline",
+            "main",
+        ])
+        .args(["--metric", "cpu", "--repo"])
+        .arg(dir.path("no-repo"))
+        .args(["--", "true"]);
+    candidate
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "track check --candidate compares wall times",
+        ));
 }

@@ -25,6 +25,7 @@ impl JobRunner for NoArgv {
         &mut self,
         _: bool,
         _: Seed,
+        _: &[rigor_runner::Counter],
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError> {
         unreachable!("not measured here")
     }
@@ -165,6 +166,7 @@ impl JobRunner for Simulating {
         &mut self,
         _: bool,
         seed: Seed,
+        _: &[rigor_runner::Counter],
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError> {
         let executor = rigor_runner::SimulatedExecutor::new(seed);
         Ok((StopSignal::new(), Box::new(executor)))

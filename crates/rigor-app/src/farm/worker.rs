@@ -9,11 +9,13 @@ pub trait JobRunner {
     /// specs were typed): only the front end that wrote them parses them.
     fn argv_settings(&self, args: &[String]) -> std::result::Result<JobSettings, FarmError>;
 
-    /// The executor a job measures with, and the signal that stops it.
+    /// The executor a job measures with (counting `counters` for each measured execution of
+    /// real processes), and the signal that stops it.
     fn executor(
         &mut self,
         simulate: bool,
         seed: Seed,
+        counters: &[rigor_runner::Counter],
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError>;
 }
 
@@ -263,7 +265,11 @@ pub fn run_job(
     }
     track_settings.commits = todo;
     let measured = runner
-        .executor(experiment.simulate, experiment.runner.seed)
+        .executor(
+            experiment.simulate,
+            experiment.runner.seed,
+            &experiment.counters,
+        )
         .map_err(AppError::from)
         .and_then(|(stop, mut executor)| {
             measure(

@@ -105,6 +105,10 @@ pub struct AnalyzeRequest {
     pub diagnose: bool,
     /// Also a robust estimate.
     pub robust: Option<crate::saved::Robust>,
+    /// What is analysed (`--metric`; empty: wall time).
+    pub metrics: Vec<rigor_units::Metric>,
+    /// `--throughput`, `{VAR}` replaced by each benchmark's parameters.
+    pub throughput: Option<String>,
 }
 
 /// The options of [`AnalyzeRequest::tool_exports`], in order.
@@ -167,6 +171,8 @@ impl AnalyzeRequest {
             comparison: self.comparison.clone(),
             diagnose: self.diagnose,
             robust: self.robust,
+            metrics: self.metrics.clone(),
+            throughput: self.throughput.clone(),
         })
     }
 }
@@ -203,6 +209,11 @@ impl ReportSettings {
     /// What [`check_output`] finds.
     pub fn checked(self) -> Result<Self> {
         check_output(&self.out, "--out", &self.files)?;
+        if self.metrics.len() > 1 {
+            return Err(RequestError::ReportMetrics {
+                count: self.metrics.len(),
+            });
+        }
         Ok(self)
     }
 }

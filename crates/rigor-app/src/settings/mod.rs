@@ -29,6 +29,22 @@ pub use request::{
     Parameters, Resolved, RunRequest, Scan,
 };
 
+/// `--throughput` for a benchmark with parameter `values`: `{VAR}` replaced, then read.
+///
+/// # Errors
+/// [`RequestError::Throughput`](crate::RequestError::Throughput) naming the text as it was after the replacement.
+pub fn throughput(
+    template: &str,
+    values: &expand::Values,
+) -> std::result::Result<rigor_units::Throughput, crate::RequestError> {
+    let text = expand::substitute(template, values);
+    text.parse()
+        .map_err(|source| crate::RequestError::Throughput {
+            given: template.to_string(),
+            source,
+        })
+}
+
 /// How intervals are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -337,6 +353,11 @@ pub struct RunSettings {
     pub mode: Mode,
     /// Intervals.
     pub analysis: AnalysisSettings,
+    /// What is summarised and compared (`--metric`; empty or `wall`: wall time alone).
+    pub metrics: Vec<rigor_units::Metric>,
+    /// Each benchmark's work per measured value (`--throughput`), shown as a rate; empty
+    /// without it.
+    pub throughputs: Vec<rigor_units::Throughput>,
     /// Comparisons of several benchmarks.
     pub comparison: ComparisonSettings,
     /// Files to write.
@@ -347,6 +368,9 @@ pub struct RunSettings {
     pub origin: Origin,
     /// The raw settings as the user chose them, saved in the result.
     pub record: rigor_store::RunSettingsRecord,
+    /// Performance counters counted for each measured execution (checked on this machine):
+    /// give them to the executor ([`rigor_runner::ProcessExecutor::with_counters`]).
+    pub counters: Vec<rigor_runner::Counter>,
 }
 
 /// A benchmark's part in subtracting a shell's start-up from the commands run through it.

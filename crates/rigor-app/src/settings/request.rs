@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use regex::Regex;
 use rigor_runner::{
-    Benchmark, BuildSettings, CommandLine, IterationSource, OutputMode, Settings, Stream,
+    Benchmark, BuildSettings, CommandLine, Counter, IterationSource, OutputMode, Settings, Stream,
 };
 use rigor_store::{Discard, LevelKind, ModeRecord, RunSettingsRecord};
 use rigor_units::{Fraction, Seconds, Seed, TimeUnit};
@@ -201,8 +201,17 @@ pub struct RunRequest {
     pub reference_name: Option<String>,
     /// Intervals.
     pub analysis: AnalysisSettings,
+    /// What is summarised and compared (`--metric`; empty: wall time).
+    pub metrics: Vec<rigor_units::Metric>,
+    /// `--throughput`: the work of one measured value (`64MiB`, `1000items`), `{VAR}`
+    /// replaced by each benchmark's parameters.
+    pub throughput: Option<String>,
     /// Where the run came from.
     pub origin: Origin,
+    /// Performance counters to count for each measured execution besides those the metrics
+    /// need (`--metric instructions` and `cycles` add theirs), each checked on this machine
+    /// before anything runs.
+    pub counters: Vec<Counter>,
 }
 
 /// A resolved run: its settings, the temporary build directory they point into (kept while it
@@ -256,6 +265,14 @@ impl RunRequest {
             });
             comparison.reference = Some(name);
         }
+        let throughputs = match &self.throughput {
+            Some(t) => expanded
+                .parameters
+                .iter()
+                .map(|values| super::throughput(t, values))
+                .collect::<Result<Vec<_>>>()?,
+            None => Vec::new(),
+        };
         let iterations = self.iteration_source()?;
         let iterations_expected = matches!(iterations, IterationSource::Pattern { .. });
         let timeout = self.timeout.and_then(|t| t.to_duration());
@@ -302,6 +319,7 @@ impl RunRequest {
             iterations_per_execution: self.iterations,
         };
         runner.validate()?;
+        let counters = self.counters()?;
         let mode = match &self.plan {
             Some(path) => {
                 let plan = PlanFile::load(path).map_err(|e| RequestError::Plan(Box::new(e)))?;
@@ -387,6 +405,8 @@ impl RunRequest {
             iterations_expected,
             mode,
             analysis: self.analysis,
+            metrics: self.metrics.clone(),
+            throughputs,
             comparison,
             exports: Exports {
                 files: ExportPaths {
@@ -406,12 +426,33 @@ impl RunRequest {
             simulate: self.simulate,
             origin: self.origin.clone(),
             record,
+            counters,
         };
         Ok(Resolved {
             settings,
             build_dir,
             notes,
         })
+    }
+
+    /// The counters asked for and those the metrics need (`instructions`, `cycles`), each
+    /// once, each opened once on this machine (a simulated run measures no process, so nothing
+    /// is opened for it).
+    ///
+    /// # Errors
+    /// [`RequestError::Counter`] for the first one this machine cannot count.
+    fn counters(&self) -> Result<Vec<Counter>> {
+        let mut counters: Vec<Counter> = Vec::new();
+        let of_metrics = self.metrics.iter().filter_map(Counter::for_metric);
+        for c in self.counters.iter().copied().chain(of_metrics) {
+            if !counters.contains(&c) {
+                if !self.simulate {
+                    rigor_runner::perf::probe(c).map_err(RequestError::Counter)?;
+                }
+                counters.push(c);
+            }
+        }
+        Ok(counters)
     }
 
     /// `--output=FILE`: checked, and absolute (commands may run in other folders: builds,

@@ -207,3 +207,89 @@ fn a_temporary_build_root_lives_as_long_as_its_guard() {
     drop(r);
     assert!(!copy.runner.build.unwrap().root.exists());
 }
+
+/// A counter this machine cannot count is refused before anything runs, with the reason
+/// (this workplace's virtual machines have no hardware counters); where it can, it is kept.
+#[cfg(target_os = "linux")]
+#[test]
+fn counters_are_checked_before_anything_runs() {
+    use rigor_runner::{Counter, CounterError, perf};
+    let mut q = request(&["true"]);
+    q.counters = vec![
+        Counter::Instructions,
+        Counter::TaskClock,
+        Counter::Instructions,
+    ];
+    match (q.resolve(), perf::probe(Counter::Instructions)) {
+        (Ok(r), Ok(())) => assert_eq!(
+            r.settings.counters,
+            [Counter::Instructions, Counter::TaskClock]
+        ),
+        (Err(RequestError::Counter(e)), Err(probed)) => {
+            assert_eq!(e, probed);
+            let text = RequestError::Counter(e.clone()).to_string();
+            assert!(text.starts_with("--metric instructions: "), "{text}");
+            if let CounterError::NoCounter { errno, .. } = e {
+                assert_eq!(
+                    text,
+                    format!(
+                        "--metric instructions: this machine's kernel exposes no hardware performance counters (common in virtual machines; perf_event_open: {})",
+                        std::io::Error::from_raw_os_error(errno)
+                    )
+                );
+            }
+        }
+        (r, p) => panic!("resolve and probe disagree: {:?} / {p:?}", r.map(|_| ())),
+    }
+    // `--metric cycles` asks for its counter.
+    let mut q = request(&["true"]);
+    q.metrics = vec![rigor_units::Metric::Cpu, rigor_units::Metric::Cycles];
+    match (q.resolve(), perf::probe(Counter::Cycles)) {
+        (Ok(r), Ok(())) => assert_eq!(r.settings.counters, [Counter::Cycles]),
+        (Err(e), Err(_)) => assert!(e.to_string().starts_with("--metric cycles: "), "{e}"),
+        (r, p) => panic!("resolve and probe disagree: {:?} / {p:?}", r.map(|_| ())),
+    }
+    q.metrics = vec![rigor_units::Metric::Cpu];
+    assert!(q.resolve().unwrap().settings.counters.is_empty());
+    // A simulated run measures no process: nothing to open.
+    let mut q = request(&["mean=10ms"]);
+    q.simulate = true;
+    q.counters = vec![Counter::Cycles];
+    assert_eq!(q.resolve().unwrap().settings.counters, [Counter::Cycles]);
+}
+
+/// The counters asked for reach each measured execution's record, by name (the software task
+/// clock, which every Linux kernel with perf events has: the busy loop runs in a subshell, a
+/// child of the command, and is counted).
+#[cfg(target_os = "linux")]
+#[test]
+fn counted_executions_keep_their_counts() {
+    use rigor_runner::{Counter, ProcessExecutor, StopSignal};
+    let mut q = request(&["(i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done)"]);
+    q.shell = Some("default".into());
+    q.executions = Some(2);
+    q.counters = vec![Counter::TaskClock, Counter::TaskClock];
+    let r = q.resolve().unwrap();
+    assert_eq!(r.settings.counters, [Counter::TaskClock]);
+    let stop = StopSignal::new();
+    let mut executor = ProcessExecutor::new(stop.clone())
+        .unwrap()
+        .with_counters(r.settings.counters.clone());
+    let measured = crate::run::run(
+        &r.settings,
+        &mut executor,
+        stop,
+        &mut crate::recorder::NoProgress,
+    )
+    .unwrap();
+    let b = &measured.result.benchmarks[0];
+    assert_eq!(b.executions.len(), 3, "a warm-up and 2 measured");
+    for e in &b.executions {
+        let clock = &e.metrics["task-clock"];
+        assert_eq!(clock.unit, rigor_units::Quantity::Time);
+        assert!(clock.values[0] > 0.0, "{clock:?}");
+    }
+    let metric: rigor_units::Metric = "task-clock".parse().unwrap();
+    assert!(b.metrics().contains(&metric));
+    assert_eq!(b.for_metric(&metric).unwrap().samples.len(), 3);
+}

@@ -431,8 +431,8 @@ pub enum CheckAgainst {
     Saved {
         /// The result file.
         file: PathBuf,
-        /// The metric gated on (wall time unless asked otherwise).
-        metric: Metric,
+        /// The metric gated on (`--metric`; none: wall time; more than one is refused).
+        metrics: Vec<Metric>,
         /// A stored version to compare with instead of the branch's latest.
         version: Option<String>,
         /// How the result is analysed.
@@ -518,12 +518,19 @@ pub fn check_run(
     let (file, version, analysis, comparison, seed, metric) = match against {
         CheckAgainst::Saved {
             file,
-            metric,
+            metrics,
             version,
             analysis,
             comparison,
             seed,
-        } => (file, version, analysis, comparison, seed, metric),
+        } => (
+            file,
+            version,
+            analysis,
+            comparison,
+            seed,
+            one_metric(&metrics)?,
+        ),
         CheckAgainst::Candidate {
             candidate,
             baseline_rev,
@@ -609,6 +616,23 @@ pub fn check_run(
     })
 }
 
+/// The one metric a check gates on: wall time when none is named.
+fn one_metric(metrics: &[Metric]) -> Result<Metric> {
+    match metrics {
+        [] => Ok(Metric::Wall),
+        [one] => Ok(one.clone()),
+        several => Err(TrackError::OneMetricAtATime {
+            count: several.len(),
+            names: several
+                .iter()
+                .map(Metric::name)
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+        .into()),
+    }
+}
+
 /// `rigor track check --candidate`: both built and measured together until decided.
 fn candidate_run(
     history: &dyn HistoryRead,
@@ -619,6 +643,9 @@ fn candidate_run(
     track: TrackRequest,
     front: &mut dyn Front,
 ) -> Result<CheckReport> {
+    if let Some(m) = track.run.metrics.iter().find(|m| !m.is_wall()) {
+        return Err(TrackError::CandidateMetric(m.to_string()).into());
+    }
     let (budget, fail_on) = (track.run.budget, track.run.comparison.fail_on);
     let resolved = track.resolve_saying(front)?;
     let (settings, experiment) = (resolved.settings, resolved.experiment);

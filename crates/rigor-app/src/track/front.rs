@@ -10,12 +10,13 @@ use super::*;
 
 /// A front end of the `track` use cases.
 pub trait Front {
-    /// The executor of one measuring phase (real processes, or the simulator), and the signal
-    /// that stops it.
+    /// The executor of one measuring phase (real processes counting `counters` for each
+    /// measured execution, or the simulator), and the signal that stops it.
     fn executor(
         &mut self,
         simulate: bool,
         seed: Seed,
+        counters: &[rigor_runner::Counter],
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError>;
     /// A progress display for one measuring phase (dropped when the phase ends).
     fn progress(&mut self) -> Box<dyn Progress>;
@@ -111,7 +112,11 @@ pub(super) fn phase<T>(
     first: Option<Line>,
     measure: impl FnOnce(&mut dyn Executor, StopSignal, &mut dyn Progress, &mut Saying<'_>) -> Result<T>,
 ) -> Result<T> {
-    let (stop, mut executor) = front.executor(experiment.simulate, experiment.runner.seed)?;
+    let (stop, mut executor) = front.executor(
+        experiment.simulate,
+        experiment.runner.seed,
+        &experiment.counters,
+    )?;
     if let Some(line) = first {
         front.say(line);
     }

@@ -137,6 +137,23 @@ pub enum TrackError {
     /// units).
     #[error(transparent)]
     Metric(#[from] rigor_store::MetricError),
+    /// `track check --metric` names several metrics.
+    #[error(
+        "track check gates on one metric at a time, and --metric names {count} ({names}): run it \
+         once per metric"
+    )]
+    OneMetricAtATime {
+        /// How many were named.
+        count: usize,
+        /// Them, as typed.
+        names: String,
+    },
+    /// `track check --candidate` with a metric other than wall time.
+    #[error(
+        "track check --candidate compares wall times (both measured together until decided); \
+         --metric {0} gates a saved result: rigor track check RESULT.json --metric {0}"
+    )]
+    CandidateMetric(String),
     /// `--metric` names a metric no stored run of the series recorded.
     #[error("no benchmark on {machine} ({branch}) has {metric} values: {why}")]
     NoMetric {

@@ -1,5 +1,7 @@
 //! The real executor: spawns processes directly (or through `sh -c` with `--shell`), measures wall
-//! time around spawn and exit, and takes user/system time and peak RSS from `wait4`.
+//! time around spawn and exit, and takes user/system time and peak RSS from `wait4`; with
+//! [`ProcessExecutor::with_counters`], the performance counters of each measured execution
+//! ([`crate::perf`]).
 //!
 //! Output is captured into reusable files in a scratch directory rather than pipes, so no reader
 //! thread sits on the measuring path; the files are truncated before each execution.
@@ -9,7 +11,7 @@
 #[allow(unsafe_code)]
 mod sys;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -19,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use std::os::unix::process::CommandExt;
 
-use rigor_protocol::{Resolution, SAMPLES_FILE_ENV, read_samples};
-use rigor_units::Seconds;
+use rigor_protocol::{Resolution, SAMPLES_FILE_ENV, Samples, read_samples};
+use rigor_units::{MetricValues, Seconds};
 
 use crate::command::CommandLine;
 use crate::error::RunError;
@@ -28,6 +30,7 @@ use crate::executor::{
     BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination,
 };
 use crate::iterations::{IterationSource, Stream, parse_pattern};
+use crate::perf::Counter;
 use crate::stop::StopSignal;
 
 /// How many bytes of standard error a failure report keeps.
@@ -40,6 +43,8 @@ pub struct ProcessExecutor {
     stop: StopSignal,
     /// Capture files per benchmark, opened once and truncated before each execution.
     captures: HashMap<usize, Captures>,
+    /// Performance counters counted for each measured execution.
+    counters: Vec<Counter>,
 }
 
 /// The files one benchmark's executions write to.
@@ -129,7 +134,17 @@ impl ProcessExecutor {
             scratch,
             stop,
             captures: HashMap::new(),
+            counters: Vec::new(),
         })
+    }
+
+    /// Counts `counters` for each measured execution (not builds or hooks), recorded in
+    /// [`ExecutionOutcome::metrics`] under each counter's name. Check them with
+    /// [`crate::perf::probe`] before the run: a counter that cannot be opened fails the first
+    /// execution with [`RunError::Counter`].
+    pub fn with_counters(mut self, counters: Vec<Counter>) -> Self {
+        self.counters = counters;
+        self
     }
 
     /// The capture files of benchmark `b`, emptied for a new execution.
@@ -169,8 +184,8 @@ impl ProcessExecutor {
         if let Some(dir) = dir {
             cmd.current_dir(dir);
         }
-        let (wall, reaped, timed_out) =
-            spawn_and_wait(&self.stop, cmd, command.program(), timeout, false)?;
+        let (wall, reaped, timed_out, _) =
+            spawn_and_wait(&self.stop, cmd, command.program(), timeout, false, &[])?;
         Ok(ExecutionOutcome {
             metrics: Default::default(),
             wall,
@@ -252,6 +267,7 @@ fn open_input(path: &Path) -> Result<Stdio, RunError> {
 impl Executor for ProcessExecutor {
     fn execute(&mut self, req: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError> {
         let stop = self.stop.clone();
+        let counters = self.counters.clone();
         let captures = self.captures(req.benchmark)?;
         let capture_stdout = matches!(
             req.iterations,
@@ -289,15 +305,20 @@ impl Executor for ProcessExecutor {
             cmd.env(k, v);
         }
 
-        let (wall, reaped, timed_out) =
-            spawn_and_wait(&stop, cmd, req.command.program(), req.timeout, drain)?;
+        let (wall, reaped, timed_out, metrics) = spawn_and_wait(
+            &stop,
+            cmd,
+            req.command.program(),
+            req.timeout,
+            drain,
+            &counters,
+        )?;
 
         let termination = termination(reaped.status, timed_out);
-        let (iterations, resolution, iteration_error) =
-            match read_iterations(req.iterations, captures) {
-                Ok((v, r)) => (v, r, None),
-                Err(e) => (None, None, Some(e)),
-            };
+        let (reported, iteration_error) = match read_iterations(req.iterations, captures) {
+            Ok(r) => (r, None),
+            Err(e) => (Reported::default(), Some(e)),
+        };
         // Standard error is only read when it is needed, keeping the loop between executions short.
         let stderr_tail = if termination.success() && iteration_error.is_none() {
             String::new()
@@ -305,15 +326,21 @@ impl Executor for ProcessExecutor {
             captures.stderr.tail()?
         };
         Ok(ExecutionOutcome {
-            metrics: Default::default(),
+            metrics: {
+                // What the program reported, and the counters rigor counted (which win over a
+                // reported value of the same name).
+                let mut all = reported.metrics;
+                all.extend(metrics);
+                all
+            },
             wall,
             user: Seconds::new(reaped.user),
             sys: Seconds::new(reaped.sys),
             max_rss: sys::child_peak_rss(&reaped),
             termination,
             stderr_tail,
-            iterations,
-            resolution,
+            iterations: reported.iterations,
+            resolution: reported.resolution,
             iteration_error,
         })
     }
@@ -333,16 +360,22 @@ impl Executor for ProcessExecutor {
 }
 
 /// Spawns `cmd` in its own process group, waits for it (killing the group after `timeout`) and
-/// returns (wall time, status and usage, timed out). With `drain`, a reader thread empties the
-/// piped standard output so the child never blocks on a full pipe.
+/// returns (wall time, status and usage, timed out, the counts of `counters`). With `drain`, a
+/// reader thread empties the piped standard output so the child never blocks on a full pipe.
 fn spawn_and_wait(
     stop: &StopSignal,
     mut cmd: Command,
     program: &str,
     timeout: Option<Duration>,
     drain: bool,
-) -> Result<(Seconds, sys::Reaped, bool), RunError> {
+    counters: &[Counter],
+) -> Result<(Seconds, sys::Reaped, bool, Metrics), RunError> {
     cmd.process_group(0);
+    let counting = |source| RunError::Counter {
+        program: program.to_string(),
+        source,
+    };
+    let counts = counters::start(counters).map_err(counting)?;
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
         program: program.to_string(),
@@ -373,12 +406,74 @@ fn spawn_and_wait(
         program: program.to_string(),
         source,
     })?;
-    Ok((wall, reaped, timed_out))
+    let metrics = counters::read(counts).map_err(counting)?;
+    Ok((wall, reaped, timed_out, metrics))
 }
 
-/// The iteration times an execution reported (seconds), and the resolution its samples file
-/// gave, if any.
-type Reported = (Option<Vec<f64>>, Option<Resolution>);
+/// What one execution measured besides times and memory, by metric name.
+type Metrics = std::collections::BTreeMap<String, rigor_units::MetricValues>;
+
+/// The counters of one execution: nothing when none are asked for; elsewhere than on Linux, the
+/// error that they are not supported.
+mod counters {
+    use super::Metrics;
+    use crate::perf::{Counter, CounterError};
+
+    #[cfg(target_os = "linux")]
+    type Counting = Option<crate::perf::Counting>;
+    /// Nothing is ever counted here.
+    #[cfg(not(target_os = "linux"))]
+    type Counting = Option<std::convert::Infallible>;
+
+    /// Opens `counters` for the next process this thread spawns.
+    pub(super) fn start(counters: &[Counter]) -> Result<Counting, CounterError> {
+        if counters.is_empty() {
+            return Ok(None);
+        }
+        #[cfg(target_os = "linux")]
+        {
+            crate::perf::Counting::start(counters).map(Some)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Err(CounterError::Unsupported {
+                counter: counters[0],
+            })
+        }
+    }
+
+    /// After the child was reaped: its counts.
+    pub(super) fn read(counting: Counting) -> Result<Metrics, CounterError> {
+        #[cfg(target_os = "linux")]
+        {
+            counting.map_or_else(|| Ok(Metrics::new()), crate::perf::Counting::read)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            counting.map_or_else(|| Ok(Metrics::new()), |never| match never {})
+        }
+    }
+}
+
+/// What an execution reported itself: iteration times (seconds), the resolution its samples
+/// file gave, and the metrics of its samples file's `{"metric": ...}` lines.
+#[derive(Debug, Default)]
+struct Reported {
+    iterations: Option<Vec<f64>>,
+    resolution: Option<Resolution>,
+    metrics: BTreeMap<String, MetricValues>,
+}
+
+/// The samples file's content, when the program wrote to it.
+fn read_samples_file(c: &Captures) -> Result<Option<Samples>, String> {
+    if c.samples.is_empty().map_err(|e| e.to_string())? {
+        return Ok(None);
+    }
+    let text = c.samples.read_all().map_err(|e| e.to_string())?;
+    read_samples(&text)
+        .map(Some)
+        .map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))
+}
 
 fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Reported, String> {
     match source {
@@ -392,23 +487,27 @@ fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Reported, S
                 Stream::Stderr => &c.stderr,
             };
             let text = capture.read_all().map_err(|e| e.to_string())?;
-            parse_pattern(&text, regex, *unit)
-                .map(|v| (Some(v), None))
-                .map_err(|e| e.to_string())
+            let iterations = parse_pattern(&text, regex, *unit).map_err(|e| e.to_string())?;
+            // Times come from the output; the samples file may still carry metrics.
+            let metrics = read_samples_file(c)?.map(|s| s.metrics).unwrap_or_default();
+            Ok(Reported {
+                iterations: Some(iterations),
+                resolution: None,
+                metrics,
+            })
         }
         IterationSource::SamplesFile => {
-            if c.samples.is_empty().map_err(|e| e.to_string())? {
-                return Ok((None, None));
-            }
-            let text = c.samples.read_all().map_err(|e| e.to_string())?;
-            let s = read_samples(&text).map_err(|e| format!("{SAMPLES_FILE_ENV}: {e}"))?;
-            if s.values.is_empty() {
-                return Ok((None, None));
-            }
-            Ok((
-                Some(s.values.into_iter().map(Seconds::get).collect()),
-                s.resolution,
-            ))
+            let Some(s) = read_samples_file(c)? else {
+                return Ok(Reported::default());
+            };
+            // A program that reports metrics only: its time is the execution's wall time.
+            let iterations =
+                (!s.values.is_empty()).then(|| s.values.into_iter().map(Seconds::get).collect());
+            Ok(Reported {
+                resolution: iterations.as_ref().and(s.resolution),
+                iterations,
+                metrics: s.metrics,
+            })
         }
     }
 }
@@ -474,6 +573,75 @@ mod tests {
         );
     }
 
+    /// Runs `cmd` through `sh -c` counting `counters`.
+    #[cfg(target_os = "linux")]
+    fn counted(cmd: &str, counters: &[Counter]) -> Result<ExecutionOutcome, RunError> {
+        let mut ex = ProcessExecutor::new(StopSignal::new())
+            .unwrap()
+            .with_counters(counters.to_vec());
+        let command = CommandLine::parse(cmd, true).unwrap();
+        ex.execute(&request(
+            &command,
+            &IterationSource::SamplesFile,
+            None,
+            None,
+        ))
+    }
+
+    /// The software task clock (which needs no hardware counter) proves the counting: it counts
+    /// the command, including the processes it starts (the busy loop runs in a subshell), and a
+    /// loop 100 times longer counts far more.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn counters_count_the_command_and_its_children() {
+        let clock = |n: u32| {
+            let o = counted(
+                &format!("(i=0; while [ $i -lt {n} ]; do i=$((i+1)); done); true"),
+                &[Counter::TaskClock],
+            )
+            .unwrap();
+            assert!(o.termination.success());
+            let m = &o.metrics["task-clock"];
+            assert_eq!(m.unit, rigor_units::Quantity::Time);
+            assert_eq!(m.values.len(), 1);
+            m.values[0]
+        };
+        let short = clock(1_000);
+        let long = clock(100_000);
+        assert!(short > 0.0, "{short}");
+        // Without the subshell's count, both would be the shell's own start-up alone.
+        assert!(long > 5.0 * short, "{long} s not well above {short} s");
+        // Builds and hooks are not counted.
+        let mut ex = ProcessExecutor::new(StopSignal::new())
+            .unwrap()
+            .with_counters(vec![Counter::TaskClock]);
+        let hook = CommandLine::parse("true", false).unwrap();
+        assert!(ex.run_hook(&hook, None, &[]).unwrap().metrics.is_empty());
+    }
+
+    /// A hardware counter the machine lacks fails the execution with the reason (this
+    /// workplace's virtual machines have none); where it exists, it counts.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_missing_hardware_counter_fails_with_the_reason_never_zero() {
+        let counters = [Counter::TaskClock, Counter::Instructions];
+        match counted("exit 0", &counters) {
+            Ok(o) => {
+                assert!(o.metrics["instructions"].values[0] > 0.0);
+                assert!(o.metrics["task-clock"].values[0] > 0.0);
+            }
+            Err(RunError::Counter { program, source }) => {
+                assert_eq!(program, "sh");
+                assert_eq!(
+                    Err(source.clone()),
+                    crate::perf::probe(Counter::Instructions)
+                );
+                assert_eq!(source.counter(), Counter::Instructions);
+            }
+            Err(e) => panic!("unexpected error: {e}"),
+        }
+    }
+
     #[test]
     fn failure_keeps_stderr_tail_and_code() {
         let o = run(
@@ -502,6 +670,63 @@ mod tests {
         };
         let o = run("printf 't=10\\nt=20\\n'", true, None, source);
         assert_eq!(o.iterations, Some(vec![10e-6, 20e-6]));
+    }
+
+    #[test]
+    fn metrics_of_the_samples_file_fill_the_outcome_in_base_units() {
+        let o = run(
+            r#"printf '{"value": 5, "unit": "ms"}\n{"metric": "allocations", "value": 3}\n{"value": 7, "unit": "ms"}\n{"metric": "allocations", "value": 4}\n{"metric": "heap", "value": 2, "unit": "KiB"}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert_eq!(o.iterations, Some(vec![0.005, 0.007]));
+        assert_eq!(o.iteration_error, None);
+        let allocations = &o.metrics["allocations"];
+        assert_eq!(allocations.unit, rigor_units::Quantity::Count);
+        assert_eq!(allocations.values, vec![3.0, 4.0]);
+        assert_eq!(o.metrics["heap"].unit, rigor_units::Quantity::Bytes);
+        assert_eq!(o.metrics["heap"].values, vec![2048.0]);
+
+        // Metrics alone: no iteration times, the execution's wall time is its time.
+        let o = run(
+            r#"printf '{"metric": "allocations", "value": 9}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert_eq!(o.iterations, None);
+        assert_eq!(o.iteration_error, None);
+        assert_eq!(o.metrics["allocations"].values, vec![9.0]);
+
+        // With times from a pattern, the samples file's metrics are kept too.
+        let source = IterationSource::Pattern {
+            stream: Stream::Stdout,
+            regex: regex::Regex::new(r"t=(\d+)").unwrap(),
+            unit: rigor_units::TimeUnit::Us,
+        };
+        let o = run(
+            r#"printf 't=10\n'; printf '{"metric": "frees", "value": 2}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            source,
+        );
+        assert_eq!(o.iterations, Some(vec![10e-6]));
+        assert_eq!(o.metrics["frees"].values, vec![2.0]);
+
+        // A bad metric line fails the execution's report, naming the line.
+        let o = run(
+            r#"printf '{"value": 5}\n{"metric": "cpu", "value": 1}\n' >> "$RIGOR_SAMPLES_FILE""#,
+            true,
+            None,
+            IterationSource::SamplesFile,
+        );
+        assert!(o.metrics.is_empty());
+        let e = o.iteration_error.unwrap();
+        assert!(
+            e.starts_with("RIGOR_SAMPLES_FILE: line 2: metric 'cpu': "),
+            "{e}"
+        );
     }
 
     #[test]

@@ -5,20 +5,102 @@
 //! analyse; a benchmark measured once (no `--benchmark_repetitions`) is kept with a warning
 //! (it is shown without an interval). A benchmark's family is its name before the first `/` (`BM_Fib` of `BM_Fib/10`): the
 //! instances of one parameterised benchmark.
+//!
+//! A repetition's counters are kept as its metrics: `bytes_per_second` and `items_per_second`
+//! (rates, more is better) and every user counter (Google Benchmark writes a counter's value
+//! without its unit or flags: a count), each said in a note; a counter whose name no metric can
+//! have is left out with a warning. `cpu_time` is not read.
+
+use std::collections::BTreeMap;
+
+use rigor_units::{Metric, MetricValues, Quantity};
 
 use super::json::Node;
-use super::{flat, result};
+use super::{Facts, Format, flat, kept, result, with_facts};
 use crate::error::Result;
 use crate::schema::ResultFile;
 use crate::warning::{ImportNote, Warning};
 
-/// One benchmark's repetitions: its name and their times in seconds.
-type Group = (String, Vec<f64>);
+/// One benchmark's repetitions: its name, their times in seconds, and each one's other numbers.
+type Group = (String, Vec<f64>, Vec<Facts>);
+
+/// The members of a repetition that are not counters.
+const NOT_COUNTERS: [&str; 17] = [
+    "name",
+    "family_index",
+    "per_family_instance_index",
+    "run_name",
+    "run_type",
+    "repetitions",
+    "repetition_index",
+    "threads",
+    "iterations",
+    "real_time",
+    "cpu_time",
+    "time_unit",
+    "aggregate_name",
+    "aggregate_unit",
+    "error_occurred",
+    "error_message",
+    "label",
+];
+
+/// The unit a counter is kept in: Google Benchmark's two named rates, else a count.
+fn counter_unit(name: &str) -> &'static str {
+    match name {
+        "bytes_per_second" => "B/s",
+        "items_per_second" => "items/s",
+        _ => "count",
+    }
+}
+
+/// Whether a counter can be kept under its name: a metric's name that rigor does not measure
+/// itself.
+fn keepable(name: &str) -> bool {
+    matches!(
+        name.parse::<Metric>(),
+        Ok(Metric::Reported(_) | Metric::Instructions | Metric::Cycles)
+    )
+}
+
+/// A repetition's counters as metrics, and the counters it left out (name → values).
+fn metrics(
+    b: &Node<'_>,
+    left_out: &mut Vec<(String, usize)>,
+) -> Result<BTreeMap<String, MetricValues>> {
+    let mut out = BTreeMap::new();
+    for (name, value) in b.entries()? {
+        let Some(v) = value.value().as_f64().filter(|v| v.is_finite()) else {
+            continue;
+        };
+        if NOT_COUNTERS.contains(&name) || value.value().is_boolean() {
+            continue;
+        }
+        if !keepable(name) {
+            match left_out.iter_mut().find(|(n, _)| n == name) {
+                Some((_, k)) => *k += 1,
+                None => left_out.push((name.to_string(), 1)),
+            }
+            continue;
+        }
+        let (unit, factor) = Quantity::of_unit(counter_unit(name));
+        out.insert(
+            name.to_string(),
+            MetricValues {
+                unit,
+                values: vec![v * factor],
+            },
+        );
+    }
+    Ok(out)
+}
 
 pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
     let mut groups: Vec<Group> = Vec::new();
     // The benchmarks aggregates were seen of.
     let mut aggregated: Vec<String> = Vec::new();
+    // Counters no metric can be named as: name → values.
+    let mut left_out: Vec<(String, usize)> = Vec::new();
     let list = root.get("benchmarks")?;
     for b in list.items()? {
         let kind = match b.opt("run_type") {
@@ -48,12 +130,20 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                 .map_or_else(|e| e, |u| u.err("not a time unit"))
         })?;
         let t = unit.to_seconds(b.get("real_time")?.time()?);
-        match groups.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, v)) => v.push(t),
-            None => groups.push((name, vec![t])),
+        let facts = Facts {
+            wall: None,
+            max_rss: 0,
+            metrics: metrics(&b, &mut left_out)?,
+        };
+        match groups.iter_mut().find(|(n, _, _)| *n == name) {
+            Some((_, v, f)) => {
+                v.push(t);
+                f.push(facts);
+            }
+            None => groups.push((name, vec![t], vec![facts])),
         }
     }
-    let has = |name: &String| groups.iter().any(|(n, _)| n == name);
+    let has = |name: &String| groups.iter().any(|(n, _, _)| n == name);
     if let Some(only) = aggregated.iter().find(|n| !has(n)) {
         return Err(list.err(format!(
             "'{only}' has only aggregates (mean, median, stddev): the file was written with \
@@ -64,19 +154,58 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
     }
     let once: Vec<String> = groups
         .iter()
-        .filter(|(_, v)| v.len() == 1)
-        .map(|(n, _)| n.clone())
+        .filter(|(_, v, _)| v.len() == 1)
+        .map(|(n, _, _)| n.clone())
         .collect();
+    // Each metric kept: its unit and how many values.
+    let mut counted: Vec<(String, String, usize)> = Vec::new();
+    for (name, values) in groups
+        .iter()
+        .flat_map(|(_, _, f)| f)
+        .flat_map(|f| &f.metrics)
+    {
+        match counted.iter_mut().find(|(n, _, _)| n == name) {
+            Some((_, _, k)) => *k += values.values.len(),
+            None => counted.push((
+                name.clone(),
+                counter_unit(name).to_string(),
+                values.values.len(),
+            )),
+        }
+    }
     let benchmarks = groups
         .into_iter()
-        .map(|(name, values)| {
+        .map(|(name, values, facts)| {
             let family = name.split('/').next().unwrap_or(&name).to_string();
             let mut b = flat(name, String::new(), "repetition", &values);
             b.family = Some(family);
+            with_facts(&mut b, facts);
             b
         })
         .collect();
     let mut r = result(benchmarks);
+    let file = root.file();
+    for (name, unit, values) in counted {
+        r.warnings.push(kept(
+            file,
+            Format::GoogleBenchmark,
+            &name,
+            &name,
+            &unit,
+            values,
+        ));
+    }
+    for (criterion, values) in left_out {
+        r.warnings.push(Warning::Imported {
+            file: file.display().to_string(),
+            format: Format::GoogleBenchmark.name().to_string(),
+            note: ImportNote::NotTime {
+                criterion,
+                unit: "count".to_string(),
+                values,
+            },
+        });
+    }
     if !once.is_empty() {
         r.warnings.push(Warning::Imported {
             file: root.file().display().to_string(),

@@ -19,15 +19,16 @@ mod krun;
 mod pyperf;
 mod rebench;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use rigor_units::{ConfidenceLevel, Seed};
+use rigor_units::{ConfidenceLevel, MetricValues, Seconds, Seed};
 use serde_json::Value;
 
 use crate::error::{Result, StoreError};
 use crate::layout::{Layout, LevelKind};
-use crate::schema::{BenchmarkRecord, ResultFile, SampleRecord};
+use crate::schema::{BenchmarkRecord, ExecutionRecord, ResultFile, SampleRecord};
 use crate::warning::Warning;
 
 /// A file format rigor reads.
@@ -237,10 +238,23 @@ fn together(path: &Path, f: Format, first: Option<(&Path, Format)>) -> Result<()
 }
 
 /// One result from files that each measured in one process: a benchmark's samples in the
-/// `k`-th file that has it become the iterations of its `k`-th execution.
+/// `k`-th file that has it become the iterations of its `k`-th execution, and its units'
+/// metrics (Google Benchmark's counters) that execution's metrics, per iteration. What each file
+/// said of what it kept is kept.
 fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
     let mut merged: Vec<Merged> = Vec::new();
+    let mut notes = Vec::new();
     for (path, result) in files {
+        notes.extend(result.warnings.into_iter().filter(|w| {
+            matches!(
+                w,
+                Warning::Imported {
+                    note: crate::warning::ImportNote::KeptAsMetric { .. }
+                        | crate::warning::ImportNote::NotTime { .. },
+                    ..
+                }
+            )
+        }));
         for b in result.benchmarks {
             if b.layout != Layout::EXECUTIONS {
                 return Err(StoreError::import(
@@ -253,8 +267,25 @@ fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
                 ));
             }
             let values: Vec<(f64, bool)> = b.samples.iter().map(|s| (s.value, s.warmup)).collect();
+            let mut facts = Facts::default();
+            for e in &b.executions {
+                for (name, v) in &e.metrics {
+                    facts
+                        .metrics
+                        .entry(name.clone())
+                        .or_insert_with(|| MetricValues {
+                            unit: v.unit.clone(),
+                            values: Vec::new(),
+                        })
+                        .values
+                        .extend(&v.values);
+                }
+            }
             match merged.iter_mut().find(|m| m.name == b.name) {
-                Some(m) => m.processes.push(values),
+                Some(m) => {
+                    m.processes.push(values);
+                    m.facts.push(facts);
+                }
                 None => merged.push(Merged {
                     family: b.family,
                     inner: b
@@ -265,6 +296,7 @@ fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
                     name: b.name,
                     command: b.command,
                     processes: vec![values],
+                    facts: vec![facts],
                 }),
             }
         }
@@ -274,10 +306,13 @@ fn merge_processes(files: Vec<(&Path, ResultFile)>) -> Result<ResultFile> {
         .map(|m| {
             let mut b = nested(m.name, m.command, ["execution", &m.inner], &m.processes);
             b.family = m.family;
+            with_facts(&mut b, m.facts);
             b
         })
         .collect();
-    Ok(result(benchmarks))
+    let mut r = result(benchmarks);
+    r.warnings = notes;
+    Ok(r)
 }
 
 /// One benchmark gathered from several one-process files.
@@ -290,6 +325,8 @@ struct Merged {
     inner: String,
     /// Each process's `(value, warm-up)`, in file order.
     processes: Vec<Vec<(f64, bool)>>,
+    /// Each process's metrics, per iteration.
+    facts: Vec<Facts>,
 }
 
 /// Reads one file without [`finish`]: the raw result and the format it was read as.
@@ -597,6 +634,83 @@ fn nested(
         }
     }
     b
+}
+
+/// What a format recorded of one top-level unit of a benchmark (a process, a repetition) besides
+/// its times: kept in the unit's [`ExecutionRecord`], so `--metric` can analyse it.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Facts {
+    /// Its wall time, when the format records one (else the sum of its measured values).
+    wall: Option<f64>,
+    /// Its peak resident set, bytes (0: not recorded).
+    max_rss: u64,
+    /// Its other metrics, by name, in base units.
+    metrics: BTreeMap<String, MetricValues>,
+}
+
+impl Facts {
+    /// Whether nothing but times was recorded.
+    fn is_empty(&self) -> bool {
+        self.max_rss == 0 && self.metrics.is_empty()
+    }
+}
+
+/// Gives `b` one execution record per top-level unit, the `i`-th with `facts[i]`, when any unit
+/// has a fact beyond its times (otherwise `b` stays as it was: imported data without
+/// execution records).
+fn with_facts(b: &mut BenchmarkRecord, facts: Vec<Facts>) {
+    if facts.iter().all(Facts::is_empty) {
+        return;
+    }
+    b.executions = facts
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let wall = f.wall.unwrap_or_else(|| {
+                b.samples
+                    .iter()
+                    .filter(|s| s.execution == i && !s.warmup)
+                    .map(|s| s.value)
+                    .sum()
+            });
+            ExecutionRecord {
+                build: None,
+                round: i,
+                execution: i,
+                warmup: false,
+                wall: Seconds::new(wall),
+                // No importer's format records each unit's CPU times.
+                user: Seconds::new(0.0),
+                sys: Seconds::new(0.0),
+                max_rss: f.max_rss,
+                exit_code: None,
+                env_pad: None,
+                resolution: None,
+                metrics: f.metrics,
+            }
+        })
+        .collect();
+}
+
+/// The note that values of `name` were kept as `metric`.
+fn kept(
+    path: &Path,
+    format: Format,
+    name: &str,
+    metric: &str,
+    unit: &str,
+    values: usize,
+) -> Warning {
+    Warning::Imported {
+        file: path.display().to_string(),
+        format: format.name().to_string(),
+        note: crate::warning::ImportNote::KeptAsMetric {
+            name: name.to_string(),
+            metric: metric.to_string(),
+            unit: unit.to_string(),
+            values,
+        },
+    }
 }
 
 #[cfg(test)]

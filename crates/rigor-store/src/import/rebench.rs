@@ -5,15 +5,19 @@
 //! own. ReBench heads each session's lines with `# Source: {...}` (JSON naming the measured
 //! `commitId`); when every session names the same commit, it becomes the result's git commit.
 //! ReBench 1.4 writes its header without `#` and adds `tag`, `machine` and `runId` columns; its
-//! `Time` adapter records `MaxRSS` in kB beside the time: criteria that are not times are left
-//! out with a warning. A benchmark's family is its `benchmark` column: the runs of one benchmark
+//! `Time` adapter records `MaxRSS` in kB beside the time: it becomes each invocation's peak
+//! memory (`--metric peak-memory`), and any other criterion that is not a time a metric of the
+//! benchmarks timed in the same invocations (`--metric NAME`), each said in a note; one with no
+//! time beside it, or whose name cannot be a metric's, is left out with a warning. A benchmark's family is its `benchmark` column: the runs of one benchmark
 //! by several executors (or with other arguments) are compared with each other.
 
 use std::path::Path;
 
-use super::{nested, result};
+use rigor_units::{Metric, MetricValues, Quantity};
+
+use super::{Facts, Format, kept, nested, result, with_facts};
 use crate::error::{Result, StoreError};
-use crate::schema::{GitState, ResultFile};
+use crate::schema::{BenchmarkRecord, GitState, ResultFile};
 use crate::warning::{ImportNote, Warning};
 
 /// The columns of a file without a header, in order.
@@ -94,12 +98,17 @@ type Key = (String, String, String);
 /// Each invocation's iteration values, in file order.
 type Invocations = Vec<(u64, Vec<(f64, bool)>)>;
 
+/// A criterion that is not a time: (name, the `benchmark` column, criterion, unit).
+type OtherKey = (String, String, String, String);
+/// Its values, as (invocation, value in the file's unit), in file order.
+type OtherValues = Vec<(u64, f64)>;
+
 pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
     let mut cols = Columns::from(&DEFAULT).expect("the default columns are complete");
     // (name, criterion, benchmark) → invocation → values in file order.
     let mut groups: Vec<(Key, Invocations)> = Vec::new();
-    // (criterion, unit) of values that are not times → how many were left out.
-    let mut skipped: Vec<((String, String), usize)> = Vec::new();
+    // Values of criteria that are not times, kept beside the times of the same identity.
+    let mut others: Vec<(OtherKey, OtherValues)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let err = |m: String| StoreError::import(path, &format!("line {}", i + 1), m);
         let trimmed = line.trim_end_matches('\r');
@@ -142,20 +151,6 @@ pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
         if raw < 0.0 {
             return Err(err(format!("negative time {raw}")));
         }
-        let scale = match field(cols.unit) {
-            "ns" => 1e-9,
-            "us" | "µs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            other => {
-                let key = (field(cols.criterion).to_string(), other.to_string());
-                match skipped.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, n)) => *n += 1,
-                    None => skipped.push((key, 1)),
-                }
-                continue;
-            }
-        };
         let name = cols
             .identity
             .iter()
@@ -163,6 +158,25 @@ pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
             .filter(|f| !f.is_empty() && *f != "None")
             .collect::<Vec<_>>()
             .join(" ");
+        let scale = match field(cols.unit) {
+            "ns" => 1e-9,
+            "us" | "µs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            other => {
+                let key = (
+                    name,
+                    field(cols.benchmark).to_string(),
+                    field(cols.criterion).to_string(),
+                    other.to_string(),
+                );
+                match others.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.push((invocation, raw)),
+                    None => others.push((key, vec![(invocation, raw)])),
+                }
+                continue;
+            }
+        };
         let key = (
             name,
             field(cols.criterion).to_string(),
@@ -181,32 +195,49 @@ pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
         }
     }
     if groups.is_empty() {
-        let what = if skipped.is_empty() {
+        let what = if others.is_empty() {
             "no data lines".to_string()
         } else {
-            let units: Vec<String> = skipped
-                .iter()
-                .map(|((c, u), _)| format!("'{c}' in {u}"))
-                .collect();
+            let mut units: Vec<String> = Vec::new();
+            for ((_, _, c, u), _) in &others {
+                let unit = format!("'{c}' in {u}");
+                if !units.contains(&unit) {
+                    units.push(unit);
+                }
+            }
             format!(
-                "no times: only {}; rigor analyses times (ns, us, ms, s)",
+                "no times: only {}; rigor analyses times (ns, us, ms, s), and keeps other \
+                 criteria as metrics beside them",
                 units.join(", ")
             )
         };
         return Err(StoreError::import(path, "", what));
     }
-    let mut result = result(benchmarks(groups));
-    for ((criterion, unit), values) in skipped {
-        result.warnings.push(Warning::Imported {
-            file: path.display().to_string(),
-            format: "rebench".to_string(),
-            note: ImportNote::NotTime {
+    let (benchmarks, notes) = benchmarks(groups, others);
+    let mut result = result(benchmarks);
+    result
+        .warnings
+        .extend(notes.into_iter().map(|note| match note {
+            Kept::Metric {
+                criterion,
+                metric,
+                unit,
+                values,
+            } => kept(path, Format::Rebench, &criterion, &metric, &unit, values),
+            Kept::LeftOut {
                 criterion,
                 unit,
                 values,
+            } => Warning::Imported {
+                file: path.display().to_string(),
+                format: Format::Rebench.name().to_string(),
+                note: ImportNote::NotTime {
+                    criterion,
+                    unit,
+                    values,
+                },
             },
-        });
-    }
+        }));
     result.provenance.git = commit(text).map(|commit| GitState {
         commit,
         // ReBench does not record uncommitted changes.
@@ -226,26 +257,186 @@ fn commit(text: &str) -> Option<String> {
     ids.all(|c| c == first).then_some(first)
 }
 
-fn benchmarks(groups: Vec<(Key, Invocations)>) -> Vec<crate::schema::BenchmarkRecord> {
-    groups
-        .into_iter()
-        .map(|((name, criterion, benchmark), invocations)| {
-            let name = if criterion == "total" || criterion.is_empty() {
-                name
-            } else {
-                format!("{name} ({criterion})")
-            };
-            let processes: Vec<Vec<(f64, bool)>> =
-                invocations.into_iter().map(|(_, v)| v).collect();
-            let mut b = nested(name, String::new(), ["invocation", "iteration"], &processes);
-            b.family = (!benchmark.is_empty()).then(|| {
-                if criterion == "total" || criterion.is_empty() {
-                    benchmark
-                } else {
-                    format!("{benchmark} ({criterion})")
-                }
-            });
-            b
+/// What became of a criterion that is not a time, for the notes.
+enum Kept {
+    /// Kept as `metric` of the benchmarks timed beside it.
+    Metric {
+        criterion: String,
+        metric: String,
+        unit: String,
+        values: usize,
+    },
+    /// Left out.
+    LeftOut {
+        criterion: String,
+        unit: String,
+        values: usize,
+    },
+}
+
+/// Where a criterion that is not a time goes: each invocation's peak memory (the `Time`
+/// adapter's `MaxRSS`, a process's peak), a metric of its own, or nowhere (a name no metric can
+/// have, or one rigor measures itself).
+enum Slot {
+    PeakMemory,
+    Metric(Metric),
+}
+
+fn slot(criterion: &str, quantity: &Quantity) -> Option<Slot> {
+    match criterion.to_ascii_lowercase().parse::<Metric>() {
+        Ok(Metric::PeakMemory) if *quantity == Quantity::Bytes => return Some(Slot::PeakMemory),
+        _ => {}
+    }
+    match criterion.parse::<Metric>().ok()? {
+        Metric::Wall | Metric::Cpu | Metric::User | Metric::System | Metric::PeakMemory => None,
+        m => Some(Slot::Metric(m)),
+    }
+}
+
+impl Kept {
+    /// What tells notes apart: kept or not, the criterion and its unit.
+    fn key(&self) -> (bool, &str, &str) {
+        match self {
+            Self::Metric {
+                criterion, unit, ..
+            } => (true, criterion, unit),
+            Self::LeftOut {
+                criterion, unit, ..
+            } => (false, criterion, unit),
+        }
+    }
+
+    fn values(&mut self) -> &mut usize {
+        match self {
+            Self::Metric { values, .. } | Self::LeftOut { values, .. } => values,
+        }
+    }
+
+    /// Adds `note` to `notes`, or its values to the note of the same criterion and unit (one
+    /// per criterion, however many benchmarks it was measured beside).
+    fn push(notes: &mut Vec<Self>, mut note: Self) {
+        match notes.iter_mut().find(|k| k.key() == note.key()) {
+            Some(k) => *k.values() += *note.values(),
+            None => notes.push(note),
+        }
+    }
+}
+
+fn benchmarks(
+    groups: Vec<(Key, Invocations)>,
+    others: Vec<(OtherKey, OtherValues)>,
+) -> (Vec<BenchmarkRecord>, Vec<Kept>) {
+    let mut notes = Vec::new();
+    let mut out = Vec::with_capacity(groups.len());
+    // Each time benchmark's identity, its invocations in order, and the facts kept of them.
+    let mut facts: Vec<Vec<Facts>> = Vec::with_capacity(groups.len());
+    let identities: Vec<(String, String, Vec<u64>)> = groups
+        .iter()
+        .map(|((name, _, benchmark), inv)| {
+            (
+                name.clone(),
+                benchmark.clone(),
+                inv.iter().map(|(i, _)| *i).collect(),
+            )
         })
-        .collect()
+        .collect();
+    for (_, inv) in &groups {
+        facts.push(vec![Facts::default(); inv.len()]);
+    }
+    for ((name, benchmark, criterion, unit), values) in others {
+        let (quantity, factor) = Quantity::of_unit(&unit);
+        let beside: Vec<usize> = identities
+            .iter()
+            .enumerate()
+            .filter(|(_, (n, b, _))| *n == name && *b == benchmark)
+            .map(|(i, _)| i)
+            .collect();
+        let target = slot(&criterion, &quantity).filter(|_| !beside.is_empty());
+        let Some(target) = target else {
+            Kept::push(
+                &mut notes,
+                Kept::LeftOut {
+                    criterion,
+                    unit,
+                    values: values.len(),
+                },
+            );
+            continue;
+        };
+        for &g in &beside {
+            for (k, invocation) in identities[g].2.iter().enumerate() {
+                let mine = values
+                    .iter()
+                    .filter(|(i, _)| i == invocation)
+                    .map(|(_, v)| v * factor);
+                let f = &mut facts[g][k];
+                match &target {
+                    // A process has one peak: the largest its lines give.
+                    Slot::PeakMemory => {
+                        let peak = mine.fold(0.0_f64, f64::max);
+                        f.max_rss = f.max_rss.max(peak.round() as u64);
+                    }
+                    Slot::Metric(m) => {
+                        let v: Vec<f64> = mine.collect();
+                        if !v.is_empty() {
+                            f.metrics.insert(
+                                m.name().to_string(),
+                                MetricValues {
+                                    unit: quantity.clone(),
+                                    values: v,
+                                },
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        let used = values
+            .iter()
+            .filter(|(i, _)| beside.iter().any(|&g| identities[g].2.contains(i)))
+            .count();
+        if used < values.len() {
+            // Lines of invocations whose time is missing.
+            Kept::push(
+                &mut notes,
+                Kept::LeftOut {
+                    criterion: criterion.clone(),
+                    unit: unit.clone(),
+                    values: values.len() - used,
+                },
+            );
+        }
+        let metric = match &target {
+            Slot::PeakMemory => Metric::PeakMemory.name().to_string(),
+            Slot::Metric(m) => m.name().to_string(),
+        };
+        Kept::push(
+            &mut notes,
+            Kept::Metric {
+                criterion,
+                metric,
+                unit,
+                values: used,
+            },
+        );
+    }
+    for (((name, criterion, benchmark), invocations), facts) in groups.into_iter().zip(facts) {
+        let name = if criterion == "total" || criterion.is_empty() {
+            name
+        } else {
+            format!("{name} ({criterion})")
+        };
+        let processes: Vec<Vec<(f64, bool)>> = invocations.into_iter().map(|(_, v)| v).collect();
+        let mut b = nested(name, String::new(), ["invocation", "iteration"], &processes);
+        b.family = (!benchmark.is_empty()).then(|| {
+            if criterion == "total" || criterion.is_empty() {
+                benchmark
+            } else {
+                format!("{benchmark} ({criterion})")
+            }
+        });
+        with_facts(&mut b, facts);
+        out.push(b);
+    }
+    (out, notes)
 }

@@ -178,12 +178,36 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
     let dir = Dir::new();
     let root = project(&dir);
     let common = ["-r", "4", "--iterations", "10", "--seed", "3", "spin"];
+    // One saved session cannot tell how far a session moves the minimum: no verdict.
     bench(&root)
         .args(common)
         .args(["--save-baseline", "base"])
         .assert()
         .success();
     assert!(root.join(".rigor/baselines/base.json").is_file());
+    let out = bench(&root)
+        .env("FIXTURE_SLOW", "1")
+        .args(common)
+        .args(["--baseline", "base", "--fail-on", "regression"])
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert!(
+        stdout.contains("the baseline was saved in one session") && stdout.contains("inconclusive"),
+        "{stdout}"
+    );
+    // A second session: the spread between the two is carried into every comparison.
+    bench(&root)
+        .args(common)
+        .args(["--save-baseline", "base"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_dir(root.join(".rigor/baselines/base.sessions"))
+            .unwrap()
+            .count(),
+        2
+    );
     // The same code, a generous threshold: equivalent, exit 0.
     let out = bench(&root)
         .args(common)
@@ -201,7 +225,7 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
     assert!(stdout.contains("Against the baseline"), "{stdout}");
     let stderr = text(&out.get_output().stderr);
     assert!(
-        stderr.contains("note: the baseline was measured in another session"),
+        stderr.contains("note: the baseline was measured in other sessions"),
         "{stderr}"
     );
     // 20 times slower: a regression, exit 1.
@@ -213,6 +237,10 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
         .code(1);
     let stdout = text(&out.get_output().stdout);
     assert!(stdout.contains("slower"), "{stdout}");
+    assert!(
+        stdout.contains("how far the statistic moved between the baseline's 2 sessions"),
+        "{stdout}"
+    );
     bench(&root)
         .args(["--baseline", "missing"])
         .assert()

@@ -96,7 +96,7 @@ fn one_attempt(attempt: u64) {
             .arg((3 + attempt).to_string())
             .args(["-r", "10", "--build", "gcc -O2 -o prog prog.c"])
             .args([
-                "--detect-metric",
+                "--metric",
                 "wall,cpu,peak-memory",
                 "--confirm-budget",
                 "10s",
