@@ -12,7 +12,7 @@ use rigor_stats::bootstrap::MAX_RESAMPLES;
 use rigor_stats::{Estimator, Quantile};
 use rigor_store::import::Format;
 use rigor_store::{Discard, VerdictMethod};
-use rigor_units::{ConfidenceLevel, Fraction, Metrics, Seconds, Seed, TimeUnit};
+use rigor_units::{ConfidenceLevel, Fraction, Metric, Metrics, Seconds, Seed, TimeUnit};
 
 /// Exit codes, shown in `--help` and documented in the README.
 pub const EXIT_CODES: &str = "\
@@ -477,6 +477,11 @@ pub struct TrackChangesArgs {
     /// Exit with status 1 when a current change (not marked invalid) listed is one of these.
     #[arg(long, value_enum, value_name = "WHAT")]
     pub fail_on: Option<rigor_app::track::ChangesFailOn>,
+    /// The metrics whose changes are detected and listed: wall, cpu (user + system), user,
+    /// system, peak-memory, or a name the benchmarked program reported; several with commas, the
+    /// false discovery rate controlled across benchmarks × metrics.
+    #[arg(long, value_name = "NAME[,NAME...]", default_value = "wall")]
+    pub metric: Metrics,
 }
 
 /// `rigor track show`.
@@ -487,6 +492,10 @@ pub struct TrackShowArgs {
     /// Print the history as JSON: each version with its mean, interval and units per level.
     #[arg(long)]
     pub json: bool,
+    /// The metric shown: wall, cpu (user + system), user, system, peak-memory, or a name the
+    /// benchmarked program reported.
+    #[arg(long, value_name = "NAME", default_value = "wall")]
+    pub metric: Metric,
     /// The series.
     #[command(flatten)]
     pub series: SeriesArgs,

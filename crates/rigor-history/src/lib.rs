@@ -35,6 +35,7 @@ pub use location::{is_postgres_url, redact};
 pub use postgres::PostgresHistory;
 pub use queue::JobQueue;
 pub use remove::{RemoveMode, Removed, RemovedRun, RunSelection, SelectRuns};
+use rigor_units::Metric;
 pub use sqlite::SqliteHistory;
 pub use types::*;
 
@@ -58,6 +59,11 @@ pub trait HistoryRead {
     /// One benchmark's raw data per version, in history order (versions without it skipped;
     /// several runs of one version are merged, their rounds kept apart).
     fn series(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<VersionData>>;
+
+    /// One benchmark's raw data run by run (runs of one version not merged), oldest run first,
+    /// with every execution's CPU times, peak memory and reported metrics: what the levels of a
+    /// metric other than wall time are computed from.
+    fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>>;
 
     /// The stored summary (mean, interval and variance components from the run's own analysis,
     /// the variance of the mean and the top-level count from its samples) of every benchmark of
@@ -106,12 +112,25 @@ pub trait HistoryWrite {
 /// A store of runs across versions and machines: reading, writing, and the changes detected over
 /// its series.
 pub trait History: HistoryRead + HistoryWrite {
-    /// Replaces the detected changes of one series: changes found again keep their status,
-    /// changes no longer found are marked not current.
+    /// Replaces the detected wall-time changes of one benchmark of a series
+    /// ([`History::save_metric_changes`] of [`Metric::Wall`]).
     fn save_changes(
         &mut self,
         key: &SeriesKey,
         benchmark: &str,
+        changes: &[NewChange],
+    ) -> Result<()> {
+        self.save_metric_changes(key, benchmark, &Metric::Wall, changes)
+    }
+
+    /// Replaces the detected changes of one benchmark of a series in one metric: changes found
+    /// again keep their status, changes no longer found are marked not current (the changes of
+    /// the other metrics are left as they are).
+    fn save_metric_changes(
+        &mut self,
+        key: &SeriesKey,
+        benchmark: &str,
+        metric: &Metric,
         changes: &[NewChange],
     ) -> Result<()>;
 

@@ -116,6 +116,26 @@ pub(crate) fn series_of(
         .collect()
 }
 
+/// One benchmark's stored runs (`parts`, with their raw `data`) each as a record of its own,
+/// oldest run first.
+pub(crate) fn run_records(
+    benchmark: &str,
+    parts: Vec<RunBenchmark>,
+    mut data: HashMap<i64, RunData>,
+) -> Vec<crate::RunRecord> {
+    parts
+        .into_iter()
+        .filter_map(|p| {
+            let (rev, run) = (p.rev.clone(), p.run);
+            merged(benchmark, vec![p], &mut data).map(|benchmark| crate::RunRecord {
+                rev,
+                run,
+                benchmark,
+            })
+        })
+        .collect()
+}
+
 /// One version's runs of a benchmark merged into one record: each run's rounds, executions
 /// and builds are shifted past the previous run's, so units of different runs stay apart.
 pub(crate) fn merged(

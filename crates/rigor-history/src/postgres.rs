@@ -16,32 +16,34 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 use postgres::{Client, Config, GenericClient, Row, Transaction};
 use rigor_store::{BenchmarkRecord, SampleRecord};
+use rigor_units::Metric;
 
 use crate::error::{HistoryError, Result};
 use crate::location::redact;
-use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series_of};
+use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection, SelectRuns};
 use crate::rows::{
-    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, RunValues, SessionRow, SessionValues,
-    StoredVersionRow, SummaryRow, VersionValues, check_session, execution_of, failure_fingerprint,
-    fingerprints, sample_of, time_text,
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, ExecutionMetricRow, RunValues,
+    SessionRow, SessionValues, StoredVersionRow, SummaryRow, VersionValues, check_session,
+    execution_metric_values, execution_of, failure_fingerprint, fingerprints, sample_of, time_text,
 };
 use crate::types::{
     ChangeFilter, ChangeId, ChangeStatus, Failure, Ingest, Ingested, MachineInfo, NewChange,
-    NewSession, RunId, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange, StoredSession,
-    StoredSummary, StoredVersion, VersionData, VersionInfo,
+    NewSession, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange,
+    StoredSession, StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
 use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     include_str!("../migrations/postgres/0001_initial.sql"),
     include_str!("../migrations/postgres/0002_jobs.sql"),
     include_str!("../migrations/postgres/0003_resolution.sql"),
     include_str!("../migrations/postgres/0004_sessions.sql"),
     include_str!("../migrations/postgres/0005_job_specs.sql"),
     include_str!("../migrations/postgres/0006_huber_levels.sql"),
+    include_str!("../migrations/postgres/0007_metrics.sql"),
 ];
 
 /// The migration whose second half, the data of the sessions' schema, [`fill_sessions`] computes.
@@ -273,7 +275,12 @@ fn remove_in(tx: &mut Transaction<'_>, selection: &RunSelection) -> Result<Remov
     )?;
     let plan = remove::plan(rows, selection.benchmark.as_deref());
     let (runs, benchmarks): (Vec<i64>, Vec<i64>) = plan.parts.iter().copied().unzip();
-    for table in ["samples", "executions", "run_benchmarks"] {
+    for table in [
+        "samples",
+        "executions",
+        "execution_metrics",
+        "run_benchmarks",
+    ] {
         tx.execute(
             &format!(
                 "DELETE FROM {table} x USING unnest($1::bigint[], $2::bigint[]) AS p(run, benchmark)
@@ -673,6 +680,23 @@ fn insert_benchmark(
                 .collect::<Vec<_>>(),
         ],
     )?;
+    let m = execution_metric_values(b);
+    if !m.is_empty() {
+        tx.execute(
+            "INSERT INTO execution_metrics (run_id, benchmark_id, pos, name, unit, metric_values)
+             SELECT $1, $2, x.pos, x.name, x.unit, x.metric_values
+             FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[])
+                  AS x(pos, name, unit, metric_values)",
+            &[
+                &run,
+                &id,
+                &m.iter().map(|x| x.0).collect::<Vec<_>>(),
+                &m.iter().map(|x| x.1).collect::<Vec<_>>(),
+                &m.iter().map(|x| x.2).collect::<Vec<_>>(),
+                &m.iter().map(|x| x.3.as_str()).collect::<Vec<_>>(),
+            ],
+        )?;
+    }
     Ok(())
 }
 
@@ -856,6 +880,17 @@ impl PostgresHistory {
             e.resolution = resolution_of(resolution, |what, m| self.damaged(what, m))?;
             data.entry(run).or_default().executions.push(e);
         }
+        let metrics = self.read(
+            "SELECT x.run_id, x.pos, x.name, x.unit, x.metric_values FROM execution_metrics x
+             JOIN benchmarks b ON b.id = x.benchmark_id JOIN runs r ON r.id = x.run_id
+             JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = $1 AND r.branch = $2 AND b.name = $3 AND r.status <> 'failed'",
+            &params,
+            ExecutionMetricRow::read,
+        )?;
+        for m in metrics {
+            m.attach(&mut data, &|what, m| self.damaged(what, m))?;
+        }
         Ok(data)
     }
 }
@@ -924,6 +959,12 @@ impl HistoryRead for PostgresHistory {
         Ok(series_of(benchmark, self.versions(key)?, parts, data))
     }
 
+    fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>> {
+        let parts = self.run_benchmarks_of(key, benchmark)?;
+        let data = self.series_data(key, benchmark)?;
+        Ok(run_records(benchmark, parts, data))
+    }
+
     fn measured_runs(&self, key: &SeriesKey) -> Result<Vec<RunStamp>> {
         self.read(
             "SELECT r.id, r.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id
@@ -959,7 +1000,7 @@ impl HistoryRead for PostgresHistory {
         let sql = format!(
             "SELECT c.id, b.name, m.name, c.branch, v.rev, pv.rev, c.ratio, c.ci_lower, c.ci_upper,
                     c.p_value, c.q_value, c.verdict, c.method, c.status, c.current, c.detected_at,
-                    v.commit_time, c.evidence
+                    v.commit_time, c.evidence, c.metric
              FROM changes c
              JOIN benchmarks b ON b.id = c.benchmark_id
              JOIN machines m ON m.id = c.machine_id
@@ -967,7 +1008,7 @@ impl HistoryRead for PostgresHistory {
              LEFT JOIN versions pv ON pv.id = c.previous_version_id
              WHERE ($1::text IS NULL OR b.name = $1) AND ($2::text IS NULL OR m.name = $2)
                AND ($3::text IS NULL OR c.branch = $3) AND ($4 OR c.current)
-             ORDER BY {VERSION_ORDER}, b.name"
+             ORDER BY {VERSION_ORDER}, b.name, c.metric"
         );
         self.decoded(
             &sql,
@@ -1023,10 +1064,11 @@ impl HistoryWrite for PostgresHistory {
 }
 
 impl History for PostgresHistory {
-    fn save_changes(
+    fn save_metric_changes(
         &mut self,
         key: &SeriesKey,
         benchmark: &str,
+        metric: &Metric,
         changes: &[NewChange],
     ) -> Result<()> {
         self.in_transaction(|tx| {
@@ -1040,18 +1082,19 @@ impl History for PostgresHistory {
                 return Ok(());
             };
             tx.execute(
-                "UPDATE changes SET current = FALSE WHERE benchmark_id = $1 AND machine_id = $2 AND branch = $3",
-                &[&b, &m, &key.branch],
+                "UPDATE changes SET current = FALSE
+                 WHERE benchmark_id = $1 AND machine_id = $2 AND branch = $3 AND metric = $4",
+                &[&b, &m, &key.branch, &metric.name()],
             )?;
             for c in changes.iter().map(ChangeValues::of) {
                 tx.execute(
                     "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
                          ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at,
-                         evidence)
+                         evidence, metric)
                      VALUES ($1, $2, $3, (SELECT id FROM versions WHERE rev = $4),
                              (SELECT id FROM versions WHERE rev = $5), $6, $7, $8, $9, $10, $11, $12, TRUE, $13,
-                             $14)
-                     ON CONFLICT (benchmark_id, machine_id, branch, version_id) DO UPDATE SET
+                             $14, $15)
+                     ON CONFLICT (benchmark_id, machine_id, branch, version_id, metric) DO UPDATE SET
                          previous_version_id = excluded.previous_version_id, ratio = excluded.ratio,
                          ci_lower = excluded.ci_lower, ci_upper = excluded.ci_upper,
                          p_value = excluded.p_value, q_value = excluded.q_value,
@@ -1074,6 +1117,7 @@ impl History for PostgresHistory {
                         &c.change.method,
                         &c.detected_at,
                         &c.evidence,
+                        &metric.name(),
                     ],
                 )?;
             }

@@ -106,6 +106,73 @@ pub(crate) fn execution_of<R: Cells>(
     ))
 }
 
+/// An `execution_metrics` row read as `run_id, pos, name, unit, metric_values`, undecoded.
+pub(crate) struct ExecutionMetricRow {
+    pub run: i64,
+    pub pos: i64,
+    pub name: String,
+    pub unit: String,
+    pub values: String,
+}
+
+impl ExecutionMetricRow {
+    pub fn read<R: Cells>(r: &R) -> Result<Self, R::Error> {
+        Ok(Self {
+            run: r.int(0)?,
+            pos: r.int(1)?,
+            name: r.text(2)?,
+            unit: r.text(3)?,
+            values: r.maybe_text(4)?.unwrap_or_default(),
+        })
+    }
+
+    /// Puts the metric on its execution (the `pos`-th of its run's, from 0) in `data`.
+    pub fn attach(
+        self,
+        data: &mut std::collections::HashMap<i64, crate::merge::RunData>,
+        damaged: Damage<'_>,
+    ) -> Result<()> {
+        let values: Vec<f64> = serde_json::from_str(&self.values)
+            .map_err(|e| damaged("metric values", format!("'{}': {e}", self.values)))?;
+        let execution = data
+            .get_mut(&self.run)
+            .and_then(|d| d.executions.get_mut(usize::try_from(self.pos).ok()?))
+            .ok_or_else(|| {
+                damaged(
+                    "execution metrics",
+                    format!("run {} has no execution {}", self.run, self.pos),
+                )
+            })?;
+        execution.metrics.insert(
+            self.name,
+            rigor_units::MetricValues {
+                unit: rigor_units::Quantity::of_unit(&self.unit).0,
+                values,
+            },
+        );
+        Ok(())
+    }
+}
+
+/// The rows of `execution_metrics` a benchmark's executions make: position (from 0), name,
+/// unit (the quantity's base unit) and values (a JSON array).
+pub(crate) fn execution_metric_values(b: &BenchmarkRecord) -> Vec<(i64, &str, &str, String)> {
+    b.executions
+        .iter()
+        .enumerate()
+        .flat_map(|(pos, e)| {
+            e.metrics.iter().map(move |(name, v)| {
+                (
+                    pos as i64,
+                    name.as_str(),
+                    v.unit.base_unit(),
+                    json(&v.values),
+                )
+            })
+        })
+        .collect()
+}
+
 /// How a backend reports a stored value it cannot decode: `damaged(what, message)` makes its
 /// error, which names its database.
 pub(crate) type Damage<'a> = &'a dyn Fn(&'static str, String) -> HistoryError;
@@ -620,12 +687,13 @@ pub(crate) struct ChangeRow {
     pub detected_at: String,
     pub version_time: Option<String>,
     pub evidence: String,
+    pub metric: String,
 }
 
 impl ChangeRow {
     /// Reads `changes.id, benchmark, machine, branch, rev, previous rev, ratio, ci_lower,
     /// ci_upper, p_value, q_value, verdict, method, status, current, detected_at, commit_time,
-    /// evidence`.
+    /// evidence, metric`.
     pub fn read<R: Cells>(r: &R) -> Result<Self, R::Error> {
         Ok(Self {
             id: r.int(0)?,
@@ -646,6 +714,7 @@ impl ChangeRow {
             detected_at: r.text(15)?,
             version_time: r.maybe_text(16)?,
             evidence: r.text(17)?,
+            metric: r.text(18)?,
         })
     }
 }
@@ -657,6 +726,10 @@ impl Decode for ChangeRow {
         Ok(StoredChange {
             id: ChangeId(self.id),
             benchmark: self.benchmark,
+            metric: self
+                .metric
+                .parse()
+                .map_err(|e: rigor_units::UnitError| damaged("metric", e.to_string()))?,
             series: SeriesKey::new(self.machine, self.branch),
             change: NewChange {
                 rev: self.rev,

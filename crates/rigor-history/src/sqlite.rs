@@ -10,30 +10,32 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rigor_store::BenchmarkRecord;
+use rigor_units::Metric;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::error::{HistoryError, Result};
-use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, series_of};
+use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection, SelectRuns};
 use crate::rows::{
-    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, RunValues, SessionRow, SessionValues,
-    StoredVersionRow, SummaryRow, VersionValues, check_session, execution_of, failure_fingerprint,
-    fingerprints, sample_of, time_text,
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, ExecutionMetricRow, RunValues,
+    SessionRow, SessionValues, StoredVersionRow, SummaryRow, VersionValues, check_session,
+    execution_metric_values, execution_of, failure_fingerprint, fingerprints, sample_of, time_text,
 };
 use crate::types::{
     ChangeFilter, ChangeId, ChangeStatus, Failure, Ingest, Ingested, MachineInfo, NewChange,
-    NewSession, RunId, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange, StoredSession,
-    StoredSummary, StoredVersion, VersionData, VersionInfo,
+    NewSession, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange,
+    StoredSession, StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
 use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_resolution.sql"),
     include_str!("../migrations/0003_sessions.sql"),
     include_str!("../migrations/0004_huber_levels.sql"),
+    include_str!("../migrations/0005_metrics.sql"),
 ];
 
 /// The migration whose second half, the data of schema 3, [`fill_schema_3`] computes.
@@ -473,6 +475,13 @@ fn insert_benchmark(tx: &Connection, run: i64, b: &BenchmarkRecord) -> rusqlite:
             e.resolution.map(|r| r.step().get()),
         ])?;
     }
+    let mut metric = tx.prepare_cached(
+        "INSERT INTO execution_metrics (run_id, benchmark_id, pos, name, unit, metric_values)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for (pos, name, unit, values) in execution_metric_values(b) {
+        metric.execute(params![run, id, pos, name, unit, values])?;
+    }
     Ok(())
 }
 
@@ -557,6 +566,17 @@ impl SqliteHistory {
             e.resolution = resolution_of(resolution, |what, m| self.damaged(what, m))?;
             data.entry(run).or_default().executions.push(e);
         }
+        let metrics = self.rows(
+            "SELECT x.run_id, x.pos, x.name, x.unit, x.metric_values FROM execution_metrics x
+             JOIN benchmarks b ON b.id = x.benchmark_id JOIN runs r ON r.id = x.run_id
+             JOIN machines m ON m.id = r.machine_id
+             WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'",
+            values,
+            |r| ExecutionMetricRow::read(r),
+        )?;
+        for m in metrics {
+            m.attach(&mut data, &|what, m| self.damaged(what, m))?;
+        }
         Ok(data)
     }
 }
@@ -631,6 +651,12 @@ impl HistoryRead for SqliteHistory {
         Ok(series_of(benchmark, self.versions(key)?, parts, data))
     }
 
+    fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>> {
+        let parts = self.run_benchmarks_of(key, benchmark)?;
+        let data = self.series_data(key, benchmark)?;
+        Ok(run_records(benchmark, parts, data))
+    }
+
     fn measured_runs(&self, key: &SeriesKey) -> Result<Vec<RunStamp>> {
         self.rows(
             "SELECT r.id, r.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id
@@ -690,7 +716,7 @@ impl HistoryRead for SqliteHistory {
             &format!(
                 "SELECT c.id, b.name, m.name, c.branch, v.rev, pv.rev, c.ratio, c.ci_lower,
                         c.ci_upper, c.p_value, c.q_value, c.verdict, c.method, c.status,
-                        c.current, c.detected_at, v.commit_time, c.evidence
+                        c.current, c.detected_at, v.commit_time, c.evidence, c.metric
                  FROM changes c
                  JOIN benchmarks b ON b.id = c.benchmark_id
                  JOIN machines m ON m.id = c.machine_id
@@ -698,7 +724,7 @@ impl HistoryRead for SqliteHistory {
                  LEFT JOIN versions pv ON pv.id = c.previous_version_id
                  WHERE (?1 IS NULL OR b.name = ?1) AND (?2 IS NULL OR m.name = ?2)
                    AND (?3 IS NULL OR c.branch = ?3) AND (?4 OR c.current = 1)
-                 ORDER BY {VERSION_ORDER}, b.name"
+                 ORDER BY {VERSION_ORDER}, b.name, c.metric"
             ),
             params![
                 filter.benchmark,
@@ -866,10 +892,11 @@ impl HistoryWrite for SqliteHistory {
 }
 
 impl History for SqliteHistory {
-    fn save_changes(
+    fn save_metric_changes(
         &mut self,
         key: &SeriesKey,
         benchmark: &str,
+        metric: &Metric,
         changes: &[NewChange],
     ) -> Result<()> {
         let path = self.path.clone();
@@ -888,19 +915,20 @@ impl History for SqliteHistory {
             return Ok(());
         };
         tx.execute(
-            "UPDATE changes SET current = 0 WHERE benchmark_id = ?1 AND machine_id = ?2 AND branch = ?3",
-            params![b, m, key.branch],
+            "UPDATE changes SET current = 0
+             WHERE benchmark_id = ?1 AND machine_id = ?2 AND branch = ?3 AND metric = ?4",
+            params![b, m, key.branch, metric.name()],
         )
         .map_err(db)?;
         for c in changes.iter().map(ChangeValues::of) {
             tx.execute(
                 "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
                      ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at,
-                     evidence)
+                     evidence, metric)
                  VALUES (?1, ?2, ?3, (SELECT id FROM versions WHERE rev = ?4),
                          (SELECT id FROM versions WHERE rev = ?5), ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1, ?13,
-                         ?14)
-                 ON CONFLICT (benchmark_id, machine_id, branch, version_id) DO UPDATE SET
+                         ?14, ?15)
+                 ON CONFLICT (benchmark_id, machine_id, branch, version_id, metric) DO UPDATE SET
                      previous_version_id = excluded.previous_version_id, ratio = excluded.ratio,
                      ci_lower = excluded.ci_lower, ci_upper = excluded.ci_upper,
                      p_value = excluded.p_value, q_value = excluded.q_value,
@@ -923,6 +951,7 @@ impl History for SqliteHistory {
                     c.change.method,
                     c.detected_at,
                     c.evidence,
+                    metric.name(),
                 ],
             )
             .map_err(db)?;
@@ -965,7 +994,12 @@ impl History for SqliteHistory {
         )
         .map_err(db)?;
         let plan = remove::plan(rows, selection.benchmark.as_deref());
-        for table in ["samples", "executions", "run_benchmarks"] {
+        for table in [
+            "samples",
+            "executions",
+            "execution_metrics",
+            "run_benchmarks",
+        ] {
             let mut delete = tx
                 .prepare_cached(&format!(
                     "DELETE FROM {table} WHERE run_id = ?1 AND benchmark_id = ?2"

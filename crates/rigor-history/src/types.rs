@@ -6,7 +6,7 @@ use std::str::FromStr;
 use jiff::Timestamp;
 use rigor_stats::compare::Verdict;
 use rigor_store::{BenchmarkRecord, ComponentRecord, Environment, ResultFile};
-use rigor_units::{ConfidenceLevel, Resolution, TimeUnit};
+use rigor_units::{ConfidenceLevel, Metric, Resolution, TimeUnit};
 use serde::{Deserialize, Serialize};
 
 use crate::error::HistoryError;
@@ -319,6 +319,14 @@ pub struct Ingest<'a> {
     pub role: Role,
 }
 
+impl MeanSpread {
+    /// What the top-level units of a benchmark's samples say of its mean and level (as the
+    /// history stores it for each run's wall times): `None` with fewer than two top-level units.
+    pub fn of(b: &BenchmarkRecord) -> Option<Self> {
+        crate::rows::spread_of(b)
+    }
+}
+
 impl<'a> Ingest<'a> {
     /// A result of a version measured for its own sake, in a session of its own, its artifact
     /// unknown.
@@ -423,6 +431,20 @@ pub struct VersionData {
     /// The runs it came from, oldest first.
     pub runs: Vec<RunInfo>,
     /// The benchmark's raw data, runs merged (each run's rounds and builds renumbered apart).
+    pub benchmark: BenchmarkRecord,
+}
+
+/// One benchmark's raw data in one run (not merged with the version's other runs): what a
+/// metric other than wall time is computed from, run by run, as the stored summaries are for
+/// wall time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    /// The version's name.
+    pub rev: String,
+    /// The run.
+    pub run: RunInfo,
+    /// The benchmark's samples and executions in that run (with every execution's CPU times,
+    /// peak memory and reported metrics).
     pub benchmark: BenchmarkRecord,
 }
 
@@ -549,6 +571,9 @@ pub struct StoredChange {
     pub id: ChangeId,
     /// The benchmark.
     pub benchmark: String,
+    /// The metric it is a change of (wall time for every change stored before schema 5).
+    #[serde(default)]
+    pub metric: Metric,
     /// The machine and branch.
     #[serde(flatten)]
     pub series: SeriesKey,

@@ -16,7 +16,7 @@ use rigor_history::{
 };
 use rigor_stats::MeanEstimate;
 use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
-use rigor_units::{ConfidenceLevel, Resolution, Seconds, Seed};
+use rigor_units::{ConfidenceLevel, Metric, MetricValues, Quantity, Resolution, Seconds, Seed};
 
 fn result(seed: u64, level: f64) -> ResultFile {
     let mut b = BenchmarkRecord::new("sort", "./sort", Layout::new(false, true));
@@ -144,6 +144,9 @@ suite!(
     removing_a_version_takes_its_runs_and_leaves_the_rest,
     removing_a_session_takes_its_runs_and_the_session,
     removing_one_benchmark_keeps_the_runs_other_benchmarks,
+    executions_come_back_with_every_metric,
+    changes_are_kept_per_metric,
+    a_database_of_schema_4_gets_changes_per_metric,
 );
 
 /// Without the PostgreSQL backend, a server's URL is refused with an error that says so (and
@@ -923,8 +926,10 @@ fn a_database_of_schema_3_gets_huber_levels_from_its_samples(store: Store) {
     execute(
         &store,
         &format!(
-            "UPDATE run_benchmarks SET level = {}, var_of_level = {}; {schema_3}",
-            median.mean, median.variance
+            "UPDATE run_benchmarks SET level = {}, var_of_level = {}; {} {schema_3}",
+            median.mean,
+            median.variance,
+            without_metrics(&store)
         ),
     );
     let h = store.open();
@@ -1157,4 +1162,183 @@ fn removing_one_benchmark_keeps_the_runs_other_benchmarks(store: Store) {
     assert_eq!(removed.sessions.len(), 1);
     let versions = h.versions(&main()).unwrap();
     assert_eq!((versions[1].runs, versions[1].failed), (1, 1));
+}
+
+/// SQL that takes a database of schema 5 (PostgreSQL: 7) back to what schema 4 (6) kept: no
+/// execution metrics, changes without a metric (one per benchmark and version). The version
+/// number is left to the caller.
+fn without_metrics(store: &Store) -> &'static str {
+    if store.is_postgres() {
+        "DROP TABLE execution_metrics;
+         ALTER TABLE changes DROP CONSTRAINT changes_benchmark_metric_version_key;
+         ALTER TABLE changes DROP COLUMN metric;
+         ALTER TABLE changes ADD UNIQUE (benchmark_id, machine_id, branch, version_id);"
+    } else {
+        "DROP TABLE execution_metrics;
+         CREATE TABLE changes_v4 (
+             id INTEGER PRIMARY KEY, benchmark_id INTEGER NOT NULL, machine_id INTEGER NOT NULL,
+             branch TEXT NOT NULL, version_id INTEGER NOT NULL, previous_version_id INTEGER,
+             ratio REAL NOT NULL, ci_lower REAL, ci_upper REAL, p_value REAL NOT NULL,
+             q_value REAL, verdict TEXT NOT NULL, method TEXT NOT NULL,
+             status TEXT NOT NULL DEFAULT 'new', current INTEGER NOT NULL DEFAULT 1,
+             detected_at TEXT NOT NULL, evidence TEXT NOT NULL DEFAULT 'detected',
+             UNIQUE (benchmark_id, machine_id, branch, version_id));
+         INSERT INTO changes_v4 SELECT id, benchmark_id, machine_id, branch, version_id,
+             previous_version_id, ratio, ci_lower, ci_upper, p_value, q_value, verdict, method,
+             status, current, detected_at, evidence FROM changes;
+         DROP TABLE changes;
+         ALTER TABLE changes_v4 RENAME TO changes;"
+    }
+}
+
+/// `with_executions` whose measured executions also report an allocation count (one value) and
+/// a per-iteration throughput (several), as a program reports them through its samples file.
+fn with_reported_metrics(seed: u64, level: f64) -> ResultFile {
+    let mut r = with_executions(seed, level, None);
+    for (k, e) in r.benchmarks[0].executions.iter_mut().enumerate() {
+        if e.warmup {
+            continue;
+        }
+        e.max_rss = (64 << 20) + (k as u64) * 4096;
+        e.metrics.insert(
+            "allocations".into(),
+            MetricValues {
+                unit: Quantity::Count,
+                values: vec![1000.0 + k as f64],
+            },
+        );
+        e.metrics.insert(
+            "throughput".into(),
+            MetricValues {
+                unit: Quantity::Rate("MB/s".into()),
+                values: vec![10.0, 11.0, 12.5 + k as f64],
+            },
+        );
+    }
+    r
+}
+
+/// Ingested and read back, every execution keeps its CPU times, peak memory and reported
+/// metrics (by name, unit and values), in the merged series and run by run; projected on a
+/// metric, a stored run gives what the result file gives.
+fn executions_come_back_with_every_metric(store: Store) {
+    let mut h = store.open();
+    let a = with_reported_metrics(1, 1.0);
+    let b = with_reported_metrics(2, 1.2);
+    ingest(&mut *h, "a", 1, &a);
+    ingest(&mut *h, "a", 1, &b);
+    let s = h.series(&main(), "sort").unwrap();
+    assert_eq!(s.len(), 1);
+    let merged = &s[0].benchmark.executions;
+    assert_eq!(merged.len(), 8);
+    assert_eq!(merged[..4], a.benchmarks[0].executions[..]);
+    assert_eq!(merged[5].metrics, b.benchmarks[0].executions[1].metrics);
+    let runs = h.run_records(&main(), "sort").unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|r| r.rev == "a"));
+    assert!(runs[0].run.id < runs[1].run.id);
+    for (stored, given) in runs.iter().zip([&a, &b]) {
+        let given = &given.benchmarks[0];
+        assert_eq!(stored.benchmark.executions, given.executions);
+        assert_eq!(stored.benchmark.samples, given.samples);
+        for m in ["cpu", "peak-memory", "allocations", "throughput"] {
+            let m: Metric = m.parse().unwrap();
+            let (x, y) = (
+                stored.benchmark.for_metric(&m).unwrap(),
+                given.for_metric(&m).unwrap(),
+            );
+            assert_eq!(x.samples, y.samples, "{m}");
+            assert_eq!(x.metric, y.metric, "{m}");
+        }
+    }
+    // Removing the version takes its metrics with it.
+    let removed = h
+        .remove_runs(
+            &select(SelectRuns::Version("a".into()), None),
+            RemoveMode::Remove,
+        )
+        .unwrap();
+    assert_eq!(removed.runs.len(), 2);
+    assert_eq!(count(&store, "execution_metrics"), 0);
+}
+
+/// A change is one benchmark's change in one metric: wall time and CPU time may both change at
+/// one version, each keeps its own status, and detecting one metric again leaves the other's
+/// changes as they are.
+fn changes_are_kept_per_metric(store: Store) {
+    let mut h = store.open();
+    ingest(&mut *h, "a", 1, &result(1, 1.0));
+    ingest(&mut *h, "b", 2, &result(2, 1.1));
+    let change = regression("b", "a");
+    h.save_metric_changes(&main(), "sort", &Metric::Cpu, std::slice::from_ref(&change))
+        .unwrap();
+    h.save_changes(&main(), "sort", std::slice::from_ref(&change))
+        .unwrap();
+    let all = h.changes(&ChangeFilter::default()).unwrap();
+    let metrics: Vec<&str> = all.iter().map(|c| c.metric.name()).collect();
+    assert_eq!(metrics, ["cpu", "wall"]);
+    let cpu = all.iter().find(|c| c.metric == Metric::Cpu).unwrap().id;
+    h.set_status(cpu, ChangeStatus::Acknowledged).unwrap();
+    // Wall time detected again without the change: the CPU change stays current.
+    h.save_changes(&main(), "sort", &[]).unwrap();
+    let now = h.changes(&ChangeFilter::default()).unwrap();
+    assert_eq!(now.len(), 1);
+    assert_eq!(
+        (now[0].id, now[0].metric.clone(), now[0].status),
+        (cpu, Metric::Cpu, ChangeStatus::Acknowledged)
+    );
+    // Found again: the same row, its status kept.
+    h.save_metric_changes(&main(), "sort", &Metric::Cpu, &[change])
+        .unwrap();
+    let again = h.changes(&ChangeFilter::default()).unwrap();
+    assert_eq!(
+        (again[0].id, again[0].status),
+        (cpu, ChangeStatus::Acknowledged)
+    );
+    // JSON says the metric.
+    let json = serde_json::to_value(&again[0]).unwrap();
+    assert_eq!(json["metric"], "cpu");
+}
+
+/// A history of schema 4 kept one change per benchmark and version, and no reported metrics:
+/// opened, its changes are wall time's (ids and statuses kept), a change in another metric can
+/// be stored beside them, and new runs keep their executions' metrics.
+fn a_database_of_schema_4_gets_changes_per_metric(store: Store) {
+    let mut h = store.open();
+    ingest(&mut *h, "a", 1, &result(1, 1.0));
+    ingest(&mut *h, "b", 2, &result(2, 1.1));
+    h.save_changes(&main(), "sort", &[regression("b", "a")])
+        .unwrap();
+    let id = h.changes(&ChangeFilter::default()).unwrap()[0].id;
+    h.set_status(id, ChangeStatus::Invalid).unwrap();
+    drop(h);
+    let version = if store.is_postgres() {
+        "DELETE FROM rigor_schema; INSERT INTO rigor_schema VALUES (6);"
+    } else {
+        "PRAGMA user_version = 4;"
+    };
+    execute(&store, &format!("{} {version}", without_metrics(&store)));
+    let mut h = store.open();
+    assert!(schema_version(&store) > 4);
+    let all = h.changes(&ChangeFilter::default()).unwrap();
+    assert_eq!(all.len(), 1);
+    assert_eq!(
+        (all[0].id, all[0].metric.clone(), all[0].status),
+        (id, Metric::Wall, ChangeStatus::Invalid)
+    );
+    h.save_metric_changes(
+        &main(),
+        "sort",
+        &Metric::PeakMemory,
+        &[regression("b", "a")],
+    )
+    .unwrap();
+    assert_eq!(h.changes(&ChangeFilter::default()).unwrap().len(), 2);
+    let r = with_reported_metrics(3, 1.0);
+    ingest(&mut *h, "c", 3, &r);
+    let runs = h.run_records(&main(), "sort").unwrap();
+    assert_eq!(
+        runs.last().unwrap().benchmark.executions,
+        r.benchmarks[0].executions
+    );
 }

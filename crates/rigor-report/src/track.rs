@@ -19,6 +19,9 @@ pub struct ChangeView<'a> {
     pub rev: &'a str,
     /// The benchmark.
     pub benchmark: &'a str,
+    /// The metric it is a change of (`wall`, `cpu`, `peak-memory`, …): shown after the
+    /// benchmark's name unless it is wall time.
+    pub metric: &'a str,
     /// New level / old level.
     pub ratio: f64,
     /// The ratio's interval (`None`: unbounded).
@@ -40,10 +43,23 @@ pub struct ChangeView<'a> {
 }
 
 impl ChangeView<'_> {
+    /// The benchmark's name, with the metric after it unless it is wall time: `sort (cpu)`.
+    fn named(&self) -> String {
+        match other_metric(self.metric) {
+            Some(m) => format!("{} ({m})", self.benchmark),
+            None => self.benchmark.to_string(),
+        }
+    }
+
     /// The change and its interval as signed percentages.
     fn figures(&self) -> (String, String) {
         (ratio_percent(self.ratio), interval_percent(self.interval))
     }
+}
+
+/// A metric named in a table or a line: any but wall time (the default, left unsaid).
+fn other_metric(metric: &str) -> Option<&str> {
+    (!metric.is_empty() && metric != "wall").then_some(metric)
 }
 
 /// The change table for the terminal, after the Mono project's (Kalibera, Bulej & Tůma 2005b):
@@ -65,7 +81,7 @@ pub fn changes_text(list: &[ChangeView<'_>]) -> String {
             "  {:>4}  {:<10}  {:<24}  {:>8}  {:<18}  {:<11}  {:<10}  {:<10}  {}{}",
             c.id,
             short_rev(c.rev),
-            c.benchmark,
+            c.named(),
             change,
             ci,
             c.verdict.to_string(),
@@ -113,7 +129,7 @@ pub fn changes_table(markup: Markup, list: &[ChangeView<'_>]) -> String {
             vec![
                 c.id.to_string(),
                 cell(markup, &short_rev(c.rev)),
-                cell(markup, c.benchmark),
+                cell(markup, &c.named()),
                 change,
                 ci,
                 c.verdict.to_string(),
@@ -149,6 +165,8 @@ pub struct EventView<'a> {
     pub branch: &'a str,
     /// The ids of the changes that make it up.
     pub changes: Vec<i64>,
+    /// The metric they are changes of (named in the line unless it is wall time).
+    pub metric: &'a str,
     /// How many benchmarks the series has.
     pub benchmarks: usize,
     /// Smallest and largest ratio among them.
@@ -161,12 +179,13 @@ pub fn events_text(events: &[EventView<'_>]) -> String {
     for e in events {
         let _ = writeln!(
             out,
-            "  {} of {} benchmarks on {} ({}) moved together at {} ({} .. {}): an environment \
+            "  {} of {} benchmarks on {} ({}) moved together{} at {} ({} .. {}): an environment \
              change as often as a code change; changes {:?}",
             e.changes.len(),
             e.benchmarks,
             e.machine,
             e.branch,
+            other_metric(e.metric).map_or(String::new(), |m| format!(" in {m}")),
             short_rev(e.rev),
             ratio_percent(e.range.0),
             ratio_percent(e.range.1),
@@ -328,6 +347,7 @@ mod tests {
 
     fn change<'a>(benchmark: &'a str, current: bool) -> ChangeView<'a> {
         ChangeView {
+            metric: "wall",
             id: 3,
             rev: "0123456789abcdef0123456789abcdef01234567",
             benchmark,
@@ -423,6 +443,7 @@ mod tests {
         assert!(row.ends_with("new (no longer detected)"), "{row}");
         assert_eq!(changes_text(&[]), "No changes detected.\n");
         let events = events_text(&[EventView {
+            metric: "wall",
             rev: "v9",
             machine: "m",
             branch: "main",
@@ -434,6 +455,39 @@ mod tests {
             events,
             "  3 of 4 benchmarks on m (main) moved together at v9 (+3.0% .. +5.0%): an \
              environment change as often as a code change; changes [1, 2, 3]\n"
+        );
+    }
+
+    /// A change or an event of a metric other than wall time says which; wall time's are as
+    /// they always were.
+    #[test]
+    fn changes_and_events_of_other_metrics_name_them() {
+        let mut cpu = change("sort", true);
+        cpu.metric = "cpu";
+        let text = changes_text(&[change("sort", true), cpu.clone()]);
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert!(
+            rows[0].starts_with("     3  0123456789  sort    "),
+            "{text}"
+        );
+        assert!(
+            rows[1].starts_with("     3  0123456789  sort (cpu)  "),
+            "{text}"
+        );
+        let md = changes_table(Markup::Markdown, &[cpu]);
+        assert!(md.contains("| `sort (cpu)` |"), "{md}");
+        let events = events_text(&[EventView {
+            metric: "peak-memory",
+            rev: "v9",
+            machine: "m",
+            branch: "main",
+            changes: vec![1, 2, 3],
+            benchmarks: 4,
+            range: (1.9, 2.1),
+        }]);
+        assert!(
+            events.contains("moved together in peak-memory at v9"),
+            "{events}"
         );
     }
 

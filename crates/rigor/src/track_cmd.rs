@@ -143,6 +143,7 @@ fn run(
         confirm: (!a.no_confirm).then_some(a.confirm_budget),
         history: place.shown(),
         commands: a.commands.clone(),
+        metrics: a.options.analysis.metric.0.clone(),
     };
     let r = track::track_run(history, request, &mut Terminal)?;
     if let Some(changes) = &r.changes {
@@ -197,6 +198,7 @@ fn check(
         },
         None => track::CheckAgainst::Saved {
             file: a.file.clone().unwrap_or_default(),
+            metrics: a.options.analysis.metric.0.clone(),
             version: a.baseline_version.clone(),
             analysis: settings::analysis(&a.options.analysis),
             comparison: settings::comparison(&a.options.compare),
@@ -228,8 +230,10 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
         },
         since: a.since.clone(),
         fail_on: a.fail_on,
+        metrics: a.metric.0.clone(),
     };
     let r = track::list(history, &request)?;
+    output::warnings(&r.listed.warnings);
     let views = track::change_views(&r.listed.changes);
     if a.json {
         output::emit_json(&(serde_json::to_string_pretty(&r.listed.changes)? + "\n"));
@@ -275,7 +279,7 @@ fn remove(history: &mut (dyn History + Send), a: &TrackRmArgs) -> Result<Outcome
 
 fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
     let key = series(&a.series, Path::new("."));
-    let shown = track::show_history(history.as_read(), &key, &a.benchmark)?;
+    let shown = track::show_history(history.as_read(), &key, &a.benchmark, &a.metric)?;
     if a.json {
         output::emit_json(&(serde_json::to_string_pretty(&shown.json())? + "\n"));
     } else {

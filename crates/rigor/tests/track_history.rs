@@ -5,7 +5,7 @@
 mod common;
 
 use common::gitrepo::{git, have, head};
-use common::{Dir, rigor, sim, stdout_of};
+use common::{Dir, rigor, sim, stdout_of, track_m_main as track};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -22,14 +22,6 @@ fn measured(dir: &Dir, name: &str, mean: &str, seed: usize) -> PathBuf {
         .assert()
         .success();
     file
-}
-
-/// `rigor track --db DB ARGS… --machine m --branch main`.
-fn track(db: &Path, args: &[&str]) -> assert_cmd::Command {
-    let mut cmd = rigor();
-    cmd.arg("track").arg("--db").arg(db).args(args);
-    cmd.args(["--machine", "m", "--branch", "main"]);
-    cmd
 }
 
 /// Six labelled versions, v0–v2 at 10 ms and v3–v5 at 13 ms: one regression, at v3.

@@ -343,7 +343,9 @@ pub(crate) fn confounded(c: &rigor_history::NewChange) -> bool {
 /// Whether the pages show a stored change: not when measuring both sides again refuted it (as
 /// `rigor track run` leaves it out of its report).
 pub(crate) fn shown(c: &StoredChange) -> bool {
-    c.change.evidence != Evidence::Refuted
+    // The pages draw wall times: changes of other metrics (`rigor track changes --metric`) are
+    // not theirs to mark.
+    c.change.evidence != Evidence::Refuted && c.metric.is_wall()
 }
 
 fn hash_mark(m: &ChangeMark, h: &mut DefaultHasher) {
@@ -373,5 +375,37 @@ mod tests {
         let (_, a) = layout(1099, 100);
         let (_, b) = layout(1100, 100);
         assert_eq!(a[..], b[..a.len()]);
+    }
+
+    /// The pages draw wall times: a change of CPU time or peak memory is not marked on them
+    /// (nor listed on the index as if it were a wall-time change); a refuted one neither.
+    #[test]
+    fn the_pages_show_wall_time_changes_only() {
+        let change = |metric: rigor_units::Metric, evidence: Evidence| StoredChange {
+            id: rigor_history::ChangeId(1),
+            benchmark: "b".into(),
+            metric,
+            series: rigor_history::SeriesKey::new("m", "main"),
+            change: rigor_history::NewChange {
+                rev: "v2".into(),
+                previous_rev: Some("v1".into()),
+                ratio: 1.1,
+                interval: Some((1.05, 1.15)),
+                p_value: 0.001,
+                q_value: Some(0.001),
+                verdict: rigor_history::ChangeVerdict::Regression,
+                method: "m".into(),
+                evidence,
+            },
+            status: rigor_history::ChangeStatus::New,
+            current: true,
+            detected_at: jiff::Timestamp::UNIX_EPOCH,
+            version_time: None,
+        };
+        use rigor_units::Metric;
+        assert!(shown(&change(Metric::Wall, Evidence::Detected)));
+        assert!(!shown(&change(Metric::Wall, Evidence::Refuted)));
+        assert!(!shown(&change(Metric::Cpu, Evidence::Detected)));
+        assert!(!shown(&change(Metric::PeakMemory, Evidence::Confirmed)));
     }
 }

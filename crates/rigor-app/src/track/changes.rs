@@ -4,6 +4,8 @@
 
 use super::*;
 
+use std::collections::HashMap;
+
 use rigor_report::track::{ChangeView, EventView};
 
 /// What `rigor track changes` lists.
@@ -16,6 +18,8 @@ pub struct ListSettings {
     /// Only changes at versions from this time on (versions without a known time are left
     /// out; [`since_time`] reads what a user types).
     pub since: Option<jiff::Timestamp>,
+    /// The metrics detected and listed (`--metric`; none: wall time).
+    pub metrics: Vec<Metric>,
 }
 
 /// The changes listed, and the events among them.
@@ -25,6 +29,8 @@ pub struct Listed {
     pub changes: Vec<StoredChange>,
     /// Current changes that happened together.
     pub events: Vec<Event>,
+    /// Benchmarks left out of a metric asked for (they have no values of it), each once.
+    pub warnings: Vec<rigor_store::Warning>,
 }
 
 /// Detects changes over each series the filter allows (storing them) and lists them.
@@ -37,16 +43,42 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
                 && s.filter.branch.as_ref().is_none_or(|x| *x == k.branch)
         })
         .collect();
+    let metrics = metrics_or_wall(&s.metrics);
+    // A metric some series lack (imported results without CPU times) is detected where it is;
+    // a metric no series has is an error.
+    let mut lacking: Vec<(Metric, AppError)> = Vec::new();
+    let mut lacked: HashMap<Metric, usize> = HashMap::new();
+    let mut warnings: Vec<rigor_store::Warning> = Vec::new();
     for key in &keys {
-        detect_changes(history, key, &s.detect)?;
+        let detected = detect_available(history, key, &s.detect, &metrics, false)?;
+        for (m, e) in detected.missing {
+            *lacked.entry(m.clone()).or_default() += 1;
+            lacking.push((m, e));
+        }
+        for w in detected.left_out {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+    }
+    if let Some((_, e)) = lacking
+        .into_iter()
+        .find(|(m, _)| lacked.get(m) == Some(&keys.len()))
+    {
+        return Err(e);
     }
     let mut changes = history.changes(&s.filter)?;
+    changes.retain(|c| metrics.contains(&c.metric));
     if let Some(from) = s.since {
         changes = changes_from(changes, from);
     }
     let counts = |k: &SeriesKey| history.benchmarks(k).map_or(0, |v| v.len());
     let events = events(&changes, &counts);
-    Ok(Listed { changes, events })
+    Ok(Listed {
+        changes,
+        events,
+        warnings,
+    })
 }
 
 /// What `--fail-on` decides from (through [`crate::Findings::outcome`], the rule of every
@@ -80,6 +112,7 @@ pub fn change_views(changes: &[StoredChange]) -> Vec<ChangeView<'_>> {
             id: c.id.0,
             rev: &c.change.rev,
             benchmark: &c.benchmark,
+            metric: c.metric.name(),
             ratio: c.change.ratio,
             interval: c.change.interval,
             verdict: c.change.verdict.into(),
@@ -102,6 +135,7 @@ pub fn event_views(events: &[Event]) -> Vec<EventView<'_>> {
             machine: &e.series.machine,
             branch: &e.series.branch,
             changes: e.changes.iter().map(|c| c.0).collect(),
+            metric: e.metric.name(),
             benchmarks: e.benchmarks,
             range: e.range,
         })
@@ -124,6 +158,7 @@ mod tests {
         evidence: Evidence,
     ) -> StoredChange {
         StoredChange {
+            metric: Metric::Wall,
             id: ChangeId(1),
             benchmark: "b".into(),
             series: SeriesKey::new("m", "main"),
@@ -197,6 +232,8 @@ pub struct ChangesRequest {
     pub since: Option<String>,
     /// What fails the command.
     pub fail_on: Option<ChangesFailOn>,
+    /// The metrics detected and listed (`--metric`; none: wall time).
+    pub metrics: Vec<Metric>,
 }
 
 /// What `rigor track changes` lists, and its outcome.
@@ -216,6 +253,7 @@ pub fn list(history: &mut dyn History, request: &ChangesRequest) -> Result<Chang
         detect: request.detect,
         filter: request.filter.clone(),
         since: since.map_err(TrackError::from)?,
+        metrics: request.metrics.clone(),
     };
     let listed = list_changes(history, &settings)?;
     let fail_on = request.fail_on.map(|f| match f {

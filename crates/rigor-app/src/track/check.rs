@@ -74,14 +74,43 @@ pub fn check(
     comparison: &crate::settings::ComparisonSettings,
     seed: rigor_units::Seed,
 ) -> Result<Checked> {
-    let mut candidate = rigor_store::load(file)?;
+    let settings = (analysis, comparison, seed);
+    check_metric(
+        history,
+        file,
+        baseline,
+        baseline_rev,
+        settings,
+        &Metric::Wall,
+    )
+}
+
+/// [`check`] in one metric: with a metric other than wall time, the candidate's and the stored
+/// runs' executions are projected on it (`rigor_store::ResultFile::for_metric`), so the gate is
+/// on that metric.
+pub fn check_metric(
+    history: &dyn HistoryRead,
+    file: &Path,
+    baseline: &SeriesKey,
+    baseline_rev: Option<&str>,
+    (analysis, comparison, seed): (
+        &AnalysisSettings,
+        &crate::settings::ComparisonSettings,
+        rigor_units::Seed,
+    ),
+    metric: &Metric,
+) -> Result<Checked> {
+    let loaded = rigor_store::load(file)?;
+    let mut candidate = loaded
+        .for_metric(metric)
+        .map_err(|e| AppError::from(TrackError::Metric(e)))?;
     let mut old = ResultFile::new(seed, analysis.confidence);
     let mut versions = Vec::new();
     let mut against_history = Vec::new();
     for b in &candidate.benchmarks {
         let series = history.series(baseline, &b.name)?;
         if baseline_rev.is_none() {
-            if let Some(v) = against_series(history, baseline, b, analysis, comparison)? {
+            if let Some(v) = against_series(history, baseline, b, analysis, comparison, metric)? {
                 against_history.push(v);
             }
         }
@@ -92,8 +121,11 @@ pub fn check(
             None => series.into_iter().last(),
         };
         if let Some(v) = pick {
-            versions.push((b.name.clone(), v.version));
-            old.benchmarks.push(v.benchmark);
+            // The stored version in the metric (a version whose runs lack it: not compared).
+            if let Ok(stored) = v.benchmark.for_metric(metric) {
+                versions.push((b.name.clone(), v.version));
+                old.benchmarks.push(stored);
+            }
         }
     }
     if versions.is_empty() {
@@ -150,17 +182,15 @@ fn against_series(
     b: &rigor_store::BenchmarkRecord,
     analysis: &AnalysisSettings,
     comparison: &crate::settings::ComparisonSettings,
+    metric: &Metric,
 ) -> Result<Option<HistoryVerdict>> {
-    let order: Vec<String> = history
-        .versions(key)?
-        .into_iter()
-        .map(|v| v.version.rev)
-        .collect();
-    let summaries = history.summaries(key)?;
-    let mine: Vec<&rigor_history::StoredSummary> =
-        summaries.iter().filter(|s| s.benchmark == b.name).collect();
-    let Some(l) = levels::benchmark_levels(&b.name, &mine, &order, analysis.confidence)? else {
-        return Ok(None);
+    let levels =
+        levels::benchmark_metric_levels(history, key, &b.name, metric, analysis.confidence);
+    let l = match levels {
+        Ok(Some(l)) => l,
+        // No stored run of it recorded the metric: compared with one stored version, if any.
+        Ok(None) | Err(AppError::Track(TrackError::NoMetric { .. })) => return Ok(None),
+        Err(e) => return Err(e),
     };
     let points = l.points();
     if points.len() < 2 {
@@ -401,6 +431,8 @@ pub enum CheckAgainst {
     Saved {
         /// The result file.
         file: PathBuf,
+        /// The metric gated on (`--metric`; none: wall time; more than one is refused).
+        metrics: Vec<Metric>,
         /// A stored version to compare with instead of the branch's latest.
         version: Option<String>,
         /// How the result is analysed.
@@ -483,14 +515,22 @@ pub fn check_run(
     front: &mut dyn Front,
 ) -> Result<CheckReport> {
     use rigor_report::track_lines::Line;
-    let (file, version, analysis, comparison, seed) = match against {
+    let (file, version, analysis, comparison, seed, metric) = match against {
         CheckAgainst::Saved {
+            file,
+            metrics,
+            version,
+            analysis,
+            comparison,
+            seed,
+        } => (
             file,
             version,
             analysis,
             comparison,
             seed,
-        } => (file, version, analysis, comparison, seed),
+            one_metric(&metrics)?,
+        ),
         CheckAgainst::Candidate {
             candidate,
             baseline_rev,
@@ -521,14 +561,13 @@ pub fn check_run(
         }
         .into());
     }
-    let checked = check(
+    let checked = check_metric(
         history,
         &file,
         &key,
         version.as_deref(),
-        &analysis,
-        &comparison,
-        seed,
+        (&analysis, &comparison, seed),
+        &metric,
     )?;
     let findings = crate::Findings {
         verdicts: if checked.against_history.is_empty() {
@@ -577,6 +616,23 @@ pub fn check_run(
     })
 }
 
+/// The one metric a check gates on: wall time when none is named.
+fn one_metric(metrics: &[Metric]) -> Result<Metric> {
+    match metrics {
+        [] => Ok(Metric::Wall),
+        [one] => Ok(one.clone()),
+        several => Err(TrackError::OneMetricAtATime {
+            count: several.len(),
+            names: several
+                .iter()
+                .map(Metric::name)
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+        .into()),
+    }
+}
+
 /// `rigor track check --candidate`: both built and measured together until decided.
 fn candidate_run(
     history: &dyn HistoryRead,
@@ -587,6 +643,9 @@ fn candidate_run(
     track: TrackRequest,
     front: &mut dyn Front,
 ) -> Result<CheckReport> {
+    if let Some(m) = track.run.metrics.iter().find(|m| !m.is_wall()) {
+        return Err(TrackError::CandidateMetric(m.to_string()).into());
+    }
     let (budget, fail_on) = (track.run.budget, track.run.comparison.fail_on);
     let resolved = track.resolve_saying(front)?;
     let (settings, experiment) = (resolved.settings, resolved.experiment);

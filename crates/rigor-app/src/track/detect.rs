@@ -21,10 +21,12 @@ impl Default for DetectSettings {
     }
 }
 
-/// A change found in one benchmark's series, before false-discovery-rate control.
+/// A change found in one benchmark's series in one metric, before false-discovery-rate
+/// control.
 #[derive(Debug, Clone)]
 struct Found {
     benchmark: String,
+    metric: Metric,
     change: NewChange,
 }
 
@@ -87,14 +89,18 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<Vec<Fou
                 baseline: "its history".to_string(),
                 source,
             })?;
+    // A rate (more is better): a ratio above 1 is an improvement.
+    let higher_is_better = !l.metric.lower_is_better(&l.quantity);
     Ok(analysis
         .changes
         .iter()
         // Only changes are kept (a boundary whose verdict is no change is not one).
         .filter_map(|c| {
             let first = points[c.index].1;
+            let verdict = ChangeVerdict::of(c.verdict)?;
             Some(Found {
                 benchmark: l.benchmark.clone(),
+                metric: l.metric.clone(),
                 change: NewChange {
                     rev: l.versions[first].rev.clone(),
                     previous_rev: Some(l.versions[first - 1].rev.clone()),
@@ -102,7 +108,11 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<Vec<Fou
                     interval: c.interval,
                     p_value: c.p_adjusted,
                     q_value: None,
-                    verdict: ChangeVerdict::of(c.verdict)?,
+                    verdict: match (verdict, higher_is_better) {
+                        (ChangeVerdict::Regression, true) => ChangeVerdict::Improvement,
+                        (ChangeVerdict::Improvement, true) => ChangeVerdict::Regression,
+                        (v, false) => v,
+                    },
                     method: METHOD.to_string(),
                     evidence: if c.confounded {
                         Evidence::Confounded
@@ -115,20 +125,74 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<Vec<Fou
         .collect())
 }
 
-/// Detects changes over every benchmark of a series (from the stored levels: no samples read),
-/// controls the false discovery rate across the benchmarks (Benjamini–Hochberg at
-/// 1 − confidence), stores them (keeping statuses a user set, also for a change found again a
-/// few versions away) and returns the current ones.
+/// Detects wall-time changes over every benchmark of a series (from the stored levels: no
+/// samples read), controls the false discovery rate across the benchmarks (Benjamini–Hochberg
+/// at 1 − confidence), stores them (keeping statuses a user set, also for a change found again a
+/// few versions away) and returns the current ones (of every metric).
 pub fn detect_changes(
     history: &mut dyn History,
     key: &SeriesKey,
     s: &DetectSettings,
 ) -> Result<Vec<StoredChange>> {
+    detect_metric_changes(history, key, s, &[Metric::Wall])
+}
+
+/// [`detect_changes`] in each of `metrics` (none: wall time): the levels of a metric other than
+/// wall time come from each run's executions ([`levels::metric_levels`]); the false discovery
+/// rate is controlled across benchmarks × metrics together; each metric's changes are stored
+/// apart (detecting one metric leaves the others' as they are). Returns the current changes of
+/// every metric; [`super::TrackError::NoMetric`] when no benchmark of the series has one of the
+/// metrics asked for.
+pub fn detect_metric_changes(
+    history: &mut dyn History,
+    key: &SeriesKey,
+    s: &DetectSettings,
+    metrics: &[Metric],
+) -> Result<Vec<StoredChange>> {
+    detect_available(history, key, s, metrics, true).map(|d| d.changes)
+}
+
+/// What [`detect_available`] detected, and what it could not.
+pub(super) struct Detected {
+    /// The series' current changes (of every metric).
+    pub changes: Vec<StoredChange>,
+    /// The metrics asked for that no benchmark of the series has, each with the error it is.
+    pub missing: Vec<(Metric, AppError)>,
+    /// The benchmarks left out of a metric the others have ([`rigor_store::Warning::NoMetric`]).
+    pub left_out: Vec<rigor_store::Warning>,
+}
+
+/// [`detect_metric_changes`]; with `strict` false, a metric no benchmark of the series has is
+/// left out (its changes left as they are) and returned with the error it would have been.
+/// Nothing is stored when `strict` and one is missing.
+pub(super) fn detect_available(
+    history: &mut dyn History,
+    key: &SeriesKey,
+    s: &DetectSettings,
+    metrics: &[Metric],
+    strict: bool,
+) -> Result<Detected> {
+    let asked = metrics_or_wall(metrics);
     let benchmarks = history.benchmarks(key)?;
-    let all = levels::series_levels(history.as_read(), key, s.confidence)?;
+    let mut metrics = Vec::new();
+    let mut missing = Vec::new();
+    let mut left_out = Vec::new();
     let mut found: Vec<Found> = Vec::new();
-    for l in &all {
-        found.extend(detect_one(l, s)?);
+    for m in &asked {
+        let levels =
+            levels::metric_levels_noting(history.as_read(), key, m, s.confidence, &mut left_out);
+        match levels {
+            Ok(all) => {
+                metrics.push(m.clone());
+                for l in &all {
+                    found.extend(detect_one(l, s)?);
+                }
+            }
+            Err(e @ AppError::Track(TrackError::NoMetric { .. })) if !strict => {
+                missing.push((m.clone(), e));
+            }
+            Err(e) => return Err(e),
+        }
     }
     if !found.is_empty() {
         let p: Vec<f64> = found.iter().map(|f| f.change.p_value).collect();
@@ -145,12 +209,14 @@ pub fn detect_changes(
         ..ChangeFilter::default()
     })?;
     for b in &benchmarks {
-        let mine: Vec<NewChange> = found
-            .iter()
-            .filter(|f| &f.benchmark == b)
-            .map(|f| f.change.clone())
-            .collect();
-        history.save_changes(key, b, &mine)?;
+        for m in &metrics {
+            let mine: Vec<NewChange> = found
+                .iter()
+                .filter(|f| &f.benchmark == b && f.metric == *m)
+                .map(|f| f.change.clone())
+                .collect();
+            history.save_metric_changes(key, b, m, &mine)?;
+        }
     }
     let order: Vec<String> = history
         .versions(key)?
@@ -158,11 +224,16 @@ pub fn detect_changes(
         .map(|v| v.version.rev)
         .collect();
     carry_statuses(history, key, &before, &order)?;
-    Ok(history.changes(&ChangeFilter {
+    let changes = history.changes(&ChangeFilter {
         machine: Some(key.machine.clone()),
         branch: Some(key.branch.clone()),
         ..ChangeFilter::default()
-    })?)
+    })?;
+    Ok(Detected {
+        changes,
+        missing,
+        left_out,
+    })
 }
 
 /// How many versions a change may move between detections and keep the status a user gave it.
@@ -196,6 +267,7 @@ fn carry_statuses(
             .iter()
             .filter(|o| {
                 o.benchmark == c.benchmark
+                    && o.metric == c.metric
                     && o.status != ChangeStatus::New
                     && o.change.verdict == c.change.verdict
                     && o.change.rev != c.change.rev
@@ -209,6 +281,15 @@ fn carry_statuses(
         }
     }
     Ok(())
+}
+
+/// The metrics asked for, wall time when none was.
+pub fn metrics_or_wall(metrics: &[Metric]) -> Vec<Metric> {
+    if metrics.is_empty() {
+        vec![Metric::Wall]
+    } else {
+        metrics.to_vec()
+    }
 }
 
 /// A date or time a user typed for `--since`: `2026-01-01`, or an RFC 3339 time.
@@ -254,6 +335,8 @@ pub struct Event {
     pub rev: String,
     /// The machine and branch.
     pub series: SeriesKey,
+    /// The metric the changes are of.
+    pub metric: Metric,
     /// The ids of the changes that make it up.
     pub changes: Vec<ChangeId>,
     /// How many benchmarks the series has.
@@ -262,21 +345,27 @@ pub struct Event {
     pub range: (f64, f64),
 }
 
-/// Groups current changes into events: at least 3 changes, in the same direction, at one
-/// version, covering at least half of the series' benchmarks. `benchmarks` gives each series
-/// its number of benchmarks.
+/// Groups current changes into events: at least 3 changes of one metric, in the same direction,
+/// at one version, covering at least half of the series' benchmarks. `benchmarks` gives each
+/// series its number of benchmarks.
 pub fn events(changes: &[StoredChange], benchmarks: &dyn Fn(&SeriesKey) -> usize) -> Vec<Event> {
-    let mut groups: std::collections::BTreeMap<(SeriesKey, String, bool), Vec<&StoredChange>> =
+    type Group = (SeriesKey, Metric, String, bool);
+    let mut groups: std::collections::BTreeMap<Group, Vec<&StoredChange>> =
         std::collections::BTreeMap::new();
     for c in changes.iter().filter(|c| c.current) {
         groups
-            .entry((c.series.clone(), c.change.rev.clone(), c.change.ratio > 1.0))
+            .entry((
+                c.series.clone(),
+                c.metric.clone(),
+                c.change.rev.clone(),
+                c.change.ratio > 1.0,
+            ))
             .or_default()
             .push(c);
     }
     groups
         .into_iter()
-        .filter_map(|((series, rev, _), list)| {
+        .filter_map(|((series, metric, rev, _), list)| {
             let total = benchmarks(&series);
             (list.len() >= 3 && 2 * list.len() >= total).then(|| {
                 let ratios = list.iter().map(|c| c.change.ratio);
@@ -289,6 +378,7 @@ pub fn events(changes: &[StoredChange], benchmarks: &dyn Fn(&SeriesKey) -> usize
                         ratios.fold(f64::NEG_INFINITY, f64::max),
                     ),
                     series,
+                    metric,
                 }
             })
         })
@@ -303,6 +393,7 @@ mod tests {
         StoredChange {
             id: ChangeId(id),
             benchmark: benchmark.into(),
+            metric: Metric::Wall,
             series: SeriesKey::new("m", "main"),
             change: NewChange {
                 rev: rev.into(),

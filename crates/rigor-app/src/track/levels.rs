@@ -5,10 +5,12 @@
 
 use std::collections::HashMap;
 
-use rigor_history::{ArtifactHash, HistoryRead, RunInfo, SeriesKey, SessionId, StoredSummary};
+use rigor_history::{
+    ArtifactHash, HistoryRead, MeanSpread, RunInfo, SeriesKey, SessionId, StoredSummary,
+};
 use rigor_stats::crossed::{Cell, CrossedFit, SessionVariance, fit};
 use rigor_stats::dist::{Quantile, critical_value};
-use rigor_units::{ConfidenceLevel, Resolution, TimeUnit};
+use rigor_units::{ConfidenceLevel, Metric, Quantity, Resolution, TimeUnit};
 
 use crate::error::{AppError, Result};
 
@@ -57,7 +59,13 @@ pub struct VersionLevel {
 pub struct BenchmarkLevels {
     /// The benchmark.
     pub benchmark: String,
-    /// The unit of every level.
+    /// The metric the levels are of (wall time unless asked otherwise).
+    pub metric: Metric,
+    /// The quantity the levels are: values in its base unit (seconds, bytes, a count) for every
+    /// metric but wall time, whose levels are in [`BenchmarkLevels::unit`].
+    pub quantity: Quantity,
+    /// The unit of every level (a time unit: for a metric other than wall time, seconds standing
+    /// for the quantity's base unit, factor 1).
     pub unit: TimeUnit,
     /// Its versions in history order (those that measured it).
     pub versions: Vec<VersionLevel>,
@@ -229,6 +237,8 @@ pub fn benchmark_levels(
     }
     Ok(Some(BenchmarkLevels {
         benchmark: benchmark.to_string(),
+        metric: Metric::Wall,
+        quantity: Quantity::Time,
         unit,
         versions,
         fit,
@@ -261,6 +271,185 @@ pub fn series_levels(
         }
     }
     Ok(out)
+}
+
+/// One benchmark's runs in a metric other than wall time, as summaries: each stored run's
+/// executions projected on the metric (`rigor_store::BenchmarkRecord::for_metric`, as `rigor
+/// analyze --metric` projects a result) and summarised as ingest summarises wall times (the
+/// spread and Huber level of the top-level units, [`MeanSpread::of`]). Runs that did not record
+/// it are left out; with the quantity of the values, or why no run had it.
+pub fn metric_summaries(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    benchmark: &str,
+    metric: &Metric,
+) -> Result<(Vec<StoredSummary>, std::result::Result<Quantity, String>)> {
+    let mut out = Vec::new();
+    let mut quantity: std::result::Result<Quantity, String> =
+        Err(format!("no run of '{benchmark}' is stored"));
+    for r in history.run_records(key, benchmark)? {
+        let projected = match r.benchmark.for_metric(metric) {
+            Ok(p) => p,
+            Err(e) => {
+                if quantity.is_err() {
+                    quantity = Err(e.to_string());
+                }
+                continue;
+            }
+        };
+        let q = projected
+            .metric
+            .as_ref()
+            .map_or(Quantity::Time, |m| m.quantity.clone());
+        match &quantity {
+            Ok(first) if *first != q => {
+                let mixed = super::TrackError::Metric(rigor_store::MetricError::MixedUnits {
+                    benchmark: benchmark.to_string(),
+                    metric: metric.clone(),
+                    first: first.to_string(),
+                    other: q.to_string(),
+                });
+                return Err(mixed.into());
+            }
+            _ => quantity = Ok(q),
+        }
+        let measured: Vec<f64> = projected
+            .samples
+            .iter()
+            .filter(|s| !s.warmup)
+            .map(|s| s.value)
+            .collect();
+        let mean =
+            (!measured.is_empty()).then(|| measured.iter().sum::<f64>() / measured.len() as f64);
+        out.push(StoredSummary {
+            benchmark: benchmark.to_string(),
+            rev: r.rev,
+            run: r.run,
+            unit: TimeUnit::S,
+            mean,
+            interval: None,
+            level: None,
+            spread: MeanSpread::of(&projected),
+            components: Vec::new(),
+            resolution: projected.resolution(),
+        });
+    }
+    Ok((out, quantity))
+}
+
+/// Every benchmark's levels over a series in `metric`: wall time's from the stored levels
+/// ([`series_levels`]); any other metric's from each run's executions ([`metric_summaries`]),
+/// computed when asked rather than stored, so that every metric a run recorded (a program's
+/// reported ones included) can be asked for without the history knowing them in advance.
+/// Benchmarks without the metric are left out; [`super::TrackError::NoMetric`] when none has it.
+pub fn metric_levels(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    metric: &Metric,
+    confidence: ConfidenceLevel,
+) -> Result<Vec<BenchmarkLevels>> {
+    metric_levels_noting(history, key, metric, confidence, &mut Vec::new())
+}
+
+/// [`metric_levels`], each benchmark left out (it has no values of the metric) said in
+/// `left_out` ([`rigor_store::Warning::NoMetric`]).
+pub fn metric_levels_noting(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    metric: &Metric,
+    confidence: ConfidenceLevel,
+    left_out: &mut Vec<rigor_store::Warning>,
+) -> Result<Vec<BenchmarkLevels>> {
+    if metric.is_wall() {
+        return series_levels(history, key, confidence);
+    }
+    let order: Vec<String> = history
+        .versions(key)?
+        .into_iter()
+        .map(|v| v.version.rev)
+        .collect();
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for name in history.benchmarks(key)? {
+        match benchmark_metric_levels_in(history, key, &name, metric, &order, confidence)? {
+            Ok(Some(l)) => out.push(l),
+            Ok(None) => {}
+            Err(reason) => skipped.push(rigor_store::Warning::NoMetric {
+                benchmark: name,
+                reason,
+            }),
+        }
+    }
+    if out.is_empty() {
+        let why = skipped.into_iter().find_map(|w| match w {
+            rigor_store::Warning::NoMetric { reason, .. } => Some(reason),
+            _ => None,
+        });
+        return Err(no_metric(key, metric, why));
+    }
+    left_out.extend(skipped);
+    Ok(out)
+}
+
+/// [`super::TrackError::NoMetric`] for a series.
+fn no_metric(key: &SeriesKey, metric: &Metric, why: Option<String>) -> AppError {
+    super::TrackError::NoMetric {
+        metric: metric.to_string(),
+        machine: key.machine.clone(),
+        branch: key.branch.clone(),
+        why: why.unwrap_or_else(|| "nothing is stored".to_string()),
+    }
+    .into()
+}
+
+/// One benchmark's levels in `metric` (wall time: from its stored levels), `None` when no run
+/// measured it; [`super::TrackError::NoMetric`] when its runs did not record the metric.
+pub fn benchmark_metric_levels(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    benchmark: &str,
+    metric: &Metric,
+    confidence: ConfidenceLevel,
+) -> Result<Option<BenchmarkLevels>> {
+    let order: Vec<String> = history
+        .versions(key)?
+        .into_iter()
+        .map(|v| v.version.rev)
+        .collect();
+    if metric.is_wall() {
+        let summaries = history.summaries(key)?;
+        let mine: Vec<&StoredSummary> = summaries
+            .iter()
+            .filter(|s| s.benchmark == benchmark)
+            .collect();
+        return benchmark_levels(benchmark, &mine, &order, confidence);
+    }
+    benchmark_metric_levels_in(history, key, benchmark, metric, &order, confidence)?
+        .map_err(|why| no_metric(key, metric, Some(why)))
+}
+
+/// One benchmark's levels in a metric other than wall time over the versions `order`: `Err`
+/// with the reason when no run of it recorded the metric.
+fn benchmark_metric_levels_in(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    benchmark: &str,
+    metric: &Metric,
+    order: &[String],
+    confidence: ConfidenceLevel,
+) -> Result<std::result::Result<Option<BenchmarkLevels>, String>> {
+    let (summaries, quantity) = metric_summaries(history, key, benchmark, metric)?;
+    let quantity = match quantity {
+        Ok(q) => q,
+        Err(why) => return Ok(Err(why)),
+    };
+    let refs: Vec<&StoredSummary> = summaries.iter().collect();
+    Ok(Ok(benchmark_levels(benchmark, &refs, order, confidence)?
+        .map(|mut l| {
+            l.metric = metric.clone();
+            l.quantity = quantity;
+            l
+        })))
 }
 
 #[cfg(test)]

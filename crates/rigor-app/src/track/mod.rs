@@ -52,7 +52,7 @@ use rigor_stats::compare::Verdict;
 use rigor_stats::fdr::bh_adjusted;
 use rigor_stats::series::{Segment, SeriesConfig, VersionMean};
 use rigor_store::{BenchmarkRecord, Environment, ResultFile, RunStatus};
-use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds, TimeUnit};
+use rigor_units::{ConfidenceLevel, Fraction, Metric, Resolution, Seconds, TimeUnit};
 
 use crate::analysis::{analyze_all, hierarchy_of};
 use crate::comparisons::ratio_floor;

@@ -133,6 +133,39 @@ pub enum TrackError {
         /// The branches stored for the machine.
         stored: Vec<String>,
     },
+    /// A metric's stored values cannot be had of a benchmark (its runs report it in different
+    /// units).
+    #[error(transparent)]
+    Metric(#[from] rigor_store::MetricError),
+    /// `track check --metric` names several metrics.
+    #[error(
+        "track check gates on one metric at a time, and --metric names {count} ({names}): run it \
+         once per metric"
+    )]
+    OneMetricAtATime {
+        /// How many were named.
+        count: usize,
+        /// Them, as typed.
+        names: String,
+    },
+    /// `track check --candidate` with a metric other than wall time.
+    #[error(
+        "track check --candidate compares wall times (both measured together until decided); \
+         --metric {0} gates a saved result: rigor track check RESULT.json --metric {0}"
+    )]
+    CandidateMetric(String),
+    /// `--metric` names a metric no stored run of the series recorded.
+    #[error("no benchmark on {machine} ({branch}) has {metric} values: {why}")]
+    NoMetric {
+        /// The metric, as typed.
+        metric: String,
+        /// The machine.
+        machine: String,
+        /// The branch.
+        branch: String,
+        /// Why, in words (the first benchmark's reason, with what would record it).
+        why: String,
+    },
     /// `rigor track show` names a benchmark without a history.
     #[error(
         "no history of '{benchmark}' on {machine} ({branch}); see `rigor track changes` for what \

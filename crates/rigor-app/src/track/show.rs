@@ -50,11 +50,17 @@ pub struct Shown {
     pub session_count: usize,
     /// The unit of every level.
     pub unit: TimeUnit,
+    /// The metric shown.
+    pub metric: Metric,
+    /// The quantity its levels are (wall time and CPU times: time; peak memory: bytes), which
+    /// decides how they are written.
+    pub quantity: rigor_units::Quantity,
 }
 
 impl Shown {
     /// What the terminal shows of `benchmark`'s history in `key`.
     pub fn view(&self, benchmark: &str, key: &SeriesKey) -> rigor_report::track_run::ShowView {
+        let scale = rigor_report::format::Scale::of(self.quantity.clone());
         let lines = self
             .points
             .iter()
@@ -62,13 +68,14 @@ impl Shown {
                 let level = p.level.as_ref().map_or_else(
                     || "no result: the version failed".to_string(),
                     |l| {
+                        // In the quantity's base unit (seconds, bytes, a count).
                         let s = |x: f64| Seconds::from_unit(x, self.unit).get();
                         let (lo, hi) = l.interval;
                         format!(
                             "{} ({} .. {})",
-                            rigor_report::format::time_like(s(l.level), s(l.level)),
-                            rigor_report::format::time_like(s(lo), s(l.level)),
-                            rigor_report::format::time_like(s(hi), s(l.level))
+                            scale.show(s(l.level), s(l.level)),
+                            scale.show(s(lo), s(l.level)),
+                            scale.show(s(hi), s(l.level))
                         )
                     },
                 );
@@ -102,7 +109,11 @@ impl Shown {
             })
             .collect();
         rigor_report::track_run::ShowView {
-            benchmark: benchmark.to_string(),
+            benchmark: if self.metric.is_wall() {
+                benchmark.to_string()
+            } else {
+                format!("{benchmark} ({})", self.metric)
+            },
             series: (key.machine.clone(), key.branch.clone()),
             sessions: self.sessions,
             session_count: (self.session_count, self.components),
@@ -111,17 +122,22 @@ impl Shown {
     }
 }
 
-/// A benchmark's history on a machine and branch, version by version.
+/// A benchmark's history of wall times on a machine and branch, version by version.
 pub fn show(history: &dyn HistoryRead, key: &SeriesKey, benchmark: &str) -> Result<Shown> {
+    show_metric(history, key, benchmark, &Metric::Wall)
+}
+
+/// A benchmark's history in one metric on a machine and branch, version by version (a metric
+/// other than wall time: each run's executions projected on it, [`levels::metric_levels`]).
+pub fn show_metric(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    benchmark: &str,
+    metric: &Metric,
+) -> Result<Shown> {
     let versions = history.versions(key)?;
-    let order: Vec<String> = versions.iter().map(|v| v.version.rev.clone()).collect();
-    let summaries = history.summaries(key)?;
-    let mine: Vec<&rigor_history::StoredSummary> = summaries
-        .iter()
-        .filter(|s| s.benchmark == benchmark)
-        .collect();
     let confidence = ConfidenceLevel::NINETY_FIVE;
-    let l = levels::benchmark_levels(benchmark, &mine, &order, confidence)?;
+    let l = levels::benchmark_metric_levels(history, key, benchmark, metric, confidence)?;
     let mut by_rev: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     if let Some(l) = &l {
         for (i, v) in l.versions.iter().enumerate() {
@@ -167,6 +183,10 @@ pub fn show(history: &dyn HistoryRead, key: &SeriesKey, benchmark: &str) -> Resu
         components: l.as_ref().map_or(0, |l| l.fit.components()),
         session_count: l.as_ref().map_or(0, |l| l.sessions.len()),
         unit: l.as_ref().map_or(TimeUnit::S, |l| l.unit),
+        metric: metric.clone(),
+        quantity: l
+            .as_ref()
+            .map_or(rigor_units::Quantity::Time, |l| l.quantity.clone()),
     })
 }
 
@@ -230,11 +250,24 @@ fn step(
     )
 }
 
-/// `rigor track show`: [`show`], or an error when no version measured the benchmark (versions
-/// that failed altogether are listed for every name: a history of the benchmark has at least
-/// one version that measured it).
-pub fn show_history(history: &dyn HistoryRead, key: &SeriesKey, benchmark: &str) -> Result<Shown> {
-    let shown = show(history, key, benchmark)?;
+/// `rigor track show`: [`show_metric`], or an error when no version measured the benchmark
+/// (versions that failed altogether are listed for every name: a history of the benchmark has at
+/// least one version that measured it).
+pub fn show_history(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    benchmark: &str,
+    metric: &Metric,
+) -> Result<Shown> {
+    if !history.benchmarks(key)?.iter().any(|b| b == benchmark) {
+        return Err(TrackError::NoBenchmarkHistory {
+            benchmark: benchmark.to_string(),
+            machine: key.machine.clone(),
+            branch: key.branch.clone(),
+        }
+        .into());
+    }
+    let shown = show_metric(history, key, benchmark, metric)?;
     if !shown.points.iter().any(|p| p.level.is_some()) {
         return Err(TrackError::NoBenchmarkHistory {
             benchmark: benchmark.to_string(),
@@ -250,13 +283,19 @@ impl Shown {
     /// The history as `rigor track show --json` prints it: each version with its level, interval,
     /// counts per level and runs, and the step from the version before.
     pub fn json(&self) -> serde_json::Value {
+        // Wall time in its stored unit; every other metric in its quantity's base unit.
+        let unit = if self.metric.is_wall() {
+            serde_json::json!(self.unit)
+        } else {
+            serde_json::json!(self.quantity.base_unit())
+        };
         let points = self.points.iter().map(|p| {
             let l = p.level.as_ref();
             serde_json::json!({
                 "version": p.version,
                 "level": l.map(|l| l.level),
                 "ci": l.map(|l| [l.interval.0, l.interval.1]),
-                "unit": self.unit,
+                "unit": unit,
                 "counts": l.map(|l| l.counts()),
                 "identical_to_previous": l.map(|l| l.identical_to_previous),
                 "sessions_unknown": l.map(|l| l.sessions_unknown),

@@ -23,6 +23,10 @@ pub struct TrackRunRequest {
     pub history: String,
     /// The commands as given (a hint when several were meant as one).
     pub commands: Vec<String>,
+    /// The metrics whose changes are detected after measuring (none: wall time). Only wall
+    /// time's changes are confirmed by measuring again (the confirmation compares wall times);
+    /// the others are reported as detected.
+    pub metrics: Vec<Metric>,
 }
 
 /// What `rigor track run` shows when it ends.
@@ -106,11 +110,13 @@ pub fn track_run(
         .iter()
         .map(|c| c.id)
         .collect();
-    let mut found = detect_changes(history, &key, &DetectSettings::default())?;
+    let metrics = metrics_or_wall(&request.metrics);
+    let mut found = detect_metric_changes(history, &key, &DetectSettings::default(), &metrics)?;
     let new: Vec<StoredChange> = found
         .iter()
         .filter(|c| {
             !known.contains(&c.id)
+                && c.metric.is_wall()
                 && matches!(c.change.evidence, Evidence::Detected | Evidence::Confounded)
         })
         .cloned()
@@ -138,7 +144,7 @@ pub fn track_run(
         }
         found = history.changes(&series)?;
     }
-    found.retain(|c| c.change.evidence != Evidence::Refuted);
+    found.retain(|c| c.change.evidence != Evidence::Refuted && metrics.contains(&c.metric));
     drop(resolved.build_dir);
     Ok(TrackRunReport {
         changes: Some(found),

@@ -42,6 +42,15 @@ pub fn git(repo: &Path, args: &[&str]) {
     assert!(ok, "git {args:?}");
 }
 
+/// Commits everything as commit `i` (a `NOTES` file changed with it, so that every commit has a
+/// change) and returns its id.
+pub fn commit(repo: &Path, i: usize) -> String {
+    std::fs::write(repo.join("NOTES"), format!("revision {i}\n")).unwrap();
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-q", "-m", &format!("commit {i}")]);
+    head(repo)
+}
+
 /// The commit id of the repository's HEAD.
 pub fn head(repo: &Path) -> String {
     let out = Command::new("git")
@@ -94,10 +103,7 @@ pub fn history_repo(repo: &Path) -> Vec<String> {
             format!("#define WORK {}L\n{BENCH_C}", work.round() as i64),
         )
         .unwrap();
-        std::fs::write(repo.join("NOTES"), format!("revision {i}\n")).unwrap();
-        git(repo, &["add", "."]);
-        git(repo, &["commit", "-q", "-m", &format!("commit {i}")]);
-        ids.push(head(repo));
+        ids.push(commit(repo, i));
     }
     ids
 }

@@ -44,3 +44,11 @@ pub fn stdout_of(cmd: &mut Command) -> String {
     let out = cmd.assert().success().get_output().stdout.clone();
     String::from_utf8(out).expect("utf-8 output")
 }
+
+/// `rigor track --db DB ARGS… --machine m --branch main`: the series of the history tests.
+pub fn track_m_main(db: &Path, args: &[&str]) -> Command {
+    let mut cmd = rigor();
+    cmd.arg("track").arg("--db").arg(db).args(args);
+    cmd.args(["--machine", "m", "--branch", "main"]);
+    cmd
+}

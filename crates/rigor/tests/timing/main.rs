@@ -22,6 +22,7 @@ mod bench;
 mod run;
 mod sessions;
 mod track;
+mod track_metrics;
 mod until_decided;
 
 use std::sync::{Mutex, MutexGuard};
