@@ -284,6 +284,24 @@ where
     F: FnMut(&Area<'_>, &mut sequence::Chart<'_, '_>, usize, f64) -> DrawResult,
     O: FnOnce(&mut sequence::Chart<'_, '_>) -> DrawResult,
 {
+    banded_on(labels, row_height, x, desc, false, &mut draw, over)
+}
+
+/// [`banded`] with `log`: the x positions are decimal logarithms of the values (the caller
+/// transforms them), and the ticks are labelled with the values themselves.
+pub(crate) fn banded_on<F, O>(
+    labels: Vec<String>,
+    row_height: u32,
+    x: Span,
+    desc: &str,
+    log: bool,
+    mut draw: F,
+    over: O,
+) -> PlotResult
+where
+    F: FnMut(&Area<'_>, &mut sequence::Chart<'_, '_>, usize, f64) -> DrawResult,
+    O: FnOnce(&mut sequence::Chart<'_, '_>) -> DrawResult,
+{
     let label_width = labels.iter().map(|l| text_width(l)).max().unwrap_or(0) + 20;
     let n = labels.len();
     let height = 70 + row_height * n as u32;
@@ -301,7 +319,7 @@ where
             .light_line_style(TRANSPARENT)
             .y_labels(0)
             .x_labels(8)
-            .x_label_formatter(&|v| tick(*v))
+            .x_label_formatter(&|v| if log { tick(10f64.powf(*v)) } else { tick(*v) })
             .label_style(tick_font())
             .axis_desc_style(label_font())
             .x_desc(desc)

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 
 use super::sequence::Chart;
 use super::{
-    DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, banded, label_font, palette, svg,
+    DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, banded_on, label_font, palette, svg,
     tick_font,
 };
 use crate::html::scale::{Span, plottable, tick, truncate};
@@ -17,20 +17,43 @@ const ROW_HEIGHT: u32 = 40;
 /// Longest row label, in characters.
 const MAX_LABEL: usize = 40;
 
-/// Draws rows on a shared x axis from `x` with one labelled band per benchmark.
-fn rows_plot<F>(rows: &[OverviewRow], x: Span, desc: &str, mut draw: F) -> PlotResult
+/// Draws rows on a shared x axis from `x` with one labelled band per benchmark; with `log`, the
+/// axis is logarithmic (positions are decimal logarithms: [`at`]).
+fn rows_plot<F>(rows: &[OverviewRow], x: Span, desc: &str, log: bool, mut draw: F) -> PlotResult
 where
     F: FnMut(&mut Chart<'_, '_>, &OverviewRow, f64) -> DrawResult,
 {
     let labels: Vec<String> = rows.iter().map(|r| truncate(&r.name, MAX_LABEL)).collect();
-    banded(
+    banded_on(
         labels,
         ROW_HEIGHT,
         x,
         desc,
+        log,
         |_, chart, i, y| draw(chart, &rows[i], y),
         |_| Ok(()),
     )
+}
+
+/// Means this many times apart or more are drawn on a logarithmic axis: on a linear one the
+/// fastest benchmarks (nanoseconds beside microseconds) would be invisible.
+const LOG_FROM: f64 = 20.0;
+
+/// Whether values spanning `lo..=hi` (positive) are drawn on a logarithmic axis.
+fn log_axis(lo: f64, hi: f64) -> bool {
+    lo > 0.0 && hi / lo >= LOG_FROM
+}
+
+/// The axis position of `v`: itself, or its decimal logarithm on a logarithmic axis (values
+/// at or below zero, which a log axis cannot place, go to its left edge `floor`).
+fn at(v: f64, log: bool, floor: f64) -> f64 {
+    if !log {
+        v
+    } else if v > 0.0 {
+        v.log10()
+    } else {
+        floor
+    }
 }
 
 /// Each benchmark's mean as a bar from zero with its confidence interval as whiskers.
@@ -46,24 +69,47 @@ pub(super) fn means(rows: &[OverviewRow], unit: &str) -> PlotResult {
         .flat_map(|r| [r.mean, r.ci_upper])
         .filter(|v| plottable(*v))
         .fold(0.0, f64::max);
-    let x = Span {
-        lo: 0.0,
-        hi: top * 1.08,
+    let least = drawable
+        .iter()
+        .map(|r| r.mean)
+        .fold(f64::INFINITY, f64::min);
+    let log = log_axis(least, top);
+    let (x, desc) = if log {
+        let lo = rows
+            .iter()
+            .flat_map(|r| [r.mean, r.ci_lower])
+            .filter(|v| plottable(*v) && *v > 0.0)
+            .fold(least, f64::min);
+        let (lo, hi) = (lo.log10().floor(), top.log10() + 0.05);
+        (Span { lo, hi }, format!("mean ({unit}, logarithmic axis)"))
+    } else {
+        (
+            Span {
+                lo: 0.0,
+                hi: top * 1.08,
+            },
+            format!("mean ({unit})"),
+        )
     };
-    rows_plot(rows, x, &format!("mean ({unit})"), |chart, r, y| {
+    let p = |v: f64| at(v, log, x.lo);
+    rows_plot(rows, x, &desc, log, |chart, r, y| {
         if !plottable(r.mean) {
             return Ok(());
         }
         chart.draw_series([Rectangle::new(
-            [(0.0, y - 0.3), (r.mean, y + 0.3)],
+            [
+                (if log { x.lo } else { 0.0 }, y - 0.3),
+                (p(r.mean), y + 0.3),
+            ],
             DATA.mix(0.55).filled(),
         )])?;
         if plottable(r.ci_lower) && plottable(r.ci_upper) {
+            let (lo, hi) = (p(r.ci_lower), p(r.ci_upper));
             chart.draw_series([PathElement::new(
-                vec![(r.ci_lower, y), (r.ci_upper, y)],
+                vec![(lo, y), (hi, y)],
                 BLACK.stroke_width(2),
             )])?;
-            for end in [r.ci_lower, r.ci_upper] {
+            for end in [lo, hi] {
                 let cap = vec![(end, y - 0.15), (end, y + 0.15)];
                 chart.draw_series([PathElement::new(cap, BLACK.stroke_width(2))])?;
             }
@@ -81,9 +127,27 @@ pub(super) fn distribution(rows: &[OverviewRow], unit: &str) -> PlotResult {
     let Some(x) = Span::of(all) else {
         return Ok(Drawn::Empty("No measurements to plot.".into()));
     };
-    let x = x.padded(0.05);
-    let desc = format!("time of each execution ({unit})");
-    rows_plot(rows, x, &desc, |chart, r, y| {
+    let log = log_axis(x.lo, x.hi);
+    let (x, desc) = if log {
+        let span = Span {
+            lo: x.lo.log10(),
+            hi: x.hi.log10(),
+        };
+        (
+            span.padded(0.05),
+            format!("time of each execution ({unit}, logarithmic axis)"),
+        )
+    } else {
+        (x.padded(0.05), format!("time of each execution ({unit})"))
+    };
+    let p = |v: f64| at(v, log, x.lo);
+    rows_plot(rows, x, &desc, log, |chart, r, y| {
+        let r = &OverviewRow {
+            mean: p(r.mean),
+            quartiles: r.quartiles.map(|q| q.map(p)),
+            values: r.values.iter().map(|v| p(*v)).collect(),
+            ..r.clone()
+        };
         if let Some([q1, median, q3]) = r.quartiles {
             chart.draw_series([Rectangle::new(
                 [(q1, y - 0.3), (q3, y + 0.3)],
@@ -162,4 +226,46 @@ pub(super) fn parameter(p: &ParameterPlot, unit: &str) -> PlotResult {
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, mean: f64) -> OverviewRow {
+        OverviewRow {
+            name: name.into(),
+            mean,
+            ci_lower: mean * 0.98,
+            ci_upper: mean * 1.02,
+            values: vec![mean * 0.99, mean, mean * 1.01],
+            quartiles: Some([mean * 0.995, mean, mean * 1.005]),
+        }
+    }
+
+    fn svg(d: PlotResult) -> String {
+        match d.unwrap() {
+            Drawn::Svg(s) => s,
+            Drawn::Empty(why) => panic!("{why}"),
+        }
+    }
+
+    #[test]
+    fn means_far_apart_are_drawn_on_a_logarithmic_axis() {
+        // 10 ns beside 20 µs: on a linear axis the first bar would be 0.05% of the width.
+        let apart = [row("fast", 10.0), row("slow", 20_000.0)];
+        for plot in [means(&apart, "ns"), distribution(&apart, "ns")] {
+            assert!(svg(plot).contains("logarithmic axis"));
+        }
+        // Ticks name the values, not their logarithms.
+        let s = svg(means(&apart, "ns"));
+        let ticks: Vec<&str> = s.lines().map(str::trim).collect();
+        for t in ["10", "100", "1000", "10000"] {
+            assert!(ticks.contains(&t), "{t} not a tick in {s}");
+        }
+        let close = [row("a", 10.0), row("b", 15.0)];
+        for plot in [means(&close, "ns"), distribution(&close, "ns")] {
+            assert!(!svg(plot).contains("logarithmic"));
+        }
+    }
 }
