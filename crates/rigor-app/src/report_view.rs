@@ -402,13 +402,20 @@ fn shuffled(runs: &[Vec<f64>], seed: Seed) -> Vec<Vec<f64>> {
 
 /// Pairs (x_t, x_{t+lag}) within each execution's steady part, for lags 1–4, beside the same for
 /// the values shuffled within each execution.
+/// Most points of one lag plot: beyond a few hundred a scatter shows no more, and each point
+/// is an SVG element (5,000 made a report of 7 benchmarks 15 MB).
+const LAG_POINTS: usize = 800;
+
 fn lag_panels(runs: &[Vec<f64>], seed: Seed) -> Vec<LagPanel> {
     let mixed = shuffled(runs, seed);
     let pairs = |rs: &[Vec<f64>], lag: usize| -> Vec<(f64, f64)> {
-        rs.iter()
-            .flat_map(|r| r.windows(lag + 1).map(move |w| (w[0], w[lag])))
-            .take(5_000)
-            .collect()
+        let all = || {
+            rs.iter()
+                .flat_map(|r| r.windows(lag + 1).map(move |w| (w[0], w[lag])))
+        };
+        // Every k-th pair, so that every execution is represented (not only the first ones).
+        let stride = all().count().div_ceil(LAG_POINTS).max(1);
+        all().step_by(stride).collect()
     };
     (1..=4)
         .map(|lag| LagPanel {
@@ -434,4 +441,32 @@ fn acf_panel(runs: &[Vec<f64>], seed: Seed) -> Option<AcfPanel> {
         shuffled,
         bound: 1.96 / (longest.len() as f64).sqrt(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lag_plots_draw_a_few_hundred_pairs_from_every_execution() {
+        // 30 executions of 1,000 iterations; execution i's values are all i.
+        let runs: Vec<Vec<f64>> = (0..30).map(|i| vec![i as f64; 1000]).collect();
+        for panel in lag_panels(&runs, Seed(1)) {
+            assert!(panel.points.len() <= LAG_POINTS, "{}", panel.points.len());
+            assert!(panel.points.len() >= LAG_POINTS / 2);
+            // The last execution is drawn too, not only the first ones.
+            assert!(
+                panel.points.iter().any(|p| p.0 == 29.0),
+                "lag {}",
+                panel.lag
+            );
+            assert!(panel.shuffled_points.len() <= LAG_POINTS);
+        }
+        // Short runs keep every pair.
+        let short = vec![vec![1.0, 2.0, 3.0]];
+        assert_eq!(
+            lag_panels(&short, Seed(1))[0].points,
+            vec![(1.0, 2.0), (2.0, 3.0)]
+        );
+    }
 }
