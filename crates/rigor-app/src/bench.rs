@@ -287,8 +287,16 @@ pub fn suite_request(
 ) -> RunRequest {
     request.comparison.enabled = request.comparison.reference.is_some();
     request.comparison.estimator = estimator.unwrap_or(rigor_stats::Estimator::Min);
+    // An adaptive run's pilot takes a fixed run's samples per process (the harness's 100), not
+    // 10: the minimum of 10 samples moves far more between processes than that of 100, and a
+    // plan from it asked for 17 times the default run's length.
+    request.pilot_iterations.get_or_insert(HARNESS_SAMPLES);
     request
 }
+
+/// The samples a rigor-bench harness takes per process when rigor does not ask for a count
+/// (rigor-bench's `DEFAULT_SAMPLES`).
+pub const HARNESS_SAMPLES: usize = 100;
 
 /// Compares the run's result `new` with the baseline `old`, with the run's comparison settings.
 ///

@@ -132,6 +132,15 @@ pub fn run(
                 steady_only: settings.discard == rigor_store::Discard::Auto,
                 ..PilotSettings::adaptive()
             };
+            // Pilot like the run: the iterations asked for, or those a fixed run's process
+            // would take (rigor bench's samples).
+            if let Some(k) = settings
+                .runner
+                .iterations_per_execution
+                .or(settings.pilot_iterations)
+            {
+                pilot.iterations = k;
+            }
             if let Some(n) = *min_units {
                 match settings.runner.build {
                     Some(_) => pilot.builds = n,

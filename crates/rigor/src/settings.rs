@@ -134,6 +134,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         analysis: analysis(&o.analysis),
         metrics: o.analysis.metric.0.clone(),
         throughput: o.throughput.clone(),
+        pilot_iterations: None,
         origin: Origin::current(o.label.clone()),
     }
 }

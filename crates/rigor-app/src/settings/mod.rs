@@ -358,6 +358,9 @@ pub struct RunSettings {
     /// Each benchmark's work per measured value (`--throughput`), shown as a rate; empty
     /// without it.
     pub throughputs: Vec<rigor_units::Throughput>,
+    /// Iterations per execution of an adaptive run's pilot, when not its usual 10
+    /// ([`RunRequest::pilot_iterations`]); `--iterations` also sets them.
+    pub pilot_iterations: Option<usize>,
     /// Comparisons of several benchmarks.
     pub comparison: ComparisonSettings,
     /// Files to write.

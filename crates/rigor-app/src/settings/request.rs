@@ -203,6 +203,10 @@ pub struct RunRequest {
     pub analysis: AnalysisSettings,
     /// What is summarised and compared (`--metric`; empty: wall time).
     pub metrics: Vec<rigor_units::Metric>,
+    /// Iterations per execution an adaptive run's pilot asks for, when not the pilot's usual 10
+    /// (`rigor bench`: the samples a fixed run's process takes, so that the pilot plans from
+    /// what the run will measure).
+    pub pilot_iterations: Option<usize>,
     /// `--throughput`: the work of one measured value (`64MiB`, `1000items`), `{VAR}`
     /// replaced by each benchmark's parameters.
     pub throughput: Option<String>,
@@ -407,6 +411,7 @@ impl RunRequest {
             analysis: self.analysis,
             metrics: self.metrics.clone(),
             throughputs,
+            pilot_iterations: self.pilot_iterations,
             comparison,
             exports: Exports {
                 files: ExportPaths {

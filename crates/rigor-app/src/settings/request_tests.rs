@@ -293,3 +293,28 @@ fn counted_executions_keep_their_counts() {
     assert!(b.metrics().contains(&metric));
     assert_eq!(b.for_metric(&metric).unwrap().samples.len(), 3);
 }
+
+#[test]
+fn an_adaptive_pilot_takes_the_iterations_the_run_will() {
+    // rigor bench's pilot asks a harness for a fixed run's 100 samples per process, not 10.
+    let pilot_iterations = |q: RunRequest| {
+        let r = q.resolve().unwrap();
+        let mut executor = rigor_runner::SimulatedExecutor::new(Seed(1));
+        let measured = crate::run::run(
+            &r.settings,
+            &mut executor,
+            rigor_runner::StopSignal::new(),
+            &mut crate::recorder::NoProgress,
+        )
+        .unwrap();
+        let b = &measured.result.benchmarks[0];
+        let first = b.executions.iter().find(|e| !e.warmup).unwrap().execution;
+        b.samples.iter().filter(|s| s.execution == first).count()
+    };
+    let mut q = request(&["mean=10us,execution=2%,iteration=1%"]);
+    q.simulate = true;
+    q.precision = Some(rigor_units::Fraction::new(0.05).unwrap());
+    assert_eq!(pilot_iterations(q.clone()), 10);
+    let bench = crate::bench::suite_request(q, None);
+    assert_eq!(pilot_iterations(bench), crate::bench::HARNESS_SAMPLES);
+}
