@@ -826,7 +826,129 @@ pub fn report(study: &Study) -> String {
         );
     }
     let _ = writeln!(s, "\n</details>\n");
+    findings(study, &mut s);
     s
+}
+
+/// `c`'s ratio as a signed percentage.
+fn percent(c: &Compared) -> String {
+    format!("{:+.1}%", 100.0 * (c.ratio - 1.0))
+}
+
+/// Whether `c`'s interval excludes 1 (a change, whatever the threshold).
+fn excludes_one(c: &Compared) -> bool {
+    c.interval.is_some_and(|(a, b)| a > 1.0 || b < 1.0)
+}
+
+/// False alarms of `cpu` (else wall) over the pairs of `conditions`: (alarms, pairs).
+fn alarms(study: &Study, conditions: &[Condition], cpu: bool) -> (usize, usize) {
+    let pairs = study
+        .pairs
+        .iter()
+        .filter(|p| conditions.contains(&p.condition));
+    let (mut hits, mut n) = (0, 0);
+    for p in pairs {
+        n += 1;
+        hits += usize::from(p.compared.of(cpu).alarm());
+    }
+    (hits, n)
+}
+
+/// The median relative half-width of the ratio intervals of `cpu` (else wall) over the bounded
+/// pairs of `conditions`, as a percentage.
+fn half_width(study: &Study, conditions: &[Condition], cpu: bool) -> String {
+    let widths: Vec<f64> = study
+        .pairs
+        .iter()
+        .filter(|p| conditions.contains(&p.condition))
+        .filter_map(|p| p.compared.of(cpu).interval)
+        .map(|(a, b)| (b - a) / 2.0)
+        .collect();
+    if widths.is_empty() {
+        "–".into()
+    } else {
+        format!("±{:.1}%", 100.0 * median(&widths))
+    }
+}
+
+/// The "What it shows" section: the figures above in words, with what CPU time cannot see.
+fn findings(study: &Study, s: &mut String) {
+    let _ = writeln!(s, "## What it shows\n");
+    let hog_shifts: Vec<&Shift> = study
+        .shifts
+        .iter()
+        .filter(|x| x.what.starts_with("under the hog"))
+        .collect();
+    for sh in &hog_shifts {
+        let (w, c) = (&sh.compared.wall, &sh.compared.cpu);
+        let cpu_moved = if excludes_one(c) {
+            format!(
+                "CPU time moved too, by {} ({}), which rigor calls *{}*",
+                percent(c),
+                interval(c),
+                c.verdict.as_str()
+            )
+        } else {
+            format!(
+                "CPU time's interval ({}) contains 1: no shift shown",
+                interval(c)
+            )
+        };
+        let _ = writeln!(
+            s,
+            "- **{}** under the hog: wall time {} ({}); {}.",
+            sh.program,
+            percent(w),
+            interval(w),
+            cpu_moved
+        );
+    }
+    if let Some(sh) = study.shifts.iter().find(|x| x.what.contains("more sleep")) {
+        let (w, c) = (&sh.compared.wall, &sh.compared.cpu);
+        let _ = writeln!(
+            s,
+            "- **{MORE_SLEEP_MS:.0} ms more sleep** (a real slowdown of the work-and-sleep \
+             program, without the hog): wall time {} (*{}*), CPU time {} (*{}*).",
+            percent(w),
+            w.verdict.as_str(),
+            percent(c),
+            c.verdict.as_str()
+        );
+    }
+    let steady = [Condition::Quiet, Condition::Hog];
+    let changing = [Condition::Changing];
+    let (wc, nc) = alarms(study, &changing, false);
+    let (cc, _) = alarms(study, &changing, true);
+    let (ws, ns) = alarms(study, &steady, false);
+    let (cs, _) = alarms(study, &steady, true);
+    let _ = writeln!(
+        s,
+        "- **A/A false alarms** when the load changed between the two runs: wall time {wc} of \
+         {nc}, CPU time {cc} of {nc}; when it did not (quiet / quiet and hog / hog): wall time \
+         {ws} of {ns}, CPU time {cs} of {ns}. The median half-width of the A/A ratio \
+         intervals with steady load: wall time {}, CPU time {}.\n",
+        half_width(study, &steady, false),
+        half_width(study, &steady, true),
+    );
+    let _ = writeln!(
+        s,
+        "What CPU time sees and what it does not. It is the time the kernel charged to the \
+         process (user + system, from `wait4`): time spent *waiting* is not in it — sleeping, \
+         disk and network I/O, locks, another machine's answer — so a program that became slower because it waits more looks unchanged (the \
+         extra-sleep row), and a program made faster by running threads in parallel looks \
+         slower (CPU time adds the threads up). Measuring it instead of wall time is a choice \
+         of question, not a cure for noise. What it gains is less sensitivity to load: time \
+         the process spends runnable but not running, while another process has the core, is \
+         not charged to it. Less is not none: a program sharing a core or a cache with a busy \
+         neighbour runs slower per instruction (its caches and TLB are evicted between time \
+         slices; SMT siblings share execution units; the clock frequency depends on how many \
+         cores are busy and on temperature), and all of that *is* charged to it. CPU time's \
+         intervals are also narrower (its noise is smaller and Linux reports it in \
+         microseconds), so a small systematic shift under load is declared with confidence: \
+         when the load differs between the runs compared, CPU time can give a confident wrong \
+         verdict too — compare under the same conditions, or interleave the runs \
+         (`rigor run A B` rounds) so the load falls on both."
+    );
 }
 
 /// Where the page goes: `docs/validation/metrics.md` under `repo`.
