@@ -93,12 +93,7 @@ fn main() -> ExitCode {
             if let Some(p) = cli.pairs {
                 sizes.pairs = p.max(1);
             }
-            let study = match metrics::study(
-                sizes,
-                cli.seed,
-                metrics::cores(),
-                opts.verbose,
-            ) {
+            let study = match metrics::study(sizes, cli.seed, metrics::cores(), opts.verbose) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("error: the metrics study: {e:#}");

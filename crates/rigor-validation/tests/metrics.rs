@@ -119,6 +119,7 @@ fn a_tiny_study_writes_every_table() {
         "## A/A false alarms",
         "## What it shows",
         "Master seed 7",
+        "-- metrics --seed 7 --pairs 1`",
     ] {
         assert!(page.contains(heading), "missing {heading:?} in:\n{page}");
     }
