@@ -798,9 +798,7 @@ pub fn report(study: &Study) -> String {
             if r.is_empty() {
                 return "–".to_string();
             }
-            let (lo, hi) = r
-                .iter()
-                .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            let (lo, hi) = crate::range(r.iter().copied());
             format!("{:.3} ({lo:.3}–{hi:.3})", median(&r))
         };
         let _ = writeln!(s, "| {} | {} | {} |", p.name, cell(false), cell(true));
@@ -956,9 +954,7 @@ fn findings(study: &Study, s: &mut String) {
         .map(|p| p.compared.cpu.ratio)
         .collect();
     if nall > 0 && !steady_cpu.is_empty() {
-        let (lo, hi) = steady_cpu
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+        let (lo, hi) = crate::range(steady_cpu.iter().copied());
         let rate = call as f64 / nall as f64;
         let against = if rate > 0.05 {
             "more than the 5% a 95% interval allows if two runs of a program were exchangeable"
