@@ -15,6 +15,7 @@ pub mod common;
 pub mod comparison;
 pub mod coverage;
 pub mod history;
+pub mod metrics;
 pub mod model;
 pub mod peers;
 pub mod plots;

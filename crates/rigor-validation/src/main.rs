@@ -1,5 +1,5 @@
 //! `rigor-validation all|quick|…`: regenerates docs/VALIDATION.md, docs/validation/*.svg and
-//! the studies beside them (docs/validation/history.md, sequential.md, sessions.md).
+//! the studies beside them (docs/validation/history.md, metrics.md, sequential.md, sessions.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +32,9 @@ struct Cli {
     /// With `sessions`: simulated projects per cell of the grid (default: 50).
     #[arg(long)]
     projects: Option<usize>,
+    /// With `metrics`: A/A pairs per program and condition (default: 20).
+    #[arg(long)]
+    pairs: Option<usize>,
     /// With `sequential`: only the simulation, without the real A/A runs until decided (which
     /// build the release `rigor` and take a few minutes).
     #[arg(long)]
@@ -59,6 +62,10 @@ enum ModeArg {
     /// pipeline on simulated projects: writes docs/validation/sessions.md (two to six minutes;
     /// `all` writes it too).
     Sessions,
+    /// Wall time and CPU time of real C programs with and without a CPU hog the study starts
+    /// and stops itself (one busy loop per core): how far each mean moves, and the A/A false
+    /// alarms of each: writes docs/validation/metrics.md (about four minutes; needs gcc).
+    Metrics,
 }
 
 fn main() -> ExitCode {
@@ -80,6 +87,22 @@ fn main() -> ExitCode {
         ModeArg::Quick => Sizes::quick(),
         ModeArg::Small => Sizes::small(),
         ModeArg::Skewed => return ExitCode::SUCCESS,
+        ModeArg::Metrics => {
+            use rigor_validation::metrics;
+            let mut sizes = metrics::StudySizes::full();
+            if let Some(p) = cli.pairs {
+                sizes.pairs = p.max(1);
+            }
+            let study = match metrics::study(sizes, cli.seed, metrics::cores(), opts.verbose) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: the metrics study: {e:#}");
+                    return ExitCode::from(2);
+                }
+            };
+            let path = cli.out.unwrap_or_else(|| metrics::page(&opts.repo));
+            return write_page(&path, metrics::report(&study));
+        }
         ModeArg::Sessions => {
             let path = cli
                 .out
