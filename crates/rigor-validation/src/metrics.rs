@@ -396,6 +396,8 @@ pub fn compare(old: &ResultFile, new: &ResultFile, metric: &Metric, seed: u64) -
         seed: Seed::from(seed),
         analysis: Default::default(),
         comparison: Default::default(),
+        // The results are projected onto the metric here.
+        metrics: Vec::new(),
     };
     let compared = compare_loaded(
         old.for_metric(metric)?,
