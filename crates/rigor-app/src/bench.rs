@@ -340,6 +340,35 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
     Ok(compared)
 }
 
+/// Writes the run's HTML report again with `extra` comparisons added to its own (with the
+/// baseline or the other build: the report is written when the run ends, before they are made),
+/// when a report was asked for; the run's `result` file is read back and analysed as the run
+/// analysed it.
+///
+/// # Errors
+/// The result file cannot be read, or the report written.
+pub fn report_with(
+    result: &Path,
+    s: &RunSettings,
+    extra: &[crate::comparisons::Computed],
+) -> crate::error::Result<()> {
+    let Some(html) = &s.exports.files.html else {
+        return Ok(());
+    };
+    let mut r = rigor_store::load(result)?;
+    let analyses = crate::analysis::analyze_all(&mut r, &s.analysis);
+    r.comparisons.extend(crate::comparisons::records(extra));
+    let cs = crate::comparisons::CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
+    let compared = crate::analysis::compared_statistics(&r, &cs.config);
+    let reported = crate::exports::Reported {
+        result: &r,
+        analyses: &analyses,
+        comparisons: &[],
+        compared: &compared,
+    };
+    crate::exports::write_html(html, &reported, &crate::report_view::title(&r))
+}
+
 /// The note a run that compares minimums without `--against` ends with: their intervals cover
 /// the run's executions, not how a minimum moves between sessions (`baseline`: it was compared
 /// with a baseline saved in another session).

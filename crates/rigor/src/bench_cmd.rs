@@ -106,6 +106,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
             ", both builds measured together in interleaved rounds",
         );
         append_to_exports(s, words, &views)?;
+        bench::report_with(both, s, &c.comparisons)?;
         outcome = c.outcome;
     }
     if against.is_none() {
@@ -120,6 +121,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         emit(&rigor_report::comparison::render(&views));
         let old = old.display().to_string();
         append_to_exports(s, ("Against the baseline", &old, ""), &views)?;
+        bench::report_with(new, s, &c.comparisons)?;
         outcome = c.outcome;
     }
     Ok(outcome)

@@ -228,13 +228,20 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
         stderr.contains("note: the baseline was measured in other sessions"),
         "{stderr}"
     );
-    // 20 times slower: a regression, exit 1.
+    // 20 times slower: a regression, exit 1; the report carries the comparison.
+    let report = root.join("r.html");
     let out = bench(&root)
         .env("FIXTURE_SLOW", "1")
         .args(common)
-        .args(["--baseline", "base", "--fail-on", "regression"])
+        .args(["--baseline", "base", "--fail-on", "regression", "--report"])
+        .arg(&report)
         .assert()
         .code(1);
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("spin (old)") && html.contains("regression"),
+        "the baseline comparison is not in the report"
+    );
     let stdout = text(&out.get_output().stdout);
     assert!(stdout.contains("slower"), "{stdout}");
     assert!(
