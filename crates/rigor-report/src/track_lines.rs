@@ -17,6 +17,8 @@ use crate::track_run::{
 pub enum Line {
     /// A note of the settings' resolution.
     Note(crate::notes::Note),
+    /// A warning about the data (a benchmark left out of a metric it has no values of).
+    Warning(String),
     /// A batch of versions is about to be measured together, with anchors.
     Batch {
         /// The versions.
@@ -180,6 +182,7 @@ impl fmt::Display for Line {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Note(n) => write!(f, "rigor: {n}"),
+            Self::Warning(w) => write!(f, "rigor: warning: {}", crate::escape::terminal(w)),
             Self::Batch {
                 versions,
                 anchors,
@@ -330,5 +333,19 @@ impl fmt::Display for Line {
             ),
             Self::Tracked(t) => f.write_str(&tracked_line(t)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_warning_is_said_as_one_on_standard_error_with_names_escaped() {
+        let line = Line::Warning("'b\x1b[31m' has no cpu values; left out".into());
+        assert!(!line.is_output());
+        let text = line.to_string();
+        assert!(text.starts_with("rigor: warning: 'b"), "{text}");
+        assert!(!text.contains('\x1b'), "{text:?}");
     }
 }

@@ -111,7 +111,14 @@ pub fn track_run(
         .map(|c| c.id)
         .collect();
     let metrics = metrics_or_wall(&request.metrics);
-    let mut found = detect_metric_changes(history, &key, &DetectSettings::default(), &metrics)?;
+    let detected =
+        super::detect::detect_available(history, &key, &DetectSettings::default(), &metrics, true)?;
+    let left_out: Vec<Line> = detected
+        .left_out
+        .iter()
+        .map(|w| Line::Warning(w.to_string()))
+        .collect();
+    let mut found = detected.changes;
     let new: Vec<StoredChange> = found
         .iter()
         .filter(|c| {
@@ -148,11 +155,10 @@ pub fn track_run(
     drop(resolved.build_dir);
     Ok(TrackRunReport {
         changes: Some(found),
-        notes: if failed {
-            vec![Line::VersionsFailed]
-        } else {
-            Vec::new()
-        },
+        notes: left_out
+            .into_iter()
+            .chain(failed.then_some(Line::VersionsFailed))
+            .collect(),
         outcome: if failed { Outcome::Failed } else { Outcome::Ok },
     })
 }
