@@ -157,13 +157,16 @@ fn one(
             Verdict::Improvement
         };
     }
+    let mut overlap = overlap;
     if matches!(quantity, rigor_units::Quantity::Rate(_)) {
         // More is better for a rate: a higher one is the improvement.
-        comparison.verdict = match comparison.verdict {
+        let flip = |v: Verdict| match v {
             Verdict::Regression => Verdict::Improvement,
             Verdict::Improvement => Verdict::Regression,
             other => other,
         };
+        comparison.verdict = flip(comparison.verdict);
+        overlap = overlap.map(flip);
     }
     Ok(Computed {
         quantity,
@@ -427,13 +430,23 @@ pub fn ranking(
         if members.len() < 2 {
             continue;
         }
+        let quantity = result.benchmarks[members[0].0].quantity();
+        // The best first: the least time, size or count; the highest rate.
+        let higher_is_better = matches!(quantity, rigor_units::Quantity::Rate(_));
+        let order = |a: &(usize, f64), b: &(usize, f64)| {
+            if higher_is_better {
+                b.1.total_cmp(&a.1)
+            } else {
+                a.1.total_cmp(&b.1)
+            }
+        };
         let fastest = members
             .iter()
-            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .min_by(|a, b| order(a, b))
             .map(|m| m.0)
             .unwrap_or(group[0]);
         if by_time {
-            members.sort_by(|a, b| a.1.total_cmp(&b.1));
+            members.sort_by(order);
         }
         let base = &result.benchmarks[fastest];
         let base_value = members.iter().find(|m| m.0 == fastest).map_or(1.0, |m| m.1);
@@ -476,6 +489,7 @@ pub fn ranking(
             title,
             rows,
             level: s.config.level,
+            quantity,
         });
     }
     out

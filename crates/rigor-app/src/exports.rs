@@ -87,7 +87,9 @@ pub fn views<'a>(
 fn rate_view(b: &BenchmarkRecord, a: Option<&rigor_stats::Analysis>) -> Option<RateView> {
     let work = b.work()?;
     let a = a?;
-    if b.quantity() != rigor_units::Quantity::Time {
+    // The work is of one measured value of the wall times (an iteration the program timed, or
+    // an execution): a rate over CPU time per execution would divide it by the wrong time.
+    if b.metric.is_some() {
         return None;
     }
     let s = |x: f64| rigor_units::Seconds::from_unit(x, b.unit).get();

@@ -25,11 +25,16 @@ const ACF_LAGS: usize = 20;
 /// more".
 pub fn title(result: &ResultFile) -> String {
     let names: Vec<&str> = result.benchmarks.iter().map(|b| b.name.as_str()).collect();
-    match names.as_slice() {
+    let title = match names.as_slice() {
         [] => "rigor report".to_string(),
         [one] => format!("rigor: {one}"),
         [_, _] | [_, _, _] => format!("rigor: {}", names.join(" vs ")),
         [a, b, rest @ ..] => format!("rigor: {a}, {b} and {} more", rest.len()),
+    };
+    // A report of another metric than wall time says which in its title.
+    match result.benchmarks.iter().find_map(|b| b.metric.as_ref()) {
+        Some(m) => format!("{title} — {}", m.metric.description()),
+        None => title,
     }
 }
 
@@ -47,6 +52,12 @@ pub fn build(
         parameter,
         overview,
         overview_unit,
+        what: result
+            .benchmarks
+            .iter()
+            .find_map(|b| b.metric.as_ref())
+            .map(|m| m.metric.description())
+            .unwrap_or_default(),
         title: title.to_string(),
         rigor_version: result.rigor_version.clone(),
         generated: format!(
@@ -225,7 +236,13 @@ fn verdict_word(result: &ResultFile, c: &rigor_store::ComparisonRecord) -> Strin
         (Some(b), Some(c)) => crate::comparisons::kind_of(b, c),
         _ => rigor_report::comparison::Kind::Versions,
     };
-    rigor_report::comparison::verdict_word(kind, c.verdict)
+    let quantity = result
+        .benchmarks
+        .iter()
+        .find(|b| b.name == c.candidate)
+        .map(BenchmarkRecord::quantity)
+        .unwrap_or_default();
+    rigor_report::comparison::verdict_word_of(kind, c.verdict, &quantity)
 }
 
 /// Display unit for values of `quantity` around `mean`: (label, factor), from the one display

@@ -247,28 +247,45 @@ pub fn run(
     let by_metric = if metrics_shown(settings).is_empty() {
         Vec::new()
     } else {
-        let mut by_metric = Vec::new();
+        let mut by_metric: Vec<crate::saved::Analysed> = Vec::new();
         for m in metrics_shown(settings) {
             let ranked = settings.comparison.enabled;
             match crate::saved::analyze_measured(&result, m, settings, ranked) {
                 Ok(a) => by_metric.push(a),
-                // Measured all the same: the other metrics are shown, this one is said missing.
-                Err(AppError::Metric(e)) => result.warnings.push(rigor_store::Warning::NoMetric {
-                    benchmark: String::new(),
-                    reason: e.to_string(),
-                }),
+                // Measured all the same: the other metrics are shown; this one, which no
+                // benchmark has, fails the run as `analyze` and `compare` fail (exit 2), so that
+                // a gate on it never passes by checking nothing.
+                Err(AppError::Metric(e)) => {
+                    result.warnings.push(rigor_store::Warning::NoMetric {
+                        benchmark: String::new(),
+                        reason: e.to_string(),
+                    });
+                    found.failed = true;
+                }
                 Err(e) => return Err(e),
             }
         }
-        // What `--fail-on` decides from is what is shown: the metrics asked for.
+        // What `--fail-on` decides from is what is shown: the metrics asked for; a benchmark
+        // left out of one (it has no values of it) is a warning.
         found.verdicts = by_metric
             .iter()
             .flat_map(|a| a.comparisons.iter().map(|c| c.comparison.verdict))
             .collect();
+        found.warned |= by_metric.iter().any(|a| has_warnings(&a.result));
         by_metric
     };
     let outcome = found.outcome(settings.comparison.fail_on);
     let mut notes = notes(settings, &result, outcome);
+    if !metrics_shown(settings).is_empty()
+        && !settings.metrics.iter().any(rigor_units::Metric::is_wall)
+        && matches!(
+            settings.mode,
+            Mode::Adaptive { .. } | Mode::UntilDecided { .. }
+        )
+    {
+        // The run's length was decided on wall time, whatever is shown.
+        notes.push(Note::LengthOnWallTime);
+    }
     notes.extend(short);
     Ok(Measured {
         adaptive_view: adaptive.as_ref().map(|a| adaptive_view(settings, a)),

@@ -275,7 +275,10 @@ fn analyze_loaded(
     result.warnings.retain(|w| {
         matches!(
             w,
-            Warning::LevelNotRecorded { .. } | Warning::Imported { .. } | Warning::Repaired { .. }
+            Warning::LevelNotRecorded { .. }
+                | Warning::Imported { .. }
+                | Warning::Repaired { .. }
+                | Warning::NoMetric { .. }
         )
     });
     if result.status != RunStatus::Complete {

@@ -242,8 +242,25 @@ pub struct RankView<'a> {
     pub ratio: Option<Relative>,
 }
 
-/// "Ranking (fastest first)": the fastest, then each other benchmark as a multiple of it.
+/// "Summary": the fastest, then each other benchmark as a multiple of it.
 pub fn ranking(rows: &[RankView<'_>], level: f64) -> String {
+    ranking_of(rows, level, &Quantity::Time)
+}
+
+/// The word for the best of a ranking of `quantity`: "fastest", "smallest", "fewest", and for a
+/// rate (more is better) "highest".
+fn best_word(quantity: &Quantity) -> &'static str {
+    match quantity {
+        Quantity::Time => "fastest",
+        Quantity::Bytes => "smallest",
+        Quantity::Count => "fewest",
+        Quantity::Rate(_) => "highest",
+        Quantity::Other(_) => "lowest",
+    }
+}
+
+/// [`ranking`] of values of `quantity`, in its words ("smallest: a", "b is 3.94× larger").
+pub fn ranking_of(rows: &[RankView<'_>], level: f64, quantity: &Quantity) -> String {
     let mut out = String::new();
     if rows.len() < 2 {
         return out;
@@ -252,10 +269,10 @@ pub fn ranking(rows: &[RankView<'_>], level: f64) -> String {
     for r in rows {
         match r.ratio {
             None => {
-                let _ = writeln!(out, "  fastest: {}", r.name);
+                let _ = writeln!(out, "  {}: {}", best_word(quantity), r.name);
             }
             Some(Relative { ratio, ci: bounds }) => {
-                let (amount, ci) = ratio_words(ratio, bounds, level);
+                let (amount, ci) = ratio_words_of(quantity, ratio, bounds, level);
                 let _ = writeln!(out, "  {} is {amount} ({ci})", r.name);
             }
         }
@@ -274,6 +291,8 @@ pub struct Ranking {
     pub rows: Vec<(String, Option<Relative>)>,
     /// Confidence level of the intervals.
     pub level: f64,
+    /// The quantity ranked (`--metric`): its words, and for a rate the highest first.
+    pub quantity: Quantity,
 }
 
 /// The terminal text of the rankings, each titled with its group's parameter values.
@@ -289,7 +308,7 @@ pub fn rankings(rankings: &[Ranking]) -> String {
                     ratio: *ratio,
                 })
                 .collect();
-            let text = ranking(&rows, r.level);
+            let text = ranking_of(&rows, r.level, &r.quantity);
             match &r.title {
                 Some(t) => text.replacen("Summary", &format!("Summary ({t})"), 1),
                 None => text,
@@ -453,7 +472,7 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             let _ = writeln!(
                 out,
                 "    non-overlap rule (Kalibera & Tůma 2006): {words} ({})",
-                verdict_word(v.kind, o)
+                verdict_word_of(v.kind, o, &v.quantity)
             );
         }
         let test = c.p_test.describe(c.estimator);
@@ -491,9 +510,14 @@ pub fn table_in(markup: Markup, views: &[ComparisonView<'_>]) -> String {
         .iter()
         .map(|v| {
             let c = v.comparison;
-            let (amount, ci) = ratio_words(c.ratio, c.ci.map(|i| (i.lower, i.upper)), c.level);
+            let (amount, ci) = ratio_words_of(
+                &v.quantity,
+                c.ratio,
+                c.ci.map(|i| (i.lower, i.upper)),
+                c.level,
+            );
             let level = format!("{}% CI ", (c.level * 100.0).round());
-            let verdict = verdict_word(v.kind, c.verdict);
+            let verdict = verdict_word_of(v.kind, c.verdict, &v.quantity);
             vec![
                 cell(markup, v.candidate),
                 cell(markup, v.baseline),

@@ -25,6 +25,9 @@ pub enum Note {
     IgnoreFailure,
     /// A saved benchmark measured nothing (exit status 2).
     NothingMeasured,
+    /// `--metric` names no wall time, but the run's length (`--precision`, `--budget`,
+    /// `--until-decided`, the default length) was decided on wall time.
+    LengthOnWallTime,
     /// Exports for other tools were asked for, but `--metric` left out wall time, which they
     /// hold: they were not written.
     ToolExportsNeedWall,
@@ -185,9 +188,10 @@ impl fmt::Display for Note {
                  executions",
                 benchmarks.join(", ")
             ),
-            Self::Failed => {
-                f.write_str("a benchmark failed or measured nothing (shown above), exit status 2")
-            }
+            Self::Failed => f.write_str(
+                "a benchmark failed or measured nothing, or a metric asked for is in no \
+                     benchmark (shown above), exit status 2",
+            ),
             Self::IgnoreFailure => f.write_str(
                 "to measure a command whose exit status is not zero, use -i/--ignore-failure",
             ),
@@ -208,6 +212,11 @@ impl fmt::Display for Note {
                 allocs,
             } => f.write_str(&tuned(name, *evals, *per_eval, *allocs)),
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
+            Self::LengthOnWallTime => f.write_str(
+                "note: how long the run measured (--precision, --budget, --until-decided, the \
+                 default length) was decided on wall time; the metrics shown were not what it \
+                 stopped on",
+            ),
             Self::ToolExportsNeedWall => f.write_str(
                 "the exports for other tools hold wall times, and --metric left wall time out: \
                  they were not written (add wall to --metric)",

@@ -45,6 +45,17 @@ pub enum UnitError {
          the name a program reports: letters, digits, _ - . /)"
     )]
     Metric(String),
+    /// A metric name a letter or two from a built-in one: a typo, most likely.
+    #[error(
+        "'{given}' is not a metric: did you mean '{meant}'? (a metric a program reports may not \
+         be named this close to a built-in one)"
+    )]
+    MetricTypo {
+        /// The name as given.
+        given: String,
+        /// The built-in metric it is closest to.
+        meant: String,
+    },
     /// Not an amount of work.
     #[error(
         "'{0}' is not an amount of work per measured value (e.g. 64MiB, 1.5GB, 4096B, \

@@ -111,11 +111,73 @@ fn valid_reported_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
 }
 
+/// Every spelling of a built-in metric [`Metric::from_str`] accepts, lower case.
+const SPELLINGS: [(&str, Metric); 18] = [
+    ("wall", Metric::Wall),
+    ("time", Metric::Wall),
+    ("wall-time", Metric::Wall),
+    ("cpu", Metric::Cpu),
+    ("cpu-time", Metric::Cpu),
+    ("process-time", Metric::Cpu),
+    ("user", Metric::User),
+    ("system", Metric::System),
+    ("sys", Metric::System),
+    ("peak-memory", Metric::PeakMemory),
+    ("peakmem", Metric::PeakMemory),
+    ("max-rss", Metric::PeakMemory),
+    ("maxrss", Metric::PeakMemory),
+    ("memory", Metric::PeakMemory),
+    ("peak-rss", Metric::PeakMemory),
+    ("instructions", Metric::Instructions),
+    ("cycles", Metric::Cycles),
+    ("cpu-cycles", Metric::Cycles),
+];
+
+/// Levenshtein distance of two short ASCII words (metric names; written here because a crate
+/// for one 10-line function on names of at most 64 bytes would be the larger cost).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<u8> = b.bytes().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.bytes().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 impl FromStr for Metric {
     type Err = UnitError;
 
+    /// A built-in metric by any of its spellings, in any case, `_` for `-` (`CPU`,
+    /// `peak_memory`); a name within two letters of a built-in one (`cpuu`, `peak-memroy`) is
+    /// refused as a likely typo, naming the metric meant; any other valid name is a metric a
+    /// program reports.
     fn from_str(s: &str) -> Result<Self, UnitError> {
         let t = s.trim();
+        let folded = t.to_ascii_lowercase().replace('_', "-");
+        if let Some((_, m)) = SPELLINGS.iter().find(|(name, _)| *name == folded) {
+            return Ok(m.clone());
+        }
+        if folded.len() >= 3 {
+            if let Some((name, _)) = SPELLINGS
+                .iter()
+                .map(|(name, m)| (m.name(), distance(&folded, name)))
+                .filter(|(_, d)| *d <= 2)
+                .min_by_key(|(_, d)| *d)
+            {
+                return Err(UnitError::MetricTypo {
+                    given: s.to_string(),
+                    meant: name.to_string(),
+                });
+            }
+        }
         match t {
             "wall" | "time" | "wall-time" => Ok(Self::Wall),
             "cpu" | "cpu-time" | "process_time" => Ok(Self::Cpu),
@@ -286,6 +348,22 @@ mod tests {
             assert_eq!(serde_json::from_str::<Metric>(&json).unwrap(), m);
         }
         assert_eq!("peakmem".parse::<Metric>().unwrap(), Metric::PeakMemory);
+        assert_eq!("peak_memory".parse::<Metric>().unwrap(), Metric::PeakMemory);
+        assert_eq!("CPU".parse::<Metric>().unwrap(), Metric::Cpu);
+        for (typo, meant) in [
+            ("cpuu", "cpu"),
+            ("peak-memroy", "peak-memory"),
+            ("Wal", "wall"),
+        ] {
+            let err = typo.parse::<Metric>().unwrap_err().to_string();
+            assert!(err.contains(&format!("did you mean '{meant}'")), "{err}");
+        }
+        // Names far from every built-in are what programs report.
+        assert_eq!(
+            "mem".parse::<Metric>().unwrap(),
+            Metric::Reported("mem".into())
+        );
+        assert_eq!(distance("kitten", "sitting"), 3);
         assert_eq!("process_time".parse::<Metric>().unwrap(), Metric::Cpu);
         assert_eq!(
             "allocations".parse::<Metric>().unwrap(),

@@ -44,6 +44,7 @@ pub fn view() -> ReportView {
         comparisons: comparisons(),
         overview: overview(),
         overview_unit: "ms".to_string(),
+        what: String::new(),
         parameter: None,
     }
 }

@@ -119,6 +119,23 @@ fn header(out: &mut String, view: &ReportView, title: &str) {
     out.push_str("</header>\n");
 }
 
+/// `text` with its first letter upper case.
+fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// "Distribution of execution times", or of the metric shown.
+fn distribution_title(view: &ReportView) -> String {
+    if view.what.is_empty() {
+        "Distribution of execution times".to_string()
+    } else {
+        format!("Distribution of {} over executions", view.what)
+    }
+}
+
 /// Every benchmark on one axis: a bar chart of means with their intervals and the distribution
 /// of execution times (two or more benchmarks).
 fn overview(out: &mut String, view: &ReportView, plotter: &dyn Plotter) {
@@ -154,15 +171,20 @@ fn overview(out: &mut String, view: &ReportView, plotter: &dyn Plotter) {
         (
             "overview-distribution",
             "overview-distribution",
-            "Distribution of execution times",
+            &distribution_title(view),
         ),
         "",
     );
     if let Some(p) = &view.parameter {
         let _ = writeln!(
             out,
-            "<h3>Time against {}</h3>\n<p class=\"note\">Means with their {} confidence \
+            "<h3>{} against {}</h3>\n<p class=\"note\">Means with their {} confidence \
              intervals; one line per command and value of the other parameters.</p>",
+            if view.what.is_empty() {
+                "Time".to_string()
+            } else {
+                capitalised(&view.what)
+            },
             Escaped(&p.name),
             level(view.confidence)
         );

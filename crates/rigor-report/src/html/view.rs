@@ -37,6 +37,9 @@ pub struct ReportView {
     pub overview: Vec<OverviewRow>,
     /// The unit of every value in `overview`, e.g. `ms`.
     pub overview_unit: String,
+    /// What the values are when not times (`--metric`): "peak memory (resident set)"; empty
+    /// for wall time.
+    pub what: String,
     /// Time against a numeric parameter (`--parameter-scan`, `--parameter-list`), in the
     /// overview's unit.
     pub parameter: Option<ParameterPlot>,

@@ -135,10 +135,10 @@ pub(super) fn distribution(rows: &[OverviewRow], unit: &str) -> PlotResult {
         };
         (
             span.padded(0.05),
-            format!("time of each execution ({unit}, logarithmic axis)"),
+            format!("each execution ({unit}, logarithmic axis)"),
         )
     } else {
-        (x.padded(0.05), format!("time of each execution ({unit})"))
+        (x.padded(0.05), format!("each execution ({unit})"))
     };
     let p = |v: f64| at(v, log, x.lo);
     rows_plot(rows, x, &desc, log, |chart, r, y| {
