@@ -22,8 +22,8 @@ use sha2::{Digest, Sha256};
 
 pub use page::{render_archive, render_benchmark, render_index};
 pub use view::{
-    ArchiveLink, ArchiveNav, BenchmarkView, ChangeMark, ChangeRow, Measured, Overview, OverviewBin,
-    PointState, QuantileTable, RatioInput, RunMark, SeriesView, SiteMeta, SiteView,
+    ArchiveLink, ArchiveNav, BenchmarkView, ChangeMark, ChangeRow, Measured, MetricLink, Overview,
+    OverviewBin, PointState, QuantileTable, RatioInput, RunMark, SeriesView, SiteMeta, SiteView,
     VersionComparison, VersionPoint,
 };
 
@@ -74,6 +74,32 @@ pub fn archive_path(page: &str, machine: &str, branch: &str, first: usize) -> St
     let hash = Sha256::digest(format!("{machine}\0{branch}").as_bytes());
     let hex: String = hash[..4].iter().map(|b| format!("{b:02x}")).collect();
     format!("{stem}.{hex}.{first}.html")
+}
+
+/// The page of a benchmark's `metric` (other than wall time, whose page is `page` itself), beside
+/// `page`: its name, then `m-`, the metric's letters and digits and 8 hex digits of the metric's
+/// SHA-256 (a program's metric may be named `a/b` or `a-b`).
+///
+/// ```
+/// use rigor_report::dashboard::metric_path;
+/// use rigor_units::Metric;
+/// let p = metric_path("b/sort-0123456789.html", &Metric::PeakMemory);
+/// assert!(p.starts_with("b/sort-0123456789.m-peak-memory-") && p.ends_with(".html"));
+/// assert_eq!(metric_path("b/sort-0123456789.html", &Metric::Wall), "b/sort-0123456789.html");
+/// ```
+pub fn metric_path(page: &str, metric: &rigor_units::Metric) -> String {
+    if metric.is_wall() {
+        return page.to_string();
+    }
+    let stem = page.strip_suffix(".html").unwrap_or(page);
+    let slug: String = metric
+        .name()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let hash = Sha256::digest(metric.name().as_bytes());
+    let hex: String = hash[..4].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{stem}.m-{slug}-{hex}.html")
 }
 
 /// The group of a benchmark on the index: its name up to the last `/`, or empty. A name that is
