@@ -124,6 +124,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         generated: "2026-11-24 07:00 UTC".into(),
         archive_size: ARCHIVE_SIZE,
         grouping: Default::default(),
+        metrics: Vec::new(),
     };
     let timed = |h: &SqliteHistory,
                  out: &PathBuf,

@@ -55,6 +55,7 @@ fn settings(out: &std::path::Path) -> PublishSettings {
         generated: "now".into(),
         archive_size: rigor_app::publish::ARCHIVE_SIZE,
         grouping: Default::default(),
+        metrics: Vec::new(),
     }
 }
 

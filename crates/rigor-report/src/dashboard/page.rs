@@ -219,7 +219,10 @@ fn metric_tag(metric: &Metric) -> String {
     if metric.is_wall() {
         String::new()
     } else {
-        format!(" <span class=\"legend metric\">{}</span>", Escaped(metric.name()))
+        format!(
+            " <span class=\"legend metric\">{}</span>",
+            Escaped(metric.name())
+        )
     }
 }
 
@@ -320,7 +323,12 @@ fn benchmarks_table(out: &mut String, view: &SiteView) {
         }
         for s in &b.series {
             let r = rank
-                .get(&(b.name.as_str(), s.machine.as_str(), s.branch.as_str(), &b.metric))
+                .get(&(
+                    b.name.as_str(),
+                    s.machine.as_str(),
+                    s.branch.as_str(),
+                    &b.metric,
+                ))
                 .copied()
                 .unwrap_or(usize::MAX / 2);
             index_row(out, b, s, r);

@@ -11,12 +11,12 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::view::{ChangeMark, Overview, PointState, SeriesView, VersionPoint};
+use crate::format::Scale;
 use crate::html::plots::sequence::{Chart, meshed};
 use crate::html::plots::{
     BUILD, CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, TICK_SIZE,
     palette, svg,
 };
-use crate::format::Scale;
 use crate::html::scale::{Span, plottable, tick, truncate, whole_tick};
 
 /// Size of the history plot.
@@ -690,7 +690,10 @@ mod tests {
         let (Ok(Drawn::Svg(svg)), _) = history(&few) else {
             panic!("no plot");
         };
-        assert!(svg.contains("\nlevel\n") || svg.contains(">level<"), "a count has no unit");
+        assert!(
+            svg.contains("\nlevel\n") || svg.contains(">level<"),
+            "a count has no unit"
+        );
         let o = Overview {
             versions: 10,
             bins: vec![crate::dashboard::view::OverviewBin {
