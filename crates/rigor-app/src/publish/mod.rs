@@ -677,8 +677,14 @@ pub fn publish(history: &dyn HistoryRead, settings: &PublishSettings) -> Result<
     }
     cache.pages = pages_cache;
     cache.save(&cache_path)?;
+    let metric_pages = view
+        .benchmarks
+        .iter()
+        .filter(|b| !b.metric.is_wall())
+        .count();
     Ok(Published {
-        pages: view.benchmarks.len(),
+        pages: view.benchmarks.len() - metric_pages,
+        metric_pages,
         archives,
         written,
         removed,

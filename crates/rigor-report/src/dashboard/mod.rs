@@ -126,8 +126,10 @@ pub fn group_of(name: &str) -> &str {
 /// What `rigor track publish` did (`rigor_app::publish::publish`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Published {
-    /// Benchmark pages in the site (main pages; archive pages not counted).
+    /// Benchmark pages in the site (wall time's main pages; archive pages not counted).
     pub pages: usize,
+    /// Main pages of metrics other than wall time (`rigor track publish --metric`).
+    pub metric_pages: usize,
     /// Archive pages in the site.
     pub archives: usize,
     /// Pages (main and archive) rendered and written this time.
@@ -144,9 +146,14 @@ pub struct Published {
 /// What `rigor track publish` says when done: what it did in the site's folder `out`.
 pub fn published_text(v: &Published, out: &std::path::Path) -> String {
     format!(
-        "Published {} benchmark page(s) and {} archive page(s) to {} ({} rewritten, {} removed, \
+        "Published {} benchmark page(s){} and {} archive page(s) to {} ({} rewritten, {} removed, \
          index {} kB; {} new run(s) read)\n  open {}\n",
         v.pages,
+        if v.metric_pages > 0 {
+            format!(", {} page(s) of other metrics", v.metric_pages)
+        } else {
+            String::new()
+        },
         v.archives,
         out.display(),
         v.written,
