@@ -743,6 +743,7 @@ mod tests {
             bins: vec![bin(0, 2e-3), bin(5, 2e-3), bin(15, 3e-3)],
             changes: vec![(15, 1.5)],
             labels: (0..20).map(|v| format!("c{v:06}")).collect(),
+            ..Default::default()
         };
         let Ok(Drawn::Svg(svg)) = overview(&o, 10) else {
             panic!("no overview");
