@@ -321,7 +321,7 @@ fn publish_draws_each_metric_in_its_units_with_its_changes() {
     track(&db, &["changes", "--metric", "wall,cpu,peak-memory"])
         .assert()
         .success();
-    let publish = |site: &Path, metric: Option<&str>| {
+    let command = |site: &Path, metric: Option<&str>| {
         let mut cmd = rigor();
         cmd.arg("track")
             .arg("--db")
@@ -331,7 +331,10 @@ fn publish_draws_each_metric_in_its_units_with_its_changes() {
         if let Some(m) = metric {
             cmd.args(["--metric", m]);
         }
-        cmd.assert().success();
+        cmd
+    };
+    let publish = |site: &Path, metric: Option<&str>| {
+        command(site, metric).assert().success();
         site_pages(site)
     };
     let wall_only = publish(&dir.path("wall"), None);
@@ -401,13 +404,7 @@ fn publish_draws_each_metric_in_its_units_with_its_changes() {
     let again = publish(&site, None);
     assert_eq!(again, wall_only);
     // A metric no run recorded is an error naming it.
-    rigor()
-        .arg("track")
-        .arg("--db")
-        .arg(&db)
-        .args(["publish", "-o"])
-        .arg(dir.path("none"))
-        .args(["--metric", "allocations"])
+    command(&dir.path("none"), Some("allocations"))
         .assert()
         .failure()
         .stderr(predicates::str::contains(

@@ -213,17 +213,24 @@ fn change_row(out: &mut String, site: &SiteMeta, c: &ChangeRow) {
     );
 }
 
-/// A metric other than wall time named after a benchmark's name (` peak-memory`, in the
-/// legend's style); nothing for wall time, which every page without a name draws.
-fn metric_tag(metric: &Metric) -> String {
+/// A metric other than wall time after a benchmark's name, as `text` in the legend's style
+/// (` peak-memory`); nothing for wall time, which every page without a name draws.
+fn metric_span(metric: &Metric, text: &str) -> String {
     if metric.is_wall() {
         String::new()
     } else {
-        format!(
-            " <span class=\"legend metric\">{}</span>",
-            Escaped(metric.name())
-        )
+        format!(" <span class=\"legend metric\">{}</span>", Escaped(text))
     }
+}
+
+/// [`metric_span`] with the metric's name, as the index's tables name it.
+fn metric_tag(metric: &Metric) -> String {
+    metric_span(metric, metric.name())
+}
+
+/// [`metric_span`] with the metric in words, as a page's heading says it.
+fn metric_heading(metric: &Metric) -> String {
+    metric_span(metric, &metric.description())
 }
 
 /// The classes of a change's row: its status, and `confounded` when it cannot be told from a
@@ -482,18 +489,6 @@ pub fn render_benchmark(site: &SiteMeta, b: &BenchmarkView) -> String {
         site_title(site)
     );
     shell(site, "benchmark", &title, &body)
-}
-
-/// What a page's heading says of its metric: nothing for wall time, else the metric in words.
-fn metric_heading(metric: &Metric) -> String {
-    if metric.is_wall() {
-        String::new()
-    } else {
-        format!(
-            " <span class=\"legend metric\">{}</span>",
-            Escaped(&metric.description())
-        )
-    }
 }
 
 /// What a page's title says of its metric: nothing for wall time, else `, peak-memory`.
