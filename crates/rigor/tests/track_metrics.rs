@@ -318,9 +318,12 @@ fn site_pages(site: &Path) -> std::collections::BTreeMap<String, String> {
 fn publish_draws_each_metric_in_its_units_with_its_changes() {
     let dir = Dir::new();
     let db = history(&dir);
-    track(&db, &["changes", "--metric", "wall,cpu,peak-memory"])
-        .assert()
-        .success();
+    track(
+        &db,
+        &["changes", "--metric", "wall,cpu,peak-memory,throughput"],
+    )
+    .assert()
+    .success();
     let command = |site: &Path, metric: Option<&str>| {
         let mut cmd = rigor();
         cmd.arg("track")
@@ -369,7 +372,7 @@ fn publish_draws_each_metric_in_its_units_with_its_changes() {
     );
     let words = memory.lines().find(|l| l.contains("cmp-out")).unwrap_or("");
     assert!(
-        words.contains("is 100% higher than"),
+        words.contains("is 100% larger than"),
         "a ratio stays a ratio: {words}"
     );
     // The wall-time page links to it and is otherwise what a wall-time publish writes.
@@ -403,6 +406,18 @@ fn publish_draws_each_metric_in_its_units_with_its_changes() {
     // Published again with wall time alone: the metric's page goes, the wall page is as before.
     let again = publish(&site, None);
     assert_eq!(again, wall_only);
+    // A reported rate (more is better) in its own unit: 20% more is an improvement.
+    let rates = publish(&dir.path("rate"), Some("throughput"));
+    let rate = rates
+        .iter()
+        .find_map(|(n, html)| n.contains(".m-throughput-").then_some(html))
+        .unwrap();
+    assert!(rate.contains("level (MB/s)"), "the rate's own unit");
+    let words = rate.lines().find(|l| l.contains("cmp-out")).unwrap_or("");
+    assert!(
+        words.contains("% higher than") && words.contains(": improvement (beyond"),
+        "{words}"
+    );
     // A metric no run recorded is an error naming it.
     command(&dir.path("none"), Some("allocations"))
         .assert()

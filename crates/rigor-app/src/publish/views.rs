@@ -207,10 +207,11 @@ impl Part<'_, '_> {
             .map(|i| self.series.point(i, &self.slots[i]))
             .collect();
         let quantiles = quantiles_for(&points, critical);
+        let lower_is_better = !matches!(self.bench.quantity, rigor_units::Quantity::Rate(_));
         // At the table's level, so that the page's script and this agree for every pair.
         let comparison = quantiles
             .as_ref()
-            .and_then(|q| default_comparison(&points, &marks, q.level));
+            .and_then(|q| default_comparison(&points, &marks, q.level, lower_is_better));
         SeriesView {
             machine: self.series.machine.to_string(),
             branch: self.series.branch.to_string(),

@@ -762,7 +762,11 @@ fn compare_section(out: &mut String, s: &SeriesView, id: &str) {
         out,
         "<p class=\"cmp-out\" data-ratio=\"{}\" data-lower=\"{lo}\" data-upper=\"{hi}\" aria-live=\"polite\">{}</p>",
         c.ratio,
-        Escaped(&words_for(c, &name(c.baseline), &name(c.candidate), time)),
+        Escaped(&words_for(
+            c,
+            (&name(c.baseline), &name(c.candidate)),
+            &s.quantity
+        )),
     );
     if !time {
         out.push_str(
@@ -788,19 +792,20 @@ fn compare_section(out: &mut String, s: &SeriesView, id: &str) {
 /// `v29 is 4.6% slower than v11 (95% CI +2.1% .. +7.2%); ratio 1.0462 (1.0213–1.0718): regression
 /// (beyond the ±1% threshold)`, the words of `rigor compare`. The page's script writes the same.
 pub fn comparison_words(c: &VersionComparison, baseline: &str, candidate: &str) -> String {
-    words_for(c, baseline, candidate, true)
+    words_for(c, (baseline, candidate), &Quantity::Time)
 }
 
-/// [`comparison_words`] for times (`slower`, `faster`) or, when `time` is false, for another
-/// quantity (`higher`, `lower`): the ratio stays a ratio either way.
-fn words_for(c: &VersionComparison, baseline: &str, candidate: &str, time: bool) -> String {
+/// [`comparison_words`] in the words of `quantity` (`slower`/`faster` for times,
+/// `larger`/`smaller` for sizes, …: `crate::comparison::direction_words`); the ratio stays a
+/// ratio whatever the quantity.
+fn words_for(
+    c: &VersionComparison,
+    (baseline, candidate): (&str, &str),
+    quantity: &Quantity,
+) -> String {
     let change = (c.ratio - 1.0) * 100.0;
-    let direction = match (time, change >= 0.0) {
-        (true, true) => "slower",
-        (true, false) => "faster",
-        (false, true) => "higher",
-        (false, false) => "lower",
-    };
+    let (up, down) = crate::comparison::direction_words(quantity);
+    let direction = if change >= 0.0 { up } else { down };
     let level = (c.level * 100.0).round();
     let (ci, ratio) = match c.interval {
         Some((lo, hi)) => (
