@@ -8,8 +8,12 @@
 //! cargo run --release -p rigor-app --example dashboard -- 1000 1000 /tmp/scale
 //! cargo run --release -p rigor-app --example dashboard -- 1000 1000 /tmp/scale --again
 //! cargo run --release -p rigor-app --example dashboard -- 6 30 /tmp/demo --detect
+//! cargo run --release -p rigor-app --example dashboard -- 100 1000 /tmp/scale --peak-memory
 //! ```
 //!
+//! With `--peak-memory`, every execution also records its peak memory (a history of its own)
+//! and every publish also writes the peak-memory pages (`rigor track publish --metric
+//! peak-memory`), whose levels are computed from every stored run on each publish.
 //! With `--again`, the site of an earlier run is kept and only the two republishes are timed.
 //! With `--detect`, changes are found by `rigor track`'s detection; without it (the scale run,
 //! where detection over a million versions is not what is measured), every tenth benchmark gets
@@ -63,10 +67,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (benchmarks, versions): (usize, usize) = (b.parse()?, v.parse()?);
     let dir = PathBuf::from(dir);
     std::fs::create_dir_all(&dir)?;
-    let db = dir.join(format!("history-{benchmarks}x{versions}.db"));
+    let memory = args.iter().any(|a| a == "--peak-memory");
+    let db = dir.join(format!(
+        "history-{benchmarks}x{versions}{}.db",
+        if memory { "-memory" } else { "" }
+    ));
     let fresh = !db.exists();
     let mut h = SqliteHistory::open(&db)?;
-    let spec = spec(benchmarks, versions);
+    let mut spec = spec(benchmarks, versions);
+    spec.peak_memory = memory;
     let key = SeriesKey::new(spec.machine.clone(), spec.branch.clone());
     if fresh {
         let t = Instant::now();
@@ -124,6 +133,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         generated: "2026-11-24 07:00 UTC".into(),
         archive_size: ARCHIVE_SIZE,
         grouping: Default::default(),
+        metrics: if memory {
+            vec![rigor_units::Metric::PeakMemory]
+        } else {
+            Vec::new()
+        },
     };
     let timed = |h: &SqliteHistory,
                  out: &PathBuf,
@@ -132,10 +146,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let p = publish(h, &settings(out))?;
         println!(
-            "{what:<40} {:>7.2} s   runs read {:>7}, pages {:>5} + {:>5} archive, written {:>5}, index {:>5} kB",
+            "{what:<40} {:>7.2} s   runs read {:>7}, pages {:>5} + {:>5} other metrics + {:>5} archive, written {:>5}, index {:>5} kB",
             t.elapsed().as_secs_f64(),
             p.runs_read,
             p.pages,
+            p.metric_pages,
             p.archives,
             p.written,
             p.index_bytes / 1024

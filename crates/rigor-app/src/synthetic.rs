@@ -8,8 +8,8 @@ use rigor_history::{
     ArtifactHash, Failure, HistoryWrite, Ingest, MachineInfo, NewSession, Role, SessionEnd,
     SessionId, SessionKind, VersionInfo,
 };
-use rigor_store::{BenchmarkRecord, Layout, ResultFile, SampleRecord};
-use rigor_units::{ConfidenceLevel, Seed};
+use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
+use rigor_units::{ConfidenceLevel, Seconds, Seed};
 
 use crate::analysis::analyze_all;
 use crate::error::Result;
@@ -59,6 +59,10 @@ pub struct Spec {
     /// Versions whose build is byte-identical to the version before (their runs report the same
     /// artifact). When empty, no run reports an artifact.
     pub identical: Vec<usize>,
+    /// Whether each execution also records its peak memory (64 MiB times the benchmark's level
+    /// relative to its first, so the injected steps show in it too, ± the noise), for
+    /// `rigor track publish --metric peak-memory`. Without it the results hold samples only.
+    pub peak_memory: bool,
 }
 
 impl Spec {
@@ -78,6 +82,7 @@ impl Spec {
             sessions: 0,
             session_shift: 0.0,
             identical: Vec::new(),
+            peak_memory: false,
         }
     }
 
@@ -155,6 +160,24 @@ fn result(spec: &Spec, v: usize, factor: f64, rng: &mut ChaCha8Rng) -> ResultFil
         let level = spec.level(b, v) * factor;
         for e in 0..spec.executions {
             let shift = 1.0 + rng.gen_range(-spec.noise..=spec.noise);
+            if spec.peak_memory {
+                let relative = spec.level(b, v) / spec.level(b, 0);
+                let peak = 64.0 * 1024.0 * 1024.0 * relative * shift;
+                rec.executions.push(ExecutionRecord {
+                    build: None,
+                    round: e,
+                    execution: e,
+                    warmup: false,
+                    wall: Seconds(level * shift * spec.iterations as f64),
+                    user: Seconds(0.0),
+                    sys: Seconds(0.0),
+                    max_rss: peak.round() as u64,
+                    exit_code: None,
+                    env_pad: None,
+                    resolution: None,
+                    metrics: Default::default(),
+                });
+            }
             for i in 0..spec.iterations {
                 rec.samples.push(SampleRecord {
                     build: None,

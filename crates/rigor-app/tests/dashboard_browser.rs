@@ -208,6 +208,7 @@ fn the_dashboard_renders_and_behaves_in_chromium() {
         generated: "now".into(),
         archive_size: rigor_app::publish::ARCHIVE_SIZE,
         grouping: Default::default(),
+        metrics: Vec::new(),
     };
     publish(&h, &settings).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/check_dashboard.py");

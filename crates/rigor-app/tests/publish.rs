@@ -55,6 +55,7 @@ fn settings(out: &std::path::Path) -> PublishSettings {
         generated: "now".into(),
         archive_size: rigor_app::publish::ARCHIVE_SIZE,
         grouping: Default::default(),
+        metrics: Vec::new(),
     }
 }
 
@@ -339,4 +340,53 @@ fn levels_moved_by_a_new_session_redraw_their_pages_and_equal_a_publish_from_scr
     assert!(next.written > 3, "archive pages drawn again: {next:?}");
     publish(&h, &small(&fresh)).unwrap();
     assert_same_sites(&inc, &fresh);
+}
+
+/// Peak memory's pages (`--metric peak-memory`) over a history whose executions record it:
+/// beside each benchmark's wall-time page, with archive pages of their own; their levels are
+/// computed from the runs on every publish, yet only what changed is written again, and the
+/// incremental site equals one published from scratch. The wall-time pages keep their paths.
+#[test]
+fn other_metrics_pages_are_republished_incrementally_and_equal_a_publish_from_scratch() {
+    use rigor_units::Metric;
+    let dir = tempfile::tempdir().unwrap();
+    let (inc, fresh) = (dir.path().join("inc"), dir.path().join("fresh"));
+    let mut spec = spec(10);
+    spec.peak_memory = true;
+    let mut h = SqliteHistory::open(&dir.path().join("h.db")).unwrap();
+    generate(&mut h, &spec, &mut |_| {}).unwrap();
+    let memory = |out: &std::path::Path| PublishSettings {
+        metrics: vec![Metric::PeakMemory],
+        ..small(out)
+    };
+    let first = publish(&h, &memory(&inc)).unwrap();
+    // 10 versions, archives of 4: one archive page per series and metric.
+    assert_eq!((first.pages, first.metric_pages, first.archives), (3, 3, 6));
+    assert_eq!(first.written, 12);
+    let again = publish(&h, &memory(&inc)).unwrap();
+    assert_eq!((again.written, again.removed), (0, 0), "nothing new");
+    spec.versions = 11;
+    generate_versions(&mut h, &spec, 10..11, &mut |_| {}).unwrap();
+    let next = publish(&h, &memory(&inc)).unwrap();
+    // Each benchmark's two main pages, no archive page.
+    assert_eq!((next.written, next.runs_read), (6, 1));
+    let scratch = publish(&h, &memory(&fresh)).unwrap();
+    assert_eq!(scratch.written, 12);
+    assert_same_sites(&inc, &fresh);
+    // The peak-memory page of parse/json: in MiB, its step at version 10 (×1.3) drawn.
+    let page = rigor_report::dashboard::page_path("parse/json");
+    let path = rigor_report::dashboard::metric_path(&page, &Metric::PeakMemory);
+    let html = std::fs::read_to_string(inc.join(&path)).unwrap();
+    // v4 at 64 MiB (± the seeded noise), v10 at 1.3 times that.
+    assert!(html.contains("level (MiB)"), "{path}");
+    assert!(
+        html.contains(">64.35 MiB <") && html.contains(">83.40 MiB <"),
+        "{path}"
+    );
+    assert!(!html.contains(" ms") && !html.contains(" µs"));
+    // Without --metric the metric's pages go and the wall-time pages are as without them.
+    let wall = publish(&h, &small(&inc)).unwrap();
+    assert_eq!((wall.metric_pages, wall.removed), (0, 6));
+    publish(&h, &small(&fresh.with_extension("wall"))).unwrap();
+    assert_same_sites(&inc, &fresh.with_extension("wall"));
 }

@@ -242,6 +242,12 @@ pub struct TrackPublishArgs {
     /// Default: the name up to its last '/'.
     #[arg(long, value_name = "REGEX")]
     pub group: Option<String>,
+    /// The metrics published: wall time always (the index and each benchmark's page), and each
+    /// other one named here on pages of its own, in its own units, with its own changes: cpu
+    /// (user + system), user, system, peak-memory, or a name the benchmarked program reported;
+    /// several with commas. Other metrics are read from every stored run on each publish.
+    #[arg(long, value_name = "NAME[,NAME...]", default_value = "wall")]
+    pub metric: Metrics,
 }
 
 /// Which series: a machine and a branch.

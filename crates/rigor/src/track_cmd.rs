@@ -295,6 +295,7 @@ fn publish(history: &(dyn History + Send), a: &TrackPublishArgs) -> Result<Outco
         repo_url: a.repo_url.clone(),
         group: a.group.clone(),
         rigor_version: env!("CARGO_PKG_VERSION").to_string(),
+        metrics: a.metric.clone(),
     }
     .resolve()?;
     let done = rigor_app::publish::publish_site(history.as_read(), &settings)?;

@@ -297,3 +297,132 @@ fn check_gates_on_the_metric_asked_for() {
             "track check --candidate compares wall times",
         ));
 }
+
+/// The site's pages in `b/`, by file name.
+fn site_pages(site: &Path) -> std::collections::BTreeMap<String, String> {
+    std::fs::read_dir(site.join("b"))
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .collect()
+}
+
+/// `rigor track publish --metric peak-memory`: beside the wall-time page, a page of peak memory
+/// in MiB (never in seconds) with its change at v5 marked on its plot and listed in its table,
+/// linked from the wall-time page and listed on the index; the wall-time page is the one a
+/// publish of wall time alone writes, but for the links between the two.
+#[test]
+fn publish_draws_each_metric_in_its_units_with_its_changes() {
+    let dir = Dir::new();
+    let db = history(&dir);
+    track(
+        &db,
+        &["changes", "--metric", "wall,cpu,peak-memory,throughput"],
+    )
+    .assert()
+    .success();
+    let command = |site: &Path, metric: Option<&str>| {
+        let mut cmd = rigor();
+        cmd.arg("track")
+            .arg("--db")
+            .arg(&db)
+            .args(["publish", "-o"])
+            .arg(site);
+        if let Some(m) = metric {
+            cmd.args(["--metric", m]);
+        }
+        cmd
+    };
+    let publish = |site: &Path, metric: Option<&str>| {
+        command(site, metric).assert().success();
+        site_pages(site)
+    };
+    let wall_only = publish(&dir.path("wall"), None);
+    assert_eq!(wall_only.len(), 1, "{:?}", wall_only.keys());
+    let (wall_name, wall_page) = wall_only.iter().next().unwrap();
+    assert!(!wall_page.contains("peak-memory") && !wall_page.contains("MiB"));
+    let wall_index = std::fs::read_to_string(dir.path("wall").join("index.html")).unwrap();
+    assert!(!wall_index.contains("peak-memory") && wall_index.contains("No changes detected."));
+
+    let site = dir.path("site");
+    let pages = publish(&site, Some("peak-memory"));
+    assert_eq!(pages.len(), 2, "{:?}", pages.keys());
+    let memory_name = pages
+        .keys()
+        .find(|n| n.contains(".m-peak-memory-"))
+        .unwrap();
+    let memory = &pages[memory_name];
+    assert!(memory.contains("level (MiB)"), "the plot's axis is in MiB");
+    assert!(memory.contains("64.00 MiB") && memory.contains("128.0 MiB"));
+    assert!(!memory.contains("level (s)") && !memory.contains("level (ms)"));
+    assert!(!memory.contains(" ms") && !memory.contains(" s <"));
+    // Its change: marked on the plot (labelled with its size), listed in its table.
+    assert!(
+        memory.contains("\n+100.0%?\n"),
+        "the change at v5 is marked"
+    );
+    assert!(
+        memory.contains(
+            "<td><code title=\"v5\">v5</code></td><td class=\"num regression\">+100.0%</td>"
+        ),
+        "the change at v5 is listed"
+    );
+    let words = memory.lines().find(|l| l.contains("cmp-out")).unwrap_or("");
+    assert!(
+        words.contains("is 100% larger than"),
+        "a ratio stays a ratio: {words}"
+    );
+    // The wall-time page links to it and is otherwise what a wall-time publish writes.
+    let wall = &pages[wall_name];
+    let nav = format!(
+        "<nav class=\"metrics\">Metric: <strong aria-current=\"page\">wall</strong> · \
+         <a href=\"{memory_name}\">peak-memory</a></nav>\n"
+    );
+    assert!(wall.contains(&nav), "{wall}");
+    assert_eq!(wall.replace(&nav, ""), *wall_page);
+    assert!(memory.contains(&format!("<a href=\"{wall_name}\">wall</a>")));
+    // The index: a row of peak memory in MiB with its latest change, and the change listed.
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    let row = index
+        .lines()
+        .find(|l| l.starts_with("<tr class=\"row\"") && l.contains("metric\">peak-memory<"))
+        .expect("a peak-memory row");
+    assert!(
+        row.contains("128.0 MiB") && row.contains("+100.0%</span> at <code>v5</code>"),
+        "{row}"
+    );
+    assert!(row.contains(&format!("href=\"b/{memory_name}\"")), "{row}");
+    assert!(index.contains("<dt>Benchmarks</dt><dd>1 (1 series)</dd>"));
+    let listed = index
+        .lines()
+        .find(|l| l.starts_with("<tr class=\"crow") && l.contains("metric\">peak-memory<"))
+        .expect("the change listed");
+    assert!(listed.contains("+100.0%") && listed.contains(&format!("href=\"b/{memory_name}\"")));
+    // CPU time's change is not published: only the metrics asked for are.
+    assert!(!index.contains(">cpu<"));
+    // Published again with wall time alone: the metric's page goes, the wall page is as before.
+    let again = publish(&site, None);
+    assert_eq!(again, wall_only);
+    // A reported rate (more is better) in its own unit: 20% more is an improvement.
+    let rates = publish(&dir.path("rate"), Some("throughput"));
+    let rate = rates
+        .iter()
+        .find_map(|(n, html)| n.contains(".m-throughput-").then_some(html))
+        .unwrap();
+    assert!(rate.contains("level (MB/s)"), "the rate's own unit");
+    let words = rate.lines().find(|l| l.contains("cmp-out")).unwrap_or("");
+    assert!(
+        words.contains("% higher than") && words.contains(": improvement (beyond"),
+        "{words}"
+    );
+    // A metric no run recorded is an error naming it.
+    command(&dir.path("none"), Some("allocations"))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "track publish --metric allocations: no benchmark in the history has allocations values",
+        ));
+}

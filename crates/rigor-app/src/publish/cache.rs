@@ -19,7 +19,7 @@ use std::fs;
 use std::path::Path;
 
 use rigor_history::{HistoryRead, MeanSpread, RunId, RunInfo, RunStamp, SeriesKey, StoredSummary};
-use rigor_units::{ConfidenceLevel, Resolution, TimeUnit};
+use rigor_units::{ConfidenceLevel, Quantity, Resolution, TimeUnit};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, Result};
@@ -86,6 +86,22 @@ pub(crate) struct BenchCache {
     levels_run: Option<RunId>,
     /// Every run's summary, in run order.
     pub runs: Vec<CachedRun>,
+    /// The quantity of the values: seconds for wall time (what is cached); another metric's
+    /// summaries are computed on each publish ([`BenchCache::of_metric`]) and never stored.
+    #[serde(skip)]
+    pub quantity: Quantity,
+}
+
+impl BenchCache {
+    /// A benchmark's runs in a metric other than wall time, from its summaries of that metric
+    /// (`track::levels::metric_summaries`, in run order) and their quantity.
+    pub fn of_metric(summaries: &[StoredSummary], quantity: Quantity) -> Self {
+        BenchCache {
+            runs: summaries.iter().map(CachedRun::of).collect(),
+            quantity,
+            ..BenchCache::default()
+        }
+    }
 }
 
 /// One run's summary of one benchmark, as the levels and the pages need it. Plain fields only:

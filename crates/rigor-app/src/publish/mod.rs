@@ -15,13 +15,14 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use rigor_history::{ChangeFilter, HistoryRead, StoredChange};
+use rigor_history::{ChangeFilter, HistoryRead, SeriesKey, StoredChange};
 use rigor_report::dashboard::plots::SPARK_POINTS;
 use rigor_report::dashboard::{
-    BenchmarkView, ChangeMark, ChangeRow, Measured, PointState, SeriesView, SiteMeta, SiteView,
-    VersionPoint, archive_path, group_of, page, page_path, render_archive, render_benchmark,
-    render_index,
+    BenchmarkView, ChangeMark, ChangeRow, Measured, MetricLink, PointState, SeriesView, SiteMeta,
+    SiteView, VersionPoint, archive_path, group_of, metric_path, page, page_path, render_archive,
+    render_benchmark, render_index,
 };
+use rigor_units::Metric;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, Result};
@@ -32,7 +33,7 @@ mod request;
 mod stats;
 mod views;
 
-use cache::{Cache, IndexSeries, PagesCache};
+use cache::{BenchCache, Cache, IndexSeries, PagesCache, SeriesCache};
 pub use request::*;
 pub use rigor_report::dashboard::Published;
 use stats::Critical;
@@ -59,6 +60,9 @@ pub struct PublishSettings {
     pub archive_size: usize,
     /// How the index groups benchmarks.
     pub grouping: Grouping,
+    /// The metrics published besides wall time (`--metric cpu,peak-memory`), each on pages of
+    /// its own beside the wall-time pages; empty: wall time only.
+    pub metrics: Vec<Metric>,
 }
 
 /// How the index groups benchmarks.
@@ -101,10 +105,15 @@ struct Manifest {
     pages: BTreeMap<String, String>,
 }
 
-/// Each series with its versions and changes, over the cache's points.
-fn series_of<'a>(history: &dyn HistoryRead, cache: &'a Cache) -> Result<Vec<Series<'a>>> {
+/// Each series with its versions and its changes of `metric`, over the points of `caches` (the
+/// cache's for wall time, [`metric_caches`] for another metric).
+fn series_of<'a>(
+    history: &dyn HistoryRead,
+    caches: &'a BTreeMap<SeriesKey, SeriesCache>,
+    metric: &Metric,
+) -> Result<Vec<Series<'a>>> {
     let mut out = Vec::new();
-    for (key, sc) in &cache.series {
+    for (key, sc) in caches {
         let versions = history.versions(key)?;
         let changes = history.changes(&ChangeFilter {
             machine: Some(key.machine.clone()),
@@ -114,9 +123,51 @@ fn series_of<'a>(history: &dyn HistoryRead, cache: &'a Cache) -> Result<Vec<Seri
         out.push(Series::new(
             (&key.machine, &key.branch),
             versions,
-            &changes,
+            (&changes, metric),
             sc,
         ));
+    }
+    Ok(out)
+}
+
+/// Every benchmark's runs in `metric` (other than wall time), per series: each run's executions
+/// projected on the metric (`track::levels::metric_summaries`), read from the history on every
+/// publish (the publisher caches wall-time summaries only). Benchmarks that did not record it
+/// are left out; [`crate::track::TrackError::PublishMetric`] when none did.
+fn metric_caches(
+    history: &dyn HistoryRead,
+    cache: &Cache,
+    metric: &Metric,
+) -> Result<BTreeMap<SeriesKey, SeriesCache>> {
+    let mut out = BTreeMap::new();
+    let mut why = None;
+    for (key, sc) in &cache.series {
+        let mut series = SeriesCache::default();
+        for name in sc.benchmarks.keys() {
+            let (summaries, quantity) =
+                crate::track::levels::metric_summaries(history, key, name, metric)?;
+            match quantity {
+                Ok(q) if !summaries.is_empty() => {
+                    series
+                        .benchmarks
+                        .insert(name.clone(), BenchCache::of_metric(&summaries, q));
+                }
+                Ok(_) => {}
+                Err(reason) => {
+                    why.get_or_insert(reason);
+                }
+            }
+        }
+        if !series.benchmarks.is_empty() {
+            out.insert(key.clone(), series);
+        }
+    }
+    if out.is_empty() && !cache.series.is_empty() {
+        return Err(crate::track::TrackError::PublishMetric {
+            metric: metric.to_string(),
+            why: why.unwrap_or_else(|| "nothing is stored".to_string()),
+        }
+        .into());
     }
     Ok(out)
 }
@@ -132,8 +183,13 @@ fn benchmarks_of(series: &[Series<'_>]) -> BTreeMap<String, Vec<usize>> {
     out
 }
 
-/// The project's changes, newest first, as the index lists them.
-fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<ChangeRow>> {
+/// The project's changes of the metrics published (`metrics`, wall time first), newest first,
+/// as the index lists them.
+fn change_rows(
+    history: &dyn HistoryRead,
+    series: &[Series<'_>],
+    metrics: &[Metric],
+) -> Result<Vec<ChangeRow>> {
     let version_of = |c: &StoredChange| {
         let s = series
             .iter()
@@ -147,10 +203,11 @@ fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<C
         .changes(&ChangeFilter::default())?
         .iter()
         .rev()
-        .filter(|c| views::shown(c))
+        .filter(|c| views::shown(c, metrics))
         .map(|c| ChangeRow {
             benchmark: c.benchmark.clone(),
-            page: page_path(&c.benchmark),
+            page: metric_path(&page_path(&c.benchmark), &c.metric),
+            metric: c.metric.clone(),
             machine: c.series.machine.clone(),
             branch: c.series.branch.clone(),
             commit: commit_of(c),
@@ -178,7 +235,7 @@ fn change_rows(history: &dyn HistoryRead, series: &[Series<'_>]) -> Result<Vec<C
 pub fn site_view(history: &dyn HistoryRead, site: SiteMeta, generated: String) -> Result<SiteView> {
     let mut cache = Cache::default();
     cache.refresh(history)?;
-    let series = series_of(history, &cache)?;
+    let series = series_of(history, &cache.series, &Metric::Wall)?;
     let mut critical = Critical::default();
     let benchmarks = benchmarks_of(&series)
         .into_iter()
@@ -204,11 +261,12 @@ pub fn site_view(history: &dyn HistoryRead, site: SiteMeta, generated: String) -
                 page,
                 name,
                 series,
+                ..BenchmarkView::default()
             }
         })
         .collect();
     Ok(SiteView {
-        changes: change_rows(history, &series)?,
+        changes: change_rows(history, &series, &[Metric::Wall])?,
         site,
         generated,
         benchmarks,
@@ -316,10 +374,41 @@ fn index_view(name: &str, index: &[IndexSeries]) -> BenchmarkView {
         group: group_of(name).to_string(),
         page: page_path(name),
         series,
+        ..BenchmarkView::default()
     }
 }
 
-/// Writes `name`'s pages whose key differs from the manifest's (or whose file is gone).
+/// Which of a benchmark's pages: its metric's, with the links to its pages of every metric
+/// published (empty when only wall time is).
+#[derive(Clone, Copy)]
+struct Target<'x> {
+    metric: &'x Metric,
+    links: &'x [MetricLink],
+}
+
+impl Target<'_> {
+    /// Feeds what a page shows of its metric into `h`: nothing for a wall-time page without
+    /// links (so that its key is what it was before pages of other metrics existed).
+    fn hash(&self, h: &mut DefaultHasher) {
+        if !self.metric.is_wall() {
+            self.metric.name().hash(h);
+        }
+        for l in self.links {
+            (l.metric.name(), &l.page).hash(h);
+        }
+    }
+
+    /// `view` as this metric's page: its path, metric and links.
+    fn mark(&self, mut view: BenchmarkView) -> BenchmarkView {
+        view.page = metric_path(&view.page, self.metric);
+        view.metric = self.metric.clone();
+        view.metrics = self.links.to_vec();
+        view
+    }
+}
+
+/// Writes `name`'s pages of `target`'s metric whose key differs from the manifest's (or whose
+/// file is gone).
 fn benchmark_pages(
     ctx: (
         &[Series<'_>],
@@ -327,13 +416,13 @@ fn benchmark_pages(
         &Manifest,
         &BTreeMap<String, PagesCache>,
     ),
-    name: &str,
+    (name, target): (&str, Target<'_>),
     which: &[usize],
     critical: &mut Critical,
 ) -> Result<Done> {
     let (series, key, old, cached) = ctx;
     let size = key.size;
-    let page = page_path(name);
+    let page = metric_path(&page_path(name), target.metric);
     let stale = |path: &str, k: &str| {
         old.pages.get(path).map(String::as_str) != Some(k) || !key.out.join(path).is_file()
     };
@@ -341,6 +430,7 @@ fn benchmark_pages(
     // no views, no page keys.
     let mut input = DefaultHasher::new();
     (key.site, name).hash(&mut input);
+    target.hash(&mut input);
     for &i in which {
         series[i].hash_input(name, &series[i].cache.benchmarks[name], &mut input);
     }
@@ -349,7 +439,7 @@ fn benchmark_pages(
         && c.pages.iter().all(|(path, k)| !stale(path, k))
     {
         return Ok(Done {
-            view: index_view(name, &c.index),
+            view: target.mark(index_view(name, &c.index)),
             pages: c.pages.clone(),
             written: 0,
             cache: c.clone(),
@@ -377,6 +467,7 @@ fn benchmark_pages(
     let mut written = 0;
     let mut main = DefaultHasher::new();
     (key.site, name).hash(&mut main);
+    target.hash(&mut main);
     // Archive pages first: each is one series' fixed run of older versions. Their keys cover
     // the archived versions for the main page's key too, so those are hashed once.
     for part in &parts {
@@ -386,6 +477,9 @@ fn benchmark_pages(
             let nav = part.nav(&page, &range, size);
             let mut h = DefaultHasher::new();
             (key.site, name, &nav.previous, &nav.next).hash(&mut h);
+            if !target.metric.is_wall() {
+                target.metric.name().hash(&mut h);
+            }
             part.hash_range(range.clone(), &mut h);
             let k = format!("{:016x}", h.finish());
             k.hash(&mut main);
@@ -395,6 +489,8 @@ fn benchmark_pages(
                     group: group_of(name).to_string(),
                     page: page.clone(),
                     series: vec![part.archive_view(range, critical)],
+                    metric: target.metric.clone(),
+                    ..BenchmarkView::default()
                 };
                 write(&path, render_archive(key.meta, &view, &nav))?;
                 written += 1;
@@ -412,6 +508,8 @@ fn benchmark_pages(
             .iter()
             .map(|p| p.main_view(&page, size, critical))
             .collect(),
+        metric: target.metric.clone(),
+        metrics: target.links.to_vec(),
     };
     if stale(&page, &k) {
         write(&page, render_benchmark(key.meta, &view))?;
@@ -419,8 +517,12 @@ fn benchmark_pages(
     }
     pages.push((page, k));
     let index: Vec<IndexSeries> = view.series.iter().map(index_series).collect();
+    let mut shown = target.mark(index_view(name, &index));
+    for (s, part) in shown.series.iter_mut().zip(&parts) {
+        s.quantity = part.bench.quantity.clone();
+    }
     Ok(Done {
-        view: index_view(name, &index),
+        view: shown,
         cache: PagesCache {
             input,
             pages: pages.clone(),
@@ -448,7 +550,18 @@ pub fn publish(history: &dyn HistoryRead, settings: &PublishSettings) -> Result<
     let cache_path = out.join(CACHE);
     let mut cache = Cache::load(&cache_path);
     let runs_read = cache.refresh(history)?;
-    let series = series_of(history, &cache)?;
+    let series = series_of(history, &cache.series, &Metric::Wall)?;
+    // Other metrics' summaries, read from the history on every publish: they are not cached.
+    let others: Vec<(&Metric, BTreeMap<SeriesKey, SeriesCache>)> = settings
+        .metrics
+        .iter()
+        .filter(|m| !m.is_wall())
+        .map(|m| Ok((m, metric_caches(history, &cache, m)?)))
+        .collect::<Result<_>>()?;
+    let other_series: Vec<(&Metric, Vec<Series<'_>>)> = others
+        .iter()
+        .map(|(m, caches)| Ok((*m, series_of(history, caches, m)?)))
+        .collect::<Result<_>>()?;
     let old = read_manifest(out);
     let size = settings.archive_size.max(1);
     let key = SettingsKey {
@@ -458,16 +571,70 @@ pub fn publish(history: &dyn HistoryRead, settings: &PublishSettings) -> Result<
         size,
     };
     let names: Vec<(String, Vec<usize>)> = benchmarks_of(&series).into_iter().collect();
-    let done: Vec<Done> = names
+    let other_names: Vec<BTreeMap<String, Vec<usize>>> =
+        other_series.iter().map(|(_, s)| benchmarks_of(s)).collect();
+    // Each benchmark's pages of the metrics it has, wall time first: none when wall time is
+    // all that is published (its pages then stay as they were).
+    let links: BTreeMap<&str, Vec<MetricLink>> = names
+        .iter()
+        .map(|(name, _)| {
+            let page = page_path(name);
+            let mut list = vec![MetricLink {
+                metric: Metric::Wall,
+                page: page.clone(),
+            }];
+            for ((m, _), with) in other_series.iter().zip(&other_names) {
+                if with.contains_key(name) {
+                    list.push(MetricLink {
+                        metric: (*m).clone(),
+                        page: metric_path(&page, m),
+                    });
+                }
+            }
+            if list.len() == 1 {
+                list.clear();
+            }
+            (name.as_str(), list)
+        })
+        .collect();
+    let links_of = |name: &str| links.get(name).map_or(&[][..], Vec::as_slice);
+    let wall = Metric::Wall;
+    let mut done: Vec<Done> = names
         .par_iter()
         .map_init(Critical::default, |critical, (name, which)| {
-            benchmark_pages((&series, &key, &old, &cache.pages), name, which, critical)
+            let target = Target {
+                metric: &wall,
+                links: links_of(name),
+            };
+            benchmark_pages(
+                (&series, &key, &old, &cache.pages),
+                (name, target),
+                which,
+                critical,
+            )
         })
         .collect::<Result<_>>()?;
     let pages_cache: BTreeMap<String, PagesCache> = done
         .iter()
         .map(|d| (d.view.name.clone(), d.cache.clone()))
         .collect();
+    // Other metrics' pages: their levels computed again each time (nothing cached to compare
+    // with), each page written only when its key changed.
+    let none = BTreeMap::new();
+    for ((metric, s), with) in other_series.iter().zip(&other_names) {
+        let list: Vec<(&String, &Vec<usize>)> = with.iter().collect();
+        let more: Vec<Done> = list
+            .par_iter()
+            .map_init(Critical::default, |critical, (name, which)| {
+                let target = Target {
+                    metric,
+                    links: links_of(name),
+                };
+                benchmark_pages((s, &key, &old, &none), (name, target), which, critical)
+            })
+            .collect::<Result<_>>()?;
+        done.extend(more);
+    }
     let pages: BTreeMap<String, String> = done.iter().flat_map(|d| d.pages.clone()).collect();
     let mut removed = 0;
     for gone in old.pages.keys().filter(|p| !pages.contains_key(*p)) {
@@ -483,11 +650,13 @@ pub fn publish(history: &dyn HistoryRead, settings: &PublishSettings) -> Result<
     for b in &mut benchmarks {
         b.group = settings.grouping.of(&b.name);
     }
-    benchmarks.sort_by(|a, b| (&a.group, &a.name).cmp(&(&b.group, &b.name)));
+    benchmarks.sort_by(|a, b| (&a.group, &a.name, &a.metric).cmp(&(&b.group, &b.name, &b.metric)));
+    let mut shown = vec![Metric::Wall];
+    shown.extend(other_series.iter().map(|(m, _)| (*m).clone()));
     let view = SiteView {
         site: settings.site.clone(),
         generated: settings.generated.clone(),
-        changes: change_rows(history, &series)?,
+        changes: change_rows(history, &series, &shown)?,
         benchmarks,
     };
     let index = render_index(&view);
@@ -499,6 +668,7 @@ pub fn publish(history: &dyn HistoryRead, settings: &PublishSettings) -> Result<
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
     fs::write(&manifest_path, text).map_err(io(&manifest_path))?;
     drop(series);
+    drop(other_series);
     let known = |(name, c): (&String, &PagesCache)| {
         cache.pages.get(name).is_some_and(|o| o.input == c.input)
     };
@@ -507,8 +677,14 @@ pub fn publish(history: &dyn HistoryRead, settings: &PublishSettings) -> Result<
     }
     cache.pages = pages_cache;
     cache.save(&cache_path)?;
+    let metric_pages = view
+        .benchmarks
+        .iter()
+        .filter(|b| !b.metric.is_wall())
+        .count();
     Ok(Published {
-        pages: view.benchmarks.len(),
+        pages: view.benchmarks.len() - metric_pages,
+        metric_pages,
         archives,
         written,
         removed,

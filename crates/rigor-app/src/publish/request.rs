@@ -23,6 +23,9 @@ pub struct PublishRequest {
     pub group: Option<String>,
     /// The rigor that publishes (shown on the pages).
     pub rigor_version: String,
+    /// The metrics published (`--metric`): wall time always, and each other one on pages of its
+    /// own.
+    pub metrics: rigor_units::Metrics,
 }
 
 impl PublishRequest {
@@ -50,6 +53,12 @@ impl PublishRequest {
             generated: now(),
             archive_size: ARCHIVE_SIZE,
             grouping,
+            metrics: self
+                .metrics
+                .0
+                .into_iter()
+                .filter(|m| !m.is_wall())
+                .collect(),
         })
     }
 }

@@ -87,11 +87,13 @@ fn estimate_of(p: &VersionPoint) -> Option<(f64, MeanEstimate)> {
 
 /// The comparison a page opens with: the newest comparable version on the page against the last
 /// version before the newest change (when that is on the page too), else against the comparable
-/// version before it.
+/// version before it. `lower_is_better` is false for a rate (more is better): a ratio above
+/// the threshold is then an improvement.
 pub(crate) fn default_comparison(
     points: &[VersionPoint],
     marks: &[ChangeMark],
     level: f64,
+    lower_is_better: bool,
 ) -> Option<VersionComparison> {
     let comparable: Vec<usize> = (0..points.len())
         .filter(|&i| estimate_of(&points[i]).is_some())
@@ -115,7 +117,11 @@ pub(crate) fn default_comparison(
         .map_or(i, |f| (f.lower, f.upper))
     });
     let verdict = match interval {
-        Some((lo, hi)) => verdict_word(verdict_from_interval(lo, hi, DEFAULT_THRESHOLD)),
+        Some((lo, hi)) => verdict_word(match verdict_from_interval(lo, hi, DEFAULT_THRESHOLD) {
+            Verdict::Regression if !lower_is_better => Verdict::Improvement,
+            Verdict::Improvement if !lower_is_better => Verdict::Regression,
+            v => v,
+        }),
         None => "unbounded",
     };
     // Levels of groups of sessions that no version ties together differ by the groups' unknown

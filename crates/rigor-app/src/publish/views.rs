@@ -18,6 +18,7 @@ use rigor_report::dashboard::{
     ArchiveLink, ArchiveNav, ChangeMark, Overview, OverviewBin, PointState, SeriesView,
     VersionPoint, archive_path,
 };
+use rigor_units::Metric;
 
 use super::cache::{BenchCache, SeriesCache};
 use super::points::states;
@@ -45,10 +46,11 @@ pub(crate) struct Series<'a> {
 }
 
 impl<'a> Series<'a> {
+    /// The series of `metric`: its changes of that metric are marked.
     pub fn new(
         (machine, branch): (&'a str, &'a str),
         versions: Vec<StoredVersion>,
-        changes: &[StoredChange],
+        (changes, metric): (&[StoredChange], &Metric),
         cache: &'a SeriesCache,
     ) -> Self {
         let position: HashMap<String, usize> = versions
@@ -71,7 +73,10 @@ impl<'a> Series<'a> {
                 .and_then(|&i| versions[i].version.commit.clone())
         };
         let mut marks: HashMap<String, Vec<ChangeMark>> = HashMap::new();
-        for c in changes.iter().filter(|c| shown(c)) {
+        for c in changes
+            .iter()
+            .filter(|c| shown(c, std::slice::from_ref(metric)))
+        {
             let m = ChangeMark {
                 rev: c.change.rev.clone(),
                 commit: commit(&c.change.rev),
@@ -202,13 +207,15 @@ impl Part<'_, '_> {
             .map(|i| self.series.point(i, &self.slots[i]))
             .collect();
         let quantiles = quantiles_for(&points, critical);
+        let lower_is_better = !matches!(self.bench.quantity, rigor_units::Quantity::Rate(_));
         // At the table's level, so that the page's script and this agree for every pair.
         let comparison = quantiles
             .as_ref()
-            .and_then(|q| default_comparison(&points, &marks, q.level));
+            .and_then(|q| default_comparison(&points, &marks, q.level, lower_is_better));
         SeriesView {
             machine: self.series.machine.to_string(),
             branch: self.series.branch.to_string(),
+            quantity: self.bench.quantity.clone(),
             levels: self.bench.levels.clone(),
             versions: points,
             first,
@@ -270,6 +277,7 @@ impl Part<'_, '_> {
             bins,
             changes,
             labels,
+            quantity: self.bench.quantity.clone(),
         }
     }
 
@@ -340,12 +348,11 @@ pub(crate) fn confounded(c: &rigor_history::NewChange) -> bool {
     c.evidence == Evidence::Confounded || c.method.to_ascii_lowercase().contains("confounded")
 }
 
-/// Whether the pages show a stored change: not when measuring both sides again refuted it (as
-/// `rigor track run` leaves it out of its report).
-pub(crate) fn shown(c: &StoredChange) -> bool {
-    // The pages draw wall times: changes of other metrics (`rigor track changes --metric`) are
-    // not theirs to mark.
-    c.change.evidence != Evidence::Refuted && c.metric.is_wall()
+/// Whether the pages of `metrics` show a stored change: one of those metrics' (a page marks
+/// its own metric's changes only), and not when measuring both sides again refuted it (as `rigor
+/// track run` leaves it out of its report).
+pub(crate) fn shown(c: &StoredChange, metrics: &[Metric]) -> bool {
+    c.change.evidence != Evidence::Refuted && metrics.contains(&c.metric)
 }
 
 fn hash_mark(m: &ChangeMark, h: &mut DefaultHasher) {
@@ -377,10 +384,11 @@ mod tests {
         assert_eq!(a[..], b[..a.len()]);
     }
 
-    /// The pages draw wall times: a change of CPU time or peak memory is not marked on them
-    /// (nor listed on the index as if it were a wall-time change); a refuted one neither.
+    /// A page marks its own metric's changes: a change of CPU time or peak memory is not marked
+    /// on the wall-time pages (nor listed on the index when only wall time is published), but
+    /// on its metric's; a refuted one on none.
     #[test]
-    fn the_pages_show_wall_time_changes_only() {
+    fn the_pages_show_their_own_metrics_changes() {
         let change = |metric: rigor_units::Metric, evidence: Evidence| StoredChange {
             id: rigor_history::ChangeId(1),
             benchmark: "b".into(),
@@ -402,10 +410,23 @@ mod tests {
             detected_at: jiff::Timestamp::UNIX_EPOCH,
             version_time: None,
         };
-        use rigor_units::Metric;
-        assert!(shown(&change(Metric::Wall, Evidence::Detected)));
-        assert!(!shown(&change(Metric::Wall, Evidence::Refuted)));
-        assert!(!shown(&change(Metric::Cpu, Evidence::Detected)));
-        assert!(!shown(&change(Metric::PeakMemory, Evidence::Confirmed)));
+        let wall = [Metric::Wall];
+        assert!(shown(&change(Metric::Wall, Evidence::Detected), &wall));
+        assert!(!shown(&change(Metric::Wall, Evidence::Refuted), &wall));
+        assert!(!shown(&change(Metric::Cpu, Evidence::Detected), &wall));
+        assert!(!shown(
+            &change(Metric::PeakMemory, Evidence::Confirmed),
+            &wall
+        ));
+        let memory = [Metric::Wall, Metric::PeakMemory];
+        assert!(shown(
+            &change(Metric::PeakMemory, Evidence::Confirmed),
+            &memory
+        ));
+        assert!(!shown(
+            &change(Metric::PeakMemory, Evidence::Refuted),
+            &memory
+        ));
+        assert!(!shown(&change(Metric::Cpu, Evidence::Detected), &memory));
     }
 }

@@ -166,6 +166,16 @@ pub enum TrackError {
         /// Why, in words (the first benchmark's reason, with what would record it).
         why: String,
     },
+    /// `rigor track publish --metric` names a metric no stored run of any series recorded.
+    #[error(
+        "track publish --metric {metric}: no benchmark in the history has {metric} values ({why})"
+    )]
+    PublishMetric {
+        /// The metric, as typed.
+        metric: String,
+        /// Why, in words (the first benchmark's reason, with what would record it).
+        why: String,
+    },
     /// `rigor track show` names a benchmark without a history.
     #[error(
         "no history of '{benchmark}' on {machine} ({branch}); see `rigor track changes` for what \

@@ -22,8 +22,8 @@ use sha2::{Digest, Sha256};
 
 pub use page::{render_archive, render_benchmark, render_index};
 pub use view::{
-    ArchiveLink, ArchiveNav, BenchmarkView, ChangeMark, ChangeRow, Measured, Overview, OverviewBin,
-    PointState, QuantileTable, RatioInput, RunMark, SeriesView, SiteMeta, SiteView,
+    ArchiveLink, ArchiveNav, BenchmarkView, ChangeMark, ChangeRow, Measured, MetricLink, Overview,
+    OverviewBin, PointState, QuantileTable, RatioInput, RunMark, SeriesView, SiteMeta, SiteView,
     VersionComparison, VersionPoint,
 };
 
@@ -76,6 +76,32 @@ pub fn archive_path(page: &str, machine: &str, branch: &str, first: usize) -> St
     format!("{stem}.{hex}.{first}.html")
 }
 
+/// The page of a benchmark's `metric` (other than wall time, whose page is `page` itself), beside
+/// `page`: its name, then `m-`, the metric's letters and digits and 8 hex digits of the metric's
+/// SHA-256 (a program's metric may be named `a/b` or `a-b`).
+///
+/// ```
+/// use rigor_report::dashboard::metric_path;
+/// use rigor_units::Metric;
+/// let p = metric_path("b/sort-0123456789.html", &Metric::PeakMemory);
+/// assert!(p.starts_with("b/sort-0123456789.m-peak-memory-") && p.ends_with(".html"));
+/// assert_eq!(metric_path("b/sort-0123456789.html", &Metric::Wall), "b/sort-0123456789.html");
+/// ```
+pub fn metric_path(page: &str, metric: &rigor_units::Metric) -> String {
+    if metric.is_wall() {
+        return page.to_string();
+    }
+    let stem = page.strip_suffix(".html").unwrap_or(page);
+    let slug: String = metric
+        .name()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let hash = Sha256::digest(metric.name().as_bytes());
+    let hex: String = hash[..4].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{stem}.m-{slug}-{hex}.html")
+}
+
 /// The group of a benchmark on the index: its name up to the last `/`, or empty. A name that is
 /// a command line (it has spaces) or a program in the current folder (`./bench`) has no group:
 /// its slashes are a path's, not a grouping.
@@ -100,8 +126,10 @@ pub fn group_of(name: &str) -> &str {
 /// What `rigor track publish` did (`rigor_app::publish::publish`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Published {
-    /// Benchmark pages in the site (main pages; archive pages not counted).
+    /// Benchmark pages in the site (wall time's main pages; archive pages not counted).
     pub pages: usize,
+    /// Main pages of metrics other than wall time (`rigor track publish --metric`).
+    pub metric_pages: usize,
     /// Archive pages in the site.
     pub archives: usize,
     /// Pages (main and archive) rendered and written this time.
@@ -118,9 +146,14 @@ pub struct Published {
 /// What `rigor track publish` says when done: what it did in the site's folder `out`.
 pub fn published_text(v: &Published, out: &std::path::Path) -> String {
     format!(
-        "Published {} benchmark page(s) and {} archive page(s) to {} ({} rewritten, {} removed, \
+        "Published {} benchmark page(s){} and {} archive page(s) to {} ({} rewritten, {} removed, \
          index {} kB; {} new run(s) read)\n  open {}\n",
         v.pages,
+        if v.metric_pages > 0 {
+            format!(", {} page(s) of other metrics", v.metric_pages)
+        } else {
+            String::new()
+        },
         v.archives,
         out.display(),
         v.written,

@@ -17,10 +17,11 @@ use super::view::{
     ArchiveNav, BenchmarkView, ChangeMark, ChangeRow, Measured, Overview, PointState, SeriesView,
     SiteMeta, SiteView, VersionComparison, VersionPoint,
 };
+use crate::format::Scale;
 use crate::html::escape::{Escaped, escape};
 use crate::html::page::fill;
 use crate::html::plots::{Drawn, PlotResult, label_svg};
-use rigor_units::{Seconds, TimeUnit, significant};
+use rigor_units::{Metric, Quantity};
 
 const TEMPLATE: &str = include_str!("../../templates/dashboard.html");
 const REPORT_STYLE: &str = include_str!("../../templates/report.css");
@@ -107,20 +108,15 @@ fn version_link(site: &SiteMeta, rev: &str, commit: Option<&str>) -> String {
     }
 }
 
-/// `1.234 ms (1.220 ms–1.250 ms)`, in the mean's own unit.
-fn estimate(m: &Measured) -> String {
-    estimate_in(m, TimeUnit::for_magnitude(Seconds(m.mean)))
+/// `1.234 ms (1.220 ms–1.250 ms)`, in the unit of `quantity` that suits the mean.
+fn estimate(m: &Measured, quantity: &Quantity) -> String {
+    estimate_in(m, &Scale::of(quantity.clone()), m.mean)
 }
 
-/// `1.234 ms (1.220 ms–1.250 ms)` in `unit`, so that a table's rows line up.
-fn estimate_in(m: &Measured, unit: TimeUnit) -> String {
-    let t = |v: f64| {
-        format!(
-            "{} {}",
-            significant(Seconds(v).in_unit(unit)),
-            unit.symbol()
-        )
-    };
+/// `1.234 ms (1.220 ms–1.250 ms)` in the unit of `scale` that suits `reference`, so that a
+/// table's rows line up.
+fn estimate_in(m: &Measured, scale: &Scale, reference: f64) -> String {
+    let t = |v: f64| scale.show(v, reference);
     format!(
         "{} <span class=\"ci\">({}–{})</span>",
         t(m.mean),
@@ -150,7 +146,9 @@ pub fn render_index(view: &SiteView) -> String {
     let site = &view.site;
     let title = site_title(site);
     let mut body = String::new();
-    let series: usize = view.benchmarks.iter().map(|b| b.series.len()).sum();
+    // A benchmark's pages of other metrics are rows of their own, not more benchmarks.
+    let walls = || view.benchmarks.iter().filter(|b| b.metric.is_wall());
+    let series: usize = walls().map(|b| b.series.len()).sum();
     let _ = writeln!(
         body,
         "<header>\n<h1>{}</h1>\n<dl class=\"meta\"><dt>Generated</dt><dd>{}</dd>\
@@ -158,7 +156,7 @@ pub fn render_index(view: &SiteView) -> String {
         Escaped(title),
         Escaped(&view.generated),
         Escaped(&site.rigor_version),
-        view.benchmarks.len(),
+        walls().count(),
     );
     changes_table(&mut body, view);
     benchmarks_table(&mut body, view);
@@ -194,7 +192,7 @@ fn change_row(out: &mut String, site: &SiteMeta, c: &ChangeRow) {
     let _ = writeln!(
         out,
         "<tr class=\"crow {}\" data-name=\"{}\" data-machine=\"{}\" data-branch=\"{}\"><td>{}</td><td class=\"date\">{}</td><td>{}</td>\
-         <td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num {}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+         <td><a href=\"{}\">{}</a>{}</td><td>{}</td><td>{}</td><td class=\"num {}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         change_class(m),
         Escaped(&c.benchmark),
         Escaped(&c.machine),
@@ -204,6 +202,7 @@ fn change_row(out: &mut String, site: &SiteMeta, c: &ChangeRow) {
         Escaped(c.subject.as_deref().unwrap_or("")),
         Escaped(&c.page),
         Escaped(&c.benchmark),
+        metric_tag(&c.metric),
         Escaped(&c.machine),
         Escaped(&c.branch),
         verdict_class(m),
@@ -212,6 +211,26 @@ fn change_row(out: &mut String, site: &SiteMeta, c: &ChangeRow) {
         Escaped(&m.method),
         status_text(m),
     );
+}
+
+/// A metric other than wall time after a benchmark's name, as `text` in the legend's style
+/// (` peak-memory`); nothing for wall time, which every page without a name draws.
+fn metric_span(metric: &Metric, text: &str) -> String {
+    if metric.is_wall() {
+        String::new()
+    } else {
+        format!(" <span class=\"legend metric\">{}</span>", Escaped(text))
+    }
+}
+
+/// [`metric_span`] with the metric's name, as the index's tables name it.
+fn metric_tag(metric: &Metric) -> String {
+    metric_span(metric, metric.name())
+}
+
+/// [`metric_span`] with the metric in words, as a page's heading says it.
+fn metric_heading(metric: &Metric) -> String {
+    metric_span(metric, &metric.description())
 }
 
 /// The classes of a change's row: its status, and `confounded` when it cannot be told from a
@@ -281,10 +300,10 @@ fn benchmarks_table(out: &mut String, view: &SiteView) {
         out.push_str("<p class=\"note\">The history holds no benchmarks.</p>\n</section>\n");
         return;
     }
-    // Rank of each series' newest change in the project-wide list (newest first).
-    let mut rank: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    // Rank of each series' newest change in the project-wide list (newest first), per metric.
+    let mut rank: HashMap<(&str, &str, &str, &Metric), usize> = HashMap::new();
     for (i, c) in view.changes.iter().enumerate() {
-        rank.entry((&c.benchmark, &c.machine, &c.branch))
+        rank.entry((&c.benchmark, &c.machine, &c.branch, &c.metric))
             .or_insert(i);
     }
     out.push_str(
@@ -311,7 +330,12 @@ fn benchmarks_table(out: &mut String, view: &SiteView) {
         }
         for s in &b.series {
             let r = rank
-                .get(&(b.name.as_str(), s.machine.as_str(), s.branch.as_str()))
+                .get(&(
+                    b.name.as_str(),
+                    s.machine.as_str(),
+                    s.branch.as_str(),
+                    &b.metric,
+                ))
                 .copied()
                 .unwrap_or(usize::MAX / 2);
             index_row(out, b, s, r);
@@ -328,7 +352,7 @@ fn index_row(out: &mut String, b: &BenchmarkView, s: &SeriesView, rank: usize) {
     let latest = latest.map_or("<span class=\"note\">none</span>".to_string(), |(v, m)| {
         format!(
             "{} <span class=\"legend\">at <code>{}</code></span>",
-            estimate(m),
+            estimate(m, &s.quantity),
             Escaped(&short(&v.rev))
         )
     });
@@ -349,12 +373,13 @@ fn index_row(out: &mut String, b: &BenchmarkView, s: &SeriesView, rank: usize) {
     let _ = writeln!(
         out,
         "<tr class=\"row\" data-name=\"{name}\" data-machine=\"{machine}\" data-branch=\"{branch}\" data-change=\"{rank}\">\
-         <td class=\"name\"><a href=\"{page}\">{name}</a></td><td>{machine}</td><td>{branch}</td><td>{latest}</td><td>{}</td><td>{change}</td></tr>",
+         <td class=\"name\"><a href=\"{page}\">{name}</a>{tag}</td><td>{machine}</td><td>{branch}</td><td>{latest}</td><td>{}</td><td>{change}</td></tr>",
         sparkline(s),
         name = Escaped(&b.name),
         machine = Escaped(&s.machine),
         branch = Escaped(&s.branch),
         page = Escaped(&b.page),
+        tag = metric_tag(&b.metric),
     );
 }
 
@@ -392,11 +417,12 @@ pub fn render_archive(site: &SiteMeta, b: &BenchmarkView, nav: &ArchiveNav) -> S
     let _ = writeln!(
         body,
         "<nav class=\"crumbs\"><a href=\"../index.html\">{}</a> › <a href=\"{}\">{}</a></nav>\n\
-         <header><h1>{} <span class=\"legend\">versions {first}–{last}</span></h1></header>",
+         <header><h1>{}{} <span class=\"legend\">versions {first}–{last}</span></h1></header>",
         Escaped(site_title(site)),
         Escaped(sibling(&nav.main)),
         Escaped(&b.name),
         Escaped(&b.name),
+        metric_heading(&b.metric),
     );
     body.push_str("<p class=\"pager\">");
     if let Some(p) = &nav.previous {
@@ -421,7 +447,12 @@ pub fn render_archive(site: &SiteMeta, b: &BenchmarkView, nav: &ArchiveNav) -> S
     for (i, s) in b.series.iter().enumerate() {
         series_section(&mut body, site, s, i);
     }
-    let title = format!("{}, versions {first}–{last} — {}", b.name, site_title(site));
+    let title = format!(
+        "{}{}, versions {first}–{last} — {}",
+        b.name,
+        metric_title(&b.metric),
+        site_title(site)
+    );
     shell(site, "benchmark", &title, &body)
 }
 
@@ -430,10 +461,12 @@ pub fn render_benchmark(site: &SiteMeta, b: &BenchmarkView) -> String {
     let mut body = String::new();
     let _ = writeln!(
         body,
-        "<nav class=\"crumbs\"><a href=\"../index.html\">{}</a></nav>\n<header><h1>{}</h1></header>",
+        "<nav class=\"crumbs\"><a href=\"../index.html\">{}</a></nav>\n<header><h1>{}{}</h1></header>",
         Escaped(site_title(site)),
-        Escaped(&b.name)
+        Escaped(&b.name),
+        metric_heading(&b.metric),
     );
+    metric_links(&mut body, b);
     if b.series.len() > 1 {
         body.push_str("<p class=\"toggles\" hidden>Show: ");
         for (i, s) in b.series.iter().enumerate() {
@@ -449,8 +482,45 @@ pub fn render_benchmark(site: &SiteMeta, b: &BenchmarkView) -> String {
     for (i, s) in b.series.iter().enumerate() {
         series_section(&mut body, site, s, i);
     }
-    let title = format!("{} — {}", b.name, site_title(site));
+    let title = format!(
+        "{}{} — {}",
+        b.name,
+        metric_title(&b.metric),
+        site_title(site)
+    );
     shell(site, "benchmark", &title, &body)
+}
+
+/// What a page's title says of its metric: nothing for wall time, else `, peak-memory`.
+fn metric_title(metric: &Metric) -> String {
+    if metric.is_wall() {
+        String::new()
+    } else {
+        format!(", {}", metric.name())
+    }
+}
+
+/// Links between a benchmark's pages of each metric published (plain links: no script needed),
+/// the page's own metric not a link.
+fn metric_links(out: &mut String, b: &BenchmarkView) {
+    if b.metrics.is_empty() {
+        return;
+    }
+    out.push_str("<nav class=\"metrics\">Metric:");
+    for (k, link) in b.metrics.iter().enumerate() {
+        let sep = if k == 0 { " " } else { " · " };
+        let name = Escaped(link.metric.name());
+        if link.metric == b.metric {
+            let _ = write!(out, "{sep}<strong aria-current=\"page\">{name}</strong>");
+        } else {
+            let _ = write!(
+                out,
+                "{sep}<a href=\"{}\">{name}</a>",
+                Escaped(sibling(&link.page))
+            );
+        }
+    }
+    out.push_str("</nav>\n");
 }
 
 fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
@@ -569,9 +639,16 @@ fn history_caption(s: &SeriesView, level: Option<f64>) -> String {
         " Dashed orange lines: detected changes, labelled with their size (pale and ticked: \
          acknowledged; grey dots: marked invalid; violet with a ?: confounded with a session \
          boundary). Red crosses: versions that failed; grey ticks: versions without a result for \
-         this benchmark. Hover for a version, click to open its commit; shift-click a version to \
-         make it the baseline of the comparison below, Ctrl- or ⌘-click to make it the candidate.",
+         this benchmark. Hover for a version, click to open its commit",
     );
+    if s.quantity == Quantity::Time {
+        out.push_str(
+            "; shift-click a version to make it the baseline of the comparison below, Ctrl- or \
+             ⌘-click to make it the candidate.",
+        );
+    } else {
+        out.push('.');
+    }
     if measured.iter().any(|m| m.sessions_unknown) {
         out.push_str(
             " <strong class=\"unknown\">The spread between sessions is unknown</strong> (no version \
@@ -662,9 +739,13 @@ fn compare_section(out: &mut String, s: &SeriesView, id: &str) {
         return;
     };
     let table: Vec<String> = q.values.iter().map(|t| format!("{t:.7}")).collect();
+    // The page's script words a comparison of times ("slower"): on a page of another metric
+    // only the comparison written here is shown (its class keeps the script away).
+    let time = s.quantity == Quantity::Time;
+    let class = if time { "compare" } else { "compare-fixed" };
     let _ = writeln!(
         out,
-        "<div class=\"compare\" id=\"{id}-compare\" data-table=\"{id}-versions\" data-base=\"{}\" \
+        "<div class=\"{class}\" id=\"{id}-compare\" data-table=\"{id}-versions\" data-base=\"{}\" \
          data-cand=\"{}\" data-level=\"{}\" data-threshold=\"{}\" data-step=\"{}\" data-t=\"[{}]\">\n\
          <p class=\"cmp-pick\" hidden><label>Baseline <select class=\"cmp-base\"></select></label> \
          <label>Candidate <select class=\"cmp-cand\"></select></label></p>",
@@ -681,8 +762,22 @@ fn compare_section(out: &mut String, s: &SeriesView, id: &str) {
         out,
         "<p class=\"cmp-out\" data-ratio=\"{}\" data-lower=\"{lo}\" data-upper=\"{hi}\" aria-live=\"polite\">{}</p>",
         c.ratio,
-        Escaped(&comparison_words(c, &name(c.baseline), &name(c.candidate))),
+        Escaped(&words_for(
+            c,
+            (&name(c.baseline), &name(c.candidate)),
+            &s.quantity
+        )),
     );
+    if !time {
+        out.push_str(
+            "<p class=\"legend\">The ratio of the candidate's level to the baseline's with \
+             Fieller's interval (Welch–Satterthwaite degrees of freedom), in the words of \
+             <code>rigor compare --metric</code>, from the two levels the plot shows and their \
+             variances. Shown: the newest version against the last one before the newest change; \
+             <code>rigor track show --metric</code> lists every version's level.</p>\n</div>\n",
+        );
+        return;
+    }
     out.push_str(
         "<p class=\"legend\">The ratio of the candidate's level to the baseline's with Fieller's \
          interval (Welch–Satterthwaite degrees of freedom), in the words of <code>rigor compare</code>, \
@@ -697,8 +792,20 @@ fn compare_section(out: &mut String, s: &SeriesView, id: &str) {
 /// `v29 is 4.6% slower than v11 (95% CI +2.1% .. +7.2%); ratio 1.0462 (1.0213–1.0718): regression
 /// (beyond the ±1% threshold)`, the words of `rigor compare`. The page's script writes the same.
 pub fn comparison_words(c: &VersionComparison, baseline: &str, candidate: &str) -> String {
+    words_for(c, (baseline, candidate), &Quantity::Time)
+}
+
+/// [`comparison_words`] in the words of `quantity` (`slower`/`faster` for times,
+/// `larger`/`smaller` for sizes, …: `crate::comparison::direction_words`); the ratio stays a
+/// ratio whatever the quantity.
+fn words_for(
+    c: &VersionComparison,
+    (baseline, candidate): (&str, &str),
+    quantity: &Quantity,
+) -> String {
     let change = (c.ratio - 1.0) * 100.0;
-    let direction = if change >= 0.0 { "slower" } else { "faster" };
+    let (up, down) = crate::comparison::direction_words(quantity);
+    let direction = if change >= 0.0 { up } else { down };
     let level = (c.level * 100.0).round();
     let (ci, ratio) = match c.interval {
         Some((lo, hi)) => (
@@ -747,9 +854,9 @@ fn versions_table(out: &mut String, site: &SiteMeta, s: &SeriesView, id: &str) {
          <thead><tr><th>#</th><th>Version</th><th>Level (interval)</th><th>Runs</th><th>Date</th><th>Subject</th></tr></thead><tbody>",
         s.versions.len()
     );
-    let unit = plots::unit_of(s);
+    let unit = (Scale::of(s.quantity.clone()), plots::typical(s));
     for (i, v) in s.versions.iter().enumerate() {
-        version_row(out, site, v, (i, s.first + i), unit);
+        version_row(out, site, v, (i, s.first + i), &unit);
     }
     out.push_str("</tbody></table>\n</details>\n");
 }
@@ -761,7 +868,7 @@ fn version_row(
     site: &SiteMeta,
     v: &VersionPoint,
     (i, at): (usize, usize),
-    unit: TimeUnit,
+    (scale, reference): &(Scale, f64),
 ) {
     let mut data = String::new();
     if let PointState::Measured(m) = &v.state {
@@ -788,7 +895,7 @@ fn version_row(
         }
     }
     let (class, value) = match &v.state {
-        PointState::Measured(m) => ("measured", estimate_in(m, unit)),
+        PointState::Measured(m) => ("measured", estimate_in(m, scale, *reference)),
         PointState::Unanalysed => ("missing", "measured, not analysed".to_string()),
         PointState::Failed => ("failed", "failed".to_string()),
         PointState::Missing => ("missing", "not measured".to_string()),

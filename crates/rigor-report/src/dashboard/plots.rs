@@ -9,9 +9,9 @@ use std::fmt::Write;
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use rigor_units::{Seconds, TimeUnit};
 
 use super::view::{ChangeMark, Overview, PointState, SeriesView, VersionPoint};
+use crate::format::Scale;
 use crate::html::plots::sequence::{Chart, meshed};
 use crate::html::plots::{
     BUILD, CHANGE, DATA, DrawResult, Drawn, FONT, OUTLIER, PlotResult, REFERENCE, TICK_SIZE,
@@ -38,12 +38,33 @@ pub struct Geometry {
     pub width: u32,
 }
 
-/// The unit that suits a series' typical mean.
-pub fn unit_of(series: &SeriesView) -> TimeUnit {
-    let mut means: Vec<f64> = measured(series).map(|(_, m)| m.mean).collect();
-    means.sort_by(f64::total_cmp);
-    let typical = means.get(means.len() / 2).copied().unwrap_or(1.0);
-    TimeUnit::for_magnitude(Seconds(typical))
+/// The unit that suits a series' typical mean, in its quantity's units
+/// ([`Scale::unit_for`]): as (label, factor), a value times the factor being in that unit
+/// (`("ms", 1e3)`, `("MiB", 1/1024²)`).
+pub fn unit_of(series: &SeriesView) -> (String, f64) {
+    Scale::of(series.quantity.clone()).unit_for(typical(series))
+}
+
+/// The median of a series' measured means (1 without any): the reference its unit is chosen
+/// for.
+pub fn typical(series: &SeriesView) -> f64 {
+    median(measured(series).map(|(_, m)| m.mean).collect())
+}
+
+/// The median of `values` (1 when empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(1.0)
+}
+
+/// A plot's y axis description for values in the unit `label`: `level (ms)`, or `level` for a
+/// count below a thousand (no unit).
+fn level_axis(label: &str) -> String {
+    if label.is_empty() {
+        "level".to_string()
+    } else {
+        format!("level ({label})")
+    }
 }
 
 /// The measured versions of a series with their position.
@@ -78,8 +99,7 @@ fn segments(series: &SeriesView, scale: f64) -> Vec<Vec<(f64, f64, f64, f64)>> {
 /// The history plot: mean and interval band per version, failures and missing versions marked
 /// under the axis, changes as dashed lines labelled with their size.
 pub fn history(series: &SeriesView) -> (PlotResult, Geometry) {
-    let unit = unit_of(series);
-    let scale = unit.per_second();
+    let (label, scale) = unit_of(series);
     let segs = segments(series, scale);
     let values = segs
         .iter()
@@ -106,7 +126,7 @@ pub fn history(series: &SeriesView) -> (PlotResult, Geometry) {
         width: HISTORY_SIZE.0,
         ..Geometry::default()
     };
-    let desc = format!("level ({})", unit.symbol());
+    let desc = level_axis(&label);
     let label = version_label(series);
     let drawn = svg(HISTORY_SIZE, |root| {
         let mut chart = meshed(root, 24, (x, y), (axis_name(series), &desc), &label, &tick)?;
@@ -373,11 +393,8 @@ const OVERVIEW_SIZE: (u32, u32) = (1140, 200);
 /// The whole history in brief: pooled bins as a band and a line, the changes as dashed lines,
 /// and the versions from `detail` on (drawn in detail below it) shaded.
 pub fn overview(o: &Overview, detail: usize) -> PlotResult {
-    let mut means: Vec<f64> = o.bins.iter().map(|b| b.mean).collect();
-    means.sort_by(f64::total_cmp);
-    let typical = means.get(means.len() / 2).copied().unwrap_or(1.0);
-    let unit = TimeUnit::for_magnitude(Seconds(typical));
-    let scale = unit.per_second();
+    let typical = median(o.bins.iter().map(|b| b.mean).collect());
+    let (unit, scale) = Scale::of(o.quantity.clone()).unit_for(typical);
     let Some(y) = Span::of(
         o.bins
             .iter()
@@ -392,7 +409,7 @@ pub fn overview(o: &Overview, detail: usize) -> PlotResult {
         lo: -0.5,
         hi: o.versions as f64 - 0.5,
     };
-    let desc = format!("level ({})", unit.symbol());
+    let desc = level_axis(&unit);
     let label = |at: f64| {
         if (at - at.round()).abs() > 1e-9 || at < 0.0 {
             return String::new();
@@ -584,7 +601,7 @@ mod tests {
     fn gaps_split_the_line_and_units_follow_the_values() {
         let s = series(vec![m(1e-3), m(1e-3), PointState::Failed, m(2e-3)]);
         assert_eq!(segments(&s, 1.0).len(), 2);
-        assert_eq!(unit_of(&s), TimeUnit::Ms);
+        assert_eq!(unit_of(&s), ("ms".to_string(), 1e3));
         let (Ok(Drawn::Svg(svg)), g) = history(&s) else {
             panic!("no plot");
         };
@@ -652,6 +669,49 @@ mod tests {
         assert!(session_starts(&own).is_empty());
     }
 
+    /// A series of another metric is drawn in its own units: peak memory in MiB, a count with
+    /// a decimal prefix, never in seconds.
+    #[test]
+    fn a_metric_is_drawn_in_its_own_units() {
+        use rigor_units::Quantity;
+        const MIB: f64 = 1024.0 * 1024.0;
+        let mut s = series(vec![m(64.0 * MIB), m(64.0 * MIB), m(128.0 * MIB)]);
+        s.quantity = Quantity::Bytes;
+        assert_eq!(unit_of(&s), ("MiB".to_string(), 1.0 / MIB));
+        let (Ok(Drawn::Svg(svg)), _) = history(&s) else {
+            panic!("no plot");
+        };
+        assert!(svg.contains("level (MiB)"), "{svg}");
+        assert!(!svg.contains("level (s)") && !svg.contains("level (Ms)"));
+        s.quantity = Quantity::Count;
+        assert_eq!(unit_of(&s).0, "M");
+        let mut few = series(vec![m(17.0), m(18.0)]);
+        few.quantity = Quantity::Count;
+        let (Ok(Drawn::Svg(svg)), _) = history(&few) else {
+            panic!("no plot");
+        };
+        assert!(
+            svg.contains("\nlevel\n") || svg.contains(">level<"),
+            "a count has no unit"
+        );
+        let o = Overview {
+            versions: 10,
+            bins: vec![crate::dashboard::view::OverviewBin {
+                first: 0,
+                last: 9,
+                mean: 3.0 * MIB,
+                lower: 2.9 * MIB,
+                upper: 3.1 * MIB,
+            }],
+            quantity: Quantity::Bytes,
+            ..Default::default()
+        };
+        let Ok(Drawn::Svg(svg)) = overview(&o, 5) else {
+            panic!("no overview");
+        };
+        assert!(svg.contains("level (MiB)"));
+    }
+
     #[test]
     fn a_series_without_measurements_explains_itself() {
         let s = series(vec![PointState::Failed, PointState::Missing]);
@@ -683,6 +743,7 @@ mod tests {
             bins: vec![bin(0, 2e-3), bin(5, 2e-3), bin(15, 3e-3)],
             changes: vec![(15, 1.5)],
             labels: (0..20).map(|v| format!("c{v:06}")).collect(),
+            ..Default::default()
         };
         let Ok(Drawn::Svg(svg)) = overview(&o, 10) else {
             panic!("no overview");

@@ -4,6 +4,7 @@
 //! only place them. All of it serialises, so a page's input can be hashed to know whether the
 //! page must be written again.
 
+use rigor_units::{Metric, Quantity};
 use serde::{Deserialize, Serialize};
 
 /// The whole site.
@@ -42,6 +43,23 @@ pub struct BenchmarkView {
     pub page: String,
     /// Its series, by machine then branch.
     pub series: Vec<SeriesView>,
+    /// The metric this page draws (wall time unless `rigor track publish --metric` asked for
+    /// others: each has a page of its own beside the wall-time page).
+    #[serde(default, skip_serializing_if = "Metric::is_wall")]
+    pub metric: Metric,
+    /// The benchmark's pages, one per metric published, wall time first (empty when only wall
+    /// time is: the page then links to none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<MetricLink>,
+}
+
+/// One metric's page of a benchmark, as the pages link to each other.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetricLink {
+    /// The metric.
+    pub metric: Metric,
+    /// Its page, relative to the site's root (`b/….html`).
+    pub page: String,
 }
 
 /// One benchmark's history on one machine and branch.
@@ -51,6 +69,10 @@ pub struct SeriesView {
     pub machine: String,
     /// The branch.
     pub branch: String,
+    /// The quantity of its values (seconds unless the page draws another metric: bytes, a
+    /// count, a program's unit), which decides the units the page shows them in.
+    #[serde(default)]
+    pub quantity: Quantity,
     /// Names of the measured levels, top level first (for the noise plot's legend).
     pub levels: Vec<String>,
     /// The versions this page shows (also those without this benchmark), in history order: every
@@ -86,6 +108,9 @@ pub struct Overview {
     /// the version's name): see [`crate::dashboard::plots::short_name`].
     #[serde(default)]
     pub labels: Vec<String>,
+    /// The quantity of the levels (seconds unless the page draws another metric).
+    #[serde(default)]
+    pub quantity: Quantity,
 }
 
 /// Consecutive versions pooled: the mean of their levels and the span of their intervals.
@@ -95,11 +120,11 @@ pub struct OverviewBin {
     pub first: usize,
     /// Position of its last version.
     pub last: usize,
-    /// Mean of the measured versions' levels, seconds.
+    /// Mean of the measured versions' levels, in the quantity's base unit (seconds).
     pub mean: f64,
-    /// Lowest lower bound of their intervals, seconds.
+    /// Lowest lower bound of their intervals, in the same unit.
     pub lower: f64,
-    /// Highest upper bound, seconds.
+    /// Highest upper bound, in the same unit.
     pub upper: f64,
 }
 
@@ -203,11 +228,12 @@ pub enum PointState {
 /// with the shifts of the sessions they were measured in taken out (`rigor_app::track::levels`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
-    /// The level (the runs' robust levels pooled, sessions' shifts taken out), seconds.
+    /// The level (the runs' robust levels pooled, sessions' shifts taken out), in the
+    /// quantity's base unit (seconds, bytes, a count).
     pub mean: f64,
-    /// Lower bound of its interval, seconds.
+    /// Lower bound of its interval, in the same unit.
     pub lower: f64,
-    /// Upper bound, seconds.
+    /// Upper bound, in the same unit.
     pub upper: f64,
     /// The interval's confidence level (0.95).
     pub level: f64,
@@ -267,7 +293,7 @@ impl Measured {
 pub struct RatioInput {
     /// r: the level's degrees of freedom + 1.
     pub units: usize,
-    /// Variance of the level, in seconds².
+    /// Variance of the level, in the level's unit squared (seconds²).
     pub var_of_mean: f64,
     /// The step its times move in (a timer's resolution), in the unit of the mean, when the run
     /// reported one: a ratio with this mean is floored at the range its half step allows
@@ -324,6 +350,9 @@ pub struct ChangeRow {
     /// The version's commit subject, when known.
     #[serde(default)]
     pub subject: Option<String>,
+    /// The metric that changed (its page is [`ChangeRow::page`]).
+    #[serde(default, skip_serializing_if = "Metric::is_wall")]
+    pub metric: Metric,
     /// The change.
     pub change: ChangeMark,
 }
