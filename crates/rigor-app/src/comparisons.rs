@@ -160,11 +160,13 @@ fn one(
     let mut overlap = overlap;
     if matches!(quantity, rigor_units::Quantity::Rate(_)) {
         // More is better for a rate: a higher one is the improvement.
-        let flip = |v: Verdict| match v {
-            Verdict::Regression => Verdict::Improvement,
-            Verdict::Improvement => Verdict::Regression,
-            other => other,
-        };
+        fn flip(v: Verdict) -> Verdict {
+            match v {
+                Verdict::Regression => Verdict::Improvement,
+                Verdict::Improvement => Verdict::Regression,
+                other => other,
+            }
+        }
         comparison.verdict = flip(comparison.verdict);
         overlap = overlap.map(flip);
     }
