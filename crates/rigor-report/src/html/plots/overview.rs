@@ -35,6 +35,16 @@ where
     )
 }
 
+/// What the distribution's axis shows: "time of each execution" in a unit of time, "each
+/// execution" in another metric's unit (MiB, a count).
+fn each(unit: &str) -> &'static str {
+    if ["ns", "µs", "us", "ms", "s"].contains(&unit) {
+        "time of each execution"
+    } else {
+        "each execution"
+    }
+}
+
 /// Means this many times apart or more are drawn on a logarithmic axis: on a linear one the
 /// fastest benchmarks (nanoseconds beside microseconds) would be invisible.
 const LOG_FROM: f64 = 20.0;
@@ -135,10 +145,10 @@ pub(super) fn distribution(rows: &[OverviewRow], unit: &str) -> PlotResult {
         };
         (
             span.padded(0.05),
-            format!("each execution ({unit}, logarithmic axis)"),
+            format!("{} ({unit}, logarithmic axis)", each(unit)),
         )
     } else {
-        (x.padded(0.05), format!("each execution ({unit})"))
+        (x.padded(0.05), format!("{} ({unit})", each(unit)))
     };
     let p = |v: f64| at(v, log, x.lo);
     rows_plot(rows, x, &desc, log, |chart, r, y| {
