@@ -70,6 +70,24 @@ const RUSAGE_STEP: f64 = 1e-6;
 /// The step of the peak resident set Linux reports: kibibytes.
 const MAX_RSS_STEP: f64 = 1024.0;
 
+/// The step user or system CPU times move in: the smallest gap between two distinct values
+/// when it is over 100 µs (tick-based accounting: values a few milliseconds apart and nothing
+/// between), else the microsecond `wait4` reports in.
+fn tick_step(values: impl Iterator<Item = f64>) -> f64 {
+    let mut v: Vec<f64> = values.collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    let gap = v
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .fold(f64::INFINITY, f64::min);
+    if gap.is_finite() && gap > 1e-4 {
+        gap
+    } else {
+        RUSAGE_STEP
+    }
+}
+
 impl BenchmarkRecord {
     /// The metrics recorded for this benchmark, besides wall time (which every benchmark has):
     /// the CPU times when executions were measured as processes, peak memory when it was known,
@@ -131,12 +149,22 @@ impl BenchmarkRecord {
                              too short for the kernel to account)",
                         ));
                     }
-                    let values = self
+                    let values: Vec<Option<Vec<f64>>> = self
                         .executions
                         .iter()
                         .map(|e| Some(vec![value(e)]))
                         .collect();
-                    (Quantity::Time, Some(RUSAGE_STEP), values)
+                    let step = match metric {
+                        // Linux splits a process's exact CPU time into user and system time by
+                        // the clock ticks each was sampled in (without virtual CPU
+                        // accounting): each alone moves in steps of about a tick (4 ms here),
+                        // their sum does not.
+                        Metric::User | Metric::System => {
+                            tick_step(values.iter().flatten().flatten().copied())
+                        }
+                        _ => RUSAGE_STEP,
+                    };
+                    (Quantity::Time, Some(step), values)
                 }
                 Metric::PeakMemory => {
                     // 0 is unknown: Linux folds rigor's own peak into a child's, so a peak not
@@ -409,6 +437,23 @@ mod tests {
         assert_eq!(b.for_metric(&Metric::Wall).unwrap(), b);
         assert!(b.metrics().contains(&Metric::Cpu));
         assert!(!b.metrics().contains(&Metric::PeakMemory));
+    }
+
+    #[test]
+    fn user_and_system_times_move_in_ticks_their_sum_does_not() {
+        // User times sampled in 4 ms ticks (scaled: 3.7, 7.2, 10.8 ms), their sums exact.
+        let b = bench(
+            [0.0, 0.0037, 0.0072, 0.0108, 0.0072]
+                .iter()
+                .enumerate()
+                .map(|(i, u)| execution(i, *u, 0.0108 - u + 1e-6 * i as f64, 0))
+                .collect(),
+        );
+        let user = b.for_metric(&Metric::User).unwrap();
+        let step = user.metric.as_ref().unwrap().step.unwrap();
+        assert!((step - 0.0035).abs() < 1e-9, "{step}");
+        let cpu = b.for_metric(&Metric::Cpu).unwrap();
+        assert_eq!(cpu.metric.as_ref().unwrap().step, Some(1e-6));
     }
 
     #[test]
