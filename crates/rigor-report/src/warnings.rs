@@ -63,6 +63,18 @@ pub fn text(w: &Warning) -> String {
                 test.skewness, test.p_value
             )
         }
+        Warning::ModeNotExcluded {
+            level,
+            units,
+            needed,
+            miss_probability,
+        } => format!(
+            "{units} {level}s cannot exclude a mode of 1 {level} in 5 (code layout, link order): \
+             they miss one with probability {}, and then the interval misses the mean however \
+             normal the {level} means look; use at least {needed} {level}s to see such a mode \
+             with 95% probability",
+            percent(100.0 * miss_probability)
+        ),
         Warning::AtResolution { percent: p } => format!(
             "interval at the data's resolution (± {}, half a step): the values tie on the steps \
              they are measured in (a clock's, a kibibyte's, one event), and the data alone would \

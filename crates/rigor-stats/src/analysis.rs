@@ -79,6 +79,21 @@ pub enum Warning {
         /// The shape and the counts.
         modes: crate::top_means::RareModes,
     },
+    /// The top level lies above the process executions (builds, machines: a hierarchy of three
+    /// or more levels, or builds over executions) and has fewer units than it takes to see a mode of one unit in five with
+    /// 95% probability (14), although its means show no sign of one. Such a mode — code layout,
+    /// link order (Mytkowicz et al. 2009) — is missed entirely with probability `0.8ⁿ`, and the
+    /// data cannot tell (docs/validation/skewed.md, "Warned and unwarned coverage").
+    ModeNotExcluded {
+        /// The top level's name.
+        level: String,
+        /// How many units it has.
+        units: usize,
+        /// Units needed to see a mode of one in five with 95% probability (14).
+        needed: usize,
+        /// Probability that `units` units miss such a mode: `0.8^units`.
+        miss_probability: f64,
+    },
     /// The interval was widened to ± half the step the values move in
     /// ([`Analysis::floor_at_resolution`]): the data alone gave a narrower one (values that tie
     /// on the clock's steps), which the clock that measured them cannot support.
@@ -171,11 +186,14 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
             modes,
         });
     }
+    let said = warnings
+        .iter()
+        .any(|w| matches!(w, Warning::RareModes { .. }));
+    if let Some(w) = mode_not_excluded(h, said)? {
+        warnings.push(w);
+    }
     if let Some(test) = interval.skew {
         let needed = crate::top_means::SKEWED_UNITS_NEEDED;
-        let said = warnings
-            .iter()
-            .any(|w| matches!(w, Warning::RareModes { .. }));
         warnings.push(Warning::SkewAdjusted {
             level: h.levels()[0].clone(),
             test,
@@ -193,6 +211,26 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
         summary,
         warnings,
     })
+}
+
+/// [`Warning::ModeNotExcluded`] for `h` when its top level is above the executions (three or
+/// more levels, or a level named `execution` below the top, as rigor's builds have) and has fewer units than it takes to see a mode of
+/// [`crate::top_means::RARE_MODE_SHARE`] with [`crate::top_means::RARE_MODE_PROBABILITY`], and
+/// no [`Warning::RareModes`] has already said so (`said`).
+fn mode_not_excluded(h: &Hierarchy, said: bool) -> Result<Option<Warning>> {
+    use crate::top_means::{
+        RARE_MODE_PROBABILITY, RARE_MODE_SHARE, miss_probability, units_to_see_mode,
+    };
+    let needed = units_to_see_mode(RARE_MODE_SHARE, RARE_MODE_PROBABILITY)?;
+    let units = h.units(0);
+    let above_executions =
+        h.depth() >= 3 || h.levels().get(1).is_some_and(|l| l == "execution");
+    Ok((above_executions && units < needed && !said).then(|| Warning::ModeNotExcluded {
+        level: h.levels()[0].clone(),
+        units,
+        needed,
+        miss_probability: miss_probability(RARE_MODE_SHARE, units),
+    }))
 }
 
 #[cfg(test)]
