@@ -67,12 +67,14 @@ pub fn text(w: &Warning) -> String {
             level,
             units,
             needed,
+            to_see_mode,
             miss_probability,
         } => format!(
-            "{units} {level}s cannot exclude a mode of 1 {level} in 5 (code layout, link order): \
-             they miss one with probability {}, and then the interval misses the mean however \
-             normal the {level} means look; use at least {needed} {level}s to see such a mode \
-             with 95% probability",
+            "{units} {level}s cannot exclude a mode of 1 {level} in 5 (code layout, link order) \
+             nor a strong skew: they miss such a mode with probability {}, and then the interval \
+             misses the mean however regular the {level} means look; {to_see_mode} {level}s see \
+             such a mode with 95% probability, and from {needed} the interval holds its level \
+             on skewed {level} effects: use at least {needed} {level}s",
             percent(100.0 * miss_probability)
         ),
         Warning::AtResolution { percent: p } => format!(

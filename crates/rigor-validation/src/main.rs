@@ -87,7 +87,10 @@ fn main() -> ExitCode {
     }
     if let ModeArg::Warned = cli.mode {
         let rows = rigor_validation::warned::rows(cli.seed, 300);
-        println!("{}", rigor_validation::warned::section(&rows, 300, cli.seed));
+        println!(
+            "{}",
+            rigor_validation::warned::section(&rows, 300, cli.seed)
+        );
         return ExitCode::SUCCESS;
     }
     let sizes = match cli.mode {
