@@ -359,24 +359,14 @@ mod tests {
     #[test]
     fn few_builds_cannot_exclude_a_mode() {
         let a = analyze(&three_level(6), &AnalysisConfig::default()).unwrap();
-        match standing(&a).as_slice() {
-            [
-                Warning::ModeNotExcluded {
-                    level,
-                    units,
-                    needed,
-                    to_see_mode,
-                    miss_probability,
-                },
-            ] => {
-                assert_eq!(
-                    (level.as_str(), *units, *needed, *to_see_mode),
-                    ("build", 6, 20, 14)
-                );
-                assert!((miss_probability - 0.8f64.powi(6)).abs() < 1e-12);
-            }
-            other => panic!("{other:?} in {:?}", a.warnings),
-        }
+        let expected = Warning::ModeNotExcluded {
+            level: "build".into(),
+            units: 6,
+            needed: 20,
+            to_see_mode: 14,
+            miss_probability: 0.8f64.powi(6),
+        };
+        assert_eq!(standing(&a), [&expected], "{:?}", a.warnings);
         let a = analyze(&three_level(19), &AnalysisConfig::default()).unwrap();
         assert_eq!(standing(&a).len(), 1, "{:?}", a.warnings);
         let a = analyze(&three_level(20), &AnalysisConfig::default()).unwrap();
