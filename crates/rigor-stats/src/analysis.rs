@@ -364,8 +364,9 @@ mod tests {
             units: 6,
             needed: 20,
             to_see_mode: 14,
-            miss_probability: 0.8f64.powi(6),
+            miss_probability: crate::top_means::miss_probability(0.2, 6),
         };
+        assert!((0.8f64.powi(6) - 0.262144).abs() < 1e-12);
         assert_eq!(standing(&a), [&expected], "{:?}", a.warnings);
         let a = analyze(&three_level(19), &AnalysisConfig::default()).unwrap();
         assert_eq!(standing(&a).len(), 1, "{:?}", a.warnings);
