@@ -84,7 +84,9 @@ pub enum Warning {
     /// whatever their means look like: 14 to see a mode of one unit in five with 95% probability
     /// (code layout, link order: Mytkowicz et al. 2009), and 20 for strongly skewed effects that
     /// few means hide ([`crate::top_means::SKEWED_UNITS_NEEDED`]). Below that, the experiments
-    /// the data-driven warnings miss cover 71–83% (docs/validation/skewed.md, section 1c).
+    /// the data-driven warnings stay silent on cover as little as 29–32% (a far mode in one
+    /// build in five, 6 builds) and 77–87% (log-normal builds, 8–14 builds), and nothing in
+    /// their means tells them from normal ones (docs/validation/skewed.md, section 1c).
     ModeNotExcluded {
         /// The top level's name.
         level: String,
