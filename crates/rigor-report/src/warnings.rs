@@ -63,6 +63,20 @@ pub fn text(w: &Warning) -> String {
                 test.skewness, test.p_value
             )
         }
+        Warning::ModeNotExcluded {
+            level,
+            units,
+            needed,
+            to_see_mode,
+            miss_probability,
+        } => format!(
+            "{units} {level}s cannot exclude a mode of 1 {level} in 5 (code layout, link order) \
+             nor a strong skew: they miss such a mode with probability {}, and then the interval \
+             misses the mean however regular the {level} means look; {to_see_mode} {level}s see \
+             such a mode with 95% probability, and from {needed} the interval holds its level \
+             on skewed {level} effects: use at least {needed} {level}s",
+            percent(100.0 * miss_probability)
+        ),
         Warning::AtResolution { percent: p } => format!(
             "interval at the data's resolution (± {}, half a step): the values tie on the steps \
              they are measured in (a clock's, a kibibyte's, one event), and the data alone would \

@@ -26,6 +26,7 @@ pub mod sequential_real;
 pub mod sessions;
 pub mod skewed;
 pub mod speed;
+pub mod warned;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

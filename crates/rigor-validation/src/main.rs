@@ -58,6 +58,9 @@ enum ModeArg {
     /// Only section 1b (intervals on few skewed top-level units), Markdown on standard output
     /// (a few minutes; `all` includes it).
     Skewed,
+    /// Only section 1c (coverage split by whether rigor warned, 300 experiments per row),
+    /// Markdown on standard output (under a minute).
+    Warned,
     /// Change detection when sessions shift what they measure, through `rigor track`'s real
     /// pipeline on simulated projects: writes docs/validation/sessions.md (two to six minutes;
     /// `all` writes it too).
@@ -82,11 +85,19 @@ fn main() -> ExitCode {
         println!("{}", rigor_validation::skewed::section(&rows, n));
         return ExitCode::SUCCESS;
     }
+    if let ModeArg::Warned = cli.mode {
+        let rows = rigor_validation::warned::rows(cli.seed, 300);
+        println!(
+            "{}",
+            rigor_validation::warned::section(&rows, 300, cli.seed)
+        );
+        return ExitCode::SUCCESS;
+    }
     let sizes = match cli.mode {
         ModeArg::All => Sizes::all(),
         ModeArg::Quick => Sizes::quick(),
         ModeArg::Small => Sizes::small(),
-        ModeArg::Skewed => return ExitCode::SUCCESS,
+        ModeArg::Skewed | ModeArg::Warned => return ExitCode::SUCCESS,
         ModeArg::Metrics => {
             use rigor_validation::metrics;
             let mut sizes = metrics::StudySizes::full();

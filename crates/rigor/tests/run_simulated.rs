@@ -315,6 +315,33 @@ fn help_documents_exit_codes() {
         .stdout(predicate::str::starts_with("rigor "));
 }
 
+/// Issue #29 §6: fewer than 20 builds get a warning however regular their means look (they
+/// cannot exclude a mode of one build in five), naming the counts; 20 builds do not.
+#[test]
+fn few_builds_warn_that_a_mode_cannot_be_excluded() {
+    let run = |builds: &str| {
+        let out = sim()
+            .args([
+                "--seed", "3", "--build", "make", "--builds", builds, "-r", "3", "-w", "0",
+            ])
+            .arg("mean=10ms,build=2%,execution=1%,iteration=1%,iterations=3")
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+    };
+    let few = run("6");
+    assert!(
+        few.contains("6 builds cannot exclude a mode of 1 build in 5")
+            && few.contains("14 builds see such a mode with 95% probability")
+            && few.contains("use at least 20 builds"),
+        "{few}"
+    );
+    let enough = run("20");
+    assert!(!enough.contains("cannot exclude a mode"), "{enough}");
+}
+
 #[test]
 fn builds_are_the_top_level_and_their_variance_is_recovered() {
     let dir = Dir::new();
