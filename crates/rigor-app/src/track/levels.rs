@@ -213,6 +213,9 @@ pub fn benchmark_levels(
         source,
     })?;
     let across = fit.session_variance();
+    // The critical value by degrees of freedom: a Student-t quantile costs microseconds, and a
+    // long history has few distinct degrees of freedom among many versions.
+    let mut critical: HashMap<usize, f64> = HashMap::new();
     for v in &mut versions {
         let Some(log_level) = fit.level(v.point) else {
             continue;
@@ -224,7 +227,9 @@ pub fn benchmark_levels(
         // Degrees of freedom: the version's own units, or the sessions' when those are in.
         let own: usize = v.runs.iter().map(|r| r.units.saturating_sub(1)).sum();
         let df = across.map_or(own, |s| own.min(s.df.max(1))).max(1);
-        let t = critical_value(confidence.get(), df as f64, Quantile::StudentT).unwrap_or(1.96);
+        let t = *critical.entry(df).or_insert_with(|| {
+            critical_value(confidence.get(), df as f64, Quantile::StudentT).unwrap_or(1.96)
+        });
         let half = t * variance.sqrt();
         v.level = log_level.exp();
         v.interval = ((log_level - half).exp(), (log_level + half).exp());
