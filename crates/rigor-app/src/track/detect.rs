@@ -184,9 +184,13 @@ pub(super) fn detect_available(
         match levels {
             Ok(all) => {
                 metrics.push(m.clone());
-                for l in &all {
-                    found.extend(detect_one(l, s)?);
-                }
+                // Each benchmark's detection is its own: in parallel, kept in order.
+                use rayon::prelude::*;
+                let each: Vec<Vec<Found>> = all
+                    .par_iter()
+                    .map(|l| detect_one(l, s))
+                    .collect::<Result<_>>()?;
+                found.extend(each.into_iter().flatten());
             }
             Err(e @ AppError::Track(TrackError::NoMetric { .. })) if !strict => {
                 missing.push((m.clone(), e));

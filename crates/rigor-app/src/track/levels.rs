@@ -269,13 +269,14 @@ pub fn series_levels(
     for s in &summaries {
         by_benchmark.entry(&s.benchmark).or_default().push(s);
     }
-    let mut out = Vec::new();
-    for (name, list) in by_benchmark {
-        if let Some(levels) = benchmark_levels(name, &list, &order, confidence)? {
-            out.push(levels);
-        }
-    }
-    Ok(out)
+    // Each benchmark's fit is its own: they are computed in parallel, in name order.
+    use rayon::prelude::*;
+    let by_benchmark: Vec<(&str, Vec<&StoredSummary>)> = by_benchmark.into_iter().collect();
+    let levels: Vec<Option<BenchmarkLevels>> = by_benchmark
+        .par_iter()
+        .map(|(name, list)| benchmark_levels(name, list, &order, confidence))
+        .collect::<Result<_>>()?;
+    Ok(levels.into_iter().flatten().collect())
 }
 
 /// One benchmark's runs in a metric other than wall time, as summaries: each stored run's
