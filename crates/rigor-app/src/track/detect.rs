@@ -423,47 +423,9 @@ mod tests {
     /// summaries are those detected from summaries recomputed from every run's samples.
     #[test]
     fn detection_from_stored_levels_equals_detection_from_samples() {
-        use crate::recorder::NoProgress;
-        use crate::settings::RunRequest;
-        use crate::simulated_project::SimProject;
         let dir = tempfile::tempdir().unwrap();
-        let mut history = rigor_history::SqliteHistory::open(&dir.path().join("h.db")).unwrap();
-        let experiment = RunRequest {
-            simulate: true,
-            commands: vec![
-                "mean=10ms,execution=1%".into(),
-                "mean=5ms,execution=1%".into(),
-            ],
-            names: vec!["a".into(), "b".into()],
-            executions: Some(6),
-            seed: Some(rigor_units::Seed::from(11)),
-            ..RunRequest::default()
-        }
-        .resolve()
-        .unwrap()
-        .settings;
-        let settings = TrackRunSettings {
-            commits: (0..20).map(SimProject::label).collect(),
-            source: Source::Simulated(SimProject::parse("versions=20,step=12:+10%@2").unwrap()),
-            force: false,
-            results_dir: dir.path().join("runs"),
-            version_files: false,
-            key: SeriesKey::new("m", "main"),
-            batch: 5,
-            anchors: 2,
-            kind: rigor_history::SessionKind::Run,
-        };
-        let mut executor = rigor_runner::SimulatedExecutor::new(11);
-        run_versions(
-            &mut history,
-            &settings,
-            &experiment,
-            &mut executor,
-            StopSignal::new(),
-            &mut NoProgress,
-            &mut NoObserver,
-        )
-        .unwrap();
+        let (history, settings, _, _) =
+            super::super::fixture::tracked(dir.path(), "versions=20,step=12:+10%@2", 6, 11, 5, 2);
         let key = &settings.key;
         let confidence = ConfidenceLevel::NINETY_FIVE;
         let order: Vec<String> = history
