@@ -1,21 +1,15 @@
 //! Speed of the history, as ratios to simple baselines measured in the same run (machines here
 //! are shared and noisy: compare ratios, not absolute times).
 //!
-//! `cargo run --release -p rigor-history --example bench_history [-- --versions N]`
+//! `cargo run --release -p rigor-history --example bench_history`
 //!
-//! 1. Ingest 10⁶ samples (10 runs of 20 executions × 5,000 iterations) into a fresh database,
-//!    against writing the same results as JSON files (rigor's own result format).
-//! 2. Read back and re-detect changes over 50 benchmarks × N versions (default 10,000; one run
-//!    of 5 executions per version), against the E-divisive scan alone on the same version means.
+//! Ingest 10⁶ samples (10 runs of 20 executions × 5,000 iterations) into a fresh database,
+//! against writing the same results as JSON files (rigor's own result format). `rigor track
+//! changes` over a long history is timed by rigor-app's `bench_changes` example.
 
 use std::time::Instant;
 
-use rigor_history::{
-    HistoryRead, HistoryWrite, Ingest, MachineInfo, SeriesKey, SqliteHistory, VersionInfo,
-};
-use rigor_stats::HierarchyBuilder;
-use rigor_stats::edivisive::{ChangeConfig, detect_changes};
-use rigor_stats::series::{SeriesConfig, VersionMean, detect};
+use rigor_history::{HistoryWrite, Ingest, MachineInfo, SqliteHistory, VersionInfo};
 use rigor_store::{BenchmarkRecord, Layout, ResultFile, SampleRecord};
 use rigor_units::{ConfidenceLevel, Seed};
 
@@ -57,11 +51,6 @@ fn result(
 }
 
 fn main() {
-    let versions: usize = std::env::args()
-        .skip_while(|a| a != "--versions")
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
     let dir = tempfile::tempdir().expect("a temporary directory");
     let machine = MachineInfo {
         name: "bench".into(),
@@ -95,60 +84,5 @@ fn main() {
     println!(
         "ingest 10^6 samples: {ingest_time:.2} s; writing them as JSON result files: {json_time:.2} s; ratio {:.2}",
         ingest_time / json_time
-    );
-
-    // 2. Changes over 50 benchmarks x N versions.
-    let names: Vec<String> = (0..50).map(|b| format!("b{b}")).collect();
-    let mut h = SqliteHistory::open(&dir.path().join("series.db")).unwrap();
-    let t = Instant::now();
-    for v in 0..versions {
-        let level = if v >= versions / 2 { 1.05 } else { 1.0 };
-        let r = result(1000 + v as u64, &names, 5, 1, level);
-        let version = VersionInfo {
-            rev: format!("v{v}"),
-            order: Some(v as i64),
-            ..Default::default()
-        };
-        h.ingest(&Ingest::new(&version, &machine, "main", &r))
-            .unwrap();
-    }
-    let fill = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let mut all_means = Vec::new();
-    let mut found = 0;
-    let mut read_time = 0.0;
-    for name in &names {
-        let r = Instant::now();
-        let series = h.series(&SeriesKey::new("bench", "main"), name).unwrap();
-        read_time += r.elapsed().as_secs_f64();
-        let means: Vec<VersionMean> = series
-            .iter()
-            .map(|v| {
-                let mut b = HierarchyBuilder::new(v.benchmark.level_names());
-                for s in &v.benchmark.samples {
-                    b.push(&v.benchmark.layout.unit_path(s), s.value);
-                }
-                VersionMean::huber(&b.build().unwrap()).unwrap()
-            })
-            .collect();
-        found += detect(&means, &SeriesConfig::default())
-            .unwrap()
-            .changes
-            .len();
-        all_means.push(means);
-    }
-    let rigor_time = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let mut baseline_found = 0;
-    for means in &all_means {
-        let m: Vec<f64> = means.iter().map(|v| v.mean).collect();
-        baseline_found += detect_changes(&m, &ChangeConfig::default()).unwrap().len();
-    }
-    let scan_time = t.elapsed().as_secs_f64();
-    println!(
-        "changes over 50 benchmarks x {versions} versions (read back from the history and detected): {rigor_time:.2} s \
-         ({found} changes; reading {read_time:.2} s); E-divisive scan alone on the same means: {scan_time:.2} s \
-         ({baseline_found} changes); ratio {:.1}; 50 true changes; (storing the {versions} versions took {fill:.1} s)",
-        rigor_time / scan_time
     );
 }

@@ -189,16 +189,30 @@ impl CrossedFit {
             sessions: Vec<usize>,
         }
         let mut touched: Vec<Touched> = Vec::new();
+        // Each touched component's place in `touched`, looked up in a sparse set (a slot per
+        // component, valid when `touched` at that slot names the component, so it is never
+        // cleared): a contrast over a history of sessions that share no version touches one
+        // component per version, and searching the list for each made a long segment's
+        // contrast quadratic in its length.
+        let mut slots = SLOTS.take();
+        if slots.len() < self.components.len() {
+            slots.resize(self.components.len(), usize::MAX);
+        }
         let mut estimation = 0.0;
         for &(p, c) in coefficients {
             let Some(comp) = self.component(p) else {
                 continue;
             };
             estimation += c * c * self.own[p];
-            let at = match touched.iter().position(|t| t.comp == comp) {
-                Some(at) => at,
-                None => {
+            let found = slots[comp];
+            let at = match touched.get(found) {
+                Some(t) if t.comp == comp => found,
+                _ => {
+                    slots[comp] = touched.len();
+                    // A component of one session: its shift is 0 and `C⁺` is 0, so it adds
+                    // nothing past its net coefficient (no per-session sums are kept for it).
                     let n = self.components[comp].sessions.len();
+                    let n = if n == 1 { 0 } else { n };
                     touched.push(Touched {
                         comp,
                         net: 0.0,
@@ -211,6 +225,9 @@ impl CrossedFit {
             };
             let t = &mut touched[at];
             t.net += c;
+            if t.by_session.is_empty() {
+                continue;
+            }
             for &(j, b) in &self.loadings[p] {
                 t.by_session[j] += c * b;
                 if !t.seen[j] {
@@ -219,6 +236,7 @@ impl CrossedFit {
                 }
             }
         }
+        SLOTS.set(slots);
         for t in &touched {
             let pinv = &self.components[t.comp].pinv;
             for &j in &t.sessions {
@@ -249,6 +267,12 @@ impl CrossedFit {
             confounded: spanned >= 2,
         }
     }
+}
+
+std::thread_local! {
+    /// [`CrossedFit::contrast_variance`]'s sparse set of touched components, kept between
+    /// calls (its stale entries are recognised, so it is never cleared).
+    static SLOTS: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Union–find over points `0..points` and sessions `points..points + sessions`.
@@ -721,6 +745,89 @@ mod tests {
             ],
         },
     ];
+
+    /// `Σ c² / D_p + Σ_k v_kᵀ C⁺_k v_k` (v_k: the contrast's loadings on component k's
+    /// sessions) and `Σ_k n_k² / J_k`, computed directly.
+    fn direct(fit: &CrossedFit, contrast: &[(usize, f64)]) -> (f64, f64) {
+        let mut estimation = 0.0;
+        let mut v: Vec<Vec<f64>> = fit
+            .components
+            .iter()
+            .map(|c| vec![0.0; c.sessions.len()])
+            .collect();
+        let mut net = vec![0.0; fit.components.len()];
+        for &(p, c) in contrast {
+            let k = fit.component(p).unwrap();
+            estimation += c * c * fit.own_variance(p);
+            net[k] += c;
+            for &(j, b) in &fit.loadings[p] {
+                v[k][j] += c * b;
+            }
+        }
+        let mut origins = 0.0;
+        for (k, comp) in fit.components.iter().enumerate() {
+            let x = DMatrix::from_column_slice(v[k].len(), 1, &v[k]);
+            estimation += (x.transpose() * &comp.pinv * &x)[(0, 0)];
+            if net[k].abs() > 1e-12 {
+                origins += net[k] * net[k] / comp.sessions.len() as f64;
+            }
+        }
+        (estimation, origins)
+    }
+
+    /// A contrast's variance over components of one session and of several, mixed, is the
+    /// direct sum over components; asking another fit in between (whose components number
+    /// differently) leaves the next answer the same (the lookup of touched components is kept
+    /// between calls and must recognise what another call left in it).
+    #[test]
+    fn contrasts_over_many_components_are_the_direct_sum() {
+        // Points 0–2 in sessions 0 and 1 (tied by point 1), points 3–7 each in a session of its
+        // own, point 8 in sessions 7 and 8 with point 9.
+        let mut cells = vec![
+            cell(0, 0, 0.00, 1e-4),
+            cell(1, 0, 0.01, 1e-4),
+            cell(1, 1, 0.06, 2e-4),
+            cell(2, 1, 0.04, 1e-4),
+            cell(8, 7, 0.30, 1e-4),
+            cell(8, 8, 0.33, 1e-4),
+            cell(9, 8, 0.31, 3e-4),
+        ];
+        for p in 3..8 {
+            cells.push(cell(p, p - 1, 0.1 * p as f64, 1e-4));
+        }
+        let a = fit(10, 9, &cells).unwrap();
+        assert_eq!(a.components(), 7);
+        let contrast: Vec<(usize, f64)> = (0..10)
+            .map(|p| (p, if p < 5 { -0.2 } else { 0.2 }))
+            .collect();
+        let first = a.contrast_variance(&contrast);
+        let (estimation, origins) = direct(&a, &contrast);
+        close(first.estimation, estimation, "estimation");
+        close(first.origins, origins, "origins");
+        assert!(first.confounded);
+        // Another fit, its components numbered otherwise, asked in between.
+        let b = fit(
+            3,
+            3,
+            &[
+                cell(0, 2, 0.0, 1e-4),
+                cell(1, 1, 0.1, 1e-4),
+                cell(2, 0, 0.2, 1e-4),
+            ],
+        )
+        .unwrap();
+        let other = b.contrast_variance(&[(2, 1.0), (0, -1.0)]);
+        close(other.origins, 2.0, "origins of b");
+        assert_eq!(a.contrast_variance(&contrast), first);
+        // Within one component of two sessions: no origins, not confounded.
+        let within = a.contrast_variance(&[(0, -1.0), (2, 1.0)]);
+        let (estimation, origins) = direct(&a, &[(0, -1.0), (2, 1.0)]);
+        close(within.estimation, estimation, "within");
+        assert_eq!(
+            (within.origins, origins, within.confounded),
+            (0.0, 0.0, false)
+        );
+    }
 
     #[test]
     fn fits_match_the_independent_solver() {

@@ -178,8 +178,6 @@ pub fn confirm_changes(
 mod tests {
     use super::*;
     use crate::recorder::NoProgress;
-    use crate::settings::RunRequest;
-    use crate::simulated_project::SimProject;
 
     /// A simulated project whose second benchmark alone steps by +10%: the change is detected
     /// on that benchmark and its confirmation, which measures it alone, measures that
@@ -187,44 +185,8 @@ mod tests {
     #[test]
     fn a_change_of_the_second_benchmark_is_confirmed_with_its_own_truth() {
         let dir = tempfile::tempdir().unwrap();
-        let mut history = rigor_history::SqliteHistory::open(&dir.path().join("h.db")).unwrap();
-        let experiment = RunRequest {
-            simulate: true,
-            commands: vec![
-                "mean=10ms,execution=1%".into(),
-                "mean=5ms,execution=1%".into(),
-            ],
-            names: vec!["a".into(), "b".into()],
-            executions: Some(10),
-            seed: Some(rigor_units::Seed::from(3)),
-            ..RunRequest::default()
-        }
-        .resolve()
-        .unwrap()
-        .settings;
-        let project = SimProject::parse("versions=16,step=9:+10%@2").unwrap();
-        let settings = TrackRunSettings {
-            commits: (0..16).map(SimProject::label).collect(),
-            source: Source::Simulated(project),
-            force: false,
-            results_dir: dir.path().join("runs"),
-            version_files: false,
-            key: SeriesKey::new("m", "main"),
-            batch: 16,
-            anchors: 0,
-            kind: SessionKind::Run,
-        };
-        let mut executor = rigor_runner::SimulatedExecutor::new(3);
-        run_versions(
-            &mut history,
-            &settings,
-            &experiment,
-            &mut executor,
-            StopSignal::new(),
-            &mut NoProgress,
-            &mut NoObserver,
-        )
-        .unwrap();
+        let (mut history, settings, experiment, mut executor) =
+            super::super::fixture::tracked(dir.path(), "versions=16,step=9:+10%@2", 10, 3, 16, 0);
         let found =
             detect_changes(&mut history, &settings.key, &DetectSettings::default()).unwrap();
         assert_eq!(found.len(), 1, "{found:?}");

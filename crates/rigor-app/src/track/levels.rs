@@ -213,6 +213,9 @@ pub fn benchmark_levels(
         source,
     })?;
     let across = fit.session_variance();
+    // The critical value by degrees of freedom: a Student-t quantile costs microseconds, and a
+    // long history has few distinct degrees of freedom among many versions.
+    let mut critical: HashMap<usize, f64> = HashMap::new();
     for v in &mut versions {
         let Some(log_level) = fit.level(v.point) else {
             continue;
@@ -224,7 +227,9 @@ pub fn benchmark_levels(
         // Degrees of freedom: the version's own units, or the sessions' when those are in.
         let own: usize = v.runs.iter().map(|r| r.units.saturating_sub(1)).sum();
         let df = across.map_or(own, |s| own.min(s.df.max(1))).max(1);
-        let t = critical_value(confidence.get(), df as f64, Quantile::StudentT).unwrap_or(1.96);
+        let t = *critical.entry(df).or_insert_with(|| {
+            critical_value(confidence.get(), df as f64, Quantile::StudentT).unwrap_or(1.96)
+        });
         let half = t * variance.sqrt();
         v.level = log_level.exp();
         v.interval = ((log_level - half).exp(), (log_level + half).exp());
@@ -264,13 +269,14 @@ pub fn series_levels(
     for s in &summaries {
         by_benchmark.entry(&s.benchmark).or_default().push(s);
     }
-    let mut out = Vec::new();
-    for (name, list) in by_benchmark {
-        if let Some(levels) = benchmark_levels(name, &list, &order, confidence)? {
-            out.push(levels);
-        }
-    }
-    Ok(out)
+    // Each benchmark's fit is its own: they are computed in parallel, in name order.
+    use rayon::prelude::*;
+    let by_benchmark: Vec<(&str, Vec<&StoredSummary>)> = by_benchmark.into_iter().collect();
+    let levels: Vec<Option<BenchmarkLevels>> = by_benchmark
+        .par_iter()
+        .map(|(name, list)| benchmark_levels(name, list, &order, confidence))
+        .collect::<Result<_>>()?;
+    Ok(levels.into_iter().flatten().collect())
 }
 
 /// One benchmark's runs in a metric other than wall time, as summaries: each stored run's

@@ -184,3 +184,70 @@ fn unused_file(dir: &Path, stem: &str) -> PathBuf {
     }
     path
 }
+
+/// Histories for the use cases' tests.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::*;
+    use crate::recorder::NoProgress;
+    use crate::settings::{RunRequest, RunSettings};
+    use crate::simulated_project::SimProject;
+
+    /// A history in `dir` measured by `track run` over the versions of the simulated `project`
+    /// (`versions=N,…`): two benchmarks, `a` (10 ms) and `b` (5 ms), 1% noise between
+    /// executions, `executions` each, in sessions of `batch` versions with `anchors` anchors,
+    /// everything seeded by `seed`. With what measured it, for a test to measure more.
+    pub(crate) fn tracked(
+        dir: &Path,
+        project: &str,
+        executions: usize,
+        seed: u64,
+        batch: usize,
+        anchors: usize,
+    ) -> (
+        rigor_history::SqliteHistory,
+        TrackRunSettings,
+        RunSettings,
+        rigor_runner::SimulatedExecutor,
+    ) {
+        let mut history = rigor_history::SqliteHistory::open(&dir.join("h.db")).unwrap();
+        let experiment = RunRequest {
+            simulate: true,
+            commands: vec![
+                "mean=10ms,execution=1%".into(),
+                "mean=5ms,execution=1%".into(),
+            ],
+            names: vec!["a".into(), "b".into()],
+            executions: Some(executions),
+            seed: Some(rigor_units::Seed::from(seed)),
+            ..RunRequest::default()
+        }
+        .resolve()
+        .unwrap()
+        .settings;
+        let project = SimProject::parse(project).unwrap();
+        let settings = TrackRunSettings {
+            commits: (0..project.versions).map(SimProject::label).collect(),
+            source: Source::Simulated(project),
+            force: false,
+            results_dir: dir.join("runs"),
+            version_files: false,
+            key: SeriesKey::new("m", "main"),
+            batch,
+            anchors,
+            kind: rigor_history::SessionKind::Run,
+        };
+        let mut executor = rigor_runner::SimulatedExecutor::new(seed);
+        run_versions(
+            &mut history,
+            &settings,
+            &experiment,
+            &mut executor,
+            StopSignal::new(),
+            &mut NoProgress,
+            &mut NoObserver,
+        )
+        .unwrap();
+        (history, settings, experiment, executor)
+    }
+}
