@@ -327,16 +327,7 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
         &sessions_of(old),
         s.comparison.estimator,
     );
-    let findings = crate::Findings {
-        verdicts: compared
-            .comparisons
-            .iter()
-            .map(|c| c.comparison.verdict)
-            .collect(),
-        warned: !compared.warnings.is_empty() || compared.analysis_warnings,
-        ..crate::Findings::default()
-    };
-    compared.outcome = findings.outcome(s.comparison.fail_on);
+    compared.decide(s.comparison.fail_on);
     Ok(compared)
 }
 

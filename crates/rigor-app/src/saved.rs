@@ -398,6 +398,21 @@ pub struct ComparedFiles {
 }
 
 impl ComparedFiles {
+    /// Sets the outcome from the comparisons' verdicts and the warnings, under `fail_on` (again
+    /// after the verdicts changed, as a baseline's sessions widen them).
+    pub fn decide(&mut self, fail_on: Option<crate::settings::FailOn>) {
+        let findings = Findings {
+            verdicts: self
+                .comparisons
+                .iter()
+                .map(|c| c.comparison.verdict)
+                .collect(),
+            warned: !self.warnings.is_empty() || self.analysis_warnings,
+            ..Findings::default()
+        };
+        self.outcome = findings.outcome(fail_on);
+    }
+
     /// The comparisons as `rigor compare --json` prints them, of the files `s` names.
     pub fn json(&self, s: &CompareFilesSettings) -> serde_json::Value {
         serde_json::json!({
@@ -499,24 +514,21 @@ pub fn compare_loaded(
     };
     warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
     let analysis_warnings = crate::run::has_warnings(&old) || crate::run::has_warnings(&new);
-    let findings = Findings {
-        verdicts: comparisons.iter().map(|c| c.comparison.verdict).collect(),
-        warned: !warnings.is_empty() || analysis_warnings,
-        ..Findings::default()
-    };
-    Ok(ComparedFiles {
+    let mut compared = ComparedFiles {
         metric: old
             .benchmarks
             .first()
             .map_or(Metric::Wall, BenchmarkRecord::metric_of_samples),
-        outcome: findings.outcome(s.comparison.fail_on),
+        outcome: Outcome::Ok,
         comparisons,
         suite,
         values_only,
         warnings,
         analysis_warnings,
         confidence: s.analysis.confidence,
-    })
+    };
+    compared.decide(s.comparison.fail_on);
+    Ok(compared)
 }
 
 /// Whether two results hold the same benchmarks with the same measurements (a file compared

@@ -103,20 +103,11 @@ pub fn time_in(seconds: f64, reference: f64, unit: Option<TimeUnit>) -> String {
     )
 }
 
-/// Bytes in binary units: `812 KiB`, `3.41 MiB`.
+/// Bytes in binary units: `812 KiB`, `3.41 MiB` ([`Scale`] for bytes, in the unit that suits
+/// their size).
 pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut x = n as f64;
-    let mut i = 0;
-    while x >= 1024.0 && i + 1 < UNITS.len() {
-        x /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{n} B")
-    } else {
-        format!("{} {}", significant(x), UNITS[i])
-    }
+    let n = n as f64;
+    Scale::of(Quantity::Bytes).show(n, n)
 }
 
 /// A count with its noun, singular for one: `count(1, "ratio", "ratios")` is "1 ratio".

@@ -178,16 +178,10 @@ impl FromStr for Metric {
                 });
             }
         }
-        match t {
-            "wall" | "time" | "wall-time" => Ok(Self::Wall),
-            "cpu" | "cpu-time" | "process_time" => Ok(Self::Cpu),
-            "user" => Ok(Self::User),
-            "system" | "sys" => Ok(Self::System),
-            "peak-memory" | "peakmem" | "max-rss" | "maxrss" | "memory" => Ok(Self::PeakMemory),
-            "instructions" => Ok(Self::Instructions),
-            "cycles" => Ok(Self::Cycles),
-            other if valid_reported_name(other) => Ok(Self::Reported(other.to_string())),
-            _ => Err(UnitError::Metric(s.to_string())),
+        if valid_reported_name(t) {
+            Ok(Self::Reported(t.to_string()))
+        } else {
+            Err(UnitError::Metric(s.to_string()))
         }
     }
 }
