@@ -160,6 +160,24 @@ pub enum SettingsError {
         /// The cap given.
         max_units: usize,
     },
+    /// A run until each level is known whose round limit is below its pilot.
+    #[error(
+        "at most {max_rounds} execution(s) allowed (--max-runs), but --precision first measures \
+         {min_rounds} (the pilot, --min-runs)"
+    )]
+    KnownRounds {
+        /// The round limit.
+        max_rounds: usize,
+        /// The pilot's rounds.
+        min_rounds: usize,
+    },
+    /// A run until each level is known with builds as a level.
+    #[error(
+        "--precision and --budget measure each version's executions until its level is known; \
+         with --builds the builds are a level, which they do not adapt: leave out --builds or \
+         --precision/--budget"
+    )]
+    KnownWithBuilds,
     /// A run until decided without two benchmarks to compare (or with a reference that is none
     /// of them).
     #[error(

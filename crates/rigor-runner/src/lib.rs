@@ -12,6 +12,7 @@ pub mod decide;
 pub mod error;
 pub mod executor;
 pub mod iterations;
+pub mod known;
 pub mod length;
 pub mod limits;
 pub mod perf;
@@ -33,6 +34,7 @@ pub use decide::{DecideSettings, DecidedReport, Decision, DecisionStop, run_unti
 pub use error::{RunError, SettingsError};
 pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
 pub use iterations::{IterationSource, PatternError, Stream};
+pub use known::{KnownBenchmark, KnownReport, KnownSettings, KnownStop, run_until_known};
 pub use length::{LengthReport, LengthSettings, LengthStop, run_default_length};
 pub use perf::{Counter, CounterError};
 pub use process::ProcessExecutor;
