@@ -74,6 +74,34 @@ pub struct SessionView {
     pub cpus: usize,
     /// Measured time, all and the anchors'.
     pub measured: (Seconds, Seconds),
+    /// With `--precision`/`--budget`: what measuring each version until its level was known
+    /// cost, per benchmark.
+    pub precision: Option<PrecisionView>,
+}
+
+/// What `track run --precision`/`--budget` cost in a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrecisionView {
+    /// The target relative half-width of each version's level (`None`: a budget alone).
+    pub target: Option<f64>,
+    /// One per benchmark, in the order of the commands.
+    pub benchmarks: Vec<PrecisionCost>,
+}
+
+/// One benchmark's cost over the versions (anchors included) of a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrecisionCost {
+    /// The benchmark.
+    pub name: String,
+    /// Executions per version: fewest, median, most.
+    pub executions: (usize, usize, usize),
+    /// Measured time of all its executions.
+    pub measured: Seconds,
+    /// Versions measured.
+    pub versions: usize,
+    /// Versions whose level did not reach the target, with why (`"--max-runs"`,
+    /// `"--budget"`, …), each reason once with its count.
+    pub short: Vec<(String, usize)>,
 }
 
 fn load_text(l: Option<f64>) -> String {
@@ -100,6 +128,9 @@ pub fn session_line(s: &SessionView) -> String {
         load_text(s.load.1),
         time(s.measured.0.get()),
     );
+    if let Some(p) = &s.precision {
+        out.push_str(&precision_lines(p));
+    }
     if s.busy {
         let _ = write!(
             out,
@@ -107,6 +138,47 @@ pub fn session_line(s: &SessionView) -> String {
              its versions were measured on a busy machine (the session's shift is taken out \
              through its anchors, but its noise is larger)",
             s.cpus, s.id
+        );
+    }
+    out
+}
+
+/// The cost lines of `track run --precision`/`--budget`, one per benchmark, each after a
+/// newline.
+fn precision_lines(p: &PrecisionView) -> String {
+    let mut out = String::new();
+    for b in &p.benchmarks {
+        let (lo, median, hi) = b.executions;
+        let spread = if lo == hi {
+            format!("{lo} executions per version")
+        } else {
+            format!("{median} executions per version (median; {lo}–{hi})")
+        };
+        let outcome = match (p.target, b.short.is_empty()) {
+            (Some(t), true) => format!("every level known to ±{}", crate::format::percent(100.0 * t)),
+            (target, _) => {
+                let why: Vec<String> = b
+                    .short
+                    .iter()
+                    .map(|(why, n)| format!("{n} by {why}"))
+                    .collect();
+                let stopped: usize = b.short.iter().map(|(_, n)| n).sum();
+                match target {
+                    Some(t) => format!(
+                        "{stopped} of {} stopped short of ±{} ({})",
+                        b.versions,
+                        crate::format::percent(100.0 * t),
+                        why.join(", ")
+                    ),
+                    None => format!("stopped {}", why.join(", ")),
+                }
+            }
+        };
+        let _ = write!(
+            out,
+            "\nrigor:   {}: {spread}, {} measured; {outcome}",
+            b.name,
+            time(b.measured.get())
         );
     }
     out
@@ -694,6 +766,48 @@ mod tests {
     }
 
     #[test]
+    fn a_sessions_precision_cost_is_shown_per_benchmark() {
+        let cost = |name: &str, executions, short: Vec<(String, usize)>| PrecisionCost {
+            name: name.into(),
+            executions,
+            measured: Seconds(1.5),
+            versions: 4,
+            short,
+        };
+        let s = SessionView {
+            id: 1,
+            versions: 4,
+            anchors: 0,
+            load: (None, None),
+            busy: false,
+            cpus: 2,
+            measured: (Seconds(3.0), Seconds::ZERO),
+            precision: Some(PrecisionView {
+                target: Some(0.02),
+                benchmarks: vec![
+                    cost("quiet", (10, 10, 10), Vec::new()),
+                    cost("noisy", (150, 216, 400), vec![("--max-runs".into(), 1)]),
+                ],
+            }),
+        };
+        let line = session_line(&s);
+        assert!(
+            line.contains(
+                "\nrigor:   quiet: 10 executions per version, 1.500 s measured; every level known \
+                 to ±2.0%"
+            ),
+            "{line}"
+        );
+        assert!(
+            line.contains(
+                "\nrigor:   noisy: 216 executions per version (median; 150–400), 1.500 s \
+                 measured; 1 of 4 stopped short of ±2.0% (1 by --max-runs)"
+            ),
+            "{line}"
+        );
+    }
+
+    #[test]
     fn lines_say_what_happened() {
         let ids = ["a".repeat(40), "b".repeat(40)];
         assert_eq!(
@@ -712,6 +826,7 @@ mod tests {
             busy: true,
             cpus: 2,
             measured: (Seconds(10.0), Seconds(2.0)),
+            precision: None,
         };
         let line = session_line(&s);
         assert!(line.starts_with("rigor: session 7: 11 versions and 2 anchors (2.000 s of the measuring, 20%), load 0.50 → 2.25"), "{line}");
