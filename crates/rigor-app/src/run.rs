@@ -79,6 +79,8 @@ pub struct Measured {
     pub adaptive_view: Option<AdaptiveView>,
     /// How a run until decided ended, as its note shows it.
     pub decided: Option<DecidedView>,
+    /// How a run until each level is known ended (`track run --precision`), per benchmark.
+    pub known: Option<rigor_runner::KnownReport>,
     /// With `--metric` naming other than wall time: the result analysed, compared and ranked
     /// for each metric named, in order (the summaries and comparisons shown); empty for wall
     /// time alone, which the fields above hold.
@@ -103,6 +105,7 @@ pub fn run(
     };
     let mut recorder = Recorder::new(writer, settings.discard.fixed(), progress);
     let mut decided = None;
+    let mut known = None;
     let mut short = None;
     let (report, adaptive) = match &settings.mode {
         Mode::Adaptive {
@@ -185,6 +188,33 @@ pub fn run(
             )?;
             let report = outcome.report.report.clone();
             decided = Some(outcome);
+            (report, None)
+        }
+        Mode::UntilKnown {
+            precision,
+            budget,
+            min_units,
+            max_units,
+        } => {
+            let settings_known = rigor_runner::KnownSettings {
+                target: *precision,
+                budget: *budget,
+                level: settings.analysis.confidence,
+                quantile: settings.analysis.quantile,
+                min_rounds: *min_units,
+                max_rounds: *max_units,
+            };
+            let r = rigor_runner::run_until_known(
+                &settings.benchmarks,
+                &settings.runner,
+                settings.discard.fixed(),
+                &settings_known,
+                stop,
+                executor,
+                &mut recorder,
+            )?;
+            let report = r.report.clone();
+            known = Some(r);
             (report, None)
         }
         Mode::DefaultLength(length) => {
@@ -280,7 +310,7 @@ pub fn run(
         && !settings.metrics.iter().any(rigor_units::Metric::is_wall)
         && matches!(
             settings.mode,
-            Mode::Adaptive { .. } | Mode::UntilDecided { .. }
+            Mode::Adaptive { .. } | Mode::UntilDecided { .. } | Mode::UntilKnown { .. }
         )
     {
         // The run's length was decided on wall time, whatever is shown.
@@ -290,6 +320,7 @@ pub fn run(
     Ok(Measured {
         adaptive_view: adaptive.as_ref().map(|a| adaptive_view(settings, a)),
         decided: decided.as_ref().map(|d| crate::decided::view(d, settings)),
+        known,
         result,
         analyses,
         comparisons,

@@ -190,6 +190,20 @@ pub enum Mode {
         /// [`PilotSettings::adaptive`]: rigor_runner::PilotSettings::adaptive
         min_units: Option<usize>,
     },
+    /// `rigor track run --precision`/`--budget`: interleaved rounds (executions) until each
+    /// benchmark's level — Huber's M-estimate of its execution means, as the history stores it —
+    /// is known to the target relative half-width; a benchmark that reaches it is measured no
+    /// more ([`rigor_runner::run_until_known`]).
+    UntilKnown {
+        /// Target relative half-width of each benchmark's level.
+        precision: Option<Fraction>,
+        /// Measured-time budget of the run, pilot included.
+        budget: Option<Seconds>,
+        /// Executions before the first look.
+        min_units: usize,
+        /// Most executions of a benchmark.
+        max_units: usize,
+    },
     /// Interleaved rounds until each comparison with the reference is decided — regression,
     /// improvement or equivalent within the threshold — by an anytime-valid confidence sequence
     /// ([`crate::decided`]), or until the budget is spent.
@@ -410,7 +424,7 @@ impl RunSettings {
         use rigor_report::notes::Shape;
         let build = self.runner.build.as_ref();
         match &self.mode {
-            Mode::Adaptive { .. } => Shape::Adaptive,
+            Mode::Adaptive { .. } | Mode::UntilKnown { .. } => Shape::Adaptive,
             Mode::UntilDecided { max_rounds, .. } => Shape::UntilDecided {
                 per_build: build.map(|_| self.runner.executions),
                 max_rounds: *max_rounds,

@@ -368,7 +368,7 @@ impl RunRequest {
                 Mode::Fixed | Mode::DefaultLength(_) => None,
                 Mode::Planned { .. } => Some("--plan"),
                 Mode::Adaptive { .. } if self.precision.is_some() => Some("--precision"),
-                Mode::Adaptive { .. } => Some("--budget"),
+                Mode::Adaptive { .. } | Mode::UntilKnown { .. } => Some("--budget"),
                 Mode::UntilDecided { .. } => Some("--until-decided"),
             };
             if let Some(mode) = mode {
@@ -596,6 +596,17 @@ impl RunRequest {
                     precision: *precision,
                 },
                 Mode::Adaptive {
+                    precision,
+                    budget,
+                    max_units,
+                    ..
+                } => ModeRecord::Adaptive {
+                    precision: *precision,
+                    budget: *budget,
+                    max_units: *max_units,
+                },
+                // Made from an adaptive run's settings by `track run`, after they are recorded.
+                Mode::UntilKnown {
                     precision,
                     budget,
                     max_units,

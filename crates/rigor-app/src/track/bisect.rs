@@ -426,6 +426,18 @@ pub fn bisect_run(
     front: &mut dyn Front,
 ) -> Result<BisectReport> {
     use rigor_report::track_run::BisectEnding;
+    let given = [
+        ("--precision", request.track.run.precision.is_some()),
+        ("--budget", request.track.run.budget.is_some()),
+    ];
+    if let Some((option, _)) = given.iter().find(|(_, given)| *given) {
+        return Err(TrackError::PrecisionNotHere {
+            option,
+            command: "bisect",
+            bound: "--max-rounds",
+        }
+        .into());
+    }
     let resolved = TrackRequest {
         kind: rigor_history::SessionKind::Bisect,
         ..request.track

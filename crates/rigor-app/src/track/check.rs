@@ -646,6 +646,14 @@ fn candidate_run(
     if let Some(m) = track.run.metrics.iter().find(|m| !m.is_wall()) {
         return Err(TrackError::CandidateMetric(m.to_string()).into());
     }
+    if track.run.precision.is_some() {
+        return Err(TrackError::PrecisionNotHere {
+            option: "--precision",
+            command: "check --candidate",
+            bound: "--max-rounds and --budget",
+        }
+        .into());
+    }
     let (budget, fail_on) = (track.run.budget, track.run.comparison.fail_on);
     let resolved = track.resolve_saying(front)?;
     let (settings, experiment) = (resolved.settings, resolved.experiment);

@@ -9,6 +9,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rigor_history::{NewSession, Role, SessionEnd, SessionId};
+use rigor_report::track_run::{PrecisionCost, PrecisionView};
 use rigor_store::LoadAverage;
 use rigor_units::Seed;
 
@@ -304,6 +305,7 @@ fn measure_session(
             load: (facts.load_before, load_after),
             busy: busy(facts.load_before) || busy(load_after),
             measured: measured.time,
+            precision: measured.precision,
         });
     }
     history.end_session(
@@ -420,6 +422,82 @@ pub(super) struct Measurement {
     pub(super) comparisons: Vec<crate::comparisons::Computed>,
     /// Measured time: all of it, and the anchors' part.
     pub(super) time: (Seconds, Seconds),
+    /// With `--precision`/`--budget`: what measuring until each level was known cost.
+    pub(super) precision: Option<PrecisionView>,
+}
+
+/// Why a (version, benchmark) stopped short of the target, as the cost line names it (`None`:
+/// it reached it).
+fn short_of(stop: rigor_runner::KnownStop) -> Option<&'static str> {
+    use rigor_runner::KnownStop as S;
+    match stop {
+        S::Reached => None,
+        S::AtResolution => Some("the timer's resolution"),
+        S::MaxRounds | S::NoTarget => Some("--max-runs"),
+        S::BudgetSpent => Some("--budget"),
+        S::Interrupted => Some("the interruption"),
+        S::Failed => Some("a failure"),
+    }
+}
+
+/// The cost of measuring until each level was known, per benchmark of `experiment` over the
+/// `versions` measured together (the batch's benchmarks are version-major: version `v`'s
+/// benchmark `k` is `v × benchmarks + k`).
+fn precision_cost(
+    known: &rigor_runner::KnownReport,
+    result: &ResultFile,
+    experiment: &RunSettings,
+    versions: usize,
+) -> PrecisionView {
+    let n = experiment.benchmarks.len();
+    let target = match experiment.mode {
+        crate::settings::Mode::UntilKnown { precision, .. } => precision.map(|p| p.get()),
+        _ => None,
+    };
+    let benchmarks = experiment
+        .benchmarks
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let pairs: Vec<usize> = (0..versions).map(|v| v * n + k).collect();
+            let mut executions: Vec<usize> = pairs
+                .iter()
+                .filter_map(|&i| known.benchmarks.get(i))
+                .map(|p| p.executions)
+                .collect();
+            executions.sort_unstable();
+            let pick = |i: usize| executions.get(i).copied().unwrap_or(0);
+            let measured: f64 = pairs
+                .iter()
+                .filter_map(|&i| result.benchmarks.get(i))
+                .flat_map(|r| &r.executions)
+                .map(|e| e.wall.get())
+                .sum();
+            let mut short: Vec<(String, usize)> = Vec::new();
+            for why in pairs
+                .iter()
+                .filter_map(|&i| known.benchmarks.get(i))
+                .filter_map(|p| short_of(p.stop))
+            {
+                match short.iter_mut().find(|(w, _)| w == why) {
+                    Some((_, c)) => *c += 1,
+                    None => short.push((why.to_string(), 1)),
+                }
+            }
+            PrecisionCost {
+                name: b.name.clone(),
+                executions: (
+                    pick(0),
+                    pick(executions.len() / 2),
+                    pick(executions.len().saturating_sub(1)),
+                ),
+                measured: Seconds(measured),
+                versions: executions.len(),
+                short,
+            }
+        })
+        .collect();
+    PrecisionView { target, benchmarks }
 }
 
 /// A result of versions measured together as one result per version, each labelled with its
@@ -668,10 +746,15 @@ pub(super) fn measure_together(
             nothing,
         });
     }
+    let precision = measured
+        .known
+        .as_ref()
+        .map(|k| precision_cost(k, &measured.result, m.experiment, ready.len()));
     Ok(Measurement {
         outcomes,
         comparisons: measured.comparisons,
         time: (Seconds(total), Seconds(anchored)),
+        precision,
     })
 }
 

@@ -97,6 +97,38 @@ pub enum TrackError {
          in a history"
     )]
     UntilDecided,
+    /// `track run --precision`/`--budget` with `--runs`: the count is what they adapt.
+    #[error(
+        "{0} measures each version until its level is known, so it chooses the executions: \
+         leave out --runs (-r), or give --min-runs for the pilot and --max-runs for the most"
+    )]
+    PrecisionWithRuns(&'static str),
+    /// `track run --precision`/`--budget` with `--builds`: builds as a level are not adapted.
+    #[error(
+        "{0} measures each version's executions until its level is known; with --builds the \
+         builds are a level, which it does not adapt: leave out --builds or {0}"
+    )]
+    PrecisionWithBuilds(&'static str),
+    /// `track run --precision` with `--plan`: the plan's counts are fixed.
+    #[error(
+        "--precision with --plan runs the plan's count for that precision, the same for every \
+         version; track run measures each version until its level is known only without --plan"
+    )]
+    PrecisionWithPlan,
+    /// A `track` command that measures until decided given `--precision` (or `--budget`, which
+    /// it does not take).
+    #[error(
+        "{option} is not an option of `rigor track {command}`, which measures until each \
+         comparison is decided ({bound}); --precision and --budget are `track run`'s"
+    )]
+    PrecisionNotHere {
+        /// The option given.
+        option: &'static str,
+        /// The subcommand.
+        command: &'static str,
+        /// What bounds its measuring instead.
+        bound: &'static str,
+    },
     /// A simulated project has no dates.
     #[error("a simulated project's versions have no dates: give REVS or --last")]
     SinceSimulated,
@@ -312,7 +344,9 @@ pub struct ResolvedTrack {
 impl TrackRequest {
     /// Checks and resolves the request: `--build CMD` without `--builds` becomes each version's
     /// preparation in its kept checkout (not a level), a simulated project replaces the
-    /// repository and makes the commands simulated, `--until-decided` is refused.
+    /// repository and makes the commands simulated, `--until-decided` is refused, and
+    /// `--precision`/`--budget` measure each version until its level is known
+    /// ([`crate::settings::Mode::UntilKnown`]; with `--runs`, `--builds` or `--plan` refused).
     pub fn resolve(self) -> Result<ResolvedTrack> {
         let mut run = self.run;
         if run.until_decided {
@@ -343,8 +377,41 @@ impl TrackRequest {
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| self.results_dir.clone());
+        let until_known = run.precision.is_some() || run.budget.is_some();
+        if until_known {
+            let option = if run.precision.is_some() {
+                "--precision"
+            } else {
+                "--budget"
+            };
+            if run.executions.is_some() {
+                return Err(AppError::Track(TrackError::PrecisionWithRuns(option)));
+            }
+            if run.build.is_some() && run.builds.is_some() {
+                return Err(AppError::Track(TrackError::PrecisionWithBuilds(option)));
+            }
+            if run.plan.is_some() {
+                return Err(AppError::Track(TrackError::PrecisionWithPlan));
+            }
+        }
         let resolved = run.resolve()?;
-        let experiment = resolved.settings;
+        let mut experiment = resolved.settings;
+        if let crate::settings::Mode::Adaptive {
+            precision,
+            budget,
+            max_units,
+            min_units,
+        } = experiment.mode
+        {
+            // Each (version, benchmark) measured until its level is known, as the history will
+            // store it; not the adaptive run's plan of the whole batch.
+            experiment.mode = crate::settings::Mode::UntilKnown {
+                precision,
+                budget,
+                min_units: min_units.unwrap_or(rigor_runner::PilotSettings::adaptive().executions),
+                max_units,
+            };
+        }
         let source = match project {
             Some(p) => Source::Simulated(p),
             None => {

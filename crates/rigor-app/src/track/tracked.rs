@@ -21,6 +21,9 @@ pub struct SessionReport {
     pub busy: bool,
     /// Measured time, all of it and the anchors' part.
     pub measured: (Seconds, Seconds),
+    /// With `--precision`/`--budget`: what measuring each version until its level was known
+    /// cost, per benchmark.
+    pub precision: Option<rigor_report::track_run::PrecisionView>,
 }
 
 impl SessionReport {
@@ -34,6 +37,7 @@ impl SessionReport {
             busy: self.busy,
             cpus: Environment::detect().cpus,
             measured: self.measured,
+            precision: self.precision.clone(),
         }
     }
 }
