@@ -91,6 +91,40 @@ pub struct Measured {
     pub outcome: Outcome,
 }
 
+/// What a run until each level is known aims for (`track run --precision`), when `settings`
+/// are of one.
+pub(crate) fn until_known(settings: &RunSettings) -> Option<rigor_runner::KnownSettings> {
+    match settings.mode {
+        Mode::UntilKnown {
+            precision,
+            budget,
+            min_units,
+            max_units,
+        } => Some(known_aims(
+            settings,
+            (precision, budget),
+            (min_units, max_units),
+        )),
+        _ => None,
+    }
+}
+
+/// [`until_known`]'s settings from the mode's target, budget and bounds.
+fn known_aims(
+    settings: &RunSettings,
+    (target, budget): (Option<rigor_units::Fraction>, Option<Seconds>),
+    (min_rounds, max_rounds): (usize, usize),
+) -> rigor_runner::KnownSettings {
+    rigor_runner::KnownSettings {
+        target,
+        budget,
+        level: settings.analysis.confidence,
+        quantile: settings.analysis.quantile,
+        min_rounds,
+        max_rounds,
+    }
+}
+
 /// Runs the experiment `settings` describe on `executor`, persisting as it goes.
 pub fn run(
     settings: &RunSettings,
@@ -196,19 +230,12 @@ pub fn run(
             min_units,
             max_units,
         } => {
-            let settings_known = rigor_runner::KnownSettings {
-                target: *precision,
-                budget: *budget,
-                level: settings.analysis.confidence,
-                quantile: settings.analysis.quantile,
-                min_rounds: *min_units,
-                max_rounds: *max_units,
-            };
+            let aims = known_aims(settings, (*precision, *budget), (*min_units, *max_units));
             let r = rigor_runner::run_until_known(
                 &settings.benchmarks,
                 &settings.runner,
                 settings.discard.fixed(),
-                &settings_known,
+                &aims,
                 stop,
                 executor,
                 &mut recorder,

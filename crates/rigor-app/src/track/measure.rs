@@ -762,6 +762,138 @@ pub(super) fn measure_together(
 mod tests {
     use super::*;
 
+    /// Hears the sessions' reports.
+    #[derive(Default)]
+    struct Sessions(Vec<SessionReport>);
+    impl TrackObserver for Sessions {
+        fn session_done(&mut self, s: &SessionReport) {
+            self.0.push(s.clone());
+        }
+    }
+
+    /// `track run --simulate versions=4` of a quiet (1%) and a noisy (15%) benchmark with
+    /// `options` applied to its run request: its sessions' reports and its history.
+    fn track_run_with(
+        dir: &Path,
+        options: impl FnOnce(&mut crate::settings::RunRequest),
+    ) -> Result<(Vec<SessionReport>, rigor_history::SqliteHistory)> {
+        let mut run = crate::settings::RunRequest {
+            commands: vec![
+                "mean=10ms,execution=1%".into(),
+                "mean=10ms,execution=15%".into(),
+            ],
+            names: vec!["quiet".into(), "noisy".into()],
+            seed: Some(Seed::from(11)),
+            ..crate::settings::RunRequest::default()
+        };
+        options(&mut run);
+        let resolved = TrackRequest {
+            repo: dir.to_path_buf(),
+            project: Some("versions=4".into()),
+            key: SeriesKey::new("m", "main"),
+            force: false,
+            batch: 20,
+            anchors: 0,
+            artifacts: Vec::new(),
+            checkouts: dir.join("checkouts"),
+            keep: 1,
+            results_dir: dir.join("runs"),
+            kind: rigor_history::SessionKind::Run,
+            run,
+        }
+        .resolve()?;
+        let mut settings = resolved.settings;
+        settings.commits = (0..4).map(crate::simulated_project::SimProject::label).collect();
+        let mut history = rigor_history::SqliteHistory::open(&dir.join("h.db")).unwrap();
+        let mut sessions = Sessions::default();
+        run_versions(
+            &mut history,
+            &settings,
+            &resolved.experiment,
+            &mut rigor_runner::SimulatedExecutor::new(11),
+            StopSignal::new(),
+            &mut crate::recorder::NoProgress,
+            &mut sessions,
+        )?;
+        Ok((sessions.0, history))
+    }
+
+    #[test]
+    fn with_a_precision_a_noisy_benchmark_gets_more_executions_and_every_level_reaches_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sessions, history) = track_run_with(dir.path(), |r| {
+            r.precision = Some(rigor_units::Fraction::percent(2.0).unwrap());
+        })
+        .unwrap();
+        let cost = sessions[0].precision.clone().unwrap();
+        assert_eq!(cost.target, Some(0.02));
+        let (quiet, noisy) = (&cost.benchmarks[0], &cost.benchmarks[1]);
+        assert_eq!((quiet.name.as_str(), noisy.name.as_str()), ("quiet", "noisy"));
+        // The quiet one is known after the 10 executions of the pilot; the noisy one needs
+        // about (1.96 × 15% / 2%)² ≈ 216 executions.
+        assert_eq!(quiet.executions, (10, 10, 10));
+        assert!(noisy.executions.0 > 100, "{noisy:?}");
+        assert!(quiet.short.is_empty() && noisy.short.is_empty(), "{cost:?}");
+        assert_eq!((quiet.versions, noisy.versions), (4, 4));
+        // The levels the history stores (and change detection uses) are known to ±2%.
+        let levels = super::super::levels::series_levels(
+            &history,
+            &SeriesKey::new("m", "main"),
+            rigor_units::ConfidenceLevel::new(0.95).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(levels.len(), 2);
+        for b in &levels {
+            for v in &b.versions {
+                let (lo, hi) = v.interval;
+                let half = (hi - lo) / 2.0 / v.level;
+                assert!(half <= 0.0201, "{} {}: ±{half}", b.benchmark, v.rev);
+            }
+        }
+    }
+
+    #[test]
+    fn with_a_precision_what_stops_short_is_said_with_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sessions, _) = track_run_with(dir.path(), |r| {
+            r.precision = Some(rigor_units::Fraction::percent(1.0).unwrap());
+            r.max_runs = Some(30);
+        })
+        .unwrap();
+        let cost = sessions[0].precision.clone().unwrap();
+        assert!(cost.benchmarks[0].short.is_empty(), "{cost:?}");
+        assert_eq!(cost.benchmarks[1].executions, (30, 30, 30));
+        assert_eq!(cost.benchmarks[1].short, vec![("--max-runs".to_string(), 4)]);
+    }
+
+    #[test]
+    fn precision_with_what_it_cannot_adapt_is_refused_before_anything_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let precise = |r: &mut crate::settings::RunRequest| {
+            r.precision = Some(rigor_units::Fraction::percent(2.0).unwrap());
+        };
+        let refused = |f: &dyn Fn(&mut crate::settings::RunRequest)| {
+            let e = track_run_with(dir.path(), f).unwrap_err().to_string();
+            assert!(!dir.path().join("h.db").exists(), "ran: {e}");
+            e
+        };
+        let e = refused(&|r| {
+            precise(r);
+            r.executions = Some(20);
+        });
+        assert!(e.contains("leave out --runs"), "{e}");
+        let e = refused(&|r| {
+            r.budget = Some(Seconds(10.0));
+            r.executions = Some(20);
+        });
+        assert!(e.starts_with("--budget measures each version"), "{e}");
+        let e = refused(&|r| {
+            precise(r);
+            r.max_runs = Some(5);
+        });
+        assert!(e.contains("at most 5 execution(s) allowed (--max-runs)"), "{e}");
+    }
+
     #[test]
     fn a_killed_writers_temporary_files_are_pruned() {
         let dir = tempfile::tempdir().unwrap();

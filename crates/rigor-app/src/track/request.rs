@@ -412,6 +412,9 @@ impl TrackRequest {
                 max_units,
             };
         }
+        if let Some(aims) = crate::run::until_known(&experiment) {
+            aims.validate().map_err(rigor_runner::RunError::from)?;
+        }
         let source = match project {
             Some(p) => Source::Simulated(p),
             None => {
