@@ -155,7 +155,10 @@ fn precision_lines(p: &PrecisionView) -> String {
             format!("{median} executions per version (median; {lo}–{hi})")
         };
         let outcome = match (p.target, b.short.is_empty()) {
-            (Some(t), true) => format!("every level known to ±{}", crate::format::percent(100.0 * t)),
+            (Some(t), true) => format!(
+                "every level known to ±{}",
+                crate::format::percent(100.0 * t)
+            ),
             (target, _) => {
                 let why: Vec<String> = b
                     .short

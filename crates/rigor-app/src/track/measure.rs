@@ -803,7 +803,9 @@ mod tests {
         }
         .resolve()?;
         let mut settings = resolved.settings;
-        settings.commits = (0..4).map(crate::simulated_project::SimProject::label).collect();
+        settings.commits = (0..4)
+            .map(crate::simulated_project::SimProject::label)
+            .collect();
         let mut history = rigor_history::SqliteHistory::open(&dir.join("h.db")).unwrap();
         let mut sessions = Sessions::default();
         run_versions(
@@ -828,7 +830,10 @@ mod tests {
         let cost = sessions[0].precision.clone().unwrap();
         assert_eq!(cost.target, Some(0.02));
         let (quiet, noisy) = (&cost.benchmarks[0], &cost.benchmarks[1]);
-        assert_eq!((quiet.name.as_str(), noisy.name.as_str()), ("quiet", "noisy"));
+        assert_eq!(
+            (quiet.name.as_str(), noisy.name.as_str()),
+            ("quiet", "noisy")
+        );
         // The quiet one is known after the 10 executions of the pilot; the noisy one needs
         // about (1.96 × 15% / 2%)² ≈ 216 executions.
         assert_eq!(quiet.executions, (10, 10, 10));
@@ -863,7 +868,10 @@ mod tests {
         let cost = sessions[0].precision.clone().unwrap();
         assert!(cost.benchmarks[0].short.is_empty(), "{cost:?}");
         assert_eq!(cost.benchmarks[1].executions, (30, 30, 30));
-        assert_eq!(cost.benchmarks[1].short, vec![("--max-runs".to_string(), 4)]);
+        assert_eq!(
+            cost.benchmarks[1].short,
+            vec![("--max-runs".to_string(), 4)]
+        );
     }
 
     #[test]
@@ -891,7 +899,10 @@ mod tests {
             precise(r);
             r.max_runs = Some(5);
         });
-        assert!(e.contains("at most 5 execution(s) allowed (--max-runs)"), "{e}");
+        assert!(
+            e.contains("at most 5 execution(s) allowed (--max-runs)"),
+            "{e}"
+        );
     }
 
     #[test]
