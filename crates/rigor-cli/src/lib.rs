@@ -893,13 +893,17 @@ pub struct RunOptions {
     /// and adds top-level units until the interval is this narrow. With --plan, the plan's count
     /// for this precision is run instead. Without --plan the interval is the --estimator's: the
     /// mean's, or for median and min the bootstrap interval that resamples whole executions
-    /// (or builds).
+    /// (or builds). With `track run`: each version's level (Huber's M-estimate of its execution
+    /// means, as the history stores it) is measured until its interval is this narrow, per
+    /// benchmark — after a pilot of --min-runs [10] executions, further interleaved rounds run
+    /// only the versions and benchmarks not known yet, up to --max-runs.
     #[arg(long, value_name = "PCT", value_parser = parse_precision)]
     pub precision: Option<Fraction>,
     /// Time budget for the whole experiment (e.g. 90s, 10m, 1h), pilot included: rigor plans
     /// from the pilot and stops adding top-level units when the measured time reaches it. Not
     /// with --plan, whose counts are fixed. With --until-decided: stop undecided comparisons
-    /// (inconclusive) when the measured time reaches it.
+    /// (inconclusive) when the measured time reaches it. With `track run`: the measured time
+    /// of each session (a batch of versions with its anchors).
     #[arg(long, value_name = "DURATION", conflicts_with = "plan")]
     pub budget: Option<Seconds>,
     /// Measure in interleaved rounds until each command's comparison with the reference (the
