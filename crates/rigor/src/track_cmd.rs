@@ -21,6 +21,9 @@ use rigor_cli::{
 
 /// `rigor track …`.
 pub fn track(args: &TrackArgs) -> Result<Outcome> {
+    if let TrackCommand::Run(a) = &args.command {
+        refuse_unused(&a.options)?;
+    }
     let place = HistoryPlace::new(args.db.clone());
     let access = match &args.command {
         TrackCommand::Enqueue(a) => return farm_cmd::enqueue(place.queue()?, a),
@@ -118,6 +121,42 @@ fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> 
         emit(&rigor_report::track::added_text(&r.added));
     })?;
     Ok(Outcome::Ok)
+}
+
+/// Refuses the options of `rigor run` that `track run` has no use for, before the history is
+/// opened, rather than ignore them silently.
+fn refuse_unused(o: &RunOptions) -> Result<(), TrackError> {
+    let unused = unused_by_track(o);
+    if unused.is_empty() {
+        return Ok(());
+    }
+    Err(TrackError::IgnoredOptions {
+        command: "run",
+        options: unused.join(", "),
+    })
+}
+
+/// The options of `rigor run` that `track run` has no use for, given.
+fn unused_by_track(o: &RunOptions) -> Vec<&'static str> {
+    let t = &o.tools;
+    [
+        ("--export-csv", o.export_csv.is_some()),
+        ("--export-markdown", o.export_markdown.is_some()),
+        ("--export-asciidoc", o.export_asciidoc.is_some()),
+        ("--export-orgmode", o.export_orgmode.is_some()),
+        ("--report", o.report.is_some()),
+        ("--export-bmf", t.export_bmf.is_some()),
+        ("--export-otava", t.export_otava.is_some()),
+        ("--export-json-hyperfine", t.export_json_hyperfine.is_some()),
+        ("--export-csv-hyperfine", t.export_csv_hyperfine.is_some()),
+        ("--label", o.label.is_some()),
+        ("--reference", o.compare.reference.is_some()),
+        ("--fail-on", o.compare.fail_on.is_some()),
+        ("--estimator", o.compare.estimator.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, given)| given.then_some(name))
+    .collect()
 }
 
 fn run(

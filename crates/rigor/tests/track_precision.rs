@@ -101,3 +101,28 @@ fn options_precision_cannot_honour_are_refused() {
             "--budget is not an option of `rigor track bisect`",
         ));
 }
+
+#[test]
+fn options_of_rigor_run_that_track_run_would_ignore_are_refused() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    precise(
+        &db,
+        &[
+            "--export-csv",
+            "x.csv",
+            "--label",
+            "mine",
+            "--fail-on",
+            "regression",
+        ],
+    )
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains(
+        "`rigor track run` does not take --export-csv, --label, --fail-on: it stores each \
+         version's measurements in the history",
+    ));
+    assert!(!db.exists(), "refused before the history is made");
+    assert!(!dir.path("x.csv").exists());
+}

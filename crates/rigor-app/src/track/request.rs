@@ -129,6 +129,19 @@ pub enum TrackError {
         /// What bounds its measuring instead.
         bound: &'static str,
     },
+    /// Options of `rigor run` that a `track` command has no use for: each would be ignored.
+    #[error(
+        "`rigor track {command}` does not take {options}: it stores each version's measurements \
+         in the history (the result files are under .rigor/runs/, each labelled with its \
+         version); `rigor track changes` lists the changes, gates with --fail-on and writes \
+         --markdown, --asciidoc or --orgmode tables"
+    )]
+    IgnoredOptions {
+        /// The subcommand.
+        command: &'static str,
+        /// The options given, as typed, comma-separated.
+        options: String,
+    },
     /// A simulated project has no dates.
     #[error("a simulated project's versions have no dates: give REVS or --last")]
     SinceSimulated,
