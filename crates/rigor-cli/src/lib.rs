@@ -895,8 +895,8 @@ pub struct RunOptions {
     /// mean's, or for median and min the bootstrap interval that resamples whole executions
     /// (or builds). With `track run`: each version's level (Huber's M-estimate of its execution
     /// means, as the history stores it) is measured until its interval is this narrow, per
-    /// benchmark — after a pilot of --min-runs [10] executions, further interleaved rounds run
-    /// only the versions and benchmarks not known yet, up to --max-runs.
+    /// benchmark — after a pilot of --min-runs executions (10 by default), further interleaved
+    /// rounds run only the versions and benchmarks not known yet, up to --max-runs.
     #[arg(long, value_name = "PCT", value_parser = parse_precision)]
     pub precision: Option<Fraction>,
     /// Time budget for the whole experiment (e.g. 90s, 10m, 1h), pilot included: rigor plans
