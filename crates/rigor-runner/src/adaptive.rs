@@ -295,15 +295,7 @@ impl AdaptiveSettings {
     /// # Errors
     /// The first [`SettingsError`] found.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        if self.target.is_none() && self.budget.is_none() {
-            return Err(SettingsError::NoAdaptiveGoal);
-        }
-        if self.target.is_some_and(|t| t.get() <= 0.0) {
-            return Err(SettingsError::ZeroTarget);
-        }
-        if let Some(budget) = self.budget.filter(|b| !b.is_positive()) {
-            return Err(SettingsError::NonPositiveBudget { budget });
-        }
+        check_goal(self.target, self.budget)?;
         if self.max_units < 2 {
             return Err(SettingsError::TooFewUnits {
                 max_units: self.max_units,
@@ -311,6 +303,24 @@ impl AdaptiveSettings {
         }
         Ok(())
     }
+}
+
+/// Checks the goal of a run that adapts its length: a target precision above 0% or a positive,
+/// finite budget (or both).
+pub(crate) fn check_goal(
+    target: Option<Fraction>,
+    budget: Option<Seconds>,
+) -> Result<(), SettingsError> {
+    if target.is_none() && budget.is_none() {
+        return Err(SettingsError::NoAdaptiveGoal);
+    }
+    if target.is_some_and(|t| t.get() <= 0.0) {
+        return Err(SettingsError::ZeroTarget);
+    }
+    if let Some(budget) = budget.filter(|b| !b.is_positive()) {
+        return Err(SettingsError::NonPositiveBudget { budget });
+    }
+    Ok(())
 }
 
 /// Why the adaptive experiment stopped.

@@ -48,15 +48,7 @@ impl KnownSettings {
     /// # Errors
     /// The first [`SettingsError`] found.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        if self.target.is_none() && self.budget.is_none() {
-            return Err(SettingsError::NoAdaptiveGoal);
-        }
-        if self.target.is_some_and(|t| t.get() <= 0.0) {
-            return Err(SettingsError::ZeroTarget);
-        }
-        if let Some(budget) = self.budget.filter(|b| !b.is_positive()) {
-            return Err(SettingsError::NonPositiveBudget { budget });
-        }
+        crate::adaptive::check_goal(self.target, self.budget)?;
         if self.max_rounds < self.min_rounds.max(2) {
             return Err(SettingsError::KnownRounds {
                 max_rounds: self.max_rounds,
