@@ -26,6 +26,7 @@ impl JobSettings {
         if let Some(p) = &self.project {
             SimProject::parse(p).map_err(TrackError::from)?;
         }
+        crate::track::check_until_known(&self.run)?;
         Ok(self.run.resolve()?.notes)
     }
 

@@ -390,23 +390,7 @@ impl TrackRequest {
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| self.results_dir.clone());
-        let until_known = run.precision.is_some() || run.budget.is_some();
-        if until_known {
-            let option = if run.precision.is_some() {
-                "--precision"
-            } else {
-                "--budget"
-            };
-            if run.executions.is_some() {
-                return Err(AppError::Track(TrackError::PrecisionWithRuns(option)));
-            }
-            if run.build.is_some() && run.builds.is_some() {
-                return Err(AppError::Track(TrackError::PrecisionWithBuilds(option)));
-            }
-            if run.plan.is_some() {
-                return Err(AppError::Track(TrackError::PrecisionWithPlan));
-            }
-        }
+        check_until_known(&run)?;
         let resolved = run.resolve()?;
         let mut experiment = resolved.settings;
         if let crate::settings::Mode::Adaptive {
@@ -472,6 +456,27 @@ impl TrackRequest {
             notes: resolved.notes,
         })
     }
+}
+
+/// Refuses what `--precision`/`--budget` cannot work with in a `track` run (a farm job's too):
+/// `--runs`, which they choose; `--builds` as a level, which they do not adapt; `--plan`, whose
+/// counts are fixed.
+pub(crate) fn check_until_known(run: &RunRequest) -> Result<()> {
+    let option = match (run.precision, run.budget) {
+        (Some(_), _) => "--precision",
+        (None, Some(_)) => "--budget",
+        (None, None) => return Ok(()),
+    };
+    let refused = if run.executions.is_some() {
+        TrackError::PrecisionWithRuns(option)
+    } else if run.build.is_some() && run.builds.is_some() {
+        TrackError::PrecisionWithBuilds(option)
+    } else if run.plan.is_some() {
+        TrackError::PrecisionWithPlan
+    } else {
+        return Ok(());
+    };
+    Err(AppError::Track(refused))
 }
 
 #[cfg(test)]
