@@ -132,7 +132,8 @@ impl From<Duration> for Sample {
 
 /// One value of a metric the program measured itself, as written on one line of the samples
 /// file: `{"metric": "allocations", "value": 1234, "unit": "count"}`. The unit is optional (a
-/// count when absent); `B`, `KiB`, `MiB`, `GiB` are bytes, `ns` … `s` times, a unit ending in
+/// count when absent); `B`, `KiB`, `MiB`, `GiB` (binary) and `kB`, `MB`, `GB` (decimal) are
+/// bytes, `ns` … `s` times, a unit ending in
 /// `/s` a rate (more is better), and any other unit is kept as given. Several lines of one
 /// metric in one execution are its values per iteration.
 #[derive(Debug, Clone, PartialEq)]

@@ -629,17 +629,22 @@ pub enum BisectEnding {
 }
 
 /// The ends' difference, as the closing lines give it.
-fn ends_text(r: &MeasuredRatio) -> String {
+fn ends_text(r: &MeasuredRatio, metric: &rigor_units::Metric) -> String {
     format!(
-        "{} (sequence {}): {}",
+        "{}{} (sequence {}): {}",
         ratio_percent(r.ratio),
+        if metric.is_wall() {
+            String::new()
+        } else {
+            format!(" in {}", metric.name())
+        },
         interval_percent(r.interval),
         r.verdict
     )
 }
 
-/// What a bisection found (standard output).
-pub fn bisect_ending(e: &BisectEnding) -> String {
+/// What a bisection of `metric` found (standard output).
+pub fn bisect_ending(e: &BisectEnding, metric: &rigor_units::Metric) -> String {
     match e {
         BisectEnding::Found {
             first,
@@ -649,7 +654,7 @@ pub fn bisect_ending(e: &BisectEnding) -> String {
         } => format!(
             "First changed version: {first} {subject}\n  after {}; the ends differ by {}\n",
             short(before),
-            ends_text(ends)
+            ends_text(ends, metric)
         ),
         BisectEnding::Between {
             good,
@@ -662,7 +667,7 @@ pub fn bisect_ending(e: &BisectEnding) -> String {
              run`, or bisect again with more rounds; the ends differ by {}\n",
             short(good),
             short(bad),
-            ends_text(ends)
+            ends_text(ends, metric)
         ),
         BisectEnding::Identical(good, bad) => {
             format!("No change between {good} and {bad}: their builds are byte-identical\n")
@@ -678,7 +683,7 @@ pub fn bisect_ending(e: &BisectEnding) -> String {
             } else {
                 "Could not tell whether anything changed (raise --max-rounds)"
             },
-            ends_text(ends)
+            ends_text(ends, metric)
         ),
         BisectEnding::Stopped => String::new(),
     }

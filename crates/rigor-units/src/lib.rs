@@ -22,7 +22,7 @@ pub use error::UnitError;
 pub use fraction::{
     ConfidenceLevel, Fraction, percent_rounds_to_zero, percent_text, signed_percent_text,
 };
-pub use metric::{Metric, MetricValues, Metrics, Quantity};
+pub use metric::{Metric, MetricValues, Metrics, Quantity, bytes_in_unit};
 pub use resolution::{Floored, Resolution};
 pub use seed::Seed;
 pub use throughput::Throughput;

@@ -226,18 +226,19 @@ pub enum Quantity {
 impl Quantity {
     /// The quantity a unit as a program writes it names, and the factor that brings a value in
     /// that unit to the quantity's base unit: `ms` → (time, 0.001), `KiB` → (bytes, 1024),
-    /// `count` → (count, 1); anything else is a unit of its own (factor 1).
+    /// `kB` → (bytes, 1000), `count` → (count, 1); anything else is a unit of its own (factor
+    /// 1). Byte units follow [`bytes_in_unit`]'s one rule (`KiB` binary, `kB`/`MB` decimal);
+    /// an importer whose tool writes `kB` for KiB says so itself.
     pub fn of_unit(unit: &str) -> (Self, f64) {
         let u = unit.trim();
         if let Ok(t) = u.parse::<TimeUnit>() {
             return (Self::Time, 1.0 / t.per_second());
         }
+        if let Some(factor) = bytes_in_unit(u) {
+            return (Self::Bytes, factor);
+        }
         match u {
             "" | "count" | "counts" | "n" | "1" | "items" | "events" => (Self::Count, 1.0),
-            "B" | "b" | "byte" | "bytes" => (Self::Bytes, 1.0),
-            "KiB" | "KB" | "kB" | "kb" => (Self::Bytes, 1024.0),
-            "MiB" | "MB" => (Self::Bytes, 1024.0 * 1024.0),
-            "GiB" | "GB" => (Self::Bytes, 1024.0 * 1024.0 * 1024.0),
             other if other.ends_with("/s") => (Self::Rate(other.to_string()), 1.0),
             other => (Self::Other(other.to_string()), 1.0),
         }
@@ -264,6 +265,25 @@ impl Quantity {
             Self::Other(_) => "value",
         }
     }
+}
+
+/// Bytes in one `unit`, by one rule wherever rigor reads a size (`--throughput`, the units
+/// programs report, imported files): the IEC units are binary (`KiB` = 1024, `MiB`, `GiB`) and
+/// the SI ones decimal (`kB` = `KB` = 1000, `MB` = 10⁶, `GB` = 10⁹), as the standards define
+/// them; `B`/`byte`/`bytes` are 1. `None` for a unit that is not a size. Sizes are shown in
+/// binary units (KiB, MiB), so a value read in decimal units is shown converted, never relabelled.
+pub fn bytes_in_unit(unit: &str) -> Option<f64> {
+    const KI: f64 = 1024.0;
+    Some(match unit {
+        "B" | "b" | "byte" | "bytes" => 1.0,
+        "kB" | "KB" | "kb" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => KI,
+        "MiB" => KI * KI,
+        "GiB" => KI * KI * KI,
+        _ => return None,
+    })
 }
 
 impl fmt::Display for Quantity {
@@ -382,6 +402,14 @@ mod tests {
         assert_eq!(Quantity::of_unit("ms"), (Quantity::Time, 1e-3));
         assert_eq!(Quantity::of_unit("ns"), (Quantity::Time, 1e-9));
         assert_eq!(Quantity::of_unit("KiB"), (Quantity::Bytes, 1024.0));
+        // One rule for sizes: IEC binary, SI decimal (as `--throughput` reads them).
+        assert_eq!(Quantity::of_unit("kB"), (Quantity::Bytes, 1000.0));
+        assert_eq!(Quantity::of_unit("MB"), (Quantity::Bytes, 1e6));
+        assert_eq!(Quantity::of_unit("GiB"), (Quantity::Bytes, 1073741824.0));
+        for unit in ["kB", "MB", "GB", "KiB", "MiB", "GiB", "B"] {
+            let typed: crate::Throughput = format!("2{unit}").parse().unwrap();
+            assert_eq!(typed.amount(), 2.0 * Quantity::of_unit(unit).1, "{unit}");
+        }
         assert_eq!(Quantity::of_unit("count"), (Quantity::Count, 1.0));
         assert_eq!(
             Quantity::of_unit("MB/s"),

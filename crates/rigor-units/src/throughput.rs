@@ -54,17 +54,11 @@ impl FromStr for Throughput {
         if !(value > 0.0 && value.is_finite()) {
             return Err(UnitError::Throughput(s.to_string()));
         }
-        let bytes = |k: f64| Ok(Self::Bytes(value * k));
         match unit {
             "" | "items" | "item" | "elements" | "elem" => Ok(Self::Items(value)),
-            "B" | "bytes" | "byte" => bytes(1.0),
-            "KB" | "kB" => bytes(1e3),
-            "MB" => bytes(1e6),
-            "GB" => bytes(1e9),
-            "KiB" => bytes(1024.0),
-            "MiB" => bytes(1024.0 * 1024.0),
-            "GiB" => bytes(1024.0 * 1024.0 * 1024.0),
-            _ => Err(UnitError::Throughput(s.to_string())),
+            _ => crate::metric::bytes_in_unit(unit)
+                .map(|k| Self::Bytes(value * k))
+                .ok_or_else(|| UnitError::Throughput(s.to_string())),
         }
     }
 }

@@ -204,9 +204,10 @@ fn bisect(
         good: a.good.clone(),
         bad: a.bad.clone(),
         max_rounds: a.max_rounds,
+        metrics: a.options.analysis.metric.0.clone(),
     };
     let r = track::bisect_run(history.as_write(), request, &mut Terminal)?;
-    emit(&track_run::bisect_ending(&r.ending));
+    emit(&track_run::bisect_ending(&r.ending, &r.metric));
     let cost = &r.cost;
     emit(&track_run::bisect_cost(
         cost.versions,

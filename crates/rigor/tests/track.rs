@@ -929,3 +929,31 @@ fn interrupted_by(signal: &str) {
         "{stored} versions stored: {stdout}"
     );
 }
+
+/// `track bisect --metric cpu` follows CPU time (the simulated executor's CPU time is its wall
+/// time, so the step at v12 is found) and says which metric the ends differ in; two metrics are
+/// refused before anything is measured.
+#[test]
+fn bisect_follows_the_metric_asked_for() {
+    let dir = Dir::new();
+    let bisect = |metric: &str| {
+        rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db", "bisect"])
+            .args(["--simulate", "versions=16,step=12:+8%,session=0%"])
+            .args(["v1", "v16", "--seed", "2", "-n", "b", "--machine", "m"])
+            .args(["--metric", metric, "--", "mean=10ms,execution=2%"])
+            .output()
+            .unwrap()
+    };
+    let cpu = bisect("cpu");
+    let out = String::from_utf8_lossy(&cpu.stdout);
+    assert_eq!(cpu.status.code(), Some(0), "{out}");
+    assert!(out.contains("First changed version: v12"), "{out}");
+    assert!(out.contains("% in cpu (sequence"), "{out}");
+    let two = bisect("wall,cpu");
+    let err = String::from_utf8_lossy(&two.stderr);
+    assert_eq!(two.status.code(), Some(2), "{err}");
+    assert!(err.contains("a bisection follows one metric"), "{err}");
+    assert!(!dir.path("h.db").exists() || two.stdout.is_empty());
+}

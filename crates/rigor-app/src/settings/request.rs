@@ -376,7 +376,9 @@ impl RunRequest {
             }
             notes.push(rigor_report::notes::Note::NotInterleaved);
         }
-        if !through_shell.is_empty() {
+        // A simulated run starts no process: its "commands" are specifications, never run
+        // through a shell, so nothing is said of shell syntax in them.
+        if !through_shell.is_empty() && !self.simulate {
             notes.insert(
                 0,
                 rigor_report::notes::Note::ThroughShell {

@@ -179,6 +179,18 @@ fn shell_syntax_goes_through_sh_unless_n_and_the_empty_shell_is_measured_beside_
         r.notes[0],
         rigor_report::notes::Note::ThroughShell { .. }
     ));
+    // A simulated run's specification looks like an assignment to a shell, but nothing runs
+    // through a shell, so nothing is said of it.
+    let mut q = request(&["mean=10ms,execution=2%"]);
+    q.simulate = true;
+    let r = q.resolve_checked().unwrap();
+    assert!(
+        !r.notes
+            .iter()
+            .any(|n| matches!(n, rigor_report::notes::Note::ThroughShell { .. })),
+        "{:?}",
+        r.notes
+    );
     let mut q = request(&["a | b"]);
     q.shell = Some("none".into());
     let r = q.resolve_checked().unwrap();

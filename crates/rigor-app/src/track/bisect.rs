@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use rand::SeedableRng;
 use rigor_history::{NewSession, Role, SessionEnd, SessionKind};
 use rigor_stats::confseq::{SequentialConfig, look};
+use rigor_units::Quantity;
 
 use super::*;
 use crate::checkouts::CheckoutFailure;
@@ -138,7 +139,7 @@ pub trait BisectObserver {
 }
 
 /// How long a bisection measures each comparison.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BisectSettings {
     /// Rounds measured at a time (each round runs every version once, in random order).
     pub chunk: usize,
@@ -148,6 +149,8 @@ pub struct BisectSettings {
     pub threshold: Fraction,
     /// Error rate of each decision (its confidence sequence).
     pub alpha: f64,
+    /// The metric followed (each round's mean of it, by version).
+    pub metric: Metric,
 }
 
 impl Default for BisectSettings {
@@ -157,6 +160,7 @@ impl Default for BisectSettings {
             max_rounds: 60,
             threshold: Fraction::percent(1.0).unwrap_or_default(),
             alpha: 0.05,
+            metric: Metric::Wall,
         }
     }
 }
@@ -235,6 +239,8 @@ struct Bisection<'a, 'h> {
     settings: BisectSettings,
     ready: HashMap<String, Ready>,
     cost: BisectCost,
+    /// The quantity of the followed metric's values (known once measured).
+    quantity: Quantity,
 }
 
 impl Bisection<'_, '_> {
@@ -312,6 +318,14 @@ impl Bisection<'_, '_> {
                 Some(Ok(r)) => r,
                 _ => break Err("the measurement's result could not be read back".into()),
             };
+            // The followed metric's values in place of the samples (wall time: unchanged).
+            let result = match result.for_metric(&self.settings.metric) {
+                Ok(r) => r,
+                Err(e) => break Err(e.to_string()),
+            };
+            if let Some(m) = result.benchmarks.first().and_then(|b| b.metric.as_ref()) {
+                self.quantity = m.quantity.clone();
+            }
             let first = round_means(&result, &versions[0].version.rev);
             for (k, v) in versions.iter().skip(1).enumerate() {
                 let later = round_means(&result, &v.version.rev);
@@ -352,7 +366,8 @@ fn settings_file(m: &Measurement) -> Option<PathBuf> {
 
 /// Finds the first version between `good` (excluded) and `bad` whose benchmark differs from
 /// `good` (see the module documentation). Uses the experiment's first command; every measured
-/// version is stored in the history, each step a session of its own.
+/// version is stored in the history, each step a session of its own. Returns the quantity of
+/// the followed metric's values beside the outcome and its cost.
 #[allow(clippy::too_many_arguments)]
 pub fn bisect(
     history: &mut dyn HistoryWrite,
@@ -365,7 +380,7 @@ pub fn bisect(
     stop: StopSignal,
     progress: &mut dyn Progress,
     observer: &mut dyn BisectObserver,
-) -> Result<(BisectOutcome, BisectCost)> {
+) -> Result<(BisectOutcome, BisectCost, Quantity)> {
     let chain = chain(&settings.source, good, bad)?;
     let mut first_only = experiment.clone();
     first_only.benchmarks.truncate(1);
@@ -383,15 +398,16 @@ pub fn bisect(
             observer: &mut quiet,
         },
         machine: this_machine(Some(&settings.key.machine)),
-        settings: *bisection,
+        settings: bisection.clone(),
         ready: HashMap::new(),
         cost: BisectCost {
             versions: chain.len(),
             ..BisectCost::default()
         },
+        quantity: Quantity::Time,
     };
     let outcome = search(&mut b, &chain, observer)?;
-    Ok((outcome, b.cost))
+    Ok((outcome, b.cost, b.quantity))
 }
 
 /// Everything `rigor track bisect` takes.
@@ -405,6 +421,8 @@ pub struct BisectRequest {
     pub bad: String,
     /// The most rounds of each comparison.
     pub max_rounds: usize,
+    /// The metrics asked for (`--metric`): a bisection follows one, wall time when none.
+    pub metrics: Vec<Metric>,
 }
 
 /// What `rigor track bisect` shows when it ends.
@@ -412,6 +430,8 @@ pub struct BisectRequest {
 pub struct BisectReport {
     /// What it found.
     pub ending: rigor_report::track_run::BisectEnding,
+    /// The metric it followed.
+    pub metric: Metric,
     /// What it cost.
     pub cost: BisectCost,
     /// How it ended.
@@ -438,6 +458,11 @@ pub fn bisect_run(
         }
         .into());
     }
+    let metric = match request.metrics.as_slice() {
+        [] => Metric::Wall,
+        [m] => m.clone(),
+        many => return Err(super::TrackError::BisectMetrics(many.len()).into()),
+    };
     let resolved = TrackRequest {
         kind: rigor_history::SessionKind::Bisect,
         ..request.track
@@ -449,23 +474,26 @@ pub fn bisect_run(
         max_rounds: request.max_rounds,
         threshold: experiment.comparison.threshold,
         alpha: experiment.analysis.confidence.alpha(),
+        metric: metric.clone(),
     };
     let (good, bad) = (&request.good, &request.bad);
-    let (outcome, cost) = phase(front, &experiment, None, |executor, stop, bar, said| {
-        bisect(
-            history,
-            &settings,
-            good,
-            bad,
-            &experiment,
-            &bisection,
-            executor,
-            stop,
-            bar,
-            said,
-        )
-    })?;
+    let (outcome, cost, quantity) =
+        phase(front, &experiment, None, |executor, stop, bar, said| {
+            bisect(
+                history,
+                &settings,
+                good,
+                bad,
+                &experiment,
+                &bisection,
+                executor,
+                stop,
+                bar,
+                said,
+            )
+        })?;
     let given = (request.good, request.bad);
+    let shown = |ends: &Ratio| oriented(*ends, &metric, &quantity).measured();
     let ending = match outcome {
         BisectOutcome::Found {
             before,
@@ -475,19 +503,19 @@ pub fn bisect_run(
             first: first.rev,
             subject: first.subject.unwrap_or_default(),
             before: before.rev,
-            ends: ends.measured(),
+            ends: shown(&ends),
         },
         BisectOutcome::Between { good, bad, ends } => BisectEnding::Between {
             good: good.rev,
             bad: bad.rev,
             max_rounds: request.max_rounds,
-            ends: ends.measured(),
+            ends: shown(&ends),
         },
         BisectOutcome::NoChange { ends: None } => BisectEnding::Identical(given.0, given.1),
         BisectOutcome::NoChange { ends: Some(ends) } => BisectEnding::NoChange {
             ends_given: given,
             equivalent: ends.verdict == Verdict::Equivalent,
-            ends: ends.measured(),
+            ends: shown(&ends),
         },
         BisectOutcome::Stopped(why) => {
             front.say(rigor_report::track_lines::Line::BisectStopped(why));
@@ -500,9 +528,23 @@ pub fn bisect_run(
     };
     Ok(BisectReport {
         ending,
+        metric,
         cost,
         outcome,
     })
+}
+
+/// The ends' ratio with the verdict in the metric's sense: a rate is better higher, so its
+/// ratio above 1 is an improvement (the sequence decides on times' sense, lower is better).
+fn oriented(mut ends: Ratio, metric: &Metric, quantity: &Quantity) -> Ratio {
+    if !metric.lower_is_better(quantity) {
+        ends.verdict = match ends.verdict {
+            Verdict::Regression => Verdict::Improvement,
+            Verdict::Improvement => Verdict::Regression,
+            v => v,
+        };
+    }
+    ends
 }
 
 fn search(
@@ -635,4 +677,31 @@ fn search(
         first: Box::new(chain[hi].clone()),
         ends: ends_ratio,
     })
+}
+
+#[cfg(test)]
+mod orientation_tests {
+    use super::*;
+
+    #[test]
+    fn a_rate_that_rises_is_an_improvement_a_time_that_rises_a_regression() {
+        let up = Ratio {
+            ratio: 1.1,
+            interval: Some((1.05, 1.15)),
+            verdict: Verdict::Regression,
+            at_resolution: false,
+        };
+        let rate = Metric::Reported("throughput".into());
+        let per_s = Quantity::Rate("MB/s".into());
+        assert_eq!(oriented(up, &rate, &per_s).verdict, Verdict::Improvement);
+        assert_eq!(
+            oriented(up, &Metric::Cpu, &Quantity::Time).verdict,
+            Verdict::Regression
+        );
+        let same = Ratio {
+            verdict: Verdict::Equivalent,
+            ..up
+        };
+        assert_eq!(oriented(same, &rate, &per_s).verdict, Verdict::Equivalent);
+    }
 }

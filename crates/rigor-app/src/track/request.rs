@@ -145,6 +145,12 @@ pub enum TrackError {
     /// A simulated project has no dates.
     #[error("a simulated project's versions have no dates: give REVS or --last")]
     SinceSimulated,
+    /// `rigor track bisect` follows one metric.
+    #[error(
+        "a bisection follows one metric; --metric names {0}: bisect once per metric (the builds \
+         are kept, so the second bisection measures without building)"
+    )]
+    BisectMetrics(usize),
     /// The simulated project's specification is wrong.
     #[error(transparent)]
     Project(#[from] crate::simulated_project::BadProject),

@@ -282,6 +282,16 @@ enum Slot {
     Metric(Metric),
 }
 
+/// A ReBench unit as rigor reads units: ReBench writes `kb` for the kibibytes that
+/// `/usr/bin/time` and `getrusage` count (its `MaxRSS`), where rigor's one rule reads `kB` as
+/// 1000 bytes ([`rigor_units::bytes_in_unit`]).
+fn rebench_unit(unit: &str) -> &str {
+    match unit {
+        "kb" | "kB" | "KB" => "KiB",
+        other => other,
+    }
+}
+
 fn slot(criterion: &str, quantity: &Quantity) -> Option<Slot> {
     match criterion.to_ascii_lowercase().parse::<Metric>() {
         Ok(Metric::PeakMemory) if *quantity == Quantity::Bytes => return Some(Slot::PeakMemory),
@@ -344,7 +354,7 @@ fn benchmarks(
         facts.push(vec![Facts::default(); inv.len()]);
     }
     for ((name, benchmark, criterion, unit), values) in others {
-        let (quantity, factor) = Quantity::of_unit(&unit);
+        let (quantity, factor) = Quantity::of_unit(rebench_unit(&unit));
         let beside: Vec<usize> = identities
             .iter()
             .enumerate()
