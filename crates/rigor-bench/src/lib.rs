@@ -65,6 +65,7 @@ pub mod alloc;
 mod bench;
 pub mod cycles;
 pub mod evals;
+mod group;
 mod harness;
 pub mod report;
 pub mod timer;
@@ -78,6 +79,7 @@ pub use bench::{
     ALLOCATED_BYTES_METRIC, ALLOCATIONS_METRIC, BatchSize, Bench, Measurement, Throughput,
     WORK_BYTES_METRIC, WORK_ITEMS_METRIC,
 };
+pub use group::{Group, GroupSettings};
 pub use harness::Harness;
 /// Keeps the optimiser from assuming anything about a value (it is [`std::hint::black_box`]).
 pub use std::hint::black_box;
@@ -103,6 +105,14 @@ pub enum HarnessError {
     NothingTimed {
         /// The benchmark.
         name: String,
+    },
+    /// A group was given a setting it cannot take (`samples(0)`).
+    #[error("group '{group}': {message}")]
+    Group {
+        /// The group.
+        group: String,
+        /// What is wrong.
+        message: String,
     },
     /// Under rigor, not exactly one benchmark is selected.
     #[error(
