@@ -80,6 +80,11 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         }
         None => bench::settings(&selected, &evals, request)?,
     };
+    output::notes(&bench::group_notes(
+        &selected,
+        &resolved.settings,
+        args.evals.is_some(),
+    ));
     let s = &mut resolved.settings;
     let temp = tempfile::tempdir().context("creating a temporary directory")?;
     let asked = s.exports.files.json.take();
