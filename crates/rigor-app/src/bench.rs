@@ -432,14 +432,16 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
 /// Writes the run's HTML report again with `extra` comparisons added to its own (with the
 /// baseline or the other build: the report is written when the run ends, before they are made),
 /// when a report was asked for; the run's `result` file is read back and analysed as the run
-/// analysed it.
+/// analysed it. With `baseline` (its file and name), the plots of functions against their
+/// inputs draw the baseline's lines beside the run's.
 ///
 /// # Errors
-/// The result file cannot be read, or the report written.
+/// The result file or the baseline cannot be read, or the report written.
 pub fn report_with(
     result: &Path,
     s: &RunSettings,
     extra: &[crate::comparisons::Computed],
+    baseline: Option<(&Path, &str)>,
 ) -> crate::error::Result<()> {
     let Some(html) = &s.exports.files.html else {
         return Ok(());
@@ -449,13 +451,26 @@ pub fn report_with(
     r.comparisons.extend(crate::comparisons::records(extra));
     let cs = crate::comparisons::CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
     let compared = crate::analysis::compared_statistics(&r, &cs.config);
-    let reported = crate::exports::Reported {
-        result: &r,
-        analyses: &analyses,
-        comparisons: &[],
-        compared: &compared,
-    };
-    crate::exports::write_html(html, &reported, &crate::report_view::title(&r))
+    let title = crate::report_view::title(&r);
+    let mut view = crate::report_view::build(&r, &analyses, &compared, &title);
+    if let Some((path, name)) = baseline {
+        let mut old = rigor_store::load(path)?;
+        let old_analyses = crate::analysis::analyze_all(&mut old, &s.analysis);
+        let old_compared = crate::analysis::compared_statistics(&old, &cs.config);
+        let label = format!("baseline {name}");
+        let plotted = |result, analyses, compared, label| crate::report_view::Plotted {
+            result,
+            analyses,
+            compared,
+            label,
+        };
+        crate::report_view::plot_inputs_beside(
+            &mut view,
+            plotted(&r, &analyses, &compared, None),
+            plotted(&old, &old_analyses, &old_compared, Some(&label)),
+        );
+    }
+    crate::exports::write_view(html, &view)
 }
 
 /// The note a run that compares minimums without `--against` ends with: their intervals cover

@@ -47,7 +47,12 @@ pub fn build(
 ) -> ReportView {
     let environment = environment_rows(&result.environment);
     let (overview, overview_unit, k) = overview(result, analyses);
-    let mut parameters = input_plots(result, analyses, compared);
+    let mut parameters = input_plots(&[Plotted {
+        result,
+        analyses,
+        compared,
+        label: None,
+    }]);
     if parameters.is_empty() {
         parameters.extend(parameter_plot(result, analyses, k));
     }
@@ -227,16 +232,35 @@ fn parameter_plot(result: &ResultFile, analyses: &Analyses, k: f64) -> Option<Pa
     })
 }
 
+/// A result whose benchmarks with inputs are plotted against them, and the words its lines are
+/// labelled with (`None`: the run's own).
+#[derive(Debug, Clone, Copy)]
+pub struct Plotted<'a> {
+    /// The result.
+    pub result: &'a ResultFile,
+    /// Its analyses.
+    pub analyses: &'a Analyses,
+    /// Its compared statistics ([`crate::analysis::compared_statistics`]).
+    pub compared: &'a [Option<StatisticView>],
+    /// The words after each of its lines' function, in parentheses: `baseline main`.
+    pub label: Option<&'a str>,
+}
+
+/// Draws the input plots of `view` (built from `run`) with `other`'s benchmarks beside the
+/// run's: the baseline a run is compared with, its lines labelled with `other.label`.
+pub fn plot_inputs_beside(view: &mut ReportView, run: Plotted<'_>, other: Plotted<'_>) {
+    let plots = input_plots(&[run, other]);
+    if !plots.is_empty() {
+        view.parameters = plots;
+    }
+}
+
 /// The plots of `rigor bench`'s functions against their inputs (the parameters
 /// [`crate::bench::FUNCTION_PARAMETER`] and [`crate::bench::INPUT_PARAMETER`]): one per group (or
 /// per function outside a group) with two inputs or more, one line per function and build
 /// (`--against`), each point the statistic compared (`compared`, else the mean) with its
 /// interval. Inputs that are not all numbers are categories, in the order first met.
-fn input_plots(
-    result: &ResultFile,
-    analyses: &Analyses,
-    compared: &[Option<StatisticView>],
-) -> Vec<ParameterPlot> {
+fn input_plots(sources: &[Plotted<'_>]) -> Vec<ParameterPlot> {
     use crate::bench::{FUNCTION_PARAMETER, GROUP_PARAMETER, INPUT_PARAMETER};
     /// A point: its line, its input, the mean and the compared statistic, each with its
     /// interval (value, lower, upper).
@@ -247,7 +271,12 @@ fn input_plots(
         compared: Option<(String, [f64; 3])>,
     }
     let mut plots: Vec<(String, Vec<Point<'_>>)> = Vec::new();
-    for (i, (b, a)) in result.benchmarks.iter().zip(analyses).enumerate() {
+    let benchmarks = sources.iter().flat_map(|s| {
+        let compared = |i: usize| s.compared.get(i).and_then(Option::as_ref);
+        (s.result.benchmarks.iter().zip(s.analyses).enumerate())
+            .map(move |(i, (b, a))| (b, a, compared(i), s.label))
+    });
+    for (b, a, compared, label) in benchmarks {
         let (Some(function), Some(input), Ok(a)) = (
             b.parameters.get(FUNCTION_PARAMETER),
             b.parameters.get(INPUT_PARAMETER),
@@ -255,11 +284,16 @@ fn input_plots(
         ) else {
             continue;
         };
-        let key = b.parameters.get(GROUP_PARAMETER).unwrap_or(function).clone();
+        let key = b
+            .parameters
+            .get(GROUP_PARAMETER)
+            .unwrap_or(function)
+            .clone();
         let point = Point {
-            line: match &b.version {
-                Some(v) => crate::bench::against_name(function, v),
-                None => function.clone(),
+            line: match (&b.version, label) {
+                (_, Some(l)) => format!("{function} ({l})"),
+                (Some(v), None) => crate::bench::against_name(function, v),
+                (None, None) => function.clone(),
             },
             input,
             mean: [
@@ -267,7 +301,7 @@ fn input_plots(
                 rigor_report::format::shown_lower(a).0,
                 a.interval.upper,
             ],
-            compared: compared.get(i).and_then(Option::as_ref).map(|c| {
+            compared: compared.map(|c| {
                 let (lo, hi) = c.interval.unwrap_or((c.estimate, c.estimate));
                 (c.name.clone(), [c.estimate, lo, hi])
             }),
@@ -277,9 +311,9 @@ fn input_plots(
             None => plots.push((key, vec![point])),
         }
     }
-    let quantity = result
-        .benchmarks
+    let quantity = sources
         .first()
+        .and_then(|s| s.result.benchmarks.first())
         .map(BenchmarkRecord::quantity)
         .unwrap_or_default();
     plots
@@ -671,7 +705,11 @@ mod tests {
         let mut benches = Vec::new();
         for (i, n) in ["small", "large"].into_iter().enumerate() {
             let params = [("function", "parse"), ("input", n)];
-            let mut old = bench(&format!("parse/{n} @ HEAD~1"), 100.0 * (i + 1) as f64, &params);
+            let mut old = bench(
+                &format!("parse/{n} @ HEAD~1"),
+                100.0 * (i + 1) as f64,
+                &params,
+            );
             old.version = Some("HEAD~1".into());
             benches.push(old);
             benches.push(bench(&format!("parse/{n}"), 90.0 * (i + 1) as f64, &params));
@@ -684,6 +722,45 @@ mod tests {
         assert_eq!(labels, ["parse @ HEAD~1", "parse"]);
         let xs: Vec<f64> = p.series[1].1.iter().map(|q| q[0]).collect();
         assert_eq!(xs, [0.0, 1.0]);
+    }
+
+    #[test]
+    fn a_baselines_lines_are_drawn_beside_the_runs() {
+        let run = |ns: f64| {
+            let mut r = ResultFile::new(Seed(1), rigor_units::ConfidenceLevel::NINETY_FIVE);
+            r.benchmarks = ["10", "100"]
+                .iter()
+                .map(|n| {
+                    bench(
+                        &format!("sum/{n}"),
+                        ns,
+                        &[("function", "sum"), ("input", n)],
+                    )
+                })
+                .collect();
+            let analyses = crate::analysis::analyze_all(&mut r, &Default::default());
+            (r, analyses)
+        };
+        let ((new, a_new), (old, a_old)) = (run(10.0), run(20.0));
+        let mut v = build(&new, &a_new, &[], "t");
+        assert_eq!(v.parameters[0].series.len(), 1);
+        let plotted = |result, analyses, label| Plotted {
+            result,
+            analyses,
+            compared: &[],
+            label,
+        };
+        plot_inputs_beside(
+            &mut v,
+            plotted(&new, &a_new, None),
+            plotted(&old, &a_old, Some("baseline main")),
+        );
+        let labels: Vec<&str> = v.parameters[0]
+            .series
+            .iter()
+            .map(|(l, _)| l.as_str())
+            .collect();
+        assert_eq!(labels, ["sum", "sum (baseline main)"]);
     }
 
     #[test]

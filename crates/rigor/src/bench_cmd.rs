@@ -111,7 +111,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
             ", both builds measured together in interleaved rounds",
         );
         append_to_exports(s, words, &views)?;
-        bench::report_with(both, s, &c.comparisons)?;
+        bench::report_with(both, s, &c.comparisons, None)?;
         outcome = c.outcome;
     }
     if against.is_none() {
@@ -124,9 +124,11 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         output::warnings(&c.warnings);
         let views = rigor_app::comparisons::views(&c.comparisons);
         emit(&rigor_report::comparison::render(&views));
+        let old_path = old.as_path();
         let old = old.display().to_string();
         append_to_exports(s, ("Against the baseline", &old, ""), &views)?;
-        bench::report_with(new, s, &c.comparisons)?;
+        let name = args.baseline.as_deref().unwrap_or_default();
+        bench::report_with(new, s, &c.comparisons, Some((old_path, name)))?;
         outcome = c.outcome;
     }
     Ok(outcome)

@@ -306,14 +306,21 @@ mod tests {
     }
 
     fn plot(xs: &[f64], categories: &[&str]) -> ParameterPlot {
-        let pts = |k: f64| xs.iter().map(|&x| [x, k * (x + 1.0), k * x, k * (x + 2.0)]).collect();
+        let pts = |k: f64| {
+            xs.iter()
+                .map(|&x| [x, k * (x + 1.0), k * x, k * (x + 2.0)])
+                .collect()
+        };
         ParameterPlot {
             title: "sort".into(),
             name: "input".into(),
             statistic: "min".into(),
             unit: "ns".into(),
             categories: categories.iter().map(|c| c.to_string()).collect(),
-            series: vec![("sort/std".into(), pts(1.0)), ("sort/unstable".into(), pts(0.5))],
+            series: vec![
+                ("sort/std".into(), pts(1.0)),
+                ("sort/unstable".into(), pts(0.5)),
+            ],
         }
     }
 
@@ -330,7 +337,10 @@ mod tests {
 
     #[test]
     fn a_parameter_that_is_not_a_number_is_drawn_as_categories() {
-        let s = svg(parameter(&plot(&[0.0, 1.0, 2.0], &["small", "medium", "large"]), "µs"));
+        let s = svg(parameter(
+            &plot(&[0.0, 1.0, 2.0], &["small", "medium", "large"]),
+            "µs",
+        ));
         let labels: Vec<&str> = s.lines().map(str::trim).collect();
         for c in ["small", "medium", "large"] {
             assert!(labels.contains(&c), "{c} not an axis label in {s}");
