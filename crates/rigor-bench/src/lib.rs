@@ -40,6 +40,11 @@
 //! For plain functions, [`main!`] writes `main`: `rigor_bench::main!(bench_fib, bench_parse);`
 //! with `fn bench_fib(b: &mut Bench)`.
 //!
+//! [`Harness::group`] registers benchmarks named `group/function[/input]` with settings of their
+//! own ([`Group`]: samples, evaluations per sample, warm-up, throughput), which reach every
+//! process `rigor bench` runs; options given on the command line win over them (and say so).
+//! `rigor bench --report` plots a group's functions against their input.
+//!
 //! # What a run does
 //!
 //! `cargo bench` runs each benchmark in this one process: the timer's resolution and overhead
