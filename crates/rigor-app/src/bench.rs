@@ -429,6 +429,58 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
     Ok(compared)
 }
 
+/// A result file read back and analysed as the run analysed it, with its compared statistics.
+fn analysed(
+    path: &Path,
+    s: &RunSettings,
+) -> crate::error::Result<(
+    rigor_store::ResultFile,
+    crate::analysis::Analyses,
+    Vec<Option<rigor_report::StatisticView>>,
+)> {
+    let mut r = rigor_store::load(path)?;
+    let analyses = crate::analysis::analyze_all(&mut r, &s.analysis);
+    let cs = crate::comparisons::CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
+    let compared = crate::analysis::compared_statistics(&r, &cs.config);
+    Ok((r, analyses, compared))
+}
+
+/// Each group's functions against their input in the run's `result` (the statistic compared,
+/// with its interval; one line per function and build), with `baseline`'s lines (its file and
+/// name) beside the run's: for the report's plots and the tables after the run. Empty when no
+/// group has two inputs.
+///
+/// # Errors
+/// The result file or the baseline cannot be read.
+pub fn across_inputs(
+    result: &Path,
+    s: &RunSettings,
+    baseline: Option<(&Path, &str)>,
+) -> crate::error::Result<Vec<rigor_report::html::ParameterPlot>> {
+    use crate::report_view::{Plotted, input_plots};
+    let (r, analyses, compared) = analysed(result, s)?;
+    let run = Plotted {
+        result: &r,
+        analyses: &analyses,
+        compared: &compared,
+        label: None,
+    };
+    let Some((path, name)) = baseline else {
+        return Ok(input_plots(&[run]));
+    };
+    let (old, old_analyses, old_compared) = analysed(path, s)?;
+    let label = format!("baseline {name}");
+    Ok(input_plots(&[
+        run,
+        Plotted {
+            result: &old,
+            analyses: &old_analyses,
+            compared: &old_compared,
+            label: Some(&label),
+        },
+    ]))
+}
+
 /// Writes the run's HTML report again with `extra` comparisons added to its own (with the
 /// baseline or the other build: the report is written when the run ends, before they are made),
 /// when a report was asked for; the run's `result` file is read back and analysed as the run
@@ -446,29 +498,15 @@ pub fn report_with(
     let Some(html) = &s.exports.files.html else {
         return Ok(());
     };
-    let mut r = rigor_store::load(result)?;
-    let analyses = crate::analysis::analyze_all(&mut r, &s.analysis);
+    let (mut r, analyses, compared) = analysed(result, s)?;
     r.comparisons.extend(crate::comparisons::records(extra));
-    let cs = crate::comparisons::CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
-    let compared = crate::analysis::compared_statistics(&r, &cs.config);
     let title = crate::report_view::title(&r);
     let mut view = crate::report_view::build(&r, &analyses, &compared, &title);
-    if let Some((path, name)) = baseline {
-        let mut old = rigor_store::load(path)?;
-        let old_analyses = crate::analysis::analyze_all(&mut old, &s.analysis);
-        let old_compared = crate::analysis::compared_statistics(&old, &cs.config);
-        let label = format!("baseline {name}");
-        let plotted = |result, analyses, compared, label| crate::report_view::Plotted {
-            result,
-            analyses,
-            compared,
-            label,
-        };
-        crate::report_view::plot_inputs_beside(
-            &mut view,
-            plotted(&r, &analyses, &compared, None),
-            plotted(&old, &old_analyses, &old_compared, Some(&label)),
-        );
+    if baseline.is_some() {
+        let plots = across_inputs(result, s, baseline)?;
+        if !plots.is_empty() {
+            view.parameters = plots;
+        }
     }
     crate::exports::write_view(html, &view)
 }

@@ -246,21 +246,12 @@ pub struct Plotted<'a> {
     pub label: Option<&'a str>,
 }
 
-/// Draws the input plots of `view` (built from `run`) with `other`'s benchmarks beside the
-/// run's: the baseline a run is compared with, its lines labelled with `other.label`.
-pub fn plot_inputs_beside(view: &mut ReportView, run: Plotted<'_>, other: Plotted<'_>) {
-    let plots = input_plots(&[run, other]);
-    if !plots.is_empty() {
-        view.parameters = plots;
-    }
-}
-
 /// The plots of `rigor bench`'s functions against their inputs (the parameters
 /// [`crate::bench::FUNCTION_PARAMETER`] and [`crate::bench::INPUT_PARAMETER`]): one per group (or
 /// per function outside a group) with two inputs or more, one line per function and build
 /// (`--against`), each point the statistic compared (`compared`, else the mean) with its
 /// interval. Inputs that are not all numbers are categories, in the order first met.
-fn input_plots(sources: &[Plotted<'_>]) -> Vec<ParameterPlot> {
+pub fn input_plots(sources: &[Plotted<'_>]) -> Vec<ParameterPlot> {
     use crate::bench::{FUNCTION_PARAMETER, GROUP_PARAMETER, INPUT_PARAMETER};
     /// A point: its line, its input, the mean and the compared statistic, each with its
     /// interval (value, lower, upper).
@@ -742,7 +733,7 @@ mod tests {
             (r, analyses)
         };
         let ((new, a_new), (old, a_old)) = (run(10.0), run(20.0));
-        let mut v = build(&new, &a_new, &[], "t");
+        let v = build(&new, &a_new, &[], "t");
         assert_eq!(v.parameters[0].series.len(), 1);
         let plotted = |result, analyses, label| Plotted {
             result,
@@ -750,16 +741,11 @@ mod tests {
             compared: &[],
             label,
         };
-        plot_inputs_beside(
-            &mut v,
+        let plots = input_plots(&[
             plotted(&new, &a_new, None),
             plotted(&old, &a_old, Some("baseline main")),
-        );
-        let labels: Vec<&str> = v.parameters[0]
-            .series
-            .iter()
-            .map(|(l, _)| l.as_str())
-            .collect();
+        ]);
+        let labels: Vec<&str> = plots[0].series.iter().map(|(l, _)| l.as_str()).collect();
         assert_eq!(labels, ["sum", "sum (baseline main)"]);
     }
 

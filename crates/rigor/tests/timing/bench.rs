@@ -207,14 +207,31 @@ fn a_groups_settings_reach_every_execution_and_the_report_plots_it_across_the_in
     let _alone = crate::alone();
     let dir = Dir::new();
     let root = project(&dir);
-    let (path, report) = (dir.path("r.json"), dir.path("r.html"));
+    let (path, report, md) = (dir.path("r.json"), dir.path("r.html"), dir.path("r.md"));
     let out = bench(&root)
         .args(["-r", "3", "--seed", "7", "scan", "--report"])
         .arg(&report)
         .arg("--export-json")
         .arg(&path)
+        .arg("--export-markdown")
+        .arg(&md)
         .assert()
         .success();
+    // A table across the input after the run, and in the Markdown export.
+    let stdout = text(&out.get_output().stdout);
+    let table = stdout
+        .split_once("scan: min (")
+        .unwrap_or_else(|| panic!("no table across the input: {stdout}"))
+        .1;
+    let header = table.lines().nth(1).unwrap();
+    let words: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(words, ["10", "100", "1000"], "{table}");
+    assert!(table.contains("\n  scan/xor   ") && table.contains("\n  scan/add   "));
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains("against input\n\n| function | 10 | 100 | 1000 |\n"),
+        "{md}"
+    );
     let stderr = text(&out.get_output().stderr);
     assert!(
         stderr.contains(

@@ -244,7 +244,13 @@ pub(super) fn parameter(p: &ParameterPlot, unit: &str) -> PlotResult {
                 .flatten()
                 .unwrap_or_default()
         } else if log {
-            tick(10f64.powf(*v))
+            // Whole powers of ten only: between them a logarithmic tick (15.85) reads as noise.
+            let power = v.round();
+            if (v - power).abs() < 1e-9 {
+                tick(10f64.powf(power))
+            } else {
+                String::new()
+            }
         } else {
             tick(*v)
         }
