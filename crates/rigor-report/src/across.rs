@@ -2,9 +2,17 @@
 //! function, a build), one column per value of the parameter, each cell the statistic and its
 //! interval. For the terminal (aligned columns) and Markdown (a table to paste).
 
-use rigor_units::significant;
-
 use crate::html::ParameterPlot;
+
+/// A value with four significant digits (`0.04840`, `8.904`, `250.0`, `12345`): a table shares
+/// one unit across values far apart, where fixed decimals would leave the small ones two digits.
+fn significant(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v:.3}");
+    }
+    let decimals = (3 - v.abs().log10().floor() as i64).clamp(0, 9) as usize;
+    format!("{v:.decimals$}")
+}
 
 /// A parameter value as a column heading: its category, or the number as written (`10000`,
 /// `0.5`).
@@ -183,6 +191,16 @@ mod tests {
             md.contains("| `sort/unstable` | 1.250 [1.200, 1.300] | — |\n"),
             "{md}"
         );
+    }
+
+    #[test]
+    fn small_values_keep_four_digits_beside_large_ones() {
+        assert_eq!(significant(0.04843), "0.04843");
+        assert_eq!(significant(8.9041), "8.904");
+        assert_eq!(significant(250.04), "250.0");
+        assert_eq!(significant(12345.6), "12346");
+        assert_eq!(significant(-3.3333), "-3.333");
+        assert_eq!(significant(0.0), "0.000");
     }
 
     #[test]
