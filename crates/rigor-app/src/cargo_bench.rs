@@ -296,28 +296,23 @@ fn run_harness(t: &Target, args: &[String]) -> Result<std::process::Output, Carg
 
 /// A benchmark as its harness lists it (`--rigor-list`): its name, the parts of the name when
 /// it has them, and the settings of its group (rigor-bench's `Harness::group`). Harnesses older
-/// than groups list the name alone.
+/// than groups list the name alone (a missing field is `None`; a line without a name is an
+/// error).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct Listed {
     /// The name in its target (`group/function/input`).
     pub name: String,
     /// Its group.
-    #[serde(default)]
     pub group: Option<String>,
     /// Its function within the group (the name's middle part), for a group's or an input's.
-    #[serde(default)]
     pub function: Option<String>,
     /// The input it was registered with (`bench_with_inputs`).
-    #[serde(default)]
     pub input: Option<String>,
     /// The group's samples per execution.
-    #[serde(default)]
     pub samples: Option<usize>,
     /// The group's evaluations per sample (not tuned).
-    #[serde(default)]
     pub evals: Option<u64>,
     /// The group's warm-up in every process (seconds); the harness applies it.
-    #[serde(default)]
     pub warm_up_s: Option<f64>,
 }
 
@@ -509,6 +504,27 @@ not json from a build script
                 dir: "/p/app".into(),
             }]
         );
+    }
+
+    #[test]
+    fn listing_lines_carry_a_groups_settings_and_need_a_name() {
+        let l: Listed = serde_json::from_str(r#"{"name":"fib"}"#).unwrap();
+        assert_eq!(l, Listed::named("fib"));
+        let l: Listed = serde_json::from_str(
+            r#"{"name":"s/f/10","group":"s","function":"f","input":"10","samples":6,"evals":3,"warm_up_s":0.0,"throughput":{"bytes":8}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                l.group.as_deref(),
+                l.input.as_deref(),
+                l.samples,
+                l.evals,
+                l.warm_up_s
+            ),
+            (Some("s"), Some("10"), Some(6), Some(3), Some(0.0))
+        );
+        assert!(serde_json::from_str::<Listed>(r#"{"group":"s"}"#).is_err());
     }
 
     #[test]
