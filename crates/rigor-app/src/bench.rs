@@ -267,13 +267,6 @@ pub fn group_notes(selected: &[Selected], s: &RunSettings, evals_given: bool) ->
     for sel in selected {
         let l = &sel.listed;
         let Some(group) = &l.group else { continue };
-        let known = notes
-            .iter_mut()
-            .find(|n| matches!(n, Note::FromGroup { group: g, .. } if g == group));
-        if let Some(Note::FromGroup { benchmarks, .. }) = known {
-            *benchmarks += 1;
-            continue;
-        }
         let (mut taken, mut replaced) = (Vec::new(), Vec::new());
         let mut put = |setting: GroupSetting, by: Option<&str>| match by {
             Some(option) => replaced.push((setting, option.to_string())),
@@ -291,12 +284,26 @@ pub fn group_notes(selected: &[Selected], s: &RunSettings, evals_given: bool) ->
         if taken.is_empty() && replaced.is_empty() {
             continue;
         }
-        notes.push(Note::FromGroup {
-            group: group.clone(),
-            benchmarks: 1,
-            taken,
-            replaced,
+        // One note per group and settings (a group's settings may change between the
+        // benchmarks it registers: each takes those given before it).
+        let same = notes.iter_mut().find_map(|n| match n {
+            Note::FromGroup {
+                group: g,
+                benchmarks,
+                taken: t,
+                replaced: r,
+            } if g == group && *t == taken && *r == replaced => Some(benchmarks),
+            _ => None,
         });
+        match same {
+            Some(benchmarks) => *benchmarks += 1,
+            None => notes.push(Note::FromGroup {
+                group: group.clone(),
+                benchmarks: 1,
+                taken,
+                replaced,
+            }),
+        }
     }
     notes
 }

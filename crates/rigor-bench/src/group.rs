@@ -88,7 +88,7 @@ impl GroupSettings {
 ///     .run();
 /// ```
 ///
-/// A setting given on the command line wins over the group's: the harness's `--samples`,
+/// Each benchmark takes the settings given before it is registered, so set them first. A setting given on the command line wins over the group's: the harness's `--samples`,
 /// `--evals` and `--warm-up`, and `rigor bench`'s `--iterations` and `--evals` (both say so).
 #[must_use = "a group registers nothing until `finish` gives the harness back"]
 pub struct Group<'a> {

@@ -743,6 +743,22 @@ mod tests {
     }
 
     #[test]
+    fn each_benchmark_of_a_group_takes_the_settings_given_before_it() {
+        let h = Harness::new()
+            .group("g")
+            .bench("plain", |b| b.iter(|| 1))
+            .samples(5)
+            .bench("five", |b| b.iter(|| 1))
+            .finish();
+        let text = run(h, &["--rigor-list"]).unwrap();
+        assert_eq!(
+            text,
+            "{\"name\":\"g/plain\",\"group\":\"g\",\"function\":\"plain\"}\n\
+             {\"name\":\"g/five\",\"group\":\"g\",\"function\":\"five\",\"samples\":5}\n"
+        );
+    }
+
+    #[test]
     fn a_group_setting_it_cannot_take_is_refused_when_the_harness_runs() {
         let h = Harness::new()
             .group("g")
