@@ -448,6 +448,33 @@ fn against_measures_two_builds_together_and_compares_them_round_by_round() {
     );
     assert!(stdout.contains("verdict: improvement") && stdout.contains("paired by round"));
 
+    // A group's functions against their input: a line per build in the report's plot, a row per
+    // build in the table.
+    let report = dir.path("against.html");
+    let out = bench(&root)
+        .args([
+            "-r",
+            "3",
+            "--seed",
+            "3",
+            "--exact",
+            "scan/xor/100",
+            "scan/xor/1000",
+        ])
+        .args(["--against", "HEAD~1", "--report"])
+        .arg(&report)
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert!(
+        stdout.contains("\n  scan/xor @ HEAD~1   ") && stdout.contains("\n  scan/xor           "),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("scan: Time against input"), "no input plot");
+    // The plot's legend names both builds' lines.
+    assert!(html.contains("</span>scan/xor @ HEAD~1") && html.contains("</span>scan/xor<"));
+
     // The other way round, from the kept checkout against the first folder: a regression, exit
     // 1. The checkout builds into its own target folder (where it was built as the other
     // build): cargo judges freshness by modification times, so two copies of one package
