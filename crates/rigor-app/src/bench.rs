@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rigor_report::notes::Note;
+use rigor_report::notes::{GroupSetting, Note};
 use rigor_units::{Seconds, TimeUnit};
 
-use crate::cargo_bench::{self, CargoBenchError, CargoSettings, Listing, Selected, Target};
+use crate::cargo_bench::{self, CargoBenchError, CargoSettings, Listed, Listing, Selected, Target};
 use crate::saved::{CompareFilesSettings, ComparedFiles};
 use crate::settings::{Resolved, RunRequest, RunSettings};
 
@@ -193,7 +193,7 @@ pub fn discover(
     exact: bool,
     list: bool,
 ) -> Result<(Vec<Selected>, Vec<Note>)> {
-    let mut listed: Vec<(Target, Vec<String>)> = Vec::new();
+    let mut listed: Vec<(Target, Vec<Listed>)> = Vec::new();
     let mut notes = Vec::new();
     for t in cargo_bench::build(cargo)? {
         match cargo_bench::list(&t)? {
@@ -214,9 +214,9 @@ pub fn discover(
     Ok((selected, notes))
 }
 
-/// Evaluations per sample: `fixed` for every benchmark, or tuned once per benchmark (the
-/// consecutive benchmarks of one target in one process), each tuning told to `told` as it is
-/// known.
+/// Evaluations per sample: `fixed` (`--evals`) for every benchmark, else the evaluations its
+/// group fixes, else tuned once per benchmark (the consecutive benchmarks of one target in one
+/// process), each tuning told to `told` as it is known.
 ///
 /// # Errors
 /// A harness that fails to tune.
@@ -228,24 +228,118 @@ pub fn evals(
     if let Some(n) = fixed {
         return Ok(vec![n; selected.len()]);
     }
-    told(Note::Tuning(selected.len()));
-    let mut out = Vec::with_capacity(selected.len());
-    for group in selected.chunk_by(|a, b| a.target == b.target) {
-        let names: Vec<String> = group.iter().map(|s| s.function.clone()).collect();
-        for (s, t) in group
+    let mut out: Vec<Option<u64>> = selected.iter().map(|s| s.listed.evals).collect();
+    let untuned: Vec<usize> = (0..selected.len()).filter(|&i| out[i].is_none()).collect();
+    if !untuned.is_empty() {
+        told(Note::Tuning(untuned.len()));
+    }
+    for group in untuned.chunk_by(|&a, &b| selected[a].target == selected[b].target) {
+        let names: Vec<String> = group
             .iter()
-            .zip(cargo_bench::tune(&group[0].target, &names)?)
-        {
+            .map(|&i| selected[i].function.clone())
+            .collect();
+        let target = &selected[group[0]].target;
+        for (&i, t) in group.iter().zip(cargo_bench::tune(target, &names)?) {
             told(Note::Tuned {
-                name: s.name.clone(),
+                name: selected[i].name.clone(),
                 evals: t.evals,
                 per_eval: t.per_eval_ns.map(|ns| Seconds::from_unit(ns, TimeUnit::Ns)),
                 allocs: t.allocs.map(|a| (a.allocations, a.bytes)),
             });
-            out.push(t.evals);
+            out[i] = Some(t.evals);
         }
     }
-    Ok(out)
+    Ok(out.into_iter().map(|e| e.unwrap_or(1)).collect())
+}
+
+/// What each group of the selected benchmarks gives them in this run, and which of its settings
+/// the command line replaced: `--evals` its evaluations, `--iterations` (or an adaptive run's
+/// plan, `--precision`/`--budget`) its samples per execution.
+pub fn group_notes(selected: &[Selected], s: &RunSettings, evals_given: bool) -> Vec<Note> {
+    let samples_by = if s.runner.iterations_per_execution.is_some() {
+        Some("--iterations")
+    } else if s.is_adaptive() {
+        Some("the adaptive plan (--precision, --budget)")
+    } else {
+        None
+    };
+    let mut notes: Vec<Note> = Vec::new();
+    for sel in selected {
+        let l = &sel.listed;
+        let Some(group) = &l.group else { continue };
+        let (mut taken, mut replaced) = (Vec::new(), Vec::new());
+        let mut put = |setting: GroupSetting, by: Option<&str>| match by {
+            Some(option) => replaced.push((setting, option.to_string())),
+            None => taken.push(setting),
+        };
+        if let Some(n) = l.samples {
+            put(GroupSetting::Samples(n), samples_by);
+        }
+        if let Some(n) = l.evals {
+            put(GroupSetting::Evals(n), evals_given.then_some("--evals"));
+        }
+        if let Some(t) = l.warm_up_s {
+            put(GroupSetting::WarmUp(Seconds(t)), None);
+        }
+        if taken.is_empty() && replaced.is_empty() {
+            continue;
+        }
+        // One note per group and settings (a group's settings may change between the
+        // benchmarks it registers: each takes those given before it).
+        let same = notes.iter_mut().find_map(|n| match n {
+            Note::FromGroup {
+                group: g,
+                benchmarks,
+                taken: t,
+                replaced: r,
+            } if g == group && *t == taken && *r == replaced => Some(benchmarks),
+            _ => None,
+        });
+        match same {
+            Some(benchmarks) => *benchmarks += 1,
+            None => notes.push(Note::FromGroup {
+                group: group.clone(),
+                benchmarks: 1,
+                taken,
+                replaced,
+            }),
+        }
+    }
+    notes
+}
+
+/// The parameter a benchmark registered with an input is plotted against, in its result
+/// (`rigor bench --report` draws each group's functions against it).
+pub const INPUT_PARAMETER: &str = "input";
+/// The parameter naming a benchmark's function (`group/function`, or the function alone): one
+/// line of the plot across the input.
+pub const FUNCTION_PARAMETER: &str = "function";
+/// The parameter naming a benchmark's group: one plot across the input per group.
+pub const GROUP_PARAMETER: &str = "group";
+
+/// A benchmark's parameters in the result: its function (and group) and input, for one
+/// registered with an input (none otherwise).
+fn parameters(l: &Listed) -> std::collections::BTreeMap<String, String> {
+    let mut p = std::collections::BTreeMap::new();
+    let Some(input) = &l.input else {
+        return p;
+    };
+    let function = l.function.clone().unwrap_or_else(|| {
+        l.name
+            .strip_suffix(&format!("/{input}"))
+            .unwrap_or(&l.name)
+            .to_string()
+    });
+    let function = match &l.group {
+        Some(g) => {
+            p.insert(GROUP_PARAMETER.to_string(), g.clone());
+            format!("{g}/{function}")
+        }
+        None => function,
+    };
+    p.insert(FUNCTION_PARAMETER.to_string(), function);
+    p.insert(INPUT_PARAMETER.to_string(), input.clone());
+    p
 }
 
 /// `rigor run`'s settings for the selected benchmarks (the rest of `request` as given), one
@@ -270,9 +364,20 @@ pub fn settings(
     request.names = selected.iter().map(|s| s.name.clone()).collect();
     // The commands are quoted words: run directly, whatever characters a path has.
     request.shell = Some("none".to_string());
+    let iterations_given = request.iterations.is_some();
     let mut resolved = request.resolve()?;
-    for (b, from) in resolved.settings.benchmarks.iter_mut().zip(benchmarks) {
+    let s = &mut resolved.settings;
+    // A group's samples are its benchmarks' samples per execution, unless --iterations or an
+    // adaptive plan decides them ([`group_notes`] says which).
+    let group_samples = !iterations_given && !s.is_adaptive();
+    for ((b, from), sel) in s.benchmarks.iter_mut().zip(benchmarks).zip(selected) {
         b.dir = from.dir;
+        if group_samples && sel.listed.samples.is_some() {
+            b.iterations = sel.listed.samples;
+        }
+    }
+    if selected.iter().any(|sel| sel.listed.input.is_some()) {
+        s.parameters = selected.iter().map(|sel| parameters(&sel.listed)).collect();
     }
     Ok(resolved)
 }
@@ -331,33 +436,86 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
     Ok(compared)
 }
 
+/// A result file read back and analysed as the run analysed it, with its compared statistics.
+fn analysed(
+    path: &Path,
+    s: &RunSettings,
+) -> crate::error::Result<(
+    rigor_store::ResultFile,
+    crate::analysis::Analyses,
+    Vec<Option<rigor_report::StatisticView>>,
+)> {
+    let mut r = rigor_store::load(path)?;
+    let analyses = crate::analysis::analyze_all(&mut r, &s.analysis);
+    let cs = crate::comparisons::CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
+    let compared = crate::analysis::compared_statistics(&r, &cs.config);
+    Ok((r, analyses, compared))
+}
+
+/// Each group's functions against their input in the run's `result` (the statistic compared,
+/// with its interval; one line per function and build), with `baseline`'s lines (its file and
+/// name) beside the run's: for the report's plots and the tables after the run. Empty when no
+/// group has two inputs.
+///
+/// # Errors
+/// The result file or the baseline cannot be read.
+pub fn across_inputs(
+    result: &Path,
+    s: &RunSettings,
+    baseline: Option<(&Path, &str)>,
+) -> crate::error::Result<Vec<rigor_report::html::ParameterPlot>> {
+    use crate::report_view::{Plotted, input_plots};
+    let (r, analyses, compared) = analysed(result, s)?;
+    let run = Plotted {
+        result: &r,
+        analyses: &analyses,
+        compared: &compared,
+        label: None,
+    };
+    let Some((path, name)) = baseline else {
+        return Ok(input_plots(&[run]));
+    };
+    let (old, old_analyses, old_compared) = analysed(path, s)?;
+    let label = format!("baseline {name}");
+    Ok(input_plots(&[
+        run,
+        Plotted {
+            result: &old,
+            analyses: &old_analyses,
+            compared: &old_compared,
+            label: Some(&label),
+        },
+    ]))
+}
+
 /// Writes the run's HTML report again with `extra` comparisons added to its own (with the
 /// baseline or the other build: the report is written when the run ends, before they are made),
 /// when a report was asked for; the run's `result` file is read back and analysed as the run
-/// analysed it.
+/// analysed it. With `baseline` (its file and name), the plots of functions against their
+/// inputs draw the baseline's lines beside the run's.
 ///
 /// # Errors
-/// The result file cannot be read, or the report written.
+/// The result file or the baseline cannot be read, or the report written.
 pub fn report_with(
     result: &Path,
     s: &RunSettings,
     extra: &[crate::comparisons::Computed],
+    baseline: Option<(&Path, &str)>,
 ) -> crate::error::Result<()> {
     let Some(html) = &s.exports.files.html else {
         return Ok(());
     };
-    let mut r = rigor_store::load(result)?;
-    let analyses = crate::analysis::analyze_all(&mut r, &s.analysis);
+    let (mut r, analyses, compared) = analysed(result, s)?;
     r.comparisons.extend(crate::comparisons::records(extra));
-    let cs = crate::comparisons::CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
-    let compared = crate::analysis::compared_statistics(&r, &cs.config);
-    let reported = crate::exports::Reported {
-        result: &r,
-        analyses: &analyses,
-        comparisons: &[],
-        compared: &compared,
-    };
-    crate::exports::write_html(html, &reported, &crate::report_view::title(&r))
+    let title = crate::report_view::title(&r);
+    let mut view = crate::report_view::build(&r, &analyses, &compared, &title);
+    if baseline.is_some() {
+        let plots = across_inputs(result, s, baseline)?;
+        if !plots.is_empty() {
+            view.parameters = plots;
+        }
+    }
+    crate::exports::write_view(html, &view)
 }
 
 /// The note a run that compares minimums without `--against` ends with: their intervals cover
@@ -555,6 +713,123 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn selected(name: &str, listed: Listed) -> Selected {
+        Selected {
+            name: name.into(),
+            function: name.into(),
+            target: Target {
+                name: "t".into(),
+                executable: "/x/t".into(),
+                dir: "/p".into(),
+            },
+            listed,
+        }
+    }
+
+    /// `fib` alone; `sort/std/10` and `sort/std/1000` of the group `sort`, whose settings are 7
+    /// samples, 3 evaluations and no warm-up.
+    fn suite() -> Vec<Selected> {
+        let sort = |input: &str| Listed {
+            name: format!("sort/std/{input}"),
+            group: Some("sort".into()),
+            function: Some("std".into()),
+            input: Some(input.into()),
+            samples: Some(7),
+            evals: Some(3),
+            warm_up_s: Some(0.0),
+        };
+        vec![
+            selected("fib", Listed::named("fib")),
+            selected("sort/std/10", sort("10")),
+            selected("sort/std/1000", sort("1000")),
+        ]
+    }
+
+    fn request(iterations: Option<usize>) -> RunRequest {
+        RunRequest {
+            seed: Some(rigor_units::Seed(1)),
+            iterations,
+            ..RunRequest::default()
+        }
+    }
+
+    #[test]
+    fn a_groups_settings_reach_its_benchmarks_unless_the_command_line_replaces_them() {
+        let suite = suite();
+        // Its evaluations are not tuned (no harness is run here: tuning would fail).
+        let mut told = Vec::new();
+        assert_eq!(
+            evals(&suite[1..], None, &mut |n| told.push(n)).unwrap(),
+            [3, 3]
+        );
+        assert!(told.is_empty(), "{told:?}");
+        assert_eq!(evals(&suite, Some(5), &mut |_| {}).unwrap(), [5, 5, 5]);
+
+        let r = settings(&suite, &[9, 3, 3], request(None)).unwrap();
+        let s = &r.settings;
+        let iterations: Vec<_> = s.benchmarks.iter().map(|b| b.iterations).collect();
+        assert_eq!(iterations, [None, Some(7), Some(7)]);
+        assert!(
+            s.benchmarks[1]
+                .command
+                .argv()
+                .ends_with(&["--evals".into(), "3".into()])
+        );
+        let notes = group_notes(&suite, s, false);
+        assert_eq!(
+            notes.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            [
+                "group 'sort' (2 benchmarks): 7 samples per execution, 3 evaluations per sample, \
+              no warm-up"
+            ]
+        );
+        // --iterations and --evals replace the group's, and the note says so.
+        let r = settings(&suite, &[5, 5, 5], request(Some(4))).unwrap();
+        assert!(r.settings.benchmarks.iter().all(|b| b.iterations.is_none()));
+        assert_eq!(r.settings.runner.iterations_per_execution, Some(4));
+        assert_eq!(
+            group_notes(&suite, &r.settings, true)[0].to_string(),
+            "group 'sort' (2 benchmarks): no warm-up; --iterations replaces its 7 samples per \
+             execution; --evals replaces its 3 evaluations per sample"
+        );
+    }
+
+    #[test]
+    fn benchmarks_with_inputs_carry_their_function_and_input_as_parameters() {
+        let mut suite = suite();
+        suite.push(selected(
+            "sum/10",
+            Listed {
+                function: Some("sum".into()),
+                input: Some("10".into()),
+                ..Listed::named("sum/10")
+            },
+        ));
+        let r = settings(&suite, &[1, 1, 1, 1], request(None)).unwrap();
+        let p: Vec<Vec<(&str, &str)>> = r
+            .settings
+            .parameters
+            .iter()
+            .map(|m| m.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect())
+            .collect();
+        assert_eq!(
+            p,
+            [
+                vec![],
+                vec![("function", "sort/std"), ("group", "sort"), ("input", "10")],
+                vec![
+                    ("function", "sort/std"),
+                    ("group", "sort"),
+                    ("input", "1000")
+                ],
+                vec![("function", "sum"), ("input", "10")],
+            ]
+        );
+        // Without inputs, no parameters at all (as before groups).
+        let r = settings(&suite[..1], &[1], request(None)).unwrap();
+        assert!(r.settings.parameters.iter().all(|m| m.is_empty()));
+    }
 
     #[test]
     fn baseline_names_are_plain_file_names() {

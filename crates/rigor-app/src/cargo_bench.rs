@@ -265,10 +265,10 @@ pub fn targets_from_messages(stdout: &str) -> Vec<Target> {
 }
 
 /// A target's benchmarks, or why it is not a `rigor-bench` harness.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Listing {
-    /// The benchmarks' names.
-    Benchmarks(Vec<String>),
+    /// The benchmarks.
+    Benchmarks(Vec<Listed>),
     /// The target refused `--rigor-list` (another harness): what it said.
     NotRigorBench(String),
 }
@@ -294,9 +294,36 @@ fn run_harness(t: &Target, args: &[String]) -> Result<std::process::Output, Carg
         .map_err(|e| harness_error(t, format!("cannot be run: {e}")))
 }
 
-#[derive(Deserialize)]
-struct ListLine {
-    name: String,
+/// A benchmark as its harness lists it (`--rigor-list`): its name, the parts of the name when
+/// it has them, and the settings of its group (rigor-bench's `Harness::group`). Harnesses older
+/// than groups list the name alone (a missing field is `None`; a line without a name is an
+/// error).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct Listed {
+    /// The name in its target (`group/function/input`).
+    pub name: String,
+    /// Its group.
+    pub group: Option<String>,
+    /// Its function within the group (the name's middle part), for a group's or an input's.
+    pub function: Option<String>,
+    /// The input it was registered with (`bench_with_inputs`).
+    pub input: Option<String>,
+    /// The group's samples per execution.
+    pub samples: Option<usize>,
+    /// The group's evaluations per sample (not tuned).
+    pub evals: Option<u64>,
+    /// The group's warm-up in every process (seconds); the harness applies it.
+    pub warm_up_s: Option<f64>,
+}
+
+impl Listed {
+    /// A benchmark known by its name alone.
+    pub fn named(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
 }
 
 /// Lists a target's benchmarks.
@@ -311,17 +338,17 @@ pub fn list(t: &Target) -> Result<Listing, CargoBenchError> {
         return Ok(Listing::NotRigorBench(first));
     }
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut names = Vec::new();
+    let mut listed = Vec::new();
     for (i, line) in text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let l: ListLine = serde_json::from_str(line)
+        let l: Listed = serde_json::from_str(line)
             .map_err(|e| harness_error(t, format!("--rigor-list line {}: {e}", i + 1)))?;
-        names.push(l.name);
+        listed.push(l);
     }
-    Ok(Listing::Benchmarks(names))
+    Ok(Listing::Benchmarks(listed))
 }
 
 /// Allocations per iteration as the harness reports them.
@@ -393,6 +420,8 @@ pub struct Selected {
     pub function: String,
     /// The target it belongs to.
     pub target: Target,
+    /// How its target listed it: its group, input and the group's settings.
+    pub listed: Listed,
 }
 
 impl Selected {
@@ -417,7 +446,7 @@ impl Selected {
 /// The benchmarks of `listed` targets whose names contain any of `filters` (equal one, when
 /// `exact`; all without filters), named by function, or `target/function` where two targets
 /// share a name.
-pub fn select(listed: &[(Target, Vec<String>)], filters: &[String], exact: bool) -> Vec<Selected> {
+pub fn select(listed: &[(Target, Vec<Listed>)], filters: &[String], exact: bool) -> Vec<Selected> {
     let matches = |name: &str| {
         filters.is_empty()
             || filters.iter().any(|f| {
@@ -429,14 +458,15 @@ pub fn select(listed: &[(Target, Vec<String>)], filters: &[String], exact: bool)
             })
     };
     let mut count: HashMap<&str, usize> = HashMap::new();
-    for (_, names) in listed {
-        for n in names {
-            *count.entry(n.as_str()).or_default() += 1;
+    for (_, benches) in listed {
+        for l in benches {
+            *count.entry(l.name.as_str()).or_default() += 1;
         }
     }
     let mut out = Vec::new();
-    for (target, names) in listed {
-        for n in names.iter().filter(|n| matches(n)) {
+    for (target, benches) in listed {
+        for l in benches.iter().filter(|l| matches(&l.name)) {
+            let n = &l.name;
             let name = if count[n.as_str()] > 1 {
                 format!("{}/{n}", target.name)
             } else {
@@ -446,6 +476,7 @@ pub fn select(listed: &[(Target, Vec<String>)], filters: &[String], exact: bool)
                 name,
                 function: n.clone(),
                 target: target.clone(),
+                listed: l.clone(),
             });
         }
     }
@@ -476,6 +507,27 @@ not json from a build script
     }
 
     #[test]
+    fn listing_lines_carry_a_groups_settings_and_need_a_name() {
+        let l: Listed = serde_json::from_str(r#"{"name":"fib"}"#).unwrap();
+        assert_eq!(l, Listed::named("fib"));
+        let l: Listed = serde_json::from_str(
+            r#"{"name":"s/f/10","group":"s","function":"f","input":"10","samples":6,"evals":3,"warm_up_s":0.0,"throughput":{"bytes":8}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                l.group.as_deref(),
+                l.input.as_deref(),
+                l.samples,
+                l.evals,
+                l.warm_up_s
+            ),
+            (Some("s"), Some("10"), Some(6), Some(3), Some(0.0))
+        );
+        assert!(serde_json::from_str::<Listed>(r#"{"group":"s"}"#).is_err());
+    }
+
+    #[test]
     fn selection_filters_and_disambiguates() {
         let t = |name: &str| Target {
             name: name.into(),
@@ -483,8 +535,8 @@ not json from a build script
             dir: "/p".into(),
         };
         let listed = vec![
-            (t("a"), vec!["fib".to_string(), "sort/10".to_string()]),
-            (t("b"), vec!["fib".to_string(), "parse".to_string()]),
+            (t("a"), vec![Listed::named("fib"), Listed::named("sort/10")]),
+            (t("b"), vec![Listed::named("fib"), Listed::named("parse")]),
         ];
         let names = |f: &[&str]| -> Vec<String> {
             let f: Vec<String> = f.iter().map(|s| s.to_string()).collect();

@@ -255,7 +255,12 @@ pub struct Reported<'a> {
 /// Writes the HTML report of an analysed result.
 pub fn write_html(path: &Path, reported: &Reported<'_>, title: &str) -> Result<()> {
     let view = report_view::build(reported.result, reported.analyses, reported.compared, title);
-    let html = rigor_report::html::render_html(&view);
+    write_view(path, &view)
+}
+
+/// Writes the HTML report of a view already built.
+pub fn write_view(path: &Path, view: &rigor_report::html::ReportView) -> Result<()> {
+    let html = rigor_report::html::render_html(view);
     rigor_store::write_atomic(path, html.as_bytes()).map_err(|source| AppError::Write {
         what: "the HTML report",
         source,

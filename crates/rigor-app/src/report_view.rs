@@ -47,9 +47,17 @@ pub fn build(
 ) -> ReportView {
     let environment = environment_rows(&result.environment);
     let (overview, overview_unit, k) = overview(result, analyses);
-    let parameter = parameter_plot(result, analyses, k);
+    let mut parameters = input_plots(&[Plotted {
+        result,
+        analyses,
+        compared,
+        label: None,
+    }]);
+    if parameters.is_empty() {
+        parameters.extend(parameter_plot(result, analyses, k));
+    }
     ReportView {
-        parameter,
+        parameters,
         overview,
         overview_unit,
         what: result
@@ -218,8 +226,151 @@ fn parameter_plot(result: &ResultFile, analyses: &Analyses, k: f64) -> Option<Pa
     }
     Some(ParameterPlot {
         name: name.clone(),
+        statistic: "mean".into(),
         series,
+        ..ParameterPlot::default()
     })
+}
+
+/// A result whose benchmarks with inputs are plotted against them, and the words its lines are
+/// labelled with (`None`: the run's own).
+#[derive(Debug, Clone, Copy)]
+pub struct Plotted<'a> {
+    /// The result.
+    pub result: &'a ResultFile,
+    /// Its analyses.
+    pub analyses: &'a Analyses,
+    /// Its compared statistics ([`crate::analysis::compared_statistics`]).
+    pub compared: &'a [Option<StatisticView>],
+    /// The words after each of its lines' function, in parentheses: `baseline main`.
+    pub label: Option<&'a str>,
+}
+
+/// The plots of `rigor bench`'s functions against their inputs (the parameters
+/// [`crate::bench::FUNCTION_PARAMETER`] and [`crate::bench::INPUT_PARAMETER`]): one per group (or
+/// per function outside a group) with two inputs or more, one line per function and build
+/// (`--against`), each point the statistic compared (`compared`, else the mean) with its
+/// interval. Inputs that are not all numbers are categories, in the order first met.
+pub fn input_plots(sources: &[Plotted<'_>]) -> Vec<ParameterPlot> {
+    use crate::bench::{FUNCTION_PARAMETER, GROUP_PARAMETER, INPUT_PARAMETER};
+    /// A point: its line, its input, the mean and the compared statistic, each with its
+    /// interval (value, lower, upper).
+    struct Point<'r> {
+        line: String,
+        input: &'r str,
+        mean: [f64; 3],
+        compared: Option<(String, [f64; 3])>,
+    }
+    let mut plots: Vec<(String, Vec<Point<'_>>)> = Vec::new();
+    let benchmarks = sources.iter().flat_map(|s| {
+        let compared = |i: usize| s.compared.get(i).and_then(Option::as_ref);
+        (s.result.benchmarks.iter().zip(s.analyses).enumerate())
+            .map(move |(i, (b, a))| (b, a, compared(i), s.label))
+    });
+    for (b, a, compared, label) in benchmarks {
+        let (Some(function), Some(input), Ok(a)) = (
+            b.parameters.get(FUNCTION_PARAMETER),
+            b.parameters.get(INPUT_PARAMETER),
+            a,
+        ) else {
+            continue;
+        };
+        let key = b
+            .parameters
+            .get(GROUP_PARAMETER)
+            .unwrap_or(function)
+            .clone();
+        let point = Point {
+            line: match (&b.version, label) {
+                (_, Some(l)) => format!("{function} ({l})"),
+                (Some(v), None) => crate::bench::against_name(function, v),
+                (None, None) => function.clone(),
+            },
+            input,
+            mean: [
+                a.interval.mean,
+                rigor_report::format::shown_lower(a).0,
+                a.interval.upper,
+            ],
+            compared: compared.map(|c| {
+                let (lo, hi) = c.interval.unwrap_or((c.estimate, c.estimate));
+                (c.name.clone(), [c.estimate, lo, hi])
+            }),
+        };
+        match plots.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, points)) => points.push(point),
+            None => plots.push((key, vec![point])),
+        }
+    }
+    let quantity = sources
+        .first()
+        .and_then(|s| s.result.benchmarks.first())
+        .map(BenchmarkRecord::quantity)
+        .unwrap_or_default();
+    plots
+        .into_iter()
+        .filter_map(|(title, points)| {
+            let mut inputs: Vec<&str> = Vec::new();
+            for p in &points {
+                if !inputs.contains(&p.input) {
+                    inputs.push(p.input);
+                }
+            }
+            if inputs.len() < 2 {
+                return None;
+            }
+            let numeric = inputs
+                .iter()
+                .all(|v| v.parse::<f64>().is_ok_and(f64::is_finite));
+            // One statistic for the whole plot: the one compared when every point has it.
+            let names: Option<Vec<&str>> = points
+                .iter()
+                .map(|p| p.compared.as_ref().map(|c| c.0.as_str()))
+                .collect();
+            let statistic = match names {
+                Some(n) if n.windows(2).all(|w| w[0] == w[1]) => Some(n[0].to_string()),
+                _ => None,
+            };
+            let value = |p: &Point<'_>| match (&statistic, &p.compared) {
+                (Some(_), Some((_, v))) => *v,
+                _ => p.mean,
+            };
+            let slowest = points.iter().map(|p| value(p)[0]).fold(0.0, f64::max);
+            let (label, k) = unit(&quantity, slowest);
+            let mut series: Vec<(String, Vec<[f64; 4]>)> = Vec::new();
+            for p in &points {
+                let [v, lo, hi] = value(p);
+                let x = if numeric {
+                    p.input.parse::<f64>().unwrap_or(f64::NAN)
+                } else {
+                    inputs
+                        .iter()
+                        .position(|v| *v == p.input)
+                        .map_or(f64::NAN, |i| i as f64)
+                };
+                let point = [x, v * k, lo * k, hi * k];
+                match series.iter_mut().find(|(l, _)| *l == p.line) {
+                    Some((_, pts)) => pts.push(point),
+                    None => series.push((p.line.clone(), vec![point])),
+                }
+            }
+            for (_, pts) in &mut series {
+                pts.sort_by(|a, b| a[0].total_cmp(&b[0]));
+            }
+            Some(ParameterPlot {
+                title,
+                name: INPUT_PARAMETER.to_string(),
+                statistic: statistic.unwrap_or_else(|| "mean".into()),
+                unit: label,
+                categories: if numeric {
+                    Vec::new()
+                } else {
+                    inputs.iter().map(ToString::to_string).collect()
+                },
+                series,
+            })
+        })
+        .collect()
 }
 
 /// The verdict as the terminal says it: "slower"/"faster" between different commands,
@@ -463,6 +614,140 @@ fn acf_panel(runs: &[Vec<f64>], seed: Seed) -> Option<AcfPanel> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A benchmark of `rigor bench` with parameters `params`: 8 executions, each value `ns`
+    /// nanoseconds and a little more.
+    fn bench(name: &str, ns: f64, params: &[(&str, &str)]) -> BenchmarkRecord {
+        let layout = rigor_store::Layout::new(false, false);
+        let mut b = BenchmarkRecord::new(name, name, layout);
+        for e in 0..8 {
+            b.samples.push(SampleRecord {
+                build: None,
+                round: e,
+                execution: e,
+                iteration: 0,
+                value: ns * 1e-9 * (1.0 + e as f64 / 100.0),
+                warmup: false,
+            });
+        }
+        b.parameters = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        b
+    }
+
+    fn view(
+        benchmarks: Vec<BenchmarkRecord>,
+        estimator: rigor_stats::Estimator,
+    ) -> rigor_report::html::ReportView {
+        let mut r = ResultFile::new(Seed(1), rigor_units::ConfidenceLevel::NINETY_FIVE);
+        r.benchmarks = benchmarks;
+        let analyses = crate::analysis::analyze_all(&mut r, &Default::default());
+        let settings = crate::settings::ComparisonSettings {
+            estimator,
+            ..Default::default()
+        };
+        let cs = crate::comparisons::CompareSettings::new(&settings, r.confidence, r.seed);
+        let compared = crate::analysis::compared_statistics(&r, &cs.config);
+        build(&r, &analyses, &compared, "t")
+    }
+
+    #[test]
+    fn a_groups_functions_are_plotted_against_their_input_with_the_statistic_compared() {
+        let sort = |f: &str, n: &str, ns: f64| {
+            let function = format!("sort/{f}");
+            bench(
+                &format!("{function}/{n}"),
+                ns,
+                &[("function", &function), ("group", "sort"), ("input", n)],
+            )
+        };
+        let v = view(
+            vec![
+                bench("fib", 50.0, &[]),
+                sort("std", "10", 40.0),
+                sort("std", "1000", 9000.0),
+                sort("unstable", "10", 30.0),
+                sort("unstable", "1000", 6000.0),
+                // One input only: no plot of its own.
+                bench("hash/8", 5.0, &[("function", "hash"), ("input", "8")]),
+            ],
+            rigor_stats::Estimator::Min,
+        );
+        assert_eq!(v.parameters.len(), 1, "{:?}", v.parameters);
+        let p = &v.parameters[0];
+        assert_eq!((p.title.as_str(), p.name.as_str()), ("sort", "input"));
+        assert_eq!((p.statistic.as_str(), p.unit.as_str()), ("min", "µs"));
+        assert!(p.categories.is_empty());
+        let labels: Vec<&str> = p.series.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["sort/std", "sort/unstable"]);
+        // The minimum (the first execution's value), in µs, against the input.
+        let std = &p.series[0].1;
+        assert_eq!(std.len(), 2);
+        assert_eq!(std[0][0], 10.0);
+        assert!((std[0][1] - 0.040).abs() < 1e-9, "{std:?}");
+        assert!((std[1][1] - 9.0).abs() < 1e-9, "{std:?}");
+        assert!(std.iter().all(|q| q[2] <= q[1] && q[1] <= q[3]), "{std:?}");
+    }
+
+    #[test]
+    fn inputs_that_are_not_numbers_are_categories_and_each_build_is_a_line() {
+        let mut benches = Vec::new();
+        for (i, n) in ["small", "large"].into_iter().enumerate() {
+            let params = [("function", "parse"), ("input", n)];
+            let mut old = bench(
+                &format!("parse/{n} @ HEAD~1"),
+                100.0 * (i + 1) as f64,
+                &params,
+            );
+            old.version = Some("HEAD~1".into());
+            benches.push(old);
+            benches.push(bench(&format!("parse/{n}"), 90.0 * (i + 1) as f64, &params));
+        }
+        let v = view(benches, rigor_stats::Estimator::Mean);
+        let p = &v.parameters[0];
+        assert_eq!(p.categories, ["small", "large"]);
+        assert_eq!(p.statistic, "mean");
+        let labels: Vec<&str> = p.series.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["parse @ HEAD~1", "parse"]);
+        let xs: Vec<f64> = p.series[1].1.iter().map(|q| q[0]).collect();
+        assert_eq!(xs, [0.0, 1.0]);
+    }
+
+    #[test]
+    fn a_baselines_lines_are_drawn_beside_the_runs() {
+        let run = |ns: f64| {
+            let mut r = ResultFile::new(Seed(1), rigor_units::ConfidenceLevel::NINETY_FIVE);
+            r.benchmarks = ["10", "100"]
+                .iter()
+                .map(|n| {
+                    bench(
+                        &format!("sum/{n}"),
+                        ns,
+                        &[("function", "sum"), ("input", n)],
+                    )
+                })
+                .collect();
+            let analyses = crate::analysis::analyze_all(&mut r, &Default::default());
+            (r, analyses)
+        };
+        let ((new, a_new), (old, a_old)) = (run(10.0), run(20.0));
+        let v = build(&new, &a_new, &[], "t");
+        assert_eq!(v.parameters[0].series.len(), 1);
+        let plotted = |result, analyses, label| Plotted {
+            result,
+            analyses,
+            compared: &[],
+            label,
+        };
+        let plots = input_plots(&[
+            plotted(&new, &a_new, None),
+            plotted(&old, &a_old, Some("baseline main")),
+        ]);
+        let labels: Vec<&str> = plots[0].series.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["sum", "sum (baseline main)"]);
+    }
 
     #[test]
     fn lag_plots_draw_a_few_hundred_pairs_from_every_execution() {

@@ -11,12 +11,24 @@ use serde::Serialize;
 
 use crate::bench::{Bench, Measurement, Plan, Throughput};
 use crate::cycles::{self, SystemClock};
+use crate::group::{Group, GroupSettings};
 use crate::timer::{Calibration, calibrate};
 use crate::{AllocsPerIter, HarnessError, report};
 
 /// A registered benchmark function; it may borrow set-up data that outlives the harness
 /// (`'a`).
 type BenchFn<'a> = Box<dyn Fn(&mut Bench<'_>) + 'a>;
+
+/// A registered benchmark: its name (`group/function/input`), the parts of the name, and the
+/// settings of its group.
+struct Registered<'a> {
+    name: String,
+    group: Option<String>,
+    function: String,
+    input: Option<String>,
+    settings: GroupSettings,
+    f: BenchFn<'a>,
+}
 
 /// Samples per benchmark when neither `--samples` nor rigor (`RIGOR_ITERATIONS`) says.
 pub const DEFAULT_SAMPLES: usize = 100;
@@ -121,10 +133,33 @@ fn duration(text: &str, name: &str) -> Result<f64, HarnessError> {
         })
 }
 
-/// One line of `--rigor-list`.
+/// One line of `--rigor-list`: the name, its parts when it has them (`rigor bench` plots a
+/// function against its input), and the settings of its group.
 #[derive(Serialize)]
 struct ListLine<'a> {
     name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    function: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<&'a str>,
+    #[serde(flatten)]
+    settings: GroupSettings,
+}
+
+impl<'a> ListLine<'a> {
+    fn of(r: &'a Registered<'_>) -> Self {
+        // A plain benchmark's name is its function: only a group's or an input's is written.
+        let parts = r.group.is_some() || r.input.is_some();
+        Self {
+            name: &r.name,
+            group: r.group.as_deref(),
+            function: parts.then_some(r.function.as_str()),
+            input: r.input.as_deref(),
+            settings: r.settings,
+        }
+    }
 }
 
 /// One line of `--rigor-tune`: what `rigor bench` fixes for every execution.
@@ -143,12 +178,15 @@ struct TuneLine<'a> {
 /// [`run`](Harness::run). [`main!`](crate::main) writes this for plain functions.
 #[derive(Default)]
 pub struct Harness<'a> {
-    benches: Vec<(String, BenchFn<'a>)>,
+    benches: Vec<Registered<'a>>,
+    /// Settings of groups that cannot be taken (group, what is wrong), refused when the harness
+    /// runs.
+    refused: Vec<(String, String)>,
 }
 
 impl std::fmt::Debug for Harness<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<&str> = self.benches.iter().map(|(n, _)| n.as_str()).collect();
+        let names: Vec<&str> = self.names().collect();
         f.debug_struct("Harness").field("benches", &names).finish()
     }
 }
@@ -163,32 +201,79 @@ impl<'a> Harness<'a> {
     /// [`Bench::iter`], [`Bench::iter_batched`] or [`Bench::iter_custom`]. It may borrow data
     /// made before the harness (set-up shared by several benchmarks): `let data = …;
     /// Harness::new().bench("sum", |b| b.iter(|| data.iter().sum::<u64>())).run()`.
-    pub fn bench(mut self, name: impl Into<String>, f: impl Fn(&mut Bench<'_>) + 'a) -> Self {
-        self.benches.push((name.into(), Box::new(f)));
-        self
+    pub fn bench(self, name: impl Into<String>, f: impl Fn(&mut Bench<'_>) + 'a) -> Self {
+        let name = name.into();
+        self.register(None, &name, None, GroupSettings::default(), Box::new(f))
     }
 
     /// Registers one benchmark per input, named `name/input` (`sort/1000`): `f` receives the
     /// [`Bench`] and the input.
     pub fn bench_with_inputs<I: Display + 'a>(
-        mut self,
+        self,
         name: &str,
         inputs: impl IntoIterator<Item = I>,
+        f: impl Fn(&mut Bench<'_>, &I) + 'a,
+    ) -> Self {
+        self.register_inputs(None, name, inputs, GroupSettings::default(), f)
+    }
+
+    /// Starts the group `name`: its benchmarks are named `name/function[/input]` and take the
+    /// settings given to the [`Group`] (samples, evaluations per sample, warm-up, throughput);
+    /// [`Group::finish`] gives the harness back.
+    pub fn group(self, name: impl Into<String>) -> Group<'a> {
+        Group::new(self, name.into())
+    }
+
+    pub(crate) fn register(
+        mut self,
+        group: Option<&str>,
+        function: &str,
+        input: Option<String>,
+        settings: GroupSettings,
+        f: BenchFn<'a>,
+    ) -> Self {
+        let name = [group, Some(function), input.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("/");
+        self.benches.push(Registered {
+            name,
+            group: group.map(str::to_string),
+            function: function.to_string(),
+            input,
+            settings,
+            f,
+        });
+        self
+    }
+
+    pub(crate) fn register_inputs<I: Display + 'a>(
+        mut self,
+        group: Option<&str>,
+        function: &str,
+        inputs: impl IntoIterator<Item = I>,
+        settings: GroupSettings,
         f: impl Fn(&mut Bench<'_>, &I) + 'a,
     ) -> Self {
         let f = Rc::new(f);
         for input in inputs {
             let f = Rc::clone(&f);
-            let full = format!("{name}/{input}");
-            self.benches
-                .push((full, Box::new(move |b: &mut Bench<'_>| f(b, &input))));
+            let text = input.to_string();
+            let run: BenchFn<'a> = Box::new(move |b: &mut Bench<'_>| f(b, &input));
+            self = self.register(group, function, Some(text), settings, run);
         }
         self
     }
 
+    /// Keeps a group's setting it cannot take, refused when the harness runs.
+    pub(crate) fn refuse(&mut self, group: &str, message: String) {
+        self.refused.push((group.to_string(), message));
+    }
+
     /// The registered names, in order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.benches.iter().map(|(n, _)| n.as_str())
+        self.benches.iter().map(|r| r.name.as_str())
     }
 
     /// Runs with the process's arguments; prints an error and exits with status 2 on failure.
@@ -212,18 +297,18 @@ impl<'a> Harness<'a> {
             return Ok(out.write_all(USAGE.as_bytes())?);
         }
         self.check_unique()?;
-        let selected: Vec<&(String, BenchFn<'_>)> = self
+        let selected: Vec<&Registered<'_>> = self
             .benches
             .iter()
-            .filter(|(name, _)| selects(&a, name))
+            .filter(|r| selects(&a, &r.name))
             .collect();
         if a.list || a.rigor_list {
-            for (name, _) in &selected {
+            for r in &selected {
                 if a.rigor_list {
-                    serde_json::to_writer(&mut *out, &ListLine { name })?;
+                    serde_json::to_writer(&mut *out, &ListLine::of(r))?;
                     writeln!(out)?;
                 } else {
-                    writeln!(out, "{name}: benchmark")?;
+                    writeln!(out, "{}: benchmark", r.name)?;
                 }
             }
             return Ok(());
@@ -244,15 +329,23 @@ impl<'a> Harness<'a> {
         iterations: Option<usize>,
     ) -> Result<(), HarnessError> {
         let a = parse_args(args)?;
-        let selected: Vec<&(String, BenchFn<'_>)> = self
+        self.check_unique()?;
+        let selected: Vec<&Registered<'_>> = self
             .benches
             .iter()
-            .filter(|(name, _)| selects(&a, name))
+            .filter(|r| selects(&a, &r.name))
             .collect();
         under_rigor(&a, &selected, writer, iterations)
     }
 
+    /// The first refused group setting, else the first name given twice.
     fn check_unique(&self) -> Result<(), HarnessError> {
+        if let Some((group, message)) = self.refused.first() {
+            return Err(HarnessError::Group {
+                group: group.clone(),
+                message: message.clone(),
+            });
+        }
         let mut names: Vec<&str> = self.names().collect();
         names.sort_unstable();
         match names.windows(2).find(|w| w[0] == w[1]) {
@@ -275,31 +368,36 @@ fn selects(a: &Args, name: &str) -> bool {
         })
 }
 
-fn plan(a: &Args, samples: usize, max_time: Option<f64>) -> Plan {
+/// What to do with benchmark `r`: the command line's settings, else its group's, else the
+/// defaults.
+fn plan(a: &Args, r: &Registered<'_>, samples: usize, max_time: Option<f64>) -> Plan {
     Plan {
-        evals: a.evals,
+        evals: a.evals.or(r.settings.evals),
         samples,
         max_time_ns: max_time.map(|s| s * 1e9),
         min_samples: MIN_SAMPLES,
-        warm_up_ns: a.warm_up.unwrap_or(DEFAULT_WARM_UP) * 1e9,
+        warm_up_ns: a.warm_up.or(r.settings.warm_up).unwrap_or(DEFAULT_WARM_UP) * 1e9,
         tune_only: a.rigor_tune,
         count_allocs: crate::alloc::installed(),
     }
 }
 
 fn measure(
-    f: &BenchFn<'_>,
-    name: &str,
+    r: &Registered<'_>,
     clock: SystemClock,
     calibration: Calibration,
     plan: Plan,
     writer: Option<&mut SampleWriter>,
 ) -> Result<Measurement, HarnessError> {
     let mut b = Bench::new(clock, calibration, plan, writer);
-    f(&mut b);
+    if let Some(t) = r.settings.throughput {
+        // The group's: the benchmark's own `b.throughput` replaces it.
+        b.throughput(t);
+    }
+    (r.f)(&mut b);
     b.finish().map_err(|e| match e {
         HarnessError::NothingTimed { .. } => HarnessError::NothingTimed {
-            name: name.to_string(),
+            name: r.name.clone(),
         },
         e => e,
     })
@@ -311,10 +409,41 @@ fn timer() -> Result<(SystemClock, Option<String>), HarnessError> {
     cycles::from_env().map_err(|message| HarnessError::Usage { message })
 }
 
+/// The settings of `r`'s group that this run takes, and those the command line replaced: the
+/// line a standalone report adds under the benchmark's (`None` outside a group).
+fn group_line(a: &Args, r: &Registered<'_>, m: &Measurement) -> Option<String> {
+    let group = r.group.as_deref()?;
+    let s = r.settings;
+    let (mut taken, mut replaced) = (GroupSettings::default(), GroupSettings::default());
+    let mut split = |given: bool, set: &mut dyn FnMut(&mut GroupSettings)| {
+        set(if given { &mut replaced } else { &mut taken });
+    };
+    split(a.samples.is_some(), &mut |g| g.samples = s.samples);
+    split(a.evals.is_some(), &mut |g| g.evals = s.evals);
+    split(a.warm_up.is_some(), &mut |g| g.warm_up = s.warm_up);
+    // The benchmark's own throughput replaces the group's.
+    taken.throughput = s.throughput.filter(|t| m.throughput == Some(*t));
+    let (taken, replaced) = (taken.describe(), replaced.describe());
+    if taken.is_empty() && replaced.is_empty() {
+        return None;
+    }
+    let mut line = format!("  group '{group}'");
+    if !taken.is_empty() {
+        line += &format!(": {}", taken.join(", "));
+    }
+    if !replaced.is_empty() {
+        line += &format!(
+            "; the command line's options replace its {}",
+            replaced.join(", ")
+        );
+    }
+    Some(line)
+}
+
 /// Standalone (or `--rigor-tune`): every selected benchmark, one report (or JSON line) each.
 fn standalone(
     a: &Args,
-    selected: &[&(String, BenchFn<'_>)],
+    selected: &[&Registered<'_>],
     out: &mut dyn Write,
 ) -> Result<(), HarnessError> {
     let (clock, fallback) = timer()?;
@@ -331,23 +460,17 @@ fn standalone(
             ))
         )?;
     }
-    let samples = a.samples.unwrap_or(DEFAULT_SAMPLES);
-    let max_time = match a.samples {
-        Some(_) => a.max_time,
-        None => Some(a.max_time.unwrap_or(DEFAULT_MAX_TIME)),
-    };
-    for (name, f) in selected {
-        let m = measure(
-            f,
-            name,
-            clock,
-            calibration,
-            plan(a, samples, max_time),
-            None,
-        )?;
+    for r in selected {
+        let samples = a.samples.or(r.settings.samples);
+        let max_time = match samples {
+            Some(_) => a.max_time,
+            None => Some(a.max_time.unwrap_or(DEFAULT_MAX_TIME)),
+        };
+        let samples = samples.unwrap_or(DEFAULT_SAMPLES);
+        let m = measure(r, clock, calibration, plan(a, r, samples, max_time), None)?;
         if a.rigor_tune {
             let line = TuneLine {
-                name,
+                name: &r.name,
                 evals: m.evals,
                 per_eval_ns: m.tuning.map(|t| t.per_eval_ns),
                 timer: calibration,
@@ -357,7 +480,12 @@ fn standalone(
             serde_json::to_writer(&mut *out, &line)?;
             writeln!(out)?;
         } else {
-            writeln!(out, "{}", report::benchmark(name, &m))?;
+            let mut text = report::benchmark(&r.name, &m);
+            if let Some(line) = group_line(a, r, &m) {
+                text += &line;
+                text.push('\n');
+            }
+            writeln!(out, "{text}")?;
         }
         out.flush()?;
     }
@@ -372,30 +500,29 @@ fn standalone(
 /// Under rigor: one benchmark, every sample written to the samples file as it is taken.
 fn under_rigor(
     a: &Args,
-    selected: &[&(String, BenchFn<'_>)],
+    selected: &[&Registered<'_>],
     mut writer: SampleWriter,
     iterations: Option<usize>,
 ) -> Result<(), HarnessError> {
-    let (name, f) = match selected {
+    let r = match selected {
         [one] => one,
         _ => {
             return Err(HarnessError::NotOne {
-                selected: selected.iter().map(|(n, _)| n.clone()).collect(),
+                selected: selected.iter().map(|r| r.name.clone()).collect(),
             });
         }
     };
-    let samples = iterations.or(a.samples).unwrap_or(DEFAULT_SAMPLES);
+    let name = &r.name;
+    let samples = iterations
+        .or(a.samples)
+        .or(r.settings.samples)
+        .unwrap_or(DEFAULT_SAMPLES);
     let (clock, _) = timer()?;
     let calibration = calibrate(&clock);
-    let m = measure(
-        f,
-        name,
-        clock,
-        calibration,
-        plan(a, samples, None),
-        Some(&mut writer),
-    )?;
-    if a.evals.is_none() {
+    let plan = plan(a, r, samples, None);
+    let given = plan.evals.is_some();
+    let m = measure(r, clock, calibration, plan, Some(&mut writer))?;
+    if !given {
         let _ = writeln!(
             io::stderr(),
             "rigor-bench: {name}: {} evaluations per sample tuned in this process; pass --evals {} \
@@ -527,6 +654,130 @@ mod tests {
         assert_eq!(v["name"], "add");
         assert!(v["evals"].as_u64().unwrap() >= 1, "{v}");
         assert!(v["timer"]["overhead_ns"].is_number(), "{v}");
+    }
+
+    fn grouped() -> Harness<'static> {
+        Harness::new()
+            .bench("add", |b| b.iter(|| std::hint::black_box(1u64) + 1))
+            .group("sum")
+            .samples(6)
+            .evals(4)
+            .warm_up(std::time::Duration::ZERO)
+            .throughput(Throughput::Bytes(8))
+            .bench("one", |b| b.iter(|| std::hint::black_box(1u64)))
+            .bench_with_inputs("to", [10u64, 1000], |b, &n| {
+                b.throughput(Throughput::Elements(n));
+                b.iter(|| (0..std::hint::black_box(n)).sum::<u64>())
+            })
+            .finish()
+    }
+
+    #[test]
+    fn groups_name_their_benchmarks_and_list_their_settings() {
+        assert_eq!(
+            grouped().names().collect::<Vec<_>>(),
+            ["add", "sum/one", "sum/to/10", "sum/to/1000"]
+        );
+        let lines: Vec<serde_json::Value> = run(grouped(), &["--rigor-list"])
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        // A plain benchmark lists its name alone, as before groups.
+        assert_eq!(lines[0], serde_json::json!({"name": "add"}));
+        assert_eq!(
+            lines[3],
+            serde_json::json!({
+                "name": "sum/to/1000", "group": "sum", "function": "to", "input": "1000",
+                "samples": 6, "evals": 4, "warm_up_s": 0.0, "throughput": {"bytes": 8}
+            })
+        );
+        // An input without a group: its function and input, no settings.
+        let line = run(harness(), &["--rigor-list", "--exact", "sum/10"]).unwrap();
+        assert_eq!(
+            line,
+            "{\"name\":\"sum/10\",\"function\":\"sum\",\"input\":\"10\"}\n"
+        );
+    }
+
+    #[test]
+    fn a_groups_settings_reach_the_measurement_unless_the_command_line_replaces_them() {
+        let text = run(grouped(), &["--exact", "sum/to/10"]).unwrap();
+        assert!(
+            text.contains("sum/to/10: 6 samples of 4 evaluations (given)"),
+            "{text}"
+        );
+        // The benchmark's own throughput replaces the group's.
+        assert!(text.contains("elem/s (at the median)"), "{text}");
+        assert!(
+            text.contains("  group 'sum': 6 samples, 4 evaluations per sample, no warm-up\n"),
+            "{text}"
+        );
+        let text = run(grouped(), &["--exact", "sum/one"]).unwrap();
+        assert!(text.contains("B/s (at the median)"), "{text}");
+        let text = run(grouped(), &["--exact", "sum/one", "--samples", "3"]).unwrap();
+        assert!(
+            text.contains("sum/one: 3 samples of 4 evaluations (given)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("; the command line's options replace its 6 samples\n"),
+            "{text}"
+        );
+        // Under rigor: RIGOR_ITERATIONS wins, else the group's samples.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples");
+        let a = args(&["--exact", "sum/one"]);
+        grouped()
+            .run_under_rigor(&a, SampleWriter::open(&path).unwrap(), None)
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(rigor_protocol::parse_samples(&text).unwrap().len(), 6);
+        // A benchmark outside the group takes none of its settings.
+        let text = run(grouped(), &["--exact", "add", "--warm-up", "0"]).unwrap();
+        assert!(
+            text.contains("add: 100 samples") || text.contains("(tuned)"),
+            "{text}"
+        );
+        assert!(!text.contains("group '"), "{text}");
+    }
+
+    #[test]
+    fn each_benchmark_of_a_group_takes_the_settings_given_before_it() {
+        let h = Harness::new()
+            .group("g")
+            .bench("plain", |b| b.iter(|| 1))
+            .samples(5)
+            .bench("five", |b| b.iter(|| 1))
+            .finish();
+        let text = run(h, &["--rigor-list"]).unwrap();
+        assert_eq!(
+            text,
+            "{\"name\":\"g/plain\",\"group\":\"g\",\"function\":\"plain\"}\n\
+             {\"name\":\"g/five\",\"group\":\"g\",\"function\":\"five\",\"samples\":5}\n"
+        );
+    }
+
+    #[test]
+    fn a_group_setting_it_cannot_take_is_refused_when_the_harness_runs() {
+        let h = Harness::new()
+            .group("g")
+            .samples(0)
+            .bench("x", |b| b.iter(|| 1))
+            .finish();
+        assert_eq!(
+            run(h, &["--list"]).unwrap_err().to_string(),
+            "group 'g': samples(0): at least 1"
+        );
+        let h = Harness::new()
+            .group("g")
+            .evals(0)
+            .bench("x", |b| b.iter(|| 1))
+            .finish();
+        assert!(matches!(
+            run(h, &["--list"]).unwrap_err(),
+            HarnessError::Group { .. }
+        ));
     }
 
     #[test]

@@ -40,6 +40,11 @@
 //! For plain functions, [`main!`] writes `main`: `rigor_bench::main!(bench_fib, bench_parse);`
 //! with `fn bench_fib(b: &mut Bench)`.
 //!
+//! [`Harness::group`] registers benchmarks named `group/function[/input]` with settings of their
+//! own ([`Group`]: samples, evaluations per sample, warm-up, throughput), which reach every
+//! process `rigor bench` runs; options given on the command line win over them (and say so).
+//! `rigor bench --report` plots a group's functions against their input.
+//!
 //! # What a run does
 //!
 //! `cargo bench` runs each benchmark in this one process: the timer's resolution and overhead
@@ -65,6 +70,7 @@ pub mod alloc;
 mod bench;
 pub mod cycles;
 pub mod evals;
+mod group;
 mod harness;
 pub mod report;
 pub mod timer;
@@ -78,6 +84,7 @@ pub use bench::{
     ALLOCATED_BYTES_METRIC, ALLOCATIONS_METRIC, BatchSize, Bench, Measurement, Throughput,
     WORK_BYTES_METRIC, WORK_ITEMS_METRIC,
 };
+pub use group::{Group, GroupSettings};
 pub use harness::Harness;
 /// Keeps the optimiser from assuming anything about a value (it is [`std::hint::black_box`]).
 pub use std::hint::black_box;
@@ -103,6 +110,14 @@ pub enum HarnessError {
     NothingTimed {
         /// The benchmark.
         name: String,
+    },
+    /// A group was given a setting it cannot take (`samples(0)`).
+    #[error("group '{group}': {message}")]
+    Group {
+        /// The group.
+        group: String,
+        /// What is wrong.
+        message: String,
     },
     /// Under rigor, not exactly one benchmark is selected.
     #[error(

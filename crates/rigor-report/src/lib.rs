@@ -2,6 +2,7 @@
 //!
 //! Reporters consume analysis data structures and never compute statistics.
 
+pub mod across;
 pub mod adaptive;
 pub mod comparison;
 pub mod dashboard;

@@ -44,6 +44,18 @@ pub enum Note {
     },
     /// `rigor bench` tunes this many benchmarks.
     Tuning(usize),
+    /// The settings a group of a bench target (rigor-bench's `Harness::group`) gives its
+    /// benchmarks in this run, and those the command line replaced.
+    FromGroup {
+        /// The group.
+        group: String,
+        /// How many of its benchmarks run.
+        benchmarks: usize,
+        /// Its settings this run takes.
+        taken: Vec<GroupSetting>,
+        /// Its settings the command line replaced, each with the option that did.
+        replaced: Vec<(GroupSetting, String)>,
+    },
     /// A benchmark's tuning: evaluations per sample, the time per evaluation it was tuned at,
     /// and allocations and bytes per iteration when counted.
     Tuned {
@@ -205,6 +217,12 @@ impl fmt::Display for Note {
                 "skipping bench target '{target}': not a rigor-bench harness ({said})"
             ),
             Self::Tuning(n) => write!(f, "tuning evaluations per sample for {n} benchmark(s)"),
+            Self::FromGroup {
+                group,
+                benchmarks,
+                taken,
+                replaced,
+            } => f.write_str(&from_group(group, *benchmarks, taken, replaced)),
             Self::Tuned {
                 name,
                 evals,
@@ -318,6 +336,49 @@ pub fn opening(commands: usize, shape: Shape, seed: rigor_units::Seed) -> String
 
 /// A benchmark's tuning (`rigor bench`): evaluations per sample, the time per evaluation it
 /// was tuned at, and allocations and bytes per iteration when counted.
+/// A setting of a bench target's group (rigor-bench's `Harness::group`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GroupSetting {
+    /// Samples per execution.
+    Samples(usize),
+    /// Evaluations per sample, fixed rather than tuned.
+    Evals(u64),
+    /// The warm-up the harness runs in every process.
+    WarmUp(rigor_units::Seconds),
+}
+
+impl fmt::Display for GroupSetting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = |n: u64| if n == 1 { "" } else { "s" };
+        match self {
+            Self::Samples(n) => write!(f, "{n} sample{} per execution", s(*n as u64)),
+            Self::Evals(n) => write!(f, "{n} evaluation{} per sample", s(*n)),
+            Self::WarmUp(t) if t.0 > 0.0 => write!(f, "a warm-up of {t} in every process"),
+            Self::WarmUp(_) => f.write_str("no warm-up"),
+        }
+    }
+}
+
+fn from_group(
+    group: &str,
+    benchmarks: usize,
+    taken: &[GroupSetting],
+    replaced: &[(GroupSetting, String)],
+) -> String {
+    let mut text = format!(
+        "group '{group}' ({benchmarks} benchmark{})",
+        if benchmarks == 1 { "" } else { "s" }
+    );
+    if !taken.is_empty() {
+        let taken: Vec<String> = taken.iter().map(ToString::to_string).collect();
+        text += &format!(": {}", taken.join(", "));
+    }
+    for (setting, option) in replaced {
+        text += &format!("; {option} replaces its {setting}");
+    }
+    text
+}
+
 fn tuned(
     name: &str,
     evals: u64,
@@ -375,6 +436,20 @@ mod tests {
 
     #[test]
     fn tuning_counts_whole_allocations_as_integers() {
+        let note = Note::FromGroup {
+            group: "sort".into(),
+            benchmarks: 4,
+            taken: vec![
+                GroupSetting::Evals(5),
+                GroupSetting::WarmUp(rigor_units::Seconds(0.01)),
+            ],
+            replaced: vec![(GroupSetting::Samples(20), "--iterations".into())],
+        };
+        assert_eq!(
+            note.to_string(),
+            "group 'sort' (4 benchmarks): 5 evaluations per sample, a warm-up of 10.00 ms in \
+             every process; --iterations replaces its 20 samples per execution"
+        );
         let note = Note::Tuned {
             name: "sum".into(),
             evals: 1,

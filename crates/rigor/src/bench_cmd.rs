@@ -80,18 +80,31 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         }
         None => bench::settings(&selected, &evals, request)?,
     };
+    output::notes(&bench::group_notes(
+        &selected,
+        &resolved.settings,
+        args.evals.is_some(),
+    ));
     let s = &mut resolved.settings;
     let temp = tempfile::tempdir().context("creating a temporary directory")?;
     let asked = s.exports.files.json.take();
+    // Benchmarks with inputs are tabled across them after the run, from its result.
+    let inputs = selected.iter().any(|s| s.listed.input.is_some());
     let result = match (&against, asked) {
         // Compared after the run: a result file is needed.
         (Some(_), None) => Some(temp.path().join("result.json")),
-        (_, asked) => baselines.result_path(asked, temp.path())?,
+        (_, asked) => baselines
+            .result_path(asked, temp.path())?
+            .or_else(|| inputs.then(|| temp.path().join("result.json"))),
     };
     s.exports.files.json = result.clone();
     let mut outcome = commands::execute(s, true)?;
     if let Some(result) = &result {
         output::notes(baselines.keep(result)?.as_slice());
+    }
+    if let (true, Some(result), Outcome::Ok) = (inputs, &result, outcome) {
+        let baseline = baselines.compare.as_deref().zip(args.baseline.as_deref());
+        across_inputs(s, &bench::across_inputs(result, s, baseline)?)?;
     }
     if let (Some((a, _)), Some(both), Outcome::Ok) = (&against, &result, outcome) {
         let c = bench::against_compared(both, &a.label, s)?;
@@ -106,7 +119,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
             ", both builds measured together in interleaved rounds",
         );
         append_to_exports(s, words, &views)?;
-        bench::report_with(both, s, &c.comparisons)?;
+        bench::report_with(both, s, &c.comparisons, None)?;
         outcome = c.outcome;
     }
     if against.is_none() {
@@ -119,12 +132,39 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         output::warnings(&c.warnings);
         let views = rigor_app::comparisons::views(&c.comparisons);
         emit(&rigor_report::comparison::render(&views));
+        let old_path = old.as_path();
         let old = old.display().to_string();
         append_to_exports(s, ("Against the baseline", &old, ""), &views)?;
-        bench::report_with(new, s, &c.comparisons)?;
+        let name = args.baseline.as_deref().unwrap_or_default();
+        bench::report_with(new, s, &c.comparisons, Some((old_path, name)))?;
         outcome = c.outcome;
     }
     Ok(outcome)
+}
+
+/// Prints each group's table across its inputs and appends it to the Markdown export.
+fn across_inputs(
+    s: &rigor_app::settings::RunSettings,
+    plots: &[rigor_report::html::ParameterPlot],
+) -> Result<()> {
+    if plots.is_empty() {
+        return Ok(());
+    }
+    let mut text = String::new();
+    for p in plots {
+        text += &rigor_report::across::text(p);
+    }
+    emit(&text);
+    if let Some(path) = &s.exports.files.markdown {
+        let mut md =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        for p in plots {
+            md += &rigor_report::across::markdown(p);
+        }
+        rigor_store::write_atomic(path, md.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Appends the comparisons with the baseline or the other build to the Markdown, AsciiDoc and

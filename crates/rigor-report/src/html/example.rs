@@ -45,7 +45,7 @@ pub fn view() -> ReportView {
         overview: overview(),
         overview_unit: "ms".to_string(),
         what: String::new(),
-        parameter: None,
+        parameters: Vec::new(),
     }
 }
 

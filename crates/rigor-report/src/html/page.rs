@@ -175,15 +175,29 @@ fn overview(out: &mut String, view: &ReportView, plotter: &dyn Plotter) {
         ),
         "",
     );
-    if let Some(p) = &view.parameter {
+    for (k, p) in view.parameters.iter().enumerate() {
+        let what = if view.what.is_empty() {
+            "Time".to_string()
+        } else {
+            capitalised(&view.what)
+        };
+        let statistic = match p.statistic.as_str() {
+            "" | "mean" => "Means".to_string(),
+            other => format!("The {other} (the statistic compared)"),
+        };
+        let lines = if p.title.is_empty() {
+            "one line per command and value of the other parameters"
+        } else {
+            "one line per function (and build)"
+        };
         let _ = writeln!(
             out,
-            "<h3>{} against {}</h3>\n<p class=\"note\">Means with their {} confidence \
-             intervals; one line per command and value of the other parameters.</p>",
-            if view.what.is_empty() {
-                "Time".to_string()
+            "<h3>{}{what} against {}</h3>\n<p class=\"note\">{statistic} with {} confidence \
+             intervals; {lines}.</p>",
+            if p.title.is_empty() {
+                String::new()
             } else {
-                capitalised(&view.what)
+                format!("{}: ", Escaped(&p.title))
             },
             Escaped(&p.name),
             level(view.confidence)
@@ -197,14 +211,15 @@ fn overview(out: &mut String, view: &ReportView, plotter: &dyn Plotter) {
                 Escaped(label)
             );
         }
+        let id = if k == 0 {
+            "overview-parameter".to_string()
+        } else {
+            format!("overview-parameter-{}", k + 1)
+        };
         figure(
             out,
-            plotter.parameter(p, unit),
-            (
-                "overview-parameter",
-                "overview-parameter",
-                "Time against the parameter",
-            ),
+            plotter.parameter(p, if p.unit.is_empty() { unit } else { &p.unit }),
+            (&id, "overview-parameter", "Time against the parameter"),
             &legend,
         );
     }

@@ -40,19 +40,29 @@ pub struct ReportView {
     /// What the values are when not times (`--metric`): "peak memory (resident set)"; empty
     /// for wall time.
     pub what: String,
-    /// Time against a numeric parameter (`--parameter-scan`, `--parameter-list`), in the
-    /// overview's unit.
-    pub parameter: Option<ParameterPlot>,
+    /// Time against a parameter: a numeric parameter of `--parameter-scan` or
+    /// `--parameter-list`, or the input of a rigor-bench group's functions (one plot per group),
+    /// in the overview's unit.
+    pub parameters: Vec<ParameterPlot>,
 }
 
-/// Means against the values of a numeric parameter, one line per series.
+/// A statistic against the values of a parameter, one line per series.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ParameterPlot {
+    /// What is plotted, for the heading: a group's name; empty for a run's parameter.
+    pub title: String,
     /// The parameter's name.
     pub name: String,
-    /// The lines: a label and its points (parameter value, mean, interval's lower and upper
-    /// end), by increasing value.
+    /// The statistic plotted: "mean", "min", …
+    pub statistic: String,
+    /// The unit of its values (`ns`); empty: the overview's.
+    pub unit: String,
+    /// The parameter's values when they are not numbers, in order: then each point's value is
+    /// its position among them (0, 1, …). Empty for a numeric parameter.
+    pub categories: Vec<String>,
+    /// The lines: a label and its points (parameter value, statistic, its interval's lower and
+    /// upper end), by increasing value.
     pub series: Vec<(String, Vec<[f64; 4]>)>,
 }
 

@@ -54,6 +54,16 @@ fn main() {
         .bench_with_inputs("sum", [10u64, 1000], |b, &k| {
             b.iter(|| (0..black_box(k)).sum::<u64>())
         })
+        // A group with settings of its own, two functions across an input.
+        .group("scan")
+        .samples(6)
+        .evals(3)
+        .warm_up(std::time::Duration::ZERO)
+        .bench_with_inputs("xor", [10u64, 100, 1000], |b, &k| b.iter(|| spin(black_box(k))))
+        .bench_with_inputs("add", [10u64, 100, 1000], |b, &k| {
+            b.iter(|| (0..black_box(k)).sum::<u64>())
+        })
+        .finish()
         .run();
 }
 "#;
@@ -105,7 +115,12 @@ fn lists_tunes_and_measures_each_function_across_processes() {
         text(&out.get_output().stdout),
         text(&out.get_output().stderr),
     );
-    assert_eq!(stdout, "spin\nsum/10\nsum/1000\n", "{stderr}");
+    assert_eq!(
+        stdout,
+        "spin\nsum/10\nsum/1000\nscan/xor/10\nscan/xor/100\nscan/xor/1000\nscan/add/10\n\
+         scan/add/100\nscan/add/1000\n",
+        "{stderr}"
+    );
     assert!(
         stderr.contains("skipping bench target 'plain': not a rigor-bench harness"),
         "{stderr}"
@@ -169,6 +184,117 @@ fn lists_tunes_and_measures_each_function_across_processes() {
     }
     // The evaluations are the same in every execution: one command per benchmark.
     assert_eq!(r["settings"]["estimator"], "min");
+}
+
+/// The samples of each measured execution of each benchmark of a result.
+fn samples_per_execution(r: &serde_json::Value) -> Vec<usize> {
+    let mut out = Vec::new();
+    for b in r["benchmarks"].as_array().unwrap() {
+        let samples = b["samples"].as_array().unwrap();
+        let measured = samples.iter().filter(|s| s["warmup"] != true);
+        let mut per: std::collections::BTreeMap<u64, usize> = Default::default();
+        for s in measured {
+            *per.entry(s["execution"].as_u64().unwrap()).or_default() += 1;
+        }
+        out.extend(per.into_values());
+    }
+    out
+}
+
+#[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
+fn a_groups_settings_reach_every_execution_and_the_report_plots_it_across_the_input() {
+    let _alone = crate::alone();
+    let dir = Dir::new();
+    let root = project(&dir);
+    let (path, report, md) = (dir.path("r.json"), dir.path("r.html"), dir.path("r.md"));
+    let out = bench(&root)
+        .args(["-r", "3", "--seed", "7", "scan", "--report"])
+        .arg(&report)
+        .arg("--export-json")
+        .arg(&path)
+        .arg("--export-markdown")
+        .arg(&md)
+        .assert()
+        .success();
+    // A table across the input after the run, and in the Markdown export.
+    let stdout = text(&out.get_output().stdout);
+    let table = stdout
+        .split_once("scan: min (")
+        .unwrap_or_else(|| panic!("no table across the input: {stdout}"))
+        .1;
+    let header = table.lines().nth(1).unwrap();
+    let words: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(words, ["10", "100", "1000"], "{table}");
+    assert!(table.contains("\n  scan/xor   ") && table.contains("\n  scan/add   "));
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains("against input\n\n| function | 10 | 100 | 1000 |\n"),
+        "{md}"
+    );
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains(
+            "rigor: group 'scan' (6 benchmarks): 6 samples per execution, 3 evaluations per \
+             sample, no warm-up\n"
+        ),
+        "{stderr}"
+    );
+    // The group fixes the evaluations: nothing is tuned.
+    assert!(!stderr.contains("tuning evaluations"), "{stderr}");
+    let r = json(&path);
+    let benches = r["benchmarks"].as_array().unwrap();
+    assert_eq!(benches.len(), 6);
+    for b in benches {
+        let command = b["command"].as_str().unwrap();
+        assert!(command.ends_with("--evals 3"), "{command}");
+        assert_eq!(b["parameters"]["group"], "scan", "{b}");
+    }
+    assert_eq!(benches[3]["parameters"]["function"], "scan/add");
+    assert_eq!(benches[3]["parameters"]["input"], "10");
+    // 6 samples from every measured execution: the group's, through RIGOR_ITERATIONS.
+    assert_eq!(samples_per_execution(&r), vec![6; 18]);
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("scan: Time against input") && html.contains("one line per function"),
+        "no input plot in the report"
+    );
+    assert!(html.contains("class=\"plot overview-parameter\""));
+    assert!(html.contains("scan/xor") && html.contains("scan/add"));
+
+    // The command line replaces the group's settings, and says so.
+    let out = bench(&root)
+        .args([
+            "-r",
+            "2",
+            "--seed",
+            "7",
+            "--iterations",
+            "2",
+            "--evals",
+            "5",
+        ])
+        .args(["--exact", "scan/xor/10"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains(
+            "group 'scan' (1 benchmark): no warm-up; --iterations replaces its 6 samples per \
+             execution; --evals replaces its 3 evaluations per sample"
+        ),
+        "{stderr}"
+    );
+    let r = json(&path);
+    assert!(
+        r["benchmarks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("--evals 5")
+    );
+    assert_eq!(samples_per_execution(&r), vec![2; 2]);
 }
 
 #[test]
@@ -321,6 +447,33 @@ fn against_measures_two_builds_together_and_compares_them_round_by_round() {
         "{stdout}"
     );
     assert!(stdout.contains("verdict: improvement") && stdout.contains("paired by round"));
+
+    // A group's functions against their input: a line per build in the report's plot, a row per
+    // build in the table.
+    let report = dir.path("against.html");
+    let out = bench(&root)
+        .args([
+            "-r",
+            "3",
+            "--seed",
+            "3",
+            "--exact",
+            "scan/xor/100",
+            "scan/xor/1000",
+        ])
+        .args(["--against", "HEAD~1", "--report"])
+        .arg(&report)
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert!(
+        stdout.contains("\n  scan/xor @ HEAD~1   ") && stdout.contains("\n  scan/xor           "),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("scan: Time against input"), "no input plot");
+    // The plot's legend names both builds' lines.
+    assert!(html.contains("</span>scan/xor @ HEAD~1") && html.contains("</span>scan/xor<"));
 
     // The other way round, from the kept checkout against the first folder: a regression, exit
     // 1. The checkout builds into its own target folder (where it was built as the other

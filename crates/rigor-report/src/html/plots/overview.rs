@@ -190,7 +190,9 @@ pub(super) fn distribution(rows: &[OverviewRow], unit: &str) -> PlotResult {
 /// Size of the parameter plot.
 const PARAMETER_SIZE: (u32, u32) = (760, 360);
 
-/// Means against a numeric parameter: a line per series, the intervals as error bars.
+/// A statistic against a parameter: a line per series, the intervals as error bars. A numeric
+/// parameter whose values span [`LOG_FROM`] times or more is drawn on a logarithmic axis; values
+/// that are not numbers are categories, in their order.
 pub(super) fn parameter(p: &ParameterPlot, unit: &str) -> PlotResult {
     let points = || p.series.iter().flat_map(|(_, pts)| pts.iter());
     let (Some(x), Some(y)) = (
@@ -204,8 +206,55 @@ pub(super) fn parameter(p: &ParameterPlot, unit: &str) -> PlotResult {
     ) else {
         return Ok(Drawn::Empty("No parameter values to plot.".into()));
     };
-    let (x, y) = (x.padded(0.05), y.padded(0.05));
-    let y_desc = format!("mean ({unit})");
+    let categorical = !p.categories.is_empty();
+    let log = !categorical && log_axis(x.lo, x.hi);
+    let x = if categorical {
+        Span {
+            lo: -0.5,
+            hi: p.categories.len() as f64 - 0.5,
+        }
+    } else if log {
+        Span {
+            lo: x.lo.log10(),
+            hi: x.hi.log10(),
+        }
+        .padded(0.05)
+    } else {
+        x.padded(0.05)
+    };
+    let px = |v: f64| at(v, log, x.lo);
+    let y = y.padded(0.05);
+    let statistic = if p.statistic.is_empty() {
+        "mean"
+    } else {
+        p.statistic.as_str()
+    };
+    let y_desc = format!("{statistic} ({unit})");
+    let x_desc = if log {
+        format!("{} (logarithmic axis)", p.name)
+    } else {
+        p.name.clone()
+    };
+    let x_label = |v: &f64| {
+        if categorical {
+            let i = v.round();
+            let whole = (v - i).abs() < 1e-9 && i >= 0.0;
+            whole
+                .then(|| p.categories.get(i as usize).map(|c| truncate(c, 16)))
+                .flatten()
+                .unwrap_or_default()
+        } else if log {
+            // Whole powers of ten only: between them a logarithmic tick (15.85) reads as noise.
+            let power = v.round();
+            if (v - power).abs() < 1e-9 {
+                tick(10f64.powf(power))
+            } else {
+                String::new()
+            }
+        } else {
+            tick(*v)
+        }
+    };
     svg(PARAMETER_SIZE, |root| {
         let mut chart = ChartBuilder::on(root)
             .margin(12)
@@ -213,25 +262,27 @@ pub(super) fn parameter(p: &ParameterPlot, unit: &str) -> PlotResult {
             .x_label_area_size(44)
             .y_label_area_size(64)
             .build_cartesian_2d(x.lo..x.hi, y.lo.max(0.0)..y.hi)?;
-        chart
-            .configure_mesh()
-            .bold_line_style(RGBColor(232, 232, 232))
+        let mut mesh = chart.configure_mesh();
+        mesh.bold_line_style(RGBColor(232, 232, 232))
             .light_line_style(TRANSPARENT)
-            .x_label_formatter(&|v| tick(*v))
+            .x_label_formatter(&x_label)
             .y_label_formatter(&|v| tick(*v))
             .label_style(tick_font())
             .axis_desc_style(label_font())
-            .x_desc(p.name.as_str())
-            .y_desc(y_desc.as_str())
-            .draw()?;
+            .x_desc(x_desc.as_str())
+            .y_desc(y_desc.as_str());
+        if categorical {
+            mesh.x_labels(p.categories.len().max(2));
+        }
+        mesh.draw()?;
         for (i, (_, pts)) in p.series.iter().enumerate() {
             let colour = palette(i);
-            let line: Vec<(f64, f64)> = pts.iter().map(|q| (q[0], q[1])).collect();
+            let line: Vec<(f64, f64)> = pts.iter().map(|q| (px(q[0]), q[1])).collect();
             chart.draw_series([PathElement::new(line, colour.stroke_width(2))])?;
             for q in pts {
-                let bar = vec![(q[0], q[2]), (q[0], q[3])];
+                let bar = vec![(px(q[0]), q[2]), (px(q[0]), q[3])];
                 chart.draw_series([PathElement::new(bar, colour.stroke_width(1))])?;
-                chart.draw_series([Circle::new((q[0], q[1]), 4, colour.filled())])?;
+                chart.draw_series([Circle::new((px(q[0]), q[1]), 4, colour.filled())])?;
             }
         }
         Ok(())
@@ -258,6 +309,49 @@ mod tests {
             Drawn::Svg(s) => s,
             Drawn::Empty(why) => panic!("{why}"),
         }
+    }
+
+    fn plot(xs: &[f64], categories: &[&str]) -> ParameterPlot {
+        let pts = |k: f64| {
+            xs.iter()
+                .map(|&x| [x, k * (x + 1.0), k * x, k * (x + 2.0)])
+                .collect()
+        };
+        ParameterPlot {
+            title: "sort".into(),
+            name: "input".into(),
+            statistic: "min".into(),
+            unit: "ns".into(),
+            categories: categories.iter().map(|c| c.to_string()).collect(),
+            series: vec![
+                ("sort/std".into(), pts(1.0)),
+                ("sort/unstable".into(), pts(0.5)),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_parameter_spanning_twenty_times_or_more_is_drawn_on_a_logarithmic_axis() {
+        let wide = svg(parameter(&plot(&[10.0, 100.0, 10_000.0], &[]), "ns"));
+        assert!(wide.contains("input (logarithmic axis)"), "{wide}");
+        assert!(wide.contains("min (ns)"), "{wide}");
+        // One marker per point of each line.
+        assert_eq!(wide.matches("<circle").count(), 6, "{wide}");
+        let narrow = svg(parameter(&plot(&[10.0, 100.0], &[]), "ns"));
+        assert!(!narrow.contains("logarithmic"), "{narrow}");
+    }
+
+    #[test]
+    fn a_parameter_that_is_not_a_number_is_drawn_as_categories() {
+        let s = svg(parameter(
+            &plot(&[0.0, 1.0, 2.0], &["small", "medium", "large"]),
+            "µs",
+        ));
+        let labels: Vec<&str> = s.lines().map(str::trim).collect();
+        for c in ["small", "medium", "large"] {
+            assert!(labels.contains(&c), "{c} not an axis label in {s}");
+        }
+        assert!(!s.contains("logarithmic"), "{s}");
     }
 
     #[test]
