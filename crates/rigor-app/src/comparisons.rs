@@ -628,12 +628,25 @@ fn between_with(
             hierarchy_of(ob).map_err(stats)?,
             hierarchy_of(nb).map_err(stats)?,
         );
-        let mut c = one(
+        // A pair whose statistic cannot be formed (a minimum of 0: every evaluation of a
+        // sample below the clock's step) is said and skipped, as within a run; the others stand.
+        let mut c = match one(
             (ob, &oh, old_intervals[j]),
             (nb, &nh, new_intervals[i]),
             s,
             paired,
-        )?;
+        ) {
+            Ok(c) => c,
+            Err(AppError::Compare { source, .. }) => {
+                warnings.push(Warning::NotCompared {
+                    candidate: format!("{}{NEW}", nb.name),
+                    baseline: format!("{}{OLD}", ob.name),
+                    reason: source.to_string(),
+                });
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         ranges.push(member_range((ob, &oh), (nb, &nh), s.config.estimator));
         c.baseline = format!("{}{OLD}", ob.name);
         c.candidate = format!("{}{NEW}", nb.name);
@@ -672,6 +685,9 @@ fn between_with(
                 .filter_map(|w| match w {
                     Warning::NoResultToCompare { benchmark }
                     | Warning::AllTimesZero { benchmark } => Some(format!("'{benchmark}'")),
+                    Warning::NotCompared {
+                        baseline, reason, ..
+                    } => Some(format!("'{baseline}' ({reason})")),
                     _ => None,
                 })
                 .collect::<Vec<_>>()

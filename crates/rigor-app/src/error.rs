@@ -61,8 +61,8 @@ pub enum AppError {
         "nothing to compare: {}",
         if !.without_result.is_empty() {
             format!(
-                "{} measured nothing on one side (every execution failed, too few, or every \
-                 time 0)",
+                "{} measured nothing comparable on one side (every execution failed, too \
+                 few, every time 0, or a statistic of 0: below the clock's step)",
                 .without_result
             )
         } else {

@@ -240,3 +240,63 @@ fn a_suites_geometric_mean_is_floored_at_its_members_resolutions() {
     close("upper", 1.011_712_720_686_811);
     assert_eq!(suite["at_resolution"], true);
 }
+
+/// A benchmark whose minimum is 0 (one sample below the clock's step in every execution) cannot
+/// form a ratio of minimums: comparing two results says so for that pair and compares the
+/// others, instead of failing the whole comparison.
+#[test]
+fn a_minimum_of_zero_is_said_and_skipped_and_the_other_pairs_stand() {
+    let dir = Dir::new();
+    // `zero`: the first sample of each execution reads 0 (below the step), the others 20 ns.
+    let zero = r#"for i in $(seq ${RIGOR_ITERATIONS:-20}); do v=20; [ "$i" = 1 ] && v=0; echo "{\"value\": $v, \"unit\": \"ns\", \"resolution\": 20}" >> "$RIGOR_SAMPLES_FILE"; done"#;
+    for side in ["old", "new"] {
+        rigor()
+            .args([
+                "run", "--shell", "-r", "10", "--seed", "3", "-n", "zero", "-n", "steady",
+            ])
+            .args([zero, &tied_at("40", "20")])
+            .arg("--export-json")
+            .arg(dir.path(&format!("{side}.json")))
+            .assert()
+            .success();
+    }
+    let out = rigor()
+        .args(["compare", "--estimator", "min", "--seed", "1"])
+        .arg(dir.path("old.json"))
+        .arg(dir.path("new.json"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("'zero (new)' could not be compared with 'zero (old)'"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("steady"), "{stdout}");
+    // With only the benchmark that cannot be compared, the error names it and why.
+    for side in ["old1", "new1"] {
+        rigor()
+            .args([
+                "run", "--shell", "-r", "10", "--seed", "3", "-n", "zero", zero,
+            ])
+            .arg("--export-json")
+            .arg(dir.path(&format!("{side}.json")))
+            .assert()
+            .success();
+    }
+    let only = rigor()
+        .args(["compare", "--estimator", "min", "--seed", "1"])
+        .arg(dir.path("old1.json"))
+        .arg(dir.path("new1.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&only.stderr);
+    assert_eq!(only.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("'zero (old)' (") && err.contains("below the clock's step"),
+        "{err}"
+    );
+}
