@@ -957,3 +957,34 @@ fn bisect_follows_the_metric_asked_for() {
     assert!(err.contains("a bisection follows one metric"), "{err}");
     assert!(!dir.path("h.db").exists() || two.stdout.is_empty());
 }
+
+/// `track run --threshold` is the practical threshold of the detection that follows the
+/// measurement (it was ignored: detection took 1% whatever was typed).
+#[test]
+fn track_run_detects_with_the_threshold_given() {
+    let dir = Dir::new();
+    let run = |threshold: &str| {
+        let out = rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", &format!("h{threshold}.db"), "run"])
+            .args([
+                "--simulate",
+                "versions=12,step=8:+8%,session=0%",
+                "--last",
+                "12",
+            ])
+            .args(["--seed", "3", "-n", "b", "--machine", "m", "--no-confirm"])
+            .args(["--threshold", threshold, "--", "mean=10ms,execution=2%"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let strict = run("1%");
+    assert!(
+        strict.contains("regression") && strict.contains("v8"),
+        "{strict}"
+    );
+    let lax = run("20%");
+    assert!(lax.contains("No changes detected"), "{lax}");
+}

@@ -111,8 +111,13 @@ pub fn track_run(
         .map(|c| c.id)
         .collect();
     let metrics = metrics_or_wall(&request.metrics);
-    let detected =
-        super::detect::detect_available(history, &key, &DetectSettings::default(), &metrics, true)?;
+    // Detection after measuring takes the run's --threshold and --confidence, as `track
+    // changes` does its own.
+    let detect = DetectSettings {
+        confidence: experiment.analysis.confidence,
+        threshold: experiment.comparison.threshold,
+    };
+    let detected = super::detect::detect_available(history, &key, &detect, &metrics, true)?;
     let left_out: Vec<Line> = detected
         .left_out
         .iter()
