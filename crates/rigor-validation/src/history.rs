@@ -962,7 +962,7 @@ pub fn targets(result: &ScenarioResult) -> Vec<Check> {
 /// One version-level estimator under one condition ([`efficiency`]).
 #[derive(Debug, Clone)]
 pub struct EfficiencyRow {
-    /// "normal noise" or "interference, <split>".
+    /// "normal noise" or "interference, " and the split's name.
     pub condition: String,
     /// "mean", "median" or "Huber".
     pub estimator: &'static str,
@@ -991,7 +991,7 @@ pub fn efficiency(seed: u64, reps: usize) -> Vec<EfficiencyRow> {
             .iter()
             .map(|s| (format!("interference, {}", s.name), *s, true)),
     );
-    let estimators: [(&'static str, fn(&[f64]) -> VersionMean); 3] = [
+    let estimators: [(&'static str, Level); 3] = [
         ("mean", mean_of),
         ("median", |m| {
             VersionMean::robust_of(m).unwrap_or_else(|_| mean_of(m))
@@ -1026,6 +1026,9 @@ pub fn efficiency(seed: u64, reps: usize) -> Vec<EfficiencyRow> {
     }
     out
 }
+
+/// A version-level estimator of execution means.
+type Level = fn(&[f64]) -> VersionMean;
 
 /// Versions per condition in the efficiency table.
 const EFFICIENCY_REPS: usize = 40_000;
