@@ -55,7 +55,9 @@ enum ModeArg {
     Quick,
     /// Every section at small sizes, to try the document out (not for publishing).
     Small,
-    /// Change detection over simulated version histories: writes docs/validation/history.md.
+    /// Change detection over simulated version histories, scenario by scenario (each Table 4
+    /// noise split and their mix × interference × build variation): writes
+    /// docs/validation/history.md (under a minute; about 17 minutes with `--peers`).
     History,
     /// Comparisons run until decided (anytime-valid confidence sequence), simulated, and real
     /// A/A programs run until decided with the release `rigor`: writes
