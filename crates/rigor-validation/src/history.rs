@@ -1192,7 +1192,8 @@ const WHY: &str = "### Where the targets fail, and why\n\n\
 - **Recall of changes ≥ 5% against Otava + 0.05** where the data allow far more (lusearch9: \
   compare the oracle's row): rigor's candidates come from the same E-divisive search as Otava's \
   (windows of 50 versions), and its confirmation can only drop candidates, not find new ones, \
-  so rigor stays a few points above Otava rather than near the oracle. In lusearch9 the level's \
+  so rigor stays within a few points of Otava (above it in most scenarios) rather than near \
+  the oracle. In lusearch9 the level's \
   own variance also costs: Huber's sandwich variance from 10 execution means (scale from their \
   MAD) is noisy, and weighting versions by it loses precision — the diagnostic row with the \
   series' median variance finds several points more.\n\
