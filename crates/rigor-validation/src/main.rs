@@ -57,7 +57,8 @@ enum ModeArg {
     Small,
     /// Change detection over simulated version histories, scenario by scenario (each Table 4
     /// noise split and their mix × interference × build variation): writes
-    /// docs/validation/history.md (under a minute; about 17 minutes with `--peers`).
+    /// docs/validation/history.md (under a minute; 7–19 minutes with `--peers`, most of it in
+    /// the peers' Python packages).
     History,
     /// Comparisons run until decided (anytime-valid confidence sequence), simulated, and real
     /// A/A programs run until decided with the release `rigor`: writes
