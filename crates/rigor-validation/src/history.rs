@@ -1,12 +1,19 @@
 //! Change detection over simulated version histories: rigor's method against the rules other
-//! tools use, on the same series with known changes.
+//! tools use, on the same series with known changes, scenario by scenario.
 //!
 //! A history is `versions` × `benchmarks`. Each benchmark's noise is one of Kalibera & Jones
 //! 2013's Table 4 splits (execution and iteration variation), optionally with build (layout)
 //! variation between versions (1.7%, Kalibera & Jones 2013 Figure 2); each version is measured
 //! with 10 executions of 10 iterations. Injected: step changes (1–10%, random sign, about one per
 //! 100 versions per benchmark), slow drifts (5% over 100 versions, on a tenth of the
-//! benchmarks) and one machine-wide shift (+3% on every benchmark at once).
+//! benchmarks) and one machine-wide shift (+3% on every benchmark at once, or on most of them).
+//! A [`Scenario`] fixes the noise (one split alone, or a mix), whether executions suffer
+//! interference and whether builds vary; [`scenarios`] is the matrix the study reports.
+//!
+//! [`simulate_series`] simulates one benchmark's series and is usable on its own (other studies
+//! reuse the generator).
+
+use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -18,7 +25,11 @@ use rigor_stats::edivisive::{ChangeConfig, detect_changes, two_sample_t_test};
 use rigor_stats::fdr::bh_adjusted;
 use rigor_stats::series::{SeriesConfig, VersionMean, detect, evaluate};
 
-use crate::model::{BLOAT6, Split, TRADEBEANS9, XALAN6, XALAN9};
+use crate::common::Rate;
+use crate::model::{
+    ANTLR6_LAYOUT, BLOAT6, LUSEARCH9, Split, TRADEBEANS9, XALAN6, XALAN9, XALAN9_LAYOUT,
+    XALANCBMK_LINK,
+};
 use crate::peers::Peer;
 
 /// Executions per version and iterations per execution.
@@ -31,6 +42,22 @@ const TOLERANCE: usize = 2;
 /// A detection farther than [`TOLERANCE`] but within this many versions of a true change is
 /// counted as mislocalised, not as a false alarm.
 const NEAR: usize = 10;
+/// A false alarm farther than this from every true step is counted apart as well: in the noisiest
+/// splits a change found at all is often found more than [`NEAR`] versions from where it is
+/// (the spread of a step's estimated place grows as (noise / size)²).
+const FAR: usize = 40;
+/// The machine-wide shift: +3% at the middle version.
+pub const SHIFT: f64 = 0.03;
+/// Build (layout) variation between versions when a scenario has it: the largest Kalibera &
+/// Jones 2013 report over randomised-layout binaries for reference inputs (Figure 2, 1.7%).
+pub const BUILD_SD: f64 = 0.017;
+/// Kalibera & Jones 2013, Table 4: the splits of execution and iteration variation, from
+/// iteration-dominated (bloat6) to execution-dominated (lusearch9).
+pub const TABLE4: [Split; 5] = [BLOAT6, LUSEARCH9, XALAN6, XALAN9, TRADEBEANS9];
+/// Splits with their own build (code layout, link order) variation: Kalibera & Jones 2013 §8.
+pub const LAYOUT: [Split; 3] = [ANTLR6_LAYOUT, XALANCBMK_LINK, XALAN9_LAYOUT];
+/// The splits of the study before the scenario matrix (and of its mixed rows' shorthand).
+const FOUR: [Split; 4] = [BLOAT6, XALAN6, XALAN9, TRADEBEANS9];
 
 /// The size of a study.
 #[derive(Debug, Clone, Copy)]
@@ -39,14 +66,18 @@ pub struct HistorySizes {
     pub versions: usize,
     /// Benchmarks per history.
     pub benchmarks: usize,
+    /// Histories per scenario.
+    pub histories: usize,
 }
 
 impl HistorySizes {
-    /// The issue's size: 500 versions × 50 benchmarks.
+    /// The study's size: 10 histories of 500 versions × 20 benchmarks per scenario (100,000
+    /// version pairs, about 900 true steps).
     pub fn full() -> Self {
         Self {
             versions: 500,
-            benchmarks: 50,
+            benchmarks: 20,
+            histories: 10,
         }
     }
     /// A quick look.
@@ -54,8 +85,114 @@ impl HistorySizes {
         Self {
             versions: 200,
             benchmarks: 20,
+            histories: 2,
         }
     }
+}
+
+/// One cell of the study: how the benchmarks of a history are measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// Name in the tables.
+    pub name: String,
+    /// Noise splits, assigned to benchmarks in turn.
+    pub splits: Vec<Split>,
+    /// Every third benchmark has one of the [`LAYOUT`] splits instead, with its own build
+    /// variation (what the issue's real data look like).
+    pub layout_third: bool,
+    /// Build variation between versions of the other benchmarks (0: none).
+    pub build_sd: f64,
+    /// Whether 2% of executions are slowed by 10–100%.
+    pub interference: bool,
+    /// The machine-wide shift is on four benchmarks in five rather than on every one.
+    pub shift_most: bool,
+    /// Also score the simple consecutive rules (kept to the mixed scenarios, for readable
+    /// tables).
+    pub all_rules: bool,
+}
+
+impl Scenario {
+    /// The split and build variation of benchmark `b`.
+    pub fn benchmark(&self, b: usize) -> (Split, f64) {
+        if self.layout_third && b % 3 == 2 {
+            let s = LAYOUT[(b / 3) % LAYOUT.len()];
+            return (s, s.build);
+        }
+        let i = if self.layout_third {
+            (b / 3) * 2 + b % 3
+        } else {
+            b
+        };
+        (self.splits[i % self.splits.len()], self.build_sd)
+    }
+
+    /// Whether benchmark `b` moves with the machine-wide shift.
+    pub fn shifted(&self, b: usize) -> bool {
+        !self.shift_most || b % 5 != 4
+    }
+
+    fn of(noise: &str, splits: &[Split], interference: bool, build_sd: f64) -> Self {
+        Self {
+            name: format!(
+                "{noise}; {}; {}",
+                if interference {
+                    "interference"
+                } else {
+                    "no interference"
+                },
+                if build_sd > 0.0 {
+                    format!("builds vary {:.1}%", 100.0 * build_sd)
+                } else {
+                    "no build variation".to_string()
+                }
+            ),
+            splits: splits.to_vec(),
+            layout_third: false,
+            build_sd,
+            interference,
+            shift_most: false,
+            all_rules: splits.len() > 1,
+        }
+    }
+}
+
+/// The study's matrix: each [`TABLE4`] split alone and their mix, × interference off/on × build
+/// variation off/on, then the issue's real-data-like history (the Table 4 mix with the
+/// [`LAYOUT`] splits on a third of the benchmarks, the shift on four in five, no interference),
+/// and the same with interference.
+pub fn scenarios() -> Vec<Scenario> {
+    let mut noises: Vec<(String, Vec<Split>)> = TABLE4
+        .iter()
+        .map(|s| (s.name.to_string(), vec![*s]))
+        .collect();
+    noises.push(("Table 4 mix".to_string(), TABLE4.to_vec()));
+    let mut out = Vec::new();
+    for (noise, splits) in &noises {
+        for interference in [false, true] {
+            for build_sd in [0.0, BUILD_SD] {
+                out.push(Scenario::of(noise, splits, interference, build_sd));
+            }
+        }
+    }
+    for interference in [false, true] {
+        let mut s = Scenario::of(
+            "like real data: Table 4 mix, layout splits on a third, shift on 4 in 5",
+            &TABLE4,
+            interference,
+            0.0,
+        );
+        s.name = s.name.replace("; no build variation", "");
+        s.layout_third = true;
+        s.shift_most = true;
+        out.push(s);
+    }
+    out
+}
+
+/// The study's scenario before the matrix: four Table 4 splits, interference, every benchmark
+/// shifted, every rule scored.
+pub fn four_splits(build_sd: f64) -> Scenario {
+    Scenario::of("bloat6, xalan6, xalan9, tradebeans9", &FOUR, true, build_sd)
 }
 
 /// What happened to one benchmark's series.
@@ -67,16 +204,95 @@ struct Truth {
     drift: Option<(usize, usize)>,
 }
 
-/// One simulated benchmark: its version means and their within-version variances (fields private).
+/// One simulated benchmark: its version levels by three estimators and what truly happened.
 pub struct Series {
     /// Mean of each version's execution means, with its variance.
     versions: Vec<VersionMean>,
-    /// Median of each version's execution means, with its variance (what `rigor track` uses).
+    /// Huber's M-estimate of each version's execution means, with its variance (what `rigor
+    /// track` uses).
     robust: Vec<VersionMean>,
+    /// Median of each version's execution means, with its variance.
+    medians: Vec<VersionMean>,
     truth: Truth,
 }
 
-fn simulate(split: &Split, build_sd: f64, n: usize, shift_at: usize, seed: u64) -> Series {
+impl Series {
+    /// Each version's mean of execution means, with its variance.
+    pub fn means(&self) -> &[VersionMean] {
+        &self.versions
+    }
+    /// Each version's level as `rigor track` stores it (Huber's M-estimate), with its variance.
+    pub fn levels(&self) -> &[VersionMean] {
+        &self.robust
+    }
+    /// Each version's median of execution means, with its variance.
+    pub fn medians(&self) -> &[VersionMean] {
+        &self.medians
+    }
+    /// The true steps, as (first version after, relative change); the machine-wide shift
+    /// included when the series has it.
+    pub fn steps(&self) -> &[(usize, f64)] {
+        &self.truth.steps
+    }
+    /// The versions `[start, end)` of a slow drift, if the series has one.
+    pub fn drift(&self) -> Option<(usize, usize)> {
+        self.truth.drift
+    }
+}
+
+/// What [`simulate_series`] simulates.
+#[derive(Debug, Clone, Copy)]
+pub struct SeriesSpec {
+    /// Execution and iteration variation.
+    pub split: Split,
+    /// Build variation between versions (fraction of the level; 0: none).
+    pub build_sd: f64,
+    /// Versions.
+    pub versions: usize,
+    /// A machine-wide step: (first version after, relative change).
+    pub shift: Option<(usize, f64)>,
+    /// Whether 2% of executions are slowed by 10–100%.
+    pub interference: bool,
+}
+
+/// One version's execution means at true level `level`: [`EXECUTIONS`] executions of
+/// [`ITERATIONS`] iterations with `split`'s noise, with or without interference.
+fn execution_means<R: Rng>(rng: &mut R, split: &Split, level: f64, interference: bool) -> Vec<f64> {
+    let execution = Normal::new(0.0, split.execution.max(1e-12)).expect("sd > 0");
+    let iteration_mean = Normal::new(
+        0.0,
+        (split.iteration / (ITERATIONS as f64).sqrt()).max(1e-12),
+    )
+    .expect("sd");
+    (0..EXECUTIONS)
+        .map(|_| {
+            // Interference: now and then another process slows an execution down (never
+            // speeds it up), as seen on this project's shared machines.
+            let slowdown = if interference && rng.gen_bool(INTERFERENCE) {
+                rng.gen_range(1.1..2.0)
+            } else {
+                1.0
+            };
+            level * slowdown * (1.0 + execution.sample(rng) + iteration_mean.sample(rng))
+        })
+        .collect()
+}
+
+/// A mean of execution means with its variance `S²/n`.
+fn mean_of(means: &[f64]) -> VersionMean {
+    let n = means.len() as f64;
+    let m = means.iter().sum::<f64>() / n;
+    let var = means.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0) / n;
+    VersionMean {
+        mean: m,
+        variance: var,
+    }
+}
+
+/// Simulates one benchmark's history with the study's steps and drift (drawn from `seed`) and
+/// the noise, shift and interference of `spec`.
+pub fn simulate_series(spec: &SeriesSpec, seed: u64) -> Series {
+    let n = spec.versions;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut steps = Vec::new();
     let mut at = 0usize;
@@ -88,67 +304,59 @@ fn simulate(split: &Split, build_sd: f64, n: usize, shift_at: usize, seed: u64) 
         let size = rng.gen_range(0.01..0.10) * if rng.gen_bool(0.5) { 1.0 } else { -1.0 };
         steps.push((at, size));
     }
-    steps.push((shift_at, 0.03));
+    if let Some(shift) = spec.shift {
+        steps.push(shift);
+    }
     steps.sort_by_key(|s| s.0);
     steps.dedup_by_key(|s| s.0);
     let drift = rng.gen_bool(0.1).then(|| {
         let start = rng.gen_range(20..n.saturating_sub(120).max(21));
         (start, (start + 100).min(n))
     });
-    let build = Normal::new(0.0, build_sd.max(1e-12)).expect("sd > 0");
-    let execution = Normal::new(0.0, split.execution.max(1e-12)).expect("sd > 0");
-    let iteration_mean = Normal::new(
-        0.0,
-        (split.iteration / (ITERATIONS as f64).sqrt()).max(1e-12),
-    )
-    .expect("sd");
-    let (versions, robust) = (0..n)
-        .map(|i| {
-            let mut level: f64 = steps
-                .iter()
-                .filter(|(s, _)| i >= *s)
-                .map(|(_, f)| 1.0 + f)
-                .product();
-            if let Some((a, b)) = drift {
-                let progress = (i.saturating_sub(a)).min(b - a) as f64 / (b - a) as f64;
-                level *= 1.0 + 0.05 * progress;
-            }
-            let version_level = level * (1.0 + build.sample(&mut rng));
-            let means: Vec<f64> = (0..EXECUTIONS)
-                .map(|_| {
-                    // Interference: now and then another process slows an execution down (never
-                    // speeds it up), as seen on this project's shared machines.
-                    let slowdown = if rng.gen_bool(INTERFERENCE) {
-                        rng.gen_range(1.1..2.0)
-                    } else {
-                        1.0
-                    };
-                    version_level
-                        * slowdown
-                        * (1.0 + execution.sample(&mut rng) + iteration_mean.sample(&mut rng))
-                })
-                .collect();
-            let m = means.iter().sum::<f64>() / EXECUTIONS as f64;
-            let var = means.iter().map(|x| (x - m).powi(2)).sum::<f64>()
-                / (EXECUTIONS as f64 - 1.0)
-                / EXECUTIONS as f64;
-            (
-                VersionMean {
-                    mean: m,
-                    variance: var,
-                },
-                VersionMean::huber_of(&means).unwrap_or(VersionMean {
-                    mean: m,
-                    variance: var,
-                }),
-            )
-        })
-        .unzip();
-    Series {
-        versions,
-        robust,
+    let build = Normal::new(0.0, spec.build_sd.max(1e-12)).expect("sd > 0");
+    let mut out = Series {
+        versions: Vec::with_capacity(n),
+        robust: Vec::with_capacity(n),
+        medians: Vec::with_capacity(n),
         truth: Truth { steps, drift },
+    };
+    for i in 0..n {
+        let mut level: f64 = out
+            .truth
+            .steps
+            .iter()
+            .filter(|(s, _)| i >= *s)
+            .map(|(_, f)| 1.0 + f)
+            .product();
+        if let Some((a, b)) = drift {
+            let progress = (i.saturating_sub(a)).min(b - a) as f64 / (b - a) as f64;
+            level *= 1.0 + 0.05 * progress;
+        }
+        let version_level = level * (1.0 + build.sample(&mut rng));
+        let means = execution_means(&mut rng, &spec.split, version_level, spec.interference);
+        let plain = mean_of(&means);
+        out.versions.push(plain);
+        out.robust
+            .push(VersionMean::huber_of(&means).unwrap_or(plain));
+        out.medians
+            .push(VersionMean::robust_of(&means).unwrap_or(plain));
     }
+    out
+}
+
+/// [`simulate_series`] as the study first did it: interference on and the +3% machine-wide
+/// shift at `shift_at`.
+pub fn simulate(split: &Split, build_sd: f64, n: usize, shift_at: usize, seed: u64) -> Series {
+    simulate_series(
+        &SeriesSpec {
+            split: *split,
+            build_sd,
+            versions: n,
+            shift: Some((shift_at, SHIFT)),
+            interference: true,
+        },
+        seed,
+    )
 }
 
 /// A change-detection method: positions (first version after) of the changes it reports in one
@@ -156,7 +364,39 @@ fn simulate(split: &Split, build_sd: f64, n: usize, shift_at: usize, seed: u64) 
 type Method = fn(&Series) -> Vec<(usize, Option<f64>)>;
 
 fn rigor(s: &Series) -> Vec<(usize, Option<f64>)> {
-    detect(&s.robust, &SeriesConfig::default())
+    rigor_on(&s.robust)
+}
+
+/// [`rigor`]'s detection on the medians of execution means as version levels.
+fn rigor_medians(s: &Series) -> Vec<(usize, Option<f64>)> {
+    rigor_on(&s.medians)
+}
+
+/// [`rigor`]'s detection on the means of execution means as version levels.
+fn rigor_means(s: &Series) -> Vec<(usize, Option<f64>)> {
+    rigor_on(&s.versions)
+}
+
+/// [`rigor`]'s detection on Huber levels that all carry the series' median within-version
+/// variance: a diagnostic of how much the noise of each version's own variance estimate (from
+/// 10 execution means) costs.
+fn rigor_pooled(s: &Series) -> Vec<(usize, Option<f64>)> {
+    let mut v: Vec<f64> = s.robust.iter().map(|l| l.variance).collect();
+    v.sort_by(f64::total_cmp);
+    let pooled = v.get(v.len() / 2).copied().unwrap_or(0.0);
+    let levels: Vec<VersionMean> = s
+        .robust
+        .iter()
+        .map(|l| VersionMean {
+            mean: l.mean,
+            variance: pooled,
+        })
+        .collect();
+    rigor_on(&levels)
+}
+
+fn rigor_on(levels: &[VersionMean]) -> Vec<(usize, Option<f64>)> {
+    detect(levels, &SeriesConfig::default())
         .map(|a| {
             a.changes
                 .iter()
@@ -274,9 +514,17 @@ fn oracle(s: &Series) -> Vec<(usize, Option<f64>)> {
         .unwrap_or_default()
 }
 
+/// rigor's row.
+const RIGOR: &str = "rigor (versions as top level, FDR)";
+/// rigor-stats' E-divisive, Otava's algorithm.
+const OTAVA_ALGORITHM: &str = "E-divisive on version means (Otava's algorithm)";
+/// The oracle's row.
+const ORACLE: &str =
+    "oracle: rigor's test at the true change locations (known; what the data allow)";
+
 /// The methods compared, by name (the oracle last: it knows where the changes are).
 pub const METHODS: [(&str, Method); 7] = [
-    ("rigor (versions as top level, FDR)", rigor),
+    (RIGOR, rigor),
     (
         "CI non-overlap, consecutive versions (Kalibera, Bulej & Tůma 2005b)",
         ci_overlap,
@@ -285,16 +533,24 @@ pub const METHODS: [(&str, Method); 7] = [
         "consecutive ratio verdict, each version's own interval",
         consecutive_verdict,
     ),
-    ("E-divisive on version means (Otava's algorithm)", otava),
+    (OTAVA_ALGORITHM, otava),
     (
         "Perfherder t-test (12-version windows, |t| > 7, ≥ 2%)",
         perfherder,
     ),
     ("fixed 5% threshold on consecutive means", fixed_threshold),
+    (ORACLE, oracle),
+];
+
+/// rigor with other version levels, for the efficiency of the level (scored in every
+/// scenario).
+pub const LEVEL_VARIANTS: [(&str, Method); 3] = [
     (
-        "oracle: rigor's test at the true change locations (known; what the data allow)",
-        oracle,
+        "rigor, Huber level with the series' median variance (diagnostic)",
+        rigor_pooled,
     ),
+    ("rigor, median of execution means as level", rigor_medians),
+    ("rigor, mean of execution means as level", rigor_means),
 ];
 
 /// One method's scores on one scenario.
@@ -303,6 +559,8 @@ pub struct Score {
     /// Reported changes with no true change within ±10 versions and outside drifts, per 1,000
     /// version-benchmark pairs.
     pub false_alarms_per_1000: f64,
+    /// The false alarms farther than 40 versions from every true change, per 1,000 pairs.
+    pub far_false_alarms_per_1000: f64,
     /// Reported changes 3–10 versions from a true change, per 1,000 pairs.
     pub mislocalised_per_1000: f64,
     /// Share of true changes of at least 2% found (within ±2 versions).
@@ -317,19 +575,57 @@ pub struct Score {
     /// benchmarks, and at least half of them, report a change within ±2 versions of it (the rule
     /// by which `rigor track changes` groups changes into an event).
     pub shift_as_event: f64,
+    /// Version pairs scored (consecutive versions of every benchmark).
+    pub pairs: usize,
+    /// False alarms, counted.
+    pub false_alarms: usize,
+    /// True changes of at least 2% found, of how many.
+    pub found_2: Rate,
+    /// True changes of at least 5% found, of how many.
+    pub found_5: Rate,
+    /// Histories where the shift was found as one event, of how many.
+    pub events: Rate,
 }
 
-/// Scores every method on `histories` histories of one scenario; with `peers` (the path of
-/// scripts/history_peers.py), also Apache Otava's and asv's own packages on the same series.
+/// One scenario's scores, per method.
+#[derive(Debug, Clone)]
+pub struct ScenarioResult {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// (method, scores), in table order.
+    pub rows: Vec<(String, Score)>,
+    /// Drifts simulated.
+    pub drifts: usize,
+    /// Wall time of the scenario (simulation, every method and the peers), seconds.
+    pub seconds: f64,
+}
+
+/// The methods scored on `scenario`: rigor (with its level and the other levels), Otava's
+/// algorithm and the oracle; every rule when the scenario asks for them.
+fn methods_of(scenario: &Scenario) -> Vec<(&'static str, Method)> {
+    let mut out: Vec<(&'static str, Method)> = METHODS
+        .iter()
+        .copied()
+        .filter(|(name, _)| scenario.all_rules || [RIGOR, OTAVA_ALGORITHM, ORACLE].contains(name))
+        .collect();
+    // Beside rigor's own row.
+    for (i, v) in LEVEL_VARIANTS.iter().enumerate() {
+        out.insert(1 + i, *v);
+    }
+    out
+}
+
+/// Scores every method on one scenario; with `peers` (the path of scripts/history_peers.py),
+/// also Apache Otava's and asv's own packages on the same series.
 pub fn study_with(
     sizes: HistorySizes,
-    build_sd: f64,
-    histories: usize,
+    scenario: &Scenario,
     seed: u64,
     peers: Option<&std::path::Path>,
-) -> Vec<(String, Score)> {
-    let data = simulate_histories(sizes, build_sd, histories, seed);
-    let mut rows: Vec<(String, Score)> = METHODS
+) -> ScenarioResult {
+    let started = Instant::now();
+    let data = simulate_histories(sizes, scenario, seed);
+    let mut rows: Vec<(String, Score)> = methods_of(scenario)
         .iter()
         .map(|(name, method)| {
             let found = detections(&data, *method, name.starts_with("rigor"));
@@ -347,12 +643,23 @@ pub fn study_with(
             Err(e) => eprintln!("peers not run: {e}"),
         }
     }
-    rows
+    let drifts = data
+        .iter()
+        .flatten()
+        .filter(|s| s.truth.drift.is_some())
+        .count();
+    ScenarioResult {
+        scenario: scenario.clone(),
+        rows,
+        drifts,
+        seconds: started.elapsed().as_secs_f64(),
+    }
 }
 
 /// Scores rigor's methods only (see [`study_with`]).
-pub fn study(sizes: HistorySizes, build_sd: f64, histories: usize, seed: u64) -> Vec<Score> {
-    study_with(sizes, build_sd, histories, seed, None)
+pub fn study(sizes: HistorySizes, scenario: &Scenario, seed: u64) -> Vec<Score> {
+    study_with(sizes, scenario, seed, None)
+        .rows
         .into_iter()
         .map(|(_, s)| s)
         .collect()
@@ -409,24 +716,24 @@ fn run_peers(
     ])
 }
 
-fn simulate_histories(
-    sizes: HistorySizes,
-    build_sd: f64,
-    histories: usize,
-    seed: u64,
-) -> Vec<Vec<Series>> {
-    let splits = [BLOAT6, XALAN6, XALAN9, TRADEBEANS9];
-    (0..histories)
+/// The histories of one scenario: benchmark `b` of history `h` from seed `seed ^ h << 32 ^ b`,
+/// so that every scenario draws the same steps and drifts and differs only in its noise.
+fn simulate_histories(sizes: HistorySizes, scenario: &Scenario, seed: u64) -> Vec<Vec<Series>> {
+    (0..sizes.histories)
         .into_par_iter()
         .map(|h| {
             let shift_at = sizes.versions / 2;
             (0..sizes.benchmarks)
                 .map(|b| {
-                    simulate(
-                        &splits[b % splits.len()],
-                        build_sd,
-                        sizes.versions,
-                        shift_at,
+                    let (split, build_sd) = scenario.benchmark(b);
+                    simulate_series(
+                        &SeriesSpec {
+                            split,
+                            build_sd,
+                            versions: sizes.versions,
+                            shift: scenario.shifted(b).then_some((shift_at, SHIFT)),
+                            interference: scenario.interference,
+                        },
                         seed ^ ((h as u64) << 32) ^ b as u64,
                     )
                 })
@@ -468,7 +775,7 @@ fn detections(data: &[Vec<Series>], method: Method, fdr: bool) -> Found {
 }
 
 fn score_found(data: &[Vec<Series>], per_history: &Found) -> Score {
-    let (mut pairs, mut false_alarms, mut mislocalised) = (0usize, 0usize, 0usize);
+    let (mut pairs, mut false_alarms, mut mislocalised, mut far) = (0usize, 0usize, 0usize, 0usize);
     let (mut big2, mut found2, mut big5, mut found5) = (0usize, 0usize, 0usize, 0usize);
     let (mut dist, mut matched, mut drifts, mut drifts_found) = (0usize, 0usize, 0usize, 0usize);
     let mut events = 0usize;
@@ -503,6 +810,7 @@ fn score_found(data: &[Vec<Series>], per_history: &Found) -> Score {
                     mislocalised += 1;
                 } else {
                     false_alarms += 1;
+                    far += usize::from(distance > FAR);
                 }
             }
             for &(at, size) in &t.steps {
@@ -538,60 +846,317 @@ fn score_found(data: &[Vec<Series>], per_history: &Found) -> Score {
     };
     Score {
         false_alarms_per_1000: 1000.0 * share(false_alarms, pairs),
+        far_false_alarms_per_1000: 1000.0 * share(far, pairs),
         mislocalised_per_1000: 1000.0 * share(mislocalised, pairs),
         recall_2: share(found2, big2),
         recall_5: share(found5, big5),
         localisation: share(dist, matched),
         drifts_found: share(drifts_found, drifts),
         shift_as_event: share(events, data.len()),
+        pairs,
+        false_alarms,
+        found_2: Rate {
+            hits: found2,
+            n: big2,
+        },
+        found_5: Rate {
+            hits: found5,
+            n: big5,
+        },
+        events: Rate {
+            hits: events,
+            n: data.len(),
+        },
     }
 }
 
-/// The Markdown section of the study.
+/// One target of issue #29 checked on one scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    /// Met, not met, or not applicable (`None`).
+    pub met: Option<bool>,
+    /// The figures behind it.
+    pub text: String,
+}
+
+impl Check {
+    fn show(&self) -> String {
+        match self.met {
+            Some(true) => format!("met: {}", self.text),
+            Some(false) => format!("**not met**: {}", self.text),
+            None => format!("n/a: {}", self.text),
+        }
+    }
+}
+
+/// The row named `name` in a scenario's result.
+fn row<'a>(result: &'a ScenarioResult, name: &str) -> Option<&'a Score> {
+    result.rows.iter().find(|(n, _)| n == name).map(|(_, s)| s)
+}
+
+/// The issue's targets on one scenario: false alarms ≤ 0.5 per 1,000 pairs; recall of changes
+/// ≥ 5% at least Otava's + 0.05 (not applicable where that passes the oracle's: no method can
+/// pass what the data allow, and the next target applies); ≥ 0.95 where the oracle reaches 0.99; recall of changes ≥ 2% at least Otava's; the
+/// machine-wide shift as one event in ≥ 90% of histories. "Otava" is the better of its package
+/// (with `--peers`) and rigor-stats' implementation of its algorithm, so that the comparison
+/// cannot flatter rigor.
+pub fn targets(result: &ScenarioResult) -> Vec<Check> {
+    let (Some(rigor), Some(oracle)) = (row(result, RIGOR), row(result, ORACLE)) else {
+        return Vec::new();
+    };
+    let otavas: Vec<&Score> = result
+        .rows
+        .iter()
+        .filter(|(n, _)| n.contains("Otava"))
+        .map(|(_, s)| s)
+        .collect();
+    let best = |f: fn(&Score) -> f64| otavas.iter().map(|s| f(s)).fold(0.0, f64::max);
+    let (otava5, otava2) = (best(|s| s.recall_5), best(|s| s.recall_2));
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    let need5 = otava5 + 0.05;
+    vec![
+        Check {
+            met: Some(rigor.false_alarms_per_1000 <= 0.5),
+            text: format!(
+                "{:.2} ({} in {} pairs)",
+                rigor.false_alarms_per_1000, rigor.false_alarms, rigor.pairs
+            ),
+        },
+        Check {
+            met: (otava5 + 0.05 <= oracle.recall_5).then_some(rigor.recall_5 >= need5 - 1e-12),
+            text: format!(
+                "{} vs {} (Otava {}, oracle {})",
+                pct(rigor.recall_5),
+                pct(need5),
+                pct(otava5),
+                pct(oracle.recall_5)
+            ),
+        },
+        Check {
+            met: (oracle.recall_5 >= 0.99).then_some(rigor.recall_5 >= 0.95),
+            text: format!("{} (oracle {})", pct(rigor.recall_5), pct(oracle.recall_5)),
+        },
+        Check {
+            met: Some(rigor.recall_2 >= otava2 - 1e-12),
+            text: format!(
+                "{} vs Otava {}{}",
+                pct(rigor.recall_2),
+                pct(otava2),
+                // A shortfall smaller than the two figures' binomial standard error.
+                if rigor.recall_2 < otava2
+                    && otava2 - rigor.recall_2 < std::f64::consts::SQRT_2 * rigor.found_2.se()
+                {
+                    " (gap within one SE)"
+                } else {
+                    ""
+                }
+            ),
+        },
+        Check {
+            met: Some(rigor.shift_as_event >= 0.9),
+            text: format!("{} of {}", rigor.events.hits, rigor.events.n),
+        },
+    ]
+}
+
+/// One version-level estimator under one condition ([`efficiency`]).
+#[derive(Debug, Clone)]
+pub struct EfficiencyRow {
+    /// "normal noise" or "interference, " and the split's name.
+    pub condition: String,
+    /// "mean", "median" or "Huber".
+    pub estimator: &'static str,
+    /// Mean error of the level, as a fraction of the true level.
+    pub bias: f64,
+    /// Standard deviation of the level across versions, as a fraction of the true level.
+    pub sd: f64,
+    /// The mean's variance under normal noise without interference over this estimator's
+    /// variance (1: as precise as the mean can be; the variance, not the squared error, since a
+    /// bias common to every version cancels in the comparison of two versions).
+    pub efficiency: f64,
+    /// The estimator's own standard error (the root of its mean reported variance) over its
+    /// actual standard deviation: 1 when its interval is as wide as it should be.
+    pub se_ratio: f64,
+}
+
+/// The efficiency of the version level: mean, median and Huber's M-estimate of 10 execution
+/// means, `reps` versions per condition, under normal noise (any split: the ratios do not depend
+/// on the scale) and with interference for each [`TABLE4`] split (where the slowdowns' size
+/// relative to the noise matters).
+pub fn efficiency(seed: u64, reps: usize) -> Vec<EfficiencyRow> {
+    let mut conditions: Vec<(String, Split, bool)> =
+        vec![("normal noise, no interference".to_string(), XALAN6, false)];
+    conditions.extend(
+        TABLE4
+            .iter()
+            .map(|s| (format!("interference, {}", s.name), *s, true)),
+    );
+    let estimators: [(&'static str, Level); 3] = [
+        ("mean", mean_of),
+        ("median", |m| {
+            VersionMean::robust_of(m).unwrap_or_else(|_| mean_of(m))
+        }),
+        ("Huber (rigor's level)", |m| {
+            VersionMean::huber_of(m).unwrap_or_else(|_| mean_of(m))
+        }),
+    ];
+    let mut out = Vec::new();
+    for (c, (condition, split, interference)) in conditions.iter().enumerate() {
+        let mut rng = ChaCha8Rng::seed_from_u64(crate::common::experiment_seed(seed, c));
+        let draws: Vec<Vec<f64>> = (0..reps)
+            .map(|_| execution_means(&mut rng, split, 1.0, *interference))
+            .collect();
+        // The mean's variance under normal noise: σ²/n with σ² the execution means' variance.
+        let sigma2 = split.execution.powi(2) + split.iteration.powi(2) / ITERATIONS as f64;
+        let reference = sigma2 / EXECUTIONS as f64;
+        for (name, estimate) in estimators {
+            let levels: Vec<VersionMean> = draws.iter().map(|d| estimate(d)).collect();
+            let m = levels.iter().map(|l| l.mean).sum::<f64>() / reps as f64;
+            let var = levels.iter().map(|l| (l.mean - m).powi(2)).sum::<f64>() / (reps - 1) as f64;
+            let reported = levels.iter().map(|l| l.variance).sum::<f64>() / reps as f64;
+            out.push(EfficiencyRow {
+                condition: condition.clone(),
+                estimator: name,
+                bias: m - 1.0,
+                sd: var.sqrt(),
+                efficiency: reference / var,
+                se_ratio: (reported / var).sqrt(),
+            });
+        }
+    }
+    out
+}
+
+/// A version-level estimator of execution means.
+type Level = fn(&[f64]) -> VersionMean;
+
+/// Versions per condition in the efficiency table.
+const EFFICIENCY_REPS: usize = 40_000;
+
+/// The Markdown page of the study: every scenario of [`scenarios`] whose name contains `only`
+/// (all without it).
 pub fn report(
     sizes: HistorySizes,
-    histories: usize,
     seed: u64,
     peers: Option<&std::path::Path>,
+    only: Option<&str>,
 ) -> String {
+    let started = Instant::now();
+    let results: Vec<ScenarioResult> = scenarios()
+        .iter()
+        .filter(|s| only.is_none_or(|o| s.name.contains(o)))
+        .map(|s| {
+            let r = study_with(sizes, s, seed, peers);
+            eprintln!("{}: {:.1} s", s.name, r.seconds);
+            r
+        })
+        .collect();
+    let efficiency = efficiency(seed, EFFICIENCY_REPS);
+    let minutes = started.elapsed().as_secs_f64() / 60.0;
+    let pairs = sizes.histories * sizes.benchmarks * (sizes.versions - 1);
     let mut out = format!(
         "# Change detection over version histories\n\n\
-         Regenerate with `cargo run --release -p rigor-validation -- history` (seed {seed}).\n\n\
-         Each scenario simulates {histories} histories of {} versions × {} benchmarks. Noise per \
-         benchmark: Kalibera & Jones 2013 Table 4 splits (bloat6, xalan6, xalan9, tradebeans9; \
-         execution and iteration variation), each version measured with {EXECUTIONS} executions \
-         × {ITERATIONS} iterations. Injected: steps of 1–10% (random sign, about one per 100 \
-         versions per benchmark), a slow drift of 5% over 100 versions on about a tenth of the \
-         benchmarks, and a machine-wide shift of +3% on every benchmark at the middle version. \
-         Interference: 2% of executions are slowed by 10–100% (another process on the machine; \
-         timings are only ever disturbed upwards). rigor takes each version's level as Huber's \
-         M-estimate of its execution means (efficient under ordinary noise, robust to slowed \
-         executions); the other rules use means, as those tools do. A \
-         reported change within ±{TOLERANCE} versions of a true step finds it; one 3–{NEAR} \
-         versions from a true step is mislocalised; one farther from every step and outside \
-         drifts is a false alarm. All methods see the same series.\n\n",
-        sizes.versions, sizes.benchmarks
+         Regenerate with `cargo run --release -p rigor-validation -- history{}` (seed {seed}; \
+         `--only TEXT` runs the scenarios whose name contains TEXT, `--histories N` changes the \
+         histories per scenario). This run took {minutes:.1} minutes on this machine (2 shared \
+         cores{}).\n\n\
+         Each scenario simulates {} histories of {} versions × {} benchmarks ({pairs} version \
+         pairs). Each version is measured with {EXECUTIONS} executions × {ITERATIONS} \
+         iterations. Noise per benchmark: Kalibera & Jones 2013 Table 4 splits of execution and \
+         iteration variation (bloat6 3.7% / 14.1%, lusearch9 30.3% / 3.3%, xalan6 9.1% / 7.0%, \
+         xalan9 1.0% / 3.5%, tradebeans9 0.4% / 1.5%), each alone or mixed; with build \
+         variation, each version is a new build whose level varies by {:.1}% (Kalibera & Jones \
+         2013, Figure 2). Injected on every benchmark: steps of 1–10% (random sign, about one \
+         per 100 versions), a slow drift of 5% over 100 versions on about a tenth of the \
+         benchmarks, and a machine-wide shift of +{:.0}% at the middle version (on every \
+         benchmark, or on four in five in the real-data-like scenarios). Interference, where \
+         on: 2% of executions are slowed by 10–100% (another process on the machine; timings \
+         are only ever disturbed upwards). Every scenario draws the same steps and drifts (the \
+         seeds are shared): only the noise differs.\n\n\
+         rigor takes each version's level as Huber's M-estimate of its execution means \
+         (efficient under ordinary noise, robust to slowed executions: see the efficiency table \
+         below); the other rules use means, as those tools do. A reported change within \
+         ±{TOLERANCE} versions of a true step finds it; one 3–{NEAR} versions from a true step \
+         is mislocalised; one farther from every step and outside drifts is a false alarm. All \
+         methods see the same series. The oracle applies rigor's test of a boundary at the true \
+         change locations, known, with no search: the recall the data allow.\n\n",
+        if peers.is_some() { " --peers" } else { "" },
+        if peers.is_some() {
+            ", most of it in the peers' Python packages"
+        } else {
+            ""
+        },
+        sizes.histories,
+        sizes.versions,
+        sizes.benchmarks,
+        100.0 * BUILD_SD,
+        100.0 * SHIFT,
     );
-    for (title, build_sd) in [
-        ("Without build variance", 0.0),
-        (
-            "With build (layout) variance between versions, 1.7% (Kalibera & Jones 2013, Figure 2)",
-            0.017,
-        ),
-    ] {
-        let scores = study_with(sizes, build_sd, histories, seed, peers);
+    out += "## The targets, scenario by scenario\n\n\
+            Issue #29's targets for rigor in every scenario: false alarms ≤ 0.5 per 1,000 \
+            version pairs; recall of changes ≥ 5% at least Otava's + 0.05 (n/a where that is \
+            more than the oracle's: nothing can pass what the data allow) and ≥ 95% where the \
+            oracle reaches 99%; recall of changes ≥ 2% at least Otava's; the machine-wide shift found as one \
+            event in ≥ 90% of histories. Otava is the better of its package and rigor-stats' \
+            implementation of its algorithm. The figures' uncertainty is in each scenario's \
+            table below (recall ± one binomial standard error, counts of changes).\n\n\
+            | scenario | false alarms ≤ 0.5 / 1,000 | recall ≥ 5%: ≥ Otava + 0.05 | recall ≥ 5%: ≥ 95% where the oracle ≥ 99% | recall ≥ 2%: ≥ Otava | shift as one event ≥ 90% |\n\
+            |---|---|---|---|---|---|\n";
+    let mut missed: Vec<String> = Vec::new();
+    for r in &results {
+        let checks = targets(r);
         out += &format!(
-            "## {title}\n\n| method | false alarms / 1,000 pairs | mislocalised / 1,000 pairs | recall, changes ≥ 2% | recall, ≥ 5% | localisation (versions) | drifts found | shift as one event |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
+            "| {} | {} |\n",
+            r.scenario.name,
+            checks
+                .iter()
+                .map(Check::show)
+                .collect::<Vec<_>>()
+                .join(" | ")
         );
-        for (name, s) in &scores {
+        let failed = checks.iter().filter(|c| c.met == Some(false)).count();
+        if failed > 0 {
+            missed.push(format!("{} ({failed})", r.scenario.name));
+        }
+    }
+    out += &format!(
+        "\nTargets not met in {} of {} scenarios{}.\n\n",
+        missed.len(),
+        results.len(),
+        if missed.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", missed.join("; "))
+        }
+    );
+    out += WHY;
+    out += &efficiency_section(&efficiency);
+    out += "## Scenarios\n\n";
+    for r in &results {
+        let any = &r.rows[0].1;
+        out += &format!(
+            "### {}\n\n{} version pairs, {} changes ≥ 2% and {} ≥ 5% (the shift included), {} \
+             drifts, {} histories ({:.1} s).\n\n\
+             | method | false alarms / 1,000 pairs | of which > {FAR} versions from every change | mislocalised / 1,000 pairs | recall, changes ≥ 2% | recall, ≥ 5% | localisation (versions) | drifts found | shift as one event |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+            r.scenario.name,
+            any.pairs,
+            any.found_2.n,
+            any.found_5.n,
+            r.drifts,
+            any.events.n,
+            r.seconds
+        );
+        for (name, s) in &r.rows {
             // A `|` in a name (Perfherder's `|t|`) would end a Markdown table cell.
             let name = name.replace('|', "\\|");
             out += &format!(
-                "| {name} | {:.2} | {:.2} | {:.1}% | {:.1}% | {:.2} | {:.0}% | {:.0}% |\n",
+                "| {name} | {:.2} | {:.2} | {:.2} | {} | {} | {:.2} | {:.0}% | {:.0}% |\n",
                 s.false_alarms_per_1000,
+                s.far_false_alarms_per_1000,
                 s.mislocalised_per_1000,
-                100.0 * s.recall_2,
-                100.0 * s.recall_5,
+                s.found_2.show(),
+                s.found_5.show(),
                 s.localisation,
                 100.0 * s.drifts_found,
                 100.0 * s.shift_as_event
@@ -609,6 +1174,73 @@ pub fn report(
     out
 }
 
+/// Where the targets fail, and why: what the scenario tables below show (their columns and
+/// diagnostic rows), not figures of one run.
+const WHY: &str = "### Where the targets fail, and why\n\n\
+- **False alarms in the noisy splits** (lusearch9, xalan6, bloat6 with builds varying, the \
+  mixes): most are changes found in the wrong place, not changes invented. The column \
+  \"of which > 40 versions from every change\" keeps only the alarms far from every true \
+  step, and it is a fraction of the total: a step of size δ in per-version noise σ is placed to \
+  within about (σ/δ)² versions, and lusearch9's σ per version (30.3% / √10 ≈ 9.6%) puts a 3–5% \
+  step's place 4–10 versions or more away, past the ±10 versions that count as mislocalised. \
+  Neither another version level nor a pooled within-version variance (the diagnostic rows) \
+  changes them. Where detection is easy (xalan9, tradebeans9 with builds varying), the false \
+  alarms sit at what the false-discovery control allows: Benjamini–Hochberg at 5% across a \
+  history lets about 5% of its ~90 discoveries per 10,000 pairs be false, about 0.45 per \
+  1,000 pairs — the target itself; meeting it with margin needs a stricter rate, at a cost in \
+  recall.\n\
+- **Recall of changes ≥ 5% against Otava + 0.05** where the data allow far more (lusearch9: \
+  compare the oracle's row): rigor's candidates come from the same E-divisive search as Otava's \
+  (windows of 50 versions), and its confirmation can only drop candidates, not find new ones, \
+  so rigor stays within a few points of Otava (above it in most scenarios) rather than near \
+  the oracle. In lusearch9 the level's \
+  own variance also costs: Huber's sandwich variance from 10 execution means (scale from their \
+  MAD) is noisy, and weighting versions by it loses precision — the diagnostic row with the \
+  series' median variance finds several points more.\n\
+- **The machine-wide shift as one event**: this column counts benchmarks that each find the \
+  +3% shift within ±2 versions on their own. Where a version's noise is as large as the shift \
+  (xalan6, lusearch9) or builds vary by 1.7% per version, too few benchmarks place it that \
+  closely, though it is there in all of them; in the real-data-like histories it is on four \
+  benchmarks in five, and the antlr6-layout benchmarks (8.5% build variation) cannot place it \
+  at all. The oracle's column (each benchmark tested at the known shift) shows how often the \
+  per-benchmark rule can reach the target at all. A joint test across benchmarks is the \
+  remedy, not this rule.\n\
+- **Recall of changes ≥ 2% against Otava** misses, where it does, by one to a few changes out \
+  of about a thousand (marked where the gap is within one standard error), in scenarios \
+  without interference.\n\n";
+
+/// The efficiency table's Markdown.
+fn efficiency_section(rows: &[EfficiencyRow]) -> String {
+    let mut out = format!(
+        "## Efficiency of the version level\n\n\
+         A version's level summarises its {EXECUTIONS} execution means. The mean is the most \
+         precise under normal noise but follows a slowed execution; the median resists it but \
+         wastes precision; Huber's M-estimate (k = 1.345, scale 1.4826·MAD; what rigor uses) \
+         aims at both. {EFFICIENCY_REPS} simulated versions per condition. Efficiency: the \
+         mean's variance under normal noise without interference over the estimator's variance \
+         (1 = as precise as the mean at its best; the variance, not the squared error, since a \
+         bias shared by every version cancels when two versions are compared). SE / SD: the \
+         estimator's own standard error (the root of its mean reported variance, what rigor's \
+         tests weigh versions by) over its actual standard deviation — 1 when its interval is \
+         as wide as it should be. The mixed scenarios above also run rigor's detection with \
+         each level.\n\n\
+         | condition | level | bias (% of level) | SD (% of level) | efficiency | SE / SD |\n\
+         |---|---|---:|---:|---:|---:|\n"
+    );
+    for r in rows {
+        out += &format!(
+            "| {} | {} | {:+.2} | {:.2} | {:.2} | {:.2} |\n",
+            r.condition,
+            r.estimator,
+            100.0 * r.bias,
+            100.0 * r.sd,
+            r.efficiency,
+            r.se_ratio
+        );
+    }
+    out.push('\n');
+    out
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -620,13 +1252,107 @@ mod tests {
         let sizes = HistorySizes {
             versions: 300,
             benchmarks: 12,
+            histories: 2,
         };
-        let scores = study(sizes, 0.017, 2, 5);
-        let (rigor, overlap, verdict) = (&scores[0], &scores[1], &scores[2]);
+        let result = study_with(sizes, &four_splits(BUILD_SD), 5, None);
+        let get = |name: &str| row(&result, name).expect(name);
+        let rigor = get(RIGOR);
+        let overlap = get(METHODS[1].0);
+        let verdict = get(METHODS[2].0);
         assert!(rigor.false_alarms_per_1000 < 1.0, "{rigor:?}");
         assert!(overlap.false_alarms_per_1000 > 10.0, "{overlap:?}");
         assert!(verdict.false_alarms_per_1000 > 10.0, "{verdict:?}");
         assert!(rigor.recall_5 > 0.85, "{rigor:?}");
+    }
+
+    /// The matrix covers every Table 4 split alone, lusearch9 included, with and without
+    /// interference and with and without build variation, and the real-data-like history
+    /// without interference (cheap: no study is run).
+    #[test]
+    fn the_matrix_covers_every_split_and_interference_setting() {
+        let all = scenarios();
+        for split in TABLE4 {
+            for interference in [false, true] {
+                for builds in [false, true] {
+                    assert!(
+                        all.iter().any(|s| s.splits == [split]
+                            && !s.layout_third
+                            && s.interference == interference
+                            && (s.build_sd > 0.0) == builds),
+                        "{} interference {interference} builds {builds}",
+                        split.name
+                    );
+                }
+            }
+        }
+        assert!(all.iter().any(|s| s.splits.contains(&LUSEARCH9)
+            && s.splits.len() == TABLE4.len()
+            && s.all_rules));
+        let real = all
+            .iter()
+            .find(|s| s.layout_third && !s.interference)
+            .expect("the real-data-like scenario");
+        // A third of the benchmarks carry a layout split with its own build variation; the
+        // shift is on most, not all.
+        let (layout, shifted) = (0..30).fold((0, 0), |(l, s), b| {
+            let (split, build_sd) = real.benchmark(b);
+            let is_layout = LAYOUT.contains(&split);
+            assert!(!is_layout || build_sd == split.build);
+            (l + usize::from(is_layout), s + usize::from(real.shifted(b)))
+        });
+        assert_eq!(layout, 10);
+        assert_eq!(shifted, 24);
+        let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "scenario names are distinct");
+    }
+
+    /// A series simulated without interference, shift or build variation has exactly the
+    /// steps drawn, and its three levels agree to within the noise.
+    #[test]
+    fn a_series_on_its_own() {
+        let s = simulate_series(
+            &SeriesSpec {
+                split: XALAN9,
+                build_sd: 0.0,
+                versions: 300,
+                shift: None,
+                interference: false,
+            },
+            3,
+        );
+        assert!(
+            s.steps()
+                .iter()
+                .all(|&(at, size)| at > 0 && size.abs() < 0.1)
+        );
+        assert_eq!(s.levels().len(), 300);
+        for ((m, h), d) in s.means().iter().zip(s.levels()).zip(s.medians()) {
+            assert!((m.mean / h.mean - 1.0).abs() < 0.02);
+            assert!((m.mean / d.mean - 1.0).abs() < 0.03);
+        }
+    }
+
+    /// Huber's level keeps most of the mean's efficiency under normal noise where the median
+    /// loses about a third (2/π asymptotically), and under interference it stays more precise
+    /// than the mean.
+    #[test]
+    fn the_efficiency_table_shows_huber_between_mean_and_median() {
+        let rows = efficiency(7, 4_000);
+        let get = |condition: &str, estimator: &str| {
+            rows.iter()
+                .find(|r| r.condition.starts_with(condition) && r.estimator.starts_with(estimator))
+                .expect("row")
+                .efficiency
+        };
+        let normal = "normal";
+        assert!((get(normal, "mean") - 1.0).abs() < 0.1);
+        assert!(get(normal, "Huber") > 0.85);
+        assert!(get(normal, "median") < 0.8);
+        let noisy = "interference, xalan9";
+        assert!(get(noisy, "Huber") > get(noisy, "mean"));
     }
 }
 
@@ -637,7 +1363,7 @@ mod look {
     fn print_small() {
         println!(
             "{}",
-            super::report(super::HistorySizes::small(), 2, 11, None)
+            super::report(super::HistorySizes::small(), 11, None, Some("Table 4 mix"))
         );
     }
 }
