@@ -464,14 +464,21 @@ fn search(
 ) -> Result<SeriesAnalysis> {
     // Candidates from the series as versions: a position standing for several versions (a
     // stretch of identical builds) repeated, so that E-divisive's windows see every version.
+    // The newest version is left out of the scan and made a candidate of its own (below), so
+    // that a step there cannot distort the scan of the others.
+    let scanned = if versions.len() >= 3 {
+        &versions[..versions.len() - 1]
+    } else {
+        versions
+    };
     let mut means: Vec<f64> = Vec::new();
     let mut position_of: Vec<usize> = Vec::new();
-    for (i, v) in versions.iter().enumerate() {
+    for (i, v) in scanned.iter().enumerate() {
         let n = repeats.and_then(|r| r.get(i).copied()).unwrap_or(1).max(1);
         means.extend(std::iter::repeat_n(v.mean, n));
         position_of.extend(std::iter::repeat_n(i, n));
     }
-    let mut boundaries: Vec<usize> = if versions.len() >= 2 {
+    let mut boundaries: Vec<usize> = if scanned.len() >= 2 {
         detect_changes(&means, &cfg.candidates)?
             .iter()
             .map(|c| position_of[c.index.min(position_of.len() - 1)])
@@ -481,6 +488,15 @@ fn search(
         Vec::new()
     };
     boundaries.dedup();
+    // The newest version is always a candidate on its own: E-divisive's windows need points on
+    // both sides of a change, so a step at the newest version would never be proposed — and,
+    // left inside the last segment, it would inflate the between-version variance τ² and hide
+    // the history's other changes until a later version arrived. Like every candidate it is
+    // dropped unless it holds (a one-version segment's level varies by its own variance + τ²).
+    let newest = versions.len().saturating_sub(1);
+    if versions.len() >= 3 && boundaries.last() != Some(&newest) {
+        boundaries.push(newest);
+    }
     // Each pass drops a boundary or moves some; the cap only guards against a cycle of moves.
     let mut passes = 0;
     loop {
@@ -1015,6 +1031,26 @@ mod tests {
             assert_eq!(found.changes[0].verdict, Verdict::Regression);
             assert_eq!(found.changes[1].verdict, Verdict::Improvement);
         }
+    }
+
+    /// A step at the newest version is found when it arrives (E-divisive alone never proposes
+    /// it), and it does not hide the history's earlier step by inflating τ²; without a step there,
+    /// the newest version raises no alarm.
+    #[test]
+    fn a_step_at_the_newest_version_is_found_and_hides_nothing() {
+        let cfg = SeriesConfig::default();
+        let mut quiet_alarms = 0;
+        for seed in 0..20 {
+            let s = series(&[(10, 0.10), (19, 0.50)], 20, 0.005, 300 + seed);
+            let found = detect(&s, &cfg).unwrap();
+            let at: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
+            assert_eq!(at, vec![10, 19], "seed {seed}: {found:?}");
+            let quiet = series(&[(10, 0.10)], 20, 0.005, 600 + seed);
+            let found = detect(&quiet, &cfg).unwrap();
+            quiet_alarms += found.changes.iter().filter(|c| c.index == 19).count();
+            assert!(found.changes.iter().any(|c| c.index == 10), "seed {seed}");
+        }
+        assert_eq!(quiet_alarms, 0);
     }
 
     /// Build (between-version) noise three times the within-version noise: a consecutive-pair

@@ -988,3 +988,33 @@ fn track_run_detects_with_the_threshold_given() {
     let lax = run("20%");
     assert!(lax.contains("No changes detected"), "{lax}");
 }
+
+/// A regression at the newest version is reported when it arrives, by `track run` and by the
+/// `track changes` after it, and it hides neither an earlier change nor itself (before, a step
+/// at the newest version was never a candidate and, inflating the between-version variance,
+/// made the earlier change vanish too).
+#[test]
+fn a_regression_at_the_newest_version_is_reported_and_hides_nothing() {
+    let dir = Dir::new();
+    let out = rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "h.db", "run"])
+        .args([
+            "--simulate",
+            "versions=20,step=10:+10%,step=20:+50%,session=0%",
+        ])
+        .args(["--last", "20", "--seed", "1", "-n", "b", "--machine", "m"])
+        .args(["--", "mean=10ms,execution=2%"])
+        .output()
+        .unwrap();
+    let run = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{run}");
+    let changes = stdout_of(
+        rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db", "changes"]),
+    );
+    for out in [&*run, &*changes] {
+        assert!(out.contains(" v10 ") && out.contains(" v20 "), "{out}");
+    }
+}
