@@ -261,6 +261,12 @@ pub fn in_checkout(command: &CommandLine, src: &Path) -> CommandLine {
     command.substitute(&[("src", src.display().to_string())])
 }
 
+/// Builds a folder the user gave as it is (a candidate's working tree): the preparation command
+/// run in it, `{src}` being the folder.
+pub(crate) fn build_in(command: &CommandLine, dir: &Path) -> Result<(), CheckoutFailure> {
+    prepare_in(&in_checkout(command, dir), dir)
+}
+
 /// Runs the preparation (build) command in `dir`; on failure, the end of its error output.
 /// Commands name the checkout by its kept path (`{src}`); a build that records absolute paths
 /// records that one, since the checkout is moved there before anything uses it.

@@ -197,6 +197,15 @@ pub enum AppError {
     /// There is no history database at the path given.
     #[error("no history at {}: `rigor track run` or `rigor track add` makes one", .0.display())]
     NoHistory(PathBuf),
+    /// The candidate folder of `track check --candidate DIR` could not be built.
+    #[error("building the candidate {} (--build)", dir.display())]
+    CandidateBuild {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: crate::checkouts::CheckoutFailure,
+    },
     /// A Cargo project's bench targets could not be built, listed or tuned.
     #[error(transparent)]
     CargoBench(#[from] crate::cargo_bench::CargoBenchError),

@@ -1018,3 +1018,57 @@ fn a_regression_at_the_newest_version_is_reported_and_hides_nothing() {
         assert!(out.contains(" v10 ") && out.contains(" v20 "), "{out}");
     }
 }
+
+/// `track check --candidate DIR --build CMD` builds the folder before measuring it, as it
+/// builds a revision (it measured whatever stale build the folder held); a build that fails
+/// is an error naming the folder.
+#[test]
+fn a_candidate_folder_is_built_before_it_is_measured() {
+    if !common::gitrepo::have("git") {
+        eprintln!("SKIP: git is needed");
+        return;
+    }
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    let base = common::gitrepo::commit(&repo, 0);
+    let check = |build: &str| {
+        rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db", "check", "--repo"])
+            .arg(&repo)
+            .arg("--candidate")
+            .arg(&repo)
+            .args([
+                "--baseline-rev",
+                &base,
+                "--max-rounds",
+                "4",
+                "--machine",
+                "m",
+            ])
+            .args([
+                "--baseline",
+                "main",
+                "--build",
+                build,
+                "-n",
+                "t",
+                "--",
+                "true",
+            ])
+            .output()
+            .unwrap()
+    };
+    let built = check("touch built-here");
+    assert!(
+        repo.join("built-here").exists(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let failed = check("false");
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(2), "{err}");
+    assert!(err.contains("building the candidate"), "{err}");
+}

@@ -370,6 +370,17 @@ pub fn check_candidate(
     let (version, ready) = match candidate {
         Candidate::Rev(rev) => (settings.source.resolve(rev)?, None),
         Candidate::Dir(dir) => {
+            // The folder is built as a revision would be (--build), never measured stale.
+            if let Source::Git(g) = &settings.source {
+                if let Some(build) = &g.prepare {
+                    crate::checkouts::build_in(build, dir).map_err(|source| {
+                        AppError::CandidateBuild {
+                            dir: dir.clone(),
+                            source,
+                        }
+                    })?;
+                }
+            }
             let v = VersionInfo {
                 rev: dir.display().to_string(),
                 ..VersionInfo::default()
