@@ -3,8 +3,8 @@
 
 use criterion::{BatchSize, Criterion, Throughput, black_box};
 use rigor_memchr_study::{
-    MEMCHR_SIZES, NEEDLE, NEEDLES3, SIZE, SUBSTRING, find, find_sub, find3, haystack,
-    line_lengths, reverse_haystack, rfind, sub_haystack, text,
+    MEMCHR_SIZES, NEEDLE, NEEDLES3, SIZE, SUBSTRING, find, find_sub, find3, haystack, line_lengths,
+    reverse_haystack, rfind, sub_haystack, text,
 };
 
 fn benches(c: &mut Criterion) {
@@ -25,11 +25,17 @@ fn benches(c: &mut Criterion) {
         g.finish();
     };
     let hay = reverse_haystack(n);
-    one("memrchr", &mut |b| b.iter(|| rfind(black_box(NEEDLE), black_box(&hay))));
+    one("memrchr", &mut |b| {
+        b.iter(|| rfind(black_box(NEEDLE), black_box(&hay)))
+    });
     let hay = haystack(n);
-    one("memchr3", &mut |b| b.iter(|| find3(black_box(NEEDLES3), black_box(&hay))));
+    one("memchr3", &mut |b| {
+        b.iter(|| find3(black_box(NEEDLES3), black_box(&hay)))
+    });
     let hay = sub_haystack(n);
-    one("memmem", &mut |b| b.iter(|| find_sub(black_box(&hay), black_box(SUBSTRING))));
+    one("memmem", &mut |b| {
+        b.iter(|| find_sub(black_box(&hay), black_box(SUBSTRING)))
+    });
     let t = text(n);
     one("lines", &mut |b| {
         b.iter_batched(|| t.clone(), |t| line_lengths(&t), BatchSize::SmallInput)

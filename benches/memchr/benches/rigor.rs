@@ -2,8 +2,8 @@
 
 use rigor_bench::{Bench, CountingAlloc, Harness, Throughput, black_box};
 use rigor_memchr_study::{
-    MEMCHR_SIZES, NEEDLE, NEEDLES3, SIZE, SUBSTRING, find, find_sub, find3, haystack,
-    line_lengths, reverse_haystack, rfind, sub_haystack, text,
+    MEMCHR_SIZES, NEEDLE, NEEDLES3, SIZE, SUBSTRING, find, find_sub, find3, haystack, line_lengths,
+    reverse_haystack, rfind, sub_haystack, text,
 };
 
 // Allocations per iteration become metrics (`lines` allocates its vector of lengths).
