@@ -19,10 +19,10 @@ build). Then measures, in one run on this machine:
    `rigor bench --baseline` and criterion's `--baseline`: every change reported is false;
 4. time to a result: `rigor bench --precision 1%` (the default estimator, the minimum, and the
    median) against the default run (the --save-baseline sessions): wall time, executions, the
-   half-widths reached.
+   half-widths reached; each capped by --precision-budget (measured time).
 
 Usage: python3 scripts/memchr_study.py [--out FILE] [--sessions 3] [--aa 3] [--truth-runs 30]
-       [--criterion-short] [--skip-precision] [--seed 1]
+       [--criterion-short] [--skip-precision] [--precision-budget 300s] [--seed 1]
 Needs a release rigor (cargo build --release -p rigor) and crates.io the first time (memchr,
 criterion). Every rigor command's seed is printed beside its figures; criterion takes no seed.
 """
@@ -292,6 +292,9 @@ def main():
                     help="criterion with 1 s warm-up and 2 s of measurement instead of its "
                          "defaults (3 s, 5 s)")
     ap.add_argument("--skip-precision", action="store_true")
+    ap.add_argument("--precision-budget", default="300s",
+                    help="--budget of each --precision 1%% run ('' for none: the median's ran "
+                         "22 minutes unstopped on 2026-11-26, docs/benchmarks.md)")
     args = ap.parse_args()
     started = time.monotonic()
     lines = []
@@ -429,6 +432,8 @@ def main():
                      + f" | {default_units[0][0] if default_units[0] else '?'} | |")
         for est in (None, "median"):
             extra = ["--precision", "1%"] + (["--estimator", est] if est else [])
+            if args.precision_budget:
+                extra += ["--budget", args.precision_budget]
             text, t = bench(args, "normal", extra, f"precision-{est or 'default'}", seed + 700)
             u = units(text)
             halves = HALF.findall(text)
