@@ -159,11 +159,7 @@ pub fn widen_for_sessions(
     sessions: &[rigor_store::ResultFile],
     estimator: rigor_stats::Estimator,
 ) {
-    for c in compared {
-        let name = c
-            .baseline
-            .strip_suffix(crate::comparisons::OLD)
-            .unwrap_or(&c.baseline);
+    widen_by(compared, |name| {
         let values: Vec<f64> = sessions
             .iter()
             .filter_map(|r| r.benchmarks.iter().find(|b| b.name == name))
@@ -175,9 +171,32 @@ pub fn widen_for_sessions(
                 })
             })
             .collect();
-        if let Some(spread) = rigor_stats::compare::SessionSpread::of(&values) {
+        rigor_stats::compare::SessionSpread::of(&values)
+    });
+}
+
+/// [`widen_for_sessions`] with each benchmark's spread between sessions from `spread` (by the
+/// baseline's name): the widened comparisons' verdicts come from their widened intervals, and the
+/// false-discovery control is redone over the p-values as they now are (a q-value computed
+/// before widening could be far below its comparison's p-value).
+fn widen_by(
+    compared: &mut [crate::comparisons::Computed],
+    spread: impl Fn(&str) -> Option<rigor_stats::compare::SessionSpread>,
+) {
+    let mut widened = false;
+    for c in compared.iter_mut() {
+        let name = c
+            .baseline
+            .strip_suffix(crate::comparisons::OLD)
+            .unwrap_or(&c.baseline);
+        if let Some(spread) = spread(name) {
             c.comparison.widen_for_sessions(spread);
+            c.fdr_demoted = false;
+            widened = true;
         }
+    }
+    if let (true, Some(level)) = (widened, compared.first().map(|c| c.comparison.level)) {
+        crate::comparisons::control_fdr(compared, level);
     }
 }
 
@@ -754,6 +773,39 @@ mod tests {
         }
     }
 
+    /// A baseline comparison of `ratio` (10 executions of 5 samples each side), named `name`.
+    fn computed(name: &str, ratio: f64) -> crate::comparisons::Computed {
+        use rigor_stats::Hierarchy;
+        use rigor_stats::compare::{CompareConfig, compare};
+        let unit = |m: f64| -> Vec<Vec<f64>> {
+            (0..10)
+                .map(|e| {
+                    (0..5)
+                        .map(|i| m * (1.0 + ((e * 7 + i * 3) % 5) as f64 * 1e-3))
+                        .collect()
+                })
+                .collect()
+        };
+        let old = Hierarchy::two_level(["execution", "iteration"], &unit(100.0)).unwrap();
+        let new = Hierarchy::two_level(["execution", "iteration"], &unit(100.0 * ratio)).unwrap();
+        let cfg = CompareConfig {
+            estimator: rigor_stats::Estimator::Min,
+            ..CompareConfig::default()
+        };
+        crate::comparisons::Computed {
+            baseline: format!("{name}{}", crate::comparisons::OLD),
+            candidate: format!("{name}{}", crate::comparisons::NEW),
+            comparison: compare(&new, &old, &cfg).unwrap(),
+            overlap: None,
+            q_value: None,
+            fdr_demoted: false,
+            kind: rigor_report::comparison::Kind::Versions,
+            units: "executions".into(),
+            quantity: rigor_units::Quantity::Time,
+            exact: None,
+        }
+    }
+
     #[test]
     fn a_groups_settings_reach_its_benchmarks_unless_the_command_line_replaces_them() {
         let suite = suite();
@@ -829,6 +881,30 @@ mod tests {
         // Without inputs, no parameters at all (as before groups).
         let r = settings(&suite[..1], &[1], request(None)).unwrap();
         assert!(r.settings.parameters.iter().all(|m| m.is_empty()));
+    }
+
+    #[test]
+    fn a_baseline_comparison_widened_for_its_sessions_has_its_q_value_redone() {
+        // Two clear changes; the first benchmark's sessions moved by 20%, the second's by 0.1%.
+        let mut compared = vec![computed("a", 1.1), computed("b", 1.1)];
+        crate::comparisons::control_fdr(&mut compared, 0.95);
+        assert!(compared.iter().all(|c| c.q_value.unwrap() < 0.01));
+        widen_by(&mut compared, |name| {
+            Some(rigor_stats::compare::SessionSpread {
+                sessions: 3,
+                sigma_log: Some(if name == "a" { 0.2 } else { 0.001 }),
+            })
+        });
+        let (a, b) = (&compared[0], &compared[1]);
+        assert_eq!(
+            a.comparison.verdict,
+            rigor_stats::compare::Verdict::Inconclusive
+        );
+        assert_eq!(a.comparison.p_value, 1.0);
+        // Not the q-value of the narrow interval (it was below 0.01): none is below its p.
+        assert_eq!(a.q_value, Some(1.0));
+        assert!(b.comparison.verdict.is_change());
+        assert!(b.q_value.unwrap() >= b.comparison.p_value);
     }
 
     #[test]

@@ -766,7 +766,7 @@ fn floor_suite(suite: &mut SuiteRecord, ranges: &[(f64, Option<(f64, f64)>)]) {
 
 /// Benjamini–Hochberg across several comparisons: a change whose adjusted p-value exceeds
 /// α = 1 − level is not reported as a change.
-fn control_fdr(out: &mut [Computed], level: f64) {
+pub(crate) fn control_fdr(out: &mut [Computed], level: f64) {
     if out.len() < 2 {
         return;
     }
