@@ -438,7 +438,12 @@ impl AdaptiveRule {
             ));
             return None;
         }
-        self.current = next_shape(&self.current, &self.plans, self.discard);
+        // The plans' lower-level counts are the mean's optimum (its variance components and
+        // costs); another statistic's interval comes from the top-level bootstrap, so only the
+        // executions are planned for it and the pilot's samples per execution are kept (a median
+        // of one process's 25,600 samples is no better known across processes than of 100).
+        let mean = self.settings.estimator == Estimator::Mean;
+        self.current = next_shape(&self.current, &self.plans, self.discard, mean);
         self.shape = Some(self.current.clone());
         let Some(target) = self.settings.target.map(Fraction::get) else {
             return Some(self.settings.max_units);
@@ -900,7 +905,12 @@ const MAX_STEP: usize = 4;
 /// top level showed no variance keeps its current counts: its plan would either repeat the
 /// top level with a single unit below it or grow the counts below without bound, and the
 /// pilot cannot tell which is right.
-fn next_shape(current: &Shape, plans: &[Result<BenchPlan, StatsError>], discard: usize) -> Shape {
+fn next_shape(
+    current: &Shape,
+    plans: &[Result<BenchPlan, StatsError>],
+    discard: usize,
+    plan_iterations: bool,
+) -> Shape {
     let step = |now: usize, planned: usize| planned.clamp(now.div_ceil(MAX_STEP), now * MAX_STEP);
     fn usable(p: &Result<BenchPlan, StatsError>) -> Option<&BenchPlan> {
         p.as_ref().ok().filter(|p| !p.plan.collapsed[0])
@@ -909,15 +919,20 @@ fn next_shape(current: &Shape, plans: &[Result<BenchPlan, StatsError>], discard:
         .iterations
         .iter()
         .zip(plans)
-        .map(
-            |(&now, p)| match (now, usable(p).and_then(|p| p.count("iteration"))) {
+        .map(|(&now, p)| {
+            match (
+                now,
+                usable(p)
+                    .filter(|_| plan_iterations)
+                    .and_then(|p| p.count("iteration")),
+            ) {
                 (Some(now), Some(k)) => {
                     let skip = discard + usable(p).map_or(0, |p| p.warmup_iterations);
                     Some(step(now.saturating_sub(skip).max(1), k) + skip)
                 }
                 _ => now,
-            },
-        )
+            }
+        })
         .collect();
     let executions = current.executions.map(|now| {
         plans
@@ -1197,6 +1212,46 @@ mod tests {
             &mut Quiet,
         )
         .unwrap()
+    }
+
+    /// For the median (or minimum) only executions are planned: the samples per execution stay
+    /// the pilot's, where the mean's plan multiplies them (iterations vary 30%, executions 5%,
+    /// a start-up of 50 ms: the mean's optimum is about 40 iterations per execution).
+    #[test]
+    fn another_statistic_keeps_the_pilots_samples_per_execution() {
+        let benches = [bench(
+            "mean=1ms,execution=5%,iteration=30%,startup=50ms,iterations=10",
+        )];
+        let settings = Settings {
+            executions: 10,
+            seed: Seed(4),
+            ..Settings::default()
+        };
+        let shape = |estimator| {
+            let a = AdaptiveSettings {
+                target: Fraction::new(0.02),
+                estimator,
+                max_units: 60,
+                ..adaptive()
+            };
+            run_adaptive(
+                &benches,
+                &settings,
+                0,
+                &PilotSettings::adaptive(),
+                &a,
+                StopSignal::new(),
+                &mut SimulatedExecutor::new(4),
+                &mut Quiet,
+            )
+            .unwrap()
+            .shape
+            .iterations[0]
+        };
+        let pilot = PilotSettings::adaptive().iterations;
+        let m = shape(rigor_stats::Estimator::Mean);
+        assert!(m.unwrap() > pilot, "{m:?} {pilot}");
+        assert_eq!(shape(rigor_stats::Estimator::Median), Some(pilot));
     }
 
     #[test]
