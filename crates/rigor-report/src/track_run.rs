@@ -313,7 +313,8 @@ pub struct ShowLine {
     pub subject: String,
     /// Its level with its interval as text (or why it has none).
     pub level: String,
-    /// The step from the version before: the ratio, and its verdict.
+    /// The step from the version before: the ratio, and the change detection found there
+    /// (empty when none).
     pub step: Option<(f64, String)>,
     /// Marks: `=` identical build to the one before, `*` interval at the timer's resolution,
     /// `?` the step crosses sessions that share no version.
@@ -362,13 +363,14 @@ pub fn show(v: &ShowView) -> String {
     let mut out = format!(
         "{} on {} ({}): each version's level with the sessions' shifts taken out (95% CI), and \
          the step from the version before; {}; {} session(s){groups}\n  marks: = identical \
-         build, * at the timer's resolution, ? across unconnected sessions; \
-         `rigor track changes` decides over the whole series\n",
+         build, * at the timer's resolution, ? across unconnected sessions; a step is a \
+         change only where `rigor track changes`, deciding over the whole series, found one \
+         (named beside it)\n",
         v.benchmark, v.series.0, v.series.1, spread, v.session_count.0
     );
     for l in &v.lines {
         let step = l.step.as_ref().map_or(String::new(), |(r, verdict)| {
-            format!("{:>7} {:<12}", ratio_percent(*r), verdict)
+            format!("{:>7} {:<23}", ratio_percent(*r), verdict)
         });
         let runs = if l.runs.1 > 0 {
             format!("{} runs ({} anchor)", l.runs.0, l.runs.1)
@@ -377,7 +379,7 @@ pub fn show(v: &ShowView) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:<10} {:<2} {:<34} {:<21} {:<16} {}",
+            "  {:<10} {:<2} {:<34} {:<31} {:<16} {}",
             short(&l.rev),
             l.marks,
             l.level,

@@ -464,29 +464,32 @@ fn search(
 ) -> Result<SeriesAnalysis> {
     // Candidates from the series as versions: a position standing for several versions (a
     // stretch of identical builds) repeated, so that E-divisive's windows see every version.
-    // The newest version is left out of the scan and made a candidate of its own (below), so
-    // that a step there cannot distort the scan of the others.
-    let scanned = if versions.len() >= 3 {
-        &versions[..versions.len() - 1]
-    } else {
-        versions
-    };
-    let mut means: Vec<f64> = Vec::new();
-    let mut position_of: Vec<usize> = Vec::new();
-    for (i, v) in scanned.iter().enumerate() {
-        let n = repeats.and_then(|r| r.get(i).copied()).unwrap_or(1).max(1);
-        means.extend(std::iter::repeat_n(v.mean, n));
-        position_of.extend(std::iter::repeat_n(i, n));
-    }
-    let mut boundaries: Vec<usize> = if scanned.len() >= 2 {
-        detect_changes(&means, &cfg.candidates)?
+    // The scan runs over every version and again without the newest (made a candidate of its
+    // own below), and their candidates are pooled: a step at the newest version cannot then
+    // distort the scan of the others, nor is a step just before it lost where the shorter scan
+    // lacks the points to see it.
+    let scan = |upto: usize| -> Result<Vec<usize>> {
+        let mut means: Vec<f64> = Vec::new();
+        let mut position_of: Vec<usize> = Vec::new();
+        for (i, v) in versions[..upto].iter().enumerate() {
+            let n = repeats.and_then(|r| r.get(i).copied()).unwrap_or(1).max(1);
+            means.extend(std::iter::repeat_n(v.mean, n));
+            position_of.extend(std::iter::repeat_n(i, n));
+        }
+        if upto < 2 {
+            return Ok(Vec::new());
+        }
+        Ok(detect_changes(&means, &cfg.candidates)?
             .iter()
             .map(|c| position_of[c.index.min(position_of.len() - 1)])
             .filter(|&p| p > 0)
-            .collect()
-    } else {
-        Vec::new()
+            .collect())
     };
+    let mut boundaries = scan(versions.len())?;
+    if versions.len() >= 3 {
+        boundaries.extend(scan(versions.len() - 1)?);
+    }
+    boundaries.sort_unstable();
     boundaries.dedup();
     // The newest version is always a candidate on its own: E-divisive's windows need points on
     // both sides of a change, so a step at the newest version would never be proposed — and,

@@ -34,6 +34,9 @@ pub struct HistoryPoint {
     pub against_previous: Option<Ratio>,
     /// Whether the step from the version before crosses sessions that share no version.
     pub confounded: bool,
+    /// The change the series' detection found at this version (`rigor track changes`), with
+    /// its id: the only verdict a step is shown with.
+    pub change: Option<(ChangeId, ChangeVerdict)>,
 }
 
 /// One benchmark's history.
@@ -102,7 +105,15 @@ impl Shown {
                     rev: p.version.rev.clone(),
                     subject: p.version.subject.clone().unwrap_or_default(),
                     level,
-                    step: p.against_previous.map(|r| (r.ratio, r.verdict.to_string())),
+                    // A step between two versions is shown as a number; a verdict only where
+                    // the series' detection found a change (a test of each pair alone calls
+                    // more than 10% of pairs changed when builds vary).
+                    step: p.against_previous.map(|r| {
+                        let found = p
+                            .change
+                            .map_or(String::new(), |(id, v)| format!("{v} (change {})", id.0));
+                        (r.ratio, found)
+                    }),
                     marks,
                     runs,
                 }
@@ -136,6 +147,17 @@ pub fn show_metric(
     metric: &Metric,
 ) -> Result<Shown> {
     let versions = history.versions(key)?;
+    let changes: std::collections::HashMap<String, (ChangeId, ChangeVerdict)> = history
+        .changes(&rigor_history::ChangeFilter {
+            benchmark: Some(benchmark.to_string()),
+            machine: Some(key.machine.clone()),
+            branch: Some(key.branch.clone()),
+            include_stale: false,
+        })?
+        .into_iter()
+        .filter(|c| c.metric == *metric && c.status != ChangeStatus::Invalid)
+        .map(|c| (c.change.rev.clone(), (c.id, c.change.verdict)))
+        .collect();
     let confidence = ConfidenceLevel::NINETY_FIVE;
     let l = levels::benchmark_metric_levels(history, key, benchmark, metric, confidence)?;
     let mut by_rev: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
@@ -155,6 +177,7 @@ pub fn show_metric(
                 };
                 previous = Some(i);
                 points.push(HistoryPoint {
+                    change: changes.get(&stored.version.rev).copied(),
                     version: stored.version,
                     level: Some(l.versions[i].clone()),
                     against_previous,
@@ -169,6 +192,7 @@ pub fn show_metric(
                     level: None,
                     against_previous: None,
                     confounded: false,
+                    change: None,
                 });
             }
             None => {}
@@ -311,6 +335,7 @@ impl Shown {
                     "at_resolution": r.at_resolution,
                     "confounded": p.confounded,
                 })),
+                "change": p.change.map(|(id, v)| serde_json::json!({"id": id.0, "verdict": v})),
             })
         });
         serde_json::Value::Array(points.collect())
