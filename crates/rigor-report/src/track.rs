@@ -51,9 +51,16 @@ impl ChangeView<'_> {
         }
     }
 
-    /// The change and its interval as signed percentages.
+    /// The change and its interval as signed percentages. A change confounded with a session
+    /// boundary has no interval: the shift of sessions that share no version is unbounded, and
+    /// the interval of the levels alone would claim a precision the boundary cannot give.
     fn figures(&self) -> (String, String) {
-        (ratio_percent(self.ratio), interval_percent(self.interval))
+        let ci = if self.evidence == "confounded" {
+            "unknown: session".to_string()
+        } else {
+            interval_percent(self.interval)
+        };
+        (ratio_percent(self.ratio), ci)
     }
 }
 
@@ -361,6 +368,20 @@ mod tests {
             status: "new",
             current,
         }
+    }
+
+    /// A change confounded with a session boundary shows no interval: the session's shift is
+    /// unbounded (a new user read "−37% .. −37%" as a precise change).
+    #[test]
+    fn a_confounded_change_has_no_interval() {
+        let confounded = ChangeView {
+            evidence: "confounded",
+            ..change("b", true)
+        };
+        let text = changes_text(&[confounded, change("c", true)]);
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert!(rows[0].contains("unknown: session"), "{text}");
+        assert!(rows[1].contains("+20% .. +30%"), "{text}");
     }
 
     #[test]
