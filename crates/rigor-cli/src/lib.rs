@@ -519,8 +519,9 @@ pub struct TrackRmArgs {
     /// a revision of --repo.
     #[arg(long, value_name = "REV", value_parser = parse_label)]
     pub version: Option<String>,
-    /// Only this benchmark's data of those runs (a run keeps its other benchmarks).
-    #[arg(long, value_name = "NAME")]
+    /// Only this benchmark's data of those runs (a run keeps its other benchmarks). A name may
+    /// start with '-' (the words of an unquoted command become benchmarks of their own: `-1`).
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
     pub benchmark: Option<String>,
     /// List what would be removed, and remove nothing.
     #[arg(long)]
@@ -1406,6 +1407,20 @@ mod tests {
         }
         assert!(Cli::try_parse_from(["rigor", "plan", "--max-time", "soon", "x"]).is_err());
         assert!(Cli::try_parse_from(["rigor", "run", "--timeout", "0", "x"]).is_err());
+    }
+
+    #[test]
+    fn a_benchmark_to_remove_may_be_named_like_an_option() {
+        let cli = Cli::try_parse_from([
+            "rigor",
+            "track",
+            "rm",
+            "--session",
+            "1",
+            "--benchmark",
+            "-1",
+        ]);
+        assert!(cli.is_ok(), "{cli:?}");
     }
 
     #[test]
