@@ -541,6 +541,19 @@ pub struct CandidateLine {
     pub measured: Result<MeasuredRatio, String>,
 }
 
+/// The verdict of a gate's ratio, with the least change its sequence allows when it excludes
+/// none ("regression, at least +1.3%"): a sequence decided after a few rounds can be wide, and
+/// its point estimate (+45%) is then a poor headline for a small change.
+fn gate_verdict(m: &MeasuredRatio) -> String {
+    match m.interval {
+        Some((lo, hi)) if lo > 1.0 || hi < 1.0 => {
+            let least = if lo > 1.0 { lo } else { hi };
+            format!("{}, at least {}", m.verdict, ratio_percent(least))
+        }
+        _ => m.verdict.clone(),
+    }
+}
+
 /// The interleaved check (text).
 pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
     let mut out = format!(
@@ -555,7 +568,7 @@ pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
                 l.benchmark,
                 ratio_percent(m.ratio),
                 interval_percent(m.interval),
-                m.verdict
+                gate_verdict(m)
             ),
             Err(why) => writeln!(out, "  {}: not measured: {why}", l.benchmark),
         };
@@ -578,7 +591,7 @@ pub fn candidate_markdown(baseline: &str, lines: &[CandidateLine]) -> String {
                 "| {name} | {} | {} | {} |",
                 ratio_percent(m.ratio),
                 interval_percent(m.interval),
-                m.verdict
+                gate_verdict(m)
             ),
             Err(why) => writeln!(
                 out,
@@ -733,6 +746,34 @@ pub fn checked_markdown(v: &CheckedView<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A decided gate names the least change its sequence allows beside the point estimate (a
+    /// new user's PR comment read "+45%" for a ~5% change decided after eight rounds).
+    #[test]
+    fn a_decided_gate_says_the_least_change_its_sequence_allows() {
+        let line = |ratio, interval, verdict: &str| CandidateLine {
+            benchmark: "b".into(),
+            measured: Ok(MeasuredRatio {
+                ratio,
+                interval,
+                verdict: verdict.into(),
+            }),
+        };
+        let lines = [
+            line(1.45, Some((1.013, 2.08)), "regression"),
+            line(0.8, Some((0.7, 0.95)), "improvement"),
+            line(1.0, Some((0.99, 1.01)), "equivalent"),
+        ];
+        let text = candidate_table("main", &lines);
+        assert!(
+            text.contains("+45% (sequence +1.3% .. +108%): regression, at least +1.3%"),
+            "{text}"
+        );
+        assert!(text.contains("improvement, at least −5.0%"), "{text}");
+        assert!(text.contains("): equivalent\n"), "{text}");
+        let md = candidate_markdown("main", &lines);
+        assert!(md.contains("| regression, at least +1.3% |"), "{md}");
+    }
 
     #[test]
     fn check_markdown_keeps_hostile_names_and_labels_in_code_spans_and_cells() {
