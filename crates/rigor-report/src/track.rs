@@ -171,12 +171,69 @@ pub struct EventView<'a> {
     pub benchmarks: usize,
     /// Smallest and largest ratio among them.
     pub range: (f64, f64),
+    /// What the benchmarks' joint test found there, when they were tested together.
+    pub joint: Option<JointView<'a>>,
 }
 
-/// One line per event, for under the change table.
+/// A shift the benchmarks' joint test found at one version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointView<'a> {
+    /// The common ratio.
+    pub ratio: f64,
+    /// Its interval.
+    pub interval: (f64, f64),
+    /// The p-value of no common shift, corrected for the versions scanned.
+    pub p_value: f64,
+    /// How many benchmarks could change at the version.
+    pub tested: usize,
+    /// The benchmarks it moved, each with its own ratio there and whether its own detection
+    /// found that change too.
+    pub moved: Vec<(&'a str, f64, bool)>,
+    /// Whether some benchmark's step cannot be told from a shift between sessions.
+    pub confounded: bool,
+}
+
+/// One line per event, for under the change table; an event the joint test found says so, with
+/// the common change, its interval and each benchmark's own change on a line of its own.
 pub fn events_text(events: &[EventView<'_>]) -> String {
     let mut out = String::new();
     for e in events {
+        if let Some(j) = &e.joint {
+            let _ = writeln!(
+                out,
+                "  Event: {} of {} benchmarks on {} ({}) moved together{} at {} by {} ({}; tested \
+                 together, {} over the versions scanned){}: an environment change as often as a \
+                 code change; changes {:?}",
+                j.moved.len(),
+                j.tested,
+                e.machine,
+                e.branch,
+                other_metric(e.metric).map_or(String::new(), |m| format!(" in {m}")),
+                short_rev(e.rev),
+                ratio_percent(j.ratio),
+                interval_percent(Some(j.interval)),
+                crate::comparison::p_text("p", j.p_value),
+                if j.confounded {
+                    ", confounded with a session boundary"
+                } else {
+                    ""
+                },
+                e.changes
+            );
+            let each: Vec<String> = j
+                .moved
+                .iter()
+                .map(|(b, r, alone)| {
+                    format!(
+                        "{b} {}{}",
+                        ratio_percent(*r),
+                        if *alone { " (also found alone)" } else { "" }
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "    {}", each.join(", "));
+            continue;
+        }
         let _ = writeln!(
             out,
             "  {} of {} benchmarks on {} ({}) moved together{} at {} ({} .. {}): an environment \
@@ -450,11 +507,41 @@ mod tests {
             changes: vec![1, 2, 3],
             benchmarks: 4,
             range: (1.03, 1.05),
+            joint: None,
         }]);
         assert_eq!(
             events,
             "  3 of 4 benchmarks on m (main) moved together at v9 (+3.0% .. +5.0%): an \
              environment change as often as a code change; changes [1, 2, 3]\n"
+        );
+    }
+
+    /// An event the joint test found gives the common change and each benchmark's own.
+    #[test]
+    fn a_joint_event_gives_the_common_change_and_each_benchmarks() {
+        let events = events_text(&[EventView {
+            metric: "wall",
+            rev: "v9",
+            machine: "m",
+            branch: "main",
+            changes: vec![1, 2, 3],
+            benchmarks: 4,
+            range: (1.02, 1.05),
+            joint: Some(JointView {
+                ratio: 1.031,
+                interval: (1.02, 1.042),
+                p_value: 0.0004,
+                tested: 4,
+                moved: vec![("a", 1.02, false), ("b", 1.05, true), ("c", 1.03, false)],
+                confounded: false,
+            }),
+        }]);
+        assert_eq!(
+            events,
+            "  Event: 3 of 4 benchmarks on m (main) moved together at v9 by +3.1% (+2.0% .. \
+             +4.2%; tested together, p < 0.001 over the versions scanned): an environment \
+             change as often as a code change; changes [1, 2, 3]\n    a +2.0%, b +5.0% (also \
+             found alone), c +3.0%\n"
         );
     }
 
@@ -484,6 +571,7 @@ mod tests {
             changes: vec![1, 2, 3],
             benchmarks: 4,
             range: (1.9, 2.1),
+            joint: None,
         }]);
         assert!(
             events.contains("moved together in peak-memory at v9"),

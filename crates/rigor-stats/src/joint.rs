@@ -573,7 +573,11 @@ mod tests {
             .map(|v| StepSeries::plain(v, &[], (0..40).collect()).unwrap())
             .collect();
         series[0] = StepSeries::plain(&moved[0], &[20], (0..40).collect()).unwrap();
-        assert!(scan(&series, 40, &JointConfig::default()).unwrap().is_empty());
+        assert!(
+            scan(&series, 40, &JointConfig::default())
+                .unwrap()
+                .is_empty()
+        );
         // All eight moving by 3% are.
         for s in &mut h {
             for v in &mut s[20..] {
