@@ -21,7 +21,10 @@
 //! change takes). The strongest event is taken first and every benchmark's series is then cut
 //! there too, so the versions next to it are tested within their new segments; when no further
 //! version holds, each event is tested again with all the others in place and the weakest that
-//! no longer holds is dropped, until all hold.
+//! no longer holds is dropped, until all hold. A benchmark's own change within
+//! [`JointConfig::reach`] positions of the version tested is taken for the same step: its data
+//! alone place a change to within a version or two, and a cut a version away would leave the
+//! step on the wrong side.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -250,19 +253,28 @@ impl<'a> StepSeries<'a> {
         versions.iter().filter_map(|&v| self.position(v)).collect()
     }
 
-    /// Its step at position `at`, between the nearest of its own changes and `extra` on either
-    /// side, the segments weighted with the between-version variance τ² of the segments all of
+    /// Its step at position `at`, between the nearest of its own changes farther than `reach`
+    /// positions and `extra` on either side, at most `window` positions each (its own change a position or two away is the same
+    /// step, placed by its own data alone), the segments weighted with the between-version variance τ² of the segments all of
     /// them and `at` cut the series into (a shift at `at` left out of τ² would count as spread
     /// between versions and hide itself).
-    fn step(&self, at: usize, extra: &[usize]) -> Result<Step> {
+    fn step(&self, at: usize, extra: &[usize], reach: usize, window: usize) -> Result<Step> {
         let n = self.levels.len();
-        let mut cuts: Vec<usize> = self.boundaries.iter().chain(extra).copied().collect();
+        let mut cuts: Vec<usize> = self
+            .boundaries
+            .iter()
+            .copied()
+            .filter(|b| b.abs_diff(at) > reach)
+            .chain(extra.iter().copied())
+            .collect();
         cuts.push(at);
         cuts.sort_unstable();
         cuts.dedup();
         let tau2 = between_version_variance(&self.levels, &cuts);
         let lo = cuts.iter().copied().filter(|&b| b < at).max().unwrap_or(0);
         let hi = cuts.iter().copied().filter(|&b| b > at).min().unwrap_or(n);
+        // At most `window` positions on each side.
+        let (lo, hi) = (lo.max(at.saturating_sub(window)), hi.min(at + window));
         let segments = cuts.len() + 1;
         let before = segment(&self.levels, lo, at, tau2);
         let after = segment(&self.levels, at, hi, tau2);
@@ -302,6 +314,13 @@ pub struct JointConfig {
     pub threshold: f64,
     /// Fewest benchmarks that must be able to change at a version for it to be tested.
     pub min_benchmarks: usize,
+    /// A benchmark's own change within this many of its positions of the version tested is
+    /// taken for the same step (one benchmark's data place a change to within a version or
+    /// two): its series is not cut there.
+    pub reach: usize,
+    /// At most this many positions on each side of the version tested make a benchmark's step:
+    /// a change of its own farther away that its own detection missed then biases it less.
+    pub window: usize,
 }
 
 impl Default for JointConfig {
@@ -310,6 +329,8 @@ impl Default for JointConfig {
             level: 0.95,
             threshold: 0.01,
             min_benchmarks: 3,
+            reach: 2,
+            window: 20,
         }
     }
 }
@@ -355,7 +376,7 @@ pub fn scan(
         let mut steps = Vec::new();
         for (b, s) in series.iter().enumerate() {
             if let Some(at) = s.position(k) {
-                steps.push((b, s.step(at, &s.positions(events))?));
+                steps.push((b, s.step(at, &s.positions(events), cfg.reach, cfg.window)?));
             }
         }
         let list: Vec<Step> = steps.iter().map(|s| s.1).collect();

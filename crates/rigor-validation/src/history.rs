@@ -609,6 +609,32 @@ pub fn report(
     out
 }
 
+/// The histories this study simulates, for the events study (`crate::events`): each
+/// benchmark's series with the machine-wide +3% shift at the middle version.
+pub fn simulated(
+    sizes: HistorySizes,
+    build_sd: f64,
+    histories: usize,
+    seed: u64,
+) -> Vec<Vec<Series>> {
+    simulate_histories(sizes, build_sd, histories, seed)
+}
+
+impl Series {
+    /// Each version's level as `rigor track` takes it (Huber's estimate of its execution means).
+    pub fn levels(&self) -> &[VersionMean] {
+        &self.robust
+    }
+    /// The steps injected: (first version after, relative change), the shift included.
+    pub fn steps(&self) -> &[(usize, f64)] {
+        &self.truth.steps
+    }
+    /// The drift's versions `[start, end)`, when the benchmark has one.
+    pub fn drift(&self) -> Option<(usize, usize)> {
+        self.truth.drift
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

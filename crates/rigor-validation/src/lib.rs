@@ -14,6 +14,7 @@
 pub mod common;
 pub mod comparison;
 pub mod coverage;
+pub mod events;
 pub mod history;
 pub mod metrics;
 pub mod model;

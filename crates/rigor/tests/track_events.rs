@@ -81,12 +81,7 @@ fn a_small_shift_on_every_benchmark_is_one_event() {
     for c in changes {
         assert_eq!(c["rev"], "v8");
         assert_eq!(c["verdict"], "regression");
-        assert!(
-            c["method"]
-                .as_str()
-                .unwrap()
-                .starts_with("joint test")
-        );
+        assert!(c["method"].as_str().unwrap().starts_with("joint test"));
     }
     // The terminal says it as one event with the common change and each benchmark's.
     assert!(
@@ -117,6 +112,9 @@ fn without_a_shift_there_is_no_event() {
     assert_eq!(json["events"].as_array().unwrap().len(), 0, "{json}");
     // (A benchmark's own detection may still report a change of its own.)
     for c in json["changes"].as_array().unwrap() {
-        assert!(!c["method"].as_str().unwrap().starts_with("joint test"), "{c}");
+        assert!(
+            !c["method"].as_str().unwrap().starts_with("joint test"),
+            "{c}"
+        );
     }
 }

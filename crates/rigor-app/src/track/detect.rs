@@ -180,15 +180,19 @@ pub struct JointShift {
     pub confounded: bool,
 }
 
+/// A machine-wide shift, the changes of the benchmarks it moved, and the benchmarks' own
+/// changes it explains (benchmark and version), which leave the false-discovery-rate family.
+type Shifted = (JointShift, Vec<Found>, Vec<(String, String)>);
+
 /// The machine-wide shifts among `all` (one metric's levels, `detected` their own detections,
-/// in the same order; `order` the series' versions), each with the changes of the benchmarks it
-/// moved. A shift is kept when at least half of the benchmarks tested moved its way.
+/// in the same order; `order` the series' versions). A shift is kept when at least half of the
+/// benchmarks tested moved its way.
 fn joint_shifts(
     all: &[levels::BenchmarkLevels],
     detected: &[OneDetected],
     order: &[String],
     s: &DetectSettings,
-) -> Result<Vec<(JointShift, Vec<Found>)>> {
+) -> Result<Vec<Shifted>> {
     use rigor_stats::joint::{JointConfig, StepSeries, scan};
     let Some(first_levels) = all.first() else {
         return Ok(Vec::new());
@@ -220,7 +224,7 @@ fn joint_shifts(
     let cfg = JointConfig {
         level: s.confidence.get(),
         threshold: s.threshold.get(),
-        min_benchmarks: 3,
+        ..JointConfig::default()
     };
     let events = scan(&series, order.len(), &cfg).map_err(|source| AppError::Compare {
         candidate: "the benchmarks together".to_string(),
@@ -236,6 +240,7 @@ fn joint_shifts(
         let rev = order[e.version].clone();
         let mut moved = Vec::new();
         let mut changes = Vec::new();
+        let mut explained = Vec::new();
         for (i, step) in &e.steps {
             if (step.log_ratio > 0.0) != up {
                 continue;
@@ -246,10 +251,20 @@ fn joint_shifts(
                 continue;
             };
             let first = points[b][at].1;
+            // Its own change there, or within the scan's reach (its own data place it a
+            // version or two away), in the shift's direction.
             let own = detected[b]
                 .0
                 .iter()
-                .find(|f| f.change.rev == l.versions[first].rev && (f.change.ratio > 1.0) == up);
+                .filter(|f| (f.change.ratio > 1.0) == up)
+                .filter_map(|f| {
+                    let p = points[b]
+                        .iter()
+                        .position(|&(_, v)| l.versions[v].rev == f.change.rev)?;
+                    (p.abs_diff(at) <= cfg.reach).then_some((p.abs_diff(at), f))
+                })
+                .min_by_key(|(d, _)| *d)
+                .map(|(_, f)| f);
             let (ratio, interval) = match own {
                 Some(f) => (f.change.ratio, f.change.interval),
                 None => (step.ratio(), step.interval(cfg.level).ok()),
@@ -263,12 +278,14 @@ fn joint_shifts(
             // Its own change is the event's when the common ratio lies within its interval;
             // one that moved well beyond the others stays a discovery of its own.
             let common = e.combined.ratio();
-            if own.is_some_and(|f| {
-                f.change
+            if let Some(f) = own {
+                if f.change
                     .interval
                     .is_some_and(|(a, b)| common < a || common > b)
-            }) {
-                continue;
+                {
+                    continue;
+                }
+                explained.push((f.benchmark.clone(), f.change.rev.clone()));
             }
             changes.push(Found {
                 benchmark: l.benchmark.clone(),
@@ -306,6 +323,7 @@ fn joint_shifts(
                 confounded: e.confounded,
             },
             changes,
+            explained,
         ));
     }
     Ok(out)
@@ -387,18 +405,16 @@ pub(super) fn detect_available(
                     .collect::<Result<_>>()?;
                 // A shift the benchmarks took together is one event: the changes of the
                 // benchmarks it moved are its own, not separate discoveries.
-                let joint = joint_shifts(&all, &each, &order, s)?;
-                for (shift, changes) in joint {
+                let mut explained: Vec<(String, String)> = Vec::new();
+                for (shift, changes, own) in joint_shifts(&all, &each, &order, s)? {
                     in_shifts.extend(changes);
+                    explained.extend(own);
                     shifts.push(shift);
                 }
                 found.extend(each.into_iter().flat_map(|e| e.0).filter(|f| {
-                    !in_shifts.iter().any(|c| {
-                        c.benchmark == f.benchmark
-                            && c.metric == f.metric
-                            && c.change.rev == f.change.rev
-                            && c.change.verdict == f.change.verdict
-                    })
+                    !explained
+                        .iter()
+                        .any(|(b, rev)| *b == f.benchmark && *rev == f.change.rev)
                 }));
             }
             Err(e @ AppError::Track(TrackError::NoMetric { .. })) if !strict => {
