@@ -354,6 +354,15 @@ pub fn report(versions: usize, benchmarks: &[usize], histories: usize, seed: u64
             out.push('\n');
         }
     }
+    out += "`rigor track changes` shows both kinds of event: the joint test's, and the grouping of \
+            each benchmark's own changes (the *grouped* column), so a shift either finds is \
+            shown as one event; only the joint test's takes its changes out of the \
+            false-discovery-rate family. The joint test pays for its scan over every version \
+            (Bonferroni) and for the spread of the benchmarks' steps (Hartung & Knapp's \
+            variance with benchmarks − 1 degrees of freedom): with few benchmarks, or steps \
+            spread by changes of single benchmarks that their own detection missed, it finds \
+            less than grouping does; where each benchmark alone rarely finds the shift, it finds \
+            more.\n";
     out
 }
 

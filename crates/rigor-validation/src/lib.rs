@@ -667,6 +667,11 @@ impl Doc<'_> {
              `cargo run --release -p rigor-validation -- all` (about five minutes on two cores); \
              `-- quick` runs the reduced checks that CI runs (`cargo test -p rigor-validation`).\n"
         );
+        let _ = writeln!(
+            s,
+            "Machine-wide shifts found as one event by the benchmarks' joint test, over simulated \
+             version histories: [validation/events.md](validation/events.md) (`-- events`).\n"
+        );
         self.headline(&mut s);
         self.section1(&mut s);
         self.section1b(&mut s);
