@@ -491,6 +491,24 @@ mod tests {
         }
     }
 
+    /// Three changes of four benchmarks at v9 on m (main).
+    fn event<'a>(
+        metric: &'a str,
+        range: (f64, f64),
+        joint: Option<JointView<'a>>,
+    ) -> EventView<'a> {
+        EventView {
+            metric,
+            rev: "v9",
+            machine: "m",
+            branch: "main",
+            changes: vec![1, 2, 3],
+            benchmarks: 4,
+            range,
+            joint,
+        }
+    }
+
     #[test]
     fn the_terminal_table_shortens_commits_and_marks_stale_changes() {
         let text = changes_text(&[change("sort", false)]);
@@ -499,16 +517,7 @@ mod tests {
         assert!(row.contains("+25%  +20% .. +30%"), "{row}");
         assert!(row.ends_with("new (no longer detected)"), "{row}");
         assert_eq!(changes_text(&[]), "No changes detected.\n");
-        let events = events_text(&[EventView {
-            metric: "wall",
-            rev: "v9",
-            machine: "m",
-            branch: "main",
-            changes: vec![1, 2, 3],
-            benchmarks: 4,
-            range: (1.03, 1.05),
-            joint: None,
-        }]);
+        let events = events_text(&[event("wall", (1.03, 1.05), None)]);
         assert_eq!(
             events,
             "  3 of 4 benchmarks on m (main) moved together at v9 (+3.0% .. +5.0%): an \
@@ -519,23 +528,15 @@ mod tests {
     /// An event the joint test found gives the common change and each benchmark's own.
     #[test]
     fn a_joint_event_gives_the_common_change_and_each_benchmarks() {
-        let events = events_text(&[EventView {
-            metric: "wall",
-            rev: "v9",
-            machine: "m",
-            branch: "main",
-            changes: vec![1, 2, 3],
-            benchmarks: 4,
-            range: (1.02, 1.05),
-            joint: Some(JointView {
-                ratio: 1.031,
-                interval: (1.02, 1.042),
-                p_value: 0.0004,
-                tested: 4,
-                moved: vec![("a", 1.02, false), ("b", 1.05, true), ("c", 1.03, false)],
-                confounded: false,
-            }),
-        }]);
+        let joint = JointView {
+            ratio: 1.031,
+            interval: (1.02, 1.042),
+            p_value: 0.0004,
+            tested: 4,
+            moved: vec![("a", 1.02, false), ("b", 1.05, true), ("c", 1.03, false)],
+            confounded: false,
+        };
+        let events = events_text(&[event("wall", (1.02, 1.05), Some(joint))]);
         assert_eq!(
             events,
             "  Event: 3 of 4 benchmarks on m (main) moved together at v9 by +3.1% (+2.0% .. \
@@ -563,16 +564,7 @@ mod tests {
         );
         let md = changes_table(Markup::Markdown, &[cpu]);
         assert!(md.contains("| `sort (cpu)` |"), "{md}");
-        let events = events_text(&[EventView {
-            metric: "peak-memory",
-            rev: "v9",
-            machine: "m",
-            branch: "main",
-            changes: vec![1, 2, 3],
-            benchmarks: 4,
-            range: (1.9, 2.1),
-            joint: None,
-        }]);
+        let events = events_text(&[event("peak-memory", (1.9, 2.1), None)]);
         assert!(
             events.contains("moved together in peak-memory at v9"),
             "{events}"
