@@ -538,7 +538,12 @@ mod tests {
             .iter()
             .map(|v| StepSeries::plain(v, &[], (0..n).collect()).unwrap())
             .collect();
-        scan(&series, n, &JointConfig::default()).unwrap()
+        // Each side's whole segment makes a step (the window covers the series).
+        let cfg = JointConfig {
+            window: n,
+            ..JointConfig::default()
+        };
+        scan(&series, n, &cfg).unwrap()
     }
 
     /// Known truth, seeded: a +4% shift on 12 benchmarks of 60 versions that vary by 6% each —
