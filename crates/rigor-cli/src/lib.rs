@@ -468,7 +468,9 @@ pub struct TrackChangesArgs {
     /// without a known time (labels) are left out.
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
-    /// Print the changes as JSON.
+    /// Print the changes as JSON: `{"changes": [...], "events": [...]}`, each event the
+    /// changes that moved together at one version (with the joint test's common ratio when the
+    /// benchmarks were tested together).
     #[arg(long)]
     pub json: bool,
     /// Write a Markdown table of the changes.

@@ -178,12 +178,69 @@ pub struct EventView<'a> {
     pub benchmarks: usize,
     /// Smallest and largest ratio among them.
     pub range: (f64, f64),
+    /// What the benchmarks' joint test found there, when they were tested together.
+    pub joint: Option<JointView<'a>>,
 }
 
-/// One line per event, for under the change table.
+/// A shift the benchmarks' joint test found at one version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointView<'a> {
+    /// The common ratio.
+    pub ratio: f64,
+    /// Its interval.
+    pub interval: (f64, f64),
+    /// The p-value of no common shift, corrected for the versions scanned.
+    pub p_value: f64,
+    /// How many benchmarks could change at the version.
+    pub tested: usize,
+    /// The benchmarks it moved, each with its own ratio there and whether its own detection
+    /// found that change too.
+    pub moved: Vec<(&'a str, f64, bool)>,
+    /// Whether some benchmark's step cannot be told from a shift between sessions.
+    pub confounded: bool,
+}
+
+/// One line per event, for under the change table; an event the joint test found says so, with
+/// the common change, its interval and each benchmark's own change on a line of its own.
 pub fn events_text(events: &[EventView<'_>]) -> String {
     let mut out = String::new();
     for e in events {
+        if let Some(j) = &e.joint {
+            let _ = writeln!(
+                out,
+                "  Event: {} of {} benchmarks on {} ({}) moved together{} at {} by {} ({}; tested \
+                 together, {} over the versions scanned){}: an environment change as often as a \
+                 code change; changes {:?}",
+                j.moved.len(),
+                j.tested,
+                e.machine,
+                e.branch,
+                other_metric(e.metric).map_or(String::new(), |m| format!(" in {m}")),
+                short_rev(e.rev),
+                ratio_percent(j.ratio),
+                interval_percent(Some(j.interval)),
+                crate::comparison::p_text("p", j.p_value),
+                if j.confounded {
+                    ", confounded with a session boundary"
+                } else {
+                    ""
+                },
+                e.changes
+            );
+            let each: Vec<String> = j
+                .moved
+                .iter()
+                .map(|(b, r, alone)| {
+                    format!(
+                        "{b} {}{}",
+                        ratio_percent(*r),
+                        if *alone { " (also found alone)" } else { "" }
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "    {}", each.join(", "));
+            continue;
+        }
         let _ = writeln!(
             out,
             "  {} of {} benchmarks on {} ({}) moved together{} at {} ({} .. {}): an environment \
@@ -455,6 +512,24 @@ mod tests {
         }
     }
 
+    /// Three changes of four benchmarks at v9 on m (main).
+    fn event<'a>(
+        metric: &'a str,
+        range: (f64, f64),
+        joint: Option<JointView<'a>>,
+    ) -> EventView<'a> {
+        EventView {
+            metric,
+            rev: "v9",
+            machine: "m",
+            branch: "main",
+            changes: vec![1, 2, 3],
+            benchmarks: 4,
+            range,
+            joint,
+        }
+    }
+
     #[test]
     fn the_terminal_table_shortens_commits_and_marks_stale_changes() {
         let text = changes_text(&[change("sort", false)]);
@@ -463,19 +538,32 @@ mod tests {
         assert!(row.contains("+25%  +20% .. +30%"), "{row}");
         assert!(row.ends_with("new (no longer detected)"), "{row}");
         assert_eq!(changes_text(&[]), "No changes detected.\n");
-        let events = events_text(&[EventView {
-            metric: "wall",
-            rev: "v9",
-            machine: "m",
-            branch: "main",
-            changes: vec![1, 2, 3],
-            benchmarks: 4,
-            range: (1.03, 1.05),
-        }]);
+        let events = events_text(&[event("wall", (1.03, 1.05), None)]);
         assert_eq!(
             events,
             "  3 of 4 benchmarks on m (main) moved together at v9 (+3.0% .. +5.0%): an \
              environment change as often as a code change; changes [1, 2, 3]\n"
+        );
+    }
+
+    /// An event the joint test found gives the common change and each benchmark's own.
+    #[test]
+    fn a_joint_event_gives_the_common_change_and_each_benchmarks() {
+        let joint = JointView {
+            ratio: 1.031,
+            interval: (1.02, 1.042),
+            p_value: 0.0004,
+            tested: 4,
+            moved: vec![("a", 1.02, false), ("b", 1.05, true), ("c", 1.03, false)],
+            confounded: false,
+        };
+        let events = events_text(&[event("wall", (1.02, 1.05), Some(joint))]);
+        assert_eq!(
+            events,
+            "  Event: 3 of 4 benchmarks on m (main) moved together at v9 by +3.1% (+2.0% .. \
+             +4.2%; tested together, p < 0.001 over the versions scanned): an environment \
+             change as often as a code change; changes [1, 2, 3]\n    a +2.0%, b +5.0% (also \
+             found alone), c +3.0%\n"
         );
     }
 
@@ -497,15 +585,7 @@ mod tests {
         );
         let md = changes_table(Markup::Markdown, &[cpu]);
         assert!(md.contains("| `sort (cpu)` |"), "{md}");
-        let events = events_text(&[EventView {
-            metric: "peak-memory",
-            rev: "v9",
-            machine: "m",
-            branch: "main",
-            changes: vec![1, 2, 3],
-            benchmarks: 4,
-            range: (1.9, 2.1),
-        }]);
+        let events = events_text(&[event("peak-memory", (1.9, 2.1), None)]);
         assert!(
             events.contains("moved together in peak-memory at v9"),
             "{events}"

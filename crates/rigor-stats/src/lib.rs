@@ -33,6 +33,7 @@ pub mod fieller;
 pub mod hierarchy;
 pub mod impact;
 pub mod interval;
+pub mod joint;
 pub mod mixture;
 pub mod net;
 mod rank_walk;

@@ -402,7 +402,7 @@ pub fn test_change(
 
 /// The two-sided p-value of equal levels for a difference `diff` with standard error `se`, by
 /// Student's t with `df` degrees of freedom (1 when both are 0, 0 when only the error is).
-fn two_sided_p(diff: f64, se: f64, df: f64) -> Result<f64> {
+pub(crate) fn two_sided_p(diff: f64, se: f64, df: f64) -> Result<f64> {
     if se > 0.0 {
         let t = StudentsT::new(0.0, 1.0, df).map_err(|_| StatsError::InvalidParameter {
             name: "degrees of freedom",
@@ -713,7 +713,7 @@ pub fn new_session_against_last(
 }
 
 /// The session-adjusted log level of each point with the variance of its own cells.
-fn adjusted_levels(fit: &CrossedFit, points: &[usize]) -> Result<Vec<VersionMean>> {
+pub(crate) fn adjusted_levels(fit: &CrossedFit, points: &[usize]) -> Result<Vec<VersionMean>> {
     points
         .iter()
         .enumerate()
@@ -733,7 +733,7 @@ fn adjusted_levels(fit: &CrossedFit, points: &[usize]) -> Result<Vec<VersionMean
 
 /// The contrast weights of the versions of a segment of log levels: `1/(vᵢ + τ²)`, normalised
 /// within it (all alike when one is infinite), by version.
-fn side_weights(versions: &[VersionMean], s: &Segment, tau2: f64) -> Vec<(usize, f64)> {
+pub(crate) fn side_weights(versions: &[VersionMean], s: &Segment, tau2: f64) -> Vec<(usize, f64)> {
     let w: Vec<f64> = versions[s.start..s.end]
         .iter()
         .map(|v| 1.0 / (v.variance.max(0.0) + tau2))
@@ -752,7 +752,7 @@ fn side_weights(versions: &[VersionMean], s: &Segment, tau2: f64) -> Vec<(usize,
 
 /// The fit's contrast of versions weighted `weights` (by version; the fit's points are
 /// `points`), and the part of its variance that the versions' own cells make.
-fn contrast_of(
+pub(crate) fn contrast_of(
     points: &[usize],
     versions: &[VersionMean],
     weights: impl IntoIterator<Item = (usize, f64)>,

@@ -1241,6 +1241,23 @@ fn efficiency_section(rows: &[EfficiencyRow]) -> String {
     out.push('\n');
     out
 }
+
+/// The histories the events study simulates (`crate::events`): the study's scenario before the
+/// matrix ([`four_splits`]), each benchmark's series with the machine-wide +3% shift at the
+/// middle version.
+pub fn simulated(
+    sizes: HistorySizes,
+    build_sd: f64,
+    histories: usize,
+    seed: u64,
+) -> Vec<Vec<Series>> {
+    simulate_histories(
+        HistorySizes { histories, ..sizes },
+        &four_splits(build_sd),
+        seed,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

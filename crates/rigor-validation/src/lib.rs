@@ -14,6 +14,7 @@
 pub mod common;
 pub mod comparison;
 pub mod coverage;
+pub mod events;
 pub mod history;
 pub mod metrics;
 pub mod model;
@@ -665,6 +666,11 @@ impl Doc<'_> {
              error, sqrt(p(1 − p)/n). Regenerate with \
              `cargo run --release -p rigor-validation -- all` (about five minutes on two cores); \
              `-- quick` runs the reduced checks that CI runs (`cargo test -p rigor-validation`).\n"
+        );
+        let _ = writeln!(
+            s,
+            "Machine-wide shifts found as one event by the benchmarks' joint test, over simulated \
+             version histories: [validation/events.md](validation/events.md) (`-- events`).\n"
         );
         self.headline(&mut s);
         self.section1(&mut s);

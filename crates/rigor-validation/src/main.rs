@@ -1,5 +1,6 @@
 //! `rigor-validation all|quick|…`: regenerates docs/VALIDATION.md, docs/validation/*.svg and
-//! the studies beside them (docs/validation/history.md, metrics.md, sequential.md, sessions.md).
+//! the studies beside them (docs/validation/history.md, events.md, metrics.md, sequential.md,
+//! sessions.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -60,6 +61,9 @@ enum ModeArg {
     /// docs/validation/history.md (under a minute; 7–19 minutes with `--peers`, most of it in
     /// the peers' Python packages).
     History,
+    /// Machine-wide shifts found as one event by the benchmarks' joint test, over the history
+    /// study's histories: writes docs/validation/events.md (a few minutes).
+    Events,
     /// Comparisons run until decided (anytime-valid confidence sequence), simulated, and real
     /// A/A programs run until decided with the release `rigor`: writes
     /// docs/validation/sequential.md (a few minutes each).
@@ -154,6 +158,13 @@ fn main() -> ExitCode {
                     .join("validation")
                     .join("sequential.md")
             });
+            return write_page(&path, text);
+        }
+        ModeArg::Events => {
+            let text = rigor_validation::events::report(500, &[20, 5], 20, cli.seed);
+            let path = cli
+                .out
+                .unwrap_or_else(|| opts.repo.join("docs").join("validation").join("events.md"));
             return write_page(&path, text);
         }
         ModeArg::History => {

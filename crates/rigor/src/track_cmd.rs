@@ -276,7 +276,11 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
     output::warnings(&r.listed.warnings);
     let views = track::change_views(&r.listed.changes);
     if a.json {
-        output::emit_json(&(serde_json::to_string_pretty(&r.listed.changes)? + "\n"));
+        let listed = serde_json::json!({
+            "changes": &r.listed.changes,
+            "events": &r.listed.events,
+        });
+        output::emit_json(&(serde_json::to_string_pretty(&listed)? + "\n"));
     } else {
         emit(&changes_text(&views));
         let events = track::event_views(&r.listed.events);

@@ -76,7 +76,8 @@ fn history(dir: &Dir) -> PathBuf {
 fn changes(db: &Path, metric: &str) -> Vec<(String, String, String)> {
     let out = stdout_of(&mut track(db, &["changes", "--json", "--metric", metric]));
     let list: serde_json::Value = serde_json::from_str(&out).unwrap();
-    list.as_array()
+    list["changes"]
+        .as_array()
         .unwrap()
         .iter()
         .map(|c| {

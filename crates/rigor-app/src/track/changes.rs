@@ -6,7 +6,7 @@ use super::*;
 
 use std::collections::HashMap;
 
-use rigor_report::track::{ChangeView, EventView};
+use rigor_report::track::{ChangeView, EventView, JointView};
 
 /// What `rigor track changes` lists.
 #[derive(Debug, Clone, Default)]
@@ -49,8 +49,10 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
     let mut lacking: Vec<(Metric, AppError)> = Vec::new();
     let mut lacked: HashMap<Metric, usize> = HashMap::new();
     let mut warnings: Vec<rigor_store::Warning> = Vec::new();
+    let mut shifts: Vec<(SeriesKey, JointShift)> = Vec::new();
     for key in &keys {
         let detected = detect_available(history, key, &s.detect, &metrics, false)?;
+        shifts.extend(detected.shifts.into_iter().map(|j| (key.clone(), j)));
         for (m, e) in detected.missing {
             *lacked.entry(m.clone()).or_default() += 1;
             lacking.push((m, e));
@@ -73,7 +75,7 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
         changes = changes_from(changes, from);
     }
     let counts = |k: &SeriesKey| history.benchmarks(k).map_or(0, |v| v.len());
-    let events = events(&changes, &counts);
+    let events = with_shifts(events(&changes, &counts), &shifts);
     Ok(Listed {
         changes,
         events,
@@ -116,7 +118,11 @@ pub fn change_views(changes: &[StoredChange]) -> Vec<ChangeView<'_>> {
             ratio: c.change.ratio,
             interval: c.change.interval,
             verdict: c.change.verdict.into(),
-            evidence: c.change.evidence.as_str(),
+            // A benchmark's part in a machine-wide event says so.
+            evidence: match c.change.evidence {
+                Evidence::Detected if c.change.method == EVENT_METHOD => "event",
+                e => e.as_str(),
+            },
             previous: c.change.previous_rev.as_deref(),
             machine: &c.series.machine,
             branch: &c.series.branch,
@@ -138,6 +144,18 @@ pub fn event_views(events: &[Event]) -> Vec<EventView<'_>> {
             metric: e.metric.name(),
             benchmarks: e.benchmarks,
             range: e.range,
+            joint: e.joint.as_ref().map(|j| JointView {
+                ratio: j.ratio,
+                interval: j.interval,
+                p_value: j.p_value,
+                tested: j.tested,
+                moved: j
+                    .moved
+                    .iter()
+                    .map(|m| (m.benchmark.as_str(), m.ratio, m.alone))
+                    .collect(),
+                confounded: j.confounded,
+            }),
         })
         .collect()
 }

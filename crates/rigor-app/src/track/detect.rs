@@ -53,11 +53,15 @@ pub(super) fn segment_floor(
     }
 }
 
+/// One benchmark's detection: its changes, and the positions (into its points) of every
+/// boundary its series was cut at.
+type OneDetected = (Vec<Found>, Vec<usize>);
+
 /// Detects the changes of one benchmark's series on its session-adjusted levels
 /// ([`levels::BenchmarkLevels`], `rigor_stats::series::detect_adjusted`): one point per stretch
 /// of identical builds (so no change is reported between them), each ratio interval floored at
 /// the versions' resolution, a change between sessions that share no version marked confounded.
-fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<Vec<Found>> {
+fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<OneDetected> {
     let cfg = SeriesConfig {
         level: s.confidence.get(),
         threshold: s.threshold.get(),
@@ -89,15 +93,14 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<Vec<Fou
                 baseline: "its history".to_string(),
                 source,
             })?;
-    // A rate (more is better): a ratio above 1 is an improvement.
-    let higher_is_better = !l.metric.lower_is_better(&l.quantity);
-    Ok(analysis
+    let boundaries = analysis.changes.iter().map(|c| c.index).collect();
+    let found = analysis
         .changes
         .iter()
         // Only changes are kept (a boundary whose verdict is no change is not one).
         .filter_map(|c| {
             let first = points[c.index].1;
-            let verdict = ChangeVerdict::of(c.verdict)?;
+            let verdict = oriented(c.verdict, l)?;
             Some(Found {
                 benchmark: l.benchmark.clone(),
                 metric: l.metric.clone(),
@@ -108,11 +111,7 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<Vec<Fou
                     interval: c.interval,
                     p_value: c.p_adjusted,
                     q_value: None,
-                    verdict: match (verdict, higher_is_better) {
-                        (ChangeVerdict::Regression, true) => ChangeVerdict::Improvement,
-                        (ChangeVerdict::Improvement, true) => ChangeVerdict::Regression,
-                        (v, false) => v,
-                    },
+                    verdict,
                     method: METHOD.to_string(),
                     evidence: if c.confounded {
                         Evidence::Confounded
@@ -122,7 +121,212 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<Vec<Fou
                 },
             })
         })
-        .collect())
+        .collect();
+    Ok((found, boundaries))
+}
+
+/// The change a verdict on a ratio of `l`'s levels is: for a rate (more is better) a ratio above
+/// 1 is an improvement. `None` when the verdict is no change.
+fn oriented(verdict: Verdict, l: &levels::BenchmarkLevels) -> Option<ChangeVerdict> {
+    let higher_is_better = !l.metric.lower_is_better(&l.quantity);
+    Some(match (ChangeVerdict::of(verdict)?, higher_is_better) {
+        (ChangeVerdict::Regression, true) => ChangeVerdict::Improvement,
+        (ChangeVerdict::Improvement, true) => ChangeVerdict::Regression,
+        (v, false) => v,
+    })
+}
+
+/// The method name stored with the changes that make up a machine-wide event ([`JointShift`]).
+pub const EVENT_METHOD: &str = "joint test across benchmarks (random effects, Hartung-Knapp)";
+
+/// One benchmark a [`JointShift`] moved, with its own step there.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Moved {
+    /// The benchmark.
+    pub benchmark: String,
+    /// Its own ratio at the version (its own detected change's when it has one there).
+    pub ratio: f64,
+    /// That ratio's interval (`None`: unbounded).
+    pub interval: Option<(f64, f64)>,
+    /// Whether its own detection found a change there too. That change is the event's (and
+    /// leaves the false-discovery-rate family) when its interval holds the common ratio; else
+    /// it stays a change of its own.
+    pub alone: bool,
+}
+
+/// A shift most benchmarks of a series took together at one version, found by testing their
+/// steps there together (`rigor_stats::joint`): a compiler, kernel or runtime update, a new
+/// machine. Each benchmark it moved is stored as a change with [`EVENT_METHOD`], outside the
+/// false-discovery-rate family of the benchmarks' own changes.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct JointShift {
+    /// The metric.
+    pub metric: Metric,
+    /// The version: the first after the shift.
+    pub rev: String,
+    /// The common ratio (new level / old level).
+    pub ratio: f64,
+    /// Its interval at the confidence level.
+    pub interval: (f64, f64),
+    /// The p-value of no common shift, corrected for the versions scanned.
+    pub p_value: f64,
+    /// Regression or improvement.
+    pub verdict: ChangeVerdict,
+    /// How many benchmarks could change at the version (and were tested together).
+    pub tested: usize,
+    /// The benchmarks that moved in the shift's direction.
+    pub moved: Vec<Moved>,
+    /// Whether some benchmark's step cannot be told from a shift between sessions.
+    pub confounded: bool,
+}
+
+/// A machine-wide shift, the changes of the benchmarks it moved, and the benchmarks' own
+/// changes it explains (benchmark and version), which leave the false-discovery-rate family.
+type Shifted = (JointShift, Vec<Found>, Vec<(String, String)>);
+
+/// The machine-wide shifts among `all` (one metric's levels, `detected` their own detections,
+/// in the same order; `order` the series' versions). A shift is kept when at least half of the
+/// benchmarks tested moved its way.
+fn joint_shifts(
+    all: &[levels::BenchmarkLevels],
+    detected: &[OneDetected],
+    order: &[String],
+    s: &DetectSettings,
+) -> Result<Vec<Shifted>> {
+    use rigor_stats::joint::{JointConfig, StepSeries, scan};
+    let Some(first_levels) = all.first() else {
+        return Ok(Vec::new());
+    };
+    let index: std::collections::HashMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.as_str(), i))
+        .collect();
+    let points: Vec<Vec<(usize, usize)>> = all.iter().map(|l| l.points()).collect();
+    let fit_points: Vec<Vec<usize>> = points
+        .iter()
+        .map(|p| p.iter().map(|x| x.0).collect())
+        .collect();
+    // Benchmarks whose versions all fall in the series' order, by their index in `all`.
+    let mut taken: Vec<usize> = Vec::new();
+    let mut series: Vec<StepSeries<'_>> = Vec::new();
+    for (b, l) in all.iter().enumerate() {
+        let first: Option<Vec<usize>> = points[b]
+            .iter()
+            .map(|&(_, v)| index.get(l.versions[v].rev.as_str()).copied())
+            .collect();
+        let Some(first) = first else { continue };
+        if let Ok(one) = StepSeries::adjusted(&l.fit, &fit_points[b], &detected[b].1, first) {
+            taken.push(b);
+            series.push(one);
+        }
+    }
+    let cfg = JointConfig {
+        level: s.confidence.get(),
+        threshold: s.threshold.get(),
+        ..JointConfig::default()
+    };
+    let events = scan(&series, order.len(), &cfg).map_err(|source| AppError::Compare {
+        candidate: "the benchmarks together".to_string(),
+        baseline: "their history".to_string(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for e in events {
+        let Some(verdict) = oriented(e.verdict, first_levels) else {
+            continue;
+        };
+        let up = e.combined.log_ratio > 0.0;
+        let rev = order[e.version].clone();
+        let mut moved = Vec::new();
+        let mut changes = Vec::new();
+        let mut explained = Vec::new();
+        for (i, step) in &e.steps {
+            if (step.log_ratio > 0.0) != up {
+                continue;
+            }
+            let b = taken[*i];
+            let l = &all[b];
+            let Some(at) = series[*i].position(e.version) else {
+                continue;
+            };
+            let first = points[b][at].1;
+            // Its own change there, or within the scan's reach (its own data place it a
+            // version or two away), in the shift's direction.
+            let own = detected[b]
+                .0
+                .iter()
+                .filter(|f| (f.change.ratio > 1.0) == up)
+                .filter_map(|f| {
+                    let p = points[b]
+                        .iter()
+                        .position(|&(_, v)| l.versions[v].rev == f.change.rev)?;
+                    (p.abs_diff(at) <= cfg.reach).then_some((p.abs_diff(at), f))
+                })
+                .min_by_key(|(d, _)| *d)
+                .map(|(_, f)| f);
+            let (ratio, interval) = match own {
+                Some(f) => (f.change.ratio, f.change.interval),
+                None => (step.ratio(), step.interval(cfg.level).ok()),
+            };
+            moved.push(Moved {
+                benchmark: l.benchmark.clone(),
+                ratio,
+                interval,
+                alone: own.is_some(),
+            });
+            // Its own change is the event's when the common ratio lies within its interval;
+            // one that moved well beyond the others stays a discovery of its own.
+            let common = e.combined.ratio();
+            if let Some(f) = own {
+                if f.change
+                    .interval
+                    .is_some_and(|(a, b)| common < a || common > b)
+                {
+                    continue;
+                }
+                explained.push((f.benchmark.clone(), f.change.rev.clone()));
+            }
+            changes.push(Found {
+                benchmark: l.benchmark.clone(),
+                metric: l.metric.clone(),
+                change: NewChange {
+                    rev: l.versions[first].rev.clone(),
+                    previous_rev: Some(l.versions[first - 1].rev.clone()),
+                    ratio,
+                    interval,
+                    p_value: e.p_adjusted,
+                    q_value: None,
+                    verdict,
+                    method: EVENT_METHOD.to_string(),
+                    evidence: if e.confounded {
+                        Evidence::Confounded
+                    } else {
+                        Evidence::Detected
+                    },
+                },
+            });
+        }
+        if 2 * moved.len() < e.steps.len() {
+            continue;
+        }
+        out.push((
+            JointShift {
+                metric: first_levels.metric.clone(),
+                rev,
+                ratio: e.combined.ratio(),
+                interval: e.combined.interval,
+                p_value: e.p_adjusted,
+                verdict,
+                tested: e.steps.len(),
+                moved,
+                confounded: e.confounded,
+            },
+            changes,
+            explained,
+        ));
+    }
+    Ok(out)
 }
 
 /// Detects wall-time changes over every benchmark of a series (from the stored levels: no
@@ -160,6 +364,8 @@ pub(super) struct Detected {
     pub missing: Vec<(Metric, AppError)>,
     /// The benchmarks left out of a metric the others have ([`rigor_store::Warning::NoMetric`]).
     pub left_out: Vec<rigor_store::Warning>,
+    /// The machine-wide shifts found (their changes are among `changes`).
+    pub shifts: Vec<JointShift>,
 }
 
 /// [`detect_metric_changes`]; with `strict` false, a metric no benchmark of the series has is
@@ -178,6 +384,13 @@ pub(super) fn detect_available(
     let mut missing = Vec::new();
     let mut left_out = Vec::new();
     let mut found: Vec<Found> = Vec::new();
+    let mut shifts: Vec<JointShift> = Vec::new();
+    let mut in_shifts: Vec<Found> = Vec::new();
+    let order: Vec<String> = history
+        .versions(key)?
+        .into_iter()
+        .map(|v| v.version.rev)
+        .collect();
     for m in &asked {
         let levels =
             levels::metric_levels_noting(history.as_read(), key, m, s.confidence, &mut left_out);
@@ -186,11 +399,23 @@ pub(super) fn detect_available(
                 metrics.push(m.clone());
                 // Each benchmark's detection is its own: in parallel, kept in order.
                 use rayon::prelude::*;
-                let each: Vec<Vec<Found>> = all
+                let each: Vec<OneDetected> = all
                     .par_iter()
                     .map(|l| detect_one(l, s))
                     .collect::<Result<_>>()?;
-                found.extend(each.into_iter().flatten());
+                // A shift the benchmarks took together is one event: the changes of the
+                // benchmarks it moved are its own, not separate discoveries.
+                let mut explained: Vec<(String, String)> = Vec::new();
+                for (shift, changes, own) in joint_shifts(&all, &each, &order, s)? {
+                    in_shifts.extend(changes);
+                    explained.extend(own);
+                    shifts.push(shift);
+                }
+                found.extend(each.into_iter().flat_map(|e| e.0).filter(|f| {
+                    !explained
+                        .iter()
+                        .any(|(b, rev)| *b == f.benchmark && *rev == f.change.rev)
+                }));
             }
             Err(e @ AppError::Track(TrackError::NoMetric { .. })) if !strict => {
                 missing.push((m.clone(), e));
@@ -206,6 +431,7 @@ pub(super) fn detect_available(
         }
         found.retain(|f| f.change.q_value.is_some_and(|q| q <= s.confidence.alpha()));
     }
+    found.extend(in_shifts);
     let before = history.changes(&ChangeFilter {
         machine: Some(key.machine.clone()),
         branch: Some(key.branch.clone()),
@@ -222,11 +448,6 @@ pub(super) fn detect_available(
             history.save_metric_changes(key, b, m, &mine)?;
         }
     }
-    let order: Vec<String> = history
-        .versions(key)?
-        .into_iter()
-        .map(|v| v.version.rev)
-        .collect();
     carry_statuses(history, key, &before, &order)?;
     let changes = history.changes(&ChangeFilter {
         machine: Some(key.machine.clone()),
@@ -237,6 +458,7 @@ pub(super) fn detect_available(
         changes,
         missing,
         left_out,
+        shifts,
     })
 }
 
@@ -333,7 +555,7 @@ pub fn changes_from(changes: Vec<StoredChange>, from: jiff::Timestamp) -> Vec<St
 /// Changes that happened together: at one version, most benchmarks of a machine and branch
 /// moved in the same direction — an environment change (a new compiler, a kernel update, a
 /// different machine state) as often as a code change, shown as one event.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Event {
     /// The version.
     pub rev: String,
@@ -347,11 +569,17 @@ pub struct Event {
     pub benchmarks: usize,
     /// Smallest and largest ratio among them.
     pub range: (f64, f64),
+    /// The joint test's finding, when the benchmarks were tested together at the version (a
+    /// [`JointShift`]); `None` for changes only grouped after each was detected alone.
+    pub joint: Option<JointShift>,
 }
 
-/// Groups current changes into events: at least 3 changes of one metric, in the same direction,
-/// at one version, covering at least half of the series' benchmarks. `benchmarks` gives each
-/// series its number of benchmarks.
+/// Groups current changes into events: the changes at a version where the benchmarks' joint
+/// test found a shift (some change there stored with [`EVENT_METHOD`]: all the changes of its
+/// metric and direction at that version), and else at least 3 changes of one metric, in the
+/// same direction, at one version, covering at least half of the series' benchmarks.
+/// `benchmarks` gives each series its number of benchmarks. [`Event::joint`] is left for the
+/// caller that has the detection's [`JointShift`]s ([`with_shifts`]).
 pub fn events(changes: &[StoredChange], benchmarks: &dyn Fn(&SeriesKey) -> usize) -> Vec<Event> {
     type Group = (SeriesKey, Metric, String, bool);
     let mut groups: std::collections::BTreeMap<Group, Vec<&StoredChange>> =
@@ -371,7 +599,8 @@ pub fn events(changes: &[StoredChange], benchmarks: &dyn Fn(&SeriesKey) -> usize
         .into_iter()
         .filter_map(|((series, metric, rev, _), list)| {
             let total = benchmarks(&series);
-            (list.len() >= 3 && 2 * list.len() >= total).then(|| {
+            let joint = list.iter().any(|c| c.change.method == EVENT_METHOD);
+            (joint || (list.len() >= 3 && 2 * list.len() >= total)).then(|| {
                 let ratios = list.iter().map(|c| c.change.ratio);
                 Event {
                     rev,
@@ -383,10 +612,23 @@ pub fn events(changes: &[StoredChange], benchmarks: &dyn Fn(&SeriesKey) -> usize
                     ),
                     series,
                     metric,
+                    joint: None,
                 }
             })
         })
         .collect()
+}
+
+/// `events` with the joint test's finding of each (by series, metric and version) from
+/// `shifts`.
+pub fn with_shifts(mut events: Vec<Event>, shifts: &[(SeriesKey, JointShift)]) -> Vec<Event> {
+    for e in &mut events {
+        e.joint = shifts
+            .iter()
+            .find(|(k, j)| *k == e.series && j.metric == e.metric && j.rev == e.rev)
+            .map(|(_, j)| j.clone());
+    }
+    events
 }
 
 #[cfg(test)]
@@ -462,8 +704,8 @@ mod tests {
                     "{a:?} {b:?}"
                 );
             }
-            let one = detect_one(l, &s).unwrap();
-            let two = detect_one(&from_samples, &s).unwrap();
+            let one = detect_one(l, &s).unwrap().0;
+            let two = detect_one(&from_samples, &s).unwrap().0;
             assert_eq!(one.len(), two.len(), "{one:?} {two:?}");
             for (a, b) in one.iter().zip(&two) {
                 let (a, b) = (&a.change, &b.change);

@@ -1,0 +1,635 @@
+//! Changes that hit many benchmarks at once: a machine-wide shift (a compiler, kernel or runtime
+//! update, a new machine) moves most benchmarks of a series at one version. Each benchmark alone
+//! may not see a small one; together they do.
+//!
+//! At each candidate version, every benchmark that can change there gives its step: the log of
+//! the ratio of its level after the version to its level before, each side the segment of its
+//! series between its own changes ([`crate::series`], the same session-adjusted levels and the
+//! same variance of a boundary's contrast that its own detection uses), with that log-ratio's
+//! variance. The steps are combined as a random-effects meta-analysis ([`combine`]): the
+//! between-benchmark variance τ² by DerSimonian & Laird's moments, the common log-ratio as the
+//! mean weighted `1/(vᵢ + τ²)`, and its variance by Hartung & Knapp's estimate from the
+//! weighted spread of the steps themselves (never below the random-effects variance, Knapp &
+//! Hartung 2003), tested by Student's t with `k − 1` degrees of freedom. So one benchmark that
+//! moved a lot, or a few that moved apart, make a wide interval, not an event: the test is of a
+//! shift the benchmarks share.
+//!
+//! The version is not known in advance: [`scan`] tests every version, and corrects each p-value
+//! for the scan by Bonferroni over the versions tested, so the chance of any false event in a
+//! series of `V` versions is at most `1 − level`. An event holds when its corrected p-value is
+//! at most `1 − level` and its interval lies beyond the practical threshold (the verdict every
+//! change takes). The strongest event is taken first and every benchmark's series is then cut
+//! there too, so the versions next to it are tested within their new segments; when no further
+//! version holds, each event is tested again with all the others in place and the weakest that
+//! no longer holds is dropped, until all hold. A benchmark's own change within
+//! [`JointConfig::reach`] positions of the version tested is taken for the same step: its data
+//! alone place a change to within a version or two, and a cut a version away would leave the
+//! step on the wrong side.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::compare::{Verdict, verdict_from_interval};
+use crate::crossed::CrossedFit;
+use crate::dist::{Quantile, critical_value};
+use crate::error::{Result, StatsError, check_finite};
+use crate::series::{
+    VersionMean, adjusted_levels, between_version_variance, contrast_of, segment, side_weights,
+    two_sided_p,
+};
+
+/// The least variance a step is given (a relative error of 10⁻⁶), so that a benchmark whose
+/// versions never vary cannot weigh infinitely.
+const LEAST_VARIANCE: f64 = 1e-12;
+
+/// One benchmark's step at one version: the log of the ratio of its level after the version to
+/// its level before.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// `ln(after / before)`.
+    pub log_ratio: f64,
+    /// Its variance.
+    pub variance: f64,
+    /// Degrees of freedom of that variance (the benchmark's versions less its segments).
+    pub df: f64,
+    /// Whether the two sides lie in sessions that share no version (the step cannot be told
+    /// from a shift between sessions).
+    pub confounded: bool,
+}
+
+impl Step {
+    /// `after / before`.
+    pub fn ratio(&self) -> f64 {
+        self.log_ratio.exp()
+    }
+
+    /// The ratio's interval at `level`: `exp(ln r ± t·se)` with the step's degrees of freedom.
+    pub fn interval(&self, level: f64) -> Result<(f64, f64)> {
+        let t = critical_value(level, self.df.max(1.0), Quantile::StudentT)?;
+        let half = t * self.variance.max(0.0).sqrt();
+        Ok(((self.log_ratio - half).exp(), (self.log_ratio + half).exp()))
+    }
+}
+
+/// Benchmarks' steps at one version combined ([`combine`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Combined {
+    /// The common log-ratio: the steps' mean weighted `1/(vᵢ + τ²)`.
+    pub log_ratio: f64,
+    /// Its variance (Hartung & Knapp's, at least the random-effects one).
+    pub variance: f64,
+    /// Between-benchmark variance τ² (DerSimonian & Laird).
+    pub tau2: f64,
+    /// Degrees of freedom of the test: benchmarks − 1.
+    pub df: f64,
+    /// `log_ratio / √variance`.
+    pub t: f64,
+    /// Two-sided p-value of no common shift.
+    pub p_value: f64,
+    /// The common ratio's interval at the level asked for.
+    pub interval: (f64, f64),
+    /// How many benchmarks' steps were combined.
+    pub benchmarks: usize,
+}
+
+impl Combined {
+    /// The common ratio, `exp(log_ratio)`.
+    pub fn ratio(&self) -> f64 {
+        self.log_ratio.exp()
+    }
+}
+
+/// The random-effects combination of benchmarks' steps at one version (see the module
+/// documentation): DerSimonian & Laird's τ², the weighted mean, Hartung & Knapp's variance (at
+/// least `1/Σwᵢ`), Student's t with `k − 1` degrees of freedom, and the ratio's interval at
+/// `level`. Needs two steps or more. Tested against statsmodels' meta-analysis
+/// (`scripts/oracles/hksj.py`).
+pub fn combine(steps: &[Step], level: f64) -> Result<Combined> {
+    let k = steps.len();
+    if k < 2 {
+        return Err(StatsError::TooFew {
+            what: "a test of a common shift",
+            needed: 2,
+            got: k,
+        });
+    }
+    for s in steps {
+        check_finite(&[s.log_ratio, s.variance])?;
+    }
+    let y: Vec<f64> = steps.iter().map(|s| s.log_ratio).collect();
+    let v: Vec<f64> = steps
+        .iter()
+        .map(|s| s.variance.max(LEAST_VARIANCE))
+        .collect();
+    let weighted_mean = |w: &[f64]| {
+        let sw: f64 = w.iter().sum();
+        (y.iter().zip(w).map(|(y, w)| w * y).sum::<f64>() / sw, sw)
+    };
+    let w: Vec<f64> = v.iter().map(|v| 1.0 / v).collect();
+    let (fixed, sw) = weighted_mean(&w);
+    let q: f64 = y.iter().zip(&w).map(|(y, w)| w * (y - fixed).powi(2)).sum();
+    let sw2: f64 = w.iter().map(|w| w * w).sum();
+    let denominator = sw - sw2 / sw;
+    let tau2 = if denominator > 0.0 {
+        ((q - (k - 1) as f64) / denominator).max(0.0)
+    } else {
+        0.0
+    };
+    let w: Vec<f64> = v.iter().map(|v| 1.0 / (v + tau2)).collect();
+    let (mean, sw) = weighted_mean(&w);
+    let spread: f64 = y
+        .iter()
+        .zip(&w)
+        .map(|(y, w)| w * (y - mean).powi(2))
+        .sum::<f64>()
+        / (k - 1) as f64;
+    let variance = spread.max(1.0) / sw;
+    let df = (k - 1) as f64;
+    let se = variance.sqrt();
+    let p_value = two_sided_p(mean, se, df)?;
+    let crit = critical_value(level, df, Quantile::StudentT)?;
+    Ok(Combined {
+        log_ratio: mean,
+        variance,
+        tau2,
+        df,
+        t: mean / se,
+        p_value,
+        interval: ((mean - crit * se).exp(), (mean + crit * se).exp()),
+        benchmarks: k,
+    })
+}
+
+/// One benchmark's series as [`scan`] reads it: its log levels, its own changes, and where each
+/// of its positions falls among the versions of the whole series.
+#[derive(Debug, Clone)]
+pub struct StepSeries<'a> {
+    levels: Vec<VersionMean>,
+    fit: Option<(&'a CrossedFit, &'a [usize])>,
+    /// Its own changes (positions, sorted).
+    boundaries: Vec<usize>,
+    /// The series' version at which each position begins (strictly increasing).
+    first: Vec<usize>,
+}
+
+impl<'a> StepSeries<'a> {
+    /// A series of version means (each must be positive) with its own changes at `boundaries`
+    /// (positions: first version after each); position `i` begins at version `first[i]` of the
+    /// series of all benchmarks.
+    pub fn plain(
+        versions: &[VersionMean],
+        boundaries: &[usize],
+        first: Vec<usize>,
+    ) -> Result<Self> {
+        let levels = versions
+            .iter()
+            .map(|v| {
+                check_finite(&[v.mean, v.variance])?;
+                if v.mean <= 0.0 {
+                    return Err(StatsError::InvalidParameter {
+                        name: "version mean",
+                        value: v.mean.to_string(),
+                        reason: "a ratio needs a positive level",
+                    });
+                }
+                Ok(VersionMean {
+                    mean: v.mean.ln(),
+                    variance: v.variance.max(0.0) / (v.mean * v.mean),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Self::new(levels, None, boundaries, first)
+    }
+
+    /// The session-adjusted levels of a crossed fit (`points[i]`: the fit's point at position
+    /// `i`, as [`crate::series::detect_adjusted`] takes them), with the benchmark's own changes at
+    /// `boundaries` and its positions beginning at the versions `first`.
+    pub fn adjusted(
+        fit: &'a CrossedFit,
+        points: &'a [usize],
+        boundaries: &[usize],
+        first: Vec<usize>,
+    ) -> Result<Self> {
+        let levels = adjusted_levels(fit, points)?;
+        Self::new(levels, Some((fit, points)), boundaries, first)
+    }
+
+    fn new(
+        levels: Vec<VersionMean>,
+        fit: Option<(&'a CrossedFit, &'a [usize])>,
+        boundaries: &[usize],
+        first: Vec<usize>,
+    ) -> Result<Self> {
+        if first.len() != levels.len() || first.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(StatsError::Shape(format!(
+                "{} positions need as many increasing first versions, got {:?}",
+                levels.len(),
+                first
+            )));
+        }
+        let mut boundaries: Vec<usize> = boundaries
+            .iter()
+            .copied()
+            .filter(|&b| b > 0 && b < levels.len())
+            .collect();
+        boundaries.sort_unstable();
+        boundaries.dedup();
+        Ok(Self {
+            levels,
+            fit,
+            boundaries,
+            first,
+        })
+    }
+
+    /// The position that begins at `version` (not the first one): where this benchmark can
+    /// change at that version.
+    pub fn position(&self, version: usize) -> Option<usize> {
+        self.first.binary_search(&version).ok().filter(|&p| p > 0)
+    }
+
+    /// The positions of `versions` (those at which this benchmark can change).
+    fn positions(&self, versions: &[usize]) -> Vec<usize> {
+        versions.iter().filter_map(|&v| self.position(v)).collect()
+    }
+
+    /// Its step at position `at`, between the nearest of its own changes farther than `reach`
+    /// positions and `extra` on either side, at most `window` positions each (its own change a position or two away is the same
+    /// step, placed by its own data alone), the segments weighted with the between-version variance τ² of the segments all of
+    /// them and `at` cut the series into (a shift at `at` left out of τ² would count as spread
+    /// between versions and hide itself).
+    fn step(&self, at: usize, extra: &[usize], reach: usize, window: usize) -> Result<Step> {
+        let n = self.levels.len();
+        let mut cuts: Vec<usize> = self
+            .boundaries
+            .iter()
+            .copied()
+            .filter(|b| b.abs_diff(at) > reach)
+            .chain(extra.iter().copied())
+            .collect();
+        cuts.push(at);
+        cuts.sort_unstable();
+        cuts.dedup();
+        let tau2 = between_version_variance(&self.levels, &cuts);
+        let lo = cuts.iter().copied().filter(|&b| b < at).max().unwrap_or(0);
+        let hi = cuts.iter().copied().filter(|&b| b > at).min().unwrap_or(n);
+        // At most `window` positions on each side.
+        let (lo, hi) = (lo.max(at.saturating_sub(window)), hi.min(at + window));
+        let segments = cuts.len() + 1;
+        let before = segment(&self.levels, lo, at, tau2);
+        let after = segment(&self.levels, at, hi, tau2);
+        let mut variance = before.variance + after.variance;
+        let mut df = n.saturating_sub(segments).max(1) as f64;
+        let mut confounded = false;
+        if let Some((fit, points)) = self.fit {
+            let sides = side_weights(&self.levels, &before, tau2)
+                .into_iter()
+                .map(|(i, c)| (i, -c))
+                .chain(side_weights(&self.levels, &after, tau2));
+            let (contrast, own) = contrast_of(points, &self.levels, sides);
+            let parts = fit.contrast_variance(&contrast);
+            variance += (parts.estimation - own).max(0.0)
+                + parts
+                    .total(fit.session_variance())
+                    .map_or(0.0, |t| t - parts.estimation);
+            df = df.max(fit.df() as f64);
+            confounded = parts.confounded;
+        }
+        Ok(Step {
+            log_ratio: after.mean - before.mean,
+            variance,
+            df,
+            confounded,
+        })
+    }
+}
+
+/// Parameters of [`scan`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct JointConfig {
+    /// Confidence level: `1 − level` bounds the chance of a false event in a series, and the
+    /// intervals are at this level.
+    pub level: f64,
+    /// Practical threshold δ: a common shift within it is not an event.
+    pub threshold: f64,
+    /// Fewest benchmarks that must be able to change at a version for it to be tested.
+    pub min_benchmarks: usize,
+    /// A benchmark's own change within this many of its positions of the version tested is
+    /// taken for the same step (one benchmark's data place a change to within a version or
+    /// two): its series is not cut there.
+    pub reach: usize,
+    /// At most this many positions on each side of the version tested make a benchmark's step:
+    /// a change of its own farther away that its own detection missed then biases it less.
+    pub window: usize,
+}
+
+impl Default for JointConfig {
+    fn default() -> Self {
+        Self {
+            level: 0.95,
+            threshold: 0.01,
+            min_benchmarks: 3,
+            reach: 2,
+            window: 20,
+        }
+    }
+}
+
+/// A shift that many benchmarks took together at one version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JointEvent {
+    /// The version (of the whole series) where it happened: the first after it.
+    pub version: usize,
+    /// The benchmarks' steps combined.
+    pub combined: Combined,
+    /// The p-value corrected for the scan over versions (Bonferroni), at most 1.
+    pub p_adjusted: f64,
+    /// The verdict of the common ratio's interval against the threshold.
+    pub verdict: Verdict,
+    /// Each benchmark able to change there (its index among the series given) with its step.
+    pub steps: Vec<(usize, Step)>,
+    /// Whether some benchmark's step cannot be told from a shift between sessions.
+    pub confounded: bool,
+}
+
+impl JointEvent {
+    fn holds(&self, level: f64) -> bool {
+        self.verdict.is_change() && self.p_adjusted <= 1.0 - level
+    }
+}
+
+/// Finds the versions where the benchmarks of `series` shifted together (see the module
+/// documentation); `versions` is how many versions the whole series has. Events come oldest
+/// first.
+pub fn scan(
+    series: &[StepSeries<'_>],
+    versions: usize,
+    cfg: &JointConfig,
+) -> Result<Vec<JointEvent>> {
+    let min = cfg.min_benchmarks.max(2);
+    let candidates: Vec<usize> = (1..versions)
+        .filter(|&k| series.iter().filter(|s| s.position(k).is_some()).count() >= min)
+        .collect();
+    let tests = candidates.len();
+    // The event at version `k`, every series cut at `events` too.
+    let test = |k: usize, events: &[usize]| -> Result<JointEvent> {
+        let mut steps = Vec::new();
+        for (b, s) in series.iter().enumerate() {
+            if let Some(at) = s.position(k) {
+                steps.push((b, s.step(at, &s.positions(events), cfg.reach, cfg.window)?));
+            }
+        }
+        let list: Vec<Step> = steps.iter().map(|s| s.1).collect();
+        let combined = combine(&list, cfg.level)?;
+        Ok(JointEvent {
+            version: k,
+            combined,
+            p_adjusted: (combined.p_value * tests as f64).min(1.0),
+            verdict: verdict_from_interval(combined.interval.0, combined.interval.1, cfg.threshold),
+            confounded: list.iter().any(|s| s.confounded),
+            steps,
+        })
+    };
+    let mut events: Vec<usize> = Vec::new();
+    // Forward: the strongest version that holds, until none does.
+    while events.len() < tests {
+        let tested: Vec<JointEvent> = candidates
+            .par_iter()
+            .filter(|k| !events.contains(k))
+            .map(|&k| test(k, &events))
+            .collect::<Result<_>>()?;
+        let best = tested
+            .into_iter()
+            .filter(|e| e.holds(cfg.level))
+            .max_by(|a, b| a.combined.t.abs().total_cmp(&b.combined.t.abs()));
+        match best {
+            Some(e) => events.push(e.version),
+            None => break,
+        }
+    }
+    // Backward: each event with all the others in place; the weakest that does not hold goes.
+    loop {
+        events.sort_unstable();
+        let tested: Vec<JointEvent> = events
+            .iter()
+            .map(|&k| {
+                let others: Vec<usize> = events.iter().copied().filter(|&o| o != k).collect();
+                test(k, &others)
+            })
+            .collect::<Result<_>>()?;
+        let weakest = tested
+            .iter()
+            .filter(|e| !e.holds(cfg.level))
+            .min_by(|a, b| a.combined.t.abs().total_cmp(&b.combined.t.abs()))
+            .map(|e| e.version);
+        match weakest {
+            Some(k) => events.retain(|&e| e != k),
+            None => return Ok(tested),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+    use rand_distr::{Distribution, Normal};
+
+    fn steps(y: &[f64], v: &[f64]) -> Vec<Step> {
+        y.iter()
+            .zip(v)
+            .map(|(&log_ratio, &variance)| Step {
+                log_ratio,
+                variance,
+                df: 10.0,
+                confounded: false,
+            })
+            .collect()
+    }
+
+    fn close(a: f64, b: f64, what: &str) {
+        assert!(
+            (a - b).abs() <= 1e-9 * b.abs().max(1e-9),
+            "{what}: {a} vs {b}"
+        );
+    }
+
+    /// `scripts/oracles/hksj.py` (statsmodels' DerSimonian–Laird meta-analysis, scipy's t).
+    #[test]
+    fn combination_matches_the_independent_meta_analysis() {
+        let c = combine(
+            &steps(
+                &[0.031, 0.024, 0.040, 0.012, 0.045, 0.029, 0.020],
+                &[
+                    0.00002, 0.00003, 0.00002, 0.00001, 0.00004, 0.00003, 0.00002,
+                ],
+            ),
+            0.95,
+        )
+        .unwrap();
+        close(c.tau2, 0.000_126_677_233_429_394_96, "τ²");
+        close(c.log_ratio, 0.028_290_229_034_805_693, "mean");
+        close(c.variance, 2.148_952_702_784_839_2e-5, "variance");
+        close(c.p_value, 0.000_882_180_535_533_115, "p");
+        close(c.interval.0, 1.017_091_546_502_296, "lower");
+        close(c.interval.1, 1.040_429_208_844_724_2, "upper");
+        assert_eq!((c.benchmarks, c.df), (7, 6.0));
+        // One benchmark moved by 20%, five not at all: no common shift.
+        let c = combine(
+            &steps(&[0.20, 0.001, -0.002, 0.003, 0.0, -0.001], &[0.0001; 6]),
+            0.95,
+        )
+        .unwrap();
+        close(c.tau2, 0.006_556_300_000_000_001, "τ²");
+        close(c.log_ratio, 0.0335, "mean");
+        close(c.variance, 0.001_109_383_333_333_333_6, "variance");
+        close(c.p_value, 0.360_684_298_912_597_07, "p");
+        close(c.interval.0, 0.949_215_510_115_714, "lower");
+        close(c.interval.1, 1.126_504_431_058_282_8, "upper");
+        assert!(combine(&steps(&[0.1], &[0.01]), 0.95).is_err());
+    }
+
+    /// Steps that agree better than their own errors say: the variance is the random-effects
+    /// one (Hartung & Knapp's would be smaller), by hand: τ² = 0, weights 1/v.
+    #[test]
+    fn agreeing_steps_keep_the_variance_of_their_own_errors() {
+        let c = combine(&steps(&[0.03, 0.03, 0.03, 0.03], &[0.0004; 4]), 0.95).unwrap();
+        assert_eq!(c.tau2, 0.0);
+        close(c.variance, 0.0001, "variance");
+        close(c.t, 3.0, "t");
+    }
+
+    /// `histories` series of `benchmarks` × `n` versions, each version's mean `level·(1 + e)`
+    /// with `e ~ N(0, sd)` and its own variance `sd²`, a shift of `shift` on every benchmark
+    /// at the middle version.
+    fn histories(
+        histories: usize,
+        benchmarks: usize,
+        n: usize,
+        sd: f64,
+        shift: f64,
+        seed: u64,
+    ) -> Vec<Vec<Vec<VersionMean>>> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let noise = Normal::new(0.0, sd).unwrap();
+        (0..histories)
+            .map(|_| {
+                (0..benchmarks)
+                    .map(|_| {
+                        (0..n)
+                            .map(|i| {
+                                let level = if i >= n / 2 { 1.0 + shift } else { 1.0 };
+                                VersionMean {
+                                    mean: level * (1.0 + noise.sample(&mut rng)),
+                                    variance: sd * sd * level * level,
+                                }
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn events_of(history: &[Vec<VersionMean>]) -> Vec<JointEvent> {
+        let n = history[0].len();
+        let series: Vec<StepSeries> = history
+            .iter()
+            .map(|v| StepSeries::plain(v, &[], (0..n).collect()).unwrap())
+            .collect();
+        // Each side's whole segment makes a step (the window covers the series).
+        let cfg = JointConfig {
+            window: n,
+            ..JointConfig::default()
+        };
+        scan(&series, n, &cfg).unwrap()
+    }
+
+    /// Known truth, seeded: a +4% shift on 12 benchmarks of 60 versions that vary by 6% each —
+    /// each benchmark's own step is about 2.6 standard errors, short of its own detection
+    /// once the search over versions is paid for — is found as one event within ±2 versions
+    /// of its version in nearly every history; without a shift, false events stay within the
+    /// 5% the scan's correction allows per history.
+    #[test]
+    fn a_shift_too_small_for_each_benchmark_is_found_by_all_together() {
+        let (n, b) = (60, 12);
+        let shifted = histories(40, b, n, 0.06, 0.04, 29);
+        let mut found = 0;
+        for h in &shifted {
+            let e = events_of(h);
+            let at: Vec<usize> = e.iter().map(|e| e.version).collect();
+            found += usize::from(at.len() == 1 && at[0].abs_diff(n / 2) <= 2);
+            // Each benchmark alone: the step at the true version, tested with the Bonferroni
+            // correction its own search pays.
+            if let Some(e) = e.first() {
+                assert_eq!(e.steps.len(), b);
+                assert_eq!(e.verdict, Verdict::Regression);
+                let alone = e
+                    .steps
+                    .iter()
+                    .filter(|(_, s)| {
+                        let p = two_sided_p(s.log_ratio, s.variance.sqrt(), s.df).unwrap();
+                        p * (n - 1) as f64 <= 0.05
+                    })
+                    .count();
+                assert!(alone < b / 2, "{alone} of {b} would find it alone");
+            }
+        }
+        assert!(found >= 36, "found in {found} of 40");
+        let flat = histories(200, b, n, 0.06, 0.0, 31);
+        let false_events: usize = flat.iter().map(|h| events_of(h).len()).sum();
+        assert!(
+            false_events <= 10,
+            "{false_events} false events in 200 histories"
+        );
+    }
+
+    /// One benchmark that moved a lot is its own change, not an event of all.
+    #[test]
+    fn one_benchmark_moving_is_not_an_event() {
+        let mut h = histories(1, 8, 40, 0.01, 0.0, 3).remove(0);
+        let mut moved = h.clone();
+        for v in &mut moved[0][20..] {
+            v.mean *= 1.3;
+        }
+        // As its own detection found it.
+        let mut series: Vec<StepSeries> = moved
+            .iter()
+            .map(|v| StepSeries::plain(v, &[], (0..40).collect()).unwrap())
+            .collect();
+        series[0] = StepSeries::plain(&moved[0], &[20], (0..40).collect()).unwrap();
+        assert!(
+            scan(&series, 40, &JointConfig::default())
+                .unwrap()
+                .is_empty()
+        );
+        // All eight moving by 3% are.
+        for s in &mut h {
+            for v in &mut s[20..] {
+                v.mean *= 1.03;
+            }
+        }
+        let e = events_of(&h);
+        assert_eq!(e.iter().map(|e| e.version).collect::<Vec<_>>(), [20]);
+        assert!(e[0].combined.ratio() > 1.03 && e[0].combined.ratio() < 1.1);
+    }
+
+    #[test]
+    fn benchmarks_without_the_version_sit_it_out() {
+        let h = histories(1, 4, 20, 0.01, 0.05, 5).remove(0);
+        // The last benchmark's versions are stretches of two: it cannot change at odd versions.
+        let pairs: Vec<VersionMean> = h[3].iter().step_by(2).copied().collect();
+        let mut series: Vec<StepSeries> = h[..3]
+            .iter()
+            .map(|v| StepSeries::plain(v, &[], (0..20).collect()).unwrap())
+            .collect();
+        series.push(StepSeries::plain(&pairs, &[], (0..20).step_by(2).collect()).unwrap());
+        assert_eq!(series[3].position(10), Some(5));
+        assert_eq!(series[3].position(11), None);
+        let e = scan(&series, 20, &JointConfig::default()).unwrap();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].steps.len(), 4);
+        assert!(StepSeries::plain(&pairs, &[], vec![0; 10]).is_err());
+    }
+}

@@ -1,0 +1,120 @@
+//! `rigor track changes` finding a change that hit every benchmark at once (issue #29): a +2.5%
+//! shift at one version on sixteen benchmarks, each too noisy to show it alone (each version's
+//! level known to about ±2%), is reported as one event listing the benchmarks, with the common
+//! change and its interval; the same history without the shift has none.
+
+mod common;
+
+use common::{Dir, sim, stdout_of, track_m_main as track};
+use std::path::{Path, PathBuf};
+
+const BENCHMARKS: usize = 16;
+const VERSIONS: usize = 16;
+
+/// Version `k`'s results: benchmark `b` at `(1 + b/10)` ms, `shift` higher from version 8 on,
+/// each execution within 5% (five executions: each version's level is known to about ±2%).
+fn version_result(dir: &Dir, tag: &str, k: usize, shift: f64) -> PathBuf {
+    let file = dir.path(&format!("{tag}-v{k}.json"));
+    let mut cmd = sim();
+    cmd.args(["--seed", &(100 + k).to_string(), "-r", "5"]);
+    for b in 0..BENCHMARKS {
+        cmd.args(["-n", &format!("b{b:02}")]);
+    }
+    for b in 0..BENCHMARKS {
+        let level = if k >= VERSIONS / 2 { 1.0 + shift } else { 1.0 };
+        let micros = (1000.0 + 100.0 * b as f64) * level;
+        cmd.arg(format!("mean={micros:.1}us,execution=5%"));
+    }
+    cmd.arg("--export-json").arg(&file).assert().success();
+    file
+}
+
+fn history(dir: &Dir, tag: &str, shift: f64) -> PathBuf {
+    let db = dir.path(&format!("{tag}.db"));
+    for k in 0..VERSIONS {
+        let file = version_result(dir, tag, k, shift);
+        track(&db, &["add"])
+            .arg(&file)
+            .args(["--version", &format!("v{k}"), "--order", &k.to_string()])
+            .arg("--repo")
+            .arg(dir.path("no-repo"))
+            .assert()
+            .success();
+    }
+    db
+}
+
+fn changes_json(db: &Path) -> serde_json::Value {
+    serde_json::from_str(&stdout_of(&mut track(db, &["changes", "--json"]))).unwrap()
+}
+
+#[test]
+fn a_small_shift_on_every_benchmark_is_one_event() {
+    let dir = Dir::new();
+    let db = history(&dir, "shifted", 0.025);
+    let text = stdout_of(&mut track(&db, &["changes"]));
+    println!("{text}");
+    let json = changes_json(&db);
+    let events = json["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{text}");
+    let event = &events[0];
+    assert_eq!(event["rev"], "v8", "{text}");
+    let joint = &event["joint"];
+    let ratio = joint["ratio"].as_f64().unwrap();
+    let (lower, upper) = (
+        joint["interval"][0].as_f64().unwrap(),
+        joint["interval"][1].as_f64().unwrap(),
+    );
+    assert!(lower > 1.01 && lower < ratio && ratio < upper, "{joint}");
+    assert!((1.0..1.06).contains(&ratio), "{joint}");
+    assert_eq!(joint["tested"], BENCHMARKS);
+    let moved = joint["moved"].as_array().unwrap();
+    assert!(2 * moved.len() >= BENCHMARKS, "{joint}");
+    // Individually insignificant: most benchmarks' own detection did not find the shift.
+    let alone = moved.iter().filter(|m| m["alone"] == true).count();
+    assert!(4 * alone <= moved.len(), "{alone} found it alone: {joint}");
+    // Each benchmark it moved is one of its changes, marked as the event's, and no other
+    // change is reported.
+    let changes = json["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), moved.len(), "{text}");
+    assert_eq!(event["changes"].as_array().unwrap().len(), moved.len());
+    for c in changes {
+        assert_eq!(c["rev"], "v8");
+        assert_eq!(c["verdict"], "regression");
+        assert!(c["method"].as_str().unwrap().starts_with("joint test"));
+    }
+    // The terminal says it as one event with the common change and each benchmark's.
+    assert!(
+        text.contains(&format!(
+            "Event: {} of {BENCHMARKS} benchmarks on m (main) moved together at v8",
+            moved.len()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("confounded with a session boundary"),
+        "{text}"
+    );
+    // Every version was added in a session of its own, so the shift cannot be told from one
+    // between sessions: confounded, as each benchmark's own change would be; `--fail-on
+    // confounded` fails on it.
+    assert_eq!(joint["confounded"], true);
+    track(&db, &["changes", "--fail-on", "confounded"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn without_a_shift_there_is_no_event() {
+    let dir = Dir::new();
+    let db = history(&dir, "flat", 0.0);
+    let json = changes_json(&db);
+    assert_eq!(json["events"].as_array().unwrap().len(), 0, "{json}");
+    // (A benchmark's own detection may still report a change of its own.)
+    for c in json["changes"].as_array().unwrap() {
+        assert!(
+            !c["method"].as_str().unwrap().starts_with("joint test"),
+            "{c}"
+        );
+    }
+}
