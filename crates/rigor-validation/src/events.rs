@@ -152,6 +152,34 @@ fn kept_events(events: Vec<JointEvent>) -> Vec<JointEvent> {
         .collect()
 }
 
+/// Whether the joint test finds a machine-wide shift at version `at` as one event, over the
+/// benchmarks' `levels` with their own changes (`own`, the boundaries their detection kept) as
+/// the segments' ends, as `rigor track changes` runs it: one kept event within ±2 versions of
+/// `at`, and no other within ±10 (the history study's "shift as one event" column, beside the
+/// grouping of the benchmarks' own changes).
+pub fn joint_finds(levels: &[&[VersionMean]], own: &[Vec<usize>], at: usize) -> bool {
+    let Some(n) = levels.first().map(|l| l.len()) else {
+        return false;
+    };
+    let series: Vec<StepSeries<'_>> = levels
+        .iter()
+        .zip(own)
+        .filter_map(|(l, o)| StepSeries::plain(l, o, (0..n).collect()).ok())
+        .collect();
+    if series.len() != levels.len() {
+        return false;
+    }
+    let events = kept_events(scan(&series, n, &JointConfig::default()).unwrap_or_default());
+    events
+        .iter()
+        .filter(|e| e.version.abs_diff(at) <= TOLERANCE)
+        .count()
+        == 1
+        && !events
+            .iter()
+            .any(|e| e.version.abs_diff(at) > TOLERANCE && e.version.abs_diff(at) <= NEAR)
+}
+
 fn tally(history: &[Series], shift: f64) -> Tally {
     let Some(n) = history.first().map(|s| s.levels().len()) else {
         return Tally::default();
