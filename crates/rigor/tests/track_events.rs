@@ -73,9 +73,17 @@ fn a_small_shift_on_every_benchmark_is_one_event() {
     // Individually insignificant: most benchmarks' own detection did not find the shift.
     let alone = moved.iter().filter(|m| m["alone"] == true).count();
     assert!(4 * alone <= moved.len(), "{alone} found it alone: {joint}");
-    // Each benchmark it moved is one of its changes, marked as the event's, and no other
-    // change is reported.
-    let changes = json["changes"].as_array().unwrap();
+    // Each benchmark it moved is one of its changes, marked as the event's; no other change
+    // is reported but, possibly, one at the newest version, which detection tests alone (a
+    // one-version segment: every version here is a session of its own, so such a change is
+    // confounded, and the next version decides it).
+    let all = json["changes"].as_array().unwrap();
+    let changes: Vec<&serde_json::Value> = all.iter().filter(|c| c["rev"] == "v8").collect();
+    for other in all.iter().filter(|c| c["rev"] != "v8") {
+        assert_eq!(other["rev"], format!("v{}", VERSIONS - 1), "{text}");
+        assert_eq!(other["evidence"], "confounded", "{text}");
+    }
+    assert!(all.len() <= changes.len() + 1, "{text}");
     assert_eq!(changes.len(), moved.len(), "{text}");
     assert_eq!(event["changes"].as_array().unwrap().len(), moved.len());
     for c in changes {
