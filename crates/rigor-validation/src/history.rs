@@ -573,7 +573,8 @@ pub struct Score {
     pub drifts_found: f64,
     /// Share of histories in which the machine-wide shift is found as one event: at least three
     /// benchmarks, and at least half of them, report a change within ±2 versions of it (the rule
-    /// by which `rigor track changes` groups changes into an event).
+    /// by which `rigor track changes` groups changes into an event), or, for rigor's own row,
+    /// the joint test across benchmarks finds it.
     pub shift_as_event: f64,
     /// Version pairs scored (consecutive versions of every benchmark).
     pub pairs: usize,
@@ -644,6 +645,10 @@ pub fn study_with(
                     })
                     .count();
                 score.shift_as_event = either as f64 / data.len().max(1) as f64;
+                score.events = Rate {
+                    hits: either,
+                    n: data.len(),
+                };
             }
             (name.to_string(), score)
         })
