@@ -148,7 +148,7 @@ fn one_attempt(attempt: u64) {
         "main",
     ]));
     let at = |rev: &str| ids.iter().position(|i| i == rev);
-    let found: Vec<(Option<usize>, String, String)> = changes
+    let found: Vec<(Option<usize>, String, String)> = changes["changes"]
         .as_array()
         .unwrap()
         .iter()

@@ -49,7 +49,7 @@ fn one_attempt(attempt: u64) {
             .args(["changes", "--json"]),
     );
     let changes: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let found: Vec<(String, String)> = changes
+    let found: Vec<(String, String)> = changes["changes"]
         .as_array()
         .unwrap()
         .iter()
@@ -81,7 +81,7 @@ fn one_attempt(attempt: u64) {
         found, expected,
         "found at commits {found_at:?}\n{show}\n{json}"
     );
-    for c in changes.as_array().unwrap() {
+    for c in changes["changes"].as_array().unwrap() {
         let ratio = c["ratio"].as_f64().unwrap();
         let want = if c["verdict"] == "regression" {
             SLOWDOWN

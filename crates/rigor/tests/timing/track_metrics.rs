@@ -117,7 +117,8 @@ fn one_attempt(attempt: u64) {
                 .args(["changes", "--json", "--metric", metric]),
         );
         let list: serde_json::Value = serde_json::from_str(&json).unwrap();
-        list.as_array()
+        list["changes"]
+            .as_array()
             .unwrap()
             .iter()
             .filter(|c| c["evidence"] != "refuted")
