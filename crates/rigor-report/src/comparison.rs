@@ -397,6 +397,11 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             ((1.0 - c.level) * 1e4).round() / 1e4
         ),
         Verdict::Inconclusive => match c.more_units {
+            Some(n) if n >= rigor_stats::compare::MORE_UNITS_CAP => format!(
+                "inconclusive: the estimate sits on the edge of the ±{band} threshold; more {} \
+                 would not decide it",
+                v.units
+            ),
             Some(n) => format!(
                 "inconclusive: roughly {n} more {} per command would decide it",
                 v.units
@@ -659,6 +664,26 @@ mod tests {
             ),
             "{text}"
         );
+        // An estimate on the threshold's edge: no count of executions is suggested (a new user
+        // read "roughly 1000000 more executions"), and a count below the cap is.
+        let on_edge = rigor_stats::compare::Comparison {
+            verdict: Verdict::Inconclusive,
+            more_units: Some(rigor_stats::compare::MORE_UNITS_CAP),
+            ..c
+        };
+        let text = render(&[view(&on_edge)]);
+        assert!(
+            text.contains(
+                "inconclusive: the estimate sits on the edge of the ±1.0% threshold; more \
+                 executions would not decide it"
+            ),
+            "{text}"
+        );
+        let text = render(&[view(&rigor_stats::compare::Comparison {
+            more_units: Some(7),
+            ..on_edge
+        })]);
+        assert!(text.contains("roughly 7 more executions"), "{text}");
     }
 }
 

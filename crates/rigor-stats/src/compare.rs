@@ -837,8 +837,11 @@ fn compare_with(
     let verdict = ci.map_or(Verdict::Unbounded, |ci| {
         verdict_from_interval(ci.lower, ci.upper, cfg.threshold)
     });
-    let more_units =
-        ci.and_then(|ci| more_units_needed(ratio, ci.lower, ci.upper, cfg.threshold, rc.min(rb)));
+    // A minimum's interval does not shrink as 1/√n (it is set by the spacing of the smallest
+    // units' minima): no count of units is suggested for it.
+    let more_units = ci
+        .filter(|_| cfg.estimator != Estimator::Min)
+        .and_then(|ci| more_units_needed(ratio, ci.lower, ci.upper, cfg.threshold, rc.min(rb)));
     Ok(Comparison {
         estimator: cfg.estimator,
         ratio,

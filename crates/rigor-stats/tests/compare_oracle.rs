@@ -367,6 +367,19 @@ fn more_units_sanity() {
         (Verdict::Inconclusive, Verdict::Inconclusive)
     );
     assert!(n.more_units.unwrap() > q.more_units.unwrap(), "{n:?} {q:?}");
+    // A minimum's interval does not shrink as 1/√n: no count is suggested for it.
+    let min = CompareConfig {
+        estimator: rigor_stats::Estimator::Min,
+        ..cfg
+    };
+    let spread = |first: f64| {
+        with_top_means(&[
+            first, 103.0, 99.0, 104.0, 98.5, 102.0, 101.0, 105.0, 100.5, 99.5,
+        ])
+    };
+    let m = compare(&spread(97.5), &spread(100.0), &min).unwrap();
+    assert_eq!(m.verdict, Verdict::Inconclusive, "{m:?}");
+    assert_eq!(m.more_units, None, "{m:?}");
 }
 
 #[test]
