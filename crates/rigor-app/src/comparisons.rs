@@ -110,6 +110,27 @@ fn overlap_intervals(
         .collect()
 }
 
+/// A comparison, or — when its statistics cannot be formed (a ratio with a statistic of 0) —
+/// `None` with a [`Warning::NotCompared`] naming `(candidate, baseline)`; other errors stand.
+fn or_not_compared(
+    computed: Result<Computed>,
+    (candidate, baseline): (String, String),
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<Computed>> {
+    match computed {
+        Ok(c) => Ok(Some(c)),
+        Err(AppError::Compare { source, .. }) => {
+            warnings.push(Warning::NotCompared {
+                candidate,
+                baseline,
+                reason: source.to_string(),
+            });
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// One comparison; each side is its record, hierarchy and the interval the non-overlap rule
 /// reads ([`overlap_intervals`]).
 fn one(
@@ -351,22 +372,15 @@ pub fn within_run(
             };
             // A pair whose statistics cannot be formed (a baseline near zero whose resampled
             // estimate is 0: an infinite ratio) is said and skipped; the other pairs stand.
-            let mut c = match one(
+            let computed = one(
                 (base, base_h, intervals[r]),
                 (cand, h, intervals[i]),
                 s,
                 paired,
-            ) {
-                Ok(c) => c,
-                Err(AppError::Compare { source, .. }) => {
-                    warnings.push(Warning::NotCompared {
-                        candidate: cand.name.clone(),
-                        baseline: base.name.clone(),
-                        reason: source.to_string(),
-                    });
-                    continue;
-                }
-                Err(e) => return Err(e),
+            );
+            let names = (cand.name.clone(), base.name.clone());
+            let Some(mut c) = or_not_compared(computed, names, &mut warnings)? else {
+                continue;
             };
             c.kind = kind_of(&base.command, &cand.command);
             out.push(c);
@@ -630,22 +644,15 @@ fn between_with(
         );
         // A pair whose statistic cannot be formed (a minimum of 0: every evaluation of a
         // sample below the clock's step) is said and skipped, as within a run; the others stand.
-        let mut c = match one(
+        let computed = one(
             (ob, &oh, old_intervals[j]),
             (nb, &nh, new_intervals[i]),
             s,
             paired,
-        ) {
-            Ok(c) => c,
-            Err(AppError::Compare { source, .. }) => {
-                warnings.push(Warning::NotCompared {
-                    candidate: format!("{}{NEW}", nb.name),
-                    baseline: format!("{}{OLD}", ob.name),
-                    reason: source.to_string(),
-                });
-                continue;
-            }
-            Err(e) => return Err(e),
+        );
+        let names = (format!("{}{NEW}", nb.name), format!("{}{OLD}", ob.name));
+        let Some(mut c) = or_not_compared(computed, names, &mut warnings)? else {
+            continue;
         };
         ranges.push(member_range((ob, &oh), (nb, &nh), s.config.estimator));
         c.baseline = format!("{}{OLD}", ob.name);

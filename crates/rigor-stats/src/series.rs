@@ -468,20 +468,22 @@ fn search(
     // own below), and their candidates are pooled: a step at the newest version cannot then
     // distort the scan of the others, nor is a step just before it lost where the shorter scan
     // lacks the points to see it.
+    let mut means: Vec<f64> = Vec::new();
+    let mut position_of: Vec<usize> = Vec::new();
+    for (i, v) in versions.iter().enumerate() {
+        let n = repeats.and_then(|r| r.get(i).copied()).unwrap_or(1).max(1);
+        means.extend(std::iter::repeat_n(v.mean, n));
+        position_of.extend(std::iter::repeat_n(i, n));
+    }
+    // The positions of the first `upto` versions.
     let scan = |upto: usize| -> Result<Vec<usize>> {
-        let mut means: Vec<f64> = Vec::new();
-        let mut position_of: Vec<usize> = Vec::new();
-        for (i, v) in versions[..upto].iter().enumerate() {
-            let n = repeats.and_then(|r| r.get(i).copied()).unwrap_or(1).max(1);
-            means.extend(std::iter::repeat_n(v.mean, n));
-            position_of.extend(std::iter::repeat_n(i, n));
-        }
         if upto < 2 {
             return Ok(Vec::new());
         }
-        Ok(detect_changes(&means, &cfg.candidates)?
+        let end = position_of.partition_point(|&p| p < upto);
+        Ok(detect_changes(&means[..end], &cfg.candidates)?
             .iter()
-            .map(|c| position_of[c.index.min(position_of.len() - 1)])
+            .map(|c| position_of[c.index.min(end - 1)])
             .filter(|&p| p > 0)
             .collect())
     };
