@@ -487,8 +487,11 @@ fn search(
             .filter(|&p| p > 0)
             .collect())
     };
+    // At least three versions, counting each of a stretch of identical builds: a stretch of
+    // nine and a newest version are a series of ten.
+    let enough = versions.len() >= 2 && means.len() >= 3;
     let mut boundaries = scan(versions.len())?;
-    if versions.len() >= 3 {
+    if enough {
         boundaries.extend(scan(versions.len() - 1)?);
     }
     boundaries.sort_unstable();
@@ -499,7 +502,7 @@ fn search(
     // the history's other changes until a later version arrived. Like every candidate it is
     // dropped unless it holds (a one-version segment's level varies by its own variance + τ²).
     let newest = versions.len().saturating_sub(1);
-    if versions.len() >= 3 && boundaries.last() != Some(&newest) {
+    if enough && boundaries.last() != Some(&newest) {
         boundaries.push(newest);
     }
     // Each pass drops a boundary or moves some; the cap only guards against a cycle of moves.
@@ -1395,6 +1398,30 @@ mod tests {
             detect_adjusted_repeated(&f, &[0, 1, 2], &[7, 7, 6], &cfg, &|_, _, i| i).unwrap();
         let at: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
         assert_eq!(at, vec![1, 2], "{found:?}");
+    }
+
+    /// Nine identical builds then a newest version 40% slower (a real C project's history: the
+    /// builds of commits that changed nothing in the program are one point): the step at the
+    /// newest version is found, as in a series of ten distinct versions.
+    #[test]
+    fn a_step_after_a_stretch_of_identical_builds_is_found_at_the_newest() {
+        use crate::crossed::{Cell, fit};
+        let levels = [0.0, 1.4_f64.ln()];
+        let cells: Vec<Cell> = levels
+            .iter()
+            .enumerate()
+            .map(|(p, &v)| Cell {
+                point: p,
+                session: 0,
+                value: v,
+                variance: 1e-6,
+            })
+            .collect();
+        let f = fit(2, 1, &cells).unwrap();
+        let cfg = SeriesConfig::default();
+        let found = detect_adjusted_repeated(&f, &[0, 1], &[9, 1], &cfg, &|_, _, i| i).unwrap();
+        let at: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
+        assert_eq!(at, vec![1], "{found:?}");
     }
 
     #[test]
