@@ -623,11 +623,11 @@ pub struct TrackWorkerArgs {
 /// A change's status.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum StatusArg {
-    /// Not looked at.
+    /// Not looked at (the only status that fails `--fail-on`).
     New,
-    /// A real change.
+    /// A real change, accepted: shown, no longer failing `--fail-on`.
     Acknowledged,
-    /// Not a real change.
+    /// Not a real change: shown struck out, no longer failing `--fail-on`.
     Invalid,
 }
 

@@ -784,6 +784,18 @@ fn check_candidate_measures_both_together_until_decided() {
     let h = rigor_history::SqliteHistory::open(&db).unwrap();
     use rigor_history::HistoryRead;
     assert!(h.series_keys().unwrap().is_empty(), "nothing stored");
+    // The result files written as the gate measured say how it measured: until decided, not
+    // the fixed counts it was resolved with.
+    let runs: Vec<_> = std::fs::read_dir(dir.path("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    for run in runs {
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
+        assert_eq!(r["settings"]["mode"]["kind"], "until_decided", "{run:?}");
+    }
 }
 
 /// `-- sh bench.sh` is two commands, and `bench.sh` cannot start in any version: each version

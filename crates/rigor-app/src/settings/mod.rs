@@ -217,6 +217,54 @@ pub enum Mode {
     },
 }
 
+impl Mode {
+    /// The mode as a result file records it.
+    pub fn record(&self) -> rigor_store::ModeRecord {
+        use rigor_store::ModeRecord;
+        match self {
+            Mode::Fixed => ModeRecord::Fixed,
+            Mode::DefaultLength(l) => ModeRecord::DefaultLength {
+                first: l.first,
+                target: l.target,
+                budget: l.budget,
+            },
+            Mode::Planned { precision, .. } => ModeRecord::Planned {
+                precision: *precision,
+            },
+            Mode::Adaptive {
+                precision,
+                budget,
+                max_units,
+                ..
+            } => ModeRecord::Adaptive {
+                precision: *precision,
+                budget: *budget,
+                max_units: *max_units,
+            },
+            // `track run --precision`: the adaptive run it is made from.
+            Mode::UntilKnown {
+                precision,
+                budget,
+                max_units,
+                ..
+            } => ModeRecord::Adaptive {
+                precision: *precision,
+                budget: *budget,
+                max_units: *max_units,
+            },
+            Mode::UntilDecided {
+                budget,
+                max_rounds,
+                min_rounds,
+            } => ModeRecord::UntilDecided {
+                budget: *budget,
+                max_rounds: *max_rounds,
+                min_rounds: *min_rounds,
+            },
+        }
+    }
+}
+
 /// Export paths: as asked for (`-` is standard output) in a [`RunRequest`], files only in
 /// resolved [`Exports`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -403,6 +451,12 @@ pub enum ShellRole {
 }
 
 impl RunSettings {
+    /// Measure with `mode` instead, recorded as such in the result.
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.record.mode = mode.record();
+        self.mode = mode;
+    }
+
     /// The benchmarks of the user's commands: all but the empty shells measured for the
     /// start-up ([`ShellRole::Startup`]).
     pub fn commands_measured(&self) -> usize {

@@ -9,7 +9,7 @@ use regex::Regex;
 use rigor_runner::{
     Benchmark, BuildSettings, CommandLine, Counter, IterationSource, OutputMode, Settings, Stream,
 };
-use rigor_store::{Discard, LevelKind, ModeRecord, RunSettingsRecord};
+use rigor_store::{Discard, LevelKind, RunSettingsRecord};
 use rigor_units::{Fraction, Seconds, Seed, TimeUnit};
 use serde::{Deserialize, Serialize};
 
@@ -587,47 +587,7 @@ impl RunRequest {
     fn record(&self, mode: &Mode, runner: &Settings, shell: bool) -> RunSettingsRecord {
         let c = &self.comparison;
         RunSettingsRecord {
-            mode: match mode {
-                Mode::Fixed => ModeRecord::Fixed,
-                Mode::DefaultLength(l) => ModeRecord::DefaultLength {
-                    first: l.first,
-                    target: l.target,
-                    budget: l.budget,
-                },
-                Mode::Planned { precision, .. } => ModeRecord::Planned {
-                    precision: *precision,
-                },
-                Mode::Adaptive {
-                    precision,
-                    budget,
-                    max_units,
-                    ..
-                } => ModeRecord::Adaptive {
-                    precision: *precision,
-                    budget: *budget,
-                    max_units: *max_units,
-                },
-                // Made from an adaptive run's settings by `track run`, after they are recorded.
-                Mode::UntilKnown {
-                    precision,
-                    budget,
-                    max_units,
-                    ..
-                } => ModeRecord::Adaptive {
-                    precision: *precision,
-                    budget: *budget,
-                    max_units: *max_units,
-                },
-                Mode::UntilDecided {
-                    budget,
-                    max_rounds,
-                    min_rounds,
-                } => ModeRecord::UntilDecided {
-                    budget: *budget,
-                    max_rounds: *max_rounds,
-                    min_rounds: *min_rounds,
-                },
-            },
+            mode: mode.record(),
             executions: runner.executions,
             warmup_executions: runner.warmup_executions,
             discard: self.discard,

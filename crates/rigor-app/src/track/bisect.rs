@@ -274,7 +274,7 @@ impl Bisection<'_, '_> {
         })?;
         let mut experiment = self.m.experiment.clone();
         experiment.runner.executions = self.settings.chunk.max(2);
-        experiment.mode = crate::settings::Mode::Fixed;
+        experiment.set_mode(crate::settings::Mode::Fixed);
         let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); versions.len() - 1];
         let mut chunk = 0;
         let outcome = loop {

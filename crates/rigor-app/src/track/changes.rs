@@ -92,8 +92,10 @@ pub fn findings(changes: &[StoredChange], confounded: bool) -> crate::Findings {
         verdicts: changes
             .iter()
             .filter(|c| {
+                // Only changes nobody has looked at fail a gate: an acknowledged one is real
+                // and accepted (like a dismissed alert), an invalid one is noise.
                 c.current
-                    && c.status != ChangeStatus::Invalid
+                    && c.status == ChangeStatus::New
                     && match c.change.evidence {
                         Evidence::Detected | Evidence::Confirmed => true,
                         Evidence::Confounded => confounded,
@@ -199,13 +201,14 @@ mod tests {
     }
 
     #[test]
-    fn fail_on_counts_current_changes_not_marked_invalid() {
+    fn fail_on_counts_current_changes_nobody_has_marked() {
         use ChangeStatus::{Acknowledged, Invalid, New};
         use ChangeVerdict::{Improvement, Regression};
         let gate = |list: &[StoredChange], rule| findings(list, false).outcome(Some(rule));
-        let acknowledged = change(Regression, Acknowledged, true);
-        assert_eq!(gate(&[acknowledged], FailOn::Regression), Outcome::Gated);
+        let new = change(Regression, New, true);
+        assert_eq!(gate(&[new], FailOn::Regression), Outcome::Gated);
         for ignored in [
+            change(Regression, Acknowledged, true),
             change(Regression, Invalid, true),
             change(Regression, New, false),
         ] {

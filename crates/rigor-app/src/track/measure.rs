@@ -359,11 +359,11 @@ pub fn measure_until_decided(
         }
     }
     let mut decided = experiment.clone();
-    decided.mode = crate::settings::Mode::UntilDecided {
+    decided.set_mode(crate::settings::Mode::UntilDecided {
         budget: bounds.0,
         max_rounds: bounds.1.max(8),
         min_rounds: rigor_stats::confseq::SequentialConfig::default().min_rounds,
-    };
+    });
     let mut rng = choices(experiment.runner.seed);
     let facts = settings.source.session(&mut rng);
     let session = history.begin_session(&NewSession {

@@ -408,12 +408,12 @@ impl TrackRequest {
         {
             // Each (version, benchmark) measured until its level is known, as the history will
             // store it; not the adaptive run's plan of the whole batch.
-            experiment.mode = crate::settings::Mode::UntilKnown {
+            experiment.set_mode(crate::settings::Mode::UntilKnown {
                 precision,
                 budget,
                 min_units: min_units.unwrap_or(rigor_runner::PilotSettings::adaptive().executions),
                 max_units,
-            };
+            });
         }
         if let Some(aims) = crate::run::until_known(&experiment) {
             aims.validate().map_err(rigor_runner::RunError::from)?;

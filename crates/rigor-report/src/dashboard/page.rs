@@ -574,10 +574,8 @@ fn series_section(out: &mut String, site: &SiteMeta, s: &SeriesView, i: usize) {
         "Noise per level",
     );
     if s.levels.is_empty() {
-        out.push_str(
-            "<figcaption class=\"legend\">No variance components were stored for these \
-             versions.</figcaption></figure>\n",
-        );
+        // The plot already says that no components were stored: no caption repeats it.
+        out.push_str("</figure>\n");
     } else {
         out.push_str(
             "<figcaption class=\"legend\">Standard deviation of each level as a percentage of \
@@ -953,6 +951,35 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(base64(input.as_bytes()), expected);
         }
+    }
+
+    #[test]
+    fn a_series_without_components_says_so_once() {
+        use crate::dashboard::view::{Measured, PointState, VersionPoint};
+        let point = |rev: &str| VersionPoint {
+            rev: rev.into(),
+            state: PointState::Measured(Measured {
+                mean: 1e-3,
+                lower: 0.99e-3,
+                upper: 1.01e-3,
+                level: 0.95,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let b = BenchmarkView {
+            name: "b".into(),
+            page: "b/b.html".into(),
+            series: vec![SeriesView {
+                machine: "m".into(),
+                branch: "main".into(),
+                versions: vec![point("v1"), point("v2")],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let page = render_benchmark(&SiteMeta::default(), &b);
+        assert_eq!(page.matches("No variance components").count(), 1, "{page}");
     }
 
     #[test]
