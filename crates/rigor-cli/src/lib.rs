@@ -807,9 +807,9 @@ pub struct RunOptions {
     #[arg(long, value_name = "AMOUNT")]
     pub throughput: Option<String>,
     /// Order of the ranking and of the exported tables: auto (ranking by mean time, tables in
-    /// command order), command (input order), mean-time (fastest first).
-    #[arg(long, value_enum, default_value = "auto")]
-    pub sort: SortOrder,
+    /// command order), command (input order), mean-time (fastest first) [default: auto].
+    #[arg(long, value_enum)]
+    pub sort: Option<SortOrder>,
     /// Read in-process iteration times from this stream with --pattern (they become the lowest
     /// level). Programs can instead append JSON lines to $RIGOR_SAMPLES_FILE.
     #[arg(long, value_enum, requires = "pattern")]
@@ -1027,16 +1027,16 @@ pub struct ComparisonArgs {
     #[arg(long, default_value = "1%", value_name = "PCT")]
     pub threshold: Fraction,
     /// What decides the verdict: the ratio interval (default) or Kalibera & Tůma's rule that the
-    /// two confidence intervals do not overlap.
-    #[arg(long, value_enum, default_value = "ratio")]
-    pub method: VerdictMethod,
+    /// two confidence intervals do not overlap [default: ratio].
+    #[arg(long, value_enum)]
+    pub method: Option<VerdictMethod>,
     /// The statistic compared; median and min use the hierarchical bootstrap (default: mean;
     /// min for `rigor bench`, as for in-process microbenchmarks in Chen & Revels 2016).
     #[arg(long, value_enum)]
     pub estimator: Option<Estimator>,
-    /// Bootstrap resamples.
-    #[arg(long, default_value_t = 10_000, value_name = "B", value_parser = parse_resamples, allow_negative_numbers = true)]
-    pub resamples: usize,
+    /// Bootstrap resamples [default: 10000].
+    #[arg(long, value_name = "B", value_parser = parse_resamples, allow_negative_numbers = true)]
+    pub resamples: Option<usize>,
     /// Exit with status 1 when a verdict is a regression (or any change, or anything not shown
     /// to be equivalent or better), or when there is any warning.
     #[arg(long, value_enum, value_name = "WHAT")]

@@ -25,12 +25,13 @@ pub fn analysis(a: &AnalysisArgs) -> AnalysisSettings {
 
 /// Comparison options.
 pub fn comparison(a: &ComparisonArgs) -> ComparisonSettings {
+    let default = ComparisonSettings::default();
     ComparisonSettings {
         reference: a.reference.clone(),
         threshold: a.threshold,
-        method: a.method,
+        method: a.method.unwrap_or(default.method),
         estimator: a.estimator.unwrap_or_default(),
-        resamples: a.resamples,
+        resamples: a.resamples.unwrap_or(default.resamples),
         fail_on: a.fail_on,
         enabled: true,
     }
@@ -123,7 +124,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
             hyperfine_csv: o.tools.export_csv_hyperfine.clone(),
         },
         time_unit: o.time_unit,
-        sort: o.sort,
+        sort: o.sort.unwrap_or_default(),
         plan: o.plan.clone(),
         precision: o.precision,
         budget: o.budget,

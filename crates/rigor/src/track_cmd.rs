@@ -153,6 +153,11 @@ fn unused_by_track(o: &RunOptions) -> Vec<&'static str> {
         ("--reference", o.compare.reference.is_some()),
         ("--fail-on", o.compare.fail_on.is_some()),
         ("--estimator", o.compare.estimator.is_some()),
+        ("--method", o.compare.method.is_some()),
+        ("--resamples", o.compare.resamples.is_some()),
+        ("--sort", o.sort.is_some()),
+        ("--time-unit", o.time_unit.is_some()),
+        ("--throughput", o.throughput.is_some()),
     ]
     .into_iter()
     .filter_map(|(name, given)| given.then_some(name))

@@ -125,4 +125,26 @@ fn options_of_rigor_run_that_track_run_would_ignore_are_refused() {
     ));
     assert!(!db.exists(), "refused before the history is made");
     assert!(!dir.path("x.csv").exists());
+    // Options with a default are refused only when typed.
+    precise(
+        &db,
+        &[
+            "--method",
+            "overlap",
+            "--resamples",
+            "500",
+            "--sort",
+            "command",
+            "--time-unit",
+            "millisecond",
+            "--throughput",
+            "1KiB",
+        ],
+    )
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains(
+        "does not take --method, --resamples, --sort, --time-unit, --throughput:",
+    ));
+    assert!(!db.exists(), "refused before the history is made");
 }

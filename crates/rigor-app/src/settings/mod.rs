@@ -134,7 +134,7 @@ impl Default for ComparisonSettings {
             threshold: Fraction::percent(1.0).unwrap_or_default(),
             method: VerdictMethod::Ratio,
             estimator: Estimator::Mean,
-            resamples: 10_000,
+            resamples: rigor_stats::bootstrap::DEFAULT_RESAMPLES,
             fail_on: None,
             enabled: true,
         }
