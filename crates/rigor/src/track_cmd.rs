@@ -21,8 +21,12 @@ use rigor_cli::{
 
 /// `rigor track …`.
 pub fn track(args: &TrackArgs) -> Result<Outcome> {
-    if let TrackCommand::Run(a) = &args.command {
-        refuse_unused(&a.options)?;
+    match &args.command {
+        TrackCommand::Run(a) => refuse_unused("run", &a.options, true)?,
+        TrackCommand::Bisect(a) => refuse_unused("bisect", &a.options, true)?,
+        // A check compares: its comparison options are its own.
+        TrackCommand::Check(a) => refuse_unused("check", &a.options, false)?,
+        _ => {}
     }
     let place = HistoryPlace::new(args.db.clone());
     let access = match &args.command {
@@ -123,21 +127,38 @@ fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> 
     Ok(Outcome::Ok)
 }
 
-/// Refuses the options of `rigor run` that `track run` has no use for, before the history is
-/// opened, rather than ignore them silently.
-fn refuse_unused(o: &RunOptions) -> Result<(), TrackError> {
-    let unused = unused_by_track(o);
+/// Refuses the options of `rigor run` that `track COMMAND` has no use for (with `compares`
+/// false, its comparison options aside), before the history is opened, rather than ignore them
+/// silently.
+fn refuse_unused(
+    command: &'static str,
+    o: &RunOptions,
+    comparisons_unused: bool,
+) -> Result<(), TrackError> {
+    let c = &o.compare;
+    let comparing = [
+        ("--reference", c.reference.is_some()),
+        ("--fail-on", c.fail_on.is_some()),
+        ("--estimator", c.estimator.is_some()),
+        ("--method", c.method.is_some()),
+        ("--resamples", c.resamples.is_some()),
+    ];
+    let unused: Vec<&str> = unused_by_track(o)
+        .into_iter()
+        .chain(comparing.into_iter().filter(|_| comparisons_unused))
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect();
     if unused.is_empty() {
         return Ok(());
     }
     Err(TrackError::IgnoredOptions {
-        command: "run",
+        command,
         options: unused.join(", "),
     })
 }
 
-/// The options of `rigor run` that `track run` has no use for, given.
-fn unused_by_track(o: &RunOptions) -> Vec<&'static str> {
+/// The options of `rigor run` that no `track` command uses, and whether each was given.
+fn unused_by_track(o: &RunOptions) -> [(&'static str, bool); 13] {
     let t = &o.tools;
     [
         ("--export-csv", o.export_csv.is_some()),
@@ -150,18 +171,10 @@ fn unused_by_track(o: &RunOptions) -> Vec<&'static str> {
         ("--export-json-hyperfine", t.export_json_hyperfine.is_some()),
         ("--export-csv-hyperfine", t.export_csv_hyperfine.is_some()),
         ("--label", o.label.is_some()),
-        ("--reference", o.compare.reference.is_some()),
-        ("--fail-on", o.compare.fail_on.is_some()),
-        ("--estimator", o.compare.estimator.is_some()),
-        ("--method", o.compare.method.is_some()),
-        ("--resamples", o.compare.resamples.is_some()),
         ("--sort", o.sort.is_some()),
         ("--time-unit", o.time_unit.is_some()),
         ("--throughput", o.throughput.is_some()),
     ]
-    .into_iter()
-    .filter_map(|(name, given)| given.then_some(name))
-    .collect()
 }
 
 fn run(

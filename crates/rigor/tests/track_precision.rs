@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Dir, track_m_main};
+use common::{Dir, rigor, track_m_main};
 use predicates::prelude::*;
 
 /// `track run` of a simulated project of 4 versions, a quiet (1%) and a noisy (15%) benchmark.
@@ -144,7 +144,28 @@ fn options_of_rigor_run_that_track_run_would_ignore_are_refused() {
     .assert()
     .code(2)
     .stderr(predicate::str::contains(
-        "does not take --method, --resamples, --sort, --time-unit, --throughput:",
+        "does not take --sort, --time-unit, --throughput, --method, --resamples:",
     ));
+    assert!(!db.exists(), "refused before the history is made");
+    // So do a bisection and a gate (which keeps its comparison options).
+    for command in [&["bisect", "v1", "v2"][..], &["check", "--candidate", "v2"]] {
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .args(command)
+            .args(["--simulate", "versions=2", "--export-csv", "x.csv"])
+            .args(["--fail-on", "regression", "--", "mean=1ms"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "`rigor track {}` does not take --export-csv{}:",
+                command[0],
+                if command[0] == "bisect" {
+                    ", --fail-on"
+                } else {
+                    ""
+                }
+            )));
+    }
     assert!(!db.exists(), "refused before the history is made");
 }

@@ -81,6 +81,25 @@ pub fn shard(commits: &[String], batch: usize, i: usize, n: usize) -> Vec<String
         .collect()
 }
 
+/// Why `rigor track COMMAND` has no use for options of `rigor run`, and what to use instead.
+fn ignored_why(command: &str) -> &'static str {
+    match command {
+        "run" => {
+            "it stores each version's measurements in the history (the result files are under \
+             .rigor/runs/, each labelled with its version); `rigor track changes` lists the \
+             changes, gates with --fail-on and writes --markdown, --asciidoc or --orgmode tables"
+        }
+        "check" => {
+            "it prints its verdicts, gates with --fail-on and writes --markdown; the result files \
+             of a candidate measured are under .rigor/runs/"
+        }
+        _ => {
+            "it names the first changed version (the result files of what it measured are under \
+             .rigor/runs/); `rigor track changes` and `rigor track show` list the history"
+        }
+    }
+}
+
 /// What is wrong with a `track` request.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -131,10 +150,8 @@ pub enum TrackError {
     },
     /// Options of `rigor run` that a `track` command has no use for: each would be ignored.
     #[error(
-        "`rigor track {command}` does not take {options}: it stores each version's measurements \
-         in the history (the result files are under .rigor/runs/, each labelled with its \
-         version); `rigor track changes` lists the changes, gates with --fail-on and writes \
-         --markdown, --asciidoc or --orgmode tables"
+        "`rigor track {command}` does not take {options}: {}",
+        ignored_why(command)
     )]
     IgnoredOptions {
         /// The subcommand.
