@@ -718,12 +718,26 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
         true,
     )
     .map_err(fail)?;
-    for c in &mut compared.comparisons {
-        if let Some(name) = c.baseline.strip_suffix(crate::comparisons::OLD) {
-            c.baseline = against_name(name, label);
+    // The two builds by their names, not as the old and the new file of a comparison.
+    let rename = |baseline: &mut String, candidate: &mut String| {
+        if let Some(name) = baseline.strip_suffix(crate::comparisons::OLD) {
+            *baseline = against_name(name, label);
         }
-        if let Some(name) = c.candidate.strip_suffix(crate::comparisons::NEW) {
-            c.candidate = name.to_string();
+        if let Some(name) = candidate.strip_suffix(crate::comparisons::NEW) {
+            *candidate = name.to_string();
+        }
+    };
+    for c in &mut compared.comparisons {
+        rename(&mut c.baseline, &mut c.candidate);
+    }
+    for w in &mut compared.warnings {
+        if let rigor_store::Warning::NotCompared {
+            baseline,
+            candidate,
+            ..
+        } = w
+        {
+            rename(baseline, candidate);
         }
     }
     Ok(compared)
@@ -732,6 +746,37 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pair `--against` cannot compare (a minimum of 0: the first sample of each execution
+    /// below the clock's step) is named by the builds' names in its warning, not as the old and
+    /// new file of a comparison; the other pair stands.
+    #[test]
+    fn a_pair_against_the_other_build_that_cannot_be_compared_is_named_by_its_builds() {
+        let file =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/against_zero_minimum.json");
+        let mut request = RunRequest {
+            commands: vec!["mean=1ms".into()],
+            simulate: true,
+            ..RunRequest::default()
+        };
+        request.comparison.estimator = rigor_stats::Estimator::Min;
+        let settings = request.resolve().unwrap().settings;
+        let compared = against_compared(&file, "other", &settings).unwrap();
+        assert_eq!(compared.comparisons.len(), 1);
+        assert_eq!(compared.comparisons[0].candidate, "steady");
+        let said: Vec<String> = compared.warnings.iter().map(ToString::to_string).collect();
+        assert!(
+            said.iter()
+                .any(|w| w.contains("'zero' could not be compared with 'zero @ other'")),
+            "{said:?}"
+        );
+        assert!(
+            !said
+                .iter()
+                .any(|w| w.contains("(new)") || w.contains("(old)")),
+            "{said:?}"
+        );
+    }
 
     fn selected(name: &str, listed: Listed) -> Selected {
         Selected {
