@@ -609,7 +609,12 @@ pub fn against(cargo: &CargoSettings, what: &str) -> Result<Against> {
         let store = crate::checkouts::Checkouts::open(&root, &root.join(".rigor/checkouts"), 20)
             .map_err(|e| fail(e.to_string()))?;
         let c = store
-            .get(&version, None, &crate::checkouts::Artifacts::None)
+            .get(
+                &version,
+                None,
+                &crate::checkouts::Artifacts::None,
+                &rigor_runner::StopSignal::new(),
+            )
             .map_err(|e| fail(e.to_string()))?;
         let other = c.path.join(&within);
         if !other.is_file() {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use rigor_history::VersionInfo;
-use rigor_runner::CommandLine;
+use rigor_runner::{CommandLine, StopSignal};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -105,9 +105,12 @@ impl Checkouts {
     /// worktrees whose folders are gone.
     pub fn open(repo: &Path, dir: &Path, keep: usize) -> Result<Self, GitError> {
         fs::create_dir_all(dir).map_err(|e| io_error(repo, "mkdir", e))?;
+        // Absolute: git (run in the repository) and the builds (run in a checkout) read the
+        // paths from other directories than the one a relative path was given from.
+        let dir = std::path::absolute(dir).map_err(|e| io_error(repo, "absolute path", e))?;
         let store = Self {
             repo: repo.to_path_buf(),
-            dir: dir.to_path_buf(),
+            dir,
             keep: keep.max(1),
         };
         store.prune()?;
@@ -187,6 +190,7 @@ impl Checkouts {
         version: &VersionInfo,
         prepare: Option<&CommandLine>,
         artifacts: &Artifacts,
+        stop: &StopSignal,
     ) -> Result<Checkout, CheckoutFailure> {
         let commit = version.commit.as_deref().unwrap_or(&version.rev);
         let path = self.path_of(commit, prepare);
@@ -221,7 +225,7 @@ impl Checkouts {
         .map_err(|e| CheckoutFailure::Checkout(e.to_string()))?;
         let made = (|| {
             if let Some(prepare) = prepare {
-                prepare_in(&in_checkout(prepare, &path), &partial)?;
+                prepare_in(&in_checkout(prepare, &path), &partial, stop)?;
             }
             let hashed = artifact_paths(artifacts, &path, &partial);
             let artifact = hash_paths(&partial, &hashed);
@@ -263,26 +267,47 @@ pub fn in_checkout(command: &CommandLine, src: &Path) -> CommandLine {
 
 /// Builds a folder the user gave as it is (a candidate's working tree): the preparation command
 /// run in it, `{src}` being the folder.
-pub(crate) fn build_in(command: &CommandLine, dir: &Path) -> Result<(), CheckoutFailure> {
-    prepare_in(&in_checkout(command, dir), dir)
+pub(crate) fn build_in(
+    command: &CommandLine,
+    dir: &Path,
+    stop: &StopSignal,
+) -> Result<(), CheckoutFailure> {
+    prepare_in(&in_checkout(command, dir), dir, stop)
 }
 
 /// Runs the preparation (build) command in `dir`; on failure, the end of its error output.
 /// Commands name the checkout by its kept path (`{src}`); a build that records absolute paths
 /// records that one, since the checkout is moved there before anything uses it.
-fn prepare_in(command: &CommandLine, dir: &Path) -> Result<(), CheckoutFailure> {
+///
+/// The build runs in a process group of its own that `stop` terminates: asked to stop (Ctrl-C,
+/// SIGTERM), rigor ends a long build at once instead of waiting for it.
+fn prepare_in(command: &CommandLine, dir: &Path, stop: &StopSignal) -> Result<(), CheckoutFailure> {
+    use std::os::unix::process::CommandExt;
     let argv = command.argv();
     let Some((program, args)) = argv.split_first() else {
         return Ok(());
     };
-    let out = std::process::Command::new(program)
+    if stop.is_requested() {
+        return Err(CheckoutFailure::Build("stopped before the build".into()));
+    }
+    let child = std::process::Command::new(program)
         .args(args)
         .current_dir(dir)
         .stdin(std::process::Stdio::null())
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
         .map_err(|e| CheckoutFailure::Build(format!("cannot start '{program}': {e}")))?;
+    stop.set_child(i32::try_from(child.id()).unwrap_or(0));
+    let out = child.wait_with_output();
+    stop.set_child(0);
+    let out = out.map_err(|e| CheckoutFailure::Build(format!("waiting for '{program}': {e}")))?;
     if out.status.success() {
         return Ok(());
+    }
+    if stop.is_requested() {
+        return Err(CheckoutFailure::Build("the build was stopped".into()));
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
     let mut tail: Vec<&str> = stderr.lines().rev().take(5).collect();
@@ -416,7 +441,11 @@ mod tests {
         let artifacts = Artifacts::Paths(vec!["built".into()]);
         let made: Vec<Checkout> = commits
             .iter()
-            .map(|c| store.get(&version(c), Some(&build), &artifacts).unwrap())
+            .map(|c| {
+                store
+                    .get(&version(c), Some(&build), &artifacts, &StopSignal::new())
+                    .unwrap()
+            })
             .collect();
         assert!(made.iter().all(|c| !c.reused && c.artifact.is_some()));
         assert_eq!(made[0].artifact, made[1].artifact, "a README change");
@@ -424,7 +453,12 @@ mod tests {
         // Asked again (by another command): reused, not rebuilt, same hash.
         let again = Checkouts::open(repo.path(), &store_dir, 10).unwrap();
         let reused = again
-            .get(&version(&commits[2]), Some(&build), &artifacts)
+            .get(
+                &version(&commits[2]),
+                Some(&build),
+                &artifacts,
+                &StopSignal::new(),
+            )
             .unwrap();
         assert!(reused.reused);
         assert_eq!(reused.artifact, made[2].artifact);
@@ -432,7 +466,12 @@ mod tests {
         let other = CommandLine::Direct(vec!["true".into()]);
         assert!(
             !again
-                .get(&version(&commits[2]), Some(&other), &Artifacts::None)
+                .get(
+                    &version(&commits[2]),
+                    Some(&other),
+                    &Artifacts::None,
+                    &StopSignal::new()
+                )
                 .unwrap()
                 .reused
         );
@@ -452,6 +491,7 @@ mod tests {
                 &version(&commits[0]),
                 None,
                 &Artifacts::Program(program.clone()),
+                &StopSignal::new(),
             )
             .unwrap();
         let relative = CommandLine::Direct(vec!["./prog.sh".into()]);
@@ -460,6 +500,7 @@ mod tests {
                 &version(&commits[1]),
                 Some(&CommandLine::Direct(vec!["true".into()])),
                 &Artifacts::Program(relative),
+                &StopSignal::new(),
             )
             .unwrap();
         assert!(a.artifact.is_some());
@@ -470,6 +511,7 @@ mod tests {
                 &version(&commits[2]),
                 None,
                 &Artifacts::Program(CommandLine::Direct(vec!["sh".into()])),
+                &StopSignal::new(),
             )
             .unwrap();
         assert_eq!(c.artifact, None);
@@ -479,7 +521,12 @@ mod tests {
             "echo broken >&2; exit 3".into(),
         ]);
         let e = store
-            .get(&version(&commits[1]), Some(&fail), &Artifacts::None)
+            .get(
+                &version(&commits[1]),
+                Some(&fail),
+                &Artifacts::None,
+                &StopSignal::new(),
+            )
             .unwrap_err();
         assert!(e.to_string().contains("broken"), "{e}");
         let left: Vec<String> = fs::read_dir(&store_dir)
@@ -512,14 +559,21 @@ mod tests {
         let listed = git::run(repo.path(), &["worktree", "list"]).unwrap();
         assert!(!listed.contains("abc"), "{listed}");
         for c in &commits {
-            store.get(&version(c), None, &Artifacts::None).unwrap();
+            store
+                .get(&version(c), None, &Artifacts::None, &StopSignal::new())
+                .unwrap();
         }
         let kept = fs::read_dir(&store_dir).unwrap().count();
         assert_eq!(kept, 2);
         // The newest survive.
         assert!(
             store
-                .get(&version(&commits[2]), None, &Artifacts::None)
+                .get(
+                    &version(&commits[2]),
+                    None,
+                    &Artifacts::None,
+                    &StopSignal::new()
+                )
                 .unwrap()
                 .reused
         );

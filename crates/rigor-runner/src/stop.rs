@@ -34,7 +34,12 @@ impl StopSignal {
         self.inner.requested.load(Ordering::SeqCst)
     }
 
-    pub(crate) fn set_child(&self, pgid: i32) {
+    /// The process group a stop terminates: a child spawned in a group of its own (its pid),
+    /// `0` once it is reaped. A stop requested before the group was set terminates it now.
+    pub fn set_child(&self, pgid: i32) {
         self.inner.child_group.store(pgid, Ordering::SeqCst);
+        if pgid != 0 && self.is_requested() {
+            crate::process::terminate_group(pgid);
+        }
     }
 }

@@ -942,6 +942,70 @@ fn interrupted_by(signal: &str) {
     );
 }
 
+/// A stop during a build (SIGTERM: a CI job cancelled; Ctrl-C alike) ends the build at once
+/// (it ran to its end before), stores no failure for the versions it did not measure (a stored
+/// failure is skipped by the next run), and exits 130; the relative `--db` and `--repo` of a
+/// user outside any repository name the same checkouts for git and the build.
+#[test]
+fn a_stop_during_a_build_ends_it_and_stores_no_failure() {
+    if !common::gitrepo::have("git") || !common::gitrepo::have("kill") {
+        eprintln!("SKIP: git and kill are needed");
+        return;
+    }
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    for i in 0..2 {
+        git(
+            &repo,
+            &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")],
+        );
+    }
+    let started = dir.path("started");
+    let build = format!("sh -c 'touch {}; sleep 60'", started.display());
+    let child = Command::new(env!("CARGO_BIN_EXE_rigor"))
+        .current_dir(dir.0.path())
+        .args([
+            "track", "--db", "h.db", "run", "--last", "2", "--repo", "repo",
+        ])
+        .args(["--machine", "m", "--branch", "main", "--no-confirm"])
+        .args(["--build", &build, "-r", "2", "--", "true"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !started.exists() && start.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(started.exists(), "the build never started");
+    let stopped = std::time::Instant::now();
+    let ok = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        stopped.elapsed() < std::time::Duration::from_secs(40),
+        "the build ran on: {stderr}"
+    );
+    assert_eq!(out.status.code(), Some(130), "{stdout}\n{stderr}");
+    assert!(stdout.contains("0 failed"), "{stdout}");
+    assert!(!stderr.contains("No such file"), "{stderr}");
+    let h = rigor_history::SqliteHistory::open(&dir.path("h.db")).unwrap();
+    use rigor_history::HistoryRead;
+    let key = rigor_history::SeriesKey::new("m", "main");
+    let failed: usize = h.versions(&key).unwrap().iter().map(|v| v.failed).sum();
+    assert_eq!(failed, 0, "{stdout}");
+}
+
 /// `track bisect --metric cpu` follows CPU time (the simulated executor's CPU time is its wall
 /// time, so the step at v12 is found) and says which metric the ends differ in; two metrics are
 /// refused before anything is measured.

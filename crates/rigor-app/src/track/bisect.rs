@@ -249,7 +249,7 @@ impl Bisection<'_, '_> {
         if let Some(r) = self.ready.get(&v.rev) {
             return Ok(r.clone());
         }
-        let r = self.m.settings.source.prepare(v, Role::New)?;
+        let r = self.m.settings.source.prepare(v, Role::New, &self.m.stop)?;
         self.cost.built += 1;
         self.ready.insert(v.rev.clone(), r.clone());
         Ok(r)

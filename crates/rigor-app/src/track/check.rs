@@ -373,7 +373,7 @@ pub fn check_candidate(
             // The folder is built as a revision would be (--build), never measured stale.
             if let Source::Git(g) = &settings.source {
                 if let Some(build) = &g.prepare {
-                    crate::checkouts::build_in(build, dir).map_err(|source| {
+                    crate::checkouts::build_in(build, dir, &stop).map_err(|source| {
                         AppError::CandidateBuild {
                             dir: dir.clone(),
                             source,

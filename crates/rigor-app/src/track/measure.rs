@@ -261,10 +261,16 @@ fn measure_session(
         .map(|v| (v, Role::New))
         .chain(anchors.iter().map(|v| (v, Role::Anchor)))
     {
-        match settings.source.prepare(v, role) {
+        // Stopped: the versions not prepared yet are not measured, and not failures either
+        // (a failure is stored, and a stored version is skipped the next time).
+        if m.stop.is_requested() {
+            break;
+        }
+        match settings.source.prepare(v, role, &m.stop) {
             Ok(r) => ready.push(r),
-            // An anchor that cannot be prepared any more is left out.
-            Err(_) if role == Role::Anchor => {}
+            // An anchor that cannot be prepared any more is left out; so is a build the stop
+            // ended.
+            Err(_) if role == Role::Anchor || m.stop.is_requested() => {}
             Err(e) => {
                 let reason = e.to_string();
                 history.record_failure(&Failure {
@@ -352,7 +358,7 @@ pub fn measure_until_decided(
     for (v, given) in pair {
         match given {
             Some(r) => ready.push(Ready { role, ..r.clone() }),
-            None => match settings.source.prepare(v, role) {
+            None => match settings.source.prepare(v, role, &stop) {
                 Ok(r) => ready.push(r),
                 Err(e) => return Ok(Err(format!("{}: {e}", short(&v.rev)))),
             },

@@ -94,10 +94,11 @@ impl Source {
         &self,
         v: &VersionInfo,
         role: Role,
+        stop: &StopSignal,
     ) -> std::result::Result<Ready, CheckoutFailure> {
         match self {
             Self::Git(g) => {
-                let c = g.checkouts.get(v, g.prepare.as_ref(), &g.artifacts)?;
+                let c = g.checkouts.get(v, g.prepare.as_ref(), &g.artifacts, stop)?;
                 Ok(Ready {
                     version: v.clone(),
                     dir: Some(c.path),
