@@ -398,9 +398,10 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
         ),
         Verdict::Inconclusive => match c.more_units {
             Some(n) if n >= rigor_stats::compare::MORE_UNITS_CAP => format!(
-                "inconclusive: the estimate sits on the edge of the ±{band} threshold; more {} \
-                 would not decide it",
-                v.units
+                "inconclusive: the estimate is too close to the edge of the ±{band} threshold \
+                 for more {} to decide it (it would take over {} times as many)",
+                v.units,
+                rigor_stats::compare::MORE_UNITS_MOST_FACTOR
             ),
             Some(n) => format!(
                 "inconclusive: roughly {n} more {} per command would decide it",
@@ -674,8 +675,8 @@ mod tests {
         let text = render(&[view(&on_edge)]);
         assert!(
             text.contains(
-                "inconclusive: the estimate sits on the edge of the ±1.0% threshold; more \
-                 executions would not decide it"
+                "inconclusive: the estimate is too close to the edge of the ±1.0% threshold \
+                 for more executions to decide it (it would take over 100 times as many)"
             ),
             "{text}"
         );

@@ -72,8 +72,15 @@ use crate::interval::MeanInterval;
 pub const DEFAULT_THRESHOLD: f64 = 0.01;
 
 /// The largest number of additional units [`more_units_needed`] reports; a value this large
-/// means "practically unresolvable" (the estimate sits on the edge of the threshold band).
+/// means "practically unresolvable" (the estimate sits on or near the edge of the threshold
+/// band: see [`MORE_UNITS_MOST_FACTOR`]).
 pub const MORE_UNITS_CAP: usize = 1_000_000;
+
+/// The most units, as a multiple of those measured, that [`more_units_needed`] suggests; beyond
+/// it the estimate is so close to a band edge that the count says more about that distance
+/// (which the next units move) than about the units needed — it swung from 7 to 42,639 between
+/// 10 and 17 executions of one user's benchmark — and [`MORE_UNITS_CAP`] is answered instead.
+pub const MORE_UNITS_MOST_FACTOR: f64 = 100.0;
 
 /// The outcome of a comparison of candidate time against baseline time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -366,7 +373,8 @@ pub fn paired_p_value(candidate: &Hierarchy, baseline: &Hierarchy) -> Result<f64
 /// edge: the side towards 1 must shrink to the distance from θ̂ to the edge. With θ̂ inside the
 /// band it must fit into the band: both sides must shrink to their distances to the edges. With
 /// `f` the largest shrink factor needed, `n' = ⌈n·f²⌉` and the answer is `n' − n`, capped at
-/// [`MORE_UNITS_CAP`] (which also answers an estimate exactly on an edge). `None` when the
+/// [`MORE_UNITS_CAP`] (which also answers an estimate exactly on an edge, and any `n'` over
+/// [`MORE_UNITS_MOST_FACTOR`] times `n`). `None` when the
 /// interval is not inconclusive, the bounds are not finite or `n` is 0.
 ///
 /// It ignores that the t quantile shrinks too, and that a noisier new sample may move θ̂: treat
@@ -413,7 +421,10 @@ pub fn more_units_needed(
         up.max(down)
     };
     let target = (n as f64 * factor * factor).ceil();
-    if target.is_nan() || target >= (n + MORE_UNITS_CAP) as f64 {
+    if target.is_nan()
+        || target >= (n + MORE_UNITS_CAP) as f64
+        || target > n as f64 * MORE_UNITS_MOST_FACTOR
+    {
         return Some(MORE_UNITS_CAP);
     }
     Some((target as usize).saturating_sub(n).clamp(1, MORE_UNITS_CAP))

@@ -351,6 +351,13 @@ fn more_units_sanity() {
         Some(MORE_UNITS_CAP)
     );
     assert_eq!(more_units_needed(1.0, 0.98, 1.02, d, 0), None);
+    // Near the edge: 0.03 must shrink to 0.002, n' = ⌈10·15²⌉ = 2250 > 100 × 10: no count
+    // (it would swing with the estimate); 0.03 to 0.004 is n' = ⌈10·7.5²⌉ = 563, suggested.
+    assert_eq!(
+        more_units_needed(1.012, 0.982, 1.042, d, 10),
+        Some(MORE_UNITS_CAP)
+    );
+    assert_eq!(more_units_needed(1.014, 0.984, 1.044, d, 10), Some(553));
 
     // Through compare: noisier data of the same means → more units.
     let base = with_top_means(&means_with(100.0, 4.0, 10));
