@@ -39,7 +39,7 @@ use rigor_history::{
 };
 use rigor_runner::executor::BuildRequest;
 use rigor_runner::{
-    CommandLine, ExecutionOutcome, ExecutionRequest, Executor, RunError, SimulatedExecutor,
+    ExecutionOutcome, ExecutionRequest, Executor, HookRequest, RunError, SimulatedExecutor,
     StopSignal,
 };
 use rigor_stats::compare::Verdict;
@@ -345,13 +345,8 @@ impl Executor for Counting {
     fn build(&mut self, request: &BuildRequest<'_>) -> Result<ExecutionOutcome, RunError> {
         self.inner.build(request)
     }
-    fn run_hook(
-        &mut self,
-        command: &CommandLine,
-        dir: Option<&Path>,
-        env: &[(String, String)],
-    ) -> Result<ExecutionOutcome, RunError> {
-        self.inner.run_hook(command, dir, env)
+    fn run_hook(&mut self, request: &HookRequest<'_>) -> Result<ExecutionOutcome, RunError> {
+        self.inner.run_hook(request)
     }
 }
 
