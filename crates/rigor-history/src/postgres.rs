@@ -16,7 +16,6 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 use postgres::{Client, Config, GenericClient, Row, Transaction};
 use rigor_store::{BenchmarkRecord, SampleRecord};
-use rigor_units::Metric;
 
 use crate::error::{HistoryError, Result};
 use crate::location::redact;
@@ -29,7 +28,7 @@ use crate::rows::{
     execution_metric_values, execution_of, failure_fingerprint, fingerprints, sample_of, time_text,
 };
 use crate::types::{
-    ChangeFilter, ChangeId, ChangeStatus, Failure, Ingest, Ingested, MachineInfo, NewChange,
+    ChangeFilter, ChangeId, ChangeStatus, DetectedChanges, Failure, Ingest, Ingested, MachineInfo,
     NewSession, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange,
     StoredSession, StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
@@ -1064,18 +1063,12 @@ impl HistoryWrite for PostgresHistory {
 }
 
 impl History for PostgresHistory {
-    fn save_metric_changes(
-        &mut self,
-        key: &SeriesKey,
-        benchmark: &str,
-        metric: &Metric,
-        changes: &[NewChange],
-    ) -> Result<()> {
+    fn save_metric_changes(&mut self, detected: &DetectedChanges<'_>) -> Result<()> {
         self.in_transaction(|tx| {
             let ids = tx.query_one(
                 "SELECT (SELECT id FROM benchmarks WHERE name = $1),
                         (SELECT id FROM machines WHERE name = $2)",
-                &[&benchmark, &key.machine],
+                &[&detected.benchmark, &detected.series.machine],
             )?;
             let (Some(b), Some(m)) = (ids.get::<_, Option<i64>>(0), ids.get::<_, Option<i64>>(1))
             else {
@@ -1084,9 +1077,9 @@ impl History for PostgresHistory {
             tx.execute(
                 "UPDATE changes SET current = FALSE
                  WHERE benchmark_id = $1 AND machine_id = $2 AND branch = $3 AND metric = $4",
-                &[&b, &m, &key.branch, &metric.name()],
+                &[&b, &m, &detected.series.branch, &detected.metric.name()],
             )?;
-            for c in changes.iter().map(ChangeValues::of) {
+            for c in detected.changes.iter().map(ChangeValues::of) {
                 tx.execute(
                     "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
                          ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at,
@@ -1105,7 +1098,7 @@ impl History for PostgresHistory {
                     &[
                         &b,
                         &m,
-                        &key.branch,
+                        &detected.series.branch,
                         &c.change.rev,
                         &c.change.previous_rev,
                         &c.change.ratio,
@@ -1117,7 +1110,7 @@ impl History for PostgresHistory {
                         &c.change.method,
                         &c.detected_at,
                         &c.evidence,
-                        &metric.name(),
+                        &detected.metric.name(),
                     ],
                 )?;
             }

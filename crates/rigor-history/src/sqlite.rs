@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rigor_store::BenchmarkRecord;
-use rigor_units::Metric;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::error::{HistoryError, Result};
@@ -23,7 +22,7 @@ use crate::rows::{
     execution_metric_values, execution_of, failure_fingerprint, fingerprints, sample_of, time_text,
 };
 use crate::types::{
-    ChangeFilter, ChangeId, ChangeStatus, Failure, Ingest, Ingested, MachineInfo, NewChange,
+    ChangeFilter, ChangeId, ChangeStatus, DetectedChanges, Failure, Ingest, Ingested, MachineInfo,
     NewSession, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange,
     StoredSession, StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
@@ -892,13 +891,7 @@ impl HistoryWrite for SqliteHistory {
 }
 
 impl History for SqliteHistory {
-    fn save_metric_changes(
-        &mut self,
-        key: &SeriesKey,
-        benchmark: &str,
-        metric: &Metric,
-        changes: &[NewChange],
-    ) -> Result<()> {
+    fn save_metric_changes(&mut self, detected: &DetectedChanges<'_>) -> Result<()> {
         let path = self.path.clone();
         let db = db_error(&path);
         let tx = self.write()?;
@@ -906,7 +899,7 @@ impl History for SqliteHistory {
             .query_row(
                 "SELECT (SELECT id FROM benchmarks WHERE name = ?1),
                         (SELECT id FROM machines WHERE name = ?2)",
-                params![benchmark, key.machine],
+                params![detected.benchmark, detected.series.machine],
                 |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)),
             )
             .map(|(b, m)| b.zip(m))
@@ -917,10 +910,10 @@ impl History for SqliteHistory {
         tx.execute(
             "UPDATE changes SET current = 0
              WHERE benchmark_id = ?1 AND machine_id = ?2 AND branch = ?3 AND metric = ?4",
-            params![b, m, key.branch, metric.name()],
+            params![b, m, detected.series.branch, detected.metric.name()],
         )
         .map_err(db)?;
-        for c in changes.iter().map(ChangeValues::of) {
+        for c in detected.changes.iter().map(ChangeValues::of) {
             tx.execute(
                 "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
                      ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at,
@@ -939,7 +932,7 @@ impl History for SqliteHistory {
                 params![
                     b,
                     m,
-                    key.branch,
+                    detected.series.branch,
                     c.change.rev,
                     c.change.previous_rev,
                     c.change.ratio,
@@ -951,7 +944,7 @@ impl History for SqliteHistory {
                     c.change.method,
                     c.detected_at,
                     c.evidence,
-                    metric.name(),
+                    detected.metric.name(),
                 ],
             )
             .map_err(db)?;
