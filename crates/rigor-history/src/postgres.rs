@@ -21,11 +21,12 @@ use crate::error::{HistoryError, Result};
 use crate::location::redact;
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
-use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection, SelectRuns};
+use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection};
 use crate::rows::{
-    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, ExecutionMetricRow, RunValues,
-    SessionRow, SessionValues, StoredVersionRow, SummaryRow, VersionValues, check_session,
-    execution_metric_values, execution_of, failure_fingerprint, fingerprints, sample_of, time_text,
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, ExecutionMetricRow, RUN_INFO_COLUMNS,
+    RunValues, SessionRow, SessionValues, StoredVersionRow, SummaryRow, VERSION_COLUMNS,
+    VersionValues, check_session, execution_metric_values, execution_of, failure_fingerprint,
+    fingerprints, sample_of, time_text,
 };
 use crate::types::{
     ChangeFilter, ChangeId, ChangeStatus, DetectedChanges, Failure, Ingest, Ingested, MachineInfo,
@@ -57,13 +58,6 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// History order, as in SQLite (NULLs last, then time, then when first stored).
 const VERSION_ORDER: &str = "v.order_key NULLS LAST, v.commit_time NULLS LAST, v.first_seen";
-
-/// The version columns [`version_of`] reads, from `versions v`.
-const VERSION_COLUMNS: &str =
-    "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
-
-/// The run columns [`run_info_of`] reads, from `runs r`.
-const RUN_INFO_COLUMNS: &str = "r.id, r.session_id, r.artifact, r.role";
 
 /// A history in a PostgreSQL database.
 pub struct PostgresHistory {
@@ -252,10 +246,7 @@ impl PostgresHistory {
 /// [`History::remove_runs`] in a transaction (see [`crate::remove`] for what goes).
 fn remove_in(tx: &mut Transaction<'_>, selection: &RunSelection) -> Result<Removed, Fail> {
     let key = &selection.series;
-    let (session, rev) = match &selection.runs {
-        SelectRuns::Session(id) => (Some(id.0), None),
-        SelectRuns::Version(rev) => (None, Some(rev.as_str())),
-    };
+    let (session, rev) = selection.session_and_rev();
     let rows = read_all(
         tx,
         "SELECT r.id, r.version_id, v.rev, r.session_id, r.status = 'failed', rb.benchmark_id,
@@ -274,12 +265,7 @@ fn remove_in(tx: &mut Transaction<'_>, selection: &RunSelection) -> Result<Remov
     )?;
     let plan = remove::plan(rows, selection.benchmark.as_deref());
     let (runs, benchmarks): (Vec<i64>, Vec<i64>) = plan.parts.iter().copied().unzip();
-    for table in [
-        "samples",
-        "executions",
-        "execution_metrics",
-        "run_benchmarks",
-    ] {
+    for table in remove::BENCHMARK_TABLES {
         tx.execute(
             &format!(
                 "DELETE FROM {table} x USING unnest($1::bigint[], $2::bigint[]) AS p(run, benchmark)

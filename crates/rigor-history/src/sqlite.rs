@@ -15,11 +15,12 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 use crate::error::{HistoryError, Result};
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
-use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection, SelectRuns};
+use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection};
 use crate::rows::{
-    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, ExecutionMetricRow, RunValues,
-    SessionRow, SessionValues, StoredVersionRow, SummaryRow, VersionValues, check_session,
-    execution_metric_values, execution_of, failure_fingerprint, fingerprints, sample_of, time_text,
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, ExecutionMetricRow, RUN_INFO_COLUMNS,
+    RunValues, SessionRow, SessionValues, StoredVersionRow, SummaryRow, VERSION_COLUMNS,
+    VersionValues, check_session, execution_metric_values, execution_of, failure_fingerprint,
+    fingerprints, sample_of, time_text,
 };
 use crate::types::{
     ChangeFilter, ChangeId, ChangeStatus, DetectedChanges, Failure, Ingest, Ingested, MachineInfo,
@@ -51,13 +52,6 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// version was first stored.
 const VERSION_ORDER: &str =
     "(v.order_key IS NULL), v.order_key, (v.commit_time IS NULL), v.commit_time, v.first_seen";
-
-/// The version columns [`version_of`] reads, from `versions v`.
-const VERSION_COLUMNS: &str =
-    "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
-
-/// The run columns [`run_info_of`] reads, from `runs r`.
-const RUN_INFO_COLUMNS: &str = "r.id, r.session_id, r.artifact, r.role";
 
 /// A history in an SQLite database file.
 #[derive(Debug)]
@@ -965,10 +959,7 @@ impl History for SqliteHistory {
         let db = db_error(&path);
         let tx = self.write()?;
         let key = &selection.series;
-        let (session, rev) = match &selection.runs {
-            SelectRuns::Session(id) => (Some(id.0), None),
-            SelectRuns::Version(rev) => (None, Some(rev.as_str())),
-        };
+        let (session, rev) = selection.session_and_rev();
         let rows = rows_of(
             &tx,
             "SELECT r.id, r.version_id, v.rev, r.session_id, r.status = 'failed', rb.benchmark_id,
@@ -987,12 +978,7 @@ impl History for SqliteHistory {
         )
         .map_err(db)?;
         let plan = remove::plan(rows, selection.benchmark.as_deref());
-        for table in [
-            "samples",
-            "executions",
-            "execution_metrics",
-            "run_benchmarks",
-        ] {
+        for table in remove::BENCHMARK_TABLES {
             let mut delete = tx
                 .prepare_cached(&format!(
                     "DELETE FROM {table} WHERE run_id = ?1 AND benchmark_id = ?2"
