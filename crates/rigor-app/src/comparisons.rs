@@ -545,8 +545,8 @@ pub const OLD: &str = " (old)";
 /// What [`between`] appends to the name of a benchmark of the new result.
 pub const NEW: &str = " (new)";
 
-/// What [`between`] and [`between_paired`] found: the comparisons, the suite's geometric mean,
-/// the benchmarks compared without an interval, and the warnings.
+/// What [`between`] found: the comparisons, the suite's geometric mean, the benchmarks compared
+/// without an interval, and the warnings.
 #[derive(Debug)]
 pub struct Between {
     /// Each benchmark of both results with an interval on each side, new against old.
@@ -559,30 +559,10 @@ pub struct Between {
     pub warnings: Vec<Warning>,
 }
 
-/// Between two results: each benchmark of `new` against the same-named benchmark of `old`.
+/// Between two results: each benchmark of `new` against the same-named benchmark of `old`;
+/// `paired` when the two were measured in the same interleaved rounds (two builds measured
+/// together): each pair is then compared round by round, when both kept every round.
 pub fn between(
-    old: &ResultFile,
-    old_analyses: &[std::result::Result<Analysis, Unanalysed>],
-    new: &ResultFile,
-    new_analyses: &[std::result::Result<Analysis, Unanalysed>],
-    s: &CompareSettings,
-) -> Result<Between> {
-    between_with(old, old_analyses, new, new_analyses, s, false)
-}
-
-/// [`between`] for two results measured in the same interleaved rounds (two builds measured
-/// together): each pair is compared round by round (paired), when both kept every round.
-pub fn between_paired(
-    old: &ResultFile,
-    old_analyses: &[std::result::Result<Analysis, Unanalysed>],
-    new: &ResultFile,
-    new_analyses: &[std::result::Result<Analysis, Unanalysed>],
-    s: &CompareSettings,
-) -> Result<Between> {
-    between_with(old, old_analyses, new, new_analyses, s, true)
-}
-
-fn between_with(
     old: &ResultFile,
     old_analyses: &[std::result::Result<Analysis, Unanalysed>],
     new: &ResultFile,

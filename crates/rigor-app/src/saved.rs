@@ -507,11 +507,7 @@ pub fn compare_loaded(
         suite,
         values_only,
         mut warnings,
-    } = if paired {
-        comparisons::between_paired(&old, &old_analyses, &new, &new_analyses, &cs)?
-    } else {
-        comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs)?
-    };
+    } = comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs, paired)?;
     warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
     let analysis_warnings = crate::run::has_warnings(&old) || crate::run::has_warnings(&new);
     let mut compared = ComparedFiles {

@@ -296,12 +296,7 @@ impl<'a> Harness<'a> {
         if a.help {
             return Ok(out.write_all(USAGE.as_bytes())?);
         }
-        self.check_unique()?;
-        let selected: Vec<&Registered<'_>> = self
-            .benches
-            .iter()
-            .filter(|r| selects(&a, &r.name))
-            .collect();
+        let selected = self.selected(&a)?;
         if a.list || a.rigor_list {
             for r in &selected {
                 if a.rigor_list {
@@ -329,13 +324,18 @@ impl<'a> Harness<'a> {
         iterations: Option<usize>,
     ) -> Result<(), HarnessError> {
         let a = parse_args(args)?;
+        let selected = self.selected(&a)?;
+        under_rigor(&a, &selected, writer, iterations)
+    }
+
+    /// The benchmarks the command line selects, once the names are known to be unique.
+    fn selected(&self, a: &Args) -> Result<Vec<&Registered<'_>>, HarnessError> {
         self.check_unique()?;
-        let selected: Vec<&Registered<'_>> = self
+        Ok(self
             .benches
             .iter()
-            .filter(|r| selects(&a, &r.name))
-            .collect();
-        under_rigor(&a, &selected, writer, iterations)
+            .filter(|r| selects(a, &r.name))
+            .collect())
     }
 
     /// The first refused group setting, else the first name given twice.

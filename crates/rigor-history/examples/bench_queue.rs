@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use rigor_history::queue::{Enqueue, JobQueue, JobResults, NewJob};
+use rigor_history::queue::{Claim, Enqueue, JobQueue, JobResults, NewJob};
 use rigor_history::{Ingest, MachineInfo, PostgresHistory, VersionInfo};
 use rigor_store::{BenchmarkRecord, Layout, ResultFile, SampleRecord};
 use rigor_units::{ConfidenceLevel, Seed};
@@ -81,7 +81,12 @@ fn drain(url: &str, jobs: usize, workers: usize) -> Figures {
                 loop {
                     let t = Instant::now();
                     let job = q
-                        .claim("bench", &format!("w{w}"), Duration::from_secs(60), 2)
+                        .claim(&Claim {
+                            class: "bench",
+                            worker: &format!("w{w}"),
+                            lease: Duration::from_secs(60),
+                            formats: 2,
+                        })
                         .unwrap();
                     claim += t.elapsed();
                     let Some(job) = job else { break };

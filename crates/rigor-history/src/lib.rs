@@ -120,19 +120,18 @@ pub trait History: HistoryRead + HistoryWrite {
         benchmark: &str,
         changes: &[NewChange],
     ) -> Result<()> {
-        self.save_metric_changes(key, benchmark, &Metric::Wall, changes)
+        self.save_metric_changes(&DetectedChanges {
+            series: key,
+            benchmark,
+            metric: &Metric::Wall,
+            changes,
+        })
     }
 
     /// Replaces the detected changes of one benchmark of a series in one metric: changes found
     /// again keep their status, changes no longer found are marked not current (the changes of
     /// the other metrics are left as they are).
-    fn save_metric_changes(
-        &mut self,
-        key: &SeriesKey,
-        benchmark: &str,
-        metric: &Metric,
-        changes: &[NewChange],
-    ) -> Result<()>;
+    fn save_metric_changes(&mut self, detected: &DetectedChanges<'_>) -> Result<()>;
 
     /// Sets a change's status.
     fn set_status(&mut self, id: ChangeId, status: ChangeStatus) -> Result<()>;

@@ -16,20 +16,20 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 use postgres::{Client, Config, GenericClient, Row, Transaction};
 use rigor_store::{BenchmarkRecord, SampleRecord};
-use rigor_units::Metric;
 
 use crate::error::{HistoryError, Result};
 use crate::location::redact;
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
-use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection, SelectRuns};
+use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection};
 use crate::rows::{
-    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, ExecutionMetricRow, RunValues,
-    SessionRow, SessionValues, StoredVersionRow, SummaryRow, VersionValues, check_session,
-    execution_metric_values, execution_of, failure_fingerprint, fingerprints, sample_of, time_text,
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, ExecutionMetricRow, RUN_INFO_COLUMNS,
+    RunValues, SessionRow, SessionValues, StoredVersionRow, SummaryRow, VERSION_COLUMNS,
+    VersionValues, check_session, execution_metric_values, execution_of, failure_fingerprint,
+    fingerprints, sample_of, time_text,
 };
 use crate::types::{
-    ChangeFilter, ChangeId, ChangeStatus, Failure, Ingest, Ingested, MachineInfo, NewChange,
+    ChangeFilter, ChangeId, ChangeStatus, DetectedChanges, Failure, Ingest, Ingested, MachineInfo,
     NewSession, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange,
     StoredSession, StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
@@ -58,13 +58,6 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// History order, as in SQLite (NULLs last, then time, then when first stored).
 const VERSION_ORDER: &str = "v.order_key NULLS LAST, v.commit_time NULLS LAST, v.first_seen";
-
-/// The version columns [`version_of`] reads, from `versions v`.
-const VERSION_COLUMNS: &str =
-    "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
-
-/// The run columns [`run_info_of`] reads, from `runs r`.
-const RUN_INFO_COLUMNS: &str = "r.id, r.session_id, r.artifact, r.role";
 
 /// A history in a PostgreSQL database.
 pub struct PostgresHistory {
@@ -253,10 +246,7 @@ impl PostgresHistory {
 /// [`History::remove_runs`] in a transaction (see [`crate::remove`] for what goes).
 fn remove_in(tx: &mut Transaction<'_>, selection: &RunSelection) -> Result<Removed, Fail> {
     let key = &selection.series;
-    let (session, rev) = match &selection.runs {
-        SelectRuns::Session(id) => (Some(id.0), None),
-        SelectRuns::Version(rev) => (None, Some(rev.as_str())),
-    };
+    let (session, rev) = selection.session_and_rev();
     let rows = read_all(
         tx,
         "SELECT r.id, r.version_id, v.rev, r.session_id, r.status = 'failed', rb.benchmark_id,
@@ -275,12 +265,7 @@ fn remove_in(tx: &mut Transaction<'_>, selection: &RunSelection) -> Result<Remov
     )?;
     let plan = remove::plan(rows, selection.benchmark.as_deref());
     let (runs, benchmarks): (Vec<i64>, Vec<i64>) = plan.parts.iter().copied().unzip();
-    for table in [
-        "samples",
-        "executions",
-        "execution_metrics",
-        "run_benchmarks",
-    ] {
+    for table in remove::BENCHMARK_TABLES {
         tx.execute(
             &format!(
                 "DELETE FROM {table} x USING unnest($1::bigint[], $2::bigint[]) AS p(run, benchmark)
@@ -1064,18 +1049,12 @@ impl HistoryWrite for PostgresHistory {
 }
 
 impl History for PostgresHistory {
-    fn save_metric_changes(
-        &mut self,
-        key: &SeriesKey,
-        benchmark: &str,
-        metric: &Metric,
-        changes: &[NewChange],
-    ) -> Result<()> {
+    fn save_metric_changes(&mut self, detected: &DetectedChanges<'_>) -> Result<()> {
         self.in_transaction(|tx| {
             let ids = tx.query_one(
                 "SELECT (SELECT id FROM benchmarks WHERE name = $1),
                         (SELECT id FROM machines WHERE name = $2)",
-                &[&benchmark, &key.machine],
+                &[&detected.benchmark, &detected.series.machine],
             )?;
             let (Some(b), Some(m)) = (ids.get::<_, Option<i64>>(0), ids.get::<_, Option<i64>>(1))
             else {
@@ -1084,9 +1063,9 @@ impl History for PostgresHistory {
             tx.execute(
                 "UPDATE changes SET current = FALSE
                  WHERE benchmark_id = $1 AND machine_id = $2 AND branch = $3 AND metric = $4",
-                &[&b, &m, &key.branch, &metric.name()],
+                &[&b, &m, &detected.series.branch, &detected.metric.name()],
             )?;
-            for c in changes.iter().map(ChangeValues::of) {
+            for c in detected.changes.iter().map(ChangeValues::of) {
                 tx.execute(
                     "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
                          ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at,
@@ -1105,7 +1084,7 @@ impl History for PostgresHistory {
                     &[
                         &b,
                         &m,
-                        &key.branch,
+                        &detected.series.branch,
                         &c.change.rev,
                         &c.change.previous_rev,
                         &c.change.ratio,
@@ -1117,7 +1096,7 @@ impl History for PostgresHistory {
                         &c.change.method,
                         &c.detected_at,
                         &c.evidence,
-                        &metric.name(),
+                        &detected.metric.name(),
                     ],
                 )?;
             }

@@ -209,21 +209,30 @@ pub struct Enqueued {
     pub retried: usize,
 }
 
+/// What a worker claims jobs as: the oldest job of `class` whose format is at most `formats`,
+/// held by `worker` for `lease`.
+#[derive(Debug, Clone, Copy)]
+pub struct Claim<'a> {
+    /// The machine class whose jobs it runs.
+    pub class: &'a str,
+    /// The worker's name, recorded on the job.
+    pub worker: &'a str,
+    /// How long a claim holds without a heartbeat.
+    pub lease: Duration,
+    /// The newest job format the worker reads.
+    pub formats: u32,
+}
+
 /// A queue of measurement jobs shared by the workers of a farm.
 pub trait JobQueue {
     /// Queues the versions no job holds (see [`Enqueue`]), in one transaction that no other
     /// enqueue interleaves with.
     fn enqueue(&mut self, request: &Enqueue<'_>) -> Result<Enqueued>;
 
-    /// Claims the oldest job of a class, for `lease`, whose format is at most `formats` and that
-    /// is queued (and not waiting) or whose lease ran out with attempts left.
-    fn claim(
-        &mut self,
-        class: &str,
-        worker: &str,
-        lease: Duration,
-        formats: u32,
-    ) -> Result<Option<ClaimedJob>>;
+    /// Claims the oldest job of a class, for the lease, whose format is at most the worker's
+    /// (see [`Claim`]) and that is queued (and not waiting) or whose lease ran out with attempts
+    /// left.
+    fn claim(&mut self, claim: &Claim<'_>) -> Result<Option<ClaimedJob>>;
 
     /// Renews a claim's lease; `false` when the claim is no longer this worker's.
     fn heartbeat(&mut self, job: &ClaimedJob, lease: Duration) -> Result<bool>;
@@ -266,8 +275,8 @@ mod on_postgres {
     use sha2::{Digest, Sha256};
 
     use super::{
-        ClaimedJob, Enqueue, Enqueued, GaveUp, JobDetail, JobId, JobQueue, JobResults, JobSession,
-        JobState, JobTally, NewJob, Unreadable,
+        Claim, ClaimedJob, Enqueue, Enqueued, GaveUp, JobDetail, JobId, JobQueue, JobResults,
+        JobSession, JobState, JobTally, NewJob, Unreadable,
     };
     use crate::error::{HistoryError, Result};
     use crate::postgres::{
@@ -439,14 +448,8 @@ mod on_postgres {
             })
         }
 
-        fn claim(
-            &mut self,
-            class: &str,
-            worker: &str,
-            lease: Duration,
-            formats: u32,
-        ) -> Result<Option<ClaimedJob>> {
-            let formats = i32::try_from(formats).unwrap_or(i32::MAX);
+        fn claim(&mut self, claim: &Claim<'_>) -> Result<Option<ClaimedJob>> {
+            let formats = i32::try_from(claim.formats).unwrap_or(i32::MAX);
             let row = self
                 .client()
                 .query_opt(
@@ -463,7 +466,7 @@ mod on_postgres {
                                  ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
                      RETURNING id, attempts, attempts - uncounted, max_attempts, waits, class,
                                branch, format, spec",
-                    &[&class, &worker, &millis(lease), &formats],
+                    &[&claim.class, &claim.worker, &millis(claim.lease), &formats],
                 )
                 .map_err(|e| self.db(e))?;
             Ok(row.map(|r| ClaimedJob {

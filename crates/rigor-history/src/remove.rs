@@ -19,6 +19,26 @@ pub struct RunSelection {
     pub benchmark: Option<String>,
 }
 
+impl RunSelection {
+    /// The session and the version whose runs are selected, as a query's parameters (one of
+    /// the two is `None`).
+    pub(crate) fn session_and_rev(&self) -> (Option<i64>, Option<&str>) {
+        match &self.runs {
+            SelectRuns::Session(id) => (Some(id.0), None),
+            SelectRuns::Version(rev) => (None, Some(rev.as_str())),
+        }
+    }
+}
+
+/// The tables whose rows are one benchmark of one run (`run_id`, `benchmark_id`), which a
+/// removal deletes together: its samples, executions and metrics, and the stored benchmark last.
+pub(crate) const BENCHMARK_TABLES: [&str; 4] = [
+    "samples",
+    "executions",
+    "execution_metrics",
+    "run_benchmarks",
+];
+
 /// The runs named by a session or a version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SelectRuns {

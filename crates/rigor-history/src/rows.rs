@@ -463,7 +463,11 @@ impl<'a> ChangeValues<'a> {
     }
 }
 
-/// A version row (the columns `VERSION_COLUMNS` of each backend lists), undecoded.
+/// The version columns [`VersionRow::read`] reads, from `versions v`.
+pub(crate) const VERSION_COLUMNS: &str =
+    "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
+
+/// A version row (the columns [`VERSION_COLUMNS`] lists), undecoded.
 pub(crate) struct VersionRow {
     pub rev: String,
     pub commit: Option<String>,
@@ -550,7 +554,10 @@ impl VersionValues {
     }
 }
 
-/// A run's origin as stored, undecoded.
+/// The run columns [`RunInfoRow::read`] reads, from `runs r`.
+pub(crate) const RUN_INFO_COLUMNS: &str = "r.id, r.session_id, r.artifact, r.role";
+
+/// A run's origin as stored (the columns [`RUN_INFO_COLUMNS`] lists), undecoded.
 pub(crate) struct RunInfoRow {
     pub id: i64,
     pub session: i64,

@@ -10,20 +10,20 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rigor_store::BenchmarkRecord;
-use rigor_units::Metric;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::error::{HistoryError, Result};
 use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
-use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection, SelectRuns};
+use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection};
 use crate::rows::{
-    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, ExecutionMetricRow, RunValues,
-    SessionRow, SessionValues, StoredVersionRow, SummaryRow, VersionValues, check_session,
-    execution_metric_values, execution_of, failure_fingerprint, fingerprints, sample_of, time_text,
+    BenchmarkValues, Cells, ChangeRow, ChangeValues, Decode, ExecutionMetricRow, RUN_INFO_COLUMNS,
+    RunValues, SessionRow, SessionValues, StoredVersionRow, SummaryRow, VERSION_COLUMNS,
+    VersionValues, check_session, execution_metric_values, execution_of, failure_fingerprint,
+    fingerprints, sample_of, time_text,
 };
 use crate::types::{
-    ChangeFilter, ChangeId, ChangeStatus, Failure, Ingest, Ingested, MachineInfo, NewChange,
+    ChangeFilter, ChangeId, ChangeStatus, DetectedChanges, Failure, Ingest, Ingested, MachineInfo,
     NewSession, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange,
     StoredSession, StoredSummary, StoredVersion, VersionData, VersionInfo,
 };
@@ -52,13 +52,6 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// version was first stored.
 const VERSION_ORDER: &str =
     "(v.order_key IS NULL), v.order_key, (v.commit_time IS NULL), v.commit_time, v.first_seen";
-
-/// The version columns [`version_of`] reads, from `versions v`.
-const VERSION_COLUMNS: &str =
-    "v.rev, v.commit_id, v.parents, v.author, v.commit_time, v.subject, v.order_key";
-
-/// The run columns [`run_info_of`] reads, from `runs r`.
-const RUN_INFO_COLUMNS: &str = "r.id, r.session_id, r.artifact, r.role";
 
 /// A history in an SQLite database file.
 #[derive(Debug)]
@@ -892,13 +885,7 @@ impl HistoryWrite for SqliteHistory {
 }
 
 impl History for SqliteHistory {
-    fn save_metric_changes(
-        &mut self,
-        key: &SeriesKey,
-        benchmark: &str,
-        metric: &Metric,
-        changes: &[NewChange],
-    ) -> Result<()> {
+    fn save_metric_changes(&mut self, detected: &DetectedChanges<'_>) -> Result<()> {
         let path = self.path.clone();
         let db = db_error(&path);
         let tx = self.write()?;
@@ -906,7 +893,7 @@ impl History for SqliteHistory {
             .query_row(
                 "SELECT (SELECT id FROM benchmarks WHERE name = ?1),
                         (SELECT id FROM machines WHERE name = ?2)",
-                params![benchmark, key.machine],
+                params![detected.benchmark, detected.series.machine],
                 |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)),
             )
             .map(|(b, m)| b.zip(m))
@@ -917,10 +904,10 @@ impl History for SqliteHistory {
         tx.execute(
             "UPDATE changes SET current = 0
              WHERE benchmark_id = ?1 AND machine_id = ?2 AND branch = ?3 AND metric = ?4",
-            params![b, m, key.branch, metric.name()],
+            params![b, m, detected.series.branch, detected.metric.name()],
         )
         .map_err(db)?;
-        for c in changes.iter().map(ChangeValues::of) {
+        for c in detected.changes.iter().map(ChangeValues::of) {
             tx.execute(
                 "INSERT INTO changes (benchmark_id, machine_id, branch, version_id, previous_version_id,
                      ratio, ci_lower, ci_upper, p_value, q_value, verdict, method, current, detected_at,
@@ -939,7 +926,7 @@ impl History for SqliteHistory {
                 params![
                     b,
                     m,
-                    key.branch,
+                    detected.series.branch,
                     c.change.rev,
                     c.change.previous_rev,
                     c.change.ratio,
@@ -951,7 +938,7 @@ impl History for SqliteHistory {
                     c.change.method,
                     c.detected_at,
                     c.evidence,
-                    metric.name(),
+                    detected.metric.name(),
                 ],
             )
             .map_err(db)?;
@@ -972,10 +959,7 @@ impl History for SqliteHistory {
         let db = db_error(&path);
         let tx = self.write()?;
         let key = &selection.series;
-        let (session, rev) = match &selection.runs {
-            SelectRuns::Session(id) => (Some(id.0), None),
-            SelectRuns::Version(rev) => (None, Some(rev.as_str())),
-        };
+        let (session, rev) = selection.session_and_rev();
         let rows = rows_of(
             &tx,
             "SELECT r.id, r.version_id, v.rev, r.session_id, r.status = 'failed', rb.benchmark_id,
@@ -994,12 +978,7 @@ impl History for SqliteHistory {
         )
         .map_err(db)?;
         let plan = remove::plan(rows, selection.benchmark.as_deref());
-        for table in [
-            "samples",
-            "executions",
-            "execution_metrics",
-            "run_benchmarks",
-        ] {
+        for table in remove::BENCHMARK_TABLES {
             let mut delete = tx
                 .prepare_cached(&format!(
                     "DELETE FROM {table} WHERE run_id = ?1 AND benchmark_id = ?2"

@@ -564,6 +564,20 @@ pub struct NewChange {
     pub evidence: Evidence,
 }
 
+/// The changes detected over one benchmark of a series in one metric, to save
+/// ([`History::save_metric_changes`](crate::History::save_metric_changes)).
+#[derive(Debug, Clone, Copy)]
+pub struct DetectedChanges<'a> {
+    /// The series.
+    pub series: &'a SeriesKey,
+    /// The benchmark.
+    pub benchmark: &'a str,
+    /// The metric.
+    pub metric: &'a Metric,
+    /// The changes found (none: every stored change of the three is no longer current).
+    pub changes: &'a [NewChange],
+}
+
 /// A stored change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredChange {

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use jiff::Timestamp;
 use rigor_history::{
-    ArtifactHash, MeanSpread, NewSession, RemoveMode, Role, RunInfo, RunSelection, SelectRuns,
-    SessionEnd, SessionId, SessionKind,
+    ArtifactHash, DetectedChanges, MeanSpread, NewSession, RemoveMode, Role, RunInfo, RunSelection,
+    SelectRuns, SessionEnd, SessionId, SessionKind,
 };
 use rigor_history::{
     ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Failure, History, HistoryError, Ingest,
@@ -1270,8 +1270,13 @@ fn changes_are_kept_per_metric(store: Store) {
     ingest(&mut *h, "a", 1, &result(1, 1.0));
     ingest(&mut *h, "b", 2, &result(2, 1.1));
     let change = regression("b", "a");
-    h.save_metric_changes(&main(), "sort", &Metric::Cpu, std::slice::from_ref(&change))
-        .unwrap();
+    h.save_metric_changes(&DetectedChanges {
+        series: &main(),
+        benchmark: "sort",
+        metric: &Metric::Cpu,
+        changes: std::slice::from_ref(&change),
+    })
+    .unwrap();
     h.save_changes(&main(), "sort", std::slice::from_ref(&change))
         .unwrap();
     let all = h.changes(&ChangeFilter::default()).unwrap();
@@ -1288,8 +1293,13 @@ fn changes_are_kept_per_metric(store: Store) {
         (cpu, Metric::Cpu, ChangeStatus::Acknowledged)
     );
     // Found again: the same row, its status kept.
-    h.save_metric_changes(&main(), "sort", &Metric::Cpu, &[change])
-        .unwrap();
+    h.save_metric_changes(&DetectedChanges {
+        series: &main(),
+        benchmark: "sort",
+        metric: &Metric::Cpu,
+        changes: &[change],
+    })
+    .unwrap();
     let again = h.changes(&ChangeFilter::default()).unwrap();
     assert_eq!(
         (again[0].id, again[0].status),
@@ -1326,12 +1336,12 @@ fn a_database_of_schema_4_gets_changes_per_metric(store: Store) {
         (all[0].id, all[0].metric.clone(), all[0].status),
         (id, Metric::Wall, ChangeStatus::Invalid)
     );
-    h.save_metric_changes(
-        &main(),
-        "sort",
-        &Metric::PeakMemory,
-        &[regression("b", "a")],
-    )
+    h.save_metric_changes(&DetectedChanges {
+        series: &main(),
+        benchmark: "sort",
+        metric: &Metric::PeakMemory,
+        changes: &[regression("b", "a")],
+    })
     .unwrap();
     assert_eq!(h.changes(&ChangeFilter::default()).unwrap().len(), 2);
     let r = with_reported_metrics(3, 1.0);

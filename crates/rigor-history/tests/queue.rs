@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use rigor_history::queue::{
-    Enqueue, Enqueued, JobQueue, JobResults, JobSession, JobState, NewJob, Unreadable,
+    Claim, Enqueue, Enqueued, JobQueue, JobResults, JobSession, JobState, NewJob, Unreadable,
 };
 use rigor_history::{
     Failure, HistoryError, HistoryRead, Ingest, MachineInfo, NewSession, PostgresHistory,
@@ -52,6 +52,16 @@ fn enqueue_with(q: &mut PostgresHistory, jobs: &[NewJob], retry_failed: bool) ->
 
 const LEASE: Duration = Duration::from_secs(60);
 
+/// The claim of `worker` on the jobs of `class` for `lease`, reading formats up to `formats`.
+fn claim<'a>(class: &'a str, worker: &'a str, lease: Duration, formats: u32) -> Claim<'a> {
+    Claim {
+        class,
+        worker,
+        lease,
+        formats,
+    }
+}
+
 fn machine() -> MachineInfo {
     MachineInfo {
         name: "fast".into(),
@@ -70,11 +80,11 @@ fn jobs_are_claimed_by_class_once_and_enqueued_once() {
     let again = enqueue(&mut q, &[job("fast", "a")]);
     assert_eq!((again.added, again.existing), (0, 1));
     let lease = LEASE;
-    let a = q.claim("fast", "w1", lease, 2).unwrap().unwrap();
-    let b = q.claim("fast", "w2", lease, 2).unwrap().unwrap();
+    let a = q.claim(&claim("fast", "w1", lease, 2)).unwrap().unwrap();
+    let b = q.claim(&claim("fast", "w2", lease, 2)).unwrap().unwrap();
     assert_eq!((a.spec.as_str(), b.spec.as_str()), ("a", "b"));
-    assert!(q.claim("fast", "w3", lease, 2).unwrap().is_none());
-    let slow = q.claim("slow", "w4", lease, 2).unwrap().unwrap();
+    assert!(q.claim(&claim("fast", "w3", lease, 2)).unwrap().is_none());
+    let slow = q.claim(&claim("slow", "w4", lease, 2)).unwrap().unwrap();
     assert_eq!(slow.class, "slow");
 }
 
@@ -83,11 +93,11 @@ fn an_expired_lease_moves_the_job_and_the_old_claim_stores_nothing() {
     let Some(mut q) = open() else { return };
     enqueue(&mut q, &[job("fast", "a")]);
     let old = q
-        .claim("fast", "dead", Duration::from_millis(50), 2)
+        .claim(&claim("fast", "dead", Duration::from_millis(50), 2))
         .unwrap()
         .unwrap();
     std::thread::sleep(Duration::from_millis(120));
-    let new = q.claim("fast", "alive", LEASE, 2).unwrap().unwrap();
+    let new = q.claim(&claim("fast", "alive", LEASE, 2)).unwrap().unwrap();
     assert_eq!((new.id, new.attempt), (old.id, old.attempt + 1));
     assert_ne!(new.claim, old.claim);
     assert!(!q.heartbeat(&old, Duration::from_secs(60)).unwrap());
@@ -166,7 +176,7 @@ fn versions_are_queued_once_by_key_and_failed_jobs_again_when_asked() {
     assert_eq!((e.added, e.versions, e.existing), (1, 1, 1));
     // A failed job's versions are not queued again unless asked; then the job itself is
     // queued again, its attempts starting over.
-    let claimed = q.claim("fast", "w", LEASE, 2).unwrap().unwrap();
+    let claimed = q.claim(&claim("fast", "w", LEASE, 2)).unwrap().unwrap();
     q.fail(&claimed, "broken").unwrap();
     let keys = ["k1".to_string()];
     let never = |_: &[usize]| -> Vec<NewJob> { panic!("nothing is free") };
@@ -184,7 +194,7 @@ fn versions_are_queued_once_by_key_and_failed_jobs_again_when_asked() {
         })
         .unwrap();
     assert_eq!((e.added, e.failed, e.retried), (0, 0, 1));
-    let again = q.claim("fast", "w", LEASE, 2).unwrap().unwrap();
+    let again = q.claim(&claim("fast", "w", LEASE, 2)).unwrap().unwrap();
     assert_eq!((again.id, again.attempt), (claimed.id, 1));
 }
 
@@ -200,12 +210,15 @@ fn a_job_whose_worker_dies_every_time_is_failed_after_its_attempts() {
     );
     let short = Duration::from_millis(30);
     for attempt in 1..=2 {
-        let j = q.claim("fast", "doomed", short, 2).unwrap().unwrap();
+        let j = q
+            .claim(&claim("fast", "doomed", short, 2))
+            .unwrap()
+            .unwrap();
         assert_eq!((j.attempt, j.max_attempts), (attempt, 2));
         std::thread::sleep(Duration::from_millis(80));
     }
     // Out of attempts: not claimed again, and failed with the reason once a worker looks.
-    assert!(q.claim("fast", "next", LEASE, 2).unwrap().is_none());
+    assert!(q.claim(&claim("fast", "next", LEASE, 2)).unwrap().is_none());
     let gave_up = q.give_up("fast").unwrap();
     assert_eq!(gave_up.len(), 1);
     assert_eq!(gave_up[0].attempts, 2);
@@ -221,7 +234,7 @@ fn a_job_whose_worker_dies_every_time_is_failed_after_its_attempts() {
 fn a_job_handed_back_waits_without_using_an_attempt() {
     let Some(mut q) = open() else { return };
     enqueue(&mut q, &[job("fast", "later")]);
-    let j = q.claim("fast", "w", LEASE, 2).unwrap().unwrap();
+    let j = q.claim(&claim("fast", "w", LEASE, 2)).unwrap().unwrap();
     q.release(
         &j,
         "commit abc is not fetched yet",
@@ -233,13 +246,13 @@ fn a_job_handed_back_waits_without_using_an_attempt() {
         q.release(&j, "again", Duration::ZERO),
         Err(HistoryError::LeaseLost(_))
     ));
-    assert!(q.claim("fast", "w", LEASE, 2).unwrap().is_none());
+    assert!(q.claim(&claim("fast", "w", LEASE, 2)).unwrap().is_none());
     let d = &q.details(10).unwrap()[0];
     assert_eq!((d.state, d.attempts), (JobState::Queued, 0));
     assert_eq!(d.note.as_deref(), Some("commit abc is not fetched yet"));
     assert!(d.not_before.is_some());
     std::thread::sleep(Duration::from_millis(400));
-    let again = q.claim("fast", "w", LEASE, 2).unwrap().unwrap();
+    let again = q.claim(&claim("fast", "w", LEASE, 2)).unwrap().unwrap();
     assert_eq!((again.id, again.attempt, again.waits), (j.id, 1, 1));
     assert_eq!(again.claim, j.claim + 1);
 }
@@ -257,9 +270,9 @@ fn workers_claim_only_the_formats_they_read_and_note_the_others() {
             job("fast", "older"),
         ],
     );
-    let j = q.claim("fast", "w", LEASE, 2).unwrap().unwrap();
+    let j = q.claim(&claim("fast", "w", LEASE, 2)).unwrap().unwrap();
     assert_eq!((j.spec.as_str(), j.format), ("older", 2));
-    assert!(q.claim("fast", "w", LEASE, 2).unwrap().is_none());
+    assert!(q.claim(&claim("fast", "w", LEASE, 2)).unwrap().is_none());
     let seen = q.unreadable("fast", 2, "needs a newer rigor").unwrap();
     assert_eq!(seen.len(), 1);
     assert!(matches!(seen[0], Unreadable { format: 3, .. }));
@@ -267,7 +280,7 @@ fn workers_claim_only_the_formats_they_read_and_note_the_others() {
     let newer = d.iter().find(|d| d.format == 3).unwrap();
     assert_eq!(newer.state, JobState::Queued);
     assert_eq!(newer.note.as_deref(), Some("needs a newer rigor"));
-    let j = q.claim("fast", "w", LEASE, 3).unwrap().unwrap();
+    let j = q.claim(&claim("fast", "w", LEASE, 3)).unwrap().unwrap();
     assert_eq!(j.spec, "newer");
 }
 
@@ -275,7 +288,7 @@ fn workers_claim_only_the_formats_they_read_and_note_the_others() {
 fn a_jobs_runs_are_stored_in_its_session() {
     let Some(mut q) = open() else { return };
     enqueue(&mut q, &[job("fast", "two versions")]);
-    let j = q.claim("fast", "w", LEASE, 2).unwrap().unwrap();
+    let j = q.claim(&claim("fast", "w", LEASE, 2)).unwrap().unwrap();
     let m = machine();
     let (v1, v2, v3) = (
         VersionInfo {
@@ -345,7 +358,7 @@ fn concurrent_claims_never_share_a_job() {
             std::thread::spawn(move || {
                 let mut q = PostgresHistory::open(&url).unwrap();
                 let mut mine = Vec::new();
-                while let Some(j) = q.claim("fast", &format!("w{t}"), LEASE, 2).unwrap() {
+                while let Some(j) = q.claim(&claim("fast", &format!("w{t}"), LEASE, 2)).unwrap() {
                     mine.push(j.id.0);
                 }
                 mine

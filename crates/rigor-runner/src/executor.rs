@@ -77,6 +77,18 @@ pub struct BuildRequest<'a> {
     pub timeout: Option<Duration>,
 }
 
+/// Everything an executor needs to run one unmeasured auxiliary command (a hook).
+#[derive(Debug, Clone, Copy)]
+pub struct HookRequest<'a> {
+    /// The command, placeholders already substituted.
+    pub command: &'a CommandLine,
+    /// Its working directory (`None`: rigor's own).
+    pub dir: Option<&'a std::path::Path>,
+    /// Added to its environment (a `--prepare` or `--conclude` gets the number of the execution
+    /// it runs around).
+    pub env: &'a [(String, String)],
+}
+
 /// How an execution ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -137,13 +149,7 @@ pub trait Executor {
     /// Runs one build (timed: its wall time is the cost of the build level).
     fn build(&mut self, request: &BuildRequest<'_>) -> Result<ExecutionOutcome, RunError>;
 
-    /// Runs an unmeasured auxiliary command in `dir` (`None`: rigor's own working directory)
-    /// with `env` added to its environment (a `--prepare` or `--conclude` gets the number of the
-    /// execution it runs around); returns its outcome so failures can be reported.
-    fn run_hook(
-        &mut self,
-        command: &CommandLine,
-        dir: Option<&std::path::Path>,
-        env: &[(String, String)],
-    ) -> Result<ExecutionOutcome, RunError>;
+    /// Runs an unmeasured auxiliary command (a hook); returns its outcome so failures can be
+    /// reported.
+    fn run_hook(&mut self, request: &HookRequest<'_>) -> Result<ExecutionOutcome, RunError>;
 }

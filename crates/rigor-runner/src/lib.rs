@@ -32,7 +32,9 @@ pub use collect::{BenchData, Collector, NeverStop, StopRule};
 pub use command::CommandLine;
 pub use decide::{DecideSettings, DecidedReport, Decision, DecisionStop, run_until_decided};
 pub use error::{RunError, SettingsError};
-pub use executor::{ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination};
+pub use executor::{
+    ExecutionOutcome, ExecutionRequest, Executor, HookRequest, OutputMode, Termination,
+};
 pub use iterations::{IterationSource, PatternError, Stream};
 pub use known::{KnownBenchmark, KnownReport, KnownSettings, KnownStop, run_until_known};
 pub use length::{LengthReport, LengthSettings, LengthStop, run_default_length};

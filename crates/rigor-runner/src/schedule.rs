@@ -15,7 +15,8 @@ use rigor_units::Seed;
 use crate::command::CommandLine;
 use crate::error::{RunError, SettingsError};
 use crate::executor::{
-    BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination,
+    BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, HookRequest, OutputMode,
+    Termination,
 };
 use crate::iterations::IterationSource;
 use crate::stop::StopSignal;
@@ -915,7 +916,11 @@ impl<'a> Scheduler<'a> {
     ) -> Result<Option<(Option<Termination>, String, String)>, RunError> {
         let failed = |why: String| hook_failure(stage, execution, &why);
         Ok(
-            match executor.run_hook(command, self.benchmarks[b].dir.as_deref(), env) {
+            match executor.run_hook(&HookRequest {
+                command,
+                dir: self.benchmarks[b].dir.as_deref(),
+                env,
+            }) {
                 Ok(o) if o.termination.success() => None,
                 Ok(o) => Some((
                     Some(o.termination),
@@ -1143,13 +1148,8 @@ mod tests {
             fn build(&mut self, r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
                 self.0.build(r)
             }
-            fn run_hook(
-                &mut self,
-                c: &CommandLine,
-                dir: Option<&std::path::Path>,
-                env: &[(String, String)],
-            ) -> Result<ExecutionOutcome, RunError> {
-                let mut o = self.0.run_hook(c, dir, env)?;
+            fn run_hook(&mut self, r: &HookRequest) -> Result<ExecutionOutcome, RunError> {
+                let mut o = self.0.run_hook(r)?;
                 o.termination = Termination::Exited { code: 1 };
                 Ok(o)
             }
@@ -1311,12 +1311,7 @@ mod tests {
             fn build(&mut self, _r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
                 unreachable!("no builds")
             }
-            fn run_hook(
-                &mut self,
-                _c: &CommandLine,
-                _dir: Option<&std::path::Path>,
-                _env: &[(String, String)],
-            ) -> Result<ExecutionOutcome, RunError> {
+            fn run_hook(&mut self, _r: &HookRequest) -> Result<ExecutionOutcome, RunError> {
                 unreachable!("no hooks")
             }
         }
@@ -1382,12 +1377,7 @@ mod tests {
             fn build(&mut self, _r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
                 unreachable!("nothing runs with invalid settings")
             }
-            fn run_hook(
-                &mut self,
-                _c: &CommandLine,
-                _dir: Option<&std::path::Path>,
-                _env: &[(String, String)],
-            ) -> Result<ExecutionOutcome, RunError> {
+            fn run_hook(&mut self, _r: &HookRequest) -> Result<ExecutionOutcome, RunError> {
                 unreachable!("nothing runs with invalid settings")
             }
         }
@@ -1570,17 +1560,12 @@ mod tests {
         fn build(&mut self, r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
             self.inner.build(r)
         }
-        fn run_hook(
-            &mut self,
-            c: &CommandLine,
-            dir: Option<&std::path::Path>,
-            env: &[(String, String)],
-        ) -> Result<ExecutionOutcome, RunError> {
-            match env.iter().find(|(n, _)| n == HYPERFINE_ITERATION_ENV) {
-                Some((_, at)) => self.log.push(format!("{}@{at}", c.text())),
-                None => self.log.push(c.text()),
+        fn run_hook(&mut self, r: &HookRequest) -> Result<ExecutionOutcome, RunError> {
+            match r.env.iter().find(|(n, _)| n == HYPERFINE_ITERATION_ENV) {
+                Some((_, at)) => self.log.push(format!("{}@{at}", r.command.text())),
+                None => self.log.push(r.command.text()),
             }
-            self.inner.run_hook(c, dir, env)
+            self.inner.run_hook(r)
         }
     }
 

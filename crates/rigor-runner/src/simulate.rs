@@ -29,7 +29,9 @@ use rigor_units::{Seconds, Seed, TimeUnit};
 
 use crate::command::CommandLine;
 use crate::error::RunError;
-use crate::executor::{BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, Termination};
+use crate::executor::{
+    BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, HookRequest, Termination,
+};
 
 /// A parsed simulation specification.
 #[derive(Debug, Clone, PartialEq)]
@@ -318,12 +320,7 @@ impl Executor for SimulatedExecutor {
         ))
     }
 
-    fn run_hook(
-        &mut self,
-        _command: &CommandLine,
-        _dir: Option<&std::path::Path>,
-        _env: &[(String, String)],
-    ) -> Result<ExecutionOutcome, RunError> {
+    fn run_hook(&mut self, _: &HookRequest<'_>) -> Result<ExecutionOutcome, RunError> {
         Ok(outcome(0.0, Termination::Exited { code: 0 }, ""))
     }
 }

@@ -4,7 +4,9 @@ use rigor_units::{Resolution, Seconds};
 
 use crate::command::CommandLine;
 use crate::error::RunError;
-use crate::executor::{BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, Termination};
+use crate::executor::{
+    BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, HookRequest, Termination,
+};
 use crate::schedule::Benchmark;
 
 /// A benchmark named by its command `spec` (a simulated benchmark's spec, or a command line).
@@ -42,12 +44,7 @@ impl Executor for Tied {
         unreachable!("no builds here")
     }
 
-    fn run_hook(
-        &mut self,
-        _: &CommandLine,
-        _: Option<&std::path::Path>,
-        _env: &[(String, String)],
-    ) -> Result<ExecutionOutcome, RunError> {
+    fn run_hook(&mut self, _: &HookRequest<'_>) -> Result<ExecutionOutcome, RunError> {
         unreachable!("no hooks here")
     }
 }

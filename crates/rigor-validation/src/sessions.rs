@@ -39,7 +39,7 @@ use rigor_history::{
 };
 use rigor_runner::executor::BuildRequest;
 use rigor_runner::{
-    CommandLine, ExecutionOutcome, ExecutionRequest, Executor, RunError, SimulatedExecutor,
+    ExecutionOutcome, ExecutionRequest, Executor, HookRequest, RunError, SimulatedExecutor,
     StopSignal,
 };
 use rigor_stats::compare::Verdict;
@@ -345,13 +345,8 @@ impl Executor for Counting {
     fn build(&mut self, request: &BuildRequest<'_>) -> Result<ExecutionOutcome, RunError> {
         self.inner.build(request)
     }
-    fn run_hook(
-        &mut self,
-        command: &CommandLine,
-        dir: Option<&Path>,
-        env: &[(String, String)],
-    ) -> Result<ExecutionOutcome, RunError> {
-        self.inner.run_hook(command, dir, env)
+    fn run_hook(&mut self, request: &HookRequest<'_>) -> Result<ExecutionOutcome, RunError> {
+        self.inner.run_hook(request)
     }
 }
 
@@ -413,16 +408,20 @@ struct Measured {
     time: (f64, f64),
 }
 
-fn measure(
-    project: &SimProject,
+/// What every measurement of one project shares: the project, its first `benchmarks`, the
+/// versions per session (`batch`) and the seed.
+#[derive(Clone, Copy)]
+struct Trial<'a> {
+    project: &'a SimProject,
     benchmarks: usize,
     batch: usize,
-    anchors: usize,
     seed: u64,
-    dir: &Path,
-) -> Result<Measured, String> {
-    let experiment = experiment(benchmarks, seed)?;
-    let settings = track_settings(project, batch, anchors, dir);
+}
+
+/// Measures a trial's project with `anchors` per session into a history in `dir`.
+fn measure(t: Trial<'_>, anchors: usize, dir: &Path) -> Result<Measured, String> {
+    let experiment = experiment(t.benchmarks, t.seed)?;
+    let settings = track_settings(t.project, t.batch, anchors, dir);
     let mut history = SqliteHistory::open(&dir.join("history.db")).map_err(|e| e.to_string())?;
     let mut executor = Counting {
         inner: SimulatedExecutor::new(experiment.runner.seed),
@@ -550,16 +549,9 @@ struct Modelled {
 
 /// Sessions modelled: `anchors` per session, adjusted detection, then confirmation of every
 /// change it found (new or confounded), as `track run` does.
-fn sessions_modelled(
-    project: &SimProject,
-    benchmarks: usize,
-    batch: usize,
-    anchors: usize,
-    seed: u64,
-    dir: &Path,
-) -> Result<Modelled, String> {
+fn sessions_modelled(t: Trial<'_>, anchors: usize, dir: &Path) -> Result<Modelled, String> {
     let key = key();
-    let mut m = measure(project, benchmarks, batch, anchors, seed, dir)?;
+    let mut m = measure(t, anchors, dir)?;
     let found = track::detect_changes(&mut m.history, &key, &DetectSettings::default())
         .map_err(|e| e.to_string())?;
     let new: Vec<StoredChange> = found
@@ -590,8 +582,8 @@ fn sessions_modelled(
         })
         .map_err(|e| e.to_string())?;
     Ok(Modelled {
-        detected: detections(&found, project, benchmarks),
-        confirmed: detections(&after, project, benchmarks),
+        detected: detections(&found, t.project, t.benchmarks),
+        confirmed: detections(&after, t.project, t.benchmarks),
         cost: Cost {
             versions: m.time.0,
             anchors: m.time.1,
@@ -609,17 +601,16 @@ pub fn run_project(
 ) -> Result<ProjectResult, String> {
     let tmp = scratch()?;
     let dir = tmp.path();
-    let two = sessions_modelled(project, benchmarks, batch, ANCHORS, seed, &dir.join("a2"))?;
-    let four = sessions_modelled(
+    let trial = Trial {
         project,
         benchmarks,
         batch,
-        MORE_ANCHORS,
         seed,
-        &dir.join("a4"),
-    )?;
+    };
+    let two = sessions_modelled(trial, ANCHORS, &dir.join("a2"))?;
+    let four = sessions_modelled(trial, MORE_ANCHORS, &dir.join("a4"))?;
     // Before sessions: no anchors, one level per version as stored.
-    let mut plain = measure(project, benchmarks, batch, 0, seed, &dir.join("plain"))?;
+    let mut plain = measure(trial, 0, &dir.join("plain"))?;
     let levels = stored_levels(&plain.history, project, benchmarks)?;
     let before_sessions = detect_plain(&levels)?;
     let unconnected = track::detect_changes(&mut plain.history, &key(), &DetectSettings::default())

@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::Parser as _;
 use rigor_app::Outcome;
 use rigor_app::farm::{self, EnqueueRequest, FarmError, JobRunner, JobSettings, WorkerRequest};
+use rigor_app::track::Executors;
 use rigor_history::PostgresHistory;
 use rigor_report::farm::{Said, WorkerLine};
 use rigor_runner::{Executor, RunError, StopSignal};
@@ -59,7 +60,9 @@ impl JobRunner for Runner {
         let line = EnqueueLine::try_parse_from(args).map_err(|e| FarmError::Argv(Box::new(e)))?;
         Ok(job_settings(&line.args))
     }
+}
 
+impl Executors for Runner {
     fn executor(
         &mut self,
         simulate: bool,

@@ -125,7 +125,7 @@ pub fn lines(list: &[Line]) {
 /// progress bar per measuring phase, their lines as they come.
 pub struct Terminal;
 
-impl rigor_app::track::Front for Terminal {
+impl rigor_app::track::Executors for Terminal {
     fn executor(
         &mut self,
         simulate: bool,
@@ -134,6 +134,9 @@ impl rigor_app::track::Front for Terminal {
     ) -> Result<(StopSignal, Box<dyn Executor>), RunError> {
         crate::commands::measuring(simulate, seed, counters)
     }
+}
+
+impl rigor_app::track::Front for Terminal {
     fn progress(&mut self) -> Box<dyn Progress> {
         Box::new(Bar::new())
     }

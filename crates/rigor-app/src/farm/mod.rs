@@ -30,9 +30,8 @@ use rigor_history::{
     NewSession, Role, RunId, SeriesKey, SessionEnd, SessionId, SessionKind, VersionInfo,
 };
 use rigor_report::notes::Note;
-use rigor_runner::{Executor, RunError, StopSignal};
+use rigor_runner::{Executor, StopSignal};
 use rigor_store::ResultFile;
-use rigor_units::Seed;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rigor_history::queue::{ClaimedJob, JobQueue, JobResults, JobSession};
+use rigor_history::queue::{Claim, ClaimedJob, JobQueue, JobResults, JobSession};
 use rigor_history::{Failure, HistoryError, HistoryRead, Ingest, PostgresHistory};
 
 use super::{
@@ -113,6 +113,12 @@ pub fn work(
     let mut summary = WorkerSummary::default();
     let mut told = HashSet::new();
     let mut db = None;
+    let claim = Claim {
+        class: &settings.class,
+        worker: &settings.worker,
+        lease: settings.lease,
+        formats: JOB_FORMAT,
+    };
     while !stop.load(Ordering::Relaxed)
         && settings
             .max_jobs
@@ -127,12 +133,7 @@ pub fn work(
             db = None;
             continue;
         }
-        let job = match h.claim(
-            &settings.class,
-            &settings.worker,
-            settings.lease,
-            JOB_FORMAT,
-        ) {
+        let job = match h.claim(&claim) {
             Ok(Some(job)) => job,
             Ok(None) if settings.exit_when_empty => break,
             Ok(None) => {

@@ -1,5 +1,8 @@
 //! The farm's unit tests: specs, waits, a job measured, what a job collects.
 
+use rigor_runner::RunError;
+use rigor_units::Seed;
+
 use super::*;
 
 fn settings() -> JobSettings {
@@ -21,6 +24,8 @@ impl JobRunner for NoArgv {
     fn argv_settings(&self, args: &[String]) -> std::result::Result<JobSettings, FarmError> {
         Err(FarmError::Argv(format!("{args:?}").into()))
     }
+}
+impl track::Executors for NoArgv {
     fn executor(
         &mut self,
         _: bool,
@@ -162,6 +167,8 @@ impl JobRunner for Simulating {
     fn argv_settings(&self, _: &[String]) -> std::result::Result<JobSettings, FarmError> {
         Ok(settings())
     }
+}
+impl track::Executors for Simulating {
     fn executor(
         &mut self,
         _: bool,

@@ -3,20 +3,12 @@
 
 use super::*;
 
-/// What a front end provides to run jobs.
-pub trait JobRunner {
+/// What a front end provides to run jobs: the executors a job measures with, and the settings
+/// of jobs it queued as its arguments.
+pub trait JobRunner: track::Executors {
     /// The settings of a job queued as `rigor track enqueue`'s arguments (format 1, before
     /// specs were typed): only the front end that wrote them parses them.
     fn argv_settings(&self, args: &[String]) -> std::result::Result<JobSettings, FarmError>;
-
-    /// The executor a job measures with (counting `counters` for each measured execution of
-    /// real processes), and the signal that stops it.
-    fn executor(
-        &mut self,
-        simulate: bool,
-        seed: Seed,
-        counters: &[rigor_runner::Counter],
-    ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError>;
 }
 
 /// Hears what a worker does.

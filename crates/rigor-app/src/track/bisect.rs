@@ -284,14 +284,14 @@ impl Bisection<'_, '_> {
             // Each chunk's rounds in an order of their own.
             experiment.runner.seed =
                 rigor_units::Seed(self.m.experiment.runner.seed.get() + chunk as u64);
-            let mut m = Measuring {
-                settings: self.m.settings,
-                experiment: &experiment,
-                executor: &mut *self.m.executor,
-                stop: self.m.stop.clone(),
-                progress: &mut *self.m.progress,
-                observer: &mut *self.m.observer,
-            };
+            let mut m = Measuring::new(
+                self.m.settings,
+                &experiment,
+                &mut *self.m.executor,
+                self.m.stop.clone(),
+                &mut *self.m.progress,
+                &mut *self.m.observer,
+            );
             let measured = measure_together(
                 self.history,
                 &mut m,
@@ -389,14 +389,7 @@ pub fn bisect(
     let mut quiet = NoObserver;
     let mut b = Bisection {
         history,
-        m: Measuring {
-            settings,
-            experiment: &first_only,
-            executor,
-            stop,
-            progress,
-            observer: &mut quiet,
-        },
+        m: Measuring::new(settings, &first_only, executor, stop, progress, &mut quiet),
         machine: this_machine(Some(&settings.key.machine)),
         settings: bisection.clone(),
         ready: HashMap::new(),

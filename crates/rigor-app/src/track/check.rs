@@ -153,7 +153,7 @@ pub fn check_metric(
         suite,
         values_only,
         mut warnings,
-    } = crate::comparisons::between(&old, &old_analyses, &candidate, &new_analyses, &cs)?;
+    } = crate::comparisons::between(&old, &old_analyses, &candidate, &new_analyses, &cs, false)?;
     // A check decides by intervals: a benchmark measured once has none to decide with.
     warnings.extend(
         values_only

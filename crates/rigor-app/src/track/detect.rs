@@ -445,7 +445,12 @@ pub(super) fn detect_available(
                 .filter(|f| &f.benchmark == b && f.metric == *m)
                 .map(|f| f.change.clone())
                 .collect();
-            history.save_metric_changes(key, b, m, &mine)?;
+            history.save_metric_changes(&DetectedChanges {
+                series: key,
+                benchmark: b,
+                metric: m,
+                changes: &mine,
+            })?;
         }
     }
     carry_statuses(history, key, &before, &order)?;

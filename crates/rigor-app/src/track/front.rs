@@ -8,8 +8,9 @@ use rigor_units::Seed;
 
 use super::*;
 
-/// A front end of the `track` use cases.
-pub trait Front {
+/// Makes the executors measuring uses: what a front end of the `track` use cases ([`Front`])
+/// and a farm's worker ([`JobRunner`](crate::farm::JobRunner)) both provide.
+pub trait Executors {
     /// The executor of one measuring phase (real processes counting `counters` for each
     /// measured execution, or the simulator), and the signal that stops it.
     fn executor(
@@ -18,6 +19,10 @@ pub trait Front {
         seed: Seed,
         counters: &[rigor_runner::Counter],
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError>;
+}
+
+/// A front end of the `track` use cases.
+pub trait Front: Executors {
     /// A progress display for one measuring phase (dropped when the phase ends).
     fn progress(&mut self) -> Box<dyn Progress>;
     /// Says a line as it happens ([`Line::is_output`]: the command's output, not a note).

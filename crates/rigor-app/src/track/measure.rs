@@ -145,14 +145,7 @@ pub fn run_versions(
         }
     }
     let mut rng = choices(experiment.runner.seed);
-    let mut m = Measuring {
-        settings,
-        experiment,
-        executor,
-        stop,
-        progress,
-        observer,
-    };
+    let mut m = Measuring::new(settings, experiment, executor, stop, progress, observer);
     let size = if experiment.runner.build.is_some() {
         1
     } else {
@@ -204,14 +197,7 @@ pub fn measure_versions(
         .map(|c| settings.source.resolve(c))
         .collect::<Result<Vec<_>>>()?;
     let mut rng = choices(experiment.runner.seed);
-    let mut m = Measuring {
-        settings,
-        experiment,
-        executor,
-        stop,
-        progress,
-        observer,
-    };
+    let mut m = Measuring::new(settings, experiment, executor, stop, progress, observer);
     m.observer
         .batch_started(&pending, anchors, 0, pending.len());
     let (versions, report) = measure_session(history, &mut m, &pending, anchors, &mut rng)?;
@@ -230,6 +216,28 @@ pub(super) struct Measuring<'a> {
     pub(super) stop: StopSignal,
     pub(super) progress: &'a mut dyn Progress,
     pub(super) observer: &'a mut dyn TrackObserver,
+}
+
+impl<'a> Measuring<'a> {
+    /// Measuring `settings`' versions with `experiment` on `executor`, until `stop`, shown on
+    /// `progress` and told to `observer`.
+    pub(super) fn new(
+        settings: &'a TrackRunSettings,
+        experiment: &'a RunSettings,
+        executor: &'a mut dyn Executor,
+        stop: StopSignal,
+        progress: &'a mut dyn Progress,
+        observer: &'a mut dyn TrackObserver,
+    ) -> Self {
+        Self {
+            settings,
+            experiment,
+            executor,
+            stop,
+            progress,
+            observer,
+        }
+    }
 }
 
 /// What a session did to each new version, and its report (none when nothing was measured).
@@ -380,14 +388,7 @@ pub fn measure_until_decided(
         rigor_version: env!("CARGO_PKG_VERSION"),
     })?;
     let mut quiet = NoObserver;
-    let mut m = Measuring {
-        settings,
-        experiment: &decided,
-        executor,
-        stop,
-        progress,
-        observer: &mut quiet,
-    };
+    let mut m = Measuring::new(settings, &decided, executor, stop, progress, &mut quiet);
     let measured = measure_together(history, &mut m, &ready, &machine, session, &facts, true)?;
     history.end_session(
         session,

@@ -44,8 +44,9 @@ use measure::{Measurement, Measuring, NoObserver, measure_together};
 use std::path::{Path, PathBuf};
 
 use rigor_history::{
-    ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Evidence, Failure, History, HistoryRead,
-    HistoryWrite, Ingest, Ingested, MachineInfo, NewChange, SeriesKey, StoredChange, VersionInfo,
+    ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, DetectedChanges, Evidence, Failure,
+    History, HistoryRead, HistoryWrite, Ingest, Ingested, MachineInfo, NewChange, SeriesKey,
+    StoredChange, VersionInfo,
 };
 use rigor_runner::{CommandLine, Executor, StopSignal};
 use rigor_stats::compare::Verdict;

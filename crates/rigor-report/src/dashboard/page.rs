@@ -444,16 +444,7 @@ pub fn render_archive(site: &SiteMeta, b: &BenchmarkView, nav: &ArchiveNav) -> S
         "<a href=\"{}\">the newest versions</a></p>",
         Escaped(sibling(&nav.main))
     );
-    for (i, s) in b.series.iter().enumerate() {
-        series_section(&mut body, site, s, i);
-    }
-    let title = format!(
-        "{}{}, versions {first}–{last} — {}",
-        b.name,
-        metric_title(&b.metric),
-        site_title(site)
-    );
-    shell(site, "benchmark", &title, &body)
+    series_page(site, b, body, &format!(", versions {first}–{last}"))
 }
 
 /// Renders one benchmark's page; it lives one folder below the index.
@@ -479,11 +470,18 @@ pub fn render_benchmark(site: &SiteMeta, b: &BenchmarkView) -> String {
         }
         body.push_str("</p>\n");
     }
+    series_page(site, b, body, "")
+}
+
+/// Ends a benchmark's page or an archive page: `body`, then each series' section, in a page
+/// titled by the benchmark, its metric, `versions` (the versions an archive page shows; empty on
+/// a benchmark's page) and the site.
+fn series_page(site: &SiteMeta, b: &BenchmarkView, mut body: String, versions: &str) -> String {
     for (i, s) in b.series.iter().enumerate() {
         series_section(&mut body, site, s, i);
     }
     let title = format!(
-        "{}{} — {}",
+        "{}{}{versions} — {}",
         b.name,
         metric_title(&b.metric),
         site_title(site)

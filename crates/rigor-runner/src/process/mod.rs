@@ -27,7 +27,8 @@ use rigor_units::{MetricValues, Seconds};
 use crate::command::CommandLine;
 use crate::error::RunError;
 use crate::executor::{
-    BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, OutputMode, Termination,
+    BuildRequest, ExecutionOutcome, ExecutionRequest, Executor, HookRequest, OutputMode,
+    Termination,
 };
 use crate::iterations::{IterationSource, Stream, parse_pattern};
 use crate::perf::Counter;
@@ -349,13 +350,8 @@ impl Executor for ProcessExecutor {
         self.auxiliary(req.command, Some(req.dir), req.timeout, &[])
     }
 
-    fn run_hook(
-        &mut self,
-        command: &CommandLine,
-        dir: Option<&Path>,
-        env: &[(String, String)],
-    ) -> Result<ExecutionOutcome, RunError> {
-        self.auxiliary(command, dir, None, env)
+    fn run_hook(&mut self, req: &HookRequest<'_>) -> Result<ExecutionOutcome, RunError> {
+        self.auxiliary(req.command, req.dir, None, req.env)
     }
 }
 
@@ -518,6 +514,15 @@ fn read_iterations(source: &IterationSource, c: &Captures) -> Result<Reported, S
 mod tests {
     use super::*;
 
+    /// A request to run the hook `command` in `dir` (`None`: rigor's directory) with `env`.
+    fn hook_request<'a>(
+        command: &'a CommandLine,
+        dir: Option<&'a Path>,
+        env: &'a [(String, String)],
+    ) -> HookRequest<'a> {
+        HookRequest { command, dir, env }
+    }
+
     /// A request to run `command` as benchmark 0, without a build, input, output or extra
     /// environment, in `dir` (`None`: rigor's directory).
     fn request<'a>(
@@ -616,7 +621,12 @@ mod tests {
             .unwrap()
             .with_counters(vec![Counter::TaskClock]);
         let hook = CommandLine::parse("true", false).unwrap();
-        assert!(ex.run_hook(&hook, None, &[]).unwrap().metrics.is_empty());
+        assert!(
+            ex.run_hook(&hook_request(&hook, None, &[]))
+                .unwrap()
+                .metrics
+                .is_empty()
+        );
     }
 
     /// A hardware counter the machine lacks fails the execution with the reason (this
@@ -792,23 +802,28 @@ mod tests {
         );
         let hook = CommandLine::parse("test -f here.sh", false).unwrap();
         assert!(
-            ex.run_hook(&hook, Some(dir.path()), &[])
+            ex.run_hook(&hook_request(&hook, Some(dir.path()), &[]))
                 .unwrap()
                 .termination
                 .success()
         );
-        assert!(!ex.run_hook(&hook, None, &[]).unwrap().termination.success());
+        assert!(
+            !ex.run_hook(&hook_request(&hook, None, &[]))
+                .unwrap()
+                .termination
+                .success()
+        );
         // A hook sees the environment it is given (the execution's number, for --prepare).
         let env_hook = CommandLine::parse("test \"$RIGOR_ITERATION\" = 3", true).unwrap();
         let env = [("RIGOR_ITERATION".to_string(), "3".to_string())];
         assert!(
-            ex.run_hook(&env_hook, None, &env)
+            ex.run_hook(&hook_request(&env_hook, None, &env))
                 .unwrap()
                 .termination
                 .success()
         );
         assert!(
-            !ex.run_hook(&env_hook, None, &[])
+            !ex.run_hook(&hook_request(&env_hook, None, &[]))
                 .unwrap()
                 .termination
                 .success()

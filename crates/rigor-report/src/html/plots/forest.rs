@@ -3,7 +3,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{Area, DATA, DrawResult, Drawn, FONT, PlotResult, SMALL_SIZE, STEADY, banded};
+use super::{Area, DATA, DrawResult, Drawn, FONT, PlotResult, SMALL_SIZE, STEADY, XAxis, banded};
 use crate::html::scale::{Span, plottable, truncate};
 use crate::html::view::ComparisonRow;
 
@@ -48,8 +48,7 @@ pub(super) fn forest(rows: &[ComparisonRow]) -> PlotResult {
     banded(
         rows.iter().map(label).collect(),
         ROW_HEIGHT,
-        x,
-        "ratio candidate / baseline",
+        XAxis::linear(x, "ratio candidate / baseline"),
         |root, chart, i, y| draw_row(root, chart, &rows[i], y, x),
         |chart| {
             let one = vec![(1.0, -0.5), (1.0, n as f64 - 0.5)];

@@ -269,14 +269,37 @@ where
 /// with the rows.
 const BANDED_WIDTH: u32 = 960;
 
-/// A plot of one labelled band per row, `row_height` pixels each, on a shared x axis from `x`
-/// described by `desc`: `draw` draws row `i` (labelled `labels[i]`, top to bottom) at height
-/// `y`, and `over` draws over all the rows at the end.
+/// The shared x axis of a banded plot: its span, its description, and whether it is
+/// logarithmic.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct XAxis<'a> {
+    /// The positions it spans.
+    pub span: Span,
+    /// What it shows.
+    pub desc: &'a str,
+    /// The positions are decimal logarithms of the values (the caller transforms them), and the
+    /// ticks are labelled with the values themselves.
+    pub log: bool,
+}
+
+impl<'a> XAxis<'a> {
+    /// A linear axis over `span` described by `desc`.
+    pub(crate) fn linear(span: Span, desc: &'a str) -> Self {
+        Self {
+            span,
+            desc,
+            log: false,
+        }
+    }
+}
+
+/// A plot of one labelled band per row, `row_height` pixels each, on the shared axis `x`:
+/// `draw` draws row `i` (labelled `labels[i]`, top to bottom) at height `y`, and `over` draws
+/// over all the rows at the end.
 pub(crate) fn banded<F, O>(
     labels: Vec<String>,
     row_height: u32,
-    x: Span,
-    desc: &str,
+    axis: XAxis<'_>,
     mut draw: F,
     over: O,
 ) -> PlotResult
@@ -284,24 +307,7 @@ where
     F: FnMut(&Area<'_>, &mut sequence::Chart<'_, '_>, usize, f64) -> DrawResult,
     O: FnOnce(&mut sequence::Chart<'_, '_>) -> DrawResult,
 {
-    banded_on(labels, row_height, x, desc, false, &mut draw, over)
-}
-
-/// [`banded`] with `log`: the x positions are decimal logarithms of the values (the caller
-/// transforms them), and the ticks are labelled with the values themselves.
-pub(crate) fn banded_on<F, O>(
-    labels: Vec<String>,
-    row_height: u32,
-    x: Span,
-    desc: &str,
-    log: bool,
-    mut draw: F,
-    over: O,
-) -> PlotResult
-where
-    F: FnMut(&Area<'_>, &mut sequence::Chart<'_, '_>, usize, f64) -> DrawResult,
-    O: FnOnce(&mut sequence::Chart<'_, '_>) -> DrawResult,
-{
+    let XAxis { span: x, desc, log } = axis;
     let label_width = labels.iter().map(|l| text_width(l)).max().unwrap_or(0) + 20;
     let n = labels.len();
     let height = 70 + row_height * n as u32;

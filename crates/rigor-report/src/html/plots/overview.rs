@@ -6,8 +6,8 @@ use plotters::prelude::*;
 
 use super::sequence::Chart;
 use super::{
-    DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, banded_on, label_font, palette, svg,
-    tick_font,
+    DATA, DrawResult, Drawn, OUTLIER, PlotResult, REFERENCE, XAxis, banded, label_font, palette,
+    svg, tick_font,
 };
 use crate::html::scale::{Span, plottable, tick, truncate};
 use crate::html::view::{OverviewRow, ParameterPlot};
@@ -24,12 +24,10 @@ where
     F: FnMut(&mut Chart<'_, '_>, &OverviewRow, f64) -> DrawResult,
 {
     let labels: Vec<String> = rows.iter().map(|r| truncate(&r.name, MAX_LABEL)).collect();
-    banded_on(
+    banded(
         labels,
         ROW_HEIGHT,
-        x,
-        desc,
-        log,
+        XAxis { span: x, desc, log },
         |_, chart, i, y| draw(chart, &rows[i], y),
         |_| Ok(()),
     )
