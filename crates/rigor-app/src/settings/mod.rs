@@ -231,18 +231,15 @@ impl Mode {
             Mode::Planned { precision, .. } => ModeRecord::Planned {
                 precision: *precision,
             },
+            // `track run --precision` (until known) is recorded as the adaptive run it is made
+            // from.
             Mode::Adaptive {
                 precision,
                 budget,
                 max_units,
                 ..
-            } => ModeRecord::Adaptive {
-                precision: *precision,
-                budget: *budget,
-                max_units: *max_units,
-            },
-            // `track run --precision`: the adaptive run it is made from.
-            Mode::UntilKnown {
+            }
+            | Mode::UntilKnown {
                 precision,
                 budget,
                 max_units,
