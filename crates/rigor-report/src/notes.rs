@@ -122,6 +122,14 @@ pub enum Note {
         /// The benchmarks (the other build's named `NAME @ AGAINST`).
         benchmarks: Vec<String>,
     },
+    /// `rigor track --export-json DIR/NAME.json`: the result files go into `DIR`, one per batch
+    /// of versions measured together, each named by its versions; `NAME` is not used.
+    ExportFolder {
+        /// The folder.
+        folder: std::path::PathBuf,
+        /// The file name given.
+        name: String,
+    },
 }
 
 impl fmt::Display for Note {
@@ -211,6 +219,12 @@ impl fmt::Display for Note {
                 f.write_str("a benchmark measured nothing (shown above), exit status 2")
             }
             Self::Gated => f.write_str("--fail-on matched (shown above), exit status 1"),
+            Self::ExportFolder { folder, name } => write!(
+                f,
+                "the result files go into {} (one per batch of versions measured together, each \
+                 named by its first version and the seed); the name {name} is not used",
+                folder.display()
+            ),
             Self::Building => f.write_str("building the bench targets (cargo bench --no-run)"),
             Self::NotRigorBench { target, said } => write!(
                 f,

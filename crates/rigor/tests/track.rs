@@ -1006,6 +1006,38 @@ fn a_stop_during_a_build_ends_it_and_stores_no_failure() {
     assert_eq!(failed, 0, "{stdout}");
 }
 
+/// `track run --export-json DIR/NAME.json` writes its result files into DIR, and says that NAME
+/// is not used (it was ignored silently).
+#[test]
+fn the_export_file_name_of_a_track_run_is_said_unused() {
+    let dir = Dir::new();
+    let out = rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "h.db", "run", "--simulate", "versions=2"])
+        .args([
+            "--last",
+            "2",
+            "--machine",
+            "m",
+            "--branch",
+            "main",
+            "-r",
+            "2",
+        ])
+        .args(["--export-json", "x/mine.json", "--", "mean=1ms"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the result files go into x (") && stderr.contains("mine.json is not used"),
+        "{stderr}"
+    );
+    let files: Vec<_> = std::fs::read_dir(dir.path("x")).unwrap().collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(!dir.path("x/mine.json").exists());
+}
+
 /// `track bisect --metric cpu` follows CPU time (the simulated executor's CPU time is its wall
 /// time, so the step at v12 is found) and says which metric the ends differ in; two metrics are
 /// refused before anything is measured.

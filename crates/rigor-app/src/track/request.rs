@@ -413,8 +413,16 @@ impl TrackRequest {
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| self.results_dir.clone());
+        // The folder of `--export-json` is where the result files go; its name is said unused.
+        let export_note = run.exports.json.as_ref().and_then(|p| {
+            Some(rigor_report::notes::Note::ExportFolder {
+                folder: results_dir.clone(),
+                name: p.file_name()?.to_string_lossy().into_owned(),
+            })
+        });
         check_until_known(&run)?;
-        let resolved = run.resolve()?;
+        let mut resolved = run.resolve()?;
+        resolved.notes.extend(export_note);
         let mut experiment = resolved.settings;
         if let crate::settings::Mode::Adaptive {
             precision,
