@@ -553,7 +553,10 @@ fn search(
 /// for every pair of places the two boundaries could have taken in the flanks' span. When that
 /// fails, the weaker of the two boundaries (the larger corrected p-value) is dropped and the
 /// search goes on: the other is then tested on its own again. A real regression fixed a few
-/// versions later is a blip that holds.
+/// versions later is a blip that holds. For [`detect_adjusted`] the pair is tested on the
+/// session-adjusted log levels with their own variances and τ², without the error of the
+/// estimated session shifts that each boundary's own test carries: the pair test is then the
+/// more lenient of the two, never the stricter.
 fn weaker_of_failing_blip(
     versions: &[VersionMean],
     analysis: &SeriesAnalysis,
