@@ -1207,7 +1207,7 @@ const WHY: &str = "### Where the targets fail, and why\n\n\
   interference): most are real changes found in the wrong place, not changes invented — the \
   column \"of which > 40 versions from every change\" keeps only the alarms far from every true \
   step, and it is a small fraction of the total. Until the pair test of blips \
-  (docs/methodology.md, "Tracking versions"), about half of the false alarms in bloat6, xalan6 \
+  (docs/methodology.md, \"Tracking versions\"), about half of the false alarms in bloat6, xalan6 \
   and the mixes were blips: two boundaries a few versions apart, rising and falling around a \
   noise excursion next to a real step, each passing its own test because its correction \
   counted only its own places; testing such a pair as a pair halved the false alarms there and \
