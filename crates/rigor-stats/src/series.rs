@@ -525,12 +525,90 @@ fn search(
                 boundaries.remove(i);
             }
             None => {
+                // A blip — a short segment between a rise and a fall — holds only as a pair.
+                if let Some(i) = weaker_of_failing_blip(versions, &analysis, cfg) {
+                    boundaries.remove(i);
+                    continue;
+                }
                 let refined = refine(versions, &boundaries, analysis.tau2);
                 if refined == boundaries || passes > 4 * versions.len() + 10 {
                     return Ok(analysis);
                 }
                 boundaries = refined;
             }
+        }
+    }
+}
+
+/// The boundary to drop from the least supported blip that does not hold, if any.
+///
+/// A blip is a segment between two boundaries that move the level in opposite directions (a rise
+/// and a fall, or a fall and a rise) and is no longer than the candidate scan's step
+/// ([`ChangeConfig::step`]): its two boundaries were found together, in the same windows, and
+/// the search placed them together — each one's own test, corrected for the places it alone
+/// could have taken ([`SeriesChange::p_adjusted`]), does not account for the other's. In noisy
+/// series a few versions that happen to lie together on one side then make a pair of changes
+/// that each pass. The pair is tested as what it claims: the blip's level against the level of
+/// its two flanks together (weights `1/(vᵢ + τ²)`, the analysis' degrees of freedom), corrected
+/// for every pair of places the two boundaries could have taken in the flanks' span. When that
+/// fails, the weaker of the two boundaries (the larger corrected p-value) is dropped and the
+/// search goes on: the other is then tested on its own again. A real regression fixed a few
+/// versions later is a blip that holds. For [`detect_adjusted`] the pair is tested on the
+/// session-adjusted log levels with their own variances and τ², without the error of the
+/// estimated session shifts that each boundary's own test carries: the pair test is then the
+/// more lenient of the two, never the stricter.
+fn weaker_of_failing_blip(
+    versions: &[VersionMean],
+    analysis: &SeriesAnalysis,
+    cfg: &SeriesConfig,
+) -> Option<usize> {
+    let alpha = 1.0 - cfg.level;
+    let tau2 = analysis.tau2;
+    let mut worst: Option<(usize, f64)> = None;
+    for (i, pair) in analysis.changes.windows(2).enumerate() {
+        let (rise, fall) = (&pair[0], &pair[1]);
+        let blip = segment(versions, rise.after.start, rise.after.end, tau2);
+        if (rise.ratio > 1.0) == (fall.ratio > 1.0) || blip.end - blip.start > cfg.candidates.step {
+            continue;
+        }
+        let before = segment(versions, rise.before.start, rise.before.end, tau2);
+        let after = segment(versions, fall.after.start, fall.after.end, tau2);
+        let flanks = pooled(&before, &after);
+        let p = two_sided_p(
+            blip.mean - flanks.mean,
+            (blip.variance + flanks.variance).sqrt(),
+            analysis.df,
+        )
+        .unwrap_or(1.0);
+        let span = (after.end - before.start) as f64;
+        let q = (p * (span - 1.0) * (span - 2.0) / 2.0).min(1.0);
+        if q > alpha && worst.is_none_or(|(_, w)| q > w) {
+            let weaker = if rise.p_adjusted >= fall.p_adjusted {
+                i
+            } else {
+                i + 1
+            };
+            worst = Some((weaker, q));
+        }
+    }
+    worst.map(|(i, _)| i)
+}
+
+/// The level of two segments together: their levels weighted by the inverse of their variances
+/// (a segment without variance counts equally with the other).
+fn pooled(a: &Segment, b: &Segment) -> Segment {
+    let (wa, wb) = (1.0 / a.variance, 1.0 / b.variance);
+    if wa.is_finite() && wb.is_finite() {
+        Segment {
+            mean: (wa * a.mean + wb * b.mean) / (wa + wb),
+            variance: 1.0 / (wa + wb),
+            ..*a
+        }
+    } else {
+        Segment {
+            mean: (a.mean + b.mean) / 2.0,
+            variance: (a.variance.max(0.0) + b.variance.max(0.0)) / 4.0,
+            ..*a
         }
     }
 }
@@ -1422,6 +1500,93 @@ mod tests {
         let found = detect_adjusted_repeated(&f, &[0, 1], &[9, 1], &cfg, &|_, _, i| i).unwrap();
         let at: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
         assert_eq!(at, vec![1], "{found:?}");
+    }
+
+    /// 120 versions (variance 1 each, no noise): level 10, a step to 12 at version 60, and
+    /// versions 80..84 at `12 + blip`, then 12 again (`staircase`: the level stays up at
+    /// `12 + 2·blip` after 84 instead).
+    fn blip_series(blip: f64, staircase: bool) -> Vec<VersionMean> {
+        (0..120)
+            .map(|i| {
+                let level = match i {
+                    0..60 => 10.0,
+                    80..84 => 12.0 + blip,
+                    84.. if staircase => 12.0 + 2.0 * blip,
+                    _ => 12.0,
+                };
+                v(level, 1.0)
+            })
+            .collect()
+    }
+
+    /// A blip of four versions 1.9 (their own standard deviations) above its flanks: each of its
+    /// two boundaries passes its own test (corrected for its own places), but the pair, tested as
+    /// a pair against the flanks together and corrected for the pairs of places, does not. One of
+    /// 6 holds. Two rises in a row are not a blip. (E-divisive does not propose these boundaries
+    /// in noise-free data: the search is tested on noisy series below.)
+    #[test]
+    fn a_blip_holds_only_as_a_pair() {
+        let cfg = SeriesConfig::default();
+        let versions = blip_series(1.9, false);
+        let each = evaluate(&versions, &[60, 80, 84], &cfg).unwrap();
+        for c in &each.changes {
+            assert!(
+                c.verdict.is_change() && c.p_adjusted <= 0.05,
+                "each boundary holds alone: {c:?}"
+            );
+        }
+        // The weaker of the two goes: 84 (corrected p 0.018 against 0.017 for 80).
+        assert!(each.changes[2].p_adjusted > each.changes[1].p_adjusted);
+        assert_eq!(weaker_of_failing_blip(&versions, &each, &cfg), Some(2));
+        let clear = blip_series(6.0, false);
+        let a = evaluate(&clear, &[60, 80, 84], &cfg).unwrap();
+        assert_eq!(weaker_of_failing_blip(&clear, &a, &cfg), None);
+        let stairs = blip_series(1.9, true);
+        let a = evaluate(&stairs, &[60, 80, 84], &cfg).unwrap();
+        assert_eq!(weaker_of_failing_blip(&stairs, &a, &cfg), None);
+    }
+
+    /// 200 seeded series of 300 versions (noise 1, variance 1): steps of +3 at 100 and −2 at 200.
+    /// Before the pair test the search reported 51 changes more than 2 versions from either step
+    /// (mostly pairs a few versions apart: seed 78 gave 100, 114, 120, 200) and 383 of the 400
+    /// steps; with it, 25 and 382.
+    #[test]
+    fn noise_blips_next_to_real_steps_are_dropped() {
+        let cfg = SeriesConfig::default();
+        let noise = Normal::new(0.0, 1.0).unwrap();
+        let (mut spurious, mut found) = (0, 0);
+        for seed in 0..200u64 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let versions: Vec<VersionMean> = (0..300)
+                .map(|i| {
+                    let level = match i {
+                        0..100 => 50.0,
+                        100..200 => 53.0,
+                        _ => 51.0,
+                    };
+                    v(level + noise.sample(&mut rng), 1.0)
+                })
+                .collect();
+            let at: Vec<usize> = detect(&versions, &cfg)
+                .unwrap()
+                .changes
+                .iter()
+                .map(|c| c.index)
+                .collect();
+            if seed == 78 {
+                assert_eq!(at, vec![100, 200]);
+            }
+            spurious += at
+                .iter()
+                .filter(|a| a.abs_diff(100).min(a.abs_diff(200)) > 2)
+                .count();
+            found += [100, 200]
+                .iter()
+                .filter(|s| at.iter().any(|a| a.abs_diff(**s) <= 2))
+                .count();
+        }
+        assert!(spurious <= 30, "{spurious} changes away from the steps");
+        assert!(found >= 380, "{found} of 400 steps found");
     }
 
     #[test]
