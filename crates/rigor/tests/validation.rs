@@ -19,6 +19,10 @@ fn export_paths_are_checked_before_anything_runs() {
         "--export-asciidoc",
         "--export-orgmode",
         "--report",
+        "--export-bmf",
+        "--export-otava",
+        "--export-json-hyperfine",
+        "--export-csv-hyperfine",
     ] {
         // A directory that does not exist: the run stops before measuring (no progress bar, no
         // summary), naming the option.

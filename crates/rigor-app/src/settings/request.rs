@@ -106,8 +106,13 @@ impl ExportPaths {
     /// Every export path can be written, checked before anything runs (a full run is not lost
     /// to a typo in a directory name).
     pub fn check(&self) -> Result<()> {
-        let html = [(&self.html, StdoutExport::Json, "--report")];
-        for (path, _, option) in self.streamable().into_iter().chain(html) {
+        // The files only: the `StdoutExport` beside them is not read here.
+        let files = [
+            (&self.html, StdoutExport::Json, "--report"),
+            (&self.bmf, StdoutExport::Json, "--export-bmf"),
+            (&self.otava, StdoutExport::Json, "--export-otava"),
+        ];
+        for (path, _, option) in self.streamable().into_iter().chain(files) {
             if let Some(path) = path.as_deref().filter(|p| !is_stdout(p)) {
                 check_writable(path, option)?;
             }
