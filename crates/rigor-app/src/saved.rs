@@ -297,8 +297,13 @@ fn analyze_loaded(
     }
     let analyses = analyze_all(result, analysis);
     let cs = CompareSettings::new(comparison, analysis.confidence, result.seed);
+    // Without `--reference`, one of rigor's own runs is compared with the reference it had.
+    let reference = comparison
+        .reference
+        .clone()
+        .or_else(|| result.settings.as_ref().and_then(|s| s.reference.clone()));
     let (mut computed, warnings) =
-        comparisons::within_run(result, &analyses, comparison.reference.as_deref(), &cs)?;
+        comparisons::within_run(result, &analyses, reference.as_deref(), &cs)?;
     result.warnings.extend(warnings);
     result.comparisons = comparisons::records(&computed);
     crate::decided::reapply_saved(&saved, result, &mut computed);

@@ -759,6 +759,11 @@ pub struct RunSettingsRecord {
     pub estimator: Estimator,
     /// Bootstrap resamples.
     pub resamples: usize,
+    /// `--reference` as given (a name, a position or a command), so that `rigor analyze`
+    /// compares with the same benchmark; `None`: the default reference (files written before it
+    /// was kept have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
 }
 
 impl BenchmarkRecord {

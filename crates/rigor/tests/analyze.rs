@@ -33,6 +33,31 @@ fn reanalysis_reproduces_the_run() {
     assert!(wider.contains("Mean ± 99% CI"), "{wider}");
 }
 
+/// A run's `--reference` is kept in its result: `rigor analyze` compares with the same benchmark
+/// (it compared with the first, so "A is 3× slower than B" read back as "B is 3× faster than A").
+#[test]
+fn reanalysis_keeps_the_runs_reference() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let run_out = stdout_of(
+        sim()
+            .args(["-r", "4", "--seed", "1", "--reference", "2"])
+            .args(["mean=30ms", "mean=10ms", "--export-json"])
+            .arg(&path),
+    );
+    let line = "mean=30ms is 3.00× slower than mean=10ms";
+    assert!(run_out.contains(line), "{run_out}");
+    let again = stdout_of(rigor().arg("analyze").arg(&path));
+    assert!(again.contains(line), "{again}");
+    assert_eq!(json(&path)["settings"]["reference"], "2");
+    // `--reference` given to analyze still wins.
+    let other = stdout_of(rigor().args(["analyze", "--reference", "1"]).arg(&path));
+    assert!(
+        other.contains("mean=10ms is 3.00× faster than mean=30ms"),
+        "{other}"
+    );
+}
+
 #[test]
 fn long_csv_with_levels() {
     let dir = Dir::new();

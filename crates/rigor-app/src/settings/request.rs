@@ -610,6 +610,7 @@ impl RunRequest {
             method: c.method,
             estimator: c.estimator,
             resamples: c.resamples,
+            reference: c.reference.clone(),
         }
     }
 }
