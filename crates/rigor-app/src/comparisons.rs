@@ -511,6 +511,60 @@ pub fn ranking(
     out
 }
 
+/// A run until decided ranks by its sequences: a fixed-sample interval computed after stopping
+/// on a sequence is not valid (watched after every round it excludes the truth far more often
+/// than its level says), so each row of `rankings` takes the ratio and the sequence of the
+/// comparison of the same two benchmarks (inverted when the comparison runs the other way), and
+/// a row no sequence decided keeps its ratio without an interval. Rankings of a result with no
+/// sequences are left as they are.
+pub fn rank_by_sequences(rankings: &mut [Ranking], result: &ResultFile) {
+    let sequences: Vec<(&str, &str, &rigor_store::SequentialRecord)> = result
+        .comparisons
+        .iter()
+        .filter_map(|c| {
+            let s = c.sequential.as_ref()?;
+            Some((c.candidate.as_str(), c.baseline.as_str(), s))
+        })
+        .collect();
+    if sequences.is_empty() {
+        return;
+    }
+    for ranking in rankings {
+        let Some(best) = ranking
+            .rows
+            .iter()
+            .find(|(_, r)| r.is_none())
+            .map(|(n, _)| n.clone())
+        else {
+            continue;
+        };
+        for (name, row) in &mut ranking.rows {
+            let Some(relative) = row.as_mut() else {
+                continue;
+            };
+            let same = sequences.iter().find_map(|&(candidate, baseline, s)| {
+                if candidate == name.as_str() && baseline == best {
+                    Some((s.ratio, s.lower.zip(s.upper)))
+                } else if candidate == best && baseline == name.as_str() {
+                    Some((
+                        1.0 / s.ratio,
+                        s.lower.zip(s.upper).map(|(l, u)| (1.0 / u, 1.0 / l)),
+                    ))
+                } else {
+                    None
+                }
+            });
+            *relative = match same {
+                Some((ratio, ci)) => Relative { ratio, ci },
+                None => Relative {
+                    ratio: relative.ratio,
+                    ci: None,
+                },
+            };
+        }
+    }
+}
+
 /// The position of `reference` (a name, a command or a 1-based position; the first benchmark
 /// when `None`) among `result`'s benchmarks.
 ///

@@ -289,7 +289,16 @@ pub fn run(
     );
     let ranking = if settings.comparison.enabled {
         let by_time = settings.exports.sort != crate::settings::SortOrder::Command;
-        comparisons::ranking(&result, &analyses, &cs, by_time)
+        let mut ranking = comparisons::ranking(&result, &analyses, &cs, by_time);
+        // Sequences decide on wall time: they replace the ranking's intervals of wall time only.
+        if settings
+            .metrics
+            .first()
+            .is_none_or(rigor_units::Metric::is_wall)
+        {
+            comparisons::rank_by_sequences(&mut ranking, &result);
+        }
+        ranking
     } else {
         Vec::new()
     };

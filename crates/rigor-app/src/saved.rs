@@ -170,6 +170,10 @@ pub fn analyze_metrics(s: &AnalyzeSettings) -> Result<Vec<Analysed>> {
         .map(|metric| {
             let mut result = loaded.for_metric(metric)?;
             let mut a = analyze_one(s, &mut result, first)?;
+            // Sequences decide on wall time: they replace the ranking's intervals of wall time.
+            if metric.is_wall() {
+                comparisons::rank_by_sequences(&mut a.ranking, &a.result);
+            }
             a.metric = metric.clone();
             Ok(a)
         })
@@ -203,6 +207,9 @@ pub fn analyze_measured(
     if ranked {
         let by_time = settings.exports.sort != crate::settings::SortOrder::Command;
         a.ranking = comparisons::ranking(r, &a.analyses, &cs, by_time);
+        if metric.is_wall() {
+            comparisons::rank_by_sequences(&mut a.ranking, r);
+        }
     }
     a.metric = metric.clone();
     Ok(a)

@@ -42,6 +42,26 @@ fn executions(r: &Value, benchmark: usize) -> usize {
         .count()
 }
 
+/// The Summary of a run until decided shows the sequence's interval, as the verdict above it
+/// does (it showed a narrower fixed-sample interval, which stopping on the sequence voids), and so
+/// does `rigor analyze` of the saved result.
+#[test]
+fn the_summary_shows_the_sequence_not_a_fixed_interval() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    let out = stdout_of(
+        sim()
+            .args(["--until-decided", "--seed", "3", "-n", "old", "-n", "new"])
+            .args([SAME, "mean=10.4ms,execution=1%", "--export-json"])
+            .arg(&path),
+    );
+    let verdict = "new is 3.6% slower than old (95% CI +2.3% .. +4.9%)";
+    let summary = "new is 3.6% slower (95% CI +2.3% .. +4.9%)";
+    assert!(out.contains(verdict) && out.contains(summary), "{out}");
+    let again = stdout_of(rigor().arg("analyze").arg(&path));
+    assert!(again.contains(summary), "{again}");
+}
+
 #[test]
 fn a_over_a_ends_equivalent() {
     let (out, err, r) = decide_with_stderr(&["--seed", "17", "-n", "A", "-n", "A'", SAME, SAME]);
