@@ -20,11 +20,12 @@ use std::borrow::Cow;
 
 use rigor_stats::bootstrap::{BootstrapConfig, expanded_interval};
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
+use rigor_stats::median_plan::{MedianComponents, median_components};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
 use rigor_stats::top_means::{RareModes, TopUnits, rare_modes};
 use rigor_stats::{
-    Estimator, Hierarchy, LevelCost, Plan, Quantile, StatsError, VarianceComponents, mean_interval,
-    optimal_counts, variance_components,
+    Estimator, Hierarchy, LevelCost, Plan, Quantile, StatsError, VarianceComponents,
+    critical_value, mean_interval, optimal_counts, variance_components,
 };
 use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds};
 
@@ -97,8 +98,16 @@ pub struct BenchPlan {
     pub mean: f64,
     /// Top-level units in the pilot.
     pub pilot_units: usize,
-    /// Optimal counts below the top.
+    /// Optimal counts below the top, for [`BenchPlan::statistic`]: from `components` and the
+    /// costs for the mean, from `median` and the costs for the median.
     pub plan: Plan,
+    /// The statistic `plan` is for: the mean, or the median when an adaptive run of the median
+    /// without builds planned it from the median's own variance components. For another
+    /// statistic (the minimum, a trimmed mean, the median with builds) the plan is the mean's,
+    /// and an adaptive run keeps the pilot's lower-level counts instead of following it.
+    pub statistic: Estimator,
+    /// The median's variance components, when `plan` is the median's.
+    pub median: Option<MedianComponents>,
     /// Set when the pilot's top-level means look multimodal or heavy-tailed: the plan then
     /// requires enough top-level units to see a mode of one unit in five with 95% probability.
     pub rare_modes: Option<RareModes>,
@@ -209,7 +218,7 @@ pub fn dimension(
         .map(|d| {
             let d = steady_view(d, pilot.steady_only);
             let h = d.hierarchy(with_builds)?;
-            plan_benchmark(&h, &d, with_builds, s.warmup_executions)
+            plan_benchmark(&h, &d, with_builds, s.warmup_executions, Estimator::Mean)
         })
         .collect();
     Ok(Dimensioning {
@@ -229,24 +238,45 @@ fn steady_view(d: &BenchData, steady_only: bool) -> Cow<'_, BenchData> {
     }
 }
 
-/// Plans one benchmark from its data `d`, whose hierarchy `h` the caller built.
+/// Plans one benchmark from its data `d`, whose hierarchy `h` the caller built, for
+/// `estimator`: the median of executions of samples is planned from its own variance
+/// components ([`median_components`]); everything else from the mean's.
 fn plan_benchmark(
     h: &Hierarchy,
     d: &BenchData,
     with_builds: bool,
     warmup: usize,
+    estimator: Estimator,
 ) -> Result<BenchPlan, StatsError> {
     let components = variance_components(h)?;
     let costs = d.costs(with_builds, warmup);
     let levels = h.levels().to_vec();
-    let level_costs: Vec<LevelCost> = levels
-        .iter()
-        .zip(&costs)
-        .zip(&components.components)
-        .map(|((l, &c), comp)| LevelCost::new(l.clone(), c.get(), comp.t2))
-        .collect();
+    // A median whose executions' samples cannot give it (a single sample each) is planned as
+    // the mean's, with the pilot's counts kept.
+    let median = (estimator == Estimator::Median && h.depth() == 2)
+        .then(|| median_components(h).ok())
+        .flatten();
+    let level_costs: Vec<LevelCost> = match &median {
+        Some(m) => m.level_costs(
+            [levels[0].as_str(), levels[1].as_str()],
+            costs[0].get(),
+            costs[1].get(),
+        ),
+        None => levels
+            .iter()
+            .zip(&costs)
+            .zip(&components.components)
+            .map(|((l, &c), comp)| LevelCost::new(l.clone(), c.get(), comp.t2))
+            .collect(),
+    };
     let plan = optimal_counts(&level_costs)?;
     Ok(BenchPlan {
+        statistic: if median.is_some() {
+            Estimator::Median
+        } else {
+            Estimator::Mean
+        },
+        median,
         levels,
         costs,
         components,
@@ -363,8 +393,15 @@ struct AdaptiveRule {
     pilot_units: usize,
     phase: Phase,
     looks: usize,
-    /// Top-level units at which to re-plan next (doubling).
+    /// Top-level units at which to re-plan next (doubling; the mean's rule).
     checkpoint: usize,
+    /// Top-level units at which to look next (another statistic's rule: [`LOOK_GROWTH`]).
+    next_look: usize,
+    /// Benchmarks whose interval reached the target at a look (another statistic's rule): they
+    /// run no more, and the rule waits only for the others.
+    done: Vec<bool>,
+    /// Benchmarks done since the scheduler last asked ([`StopRule::retired`]).
+    newly_done: Vec<usize>,
     /// The lower-level counts in use.
     current: Shape,
     plans: Vec<Result<BenchPlan, StatsError>>,
@@ -376,9 +413,17 @@ struct AdaptiveRule {
 }
 
 impl AdaptiveRule {
+    /// Whether benchmark `b` (with data `d`) still counts: it runs, has measured something,
+    /// and has not reached the target at a look.
+    fn active(&self, b: usize, d: &BenchData) -> bool {
+        d.running() && d.measured_executions() > 0 && !self.done.get(b).copied().unwrap_or(false)
+    }
+
     fn units(&self, data: &[BenchData]) -> usize {
         data.iter()
-            .filter(|d| d.running() && d.measured_executions() > 0)
+            .enumerate()
+            .filter(|(b, d)| self.active(*b, d))
+            .map(|(_, d)| d)
             .map(|d| d.top_units(self.with_builds))
             .min()
             .unwrap_or(0)
@@ -394,20 +439,40 @@ impl AdaptiveRule {
     /// Largest relative half-width over the benchmarks.
     fn worst(&self, data: &[BenchData]) -> Option<f64> {
         let mut worst: Option<f64> = None;
-        for d in self
-            .view(data)
-            .iter()
-            .filter(|d| d.running() && d.measured_executions() > 0)
-        {
-            let h = d.hierarchy(self.with_builds).ok()?;
-            let rel = estimator_interval(&h, &self.settings, d.resolution())
-                .ok()?
-                .relative_half_width();
+        for rel in self.relative(data) {
+            let rel = rel?.1;
             if worst.is_none_or(|w| rel > w) {
                 worst = Some(rel);
             }
         }
         worst
+    }
+
+    /// Each active benchmark's index and relative half-width (`None` where there is no
+    /// interval yet).
+    fn relative(&self, data: &[BenchData]) -> Vec<Option<(usize, f64)>> {
+        self.view(data)
+            .iter()
+            .enumerate()
+            .filter(|(b, d)| self.active(*b, d))
+            .map(|(b, d)| {
+                let h = d.hierarchy(self.with_builds).ok()?;
+                let i = estimator_interval(&h, &self.settings, d.resolution()).ok()?;
+                Some((b, i.relative_half_width()))
+            })
+            .collect()
+    }
+
+    /// Another statistic's look: retires every benchmark whose interval is within `limit`
+    /// (relative), and says whether none is left to run.
+    fn retire_within(&mut self, data: &[BenchData], limit: f64) -> bool {
+        for (b, rel) in self.relative(data).into_iter().flatten() {
+            if rel <= limit {
+                self.done[b] = true;
+                self.newly_done.push(b);
+            }
+        }
+        !data.iter().enumerate().any(|(b, d)| self.active(b, d))
     }
 
     /// Plans every benchmark from all its data; sets the shape for the rest of the experiment
@@ -423,7 +488,7 @@ impl AdaptiveRule {
             .zip(&hierarchies)
             .map(|(d, h)| {
                 let h = h.as_ref().map_err(Clone::clone)?;
-                plan_benchmark(h, d, self.with_builds, self.warmup)
+                plan_benchmark(h, d, self.with_builds, self.warmup, self.settings.estimator)
             })
             .collect();
         if self.plans.iter().all(Result::is_err) {
@@ -438,20 +503,25 @@ impl AdaptiveRule {
             ));
             return None;
         }
-        // The plans' lower-level counts are the mean's optimum (its variance components and
-        // costs); another statistic's interval comes from the top-level bootstrap, so only the
-        // executions are planned for it and the pilot's samples per execution are kept (a median
-        // of one process's 25,600 samples is no better known across processes than of 100).
-        let mean = self.settings.estimator == Estimator::Mean;
-        self.current = next_shape(&self.current, &self.plans, self.discard, mean);
+        // The plans' lower-level counts are the optimum for the statistic they were planned
+        // for (`BenchPlan::statistic`): the mean's or the median's variance components and the
+        // costs. For any other statistic only the executions are planned and the pilot's
+        // samples per execution are kept: the mean's optimum would plan them for the mean (a
+        // noisy benchmark's minimum was given 25,600 samples per process where 100 served).
+        self.current = next_shape(
+            &self.current,
+            &self.plans,
+            self.discard,
+            self.settings.estimator,
+        );
         self.shape = Some(self.current.clone());
         let Some(target) = self.settings.target.map(Fraction::get) else {
             return Some(self.settings.max_units);
         };
         let mut most = n + 1;
-        for ((d, h), p) in data.iter().zip(&hierarchies).zip(&self.plans) {
+        for (b, ((d, h), p)) in data.iter().zip(&hierarchies).zip(&self.plans).enumerate() {
             let (Ok(h), Ok(p)) = (h, p) else { continue };
-            if !d.running() {
+            if !d.running() || self.done.get(b).copied().unwrap_or(false) {
                 continue;
             }
             match needed(h, p, (target, margin), &self.settings, d.resolution()) {
@@ -479,6 +549,77 @@ impl AdaptiveRule {
         self.reason = Some(reason);
         Control::Stop
     }
+
+    /// Whether the rule looks at the interval at geometrically spaced counts and retires each
+    /// benchmark that reached the target ([`Self::look`]): for every statistic but the mean,
+    /// whose rule (looks only at the planned count) is the one validated in
+    /// docs/VALIDATION.md.
+    fn looks_often(&self) -> bool {
+        self.settings.estimator != Estimator::Mean
+    }
+
+    /// Another statistic's rule after the pilot, once `n` top-level units have run towards
+    /// `planned`: at each look (every [`LOOK_GROWTH`]-fold growth of the units, and at the
+    /// planned count) every benchmark whose interval is within the target runs no more; the
+    /// rest re-plan from everything measured (shape and count), and the next look is set. A
+    /// look at the planned count that misses counts against `max_looks`, and re-plans aiming
+    /// inside the target as the mean's rule does.
+    fn look(&mut self, data: &[BenchData], n: usize, planned: usize) -> Control {
+        if n < self.next_look && n < planned {
+            return Control::Continue;
+        }
+        let Some(target) = self.settings.target.map(Fraction::get) else {
+            if n >= planned {
+                return self.stop(StopReason::BudgetSpent);
+            }
+            // Only a budget: the looks re-plan the shape as the units grow.
+            return match self.plan(data, n, 1.0) {
+                Some(planned) => {
+                    self.phase = Phase::Planned { planned };
+                    self.next_look = look_after(n, planned);
+                    Control::Continue
+                }
+                None => self.stop(StopReason::Unplannable),
+            };
+        };
+        if self.retire_within(data, target) {
+            return self.stop(StopReason::PrecisionReached);
+        }
+        let n = self.units(data);
+        if n >= planned {
+            if self.looks >= self.settings.max_looks || n >= self.settings.max_units {
+                return self.stop(StopReason::PrecisionNotReached);
+            }
+            self.looks += 1;
+        }
+        let m = match self.looks {
+            0 => 1.0,
+            l if l == self.settings.max_looks => margin(n).powi(2),
+            _ => margin(n),
+        };
+        match self.plan(data, n, m) {
+            Some(planned) => {
+                self.phase = Phase::Planned { planned };
+                self.next_look = look_after(n, planned);
+                Control::Continue
+            }
+            None => self.stop(StopReason::Unplannable),
+        }
+    }
+}
+
+/// How much the top-level units grow between two looks of another statistic's rule (the
+/// median's, the minimum's): the run looks at `⌈1.5·n⌉` units after a look at `n`, or at the
+/// planned count if that comes first, so it stops at most half as many units again after the
+/// interval reached the target, whatever the plan predicted. Each look is a chance to stop on
+/// an interval narrow by luck; the coverage at stop is checked by simulation in
+/// `tests/adaptive_coverage.rs` (docs/methodology.md).
+pub const LOOK_GROWTH: f64 = 1.5;
+
+/// The units at which to look next after a look at `n`, towards `planned` ([`LOOK_GROWTH`]).
+fn look_after(n: usize, planned: usize) -> usize {
+    let grown = (n as f64 * LOOK_GROWTH).ceil() as usize;
+    grown.max(n + 1).min(planned.max(n + 1))
 }
 
 /// The fraction of the target a re-plan aims at after a look missed it with `n` units (and that
@@ -492,11 +633,14 @@ fn margin(n: usize) -> f64 {
 /// Top-level units a benchmark needs in all for the target, counting what it has measured.
 ///
 /// For the mean: from the variance components and the plan's lower-level counts
-/// ([`top_count_with_existing`]). For another estimator: the top-level bootstrap's half-width
-/// shrinks about as 1/√r with r top-level units (faster for the minimum, whose interval is set
-/// by the spacing of the smallest unit minima), so `r·(h/target)²` units, h the relative
-/// half-width now. The lower-level counts still come from the mean's plan; a look at the
-/// planned count checks the interval itself and re-plans if the scaling was off. It aims at
+/// ([`top_count_with_existing`]). For the median planned from its own components
+/// ([`BenchPlan::median`]): the same count from the median's components — each measured
+/// execution's median varying by σ_b² + w/n_j, each planned one by σ_b² + w/k — with the
+/// predicted half-width scaled to the bootstrap interval the rule judges ([`calibration`]). For
+/// another estimator: the top-level bootstrap's half-width shrinks about as 1/√r with r
+/// top-level units (faster for the minimum, whose interval is set by the spacing of the
+/// smallest unit minima), so `r·(h/target)²` units, h the relative half-width now. Looks
+/// ([`LOOK_GROWTH`]) check the interval itself and re-plan if the count was off. It aims at
 /// `target × margin`, never inside the data's resolution (± half a step), and is an error when
 /// the target itself is inside it.
 fn needed(
@@ -521,6 +665,17 @@ fn needed(
         aim = aim.max(floor);
     }
     let target = aim;
+    if let (Some(m), Estimator::Median) = (&p.median, a.estimator) {
+        let existing = m.existing();
+        let scale = calibration(&existing, &bounds, a)?;
+        return Ok(top_count_with_existing(
+            &existing,
+            &p.plan,
+            target / scale * bounds.estimate.abs(),
+            a.level.get(),
+            a.quantile,
+        )?);
+    }
     if a.estimator != Estimator::Mean {
         let rel = bounds.relative_half_width();
         let r = h.units(0) as f64;
@@ -549,6 +704,34 @@ fn needed(
         a.level.get(),
         a.quantile,
     )?)
+}
+
+/// How much wider the interval the rule judges (`bounds`, the bootstrap's) is than the one the
+/// median's components predict for the units measured (`existing`, their predicted variances):
+/// `q · sqrt(Σ v_j) / r` at `a`'s level and quantile. The count is planned for the judged
+/// interval, which the components approximate to first order only (the pooled median of
+/// executions whose levels differ far more than their samples varies by up to π/2 times the
+/// mean of their medians' variance), so the prediction is scaled by this ratio; clamped to
+/// `[1/2, 2]` since both are estimates, and 1 when the interval is at the timer's resolution or
+/// either width is 0. With the shape unchanged this plans `r·(h/target)²` units, the other
+/// statistics' rule.
+fn calibration(
+    existing: &[f64],
+    bounds: &EstimatorBounds,
+    a: &AdaptiveSettings,
+) -> Result<f64, StatsError> {
+    let r = existing.len();
+    if r < 2 || bounds.at_resolution {
+        return Ok(1.0);
+    }
+    let q = critical_value(a.level.get(), (r - 1) as f64, a.quantile)?;
+    let predicted = q * existing.iter().sum::<f64>().sqrt() / r as f64;
+    let judged = (bounds.upper - bounds.lower) / 2.0;
+    Ok(if predicted > 0.0 && judged > 0.0 {
+        (judged / predicted).clamp(0.5, 2.0)
+    } else {
+        1.0
+    })
 }
 
 /// Why no count of top-level units reaches the target.
@@ -609,6 +792,19 @@ impl StopRule for AdaptiveRule {
                 };
                 self.first_planned = Some(planned);
                 self.phase = Phase::Planned { planned };
+                self.next_look = look_after(n, planned);
+                if self.looks_often() {
+                    // As below, per benchmark: one precise enough with room to spare runs no
+                    // more.
+                    let spare = self.settings.target.map(|t| t.get() * margin(n));
+                    if let Some(limit) =
+                        spare.filter(|_| n >= MIN_TOP_UNITS && n >= self.rare_mode_floor())
+                        && self.retire_within(data, limit)
+                    {
+                        return self.stop(StopReason::PrecisionReached);
+                    }
+                    return Control::Continue;
+                }
                 // The pilot alone may already be precise enough: stop now rather than run units
                 // the plan does not need — but only with room to spare, since a pilot that
                 // looks precise by luck (a small variance estimate from few units) is exactly
@@ -625,6 +821,9 @@ impl StopRule for AdaptiveRule {
             }
             Phase::Planned { planned } => planned,
         };
+        if self.looks_often() {
+            return self.look(data, n, planned);
+        }
         if n < planned {
             if n >= self.checkpoint {
                 // Re-plan with more data, without looking at the interval.
@@ -668,6 +867,10 @@ impl StopRule for AdaptiveRule {
 
     fn reshape(&mut self) -> Option<Shape> {
         self.shape.take()
+    }
+
+    fn retired(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.newly_done)
     }
 
     fn planned_executions(&self) -> Option<usize> {
@@ -848,6 +1051,9 @@ pub fn run_adaptive(
         phase: Phase::Pilot,
         looks: 0,
         checkpoint: 0,
+        next_look: 0,
+        done: vec![false; benchmarks.len()],
+        newly_done: Vec::new(),
         current: Shape {
             iterations: vec![Some(discard + pilot.iterations); benchmarks.len()],
             executions: with_builds.then_some(s.executions),
@@ -899,17 +1105,27 @@ pub fn run_adaptive(
 /// more data, may move it further.
 const MAX_STEP: usize = 4;
 
+/// The fewest samples per execution a median's plan asks for: its sampling variance w/n is
+/// a large-sample law, and with a handful of samples one disturbed sample moves an execution's
+/// median (with two it is their mean).
+pub const MEDIAN_MIN_SAMPLES: usize = 10;
+
 /// The counts to run next: each plan's lower-level counts — iterations per execution (after
 /// `discard` and the plan's warm-up iterations) per benchmark, and executions per build (the largest any benchmark needs, since
 /// rounds are shared) — within a factor [`MAX_STEP`] of the current ones. A benchmark whose
 /// top level showed no variance keeps its current counts: its plan would either repeat the
 /// top level with a single unit below it or grow the counts below without bound, and the
 /// pilot cannot tell which is right.
+///
+/// Iterations per execution follow a plan only when it was made for the run's `estimator`
+/// ([`BenchPlan::statistic`]); a median's plan whose samples showed no sampling variance (the
+/// middle values tied, as on a coarse clock) keeps them too, and never goes below
+/// [`MEDIAN_MIN_SAMPLES`].
 fn next_shape(
     current: &Shape,
     plans: &[Result<BenchPlan, StatsError>],
     discard: usize,
-    plan_iterations: bool,
+    estimator: Estimator,
 ) -> Shape {
     let step = |now: usize, planned: usize| planned.clamp(now.div_ceil(MAX_STEP), now * MAX_STEP);
     fn usable(p: &Result<BenchPlan, StatsError>) -> Option<&BenchPlan> {
@@ -923,8 +1139,16 @@ fn next_shape(
             match (
                 now,
                 usable(p)
-                    .filter(|_| plan_iterations)
-                    .and_then(|p| p.count("iteration")),
+                    .filter(|p| p.statistic == estimator)
+                    .filter(|p| p.median.is_none() || p.plan.collapsed.last() == Some(&false))
+                    .and_then(|p| {
+                        let k = p.count("iteration")?;
+                        Some(if p.median.is_some() {
+                            k.max(MEDIAN_MIN_SAMPLES)
+                        } else {
+                            k
+                        })
+                    }),
             ) {
                 (Some(now), Some(k)) => {
                     let skip = discard + usable(p).map_or(0, |p| p.warmup_iterations);
@@ -1214,11 +1438,13 @@ mod tests {
         .unwrap()
     }
 
-    /// For the median (or minimum) only executions are planned: the samples per execution stay
-    /// the pilot's, where the mean's plan multiplies them (iterations vary 30%, executions 5%,
-    /// a start-up of 50 ms: the mean's optimum is about 40 iterations per execution).
+    /// Each statistic's samples per execution: the mean's and the median's from their own
+    /// variance components and the costs (Kalibera & Jones 2013's optimum), the minimum's kept
+    /// at the pilot's (iterations vary 30%, executions 5%, a start-up of 50 ms: the mean's
+    /// optimum is about √(50 · 30²/5²) = 42 iterations per execution, the median's about
+    /// √(50 · (π/2) · 30²/5²) = 53).
     #[test]
-    fn another_statistic_keeps_the_pilots_samples_per_execution() {
+    fn each_statistic_plans_samples_per_execution_from_its_own_components() {
         let benches = [bench(
             "mean=1ms,execution=5%,iteration=30%,startup=50ms,iterations=10",
         )];
@@ -1227,7 +1453,7 @@ mod tests {
             seed: Seed(4),
             ..Settings::default()
         };
-        let shape = |estimator| {
+        let run = |estimator| {
             let a = AdaptiveSettings {
                 target: Fraction::new(0.02),
                 estimator,
@@ -1245,13 +1471,25 @@ mod tests {
                 &mut Quiet,
             )
             .unwrap()
-            .shape
-            .iterations[0]
         };
         let pilot = PilotSettings::adaptive().iterations;
-        let m = shape(rigor_stats::Estimator::Mean);
-        assert!(m.unwrap() > pilot, "{m:?} {pilot}");
-        assert_eq!(shape(rigor_stats::Estimator::Median), Some(pilot));
+        let mean = run(rigor_stats::Estimator::Mean);
+        let m = mean.shape.iterations[0].unwrap();
+        assert!((30..=60).contains(&m), "{m} {pilot}");
+        assert_eq!(mean.plans[0].as_ref().unwrap().statistic, Estimator::Mean);
+        let min = run(rigor_stats::Estimator::Min);
+        assert_eq!(min.shape.iterations[0], Some(pilot));
+        // The median's count is the closed form on its own components in the last plan.
+        let median = run(rigor_stats::Estimator::Median);
+        let p = median.plans[0].as_ref().unwrap();
+        assert_eq!(p.statistic, Estimator::Median);
+        let c = p.median.as_ref().unwrap();
+        let closed = ((p.costs[0].get() / p.costs[1].get()) * (c.within / c.between))
+            .sqrt()
+            .ceil() as usize;
+        let k = median.shape.iterations[0].unwrap();
+        assert_eq!(k, closed, "{c:?}");
+        assert!((35..=80).contains(&k), "{k}");
     }
 
     #[test]
