@@ -402,6 +402,8 @@ struct AdaptiveRule {
     done: Vec<bool>,
     /// Benchmarks done since the scheduler last asked ([`StopRule::retired`]).
     newly_done: Vec<usize>,
+    /// Units at each look ([`AdaptiveReport::looks`]).
+    looked_at: Vec<usize>,
     /// The lower-level counts in use.
     current: Shape,
     plans: Vec<Result<BenchPlan, StatsError>>,
@@ -466,6 +468,8 @@ impl AdaptiveRule {
     /// Another statistic's look: retires every benchmark whose interval is within `limit`
     /// (relative), and says whether none is left to run.
     fn retire_within(&mut self, data: &[BenchData], limit: f64) -> bool {
+        let n = self.units(data);
+        self.looked_at.push(n);
         for (b, rel) in self.relative(data).into_iter().flatten() {
             if rel <= limit {
                 self.done[b] = true;
@@ -809,6 +813,7 @@ impl StopRule for AdaptiveRule {
                 // the plan does not need — but only with room to spare, since a pilot that
                 // looks precise by luck (a small variance estimate from few units) is exactly
                 // the one whose interval would under-cover (simulated: 90% for such stops).
+                self.looked_at.push(n);
                 if self.worst(data).is_some_and(|rel| {
                     self.settings
                         .target
@@ -839,6 +844,7 @@ impl StopRule for AdaptiveRule {
         let Some(target) = self.settings.target.map(Fraction::get) else {
             return self.stop(StopReason::BudgetSpent);
         };
+        self.looked_at.push(n);
         let Some(rel) = self.worst(data) else {
             return Control::Continue;
         };
@@ -991,6 +997,10 @@ pub struct AdaptiveReport {
     /// Per benchmark, the step its values move in, when its executions reported it: no
     /// interval of it is narrower than ± half a step.
     pub resolutions: Vec<Option<Resolution>>,
+    /// The top-level units at which the rule looked at the intervals, the end of the pilot
+    /// first (for the median, minimum or a trimmed mean: [`LOOK_GROWTH`]; the mean's rule looks
+    /// at its planned counts).
+    pub looks: Vec<usize>,
 }
 
 /// Runs an adaptive experiment: a small pilot whose data are kept, the optimal lower-level
@@ -1054,6 +1064,7 @@ pub fn run_adaptive(
         next_look: 0,
         done: vec![false; benchmarks.len()],
         newly_done: Vec::new(),
+        looked_at: Vec::new(),
         current: Shape {
             iterations: vec![Some(discard + pilot.iterations); benchmarks.len()],
             executions: with_builds.then_some(s.executions),
@@ -1087,6 +1098,7 @@ pub fn run_adaptive(
         .collect();
     let resolutions = collector.data().iter().map(BenchData::resolution).collect();
     Ok(AdaptiveReport {
+        looks: rule.looked_at.clone(),
         resolutions,
         plans: rule.plans.clone(),
         planned_top: rule.first_planned.unwrap_or(0),
@@ -1490,6 +1502,158 @@ mod tests {
         let k = median.shape.iterations[0].unwrap();
         assert_eq!(k, closed, "{c:?}");
         assert!((35..=80).contains(&k), "{k}");
+    }
+
+    #[test]
+    fn looks_grow_geometrically_toward_the_planned_count() {
+        // From a 10-execution pilot toward a plan of 1,000: 15, 23, 35, 53, 80, 120, …
+        let mut n = 10;
+        let mut looks = Vec::new();
+        while n < 1000 {
+            n = look_after(n, 1000);
+            looks.push(n);
+        }
+        assert_eq!(looks[..8], [15, 23, 35, 53, 80, 120, 180, 270], "{looks:?}");
+        assert_eq!(looks.len(), 12);
+        assert_eq!(*looks.last().unwrap(), 1000);
+        // The planned count comes first when it is nearer; a small n still moves on.
+        assert_eq!(look_after(100, 120), 120);
+        assert_eq!(look_after(10, 11), 11);
+        assert_eq!(look_after(1, 1000), 2);
+        // A plan already reached (a re-plan that asks for no more): the next round.
+        assert_eq!(look_after(50, 40), 51);
+    }
+
+    /// Collects how many executions of each benchmark ran.
+    #[derive(Default)]
+    struct Count(Vec<usize>);
+    impl Observer for Count {
+        fn execution(&mut self, r: &crate::ExecutionRecord) -> Result<(), RunError> {
+            if !r.warmup {
+                if self.0.len() <= r.benchmark {
+                    self.0.resize(r.benchmark + 1, 0);
+                }
+                self.0[r.benchmark] += 1;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_benchmark_that_reached_the_target_runs_no_more() {
+        // A quiet benchmark and a noisy one, the median to ±1%: the quiet one is done after
+        // the pilot or an early look, the noisy one runs on alone.
+        let benches = [
+            bench("mean=1ms,execution=0.5%,iteration=1%,iterations=20,startup=10ms"),
+            bench("mean=1ms,execution=4%,iteration=1%,iterations=20,startup=10ms"),
+        ];
+        let settings = Settings {
+            executions: 10,
+            seed: Seed(8),
+            ..Settings::default()
+        };
+        let a = AdaptiveSettings {
+            estimator: Estimator::Median,
+            bootstrap: BootstrapConfig {
+                resamples: 2_000,
+                ..BootstrapConfig::default()
+            },
+            max_units: 1_000,
+            ..adaptive()
+        };
+        let mut count = Count::default();
+        let r = run_adaptive(
+            &benches,
+            &settings,
+            0,
+            &PilotSettings::adaptive(),
+            &a,
+            StopSignal::new(),
+            &mut SimulatedExecutor::new(8),
+            &mut count,
+        )
+        .unwrap();
+        assert_eq!(r.reason, StopReason::PrecisionReached);
+        let [quiet, noisy] = count.0[..] else {
+            panic!("{:?}", count.0)
+        };
+        assert!(quiet <= 15, "{quiet} {noisy}");
+        assert!(noisy >= 3 * quiet, "{quiet} {noisy}");
+        for i in &r.intervals {
+            assert!(i.unwrap().relative_half_width() <= 0.01, "{i:?}");
+        }
+    }
+
+    /// Records every execution's samples, in order.
+    #[derive(Default)]
+    struct Samples(Vec<Vec<f64>>);
+    impl Observer for Samples {
+        fn execution(&mut self, r: &crate::ExecutionRecord) -> Result<(), RunError> {
+            if !r.warmup {
+                self.0
+                    .push(r.outcome.iterations.clone().unwrap_or_default());
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_median_stops_at_the_first_look_within_the_target() {
+        // Executions vary far more than samples: about 100 executions for ±1%, reached through
+        // looks 1.5× apart (re-planned at each), the last the first within the target.
+        let benches = [bench(
+            "mean=1ms,execution=5%,iteration=1%,iterations=20,startup=10ms",
+        )];
+        let settings = Settings {
+            executions: 10,
+            seed: Seed(11),
+            ..Settings::default()
+        };
+        let a = AdaptiveSettings {
+            estimator: Estimator::Median,
+            bootstrap: BootstrapConfig {
+                resamples: 2_000,
+                ..BootstrapConfig::default()
+            },
+            max_units: 10_000,
+            ..adaptive()
+        };
+        let mut samples = Samples::default();
+        let r = run_adaptive(
+            &benches,
+            &settings,
+            0,
+            &PilotSettings::adaptive(),
+            &a,
+            StopSignal::new(),
+            &mut SimulatedExecutor::new(11),
+            &mut samples,
+        )
+        .unwrap();
+        assert_eq!(r.reason, StopReason::PrecisionReached);
+        eprintln!("looks {:?} planned {} shape {:?}", r.looks, r.planned_top, r.shape);
+        assert!(r.looks.len() >= 3, "{:?}", r.looks);
+        assert_eq!(r.looks[0], 10, "the pilot is the first look");
+        assert_eq!(*r.looks.last().unwrap(), samples.0.len());
+        for pair in r.looks.windows(2) {
+            let grown = (pair[0] as f64 * LOOK_GROWTH).ceil() as usize;
+            assert!(pair[1] > pair[0] && pair[1] <= grown, "{:?}", r.looks);
+        }
+        // The interval the rule saw at each look, from the data measured by then.
+        let rel = |n: usize| {
+            let groups: Vec<Vec<f64>> = samples.0[..n].to_vec();
+            let h = Hierarchy::two_level(["execution", "iteration"], &groups).unwrap();
+            estimator_interval(&h, &a, None)
+                .unwrap()
+                .relative_half_width()
+        };
+        let (last, earlier) = r.looks.split_last().unwrap();
+        assert!(rel(*last) <= 0.01, "{}", rel(*last));
+        // The pilot stops only with room to spare; a later look as soon as it is within.
+        assert!(rel(10) > 0.01 * margin(10), "{}", rel(10));
+        for &n in &earlier[1..] {
+            assert!(rel(n) > 0.01, "{n}: {}", rel(n));
+        }
     }
 
     #[test]
