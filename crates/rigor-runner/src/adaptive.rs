@@ -1631,7 +1631,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.reason, StopReason::PrecisionReached);
-        eprintln!("looks {:?} planned {} shape {:?}", r.looks, r.planned_top, r.shape);
         assert!(r.looks.len() >= 3, "{:?}", r.looks);
         assert_eq!(r.looks[0], 10, "the pilot is the first look");
         assert_eq!(*r.looks.last().unwrap(), samples.0.len());
