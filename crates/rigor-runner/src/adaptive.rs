@@ -1656,6 +1656,44 @@ mod tests {
     }
 
     #[test]
+    fn a_median_run_with_only_a_budget_re_plans_at_its_looks_and_spends_it() {
+        let benches = [bench(
+            "mean=1ms,execution=2%,iteration=30%,startup=20ms,iterations=10",
+        )];
+        let settings = Settings {
+            executions: 10,
+            seed: Seed(12),
+            ..Settings::default()
+        };
+        let a = AdaptiveSettings {
+            target: None,
+            budget: Some(Seconds(3.0)),
+            estimator: Estimator::Median,
+            bootstrap: BootstrapConfig {
+                resamples: 2_000,
+                ..BootstrapConfig::default()
+            },
+            max_units: 10_000,
+            ..adaptive()
+        };
+        let r = run_adaptive(
+            &benches,
+            &settings,
+            0,
+            &PilotSettings::adaptive(),
+            &a,
+            StopSignal::new(),
+            &mut SimulatedExecutor::new(12),
+            &mut Quiet,
+        )
+        .unwrap();
+        assert_eq!(r.reason, StopReason::BudgetSpent);
+        assert!((r.pilot_seconds + r.main_seconds).get() <= 3.2);
+        // The samples per execution moved from the pilot's toward the median's optimum.
+        assert!(r.shape.iterations[0].unwrap() > 10, "{:?}", r.shape);
+    }
+
+    #[test]
     fn with_warm_up_discarded_the_plan_costs_a_steady_iteration() {
         // Counting the warm-up in the iterations would make one cost 3.25 ms (130 ms / 40).
         let blended = run_warming(0, false);
