@@ -504,6 +504,7 @@ fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> AdaptiveView {
             estimator,
             level: s.analysis.confidence,
             intervals,
+            looks: report.looks.clone(),
         }
     });
     let unreached = matches!(

@@ -465,13 +465,24 @@ impl AdaptiveRule {
             .collect()
     }
 
+    /// Whether benchmark `d` has the top-level units its interval needs to be trusted: at
+    /// least [`MIN_TOP_UNITS`], and, when its top-level means look multimodal or skewed now,
+    /// the units [`rare_modes`] asks for (the analysis warns below them).
+    fn enough_units(&self, d: &BenchData) -> bool {
+        let Ok(h) = steady_view(d, self.steady_only).hierarchy(self.with_builds) else {
+            return false;
+        };
+        h.units(0) >= MIN_TOP_UNITS && matches!(rare_modes(&TopUnits::of(&h)), Ok(None))
+    }
+
     /// Another statistic's look: retires every benchmark whose interval is within `limit`
-    /// (relative), and says whether none is left to run.
+    /// (relative) and that has enough units ([`Self::enough_units`]), and says whether none is
+    /// left to run.
     fn retire_within(&mut self, data: &[BenchData], limit: f64) -> bool {
         let n = self.units(data);
         self.looked_at.push(n);
         for (b, rel) in self.relative(data).into_iter().flatten() {
-            if rel <= limit {
+            if rel <= limit && self.enough_units(&data[b]) {
                 self.done[b] = true;
                 self.newly_done.push(b);
             }
@@ -801,8 +812,7 @@ impl StopRule for AdaptiveRule {
                     // As below, per benchmark: one precise enough with room to spare runs no
                     // more.
                     let spare = self.settings.target.map(|t| t.get() * margin(n));
-                    if let Some(limit) =
-                        spare.filter(|_| n >= MIN_TOP_UNITS && n >= self.rare_mode_floor())
+                    if let Some(limit) = spare
                         && self.retire_within(data, limit)
                     {
                         return self.stop(StopReason::PrecisionReached);
@@ -1691,6 +1701,50 @@ mod tests {
         assert!((r.pilot_seconds + r.main_seconds).get() <= 3.2);
         // The samples per execution moved from the pilot's toward the median's optimum.
         assert!(r.shape.iterations[0].unwrap() > 10, "{:?}", r.shape);
+    }
+
+    #[test]
+    fn a_benchmark_is_not_retired_before_its_skewed_means_have_the_units_they_need() {
+        // Executions now and then slowed (an exponential extra time, as preemption gives): the
+        // median is within the target early, but the execution means look skewed, and the
+        // analysis warns below 20 executions; a look must not stop the benchmark before them.
+        let benches = [bench(
+            "mean=1ms,execution=0.2%,iteration=0.5%,tail=30%,iterations=20,startup=10ms",
+        )];
+        for seed in 0..4 {
+            let settings = Settings {
+                executions: 10,
+                seed: Seed(seed),
+                ..Settings::default()
+            };
+            let a = AdaptiveSettings {
+                target: Fraction::new(0.05),
+                estimator: Estimator::Median,
+                bootstrap: BootstrapConfig {
+                    resamples: 2_000,
+                    ..BootstrapConfig::default()
+                },
+                max_units: 1_000,
+                ..adaptive()
+            };
+            let mut samples = Samples::default();
+            let r = run_adaptive(
+                &benches,
+                &settings,
+                0,
+                &PilotSettings::adaptive(),
+                &a,
+                StopSignal::new(),
+                &mut SimulatedExecutor::new(seed),
+                &mut samples,
+            )
+            .unwrap();
+            eprintln!("H30 seed {seed}: {} {:?}", samples.0.len(), r.looks);
+            assert_eq!(r.reason, StopReason::PrecisionReached);
+            let h = Hierarchy::two_level(["execution", "iteration"], &samples.0).unwrap();
+            let rare = rare_modes(&TopUnits::of(&h)).unwrap();
+            assert!(rare.is_none(), "seed {seed}: {} executions, {rare:?}", h.units(0));
+        }
     }
 
     #[test]
