@@ -1703,13 +1703,72 @@ mod tests {
         assert!(r.shape.iterations[0].unwrap() > 10, "{:?}", r.shape);
     }
 
+    /// Samples of 1 ms ± 0.2% (uniform), of which 3% are preempted (5 ms or more, heavy-tailed),
+    /// seeded: the executions' medians agree, their means are skewed by the preemptions each
+    /// happened to get.
+    struct Preempted(rand_chacha::ChaCha8Rng);
+
+    impl Executor for Preempted {
+        fn execute(
+            &mut self,
+            req: &crate::executor::ExecutionRequest<'_>,
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            use rand::Rng;
+            let k = req
+                .env
+                .iter()
+                .find(|(k, _)| k == rigor_protocol::ITERATIONS_ENV)
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(20);
+            let iterations: Vec<f64> = (0..k)
+                .map(|_| {
+                    let base = 1e-3 * (1.0 + 0.004 * (self.0.r#gen::<f64>() - 0.5));
+                    if self.0.r#gen::<f64>() < 0.03 {
+                        // Pareto (α = 1) from 5 ms: a few preemptions are very long.
+                        base + 5e-3 / (1.0 - self.0.r#gen::<f64>())
+                    } else {
+                        base
+                    }
+                })
+                .collect();
+            Ok(crate::executor::ExecutionOutcome {
+                metrics: Default::default(),
+                wall: Seconds(iterations.iter().sum::<f64>() + 10e-3),
+                user: Seconds::ZERO,
+                sys: Seconds::ZERO,
+                max_rss: 0,
+                termination: crate::executor::Termination::Exited { code: 0 },
+                stderr_tail: String::new(),
+                iterations: Some(iterations),
+                resolution: None,
+                iteration_error: None,
+            })
+        }
+
+        fn build(
+            &mut self,
+            _: &crate::executor::BuildRequest<'_>,
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            unreachable!("no builds here")
+        }
+
+        fn run_hook(
+            &mut self,
+            _: &CommandLine,
+            _: Option<&std::path::Path>,
+            _env: &[(String, String)],
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            unreachable!("no hooks here")
+        }
+    }
+
     #[test]
     fn a_benchmark_is_not_retired_before_its_skewed_means_have_the_units_they_need() {
-        // Executions now and then slowed (an exponential extra time, as preemption gives): the
-        // median is within the target early, but the execution means look skewed, and the
-        // analysis warns below 20 executions; a look must not stop the benchmark before them.
-        let benches = [bench(
-            "mean=1ms,execution=0.2%,iteration=0.5%,tail=30%,iterations=20,startup=10ms",
+        // The median is within ±1% from the pilot on, but the execution means look skewed, and
+        // the analysis warns below 20 executions: no look may stop the benchmark before.
+        let benches = [Benchmark::new(
+            "preempted",
+            CommandLine::parse("./preempted", false).unwrap(),
         )];
         for seed in 0..4 {
             let settings = Settings {
@@ -1718,7 +1777,6 @@ mod tests {
                 ..Settings::default()
             };
             let a = AdaptiveSettings {
-                target: Fraction::new(0.05),
                 estimator: Estimator::Median,
                 bootstrap: BootstrapConfig {
                     resamples: 2_000,
@@ -1728,6 +1786,7 @@ mod tests {
                 ..adaptive()
             };
             let mut samples = Samples::default();
+            let mut ex = Preempted(rand::SeedableRng::seed_from_u64(seed));
             let r = run_adaptive(
                 &benches,
                 &settings,
@@ -1735,15 +1794,18 @@ mod tests {
                 &PilotSettings::adaptive(),
                 &a,
                 StopSignal::new(),
-                &mut SimulatedExecutor::new(seed),
+                &mut ex,
                 &mut samples,
             )
             .unwrap();
-            eprintln!("H30 seed {seed}: {} {:?}", samples.0.len(), r.looks);
             assert_eq!(r.reason, StopReason::PrecisionReached);
             let h = Hierarchy::two_level(["execution", "iteration"], &samples.0).unwrap();
             let rare = rare_modes(&TopUnits::of(&h)).unwrap();
-            assert!(rare.is_none(), "seed {seed}: {} executions, {rare:?}", h.units(0));
+            assert!(
+                rare.is_none(),
+                "seed {seed}: {} executions, {rare:?}",
+                h.units(0)
+            );
         }
     }
 
