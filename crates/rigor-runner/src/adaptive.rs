@@ -1217,6 +1217,46 @@ mod tests {
     struct Quiet;
     impl Observer for Quiet {}
 
+    /// The median to ±1% with 2,000 resamples (fewer than a run's, for a debug build) and up
+    /// to 10,000 executions.
+    fn median() -> AdaptiveSettings {
+        AdaptiveSettings {
+            estimator: Estimator::Median,
+            bootstrap: BootstrapConfig {
+                resamples: 2_000,
+                ..BootstrapConfig::default()
+            },
+            max_units: 10_000,
+            ..adaptive()
+        }
+    }
+
+    /// Runs `benches` adaptively toward `a` from the default 10-execution pilot, seeded.
+    fn run_seeded(
+        benches: &[Benchmark],
+        seed: u64,
+        a: &AdaptiveSettings,
+        executor: &mut dyn Executor,
+        observer: &mut dyn Observer,
+    ) -> AdaptiveReport {
+        let settings = Settings {
+            executions: 10,
+            seed: Seed(seed),
+            ..Settings::default()
+        };
+        run_adaptive(
+            benches,
+            &settings,
+            0,
+            &PilotSettings::adaptive(),
+            a,
+            StopSignal::new(),
+            executor,
+            observer,
+        )
+        .unwrap()
+    }
+
     fn run(a: &AdaptiveSettings, pilot: &PilotSettings) -> Result<AdaptiveReport, RunError> {
         let benches = [bench("mean=1ms,execution=5%,iteration=1%,iterations=5")];
         let settings = Settings {
@@ -1470,11 +1510,6 @@ mod tests {
         let benches = [bench(
             "mean=1ms,execution=5%,iteration=30%,startup=50ms,iterations=10",
         )];
-        let settings = Settings {
-            executions: 10,
-            seed: Seed(4),
-            ..Settings::default()
-        };
         let run = |estimator| {
             let a = AdaptiveSettings {
                 target: Fraction::new(0.02),
@@ -1482,17 +1517,7 @@ mod tests {
                 max_units: 60,
                 ..adaptive()
             };
-            run_adaptive(
-                &benches,
-                &settings,
-                0,
-                &PilotSettings::adaptive(),
-                &a,
-                StopSignal::new(),
-                &mut SimulatedExecutor::new(4),
-                &mut Quiet,
-            )
-            .unwrap()
+            run_seeded(&benches, 4, &a, &mut SimulatedExecutor::new(4), &mut Quiet)
         };
         let pilot = PilotSettings::adaptive().iterations;
         let mean = run(rigor_stats::Estimator::Mean);
@@ -1557,32 +1582,9 @@ mod tests {
             bench("mean=1ms,execution=0.5%,iteration=1%,iterations=20,startup=10ms"),
             bench("mean=1ms,execution=4%,iteration=1%,iterations=20,startup=10ms"),
         ];
-        let settings = Settings {
-            executions: 10,
-            seed: Seed(8),
-            ..Settings::default()
-        };
-        let a = AdaptiveSettings {
-            estimator: Estimator::Median,
-            bootstrap: BootstrapConfig {
-                resamples: 2_000,
-                ..BootstrapConfig::default()
-            },
-            max_units: 1_000,
-            ..adaptive()
-        };
+        let a = median();
         let mut count = Count::default();
-        let r = run_adaptive(
-            &benches,
-            &settings,
-            0,
-            &PilotSettings::adaptive(),
-            &a,
-            StopSignal::new(),
-            &mut SimulatedExecutor::new(8),
-            &mut count,
-        )
-        .unwrap();
+        let r = run_seeded(&benches, 8, &a, &mut SimulatedExecutor::new(8), &mut count);
         assert_eq!(r.reason, StopReason::PrecisionReached);
         let [quiet, noisy] = count.0[..] else {
             panic!("{:?}", count.0)
@@ -1614,32 +1616,15 @@ mod tests {
         let benches = [bench(
             "mean=1ms,execution=5%,iteration=1%,iterations=20,startup=10ms",
         )];
-        let settings = Settings {
-            executions: 10,
-            seed: Seed(11),
-            ..Settings::default()
-        };
-        let a = AdaptiveSettings {
-            estimator: Estimator::Median,
-            bootstrap: BootstrapConfig {
-                resamples: 2_000,
-                ..BootstrapConfig::default()
-            },
-            max_units: 10_000,
-            ..adaptive()
-        };
+        let a = median();
         let mut samples = Samples::default();
-        let r = run_adaptive(
+        let r = run_seeded(
             &benches,
-            &settings,
-            0,
-            &PilotSettings::adaptive(),
+            11,
             &a,
-            StopSignal::new(),
             &mut SimulatedExecutor::new(11),
             &mut samples,
-        )
-        .unwrap();
+        );
         assert_eq!(r.reason, StopReason::PrecisionReached);
         assert!(r.looks.len() >= 3, "{:?}", r.looks);
         assert_eq!(r.looks[0], 10, "the pilot is the first look");
@@ -1670,33 +1655,18 @@ mod tests {
         let benches = [bench(
             "mean=1ms,execution=2%,iteration=30%,startup=20ms,iterations=10",
         )];
-        let settings = Settings {
-            executions: 10,
-            seed: Seed(12),
-            ..Settings::default()
-        };
         let a = AdaptiveSettings {
             target: None,
             budget: Some(Seconds(3.0)),
-            estimator: Estimator::Median,
-            bootstrap: BootstrapConfig {
-                resamples: 2_000,
-                ..BootstrapConfig::default()
-            },
-            max_units: 10_000,
-            ..adaptive()
+            ..median()
         };
-        let r = run_adaptive(
+        let r = run_seeded(
             &benches,
-            &settings,
-            0,
-            &PilotSettings::adaptive(),
+            12,
             &a,
-            StopSignal::new(),
             &mut SimulatedExecutor::new(12),
             &mut Quiet,
-        )
-        .unwrap();
+        );
         assert_eq!(r.reason, StopReason::BudgetSpent);
         assert!((r.pilot_seconds + r.main_seconds).get() <= 3.2);
         // The samples per execution moved from the pilot's toward the median's optimum.
@@ -1771,33 +1741,9 @@ mod tests {
             CommandLine::parse("./preempted", false).unwrap(),
         )];
         for seed in 0..4 {
-            let settings = Settings {
-                executions: 10,
-                seed: Seed(seed),
-                ..Settings::default()
-            };
-            let a = AdaptiveSettings {
-                estimator: Estimator::Median,
-                bootstrap: BootstrapConfig {
-                    resamples: 2_000,
-                    ..BootstrapConfig::default()
-                },
-                max_units: 1_000,
-                ..adaptive()
-            };
             let mut samples = Samples::default();
             let mut ex = Preempted(rand::SeedableRng::seed_from_u64(seed));
-            let r = run_adaptive(
-                &benches,
-                &settings,
-                0,
-                &PilotSettings::adaptive(),
-                &a,
-                StopSignal::new(),
-                &mut ex,
-                &mut samples,
-            )
-            .unwrap();
+            let r = run_seeded(&benches, seed, &median(), &mut ex, &mut samples);
             assert_eq!(r.reason, StopReason::PrecisionReached);
             let h = Hierarchy::two_level(["execution", "iteration"], &samples.0).unwrap();
             let rare = rare_modes(&TopUnits::of(&h)).unwrap();
