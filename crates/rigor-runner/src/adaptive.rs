@@ -11,10 +11,12 @@
 //! lower-level counts, and the interval over top-level means (docs/methodology.md, "The interval")
 //! stays valid for such an unbalanced design. The top-level count is planned from everything
 //! measured so far, counting the pilot's units with their own precision
-//! ([`rigor_stats::sequential`]). The rule looks at the interval only when the planned count is
-//! reached (at most `1 + max_looks` times), never stops below [`MIN_TOP_UNITS`], and the simulation
-//! tests in `tests/adaptive_coverage.rs` check that the final interval still covers the true mean
-//! at the nominal rate.
+//! ([`rigor_stats::sequential`]). For the mean the rule looks at the interval only when the
+//! planned count is reached (at most `1 + max_looks` times); for the median, minimum or a trimmed
+//! mean it looks each time the units grow [`LOOK_GROWTH`]-fold and retires each benchmark at its
+//! first look within the target. It never stops below [`MIN_TOP_UNITS`], and the simulation
+//! tests in `tests/adaptive_coverage.rs` check that the final interval still covers the truth at
+//! about the nominal rate.
 
 use std::borrow::Cow;
 
@@ -382,7 +384,8 @@ enum Phase {
 /// top-level count from everything measured so far (the pilot's units count); re-plan, without
 /// looking at the interval, each time the number of units doubles; look when the planned count
 /// is reached and, if the interval is still too wide, re-plan aiming a little inside the target
-/// — at most `max_looks` times. The budget is checked after every round.
+/// — at most `max_looks` times. The budget is checked after every round. For every statistic but
+/// the mean the looks come more often ([`AdaptiveRule::look`]).
 struct AdaptiveRule {
     settings: AdaptiveSettings,
     with_builds: bool,
