@@ -513,6 +513,7 @@ fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> AdaptiveView {
             estimator,
             level: s.analysis.confidence,
             intervals,
+            looks: report.looks.clone(),
         }
     });
     let unreached = matches!(

@@ -71,6 +71,9 @@ pub struct EstimatorView {
     pub level: ConfidenceLevel,
     /// Each benchmark's interval (`None`: too few units).
     pub intervals: Vec<(String, Option<BoundsView>)>,
+    /// The top-level units at which the rule looked at the intervals (the pilot's end first):
+    /// each benchmark ran until the first look its interval was within the target.
+    pub looks: Vec<usize>,
 }
 
 /// Why the target was not reached.
@@ -199,6 +202,14 @@ fn estimator_note(e: &EstimatorView, top: &str) -> String {
             )),
             None => out.push_str(&format!("\n  {name}: too few {top} for an interval")),
         }
+    }
+    if !e.looks.is_empty() {
+        let looks: Vec<String> = e.looks.iter().map(ToString::to_string).collect();
+        out.push_str(&format!(
+            "\nLooked at the intervals after {} {top}; each benchmark ran until the first look \
+             within the target.",
+            looks.join(", ")
+        ));
     }
     out
 }

@@ -11,20 +11,23 @@
 //! lower-level counts, and the interval over top-level means (docs/methodology.md, "The interval")
 //! stays valid for such an unbalanced design. The top-level count is planned from everything
 //! measured so far, counting the pilot's units with their own precision
-//! ([`rigor_stats::sequential`]). The rule looks at the interval only when the planned count is
-//! reached (at most `1 + max_looks` times), never stops below [`MIN_TOP_UNITS`], and the simulation
-//! tests in `tests/adaptive_coverage.rs` check that the final interval still covers the true mean
-//! at the nominal rate.
+//! ([`rigor_stats::sequential`]). For the mean the rule looks at the interval only when the
+//! planned count is reached (at most `1 + max_looks` times); for the median, minimum or a trimmed
+//! mean it looks each time the units grow [`LOOK_GROWTH`]-fold and retires each benchmark at its
+//! first look within the target. It never stops below [`MIN_TOP_UNITS`], and the simulation
+//! tests in `tests/adaptive_coverage.rs` check that the final interval still covers the truth at
+//! about the nominal rate.
 
 use std::borrow::Cow;
 
 use rigor_stats::bootstrap::{BootstrapConfig, expanded_interval};
 use rigor_stats::design::{MIN_TOP_UNITS, cost_of_top_unit, top_count_for_half_width};
+use rigor_stats::median_plan::{MedianComponents, median_components};
 use rigor_stats::sequential::{top_count_with_existing, unit_mean_variances};
 use rigor_stats::top_means::{RareModes, TopUnits, rare_modes};
 use rigor_stats::{
-    Estimator, Hierarchy, LevelCost, Plan, Quantile, StatsError, VarianceComponents, mean_interval,
-    optimal_counts, variance_components,
+    Estimator, Hierarchy, LevelCost, Plan, Quantile, StatsError, VarianceComponents,
+    critical_value, mean_interval, optimal_counts, variance_components,
 };
 use rigor_units::{ConfidenceLevel, Fraction, Resolution, Seconds};
 
@@ -97,8 +100,16 @@ pub struct BenchPlan {
     pub mean: f64,
     /// Top-level units in the pilot.
     pub pilot_units: usize,
-    /// Optimal counts below the top.
+    /// Optimal counts below the top, for [`BenchPlan::statistic`]: from `components` and the
+    /// costs for the mean, from `median` and the costs for the median.
     pub plan: Plan,
+    /// The statistic `plan` is for: the mean, or the median when an adaptive run of the median
+    /// without builds planned it from the median's own variance components. For another
+    /// statistic (the minimum, a trimmed mean, the median with builds) the plan is the mean's,
+    /// and an adaptive run keeps the pilot's lower-level counts instead of following it.
+    pub statistic: Estimator,
+    /// The median's variance components, when `plan` is the median's.
+    pub median: Option<MedianComponents>,
     /// Set when the pilot's top-level means look multimodal or heavy-tailed: the plan then
     /// requires enough top-level units to see a mode of one unit in five with 95% probability.
     pub rare_modes: Option<RareModes>,
@@ -209,7 +220,7 @@ pub fn dimension(
         .map(|d| {
             let d = steady_view(d, pilot.steady_only);
             let h = d.hierarchy(with_builds)?;
-            plan_benchmark(&h, &d, with_builds, s.warmup_executions)
+            plan_benchmark(&h, &d, with_builds, s.warmup_executions, Estimator::Mean)
         })
         .collect();
     Ok(Dimensioning {
@@ -229,24 +240,45 @@ fn steady_view(d: &BenchData, steady_only: bool) -> Cow<'_, BenchData> {
     }
 }
 
-/// Plans one benchmark from its data `d`, whose hierarchy `h` the caller built.
+/// Plans one benchmark from its data `d`, whose hierarchy `h` the caller built, for
+/// `estimator`: the median of executions of samples is planned from its own variance
+/// components ([`median_components`]); everything else from the mean's.
 fn plan_benchmark(
     h: &Hierarchy,
     d: &BenchData,
     with_builds: bool,
     warmup: usize,
+    estimator: Estimator,
 ) -> Result<BenchPlan, StatsError> {
     let components = variance_components(h)?;
     let costs = d.costs(with_builds, warmup);
     let levels = h.levels().to_vec();
-    let level_costs: Vec<LevelCost> = levels
-        .iter()
-        .zip(&costs)
-        .zip(&components.components)
-        .map(|((l, &c), comp)| LevelCost::new(l.clone(), c.get(), comp.t2))
-        .collect();
+    // A median whose executions' samples cannot give it (a single sample each) is planned as
+    // the mean's, with the pilot's counts kept.
+    let median = (estimator == Estimator::Median && h.depth() == 2)
+        .then(|| median_components(h).ok())
+        .flatten();
+    let level_costs: Vec<LevelCost> = match &median {
+        Some(m) => m.level_costs(
+            [levels[0].as_str(), levels[1].as_str()],
+            costs[0].get(),
+            costs[1].get(),
+        ),
+        None => levels
+            .iter()
+            .zip(&costs)
+            .zip(&components.components)
+            .map(|((l, &c), comp)| LevelCost::new(l.clone(), c.get(), comp.t2))
+            .collect(),
+    };
     let plan = optimal_counts(&level_costs)?;
     Ok(BenchPlan {
+        statistic: if median.is_some() {
+            Estimator::Median
+        } else {
+            Estimator::Mean
+        },
+        median,
         levels,
         costs,
         components,
@@ -352,7 +384,8 @@ enum Phase {
 /// top-level count from everything measured so far (the pilot's units count); re-plan, without
 /// looking at the interval, each time the number of units doubles; look when the planned count
 /// is reached and, if the interval is still too wide, re-plan aiming a little inside the target
-/// — at most `max_looks` times. The budget is checked after every round.
+/// — at most `max_looks` times. The budget is checked after every round. For every statistic but
+/// the mean the looks come more often ([`AdaptiveRule::look`]).
 struct AdaptiveRule {
     settings: AdaptiveSettings,
     with_builds: bool,
@@ -363,8 +396,17 @@ struct AdaptiveRule {
     pilot_units: usize,
     phase: Phase,
     looks: usize,
-    /// Top-level units at which to re-plan next (doubling).
+    /// Top-level units at which to re-plan next (doubling; the mean's rule).
     checkpoint: usize,
+    /// Top-level units at which to look next (another statistic's rule: [`LOOK_GROWTH`]).
+    next_look: usize,
+    /// Benchmarks whose interval reached the target at a look (another statistic's rule): they
+    /// run no more, and the rule waits only for the others.
+    done: Vec<bool>,
+    /// Benchmarks done since the scheduler last asked ([`StopRule::retired`]).
+    newly_done: Vec<usize>,
+    /// Units at each look ([`AdaptiveReport::looks`]).
+    looked_at: Vec<usize>,
     /// The lower-level counts in use.
     current: Shape,
     plans: Vec<Result<BenchPlan, StatsError>>,
@@ -376,9 +418,17 @@ struct AdaptiveRule {
 }
 
 impl AdaptiveRule {
+    /// Whether benchmark `b` (with data `d`) still counts: it runs, has measured something,
+    /// and has not reached the target at a look.
+    fn active(&self, b: usize, d: &BenchData) -> bool {
+        d.running() && d.measured_executions() > 0 && !self.done.get(b).copied().unwrap_or(false)
+    }
+
     fn units(&self, data: &[BenchData]) -> usize {
         data.iter()
-            .filter(|d| d.running() && d.measured_executions() > 0)
+            .enumerate()
+            .filter(|(b, d)| self.active(*b, d))
+            .map(|(_, d)| d)
             .map(|d| d.top_units(self.with_builds))
             .min()
             .unwrap_or(0)
@@ -394,20 +444,53 @@ impl AdaptiveRule {
     /// Largest relative half-width over the benchmarks.
     fn worst(&self, data: &[BenchData]) -> Option<f64> {
         let mut worst: Option<f64> = None;
-        for d in self
-            .view(data)
-            .iter()
-            .filter(|d| d.running() && d.measured_executions() > 0)
-        {
-            let h = d.hierarchy(self.with_builds).ok()?;
-            let rel = estimator_interval(&h, &self.settings, d.resolution())
-                .ok()?
-                .relative_half_width();
+        for rel in self.relative(data) {
+            let rel = rel?.1;
             if worst.is_none_or(|w| rel > w) {
                 worst = Some(rel);
             }
         }
         worst
+    }
+
+    /// Each active benchmark's index and relative half-width (`None` where there is no
+    /// interval yet).
+    fn relative(&self, data: &[BenchData]) -> Vec<Option<(usize, f64)>> {
+        self.view(data)
+            .iter()
+            .enumerate()
+            .filter(|(b, d)| self.active(*b, d))
+            .map(|(b, d)| {
+                let h = d.hierarchy(self.with_builds).ok()?;
+                let i = estimator_interval(&h, &self.settings, d.resolution()).ok()?;
+                Some((b, i.relative_half_width()))
+            })
+            .collect()
+    }
+
+    /// Whether benchmark `d` has the top-level units its interval needs to be trusted: at
+    /// least [`MIN_TOP_UNITS`], and, when its top-level means look multimodal or skewed now,
+    /// the units [`rare_modes`] asks for (the analysis warns below them).
+    fn enough_units(&self, d: &BenchData) -> bool {
+        let Ok(h) = steady_view(d, self.steady_only).hierarchy(self.with_builds) else {
+            return false;
+        };
+        h.units(0) >= MIN_TOP_UNITS && matches!(rare_modes(&TopUnits::of(&h)), Ok(None))
+    }
+
+    /// Another statistic's look: retires every benchmark whose interval is within `limit`
+    /// (relative) and that has enough units ([`Self::enough_units`]), and says whether none is
+    /// left to run.
+    fn retire_within(&mut self, data: &[BenchData], limit: f64) -> bool {
+        let n = self.units(data);
+        self.looked_at.push(n);
+        for (b, rel) in self.relative(data).into_iter().flatten() {
+            if rel <= limit && self.enough_units(&data[b]) {
+                self.done[b] = true;
+                self.newly_done.push(b);
+            }
+        }
+        !data.iter().enumerate().any(|(b, d)| self.active(b, d))
     }
 
     /// Plans every benchmark from all its data; sets the shape for the rest of the experiment
@@ -423,7 +506,7 @@ impl AdaptiveRule {
             .zip(&hierarchies)
             .map(|(d, h)| {
                 let h = h.as_ref().map_err(Clone::clone)?;
-                plan_benchmark(h, d, self.with_builds, self.warmup)
+                plan_benchmark(h, d, self.with_builds, self.warmup, self.settings.estimator)
             })
             .collect();
         if self.plans.iter().all(Result::is_err) {
@@ -438,20 +521,25 @@ impl AdaptiveRule {
             ));
             return None;
         }
-        // The plans' lower-level counts are the mean's optimum (its variance components and
-        // costs); another statistic's interval comes from the top-level bootstrap, so only the
-        // executions are planned for it and the pilot's samples per execution are kept (a median
-        // of one process's 25,600 samples is no better known across processes than of 100).
-        let mean = self.settings.estimator == Estimator::Mean;
-        self.current = next_shape(&self.current, &self.plans, self.discard, mean);
+        // The plans' lower-level counts are the optimum for the statistic they were planned
+        // for (`BenchPlan::statistic`): the mean's or the median's variance components and the
+        // costs. For any other statistic only the executions are planned and the pilot's
+        // samples per execution are kept: the mean's optimum would plan them for the mean (a
+        // noisy benchmark's minimum was given 25,600 samples per process where 100 served).
+        self.current = next_shape(
+            &self.current,
+            &self.plans,
+            self.discard,
+            self.settings.estimator,
+        );
         self.shape = Some(self.current.clone());
         let Some(target) = self.settings.target.map(Fraction::get) else {
             return Some(self.settings.max_units);
         };
         let mut most = n + 1;
-        for ((d, h), p) in data.iter().zip(&hierarchies).zip(&self.plans) {
+        for (b, ((d, h), p)) in data.iter().zip(&hierarchies).zip(&self.plans).enumerate() {
             let (Ok(h), Ok(p)) = (h, p) else { continue };
-            if !d.running() {
+            if !d.running() || self.done.get(b).copied().unwrap_or(false) {
                 continue;
             }
             match needed(h, p, (target, margin), &self.settings, d.resolution()) {
@@ -479,6 +567,77 @@ impl AdaptiveRule {
         self.reason = Some(reason);
         Control::Stop
     }
+
+    /// Whether the rule looks at the interval at geometrically spaced counts and retires each
+    /// benchmark that reached the target ([`Self::look`]): for every statistic but the mean,
+    /// whose rule (looks only at the planned count) is the one validated in
+    /// docs/VALIDATION.md.
+    fn looks_often(&self) -> bool {
+        self.settings.estimator != Estimator::Mean
+    }
+
+    /// Another statistic's rule after the pilot, once `n` top-level units have run towards
+    /// `planned`: at each look (every [`LOOK_GROWTH`]-fold growth of the units, and at the
+    /// planned count) every benchmark whose interval is within the target runs no more; the
+    /// rest re-plan from everything measured (shape and count), and the next look is set. A
+    /// look at the planned count that misses counts against `max_looks`, and re-plans aiming
+    /// inside the target as the mean's rule does.
+    fn look(&mut self, data: &[BenchData], n: usize, planned: usize) -> Control {
+        if n < self.next_look && n < planned {
+            return Control::Continue;
+        }
+        let Some(target) = self.settings.target.map(Fraction::get) else {
+            if n >= planned {
+                return self.stop(StopReason::BudgetSpent);
+            }
+            // Only a budget: the looks re-plan the shape as the units grow.
+            return match self.plan(data, n, 1.0) {
+                Some(planned) => {
+                    self.phase = Phase::Planned { planned };
+                    self.next_look = look_after(n, planned);
+                    Control::Continue
+                }
+                None => self.stop(StopReason::Unplannable),
+            };
+        };
+        if self.retire_within(data, target) {
+            return self.stop(StopReason::PrecisionReached);
+        }
+        let n = self.units(data);
+        if n >= planned {
+            if self.looks >= self.settings.max_looks || n >= self.settings.max_units {
+                return self.stop(StopReason::PrecisionNotReached);
+            }
+            self.looks += 1;
+        }
+        let m = match self.looks {
+            0 => 1.0,
+            l if l == self.settings.max_looks => margin(n).powi(2),
+            _ => margin(n),
+        };
+        match self.plan(data, n, m) {
+            Some(planned) => {
+                self.phase = Phase::Planned { planned };
+                self.next_look = look_after(n, planned);
+                Control::Continue
+            }
+            None => self.stop(StopReason::Unplannable),
+        }
+    }
+}
+
+/// How much the top-level units grow between two looks of another statistic's rule (the
+/// median's, the minimum's): the run looks at `⌈1.5·n⌉` units after a look at `n`, or at the
+/// planned count if that comes first, so it stops at most half as many units again after the
+/// interval reached the target, whatever the plan predicted. Each look is a chance to stop on
+/// an interval narrow by luck; the coverage at stop is checked by simulation in
+/// `tests/adaptive_coverage.rs` (docs/methodology.md).
+pub const LOOK_GROWTH: f64 = 1.5;
+
+/// The units at which to look next after a look at `n`, towards `planned` ([`LOOK_GROWTH`]).
+fn look_after(n: usize, planned: usize) -> usize {
+    let grown = (n as f64 * LOOK_GROWTH).ceil() as usize;
+    grown.max(n + 1).min(planned.max(n + 1))
 }
 
 /// The fraction of the target a re-plan aims at after a look missed it with `n` units (and that
@@ -492,11 +651,14 @@ fn margin(n: usize) -> f64 {
 /// Top-level units a benchmark needs in all for the target, counting what it has measured.
 ///
 /// For the mean: from the variance components and the plan's lower-level counts
-/// ([`top_count_with_existing`]). For another estimator: the top-level bootstrap's half-width
-/// shrinks about as 1/√r with r top-level units (faster for the minimum, whose interval is set
-/// by the spacing of the smallest unit minima), so `r·(h/target)²` units, h the relative
-/// half-width now. The lower-level counts still come from the mean's plan; a look at the
-/// planned count checks the interval itself and re-plans if the scaling was off. It aims at
+/// ([`top_count_with_existing`]). For the median planned from its own components
+/// ([`BenchPlan::median`]): the same count from the median's components — each measured
+/// execution's median varying by σ_b² + w/n_j, each planned one by σ_b² + w/k — with the
+/// predicted half-width scaled to the bootstrap interval the rule judges ([`calibration`]). For
+/// another estimator: the top-level bootstrap's half-width shrinks about as 1/√r with r
+/// top-level units (faster for the minimum, whose interval is set by the spacing of the
+/// smallest unit minima), so `r·(h/target)²` units, h the relative half-width now. Looks
+/// ([`LOOK_GROWTH`]) check the interval itself and re-plan if the count was off. It aims at
 /// `target × margin`, never inside the data's resolution (± half a step), and is an error when
 /// the target itself is inside it.
 fn needed(
@@ -521,6 +683,17 @@ fn needed(
         aim = aim.max(floor);
     }
     let target = aim;
+    if let (Some(m), Estimator::Median) = (&p.median, a.estimator) {
+        let existing = m.existing();
+        let scale = calibration(&existing, &bounds, a)?;
+        return Ok(top_count_with_existing(
+            &existing,
+            &p.plan,
+            target / scale * bounds.estimate.abs(),
+            a.level.get(),
+            a.quantile,
+        )?);
+    }
     if a.estimator != Estimator::Mean {
         let rel = bounds.relative_half_width();
         let r = h.units(0) as f64;
@@ -549,6 +722,34 @@ fn needed(
         a.level.get(),
         a.quantile,
     )?)
+}
+
+/// How much wider the interval the rule judges (`bounds`, the bootstrap's) is than the one the
+/// median's components predict for the units measured (`existing`, their predicted variances):
+/// `q · sqrt(Σ v_j) / r` at `a`'s level and quantile. The count is planned for the judged
+/// interval, which the components approximate to first order only (the pooled median of
+/// executions whose levels differ far more than their samples varies by up to π/2 times the
+/// mean of their medians' variance), so the prediction is scaled by this ratio; clamped to
+/// `[1/2, 2]` since both are estimates, and 1 when the interval is at the timer's resolution or
+/// either width is 0. With the shape unchanged this plans `r·(h/target)²` units, the other
+/// statistics' rule.
+fn calibration(
+    existing: &[f64],
+    bounds: &EstimatorBounds,
+    a: &AdaptiveSettings,
+) -> Result<f64, StatsError> {
+    let r = existing.len();
+    if r < 2 || bounds.at_resolution {
+        return Ok(1.0);
+    }
+    let q = critical_value(a.level.get(), (r - 1) as f64, a.quantile)?;
+    let predicted = q * existing.iter().sum::<f64>().sqrt() / r as f64;
+    let judged = (bounds.upper - bounds.lower) / 2.0;
+    Ok(if predicted > 0.0 && judged > 0.0 {
+        (judged / predicted).clamp(0.5, 2.0)
+    } else {
+        1.0
+    })
 }
 
 /// Why no count of top-level units reaches the target.
@@ -609,10 +810,23 @@ impl StopRule for AdaptiveRule {
                 };
                 self.first_planned = Some(planned);
                 self.phase = Phase::Planned { planned };
+                self.next_look = look_after(n, planned);
+                if self.looks_often() {
+                    // As below, per benchmark: one precise enough with room to spare runs no
+                    // more.
+                    let spare = self.settings.target.map(|t| t.get() * margin(n));
+                    if let Some(limit) = spare
+                        && self.retire_within(data, limit)
+                    {
+                        return self.stop(StopReason::PrecisionReached);
+                    }
+                    return Control::Continue;
+                }
                 // The pilot alone may already be precise enough: stop now rather than run units
                 // the plan does not need — but only with room to spare, since a pilot that
                 // looks precise by luck (a small variance estimate from few units) is exactly
                 // the one whose interval would under-cover (simulated: 90% for such stops).
+                self.looked_at.push(n);
                 if self.worst(data).is_some_and(|rel| {
                     self.settings
                         .target
@@ -625,6 +839,9 @@ impl StopRule for AdaptiveRule {
             }
             Phase::Planned { planned } => planned,
         };
+        if self.looks_often() {
+            return self.look(data, n, planned);
+        }
         if n < planned {
             if n >= self.checkpoint {
                 // Re-plan with more data, without looking at the interval.
@@ -640,6 +857,7 @@ impl StopRule for AdaptiveRule {
         let Some(target) = self.settings.target.map(Fraction::get) else {
             return self.stop(StopReason::BudgetSpent);
         };
+        self.looked_at.push(n);
         let Some(rel) = self.worst(data) else {
             return Control::Continue;
         };
@@ -668,6 +886,10 @@ impl StopRule for AdaptiveRule {
 
     fn reshape(&mut self) -> Option<Shape> {
         self.shape.take()
+    }
+
+    fn retired(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.newly_done)
     }
 
     fn planned_executions(&self) -> Option<usize> {
@@ -788,6 +1010,10 @@ pub struct AdaptiveReport {
     /// Per benchmark, the step its values move in, when its executions reported it: no
     /// interval of it is narrower than ± half a step.
     pub resolutions: Vec<Option<Resolution>>,
+    /// The top-level units at which the rule looked at the intervals, the end of the pilot
+    /// first (for the median, minimum or a trimmed mean: [`LOOK_GROWTH`]; the mean's rule looks
+    /// at its planned counts).
+    pub looks: Vec<usize>,
 }
 
 /// Runs an adaptive experiment: a small pilot whose data are kept, the optimal lower-level
@@ -848,6 +1074,10 @@ pub fn run_adaptive(
         phase: Phase::Pilot,
         looks: 0,
         checkpoint: 0,
+        next_look: 0,
+        done: vec![false; benchmarks.len()],
+        newly_done: Vec::new(),
+        looked_at: Vec::new(),
         current: Shape {
             iterations: vec![Some(discard + pilot.iterations); benchmarks.len()],
             executions: with_builds.then_some(s.executions),
@@ -881,6 +1111,7 @@ pub fn run_adaptive(
         .collect();
     let resolutions = collector.data().iter().map(BenchData::resolution).collect();
     Ok(AdaptiveReport {
+        looks: rule.looked_at.clone(),
         resolutions,
         plans: rule.plans.clone(),
         planned_top: rule.first_planned.unwrap_or(0),
@@ -899,17 +1130,27 @@ pub fn run_adaptive(
 /// more data, may move it further.
 const MAX_STEP: usize = 4;
 
+/// The fewest samples per execution a median's plan asks for: its sampling variance w/n is
+/// a large-sample law, and with a handful of samples one disturbed sample moves an execution's
+/// median (with two it is their mean).
+pub const MEDIAN_MIN_SAMPLES: usize = 10;
+
 /// The counts to run next: each plan's lower-level counts — iterations per execution (after
 /// `discard` and the plan's warm-up iterations) per benchmark, and executions per build (the largest any benchmark needs, since
 /// rounds are shared) — within a factor [`MAX_STEP`] of the current ones. A benchmark whose
 /// top level showed no variance keeps its current counts: its plan would either repeat the
 /// top level with a single unit below it or grow the counts below without bound, and the
 /// pilot cannot tell which is right.
+///
+/// Iterations per execution follow a plan only when it was made for the run's `estimator`
+/// ([`BenchPlan::statistic`]); a median's plan whose samples showed no sampling variance (the
+/// middle values tied, as on a coarse clock) keeps them too, and never goes below
+/// [`MEDIAN_MIN_SAMPLES`].
 fn next_shape(
     current: &Shape,
     plans: &[Result<BenchPlan, StatsError>],
     discard: usize,
-    plan_iterations: bool,
+    estimator: Estimator,
 ) -> Shape {
     let step = |now: usize, planned: usize| planned.clamp(now.div_ceil(MAX_STEP), now * MAX_STEP);
     fn usable(p: &Result<BenchPlan, StatsError>) -> Option<&BenchPlan> {
@@ -923,8 +1164,16 @@ fn next_shape(
             match (
                 now,
                 usable(p)
-                    .filter(|_| plan_iterations)
-                    .and_then(|p| p.count("iteration")),
+                    .filter(|p| p.statistic == estimator)
+                    .filter(|p| p.median.is_none() || p.plan.collapsed.last() == Some(&false))
+                    .and_then(|p| {
+                        let k = p.count("iteration")?;
+                        Some(if p.median.is_some() {
+                            k.max(MEDIAN_MIN_SAMPLES)
+                        } else {
+                            k
+                        })
+                    }),
             ) {
                 (Some(now), Some(k)) => {
                     let skip = discard + usable(p).map_or(0, |p| p.warmup_iterations);
@@ -970,6 +1219,46 @@ mod tests {
 
     struct Quiet;
     impl Observer for Quiet {}
+
+    /// The median to ±1% with 2,000 resamples (fewer than a run's, for a debug build) and up
+    /// to 10,000 executions.
+    fn median() -> AdaptiveSettings {
+        AdaptiveSettings {
+            estimator: Estimator::Median,
+            bootstrap: BootstrapConfig {
+                resamples: 2_000,
+                ..BootstrapConfig::default()
+            },
+            max_units: 10_000,
+            ..adaptive()
+        }
+    }
+
+    /// Runs `benches` adaptively toward `a` from the default 10-execution pilot, seeded.
+    fn run_seeded(
+        benches: &[Benchmark],
+        seed: u64,
+        a: &AdaptiveSettings,
+        executor: &mut dyn Executor,
+        observer: &mut dyn Observer,
+    ) -> AdaptiveReport {
+        let settings = Settings {
+            executions: 10,
+            seed: Seed(seed),
+            ..Settings::default()
+        };
+        run_adaptive(
+            benches,
+            &settings,
+            0,
+            &PilotSettings::adaptive(),
+            a,
+            StopSignal::new(),
+            executor,
+            observer,
+        )
+        .unwrap()
+    }
 
     fn run(a: &AdaptiveSettings, pilot: &PilotSettings) -> Result<AdaptiveReport, RunError> {
         let benches = [bench("mean=1ms,execution=5%,iteration=1%,iterations=5")];
@@ -1214,44 +1503,259 @@ mod tests {
         .unwrap()
     }
 
-    /// For the median (or minimum) only executions are planned: the samples per execution stay
-    /// the pilot's, where the mean's plan multiplies them (iterations vary 30%, executions 5%,
-    /// a start-up of 50 ms: the mean's optimum is about 40 iterations per execution).
+    /// Each statistic's samples per execution: the mean's and the median's from their own
+    /// variance components and the costs (Kalibera & Jones 2013's optimum), the minimum's kept
+    /// at the pilot's (iterations vary 30%, executions 5%, a start-up of 50 ms: the mean's
+    /// optimum is about √(50 · 30²/5²) = 42 iterations per execution, the median's about
+    /// √(50 · (π/2) · 30²/5²) = 53).
     #[test]
-    fn another_statistic_keeps_the_pilots_samples_per_execution() {
+    fn each_statistic_plans_samples_per_execution_from_its_own_components() {
         let benches = [bench(
             "mean=1ms,execution=5%,iteration=30%,startup=50ms,iterations=10",
         )];
-        let settings = Settings {
-            executions: 10,
-            seed: Seed(4),
-            ..Settings::default()
-        };
-        let shape = |estimator| {
+        let run = |estimator| {
             let a = AdaptiveSettings {
                 target: Fraction::new(0.02),
                 estimator,
                 max_units: 60,
                 ..adaptive()
             };
-            run_adaptive(
-                &benches,
-                &settings,
-                0,
-                &PilotSettings::adaptive(),
-                &a,
-                StopSignal::new(),
-                &mut SimulatedExecutor::new(4),
-                &mut Quiet,
-            )
-            .unwrap()
-            .shape
-            .iterations[0]
+            run_seeded(&benches, 4, &a, &mut SimulatedExecutor::new(4), &mut Quiet)
         };
         let pilot = PilotSettings::adaptive().iterations;
-        let m = shape(rigor_stats::Estimator::Mean);
-        assert!(m.unwrap() > pilot, "{m:?} {pilot}");
-        assert_eq!(shape(rigor_stats::Estimator::Median), Some(pilot));
+        let mean = run(rigor_stats::Estimator::Mean);
+        let m = mean.shape.iterations[0].unwrap();
+        assert!((30..=60).contains(&m), "{m} {pilot}");
+        assert_eq!(mean.plans[0].as_ref().unwrap().statistic, Estimator::Mean);
+        let min = run(rigor_stats::Estimator::Min);
+        assert_eq!(min.shape.iterations[0], Some(pilot));
+        // The median's count is the closed form on its own components in the last plan.
+        let median = run(rigor_stats::Estimator::Median);
+        let p = median.plans[0].as_ref().unwrap();
+        assert_eq!(p.statistic, Estimator::Median);
+        let c = p.median.as_ref().unwrap();
+        let closed = ((p.costs[0].get() / p.costs[1].get()) * (c.within / c.between))
+            .sqrt()
+            .ceil() as usize;
+        let k = median.shape.iterations[0].unwrap();
+        assert_eq!(k, closed, "{c:?}");
+        assert!((35..=80).contains(&k), "{k}");
+    }
+
+    #[test]
+    fn looks_grow_geometrically_toward_the_planned_count() {
+        // From a 10-execution pilot toward a plan of 1,000: 15, 23, 35, 53, 80, 120, …
+        let mut n = 10;
+        let mut looks = Vec::new();
+        while n < 1000 {
+            n = look_after(n, 1000);
+            looks.push(n);
+        }
+        assert_eq!(looks[..8], [15, 23, 35, 53, 80, 120, 180, 270], "{looks:?}");
+        assert_eq!(looks.len(), 12);
+        assert_eq!(*looks.last().unwrap(), 1000);
+        // The planned count comes first when it is nearer; a small n still moves on.
+        assert_eq!(look_after(100, 120), 120);
+        assert_eq!(look_after(10, 11), 11);
+        assert_eq!(look_after(1, 1000), 2);
+        // A plan already reached (a re-plan that asks for no more): the next round.
+        assert_eq!(look_after(50, 40), 51);
+    }
+
+    /// Collects how many executions of each benchmark ran.
+    #[derive(Default)]
+    struct Count(Vec<usize>);
+    impl Observer for Count {
+        fn execution(&mut self, r: &crate::ExecutionRecord) -> Result<(), RunError> {
+            if !r.warmup {
+                if self.0.len() <= r.benchmark {
+                    self.0.resize(r.benchmark + 1, 0);
+                }
+                self.0[r.benchmark] += 1;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_benchmark_that_reached_the_target_runs_no_more() {
+        // A quiet benchmark and a noisy one, the median to ±1%: the quiet one is done after
+        // the pilot or an early look, the noisy one runs on alone.
+        let benches = [
+            bench("mean=1ms,execution=0.5%,iteration=1%,iterations=20,startup=10ms"),
+            bench("mean=1ms,execution=4%,iteration=1%,iterations=20,startup=10ms"),
+        ];
+        let a = median();
+        let mut count = Count::default();
+        let r = run_seeded(&benches, 8, &a, &mut SimulatedExecutor::new(8), &mut count);
+        assert_eq!(r.reason, StopReason::PrecisionReached);
+        let [quiet, noisy] = count.0[..] else {
+            panic!("{:?}", count.0)
+        };
+        assert!(quiet <= 15, "{quiet} {noisy}");
+        assert!(noisy >= 3 * quiet, "{quiet} {noisy}");
+        for i in &r.intervals {
+            assert!(i.unwrap().relative_half_width() <= 0.01, "{i:?}");
+        }
+    }
+
+    /// Records every execution's samples, in order.
+    #[derive(Default)]
+    struct Samples(Vec<Vec<f64>>);
+    impl Observer for Samples {
+        fn execution(&mut self, r: &crate::ExecutionRecord) -> Result<(), RunError> {
+            if !r.warmup {
+                self.0
+                    .push(r.outcome.iterations.clone().unwrap_or_default());
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_median_stops_at_the_first_look_within_the_target() {
+        // Executions vary far more than samples: about 100 executions for ±1%, reached through
+        // looks 1.5× apart (re-planned at each), the last the first within the target.
+        let benches = [bench(
+            "mean=1ms,execution=5%,iteration=1%,iterations=20,startup=10ms",
+        )];
+        let a = median();
+        let mut samples = Samples::default();
+        let r = run_seeded(
+            &benches,
+            11,
+            &a,
+            &mut SimulatedExecutor::new(11),
+            &mut samples,
+        );
+        assert_eq!(r.reason, StopReason::PrecisionReached);
+        assert!(r.looks.len() >= 3, "{:?}", r.looks);
+        assert_eq!(r.looks[0], 10, "the pilot is the first look");
+        assert_eq!(*r.looks.last().unwrap(), samples.0.len());
+        for pair in r.looks.windows(2) {
+            let grown = (pair[0] as f64 * LOOK_GROWTH).ceil() as usize;
+            assert!(pair[1] > pair[0] && pair[1] <= grown, "{:?}", r.looks);
+        }
+        // The interval the rule saw at each look, from the data measured by then.
+        let rel = |n: usize| {
+            let groups: Vec<Vec<f64>> = samples.0[..n].to_vec();
+            let h = Hierarchy::two_level(["execution", "iteration"], &groups).unwrap();
+            estimator_interval(&h, &a, None)
+                .unwrap()
+                .relative_half_width()
+        };
+        let (last, earlier) = r.looks.split_last().unwrap();
+        assert!(rel(*last) <= 0.01, "{}", rel(*last));
+        // The pilot stops only with room to spare; a later look as soon as it is within.
+        assert!(rel(10) > 0.01 * margin(10), "{}", rel(10));
+        for &n in &earlier[1..] {
+            assert!(rel(n) > 0.01, "{n}: {}", rel(n));
+        }
+    }
+
+    #[test]
+    fn a_median_run_with_only_a_budget_re_plans_at_its_looks_and_spends_it() {
+        let benches = [bench(
+            "mean=1ms,execution=2%,iteration=30%,startup=20ms,iterations=10",
+        )];
+        let a = AdaptiveSettings {
+            target: None,
+            budget: Some(Seconds(3.0)),
+            ..median()
+        };
+        let r = run_seeded(
+            &benches,
+            12,
+            &a,
+            &mut SimulatedExecutor::new(12),
+            &mut Quiet,
+        );
+        assert_eq!(r.reason, StopReason::BudgetSpent);
+        assert!((r.pilot_seconds + r.main_seconds).get() <= 3.2);
+        // The samples per execution moved from the pilot's toward the median's optimum.
+        assert!(r.shape.iterations[0].unwrap() > 10, "{:?}", r.shape);
+    }
+
+    /// Samples of 1 ms ± 0.2% (uniform), of which 3% are preempted (5 ms or more, heavy-tailed),
+    /// seeded: the executions' medians agree, their means are skewed by the preemptions each
+    /// happened to get.
+    struct Preempted(rand_chacha::ChaCha8Rng);
+
+    impl Executor for Preempted {
+        fn execute(
+            &mut self,
+            req: &crate::executor::ExecutionRequest<'_>,
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            use rand::Rng;
+            let k = req
+                .env
+                .iter()
+                .find(|(k, _)| k == rigor_protocol::ITERATIONS_ENV)
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(20);
+            let iterations: Vec<f64> = (0..k)
+                .map(|_| {
+                    let base = 1e-3 * (1.0 + 0.004 * (self.0.r#gen::<f64>() - 0.5));
+                    if self.0.r#gen::<f64>() < 0.03 {
+                        // Pareto (α = 1) from 5 ms: a few preemptions are very long.
+                        base + 5e-3 / (1.0 - self.0.r#gen::<f64>())
+                    } else {
+                        base
+                    }
+                })
+                .collect();
+            Ok(crate::executor::ExecutionOutcome {
+                metrics: Default::default(),
+                wall: Seconds(iterations.iter().sum::<f64>() + 10e-3),
+                user: Seconds::ZERO,
+                sys: Seconds::ZERO,
+                max_rss: 0,
+                termination: crate::executor::Termination::Exited { code: 0 },
+                stderr_tail: String::new(),
+                iterations: Some(iterations),
+                resolution: None,
+                iteration_error: None,
+            })
+        }
+
+        fn build(
+            &mut self,
+            _: &crate::executor::BuildRequest<'_>,
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            unreachable!("no builds here")
+        }
+
+        fn run_hook(
+            &mut self,
+            _: &CommandLine,
+            _: Option<&std::path::Path>,
+            _env: &[(String, String)],
+        ) -> Result<crate::executor::ExecutionOutcome, RunError> {
+            unreachable!("no hooks here")
+        }
+    }
+
+    #[test]
+    fn a_benchmark_is_not_retired_before_its_skewed_means_have_the_units_they_need() {
+        // The median is within ±1% from the pilot on, but the execution means look skewed, and
+        // the analysis warns below 20 executions: no look may stop the benchmark before.
+        let benches = [Benchmark::new(
+            "preempted",
+            CommandLine::parse("./preempted", false).unwrap(),
+        )];
+        for seed in 0..4 {
+            let mut samples = Samples::default();
+            let mut ex = Preempted(rand::SeedableRng::seed_from_u64(seed));
+            let r = run_seeded(&benches, seed, &median(), &mut ex, &mut samples);
+            assert_eq!(r.reason, StopReason::PrecisionReached);
+            let h = Hierarchy::two_level(["execution", "iteration"], &samples.0).unwrap();
+            let rare = rare_modes(&TopUnits::of(&h)).unwrap();
+            assert!(
+                rare.is_none(),
+                "seed {seed}: {} executions, {rare:?}",
+                h.units(0)
+            );
+        }
     }
 
     #[test]

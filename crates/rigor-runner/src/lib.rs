@@ -26,7 +26,8 @@ mod test_support;
 
 pub use adaptive::{
     AdaptiveReport, AdaptiveSettings, BenchPlan, DEFAULT_LOOKS, Dimensioning, EstimatorBounds,
-    PilotSettings, StopReason, dimension, estimator_interval, run_adaptive,
+    LOOK_GROWTH, MEDIAN_MIN_SAMPLES, PilotSettings, StopReason, dimension, estimator_interval,
+    run_adaptive,
 };
 pub use collect::{BenchData, Collector, NeverStop, StopRule};
 pub use command::CommandLine;

@@ -34,6 +34,7 @@ pub mod hierarchy;
 pub mod impact;
 pub mod interval;
 pub mod joint;
+pub mod median_plan;
 pub mod mixture;
 pub mod net;
 mod rank_walk;
