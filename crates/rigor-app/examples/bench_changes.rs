@@ -4,8 +4,11 @@
 //! absolute times).
 //!
 //! ```text
-//! cargo run --release -p rigor-app --example bench_changes -- [versions] [benchmarks] [--shape add|run]
+//! cargo run --release -p rigor-app --example bench_changes -- [versions] [benchmarks] [--shape add|run] [--keep DIR]
 //! ```
+//!
+//! With `--keep DIR` the history is built in `DIR` (named by its size and shape) and reused when
+//! it is already there, so that a rerun times without building it again.
 //!
 //! A SQLite history of `benchmarks` (default 50) × `versions` (default 10,000), one run of 5
 //! executions per version and benchmark, a +5% step half way. `--shape add` (the default): each
@@ -79,14 +82,24 @@ fn main() {
     let numbers: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let versions = numbers.first().copied().unwrap_or(10_000);
     let count = numbers.get(1).copied().unwrap_or(50);
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    let keep = args
+        .iter()
+        .position(|a| a == "--keep")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from);
+    let temporary = tempfile::tempdir().expect("a temporary directory");
+    let db = keep.as_deref().unwrap_or(temporary.path()).join(format!(
+        "series-{count}x{versions}-{}.db",
+        if shape_run { "run" } else { "add" }
+    ));
+    let reuse = keep.is_some() && db.exists();
     let machine = MachineInfo {
         name: "bench".into(),
         environment: Default::default(),
     };
     let key = SeriesKey::new("bench", "main");
     let names: Vec<String> = (0..count).map(|b| format!("b{b}")).collect();
-    let mut h = SqliteHistory::open(&dir.path().join("series.db")).expect("a new history");
+    let mut h = SqliteHistory::open(&db).expect("a new history");
     let truth = |v: usize| if v >= versions / 2 { 1.05 } else { 1.0 };
     let info = |v: usize| VersionInfo {
         rev: format!("v{v}"),
@@ -95,7 +108,9 @@ fn main() {
     };
     let t = Instant::now();
     let mut seed = 1000;
-    if shape_run {
+    if reuse {
+        // Built by an earlier run.
+    } else if shape_run {
         let mut shifts = Noise::new(7);
         let mut measured = 0;
         while measured < versions {
@@ -141,8 +156,13 @@ fn main() {
     }
     let fill = t.elapsed().as_secs_f64();
     println!(
-        "history: {count} benchmarks x {versions} versions, shape {} (stored in {fill:.1} s)",
-        if shape_run { "run" } else { "add" }
+        "history: {count} benchmarks x {versions} versions, shape {} ({} {fill:.1} s)",
+        if shape_run { "run" } else { "add" },
+        if reuse {
+            "reused, opened in"
+        } else {
+            "stored in"
+        }
     );
 
     // Before: every sample read back, each version's Huber level, detection without sessions.
