@@ -21,7 +21,9 @@
 //! (`History::summaries`); the levels (the summaries and each benchmark's crossed fit of
 //! sessions and versions, `track::levels::series_levels`); the whole `changes` use case
 //! (`track::detect_changes`: levels, detection, false discovery rate, storing); and the
-//! E-divisive scan alone on the same levels.
+//! E-divisive scan alone on the same levels. Then, to show where the time of `changes` goes, its
+//! pieces alone and one benchmark after another: each benchmark's detection on its fit, and the
+//! joint scan of the benchmarks together (machine-wide shifts).
 
 use std::time::Instant;
 
@@ -32,7 +34,8 @@ use rigor_history::{
 };
 use rigor_stats::HierarchyBuilder;
 use rigor_stats::edivisive::{ChangeConfig, detect_changes as scan};
-use rigor_stats::series::{SeriesConfig, VersionMean, detect};
+use rigor_stats::joint::{JointConfig, StepSeries, scan as joint_scan};
+use rigor_stats::series::{SeriesConfig, VersionMean, detect, detect_adjusted};
 use rigor_store::{BenchmarkRecord, Layout, ResultFile, SampleRecord};
 use rigor_units::{ConfidenceLevel, Seed};
 
@@ -213,6 +216,39 @@ fn main() {
         scanned += scan(&x, &ChangeConfig::default()).expect("scanned").len();
     }
     let scan_time = t.elapsed().as_secs_f64();
+
+    // Where `changes` spends its time: the pieces of the use case alone, one benchmark after
+    // another (the use case runs the benchmarks' fits and detections in parallel).
+    let t = Instant::now();
+    let cfg = SeriesConfig::default();
+    let mut detections = Vec::new();
+    for l in &levels {
+        let points = l.points();
+        let fit_points: Vec<usize> = points.iter().map(|p| p.0).collect();
+        let a = detect_adjusted(&l.fit, &fit_points, &cfg, &|_, _, i| i).expect("detected");
+        detections.push((
+            fit_points,
+            a.changes.iter().map(|c| c.index).collect::<Vec<_>>(),
+        ));
+    }
+    let detect_time = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let series: Vec<StepSeries<'_>> = levels
+        .iter()
+        .zip(&detections)
+        .map(|(l, (fit_points, own))| {
+            let first: Vec<usize> = l.points().iter().map(|&(_, v)| v).collect();
+            StepSeries::adjusted(&l.fit, fit_points, own, first).expect("a series")
+        })
+        .collect();
+    let events = joint_scan(&series, versions, &JointConfig::default())
+        .expect("scanned")
+        .len();
+    let joint_time = t.elapsed().as_secs_f64();
+    println!(
+        "of `changes`, alone and serial: detection of each benchmark {detect_time:.2} s; \
+         the joint scan across benchmarks {joint_time:.2} s ({events} events)"
+    );
 
     println!(
         "before (every sample read back, Huber levels, detection without sessions): {before:.2} s \

@@ -434,15 +434,17 @@ fn fit_at(
             ybar[p] /= d[p];
         }
     }
-    // C and r per component.
+    // C and r per component of two sessions or more (one of one session needs neither: below).
+    let several = |m: &Vec<usize>| if m.len() > 1 { m.len() } else { 0 };
     let mut cs: Vec<DMatrix<f64>> = members
         .iter()
-        .map(|m| DMatrix::zeros(m.len(), m.len()))
+        .map(|m| DMatrix::zeros(several(m), several(m)))
         .collect();
-    let mut rs: Vec<Vec<f64>> = members.iter().map(|m| vec![0.0; m.len()]).collect();
+    let mut rs: Vec<Vec<f64>> = members.iter().map(|m| vec![0.0; several(m)]).collect();
     for (c, &w) in cells.iter().zip(&weights) {
-        if let Some(k) = session_component[c.session] {
-            rs[k][local[c.session]] += w * (c.value - ybar[c.point]);
+        if let Some(r) = session_component[c.session].and_then(|k| rs[k].get_mut(local[c.session]))
+        {
+            *r += w * (c.value - ybar[c.point]);
         }
     }
     for p in 0..points {
@@ -450,6 +452,9 @@ fn fit_at(
             continue;
         };
         let c = &mut cs[k];
+        if c.is_empty() {
+            continue;
+        }
         for &(j, wj) in &by_point[p] {
             c[(local[j], local[j])] += wj;
             for &(l, wl) in &by_point[p] {
@@ -461,6 +466,17 @@ fn fit_at(
     let mut shifts = vec![None; sessions];
     for ((m, c), r) in members.iter().zip(cs).zip(&rs) {
         let n = m.len();
+        if n == 1 {
+            // One session: its shift is 0 by the constraint and C⁺ is 0 (what the general
+            // path below gives too, without its matrices: a history of `track add` has a
+            // component of one session per version).
+            shifts[m[0]] = Some(0.0);
+            components.push(Component {
+                sessions: m.clone(),
+                pinv: DMatrix::zeros(usize::from(with_inverse), usize::from(with_inverse)),
+            });
+            continue;
+        }
         // C + a·11ᵀ is invertible (C's null space is 1) and its inverse is C⁺ + 11ᵀ/(a·n²). The
         // scale a is taken from C itself (its mean diagonal over n), so that the part added
         // and C's own are of one size: with a fixed a = 1/n, cells weighted 10¹² left C⁺ as

@@ -979,16 +979,15 @@ impl Moments {
 
 /// [`evaluate_adjusted`] made cheap for the passes of [`detect_adjusted_repeated`]'s search,
 /// which evaluate one series at many sets of boundaries. τ² comes from prefix sums
-/// ([`Moments`]); each segment's level from prefix sums of the weights at that τ² (formed again
-/// only when τ² changes between passes); and a contrast's session terms take the points alone
-/// in a component of one session (every version of a history built by `track add`) from prefix
-/// sums too — such a point adds `c²/D_p` to the estimation, which is its own variance and
-/// cancels, and `c²` to the origins — so that only the other points go through
-/// [`CrossedFit::contrast_variance`]. The same numbers as [`evaluate_adjusted`] up to rounding
-/// (a test compares the two); where a condition of that equality is not met (a version
-/// without variance of its own, or versions' variances more than 10¹²/versions apart, so that
-/// a coefficient could fall below the tolerance of a component's net coefficient), it is
-/// [`evaluate_adjusted`] itself.
+/// ([`Moments`]); each segment's level is one pass over it with no allocation; and a contrast's
+/// session terms take the points alone in a component of one session (every version of a
+/// history built by `track add`) from those passes too — such a point adds `c²/D_p` to the
+/// estimation, which is its own variance and cancels, and `c²` to the origins — so that only
+/// the other points go through [`CrossedFit::contrast_variance`]. The same numbers as
+/// [`evaluate_adjusted`] up to rounding (a test compares the two); where a condition of that
+/// equality is not met (a version without variance of its own, or versions' variances more
+/// than 10¹²/versions apart, so that a coefficient could fall below the tolerance of a
+/// component's net coefficient), it is [`evaluate_adjusted`] itself.
 struct Adjusted<'a> {
     fit: &'a CrossedFit,
     points: &'a [usize],
@@ -1002,19 +1001,16 @@ struct Adjusted<'a> {
     alone_before: Vec<usize>,
     /// The positions that are not alone, in order.
     general: Vec<usize>,
-    /// Whether the prefix sums may stand for [`evaluate_adjusted`] (see the type's
-    /// documentation).
+    /// Whether the passes may stand for [`evaluate_adjusted`] (see the type's documentation).
     usable: bool,
-    /// The weights' prefix sums at the τ² of the last pass.
-    weights: std::cell::RefCell<Option<(u64, Weights)>>,
 }
 
-/// Prefix sums of the weights `wᵢ = 1/(vᵢ + τ²)` at one τ²: `w`, `w·(m − centre)`, and for the
-/// positions alone in their component `w²`.
-struct Weights {
-    w: Prefix,
-    wd: Prefix,
-    w2: Prefix,
+/// One segment's sums at a τ²: of the weights `wᵢ = 1/(vᵢ + τ²)`, of `w·(m − centre)`, and of
+/// `w²` over its points alone in their component.
+struct Sums {
+    w: f64,
+    wd: f64,
+    w2_alone: f64,
 }
 
 impl<'a> Adjusted<'a> {
@@ -1057,23 +1053,25 @@ impl<'a> Adjusted<'a> {
             alone_before,
             general,
             usable,
-            weights: std::cell::RefCell::new(None),
         }
     }
 
-    fn weights_at(&self, tau2: f64) -> Weights {
-        let w = |v: &VersionMean| 1.0 / (v.variance + tau2);
-        let alone = |i: usize| self.alone[i];
-        let vs = self.versions;
-        Weights {
-            w: Prefix::new(vs.iter().map(w)),
-            wd: Prefix::new(vs.iter().map(|v| w(v) * (v.mean - self.centre))),
-            w2: Prefix::new(vs.iter().enumerate().map(
-                |(i, v)| {
-                    if alone(i) { w(v) * w(v) } else { 0.0 }
-                },
-            )),
+    /// The sums of versions `[a, b)` at `tau2`.
+    fn sums(&self, a: usize, b: usize, tau2: f64) -> Sums {
+        let mut s = Sums {
+            w: 0.0,
+            wd: 0.0,
+            w2_alone: 0.0,
+        };
+        for (v, alone) in self.versions[a..b].iter().zip(&self.alone[a..b]) {
+            let w = 1.0 / (v.variance + tau2);
+            s.w += w;
+            s.wd += w * (v.mean - self.centre);
+            if *alone {
+                s.w2_alone += w * w;
+            }
         }
+        s
     }
 
     fn evaluate(
@@ -1089,31 +1087,25 @@ impl<'a> Adjusted<'a> {
         }
         let n = self.versions.len();
         let tau2 = self.moments.tau2(boundaries);
-        let mut cached = self.weights.borrow_mut();
-        if cached.as_ref().is_none_or(|(t, _)| *t != tau2.to_bits()) {
-            *cached = Some((tau2.to_bits(), self.weights_at(tau2)));
-        }
-        let Some((_, weights)) = cached.as_ref() else {
-            return fallback();
-        };
         let mut log_segments: Vec<Segment> = Vec::with_capacity(boundaries.len() + 1);
+        let mut alone_squares: Vec<f64> = Vec::with_capacity(boundaries.len() + 1);
         let mut a = 0;
         let inner = boundaries.iter().copied().filter(|&b| b > 0 && b < n);
         for b in inner.chain(std::iter::once(n)) {
-            let sw = weights.w.range(a, b);
+            let sums = self.sums(a, b, tau2);
             log_segments.push(Segment {
                 start: a,
                 end: b,
-                mean: self.centre + weights.wd.range(a, b) / sw,
-                variance: 1.0 / sw,
+                mean: self.centre + sums.wd / sums.w,
+                variance: 1.0 / sums.w,
             });
+            alone_squares.push(sums.w2_alone);
             a = b;
         }
         if log_segments
             .iter()
             .any(|s| !(s.variance.is_finite() && s.variance > 0.0 && s.mean.is_finite()))
         {
-            drop(cached);
             return fallback();
         }
         let df = n.saturating_sub(log_segments.len()).max(1) as f64;
@@ -1122,14 +1114,13 @@ impl<'a> Adjusted<'a> {
         let sessions = self.fit.session_variance();
         let mut changes = Vec::with_capacity(log_segments.len().saturating_sub(1));
         let mut contrast: Vec<(usize, f64)> = Vec::new();
-        for w in log_segments.windows(2) {
+        for (k, w) in log_segments.windows(2).enumerate() {
             let (before, after) = (w[0], w[1]);
             let (wb, wa) = (1.0 / before.variance, 1.0 / after.variance);
             let (start, end) = (before.start, after.end);
             // The points alone: no estimation beyond their own variance, c² each to the
             // origins, a component each.
-            let mut origins = weights.w2.range(before.start, before.end) / (wb * wb)
-                + weights.w2.range(after.start, after.end) / (wa * wa);
+            let mut origins = alone_squares[k] / (wb * wb) + alone_squares[k + 1] / (wa * wa);
             let mut spanned = self.alone_before[end] - self.alone_before[start];
             let mut beyond_own = 0.0;
             let from = self.general.partition_point(|&i| i < start);
