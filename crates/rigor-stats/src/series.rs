@@ -785,6 +785,37 @@ fn log_test(diff: f64, variance: f64, df: f64, t_crit: f64) -> Result<(f64, (f64
     ))
 }
 
+/// The change between two segments of log levels whose difference has `variance`, tested with
+/// `test` (degrees of freedom and critical value), on the levels' own scale, its interval
+/// widened by `floor`.
+fn log_change(
+    before: Segment,
+    after: Segment,
+    variance: f64,
+    test: (f64, f64),
+    confounded: bool,
+    cfg: &SeriesConfig,
+    floor: &RatioFloor<'_>,
+) -> Result<SeriesChange> {
+    let diff = after.mean - before.mean;
+    let (p_value, interval) = log_test(diff, variance, test.0, test.1)?;
+    let mut change = SeriesChange {
+        index: after.start,
+        before: on_scale(&before),
+        after: on_scale(&after),
+        ratio: diff.exp(),
+        interval: Some(interval),
+        p_value,
+        p_adjusted: adjusted_p(p_value, &before, &after),
+        verdict: verdict_from_interval(interval.0, interval.1, cfg.threshold),
+        at_resolution: false,
+        confounded,
+    };
+    let (lower, upper) = floor(&change.before, &change.after, interval);
+    change.widen(lower, upper, cfg.threshold);
+    Ok(change)
+}
+
 /// A segment of log levels on the levels' own scale (its variance by the delta method).
 fn on_scale(s: &Segment) -> Segment {
     Segment {
@@ -836,23 +867,16 @@ pub fn evaluate_adjusted(
                 .total(fit.session_variance())
                 .map_or(0.0, |t| t - parts.estimation);
         let variance = before.variance + after.variance + sessions;
-        let diff = after.mean - before.mean;
-        let (p_value, interval) = log_test(diff, variance, df, t_crit)?;
-        let mut change = SeriesChange {
-            index: after.start,
-            before: on_scale(&before),
-            after: on_scale(&after),
-            ratio: diff.exp(),
-            interval: Some(interval),
-            p_value,
-            p_adjusted: adjusted_p(p_value, &before, &after),
-            verdict: verdict_from_interval(interval.0, interval.1, cfg.threshold),
-            at_resolution: false,
-            confounded: parts.confounded,
-        };
-        let (lower, upper) = floor(&change.before, &change.after, interval);
-        change.widen(lower, upper, cfg.threshold);
-        changes.push(change);
+        let test = (df, t_crit);
+        changes.push(log_change(
+            before,
+            after,
+            variance,
+            test,
+            parts.confounded,
+            cfg,
+            floor,
+        )?);
     }
     Ok(SeriesAnalysis {
         changes,
@@ -1151,23 +1175,16 @@ impl<'a> Adjusted<'a> {
                 0.0
             };
             let variance = before.variance + after.variance + beyond_own + across;
-            let diff = after.mean - before.mean;
-            let (p_value, interval) = log_test(diff, variance, df, t_crit)?;
-            let mut change = SeriesChange {
-                index: after.start,
-                before: on_scale(&before),
-                after: on_scale(&after),
-                ratio: diff.exp(),
-                interval: Some(interval),
-                p_value,
-                p_adjusted: adjusted_p(p_value, &before, &after),
-                verdict: verdict_from_interval(interval.0, interval.1, cfg.threshold),
-                at_resolution: false,
-                confounded: spanned >= 2,
-            };
-            let (lower, upper) = floor(&change.before, &change.after, interval);
-            change.widen(lower, upper, cfg.threshold);
-            changes.push(change);
+            let test = (df, t_crit);
+            changes.push(log_change(
+                before,
+                after,
+                variance,
+                test,
+                spanned >= 2,
+                cfg,
+                floor,
+            )?);
         }
         Ok(SeriesAnalysis {
             changes,
