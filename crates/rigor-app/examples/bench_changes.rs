@@ -4,8 +4,11 @@
 //! absolute times).
 //!
 //! ```text
-//! cargo run --release -p rigor-app --example bench_changes -- [versions] [benchmarks] [--shape add|run]
+//! cargo run --release -p rigor-app --example bench_changes -- [versions] [benchmarks] [--shape add|run] [--keep DIR]
 //! ```
+//!
+//! With `--keep DIR` the history is built in `DIR` (named by its size and shape) and reused when
+//! it is already there, so that a rerun times without building it again.
 //!
 //! A SQLite history of `benchmarks` (default 50) × `versions` (default 10,000), one run of 5
 //! executions per version and benchmark, a +5% step half way. `--shape add` (the default): each
@@ -18,7 +21,9 @@
 //! (`History::summaries`); the levels (the summaries and each benchmark's crossed fit of
 //! sessions and versions, `track::levels::series_levels`); the whole `changes` use case
 //! (`track::detect_changes`: levels, detection, false discovery rate, storing); and the
-//! E-divisive scan alone on the same levels.
+//! E-divisive scan alone on the same levels. Then, to show where the time of `changes` goes, its
+//! pieces alone and one benchmark after another: each benchmark's detection on its fit, and the
+//! joint scan of the benchmarks together (machine-wide shifts).
 
 use std::time::Instant;
 
@@ -29,7 +34,8 @@ use rigor_history::{
 };
 use rigor_stats::HierarchyBuilder;
 use rigor_stats::edivisive::{ChangeConfig, detect_changes as scan};
-use rigor_stats::series::{SeriesConfig, VersionMean, detect};
+use rigor_stats::joint::{JointConfig, StepSeries, scan as joint_scan};
+use rigor_stats::series::{SeriesConfig, VersionMean, detect, detect_adjusted};
 use rigor_store::{BenchmarkRecord, Layout, ResultFile, SampleRecord};
 use rigor_units::{ConfidenceLevel, Seed};
 
@@ -79,14 +85,24 @@ fn main() {
     let numbers: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let versions = numbers.first().copied().unwrap_or(10_000);
     let count = numbers.get(1).copied().unwrap_or(50);
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    let keep = args
+        .iter()
+        .position(|a| a == "--keep")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from);
+    let temporary = tempfile::tempdir().expect("a temporary directory");
+    let db = keep.as_deref().unwrap_or(temporary.path()).join(format!(
+        "series-{count}x{versions}-{}.db",
+        if shape_run { "run" } else { "add" }
+    ));
+    let reuse = keep.is_some() && db.exists();
     let machine = MachineInfo {
         name: "bench".into(),
         environment: Default::default(),
     };
     let key = SeriesKey::new("bench", "main");
     let names: Vec<String> = (0..count).map(|b| format!("b{b}")).collect();
-    let mut h = SqliteHistory::open(&dir.path().join("series.db")).expect("a new history");
+    let mut h = SqliteHistory::open(&db).expect("a new history");
     let truth = |v: usize| if v >= versions / 2 { 1.05 } else { 1.0 };
     let info = |v: usize| VersionInfo {
         rev: format!("v{v}"),
@@ -95,7 +111,9 @@ fn main() {
     };
     let t = Instant::now();
     let mut seed = 1000;
-    if shape_run {
+    if reuse {
+        // Built by an earlier run.
+    } else if shape_run {
         let mut shifts = Noise::new(7);
         let mut measured = 0;
         while measured < versions {
@@ -141,8 +159,13 @@ fn main() {
     }
     let fill = t.elapsed().as_secs_f64();
     println!(
-        "history: {count} benchmarks x {versions} versions, shape {} (stored in {fill:.1} s)",
-        if shape_run { "run" } else { "add" }
+        "history: {count} benchmarks x {versions} versions, shape {} ({} {fill:.1} s)",
+        if shape_run { "run" } else { "add" },
+        if reuse {
+            "reused, opened in"
+        } else {
+            "stored in"
+        }
     );
 
     // Before: every sample read back, each version's Huber level, detection without sessions.
@@ -193,6 +216,39 @@ fn main() {
         scanned += scan(&x, &ChangeConfig::default()).expect("scanned").len();
     }
     let scan_time = t.elapsed().as_secs_f64();
+
+    // Where `changes` spends its time: the pieces of the use case alone, one benchmark after
+    // another (the use case runs the benchmarks' fits and detections in parallel).
+    let t = Instant::now();
+    let cfg = SeriesConfig::default();
+    let mut detections = Vec::new();
+    for l in &levels {
+        let points = l.points();
+        let fit_points: Vec<usize> = points.iter().map(|p| p.0).collect();
+        let a = detect_adjusted(&l.fit, &fit_points, &cfg, &|_, _, i| i).expect("detected");
+        detections.push((
+            fit_points,
+            a.changes.iter().map(|c| c.index).collect::<Vec<_>>(),
+        ));
+    }
+    let detect_time = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let series: Vec<StepSeries<'_>> = levels
+        .iter()
+        .zip(&detections)
+        .map(|(l, (fit_points, own))| {
+            let first: Vec<usize> = l.points().iter().map(|&(_, v)| v).collect();
+            StepSeries::adjusted(&l.fit, fit_points, own, first).expect("a series")
+        })
+        .collect();
+    let events = joint_scan(&series, versions, &JointConfig::default())
+        .expect("scanned")
+        .len();
+    let joint_time = t.elapsed().as_secs_f64();
+    println!(
+        "of `changes`, alone and serial: detection of each benchmark {detect_time:.2} s; \
+         the joint scan across benchmarks {joint_time:.2} s ({events} events)"
+    );
 
     println!(
         "before (every sample read back, Huber levels, detection without sessions): {before:.2} s \

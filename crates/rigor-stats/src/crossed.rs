@@ -176,6 +176,43 @@ impl CrossedFit {
     /// The variance of `Σ c_p μ̂_p` for `(point, c_p)` pairs (points without cells are
     /// ignored).
     pub fn contrast_variance(&self, coefficients: &[(usize, f64)]) -> ContrastVariance {
+        let largest = coefficients
+            .iter()
+            .map(|(_, c)| c.abs())
+            .fold(0.0_f64, f64::max);
+        self.contrast_parts(coefficients, largest).0
+    }
+
+    /// The number of points with cells (those numbered below it that have none included).
+    pub(crate) fn points(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Whether point `p` is alone in its connected component, which has one session: its
+    /// shift is 0 and known, so a contrast's variance takes from it `c²/D_p`, and `c²` (a
+    /// component of one session) for the origins, and nothing else.
+    pub(crate) fn alone(&self, p: usize, points_in: &[usize]) -> bool {
+        self.component(p)
+            .is_some_and(|k| self.components[k].sessions.len() == 1 && points_in[k] == 1)
+    }
+
+    /// The number of points in each component.
+    pub(crate) fn points_per_component(&self) -> Vec<usize> {
+        let mut out = vec![0; self.components.len()];
+        for k in self.point_component.iter().flatten() {
+            out[*k] += 1;
+        }
+        out
+    }
+
+    /// [`CrossedFit::contrast_variance`] of `coefficients` with a component's net coefficient
+    /// counted as zero up to 10⁻¹² of `largest` (the largest coefficient's size, which may be
+    /// of a contrast `coefficients` is a part of), and how many components it spans.
+    pub(crate) fn contrast_parts(
+        &self,
+        coefficients: &[(usize, f64)],
+        largest: f64,
+    ) -> (ContrastVariance, usize) {
         // Only the components the coefficients touch, and in each only the sessions their
         // points load on: one version's variance costs its own sessions, not the whole design
         // (a history of a thousand unconnected sessions has a thousand components). Each touched
@@ -249,23 +286,21 @@ impl CrossedFit {
                 estimation += a * row;
             }
         }
-        let tolerance = 1e-12
-            * coefficients
-                .iter()
-                .map(|(_, c)| c.abs())
-                .fold(0.0_f64, f64::max)
-                .max(f64::MIN_POSITIVE);
+        let tolerance = 1e-12 * largest.max(f64::MIN_POSITIVE);
         let spanned = touched.iter().filter(|t| t.net.abs() > tolerance).count();
         let origins = touched
             .iter()
             .filter(|t| t.net.abs() > tolerance)
             .map(|t| t.net * t.net / self.components[t.comp].sessions.len() as f64)
             .sum();
-        ContrastVariance {
-            estimation: estimation.max(0.0),
-            origins,
-            confounded: spanned >= 2,
-        }
+        (
+            ContrastVariance {
+                estimation: estimation.max(0.0),
+                origins,
+                confounded: spanned >= 2,
+            },
+            spanned,
+        )
     }
 }
 
@@ -399,15 +434,17 @@ fn fit_at(
             ybar[p] /= d[p];
         }
     }
-    // C and r per component.
+    // C and r per component of two sessions or more (one of one session needs neither: below).
+    let several = |m: &Vec<usize>| if m.len() > 1 { m.len() } else { 0 };
     let mut cs: Vec<DMatrix<f64>> = members
         .iter()
-        .map(|m| DMatrix::zeros(m.len(), m.len()))
+        .map(|m| DMatrix::zeros(several(m), several(m)))
         .collect();
-    let mut rs: Vec<Vec<f64>> = members.iter().map(|m| vec![0.0; m.len()]).collect();
+    let mut rs: Vec<Vec<f64>> = members.iter().map(|m| vec![0.0; several(m)]).collect();
     for (c, &w) in cells.iter().zip(&weights) {
-        if let Some(k) = session_component[c.session] {
-            rs[k][local[c.session]] += w * (c.value - ybar[c.point]);
+        if let Some(r) = session_component[c.session].and_then(|k| rs[k].get_mut(local[c.session]))
+        {
+            *r += w * (c.value - ybar[c.point]);
         }
     }
     for p in 0..points {
@@ -415,6 +452,9 @@ fn fit_at(
             continue;
         };
         let c = &mut cs[k];
+        if c.is_empty() {
+            continue;
+        }
         for &(j, wj) in &by_point[p] {
             c[(local[j], local[j])] += wj;
             for &(l, wl) in &by_point[p] {
@@ -426,6 +466,17 @@ fn fit_at(
     let mut shifts = vec![None; sessions];
     for ((m, c), r) in members.iter().zip(cs).zip(&rs) {
         let n = m.len();
+        if n == 1 {
+            // One session: its shift is 0 by the constraint and C⁺ is 0 (what the general
+            // path below gives too, without its matrices: a history of `track add` has a
+            // component of one session per version).
+            shifts[m[0]] = Some(0.0);
+            components.push(Component {
+                sessions: m.clone(),
+                pinv: DMatrix::zeros(usize::from(with_inverse), usize::from(with_inverse)),
+            });
+            continue;
+        }
         // C + a·11ᵀ is invertible (C's null space is 1) and its inverse is C⁺ + 11ᵀ/(a·n²). The
         // scale a is taken from C itself (its mean diagonal over n), so that the part added
         // and C's own are of one size: with a fixed a = 1/n, cells weighted 10¹² left C⁺ as
@@ -567,8 +618,10 @@ pub fn fit(points: usize, sessions: usize, cells: &[Cell]) -> Result<CrossedFit>
         .collect();
     let no_variances = !smallest.is_finite();
     let rss_at = |tau2: f64| fit_at(points, sessions, cells, &variances, tau2, &layout, false).1;
-    let rss0 = rss_at(0.0);
     let mut tau2 = 0.0;
+    // Without residual degrees of freedom (every point in one cell: a history of `track add`,
+    // each version in a session of its own) τ² stays 0 and the residuals are not needed.
+    let rss0 = if df > 0 { rss_at(0.0) } else { 0.0 };
     if df > 0 && (no_variances || rss0 > df as f64) {
         // Paule–Mandel: the weighted residual sum of squares falls as τ² grows; find where it
         // meets its degrees of freedom.

@@ -41,14 +41,37 @@ pub fn critical_value(level: f64, df: f64, quantile: Quantile) -> Result<f64> {
                     reason: "must be positive and finite",
                 });
             }
+            let key = (p.to_bits(), df.to_bits());
+            if let Some(t) = KNOWN.with_borrow(|known| known.get(&key).copied()) {
+                return Ok(t);
+            }
             let t = StudentsT::new(0.0, 1.0, df).map_err(|_| StatsError::InvalidParameter {
                 name: "degrees of freedom",
                 value: df.to_string(),
                 reason: "rejected by the t distribution",
             })?;
-            Ok(t.inverse_cdf(p))
+            let t = t.inverse_cdf(p);
+            KNOWN.with_borrow_mut(|known| {
+                if known.len() >= KNOWN_MAX {
+                    known.clear();
+                }
+                known.insert(key, t);
+            });
+            Ok(t)
         }
     }
+}
+
+/// How many quantiles [`KNOWN`] keeps (it is emptied when full).
+const KNOWN_MAX: usize = 4096;
+
+std::thread_local! {
+    /// Student-t quantiles already computed, by probability and degrees of freedom (as bits):
+    /// an inversion costs microseconds, and change detection asks for the same few again and
+    /// again (a quantile per pass of a series' search, and per version tested together across
+    /// benchmarks), so a history of 10,000 versions spent a large part of its time on them.
+    static KNOWN: std::cell::RefCell<std::collections::HashMap<(u64, u64), f64>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
 /// The level at which to take a percentile bootstrap interval over `n` top-level units so that

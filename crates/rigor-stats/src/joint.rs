@@ -34,8 +34,7 @@ use crate::crossed::CrossedFit;
 use crate::dist::{Quantile, critical_value};
 use crate::error::{Result, StatsError, check_finite};
 use crate::series::{
-    VersionMean, adjusted_levels, between_version_variance, contrast_of, segment, side_weights,
-    two_sided_p,
+    Moments, VersionMean, adjusted_levels, contrast_of, segment, side_weights, two_sided_p,
 };
 
 /// The least variance a step is given (a relative error of 10⁻⁶), so that a benchmark whose
@@ -165,6 +164,8 @@ pub fn combine(steps: &[Step], level: f64) -> Result<Combined> {
 #[derive(Debug, Clone)]
 pub struct StepSeries<'a> {
     levels: Vec<VersionMean>,
+    /// The levels' prefix sums: τ² of a step's segments without a pass over the series.
+    moments: Moments,
     fit: Option<(&'a CrossedFit, &'a [usize])>,
     /// Its own changes (positions, sorted).
     boundaries: Vec<usize>,
@@ -235,6 +236,7 @@ impl<'a> StepSeries<'a> {
         boundaries.sort_unstable();
         boundaries.dedup();
         Ok(Self {
+            moments: Moments::new(&levels),
             levels,
             fit,
             boundaries,
@@ -270,7 +272,10 @@ impl<'a> StepSeries<'a> {
         cuts.push(at);
         cuts.sort_unstable();
         cuts.dedup();
-        let tau2 = between_version_variance(&self.levels, &cuts);
+        // `crate::series::between_version_variance` of the cuts, from prefix sums: every
+        // version of every benchmark is a step's place, and a pass over the series for each made
+        // the scan quadratic in the series' length.
+        let tau2 = self.moments.tau2(&cuts);
         let lo = cuts.iter().copied().filter(|&b| b < at).max().unwrap_or(0);
         let hi = cuts.iter().copied().filter(|&b| b > at).min().unwrap_or(n);
         // At most `window` positions on each side.

@@ -723,8 +723,9 @@ pub fn detect_adjusted_repeated(
     floor: &RatioFloor<'_>,
 ) -> Result<SeriesAnalysis> {
     let versions = adjusted_levels(fit, points)?;
+    let adjusted = Adjusted::new(fit, points, &versions);
     search(&versions, Some(repeats), cfg, &|boundaries| {
-        evaluate_adjusted(fit, points, &versions, boundaries, cfg, floor)
+        adjusted.evaluate(boundaries, cfg, floor)
     })
 }
 
@@ -862,6 +863,37 @@ fn log_test(diff: f64, variance: f64, df: f64, t_crit: f64) -> Result<(f64, (f64
     ))
 }
 
+/// The change between two segments of log levels whose difference has `variance`, tested with
+/// `test` (degrees of freedom and critical value), on the levels' own scale, its interval
+/// widened by `floor`.
+fn log_change(
+    before: Segment,
+    after: Segment,
+    variance: f64,
+    test: (f64, f64),
+    confounded: bool,
+    cfg: &SeriesConfig,
+    floor: &RatioFloor<'_>,
+) -> Result<SeriesChange> {
+    let diff = after.mean - before.mean;
+    let (p_value, interval) = log_test(diff, variance, test.0, test.1)?;
+    let mut change = SeriesChange {
+        index: after.start,
+        before: on_scale(&before),
+        after: on_scale(&after),
+        ratio: diff.exp(),
+        interval: Some(interval),
+        p_value,
+        p_adjusted: adjusted_p(p_value, &before, &after),
+        verdict: verdict_from_interval(interval.0, interval.1, cfg.threshold),
+        at_resolution: false,
+        confounded,
+    };
+    let (lower, upper) = floor(&change.before, &change.after, interval);
+    change.widen(lower, upper, cfg.threshold);
+    Ok(change)
+}
+
 /// A segment of log levels on the levels' own scale (its variance by the delta method).
 fn on_scale(s: &Segment) -> Segment {
     Segment {
@@ -913,23 +945,16 @@ pub fn evaluate_adjusted(
                 .total(fit.session_variance())
                 .map_or(0.0, |t| t - parts.estimation);
         let variance = before.variance + after.variance + sessions;
-        let diff = after.mean - before.mean;
-        let (p_value, interval) = log_test(diff, variance, df, t_crit)?;
-        let mut change = SeriesChange {
-            index: after.start,
-            before: on_scale(&before),
-            after: on_scale(&after),
-            ratio: diff.exp(),
-            interval: Some(interval),
-            p_value,
-            p_adjusted: adjusted_p(p_value, &before, &after),
-            verdict: verdict_from_interval(interval.0, interval.1, cfg.threshold),
-            at_resolution: false,
-            confounded: parts.confounded,
-        };
-        let (lower, upper) = floor(&change.before, &change.after, interval);
-        change.widen(lower, upper, cfg.threshold);
-        changes.push(change);
+        let test = (df, t_crit);
+        changes.push(log_change(
+            before,
+            after,
+            variance,
+            test,
+            parts.confounded,
+            cfg,
+            floor,
+        )?);
     }
     Ok(SeriesAnalysis {
         changes,
@@ -937,6 +962,315 @@ pub fn evaluate_adjusted(
         tau2,
         df,
     })
+}
+
+/// Prefix sums kept with their rounding error (Neumaier's compensation), so that the sum over
+/// any range `[a, b)` is as accurate as a sum over that range alone, however long the series
+/// before it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Prefix {
+    hi: Vec<f64>,
+    lo: Vec<f64>,
+}
+
+impl Prefix {
+    /// The prefix sums of `values`.
+    pub(crate) fn new(values: impl IntoIterator<Item = f64>) -> Self {
+        let (mut hi, mut lo) = (vec![0.0], vec![0.0]);
+        let (mut s, mut c) = (0.0_f64, 0.0_f64);
+        for x in values {
+            let t = s + x;
+            c += if s.abs() >= x.abs() {
+                (s - t) + x
+            } else {
+                (x - t) + s
+            };
+            s = t;
+            hi.push(s);
+            lo.push(c);
+        }
+        Self { hi, lo }
+    }
+
+    /// The sum of the values `[a, b)`.
+    pub(crate) fn range(&self, a: usize, b: usize) -> f64 {
+        (self.hi[b] - self.hi[a]) + (self.lo[b] - self.lo[a])
+    }
+}
+
+/// What [`between_version_variance`] needs of a series, as prefix sums: τ² of any cut of it in
+/// O(segments) rather than O(versions). The versions are centred on their mean first, so that
+/// a segment's weighted squares are not the difference of two large numbers.
+#[derive(Debug, Clone)]
+pub(crate) struct Moments {
+    n: usize,
+    /// Some version has no variance of its own: the unweighted method of moments.
+    unweighted: bool,
+    /// The weights (`1/vᵢ`, or 1), the weighted centred means and their squares, and the
+    /// squared weights.
+    w: Prefix,
+    wd: Prefix,
+    wd2: Prefix,
+    w2: Prefix,
+    /// The mean within-version variance (the unweighted method).
+    within: f64,
+}
+
+impl Moments {
+    /// The prefix sums of `versions`.
+    pub(crate) fn new(versions: &[VersionMean]) -> Self {
+        let n = versions.len();
+        let unweighted = versions
+            .iter()
+            .any(|v| v.variance.is_nan() || v.variance <= 0.0);
+        let centre = if n == 0 {
+            0.0
+        } else {
+            versions.iter().map(|v| v.mean).sum::<f64>() / n as f64
+        };
+        let weight = |v: &VersionMean| if unweighted { 1.0 } else { 1.0 / v.variance };
+        let within = if unweighted && n > 0 {
+            versions.iter().map(|v| v.variance.max(0.0)).sum::<f64>() / n as f64
+        } else {
+            0.0
+        };
+        Self {
+            n,
+            unweighted,
+            w: Prefix::new(versions.iter().map(weight)),
+            wd: Prefix::new(versions.iter().map(|v| weight(v) * (v.mean - centre))),
+            wd2: Prefix::new(
+                versions
+                    .iter()
+                    .map(|v| weight(v) * (v.mean - centre) * (v.mean - centre)),
+            ),
+            w2: Prefix::new(versions.iter().map(|v| weight(v) * weight(v))),
+            within,
+        }
+    }
+
+    /// [`between_version_variance`] of the series cut at `boundaries` (sorted, distinct), equal
+    /// to it up to rounding.
+    pub(crate) fn tau2(&self, boundaries: &[usize]) -> f64 {
+        let n = self.n;
+        let (mut s, mut q, mut sum_w, mut sum_w2_over) = (0, 0.0, 0.0, 0.0);
+        let mut a = 0;
+        let inner = boundaries.iter().copied().filter(|&b| b > 0 && b < n);
+        for b in inner.chain(std::iter::once(n)) {
+            s += 1;
+            let sw = self.w.range(a, b);
+            let swd = self.wd.range(a, b);
+            q += (self.wd2.range(a, b) - swd * swd / sw).max(0.0);
+            sum_w += sw;
+            sum_w2_over += self.w2.range(a, b) / sw;
+            a = b;
+        }
+        if n <= s {
+            return 0.0;
+        }
+        if self.unweighted {
+            return (q / (n - s) as f64 - self.within).max(0.0);
+        }
+        let denominator = sum_w - sum_w2_over;
+        if denominator <= 0.0 {
+            return 0.0;
+        }
+        ((q - (n - s) as f64) / denominator).max(0.0)
+    }
+}
+
+/// [`evaluate_adjusted`] made cheap for the passes of [`detect_adjusted_repeated`]'s search,
+/// which evaluate one series at many sets of boundaries. τ² comes from prefix sums
+/// ([`Moments`]); each segment's level is one pass over it with no allocation; and a contrast's
+/// session terms take the points alone in a component of one session (every version of a
+/// history built by `track add`) from those passes too — such a point adds `c²/D_p` to the
+/// estimation, which is its own variance and cancels, and `c²` to the origins — so that only
+/// the other points go through [`CrossedFit::contrast_variance`]. The same numbers as
+/// [`evaluate_adjusted`] up to rounding (a test compares the two); where a condition of that
+/// equality is not met (a version without variance of its own, or versions' variances more
+/// than 10¹²/versions apart, so that a coefficient could fall below the tolerance of a
+/// component's net coefficient), it is [`evaluate_adjusted`] itself.
+struct Adjusted<'a> {
+    fit: &'a CrossedFit,
+    points: &'a [usize],
+    versions: &'a [VersionMean],
+    moments: Moments,
+    /// The series' mean log level, which the weighted sums are centred on.
+    centre: f64,
+    /// Whether each position's point is alone in a component of one session.
+    alone: Vec<bool>,
+    /// How many positions before each are alone (prefix counts).
+    alone_before: Vec<usize>,
+    /// The positions that are not alone, in order.
+    general: Vec<usize>,
+    /// Whether the passes may stand for [`evaluate_adjusted`] (see the type's documentation).
+    usable: bool,
+}
+
+/// One segment's sums at a τ²: of the weights `wᵢ = 1/(vᵢ + τ²)`, of `w·(m − centre)`, and of
+/// `w²` over its points alone in their component.
+struct Sums {
+    w: f64,
+    wd: f64,
+    w2_alone: f64,
+}
+
+impl<'a> Adjusted<'a> {
+    fn new(fit: &'a CrossedFit, points: &'a [usize], versions: &'a [VersionMean]) -> Self {
+        let n = versions.len();
+        let per_component = fit.points_per_component();
+        let alone: Vec<bool> = points
+            .iter()
+            .map(|&p| fit.alone(p, &per_component))
+            .collect();
+        let mut alone_before = Vec::with_capacity(n + 1);
+        alone_before.push(0);
+        for (i, a) in alone.iter().enumerate() {
+            alone_before.push(alone_before[i] + usize::from(*a));
+        }
+        let general = (0..n).filter(|&i| !alone[i]).collect();
+        let (least, most) = versions.iter().fold((f64::INFINITY, 0.0_f64), |(l, m), v| {
+            (l.min(v.variance), m.max(v.variance))
+        });
+        let usable = n > 0
+            && points.len() == n
+            && fit.points() >= n
+            && versions
+                .iter()
+                .all(|v| v.variance.is_finite() && v.mean.is_finite())
+            && least > 0.0
+            && most / least * (n as f64) < 1e12;
+        let centre = if n == 0 {
+            0.0
+        } else {
+            versions.iter().map(|v| v.mean).sum::<f64>() / n as f64
+        };
+        Self {
+            fit,
+            points,
+            versions,
+            moments: Moments::new(versions),
+            centre,
+            alone,
+            alone_before,
+            general,
+            usable,
+        }
+    }
+
+    /// The sums of versions `[a, b)` at `tau2`.
+    fn sums(&self, a: usize, b: usize, tau2: f64) -> Sums {
+        let mut s = Sums {
+            w: 0.0,
+            wd: 0.0,
+            w2_alone: 0.0,
+        };
+        for (v, alone) in self.versions[a..b].iter().zip(&self.alone[a..b]) {
+            let w = 1.0 / (v.variance + tau2);
+            s.w += w;
+            s.wd += w * (v.mean - self.centre);
+            if *alone {
+                s.w2_alone += w * w;
+            }
+        }
+        s
+    }
+
+    fn evaluate(
+        &self,
+        boundaries: &[usize],
+        cfg: &SeriesConfig,
+        floor: &RatioFloor<'_>,
+    ) -> Result<SeriesAnalysis> {
+        let fallback =
+            || evaluate_adjusted(self.fit, self.points, self.versions, boundaries, cfg, floor);
+        if !self.usable || boundaries.windows(2).any(|w| w[0] >= w[1]) {
+            return fallback();
+        }
+        let n = self.versions.len();
+        let tau2 = self.moments.tau2(boundaries);
+        let mut log_segments: Vec<Segment> = Vec::with_capacity(boundaries.len() + 1);
+        let mut alone_squares: Vec<f64> = Vec::with_capacity(boundaries.len() + 1);
+        let mut a = 0;
+        let inner = boundaries.iter().copied().filter(|&b| b > 0 && b < n);
+        for b in inner.chain(std::iter::once(n)) {
+            let sums = self.sums(a, b, tau2);
+            log_segments.push(Segment {
+                start: a,
+                end: b,
+                mean: self.centre + sums.wd / sums.w,
+                variance: 1.0 / sums.w,
+            });
+            alone_squares.push(sums.w2_alone);
+            a = b;
+        }
+        if log_segments
+            .iter()
+            .any(|s| !(s.variance.is_finite() && s.variance > 0.0 && s.mean.is_finite()))
+        {
+            return fallback();
+        }
+        let df = n.saturating_sub(log_segments.len()).max(1) as f64;
+        let df = df.max(self.fit.df() as f64);
+        let t_crit = critical_value(cfg.level, df, Quantile::StudentT)?;
+        let sessions = self.fit.session_variance();
+        let mut changes = Vec::with_capacity(log_segments.len().saturating_sub(1));
+        let mut contrast: Vec<(usize, f64)> = Vec::new();
+        for (k, w) in log_segments.windows(2).enumerate() {
+            let (before, after) = (w[0], w[1]);
+            let (wb, wa) = (1.0 / before.variance, 1.0 / after.variance);
+            let (start, end) = (before.start, after.end);
+            // The points alone: no estimation beyond their own variance, c² each to the
+            // origins, a component each.
+            let mut origins = alone_squares[k] / (wb * wb) + alone_squares[k + 1] / (wa * wa);
+            let mut spanned = self.alone_before[end] - self.alone_before[start];
+            let mut beyond_own = 0.0;
+            let from = self.general.partition_point(|&i| i < start);
+            let to = self.general.partition_point(|&i| i < end);
+            if from < to {
+                let coefficient = |i: usize| {
+                    let w = 1.0 / (self.versions[i].variance + tau2);
+                    if i < after.start { -w / wb } else { w / wa }
+                };
+                contrast.clear();
+                let mut own = 0.0;
+                for &i in &self.general[from..to] {
+                    let c = coefficient(i);
+                    own += c * c * self.versions[i].variance;
+                    contrast.push((self.points[i], c));
+                }
+                let largest = (start..end)
+                    .map(|i| coefficient(i).abs())
+                    .fold(0.0_f64, f64::max);
+                let (parts, count) = self.fit.contrast_parts(&contrast, largest);
+                beyond_own = (parts.estimation - own).max(0.0);
+                origins += parts.origins;
+                spanned += count;
+            }
+            let across = if origins > 0.0 {
+                sessions.map_or(0.0, |s| origins * s.value)
+            } else {
+                0.0
+            };
+            let variance = before.variance + after.variance + beyond_own + across;
+            let test = (df, t_crit);
+            changes.push(log_change(
+                before,
+                after,
+                variance,
+                test,
+                spanned >= 2,
+                cfg,
+                floor,
+            )?);
+        }
+        Ok(SeriesAnalysis {
+            changes,
+            segments: log_segments.iter().map(on_scale).collect(),
+            tau2,
+            df,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -1298,6 +1632,214 @@ mod tests {
             start = end;
         }
         fit(n, session, &cells).unwrap()
+    }
+
+    /// A seeded history mixing the shapes a series takes: versions each in a session of its own
+    /// (as `track add` stores them; each alone in its component), sessions of several versions
+    /// re-measuring earlier ones (as `track run` measures), and a session of several versions
+    /// that shares none; each version's variance of its own drawn over two orders of magnitude,
+    /// a spread between builds, steps, levels far from 1 (log levels far from 0).
+    fn mixed_history(seed: u64, n: usize) -> crate::crossed::CrossedFit {
+        use crate::crossed::{Cell, fit};
+        use rand::Rng;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let base = rng.gen_range(-9.0..3.0);
+        let build = rng.gen_range(0.0..0.004);
+        let truth: Vec<f64> = {
+            let mut level = base;
+            (0..n)
+                .map(|_| {
+                    if rng.gen_bool(0.01) {
+                        level += rng.gen_range(-0.1..0.1);
+                    }
+                    level + build * Normal::new(0.0, 1.0).unwrap().sample(&mut rng)
+                })
+                .collect()
+        };
+        let mut cells = Vec::new();
+        let mut session = 0;
+        let mut p = 0;
+        let mut cell = |rng: &mut ChaCha8Rng, p: usize, session: usize, shift: f64| {
+            let sd = 10f64.powf(rng.gen_range(-3.3..-2.3));
+            cells.push(Cell {
+                point: p,
+                session,
+                value: truth[p] + shift + sd * Normal::new(0.0, 1.0).unwrap().sample(rng),
+                variance: sd * sd,
+            });
+        };
+        while p < n {
+            let shift = rng.gen_range(-0.05..0.05);
+            match rng.gen_range(0..3) {
+                0 => {
+                    // `track add`: a version alone in its session.
+                    cell(&mut rng, p, session, shift);
+                    p += 1;
+                }
+                1 => {
+                    // `track run`: up to 11 new versions, anchored on two earlier ones.
+                    let end = (p + rng.gen_range(2..12)).min(n);
+                    if p > 1 {
+                        cell(&mut rng, p - 1, session, shift);
+                        let earlier = rng.gen_range(0..p - 1);
+                        cell(&mut rng, earlier, session, shift);
+                    }
+                    for q in p..end {
+                        cell(&mut rng, q, session, shift);
+                    }
+                    p = end;
+                }
+                _ => {
+                    // Several versions in a session that shares none.
+                    let end = (p + rng.gen_range(2..6)).min(n);
+                    for q in p..end {
+                        cell(&mut rng, q, session, shift);
+                    }
+                    p = end;
+                }
+            }
+            session += 1;
+        }
+        fit(n, session, &cells).unwrap()
+    }
+
+    /// `a` equals `b` to `tolerance` relative (of the larger).
+    fn same(a: f64, b: f64, tolerance: f64, what: &str) {
+        let scale = a.abs().max(b.abs());
+        assert!(
+            (a - b).abs() <= tolerance * scale,
+            "{what}: {a} against {b} ({:e} relative)",
+            (a - b).abs() / scale
+        );
+    }
+
+    /// Two analyses of one series are the same: boundaries, verdicts and whether confounded
+    /// exactly; ratios, intervals and levels to 10⁻¹² relative, p-values to 10⁻¹¹; τ² to 10⁻¹² of the
+    /// versions' variances (τ² is a difference of sums that may nearly cancel, so it is compared
+    /// on the scale of what it is added to).
+    fn same_analysis(a: &SeriesAnalysis, b: &SeriesAnalysis, scale: f64, what: &str) {
+        assert_eq!(a.changes.len(), b.changes.len(), "{what}");
+        assert!(
+            (a.tau2 - b.tau2).abs() <= 1e-12 * scale,
+            "{what}: τ² {} {}",
+            a.tau2,
+            b.tau2
+        );
+        assert_eq!(a.df, b.df, "{what}");
+        for (x, y) in a.changes.iter().zip(&b.changes) {
+            assert_eq!(
+                (x.index, x.verdict, x.confounded, x.at_resolution),
+                (y.index, y.verdict, y.confounded, y.at_resolution),
+                "{what}"
+            );
+            same(x.ratio, y.ratio, 1e-12, &format!("{what}: ratio"));
+            let (i, j) = (x.interval.unwrap(), y.interval.unwrap());
+            same(i.0, j.0, 1e-12, &format!("{what}: lower bound"));
+            same(i.1, j.1, 1e-12, &format!("{what}: upper bound"));
+            same(
+                x.before.mean,
+                y.before.mean,
+                1e-12,
+                &format!("{what}: level"),
+            );
+            same(
+                x.after.variance,
+                y.after.variance,
+                1e-12,
+                &format!("{what}: variance"),
+            );
+            // A tail probability magnifies its statistic's rounding: d ln p / d ln t is about
+            // t² (≈ 10 at p ≈ 0.001), so a t equal to 10⁻¹³ gives p-values equal to 10⁻¹²,
+            // and 10⁻¹¹ is allowed (the direct path's levels, summed uncentred, are the less
+            // accurate of the two).
+            same(x.p_value, y.p_value, 1e-11, &format!("{what}: p-value"));
+            same(
+                x.p_adjusted,
+                y.p_adjusted,
+                1e-11,
+                &format!("{what}: adjusted p-value"),
+            );
+        }
+    }
+
+    /// The prefix sums stand for the direct sums: τ² of random cuts of random series (with and
+    /// without versions that have no variance of their own) is `between_version_variance`'s.
+    #[test]
+    fn moments_give_the_between_version_variance() {
+        use rand::Rng;
+        let mut rng = ChaCha8Rng::seed_from_u64(29);
+        for case in 0..200 {
+            let n = rng.gen_range(2..400);
+            let base = rng.gen_range(-9.0..3.0);
+            let spread = rng.gen_range(0.0..0.02);
+            let versions: Vec<VersionMean> = (0..n)
+                .map(|i| VersionMean {
+                    mean: base + if i > n / 2 { 0.05 } else { 0.0 } + spread * rng.r#gen::<f64>(),
+                    variance: if case % 5 == 0 && rng.gen_bool(0.1) {
+                        0.0
+                    } else {
+                        10f64.powf(rng.gen_range(-7.0..-4.0))
+                    },
+                })
+                .collect();
+            let mut cuts: Vec<usize> = (0..rng.gen_range(0..6))
+                .map(|_| rng.gen_range(0..n))
+                .collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            let direct = between_version_variance(&versions, &cuts);
+            let fast = Moments::new(&versions).tau2(&cuts);
+            let scale = versions.iter().map(|v| v.variance).fold(0.0, f64::max) + direct;
+            assert!(
+                (direct - fast).abs() <= 1e-12 * scale,
+                "case {case}: {direct} against {fast}"
+            );
+        }
+    }
+
+    /// The fast evaluation of [`detect_adjusted_repeated`]'s passes gives what
+    /// [`evaluate_adjusted`] gives, on seeded random histories with sessions of every shape:
+    /// at random sets of boundaries, and through the whole search (the same changes found).
+    #[test]
+    fn fast_passes_equal_the_direct_evaluation() {
+        use rand::Rng;
+        let cfg = SeriesConfig::default();
+        let floor = |_: &Segment, _: &Segment, i: (f64, f64)| i;
+        let mut rng = ChaCha8Rng::seed_from_u64(2029);
+        let mut found = 0;
+        for seed in 0..24 {
+            let n = 300;
+            let fit = mixed_history(seed, n);
+            let points: Vec<usize> = (0..n).collect();
+            let versions = adjusted_levels(&fit, &points).unwrap();
+            let scale = versions.iter().map(|v| v.variance).fold(0.0, f64::max);
+            let fast = Adjusted::new(&fit, &points, &versions);
+            assert!(fast.usable, "{seed}");
+            for _ in 0..10 {
+                let mut b: Vec<usize> = (0..rng.gen_range(0..30))
+                    .map(|_| rng.gen_range(1..n))
+                    .collect();
+                b.sort_unstable();
+                b.dedup();
+                let direct = evaluate_adjusted(&fit, &points, &versions, &b, &cfg, &floor).unwrap();
+                let quick = fast.evaluate(&b, &cfg, &floor).unwrap();
+                same_analysis(
+                    &direct,
+                    &quick,
+                    scale,
+                    &format!("seed {seed}, boundaries {b:?}"),
+                );
+            }
+            let direct = search(&versions, None, &cfg, &|b| {
+                evaluate_adjusted(&fit, &points, &versions, b, &cfg, &floor)
+            })
+            .unwrap();
+            let quick = detect_adjusted(&fit, &points, &cfg, &floor).unwrap();
+            same_analysis(&direct, &quick, scale, &format!("seed {seed}, searched"));
+            found += quick.changes.len();
+        }
+        // The histories have changes, and they are found.
+        assert!(found >= 10, "{found}");
     }
 
     fn adjusted(fit: &crate::crossed::CrossedFit, n: usize) -> SeriesAnalysis {
