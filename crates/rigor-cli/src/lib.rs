@@ -1326,10 +1326,10 @@ pub fn parse_ignore_failure(s: &str) -> Result<IgnoredExits, String> {
 
 const RUNS_WHY: &str = ": for long runs give a time --budget or a --precision instead";
 
-/// An execution count: 0 to [`MAX_EXECUTIONS`] (the runner asks for at least 2 top-level units
-/// and says why).
+/// An execution count: 1 to [`MAX_EXECUTIONS`] (one per build where builds are the top level;
+/// the runner asks for at least 2 top-level units and says why).
 fn parse_executions(s: &str) -> Result<usize, String> {
-    count(s, 0, MAX_EXECUTIONS, "executions per command", RUNS_WHY)
+    count(s, 1, MAX_EXECUTIONS, "executions per command", RUNS_WHY)
 }
 
 /// Warm-up executions: 0 to [`MAX_EXECUTIONS`].

@@ -110,7 +110,7 @@ pub enum SettingsError {
     /// Fewer than two executions when executions are the top level: an interval needs two
     /// top-level units.
     #[error(
-        "{executions} execution(s) per benchmark: an interval needs at least 2 top-level units (5 or more for a reliable one)"
+        "{executions} execution(s) per benchmark: an interval needs at least 2 top-level units (5 or more for a reliable one); hyperfine's -r 1 measures once without a spread, rigor measures at least twice (or with --build, builds are the top level)"
     )]
     TooFewExecutions {
         /// The executions asked for.

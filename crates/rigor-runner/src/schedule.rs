@@ -1435,7 +1435,7 @@ mod tests {
         assert_eq!(builds(2, 1).validate(), Ok(()));
         assert_eq!(
             SettingsError::TooFewExecutions { executions: 1 }.to_string(),
-            "1 execution(s) per benchmark: an interval needs at least 2 top-level units (5 or more for a reliable one)"
+            "1 execution(s) per benchmark: an interval needs at least 2 top-level units (5 or more for a reliable one); hyperfine's -r 1 measures once without a spread, rigor measures at least twice (or with --build, builds are the top level)"
         );
 
         // Absurd counts are refused before anything runs, naming the limit.
