@@ -1727,9 +1727,7 @@ mod tests {
 
         fn run_hook(
             &mut self,
-            _: &CommandLine,
-            _: Option<&std::path::Path>,
-            _env: &[(String, String)],
+            _: &crate::executor::HookRequest<'_>,
         ) -> Result<crate::executor::ExecutionOutcome, RunError> {
             unreachable!("no hooks here")
         }
