@@ -561,17 +561,28 @@ fn compare_of_one_jmh_fork_says_one_process_and_same_named_commands_are_matched_
         "{text}"
     );
     assert!(!text.contains("measured once"), "{text}");
-    // hyperfine given one command twice: each numbered benchmark is compared with its namesake.
+    // hyperfine given one command twice: each numbered benchmark is compared with its namesake
+    // (the new file: the second command's times doubled).
+    let mut twice = read("hyperfine-same-command.json");
+    for t in twice["results"][1]["times"].as_array_mut().unwrap() {
+        *t = Value::from(t.as_f64().unwrap() * 2.0);
+    }
+    let slower = dir.path("slower.json");
+    std::fs::write(&slower, twice.to_string()).unwrap();
     let c = rigor()
         .arg("compare")
         .arg(fixture("hyperfine-same-command.json"))
-        .arg(fixture("hyperfine-same-command.json"))
+        .arg(&slower)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&c.stdout);
     let err = String::from_utf8_lossy(&c.stderr);
-    assert!(
-        text.contains("./prog_O2 #1 (new)") && text.contains("./prog_O2 #2 (new)"),
-        "{text}{err}"
-    );
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("{name} (new)")))
+            .unwrap_or_else(|| panic!("no {name}: {text}{err}"))
+            .to_string()
+    };
+    assert!(line("./prog_O2 #1").contains("(0.00%)"), "{text}");
+    assert!(line("./prog_O2 #2").contains("2.00× slower"), "{text}");
 }
