@@ -1,7 +1,8 @@
 //! hyperfine `--export-json`: `results[].times` are wall times of process executions, in
 //! seconds. A non-zero `exit_codes` entry is an execution hyperfine measured all the same
 //! (`-i`/`--ignore-failure`): it is kept as `rigor run -i` keeps one, a measured execution with
-//! its exit status, so that the mean is hyperfine's. `parameters` (`-P`/`-L`) become the
+//! its exit status, so that the mean is hyperfine's. A `null` entry (a run a signal ended) is
+//! kept the same way and recorded as a failure. `parameters` (`-P`/`-L`) become the
 //! benchmark's parameters. The commands of one export were measured to be compared: they form one
 //! family.
 
