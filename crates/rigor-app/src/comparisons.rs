@@ -652,10 +652,22 @@ pub fn between(
                 Err(_) => crate::exports::value_alone(b, a).map(|(v, _)| v),
             };
             if let (Some(o), Some(n)) = (value(ob, &old_analyses[j]), value(nb, &new_analyses[i])) {
+                // The side without an interval: one unit of several iterations is one process
+                // (a JMH fork), else one execution or repetition.
+                let (b, _) = [(nb, &new_analyses[i]), (ob, &old_analyses[j])]
+                    .into_iter()
+                    .find(|(_, a)| a.is_err())
+                    .unwrap_or((nb, &new_analyses[i]));
+                let why = if b.layout.has_iterations() {
+                    "measured in one process"
+                } else {
+                    "measured once"
+                };
                 values_only.push(ValueOnly {
                     benchmark: nb.name.clone(),
                     old: o,
                     new: n,
+                    why: why.to_string(),
                 });
                 continue;
             }

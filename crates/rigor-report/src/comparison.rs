@@ -698,6 +698,9 @@ pub struct ValueOnly {
     pub old: f64,
     /// Its new value, seconds.
     pub new: f64,
+    /// Why there is no interval, in words: `measured once` (one execution or repetition), or
+    /// `measured in one process` (one process of several iterations, as a JMH fork).
+    pub why: String,
 }
 
 /// The terminal text of the benchmarks compared without an interval (empty when none).
@@ -705,13 +708,13 @@ pub fn values_only(items: &[ValueOnly]) -> String {
     let mut out = String::new();
     for v in items {
         out.push_str(&format!(
-            "{} (new) against {} (old): {} against {}, ×{:.3}: no interval (measured once), so \
-             no verdict\n",
+            "{} (new) against {} (old): {} against {}, ×{:.3}: no interval ({}), so no verdict\n",
             v.benchmark,
             v.benchmark,
             crate::format::time(v.new),
             crate::format::time(v.old),
             v.new / v.old,
+            v.why,
         ));
     }
     out

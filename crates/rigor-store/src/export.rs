@@ -197,7 +197,24 @@ pub fn to_hyperfine_json(result: &ResultFile) -> String {
             if memory.iter().any(|&m| m > 0) {
                 r.insert("memory_usage_byte".into(), json!(memory));
             }
-            let codes: Vec<i32> = measured.map(|e| e.exit_code.unwrap_or(0)).collect();
+            // A measured execution recorded as a failure without an exit status (an imported
+            // hyperfine run a signal ended) is `null`, as hyperfine writes it.
+            let killed = |e: &crate::ExecutionRecord| {
+                h.b.failures.iter().any(|f| {
+                    f.stage.is_command()
+                        && !f.warmup
+                        && f.execution == e.execution
+                        && f.exit_code.is_none()
+                        && !f.timed_out
+                })
+            };
+            let codes: Vec<Option<i32>> = measured
+                .map(|e| match e.exit_code {
+                    Some(c) => Some(c),
+                    None if killed(e) => None,
+                    None => Some(0),
+                })
+                .collect();
             r.insert("exit_codes".into(), json!(codes));
             if !h.b.parameters.is_empty() {
                 r.insert("parameters".into(), json!(h.b.parameters));
@@ -380,6 +397,21 @@ mod tests {
         assert_eq!(a["max"], 0.003);
         assert_eq!(a["times"], json!([0.001, 0.003, 0.002]));
         assert_eq!(a["exit_codes"], json!([0, 1, 0]));
+        // An execution a signal ended (an imported hyperfine `null`) is written `null` again.
+        r.benchmarks[0].failures.push(crate::schema::FailureRecord {
+            stage: crate::schema::FailureStage::Command,
+            round: 3,
+            execution: 3,
+            warmup: false,
+            number: Some(3),
+            exit_code: None,
+            signal: None,
+            timed_out: false,
+            stderr_tail: String::new(),
+            reason: "was killed by a signal".into(),
+        });
+        let v: Value = serde_json::from_str(&to_hyperfine_json(&r)).unwrap();
+        assert_eq!(v["results"][0]["exit_codes"], json!([0, 1, null]));
         assert_eq!(a["parameters"], json!({"n": "3"}));
         assert_eq!(a["rigor"]["ci_lower"], 0.0015);
         assert!(a.get("memory_usage_byte").is_none());

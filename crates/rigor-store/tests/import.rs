@@ -96,6 +96,22 @@ fn hyperfine_times_are_executions() {
     assert_eq!(r.provenance.imported_from.as_deref(), Some("hyperfine"));
 }
 
+#[test]
+fn hyperfine_same_command_twice_is_two_numbered_benchmarks() {
+    // `hyperfine -N -r 5 './prog_O2' './prog_O2'`: numbered as `rigor run` numbers them, so
+    // that neither analysis nor `rigor compare` takes the two for one.
+    let got = imported("hyperfine-same-command.json");
+    let raw = raw("hyperfine-same-command.json");
+    let results = raw["results"].as_array().unwrap();
+    for (k, h) in results.iter().enumerate() {
+        let command = h["command"].as_str().unwrap();
+        let b = bench(&got.result, &format!("{command} #{}", k + 1));
+        assert_eq!(b.command, command);
+        assert!(close(mean(b), h["mean"].as_f64().unwrap(), 1e-9));
+    }
+    assert_eq!(got.result.benchmarks.len(), results.len());
+}
+
 /// The runs of a pyperf file's first benchmark that have values (not calibration runs).
 fn measured_runs(raw: &Value) -> Vec<&Value> {
     raw["benchmarks"][0]["runs"]

@@ -538,3 +538,51 @@ fn the_same_file_twice_is_refused() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("is the same file as"), "{err}");
 }
+
+#[test]
+fn compare_of_one_jmh_fork_says_one_process_and_same_named_commands_are_matched_by_number() {
+    // One fork of three iterations: no interval, because one process, not one measurement.
+    let dir = Dir::new();
+    let jmh = |score: u32| {
+        format!(
+            r#"[{{"benchmark":"m","mode":"avgt","primaryMetric":{{"scoreUnit":"ns/op","rawData":[[{score},{},{}]]}}}}]"#,
+            score + 1,
+            score + 2
+        )
+    };
+    let (old, new) = (dir.path("old.json"), dir.path("new.json"));
+    std::fs::write(&old, jmh(100)).unwrap();
+    std::fs::write(&new, jmh(120)).unwrap();
+    let c = rigor().arg("compare").arg(&old).arg(&new).output().unwrap();
+    let text = String::from_utf8_lossy(&c.stdout);
+    assert_eq!(c.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("no interval (measured in one process), so no verdict"),
+        "{text}"
+    );
+    assert!(!text.contains("measured once"), "{text}");
+    // hyperfine given one command twice: each numbered benchmark is compared with its namesake
+    // (the new file: the second command's times doubled).
+    let mut twice = read("hyperfine-same-command.json");
+    for t in twice["results"][1]["times"].as_array_mut().unwrap() {
+        *t = Value::from(t.as_f64().unwrap() * 2.0);
+    }
+    let slower = dir.path("slower.json");
+    std::fs::write(&slower, twice.to_string()).unwrap();
+    let c = rigor()
+        .arg("compare")
+        .arg(fixture("hyperfine-same-command.json"))
+        .arg(&slower)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&c.stdout);
+    let err = String::from_utf8_lossy(&c.stderr);
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("{name} (new)")))
+            .unwrap_or_else(|| panic!("no {name}: {text}{err}"))
+            .to_string()
+    };
+    assert!(line("./prog_O2 #1").contains("(0.00%)"), "{text}");
+    assert!(line("./prog_O2 #2").contains("2.00× slower"), "{text}");
+}

@@ -46,8 +46,7 @@ fn walk(
             }
         }
         "Trial" => {
-            let ns = fields.get("times")?.times()?;
-            let seconds: Vec<f64> = ns.iter().map(|t| t * 1e-9).collect();
+            let seconds = fields.get("times")?.times_in(1e-9)?;
             let name = name.unwrap_or(fallback).to_string();
             // The trials of one group (`group/trial`) are its family.
             let family = name.rsplit_once('/').map(|(g, _)| g.to_string());

@@ -40,7 +40,7 @@ fn per_iteration(
     counts
         .iter()
         .zip(&totals)
-        .map(|(n, t)| Ok(to_seconds(t.time()? / n.count()?)))
+        .map(|(n, t)| t.seconds(to_seconds(t.time()? / n.count()?)))
         .collect()
 }
 

@@ -129,7 +129,12 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
             b.get("time_unit")
                 .map_or_else(|e| e, |u| u.err("not a time unit"))
         })?;
-        let t = unit.to_seconds(b.get("real_time")?.time()?);
+        // A repetition of no iteration measured nothing: its time is not a mean of anything.
+        if let Some(n) = b.opt("iterations") {
+            n.count()?;
+        }
+        let real = b.get("real_time")?;
+        let t = real.seconds(unit.to_seconds(real.time()?))?;
         let facts = Facts {
             wall: None,
             max_rss: 0,

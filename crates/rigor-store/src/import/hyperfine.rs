@@ -1,14 +1,15 @@
 //! hyperfine `--export-json`: `results[].times` are wall times of process executions, in
 //! seconds. A non-zero `exit_codes` entry is an execution hyperfine measured all the same
 //! (`-i`/`--ignore-failure`): it is kept as `rigor run -i` keeps one, a measured execution with
-//! its exit status, so that the mean is hyperfine's. `parameters` (`-P`/`-L`) become the
+//! its exit status, so that the mean is hyperfine's. A `null` entry (a run a signal ended) is
+//! kept the same way and recorded as a failure. `parameters` (`-P`/`-L`) become the
 //! benchmark's parameters. The commands of one export were measured to be compared: they form one
 //! family.
 
 use super::json::Node;
 use super::{flat, result};
 use crate::error::Result;
-use crate::schema::{ExecutionRecord, ResultFile};
+use crate::schema::{ExecutionRecord, FailureRecord, FailureStage, ResultFile};
 use rigor_units::Seconds;
 
 /// The family of every benchmark of a hyperfine export (its commands are compared together).
@@ -23,7 +24,7 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
             Some(c) => c
                 .items()?
                 .iter()
-                .map(|c| Ok(c.value().as_i64().map(|v| v as i32)))
+                .map(exit_code)
                 .collect::<Result<Vec<_>>>()?,
             None => Vec::new(),
         };
@@ -50,12 +51,30 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                     user: Seconds::new(0.0),
                     sys: Seconds::new(0.0),
                     max_rss: 0,
-                    // hyperfine writes no code for a run a signal ended (kept, as it keeps it).
+                    // A run a signal ended has no code: it is a failure below.
                     exit_code: codes.get(i).copied().flatten().filter(|c| *c != 0),
                     env_pad: None,
                     resolution: None,
                 })
                 .collect();
+        }
+        // hyperfine writes `null` for a run a signal ended (its `-i` keeps the time): a failed
+        // run all the same, so it is recorded as one, its time kept as hyperfine keeps it.
+        for (i, _) in codes.iter().enumerate().filter(|(_, c)| c.is_none()) {
+            b.failures.push(FailureRecord {
+                stage: FailureStage::Command,
+                round: i,
+                execution: i,
+                warmup: false,
+                number: Some(i + 1),
+                exit_code: None,
+                signal: None,
+                timed_out: false,
+                stderr_tail: String::new(),
+                reason: "was killed by a signal (hyperfine wrote no exit code); its time is kept, \
+                         as hyperfine -i kept it"
+                    .to_string(),
+            });
         }
         if let Some(p) = r.opt("parameters") {
             for (name, value) in p.entries()? {
@@ -70,4 +89,17 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
         benchmarks.push(b);
     }
     Ok(result(benchmarks))
+}
+
+/// One entry of `exit_codes`: a status (an integer), or `None` for `null`, which hyperfine writes
+/// for a run a signal ended (it has no exit status). Anything else is an error at its place.
+fn exit_code(c: &Node<'_>) -> Result<Option<i32>> {
+    match c.value() {
+        serde_json::Value::Null => Ok(None),
+        v => v
+            .as_i64()
+            .and_then(|v| i32::try_from(v).ok())
+            .map(Some)
+            .ok_or_else(|| c.err(format!("expected an exit status (an integer, or null for a run a signal ended), found {v}"))),
+    }
 }

@@ -58,11 +58,16 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
         for fork in metric.get("rawData")?.items()? {
             let mut values = Vec::new();
             for score in fork.items()? {
-                values.push((to_seconds(&score, &unit, score.f64()?)?, false));
+                values.push((
+                    score.seconds(to_seconds(&score, &unit, score.f64()?)?)?,
+                    false,
+                ));
             }
-            if !values.is_empty() {
-                forks.push(values);
+            if values.is_empty() {
+                // JMH writes every fork it ran with its iterations: an empty one is a broken file.
+                return Err(fork.err("a fork without a measured iteration"));
             }
+            forks.push(values);
         }
         let mut b = nested(name, String::new(), ["fork", "iteration"], &forks);
         // The method's runs with other parameters (and modes) are its family.

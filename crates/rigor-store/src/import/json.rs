@@ -133,6 +133,29 @@ impl<'a> Node<'a> {
         Ok(v)
     }
 
+    /// `seconds`, the time read here converted to seconds, when it is a plausible duration
+    /// (see [`super::implausible`]); else an error at this place.
+    pub fn seconds(&self, seconds: f64) -> Result<f64> {
+        match super::implausible(seconds) {
+            Some(why) => Err(self.err(why)),
+            None => Ok(seconds),
+        }
+    }
+
+    /// A time in seconds: a finite number, not negative, and a plausible duration.
+    pub fn time_s(&self) -> Result<f64> {
+        self.seconds(self.time()?)
+    }
+
+    /// An array of times in `unit` seconds each (`1e-9`: nanoseconds), converted to seconds;
+    /// each must be a plausible duration.
+    pub fn times_in(&self, unit: f64) -> Result<Vec<f64>> {
+        self.items()?
+            .iter()
+            .map(|t| t.seconds(t.time()? * unit))
+            .collect()
+    }
+
     /// A count above zero.
     pub fn count(&self) -> Result<f64> {
         match self.value.as_f64() {
@@ -144,9 +167,9 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// An array of times.
+    /// An array of times in seconds (each a plausible duration).
     pub fn times(&self) -> Result<Vec<f64>> {
-        self.items()?.iter().map(Self::time).collect()
+        self.times_in(1.0)
     }
 }
 

@@ -439,6 +439,10 @@ fn parse_raw(path: &Path, text: &str, format: Option<Format>) -> Result<(ResultF
             }
         }
     };
+    let mut result = result;
+    if format != Format::Rigor {
+        number_repeated(&mut result.benchmarks);
+    }
     if result.benchmarks.is_empty() && format != Format::Rigor {
         // Nothing to analyse or store: say so rather than report or store nothing.
         return Err(StoreError::import(
@@ -448,6 +452,20 @@ fn parse_raw(path: &Path, text: &str, format: Option<Format>) -> Result<(ResultF
         ));
     }
     Ok((result, format))
+}
+
+/// Numbers benchmarks of the same name (`./p #1`, `./p #2`), as `rigor run` names a command
+/// given twice: hyperfine given one command twice (an A/A run), or JMH one method in two modes,
+/// writes two results of one name, which would be compared with each other as if one, and
+/// matched at random by `rigor compare`.
+fn number_repeated(benchmarks: &mut [BenchmarkRecord]) {
+    let all: Vec<String> = benchmarks.iter().map(|b| b.name.clone()).collect();
+    for (i, b) in benchmarks.iter_mut().enumerate() {
+        if all.iter().filter(|n| **n == all[i]).count() > 1 {
+            let k = all[..=i].iter().filter(|n| **n == all[i]).count();
+            b.name = format!("{} #{k}", all[i]);
+        }
+    }
 }
 
 /// Which format the text is, from its content.
@@ -525,6 +543,28 @@ fn sniff_json(v: &Value) -> Option<Format> {
         Some(Format::Krun)
     } else if has("reason") {
         Some(Format::CargoCriterion)
+    } else {
+        None
+    }
+}
+
+/// The longest time an importer accepts as one measured value, in seconds: 10⁹ s, about 32
+/// years. No benchmark's execution, iteration or repetition lasts decades, so a larger value is a
+/// corrupt or hand-edited file (or a unit mix-up); and with every value below it, the sums the
+/// analysis forms (means, variances: squares up to 10¹⁸) stay far from overflowing, so a report
+/// never shows a 300-digit mean or `± inf s`.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// Why `seconds` (a time read from a file, in seconds) is not a plausible duration, or `None`
+/// when it is: the one check every importer applies to every time it reads.
+pub(crate) fn implausible(seconds: f64) -> Option<String> {
+    if !seconds.is_finite() {
+        Some(format!("time {seconds} s is not a finite duration"))
+    } else if seconds > MAX_SECONDS {
+        Some(format!(
+            "time {seconds:e} s is not a plausible duration (more than 10⁹ s, about 32 years): \
+             a corrupt file or a wrong unit?"
+        ))
     } else {
         None
     }

@@ -70,7 +70,7 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                     let v = items
                         .get(1)
                         .ok_or_else(|| pair.err("expected [loops, value]"))?
-                        .time()?;
+                        .time_s()?;
                     values.push((v, true));
                 }
             }

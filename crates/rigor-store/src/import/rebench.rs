@@ -50,13 +50,24 @@ fn is_header(fields: &[&str]) -> bool {
 
 /// Whether the text looks like a ReBench data file: a data line of tab-separated fields that
 /// starts with two integers and a number (after comments and a header).
+/// A header naming the columns (`#` before it or not, as ReBench 1.4 writes it) is enough: it
+/// tells the format by its structure, so that a bad value on a data line gets the reader's own
+/// error (naming the line) rather than "not a format rigor reads".
 pub(super) fn looks_like(text: &str) -> bool {
-    text.lines()
-        .map(str::trim)
+    let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let tab_header = |l: &str| {
+        let l = l.trim_start_matches('#').trim();
+        l.contains('\t') && is_header(&l.split('\t').map(str::trim).collect::<Vec<_>>())
+    };
+    if lines()
+        .take_while(|l| l.starts_with('#') || tab_header(l))
+        .any(tab_header)
+    {
+        return true;
+    }
+    lines()
         .find(|l| {
-            !l.is_empty()
-                && !l.starts_with('#')
-                && !is_header(&l.split('\t').map(str::trim).collect::<Vec<_>>())
+            !l.starts_with('#') && !is_header(&l.split('\t').map(str::trim).collect::<Vec<_>>())
         })
         .is_some_and(|l| {
             let f: Vec<&str> = l.split('\t').collect();
@@ -177,6 +188,9 @@ pub(super) fn read(path: &Path, text: &str) -> Result<ResultFile> {
                 continue;
             }
         };
+        if let Some(why) = super::implausible(raw * scale) {
+            return Err(err(why));
+        }
         let key = (
             name,
             field(cols.criterion).to_string(),

@@ -210,3 +210,126 @@ fn rebench_source_lines_give_the_commit_when_they_agree() {
     assert_eq!(commit(&data("", "")), None);
     assert_eq!(commit("1\t1\t2.5\tms\ttotal\tA\tE\tS\n"), None);
 }
+
+/// The error of reading `text` as its content shows, as text.
+fn refused(text: &str) -> String {
+    match parse(Path::new("f.json"), text, None) {
+        Ok(r) => panic!("read: {:?}", r.result.benchmarks),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn hyperfine_exit_codes_that_are_not_integers_are_refused_at_their_place() {
+    for bad in ["\"0\"", "1.5", "true"] {
+        let text =
+            format!(r#"{{"results":[{{"command":"a","times":[1,2],"exit_codes":[{bad},0]}}]}}"#);
+        let e = refused(&text);
+        assert!(
+            e.contains("f.json") && e.contains("results[0].exit_codes[0]"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn hyperfine_null_exit_code_is_a_failed_run() {
+    let text = r#"{"results":[{"command":"a","times":[1,2,3],"exit_codes":[0,null,0]}]}"#;
+    let r = parse(Path::new("f.json"), text, None).unwrap().result;
+    let b = &r.benchmarks[0];
+    assert_eq!(b.failures.len(), 1);
+    assert_eq!(b.failures[0].number, Some(2));
+    assert!(b.failures[0].reason.contains("signal"), "{:?}", b.failures);
+    // Its time is kept, as hyperfine kept it (the mean is hyperfine's).
+    assert_eq!(b.samples.len(), 3);
+}
+
+#[test]
+fn absurd_times_are_refused_in_every_importer() {
+    let cases = [
+        (
+            r#"{"results":[{"command":"a","times":[1e300,1]}]}"#,
+            "results[0].times[0]",
+        ),
+        (
+            r#"[{"benchmark":"m","primaryMetric":{"scoreUnit":"ns/op","rawData":[[1,1e300]]}}]"#,
+            "[0].primaryMetric.rawData[0][1]",
+        ),
+        (
+            r#"[{"benchmark":"m","primaryMetric":{"scoreUnit":"ops/s","rawData":[[1e-300]]}}]"#,
+            "[0].primaryMetric.rawData[0][0]",
+        ),
+        (
+            r#"{"context":{},"benchmarks":[{"name":"b","iterations":1,"real_time":1e300,"time_unit":"ns"}]}"#,
+            "benchmarks[0].real_time",
+        ),
+        (
+            r#"{"version":"1.0","benchmarks":[{"runs":[{"values":[1e300]}]}]}"#,
+            "benchmarks[0].runs[0].values[0]",
+        ),
+        (
+            r#"{"wallclock_times":{"b":[[1e300]]}}"#,
+            "wallclock_times.b[0][0]",
+        ),
+    ];
+    for (text, place) in cases {
+        let e = refused(text);
+        assert!(e.contains(place) && e.contains("plausible"), "{text}: {e}");
+    }
+    // Up to the bound, a time is read.
+    let ok = r#"{"results":[{"command":"a","times":[1e9,1]}]}"#;
+    assert!(parse(Path::new("f.json"), ok, None).is_ok());
+    let rebench = "invocation\titeration\tvalue\tunit\tcriterion\tbenchmark\n\
+                   1\t1\t1e300\tms\ttotal\tFib\n1\t2\t1\tms\ttotal\tFib\n";
+    let e = parse(Path::new("r.data"), rebench, None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 2") && e.contains("plausible"), "{e}");
+}
+
+#[test]
+fn jmh_empty_fork_is_refused_at_its_place() {
+    let text = r#"[{"benchmark":"m","primaryMetric":{"scoreUnit":"ns/op","rawData":[[]]}}]"#;
+    let e = refused(text);
+    assert!(e.contains("[0].primaryMetric.rawData[0]"), "{e}");
+}
+
+#[test]
+fn gbench_repetition_of_no_iteration_is_refused() {
+    let text = r#"{"context":{},"benchmarks":[{"name":"b","iterations":0,"real_time":1,"time_unit":"ns"}]}"#;
+    let e = refused(text);
+    assert!(e.contains("benchmarks[0].iterations"), "{e}");
+}
+
+#[test]
+fn rebench_header_without_hash_is_sniffed_so_a_bad_value_is_named() {
+    let text =
+        "invocation\titeration\tvalue\tunit\tcriterion\tbenchmark\n1\t1\tfast\tms\ttotal\tFib\n";
+    assert_eq!(sniffed(text), Some(Format::Rebench));
+    let e = parse(Path::new("bad.data"), text, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("line 2") && e.contains("value 'fast' is not a number"),
+        "{e}"
+    );
+    // The same with `#` before the header.
+    assert_eq!(sniffed(&format!("# {text}")), Some(Format::Rebench));
+    // A line of text naming the columns but not tab-separated is not taken for one.
+    assert_eq!(sniffed("invocation value\n"), None);
+}
+
+#[test]
+fn same_named_benchmarks_are_numbered() {
+    let text = r#"{"results":[{"command":"./p","times":[1,2]},{"command":"./p","times":[3,4]},{"command":"q","times":[1,2]}]}"#;
+    let r = parse(Path::new("f.json"), text, None).unwrap().result;
+    let names: Vec<&str> = r.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["./p #1", "./p #2", "q"]);
+    assert_eq!(r.benchmarks[0].command, "./p");
+    // JMH: one method in two modes.
+    let text = r#"[{"benchmark":"m","mode":"avgt","primaryMetric":{"scoreUnit":"ns/op","rawData":[[1,2]]}},
+                  {"benchmark":"m","mode":"thrpt","primaryMetric":{"scoreUnit":"ops/s","rawData":[[1,2]]}}]"#;
+    let r = parse(Path::new("f.json"), text, None).unwrap().result;
+    let names: Vec<&str> = r.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["m #1", "m #2"]);
+}
