@@ -30,12 +30,17 @@ struct Cli {
     /// from PyPI by scripts/history_peers.py; needs python3 and network access to PyPI).
     #[arg(long)]
     peers: bool,
-    /// With `history`: histories per scenario (default: 10).
+    /// With `history`: histories per scenario (default: 10); with `events --diagnose`: histories
+    /// diagnosed (default: 20).
     #[arg(long)]
     histories: Option<usize>,
     /// With `history`: only the scenarios whose name contains this text (e.g. `lusearch9`).
     #[arg(long)]
     only: Option<String>,
+    /// With `events`: instead of the study, why the joint test missed the shift in each history
+    /// of one row, `BENCHMARKS,BUILD_SD,SHIFT` (e.g. `20,0.017,0.03`), on standard output.
+    #[arg(long)]
+    diagnose: Option<String>,
     /// With `sessions`: simulated projects per cell of the grid (default: 50).
     #[arg(long)]
     projects: Option<usize>,
@@ -161,6 +166,23 @@ fn main() -> ExitCode {
             return write_page(&path, text);
         }
         ModeArg::Events => {
+            if let Some(spec) = cli.diagnose {
+                let v: Vec<f64> = spec.split(',').filter_map(|x| x.parse().ok()).collect();
+                let [benchmarks, build_sd, shift] = v[..] else {
+                    eprintln!("--diagnose takes BENCHMARKS,BUILD_SD,SHIFT, e.g. 20,0.017,0.03");
+                    return ExitCode::from(2);
+                };
+                let sizes = rigor_validation::history::HistorySizes {
+                    versions: 500,
+                    benchmarks: benchmarks as usize,
+                    histories: cli.histories.unwrap_or(20),
+                };
+                print!(
+                    "{}",
+                    rigor_validation::events::diagnose(sizes, build_sd, shift, cli.seed)
+                );
+                return ExitCode::SUCCESS;
+            }
             let text = rigor_validation::events::report(500, &[20, 5], 20, cli.seed);
             let path = cli
                 .out

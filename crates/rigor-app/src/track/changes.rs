@@ -122,7 +122,7 @@ pub fn change_views(changes: &[StoredChange]) -> Vec<ChangeView<'_>> {
             verdict: c.change.verdict.into(),
             // A benchmark's part in a machine-wide event says so.
             evidence: match c.change.evidence {
-                Evidence::Detected if c.change.method == EVENT_METHOD => "event",
+                Evidence::Detected if super::detect::is_event_method(&c.change.method) => "event",
                 e => e.as_str(),
             },
             previous: c.change.previous_rev.as_deref(),

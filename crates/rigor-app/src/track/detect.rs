@@ -137,7 +137,16 @@ fn oriented(verdict: Verdict, l: &levels::BenchmarkLevels) -> Option<ChangeVerdi
 }
 
 /// The method name stored with the changes that make up a machine-wide event ([`JointShift`]).
-pub const EVENT_METHOD: &str = "joint test across benchmarks (random effects, Hartung-Knapp)";
+pub const EVENT_METHOD: &str = "joint test across benchmarks (random effects, Huber)";
+
+/// The method events were stored with before the joint test's combination became Huber's
+/// M-estimate: still read as an event.
+const EVENT_METHOD_BEFORE: &str = "joint test across benchmarks (random effects, Hartung-Knapp)";
+
+/// Whether a stored change's method is the joint test's (now or before).
+pub fn is_event_method(method: &str) -> bool {
+    method == EVENT_METHOD || method == EVENT_METHOD_BEFORE
+}
 
 /// One benchmark a [`JointShift`] moved, with its own step there.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -604,7 +613,7 @@ pub fn events(changes: &[StoredChange], benchmarks: &dyn Fn(&SeriesKey) -> usize
         .into_iter()
         .filter_map(|((series, metric, rev, _), list)| {
             let total = benchmarks(&series);
-            let joint = list.iter().any(|c| c.change.method == EVENT_METHOD);
+            let joint = list.iter().any(|c| is_event_method(&c.change.method));
             (joint || (list.len() >= 3 && 2 * list.len() >= total)).then(|| {
                 let ratios = list.iter().map(|c| c.change.ratio);
                 Event {
@@ -737,6 +746,15 @@ mod tests {
         let kept = changes_since(vec![old, new, label], "2026-01-01T08:00:00Z").unwrap();
         assert_eq!(kept.len(), 2, "09:00Z is after 08:00Z");
         assert!(changes_since(Vec::new(), "last tuesday").is_err());
+    }
+
+    #[test]
+    fn events_stored_under_the_earlier_method_are_still_events() {
+        assert!(is_event_method(EVENT_METHOD));
+        assert!(is_event_method(
+            "joint test across benchmarks (random effects, Hartung-Knapp)"
+        ));
+        assert!(!is_event_method(METHOD));
     }
 
     #[test]
