@@ -40,6 +40,9 @@ fn track_run(repo: &Path, db: &Path, cwd: &Path, extra: &[&str]) {
             "2",
             "--anchors",
             "0",
+            // A change the whole run detects (its sessions, unanchored, may shift) would be
+            // confirmed by measuring both sides again: runs no shard's own history takes.
+            "--no-confirm",
         ])
         .args(extra)
         .args(["--", SIM])
