@@ -17,13 +17,7 @@ use common::rigor;
 
 /// A repository of `n` commits (empty ones: the simulated benchmark measures nothing real).
 fn repo(dir: &Path, n: usize) -> Vec<String> {
-    git(dir, &["init", "-q", "-b", "main"]);
-    for i in 0..n {
-        git(
-            dir,
-            &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")],
-        );
-    }
+    common::gitrepo::empty_commits(dir, n);
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)

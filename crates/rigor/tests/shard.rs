@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::gitrepo::{git, have};
+use common::gitrepo::have;
 use common::rigor;
 use rigor_history::{HistoryRead, SeriesKey};
 
@@ -74,14 +74,7 @@ fn shards_added_together_give_the_history_of_one_run() {
     }
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("repo");
-    std::fs::create_dir(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    for i in 0..8 {
-        git(
-            &repo,
-            &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")],
-        );
-    }
+    common::gitrepo::empty_commits(&repo, 8);
     let whole = dir.path().join("whole.db");
     track_run(&repo, &whole, dir.path(), &[]);
     let mut files = Vec::new();

@@ -809,14 +809,7 @@ fn a_benchmark_that_measured_nothing_fails_its_versions_with_a_hint() {
     }
     let dir = Dir::new();
     let repo = dir.path("repo");
-    std::fs::create_dir(&repo).unwrap();
-    common::gitrepo::git(&repo, &["init", "-q", "-b", "main"]);
-    for i in 0..2 {
-        common::gitrepo::git(
-            &repo,
-            &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")],
-        );
-    }
+    common::gitrepo::empty_commits(&repo, 2);
     let out = rigor()
         .args(["track", "--db"])
         .arg(dir.path("h.db"))
@@ -872,14 +865,7 @@ fn an_interrupted_track_run_says_what_it_stored_and_exits_130() {
 fn interrupted_by(signal: &str) {
     let dir = Dir::new();
     let repo = dir.path("repo");
-    std::fs::create_dir(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    for i in 0..6 {
-        git(
-            &repo,
-            &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")],
-        );
-    }
+    common::gitrepo::empty_commits(&repo, 6);
     let db = dir.path("h.db");
     let child = Command::new(env!("CARGO_BIN_EXE_rigor"))
         .args(["track", "--db"])
@@ -954,14 +940,7 @@ fn a_stop_during_a_build_ends_it_and_stores_no_failure() {
     }
     let dir = Dir::new();
     let repo = dir.path("repo");
-    std::fs::create_dir(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    for i in 0..2 {
-        git(
-            &repo,
-            &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")],
-        );
-    }
+    common::gitrepo::empty_commits(&repo, 2);
     let started = dir.path("started");
     let build = format!("sh -c 'touch {}; sleep 60'", started.display());
     let child = Command::new(env!("CARGO_BIN_EXE_rigor"))

@@ -27,6 +27,18 @@ int main(void) {
 }
 "#;
 
+/// A new repository at `repo` (made) on branch `main` with `n` empty commits `c0`, `c1`, ….
+pub fn empty_commits(repo: &Path, n: usize) {
+    std::fs::create_dir_all(repo).unwrap();
+    git(repo, &["init", "-q", "-b", "main"]);
+    for i in 0..n {
+        git(
+            repo,
+            &["commit", "-q", "--allow-empty", "-m", &format!("c{i}")],
+        );
+    }
+}
+
 pub fn git(repo: &Path, args: &[&str]) {
     let ok = Command::new("git")
         .arg("-C")
