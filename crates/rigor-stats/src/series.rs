@@ -1993,13 +1993,9 @@ mod tests {
         assert!(c.confounded);
     }
 
-    /// Found by the real-process test: 20 versions whose builds are identical in three stretches
-    /// (7, 7 and 6 versions) are three points; E-divisive finds nothing in three values, but
-    /// searched as the versions they stand for the two steps are found between the points.
-    #[test]
-    fn identical_stretches_are_searched_as_their_versions() {
+    /// The crossed fit of `levels` (log levels, one point each, variance 10⁻⁶) in one session.
+    fn one_session_fit(levels: &[f64]) -> crate::crossed::CrossedFit {
         use crate::crossed::{Cell, fit};
-        let levels = [0.0, 0.25_f64.ln_1p(), (1.25_f64 * 0.9).ln()];
         let cells: Vec<Cell> = levels
             .iter()
             .enumerate()
@@ -2010,7 +2006,15 @@ mod tests {
                 variance: 1e-6,
             })
             .collect();
-        let f = fit(3, 1, &cells).unwrap();
+        fit(levels.len(), 1, &cells).unwrap()
+    }
+
+    /// Found by the real-process test: 20 versions whose builds are identical in three stretches
+    /// (7, 7 and 6 versions) are three points; E-divisive finds nothing in three values, but
+    /// searched as the versions they stand for the two steps are found between the points.
+    #[test]
+    fn identical_stretches_are_searched_as_their_versions() {
+        let f = one_session_fit(&[0.0, 0.25_f64.ln_1p(), (1.25_f64 * 0.9).ln()]);
         let cfg = SeriesConfig::default();
         let plain = detect_adjusted(&f, &[0, 1, 2], &cfg, &|_, _, i| i).unwrap();
         assert!(plain.changes.is_empty(), "three values alone: {plain:?}");
@@ -2025,19 +2029,7 @@ mod tests {
     /// newest version is found, as in a series of ten distinct versions.
     #[test]
     fn a_step_after_a_stretch_of_identical_builds_is_found_at_the_newest() {
-        use crate::crossed::{Cell, fit};
-        let levels = [0.0, 1.4_f64.ln()];
-        let cells: Vec<Cell> = levels
-            .iter()
-            .enumerate()
-            .map(|(p, &v)| Cell {
-                point: p,
-                session: 0,
-                value: v,
-                variance: 1e-6,
-            })
-            .collect();
-        let f = fit(2, 1, &cells).unwrap();
+        let f = one_session_fit(&[0.0, 1.4_f64.ln()]);
         let cfg = SeriesConfig::default();
         let found = detect_adjusted_repeated(&f, &[0, 1], &[9, 1], &cfg, &|_, _, i| i).unwrap();
         let at: Vec<usize> = found.changes.iter().map(|c| c.index).collect();

@@ -127,8 +127,8 @@ fn add(history: &mut (dyn History + Send), a: &TrackAddArgs) -> Result<Outcome> 
     Ok(Outcome::Ok)
 }
 
-/// Refuses the options of `rigor run` that `track COMMAND` has no use for (with `compares`
-/// false, its comparison options aside), before the history is opened, rather than ignore them
+/// Refuses the options of `rigor run` that `track COMMAND` has no use for (its comparison
+/// options too when `comparisons_unused`), before the history is opened, rather than ignore them
 /// silently.
 fn refuse_unused(
     command: &'static str,
