@@ -59,6 +59,15 @@ pub enum RunError {
         #[source]
         source: crate::perf::CounterError,
     },
+    /// The launcher that measures each execution (`ProcessExecutor::with_launcher`) could not
+    /// measure one of `program`.
+    #[error("cannot measure '{program}' through rigor's launcher: {reason}")]
+    Launch {
+        /// The program being measured.
+        program: String,
+        /// Why.
+        reason: String,
+    },
     /// A simulation specification was malformed.
     #[error("bad simulation spec '{spec}': {reason}")]
     BadSimulation {

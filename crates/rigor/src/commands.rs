@@ -39,7 +39,13 @@ pub fn executor(
     Ok(if simulate {
         Box::new(SimulatedExecutor::new(seed))
     } else {
-        Box::new(ProcessExecutor::new(stop.clone())?.with_counters(counters.to_vec()))
+        let executor = ProcessExecutor::new(stop.clone())?.with_counters(counters.to_vec());
+        // This very executable launches each measured execution, so that a command's peak
+        // memory is its own rather than rigor's (`rigor_runner::process::launch`).
+        Box::new(match std::env::current_exe() {
+            Ok(exe) if exe.is_file() => executor.with_launcher(exe),
+            _ => executor,
+        })
     })
 }
 

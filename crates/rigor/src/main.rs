@@ -46,6 +46,17 @@ fn cause_chain(err: &anyhow::Error) -> String {
 }
 
 fn main() -> ExitCode {
+    // Started by rigor itself as the launcher of a measured execution (before anything else, so
+    // that it stays as small as a process can be: its size is the floor of the peak memory
+    // rigor can tell).
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if args
+        .first()
+        .is_some_and(|a| a == rigor_runner::process::launch::LAUNCH_ARG)
+    {
+        let code = rigor_runner::process::launch::main(&args[1..]);
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let cli = Cli::parse_as(env!("CARGO_PKG_VERSION"), env!("CARGO_PKG_DESCRIPTION"));
     let outcome = match &cli.command {
         Command::Run(args) => commands::run(args),

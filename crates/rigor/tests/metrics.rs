@@ -260,3 +260,45 @@ fn throughput_is_the_work_over_the_mean_time_with_the_interval_mapped() {
             "--throughput '5parsecs': '5parsecs' is not an amount of work",
         ));
 }
+
+/// A command smaller than rigor still has its own peak memory: rigor starts each execution
+/// through a small launcher (a fresh start of its own executable), and Linux folds only the
+/// launcher's few MiB into the peak it reports, not rigor's tens of MiB. `dd` holds one block
+/// of `bs` bytes, filled from /dev/zero: 12 and 24 MiB, both below this debug build's own
+/// resident set (29 MiB when it runs) and above the launcher's (10 MiB), so each was unknown
+/// before; the two peaks differ by the 12 MiB the blocks differ by.
+#[test]
+fn a_commands_peak_memory_is_its_own_below_rigors_size() {
+    let dir = Dir::new();
+    let path = dir.path("run.json");
+    rigor()
+        .args(["run", "-N", "-r", "3", "-w", "0", "--style", "none"])
+        .arg("--export-json")
+        .arg(&path)
+        .args([
+            "dd if=/dev/zero of=/dev/null bs=12M count=1 status=none",
+            "dd if=/dev/zero of=/dev/null bs=24M count=1 status=none",
+        ])
+        .assert()
+        .success();
+    let r = json(&path);
+    let peaks: Vec<Vec<u64>> = r["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b["executions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["max_rss"].as_u64().unwrap())
+                .collect()
+        })
+        .collect();
+    let mib = |b: u64| b as f64 / f64::from(1 << 20);
+    for (small, large) in peaks[0].iter().zip(&peaks[1]) {
+        assert!(*small > 12 << 20 && *small < 16 << 20, "{peaks:?}");
+        let difference = mib(large - small);
+        assert!((difference - 12.0).abs() < 0.5, "{peaks:?}");
+    }
+}

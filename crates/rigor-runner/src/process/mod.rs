@@ -11,6 +11,8 @@
 #[allow(unsafe_code)]
 mod sys;
 
+pub mod launch;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
@@ -46,6 +48,8 @@ pub struct ProcessExecutor {
     captures: HashMap<usize, Captures>,
     /// Performance counters counted for each measured execution.
     counters: Vec<Counter>,
+    /// The executable started as [`launch`]er of each measured execution, if any.
+    launcher: Option<PathBuf>,
 }
 
 /// The files one benchmark's executions write to.
@@ -54,6 +58,8 @@ struct Captures {
     stderr: Capture,
     stdout: Capture,
     samples: Capture,
+    /// What the launcher measured ([`launch::Record`]).
+    record: Capture,
 }
 
 /// A reusable capture file (opened in append mode, so truncating it rewinds every writer).
@@ -136,7 +142,18 @@ impl ProcessExecutor {
             stop,
             captures: HashMap::new(),
             counters: Vec::new(),
+            launcher: None,
         })
+    }
+
+    /// Starts each measured execution (not builds or hooks) through `launcher`, an executable
+    /// whose `main` hands the arguments after [`launch::LAUNCH_ARG`] to [`launch::main`] (rigor's
+    /// own): the command's peak memory is then its own from the launcher's few MiB up, where a
+    /// command spawned by this process reports this process's peak as its own (and is recorded as
+    /// unknown below it).
+    pub fn with_launcher(mut self, launcher: PathBuf) -> Self {
+        self.launcher = Some(launcher);
+        self
     }
 
     /// Counts `counters` for each measured execution (not builds or hooks), recorded in
@@ -156,6 +173,7 @@ impl ProcessExecutor {
                 stderr: open(format!("stderr-{b}"))?,
                 stdout: open(format!("stdout-{b}"))?,
                 samples: open(format!("samples-{b}.jsonl"))?,
+                record: open(format!("record-{b}.json"))?,
             };
             self.captures.insert(b, c);
         }
@@ -163,6 +181,7 @@ impl ProcessExecutor {
         c.stderr.reset()?;
         c.stdout.reset()?;
         c.samples.reset()?;
+        c.record.reset()?;
         Ok(c)
     }
 }
@@ -185,8 +204,15 @@ impl ProcessExecutor {
         if let Some(dir) = dir {
             cmd.current_dir(dir);
         }
-        let (wall, reaped, timed_out, _) =
-            spawn_and_wait(&self.stop, cmd, command.program(), timeout, false, &[])?;
+        let (wall, reaped, timed_out, _) = spawn_and_wait(
+            &self.stop,
+            cmd,
+            command.program(),
+            timeout,
+            false,
+            &[],
+            Spawned::InGroupOfItsOwn,
+        )?;
         Ok(ExecutionOutcome {
             metrics: Default::default(),
             wall,
@@ -269,6 +295,7 @@ impl Executor for ProcessExecutor {
     fn execute(&mut self, req: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError> {
         let stop = self.stop.clone();
         let counters = self.counters.clone();
+        let launcher = self.launcher.clone();
         let captures = self.captures(req.benchmark)?;
         let capture_stdout = matches!(
             req.iterations,
@@ -277,7 +304,11 @@ impl Executor for ProcessExecutor {
                 ..
             }
         );
-        let mut cmd = base_command(&req.command.argv());
+        let argv = req.command.argv();
+        let mut cmd = match &launcher {
+            Some(launcher) => launch::command(launcher, &captures.record.path, &counters, &argv),
+            None => base_command(&argv),
+        };
         if let Some(dir) = req.dir {
             cmd.current_dir(dir);
         }
@@ -306,14 +337,36 @@ impl Executor for ProcessExecutor {
             cmd.env(k, v);
         }
 
+        let program = req.command.program();
+        let launched = launcher.is_some();
         let (wall, reaped, timed_out, metrics) = spawn_and_wait(
             &stop,
             cmd,
-            req.command.program(),
+            program,
             req.timeout,
             drain,
-            &counters,
+            if launched { &[] } else { &counters },
+            Spawned::InGroupOfItsOwn,
         )?;
+        let (wall, reaped, max_rss, metrics) = if launched {
+            match launched_record(&captures.record, program, reaped, timed_out)? {
+                Some(r) => (
+                    Seconds::new(r.wall),
+                    sys::Reaped {
+                        status: r.status,
+                        user: r.user,
+                        sys: r.sys,
+                        max_rss: r.max_rss,
+                    },
+                    r.max_rss,
+                    r.metrics,
+                ),
+                // Killed with the command: its own status, nothing measured but the wall time.
+                None => (wall, reaped, 0, Metrics::new()),
+            }
+        } else {
+            (wall, reaped, sys::child_peak_rss(&reaped), metrics)
+        };
 
         let termination = termination(reaped.status, timed_out);
         let (reported, iteration_error) = match read_iterations(req.iterations, captures) {
@@ -337,7 +390,7 @@ impl Executor for ProcessExecutor {
             wall,
             user: Seconds::new(reaped.user),
             sys: Seconds::new(reaped.sys),
-            max_rss: sys::child_peak_rss(&reaped),
+            max_rss,
             termination,
             stderr_tail,
             iterations: reported.iterations,
@@ -355,9 +408,50 @@ impl Executor for ProcessExecutor {
     }
 }
 
-/// Spawns `cmd` in its own process group, waits for it (killing the group after `timeout`) and
-/// returns (wall time, status and usage, timed out, the counts of `counters`). With `drain`, a
-/// reader thread empties the piped standard output so the child never blocks on a full pipe.
+/// What the launcher of `program` recorded: `None` when it was killed before it could (a
+/// timeout, or a signal to the group it leads); an error when it failed to measure.
+fn launched_record(
+    record: &Capture,
+    program: &str,
+    launcher: sys::Reaped,
+    timed_out: bool,
+) -> Result<Option<launch::Record>, RunError> {
+    let text = record.read_all()?;
+    if text.is_empty() {
+        if timed_out || sys::decode(launcher.status).1.is_some() {
+            return Ok(None);
+        }
+        return Err(RunError::Launch {
+            program: program.to_string(),
+            reason: format!(
+                "the launcher exited ({}) without its record",
+                launcher.status
+            ),
+        });
+    }
+    let r: launch::Record = serde_json::from_str(&text).map_err(|e| RunError::Launch {
+        program: program.to_string(),
+        reason: format!("unreadable record {}: {e}", record.path.display()),
+    })?;
+    match r.error {
+        Some(failure) => Err(failure.into_error(program)),
+        None => Ok(Some(r)),
+    }
+}
+
+/// Which process group a spawned child is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Spawned {
+    /// A new one it leads, so that the whole group can be killed (what rigor spawns).
+    InGroupOfItsOwn,
+    /// The spawner's (what the launcher spawns: rigor kills the launcher's group).
+    InCallersGroup,
+}
+
+/// Spawns `cmd` (in the process group `group` says), waits for it (killing the group after
+/// `timeout`) and returns (wall time, status and usage, timed out, the counts of `counters`).
+/// With `drain`, a reader thread empties the piped standard output so the child never blocks
+/// on a full pipe.
 fn spawn_and_wait(
     stop: &StopSignal,
     mut cmd: Command,
@@ -365,8 +459,11 @@ fn spawn_and_wait(
     timeout: Option<Duration>,
     drain: bool,
     counters: &[Counter],
+    group: Spawned,
 ) -> Result<(Seconds, sys::Reaped, bool, Metrics), RunError> {
-    cmd.process_group(0);
+    if group == Spawned::InGroupOfItsOwn {
+        cmd.process_group(0);
+    }
     let counting = |source| RunError::Counter {
         program: program.to_string(),
         source,

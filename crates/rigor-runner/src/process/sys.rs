@@ -47,26 +47,48 @@ pub(crate) fn wait4(pid: i32) -> io::Result<Reaped> {
 }
 
 /// The child's own peak resident set size, bytes, or 0 when it cannot be told. Linux folds the
-/// memory of the process a child was spawned from into the child's peak (at `exec`, the
-/// replaced address space — rigor's, shared or copied at spawn — counts toward the peak the
-/// kernel reports), so a peak not above rigor's own may be rigor's rather than the command's:
-/// it is reported as unknown (0) instead of as the command's. A peak above rigor's is exactly
-/// the command's.
+/// address space a process replaces at `exec` into the peak it reports: a child spawned by this
+/// process reports at least this process's own peak (its address space, shared or copied at the
+/// spawn, is what the child's `exec` replaced), so a peak not above it may be this process's
+/// rather than the command's: it is reported as unknown (0) instead of as the command's. A peak
+/// above it is exactly the command's. Call it after reaping the child: this process's peak only
+/// grows, so the one read then bounds the one the child's `exec` took.
 pub(crate) fn child_peak_rss(reaped: &Reaped) -> u64 {
-    // SAFETY: rusage is plain old data; zeroed is a valid value and getrusage fills it.
-    let mut own: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: valid pointer to a local variable.
-    let ok = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut own) } == 0;
-    let own = if ok {
-        (own.ru_maxrss.max(0) as u64) * 1024
-    } else {
-        u64::MAX
-    };
-    if reaped.max_rss > own {
+    if reaped.max_rss > own_peak_rss() {
         reaped.max_rss
     } else {
         0
     }
+}
+
+/// This process's own peak resident set, bytes: its address space's high-water mark (`VmHWM`),
+/// not `getrusage`'s, which also holds the peak of whatever process this one was spawned by (the
+/// same folding at this process's own `exec`: rigor started from a large process, or the
+/// launcher started from rigor, would otherwise take that process's size as its own). Where
+/// `/proc` cannot be read, `getrusage`'s (an upper bound: fewer peaks told, none wrong).
+fn own_peak_rss() -> u64 {
+    let from_proc = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| vm_hwm(&status));
+    from_proc.unwrap_or_else(|| {
+        // SAFETY: rusage is plain old data; zeroed is a valid value and getrusage fills it.
+        let mut own: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: valid pointer to a local variable.
+        let ok = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut own) } == 0;
+        if ok {
+            (own.ru_maxrss.max(0) as u64) * 1024
+        } else {
+            u64::MAX
+        }
+    })
+}
+
+/// The `VmHWM:   1234 kB` line of a `/proc/PID/status`, in bytes.
+fn vm_hwm(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let mut words = line["VmHWM:".len()..].split_whitespace();
+    let kib: u64 = words.next()?.parse().ok()?;
+    (words.next() == Some("kB")).then_some(kib * 1024)
 }
 
 /// Blocks until child `pid` has exited, without reaping it.
@@ -111,5 +133,21 @@ pub(crate) fn decode(status: i32) -> (Option<i32>, Option<i32>) {
         (None, Some(libc::WTERMSIG(status)))
     } else {
         (None, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_high_water_mark_is_read_in_bytes() {
+        let status = "Name:\tcat\nVmPeak:\t  8192 kB\nVmHWM:\t    1024 kB\nVmRSS:\t 512 kB\n";
+        assert_eq!(vm_hwm(status), Some(1024 * 1024));
+        assert_eq!(vm_hwm("VmHWM:\t 12 MB\n"), None);
+        assert_eq!(vm_hwm("Name:\tcat\n"), None);
+        // This process's own: known on Linux, and not above getrusage's.
+        let own = own_peak_rss();
+        assert!(own > 0 && own < u64::MAX);
     }
 }
