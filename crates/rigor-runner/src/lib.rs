@@ -40,7 +40,7 @@ pub use iterations::{IterationSource, PatternError, Stream};
 pub use known::{KnownBenchmark, KnownReport, KnownSettings, KnownStop, run_until_known};
 pub use length::{LengthReport, LengthSettings, LengthStop, run_default_length};
 pub use perf::{Counter, CounterError};
-pub use process::ProcessExecutor;
+pub use process::{Measures, ProcessExecutor};
 pub use rigor_units::TimeUnit;
 pub use schedule::{
     Benchmark, BenchmarkStatus, BuildRecord, BuildSettings, Control, Ending, ExecutionRecord,

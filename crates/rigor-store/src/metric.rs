@@ -167,8 +167,8 @@ impl BenchmarkRecord {
                     (Quantity::Time, Some(step), values)
                 }
                 Metric::PeakMemory => {
-                    // 0 is unknown: Linux folds rigor's own peak into a child's, so a peak not
-                    // above rigor's cannot be told apart from it (rigor-runner).
+                    // 0 is unknown: Linux folds the spawning process's peak into a child's, so
+                    // a peak not above it cannot be told apart from it (rigor-runner).
                     let values: Vec<Option<Vec<f64>>> = self
                         .executions
                         .iter()
@@ -180,9 +180,10 @@ impl BenchmarkRecord {
                         .any(|(v, e)| v.is_some() && !e.warmup)
                     {
                         return Err(missing(
-                            "peak memory is known only when it exceeds rigor's own (its resident set, 10 to 25 MiB: \
-                             Linux counts the memory of the process that started a command \
-                             toward the command's peak), or was not recorded",
+                            "peak memory is known only when it exceeds that of the process that started the \
+                             command (Linux counts it toward the command's peak): rigor's own resident set, \
+                             10 to 30 MiB, unless the run was made with --metric peak-memory, whose \
+                             executions start from a launcher of a few MiB; or it was not recorded",
                         ));
                     }
                     (Quantity::Bytes, Some(MAX_RSS_STEP), values)
@@ -470,7 +471,11 @@ mod tests {
         assert_eq!(m.metric.as_ref().unwrap().step, Some(1024.0));
         let none = bench(vec![execution(0, 0.1, 0.0, 0), execution(1, 0.1, 0.0, 0)]);
         let err = none.for_metric(&Metric::PeakMemory).unwrap_err();
-        assert!(err.to_string().contains("exceeds rigor's own"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("unless the run was made with --metric peak-memory"),
+            "{err}"
+        );
     }
 
     #[test]

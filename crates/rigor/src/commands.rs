@@ -4,18 +4,18 @@ use anyhow::Result;
 use rigor_app::Outcome;
 use rigor_app::comparisons::views;
 use rigor_report::comparison::{markdown, rankings, render};
-use rigor_runner::{Counter, Executor, ProcessExecutor, SimulatedExecutor, StopSignal};
+use rigor_runner::{Executor, Measures, ProcessExecutor, SimulatedExecutor, StopSignal};
 
 use crate::output::{self, Bar, emit};
 use crate::settings;
 use rigor_cli::{AnalyzeArgs, CompareArgs, PlanArgs, ReportArgs, RunArgs, StyleArg};
 
-/// Ctrl-C handling and the executor of a measuring command, counting `counters` for each
-/// measured execution of real processes.
+/// Ctrl-C handling and the executor of a measuring command, measuring each execution of real
+/// processes as `measures` says.
 pub fn measuring(
     simulate: bool,
     seed: rigor_units::Seed,
-    counters: &[Counter],
+    measures: &Measures,
 ) -> std::result::Result<(StopSignal, Box<dyn Executor>), rigor_runner::RunError> {
     let stop = StopSignal::new();
     {
@@ -24,26 +24,27 @@ pub fn measuring(
         // clean Ctrl-C handling, so it is not an error.
         let _ = ctrlc::set_handler(move || stop.request());
     }
-    let executor = executor(simulate, seed, counters, &stop)?;
+    let executor = executor(simulate, seed, measures, &stop)?;
     Ok((stop, executor))
 }
 
 /// The executor of a measuring command: the simulator, or real processes that `stop` stops,
-/// `counters` counted for each measured execution.
+/// each measured execution measured as `measures` says.
 pub fn executor(
     simulate: bool,
     seed: rigor_units::Seed,
-    counters: &[Counter],
+    measures: &Measures,
     stop: &StopSignal,
 ) -> std::result::Result<Box<dyn Executor>, rigor_runner::RunError> {
     Ok(if simulate {
         Box::new(SimulatedExecutor::new(seed))
     } else {
-        let executor = ProcessExecutor::new(stop.clone())?.with_counters(counters.to_vec());
-        // This very executable launches each measured execution, so that a command's peak
-        // memory is its own rather than rigor's (`rigor_runner::process::launch`).
+        let executor = ProcessExecutor::new(stop.clone())?.with_counters(measures.counters.clone());
+        // When peak memory is asked for, this very executable launches each measured execution,
+        // so that a command's peak is its own rather than rigor's
+        // (`rigor_runner::process::launch`).
         Box::new(match std::env::current_exe() {
-            Ok(exe) if exe.is_file() => executor.with_launcher(exe),
+            Ok(exe) if measures.own_peak_memory && exe.is_file() => executor.with_launcher(exe),
             _ => executor,
         })
     })
@@ -63,7 +64,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
 /// Measures resolved run settings, prints the summaries and comparisons, writes the exports;
 /// the progress bar only when `bar_shown` (hyperfine's `--style basic|none`, `--show-output`).
 pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<Outcome> {
-    let (stop, mut executor) = measuring(s.simulate, s.runner.seed, &s.counters)?;
+    let (stop, mut executor) = measuring(s.simulate, s.runner.seed, &s.measures)?;
     if s.exports.stdout.is_some() {
         output::summaries_to_stderr();
     }
@@ -140,7 +141,7 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
 /// `rigor plan`.
 pub fn plan(args: &PlanArgs) -> Result<Outcome> {
     let (s, _build_dir) = settings::plan(args)?;
-    let (stop, mut executor) = measuring(s.run.simulate, s.run.runner.seed, &s.run.counters)?;
+    let (stop, mut executor) = measuring(s.run.simulate, s.run.runner.seed, &s.run.measures)?;
     let planned = {
         let mut bar = Bar::new();
         rigor_app::plan::plan(&s, executor.as_mut(), stop, &mut bar)?

@@ -67,11 +67,11 @@ impl Executors for Runner {
         &mut self,
         simulate: bool,
         seed: Seed,
-        counters: &[rigor_runner::Counter],
+        measures: &rigor_runner::Measures,
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError> {
         // The worker's own Ctrl-C handling stops it between jobs (or at once).
         let stop = StopSignal::new();
-        let executor = crate::commands::executor(simulate, seed, counters, &stop)?;
+        let executor = crate::commands::executor(simulate, seed, measures, &stop)?;
         Ok((stop, executor))
     }
 }

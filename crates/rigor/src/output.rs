@@ -130,9 +130,9 @@ impl rigor_app::track::Executors for Terminal {
         &mut self,
         simulate: bool,
         seed: rigor_units::Seed,
-        counters: &[rigor_runner::Counter],
+        measures: &rigor_runner::Measures,
     ) -> Result<(StopSignal, Box<dyn Executor>), RunError> {
-        crate::commands::measuring(simulate, seed, counters)
+        crate::commands::measuring(simulate, seed, measures)
     }
 }
 

@@ -30,7 +30,7 @@ impl track::Executors for NoArgv {
         &mut self,
         _: bool,
         _: Seed,
-        _: &[rigor_runner::Counter],
+        _: &rigor_runner::Measures,
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError> {
         unreachable!("not measured here")
     }
@@ -173,7 +173,7 @@ impl track::Executors for Simulating {
         &mut self,
         _: bool,
         seed: Seed,
-        _: &[rigor_runner::Counter],
+        _: &rigor_runner::Measures,
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError> {
         let executor = rigor_runner::SimulatedExecutor::new(seed);
         Ok((StopSignal::new(), Box::new(executor)))

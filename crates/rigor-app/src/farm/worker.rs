@@ -260,7 +260,7 @@ pub fn run_job(
         .executor(
             experiment.simulate,
             experiment.runner.seed,
-            &experiment.counters,
+            &experiment.measures,
         )
         .map_err(AppError::from)
         .and_then(|(stop, mut executor)| {

@@ -430,9 +430,10 @@ pub struct RunSettings {
     pub origin: Origin,
     /// The raw settings as the user chose them, saved in the result.
     pub record: rigor_store::RunSettingsRecord,
-    /// Performance counters counted for each measured execution (checked on this machine):
-    /// give them to the executor ([`rigor_runner::ProcessExecutor::with_counters`]).
-    pub counters: Vec<rigor_runner::Counter>,
+    /// What the executor measures of each execution besides its times: performance counters
+    /// (checked on this machine) and whether peak memory must be the command's own (asked for
+    /// with `--metric peak-memory`).
+    pub measures: rigor_runner::Measures,
 }
 
 /// A benchmark's part in subtracting a shell's start-up from the commands run through it.

@@ -328,7 +328,10 @@ impl RunRequest {
             iterations_per_execution: self.iterations,
         };
         runner.validate()?;
-        let counters = self.counters()?;
+        let measures = rigor_runner::Measures {
+            counters: self.counters()?,
+            own_peak_memory: self.metrics.contains(&rigor_units::Metric::PeakMemory),
+        };
         let mode = match &self.plan {
             Some(path) => {
                 let plan = PlanFile::load(path).map_err(|e| RequestError::Plan(Box::new(e)))?;
@@ -438,7 +441,7 @@ impl RunRequest {
             simulate: self.simulate,
             origin: self.origin.clone(),
             record,
-            counters,
+            measures,
         };
         Ok(Resolved {
             settings,

@@ -234,7 +234,7 @@ fn counters_are_checked_before_anything_runs() {
     ];
     match (q.resolve(), perf::probe(Counter::Instructions)) {
         (Ok(r), Ok(())) => assert_eq!(
-            r.settings.counters,
+            r.settings.measures.counters,
             [Counter::Instructions, Counter::TaskClock]
         ),
         (Err(RequestError::Counter(e)), Err(probed)) => {
@@ -257,17 +257,20 @@ fn counters_are_checked_before_anything_runs() {
     let mut q = request(&["true"]);
     q.metrics = vec![rigor_units::Metric::Cpu, rigor_units::Metric::Cycles];
     match (q.resolve(), perf::probe(Counter::Cycles)) {
-        (Ok(r), Ok(())) => assert_eq!(r.settings.counters, [Counter::Cycles]),
+        (Ok(r), Ok(())) => assert_eq!(r.settings.measures.counters, [Counter::Cycles]),
         (Err(e), Err(_)) => assert!(e.to_string().starts_with("--metric cycles: "), "{e}"),
         (r, p) => panic!("resolve and probe disagree: {:?} / {p:?}", r.map(|_| ())),
     }
     q.metrics = vec![rigor_units::Metric::Cpu];
-    assert!(q.resolve().unwrap().settings.counters.is_empty());
+    assert!(q.resolve().unwrap().settings.measures.counters.is_empty());
     // A simulated run measures no process: nothing to open.
     let mut q = request(&["mean=10ms"]);
     q.simulate = true;
     q.counters = vec![Counter::Cycles];
-    assert_eq!(q.resolve().unwrap().settings.counters, [Counter::Cycles]);
+    assert_eq!(
+        q.resolve().unwrap().settings.measures.counters,
+        [Counter::Cycles]
+    );
 }
 
 /// The counters asked for reach each measured execution's record, by name (the software task
@@ -282,11 +285,11 @@ fn counted_executions_keep_their_counts() {
     q.executions = Some(2);
     q.counters = vec![Counter::TaskClock, Counter::TaskClock];
     let r = q.resolve().unwrap();
-    assert_eq!(r.settings.counters, [Counter::TaskClock]);
+    assert_eq!(r.settings.measures.counters, [Counter::TaskClock]);
     let stop = StopSignal::new();
     let mut executor = ProcessExecutor::new(stop.clone())
         .unwrap()
-        .with_counters(r.settings.counters.clone());
+        .with_counters(r.settings.measures.counters.clone());
     let measured = crate::run::run(
         &r.settings,
         &mut executor,
@@ -329,4 +332,14 @@ fn an_adaptive_pilot_takes_the_iterations_the_run_will() {
     assert_eq!(pilot_iterations(q.clone()), 10);
     let bench = crate::bench::suite_request(q, None);
     assert_eq!(pilot_iterations(bench), crate::bench::HARNESS_SAMPLES);
+}
+
+/// Peak memory asked for makes the executor launch each execution (its own peak from a few MiB
+/// up); otherwise executions are spawned directly, as cheaply as they can be.
+#[test]
+fn peak_memory_asked_for_is_measured_as_the_commands_own() {
+    let mut q = request(&["true"]);
+    assert!(!q.resolve().unwrap().settings.measures.own_peak_memory);
+    q.metrics = vec![rigor_units::Metric::Wall, rigor_units::Metric::PeakMemory];
+    assert!(q.resolve().unwrap().settings.measures.own_peak_memory);
 }

@@ -11,13 +11,13 @@ use super::*;
 /// Makes the executors measuring uses: what a front end of the `track` use cases ([`Front`])
 /// and a farm's worker ([`JobRunner`](crate::farm::JobRunner)) both provide.
 pub trait Executors {
-    /// The executor of one measuring phase (real processes counting `counters` for each
-    /// measured execution, or the simulator), and the signal that stops it.
+    /// The executor of one measuring phase (real processes measured as `measures` says, or the
+    /// simulator), and the signal that stops it.
     fn executor(
         &mut self,
         simulate: bool,
         seed: Seed,
-        counters: &[rigor_runner::Counter],
+        measures: &rigor_runner::Measures,
     ) -> std::result::Result<(StopSignal, Box<dyn Executor>), RunError>;
 }
 
@@ -120,7 +120,7 @@ pub(super) fn phase<T>(
     let (stop, mut executor) = front.executor(
         experiment.simulate,
         experiment.runner.seed,
-        &experiment.counters,
+        &experiment.measures,
     )?;
     if let Some(line) = first {
         front.say(line);

@@ -52,6 +52,17 @@ pub struct ProcessExecutor {
     launcher: Option<PathBuf>,
 }
 
+/// What a real executor measures of each measured execution besides its times and status.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Measures {
+    /// Performance counters ([`ProcessExecutor::with_counters`]).
+    pub counters: Vec<Counter>,
+    /// The command's own peak memory from a few MiB up, through a launcher
+    /// ([`ProcessExecutor::with_launcher`]; it costs each execution a process start outside the
+    /// timed interval). Without it a peak is known only above the spawning process's own.
+    pub own_peak_memory: bool,
+}
+
 /// The files one benchmark's executions write to.
 #[derive(Debug)]
 struct Captures {
