@@ -4,7 +4,7 @@
 //! absolute times).
 //!
 //! ```text
-//! cargo run --release -p rigor-app --example bench_changes -- [versions] [benchmarks] [--shape add|run] [--keep DIR]
+//! cargo run --release -p rigor-app --example bench_changes -- [versions] [benchmarks] [--shape add|run] [--keep DIR] [--only-changes N]
 //! ```
 //!
 //! With `--keep DIR` the history is built in `DIR` (named by its size and shape) and reused when
@@ -167,6 +167,26 @@ fn main() {
             "stored in"
         }
     );
+
+    // `--only-changes N`: the `changes` use case N times and nothing else (for a profiler).
+    if let Some(n) = args
+        .iter()
+        .position(|a| a == "--only-changes")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        for _ in 0..n {
+            let t = Instant::now();
+            let changes =
+                detect_changes(&mut h, &key, &DetectSettings::default()).expect("detected");
+            println!(
+                "`changes`: {:.3} s, {} changes",
+                t.elapsed().as_secs_f64(),
+                changes.len()
+            );
+        }
+        return;
+    }
 
     // Before: every sample read back, each version's Huber level, detection without sessions.
     let t = Instant::now();

@@ -38,7 +38,8 @@ use crate::crossed::CrossedFit;
 use crate::dist::{Quantile, critical_value};
 use crate::error::{Result, StatsError, check_finite};
 use crate::series::{
-    Moments, VersionMean, adjusted_levels, contrast_of, segment, side_weights, two_sided_p,
+    Alone, Moments, Segment, VersionMean, adjusted_levels, contrast_of, segment, side_weights,
+    two_sided_p,
 };
 
 /// The least variance a step is given (a relative error of 10⁻⁶), so that a benchmark whose
@@ -276,6 +277,12 @@ pub struct StepSeries<'a> {
     boundaries: Vec<usize>,
     /// The series' version at which each position begins (strictly increasing).
     first: Vec<usize>,
+    /// Whether `first` is consecutive versions (`first[i] = first[0] + i`, every benchmark of a
+    /// history that measured each version): a position without a search.
+    consecutive: bool,
+    /// For an adjusted series, which points are alone in their component (a step's session
+    /// terms then come from its coefficients alone; `None` for a plain series).
+    alone: Option<Alone>,
 }
 
 impl<'a> StepSeries<'a> {
@@ -317,7 +324,10 @@ impl<'a> StepSeries<'a> {
         first: Vec<usize>,
     ) -> Result<Self> {
         let levels = adjusted_levels(fit, points)?;
-        Self::new(levels, Some((fit, points)), boundaries, first)
+        let alone = Alone::of(fit, points, &levels);
+        let mut series = Self::new(levels, Some((fit, points)), boundaries, first)?;
+        series.alone = Some(alone).filter(|a| a.usable);
+        Ok(series)
     }
 
     fn new(
@@ -340,18 +350,25 @@ impl<'a> StepSeries<'a> {
             .collect();
         boundaries.sort_unstable();
         boundaries.dedup();
+        let consecutive = first.windows(2).all(|w| w[1] == w[0] + 1);
         Ok(Self {
             moments: Moments::new(&levels),
             levels,
             fit,
             boundaries,
             first,
+            consecutive,
+            alone: None,
         })
     }
 
     /// The position that begins at `version` (not the first one): where this benchmark can
     /// change at that version.
     pub fn position(&self, version: usize) -> Option<usize> {
+        if self.consecutive {
+            let p = version.checked_sub(*self.first.first()?)?;
+            return (p > 0 && p < self.first.len()).then_some(p);
+        }
         self.first.binary_search(&version).ok().filter(|&p| p > 0)
     }
 
@@ -366,6 +383,19 @@ impl<'a> StepSeries<'a> {
     /// them and `at` cut the series into (a shift at `at` left out of τ² would count as spread
     /// between versions and hide itself).
     fn step(&self, at: usize, extra: &[usize], reach: usize, window: usize) -> Result<Step> {
+        self.step_with(at, extra, reach, window, self.alone.as_ref())
+    }
+
+    /// [`step`](Self::step), a contrast's session terms taken from `alone` where it is given
+    /// (the same numbers up to rounding: a test compares the two).
+    fn step_with(
+        &self,
+        at: usize,
+        extra: &[usize],
+        reach: usize,
+        window: usize,
+        alone: Option<&Alone>,
+    ) -> Result<Step> {
         let n = self.levels.len();
         let mut cuts: Vec<usize> = self
             .boundaries
@@ -392,18 +422,25 @@ impl<'a> StepSeries<'a> {
         let mut df = n.saturating_sub(segments).max(1) as f64;
         let mut confounded = false;
         if let Some((fit, points)) = self.fit {
-            let sides = side_weights(&self.levels, &before, tau2)
-                .into_iter()
-                .map(|(i, c)| (i, -c))
-                .chain(side_weights(&self.levels, &after, tau2));
-            let (contrast, own) = contrast_of(points, &self.levels, sides);
-            let parts = fit.contrast_variance(&contrast);
-            variance += (parts.estimation - own).max(0.0)
-                + parts
-                    .total(fit.session_variance())
-                    .map_or(0.0, |t| t - parts.estimation);
+            let (beyond_own, origins, spanned) = match alone {
+                Some(alone) => self.session_terms(fit, points, alone, &before, &after, tau2),
+                None => {
+                    let sides = side_weights(&self.levels, &before, tau2)
+                        .into_iter()
+                        .map(|(i, c)| (i, -c))
+                        .chain(side_weights(&self.levels, &after, tau2));
+                    let (contrast, own) = contrast_of(points, &self.levels, sides);
+                    let largest = contrast.iter().map(|(_, c)| c.abs()).fold(0.0, f64::max);
+                    let (parts, spanned) = fit.contrast_parts(&contrast, largest);
+                    ((parts.estimation - own).max(0.0), parts.origins, spanned)
+                }
+            };
+            if origins > 0.0 {
+                variance += fit.session_variance().map_or(0.0, |s| origins * s.value);
+            }
+            variance += beyond_own;
             df = df.max(fit.df() as f64);
-            confounded = parts.confounded;
+            confounded = spanned >= 2;
         }
         Ok(Step {
             log_ratio: after.mean - before.mean,
@@ -411,6 +448,66 @@ impl<'a> StepSeries<'a> {
             df,
             confounded,
         })
+    }
+}
+
+impl StepSeries<'_> {
+    /// The session terms of the step from `before` to `after` (each side's versions weighted
+    /// `1/(vᵢ + τ²)` normalised within it, the before side negative): the estimation beyond the
+    /// versions' own variances, the multiplier of σ_s² for the components' origins, and how
+    /// many components the contrast spans. A point alone in its component adds `c²` to the
+    /// origins and a component, and nothing beyond its own variance; only the others go
+    /// through [`CrossedFit::contrast_parts`] (no allocation when there are none).
+    fn session_terms(
+        &self,
+        fit: &CrossedFit,
+        points: &[usize],
+        alone: &Alone,
+        before: &Segment,
+        after: &Segment,
+        tau2: f64,
+    ) -> (f64, f64, usize) {
+        let weight = |i: usize| 1.0 / (self.levels[i].variance.max(0.0) + tau2);
+        let total = |s: &Segment| (s.start..s.end).map(weight).sum::<f64>();
+        let (wb, wa) = (total(before), total(after));
+        let coefficient = |i: usize| {
+            if i < after.start {
+                -weight(i) / wb
+            } else {
+                weight(i) / wa
+            }
+        };
+        let (start, end) = (before.start, after.end);
+        let mut origins = 0.0;
+        let mut largest = 0.0_f64;
+        for i in start..end {
+            let c = coefficient(i);
+            largest = largest.max(c.abs());
+            if alone.alone[i] {
+                origins += c * c;
+            }
+        }
+        let mut spanned = alone.alone_before[end] - alone.alone_before[start];
+        let general = alone.general_in(start, end);
+        if general.is_empty() {
+            return (0.0, origins, spanned);
+        }
+        let mut own = 0.0;
+        let contrast: Vec<(usize, f64)> = general
+            .iter()
+            .map(|&i| {
+                let c = coefficient(i);
+                own += c * c * self.levels[i].variance.max(0.0);
+                (points[i], c)
+            })
+            .collect();
+        let (parts, count) = fit.contrast_parts(&contrast, largest);
+        spanned += count;
+        (
+            (parts.estimation - own).max(0.0),
+            origins + parts.origins,
+            spanned,
+        )
     }
 }
 
@@ -554,6 +651,60 @@ mod tests {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
     use rand_distr::{Distribution, Normal};
+
+    /// A step's session terms from the points alone in their component give what the whole
+    /// contrast through the fit gives: on seeded histories of every session shape (versions
+    /// alone in a session, `track run` sessions with anchors, unanchored sessions), at every
+    /// position, with and without other benchmarks' events cutting the series. Ratios and
+    /// degrees of freedom equal, variances to 10⁻¹² relative, the same confounding.
+    #[test]
+    fn steps_from_the_points_alone_equal_the_direct_contrast() {
+        use rand::Rng;
+        let cfg = JointConfig::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(2031);
+        let mut confounded = 0;
+        for seed in 0..12 {
+            let n = 200;
+            let fit = crate::series::tests::mixed_history(seed, n);
+            let points: Vec<usize> = (0..n).collect();
+            let own: Vec<usize> = (0..rng.gen_range(0..6))
+                .map(|_| rng.gen_range(1..n))
+                .collect();
+            let series =
+                StepSeries::adjusted(&fit, &points, &own, (0..n).map(|v| v + 7).collect()).unwrap();
+            let alone = series.alone.as_ref().expect("usable");
+            assert!(alone.alone.iter().any(|a| *a) && !alone.general.is_empty());
+            for at in 1..n {
+                let extra: Vec<usize> = (0..rng.gen_range(0..3))
+                    .map(|_| rng.gen_range(1..n))
+                    .filter(|&e| e != at)
+                    .collect();
+                let fast = series
+                    .step_with(at, &extra, cfg.reach, cfg.window, Some(alone))
+                    .unwrap();
+                let direct = series
+                    .step_with(at, &extra, cfg.reach, cfg.window, None)
+                    .unwrap();
+                let what = format!("seed {seed}, at {at}, extra {extra:?}");
+                assert_eq!(fast.log_ratio, direct.log_ratio, "{what}");
+                assert_eq!(fast.df, direct.df, "{what}");
+                assert_eq!(fast.confounded, direct.confounded, "{what}");
+                assert!(
+                    (fast.variance - direct.variance).abs() <= 1e-12 * direct.variance,
+                    "{what}: {} against {}",
+                    fast.variance,
+                    direct.variance
+                );
+                confounded += usize::from(fast.confounded);
+            }
+            // Positions are the versions they begin at, less the offset.
+            assert_eq!(series.position(7), None);
+            assert_eq!(series.position(8), Some(1));
+            assert_eq!(series.position(7 + n), None);
+        }
+        // Both kinds of step were compared.
+        assert!(confounded > 0 && confounded < 12 * 199, "{confounded}");
+    }
 
     fn steps(y: &[f64], v: &[f64]) -> Vec<Step> {
         y.iter()

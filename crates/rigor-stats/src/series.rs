@@ -1097,14 +1097,71 @@ struct Adjusted<'a> {
     moments: Moments,
     /// The series' mean log level, which the weighted sums are centred on.
     centre: f64,
+    /// Which positions' points are alone in their component.
+    alone: Alone,
+}
+
+/// Which positions of a session-adjusted series have their point alone in a component of one
+/// session (every version of a history built by `track add`): a contrast's session terms take
+/// such a point from its coefficient alone (`c²` to the origins, and to the estimation its own
+/// variance, which cancels against the contrast's own part), so that only the other points go
+/// through [`CrossedFit::contrast_parts`]. Shared by [`Adjusted`] and the joint scan's steps
+/// ([`crate::joint`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Alone {
     /// Whether each position's point is alone in a component of one session.
-    alone: Vec<bool>,
+    pub(crate) alone: Vec<bool>,
     /// How many positions before each are alone (prefix counts).
-    alone_before: Vec<usize>,
+    pub(crate) alone_before: Vec<usize>,
     /// The positions that are not alone, in order.
-    general: Vec<usize>,
-    /// Whether the passes may stand for [`evaluate_adjusted`] (see the type's documentation).
-    usable: bool,
+    pub(crate) general: Vec<usize>,
+    /// Whether the shortcut gives the direct computation's numbers: every version has a
+    /// positive, finite variance of its own, none more than 10¹²/versions times another's (so
+    /// that no coefficient could fall below the tolerance of a component's net coefficient),
+    /// and the points are the fit's.
+    pub(crate) usable: bool,
+}
+
+impl Alone {
+    /// Of the series whose position `i` is the fit's point `points[i]`, with levels `versions`.
+    pub(crate) fn of(fit: &CrossedFit, points: &[usize], versions: &[VersionMean]) -> Self {
+        let n = versions.len();
+        let per_component = fit.points_per_component();
+        let alone: Vec<bool> = points
+            .iter()
+            .map(|&p| fit.alone(p, &per_component))
+            .collect();
+        let mut alone_before = Vec::with_capacity(n + 1);
+        alone_before.push(0);
+        for (i, a) in alone.iter().enumerate() {
+            alone_before.push(alone_before[i] + usize::from(*a));
+        }
+        let general = (0..alone.len()).filter(|&i| !alone[i]).collect();
+        let (least, most) = versions.iter().fold((f64::INFINITY, 0.0_f64), |(l, m), v| {
+            (l.min(v.variance), m.max(v.variance))
+        });
+        let usable = n > 0
+            && points.len() == n
+            && fit.points() >= n
+            && versions
+                .iter()
+                .all(|v| v.variance.is_finite() && v.mean.is_finite())
+            && least > 0.0
+            && most / least * (n as f64) < 1e12;
+        Self {
+            alone,
+            alone_before,
+            general,
+            usable,
+        }
+    }
+
+    /// The positions in `[start, end)` that are not alone.
+    pub(crate) fn general_in(&self, start: usize, end: usize) -> &[usize] {
+        let from = self.general.partition_point(|&i| i < start);
+        let to = self.general.partition_point(|&i| i < end);
+        &self.general[from..to]
+    }
 }
 
 /// One segment's sums at a τ²: of the weights `wᵢ = 1/(vᵢ + τ²)`, of `w·(m − centre)`, and of
@@ -1118,28 +1175,6 @@ struct Sums {
 impl<'a> Adjusted<'a> {
     fn new(fit: &'a CrossedFit, points: &'a [usize], versions: &'a [VersionMean]) -> Self {
         let n = versions.len();
-        let per_component = fit.points_per_component();
-        let alone: Vec<bool> = points
-            .iter()
-            .map(|&p| fit.alone(p, &per_component))
-            .collect();
-        let mut alone_before = Vec::with_capacity(n + 1);
-        alone_before.push(0);
-        for (i, a) in alone.iter().enumerate() {
-            alone_before.push(alone_before[i] + usize::from(*a));
-        }
-        let general = (0..n).filter(|&i| !alone[i]).collect();
-        let (least, most) = versions.iter().fold((f64::INFINITY, 0.0_f64), |(l, m), v| {
-            (l.min(v.variance), m.max(v.variance))
-        });
-        let usable = n > 0
-            && points.len() == n
-            && fit.points() >= n
-            && versions
-                .iter()
-                .all(|v| v.variance.is_finite() && v.mean.is_finite())
-            && least > 0.0
-            && most / least * (n as f64) < 1e12;
         let centre = if n == 0 {
             0.0
         } else {
@@ -1151,10 +1186,7 @@ impl<'a> Adjusted<'a> {
             versions,
             moments: Moments::new(versions),
             centre,
-            alone,
-            alone_before,
-            general,
-            usable,
+            alone: Alone::of(fit, points, versions),
         }
     }
 
@@ -1165,7 +1197,7 @@ impl<'a> Adjusted<'a> {
             wd: 0.0,
             w2_alone: 0.0,
         };
-        for (v, alone) in self.versions[a..b].iter().zip(&self.alone[a..b]) {
+        for (v, alone) in self.versions[a..b].iter().zip(&self.alone.alone[a..b]) {
             let w = 1.0 / (v.variance + tau2);
             s.w += w;
             s.wd += w * (v.mean - self.centre);
@@ -1184,7 +1216,7 @@ impl<'a> Adjusted<'a> {
     ) -> Result<SeriesAnalysis> {
         let fallback =
             || evaluate_adjusted(self.fit, self.points, self.versions, boundaries, cfg, floor);
-        if !self.usable || boundaries.windows(2).any(|w| w[0] >= w[1]) {
+        if !self.alone.usable || boundaries.windows(2).any(|w| w[0] >= w[1]) {
             return fallback();
         }
         let n = self.versions.len();
@@ -1223,18 +1255,17 @@ impl<'a> Adjusted<'a> {
             // The points alone: no estimation beyond their own variance, c² each to the
             // origins, a component each.
             let mut origins = alone_squares[k] / (wb * wb) + alone_squares[k + 1] / (wa * wa);
-            let mut spanned = self.alone_before[end] - self.alone_before[start];
+            let mut spanned = self.alone.alone_before[end] - self.alone.alone_before[start];
             let mut beyond_own = 0.0;
-            let from = self.general.partition_point(|&i| i < start);
-            let to = self.general.partition_point(|&i| i < end);
-            if from < to {
+            let general = self.alone.general_in(start, end);
+            if !general.is_empty() {
                 let coefficient = |i: usize| {
                     let w = 1.0 / (self.versions[i].variance + tau2);
                     if i < after.start { -w / wb } else { w / wa }
                 };
                 contrast.clear();
                 let mut own = 0.0;
-                for &i in &self.general[from..to] {
+                for &i in general {
                     let c = coefficient(i);
                     own += c * c * self.versions[i].variance;
                     contrast.push((self.points[i], c));
@@ -1274,7 +1305,7 @@ impl<'a> Adjusted<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// `scripts/oracles/huber.py` (scipy's brentq on the estimating equation).
@@ -1639,7 +1670,7 @@ mod tests {
     /// re-measuring earlier ones (as `track run` measures), and a session of several versions
     /// that shares none; each version's variance of its own drawn over two orders of magnitude,
     /// a spread between builds, steps, levels far from 1 (log levels far from 0).
-    fn mixed_history(seed: u64, n: usize) -> crate::crossed::CrossedFit {
+    pub(crate) fn mixed_history(seed: u64, n: usize) -> crate::crossed::CrossedFit {
         use crate::crossed::{Cell, fit};
         use rand::Rng;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -1814,7 +1845,7 @@ mod tests {
             let versions = adjusted_levels(&fit, &points).unwrap();
             let scale = versions.iter().map(|v| v.variance).fold(0.0, f64::max);
             let fast = Adjusted::new(&fit, &points, &versions);
-            assert!(fast.usable, "{seed}");
+            assert!(fast.alone.usable, "{seed}");
             for _ in 0..10 {
                 let mut b: Vec<usize> = (0..rng.gen_range(0..30))
                     .map(|_| rng.gen_range(1..n))
