@@ -181,9 +181,9 @@ impl BenchmarkRecord {
                     {
                         return Err(missing(
                             "peak memory is known only when it exceeds that of the process that started the \
-                             command (Linux counts it toward the command's peak): rigor's own resident set, \
-                             10 to 30 MiB, unless the run was made with --metric peak-memory, whose \
-                             executions start from a launcher of a few MiB; or it was not recorded",
+                             command (Linux counts it toward the command's peak): a launcher of 5 to 10 MiB \
+                             when the run asked for --metric peak-memory, rigor's own resident set (10 to 30 \
+                             MiB) when it did not; or it was not recorded",
                         ));
                     }
                     (Quantity::Bytes, Some(MAX_RSS_STEP), values)
@@ -473,7 +473,7 @@ mod tests {
         let err = none.for_metric(&Metric::PeakMemory).unwrap_err();
         assert!(
             err.to_string()
-                .contains("unless the run was made with --metric peak-memory"),
+                .contains("when the run asked for --metric peak-memory"),
             "{err}"
         );
     }

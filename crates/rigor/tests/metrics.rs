@@ -161,7 +161,7 @@ fn a_metric_the_data_lacks_is_an_error_that_says_what_would_record_it() {
         .assert()
         .failure()
         .stderr(predicate::str::contains(
-            "unless the run was made with --metric peak-memory",
+            "when the run asked for --metric peak-memory",
         ));
     rigor()
         .arg("analyze")
