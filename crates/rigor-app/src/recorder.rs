@@ -1,7 +1,7 @@
 //! The recorder: persists every event of an experiment the moment it happens (appended to the
 //! result file) and keeps it for the analysis, while telling a progress display.
 
-use rigor_runner::{ExecutionRecord, FailureRecord, FailureStage, Observer, RunError, Termination};
+use rigor_runner::{ExecutionRecord, FailureRecord, Observer, RunError, Termination};
 use rigor_store::{IncrementalWriter, LogEntry};
 
 /// Where progress goes (a terminal bar, a log, nothing). Every method has a no-op default.
@@ -122,7 +122,7 @@ impl Observer for Recorder<'_> {
         self.record(LogEntry::Failure {
             benchmark: r.benchmark,
             record: rigor_store::FailureRecord {
-                stage: stage(r.stage),
+                stage: r.stage,
                 round: r.round,
                 execution: r.execution,
                 warmup: r.warmup,
@@ -134,19 +134,6 @@ impl Observer for Recorder<'_> {
                 reason: r.reason.clone(),
             },
         })
-    }
-}
-
-/// The stored form of what failed.
-fn stage(s: FailureStage) -> rigor_store::FailureStage {
-    use rigor_store::FailureStage as Stored;
-    match s {
-        FailureStage::Command => Stored::Command,
-        FailureStage::Build => Stored::Build,
-        FailureStage::Setup => Stored::Setup,
-        FailureStage::Prepare => Stored::Prepare,
-        FailureStage::Conclude => Stored::Conclude,
-        FailureStage::Cleanup => Stored::Cleanup,
     }
 }
 

@@ -298,22 +298,7 @@ pub struct ExecutionRecord {
 }
 
 /// What failed: the benchmarked command, its build, or one of the hook commands around it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureStage {
-    /// The benchmarked command (it failed, or what it reported could not be read).
-    Command,
-    /// Its build (`--build`).
-    Build,
-    /// `--setup`, run once before the benchmark's first execution.
-    Setup,
-    /// `--prepare`, run before the execution the record names.
-    Prepare,
-    /// `--conclude`, run after the execution the record names (which is kept: it was measured
-    /// and recorded before the conclude command ran).
-    Conclude,
-    /// `--cleanup`, run once after the benchmark's last execution.
-    Cleanup,
-}
+pub use rigor_units::FailureStage;
 
 /// A failed execution, build or hook.
 #[derive(Debug, Clone, PartialEq)]

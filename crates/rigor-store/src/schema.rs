@@ -350,33 +350,8 @@ pub struct BuildRecord {
     pub dir: String,
 }
 
-/// What failed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureStage {
-    /// The benchmarked command (it failed, or what it reported could not be read); also every
-    /// failure of files written before the stage was recorded.
-    #[default]
-    Command,
-    /// Its build (`--build`).
-    Build,
-    /// `--setup`, run once before the benchmark's first execution.
-    Setup,
-    /// `--prepare`, run before the execution the record names.
-    Prepare,
-    /// `--conclude`, run after the execution the record names (which is kept: it was measured
-    /// and recorded before the conclude command ran).
-    Conclude,
-    /// `--cleanup`, run once after the benchmark's last execution.
-    Cleanup,
-}
-
-impl FailureStage {
-    /// Whether it is the benchmarked command (the stage left out of written files).
-    pub fn is_command(&self) -> bool {
-        *self == Self::Command
-    }
-}
+/// What failed (the runner's stages, as result files name them).
+pub use rigor_units::FailureStage;
 
 /// A failure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -15,6 +15,7 @@ mod fraction;
 mod metric;
 mod resolution;
 mod seed;
+mod stage;
 mod throughput;
 mod time;
 
@@ -25,5 +26,6 @@ pub use fraction::{
 pub use metric::{Metric, MetricValues, Metrics, Quantity, bytes_in_unit};
 pub use resolution::{Floored, Resolution};
 pub use seed::Seed;
+pub use stage::FailureStage;
 pub use throughput::Throughput;
 pub use time::{Seconds, TimeUnit, significant};
