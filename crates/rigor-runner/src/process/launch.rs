@@ -6,7 +6,7 @@
 //! MiB, more with transparent huge pages), so a smaller command's peak could not be told from
 //! rigor's. A process that has only just started has a small address space: rigor spawns its
 //! own executable with [`LAUNCH_ARG`] (a few MiB resident), which spawns the command, times it,
-//! counts it, reaps it and writes a [`Record`] to a file rigor names. The command's peak is then
+//! counts it, reaps it and writes a record of it to a file rigor names. The command's peak is then
 //! known from the launcher's size up, and the launcher's start-up is outside the timed interval
 //! (the launcher times the command itself).
 //!
