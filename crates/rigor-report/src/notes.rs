@@ -91,6 +91,15 @@ pub enum Note {
         /// Each command (or `--prepare …` for a hook) and the syntax found in it.
         commands: Vec<(String, String)>,
     },
+    /// Commands after the first that are one word looking like an argument (`if=/dev/zero`,
+    /// `-x`): each word given is a command of its own (as in hyperfine), so the user probably
+    /// meant one quoted command.
+    WordsAsCommands {
+        /// The first command.
+        first: String,
+        /// The words that look like its arguments.
+        words: Vec<String>,
+    },
     /// The benchmarks' setups or cleanups differ, so each ran in a block of its own.
     NotInterleaved,
     /// The empty shell is measured beside the commands run through it, to report them net of
@@ -189,6 +198,22 @@ impl fmt::Display for Note {
                     )?;
                 }
                 Ok(())
+            }
+            Self::WordsAsCommands { first, words } => {
+                let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+                write!(
+                    f,
+                    "note: {} {} of '{first}', but each word given is a \
+                     command of its own (as in hyperfine): to measure one command with its \
+                     arguments, quote it ('{first} {}')",
+                    quoted.join(", "),
+                    if words.len() == 1 {
+                        "looks like an argument"
+                    } else {
+                        "look like arguments"
+                    },
+                    words.join(" ")
+                )
             }
             Self::NotInterleaved => write!(
                 f,

@@ -394,6 +394,9 @@ impl RunRequest {
                 },
             );
         }
+        if !self.simulate {
+            notes.extend(words_as_commands(&expanded.commands));
+        }
         check_reference(
             comparison.reference.as_deref(),
             &benchmarks,
@@ -669,6 +672,30 @@ fn apply_plan(
         None => runner.executions = top.unwrap_or(runner.executions),
     }
     Ok(notes)
+}
+
+/// [`Note::WordsAsCommands`](rigor_report::notes::Note::WordsAsCommands) when commands after
+/// the first are single words that look like arguments (an option, or `name=value` as dd takes):
+/// `rigor run dd if=/dev/zero` measures three commands, which is what hyperfine does too, but
+/// rarely what was meant.
+fn words_as_commands(commands: &[String]) -> Option<rigor_report::notes::Note> {
+    let (first, rest) = commands.split_first()?;
+    let looks_like_argument = |c: &String| {
+        !c.contains(char::is_whitespace)
+            && (c.starts_with('-')
+                || c.split_once('=').is_some_and(|(name, _)| {
+                    !name.is_empty() && name.chars().all(|ch| ch.is_ascii_alphanumeric())
+                }))
+    };
+    let words: Vec<String> = rest
+        .iter()
+        .filter(|c| looks_like_argument(c))
+        .cloned()
+        .collect();
+    (!words.is_empty()).then(|| rigor_report::notes::Note::WordsAsCommands {
+        first: first.clone(),
+        words,
+    })
 }
 
 #[cfg(test)]

@@ -343,3 +343,38 @@ fn peak_memory_asked_for_is_measured_as_the_commands_own() {
     q.metrics = vec![rigor_units::Metric::Wall, rigor_units::Metric::PeakMemory];
     assert!(q.resolve().unwrap().settings.measures.own_peak_memory);
 }
+
+/// Words given as commands that look like the first one's arguments are said; commands that are
+/// commands are not.
+#[test]
+fn words_that_look_like_arguments_are_said() {
+    let words = |c: &[&str]| {
+        let c: Vec<String> = c.iter().map(|s| s.to_string()).collect();
+        super::words_as_commands(&c).map(|n| n.to_string())
+    };
+    let said = words(&["dd", "if=/dev/zero", "of=/dev/null", "sleep 1"]).unwrap();
+    assert_eq!(
+        said,
+        "note: 'if=/dev/zero', 'of=/dev/null' look like arguments of 'dd', but each word given is \
+         a command of its own (as in hyperfine): to measure one command with its arguments, quote \
+         it ('dd if=/dev/zero of=/dev/null')"
+    );
+    assert!(
+        words(&["ls", "-l"])
+            .unwrap()
+            .starts_with("note: '-l' looks like an argument of 'ls'")
+    );
+    assert_eq!(words(&["sleep 0.1", "sleep 0.2"]), None);
+    assert_eq!(words(&["FOO=1 ./a", "./b"]), None);
+    assert_eq!(words(&["-x"]), None);
+    // Resolving says it (and a simulated run, whose commands are specifications, does not).
+    let q = request(&["dd", "bs=1M"]);
+    let r = q.resolve().unwrap();
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| matches!(n, rigor_report::notes::Note::WordsAsCommands { .. })),
+        "{:?}",
+        r.notes
+    );
+}
