@@ -118,7 +118,12 @@ fn carry(computed: &mut [Computed], baseline: &str, candidate: &str, look: &Look
     else {
         return;
     };
+    // The fixed-sample cross-checks (a bootstrap interval of the ratio, the non-overlap rule of
+    // each side's interval) assume the number of rounds was fixed in advance: a run stopped
+    // when the sequence decided made them narrower than they are, so they are not shown.
+    c.overlap = None;
     let x = &mut c.comparison;
+    x.bootstrap = None;
     x.verdict = look.verdict;
     x.ratio = look.ratio;
     x.method = RatioMethod::ConfidenceSequence;

@@ -469,6 +469,13 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
                 );
             }
         }
+        if c.method == rigor_stats::compare::RatioMethod::ConfidenceSequence && v.exact.is_none() {
+            let _ = writeln!(
+                out,
+                "    no bootstrap or non-overlap check: they assume a number of rounds fixed in \
+                 advance, which a run until decided does not have"
+            );
+        }
         if let Some(o) = v.overlap {
             let words = if o.is_change() {
                 "the intervals do not overlap"
