@@ -64,7 +64,10 @@ fn the_summary_shows_the_sequence_not_a_fixed_interval() {
     let instead = "no bootstrap or non-overlap check: they assume a number of rounds fixed in \
                    advance, which a run until decided does not have";
     for shown in [&out, &stdout_of(rigor().arg("analyze").arg(&path))] {
-        assert!(shown.contains(summary) && shown.contains(instead), "{shown}");
+        assert!(
+            shown.contains(summary) && shown.contains(instead),
+            "{shown}"
+        );
         assert!(
             !shown.contains("bootstrap:") && !shown.contains("non-overlap rule"),
             "{shown}"
