@@ -199,6 +199,10 @@ fn changes_write_each_markup_and_gate_through_the_outcome_rule() {
             "3",
             "-w",
             "0",
+            // Seeded: unseeded, one clean-clone CI run in about fifty found a +1.8% "regression"
+            // at v3 (a false alarm at the rate the 95% level allows), and `regression` gated.
+            "--seed",
+            "1",
             "--",
         ])
         .arg("mean=10ms,execution=1%,iteration=1%,iterations=5")
