@@ -11,18 +11,9 @@ const SLOW: &str = "mean=9ms,execution=2%";
 
 /// The number of measured executions of each benchmark in a result file.
 fn executions(path: &std::path::Path) -> Vec<usize> {
-    json(path)["benchmarks"]
-        .as_array()
-        .unwrap()
+    common::executions_of(path)
         .iter()
-        .map(|b| {
-            b["executions"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|e| e["warmup"] == false)
-                .count()
-        })
+        .map(|b| b.iter().filter(|e| e["warmup"] == false).count())
         .collect()
 }
 

@@ -283,19 +283,9 @@ fn a_commands_peak_memory_is_its_own_below_rigors_size() {
         ])
         .assert()
         .success();
-    let r = json(&path);
-    let peaks: Vec<Vec<u64>> = r["benchmarks"]
-        .as_array()
-        .unwrap()
+    let peaks: Vec<Vec<u64>> = common::executions_of(&path)
         .iter()
-        .map(|b| {
-            b["executions"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|e| e["max_rss"].as_u64().unwrap())
-                .collect()
-        })
+        .map(|b| b.iter().map(|e| e["max_rss"].as_u64().unwrap()).collect())
         .collect();
     let mib = |b: u64| b as f64 / f64::from(1 << 20);
     for (small, large) in peaks[0].iter().zip(&peaks[1]) {

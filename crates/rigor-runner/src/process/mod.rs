@@ -69,8 +69,8 @@ struct Captures {
     stderr: Capture,
     stdout: Capture,
     samples: Capture,
-    /// What the launcher measured ([`launch::Record`]).
-    record: Capture,
+    /// What the launcher measured ([`launch::Record`]); only when executions are launched.
+    record: Option<Capture>,
 }
 
 /// A reusable capture file (opened in append mode, so truncating it rewinds every writer).
@@ -176,23 +176,36 @@ impl ProcessExecutor {
         self
     }
 
-    /// The capture files of benchmark `b`, emptied for a new execution.
-    fn captures(&mut self, b: usize) -> Result<&Captures, RunError> {
-        if !self.captures.contains_key(&b) {
-            let open = |name: String| Capture::open(self.scratch.path().join(name));
-            let c = Captures {
-                stderr: open(format!("stderr-{b}"))?,
-                stdout: open(format!("stdout-{b}"))?,
-                samples: open(format!("samples-{b}.jsonl"))?,
-                record: open(format!("record-{b}.json"))?,
-            };
-            self.captures.insert(b, c);
-        }
-        let c = &self.captures[&b];
+    /// The capture files of benchmark `b` in `all` (opened in `scratch` the first time, with a
+    /// record file when executions are `launched`), emptied for a new execution. A function of
+    /// the fields it needs, so that the executor's other fields stay borrowable beside it.
+    fn captures<'c>(
+        all: &'c mut HashMap<usize, Captures>,
+        scratch: &Path,
+        launched: bool,
+        b: usize,
+    ) -> Result<&'c Captures, RunError> {
+        use std::collections::hash_map::Entry;
+        let c = match all.entry(b) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(new) => {
+                let open = |name: String| Capture::open(scratch.join(name));
+                new.insert(Captures {
+                    stderr: open(format!("stderr-{b}"))?,
+                    stdout: open(format!("stdout-{b}"))?,
+                    samples: open(format!("samples-{b}.jsonl"))?,
+                    record: launched
+                        .then(|| open(format!("record-{b}.json")))
+                        .transpose()?,
+                })
+            }
+        };
         c.stderr.reset()?;
         c.stdout.reset()?;
         c.samples.reset()?;
-        c.record.reset()?;
+        if let Some(record) = &c.record {
+            record.reset()?;
+        }
         Ok(c)
     }
 }
@@ -304,10 +317,13 @@ fn open_input(path: &Path) -> Result<Stdio, RunError> {
 
 impl Executor for ProcessExecutor {
     fn execute(&mut self, req: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError> {
-        let stop = self.stop.clone();
-        let counters = self.counters.clone();
-        let launcher = self.launcher.clone();
-        let captures = self.captures(req.benchmark)?;
+        let (stop, counters, launcher) = (&self.stop, &self.counters, self.launcher.as_deref());
+        let captures = Self::captures(
+            &mut self.captures,
+            self.scratch.path(),
+            launcher.is_some(),
+            req.benchmark,
+        )?;
         let capture_stdout = matches!(
             req.iterations,
             IterationSource::Pattern {
@@ -316,8 +332,9 @@ impl Executor for ProcessExecutor {
             }
         );
         let argv = req.command.argv();
-        let mut cmd = match &launcher {
-            Some(launcher) => launch::command(launcher, &captures.record.path, &counters, &argv),
+        let launched = launcher.zip(captures.record.as_ref());
+        let mut cmd = match launched {
+            Some((launcher, record)) => launch::command(launcher, &record.path, counters, &argv),
             None => base_command(&argv),
         };
         if let Some(dir) = req.dir {
@@ -349,18 +366,17 @@ impl Executor for ProcessExecutor {
         }
 
         let program = req.command.program();
-        let launched = launcher.is_some();
         let (wall, reaped, timed_out, metrics) = spawn_and_wait(
-            &stop,
+            stop,
             cmd,
             program,
             req.timeout,
             drain,
-            if launched { &[] } else { &counters },
+            if launched.is_some() { &[] } else { counters },
             Spawned::InGroupOfItsOwn,
         )?;
-        let (wall, reaped, max_rss, metrics) = if launched {
-            match launched_record(&captures.record, program, reaped, timed_out)? {
+        let (wall, reaped, max_rss, metrics) = if let Some((_, record)) = launched {
+            match launched_record(record, program, reaped, timed_out)? {
                 Some(r) => (
                     Seconds::new(r.wall),
                     sys::Reaped {

@@ -39,6 +39,16 @@ pub fn json(path: &Path) -> Value {
         .unwrap_or_else(|e| panic!("{}: invalid JSON: {e}\n{text}", path.display()))
 }
 
+/// Each benchmark's executions in a result file (warm-ups included), in order.
+pub fn executions_of(path: &Path) -> Vec<Vec<Value>> {
+    json(path)["benchmarks"]
+        .as_array()
+        .expect("benchmarks")
+        .iter()
+        .map(|b| b["executions"].as_array().expect("executions").clone())
+        .collect()
+}
+
 /// Stdout of a successful run as text.
 pub fn stdout_of(cmd: &mut Command) -> String {
     let out = cmd.assert().success().get_output().stdout.clone();
