@@ -1,204 +1,21 @@
 //! `rigor bench` around `rigor run`'s use case: the bench targets built, listed and selected
 //! ([`discover`]), each benchmark's evaluations per sample tuned ([`evals`]), the run's settings
-//! with one benchmark per function ([`settings`]), and the baselines a run is saved as and
-//! compared with ([`Baselines`]) — or another build of the project measured together with this
-//! one ([`against`], [`settings_against`], [`against_compared`]).
+//! with one benchmark per function ([`settings`]), compared with a saved baseline
+//! ([`against_baseline`]; the baselines themselves are `crate::baselines`) — or another build of
+//! the project measured together with this one ([`against`], [`settings_against`],
+//! [`against_compared`]).
 
 use std::path::{Path, PathBuf};
 
 use rigor_report::notes::{GroupSetting, Note};
 use rigor_units::{Seconds, TimeUnit};
 
+use crate::baselines::{sessions_of, widen_for_sessions};
 use crate::cargo_bench::{self, CargoBenchError, CargoSettings, Listed, Listing, Selected, Target};
 use crate::saved::{CompareFilesSettings, ComparedFiles};
 use crate::settings::{Resolved, RunRequest, RunSettings};
 
 type Result<T, E = CargoBenchError> = std::result::Result<T, E>;
-
-/// Where `--save-baseline NAME` and `--baseline NAME` keep results.
-pub const BASELINES: &str = ".rigor/baselines";
-
-/// The file of the baseline `name`, a plain file name.
-///
-/// # Errors
-/// [`CargoBenchError::BaselineName`] for a path or a hidden name.
-pub fn baseline_path(name: &str) -> Result<PathBuf> {
-    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-        return Err(CargoBenchError::BaselineName(name.to_string()));
-    }
-    Ok(Path::new(BASELINES).join(format!("{name}.json")))
-}
-
-/// The baselines of a run: the one it is saved as, and the one it is compared with (which
-/// exists).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Baselines {
-    /// `--save-baseline`'s file.
-    pub save: Option<PathBuf>,
-    /// `--baseline`'s file.
-    pub compare: Option<PathBuf>,
-}
-
-impl Baselines {
-    /// The files of `--save-baseline save` and `--baseline compare`, checked.
-    ///
-    /// # Errors
-    /// A name that is no plain file name, or a baseline to compare with that is not there.
-    pub fn new(save: Option<&str>, compare: Option<&str>) -> Result<Self> {
-        let compare = match compare {
-            Some(name) => {
-                let path = baseline_path(name)?;
-                if !path.exists() {
-                    return Err(CargoBenchError::NoBaseline {
-                        path,
-                        name: name.to_string(),
-                    });
-                }
-                Some(path)
-            }
-            None => None,
-        };
-        let save = save.map(baseline_path).transpose()?;
-        Ok(Self { save, compare })
-    }
-
-    /// Where the run's result goes: the file asked for, else the baseline it is saved as, else
-    /// (to compare it) `temp`; the folder of a baseline to save is made.
-    ///
-    /// # Errors
-    /// [`CargoBenchError::Baseline`] when the folder cannot be made.
-    pub fn result_path(&self, asked: Option<PathBuf>, temp: &Path) -> Result<Option<PathBuf>> {
-        if let Some(dir) = self.save.as_deref().and_then(Path::parent) {
-            std::fs::create_dir_all(dir).map_err(|source| CargoBenchError::Baseline {
-                what: "creating",
-                path: dir.to_path_buf(),
-                source,
-            })?;
-        }
-        Ok(asked
-            .or_else(|| self.save.clone())
-            .or_else(|| self.compare.as_ref().map(|_| temp.join("result.json"))))
-    }
-
-    /// Saves `result` as the baseline to save, if any, and as the newest of its sessions
-    /// ([`sessions_of`]: the last [`SESSIONS_KEPT`] are kept); the note saying so.
-    ///
-    /// # Errors
-    /// [`CargoBenchError::Baseline`] when it cannot be copied.
-    pub fn keep(&self, result: &Path) -> Result<Option<Note>> {
-        let Some(saved) = &self.save else {
-            return Ok(None);
-        };
-        let failed = |what: &'static str, path: &Path| {
-            let path = path.to_path_buf();
-            move |source| CargoBenchError::Baseline { what, path, source }
-        };
-        if saved != result {
-            std::fs::copy(result, saved).map_err(failed("saving the baseline", saved))?;
-        }
-        let dir = sessions_dir(saved);
-        std::fs::create_dir_all(&dir).map_err(failed("creating", &dir))?;
-        let mut kept = session_files(&dir);
-        let next = kept
-            .last()
-            .and_then(|p| p.file_stem()?.to_str()?.parse::<u64>().ok())
-            .map_or(1, |n| n + 1);
-        let file = dir.join(format!("{next:06}.json"));
-        std::fs::copy(result, &file).map_err(failed("saving the baseline's session", &file))?;
-        kept.push(file);
-        for old in kept.iter().take(kept.len().saturating_sub(SESSIONS_KEPT)) {
-            std::fs::remove_file(old).map_err(failed("removing an old session", old))?;
-        }
-        Ok(Some(Note::BaselineSaved(saved.clone())))
-    }
-}
-
-/// How many sessions of a baseline are kept to tell how far a statistic moves between
-/// sessions.
-pub const SESSIONS_KEPT: usize = 20;
-
-/// The folder of the sessions a baseline was saved in: `.rigor/baselines/NAME.sessions/`.
-pub fn sessions_dir(baseline: &Path) -> PathBuf {
-    baseline.with_extension("sessions")
-}
-
-/// The session files of a baseline's folder, oldest first.
-fn session_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
-}
-
-/// The results of the sessions `baseline` was saved in (each `--save-baseline` is one), oldest
-/// first: its sessions folder, or the baseline alone when it has none (saved by an older rigor).
-/// Unreadable session files are skipped.
-pub fn sessions_of(baseline: &Path) -> Vec<rigor_store::ResultFile> {
-    let files = session_files(&sessions_dir(baseline));
-    let files = if files.is_empty() {
-        vec![baseline.to_path_buf()]
-    } else {
-        files
-    };
-    files
-        .iter()
-        .filter_map(|f| rigor_store::load(f).ok())
-        .collect()
-}
-
-/// Each comparison with a saved baseline widened by how far its statistic moved between the
-/// baseline's sessions ([`rigor_stats::compare::Comparison::widen_for_sessions`]): with one
-/// session the verdict is inconclusive. `estimator` is the statistic compared.
-pub fn widen_for_sessions(
-    compared: &mut [crate::comparisons::Computed],
-    sessions: &[rigor_store::ResultFile],
-    estimator: rigor_stats::Estimator,
-) {
-    widen_by(compared, |name| {
-        let values: Vec<f64> = sessions
-            .iter()
-            .filter_map(|r| r.benchmarks.iter().find(|b| b.name == name))
-            .filter_map(|b| {
-                let h = b.hierarchy().ok()?;
-                Some(match estimator {
-                    rigor_stats::Estimator::Mean => rigor_stats::descriptive::mean(&h.top_means()),
-                    e => e.apply(h.values()),
-                })
-            })
-            .collect();
-        rigor_stats::compare::SessionSpread::of(&values)
-    });
-}
-
-/// [`widen_for_sessions`] with each benchmark's spread between sessions from `spread` (by the
-/// baseline's name): the widened comparisons' verdicts come from their widened intervals, and the
-/// false-discovery control is redone over the p-values as they now are (a q-value computed
-/// before widening could be far below its comparison's p-value).
-fn widen_by(
-    compared: &mut [crate::comparisons::Computed],
-    spread: impl Fn(&str) -> Option<rigor_stats::compare::SessionSpread>,
-) {
-    let mut widened = false;
-    for c in compared.iter_mut() {
-        let name = c
-            .baseline
-            .strip_suffix(crate::comparisons::OLD)
-            .unwrap_or(&c.baseline);
-        if let Some(spread) = spread(name) {
-            c.comparison.widen_for_sessions(spread);
-            c.fdr_demoted = false;
-            widened = true;
-        }
-    }
-    if let (true, Some(level)) = (widened, compared.first().map(|c| c.comparison.level)) {
-        crate::comparisons::control_fdr(compared, level);
-    }
-}
 
 /// Builds the bench targets, lists their benchmarks and selects those `filters` match (all
 /// without filters; with `exact`, by equal names); the notes of targets that are not rigor-bench
@@ -823,39 +640,6 @@ mod tests {
         }
     }
 
-    /// A baseline comparison of `ratio` (10 executions of 5 samples each side), named `name`.
-    fn computed(name: &str, ratio: f64) -> crate::comparisons::Computed {
-        use rigor_stats::Hierarchy;
-        use rigor_stats::compare::{CompareConfig, compare};
-        let unit = |m: f64| -> Vec<Vec<f64>> {
-            (0..10)
-                .map(|e| {
-                    (0..5)
-                        .map(|i| m * (1.0 + ((e * 7 + i * 3) % 5) as f64 * 1e-3))
-                        .collect()
-                })
-                .collect()
-        };
-        let old = Hierarchy::two_level(["execution", "iteration"], &unit(100.0)).unwrap();
-        let new = Hierarchy::two_level(["execution", "iteration"], &unit(100.0 * ratio)).unwrap();
-        let cfg = CompareConfig {
-            estimator: rigor_stats::Estimator::Min,
-            ..CompareConfig::default()
-        };
-        crate::comparisons::Computed {
-            baseline: format!("{name}{}", crate::comparisons::OLD),
-            candidate: format!("{name}{}", crate::comparisons::NEW),
-            comparison: compare(&new, &old, &cfg).unwrap(),
-            overlap: None,
-            q_value: None,
-            fdr_demoted: false,
-            kind: rigor_report::comparison::Kind::Versions,
-            units: "executions".into(),
-            quantity: rigor_units::Quantity::Time,
-            exact: None,
-        }
-    }
-
     #[test]
     fn a_groups_settings_reach_its_benchmarks_unless_the_command_line_replaces_them() {
         let suite = suite();
@@ -931,57 +715,5 @@ mod tests {
         // Without inputs, no parameters at all (as before groups).
         let r = settings(&suite[..1], &[1], request(None)).unwrap();
         assert!(r.settings.parameters.iter().all(|m| m.is_empty()));
-    }
-
-    #[test]
-    fn a_baseline_comparison_widened_for_its_sessions_has_its_q_value_redone() {
-        // Two clear changes; the first benchmark's sessions moved by 20%, the second's by 0.1%.
-        let mut compared = vec![computed("a", 1.1), computed("b", 1.1)];
-        crate::comparisons::control_fdr(&mut compared, 0.95);
-        assert!(compared.iter().all(|c| c.q_value.unwrap() < 0.01));
-        widen_by(&mut compared, |name| {
-            Some(rigor_stats::compare::SessionSpread {
-                sessions: 3,
-                sigma_log: Some(if name == "a" { 0.2 } else { 0.001 }),
-            })
-        });
-        let (a, b) = (&compared[0], &compared[1]);
-        assert_eq!(
-            a.comparison.verdict,
-            rigor_stats::compare::Verdict::Inconclusive
-        );
-        assert_eq!(a.comparison.p_value, 1.0);
-        // Not the q-value of the narrow interval (it was below 0.01): none is below its p.
-        assert_eq!(a.q_value, Some(1.0));
-        assert!(b.comparison.verdict.is_change());
-        assert!(b.q_value.unwrap() >= b.comparison.p_value);
-    }
-
-    #[test]
-    fn baseline_names_are_plain_file_names() {
-        assert_eq!(
-            baseline_path("main").unwrap(),
-            Path::new(".rigor/baselines/main.json")
-        );
-        for bad in ["", "../x", "a/b", ".hidden"] {
-            assert!(baseline_path(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn the_result_goes_where_asked_else_to_the_baseline_else_beside_it() {
-        let temp = Path::new("/tmp/x");
-        let none = Baselines::default();
-        assert_eq!(none.result_path(None, temp).unwrap(), None);
-        let compare = Baselines {
-            save: None,
-            compare: Some("old.json".into()),
-        };
-        let asked = Some(PathBuf::from("r.json"));
-        assert_eq!(compare.result_path(asked.clone(), temp).unwrap(), asked);
-        assert_eq!(
-            compare.result_path(None, temp).unwrap(),
-            Some(temp.join("result.json"))
-        );
     }
 }

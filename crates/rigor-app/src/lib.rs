@@ -21,6 +21,7 @@
 //! result, and errors are [`AppError`]s that keep their source.
 
 pub mod analysis;
+pub mod baselines;
 pub mod bench;
 pub mod cargo_bench;
 pub mod checkouts;
@@ -38,6 +39,7 @@ pub mod plan_file;
 pub mod project;
 pub mod provenance;
 pub mod publish;
+pub mod ranking;
 pub mod recorder;
 pub mod report_view;
 pub mod run;

@@ -13,7 +13,7 @@ use crate::diagnosis;
 use crate::error::{AppError, Result};
 use crate::recorder::{Progress, Recorder};
 use crate::settings::{Mode, RunSettings};
-use crate::{Findings, Outcome, provenance};
+use crate::{Findings, Outcome, provenance, ranking};
 use rigor_report::adaptive::{
     AdaptiveView, BoundsView, CountsView, EstimatorView, TargetView, UnreachedView, Why,
 };
@@ -289,14 +289,14 @@ pub fn run(
     );
     let ranking = if settings.comparison.enabled {
         let by_time = settings.exports.sort != crate::settings::SortOrder::Command;
-        let mut ranking = comparisons::ranking(&result, &analyses, &cs, by_time);
+        let mut ranking = ranking::ranking(&result, &analyses, &cs, by_time);
         // Sequences decide on wall time: they replace the ranking's intervals of wall time only.
         if settings
             .metrics
             .first()
             .is_none_or(rigor_units::Metric::is_wall)
         {
-            comparisons::rank_by_sequences(&mut ranking, &result);
+            ranking::rank_by_sequences(&mut ranking, &result);
         }
         ranking
     } else {

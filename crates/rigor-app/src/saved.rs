@@ -11,10 +11,10 @@ use rigor_units::{ConfidenceLevel, Metric, Seed};
 
 use crate::analysis::{Analyses, analyze_all};
 use crate::comparisons::{self, CompareSettings, Computed};
-use crate::diagnosis;
 use crate::error::Result;
 use crate::settings::{AnalysisSettings, ComparisonSettings};
 use crate::{Findings, Outcome};
+use crate::{diagnosis, ranking};
 use rigor_report::diagnosis::{DiagnosisView, Missing};
 use rigor_stats::robust::RobustEstimate;
 use rigor_stats::steady::{Recommendation, SteadyStateReport};
@@ -172,7 +172,7 @@ pub fn analyze_metrics(s: &AnalyzeSettings) -> Result<Vec<Analysed>> {
             let mut a = analyze_one(s, &mut result, first)?;
             // Sequences decide on wall time: they replace the ranking's intervals of wall time.
             if metric.is_wall() {
-                comparisons::rank_by_sequences(&mut a.ranking, &a.result);
+                ranking::rank_by_sequences(&mut a.ranking, &a.result);
             }
             a.metric = metric.clone();
             Ok(a)
@@ -206,9 +206,9 @@ pub fn analyze_measured(
     a.compared = crate::analysis::compared_statistics(r, &cs.config);
     if ranked {
         let by_time = settings.exports.sort != crate::settings::SortOrder::Command;
-        a.ranking = comparisons::ranking(r, &a.analyses, &cs, by_time);
+        a.ranking = ranking::ranking(r, &a.analyses, &cs, by_time);
         if metric.is_wall() {
-            comparisons::rank_by_sequences(&mut a.ranking, r);
+            ranking::rank_by_sequences(&mut a.ranking, r);
         }
     }
     a.metric = metric.clone();
@@ -225,7 +225,7 @@ fn analyze_one(
     let r = &a.result;
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
     a.compared = crate::analysis::compared_statistics(r, &cs.config);
-    a.ranking = comparisons::ranking(r, &a.analyses, &cs, true);
+    a.ranking = ranking::ranking(r, &a.analyses, &cs, true);
     a.decided = crate::decided::saved_view(r);
     if s.diagnose {
         a.diagnoses = r

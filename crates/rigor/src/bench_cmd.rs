@@ -2,7 +2,8 @@
 
 use anyhow::{Context, Result};
 use rigor_app::Outcome;
-use rigor_app::bench::{self, Baselines};
+use rigor_app::baselines::Baselines;
+use rigor_app::bench;
 use rigor_app::cargo_bench::{CargoBenchError, CargoSettings};
 use rigor_report::notes::Note;
 

@@ -5,6 +5,7 @@
 //! (`check`), find the commit that changed it (`bisect`) and remove runs (`remove`).
 
 mod add;
+mod batch;
 mod bisect;
 mod changes;
 mod check;
@@ -22,6 +23,7 @@ mod track_run;
 mod tracked;
 
 pub use add::*;
+pub use batch::split_versions;
 pub use bisect::*;
 pub use changes::*;
 pub use check::*;
@@ -39,7 +41,8 @@ pub use tracked::*;
 
 // Shared between the use cases (and visible to each through `use super::*`).
 use add::why_nothing;
-use measure::{Measurement, Measuring, NoObserver, measure_together};
+use batch::measure_together;
+use measure::{Measurement, Measuring, NoObserver};
 
 use std::path::{Path, PathBuf};
 
