@@ -18,7 +18,8 @@
 //!
 //! Timed, in order: reading every sample back and detecting on each version's Huber level (what
 //! detection did before the history kept levels; no sessions); the stored summaries alone
-//! (`History::summaries`); the levels (the summaries and each benchmark's crossed fit of
+//! (`HistoryRead::summaries`, in full) and what levels read of them (`HistoryRead::levels`);
+//! the levels (that read and each benchmark's crossed fit of
 //! sessions and versions, `track::levels::series_levels`); the whole `changes` use case
 //! (`track::detect_changes`: levels, detection, false discovery rate, storing); and the
 //! E-divisive scan alone on the same levels. Then, to show where the time of `changes` goes, its
@@ -54,7 +55,7 @@ impl Noise {
     }
 }
 
-/// One result: every benchmark measured in 5 executions at `level`.
+/// One result: every benchmark measured in 5 executions at `level`, analysed.
 fn result(seed: u64, benchmarks: &[String], level: f64) -> ResultFile {
     let mut r = ResultFile::new(Seed(seed), ConfidenceLevel::NINETY_FIVE);
     let mut noise = Noise::new(seed);
@@ -72,6 +73,9 @@ fn result(seed: u64, benchmarks: &[String], level: f64) -> ResultFile {
         }
         r.benchmarks.push(b);
     }
+    // Analysed as `rigor run` analyses what it saves: the history stores each benchmark's mean,
+    // interval and variance components beside its level, as it does for real results.
+    rigor_app::analysis::analyze_all(&mut r, &rigor_app::settings::AnalysisSettings::default());
     r
 }
 
@@ -92,7 +96,7 @@ fn main() {
         .map(std::path::PathBuf::from);
     let temporary = tempfile::tempdir().expect("a temporary directory");
     let db = keep.as_deref().unwrap_or(temporary.path()).join(format!(
-        "series-{count}x{versions}-{}.db",
+        "series-{count}x{versions}-{}-analysed.db",
         if shape_run { "run" } else { "add" }
     ));
     let reuse = keep.is_some() && db.exists();
@@ -218,6 +222,9 @@ fn main() {
     let summaries = h.summaries(&key).expect("read").len();
     let read_summaries = t.elapsed().as_secs_f64();
     let t = Instant::now();
+    let stored = h.levels(&key).expect("read").levels.len();
+    let read_levels = t.elapsed().as_secs_f64();
+    let t = Instant::now();
     let levels = series_levels(&h, &key, ConfidenceLevel::NINETY_FIVE).expect("levels");
     let levels_time = t.elapsed().as_secs_f64();
     let t = Instant::now();
@@ -276,8 +283,9 @@ fn main() {
     );
     println!(
         "now (`changes`: stored levels, crossed fit, detection, storing): {now:.2} s, {} changes; \
-         of which the {summaries} summaries read alone {read_summaries:.2} s, \
-         levels (summaries + fits) {levels_time:.2} s",
+         of which the {stored} stored levels read alone {read_levels:.2} s (the \
+         {summaries} summaries in full {read_summaries:.2} s), levels (read + fits) \
+         {levels_time:.2} s",
         changes.len()
     );
     println!("E-divisive scan alone on the same levels: {scan_time:.3} s, {scanned} changes");

@@ -77,6 +77,14 @@ pub trait HistoryRead {
     /// publisher that keeps the summaries it has read needs after new runs are stored.
     fn summaries_from(&self, key: &SeriesKey, first: RunId) -> Result<Vec<StoredSummary>>;
 
+    /// What every version's level is computed from: each run's stored level of every benchmark
+    /// of a series ([`StoredLevels`]), in one read, ordered by run. The same as
+    /// [`HistoryRead::summaries`] without what levels do not need (a backend reads it faster;
+    /// by default it is taken from the summaries).
+    fn levels(&self, key: &SeriesKey) -> Result<StoredLevels> {
+        Ok(StoredLevels::of_summaries(self.summaries(key)?))
+    }
+
     /// The measured (not failed) runs in a series with their content hashes, in id order. Ids
     /// grow with every stored run but concurrent writers may commit them out of order, so a
     /// reader that wants what is new compares this list with the runs it knows rather than

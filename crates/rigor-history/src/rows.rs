@@ -13,8 +13,8 @@ use crate::error::{HistoryError, Result};
 use crate::merge::resolution_of;
 use crate::types::{
     ArtifactHash, ChangeId, Failure, Ingest, MeanSpread, NewChange, NewSession, RunId, RunInfo,
-    SeriesKey, SessionId, SessionKind, StoredChange, StoredSession, StoredSummary, StoredVersion,
-    VersionInfo,
+    SeriesKey, SessionId, SessionKind, StoredChange, StoredLevel, StoredSession, StoredSummary,
+    StoredVersion, VersionInfo,
 };
 
 /// A row a backend read: its columns by position. The row types below read themselves from one
@@ -577,14 +577,84 @@ impl RunInfoRow {
     }
 
     pub fn decode(self, damaged: Damage<'_>) -> Result<RunInfo> {
-        Ok(RunInfo {
-            id: RunId(self.id),
-            session: SessionId(self.session),
-            artifact: self
-                .artifact
-                .map(|a| parsed::<ArtifactHash>(&a, "artifact", damaged))
-                .transpose()?,
-            role: parsed(&self.role, "run role", damaged)?,
+        run_info(
+            (self.id, self.session),
+            self.artifact.as_deref(),
+            &self.role,
+            damaged,
+        )
+    }
+}
+
+/// A run's origin from its columns `(id, session_id)`, `artifact` and `role`.
+pub(crate) fn run_info(
+    (id, session): (i64, i64),
+    artifact: Option<&str>,
+    role: &str,
+    damaged: Damage<'_>,
+) -> Result<RunInfo> {
+    Ok(RunInfo {
+        id: RunId(id),
+        session: SessionId(session),
+        artifact: artifact
+            .map(|a| parsed::<ArtifactHash>(a, "artifact", damaged))
+            .transpose()?,
+        role: parsed(role, "run role", damaged)?,
+    })
+}
+
+/// The spread of a stored summary from its columns `units`, `var_of_mean`, `level` (`robust`)
+/// and `var_of_level` (`var_of_robust`), with its `mean` for runs stored without a level.
+pub(crate) fn stored_spread(
+    (units, var_of_mean): (Option<i64>, Option<f64>),
+    (robust, var_of_robust): (Option<f64>, Option<f64>),
+    mean: Option<f64>,
+    damaged: Damage<'_>,
+) -> Result<Option<MeanSpread>> {
+    let (Some(units), Some(var_of_mean)) = (units, var_of_mean) else {
+        return Ok(None);
+    };
+    Ok(Some(MeanSpread {
+        units: usize::try_from(units).map_err(|e| damaged("top-level count", e.to_string()))?,
+        var_of_mean,
+        level: robust.or(mean).unwrap_or(f64::NAN),
+        var_of_level: var_of_robust.unwrap_or(var_of_mean),
+    }))
+}
+
+/// A stored summary's columns that [`StoredLevel`] needs, borrowed from a backend's row (no
+/// `String` per row): `run` is `(id, session_id)`, then `artifact`, `role`, `unit`, `mean`,
+/// `(units, var_of_mean)`, `(level, var_of_level)` and `resolution`.
+pub(crate) struct LevelCells<'r> {
+    pub run: (i64, i64),
+    pub artifact: Option<&'r str>,
+    pub role: &'r str,
+    pub unit: &'r str,
+    pub mean: Option<f64>,
+    pub spread: (Option<i64>, Option<f64>),
+    pub robust: (Option<f64>, Option<f64>),
+    pub resolution: Option<f64>,
+}
+
+impl LevelCells<'_> {
+    /// The level of benchmark `benchmark` in version `version` (indexes into the
+    /// [`crate::StoredLevels`] being read).
+    pub fn decode(
+        self,
+        (benchmark, version): (usize, usize),
+        damaged: Damage<'_>,
+    ) -> Result<StoredLevel> {
+        Ok(StoredLevel {
+            benchmark,
+            version,
+            run: run_info(self.run, self.artifact, self.role, damaged)?,
+            unit: self
+                .unit
+                .parse()
+                .map_err(|e: rigor_units::UnitError| damaged("unit", e.to_string()))?,
+            mean: self.mean,
+            spread: stored_spread(self.spread, self.robust, self.mean, damaged)?,
+            resolution: resolution_of(self.resolution, damaged)?,
         })
     }
 }
@@ -635,16 +705,12 @@ impl Decode for SummaryRow {
     type Decoded = StoredSummary;
 
     fn decode(self, damaged: Damage<'_>) -> Result<StoredSummary> {
-        let spread = match (self.units, self.var_of_mean) {
-            (Some(units), Some(var_of_mean)) => Some(MeanSpread {
-                units: usize::try_from(units)
-                    .map_err(|e| damaged("top-level count", e.to_string()))?,
-                var_of_mean,
-                level: self.robust.or(self.mean).unwrap_or(f64::NAN),
-                var_of_level: self.var_of_robust.unwrap_or(var_of_mean),
-            }),
-            _ => None,
-        };
+        let spread = stored_spread(
+            (self.units, self.var_of_mean),
+            (self.robust, self.var_of_robust),
+            self.mean,
+            damaged,
+        )?;
         Ok(StoredSummary {
             benchmark: self.benchmark,
             rev: self.rev,

@@ -498,6 +498,70 @@ pub struct StoredSummary {
     pub resolution: Option<Resolution>,
 }
 
+/// Every stored run's level of every benchmark of a series, as the versions' levels are
+/// computed from them ([`crate::HistoryRead::levels`]): what [`StoredSummary`] carries for that,
+/// without the analysis' interval and variance components (decoding those for every run was
+/// most of the read), each name held once. Ordered by run
+/// (oldest first), as summaries are.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StoredLevels {
+    /// The benchmarks, indexed by [`StoredLevel::benchmark`].
+    pub benchmarks: Vec<String>,
+    /// The versions' names, indexed by [`StoredLevel::version`].
+    pub versions: Vec<String>,
+    /// One per benchmark of each measured run.
+    pub levels: Vec<StoredLevel>,
+}
+
+/// One benchmark's stored level in one run (see [`StoredLevels`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredLevel {
+    /// The benchmark: its index in [`StoredLevels::benchmarks`].
+    pub benchmark: usize,
+    /// The version: its index in [`StoredLevels::versions`].
+    pub version: usize,
+    /// The run.
+    pub run: RunInfo,
+    /// The unit of `mean` and `spread`.
+    pub unit: TimeUnit,
+    /// As [`StoredSummary::mean`].
+    pub mean: Option<f64>,
+    /// As [`StoredSummary::spread`].
+    pub spread: Option<MeanSpread>,
+    /// As [`StoredSummary::resolution`].
+    pub resolution: Option<Resolution>,
+}
+
+impl StoredLevels {
+    /// The levels of `summaries` (in the order given), names held once.
+    pub fn of_summaries(summaries: Vec<StoredSummary>) -> Self {
+        let mut out = Self::default();
+        let mut benchmarks: std::collections::HashMap<String, usize> = Default::default();
+        let mut versions: std::collections::HashMap<String, usize> = Default::default();
+        let index = |map: &mut std::collections::HashMap<String, usize>,
+                     names: &mut Vec<String>,
+                     name: String| {
+            *map.entry(name).or_insert_with_key(|name| {
+                names.push(name.clone());
+                names.len() - 1
+            })
+        };
+        for s in summaries {
+            let level = StoredLevel {
+                benchmark: index(&mut benchmarks, &mut out.benchmarks, s.benchmark),
+                version: index(&mut versions, &mut out.versions, s.rev),
+                run: s.run,
+                unit: s.unit,
+                mean: s.mean,
+                spread: s.spread,
+                resolution: s.resolution,
+            };
+            out.levels.push(level);
+        }
+        out
+    }
+}
+
 named_enum!(
     /// The status of a detected change, set by a user.
     ChangeStatus, "change status" {

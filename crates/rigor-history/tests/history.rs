@@ -132,6 +132,7 @@ suite!(
     a_newer_schema_is_refused_and_an_older_one_migrated,
     concurrent_writers_lose_and_duplicate_nothing,
     summaries_list_every_measured_run_oldest_first,
+    levels_are_what_summaries_hold_for_them,
     the_same_file_for_another_machine_or_branch_is_a_run_of_its_own,
     changes_come_oldest_version_first,
     resolutions_are_stored_with_each_execution_and_summary,
@@ -349,6 +350,99 @@ fn summaries_list_every_measured_run_oldest_first(store: Store) {
     assert_eq!(later, s[1..]);
     assert!(h.summaries(&key("ci-1", "other")).unwrap().is_empty());
     assert!(h.summaries(&key("nowhere", "main")).unwrap().is_empty());
+}
+
+/// `r` with an analysis of its first benchmark: two levels of variance components, with their
+/// counts.
+fn analysed(mut r: ResultFile, level: f64) -> ResultFile {
+    use rigor_store::{AnalysisRecord, ComponentRecord, IntervalRecord, MeanMethod, SummaryRecord};
+    let component = |name: &str, units| ComponentRecord {
+        level: name.into(),
+        s2: 1e-6,
+        t2: 1e-6,
+        units: Some(units),
+    };
+    r.benchmarks[0].analysis = Some(AnalysisRecord {
+        counts: vec![3, 9],
+        mean: level,
+        ci: IntervalRecord {
+            lower: level * 0.99,
+            upper: level * 1.01,
+            level: ConfidenceLevel::NINETY_FIVE,
+            method: MeanMethod::TTopLevelMeans,
+        },
+        variance_components: vec![component("execution", 3), component("iteration", 9)],
+        variance_method: rigor_stats::ComponentMethod::Balanced,
+        summary: SummaryRecord {
+            n: 9,
+            median: level,
+            min: level,
+            max: level,
+            std_dev: 0.0,
+        },
+        warnings: Vec::new(),
+        net: None,
+    });
+    r
+}
+
+/// What a backend reads for the versions' levels is what its summaries hold for them, names
+/// indexed once: runs with and without an analysis, a resolution, sessions, an artifact and
+/// roles, two benchmarks, a failed version and another series left out.
+fn levels_are_what_summaries_hold_for_them(store: Store) {
+    let mut h = store.open();
+    let session = begin(&mut *h, SessionKind::Run, "2026-03-01T10:00:00Z");
+    let artifact: ArtifactHash = "cd".repeat(32).parse().unwrap();
+    let (a, b) = (version("a", 1), version("b", 2));
+    h.ingest(&Ingest {
+        session: Some(session),
+        artifact: Some(artifact),
+        ..Ingest::new(
+            &a,
+            &machine(),
+            "main",
+            &analysed(two_benchmarks(1, 1.0), 1.0),
+        )
+    })
+    .unwrap();
+    h.ingest(&Ingest {
+        session: Some(session),
+        role: Role::Anchor,
+        ..Ingest::new(&b, &machine(), "main", &with_executions(2, 2.0, None))
+    })
+    .unwrap();
+    fail(&mut *h, "c", 3);
+    let coarse = Resolution::new(Seconds(1e-6));
+    ingest(
+        &mut *h,
+        "d",
+        4,
+        &analysed(with_executions(3, 1.5, coarse), 1.5),
+    );
+    ingest(&mut *h, "a", 1, &two_benchmarks(4, 1.1));
+    h.ingest(&Ingest::new(&a, &machine(), "other", &result(5, 9.0)))
+        .unwrap();
+
+    let levels = h.levels(&main()).unwrap();
+    let summaries = h.summaries(&main()).unwrap();
+    assert_eq!(
+        levels,
+        rigor_history::StoredLevels::of_summaries(summaries.clone())
+    );
+    assert_eq!(levels.levels.len(), 6, "{levels:?}");
+    assert_eq!(levels.versions, ["a", "b", "d"]);
+    let mut names = levels.benchmarks.clone();
+    names.sort();
+    assert_eq!(names, ["parse", "sort"]);
+    // The analysis' mean, a resolution, an artifact, a role and every spread kept.
+    let first = &levels.levels[0];
+    assert_eq!(levels.benchmarks[first.benchmark], "sort");
+    assert_eq!(first.mean, Some(1.0));
+    assert_eq!(first.run.artifact, Some(artifact));
+    assert!(levels.levels.iter().any(|l| l.run.role == Role::Anchor));
+    assert!(levels.levels.iter().any(|l| l.resolution.is_some()));
+    assert!(levels.levels.iter().all(|l| l.spread.is_some()));
+    assert!(h.levels(&key("nowhere", "main")).unwrap().levels.is_empty());
 }
 
 fn the_same_file_for_another_machine_or_branch_is_a_run_of_its_own(store: Store) {

@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 
 use rigor_history::{
-    ArtifactHash, HistoryRead, MeanSpread, RunInfo, SeriesKey, SessionId, StoredSummary,
+    ArtifactHash, HistoryRead, MeanSpread, RunInfo, SeriesKey, SessionId, StoredLevel,
+    StoredSummary,
 };
 use rigor_stats::crossed::{Cell, CrossedFit, SessionVariance, fit};
 use rigor_stats::dist::{Quantile, critical_value};
@@ -26,8 +27,6 @@ pub struct RunLevel {
     pub variance: f64,
     /// Its top-level units.
     pub units: usize,
-    /// Its units per level, top level first (from its stored analysis; empty without one).
-    pub counts: Vec<usize>,
 }
 
 /// A version's level.
@@ -76,22 +75,6 @@ pub struct BenchmarkLevels {
     pub sessions: Vec<SessionId>,
 }
 
-impl VersionLevel {
-    /// Its units per level over all its runs, top level first.
-    pub fn counts(&self) -> Vec<usize> {
-        let mut out: Vec<usize> = Vec::new();
-        for r in &self.runs {
-            for (i, c) in r.counts.iter().enumerate() {
-                match out.get_mut(i) {
-                    Some(x) => *x += c,
-                    None => out.push(*c),
-                }
-            }
-        }
-        out
-    }
-}
-
 impl BenchmarkLevels {
     /// The fit's points in series order, one per stretch of identical builds, with the first
     /// version of each (what change detection runs on).
@@ -113,20 +96,64 @@ impl BenchmarkLevels {
 
 /// A run's stored level: its robust level and variance when it had two top-level units, else its
 /// mean with no variance of its own; `None` without either.
-fn run_level(s: &StoredSummary) -> Option<RunLevel> {
-    let (level, variance, units) = match s.spread {
+fn run_level(run: RunInfo, mean: Option<f64>, spread: Option<MeanSpread>) -> Option<RunLevel> {
+    let (level, variance, units) = match spread {
         Some(spread) if spread.level.is_finite() && spread.level > 0.0 => {
             (spread.level, spread.var_of_level.max(0.0), spread.units)
         }
-        _ => (s.mean.filter(|m| m.is_finite() && *m > 0.0)?, 0.0, 1),
+        _ => (mean.filter(|m| m.is_finite() && *m > 0.0)?, 0.0, 1),
     };
     Some(RunLevel {
-        run: s.run,
+        run,
         level,
         variance,
         units,
-        counts: s.components.iter().filter_map(|c| c.units).collect(),
     })
+}
+
+/// One run of a benchmark at its version's position in the history's order: its level in its
+/// own unit (`None` when it stored none) and the resolution it reported.
+struct Placed {
+    at: usize,
+    unit: TimeUnit,
+    level: Option<RunLevel>,
+    resolution: Option<Resolution>,
+}
+
+impl Placed {
+    fn of_summary(at: usize, s: &StoredSummary) -> Self {
+        Self {
+            at,
+            unit: s.unit,
+            level: run_level(s.run, s.mean, s.spread),
+            resolution: s.resolution,
+        }
+    }
+
+    fn of_stored(at: usize, l: StoredLevel) -> Self {
+        Self {
+            at,
+            unit: l.unit,
+            level: run_level(l.run, l.mean, l.spread),
+            resolution: l.resolution,
+        }
+    }
+}
+
+/// Each version's units per level over all its runs, top level first, by version name: the
+/// counts of the stored analyses' components in `summaries` (one benchmark's), summed run by run.
+pub fn counts_by_version<'s>(summaries: &[&'s StoredSummary]) -> HashMap<&'s str, Vec<usize>> {
+    let mut out: HashMap<&str, Vec<usize>> = HashMap::new();
+    for s in summaries {
+        let total = out.entry(&s.rev).or_default();
+        for (i, c) in s.components.iter().filter_map(|c| c.units).enumerate() {
+            match total.get_mut(i) {
+                Some(x) => *x += c,
+                None => total.push(c),
+            }
+        }
+    }
+    out
 }
 
 /// The one artifact every run of a version reported, if they all reported the same.
@@ -168,11 +195,11 @@ impl<'a> VersionPositions<'a> {
         )
     }
 
-    /// The summaries of versions in the order, each with its version's position.
-    fn of_summaries<'s>(&self, summaries: &[&'s StoredSummary]) -> Vec<(usize, &'s StoredSummary)> {
+    /// The runs of versions in the order, each at its version's position.
+    fn of_summaries(&self, summaries: &[&StoredSummary]) -> Vec<Placed> {
         summaries
             .iter()
-            .filter_map(|s| Some((*self.0.get(s.rev.as_str())?, *s)))
+            .filter_map(|s| Some(Placed::of_summary(*self.0.get(s.rev.as_str())?, s)))
             .collect()
     }
 }
@@ -184,23 +211,26 @@ impl<'a> VersionPositions<'a> {
 /// on a history of 50 benchmarks × 10,000 versions).
 fn benchmark_levels_at(
     benchmark: &str,
-    mut summaries: Vec<(usize, &StoredSummary)>,
+    runs: Vec<Placed>,
     order: &[String],
     confidence: ConfidenceLevel,
 ) -> Result<Option<BenchmarkLevels>> {
-    let Some(&(_, first)) = summaries.first() else {
+    let Some(unit) = runs.first().map(|p| p.unit) else {
         return Ok(None);
     };
-    let unit = first.unit;
     // Runs by version, in the unit of the first, each version's in the order they were stored.
-    summaries.sort_by_key(|(at, s)| (*at, s.run.id));
-    let mut by_version = summaries.into_iter().filter_map(|(at, s)| {
-        let mut r = run_level(s)?;
-        let factor = rigor_units::Seconds::from_unit(1.0, s.unit).in_unit(unit);
-        r.level *= factor;
-        r.variance *= factor * factor;
-        Some((at, r, s.resolution))
-    });
+    let mut runs: Vec<(usize, RunLevel, Option<Resolution>)> = runs
+        .into_iter()
+        .filter_map(|p| {
+            let mut r = p.level?;
+            let factor = rigor_units::Seconds::from_unit(1.0, p.unit).in_unit(unit);
+            r.level *= factor;
+            r.variance *= factor * factor;
+            Some((p.at, r, p.resolution))
+        })
+        .collect();
+    runs.sort_by_key(|(at, r, _)| (*at, r.run.id));
+    let mut by_version = runs.into_iter();
     let mut next = by_version.next();
     let mut versions: Vec<VersionLevel> = Vec::new();
     let mut sessions: Vec<SessionId> = Vec::new();
@@ -310,19 +340,29 @@ pub fn series_levels(
         .into_iter()
         .map(|v| v.version.rev)
         .collect();
-    let summaries = history.summaries(key)?;
-    let mut by_benchmark: std::collections::BTreeMap<&str, Vec<&StoredSummary>> =
-        std::collections::BTreeMap::new();
-    for s in &summaries {
-        by_benchmark.entry(&s.benchmark).or_default().push(s);
+    let stored = history.levels(key)?;
+    // Each version's position looked up once, not once per run.
+    let positions = VersionPositions::of(&order);
+    let at: Vec<Option<usize>> = stored
+        .versions
+        .iter()
+        .map(|rev| positions.0.get(rev.as_str()).copied())
+        .collect();
+    let mut by_benchmark: Vec<Vec<Placed>> = stored.benchmarks.iter().map(|_| Vec::new()).collect();
+    for l in stored.levels {
+        if let Some(at) = at[l.version] {
+            by_benchmark[l.benchmark].push(Placed::of_stored(at, l));
+        }
     }
+    let mut by_benchmark: Vec<(&str, Vec<Placed>)> = stored
+        .benchmarks
+        .iter()
+        .map(String::as_str)
+        .zip(by_benchmark)
+        .collect();
+    by_benchmark.sort_by(|a, b| a.0.cmp(b.0));
     // Each benchmark's fit is its own: they are computed in parallel, in name order.
     use rayon::prelude::*;
-    let positions = VersionPositions::of(&order);
-    let by_benchmark: Vec<(&str, Vec<(usize, &StoredSummary)>)> = by_benchmark
-        .into_iter()
-        .map(|(name, list)| (name, positions.of_summaries(&list)))
-        .collect();
     let levels: Vec<Option<BenchmarkLevels>> = by_benchmark
         .into_par_iter()
         .map(|(name, list)| benchmark_levels_at(name, list, &order, confidence))
@@ -474,12 +514,21 @@ pub fn benchmark_metric_levels(
         .map(|v| v.version.rev)
         .collect();
     if metric.is_wall() {
-        let summaries = history.summaries(key)?;
-        let mine: Vec<&StoredSummary> = summaries
-            .iter()
-            .filter(|s| s.benchmark == benchmark)
+        let stored = history.levels(key)?;
+        let Some(mine) = stored.benchmarks.iter().position(|b| b == benchmark) else {
+            return Ok(None);
+        };
+        let positions = VersionPositions::of(&order);
+        let runs: Vec<Placed> = stored
+            .levels
+            .into_iter()
+            .filter(|l| l.benchmark == mine)
+            .filter_map(|l| {
+                let at = *positions.0.get(stored.versions[l.version].as_str())?;
+                Some(Placed::of_stored(at, l))
+            })
             .collect();
-        return benchmark_levels(benchmark, &mine, &order, confidence);
+        return benchmark_levels_at(benchmark, runs, &order, confidence);
     }
     benchmark_metric_levels_in(history, key, benchmark, metric, &order, confidence)?
         .map_err(|why| no_metric(key, metric, Some(why)))

@@ -37,6 +37,9 @@ pub struct HistoryPoint {
     /// The change the series' detection found at this version (`rigor track changes`), with
     /// its id: the only verdict a step is shown with.
     pub change: Option<(ChangeId, ChangeVerdict)>,
+    /// Its units per level over all its runs, top level first, from the runs' stored analyses
+    /// (empty without them, and in a metric other than wall time).
+    pub counts: Vec<usize>,
 }
 
 /// One benchmark's history.
@@ -159,7 +162,27 @@ pub fn show_metric(
         .map(|c| (c.change.rev.clone(), (c.id, c.change.verdict)))
         .collect();
     let confidence = ConfidenceLevel::NINETY_FIVE;
-    let l = levels::benchmark_metric_levels(history, key, benchmark, metric, confidence)?;
+    // Wall time's levels from the benchmark's summaries, read once for the counts they hold too.
+    let (l, mut counts) = if metric.is_wall() {
+        let summaries = history.summaries(key)?;
+        let mine: Vec<&rigor_history::StoredSummary> = summaries
+            .iter()
+            .filter(|s| s.benchmark == benchmark)
+            .collect();
+        let order: Vec<String> = versions.iter().map(|v| v.version.rev.clone()).collect();
+        let counts: std::collections::HashMap<String, Vec<usize>> =
+            levels::counts_by_version(&mine)
+                .into_iter()
+                .map(|(rev, c)| (rev.to_string(), c))
+                .collect();
+        (
+            levels::benchmark_levels(benchmark, &mine, &order, confidence)?,
+            counts,
+        )
+    } else {
+        let l = levels::benchmark_metric_levels(history, key, benchmark, metric, confidence)?;
+        (l, std::collections::HashMap::new())
+    };
     let mut by_rev: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     if let Some(l) = &l {
         for (i, v) in l.versions.iter().enumerate() {
@@ -178,6 +201,7 @@ pub fn show_metric(
                 previous = Some(i);
                 points.push(HistoryPoint {
                     change: changes.get(&stored.version.rev).copied(),
+                    counts: counts.remove(&stored.version.rev).unwrap_or_default(),
                     version: stored.version,
                     level: Some(l.versions[i].clone()),
                     against_previous,
@@ -193,6 +217,7 @@ pub fn show_metric(
                     against_previous: None,
                     confounded: false,
                     change: None,
+                    counts: Vec::new(),
                 });
             }
             None => {}
@@ -320,7 +345,7 @@ impl Shown {
                 "level": l.map(|l| l.level),
                 "ci": l.map(|l| [l.interval.0, l.interval.1]),
                 "unit": unit,
-                "counts": l.map(|l| l.counts()),
+                "counts": l.map(|_| &p.counts),
                 "identical_to_previous": l.map(|l| l.identical_to_previous),
                 "sessions_unknown": l.map(|l| l.sessions_unknown),
                 "runs": l.map(|l| l.runs.iter().map(|r| serde_json::json!({
