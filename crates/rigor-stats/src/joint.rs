@@ -588,10 +588,23 @@ pub fn event_at(
     tests: usize,
     cfg: &JointConfig,
 ) -> Result<JointEvent> {
+    let cuts: Vec<Vec<usize>> = series.iter().map(|s| s.positions(events)).collect();
+    event_cut(series, k, &cuts, tests, cfg)
+}
+
+/// [`event_at`] with the events' positions in each series given (`cuts[b]` for `series[b]`):
+/// the scan tests every version with the same events, so it finds their positions once.
+fn event_cut(
+    series: &[StepSeries<'_>],
+    k: usize,
+    cuts: &[Vec<usize>],
+    tests: usize,
+    cfg: &JointConfig,
+) -> Result<JointEvent> {
     let mut steps = Vec::new();
-    for (b, s) in series.iter().enumerate() {
+    for ((b, s), cuts) in series.iter().enumerate().zip(cuts) {
         if let Some(at) = s.position(k) {
-            steps.push((b, s.step(at, &s.positions(events), cfg.reach, cfg.window)?));
+            steps.push((b, s.step(at, cuts, cfg.reach, cfg.window)?));
         }
     }
     let list: Vec<Step> = steps.iter().map(|s| s.1).collect();
@@ -623,10 +636,11 @@ pub fn scan(
     let mut events: Vec<usize> = Vec::new();
     // Forward: the strongest version that holds, until none does.
     while events.len() < tests {
+        let cuts: Vec<Vec<usize>> = series.iter().map(|s| s.positions(&events)).collect();
         let tested: Vec<JointEvent> = candidates
             .par_iter()
             .filter(|k| !events.contains(k))
-            .map(|&k| test(k, &events))
+            .map(|&k| event_cut(series, k, &cuts, tests, cfg))
             .collect::<Result<_>>()?;
         let best = tested
             .into_iter()

@@ -216,20 +216,22 @@ fn joint_shifts(
         .iter()
         .map(|p| p.iter().map(|x| x.0).collect())
         .collect();
-    // Benchmarks whose versions all fall in the series' order, by their index in `all`.
-    let mut taken: Vec<usize> = Vec::new();
-    let mut series: Vec<StepSeries<'_>> = Vec::new();
-    for (b, l) in all.iter().enumerate() {
-        let first: Option<Vec<usize>> = points[b]
-            .iter()
-            .map(|&(_, v)| index.get(l.versions[v].rev.as_str()).copied())
-            .collect();
-        let Some(first) = first else { continue };
-        if let Ok(one) = StepSeries::adjusted(&l.fit, &fit_points[b], &detected[b].1, first) {
-            taken.push(b);
-            series.push(one);
-        }
-    }
+    // Benchmarks whose versions all fall in the series' order, by their index in `all` (each
+    // one's series built on its own: in parallel).
+    use rayon::prelude::*;
+    let (taken, series): (Vec<usize>, Vec<StepSeries<'_>>) = all
+        .par_iter()
+        .enumerate()
+        .filter_map(|(b, l)| {
+            let first: Vec<usize> = points[b]
+                .iter()
+                .map(|&(_, v)| index.get(l.versions[v].rev.as_str()).copied())
+                .collect::<Option<_>>()?;
+            StepSeries::adjusted(&l.fit, &fit_points[b], &detected[b].1, first)
+                .ok()
+                .map(|one| (b, one))
+        })
+        .unzip();
     let cfg = JointConfig {
         level: s.confidence.get(),
         threshold: s.threshold.get(),
