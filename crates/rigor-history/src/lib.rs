@@ -60,6 +60,21 @@ pub trait HistoryRead {
     /// several runs of one version are merged, their rounds kept apart).
     fn series(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<VersionData>>;
 
+    /// One version of [`HistoryRead::series`]: the benchmark's raw data in version `rev` (its
+    /// runs merged), `None` when no measured run of that version has it. By default taken from
+    /// the series; a backend reads that version alone.
+    fn version_data(
+        &self,
+        key: &SeriesKey,
+        benchmark: &str,
+        rev: &str,
+    ) -> Result<Option<VersionData>> {
+        Ok(self
+            .series(key, benchmark)?
+            .into_iter()
+            .find(|v| v.version.rev == rev))
+    }
+
     /// One benchmark's raw data run by run (runs of one version not merged), oldest run first,
     /// with every execution's CPU times, peak memory and reported metrics: what the levels of a
     /// metric other than wall time are computed from.

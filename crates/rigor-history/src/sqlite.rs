@@ -185,6 +185,22 @@ fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> HistoryError + Copy + '_
     }
 }
 
+/// The condition that keeps a series query to version `rev` (its 4th parameter), or none.
+fn version_clause(rev: Option<&str>) -> &'static str {
+    match rev {
+        Some(_) => "AND r.version_id = (SELECT id FROM versions WHERE rev = ?4)",
+        None => "",
+    }
+}
+
+/// The parameters of a series query: machine, branch, benchmark, and the version when it is kept
+/// to one ([`version_clause`]).
+fn series_values<'a>(key: &'a SeriesKey, benchmark: &'a str, rev: Option<&'a str>) -> Vec<&'a str> {
+    let mut values = vec![key.machine.as_str(), key.branch.as_str(), benchmark];
+    values.extend(rev);
+    values
+}
+
 fn damaged_in(path: &Path, what: &'static str, message: String) -> HistoryError {
     HistoryError::Damaged {
         path: path.to_path_buf(),
@@ -504,7 +520,13 @@ impl SqliteHistory {
     }
 
     /// The stored benchmark of each run of a benchmark's series, oldest run first.
-    fn run_benchmarks_of(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunBenchmark>> {
+    fn run_benchmarks_of(
+        &self,
+        key: &SeriesKey,
+        benchmark: &str,
+        rev: Option<&str>,
+    ) -> Result<Vec<RunBenchmark>> {
+        let only = version_clause(rev);
         self.decoded(
             &format!(
                 "SELECT {RUN_INFO_COLUMNS}, rb.command, rb.levels, rb.level_names, rb.unit,
@@ -515,33 +537,43 @@ impl SqliteHistory {
                  JOIN machines m ON m.id = r.machine_id
                  JOIN benchmarks b ON b.id = rb.benchmark_id
                  WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'
+                   {only}
                  ORDER BY r.id"
             ),
-            params![key.machine, key.branch, benchmark],
+            rusqlite::params_from_iter(series_values(key, benchmark, rev)),
             |r| RunBenchmarkRow::read(r),
         )
     }
 
-    /// Every sample and execution of a benchmark's series, by run, in two queries (reading a
-    /// series version by version would cost a query per version).
-    fn series_data(&self, key: &SeriesKey, benchmark: &str) -> Result<HashMap<i64, RunData>> {
+    /// Every sample and execution of a benchmark's series (of version `rev` alone, when given),
+    /// by run, in two queries (reading a series version by version would cost a query per
+    /// version).
+    fn series_data(
+        &self,
+        key: &SeriesKey,
+        benchmark: &str,
+        rev: Option<&str>,
+    ) -> Result<HashMap<i64, RunData>> {
+        let only = version_clause(rev);
         let query = |table: &str, columns: &str| {
             format!(
                 "SELECT x.run_id, {columns} FROM {table} x
                  JOIN benchmarks b ON b.id = x.benchmark_id JOIN runs r ON r.id = x.run_id
                  JOIN machines m ON m.id = r.machine_id
                  WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'
+                   {only}
                  ORDER BY x.run_id, x.rowid"
             )
         };
-        let values = params![key.machine, key.branch, benchmark];
+        let values = series_values(key, benchmark, rev);
+        let values = || rusqlite::params_from_iter(&values);
         let mut data: HashMap<i64, RunData> = HashMap::new();
         let samples = self.rows(
             &query(
                 "samples",
                 "x.benchmark_id, x.build, x.round, x.execution, x.iteration, x.value, x.warmup",
             ),
-            values,
+            values(),
             |r| sample_of(r),
         )?;
         for (run, _, s) in samples {
@@ -553,7 +585,7 @@ impl SqliteHistory {
                 "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time,
                  x.max_rss, x.resolution",
             ),
-            values,
+            values(),
             |r| execution_of(r),
         )?;
         for (run, mut e, resolution) in executions {
@@ -561,11 +593,14 @@ impl SqliteHistory {
             data.entry(run).or_default().executions.push(e);
         }
         let metrics = self.rows(
-            "SELECT x.run_id, x.pos, x.name, x.unit, x.metric_values FROM execution_metrics x
-             JOIN benchmarks b ON b.id = x.benchmark_id JOIN runs r ON r.id = x.run_id
-             JOIN machines m ON m.id = r.machine_id
-             WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'",
-            values,
+            &format!(
+                "SELECT x.run_id, x.pos, x.name, x.unit, x.metric_values FROM execution_metrics x
+                 JOIN benchmarks b ON b.id = x.benchmark_id JOIN runs r ON r.id = x.run_id
+                 JOIN machines m ON m.id = r.machine_id
+                 WHERE m.name = ?1 AND r.branch = ?2 AND b.name = ?3 AND r.status <> 'failed'
+                   {only}"
+            ),
+            values(),
             |r| ExecutionMetricRow::read(r),
         )?;
         for m in metrics {
@@ -644,14 +679,33 @@ impl HistoryRead for SqliteHistory {
     }
 
     fn series(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<VersionData>> {
-        let parts = self.run_benchmarks_of(key, benchmark)?;
-        let data = self.series_data(key, benchmark)?;
+        let parts = self.run_benchmarks_of(key, benchmark, None)?;
+        let data = self.series_data(key, benchmark, None)?;
         Ok(series_of(benchmark, self.versions(key)?, parts, data))
     }
 
+    fn version_data(
+        &self,
+        key: &SeriesKey,
+        benchmark: &str,
+        rev: &str,
+    ) -> Result<Option<VersionData>> {
+        let parts = self.run_benchmarks_of(key, benchmark, Some(rev))?;
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        let data = self.series_data(key, benchmark, Some(rev))?;
+        let version: Vec<StoredVersion> = self
+            .versions(key)?
+            .into_iter()
+            .filter(|v| v.version.rev == rev)
+            .collect();
+        Ok(series_of(benchmark, version, parts, data).pop())
+    }
+
     fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>> {
-        let parts = self.run_benchmarks_of(key, benchmark)?;
-        let data = self.series_data(key, benchmark)?;
+        let parts = self.run_benchmarks_of(key, benchmark, None)?;
+        let data = self.series_data(key, benchmark, None)?;
         Ok(run_records(benchmark, parts, data))
     }
 

@@ -133,6 +133,7 @@ suite!(
     concurrent_writers_lose_and_duplicate_nothing,
     summaries_list_every_measured_run_oldest_first,
     levels_are_what_summaries_hold_for_them,
+    a_version_read_alone_is_that_version_of_the_series,
     the_same_file_for_another_machine_or_branch_is_a_run_of_its_own,
     changes_come_oldest_version_first,
     resolutions_are_stored_with_each_execution_and_summary,
@@ -443,6 +444,34 @@ fn levels_are_what_summaries_hold_for_them(store: Store) {
     assert!(levels.levels.iter().any(|l| l.resolution.is_some()));
     assert!(levels.levels.iter().all(|l| l.spread.is_some()));
     assert!(h.levels(&key("nowhere", "main")).unwrap().levels.is_empty());
+}
+
+/// One version read alone is that version of the benchmark's series: its runs merged, its
+/// executions and samples; none for a version without it, a failed one or another series'.
+fn a_version_read_alone_is_that_version_of_the_series(store: Store) {
+    let mut h = store.open();
+    ingest(&mut *h, "a", 1, &two_benchmarks(1, 1.0));
+    ingest(&mut *h, "b", 2, &with_executions(2, 2.0, None));
+    ingest(&mut *h, "a", 1, &two_benchmarks(3, 1.1));
+    fail(&mut *h, "c", 3);
+    h.ingest(&Ingest::new(
+        &version("d", 4),
+        &machine(),
+        "other",
+        &result(4, 9.0),
+    ))
+    .unwrap();
+    let series = h.series(&main(), "sort").unwrap();
+    assert_eq!(series.len(), 2);
+    for v in &series {
+        let alone = h.version_data(&main(), "sort", &v.version.rev).unwrap();
+        assert_eq!(alone.as_ref(), Some(v), "{}", v.version.rev);
+    }
+    assert_eq!(series[0].runs.len(), 2);
+    assert_eq!(h.version_data(&main(), "parse", "b").unwrap(), None);
+    assert_eq!(h.version_data(&main(), "sort", "c").unwrap(), None);
+    assert_eq!(h.version_data(&main(), "sort", "d").unwrap(), None);
+    assert_eq!(h.version_data(&main(), "sort", "nowhere").unwrap(), None);
 }
 
 fn the_same_file_for_another_machine_or_branch_is_a_run_of_its_own(store: Store) {
