@@ -196,7 +196,7 @@ impl BenchmarkPlan {
         };
         let row = |percent: f64| {
             let target = Fraction::percent(percent).unwrap_or_default();
-            let hw = target.get() * p.mean.abs();
+            let hw = target.get() * p.estimate.abs();
             let with = |plan: &Plan| {
                 top_count_for_half_width(plan, hw, level.get(), quantile)
                     .ok()

@@ -53,8 +53,10 @@ fn reachable(report: &AdaptiveReport, adaptive: &AdaptiveSettings) -> Vec<Option
             let half =
                 predicted_half_width(&p.plan, units, adaptive.level.get(), adaptive.quantile)
                     .ok()?;
-            let floor = r.map_or(0.0, |r| r.relative_to(rigor_units::Seconds::new(p.mean)));
-            (p.mean != 0.0).then(|| (half / p.mean.abs()).max(floor))
+            let floor = r.map_or(0.0, |r| {
+                r.relative_to(rigor_units::Seconds::new(p.estimate))
+            });
+            (p.estimate != 0.0).then(|| (half / p.estimate.abs()).max(floor))
         })
         .collect()
 }

@@ -98,6 +98,11 @@ pub struct BenchPlan {
     pub components: VarianceComponents,
     /// Pilot mean.
     pub mean: f64,
+    /// The pilot's value of [`BenchPlan::statistic`]: its mean, or the median of its values when
+    /// the plan is the median's. A relative half-width is relative to it, as the run's own
+    /// rule takes it (a median's relative to the mean would promise a skewed benchmark more
+    /// than its plan gives).
+    pub estimate: f64,
     /// Top-level units in the pilot.
     pub pilot_units: usize,
     /// Optimal counts below the top, for [`BenchPlan::statistic`]: from `components` and the
@@ -124,7 +129,8 @@ impl BenchPlan {
         self.plan.count_of(level)
     }
 
-    /// Top-level units needed for a half-width of `relative` × mean at confidence `level`.
+    /// Top-level units needed for a half-width of `relative` × [`BenchPlan::estimate`] at
+    /// confidence `level`.
     ///
     /// # Errors
     /// The statistics crate's error when no count reaches the half-width (a zero target, a
@@ -137,7 +143,7 @@ impl BenchPlan {
     ) -> Result<usize, StatsError> {
         top_count_for_half_width(
             &self.plan,
-            relative.get() * self.mean.abs(),
+            relative.get() * self.estimate.abs(),
             level.get(),
             quantile,
         )
@@ -272,6 +278,11 @@ fn plan_benchmark(
             .collect(),
     };
     let plan = optimal_counts(&level_costs)?;
+    let estimate = if median.is_some() {
+        Estimator::Median.apply(h.values())
+    } else {
+        h.grand_mean()
+    };
     Ok(BenchPlan {
         statistic: if median.is_some() {
             Estimator::Median
@@ -283,6 +294,7 @@ fn plan_benchmark(
         costs,
         components,
         mean: h.grand_mean(),
+        estimate,
         pilot_units: h.units(0),
         plan,
         rare_modes: rare_modes(&TopUnits::of(h))?,
@@ -1540,6 +1552,32 @@ mod tests {
         let k = median.shape.iterations[0].unwrap();
         assert_eq!(k, closed, "{c:?}");
         assert!((35..=80).contains(&k), "{k}");
+    }
+
+    /// A median's plan is relative to the median: with a right tail (an exponential extra of
+    /// half the mean on every sample) the pilot's median lies well below its mean, and a target
+    /// of ±1% of the median asks for more units than ±1% of the mean would.
+    #[test]
+    fn a_median_plan_is_relative_to_the_median() {
+        let benches = [bench(
+            "mean=1ms,execution=2%,iteration=5%,tail=500us,startup=5ms,iterations=10",
+        )];
+        let a = AdaptiveSettings {
+            target: Fraction::new(0.01),
+            estimator: Estimator::Median,
+            max_units: 40,
+            ..adaptive()
+        };
+        let median = run_seeded(&benches, 5, &a, &mut SimulatedExecutor::new(5), &mut Quiet);
+        let p = median.plans[0].as_ref().unwrap();
+        assert_eq!(p.statistic, Estimator::Median);
+        assert!(p.estimate < 0.95 * p.mean, "{} {}", p.estimate, p.mean);
+        let level = ConfidenceLevel::NINETY_FIVE;
+        let of_median = p
+            .top_units_for(Fraction::new(0.01).unwrap(), level, a.quantile)
+            .unwrap();
+        let of_mean = top_count_for_half_width(&p.plan, 0.01 * p.mean, 0.95, a.quantile).unwrap();
+        assert!(of_median > of_mean, "{of_median} {of_mean}");
     }
 
     #[test]
