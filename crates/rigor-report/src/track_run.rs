@@ -537,9 +537,24 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
 pub struct CandidateLine {
     /// The benchmark.
     pub benchmark: String,
-    /// The candidate against the baseline, measured together (or why it could not be).
-    pub measured: Result<MeasuredRatio, String>,
+    /// The candidate against the baseline.
+    pub measured: CandidateMeasured,
 }
+
+/// What became of one benchmark of `rigor track check --candidate`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CandidateMeasured {
+    /// Measured together until decided (or until the bounds were spent).
+    Ratio(MeasuredRatio),
+    /// Not measured: the candidate's build is byte-identical to the baseline's, or it is the
+    /// baseline's version itself — the same program, no change.
+    Identical,
+    /// Not measured, with why.
+    Not(String),
+}
+
+/// What an identical candidate's line says.
+const IDENTICAL: &str = "identical build: no change (not measured)";
 
 /// The verdict of a gate's ratio, with the least change its sequence allows when it excludes
 /// none ("regression, at least +1.3%"): a sequence decided after a few rounds can be wide, and
@@ -562,7 +577,7 @@ pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
     );
     for l in lines {
         let _ = match &l.measured {
-            Ok(m) => writeln!(
+            CandidateMeasured::Ratio(m) => writeln!(
                 out,
                 "  {}: {} (sequence {}): {}",
                 l.benchmark,
@@ -570,7 +585,8 @@ pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
                 interval_percent(m.interval),
                 gate_verdict(m)
             ),
-            Err(why) => writeln!(out, "  {}: not measured: {why}", l.benchmark),
+            CandidateMeasured::Identical => writeln!(out, "  {}: {IDENTICAL}", l.benchmark),
+            CandidateMeasured::Not(why) => writeln!(out, "  {}: not measured: {why}", l.benchmark),
         };
     }
     out
@@ -586,14 +602,15 @@ pub fn candidate_markdown(baseline: &str, lines: &[CandidateLine]) -> String {
     for l in lines {
         let name = crate::escape::markdown_cell(&l.benchmark);
         let _ = match &l.measured {
-            Ok(m) => writeln!(
+            CandidateMeasured::Ratio(m) => writeln!(
                 out,
                 "| {name} | {} | {} | {} |",
                 ratio_percent(m.ratio),
                 interval_percent(m.interval),
                 gate_verdict(m)
             ),
-            Err(why) => writeln!(
+            CandidateMeasured::Identical => writeln!(out, "| {name} | | | {IDENTICAL} |"),
+            CandidateMeasured::Not(why) => writeln!(
                 out,
                 "| {name} | | | not measured: {} |",
                 crate::escape::markdown_cell(why)
@@ -753,7 +770,7 @@ mod tests {
     fn a_decided_gate_says_the_least_change_its_sequence_allows() {
         let line = |ratio, interval, verdict: &str| CandidateLine {
             benchmark: "b".into(),
-            measured: Ok(MeasuredRatio {
+            measured: CandidateMeasured::Ratio(MeasuredRatio {
                 ratio,
                 interval,
                 verdict: verdict.into(),
@@ -795,7 +812,7 @@ mod tests {
             assert_eq!(lines[4].replace("\\|", "").matches('|').count(), 7, "{md}");
             let candidate = CandidateLine {
                 benchmark: name.to_string(),
-                measured: Err(format!("{name} failed")),
+                measured: CandidateMeasured::Not(format!("{name} failed")),
             };
             let md2 = candidate_markdown(name, &[candidate]);
             let lines2: Vec<&str> = md2.lines().collect();

@@ -753,9 +753,10 @@ fn a_result_that_measured_nothing_is_added_as_a_failed_version() {
     assert!(show.contains("the version failed"), "{show}");
 }
 
-/// The interleaved gate on a simulated project: an identical candidate (the same version) is
-/// equivalent, a candidate 8% slower is a regression that --fail-on gates, and nothing of either
-/// is stored in the history.
+/// The interleaved gate on a simulated project: the baseline's version itself, or a version
+/// whose build is byte-identical to it, is identical without measuring; another version as fast
+/// is equivalent, one 8% slower is a regression that --fail-on gates; nothing of any is stored
+/// in the history.
 #[test]
 fn check_candidate_measures_both_together_until_decided() {
     let dir = Dir::new();
@@ -765,7 +766,11 @@ fn check_candidate_measures_both_together_until_decided() {
             .current_dir(dir.0.path())
             .args(["track", "--db"])
             .arg(&db)
-            .args(["check", "--simulate", "versions=20,step=12:+8%,session=20%"])
+            .args([
+                "check",
+                "--simulate",
+                "versions=20,step=12:+8%,session=20%,identical=3-4",
+            ])
             .args(["--candidate", candidate, "--baseline-rev", baseline])
             .args(["--seed", "2", "-n", "b", "--fail-on", "regression"])
             .args(["--machine", "m", "--baseline", "main"])
@@ -773,9 +778,19 @@ fn check_candidate_measures_both_together_until_decided() {
             .output()
             .unwrap()
     };
-    let same = check("v20", "v20");
-    let out = String::from_utf8_lossy(&same.stdout);
-    assert_eq!(same.status.code(), Some(0), "{out}");
+    for (candidate, baseline) in [("v20", "v20"), ("v4", "v3")] {
+        let same = check(candidate, baseline);
+        let out = String::from_utf8_lossy(&same.stdout);
+        assert_eq!(same.status.code(), Some(0), "{out}");
+        assert!(
+            out.contains("b: identical build: no change (not measured)"),
+            "{out}"
+        );
+    }
+    assert!(!dir.path("runs").exists(), "nothing measured");
+    let as_fast = check("v19", "v18");
+    let out = String::from_utf8_lossy(&as_fast.stdout);
+    assert_eq!(as_fast.status.code(), Some(0), "{out}");
     assert!(out.contains("equivalent"), "{out}");
     let slower = check("v12", "v11");
     let out = String::from_utf8_lossy(&slower.stdout);

@@ -322,24 +322,50 @@ pub enum Candidate {
 pub struct CandidateVerdict {
     /// The benchmark.
     pub benchmark: String,
-    /// The candidate against the baseline, measured together until decided (or why not).
-    pub outcome: std::result::Result<Ratio, String>,
+    /// The candidate against the baseline.
+    pub outcome: CandidateOutcome,
+}
+
+/// What became of one benchmark of an interleaved check.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CandidateOutcome {
+    /// Measured together until decided (or until the bounds were spent).
+    Measured(Ratio),
+    /// Not measured: the candidate's build is byte-identical to the baseline's, or it is the
+    /// baseline's version itself (the same program: no change, and nothing a measurement could
+    /// add but noise).
+    Identical,
+    /// Could not be measured, with why.
+    Failed(String),
+}
+
+impl CandidateOutcome {
+    /// The verdict `--fail-on` decides from: the measured one, or equivalent for an identical
+    /// build; none for a failure.
+    pub fn verdict(&self) -> Option<rigor_stats::compare::Verdict> {
+        match self {
+            Self::Measured(r) => Some(r.verdict),
+            Self::Identical => Some(rigor_stats::compare::Verdict::Equivalent),
+            Self::Failed(_) => None,
+        }
+    }
 }
 
 impl CandidateVerdict {
     /// What the terminal and Markdown show of it.
     pub fn view(&self) -> rigor_report::track_run::CandidateLine {
+        use rigor_report::track_run::{CandidateMeasured, MeasuredRatio};
         rigor_report::track_run::CandidateLine {
             benchmark: self.benchmark.clone(),
-            measured: self
-                .outcome
-                .as_ref()
-                .map(|r| rigor_report::track_run::MeasuredRatio {
+            measured: match &self.outcome {
+                CandidateOutcome::Measured(r) => CandidateMeasured::Ratio(MeasuredRatio {
                     ratio: r.ratio,
                     interval: r.interval,
                     verdict: r.verdict.to_string(),
-                })
-                .map_err(Clone::clone),
+                }),
+                CandidateOutcome::Identical => CandidateMeasured::Identical,
+                CandidateOutcome::Failed(why) => CandidateMeasured::Not(why.clone()),
+            },
         }
     }
 }
@@ -443,6 +469,42 @@ pub fn check_candidate(
             (v, Some(r))
         }
     };
+    // Both built once, before any measuring: byte-identical builds (or the baseline's version
+    // itself) are the same program, which no measurement could tell apart but by noise.
+    let role = rigor_history::Role::New;
+    let prepared = |v: &VersionInfo, given: Option<&Ready>| match given {
+        Some(r) => Ok(r.clone()),
+        None => settings
+            .source
+            .prepare(v, role, &stop)
+            .map_err(|e| format!("{}: {e}", short(&v.rev))),
+    };
+    let both = prepared(baseline, None).and_then(|b| Ok((b, prepared(&version, ready.as_ref())?)));
+    let (base_ready, candidate_ready) = match both {
+        Ok(both) => both,
+        Err(why) => {
+            return Ok(experiment
+                .benchmarks
+                .iter()
+                .map(|b| CandidateVerdict {
+                    benchmark: b.name.clone(),
+                    outcome: CandidateOutcome::Failed(why.clone()),
+                })
+                .collect());
+        }
+    };
+    let same_build =
+        base_ready.artifact.is_some() && base_ready.artifact == candidate_ready.artifact;
+    if same_build || (ready.is_none() && version.rev == baseline.rev) {
+        return Ok(experiment
+            .benchmarks
+            .iter()
+            .map(|b| CandidateVerdict {
+                benchmark: b.name.clone(),
+                outcome: CandidateOutcome::Identical,
+            })
+            .collect());
+    }
     let mut out = Vec::new();
     for (k, b) in experiment.benchmarks.iter().enumerate() {
         if stop.is_requested() {
@@ -458,7 +520,10 @@ pub fn check_candidate(
             &mut Keep,
             alone.as_ref().unwrap_or(settings),
             &one,
-            [(baseline, None), (&version, ready.as_ref())],
+            [
+                (baseline, Some(&base_ready)),
+                (&version, Some(&candidate_ready)),
+            ],
             rigor_history::SessionKind::Check,
             rigor_history::Role::New,
             bounds,
@@ -468,7 +533,10 @@ pub fn check_candidate(
         )?;
         out.push(CandidateVerdict {
             benchmark: b.name.clone(),
-            outcome,
+            outcome: match outcome {
+                Ok(r) => CandidateOutcome::Measured(r),
+                Err(why) => CandidateOutcome::Failed(why),
+            },
         });
     }
     Ok(out)
@@ -746,10 +814,12 @@ fn candidate_run(
         )
     })?;
     let findings = crate::Findings {
-        failed: verdicts.iter().any(|v| v.outcome.is_err()),
+        failed: verdicts
+            .iter()
+            .any(|v| matches!(v.outcome, CandidateOutcome::Failed(_))),
         verdicts: verdicts
             .iter()
-            .filter_map(|v| v.outcome.as_ref().ok().map(|r| r.verdict))
+            .filter_map(|v| v.outcome.verdict())
             .collect(),
         ..Default::default()
     };
