@@ -50,12 +50,68 @@ impl Cli {
                 track.mut_arg("db", |db| db.env(None::<&'static str>))
             });
         }
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
         let mut matches = command
             .clone()
-            .try_get_matches()
-            .unwrap_or_else(|e| negative_value(e, &mut command).exit());
+            .try_get_matches_from(&args)
+            .unwrap_or_else(|e| clearer(e, &mut command, &args).exit());
         Self::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut command).exit())
     }
+}
+
+/// clap's error made clearer where rigor knows what went wrong: a negative number
+/// ([`negative_value`]), a benchmark command given without `--` ([`command_without_dashes`]).
+fn clearer(
+    e: clap::Error,
+    command: &mut clap::Command,
+    args: &[std::ffi::OsString],
+) -> clap::Error {
+    command_without_dashes(negative_value(e, command), command, args)
+}
+
+/// clap's error for a missing COMMAND of a `track` command whose arguments hold no `--`: the
+/// command's words were taken as revisions (`rigor track run --last 5 ./bench`), and clap says
+/// only that COMMAND is required. The error says where the command goes instead.
+fn command_without_dashes(
+    e: clap::Error,
+    command: &mut clap::Command,
+    args: &[std::ffi::OsString],
+) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::MissingRequiredArgument || args.iter().any(|a| a == "--") {
+        return e;
+    }
+    let missing_command = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::Strings(missing)) => missing.iter().any(|m| m.contains("<COMMAND>")),
+        _ => false,
+    };
+    let Some(sub) = args
+        .iter()
+        .skip_while(|a| *a != "track")
+        .find(|a| ["run", "bisect", "enqueue"].iter().any(|s| *a == *s))
+    else {
+        return e;
+    };
+    if !missing_command {
+        return e;
+    }
+    let sub = sub.to_string_lossy().into_owned();
+    // The subcommand's own usage line under the message, as clap's error has (built, so that
+    // it names itself `rigor track …`).
+    command.build();
+    let Some(command) = command
+        .find_subcommand_mut("track")
+        .and_then(|track| track.find_subcommand_mut(&sub))
+    else {
+        return e;
+    };
+    command.error(
+        ErrorKind::MissingRequiredArgument,
+        format!(
+            "no benchmark command: it goes after `--`, as in `rigor track {sub} [REVS] -- \
+             ./bench`; the words before `--` that are not options are taken as revisions"
+        ),
+    )
 }
 
 /// clap's error for a negative number after an option that takes a value (`--threshold -5%`):
@@ -103,11 +159,12 @@ impl Cli {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
+        let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
         let mut command = Self::command();
         let mut matches = command
             .clone()
-            .try_get_matches_from(args)
-            .map_err(|e| negative_value(e, &mut command))?;
+            .try_get_matches_from(&args)
+            .map_err(|e| clearer(e, &mut command, &args))?;
         Self::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut command))
     }
 }
@@ -1457,6 +1514,43 @@ mod tests {
         assert_eq!(all.unwrap().0, Some(IgnoredExits::AllNonZero));
         assert!(ignored(&["rigor", "run", "-i=1,x", "x"]).is_err());
         assert!(ignored(&["rigor", "run", "-i=0", "x"]).is_err());
+    }
+
+    /// A track command's benchmark given without `--` is taken for revisions: the error says
+    /// where the command goes, not only that COMMAND is required.
+    #[test]
+    fn a_track_command_without_dashes_is_told_where_its_command_goes() {
+        for (sub, args) in [
+            (
+                "run",
+                &["rigor", "track", "run", "--last", "3", "./bench"][..],
+            ),
+            (
+                "run",
+                &[
+                    "rigor",
+                    "track",
+                    "--db",
+                    "h.db",
+                    "run",
+                    "HEAD~3..HEAD",
+                    "./b",
+                ],
+            ),
+        ] {
+            let e = Cli::try_parse_args(args).unwrap_err();
+            assert_eq!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+            let text = e.to_string();
+            assert!(
+                text.contains(&format!(
+                    "it goes after `--`, as in `rigor track {sub} [REVS] -- ./bench`"
+                )),
+                "{text}"
+            );
+        }
+        // With `--` and nothing after it, clap's own error stands.
+        let e = Cli::try_parse_args(["rigor", "track", "run", "--last", "3", "--"]).unwrap_err();
+        assert!(!e.to_string().contains("it goes after"), "{e}");
     }
 
     #[test]
