@@ -49,14 +49,17 @@ fn a_version_that_fails_to_build_is_recorded_and_the_run_goes_on() {
         "main",
     ]));
     assert_eq!(show.matches("the version failed").count(), 2, "{show}");
-    // A name no version measured is an error, not a list of the failed versions.
+    // A name no version measured is an error, not a list of the failed versions, and it lists
+    // the names the series has.
     rigor()
         .args(["track", "--db"])
         .arg(&db)
         .args(["show", "./bnech", "--machine", "m", "--branch", "main"])
         .assert()
         .failure()
-        .stderr(predicate::str::contains("no history of './bnech'"));
+        .stderr(predicate::str::contains(
+            "no history of './bnech' on m (main); stored benchmarks: './bench'",
+        ));
 }
 
 #[test]

@@ -246,8 +246,8 @@ pub enum TrackError {
     },
     /// `rigor track show` names a benchmark without a history.
     #[error(
-        "no history of '{benchmark}' on {machine} ({branch}); see `rigor track changes` for what \
-         is stored"
+        "no history of '{benchmark}' on {machine} ({branch}){}",
+        stored_list(stored)
     )]
     NoBenchmarkHistory {
         /// The benchmark.
@@ -256,6 +256,8 @@ pub enum TrackError {
         machine: String,
         /// The branch.
         branch: String,
+        /// The benchmarks the series has.
+        stored: Vec<String>,
     },
     /// `--version` given for several results.
     #[error(
@@ -508,6 +510,18 @@ pub(crate) fn check_until_known(run: &RunRequest) -> Result<()> {
         return Ok(());
     };
     Err(AppError::Track(refused))
+}
+
+/// The benchmarks a series stores, as an error lists them (the first ten).
+fn stored_list(stored: &[String]) -> String {
+    if stored.is_empty() {
+        return "; it stores no benchmark".to_string();
+    }
+    let mut names: Vec<String> = stored.iter().take(10).map(|b| format!("'{b}'")).collect();
+    if stored.len() > 10 {
+        names.push(format!("and {} more", stored.len() - 10));
+    }
+    format!("; stored benchmarks: {}", names.join(", "))
 }
 
 #[cfg(test)]

@@ -308,22 +308,22 @@ pub fn show_history(
     benchmark: &str,
     metric: &Metric,
 ) -> Result<Shown> {
-    if !history.benchmarks(key)?.iter().any(|b| b == benchmark) {
-        return Err(TrackError::NoBenchmarkHistory {
+    let stored = history.benchmarks(key)?;
+    let none = |stored: Vec<String>| -> AppError {
+        TrackError::NoBenchmarkHistory {
             benchmark: benchmark.to_string(),
             machine: key.machine.clone(),
             branch: key.branch.clone(),
+            stored,
         }
-        .into());
+        .into()
+    };
+    if !stored.iter().any(|b| b == benchmark) {
+        return Err(none(stored));
     }
     let shown = show_metric(history, key, benchmark, metric)?;
     if !shown.points.iter().any(|p| p.level.is_some()) {
-        return Err(TrackError::NoBenchmarkHistory {
-            benchmark: benchmark.to_string(),
-            machine: key.machine.clone(),
-            branch: key.branch.clone(),
-        }
-        .into());
+        return Err(none(stored));
     }
     Ok(shown)
 }
