@@ -136,7 +136,9 @@ pub fn session_line(s: &SessionView) -> String {
             out,
             "\nrigor: warning: the load average reached the machine's {} CPUs during session {}: \
              its versions were measured on a busy machine (the session's shift is taken out \
-             through its anchors, but its noise is larger)",
+             through its anchors, but its noise is larger: a change within it needs more \
+             executions, `-r` or `--precision`, or CPU time, `rigor track changes --metric cpu`, \
+             which a busy machine disturbs less)",
             s.cpus, s.id
         );
     }
@@ -899,6 +901,10 @@ mod tests {
         let line = session_line(&s);
         assert!(line.starts_with("rigor: session 7: 11 versions and 2 anchors (2.000 s of the measuring, 20%), load 0.50 → 2.25"), "{line}");
         assert!(line.contains("warning: the load average reached the machine's 2 CPUs"));
+        assert!(
+            line.contains("`rigor track changes --metric cpu`"),
+            "{line}"
+        );
         let t = tracked_line(&TrackedView {
             measured: 5,
             interrupted: true,
