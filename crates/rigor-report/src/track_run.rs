@@ -299,7 +299,7 @@ pub fn bisect_ends(
 /// What a bisection cost.
 pub fn bisect_cost(versions: usize, comparisons: usize, built: usize) -> String {
     format!(
-        "  {} in the range; {} measured, {} built (each once)\n",
+        "  {} in the range, both ends included; {} measured, {} built (each once)\n",
         count(versions, "version", "versions"),
         count(comparisons, "comparison", "comparisons"),
         count(built, "version", "versions")

@@ -142,7 +142,8 @@ fn one_attempt(attempt: u64) {
         "{out}"
     );
     // Each commit built once, and at most ⌈log₂ 20⌉ + 3 = 8 comparisons (the cost line:
-    // "N versions in the range; K comparisons measured, B versions built (each once)").
+    // "N versions in the range, both ends included; K comparisons measured, B versions built
+    // (each once)").
     let cost = out
         .lines()
         .find(|l| l.contains("versions in the range"))
@@ -155,7 +156,7 @@ fn one_attempt(attempt: u64) {
             .parse()
             .unwrap_or(usize::MAX)
     };
-    let (comparisons, built) = (number_after("range; "), number_after("measured, "));
+    let (comparisons, built) = (number_after("included; "), number_after("measured, "));
     assert!(comparisons <= 8, "{comparisons} comparisons: {out}");
     assert!((3..=20).contains(&built), "{built} built: {out}");
     let measured = stdout_of(rigor().args(["track", "--db"]).arg(&bisect_db).args([
