@@ -567,6 +567,12 @@ fn gate_verdict(m: &MeasuredRatio) -> String {
             let least = if lo > 1.0 { lo } else { hi };
             format!("{}, at least {}", m.verdict, ratio_percent(least))
         }
+        // A sequence stops undecided only when its bounds are spent (or it is interrupted).
+        _ if m.verdict == "inconclusive" || m.verdict == "unbounded" => format!(
+            "{}: measuring stopped before it was decided (--max-rounds or --budget spent: \
+             raise them)",
+            m.verdict
+        ),
         _ => m.verdict.clone(),
     }
 }
@@ -782,6 +788,7 @@ mod tests {
             line(1.45, Some((1.013, 2.08)), "regression"),
             line(0.8, Some((0.7, 0.95)), "improvement"),
             line(1.0, Some((0.99, 1.01)), "equivalent"),
+            line(1.058, Some((0.949, 1.18)), "inconclusive"),
         ];
         let text = candidate_table("main", &lines);
         assert!(
@@ -790,6 +797,10 @@ mod tests {
         );
         assert!(text.contains("improvement, at least −5.0%"), "{text}");
         assert!(text.contains("): equivalent\n"), "{text}");
+        assert!(
+            text.contains("): inconclusive: measuring stopped before it was decided"),
+            "{text}"
+        );
         let md = candidate_markdown("main", &lines);
         assert!(md.contains("| regression, at least +1.3% |"), "{md}");
     }
