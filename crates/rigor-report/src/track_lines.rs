@@ -76,6 +76,9 @@ pub enum Line {
     Confirmation(ConfirmationView),
     /// A version failed or measured nothing (exit status 2).
     VersionsFailed,
+    /// A version failed because a benchmarked command exited with a status other than zero,
+    /// which `-i/--ignore-failure` measures instead (as `rigor run` says it).
+    IgnoreFailure,
     /// The ends of a bisection, measured together.
     BisectEnds {
         /// The good end.
@@ -231,6 +234,10 @@ impl fmt::Display for Line {
             Self::Confirmation(c) => f.write_str(&confirmation_line(c)),
             Self::VersionsFailed => f.write_str(
                 "rigor: a version failed or measured nothing (shown above), exit status 2",
+            ),
+            Self::IgnoreFailure => f.write_str(
+                "rigor: to measure a command whose exit status is not zero, use \
+                 -i/--ignore-failure",
             ),
             Self::BisectEnds {
                 good,

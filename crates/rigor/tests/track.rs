@@ -37,6 +37,8 @@ fn a_version_that_fails_to_build_is_recorded_and_the_run_goes_on() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("failed: build failed"))
+        // A build that failed is no exit status -i could measure.
+        .stderr(predicate::str::contains("--ignore-failure").not())
         .stdout(predicate::str::contains(
             "Tracked 1 version(s) (0 already stored, 2 failed)",
         ));
@@ -1176,4 +1178,35 @@ fn a_candidate_folder_is_built_before_it_is_measured() {
     let err = String::from_utf8_lossy(&failed.stderr);
     assert_eq!(failed.status.code(), Some(2), "{err}");
     assert!(err.contains("building the candidate"), "{err}");
+}
+
+/// A version whose benchmarked command exits with a status other than zero fails, and the run
+/// says once, as `rigor run` does, that `-i/--ignore-failure` measures such a command; with
+/// `-i` the versions are measured.
+#[test]
+fn a_command_that_exits_non_zero_fails_its_versions_with_the_ignore_failure_hint() {
+    let dir = Dir::new();
+    let run = |extra: &[&str]| {
+        rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db", "run", "--simulate", "versions=3"])
+            .args(["--last", "3", "--machine", "m", "-r", "3"])
+            .args(extra)
+            .args(["--", "mean=10ms,execution=2%,fail=1"])
+            .output()
+            .unwrap()
+    };
+    let failed = run(&[]);
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.matches("to measure a command whose exit status is not zero, use -i/--ignore-failure")
+            .count(),
+        1,
+        "{err}"
+    );
+    let ignored = run(&["-i", "--force"]);
+    let out = String::from_utf8_lossy(&ignored.stdout);
+    assert_eq!(ignored.status.code(), Some(0), "{out}");
+    assert!(out.contains("Tracked 3 version(s)"), "{out}");
 }

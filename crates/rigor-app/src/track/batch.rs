@@ -198,7 +198,12 @@ pub(super) fn measure_together(
                     ..Failure::new(&r.version, machine, &settings.key.branch, &reason)
                 })?;
             }
-            outcomes.push(VersionOutcome::Failed(reason));
+            let exited = mine.iter().any(|b| {
+                b.failures
+                    .iter()
+                    .any(|f| f.stage.is_command() && f.exit_code.is_some_and(|c| c != 0))
+            });
+            outcomes.push(VersionOutcome::Failed { reason, exited });
             continue;
         }
         let nothing: Vec<String> = mine

@@ -302,7 +302,7 @@ impl Bisection<'_, '_> {
                 false,
             )?;
             if let Some(why) = measured.outcomes.iter().find_map(|o| match o {
-                VersionOutcome::Failed(why) => Some(why.clone()),
+                VersionOutcome::Failed { reason, .. } => Some(reason.clone()),
                 VersionOutcome::Measured { outcome, .. } if *outcome == Outcome::Interrupted => {
                     Some("stopped".to_string())
                 }

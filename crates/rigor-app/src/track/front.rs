@@ -52,7 +52,7 @@ impl TrackObserver for Saying<'_> {
         let rev = v.rev.clone();
         match outcome {
             VersionOutcome::Skipped => self.0.say(Line::Skipped(rev)),
-            VersionOutcome::Failed(reason) => self.0.say(Line::VersionFailed {
+            VersionOutcome::Failed { reason, .. } => self.0.say(Line::VersionFailed {
                 rev,
                 reason: reason.clone(),
             }),

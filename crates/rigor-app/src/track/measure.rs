@@ -284,7 +284,10 @@ fn measure_session(
                     session: Some(session),
                     ..Failure::new(v, &machine, branch, &reason)
                 })?;
-                let outcome = VersionOutcome::Failed(reason);
+                let outcome = VersionOutcome::Failed {
+                    reason,
+                    exited: false,
+                };
                 m.observer.version_done(v, &outcome);
                 done.push((v.clone(), outcome));
             }
@@ -397,7 +400,7 @@ pub fn measure_until_decided(
         },
     )?;
     if let Some(why) = measured.outcomes.iter().find_map(|o| match o {
-        VersionOutcome::Failed(why) => Some(why.clone()),
+        VersionOutcome::Failed { reason, .. } => Some(reason.clone()),
         VersionOutcome::Measured { nothing, .. } if !nothing.is_empty() => {
             Some(format!("{} measured nothing", nothing.join(", ")))
         }

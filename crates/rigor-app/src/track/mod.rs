@@ -138,8 +138,14 @@ pub enum VersionOutcome {
     },
     /// Already stored; skipped.
     Skipped,
-    /// Its checkout or preparation failed; recorded as failed.
-    Failed(String),
+    /// Its checkout or preparation failed, or it measured nothing; recorded as failed.
+    Failed {
+        /// Why.
+        reason: String,
+        /// Whether a benchmarked command exited with a status other than zero (what
+        /// `-i/--ignore-failure` measures instead of failing).
+        exited: bool,
+    },
 }
 
 /// Hears about each version as `track run` goes.

@@ -90,6 +90,9 @@ pub fn track_run(
     if let Some(hint) = tracked.one_command_hint(&commands) {
         front.say(hint);
     }
+    if let Some(hint) = tracked.ignore_failure_hint(experiment.runner.ignore_failure) {
+        front.say(hint);
+    }
     if tracked.interrupted {
         return Ok(TrackRunReport {
             changes: None,

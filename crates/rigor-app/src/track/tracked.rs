@@ -70,7 +70,7 @@ impl Tracked {
                     v.failed += usize::from(!nothing.is_empty());
                 }
                 VersionOutcome::Skipped => v.skipped += 1,
-                VersionOutcome::Failed(_) => v.failed += 1,
+                VersionOutcome::Failed { .. } => v.failed += 1,
             }
         }
         v
@@ -78,6 +78,17 @@ impl Tracked {
 }
 
 impl Tracked {
+    /// When a version failed because a benchmarked command exited with a status other than
+    /// zero and `-i/--ignore-failure` was not given: the advice to give it, as `rigor run`
+    /// gives it.
+    pub fn ignore_failure_hint(&self, ignore_failure: bool) -> Option<Line> {
+        let exited = self
+            .versions
+            .iter()
+            .any(|(_, o)| matches!(o, VersionOutcome::Failed { exited: true, .. }));
+        (exited && !ignore_failure).then_some(Line::IgnoreFailure)
+    }
+
     /// When some benchmark measured nothing in any version it was measured in and several
     /// commands were given, they may have been meant as one (`-- sh bench.sh` is two commands:
     /// `sh`, and `bench.sh`, which cannot start): the advice to quote it, with the names.
