@@ -45,6 +45,8 @@ use crate::series::{
 thread_local! {
     /// A step's cuts ([`StepSeries::step`]).
     static CUTS: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// A step's weights of its versions ([`StepSeries::step_weighted`]).
+    static WEIGHTS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The least variance a step is given (a relative error of 10⁻⁶), so that a benchmark whose
@@ -430,14 +432,25 @@ impl<'a> StepSeries<'a> {
         });
         // At most `window` positions on each side.
         let (lo, hi) = (lo.max(at.saturating_sub(window)), hi.min(at + window));
+        let df = n.saturating_sub(segments).max(1) as f64;
+        if let (Some(alone), Some((fit, points))) = (alone, self.fit) {
+            if let Some(step) = self.step_weighted(fit, points, alone, (lo, at, hi), tau2, df) {
+                return Ok(step);
+            }
+        }
         let before = segment(&self.levels, lo, at, tau2);
         let after = segment(&self.levels, at, hi, tau2);
         let mut variance = before.variance + after.variance;
-        let mut df = n.saturating_sub(segments).max(1) as f64;
+        let mut df = df;
         let mut confounded = false;
         if let Some((fit, points)) = self.fit {
             let (beyond_own, origins, spanned) = match alone {
-                Some(alone) => self.session_terms(fit, points, alone, &before, &after, tau2),
+                Some(alone) => {
+                    let weight = |i: usize| 1.0 / (self.levels[i].variance.max(0.0) + tau2);
+                    let total = |s: &Segment| (s.start..s.end).map(weight).sum::<f64>();
+                    let totals = (total(&before), total(&after));
+                    self.session_terms(fit, points, alone, (&before, &after), &weight, totals)
+                }
                 None => {
                     let sides = side_weights(&self.levels, &before, tau2)
                         .into_iter()
@@ -466,24 +479,79 @@ impl<'a> StepSeries<'a> {
 }
 
 impl StepSeries<'_> {
+    /// [`step_with`](Self::step_with) with points alone taken from `alone`, each version's
+    /// weight `1/(vᵢ + τ²)` computed once for its segment's level and variance and the session
+    /// terms (the scan takes a million steps; computing them once each was a third of a step):
+    /// the same sums in the same order as [`segment`] and the direct terms, so the same numbers.
+    /// `None` when a weight is not finite (τ² = 0 and a version without variance of its own):
+    /// then the segments are plain means, as [`segment`] takes them.
+    fn step_weighted(
+        &self,
+        fit: &CrossedFit,
+        points: &[usize],
+        alone: &Alone,
+        (lo, at, hi): (usize, usize, usize),
+        tau2: f64,
+        df: f64,
+    ) -> Option<Step> {
+        WEIGHTS.with_borrow_mut(|w| {
+            w.clear();
+            w.extend(
+                self.levels[lo..hi]
+                    .iter()
+                    .map(|v| 1.0 / (v.variance.max(0.0) + tau2)),
+            );
+            if !w.iter().all(|x| x.is_finite()) {
+                return None;
+            }
+            let side = |a: usize, b: usize| {
+                let (w, levels) = (&w[a - lo..b - lo], &self.levels[a..b]);
+                let sw: f64 = w.iter().sum();
+                let mean = w.iter().zip(levels).map(|(w, v)| w * v.mean).sum::<f64>() / sw;
+                (
+                    Segment {
+                        start: a,
+                        end: b,
+                        mean,
+                        variance: 1.0 / sw,
+                    },
+                    sw,
+                )
+            };
+            let ((before, wb), (after, wa)) = (side(lo, at), side(at, hi));
+            let weight = |i: usize| w[i - lo];
+            let (beyond_own, origins, spanned) =
+                self.session_terms(fit, points, alone, (&before, &after), &weight, (wb, wa));
+            let mut variance = before.variance + after.variance;
+            if origins > 0.0 {
+                variance += fit.session_variance().map_or(0.0, |s| origins * s.value);
+            }
+            variance += beyond_own;
+            Some(Step {
+                log_ratio: after.mean - before.mean,
+                variance,
+                df: df.max(fit.df() as f64),
+                confounded: spanned >= 2,
+            })
+        })
+    }
+
     /// The session terms of the step from `before` to `after` (each side's versions weighted
-    /// `1/(vᵢ + τ²)` normalised within it, the before side negative): the estimation beyond the
-    /// versions' own variances, the multiplier of σ_s² for the components' origins, and how
-    /// many components the contrast spans. A point alone in its component adds `c²` to the
-    /// origins and a component, and nothing beyond its own variance; only the others go
-    /// through [`CrossedFit::contrast_parts`] (no allocation when there are none).
+    /// `weight(i)` = `1/(vᵢ + τ²)` normalised within it by its side's total in `totals`, the
+    /// before side negative): the estimation beyond the versions' own variances, the multiplier
+    /// of σ_s² for the components' origins, and how many components the contrast spans. A point
+    /// alone in its component adds `c²` to the origins and a component, and nothing beyond its
+    /// own variance; only the others go through [`CrossedFit::contrast_parts`] (no allocation
+    /// when there are none).
     fn session_terms(
         &self,
         fit: &CrossedFit,
         points: &[usize],
         alone: &Alone,
-        before: &Segment,
-        after: &Segment,
-        tau2: f64,
+        (before, after): (&Segment, &Segment),
+        weight: &dyn Fn(usize) -> f64,
+        (wb, wa): (f64, f64),
     ) -> (f64, f64, usize) {
-        let weight = |i: usize| 1.0 / (self.levels[i].variance.max(0.0) + tau2);
-        let total = |s: &Segment| (s.start..s.end).map(weight).sum::<f64>();
-        let (wb, wa) = (total(before), total(after));
         let coefficient = |i: usize| {
             if i < after.start {
                 -weight(i) / wb
