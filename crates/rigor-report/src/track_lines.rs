@@ -30,8 +30,8 @@ pub enum Line {
         /// Versions in all.
         total: usize,
     },
-    /// A version already stored, skipped.
-    Skipped(String),
+    /// Versions already stored, skipped (said once for all).
+    Skipped(Vec<String>),
     /// A version whose checkout or preparation failed.
     VersionFailed {
         /// The version.
@@ -192,12 +192,24 @@ impl fmt::Display for Line {
                 done,
                 total,
             } => f.write_str(&batch_line(versions, anchors, *done, *total)),
-            Self::Skipped(rev) => write!(
-                f,
-                "rigor: {} is already stored (measured, or failed before): skipped; --force \
-                 measures it again",
-                short(rev)
-            ),
+            Self::Skipped(revs) => {
+                const SHOWN: usize = 6;
+                let mut names: Vec<String> = revs.iter().take(SHOWN).map(|r| short(r)).collect();
+                if revs.len() > SHOWN {
+                    names.push(format!("and {} more", revs.len() - SHOWN));
+                }
+                let (are, them) = if revs.len() == 1 {
+                    ("is", "it")
+                } else {
+                    ("are", "them")
+                };
+                write!(
+                    f,
+                    "rigor: {} {are} already stored (measured, or failed before): skipped; \
+                     --force measures {them} again",
+                    names.join(", ")
+                )
+            }
             Self::VersionFailed { rev, reason } => {
                 write!(f, "rigor: warning: {} failed: {reason}", short(rev))
             }
@@ -346,6 +358,21 @@ impl fmt::Display for Line {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skipped_versions_are_one_line_with_the_first_few_named() {
+        let one = Line::Skipped(vec!["a".repeat(40)]).to_string();
+        assert!(
+            one.starts_with(&format!("rigor: {} is already stored", "a".repeat(10))),
+            "{one}"
+        );
+        assert!(one.ends_with("--force measures it again"), "{one}");
+        let many = Line::Skipped((0..9).map(|i| format!("v{i}")).collect()).to_string();
+        assert!(
+            many.starts_with("rigor: v0, v1, v2, v3, v4, v5, and 3 more are already stored"),
+            "{many}"
+        );
+    }
 
     #[test]
     fn a_warning_is_said_as_one_on_standard_error_with_names_escaped() {

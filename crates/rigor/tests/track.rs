@@ -1205,6 +1205,17 @@ fn a_command_that_exits_non_zero_fails_its_versions_with_the_ignore_failure_hint
         1,
         "{err}"
     );
+    // Run again, the failed versions are stored: said once for all, not a line each.
+    let again = run(&[]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains(
+            "rigor: v1, v2, v3 are already stored (measured, or failed before): skipped; \
+             --force measures them again"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.matches("already stored").count(), 1, "{err}");
     let ignored = run(&["-i", "--force"]);
     let out = String::from_utf8_lossy(&ignored.stdout);
     assert_eq!(ignored.status.code(), Some(0), "{out}");

@@ -48,10 +48,15 @@ impl TrackObserver for Saying<'_> {
             total,
         });
     }
+    fn skipped(&mut self, versions: &[VersionInfo]) {
+        self.0.say(Line::Skipped(
+            versions.iter().map(|v| v.rev.clone()).collect(),
+        ));
+    }
     fn version_done(&mut self, v: &VersionInfo, outcome: &VersionOutcome) {
         let rev = v.rev.clone();
         match outcome {
-            VersionOutcome::Skipped => self.0.say(Line::Skipped(rev)),
+            VersionOutcome::Skipped => self.0.say(Line::Skipped(vec![rev])),
             VersionOutcome::Failed { reason, .. } => self.0.say(Line::VersionFailed {
                 rev,
                 reason: reason.clone(),

@@ -137,11 +137,14 @@ pub fn run_versions(
             stored.is_empty() || names.iter().all(|n| stored.iter().any(|s| s == n))
         };
         if skip {
-            observer.version_done(&version, &VersionOutcome::Skipped);
             tracked.versions.push((version, VersionOutcome::Skipped));
         } else {
             pending.push(version);
         }
+    }
+    let skipped: Vec<VersionInfo> = tracked.versions.iter().map(|v| v.0.clone()).collect();
+    if !skipped.is_empty() {
+        observer.skipped(&skipped);
     }
     let mut rng = choices(experiment.runner.seed);
     let mut m = Measuring::new(settings, experiment, executor, stop, progress, observer);

@@ -160,6 +160,8 @@ pub trait TrackObserver {
         _total: usize,
     ) {
     }
+    /// The versions asked for that are already stored, skipped (said once, before measuring).
+    fn skipped(&mut self, _versions: &[VersionInfo]) {}
     /// A version is done.
     fn version_done(&mut self, _version: &VersionInfo, _outcome: &VersionOutcome) {}
     /// A session is done.
