@@ -812,7 +812,13 @@ impl HistoryRead for SqliteHistory {
             };
             read.push((ids, cells.decode((0, 0), &damaged)?));
         }
-        read.sort_unstable_by_key(|(_, l)| l.run.id);
+        // By run, and within a run by benchmark name (as PostgreSQL orders them).
+        let name_of = |id: i64| benchmark_names.get(&id).map_or("", String::as_str);
+        read.sort_unstable_by(|(a, x), (b, y)| {
+            (x.run.id)
+                .cmp(&y.run.id)
+                .then_with(|| name_of(a.0).cmp(name_of(b.0)))
+        });
         // Names indexed in the order they first appear, as `StoredLevels::of_summaries` does.
         let mut out = StoredLevels::default();
         let mut benchmarks: HashMap<i64, usize> = HashMap::new();

@@ -501,8 +501,8 @@ pub struct StoredSummary {
 /// Every stored run's level of every benchmark of a series, as the versions' levels are
 /// computed from them ([`crate::HistoryRead::levels`]): what [`StoredSummary`] carries for that,
 /// without the analysis' interval and variance components (decoding those for every run was
-/// most of the read), each name held once. Ordered by run
-/// (oldest first), as summaries are.
+/// most of the read), each name held once. Ordered by run (oldest first), as summaries are, and
+/// within a run by benchmark name.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StoredLevels {
     /// The benchmarks, indexed by [`StoredLevel::benchmark`].

@@ -426,17 +426,42 @@ fn levels_are_what_summaries_hold_for_them(store: Store) {
 
     let levels = h.levels(&main()).unwrap();
     let summaries = h.summaries(&main()).unwrap();
+    // The same runs with the same values, whatever order each read gives the benchmarks of
+    // one run.
+    let named = |l: &rigor_history::StoredLevels| {
+        let mut rows: Vec<String> = l
+            .levels
+            .iter()
+            .map(|x| {
+                let (b, v) = (&l.benchmarks[x.benchmark], &l.versions[x.version]);
+                let x = rigor_history::StoredLevel {
+                    benchmark: 0,
+                    version: 0,
+                    ..x.clone()
+                };
+                format!("{b} {v} {x:?}")
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
     assert_eq!(
-        levels,
-        rigor_history::StoredLevels::of_summaries(summaries.clone())
+        named(&levels),
+        named(&rigor_history::StoredLevels::of_summaries(
+            summaries.clone()
+        ))
     );
+    let runs: Vec<i64> = levels.levels.iter().map(|l| l.run.id.0).collect();
+    assert!(runs.windows(2).all(|w| w[0] <= w[1]), "by run: {runs:?}");
     assert_eq!(levels.levels.len(), 6, "{levels:?}");
     assert_eq!(levels.versions, ["a", "b", "d"]);
     let mut names = levels.benchmarks.clone();
     names.sort();
     assert_eq!(names, ["parse", "sort"]);
-    // The analysis' mean, a resolution, an artifact, a role and every spread kept.
-    let first = &levels.levels[0];
+    // Within a run by name; the analysis' mean, a resolution, an artifact, a role and every
+    // spread kept.
+    assert_eq!(levels.benchmarks[levels.levels[0].benchmark], "parse");
+    let first = &levels.levels[1];
     assert_eq!(levels.benchmarks[first.benchmark], "sort");
     assert_eq!(first.mean, Some(1.0));
     assert_eq!(first.run.artifact, Some(artifact));
