@@ -116,6 +116,22 @@ pub(crate) fn series_of(
         .collect()
 }
 
+/// Version `rev` of a benchmark's series (`versions`: the series' versions) from its runs
+/// `parts` and their raw `data`, read for that version alone; `None` without runs.
+pub(crate) fn version_of(
+    benchmark: &str,
+    rev: &str,
+    versions: Vec<crate::StoredVersion>,
+    parts: Vec<RunBenchmark>,
+    data: HashMap<i64, RunData>,
+) -> Option<crate::VersionData> {
+    let version = versions
+        .into_iter()
+        .filter(|v| v.version.rev == rev)
+        .collect();
+    series_of(benchmark, version, parts, data).pop()
+}
+
 /// One benchmark's stored runs (`parts`, with their raw `data`) each as a record of its own,
 /// oldest run first.
 pub(crate) fn run_records(

@@ -19,7 +19,9 @@ use rigor_store::{BenchmarkRecord, SampleRecord};
 
 use crate::error::{HistoryError, Result};
 use crate::location::redact;
-use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of};
+use crate::merge::{
+    RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of, version_of,
+};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection};
 use crate::rows::{
@@ -981,12 +983,7 @@ impl HistoryRead for PostgresHistory {
             return Ok(None);
         }
         let data = self.series_data(key, benchmark, Some(rev))?;
-        let version: Vec<StoredVersion> = self
-            .versions(key)?
-            .into_iter()
-            .filter(|v| v.version.rev == rev)
-            .collect();
-        Ok(series_of(benchmark, version, parts, data).pop())
+        Ok(version_of(benchmark, rev, self.versions(key)?, parts, data))
     }
 
     fn levels(&self, key: &SeriesKey) -> Result<StoredLevels> {

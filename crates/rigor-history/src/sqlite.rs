@@ -13,7 +13,9 @@ use rigor_store::BenchmarkRecord;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::error::{HistoryError, Result};
-use crate::merge::{RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of};
+use crate::merge::{
+    RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of, version_of,
+};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection};
 use crate::rows::{
@@ -695,12 +697,7 @@ impl HistoryRead for SqliteHistory {
             return Ok(None);
         }
         let data = self.series_data(key, benchmark, Some(rev))?;
-        let version: Vec<StoredVersion> = self
-            .versions(key)?
-            .into_iter()
-            .filter(|v| v.version.rev == rev)
-            .collect();
-        Ok(series_of(benchmark, version, parts, data).pop())
+        Ok(version_of(benchmark, rev, self.versions(key)?, parts, data))
     }
 
     fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>> {
