@@ -809,41 +809,43 @@ impl HistoryRead for SqliteHistory {
             };
             read.push((ids, cells.decode((0, 0), &damaged)?));
         }
-        // By run, and within a run by benchmark name (as PostgreSQL orders them).
-        let name_of = |id: i64| benchmark_names.get(&id).map_or("", String::as_str);
-        read.sort_unstable_by(|(a, x), (b, y)| {
-            (x.run.id)
-                .cmp(&y.run.id)
-                .then_with(|| name_of(a.0).cmp(name_of(b.0)))
-        });
+        // By run, and within a run by benchmark name (as PostgreSQL orders them): each id's rank
+        // among the names, so that the sort compares integers.
+        let mut by_name: Vec<(&String, i64)> =
+            benchmark_names.iter().map(|(id, n)| (n, *id)).collect();
+        by_name.sort_unstable();
+        let rank: HashMap<i64, usize> = by_name
+            .iter()
+            .enumerate()
+            .map(|(r, (_, id))| (*id, r))
+            .collect();
+        let unknown = |id: i64| self.damaged("summaries", format!("unknown id {id}"));
+        for ((benchmark, _), level) in &mut read {
+            level.benchmark = *rank.get(benchmark).ok_or_else(|| unknown(*benchmark))?;
+        }
+        read.sort_unstable_by_key(|(_, l)| (l.run.id, l.benchmark));
         // Names indexed in the order they first appear, as `StoredLevels::of_summaries` does.
         let mut out = StoredLevels::default();
-        let mut benchmarks: HashMap<i64, usize> = HashMap::new();
+        let mut benchmarks: Vec<Option<usize>> = vec![None; by_name.len()];
         let mut versions: HashMap<i64, usize> = HashMap::new();
-        let index = |map: &mut HashMap<i64, usize>,
-                     names: &mut Vec<String>,
-                     all: &HashMap<i64, String>,
-                     id: i64|
-         -> Result<usize> {
-            if let Some(&i) = map.get(&id) {
-                return Ok(i);
-            }
-            let name = all
-                .get(&id)
-                .ok_or_else(|| self.damaged("summaries", format!("unknown id {id}")))?;
-            names.push(name.clone());
-            map.insert(id, names.len() - 1);
-            Ok(names.len() - 1)
-        };
         out.levels.reserve(read.len());
-        for ((benchmark, version), mut level) in read {
-            level.benchmark = index(
-                &mut benchmarks,
-                &mut out.benchmarks,
-                &benchmark_names,
-                benchmark,
-            )?;
-            level.version = index(&mut versions, &mut out.versions, &version_names, version)?;
+        for ((_, version), mut level) in read {
+            let r = level.benchmark;
+            level.benchmark = *benchmarks[r].get_or_insert_with(|| {
+                out.benchmarks.push(by_name[r].0.clone());
+                out.benchmarks.len() - 1
+            });
+            level.version = match versions.get(&version) {
+                Some(&i) => i,
+                None => {
+                    let rev = version_names
+                        .get(&version)
+                        .ok_or_else(|| unknown(version))?;
+                    out.versions.push(rev.clone());
+                    versions.insert(version, out.versions.len() - 1);
+                    out.versions.len() - 1
+                }
+            };
             out.levels.push(level);
         }
         Ok(out)
