@@ -2,7 +2,9 @@
 //! seconds. A non-zero `exit_codes` entry is an execution hyperfine measured all the same
 //! (`-i`/`--ignore-failure`): it is kept as `rigor run -i` keeps one, a measured execution with
 //! its exit status, so that the mean is hyperfine's. A `null` entry (a run a signal ended) is
-//! kept the same way and recorded as a failure. `parameters` (`-P`/`-L`) become the
+//! kept the same way and recorded as a failure. `memory_usage_byte` (hyperfine 1.19 and later:
+//! each run's peak memory in bytes) is each execution's peak memory (`--metric peak-memory`).
+//! `parameters` (`-P`/`-L`) become the
 //! benchmark's parameters. The commands of one export were measured to be compared: they form one
 //! family.
 
@@ -35,8 +37,23 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                 times.len()
             )));
         }
+        // hyperfine 1.19 and later write each run's peak memory (bytes); earlier versions none.
+        let memory = match r.opt("memory_usage_byte") {
+            Some(m) => {
+                let peaks = m.items()?.iter().map(peak).collect::<Result<Vec<_>>>()?;
+                if peaks.len() != times.len() {
+                    return Err(m.err(format!(
+                        "{} memory peaks for {} times",
+                        peaks.len(),
+                        times.len()
+                    )));
+                }
+                peaks
+            }
+            None => Vec::new(),
+        };
         let mut b = flat(command.clone(), command, "execution", &times);
-        if codes.iter().any(|c| *c != Some(0)) {
+        if codes.iter().any(|c| *c != Some(0)) || !memory.is_empty() {
             b.executions = times
                 .iter()
                 .enumerate()
@@ -50,7 +67,7 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                     // hyperfine exports the mean user and system time only, not each run's.
                     user: Seconds::new(0.0),
                     sys: Seconds::new(0.0),
-                    max_rss: 0,
+                    max_rss: memory.get(i).copied().unwrap_or(0),
                     // A run a signal ended has no code: it is a failure below.
                     exit_code: codes.get(i).copied().flatten().filter(|c| *c != 0),
                     env_pad: None,
@@ -89,6 +106,16 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
         benchmarks.push(b);
     }
     Ok(result(benchmarks))
+}
+
+/// One entry of `memory_usage_byte`: a run's peak memory in bytes (a whole number, not negative).
+fn peak(m: &Node<'_>) -> Result<u64> {
+    m.value().as_u64().ok_or_else(|| {
+        m.err(format!(
+            "expected a peak memory in bytes (a whole number), found {}",
+            m.value()
+        ))
+    })
 }
 
 /// One entry of `exit_codes`: a status (an integer), or `None` for `null`, which hyperfine writes

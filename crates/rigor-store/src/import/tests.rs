@@ -244,6 +244,35 @@ fn hyperfine_null_exit_code_is_a_failed_run() {
     assert_eq!(b.samples.len(), 3);
 }
 
+/// hyperfine 1.19 and later write each run's peak memory: each execution keeps it, as rigor's
+/// own `--metric peak-memory` records it; a count that does not match the times, or a value
+/// that is not a byte count, is refused at its place.
+#[test]
+fn hyperfine_memory_peaks_are_each_executions_peak_memory() {
+    let text = r#"{"results":[{"command":"a","times":[0.1,0.2,0.3],
+        "memory_usage_byte":[1048576,2097152,3145728],"exit_codes":[0,0,0]}]}"#;
+    let r = parse(Path::new("f.json"), text, None).unwrap().result;
+    let b = &r.benchmarks[0];
+    let peaks: Vec<u64> = b.executions.iter().map(|e| e.max_rss).collect();
+    assert_eq!(peaks, [1 << 20, 2 << 20, 3 << 20]);
+    let walls: Vec<f64> = b.executions.iter().map(|e| e.wall.get()).collect();
+    assert_eq!(walls, [0.1, 0.2, 0.3]);
+    assert!(b.executions.iter().all(|e| e.exit_code.is_none()));
+    let peaks = b.for_metric(&rigor_units::Metric::PeakMemory).unwrap();
+    assert_eq!(peaks.samples.len(), 3);
+    for (bad, place) in [
+        ("[1,2]", "results[0].memory_usage_byte"),
+        ("[1,-2,3]", "results[0].memory_usage_byte[1]"),
+        ("[1,2.5,3]", "results[0].memory_usage_byte[1]"),
+    ] {
+        let text = format!(
+            r#"{{"results":[{{"command":"a","times":[1,2,3],"memory_usage_byte":{bad}}}]}}"#
+        );
+        let e = refused(&text);
+        assert!(e.contains("f.json") && e.contains(place), "{e}");
+    }
+}
+
 #[test]
 fn absurd_times_are_refused_in_every_importer() {
     let cases = [
