@@ -23,7 +23,7 @@ pub enum RunError {
         reason: String,
     },
     /// The program could not be started at all.
-    #[error("cannot start '{program}': {source}")]
+    #[error("cannot start '{program}': {source}{}", builtin_hint(program))]
     Spawn {
         /// The program that failed to start.
         program: String,
@@ -230,4 +230,35 @@ fn budget_hint(budget: &Option<Seconds>) -> String {
             b.get()
         )
     })
+}
+
+/// What a program that cannot start is, when it is a shell builtin with no program of its own
+/// (`cd`, `type`, …: run directly, as `--shell none` asks, it is not found).
+fn builtin_hint(program: &str) -> String {
+    match crate::shell_syntax::find(program) {
+        Some(b @ crate::shell_syntax::ShellSyntax::Builtin(_)) => {
+            format!(" ({b}, which only a shell runs: drop --shell none / -N)")
+        }
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A builtin run directly is named as such, with what to do; another program is not.
+    #[test]
+    fn a_builtin_that_cannot_start_says_so() {
+        let spawn = |program: &str| RunError::Spawn {
+            program: program.to_string(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        };
+        let e = spawn("cd").to_string();
+        assert!(
+            e.contains("the shell builtin `cd`, which only a shell runs"),
+            "{e}"
+        );
+        assert!(!spawn("./bench").to_string().contains("builtin"));
+    }
 }

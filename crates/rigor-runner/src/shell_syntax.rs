@@ -1,6 +1,7 @@
 //! Whether a command line needs a shell: a quote-aware scan for the syntax `sh -c` interprets
 //! and a direct execution would pass on as literal text (pipes, lists, redirections, expansions,
-//! command substitution, globs, a leading assignment, a subshell, a comment).
+//! command substitution, globs, a leading assignment, a subshell, a comment, a first word that
+//! is a shell builtin with no program of its own, such as `cd`).
 //!
 //! The scan follows the POSIX shell's quoting: nothing inside single quotes is syntax; inside
 //! double quotes only `$` and `` ` `` are; a backslash outside single quotes makes the next
@@ -32,7 +33,20 @@ pub enum ShellSyntax {
     Subshell(char),
     /// `#` at the start of a word: a comment.
     Comment,
+    /// A first word that is a shell builtin with no program of its own (`cd`, `export`, `type`,
+    /// …): only a shell runs it.
+    Builtin(String),
 }
+
+/// Shell builtins that no program on the path stands for (POSIX's special builtins and the
+/// regular ones that act on the shell itself, with bash's `source` and `local`): a command that
+/// starts with one runs only through a shell. `echo`, `test`, `true`, `printf`, `kill`, `pwd`
+/// and `time` are programs as well and are left to run directly.
+const BUILTINS: &[&str] = &[
+    ".", "alias", "bg", "cd", "command", "eval", "exec", "exit", "export", "fc", "fg", "getopts",
+    "hash", "jobs", "local", "read", "readonly", "return", "set", "shift", "source", "times",
+    "trap", "type", "ulimit", "umask", "unalias", "unset", "wait",
+];
 
 impl fmt::Display for ShellSyntax {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -47,6 +61,7 @@ impl fmt::Display for ShellSyntax {
             Self::Assignment(name) => write!(f, "the assignment `{name}=`"),
             Self::Subshell(c) => write!(f, "`{c}`"),
             Self::Comment => write!(f, "a comment `#`"),
+            Self::Builtin(name) => write!(f, "the shell builtin `{name}`"),
         }
     }
 }
@@ -91,6 +106,9 @@ pub fn find(text: &str) -> Option<ShellSyntax> {
         let word_start = !in_word;
         match c {
             ' ' | '\t' => {
+                if in_word && first && is_plain && BUILTINS.contains(&plain.as_str()) {
+                    return Some(ShellSyntax::Builtin(plain));
+                }
                 if in_word {
                     first = false;
                 }
@@ -154,7 +172,8 @@ pub fn find(text: &str) -> Option<ShellSyntax> {
             plain.push(c);
         }
     }
-    None
+    (in_word && first && is_plain && BUILTINS.contains(&plain.as_str()))
+        .then_some(ShellSyntax::Builtin(plain))
 }
 
 /// Whether `text` has shell syntax ([`find`]).
@@ -240,6 +259,12 @@ mod tests {
             ("LC_ALL=C sort f", ShellSyntax::Assignment("LC_ALL".into())),
             ("(cd d && make)", ShellSyntax::Subshell('(')),
             ("make # all", ShellSyntax::Comment),
+            ("cd /tmp", ShellSyntax::Builtin("cd".into())),
+            ("type ls", ShellSyntax::Builtin("type".into())),
+            ("source env.sh", ShellSyntax::Builtin("source".into())),
+            (". ./env.sh", ShellSyntax::Builtin(".".into())),
+            ("ulimit -a", ShellSyntax::Builtin("ulimit".into())),
+            ("umask", ShellSyntax::Builtin("umask".into())),
         ];
         for (text, want) in cases {
             assert_eq!(find(text), Some(want), "{text:?}");
@@ -264,6 +289,13 @@ mod tests {
             "echo 'trailing'\n",
             "{build_dir}/prog --seed {build_seed}",
             "echo 'unbalanced",
+            // Programs as well as builtins, and builtins' names elsewhere than the first word.
+            "echo cd",
+            "true",
+            "pwd",
+            "./cd",
+            "cdrecord -v",
+            "time ./a",
         ] {
             assert_eq!(find(text), None, "{text:?}");
         }
@@ -277,5 +309,9 @@ mod tests {
         assert_eq!(find("a\nb").unwrap().to_string(), "a line break");
         assert_eq!(find("a;b").unwrap().to_string(), "`;`");
         assert_eq!(find("X=1 a").unwrap().to_string(), "the assignment `X=`");
+        assert_eq!(
+            find("cd /tmp").unwrap().to_string(),
+            "the shell builtin `cd`"
+        );
     }
 }
