@@ -918,13 +918,14 @@ pub struct RunOptions {
     /// COMMAND.
     #[arg(long, value_name = "SPEC", num_args = 0..=1, default_missing_value = "")]
     pub simulate: Option<String>,
-    /// Write results as JSON, appended as each execution completes. `-` writes the final
-    /// result to standard output at the end instead (nothing is kept if the run is killed; the
-    /// summaries then go to standard error).
+    /// Write the result as rigor's JSON (every execution with its analysis; hyperfine's
+    /// `results[]` format is --export-json-hyperfine), appended as each execution completes. `-`
+    /// writes the final result to standard output at the end instead (nothing is kept if the run
+    /// is killed; the summaries then go to standard error).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
-    /// Write every measurement as long-format CSV (`-`: standard output, the summaries then go
-    /// to standard error).
+    /// Write every measurement as long-format CSV, one row per value (hyperfine's summary CSV is
+    /// --export-csv-hyperfine; `-`: standard output, the summaries then go to standard error).
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
     /// Write a Markdown summary table (`-`: standard output, the summaries then go to standard

@@ -91,6 +91,9 @@ pub enum Note {
         /// Each command (or `--prepare …` for a hook) and the syntax found in it.
         commands: Vec<(String, String)>,
     },
+    /// `--export-json` or `--export-csv` (named): hyperfine's option names, written in rigor's
+    /// own formats; hyperfine's are `--export-json-hyperfine` and `--export-csv-hyperfine`.
+    OwnFormats(Vec<&'static str>),
     /// Commands after the first that are one word looking like an argument (`if=/dev/zero`,
     /// `-x`): each word given is a command of its own (as in hyperfine), so the user probably
     /// meant one quoted command.
@@ -199,6 +202,20 @@ impl fmt::Display for Note {
                 }
                 Ok(())
             }
+            Self::OwnFormats(options) => write!(
+                f,
+                "note: {} write{} rigor's own format{} (every execution, with its analysis), not \
+                 hyperfine's; {} write{} hyperfine's",
+                options.join(" and "),
+                if options.len() == 1 { "s" } else { "" },
+                if options.len() == 1 { "" } else { "s" },
+                options
+                    .iter()
+                    .map(|o| format!("{o}-hyperfine"))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                if options.len() == 1 { "s" } else { "" },
+            ),
             Self::WordsAsCommands { first, words } => {
                 let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
                 write!(

@@ -397,6 +397,18 @@ impl RunRequest {
         if !self.simulate {
             notes.extend(words_as_commands(&expanded.commands));
         }
+        // hyperfine's option names with rigor's formats: said, for scripts that read them as
+        // hyperfine's.
+        let own: Vec<&'static str> = [
+            (self.exports.json.is_some(), "--export-json"),
+            (self.exports.csv.is_some(), "--export-csv"),
+        ]
+        .into_iter()
+        .filter_map(|(given, option)| given.then_some(option))
+        .collect();
+        if !own.is_empty() {
+            notes.push(rigor_report::notes::Note::OwnFormats(own));
+        }
         check_reference(
             comparison.reference.as_deref(),
             &benchmarks,

@@ -378,3 +378,32 @@ fn words_that_look_like_arguments_are_said() {
         r.notes
     );
 }
+
+/// `--export-json` and `--export-csv` are hyperfine's option names with rigor's formats: said,
+/// with the options that write hyperfine's; not said without them.
+#[test]
+fn hyperfine_export_names_in_rigor_formats_are_said() {
+    use rigor_report::notes::Note;
+    let own = |json: bool, csv: bool| {
+        let mut q = request(&["x"]);
+        q.exports.json = json.then(|| "r.json".into());
+        q.exports.csv = csv.then(|| "r.csv".into());
+        q.resolve()
+            .unwrap()
+            .notes
+            .into_iter()
+            .find_map(|n| matches!(n, Note::OwnFormats(_)).then(|| n.to_string()))
+    };
+    assert_eq!(own(false, false), None);
+    let json = own(true, false).unwrap();
+    assert!(
+        json.contains("--export-json writes rigor's own format")
+            && json.ends_with("--export-json-hyperfine writes hyperfine's"),
+        "{json}"
+    );
+    let both = own(true, true).unwrap();
+    assert!(
+        both.contains("--export-json and --export-csv write"),
+        "{both}"
+    );
+}
