@@ -66,7 +66,33 @@ fn clearer(
     command: &mut clap::Command,
     args: &[std::ffi::OsString],
 ) -> clap::Error {
-    command_without_dashes(negative_value(e, command), command, args)
+    let e = not_accepted(negative_value(e, command), command);
+    command_without_dashes(e, command, args)
+}
+
+/// hyperfine's options that rigor does not accept, and what to use instead.
+const NOT_ACCEPTED: &[(&str, &str)] = &[(
+    "--min-benchmarking-time",
+    "hyperfine's hidden --min-benchmarking-time is not accepted: a run's default length is \
+     fixed (3 s); -r N sets the executions, --precision P measures until the interval is that \
+     narrow, and --budget bounds its time",
+)];
+
+/// clap's error for an unknown option that is one of hyperfine's that rigor does not accept
+/// ([`NOT_ACCEPTED`]): clap would tip passing it after `--`, which would make it a COMMAND.
+fn not_accepted(e: clap::Error, command: &mut clap::Command) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return e;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return e;
+    };
+    let name = arg.split('=').next().unwrap_or(arg);
+    match NOT_ACCEPTED.iter().find(|(option, _)| *option == name) {
+        Some((_, why)) => command.error(ErrorKind::UnknownArgument, *why),
+        None => e,
+    }
 }
 
 /// clap's error for a missing COMMAND of a `track` command whose arguments hold no `--`: the
@@ -1515,6 +1541,19 @@ mod tests {
         assert_eq!(all.unwrap().0, Some(IgnoredExits::AllNonZero));
         assert!(ignored(&["rigor", "run", "-i=1,x", "x"]).is_err());
         assert!(ignored(&["rigor", "run", "-i=0", "x"]).is_err());
+    }
+
+    /// hyperfine's options that rigor does not accept say so, and what to use instead.
+    #[test]
+    fn hyperfine_options_rigor_does_not_accept_say_what_to_use() {
+        for args in [
+            &["rigor", "run", "--min-benchmarking-time", "1", "true"][..],
+            &["rigor", "run", "--min-benchmarking-time=1", "true"],
+        ] {
+            let e = Cli::try_parse_args(args).unwrap_err().to_string();
+            assert!(e.contains("--min-benchmarking-time is not accepted"), "{e}");
+            assert!(!e.contains("'-- --min"), "{e}");
+        }
     }
 
     /// A track command's benchmark given without `--` is taken for revisions: the error says
