@@ -66,6 +66,8 @@ impl Scale {
             && matches!(self.quantity, Quantity::Bytes | Quantity::Count);
         let number = if whole {
             format!("{v}")
+        } else if matches!(self.quantity, Quantity::Time) && self.time_unit.is_some() {
+            in_asked_unit(v)
         } else {
             significant(v)
         };
@@ -95,12 +97,26 @@ pub fn time_like(seconds: f64, reference: f64) -> String {
 /// Formats `seconds` in `unit`, or when it is `None` in the unit that suits `reference`
 /// (`--time-unit`).
 pub fn time_in(seconds: f64, reference: f64, unit: Option<TimeUnit>) -> String {
-    let unit = unit.unwrap_or_else(|| TimeUnit::for_magnitude(Seconds(reference)));
+    let Some(unit) = unit else {
+        return time_like(seconds, reference);
+    };
     format!(
         "{} {}",
-        significant(Seconds(seconds).in_unit(unit)),
+        in_asked_unit(Seconds(seconds).in_unit(unit)),
         unit.symbol()
     )
+}
+
+/// A value in a unit the user asked for (`--time-unit`), which can be far below 1 (`-u s` for
+/// milliseconds): four significant digits there, where [`significant`]'s three decimals would
+/// show `0.000` for a ± of a fifth of a millisecond; as [`significant`] from 1 up.
+fn in_asked_unit(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1.0 || a == 0.0 || !a.is_finite() {
+        return significant(v);
+    }
+    let decimals = (3 - a.log10().floor() as i32).clamp(3, 12) as usize;
+    format!("{v:.decimals$}")
 }
 
 /// Bytes in binary units: `812 KiB`, `3.41 MiB` ([`Scale`] for bytes, in the unit that suits
@@ -201,6 +217,15 @@ mod tests {
         assert_eq!(percent(0.4217), "0.42%");
         assert_eq!(percent(37.2), "37%");
         assert_eq!(time_in(0.0105, 0.0105, Some(TimeUnit::Us)), "10500 µs");
+        // A unit asked for far above the value keeps four significant digits (`-u s` of a
+        // 21 ms mean and its ±0.19 ms), not `0.021 s ± 0.000 s`.
+        assert_eq!(time_in(0.021, 0.021, Some(TimeUnit::S)), "0.02100 s");
+        assert_eq!(time_in(0.000193, 0.021, Some(TimeUnit::S)), "0.0001930 s");
+        assert_eq!(
+            Scale::time(Some(TimeUnit::S)).show(0.000193, 0.021),
+            "0.0001930 s"
+        );
+        assert_eq!(time_in(0.0, 0.021, Some(TimeUnit::S)), "0.000 s");
         assert_eq!(time_in(0.0105, 0.0105, None), time_like(0.0105, 0.0105));
         assert_eq!(bytes(512), "512 B");
         let b = Scale::of(Quantity::Bytes);

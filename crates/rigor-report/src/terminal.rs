@@ -459,8 +459,8 @@ mod tests {
         c.interval = None;
         assert_eq!(
             statistic_line(&c, 3.1e-9, &Scale::time(Some(TimeUnit::Us))),
-            "  Min:               0.003 µs   the statistic compared (too few builds for an \
-             interval)\n"
+            "  Min:               0.003000 µs   the statistic compared (too few builds for \
+             an interval)\n"
         );
     }
 
@@ -505,10 +505,11 @@ mod tests {
             resources_line(r, None),
             "  User/system:       106.0 ms / 267.9 ms per execution\n"
         );
-        // `--time-unit` still applies to every time shown.
+        // `--time-unit` still applies to every time shown, with four significant digits below
+        // its unit.
         assert_eq!(
             resources_line(r, Some(TimeUnit::S)),
-            "  User/system:       0.106 s / 0.268 s per execution\n"
+            "  User/system:       0.1060 s / 0.2679 s per execution\n"
         );
     }
 }
