@@ -91,6 +91,15 @@ pub enum Note {
         /// Each command (or `--prepare …` for a hook) and the syntax found in it.
         commands: Vec<(String, String)>,
     },
+    /// One `--setup` (`setup`) or `--cleanup` (`cleanup`) for every command of an interleaved
+    /// run: run once before (after) all of them, where hyperfine runs them around each command's
+    /// runs.
+    HooksOnceForAll {
+        /// A setup was given.
+        setup: bool,
+        /// A cleanup was given.
+        cleanup: bool,
+    },
     /// `--export-json` or `--export-csv` (named): hyperfine's option names, written in rigor's
     /// own formats; hyperfine's are `--export-json-hyperfine` and `--export-csv-hyperfine`.
     OwnFormats(Vec<&'static str>),
@@ -201,6 +210,22 @@ impl fmt::Display for Note {
                     )?;
                 }
                 Ok(())
+            }
+            Self::HooksOnceForAll { setup, cleanup } => {
+                let what = match (setup, cleanup) {
+                    (true, true) => {
+                        "--setup runs once before all commands and --cleanup once \
+                                     after them"
+                    }
+                    (true, false) => "--setup runs once before all commands",
+                    _ => "--cleanup runs once after all commands",
+                };
+                write!(
+                    f,
+                    "note: {what}, as the commands are measured interleaved (hyperfine runs them \
+                     around each command's runs); one per command runs each command in a block \
+                     of its own"
+                )
             }
             Self::OwnFormats(options) => write!(
                 f,

@@ -383,6 +383,15 @@ impl RunRequest {
                 return Err(RequestError::BlocksNeedFixedCount { mode });
             }
             notes.push(rigor_report::notes::Note::NotInterleaved);
+        } else if benchmarks.len() > 1
+            && (!self.hooks.setup.is_empty() || !self.hooks.cleanup.is_empty())
+        {
+            // One setup and cleanup for every command: run once around the interleaved rounds,
+            // where hyperfine runs them around each command's runs.
+            notes.push(rigor_report::notes::Note::HooksOnceForAll {
+                setup: !self.hooks.setup.is_empty(),
+                cleanup: !self.hooks.cleanup.is_empty(),
+            });
         }
         // A simulated run starts no process: its "commands" are specifications, never run
         // through a shell, so nothing is said of shell syntax in them.

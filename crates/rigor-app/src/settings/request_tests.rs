@@ -407,3 +407,28 @@ fn hyperfine_export_names_in_rigor_formats_are_said() {
         "{both}"
     );
 }
+
+/// One `--setup` for several interleaved commands runs once for all, where hyperfine runs it
+/// around each command's runs: said; not for one command, nor for setups that differ (which
+/// run each command in a block of its own, said as such).
+#[test]
+fn one_setup_for_interleaved_commands_is_said() {
+    use rigor_report::notes::Note;
+    let said = |commands: &[&str], setup: &[&str]| {
+        let mut q = request(commands);
+        q.hooks.setup = setup.iter().map(|s| s.to_string()).collect();
+        q.resolve()
+            .unwrap()
+            .notes
+            .into_iter()
+            .find_map(|n| matches!(n, Note::HooksOnceForAll { .. }).then(|| n.to_string()))
+    };
+    let note = said(&["a", "b"], &["make"]).unwrap();
+    assert!(
+        note.starts_with("note: --setup runs once before all commands, as the commands"),
+        "{note}"
+    );
+    assert_eq!(said(&["a"], &["make"]), None);
+    assert_eq!(said(&["a", "b"], &[]), None);
+    assert_eq!(said(&["a", "b"], &["make a", "make b"]), None);
+}
