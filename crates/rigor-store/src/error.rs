@@ -96,12 +96,20 @@ impl StoreError {
             path: path.to_path_buf(),
             line: e.line(),
             column: e.column(),
-            message: e
-                .to_string()
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_string(),
+            message: {
+                let message = e
+                    .to_string()
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                // serde_json's "EOF while parsing …": the file ends before its JSON does.
+                if e.is_eof() {
+                    format!("{message}: the file ends early (cut short?)")
+                } else {
+                    message
+                }
+            },
         }
     }
 }

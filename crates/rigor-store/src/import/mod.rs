@@ -470,6 +470,9 @@ fn number_repeated(benchmarks: &mut [BenchmarkRecord]) {
 
 /// Which format the text is, from its content.
 pub fn sniff(path: &Path, text: &str) -> Result<Format> {
+    if text.trim().is_empty() {
+        return Err(StoreError::import(path, "", "is empty"));
+    }
     let unknown = || {
         StoreError::import(
             path,

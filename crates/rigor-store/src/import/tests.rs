@@ -362,3 +362,18 @@ fn same_named_benchmarks_are_numbered() {
     let names: Vec<&str> = r.benchmarks.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["m #1", "m #2"]);
 }
+
+/// An empty file says so, and JSON cut short says where and that the file ends early.
+#[test]
+fn empty_and_cut_short_files_say_what_they_are() {
+    let empty = refused("  \n");
+    assert!(
+        empty.contains("f.json") && empty.ends_with("is empty"),
+        "{empty}"
+    );
+    let cut = refused(r#"{"results":[{"command":"a","times":[1,2"#);
+    assert!(
+        cut.contains("f.json:1:") && cut.contains("the file ends early"),
+        "{cut}"
+    );
+}
