@@ -7,6 +7,7 @@
 mod add;
 mod batch;
 mod bisect;
+mod candidate;
 mod changes;
 mod check;
 mod confirm;
@@ -25,6 +26,7 @@ mod tracked;
 pub use add::*;
 pub use batch::split_versions;
 pub use bisect::*;
+pub use candidate::*;
 pub use changes::*;
 pub use check::*;
 pub use confirm::*;
