@@ -165,8 +165,22 @@ pub fn check_candidate(
             (v, Some(r))
         }
     };
-    // Both built once, before any measuring: byte-identical builds (or the baseline's version
-    // itself) are the same program, which no measurement could tell apart but by noise.
+    // The baseline's version itself, or (both built once, before any measuring) a build
+    // byte-identical to the baseline's: the same program, which no measurement could tell apart
+    // but by noise.
+    let identical = || {
+        experiment
+            .benchmarks
+            .iter()
+            .map(|b| CandidateVerdict {
+                benchmark: b.name.clone(),
+                outcome: CandidateOutcome::Identical,
+            })
+            .collect()
+    };
+    if ready.is_none() && version.rev == baseline.rev {
+        return Ok(identical());
+    }
     let role = rigor_history::Role::New;
     let prepared = |v: &VersionInfo, given: Option<&Ready>| match given {
         Some(r) => Ok(r.clone()),
@@ -189,17 +203,8 @@ pub fn check_candidate(
                 .collect());
         }
     };
-    let same_build =
-        base_ready.artifact.is_some() && base_ready.artifact == candidate_ready.artifact;
-    if same_build || (ready.is_none() && version.rev == baseline.rev) {
-        return Ok(experiment
-            .benchmarks
-            .iter()
-            .map(|b| CandidateVerdict {
-                benchmark: b.name.clone(),
-                outcome: CandidateOutcome::Identical,
-            })
-            .collect());
+    if base_ready.artifact.is_some() && base_ready.artifact == candidate_ready.artifact {
+        return Ok(identical());
     }
     let mut out = Vec::new();
     for (k, b) in experiment.benchmarks.iter().enumerate() {
