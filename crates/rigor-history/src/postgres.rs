@@ -31,9 +31,10 @@ use crate::rows::{
     failure_fingerprint, fingerprints, sample_of, time_text,
 };
 use crate::types::{
-    ChangeFilter, ChangeId, ChangeStatus, DetectedChanges, Failure, Ingest, Ingested, MachineInfo,
-    NewSession, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange,
-    StoredLevels, StoredSession, StoredSummary, StoredVersion, VersionData, VersionInfo,
+    ChangeFilter, ChangeId, ChangeStatus, DetectedChanges, Failure, Ingest, Ingested,
+    LevelsBuilder, MachineInfo, NewSession, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd,
+    SessionId, StoredChange, StoredLevels, StoredSession, StoredSummary, StoredVersion,
+    VersionData, VersionInfo,
 };
 use crate::{History, HistoryRead, HistoryWrite};
 
@@ -1004,18 +1005,8 @@ impl HistoryRead for PostgresHistory {
             .query(&sql, &[&key.machine, &key.branch])
             .map_err(|e| self.db(e))?;
         let damaged = |what, m| self.damaged(what, m);
-        let mut out = StoredLevels::default();
-        let mut benchmarks: HashMap<String, usize> = HashMap::new();
-        let mut versions: HashMap<String, usize> = HashMap::new();
-        let index = |map: &mut HashMap<String, usize>, names: &mut Vec<String>, name: &str| {
-            if let Some(&i) = map.get(name) {
-                return i;
-            }
-            names.push(name.to_string());
-            map.insert(name.to_string(), names.len() - 1);
-            names.len() - 1
-        };
-        out.levels.reserve(rows.len());
+        let mut out = LevelsBuilder::default();
+        out.levels.levels.reserve(rows.len());
         for r in &rows {
             let cells = (|| {
                 Ok::<_, postgres::Error>((
@@ -1034,13 +1025,10 @@ impl HistoryRead for PostgresHistory {
                 ))
             })();
             let (benchmark, rev, cells) = cells.map_err(|e| self.db(e))?;
-            let at = (
-                index(&mut benchmarks, &mut out.benchmarks, benchmark),
-                index(&mut versions, &mut out.versions, rev),
-            );
-            out.levels.push(cells.decode(at, &damaged)?);
+            let at = out.names(benchmark, rev);
+            out.levels.levels.push(cells.decode(at, &damaged)?);
         }
-        Ok(out)
+        Ok(out.levels)
     }
 
     fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>> {

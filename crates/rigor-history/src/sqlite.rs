@@ -521,6 +521,21 @@ impl SqliteHistory {
             .collect()
     }
 
+    /// Every benchmark's name and every version's, by id: looked up once each rather than joined
+    /// into every row of a long series.
+    fn names_by_id(&self) -> Result<(HashMap<i64, String>, HashMap<i64, String>)> {
+        let names = |sql: &str| -> Result<HashMap<i64, String>> {
+            Ok(self
+                .rows(sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .into_iter()
+                .collect())
+        };
+        Ok((
+            names("SELECT id, name FROM benchmarks")?,
+            names("SELECT id, rev FROM versions")?,
+        ))
+    }
+
     /// The stored benchmark of each run of a benchmark's series, oldest run first.
     fn run_benchmarks_of(
         &self,
@@ -722,14 +737,7 @@ impl HistoryRead for SqliteHistory {
 
     fn summaries_from(&self, key: &SeriesKey, first: RunId) -> Result<Vec<StoredSummary>> {
         // Names are looked up once each rather than joined into a million rows.
-        let names = |sql: &str| -> Result<HashMap<i64, String>> {
-            Ok(self
-                .rows(sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .into_iter()
-                .collect())
-        };
-        let benchmarks = names("SELECT id, name FROM benchmarks")?;
-        let versions = names("SELECT id, rev FROM versions")?;
+        let (benchmarks, versions) = self.names_by_id()?;
         let sql = format!(
             "SELECT rb.benchmark_id, r.version_id, {RUN_INFO_COLUMNS}, rb.unit, rb.mean,
                     rb.ci_lower, rb.ci_upper, rb.ci_level, rb.var_of_mean, rb.units,
@@ -764,14 +772,7 @@ impl HistoryRead for SqliteHistory {
         // What `summaries` reads for levels, without a `String` per row (text cells borrowed,
         // names looked up once each by id): decoding every summary in full was two fifths of
         // `track changes` over 50 benchmarks × 10,000 versions.
-        let names = |sql: &str| -> Result<HashMap<i64, String>> {
-            Ok(self
-                .rows(sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .into_iter()
-                .collect())
-        };
-        let benchmark_names = names("SELECT id, name FROM benchmarks")?;
-        let version_names = names("SELECT id, rev FROM versions")?;
+        let (benchmark_names, version_names) = self.names_by_id()?;
         let sql = format!(
             "SELECT rb.benchmark_id, r.version_id, {RUN_INFO_COLUMNS}, rb.unit, rb.mean,
                     rb.units, rb.var_of_mean, rb.level, rb.var_of_level, rb.resolution
@@ -785,16 +786,9 @@ impl HistoryRead for SqliteHistory {
         let mut read: Vec<((i64, i64), StoredLevel)> = Vec::new();
         while let Some(r) = self.db(rows.next())? {
             let borrowed = |i: usize| -> Result<Option<&str>> {
-                match self.db(r.get_ref(i))? {
-                    rusqlite::types::ValueRef::Null => Ok(None),
-                    rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t)
-                        .map(Some)
-                        .map_err(|e| self.damaged("summaries", e.to_string())),
-                    other => Err(self.damaged(
-                        "summaries",
-                        format!("column {i} holds {:?}, not text", other.data_type()),
-                    )),
-                }
+                self.db(r.get_ref(i))?
+                    .as_str_or_null()
+                    .map_err(|e| self.damaged("summaries", format!("column {i}: {e}")))
             };
             let ids: (i64, i64) = (self.db(r.get(0))?, self.db(r.get(1))?);
             let cells = LevelCells {

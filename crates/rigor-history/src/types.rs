@@ -535,30 +535,51 @@ pub struct StoredLevel {
 impl StoredLevels {
     /// The levels of `summaries` (in the order given), names held once.
     pub fn of_summaries(summaries: Vec<StoredSummary>) -> Self {
-        let mut out = Self::default();
-        let mut benchmarks: std::collections::HashMap<String, usize> = Default::default();
-        let mut versions: std::collections::HashMap<String, usize> = Default::default();
-        let index = |map: &mut std::collections::HashMap<String, usize>,
-                     names: &mut Vec<String>,
-                     name: String| {
-            *map.entry(name).or_insert_with_key(|name| {
-                names.push(name.clone());
-                names.len() - 1
-            })
-        };
+        let mut out = LevelsBuilder::default();
         for s in summaries {
-            let level = StoredLevel {
-                benchmark: index(&mut benchmarks, &mut out.benchmarks, s.benchmark),
-                version: index(&mut versions, &mut out.versions, s.rev),
+            let (benchmark, version) = out.names(&s.benchmark, &s.rev);
+            out.levels.levels.push(StoredLevel {
+                benchmark,
+                version,
                 run: s.run,
                 unit: s.unit,
                 mean: s.mean,
                 spread: s.spread,
                 resolution: s.resolution,
-            };
-            out.levels.push(level);
+            });
         }
-        out
+        out.levels
+    }
+}
+
+/// [`StoredLevels`] as they are read: each benchmark's and version's name indexed once, in the
+/// order it first appears.
+#[derive(Default)]
+pub(crate) struct LevelsBuilder {
+    /// The levels so far.
+    pub(crate) levels: StoredLevels,
+    benchmarks: std::collections::HashMap<String, usize>,
+    versions: std::collections::HashMap<String, usize>,
+}
+
+impl LevelsBuilder {
+    /// The indexes of `benchmark` and `rev` ([`StoredLevel::benchmark`],
+    /// [`StoredLevel::version`]), each added on first sight.
+    pub(crate) fn names(&mut self, benchmark: &str, rev: &str) -> (usize, usize) {
+        let index = |map: &mut std::collections::HashMap<String, usize>,
+                     names: &mut Vec<String>,
+                     name: &str| {
+            if let Some(&i) = map.get(name) {
+                return i;
+            }
+            names.push(name.to_string());
+            map.insert(name.to_string(), names.len() - 1);
+            names.len() - 1
+        };
+        (
+            index(&mut self.benchmarks, &mut self.levels.benchmarks, benchmark),
+            index(&mut self.versions, &mut self.levels.versions, rev),
+        )
     }
 }
 

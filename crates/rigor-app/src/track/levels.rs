@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use rigor_history::{
     ArtifactHash, HistoryRead, MeanSpread, RunInfo, SeriesKey, SessionId, StoredLevel,
-    StoredSummary,
+    StoredLevels, StoredSummary,
 };
 use rigor_stats::crossed::{Cell, CrossedFit, SessionVariance, fit};
 use rigor_stats::dist::{Quantile, critical_value};
@@ -195,6 +195,24 @@ impl<'a> VersionPositions<'a> {
         )
     }
 
+    /// The stored runs of versions in the order, each at its version's position, by benchmark
+    /// (as [`StoredLevels::benchmarks`] lists them): each version's position looked up once,
+    /// not once per run.
+    fn of_stored(&self, stored: StoredLevels) -> Vec<(String, Vec<Placed>)> {
+        let at: Vec<Option<usize>> = stored
+            .versions
+            .iter()
+            .map(|rev| self.0.get(rev.as_str()).copied())
+            .collect();
+        let mut runs: Vec<Vec<Placed>> = stored.benchmarks.iter().map(|_| Vec::new()).collect();
+        for l in stored.levels {
+            if let Some(at) = at[l.version] {
+                runs[l.benchmark].push(Placed::of_stored(at, l));
+            }
+        }
+        stored.benchmarks.into_iter().zip(runs).collect()
+    }
+
     /// The runs of versions in the order, each at its version's position.
     fn of_summaries(&self, summaries: &[&StoredSummary]) -> Vec<Placed> {
         summaries
@@ -342,32 +360,13 @@ pub fn series_levels(
         .into_iter()
         .map(|v| v.version.rev)
         .collect();
-    let stored = history.levels(key)?;
-    // Each version's position looked up once, not once per run.
-    let positions = VersionPositions::of(&order);
-    let at: Vec<Option<usize>> = stored
-        .versions
-        .iter()
-        .map(|rev| positions.0.get(rev.as_str()).copied())
-        .collect();
-    let mut by_benchmark: Vec<Vec<Placed>> = stored.benchmarks.iter().map(|_| Vec::new()).collect();
-    for l in stored.levels {
-        if let Some(at) = at[l.version] {
-            by_benchmark[l.benchmark].push(Placed::of_stored(at, l));
-        }
-    }
-    let mut by_benchmark: Vec<(&str, Vec<Placed>)> = stored
-        .benchmarks
-        .iter()
-        .map(String::as_str)
-        .zip(by_benchmark)
-        .collect();
-    by_benchmark.sort_by(|a, b| a.0.cmp(b.0));
+    let mut by_benchmark = VersionPositions::of(&order).of_stored(history.levels(key)?);
+    by_benchmark.sort_by(|a, b| a.0.cmp(&b.0));
     // Each benchmark's fit is its own: they are computed in parallel, in name order.
     use rayon::prelude::*;
     let levels: Vec<Option<BenchmarkLevels>> = by_benchmark
         .into_par_iter()
-        .map(|(name, list)| benchmark_levels_at(name, list, &order, confidence))
+        .map(|(name, list)| benchmark_levels_at(&name, list, &order, confidence))
         .collect::<Result<_>>()?;
     Ok(levels.into_iter().flatten().collect())
 }
@@ -516,20 +515,10 @@ pub fn benchmark_metric_levels(
         .map(|v| v.version.rev)
         .collect();
     if metric.is_wall() {
-        let stored = history.levels(key)?;
-        let Some(mine) = stored.benchmarks.iter().position(|b| b == benchmark) else {
+        let stored = VersionPositions::of(&order).of_stored(history.levels(key)?);
+        let Some((_, runs)) = stored.into_iter().find(|(name, _)| name == benchmark) else {
             return Ok(None);
         };
-        let positions = VersionPositions::of(&order);
-        let runs: Vec<Placed> = stored
-            .levels
-            .into_iter()
-            .filter(|l| l.benchmark == mine)
-            .filter_map(|l| {
-                let at = *positions.0.get(stored.versions[l.version].as_str())?;
-                Some(Placed::of_stored(at, l))
-            })
-            .collect();
         return benchmark_levels_at(benchmark, runs, &order, confidence);
     }
     benchmark_metric_levels_in(history, key, benchmark, metric, &order, confidence)?
