@@ -61,6 +61,8 @@ const VERSION_ORDER: &str =
 pub struct SqliteHistory {
     conn: Connection,
     path: PathBuf,
+    /// How many runs a series has before its levels are read in two halves at once.
+    parallel_levels_from: i64,
 }
 
 impl SqliteHistory {
@@ -77,6 +79,7 @@ impl SqliteHistory {
         let mut history = Self {
             conn,
             path: path.to_path_buf(),
+            parallel_levels_from: PARALLEL_LEVELS_FROM,
         };
         // Setting up (WAL, migrations) takes locks that SQLite may refuse at once, without its
         // busy handler, while another process sets up the same new database: retry for a while.
@@ -91,6 +94,14 @@ impl SqliteHistory {
                 other => return other.map(|()| history),
             }
         }
+    }
+
+    /// The same history, reading a series' levels in two halves at once from `runs` runs on
+    /// (tests compare both reads on small histories).
+    #[doc(hidden)]
+    pub fn with_parallel_levels_from(mut self, runs: i64) -> Self {
+        self.parallel_levels_from = runs;
+        self
     }
 
     /// The database file.
@@ -185,6 +196,65 @@ fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> HistoryError + Copy + '_
         path: path.to_path_buf(),
         source,
     }
+}
+
+/// How many runs a series has before [`SqliteHistory`] reads its levels in two halves at once.
+const PARALLEL_LEVELS_FROM: i64 = 4096;
+
+/// Where [`level_rows`] places each benchmark and version id.
+struct IdIndexes {
+    benchmarks: HashMap<i64, usize>,
+    versions: HashMap<i64, usize>,
+}
+
+/// The levels of the runs of `key` whose ids lie in `first..=last`, through `conn` (the database
+/// at `path`), in no particular order: each benchmark and version at its index in `ids` (an id
+/// missing there is a damaged history).
+fn level_rows(
+    conn: &Connection,
+    path: &Path,
+    key: &SeriesKey,
+    (first, last): (i64, i64),
+    ids: &IdIndexes,
+) -> Result<Vec<StoredLevel>> {
+    let db = db_error(path);
+    let damaged = |what, m| damaged_in(path, what, m);
+    let sql = format!(
+        "SELECT rb.benchmark_id, r.version_id, {RUN_INFO_COLUMNS}, rb.unit, rb.mean,
+                rb.units, rb.var_of_mean, rb.level, rb.var_of_level, rb.resolution
+         FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
+         WHERE r.machine_id = (SELECT id FROM machines WHERE name = ?1)
+           AND r.branch = ?2 AND r.status <> 'failed' AND r.id BETWEEN ?3 AND ?4"
+    );
+    let mut stmt = conn.prepare(&sql).map_err(db)?;
+    let mut rows = stmt
+        .query(params![key.machine, key.branch, first, last])
+        .map_err(db)?;
+    let unknown = |id: i64| damaged("summaries", format!("unknown id {id}"));
+    let mut read: Vec<StoredLevel> = Vec::new();
+    while let Some(r) = rows.next().map_err(db)? {
+        let borrowed = |i: usize| -> Result<Option<&str>> {
+            r.get_ref(i)
+                .map_err(db)?
+                .as_str_or_null()
+                .map_err(|e| damaged("summaries", format!("column {i}: {e}")))
+        };
+        let (benchmark, version): (i64, i64) = (r.get(0).map_err(db)?, r.get(1).map_err(db)?);
+        let at = |map: &HashMap<i64, usize>, id| map.get(&id).copied().ok_or_else(|| unknown(id));
+        let place = (at(&ids.benchmarks, benchmark)?, at(&ids.versions, version)?);
+        let cells = LevelCells {
+            run: (r.get(2).map_err(db)?, r.get(3).map_err(db)?),
+            artifact: borrowed(4)?,
+            role: borrowed(5)?.unwrap_or_default(),
+            unit: borrowed(6)?.unwrap_or_default(),
+            mean: r.get(7).map_err(db)?,
+            spread: (r.get(8).map_err(db)?, r.get(9).map_err(db)?),
+            robust: (r.get(10).map_err(db)?, r.get(11).map_err(db)?),
+            resolution: r.get(12).map_err(db)?,
+        };
+        read.push(cells.decode(place, &damaged)?);
+    }
+    Ok(read)
 }
 
 /// The condition that keeps a series query to version `rev` (its 4th parameter), or none.
@@ -772,75 +842,88 @@ impl HistoryRead for SqliteHistory {
         // What `summaries` reads for levels, without a `String` per row (text cells borrowed,
         // names looked up once each by id): decoding every summary in full was two fifths of
         // `track changes` over 50 benchmarks × 10,000 versions.
-        let (benchmark_names, version_names) = self.names_by_id()?;
-        let sql = format!(
-            "SELECT rb.benchmark_id, r.version_id, {RUN_INFO_COLUMNS}, rb.unit, rb.mean,
-                    rb.units, rb.var_of_mean, rb.level, rb.var_of_level, rb.resolution
-             FROM runs r JOIN run_benchmarks rb ON rb.run_id = r.id
+        //
+        // The runs read are those up to the newest when the read begins, taken before the names:
+        // every benchmark and version those runs name is then among the names read, even while
+        // another process stores more runs.
+        let span: (Option<i64>, Option<i64>, i64) = self.db(self.conn.query_row(
+            "SELECT min(r.id), max(r.id), count(*) FROM runs r
              WHERE r.machine_id = (SELECT id FROM machines WHERE name = ?1)
-               AND r.branch = ?2 AND r.status <> 'failed'"
-        );
-        let mut stmt = self.db(self.conn.prepare(&sql))?;
-        let mut rows = self.db(stmt.query(params![key.machine, key.branch]))?;
-        let damaged = |what, m| self.damaged(what, m);
-        let mut read: Vec<((i64, i64), StoredLevel)> = Vec::new();
-        while let Some(r) = self.db(rows.next())? {
-            let borrowed = |i: usize| -> Result<Option<&str>> {
-                self.db(r.get_ref(i))?
-                    .as_str_or_null()
-                    .map_err(|e| self.damaged("summaries", format!("column {i}: {e}")))
-            };
-            let ids: (i64, i64) = (self.db(r.get(0))?, self.db(r.get(1))?);
-            let cells = LevelCells {
-                run: (self.db(r.get(2))?, self.db(r.get(3))?),
-                artifact: borrowed(4)?,
-                role: borrowed(5)?.unwrap_or_default(),
-                unit: borrowed(6)?.unwrap_or_default(),
-                mean: self.db(r.get(7))?,
-                spread: (self.db(r.get(8))?, self.db(r.get(9))?),
-                robust: (self.db(r.get(10))?, self.db(r.get(11))?),
-                resolution: self.db(r.get(12))?,
-            };
-            read.push((ids, cells.decode((0, 0), &damaged)?));
-        }
-        // By run, and within a run by benchmark name (as PostgreSQL orders them): each id's rank
-        // among the names, so that the sort compares integers.
+               AND r.branch = ?2 AND r.status <> 'failed'",
+            params![key.machine, key.branch],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        ))?;
+        let (Some(first), Some(last), runs) = span else {
+            return Ok(StoredLevels::default());
+        };
+        let (benchmark_names, version_names) = self.names_by_id()?;
+        // Each benchmark by its rank among the names (rows are ordered by run, and within a
+        // run by benchmark name, as PostgreSQL orders them), each version by its place in a
+        // list of names: the rows carry indexes, looked up as they are read.
         let mut by_name: Vec<(&String, i64)> =
             benchmark_names.iter().map(|(id, n)| (n, *id)).collect();
         by_name.sort_unstable();
-        let rank: HashMap<i64, usize> = by_name
-            .iter()
-            .enumerate()
-            .map(|(r, (_, id))| (*id, r))
-            .collect();
-        let unknown = |id: i64| self.damaged("summaries", format!("unknown id {id}"));
-        for ((benchmark, _), level) in &mut read {
-            level.benchmark = *rank.get(benchmark).ok_or_else(|| unknown(*benchmark))?;
-        }
-        read.sort_unstable_by_key(|(_, l)| (l.run.id, l.benchmark));
+        let version_list: Vec<(i64, &String)> =
+            version_names.iter().map(|(id, n)| (*id, n)).collect();
+        let ids = IdIndexes {
+            benchmarks: by_name
+                .iter()
+                .enumerate()
+                .map(|(r, (_, id))| (*id, r))
+                .collect(),
+            versions: version_list
+                .iter()
+                .enumerate()
+                .map(|(i, (id, _))| (*id, i))
+                .collect(),
+        };
+        // A long series is read in two halves of its runs at once, the newer half through a
+        // connection of its own (SQLite steps one statement on one thread; the rows' decoding
+        // is most of this read, and `track changes` waits for all of it).
+        let mut read = if runs >= self.parallel_levels_from {
+            let middle = first + (last - first) / 2;
+            let (path, ids) = (self.path.as_path(), &ids);
+            let newer = move || -> Result<Vec<StoredLevel>> {
+                let conn = Connection::open_with_flags(
+                    path,
+                    rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                        | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )
+                .map_err(db_error(path))?;
+                conn.busy_timeout(Duration::from_secs(60))
+                    .map_err(db_error(path))?;
+                level_rows(&conn, path, key, (middle + 1, last), ids)
+            };
+            let (older, newer) = std::thread::scope(|scope| {
+                let newer = scope.spawn(newer);
+                let older = level_rows(&self.conn, &self.path, key, (first, middle), ids);
+                (older, newer.join())
+            });
+            let mut read = older?;
+            read.extend(newer.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?);
+            read
+        } else {
+            level_rows(&self.conn, &self.path, key, (first, last), &ids)?
+        };
+        read.sort_unstable_by_key(|l| (l.run.id, l.benchmark));
         // Names indexed in the order they first appear, as `StoredLevels::of_summaries` does.
-        let mut out = StoredLevels::default();
+        let mut out = StoredLevels {
+            levels: read,
+            ..StoredLevels::default()
+        };
         let mut benchmarks: Vec<Option<usize>> = vec![None; by_name.len()];
-        let mut versions: HashMap<i64, usize> = HashMap::new();
-        out.levels.reserve(read.len());
-        for ((_, version), mut level) in read {
+        let mut versions: Vec<Option<usize>> = vec![None; version_list.len()];
+        for level in &mut out.levels {
             let r = level.benchmark;
             level.benchmark = *benchmarks[r].get_or_insert_with(|| {
                 out.benchmarks.push(by_name[r].0.clone());
                 out.benchmarks.len() - 1
             });
-            level.version = match versions.get(&version) {
-                Some(&i) => i,
-                None => {
-                    let rev = version_names
-                        .get(&version)
-                        .ok_or_else(|| unknown(version))?;
-                    out.versions.push(rev.clone());
-                    versions.insert(version, out.versions.len() - 1);
-                    out.versions.len() - 1
-                }
-            };
-            out.levels.push(level);
+            let v = level.version;
+            level.version = *versions[v].get_or_insert_with(|| {
+                out.versions.push(version_list[v].1.clone());
+                out.versions.len() - 1
+            });
         }
         Ok(out)
     }

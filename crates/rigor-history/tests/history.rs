@@ -11,8 +11,8 @@ use rigor_history::{
     SelectRuns, SessionEnd, SessionId, SessionKind,
 };
 use rigor_history::{
-    ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Failure, History, HistoryError, Ingest,
-    Ingested, MachineInfo, NewChange, SeriesKey, VersionInfo,
+    ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Failure, History, HistoryError,
+    HistoryRead, HistoryWrite, Ingest, Ingested, MachineInfo, NewChange, SeriesKey, VersionInfo,
 };
 use rigor_stats::MeanEstimate;
 use rigor_store::{BenchmarkRecord, ExecutionRecord, Layout, ResultFile, SampleRecord};
@@ -1499,4 +1499,43 @@ fn a_database_of_schema_4_gets_changes_per_metric(store: Store) {
         runs.last().unwrap().benchmark.executions,
         r.benchmarks[0].executions
     );
+}
+
+/// SQLite reads a long series' levels in two halves of its runs at once, through two
+/// connections: the same levels, names and order as one read, with the runs of another series,
+/// a failed version and a re-measured version between them.
+#[test]
+fn sqlite_levels_read_in_halves_are_those_read_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.db");
+    {
+        let mut h = rigor_history::SqliteHistory::open(&path).unwrap();
+        for k in 0..24_i64 {
+            let rev = format!("v{k:02}");
+            let r = if k % 3 == 0 {
+                two_benchmarks(k as u64, 1.0 + 0.01 * k as f64)
+            } else {
+                result(k as u64, 1.0 + 0.01 * k as f64)
+            };
+            ingest(&mut h, &rev, k, &r);
+            if k % 7 == 0 {
+                h.ingest(&Ingest::new(&version(&rev, k), &machine(), "other", &r))
+                    .unwrap();
+            }
+            if k == 11 {
+                fail(&mut h, "v11b", 100);
+                ingest(&mut h, "v05", 5, &two_benchmarks(99, 1.2));
+            }
+        }
+    }
+    let once = rigor_history::SqliteHistory::open(&path).unwrap();
+    let halves = rigor_history::SqliteHistory::open(&path)
+        .unwrap()
+        .with_parallel_levels_from(2);
+    let read = once.levels(&main()).unwrap();
+    assert_eq!(read.levels.len(), 24 + 8 + 2, "{read:?}");
+    assert_eq!(halves.levels(&main()).unwrap(), read);
+    // Both reads are ordered by run.
+    let runs: Vec<i64> = read.levels.iter().map(|l| l.run.id.0).collect();
+    assert!(runs.windows(2).all(|w| w[0] <= w[1]), "{runs:?}");
 }

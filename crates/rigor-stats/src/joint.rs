@@ -192,6 +192,13 @@ fn huber_location(y: &[f64], s: &[f64]) -> f64 {
 /// were found too often, by simulation with known truth) and the ratio's interval at `level`. Needs two steps or more. Tested against an independent solution
 /// of the same equations (`scripts/oracles/huber_meta.py`).
 pub fn combine(steps: &[Step], level: f64) -> Result<Combined> {
+    combine_beyond(steps, level, 0.0).map(|c| c.expect("every |t| is at least 0"))
+}
+
+/// [`combine`], or `None` when the combination's `|t|` is below `least_t` (then neither its
+/// p-value nor its interval is computed: the scan passes over such versions, and the t
+/// distribution's tail and quantile are most of a combination's cost).
+fn combine_beyond(steps: &[Step], level: f64, least_t: f64) -> Result<Option<Combined>> {
     let k = steps.len();
     if k < 2 {
         return Err(StatsError::TooFew {
@@ -262,9 +269,13 @@ pub fn combine(steps: &[Step], level: f64) -> Result<Combined> {
     let variance = correction * (spread / (unclipped * unclipped)).max(beta / (alpha * alpha)) / w;
     let df = ((k - 1) as f64 * unclipped * unclipped).max(1.0);
     let se = variance.sqrt();
+    // NaN (no spread at all) goes on to the p-value, which says what it means.
+    if (mean / se).abs() < least_t {
+        return Ok(None);
+    }
     let p_value = two_sided_p(mean, se, df)?;
     let crit = critical_value(level, df, Quantile::StudentT)?;
-    Ok(Combined {
+    Ok(Some(Combined {
         log_ratio: mean,
         variance,
         tau2,
@@ -273,7 +284,7 @@ pub fn combine(steps: &[Step], level: f64) -> Result<Combined> {
         p_value,
         interval: ((mean - crit * se).exp(), (mean + crit * se).exp()),
         benchmarks: k,
-    })
+    }))
 }
 
 /// One benchmark's series as [`scan`] reads it: its log levels, its own changes, and where each
@@ -504,24 +515,38 @@ impl StepSeries<'_> {
             if !w.iter().all(|x| x.is_finite()) {
                 return None;
             }
+            // Each side's total weight and level, and in the same pass the Σw² of its points
+            // alone in their component (all a step's session terms need when every point is).
             let side = |a: usize, b: usize| {
                 let (w, levels) = (&w[a - lo..b - lo], &self.levels[a..b]);
-                let sw: f64 = w.iter().sum();
-                let mean = w.iter().zip(levels).map(|(w, v)| w * v.mean).sum::<f64>() / sw;
-                (
-                    Segment {
-                        start: a,
-                        end: b,
-                        mean,
-                        variance: 1.0 / sw,
-                    },
-                    sw,
-                )
+                let (mut sw, mut swm, mut alone_w2) = (0.0, 0.0, 0.0);
+                for ((w, v), lone) in w.iter().zip(levels).zip(&alone.alone[a..b]) {
+                    sw += w;
+                    swm += w * v.mean;
+                    if *lone {
+                        alone_w2 += w * w;
+                    }
+                }
+                let segment = Segment {
+                    start: a,
+                    end: b,
+                    mean: swm / sw,
+                    variance: 1.0 / sw,
+                };
+                (segment, sw, alone_w2)
             };
-            let ((before, wb), (after, wa)) = (side(lo, at), side(at, hi));
-            let weight = |i: usize| w[i - lo];
-            let (beyond_own, origins, spanned) =
-                self.session_terms(fit, points, alone, (&before, &after), &weight, (wb, wa));
+            let ((before, wb, alone_b), (after, wa, alone_a)) = (side(lo, at), side(at, hi));
+            let (beyond_own, origins, spanned) = if alone.general_in(lo, hi).is_empty() {
+                // Every point alone: `c²` each to the origins, a component each.
+                (
+                    0.0,
+                    alone_b / (wb * wb) + alone_a / (wa * wa),
+                    alone.alone_before[hi] - alone.alone_before[lo],
+                )
+            } else {
+                let weight = |i: usize| w[i - lo];
+                self.session_terms(fit, points, alone, (&before, &after), &weight, (wb, wa))
+            };
             let mut variance = before.variance + after.variance;
             if origins > 0.0 {
                 variance += fit.session_variance().map_or(0.0, |s| origins * s.value);
@@ -657,7 +682,7 @@ pub fn event_at(
     cfg: &JointConfig,
 ) -> Result<JointEvent> {
     let cuts: Vec<Vec<usize>> = series.iter().map(|s| s.positions(events)).collect();
-    event_cut(series, k, &cuts, tests, cfg)
+    event_cut(series, k, &cuts, tests, cfg, 0.0).map(|e| e.expect("every |t| is at least 0"))
 }
 
 /// [`event_at`] with the events' positions in each series given (`cuts[b]` for `series[b]`):
@@ -668,7 +693,8 @@ fn event_cut(
     cuts: &[Vec<usize>],
     tests: usize,
     cfg: &JointConfig,
-) -> Result<JointEvent> {
+    least_t: f64,
+) -> Result<Option<JointEvent>> {
     let mut steps = Vec::new();
     for ((b, s), cuts) in series.iter().enumerate().zip(cuts) {
         if let Some(at) = s.position(k) {
@@ -676,15 +702,17 @@ fn event_cut(
         }
     }
     let list: Vec<Step> = steps.iter().map(|s| s.1).collect();
-    let combined = combine(&list, cfg.level)?;
-    Ok(JointEvent {
+    let Some(combined) = combine_beyond(&list, cfg.level, least_t)? else {
+        return Ok(None);
+    };
+    Ok(Some(JointEvent {
         version: k,
         combined,
         p_adjusted: (combined.p_value * tests as f64).min(1.0),
         verdict: verdict_from_interval(combined.interval.0, combined.interval.1, cfg.threshold),
         confounded: list.iter().any(|s| s.confounded),
         steps,
-    })
+    }))
 }
 
 /// Finds the versions where the benchmarks of `series` shifted together (see the module
@@ -702,16 +730,26 @@ pub fn scan(
     let tests = candidates.len();
     let test = |k: usize, events: &[usize]| event_at(series, k, events, tests, cfg);
     let mut events: Vec<usize> = Vec::new();
+    // A version holds only when its p-value is at most α/tests, and Student's t has heavier
+    // tails than the normal: below the normal quantile of that p-value (less a rounding margin)
+    // it cannot hold, whatever its degrees of freedom, and is passed over uncomputed.
+    let least_t = if tests > 0 {
+        let alpha = (1.0 - cfg.level) / tests as f64;
+        critical_value(1.0 - alpha, 1.0, Quantile::Normal)? * (1.0 - 1e-9)
+    } else {
+        0.0
+    };
     // Forward: the strongest version that holds, until none does.
     while events.len() < tests {
         let cuts: Vec<Vec<usize>> = series.iter().map(|s| s.positions(&events)).collect();
-        let tested: Vec<JointEvent> = candidates
+        let tested: Vec<Option<JointEvent>> = candidates
             .par_iter()
             .filter(|k| !events.contains(k))
-            .map(|&k| event_cut(series, k, &cuts, tests, cfg))
+            .map(|&k| event_cut(series, k, &cuts, tests, cfg, least_t))
             .collect::<Result<_>>()?;
         let best = tested
             .into_iter()
+            .flatten()
             .filter(|e| e.holds(cfg.level))
             .max_by(|a, b| a.combined.t.abs().total_cmp(&b.combined.t.abs()));
         match best {
@@ -750,8 +788,8 @@ mod tests {
 
     /// A step's session terms from the points alone in their component give what the whole
     /// contrast through the fit gives: on seeded histories of every session shape (versions
-    /// alone in a session, `track run` sessions with anchors, unanchored sessions), at every
-    /// position, with and without other benchmarks' events cutting the series. Ratios and
+    /// alone in a session, `track run` sessions with anchors, unanchored sessions; and histories
+    /// whose windows are often all versions alone), at every position, with and without other benchmarks' events cutting the series. Ratios and
     /// degrees of freedom equal, variances to 10⁻¹² relative, the same confounding.
     #[test]
     fn steps_from_the_points_alone_equal_the_direct_contrast() {
@@ -759,9 +797,10 @@ mod tests {
         let cfg = JointConfig::default();
         let mut rng = ChaCha8Rng::seed_from_u64(2031);
         let mut confounded = 0;
-        for seed in 0..12 {
+        // Mixed shapes, and histories most of whose versions are alone (whole windows of them).
+        for (seed, mostly_added) in (0..12).map(|s| (s, false)).chain((0..4).map(|s| (s, true))) {
             let n = 200;
-            let fit = crate::series::tests::mixed_history(seed, n);
+            let fit = crate::series::tests::shaped_history(seed, n, mostly_added);
             let points: Vec<usize> = (0..n).collect();
             let own: Vec<usize> = (0..rng.gen_range(0..6))
                 .map(|_| rng.gen_range(1..n))
@@ -799,7 +838,7 @@ mod tests {
             assert_eq!(series.position(7 + n), None);
         }
         // Both kinds of step were compared.
-        assert!(confounded > 0 && confounded < 12 * 199, "{confounded}");
+        assert!(confounded > 0 && confounded < 16 * 199, "{confounded}");
     }
 
     fn steps(y: &[f64], v: &[f64]) -> Vec<Step> {

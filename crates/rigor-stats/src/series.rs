@@ -1670,6 +1670,16 @@ pub(crate) mod tests {
     /// that shares none; each version's variance of its own drawn over two orders of magnitude,
     /// a spread between builds, steps, levels far from 1 (log levels far from 0).
     pub(crate) fn mixed_history(seed: u64, n: usize) -> crate::crossed::CrossedFit {
+        shaped_history(seed, n, false)
+    }
+
+    /// [`mixed_history`], or with `mostly_added` one a long stretch of whose versions are each in
+    /// a session of their own (19 in 20 sessions `track add`'s).
+    pub(crate) fn shaped_history(
+        seed: u64,
+        n: usize,
+        mostly_added: bool,
+    ) -> crate::crossed::CrossedFit {
         use crate::crossed::{Cell, fit};
         use rand::Rng;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -1700,7 +1710,12 @@ pub(crate) mod tests {
         };
         while p < n {
             let shift = rng.gen_range(-0.05..0.05);
-            match rng.gen_range(0..3) {
+            let shape = if mostly_added && rng.gen_bool(0.95) {
+                0
+            } else {
+                rng.gen_range(0..3)
+            };
+            match shape {
                 0 => {
                     // `track add`: a version alone in its session.
                     cell(&mut rng, p, session, shift);

@@ -43,9 +43,7 @@ pub(crate) fn states(
     let mut measured: HashMap<&str, Measured> = HashMap::new();
     if let Some(l) = &levels {
         for v in &l.versions {
-            let noise = noise
-                .get(v.rev.as_str())
-                .map_or_else(Vec::new, |n| n.to_vec());
+            let noise = noise.get(&*v.rev).map_or_else(Vec::new, |n| n.to_vec());
             measured.insert(&v.rev, point(l, v, confidence, noise));
         }
     }

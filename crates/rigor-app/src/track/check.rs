@@ -301,7 +301,7 @@ fn against_series(
     Ok(Some(HistoryVerdict {
         benchmark: b.name.clone(),
         versions: l.versions.len() - first_version,
-        since: l.versions[first_version].rev.clone(),
+        since: l.versions[first_version].rev.to_string(),
         change,
         tau2: found.tau2,
         sessions: l.session_variance().map(|s| (s.value.sqrt(), s.df)),

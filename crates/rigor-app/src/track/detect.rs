@@ -105,8 +105,8 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<OneDete
                 benchmark: l.benchmark.clone(),
                 metric: l.metric.clone(),
                 change: NewChange {
-                    rev: l.versions[first].rev.clone(),
-                    previous_rev: Some(l.versions[first - 1].rev.clone()),
+                    rev: l.versions[first].rev.to_string(),
+                    previous_rev: Some(l.versions[first - 1].rev.to_string()),
                     ratio: c.ratio,
                     interval: c.interval,
                     p_value: c.p_adjusted,
@@ -225,7 +225,7 @@ fn joint_shifts(
         .filter_map(|(b, l)| {
             let first: Vec<usize> = points[b]
                 .iter()
-                .map(|&(_, v)| index.get(l.versions[v].rev.as_str()).copied())
+                .map(|&(_, v)| index.get(l.versions[v].rev.as_ref()).copied())
                 .collect::<Option<_>>()?;
             StepSeries::adjusted(&l.fit, &fit_points[b], &detected[b].1, first)
                 .ok()
@@ -271,7 +271,7 @@ fn joint_shifts(
                 .filter_map(|f| {
                     let p = points[b]
                         .iter()
-                        .position(|&(_, v)| l.versions[v].rev == f.change.rev)?;
+                        .position(|&(_, v)| *l.versions[v].rev == *f.change.rev)?;
                     (p.abs_diff(at) <= cfg.reach).then_some((p.abs_diff(at), f))
                 })
                 .min_by_key(|(d, _)| *d)
@@ -302,8 +302,8 @@ fn joint_shifts(
                 benchmark: l.benchmark.clone(),
                 metric: l.metric.clone(),
                 change: NewChange {
-                    rev: l.versions[first].rev.clone(),
-                    previous_rev: Some(l.versions[first - 1].rev.clone()),
+                    rev: l.versions[first].rev.to_string(),
+                    previous_rev: Some(l.versions[first - 1].rev.to_string()),
                     ratio,
                     interval,
                     p_value: e.p_adjusted,

@@ -4,6 +4,7 @@
 //! "Sessions"), and consecutive versions whose builds are byte-identical taken as one.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rigor_history::{
     ArtifactHash, HistoryRead, MeanSpread, RunInfo, SeriesKey, SessionId, StoredLevel,
@@ -32,8 +33,9 @@ pub struct RunLevel {
 /// A version's level.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VersionLevel {
-    /// The version's name (its details: [`HistoryRead::versions`]).
-    pub rev: String,
+    /// The version's name (its details: [`HistoryRead::versions`]), shared by every benchmark's
+    /// level of the version (a long history has a level per version and benchmark).
+    pub rev: Arc<str>,
     /// The point of the fit it belongs to: consecutive versions with identical builds share one.
     pub point: usize,
     /// Whether its build is byte-identical to the version before it (then no change can lie
@@ -172,6 +174,17 @@ pub fn benchmark_levels(
     order: &[String],
     confidence: ConfidenceLevel,
 ) -> Result<Option<BenchmarkLevels>> {
+    let order: Vec<Arc<str>> = order.iter().map(|r| Arc::from(r.as_str())).collect();
+    levels_of_summaries(benchmark, summaries, &order, confidence)
+}
+
+/// [`benchmark_levels`] over versions named once each for every benchmark's levels.
+fn levels_of_summaries(
+    benchmark: &str,
+    summaries: &[&StoredSummary],
+    order: &[Arc<str>],
+    confidence: ConfidenceLevel,
+) -> Result<Option<BenchmarkLevels>> {
     let positions = VersionPositions::of(order);
     benchmark_levels_at(
         benchmark,
@@ -181,18 +194,21 @@ pub fn benchmark_levels(
     )
 }
 
+/// The series' versions in history order, each name held once for every benchmark's levels.
+fn version_order(history: &dyn HistoryRead, key: &SeriesKey) -> Result<Vec<Arc<str>>> {
+    Ok(history
+        .versions(key)?
+        .into_iter()
+        .map(|v| Arc::from(v.version.rev))
+        .collect())
+}
+
 /// Where each version (by name) is in the history's order: looked up once per summary.
 struct VersionPositions<'a>(HashMap<&'a str, usize>);
 
 impl<'a> VersionPositions<'a> {
-    fn of(order: &'a [String]) -> Self {
-        Self(
-            order
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (r.as_str(), i))
-                .collect(),
-        )
+    fn of(order: &'a [Arc<str>]) -> Self {
+        Self(order.iter().enumerate().map(|(i, r)| (&**r, i)).collect())
     }
 
     /// The stored runs of versions in the order, each at its version's position, by benchmark
@@ -230,7 +246,7 @@ impl<'a> VersionPositions<'a> {
 fn benchmark_levels_at(
     benchmark: &str,
     runs: Vec<Placed>,
-    order: &[String],
+    order: &[Arc<str>],
     confidence: ConfidenceLevel,
 ) -> Result<Option<BenchmarkLevels>> {
     let Some(unit) = runs.first().map(|p| p.unit) else {
@@ -355,11 +371,7 @@ pub fn series_levels(
     key: &SeriesKey,
     confidence: ConfidenceLevel,
 ) -> Result<Vec<BenchmarkLevels>> {
-    let order: Vec<String> = history
-        .versions(key)?
-        .into_iter()
-        .map(|v| v.version.rev)
-        .collect();
+    let order = version_order(history, key)?;
     let mut by_benchmark = VersionPositions::of(&order).of_stored(history.levels(key)?);
     by_benchmark.sort_by(|a, b| a.0.cmp(&b.0));
     // Each benchmark's fit is its own: they are computed in parallel, in name order.
@@ -461,11 +473,7 @@ pub fn metric_levels_noting(
     if metric.is_wall() {
         return series_levels(history, key, confidence);
     }
-    let order: Vec<String> = history
-        .versions(key)?
-        .into_iter()
-        .map(|v| v.version.rev)
-        .collect();
+    let order = version_order(history, key)?;
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     for name in history.benchmarks(key)? {
@@ -509,11 +517,7 @@ pub fn benchmark_metric_levels(
     metric: &Metric,
     confidence: ConfidenceLevel,
 ) -> Result<Option<BenchmarkLevels>> {
-    let order: Vec<String> = history
-        .versions(key)?
-        .into_iter()
-        .map(|v| v.version.rev)
-        .collect();
+    let order = version_order(history, key)?;
     if metric.is_wall() {
         let stored = VersionPositions::of(&order).of_stored(history.levels(key)?);
         let Some((_, runs)) = stored.into_iter().find(|(name, _)| name == benchmark) else {
@@ -532,7 +536,7 @@ fn benchmark_metric_levels_in(
     key: &SeriesKey,
     benchmark: &str,
     metric: &Metric,
-    order: &[String],
+    order: &[Arc<str>],
     confidence: ConfidenceLevel,
 ) -> Result<std::result::Result<Option<BenchmarkLevels>, String>> {
     let (summaries, quantity) = metric_summaries(history, key, benchmark, metric)?;
@@ -541,12 +545,14 @@ fn benchmark_metric_levels_in(
         Err(why) => return Ok(Err(why)),
     };
     let refs: Vec<&StoredSummary> = summaries.iter().collect();
-    Ok(Ok(benchmark_levels(benchmark, &refs, order, confidence)?
-        .map(|mut l| {
-            l.metric = metric.clone();
-            l.quantity = quantity;
-            l
-        })))
+    Ok(Ok(levels_of_summaries(
+        benchmark, &refs, order, confidence,
+    )?
+    .map(|mut l| {
+        l.metric = metric.clone();
+        l.quantity = quantity;
+        l
+    })))
 }
 
 #[cfg(test)]

@@ -113,7 +113,7 @@ pub fn level_estimates(h: &SqliteHistory, machine: &str, benchmark: &str) -> Vec
                 df + 1,
             );
             LevelEstimate {
-                rev: v.rev.clone(),
+                rev: v.rev.to_string(),
                 estimate: e.unwrap(),
                 resolution: v.resolution,
                 component: l.fit.component(v.point),
