@@ -27,7 +27,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 use crate::compare::{Verdict, verdict_from_interval};
 use crate::crossed::CrossedFit;
 use crate::dist::{Quantile, critical_value};
-use crate::edivisive::{ChangeConfig, detect_changes};
+use crate::edivisive::{ChangeConfig, ChangePoint, detect_changes, detect_changes_and_prefix};
 use crate::error::{Result, StatsError, check_finite};
 use crate::hierarchy::Hierarchy;
 
@@ -474,25 +474,29 @@ fn search(
         means.extend(std::iter::repeat_n(v.mean, n));
         position_of.extend(std::iter::repeat_n(i, n));
     }
-    // The positions of the first `upto` versions.
-    let scan = |upto: usize| -> Result<Vec<usize>> {
-        if upto < 2 {
-            return Ok(Vec::new());
-        }
-        let end = position_of.partition_point(|&p| p < upto);
-        Ok(detect_changes(&means[..end], &cfg.candidates)?
+    // The positions of changes found in the first `end` means.
+    let positions = |found: Vec<ChangePoint>, end: usize| {
+        found
             .iter()
             .map(|c| position_of[c.index.min(end - 1)])
             .filter(|&p| p > 0)
-            .collect())
+            .collect::<Vec<usize>>()
     };
     // At least three versions, counting each of a stretch of identical builds: a stretch of
     // nine and a newest version are a series of ten.
     let enough = versions.len() >= 2 && means.len() >= 3;
-    let mut boundaries = scan(versions.len())?;
-    if enough {
-        boundaries.extend(scan(versions.len() - 1)?);
-    }
+    let mut boundaries = if enough && versions.len() > 2 {
+        // Both scans at once: they open the same windows until the newest version's.
+        let end = position_of.partition_point(|&p| p < versions.len() - 1);
+        let (all, older) = detect_changes_and_prefix(&means, end, &cfg.candidates)?;
+        let mut both = positions(all, means.len());
+        both.extend(positions(older, end));
+        both
+    } else if versions.len() >= 2 {
+        positions(detect_changes(&means, &cfg.candidates)?, means.len())
+    } else {
+        Vec::new()
+    };
     boundaries.sort_unstable();
     boundaries.dedup();
     // The newest version is always a candidate on its own: E-divisive's windows need points on
