@@ -154,22 +154,42 @@ pub fn table(views: &[BenchmarkView<'_>]) -> String {
     table_in(Markup::Markdown, views)
 }
 
-/// A table in `markup` with one row per benchmark: mean, interval, median, units.
+/// A table in `markup` with one row per benchmark: mean, interval, median, units; and, when
+/// commands ran through a shell whose start-up was measured beside them, a last column with
+/// each one's mean net of that start-up and its interval (what hyperfine's tables show in place
+/// of the times as measured), and which row is the start-up.
 pub fn table_in(markup: Markup, views: &[BenchmarkView<'_>]) -> String {
-    let rows: Vec<Vec<String>> = rows(markup, views).into_iter().map(Vec::from).collect();
-    frame(
-        markup,
-        &header(views),
-        &rows,
-        &[
-            Align::Left,
-            Align::Right,
-            Align::Center,
-            Align::Right,
-            Align::Right,
-            Align::Left,
-        ],
-    )
+    let mut rows: Vec<Vec<String>> = rows(markup, views).into_iter().map(Vec::from).collect();
+    let mut header = Vec::from(header(views));
+    let mut align = vec![
+        Align::Left,
+        Align::Right,
+        Align::Center,
+        Align::Right,
+        Align::Right,
+        Align::Left,
+    ];
+    if views.iter().any(|v| v.net.is_some()) {
+        header.push("Net of start-up".to_string());
+        align.push(Align::Right);
+        for (row, v) in rows.iter_mut().zip(views) {
+            row.push(net_cell(markup, v));
+        }
+    }
+    frame(markup, &header, &rows, &align)
+}
+
+/// A benchmark's mean net of its shell's start-up with its interval, "(the start-up)" for the
+/// start-up itself, else a dash.
+fn net_cell(markup: Markup, v: &BenchmarkView<'_>) -> String {
+    match (&v.net, v.startup_of) {
+        (Some(n), _) => {
+            let t = |x: f64| v.scale.show(x, n.mean);
+            format!("{} ({} .. {})", t(n.mean), t(n.lower), t(n.upper))
+        }
+        (None, Some(shell)) => format!("(the start-up of {})", cell(markup, shell)),
+        (None, None) => "—".to_string(),
+    }
 }
 
 /// How a column's cells line up.
@@ -309,6 +329,44 @@ mod tests {
         assert!(row.starts_with("| `b` | — | — | — | 13.25 ms |"), "{row}");
         // Without a compared statistic the table is the mean's.
         assert!(table(&[view(None)]).starts_with("| Benchmark | Mean | 95% CI | ± | Median |"));
+    }
+
+    /// Commands run through a shell beside its measured start-up: a last column with each
+    /// one's net mean and interval, the start-up named, a dash for a command run directly; no
+    /// such column otherwise.
+    #[test]
+    fn a_table_shows_the_means_net_of_the_shells_start_up() {
+        use crate::terminal::NetView;
+        let a = analysis_of(vec![0.010, 0.011, 0.012, 0.013]);
+        let net = NetView {
+            startup: "sh -c ''".into(),
+            startup_mean: 0.001,
+            mean: 0.0105,
+            lower: 0.0095,
+            upper: 0.0115,
+            level: 0.95,
+        };
+        let through = BenchmarkView {
+            net: Some(net),
+            ..view(&a, None)
+        };
+        let startup = BenchmarkView {
+            name: "sh -c ''",
+            startup_of: Some("sh"),
+            ..view(&a, None)
+        };
+        let text = table(&[through, view(&a, None), startup]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].ends_with("| Units | Net of start-up |"), "{text}");
+        assert!(lines[1].ends_with("|:---|---:|"), "{text}");
+        assert!(
+            lines[2].ends_with("| 10.50 ms (9.500 ms .. 11.50 ms) |"),
+            "{text}"
+        );
+        assert!(lines[3].ends_with("| — |"), "{text}");
+        assert!(lines[4].ends_with("| (the start-up of `sh`) |"), "{text}");
+        let org = table_in(Markup::OrgMode, &[view(&a, None)]);
+        assert!(!org.contains("Net"), "{org}");
     }
 
     #[test]
