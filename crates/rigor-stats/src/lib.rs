@@ -36,6 +36,7 @@ pub mod interval;
 pub mod joint;
 pub mod median_plan;
 pub mod mixture;
+pub mod moderate;
 pub mod net;
 mod rank_walk;
 pub mod robust;

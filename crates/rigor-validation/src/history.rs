@@ -209,8 +209,11 @@ pub struct Series {
     /// Mean of each version's execution means, with its variance.
     versions: Vec<VersionMean>,
     /// Huber's M-estimate of each version's execution means, with its variance (what `rigor
-    /// track` uses).
+    /// track` stores).
     robust: Vec<VersionMean>,
+    /// The same levels with their variances moderated towards what the series' versions share
+    /// (`rigor_stats::moderate`, as `rigor track` detects on them).
+    moderated: Vec<VersionMean>,
     /// Median of each version's execution means, with its variance.
     medians: Vec<VersionMean>,
     truth: Truth,
@@ -221,9 +224,10 @@ impl Series {
     pub fn means(&self) -> &[VersionMean] {
         &self.versions
     }
-    /// Each version's level as `rigor track` stores it (Huber's M-estimate), with its variance.
+    /// Each version's level as `rigor track` detects on it: Huber's M-estimate, with its
+    /// variance moderated towards what the series' versions share.
     pub fn levels(&self) -> &[VersionMean] {
-        &self.robust
+        &self.moderated
     }
     /// Each version's median of execution means, with its variance.
     pub fn medians(&self) -> &[VersionMean] {
@@ -317,6 +321,7 @@ pub fn simulate_series(spec: &SeriesSpec, seed: u64) -> Series {
     let mut out = Series {
         versions: Vec::with_capacity(n),
         robust: Vec::with_capacity(n),
+        moderated: Vec::new(),
         medians: Vec::with_capacity(n),
         truth: Truth { steps, drift },
     };
@@ -341,7 +346,29 @@ pub fn simulate_series(spec: &SeriesSpec, seed: u64) -> Series {
         out.medians
             .push(VersionMean::robust_of(&means).unwrap_or(plain));
     }
+    out.moderated = moderated(&out.robust, EXECUTIONS);
     out
+}
+
+/// `levels` (each from `units` execution means) with their variances moderated as `rigor
+/// track`'s levels moderate each run's: towards the prior of the series' versions
+/// (`rigor_stats::moderate::Prior`), in the levels' own unit.
+fn moderated(levels: &[VersionMean], units: usize) -> Vec<VersionMean> {
+    use rigor_stats::moderate::{Prior, huber_variance_df};
+    let Some(df) = huber_variance_df(units) else {
+        return levels.to_vec();
+    };
+    let items: Vec<(f64, f64)> = levels.iter().map(|l| (l.variance, df)).collect();
+    let Some(prior) = Prior::of(&items) else {
+        return levels.to_vec();
+    };
+    levels
+        .iter()
+        .map(|l| VersionMean {
+            mean: l.mean,
+            variance: prior.moderate(l.variance, df),
+        })
+        .collect()
 }
 
 /// [`simulate_series`] as the study first did it: interference on and the +3% machine-wide
@@ -364,7 +391,7 @@ pub fn simulate(split: &Split, build_sd: f64, n: usize, shift_at: usize, seed: u
 type Method = fn(&Series) -> Vec<(usize, Option<f64>)>;
 
 fn rigor(s: &Series) -> Vec<(usize, Option<f64>)> {
-    rigor_on(&s.robust)
+    rigor_on(&s.moderated)
 }
 
 /// [`rigor`]'s detection on the medians of execution means as version levels.
@@ -503,7 +530,7 @@ fn oracle(s: &Series) -> Vec<(usize, Option<f64>)> {
     at.sort_unstable();
     at.dedup();
     let cfg = SeriesConfig::default();
-    evaluate(&s.robust, &at, &cfg)
+    evaluate(&s.moderated, &at, &cfg)
         .map(|a| {
             a.changes
                 .iter()

@@ -12,6 +12,7 @@ use rigor_history::{
 };
 use rigor_stats::crossed::{Cell, CrossedFit, SessionVariance, fit};
 use rigor_stats::dist::{Quantile, critical_value};
+use rigor_stats::moderate::{Prior, huber_variance_df};
 use rigor_units::{ConfidenceLevel, Metric, Quantity, Resolution, TimeUnit};
 
 use crate::error::{AppError, Result};
@@ -158,6 +159,29 @@ pub fn counts_by_version<'s>(summaries: &[&'s StoredSummary]) -> HashMap<&'s str
     out
 }
 
+/// Each cell's variance (on the log scale) from its run's variance moderated towards what the
+/// benchmark's runs share ([`rigor_stats::moderate`], Smyth 2004), `own[i]` cell `i`'s run: its
+/// variance and level in the benchmark's unit and that variance's degrees of freedom. The
+/// variance of a Huber level from ten executions is itself noisy, and weighing versions by it
+/// cost detection power (docs/validation/history.md). The runs are moderated in their unit, then
+/// taken to the log scale by their own level: moderating the relative variances instead adds the
+/// noise of each level to what the runs seem not to share. With fewer than
+/// [`rigor_stats::moderate::LEAST_FOR_PRIOR`] runs that have a variance, each keeps its own.
+fn moderate_cells(cells: &mut [Cell], own: &[(f64, f64, Option<f64>)]) {
+    let items: Vec<(f64, f64)> = own
+        .iter()
+        .filter_map(|&(variance, _, df)| Some((variance, df?)))
+        .collect();
+    let Some(prior) = Prior::of(&items) else {
+        return;
+    };
+    for (c, &(variance, level, df)) in cells.iter_mut().zip(own) {
+        if let Some(df) = df {
+            c.variance = prior.moderate(variance, df) / (level * level);
+        }
+    }
+}
+
 /// The one artifact every run of a version reported, if they all reported the same.
 fn artifact_of(runs: &[RunLevel]) -> Option<ArtifactHash> {
     let first = runs.first()?.run.artifact?;
@@ -270,6 +294,9 @@ fn benchmark_levels_at(
     let mut sessions: Vec<SessionId> = Vec::new();
     let mut session_index: HashMap<SessionId, usize> = HashMap::new();
     let mut cells: Vec<Cell> = Vec::new();
+    // Each cell's run: its variance and level in the benchmark's unit, and the degrees of
+    // freedom of that variance.
+    let mut own: Vec<(f64, f64, Option<f64>)> = Vec::new();
     let mut previous_artifact: Option<ArtifactHash> = None;
     let mut points = 0;
     for (at, rev) in order.iter().enumerate() {
@@ -304,6 +331,7 @@ fn benchmark_levels_at(
                 value: r.level.ln(),
                 variance: r.variance / (r.level * r.level),
             });
+            own.push((r.variance, r.level, huber_variance_df(r.units)));
         }
         previous_artifact = artifact;
         versions.push(VersionLevel {
@@ -320,6 +348,7 @@ fn benchmark_levels_at(
     if versions.is_empty() {
         return Ok(None);
     }
+    moderate_cells(&mut cells, &own);
     let fit = fit(points, sessions.len(), &cells).map_err(|source| AppError::Compare {
         candidate: benchmark.to_string(),
         baseline: "its history".to_string(),
@@ -593,6 +622,37 @@ mod tests {
 
     fn order(n: usize) -> Vec<String> {
         (1..=n).map(|i| format!("v{i}")).collect()
+    }
+
+    /// Versions each alone in a session, their own variances alternately 1 and 9 (times a
+    /// common scale): from 20 runs on, the variances are moderated towards what the runs share,
+    /// so the versions' intervals differ by less than the factor of 3 their own variances give;
+    /// with 19 runs each keeps its own.
+    #[test]
+    fn run_variances_are_moderated_from_twenty_runs_on() {
+        let width_ratio = |n: usize| {
+            let list: Vec<StoredSummary> = (0..n)
+                .map(|i| {
+                    let mut s = summary(&format!("v{}", i + 1), i as i64, i as i64, 1.0, None);
+                    let v = if i % 2 == 0 { 1e-6 } else { 9e-6 };
+                    s.spread = Some(MeanSpread {
+                        var_of_level: v,
+                        var_of_mean: v,
+                        ..s.spread.unwrap()
+                    });
+                    s
+                })
+                .collect();
+            let refs: Vec<&StoredSummary> = list.iter().collect();
+            let l = benchmark_levels("b", &refs, &order(n), ConfidenceLevel::NINETY_FIVE)
+                .unwrap()
+                .unwrap();
+            let width = |v: &VersionLevel| v.interval.1 - v.interval.0;
+            width(&l.versions[1]) / width(&l.versions[0])
+        };
+        assert!((width_ratio(19) - 3.0).abs() < 1e-3, "{}", width_ratio(19));
+        let moderated = width_ratio(20);
+        assert!(moderated > 1.0 && moderated < 2.0, "{moderated}");
     }
 
     /// Two sessions, the second 45% slower throughout, tied by one anchor (v3 measured in
