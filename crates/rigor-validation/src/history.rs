@@ -1244,11 +1244,14 @@ const WHY: &str = "### Where the targets fail, and why\n\n\
   a step of size δ in per-version noise σ is placed to within about (σ/δ)² versions, and \
   lusearch9's σ per version (30.3% / √10 ≈ 9.6%) puts a 3–5% step's place 4–10 versions or \
   more away. Each boundary is already moved to the split between its neighbours that fits by \
-  least weighted squares; shrinking each version's variance toward the series' (tried with \
-  prior weights of 9 and 27 versions' worth, full pooling and a floor at half the median) \
-  finds 1–6 points more of lusearch9's changes but raises false alarms as much, and a further \
-  pass that splits segments at their best split found about 1 point more recall for 0.1–0.25 \
-  more false alarms per 1,000 pairs: neither is used. Where detection is easy (xalan9, \
+  least weighted squares, and weighed by its variance moderated towards the series' prior \
+  (Smyth 2004; below), which cut lusearch9's false alarms by up to an eighth. Fixed prior \
+  weights (9 and 27 versions' worth), full pooling to the median and a floor at half the \
+  median were tried before and raised false alarms as much as recall; a further pass that \
+  splits segments at their best split found about 1 point more recall for 0.1–0.25 more false \
+  alarms per 1,000 pairs; looser candidates (E-divisive's merge at p 0.05 or 0.2, a split at \
+  0.2, windows of 30 or 100 versions) found up to 3 points more of lusearch9's changes for up \
+  to 0.25 more false alarms: none is used. Where detection is easy (xalan9, \
   tradebeans9) false alarms are 0.2 per 1,000 pairs or fewer, below what Benjamini–Hochberg at \
   5% across a history would let through (about 5% of its ~90 discoveries per 10,000 pairs, \
   0.45 per 1,000).\n\
@@ -1256,10 +1259,16 @@ const WHY: &str = "### Where the targets fail, and why\n\n\
   compare the oracle's row): rigor's candidates come from the same E-divisive search as Otava's \
   (windows of 50 versions), and its confirmation can only drop candidates, not find new ones, \
   so rigor stays within a few points of Otava (above it in most scenarios) rather than near \
-  the oracle. In lusearch9 the level's \
-  own variance also costs: Huber's sandwich variance from 10 execution means (scale from their \
-  MAD) is noisy, and weighting versions by it loses precision — the diagnostic row with the \
-  series' median variance finds several points more.\n\
+  the oracle. Nor is the correction for a boundary's places what holds recall back: with \
+  none at all, lusearch9's recall of changes ≥ 5% was 37% (the oracle's 86%) at twice the false \
+  alarms; most of the gap is where a noisy step is placed (a change found 3 or more versions \
+  off is not counted as found). The level's own variance costs too: Huber's sandwich variance \
+  from 10 execution means (scale from their MAD) is noisy — its logarithm spreads as a χ² \
+  variance's on about 6 degrees of freedom, not 9 — and weighing versions by it loses \
+  precision. rigor therefore moderates each run's variance towards the prior its benchmark's \
+  runs share (Smyth 2004's empirical Bayes rule, docs/methodology.md), which found 6 points \
+  more of lusearch9's changes ≥ 5%, 1–3 more of ≥ 2% elsewhere, with as many false alarms or \
+  fewer; the diagnostic row with the series' median variance shows what pooling fully gives.\n\
 - **The machine-wide shift as one event**: for the other methods this column counts \
   benchmarks that each find the +3% shift within ±2 versions on their own; rigor's row also \
   counts the joint test across benchmarks (either rule, as `track changes` shows events). Where a version's noise is as large as the shift \

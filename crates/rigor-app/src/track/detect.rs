@@ -403,8 +403,14 @@ pub(super) fn detect_available(
         .map(|v| v.version.rev)
         .collect();
     for m in &asked {
-        let levels =
-            levels::metric_levels_noting(history.as_read(), key, m, s.confidence, &mut left_out);
+        let levels = levels::metric_levels_noting(
+            history.as_read(),
+            key,
+            m,
+            s.confidence,
+            levels::Weights::Moderated,
+            &mut left_out,
+        );
         match levels {
             Ok(all) => {
                 metrics.push(m.clone());

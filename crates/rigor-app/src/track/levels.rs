@@ -97,6 +97,18 @@ impl BenchmarkLevels {
     }
 }
 
+/// How a benchmark's fit weighs its runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weights {
+    /// By each run's own variance: a version's level and interval say what its own runs
+    /// measured (what `track show`, `check`, `bisect` and the dashboard show; the dashboard's
+    /// archived pages stay as they are when later versions arrive).
+    Own,
+    /// By each run's variance moderated towards what the benchmark's runs share (Smyth 2004):
+    /// what detection weighs versions by, from 20 runs on.
+    Moderated,
+}
+
 /// A run's stored level: its robust level and variance when it had two top-level units, else its
 /// mean with no variance of its own; `None` without either.
 fn run_level(run: RunInfo, mean: Option<f64>, spread: Option<MeanSpread>) -> Option<RunLevel> {
@@ -199,7 +211,7 @@ pub fn benchmark_levels(
     confidence: ConfidenceLevel,
 ) -> Result<Option<BenchmarkLevels>> {
     let order: Vec<Arc<str>> = order.iter().map(|r| Arc::from(r.as_str())).collect();
-    levels_of_summaries(benchmark, summaries, &order, confidence)
+    levels_of_summaries(benchmark, summaries, &order, confidence, Weights::Own)
 }
 
 /// [`benchmark_levels`] over versions named once each for every benchmark's levels.
@@ -208,6 +220,7 @@ fn levels_of_summaries(
     summaries: &[&StoredSummary],
     order: &[Arc<str>],
     confidence: ConfidenceLevel,
+    weights: Weights,
 ) -> Result<Option<BenchmarkLevels>> {
     let positions = VersionPositions::of(order);
     benchmark_levels_at(
@@ -215,6 +228,7 @@ fn levels_of_summaries(
         positions.of_summaries(summaries),
         order,
         confidence,
+        weights,
     )
 }
 
@@ -272,6 +286,7 @@ fn benchmark_levels_at(
     runs: Vec<Placed>,
     order: &[Arc<str>],
     confidence: ConfidenceLevel,
+    weights: Weights,
 ) -> Result<Option<BenchmarkLevels>> {
     let Some(unit) = runs.first().map(|p| p.unit) else {
         return Ok(None);
@@ -348,7 +363,9 @@ fn benchmark_levels_at(
     if versions.is_empty() {
         return Ok(None);
     }
-    moderate_cells(&mut cells, &own);
+    if weights == Weights::Moderated {
+        moderate_cells(&mut cells, &own);
+    }
     let fit = fit(points, sessions.len(), &cells).map_err(|source| AppError::Compare {
         candidate: benchmark.to_string(),
         baseline: "its history".to_string(),
@@ -394,11 +411,21 @@ fn benchmark_levels_at(
 }
 
 /// Every benchmark's levels over a series, from one read of its stored summaries, by benchmark
-/// name.
+/// name, each weighing its runs by their own variances.
 pub fn series_levels(
     history: &dyn HistoryRead,
     key: &SeriesKey,
     confidence: ConfidenceLevel,
+) -> Result<Vec<BenchmarkLevels>> {
+    series_levels_weighted(history, key, confidence, Weights::Own)
+}
+
+/// [`series_levels`], the runs weighed as `weights` says.
+pub fn series_levels_weighted(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    confidence: ConfidenceLevel,
+    weights: Weights,
 ) -> Result<Vec<BenchmarkLevels>> {
     let order = version_order(history, key)?;
     let mut by_benchmark = VersionPositions::of(&order).of_stored(history.levels(key)?);
@@ -407,7 +434,7 @@ pub fn series_levels(
     use rayon::prelude::*;
     let levels: Vec<Option<BenchmarkLevels>> = by_benchmark
         .into_par_iter()
-        .map(|(name, list)| benchmark_levels_at(&name, list, &order, confidence))
+        .map(|(name, list)| benchmark_levels_at(&name, list, &order, confidence, weights))
         .collect::<Result<_>>()?;
     Ok(levels.into_iter().flatten().collect())
 }
@@ -487,26 +514,35 @@ pub fn metric_levels(
     metric: &Metric,
     confidence: ConfidenceLevel,
 ) -> Result<Vec<BenchmarkLevels>> {
-    metric_levels_noting(history, key, metric, confidence, &mut Vec::new())
+    metric_levels_noting(
+        history,
+        key,
+        metric,
+        confidence,
+        Weights::Own,
+        &mut Vec::new(),
+    )
 }
 
-/// [`metric_levels`], each benchmark left out (it has no values of the metric) said in
-/// `left_out` ([`rigor_store::Warning::NoMetric`]).
+/// [`metric_levels`], the runs weighed as `weights` says, each benchmark left out (it has no
+/// values of the metric) said in `left_out` ([`rigor_store::Warning::NoMetric`]).
 pub fn metric_levels_noting(
     history: &dyn HistoryRead,
     key: &SeriesKey,
     metric: &Metric,
     confidence: ConfidenceLevel,
+    weights: Weights,
     left_out: &mut Vec<rigor_store::Warning>,
 ) -> Result<Vec<BenchmarkLevels>> {
     if metric.is_wall() {
-        return series_levels(history, key, confidence);
+        return series_levels_weighted(history, key, confidence, weights);
     }
     let order = version_order(history, key)?;
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     for name in history.benchmarks(key)? {
-        match benchmark_metric_levels_in(history, key, &name, metric, &order, confidence)? {
+        match benchmark_metric_levels_in(history, key, &name, metric, &order, confidence, weights)?
+        {
             Ok(Some(l)) => out.push(l),
             Ok(None) => {}
             Err(reason) => skipped.push(rigor_store::Warning::NoMetric {
@@ -552,10 +588,18 @@ pub fn benchmark_metric_levels(
         let Some((_, runs)) = stored.into_iter().find(|(name, _)| name == benchmark) else {
             return Ok(None);
         };
-        return benchmark_levels_at(benchmark, runs, &order, confidence);
+        return benchmark_levels_at(benchmark, runs, &order, confidence, Weights::Own);
     }
-    benchmark_metric_levels_in(history, key, benchmark, metric, &order, confidence)?
-        .map_err(|why| no_metric(key, metric, Some(why)))
+    benchmark_metric_levels_in(
+        history,
+        key,
+        benchmark,
+        metric,
+        &order,
+        confidence,
+        Weights::Own,
+    )?
+    .map_err(|why| no_metric(key, metric, Some(why)))
 }
 
 /// One benchmark's levels in a metric other than wall time over the versions `order`: `Err`
@@ -567,6 +611,7 @@ fn benchmark_metric_levels_in(
     metric: &Metric,
     order: &[Arc<str>],
     confidence: ConfidenceLevel,
+    weights: Weights,
 ) -> Result<std::result::Result<Option<BenchmarkLevels>, String>> {
     let (summaries, quantity) = metric_summaries(history, key, benchmark, metric)?;
     let quantity = match quantity {
@@ -575,7 +620,7 @@ fn benchmark_metric_levels_in(
     };
     let refs: Vec<&StoredSummary> = summaries.iter().collect();
     Ok(Ok(levels_of_summaries(
-        benchmark, &refs, order, confidence,
+        benchmark, &refs, order, confidence, weights,
     )?
     .map(|mut l| {
         l.metric = metric.clone();
@@ -625,9 +670,9 @@ mod tests {
     }
 
     /// Versions each alone in a session, their own variances alternately 1 and 9 (times a
-    /// common scale): from 20 runs on, the variances are moderated towards what the runs share,
-    /// so the versions' intervals differ by less than the factor of 3 their own variances give;
-    /// with 19 runs each keeps its own.
+    /// common scale): weighed for detection from 20 runs on, the variances are moderated towards
+    /// what the runs share, so the versions' intervals differ by less than the factor of 3 their
+    /// own variances give; with 19 runs, or weighed by their own, each keeps its own.
     #[test]
     fn run_variances_are_moderated_from_twenty_runs_on() {
         let width_ratio = |n: usize| {
@@ -644,14 +689,24 @@ mod tests {
                 })
                 .collect();
             let refs: Vec<&StoredSummary> = list.iter().collect();
-            let l = benchmark_levels("b", &refs, &order(n), ConfidenceLevel::NINETY_FIVE)
-                .unwrap()
-                .unwrap();
-            let width = |v: &VersionLevel| v.interval.1 - v.interval.0;
-            width(&l.versions[1]) / width(&l.versions[0])
+            let order: Vec<Arc<str>> = order(n).into_iter().map(Arc::from).collect();
+            let ratio = |weights| {
+                let l =
+                    levels_of_summaries("b", &refs, &order, ConfidenceLevel::NINETY_FIVE, weights)
+                        .unwrap()
+                        .unwrap();
+                let width = |v: &VersionLevel| v.interval.1 - v.interval.0;
+                width(&l.versions[1]) / width(&l.versions[0])
+            };
+            (ratio(Weights::Own), ratio(Weights::Moderated))
         };
-        assert!((width_ratio(19) - 3.0).abs() < 1e-3, "{}", width_ratio(19));
-        let moderated = width_ratio(20);
+        let (own, few) = width_ratio(19);
+        assert!(
+            (own - 3.0).abs() < 1e-3 && (few - 3.0).abs() < 1e-3,
+            "{own} {few}"
+        );
+        let (own, moderated) = width_ratio(20);
+        assert!((own - 3.0).abs() < 1e-3, "{own}");
         assert!(moderated > 1.0 && moderated < 2.0, "{moderated}");
     }
 
