@@ -45,6 +45,7 @@ use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, StatsError, check_finite};
+use crate::root::Bracket;
 
 /// The variance taken for cells that report none when nothing else tells it (log scale: a
 /// relative SD of 10⁻⁶).
@@ -645,30 +646,14 @@ pub fn fit(points: usize, sessions: usize, cells: &[Cell]) -> Result<CrossedFit>
         // The Illinois variant of regula falsi on the bracket [lo, hi] (g(lo) > 0 ≥ g(hi)):
         // superlinear where bisection halves, so a few residual sums instead of forty. `hi`
         // stays on the side where the residuals are within their degrees of freedom.
-        let mut side = 0_i8;
+        let mut bracket = Bracket::new((lo, g_lo), (hi, g_hi));
         for _ in 0..100 {
-            if hi - lo <= 1e-12 * hi || g_hi.abs() <= 1e-12 * target {
+            if bracket.within(1e-12) || bracket.g_hi.abs() <= 1e-12 * target {
                 break;
             }
-            let mut mid = hi - g_hi * (hi - lo) / (g_hi - g_lo);
-            if !(mid > lo && mid < hi) {
-                mid = 0.5 * (lo + hi);
-            }
-            let g = rss_at(mid) - target;
-            if g > 0.0 {
-                (lo, g_lo) = (mid, g);
-                if side == -1 {
-                    g_hi *= 0.5;
-                }
-                side = -1;
-            } else {
-                (hi, g_hi) = (mid, g);
-                if side == 1 {
-                    g_lo *= 0.5;
-                }
-                side = 1;
-            }
+            bracket.step(&mut |t| rss_at(t) - target);
         }
+        let hi = bracket.hi;
         tau2 = hi;
     }
     let (mut best, _) = fit_at(points, sessions, cells, &variances, tau2, &layout, true);

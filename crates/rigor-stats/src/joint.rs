@@ -37,6 +37,7 @@ use crate::compare::{Verdict, verdict_from_interval};
 use crate::crossed::CrossedFit;
 use crate::dist::{Quantile, critical_value};
 use crate::error::{Result, StatsError, check_finite};
+use crate::root::Bracket;
 use crate::series::{
     Alone, Moments, Segment, VersionMean, adjusted_levels, contrast_of, segment, side_weights,
     two_sided_p,
@@ -265,48 +266,28 @@ fn combine_beyond(steps: &[Step], level: f64, least_t: f64) -> Result<Option<Com
         let range = y.iter().copied().fold(f64::NEG_INFINITY, f64::max)
             - y.iter().copied().fold(f64::INFINITY, f64::min);
         let (mut lo, mut hi) = (0.0_f64, 2.0 * k as f64 * range * range / target);
-        let (mut g_lo, mut g_hi) = (at_zero, fit(hi, &mut s).1);
-        // The Illinois variant of regula falsi on the bracket (g(lo) > 0 ≥ g(hi)): a handful of
-        // Huber fits where halving the bracket to the last bit took sixty, and most versions of
-        // a long history need the search once their steps' variances are moderated. First to
-        // 10⁻⁴ of τ², where a combination whose |t| is a tenth below `least_t` is passed over
-        // (t moves by about as little as τ² does), then to 10⁻¹³.
-        let mut side = 0_i8;
+        let g_hi = fit(hi, &mut s).1;
+        // The Illinois variant of regula falsi ([`crate::root`]): a handful of Huber fits where
+        // halving the bracket to the last bit took sixty, and most versions of a long history
+        // need the search once their steps' variances are moderated. First to 10⁻⁴ of τ², where
+        // a combination whose |t| is a tenth below `least_t` is passed over (t moves by about as
+        // little as τ² does), then to 10⁻¹³.
+        let mut bracket = Bracket::new((lo, at_zero), (hi, g_hi));
         for tolerance in [1e-4, 1e-13] {
             for _ in 0..200 {
-                if hi - lo <= tolerance * hi {
+                if bracket.within(tolerance) {
                     break;
                 }
-                let mut mid = if g_hi < 0.0 && g_lo > g_hi {
-                    hi - g_hi * (hi - lo) / (g_hi - g_lo)
-                } else {
-                    0.5 * (lo + hi)
-                };
-                if !(mid > lo && mid < hi) {
-                    mid = 0.5 * (lo + hi);
-                }
-                let g = fit(mid, &mut s).1;
-                if g > 0.0 {
-                    (lo, g_lo) = (mid, g);
-                    if side == -1 {
-                        g_hi *= 0.5;
-                    }
-                    side = -1;
-                } else {
-                    (hi, g_hi) = (mid, g);
-                    if side == 1 {
-                        g_lo *= 0.5;
-                    }
-                    side = 1;
-                }
+                bracket.step(&mut |t| fit(t, &mut s).1);
             }
             if least_t > 0.0 && tolerance > 1e-13 {
-                let (mean, _, _, se) = combined_at(0.5 * (lo + hi), &mut s);
+                let (mean, _, _, se) = combined_at(0.5 * (bracket.lo + bracket.hi), &mut s);
                 if (mean / se).abs() < 0.9 * least_t {
                     return Ok(None);
                 }
             }
         }
+        (lo, hi) = (bracket.lo, bracket.hi);
         tau2 = 0.5 * (lo + hi);
     }
     let (mean, variance, df, se) = combined_at(tau2, &mut s);
@@ -1038,20 +1019,30 @@ mod tests {
         seed: u64,
     ) -> Vec<Vec<Vec<VersionMean>>> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let noise = Normal::new(0.0, sd).unwrap();
         (0..histories)
+            .map(|_| shifted_history(&mut rng, benchmarks, n, sd, &mut |_| shift))
+            .collect()
+    }
+
+    /// One history of [`histories`], each benchmark's shift drawn by `shift`.
+    fn shifted_history(
+        rng: &mut ChaCha8Rng,
+        benchmarks: usize,
+        n: usize,
+        sd: f64,
+        shift: &mut dyn FnMut(&mut ChaCha8Rng) -> f64,
+    ) -> Vec<Vec<VersionMean>> {
+        let noise = Normal::new(0.0, sd).unwrap();
+        (0..benchmarks)
             .map(|_| {
-                (0..benchmarks)
-                    .map(|_| {
-                        (0..n)
-                            .map(|i| {
-                                let level = if i >= n / 2 { 1.0 + shift } else { 1.0 };
-                                VersionMean {
-                                    mean: level * (1.0 + noise.sample(&mut rng)),
-                                    variance: sd * sd * level * level,
-                                }
-                            })
-                            .collect()
+                let shift = shift(rng);
+                (0..n)
+                    .map(|i| {
+                        let level = if i >= n / 2 { 1.0 + shift } else { 1.0 };
+                        VersionMean {
+                            mean: level * (1.0 + noise.sample(rng)),
+                            variance: sd * sd * level * level,
+                        }
                     })
                     .collect()
             })
@@ -1101,23 +1092,8 @@ mod tests {
         // about as much as the scan can find.
         for seed in 0..40 {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let (n, sd) = (60, 0.06);
-            let noise = Normal::new(0.0, sd).unwrap();
-            let spread = Normal::new(0.03, 0.02).unwrap();
-            let history: Vec<Vec<VersionMean>> = (0..12)
-                .map(|_| {
-                    let shift: f64 = spread.sample(&mut rng);
-                    (0..n)
-                        .map(|i| {
-                            let level = if i >= n / 2 { 1.0 + shift } else { 1.0 };
-                            VersionMean {
-                                mean: level * (1.0 + noise.sample(&mut rng)),
-                                variance: sd * sd * level * level,
-                            }
-                        })
-                        .collect()
-                })
-                .collect();
+            let (n, spread) = (60, Normal::new(0.03, 0.02).unwrap());
+            let history = shifted_history(&mut rng, 12, n, 0.06, &mut |r| spread.sample(r));
             let series: Vec<StepSeries> = history
                 .iter()
                 .map(|v| StepSeries::plain(v, &[], (0..n).collect()).unwrap())

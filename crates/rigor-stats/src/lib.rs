@@ -40,6 +40,7 @@ pub mod moderate;
 pub mod net;
 mod rank_walk;
 pub mod robust;
+mod root;
 pub mod sample;
 pub mod sequential;
 pub mod series;
