@@ -443,6 +443,21 @@ fn notes(s: &RunSettings, r: &ResultFile, outcome: Outcome) -> Vec<Note> {
             benchmarks: timed_only,
         });
     }
+    if s.simulate {
+        for b in &r.benchmarks {
+            let measured = b.samples.iter().filter(|x| !x.warmup);
+            let (count, of) = measured.fold((0, 0), |(n, all), x| {
+                (n + usize::from(x.value <= 0.0), all + 1)
+            });
+            if count > 0 {
+                notes.push(Note::NonPositiveSimulated {
+                    benchmark: b.name.clone(),
+                    count,
+                    of,
+                });
+            }
+        }
+    }
     if outcome == Outcome::Failed {
         notes.push(Note::Failed);
         // The one failure `-i/--ignore-failure` is meant for (as hyperfine suggests it): a

@@ -143,6 +143,16 @@ pub enum Note {
         /// The benchmarks (the other build's named `NAME @ AGAINST`).
         benchmarks: Vec<String>,
     },
+    /// A simulated benchmark (`--simulate`) measured times at or below zero: the simulator draws
+    /// normal noise around the mean, and components as large as its spec's reach below zero.
+    NonPositiveSimulated {
+        /// The benchmark (its spec).
+        benchmark: String,
+        /// How many of its measured values are at or below zero.
+        count: usize,
+        /// How many values it measured.
+        of: usize,
+    },
     /// `rigor track --export-json DIR/NAME.json`: the result files go into `DIR`, one per batch
     /// of versions measured together, each named by its versions; `NAME` is not used.
     ExportFolder {
@@ -286,6 +296,17 @@ impl fmt::Display for Note {
                 f.write_str("a benchmark measured nothing (shown above), exit status 2")
             }
             Self::Gated => f.write_str("--fail-on matched (shown above), exit status 1"),
+            Self::NonPositiveSimulated {
+                benchmark,
+                count,
+                of,
+            } => write!(
+                f,
+                "note: {count} of the {of} simulated values of '{benchmark}' are zero or \
+                 negative, which no program takes: the simulator draws normal noise around the \
+                 mean, and components this large reach below zero (keep their total under a \
+                 third of the mean, or give the slow side as tail=)"
+            ),
             Self::ExportFolder { folder, name } => write!(
                 f,
                 "the result files go into {} (one per batch of versions measured together, each \

@@ -569,3 +569,35 @@ fn the_default_length_runs_what_the_warnings_ask_for_within_three_seconds() {
         ));
     assert_eq!(count(&path), 14);
 }
+
+/// A simulation whose normal noise reaches below zero says how many of its values did, and
+/// which spec; one whose noise stays well above zero says nothing of it.
+#[test]
+fn simulated_values_below_zero_are_said() {
+    let out = sim()
+        .args(["--seed", "5", "-r", "40", "mean=1ms,execution=100%"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.contains("zero or negative"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.contains("of the 40 simulated values of 'mean=1ms,execution=100%'"),
+        "{line}"
+    );
+    let count: usize = line
+        .split("note: ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    // About 16% of normal draws one SD below the mean.
+    assert!((1..=20).contains(&count), "{line}");
+    let quiet = sim()
+        .args(["--seed", "5", "-r", "40", "mean=1ms,execution=10%"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("zero or negative"));
+}
