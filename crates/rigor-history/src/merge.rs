@@ -90,9 +90,67 @@ pub(crate) fn resolution_of(
         .transpose()
 }
 
+/// A backend's two reads of one benchmark's raw runs (of version `rev` alone, when given), and
+/// what both backends make of them: the series merged version by version, one version of it,
+/// and the runs as recorded.
+pub(crate) trait RawRuns: crate::HistoryRead {
+    /// The stored benchmark of each run, oldest run first.
+    fn run_benchmarks_of(
+        &self,
+        key: &crate::SeriesKey,
+        benchmark: &str,
+        rev: Option<&str>,
+    ) -> crate::Result<Vec<RunBenchmark>>;
+
+    /// Every sample and execution, by run.
+    fn series_data(
+        &self,
+        key: &crate::SeriesKey,
+        benchmark: &str,
+        rev: Option<&str>,
+    ) -> crate::Result<HashMap<i64, RunData>>;
+
+    /// [`crate::HistoryRead::series`] from these reads.
+    fn merged_series(
+        &self,
+        key: &crate::SeriesKey,
+        benchmark: &str,
+    ) -> crate::Result<Vec<crate::VersionData>> {
+        let parts = self.run_benchmarks_of(key, benchmark, None)?;
+        let data = self.series_data(key, benchmark, None)?;
+        Ok(series_of(benchmark, self.versions(key)?, parts, data))
+    }
+
+    /// [`crate::HistoryRead::version_data`] from these reads of that version alone.
+    fn merged_version(
+        &self,
+        key: &crate::SeriesKey,
+        benchmark: &str,
+        rev: &str,
+    ) -> crate::Result<Option<crate::VersionData>> {
+        let parts = self.run_benchmarks_of(key, benchmark, Some(rev))?;
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        let data = self.series_data(key, benchmark, Some(rev))?;
+        Ok(version_of(benchmark, rev, self.versions(key)?, parts, data))
+    }
+
+    /// [`crate::HistoryRead::run_records`] from these reads.
+    fn raw_records(
+        &self,
+        key: &crate::SeriesKey,
+        benchmark: &str,
+    ) -> crate::Result<Vec<crate::RunRecord>> {
+        let parts = self.run_benchmarks_of(key, benchmark, None)?;
+        let data = self.series_data(key, benchmark, None)?;
+        Ok(run_records(benchmark, parts, data))
+    }
+}
+
 /// One benchmark's series: its stored runs (`parts`, with their raw `data`) grouped by version and
 /// merged, in the order of `versions`; versions without the benchmark are left out.
-pub(crate) fn series_of(
+fn series_of(
     benchmark: &str,
     versions: Vec<crate::StoredVersion>,
     parts: Vec<RunBenchmark>,
@@ -118,7 +176,7 @@ pub(crate) fn series_of(
 
 /// Version `rev` of a benchmark's series (`versions`: the series' versions) from its runs
 /// `parts` and their raw `data`, read for that version alone; `None` without runs.
-pub(crate) fn version_of(
+fn version_of(
     benchmark: &str,
     rev: &str,
     versions: Vec<crate::StoredVersion>,
@@ -134,7 +192,7 @@ pub(crate) fn version_of(
 
 /// One benchmark's stored runs (`parts`, with their raw `data`) each as a record of its own,
 /// oldest run first.
-pub(crate) fn run_records(
+fn run_records(
     benchmark: &str,
     parts: Vec<RunBenchmark>,
     mut data: HashMap<i64, RunData>,

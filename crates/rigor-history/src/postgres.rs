@@ -19,9 +19,7 @@ use rigor_store::{BenchmarkRecord, SampleRecord};
 
 use crate::error::{HistoryError, Result};
 use crate::location::redact;
-use crate::merge::{
-    RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of, version_of,
-};
+use crate::merge::{RawRuns, RunBenchmark, RunBenchmarkRow, RunData, resolution_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection};
 use crate::rows::{
@@ -824,7 +822,9 @@ impl PostgresHistory {
             .map(|r| r.decode(&|what, m| self.damaged(what, m)))
             .collect()
     }
+}
 
+impl RawRuns for PostgresHistory {
     /// The stored benchmark of each run of a benchmark's series (of version `rev` alone, when
     /// given), oldest run first.
     fn run_benchmarks_of(
@@ -905,6 +905,8 @@ impl PostgresHistory {
     }
 }
 
+impl PostgresHistory {}
+
 impl HistoryRead for PostgresHistory {
     fn has_run(&self, key: &SeriesKey, rev: &str) -> Result<bool> {
         let found = self.read(
@@ -968,9 +970,7 @@ impl HistoryRead for PostgresHistory {
     }
 
     fn series(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<VersionData>> {
-        let parts = self.run_benchmarks_of(key, benchmark, None)?;
-        let data = self.series_data(key, benchmark, None)?;
-        Ok(series_of(benchmark, self.versions(key)?, parts, data))
+        self.merged_series(key, benchmark)
     }
 
     fn version_data(
@@ -979,12 +979,7 @@ impl HistoryRead for PostgresHistory {
         benchmark: &str,
         rev: &str,
     ) -> Result<Option<VersionData>> {
-        let parts = self.run_benchmarks_of(key, benchmark, Some(rev))?;
-        if parts.is_empty() {
-            return Ok(None);
-        }
-        let data = self.series_data(key, benchmark, Some(rev))?;
-        Ok(version_of(benchmark, rev, self.versions(key)?, parts, data))
+        self.merged_version(key, benchmark, rev)
     }
 
     fn levels(&self, key: &SeriesKey) -> Result<StoredLevels> {
@@ -1032,9 +1027,7 @@ impl HistoryRead for PostgresHistory {
     }
 
     fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>> {
-        let parts = self.run_benchmarks_of(key, benchmark, None)?;
-        let data = self.series_data(key, benchmark, None)?;
-        Ok(run_records(benchmark, parts, data))
+        self.raw_records(key, benchmark)
     }
 
     fn measured_runs(&self, key: &SeriesKey) -> Result<Vec<RunStamp>> {

@@ -13,9 +13,7 @@ use rigor_store::BenchmarkRecord;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::error::{HistoryError, Result};
-use crate::merge::{
-    RunBenchmark, RunBenchmarkRow, RunData, resolution_of, run_records, series_of, version_of,
-};
+use crate::merge::{RawRuns, RunBenchmark, RunBenchmarkRow, RunData, resolution_of};
 use crate::migrate::{LegacyBenchmark, LegacyRun, Spreads, normalised_time, sessions_of};
 use crate::remove::{self, CandidateRow, RemoveMode, Removed, RunSelection};
 use crate::rows::{
@@ -605,7 +603,9 @@ impl SqliteHistory {
             names("SELECT id, rev FROM versions")?,
         ))
     }
+}
 
+impl RawRuns for SqliteHistory {
     /// The stored benchmark of each run of a benchmark's series, oldest run first.
     fn run_benchmarks_of(
         &self,
@@ -697,6 +697,8 @@ impl SqliteHistory {
     }
 }
 
+impl SqliteHistory {}
+
 impl HistoryRead for SqliteHistory {
     fn has_run(&self, key: &SeriesKey, rev: &str) -> Result<bool> {
         self.db(self.conn.query_row(
@@ -766,9 +768,7 @@ impl HistoryRead for SqliteHistory {
     }
 
     fn series(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<VersionData>> {
-        let parts = self.run_benchmarks_of(key, benchmark, None)?;
-        let data = self.series_data(key, benchmark, None)?;
-        Ok(series_of(benchmark, self.versions(key)?, parts, data))
+        self.merged_series(key, benchmark)
     }
 
     fn version_data(
@@ -777,18 +777,11 @@ impl HistoryRead for SqliteHistory {
         benchmark: &str,
         rev: &str,
     ) -> Result<Option<VersionData>> {
-        let parts = self.run_benchmarks_of(key, benchmark, Some(rev))?;
-        if parts.is_empty() {
-            return Ok(None);
-        }
-        let data = self.series_data(key, benchmark, Some(rev))?;
-        Ok(version_of(benchmark, rev, self.versions(key)?, parts, data))
+        self.merged_version(key, benchmark, rev)
     }
 
     fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>> {
-        let parts = self.run_benchmarks_of(key, benchmark, None)?;
-        let data = self.series_data(key, benchmark, None)?;
-        Ok(run_records(benchmark, parts, data))
+        self.raw_records(key, benchmark)
     }
 
     fn measured_runs(&self, key: &SeriesKey) -> Result<Vec<RunStamp>> {

@@ -1049,12 +1049,25 @@ mod tests {
             .collect()
     }
 
+    /// Each benchmark's versions as a plain series without changes of its own.
+    fn plain_series(history: &[Vec<VersionMean>]) -> Vec<StepSeries<'static>> {
+        history
+            .iter()
+            .map(|v| StepSeries::plain(v, &[], (0..v.len()).collect()).unwrap())
+            .collect()
+    }
+
+    /// The events `series` give with versions that cannot hold passed over, having checked
+    /// that computing every version in full gives the same.
+    fn same_either_way(series: &[StepSeries<'_>], n: usize, cfg: &JointConfig) -> Vec<JointEvent> {
+        let fast = scan_with(series, n, cfg, true).unwrap();
+        assert_eq!(fast, scan_with(series, n, cfg, false).unwrap(), "{cfg:?}");
+        fast
+    }
+
     fn events_of(history: &[Vec<VersionMean>]) -> Vec<JointEvent> {
         let n = history[0].len();
-        let series: Vec<StepSeries> = history
-            .iter()
-            .map(|v| StepSeries::plain(v, &[], (0..n).collect()).unwrap())
-            .collect();
+        let series = plain_series(history);
         // Each side's whole segment makes a step (the window covers the series).
         let cfg = JointConfig {
             window: n,
@@ -1072,19 +1085,13 @@ mod tests {
         for (shift, seed) in [(0.04, 11), (0.0, 12), (0.02, 13)] {
             for history in histories(6, 12, 60, 0.06, shift, seed) {
                 let n = history[0].len();
-                let series: Vec<StepSeries> = history
-                    .iter()
-                    .map(|v| StepSeries::plain(v, &[], (0..n).collect()).unwrap())
-                    .collect();
+                let series = plain_series(&history);
                 for window in [5, n] {
                     let cfg = JointConfig {
                         window,
                         ..JointConfig::default()
                     };
-                    let fast = scan_with(&series, n, &cfg, true).unwrap();
-                    let full = scan_with(&series, n, &cfg, false).unwrap();
-                    assert_eq!(fast, full, "shift {shift}, window {window}");
-                    compared += fast.len();
+                    compared += same_either_way(&series, n, &cfg).len();
                 }
             }
         }
@@ -1094,21 +1101,11 @@ mod tests {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let (n, spread) = (60, Normal::new(0.03, 0.02).unwrap());
             let history = shifted_history(&mut rng, 12, n, 0.06, &mut |r| spread.sample(r));
-            let series: Vec<StepSeries> = history
-                .iter()
-                .map(|v| StepSeries::plain(v, &[], (0..n).collect()).unwrap())
-                .collect();
             let cfg = JointConfig {
                 window: n,
                 ..JointConfig::default()
             };
-            let fast = scan_with(&series, n, &cfg, true).unwrap();
-            assert_eq!(
-                fast,
-                scan_with(&series, n, &cfg, false).unwrap(),
-                "seed {seed}"
-            );
-            compared += fast.len();
+            compared += same_either_way(&plain_series(&history), n, &cfg).len();
         }
         for seed in 0..3 {
             let n = 150;
@@ -1120,14 +1117,7 @@ mod tests {
                 .iter()
                 .map(|f| StepSeries::adjusted(f, &points, &[], (0..n).collect()).unwrap())
                 .collect();
-            let cfg = JointConfig::default();
-            let fast = scan_with(&series, n, &cfg, true).unwrap();
-            assert_eq!(
-                fast,
-                scan_with(&series, n, &cfg, false).unwrap(),
-                "seed {seed}"
-            );
-            compared += fast.len();
+            compared += same_either_way(&series, n, &JointConfig::default()).len();
         }
         assert!(compared > 3, "{compared} events compared");
     }

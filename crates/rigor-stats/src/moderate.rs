@@ -109,7 +109,10 @@ pub fn huber_variance_df(units: usize) -> Option<f64> {
             d0 + (d1 - d0) * (units - n0) as f64 / (n1 - n0) as f64
         }
         // Beyond the table: its last ratio to n − 1.
-        _ => 72.80 / 99.0 * (units - 1) as f64,
+        _ => {
+            let (n, d) = TABLE[TABLE.len() - 1];
+            d / (n - 1) as f64 * (units - 1) as f64
+        }
     })
 }
 
