@@ -38,8 +38,12 @@
 //!   what a comparison with a session that shares no point with the history must carry, and the
 //!   spread of a component's origin (`σ_s²/J`) when components are compared.
 //!
-//! The dense linear algebra is nalgebra's (already a dependency of statrs); the layout is small
-//! (sessions per component), so `C` is formed and inverted directly.
+//! The search for τ² needs only the residuals at each trial τ²: over a component of many
+//! sessions (a `track run` history: about a thousand sessions chained by their anchors) the
+//! shifts are solved for there by conjugate gradients on `C` applied without forming it, whose
+//! cost is the cells of the points measured in more than one session; small components, and an
+//! iteration that does not converge, take nalgebra's dense Cholesky solve. `C⁺` is formed once,
+//! at the τ² found, from a Cholesky factor (`symmetric_inverse`).
 
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -275,17 +279,10 @@ impl CrossedFit {
             }
         }
         SLOTS.set(slots);
-        for t in &touched {
-            let pinv = &self.components[t.comp].pinv;
-            for &j in &t.sessions {
-                let a = t.by_session[j];
-                let row: f64 = t
-                    .sessions
-                    .iter()
-                    .map(|&l| t.by_session[l] * pinv[(l, j)])
-                    .sum();
-                estimation += a * row;
-            }
+        for t in &mut touched {
+            estimation += quadratic_form(&self.components[t.comp].pinv, &mut t.sessions, |j| {
+                t.by_session[j]
+            });
         }
         let tolerance = 1e-12 * largest.max(f64::MIN_POSITIVE);
         let spanned = touched.iter().filter(|t| t.net.abs() > tolerance).count();
@@ -303,6 +300,27 @@ impl CrossedFit {
             spanned,
         )
     }
+}
+
+/// `aᵀ·P·a` over the sessions `sessions` of a symmetric `P` (`a` zero elsewhere), from its
+/// lower triangle: the sessions sorted, each column's part is a walk down that column in
+/// memory order (a long contrast touches hundreds of sessions; visiting `P` in the order the
+/// sessions were met, and both of its halves, cost twice the work and a cache miss a term).
+fn quadratic_form(p: &DMatrix<f64>, sessions: &mut [usize], a: impl Fn(usize) -> f64) -> f64 {
+    sessions.sort_unstable();
+    let n = p.nrows();
+    let values: Vec<f64> = sessions.iter().map(|&j| a(j)).collect();
+    let mut total = 0.0;
+    for (k, (&j, &aj)) in sessions.iter().zip(&values).enumerate() {
+        // Column j below and at its diagonal: rows sessions[k..].
+        let column = &p.as_slice()[j * n..(j + 1) * n];
+        let mut below = 0.0;
+        for (&l, &al) in sessions[k + 1..].iter().zip(&values[k + 1..]) {
+            below += al * column[l];
+        }
+        total += aj * (aj * column[j] + 2.0 * below);
+    }
+    total
 }
 
 std::thread_local! {
@@ -380,9 +398,206 @@ fn connect(points: usize, sessions: usize, cells: &[Cell]) -> Layout {
     }
 }
 
-/// The fit for a given τ², and its weighted residual sum of squares. `C⁺` is formed only when
-/// `with_inverse` (the search for τ² needs the residuals alone, which a Cholesky solve gives at
-/// a third of an inversion's cost; the inverse is formed once, at the τ² found).
+/// How the search for τ² solves for the shifts of a large component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Solver {
+    /// Conjugate gradients from [`ITERATIVE_FROM`] sessions on, dense below.
+    Auto,
+    /// Always the dense Cholesky solve (the tests' reference).
+    #[cfg(test)]
+    Dense,
+}
+
+/// What a fit at one τ² is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    /// The residual sum of squares (the search for τ²), the shifts solved for as `Solver` says.
+    Residuals(Solver),
+    /// The whole fit, `C⁺` included (dense).
+    Inverse,
+}
+
+/// The sessions in a component from which the search for τ² solves iteratively.
+const ITERATIVE_FROM: usize = 48;
+
+/// The scale `a` of the `a·11ᵀ` that makes `C` invertible, from `C`'s trace.
+fn balance(trace: f64, n: usize) -> f64 {
+    match trace / (n * n) as f64 {
+        t if t.is_finite() && t > 0.0 => t,
+        _ => 1.0 / n as f64,
+    }
+}
+
+/// The reduced normal equations of one τ², per point: the weight each point's cells carry in
+/// each session (`W_pj` summed), `D_p`, and each session's position within its component.
+struct Reduced<'a> {
+    by_point: &'a [Vec<(usize, f64)>],
+    d: &'a [f64],
+    local: &'a [usize],
+}
+
+impl Reduced<'_> {
+    /// The dense `C` of a component of `n` sessions whose points are `points`.
+    fn laplacian(&self, points: &[usize], n: usize) -> DMatrix<f64> {
+        let mut c = DMatrix::zeros(n, n);
+        for &p in points {
+            let cells = &self.by_point[p];
+            for &(j, wj) in cells {
+                c[(self.local[j], self.local[j])] += wj;
+                for &(l, wl) in cells {
+                    c[(self.local[j], self.local[l])] -= wj * wl / self.d[p];
+                }
+            }
+        }
+        c
+    }
+
+    /// `(C + a·11ᵀ)·x` without forming `C`: a point's cells in one session only add nothing,
+    /// so the product costs the cells of the points measured in several sessions.
+    fn apply(&self, points: &[usize], a: f64, x: &[f64], y: &mut [f64]) {
+        let sum: f64 = x.iter().sum();
+        y.fill(a * sum);
+        for &p in points {
+            let cells = &self.by_point[p];
+            if cells.len() < 2 {
+                continue;
+            }
+            let mean = cells
+                .iter()
+                .map(|&(j, w)| w * x[self.local[j]])
+                .sum::<f64>()
+                / self.d[p];
+            for &(j, w) in cells {
+                y[self.local[j]] += w * (x[self.local[j]] - mean);
+            }
+        }
+    }
+
+    /// `ŝ = (C + a·11ᵀ)⁻¹ r` by conjugate gradients preconditioned by the diagonal, or `None`
+    /// when they do not reach a residual of 10⁻¹⁰ of `r` in `4n` steps (a design whose weights
+    /// span many orders of magnitude; the caller solves densely then). The search for τ² reads
+    /// the residual sum of squares, which is stationary in the shifts: an error ε in them
+    /// moves it by O(ε²).
+    ///
+    /// Written here rather than taken from a sparse-solver crate: the operator is applied from
+    /// the per-point weights without forming a matrix, which is the whole of the gain.
+    fn solve(&self, points: &[usize], n: usize, r: &[f64]) -> Option<Vec<f64>> {
+        let mut diagonal = vec![0.0; n];
+        for &p in points {
+            for &(j, w) in &self.by_point[p] {
+                diagonal[self.local[j]] += w - w * w / self.d[p];
+            }
+        }
+        let a = balance(diagonal.iter().sum(), n);
+        let inverse: Vec<f64> = diagonal
+            .iter()
+            .map(|&c| {
+                let c = c + a;
+                if c > 0.0 { 1.0 / c } else { 1.0 }
+            })
+            .collect();
+        let norm = |v: &[f64]| dot(v, v).sqrt();
+        let target = 1e-10 * norm(r);
+        let mut x = vec![0.0; n];
+        if target == 0.0 {
+            return Some(x);
+        }
+        let mut residual = r.to_vec();
+        let mut z: Vec<f64> = residual.iter().zip(&inverse).map(|(r, m)| r * m).collect();
+        let mut direction = z.clone();
+        let mut product = vec![0.0; n];
+        let mut rz = dot(&residual, &z);
+        for _ in 0..4 * n {
+            self.apply(points, a, &direction, &mut product);
+            let curvature = dot(&direction, &product);
+            if curvature.is_nan() || curvature <= 0.0 {
+                return None;
+            }
+            let step = rz / curvature;
+            for i in 0..n {
+                x[i] += step * direction[i];
+                residual[i] -= step * product[i];
+            }
+            if norm(&residual) <= target {
+                return x.iter().all(|v| v.is_finite()).then_some(x);
+            }
+            for i in 0..n {
+                z[i] = residual[i] * inverse[i];
+            }
+            let next = dot(&residual, &z);
+            let beta = next / rz;
+            rz = next;
+            for i in 0..n {
+                direction[i] = z[i] + beta * direction[i];
+            }
+        }
+        None
+    }
+}
+
+/// `(L·Lᵀ)⁻¹ = L⁻ᵀ·L⁻¹` from a Cholesky factor `L` (only its lower triangle is read): `L⁻¹` by
+/// column-wise substitution (n³/6 multiplications), then the lower half of `L⁻ᵀ·L⁻¹` as dot
+/// products of its columns (n³/6), mirrored — as LAPACK's `potri` does. Written here because
+/// nalgebra's `Cholesky::inverse` solves against the identity column by column, which is 2n³
+/// and ignores both the identity's zeros and the symmetry: six times the work, which was most
+/// of a fit over a thousand sessions.
+fn symmetric_inverse(l: &DMatrix<f64>) -> DMatrix<f64> {
+    let n = l.nrows();
+    // X = L⁻¹, column by column (each column's non-zeros start at its diagonal).
+    let mut x = DMatrix::zeros(n, n);
+    let mut column = vec![0.0; n];
+    for k in 0..n {
+        column[k..].fill(0.0);
+        column[k] = 1.0;
+        for m in k..n {
+            let v = column[m] / l[(m, m)];
+            column[m] = v;
+            if v != 0.0 {
+                let below = &l.as_slice()[m * n + m + 1..(m + 1) * n];
+                for (c, &lm) in column[m + 1..].iter_mut().zip(below) {
+                    *c -= v * lm;
+                }
+            }
+        }
+        x.as_mut_slice()[k * n + k..(k + 1) * n].copy_from_slice(&column[k..]);
+    }
+    // (Xᵀ·X)_ij = Σ_{m ≥ max(i, j)} X_mi·X_mj.
+    let mut out = DMatrix::zeros(n, n);
+    let xs = x.as_slice();
+    for j in 0..n {
+        let cj = &xs[j * n + j..(j + 1) * n];
+        for i in j..n {
+            let ci = &xs[i * n + i..(i + 1) * n];
+            let v = dot(ci, &cj[i - j..]);
+            out[(i, j)] = v;
+            out[(j, i)] = v;
+        }
+    }
+    out
+}
+
+/// `Σ a_i·b_i` in four running sums, which the compiler can keep in vector registers (one sum
+/// must add in order, which it cannot).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = a4
+        .remainder()
+        .iter()
+        .zip(b4.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    let mut sums = [0.0; 4];
+    for (x, y) in a4.zip(b4) {
+        for k in 0..4 {
+            sums[k] += x[k] * y[k];
+        }
+    }
+    (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
+}
+
+/// The fit for a given τ², and its weighted residual sum of squares. `C⁺` is formed only for
+/// [`Want::Inverse`] (the search for τ² needs the residuals alone, which a solve gives at a
+/// fraction of an inversion's cost; the inverse is formed once, at the τ² found).
 fn fit_at(
     points: usize,
     sessions: usize,
@@ -390,8 +605,9 @@ fn fit_at(
     variances: &[f64],
     tau2: f64,
     layout: &Layout,
-    with_inverse: bool,
+    want: Want,
 ) -> (CrossedFit, f64) {
+    let with_inverse = want == Want::Inverse;
     let Layout {
         point_component,
         session_component,
@@ -435,12 +651,15 @@ fn fit_at(
             ybar[p] /= d[p];
         }
     }
-    // C and r per component of two sessions or more (one of one session needs neither: below).
+    // The points of each component of two sessions or more.
+    let mut points_of: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
+    for (p, k) in point_component.iter().enumerate() {
+        if let Some(k) = k.filter(|&k| members[k].len() > 1) {
+            points_of[k].push(p);
+        }
+    }
+    // r per component of two sessions or more (one of one session needs none: below).
     let several = |m: &Vec<usize>| if m.len() > 1 { m.len() } else { 0 };
-    let mut cs: Vec<DMatrix<f64>> = members
-        .iter()
-        .map(|m| DMatrix::zeros(several(m), several(m)))
-        .collect();
     let mut rs: Vec<Vec<f64>> = members.iter().map(|m| vec![0.0; several(m)]).collect();
     for (c, &w) in cells.iter().zip(&weights) {
         if let Some(r) = session_component[c.session].and_then(|k| rs[k].get_mut(local[c.session]))
@@ -448,24 +667,14 @@ fn fit_at(
             *r += w * (c.value - ybar[c.point]);
         }
     }
-    for p in 0..points {
-        let Some(k) = point_component[p] else {
-            continue;
-        };
-        let c = &mut cs[k];
-        if c.is_empty() {
-            continue;
-        }
-        for &(j, wj) in &by_point[p] {
-            c[(local[j], local[j])] += wj;
-            for &(l, wl) in &by_point[p] {
-                c[(local[j], local[l])] -= wj * wl / d[p];
-            }
-        }
-    }
+    let reduced = Reduced {
+        by_point: &by_point,
+        d: &d,
+        local: &local,
+    };
     let mut components = Vec::with_capacity(members.len());
     let mut shifts = vec![None; sessions];
-    for ((m, c), r) in members.iter().zip(cs).zip(&rs) {
+    for ((m, r), pts) in members.iter().zip(&rs).zip(&points_of) {
         let n = m.len();
         if n == 1 {
             // One session: its shift is 0 by the constraint and C⁺ is 0 (what the general
@@ -478,17 +687,30 @@ fn fit_at(
             });
             continue;
         }
+        // The search for τ² needs the shifts alone. Over many sessions they are solved for by
+        // conjugate gradients on the sparse C (a dense Cholesky factor of C costs n³/3 where
+        // the iteration costs a few passes over the points shared between sessions); the
+        // dense solve stays for small components, for the inverse, and when the iteration
+        // does not converge.
+        let iterative = (want == Want::Residuals(Solver::Auto) && n >= ITERATIVE_FROM)
+            .then(|| reduced.solve(pts, n, r))
+            .flatten();
+        if let Some(s) = iterative {
+            for (pos, &j) in m.iter().enumerate() {
+                shifts[j] = Some(s[pos]);
+            }
+            components.push(Component {
+                sessions: m.clone(),
+                pinv: DMatrix::zeros(0, 0),
+            });
+            continue;
+        }
+        let c = reduced.laplacian(pts, n);
         // C + a·11ᵀ is invertible (C's null space is 1) and its inverse is C⁺ + 11ᵀ/(a·n²). The
         // scale a is taken from C itself (its mean diagonal over n), so that the part added
         // and C's own are of one size: with a fixed a = 1/n, cells weighted 10¹² left C⁺ as
         // the difference of two numbers 10¹² apart.
-        // One session: its shift is 0 by the constraint and known exactly (C is 0 but for
-        // rounding, which the scaling below would blow up).
-        let a = match c.trace() / (n * n) as f64 {
-            _ if n == 1 => 1.0,
-            t if t.is_finite() && t > 0.0 => t,
-            _ => 1.0 / n as f64,
-        };
+        let a = balance(c.trace(), n);
         let ones = DMatrix::from_element(n, n, a);
         let augmented = &c + &ones;
         let r = DMatrix::from_column_slice(n, 1, r);
@@ -498,27 +720,19 @@ fn fit_at(
             let inverse = augmented
                 .clone()
                 .cholesky()
-                .map(|ch| ch.inverse())
+                .map(|ch| symmetric_inverse(ch.l_dirty()))
                 .or_else(|| augmented.try_inverse())
                 .unwrap_or_else(|| DMatrix::zeros(n, n));
-            let pinv = if n == 1 {
-                DMatrix::zeros(1, 1)
-            } else {
-                inverse - DMatrix::from_element(n, n, 1.0 / (a * (n * n) as f64))
-            };
+            let pinv = inverse - DMatrix::from_element(n, n, 1.0 / (a * (n * n) as f64));
             let s = &pinv * &r;
             (pinv, s)
         } else {
-            let s = if n == 1 {
-                DMatrix::zeros(1, 1)
-            } else {
-                augmented
-                    .clone()
-                    .cholesky()
-                    .map(|ch| ch.solve(&r))
-                    .or_else(|| augmented.lu().solve(&r))
-                    .unwrap_or_else(|| DMatrix::zeros(n, 1))
-            };
+            let s = augmented
+                .clone()
+                .cholesky()
+                .map(|ch| ch.solve(&r))
+                .or_else(|| augmented.lu().solve(&r))
+                .unwrap_or_else(|| DMatrix::zeros(n, 1));
             (DMatrix::zeros(0, 0), s)
         };
         for (pos, &j) in m.iter().enumerate() {
@@ -574,6 +788,16 @@ fn fit_at(
 /// `sessions` sessions. Errors on a non-finite value or variance, a negative variance, or a
 /// cell naming a point or session out of range.
 pub fn fit(points: usize, sessions: usize, cells: &[Cell]) -> Result<CrossedFit> {
+    fit_with(points, sessions, cells, Solver::Auto)
+}
+
+/// [`fit`] with the search for τ² solving as `solver` says.
+pub(crate) fn fit_with(
+    points: usize,
+    sessions: usize,
+    cells: &[Cell],
+    solver: Solver,
+) -> Result<CrossedFit> {
     for (i, c) in cells.iter().enumerate() {
         check_finite(&[c.value, c.variance])?;
         if c.variance < 0.0 {
@@ -618,7 +842,18 @@ pub fn fit(points: usize, sessions: usize, cells: &[Cell]) -> Result<CrossedFit>
         })
         .collect();
     let no_variances = !smallest.is_finite();
-    let rss_at = |tau2: f64| fit_at(points, sessions, cells, &variances, tau2, &layout, false).1;
+    let rss_at = |tau2: f64| {
+        fit_at(
+            points,
+            sessions,
+            cells,
+            &variances,
+            tau2,
+            &layout,
+            Want::Residuals(solver),
+        )
+        .1
+    };
     let mut tau2 = 0.0;
     // Without residual degrees of freedom (every point in one cell: a history of `track add`,
     // each version in a session of its own) τ² stays 0 and the residuals are not needed.
@@ -656,7 +891,15 @@ pub fn fit(points: usize, sessions: usize, cells: &[Cell]) -> Result<CrossedFit>
         let hi = bracket.hi;
         tau2 = hi;
     }
-    let (mut best, _) = fit_at(points, sessions, cells, &variances, tau2, &layout, true);
+    let (mut best, _) = fit_at(
+        points,
+        sessions,
+        cells,
+        &variances,
+        tau2,
+        &layout,
+        Want::Inverse,
+    );
     best.df = df;
     // σ_s² by the method of moments over the estimated shifts.
     let session_df: usize = best
@@ -1079,6 +1322,106 @@ mod tests {
                 let (va, vb) = (a.contrast_variance(&c).estimation, b.contrast_variance(&c).estimation);
                 proptest::prop_assert!((va - vb).abs() <= 1e-7 * va.max(1e-12), "{} vs {}", va, vb);
             }
+        }
+    }
+
+    /// A design like `track run`'s: sessions of `fresh` new points, each re-measuring the newest
+    /// point before it and one earlier point (seeded), every session shifted, each cell's
+    /// variance log-uniform over `decades` decades from 10⁻⁴ and its noise twice that (so τ² is
+    /// searched for). Returns the number of points and the cells.
+    fn run_shaped(sessions: usize, fresh: usize, decades: f64, seed: u64) -> (usize, Vec<Cell>) {
+        use rand::Rng;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let unit = Normal::new(0.0, 1.0).unwrap();
+        let mut cells = Vec::new();
+        let mut next = 0;
+        for j in 0..sessions {
+            let shift = 0.05 * unit.sample(&mut rng);
+            let mut measured: Vec<usize> = (next..next + fresh).collect();
+            if next > 0 {
+                measured.push(next - 1);
+                measured.push(rng.gen_range(0..next - 1));
+            }
+            next += fresh;
+            for p in measured {
+                let variance = 1e-4 * 10f64.powf(decades * rng.r#gen::<f64>());
+                let level = 0.001 * p as f64;
+                let noise = (2.0 * variance).sqrt() * unit.sample(&mut rng);
+                cells.push(cell(p, j, level + shift + noise, variance));
+            }
+        }
+        (next, cells)
+    }
+
+    /// The search for τ² by conjugate gradients finds what the dense solve finds, and so do the
+    /// levels, shifts and contrasts fitted at it: over weights of one order of magnitude, and of
+    /// ten (where the iteration may give up and the dense solve takes over).
+    #[test]
+    fn iterative_search_matches_the_dense_one() {
+        let sessions = 120.max(2 * ITERATIVE_FROM);
+        for (seed, decades) in [(1, 1.0), (2, 1.0), (3, 10.0)] {
+            let (points, cells) = run_shaped(sessions, 6, decades, seed);
+            let auto = fit_with(points, sessions, &cells, Solver::Auto).unwrap();
+            let dense = fit_with(points, sessions, &cells, Solver::Dense).unwrap();
+            assert_eq!(auto.components(), 1);
+            assert!(dense.cell_variance() > 0.0, "τ² searched for");
+            let (a, d) = (auto.cell_variance(), dense.cell_variance());
+            assert!((a - d).abs() <= 1e-9 * d, "τ² {a} vs {d} (seed {seed})");
+            for p in 0..points {
+                let (a, d) = (auto.level(p).unwrap(), dense.level(p).unwrap());
+                assert!((a - d).abs() <= 1e-9, "level {p}: {a} vs {d}");
+            }
+            let s = (
+                auto.session_variance().unwrap(),
+                dense.session_variance().unwrap(),
+            );
+            assert!((s.0.value - s.1.value).abs() <= 1e-9 * s.1.value);
+            let contrast: Vec<(usize, f64)> = (0..points)
+                .map(|p| (p, if p < points / 2 { -1.0 } else { 1.0 } / points as f64))
+                .collect();
+            let (a, d) = (
+                auto.contrast_variance(&contrast).estimation,
+                dense.contrast_variance(&contrast).estimation,
+            );
+            assert!((a - d).abs() <= 1e-9 * d, "contrast {a} vs {d}");
+        }
+    }
+
+    /// A contrast over many sessions, from the lower triangle in sorted order, is `xᵀ·C⁺·x`.
+    #[test]
+    fn long_contrasts_are_the_direct_quadratic_form() {
+        let (points, cells) = run_shaped(80, 5, 2.0, 4);
+        let f = fit(points, 80, &cells).unwrap();
+        for (from, to) in [(0, points), (37, 211), (300, 301)] {
+            let contrast: Vec<(usize, f64)> = (from..to)
+                .rev()
+                .map(|p| (p, if p % 3 == 0 { 0.7 } else { -0.2 }))
+                .collect();
+            let (estimation, origins) = direct(&f, &contrast);
+            let got = f.contrast_variance(&contrast);
+            close(got.estimation, estimation, "estimation");
+            close(got.origins, origins, "origins");
+        }
+    }
+
+    /// The inverse from a Cholesky factor is the general inverse, for symmetric positive
+    /// definite matrices of several sizes and conditions.
+    #[test]
+    fn symmetric_inverse_is_the_inverse() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let unit = Normal::new(0.0, 1.0).unwrap();
+        for (n, ridge) in [(1, 1.0), (2, 0.1), (5, 1e-3), (37, 1.0), (100, 1e-2)] {
+            let b = DMatrix::from_fn(n, n, |_, _| unit.sample(&mut rng));
+            let a = &b * b.transpose() + DMatrix::identity(n, n) * ridge;
+            let want = a.clone().try_inverse().unwrap();
+            let got = symmetric_inverse(&a.clone().cholesky().unwrap().unpack());
+            let scale = want.amax();
+            assert!(
+                (&got - &want).amax() <= 1e-9 * scale,
+                "n = {n}: off by {}",
+                (&got - &want).amax()
+            );
+            assert_eq!(got, got.transpose());
         }
     }
 
