@@ -842,18 +842,9 @@ pub(crate) fn fit_with(
         })
         .collect();
     let no_variances = !smallest.is_finite();
-    let rss_at = |tau2: f64| {
-        fit_at(
-            points,
-            sessions,
-            cells,
-            &variances,
-            tau2,
-            &layout,
-            Want::Residuals(solver),
-        )
-        .1
-    };
+    let fit_at_tau2 =
+        |tau2: f64, want: Want| fit_at(points, sessions, cells, &variances, tau2, &layout, want);
+    let rss_at = |tau2: f64| fit_at_tau2(tau2, Want::Residuals(solver)).1;
     let mut tau2 = 0.0;
     // Without residual degrees of freedom (every point in one cell: a history of `track add`,
     // each version in a session of its own) τ² stays 0 and the residuals are not needed.
@@ -891,15 +882,7 @@ pub(crate) fn fit_with(
         let hi = bracket.hi;
         tau2 = hi;
     }
-    let (mut best, _) = fit_at(
-        points,
-        sessions,
-        cells,
-        &variances,
-        tau2,
-        &layout,
-        Want::Inverse,
-    );
+    let (mut best, _) = fit_at_tau2(tau2, Want::Inverse);
     best.df = df;
     // σ_s² by the method of moments over the estimated shifts.
     let session_df: usize = best
