@@ -460,6 +460,9 @@ pub struct CheckLine {
     /// The history has not measured how much sessions vary: nothing bounds the candidate's
     /// session.
     pub sessions_unknown: bool,
+    /// Undecided with an interval so wide (more than a factor of two) that its point estimate
+    /// would be a misleading headline: the line shows the interval alone.
+    pub uninformative: bool,
     /// Versions in the segment, and its first.
     pub versions: (usize, String),
     /// The spread between versions and between sessions (SD, fractions), when known.
@@ -482,12 +485,16 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
             Some(s) => format!("between sessions {}", crate::format::percent(100.0 * s)),
             None => "between sessions unknown".to_string(),
         };
+        let estimate = if l.uninformative {
+            "no estimate".to_string()
+        } else {
+            ratio_percent(l.ratio)
+        };
         let _ = writeln!(
             out,
-            "  {}: {} (95% CI {}{floor}): {} — against {} version(s) since {}; spread between \
-             versions {}, {sessions}",
+            "  {}: {estimate} (95% CI {}{floor}): {} — against {} version(s) since {}; spread \
+             between versions {}, {sessions}",
             l.benchmark,
-            ratio_percent(l.ratio),
             interval_percent(l.interval),
             l.verdict,
             l.versions.0,
@@ -503,8 +510,18 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
              check --candidate REV`, or build a history with anchors (`rigor track run`).\n",
         );
     }
+    if lines.iter().any(|l| l.uninformative) {
+        out.push_str(UNINFORMATIVE);
+    }
     out
 }
+
+/// The note under a check whose interval was too wide for a headline.
+const UNINFORMATIVE: &str = "  No estimate: an undecided interval wider than a factor of two \
+     says only that this history cannot tell, and its middle would read as a change that is not \
+     there. What widens it is mostly how much sessions differ on this machine: measure the \
+     candidate together with the baseline (`rigor track check --candidate REV`), where they \
+     cancel.\n";
 
 /// The candidate against the stored history (Markdown, for a pull-request comment).
 pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
@@ -518,14 +535,20 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
     for l in lines {
         let verdict = if l.sessions_unknown {
             format!("{} (sessions unknown)", l.verdict)
+        } else if l.uninformative {
+            format!("{} (interval wider than ×2: no estimate)", l.verdict)
         } else {
             l.verdict.clone()
         };
+        let estimate = if l.uninformative {
+            "—".to_string()
+        } else {
+            ratio_percent(l.ratio)
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {verdict} | {} | {} |",
+            "| {} | {estimate} | {} | {verdict} | {} | {} |",
             crate::escape::markdown_cell(&l.benchmark),
-            ratio_percent(l.ratio),
             interval_percent(l.interval),
             l.versions.0,
             crate::escape::markdown_cell(&short(&l.versions.1))
@@ -805,6 +828,43 @@ mod tests {
         assert!(md.contains("| regression, at least +1.3% |"), "{md}");
     }
 
+    /// An undecided check whose interval spans more than a factor of two shows the interval
+    /// without its middle, and says why once; a decided or narrow one keeps its estimate.
+    #[test]
+    fn a_check_too_wide_to_tell_shows_no_estimate() {
+        let line =
+            |ratio: f64, interval: (f64, f64), verdict: &str, uninformative: bool| CheckLine {
+                benchmark: format!("b{ratio}"),
+                ratio,
+                interval: Some(interval),
+                verdict: verdict.into(),
+                at_resolution: false,
+                sessions_unknown: false,
+                uninformative,
+                versions: (12, "v1".into()),
+                spreads: (0.0, Some(0.52)),
+            };
+        let lines = [
+            line(0.49, (0.10, 2.38), "inconclusive", true),
+            line(1.05, (0.98, 1.12), "inconclusive", false),
+        ];
+        let text = check_table("main", "m", &lines);
+        assert!(
+            text.contains("b0.49: no estimate (95% CI −90% .. +138%)"),
+            "{text}"
+        );
+        assert!(!text.contains("−51%"), "{text}");
+        assert!(text.contains("b1.05: +5.0% (95% CI"), "{text}");
+        assert_eq!(text.matches("No estimate:").count(), 1, "{text}");
+        let md = check_markdown("main", "m", &lines);
+        assert!(
+            md.contains("| `b0.49` | — | −90% .. +138% | inconclusive (interval wider than ×2"),
+            "{md}"
+        );
+        let narrow = check_table("main", "m", &lines[1..]);
+        assert!(!narrow.contains("No estimate"), "{narrow}");
+    }
+
     #[test]
     fn check_markdown_keeps_hostile_names_and_labels_in_code_spans_and_cells() {
         use crate::escape::tests::HOSTILE;
@@ -816,6 +876,7 @@ mod tests {
                 verdict: "regression".into(),
                 at_resolution: false,
                 sessions_unknown: false,
+                uninformative: false,
                 versions: (4, name.to_string()),
                 spreads: (0.01, None),
             };

@@ -429,6 +429,52 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
             )),
         );
     assert!(std::fs::read_to_string(&md).unwrap().contains("regression"));
+    // Sessions that shift levels by about half: the 10% slower candidate cannot be told from
+    // the history, and the line shows the interval without a misleading middle.
+    let shifting = dir.path("shifting.db");
+    rigor()
+        .args(["track", "--db"])
+        .arg(&shifting)
+        .args([
+            "run",
+            "--simulate",
+            "versions=12,session=50%",
+            "--last",
+            "12",
+        ])
+        .args(["--batch", "4", "--anchors", "2", "--seed", "5"])
+        .args([
+            "-r",
+            "20",
+            "-n",
+            "parse",
+            "--machine",
+            "m",
+            "--branch",
+            "main",
+        ])
+        .args(["--", "mean=10ms,execution=1%,iteration=1%,iterations=10"])
+        .assert()
+        .success();
+    rigor()
+        .args(["track", "--db"])
+        .arg(&shifting)
+        .arg("check")
+        .args(["--baseline", "main"])
+        .arg(&slower)
+        .args(["--machine", "m", "--fail-on", "regression"])
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::contains("parse: no estimate (95% CI −")
+                .and(predicate::str::contains(
+                    "inconclusive — against 12 version(s)",
+                ))
+                .and(predicate::str::contains(
+                    "No estimate: an undecided interval",
+                ))
+                .and(predicate::str::contains("--candidate REV")),
+        );
     // Against one chosen version: unpaired, and said so.
     rigor()
         .args(["track", "--db"])

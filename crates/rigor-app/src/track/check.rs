@@ -44,6 +44,12 @@ pub struct HistoryVerdict {
     pub sessions: Option<(f64, usize)>,
 }
 
+/// How many times its lower end an undecided interval's upper end may be before its point
+/// estimate stops being a headline: beyond a factor of two (say −50% .. +0%, or −90% .. +138%
+/// on a loaded machine whose sessions differ by half), the middle of the interval reads as a
+/// change that nothing supports.
+const UNINFORMATIVE_SPAN: f64 = 2.0;
+
 impl HistoryVerdict {
     /// What the terminal and Markdown show of it.
     pub fn view(&self) -> rigor_report::track_run::CheckLine {
@@ -55,6 +61,9 @@ impl HistoryVerdict {
             verdict: c.verdict.to_string(),
             at_resolution: c.at_resolution,
             sessions_unknown: c.confounded,
+            uninformative: !c.verdict.is_change()
+                && c.interval
+                    .is_none_or(|(lo, hi)| !(hi <= UNINFORMATIVE_SPAN * lo)),
             versions: (self.versions, self.since.clone()),
             spreads: (self.tau2.sqrt(), self.sessions.map(|s| s.0)),
         }
@@ -515,5 +524,68 @@ fn one_metric(metrics: &[Metric]) -> Result<Metric> {
                 .join(","),
         }
         .into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigor_stats::compare::Verdict;
+    use rigor_stats::series::{Segment, SeriesChange};
+
+    fn verdict(ratio: f64, interval: Option<(f64, f64)>, verdict: Verdict) -> HistoryVerdict {
+        let segment = |mean| Segment {
+            start: 0,
+            end: 1,
+            mean,
+            variance: 0.0,
+        };
+        HistoryVerdict {
+            benchmark: "b".into(),
+            versions: 12,
+            since: "v1".into(),
+            change: SeriesChange {
+                index: 1,
+                before: segment(1.0),
+                after: segment(ratio),
+                ratio,
+                interval,
+                p_value: 0.5,
+                p_adjusted: 0.5,
+                verdict,
+                at_resolution: false,
+                confounded: false,
+            },
+            tau2: 0.0,
+            sessions: Some((0.5, 8)),
+        }
+    }
+
+    /// Only an undecided interval wider than a factor of two (or unbounded) loses its estimate:
+    /// a wide interval that still decides keeps it.
+    #[test]
+    fn only_undecided_intervals_wider_than_twice_lose_their_estimate() {
+        let wide = Some((0.10, 2.38));
+        assert!(
+            verdict(0.49, wide, Verdict::Inconclusive)
+                .view()
+                .uninformative
+        );
+        assert!(verdict(0.49, None, Verdict::Unbounded).view().uninformative);
+        assert!(
+            !verdict(3.0, Some((1.2, 7.5)), Verdict::Regression)
+                .view()
+                .uninformative
+        );
+        assert!(
+            !verdict(1.3, Some((0.8, 1.59)), Verdict::Inconclusive)
+                .view()
+                .uninformative
+        );
+        assert!(
+            verdict(1.3, Some((0.8, 1.61)), Verdict::Inconclusive)
+                .view()
+                .uninformative
+        );
     }
 }
