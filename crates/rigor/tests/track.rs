@@ -363,63 +363,68 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
     }
     let slower = result("pr.json", "11ms", "7");
     let md = dir.path("pr.md");
+    let check = |db: &std::path::Path| {
+        let mut cmd = rigor();
+        cmd.args(["track", "--db"])
+            .arg(db)
+            .arg("check")
+            .args(["--baseline", "main"])
+            .arg(&slower)
+            .args(["--machine", "m", "--fail-on", "regression"]);
+        cmd
+    };
     // Two versions stored by two `track add`s: two sessions that share no version, so the
     // history cannot say how much sessions shift this machine; nothing bounds the candidate's
     // session, and the check says so instead of calling a regression.
-    rigor()
-        .args(["track", "--db"])
-        .arg(&db)
-        .arg("check")
-        .args(["--baseline", "main"])
-        .arg(&slower)
-        .args(["--machine", "m", "--fail-on", "regression"])
-        .assert()
-        .code(0)
-        .stdout(
-            predicate::str::contains("parse: +9.8%")
-                .and(predicate::str::contains(
-                    "inconclusive — against 2 version(s) since v0",
-                ))
-                .and(predicate::str::contains("between sessions unknown"))
-                .and(predicate::str::contains("--candidate")),
-        );
-    // A history measured in sessions tied by anchors (a simulated project: three sessions of
-    // four versions, each re-measuring two stored versions): the spread between sessions is
-    // measured, and a 10% slower candidate is a regression.
-    let connected = dir.path("connected.db");
-    rigor()
-        .args(["track", "--db"])
-        .arg(&connected)
-        .args([
-            "run",
-            "--simulate",
-            "versions=12,session=0%",
-            "--last",
-            "12",
-        ])
-        .args([
-            "--batch",
-            "4",
-            "--anchors",
-            "2",
-            "--seed",
-            "5",
-            "-r",
-            "20",
-            "-n",
-            "parse",
-        ])
-        .args(["--machine", "m", "--branch", "main"])
-        .args(["--", "mean=10ms,execution=1%,iteration=1%,iterations=10"])
-        .assert()
-        .success();
-    rigor()
-        .args(["track", "--db"])
-        .arg(&connected)
-        .arg("check")
-        .args(["--baseline", "main"])
-        .arg(&slower)
-        .args(["--machine", "m", "--fail-on", "regression", "--markdown"])
+    check(&db).assert().code(0).stdout(
+        predicate::str::contains("parse: +9.8%")
+            .and(predicate::str::contains(
+                "inconclusive — against 2 version(s) since v0",
+            ))
+            .and(predicate::str::contains("between sessions unknown"))
+            .and(predicate::str::contains("--candidate")),
+    );
+    // A simulated project of three sessions of four versions, each re-measuring two stored
+    // versions (anchors), its sessions shifting levels by `session` (SD).
+    let simulated = |name: &str, session: &str| {
+        let db = dir.path(name);
+        rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .args([
+                "run",
+                "--simulate",
+                &format!("versions=12,session={session}"),
+            ])
+            .args([
+                "--last",
+                "12",
+                "--batch",
+                "4",
+                "--anchors",
+                "2",
+                "--seed",
+                "5",
+            ])
+            .args([
+                "-r",
+                "20",
+                "-n",
+                "parse",
+                "--machine",
+                "m",
+                "--branch",
+                "main",
+            ])
+            .args(["--", "mean=10ms,execution=1%,iteration=1%,iterations=10"])
+            .assert()
+            .success();
+        db
+    };
+    // Sessions tied by anchors: the spread between sessions is measured, and a 10% slower
+    // candidate is a regression.
+    check(&simulated("connected.db", "0%"))
+        .arg("--markdown")
         .arg(&md)
         .assert()
         .code(1)
@@ -431,38 +436,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
     assert!(std::fs::read_to_string(&md).unwrap().contains("regression"));
     // Sessions that shift levels by about half: the 10% slower candidate cannot be told from
     // the history, and the line shows the interval without a misleading middle.
-    let shifting = dir.path("shifting.db");
-    rigor()
-        .args(["track", "--db"])
-        .arg(&shifting)
-        .args([
-            "run",
-            "--simulate",
-            "versions=12,session=50%",
-            "--last",
-            "12",
-        ])
-        .args(["--batch", "4", "--anchors", "2", "--seed", "5"])
-        .args([
-            "-r",
-            "20",
-            "-n",
-            "parse",
-            "--machine",
-            "m",
-            "--branch",
-            "main",
-        ])
-        .args(["--", "mean=10ms,execution=1%,iteration=1%,iterations=10"])
-        .assert()
-        .success();
-    rigor()
-        .args(["track", "--db"])
-        .arg(&shifting)
-        .arg("check")
-        .args(["--baseline", "main"])
-        .arg(&slower)
-        .args(["--machine", "m", "--fail-on", "regression"])
+    check(&simulated("shifting.db", "50%"))
         .assert()
         .code(0)
         .stdout(

@@ -63,7 +63,7 @@ impl HistoryVerdict {
             sessions_unknown: c.confounded,
             uninformative: !c.verdict.is_change()
                 && c.interval
-                    .is_none_or(|(lo, hi)| !(hi <= UNINFORMATIVE_SPAN * lo)),
+                    .is_none_or(|(lo, hi)| hi > UNINFORMATIVE_SPAN * lo || (hi - lo).is_nan()),
             versions: (self.versions, self.since.clone()),
             spreads: (self.tau2.sqrt(), self.sessions.map(|s| s.0)),
         }
