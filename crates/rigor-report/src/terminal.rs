@@ -345,11 +345,18 @@ fn render_analysis(out: &mut String, a: &Analysis, scale: &Scale) {
 /// than the start-up varies (hyperfine clamps each time at zero instead).
 fn net_line(n: &NetView, mean: f64, scale: &Scale) -> String {
     let time = |x: f64| scale.show(x, mean);
+    // The net interval is the gross one shifted, so it is as skewed as the gross interval: a
+    // `±` of its half-width would disagree with the brackets beside it.
+    let (below, above) = (n.mean - n.lower, n.upper - n.mean);
+    let margin = if (below - above).abs() <= 1e-9 * (below + above).abs() {
+        format!("± {}", time(above))
+    } else {
+        format!("−{} +{}", time(below), time(above))
+    };
     let mut line = format!(
-        "  {:<18}{} ± {}   [{} .. {}]   {} ({}) subtracted, its variance included",
+        "  {:<18}{} {margin}   [{} .. {}]   {} ({}) subtracted, its variance included",
         "Net of start-up:",
         time(n.mean),
-        time((n.upper - n.lower) / 2.0),
         time(n.lower),
         time(n.upper),
         n.startup,
@@ -478,6 +485,13 @@ mod tests {
             net_line(&n, 5.15e-3, &Scale::time(None)),
             "  Net of start-up:  4.100 ms ± 0.300 ms   [3.800 ms .. 4.400 ms]   sh -c '' \
              (1.050 ms) subtracted, its variance included\n"
+        );
+        // A skewed interval (the gross one was) keeps its two sides, as the mean's line does.
+        (n.mean, n.lower, n.upper) = (106.6e-3, 95.4e-3, 140.1e-3);
+        let line = net_line(&n, 110.0e-3, &Scale::time(None));
+        assert!(
+            line.contains("106.6 ms −11.20 ms +33.50 ms   [95.40 ms .. 140.1 ms]"),
+            "{line}"
         );
         // A command cheaper than the start-up varies: shown as estimated, negative end kept
         // (hyperfine clamps each time at zero), and said.
