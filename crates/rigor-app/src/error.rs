@@ -169,13 +169,17 @@ pub enum AppError {
     },
     /// No stored version to check against.
     #[error(
-        "no stored version of these benchmarks on {machine} ({branch}) to check against: `rigor track run` or `rigor track add` stores one"
+        "no stored version of {checked} on {machine} ({branch}) to check against (stored there: {stored}): `rigor track run` or `rigor track add` stores one"
     )]
     NoBaseline {
+        /// The benchmarks checked, listed.
+        checked: String,
         /// The machine.
         machine: String,
         /// The branch.
         branch: String,
+        /// The benchmarks stored for that machine and branch, listed (`none` when none is).
+        stored: String,
     },
     /// A run's options are wrong.
     #[error(transparent)]

@@ -479,6 +479,33 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
         .stderr(predicate::str::contains(
             "no history of branch 'nosuch' on m (stored branches: main)",
         ));
+    // A result whose benchmarks the history has never stored: named, beside those it has.
+    let other = dir.path("other.json");
+    sim()
+        .args([
+            "--seed",
+            "9",
+            "-r",
+            "5",
+            "-n",
+            "lex",
+            "mean=1ms,execution=1%",
+        ])
+        .arg("--export-json")
+        .arg(&other)
+        .assert()
+        .success();
+    rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .arg("check")
+        .arg(&other)
+        .args(["--machine", "m", "--baseline", "main"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no stored version of 'lex' on m (main) to check against (stored there: 'parse')",
+        ));
     let same = result("same.json", "10ms", "8");
     rigor()
         .args(["track", "--db"])

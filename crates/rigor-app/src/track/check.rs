@@ -188,9 +188,22 @@ pub fn check_metric(
         }
     }
     if versions.is_empty() {
+        let quoted = |names: &mut dyn Iterator<Item = &String>| {
+            names
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let stored = quoted(&mut stored_benchmarks.iter());
         return Err(AppError::NoBaseline {
+            checked: quoted(&mut candidate.benchmarks.iter().map(|b| &b.name)),
             machine: baseline.machine.clone(),
             branch: baseline.branch.clone(),
+            stored: if stored.is_empty() {
+                "none".into()
+            } else {
+                stored
+            },
         });
     }
     // The history decides when it covers every benchmark with a baseline; otherwise every
