@@ -574,12 +574,18 @@ pub enum CandidateMeasured {
     /// Not measured: the candidate's build is byte-identical to the baseline's, or it is the
     /// baseline's version itself — the same program, no change.
     Identical,
+    /// Not measured: the candidate is the baseline's version itself.
+    SameVersion,
     /// Not measured, with why.
     Not(String),
 }
 
 /// What an identical candidate's line says.
 const IDENTICAL: &str = "identical build: no change (not measured)";
+
+/// What a candidate that is the baseline's own version says.
+const SAME_VERSION: &str = "the candidate is the baseline's own version: nothing compared (name \
+     the baseline with --baseline-rev, e.g. HEAD~1)";
 
 /// The verdict of a gate's ratio, with the least change its sequence allows when it excludes
 /// none ("regression, at least +1.3%"): a sequence decided after a few rounds can be wide, and
@@ -617,6 +623,7 @@ pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
                 gate_verdict(m)
             ),
             CandidateMeasured::Identical => writeln!(out, "  {}: {IDENTICAL}", l.benchmark),
+            CandidateMeasured::SameVersion => writeln!(out, "  {}: {SAME_VERSION}", l.benchmark),
             CandidateMeasured::Not(why) => writeln!(out, "  {}: not measured: {why}", l.benchmark),
         };
     }
@@ -641,6 +648,7 @@ pub fn candidate_markdown(baseline: &str, lines: &[CandidateLine]) -> String {
                 gate_verdict(m)
             ),
             CandidateMeasured::Identical => writeln!(out, "| {name} | | | {IDENTICAL} |"),
+            CandidateMeasured::SameVersion => writeln!(out, "| {name} | | | {SAME_VERSION} |"),
             CandidateMeasured::Not(why) => writeln!(
                 out,
                 "| {name} | | | not measured: {} |",

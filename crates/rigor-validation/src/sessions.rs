@@ -992,7 +992,9 @@ fn one_check(sigma: f64, candidate: &str, seed: u64) -> CheckRun {
     match &v.outcome {
         track::CandidateOutcome::Measured(r) => Ok((r.verdict, executor.wall)),
         // Byte-identical builds are not measured: equivalent at no cost.
-        track::CandidateOutcome::Identical => Ok((Verdict::Equivalent, executor.wall)),
+        track::CandidateOutcome::Identical | track::CandidateOutcome::SameVersion => {
+            Ok((Verdict::Equivalent, executor.wall))
+        }
         track::CandidateOutcome::Failed(why) => Err(why.clone()),
     }
 }

@@ -27,10 +27,12 @@ pub struct CandidateVerdict {
 pub enum CandidateOutcome {
     /// Measured together until decided (or until the bounds were spent).
     Measured(Ratio),
-    /// Not measured: the candidate's build is byte-identical to the baseline's, or it is the
-    /// baseline's version itself (the same program: no change, and nothing a measurement could
-    /// add but noise).
+    /// Not measured: the candidate's build is byte-identical to the baseline's (the same
+    /// program: no change, and nothing a measurement could add but noise).
     Identical,
+    /// Not measured: the candidate is the baseline's version itself (a gate run on a commit
+    /// already stored as the branch's newest compares it with itself).
+    SameVersion,
     /// Could not be measured, with why.
     Failed(String),
 }
@@ -41,7 +43,7 @@ impl CandidateOutcome {
     pub fn verdict(&self) -> Option<rigor_stats::compare::Verdict> {
         match self {
             Self::Measured(r) => Some(r.verdict),
-            Self::Identical => Some(rigor_stats::compare::Verdict::Equivalent),
+            Self::Identical | Self::SameVersion => Some(rigor_stats::compare::Verdict::Equivalent),
             Self::Failed(_) => None,
         }
     }
@@ -60,6 +62,7 @@ impl CandidateVerdict {
                     verdict: r.verdict.to_string(),
                 }),
                 CandidateOutcome::Identical => CandidateMeasured::Identical,
+                CandidateOutcome::SameVersion => CandidateMeasured::SameVersion,
                 CandidateOutcome::Failed(why) => CandidateMeasured::Not(why.clone()),
             },
         }
@@ -168,18 +171,18 @@ pub fn check_candidate(
     // The baseline's version itself, or (both built once, before any measuring) a build
     // byte-identical to the baseline's: the same program, which no measurement could tell apart
     // but by noise.
-    let identical = || {
+    let identical = |outcome: CandidateOutcome| {
         experiment
             .benchmarks
             .iter()
             .map(|b| CandidateVerdict {
                 benchmark: b.name.clone(),
-                outcome: CandidateOutcome::Identical,
+                outcome: outcome.clone(),
             })
             .collect()
     };
     if ready.is_none() && version.rev == baseline.rev {
-        return Ok(identical());
+        return Ok(identical(CandidateOutcome::SameVersion));
     }
     let role = rigor_history::Role::New;
     let prepared = |v: &VersionInfo, given: Option<&Ready>| match given {
@@ -204,7 +207,7 @@ pub fn check_candidate(
         }
     };
     if base_ready.artifact.is_some() && base_ready.artifact == candidate_ready.artifact {
-        return Ok(identical());
+        return Ok(identical(CandidateOutcome::Identical));
     }
     let mut out = Vec::new();
     for (k, b) in experiment.benchmarks.iter().enumerate() {
