@@ -346,6 +346,8 @@ struct Layout {
     session_component: Vec<Option<usize>>,
     /// The sessions of each component.
     members: Vec<Vec<usize>>,
+    /// The points of each component of two sessions or more (empty for one of one session).
+    points_of: Vec<Vec<usize>>,
 }
 
 /// The connected components: for each point and session, its component (numbered in order of
@@ -391,10 +393,17 @@ fn connect(points: usize, sessions: usize, cells: &[Cell]) -> Layout {
             members[*c].push(j);
         }
     }
+    let mut points_of: Vec<Vec<usize>> = vec![Vec::new(); next];
+    for (p, k) in point_component.iter().enumerate() {
+        if let Some(k) = k.filter(|&k| members[k].len() > 1) {
+            points_of[k].push(p);
+        }
+    }
     Layout {
         point_component,
         session_component,
         members,
+        points_of,
     }
 }
 
@@ -612,6 +621,7 @@ fn fit_at(
         point_component,
         session_component,
         members,
+        points_of,
     } = layout;
     let weights: Vec<f64> = variances
         .iter()
@@ -651,13 +661,6 @@ fn fit_at(
             ybar[p] /= d[p];
         }
     }
-    // The points of each component of two sessions or more.
-    let mut points_of: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
-    for (p, k) in point_component.iter().enumerate() {
-        if let Some(k) = k.filter(|&k| members[k].len() > 1) {
-            points_of[k].push(p);
-        }
-    }
     // r per component of two sessions or more (one of one session needs none: below).
     let several = |m: &Vec<usize>| if m.len() > 1 { m.len() } else { 0 };
     let mut rs: Vec<Vec<f64>> = members.iter().map(|m| vec![0.0; several(m)]).collect();
@@ -674,7 +677,7 @@ fn fit_at(
     };
     let mut components = Vec::with_capacity(members.len());
     let mut shifts = vec![None; sessions];
-    for ((m, r), pts) in members.iter().zip(&rs).zip(&points_of) {
+    for ((m, r), pts) in members.iter().zip(&rs).zip(points_of) {
         let n = m.len();
         if n == 1 {
             // One session: its shift is 0 by the constraint and C⁺ is 0 (what the general
