@@ -252,6 +252,7 @@ impl Default for SeriesConfig {
                 max_p_value: 0.01,
                 split_p_value: 0.05,
                 min_magnitude: 0.0,
+                within_span: true,
             },
             level: 0.95,
             threshold: 0.01,
@@ -1402,6 +1403,28 @@ pub(crate) mod tests {
 
     fn v(mean: f64, variance: f64) -> VersionMean {
         VersionMean { mean, variance }
+    }
+
+    /// A rise, a fall back ten versions later and a rise at the newest version (levels from a
+    /// history measured in sessions that shift by ±50%): all three are changes. The candidate
+    /// scan found none of them (its first split, tested against a rest that the fall dilutes,
+    /// failed and stopped the window), and `rigor track changes` said "No changes detected".
+    #[test]
+    fn a_rise_and_a_fall_back_before_the_newest_are_all_found() {
+        let means = [
+            -4.9785, -4.9543, -4.9624, -4.9706, -4.9834, -4.9750, -4.9689, -4.9261, -4.9502,
+            -4.8141, -4.7965, -4.7935, -4.7745, -4.7895, -4.7994, -4.7839, -4.8185, -4.8475,
+            -4.8351, -5.0417, -5.0621, -5.0356, -5.0391, -5.0389, -5.0253, -5.0178, -4.9945,
+            -5.0409, -5.0216, -4.8638,
+        ];
+        let versions: Vec<VersionMean> = means.iter().map(|&m| v(m, 0.012f64.powi(2))).collect();
+        let found = detect(&versions, &SeriesConfig::default()).unwrap();
+        let at: Vec<usize> = found.changes.iter().map(|c| c.after.start).collect();
+        assert_eq!(at, [9, 19, 29], "{found:?}");
+        // The history before the newest version keeps its two.
+        let older = detect(&versions[..29], &SeriesConfig::default()).unwrap();
+        let at: Vec<usize> = older.changes.iter().map(|c| c.after.start).collect();
+        assert_eq!(at, [9, 19], "{older:?}");
     }
 
     /// τ² by hand: one segment, means 1, 2, 3 with variances 1, 1, 1: weights 1, Q = 2,

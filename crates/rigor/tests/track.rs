@@ -1180,6 +1180,50 @@ fn a_regression_at_the_newest_version_is_reported_and_hides_nothing() {
     }
 }
 
+/// A user's history measured under load (sessions shifting by ±50%) held a confirmed rise and
+/// a fall back; a version 20% slower was added, and `track changes` then said "No changes
+/// detected" — the two confirmed changes gone, the new regression missed, `--fail-on
+/// regression` passing. The candidate scan stopped at a split that a level returning later
+/// dilutes; now all three are reported and the gate fails.
+#[test]
+fn a_slower_newest_version_keeps_the_changes_before_it() {
+    let dir = Dir::new();
+    let project = |versions: &str, last: &str| {
+        format!("versions={versions},step=10:+15%,step=20:-20%{last},session=50%,load=2-5")
+    };
+    let run = |spec: String, which: &[&str], seed: &str| {
+        let out = rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db", "run", "--simulate", &spec])
+            .args(which)
+            .args(["--seed", seed, "-n", "b", "--machine", "m", "-r", "10"])
+            .args(["--batch", "5", "--", "mean=10ms,execution=5%"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    };
+    run(project("29", ""), &["--last", "29"], "11");
+    run(project("30", ",step=30:+20%"), &["v30"], "111");
+    let out = rigor()
+        .current_dir(dir.0.path())
+        .args([
+            "track",
+            "--db",
+            "h.db",
+            "changes",
+            "--fail-on",
+            "regression",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for version in [" v10 ", " v20 ", " v30 "] {
+        assert!(text.contains(version), "{version}: {text}");
+    }
+    assert!(!text.contains("no longer detected"), "{text}");
+    assert_ne!(out.status.code(), Some(0), "{text}");
+}
+
 /// `track check --candidate DIR --build CMD` builds the folder before measuring it, as it
 /// builds a revision (it measured whatever stale build the folder held); a build that fails
 /// is an error naming the folder.
