@@ -465,8 +465,9 @@ pub struct CheckLine {
     pub uninformative: bool,
     /// Versions in the segment, and its first.
     pub versions: (usize, String),
-    /// The spread between versions and between sessions (SD, fractions), when known.
-    pub spreads: (f64, Option<f64>),
+    /// The spread between versions and between sessions (SD, fractions; the latter with its
+    /// degrees of freedom), when known.
+    pub spreads: (f64, Option<(f64, usize)>),
 }
 
 /// The candidate against the stored history (text).
@@ -482,7 +483,10 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
             ""
         };
         let sessions = match l.spreads.1 {
-            Some(s) => format!("between sessions {}", crate::format::percent(100.0 * s)),
+            Some((s, df)) => format!(
+                "between sessions {} ({df} df)",
+                crate::format::percent(100.0 * s)
+            ),
             None => "between sessions unknown".to_string(),
         };
         let estimate = if l.uninformative {
@@ -505,9 +509,11 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
     if lines.iter().any(|l| l.sessions_unknown) {
         out.push_str(
             "  The history has not measured how much sessions shift this machine (its versions \
-             were measured in one session, or in sessions that share no version), so nothing \
-             bounds the candidate's session: no verdict. Measure both together with `rigor track \
-             check --candidate REV`, or build a history with anchors (`rigor track run`).\n",
+             were measured in one session, or in sessions that share no version, or in two \
+             sessions: compared once, they can agree by chance where sessions differ by a \
+             third), so nothing bounds the candidate's session: no verdict. Measure both \
+             together with `rigor track check --candidate REV`, or measure more sessions with \
+             anchors (`rigor track run`).\n",
         );
     }
     if lines.iter().any(|l| l.uninformative) {
@@ -850,7 +856,7 @@ mod tests {
                 sessions_unknown: false,
                 uninformative,
                 versions: (12, "v1".into()),
-                spreads: (0.0, Some(0.52)),
+                spreads: (0.0, Some((0.52, 4))),
             };
         let lines = [
             line(0.49, (0.10, 2.38), "inconclusive", true),

@@ -742,7 +742,8 @@ pub fn detect_adjusted_repeated(
 /// segment's level by the between-version spread τ² too. The change is marked
 /// [`SeriesChange::confounded`] when the history has not measured how much sessions vary (all
 /// its versions in one session, or sessions that share none): then nothing bounds the new
-/// session's shift, and the interval does not contain it.
+/// session's shift, and the interval does not contain it. It is marked so too when the history
+/// compared sessions only once (σ_s² with fewer than [`NEW_SESSION_MIN_DF`] degrees of freedom).
 pub fn new_session_against_last(
     fit: &CrossedFit,
     points: &[usize],
@@ -796,9 +797,18 @@ pub fn new_session_against_last(
         p_adjusted: p_value,
         verdict: verdict_from_interval(interval.0, interval.1, cfg.threshold),
         at_resolution: false,
-        confounded: sessions.is_none(),
+        confounded: sessions.is_none_or(|s| s.df < NEW_SESSION_MIN_DF),
     })
 }
+
+/// The fewest degrees of freedom of σ_s² that bound a new session's shift
+/// ([`new_session_against_last`]). With one (two sessions compared once) the estimate is
+/// `σ_s²·χ²₁`: below a hundredth of σ_s² one time in twelve, and then the interval is as narrow
+/// as if sessions did not differ — a pull request measured on a busy afternoon was called 21%
+/// faster than identical code. The t interval with one degree of freedom covers on average,
+/// but not given the estimate the user sees; with two, such an estimate comes one time in a
+/// hundred.
+pub const NEW_SESSION_MIN_DF: usize = 2;
 
 /// The session-adjusted log level of each point with the variance of its own cells.
 pub(crate) fn adjusted_levels(fit: &CrossedFit, points: &[usize]) -> Result<Vec<VersionMean>> {
@@ -2063,6 +2073,38 @@ pub(crate) mod tests {
         )
         .unwrap();
         assert!(c.confounded);
+    }
+
+    /// Two sessions whose shifts happen to agree (σ_s = 30%, drawn 0.20 and 0.21): σ_s² from
+    /// its one degree of freedom is about 0, and an identical candidate measured in a session
+    /// shifted by −25% was called a 22% improvement with an interval of a few percent. Two
+    /// sessions no longer bound a new one (no verdict); a third session, with a shift of its
+    /// own, does, and the same candidate is then no change.
+    #[test]
+    fn two_sessions_compared_once_do_not_bound_a_new_one() {
+        let cfg = SeriesConfig::default();
+        let candidate = VersionMean {
+            mean: -0.25,
+            variance: 0.005 * 0.005,
+        };
+        let check = |shifts: &[f64]| {
+            let n = 6 * shifts.len();
+            let fit = sessions_project(n, 6, 2, 0.3, &[], Some(shifts), 41);
+            let points: Vec<usize> = (0..n).collect();
+            let found = detect_adjusted(&fit, &points, &cfg, &|_, _, i| i).unwrap();
+            let c = new_session_against_last(&fit, &points, &found, candidate, &cfg).unwrap();
+            (fit.session_variance().unwrap(), c)
+        };
+        let (sessions, two) = check(&[0.20, 0.21]);
+        assert_eq!(sessions.df, 1);
+        assert!(sessions.value < 0.01 * 0.09, "{sessions:?}");
+        assert!(two.confounded, "{two:?}");
+        // What its interval alone says, which the caller must not report as a verdict.
+        assert_eq!(two.verdict, Verdict::Improvement, "{two:?}");
+        let (sessions, three) = check(&[0.20, 0.21, -0.30]);
+        assert_eq!(sessions.df, 2);
+        assert!(!three.confounded, "{three:?}");
+        assert!(!three.verdict.is_change(), "{three:?}");
     }
 
     /// The crossed fit of `levels` (log levels, one point each, variance 10⁻⁶) in one session.

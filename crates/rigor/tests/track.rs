@@ -386,7 +386,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
     );
     // A simulated project of three sessions of four versions, each re-measuring two stored
     // versions (anchors), its sessions shifting levels by `session` (SD).
-    let simulated = |name: &str, session: &str| {
+    let simulated = |name: &str, session: &str, versions: &str| {
         let db = dir.path(name);
         rigor()
             .args(["track", "--db"])
@@ -394,11 +394,11 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
             .args([
                 "run",
                 "--simulate",
-                &format!("versions=12,session={session}"),
+                &format!("versions={versions},session={session}"),
             ])
             .args([
                 "--last",
-                "12",
+                versions,
                 "--batch",
                 "4",
                 "--anchors",
@@ -423,7 +423,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
     };
     // Sessions tied by anchors: the spread between sessions is measured, and a 10% slower
     // candidate is a regression.
-    check(&simulated("connected.db", "0%"))
+    check(&simulated("connected.db", "0%", "12"))
         .arg("--markdown")
         .arg(&md)
         .assert()
@@ -436,7 +436,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
     assert!(std::fs::read_to_string(&md).unwrap().contains("regression"));
     // Sessions that shift levels by about half: the 10% slower candidate cannot be told from
     // the history, and the line shows the interval without a misleading middle.
-    check(&simulated("shifting.db", "50%"))
+    check(&simulated("shifting.db", "50%", "12"))
         .assert()
         .code(0)
         .stdout(
@@ -447,6 +447,18 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
                 .and(predicate::str::contains(
                     "No estimate: an undecided interval",
                 ))
+                .and(predicate::str::contains("--candidate REV")),
+        );
+    // Two sessions (eight versions in batches of four) compared once: σ_s from one degree of
+    // freedom can be about 0 where sessions differ by a third, so they do not bound the
+    // candidate's session — no verdict, even for this quiet machine's 10% slower candidate.
+    check(&simulated("two.db", "0%", "8"))
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::contains("inconclusive — against 8 version(s)")
+                .and(predicate::str::contains("(1 df)"))
+                .and(predicate::str::contains("or in two sessions"))
                 .and(predicate::str::contains("--candidate REV")),
         );
     // Against one chosen version: unpaired, and said so.

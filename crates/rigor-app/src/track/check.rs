@@ -34,8 +34,8 @@ pub struct HistoryVerdict {
     /// The first version of that segment.
     pub since: String,
     /// The candidate against the segment's level (`confounded`: the history has not measured
-    /// how much sessions vary, so nothing bounds the candidate's session; its verdict is then
-    /// inconclusive).
+    /// how much sessions vary, or compared them only once, so nothing bounds the candidate's
+    /// session; its verdict is then inconclusive).
     pub change: rigor_stats::series::SeriesChange,
     /// The between-version spread used (log scale, squared).
     pub tau2: f64,
@@ -65,7 +65,7 @@ impl HistoryVerdict {
                 && c.interval
                     .is_none_or(|(lo, hi)| hi > UNINFORMATIVE_SPAN * lo || (hi - lo).is_nan()),
             versions: (self.versions, self.since.clone()),
-            spreads: (self.tau2.sqrt(), self.sessions.map(|s| s.0)),
+            spreads: (self.tau2.sqrt(), self.sessions),
         }
     }
 }
