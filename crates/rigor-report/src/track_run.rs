@@ -612,12 +612,24 @@ fn gate_verdict(m: &MeasuredRatio) -> String {
     }
 }
 
+/// Whether any benchmark of the check was measured together with the baseline (an identical
+/// build or the baseline's own version is not: the header must not say it was).
+fn any_compared(lines: &[CandidateLine]) -> bool {
+    lines
+        .iter()
+        .any(|l| matches!(l.measured, CandidateMeasured::Ratio(_)))
+}
+
 /// The interleaved check (text).
 pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
-    let mut out = format!(
-        "Candidate against {baseline}, measured together in shuffled rounds until decided \
-         (anytime-valid 95% confidence sequences)\n"
-    );
+    let mut out = if any_compared(lines) {
+        format!(
+            "Candidate against {baseline}, measured together in shuffled rounds until decided \
+             (anytime-valid 95% confidence sequences)\n"
+        )
+    } else {
+        format!("Candidate against {baseline}: nothing measured together\n")
+    };
     for l in lines {
         let _ = match &l.measured {
             CandidateMeasured::Ratio(m) => writeln!(
@@ -638,9 +650,14 @@ pub fn candidate_table(baseline: &str, lines: &[CandidateLine]) -> String {
 
 /// The interleaved check (Markdown, for a pull-request comment).
 pub fn candidate_markdown(baseline: &str, lines: &[CandidateLine]) -> String {
+    let how = if any_compared(lines) {
+        ", measured together until decided"
+    } else {
+        ": nothing measured together"
+    };
     let mut out = format!(
-        "Candidate against {}, measured together until decided\n\n| benchmark | \
-         change | 95% sequence | verdict |\n|---|---:|---|---|\n",
+        "Candidate against {}{how}\n\n| benchmark | change | 95% sequence | verdict |\n\
+         |---|---:|---|---|\n",
         crate::escape::markdown_code(baseline)
     );
     for l in lines {
@@ -840,6 +857,29 @@ mod tests {
         );
         let md = candidate_markdown("main", &lines);
         assert!(md.contains("| regression, at least +1.3% |"), "{md}");
+        assert!(
+            text.starts_with("Candidate against main, measured together"),
+            "{text}"
+        );
+        // Nothing measured together (the baseline's own version, an identical build): the
+        // header does not say it was.
+        let same = [
+            CandidateLine {
+                benchmark: "b".into(),
+                measured: CandidateMeasured::SameVersion,
+            },
+            CandidateLine {
+                benchmark: "c".into(),
+                measured: CandidateMeasured::Identical,
+            },
+        ];
+        for out in [
+            candidate_table("main", &same),
+            candidate_markdown("main", &same),
+        ] {
+            assert!(!out.contains("measured together until"), "{out}");
+            assert!(out.contains("nothing measured together"), "{out}");
+        }
     }
 
     /// An undecided check whose interval spans more than a factor of two shows the interval
