@@ -106,14 +106,20 @@ fn a_candidate_checked_against_the_history_is_floored() {
     let verdict = |resolution: Option<Resolution>, sub: &str| {
         let mut h = SqliteHistory::open(&dir.path().join(sub).join("h.db")).unwrap();
         let machine = common::machine("ci-1");
-        // Two sessions tied by an anchor (v4 measured in both), so the history knows how much
-        // sessions shift this machine (here: not at all).
-        let (a, b) = (
+        // Three sessions tied by anchors (v3 measured in the first two, v6 in the last two), so
+        // the history knows how much sessions shift this machine (here: not at all) with two
+        // degrees of freedom: two sessions compared once would not bound the candidate's.
+        let (a, b, c) = (
+            common::session(&mut h, &machine),
             common::session(&mut h, &machine),
             common::session(&mut h, &machine),
         );
         for k in 0..10 {
-            let session = if k < 5 { a } else { b };
+            let session = match k {
+                0..4 => a,
+                4..7 => b,
+                _ => c,
+            };
             common::ingest_in(
                 &mut h,
                 &machine,
@@ -122,7 +128,8 @@ fn a_candidate_checked_against_the_history_is_floored() {
                 session,
             );
         }
-        common::ingest_in(&mut h, &machine, 4, &quantised(104, 3.0, resolution), b);
+        common::ingest_in(&mut h, &machine, 3, &quantised(103, 3.0, resolution), b);
+        common::ingest_in(&mut h, &machine, 6, &quantised(106, 3.0, resolution), c);
         let file = dir.path().join(sub).join("pr.json");
         rigor_store::save(&file, &quantised(99, 3.04, resolution)).unwrap();
         let checked = check(
