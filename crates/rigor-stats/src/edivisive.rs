@@ -496,8 +496,17 @@ fn merge(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The session-adjusted log levels of a simulated project measured in sessions that shift
+    /// by ±50% (v10 +15%, v20 −20%, v30 +20%), as `rigor track changes` saw them when it found
+    /// no change at all.
+    pub(crate) const RISE_AND_FALL_BACK: [f64; 30] = [
+        -4.9785, -4.9543, -4.9624, -4.9706, -4.9834, -4.9750, -4.9689, -4.9261, -4.9502, -4.8141,
+        -4.7965, -4.7935, -4.7745, -4.7895, -4.7994, -4.7839, -4.8185, -4.8475, -4.8351, -5.0417,
+        -5.0621, -5.0356, -5.0391, -5.0389, -5.0253, -5.0178, -4.9945, -5.0409, -5.0216, -4.8638,
+    ];
 
     /// Both scans at once give what two calls give, to the bit: seeded series with steps and
     /// noise, of lengths around and far beyond a window, with prefixes from none to the whole.
@@ -539,14 +548,7 @@ mod tests {
     /// tested against the span Q̂ chose, the rise and the fall are both found.
     #[test]
     fn a_level_that_returns_is_found_when_tested_within_its_span() {
-        // The session-adjusted log levels of a simulated project measured in sessions that
-        // shift by ±50% (v10 +15%, v20 −20%, v30 +20%), as `rigor track changes` saw them.
-        let series = [
-            -4.9785, -4.9543, -4.9624, -4.9706, -4.9834, -4.9750, -4.9689, -4.9261, -4.9502,
-            -4.8141, -4.7965, -4.7935, -4.7745, -4.7895, -4.7994, -4.7839, -4.8185, -4.8475,
-            -4.8351, -5.0417, -5.0621, -5.0356, -5.0391, -5.0389, -5.0253, -5.0178, -4.9945,
-            -5.0409, -5.0216, -4.8638,
-        ];
+        let series = RISE_AND_FALL_BACK;
         let otava = ChangeConfig {
             split_p_value: 0.05,
             max_p_value: 0.01,

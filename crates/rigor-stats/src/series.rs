@@ -1421,12 +1421,7 @@ pub(crate) mod tests {
     /// failed and stopped the window), and `rigor track changes` said "No changes detected".
     #[test]
     fn a_rise_and_a_fall_back_before_the_newest_are_all_found() {
-        let means = [
-            -4.9785, -4.9543, -4.9624, -4.9706, -4.9834, -4.9750, -4.9689, -4.9261, -4.9502,
-            -4.8141, -4.7965, -4.7935, -4.7745, -4.7895, -4.7994, -4.7839, -4.8185, -4.8475,
-            -4.8351, -5.0417, -5.0621, -5.0356, -5.0391, -5.0389, -5.0253, -5.0178, -4.9945,
-            -5.0409, -5.0216, -4.8638,
-        ];
+        let means = crate::edivisive::tests::RISE_AND_FALL_BACK;
         let versions: Vec<VersionMean> = means.iter().map(|&m| v(m, 0.012f64.powi(2))).collect();
         let found = detect(&versions, &SeriesConfig::default()).unwrap();
         let at: Vec<usize> = found.changes.iter().map(|c| c.after.start).collect();
