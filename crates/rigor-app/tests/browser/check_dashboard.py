@@ -46,7 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "rigor-report", "tests", "browser"))
 from check_report import (  # noqa: E402
-    CHROMIUM_FLAGS, CHROMIUM_TIMEOUT, find_chromium, unavailable_status)
+    CHROMIUM_FLAGS, CHROMIUM_TIMEOUT, chromium_env, find_chromium, unavailable_status)
 
 CONSOLE = re.compile(r":CONSOLE(?:\(\d+\)|:\d+)?\] (.*)")
 # Chromium draws the change markers in this colour (plots' CHANGE, #e67800).
@@ -75,7 +75,8 @@ def chromium_dom(chromium, url, extra=()):
                "--enable-logging=stderr", "--v=0", *extra, "--dump-dom", url]
         try:
             done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True, timeout=CHROMIUM_TIMEOUT, check=False)
+                                  text=True, timeout=CHROMIUM_TIMEOUT, check=False,
+                                  env=chromium_env(profile))
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"chromium did not finish within {CHROMIUM_TIMEOUT} s on {url} "
                                "(an alert() from user text would block it)") from None
@@ -90,7 +91,7 @@ def screenshot(chromium, url, out, size):
         subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
                         f"--screenshot={out}", f"--window-size={size}", "--hide-scrollbars",
                         url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       timeout=CHROMIUM_TIMEOUT, check=False)
+                       timeout=CHROMIUM_TIMEOUT, check=False, env=chromium_env(profile))
 
 
 class DevTools:
@@ -107,7 +108,7 @@ class DevTools:
             [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile.name}",
              "--remote-debugging-pipe", "--window-size=1300,1000", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4, to_child, from_child),
+            env=chromium_env(self.profile.name), pass_fds=(3, 4, to_child, from_child),
             preexec_fn=lambda: (os.dup2(to_child, 3), os.dup2(from_child, 4)))
         os.close(to_child)
         os.close(from_child)

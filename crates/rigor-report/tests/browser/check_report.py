@@ -84,13 +84,21 @@ def unavailable_status():
     return 1 if in_ci() else 0
 
 
+def chromium_env(profile):
+    """The environment for a Chromium whose profile is `profile`: its temporary files (the
+    `org.chromium.Chromium.*` folder of its singleton socket, which it makes in TMPDIR whatever
+    the profile) inside the profile, so that removing the profile leaves nothing in /tmp."""
+    return {**os.environ, "TMPDIR": profile}
+
+
 def run_chromium(chromium, extra, url):
     """Runs headless Chromium on `url` with a fresh profile; returns its standard output."""
     with tempfile.TemporaryDirectory(prefix="rigor-chromium-") as profile:
         cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url]
         try:
             done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                  timeout=CHROMIUM_TIMEOUT, check=False)
+                                  timeout=CHROMIUM_TIMEOUT, check=False,
+                                  env=chromium_env(profile))
         except subprocess.TimeoutExpired:
             raise RuntimeError(
                 f"chromium did not finish within {CHROMIUM_TIMEOUT} s; a script dialog such as "
