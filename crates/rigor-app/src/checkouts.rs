@@ -309,14 +309,32 @@ fn prepare_in(command: &CommandLine, dir: &Path, stop: &StopSignal) -> Result<()
     if stop.is_requested() {
         return Err(CheckoutFailure::Build("the build was stopped".into()));
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let mut tail: Vec<&str> = stderr.lines().rev().take(5).collect();
-    tail.reverse();
     Err(CheckoutFailure::Build(format!(
         "build failed ({}): {}",
         out.status,
-        tail.join(" / ").trim()
+        said_last(&out.stderr, &out.stdout)
     )))
+}
+
+/// The last lines a failed build wrote (up to five, joined by ` / `): of its standard error,
+/// or of its standard output when the error stream is blank (tools such as `make -s` scripts
+/// report there), or that it printed nothing.
+fn said_last(stderr: &[u8], stdout: &[u8]) -> String {
+    for stream in [stderr, stdout] {
+        let text = String::from_utf8_lossy(stream);
+        let mut tail: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .rev()
+            .take(5)
+            .collect();
+        if !tail.is_empty() {
+            tail.reverse();
+            return tail.join(" / ");
+        }
+    }
+    "it printed nothing".to_string()
 }
 
 /// The paths (relative to the checkout) `artifacts` names. `path` is where the checkout will
@@ -391,6 +409,20 @@ fn unhex(text: &str) -> Option<[u8; 32]> {
 mod tests {
     use super::*;
     use std::process::Command;
+
+    #[test]
+    fn a_failed_build_is_told_by_its_last_lines_or_that_it_said_nothing() {
+        let many = b"one\ntwo\n\nthree\nfour\nfive\nsix\n";
+        assert_eq!(
+            said_last(many, b"ignored"),
+            "two / three / four / five / six"
+        );
+        assert_eq!(
+            said_last(b"  \n", b"make: *** [all] Error 1\n"),
+            "make: *** [all] Error 1"
+        );
+        assert_eq!(said_last(b"", b"\n"), "it printed nothing");
+    }
 
     /// A repository of three commits: `prog.sh` changes at the third; the second touches only a
     /// README.
