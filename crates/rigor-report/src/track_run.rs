@@ -335,10 +335,34 @@ pub struct ShowView {
     /// How much sessions shift levels (σ_s as a fraction) and its degrees of freedom, when
     /// known.
     pub sessions: Option<(f64, usize)>,
+    /// The sessions (by number) whose runs vary apart from the others', with how much each
+    /// one's runs vary beyond their own intervals (a fraction), and how much the others' do
+    /// (`None` when every session is apart).
+    pub apart: (Vec<(i64, f64)>, Option<f64>),
     /// Sessions, and their connected groups.
     pub session_count: (usize, usize),
     /// The versions.
     pub lines: Vec<ShowLine>,
+}
+
+/// What the header says of sessions whose runs vary apart from the others' (empty when none).
+fn apart_text((apart, others): &(Vec<(i64, f64)>, Option<f64>)) -> String {
+    if apart.is_empty() {
+        return String::new();
+    }
+    let pct = |sd: f64| crate::format::percent(100.0 * sd);
+    let mut each: Vec<String> = apart
+        .iter()
+        .map(|(id, sd)| format!("session {id}'s by ±{}", pct(*sd)))
+        .collect();
+    if let Some(sd) = others {
+        each.push(format!("the others' by ±{}", pct(*sd)));
+    }
+    format!(
+        "; runs vary apart by session beyond their own intervals ({}): each session's noise \
+         widens only its own comparisons",
+        each.join(", ")
+    )
 }
 
 /// The history table of `rigor track show`.
@@ -353,6 +377,7 @@ pub fn show(v: &ShowView) -> String {
                  sessions: `track run` re-measures anchors)"
             .to_string(),
     };
+    let spread = spread + &apart_text(&v.apart);
     let groups = if v.session_count.1 > 1 {
         format!(
             ", in {} groups that share no version (steps between them are confounded with a \
@@ -825,6 +850,33 @@ pub fn checked_markdown(v: &CheckedView<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sessions whose runs vary apart are named in the header with each one's spread, the
+    /// others' when some vary alike, and nothing when none is apart.
+    #[test]
+    fn sessions_apart_are_named_in_the_header() {
+        let view = |apart| ShowView {
+            benchmark: "b".into(),
+            series: ("m".into(), "main".into()),
+            sessions: Some((0.3, 1)),
+            apart,
+            session_count: (3, 1),
+            lines: Vec::new(),
+        };
+        let one = show(&view((vec![(7, 0.082)], Some(0.004))));
+        assert!(
+            one.contains("(session 7's by ±8.2%, the others' by ±0.40%)"),
+            "{one}"
+        );
+        let all = show(&view((vec![(1, 0.082), (2, 0.0036)], None)));
+        assert!(
+            all.contains("(session 1's by ±8.2%, session 2's by ±0.36%)"),
+            "{all}"
+        );
+        assert!(!all.contains("others"), "{all}");
+        let none = show(&view((Vec::new(), Some(0.01))));
+        assert!(!none.contains("vary apart"), "{none}");
+    }
 
     /// A decided gate names the least change its sequence allows beside the point estimate (a
     /// new user's PR comment read "+45%" for a ~5% change decided after eight rounds).

@@ -95,6 +95,21 @@ impl BenchmarkLevels {
     pub fn session_variance(&self) -> Option<SessionVariance> {
         self.fit.session_variance()
     }
+
+    /// The sessions whose runs vary apart from the others' (a session on a loaded machine),
+    /// each with how much its runs vary beyond their own intervals (τ, relative SD), and how
+    /// much the other sessions' runs do (`None` when every session is apart); empty when they
+    /// vary alike.
+    pub fn sessions_apart(&self) -> (Vec<(SessionId, f64)>, Option<f64>) {
+        let apart: Vec<(SessionId, f64)> = self
+            .fit
+            .sessions_apart()
+            .iter()
+            .filter_map(|&(j, tau2)| Some((*self.sessions.get(j)?, tau2.sqrt())))
+            .collect();
+        let others = (apart.len() < self.sessions.len()).then(|| self.fit.cell_variance().sqrt());
+        (apart, others)
+    }
 }
 
 /// How a benchmark's fit weighs its runs.

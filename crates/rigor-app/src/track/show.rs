@@ -50,6 +50,9 @@ pub struct Shown {
     /// How much sessions shift this benchmark (σ_s on the log scale), when the history measured
     /// it, with its degrees of freedom.
     pub sessions: Option<(f64, usize)>,
+    /// The sessions whose runs vary apart from the others' (τ as a fraction each), and the
+    /// others' τ.
+    pub apart: (Vec<(rigor_history::SessionId, f64)>, Option<f64>),
     /// Connected groups of sessions (1 when every session is tied to the others).
     pub components: usize,
     /// Sessions in the history of this benchmark.
@@ -130,6 +133,10 @@ impl Shown {
             },
             series: (key.machine.clone(), key.branch.clone()),
             sessions: self.sessions,
+            apart: (
+                self.apart.0.iter().map(|(id, sd)| (id.0, *sd)).collect(),
+                self.apart.1,
+            ),
             session_count: (self.session_count, self.components),
             lines,
         }
@@ -229,6 +236,9 @@ pub fn show_metric(
             .as_ref()
             .and_then(|l| l.session_variance())
             .map(|s| (s.value.sqrt(), s.df)),
+        apart: l
+            .as_ref()
+            .map_or((Vec::new(), None), |l| l.sessions_apart()),
         components: l.as_ref().map_or(0, |l| l.fit.components()),
         session_count: l.as_ref().map_or(0, |l| l.sessions.len()),
         unit: l.as_ref().map_or(TimeUnit::S, |l| l.unit),
