@@ -33,6 +33,10 @@
 //!   `ŝ` is made of, so `Cov(μ̂_p, μ̂_q) = δ_pq/D_p + b_pᵀ C⁺ b_q`.
 //! - **τ².** Paule & Mandel's estimator: the τ² at which the weighted residual sum of squares
 //!   equals its degrees of freedom (cells − points − Σ(J − 1)), 0 when it is below them already.
+//! - **Sessions that vary apart** (a session on a loaded machine beside quiet ones): a session
+//!   whose residuals an F test sets apart from the others' gets a τ² of its own, each group's
+//!   τ² solving Paule & Mandel's equation over its own cells ([`CrossedFit::sessions_apart`];
+//!   the fit's degrees of freedom become the fewest of any group).
 //! - **How much sessions vary**, σ_s², treating the shifts as random: by the method of moments
 //!   on the estimated shifts, `E[Σ_j ŝ_j²] = (J − 1)σ_s² + tr C⁺` per component, pooled. It is
 //!   what a comparison with a session that shares no point with the history must carry, and the
