@@ -946,10 +946,11 @@ const APART_MIN_DF: f64 = 3.0;
 /// (the fit with one τ² stands).
 const APART_ROUNDS: usize = 50;
 
-/// Each cell's residual and the variance of its fitted value `μ̂_p + ŝ_j` at `fit` (which has
-/// `C⁺`): `1/D_p + uᵀC⁺u` with `u = e_j − b_p`, since `μ̂_p + ŝ_j = ȳ_p + uᵀŝ` and `ȳ_p` is
-/// uncorrelated with `ŝ`. A cell's leverage is its weight times the latter.
-fn residuals(fit: &CrossedFit, sessions: usize, cells: &[Cell]) -> Vec<(f64, f64)> {
+/// Each cell's residual and, with `leverage` (which needs `fit`'s `C⁺`), the variance of its
+/// fitted value `μ̂_p + ŝ_j`: `1/D_p + uᵀC⁺u` with `u = e_j − b_p`, since `μ̂_p + ŝ_j = ȳ_p +
+/// uᵀŝ` and `ȳ_p` is uncorrelated with `ŝ` (without `leverage`, `1/D_p` alone). A cell's
+/// leverage is its weight times the former.
+fn residuals(fit: &CrossedFit, sessions: usize, cells: &[Cell], leverage: bool) -> Vec<(f64, f64)> {
     let mut local = vec![0; sessions];
     for comp in &fit.components {
         for (pos, &j) in comp.sessions.iter().enumerate() {
@@ -963,7 +964,7 @@ fn residuals(fit: &CrossedFit, sessions: usize, cells: &[Cell]) -> Vec<(f64, f64
             let fitted = fit.levels[c.point].unwrap_or(0.0) + fit.shifts[c.session].unwrap_or(0.0);
             let mut var = fit.own[c.point];
             let comp = fit.session_component[c.session].map(|k| &fit.components[k]);
-            if let Some(comp) = comp.filter(|k| k.sessions.len() > 1) {
+            if let Some(comp) = comp.filter(|k| leverage && k.sessions.len() > 1) {
                 u.clear();
                 u.extend(fit.loadings[c.point].iter().map(|&(pos, b)| (pos, -b)));
                 match u.iter_mut().find(|(pos, _)| *pos == local[c.session]) {
@@ -1043,7 +1044,7 @@ fn sessions_apart(
     use statrs::distribution::{ContinuousCDF, FisherSnedecor};
     let points = pooled.levels.len();
     let by_session = |fit: &CrossedFit, taus: &[f64]| -> (Vec<(f64, f64)>, Vec<f64>) {
-        let r = residuals(fit, sessions, cells);
+        let r = residuals(fit, sessions, cells, true);
         let mut q_d = vec![(0.0, 0.0); sessions];
         let h: Vec<f64> = r
             .iter()
@@ -1101,35 +1102,38 @@ fn sessions_apart(
         members[group_of[c.session]].push(i);
     }
     let mut group_tau = vec![tau2; members.len()];
-    let mut fit = pooled.clone();
     let mut taus = taus;
-    for _ in 0..APART_ROUNDS {
-        let r = residuals(&fit, sessions, cells);
-        let (_, h) = by_session(&fit, &taus);
-        let next: Vec<f64> = members
+    let totals =
+        |taus: &[f64]| -> Vec<f64> { variances.iter().zip(taus).map(|(v, t)| v + t).collect() };
+    // Each group's τ² from the residuals `r`, its degrees of freedom from the leverages `h`.
+    let solve = |r: &[(f64, f64)], h: &[f64], old: &[f64]| -> Vec<f64> {
+        members
             .iter()
-            .zip(&group_tau)
+            .zip(old)
             .map(|(m, &old)| {
                 if m.is_empty() {
                     return old;
                 }
                 let df: f64 = m.iter().map(|&c| 1.0 - h[c]).sum();
-                group_tau2(m, &r, variances, df)
+                group_tau2(m, r, variances, df)
             })
-            .collect();
-        let largest = next.iter().copied().fold(0.0_f64, f64::max);
-        let settled = next
-            .iter()
-            .zip(&group_tau)
-            .all(|(a, b)| (a - b).abs() <= 1e-9 * largest + 1e-15);
-        group_tau = next;
-        for (i, c) in cells.iter().enumerate() {
-            taus[i] = group_tau[group_of[c.session]];
-        }
-        let totals: Vec<f64> = variances.iter().zip(&taus).map(|(v, t)| v + t).collect();
-        (fit, _) = fit_at(points, sessions, cells, &totals, 0.0, layout, Want::Inverse);
-        if settled {
-            let (_, h) = by_session(&fit, &taus);
+            .collect()
+    };
+    let settled = |a: &[f64], b: &[f64]| {
+        let largest = a.iter().chain(b).copied().fold(0.0_f64, f64::max);
+        a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-9 * largest + 1e-15)
+    };
+    let mut fit = pooled.clone();
+    // Leverages need C⁺, a dense inverse over a component's sessions: they are held while the
+    // τ²s settle on refits that solve for the shifts alone (conjugate gradients over many
+    // sessions), then taken again at the τ²s found, until they too no longer move them.
+    for _ in 0..APART_ROUNDS {
+        let (_, h) = by_session(&fit, &taus);
+        let r = residuals(&fit, sessions, cells, false);
+        let next = solve(&r, &h, &group_tau);
+        if settled(&next, &group_tau) {
             let fewest = members
                 .iter()
                 .filter(|m| !m.is_empty())
@@ -1148,6 +1152,40 @@ fn sessions_apart(
                 .collect();
             return Some(fit);
         }
+        group_tau = next;
+        for _ in 0..APART_ROUNDS {
+            for (i, c) in cells.iter().enumerate() {
+                taus[i] = group_tau[group_of[c.session]];
+            }
+            let (quick, _) = fit_at(
+                points,
+                sessions,
+                cells,
+                &totals(&taus),
+                0.0,
+                layout,
+                Want::Residuals(Solver::Auto),
+            );
+            let r = residuals(&quick, sessions, cells, false);
+            let next = solve(&r, &h, &group_tau);
+            let done = settled(&next, &group_tau);
+            group_tau = next;
+            if done {
+                break;
+            }
+        }
+        for (i, c) in cells.iter().enumerate() {
+            taus[i] = group_tau[group_of[c.session]];
+        }
+        (fit, _) = fit_at(
+            points,
+            sessions,
+            cells,
+            &totals(&taus),
+            0.0,
+            layout,
+            Want::Inverse,
+        );
     }
     None
 }
