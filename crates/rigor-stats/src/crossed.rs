@@ -215,6 +215,11 @@ impl CrossedFit {
             .is_some_and(|k| self.components[k].sessions.len() == 1 && points_in[k] == 1)
     }
 
+    /// The number of sessions in connected component `k` (0 for one that does not exist).
+    pub(crate) fn sessions_in(&self, k: usize) -> usize {
+        self.components.get(k).map_or(0, |c| c.sessions.len())
+    }
+
     /// The number of points in each component.
     pub(crate) fn points_per_component(&self) -> Vec<usize> {
         let mut out = vec![0; self.components.len()];

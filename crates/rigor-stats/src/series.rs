@@ -448,20 +448,25 @@ pub fn detect_floored(
     for v in versions {
         check_finite(&[v.mean, v.variance])?;
     }
-    search(versions, None, cfg, &|boundaries| {
+    search(versions, None, cfg, &[], &|boundaries| {
         evaluate_floored(versions, boundaries, cfg, floor)
     })
 }
 
 /// The search shared by [`detect_floored`] and [`detect_adjusted`]: candidates from E-divisive
 /// over `versions`' means, then the weakest boundary that does not hold dropped (as `evaluate`
-/// judges it) and the rest moved to their best split, until every boundary holds.
+/// judges it) and the rest moved to their best split, until every boundary holds. A position
+/// `pinned` (true at it; missing entries: false) is a boundary throughout, never dropped nor
+/// moved: its two sides' levels have no common origin, and one segment across it would read
+/// the difference between its sides as spread between versions.
 fn search(
     versions: &[VersionMean],
     repeats: Option<&[usize]>,
     cfg: &SeriesConfig,
+    pinned: &[bool],
     evaluate: &dyn Fn(&[usize]) -> Result<SeriesAnalysis>,
 ) -> Result<SeriesAnalysis> {
+    let is_pinned = |i: usize| pinned.get(i).copied().unwrap_or(false);
     // Candidates from the series as versions: a position standing for several versions (a
     // stretch of identical builds) repeated, so that E-divisive's windows see every version.
     // The scan runs over every version and again without the newest (made a candidate of its
@@ -509,6 +514,9 @@ fn search(
     if enough && boundaries.last() != Some(&newest) {
         boundaries.push(newest);
     }
+    boundaries.extend((1..versions.len()).filter(|&i| is_pinned(i)));
+    boundaries.sort_unstable();
+    boundaries.dedup();
     // Each pass drops a boundary or moves some; the cap only guards against a cycle of moves.
     let mut passes = 0;
     loop {
@@ -521,6 +529,7 @@ fn search(
             .changes
             .iter()
             .enumerate()
+            .filter(|(_, c)| !is_pinned(c.index))
             .filter(|(_, c)| !c.verdict.is_change() || c.p_adjusted > alpha)
             .max_by(|a, b| a.1.p_adjusted.total_cmp(&b.1.p_adjusted))
             .map(|(i, _)| i);
@@ -530,11 +539,11 @@ fn search(
             }
             None => {
                 // A blip — a short segment between a rise and a fall — holds only as a pair.
-                if let Some(i) = weaker_of_failing_blip(versions, &analysis, cfg) {
+                if let Some(i) = weaker_of_failing_blip(versions, &analysis, cfg, &is_pinned) {
                     boundaries.remove(i);
                     continue;
                 }
-                let refined = refine(versions, &boundaries, analysis.tau2);
+                let refined = refine(versions, &boundaries, analysis.tau2, &is_pinned);
                 if refined == boundaries || passes > 4 * versions.len() + 10 {
                     return Ok(analysis);
                 }
@@ -565,6 +574,7 @@ fn weaker_of_failing_blip(
     versions: &[VersionMean],
     analysis: &SeriesAnalysis,
     cfg: &SeriesConfig,
+    pinned: &dyn Fn(usize) -> bool,
 ) -> Option<usize> {
     let alpha = 1.0 - cfg.level;
     let tau2 = analysis.tau2;
@@ -587,12 +597,18 @@ fn weaker_of_failing_blip(
         let span = (after.end - before.start) as f64;
         let q = (p * (span - 1.0) * (span - 2.0) / 2.0).min(1.0);
         if q > alpha && worst.is_none_or(|(_, w)| q > w) {
-            let weaker = if rise.p_adjusted >= fall.p_adjusted {
-                i
+            let (first, second) = if rise.p_adjusted >= fall.p_adjusted {
+                (i, i + 1)
             } else {
-                i + 1
+                (i + 1, i)
             };
-            worst = Some((weaker, q));
+            // A pinned boundary stays: the other goes, or neither.
+            let weaker = [first, second]
+                .into_iter()
+                .find(|&k| !pinned(analysis.changes[k].index));
+            if let Some(weaker) = weaker {
+                worst = Some((weaker, q));
+            }
         }
     }
     worst.map(|(i, _)| i)
@@ -617,11 +633,16 @@ fn pooled(a: &Segment, b: &Segment) -> Segment {
     }
 }
 
-/// Moves each boundary to the split between its neighbours that fits the two sides' weighted
-/// levels best (least weighted squares, weights `1/(vᵢ + τ²)`): E-divisive places a change to
+/// Moves each boundary but the `pinned` ones to the split between its neighbours that fits the
+/// two sides' weighted levels best (least weighted squares, weights `1/(vᵢ + τ²)`): E-divisive places a change to
 /// within its windows, this places it exactly when the data allow. Boundaries stay in order.
 /// Prefix sums of `w`, `w·m` and `w·m²` make each candidate split O(1).
-fn refine(versions: &[VersionMean], boundaries: &[usize], tau2: f64) -> Vec<usize> {
+fn refine(
+    versions: &[VersionMean],
+    boundaries: &[usize],
+    tau2: f64,
+    pinned: &dyn Fn(usize) -> bool,
+) -> Vec<usize> {
     let n = versions.len();
     let (mut sw, mut swm, mut swm2) = (vec![0.0; n + 1], vec![0.0; n + 1], vec![0.0; n + 1]);
     // A version without variance (and no τ²) would weigh infinitely: then all weigh the same,
@@ -648,6 +669,9 @@ fn refine(versions: &[VersionMean], boundaries: &[usize], tau2: f64) -> Vec<usiz
     };
     let mut out = boundaries.to_vec();
     for j in 0..out.len() {
+        if pinned(out[j]) {
+            continue;
+        }
         let lo = if j == 0 { 0 } else { out[j - 1] };
         let hi = if j + 1 < out.len() { out[j + 1] } else { n };
         let best = (lo + 1..hi)
@@ -715,6 +739,25 @@ pub fn detect_adjusted(
     detect_adjusted_repeated(fit, points, &[], cfg, floor)
 }
 
+/// The positions of the series (`points[i]` the fit's point at position `i`) whose point and
+/// the one before lie in different connected components, one of them of several sessions: a
+/// version measured in a session tied to none of the history (`track run --anchors 0`) beside
+/// a connected history whose sessions' shifts are taken out. Its level keeps its own session's
+/// shift (on a loaded machine, a factor of several), and a segment across it would read that
+/// as spread between versions and hide every change of the segment. Such a boundary stays (its
+/// test carries σ_s², so it is a change only when the step is beyond what sessions shift); one
+/// between two versions each alone in a session of its own (a history built by `track add`)
+/// does not, as there every boundary is one and the spread between them is what sessions do.
+fn origin_boundaries(fit: &CrossedFit, points: &[usize]) -> Vec<bool> {
+    let several = |p: usize| fit.component(p).is_some_and(|k| fit.sessions_in(k) > 1);
+    let mut out = vec![false; points.len()];
+    for i in 1..points.len() {
+        let (a, b) = (points[i - 1], points[i]);
+        out[i] = fit.component(a) != fit.component(b) && (several(a) || several(b));
+    }
+    out
+}
+
 /// [`detect_adjusted`] where position `i` of the series stands for `repeats[i]` versions (a
 /// stretch of byte-identical builds, one point of the fit; missing entries: 1): candidates are
 /// sought over the versions, each stretch's level repeated, so a short series of points that
@@ -728,7 +771,8 @@ pub fn detect_adjusted_repeated(
 ) -> Result<SeriesAnalysis> {
     let versions = adjusted_levels(fit, points)?;
     let adjusted = Adjusted::new(fit, points, &versions);
-    search(&versions, Some(repeats), cfg, &|boundaries| {
+    let pinned = origin_boundaries(fit, points);
+    search(&versions, Some(repeats), cfg, &pinned, &|boundaries| {
         adjusted.evaluate(boundaries, cfg, floor)
     })
 }
@@ -1907,7 +1951,8 @@ pub(crate) mod tests {
                     &format!("seed {seed}, boundaries {b:?}"),
                 );
             }
-            let direct = search(&versions, None, &cfg, &|b| {
+            let pinned = origin_boundaries(&fit, &points);
+            let direct = search(&versions, None, &cfg, &pinned, &|b| {
                 evaluate_adjusted(&fit, &points, &versions, b, &cfg, &floor)
             })
             .unwrap();
@@ -1938,6 +1983,61 @@ pub(crate) mod tests {
         assert_eq!(c.index, 20);
         assert!(c.confounded);
         assert!((c.ratio - 1.45).abs() < 0.01, "{}", c.ratio);
+    }
+
+    /// What a new user saw on a C project: a connected history (sessions with anchors) with a
+    /// rise and a fall back, then one version measured with `--anchors 0` in a session three
+    /// times slower (a loaded machine). That version's level keeps its session's shift; merged
+    /// into the last segment it made the spread between versions so large that every change of
+    /// the history went ("No changes detected"; without the boundary kept, this test finds
+    /// none). The boundary before it stays, confounded and no change (its test carries how much
+    /// sessions vary, here about ±50% on 4 degrees of freedom); the history's changes are found.
+    #[test]
+    fn a_version_in_a_session_of_its_own_does_not_erase_the_history() {
+        use crate::crossed::{Cell, fit};
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let noise = Normal::new(0.0, 0.005).unwrap();
+        let truth = |p: usize| match p {
+            10..20 => 0.2,
+            _ => 0.0,
+        };
+        let shifts = [0.0, 0.6, -0.4, 0.5, -0.5];
+        let mut cells = Vec::new();
+        for (session, shift) in shifts.iter().enumerate() {
+            let start = 6 * session;
+            let mut members: Vec<usize> = (start..start + 6).collect();
+            if start > 0 {
+                members.extend([start - 1, start / 2]);
+            }
+            for p in members {
+                let value = truth(p) + shift + noise.sample(&mut rng);
+                cells.push(Cell {
+                    point: p,
+                    session,
+                    value,
+                    variance: 0.005 * 0.005,
+                });
+            }
+        }
+        cells.push(Cell {
+            point: 30,
+            session: 5,
+            value: 3.0_f64.ln(),
+            variance: 0.005 * 0.005,
+        });
+        let f = fit(31, 6, &cells).unwrap();
+        assert_eq!(f.components(), 2);
+        let found = adjusted(&f, 31);
+        let changes: Vec<(usize, bool, bool)> = found
+            .changes
+            .iter()
+            .map(|c| (c.index, c.verdict.is_change(), c.confounded))
+            .collect();
+        assert_eq!(
+            changes,
+            vec![(10, true, false), (20, true, false), (30, false, true)],
+            "{found:?}"
+        );
     }
 
     /// The same sessions with two anchors each: the shift is estimated and taken out, nothing
@@ -2180,13 +2280,16 @@ pub(crate) mod tests {
         }
         // The weaker of the two goes: 84 (corrected p 0.018 against 0.017 for 80).
         assert!(each.changes[2].p_adjusted > each.changes[1].p_adjusted);
-        assert_eq!(weaker_of_failing_blip(&versions, &each, &cfg), Some(2));
+        assert_eq!(
+            weaker_of_failing_blip(&versions, &each, &cfg, &|_| false),
+            Some(2)
+        );
         let clear = blip_series(6.0, false);
         let a = evaluate(&clear, &[60, 80, 84], &cfg).unwrap();
-        assert_eq!(weaker_of_failing_blip(&clear, &a, &cfg), None);
+        assert_eq!(weaker_of_failing_blip(&clear, &a, &cfg, &|_| false), None);
         let stairs = blip_series(1.9, true);
         let a = evaluate(&stairs, &[60, 80, 84], &cfg).unwrap();
-        assert_eq!(weaker_of_failing_blip(&stairs, &a, &cfg), None);
+        assert_eq!(weaker_of_failing_blip(&stairs, &a, &cfg, &|_| false), None);
     }
 
     /// 200 seeded series of 300 versions (noise 1, variance 1): steps of +3 at 100 and −2 at 200.
