@@ -521,6 +521,9 @@ pub fn compare_loaded(
         mut warnings,
     } = comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs, paired)?;
     warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
+    if let Some(w) = separate_runs(&old, &new) {
+        warnings.push(w);
+    }
     let analysis_warnings = crate::run::has_warnings(&old) || crate::run::has_warnings(&new);
     let mut compared = ComparedFiles {
         metric: old
@@ -537,6 +540,24 @@ pub fn compare_loaded(
     };
     compared.decide(s.comparison.fail_on);
     Ok(compared)
+}
+
+/// The warning that `old` and `new` were measured in separate runs, unless they are one run
+/// (the same start, or the same measurements) or rigor's runs of several files each (a
+/// one-process format's files read as executions, where no start is kept). Another tool's
+/// files are separate runs too when their starts are unknown.
+fn separate_runs(old: &ResultFile, new: &ResultFile) -> Option<Warning> {
+    let (a, b) = (old.provenance.started, new.provenance.started);
+    if same_measurements(old, new) || (a.is_some() && a == b) {
+        return None;
+    }
+    if a.is_none() && b.is_none() && old.provenance.imported_from.is_none() {
+        return None;
+    }
+    Some(Warning::SeparateRuns {
+        old_started: a.map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()),
+        new_started: b.map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()),
+    })
 }
 
 /// Whether two results hold the same benchmarks with the same measurements (a file compared

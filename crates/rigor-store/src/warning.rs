@@ -136,6 +136,15 @@ pub enum Warning {
         /// Top-level units the plan requires.
         needed: usize,
     },
+    /// The two results compared were measured in separate runs: the difference carries what
+    /// changed between them (the machine's load, clock, memory layout), which neither run's
+    /// interval can see.
+    SeparateRuns {
+        /// When the old run started, when known (RFC 3339).
+        old_started: Option<String>,
+        /// When the new one started, when known.
+        new_started: Option<String>,
+    },
 }
 
 /// The warning in words (shown after `rigor: warning: `).
@@ -241,6 +250,24 @@ impl std::fmt::Display for Warning {
                     "'{benchmark}': the {pilot_units} pilot {level} means look multimodal or \
                      skewed; the plan asks for at least {needed} {level}s, {why} of 1 {level} in \
                      5 with 95% probability (no interval can show a mode it never saw)"
+                )
+            }
+            Self::SeparateRuns {
+                old_started,
+                new_started,
+            } => {
+                let when = match (old_started, new_started) {
+                    (Some(a), Some(b)) => format!(" (started {a} and {b})"),
+                    _ => String::new(),
+                };
+                write!(
+                    f,
+                    "old and new were measured in separate runs{when}: each difference also \
+                     holds whatever changed on the machine between them (load, clock frequency, \
+                     memory layout), which these intervals do not cover (on a loaded machine, \
+                     tens of percent); for a verdict, measure both in one run (`rigor run OLD \
+                     NEW`, interleaved) or track the versions (`rigor track`), whose sessions \
+                     are modelled"
                 )
             }
         }

@@ -179,6 +179,17 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
     );
     assert!(out.contains("false-discovery-adjusted q"), "{out}");
     assert!(out.contains("Suite: geometric mean of 2 ratios"), "{out}");
+    // Two runs: what changed between them is in every difference, and no interval covers it
+    // (a new user's same binary, run twice on a loaded machine, came out 41% faster).
+    rigor()
+        .arg("compare")
+        .arg(&old)
+        .arg(&new)
+        .assert()
+        .stderr(predicate::str::contains(
+            "old and new were measured in separate runs (started ",
+        ))
+        .stderr(predicate::str::contains("measure both in one run"));
     // Comparing two results pairs benchmarks by name: a --reference (any) was ignored before.
     for reference in ["nope", "parse"] {
         rigor()
