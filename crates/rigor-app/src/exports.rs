@@ -70,9 +70,11 @@ pub fn views<'a>(
             // imported format records each execution's CPU times: the line would show unknown
             // ones as 0 beside a peak memory some formats keep (`--metric peak-memory`
             // analyses that).
-            resources: (b.metric.is_none() && result.provenance.imported_from.is_none())
-                .then(|| resources(b))
-                .flatten(),
+            resources: (b.metric.is_none()
+                && result.provenance.imported_from.is_none()
+                && !result.settings.as_ref().is_some_and(|s| s.simulate))
+            .then(|| resources(b))
+            .flatten(),
             compared: None,
             value: value_alone(b, a),
             net: net_view(b, result.confidence.get()),
@@ -143,15 +145,15 @@ fn net_view(b: &BenchmarkRecord, level: f64) -> Option<NetView> {
 }
 
 /// Mean user and system time and the largest peak memory of the measured executions; `None`
-/// when nothing but wall time was recorded (simulated or imported data: no system time and no
-/// memory).
+/// when none was recorded. (A program smaller than rigor itself has no peak memory rigor can
+/// tell from its own, and a short one often no system time: its user time alone is shown.)
 pub fn resources(b: &BenchmarkRecord) -> Option<Resources> {
     let measured: Vec<_> = b.executions.iter().filter(|e| !e.warmup).collect();
     let n = measured.len() as f64;
     let user = measured.iter().map(|e| e.user.get()).sum::<f64>() / n;
     let sys = measured.iter().map(|e| e.sys.get()).sum::<f64>() / n;
     let peak_rss = measured.iter().map(|e| e.max_rss).max().unwrap_or(0);
-    (!measured.is_empty() && (sys > 0.0 || peak_rss > 0)).then_some(Resources {
+    (!measured.is_empty() && (user > 0.0 || sys > 0.0 || peak_rss > 0)).then_some(Resources {
         user,
         sys,
         peak_rss,
@@ -401,4 +403,46 @@ fn write_otava(path: &Path, result: &ResultFile) -> Result<()> {
         text + &csv_text(&[row])
     };
     rigor_store::write_atomic(path, text.as_bytes()).map_err(write_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigor_store::{ExecutionRecord, Layout};
+    use rigor_units::Seconds;
+
+    fn with(user: f64, sys: f64, max_rss: u64) -> BenchmarkRecord {
+        let mut b = BenchmarkRecord::new("b", "b", Layout::EXECUTIONS);
+        b.executions = (0..3)
+            .map(|i| ExecutionRecord {
+                metrics: Default::default(),
+                build: None,
+                round: i,
+                execution: i,
+                warmup: false,
+                wall: Seconds(0.02),
+                user: Seconds(user),
+                sys: Seconds(sys),
+                max_rss,
+                exit_code: None,
+                env_pad: None,
+                resolution: None,
+            })
+            .collect();
+        b
+    }
+
+    /// A short program smaller than rigor (no system time, no peak memory rigor can tell) still
+    /// has its user time shown: the line came and went with whether the kernel charged a tick of
+    /// system time.
+    #[test]
+    fn user_time_alone_is_shown() {
+        let r = resources(&with(0.016, 0.0, 0)).expect("user time alone");
+        assert_eq!((r.user, r.sys, r.peak_rss), (0.016, 0.0, 0));
+        assert!(resources(&with(0.0, 0.0, 0)).is_none());
+        assert_eq!(
+            resources(&with(0.0, 0.0, 4096)).map(|r| r.peak_rss),
+            Some(4096)
+        );
+    }
 }
