@@ -110,6 +110,20 @@ fn load_text(l: Option<f64>) -> String {
 
 /// A session's line, and a warning when the machine was busy.
 pub fn session_line(s: &SessionView) -> String {
+    if s.measured.0.get() <= 0.0 {
+        // Every execution failed (a benchmark that cannot start): nothing measured, and no
+        // busy machine that matters.
+        return format!(
+            "rigor: session {}: {}{}, nothing measured (every execution failed)",
+            s.id,
+            count(s.versions, "version", "versions"),
+            if s.anchors > 0 {
+                format!(" and {}", count(s.anchors, "anchor", "anchors"))
+            } else {
+                String::new()
+            },
+        );
+    }
     let mut out = format!(
         "rigor: session {}: {}{}, load {} → {}, {} measured",
         s.id,
@@ -1082,6 +1096,16 @@ mod tests {
         assert!(
             line.contains("`rigor track changes --metric cpu`"),
             "{line}"
+        );
+        // Nothing measured (a benchmark that cannot start): said, and no busy machine blamed.
+        let nothing = session_line(&SessionView {
+            measured: (Seconds::ZERO, Seconds::ZERO),
+            ..s
+        });
+        assert_eq!(
+            nothing,
+            "rigor: session 7: 11 versions and 2 anchors, nothing measured (every execution \
+             failed)"
         );
         let t = tracked_line(&TrackedView {
             measured: 5,
