@@ -528,17 +528,26 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
             ),
             None => "between sessions unknown".to_string(),
         };
-        let estimate = if l.uninformative {
+        let estimate = if l.uninformative || l.sessions_unknown {
             "no estimate".to_string()
         } else {
             ratio_percent(l.ratio)
         };
+        // Nothing bounds the candidate's session: the interval of its own measurements is no
+        // 95% interval of the change, and is not called one.
+        let interval = if l.sessions_unknown {
+            format!(
+                "the measurements alone, without its session's shift: {}",
+                interval_percent(l.interval)
+            )
+        } else {
+            format!("95% CI {}", interval_percent(l.interval))
+        };
         let _ = writeln!(
             out,
-            "  {}: {estimate} (95% CI {}{floor}): {} — against {} version(s) since {}; spread \
+            "  {}: {estimate} ({interval}{floor}): {} — against {} version(s) since {}; spread \
              between versions {}, {sessions}",
             l.benchmark,
-            interval_percent(l.interval),
             l.verdict,
             l.versions.0,
             short(&l.versions.1),
@@ -579,13 +588,17 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
     );
     for l in lines {
         let verdict = if l.sessions_unknown {
-            format!("{} (sessions unknown)", l.verdict)
+            format!(
+                "{} (sessions unknown: the interval is the measurements' alone, without the \
+                 candidate session's shift)",
+                l.verdict
+            )
         } else if l.uninformative {
             format!("{} (interval wider than ×2: no estimate)", l.verdict)
         } else {
             l.verdict.clone()
         };
-        let estimate = if l.uninformative {
+        let estimate = if l.uninformative || l.sessions_unknown {
             "—".to_string()
         } else {
             ratio_percent(l.ratio)
@@ -976,6 +989,24 @@ mod tests {
         assert!(!text.contains("−51%"), "{text}");
         assert!(text.contains("b1.05: +5.0% (95% CI"), "{text}");
         assert_eq!(text.matches("No estimate:").count(), 1, "{text}");
+        // Sessions unknown: no estimate, and the measurements' interval is not called the
+        // change's 95% CI (a new user's −19% change showed as "95% CI +33% .. +418%").
+        let unknown = CheckLine {
+            sessions_unknown: true,
+            spreads: (0.0, Some((0.3, 1))),
+            ..line(1.9, (1.33, 5.18), "inconclusive", false)
+        };
+        let text = check_table("main", "m", std::slice::from_ref(&unknown));
+        assert!(
+            text.contains(
+                "b1.9: no estimate (the measurements alone, without its session's shift: +33% \
+                 .. +418%)"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("95% CI"), "{text}");
+        let md = check_markdown("main", "m", &[unknown]);
+        assert!(md.contains("| `b1.9` | — |"), "{md}");
         let md = check_markdown("main", "m", &lines);
         assert!(
             md.contains("| `b0.49` | — | −90% .. +138% | inconclusive (interval wider than ×2"),
