@@ -27,7 +27,8 @@ DATASETS = {  # values, variances of the first cells of LAYOUT
 }
 
 
-def run(name, cells):
+def design(cells, P, J):
+    """The dummy-coded layout (points, then effect-coded shifts), the values and variances."""
     X = np.zeros((len(cells), P + J - 1))
     for i, (p, j, _, _) in enumerate(cells):
         X[i, p] = 1.0
@@ -35,8 +36,11 @@ def run(name, cells):
             X[i, P + j] = 1.0
         else:
             X[i, P:] = -1.0
-    y = np.array([c[2] for c in cells])
-    w = np.array([c[3] for c in cells])
+    return X, np.array([c[2] for c in cells]), np.array([c[3] for c in cells])
+
+
+def run(name, cells):
+    X, y, w = design(cells, P, J)
 
     def solve(tau2):
         W = np.diag(1.0 / (w + tau2))
@@ -89,15 +93,7 @@ LOADED = [  # point, session, log level, its variance
 
 
 def apart(cells, P, J):
-    X = np.zeros((len(cells), P + J - 1))
-    for i, (p, j, _, _) in enumerate(cells):
-        X[i, p] = 1.0
-        if j < J - 1:
-            X[i, P + j] = 1.0
-        else:
-            X[i, P:] = -1.0
-    y = np.array([c[2] for c in cells])
-    w = np.array([c[3] for c in cells])
+    X, y, w = design(cells, P, J)
     sess = np.array([c[1] for c in cells])
 
     def solve(taus):

@@ -1130,6 +1130,13 @@ fn sessions_apart(
             .zip(b)
             .all(|(x, y)| (x - y).abs() <= 1e-9 * largest + 1e-15)
     };
+    // The fit at the current τ²s: the shifts alone (`Residuals`), or with `C⁺` (`Inverse`).
+    let refit = |taus: &mut [f64], group_tau: &[f64], want: Want| {
+        for (i, c) in cells.iter().enumerate() {
+            taus[i] = group_tau[group_of[c.session]];
+        }
+        fit_at(points, sessions, cells, &totals(taus), 0.0, layout, want).0
+    };
     let mut fit = pooled.clone();
     // Leverages need C⁺, a dense inverse over a component's sessions: they are held while the
     // τ²s settle on refits that solve for the shifts alone (conjugate gradients over many
@@ -1159,18 +1166,7 @@ fn sessions_apart(
         }
         group_tau = next;
         for _ in 0..APART_ROUNDS {
-            for (i, c) in cells.iter().enumerate() {
-                taus[i] = group_tau[group_of[c.session]];
-            }
-            let (quick, _) = fit_at(
-                points,
-                sessions,
-                cells,
-                &totals(&taus),
-                0.0,
-                layout,
-                Want::Residuals(Solver::Auto),
-            );
+            let quick = refit(&mut taus, &group_tau, Want::Residuals(Solver::Auto));
             let r = residuals(&quick, sessions, cells, false);
             let next = solve(&r, &h, &group_tau);
             let done = settled(&next, &group_tau);
@@ -1179,18 +1175,7 @@ fn sessions_apart(
                 break;
             }
         }
-        for (i, c) in cells.iter().enumerate() {
-            taus[i] = group_tau[group_of[c.session]];
-        }
-        (fit, _) = fit_at(
-            points,
-            sessions,
-            cells,
-            &totals(&taus),
-            0.0,
-            layout,
-            Want::Inverse,
-        );
+        fit = refit(&mut taus, &group_tau, Want::Inverse);
     }
     None
 }
