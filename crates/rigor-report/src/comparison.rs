@@ -397,6 +397,20 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             ((1.0 - c.level) * 1e4).round() / 1e4
         ),
         Verdict::Inconclusive => match c.more_units {
+            // An estimate inside the band: the whole interval would have to fit in it (an
+            // A/A comparison of noisy commands, whose estimate is no nearer an edge than
+            // any other).
+            Some(n)
+                if n >= rigor_stats::compare::MORE_UNITS_CAP
+                    && (c.ratio - 1.0).abs() < c.threshold =>
+            {
+                format!(
+                    "inconclusive: the interval would have to fit within the ±{band} threshold \
+                     to show them equivalent, which would take over {} times as many {}",
+                    rigor_stats::compare::MORE_UNITS_MOST_FACTOR,
+                    v.units
+                )
+            }
             Some(n) if n >= rigor_stats::compare::MORE_UNITS_CAP => format!(
                 "inconclusive: the estimate is too close to the edge of the ±{band} threshold \
                  for more {} to decide it (it would take over {} times as many)",
@@ -692,6 +706,19 @@ mod tests {
             ..on_edge
         })]);
         assert!(text.contains("roughly 7 more executions"), "{text}");
+        // An A/A estimate well inside the band, its interval far wider: not "close to the edge".
+        let noisy = rigor_stats::compare::Comparison {
+            ratio: 1.002,
+            ..on_edge
+        };
+        let text = render(&[view(&noisy)]);
+        assert!(
+            text.contains(
+                "inconclusive: the interval would have to fit within the ±1.0% threshold to show \
+                 them equivalent, which would take over 100 times as many executions"
+            ),
+            "{text}"
+        );
     }
 }
 
