@@ -32,6 +32,7 @@ Python 3 standard library only.
 """
 
 import argparse
+import fcntl
 import html
 import html.parser
 import json
@@ -103,13 +104,22 @@ class DevTools:
                                                    ignore_cleanup_errors=True)
         to_child, self._write = os.pipe()
         self._read, from_child = os.pipe()
-        # The child's fd 3 reads our commands, its fd 4 writes replies.
+        # The child's fd 3 reads our commands, its fd 4 writes replies. They are set up in the
+        # child alone, through copies above both (either pipe end may itself be 3 or 4), and
+        # not named in pass_fds: the checks run in threads, and fds 3 and 4 of this process
+        # may be another thread's, closed at the moment of the fork, which pass_fds turns into
+        # EBADF. Without close_fds the child keeps only what is inheritable, as 3 and 4 are
+        # after dup2 (os.pipe's ends and the copies are not).
+        def wire():
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_child, from_child)]
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
         self.proc = subprocess.Popen(
             [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile.name}",
              "--remote-debugging-pipe", "--window-size=1300,1000", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            env=chromium_env(self.profile.name), pass_fds=(3, 4, to_child, from_child),
-            preexec_fn=lambda: (os.dup2(to_child, 3), os.dup2(from_child, 4)))
+            env=chromium_env(self.profile.name), close_fds=False, preexec_fn=wire)
         os.close(to_child)
         os.close(from_child)
         self._buf = b""
