@@ -70,11 +70,9 @@ pub fn views<'a>(
             // imported format records each execution's CPU times: the line would show unknown
             // ones as 0 beside a peak memory some formats keep (`--metric peak-memory`
             // analyses that).
-            resources: (b.metric.is_none()
-                && result.provenance.imported_from.is_none()
-                && !result.settings.as_ref().is_some_and(|s| s.simulate))
-            .then(|| resources(b))
-            .flatten(),
+            resources: (b.metric.is_none() && result.provenance.imported_from.is_none())
+                .then(|| resources(b))
+                .flatten(),
             compared: None,
             value: value_alone(b, a),
             net: net_view(b, result.confidence.get()),

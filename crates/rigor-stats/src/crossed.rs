@@ -878,30 +878,20 @@ pub(crate) fn fit_with(
             .map(|c| c.value.abs())
             .fold(0.0, f64::max)
             .max(1.0);
-        let mut hi = variances.iter().sum::<f64>() / cells.len() as f64;
-        if hi <= 0.0 {
-            hi = 1e-12 * scale * scale;
-        }
+        let mean = variances.iter().sum::<f64>() / cells.len() as f64;
+        let start = if mean > 0.0 {
+            mean
+        } else {
+            1e-12 * scale * scale
+        };
         let target = df as f64;
-        let (mut lo, mut g_lo) = (0.0, rss0 - target);
-        let mut g_hi = rss_at(hi) - target;
-        while g_hi > 0.0 && hi < 1e12 * scale * scale {
-            (lo, g_lo) = (hi, g_hi);
-            hi *= 4.0;
-            g_hi = rss_at(hi) - target;
-        }
-        // The Illinois variant of regula falsi on the bracket [lo, hi] (g(lo) > 0 ≥ g(hi)):
-        // superlinear where bisection halves, so a few residual sums instead of forty. `hi`
-        // stays on the side where the residuals are within their degrees of freedom.
-        let mut bracket = Bracket::new((lo, g_lo), (hi, g_hi));
-        for _ in 0..100 {
-            if bracket.within(1e-12) || bracket.g_hi.abs() <= 1e-12 * target {
-                break;
-            }
-            bracket.step(&mut |t| rss_at(t) - target);
-        }
-        let hi = bracket.hi;
-        tau2 = hi;
+        tau2 = paule_mandel(
+            rss0 - target,
+            start,
+            1e12 * scale * scale,
+            target,
+            &mut |t| rss_at(t) - target,
+        );
     }
     let (mut best, _) = fit_at_tau2(tau2, Want::Inverse);
     best.df = df;
@@ -1002,23 +992,31 @@ fn group_tau2(members: &[usize], r: &[(f64, f64)], v: &[f64], df: f64) -> f64 {
     if df <= 0.0 || g0 <= 0.0 {
         return 0.0;
     }
-    let mut hi = members.iter().map(|&c| v[c]).sum::<f64>() / members.len() as f64;
-    if hi <= 0.0 {
-        hi = f64::MIN_POSITIVE;
-    }
+    let mean = members.iter().map(|&c| v[c]).sum::<f64>() / members.len() as f64;
+    paule_mandel(g0, mean.max(f64::MIN_POSITIVE), 1e300, df, &mut |t| q(t))
+}
+
+/// The root of Paule & Mandel's equation `g(τ²) = 0`, `g` the weighted residual sum of squares
+/// less its degrees of freedom `df`, which falls as τ² grows, from `g(0) = g0 > 0`: the bracket
+/// `[0, start]` widened fourfold until `g` is not positive (or `start` reaches `cap`), then the
+/// Illinois variant of regula falsi (superlinear where bisection halves, so a few residual sums
+/// instead of forty). The end returned stays on the side where the residuals are within their
+/// degrees of freedom.
+fn paule_mandel(g0: f64, start: f64, cap: f64, df: f64, g: &mut dyn FnMut(f64) -> f64) -> f64 {
     let (mut lo, mut g_lo) = (0.0, g0);
-    let mut g_hi = q(hi);
-    while g_hi > 0.0 && hi < 1e300 {
+    let mut hi = start;
+    let mut g_hi = g(hi);
+    while g_hi > 0.0 && hi < cap {
         (lo, g_lo) = (hi, g_hi);
         hi *= 4.0;
-        g_hi = q(hi);
+        g_hi = g(hi);
     }
     let mut bracket = Bracket::new((lo, g_lo), (hi, g_hi));
-    for _ in 0..200 {
-        if bracket.within(1e-13) || bracket.g_hi.abs() <= 1e-13 * df {
+    for _ in 0..100 {
+        if bracket.within(1e-12) || bracket.g_hi.abs() <= 1e-12 * df {
             break;
         }
-        bracket.step(&mut |t| q(t));
+        bracket.step(&mut |t| g(t));
     }
     bracket.hi
 }
@@ -1048,7 +1046,9 @@ fn sessions_apart(
 ) -> Option<CrossedFit> {
     use statrs::distribution::{ContinuousCDF, FisherSnedecor};
     let points = pooled.levels.len();
-    let by_session = |fit: &CrossedFit, taus: &[f64]| -> (Vec<(f64, f64)>, Vec<f64>) {
+    // Each session's weighted residual sum of squares and residual degrees of freedom, each
+    // cell's leverage, and the residuals themselves, at a fit with `C⁺`.
+    let by_session = |fit: &CrossedFit, taus: &[f64]| {
         let r = residuals(fit, sessions, cells, true);
         let mut q_d = vec![(0.0, 0.0); sessions];
         let h: Vec<f64> = r
@@ -1060,10 +1060,10 @@ fn sessions_apart(
             q_d[c.session].0 += weight(variances[i] + taus[i]) * r[i].0 * r[i].0;
             q_d[c.session].1 += 1.0 - h[i];
         }
-        (q_d, h)
+        (q_d, h, r)
     };
     let taus = vec![tau2; cells.len()];
-    let (q_d, _) = by_session(pooled, &taus);
+    let (q_d, _, _) = by_session(pooled, &taus);
     let tested: Vec<usize> = (0..sessions)
         .filter(|&j| q_d[j].1 >= APART_MIN_DF)
         .collect();
@@ -1142,8 +1142,7 @@ fn sessions_apart(
     // τ²s settle on refits that solve for the shifts alone (conjugate gradients over many
     // sessions), then taken again at the τ²s found, until they too no longer move them.
     for _ in 0..APART_ROUNDS {
-        let (_, h) = by_session(&fit, &taus);
-        let r = residuals(&fit, sessions, cells, false);
+        let (_, h, r) = by_session(&fit, &taus);
         let next = solve(&r, &h, &group_tau);
         if settled(&next, &group_tau) {
             let fewest = members
