@@ -835,6 +835,66 @@ pub fn bisect_ending(e: &BisectEnding, metric: &rigor_units::Metric) -> String {
     }
 }
 
+/// A change the history holds within a bisected range besides the one the bisection names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OtherChange {
+    /// Its first version (as stored: a full commit id or a label).
+    pub rev: String,
+    /// New level / old level.
+    pub ratio: f64,
+    /// Regression or improvement, in the metric's sense.
+    pub verdict: rigor_stats::compare::Verdict,
+}
+
+/// The stored changes of the bisected benchmark between the ends besides the one a bisection
+/// found (standard output, after its ending): a bisection follows the ends' difference to one
+/// version, and changes that cancel out, or add up, between the ends are not told apart by it.
+/// Empty when there are none. `named`: whether the bisection named a version (the others are
+/// then "other" changes).
+pub fn bisect_others(
+    others: &[OtherChange],
+    benchmark: &str,
+    (good, bad): (&str, &str),
+    named: bool,
+) -> String {
+    if others.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = others
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} ({})",
+                short(&c.rev),
+                ratio_percent(c.ratio),
+                c.verdict
+            )
+        })
+        .collect();
+    format!(
+        "The history {} of {benchmark} between {good} and {bad}: {}. A bisection follows the \
+         ends' difference to one version; bisect each part of the range on its own to place {}.\n",
+        if named {
+            format!(
+                "also holds {}",
+                crate::format::count(others.len(), "other change", "other changes")
+            )
+        } else {
+            format!(
+                "holds {}",
+                crate::format::count(others.len(), "stored change", "stored changes")
+            )
+        },
+        list.join(", "),
+        match (named, others.len()) {
+            (true, 1) => "the other",
+            (true, _) => "the others",
+            (false, 1) => "it",
+            (false, _) => "them",
+        }
+    )
+}
+
 /// What `rigor track check` shows.
 #[derive(Debug, Clone)]
 pub enum CheckedView<'a> {

@@ -224,8 +224,14 @@ fn bisect(
         max_rounds: a.max_rounds,
         metrics: a.options.analysis.metric.0.clone(),
     };
-    let r = track::bisect_run(history.as_write(), request, &mut Terminal)?;
+    let r = track::bisect_run(history, request, &mut Terminal)?;
     emit(&track_run::bisect_ending(&r.ending, &r.metric));
+    emit(&track_run::bisect_others(
+        &r.others,
+        &r.benchmark,
+        (&r.ends_given.0, &r.ends_given.1),
+        matches!(r.ending, track_run::BisectEnding::Found { .. }),
+    ));
     let cost = &r.cost;
     emit(&track_run::bisect_cost(
         cost.versions,

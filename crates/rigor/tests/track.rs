@@ -1133,6 +1133,69 @@ fn bisect_follows_the_metric_asked_for() {
     assert!(!dir.path("h.db").exists() || two.stdout.is_empty());
 }
 
+/// A bisection follows the ends' difference to one version: over a range where the history
+/// holds a rise and a fall back, it says which stored changes lie between the ends (the trial's
+/// bisection named one change of several without a word of the others); over a range holding
+/// only the change it names, it adds nothing.
+#[test]
+fn bisect_names_the_other_stored_changes_between_the_ends() {
+    let track = |dir: &Dir, project: &str, args: &[&str]| {
+        rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db"])
+            .args(args)
+            .args([
+                "--simulate",
+                project,
+                "--seed",
+                "2",
+                "-n",
+                "b",
+                "--machine",
+                "m",
+            ])
+            .args(["--", "mean=10ms,execution=2%"])
+            .output()
+            .unwrap()
+    };
+    // A rise and a fall back: the ends are close, and the bisection names neither.
+    let (dir, back) = (
+        Dir::new(),
+        "versions=16,step=5:+20%,step=12:-15%,session=0%",
+    );
+    let run = track(&dir, back, &["run", "--last", "16"]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let whole = track(&dir, back, &["bisect", "v1", "v16"]);
+    let out = String::from_utf8_lossy(&whole.stdout);
+    assert!(
+        out.contains("The history holds 2 stored changes of b between v1 and v16: v5 +")
+            && out.contains("(regression), v12 −")
+            && out.contains("(improvement). A bisection follows"),
+        "{out}"
+    );
+    // A rise and a smaller fall: the bisection names the rise and says there is another.
+    let (dir, less) = (Dir::new(), "versions=16,step=5:+20%,step=12:-5%,session=0%");
+    track(&dir, less, &["run", "--last", "16"]);
+    let whole = track(&dir, less, &["bisect", "v1", "v16"]);
+    let out = String::from_utf8_lossy(&whole.stdout);
+    assert!(out.contains("First changed version: v5"), "{out}");
+    assert!(
+        out.contains("also holds 1 other change of b between v1 and v16: v12 −")
+            && out.contains("to place the other."),
+        "{out}"
+    );
+    // Only the change it names in the range: nothing more.
+    let first = track(&dir, less, &["bisect", "v1", "v8"]);
+    let out = String::from_utf8_lossy(&first.stdout);
+    assert!(out.contains("First changed version: v5"), "{out}");
+    assert!(!out.contains("The history"), "{out}");
+}
+
 /// `track run --threshold` is the practical threshold of the detection that follows the
 /// measurement (it was ignored: detection took 1% whatever was typed).
 #[test]

@@ -429,12 +429,20 @@ pub struct BisectReport {
     pub cost: BisectCost,
     /// How it ended.
     pub outcome: Outcome,
+    /// The followed benchmark's other stored changes between the ends (current ones, of the
+    /// followed metric, besides the version found), oldest first: a bisection places one.
+    pub others: Vec<rigor_report::track_run::OtherChange>,
+    /// The followed benchmark's name.
+    pub benchmark: String,
+    /// The ends as given.
+    pub ends_given: (String, String),
 }
 
 /// Resolves the request and bisects ([`bisect`]), saying through `front` what happens as it
-/// happens (a bisection that stopped says why).
+/// happens (a bisection that stopped says why), and lists the followed benchmark's other
+/// stored changes between the ends.
 pub fn bisect_run(
-    history: &mut dyn HistoryWrite,
+    history: &mut dyn History,
     request: BisectRequest,
     front: &mut dyn Front,
 ) -> Result<BisectReport> {
@@ -470,10 +478,20 @@ pub fn bisect_run(
         metric: metric.clone(),
     };
     let (good, bad) = (&request.good, &request.bad);
+    let benchmark = experiment
+        .benchmarks
+        .first()
+        .map(|b| b.name.clone())
+        .unwrap_or_default();
+    let key = settings.key.clone();
+    let chain_revs: Vec<String> = chain(&settings.source, good, bad)?
+        .into_iter()
+        .map(|v| v.rev)
+        .collect();
     let (outcome, cost, quantity) =
         phase(front, &experiment, None, |executor, stop, bar, said| {
             bisect(
-                history,
+                history.as_write(),
                 &settings,
                 good,
                 bad,
@@ -485,7 +503,23 @@ pub fn bisect_run(
                 said,
             )
         })?;
+    let found = match &outcome {
+        BisectOutcome::Found { first, .. } => Some(first.rev.clone()),
+        _ => None,
+    };
+    let others = match &outcome {
+        BisectOutcome::Stopped(_) | BisectOutcome::NoChange { ends: None } => Vec::new(),
+        _ => other_changes(
+            history.as_read(),
+            &key,
+            &benchmark,
+            &metric,
+            &chain_revs,
+            found.as_deref(),
+        )?,
+    };
     let given = (request.good, request.bad);
+    let ends_given = given.clone();
     let shown = |ends: &Ratio| oriented(*ends, &metric, &quantity).measured();
     let ending = match outcome {
         BisectOutcome::Found {
@@ -524,7 +558,48 @@ pub fn bisect_run(
         metric,
         cost,
         outcome,
+        others,
+        benchmark,
+        ends_given,
     })
+}
+
+/// The current stored changes of `benchmark` in `metric` on the series `key` whose first
+/// version lies in the bisected range after its good end (`chain`: the good end, then every
+/// version up to the bad end), besides the version `found`, oldest first.
+fn other_changes(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    benchmark: &str,
+    metric: &Metric,
+    chain: &[String],
+    found: Option<&str>,
+) -> Result<Vec<rigor_report::track_run::OtherChange>> {
+    let stored = history.changes(&rigor_history::ChangeFilter {
+        benchmark: Some(benchmark.to_string()),
+        machine: Some(key.machine.clone()),
+        branch: Some(key.branch.clone()),
+        include_stale: false,
+    })?;
+    let place = |rev: &str| chain.iter().skip(1).position(|r| r == rev);
+    let mut others: Vec<(usize, rigor_report::track_run::OtherChange)> = stored
+        .into_iter()
+        .filter(|c| c.metric == *metric && Some(c.change.rev.as_str()) != found)
+        .filter_map(|c| {
+            place(&c.change.rev).map(|at| {
+                (
+                    at,
+                    rigor_report::track_run::OtherChange {
+                        rev: c.change.rev,
+                        ratio: c.change.ratio,
+                        verdict: c.change.verdict.into(),
+                    },
+                )
+            })
+        })
+        .collect();
+    others.sort_by_key(|(at, _)| *at);
+    Ok(others.into_iter().map(|(_, c)| c).collect())
 }
 
 /// The ends' ratio with the verdict in the metric's sense: a rate is better higher, so its
