@@ -689,7 +689,9 @@ pub struct JointEvent {
 }
 
 impl JointEvent {
-    fn holds(&self, level: f64) -> bool {
+    /// Whether the event holds at `level`: its interval calls a change and its p-value,
+    /// corrected for the scan, is at most `1 − level`.
+    pub fn holds(&self, level: f64) -> bool {
         self.verdict.is_change() && self.p_adjusted <= 1.0 - level
     }
 }

@@ -180,6 +180,45 @@ pub fn joint_finds(levels: &[&[VersionMean]], own: &[Vec<usize>], at: usize) -> 
             .any(|e| e.version.abs_diff(at) > TOLERANCE && e.version.abs_diff(at) <= NEAR)
 }
 
+/// What the data allow the joint test, as the per-benchmark oracle of the history study shows
+/// for each benchmark's own test: whether the joint test at the shift's version `at`, with every
+/// other true change of every benchmark known (each series cut at its other steps, and at every
+/// version of a drift), holds at the scan's correction (Bonferroni over the series' versions, as
+/// any test that has to find the version pays). No scan that must find both the shift and the
+/// benchmarks' own changes can hold more often at that error rate.
+pub fn joint_oracle_finds(history: &[Series], at: usize) -> bool {
+    let Some(n) = history.first().map(|s| s.levels().len()) else {
+        return false;
+    };
+    let cuts: Vec<Vec<usize>> = history
+        .iter()
+        .map(|s| {
+            let mut c: Vec<usize> = s
+                .steps()
+                .iter()
+                .map(|&(v, _)| v)
+                .filter(|&v| v != at && v > 0 && v < n)
+                .collect();
+            if let Some((a, b)) = s.drift() {
+                c.extend((a.max(1)..b.min(n)).filter(|&v| v != at));
+            }
+            c.sort_unstable();
+            c.dedup();
+            c
+        })
+        .collect();
+    let series: Vec<StepSeries<'_>> = history
+        .iter()
+        .zip(&cuts)
+        .filter_map(|(s, c)| StepSeries::plain(s.levels(), c, (0..n).collect()).ok())
+        .collect();
+    if series.len() != history.len() {
+        return false;
+    }
+    let cfg = JointConfig::default();
+    rigor_stats::joint::event_at(&series, at, &[], n - 1, &cfg).is_ok_and(|e| e.holds(cfg.level))
+}
+
 fn tally(history: &[Series], shift: f64) -> Tally {
     let Some(n) = history.first().map(|s| s.levels().len()) else {
         return Tally::default();
