@@ -498,7 +498,7 @@ fn section(
 /// The analysed (non-warm-up) values in order.
 /// Where each build starts among the plotted values (the iterations of measured executions, or
 /// the analysed values without iterations) and among the executions; empty unless builds are a
-/// level and more than one was measured.
+/// level, more than one was measured, and each was measured in one stretch (not interleaved).
 fn build_marks(b: &BenchmarkRecord) -> Vec<BuildMark> {
     let plotted: Vec<&SampleRecord> = if b.layout.has_iterations() {
         diagnosis::measured_executions(b).collect()
@@ -516,6 +516,11 @@ fn build_marks(b: &BenchmarkRecord) -> Vec<BuildMark> {
             executions += 1;
         }
         if marks.last().is_none_or(|(last, _)| *last != build) {
+            // A build met again after another: builds measured in shared rounds (interleaved),
+            // where the values in time order have no stretch of one build to mark.
+            if marks.iter().any(|(seen, _)| *seen == build) {
+                return Vec::new();
+            }
             let mark = BuildMark {
                 label: format!("build {}", build + 1),
                 first_value: i,

@@ -114,6 +114,10 @@ pub enum Note {
     },
     /// The benchmarks' setups or cleanups differ, so each ran in a block of its own.
     NotInterleaved,
+    /// Builds with counts known before the run, but a benchmarked command that does not name
+    /// `{build_dir}`: its builds cannot live side by side, so each build's executions run in a
+    /// block of their own, after it is made.
+    BuildsInBlocks,
     /// The empty shell is measured beside the commands run through it, to report them net of
     /// its start-up.
     ShellStartup {
@@ -272,6 +276,14 @@ impl fmt::Display for Note {
                 "note: the benchmarks' --setup or --cleanup commands differ, so they were not \
                  interleaved: each ran in a block of its own (its setup, its executions, its \
                  cleanup), one after another"
+            ),
+            Self::BuildsInBlocks => write!(
+                f,
+                "note: each build's executions run in a block of their own, after it is made: a \
+                 benchmarked command does not name {{build_dir}}, so it runs whatever the last \
+                 build left. Build into {{build_dir}} and run the program from there to measure \
+                 every build in the same rounds, where load that drifts over the run falls on all \
+                 builds alike instead of on the builds measured last"
             ),
             Self::PlanMatchedByPosition { benchmark, plan } => write!(
                 f,

@@ -455,6 +455,7 @@ mod tests {
             builds: 5,
             root: root.path().to_path_buf(),
             timeout: None,
+            interleaved: false,
         });
         let mut obs = Count::default();
         let r = simulated(&b, &s, &decide(50), &mut obs).unwrap();

@@ -254,6 +254,14 @@ pub struct BuildSettings {
     pub root: PathBuf,
     /// Kill a build after this long.
     pub timeout: Option<Duration>,
+    /// Every build made first, then rounds that each run every build of every benchmark: the
+    /// builds in a shuffled order, and within each the benchmarks in a shuffled order (so that
+    /// build `k` of each benchmark is measured side by side, and they stay paired by build).
+    /// Load that drifts over the run then falls on every build alike instead of making the
+    /// builds measured later look slower (between-build variance that is not the builds').
+    /// False: each build's executions in a block of their own, after it is made — what a
+    /// design that decides after each build (adaptive, until decided) needs.
+    pub interleaved: bool,
 }
 
 /// Environment variable holding the random padding of `--randomize-env`.
@@ -433,8 +441,8 @@ struct State {
     per_build: usize,
     /// Whether each benchmark reports iterations (decided by its first measured execution).
     reports_iterations: Vec<Option<bool>>,
-    /// Each benchmark's command for the current build (placeholders substituted).
-    commands: Vec<CommandLine>,
+    /// Each benchmark's command for each build (placeholders substituted; one without builds).
+    commands: Vec<Vec<CommandLine>>,
     rng: ChaCha8Rng,
     round: usize,
     /// The one benchmark running now when benchmarks run in blocks ([`Scheduler::interleaved`]).
@@ -488,7 +496,11 @@ impl<'a> Scheduler<'a> {
                 .collect(),
             per_build: s.executions,
             reports_iterations: vec![None; n],
-            commands: self.benchmarks.iter().map(|b| b.command.clone()).collect(),
+            commands: self
+                .benchmarks
+                .iter()
+                .map(|b| vec![b.command.clone(); builds])
+                .collect(),
             rng: ChaCha8Rng::seed_from_u64(s.seed.get()),
             round: 0,
             block: None,
@@ -536,15 +548,29 @@ impl<'a> Scheduler<'a> {
             self.hook(executor, observer, state, setup, FailureStage::Setup)?;
         }
         let mut ending = Ending::Completed;
-        for build in 0..builds {
-            if self.stop.is_requested() || !self.build_all(executor, observer, state, build)? {
-                ending = Ending::Interrupted;
-                break;
+        if s.build.as_ref().is_some_and(|b| b.interleaved) {
+            for build in 0..builds {
+                if self.stop.is_requested() || !self.build_all(executor, observer, state, build)? {
+                    ending = Ending::Interrupted;
+                    break;
+                }
             }
-            let build = s.build.as_ref().map(|_| build);
-            if let Some(end) = self.rounds(executor, observer, state, build)? {
+            if ending == Ending::Completed
+                && let Some(end) = self.rounds_across_builds(executor, observer, state, builds)?
+            {
                 ending = end;
-                break;
+            }
+        } else {
+            for build in 0..builds {
+                if self.stop.is_requested() || !self.build_all(executor, observer, state, build)? {
+                    ending = Ending::Interrupted;
+                    break;
+                }
+                let build = s.build.as_ref().map(|_| build);
+                if let Some(end) = self.rounds(executor, observer, state, build)? {
+                    ending = end;
+                    break;
+                }
             }
         }
         if self.stop.is_requested() {
@@ -621,6 +647,62 @@ impl<'a> Scheduler<'a> {
         Ok(None)
     }
 
+    /// Warm-up then measured rounds over every build at once ([`BuildSettings::interleaved`]):
+    /// each round runs the builds in a shuffled order and, within each, the active benchmarks in
+    /// a shuffled order. The observer is asked once, after the last round (a build is the top
+    /// unit, and every build ends there); the counts do not change on the way.
+    fn rounds_across_builds(
+        &self,
+        executor: &mut dyn Executor,
+        observer: &mut dyn Observer,
+        state: &mut State,
+        builds: usize,
+    ) -> Result<Option<Ending>, RunError> {
+        let s = self.settings;
+        let planned = s.warmup_executions + state.per_build;
+        for r in 0..planned {
+            let mut order: Vec<usize> = (0..builds).collect();
+            order.shuffle(&mut state.rng);
+            let mut slots: Vec<(usize, usize)> = Vec::new();
+            for build in order {
+                let mut benchmarks: Vec<usize> = (0..self.benchmarks.len())
+                    .filter(|&b| state.active(b))
+                    .collect();
+                benchmarks.shuffle(&mut state.rng);
+                slots.extend(benchmarks.into_iter().map(|b| (b, build)));
+            }
+            if slots.is_empty() {
+                break;
+            }
+            let round = state.round;
+            state.round += 1;
+            for (position, &(benchmark, build)) in slots.iter().enumerate() {
+                if self.stop.is_requested() {
+                    return Ok(Some(Ending::Interrupted));
+                }
+                // A failure earlier in the round ended the benchmark: its other builds rest.
+                if !state.active(benchmark) {
+                    continue;
+                }
+                let slot = Slot {
+                    benchmark,
+                    round,
+                    build: Some(build),
+                    warmup: r < s.warmup_executions,
+                    order: position,
+                };
+                self.one(executor, observer, state, &slot)?;
+            }
+            if r + 1 == planned
+                && r + 1 > s.warmup_executions
+                && observer.round_finished(round)? == Control::Stop
+            {
+                return Ok(Some(Ending::Stopped));
+            }
+        }
+        Ok(None)
+    }
+
     /// Builds every active benchmark (in shuffled order) and substitutes the build's placeholders
     /// into its command; false when interrupted.
     fn build_all(
@@ -667,7 +749,7 @@ impl<'a> Scheduler<'a> {
             }
             let failure = match outcome {
                 Ok(o) if o.termination.success() => {
-                    state.commands[b] = self.benchmarks[b].command.substitute(&vars);
+                    state.commands[b][build] = self.benchmarks[b].command.substitute(&vars);
                     observer.build(&BuildRecord {
                         benchmark: b,
                         build,
@@ -758,7 +840,7 @@ impl<'a> Scheduler<'a> {
         let env_pad = s
             .randomize_env
             .then(|| state.rng.gen_range(0..=MAX_ENV_PAD));
-        let mut command = state.commands[b].clone();
+        let mut command = state.commands[b][slot.build.unwrap_or(0)].clone();
         if let Some(k) = state.iterations[b] {
             env.push((ITERATIONS_ENV.to_string(), k.to_string()));
             command = command.substitute(&[("iterations", k.to_string())]);
@@ -1250,6 +1332,7 @@ mod tests {
                 builds: 3,
                 root: root.path().to_path_buf(),
                 timeout: None,
+                interleaved: false,
             }),
             ..Settings::default()
         };
@@ -1308,6 +1391,163 @@ mod tests {
         assert_eq!(ex.0, vec!["prog --iters 9"; 2]);
     }
 
+    /// Interleaved builds: every build is made before the first execution; each round runs
+    /// every build of every benchmark once, build by build (a build's benchmarks side by side),
+    /// with the warm-up rounds first; each build gets its own substituted command.
+    #[test]
+    fn interleaved_builds_are_made_first_and_share_every_round() {
+        let root = tempfile::tempdir().unwrap();
+        let benches = [
+            bench("mean=1ms,build=5% {build_dir}"),
+            bench("mean=2ms,build=5% {build_dir}"),
+        ];
+        let settings = Settings {
+            executions: 3,
+            warmup_executions: 1,
+            seed: Seed(5),
+            build: Some(BuildSettings {
+                command: CommandLine::parse("make -C {build_dir}", false).unwrap(),
+                builds: 4,
+                root: root.path().to_path_buf(),
+                timeout: None,
+                interleaved: true,
+            }),
+            ..Settings::default()
+        };
+        struct Order {
+            log: Log,
+            /// (benchmark, build, command) in the order things ran; builds with `None`.
+            seen: Vec<(usize, Option<usize>, String)>,
+        }
+        impl Observer for Order {
+            fn build(&mut self, r: &BuildRecord) -> Result<(), RunError> {
+                self.seen.push((r.benchmark, None, String::new()));
+                self.log.build(r)
+            }
+            fn execution(&mut self, r: &ExecutionRecord) -> Result<(), RunError> {
+                self.seen.push((r.benchmark, r.build, String::new()));
+                self.log.execution(r)
+            }
+        }
+        struct Commands(Vec<(usize, Option<usize>, String)>);
+        impl Executor for Commands {
+            fn execute(&mut self, r: &ExecutionRequest) -> Result<ExecutionOutcome, RunError> {
+                self.0
+                    .push((r.benchmark, r.build, r.command.argv().join(" ")));
+                let spec = r.command.argv()[0].to_string();
+                SimulatedExecutor::new(1).execute(&ExecutionRequest {
+                    command: &CommandLine::parse(&spec, false).unwrap(),
+                    ..*r
+                })
+            }
+            fn build(&mut self, r: &BuildRequest) -> Result<ExecutionOutcome, RunError> {
+                let spec = r.command_of_benchmark.argv()[0].to_string();
+                SimulatedExecutor::new(1).build(&BuildRequest {
+                    command_of_benchmark: &CommandLine::parse(&spec, false).unwrap(),
+                    ..*r
+                })
+            }
+            fn run_hook(&mut self, _r: &HookRequest) -> Result<ExecutionOutcome, RunError> {
+                unreachable!("no hooks")
+            }
+        }
+        let mut observer = Order {
+            log: Log::default(),
+            seen: Vec::new(),
+        };
+        let mut ex = Commands(Vec::new());
+        let report = Scheduler::new(&benches, &settings, StopSignal::new())
+            .run(&mut ex, &mut observer)
+            .unwrap();
+        assert_eq!(report.ending, Ending::Completed);
+        let log = &observer.log;
+        assert_eq!(log.builds.len(), 8);
+        assert!(
+            observer.seen[..8].iter().all(|s| s.1.is_none()),
+            "every build before any execution: {:?}",
+            observer.seen
+        );
+        assert_eq!(log.executions.len(), 2 * 4 * (3 + 1));
+        for (round, chunk) in log.executions.chunks(8).enumerate() {
+            assert!(chunk.iter().all(|r| r.round == round), "{chunk:?}");
+            assert!(chunk.iter().all(|r| r.warmup == (round == 0)), "{chunk:?}");
+            let mut pairs: Vec<(usize, usize)> = chunk
+                .iter()
+                .map(|r| (r.benchmark, r.build.unwrap()))
+                .collect();
+            // Build by build: each build's two benchmarks next to each other.
+            for two in pairs.chunks(2) {
+                assert_eq!(two[0].1, two[1].1, "{pairs:?}");
+                assert_ne!(two[0].0, two[1].0, "{pairs:?}");
+            }
+            pairs.sort_unstable();
+            let all: Vec<(usize, usize)> =
+                (0..2).flat_map(|b| (0..4).map(move |k| (b, k))).collect();
+            assert_eq!(pairs, all, "round {round}");
+        }
+        // The builds' order differs between rounds (shuffled), and each build ran its own
+        // command.
+        let firsts: std::collections::HashSet<usize> = log
+            .executions
+            .chunks(8)
+            .map(|c| c[0].build.unwrap())
+            .collect();
+        assert!(firsts.len() > 1, "{firsts:?}");
+        for (b, build, command) in &ex.0 {
+            let dir = root
+                .path()
+                .join(format!("benchmark{b}-build{}", build.unwrap()));
+            assert!(command.ends_with(&dir.display().to_string()), "{command}");
+        }
+    }
+
+    /// Load that drifts over a run (the simulator's `drift`: each execution 0.1% slower than
+    /// the one before, on every benchmark) makes the builds measured later look slower when each
+    /// build's executions run in a block: the spread of identical builds' means is then the
+    /// drift's. Interleaved, every build sees the whole run, and their means agree to within
+    /// the executions' own noise.
+    #[test]
+    fn interleaved_builds_keep_a_drift_out_of_the_build_level() {
+        let spread = |interleaved: bool| {
+            let root = tempfile::tempdir().unwrap();
+            let benches = [bench("mean=10ms,execution=0.2%,drift=0.1%")];
+            let settings = Settings {
+                executions: 10,
+                seed: Seed(11),
+                build: Some(BuildSettings {
+                    command: CommandLine::parse("true", false).unwrap(),
+                    builds: 6,
+                    root: root.path().to_path_buf(),
+                    timeout: None,
+                    interleaved,
+                }),
+                ..Settings::default()
+            };
+            let (_, log) = run(&benches, &settings);
+            let means: Vec<f64> = (0..6)
+                .map(|k| {
+                    let w: Vec<f64> = log
+                        .executions
+                        .iter()
+                        .filter(|r| r.build == Some(k))
+                        .map(|r| r.outcome.wall.get())
+                        .collect();
+                    w.iter().sum::<f64>() / w.len() as f64
+                })
+                .collect();
+            let m = means.iter().sum::<f64>() / 6.0;
+            (means.iter().map(|x| (x - m).powi(2)).sum::<f64>() / 5.0).sqrt() / m
+        };
+        let (blocks, interleaved) = (spread(false), spread(true));
+        // Blocks: build means 1% apart in turn (10 executions × 0.1%), an SD near 1.9%.
+        assert!(blocks > 0.015, "blocks {blocks}");
+        // Interleaved: what 10 executions' noise and a build's place within each round leave.
+        assert!(
+            interleaved < 0.2 * blocks,
+            "interleaved {interleaved}, blocks {blocks}"
+        );
+    }
+
     #[test]
     fn builds_wrap_rounds_and_substitute_placeholders() {
         let root = tempfile::tempdir().unwrap();
@@ -1323,6 +1563,7 @@ mod tests {
                 builds: 4,
                 root: root.path().to_path_buf(),
                 timeout: None,
+                interleaved: false,
             }),
             ..Settings::default()
         };
@@ -1373,6 +1614,7 @@ mod tests {
                 builds,
                 root: std::env::temp_dir(),
                 timeout: None,
+                interleaved: false,
             }),
             ..Settings::default()
         };

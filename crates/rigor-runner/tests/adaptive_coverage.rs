@@ -78,6 +78,7 @@ fn one(
             builds: 10,
             root: root.clone(),
             timeout: None,
+            interleaved: false,
         }),
         ..Settings::default()
     };

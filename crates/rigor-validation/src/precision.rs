@@ -304,6 +304,7 @@ fn rigor_once(scenario: &Scenario, seed: u64, build_root: &Path) -> Result<Outco
             builds: 10,
             root: build_root.to_path_buf(),
             timeout: None,
+            interleaved: false,
         }),
         ..Settings::default()
     };

@@ -263,6 +263,54 @@ fn builds_a_c_program_several_times() {
             .iter()
             .all(|s| s["build"].is_u64())
     );
+    // The command runs each build's program from its own directory: the builds share every
+    // round (made first, then measured side by side), so load that drifts over the run falls on
+    // all of them alike.
+    let mut rounds: std::collections::BTreeMap<u64, std::collections::BTreeSet<u64>> =
+        Default::default();
+    for e in b["executions"].as_array().unwrap() {
+        rounds
+            .entry(e["round"].as_u64().unwrap())
+            .or_default()
+            .insert(e["build"].as_u64().unwrap());
+    }
+    assert!(rounds.len() >= 3, "{rounds:?}");
+    assert!(
+        rounds.values().all(|builds| builds.len() == 3),
+        "{rounds:?}"
+    );
+}
+
+/// A build whose program the command does not take from `{build_dir}` (built in place, run
+/// from there) cannot share rounds with the others: each build's executions keep a block of
+/// their own, and rigor says so and how to interleave them.
+#[test]
+fn builds_built_in_place_keep_their_blocks_and_say_so() {
+    let dir = Dir::new();
+    let src = dir.path("prog.c");
+    std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+    let prog = dir.path("prog");
+    let path = dir.path("b.json");
+    let out = rigor()
+        .args(["run", "-r", "2", "-w", "0", "--builds", "3", "--build"])
+        .arg(format!("gcc -o {} {}", prog.display(), src.display()))
+        .arg(&prog)
+        .arg("--export-json")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("each build's executions run in a block of their own")
+            && stderr.contains("does not name {build_dir}"),
+        "{stderr}"
+    );
+    let b = &json(&path)["benchmarks"][0];
+    for e in b["executions"].as_array().unwrap() {
+        let (round, build) = (e["round"].as_u64().unwrap(), e["build"].as_u64().unwrap());
+        assert_eq!(round / 2, build, "rounds nested in builds: {e}");
+    }
 }
 
 #[test]

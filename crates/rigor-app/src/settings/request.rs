@@ -371,6 +371,22 @@ impl RunRequest {
             }
             None => Mode::Fixed,
         };
+        // Counts known before anything runs: every build made first and measured in the same
+        // rounds, so that load drifting over the run is not taken for variance between builds.
+        // A design that decides after each build keeps each build's executions together.
+        // Only builds that live side by side can share rounds: each benchmarked command names
+        // its own build's directory. A command that does not (`--build make` in a source tree,
+        // then `./prog`) runs whatever the last build left, so its builds keep a block each.
+        if let Some(build) = &mut runner.build {
+            let fixed = matches!(mode, Mode::Fixed | Mode::Planned { .. });
+            let apart = benchmarks
+                .iter()
+                .all(|b| b.command.text().contains("{build_dir}"));
+            build.interleaved = fixed && apart;
+            if fixed && !apart && !self.simulate {
+                notes.push(rigor_report::notes::Note::BuildsInBlocks);
+            }
+        }
         if !rigor_runner::schedule::interleaved(&benchmarks) {
             let mode = match &mode {
                 Mode::Fixed | Mode::DefaultLength(_) => None,
@@ -611,6 +627,8 @@ impl RunRequest {
             builds,
             root,
             timeout,
+            // Decided with the mode ([`RunRequest::resolve`]).
+            interleaved: false,
         };
         Ok((Some(build), dir))
     }
