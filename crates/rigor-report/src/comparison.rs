@@ -441,7 +441,13 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
     for v in views {
         let c = v.comparison;
         let _ = writeln!(out, "  {}", effect_text(v));
-        let pairing = if c.paired { ", paired by round" } else { "" };
+        // The pairs are the top-level units: rounds, or builds (build k of each, measured side
+        // by side).
+        let pairing = match (c.paired, v.units.starts_with("build")) {
+            (false, _) => "",
+            (true, true) => ", paired by build",
+            (true, false) => ", paired by round",
+        };
         let _ = writeln!(
             out,
             "    verdict: {}  [{}{pairing}]",

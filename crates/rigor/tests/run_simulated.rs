@@ -601,3 +601,20 @@ fn simulated_values_below_zero_are_said() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("zero or negative"));
 }
+
+/// With builds as the top level, two commands are paired by build (build k of each, made and
+/// measured side by side), and the comparison says so rather than "by round".
+#[test]
+fn commands_with_builds_are_said_to_be_paired_by_build() {
+    let out = sim()
+        .args(["--seed", "5", "--build", "true", "--builds", "4", "-r", "3"])
+        .args(["mean=10ms,execution=1%", "mean=10.5ms,execution=1%"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("[fieller-paired, paired by build]"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("paired by round"), "{stdout}");
+}
