@@ -456,6 +456,7 @@ mod tests {
             root: root.path().to_path_buf(),
             timeout: None,
             interleaved: false,
+            for_benchmark: Vec::new(),
         });
         let mut obs = Count::default();
         let r = simulated(&b, &s, &decide(50), &mut obs).unwrap();

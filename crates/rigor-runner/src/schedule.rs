@@ -262,6 +262,10 @@ pub struct BuildSettings {
     /// False: each build's executions in a block of their own, after it is made — what a
     /// design that decides after each build (adaptive, until decided) needs.
     pub interleaved: bool,
+    /// A benchmark's own build command where it is not [`command`](Self::command) (benchmark
+    /// `b`'s at `b`: a tracked version's, its checkout put in for `{src}`); empty or `None`:
+    /// [`command`](Self::command).
+    pub for_benchmark: Vec<Option<CommandLine>>,
 }
 
 /// Environment variable holding the random padding of `--randomize-env`.
@@ -734,7 +738,12 @@ impl<'a> Scheduler<'a> {
                 ("build", build.to_string()),
                 ("build_seed", seed.to_string()),
             ];
-            let command = settings.command.substitute(&vars);
+            let command = settings
+                .for_benchmark
+                .get(b)
+                .and_then(Option::as_ref)
+                .unwrap_or(&settings.command)
+                .substitute(&vars);
             let request = BuildRequest {
                 benchmark: b,
                 build,
@@ -1333,6 +1342,7 @@ mod tests {
                 root: root.path().to_path_buf(),
                 timeout: None,
                 interleaved: false,
+                for_benchmark: Vec::new(),
             }),
             ..Settings::default()
         };
@@ -1411,6 +1421,7 @@ mod tests {
                 root: root.path().to_path_buf(),
                 timeout: None,
                 interleaved: true,
+                for_benchmark: Vec::new(),
             }),
             ..Settings::default()
         };
@@ -1520,6 +1531,7 @@ mod tests {
                     root: root.path().to_path_buf(),
                     timeout: None,
                     interleaved,
+                    for_benchmark: Vec::new(),
                 }),
                 ..Settings::default()
             };
@@ -1564,6 +1576,7 @@ mod tests {
                 root: root.path().to_path_buf(),
                 timeout: None,
                 interleaved: false,
+                for_benchmark: Vec::new(),
             }),
             ..Settings::default()
         };
@@ -1615,6 +1628,7 @@ mod tests {
                 root: std::env::temp_dir(),
                 timeout: None,
                 interleaved: false,
+                for_benchmark: Vec::new(),
             }),
             ..Settings::default()
         };

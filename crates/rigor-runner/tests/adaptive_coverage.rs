@@ -79,6 +79,7 @@ fn one(
             root: root.clone(),
             timeout: None,
             interleaved: false,
+            for_benchmark: Vec::new(),
         }),
         ..Settings::default()
     };

@@ -305,6 +305,7 @@ fn rigor_once(scenario: &Scenario, seed: u64, build_root: &Path) -> Result<Outco
             root: build_root.to_path_buf(),
             timeout: None,
             interleaved: false,
+            for_benchmark: Vec::new(),
         }),
         ..Settings::default()
     };

@@ -886,6 +886,51 @@ fn check_candidate_measures_both_together_until_decided() {
     }
 }
 
+/// `track run --builds` with the README's `{src}` in the build command: every version is
+/// built from its own checkout, in the sessions where it is measured beside its anchors too
+/// (`{src}` was put in only when a session held one version, so every session after the first
+/// failed: "{src}/prog.c: No such file").
+#[test]
+fn builds_of_each_version_take_its_own_checkout_beside_the_anchors() {
+    if !common::gitrepo::have("git") || !common::gitrepo::have("gcc") {
+        eprintln!("SKIP: git and gcc are needed");
+        return;
+    }
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    common::gitrepo::empty_commits(&repo, 0);
+    for i in 0..3 {
+        std::fs::write(
+            repo.join("prog.c"),
+            format!("int main(void) {{ return {i} * 0; }}\n"),
+        )
+        .unwrap();
+        common::gitrepo::commit(&repo, i);
+    }
+    let out = rigor()
+        .args(["track", "--db"])
+        .arg(dir.path("h.db"))
+        .args(["run", "--last", "3", "--repo"])
+        .arg(&repo)
+        .args(["--machine", "m", "--branch", "main", "--no-confirm"])
+        .args(["--builds", "2", "-r", "2", "-w", "0", "--build"])
+        .arg("gcc -o {build_dir}/prog {src}/prog.c")
+        .args(["--", "{build_dir}/prog"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("Tracked 3 version(s) (0 already stored, 0 failed) in 3 sessions"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stderr.contains("anchor"), "{stderr}");
+    assert!(!stderr.contains("{src}"), "{stderr}");
+}
+
 /// `-- sh bench.sh` is two commands, and `bench.sh` cannot start in any version: each version
 /// is measured (`sh` runs), the benchmark that measured nothing is a failure of each version
 /// (counted, exit 2), and the words are suggested as one command.

@@ -629,6 +629,7 @@ impl RunRequest {
             timeout,
             // Decided with the mode ([`RunRequest::resolve`]).
             interleaved: false,
+            for_benchmark: Vec::new(),
         };
         Ok((Some(build), dir))
     }

@@ -116,10 +116,17 @@ fn batch_settings(
             batch.versions.push(Some(r.version.rev.clone()));
         }
     }
-    if let (Some(build), [r]) = (&mut batch.runner.build, ready) {
-        if let Some(dir) = &r.dir {
-            build.command = in_checkout(&build.command, dir);
-        }
+    // Each benchmark builds its own version: `{src}` is its checkout (a session's versions and
+    // anchors are built side by side; one build command with `{src}` left in failed them all
+    // but a session of one).
+    if let Some(build) = &mut batch.runner.build {
+        build.for_benchmark = ready
+            .iter()
+            .flat_map(|r| {
+                let own = r.dir.as_deref().map(|d| in_checkout(&build.command, d));
+                std::iter::repeat_n(own, experiment.benchmarks.len())
+            })
+            .collect();
     }
     batch.exports.files.json = Some(file);
     batch.origin.label = (ready.len() == 1).then(|| ready[0].version.rev.clone());
