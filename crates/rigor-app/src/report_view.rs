@@ -15,7 +15,7 @@ use rigor_stats::steady::SteadyStateReport;
 use rigor_store::{BenchmarkRecord, ResultFile, SampleRecord};
 use rigor_units::Seed;
 
-use crate::analysis::{Analyses, hierarchy_of};
+use crate::analysis::Analyses;
 use crate::diagnosis;
 
 /// Lags of the autocorrelation plot.
@@ -554,12 +554,30 @@ fn warmup_cut(b: &BenchmarkRecord, steady: Option<&SteadyStateReport>) -> Option
 }
 
 /// Means of the units just above the measurements (executions), in display units.
+/// Each measured execution's mean (of its analysed iterations, or its one value), in the order
+/// the executions ran. With builds and no iterations the means of the level above the values are
+/// the builds', not the executions' (the plots said "each execution" of six build means).
 fn execution_means(b: &BenchmarkRecord, k: f64) -> Vec<f64> {
-    match hierarchy_of(b) {
-        Ok(h) if h.depth() >= 2 => h.unit_means(h.depth() - 2).iter().map(|m| m * k).collect(),
-        Ok(h) => h.values().iter().map(|m| m * k).collect(),
-        Err(_) => Vec::new(),
+    let mut means: Vec<f64> = Vec::new();
+    let mut current: Option<((Option<usize>, usize), f64, usize)> = None;
+    for s in b.samples.iter().filter(|s| !s.warmup) {
+        let key = (s.build, s.execution);
+        match &mut current {
+            Some((at, sum, n)) if *at == key => {
+                *sum += s.value;
+                *n += 1;
+            }
+            _ => {
+                if let Some((_, sum, n)) = current.replace((key, s.value, 1)) {
+                    means.push(k * sum / n as f64);
+                }
+            }
+        }
     }
+    if let Some((_, sum, n)) = current {
+        means.push(k * sum / n as f64);
+    }
+    means
 }
 
 fn shuffled(runs: &[Vec<f64>], seed: Seed) -> Vec<Vec<f64>> {

@@ -230,6 +230,31 @@ fn run_order_plots_mark_build_boundaries() {
     assert!(html.contains("build boundary (labelled)"));
 }
 
+/// Builds of executions without iterations: the execution-means plot has a dot per measured
+/// execution, in the order they ran (it drew the builds' means, captioned as executions').
+#[test]
+fn execution_means_are_executions_when_builds_report_no_iterations() {
+    let dir = Dir::new();
+    let html = dir.path("e.html");
+    sim()
+        .args([
+            "--seed", "5", "--build", "make", "--builds", "3", "-r", "4", "-w", "1",
+        ])
+        .arg("mean=10ms,build=4%,execution=2%")
+        .arg("--report")
+        .arg(&html)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&html).unwrap();
+    let mut xs: Vec<f64> = attributes(plot_svg(&html, "execution-means"), "circle", "cx=", "cx")
+        .iter()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    assert_eq!(xs.len(), 3 * 4, "{xs:?}");
+}
+
 /// Without builds nothing is marked.
 #[test]
 fn run_order_plots_without_builds_have_no_build_marks() {
