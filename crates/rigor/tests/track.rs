@@ -931,6 +931,46 @@ fn builds_of_each_version_take_its_own_checkout_beside_the_anchors() {
     assert!(!stderr.contains("{src}"), "{stderr}");
 }
 
+/// `{build_dir}` without `--builds` is refused before anything is built or measured: only
+/// builds as a level fill it, so every version would have failed to build (and, stored as
+/// failed, been skipped by the next run).
+#[test]
+fn build_dir_without_builds_is_refused_before_anything_runs() {
+    if !common::gitrepo::have("git") {
+        eprintln!("SKIP: git is needed");
+        return;
+    }
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    common::gitrepo::empty_commits(&repo, 2);
+    for (build, command) in [
+        ("gcc -o {build_dir}/prog {src}/prog.c", "{src}/prog"),
+        ("gcc -o {src}/prog {src}/prog.c", "{build_dir}/prog"),
+    ] {
+        let out = rigor()
+            .args(["track", "--db"])
+            .arg(dir.path("h.db"))
+            .args(["run", "--last", "2", "--repo"])
+            .arg(&repo)
+            .args(["--machine", "m", "--branch", "main", "--build", build])
+            .args(["--", command])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("names {build_dir}, which only --builds N fills"),
+            "{stderr}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(!stderr.contains("failed: build"), "{stderr}");
+    }
+}
+
 /// `-- sh bench.sh` is two commands, and `bench.sh` cannot start in any version: each version
 /// is measured (`sh` runs), the benchmark that measured nothing is a failure of each version
 /// (counted, exit 2), and the words are suggested as one command.

@@ -122,6 +122,16 @@ pub enum TrackError {
          leave out --runs (-r), or give --min-runs for the pilot and --max-runs for the most"
     )]
     PrecisionWithRuns(&'static str),
+    /// `--build` without `--builds` (each version's preparation in its checkout, once) naming
+    /// `{build_dir}`, which only builds as a level fill: every version would fail to build with
+    /// the placeholder left in.
+    #[error(
+        "{0} names {{build_dir}}, which only --builds N fills (builds as a level, each in a \
+         directory of its own); without --builds the build command runs once in each version's \
+         checkout, {{src}}: add --builds N, or build into the checkout (e.g. -o {{src}}/prog, \
+         then run {{src}}/prog)"
+    )]
+    BuildDirWithoutBuilds(&'static str),
     /// `track run --precision`/`--budget` with `--builds`: builds as a level are not adapted.
     #[error(
         "{0} measures each version's executions until its level is known; with --builds the \
@@ -396,6 +406,15 @@ impl TrackRequest {
             .map(SimProject::parse)
             .transpose()
             .map_err(TrackError::from)?;
+        if run.builds.is_none() && project.is_none() {
+            let named = |text: &str| text.contains("{build_dir}");
+            if run.build.as_deref().is_some_and(named) {
+                return Err(TrackError::BuildDirWithoutBuilds("the --build command").into());
+            }
+            if run.build.is_some() && run.commands.iter().any(|c| named(c)) {
+                return Err(TrackError::BuildDirWithoutBuilds("a benchmarked command").into());
+            }
+        }
         let prepare = match (&run.build, run.builds) {
             (Some(cmd), None) if project.is_none() => {
                 let (shell, _) = expand::shell(run.shell.as_deref(), &run.commands);
