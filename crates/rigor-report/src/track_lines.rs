@@ -32,6 +32,8 @@ pub enum Line {
     },
     /// Versions already stored, skipped (said once for all).
     Skipped(Vec<String>),
+    /// Versions stored as failed, skipped (said once for all).
+    SkippedFailed(Vec<String>),
     /// A version whose checkout or preparation failed.
     VersionFailed {
         /// The version.
@@ -192,7 +194,7 @@ impl fmt::Display for Line {
                 done,
                 total,
             } => f.write_str(&batch_line(versions, anchors, *done, *total)),
-            Self::Skipped(revs) => {
+            Self::Skipped(revs) | Self::SkippedFailed(revs) => {
                 const SHOWN: usize = 6;
                 let mut names: Vec<String> = revs.iter().take(SHOWN).map(|r| short(r)).collect();
                 if revs.len() > SHOWN {
@@ -203,12 +205,20 @@ impl fmt::Display for Line {
                 } else {
                     ("are", "them")
                 };
-                write!(
-                    f,
-                    "rigor: {} {are} already stored (measured, or failed before): skipped; \
-                     --force measures {them} again",
-                    names.join(", ")
-                )
+                if matches!(self, Self::SkippedFailed(_)) {
+                    write!(
+                        f,
+                        "rigor: {} failed before (stored as failed, never measured): skipped; \
+                         --force measures {them} again (after fixing the build or the command)",
+                        names.join(", ")
+                    )
+                } else {
+                    write!(
+                        f,
+                        "rigor: {} {are} already stored: skipped; --force measures {them} again",
+                        names.join(", ")
+                    )
+                }
             }
             Self::VersionFailed { rev, reason } => {
                 write!(f, "rigor: warning: {} failed: {reason}", short(rev))

@@ -210,6 +210,8 @@ pub struct TrackedView {
     pub measured: usize,
     /// Versions skipped (already stored).
     pub skipped: usize,
+    /// Of those, versions stored as failed (not measured before either).
+    pub failed_before: usize,
     /// Versions that failed, and versions where some benchmark measured nothing.
     pub failed: usize,
     /// Sessions.
@@ -241,8 +243,16 @@ pub fn tracked_line(t: &TrackedView) -> String {
         String::new()
     };
     let mut out = format!(
-        "Tracked {} version(s) ({} already stored, {} failed){sessions} in {}\n",
-        t.measured, t.skipped, t.failed, t.history
+        "Tracked {} version(s) ({} already stored{}, {} failed){sessions} in {}\n",
+        t.measured,
+        t.skipped,
+        match t.failed_before {
+            0 => String::new(),
+            n if n == t.skipped => " (all failed before: --force measures them again)".to_string(),
+            n => format!(" ({n} of them failed before: --force measures them again)"),
+        },
+        t.failed,
+        t.history
     );
     if t.interrupted {
         out.push_str(

@@ -1465,17 +1465,27 @@ fn a_command_that_exits_non_zero_fails_its_versions_with_the_ignore_failure_hint
         1,
         "{err}"
     );
-    // Run again, the failed versions are stored: said once for all, not a line each.
+    // Run again, the failed versions are stored: said once for all, not a line each, as
+    // versions that failed before (a user who fixed the command read "already stored" and
+    // "No changes detected" and thought them measured).
     let again = run(&[]);
     let err = String::from_utf8_lossy(&again.stderr);
     assert!(
         err.contains(
-            "rigor: v1, v2, v3 are already stored (measured, or failed before): skipped; \
-             --force measures them again"
+            "rigor: v1, v2, v3 failed before (stored as failed, never measured): skipped; \
+             --force measures them again (after fixing the build or the command)"
         ),
         "{err}"
     );
-    assert_eq!(err.matches("already stored").count(), 1, "{err}");
+    assert_eq!(err.matches("failed before").count(), 1, "{err}");
+    let out = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        out.contains(
+            "Tracked 0 version(s) (3 already stored (all failed before: --force measures them \
+             again), 0 failed)"
+        ),
+        "{out}"
+    );
     let ignored = run(&["-i", "--force"]);
     let out = String::from_utf8_lossy(&ignored.stdout);
     assert_eq!(ignored.status.code(), Some(0), "{out}");

@@ -48,15 +48,24 @@ impl TrackObserver for Saying<'_> {
             total,
         });
     }
-    fn skipped(&mut self, versions: &[VersionInfo]) {
-        self.0.say(Line::Skipped(
-            versions.iter().map(|v| v.rev.clone()).collect(),
-        ));
+    fn skipped(&mut self, stored: &[VersionInfo], failed_before: &[VersionInfo]) {
+        let revs = |v: &[VersionInfo]| v.iter().map(|v| v.rev.clone()).collect::<Vec<_>>();
+        if !stored.is_empty() {
+            self.0.say(Line::Skipped(revs(stored)));
+        }
+        if !failed_before.is_empty() {
+            self.0.say(Line::SkippedFailed(revs(failed_before)));
+        }
     }
     fn version_done(&mut self, v: &VersionInfo, outcome: &VersionOutcome) {
         let rev = v.rev.clone();
         match outcome {
-            VersionOutcome::Skipped => self.0.say(Line::Skipped(vec![rev])),
+            VersionOutcome::Skipped {
+                failed_before: false,
+            } => self.0.say(Line::Skipped(vec![rev])),
+            VersionOutcome::Skipped {
+                failed_before: true,
+            } => self.0.say(Line::SkippedFailed(vec![rev])),
             VersionOutcome::Failed { reason, .. } => self.0.say(Line::VersionFailed {
                 rev,
                 reason: reason.clone(),

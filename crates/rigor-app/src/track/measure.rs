@@ -132,19 +132,43 @@ pub fn run_versions(
         .collect();
     for commit in &settings.commits {
         let version = settings.source.resolve(commit)?;
-        let skip = !settings.force && history.has_run(&settings.key, &version.rev)? && {
-            let stored = history.stored_benchmarks(&settings.key, &version.rev)?;
-            stored.is_empty() || names.iter().all(|n| stored.iter().any(|s| s == n))
-        };
-        if skip {
-            tracked.versions.push((version, VersionOutcome::Skipped));
+        let stored = if !settings.force && history.has_run(&settings.key, &version.rev)? {
+            Some(history.stored_benchmarks(&settings.key, &version.rev)?)
         } else {
-            pending.push(version);
+            None
+        };
+        match stored {
+            // Only a failure is stored for it.
+            Some(stored) if stored.is_empty() => tracked.versions.push((
+                version,
+                VersionOutcome::Skipped {
+                    failed_before: true,
+                },
+            )),
+            Some(stored) if names.iter().all(|n| stored.iter().any(|s| s == n)) => {
+                tracked.versions.push((
+                    version,
+                    VersionOutcome::Skipped {
+                        failed_before: false,
+                    },
+                ))
+            }
+            _ => pending.push(version),
         }
     }
-    let skipped: Vec<VersionInfo> = tracked.versions.iter().map(|v| v.0.clone()).collect();
-    if !skipped.is_empty() {
-        observer.skipped(&skipped);
+    let skipped = |failed: bool| -> Vec<VersionInfo> {
+        tracked
+            .versions
+            .iter()
+            .filter(|(_, o)| {
+                matches!(o, VersionOutcome::Skipped { failed_before } if *failed_before == failed)
+            })
+            .map(|v| v.0.clone())
+            .collect()
+    };
+    let (stored, failed_before) = (skipped(false), skipped(true));
+    if !stored.is_empty() || !failed_before.is_empty() {
+        observer.skipped(&stored, &failed_before);
     }
     let mut rng = choices(experiment.runner.seed);
     let mut m = Measuring::new(settings, experiment, executor, stop, progress, observer);

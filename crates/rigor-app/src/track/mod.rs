@@ -139,7 +139,11 @@ pub enum VersionOutcome {
         nothing: Vec<String>,
     },
     /// Already stored; skipped.
-    Skipped,
+    Skipped {
+        /// Stored as failed (its checkout, preparation or build failed, or it measured
+        /// nothing), not measured: `--force` measures it again.
+        failed_before: bool,
+    },
     /// Its checkout or preparation failed, or it measured nothing; recorded as failed.
     Failed {
         /// Why.
@@ -162,8 +166,9 @@ pub trait TrackObserver {
         _total: usize,
     ) {
     }
-    /// The versions asked for that are already stored, skipped (said once, before measuring).
-    fn skipped(&mut self, _versions: &[VersionInfo]) {}
+    /// The versions asked for that are already stored, skipped (said once, before measuring):
+    /// those measured, and those stored as failed.
+    fn skipped(&mut self, _stored: &[VersionInfo], _failed_before: &[VersionInfo]) {}
     /// A version is done.
     fn version_done(&mut self, _version: &VersionInfo, _outcome: &VersionOutcome) {}
     /// A session is done.

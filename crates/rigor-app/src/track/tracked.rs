@@ -69,7 +69,10 @@ impl Tracked {
                     v.measured += 1;
                     v.failed += usize::from(!nothing.is_empty());
                 }
-                VersionOutcome::Skipped => v.skipped += 1,
+                VersionOutcome::Skipped { failed_before } => {
+                    v.skipped += 1;
+                    v.failed_before += usize::from(*failed_before);
+                }
                 VersionOutcome::Failed { .. } => v.failed += 1,
             }
         }
