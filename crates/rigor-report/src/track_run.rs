@@ -288,7 +288,19 @@ pub fn bisect_step(s: &BisectStepView) -> String {
         )
     } else {
         let at = s.position.map_or(String::new(), |p| {
-            format!("{:.0}% of the way to {}", 100.0 * p, short(hi))
+            // Far past an end, the midpoint is not between the ends' levels: more than one
+            // change lies in the range (a rise and a fall, say), which a bisection follows to one.
+            let past = match p {
+                p if p < -0.5 => "; past the good end, so more than one change lies in the range",
+                p if p > 1.5 => "; past the bad end, so more than one change lies in the range",
+                _ => "",
+            };
+            format!(
+                "{}{:.0}% of the way to {}{past}",
+                if p < -0.005 { "\u{2212}" } else { "" },
+                (100.0 * p).abs(),
+                short(hi)
+            )
         });
         match s.side {
             Some(side) => format!("like the {side} end ({at}), {} rounds", s.rounds),
@@ -1229,6 +1241,18 @@ mod tests {
         assert_eq!(
             step,
             "rigor: v5 between v1 and v9: like the bad end (98% of the way to v9), 20 rounds"
+        );
+        let past = bisect_step(&BisectStepView {
+            revs: ["v1".into(), "v5".into(), "v9".into()],
+            side: Some("good"),
+            identical: false,
+            position: Some(-1.42),
+            rounds: 20,
+        });
+        assert_eq!(
+            past,
+            "rigor: v5 between v1 and v9: like the good end (\u{2212}142% of the way to v9; past \
+             the good end, so more than one change lies in the range), 20 rounds"
         );
     }
 }
