@@ -59,6 +59,11 @@ pub fn analyze_record(
         });
     }
     let mut analysis = analyze(&h, &settings.config())?;
+    if let Some(level) = measured_in_blocks(b, &analysis) {
+        analysis
+            .warnings
+            .push(rigor_stats::analysis::Warning::MeasuredInBlocks { level });
+    }
     if let Some(r) = b.resolution() {
         analysis.floor_at_resolution(r.half_step().in_unit(b.unit));
     } else if let Some(step) = b.metric.as_ref().and_then(|m| m.step) {
@@ -67,6 +72,26 @@ pub fn analyze_record(
     }
     b.analysis = Some(record_of(&analysis, settings.confidence));
     Ok(analysis)
+}
+
+/// The top level's name when it is builds measured one after another (every round of
+/// executions held one build, and there were two builds or more) and the builds vary: their
+/// variance then carries whatever load changed over the run.
+fn measured_in_blocks(b: &BenchmarkRecord, analysis: &Analysis) -> Option<String> {
+    if b.layout.top() != rigor_store::LevelKind::Build {
+        return None;
+    }
+    let mut builds_of_round: std::collections::HashMap<usize, Option<usize>> =
+        std::collections::HashMap::new();
+    let mut builds = std::collections::HashSet::new();
+    for s in b.samples.iter().filter(|s| !s.warmup) {
+        builds.insert(s.build);
+        if *builds_of_round.entry(s.round).or_insert(s.build) != s.build {
+            return None;
+        }
+    }
+    let top = analysis.components.components.first()?;
+    (builds.len() >= 2 && top.t2 > 0.0).then(|| top.level.clone())
 }
 
 /// Analyses every benchmark of a result at the settings' confidence level (recorded in it),

@@ -16,6 +16,12 @@ pub fn text(w: &Warning) -> String {
              interval {pooled_ratio:.1}× too narrow",
             percent(*share)
         ),
+        Warning::MeasuredInBlocks { level } => format!(
+            "the {level}s were measured one after another, each in a block of its own: load that \
+             changed over the run counts here as variance between {level}s. Measured in shared \
+             rounds (with --build, each command running its build from {{build_dir}}), every \
+             {level} would see the same load"
+        ),
         Warning::Unbalanced => {
             "units have unequal numbers of measurements (failures, discards or an adaptive design): variance components \
              use Henderson's method I; the interval from top-level means stays valid"

@@ -70,6 +70,13 @@ pub enum Warning {
     },
     /// The data are unbalanced; components come from Henderson's method I.
     Unbalanced,
+    /// The top-level units were measured one after another, each in a block of its own (builds
+    /// made and measured in turn), and vary: load that changed over the run is part of their
+    /// variance, which is then not theirs alone. Set by whoever knows the measuring order.
+    MeasuredInBlocks {
+        /// The top level's name.
+        level: String,
+    },
     /// The top-level means look multimodal or heavy-tailed and are too few to have seen a mode
     /// of one unit in five with 95% probability: a mode they missed is invisible to any
     /// interval.

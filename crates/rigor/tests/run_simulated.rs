@@ -618,3 +618,27 @@ fn commands_with_builds_are_said_to_be_paired_by_build() {
     );
     assert!(!stdout.contains("paired by round"), "{stdout}");
 }
+
+/// Builds measured one after another (a simulated command names no `{build_dir}`, so its
+/// builds keep a block each) that vary: the analysis warns that load changing over the run is
+/// part of the build level, and says how to measure builds in shared rounds.
+#[test]
+fn builds_measured_in_blocks_are_warned_of() {
+    let out = sim()
+        .args(["--seed", "3", "--build", "make", "--builds", "4", "-r", "3"])
+        .arg("mean=10ms,build=4%,execution=1%")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout
+            .matches("the builds were measured one after another, each in a block of its own")
+            .count(),
+        1,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("each command running its build from {build_dir}"),
+        "{stdout}"
+    );
+}
