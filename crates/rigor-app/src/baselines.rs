@@ -229,6 +229,7 @@ mod tests {
             units: "executions".into(),
             quantity: rigor_units::Quantity::Time,
             exact: None,
+            apart: None,
         }
     }
 

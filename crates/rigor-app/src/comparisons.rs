@@ -47,6 +47,8 @@ pub struct Computed {
     /// Both sides' one value, when each gave the same value in every execution of a metric
     /// that is not a time (peak memory, a count): compared exactly.
     pub exact: Option<(f64, f64)>,
+    /// When the two were not measured in shared rounds (separate runs, or blocks of one run).
+    pub apart: Option<rigor_report::comparison::Apart>,
 }
 
 impl Computed {
@@ -63,6 +65,7 @@ impl Computed {
             quantity: self.quantity.clone(),
             exact: self.exact,
             fdr_demoted: self.fdr_demoted,
+            apart: self.apart,
         }
     }
 }
@@ -201,6 +204,7 @@ fn one(
         fdr_demoted: false,
         kind: Kind::Versions,
         units: format!("{top}s"),
+        apart: None,
     })
 }
 
@@ -314,6 +318,8 @@ pub fn within_run(
         .map(|(b, a)| a.as_ref().ok().and_then(|_| hierarchy_of(b).ok()))
         .collect();
     let mut out = Vec::new();
+    // Benchmarks compared that ran one after another, each in a block (said once, below).
+    let mut in_blocks: Vec<usize> = Vec::new();
     let at = groups
         .iter()
         .find_map(|g| g.iter().position(|&i| i == r))
@@ -350,6 +356,13 @@ pub fn within_run(
                 .then(|| completed_rounds(&keys, &base_keys))
                 .flatten()
                 .and_then(|c| Some((c.len(), restricted(cand, &c)?, restricted(base, &c)?)));
+            if disjoint {
+                for k in [r, i] {
+                    if !in_blocks.contains(&k) {
+                        in_blocks.push(k);
+                    }
+                }
+            }
             let (h, base_h, paired) = match &common {
                 Some((rounds, ch, bh)) => {
                     warnings.push(Warning::LastRoundUnpaired {
@@ -382,8 +395,19 @@ pub fn within_run(
                 continue;
             };
             c.kind = kind_of(&base.command, &cand.command);
+            c.apart = disjoint.then_some(rigor_report::comparison::Apart::Blocks);
             out.push(c);
         }
+    }
+    if !in_blocks.is_empty() {
+        in_blocks.sort_unstable();
+        warnings.push(Warning::InBlocks {
+            benchmarks: in_blocks
+                .iter()
+                .map(|&k| result.benchmarks[k].name.clone())
+                .collect(),
+            tool: result.provenance.imported_from.clone(),
+        });
     }
     control_fdr(&mut out, s.config.level);
     Ok((out, warnings))
@@ -590,21 +614,34 @@ pub fn between(
     }
     control_fdr(&mut out, s.config.level);
     let refs: Vec<(&Hierarchy, &Hierarchy)> = pairs.iter().map(|(c, b)| (c, b)).collect();
-    let gm = rigor_stats::compare::geometric_mean_ratio(
-        &refs,
-        s.config.estimator,
-        &s.config.bootstrap,
-        Pairing::Independent,
-    )
-    .map_err(AppError::Suite)?;
+    // The mean's ratios have a t interval on the log scale; the bootstrap's percentiles
+    // resample the few top-level units as if they were the population (too narrow with 10 a
+    // side), so they serve only the estimators that have nothing else.
+    let (estimate, lower, upper, level, method) =
+        if s.config.estimator == rigor_stats::Estimator::Mean {
+            let g = rigor_stats::compare::geometric_mean_ratio_welch(&refs, s.config.level)
+                .map_err(AppError::Suite)?;
+            (g.estimate, g.lower, g.upper, g.level, RatioMethod::LogWelch)
+        } else {
+            let g = rigor_stats::compare::geometric_mean_ratio(
+                &refs,
+                s.config.estimator,
+                &s.config.bootstrap,
+                Pairing::Independent,
+            )
+            .map_err(AppError::Suite)?;
+            let method = RatioMethod::BootstrapPercentile;
+            (g.estimate, g.lower, g.upper, g.level, method)
+        };
+    let ci = RatioInterval {
+        lower,
+        upper,
+        level,
+        method,
+    };
     let mut suite = SuiteRecord {
-        geometric_mean_ratio: gm.estimate,
-        ci: RatioInterval {
-            lower: gm.lower,
-            upper: gm.upper,
-            level: gm.level,
-            method: RatioMethod::BootstrapPercentile,
-        },
+        geometric_mean_ratio: estimate,
+        ci,
         benchmarks: refs.len(),
         at_resolution: false,
     };
@@ -689,6 +726,7 @@ pub fn suite_view(s: &SuiteRecord) -> rigor_report::comparison::SuiteView {
         lower: s.ci.lower,
         upper: s.ci.upper,
         at_resolution: s.at_resolution,
+        bootstrap: s.ci.method == RatioMethod::BootstrapPercentile,
     }
 }
 

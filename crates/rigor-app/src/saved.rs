@@ -515,7 +515,7 @@ pub fn compare_loaded(
     let new_analyses = analyze_all(&mut new, &s.analysis);
     let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, s.seed);
     let comparisons::Between {
-        comparisons,
+        mut comparisons,
         suite,
         values_only,
         mut warnings,
@@ -523,6 +523,9 @@ pub fn compare_loaded(
     warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
     if let Some(w) = separate_runs(&old, &new) {
         warnings.push(w);
+        for c in &mut comparisons {
+            c.apart = Some(rigor_report::comparison::Apart::Runs);
+        }
     }
     let analysis_warnings = crate::run::has_warnings(&old) || crate::run::has_warnings(&new);
     let mut compared = ComparedFiles {

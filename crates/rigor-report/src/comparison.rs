@@ -47,6 +47,18 @@ pub struct ComparisonView<'a> {
     /// When both sides gave the same value in every execution (a deterministic metric: peak
     /// memory, a count of allocations): (baseline's, candidate's), compared exactly.
     pub exact: Option<(f64, f64)>,
+    /// When the two sides were not measured in shared rounds: more units would narrow the
+    /// interval, not what changed on the machine between them, so no count is suggested.
+    pub apart: Option<Apart>,
+}
+
+/// How two sides of a comparison were measured apart (not in shared rounds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Apart {
+    /// In separate runs (two result files).
+    Runs,
+    /// In one run, each in a block of its own, one after another.
+    Blocks,
 }
 
 /// The words for a ratio above 1 and below 1 of a quantity: "slower"/"faster" for times,
@@ -332,6 +344,9 @@ pub struct SuiteView {
     pub upper: f64,
     /// Widened to the timers' resolution.
     pub at_resolution: bool,
+    /// The interval is the bootstrap's (seeded); otherwise the log-scale t interval of the
+    /// mean ratios (Welch–Satterthwaite), which resamples nothing.
+    pub bootstrap: bool,
 }
 
 /// The suite line; `seed` seeded its bootstrap.
@@ -342,8 +357,19 @@ pub fn suite(s: &SuiteView, seed: rigor_units::Seed) -> String {
 /// [`suite`] of ratios of `quantity` ("i.e. 12% larger").
 pub fn suite_of(s: &SuiteView, seed: rigor_units::Seed, quantity: &Quantity) -> String {
     let (up, down) = direction_words(quantity);
+    let how = if s.bootstrap {
+        format!("bootstrap seed {seed}")
+    } else {
+        "t on the log ratios, Welch".to_string()
+    };
+    // An interval that holds 1 shows no change: the point estimate alone is not a finding.
+    let shown = if s.lower <= 1.0 && 1.0 <= s.upper {
+        " (the interval holds 1: no change shown)"
+    } else {
+        ""
+    };
     format!(
-        "Suite: geometric mean of {} {:.4} ({}% CI {:.4} .. {:.4}{}), i.e. {} {}; bootstrap seed {}\n",
+        "Suite: geometric mean of {} {:.4} ({}% CI {:.4} .. {:.4}{}), i.e. {} {}{shown}; {how}\n",
         crate::format::count(s.benchmarks, "ratio", "ratios"),
         s.ratio,
         (s.level * 100.0).round(),
@@ -356,7 +382,6 @@ pub fn suite_of(s: &SuiteView, seed: rigor_units::Seed, quantity: &Quantity) -> 
         },
         percent(100.0 * (s.ratio - 1.0).abs()),
         if s.ratio >= 1.0 { up } else { down },
-        seed
     )
 }
 
@@ -416,6 +441,15 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
                  for more {} to decide it (it would take over {} times as many)",
                 v.units,
                 rigor_stats::compare::MORE_UNITS_MOST_FACTOR
+            ),
+            Some(_) if v.apart.is_some() => format!(
+                "inconclusive: more {} would narrow the interval, but not what changed on the \
+                 machine between the {} (see the warning); measure both in one run, interleaved",
+                v.units,
+                match v.apart {
+                    Some(Apart::Runs) => "runs",
+                    _ => "blocks",
+                }
             ),
             Some(n) => format!(
                 "inconclusive: roughly {n} more {} per command would decide it",
@@ -668,6 +702,7 @@ mod tests {
                 fdr_demoted: false,
                 quantity: rigor_units::Quantity::Time,
                 exact: None,
+                apart: None,
             }
         }
         let text = render(&[view(&c)]);

@@ -16,7 +16,9 @@
 //!   2006, Kalibera, Bulej & Tůma 2005b): a change when the two systems' confidence intervals do
 //!   not overlap, magnitude (new − old)/old.
 //! - [`welch_p_value`] and [`paired_p_value`] feed Benjamini–Hochberg control across a suite
-//!   ([`crate::fdr`]); [`geometric_mean_ratio`] summarises a suite with a bootstrap interval.
+//!   ([`crate::fdr`]); [`geometric_mean_ratio_welch`] summarises a suite's mean ratios with a
+//!   t interval on the log scale, [`geometric_mean_ratio`] any estimator's with a bootstrap
+//!   interval.
 //!
 //! # Paired (interleaved) Fieller
 //!
@@ -450,6 +452,9 @@ pub enum RatioMethod {
     /// Anytime-valid confidence sequence on paired round log-ratios, for comparisons run until
     /// decided ([`crate::confseq`]).
     ConfidenceSequence,
+    /// A suite's geometric mean of mean ratios: t on the log scale with delta-method variances
+    /// and Welch–Satterthwaite degrees of freedom ([`geometric_mean_ratio_welch`]).
+    LogWelch,
 }
 
 impl RatioMethod {
@@ -463,6 +468,7 @@ impl RatioMethod {
             Self::FiellerPairedNormal => "fieller-paired-normal",
             Self::BootstrapPercentile => "bootstrap-percentile",
             Self::ConfidenceSequence => "confidence-sequence",
+            Self::LogWelch => "log-welch",
         }
     }
 }
@@ -928,6 +934,82 @@ pub fn geometric_mean_ratio(
         cfg,
         Some(pairing),
     )
+}
+
+/// An interval for a suite's geometric mean of mean ratios: [`geometric_mean_ratio_welch`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SuiteInterval {
+    /// `G = (Π θᵢ)^(1/k)`, θᵢ the ratio of benchmark i's means of top-level means.
+    pub estimate: f64,
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+    /// Confidence level.
+    pub level: f64,
+    /// Welch–Satterthwaite degrees of freedom.
+    pub df: f64,
+}
+
+/// The interval for a suite's geometric mean of mean ratios from the top-level means, on the
+/// log scale: `ln G = (1/k)·Σ (ln Ȳ_cᵢ − ln Ȳ_bᵢ)` with the delta-method variance
+/// `Var(ln G) ≈ (1/k²)·Σ (v_cᵢ/Ȳ_cᵢ² + v_bᵢ/Ȳ_bᵢ²)`, `v = S²/r` (each system's top-level means
+/// independent of the others'), and Student's t with Welch–Satterthwaite degrees of freedom
+/// over the 2k terms, `df = (Σ u)² / Σ (u²/(r − 1))`, `u = v/Ȳ²`. The interval is
+/// `exp(ln G ± t·√Var(ln G))`.
+///
+/// For one benchmark it is the log-scale counterpart of Fieller's interval with Welch's degrees
+/// of freedom (to first order the same). The percentile bootstrap used before for the mean
+/// resampled few top-level units as if they were the population: with 10 executions a side it
+/// covered an A/A suite's ratio of 1 93.0–93.4% of the time at 95%, this interval 95.1–96.2%
+/// (`tests/compare_simulation.rs`, 2,000 seeds, 1 and 3 benchmarks).
+///
+/// # Errors
+/// No pairs; a benchmark with fewer than two top-level units or a mean that is not positive.
+pub fn geometric_mean_ratio_welch(
+    pairs: &[(&Hierarchy, &Hierarchy)],
+    level: f64,
+) -> Result<SuiteInterval> {
+    check_level(level)?;
+    if pairs.is_empty() {
+        return Err(StatsError::TooFew {
+            what: "a geometric mean of ratios (benchmarks)",
+            needed: 1,
+            got: 0,
+        });
+    }
+    let k = pairs.len() as f64;
+    let (mut log_sum, mut u_sum, mut u2_df) = (0.0, 0.0, 0.0);
+    for (cand, base) in pairs {
+        for (h, sign) in [(cand, 1.0), (base, -1.0)] {
+            let m = MeanEstimate::from_hierarchy(h)?;
+            log_sum += sign * positive_log(m.mean)?;
+            let u = m.var_of_mean() / (m.mean * m.mean);
+            u_sum += u;
+            u2_df += u * u / (m.n - 1) as f64;
+        }
+    }
+    let log_g = log_sum / k;
+    let estimate = log_g.exp();
+    if u_sum == 0.0 {
+        return Ok(SuiteInterval {
+            estimate,
+            lower: estimate,
+            upper: estimate,
+            level,
+            df: f64::INFINITY,
+        });
+    }
+    let df = u_sum * u_sum / u2_df;
+    let t = crate::dist::critical_value(level, df, Quantile::StudentT)?;
+    let half = t * u_sum.sqrt() / k;
+    Ok(SuiteInterval {
+        estimate,
+        lower: (log_g - half).exp(),
+        upper: (log_g + half).exp(),
+        level,
+        df,
+    })
 }
 
 /// The range of a suite's geometric-mean ratio that its members' measurement resolution leaves

@@ -501,6 +501,36 @@ fn rejects_bad_configurations() {
     assert!(compare(&one, &b, &CompareConfig::default()).is_err());
 }
 
+/// Oracle: numpy/scipy 1.17 (`np.log`, `var(ddof=1)`, `stats.t.ppf(0.975, df)`), the formula of
+/// `geometric_mean_ratio_welch` computed independently.
+#[test]
+fn log_welch_interval_of_a_suite_matches_scipy() {
+    use rigor_stats::compare::geometric_mean_ratio_welch;
+    let base1 = with_top_means(&[10.0, 11.0, 9.0, 10.5, 9.5]);
+    let cand1 = with_top_means(&[10.4, 11.9, 10.1, 11.2, 10.0, 12.3]);
+    let base2 = with_top_means(&[50.0, 52.0, 49.0, 51.0, 48.0]);
+    let cand2 = with_top_means(&[49.0, 51.5, 50.5, 47.9]);
+    let g = geometric_mean_ratio_welch(&[(&cand1, &base1), (&cand2, &base2)], 0.95).unwrap();
+    assert!(close(g.estimate, 1.0451279825935196, 1e-12), "{g:?}");
+    assert!(close(g.lower, 0.9844539635872991, 1e-9), "{g:?}");
+    assert!(close(g.upper, 1.1095414721270895, 1e-9), "{g:?}");
+    assert!(close(g.df, 11.884019684590397, 1e-9), "{g:?}");
+    // Exact scalings have no spread: the interval is the point.
+    let same = base1.map_values(|_, v| v * 1.21).unwrap();
+    let exact = with_top_means(&[10.0; 5]);
+    let p = geometric_mean_ratio_welch(&[(&exact, &exact)], 0.95).unwrap();
+    assert_eq!((p.lower, p.upper), (1.0, 1.0));
+    assert!(
+        geometric_mean_ratio_welch(&[(&same, &base1)], 0.95)
+            .unwrap()
+            .lower
+            < 1.21
+    );
+    assert!(geometric_mean_ratio_welch(&[], 0.95).is_err());
+    let negative = base1.map_values(|_, v| -v).unwrap();
+    assert!(geometric_mean_ratio_welch(&[(&negative, &base1)], 0.95).is_err());
+}
+
 #[test]
 fn geometric_mean_of_a_suite() {
     let base1 = with_top_means(&[10.0, 11.0, 9.0, 10.5, 9.5]);

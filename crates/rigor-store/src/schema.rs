@@ -524,7 +524,9 @@ pub struct BoundsRecord {
 pub struct SuiteRecord {
     /// Geometric mean of candidate/baseline over the matched benchmarks.
     pub geometric_mean_ratio: f64,
-    /// Its bootstrap interval.
+    /// Its interval: for the mean, t on the log ratios with Welch–Satterthwaite degrees of
+    /// freedom (`log-welch`); for the other estimators the bootstrap's percentiles (the
+    /// `method` says which; earlier files hold the bootstrap's for the mean too).
     pub ci: RatioInterval,
     /// Benchmarks in the summary.
     pub benchmarks: usize,

@@ -145,6 +145,15 @@ pub enum Warning {
         /// When the new one started, when known.
         new_started: Option<String>,
     },
+    /// Benchmarks of one result compared with each other were each measured in a block of its
+    /// own, one after another (as hyperfine measures its commands, or rigor when their setups
+    /// differ): each difference also holds what changed on the machine between the blocks.
+    InBlocks {
+        /// The benchmarks compared that ran in blocks, in order.
+        benchmarks: Vec<String>,
+        /// The tool that measured them, for another tool's file.
+        tool: Option<String>,
+    },
 }
 
 /// The warning in words (shown after `rigor: warning: `).
@@ -268,6 +277,22 @@ impl std::fmt::Display for Warning {
                      tens of percent); for a verdict, measure both in one run (`rigor run OLD \
                      NEW`, interleaved) or track the versions (`rigor track`), whose sessions \
                      are modelled"
+                )
+            }
+            Self::InBlocks { benchmarks, tool } => {
+                let names: Vec<String> = benchmarks.iter().map(|b| format!("'{b}'")).collect();
+                let how = match tool {
+                    Some(t) => format!(" (as {t} measures its commands)"),
+                    None => String::new(),
+                };
+                write!(
+                    f,
+                    "{} were measured one after another, each in a block of its own{how}: each \
+                     difference also holds whatever changed on the machine between the blocks \
+                     (load, clock frequency), which these intervals do not cover; `rigor run` \
+                     with the commands together measures them in shared rounds, so that drift \
+                     falls on all of them alike",
+                    names.join(", ")
                 )
             }
         }

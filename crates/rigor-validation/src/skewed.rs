@@ -244,7 +244,8 @@ pub fn section(rows: &[SkewRow], n: usize) -> String {
          quantile (no skew: exactly the t interval); *skew-adaptive t*, rigor's interval, is the \
          t interval unless D'Agostino's (1970) test rejects symmetry of the means at 10%, and \
          then the hull of the t interval and the Johnson–Hall interval computed with the \
-         adjusted skewness G₁ (Joanes & Gill 1998) — never narrower than t. Bootstraps use B = \
+         adjusted skewness G₁ (Joanes & Gill 1998), Hall's bounds held within the range of the \
+         means — never narrower than t. Bootstraps use B = \
          {} resamples, seeded per experiment (`rigor_stats::top_means`). The last column is \
          each other interval's median half-width divided by the t interval's.\n",
         RESAMPLES

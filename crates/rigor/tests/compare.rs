@@ -262,6 +262,58 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
     }
 }
 
+/// Two separate runs of the same command (A/A), too noisy to decide: the verdict does not say
+/// that more executions would decide it (they narrow the interval, not what changed between
+/// the runs), and the suite line, a t interval on the log ratios, says that it shows no change
+/// (a trial's read "i.e. 6.7% faster" from a percentile bootstrap that left 1 out).
+#[test]
+fn separate_runs_of_one_command_are_not_promised_a_decision() {
+    let dir = Dir::new();
+    let (old, new) = (dir.path("old.json"), dir.path("new.json"));
+    let noisy = "mean=10ms,execution=6%,iteration=1%,iterations=5";
+    for (path, seed) in [(&old, "11"), (&new, "12")] {
+        sim()
+            .args([
+                "--seed",
+                seed,
+                "-r",
+                "10",
+                "-n",
+                "spin",
+                noisy,
+                "--export-json",
+            ])
+            .arg(path)
+            .assert()
+            .success();
+    }
+    let out = stdout_of(rigor().arg("compare").arg(&old).arg(&new));
+    assert!(
+        out.contains(
+            "inconclusive: more executions would narrow the interval, but not what changed on \
+             the machine between the runs (see the warning); measure both in one run"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("per command would decide it"), "{out}");
+    assert!(
+        out.contains("(the interval holds 1: no change shown); t on the log ratios, Welch"),
+        "{out}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&stdout_of(
+        rigor().arg("compare").arg(&old).arg(&new).arg("--json"),
+    ))
+    .unwrap();
+    assert_eq!(j["suite"]["ci"]["method"], "log-welch");
+    // The suite of one benchmark agrees with its Fieller interval to within a few tenths of a
+    // percent (the same Welch degrees of freedom, on the log scale).
+    let (c, s) = (&j["comparisons"][0]["ci"], &j["suite"]["ci"]);
+    for end in ["lower", "upper"] {
+        let (a, b) = (c[end].as_f64().unwrap(), s[end].as_f64().unwrap());
+        assert!((a / b - 1.0).abs() < 0.01, "{end}: Fieller {a}, suite {b}");
+    }
+}
+
 #[test]
 fn comparisons_are_in_the_markdown_export_and_reanalysis() {
     let dir = Dir::new();

@@ -76,6 +76,33 @@ fn analyze_reads_executions_from_hyperfine() {
     assert_eq!(one_process_warnings(&r), 0, "hyperfine records executions");
 }
 
+/// hyperfine measures each command in a block, one after another: the comparison of its
+/// commands says that drift between the blocks is in the difference (a trial's back-to-back
+/// hyperfine file gave a confident "slower" with no word of it), and an inconclusive one does
+/// not promise that more runs would decide it.
+#[test]
+fn hyperfine_commands_measured_in_blocks_are_said_to_be() {
+    let (code, out, err) = analyze_output(&[fixture("hyperfine.json")], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(
+            "'sleep 0.01', 'sleep 0.02' were measured one after another, each in a block of its \
+             own (as hyperfine measures its commands): each difference also holds whatever \
+             changed on the machine between the blocks"
+        ),
+        "{err}"
+    );
+    assert!(out.contains("Comparisons"), "{out}");
+    let r = analysed("hyperfine.json", &[]);
+    let warnings = r["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w["kind"] == "in_blocks" && w["tool"] == "hyperfine"),
+        "{warnings:?}"
+    );
+}
+
 #[test]
 fn analyze_reads_processes_and_iterations_from_pyperf() {
     let r = analysed("pyperf.json", &[]);
