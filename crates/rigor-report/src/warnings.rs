@@ -64,9 +64,10 @@ pub fn text(w: &Warning) -> String {
                 )
             });
             format!(
-                "the {level} means look skewed (skewness {:.2}, p = {:.3}): the interval is \
+                "the {level} means look skewed (skewness {:.2}, {}): the interval is \
                  widened toward the skew (Johnson 1978; Hall 1992) and is asymmetric{advice}",
-                test.skewness, test.p_value
+                test.skewness,
+                crate::comparison::p_text("p", test.p_value)
             )
         }
         Warning::ModeNotExcluded {
@@ -90,5 +91,27 @@ pub fn text(w: &Warning) -> String {
             percent(*p)
         ),
         _ => format!("{w:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigor_stats::top_means::SkewTest;
+
+    /// A p-value too small for three decimals reads "p < 0.001", not "p = 0.000" (a trial).
+    #[test]
+    fn a_tiny_skewness_p_value_is_not_printed_as_zero() {
+        let w = |p_value| Warning::SkewAdjusted {
+            level: "execution".into(),
+            test: SkewTest {
+                skewness: 2.5,
+                z: 3.9,
+                p_value,
+            },
+            advise: None,
+        };
+        assert!(text(&w(0.00004)).contains("(skewness 2.50, p < 0.001)"));
+        assert!(text(&w(0.035)).contains("(skewness 2.50, p = 0.035)"));
     }
 }

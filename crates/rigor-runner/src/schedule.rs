@@ -771,7 +771,11 @@ impl<'a> Scheduler<'a> {
                 Ok(o) => (
                     Some(o.termination),
                     o.stderr_tail,
-                    format!("build {} {}", build + 1, describe(o.termination)),
+                    format!(
+                        "build {} {}",
+                        build + 1,
+                        describe(o.termination, settings.timeout)
+                    ),
                 ),
                 Err(e) => (None, String::new(), format!("build {}: {e}", build + 1)),
             };
@@ -1001,7 +1005,7 @@ impl<'a> Scheduler<'a> {
                 Ok(o) => Some((
                     Some(o.termination),
                     o.stderr_tail,
-                    failed(describe(o.termination)),
+                    failed(describe(o.termination, None)),
                 )),
                 Err(e @ (RunError::Spawn { .. } | RunError::File { .. })) => {
                     Some((None, String::new(), failed(e.to_string())))
@@ -1053,7 +1057,10 @@ fn problem(
         _ => false,
     };
     if !outcome.termination.success() && !ignored {
-        return Some(format!("the command {}", describe(outcome.termination)));
+        return Some(format!(
+            "the command {}",
+            describe(outcome.termination, s.timeout)
+        ));
     }
     if let Some(err) = &outcome.iteration_error {
         return Some(format!("cannot read its iteration times: {err}"));
@@ -1091,12 +1098,14 @@ impl State {
     }
 }
 
-/// "exited with code 3", "was killed by signal 9", "timed out".
-pub fn describe(t: Termination) -> String {
-    match t {
-        Termination::Exited { code } => format!("exited with code {code}"),
-        Termination::Signaled { signal } => format!("was killed by signal {signal}"),
-        Termination::TimedOut => "timed out".to_string(),
+/// "exited with code 3", "was killed by signal 9", "timed out (limit 5s)": `limit` is the time
+/// limit that killed it, when known.
+pub fn describe(t: Termination, limit: Option<Duration>) -> String {
+    match (t, limit) {
+        (Termination::Exited { code }, _) => format!("exited with code {code}"),
+        (Termination::Signaled { signal }, _) => format!("was killed by signal {signal}"),
+        (Termination::TimedOut, Some(limit)) => format!("timed out (limit {limit:?})"),
+        (Termination::TimedOut, None) => "timed out".to_string(),
     }
 }
 

@@ -180,7 +180,8 @@ fn timeouts_and_garbage_are_failures() {
         .arg(&path)
         .assert()
         .code(2)
-        .stdout(predicate::str::contains("timed out"));
+        // The limit that killed it is said (a trial's "timed out" left it to be guessed).
+        .stdout(predicate::str::contains("timed out (limit 2s)"));
     assert_eq!(
         json(&path)["benchmarks"][0]["failures"][0]["timed_out"],
         true
