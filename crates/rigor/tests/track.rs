@@ -136,13 +136,14 @@ fn malformed_results_are_refused_with_the_file_and_nothing_stored() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("bad.json:3:"));
+    // Nothing stored, and no empty history file made for it.
+    assert!(!db.exists(), "the refused add left a history file");
     rigor()
         .args(["track", "--db"])
         .arg(&db)
         .args(["changes"])
         .assert()
-        .success()
-        .stdout(predicate::str::contains("No changes detected."));
+        .code(2);
 }
 
 #[test]
@@ -968,6 +969,11 @@ fn build_dir_without_builds_is_refused_before_anything_runs() {
             String::from_utf8_lossy(&out.stdout)
         );
         assert!(!stderr.contains("failed: build"), "{stderr}");
+        // The refused command leaves no history file behind (it made an empty one before).
+        assert!(
+            !dir.path("h.db").exists(),
+            "an empty history was left behind"
+        );
     }
 }
 
