@@ -622,7 +622,7 @@ pub fn header(s: &RunSettings) -> ResultFile {
 
 /// Whether `warnings` would make `--fail-on warning` fail: run-level warnings or any analysis's.
 pub fn has_warnings(result: &ResultFile) -> bool {
-    !result.warnings.is_empty()
+    result.warnings.iter().any(|w| !w.is_note())
         || result
             .benchmarks
             .iter()

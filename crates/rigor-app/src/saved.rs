@@ -419,7 +419,7 @@ impl ComparedFiles {
                 .iter()
                 .map(|c| c.comparison.verdict)
                 .collect(),
-            warned: !self.warnings.is_empty() || self.analysis_warnings,
+            warned: self.warnings.iter().any(|w| !w.is_note()) || self.analysis_warnings,
             ..Findings::default()
         };
         self.outcome = findings.outcome(fail_on);

@@ -156,6 +156,20 @@ pub enum Warning {
     },
 }
 
+impl Warning {
+    /// Whether it only says what a file held (another tool's mean CPU times), with nothing to
+    /// doubt in the results: `--fail-on warning` does not fail on it.
+    pub fn is_note(&self) -> bool {
+        matches!(
+            self,
+            Self::Imported {
+                note: ImportNote::CpuMeansOnly { .. },
+                ..
+            }
+        )
+    }
+}
+
 /// The warning in words (shown after `rigor: warning: `).
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -365,7 +379,28 @@ pub enum ImportNote {
         /// The benchmarks.
         benchmarks: Vec<String>,
     },
+    /// hyperfine writes each command's mean user and system time, not each run's: they are
+    /// said, not analysed (no interval can be formed from one mean).
+    CpuMeansOnly {
+        /// Each command's means.
+        means: Vec<CpuMeans>,
+    },
 }
+
+/// A command's mean user and system CPU time, as another tool's file gives them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CpuMeans {
+    /// The benchmark.
+    pub benchmark: String,
+    /// Mean user time.
+    pub user: rigor_units::Seconds,
+    /// Mean system time.
+    pub system: rigor_units::Seconds,
+}
+
+// The times are finite numbers read from a file (never NaN), so equality is an equivalence,
+// as the warnings that hold them need.
+impl Eq for CpuMeans {}
 
 impl std::fmt::Display for ImportNote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -424,6 +459,19 @@ impl std::fmt::Display for ImportNote {
                  to get one",
                 quoted(benchmarks)
             ),
+            Self::CpuMeansOnly { means } => {
+                let each: Vec<String> = means
+                    .iter()
+                    .map(|m| format!("'{}' user {}, system {}", m.benchmark, m.user, m.system))
+                    .collect();
+                write!(
+                    f,
+                    "the file gives each command's mean user and system CPU time only, not each \
+                     run's, so they are shown here and not analysed ({}); `rigor run` measures \
+                     them for every execution (`--metric cpu`, `user`, `system`)",
+                    each.join("; ")
+                )
+            }
         }
     }
 }

@@ -93,6 +93,14 @@ fn hyperfine_commands_measured_in_blocks_are_said_to_be() {
         "{err}"
     );
     assert!(out.contains("Comparisons"), "{out}");
+    // The mean user and system times hyperfine wrote are said, not dropped without a word.
+    assert!(
+        err.contains(
+            "mean user and system CPU time only, not each run's, so they are shown here and not \
+             analysed ('sleep 0.01' user 726.2 µs, system 1.431 ms; 'sleep 0.02' user 1.759 ms"
+        ),
+        "{err}"
+    );
     let r = analysed("hyperfine.json", &[]);
     let warnings = r["warnings"].as_array().unwrap();
     assert!(
@@ -101,6 +109,20 @@ fn hyperfine_commands_measured_in_blocks_are_said_to_be() {
             .any(|w| w["kind"] == "in_blocks" && w["tool"] == "hyperfine"),
         "{warnings:?}"
     );
+}
+
+/// A note of what the file held is not a doubt about the results: `--fail-on warning` passes on
+/// a one-command hyperfine file whose only note is its mean CPU times.
+#[test]
+fn hyperfine_cpu_means_are_a_note_that_does_not_fail_a_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut one = read("hyperfine.json");
+    one["results"].as_array_mut().unwrap().truncate(1);
+    let path = dir.path().join("one.json");
+    std::fs::write(&path, one.to_string()).unwrap();
+    let (code, _, err) = analyze_output(&[path], &["--fail-on", "warning"]);
+    assert!(err.contains("mean user and system CPU time only"), "{err}");
+    assert_eq!(code, Some(0), "{err}");
 }
 
 #[test]

@@ -17,8 +17,10 @@ use rigor_units::Seconds;
 /// The family of every benchmark of a hyperfine export (its commands are compared together).
 const FAMILY: &str = "hyperfine";
 
-pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
+pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile> {
     let mut benchmarks = Vec::new();
+    // Commands whose mean user and system times the file gives (each run's it does not).
+    let mut cpu_means = Vec::new();
     for r in root.get("results")?.items()? {
         let command = r.get("command")?.str()?.to_string();
         let times = r.get("times")?.times()?;
@@ -102,10 +104,25 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                 b.parameters.insert(name.to_string(), v);
             }
         }
+        if let (Some(user), Some(system)) = (r.opt("user"), r.opt("system")) {
+            cpu_means.push(crate::warning::CpuMeans {
+                benchmark: b.name.clone(),
+                user: Seconds::new(user.f64()?),
+                system: Seconds::new(system.f64()?),
+            });
+        }
         b.family = Some(FAMILY.to_string());
         benchmarks.push(b);
     }
-    Ok(result(benchmarks))
+    let mut r = result(benchmarks);
+    if !cpu_means.is_empty() {
+        r.warnings.push(crate::warning::Warning::Imported {
+            file: path.display().to_string(),
+            format: "hyperfine".to_string(),
+            note: crate::warning::ImportNote::CpuMeansOnly { means: cpu_means },
+        });
+    }
+    Ok(r)
 }
 
 /// One entry of `memory_usage_byte`: a run's peak memory in bytes (a whole number, not negative).

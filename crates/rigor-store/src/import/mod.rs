@@ -428,7 +428,7 @@ fn parse_raw(path: &Path, text: &str, format: Option<Format>) -> Result<(ResultF
                 serde_json::from_str(text).map_err(|e| StoreError::json(path, &e))?;
             let root = json::Node::root(path, &value);
             match format {
-                Format::Hyperfine => hyperfine::read(root)?,
+                Format::Hyperfine => hyperfine::read(path, root)?,
                 Format::Pyperf => pyperf::read(root)?,
                 Format::Jmh => jmh::read(root)?,
                 Format::GoogleBenchmark => gbench::read(root)?,
