@@ -64,6 +64,25 @@ pub fn analyze_record(
             .warnings
             .push(rigor_stats::analysis::Warning::MeasuredInBlocks { level });
     }
+    let timed_out = b
+        .failures
+        .iter()
+        .filter(|f| f.timed_out && !f.warmup && f.stage.is_command())
+        .count();
+    if timed_out > 0 {
+        analysis
+            .warnings
+            .push(rigor_stats::analysis::Warning::TimedOutLeftOut {
+                left_out: timed_out,
+                measured: b
+                    .samples
+                    .iter()
+                    .filter(|s| !s.warmup)
+                    .map(|s| (s.build, s.round, s.execution))
+                    .collect::<std::collections::HashSet<_>>()
+                    .len(),
+            });
+    }
     if let Some(r) = b.resolution() {
         analysis.floor_at_resolution(r.half_step().in_unit(b.unit));
     } else if let Some(step) = b.metric.as_ref().and_then(|m| m.step) {

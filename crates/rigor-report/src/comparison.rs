@@ -407,14 +407,21 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
     let (kind, c) = (v.kind, v.comparison);
     let v_quantity = v.quantity.clone();
     let band = percent(100.0 * c.threshold);
+    // A decided verdict of sides measured apart holds for these runs' (or blocks') noise only.
+    let apart = match v.apart {
+        Some(Apart::Runs) => "; measured in separate runs: see the warning",
+        Some(Apart::Blocks) => "; measured one after another: see the warning",
+        None => "",
+    };
+    let estimate = signed(100.0 * (c.ratio - 1.0));
     match c.verdict {
         v @ (Verdict::Regression | Verdict::Improvement) => {
             format!(
-                "{} (beyond the ±{band} threshold)",
+                "{} (beyond the ±{band} threshold{apart})",
                 verdict_word_of(kind, v, &v_quantity)
             )
         }
-        Verdict::Equivalent => format!("equivalent (within ±{band})"),
+        Verdict::Equivalent => format!("equivalent (within ±{band}{apart})"),
         Verdict::Inconclusive if v.fdr_demoted => format!(
             "inconclusive: beyond ±{band}, but not significant after false-discovery control \
              over the comparisons ({} > {})",
@@ -437,8 +444,9 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
                 )
             }
             Some(n) if n >= rigor_stats::compare::MORE_UNITS_CAP => format!(
-                "inconclusive: the estimate is too close to the edge of the ±{band} threshold \
-                 for more {} to decide it (it would take over {} times as many)",
+                "inconclusive: the estimate ({estimate}) is too close to the edge of the ±{band} \
+                 threshold for more {} to decide it if it is the true difference (it would \
+                 take over {} times as many)",
                 v.units,
                 rigor_stats::compare::MORE_UNITS_MOST_FACTOR
             ),
@@ -452,7 +460,8 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
                 }
             ),
             Some(n) => format!(
-                "inconclusive: roughly {n} more {} per command would decide it",
+                "inconclusive: if the difference is the {estimate} estimated, roughly {n} more \
+                 {} per command would decide it",
                 v.units
             ),
             None => "inconclusive".to_string(),
@@ -737,8 +746,9 @@ mod tests {
         let text = render(&[view(&on_edge)]);
         assert!(
             text.contains(
-                "inconclusive: the estimate is too close to the edge of the ±1.0% threshold \
-                 for more executions to decide it (it would take over 100 times as many)"
+                "inconclusive: the estimate (+20%) is too close to the edge of the ±1.0% \
+                 threshold for more executions to decide it if it is the true difference (it \
+                 would take over 100 times as many)"
             ),
             "{text}"
         );
@@ -746,7 +756,35 @@ mod tests {
             more_units: Some(7),
             ..on_edge
         })]);
-        assert!(text.contains("roughly 7 more executions"), "{text}");
+        // The count is for the difference estimated, and says so: an A/A pair's estimate is
+        // no difference to confirm.
+        assert!(
+            text.contains("if the difference is the +20% estimated, roughly 7 more executions"),
+            "{text}"
+        );
+        // Measured apart: no count (more units would not remove what changed between the
+        // runs), and a decided verdict says it holds for these runs only.
+        let text = render(&[ComparisonView {
+            apart: Some(super::Apart::Runs),
+            ..view(&rigor_stats::compare::Comparison {
+                more_units: Some(7),
+                ..on_edge
+            })
+        }]);
+        assert!(
+            text.contains("but not what changed on the machine between the runs"),
+            "{text}"
+        );
+        let text = render(&[ComparisonView {
+            apart: Some(super::Apart::Blocks),
+            ..view(&c)
+        }]);
+        assert!(
+            text.contains(
+                "(beyond the ±1.0% threshold; measured one after another: see the warning)"
+            ),
+            "{text}"
+        );
         // An A/A estimate well inside the band, its interval far wider: not "close to the edge".
         let noisy = rigor_stats::compare::Comparison {
             ratio: 1.002,

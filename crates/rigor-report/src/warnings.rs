@@ -22,6 +22,13 @@ pub fn text(w: &Warning) -> String {
              rounds (with --build, each command running its build from {{build_dir}}), every \
              {level} would see the same load"
         ),
+        Warning::TimedOutLeftOut { left_out, measured } => format!(
+            "{} that timed out {} left out of the {measured} analysed: the mean is of those that \
+             finished within the limit, below the command's own when its slow executions are \
+             the ones that time out; raise --timeout to measure them",
+            crate::format::count(*left_out, "execution", "executions"),
+            if *left_out == 1 { "is" } else { "are" }
+        ),
         Warning::Unbalanced => {
             "units have unequal numbers of measurements (failures, discards or an adaptive design): variance components \
              use Henderson's method I; the interval from top-level means stays valid"

@@ -77,6 +77,15 @@ pub enum Warning {
         /// The top level's name.
         level: String,
     },
+    /// Executions that timed out are left out of the analysis: what remains is the executions
+    /// that finished within the limit, whose mean is below the command's own when the slow
+    /// ones are those that time out (a censored sample). Set by whoever knows the failures.
+    TimedOutLeftOut {
+        /// Executions left out.
+        left_out: usize,
+        /// Executions analysed.
+        measured: usize,
+    },
     /// The top-level means look multimodal or heavy-tailed and are too few to have seen a mode
     /// of one unit in five with 95% probability: a mode they missed is invisible to any
     /// interval.

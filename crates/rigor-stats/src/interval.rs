@@ -14,7 +14,9 @@
 //! When the top-level means are significantly skewed (D'Agostino's test at 10%), the interval
 //! widens toward the skew: the hull of the symmetric interval and Johnson's skewness-corrected
 //! interval in Hall's monotone form ([`crate::top_means::skew_adaptive_bounds`]). It is then
-//! asymmetric, and [`MeanInterval::skew`] says why.
+//! asymmetric, and [`MeanInterval::skew`] says why. From
+//! [`crate::top_means::RANGE_HOLD_UNITS`] top-level units on, it is held within the range of the
+//! means (and then also asymmetric when an end reached past the farthest mean).
 //!
 //! [`pooled_interval`] is the naive interval many tools report, treating every lowest-level value
 //! as independent. It is here so rigor can show how wrong it is whenever a level above the lowest
@@ -52,9 +54,9 @@ pub struct MeanInterval {
     /// for the bootstrap's asymmetric intervals). A skew-adjusted interval is not
     /// `mean ± half_width`: use `lower` and `upper`.
     pub half_width: f64,
-    /// Lower end (`mean − half_width` unless skew-adjusted).
+    /// Lower end (`mean − half_width` unless skew-adjusted or held at the smallest mean).
     pub lower: f64,
-    /// Upper end (`mean + half_width` unless skew-adjusted).
+    /// Upper end (`mean + half_width` unless skew-adjusted or held at the largest mean).
     pub upper: f64,
     /// Confidence level, e.g. 0.95.
     pub level: f64,
@@ -127,12 +129,13 @@ pub fn mean_interval_from_means(
 ) -> Result<MeanInterval> {
     let mut ci = symmetric_interval_from_means(means, level, quantile)?;
     let c = critical_value(level, ci.df, quantile)?;
-    if let (lower, upper, Some(test)) = skew_adaptive_bounds(means, c) {
+    let (lower, upper, skew) = skew_adaptive_bounds(means, c);
+    if (lower, upper) != (ci.lower, ci.upper) {
         ci.lower = lower;
         ci.upper = upper;
         ci.half_width = (upper - lower) / 2.0;
-        ci.skew = Some(test);
     }
+    ci.skew = skew;
     Ok(ci)
 }
 
