@@ -285,7 +285,14 @@ pub fn ranking_of(rows: &[RankView<'_>], level: f64, quantity: &Quantity) -> Str
             }
             Some(Relative { ratio, ci: bounds }) => {
                 let (amount, ci) = ratio_words_of(quantity, ratio, bounds, level);
-                let _ = writeln!(out, "  {} is {amount} ({ci})", r.name);
+                // Identical programs are ranked too: an interval that holds 1 shows no
+                // difference, whichever came out ahead.
+                let none = if bounds.is_some_and(|(l, u)| l <= 1.0 && 1.0 <= u) {
+                    ": no difference shown"
+                } else {
+                    ""
+                };
+                let _ = writeln!(out, "  {} is {amount} ({ci}{none})", r.name);
             }
         }
     }
@@ -650,7 +657,29 @@ pub fn against_build(label: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{ratio_words, signed};
+    use super::{RankView, Relative, ranking, ratio_words, signed};
+
+    #[test]
+    fn a_ranking_says_when_its_interval_shows_no_difference() {
+        let rows = |ci| {
+            vec![
+                RankView {
+                    name: "b",
+                    ratio: None,
+                },
+                RankView {
+                    name: "a",
+                    ratio: Some(Relative { ratio: 1.011, ci }),
+                },
+            ]
+        };
+        let text = ranking(&rows(Some((0.998, 1.022))), 0.95);
+        assert!(text.contains("fastest: b"), "{text}");
+        assert!(text.contains("1.1% slower (95% CI"), "{text}");
+        assert!(text.contains("+2.2%: no difference shown)"), "{text}");
+        let text = ranking(&rows(Some((1.003, 1.022))), 0.95);
+        assert!(!text.contains("no difference shown"), "{text}");
+    }
 
     #[test]
     fn a_ratio_that_rounds_to_one_has_no_direction() {
