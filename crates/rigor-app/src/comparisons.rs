@@ -727,6 +727,7 @@ pub fn suite_view(s: &SuiteRecord) -> rigor_report::comparison::SuiteView {
         upper: s.ci.upper,
         at_resolution: s.at_resolution,
         bootstrap: s.ci.method == RatioMethod::BootstrapPercentile,
+        apart: None,
     }
 }
 

@@ -354,6 +354,9 @@ pub struct SuiteView {
     /// The interval is the bootstrap's (seeded); otherwise the log-scale t interval of the
     /// mean ratios (Welch–Satterthwaite), which resamples nothing.
     pub bootstrap: bool,
+    /// The two sides were measured apart: a change of the machine between them moves every
+    /// benchmark together, which the interval (benchmarks combined as independent) cannot see.
+    pub apart: Option<Apart>,
 }
 
 /// The suite line; `seed` seeded its bootstrap.
@@ -375,8 +378,13 @@ pub fn suite_of(s: &SuiteView, seed: rigor_units::Seed, quantity: &Quantity) -> 
     } else {
         ""
     };
+    let apart = match s.apart {
+        Some(Apart::Runs) => "; measured in separate runs: see the warning",
+        Some(Apart::Blocks) => "; measured one after another: see the warning",
+        None => "",
+    };
     format!(
-        "Suite: geometric mean of {} {:.4} ({}% CI {:.4} .. {:.4}{}), i.e. {} {}{shown}; {how}\n",
+        "Suite: geometric mean of {} {:.4} ({}% CI {:.4} .. {:.4}{}), i.e. {} {}{shown}; {how}{apart}\n",
         crate::format::count(s.benchmarks, "ratio", "ratios"),
         s.ratio,
         (s.level * 100.0).round(),
@@ -436,6 +444,17 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             ((1.0 - c.level) * 1e4).round() / 1e4
         ),
         Verdict::Inconclusive => match c.more_units {
+            // Measured apart: more units narrow the interval, not what changed between the
+            // sides, whatever the count would be.
+            Some(_) if v.apart.is_some() => format!(
+                "inconclusive: more {} would narrow the interval, but not what changed on the \
+                 machine between the {} (see the warning); measure both in one run, interleaved",
+                v.units,
+                match v.apart {
+                    Some(Apart::Runs) => "runs",
+                    _ => "blocks",
+                }
+            ),
             // An estimate inside the band: the whole interval would have to fit in it (an
             // A/A comparison of noisy commands, whose estimate is no nearer an edge than
             // any other).
@@ -450,21 +469,26 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
                     v.units
                 )
             }
+            // Near an edge (within δ of it): the count grows without bound as the estimate
+            // nears the edge.
+            Some(n)
+                if n >= rigor_stats::compare::MORE_UNITS_CAP
+                    && (c.ratio - 1.0).abs() < 2.0 * c.threshold =>
+            {
+                format!(
+                    "inconclusive: the estimate ({estimate}) is too close to the edge of the \
+                     ±{band} threshold for more {} to decide it if it is the true difference \
+                     (it would take over {} times as many)",
+                    v.units,
+                    rigor_stats::compare::MORE_UNITS_MOST_FACTOR
+                )
+            }
+            // Far from the edges: the interval is that wide (a trial's −45% .. +134%).
             Some(n) if n >= rigor_stats::compare::MORE_UNITS_CAP => format!(
-                "inconclusive: the estimate ({estimate}) is too close to the edge of the ±{band} \
-                 threshold for more {} to decide it if it is the true difference (it would \
-                 take over {} times as many)",
+                "inconclusive: the interval is too wide for more {} to decide it soon (it would \
+                 take over {} times as many); the spread of the executions is what to look at",
                 v.units,
                 rigor_stats::compare::MORE_UNITS_MOST_FACTOR
-            ),
-            Some(_) if v.apart.is_some() => format!(
-                "inconclusive: more {} would narrow the interval, but not what changed on the \
-                 machine between the {} (see the warning); measure both in one run, interleaved",
-                v.units,
-                match v.apart {
-                    Some(Apart::Runs) => "runs",
-                    _ => "blocks",
-                }
             ),
             Some(n) => format!(
                 "inconclusive: if the difference is the {estimate} estimated, roughly {n} more \
@@ -772,13 +796,36 @@ mod tests {
             more_units: Some(rigor_stats::compare::MORE_UNITS_CAP),
             ..c
         };
+        // Far from the edges, the interval is what is too wide (a trial's −45% .. +134% was
+        // said to be "too close to the edge").
         let text = render(&[view(&on_edge)]);
         assert!(
             text.contains(
-                "inconclusive: the estimate (+20%) is too close to the edge of the ±1.0% \
+                "inconclusive: the interval is too wide for more executions to decide it soon"
+            ),
+            "{text}"
+        );
+        let near = rigor_stats::compare::Comparison {
+            ratio: 1.015,
+            ..on_edge
+        };
+        let text = render(&[view(&near)]);
+        assert!(
+            text.contains(
+                "inconclusive: the estimate (+1.5%) is too close to the edge of the ±1.0% \
                  threshold for more executions to decide it if it is the true difference (it \
                  would take over 100 times as many)"
             ),
+            "{text}"
+        );
+        // Measured apart, no count of any kind is suggested.
+        let text = render(&[ComparisonView {
+            apart: Some(super::Apart::Runs),
+            ..view(&near)
+        }]);
+        assert!(
+            text.contains("but not what changed on the machine between the runs")
+                && !text.contains("times as many"),
             "{text}"
         );
         let text = render(&[view(&rigor_stats::compare::Comparison {

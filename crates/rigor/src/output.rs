@@ -75,7 +75,10 @@ pub fn emit_data(text: &str) {
 /// standard error: the one place warnings are printed.
 pub fn warnings(list: &[Warning]) {
     for w in list {
-        note!("rigor: warning: {w}");
+        // A note says what a file held; it is no doubt about the results (`--fail-on warning`
+        // does not count it either).
+        let kind = if w.is_note() { "note" } else { "warning" };
+        note!("rigor: {kind}: {w}");
     }
 }
 

@@ -297,7 +297,10 @@ fn separate_runs_of_one_command_are_not_promised_a_decision() {
     );
     assert!(!out.contains("per command would decide it"), "{out}");
     assert!(
-        out.contains("(the interval holds 1: no change shown); t on the log ratios, Welch"),
+        out.contains(
+            "(the interval holds 1: no change shown); t on the log ratios, Welch; measured in \
+             separate runs: see the warning"
+        ),
         "{out}"
     );
     let j: serde_json::Value = serde_json::from_str(&stdout_of(

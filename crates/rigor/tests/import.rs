@@ -121,7 +121,10 @@ fn hyperfine_cpu_means_are_a_note_that_does_not_fail_a_gate() {
     let path = dir.path().join("one.json");
     std::fs::write(&path, one.to_string()).unwrap();
     let (code, _, err) = analyze_output(&[path], &["--fail-on", "warning"]);
-    assert!(err.contains("mean user and system CPU time only"), "{err}");
+    assert!(
+        err.contains("rigor: note: ") && err.contains("mean user and system CPU time only"),
+        "{err}"
+    );
     assert_eq!(code, Some(0), "{err}");
 }
 
