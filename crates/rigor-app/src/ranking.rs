@@ -95,10 +95,13 @@ pub fn ranking(
                 Some(c) => Relative {
                     ratio: c.ratio,
                     ci: c.ci.map(|ci| (ci.lower, ci.upper)),
+                    within: (c.verdict == rigor_stats::compare::Verdict::Equivalent)
+                        .then_some(c.threshold),
                 },
                 None => Relative {
                     ratio: value / base_value,
                     ci: None,
+                    within: None,
                 },
             };
             rows.push((b.name.clone(), Some(ratio)));
@@ -158,10 +161,15 @@ pub fn rank_by_sequences(rankings: &mut [Ranking], result: &ResultFile) {
                 }
             });
             *relative = match same {
-                Some((ratio, ci)) => Relative { ratio, ci },
+                Some((ratio, ci)) => Relative {
+                    ratio,
+                    ci,
+                    within: None,
+                },
                 None => Relative {
                     ratio: relative.ratio,
                     ci: None,
+                    within: None,
                 },
             };
         }

@@ -243,6 +243,9 @@ pub struct Relative {
     pub ratio: f64,
     /// Its confidence interval.
     pub ci: Option<(f64, f64)>,
+    /// The threshold δ when the interval lies within ±δ (the comparison's verdict is
+    /// "equivalent"): the difference, however sure, is too small to matter.
+    pub within: Option<f64>,
 }
 
 /// One line of the ranking: a benchmark and how it compares with the fastest.
@@ -283,14 +286,20 @@ pub fn ranking_of(rows: &[RankView<'_>], level: f64, quantity: &Quantity) -> Str
             None => {
                 let _ = writeln!(out, "  {}: {}", best_word(quantity), r.name);
             }
-            Some(Relative { ratio, ci: bounds }) => {
+            Some(Relative {
+                ratio,
+                ci: bounds,
+                within,
+            }) => {
                 let (amount, ci) = ratio_words_of(quantity, ratio, bounds, level);
                 // Identical programs are ranked too: an interval that holds 1 shows no
-                // difference, whichever came out ahead.
+                // difference, whichever came out ahead; one within ±δ, none that matters.
                 let none = if bounds.is_some_and(|(l, u)| l <= 1.0 && 1.0 <= u) {
-                    ": no difference shown"
+                    ": no difference shown".to_string()
+                } else if let Some(d) = within {
+                    format!(": within ±{}, equivalent", percent(100.0 * d))
                 } else {
-                    ""
+                    String::new()
                 };
                 let _ = writeln!(out, "  {} is {amount} ({ci}{none})", r.name);
             }
@@ -693,7 +702,11 @@ mod tests {
                 },
                 RankView {
                     name: "a",
-                    ratio: Some(Relative { ratio: 1.011, ci }),
+                    ratio: Some(Relative {
+                        ratio: 1.011,
+                        ci,
+                        within: None,
+                    }),
                 },
             ]
         };
@@ -703,6 +716,13 @@ mod tests {
         assert!(text.contains("+2.2%: no difference shown)"), "{text}");
         let text = ranking(&rows(Some((1.003, 1.022))), 0.95);
         assert!(!text.contains("no difference shown"), "{text}");
+        // An equivalent pair: sure of a difference too small to matter, and said so.
+        let mut r = rows(Some((1.0003, 1.0076)));
+        if let Some(rel) = r[1].ratio.as_mut() {
+            rel.within = Some(0.01);
+        }
+        let text = ranking(&r, 0.95);
+        assert!(text.contains("+0.76%: within ±1.0%, equivalent)"), "{text}");
     }
 
     #[test]
