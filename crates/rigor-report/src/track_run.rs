@@ -332,10 +332,15 @@ pub fn bisect_ends(
     )
 }
 
-/// What a bisection cost.
-pub fn bisect_cost(versions: usize, comparisons: usize, built: usize) -> String {
+/// What a bisection cost: `built` versions built (each once), `failed` that failed to build.
+pub fn bisect_cost(versions: usize, comparisons: usize, built: usize, failed: usize) -> String {
+    let failed = if failed > 0 {
+        format!(", {failed} failed to build")
+    } else {
+        String::new()
+    };
     format!(
-        "  {} in the range, both ends included; {} measured, {} built (each once)\n",
+        "  {} in the range, both ends included; {} measured, {} built (each once){failed}\n",
         count(versions, "version", "versions"),
         count(comparisons, "comparison", "comparisons"),
         count(built, "version", "versions")
@@ -1180,6 +1185,17 @@ mod tests {
             ),
             "{line}"
         );
+    }
+
+    #[test]
+    fn a_bisection_s_cost_counts_the_versions_that_failed_to_build() {
+        // "0 versions built" after a build that failed read as if nothing had been tried.
+        assert_eq!(
+            bisect_cost(16, 3, 0, 1),
+            "  16 versions in the range, both ends included; 3 comparisons measured, 0 versions \
+             built (each once), 1 failed to build\n"
+        );
+        assert!(!bisect_cost(16, 3, 4, 0).contains("failed"));
     }
 
     #[test]

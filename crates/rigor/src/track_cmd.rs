@@ -263,6 +263,7 @@ fn bisect(
         cost.versions,
         cost.comparisons,
         cost.built,
+        cost.failed,
     ));
     Ok(r.outcome)
 }

@@ -128,6 +128,8 @@ pub struct BisectCost {
     pub comparisons: usize,
     /// Versions built (prepared), each at most once.
     pub built: usize,
+    /// Versions whose build (or checkout) failed.
+    pub failed: usize,
 }
 
 /// Hears about each step of a bisection.
@@ -249,7 +251,12 @@ impl Bisection<'_, '_> {
         if let Some(r) = self.ready.get(&v.rev) {
             return Ok(r.clone());
         }
-        let r = self.m.settings.source.prepare(v, Role::New, &self.m.stop)?;
+        let r = self
+            .m
+            .settings
+            .source
+            .prepare(v, Role::New, &self.m.stop)
+            .inspect_err(|_| self.cost.failed += 1)?;
         self.cost.built += 1;
         self.ready.insert(v.rev.clone(), r.clone());
         Ok(r)
