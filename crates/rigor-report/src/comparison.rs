@@ -565,9 +565,12 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
                     (Some(w), true, false) => format!("{} {up}", factors(&w)),
                     (Some(w), false, _) => w,
                 };
+                // A second interval beside the one that decides: said to be a cross-check, so
+                // that one leaving 1 out beside an inconclusive verdict is not read as a finding.
                 let _ = writeln!(
                     out,
-                    "    bootstrap: {bounds} ({} resamples, seed {})",
+                    "    bootstrap (a cross-check; the verdict uses the interval above): {bounds} \
+                     ({} resamples, seed {})",
                     b.resamples, b.seed
                 );
             }
