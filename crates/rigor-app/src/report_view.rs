@@ -553,7 +553,6 @@ fn warmup_cut(b: &BenchmarkRecord, steady: Option<&SteadyStateReport>) -> Option
         .filter(|&c| c > 0)
 }
 
-/// Means of the units just above the measurements (executions), in display units.
 /// Each measured execution's mean (of its analysed iterations, or its one value), in the order
 /// the executions ran. With builds and no iterations the means of the level above the values are
 /// the builds', not the executions' (the plots said "each execution" of six build means).

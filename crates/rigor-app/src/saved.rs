@@ -425,6 +425,14 @@ impl ComparedFiles {
         self.outcome = findings.outcome(fail_on);
     }
 
+    /// The report crate's view of the suite's geometric mean, saying where the two sides were
+    /// measured apart (separate runs move every benchmark together).
+    pub fn suite_view(&self) -> Option<rigor_report::comparison::SuiteView> {
+        let mut view = comparisons::suite_view(self.suite.as_ref()?);
+        view.apart = self.comparisons.first().and_then(|c| c.apart);
+        Some(view)
+    }
+
     /// The comparisons as `rigor compare --json` prints them, of the files `s` names.
     pub fn json(&self, s: &CompareFilesSettings) -> serde_json::Value {
         serde_json::json!({

@@ -248,9 +248,7 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
         } else {
             emit(&render(&views(&c.comparisons)));
             emit(&rigor_report::comparison::values_only(&c.values_only));
-            if let Some(suite) = &c.suite {
-                let mut view = rigor_app::comparisons::suite_view(suite);
-                view.apart = c.comparisons.first().and_then(|x| x.apart);
+            if let Some(view) = c.suite_view() {
                 let quantity = c.comparisons.first().map(|x| x.quantity.clone());
                 emit(&rigor_report::comparison::suite_of(
                     &view,

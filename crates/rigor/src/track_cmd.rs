@@ -42,25 +42,14 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         _ => Access::Read,
     };
     // A history file this command makes is removed again if the command is refused before it
-    // stores anything (a `--build` naming {build_dir} without `--builds` left an empty file).
-    let made = place.url().is_none() && access != Access::Read && !place.db.exists();
+    // stores anything.
+    let made = place.makes_file(access);
     let mut history = place.open(access)?;
     let outcome = dispatch(args, &place, history.as_mut());
-    if made && outcome.is_err() && history.series_keys().is_ok_and(|k| k.is_empty()) {
-        drop(history);
-        remove_history_file(&place.db);
+    if made && outcome.is_err() {
+        place.remove_if_empty(history);
     }
     outcome
-}
-
-/// Removes an empty history file and SQLite's journal files beside it (best effort: what is
-/// left is an empty history, which the next command opens as it is).
-fn remove_history_file(db: &Path) {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let mut path = db.as_os_str().to_owned();
-        path.push(suffix);
-        let _ = std::fs::remove_file(path);
-    }
 }
 
 /// The command, on its opened history.

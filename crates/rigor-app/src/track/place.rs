@@ -76,6 +76,28 @@ impl HistoryPlace {
         }
         Ok(rigor_history::open(self.db.as_os_str())?)
     }
+
+    /// Whether opening it for `access` makes a file that is not there yet (for
+    /// [`HistoryPlace::remove_if_empty`]).
+    pub fn makes_file(&self, access: Access<'_>) -> bool {
+        self.url().is_none() && access != Access::Read && !self.db.exists()
+    }
+
+    /// Removes the history file, and SQLite's journal files beside it, when it holds nothing:
+    /// for a command that made it and was then refused before storing anything (a `--build`
+    /// naming {build_dir} without `--builds` left an empty file). Best effort: what is left is
+    /// an empty history, which the next command opens as it is.
+    pub fn remove_if_empty(&self, history: Box<dyn History + Send>) {
+        if !history.series_keys().is_ok_and(|k| k.is_empty()) {
+            return;
+        }
+        drop(history);
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut path = self.db.as_os_str().to_owned();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 /// Where measured versions' result files go: `runs/` beside a history file, else the project's
