@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use rigor_store::import::Format;
 use rigor_store::{
-    BenchmarkRecord, Discard, Layout, ResultFile, RunStatus, SampleRecord, SuiteRecord, Warning,
+    BenchmarkRecord, Discard, Layout, ResultFile, ResultSide, RunStatus, SampleRecord, SuiteRecord,
+    Warning,
 };
 use rigor_units::{ConfidenceLevel, Metric, Seed};
 
@@ -529,6 +530,8 @@ pub fn compare_loaded(
         mut warnings,
     } = comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs, paired)?;
     warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
+    warnings
+        .extend(non_zero_exits(&old, ResultSide::Old).chain(non_zero_exits(&new, ResultSide::New)));
     if let Some(w) = separate_runs(&old, &new) {
         warnings.push(w);
         for c in &mut comparisons {
@@ -551,6 +554,26 @@ pub fn compare_loaded(
     };
     compared.decide(s.comparison.fail_on);
     Ok(compared)
+}
+
+/// A warning per benchmark of `result` some of whose measured executions exited with a
+/// non-zero status (kept by `-i`, rigor's or hyperfine's): the comparison alone would not show
+/// it, where `analyze` lists it with the benchmark's summary.
+fn non_zero_exits(result: &ResultFile, side: ResultSide) -> impl Iterator<Item = Warning> + '_ {
+    result.benchmarks.iter().filter_map(move |b| {
+        let measured: Vec<_> = b.executions.iter().filter(|e| !e.warmup).collect();
+        let mut codes: Vec<i32> = measured.iter().filter_map(|e| e.exit_code).collect();
+        let non_zero = codes.len();
+        codes.sort_unstable();
+        codes.dedup();
+        (non_zero > 0).then(|| Warning::NonZeroExits {
+            benchmark: b.name.clone(),
+            side,
+            non_zero,
+            measured: measured.len(),
+            codes,
+        })
+    })
 }
 
 /// The warning that `old` and `new` were measured in separate runs, unless they are one run

@@ -154,6 +154,40 @@ pub enum Warning {
         /// The tool that measured them, for another tool's file.
         tool: Option<String>,
     },
+    /// Executions of a compared benchmark exited with a non-zero status and were measured all
+    /// the same (`-i`, rigor's or hyperfine's): their times are in the comparison, though a run
+    /// that fails may not do the work the others do.
+    NonZeroExits {
+        /// The benchmark.
+        benchmark: String,
+        /// The result it is in.
+        side: ResultSide,
+        /// Measured executions that exited non-zero.
+        non_zero: usize,
+        /// Measured executions.
+        measured: usize,
+        /// The distinct exit codes, ascending.
+        codes: Vec<i32>,
+    },
+}
+
+/// Which of the two results of a comparison of files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultSide {
+    /// The old result (the baseline).
+    Old,
+    /// The new result.
+    New,
+}
+
+impl std::fmt::Display for ResultSide {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Old => "old",
+            Self::New => "new",
+        })
+    }
 }
 
 impl Warning {
@@ -309,6 +343,24 @@ impl std::fmt::Display for Warning {
                     names.join(", ")
                 )
             }
+            Self::NonZeroExits {
+                benchmark,
+                side,
+                non_zero,
+                measured,
+                codes,
+            } => {
+                let codes: Vec<String> = codes.iter().map(i32::to_string).collect();
+                write!(
+                    f,
+                    "'{benchmark}' ({side}): {non_zero} of {measured} measured executions exited \
+                     with a non-zero status ({} {}), measured all the same as -i/--ignore-failure \
+                     asked: their times are in the comparison, though a run that fails may not \
+                     do the work the others do",
+                    if codes.len() == 1 { "code" } else { "codes" },
+                    codes.join(", ")
+                )
+            }
         }
     }
 }
@@ -327,6 +379,25 @@ mod tests {
             w.to_string(),
             "r.json: the run did not finish (it was interrupted); analysing what was measured"
         );
+    }
+
+    #[test]
+    fn non_zero_exits_name_the_side_the_count_and_the_codes() {
+        let w = Warning::NonZeroExits {
+            benchmark: "a".into(),
+            side: ResultSide::New,
+            non_zero: 3,
+            measured: 10,
+            codes: vec![1, 2],
+        };
+        let text = w.to_string();
+        assert!(
+            text.starts_with(
+                "'a' (new): 3 of 10 measured executions exited with a non-zero status (codes 1, 2)"
+            ),
+            "{text}"
+        );
+        assert!(!w.is_note());
     }
 }
 

@@ -570,6 +570,44 @@ fn hyperfine_ignore_failure_runs_count_and_parameters_are_kept() {
     assert!(page.contains("Time against the parameter"));
 }
 
+/// `compare` of hyperfine files says which runs exited non-zero and were measured all the
+/// same (hyperfine's `-i`): their times are in the comparison, and only `analyze` said so.
+#[test]
+fn compare_says_which_runs_exited_non_zero_under_ignore_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = read("hyperfine-ignore-failure.json");
+    let mut old = new.clone();
+    for r in old["results"].as_array_mut().unwrap() {
+        for c in r["exit_codes"].as_array_mut().unwrap() {
+            *c = 0.into();
+        }
+        for t in r["times"].as_array_mut().unwrap() {
+            *t = (t.as_f64().unwrap() * 1.01).into();
+        }
+    }
+    let old_path = dir.path().join("old.json");
+    std::fs::write(&old_path, old.to_string()).unwrap();
+    let out = rigor()
+        .arg("compare")
+        .arg(&old_path)
+        .arg(fixture("hyperfine-ignore-failure.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    for r in new["results"].as_array().unwrap() {
+        let codes = r["exit_codes"].as_array().unwrap();
+        let non_zero = codes.iter().filter(|c| c.as_i64() != Some(0)).count();
+        let expected = format!(
+            "'{}' (new): {non_zero} of {} measured executions exited with a non-zero status",
+            r["command"].as_str().unwrap(),
+            codes.len()
+        );
+        assert_eq!(non_zero > 0, err.contains(&expected), "{expected}\n{err}");
+    }
+    assert!(!err.contains("(old):"), "{err}");
+}
+
 #[test]
 fn criterion_baseline_folder_and_pyperf_gzip_are_read() {
     let (code, out, err) = analyze_output(&[fixture("criterion-baseline/fib 10/main")], &[]);
