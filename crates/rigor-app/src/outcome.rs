@@ -16,6 +16,9 @@ pub enum Outcome {
     Interrupted,
     /// `--fail-on` matched.
     Gated,
+    /// The question had no answer (a `track bisect` that could not name the changed version,
+    /// nor show the ends alike): exit status 1, as an undecided comparison under `--fail-on`.
+    Undecided,
 }
 
 impl Outcome {
@@ -25,7 +28,7 @@ impl Outcome {
         let rank = |o: Self| match o {
             Self::Interrupted => 3,
             Self::Failed => 2,
-            Self::Gated => 1,
+            Self::Gated | Self::Undecided => 1,
             Self::Ok => 0,
         };
         if rank(other) > rank(self) {

@@ -18,7 +18,8 @@ use rigor_units::{ConfidenceLevel, Fraction, Metric, Metrics, Seconds, Seed, Tim
 pub const EXIT_CODES: &str = "\
 Exit status:
   0    success
-  1    --fail-on matched (a regression, a change, an undecided comparison or a warning)
+  1    --fail-on matched (a regression, a change, an undecided comparison or a warning), or
+       track bisect was undecided
   2    usage error, runtime error, or a benchmark failed
   130  interrupted (Ctrl-C); the data measured so far is kept";
 
@@ -444,6 +445,11 @@ pub struct CheckoutArgs {
 
 /// `rigor track bisect`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Exit status: 0 when a first changed version is named, or the ends are shown not to differ
+(equivalent, or byte-identical builds); 1 when the bisection is undecided (the ends could not be
+told apart within --max-rounds, or a midpoint could not be placed); 2 on an error or a benchmark
+that failed; 130 when interrupted.")]
 pub struct TrackBisectArgs {
     /// The last version known to be as before.
     #[arg(value_name = "GOOD")]

@@ -33,6 +33,8 @@ pub enum Note {
     ToolExportsNeedWall,
     /// `--fail-on` matched (exit status 1).
     Gated,
+    /// The command could not answer its question (an undecided bisection): exit status 1.
+    Undecided,
     /// `rigor bench` builds the bench targets.
     Building,
     /// A bench target is not a rigor-bench harness.
@@ -308,6 +310,7 @@ impl fmt::Display for Note {
                 f.write_str("a benchmark measured nothing (shown above), exit status 2")
             }
             Self::Gated => f.write_str("--fail-on matched (shown above), exit status 1"),
+            Self::Undecided => f.write_str("undecided (shown above), exit status 1"),
             Self::NonPositiveSimulated {
                 benchmark,
                 count,

@@ -75,6 +75,9 @@ fn main() -> ExitCode {
                 // Every command gates only on --fail-on: say so, as a CI log should.
                 output::notes(&[rigor_report::notes::Note::Gated]);
             }
+            if outcome == Outcome::Undecided {
+                output::notes(&[rigor_report::notes::Note::Undecided]);
+            }
             ExitCode::from(output::exit_code(outcome))
         }
         Err(err) => {

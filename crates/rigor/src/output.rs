@@ -157,7 +157,7 @@ pub fn result_warnings(result: &ResultFile) {
 pub fn exit_code(outcome: Outcome) -> u8 {
     match outcome {
         Outcome::Ok => 0,
-        Outcome::Gated => 1,
+        Outcome::Gated | Outcome::Undecided => 1,
         Outcome::Failed => 2,
         Outcome::Interrupted => 130,
     }

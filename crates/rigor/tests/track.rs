@@ -1224,6 +1224,34 @@ fn bisect_follows_the_metric_asked_for() {
     assert!(!dir.path("h.db").exists() || two.stdout.is_empty());
 }
 
+/// A bisection that cannot answer exits 1 and says so: a script must not read "could not tell
+/// whether anything changed" as success (it exited 0).
+#[test]
+fn an_undecided_bisection_exits_1() {
+    let dir = Dir::new();
+    let out = rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "h.db", "bisect"])
+        .args(["--simulate", "versions=8,session=0%"])
+        .args(["v1", "v8", "--seed", "2", "-n", "b", "--machine", "m"])
+        .args(["--max-rounds", "2", "--", "mean=10ms,execution=2%"])
+        .output()
+        .unwrap();
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        text.contains("Could not tell whether anything changed"),
+        "{text}"
+    );
+    assert!(
+        err.contains("undecided (shown above), exit status 1"),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{text}{err}");
+}
+
 /// A bisection follows the ends' difference to one version: over a range where the history
 /// holds a rise and a fall back, it says which stored changes lie between the ends (the trial's
 /// bisection named one change of several without a word of the others); over a range holding

@@ -556,8 +556,14 @@ pub fn bisect_run(
             BisectEnding::Stopped
         }
     };
+    // Undecided is not success: a script that bisects must not read "could not tell" as an
+    // answer.
     let outcome = match ending {
         BisectEnding::Stopped => Outcome::Failed,
+        BisectEnding::Between { .. }
+        | BisectEnding::NoChange {
+            equivalent: false, ..
+        } => Outcome::Undecided,
         _ => Outcome::Ok,
     };
     Ok(BisectReport {
