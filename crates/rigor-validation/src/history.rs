@@ -519,6 +519,11 @@ fn consecutive_verdict(s: &Series) -> Vec<(usize, Option<f64>)> {
 /// locations can do better on recall; it raises no false alarm by construction (drifts are not
 /// steps and are not tested).
 fn oracle(s: &Series) -> Vec<(usize, Option<f64>)> {
+    tested_at(s, &true_steps(s))
+}
+
+/// The true steps' first versions, ascending (the shift included).
+fn true_steps(s: &Series) -> Vec<usize> {
     let n = s.robust.len();
     let mut at: Vec<usize> = s
         .truth
@@ -529,8 +534,14 @@ fn oracle(s: &Series) -> Vec<(usize, Option<f64>)> {
         .collect();
     at.sort_unstable();
     at.dedup();
+    at
+}
+
+/// rigor's test of the boundaries `at` (no search, no correction for places, no FDR): those
+/// that it calls a change.
+fn tested_at(s: &Series, at: &[usize]) -> Vec<(usize, Option<f64>)> {
     let cfg = SeriesConfig::default();
-    evaluate(&s.moderated, &at, &cfg)
+    evaluate(&s.moderated, at, &cfg)
         .map(|a| {
             a.changes
                 .iter()
@@ -541,6 +552,50 @@ fn oracle(s: &Series) -> Vec<(usize, Option<f64>)> {
         .unwrap_or_default()
 }
 
+/// What the data allow a method that has to place each change: every true change known to lie
+/// between its true neighbours (the true changes before and after it), and placed there by
+/// least weighted squares — the split to which rigor moves each of its boundaries — then tested
+/// as [`oracle`] tests. A step of size δ in per-version noise σ is placed only to within about
+/// (σ/δ)² versions, so where that is more than the ±2 versions a found change must lie within,
+/// this is below the oracle's recall; no method can place a change better than its least
+/// squares split with its neighbours known, short of knowing where it is.
+fn located_oracle(s: &Series) -> Vec<(usize, Option<f64>)> {
+    let v = &s.moderated;
+    let at = true_steps(s);
+    let tau2 = rigor_stats::series::between_version_variance(v, &at);
+    let n = v.len();
+    let (mut sw, mut swm, mut swm2) = (vec![0.0; n + 1], vec![0.0; n + 1], vec![0.0; n + 1]);
+    for (i, x) in v.iter().enumerate() {
+        let w = 1.0 / (x.variance.max(0.0) + tau2).max(f64::MIN_POSITIVE);
+        sw[i + 1] = sw[i] + w;
+        swm[i + 1] = swm[i] + w * x.mean;
+        swm2[i + 1] = swm2[i] + w * x.mean * x.mean;
+    }
+    let cost = |a: usize, b: usize| {
+        let w = sw[b] - sw[a];
+        let m = swm[b] - swm[a];
+        if w > 0.0 {
+            swm2[b] - swm2[a] - m * m / w
+        } else {
+            0.0
+        }
+    };
+    let mut placed: Vec<usize> = (0..at.len())
+        .map(|j| {
+            let lo = if j == 0 { 0 } else { at[j - 1] };
+            let hi = at.get(j + 1).copied().unwrap_or(n);
+            (lo + 1..hi)
+                .min_by(|&a, &b| {
+                    (cost(lo, a) + cost(a, hi)).total_cmp(&(cost(lo, b) + cost(b, hi)))
+                })
+                .unwrap_or(at[j])
+        })
+        .collect();
+    placed.sort_unstable();
+    placed.dedup();
+    tested_at(s, &placed)
+}
+
 /// rigor's row.
 const RIGOR: &str = "rigor (versions as top level, FDR)";
 /// rigor-stats' E-divisive, Otava's algorithm.
@@ -548,9 +603,22 @@ const OTAVA_ALGORITHM: &str = "E-divisive on version means (Otava's algorithm)";
 /// The oracle's row.
 const ORACLE: &str =
     "oracle: rigor's test at the true change locations (known; what the data allow)";
+/// The targets' names, in [`targets`]' order.
+const TARGET_NAMES: [&str; 5] = [
+    "false alarms",
+    "recall ≥ 5% against Otava's",
+    "recall ≥ 5% against 95%",
+    "recall ≥ 2% against Otava's",
+    "shift as one event",
+];
+/// The located oracle, as the targets name it.
+const LOCATED_SHORT: &str = "the located oracle";
+/// The located oracle's row.
+const LOCATED: &str = "located oracle: each change placed by least squares between its true \
+     neighbours, then rigor's test (what a method that must place it can reach)";
 
 /// The methods compared, by name (the oracle last: it knows where the changes are).
-pub const METHODS: [(&str, Method); 7] = [
+pub const METHODS: [(&str, Method); 8] = [
     (RIGOR, rigor),
     (
         "CI non-overlap, consecutive versions (Kalibera, Bulej & Tůma 2005b)",
@@ -567,6 +635,7 @@ pub const METHODS: [(&str, Method); 7] = [
     ),
     ("fixed 5% threshold on consecutive means", fixed_threshold),
     (ORACLE, oracle),
+    (LOCATED, located_oracle),
 ];
 
 /// rigor with other version levels, for the efficiency of the level (scored in every
@@ -638,7 +707,9 @@ fn methods_of(scenario: &Scenario) -> Vec<(&'static str, Method)> {
     let mut out: Vec<(&'static str, Method)> = METHODS
         .iter()
         .copied()
-        .filter(|(name, _)| scenario.all_rules || [RIGOR, OTAVA_ALGORITHM, ORACLE].contains(name))
+        .filter(|(name, _)| {
+            scenario.all_rules || [RIGOR, OTAVA_ALGORITHM, ORACLE, LOCATED].contains(name)
+        })
         .collect();
     // Beside rigor's own row.
     for (i, v) in LEVEL_VARIANTS.iter().enumerate() {
@@ -943,14 +1014,21 @@ pub struct Check {
     pub met: Option<bool>,
     /// The figures behind it.
     pub text: String,
+    /// The oracle that falls short of the target, when one does: the target then lies beyond
+    /// what rigor's test reaches with the change placed as well as least squares can place it
+    /// (the located oracle), or with every other change known (the joint oracle).
+    pub beyond: Option<&'static str>,
 }
 
 impl Check {
     fn show(&self) -> String {
-        match self.met {
-            Some(true) => format!("met: {}", self.text),
-            Some(false) => format!("**not met**: {}", self.text),
-            None => format!("n/a: {}", self.text),
+        match (self.met, self.beyond) {
+            (Some(true), _) => format!("met: {}", self.text),
+            (Some(false), None) => format!("**not met**: {}", self.text),
+            (Some(false), Some(oracle)) => {
+                format!("**not met**, beyond {oracle}: {}", self.text)
+            }
+            (None, _) => format!("n/a: {}", self.text),
         }
     }
 }
@@ -962,12 +1040,18 @@ fn row<'a>(result: &'a ScenarioResult, name: &str) -> Option<&'a Score> {
 
 /// The issue's targets on one scenario: false alarms ≤ 0.5 per 1,000 pairs; recall of changes
 /// ≥ 5% at least Otava's + 0.05 (not applicable where that passes the oracle's: no method can
-/// pass what the data allow, and the next target applies); ≥ 0.95 where the oracle reaches 0.99; recall of changes ≥ 2% at least Otava's; the
-/// machine-wide shift as one event in ≥ 90% of histories. "Otava" is the better of its package
-/// (with `--peers`) and rigor-stats' implementation of its algorithm, so that the comparison
-/// cannot flatter rigor.
+/// pass what the data allow, and the next target applies); ≥ 0.95 where the oracle reaches
+/// 0.99; recall of changes ≥ 2% at least Otava's; the machine-wide shift as one event in ≥ 90%
+/// of histories. "Otava" is the better of its package (with `--peers`) and rigor-stats'
+/// implementation of its algorithm, so that the comparison cannot flatter rigor. A missed
+/// target says which oracle falls short of it too ([`Check::beyond`]), without changing the
+/// verdict.
 pub fn targets(result: &ScenarioResult) -> Vec<Check> {
-    let (Some(rigor), Some(oracle)) = (row(result, RIGOR), row(result, ORACLE)) else {
+    let (Some(rigor), Some(oracle), Some(located)) = (
+        row(result, RIGOR),
+        row(result, ORACLE),
+        row(result, LOCATED),
+    ) else {
         return Vec::new();
     };
     let otavas: Vec<&Score> = result
@@ -980,6 +1064,7 @@ pub fn targets(result: &ScenarioResult) -> Vec<Check> {
     let (otava5, otava2) = (best(|s| s.recall_5), best(|s| s.recall_2));
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
     let need5 = otava5 + 0.05;
+    let joint = &result.joint_oracle;
     vec![
         Check {
             met: Some(rigor.false_alarms_per_1000 <= 0.5),
@@ -987,20 +1072,29 @@ pub fn targets(result: &ScenarioResult) -> Vec<Check> {
                 "{:.2} ({} in {} pairs)",
                 rigor.false_alarms_per_1000, rigor.false_alarms, rigor.pairs
             ),
+            beyond: None,
         },
         Check {
             met: (otava5 + 0.05 <= oracle.recall_5).then_some(rigor.recall_5 >= need5 - 1e-12),
             text: format!(
-                "{} vs {} (Otava {}, oracle {})",
+                "{} vs {} (Otava {}, oracle {}, located {})",
                 pct(rigor.recall_5),
                 pct(need5),
                 pct(otava5),
-                pct(oracle.recall_5)
+                pct(oracle.recall_5),
+                pct(located.recall_5)
             ),
+            beyond: (located.recall_5 < need5 - 1e-12).then_some(LOCATED_SHORT),
         },
         Check {
             met: (oracle.recall_5 >= 0.99).then_some(rigor.recall_5 >= 0.95),
-            text: format!("{} (oracle {})", pct(rigor.recall_5), pct(oracle.recall_5)),
+            text: format!(
+                "{} (oracle {}, located {})",
+                pct(rigor.recall_5),
+                pct(oracle.recall_5),
+                pct(located.recall_5)
+            ),
+            beyond: (located.recall_5 < 0.95).then_some(LOCATED_SHORT),
         },
         Check {
             met: Some(rigor.recall_2 >= otava2 - 1e-12),
@@ -1017,13 +1111,16 @@ pub fn targets(result: &ScenarioResult) -> Vec<Check> {
                     ""
                 }
             ),
+            // Otava reached it: no oracle of rigor's test can say it is out of reach.
+            beyond: None,
         },
         Check {
             met: Some(rigor.shift_as_event >= 0.9),
             text: format!(
                 "{} of {} (joint oracle {} of {})",
-                rigor.events.hits, rigor.events.n, result.joint_oracle.hits, result.joint_oracle.n
+                rigor.events.hits, rigor.events.n, joint.hits, joint.n
             ),
+            beyond: ((joint.hits as f64) < 0.9 * joint.n as f64).then_some("the joint oracle"),
         },
     ]
 }
@@ -1148,7 +1245,12 @@ pub fn report(
          ±{TOLERANCE} versions of a true step finds it; one 3–{NEAR} versions from a true step \
          is mislocalised; one farther from every step and outside drifts is a false alarm. All \
          methods see the same series. The oracle applies rigor's test of a boundary at the true \
-         change locations, known, with no search: the recall the data allow.\n\n",
+         change locations, known, with no search: the recall the data allow. The located \
+         oracle knows that each true change is there and where its neighbours are, but has to \
+         place it: it takes the split between the true neighbours that fits by least weighted \
+         squares (where rigor moves each of its boundaries) and applies the same test; a step \
+         of size δ in per-version noise σ is placed only to within about (σ/δ)² versions, so \
+         its recall is what a method that has to find where a change is can reach.\n\n",
         if peers.is_some() { " --peers" } else { "" },
         if peers.is_some() {
             ", most of it in the peers' Python packages"
@@ -1167,17 +1269,33 @@ pub fn report(
             more than the oracle's: nothing can pass what the data allow) and ≥ 95% where the \
             oracle reaches 99%; recall of changes ≥ 2% at least Otava's; the machine-wide shift found as one \
             event in ≥ 90% of histories. Otava is the better of its package and rigor-stats' \
-            implementation of its algorithm. The last column also gives the joint oracle: the \
+            implementation of its algorithm. The recall columns also give the located oracle's \
+            recall (above). The last column also gives the joint oracle: the \
             histories in which the joint test across benchmarks holds at the shift's version when \
             every other true change is known (each benchmark's series cut at its other steps and \
             drifts), at the correction for a scan over every version that any method which has to \
-            find the version pays; the target stays as the issue set it. The figures' uncertainty is in each scenario's \
+            find the version pays. Every target stays as the issue set it; a target missed where \
+            the located or joint oracle falls short of it too is marked \"beyond\" that oracle (the \
+            located oracle is not a strict bound: a search can be lucky in its placement, and \
+            rigor's row passes it by up to one standard error in a few scenarios). The figures' uncertainty is in each scenario's \
             table below (recall ± one binomial standard error, counts of changes).\n\n\
             | scenario | false alarms ≤ 0.5 / 1,000 | recall ≥ 5%: ≥ Otava + 0.05 | recall ≥ 5%: ≥ 95% where the oracle ≥ 99% | recall ≥ 2%: ≥ Otava | shift as one event ≥ 90% |\n\
             |---|---|---|---|---|---|\n";
     let mut missed: Vec<String> = Vec::new();
+    let (mut failed_checks, mut beyond_checks) = (0, 0);
+    let mut within: Vec<String> = Vec::new();
     for r in &results {
         let checks = targets(r);
+        for (i, c) in checks.iter().enumerate() {
+            if c.met == Some(false) {
+                failed_checks += 1;
+                if c.beyond.is_some() {
+                    beyond_checks += 1;
+                } else {
+                    within.push(format!("{} ({})", r.scenario.name, TARGET_NAMES[i]));
+                }
+            }
+        }
         out += &format!(
             "| {} | {} |\n",
             r.scenario.name,
@@ -1202,6 +1320,22 @@ pub fn report(
             format!(": {}", missed.join("; "))
         }
     );
+    if failed_checks > 0 {
+        out += &format!(
+            "Of the {failed_checks} targets missed, {beyond_checks} lie beyond an oracle: the \
+             located oracle's recall (rigor's test with each change placed by least squares \
+             between its true neighbours) or the joint oracle's events fall short of the \
+             target. {}\n\n",
+            if within.is_empty() {
+                "None is missed where an oracle reaches it.".to_string()
+            } else {
+                format!(
+                    "Missed where the oracles reach the target: {}.",
+                    within.join("; ")
+                )
+            }
+        );
+    }
     out += WHY;
     out += &efficiency_section(&efficiency);
     out += "## Scenarios\n\n";
@@ -1316,9 +1450,19 @@ const WHY: &str = "### Where the targets fail, and why\n\n\
   260 histories without a shift; but on steps that all vary about zero (τ = 0.5%, 20 \
   benchmarks) it rejected at the 0.1% level 0.4% of the time, four times too often, so it is \
   not used. τ² from the median of the squared standardised steps found it in 5 and 3.\n\
+- **Recall of changes ≥ 5% where it is beyond the located oracle** (xalan6, the mixes): \
+  rigor's recall is within about 2 points of what rigor's own test reaches when each change \
+  is known to be there and only has to be placed (the located oracle), and above it in some \
+  scenarios; the gap to the oracle (which knows where each change is) is placement, as above: \
+  in the mixes it is the lusearch9-like fifth of the benchmarks, where a 5% step is placed to \
+  within ±2 versions in well under half the histories even with its neighbours known.\n\
 - **Recall of changes ≥ 2% against Otava** misses, where it does, by one to a few changes out \
   of about a thousand (marked where the gap is within one standard error), in scenarios \
-  without interference.\n\n";
+  without interference. In xalan9 and tradebeans9 the changes missed are steps inside a slow \
+  drift whose rise cancels them in the segments' means (the oracle, testing segment against \
+  segment, misses the same three); Otava's search, which compares the versions near a \
+  candidate, sees the jump. Telling them apart would take a trend within segments, which \
+  rigor's test does not model.\n\n";
 
 /// The efficiency table's Markdown.
 fn efficiency_section(rows: &[EfficiencyRow]) -> String {
@@ -1461,6 +1605,53 @@ mod tests {
             assert!((m.mean / h.mean - 1.0).abs() < 0.02);
             assert!((m.mean / d.mean - 1.0).abs() < 0.03);
         }
+    }
+
+    /// The located oracle places a quiet series' steps where they are (the oracle's finds, at
+    /// the same versions), and a noisy one's only loosely: in lusearch9 it finds well under
+    /// the oracle's share within ±2 versions of the truth, as placement, not the test, limits.
+    #[test]
+    fn the_located_oracle_places_quiet_steps_exactly_and_noisy_ones_loosely() {
+        let series = |split: Split, seed: u64| {
+            simulate_series(
+                &SeriesSpec {
+                    split,
+                    build_sd: 0.0,
+                    versions: 300,
+                    shift: None,
+                    interference: false,
+                },
+                seed,
+            )
+        };
+        let near = |s: &Series, found: &[(usize, Option<f64>)]| {
+            found
+                .iter()
+                .filter(|(i, _)| s.steps().iter().any(|(k, _)| k.abs_diff(*i) <= TOLERANCE))
+                .count()
+        };
+        let (mut quiet_oracle, mut quiet_located) = (0, 0);
+        let (mut noisy_oracle, mut noisy_located) = (0, 0);
+        for seed in 0..20 {
+            let s = series(XALAN9, seed);
+            let (o, l) = (oracle(&s), located_oracle(&s));
+            let placed: Vec<usize> = l.iter().map(|x| x.0).collect();
+            quiet_oracle += o.len();
+            quiet_located += o.iter().filter(|x| placed.contains(&x.0)).count();
+            let s = series(LUSEARCH9, seed);
+            noisy_oracle += near(&s, &oracle(&s));
+            noisy_located += near(&s, &located_oracle(&s));
+        }
+        assert!(quiet_oracle > 30, "{quiet_oracle}");
+        assert!(
+            quiet_located as f64 >= 0.95 * quiet_oracle as f64,
+            "{quiet_located} of {quiet_oracle}"
+        );
+        assert!(noisy_oracle > 20, "{noisy_oracle}");
+        assert!(
+            (noisy_located as f64) < 0.8 * noisy_oracle as f64,
+            "{noisy_located} of {noisy_oracle}"
+        );
     }
 
     /// Huber's level keeps most of the mean's efficiency under normal noise where the median
