@@ -406,13 +406,26 @@ fn apart_text((apart, others): &(Vec<(i64, f64)>, Option<f64>)) -> String {
     )
 }
 
+/// Below this many degrees of freedom of the sessions' spread, `track show` says why its levels'
+/// intervals are wide.
+const FEW_SESSION_DF: usize = 5;
+
 /// The history table of `rigor track show`.
 pub fn show(v: &ShowView) -> String {
     let spread = match v.sessions {
         Some((sd, df)) => format!(
-            "sessions shift it by ±{} (SD, {} df)",
+            "sessions shift it by ±{} (SD, {} df{})",
             crate::format::percent(100.0 * sd),
-            df
+            df,
+            if df < FEW_SESSION_DF {
+                // The levels' intervals take Student's t on the sessions' few degrees of
+                // freedom (12.7 at 1 df against 2.0 at many): a trial read ±15% intervals of a
+                // benchmark with 2% noise as a bad measurement.
+                ": too few to know that shift, so each level's interval is wide; steps between \
+                 versions measured side by side are known far better"
+            } else {
+                ""
+            }
         ),
         None => "how much sessions shift it is not known yet (no version measured in two \
                  sessions: `track run` re-measures anchors)"
@@ -990,6 +1003,29 @@ mod tests {
         assert!(!all.contains("others"), "{all}");
         let none = show(&view((Vec::new(), Some(0.01))));
         assert!(!none.contains("vary apart"), "{none}");
+    }
+
+    /// With the sessions' spread known from few degrees of freedom, the header says why the
+    /// levels' intervals are wide; with many, it does not.
+    #[test]
+    fn few_sessions_say_why_the_levels_are_wide() {
+        let view = |df| ShowView {
+            benchmark: "b".into(),
+            series: ("m".into(), "main".into()),
+            sessions: Some((0.0, df)),
+            apart: (Vec::new(), None),
+            session_count: (df + 1, 1),
+            lines: Vec::new(),
+        };
+        let few = show(&view(1));
+        assert!(
+            few.contains(
+                "(SD, 1 df: too few to know that shift, so each level's interval is wide;"
+            ),
+            "{few}"
+        );
+        let many = show(&view(FEW_SESSION_DF));
+        assert!(!many.contains("too few"), "{many}");
     }
 
     /// A decided gate names the least change its sequence allows beside the point estimate (a
