@@ -1224,6 +1224,52 @@ fn bisect_follows_the_metric_asked_for() {
     assert!(!dir.path("h.db").exists() || two.stdout.is_empty());
 }
 
+/// The changes `track run` lists after confirming them are those `track changes` then shows,
+/// the confirmations' runs included (its table had kept the intervals from before them).
+#[test]
+fn track_run_lists_the_changes_as_track_changes_shows_them() {
+    let dir = Dir::new();
+    let track = |args: &[&str]| {
+        let out = rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let table = text
+            .split_once("Changes (")
+            .map(|(_, t)| t.to_string())
+            .unwrap_or_else(|| panic!("no table in {text}"));
+        (table, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (run, err) = track(&[
+        "run",
+        "--simulate",
+        "versions=16,step=9:+25%",
+        "--seed",
+        "3",
+        "-n",
+        "b",
+        "--machine",
+        "m",
+        "--last",
+        "16",
+        "--",
+        "mean=10ms,execution=2%",
+    ]);
+    assert!(err.contains("confirmed: measured together"), "{err}");
+    let (changes, _) = track(&["changes", "--machine", "m"]);
+    assert!(run.contains("confirmed"), "{run}");
+    assert_eq!(run, changes);
+}
+
 /// A bisection that cannot answer exits 1 and says so: a script must not read "could not tell
 /// whether anything changed" as success (it exited 0).
 #[test]

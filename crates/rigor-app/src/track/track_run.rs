@@ -157,7 +157,10 @@ pub fn track_run(
         for c in &done {
             front.say(Line::Confirmation(c.view()));
         }
-        found = history.changes(&series)?;
+        // Detected again with the confirmations' runs in the series, as `track changes` will
+        // show them: the table of the run had shown the intervals from before them
+        // (+25% .. +26% where `track changes` then said +24% .. +26%).
+        found = super::detect::detect_available(history, &key, &detect, &metrics, true)?.changes;
     }
     found.retain(|c| c.change.evidence != Evidence::Refuted && metrics.contains(&c.metric));
     drop(resolved.build_dir);
