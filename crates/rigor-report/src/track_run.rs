@@ -222,6 +222,10 @@ pub struct TrackedView {
     pub history: String,
     /// Stopped by the user.
     pub interrupted: bool,
+    /// Versions of the session the stop cut short: measured in part and not stored.
+    pub unfinished: usize,
+    /// The result file that keeps what they measured.
+    pub unfinished_file: Option<String>,
 }
 
 /// The closing line of `track run`.
@@ -255,10 +259,18 @@ pub fn tracked_line(t: &TrackedView) -> String {
         t.history
     );
     if t.interrupted {
-        out.push_str(
-            "Interrupted: the versions listed above as measured are stored; the rest were not \
-             measured (run the same command again to go on)\n",
-        );
+        out.push_str(&match (t.unfinished, &t.unfinished_file) {
+            (0, _) | (_, None) => "Interrupted: the versions counted above as tracked are stored; \
+                 the rest were not measured (run the same command again to go on)\n"
+                .to_string(),
+            (n, Some(file)) => format!(
+                "Interrupted: the {} of the session under way {} measured only in part and not \
+                 stored; what they measured is kept in {file} (`rigor track add {file}` stores it \
+                 as it is); run the same command again to measure them in full and go on\n",
+                count(n, "version", "versions"),
+                if n == 1 { "was" } else { "were" }
+            ),
+        });
     }
     out
 }

@@ -1105,6 +1105,36 @@ fn interrupted_by(signal: &str) {
         (1..6).contains(&stored),
         "{stored} versions stored: {stdout}"
     );
+    // The count it gives is what it stored: a version of the session the stop cut short is
+    // not counted (it was counted as tracked, though not stored), and its file is named.
+    let said: usize = stdout
+        .split_once("Tracked ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {stdout}"));
+    assert_eq!(said, stored, "{stdout}");
+    if let Some((_, rest)) = stdout.split_once("what they measured is kept in ") {
+        let file = rest.split_whitespace().next().unwrap();
+        assert!(std::path::Path::new(file).exists(), "{file}: {stdout}");
+        // `track add` stores it as it is, with no note that the file records no commit (it
+        // names each version itself).
+        let added = rigor()
+            .args(["track", "--db"])
+            .arg(&db)
+            .args(["add", "--machine", "m", "--branch", "main", "--repo"])
+            .arg(&repo)
+            .arg(file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&added.stderr);
+        assert!(added.status.success(), "{err}");
+        assert!(!err.contains("records no commit"), "{err}");
+        let now = h
+            .versions(&rigor_history::SeriesKey::new("m", "main"))
+            .unwrap()
+            .len();
+        assert!(now > stored, "{now} after adding {file}: {err}");
+    }
 }
 
 /// A stop during a build (SIGTERM: a CI job cancelled; Ctrl-C alike) ends the build at once

@@ -285,7 +285,7 @@ fn add_group(
                 shown,
                 part,
                 &rev,
-                Some(session),
+                (Some(session), true),
             )?);
         }
         let end = rigor_history::SessionEnd {
@@ -299,7 +299,14 @@ fn add_group(
         Some(v) => v.clone(),
         None => version_of(&imported.result, &name)?,
     };
-    told(add_result(history, request, name, imported, &rev, None)?);
+    told(add_result(
+        history,
+        request,
+        name,
+        imported,
+        &rev,
+        (None, false),
+    )?);
     Ok(())
 }
 
@@ -324,20 +331,23 @@ fn refuse_single_units(result: &ResultFile, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Stores one version's result (`name`: the files it came from, for messages).
+/// Stores one version's result (`name`: the files it came from, for messages) in `session`
+/// (`None`: one of its own); `named`: the file itself names `rev` as the version measured (a
+/// `track run` file of several versions), so there is no commit to check it against.
 fn add_result(
     history: &mut dyn HistoryWrite,
     request: &AddRequest,
     name: String,
     imported: rigor_store::import::Imported,
     rev: &str,
-    session: Option<rigor_history::SessionId>,
+    (session, named): (Option<rigor_history::SessionId>, bool),
 ) -> Result<AddReport> {
     let key = &request.key;
     let placed = place_version(&request.repo, rev, request.order, &key.branch);
     let version = placed.version;
     let mut notes = Vec::new();
     match &version.commit {
+        Some(_) if named => {}
         Some(commit) => notes.extend(commit_note(&imported, &name, commit)),
         None => notes.push(Line::Label {
             rev: rev.to_string(),

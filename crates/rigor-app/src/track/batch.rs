@@ -264,6 +264,7 @@ pub(super) fn measure_together(
             file: file.clone(),
             outcome: measured.outcome,
             nothing,
+            stored: complete,
         });
     }
     let precision = measured

@@ -70,6 +70,7 @@ impl TrackObserver for Saying<'_> {
                 rev,
                 reason: reason.clone(),
             }),
+            VersionOutcome::Measured { stored: false, .. } => {}
             VersionOutcome::Measured { nothing, .. } if !nothing.is_empty() => {
                 self.0.say(Line::MeasuredNothing {
                     rev,

@@ -128,7 +128,7 @@ pub struct TrackRunSettings {
 /// What happened to one version.
 #[derive(Debug, Clone, PartialEq)]
 pub enum VersionOutcome {
-    /// Measured and stored.
+    /// Measured (and stored when `stored`).
     Measured {
         /// The result file it was measured in (with the other versions of its batch).
         file: PathBuf,
@@ -137,6 +137,9 @@ pub enum VersionOutcome {
         /// Benchmarks that measured nothing in this version (every execution failed): a failure
         /// of this version for them.
         nothing: Vec<String>,
+        /// Stored in the history: not when its session was interrupted (measured in part, it
+        /// is kept only in `file`, and the same command measures it again in full).
+        stored: bool,
     },
     /// Already stored; skipped.
     Skipped {

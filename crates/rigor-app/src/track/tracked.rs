@@ -65,6 +65,14 @@ impl Tracked {
         };
         for (_, o) in &self.versions {
             match o {
+                VersionOutcome::Measured {
+                    stored: false,
+                    file,
+                    ..
+                } => {
+                    v.unfinished += 1;
+                    v.unfinished_file = Some(file.display().to_string());
+                }
                 VersionOutcome::Measured { nothing, .. } => {
                     v.measured += 1;
                     v.failed += usize::from(!nothing.is_empty());
