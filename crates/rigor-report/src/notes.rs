@@ -35,6 +35,12 @@ pub enum Note {
     Gated,
     /// The command could not answer its question (an undecided bisection): exit status 1.
     Undecided,
+    /// A run stopped by Ctrl-C (or SIGTERM): what it shows is what was measured before; `kept`:
+    /// the file that keeps it, as it was written (`--export-json`).
+    Interrupted {
+        /// The file.
+        kept: Option<String>,
+    },
     /// `rigor bench` builds the bench targets.
     Building,
     /// A bench target is not a rigor-bench harness.
@@ -311,6 +317,17 @@ impl fmt::Display for Note {
             }
             Self::Gated => f.write_str("--fail-on matched (shown above), exit status 1"),
             Self::Undecided => f.write_str("undecided (shown above), exit status 1"),
+            Self::Interrupted { kept } => write!(
+                f,
+                "interrupted: the results above are of what was measured before the stop, fewer \
+                 executions than asked; {}, exit status 130",
+                match kept {
+                    Some(file) => format!("{file} keeps every execution measured"),
+                    None => "no file keeps them (--export-json FILE writes each execution as it \
+                             completes)"
+                        .to_string(),
+                }
+            ),
             Self::NonPositiveSimulated {
                 benchmark,
                 count,

@@ -78,6 +78,16 @@ fn main() -> ExitCode {
             if outcome == Outcome::Undecided {
                 output::notes(&[rigor_report::notes::Note::Undecided]);
             }
+            // `track` commands say what a stop left stored in their own closing lines.
+            if let (Outcome::Interrupted, Command::Run(args)) = (outcome, &cli.command) {
+                let kept = args
+                    .options
+                    .export_json
+                    .as_ref()
+                    .filter(|p| !rigor_app::settings::is_stdout(p))
+                    .map(|p| p.display().to_string());
+                output::notes(&[rigor_report::notes::Note::Interrupted { kept }]);
+            }
             ExitCode::from(output::exit_code(outcome))
         }
         Err(err) => {

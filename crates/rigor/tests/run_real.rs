@@ -173,7 +173,7 @@ fn spawn_long_run(path: &std::path::Path) -> std::process::Child {
         .args(["run", "-r", "2000", "sleep 0.01", "--export-json"])
         .arg(path)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap()
 }
@@ -210,14 +210,25 @@ fn killed_run_leaves_a_readable_file() {
 fn ctrl_c_stops_cleanly_and_keeps_data() {
     let dir = Dir::new();
     let path = dir.path("int.json");
-    let mut child = spawn_long_run(&path);
+    let child = spawn_long_run(&path);
     wait_for_executions(&path);
     std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    // The screen says that the summaries are of a run cut short, and where its data is.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "rigor: interrupted: the results above are of what was measured before the stop"
+        ) && err.contains(&format!(
+            "{} keeps every execution measured",
+            path.display()
+        )),
+        "{err}"
+    );
     let r = json(&path);
     assert_eq!(r["status"], "interrupted");
     assert!(r["benchmarks"][0]["samples"].as_array().unwrap().len() >= 5);
