@@ -200,6 +200,15 @@ impl Checkouts {
             .and_then(|b| serde_json::from_slice::<Marker>(&b).ok())
             .filter(|m| m.commit == commit)
         {
+            // What this command takes for the build's product may not be what the command that
+            // made the checkout did (`--artifact` given now, or other paths): the hash recorded
+            // then would call versions identical on files never compared. Hashed again.
+            let mut m = m;
+            let hashed = artifact_paths(artifacts, &path, &path);
+            if hashed != m.hashed {
+                m.artifact = hash_paths(&path, &hashed).map(|a| hex(&a));
+                m.hashed = hashed;
+            }
             // Touched: the least recently used are evicted first.
             let _ = fs::write(&marker, serde_json::to_vec(&m).unwrap_or_default());
             return Ok(Checkout {
@@ -506,6 +515,40 @@ mod tests {
                 )
                 .unwrap()
                 .reused
+        );
+    }
+
+    /// A kept checkout asked for with other artifacts than those it was made with hashes them
+    /// now: the hash of its first command's files called two versions identical whose
+    /// artifacts (`--artifact prog.sh`) differ.
+    #[test]
+    fn a_kept_checkout_hashes_the_artifacts_asked_for_now() {
+        let Some((repo, commits)) = repo() else {
+            eprintln!("SKIP: git is needed");
+            return;
+        };
+        let store_dir = repo.path().join(".rigor/checkouts");
+        let store = Checkouts::open(repo.path(), &store_dir, 10).unwrap();
+        let get = |commit: &str, artifacts: &Artifacts| {
+            store
+                .get(&version(commit), None, artifacts, &StopSignal::new())
+                .unwrap()
+        };
+        // Made hashing the README, which the second and last commits share.
+        let readme = Artifacts::Paths(vec!["README".into()]);
+        let (first, last) = (get(&commits[1], &readme), get(&commits[2], &readme));
+        assert!(!first.reused && !last.reused);
+        assert_eq!(first.artifact, last.artifact);
+        // Asked for again with the program, which differs between them.
+        let program = Artifacts::Paths(vec!["prog.sh".into()]);
+        let (first, last) = (get(&commits[1], &program), get(&commits[2], &program));
+        assert!(first.reused && last.reused);
+        assert!(first.artifact.is_some());
+        assert_ne!(first.artifact, last.artifact);
+        // And back: the README's hash again.
+        assert_eq!(
+            get(&commits[1], &readme).artifact,
+            get(&commits[2], &readme).artifact
         );
     }
 
