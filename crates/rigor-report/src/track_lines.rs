@@ -98,6 +98,13 @@ pub enum Line {
     BisectStep(BisectStepView),
     /// A bisection stopped (Ctrl-C, or a version could not be measured).
     BisectStopped(String),
+    /// A bisection's midpoint failed to build (the reason) and is skipped for another.
+    BisectSkipped {
+        /// The version.
+        rev: String,
+        /// Why, in words.
+        why: String,
+    },
     /// What `track check --candidate` is about to measure.
     Candidate {
         /// The candidate: a revision, or a folder.
@@ -270,6 +277,12 @@ impl fmt::Display for Line {
             } => f.write_str(&bisect_ends(good, bad, *ratio, *interval, verdict)),
             Self::BisectStep(s) => f.write_str(&bisect_step(s)),
             Self::BisectStopped(why) => write!(f, "rigor: bisection stopped: {why}"),
+            Self::BisectSkipped { rev, why } => write!(
+                f,
+                "rigor: {} is skipped, as `git bisect skip` would ({why}); the midpoint is the \
+                 nearest version that builds",
+                short(rev)
+            ),
             Self::Candidate {
                 candidate,
                 baseline,

@@ -810,6 +810,9 @@ pub enum BisectEnding {
         max_rounds: usize,
         /// The ends' difference.
         ends: MeasuredRatio,
+        /// The versions between them that failed to build (every one, when that is why no
+        /// midpoint could be placed).
+        unbuilt: Vec<String>,
     },
     /// The ends' builds are byte-identical (the ends as given).
     Identical(String, String),
@@ -857,8 +860,31 @@ pub fn bisect_ending(e: &BisectEnding, metric: &rigor_units::Metric) -> String {
         BisectEnding::Between {
             good,
             bad,
+            ends,
+            unbuilt,
+            ..
+        } if !unbuilt.is_empty() => {
+            let list: Vec<String> = unbuilt.iter().map(|r| short(r)).collect();
+            format!(
+                "The change lies after {} and at or before {}; {} between them failed to build \
+                 ({}), so it cannot be placed closer; the ends differ by {}\n",
+                short(good),
+                short(bad),
+                if unbuilt.len() == 1 {
+                    "the version".to_string()
+                } else {
+                    format!("the {} versions", unbuilt.len())
+                },
+                list.join(", "),
+                ends_text(ends, metric)
+            )
+        }
+        BisectEnding::Between {
+            good,
+            bad,
             max_rounds,
             ends,
+            ..
         } => format!(
             "The change lies after {} and at or before {} (a midpoint could not be placed within \
              --max-rounds {max_rounds}): measure the versions between them with `rigor track \

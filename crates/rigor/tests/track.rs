@@ -1300,6 +1300,65 @@ fn track_run_lists_the_changes_as_track_changes_shows_them() {
     assert_eq!(run, changes);
 }
 
+/// A midpoint that fails to build is skipped for the nearest version that builds, as `git
+/// bisect skip` does (the bisection stopped there); with every version between the ends it has
+/// narrowed failing, it ends with that range and names them.
+#[test]
+fn bisect_skips_midpoints_that_fail_to_build() {
+    if !common::gitrepo::have("git") {
+        eprintln!("SKIP: git is needed");
+        return;
+    }
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    common::gitrepo::empty_commits(&repo, 0);
+    let program = |seconds: &str| format!("#!/bin/sh\nsleep {seconds}\n");
+    let mut ids = Vec::new();
+    // c0–c2 fast; c3 and c4 do not build; c5 builds again, 50% slower; c6 as c5.
+    for i in 0..7 {
+        let build = if i == 3 || i == 4 {
+            "echo broken >&2; exit 1\n"
+        } else {
+            "cp prog.sh built && chmod +x built\n"
+        };
+        let slow = if i >= 5 { "0.03" } else { "0.02" };
+        std::fs::write(repo.join("build.sh"), build).unwrap();
+        std::fs::write(repo.join("prog.sh"), program(slow)).unwrap();
+        ids.push(common::gitrepo::commit(&repo, i));
+    }
+    let out = rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "h.db", "bisect", "--repo"])
+        .arg(&repo)
+        .args([&ids[0], &ids[6]])
+        .args(["--build", "sh build.sh", "-w", "0", "--", "./built"])
+        .output()
+        .unwrap();
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        err.contains(&format!(
+            "rigor: {} is skipped, as `git bisect skip` would",
+            &ids[3][..10]
+        )),
+        "{err}"
+    );
+    assert!(
+        text.contains(&format!(
+            "The change lies after {} and at or before {}; the 2 versions between them failed \
+             to build ({}, {})",
+            &ids[2][..10],
+            &ids[5][..10],
+            &ids[3][..10],
+            &ids[4][..10]
+        )),
+        "{text}{err}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{text}{err}");
+}
+
 /// A bisection that cannot answer exits 1 and says so: a script must not read "could not tell
 /// whether anything changed" as success (it exited 0).
 #[test]

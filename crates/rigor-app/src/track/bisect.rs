@@ -4,9 +4,10 @@
 //! measured interleaved with the range's two ends and classified by which end it resembles —
 //! the sign of `ln(mid/lo) − ½·ln(hi/lo)`, paired by round, decided by an anytime-valid
 //! confidence sequence — measuring more rounds until it is decided; a midpoint whose build is
-//! byte-identical to an end's is that end without measuring. When a midpoint cannot be placed
-//! within the budget the search ends with the range it has narrowed, never naming a commit
-//! whose own comparison is undecided.
+//! byte-identical to an end's is that end without measuring; one that fails to build is skipped
+//! for the nearest version that builds (as `git bisect skip`). When a midpoint cannot be placed
+//! within the budget, or every version left between the ends failed to build, the search ends
+//! with the range it has narrowed, never naming a commit whose own comparison is undecided.
 
 use std::collections::HashMap;
 
@@ -108,6 +109,10 @@ pub enum BisectOutcome {
         bad: Box<VersionInfo>,
         /// The ends' difference.
         ends: Ratio,
+        /// The versions between them that failed to build (skipped, as `git bisect skip`
+        /// skips them): when every version between them did, that is why no midpoint could be
+        /// placed.
+        unbuilt: Vec<VersionInfo>,
     },
     /// The two ends do not differ beyond the threshold (or could not be told apart, when the
     /// verdict is inconclusive), or their builds are identical.
@@ -138,6 +143,8 @@ pub trait BisectObserver {
     fn ends(&mut self, _good: &VersionInfo, _bad: &VersionInfo, _ends: &Ratio) {}
     /// A step is done.
     fn step(&mut self, _step: &BisectStep) {}
+    /// A midpoint failed to build (`why`) and is skipped.
+    fn skipped(&mut self, _version: &VersionInfo, _why: &str) {}
 }
 
 /// How long a bisection measures each comparison.
@@ -539,11 +546,17 @@ pub fn bisect_run(
             before: before.rev,
             ends: shown(&ends),
         },
-        BisectOutcome::Between { good, bad, ends } => BisectEnding::Between {
+        BisectOutcome::Between {
+            good,
+            bad,
+            ends,
+            unbuilt,
+        } => BisectEnding::Between {
             good: good.rev,
             bad: bad.rev,
             max_rounds: request.max_rounds,
             ends: shown(&ends),
+            unbuilt: unbuilt.into_iter().map(|v| v.rev).collect(),
         },
         BisectOutcome::NoChange { ends: None } => BisectEnding::Identical(given.0, given.1),
         BisectOutcome::NoChange { ends: Some(ends) } => BisectEnding::NoChange {
@@ -677,17 +690,33 @@ fn search(
         });
     }
     let direction = l.ratio.ln().signum();
-    // Halving: the midpoint against the range's current ends.
+    // Halving: the midpoint against the range's current ends. A midpoint that fails to build is
+    // skipped for the next nearest to the middle (as `git bisect skip`); with every version
+    // between the ends skipped, the search ends with the range.
     let half = b.config(0.0);
+    let mut unbuilt: Vec<usize> = Vec::new();
     while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
+        let Some(mid) = midpoint(lo, hi, &unbuilt) else {
+            return Ok(BisectOutcome::Between {
+                good: Box::new(chain[lo].clone()),
+                bad: Box::new(chain[hi].clone()),
+                ends: ends_ratio,
+                unbuilt: (lo + 1..hi).map(|i| chain[i].clone()).collect(),
+            });
+        };
         let (lo_r, hi_r) = match (prepared(b, lo)?, prepared(b, hi)?) {
             (Ok(a), Ok(c)) => (a, c),
             (Err(why), _) | (_, Err(why)) => return Ok(BisectOutcome::Stopped(why)),
         };
         let mid_r = match prepared(b, mid)? {
             Ok(r) => r,
-            Err(why) => return Ok(BisectOutcome::Stopped(why)),
+            Err(why) if b.m.stop.is_requested() => return Ok(BisectOutcome::Stopped(why)),
+            Err(why) => {
+                let prefix = format!("{}: ", short(&chain[mid].rev));
+                observer.skipped(&chain[mid], why.strip_prefix(&prefix).unwrap_or(&why));
+                unbuilt.push(mid);
+                continue;
+            }
         };
         let placed = if mid_r.artifact.is_some() && mid_r.artifact == lo_r.artifact {
             Placed::Identical(Side::Good)
@@ -749,6 +778,7 @@ fn search(
                     good: Box::new(chain[lo].clone()),
                     bad: Box::new(chain[hi].clone()),
                     ends: ends_ratio,
+                    unbuilt: Vec::new(),
                 });
             }
         }
@@ -758,6 +788,29 @@ fn search(
         first: Box::new(chain[hi].clone()),
         ends: ends_ratio,
     })
+}
+
+/// The version strictly between `lo` and `hi` nearest to their middle that is not `skipped`
+/// (the lower of two as near); `None` when every one is.
+fn midpoint(lo: usize, hi: usize, skipped: &[usize]) -> Option<usize> {
+    let middle = lo + (hi - lo) / 2;
+    (lo + 1..hi)
+        .filter(|i| !skipped.contains(i))
+        .min_by_key(|&i| (i.abs_diff(middle), i))
+}
+
+#[cfg(test)]
+mod midpoint_tests {
+    use super::midpoint;
+
+    #[test]
+    fn a_skipped_midpoint_gives_way_to_the_nearest_other() {
+        assert_eq!(midpoint(0, 8, &[]), Some(4));
+        assert_eq!(midpoint(0, 8, &[4]), Some(3));
+        assert_eq!(midpoint(0, 8, &[4, 3]), Some(5));
+        assert_eq!(midpoint(2, 4, &[3]), None);
+        assert_eq!(midpoint(0, 1, &[]), None);
+    }
 }
 
 #[cfg(test)]

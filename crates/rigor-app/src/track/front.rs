@@ -98,6 +98,12 @@ impl BisectObserver for Saying<'_> {
     fn step(&mut self, step: &BisectStep) {
         self.0.say(Line::BisectStep(step.view()));
     }
+    fn skipped(&mut self, version: &VersionInfo, why: &str) {
+        self.0.say(Line::BisectSkipped {
+            rev: version.rev.clone(),
+            why: why.to_string(),
+        });
+    }
 }
 
 impl Ratio {
