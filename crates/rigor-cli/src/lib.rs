@@ -409,7 +409,8 @@ pub struct TrackRunArgs {
     /// refuted and not reported).
     #[arg(long)]
     pub no_confirm: bool,
-    /// Measured-time budget of each confirmation: 90, 90s, 10m, 1.5h.
+    /// Measured-time budget of each confirmation: 90, 90s, 10m, 1.5h (a confirmation also
+    /// stops after 100 rounds, whichever comes first).
     #[arg(long, value_name = "DURATION", default_value = "60s")]
     pub confirm_budget: Seconds,
     /// Checkouts and builds.

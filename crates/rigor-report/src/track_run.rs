@@ -497,6 +497,8 @@ pub struct ConfirmationView {
     pub outcome: String,
     /// The two sides measured together.
     pub measured: Option<MeasuredRatio>,
+    /// The most rounds a confirmation takes, besides its `--confirm-budget` of time.
+    pub max_rounds: usize,
 }
 
 /// A ratio measured together, with its interval and verdict.
@@ -523,7 +525,11 @@ pub fn confirmation_line(c: &ConfirmationView) -> String {
     let what = match c.outcome.as_str() {
         "confirmed" => "confirmed".to_string(),
         "refuted" => "refuted, not reported".to_string(),
-        "undecided" => "undecided within the budget, reported as detected".to_string(),
+        "undecided" => format!(
+            "undecided within --confirm-budget or {} rounds, whichever came first, reported as \
+             detected",
+            c.max_rounds
+        ),
         why => format!("not confirmed ({why})"),
     };
     format!(
@@ -1041,6 +1047,23 @@ mod tests {
         assert!(!all.contains("others"), "{all}");
         let none = show(&view((Vec::new(), Some(0.01))));
         assert!(!none.contains("vary apart"), "{none}");
+    }
+
+    /// An undecided confirmation names both limits that can end it.
+    #[test]
+    fn an_undecided_confirmation_names_its_limits() {
+        let line = confirmation_line(&ConfirmationView {
+            benchmark: "b".into(),
+            revs: ("a1".into(), "b2".into()),
+            detected: 1.05,
+            outcome: "undecided".into(),
+            measured: None,
+            max_rounds: 100,
+        });
+        assert!(
+            line.contains("undecided within --confirm-budget or 100 rounds, whichever came first"),
+            "{line}"
+        );
     }
 
     /// With the sessions' spread known from few degrees of freedom, the header says why the

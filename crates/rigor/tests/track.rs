@@ -1359,6 +1359,22 @@ fn bisect_skips_midpoints_that_fail_to_build() {
     assert_eq!(out.status.code(), Some(1), "{text}{err}");
 }
 
+/// `--confirm-budget` says that a confirmation also stops at its most rounds, the number the
+/// confirmation uses: an undecided confirmation after 20 s of a 60 s budget read as if the
+/// budget had been spent.
+#[test]
+fn confirm_budget_names_the_rounds_that_also_stop_a_confirmation() {
+    let help = stdout_of(rigor().args(["track", "run", "--help"]))
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let most = rigor_app::track::ConfirmSettings::default().max_rounds;
+    assert!(
+        help.contains(&format!("stops after {most} rounds")),
+        "{help}"
+    );
+}
+
 /// A bisection that cannot answer exits 1 and says so: a script must not read "could not tell
 /// whether anything changed" as success (it exited 0).
 #[test]

@@ -76,6 +76,8 @@ impl Confirmation {
                 interval: r.interval,
                 verdict: r.verdict.to_string(),
             }),
+            // `track run` takes only the budget from the command line.
+            max_rounds: ConfirmSettings::default().max_rounds,
         }
     }
 }
