@@ -176,7 +176,8 @@ impl<'a> HyperfineSummary<'a> {
 /// As hyperfine, a command run through a shell is reported net of the shell's start-up (the
 /// empty shell measured beside it, left out of the results), each time less its mean.
 /// rigor's estimate is an extra field per result, `"rigor": {"mean",
-/// "ci_lower", "ci_upper", "confidence"}` (its hierarchical mean and interval, seconds).
+/// "ci_lower", "ci_upper", "confidence", "rounds"}` (its hierarchical mean and interval, seconds;
+/// each time's round, which rigor's importer reads to pair the commands as the run did).
 /// Benchmarks without a measured execution are left out.
 pub fn to_hyperfine_json(result: &ResultFile) -> String {
     let results: Vec<Value> = HyperfineSummary::all(result)
@@ -220,10 +221,16 @@ pub fn to_hyperfine_json(result: &ResultFile) -> String {
                 r.insert("parameters".into(), json!(h.b.parameters));
             }
             if let Some((mean, lower, upper, level)) = h.rigor() {
-                r.insert(
-                    "rigor".into(),
-                    json!({"mean": mean, "ci_lower": lower, "ci_upper": upper, "confidence": level}),
-                );
+                let mut extra = json!({"mean": mean, "ci_lower": lower, "ci_upper": upper, "confidence": level});
+                // Each time's round, so that reading the file back pairs the commands by round
+                // as the run did (without it they read as measured one after another). Not with
+                // builds, whose rounds repeat in each build.
+                let measured: Vec<&crate::ExecutionRecord> =
+                    h.b.executions.iter().filter(|e| !e.warmup).collect();
+                if measured.len() == h.times.len() && measured.iter().all(|e| e.build.is_none()) {
+                    extra["rounds"] = json!(measured.iter().map(|e| e.round).collect::<Vec<_>>());
+                }
+                r.insert("rigor".into(), extra);
             }
             Value::Object(r)
         })

@@ -197,7 +197,7 @@ impl Warning {
         matches!(
             self,
             Self::Imported {
-                note: ImportNote::CpuMeansOnly { .. },
+                note: ImportNote::CpuMeansOnly { .. } | ImportNote::RoundsShared,
                 ..
             }
         )
@@ -456,6 +456,10 @@ pub enum ImportNote {
         /// Each command's means.
         means: Vec<CpuMeans>,
     },
+    /// A hyperfine file written by rigor (`--export-json-hyperfine`) with each time's round
+    /// (`rigor.rounds`): its commands are compared as that run measured them (paired where they
+    /// shared interleaved rounds), not as commands measured one after another.
+    RoundsShared,
 }
 
 /// A command's mean user and system CPU time, as another tool's file gives them.
@@ -543,6 +547,10 @@ impl std::fmt::Display for ImportNote {
                     each.join("; ")
                 )
             }
+            Self::RoundsShared => f.write_str(
+                "written by rigor with the round of each time (rigor.rounds): its commands are \
+                 compared as that run measured them, paired where they shared rounds",
+            ),
         }
     }
 }

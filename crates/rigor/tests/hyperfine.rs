@@ -725,3 +725,49 @@ fn style_none_prints_nothing_but_warnings_errors_and_exports() {
         "rigor: error:",
     );
 }
+
+/// rigor's own hyperfine export of an interleaved run reads back paired by round, as the run
+/// compared its commands: `analyze` had said they were "measured one after another, each in a
+/// block of its own" and compared them unpaired, widening a decided verdict into an
+/// inconclusive one.
+#[test]
+fn rigors_hyperfine_export_reads_back_paired_as_it_was_measured() {
+    let dir = Dir::new();
+    let path = dir.path("h.json");
+    rigor()
+        .args(["run", "-r", "12", "--seed", "4", "--simulate", FAST, SLOW])
+        .arg("--export-json-hyperfine")
+        .arg(&path)
+        .assert()
+        .success();
+    let h = json(&path);
+    for r in h["results"].as_array().unwrap() {
+        assert_eq!(
+            r["rigor"]["rounds"].as_array().map(Vec::len),
+            Some(12),
+            "{r}"
+        );
+    }
+    let out = rigor().arg("analyze").arg(&path).output().unwrap();
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("one after another"), "{err}");
+    assert!(
+        err.contains("rigor: note: ") && err.contains("rigor.rounds"),
+        "{err}"
+    );
+    assert!(text.contains("paired by round"), "{text}");
+    // hyperfine's own file (no rounds) still reads as blocks.
+    let mut own = h.clone();
+    for r in own["results"].as_array_mut().unwrap() {
+        r.as_object_mut().unwrap().remove("rigor");
+    }
+    let plain = dir.path("plain.json");
+    std::fs::write(&plain, own.to_string()).unwrap();
+    let out = rigor().arg("analyze").arg(&plain).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("one after another"), "{err}");
+}

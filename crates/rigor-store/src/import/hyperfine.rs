@@ -21,9 +21,12 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
     let mut benchmarks = Vec::new();
     // Commands whose mean user and system times the file gives (each run's it does not).
     let mut cpu_means = Vec::new();
+    // Each command's rounds, when rigor wrote them (every command must have them to be kept).
+    let mut all_rounds: Vec<Option<Vec<usize>>> = Vec::new();
     for r in root.get("results")?.items()? {
         let command = r.get("command")?.str()?.to_string();
         let times = r.get("times")?.times()?;
+        all_rounds.push(rounds(&r, times.len())?);
         let codes = match r.opt("exit_codes") {
             Some(c) => c
                 .items()?
@@ -115,6 +118,27 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
         benchmarks.push(b);
     }
     let mut r = result(benchmarks);
+    // Written by rigor from one run whose commands shared rounds: each time keeps its round, so
+    // that the commands are compared paired, as that run compared them.
+    let shared: Option<Vec<Vec<usize>>> = all_rounds.into_iter().collect();
+    if let Some(shared) = shared.filter(|s| s.len() > 1) {
+        for (b, rounds) in r.benchmarks.iter_mut().zip(&shared) {
+            for (s, &round) in b.samples.iter_mut().zip(rounds) {
+                s.round = round;
+            }
+            for (e, &round) in b.executions.iter_mut().zip(rounds) {
+                e.round = round;
+            }
+            for f in &mut b.failures {
+                f.round = rounds.get(f.execution).copied().unwrap_or(f.round);
+            }
+        }
+        r.warnings.push(crate::warning::Warning::Imported {
+            file: path.display().to_string(),
+            format: "hyperfine".to_string(),
+            note: crate::warning::ImportNote::RoundsShared,
+        });
+    }
     if !cpu_means.is_empty() {
         r.warnings.push(crate::warning::Warning::Imported {
             file: path.display().to_string(),
@@ -123,6 +147,33 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
         });
     }
     Ok(r)
+}
+
+/// The round of each time, when rigor wrote them (`rigor.rounds`, one whole number per time);
+/// `None` in hyperfine's own files.
+fn rounds(r: &Node<'_>, times: usize) -> Result<Option<Vec<usize>>> {
+    let Some(list) = r.opt("rigor").and_then(|x| x.opt("rounds")) else {
+        return Ok(None);
+    };
+    let rounds = list
+        .items()?
+        .iter()
+        .map(|n| {
+            n.value()
+                .as_u64()
+                .and_then(|x| usize::try_from(x).ok())
+                .ok_or_else(|| {
+                    n.err(format!(
+                        "expected a round (a whole number), found {}",
+                        n.value()
+                    ))
+                })
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    if rounds.len() != times {
+        return Err(list.err(format!("{} rounds for {times} times", rounds.len())));
+    }
+    Ok(Some(rounds))
 }
 
 /// One entry of `memory_usage_byte`: a run's peak memory in bytes (a whole number, not negative).

@@ -584,7 +584,18 @@ fn finish(mut result: ResultFile, format: Format, path: &Path) -> Imported {
         return Imported { result, format };
     }
     result.provenance.imported_from = Some(format.name().to_string());
-    for (i, b) in result.benchmarks.iter_mut().enumerate() {
+    // A file that records the rounds its commands shared keeps them (rigor's own hyperfine
+    // export of an interleaved run).
+    let shared = result.warnings.iter().any(|w| {
+        matches!(
+            w,
+            Warning::Imported {
+                note: crate::warning::ImportNote::RoundsShared,
+                ..
+            }
+        )
+    });
+    for (i, b) in result.benchmarks.iter_mut().enumerate().filter(|_| !shared) {
         for s in &mut b.samples {
             s.round += i * ROUNDS_APART;
         }

@@ -233,6 +233,39 @@ fn hyperfine_exit_codes_that_are_not_integers_are_refused_at_their_place() {
 }
 
 #[test]
+fn hyperfine_rounds_rigor_wrote_are_kept_and_bad_ones_refused_at_their_place() {
+    let two = |a: &str, b: &str| {
+        format!(
+            r#"{{"results":[{{"command":"a","times":[1,2],"rigor":{{"rounds":{a}}}}},
+            {{"command":"b","times":[3,4],"rigor":{{"rounds":{b}}}}}]}}"#
+        )
+    };
+    let r = parse(Path::new("f.json"), &two("[0,1]", "[0,1]"), None)
+        .unwrap()
+        .result;
+    // Shared: paired by round, not set apart as commands measured one after another.
+    let rounds =
+        |i: usize| -> Vec<usize> { r.benchmarks[i].samples.iter().map(|s| s.round).collect() };
+    assert_eq!(rounds(0), rounds(1));
+    assert!(r.warnings.iter().any(Warning::is_note));
+    for (bad, place) in [
+        (two("[0,\"x\"]", "[0,1]"), "results[0].rigor.rounds[1]"),
+        (two("[0,1]", "[0]"), "results[1].rigor.rounds"),
+    ] {
+        let e = refused(&bad);
+        assert!(e.contains("f.json") && e.contains(place), "{e}");
+    }
+    // One command without rounds: every command is set apart, as in hyperfine's own files.
+    let mixed = r#"{"results":[{"command":"a","times":[1,2],"rigor":{"rounds":[0,1]}},
+        {"command":"b","times":[3,4]}]}"#;
+    let r = parse(Path::new("f.json"), mixed, None).unwrap().result;
+    assert_ne!(
+        r.benchmarks[0].samples[0].round,
+        r.benchmarks[1].samples[0].round
+    );
+}
+
+#[test]
 fn hyperfine_null_exit_code_is_a_failed_run() {
     let text = r#"{"results":[{"command":"a","times":[1,2,3],"exit_codes":[0,null,0]}]}"#;
     let r = parse(Path::new("f.json"), text, None).unwrap().result;
