@@ -292,8 +292,9 @@ impl fmt::Display for Line {
                 seed,
             } => write!(
                 f,
-                "rigor: {candidate} against {} ({branch}), measured together until decided (at \
-                 most {max_rounds} rounds{}), seed {seed}",
+                "rigor: {candidate} against {} ({branch}): both built, then measured together \
+                 until decided unless their builds are identical (at most {max_rounds} rounds{}), \
+                 seed {seed}",
                 short(baseline),
                 budget.map_or(String::new(), |b| format!(", budget {b}")),
             ),

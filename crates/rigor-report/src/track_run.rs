@@ -955,9 +955,16 @@ pub fn bisect_others(
             )
         })
         .collect();
+    let advice = match (named, others.len()) {
+        (true, 1) => "bisect each part of the range on its own to place the other",
+        (true, _) => "bisect each part of the range on its own to place the others",
+        // One change, and the bisection did not name it: nothing to split.
+        (false, 1) => "this one did not decide, and more rounds (--max-rounds) may place it",
+        (false, _) => "bisect each part of the range on its own to place them",
+    };
     format!(
         "The history {} of {benchmark} between {good} and {bad}: {}. A bisection follows the \
-         ends' difference to one version; bisect each part of the range on its own to place {}.\n",
+         ends' difference to one version; {advice}.\n",
         if named {
             format!(
                 "also holds {}",
@@ -970,12 +977,6 @@ pub fn bisect_others(
             )
         },
         list.join(", "),
-        match (named, others.len()) {
-            (true, 1) => "the other",
-            (true, _) => "the others",
-            (false, 1) => "it",
-            (false, _) => "them",
-        }
     )
 }
 
@@ -1047,6 +1048,31 @@ mod tests {
         assert!(!all.contains("others"), "{all}");
         let none = show(&view((Vec::new(), Some(0.01))));
         assert!(!none.contains("vary apart"), "{none}");
+    }
+
+    /// An undecided bisection over a range holding one stored change is not told to split the
+    /// range (there is nothing to split); over two, it is.
+    #[test]
+    fn other_changes_advice_fits_how_many_there_are() {
+        let change = |rev: &str| OtherChange {
+            rev: rev.into(),
+            ratio: 1.05,
+            verdict: rigor_stats::compare::Verdict::Regression,
+        };
+        let one = bisect_others(&[change("c6")], "b", ("c0", "c9"), false);
+        assert!(
+            one.contains("more rounds (--max-rounds) may place it"),
+            "{one}"
+        );
+        assert!(!one.contains("each part"), "{one}");
+        let two = bisect_others(&[change("c3"), change("c6")], "b", ("c0", "c9"), false);
+        assert!(
+            two.contains("bisect each part of the range on its own to place them"),
+            "{two}"
+        );
+        let named = bisect_others(&[change("c3")], "b", ("c0", "c9"), true);
+        assert!(named.contains("to place the other."), "{named}");
+        assert!(bisect_others(&[], "b", ("c0", "c9"), true).is_empty());
     }
 
     /// An undecided confirmation names both limits that can end it.

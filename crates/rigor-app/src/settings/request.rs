@@ -424,9 +424,16 @@ impl RunRequest {
         }
         // hyperfine's option names with rigor's formats: said, for scripts that read them as
         // hyperfine's.
+        // Not when the hyperfine option is given beside it: the user knows the two apart.
         let own: Vec<&'static str> = [
-            (self.exports.json.is_some(), "--export-json"),
-            (self.exports.csv.is_some(), "--export-csv"),
+            (
+                self.exports.json.is_some() && self.exports.hyperfine_json.is_none(),
+                "--export-json",
+            ),
+            (
+                self.exports.csv.is_some() && self.exports.hyperfine_csv.is_none(),
+                "--export-csv",
+            ),
         ]
         .into_iter()
         .filter_map(|(given, option)| given.then_some(option))

@@ -395,6 +395,15 @@ fn hyperfine_export_names_in_rigor_formats_are_said() {
             .find_map(|n| matches!(n, Note::OwnFormats(_)).then(|| n.to_string()))
     };
     assert_eq!(own(false, false), None);
+    // Beside the hyperfine option of the same format, the user knows the two apart.
+    let mut q = request(&["x"]);
+    q.exports.json = Some("r.json".into());
+    q.exports.hyperfine_json = Some("h.json".into());
+    let notes = q.resolve().unwrap().notes;
+    assert!(
+        !notes.iter().any(|n| matches!(n, Note::OwnFormats(_))),
+        "{notes:?}"
+    );
     let json = own(true, false).unwrap();
     assert!(
         json.contains("--export-json writes rigor's own format")
