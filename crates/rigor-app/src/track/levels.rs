@@ -390,6 +390,17 @@ fn benchmark_levels_at(
     // The critical value by degrees of freedom: a Student-t quantile costs microseconds, and a
     // long history has few distinct degrees of freedom among many versions.
     let mut critical: HashMap<usize, f64> = HashMap::new();
+    // Versions of one point (identical builds) share its level, pooled from all their runs: its
+    // degrees of freedom are those of all the runs, so that they share one interval too (each
+    // version's own had given two intervals to one pooled level).
+    let mut own_of_point: HashMap<usize, usize> = HashMap::new();
+    for v in &versions {
+        *own_of_point.entry(v.point).or_default() += v
+            .runs
+            .iter()
+            .map(|r| r.units.saturating_sub(1))
+            .sum::<usize>();
+    }
     for v in &mut versions {
         let Some(log_level) = fit.level(v.point) else {
             continue;
@@ -398,8 +409,8 @@ fn benchmark_levels_at(
         let variance = parts.total(across);
         v.sessions_unknown = variance.is_none();
         let variance = variance.unwrap_or(parts.estimation);
-        // Degrees of freedom: the version's own units, or the sessions' when those are in.
-        let own: usize = v.runs.iter().map(|r| r.units.saturating_sub(1)).sum();
+        // Degrees of freedom: the point's own units, or the sessions' when those are in.
+        let own = own_of_point.get(&v.point).copied().unwrap_or(0);
         let df = across.map_or(own, |s| own.min(s.df.max(1))).max(1);
         let t = *critical.entry(df).or_insert_with(|| {
             critical_value(confidence.get(), df as f64, Quantile::StudentT).unwrap_or(1.96)

@@ -139,6 +139,25 @@ fn identical_builds_share_a_point() {
     assert_eq!(l.session_variance(), None);
 }
 
+/// Versions of one point share its interval as they share its level: v1 measured twice and
+/// v2 once, identical builds, had two intervals around one pooled level (each version's own
+/// runs gave its degrees of freedom).
+#[test]
+fn identical_builds_share_an_interval() {
+    let list = [
+        summary("v1", 1, 1, 1.0, Some(1)),
+        summary("v1", 2, 1, 1.002, Some(1)),
+        summary("v2", 3, 1, 0.999, Some(1)),
+    ];
+    let refs: Vec<&StoredSummary> = list.iter().collect();
+    let l = benchmark_levels("b", &refs, &order(2), ConfidenceLevel::NINETY_FIVE)
+        .unwrap()
+        .unwrap();
+    assert_eq!(l.versions[0].point, l.versions[1].point);
+    assert_eq!(l.versions[0].level, l.versions[1].level);
+    assert_eq!(l.versions[0].interval, l.versions[1].interval);
+}
+
 /// Sessions that share no version: each version's interval lacks the spread between
 /// sessions, and says so.
 #[test]

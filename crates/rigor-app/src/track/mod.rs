@@ -7,6 +7,7 @@
 mod add;
 mod batch;
 mod bisect;
+mod bisect_run;
 mod candidate;
 mod changes;
 mod check;
@@ -26,6 +27,7 @@ mod tracked;
 pub use add::*;
 pub use batch::split_versions;
 pub use bisect::*;
+pub use bisect_run::*;
 pub use candidate::*;
 pub use changes::*;
 pub use check::*;
