@@ -35,8 +35,9 @@ pub struct HistoryPoint {
     /// Whether the step from the version before crosses sessions that share no version.
     pub confounded: bool,
     /// The change the series' detection found at this version (`rigor track changes`), with
-    /// its id: the only verdict a step is shown with.
-    pub change: Option<(ChangeId, ChangeVerdict)>,
+    /// its id and ratio (of the segments either side, not of this step alone): the only verdict
+    /// a step is shown with.
+    pub change: Option<(ChangeId, ChangeVerdict, f64)>,
     /// Its units per level over all its runs, top level first, from the runs' stored analyses
     /// (empty without them, and in a metric other than wall time).
     pub counts: Vec<usize>,
@@ -115,9 +116,16 @@ impl Shown {
                     // the series' detection found a change (a test of each pair alone calls
                     // more than 10% of pairs changed when builds vary).
                     step: p.against_previous.map(|r| {
-                        let found = p
-                            .change
-                            .map_or(String::new(), |(id, v)| format!("{v} (change {})", id.0));
+                        let found = p.change.map_or(String::new(), |(id, v, ratio)| {
+                            // The change's own figure compares the segments either side,
+                            // not this step alone: both are shown, so that they are not
+                            // taken for one number that disagrees with itself.
+                            format!(
+                                "{v} (change {}: {} between the segments either side)",
+                                id.0,
+                                rigor_report::track_run::ratio_percent(ratio)
+                            )
+                        });
                         (r.ratio, found)
                     }),
                     marks,
@@ -157,7 +165,7 @@ pub fn show_metric(
     metric: &Metric,
 ) -> Result<Shown> {
     let versions = history.versions(key)?;
-    let changes: std::collections::HashMap<String, (ChangeId, ChangeVerdict)> = history
+    let changes: std::collections::HashMap<String, (ChangeId, ChangeVerdict, f64)> = history
         .changes(&rigor_history::ChangeFilter {
             benchmark: Some(benchmark.to_string()),
             machine: Some(key.machine.clone()),
@@ -166,7 +174,12 @@ pub fn show_metric(
         })?
         .into_iter()
         .filter(|c| c.metric == *metric && c.status != ChangeStatus::Invalid)
-        .map(|c| (c.change.rev.clone(), (c.id, c.change.verdict)))
+        .map(|c| {
+            (
+                c.change.rev.clone(),
+                (c.id, c.change.verdict, c.change.ratio),
+            )
+        })
         .collect();
     let confidence = ConfidenceLevel::NINETY_FIVE;
     // Wall time's levels from the benchmark's summaries, read once for the counts they hold too.
@@ -370,7 +383,7 @@ impl Shown {
                     "at_resolution": r.at_resolution,
                     "confounded": p.confounded,
                 })),
-                "change": p.change.map(|(id, v)| serde_json::json!({"id": id.0, "verdict": v})),
+                "change": p.change.map(|(id, v, ratio)| serde_json::json!({"id": id.0, "verdict": v, "ratio": ratio})),
             })
         });
         serde_json::Value::Array(points.collect())
