@@ -17,6 +17,7 @@ use crate::settings::{AnalysisSettings, ComparisonSettings};
 use crate::{Findings, Outcome};
 use crate::{diagnosis, ranking};
 use rigor_report::diagnosis::{DiagnosisView, Missing};
+use rigor_stats::compare::Verdict;
 use rigor_stats::robust::RobustEstimate;
 use rigor_stats::steady::{Recommendation, SteadyStateReport};
 
@@ -415,10 +416,14 @@ impl ComparedFiles {
     /// after the verdicts changed, as a baseline's sessions widen them).
     pub fn decide(&mut self, fail_on: Option<crate::settings::FailOn>) {
         let findings = Findings {
+            // A benchmark compared without an interval (measured once) has no verdict: not
+            // shown equivalent or better, so `--fail-on inconclusive` fails on it as on an
+            // inconclusive one (it passed, as if there were nothing to decide).
             verdicts: self
                 .comparisons
                 .iter()
                 .map(|c| c.comparison.verdict)
+                .chain(self.values_only.iter().map(|_| Verdict::Unbounded))
                 .collect(),
             warned: self.warnings.iter().any(|w| !w.is_note()) || self.analysis_warnings,
             ..Findings::default()

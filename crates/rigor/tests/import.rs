@@ -482,6 +482,21 @@ fn google_benchmark_without_repetitions_shows_the_value_and_compares_without_a_v
         !text.contains("slower") && !text.contains("faster"),
         "{text}"
     );
+    // No verdict is not "shown equivalent or better": `--fail-on inconclusive` fails on it (it
+    // passed), `--fail-on regression` does not (no regression is shown).
+    let gate = |rule: &str| {
+        rigor()
+            .arg("compare")
+            .arg(fixture("gbench-single.json"))
+            .arg(fixture("gbench-single-2.json"))
+            .args(["--fail-on", rule])
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(gate("inconclusive"), Some(1));
+    assert_eq!(gate("regression"), Some(0));
     // Nothing with an interval to track: `track add` refuses rather than say "Stored".
     let (code, stdout, stderr) = track_add_new("gbench-single.json");
     assert_eq!(code, Some(2), "{stdout}{stderr}");
