@@ -35,6 +35,9 @@ pub enum Note {
     Gated,
     /// The command could not answer its question (an undecided bisection): exit status 1.
     Undecided,
+    /// A command other than `run` stopped by Ctrl-C (or SIGTERM): what it shows was measured
+    /// before the stop.
+    Stopped,
     /// A run stopped by Ctrl-C (or SIGTERM): what it shows is what was measured before; `kept`:
     /// the file that keeps it, as it was written (`--export-json`).
     Interrupted {
@@ -317,6 +320,10 @@ impl fmt::Display for Note {
             }
             Self::Gated => f.write_str("--fail-on matched (shown above), exit status 1"),
             Self::Undecided => f.write_str("undecided (shown above), exit status 1"),
+            Self::Stopped => f.write_str(
+                "interrupted: what is shown above was measured before the stop, and is not a \
+                 verdict of the whole measurement, exit status 130",
+            ),
             Self::Interrupted { kept } => write!(
                 f,
                 "interrupted: the results above are of what was measured before the stop, fewer \

@@ -714,8 +714,8 @@ fn gate_verdict(m: &MeasuredRatio) -> String {
         }
         // A sequence stops undecided only when its bounds are spent (or it is interrupted).
         _ if m.verdict == "inconclusive" || m.verdict == "unbounded" => format!(
-            "{}: measuring stopped before it was decided (--max-rounds or --budget spent: \
-             raise them)",
+            "{}: measuring stopped before it was decided (--max-rounds or --budget spent, \
+             raise them; or interrupted)",
             m.verdict
         ),
         _ => m.verdict.clone(),

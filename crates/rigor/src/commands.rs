@@ -10,6 +10,11 @@ use crate::output::{self, Bar, emit};
 use crate::settings;
 use rigor_cli::{AnalyzeArgs, CompareArgs, PlanArgs, ReportArgs, RunArgs, StyleArg};
 
+/// Whether the user stopped the command (Ctrl-C or SIGTERM, once the handler is installed): its
+/// exit status is then 130, whatever the use case made of the stop (a partial comparison, a
+/// bisection cut short, or an error from a child the signal also reached).
+pub static STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Ctrl-C handling and the executor of a measuring command, measuring each execution of real
 /// processes as `measures` says.
 pub fn measuring(
@@ -22,7 +27,10 @@ pub fn measuring(
         let stop = stop.clone();
         // A second handler cannot be installed (e.g. in tests calling run twice); that only loses
         // clean Ctrl-C handling, so it is not an error.
-        let _ = ctrlc::set_handler(move || stop.request());
+        let _ = ctrlc::set_handler(move || {
+            STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+            stop.request();
+        });
     }
     let executor = executor(simulate, seed, measures, &stop)?;
     Ok((stop, executor))

@@ -69,7 +69,21 @@ fn main() -> ExitCode {
         Command::Completions(args) => docs_cmd::completions(args),
         Command::Man(args) => docs_cmd::man(args),
     };
+    let stopped = commands::STOPPED.load(std::sync::atomic::Ordering::SeqCst);
     match outcome {
+        // Stopped by the user: 130, as the exit-status table says, whatever the use case made
+        // of the stop (`track check` had reported a partial comparison and exited 0).
+        Ok(_) if stopped && !matches!(cli.command, Command::Run(_) | Command::Bench(_)) => {
+            let told = matches!(&cli.command, Command::Track(t) if matches!(t.command, rigor_cli::TrackCommand::Run(_)));
+            if !told {
+                output::notes(&[rigor_report::notes::Note::Stopped]);
+            }
+            ExitCode::from(output::exit_code(Outcome::Interrupted))
+        }
+        Err(err) if stopped => {
+            note!("rigor: interrupted ({})", cause_chain(&err));
+            ExitCode::from(output::exit_code(Outcome::Interrupted))
+        }
         Ok(outcome) => {
             if outcome == Outcome::Gated {
                 // Every command gates only on --fail-on: say so, as a CI log should.

@@ -1137,6 +1137,59 @@ fn interrupted_by(signal: &str) {
     }
 }
 
+/// A repository of `commits` empty commits in `dir`, or `None` (with a SKIP line) when git or
+/// one of `tools` is missing.
+fn empty_repo_or_skip(dir: &Dir, commits: usize, tools: &[&str]) -> Option<std::path::PathBuf> {
+    if let Some(missing) = std::iter::once(&"git")
+        .chain(tools)
+        .find(|t| !common::gitrepo::have(t))
+    {
+        eprintln!("SKIP: {missing} is needed");
+        return None;
+    }
+    let repo = dir.path("repo");
+    common::gitrepo::empty_commits(&repo, commits);
+    Some(repo)
+}
+
+/// Ctrl-C during `track check --candidate` exits 130 and says the comparison shown is of what
+/// was measured before the stop (it exited 0 with a partial comparison, which a CI gate read as
+/// a pass).
+#[test]
+fn an_interrupted_check_exits_130_and_says_so() {
+    let dir = Dir::new();
+    let Some(repo) = empty_repo_or_skip(&dir, 2, &["kill", "python3"]) else {
+        return;
+    };
+    // Durations spread over 0–200 ms: no comparison decides within the few seconds before the
+    // stop.
+    let child = Command::new(env!("CARGO_BIN_EXE_rigor"))
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "h.db", "check", "--repo"])
+        .arg(&repo)
+        .args(["--candidate", "HEAD", "--baseline-rev", "HEAD~1", "--"])
+        .arg("python3 -c 'import random, time; time.sleep(random.random() / 5)'")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("rigor: interrupted: what is shown above was measured before the stop"),
+        "{err}"
+    );
+}
+
 /// A stop during a build (SIGTERM: a CI job cancelled; Ctrl-C alike) ends the build at once
 /// (it ran to its end before), stores no failure for the versions it did not measure (a stored
 /// failure is skipped by the next run), and exits 130; the relative `--db` and `--repo` of a
@@ -1331,13 +1384,10 @@ fn track_run_lists_the_changes_as_track_changes_shows_them() {
 /// narrowed failing, it ends with that range and names them.
 #[test]
 fn bisect_skips_midpoints_that_fail_to_build() {
-    if !common::gitrepo::have("git") {
-        eprintln!("SKIP: git is needed");
-        return;
-    }
     let dir = Dir::new();
-    let repo = dir.path("repo");
-    common::gitrepo::empty_commits(&repo, 0);
+    let Some(repo) = empty_repo_or_skip(&dir, 0, &[]) else {
+        return;
+    };
     let program = |seconds: &str| format!("#!/bin/sh\nsleep {seconds}\n");
     let mut ids = Vec::new();
     // c0–c2 fast; c3 and c4 do not build; c5 builds again, 50% slower; c6 as c5.
