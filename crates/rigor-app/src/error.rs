@@ -159,7 +159,7 @@ pub enum AppError {
     Git(#[from] crate::git::GitError),
     /// A bisection's ends are not in order.
     #[error(
-        "'{bad}' does not come after '{good}' on its first-parent line: give the older version first (rigor track bisect GOOD BAD)"
+        "'{bad}' does not come after '{good}' on its first-parent line: GOOD must be an older version on BAD's line (give the older version first, rigor track bisect GOOD BAD; a commit of another branch has no versions between it and BAD)"
     )]
     NotAnAncestor {
         /// The version given as good.

@@ -147,6 +147,11 @@ pub fn commits(repo: &Path, specs: &[String]) -> Result<Vec<String>, GitError> {
     Ok(out)
 }
 
+/// The first parent of `commit`, `None` for a root commit.
+pub fn first_parent(repo: &Path, commit: &str) -> Option<String> {
+    commit_of(repo, &format!("{commit}^1")).ok()
+}
+
 /// The commit a revision names; an unknown revision (or anything git cannot read as one) is said
 /// so in rigor's words.
 fn commit_of(repo: &Path, rev: &str) -> Result<String, GitError> {

@@ -569,6 +569,20 @@ fn bisect_refuses_ends_in_the_wrong_order_and_unknown_revisions() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("give the older version first"));
+    // A GOOD of another branch is refused too: `good..bad` listed that branch's merge base and
+    // what followed it as "between" the ends.
+    git(&repo, &["checkout", "-q", "-b", "side", &ids[3]]);
+    let side = common::gitrepo::commit(&repo, 100);
+    git(&repo, &["checkout", "-q", "main"]);
+    rigor()
+        .args(["track", "--db"])
+        .arg(dir.path("h.db"))
+        .args(["bisect", &side, &ids[8], "--repo"])
+        .arg(&repo)
+        .args(["--", "./bench"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does not come after"));
     rigor()
         .args(["track", "--db"])
         .arg(dir.path("h.db"))

@@ -184,6 +184,14 @@ pub(super) fn chain(source: &Source, good: &str, bad: &str) -> Result<Vec<Versio
         Source::Git(g) => {
             let mut c = vec![git::resolve(&g.repo, good)?.rev];
             c.extend(git::commits(&g.repo, &[format!("{good}..{bad}")])?);
+            // GOOD must be on BAD's first-parent line: else `good..bad` lists a side branch's
+            // commits from the merge base on, which do not lie between the ends (a bisection
+            // named "the versions between" commits of another line).
+            if c.get(1)
+                .is_some_and(|oldest| git::first_parent(&g.repo, oldest).as_ref() != Some(&c[0]))
+            {
+                return Err(not_ancestor());
+            }
             c
         }
         Source::Simulated(p) => {
