@@ -604,6 +604,7 @@ pub fn header(s: &RunSettings) -> ResultFile {
             let mut record = BenchmarkRecord::new(b.name.clone(), command.clone(), layout);
             record.parameters = s.parameters.get(i).cloned().unwrap_or_default();
             record.version = s.versions.get(i).cloned().flatten();
+            record.artifact = s.artifacts.get(i).cloned().flatten();
             record.throughput = s.throughputs.get(i).copied();
             match s.shell_roles.get(i) {
                 Some(crate::settings::ShellRole::NetOf(startup)) => {

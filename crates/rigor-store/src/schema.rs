@@ -146,6 +146,11 @@ pub struct BenchmarkRecord {
     /// together (`rigor track run`): a commit id or a label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// The SHA-256 of what that version's build produced (64 hexadecimal digits), when it was
+    /// hashed (`rigor track run`): `rigor track add` of the file stores it, so that versions
+    /// whose builds are byte-identical are told so as `track run` tells them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<String>,
     /// The benchmark it is a variant of, when another tool's file says so (Google Benchmark's
     /// `BM_Fib` for `BM_Fib/10`, a criterion group, a JMH method, a ReBench benchmark run by
     /// several executors). An imported file's benchmarks are compared with each other only
@@ -760,6 +765,7 @@ impl BenchmarkRecord {
             failures: Vec::new(),
             parameters: BTreeMap::new(),
             version: None,
+            artifact: None,
             family: None,
             shell_startup: None,
             net_of: None,

@@ -1166,6 +1166,96 @@ fn empty_repo_or_skip(dir: &Dir, commits: usize, tools: &[&str]) -> Option<std::
     Some(repo)
 }
 
+/// A `track run` file added to another history keeps what the builds' hashes tell: versions
+/// whose builds are byte-identical share a level there as they do where `track run` stored them
+/// (the file did not record the hashes, so `track add` of an interrupted session's file lost
+/// them).
+#[test]
+fn track_add_of_a_track_run_file_keeps_identical_builds() {
+    let dir = Dir::new();
+    let Some(repo) = empty_repo_or_skip(&dir, 0, &[]) else {
+        return;
+    };
+    // c1 changes only NOTES: its build is c0's, byte for byte.
+    for i in 0..3 {
+        std::fs::write(
+            repo.join("build.sh"),
+            "cp prog.sh built && chmod +x built\n",
+        )
+        .unwrap();
+        let wait = if i == 2 { "0.02" } else { "0.01" };
+        std::fs::write(repo.join("prog.sh"), format!("#!/bin/sh\nsleep {wait}\n")).unwrap();
+        common::gitrepo::commit(&repo, i);
+    }
+    let track = |db: &str, args: &[&str]| {
+        let out = rigor()
+            .args(["track", "--db"])
+            .arg(dir.path(db))
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{err}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let repo_text = repo.display().to_string();
+    let series = ["--machine", "m", "--branch", "main"];
+    let on = |args: &[&str], with_repo: bool| -> Vec<String> {
+        let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        all.extend(series.iter().map(|a| a.to_string()));
+        if with_repo {
+            all.extend(["--repo".to_string(), repo_text.clone()]);
+        }
+        all
+    };
+    let run = on(
+        &[
+            "run",
+            "--last",
+            "3",
+            "-r",
+            "3",
+            "-w",
+            "0",
+            "--no-confirm",
+            "--build",
+            "sh build.sh",
+        ],
+        true,
+    );
+    let mut run: Vec<&str> = run.iter().map(String::as_str).collect();
+    run.extend(["--", "./built"]);
+    track("h.db", &run);
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert!(text.contains("\"artifact\""), "{text}");
+        let add = on(&["add", file.to_str().unwrap()], true);
+        track(
+            "other.db",
+            &add.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+    }
+    let marks = |db: &str| -> Vec<serde_json::Value> {
+        let show = on(&["show", "./built", "--json"], false);
+        let out = track(db, &show.iter().map(String::as_str).collect::<Vec<_>>());
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v.as_array()
+            .unwrap_or_else(|| panic!("{out}"))
+            .iter()
+            .map(|p| p["identical_to_previous"].clone())
+            .collect()
+    };
+    assert_eq!(marks("h.db"), marks("other.db"));
+    assert_eq!(marks("other.db")[1], serde_json::json!(true));
+}
+
 /// Ctrl-C during `track check --candidate` exits 130 and says the comparison shown is of what
 /// was measured before the stop (it exited 0 with a partial comparison, which a CI gate read as
 /// a pass).

@@ -399,6 +399,9 @@ pub struct RunSettings {
     /// Each benchmark's version, when versions of a project are measured together (`rigor track
     /// run`); empty otherwise.
     pub versions: Vec<Option<String>>,
+    /// Each benchmark's version's artifact hash (hexadecimal), beside `versions` when the build
+    /// was hashed; empty otherwise.
+    pub artifacts: Vec<Option<String>>,
     /// Each benchmark's part in subtracting a shell's start-up (saved in the result); empty when
     /// no command runs through a shell.
     pub shell_roles: Vec<ShellRole>,

@@ -460,6 +460,7 @@ impl RunRequest {
                 .map(|v| v.into_iter().collect())
                 .collect(),
             versions: Vec::new(),
+            artifacts: Vec::new(),
             shell_roles: Vec::new(),
             runner,
             discard: self.discard,

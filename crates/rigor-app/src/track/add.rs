@@ -62,9 +62,22 @@ pub fn add_in(
     analyze_all(&mut result, &AnalysisSettings::default());
     let ingested = history.ingest(&Ingest {
         session,
+        artifact: artifact_of(&result),
         ..Ingest::new(version, machine, branch, &result)
     })?;
     Ok((Added::Stored(ingested), result.warnings))
+}
+
+/// The hash of what the version's build produced, as a `track run` file records it with each
+/// benchmark (`None` when none does, or they disagree): stored with the run, so that versions
+/// whose builds are byte-identical share a level as they do when `track run` stores them.
+fn artifact_of(result: &ResultFile) -> Option<rigor_history::ArtifactHash> {
+    let mut hashes = result.benchmarks.iter().map(|b| b.artifact.as_deref());
+    let first = hashes.next().flatten()?;
+    hashes
+        .all(|h| h == Some(first))
+        .then(|| first.parse().ok())
+        .flatten()
 }
 
 /// Why benchmarks measured nothing: their first three failures, for a failed version's record.

@@ -79,6 +79,7 @@ fn batch_settings(
     batch.commands.clear();
     batch.parameters.clear();
     batch.versions.clear();
+    batch.artifacts.clear();
     for r in ready {
         for (k, (b, text)) in experiment
             .benchmarks
@@ -114,6 +115,7 @@ fn batch_settings(
                 .parameters
                 .push(experiment.parameters.get(k).cloned().unwrap_or_default());
             batch.versions.push(Some(r.version.rev.clone()));
+            batch.artifacts.push(r.artifact.map(|a| a.to_hex()));
         }
     }
     // Each benchmark builds its own version: `{src}` is its checkout (a session's versions and

@@ -219,6 +219,7 @@ pub fn check_candidate(
         one.commands = vec![experiment.commands[k].clone()];
         one.parameters = experiment.parameters.get(k).cloned().into_iter().collect();
         one.versions.clear();
+        one.artifacts.clear();
         let alone = settings.for_benchmark(k);
         let outcome = measure_until_decided(
             &mut Keep,
