@@ -379,7 +379,7 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
     // session, and the check says so instead of calling a regression.
     check(&db).assert().code(0).stdout(
         predicate::str::contains(
-            "parse: no estimate (the measurements alone, without its session's shift: +",
+            "parse: no estimate (without its session's shift, which nothing measured: +",
         )
         .and(predicate::str::contains(
             "inconclusive — against 2 version(s) since v0",
