@@ -402,7 +402,9 @@ pub(crate) mod tests {
             prop_assert!(!adoc_inner.contains('|') && !adoc_inner.contains('`'));
             let o = org(&name);
             prop_assert!(org_safe(&o), "{:?}", o);
-            prop_assert_eq!(org_shown(&o), visible(&name));
+            // Zero-width spaces are invisible in the name as in the breaks org's escaping adds,
+            // and `org_shown` takes every one out (a name holding one failed here).
+            prop_assert_eq!(org_shown(&o), visible(&name).replace('\u{200B}', ""));
         }
     }
 }
