@@ -171,6 +171,22 @@ fn a_metric_no_run_recorded_is_an_error_naming_it() {
         .stderr(predicates::str::contains(
             "no benchmark on m (main) has allocations values",
         ));
+    // Refused before anything is detected: the CPU changes were stored, though it failed.
+    track(&db, &["changes", "--metric", "cpu,allocations"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("has allocations values"));
+    let stored = {
+        use rigor_history::HistoryRead;
+        rigor_history::SqliteHistory::open(&db)
+            .unwrap()
+            .changes(&rigor_history::ChangeFilter {
+                include_stale: true,
+                ..Default::default()
+            })
+            .unwrap()
+    };
+    assert!(stored.is_empty(), "{stored:?}");
     track(&db, &["show", "prog", "--metric", "instructions"])
         .assert()
         .failure()

@@ -46,6 +46,33 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
     let metrics = metrics_or_wall(&s.metrics);
     // A metric some series lack (imported results without CPU times) is detected where it is;
     // a metric no series has is an error.
+    // A metric no series has is refused before anything is detected: detecting the others first
+    // stored their changes, though the command then failed.
+    for m in metrics.iter().filter(|m| !m.is_wall()) {
+        let mut refused = None;
+        for key in &keys {
+            match levels::metric_levels_noting(
+                history.as_read(),
+                key,
+                m,
+                s.detect.confidence,
+                levels::Weights::Own,
+                &mut Vec::new(),
+            ) {
+                Ok(_) => {
+                    refused = None;
+                    break;
+                }
+                Err(e @ AppError::Track(TrackError::NoMetric { .. })) => {
+                    refused.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if let Some(e) = refused {
+            return Err(e);
+        }
+    }
     let mut lacking: Vec<(Metric, AppError)> = Vec::new();
     let mut lacked: HashMap<Metric, usize> = HashMap::new();
     let mut warnings: Vec<rigor_store::Warning> = Vec::new();
