@@ -17,8 +17,7 @@ use crate::settings::{ExportPaths, Exports, SortOrder};
 
 /// Failures of a benchmark, in words ([`rigor_report::terminal::failure_lines`]).
 pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
-    let measured: Vec<_> = b.executions.iter().filter(|e| !e.warmup).collect();
-    let codes: Vec<i32> = measured.iter().filter_map(|e| e.exit_code).collect();
+    let (measured, codes) = b.non_zero_exits();
     let failures: Vec<FailureView<'_>> = b
         .failures
         .iter()
@@ -32,7 +31,7 @@ pub fn failure_lines(b: &BenchmarkRecord) -> Vec<String> {
             stderr_tail: &f.stderr_tail,
         })
         .collect();
-    rigor_report::terminal::failure_lines(measured.len(), &codes, &failures)
+    rigor_report::terminal::failure_lines(measured, &codes, &failures)
 }
 
 /// Unanalysed reasons as text, one per benchmark (empty when analysed).

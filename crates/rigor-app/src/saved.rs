@@ -566,8 +566,7 @@ pub fn compare_loaded(
 /// it, where `analyze` lists it with the benchmark's summary.
 fn non_zero_exits(result: &ResultFile, side: ResultSide) -> impl Iterator<Item = Warning> + '_ {
     result.benchmarks.iter().filter_map(move |b| {
-        let measured: Vec<_> = b.executions.iter().filter(|e| !e.warmup).collect();
-        let mut codes: Vec<i32> = measured.iter().filter_map(|e| e.exit_code).collect();
+        let (measured, mut codes) = b.non_zero_exits();
         let non_zero = codes.len();
         codes.sort_unstable();
         codes.dedup();
@@ -575,7 +574,7 @@ fn non_zero_exits(result: &ResultFile, side: ResultSide) -> impl Iterator<Item =
             benchmark: b.name.clone(),
             side,
             non_zero,
-            measured: measured.len(),
+            measured,
             codes,
         })
     })

@@ -633,10 +633,58 @@ fn pooled(a: &Segment, b: &Segment) -> Segment {
     }
 }
 
+/// The weighted squares of a series' levels about their weighted mean over any stretch, from
+/// prefix sums of `w`, `w·m` and `w·m²` (weights `1/(vᵢ + τ²)`): each stretch's cost, and so each
+/// candidate split, in O(1). A version without variance (and no τ²) would weigh infinitely: then
+/// all weigh the same, as in [`segment`].
+pub struct SplitCosts {
+    sw: Vec<f64>,
+    swm: Vec<f64>,
+    swm2: Vec<f64>,
+}
+
+impl SplitCosts {
+    /// The prefix sums of `versions` weighted with `tau2` added to each variance.
+    pub fn new(versions: &[VersionMean], tau2: f64) -> Self {
+        let n = versions.len();
+        let (mut sw, mut swm, mut swm2) = (vec![0.0; n + 1], vec![0.0; n + 1], vec![0.0; n + 1]);
+        let uniform = versions.iter().any(|v| v.variance.max(0.0) + tau2 <= 0.0);
+        for (i, v) in versions.iter().enumerate() {
+            let w = if uniform {
+                1.0
+            } else {
+                1.0 / (v.variance.max(0.0) + tau2)
+            };
+            sw[i + 1] = sw[i] + w;
+            swm[i + 1] = swm[i] + w * v.mean;
+            swm2[i + 1] = swm2[i] + w * v.mean * v.mean;
+        }
+        Self { sw, swm, swm2 }
+    }
+
+    /// Weighted squares of versions `[a, b)` around their weighted mean.
+    fn cost(&self, a: usize, b: usize) -> f64 {
+        let w = self.sw[b] - self.sw[a];
+        if w <= 0.0 {
+            return 0.0;
+        }
+        let m = self.swm[b] - self.swm[a];
+        (self.swm2[b] - self.swm2[a] - m * m / w).max(0.0)
+    }
+
+    /// The split `k` of versions `[lo, hi)` into `[lo, k)` and `[k, hi)` that fits the two sides'
+    /// levels best (least weighted squares); `None` when there is no room for one.
+    pub fn best_split(&self, lo: usize, hi: usize) -> Option<usize> {
+        (lo + 1..hi)
+            .map(|k| (k, self.cost(lo, k) + self.cost(k, hi)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(k, _)| k)
+    }
+}
+
 /// Moves each boundary but the `pinned` ones to the split between its neighbours that fits the
-/// two sides' weighted levels best (least weighted squares, weights `1/(vᵢ + τ²)`): E-divisive places a change to
+/// two sides' weighted levels best ([`SplitCosts::best_split`]): E-divisive places a change to
 /// within its windows, this places it exactly when the data allow. Boundaries stay in order.
-/// Prefix sums of `w`, `w·m` and `w·m²` make each candidate split O(1).
 fn refine(
     versions: &[VersionMean],
     boundaries: &[usize],
@@ -644,29 +692,7 @@ fn refine(
     pinned: &dyn Fn(usize) -> bool,
 ) -> Vec<usize> {
     let n = versions.len();
-    let (mut sw, mut swm, mut swm2) = (vec![0.0; n + 1], vec![0.0; n + 1], vec![0.0; n + 1]);
-    // A version without variance (and no τ²) would weigh infinitely: then all weigh the same,
-    // as in [`segment`].
-    let uniform = versions.iter().any(|v| v.variance.max(0.0) + tau2 <= 0.0);
-    for (i, v) in versions.iter().enumerate() {
-        let w = if uniform {
-            1.0
-        } else {
-            1.0 / (v.variance.max(0.0) + tau2)
-        };
-        sw[i + 1] = sw[i] + w;
-        swm[i + 1] = swm[i] + w * v.mean;
-        swm2[i + 1] = swm2[i] + w * v.mean * v.mean;
-    }
-    // Weighted squares of versions [a, b) around their weighted mean.
-    let cost = |a: usize, b: usize| -> f64 {
-        let w = sw[b] - sw[a];
-        if w <= 0.0 {
-            return 0.0;
-        }
-        let m = swm[b] - swm[a];
-        (swm2[b] - swm2[a] - m * m / w).max(0.0)
-    };
+    let costs = SplitCosts::new(versions, tau2);
     let mut out = boundaries.to_vec();
     for j in 0..out.len() {
         if pinned(out[j]) {
@@ -674,11 +700,7 @@ fn refine(
         }
         let lo = if j == 0 { 0 } else { out[j - 1] };
         let hi = if j + 1 < out.len() { out[j + 1] } else { n };
-        let best = (lo + 1..hi)
-            .map(|k| (k, cost(lo, k) + cost(k, hi)))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(k, _)| k);
-        if let Some(k) = best {
+        if let Some(k) = costs.best_split(lo, hi) {
             out[j] = k;
         }
     }

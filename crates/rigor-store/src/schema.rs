@@ -749,6 +749,16 @@ pub struct RunSettingsRecord {
 }
 
 impl BenchmarkRecord {
+    /// Its measured executions (warm-ups left out), and the exit status of each of them that
+    /// exited non-zero and was measured all the same (`-i`), in order.
+    pub fn non_zero_exits(&self) -> (usize, Vec<i32>) {
+        let measured = self.executions.iter().filter(|e| !e.warmup);
+        (
+            measured.clone().count(),
+            measured.filter_map(|e| e.exit_code).collect(),
+        )
+    }
+
     /// A benchmark with no data yet.
     pub fn new(name: impl Into<String>, command: impl Into<String>, layout: Layout) -> Self {
         Self {

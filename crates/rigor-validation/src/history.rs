@@ -562,33 +562,15 @@ fn tested_at(s: &Series, at: &[usize]) -> Vec<(usize, Option<f64>)> {
 fn located_oracle(s: &Series) -> Vec<(usize, Option<f64>)> {
     let v = &s.moderated;
     let at = true_steps(s);
-    let tau2 = rigor_stats::series::between_version_variance(v, &at);
-    let n = v.len();
-    let (mut sw, mut swm, mut swm2) = (vec![0.0; n + 1], vec![0.0; n + 1], vec![0.0; n + 1]);
-    for (i, x) in v.iter().enumerate() {
-        let w = 1.0 / (x.variance.max(0.0) + tau2).max(f64::MIN_POSITIVE);
-        sw[i + 1] = sw[i] + w;
-        swm[i + 1] = swm[i] + w * x.mean;
-        swm2[i + 1] = swm2[i] + w * x.mean * x.mean;
-    }
-    let cost = |a: usize, b: usize| {
-        let w = sw[b] - sw[a];
-        let m = swm[b] - swm[a];
-        if w > 0.0 {
-            swm2[b] - swm2[a] - m * m / w
-        } else {
-            0.0
-        }
-    };
+    let costs = rigor_stats::series::SplitCosts::new(
+        v,
+        rigor_stats::series::between_version_variance(v, &at),
+    );
     let mut placed: Vec<usize> = (0..at.len())
         .map(|j| {
             let lo = if j == 0 { 0 } else { at[j - 1] };
-            let hi = at.get(j + 1).copied().unwrap_or(n);
-            (lo + 1..hi)
-                .min_by(|&a, &b| {
-                    (cost(lo, a) + cost(a, hi)).total_cmp(&(cost(lo, b) + cost(b, hi)))
-                })
-                .unwrap_or(at[j])
+            let hi = at.get(j + 1).copied().unwrap_or(v.len());
+            costs.best_split(lo, hi).unwrap_or(at[j])
         })
         .collect();
     placed.sort_unstable();
