@@ -876,6 +876,15 @@ fn check_candidate_measures_both_together_until_decided() {
         assert!(out.contains(says), "{out}");
     }
     assert!(!dir.path("runs").exists(), "nothing measured");
+    // An unknown candidate is refused before the opening line says it will be compared.
+    let unknown = check("nosuchrev", "v18");
+    let (out, err) = (
+        String::from_utf8_lossy(&unknown.stdout),
+        String::from_utf8_lossy(&unknown.stderr),
+    );
+    assert_eq!(unknown.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("nosuchrev"), "{err}");
+    assert!(!format!("{out}{err}").contains("against"), "{out}{err}");
     let as_fast = check("v19", "v18");
     let out = String::from_utf8_lossy(&as_fast.stdout);
     assert_eq!(as_fast.status.code(), Some(0), "{out}");

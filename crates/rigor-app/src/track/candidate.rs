@@ -283,6 +283,10 @@ pub(super) fn candidate_run(
     } else {
         Candidate::Rev(candidate.to_string())
     };
+    // An unknown revision is refused before the opening line says what will be measured.
+    if let Candidate::Rev(rev) = &candidate {
+        settings.source.resolve(rev)?;
+    }
     let baseline = candidate_baseline(history, key, &settings.source, baseline_rev.as_deref())?;
     front.say(rigor_report::track_lines::Line::Candidate {
         candidate: match &candidate {
