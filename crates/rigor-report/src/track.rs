@@ -392,10 +392,11 @@ pub fn added_text(v: &AddedView) -> String {
             "{files} measured nothing: {rev} recorded as failed on {machine} ({branch}): {reason}\n"
         ),
         AddedOutcome::Stored(id) => {
-            format!("Stored {files} as run {id} of {rev} on {machine} ({branch})\n")
+            // The id is the history's (not a count of this version's runs).
+            format!("Stored {files}: {rev} on {machine} ({branch}), run id {id}\n")
         }
         AddedOutcome::AlreadyStored(id) => {
-            format!("{files} is already stored (run {id}); nothing added\n")
+            format!("{files} is already stored (run id {id}); nothing added\n")
         }
     }
 }
