@@ -21,6 +21,7 @@ pub mod model;
 pub mod peers;
 pub mod plots;
 pub mod precision;
+pub mod reach;
 pub mod real;
 pub mod sequential;
 pub mod sequential_real;

@@ -31,10 +31,12 @@ struct Cli {
     #[arg(long)]
     peers: bool,
     /// With `history`: histories per scenario (default: 10); with `events --diagnose`: histories
-    /// diagnosed (default: 20).
+    /// diagnosed (default: 20); with `reach`: histories with the shift per scenario (default:
+    /// 100; three times as many without it).
     #[arg(long)]
     histories: Option<usize>,
-    /// With `history`: only the scenarios whose name contains this text (e.g. `lusearch9`).
+    /// With `history` and `reach`: only the scenarios whose name contains this text (e.g.
+    /// `lusearch9`).
     #[arg(long)]
     only: Option<String>,
     /// With `events`: instead of the study, why the joint test missed the shift in each history
@@ -69,6 +71,11 @@ enum ModeArg {
     /// Machine-wide shifts found as one event by the benchmarks' joint test, over the history
     /// study's histories: writes docs/validation/events.md (a few minutes).
     Events,
+    /// The joint test's reach (how far a benchmark's own change may lie from a shift and be
+    /// taken for it): the shift found as one event, and false events in histories without one,
+    /// over the history study's scenarios at each reach: writes docs/validation/reach.md
+    /// (about ten minutes).
+    Reach,
     /// Comparisons run until decided (anytime-valid confidence sequence), simulated, and real
     /// A/A programs run until decided with the release `rigor`: writes
     /// docs/validation/sequential.md (a few minutes each).
@@ -187,6 +194,21 @@ fn main() -> ExitCode {
             let path = cli
                 .out
                 .unwrap_or_else(|| opts.repo.join("docs").join("validation").join("events.md"));
+            return write_page(&path, text);
+        }
+        ModeArg::Reach => {
+            let mut sizes = rigor_validation::history::HistorySizes::full();
+            sizes.histories = cli.histories.unwrap_or(100).max(1);
+            let text = rigor_validation::reach::report(
+                sizes,
+                3 * sizes.histories,
+                &[2, 3, 4],
+                cli.seed,
+                cli.only.as_deref(),
+            );
+            let path = cli
+                .out
+                .unwrap_or_else(|| opts.repo.join("docs").join("validation").join("reach.md"));
             return write_page(&path, text);
         }
         ModeArg::History => {

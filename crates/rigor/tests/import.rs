@@ -353,7 +353,10 @@ fn track_add_stores_several_google_benchmark_files_as_one_run() {
     );
     assert!(out.status.success(), "{stderr}");
     assert_eq!(stdout.matches("Stored ").count(), 1, "{stdout}");
-    assert!(stdout.contains("gbench-3.json: ") && stdout.contains("run id 1"), "{stdout}");
+    assert!(
+        stdout.contains("gbench-3.json: ") && stdout.contains("run id 1"),
+        "{stdout}"
+    );
     assert!(!stderr.contains("one process"), "{stderr}");
 }
 

@@ -263,7 +263,7 @@ fn joint_shifts(
             };
             let first = points[b][at].1;
             // Its own change there, or within the scan's reach (its own data place it a
-            // version or two away), in the shift's direction.
+            // few versions away), in the shift's direction.
             let own = detected[b]
                 .0
                 .iter()
