@@ -1168,6 +1168,41 @@ mod tests {
         );
     }
 
+    /// A benchmark's own change within the reach of the version tested is the same step (its
+    /// own detection placed the shift there): its series is not cut there, so the step has the
+    /// whole window on that side; one farther away is its own change and cuts the step's side
+    /// short. Both are the shift, unbiased; only their standard errors differ.
+    #[test]
+    fn an_own_change_within_reach_is_the_same_step() {
+        let h = histories(1, 1, 60, 0.01, 0.03, 17).remove(0);
+        let cfg = JointConfig::default();
+        assert_eq!(cfg.reach, 3);
+        let at = 30;
+        let step_with_own = |own: usize| {
+            StepSeries::plain(&h[0], &[own], (0..60).collect())
+                .unwrap()
+                .step(at, &[], cfg.reach, cfg.window)
+                .unwrap()
+        };
+        let within = step_with_own(at + cfg.reach);
+        let beyond = step_with_own(at + cfg.reach + 1);
+        let alone = StepSeries::plain(&h[0], &[], (0..60).collect())
+            .unwrap()
+            .step(at, &[], cfg.reach, cfg.window)
+            .unwrap();
+        // Within reach: the step of a series without that change.
+        assert_eq!(within, alone);
+        // Beyond: four versions after the shift, not twenty.
+        assert!(
+            beyond.variance > 2.0 * within.variance,
+            "{beyond:?} against {within:?}"
+        );
+        for s in [within, beyond] {
+            let se = s.variance.sqrt();
+            assert!((s.log_ratio - 1.03f64.ln()).abs() < 4.0 * se, "{s:?}");
+        }
+    }
+
     /// One benchmark that moved a lot is its own change, not an event of all.
     #[test]
     fn one_benchmark_moving_is_not_an_event() {
