@@ -19,10 +19,10 @@ use rigor_stats::series::{SeriesChange, SeriesConfig, VersionMean, detect};
 use crate::history::{HistorySizes, Series, simulated};
 
 /// An event within this many versions of the shift finds it.
-const TOLERANCE: usize = 2;
+pub(crate) const TOLERANCE: usize = 2;
 /// A benchmark's change farther than [`TOLERANCE`] but within this many versions of a true step
 /// is mislocalised, not a false alarm (the history study's rule).
-const NEAR: usize = 10;
+pub(crate) const NEAR: usize = 10;
 /// The shift the history study injects.
 const STUDY_SHIFT: f64 = 0.03;
 /// The false discovery rate across a history's benchmarks.
@@ -272,11 +272,8 @@ fn tally(history: &[Series], shift: f64) -> Tally {
     };
     let near_shift = |v: usize| shift > 0.0 && v.abs_diff(at) <= TOLERANCE;
     t.false_events = events.iter().filter(|e| !near_shift(e.version)).count();
-    t.found = shift > 0.0
-        && events.iter().filter(|e| near_shift(e.version)).count() == 1
-        && !events
-            .iter()
-            .any(|e| !near_shift(e.version) && e.version.abs_diff(at) <= NEAR);
+    let versions: Vec<usize> = events.iter().map(|e| e.version).collect();
+    t.found = shift > 0.0 && found_as_one(&versions, at);
     // Without removal: every own change in the family.
     let family: Vec<(usize, &SeriesChange)> = own
         .iter()

@@ -981,7 +981,12 @@ fn one_check(sigma: f64, candidate: &str, seed: u64) -> CheckRun {
         &settings,
         &experiment,
         &baseline,
-        &Candidate::Rev(candidate.to_string()),
+        &Candidate::Rev(
+            settings
+                .source
+                .resolve(candidate)
+                .map_err(|e| e.to_string())?,
+        ),
         (None, CHECK_ROUNDS),
         &mut executor,
         StopSignal::new(),

@@ -7,8 +7,8 @@ use super::*;
 /// The candidate of an interleaved check: a revision, or a folder that holds it built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Candidate {
-    /// A revision of the repository (checked out and prepared as `track run` does).
-    Rev(String),
+    /// A revision of the repository, resolved (checked out and prepared as `track run` does).
+    Rev(VersionInfo),
     /// A folder holding the candidate (used as it is: the commands run in it, `{src}` is it).
     Dir(PathBuf),
 }
@@ -133,7 +133,7 @@ pub fn check_candidate(
     progress: &mut dyn Progress,
 ) -> Result<Vec<CandidateVerdict>> {
     let (version, ready) = match candidate {
-        Candidate::Rev(rev) => (settings.source.resolve(rev)?, None),
+        Candidate::Rev(version) => (version.clone(), None),
         Candidate::Dir(dir) => {
             // The folder is built as a revision would be (--build), never measured stale.
             if let Source::Git(g) = &settings.source {
@@ -281,16 +281,14 @@ pub(super) fn candidate_run(
             },
         })?)
     } else {
-        Candidate::Rev(candidate.to_string())
+        // Resolved here: an unknown revision is refused before the opening line says what
+        // will be measured.
+        Candidate::Rev(settings.source.resolve(candidate)?)
     };
-    // An unknown revision is refused before the opening line says what will be measured.
-    if let Candidate::Rev(rev) = &candidate {
-        settings.source.resolve(rev)?;
-    }
     let baseline = candidate_baseline(history, key, &settings.source, baseline_rev.as_deref())?;
     front.say(rigor_report::track_lines::Line::Candidate {
         candidate: match &candidate {
-            Candidate::Rev(r) => rigor_report::track_run::short(r),
+            Candidate::Rev(v) => rigor_report::track_run::short(&v.rev),
             Candidate::Dir(d) => d.display().to_string(),
         },
         baseline: baseline.rev.clone(),
