@@ -512,6 +512,49 @@ impl<'a> StepSeries<'a> {
 }
 
 impl StepSeries<'_> {
+    /// Whether this benchmark's own change at position `own` still holds once its series is also
+    /// cut at position `cut` (an event's): its step tested between its nearest cuts on either
+    /// side — its other own changes and `cut` — by Student's t, the p-value multiplied by the
+    /// places it could take between them (as its own detection corrects a boundary), and its
+    /// ratio's interval beyond `cfg.threshold`. A benchmark's own data place a machine-wide shift
+    /// only to within some versions: an own change that an event's cut leaves without support
+    /// is that shift placed off, and the event's. `false` when `own` is not one of its changes.
+    pub fn holds_beside(&self, own: usize, cut: usize, cfg: &JointConfig) -> Result<bool> {
+        if !self.boundaries.contains(&own) || own == cut {
+            return Ok(false);
+        }
+        // Reach 0: every other own change is a cut; no window: the whole segments, as its own
+        // detection tests it.
+        let n = self.levels.len();
+        let step = self.step(own, &[cut], 0, n)?;
+        let lo = self
+            .boundaries
+            .iter()
+            .copied()
+            .chain([cut])
+            .filter(|&b| b < own)
+            .max()
+            .unwrap_or(0);
+        let hi = self
+            .boundaries
+            .iter()
+            .copied()
+            .chain([cut])
+            .filter(|&b| b > own)
+            .min()
+            .unwrap_or(n);
+        let se = step.variance.max(0.0).sqrt();
+        let places = hi.saturating_sub(lo).saturating_sub(1).max(1);
+        let p = (crate::series::two_sided_p(step.log_ratio, se, step.df)? * places as f64).min(1.0);
+        let t = critical_value(cfg.level, step.df.max(1.0), Quantile::StudentT)?;
+        let interval = (
+            (step.log_ratio - t * se).exp(),
+            (step.log_ratio + t * se).exp(),
+        );
+        let verdict = verdict_from_interval(interval.0, interval.1, cfg.threshold);
+        Ok(verdict.is_change() && p <= 1.0 - cfg.level)
+    }
+
     /// [`step_with`](Self::step_with) with points alone taken from `alone`, each version's
     /// weight `1/(vᵢ + τ²)` computed once for its segment's level and variance and the session
     /// terms (the scan takes a million steps; computing them once each was a third of a step):
@@ -697,6 +740,117 @@ impl JointEvent {
     /// corrected for the scan, is at most `1 − level`.
     pub fn holds(&self, level: f64) -> bool {
         self.verdict.is_change() && self.p_adjusted <= 1.0 - level
+    }
+
+    /// Whether benchmark `b` (its index among the series scanned) moved the event's way.
+    pub fn moved(&self, b: usize) -> bool {
+        let up = self.combined.log_ratio > 0.0;
+        self.steps
+            .iter()
+            .any(|(i, s)| *i == b && (s.log_ratio > 0.0) == up)
+    }
+
+    /// Whether benchmark `b` took the shift: its step lies nearer the common shift than no
+    /// change (beyond half of it, the event's way) — the benchmarks an event lists, unless their
+    /// own change there is the event's ([`JointEvent::explains`]). A benchmark that did not move
+    /// still steps the event's way half the time by its noise alone.
+    pub fn took(&self, b: usize) -> bool {
+        let common = self.combined.log_ratio;
+        self.steps
+            .iter()
+            .any(|(i, s)| *i == b && (s.log_ratio - 0.5 * common) * common.signum() > 0.0)
+    }
+
+    /// Which of benchmark `b`'s own changes `own` (on `series`, its series as scanned) are this
+    /// event's rather than its own (indices into `own`): none unless `b` moved the event's way.
+    ///
+    /// - [`Explained::Within`]: its nearest own change the event's way within
+    ///   [`JointConfig::reach`] positions of the version, when that change's interval holds the
+    ///   common ratio (one that moved well beyond the others stays its own);
+    /// - [`Explained::Beside`]: on either side, its nearest own change beyond the reach and
+    ///   within [`JointConfig::window`] positions, the event's way, that no longer holds once its
+    ///   series is also cut at the version ([`StepSeries::holds_beside`]): one benchmark's data
+    ///   place a +3% shift in noisy versions 10–25 versions off (the history study's false
+    ///   alarms around the shift), and the event, placed by all benchmarks together, leaves
+    ///   such a change without support.
+    pub fn explains(
+        &self,
+        series: &StepSeries<'_>,
+        b: usize,
+        own: &[OwnChange],
+        cfg: &JointConfig,
+    ) -> Result<Vec<Explained>> {
+        let mut out = Vec::new();
+        if !self.moved(b) {
+            return Ok(out);
+        }
+        let Some(at) = series.position(self.version) else {
+            return Ok(out);
+        };
+        let up = self.combined.log_ratio > 0.0;
+        let common = self.combined.ratio();
+        let their_way = |c: &OwnChange| (c.ratio > 1.0) == up;
+        let within = own
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| their_way(c) && c.position.abs_diff(at) <= cfg.reach)
+            .min_by_key(|(_, c)| c.position.abs_diff(at));
+        if let Some((i, c)) = within {
+            if c.interval
+                .is_none_or(|(lo, hi)| lo <= common && common <= hi)
+            {
+                out.push(Explained::Within(i));
+            }
+        }
+        // The nearest own change on each side beyond the reach (of any direction: one the other
+        // way between them stands for a change of its own).
+        let beyond = |before: bool| {
+            own.iter()
+                .enumerate()
+                .filter(|(_, c)| c.position.abs_diff(at) > cfg.reach && (c.position < at) == before)
+                .min_by_key(|(_, c)| c.position.abs_diff(at))
+        };
+        for side in [true, false] {
+            let Some((i, c)) = beyond(side) else {
+                continue;
+            };
+            if their_way(c)
+                && c.position.abs_diff(at) <= cfg.window
+                && !series.holds_beside(c.position, at, cfg)?
+            {
+                out.push(Explained::Beside(i));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A benchmark's own change as [`JointEvent::explains`] weighs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OwnChange {
+    /// Its position in the benchmark's series (the first after it).
+    pub position: usize,
+    /// Its ratio (after / before).
+    pub ratio: f64,
+    /// Its ratio's interval (`None`: unbounded).
+    pub interval: Option<(f64, f64)>,
+}
+
+/// An own change that a [`JointEvent`] explains (its index among the changes given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Explained {
+    /// Within the scan's reach of the event's version: the same step, placed by its own data.
+    Within(usize),
+    /// Farther, and without support once the series is cut at the event's version.
+    Beside(usize),
+}
+
+impl Explained {
+    /// The own change's index.
+    pub fn index(self) -> usize {
+        match self {
+            Self::Within(i) | Self::Beside(i) => i,
+        }
     }
 }
 
@@ -1201,6 +1355,126 @@ mod tests {
             let se = s.variance.sqrt();
             assert!((s.log_ratio - 1.03f64.ln()).abs() < 4.0 * se, "{s:?}");
         }
+    }
+
+    /// A series of `n` versions at level 1 with steps `(first version after, factor)`, each
+    /// version's noise `sd` (relative), seeded.
+    fn stepped(
+        n: usize,
+        steps: &[(usize, f64)],
+        sd: f64,
+        rng: &mut ChaCha8Rng,
+    ) -> Vec<VersionMean> {
+        let noise = Normal::new(0.0, sd).unwrap();
+        (0..n)
+            .map(|i| {
+                let level: f64 = steps.iter().filter(|s| i >= s.0).map(|s| s.1).product();
+                VersionMean {
+                    mean: level * (1.0 + noise.sample(rng)),
+                    variance: sd * sd * level * level,
+                }
+            })
+            .collect()
+    }
+
+    /// An own change 10 versions before a +3% shift, where the benchmark's own data placed the
+    /// shift, loses its support once the series is cut at the shift (in at least 90% of 200
+    /// seeded series); a real +5% change of its own there keeps it (in at least 95%).
+    #[test]
+    fn an_own_change_holds_beside_a_cut_only_when_it_is_its_own() {
+        let mut rng = ChaCha8Rng::seed_from_u64(29);
+        let cfg = JointConfig::default();
+        let (mut placed_off_holds, mut own_holds) = (0, 0);
+        for _ in 0..200 {
+            let off = stepped(80, &[(40, 1.03)], 0.01, &mut rng);
+            let s = StepSeries::plain(&off, &[30], (0..80).collect()).unwrap();
+            placed_off_holds += usize::from(s.holds_beside(30, 40, &cfg).unwrap());
+            let real = stepped(80, &[(30, 1.05), (40, 1.03)], 0.01, &mut rng);
+            let s = StepSeries::plain(&real, &[30], (0..80).collect()).unwrap();
+            own_holds += usize::from(s.holds_beside(30, 40, &cfg).unwrap());
+        }
+        assert!(placed_off_holds <= 20, "{placed_off_holds} of 200");
+        assert!(own_holds >= 190, "{own_holds} of 200");
+        // Not one of its changes: nothing to hold.
+        let s =
+            StepSeries::plain(&stepped(80, &[], 0.01, &mut rng), &[30], (0..80).collect()).unwrap();
+        assert!(!s.holds_beside(31, 40, &cfg).unwrap());
+    }
+
+    /// A +3% shift of eight benchmarks at version 40: the event explains benchmark 0's own change
+    /// placed 10 versions off (beside, no longer holding) and benchmark 1's within the reach
+    /// (its interval holds the common ratio), not benchmark 2's real change of its own 10
+    /// versions off, and nothing of benchmark 7, which did not move.
+    #[test]
+    fn an_event_explains_its_shift_placed_off_not_a_change_of_its_own() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2029);
+        let mut history: Vec<Vec<VersionMean>> = (0..7)
+            .map(|_| stepped(80, &[(40, 1.03)], 0.01, &mut rng))
+            .collect();
+        history[2] = stepped(80, &[(30, 1.06), (40, 1.03)], 0.01, &mut rng);
+        history.push(stepped(80, &[], 0.01, &mut rng));
+        let own: [&[usize]; 8] = [&[30], &[42], &[30], &[], &[], &[], &[], &[]];
+        let series: Vec<StepSeries<'_>> = history
+            .iter()
+            .zip(own)
+            .map(|(v, o)| StepSeries::plain(v, o, (0..80).collect()).unwrap())
+            .collect();
+        let cfg = JointConfig::default();
+        let events = scan(&series, 80, &cfg).unwrap();
+        assert_eq!(events.iter().map(|e| e.version).collect::<Vec<_>>(), [40]);
+        let e = &events[0];
+        let change = |position: usize, interval: Option<(f64, f64)>| OwnChange {
+            position,
+            ratio: 1.03,
+            interval,
+        };
+        let explained = |b: usize, c: OwnChange| e.explains(&series[b], b, &[c], &cfg).unwrap();
+        assert_eq!(explained(0, change(30, None)), [Explained::Beside(0)]);
+        assert_eq!(
+            explained(1, change(42, Some((1.0, 1.1)))),
+            [Explained::Within(0)]
+        );
+        // Within reach, its interval beyond the common ratio: its own.
+        assert!(explained(1, change(42, Some((1.2, 1.3)))).is_empty());
+        assert!(explained(2, change(30, None)).is_empty());
+        // The other way: not the shift's.
+        let down = OwnChange {
+            ratio: 0.97,
+            ..change(30, None)
+        };
+        assert!(e.explains(&series[0], 0, &[down], &cfg).unwrap().is_empty());
+        // Benchmark 7 did not move: not taken, nothing explained.
+        assert!(!e.took(7));
+        assert!((0..7).all(|b| e.took(b)), "{e:?}");
+    }
+
+    /// A benchmark an event lists took the shift (its step beyond half the common one): of 8
+    /// benchmarks that did not move beside 16 that moved +4%, some step the event's way by
+    /// noise alone, and none is taken; every one that moved is (seeded; steps' standard error
+    /// about a sixth of the half-shift).
+    #[test]
+    fn a_benchmark_that_did_not_move_is_not_taken() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let history: Vec<Vec<VersionMean>> = (0..24)
+            .map(|b| {
+                let steps: &[(usize, f64)] = if b < 16 { &[(40, 1.04)] } else { &[] };
+                stepped(80, steps, 0.01, &mut rng)
+            })
+            .collect();
+        let e = events_of(&history);
+        assert_eq!(
+            e.iter().map(|e| e.version).collect::<Vec<_>>(),
+            [40],
+            "{e:?}"
+        );
+        let e = &e[0];
+        assert!((0..16).all(|b| e.took(b)));
+        assert!((16..24).all(|b| !e.took(b)));
+        let stepped_its_way = (16..24).filter(|&b| e.moved(b)).count();
+        assert!(
+            stepped_its_way > 0,
+            "none of the unmoved stepped its way by noise"
+        );
     }
 
     /// One benchmark that moved a lot is its own change, not an event of all.

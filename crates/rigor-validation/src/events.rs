@@ -13,7 +13,7 @@
 
 use rayon::prelude::*;
 use rigor_stats::fdr::bh_adjusted;
-use rigor_stats::joint::{JointConfig, JointEvent, StepSeries, scan};
+use rigor_stats::joint::{JointConfig, JointEvent, OwnChange, StepSeries, scan};
 use rigor_stats::series::{SeriesChange, SeriesConfig, VersionMean, detect};
 
 use crate::history::{HistorySizes, Series, simulated};
@@ -46,8 +46,8 @@ pub struct EventScore {
     /// Benchmarks' false alarms per 1,000 version-benchmark pairs, every own change in the
     /// false-discovery-rate family (no event removal).
     pub false_alarms_without: f64,
-    /// The same with the changes events explain taken out of the family and the events'
-    /// benchmarks reported as the events' changes.
+    /// The same as `rigor track changes` reports them ([`track_changes`]): the changes events
+    /// explain out of the family, each event reported for the benchmarks that took it.
     pub false_alarms_with: f64,
     /// The shift's benchmarks whose own change, after false-discovery-rate control, found it
     /// (share of shifted benchmarks), without the joint test.
@@ -161,6 +161,104 @@ pub fn joint_finds(levels: &[&[VersionMean]], own: &[Vec<usize>], at: usize) -> 
     found_as_one(&joint_events(levels, own, &JointConfig::default()), at)
 }
 
+/// What `rigor track changes` reports over one history ([`track_changes`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Tracked {
+    /// Per benchmark, the versions of its changes: its own that no event explains and that the
+    /// false discovery rate keeps, and the events that it took.
+    pub found: Vec<Vec<usize>>,
+    /// Per benchmark, its own changes the false discovery rate keeps with every own change in
+    /// the family (before the events: what grouping the benchmarks' own changes sees).
+    pub own: Vec<Vec<usize>>,
+    /// The versions of the machine-wide events.
+    pub events: Vec<usize>,
+}
+
+/// What `rigor track changes` reports for each benchmark of a history whose levels are
+/// `levels`: each benchmark's own changes ([`detect`]), the machine-wide events of the joint
+/// test with those changes as its segments' ends (kept when at least half of the benchmarks
+/// tested moved their way), the own changes the events explain
+/// ([`rigor_stats::joint::JointEvent::explains`]) taken out of the family, Benjamini–Hochberg at
+/// 5% across the rest, and each event's version for every benchmark that took it or whose own
+/// change it explains.
+pub(crate) fn track_changes(levels: &[&[VersionMean]]) -> Tracked {
+    let Some(n) = levels.first().map(|l| l.len()) else {
+        return Tracked::default();
+    };
+    let cfg = SeriesConfig::default();
+    let own: Vec<Vec<SeriesChange>> = levels
+        .iter()
+        .map(|l| detect(l, &cfg).map_or(Vec::new(), |a| a.changes))
+        .collect();
+    let series: Vec<StepSeries<'_>> = levels
+        .iter()
+        .zip(&own)
+        .filter_map(|(l, o)| {
+            let bounds: Vec<usize> = o.iter().map(|c| c.index).collect();
+            StepSeries::plain(l, &bounds, (0..n).collect()).ok()
+        })
+        .collect();
+    let jc = JointConfig::default();
+    let events = if series.len() == levels.len() {
+        kept_events(scan(&series, n, &jc).unwrap_or_default())
+    } else {
+        Vec::new()
+    };
+    let mut explained: Vec<Vec<bool>> = own.iter().map(|o| vec![false; o.len()]).collect();
+    let mut found: Vec<Vec<usize>> = vec![Vec::new(); levels.len()];
+    for e in &events {
+        for (b, s) in series.iter().enumerate() {
+            let changes: Vec<OwnChange> = own[b]
+                .iter()
+                .map(|c| OwnChange {
+                    position: c.index,
+                    ratio: c.ratio,
+                    interval: c.interval,
+                })
+                .collect();
+            let explains = e.explains(s, b, &changes, &jc).unwrap_or_default();
+            for x in &explains {
+                explained[b][x.index()] = true;
+            }
+            if !explains.is_empty() || e.took(b) {
+                found[b].push(e.version);
+            }
+        }
+    }
+    let family: Vec<(usize, &SeriesChange)> = own
+        .iter()
+        .enumerate()
+        .flat_map(|(b, o)| o.iter().map(move |c| (b, c)))
+        .collect();
+    let mut own_kept = vec![Vec::new(); levels.len()];
+    for (b, c) in kept(&family) {
+        own_kept[b].push(c.index);
+    }
+    let rest: Vec<(usize, &SeriesChange)> = own
+        .iter()
+        .enumerate()
+        .flat_map(|(b, o)| {
+            let gone = &explained[b];
+            o.iter()
+                .enumerate()
+                .filter(move |(i, _)| !gone[*i])
+                .map(move |(_, c)| (b, c))
+        })
+        .collect();
+    for (b, c) in kept(&rest) {
+        found[b].push(c.index);
+    }
+    for f in &mut found {
+        f.sort_unstable();
+        f.dedup();
+    }
+    Tracked {
+        found,
+        own: own_kept,
+        events: events.iter().map(|e| e.version).collect(),
+    }
+}
+
 /// Whether the events' versions `events` place a shift at `at` as one event: one within ±2
 /// versions of it, and no other within ±10.
 pub(crate) fn found_as_one(events: &[usize], at: usize) -> bool {
@@ -253,27 +351,17 @@ fn tally(history: &[Series], shift: f64) -> Tally {
         .iter()
         .map(|b| detect(&b.levels, &cfg).map_or(Vec::new(), |a| a.changes))
         .collect();
-    let series: Vec<StepSeries<'_>> = benches
-        .iter()
-        .zip(&own)
-        .filter_map(|(b, o)| {
-            let bounds: Vec<usize> = o.iter().map(|c| c.index).collect();
-            StepSeries::plain(&b.levels, &bounds, (0..n).collect()).ok()
-        })
-        .collect();
-    let events = if series.len() == benches.len() {
-        kept_events(scan(&series, n, &JointConfig::default()).unwrap_or_default())
-    } else {
-        Vec::new()
-    };
+    // What `track changes` reports: the events, and each benchmark's changes with the own
+    // changes the events explain out of the family and the events' in.
+    let levels: Vec<&[VersionMean]> = benches.iter().map(|b| b.levels.as_slice()).collect();
+    let tracked = track_changes(&levels);
     let mut t = Tally {
         pairs: benches.len() * (n - 1),
         ..Tally::default()
     };
     let near_shift = |v: usize| shift > 0.0 && v.abs_diff(at) <= TOLERANCE;
-    t.false_events = events.iter().filter(|e| !near_shift(e.version)).count();
-    let versions: Vec<usize> = events.iter().map(|e| e.version).collect();
-    t.found = shift > 0.0 && found_as_one(&versions, at);
+    t.false_events = tracked.events.iter().filter(|&&v| !near_shift(v)).count();
+    t.found = shift > 0.0 && found_as_one(&tracked.events, at);
     // Without removal: every own change in the family.
     let family: Vec<(usize, &SeriesChange)> = own
         .iter()
@@ -299,35 +387,12 @@ fn tally(history: &[Series], shift: f64) -> Tally {
             .count();
         t.own_found = at_shift;
     }
-    // With removal: the changes an event explains (within the scan's reach of its version, its
-    // direction, an interval holding the common ratio) leave the family; the event's benchmarks are its changes.
-    let explained = |b: usize, c: &SeriesChange| {
-        events.iter().any(|e| {
-            let up = e.combined.log_ratio > 0.0;
-            let r = e.combined.ratio();
-            c.index.abs_diff(e.version) <= JointConfig::default().reach
-                && (c.ratio > 1.0) == up
-                && e.steps.iter().any(|(i, _)| *i == b)
-                && c.interval.is_none_or(|(lo, hi)| lo <= r && r <= hi)
-        })
-    };
-    let rest: Vec<(usize, &SeriesChange)> = family
+    t.false_with = tracked
+        .found
         .iter()
-        .copied()
-        .filter(|(b, c)| !explained(*b, c))
-        .collect();
-    t.false_with = kept(&rest)
-        .iter()
-        .filter(|(b, c)| false_alarm(&benches[*b], c.index))
-        .count();
-    for e in &events {
-        let up = e.combined.log_ratio > 0.0;
-        t.false_with += e
-            .steps
-            .iter()
-            .filter(|(b, s)| (s.log_ratio > 0.0) == up && false_alarm(&benches[*b], e.version))
-            .count();
-    }
+        .zip(&benches)
+        .map(|(f, b)| f.iter().filter(|&&d| false_alarm(b, d)).count())
+        .sum();
     t
 }
 
@@ -501,8 +566,10 @@ pub fn report(versions: usize, benchmarks: &[usize], histories: usize, seed: u64
          1,000 version pairs); **false alarms / 1,000 pairs**: each benchmark's reported changes \
          with no true step within ±{NEAR} versions (outside drifts), per 1,000 \
          version-benchmark pairs, with every own change in the false-discovery-rate family \
-         (*without*), and with the changes an event explains taken out of it and the event's \
-         benchmarks reported as its changes (*with*).\n\n"
+         (*without*), and as `rigor track changes` reports them, with the changes an event \
+         explains (within 3 versions of it, or farther off and without support once the series \
+         is cut at the event) taken out of it and the event reported for each benchmark that \
+         took it (*with*).\n\n"
     );
     for &b in benchmarks {
         for (title, build_sd) in [

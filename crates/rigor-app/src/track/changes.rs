@@ -149,7 +149,7 @@ pub fn change_views(changes: &[StoredChange]) -> Vec<ChangeView<'_>> {
             verdict: c.change.verdict.into(),
             // A benchmark's part in a machine-wide event says so.
             evidence: match c.change.evidence {
-                Evidence::Detected if super::detect::is_event_method(&c.change.method) => "event",
+                Evidence::Detected if super::shift::is_event_method(&c.change.method) => "event",
                 e => e.as_str(),
             },
             previous: c.change.previous_rev.as_deref(),

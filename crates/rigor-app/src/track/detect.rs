@@ -1,6 +1,7 @@
 //! Detecting changes over every benchmark's series, with the false discovery rate controlled
 //! across benchmarks, and grouping them into events (`rigor track changes`).
 
+use super::shift::joint_shifts;
 use super::*;
 
 /// How changes are detected.
@@ -24,10 +25,12 @@ impl Default for DetectSettings {
 /// A change found in one benchmark's series in one metric, before false-discovery-rate
 /// control.
 #[derive(Debug, Clone)]
-struct Found {
-    benchmark: String,
-    metric: Metric,
-    change: NewChange,
+pub(super) struct Found {
+    pub(super) benchmark: String,
+    pub(super) metric: Metric,
+    pub(super) change: NewChange,
+    /// Its position among the benchmark's points (the first after it).
+    pub(super) position: usize,
 }
 
 /// The level of some versions (their resolutions and unit) as a ratio's side: the coarsest
@@ -55,7 +58,7 @@ pub(super) fn segment_floor(
 
 /// One benchmark's detection: its changes, and the positions (into its points) of every
 /// boundary its series was cut at.
-type OneDetected = (Vec<Found>, Vec<usize>);
+pub(super) type OneDetected = (Vec<Found>, Vec<usize>);
 
 /// Detects the changes of one benchmark's series on its session-adjusted levels
 /// ([`levels::BenchmarkLevels`], `rigor_stats::series::detect_adjusted`): one point per stretch
@@ -102,6 +105,7 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<OneDete
             let first = points[c.index].1;
             let verdict = oriented(c.verdict, l)?;
             Some(Found {
+                position: c.index,
                 benchmark: l.benchmark.clone(),
                 metric: l.metric.clone(),
                 change: NewChange {
@@ -127,217 +131,13 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<OneDete
 
 /// The change a verdict on a ratio of `l`'s levels is: for a rate (more is better) a ratio above
 /// 1 is an improvement. `None` when the verdict is no change.
-fn oriented(verdict: Verdict, l: &levels::BenchmarkLevels) -> Option<ChangeVerdict> {
+pub(super) fn oriented(verdict: Verdict, l: &levels::BenchmarkLevels) -> Option<ChangeVerdict> {
     let higher_is_better = !l.metric.lower_is_better(&l.quantity);
     Some(match (ChangeVerdict::of(verdict)?, higher_is_better) {
         (ChangeVerdict::Regression, true) => ChangeVerdict::Improvement,
         (ChangeVerdict::Improvement, true) => ChangeVerdict::Regression,
         (v, false) => v,
     })
-}
-
-/// The method name stored with the changes that make up a machine-wide event ([`JointShift`]).
-pub const EVENT_METHOD: &str = "joint test across benchmarks (random effects, Huber)";
-
-/// The method events were stored with before the joint test's combination became Huber's
-/// M-estimate: still read as an event.
-const EVENT_METHOD_BEFORE: &str = "joint test across benchmarks (random effects, Hartung-Knapp)";
-
-/// Whether a stored change's method is the joint test's (now or before).
-pub fn is_event_method(method: &str) -> bool {
-    method == EVENT_METHOD || method == EVENT_METHOD_BEFORE
-}
-
-/// One benchmark a [`JointShift`] moved, with its own step there.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Moved {
-    /// The benchmark.
-    pub benchmark: String,
-    /// Its own ratio at the version (its own detected change's when it has one there).
-    pub ratio: f64,
-    /// That ratio's interval (`None`: unbounded).
-    pub interval: Option<(f64, f64)>,
-    /// Whether its own detection found a change there too. That change is the event's (and
-    /// leaves the false-discovery-rate family) when its interval holds the common ratio; else
-    /// it stays a change of its own.
-    pub alone: bool,
-}
-
-/// A shift most benchmarks of a series took together at one version, found by testing their
-/// steps there together (`rigor_stats::joint`): a compiler, kernel or runtime update, a new
-/// machine. Each benchmark it moved is stored as a change with [`EVENT_METHOD`], outside the
-/// false-discovery-rate family of the benchmarks' own changes.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct JointShift {
-    /// The metric.
-    pub metric: Metric,
-    /// The version: the first after the shift.
-    pub rev: String,
-    /// The common ratio (new level / old level).
-    pub ratio: f64,
-    /// Its interval at the confidence level.
-    pub interval: (f64, f64),
-    /// The p-value of no common shift, corrected for the versions scanned.
-    pub p_value: f64,
-    /// Regression or improvement.
-    pub verdict: ChangeVerdict,
-    /// How many benchmarks could change at the version (and were tested together).
-    pub tested: usize,
-    /// The benchmarks that moved in the shift's direction.
-    pub moved: Vec<Moved>,
-    /// Whether some benchmark's step cannot be told from a shift between sessions.
-    pub confounded: bool,
-}
-
-/// A machine-wide shift, the changes of the benchmarks it moved, and the benchmarks' own
-/// changes it explains (benchmark and version), which leave the false-discovery-rate family.
-type Shifted = (JointShift, Vec<Found>, Vec<(String, String)>);
-
-/// The machine-wide shifts among `all` (one metric's levels, `detected` their own detections,
-/// in the same order; `order` the series' versions). A shift is kept when at least half of the
-/// benchmarks tested moved its way.
-fn joint_shifts(
-    all: &[levels::BenchmarkLevels],
-    detected: &[OneDetected],
-    order: &[String],
-    s: &DetectSettings,
-) -> Result<Vec<Shifted>> {
-    use rigor_stats::joint::{JointConfig, StepSeries, scan};
-    let Some(first_levels) = all.first() else {
-        return Ok(Vec::new());
-    };
-    let index: std::collections::HashMap<&str, usize> = order
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.as_str(), i))
-        .collect();
-    let points: Vec<Vec<(usize, usize)>> = all.iter().map(|l| l.points()).collect();
-    let fit_points: Vec<Vec<usize>> = points
-        .iter()
-        .map(|p| p.iter().map(|x| x.0).collect())
-        .collect();
-    // Benchmarks whose versions all fall in the series' order, by their index in `all` (each
-    // one's series built on its own: in parallel).
-    use rayon::prelude::*;
-    let (taken, series): (Vec<usize>, Vec<StepSeries<'_>>) = all
-        .par_iter()
-        .enumerate()
-        .filter_map(|(b, l)| {
-            let first: Vec<usize> = points[b]
-                .iter()
-                .map(|&(_, v)| index.get(l.versions[v].rev.as_ref()).copied())
-                .collect::<Option<_>>()?;
-            StepSeries::adjusted(&l.fit, &fit_points[b], &detected[b].1, first)
-                .ok()
-                .map(|one| (b, one))
-        })
-        .unzip();
-    let cfg = JointConfig {
-        level: s.confidence.get(),
-        threshold: s.threshold.get(),
-        ..JointConfig::default()
-    };
-    let events = scan(&series, order.len(), &cfg).map_err(|source| AppError::Compare {
-        candidate: "the benchmarks together".to_string(),
-        baseline: "their history".to_string(),
-        source,
-    })?;
-    let mut out = Vec::new();
-    for e in events {
-        let Some(verdict) = oriented(e.verdict, first_levels) else {
-            continue;
-        };
-        let up = e.combined.log_ratio > 0.0;
-        let rev = order[e.version].clone();
-        let mut moved = Vec::new();
-        let mut changes = Vec::new();
-        let mut explained = Vec::new();
-        for (i, step) in &e.steps {
-            if (step.log_ratio > 0.0) != up {
-                continue;
-            }
-            let b = taken[*i];
-            let l = &all[b];
-            let Some(at) = series[*i].position(e.version) else {
-                continue;
-            };
-            let first = points[b][at].1;
-            // Its own change there, or within the scan's reach (its own data place it a
-            // few versions away), in the shift's direction.
-            let own = detected[b]
-                .0
-                .iter()
-                .filter(|f| (f.change.ratio > 1.0) == up)
-                .filter_map(|f| {
-                    let p = points[b]
-                        .iter()
-                        .position(|&(_, v)| *l.versions[v].rev == *f.change.rev)?;
-                    (p.abs_diff(at) <= cfg.reach).then_some((p.abs_diff(at), f))
-                })
-                .min_by_key(|(d, _)| *d)
-                .map(|(_, f)| f);
-            let (ratio, interval) = match own {
-                Some(f) => (f.change.ratio, f.change.interval),
-                None => (step.ratio(), step.interval(cfg.level).ok()),
-            };
-            moved.push(Moved {
-                benchmark: l.benchmark.clone(),
-                ratio,
-                interval,
-                alone: own.is_some(),
-            });
-            // Its own change is the event's when the common ratio lies within its interval;
-            // one that moved well beyond the others stays a discovery of its own.
-            let common = e.combined.ratio();
-            if let Some(f) = own {
-                if f.change
-                    .interval
-                    .is_some_and(|(a, b)| common < a || common > b)
-                {
-                    continue;
-                }
-                explained.push((f.benchmark.clone(), f.change.rev.clone()));
-            }
-            changes.push(Found {
-                benchmark: l.benchmark.clone(),
-                metric: l.metric.clone(),
-                change: NewChange {
-                    rev: l.versions[first].rev.to_string(),
-                    previous_rev: Some(l.versions[first - 1].rev.to_string()),
-                    ratio,
-                    interval,
-                    p_value: e.p_adjusted,
-                    q_value: None,
-                    verdict,
-                    method: EVENT_METHOD.to_string(),
-                    evidence: if e.confounded {
-                        Evidence::Confounded
-                    } else {
-                        Evidence::Detected
-                    },
-                },
-            });
-        }
-        if 2 * moved.len() < e.steps.len() {
-            continue;
-        }
-        out.push((
-            JointShift {
-                metric: first_levels.metric.clone(),
-                rev,
-                ratio: e.combined.ratio(),
-                interval: e.combined.interval,
-                p_value: e.p_adjusted,
-                verdict,
-                tested: e.steps.len(),
-                moved,
-                confounded: e.confounded,
-            },
-            changes,
-            explained,
-        ));
-    }
-    Ok(out)
 }
 
 /// Detects wall-time changes over every benchmark of a series (from the stored levels: no
