@@ -555,13 +555,21 @@ fn true_steps(s: &Series) -> Vec<usize> {
 /// rigor's test of the boundaries `at` (no search, no correction for places, no FDR): those
 /// that it calls a change.
 fn tested_at(s: &Series, at: &[usize]) -> Vec<(usize, Option<f64>)> {
+    tested_with_p(s, at)
+        .into_iter()
+        .map(|(i, _)| (i, None))
+        .collect()
+}
+
+/// [`tested_at`] with each change's p-value.
+fn tested_with_p(s: &Series, at: &[usize]) -> Vec<(usize, f64)> {
     let cfg = SeriesConfig::default();
     evaluate(&s.moderated, at, &cfg)
         .map(|a| {
             a.changes
                 .iter()
                 .filter(|c| c.verdict.is_change() && c.p_value <= 1.0 - cfg.level)
-                .map(|c| (c.index, None))
+                .map(|c| (c.index, c.p_value))
                 .collect()
         })
         .unwrap_or_default()
@@ -575,6 +583,14 @@ fn tested_at(s: &Series, at: &[usize]) -> Vec<(usize, Option<f64>)> {
 /// this is below the oracle's recall; no method can place a change better than its least
 /// squares split with its neighbours known, short of knowing where it is.
 fn located_oracle(s: &Series) -> Vec<(usize, Option<f64>)> {
+    located_with_p(s)
+        .into_iter()
+        .map(|(i, _)| (i, None))
+        .collect()
+}
+
+/// [`located_oracle`]'s changes with the p-value of each one's test.
+fn located_with_p(s: &Series) -> Vec<(usize, f64)> {
     let v = &s.moderated;
     let at = true_steps(s);
     let costs = rigor_stats::series::SplitCosts::new(
@@ -590,7 +606,56 @@ fn located_oracle(s: &Series) -> Vec<(usize, Option<f64>)> {
         .collect();
     placed.sort_unstable();
     placed.dedup();
-    tested_at(s, &placed)
+    tested_with_p(s, &placed)
+}
+
+/// The levels at which [`located_curve`] tests the located oracle's changes: from 5% (its row)
+/// down by a factor of 10^(1/6) to 5·10⁻¹².
+fn curve_levels() -> impl Iterator<Item = f64> {
+    (0..=66).map(|k| 0.05 * 10f64.powf(-(k as f64) / 6.0))
+}
+
+/// The located oracle's scores with its test at each of [`curve_levels`], loosest first: how
+/// few false alarms a method that places each change as well as least squares with its
+/// neighbours known can raise for a given recall (its false alarms are changes placed more than
+/// 10 versions off, which a stricter test keeps fewer of, with fewer of the changes).
+fn located_curve(data: &[Vec<Series>]) -> Vec<(f64, Score)> {
+    let tested: Vec<Vec<Vec<(usize, f64)>>> = data
+        .par_iter()
+        .map(|history| history.iter().map(located_with_p).collect())
+        .collect();
+    curve_levels()
+        .map(|level| {
+            let found: Found = tested
+                .iter()
+                .map(|history| {
+                    history
+                        .iter()
+                        .map(|f| f.iter().filter(|x| x.1 <= level).map(|x| x.0).collect())
+                        .collect()
+                })
+                .collect();
+            (level, score_found(data, &found))
+        })
+        .collect()
+}
+
+/// The located oracle's false alarms where its recall of changes ≥ 5% falls to `recall`
+/// (per 1,000 pairs), bracketed by the levels of `curve` on either side: at the strictest level
+/// whose recall is still at least `recall`, and at the next stricter one (whose recall is
+/// below it). Both false alarms and recall only fall as the level tightens, so the oracle at
+/// that recall raises at least the second and at most the first. `None` when no level reaches
+/// `recall`, or the strictest does (nothing brackets it).
+fn located_at_recall(curve: &[(f64, Score)], recall: f64) -> Option<(f64, f64, f64)> {
+    let i = curve
+        .iter()
+        .rposition(|(_, s)| s.recall_5 >= recall - 1e-12)?;
+    let stricter = curve.get(i + 1)?;
+    Some((
+        curve[i].1.recall_5,
+        stricter.1.false_alarms_per_1000,
+        curve[i].1.false_alarms_per_1000,
+    ))
 }
 
 /// rigor's row.
@@ -705,6 +770,9 @@ pub struct ScenarioResult {
     /// change known, at the scan's correction ([`crate::events::joint_oracle_finds`]): what the
     /// data allow the "shift as one event" column.
     pub joint_oracle: Rate,
+    /// The located oracle's scores with its test at each of a range of levels, loosest first
+    /// ([`located_curve`]).
+    pub located_curve: Vec<(f64, Score)>,
 }
 
 /// The methods scored on `scenario`: rigor (with its level and the other levels), Otava's
@@ -770,7 +838,9 @@ pub fn study_with(
             .count(),
         n: data.len(),
     };
+    let located_curve = located_curve(&data);
     ScenarioResult {
+        located_curve,
         scenario: scenario.clone(),
         rows,
         drifts,
@@ -1102,14 +1172,36 @@ pub fn targets(result: &ScenarioResult) -> Vec<Check> {
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
     let need5 = otava5 + 0.05;
     let joint = &result.joint_oracle;
+    // The recall of changes ≥ 5% the recall targets ask where they apply: the false alarms the
+    // located oracle raises finding that many bound what the false-alarm target can be met with.
+    let asked = [
+        (need5 <= oracle.recall_5).then_some(need5),
+        (oracle.recall_5 >= 0.99).then_some(0.95),
+    ]
+    .into_iter()
+    .flatten()
+    .fold(0.0, f64::max);
+    let fa_ok = rigor.false_alarms_per_1000 <= 0.5;
+    let at_asked = (!fa_ok && asked > 0.0)
+        .then(|| located_at_recall(&result.located_curve, asked))
+        .flatten();
     vec![
         Check {
-            met: Some(rigor.false_alarms_per_1000 <= 0.5),
+            met: Some(fa_ok),
             text: format!(
-                "{:.2} ({} in {} pairs)",
-                rigor.false_alarms_per_1000, rigor.false_alarms, rigor.pairs
+                "{:.2} ({} in {} pairs){}",
+                rigor.false_alarms_per_1000,
+                rigor.false_alarms,
+                rigor.pairs,
+                at_asked.map_or(String::new(), |(_, lo, hi)| format!(
+                    "; the located oracle finding the {} of changes ≥ 5% the recall targets \
+                     ask raises {lo:.2}–{hi:.2}",
+                    pct(asked)
+                ))
             ),
-            beyond: None,
+            beyond: at_asked
+                .is_some_and(|(_, lo, _)| lo > 0.5)
+                .then_some("the located oracle at the recall asked"),
         },
         Check {
             met: (otava5 + 0.05 <= oracle.recall_5).then_some(rigor.recall_5 >= need5 - 1e-12),
@@ -1320,7 +1412,15 @@ pub fn report(
             find the version pays. Every target stays as the issue set it; a target missed where \
             the located or joint oracle falls short of it too is marked \"beyond\" that oracle (the \
             located oracle is not a strict bound: a search can be lucky in its placement, and \
-            rigor's row passes it by up to one standard error in a few scenarios). The figures' uncertainty is in each scenario's \
+            rigor's row passes it by up to one standard error in a few scenarios). A false alarm \
+            is mostly a real change placed more than 10 versions off, so fewer come only with \
+            fewer changes found: where the false-alarm target is missed, the located oracle is \
+            also tested at stricter levels (5% down to 5·10⁻¹², by factors of 10^(1/6)) until it \
+            finds only as many changes ≥ 5% as the recall targets that apply ask (Otava's + 0.05, \
+            95%); its false alarms there are bracketed by the two levels on either side, and \
+            where even the lower end is above 0.5 the target is beyond \"the located oracle at \
+            the recall asked\": with changes placed as well as least squares places them, fewer \
+            false alarms would cost a recall target. The figures' uncertainty is in each scenario's \
             table below (recall ± one binomial standard error, counts of changes).\n\n\
             | scenario | false alarms ≤ 0.5 / 1,000 | recall ≥ 5%: ≥ Otava + 0.05 | recall ≥ 5%: ≥ 95% where the oracle ≥ 99% | recall ≥ 2%: ≥ Otava | shift as one event ≥ 90% |\n\
             |---|---|---|---|---|---|\n";
@@ -1367,8 +1467,8 @@ pub fn report(
         out += &format!(
             "Of the {failed_checks} targets missed, {beyond_checks} lie beyond an oracle: the \
              located oracle's recall (rigor's test with each change placed by least squares \
-             between its true neighbours) or the joint oracle's events fall short of the \
-             target. {}\n\n",
+             between its true neighbours), its false alarms at the recall the targets ask, or \
+             the joint oracle's events fall short of the target. {}\n\n",
             if within.is_empty() {
                 "None is missed where an oracle reaches it.".to_string()
             } else {
@@ -1442,7 +1542,10 @@ const WHY: &str = "### Where the targets fail, and why\n\n\
   true steps, placed at a compromise between them, and steps placed more than 10 versions off: \
   a step of size δ in per-version noise σ is placed to within about (σ/δ)² versions, and \
   lusearch9's σ per version (30.3% / √10 ≈ 9.6%) puts a 3–5% step's place 4–10 versions or \
-  more away. Each boundary is already moved to the split between its neighbours that fits by \
+  more away. Even the located oracle, tested strictly enough to find no more of lusearch9's \
+  changes ≥ 5% than Otava + 0.05 asks, raises more than 0.5 false alarms per 1,000 pairs \
+  (the targets table): there the two targets cannot both be met by placing changes as least \
+  squares with their neighbours known places them. Each boundary is already moved to the split between its neighbours that fits by \
   least weighted squares, and weighed by its variance moderated towards the series' prior \
   (Smyth 2004; below), which cut lusearch9's false alarms by up to an eighth. Fixed prior \
   weights (9 and 27 versions' worth), full pooling to the median and a floor at half the \
@@ -1591,6 +1694,49 @@ mod tests {
         assert!(overlap.false_alarms_per_1000 > 10.0, "{overlap:?}");
         assert!(verdict.false_alarms_per_1000 > 10.0, "{verdict:?}");
         assert!(rigor.recall_5 > 0.85, "{rigor:?}");
+    }
+
+    /// The located oracle's curve only loses false alarms and recall as its test tightens (on a
+    /// small lusearch9 study), and its false alarms at a recall are bracketed by the levels on
+    /// either side, or not given where no level brackets that recall.
+    #[test]
+    fn the_located_oracle_at_a_recall_is_bracketed() {
+        let sizes = HistorySizes {
+            versions: 300,
+            benchmarks: 12,
+            histories: 2,
+        };
+        let lusearch = scenarios()
+            .into_iter()
+            .find(|s| s.name.starts_with("lusearch9; no interference; no build"))
+            .unwrap();
+        let curve = study_with(sizes, &lusearch, 5, None).located_curve;
+        assert_eq!(curve.len(), 67);
+        assert!(curve.windows(2).all(|w| w[0].0 > w[1].0
+            && w[1].1.recall_5 <= w[0].1.recall_5
+            && w[1].1.false_alarms_per_1000 <= w[0].1.false_alarms_per_1000));
+        // Its row's level (5%) finds the most; the strictest, fewer.
+        assert!(
+            curve[66].1.recall_5 < curve[0].1.recall_5,
+            "{:?}",
+            curve[0].1
+        );
+        let score = |recall_5: f64, false_alarms_per_1000: f64| Score {
+            recall_5,
+            false_alarms_per_1000,
+            ..Score::default()
+        };
+        let synthetic = vec![
+            (0.05, score(0.5, 1.0)),
+            (0.01, score(0.4, 0.8)),
+            (0.002, score(0.3, 0.6)),
+            (0.0004, score(0.2, 0.4)),
+        ];
+        assert_eq!(located_at_recall(&synthetic, 0.35), Some((0.4, 0.6, 0.8)));
+        assert_eq!(located_at_recall(&synthetic, 0.4), Some((0.4, 0.6, 0.8)));
+        // Beyond its loosest level, or reached by its strictest: nothing brackets it.
+        assert_eq!(located_at_recall(&synthetic, 0.6), None);
+        assert_eq!(located_at_recall(&synthetic, 0.1), None);
     }
 
     /// The matrix covers every Table 4 split alone, lusearch9 included, with and without
