@@ -76,6 +76,19 @@ pub enum Line {
     Confirming(usize),
     /// A change's confirmation.
     Confirmation(ConfirmationView),
+    /// No change at the newest version: how large a change there could still not be told from
+    /// the history's noise (the widest interval against the versions before it, among the
+    /// benchmarks without a change there).
+    NewestBound {
+        /// The newest version.
+        rev: String,
+        /// The benchmark with the widest interval.
+        benchmark: String,
+        /// Its interval of newest / before (`None`: unbounded).
+        interval: Option<(f64, f64)>,
+        /// How many benchmarks had no change there.
+        among: usize,
+    },
     /// A version failed or measured nothing (exit status 2).
     VersionsFailed,
     /// A version failed because a benchmarked command exited with a status other than zero,
@@ -261,6 +274,32 @@ impl fmt::Display for Line {
                  together until decided (--no-confirm skips this)"
             ),
             Self::Confirmation(c) => f.write_str(&confirmation_line(c)),
+            Self::NewestBound {
+                rev,
+                benchmark,
+                interval,
+                among,
+            } => {
+                let benchmark = crate::escape::terminal(benchmark);
+                let bound = match interval {
+                    Some(_) => format!(
+                        "{benchmark}'s newest level against the versions before it is {} (the \
+                         widest interval, at the level detection tests it)",
+                        crate::track_run::interval_percent(*interval)
+                    ),
+                    None => format!(
+                        "{benchmark}'s newest level is too uncertain to bound a change against \
+                         the versions before it"
+                    ),
+                };
+                write!(
+                    f,
+                    "rigor: no change detected at the newest version {} in {among} \
+                     benchmark(s), which does not exclude one: {bound}; more executions narrow \
+                     it (-r, --precision)",
+                    short(rev)
+                )
+            }
             Self::VersionsFailed => f.write_str(
                 "rigor: a version failed or measured nothing (shown above), exit status 2",
             ),
@@ -396,6 +435,37 @@ mod tests {
             many.starts_with("rigor: v0, v1, v2, v3, v4, v5, and 3 more are already stored"),
             "{many}"
         );
+    }
+
+    /// What a newest version without a change could still hide is said as a note (standard
+    /// error), with its interval, or that it is unbounded, and the benchmark's name escaped.
+    #[test]
+    fn the_newest_versions_bound_is_a_note_with_its_interval() {
+        let line = |benchmark: &str, interval| Line::NewestBound {
+            rev: "a".repeat(40),
+            benchmark: benchmark.into(),
+            interval,
+            among: 2,
+        };
+        let bounded = line("sort", Some((0.9, 1.83)));
+        assert!(!bounded.is_output());
+        assert_eq!(
+            bounded.to_string(),
+            format!(
+                "rigor: no change detected at the newest version {} in 2 benchmark(s), which \
+                 does not exclude one: sort's newest level against the versions before it is \
+                 −10.0% .. +83% (the widest interval, at the level detection tests it); more \
+                 executions narrow it (-r, --precision)",
+                "a".repeat(10)
+            )
+        );
+        let unbounded = line("sort", None).to_string();
+        assert!(
+            unbounded.contains("sort's newest level is too uncertain to bound a change"),
+            "{unbounded}"
+        );
+        let hostile = line("b\x1b[31m", None).to_string();
+        assert!(!hostile.contains('\x1b'), "{hostile:?}");
     }
 
     #[test]

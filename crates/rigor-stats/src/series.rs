@@ -995,6 +995,56 @@ fn segments_of(versions: &[VersionMean], boundaries: &[usize]) -> (f64, Vec<Segm
     (tau2, segments, df)
 }
 
+/// The newest point against the segment before it, given the `boundaries` a
+/// [`detect_adjusted`] analysis over the same `fit` and `points` kept: the change a boundary at
+/// the newest point would be, its ratio and interval, when detection kept none there (`None`
+/// when it did, or the series has fewer than two points). The interval is at the level that
+/// detection's test of a boundary there asks for — `cfg.level` corrected by Bonferroni for the
+/// places the boundary could take between its neighbours ([`SeriesChange::p_adjusted`]) — so
+/// that it holds no change whenever detection found none for want of significance. A change at
+/// the newest version within it cannot be excluded: how small a change the history could have
+/// told from its noise there.
+pub fn newest_against_before(
+    fit: &CrossedFit,
+    points: &[usize],
+    boundaries: &[usize],
+    cfg: &SeriesConfig,
+    floor: &RatioFloor<'_>,
+) -> Result<Option<SeriesChange>> {
+    let Some(newest) = points.len().checked_sub(1).filter(|&n| n > 0) else {
+        return Ok(None);
+    };
+    if boundaries.contains(&newest) {
+        return Ok(None);
+    }
+    let versions = adjusted_levels(fit, points)?;
+    let mut cuts: Vec<usize> = boundaries
+        .iter()
+        .copied()
+        .filter(|&b| b > 0 && b < newest)
+        .collect();
+    cuts.push(newest);
+    cuts.sort_unstable();
+    cuts.dedup();
+    let at = |cfg: &SeriesConfig| -> Result<Option<SeriesChange>> {
+        let analysis = evaluate_adjusted(fit, points, &versions, &cuts, cfg, floor)?;
+        Ok(analysis.changes.into_iter().find(|c| c.index == newest))
+    };
+    let Some(plain) = at(cfg)? else {
+        return Ok(None);
+    };
+    let places = plain
+        .after
+        .end
+        .saturating_sub(plain.before.start)
+        .saturating_sub(1)
+        .max(1);
+    at(&SeriesConfig {
+        level: 1.0 - (1.0 - cfg.level) / places as f64,
+        ..*cfg
+    })
+}
+
 /// [`evaluate_floored`] for [`detect_adjusted`]: segments of log levels, each boundary tested
 /// with the session terms of its contrast.
 pub fn evaluate_adjusted(
@@ -2238,6 +2288,60 @@ pub(crate) mod tests {
             })
             .collect();
         fit(levels.len(), 1, &cells).unwrap()
+    }
+
+    /// The newest version against the segment before it, where detection kept no change there:
+    /// its interval (at the level corrected for the boundary's 19 places) holds no change, is
+    /// wider than at 95% alone, and is about six times as wide for versions six times as noisy
+    /// (the spread between versions, τ, makes it); a step at the newest version that detection
+    /// kept gives none (it is a change, in the table).
+    #[test]
+    fn the_newest_version_bounds_what_could_not_be_told_from_noise() {
+        let cfg = SeriesConfig::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(41);
+        let noise = Normal::new(0.0, 1.0).unwrap();
+        let z: Vec<f64> = (0..20).map(|_| noise.sample(&mut rng)).collect();
+        let points: Vec<usize> = (0..20).collect();
+        let width = |sd: f64| {
+            let f = one_session_fit(&z.iter().map(|z| sd * z).collect::<Vec<_>>());
+            let found = detect_adjusted(&f, &points, &cfg, &|_, _, i| i).unwrap();
+            let kept: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
+            assert!(kept.is_empty(), "{found:?}");
+            let c = newest_against_before(&f, &points, &kept, &cfg, &|_, _, i| i)
+                .unwrap()
+                .unwrap();
+            assert_eq!(c.index, 19);
+            let (lo, hi) = c.interval.unwrap();
+            assert!(lo < 1.0 && 1.0 < hi, "{c:?}");
+            assert!(!c.verdict.is_change(), "{c:?}");
+            let plain = evaluate_adjusted(
+                &f,
+                &points,
+                &adjusted_levels(&f, &points).unwrap(),
+                &[19],
+                &cfg,
+                &|_, _, i| i,
+            )
+            .unwrap()
+            .changes[0];
+            let (a, b) = plain.interval.unwrap();
+            assert!(lo < a && b < hi, "{c:?} against {plain:?}");
+            hi.ln() - lo.ln()
+        };
+        let (quiet, noisy) = (width(0.01), width(0.06));
+        assert!((5.0..7.0).contains(&(noisy / quiet)), "{quiet} and {noisy}");
+        // A step at the newest version, kept: nothing to bound.
+        let mut stepped: Vec<f64> = z.iter().map(|z| 0.01 * z).collect();
+        stepped[19] += 0.3;
+        let f = one_session_fit(&stepped);
+        let found = detect_adjusted(&f, &points, &cfg, &|_, _, i| i).unwrap();
+        let kept: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
+        assert_eq!(kept, [19]);
+        assert!(
+            newest_against_before(&f, &points, &kept, &cfg, &|_, _, i| i)
+                .unwrap()
+                .is_none()
+        );
     }
 
     /// Found by the real-process test: 20 versions whose builds are identical in three stretches

@@ -46,7 +46,7 @@ pub struct EventScore {
     /// Benchmarks' false alarms per 1,000 version-benchmark pairs, every own change in the
     /// false-discovery-rate family (no event removal).
     pub false_alarms_without: f64,
-    /// The same as `rigor track changes` reports them ([`track_changes`]): the changes events
+    /// The same as `rigor track changes` reports them (`track_changes`): the changes events
     /// explain out of the family, each event reported for the benchmarks that took it.
     pub false_alarms_with: f64,
     /// The shift's benchmarks whose own change, after false-discovery-rate control, found it

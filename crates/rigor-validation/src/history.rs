@@ -393,9 +393,9 @@ type Method = fn(&Series) -> Vec<(usize, Option<f64>)>;
 /// The version levels a rigor row detects on.
 type Levels = fn(&Series) -> Vec<VersionMean>;
 
-/// How a row finds changes: each series alone ([`Method`], with false-discovery-rate control
+/// How a row finds changes: each series alone (a `Method`, with false-discovery-rate control
 /// across a history when it gives p-values and the row asks for it), or over a whole history
-/// as `rigor track changes` does ([`crate::events::track_changes`]) on the row's levels.
+/// as `rigor track changes` does (`events::track_changes`) on the row's levels.
 #[derive(Clone, Copy)]
 pub enum Row {
     /// Each series alone.
@@ -771,7 +771,7 @@ pub struct ScenarioResult {
     /// data allow the "shift as one event" column.
     pub joint_oracle: Rate,
     /// The located oracle's scores with its test at each of a range of levels, loosest first
-    /// ([`located_curve`]).
+    /// (`located_curve`).
     pub located_curve: Vec<(f64, Score)>,
 }
 

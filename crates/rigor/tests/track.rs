@@ -1865,3 +1865,75 @@ fn a_command_that_exits_non_zero_fails_its_versions_with_the_ignore_failure_hint
     assert_eq!(ignored.status.code(), Some(0), "{out}");
     assert!(out.contains("Tracked 3 version(s)"), "{out}");
 }
+
+/// `track run` that detects no change at the newest version says how large one there could
+/// still be (the widest interval of the newest version against the versions before it): a
+/// noisy benchmark's newest version of a +20% step is not detected, and the note's interval
+/// holds +20%; a quiet project's bound is narrow; when every benchmark's change at the newest
+/// version is detected, there is nothing to bound.
+#[test]
+fn track_run_says_what_a_newest_version_without_a_change_could_hide() {
+    let dir = Dir::new();
+    let run = |db: &str, project: &str, commands: &[&str]| {
+        let out = rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", db, "run", "--last", "10", "--no-confirm"])
+            .args(["--seed", "5", "--machine", "m", "--simulate", project, "--"])
+            .args(commands)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        let note = err
+            .lines()
+            .find(|l| l.starts_with("rigor: no change detected at the newest version"))
+            .map(str::to_string);
+        (String::from_utf8_lossy(&out.stdout).into_owned(), note)
+    };
+    // The bound's interval, in percent.
+    let interval = |note: &str| -> (f64, f64) {
+        let (_, rest) = note.split_once("before it is ").unwrap();
+        let (range, _) = rest.split_once(" (the widest").unwrap();
+        let (lo, hi) = range.split_once(" .. ").unwrap();
+        let pct = |s: &str| {
+            s.replace('−', "-")
+                .trim_end_matches('%')
+                .parse::<f64>()
+                .unwrap()
+        };
+        (pct(lo), pct(hi))
+    };
+    let (out, note) = run(
+        "noisy.db",
+        "versions=10,step=10:+20%,session=5%",
+        &["mean=10ms,execution=40%", "mean=20ms,execution=2%"],
+    );
+    let note = note.unwrap_or_else(|| panic!("no bound: {out}"));
+    assert!(
+        out.contains("v10"),
+        "the quiet benchmark's step is found: {out}"
+    );
+    assert!(note.contains("in 1 benchmark(s)"), "{note}");
+    assert!(
+        note.contains("mean=10ms,execution=40%'s newest level"),
+        "{note}"
+    );
+    let (lo, hi) = interval(&note);
+    assert!(lo < 20.0 && 20.0 < hi, "{note}");
+    let (out, note) = run(
+        "quiet.db",
+        "versions=10,session=0%",
+        &["mean=10ms,execution=2%", "mean=20ms,execution=2%"],
+    );
+    assert!(out.contains("No changes detected"), "{out}");
+    let note = note.unwrap_or_else(|| panic!("no bound: {out}"));
+    assert!(note.contains("in 2 benchmark(s)"), "{note}");
+    let (lo, hi) = interval(&note);
+    assert!(lo < 0.0 && 0.0 < hi && hi - lo < 10.0, "{note}");
+    let (out, note) = run(
+        "stepped.db",
+        "versions=10,step=10:+30%,session=0%",
+        &["mean=10ms,execution=2%", "mean=20ms,execution=2%"],
+    );
+    assert!(note.is_none(), "{out}\n{note:?}");
+}

@@ -78,7 +78,7 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
     let mut warnings: Vec<rigor_store::Warning> = Vec::new();
     let mut shifts: Vec<(SeriesKey, JointShift)> = Vec::new();
     for key in &keys {
-        let detected = detect_available(history, key, &s.detect, &metrics, false)?;
+        let detected = detect_available(history, key, &s.detect, &metrics, false, false)?;
         shifts.extend(detected.shifts.into_iter().map(|j| (key.clone(), j)));
         for (m, e) in detected.missing {
             *lacked.entry(m.clone()).or_default() += 1;

@@ -64,7 +64,13 @@ pub(super) type OneDetected = (Vec<Found>, Vec<usize>);
 /// ([`levels::BenchmarkLevels`], `rigor_stats::series::detect_adjusted`): one point per stretch
 /// of identical builds (so no change is reported between them), each ratio interval floored at
 /// the versions' resolution, a change between sessions that share no version marked confounded.
-fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<OneDetected> {
+/// With `newest`, also the newest point against the segment before it when detection kept no
+/// change there (`rigor_stats::series::newest_against_before`).
+fn detect_one(
+    l: &levels::BenchmarkLevels,
+    s: &DetectSettings,
+    newest: bool,
+) -> Result<(OneDetected, Option<SeriesChange>)> {
     let cfg = SeriesConfig {
         level: s.confidence.get(),
         threshold: s.threshold.get(),
@@ -96,7 +102,17 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<OneDete
                 baseline: "its history".to_string(),
                 source,
             })?;
-    let boundaries = analysis.changes.iter().map(|c| c.index).collect();
+    let boundaries: Vec<usize> = analysis.changes.iter().map(|c| c.index).collect();
+    let bound = if newest {
+        rigor_stats::series::newest_against_before(&l.fit, &fit_points, &boundaries, &cfg, &floor)
+            .map_err(|source| AppError::Compare {
+            candidate: l.benchmark.clone(),
+            baseline: "its history".to_string(),
+            source,
+        })?
+    } else {
+        None
+    };
     let found = analysis
         .changes
         .iter()
@@ -126,7 +142,7 @@ fn detect_one(l: &levels::BenchmarkLevels, s: &DetectSettings) -> Result<OneDete
             })
         })
         .collect();
-    Ok((found, boundaries))
+    Ok(((found, boundaries), bound))
 }
 
 /// The change a verdict on a ratio of `l`'s levels is: for a rate (more is better) a ratio above
@@ -164,7 +180,7 @@ pub fn detect_metric_changes(
     s: &DetectSettings,
     metrics: &[Metric],
 ) -> Result<Vec<StoredChange>> {
-    detect_available(history, key, s, metrics, true).map(|d| d.changes)
+    detect_available(history, key, s, metrics, true, false).map(|d| d.changes)
 }
 
 /// What [`detect_available`] detected, and what it could not.
@@ -177,6 +193,44 @@ pub(super) struct Detected {
     pub left_out: Vec<rigor_store::Warning>,
     /// The machine-wide shifts found (their changes are among `changes`).
     pub shifts: Vec<JointShift>,
+    /// When asked for: the widest interval of a benchmark's newest version against the versions
+    /// before it, among the benchmarks (in wall time) with no change at the series' newest
+    /// version.
+    pub newest: Option<NewestBound>,
+}
+
+/// How small a change at the newest version could go undetected: among the benchmarks with no
+/// change there, the one whose newest version's interval against the versions before it is the
+/// widest (a change within it cannot be told from the history's noise).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewestBound {
+    /// The newest version.
+    pub rev: String,
+    /// The benchmark with the widest interval.
+    pub benchmark: String,
+    /// Its interval of the ratio newest / before (`None`: unbounded).
+    pub interval: Option<(f64, f64)>,
+    /// How many benchmarks had no change at the newest version.
+    pub among: usize,
+}
+
+/// The widest of `bounds` (benchmark and its newest version's test), an unbounded one first.
+fn widest(rev: &str, bounds: Vec<(String, SeriesChange)>) -> Option<NewestBound> {
+    let among = bounds.len();
+    let width = |c: &SeriesChange| {
+        c.interval
+            .filter(|(lo, hi)| *lo > 0.0 && hi.is_finite())
+            .map_or(f64::INFINITY, |(lo, hi)| hi.ln() - lo.ln())
+    };
+    bounds
+        .into_iter()
+        .max_by(|a, b| width(&a.1).total_cmp(&width(&b.1)))
+        .map(|(benchmark, c)| NewestBound {
+            rev: rev.to_string(),
+            benchmark,
+            interval: c.interval,
+            among,
+        })
 }
 
 /// [`detect_metric_changes`]; with `strict` false, a metric no benchmark of the series has is
@@ -188,6 +242,7 @@ pub(super) fn detect_available(
     s: &DetectSettings,
     metrics: &[Metric],
     strict: bool,
+    newest: bool,
 ) -> Result<Detected> {
     let asked = metrics_or_wall(metrics);
     let benchmarks = history.benchmarks(key)?;
@@ -197,6 +252,7 @@ pub(super) fn detect_available(
     let mut found: Vec<Found> = Vec::new();
     let mut shifts: Vec<JointShift> = Vec::new();
     let mut in_shifts: Vec<Found> = Vec::new();
+    let mut bounds: Vec<(String, SeriesChange)> = Vec::new();
     let order: Vec<String> = history
         .versions(key)?
         .into_iter()
@@ -216,10 +272,23 @@ pub(super) fn detect_available(
                 metrics.push(m.clone());
                 // Each benchmark's detection is its own: in parallel, kept in order.
                 use rayon::prelude::*;
-                let each: Vec<OneDetected> = all
+                // The newest version's bound, of the benchmarks measured at it.
+                let at_newest = |l: &levels::BenchmarkLevels| {
+                    newest
+                        && m.is_wall()
+                        && l.versions.last().map(|v| &*v.rev) == order.last().map(String::as_str)
+                };
+                let (each, newest_of): (Vec<OneDetected>, Vec<Option<SeriesChange>>) = all
                     .par_iter()
-                    .map(|l| detect_one(l, s))
-                    .collect::<Result<_>>()?;
+                    .map(|l| detect_one(l, s, at_newest(l)))
+                    .collect::<Result<Vec<_>>>()?
+                    .into_iter()
+                    .unzip();
+                bounds.extend(
+                    all.iter()
+                        .zip(newest_of)
+                        .filter_map(|(l, c)| Some((l.benchmark.clone(), c?))),
+                );
                 // A shift the benchmarks took together is one event: the changes of the
                 // benchmarks it moved are its own, not separate discoveries.
                 let mut explained: Vec<(String, String)> = Vec::new();
@@ -253,6 +322,16 @@ pub(super) fn detect_available(
         found.retain(|f| f.change.q_value.is_some_and(|q| q <= s.confidence.alpha()));
     }
     found.extend(in_shifts);
+    // A benchmark with a change kept at the newest version (its own or an event's) is not
+    // bounded there.
+    let newest = order.last().and_then(|rev| {
+        bounds.retain(|(b, _)| {
+            !found
+                .iter()
+                .any(|f| f.benchmark == *b && f.metric.is_wall() && f.change.rev == *rev)
+        });
+        widest(rev, bounds)
+    });
     let before = history.changes(&ChangeFilter {
         machine: Some(key.machine.clone()),
         branch: Some(key.branch.clone()),
@@ -285,6 +364,7 @@ pub(super) fn detect_available(
         missing,
         left_out,
         shifts,
+        newest,
     })
 }
 
@@ -530,8 +610,8 @@ mod tests {
                     "{a:?} {b:?}"
                 );
             }
-            let one = detect_one(l, &s).unwrap().0;
-            let two = detect_one(&from_samples, &s).unwrap().0;
+            let one = detect_one(l, &s, false).unwrap().0.0;
+            let two = detect_one(&from_samples, &s, false).unwrap().0.0;
             assert_eq!(one.len(), two.len(), "{one:?} {two:?}");
             for (a, b) in one.iter().zip(&two) {
                 let (a, b) = (&a.change, &b.change);

@@ -60,7 +60,7 @@ use rigor_history::{
 use rigor_runner::{CommandLine, Executor, StopSignal};
 use rigor_stats::compare::Verdict;
 use rigor_stats::fdr::bh_adjusted;
-use rigor_stats::series::{Segment, SeriesConfig, VersionMean};
+use rigor_stats::series::{Segment, SeriesChange, SeriesConfig, VersionMean};
 use rigor_store::{BenchmarkRecord, Environment, ResultFile, RunStatus};
 use rigor_units::{ConfidenceLevel, Fraction, Metric, Resolution, Seconds, TimeUnit};
 

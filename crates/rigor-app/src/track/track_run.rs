@@ -120,12 +120,21 @@ pub fn track_run(
         confidence: experiment.analysis.confidence,
         threshold: experiment.comparison.threshold,
     };
-    let detected = super::detect::detect_available(history, &key, &detect, &metrics, true)?;
+    let detected = super::detect::detect_available(history, &key, &detect, &metrics, true, true)?;
     let left_out: Vec<Line> = detected
         .left_out
         .iter()
         .map(|w| Line::Warning(w.to_string()))
         .collect();
+    // How large a change at the newest version would have gone undetected ("No changes
+    // detected" at a newest version measured a few times on a loaded machine is not "no
+    // change").
+    let newest = detected.newest.map(|n| Line::NewestBound {
+        rev: n.rev,
+        benchmark: n.benchmark,
+        interval: n.interval,
+        among: n.among,
+    });
     let mut found = detected.changes;
     let new: Vec<StoredChange> = found
         .iter()
@@ -160,7 +169,8 @@ pub fn track_run(
         // Detected again with the confirmations' runs in the series, as `track changes` will
         // show them: the table of the run had shown the intervals from before them
         // (+25% .. +26% where `track changes` then said +24% .. +26%).
-        found = super::detect::detect_available(history, &key, &detect, &metrics, true)?.changes;
+        found =
+            super::detect::detect_available(history, &key, &detect, &metrics, true, false)?.changes;
     }
     found.retain(|c| c.change.evidence != Evidence::Refuted && metrics.contains(&c.metric));
     drop(resolved.build_dir);
@@ -168,6 +178,7 @@ pub fn track_run(
         changes: Some(found),
         notes: left_out
             .into_iter()
+            .chain(newest)
             .chain(failed.then_some(Line::VersionsFailed))
             .collect(),
         outcome: if failed { Outcome::Failed } else { Outcome::Ok },
