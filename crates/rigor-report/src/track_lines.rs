@@ -282,10 +282,16 @@ impl fmt::Display for Line {
             } => {
                 let benchmark = crate::escape::terminal(benchmark);
                 let bound = match interval {
-                    Some(_) => format!(
+                    Some((lo, hi)) => format!(
                         "{benchmark}'s newest level against the versions before it is {} (the \
-                         widest interval, at the level detection tests it)",
-                        crate::track_run::interval_percent(*interval)
+                         widest interval, at the level detection tests it){}",
+                        crate::track_run::interval_percent(*interval),
+                        // Beyond no change, within the practical threshold at one end.
+                        if *lo > 1.0 || *hi < 1.0 {
+                            ": it may well be a change, not shown to exceed the threshold"
+                        } else {
+                            ""
+                        }
                     ),
                     None => format!(
                         "{benchmark}'s newest level is too uncertain to bound a change against \
@@ -459,6 +465,15 @@ mod tests {
                 "a".repeat(10)
             )
         );
+        let above = line("sort", Some((1.009, 1.3))).to_string();
+        assert!(
+            above.contains(
+                "+0.90% .. +30% (the widest interval, at the level detection tests it): it may \
+                 well be a change, not shown to exceed the threshold; more executions"
+            ),
+            "{above}"
+        );
+        assert!(!bounded.to_string().contains("may well be"));
         let unbounded = line("sort", None).to_string();
         assert!(
             unbounded.contains("sort's newest level is too uncertain to bound a change"),
