@@ -1554,8 +1554,8 @@ const WHY: &str = "### Where the targets fail, and why\n\n\
   alarms per 1,000 pairs; looser candidates (E-divisive's merge at p 0.05 or 0.2, a split at \
   0.2, windows of 30 or 100 versions) found up to 3 points more of lusearch9's changes for up \
   to 0.25 more false alarms: none is used. Around the machine-wide shift, a benchmark's own \
-  data placed the +3% shift 10–25 versions off in xalan6 often enough to make a sixth of its \
-  false alarms; rigor's rows are what `track changes` reports, in which such a change, once \
+  data placed the +3% shift 10–25 versions off in xalan6 often enough to make about a third \
+  of its false alarms; rigor's rows are what `track changes` reports, in which such a change, once \
   the benchmarks' joint test finds the shift, is the event's when it no longer holds with its \
   series cut at the event (docs/methodology.md, \"One event, not many discoveries\"): xalan6's \
   false alarms fell from 0.57–0.58 to 0.49–0.53 per 1,000 pairs without interference (0.44–0.47 \
