@@ -742,6 +742,25 @@ impl JointEvent {
         self.verdict.is_change() && self.p_adjusted <= 1.0 - level
     }
 
+    /// Whether at least half of the benchmarks tested stepped the event's way ([`Self::moved`]):
+    /// the events `rigor track changes` keeps.
+    pub fn half_stepped_its_way(&self) -> bool {
+        let its_way = self.steps.iter().filter(|(i, _)| self.moved(*i)).count();
+        2 * its_way >= self.steps.len()
+    }
+
+    /// The nearest of a benchmark's own changes `own` in the event's direction within
+    /// [`JointConfig::reach`] positions of its position `at` of the event's version (its index
+    /// among `own`): the same step, placed by its own data.
+    pub fn nearest_within(&self, own: &[OwnChange], at: usize, cfg: &JointConfig) -> Option<usize> {
+        let up = self.combined.log_ratio > 0.0;
+        own.iter()
+            .enumerate()
+            .filter(|(_, c)| (c.ratio > 1.0) == up && c.position.abs_diff(at) <= cfg.reach)
+            .min_by_key(|(_, c)| c.position.abs_diff(at))
+            .map(|(i, _)| i)
+    }
+
     /// Whether benchmark `b` (its index among the series scanned) moved the event's way.
     pub fn moved(&self, b: usize) -> bool {
         let up = self.combined.log_ratio > 0.0;
@@ -790,13 +809,9 @@ impl JointEvent {
         let up = self.combined.log_ratio > 0.0;
         let common = self.combined.ratio();
         let their_way = |c: &OwnChange| (c.ratio > 1.0) == up;
-        let within = own
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| their_way(c) && c.position.abs_diff(at) <= cfg.reach)
-            .min_by_key(|(_, c)| c.position.abs_diff(at));
-        if let Some((i, c)) = within {
-            if c.interval
+        if let Some(i) = self.nearest_within(own, at, cfg) {
+            if own[i]
+                .interval
                 .is_none_or(|(lo, hi)| lo <= common && common <= hi)
             {
                 out.push(Explained::Within(i));

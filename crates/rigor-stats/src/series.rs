@@ -1026,23 +1026,16 @@ pub fn newest_against_before(
     cuts.push(newest);
     cuts.sort_unstable();
     cuts.dedup();
-    let at = |cfg: &SeriesConfig| -> Result<Option<SeriesChange>> {
-        let analysis = evaluate_adjusted(fit, points, &versions, &cuts, cfg, floor)?;
-        Ok(analysis.changes.into_iter().find(|c| c.index == newest))
-    };
-    let Some(plain) = at(cfg)? else {
-        return Ok(None);
-    };
-    let places = plain
-        .after
-        .end
-        .saturating_sub(plain.before.start)
-        .saturating_sub(1)
-        .max(1);
-    at(&SeriesConfig {
+    // The places a boundary between its neighbours could take, as `adjusted_p` counts them:
+    // from the cut before the newest point (or the start) to the end.
+    let before = cuts.iter().rev().nth(1).copied().unwrap_or(0);
+    let places = points.len().saturating_sub(before).saturating_sub(1).max(1);
+    let level = SeriesConfig {
         level: 1.0 - (1.0 - cfg.level) / places as f64,
         ..*cfg
-    })
+    };
+    let analysis = evaluate_adjusted(fit, points, &versions, &cuts, &level, floor)?;
+    Ok(analysis.changes.into_iter().find(|c| c.index == newest))
 }
 
 /// [`evaluate_floored`] for [`detect_adjusted`]: segments of log levels, each boundary tested

@@ -140,15 +140,7 @@ fn kept<'a>(family: &[(usize, &'a SeriesChange)]) -> Vec<(usize, &'a SeriesChang
 fn kept_events(events: Vec<JointEvent>) -> Vec<JointEvent> {
     events
         .into_iter()
-        .filter(|e| {
-            let up = e.combined.log_ratio > 0.0;
-            let moved = e
-                .steps
-                .iter()
-                .filter(|(_, s)| (s.log_ratio > 0.0) == up)
-                .count();
-            2 * moved >= e.steps.len()
-        })
+        .filter(JointEvent::half_stepped_its_way)
         .collect()
 }
 
@@ -206,17 +198,21 @@ pub(crate) fn track_changes(levels: &[&[VersionMean]]) -> Tracked {
     };
     let mut explained: Vec<Vec<bool>> = own.iter().map(|o| vec![false; o.len()]).collect();
     let mut found: Vec<Vec<usize>> = vec![Vec::new(); levels.len()];
-    for e in &events {
-        for (b, s) in series.iter().enumerate() {
-            let changes: Vec<OwnChange> = own[b]
-                .iter()
+    let weighed: Vec<Vec<OwnChange>> = own
+        .iter()
+        .map(|o| {
+            o.iter()
                 .map(|c| OwnChange {
                     position: c.index,
                     ratio: c.ratio,
                     interval: c.interval,
                 })
-                .collect();
-            let explains = e.explains(s, b, &changes, &jc).unwrap_or_default();
+                .collect()
+        })
+        .collect();
+    for e in &events {
+        for (b, s) in series.iter().enumerate() {
+            let explains = e.explains(s, b, &weighed[b], &jc).unwrap_or_default();
             for x in &explains {
                 explained[b][x.index()] = true;
             }
@@ -346,13 +342,9 @@ fn tally(history: &[Series], shift: f64) -> Tally {
     };
     let at = n / 2;
     let benches: Vec<Bench> = history.iter().map(|s| rescaled(s, at, shift)).collect();
-    let cfg = SeriesConfig::default();
-    let own: Vec<Vec<SeriesChange>> = benches
-        .iter()
-        .map(|b| detect(&b.levels, &cfg).map_or(Vec::new(), |a| a.changes))
-        .collect();
     // What `track changes` reports: the events, and each benchmark's changes with the own
-    // changes the events explain out of the family and the events' in.
+    // changes the events explain out of the family and the events' in; and each benchmark's own
+    // changes with every one in the family (`tracked.own`: without the events).
     let levels: Vec<&[VersionMean]> = benches.iter().map(|b| b.levels.as_slice()).collect();
     let tracked = track_changes(&levels);
     let mut t = Tally {
@@ -363,22 +355,19 @@ fn tally(history: &[Series], shift: f64) -> Tally {
     t.false_events = tracked.events.iter().filter(|&&v| !near_shift(v)).count();
     t.found = shift > 0.0 && found_as_one(&tracked.events, at);
     // Without removal: every own change in the family.
-    let family: Vec<(usize, &SeriesChange)> = own
+    let false_alarms = |found: &[Vec<usize>]| -> usize {
+        found
+            .iter()
+            .zip(&benches)
+            .map(|(f, b)| f.iter().filter(|&&d| false_alarm(b, d)).count())
+            .sum()
+    };
+    t.false_without = false_alarms(&tracked.own);
+    let at_shift = tracked
+        .own
         .iter()
-        .enumerate()
-        .flat_map(|(b, o)| o.iter().map(move |c| (b, c)))
-        .collect();
-    let without = kept(&family);
-    t.false_without = without
-        .iter()
-        .filter(|(b, c)| false_alarm(&benches[*b], c.index))
+        .filter(|f| f.iter().any(|d| d.abs_diff(at) <= TOLERANCE))
         .count();
-    let at_shift = without
-        .iter()
-        .filter(|(_, c)| c.index.abs_diff(at) <= TOLERANCE)
-        .map(|(b, _)| *b)
-        .collect::<std::collections::BTreeSet<_>>()
-        .len();
     t.grouped = shift > 0.0 && at_shift >= 3 && 2 * at_shift >= benches.len();
     if shift > 0.0 {
         t.shifted = benches
@@ -387,12 +376,7 @@ fn tally(history: &[Series], shift: f64) -> Tally {
             .count();
         t.own_found = at_shift;
     }
-    t.false_with = tracked
-        .found
-        .iter()
-        .zip(&benches)
-        .map(|(f, b)| f.iter().filter(|&&d| false_alarm(b, d)).count())
-        .sum();
+    t.false_with = false_alarms(&tracked.found);
     t
 }
 

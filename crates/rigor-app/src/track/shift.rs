@@ -113,11 +113,30 @@ pub(super) fn joint_shifts(
         baseline: "their history".to_string(),
         source,
     })?;
+    // Each benchmark's own changes as an event weighs them (the same for every event).
+    let weighed: Vec<Vec<OwnChange>> = taken
+        .iter()
+        .map(|&b| {
+            detected[b]
+                .0
+                .iter()
+                .map(|f| OwnChange {
+                    position: f.position,
+                    ratio: f.change.ratio,
+                    interval: f.change.interval,
+                })
+                .collect()
+        })
+        .collect();
     let mut out = Vec::new();
     for e in events {
         let Some(verdict) = oriented(e.verdict, first_levels) else {
             continue;
         };
+        // Kept when at least half of the benchmarks tested stepped its way.
+        if !e.half_stepped_its_way() {
+            continue;
+        }
         let up = e.combined.log_ratio > 0.0;
         let rev = order[e.version].clone();
         let mut moved = Vec::new();
@@ -133,18 +152,9 @@ pub(super) fn joint_shifts(
                 continue;
             };
             let first = points[b][at].1;
-            // Its own changes, at their positions.
             let own = &detected[b].0;
-            let weighed: Vec<OwnChange> = own
-                .iter()
-                .map(|f| OwnChange {
-                    position: f.position,
-                    ratio: f.change.ratio,
-                    interval: f.change.interval,
-                })
-                .collect();
             let explains = e
-                .explains(&series[*i], *i, &weighed, &cfg)
+                .explains(&series[*i], *i, &weighed[*i], &cfg)
                 .map_err(|source| AppError::Compare {
                     candidate: l.benchmark.clone(),
                     baseline: "the benchmarks' shift".to_string(),
@@ -152,10 +162,7 @@ pub(super) fn joint_shifts(
                 })?;
             // Its own change there, or within the scan's reach (its own data place it a
             // few versions away), in the shift's direction.
-            let within = own
-                .iter()
-                .filter(|f| (f.change.ratio > 1.0) == up && f.position.abs_diff(at) <= cfg.reach)
-                .min_by_key(|f| f.position.abs_diff(at));
+            let within = e.nearest_within(&weighed[*i], at, &cfg).map(|k| &own[k]);
             // A benchmark is the shift's when its step lies nearer the common shift than no
             // change, or its own change nearby is the shift's; one that stepped the shift's way
             // by its noise alone is not listed.
@@ -203,11 +210,6 @@ pub(super) fn joint_shifts(
                     },
                 },
             });
-        }
-        // Kept when at least half of the benchmarks tested stepped its way.
-        let its_way = e.steps.iter().filter(|(i, _)| e.moved(*i)).count();
-        if 2 * its_way < e.steps.len() {
-            continue;
         }
         out.push((
             JointShift {
