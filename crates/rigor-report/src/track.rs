@@ -195,9 +195,25 @@ pub struct JointView<'a> {
     pub tested: usize,
     /// The benchmarks it moved, each with its own ratio there and whether its own detection
     /// found that change too.
-    pub moved: Vec<(&'a str, f64, bool)>,
+    pub moved: Vec<MovedView<'a>>,
     /// Whether some benchmark's step cannot be told from a shift between sessions.
     pub confounded: bool,
+}
+
+/// One benchmark a joint event moved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MovedView<'a> {
+    /// The benchmark.
+    pub benchmark: &'a str,
+    /// Its own ratio at the event.
+    pub ratio: f64,
+    /// Whether its own detection found that change too.
+    pub alone: bool,
+    /// The version of its own change when that stays a discovery of its own (it moved well
+    /// beyond the others): the event holds no change of it.
+    pub own: Option<&'a str>,
+    /// Whether its own interval excludes no change (else it may be listed by its noise alone).
+    pub clear: bool,
 }
 
 /// One line per event, for under the change table; an event the joint test found says so, with
@@ -230,11 +246,22 @@ pub fn events_text(events: &[EventView<'_>]) -> String {
             let each: Vec<String> = j
                 .moved
                 .iter()
-                .map(|(b, r, alone)| {
+                .map(|m| {
                     format!(
-                        "{b} {}{}",
-                        ratio_percent(*r),
-                        if *alone { " (also found alone)" } else { "" }
+                        "{} {}{}",
+                        m.benchmark,
+                        ratio_percent(m.ratio),
+                        match (m.own, m.alone) {
+                            (Some(rev), _) => format!(
+                                " (its own change at {}, beyond the common change)",
+                                short_rev(rev)
+                            ),
+                            (None, true) => " (also found alone)".to_string(),
+                            (None, false) if !m.clear => {
+                                " (its own interval holds no change)".to_string()
+                            }
+                            (None, false) => String::new(),
+                        }
                     )
                 })
                 .collect();
@@ -243,8 +270,9 @@ pub fn events_text(events: &[EventView<'_>]) -> String {
         }
         let _ = writeln!(
             out,
-            "  {} of {} benchmarks on {} ({}) moved together{} at {} ({} .. {}): an environment \
-             change as often as a code change; changes {:?}",
+            "  {} of {} benchmarks on {} ({}) moved together{} at {}, by {} to {} each (their own \
+             changes, not tested together): an environment change as often as a code change; \
+             changes {:?}",
             e.changes.len(),
             e.benchmarks,
             e.machine,
@@ -542,12 +570,31 @@ mod tests {
         let events = events_text(&[event("wall", (1.03, 1.05), None)]);
         assert_eq!(
             events,
-            "  3 of 4 benchmarks on m (main) moved together at v9 (+3.0% .. +5.0%): an \
-             environment change as often as a code change; changes [1, 2, 3]\n"
+            "  3 of 4 benchmarks on m (main) moved together at v9, by +3.0% to +5.0% each (their \
+             own changes, not tested together): an environment change as often as a code \
+             change; changes [1, 2, 3]\n"
         );
     }
 
-    /// An event the joint test found gives the common change and each benchmark's own.
+    fn moved<'a>(
+        benchmark: &'a str,
+        ratio: f64,
+        alone: bool,
+        own: Option<&'a str>,
+    ) -> MovedView<'a> {
+        MovedView {
+            benchmark,
+            ratio,
+            alone,
+            own,
+            // The third benchmark's +3% is known only to about ±3%.
+            clear: benchmark != "c",
+        }
+    }
+
+    /// An event the joint test found gives the common change and each benchmark's own; one
+    /// whose own change stays its own (beyond the common) says where that change is, since the
+    /// event's changes do not hold it; one whose own interval holds no change says so.
     #[test]
     fn a_joint_event_gives_the_common_change_and_each_benchmarks() {
         let joint = JointView {
@@ -555,16 +602,22 @@ mod tests {
             interval: (1.02, 1.042),
             p_value: 0.0004,
             tested: 4,
-            moved: vec![("a", 1.02, false), ("b", 1.05, true), ("c", 1.03, false)],
+            moved: vec![
+                moved("a", 1.02, false, None),
+                moved("b", 1.05, true, None),
+                moved("c", 1.03, false, None),
+                moved("d", 1.09, true, Some("v10")),
+            ],
             confounded: false,
         };
         let events = events_text(&[event("wall", (1.02, 1.05), Some(joint))]);
         assert_eq!(
             events,
-            "  Event: 3 of 4 benchmarks on m (main) moved together at v9 by +3.1% (+2.0% .. \
+            "  Event: 4 of 4 benchmarks on m (main) moved together at v9 by +3.1% (+2.0% .. \
              +4.2%; tested together, p < 0.001 over the versions scanned): an environment \
              change as often as a code change; changes [1, 2, 3]\n    a +2.0%, b +5.0% (also \
-             found alone), c +3.0%\n"
+             found alone), c +3.0% (its own interval holds no change), d +9.0% (its own change at \
+             v10, beyond the common change)\n"
         );
     }
 

@@ -74,6 +74,9 @@ pub enum Line {
     },
     /// Newly detected changes are about to be confirmed.
     Confirming(usize),
+    /// Changes detected anew once the confirmations' measurements joined the history are about
+    /// to be confirmed in turn.
+    ConfirmingMoved(usize),
     /// A change's confirmation.
     Confirmation(ConfirmationView),
     /// No change at the newest version: how large a change there could still not be told from
@@ -272,6 +275,12 @@ impl fmt::Display for Line {
                 f,
                 "rigor: confirming {n} newly detected change(s): both sides measured again \
                  together until decided (--no-confirm skips this)"
+            ),
+            Self::ConfirmingMoved(n) => write!(
+                f,
+                "rigor: confirming {n} change(s) detected anew with the confirmations' \
+                 measurements in the history (a refuted step is often placed again a version \
+                 away)"
             ),
             Self::Confirmation(c) => f.write_str(&confirmation_line(c)),
             Self::NewestBound {

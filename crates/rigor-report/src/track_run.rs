@@ -149,11 +149,17 @@ pub fn session_line(s: &SessionView) -> String {
         let _ = write!(
             out,
             "\nrigor: warning: the load average reached the machine's {} CPUs during session {}: \
-             its versions were measured on a busy machine (the session's shift is taken out \
-             through its anchors, but its noise is larger: a change within it needs more \
-             executions, `-r` or `--precision`, or CPU time, `rigor track changes --metric cpu`, \
-             which a busy machine disturbs less)",
-            s.cpus, s.id
+             its versions were measured on a busy machine ({}its noise is larger: a change \
+             within it needs more executions, `-r` or `--precision`, or CPU time, `rigor track \
+             changes --metric cpu`, which a busy machine disturbs less)",
+            s.cpus,
+            s.id,
+            // A session without anchors (the history's first) has no shift to take out.
+            if s.anchors > 0 {
+                "the session's shift is taken out through its anchors, but "
+            } else {
+                ""
+            }
         );
     }
     out
@@ -1351,6 +1357,17 @@ mod tests {
             line.contains("`rigor track changes --metric cpu`"),
             "{line}"
         );
+        assert!(line.contains("taken out through its anchors"), "{line}");
+        // A session without anchors (a history's first) has no shift to take out.
+        let first = session_line(&SessionView {
+            anchors: 0,
+            ..s.clone()
+        });
+        assert!(
+            first.contains("busy machine (its noise is larger"),
+            "{first}"
+        );
+        assert!(!first.contains("anchors"), "{first}");
         // Nothing measured (a benchmark that cannot start): said, and no busy machine blamed.
         let nothing = session_line(&SessionView {
             measured: (Seconds::ZERO, Seconds::ZERO),

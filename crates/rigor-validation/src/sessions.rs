@@ -9,8 +9,8 @@
 //! (no processes), in sessions of `S` versions:
 //!
 //! - with two anchors per session (`track run`'s default), then [`track::detect_changes`] (the
-//!   session-adjusted detection) and [`track::confirm_changes`] on what it found (`track run`
-//!   confirms by default);
+//!   session-adjusted detection) and [`track::confirm_in_rounds`] on what it found (`track run`
+//!   confirms by default, and confirms a change detected anew after the confirmations in turn);
 //! - without anchors, then the method rigor had before sessions were modelled:
 //!   [`rigor_stats::series::detect_floored`] on each version's stored level (sessions ignored),
 //!   Benjamini–Hochberg across the benchmarks; the same per-version levels go to Apache Otava and
@@ -548,31 +548,36 @@ struct Modelled {
 }
 
 /// Sessions modelled: `anchors` per session, adjusted detection, then confirmation of every
-/// change it found (new or confounded), as `track run` does.
+/// change it found (new or confounded), and of the changes detected anew after it, in rounds,
+/// as `track run` does.
+// The closures return rigor_app::Result, whose error is large (as every use case's).
+#[allow(clippy::result_large_err)]
 fn sessions_modelled(t: Trial<'_>, anchors: usize, dir: &Path) -> Result<Modelled, String> {
     let key = key();
     let mut m = measure(t, anchors, dir)?;
     let found = track::detect_changes(&mut m.history, &key, &DetectSettings::default())
         .map_err(|e| e.to_string())?;
-    let new: Vec<StoredChange> = found
-        .iter()
-        .filter(|c| matches!(c.change.evidence, Evidence::Detected | Evidence::Confounded))
-        .cloned()
-        .collect();
     let before_confirming = m.executor.wall;
-    if !new.is_empty() {
-        track::confirm_changes(
-            &mut m.history,
-            &m.settings,
-            &m.experiment,
-            &new,
-            &ConfirmSettings::default(),
-            &mut m.executor,
-            StopSignal::new(),
-            &mut NoProgress,
-        )
-        .map_err(|e| e.to_string())?;
-    }
+    let (settings, experiment, executor) = (&m.settings, &m.experiment, &mut m.executor);
+    track::confirm_in_rounds(
+        &mut m.history,
+        found.clone(),
+        Vec::new(),
+        |history, new, _| {
+            track::confirm_changes(
+                history,
+                settings,
+                experiment,
+                new,
+                &ConfirmSettings::default(),
+                executor,
+                StopSignal::new(),
+                &mut NoProgress,
+            )
+        },
+        |history| track::detect_changes(history, &key, &DetectSettings::default()),
+    )
+    .map_err(|e| e.to_string())?;
     let after = m
         .history
         .changes(&ChangeFilter {
@@ -1109,8 +1114,9 @@ pub fn report(
          newest stored version and a random earlier one measured again), then \
          `track::detect_changes` (detection on session-adjusted levels, Benjamini–Hochberg \
          across the benchmarks), then `track::confirm_changes` on every change it found \
-         (default budget: 60 s of measuring, 100 rounds, the 10 largest changes), as `track \
-         run` does; and the same with {MORE_ANCHORS} anchors per session (`--anchors \
+         (default budget: 60 s of measuring, 100 rounds, the 10 largest changes), and on every \
+         change detected anew with the confirmations' measurements in the history (at most 3 \
+         rounds), as `track run` does; and the same with {MORE_ANCHORS} anchors per session (`--anchors \
          {MORE_ANCHORS}`), to show what more anchors buy;\n\
          - **without anchors** (`--anchors 0`): each version's level as stored (the robust level \
          of its one run), and on it the detection rigor had before sessions were modelled \

@@ -220,6 +220,9 @@ fn run(
     let r = track::track_run(history, request, &mut Terminal)?;
     if let Some(changes) = &r.changes {
         emit(&changes_text(&track::change_views(changes)));
+        emit(&rigor_report::track::events_text(&track::event_views(
+            &r.events,
+        )));
     }
     output::lines(&r.notes);
     Ok(r.outcome)

@@ -177,3 +177,55 @@ fn an_event_lists_only_the_benchmarks_it_moved() {
         "{text}"
     );
 }
+
+/// `rigor track run` lists the events among its changes as `track changes` does, and confirms
+/// a change detected anew once its confirmations joined the history: with this seed, six of
+/// eight benchmarks step +4% at v20, one of them is first detected at v18 (refuted when both
+/// sides are measured together), then at v19 (refuted), then at v20, where it is confirmed —
+/// not left in the table as merely detected a version off.
+#[test]
+fn track_run_lists_its_events_and_confirms_a_change_placed_again() {
+    let dir = Dir::new();
+    let mut project = "versions=30,session=2%".to_string();
+    for b in 1..=6 {
+        project.push_str(&format!(",step=20:+4%@{b}"));
+    }
+    let out = common::rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "h.db", "run", "--last", "30"])
+        .args(["--seed", "6418143467301894", "--machine", "m", "--simulate"])
+        .arg(&project)
+        .arg("--")
+        .args(["mean=10ms,execution=3%"; 8])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    let what = format!("{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("rigor: confirming 1 change(s) detected anew"),
+        "{what}"
+    );
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("mean=10ms,execution=3% #"))
+        .collect();
+    assert!(rows.len() >= 4, "{what}");
+    for row in &rows {
+        assert!(
+            row.contains("v20") && row.contains("confirmed"),
+            "{row}\n{what}"
+        );
+    }
+    assert!(rows.iter().any(|r| r.contains("% #1 ")), "{what}");
+    assert!(
+        stdout.contains(&format!(
+            "{} of 8 benchmarks on m (main) moved together at v20",
+            rows.len()
+        )),
+        "{what}"
+    );
+}

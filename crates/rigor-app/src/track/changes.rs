@@ -6,7 +6,7 @@ use super::*;
 
 use std::collections::HashMap;
 
-use rigor_report::track::{ChangeView, EventView, JointView};
+use rigor_report::track::{ChangeView, EventView, JointView, MovedView};
 
 /// What `rigor track changes` lists.
 #[derive(Debug, Clone, Default)]
@@ -181,7 +181,13 @@ pub fn event_views(events: &[Event]) -> Vec<EventView<'_>> {
                 moved: j
                     .moved
                     .iter()
-                    .map(|m| (m.benchmark.as_str(), m.ratio, m.alone))
+                    .map(|m| MovedView {
+                        benchmark: &m.benchmark,
+                        ratio: m.ratio,
+                        alone: m.alone,
+                        own: m.own.as_deref(),
+                        clear: m.clear,
+                    })
                     .collect(),
                 confounded: j.confounded,
             }),

@@ -30,6 +30,14 @@ pub struct Moved {
     /// leaves the false-discovery-rate family) when its interval holds the common ratio; else
     /// it stays a change of its own.
     pub alone: bool,
+    /// When its own change nearby stays a discovery of its own (it moved well beyond the others:
+    /// its interval excludes the common ratio), that change's version: the event stores no
+    /// change of this benchmark, and its own change may lie a few versions away.
+    pub own: Option<String>,
+    /// Whether its ratio's interval excludes no change: where a step is known only to about
+    /// half the common shift, a benchmark the shift left can be listed by its noise (and one it
+    /// moved left out), and one whose interval holds no change says so.
+    pub clear: bool,
 }
 
 /// A shift most benchmarks of a series took together at one version, found by testing their
@@ -173,15 +181,20 @@ pub(super) fn joint_shifts(
                 Some(f) => (f.change.ratio, f.change.interval),
                 None => (step.ratio(), step.interval(cfg.level).ok()),
             };
+            // Its own change within reach is the event's when the common ratio lies within its
+            // interval; one that moved well beyond the others stays a discovery of its own.
+            let own_stays = within
+                .filter(|_| !explains.iter().any(|x| matches!(x, Explained::Within(_))))
+                .map(|f| f.change.rev.clone());
             moved.push(Moved {
                 benchmark: l.benchmark.clone(),
                 ratio,
                 interval,
                 alone: within.is_some(),
+                own: own_stays.clone(),
+                clear: interval.is_some_and(|(lo, hi)| lo > 1.0 || hi < 1.0),
             });
-            // Its own change within reach is the event's when the common ratio lies within its
-            // interval; one that moved well beyond the others stays a discovery of its own.
-            if within.is_some() && !explains.iter().any(|x| matches!(x, Explained::Within(_))) {
+            if own_stays.is_some() {
                 continue;
             }
             // Its own changes that are the shift's (within reach, or placed farther off and

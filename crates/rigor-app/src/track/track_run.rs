@@ -35,6 +35,9 @@ pub struct TrackRunReport {
     /// The changes of the series, refuted ones left out (`None`: interrupted, nothing
     /// detected).
     pub changes: Option<Vec<StoredChange>>,
+    /// The events among them: changes that moved together at one version (as `rigor track
+    /// changes` lists them).
+    pub events: Vec<Event>,
     /// What to say after them.
     pub notes: Vec<Line>,
     /// How it ended.
@@ -96,6 +99,7 @@ pub fn track_run(
     if tracked.interrupted {
         return Ok(TrackRunReport {
             changes: None,
+            events: Vec::new(),
             notes: Vec::new(),
             outcome: Outcome::Interrupted,
         });
@@ -135,47 +139,61 @@ pub fn track_run(
         interval: n.interval,
         among: n.among,
     });
+    let mut shifts = detected.shifts;
     let mut found = detected.changes;
-    let new: Vec<StoredChange> = found
-        .iter()
-        .filter(|c| {
-            !known.contains(&c.id)
-                && c.metric.is_wall()
-                && matches!(c.change.evidence, Evidence::Detected | Evidence::Confounded)
-        })
-        .cloned()
-        .collect();
-    if let (Some(budget), false) = (request.confirm, new.is_empty()) {
-        front.say(Line::Confirming(new.len()));
+    if let Some(budget) = request.confirm {
         let cfg = ConfirmSettings {
             budget: Some(budget),
             ..ConfirmSettings::default()
         };
-        let done = phase(front, &experiment, None, |executor, stop, bar, _| {
-            confirm_changes(
-                history,
-                &settings,
-                &experiment,
-                &new,
-                &cfg,
-                executor,
-                stop,
-                bar,
-            )
-        })?;
-        for c in &done {
-            front.say(Line::Confirmation(c.view()));
-        }
-        // Detected again with the confirmations' runs in the series, as `track changes` will
-        // show them: the table of the run had shown the intervals from before them
-        // (+25% .. +26% where `track changes` then said +24% .. +26%).
-        found =
-            super::detect::detect_available(history, &key, &detect, &metrics, true, false)?.changes;
+        found = confirm_in_rounds(
+            history,
+            found,
+            known,
+            |history, new, round| {
+                front.say(if round == 0 {
+                    Line::Confirming(new.len())
+                } else {
+                    Line::ConfirmingMoved(new.len())
+                });
+                let done = phase(front, &experiment, None, |executor, stop, bar, _| {
+                    confirm_changes(
+                        history,
+                        &settings,
+                        &experiment,
+                        new,
+                        &cfg,
+                        executor,
+                        stop,
+                        bar,
+                    )
+                })?;
+                for c in &done {
+                    front.say(Line::Confirmation(c.view()));
+                }
+                Ok(done)
+            },
+            |history| {
+                let again =
+                    super::detect::detect_available(history, &key, &detect, &metrics, true, false)?;
+                shifts = again.shifts;
+                Ok(again.changes)
+            },
+        )?;
     }
     found.retain(|c| c.change.evidence != Evidence::Refuted && metrics.contains(&c.metric));
     drop(resolved.build_dir);
+    let benchmarks = history.benchmarks(&key).map_or(0, |v| v.len());
+    let events = super::detect::with_shifts(
+        super::detect::events(&found, &|_| benchmarks),
+        &shifts
+            .into_iter()
+            .map(|j| (key.clone(), j))
+            .collect::<Vec<_>>(),
+    );
     Ok(TrackRunReport {
         changes: Some(found),
+        events,
         notes: left_out
             .into_iter()
             .chain(newest)
