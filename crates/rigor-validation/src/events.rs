@@ -144,13 +144,14 @@ fn kept_events(events: Vec<JointEvent>) -> Vec<JointEvent> {
         .collect()
 }
 
-/// Whether the joint test finds a machine-wide shift at version `at` as one event, over the
-/// benchmarks' `levels` with their own changes (`own`, the boundaries their detection kept) as
-/// the segments' ends, as `rigor track changes` runs it: one kept event within ±2 versions of
-/// `at`, and no other within ±10 (the history study's "shift as one event" column, beside the
-/// grouping of the benchmarks' own changes).
-pub fn joint_finds(levels: &[&[VersionMean]], own: &[Vec<usize>], at: usize) -> bool {
-    found_as_one(&joint_events(levels, own, &JointConfig::default()), at)
+/// Each benchmark's own changes as its detection keeps them before the false-discovery-rate
+/// step across benchmarks: what `rigor track changes` cuts each series at for the joint scan.
+pub(crate) fn own_boundaries(levels: &[&[VersionMean]]) -> Vec<Vec<SeriesChange>> {
+    let cfg = SeriesConfig::default();
+    levels
+        .iter()
+        .map(|l| detect(l, &cfg).map_or(Vec::new(), |a| a.changes))
+        .collect()
 }
 
 /// What `rigor track changes` reports over one history ([`track_changes`]).
@@ -177,11 +178,7 @@ pub(crate) fn track_changes(levels: &[&[VersionMean]]) -> Tracked {
     let Some(n) = levels.first().map(|l| l.len()) else {
         return Tracked::default();
     };
-    let cfg = SeriesConfig::default();
-    let own: Vec<Vec<SeriesChange>> = levels
-        .iter()
-        .map(|l| detect(l, &cfg).map_or(Vec::new(), |a| a.changes))
-        .collect();
+    let own = own_boundaries(levels);
     let series: Vec<StepSeries<'_>> = levels
         .iter()
         .zip(&own)

@@ -13,7 +13,7 @@ use rigor_stats::joint::JointConfig;
 use rigor_stats::series::VersionMean;
 
 use crate::common::Rate;
-use crate::events::{NEAR, TOLERANCE, found_as_one, joint_events};
+use crate::events::{NEAR, TOLERANCE, found_as_one, joint_events, own_boundaries};
 use crate::history::{
     HistorySizes, Scenario, Series, grouped_at, own_changes, simulate_histories_with,
 };
@@ -56,6 +56,15 @@ fn levels(history: &[Series]) -> Vec<&[VersionMean]> {
     history.iter().map(|s| s.levels()).collect()
 }
 
+/// Each benchmark's own boundaries before the false-discovery-rate step: the cuts `rigor track
+/// changes` gives the joint scan (the study used the changes the FDR kept before 2026-11-27).
+fn cuts(history: &[Series]) -> Vec<Vec<usize>> {
+    own_boundaries(&levels(history))
+        .iter()
+        .map(|o| o.iter().map(|c| c.index).collect())
+        .collect()
+}
+
 /// Scores `reaches` on one scenario: `sizes.histories` histories with the shift and
 /// `null_histories` without.
 pub fn study(
@@ -77,7 +86,6 @@ pub fn study(
         seed ^ 1,
         false,
     );
-    let null_own = own_changes(&nulls);
     let at = sizes.versions / 2;
     let scores = reaches
         .iter()
@@ -90,7 +98,7 @@ pub fn study(
                 .par_iter()
                 .zip(&own)
                 .map(|(history, own)| {
-                    let events = joint_events(&levels(history), own, &cfg);
+                    let events = joint_events(&levels(history), &cuts(history), &cfg);
                     let joint = found_as_one(&events, at);
                     let either = joint || grouped_at(history, own, at);
                     let away = |d: usize| events.iter().filter(|v| v.abs_diff(at) > d).count();
@@ -99,8 +107,7 @@ pub fn study(
                 .collect();
             let null: Vec<usize> = nulls
                 .par_iter()
-                .zip(&null_own)
-                .map(|(history, own)| joint_events(&levels(history), own, &cfg).len())
+                .map(|history| joint_events(&levels(history), &cuts(history), &cfg).len())
                 .collect();
             ReachScore {
                 reach,
@@ -171,7 +178,10 @@ fn page(
          of the change-detection study ([history.md](history.md)) is simulated again on other \
          seeds: {} histories of {} versions × {} benchmarks with its +3% machine-wide shift at \
          the middle version, and {} without any machine-wide shift. Each benchmark's own changes \
-         are found as rigor's row finds them; the joint test then runs at each reach ({}).\n\n\
+         are found as rigor's row finds them; the joint test then runs at each reach ({}), each \
+         series cut where its own detection kept a boundary before the false-discovery-rate \
+         step across benchmarks, as `rigor track changes` cuts it (the grouping of the \
+         benchmarks' own changes takes those the false-discovery rate keeps).\n\n\
          Columns, one figure per reach: **one event (joint)**: histories in which the joint \
          test finds the shift as one event (one event within ±2 versions, no other within ±10); \
          **one event (either rule)**: the same by the joint test or by grouping the benchmarks' \
