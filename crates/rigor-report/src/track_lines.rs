@@ -91,6 +91,11 @@ pub enum Line {
         interval: Option<(f64, f64)>,
         /// How many benchmarks had no change there.
         among: usize,
+        /// How many benchmarks were measured there.
+        of: usize,
+        /// The first version of the benchmark's newest build when earlier versions built the
+        /// same program: the test is of that build.
+        since: Option<String>,
     },
     /// A version failed or measured nothing (exit status 2).
     VersionsFailed,
@@ -288,6 +293,8 @@ impl fmt::Display for Line {
                 benchmark,
                 interval,
                 among,
+                of,
+                since,
             } => {
                 let benchmark = crate::escape::terminal(benchmark);
                 let bound = match interval {
@@ -307,11 +314,19 @@ impl fmt::Display for Line {
                          the versions before it"
                     ),
                 };
+                // A newest version built as the ones before it is one level with them: the
+                // bound is of their build, since its first version.
+                let built = since.as_deref().map_or(String::new(), |first| {
+                    format!(
+                        " (built identically since {}: the bound is of that build)",
+                        short(first)
+                    )
+                });
                 write!(
                     f,
-                    "rigor: no change detected at the newest version {} in {among} \
-                     benchmark(s), which does not exclude one: {bound}; more executions narrow \
-                     it (-r, --precision)",
+                    "rigor: no change detected at the newest version {}{built} in {among} of \
+                     {of} benchmark(s), which does not exclude one: {bound}; more executions \
+                     narrow it (-r, --precision)",
                     short(rev)
                 )
             }
@@ -461,18 +476,38 @@ mod tests {
             benchmark: benchmark.into(),
             interval,
             among: 2,
+            of: 3,
+            since: None,
         };
         let bounded = line("sort", Some((0.9, 1.83)));
         assert!(!bounded.is_output());
         assert_eq!(
             bounded.to_string(),
             format!(
-                "rigor: no change detected at the newest version {} in 2 benchmark(s), which \
-                 does not exclude one: sort's newest level against the versions before it is \
-                 −10.0% .. +83% (the widest interval, at the level detection tests it); more \
+                "rigor: no change detected at the newest version {} in 2 of 3 benchmark(s), \
+                 which does not exclude one: sort's newest level against the versions before it \
+                 is −10.0% .. +83% (the widest interval, at the level detection tests it); more \
                  executions narrow it (-r, --precision)",
                 "a".repeat(10)
             )
+        );
+        // A newest version built as the ones before it: the bound is of their build.
+        let built = Line::NewestBound {
+            rev: "a".repeat(40),
+            benchmark: "sort".into(),
+            interval: Some((0.9, 1.83)),
+            among: 2,
+            of: 3,
+            since: Some("b".repeat(40)),
+        };
+        assert!(
+            built.to_string().contains(&format!(
+                "the newest version {} (built identically since {}: the bound is of that build) \
+                 in 2 of 3 benchmark(s)",
+                "a".repeat(10),
+                "b".repeat(10)
+            )),
+            "{built}"
         );
         let above = line("sort", Some((1.009, 1.3))).to_string();
         assert!(

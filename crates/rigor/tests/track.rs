@@ -1913,7 +1913,7 @@ fn track_run_says_what_a_newest_version_without_a_change_could_hide() {
         out.contains("v10"),
         "the quiet benchmark's step is found: {out}"
     );
-    assert!(note.contains("in 1 benchmark(s)"), "{note}");
+    assert!(note.contains("in 1 of 2 benchmark(s)"), "{note}");
     assert!(
         note.contains("mean=10ms,execution=40%'s newest level"),
         "{note}"
@@ -1927,7 +1927,7 @@ fn track_run_says_what_a_newest_version_without_a_change_could_hide() {
     );
     assert!(out.contains("No changes detected"), "{out}");
     let note = note.unwrap_or_else(|| panic!("no bound: {out}"));
-    assert!(note.contains("in 2 benchmark(s)"), "{note}");
+    assert!(note.contains("in 2 of 2 benchmark(s)"), "{note}");
     let (lo, hi) = interval(&note);
     assert!(lo < 0.0 && 0.0 < hi && hi - lo < 10.0, "{note}");
     let (out, note) = run(
@@ -1936,4 +1936,16 @@ fn track_run_says_what_a_newest_version_without_a_change_could_hide() {
         &["mean=10ms,execution=2%", "mean=20ms,execution=2%"],
     );
     assert!(note.is_none(), "{out}\n{note:?}");
+    // The newest three versions build one program (a README change): the bound is of that
+    // build, and the note says since when.
+    let (out, note) = run(
+        "identical.db",
+        "versions=10,identical=8-10,session=0%",
+        &["mean=10ms,execution=2%"],
+    );
+    let note = note.unwrap_or_else(|| panic!("no bound: {out}"));
+    assert!(
+        note.contains("the newest version v10 (built identically since v8: the bound is of that build) in 1 of 1 benchmark(s)"),
+        "{note}"
+    );
 }

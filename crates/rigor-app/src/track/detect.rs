@@ -212,10 +212,16 @@ pub struct NewestBound {
     pub interval: Option<(f64, f64)>,
     /// How many benchmarks had no change at the newest version.
     pub among: usize,
+    /// How many benchmarks were measured at the newest version (in wall time).
+    pub of: usize,
+    /// The first version of the chosen benchmark's newest build, when versions before the
+    /// newest built the same program (a README change): the newest version is one level with
+    /// them, and the test is of that build against the versions before it.
+    pub since: Option<String>,
 }
 
 /// The widest of `bounds` (benchmark and its newest version's test), an unbounded one first.
-fn widest(rev: &str, bounds: Vec<(String, SeriesChange)>) -> Option<NewestBound> {
+fn widest(rev: &str, bounds: Vec<NewestOf>, of: usize) -> Option<NewestBound> {
     let among = bounds.len();
     let width = |c: &SeriesChange| {
         c.interval
@@ -224,13 +230,23 @@ fn widest(rev: &str, bounds: Vec<(String, SeriesChange)>) -> Option<NewestBound>
     };
     bounds
         .into_iter()
-        .max_by(|a, b| width(&a.1).total_cmp(&width(&b.1)))
-        .map(|(benchmark, c)| NewestBound {
+        .max_by(|a, b| width(&a.change).total_cmp(&width(&b.change)))
+        .map(|n| NewestBound {
             rev: rev.to_string(),
-            benchmark,
-            interval: c.interval,
+            benchmark: n.benchmark,
+            interval: n.change.interval,
             among,
+            of,
+            since: (n.since != rev).then_some(n.since),
         })
+}
+
+/// One benchmark's newest build against the versions before it.
+struct NewestOf {
+    benchmark: String,
+    /// The first version of its newest build.
+    since: String,
+    change: SeriesChange,
 }
 
 /// [`detect_metric_changes`]; with `strict` false, a metric no benchmark of the series has is
@@ -252,7 +268,8 @@ pub(super) fn detect_available(
     let mut found: Vec<Found> = Vec::new();
     let mut shifts: Vec<JointShift> = Vec::new();
     let mut in_shifts: Vec<Found> = Vec::new();
-    let mut bounds: Vec<(String, SeriesChange)> = Vec::new();
+    let mut bounds: Vec<NewestOf> = Vec::new();
+    let mut measured_at_newest = 0;
     let order: Vec<String> = history
         .versions(key)?
         .into_iter()
@@ -284,11 +301,15 @@ pub(super) fn detect_available(
                     .collect::<Result<Vec<_>>>()?
                     .into_iter()
                     .unzip();
-                bounds.extend(
-                    all.iter()
-                        .zip(newest_of)
-                        .filter_map(|(l, c)| Some((l.benchmark.clone(), c?))),
-                );
+                measured_at_newest += all.iter().filter(|l| at_newest(l)).count();
+                bounds.extend(all.iter().zip(newest_of).filter_map(|(l, c)| {
+                    let first = l.points().last()?.1;
+                    Some(NewestOf {
+                        benchmark: l.benchmark.clone(),
+                        since: l.versions[first].rev.to_string(),
+                        change: c?,
+                    })
+                }));
                 // A shift the benchmarks took together is one event: the changes of the
                 // benchmarks it moved are its own, not separate discoveries.
                 let mut explained: Vec<(String, String)> = Vec::new();
@@ -325,12 +346,12 @@ pub(super) fn detect_available(
     // A benchmark with a change kept at the newest version (its own or an event's) is not
     // bounded there.
     let newest = order.last().and_then(|rev| {
-        bounds.retain(|(b, _)| {
+        bounds.retain(|n| {
             !found
                 .iter()
-                .any(|f| f.benchmark == *b && f.metric.is_wall() && f.change.rev == *rev)
+                .any(|f| f.benchmark == n.benchmark && f.metric.is_wall() && f.change.rev == *rev)
         });
-        widest(rev, bounds)
+        widest(rev, bounds, measured_at_newest)
     });
     let before = history.changes(&ChangeFilter {
         machine: Some(key.machine.clone()),

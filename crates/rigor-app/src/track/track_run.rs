@@ -138,6 +138,8 @@ pub fn track_run(
         benchmark: n.benchmark,
         interval: n.interval,
         among: n.among,
+        of: n.of,
+        since: n.since,
     });
     let mut shifts = detected.shifts;
     let mut found = detected.changes;
