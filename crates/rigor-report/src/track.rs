@@ -270,7 +270,7 @@ pub fn events_text(events: &[EventView<'_>]) -> String {
         }
         let _ = writeln!(
             out,
-            "  {} of {} benchmarks on {} ({}) moved together{} at {}, by {} to {} each (their own \
+            "  Event: {} of {} benchmarks on {} ({}) moved together{} at {}, by {} to {} each (their own \
              changes, not tested together): an environment change as often as a code change; \
              changes {:?}",
             e.changes.len(),
@@ -570,7 +570,7 @@ mod tests {
         let events = events_text(&[event("wall", (1.03, 1.05), None)]);
         assert_eq!(
             events,
-            "  3 of 4 benchmarks on m (main) moved together at v9, by +3.0% to +5.0% each (their \
+            "  Event: 3 of 4 benchmarks on m (main) moved together at v9, by +3.0% to +5.0% each (their \
              own changes, not tested together): an environment change as often as a code \
              change; changes [1, 2, 3]\n"
         );
