@@ -96,6 +96,8 @@ pub enum Line {
         /// The first version of the benchmark's newest build when earlier versions built the
         /// same program: the test is of that build.
         since: Option<String>,
+        /// What most of the interval's width comes from: what would narrow it.
+        noise: rigor_stats::series::NoiseSource,
     },
     /// A version failed or measured nothing (exit status 2).
     VersionsFailed,
@@ -295,6 +297,7 @@ impl fmt::Display for Line {
                 among,
                 of,
                 since,
+                noise,
             } => {
                 let benchmark = crate::escape::terminal(benchmark);
                 let bound = match interval {
@@ -322,11 +325,24 @@ impl fmt::Display for Line {
                         short(first)
                     )
                 });
+                use rigor_stats::series::NoiseSource;
+                let narrow = match noise {
+                    NoiseSource::Own => "more executions narrow it (-r, --precision)",
+                    NoiseSource::Between => {
+                        "most of its width is the spread between versions' levels beyond their \
+                         own noise (builds, code layout, or sessions' shifts the anchors did not \
+                         take out): more executions narrow it little"
+                    }
+                    NoiseSource::Sessions => {
+                        "most of its width is the sessions' shifts (the load changed between \
+                         them): more anchors (--anchors) and a quieter machine narrow it, more \
+                         executions little"
+                    }
+                };
                 write!(
                     f,
                     "rigor: no change detected at the newest version {}{built} in {among} of \
-                     {of} benchmark(s), which does not exclude one: {bound}; more executions \
-                     narrow it (-r, --precision)",
+                     {of} benchmark(s), which does not exclude one: {bound}; {narrow}",
                     short(rev)
                 )
             }
@@ -478,6 +494,7 @@ mod tests {
             among: 2,
             of: 3,
             since: None,
+            noise: rigor_stats::series::NoiseSource::Own,
         };
         let bounded = line("sort", Some((0.9, 1.83)));
         assert!(!bounded.is_output());
@@ -499,6 +516,7 @@ mod tests {
             among: 2,
             of: 3,
             since: Some("b".repeat(40)),
+            noise: rigor_stats::series::NoiseSource::Sessions,
         };
         assert!(
             built.to_string().contains(&format!(
@@ -507,6 +525,13 @@ mod tests {
                 "a".repeat(10),
                 "b".repeat(10)
             )),
+            "{built}"
+        );
+        // Where the sessions' shifts make most of the width, more executions are not the cure.
+        assert!(
+            built
+                .to_string()
+                .ends_with("the sessions' shifts (the load changed between them): more anchors (--anchors) and a quieter machine narrow it, more executions little"),
             "{built}"
         );
         let above = line("sort", Some((1.009, 1.3))).to_string();

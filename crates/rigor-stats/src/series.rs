@@ -1003,14 +1003,15 @@ fn segments_of(versions: &[VersionMean], boundaries: &[usize]) -> (f64, Vec<Segm
 /// places the boundary could take between its neighbours ([`SeriesChange::p_adjusted`]) — so
 /// that it holds no change whenever detection found none for want of significance. A change at
 /// the newest version within it cannot be excluded: how small a change the history could have
-/// told from its noise there.
+/// told from its noise there. With it, where that test's variance comes from
+/// ([`VarianceSources`]): what would narrow it.
 pub fn newest_against_before(
     fit: &CrossedFit,
     points: &[usize],
     boundaries: &[usize],
     cfg: &SeriesConfig,
     floor: &RatioFloor<'_>,
-) -> Result<Option<SeriesChange>> {
+) -> Result<Option<(SeriesChange, VarianceSources)>> {
     let Some(newest) = points.len().checked_sub(1).filter(|&n| n > 0) else {
         return Ok(None);
     };
@@ -1035,7 +1036,86 @@ pub fn newest_against_before(
         ..*cfg
     };
     let analysis = evaluate_adjusted(fit, points, &versions, &cuts, &level, floor)?;
-    Ok(analysis.changes.into_iter().find(|c| c.index == newest))
+    let Some(change) = analysis.changes.into_iter().find(|c| c.index == newest) else {
+        return Ok(None);
+    };
+    // The newest segment and the one before it, as the test above had them.
+    let (tau2, segments, _) = segments_of(&versions, &cuts);
+    let [.., before, after] = segments.as_slice() else {
+        return Ok(None);
+    };
+    let (sessions, _) = session_terms(fit, points, &versions, (before, after), tau2);
+    let own = segment(&versions, before.start, before.end, 0.0).variance
+        + segment(&versions, after.start, after.end, 0.0).variance;
+    let sources = VarianceSources {
+        own,
+        between: (before.variance + after.variance - own).max(0.0),
+        sessions,
+    };
+    Ok(Some((change, sources)))
+}
+
+/// The session terms of the test of the boundary between two adjacent segments of log levels
+/// (`sides`): the estimated shifts' error beyond the versions' own cells and, across connected
+/// components, σ_s² for their origins; and whether the boundary is confounded with a session
+/// boundary.
+fn session_terms(
+    fit: &CrossedFit,
+    points: &[usize],
+    versions: &[VersionMean],
+    sides: (&Segment, &Segment),
+    tau2: f64,
+) -> (f64, bool) {
+    let weights = side_weights(versions, sides.0, tau2)
+        .into_iter()
+        .map(|(i, c)| (i, -c))
+        .chain(side_weights(versions, sides.1, tau2));
+    let (contrast, own) = contrast_of(points, versions, weights);
+    let parts = fit.contrast_variance(&contrast);
+    let sessions = (parts.estimation - own).max(0.0)
+        + parts
+            .total(fit.session_variance())
+            .map_or(0.0, |t| t - parts.estimation);
+    (sessions, parts.confounded)
+}
+
+/// Where the variance of a boundary's test comes from, on the log scale: which more
+/// measurement narrows it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VarianceSources {
+    /// The versions' own measurements: more executions narrow it.
+    pub own: f64,
+    /// The spread between versions beyond their own measurements (τ²: builds, code layout, and
+    /// what the sessions' estimated shifts left in the levels): more executions narrow it
+    /// little.
+    pub between: f64,
+    /// The sessions' shifts and the error of their estimates: more anchors narrow it, and
+    /// sessions that the load shifts less.
+    pub sessions: f64,
+}
+
+/// The largest of [`VarianceSources`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoiseSource {
+    /// The versions' own measurements.
+    Own,
+    /// The spread between versions.
+    Between,
+    /// The sessions' shifts.
+    Sessions,
+}
+
+impl VarianceSources {
+    /// The largest source (the versions' own measurements on a tie).
+    pub fn largest(&self) -> NoiseSource {
+        if self.sessions > self.own.max(self.between) {
+            NoiseSource::Sessions
+        } else if self.between > self.own {
+            NoiseSource::Between
+        } else {
+            NoiseSource::Own
+        }
+    }
 }
 
 /// [`evaluate_floored`] for [`detect_adjusted`]: segments of log levels, each boundary tested
@@ -1057,26 +1137,11 @@ pub fn evaluate_adjusted(
     let mut changes = Vec::with_capacity(log_segments.len().saturating_sub(1));
     for w in log_segments.windows(2) {
         let (before, after) = (w[0], w[1]);
-        let sides = side_weights(versions, &before, tau2)
-            .into_iter()
-            .map(|(i, c)| (i, -c))
-            .chain(side_weights(versions, &after, tau2));
-        let (contrast, own) = contrast_of(points, versions, sides);
-        let parts = fit.contrast_variance(&contrast);
-        let sessions = (parts.estimation - own).max(0.0)
-            + parts
-                .total(fit.session_variance())
-                .map_or(0.0, |t| t - parts.estimation);
+        let (sessions, confounded) = session_terms(fit, points, versions, (&before, &after), tau2);
         let variance = before.variance + after.variance + sessions;
         let test = (df, t_crit);
         changes.push(log_change(
-            before,
-            after,
-            variance,
-            test,
-            parts.confounded,
-            cfg,
-            floor,
+            before, after, variance, test, confounded, cfg, floor,
         )?);
     }
     Ok(SeriesAnalysis {
@@ -2267,6 +2332,44 @@ pub(crate) mod tests {
         assert!(!three.verdict.is_change(), "{three:?}");
     }
 
+    /// Versions that do not spread beyond their own cells' noise: the newest one's bound rests
+    /// on those cells, which more executions narrow. The largest source names it.
+    #[test]
+    fn a_bound_from_the_versions_own_noise_says_so() {
+        use crate::crossed::{Cell, fit};
+        let cfg = SeriesConfig::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(43);
+        let noise = Normal::new(0.0, 0.03).unwrap();
+        // Each level's own variance is 0.03²; the levels spread by just that.
+        let cells: Vec<Cell> = (0..20)
+            .map(|p| Cell {
+                point: p,
+                session: 0,
+                value: noise.sample(&mut rng),
+                variance: 0.03 * 0.03,
+            })
+            .collect();
+        let f = fit(20, 1, &cells).unwrap();
+        let points: Vec<usize> = (0..20).collect();
+        let found = detect_adjusted(&f, &points, &cfg, &|_, _, i| i).unwrap();
+        let kept: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
+        let (_, sources) = newest_against_before(&f, &points, &kept, &cfg, &|_, _, i| i)
+            .unwrap()
+            .unwrap();
+        assert_eq!(sources.largest(), NoiseSource::Own, "{sources:?}");
+        let by = |own, between, sessions| {
+            VarianceSources {
+                own,
+                between,
+                sessions,
+            }
+            .largest()
+        };
+        assert_eq!(by(1.0, 2.0, 3.0), NoiseSource::Sessions);
+        assert_eq!(by(1.0, 2.0, 0.5), NoiseSource::Between);
+        assert_eq!(by(1.0, 1.0, 1.0), NoiseSource::Own);
+    }
+
     /// The crossed fit of `levels` (log levels, one point each, variance 10⁻⁶) in one session.
     fn one_session_fit(levels: &[f64]) -> crate::crossed::CrossedFit {
         use crate::crossed::{Cell, fit};
@@ -2300,10 +2403,14 @@ pub(crate) mod tests {
             let found = detect_adjusted(&f, &points, &cfg, &|_, _, i| i).unwrap();
             let kept: Vec<usize> = found.changes.iter().map(|c| c.index).collect();
             assert!(kept.is_empty(), "{found:?}");
-            let c = newest_against_before(&f, &points, &kept, &cfg, &|_, _, i| i)
+            let (c, sources) = newest_against_before(&f, &points, &kept, &cfg, &|_, _, i| i)
                 .unwrap()
                 .unwrap();
             assert_eq!(c.index, 19);
+            // The spread between versions makes it (their own cells are known to 0.1%, and
+            // there is one session): more versions narrow it, not more executions.
+            assert_eq!(sources.largest(), NoiseSource::Between, "{sources:?}");
+            assert_eq!(sources.sessions, 0.0, "{sources:?}");
             let (lo, hi) = c.interval.unwrap();
             assert!(lo < 1.0 && 1.0 < hi, "{c:?}");
             assert!(!c.verdict.is_change(), "{c:?}");

@@ -1318,12 +1318,15 @@ fn findings(main: &Study, second: Option<&Study>) -> String {
     });
     out += &format!(
         "- **Confirmation** takes {} false alarms of detection alone down to {} and costs {} of \
-         the versions' own measuring. It refuted {} detections: {} farther than {TOLERANCE} \
-         versions from every true step; {} one or two versions from one (counted as found by \
-         detection: confirmation measures only the two versions either side of the detected \
-         boundary, which then lie on the same side of the true step); {} at a true step (the \
-         ratio measured again and the detected one's interval missed each other, which the rule \
-         reads as a session's shift: two 95% intervals of one change do, now and then). Recall for steps ≥ 2%: {} detected, {} confirmed.\n",
+         the versions' own measuring. {} detections are no longer reported after it (refuted, \
+         or placed again once the confirmations' measurements joined the history): {} farther \
+         than {TOLERANCE} versions from every true step; {} one or two versions from one \
+         (counted as found by detection: confirmation measures only the two versions either \
+         side of the detected boundary, which then lie on the same side of the true step; the \
+         change detected anew is confirmed in turn); {} at a true step (the ratio measured \
+         again and the detected one's interval missed each other, which the rule reads as a \
+         session's shift: two 95% intervals of one change do, now and then; or the step placed \
+         again a version away). Recall for steps ≥ 2%: {} detected, {} confirmed.\n",
         detected.false_alarms,
         d.false_alarms,
         pct(main.relative_cost(None, None, 0).1),

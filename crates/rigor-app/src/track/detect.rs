@@ -3,6 +3,7 @@
 
 use super::shift::joint_shifts;
 use super::*;
+use rigor_stats::series::{NoiseSource, VarianceSources};
 
 /// How changes are detected.
 #[derive(Debug, Clone, Copy)]
@@ -70,7 +71,7 @@ fn detect_one(
     l: &levels::BenchmarkLevels,
     s: &DetectSettings,
     newest: bool,
-) -> Result<(OneDetected, Option<SeriesChange>)> {
+) -> Result<(OneDetected, Option<(SeriesChange, VarianceSources)>)> {
     let cfg = SeriesConfig {
         level: s.confidence.get(),
         threshold: s.threshold.get(),
@@ -218,6 +219,8 @@ pub struct NewestBound {
     /// newest built the same program (a README change): the newest version is one level with
     /// them, and the test is of that build against the versions before it.
     pub since: Option<String>,
+    /// What most of that interval's width comes from: what would narrow it.
+    pub noise: NoiseSource,
 }
 
 /// The widest of `bounds` (benchmark and its newest version's test), an unbounded one first.
@@ -238,6 +241,7 @@ fn widest(rev: &str, bounds: Vec<NewestOf>, of: usize) -> Option<NewestBound> {
             among,
             of,
             since: (n.since != rev).then_some(n.since),
+            noise: n.sources.largest(),
         })
 }
 
@@ -247,6 +251,7 @@ struct NewestOf {
     /// The first version of its newest build.
     since: String,
     change: SeriesChange,
+    sources: VarianceSources,
 }
 
 /// [`detect_metric_changes`]; with `strict` false, a metric no benchmark of the series has is
@@ -295,7 +300,8 @@ pub(super) fn detect_available(
                         && m.is_wall()
                         && l.versions.last().map(|v| &*v.rev) == order.last().map(String::as_str)
                 };
-                let (each, newest_of): (Vec<OneDetected>, Vec<Option<SeriesChange>>) = all
+                type Newest = Option<(SeriesChange, VarianceSources)>;
+                let (each, newest_of): (Vec<OneDetected>, Vec<Newest>) = all
                     .par_iter()
                     .map(|l| detect_one(l, s, at_newest(l)))
                     .collect::<Result<Vec<_>>>()?
@@ -304,10 +310,12 @@ pub(super) fn detect_available(
                 measured_at_newest += all.iter().filter(|l| at_newest(l)).count();
                 bounds.extend(all.iter().zip(newest_of).filter_map(|(l, c)| {
                     let first = l.points().last()?.1;
+                    let (change, sources) = c?;
                     Some(NewestOf {
                         benchmark: l.benchmark.clone(),
                         since: l.versions[first].rev.to_string(),
-                        change: c?,
+                        change,
+                        sources,
                     })
                 }));
                 // A shift the benchmarks took together is one event: the changes of the

@@ -140,6 +140,7 @@ pub fn track_run(
         among: n.among,
         of: n.of,
         since: n.since,
+        noise: n.noise,
     });
     let mut shifts = detected.shifts;
     let mut found = detected.changes;
