@@ -967,7 +967,7 @@ fn scan_with(
     } else {
         0.0
     };
-    // Forward: the strongest version that holds, until none does.
+    // Forward: the strongest version that holds (by its placement), until none does.
     while events.len() < tests {
         let cuts: Vec<Vec<usize>> = series.iter().map(|s| s.positions(&events)).collect();
         let tested: Vec<Option<JointEvent>> = candidates
@@ -979,9 +979,10 @@ fn scan_with(
             .into_iter()
             .flatten()
             .filter(|e| e.holds(cfg.level))
-            .max_by(|a, b| a.placement().total_cmp(&b.placement()));
+            .map(|e| (e.placement(), e.version))
+            .max_by(|a, b| a.0.total_cmp(&b.0));
         match best {
-            Some(e) => events.push(e.version),
+            Some((_, version)) => events.push(version),
             None => break,
         }
     }

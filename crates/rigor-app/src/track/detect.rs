@@ -309,8 +309,8 @@ pub(super) fn detect_available(
                     .unzip();
                 measured_at_newest += all.iter().filter(|l| at_newest(l)).count();
                 bounds.extend(all.iter().zip(newest_of).filter_map(|(l, c)| {
-                    let first = l.points().last()?.1;
                     let (change, sources) = c?;
+                    let first = l.points().last()?.1;
                     Some(NewestOf {
                         benchmark: l.benchmark.clone(),
                         since: l.versions[first].rev.to_string(),
