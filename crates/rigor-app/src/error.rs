@@ -242,6 +242,11 @@ pub enum RequestError {
     /// No command was given.
     #[error("no command to benchmark: give at least one COMMAND")]
     NoCommand,
+    /// `-n ''`: a benchmark with no name could not be told apart in the output.
+    #[error(
+        "--name number {0} is empty: name the benchmark, or leave -n out to name it by its command"
+    )]
+    EmptyName(usize),
     /// `rigor run --simulate` given a simulated project, which only `track` measures.
     #[error(
         "--simulate '{0}' is a simulated project (versions=…), which `rigor track run` and \

@@ -5,6 +5,17 @@ use rigor_stats::compare::Verdict;
 
 use crate::settings::FailOn;
 
+/// A verdict for each comparison that was asked for and could not be made
+/// ([`Warning::NotCompared`](rigor_store::Warning::NotCompared)): unbounded, as a comparison
+/// whose interval has no bound. `--fail-on inconclusive` then fails on it (it did not show the
+/// two alike): a gate that could not look at a pair passed it, with 2 executions a side.
+pub fn not_compared(warnings: &[rigor_store::Warning]) -> impl Iterator<Item = Verdict> + '_ {
+    warnings
+        .iter()
+        .filter(|w| matches!(w, rigor_store::Warning::NotCompared { .. }))
+        .map(|_| Verdict::Unbounded)
+}
+
 /// How a use case ended, for the exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {

@@ -423,7 +423,11 @@ fn findings(report: &Report, computed: &[Computed], result: &ResultFile) -> Find
     Findings {
         interrupted: matches!(report.ending, Ending::Interrupted),
         failed,
-        verdicts: computed.iter().map(|c| c.comparison.verdict).collect(),
+        verdicts: computed
+            .iter()
+            .map(|c| c.comparison.verdict)
+            .chain(crate::outcome::not_compared(&result.warnings))
+            .collect(),
         warned: has_warnings(result),
     }
 }

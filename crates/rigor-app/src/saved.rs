@@ -260,7 +260,12 @@ fn analyze_one(
             .analyses
             .iter()
             .any(|x| matches!(x, Err(crate::analysis::Unanalysed::NothingMeasured))),
-        verdicts: a.comparisons.iter().map(|c| c.comparison.verdict).collect(),
+        verdicts: a
+            .comparisons
+            .iter()
+            .map(|c| c.comparison.verdict)
+            .chain(crate::outcome::not_compared(&r.warnings))
+            .collect(),
         warned: crate::run::has_warnings(r),
         ..Findings::default()
     };
@@ -424,6 +429,7 @@ impl ComparedFiles {
                 .iter()
                 .map(|c| c.comparison.verdict)
                 .chain(self.values_only.iter().map(|_| Verdict::Unbounded))
+                .chain(crate::outcome::not_compared(&self.warnings))
                 .collect(),
             warned: self.warnings.iter().any(|w| !w.is_note()) || self.analysis_warnings,
             ..Findings::default()

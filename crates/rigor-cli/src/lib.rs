@@ -1420,6 +1420,14 @@ const RUNS_WHY: &str = ": for long runs give a time --budget or a --precision in
 /// An execution count: 1 to [`MAX_EXECUTIONS`] (one per build where builds are the top level;
 /// the runner asks for at least 2 top-level units and says why).
 fn parse_executions(s: &str) -> Result<usize, String> {
+    if s.trim().parse::<usize>() == Ok(0) {
+        // 1 is allowed only where builds are the top level: say the rule, not half of it.
+        return Err(
+            "executions per command must be at least 2 (1 with --build, where builds \
+                    are the top level)"
+                .to_string(),
+        );
+    }
     count(s, 1, MAX_EXECUTIONS, "executions per command", RUNS_WHY)
 }
 

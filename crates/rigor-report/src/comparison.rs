@@ -112,7 +112,7 @@ pub fn ratio_words_of(
     level: f64,
 ) -> (String, String) {
     let (up, down) = direction_words(quantity);
-    let level = (level * 100.0).round();
+    let level = crate::format::level_percent(level);
     let slower = ratio >= 1.0;
     let direction = if slower { up } else { down };
     let amount = if as_factor(ratio) {
@@ -160,6 +160,11 @@ pub fn interval_words(ratio: f64, bounds: Option<(f64, f64)>) -> Option<String> 
     }
     let pct = |r: f64| 100.0 * (r - 1.0);
     match bounds {
+        // An interval reaching 0 bounds the change on one side only: "−100%" read as a figure
+        // (a time of zero), as the factor's "∞" above does not.
+        Some((lo, hi)) if lo <= 0.0 && hi.is_finite() => {
+            Some(format!("no lower bound .. {}", signed(pct(hi))))
+        }
         Some((lo, hi)) if lo.is_finite() && hi.is_finite() => {
             Some(format!("{} .. {}", signed(pct(lo)), signed(pct(hi))))
         }
@@ -396,7 +401,7 @@ pub fn suite_of(s: &SuiteView, seed: rigor_units::Seed, quantity: &Quantity) -> 
         "Suite: geometric mean of {} {:.4} ({}% CI {:.4} .. {:.4}{}), i.e. {} {}{shown}; {how}{apart}\n",
         crate::format::count(s.benchmarks, "ratio", "ratios"),
         s.ratio,
-        (s.level * 100.0).round(),
+        crate::format::level_percent(s.level),
         s.lower,
         s.upper,
         if s.at_resolution {
@@ -635,7 +640,7 @@ pub fn table_in(markup: Markup, views: &[ComparisonView<'_>]) -> String {
                 c.ci.map(|i| (i.lower, i.upper)),
                 c.level,
             );
-            let level = format!("{}% CI ", (c.level * 100.0).round());
+            let level = format!("{}% CI ", crate::format::level_percent(c.level));
             let verdict = verdict_word_of(v.kind, c.verdict, &v.quantity);
             vec![
                 cell(markup, v.candidate),
@@ -742,7 +747,7 @@ mod tests {
         let (_, ci) = ratio_words(1.0 / 6.13, Some((-0.026, 0.356)), 0.95);
         assert_eq!(ci, "95% CI 2.81 .. ∞");
         let (_, ci) = ratio_words(0.8, Some((-0.36, 2.16)), 0.95);
-        assert_eq!(ci, "95% CI −100% .. +116%");
+        assert_eq!(ci, "95% CI no lower bound .. +116%");
     }
 
     #[test]

@@ -244,3 +244,21 @@ mod tests {
         assert_eq!(bytes(3 * 1024 * 1024 + 512 * 1024), "3.500 MiB");
     }
 }
+
+/// A confidence level as a percentage without the sign: `0.95` → `95`, `0.999` → `99.9` (to at
+/// most three decimals; rounding 99.9% to a whole number read "100% CI").
+pub fn level_percent(level: f64) -> String {
+    let s = format!("{:.3}", level * 100.0);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod level_tests {
+    #[test]
+    fn levels_keep_their_decimals() {
+        assert_eq!(super::level_percent(0.95), "95");
+        assert_eq!(super::level_percent(0.999), "99.9");
+        assert_eq!(super::level_percent(0.9999), "99.99");
+        assert_eq!(super::level_percent(0.9), "90");
+    }
+}

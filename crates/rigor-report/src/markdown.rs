@@ -136,7 +136,7 @@ fn header(views: &[BenchmarkView<'_>]) -> [String; 6] {
                 .find_map(|v| v.analysis.map(|a| a.interval.level))
         });
     if let Some(level) = level {
-        h[2] = format!("{}% CI", (level * 100.0).round());
+        h[2] = format!("{}% CI", crate::format::level_percent(level));
     }
     if let Some(name) = compared_name(views) {
         let mut chars = name.chars();

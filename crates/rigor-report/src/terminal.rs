@@ -269,7 +269,7 @@ fn render_analysis(out: &mut String, a: &Analysis, scale: &Scale) {
     let time_like = |x: f64, _m: f64| time(x);
     let ci = &a.interval;
     let m = ci.mean;
-    let level = (ci.level * 100.0).round();
+    let level = crate::format::level_percent(ci.level);
     let (lower, computed) = crate::format::shown_lower(a);
     if ci.is_asymmetric() {
         let (below, above) = (ci.mean - ci.lower, ci.upper - ci.mean);
@@ -388,7 +388,7 @@ fn statistic_line(c: &StatisticView, mean: f64, scale: &Scale) -> String {
     match c.interval {
         Some((lower, upper)) => format!(
             "  {:<18} {}   [{} .. {}]   the statistic compared (bootstrap over {}{resolution})\n",
-            format!("{name}, {}% CI:", (c.level * 100.0).round()),
+            format!("{name}, {}% CI:", crate::format::level_percent(c.level)),
             time(c.estimate),
             time(lower),
             time(upper),

@@ -1098,12 +1098,48 @@ impl State {
     }
 }
 
-/// "exited with code 3", "was killed by signal 9", "timed out (limit 5s)": `limit` is the time
+/// The name of a signal that ends programs, by this platform's numbering (`SIGSEGV` is 11 on
+/// Linux, `SIGBUS` 7 on Linux and 10 on macOS).
+#[cfg(unix)]
+pub fn signal_name(signal: i32) -> Option<&'static str> {
+    let names = [
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGILL, "SIGILL"),
+        (libc::SIGTRAP, "SIGTRAP"),
+        (libc::SIGABRT, "SIGABRT"),
+        (libc::SIGBUS, "SIGBUS"),
+        (libc::SIGFPE, "SIGFPE"),
+        (libc::SIGKILL, "SIGKILL"),
+        (libc::SIGSEGV, "SIGSEGV"),
+        (libc::SIGPIPE, "SIGPIPE"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGXCPU, "SIGXCPU"),
+        (libc::SIGXFSZ, "SIGXFSZ"),
+    ];
+    names
+        .iter()
+        .find(|(n, _)| *n == signal)
+        .map(|(_, name)| *name)
+}
+
+/// No signals elsewhere.
+#[cfg(not(unix))]
+pub fn signal_name(_signal: i32) -> Option<&'static str> {
+    None
+}
+
+/// "exited with code 3", "was killed by signal 9 (SIGKILL)", "timed out (limit 5s)": `limit` is the time
 /// limit that killed it, when known.
 pub fn describe(t: Termination, limit: Option<Duration>) -> String {
     match (t, limit) {
         (Termination::Exited { code }, _) => format!("exited with code {code}"),
-        (Termination::Signaled { signal }, _) => format!("was killed by signal {signal}"),
+        (Termination::Signaled { signal }, _) => match signal_name(signal) {
+            Some(name) => format!("was killed by signal {signal} ({name})"),
+            None => format!("was killed by signal {signal}"),
+        },
         (Termination::TimedOut, Some(limit)) => format!("timed out (limit {limit:?})"),
         (Termination::TimedOut, None) => "timed out".to_string(),
     }

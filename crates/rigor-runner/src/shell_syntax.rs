@@ -36,6 +36,24 @@ pub enum ShellSyntax {
     /// A first word that is a shell builtin with no program of its own (`cd`, `export`, `type`,
     /// …): only a shell runs it.
     Builtin(String),
+    /// A first word that is one of the shell's reserved words (`!`, `if`, `while`, `for`, `{`,
+    /// …): a negation or a compound command, not a program.
+    Reserved(String),
+}
+
+/// The reserved words that can start a command (POSIX 2.4): `! cmd` negates its status, the
+/// others open compound commands. Run directly, `!` would be taken for a program.
+const RESERVED: &[&str] = &["!", "{", "case", "for", "if", "until", "while"];
+
+/// The syntax a plain first word is, if any: a builtin or a reserved word.
+fn first_word(word: String) -> Option<ShellSyntax> {
+    if BUILTINS.contains(&word.as_str()) {
+        Some(ShellSyntax::Builtin(word))
+    } else if RESERVED.contains(&word.as_str()) {
+        Some(ShellSyntax::Reserved(word))
+    } else {
+        None
+    }
 }
 
 /// Shell builtins that no program on the path stands for (POSIX's special builtins and the
@@ -62,6 +80,7 @@ impl fmt::Display for ShellSyntax {
             Self::Subshell(c) => write!(f, "`{c}`"),
             Self::Comment => write!(f, "a comment `#`"),
             Self::Builtin(name) => write!(f, "the shell builtin `{name}`"),
+            Self::Reserved(word) => write!(f, "the shell's reserved word `{word}`"),
         }
     }
 }
@@ -106,8 +125,10 @@ pub fn find(text: &str) -> Option<ShellSyntax> {
         let word_start = !in_word;
         match c {
             ' ' | '\t' => {
-                if in_word && first && is_plain && BUILTINS.contains(&plain.as_str()) {
-                    return Some(ShellSyntax::Builtin(plain));
+                if in_word && first && is_plain {
+                    if let Some(syntax) = first_word(plain.clone()) {
+                        return Some(syntax);
+                    }
                 }
                 if in_word {
                     first = false;
@@ -172,8 +193,11 @@ pub fn find(text: &str) -> Option<ShellSyntax> {
             plain.push(c);
         }
     }
-    (in_word && first && is_plain && BUILTINS.contains(&plain.as_str()))
-        .then_some(ShellSyntax::Builtin(plain))
+    if in_word && first && is_plain {
+        first_word(plain)
+    } else {
+        None
+    }
 }
 
 /// Whether `text` has shell syntax ([`find`]).
@@ -265,6 +289,9 @@ mod tests {
             (". ./env.sh", ShellSyntax::Builtin(".".into())),
             ("ulimit -a", ShellSyntax::Builtin("ulimit".into())),
             ("umask", ShellSyntax::Builtin("umask".into())),
+            ("! grep -q x f", ShellSyntax::Reserved("!".into())),
+            ("if", ShellSyntax::Reserved("if".into())),
+            ("{ ./a; }", ShellSyntax::Reserved("{".into())),
         ];
         for (text, want) in cases {
             assert_eq!(find(text), Some(want), "{text:?}");

@@ -817,13 +817,13 @@ fn compare_with(
             (fieller(&a, &b, cfg.level, cfg.df)?, method)
         };
         // The bootstrap beside Fieller's interval takes its percentiles at the expanded level
-        // (Hesterberg 2015: the level whose normal quantile times √(n/(n − 1)) is Student's):
+        // (Hesterberg 2015: the level whose normal quantile is √(n/(n − 1)) times Student's):
         // at the nominal level it resamples few top-level units as if they were the
         // population, and an A/A pair of 10 executions a side left 1 out 8.9% of the time at
         // 95% (6.1% expanded; 12.4% and 6.8% with 5; 1,000 seeds), so a cross-check read as
         // a finding beside an inconclusive verdict. It is reported at the nominal level.
         let expanded = BootstrapConfig {
-            level: crate::top_means::expanded_level(cfg.level, rc.min(rb).max(2))?,
+            level: crate::dist::expanded_level(cfg.level, rc.min(rb).max(2))?,
             ..boot_cfg
         };
         let boot = beside

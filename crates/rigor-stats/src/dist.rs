@@ -94,7 +94,9 @@ pub fn expanded_level(level: f64, n: usize) -> Result<f64> {
     let n = n as f64;
     let t = critical_value(level, n - 1.0, Quantile::StudentT)?;
     let z = (n / (n - 1.0)).sqrt() * t;
-    Ok(2.0 * Normal::standard().cdf(z) - 1.0)
+    // With very few units (2 at 95%, 3 at 99.9%) 2Φ(z) − 1 rounds to 1, which no interval has:
+    // the level is held just below it, where the percentiles are the replicates' extremes.
+    Ok((2.0 * Normal::standard().cdf(z) - 1.0).min(1.0 - f64::EPSILON))
 }
 
 #[cfg(test)]
@@ -109,6 +111,11 @@ mod tests {
         // It tends to the nominal level with many units.
         assert!((super::expanded_level(0.95, 100_000).unwrap() - 0.95).abs() < 1e-4);
         assert!(super::expanded_level(0.95, 1).is_err());
+        // Where 2Φ(z) − 1 rounds to 1 the level stays a level.
+        for (level, n) in [(0.95, 2), (0.999, 3), (0.999, 2)] {
+            let l = super::expanded_level(level, n).unwrap();
+            assert!(l > level && l < 1.0, "{level} with {n} units: {l}");
+        }
     }
 
     use super::*;

@@ -11,7 +11,7 @@
 //!   jackknife `a = Σ(θ̄₍.₎ − θ₍ᵢ₎)³ / (6·[Σ(θ̄₍.₎ − θ₍ᵢ₎)²]^{3/2})`, endpoints the
 //!   `Φ(z₀ + (z₀ + z)/(1 − a(z₀ + z)))` quantiles of `ȳ*` for `z = z_{α/2}, z_{1−α/2}`;
 //! * **expanded BCa** (the expanded percentile idea of Hesterberg 2015): BCa at the level whose
-//!   normal quantile times `√(n/(n−1))` equals the t quantile with n − 1 degrees of freedom, so
+//!   normal quantile is `√(n/(n−1))` times the t quantile with n − 1 degrees of freedom, so
 //!   that on symmetric data it is about as wide as the t interval and only skew moves it;
 //! * **Johnson's skewness-corrected t** (Johnson 1978) and its monotone form (Hall 1992): closed
 //!   forms, no resampling; the formulas are at [`Correction`].
@@ -43,6 +43,7 @@ use statrs::distribution::{ContinuousCDF, FisherSnedecor, Normal};
 
 use crate::bootstrap::percentile_indices;
 use crate::descriptive::{mean, variance};
+use crate::dist::expanded_level;
 use crate::error::{Result, StatsError, check_finite, check_level};
 use crate::mixture::{MixtureConfig, VarianceModel, fit_mixture};
 
@@ -191,21 +192,6 @@ fn t_quantile(level: f64, n: usize) -> Result<f64> {
 
 fn std_normal() -> Normal {
     Normal::standard()
-}
-
-/// The level whose normal quantile times `√(n/(n − 1))` equals `t_{1−α/2, n−1}`.
-pub fn expanded_level(level: f64, n: usize) -> Result<f64> {
-    check_level(level)?;
-    if n < 2 {
-        return Err(StatsError::TooFew {
-            what: "an expanded level",
-            needed: 2,
-            got: n,
-        });
-    }
-    let t = t_quantile(level, n)?;
-    let z = t * ((n - 1) as f64 / n as f64).sqrt();
-    Ok(2.0 * std_normal().cdf(z) - 1.0)
 }
 
 /// The BCa acceleration of the mean from the jackknife (Efron 1987).
@@ -839,9 +825,10 @@ mod tests {
 
     #[test]
     fn expanded_level_matches_t_width() {
-        // n = 6: t_{0.975,5} = 2.570582; z = 2.570582·√(5/6) = 2.346607; 2Φ(z) − 1 = 0.981056.
+        // Hesterberg 2015: z = √(n/(n − 1))·t. n = 6: t_{0.975,5} = 2.570582;
+        // z = 2.570582·√(6/5) = 2.815931; 2Φ(z) − 1 = 0.995136 (Python's math.erf).
         let l = expanded_level(0.95, 6).unwrap();
-        assert!((l - 0.981056).abs() < 2e-6, "{l}");
+        assert!((l - 0.995136).abs() < 2e-6, "{l}");
         // Large n: close to the level itself.
         assert!((expanded_level(0.95, 10_000).unwrap() - 0.95).abs() < 1e-4);
     }

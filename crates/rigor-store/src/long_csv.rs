@@ -183,8 +183,22 @@ pub fn parse_long_csv(
         let record =
             record.map_err(|e| err(e.position().map_or(0, |p| p.line()), e.to_string()))?;
         let line = record.position().map_or(0, |p| p.line());
-        if warmup_col.is_some_and(|c| record.get(c) == Some("true")) {
-            continue;
+        if let Some(c) = warmup_col {
+            // rigor's own export writes `true` or `false`; anything else would have been read
+            // as a measured sample (a warm-up counted with the steady state).
+            match record.get(c).map(str::trim) {
+                Some("true") => continue,
+                Some("false") => {}
+                other => {
+                    return Err(err(
+                        line,
+                        format!(
+                            "'{}' in column 'warmup' is neither true nor false",
+                            other.unwrap_or_default()
+                        ),
+                    ));
+                }
+            }
         }
         let text = record.get(value_col).unwrap_or_default();
         let v: f64 = text.trim().parse().map_err(|_| {
@@ -372,6 +386,27 @@ mod tests {
         .unwrap();
         let back: Vec<&str> = read.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(back, names);
+    }
+
+    #[test]
+    fn a_warmup_cell_that_is_not_true_or_false_is_refused_with_its_line() {
+        for bad in ["maybe", "1", ""] {
+            let text = format!(
+                "benchmark,round,execution,iteration,value,warmup\na,0,0,0,1.0,{bad}\na,1,1,0,1.1,false\n"
+            );
+            let e = parse_long_csv(
+                Path::new("w.csv"),
+                text.as_bytes(),
+                &["execution".to_string()],
+                "value",
+                Some("benchmark"),
+                false,
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("w.csv") && e.contains(":2"), "{e}");
+            assert!(e.contains("column 'warmup'"), "{e}");
+        }
     }
 
     #[test]

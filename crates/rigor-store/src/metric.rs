@@ -179,6 +179,12 @@ impl BenchmarkRecord {
                         .zip(&self.executions)
                         .any(|(v, e)| v.is_some() && !e.warmup)
                     {
+                        if self.family.as_deref() == Some("hyperfine") {
+                            return Err(missing(
+                                "the hyperfine file holds no peak memory (hyperfine writes \
+                                 `memory_usage_byte` for each run from version 1.19)",
+                            ));
+                        }
                         return Err(missing(
                             "peak memory is known only when it exceeds that of the process that started the \
                              command (Linux counts it toward the command's peak): a launcher of 5 to 10 MiB \

@@ -537,7 +537,29 @@ impl std::fmt::Display for ImportNote {
             Self::CpuMeansOnly { means } => {
                 let each: Vec<String> = means
                     .iter()
-                    .map(|m| format!("'{}' user {}, system {}", m.benchmark, m.user, m.system))
+                    .map(|m| {
+                        // One unit for both, the larger's ("system 0.000 ns" beside
+                        // "user 418.0 µs" read as two scales).
+                        let larger = if m.user.get() >= m.system.get() {
+                            m.user
+                        } else {
+                            m.system
+                        };
+                        let unit = rigor_units::TimeUnit::for_magnitude(larger);
+                        let shown = |t: rigor_units::Seconds| {
+                            format!(
+                                "{} {}",
+                                rigor_units::significant(t.in_unit(unit)),
+                                unit.symbol()
+                            )
+                        };
+                        format!(
+                            "'{}' user {}, system {}",
+                            m.benchmark,
+                            shown(m.user),
+                            shown(m.system)
+                        )
+                    })
                     .collect();
                 write!(
                     f,

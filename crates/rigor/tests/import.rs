@@ -97,7 +97,7 @@ fn hyperfine_commands_measured_in_blocks_are_said_to_be() {
     assert!(
         err.contains(
             "mean user and system CPU time only, not each run's, so they are shown here and not \
-             analysed ('sleep 0.01' user 726.2 µs, system 1.431 ms; 'sleep 0.02' user 1.759 ms"
+             analysed ('sleep 0.01' user 0.726 ms, system 1.431 ms; 'sleep 0.02' user 1.759 ms"
         ),
         "{err}"
     );

@@ -284,6 +284,14 @@ fn a_minimum_of_zero_is_said_and_skipped_and_the_other_pairs_stand() {
         "{stderr}"
     );
     assert!(stdout.contains("steady"), "{stdout}");
+    // A gate that asks for every pair shown alike does not pass the pair it could not compare.
+    rigor()
+        .args(["compare", "--estimator", "min", "--seed", "1"])
+        .arg(dir.path("old.json"))
+        .arg(dir.path("new.json"))
+        .args(["--fail-on", "inconclusive"])
+        .assert()
+        .code(1);
     // With only the benchmark that cannot be compared, the error names it and why.
     for side in ["old1", "new1"] {
         rigor()

@@ -663,3 +663,26 @@ fn builds_measured_in_blocks_are_warned_of() {
         "{stdout}"
     );
 }
+
+/// Two executions a side, or three at 99.9%: the bootstrap beside Fieller's interval has an
+/// expanded level that rounded to 1 and failed, which dropped the comparison — and a 2× slower
+/// candidate passed `--fail-on regression` (a new user's trial).
+#[test]
+fn a_comparison_of_very_few_executions_stands_and_gates() {
+    for (runs, confidence) in [("2", "95"), ("3", "99.9")] {
+        let out = sim()
+            .args(["--seed", "1", "-r", runs, "--confidence", confidence])
+            .args(["-n", "old", "-n", "new"])
+            .args(["mean=10ms,execution=1%", "mean=20ms,execution=1%"])
+            .args(["--fail-on", "regression"])
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(1), "-r {runs}: {stdout}\n{stderr}");
+        assert!(!stderr.contains("could not be compared"), "{stderr}");
+        assert!(stdout.contains("Comparisons"), "{stdout}");
+    }
+}

@@ -29,8 +29,8 @@ fn expected(name: &str) -> String {
 /// measured one after another (as every build was then), the warning that their variance
 /// carries the load that changed over the run (v1_builds.analyze.txt). The numbers are
 /// unchanged but for the bootstrap interval shown beside Fieller's for the mean, whose
-/// percentiles are now taken at the expanded level (8 executions: slightly wider; v1_run, v1_csv and
-/// v1_run.diagnose.txt), and an inconclusive verdict's count of runs is said to hold if the
+/// percentiles are now taken at the expanded level (Hesterberg's, whose normal quantile is
+/// √(n/(n − 1)) times Student's; 8 executions: wider; v1_run, v1_csv and v1_run.diagnose.txt), and an inconclusive verdict's count of runs is said to hold if the
 /// difference is the one estimated (v1_csv); the bootstrap line is labelled a cross-check.
 #[test]
 fn version_1_files_analyse_exactly_as_before() {

@@ -285,3 +285,22 @@ fn commands_run_directly_measure_no_start_up() {
     assert_eq!(r["benchmarks"].as_array().unwrap().len(), 1);
     assert!(r["benchmarks"][0].get("net_of").is_none());
 }
+
+/// `! cmd` negates a command's status in a shell, as hyperfine runs it; run directly, `!` was
+/// taken for a program ("cannot start '!'"). An empty `-n` named a benchmark with nothing.
+#[test]
+fn a_negated_command_runs_through_sh_and_an_empty_name_is_refused() {
+    let dir = Dir::new();
+    run_in(&dir, "2", "0")
+        .arg("! false")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "'! false' (the shell's reserved word `!`)",
+        ));
+    run_in(&dir, "2", "0")
+        .args(["-n", "", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--name number 1 is empty"));
+}

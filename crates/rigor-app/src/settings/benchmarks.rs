@@ -30,6 +30,9 @@ impl RunRequest {
         if commands.is_empty() {
             return Err(RequestError::NoCommand);
         }
+        if let Some(i) = self.names.iter().position(|n| n.trim().is_empty()) {
+            return Err(RequestError::EmptyName(i + 1));
+        }
         let combinations = expand::combinations(&self.parameters)?;
         // As hyperfine: with parameters, as many names as benchmarks name each benchmark (in
         // the order below); otherwise names go to the commands in order.
@@ -212,12 +215,12 @@ fn unrunnable(command: &CommandLine, simulate: bool) -> Option<String> {
             .map(|e| e.to_string());
     }
     let program = std::path::Path::new(command.program());
-    let found = if program.components().count() > 1 {
-        program.is_file()
-    } else {
-        std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
-    };
+    if program.components().count() > 1 {
+        // A path is not looked up on PATH: say it is not there.
+        return (!program.is_file()).then(|| format!("'{}' is no file", program.display()));
+    }
+    let found = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()));
     (!found).then(|| format!("'{}' is not found on PATH", program.display()))
 }
 

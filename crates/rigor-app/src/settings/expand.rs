@@ -162,7 +162,7 @@ pub fn split_list(list: &str) -> Vec<String> {
 }
 
 /// The values of `--parameter-scan VAR MIN MAX [-D STEP]`: integers, or with a step the decimals
-/// from MIN to MAX written with as many decimals as the most precise of the three.
+/// from MIN to MAX as hyperfine writes them (below).
 fn scan(var: &str, min: &str, max: &str, step: Option<&str>) -> Result<Vec<String>> {
     let bad = |why: ScanError| RequestError::Scan {
         var: var.to_string(),
@@ -208,13 +208,18 @@ fn scan(var: &str, min: &str, max: &str, step: Option<&str>) -> Result<Vec<Strin
     if steps >= MAX_VARIANTS as f64 {
         return Err(bad(ScanError::TooMany));
     }
-    let decimals = [min, max, step]
+    // As hyperfine writes them (decimal arithmetic): MIN as typed, then MIN + k·STEP with as
+    // many decimals as the more precise of MIN and STEP — `-P t 1 2 -D 0.5` gives 1, 1.5, 2.0.
+    let decimals = [min, step]
         .iter()
         .map(|s| s.split_once('.').map_or(0, |(_, f)| f.len()))
         .max()
         .unwrap_or(0);
     Ok((0..=steps as usize)
-        .map(|i| format!("{:.*}", decimals, lo + i as f64 * d))
+        .map(|i| match i {
+            0 => min.trim().to_string(),
+            _ => format!("{:.*}", decimals, lo + i as f64 * d),
+        })
         .collect())
 }
 
@@ -250,7 +255,16 @@ mod tests {
         assert_eq!(scan("x", "1", "4", None).unwrap(), ["1", "2", "3", "4"]);
         assert_eq!(
             scan("x", "0", "0.3", Some("0.1")).unwrap(),
-            ["0.0", "0.1", "0.2", "0.3"]
+            ["0", "0.1", "0.2", "0.3"]
+        );
+        // hyperfine 1.15's values for `-P t 1 2 -D 0.5` (a new user's trial).
+        assert_eq!(
+            scan("x", "1", "2", Some("0.5")).unwrap(),
+            ["1", "1.5", "2.0"]
+        );
+        assert_eq!(
+            scan("x", "0.25", "1", Some("0.5")).unwrap(),
+            ["0.25", "0.75"]
         );
         assert_eq!(scan("x", "1", "10", Some("4")).unwrap(), ["1", "5", "9"]);
         assert!(scan("x", "1.5", "3", None).is_err());

@@ -802,7 +802,7 @@ fn words_for(
     let change = (c.ratio - 1.0) * 100.0;
     let (up, down) = crate::comparison::direction_words(quantity);
     let direction = if change >= 0.0 { up } else { down };
-    let level = (c.level * 100.0).round();
+    let level = crate::format::level_percent(c.level);
     let (ci, ratio) = match c.interval {
         Some((lo, hi)) => (
             format!(

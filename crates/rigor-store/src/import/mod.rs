@@ -458,12 +458,40 @@ fn parse_raw(path: &Path, text: &str, format: Option<Format>) -> Result<(ResultF
 /// given twice: hyperfine given one command twice (an A/A run), or JMH one method in two modes,
 /// writes two results of one name, which would be compared with each other as if one, and
 /// matched at random by `rigor compare`.
+///
+/// Where every benchmark of the name has parameters (hyperfine's `-n NAME -L x 1,2` without
+/// `{x}` in the name) and no two share them, each is named by them instead, as `rigor run`
+/// names them: `NAME (x = 1)`.
 fn number_repeated(benchmarks: &mut [BenchmarkRecord]) {
     let all: Vec<String> = benchmarks.iter().map(|b| b.name.clone()).collect();
+    let described: Vec<String> = benchmarks
+        .iter()
+        .map(|b| {
+            b.parameters
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect();
+    let by_parameters = |name: &str| {
+        let same: Vec<&String> = all
+            .iter()
+            .zip(&described)
+            .filter(|(n, _)| *n == name)
+            .map(|(_, d)| d)
+            .collect();
+        same.iter().all(|d| !d.is_empty())
+            && same.iter().enumerate().all(|(i, d)| !same[..i].contains(d))
+    };
     for (i, b) in benchmarks.iter_mut().enumerate() {
         if all.iter().filter(|n| **n == all[i]).count() > 1 {
-            let k = all[..=i].iter().filter(|n| **n == all[i]).count();
-            b.name = format!("{} #{k}", all[i]);
+            if by_parameters(&all[i]) {
+                b.name = format!("{} ({})", all[i], described[i]);
+            } else {
+                let k = all[..=i].iter().filter(|n| **n == all[i]).count();
+                b.name = format!("{} #{k}", all[i]);
+            }
         }
     }
 }

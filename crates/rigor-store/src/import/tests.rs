@@ -293,6 +293,18 @@ fn hyperfine_memory_peaks_are_each_executions_peak_memory() {
     assert!(b.executions.iter().all(|e| e.exit_code.is_none()));
     let peaks = b.for_metric(&rigor_units::Metric::PeakMemory).unwrap();
     assert_eq!(peaks.samples.len(), 3);
+    // A file from an older hyperfine has none, and the error says that, not how rigor's own
+    // runs measure peaks.
+    let old = r#"{"results":[{"command":"a","times":[0.1,0.2,0.3]}]}"#;
+    let r = parse(Path::new("f.json"), old, None).unwrap().result;
+    let e = r.benchmarks[0]
+        .for_metric(&rigor_units::Metric::PeakMemory)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("memory_usage_byte") && !e.contains("launcher"),
+        "{e}"
+    );
     for (bad, place) in [
         ("[1,2]", "results[0].memory_usage_byte"),
         ("[1,-2,3]", "results[0].memory_usage_byte[1]"),
@@ -394,6 +406,18 @@ fn same_named_benchmarks_are_numbered() {
     let r = parse(Path::new("f.json"), text, None).unwrap().result;
     let names: Vec<&str> = r.benchmarks.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["m #1", "m #2"]);
+    // hyperfine's `-n myname -L n 1,2` without `{n}` in the name: named by the parameters, as
+    // `rigor run` names them; numbered when the parameters do not tell them apart.
+    let text = r#"{"results":[{"command":"myname","times":[1,2],"parameters":{"n":"1"}},
+                  {"command":"myname","times":[3,4],"parameters":{"n":"2"}}]}"#;
+    let r = parse(Path::new("f.json"), text, None).unwrap().result;
+    let names: Vec<&str> = r.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["myname (n = 1)", "myname (n = 2)"]);
+    let text = r#"{"results":[{"command":"myname","times":[1,2],"parameters":{"n":"1"}},
+                  {"command":"myname","times":[3,4],"parameters":{"n":"1"}}]}"#;
+    let r = parse(Path::new("f.json"), text, None).unwrap().result;
+    let names: Vec<&str> = r.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["myname #1", "myname #2"]);
 }
 
 /// An empty file says so, and JSON cut short says where and that the file ends early.
