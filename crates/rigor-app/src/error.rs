@@ -493,6 +493,10 @@ pub enum RequestError {
     /// A CSV without `--levels`.
     #[error("a CSV needs --levels COL[,COL...] naming the level columns, top → bottom")]
     CsvNeedsLevels,
+    /// A CSV with nothing to analyse (empty, or hyperfine's summary of means), said before
+    /// asking for its level columns.
+    #[error(transparent)]
+    CsvNothing(rigor_store::StoreError),
     /// Several CSV files.
     #[error("a CSV is analysed alone: give one file (its level columns identify every row)")]
     CsvAlone,

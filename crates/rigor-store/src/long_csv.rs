@@ -151,8 +151,19 @@ pub fn parse_long_csv(
     if levels.is_empty() {
         return Err(err(0, "no level columns given".into()));
     }
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Err(StoreError::import(path, "", "is empty"));
+    }
     let mut reader = csv::Reader::from_reader(text);
     let headers = reader.headers().map_err(|e| err(1, e.to_string()))?.clone();
+    if is_hyperfine_summary(&headers) {
+        return Err(err(
+            1,
+            "this is hyperfine's summary CSV (one mean per command, no runs), which holds nothing \
+             to analyse: give rigor hyperfine's --export-json file instead"
+                .into(),
+        ));
+    }
     let column = |name: &str| {
         headers.iter().position(|h| h == name).ok_or_else(|| {
             err(
@@ -312,6 +323,12 @@ fn duplicate_message(
     )
 }
 
+/// Whether a CSV's header is hyperfine's `--export-csv` (`command,mean,stddev,median,…`).
+fn is_hyperfine_summary(headers: &csv::StringRecord) -> bool {
+    let h: Vec<&str> = headers.iter().take(4).collect();
+    h == ["command", "mean", "stddev", "median"]
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -386,6 +403,31 @@ mod tests {
         .unwrap();
         let back: Vec<&str> = read.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(back, names);
+    }
+
+    #[test]
+    fn an_empty_file_and_hyperfine_s_summary_are_said_for_what_they_are() {
+        let read = |text: &str| {
+            parse_long_csv(
+                Path::new("s.csv"),
+                text.as_bytes(),
+                &["run".to_string()],
+                "value",
+                None,
+                false,
+            )
+            .unwrap_err()
+            .to_string()
+        };
+        let e = read("");
+        assert!(e.contains("s.csv") && e.contains("empty"), "{e}");
+        let e = read(
+            "command,mean,stddev,median,user,system,min,max\n./a,0.15,0.01,0.16,0.05,0,0.12,0.17\n",
+        );
+        assert!(
+            e.contains("hyperfine's summary CSV") && e.contains("--export-json"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -516,3 +516,30 @@ fn a_sample_recorded_twice_is_refused_naming_the_file_and_record() {
         ))
         .stderr(predicate::str::contains("the same measurement as sample 3"));
 }
+
+/// An empty CSV, and hyperfine's summary CSV (means only), are said for what they are before
+/// `--levels` is asked for (a new user got "a CSV needs --levels" for both).
+#[test]
+fn a_csv_with_nothing_to_analyse_says_so() {
+    let dir = Dir::new();
+    std::fs::write(dir.path("empty.csv"), "").unwrap();
+    std::fs::write(
+        dir.path("hf.csv"),
+        "command,mean,stddev,median,user,system,min,max\n./a,0.15,0.01,0.16,0.05,0,0.12,0.17\n",
+    )
+    .unwrap();
+    rigor()
+        .arg("analyze")
+        .arg(dir.path("empty.csv"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("empty.csv: top level: is empty"));
+    rigor()
+        .arg("analyze")
+        .arg(dir.path("hf.csv"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "hf.csv:1: this is hyperfine's summary CSV",
+        ));
+}

@@ -141,6 +141,21 @@ impl AnalyzeRequest {
             .and_then(|f| std::fs::read_to_string(f).ok())
             .and_then(|text| rigor_store::long_csv::own_export_levels(&text));
         if is_csv && self.levels.is_empty() && own.is_none() {
+            // A file with nothing to analyse says so before asking for its columns.
+            if let Some(file) = self.files.first() {
+                let text = std::fs::read_to_string(file).unwrap_or_default();
+                if text.trim().is_empty() || text.starts_with("command,mean,stddev,median") {
+                    rigor_store::long_csv::parse_long_csv(
+                        file,
+                        text.as_bytes(),
+                        &["run".to_string()],
+                        "value",
+                        None,
+                        false,
+                    )
+                    .map_err(RequestError::CsvNothing)?;
+                }
+            }
             return Err(RequestError::CsvNeedsLevels);
         }
         if is_csv && self.files.len() > 1 {
