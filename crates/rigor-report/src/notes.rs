@@ -442,8 +442,14 @@ pub enum Shape {
     },
 }
 
-/// "3 commands, 10 executions each, seed 42" (after `rigor: `).
-pub fn opening(commands: usize, shape: Shape, seed: rigor_units::Seed) -> String {
+/// "3 commands, 10 executions each, seed 42" (after `rigor: `); "3 benchmarks" when
+/// `parameterised` (one command and `-L n 1,2,3` is three benchmarks, not three commands).
+pub fn opening(
+    commands: usize,
+    parameterised: bool,
+    shape: Shape,
+    seed: rigor_units::Seed,
+) -> String {
     let shape = match shape {
         Shape::Adaptive => "adaptive".to_string(),
         Shape::UntilDecided {
@@ -469,10 +475,12 @@ pub fn opening(commands: usize, shape: Shape, seed: rigor_units::Seed) -> String
             format!("{builds}{executions} executions each")
         }
     };
-    format!(
-        "{}, {shape}, seed {seed}",
+    let what = if parameterised {
+        crate::format::count(commands, "benchmark", "benchmarks")
+    } else {
         crate::format::count(commands, "command", "commands")
-    )
+    };
+    format!("{what}, {shape}, seed {seed}")
 }
 
 /// A benchmark's tuning (`rigor bench`): evaluations per sample, the time per evaluation it
@@ -562,15 +570,19 @@ mod tests {
             executions: 3,
         };
         assert_eq!(
-            opening(2, fixed, seed),
+            opening(2, false, fixed, seed),
             "2 commands, 5 builds × 3 executions each, seed 7"
+        );
+        assert_eq!(
+            opening(3, true, fixed, seed),
+            "3 benchmarks, 5 builds × 3 executions each, seed 7"
         );
         let decided = Shape::UntilDecided {
             per_build: None,
             max_rounds: 200,
         };
         assert_eq!(
-            opening(1, decided, seed),
+            opening(1, false, decided, seed),
             "1 command, until decided (rounds of 1 execution each, at most 200), seed 7"
         );
     }

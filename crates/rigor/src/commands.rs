@@ -76,7 +76,13 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     if s.exports.stdout.is_some() {
         output::summaries_to_stderr();
     }
-    let opening = rigor_report::notes::opening(s.commands_measured(), s.shape(), s.runner.seed);
+    let parameterised = s.parameters.iter().any(|p| !p.is_empty());
+    let opening = rigor_report::notes::opening(
+        s.commands_measured(),
+        parameterised,
+        s.shape(),
+        s.runner.seed,
+    );
     if !output::silent() {
         note!("rigor: {opening}");
     }
