@@ -475,6 +475,25 @@ fn notes(s: &RunSettings, r: &ResultFile, outcome: Outcome) -> Vec<Note> {
             notes.push(Note::IgnoreFailure);
         }
     }
+    // hyperfine's -i keeps a crashed run's time; rigor's records and skips it: said where it
+    // happened, since a crashing command then has no result here and one under hyperfine.
+    if s.runner.ignore_failure {
+        let crashed: Vec<String> = r
+            .benchmarks
+            .iter()
+            .filter(|b| {
+                b.failures
+                    .iter()
+                    .any(|f| f.stage.is_command() && (f.signal.is_some() || f.timed_out))
+            })
+            .map(|b| b.name.clone())
+            .collect();
+        if !crashed.is_empty() {
+            notes.push(Note::CrashesSkipped {
+                benchmarks: crashed,
+            });
+        }
+    }
     notes
 }
 

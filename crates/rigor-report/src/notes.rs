@@ -23,6 +23,12 @@ pub enum Note {
     Failed,
     /// A benchmarked command exited with a non-zero status, and `-i` was not given.
     IgnoreFailure,
+    /// With `-i`, executions of these benchmarks crashed (a signal) or timed out: recorded and
+    /// skipped, where hyperfine's `-i` keeps their times.
+    CrashesSkipped {
+        /// The benchmarks.
+        benchmarks: Vec<String>,
+    },
     /// A saved benchmark measured nothing (exit status 2).
     NothingMeasured,
     /// `--metric` names no wall time, but the run's length (`--precision`, `--budget`,
@@ -311,6 +317,13 @@ impl fmt::Display for Note {
             Self::Failed => f.write_str(
                 "a benchmark failed or measured nothing, or a metric asked for is in no \
                      benchmark (shown above), exit status 2",
+            ),
+            Self::CrashesSkipped { benchmarks } => write!(
+                f,
+                "note: -i measures executions that exit with a non-zero status; those killed by \
+                 a signal or a timeout ({}) are recorded and not measured, where hyperfine's -i \
+                 keeps their times",
+                benchmarks.join(", ")
             ),
             Self::IgnoreFailure => f.write_str(
                 "to measure a command whose exit status is not zero, use -i/--ignore-failure",

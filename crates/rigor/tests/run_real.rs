@@ -431,14 +431,22 @@ fn failures_are_numbered_as_the_user_counts_executions() {
             .arg(failing_on(n))
             .output()
             .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
-    let out = run(3);
+    let (out, err) = run(3);
     assert!(
-        out.contains("Failure: execution 2: the command was killed by signal 9"),
+        out.contains("Failure: execution 2: the command was killed by signal 9 (SIGKILL)"),
         "{out}"
     );
-    let out = run(1);
+    // Where hyperfine's -i would have kept the time, rigor says it did not.
+    assert!(
+        err.contains("those killed by a signal or a timeout") && err.contains("hyperfine's -i"),
+        "{err}"
+    );
+    let (out, _) = run(1);
     assert!(
         out.contains("Failure: warm-up execution 1: the command was killed by signal 9"),
         "{out}"
