@@ -1553,7 +1553,10 @@ const WHY: &str = "### Where the targets fail, and why\n\n\
   splits segments at their best split found about 1 point more recall for 0.1–0.25 more false \
   alarms per 1,000 pairs; looser candidates (E-divisive's merge at p 0.05 or 0.2, a split at \
   0.2, windows of 30 or 100 versions) found up to 3 points more of lusearch9's changes for up \
-  to 0.25 more false alarms: none is used. Around the machine-wide shift, a benchmark's own \
+  to 0.25 more false alarms; candidates from an optimal partition of the weighted levels \
+  (PELT, penalty 1 to 3 times ln n) beside E-divisive's found 1–3 points more of lusearch9's \
+  changes ≥ 5% and at most 1.6 more in the mixes, for 0.03–0.3 more false alarms per 1,000 \
+  pairs and one history fewer with xalan6's shift as one event: none is used. Around the machine-wide shift, a benchmark's own \
   data placed the +3% shift 10–25 versions off in xalan6 often enough to make about a third \
   of its false alarms; rigor's rows are what `track changes` reports, in which such a change, once \
   the benchmarks' joint test finds the shift, is the event's when it no longer holds with its \
