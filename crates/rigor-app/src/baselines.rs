@@ -71,7 +71,7 @@ impl Baselines {
             })?;
         }
         Ok(asked
-            .or_else(|| self.save.clone())
+            .or_else(|| self.save.as_deref().map(measuring_path))
             .or_else(|| self.compare.as_ref().map(|_| temp.join("result.json"))))
     }
 
@@ -88,8 +88,23 @@ impl Baselines {
             let path = path.to_path_buf();
             move |source| CargoBenchError::Baseline { what, path, source }
         };
+        // A run of some of the baseline's benchmarks (a filter, `--exact`) updates those and
+        // keeps the others, as criterion keeps a baseline per benchmark: it replaced the whole
+        // file, and the next `--baseline` had nothing to compare the others with.
+        let mut from_before = 0;
+        let mut measured = 0;
         if saved != result {
-            std::fs::copy(result, saved).map_err(failed("saving the baseline", saved))?;
+            let mut new = rigor_store::file::load(result).map_err(CargoBenchError::SaveBaseline)?;
+            measured = new.benchmarks.len();
+            if let Ok(old) = rigor_store::file::load(saved) {
+                for b in old.benchmarks {
+                    if !new.benchmarks.iter().any(|n| n.name == b.name) {
+                        new.benchmarks.push(b);
+                        from_before += 1;
+                    }
+                }
+            }
+            rigor_store::file::save(saved, &new).map_err(CargoBenchError::SaveBaseline)?;
         }
         let dir = sessions_dir(saved);
         std::fs::create_dir_all(&dir).map_err(failed("creating", &dir))?;
@@ -99,13 +114,33 @@ impl Baselines {
             .and_then(|p| p.file_stem()?.to_str()?.parse::<u64>().ok())
             .map_or(1, |n| n + 1);
         let file = dir.join(format!("{next:06}.json"));
+        // The session is what this run measured, without the benchmarks kept from before.
         std::fs::copy(result, &file).map_err(failed("saving the baseline's session", &file))?;
+        if *result == measuring_path(saved) {
+            let _ = std::fs::remove_file(result);
+        }
         kept.push(file);
         for old in kept.iter().take(kept.len().saturating_sub(SESSIONS_KEPT)) {
             std::fs::remove_file(old).map_err(failed("removing an old session", old))?;
         }
-        Ok(Some(Note::BaselineSaved(saved.clone())))
+        Ok(Some(if from_before > 0 {
+            Note::BaselineKept {
+                path: saved.clone(),
+                measured,
+                kept: from_before,
+            }
+        } else {
+            Note::BaselineSaved(saved.clone())
+        }))
     }
+}
+
+/// Where a run saving baseline `saved` writes as it measures: beside it, so that a killed run
+/// keeps what it measured and leaves the previous baseline whole (`NAME.json.measuring`).
+fn measuring_path(saved: &Path) -> PathBuf {
+    let mut name = saved.as_os_str().to_owned();
+    name.push(".measuring");
+    PathBuf::from(name)
 }
 
 /// How many sessions of a baseline are kept to tell how far a statistic moves between
@@ -266,6 +301,66 @@ mod tests {
         for bad in ["", "../x", "a/b", ".hidden"] {
             assert!(baseline_path(bad).is_err(), "{bad}");
         }
+    }
+
+    /// A save of some of a baseline's benchmarks (`--exact mix --save-baseline v3`) updates
+    /// those and keeps the others; the session holds only what was measured; a killed run's
+    /// file was beside the baseline, which stayed whole until the run ended.
+    #[test]
+    fn a_filtered_save_keeps_the_baselines_other_benchmarks() {
+        use rigor_store::{BenchmarkRecord, ResultFile, layout::Layout};
+        let dir = tempfile::tempdir().unwrap();
+        let saved = dir.path().join("v3.json");
+        let result = |names: &[&str], value: f64| {
+            let mut r = ResultFile::new(
+                rigor_units::Seed(1),
+                rigor_units::ConfidenceLevel::NINETY_FIVE,
+            );
+            for name in names {
+                let mut b = BenchmarkRecord::new(*name, *name, Layout::new(false, false));
+                b.samples = (0..2)
+                    .map(|i| rigor_store::schema::SampleRecord {
+                        build: None,
+                        round: i,
+                        execution: i,
+                        iteration: 0,
+                        value,
+                        warmup: false,
+                    })
+                    .collect();
+                r.benchmarks.push(b);
+            }
+            r
+        };
+        let b = Baselines {
+            save: Some(saved.clone()),
+            compare: None,
+        };
+        let first = b.result_path(None, dir.path()).unwrap().unwrap();
+        assert_eq!(first, dir.path().join("v3.json.measuring"));
+        rigor_store::file::save(&first, &result(&["mix", "sort"], 1.0)).unwrap();
+        b.keep(&first).unwrap();
+        assert!(!first.exists());
+        rigor_store::file::save(&first, &result(&["mix"], 2.0)).unwrap();
+        let note = b.keep(&first).unwrap().unwrap().to_string();
+        assert!(
+            note.contains("1 benchmark(s) measured now, 1 kept"),
+            "{note}"
+        );
+        let merged = rigor_store::file::load(&saved).unwrap();
+        let values: Vec<(String, f64)> = merged
+            .benchmarks
+            .iter()
+            .map(|b| (b.name.clone(), b.samples[0].value))
+            .collect();
+        assert_eq!(values, [("mix".into(), 2.0), ("sort".into(), 1.0)]);
+        let sessions = sessions_of(&saved);
+        assert_eq!(sessions.len(), 2);
+        assert_eq!(
+            sessions[1].benchmarks.len(),
+            1,
+            "the session is what was measured"
+        );
     }
 
     #[test]

@@ -496,6 +496,11 @@ pub fn settings_against(
             .filter(|o| !selected.iter().any(|s| s.name == o.name))
             .map(|o| against_name(&o.name, label)),
     );
+    // The sequence compares each benchmark with the first (the reference): right for one pair,
+    // every benchmark against the first's other build for more (a new user's trial).
+    if request.until_decided && both.len() > 2 {
+        return Err(crate::RequestError::UntilDecidedAgainst(both.len() / 2));
+    }
     let mut resolved = settings(&both, &both_evals, request)?;
     resolved.settings.versions = versions;
     Ok((resolved, alone))
@@ -630,6 +635,28 @@ mod tests {
             selected("sort/std/10", sort("10")),
             selected("sort/std/1000", sort("1000")),
         ]
+    }
+
+    /// `--until-decided` compares each benchmark with the first: with one benchmark and its
+    /// other build that is the pair; with more it would compare every benchmark with the first
+    /// one's other build (a new user saw `sort_100` "857× slower than mix @ HEAD~1"), so it is
+    /// refused with what to use instead.
+    #[test]
+    fn until_decided_against_another_build_takes_one_benchmark() {
+        let suite = suite();
+        let decided = || RunRequest {
+            until_decided: true,
+            ..request(None)
+        };
+        let one = settings_against(&suite[..1], &suite, &[9], decided(), "HEAD~1").unwrap();
+        assert_eq!(one.0.settings.benchmarks.len(), 2);
+        let e = settings_against(&suite, &suite, &[9, 3, 3], decided(), "HEAD~1")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("(3 benchmarks selected)") && e.contains("--exact"),
+            "{e}"
+        );
     }
 
     fn request(iterations: Option<usize>) -> RunRequest {

@@ -104,6 +104,9 @@ pub enum CargoBenchError {
         #[source]
         source: std::io::Error,
     },
+    /// The baseline could not be read back or written with the run's benchmarks.
+    #[error("saving the baseline")]
+    SaveBaseline(#[source] rigor_store::StoreError),
     /// The run could not be compared with its baseline.
     #[error("comparing with the baseline {}", path.display())]
     Compare {

@@ -316,6 +316,14 @@ pub enum RequestError {
         /// `--max-runs`.
         max: usize,
     },
+    /// `rigor bench --against --until-decided` with more than one benchmark: the sequence
+    /// compares every benchmark with one reference, not each with its other build.
+    #[error(
+        "--until-decided compares every benchmark with one reference, not each with its build \
+         from --against ({0} benchmarks selected): select one benchmark (--exact NAME), or use \
+         -r N or --precision P with --against"
+    )]
+    UntilDecidedAgainst(usize),
     /// `--until-decided` with one command.
     #[error(
         "--until-decided compares commands with a reference: give at least two commands (got {0})"

@@ -50,6 +50,9 @@ pub struct AnalyzeSettings {
     pub analysis: AnalysisSettings,
     /// Comparisons.
     pub comparison: ComparisonSettings,
+    /// Whether `--estimator` was given; without it a result rigor wrote is compared with the
+    /// statistic its run compared.
+    pub estimator_asked: bool,
     /// Diagnose warm-up, steady state, independence and the random initial state.
     pub diagnose: bool,
     /// Also the Mono project's robust estimate.
@@ -223,9 +226,17 @@ fn analyze_one(
     result: &mut ResultFile,
     first: &std::path::Path,
 ) -> Result<Analysed> {
-    let mut a = analyze_loaded(result, first, s.discard, &s.analysis, &s.comparison)?;
+    // A `rigor bench` result compared minimums: read back, it compares them again (the mean
+    // had been compared instead, silently), unless `--estimator` says otherwise.
+    let mut comparison = s.comparison.clone();
+    if !s.estimator_asked {
+        if let Some(recorded) = result.settings.as_ref().map(|r| r.estimator) {
+            comparison.estimator = recorded;
+        }
+    }
+    let mut a = analyze_loaded(result, first, s.discard, &s.analysis, &comparison)?;
     let r = &a.result;
-    let cs = CompareSettings::new(&s.comparison, s.analysis.confidence, r.seed);
+    let cs = CompareSettings::new(&comparison, s.analysis.confidence, r.seed);
     a.compared = crate::analysis::compared_statistics(r, &cs.config);
     a.ranking = ranking::ranking(r, &a.analyses, &cs, true);
     a.decided = crate::decided::saved_view(r);

@@ -451,6 +451,15 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             )
         }
         Verdict::Equivalent => format!("equivalent (within ±{band}{apart})"),
+        Verdict::Inconclusive if !c.minima_hold() => format!(
+            "inconclusive: the minimum of all moved, but the {}' own minima do not differ \
+             ({}, Mann–Whitney): the smallest rests on the few {} that reached it (a process \
+             state one side missed); more {} decide it",
+            v.units,
+            p_text("p", c.minima_p.unwrap_or(1.0)),
+            v.units,
+            v.units
+        ),
         Verdict::Inconclusive if v.fdr_demoted => format!(
             "inconclusive: beyond ±{band}, but not significant after false-discovery control \
              over the comparisons ({} > {})",

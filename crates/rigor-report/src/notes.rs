@@ -87,6 +87,15 @@ pub enum Note {
     },
     /// The result was saved as a baseline.
     BaselineSaved(std::path::PathBuf),
+    /// A baseline saved by a run of some of its benchmarks kept the others from before.
+    BaselineKept {
+        /// The baseline file.
+        path: std::path::PathBuf,
+        /// The benchmarks measured now.
+        measured: usize,
+        /// The benchmarks kept from the previous save.
+        kept: usize,
+    },
     /// A run of the default length stopped short of its target: more executions would have
     /// taken over the budget.
     DefaultLengthBudget {
@@ -384,6 +393,16 @@ impl fmt::Display for Note {
                 allocs,
             } => f.write_str(&tuned(name, *evals, *per_eval, *allocs)),
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
+            Self::BaselineKept {
+                path,
+                measured,
+                kept,
+            } => write!(
+                f,
+                "baseline saved to {}: {measured} benchmark(s) measured now, {kept} kept from its \
+                 previous save (not selected this time)",
+                path.display()
+            ),
             Self::LengthOnWallTime => f.write_str(
                 "note: how long the run measured (--precision, --budget, --until-decided, the \
                  default length) was decided on wall time; the metrics shown were not what it \

@@ -201,6 +201,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<AnalyzeSettings> {
         ],
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
+        estimator_asked: args.compare.estimator.is_some(),
         diagnose: args.diagnose,
         robust: args.robust,
         metrics: args.analysis.metric.0.clone(),

@@ -543,3 +543,28 @@ fn a_csv_with_nothing_to_analyse_says_so() {
             "hf.csv:1: this is hyperfine's summary CSV",
         ));
 }
+
+/// A result whose run compared minimums (`rigor bench`'s default, here `--estimator min`) is
+/// compared with minimums again when read back, unless `--estimator` says otherwise: `analyze`
+/// had compared the means instead, without a word (a new user's trial).
+#[test]
+fn a_result_is_compared_again_with_the_statistic_its_run_compared() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    sim()
+        .args(["--seed", "2", "-r", "8", "--estimator", "min"])
+        .args(["mean=10ms,execution=1%", "mean=11ms,execution=1%"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let out = stdout_of(rigor().arg("analyze").arg(&path));
+    assert!(out.contains("(min time)"), "{out}");
+    let out = stdout_of(
+        rigor()
+            .arg("analyze")
+            .arg(&path)
+            .args(["--estimator", "mean"]),
+    );
+    assert!(!out.contains("(min time)"), "{out}");
+}

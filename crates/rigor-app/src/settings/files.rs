@@ -101,6 +101,9 @@ pub struct AnalyzeRequest {
     pub analysis: AnalysisSettings,
     /// Comparisons.
     pub comparison: ComparisonSettings,
+    /// `--estimator` as given: without it a result rigor wrote is compared with the statistic
+    /// its run compared (the minimum for `rigor bench`), not the mean.
+    pub estimator_asked: bool,
     /// Diagnose warm-up, steady state, independence and the random initial state.
     pub diagnose: bool,
     /// Also a robust estimate.
@@ -184,6 +187,7 @@ impl AnalyzeRequest {
             discard: self.discard,
             analysis: self.analysis,
             comparison: self.comparison.clone(),
+            estimator_asked: self.estimator_asked,
             diagnose: self.diagnose,
             robust: self.robust,
             metrics: self.metrics.clone(),
