@@ -347,8 +347,24 @@ pub fn list(t: &Target) -> Result<Listing, CargoBenchError> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let l: Listed = serde_json::from_str(line)
-            .map_err(|e| harness_error(t, format!("--rigor-list line {}: {e}", i + 1)))?;
+        let l: Listed = match serde_json::from_str(line) {
+            Ok(l) => l,
+            // A plain `main` (`harness = false` without rigor-bench: a criterion bench being
+            // migrated) ignores the flag and prints its own output: not a rigor-bench target,
+            // skipped and said, rather than an error that stops every run.
+            Err(_) if listed.is_empty() => {
+                let shown: String = line.trim().chars().take(60).collect();
+                return Ok(Listing::NotRigorBench(format!(
+                    "it ignored --rigor-list and printed '{shown}'"
+                )));
+            }
+            Err(e) => {
+                return Err(harness_error(
+                    t,
+                    format!("--rigor-list line {}: {e}", i + 1),
+                ));
+            }
+        };
         listed.push(l);
     }
     Ok(Listing::Benchmarks(listed))
@@ -507,6 +523,33 @@ not json from a build script
                 dir: "/p/app".into(),
             }]
         );
+    }
+
+    /// A plain `main` (`harness = false`, no rigor-bench) ignores `--rigor-list`, exits 0 and
+    /// prints its own output: skipped with what it printed, not an error that stops every run
+    /// (a criterion user's trial); a rigor-bench listing that breaks after its first line is
+    /// still an error.
+    #[cfg(unix)]
+    #[test]
+    fn a_target_that_ignores_the_listing_flag_is_not_a_rigor_bench_harness() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = |body: &str| {
+            let path = dir.path().join(format!("t{}", body.len()));
+            std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            Target {
+                name: "plain".into(),
+                executable: path,
+                dir: dir.path().to_path_buf(),
+            }
+        };
+        match list(&target("echo 'sorting 100k: 1.7 ms'")).unwrap() {
+            Listing::NotRigorBench(said) => assert!(said.contains("sorting 100k"), "{said}"),
+            other => panic!("{other:?}"),
+        }
+        let broken = target("echo '{\"name\":\"fib\"}'; echo 'oops'");
+        assert!(list(&broken).is_err());
     }
 
     #[test]

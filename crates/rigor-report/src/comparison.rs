@@ -651,14 +651,21 @@ pub fn table_in(markup: Markup, views: &[ComparisonView<'_>]) -> String {
             );
             let level = format!("{}% CI ", crate::format::level_percent(c.level));
             let verdict = verdict_word_of(v.kind, c.verdict, &v.quantity);
+            // A verdict of sides measured apart carries that in the table too: pasted into a
+            // pull request, the terminal's warning is not beside it.
+            let apart = match v.apart {
+                Some(Apart::Runs) if c.verdict.is_change() => " (separate runs)",
+                Some(Apart::Blocks) if c.verdict.is_change() => " (one after another)",
+                _ => "",
+            };
             vec![
                 cell(markup, v.candidate),
                 cell(markup, v.baseline),
                 amount,
                 ci.trim_start_matches(&level).to_string(),
                 match markup {
-                    Markup::Markdown => format!("**{verdict}**"),
-                    Markup::AsciiDoc | Markup::OrgMode => format!("*{verdict}*"),
+                    Markup::Markdown => format!("**{verdict}**{apart}"),
+                    Markup::AsciiDoc | Markup::OrgMode => format!("*{verdict}*{apart}"),
                 },
             ]
         })
@@ -898,6 +905,13 @@ mod tests {
             ),
             "{text}"
         );
+        // The Markdown table carries it too (pasted into a pull request, without the warning).
+        let table = super::markdown(&[ComparisonView {
+            apart: Some(super::Apart::Runs),
+            ..view(&c)
+        }]);
+        assert!(table.contains("** (separate runs)"), "{table}");
+        assert!(!super::markdown(&[view(&c)]).contains("separate runs"));
         // An A/A estimate well inside the band, its interval far wider: not "close to the edge".
         let noisy = rigor_stats::compare::Comparison {
             ratio: 1.002,
