@@ -44,8 +44,15 @@ pub fn discover(
         return Err(CargoBenchError::NoRigorBench);
     }
     let selected = cargo_bench::select(&listed, filters, exact);
-    if selected.is_empty() && !list {
-        return Err(CargoBenchError::NoMatch(filters.join(", ")));
+    // `--list` with filters that match nothing is the same error as a run's: it printed
+    // nothing and exited 0.
+    if selected.is_empty() && (!list || !filters.is_empty()) {
+        let what = filters.join(", ");
+        return Err(CargoBenchError::NoMatch(if exact {
+            format!("exactly {what} (--exact)")
+        } else {
+            what
+        }));
     }
     Ok((selected, notes))
 }

@@ -420,8 +420,10 @@ impl fmt::Display for Note {
             Self::MinimumWithinRun { baseline: true } => f.write_str(
                 "note: the baseline was measured in other sessions, and a minimum moves between \
                  sessions by more than one run's interval shows: the comparison carries the \
-                 spread between the baseline's saved sessions (none saved twice: no verdict); \
-                 rigor bench --against REV|DIR measures both builds together",
+                 spread between the baseline's saved sessions (a baseline saved once gives no \
+                 verdict, and sessions saved back to back show less spread than a later \
+                 session under another load); rigor bench --against REV|DIR measures both \
+                 builds together",
             ),
             Self::BuildingAgainst { against, checkout } => match checkout {
                 Some(dir) => write!(

@@ -134,8 +134,34 @@ impl Capture {
             .map_err(|s| self.err(s))?;
         let mut buf = Vec::new();
         f.read_to_end(&mut buf).map_err(|s| self.err(s))?;
-        Ok(String::from_utf8_lossy(&buf).into_owned())
+        let tail = String::from_utf8_lossy(&buf).into_owned();
+        // A Rust panic under RUST_BACKTRACE=1 ends in frames: the tail then lacks the panic's
+        // message, which is what says what failed. It is put before the tail.
+        if len > STDERR_TAIL_BYTES && !tail.contains("panicked at") {
+            let mut head = Vec::new();
+            File::open(&self.path)
+                .and_then(|f| f.take(PANIC_SEARCH_BYTES).read_to_end(&mut head))
+                .map_err(|s| self.err(s))?;
+            if let Some(panic) = panic_message(&String::from_utf8_lossy(&head)) {
+                return Ok(format!("{panic}\n[…]\n{tail}"));
+            }
+        }
+        Ok(tail)
     }
+}
+
+/// How far into standard error a panic's message is looked for.
+const PANIC_SEARCH_BYTES: u64 = 64 * 1024;
+
+/// The line of a Rust panic (`thread 'main' panicked at src/lib.rs:3:5:`) and its message's
+/// first line, if standard error holds one.
+fn panic_message(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    let at = lines.find(|l| l.contains("panicked at"))?;
+    Some(match lines.next() {
+        Some(message) => format!("{at}\n{message}"),
+        None => at.to_string(),
+    })
 }
 
 impl ProcessExecutor {
@@ -774,6 +800,16 @@ mod tests {
             }
             Err(e) => panic!("unexpected error: {e}"),
         }
+    }
+
+    #[test]
+    fn a_panic_message_is_found_before_a_backtrace() {
+        let text = "thread 'main' panicked at benches/b.rs:9:5:\nboom\nstack backtrace:\n   0: x\n";
+        assert_eq!(
+            super::panic_message(text).as_deref(),
+            Some("thread 'main' panicked at benches/b.rs:9:5:\nboom")
+        );
+        assert_eq!(super::panic_message("just an error\n"), None);
     }
 
     #[test]
