@@ -151,19 +151,11 @@ pub fn parse_long_csv(
     if levels.is_empty() {
         return Err(err(0, "no level columns given".into()));
     }
-    if text.iter().all(u8::is_ascii_whitespace) {
-        return Err(StoreError::import(path, "", "is empty"));
+    if let Some(e) = nothing_to_analyse(path, text) {
+        return Err(e);
     }
     let mut reader = csv::Reader::from_reader(text);
     let headers = reader.headers().map_err(|e| err(1, e.to_string()))?.clone();
-    if is_hyperfine_summary(&headers) {
-        return Err(err(
-            1,
-            "this is hyperfine's summary CSV (one mean per command, no runs), which holds nothing \
-             to analyse: give rigor hyperfine's --export-json file instead"
-                .into(),
-        ));
-    }
     let column = |name: &str| {
         headers.iter().position(|h| h == name).ok_or_else(|| {
             err(
@@ -323,10 +315,23 @@ fn duplicate_message(
     )
 }
 
-/// Whether a CSV's header is hyperfine's `--export-csv` (`command,mean,stddev,median,…`).
-fn is_hyperfine_summary(headers: &csv::StringRecord) -> bool {
+/// Why a CSV holds nothing to analyse, whatever its columns: it is empty, or it is hyperfine's
+/// `--export-csv` (`command,mean,stddev,median,…`: one mean per command, no runs). Said before
+/// level columns are asked for or looked up.
+pub fn nothing_to_analyse(path: &Path, text: &[u8]) -> Option<StoreError> {
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Some(StoreError::import(path, "", "is empty"));
+    }
+    let mut reader = csv::Reader::from_reader(text);
+    let headers = reader.headers().ok()?;
     let h: Vec<&str> = headers.iter().take(4).collect();
-    h == ["command", "mean", "stddev", "median"]
+    (h == ["command", "mean", "stddev", "median"]).then(|| StoreError::Csv {
+        path: path.to_path_buf(),
+        line: 1,
+        message: "this is hyperfine's summary CSV (one mean per command, no runs), which holds \
+                  nothing to analyse: give rigor hyperfine's --export-json file instead"
+            .into(),
+    })
 }
 
 #[cfg(test)]

@@ -146,17 +146,12 @@ impl AnalyzeRequest {
         if is_csv && self.levels.is_empty() && own.is_none() {
             // A file with nothing to analyse says so before asking for its columns.
             if let Some(file) = self.files.first() {
-                let text = std::fs::read_to_string(file).unwrap_or_default();
-                if text.trim().is_empty() || text.starts_with("command,mean,stddev,median") {
-                    rigor_store::long_csv::parse_long_csv(
-                        file,
-                        text.as_bytes(),
-                        &["run".to_string()],
-                        "value",
-                        None,
-                        false,
-                    )
-                    .map_err(RequestError::CsvNothing)?;
+                // A file that cannot be read is said by the reading, later, as for any file.
+                let said = std::fs::read(file)
+                    .ok()
+                    .and_then(|text| rigor_store::long_csv::nothing_to_analyse(file, &text));
+                if let Some(e) = said {
+                    return Err(RequestError::CsvNothing(e));
                 }
             }
             return Err(RequestError::CsvNeedsLevels);

@@ -79,7 +79,7 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
 
 /// The confidence level as a percentage for text, e.g. `95%`.
 fn level(confidence: f64) -> String {
-    format!("{}%", tick(confidence * 100.0))
+    format!("{}%", crate::format::level_percent(confidence))
 }
 
 fn header(out: &mut String, view: &ReportView, title: &str) {
