@@ -451,7 +451,7 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             )
         }
         Verdict::Equivalent => format!("equivalent (within ±{band}{apart})"),
-        Verdict::Inconclusive if !c.minima_hold() => format!(
+        Verdict::Inconclusive if c.demoted_by_minima() => format!(
             "inconclusive: the minimum of all moved, but the {}' own minima do not differ \
              ({}, Mann–Whitney): the smallest rests on the few {} that reached it (a process \
              state one side missed); more {} decide it",

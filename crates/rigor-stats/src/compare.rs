@@ -749,6 +749,16 @@ impl Comparison {
         self.minima_p.is_none_or(|p| p <= 1.0 - self.level)
     }
 
+    /// Whether the executions' own minima alone made this comparison inconclusive: its
+    /// interval lies beyond the threshold, and [`Comparison::minima_hold`] does not.
+    pub fn demoted_by_minima(&self) -> bool {
+        !self.minima_hold()
+            && self.verdict == Verdict::Inconclusive
+            && self.ci.is_some_and(|ci| {
+                verdict_from_interval(ci.lower, ci.upper, self.threshold).is_change()
+            })
+    }
+
     /// Demotes a change that the executions' own minima do not bear out
     /// ([`Comparison::minima_hold`]) to inconclusive.
     fn guard_minima(&mut self) {
@@ -1470,6 +1480,18 @@ mod tests {
             let p = c.minima_p.unwrap();
             assert!(p > 0.05, "the executions' minima: p = {p}");
             assert_eq!(c.verdict, Verdict::Inconclusive, "paired: {paired}");
+            assert!(c.demoted_by_minima());
+            // An interval that holds no change is inconclusive by itself, whatever the minima
+            // say: not said to be demoted by them.
+            let wide = Comparison {
+                ci: Some(RatioInterval {
+                    lower: 0.94,
+                    upper: 2.3,
+                    ..ci
+                }),
+                ..c
+            };
+            assert!(!wide.demoted_by_minima());
             assert!(c.p_value >= p);
             // Every execution 10% slower: a regression, by both tests — at once when the
             // executions share one state, from 20 executions a side when they are split between
