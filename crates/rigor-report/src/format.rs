@@ -246,8 +246,11 @@ mod tests {
 }
 
 /// A confidence level as a percentage without the sign: `0.95` → `95`, `0.999` → `99.9` (to at
-/// most three decimals; rounding 99.9% to a whole number read "100% CI").
+/// most three decimals; rounding 99.9% to a whole number read "100% CI"); `n/a` when not finite.
 pub fn level_percent(level: f64) -> String {
+    if !level.is_finite() {
+        return "n/a".to_string();
+    }
     let s = format!("{:.3}", level * 100.0);
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
@@ -260,5 +263,7 @@ mod level_tests {
         assert_eq!(super::level_percent(0.999), "99.9");
         assert_eq!(super::level_percent(0.9999), "99.99");
         assert_eq!(super::level_percent(0.9), "90");
+        assert_eq!(super::level_percent(f64::NAN), "n/a");
+        assert_eq!(super::level_percent(f64::INFINITY), "n/a");
     }
 }
