@@ -220,6 +220,13 @@ pub fn analyze_measured(
     Ok(a)
 }
 
+/// Whether `result`'s benchmarks are compared with each other: unless `--reference` asks for
+/// it, not where the run did not (a `rigor bench` result holds different functions; comparing
+/// each with the first read "sort_100k is 7028503× slower than mix").
+fn compares_within(result: &ResultFile, comparison: &ComparisonSettings) -> bool {
+    comparison.reference.is_some() || result.settings.as_ref().is_none_or(|s| s.compared_within)
+}
+
 /// Analyses one result (already seen through its metric) as `analyze` asks.
 fn analyze_one(
     s: &AnalyzeSettings,
@@ -238,7 +245,9 @@ fn analyze_one(
     let r = &a.result;
     let cs = CompareSettings::new(&comparison, s.analysis.confidence, r.seed);
     a.compared = crate::analysis::compared_statistics(r, &cs.config);
-    a.ranking = ranking::ranking(r, &a.analyses, &cs, true);
+    if compares_within(r, &comparison) {
+        a.ranking = ranking::ranking(r, &a.analyses, &cs, true);
+    }
     a.decided = crate::decided::saved_view(r);
     if s.diagnose {
         a.diagnoses = r
@@ -327,8 +336,11 @@ fn analyze_loaded(
         .reference
         .clone()
         .or_else(|| result.settings.as_ref().and_then(|s| s.reference.clone()));
-    let (mut computed, warnings) =
-        comparisons::within_run(result, &analyses, reference.as_deref(), &cs)?;
+    let (mut computed, warnings) = if compares_within(result, comparison) {
+        comparisons::within_run(result, &analyses, reference.as_deref(), &cs)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
     result.warnings.extend(warnings);
     result.comparisons = comparisons::records(&computed);
     crate::decided::reapply_saved(&saved, result, &mut computed);

@@ -746,6 +746,25 @@ pub struct RunSettingsRecord {
     /// was kept have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
+    /// Whether the run compared its benchmarks with each other: `rigor bench` measures
+    /// different functions and compares them only with `--reference`, so `rigor analyze` of its
+    /// result does not either (files written before it was kept: `true`).
+    #[serde(
+        default = "compared_within",
+        skip_serializing_if = "is_compared_within"
+    )]
+    pub compared_within: bool,
+}
+
+/// The default of [`RunSettingsRecord::compared_within`].
+fn compared_within() -> bool {
+    true
+}
+
+/// Whether `compared_within` is its default, left out of the file.
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_compared_within(v: &bool) -> bool {
+    *v
 }
 
 impl BenchmarkRecord {

@@ -568,3 +568,38 @@ fn a_result_is_compared_again_with_the_statistic_its_run_compared() {
     );
     assert!(!out.contains("(min time)"), "{out}");
 }
+
+/// A run that did not compare its benchmarks (a `rigor bench` result: different functions) is
+/// not compared when read back either, unless `--reference` asks for it: `analyze` had compared
+/// every function with the first ("sort_100k is 7028503× slower than mix").
+#[test]
+fn a_result_whose_run_did_not_compare_is_not_compared_when_read_back() {
+    let dir = Dir::new();
+    let path = dir.path("r.json");
+    sim()
+        .args(["--seed", "2", "-r", "8"])
+        .args(["mean=10ms,execution=1%", "mean=20ms,execution=1%"])
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let mut r = json(&path);
+    assert!(
+        r["settings"].get("compared_within").is_none(),
+        "the default is left out"
+    );
+    let out = stdout_of(rigor().arg("analyze").arg(&path));
+    assert!(out.contains("Comparisons"), "{out}");
+    r["settings"]["compared_within"] = serde_json::json!(false);
+    std::fs::write(&path, serde_json::to_string(&r).unwrap()).unwrap();
+    let out = stdout_of(rigor().arg("analyze").arg(&path));
+    assert!(
+        out.contains("Benchmark 2") && !out.contains("Comparisons") && !out.contains("slower"),
+        "{out}"
+    );
+    let out = stdout_of(rigor().arg("analyze").arg(&path).args(["--reference", "1"]));
+    assert!(
+        out.contains("Comparisons") && out.contains("slower"),
+        "{out}"
+    );
+}

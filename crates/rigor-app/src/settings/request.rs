@@ -665,6 +665,7 @@ impl RunRequest {
             estimator: c.estimator,
             resamples: c.resamples,
             reference: c.reference.clone(),
+            compared_within: c.enabled,
         }
     }
 }

@@ -184,6 +184,15 @@ fn lists_tunes_and_measures_each_function_across_processes() {
     }
     // The evaluations are the same in every execution: one command per benchmark.
     assert_eq!(r["settings"]["estimator"], "min");
+    // Read back, the different functions are not compared either ("sum/1000 is 98× slower
+    // than sum/10").
+    assert_eq!(r["settings"]["compared_within"], false);
+    let out = rigor().arg("analyze").arg(&path).assert().success();
+    let stdout = text(&out.get_output().stdout);
+    assert!(
+        stdout.contains("Benchmark 2: sum/1000") && !stdout.contains("Comparisons"),
+        "{stdout}"
+    );
 }
 
 /// The samples of each measured execution of each benchmark of a result.
