@@ -624,7 +624,14 @@ fn separate_runs(old: &ResultFile, new: &ResultFile) -> Option<Warning> {
     Some(Warning::SeparateRuns {
         old_started: a.map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()),
         new_started: b.map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()),
+        suite: [old, new].iter().all(|r| is_suite(r)),
     })
+}
+
+/// Whether `result` is a `rigor bench` run's: its benchmarks, a suite's functions, were not
+/// compared with each other.
+fn is_suite(result: &ResultFile) -> bool {
+    result.settings.as_ref().is_some_and(|s| !s.compared_within)
 }
 
 /// Whether two results hold the same benchmarks with the same measurements (a file compared

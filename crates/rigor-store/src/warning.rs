@@ -144,6 +144,10 @@ pub enum Warning {
         old_started: Option<String>,
         /// When the new one started, when known.
         new_started: Option<String>,
+        /// Both are `rigor bench` results (a suite's functions), measured together by
+        /// `rigor bench --against`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        suite: bool,
     },
     /// Benchmarks of one result compared with each other were each measured in a block of its
     /// own, one after another (as hyperfine measures its commands, or rigor when their setups
@@ -312,18 +316,24 @@ impl std::fmt::Display for Warning {
             Self::SeparateRuns {
                 old_started,
                 new_started,
+                suite,
             } => {
                 let when = match (old_started, new_started) {
                     (Some(a), Some(b)) => format!(" (started {a} and {b})"),
                     _ => String::new(),
+                };
+                let together = if *suite {
+                    "`rigor bench --against REV`, interleaved"
+                } else {
+                    "`rigor run OLD NEW`, interleaved"
                 };
                 write!(
                     f,
                     "old and new were measured in separate runs{when}: each difference also \
                      holds whatever changed on the machine between them (load, clock frequency, \
                      memory layout), which these intervals do not cover (on a loaded machine, \
-                     tens of percent); for a verdict, measure both in one run (`rigor run OLD \
-                     NEW`, interleaved) or track the versions (`rigor track`), whose sessions \
+                     tens of percent); for a verdict, measure both in one run ({together}) \
+                     or track the versions (`rigor track`), whose sessions \
                      are modelled"
                 )
             }

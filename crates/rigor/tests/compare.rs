@@ -189,7 +189,27 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
         .stderr(predicate::str::contains(
             "old and new were measured in separate runs (started ",
         ))
-        .stderr(predicate::str::contains("measure both in one run"));
+        .stderr(predicate::str::contains(
+            "measure both in one run (`rigor run OLD NEW`, interleaved)",
+        ));
+    // Two `rigor bench` results (a suite's functions) are measured together by its --against.
+    let suites: Vec<_> = [&old, &new]
+        .iter()
+        .map(|p| {
+            let mut r = json(p);
+            r["settings"]["compared_within"] = serde_json::json!(false);
+            let to = p.with_extension("suite.json");
+            std::fs::write(&to, serde_json::to_string(&r).unwrap()).unwrap();
+            to
+        })
+        .collect();
+    rigor()
+        .arg("compare")
+        .args(&suites)
+        .assert()
+        .stderr(predicate::str::contains(
+            "measure both in one run (`rigor bench --against REV`, interleaved)",
+        ));
     // Comparing two results pairs benchmarks by name: a --reference (any) was ignored before.
     for reference in ["nope", "parse"] {
         rigor()

@@ -364,7 +364,8 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
     assert!(stdout.contains("Against the baseline"), "{stdout}");
     let stderr = text(&out.get_output().stderr);
     assert!(
-        stderr.contains("note: the baseline was measured in other sessions"),
+        stderr.contains("note: the baseline was measured in other sessions")
+            && stderr.contains("`rigor bench --against REV`"),
         "{stderr}"
     );
     // 20 times slower: a regression, exit 1; the report carries the comparison.
