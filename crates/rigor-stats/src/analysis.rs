@@ -147,7 +147,7 @@ impl Analysis {
     /// in their unit) when it is narrower, and says so with [`Warning::AtResolution`]. Values
     /// quantised by a coarse clock that all tie give an interval of width zero otherwise.
     /// Nothing changes for a half-step that is not positive and finite, or an interval already
-    /// as wide.
+    /// as wide. A lower bound that was not negative is taken no further than zero.
     pub fn floor_at_resolution(&mut self, half_step: f64) {
         let ci = &mut self.interval;
         let shorter_side = (ci.mean - ci.lower).min(ci.upper - ci.mean);
@@ -155,7 +155,14 @@ impl Analysis {
             return;
         }
         let longer_side = (ci.mean - ci.lower).max(ci.upper - ci.mean);
+        let lower_before = ci.lower;
         ci.widen_to(half_step);
+        // Resolution is a clock's: the data are durations, and the floor takes a lower bound
+        // that was not negative no further than zero.
+        if lower_before >= 0.0 && ci.lower < 0.0 {
+            ci.lower = 0.0;
+            ci.half_width = (ci.upper - ci.lower) / 2.0;
+        }
         if longer_side <= half_step {
             // The floor now makes both sides: a skew among values that tie on the clock's steps
             // (or differ by rounding) is no skew to widen for.
@@ -290,6 +297,14 @@ mod tests {
         a.floor_at_resolution(0.005);
         a.floor_at_resolution(f64::NAN);
         assert_eq!(a, before);
+        // A half-step beyond the estimate: the lower bound stops at zero (a duration).
+        a.floor_at_resolution(5.0);
+        let ci = a.interval;
+        assert_eq!(ci.lower, 0.0, "{ci:?}");
+        assert!(
+            (ci.upper - 8.0).abs() < 1e-12 && (ci.half_width - 4.0).abs() < 1e-12,
+            "{ci:?}"
+        );
     }
 
     fn two_level(groups: &[Vec<f64>]) -> Analysis {

@@ -63,10 +63,17 @@ impl Resolution {
 
     /// `[lower, upper]`, an interval around `estimate`, widened where needed so that each bound
     /// is at least half a step from the estimate ([`Floored::at_resolution`] says whether it
-    /// was).
+    /// was). A duration is not negative: the lower bound is widened no further than zero unless
+    /// it was already below (an estimate under half a step read "0.000 ns [-13.00 ns .. ]").
     pub fn floor(self, estimate: Seconds, lower: Seconds, upper: Seconds) -> Floored<Seconds> {
         let h = self.half_step();
-        let (lo, hi) = (estimate - h, estimate + h);
+        let zero = if lower < Seconds::ZERO {
+            lower
+        } else {
+            Seconds::ZERO
+        };
+        let lo = estimate - h;
+        let (lo, hi) = (if lo < zero { zero } else { lo }, estimate + h);
         Floored {
             lower: if lo < lower { lo } else { lower },
             upper: if hi > upper { hi } else { upper },
@@ -180,6 +187,21 @@ mod tests {
         let f = r.floor(ns(3.0), ns(2.9), ns(3.1));
         assert!(!f.at_resolution);
         assert_eq!((f.lower, f.upper), (ns(2.9), ns(3.1)));
+    }
+
+    #[test]
+    fn a_duration_under_half_a_step_keeps_a_lower_bound_of_zero() {
+        // --evals 1 with a 26 ns clock: a 1 ns routine reads 0 in every sample.
+        let r = Resolution::per_evaluation(ns(26.0), 1).unwrap();
+        let f = r.floor(ns(0.0), ns(0.0), ns(0.0));
+        assert!(f.at_resolution);
+        assert_eq!(f.lower, Seconds::ZERO);
+        assert!(close(f.upper.get(), 13e-9), "{f:?}");
+        let f = r.floor(ns(5.0), ns(4.0), ns(6.0));
+        assert_eq!(f.lower, Seconds::ZERO);
+        // A bound already below zero (an estimate that can be negative) is kept.
+        let f = r.floor(ns(0.0), ns(-1.0), ns(1.0));
+        assert_eq!(f.lower, ns(-1.0));
     }
 
     #[test]
