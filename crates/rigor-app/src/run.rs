@@ -343,7 +343,13 @@ pub fn run(
         by_metric
     };
     let outcome = found.outcome(settings.comparison.fail_on);
-    let mut notes = notes(settings, &result, outcome);
+    let failed = (outcome == Outcome::Failed).then(|| Note::Failed {
+        benchmarks: failed_benchmarks(&report, &result),
+        metric_missing: result.warnings.iter().any(
+            |w| matches!(w, rigor_store::Warning::NoMetric { benchmark, .. } if benchmark.is_empty()),
+        ),
+    });
+    let mut notes = notes(settings, &result, failed);
     if !metrics_shown(settings).is_empty()
         && !settings.metrics.iter().any(rigor_units::Metric::is_wall)
         && matches!(
@@ -408,21 +414,30 @@ fn analyse(result: &mut ResultFile, settings: &RunSettings) -> Result<(Analyses,
     Ok((analyses, computed))
 }
 
+/// The benchmarks that stopped after a failure or measured nothing. With --ignore-failure a
+/// benchmark whose every execution failed still "completes": it measured nothing, which is a
+/// failure all the same.
+fn failed_benchmarks(report: &Report, result: &ResultFile) -> Vec<String> {
+    result
+        .benchmarks
+        .iter()
+        .enumerate()
+        .filter(|(i, b)| {
+            report
+                .status
+                .get(*i)
+                .is_some_and(|s| *s != BenchmarkStatus::Completed)
+                || (!b.failures.is_empty() && b.samples.iter().all(|s| s.warmup))
+        })
+        .map(|(_, b)| b.name.clone())
+        .collect()
+}
+
 /// What a run found, for its outcome.
 fn findings(report: &Report, computed: &[Computed], result: &ResultFile) -> Findings {
-    // With --ignore-failure a benchmark whose every execution failed still "completes": it
-    // measured nothing, which is a failure all the same.
-    let failed = report
-        .status
-        .iter()
-        .any(|s| *s != BenchmarkStatus::Completed)
-        || result
-            .benchmarks
-            .iter()
-            .any(|b| !b.failures.is_empty() && b.samples.iter().all(|s| s.warmup));
     Findings {
         interrupted: matches!(report.ending, Ending::Interrupted),
-        failed,
+        failed: !failed_benchmarks(report, result).is_empty(),
         verdicts: computed
             .iter()
             .map(|c| c.comparison.verdict)
@@ -434,7 +449,7 @@ fn findings(report: &Report, computed: &[Computed], result: &ResultFile) -> Find
 
 /// The notes after a run: a `--discard` that found nothing to discard, a failure and, when a
 /// command exited with a non-zero status, `-i`.
-fn notes(s: &RunSettings, r: &ResultFile, outcome: Outcome) -> Vec<Note> {
+fn notes(s: &RunSettings, r: &ResultFile, failed: Option<Note>) -> Vec<Note> {
     let mut notes = Vec::new();
     let timed_only: Vec<String> = r
         .benchmarks
@@ -462,8 +477,8 @@ fn notes(s: &RunSettings, r: &ResultFile, outcome: Outcome) -> Vec<Note> {
             }
         }
     }
-    if outcome == Outcome::Failed {
-        notes.push(Note::Failed);
+    if let Some(failed) = failed {
+        notes.push(failed);
         // The one failure `-i/--ignore-failure` is meant for (as hyperfine suggests it): a
         // benchmarked command (not a build or a hook) exited with a non-zero status.
         let exited = r.benchmarks.iter().any(|b| {

@@ -19,8 +19,14 @@ pub enum Note {
         /// The benchmarks.
         benchmarks: Vec<String>,
     },
-    /// A benchmark failed or measured nothing (exit status 2).
-    Failed,
+    /// A benchmark failed or measured nothing, or a metric asked for is in no benchmark (exit
+    /// status 2).
+    Failed {
+        /// The benchmarks that failed or measured nothing.
+        benchmarks: Vec<String>,
+        /// A metric asked for is in no benchmark.
+        metric_missing: bool,
+    },
     /// A benchmarked command exited with a non-zero status, and `-i` was not given.
     IgnoreFailure,
     /// With `-i`, executions of these benchmarks crashed (a signal) or timed out: recorded and
@@ -323,10 +329,25 @@ impl fmt::Display for Note {
                  executions",
                 benchmarks.join(", ")
             ),
-            Self::Failed => f.write_str(
-                "a benchmark failed or measured nothing, or a metric asked for is in no \
-                     benchmark (shown above), exit status 2",
-            ),
+            Self::Failed {
+                benchmarks,
+                metric_missing,
+            } => {
+                let names: Vec<String> = benchmarks.iter().map(|b| format!("'{b}'")).collect();
+                let failed = match names.len() {
+                    0 => None,
+                    1 => Some(format!("{} failed or measured nothing", names[0])),
+                    _ => Some(format!("{} failed or measured nothing", names.join(", "))),
+                };
+                let missing = metric_missing.then_some("a metric asked for is in no benchmark");
+                let what = match (failed, missing) {
+                    (Some(a), Some(b)) => format!("{a}, and {b}"),
+                    (Some(a), None) => a,
+                    (None, Some(b)) => b.to_string(),
+                    (None, None) => "the run failed".to_string(),
+                };
+                write!(f, "{what} (shown above), exit status 2")
+            }
             Self::CrashesSkipped { benchmarks } => write!(
                 f,
                 "note: -i measures executions that exit with a non-zero status; those killed by \

@@ -88,7 +88,7 @@ pub fn notes(list: &[rigor_report::notes::Note]) {
     for n in list {
         let status = matches!(
             n,
-            Note::Failed | Note::IgnoreFailure | Note::NothingMeasured | Note::Gated
+            Note::Failed { .. } | Note::IgnoreFailure | Note::NothingMeasured | Note::Gated
         );
         if status || !silent() {
             note!("rigor: {n}");

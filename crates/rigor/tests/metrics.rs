@@ -137,6 +137,15 @@ fn several_metrics_each_under_its_heading_and_as_json() {
 #[test]
 fn a_metric_the_data_lacks_is_an_error_that_says_what_would_record_it() {
     let dir = Dir::new();
+    // A run measures, shows the metrics it has, and ends saying which failure is its status.
+    sim()
+        .args(["mean=10ms", "-r", "4", "--metric", "wall,allocations"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("Metric wall"))
+        .stderr(predicate::str::contains(
+            "rigor: a metric asked for is in no benchmark (shown above), exit status 2",
+        ));
     let path = dir.path("sim.json");
     sim()
         .args(["mean=10ms", "-r", "4", "--export-json"])

@@ -32,8 +32,14 @@ fn commands_run_through_a_shell_when_they_have_shell_syntax_or_when_asked() {
         .stdout(
             predicate::str::contains("exited with code 3").and(predicate::str::contains("boom")),
         )
-        // As hyperfine does, the way to measure it anyway is named.
-        .stderr(predicate::str::contains("use -i/--ignore-failure"));
+        // As hyperfine does, the way to measure it anyway is named, after which benchmark
+        // failed (not "a benchmark failed or measured nothing, or a metric asked for is in no
+        // benchmark").
+        .stderr(predicate::str::contains("use -i/--ignore-failure"))
+        .stderr(predicate::str::contains(
+            "rigor: 'echo boom >&2; exit 3' failed or measured nothing (shown above), exit \
+             status 2",
+        ));
     rigor()
         .args(["run", "-r", "2", "no-such-program-rigor-test"])
         .assert()
