@@ -2,6 +2,7 @@
 //! compared with (`--baseline NAME`), the sessions each baseline keeps, and the widening of a
 //! comparison with a baseline by how far its statistic moved between those sessions.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rigor_report::notes::Note;
@@ -75,6 +76,22 @@ impl Baselines {
             .or_else(|| self.compare.as_ref().map(|_| temp.join("result.json"))))
     }
 
+    /// The evaluations per sample each benchmark of the baseline was measured with, by name:
+    /// from the baseline compared with, else the one saved to when it exists (its sessions are
+    /// then measured alike). Empty when there is none or it cannot be read.
+    pub fn evals(&self) -> HashMap<String, u64> {
+        let Some(path) = self.compare.as_ref().or(self.save.as_ref()) else {
+            return HashMap::new();
+        };
+        let Ok(r) = rigor_store::file::load(path) else {
+            return HashMap::new();
+        };
+        r.benchmarks
+            .iter()
+            .filter_map(|b| Some((b.name.clone(), evals_of(&b.command)?)))
+            .collect()
+    }
+
     /// Saves `result` as the baseline to save, if any, and as the newest of its sessions
     /// ([`sessions_of`]: the last [`SESSIONS_KEPT`] are kept); the note saying so.
     ///
@@ -133,6 +150,14 @@ impl Baselines {
             Note::BaselineSaved(saved.clone())
         }))
     }
+}
+
+/// The `--evals N` of a bench command as a result records it (quoted words, the harness's
+/// flags last).
+fn evals_of(command: &str) -> Option<u64> {
+    let words = shell_words::split(command).ok()?;
+    let at = words.iter().rposition(|w| w == "--evals")?;
+    words.get(at + 1)?.parse().ok()
 }
 
 /// Where a run saving baseline `saved` writes as it measures: beside it, so that a killed run
@@ -233,6 +258,18 @@ fn widen_by(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bench_commands_evaluations_are_read_back() {
+        assert_eq!(
+            evals_of("'/t/my bench' --bench --exact 'sum/10' --evals 37"),
+            Some(37)
+        );
+        assert_eq!(evals_of("/t/b --bench --exact --evals --evals 5"), Some(5));
+        assert_eq!(evals_of("/t/b --bench --exact x"), None);
+        assert_eq!(evals_of("/t/b --evals"), None);
+        assert_eq!(evals_of("'unclosed --evals 3"), None);
+    }
 
     /// A baseline comparison of `ratio` (10 executions of 5 samples each side), named `name`.
     fn computed(name: &str, ratio: f64) -> crate::comparisons::Computed {

@@ -59,13 +59,20 @@ pub fn discover(
 
 /// Evaluations per sample: `fixed` (`--evals`) for every benchmark, else the evaluations its
 /// group fixes, else tuned once per benchmark (the consecutive benchmarks of one target in one
-/// process), each tuning told to `told` as it is known.
+/// process), each tuning told to `told` as it is known. A tuned benchmark that `baseline` (its
+/// baseline's counts by name, [`Baselines::evals`]) measured keeps the baseline's count, unless
+/// that is over [`KEPT_EVALS_LIMIT`] times the tuned one: a minimum of samples that each
+/// average other evaluations is another statistic, and tuning alone moved a count 13 to 182
+/// from one run to the next under load.
 ///
 /// # Errors
 /// A harness that fails to tune.
+///
+/// [`Baselines::evals`]: crate::baselines::Baselines::evals
 pub fn evals(
     selected: &[Selected],
     fixed: Option<u64>,
+    baseline: &std::collections::HashMap<String, u64>,
     told: &mut dyn FnMut(Note),
 ) -> Result<Vec<u64>> {
     if let Some(n) = fixed {
@@ -83,16 +90,36 @@ pub fn evals(
             .collect();
         let target = &selected[group[0]].target;
         for (&i, t) in group.iter().zip(cargo_bench::tune(target, &names)?) {
+            let kept = baseline.get(&selected[i].name).copied();
+            let evals = kept_or_tuned(kept, t.evals);
             told(Note::Tuned {
                 name: selected[i].name.clone(),
-                evals: t.evals,
+                evals,
                 per_eval: t.per_eval_ns.map(|ns| Seconds::from_unit(ns, TimeUnit::Ns)),
                 allocs: t.allocs.map(|a| (a.allocations, a.bytes)),
+                baseline: kept.map(|k| rigor_report::notes::KeptEvals {
+                    baseline: k,
+                    tuned: t.evals,
+                }),
             });
-            out[i] = Some(t.evals);
+            out[i] = Some(evals);
         }
     }
     Ok(out.into_iter().map(|e| e.unwrap_or(1)).collect())
+}
+
+/// How many times the tuned evaluations per sample a baseline's count may be and still be
+/// kept: past it the routine became much slower, and the baseline's count would make each
+/// sample as many times longer.
+pub const KEPT_EVALS_LIMIT: u64 = 16;
+
+/// The baseline's evaluations per sample `kept` unless over [`KEPT_EVALS_LIMIT`] times the
+/// `tuned` ones, which are taken otherwise.
+fn kept_or_tuned(kept: Option<u64>, tuned: u64) -> u64 {
+    match kept {
+        Some(k) if k <= tuned.saturating_mul(KEPT_EVALS_LIMIT) => k,
+        _ => tuned,
+    }
 }
 
 /// What each group of the selected benchmarks gives them in this run, and which of its settings
@@ -675,16 +702,31 @@ mod tests {
     }
 
     #[test]
+    fn a_baselines_evaluations_are_kept_unless_far_above_the_tuned_ones() {
+        assert_eq!(kept_or_tuned(None, 37), 37);
+        assert_eq!(kept_or_tuned(Some(182), 13), 182);
+        assert_eq!(kept_or_tuned(Some(13), 182), 13);
+        assert_eq!(kept_or_tuned(Some(16 * 13), 13), 208);
+        assert_eq!(kept_or_tuned(Some(16 * 13 + 1), 13), 13);
+        assert_eq!(kept_or_tuned(Some(u64::MAX), u64::MAX / 2), u64::MAX);
+    }
+
+    #[test]
     fn a_groups_settings_reach_its_benchmarks_unless_the_command_line_replaces_them() {
         let suite = suite();
         // Its evaluations are not tuned (no harness is run here: tuning would fail).
         let mut told = Vec::new();
         assert_eq!(
-            evals(&suite[1..], None, &mut |n| told.push(n)).unwrap(),
+            evals(&suite[1..], None, &Default::default(), &mut |n| told
+                .push(n))
+            .unwrap(),
             [3, 3]
         );
         assert!(told.is_empty(), "{told:?}");
-        assert_eq!(evals(&suite, Some(5), &mut |_| {}).unwrap(), [5, 5, 5]);
+        assert_eq!(
+            evals(&suite, Some(5), &Default::default(), &mut |_| {}).unwrap(),
+            [5, 5, 5]
+        );
 
         let r = settings(&suite, &[9, 3, 3], request(None)).unwrap();
         let s = &r.settings;

@@ -3,6 +3,15 @@
 
 use std::fmt;
 
+/// A baseline's evaluations per sample beside those tuned now ([`Note::Tuned`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeptEvals {
+    /// The baseline's count.
+    pub baseline: u64,
+    /// The count tuned now.
+    pub tuned: u64,
+}
+
 /// One note.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -88,6 +97,8 @@ pub enum Note {
         evals: u64,
         /// Time per evaluation.
         per_eval: Option<rigor_units::Seconds>,
+        /// The baseline's count, when it measured this benchmark.
+        baseline: Option<KeptEvals>,
         /// Allocations and bytes per iteration.
         allocs: Option<(f64, f64)>,
     },
@@ -412,7 +423,8 @@ impl fmt::Display for Note {
                 evals,
                 per_eval,
                 allocs,
-            } => f.write_str(&tuned(name, *evals, *per_eval, *allocs)),
+                baseline,
+            } => f.write_str(&tuned(name, *evals, *per_eval, *allocs, *baseline)),
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
             Self::BaselineKept {
                 path,
@@ -588,13 +600,26 @@ fn tuned(
     evals: u64,
     per_eval: Option<rigor_units::Seconds>,
     allocs: Option<(f64, f64)>,
+    baseline: Option<KeptEvals>,
 ) -> String {
     let mut text = format!(
         "{name}: {evals} evaluation{} per sample",
         if evals == 1 { "" } else { "s" }
     );
-    if let Some(t) = per_eval {
-        text += &format!(" (tuned at {t} per evaluation)");
+    let at = per_eval.map_or(String::new(), |t| format!(" at {t} per evaluation"));
+    match baseline {
+        Some(k) if k.baseline == evals && k.tuned != evals => {
+            text += &format!(" as in the baseline (tuned now{at}: {})", k.tuned);
+        }
+        Some(k) if k.baseline != evals => {
+            text += &format!(
+                " (tuned{at}; the baseline's {} would make each sample {}× as long)",
+                k.baseline,
+                k.baseline / evals.max(1)
+            );
+        }
+        _ if per_eval.is_some() => text += &format!(" (tuned{at})"),
+        _ => {}
     }
     if let Some((allocations, bytes)) = allocs {
         let count = |v: f64| {
@@ -663,10 +688,32 @@ mod tests {
             evals: 1,
             per_eval: None,
             allocs: Some((2.0, 0.5)),
+            baseline: None,
         };
         assert_eq!(
             note.to_string(),
             "sum: 1 evaluation per sample, 2 allocations and 0.500 bytes per iteration"
+        );
+        let tuned = |evals, baseline, tuned| Note::Tuned {
+            name: "mix".into(),
+            evals,
+            per_eval: Some(rigor_units::Seconds(1e-9)),
+            allocs: None,
+            baseline: Some(KeptEvals { baseline, tuned }),
+        };
+        assert_eq!(
+            tuned(100, 100, 37).to_string(),
+            "mix: 100 evaluations per sample as in the baseline (tuned now at 1.000 ns per \
+             evaluation: 37)"
+        );
+        assert_eq!(
+            tuned(37, 37, 37).to_string(),
+            "mix: 37 evaluations per sample (tuned at 1.000 ns per evaluation)"
+        );
+        assert_eq!(
+            tuned(2, 100, 2).to_string(),
+            "mix: 2 evaluations per sample (tuned at 1.000 ns per evaluation; the baseline's \
+             100 would make each sample 50× as long)"
         );
     }
 }

@@ -54,7 +54,10 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         }
         None => None,
     };
-    let evals = bench::evals(&selected, args.evals, &mut |n| output::notes(&[n]))?;
+    // A baseline's benchmarks are measured with its evaluations per sample, as their minimums
+    // are compared (or its sessions' spread taken).
+    let kept = baselines.evals();
+    let evals = bench::evals(&selected, args.evals, &kept, &mut |n| output::notes(&[n]))?;
     let estimator = args.options.compare.estimator;
     let request = bench::suite_request(settings::request(&[], &args.options), estimator);
     let mut resolved = match &against {
