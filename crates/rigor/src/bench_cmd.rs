@@ -102,15 +102,52 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
             .or_else(|| inputs.then(|| temp.path().join("result.json"))),
     };
     s.exports.files.json = result.clone();
-    let mut outcome = commands::execute(s, true)?;
+    let outcome = commands::execute(s, true)?;
+    let run = Run {
+        args,
+        against: against.as_ref().map(|(a, _)| *a),
+        baselines: &baselines,
+        result: result.as_deref(),
+        inputs,
+    };
+    // The baseline is saved after the comparisons, which read it as it was before this run
+    // (`--save-baseline X --baseline X` compares with the last X, then saves), and whatever
+    // they find: the run's measurements are kept.
+    let compared = after_run(&run, s, outcome);
     if let Some(result) = &result {
         output::notes(baselines.keep(result)?.as_slice());
     }
-    if let (true, Some(result), Outcome::Ok) = (inputs, &result, outcome) {
+    compared
+}
+
+/// What [`after_run`] needs of the run.
+struct Run<'a> {
+    args: &'a BenchArgs,
+    against: Option<&'a bench::Against>,
+    baselines: &'a Baselines,
+    result: Option<&'a std::path::Path>,
+    inputs: bool,
+}
+
+/// After the measurements: the tables across inputs, the comparisons with the other build and
+/// with the baseline, and the outcome they decide.
+fn after_run(
+    run: &Run<'_>,
+    s: &rigor_app::settings::RunSettings,
+    mut outcome: Outcome,
+) -> Result<Outcome> {
+    let Run {
+        args,
+        against,
+        baselines,
+        result,
+        inputs,
+    } = *run;
+    if let (true, Some(result), Outcome::Ok) = (inputs, result, outcome) {
         let baseline = baselines.compare.as_deref().zip(args.baseline.as_deref());
         across_inputs(s, &bench::across_inputs(result, s, baseline)?)?;
     }
-    if let (Some((a, _)), Some(both), Outcome::Ok) = (&against, &result, outcome) {
+    if let (Some(a), Some(both), Outcome::Ok) = (against, result, outcome) {
         let c = bench::against_compared(both, &a.label, s)?;
         let heading = rigor_report::comparison::against_build(&a.label);
         emit(&heading);
@@ -129,7 +166,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     if against.is_none() {
         output::notes(bench::within_run_note(s, baselines.compare.is_some()).as_slice());
     }
-    if let (Some(old), Some(new), Outcome::Ok) = (&baselines.compare, &result, outcome) {
+    if let (Some(old), Some(new), Outcome::Ok) = (&baselines.compare, result, outcome) {
         let c = bench::against_baseline(old, new, s)?;
         let heading = rigor_report::comparison::against_baseline(&old.display().to_string());
         emit(&heading);

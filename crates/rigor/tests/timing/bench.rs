@@ -271,6 +271,38 @@ fn a_groups_settings_reach_every_execution_and_the_report_plots_it_across_the_in
     assert!(html.contains("class=\"plot overview-parameter\""));
     assert!(html.contains("scan/xor") && html.contains("scan/add"));
 
+    // Saving a baseline of benchmarks with inputs tables them too: the run's file, moved into
+    // the baseline's session, was read where it had been written ("No such file", exit 2).
+    let out = bench(&root)
+        .args([
+            "-r",
+            "2",
+            "--seed",
+            "7",
+            "scan/xor",
+            "--save-baseline",
+            "inputs",
+        ])
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert!(stdout.contains("scan: min ("), "{stdout}");
+    let out = bench(&root)
+        .args([
+            "-r",
+            "2",
+            "--seed",
+            "8",
+            "scan/xor",
+            "--save-baseline",
+            "inputs",
+        ])
+        .args(["--baseline", "inputs"])
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert!(stdout.contains("Against the baseline"), "{stdout}");
+
     // The command line replaces the group's settings, and says so.
     let out = bench(&root)
         .args([
@@ -357,7 +389,9 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
             .collect()
     };
     assert!(
-        sessions.iter().all(|r| commands(r) == commands(&sessions[0])),
+        sessions
+            .iter()
+            .all(|r| commands(r) == commands(&sessions[0])),
         "{:?}",
         sessions.iter().map(commands).collect::<Vec<_>>()
     );
