@@ -59,7 +59,8 @@ pub fn discover(
 
 /// Evaluations per sample: `fixed` (`--evals`) for every benchmark, else the evaluations its
 /// group fixes, else tuned once per benchmark (the consecutive benchmarks of one target in one
-/// process), each tuning told to `told` as it is known. A tuned benchmark that `baseline` (its
+/// process, each benchmark within `timeout` besides tuning's own time), each tuning told to
+/// `told` as it is known. A tuned benchmark that `baseline` (its
 /// baseline's counts by name, [`Baselines::evals`]) measured keeps the baseline's count, unless
 /// that is over [`KEPT_EVALS_LIMIT`] times the tuned one: a minimum of samples that each
 /// average other evaluations is another statistic, and tuning alone moved a count 13 to 182
@@ -73,6 +74,7 @@ pub fn evals(
     selected: &[Selected],
     fixed: Option<u64>,
     baseline: &std::collections::HashMap<String, u64>,
+    timeout: Option<Seconds>,
     told: &mut dyn FnMut(Note),
 ) -> Result<Vec<u64>> {
     if let Some(n) = fixed {
@@ -89,7 +91,10 @@ pub fn evals(
             .map(|&i| selected[i].function.clone())
             .collect();
         let target = &selected[group[0]].target;
-        for (&i, t) in group.iter().zip(cargo_bench::tune(target, &names)?) {
+        for (&i, t) in group
+            .iter()
+            .zip(cargo_bench::tune(target, &names, timeout)?)
+        {
             let kept = baseline.get(&selected[i].name).copied();
             let evals = kept_or_tuned(kept, t.evals);
             told(Note::Tuned {
@@ -717,14 +722,14 @@ mod tests {
         // Its evaluations are not tuned (no harness is run here: tuning would fail).
         let mut told = Vec::new();
         assert_eq!(
-            evals(&suite[1..], None, &Default::default(), &mut |n| told
+            evals(&suite[1..], None, &Default::default(), None, &mut |n| told
                 .push(n))
             .unwrap(),
             [3, 3]
         );
         assert!(told.is_empty(), "{told:?}");
         assert_eq!(
-            evals(&suite, Some(5), &Default::default(), &mut |_| {}).unwrap(),
+            evals(&suite, Some(5), &Default::default(), None, &mut |_| {}).unwrap(),
             [5, 5, 5]
         );
 

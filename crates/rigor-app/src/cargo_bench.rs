@@ -284,8 +284,12 @@ fn harness_error(t: &Target, message: impl Into<String>) -> CargoBenchError {
     }
 }
 
-fn run_harness(t: &Target, args: &[String]) -> Result<std::process::Output, CargoBenchError> {
-    Command::new(&t.executable)
+fn run_harness(
+    t: &Target,
+    args: &[String],
+    limit: Option<std::time::Duration>,
+) -> Result<std::process::Output, CargoBenchError> {
+    let mut child = Command::new(&t.executable)
         .arg("--bench")
         .args(args)
         .current_dir(&t.dir)
@@ -293,8 +297,47 @@ fn run_harness(t: &Target, args: &[String]) -> Result<std::process::Output, Carg
         .env_remove(SAMPLES_FILE_ENV)
         .env_remove(ITERATIONS_ENV)
         .stdin(Stdio::null())
-        .output()
-        .map_err(|e| harness_error(t, format!("cannot be run: {e}")))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| harness_error(t, format!("cannot be run: {e}")))?;
+    // Read both pipes while waiting, so that a harness that writes much never blocks on them.
+    let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = read(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = read(child.stderr.take().map(|p| Box::new(p) as _));
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if limit.is_some_and(|l| started.elapsed() > l) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(harness_error(
+                    t,
+                    format!(
+                        "{} did not end within {} (--timeout, for each benchmark it holds)",
+                        args.first().map_or("the harness", String::as_str),
+                        rigor_units::Seconds(limit.unwrap_or_default().as_secs_f64())
+                    ),
+                ));
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
+            Err(e) => return Err(harness_error(t, format!("cannot be waited for: {e}"))),
+        }
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
 }
 
 /// A benchmark as its harness lists it (`--rigor-list`): its name, the parts of the name when
@@ -334,7 +377,7 @@ impl Listed {
 /// # Errors
 /// The executable cannot be run, or lists lines that are not `{"name": …}`.
 pub fn list(t: &Target) -> Result<Listing, CargoBenchError> {
-    let out = run_harness(t, &["--rigor-list".to_string()])?;
+    let out = run_harness(t, &["--rigor-list".to_string()], None)?;
     if !out.status.success() {
         let said = String::from_utf8_lossy(&out.stderr);
         let first = said.lines().next().unwrap_or("").trim().to_string();
@@ -394,22 +437,53 @@ pub struct Tuned {
     pub allocs: Option<Allocs>,
 }
 
-/// Tunes the evaluations per sample of `names` in one process of `t`.
+/// The time tuning one benchmark may take besides `--timeout`: rigor-bench samples it for up
+/// to 5 s (its `DEFAULT_MAX_TIME`) after a warm-up of 0.1 s by default.
+const TUNING_ALLOWANCE_S: f64 = 6.0;
+
+/// Tunes the evaluations per sample of `names` in one process of `t`, each within `timeout`
+/// (and the time tuning takes).
 ///
 /// # Errors
 /// The harness fails, or its answer misses a benchmark or is not JSON lines.
-pub fn tune(t: &Target, names: &[String]) -> Result<Vec<Tuned>, CargoBenchError> {
+pub fn tune(
+    t: &Target,
+    names: &[String],
+    timeout: Option<rigor_units::Seconds>,
+) -> Result<Vec<Tuned>, CargoBenchError> {
     let mut args = vec!["--rigor-tune".to_string(), "--exact".to_string()];
     args.extend(names.iter().cloned());
-    let out = run_harness(t, &args)?;
+    // For each benchmark tuned in the process, an execution's limit beside tuning's own
+    // sampling: a routine that never returns hung the run here, before any execution was timed.
+    let limit = timeout.filter(|s| s.is_positive()).map(|s| {
+        std::time::Duration::from_secs_f64(
+            (s.get() + TUNING_ALLOWANCE_S) * names.len().max(1) as f64,
+        )
+    });
+    let out = run_harness(t, &args, limit)?;
+    let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        // The harness reports each benchmark as it is tuned: the first not reported failed.
+        let reported: Vec<&str> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Tuned>(l).ok())
+            .map(|tuned| {
+                names
+                    .iter()
+                    .find(|n| **n == tuned.name)
+                    .map_or("", |n| n.as_str())
+            })
+            .collect();
+        let which = names
+            .iter()
+            .find(|n| !reported.contains(&n.as_str()))
+            .map_or(String::new(), |n| format!(" of '{n}'"));
         return Err(harness_error(
             t,
-            format!("tuning failed ({}): {said}", out.status),
+            format!("tuning{which} failed ({}): {said}", out.status),
         ));
     }
-    let text = String::from_utf8_lossy(&out.stdout);
     let mut by_name: HashMap<String, Tuned> = HashMap::new();
     for (i, line) in text
         .lines()

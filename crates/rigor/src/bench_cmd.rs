@@ -56,10 +56,12 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     };
     // A baseline's benchmarks are measured with its evaluations per sample, as their minimums
     // are compared (or its sessions' spread taken).
-    let kept = baselines.evals();
-    let evals = bench::evals(&selected, args.evals, &kept, &mut |n| output::notes(&[n]))?;
     let estimator = args.options.compare.estimator;
     let request = bench::suite_request(settings::request(&[], &args.options), estimator);
+    let kept = baselines.evals();
+    let evals = bench::evals(&selected, args.evals, &kept, request.timeout, &mut |n| {
+        output::notes(&[n]);
+    })?;
     let mut resolved = match &against {
         Some((a, other)) => {
             if !selected

@@ -49,9 +49,20 @@ fn spin(n: u64) -> u64 {
 fn main() {
     // FIXTURE_SLOW makes `spin` 20 times slower: a regression between two runs.
     let n = if std::env::var_os("FIXTURE_SLOW").is_some() { 2_000 } else { 100 };
+    // FIXTURE_HANG makes `spin` never return; FIXTURE_PANIC makes `sum` panic.
+    let hang = std::env::var_os("FIXTURE_HANG").is_some();
+    let panics = std::env::var_os("FIXTURE_PANIC").is_some();
     Harness::new()
-        .bench("spin", move |b: &mut Bench| b.iter(|| spin(black_box(n))))
-        .bench_with_inputs("sum", [10u64, 1000], |b, &k| {
+        .bench("spin", move |b: &mut Bench| {
+            b.iter(|| {
+                while hang {
+                    std::hint::spin_loop();
+                }
+                spin(black_box(n))
+            })
+        })
+        .bench_with_inputs("sum", [10u64, 1000], move |b, &k| {
+            assert!(!panics, "sum cannot add up");
             b.iter(|| (0..black_box(k)).sum::<u64>())
         })
         // A group with settings of its own, two functions across an input.
@@ -96,6 +107,8 @@ fn bench(root: &Path) -> assert_cmd::Command {
         .env("CARGO_TARGET_DIR", workspace().join("target/bench-fixture"))
         .env("CARGO_NET_OFFLINE", "true")
         .env_remove("FIXTURE_SLOW")
+        .env_remove("FIXTURE_HANG")
+        .env_remove("FIXTURE_PANIC")
         .arg("bench");
     cmd
 }
@@ -336,6 +349,34 @@ fn a_groups_settings_reach_every_execution_and_the_report_plots_it_across_the_in
             .ends_with("--evals 5")
     );
     assert_eq!(samples_per_execution(&r), vec![2; 2]);
+}
+
+/// Tuning runs under `--timeout` too (a routine that never returns hung `rigor bench` before
+/// any execution), and a benchmark that fails there is named.
+#[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
+fn a_benchmark_that_hangs_or_panics_while_tuning_is_named_and_stopped() {
+    let _alone = crate::alone();
+    let dir = Dir::new();
+    let root = project(&dir);
+    let started = std::time::Instant::now();
+    bench(&root)
+        .env("FIXTURE_HANG", "1")
+        .args(["--timeout", "1s", "-r", "2", "--exact", "spin"])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--rigor-tune did not end within 7.000 s (--timeout, for each benchmark it holds)",
+        ));
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    bench(&root)
+        .env("FIXTURE_PANIC", "1")
+        .args(["-r", "2", "spin", "sum"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("tuning of 'sum/10' failed"))
+        .stderr(predicates::str::contains("sum cannot add up"));
 }
 
 #[test]
