@@ -295,6 +295,8 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
         comparison,
         // The first metric asked for, as the tables show.
         metrics: s.metrics.first().cloned().into_iter().collect(),
+        // The run's statistic, whatever the baseline's run compared.
+        estimator_asked: true,
     })
     .map_err(|e| CargoBenchError::Compare {
         path: old.to_path_buf(),
@@ -580,6 +582,7 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
             analysis: s.analysis,
             comparison,
             metrics: Vec::new(),
+            estimator_asked: true,
         },
         true,
     )

@@ -416,6 +416,9 @@ pub struct CompareFilesSettings {
     pub comparison: ComparisonSettings,
     /// What is compared (`--metric`; empty: wall time).
     pub metrics: Vec<Metric>,
+    /// Whether `--estimator` was given; without it, two results whose runs compared the same
+    /// statistic (`rigor bench`'s: the minimum) are compared with it, as `analyze` does.
+    pub estimator_asked: bool,
 }
 
 /// Two results compared benchmark by benchmark.
@@ -533,6 +536,16 @@ pub fn compare_metrics(s: &CompareFilesSettings) -> Result<Vec<ComparedFiles>> {
             new: join(&s.new),
         });
     }
+    let mut s = s.clone();
+    if !s.estimator_asked {
+        let recorded = |r: &ResultFile| r.settings.as_ref().map(|x| x.estimator);
+        if let (Some(a), Some(b)) = (recorded(&old), recorded(&new)) {
+            if a == b {
+                s.comparison.estimator = a;
+            }
+        }
+    }
+    let s = &s;
     or_wall(&s.metrics)
         .iter()
         .map(|metric| {

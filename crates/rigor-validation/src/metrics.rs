@@ -398,6 +398,7 @@ pub fn compare(old: &ResultFile, new: &ResultFile, metric: &Metric, seed: u64) -
         comparison: Default::default(),
         // The results are projected onto the metric here.
         metrics: Vec::new(),
+        estimator_asked: true,
     };
     let compared = compare_loaded(
         old.for_metric(metric)?,

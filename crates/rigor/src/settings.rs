@@ -220,6 +220,7 @@ pub fn compare(args: &CompareArgs) -> Result<CompareFilesSettings> {
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
         metrics: args.analysis.metric.0.clone(),
+        estimator_asked: args.compare.estimator.is_some(),
     };
     let markdown = args.export_markdown.as_deref();
     Ok(CompareFilesSettings::from_sides(

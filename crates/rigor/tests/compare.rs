@@ -379,3 +379,39 @@ fn results_with_nothing_to_compare_say_what_each_holds() {
              'mean=2ms,execution=1%')",
         ));
 }
+
+/// Two results whose runs compared minimums (`rigor bench`'s) are compared with minimums, as
+/// `analyze` reads them, unless `--estimator` says otherwise: `compare` had switched to the
+/// mean without a word (a new user's trial).
+#[test]
+fn results_are_compared_with_the_statistic_their_runs_compared() {
+    let dir = Dir::new();
+    let (old, new) = (dir.path("old.json"), dir.path("new.json"));
+    for (path, seed) in [(&old, "1"), (&new, "2")] {
+        sim()
+            .args([
+                "--seed",
+                seed,
+                "-r",
+                "6",
+                "--estimator",
+                "min",
+                "mean=10ms,execution=1%",
+            ])
+            .arg("--export-json")
+            .arg(path)
+            .args(["--style", "none"])
+            .assert()
+            .success();
+    }
+    let out = stdout_of(rigor().arg("compare").arg(&old).arg(&new));
+    assert!(out.contains("(min time)"), "{out}");
+    let out = stdout_of(
+        rigor()
+            .arg("compare")
+            .arg(&old)
+            .arg(&new)
+            .args(["--estimator", "mean"]),
+    );
+    assert!(!out.contains("(min time)"), "{out}");
+}
