@@ -74,13 +74,25 @@ pub fn analyze_record(
             .warnings
             .push(rigor_stats::analysis::Warning::TimedOutLeftOut {
                 left_out: timed_out,
-                measured: b
-                    .samples
-                    .iter()
-                    .filter(|s| !s.warmup)
-                    .map(|s| (s.build, s.round, s.execution))
-                    .collect::<std::collections::HashSet<_>>()
-                    .len(),
+                measured: executions_measured(b),
+            });
+    }
+    let mut signals: Vec<i32> = b
+        .failures
+        .iter()
+        .filter(|f| !f.warmup && !f.timed_out && f.stage.is_command())
+        .filter_map(|f| f.signal)
+        .collect();
+    if !signals.is_empty() {
+        let left_out = signals.len();
+        signals.sort_unstable();
+        signals.dedup();
+        analysis
+            .warnings
+            .push(rigor_stats::analysis::Warning::CrashedLeftOut {
+                left_out,
+                measured: executions_measured(b),
+                signals,
             });
     }
     if let Some(r) = b.resolution() {
@@ -91,6 +103,16 @@ pub fn analyze_record(
     }
     b.analysis = Some(record_of(&analysis, settings.confidence));
     Ok(analysis)
+}
+
+/// The executions of `b` that gave measured samples.
+fn executions_measured(b: &BenchmarkRecord) -> usize {
+    b.samples
+        .iter()
+        .filter(|s| !s.warmup)
+        .map(|s| (s.build, s.round, s.execution))
+        .collect::<std::collections::HashSet<_>>()
+        .len()
 }
 
 /// The top level's name when it is builds measured one after another (every round of

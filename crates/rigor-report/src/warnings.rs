@@ -29,6 +29,21 @@ pub fn text(w: &Warning) -> String {
             crate::format::count(*left_out, "execution", "executions"),
             if *left_out == 1 { "is" } else { "are" }
         ),
+        Warning::CrashedLeftOut {
+            left_out,
+            measured,
+            signals,
+        } => {
+            let signals: Vec<String> = signals.iter().map(i32::to_string).collect();
+            format!(
+                "{} killed by a signal ({}) {} left out of the {measured} analysed (-i measures \
+                 non-zero exits, not crashes): the mean is of the executions that did not crash, \
+                 which may not be the command's typical ones",
+                crate::format::count(*left_out, "execution", "executions"),
+                signals.join(", "),
+                if *left_out == 1 { "is" } else { "are" }
+            )
+        }
         Warning::Unbalanced => {
             "units have unequal numbers of measurements (failures, discards or an adaptive design): variance components \
              use Henderson's method I; the interval from top-level means stays valid"

@@ -86,6 +86,17 @@ pub enum Warning {
         /// Executions analysed.
         measured: usize,
     },
+    /// Executions killed by a signal (a crash) were recorded and left out, as `-i` asks: what
+    /// remains is the executions that did not crash, which may not be the command's typical
+    /// ones. Set by whoever knows the failures.
+    CrashedLeftOut {
+        /// Executions left out.
+        left_out: usize,
+        /// Executions analysed.
+        measured: usize,
+        /// The signals that killed them, ascending, each once.
+        signals: Vec<i32>,
+    },
     /// The top-level means look multimodal or heavy-tailed and are too few to have seen a mode
     /// of one unit in five with 95% probability: a mode they missed is invisible to any
     /// interval.

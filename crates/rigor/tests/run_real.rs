@@ -452,6 +452,29 @@ fn failures_are_numbered_as_the_user_counts_executions() {
         err.contains("those killed by a signal or a timeout") && err.contains("hyperfine's -i"),
         "{err}"
     );
+    // The executions left are those that did not crash: a warning, which --fail-on warning
+    // gates on (it had been a note only, exit 0).
+    assert!(
+        out.contains("1 execution killed by a signal (9) is left out of the 3 analysed"),
+        "{out}"
+    );
+    let _ = std::fs::remove_file(dir.path("count"));
+    rigor()
+        .current_dir(dir.0.path())
+        .args([
+            "run",
+            "-r",
+            "4",
+            "-w",
+            "1",
+            "-i",
+            "--fail-on",
+            "warning",
+            "--shell",
+        ])
+        .arg(failing_on(3))
+        .assert()
+        .code(1);
     let (out, _) = run(1);
     assert!(
         out.contains("Failure: warm-up execution 1: the command was killed by signal 9"),
