@@ -54,6 +54,27 @@ pub fn discover(
             what
         }));
     }
+    let unmatched: Vec<String> = filters
+        .iter()
+        .filter(|f| {
+            !selected.iter().any(|s| {
+                let n = &s.listed.name;
+                if exact {
+                    n == *f
+                } else {
+                    n.contains(f.as_str())
+                }
+            })
+        })
+        .cloned()
+        .collect();
+    // `--exact isort add_one` measured add_one alone, without a word about isort.
+    if !selected.is_empty() && !unmatched.is_empty() {
+        notes.push(Note::FiltersUnmatched {
+            filters: unmatched,
+            exact,
+        });
+    }
     Ok((selected, notes))
 }
 
@@ -499,6 +520,29 @@ pub fn against_name(name: &str, label: &str) -> String {
     format!("{name} @ {label}")
 }
 
+/// Whether `--until-decided` (`until_decided`) can measure `selected` against the other
+/// build's `other`: one pair only. The sequence compares each benchmark with the first (the
+/// reference): right for one pair, every benchmark against the first's other build for more (a
+/// new user's trial). Checked before tuning, which it would otherwise follow.
+///
+/// # Errors
+/// [`RequestError::UntilDecidedAgainst`](crate::RequestError::UntilDecidedAgainst) with the
+/// number of pairs.
+pub fn check_until_decided(
+    selected: &[Selected],
+    other: &[Selected],
+    until_decided: bool,
+) -> Result<(), crate::RequestError> {
+    let pairs = selected
+        .iter()
+        .filter(|s| other.iter().any(|o| o.name == s.name))
+        .count();
+    if until_decided && pairs > 1 {
+        return Err(crate::RequestError::UntilDecidedAgainst(pairs));
+    }
+    Ok(())
+}
+
 /// `rigor run`'s settings for both builds measured together: for each selected benchmark of the
 /// current build that the other build has too, the other's (named [`against_name`], version
 /// `label`) then the current one's, each with the evaluations tuned on the current build (the
@@ -537,11 +581,7 @@ pub fn settings_against(
             .filter(|o| !selected.iter().any(|s| s.name == o.name))
             .map(|o| against_name(&o.name, label)),
     );
-    // The sequence compares each benchmark with the first (the reference): right for one pair,
-    // every benchmark against the first's other build for more (a new user's trial).
-    if request.until_decided && both.len() > 2 {
-        return Err(crate::RequestError::UntilDecidedAgainst(both.len() / 2));
-    }
+    check_until_decided(selected, other, request.until_decided)?;
     let mut resolved = settings(&both, &both_evals, request)?;
     resolved.settings.versions = versions;
     Ok((resolved, alone))

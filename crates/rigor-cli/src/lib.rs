@@ -1051,7 +1051,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub exact: bool,
     /// List the benchmarks and exit.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["against", "baseline", "save_baseline"])]
     pub list: bool,
     /// Evaluations per sample for every benchmark (default: tuned for each).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

@@ -74,6 +74,13 @@ pub enum Note {
         /// What it answered.
         said: String,
     },
+    /// Filters of `rigor bench` that matched no benchmark, where others did.
+    FiltersUnmatched {
+        /// The filters.
+        filters: Vec<String>,
+        /// `--exact`: filters are whole names.
+        exact: bool,
+    },
     /// `rigor bench` tunes this many benchmarks.
     Tuning(usize),
     /// The settings a group of a bench target (rigor-bench's `Harness::group`) gives its
@@ -411,6 +418,16 @@ impl fmt::Display for Note {
                 f,
                 "skipping bench target '{target}': not a rigor-bench harness ({said})"
             ),
+            Self::FiltersUnmatched { filters, exact } => {
+                let names: Vec<String> = filters.iter().map(|x| format!("'{x}'")).collect();
+                write!(
+                    f,
+                    "warning: no benchmark {} {}: selecting what the other filters match \
+                     (`rigor bench --list` lists the names)",
+                    if *exact { "is named" } else { "matches" },
+                    names.join(", ")
+                )
+            }
             Self::Tuning(n) => write!(f, "tuning evaluations per sample for {n} benchmark(s)"),
             Self::FromGroup {
                 group,

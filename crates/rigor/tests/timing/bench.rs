@@ -138,6 +138,15 @@ fn lists_tunes_and_measures_each_function_across_processes() {
         stderr.contains("skipping bench target 'plain': not a rigor-bench harness"),
         "{stderr}"
     );
+    // A filter that matches nothing, beside one that does, is said (it was dropped silently).
+    bench(&root)
+        .args(["--list", "--exact", "spin", "nosuch"])
+        .assert()
+        .success()
+        .stdout("spin\n")
+        .stderr(predicates::str::contains(
+            "warning: no benchmark is named 'nosuch': selecting what the other filters match",
+        ));
 
     let path = dir.path("r.json");
     let out = bench(&root)
@@ -515,6 +524,22 @@ fn against_measures_two_builds_together_and_compares_them_round_by_round() {
         .stderr(predicates::str::contains(
             "--against no-such-rev: unknown revision 'no-such-rev'",
         ));
+    // --list lists this build: with --against it is refused, not a silent exit 0.
+    bench(&root)
+        .args(["--list", "--against", "HEAD~9"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("'--list' cannot be used with"));
+    // --until-decided takes one pair, refused before anything is tuned.
+    let out = bench(&root)
+        .args(["--against", "HEAD~1", "--until-decided", "spin", "sum"])
+        .assert()
+        .code(2);
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("--exact NAME") && !stderr.contains("tuning evaluations"),
+        "{stderr}"
+    );
 
     let common = ["-r", "4", "--iterations", "10", "--seed", "3", "spin"];
     let md = dir.path("against.md");
