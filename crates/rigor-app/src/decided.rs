@@ -69,6 +69,8 @@ pub fn measure(
         sequential,
         max_rounds,
         budget,
+        // The statistic compared: its comparison and its sequence decide on the same thing.
+        per_execution: settings.comparison.estimator,
     };
     let report = run_until_decided(
         &settings.benchmarks,

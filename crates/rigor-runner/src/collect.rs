@@ -146,10 +146,15 @@ impl BenchData {
         !self.ended
     }
 
-    /// The mean of each top-level unit, keyed by its build (with builds) or by the round its
-    /// execution ran in (without): what a comparison pairs by. A build's mean is the mean of its
-    /// executions' means.
-    pub fn unit_means(&self, with_builds: bool) -> std::collections::BTreeMap<usize, f64> {
+    /// The value of each top-level unit, keyed by its build (with builds) or by the round its
+    /// execution ran in (without): what a comparison pairs by. Each execution's values are
+    /// summarised by `statistic` (their mean, or their minimum for a comparison of minimums),
+    /// and a build's value is the mean of its executions'.
+    pub fn unit_values(
+        &self,
+        with_builds: bool,
+        statistic: rigor_stats::Estimator,
+    ) -> std::collections::BTreeMap<usize, f64> {
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         let mut units: std::collections::BTreeMap<usize, Vec<f64>> = Default::default();
         for ((build, _, values), &round) in self.executions.iter().zip(&self.rounds) {
@@ -158,7 +163,7 @@ impl BenchData {
             } else {
                 round
             };
-            units.entry(key).or_default().push(mean(values));
+            units.entry(key).or_default().push(statistic.apply(values));
         }
         units.into_iter().map(|(k, v)| (k, mean(&v))).collect()
     }
@@ -331,5 +336,49 @@ impl<R: StopRule> Observer for Collector<'_, R> {
         let mut out = self.rule.retired();
         out.extend(self.inner.retired());
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A benchmark measured in rounds 0 and 1, one execution each, with `values` each.
+    fn data(values: [&[f64]; 2]) -> BenchData {
+        BenchData {
+            executions: values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (None, i, v.to_vec()))
+                .collect(),
+            has_iterations: true,
+            overheads: vec![0.0; 2],
+            walls: vec![1.0; 2],
+            builds: Vec::new(),
+            measured_builds: Default::default(),
+            ended: false,
+            rounds: vec![0, 1],
+            resolution: None,
+            warmup_iterations: 0,
+        }
+    }
+
+    #[test]
+    fn each_execution_is_summarised_by_the_statistic_compared() {
+        let d = data([&[1.0, 5.0, 9.0], &[2.0, 3.0, 4.0]]);
+        let means = d.unit_values(false, rigor_stats::Estimator::Mean);
+        assert_eq!(means.into_iter().collect::<Vec<_>>(), [(0, 5.0), (1, 3.0)]);
+        let minima = d.unit_values(false, rigor_stats::Estimator::Min);
+        assert_eq!(minima.into_iter().collect::<Vec<_>>(), [(0, 1.0), (1, 2.0)]);
+        // The sequence's ratios follow: the minimum fell where the mean rose.
+        let reference = data([&[2.0, 3.0, 4.0], &[2.0, 3.0, 4.0]]);
+        let by_mean =
+            crate::decide::paired_log_ratios(&d, &reference, false, rigor_stats::Estimator::Mean);
+        let by_min =
+            crate::decide::paired_log_ratios(&d, &reference, false, rigor_stats::Estimator::Min);
+        assert!(
+            by_mean[0] > 0.0 && by_min[0] < 0.0,
+            "{by_mean:?} {by_min:?}"
+        );
     }
 }

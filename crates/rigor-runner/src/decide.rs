@@ -33,6 +33,11 @@ pub struct DecideSettings {
     pub max_rounds: usize,
     /// Measured time (builds and executions, warm-up included) after which the run stops.
     pub budget: Option<Seconds>,
+    /// What summarises each execution's values before the ratios are taken: the statistic
+    /// compared (the minimum, for `rigor bench`), so that the sequence decides on what the
+    /// comparison reports; a sequence of means had ended "inconclusive (37% slower)" beside a
+    /// comparison of minimums that read "10% slower, regression".
+    pub per_execution: rigor_stats::Estimator,
 }
 
 impl DecideSettings {
@@ -103,11 +108,17 @@ pub struct DecidedReport {
 }
 
 /// Paired log-ratios of `candidate` against `reference`: one per top-level unit (round, or
-/// build) both measured, in round order; units with a non-positive mean are skipped.
-pub fn paired_log_ratios(candidate: &BenchData, reference: &BenchData, builds: bool) -> Vec<f64> {
-    let base = reference.unit_means(builds);
+/// build) both measured, in round order, each execution summarised by `statistic`; units with
+/// a non-positive value are skipped.
+pub fn paired_log_ratios(
+    candidate: &BenchData,
+    reference: &BenchData,
+    builds: bool,
+    statistic: rigor_stats::Estimator,
+) -> Vec<f64> {
+    let base = reference.unit_values(builds, statistic);
     candidate
-        .unit_means(builds)
+        .unit_values(builds, statistic)
         .iter()
         .filter_map(|(k, &c)| {
             let b = *base.get(k)?;
@@ -124,7 +135,7 @@ pub fn paired_log_ratios(candidate: &BenchData, reference: &BenchData, builds: b
 fn floor_at_resolution(
     l: Look,
     (candidate, reference): (&BenchData, &BenchData),
-    builds: bool,
+    (builds, statistic): (bool, rigor_stats::Estimator),
     threshold: f64,
 ) -> Look {
     let (rc, rr) = (candidate.resolution(), reference.resolution());
@@ -134,7 +145,7 @@ fn floor_at_resolution(
     if !(l.upper.is_finite() && l.lower > 0.0) {
         return l; // Not yet bounded: nothing to widen.
     }
-    let means = reference.unit_means(builds);
+    let means = reference.unit_values(builds, statistic);
     let b = means.values().sum::<f64>() / means.len().max(1) as f64;
     let f = rc.floor_ratio(
         rr,
@@ -187,13 +198,15 @@ impl StopRule for DecideRule {
         let r = self.settings.reference;
         let pending: Vec<usize> = self.pending().collect();
         for c in pending {
-            let ratios = paired_log_ratios(&data[c], &data[r], self.builds);
+            let statistic = self.settings.per_execution;
+            let ratios = paired_log_ratios(&data[c], &data[r], self.builds, statistic);
             let Some((last, stop)) = self.states[c].as_mut() else {
                 continue;
             };
             if let Ok(l) = look(&ratios, &self.each) {
                 let threshold = self.each.threshold;
-                *last = floor_at_resolution(l, (&data[c], &data[r]), self.builds, threshold);
+                let on = (self.builds, statistic);
+                *last = floor_at_resolution(l, (&data[c], &data[r]), on, threshold);
             }
             if last.decided() {
                 *stop = Some(DecisionStop::Decided);
@@ -324,6 +337,7 @@ mod tests {
 
     fn decide(max_rounds: usize) -> DecideSettings {
         DecideSettings {
+            per_execution: rigor_stats::Estimator::Mean,
             reference: 0,
             sequential: SequentialConfig::default(),
             max_rounds,
