@@ -77,6 +77,11 @@ pub fn analyze_record(
                 measured: executions_measured(b),
             });
     }
+    if let Some(ratio) = iterations_over_wall(b).filter(|r| *r > ITERATIONS_OVER_WALL) {
+        analysis
+            .warnings
+            .push(rigor_stats::analysis::Warning::IterationsExceedWall { ratio });
+    }
     let mut signals: Vec<i32> = b
         .failures
         .iter()
@@ -103,6 +108,31 @@ pub fn analyze_record(
     }
     b.analysis = Some(record_of(&analysis, settings.confidence));
     Ok(analysis)
+}
+
+/// How far an execution's iteration times may add up beyond its wall time before they are
+/// called impossible: twice (a forgotten `--unit ms` makes it a thousand).
+const ITERATIONS_OVER_WALL: f64 = 2.0;
+
+/// The median over `b`'s measured executions of their iteration times' sum over their wall
+/// time; `None` without iterations, for another metric, or without wall times (another tool's
+/// file).
+fn iterations_over_wall(b: &BenchmarkRecord) -> Option<f64> {
+    if !b.layout.has_iterations() || b.metric.is_some() {
+        return None;
+    }
+    let mut sums: std::collections::HashMap<(Option<usize>, usize), f64> =
+        std::collections::HashMap::new();
+    for s in &b.samples {
+        *sums.entry((s.build, s.execution)).or_default() += b.unit.to_seconds(s.value);
+    }
+    let ratios: Vec<f64> = b
+        .executions
+        .iter()
+        .filter(|e| !e.warmup && e.wall.get() > 0.0)
+        .filter_map(|e| Some(sums.get(&(e.build, e.execution))? / e.wall.get()))
+        .collect();
+    (!ratios.is_empty()).then(|| rigor_stats::descriptive::median(&ratios))
 }
 
 /// The executions of `b` that gave measured samples.

@@ -29,6 +29,13 @@ pub fn text(w: &Warning) -> String {
             crate::format::count(*left_out, "execution", "executions"),
             if *left_out == 1 { "is" } else { "are" }
         ),
+        Warning::IterationsExceedWall { ratio } => format!(
+            "the iteration times add up to {}× their execution's wall time (the median over \
+             executions): they cannot have run one after another inside it. Numbers read from \
+             the output are taken in --unit (seconds unless given): is it right? (Iterations \
+             timed in parallel threads do add up to more.)",
+            rigor_units::significant(*ratio)
+        ),
         Warning::CrashedLeftOut {
             left_out,
             measured,

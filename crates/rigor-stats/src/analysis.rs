@@ -86,6 +86,14 @@ pub enum Warning {
         /// Executions analysed.
         measured: usize,
     },
+    /// The iteration times an execution reported add up to more than its wall time (`ratio`
+    /// times, the median over executions): they cannot all have run inside it, so they are in
+    /// another unit than they were read in, or ran in parallel. Set by whoever knows the wall
+    /// times.
+    IterationsExceedWall {
+        /// Sum of an execution's iteration times over its wall time, the median over executions.
+        ratio: f64,
+    },
     /// Executions killed by a signal (a crash) were recorded and left out, as `-i` asks: what
     /// remains is the executions that did not crash, which may not be the command's typical
     /// ones. Set by whoever knows the failures.

@@ -497,3 +497,30 @@ fn discard_on_a_command_without_iterations_says_nothing_was_discarded() {
         .success()
         .stderr(predicate::str::contains("--discard").not());
 }
+
+/// Iteration times that add up to more than their execution's wall time cannot have run inside
+/// it: a forgotten `--unit ms` read "took 5 ms" as 5 s, and the mean as 5 s, without a word (a
+/// new user's trial).
+#[test]
+fn iteration_times_beyond_the_wall_time_are_a_warning() {
+    let run = |said: &str, unit: Option<&str>| {
+        let mut cmd = rigor();
+        cmd.args(["run", "-r", "3", "--iterations-from", "stdout"])
+            .args(["--pattern", "took ([0-9.]+) ms"]);
+        if let Some(u) = unit {
+            cmd.args(["--unit", u]);
+        }
+        cmd.arg("--shell")
+            .arg(format!("for i in 1 2 3; do echo took {said} ms; done"));
+        stdout_of(&mut cmd)
+    };
+    let out = run("5", None);
+    assert!(
+        out.contains("the iteration times add up to ")
+            && out.contains("× their execution's wall time")
+            && out.contains("is it right?"),
+        "{out}"
+    );
+    let out = run("0.1", Some("ms"));
+    assert!(!out.contains("the iteration times add up to"), "{out}");
+}
