@@ -295,7 +295,22 @@ fn duplicate_message(
                 .join(", ")
         )
     };
-    let hint = if unused.is_empty() {
+    // A column that names benchmarks belongs in --benchmark: in --levels it would pool
+    // different programs into one benchmark (a new user followed the hint to that).
+    let names = unused.iter().find(|c| {
+        matches!(
+            c.to_ascii_lowercase().as_str(),
+            "benchmark" | "bench" | "name" | "command" | "program" | "test"
+        )
+    });
+    let hint = if let Some(column) = names {
+        format!(
+            "if the rows are of different benchmarks, name the column that tells them apart with \
+             --benchmark {column}; else add the column that tells repeats apart to --levels \
+             (unused columns: {})",
+            unused.join(", ")
+        )
+    } else if unused.is_empty() {
         "add a column that numbers the repeats (a replicate column) and name it last in --levels"
             .to_string()
     } else {
@@ -508,6 +523,16 @@ mod tests {
         );
         let all = ["run".to_string(), "exec".to_string(), "iter".to_string()];
         assert!(read_long_csv(&p, &all, "t", None, false).is_ok());
+        // A column naming benchmarks is pointed to --benchmark, not --levels (which would pool
+        // two programs into one benchmark).
+        std::fs::write(&p, "benchmark,run,t\na,1,2\nb,1,3\na,2,2\nb,2,3\n").unwrap();
+        let e = read_long_csv(&p, &["run".into()], "t", None, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("name the column that tells them apart with --benchmark benchmark"),
+            "{e}"
+        );
 
         std::fs::write(&p, "run,t\n1,2\n2,-0.5\n").unwrap();
         let e = read_long_csv(&p, &["run".into()], "t", None, false)
