@@ -144,6 +144,10 @@ pub fn rank_by_sequences(rankings: &mut [Ranking], result: &ResultFile) {
         else {
             continue;
         };
+        let by_ratio = ranking
+            .rows
+            .windows(2)
+            .all(|w| ratio_of(&w[0].1) <= ratio_of(&w[1].1));
         for (name, row) in &mut ranking.rows {
             let Some(relative) = row.as_mut() else {
                 continue;
@@ -173,5 +177,108 @@ pub fn rank_by_sequences(rankings: &mut [Ranking], result: &ResultFile) {
                 },
             };
         }
+        rebase_on_fastest(ranking, by_ratio);
+    }
+}
+
+/// A row's ratio to the fastest (1 for the fastest itself).
+fn ratio_of(row: &Option<Relative>) -> f64 {
+    row.map_or(1.0, |r| r.ratio)
+}
+
+/// Makes the fastest of `ranking` by its ratios the one the others are relative to: the
+/// sequences' ratios (paired by round) can put another benchmark ahead of the one the means
+/// ranked first, which read "fastest: old" above "new is 0.04% faster". The former fastest takes
+/// the inverse of the new one's ratio and interval; the others' ratios are divided by it, with
+/// no interval (no sequence compared them). `sorted`: the rows were in order of their ratios,
+/// and are again.
+fn rebase_on_fastest(ranking: &mut Ranking, sorted: bool) {
+    let Some((at, fastest)) = ranking
+        .rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, r))| r.map(|r| (i, r)))
+        .min_by(|a, b| a.1.ratio.total_cmp(&b.1.ratio))
+    else {
+        return;
+    };
+    if !(fastest.ratio < 1.0 && fastest.ratio > 0.0) {
+        return;
+    }
+    for (i, (_, row)) in ranking.rows.iter_mut().enumerate() {
+        *row = if i == at {
+            None
+        } else {
+            Some(match row {
+                None => Relative {
+                    ratio: 1.0 / fastest.ratio,
+                    ci: fastest.ci.map(|(l, u)| (1.0 / u, 1.0 / l)),
+                    within: None,
+                },
+                Some(r) => Relative {
+                    ratio: r.ratio / fastest.ratio,
+                    ci: None,
+                    within: None,
+                },
+            })
+        };
+    }
+    if sorted {
+        ranking
+            .rows
+            .sort_by(|a, b| ratio_of(&a.1).total_cmp(&ratio_of(&b.1)));
+    }
+}
+
+#[cfg(test)]
+mod sequence_tests {
+    use super::*;
+
+    #[test]
+    fn the_fastest_by_the_sequences_leads_the_ranking() {
+        let relative = |ratio: f64, ci: Option<(f64, f64)>| {
+            Some(Relative {
+                ratio,
+                ci,
+                within: None,
+            })
+        };
+        let mut r = Ranking {
+            title: None,
+            rows: vec![
+                ("old".into(), None),
+                ("new".into(), relative(0.9996, Some((0.98, 1.02)))),
+                ("third".into(), relative(1.5, None)),
+            ],
+            level: 0.95,
+            quantity: rigor_units::Quantity::Time,
+        };
+        rebase_on_fastest(&mut r, true);
+        let names: Vec<&str> = r.rows.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["new", "old", "third"]);
+        assert_eq!(r.rows[0].1, None);
+        let old = r.rows[1].1.unwrap();
+        assert!((old.ratio - 1.0 / 0.9996).abs() < 1e-12);
+        let (l, u) = old.ci.unwrap();
+        assert!((l - 1.0 / 1.02).abs() < 1e-12 && (u - 1.0 / 0.98).abs() < 1e-12);
+        let third = r.rows[2].1.unwrap();
+        assert!((third.ratio - 1.5 / 0.9996).abs() < 1e-12 && third.ci.is_none());
+        // In command order, the rows stay where they are.
+        let mut r2 = Ranking {
+            rows: vec![
+                ("third".into(), relative(1.5, None)),
+                ("old".into(), None),
+                ("new".into(), relative(0.9, None)),
+            ],
+            ..r.clone()
+        };
+        rebase_on_fastest(&mut r2, false);
+        let names: Vec<&str> = r2.rows.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["third", "old", "new"]);
+        assert_eq!(r2.rows[2].1, None);
+        // A ranking already led by its fastest is left alone.
+        let before = r.clone();
+        rebase_on_fastest(&mut r, true);
+        assert_eq!(format!("{before:?}"), format!("{r:?}"));
     }
 }
