@@ -407,6 +407,14 @@ pub fn report_with(
     r.comparisons.extend(crate::comparisons::records(extra));
     let title = crate::report_view::title(&r);
     let mut view = crate::report_view::build(&r, &analyses, &compared, &title);
+    // A baseline's comparisons were measured in separate runs: their verdicts say so.
+    let from = view.comparisons.len().saturating_sub(extra.len());
+    for (row, c) in view.comparisons[from..].iter_mut().zip(extra) {
+        let suffix = rigor_report::comparison::apart_suffix(c.apart, c.comparison.verdict);
+        if !row.verdict.ends_with(suffix) {
+            row.verdict.push_str(suffix);
+        }
+    }
     if baseline.is_some() {
         let plots = across_inputs(result, s, baseline)?;
         if !plots.is_empty() {

@@ -106,7 +106,8 @@ pub fn build(
                 ratio: c.ratio,
                 lower: c.ci.as_ref().map(|i| i.lower),
                 upper: c.ci.as_ref().map(|i| i.upper),
-                verdict: verdict_word(result, c),
+                verdict: verdict_word(result, c)
+                    + rigor_report::comparison::apart_suffix(in_blocks_of(result, c), c.verdict),
                 effect_text: c.effect.clone(),
                 threshold: c.threshold.get(),
             })
@@ -375,6 +376,22 @@ pub fn input_plots(sources: &[Plotted<'_>]) -> Vec<ParameterPlot> {
 
 /// The verdict as the terminal says it: "slower"/"faster" between different commands,
 /// "regression"/"improvement" between versions of one program.
+/// Whether both sides of `c` are among the benchmarks `result` says were measured one after
+/// another, each in a block of its own (hyperfine's files, or setups that differ).
+fn in_blocks_of(
+    result: &ResultFile,
+    c: &rigor_store::ComparisonRecord,
+) -> Option<rigor_report::comparison::Apart> {
+    result.warnings.iter().find_map(|w| match w {
+        rigor_store::Warning::InBlocks { benchmarks, .. }
+            if benchmarks.contains(&c.baseline) && benchmarks.contains(&c.candidate) =>
+        {
+            Some(rigor_report::comparison::Apart::Blocks)
+        }
+        _ => None,
+    })
+}
+
 fn verdict_word(result: &ResultFile, c: &rigor_store::ComparisonRecord) -> String {
     let command = |name: &str| {
         result

@@ -52,6 +52,17 @@ pub struct ComparisonView<'a> {
     pub apart: Option<Apart>,
 }
 
+/// What a decided verdict of sides measured apart carries wherever it is shown without the
+/// terminal's warning beside it (a table pasted into a pull request, the HTML report):
+/// " (separate runs)", " (one after another)", or nothing.
+pub fn apart_suffix(apart: Option<Apart>, verdict: Verdict) -> &'static str {
+    match apart {
+        Some(Apart::Runs) if verdict.is_change() => " (separate runs)",
+        Some(Apart::Blocks) if verdict.is_change() => " (one after another)",
+        _ => "",
+    }
+}
+
 /// How two sides of a comparison were measured apart (not in shared rounds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Apart {
@@ -653,11 +664,7 @@ pub fn table_in(markup: Markup, views: &[ComparisonView<'_>]) -> String {
             let verdict = verdict_word_of(v.kind, c.verdict, &v.quantity);
             // A verdict of sides measured apart carries that in the table too: pasted into a
             // pull request, the terminal's warning is not beside it.
-            let apart = match v.apart {
-                Some(Apart::Runs) if c.verdict.is_change() => " (separate runs)",
-                Some(Apart::Blocks) if c.verdict.is_change() => " (one after another)",
-                _ => "",
-            };
+            let apart = apart_suffix(v.apart, c.verdict);
             vec![
                 cell(markup, v.candidate),
                 cell(markup, v.baseline),

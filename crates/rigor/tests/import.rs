@@ -93,6 +93,18 @@ fn hyperfine_commands_measured_in_blocks_are_said_to_be() {
         "{err}"
     );
     assert!(out.contains("Comparisons"), "{out}");
+    // The HTML report, the page people share, marks the verdict as the tables do.
+    let dir = Dir::new();
+    let html = dir.path("r.html");
+    rigor()
+        .arg("report")
+        .arg(fixture("hyperfine.json"))
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("slower (one after another)</td>"), "{page}");
     // The mean user and system times hyperfine wrote are said, not dropped without a word.
     assert!(
         err.contains(
