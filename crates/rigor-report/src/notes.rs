@@ -23,6 +23,13 @@ pub enum Note {
         /// The plan's name for it.
         plan: String,
     },
+    /// The plan counts the steady iterations after warm-up ones its pilot found (planned with
+    /// `--discard auto`), and the run discards fewer: the warm-up ones are measured with the
+    /// rest.
+    PlanWarmup {
+        /// The benchmarks, each with the warm-up iterations its plan found.
+        benchmarks: Vec<(String, usize)>,
+    },
     /// `--discard` found no iterations to discard in these benchmarks (only wall time).
     NothingDiscarded {
         /// The benchmarks.
@@ -340,6 +347,19 @@ impl fmt::Display for Note {
                 "note: the plan has no benchmark named '{benchmark}': it gets the plan of \
                  '{plan}', the benchmark in its place in the plan file"
             ),
+            Self::PlanWarmup { benchmarks } => {
+                let each: Vec<String> = benchmarks
+                    .iter()
+                    .map(|(b, w)| format!("'{b}' after {w}"))
+                    .collect();
+                write!(
+                    f,
+                    "warning: the plan counts steady iterations after the warm-up ones its pilot \
+                     found ({}, planned with --discard auto), and this run discards fewer: the \
+                     warm-up iterations are measured with the rest; add --discard auto",
+                    each.join(", ")
+                )
+            }
             Self::NothingDiscarded { benchmarks } => write!(
                 f,
                 "note: --discard drops warm-up iterations, and {} reported none (only its wall \

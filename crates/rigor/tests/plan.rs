@@ -284,6 +284,18 @@ fn plan_costs_iterations_from_the_steady_ones() {
     let samples = r["benchmarks"][0]["samples"].as_array().unwrap();
     let first = samples.iter().filter(|s| s["execution"] == 0).count();
     assert_eq!(first, steady + 5, "execution 0 ran {first} iterations");
+    // Without --discard, the plan's warm-up would be measured as steady: said.
+    sim()
+        .args(["--seed", "2", "-w", "0", WARM, "--plan"])
+        .arg(&plan)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "the plan counts steady iterations after the warm-up ones its pilot found ('mean=1ms",
+        ))
+        .stderr(predicates::str::contains(
+            "' after 5, planned with --discard auto)",
+        ));
 }
 
 #[test]

@@ -681,7 +681,7 @@ fn apply_plan(
     precision: Option<Fraction>,
 ) -> crate::Result<Vec<rigor_report::notes::Note>> {
     let plans = file.for_benchmarks(benchmarks)?;
-    let notes = benchmarks
+    let mut notes: Vec<_> = benchmarks
         .iter()
         .zip(&plans)
         .filter(|(b, p)| p.name != b.name)
@@ -690,6 +690,23 @@ fn apply_plan(
             plan: p.name.clone(),
         })
         .collect();
+    // A plan made with --discard auto counts iterations after the warm-up: run without it, the
+    // warm-up ones were measured as steady, silently (a new user's mean was 2.6 times the
+    // steady iteration's).
+    let unwarmed: Vec<(String, usize)> = benchmarks
+        .iter()
+        .zip(&plans)
+        .filter(|(_, p)| match discard {
+            Discard::Auto => false,
+            Discard::Count(n) => n < p.warmup_iterations,
+        })
+        .map(|(b, p)| (b.name.clone(), p.warmup_iterations))
+        .collect();
+    if !unwarmed.is_empty() {
+        notes.push(rigor_report::notes::Note::PlanWarmup {
+            benchmarks: unwarmed,
+        });
+    }
     for (b, p) in benchmarks.iter_mut().zip(&plans) {
         // The plan counts steady iterations: the warm-up before them comes on top, the fixed
         // count discarded or (with `--discard auto`) what the pilot found.
