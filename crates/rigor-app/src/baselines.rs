@@ -247,6 +247,9 @@ fn widen_by(
         if let Some(spread) = spread(name) {
             c.comparison.widen_for_sessions(spread);
             c.fdr_demoted = false;
+            // The non-overlap rule sets the run's intervals side by side, which cover neither
+            // session's shift: under a widened verdict it read as a second verdict, of a change.
+            c.overlap = None;
             widened = true;
         }
     }

@@ -424,11 +424,12 @@ pub fn report_with(
     crate::exports::write_view(html, &view)
 }
 
-/// The note a run that compares minimums without `--against` ends with: their intervals cover
-/// the run's executions, not how a minimum moves between sessions (`baseline`: it was compared
+/// The note a run that compares minimums without `--against` (with `--reference` or a baseline)
+/// ends with: their intervals cover the run's executions, not how a minimum moves between sessions (`baseline`: it was compared
 /// with a baseline saved in another session).
 pub fn within_run_note(s: &RunSettings, baseline: bool) -> Option<Note> {
-    (s.comparison.estimator == rigor_stats::Estimator::Min)
+    // Only beside comparisons: a run that compared nothing has no verdict to qualify.
+    (s.comparison.estimator == rigor_stats::Estimator::Min && (s.comparison.enabled || baseline))
         .then_some(Note::MinimumWithinRun { baseline })
 }
 

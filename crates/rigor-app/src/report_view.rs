@@ -25,10 +25,14 @@ const ACF_LAGS: usize = 20;
 /// more".
 pub fn title(result: &ResultFile) -> String {
     let names: Vec<&str> = result.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    // Benchmarks that were not compared with each other (a `rigor bench` suite's functions) are
+    // listed, not set against each other ("a vs b vs c" read as a comparison).
+    let compared = result.settings.as_ref().is_none_or(|s| s.compared_within);
     let title = match names.as_slice() {
         [] => "rigor report".to_string(),
         [one] => format!("rigor: {one}"),
-        [_, _] | [_, _, _] => format!("rigor: {}", names.join(" vs ")),
+        [_, _] | [_, _, _] if compared => format!("rigor: {}", names.join(" vs ")),
+        [_, _] | [_, _, _] => format!("rigor: {}", names.join(", ")),
         [a, b, rest @ ..] => format!("rigor: {a}, {b} and {} more", rest.len()),
     };
     // A report of another metric than wall time says which in its title.

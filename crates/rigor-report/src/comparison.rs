@@ -619,7 +619,12 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
                 verdict_word_of(v.kind, o, &v.quantity)
             );
         }
-        let test = c.p_test.describe(c.estimator);
+        // Widened for sessions, an interval that holds no change sets p to 1: not the test's.
+        let test = if c.between_sessions.is_some() && c.p_value >= 1.0 {
+            "the interval widened for the baseline's sessions holds no change".to_string()
+        } else {
+            c.p_test.describe(c.estimator)
+        };
         match v.q_value {
             Some(q) => {
                 let _ = writeln!(

@@ -171,6 +171,11 @@ fn lists_tunes_and_measures_each_function_across_processes() {
         !stdout.contains("Comparisons"),
         "different functions are not compared: {stdout}"
     );
+    // Nothing compared: no note on how comparisons of minimums carry across sessions.
+    assert!(
+        !stderr.contains("the minimum's intervals cover"),
+        "{stderr}"
+    );
     let r = json(&path);
     let benches = r["benchmarks"].as_array().unwrap();
     assert_eq!(benches.len(), 2);
@@ -460,6 +465,8 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
         .success();
     let stdout = text(&out.get_output().stdout);
     assert!(stdout.contains("Against the baseline"), "{stdout}");
+    // The run's own intervals side by side are no verdict across sessions: not shown.
+    assert!(!stdout.contains("non-overlap rule"), "{stdout}");
     let stderr = text(&out.get_output().stderr);
     assert!(
         stderr.contains("note: the baseline was measured in other sessions")
