@@ -1,0 +1,237 @@
+//! `rigor bench --against REV|DIR`: another build of the project, measured together with this
+//! one in interleaved rounds ([`against`], [`settings_against`], [`against_compared`]).
+
+use std::path::{Path, PathBuf};
+
+use super::{Result, settings};
+use crate::cargo_bench::{self, CargoBenchError, CargoSettings, Selected};
+use crate::saved::{CompareFilesSettings, ComparedFiles};
+use crate::settings::{Resolved, RunRequest, RunSettings};
+
+/// The other build `rigor bench --against` measures together with the current one.
+#[derive(Debug, Clone)]
+pub struct Against {
+    /// How to build it: the current settings with the other copy's manifest, built into a
+    /// target folder of its own.
+    pub cargo: CargoSettings,
+    /// The other build as the user named it: a revision, or a folder.
+    pub label: String,
+    /// For a revision, where it is checked out (kept among the checkouts that `rigor track`
+    /// keeps, `.rigor/checkouts`, so a second comparison reuses the build).
+    pub checkout: Option<PathBuf>,
+}
+
+/// Finds the other build of `--against WHAT`: a folder holding the other copy of the current
+/// project (the folder of its `Cargo.toml`), or a revision of the repository the project is
+/// in, checked out (once: the checkout is kept) at the same place in the tree.
+///
+/// # Errors
+/// [`CargoBenchError::Against`] when WHAT is neither, or the checkout fails; cargo's errors
+/// when the current manifest cannot be located.
+pub fn against(cargo: &CargoSettings, what: &str) -> Result<Against> {
+    let fail = |reason: String| CargoBenchError::Against {
+        against: what.to_string(),
+        reason,
+    };
+    let manifest = cargo_bench::manifest(cargo)?;
+    let name = manifest
+        .file_name()
+        .map_or_else(|| "Cargo.toml".into(), |n| n.to_os_string());
+    let dir = Path::new(what);
+    let (other, checkout) = if dir.is_dir() {
+        let other = dir.join(&name);
+        if !other.is_file() {
+            return Err(fail(format!(
+                "the folder has no {} (give the other copy of the folder of {})",
+                name.to_string_lossy(),
+                manifest.display()
+            )));
+        }
+        (other, None)
+    } else {
+        let here = manifest.parent().unwrap_or(Path::new("."));
+        let root = crate::git::run(here, &["rev-parse", "--show-toplevel"]).map_err(|_| {
+            fail(format!(
+                "not a folder, and {} is not in a git repository to take it as a revision of",
+                here.display()
+            ))
+        })?;
+        let root = PathBuf::from(root);
+        let root = root.canonicalize().unwrap_or(root);
+        let version = crate::git::resolve(&root, what).map_err(|e| fail(e.to_string()))?;
+        let within = manifest
+            .strip_prefix(&root)
+            .map_err(|_| {
+                fail(format!(
+                    "{} is not inside {}",
+                    manifest.display(),
+                    root.display()
+                ))
+            })?
+            .to_path_buf();
+        let store = crate::checkouts::Checkouts::open(&root, &root.join(".rigor/checkouts"), 20)
+            .map_err(|e| fail(e.to_string()))?;
+        let c = store
+            .get(
+                &version,
+                None,
+                &crate::checkouts::Artifacts::None,
+                &rigor_runner::StopSignal::new(),
+            )
+            .map_err(|e| fail(e.to_string()))?;
+        let other = c.path.join(&within);
+        if !other.is_file() {
+            return Err(fail(format!("the revision has no {}", within.display())));
+        }
+        (other, Some(c.path))
+    };
+    let target_dir = other
+        .parent()
+        .map_or_else(|| PathBuf::from("target"), |p| p.join("target"));
+    Ok(Against {
+        cargo: CargoSettings {
+            manifest_path: Some(other),
+            target_dir: Some(target_dir),
+            ..cargo.clone()
+        },
+        label: what.to_string(),
+        checkout,
+    })
+}
+
+/// The name of a benchmark of the other build in a run with both: `NAME @ LABEL`.
+pub fn against_name(name: &str, label: &str) -> String {
+    format!("{name} @ {label}")
+}
+
+/// Whether `--until-decided` (`until_decided`) can measure `selected` against the other
+/// build's `other`: one pair only. The sequence compares each benchmark with the first (the
+/// reference): right for one pair, every benchmark against the first's other build for more (a
+/// new user's trial). Checked before tuning, which it would otherwise follow.
+///
+/// # Errors
+/// [`RequestError::UntilDecidedAgainst`](crate::RequestError::UntilDecidedAgainst) with the
+/// number of pairs.
+pub fn check_until_decided(
+    selected: &[Selected],
+    other: &[Selected],
+    until_decided: bool,
+) -> Result<(), crate::RequestError> {
+    let pairs = selected
+        .iter()
+        .filter(|s| other.iter().any(|o| o.name == s.name))
+        .count();
+    if until_decided && pairs > 1 {
+        return Err(crate::RequestError::UntilDecidedAgainst(pairs));
+    }
+    Ok(())
+}
+
+/// `rigor run`'s settings for both builds measured together: for each selected benchmark of the
+/// current build that the other build has too, the other's (named [`against_name`], version
+/// `label`) then the current one's, each with the evaluations tuned on the current build (the
+/// same work per sample on both sides). Also returns the names only one build has.
+///
+/// # Errors
+/// What [`RunRequest::resolve`] finds.
+pub fn settings_against(
+    selected: &[Selected],
+    other: &[Selected],
+    evals: &[u64],
+    request: RunRequest,
+    label: &str,
+) -> Result<(Resolved, Vec<String>), crate::RequestError> {
+    let mut both = Vec::new();
+    let mut both_evals = Vec::new();
+    let mut versions = Vec::new();
+    let mut alone = Vec::new();
+    for (s, &e) in selected.iter().zip(evals) {
+        match other.iter().find(|o| o.name == s.name) {
+            Some(o) => {
+                both.push(Selected {
+                    name: against_name(&o.name, label),
+                    ..o.clone()
+                });
+                both.push(s.clone());
+                both_evals.extend([e, e]);
+                versions.extend([Some(label.to_string()), None]);
+            }
+            None => alone.push(s.name.clone()),
+        }
+    }
+    alone.extend(
+        other
+            .iter()
+            .filter(|o| !selected.iter().any(|s| s.name == o.name))
+            .map(|o| against_name(&o.name, label)),
+    );
+    check_until_decided(selected, other, request.until_decided)?;
+    let mut resolved = settings(&both, &both_evals, request)?;
+    resolved.settings.versions = versions;
+    Ok((resolved, alone))
+}
+
+/// The comparisons of a run of both builds (its result file `result`): each benchmark of the
+/// current build against the other build's, paired by the rounds they ran in.
+///
+/// # Errors
+/// [`CargoBenchError::Compare`] when the result cannot be read or compared.
+pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<ComparedFiles> {
+    let fail = |e| CargoBenchError::Compare {
+        path: result.to_path_buf(),
+        source: Box::new(e),
+    };
+    let both = crate::saved::load(result, None).map_err(fail)?;
+    let suffix = format!(" @ {label}");
+    let (mut old, mut new) = (both.clone(), both);
+    old.benchmarks
+        .retain(|b| b.version.as_deref() == Some(label));
+    for b in &mut old.benchmarks {
+        if let Some(name) = b.name.strip_suffix(&suffix) {
+            b.name = name.to_string();
+        }
+    }
+    new.benchmarks
+        .retain(|b| b.version.as_deref() != Some(label));
+    let mut comparison = s.comparison.clone();
+    comparison.enabled = true;
+    let mut compared = crate::saved::compare_loaded(
+        old,
+        new,
+        &CompareFilesSettings {
+            old: vec![result.to_path_buf()],
+            new: vec![result.to_path_buf()],
+            format: None,
+            seed: s.runner.seed,
+            analysis: s.analysis,
+            comparison,
+            metrics: Vec::new(),
+            estimator_asked: true,
+        },
+        true,
+    )
+    .map_err(fail)?;
+    // The two builds by their names, not as the old and the new file of a comparison.
+    let rename = |baseline: &mut String, candidate: &mut String| {
+        if let Some(name) = baseline.strip_suffix(crate::comparisons::OLD) {
+            *baseline = against_name(name, label);
+        }
+        if let Some(name) = candidate.strip_suffix(crate::comparisons::NEW) {
+            *candidate = name.to_string();
+        }
+    };
+    for c in &mut compared.comparisons {
+        rename(&mut c.baseline, &mut c.candidate);
+    }
+    for w in &mut compared.warnings {
+        if let rigor_store::Warning::NotCompared {
+            baseline,
+            candidate,
+            ..
+        } = w
+        {
+            rename(baseline, candidate);
+        }
+    }
+    Ok(compared)
+}
