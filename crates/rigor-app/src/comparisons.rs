@@ -300,7 +300,14 @@ pub fn within_run(
 ) -> Result<Compared> {
     let n = result.benchmarks.len();
     let mut warnings = Vec::new();
-    if n < 2 {
+    // The empty shell measured for the start-up is not compared: one command beside it has
+    // nothing to be compared with (it had warned "no comparisons" when that command failed).
+    let commands = result
+        .benchmarks
+        .iter()
+        .filter(|b| b.shell_startup.is_none())
+        .count();
+    if n < 2 || commands < 2 {
         return Ok((Vec::new(), warnings));
     }
     let r = find_reference(result, reference)?;

@@ -67,7 +67,9 @@ pub enum AppError {
             )
         } else {
             format!(
-                "no benchmark has the same name in both (old: {}; new: {})",
+                "no benchmark has the same name in both (old: {}; new: {}): benchmarks are \
+                 paired by name, so name them alike in both runs (`-n NAME`), as a command run \
+                 from two places (./old/app, ./new/app) is named differently",
                 .old,
                 .new
             )

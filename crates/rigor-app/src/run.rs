@@ -484,7 +484,12 @@ fn notes(s: &RunSettings, r: &ResultFile, failed: Option<Note>) -> Vec<Note> {
         let exited = r.benchmarks.iter().any(|b| {
             b.failures
                 .iter()
-                .any(|f| f.stage.is_command() && f.exit_code.is_some_and(|c| c != 0))
+                // 126 and 127: a shell that could not run the command, which -i would not
+                // make measurable.
+                .any(|f| {
+                    f.stage.is_command()
+                        && f.exit_code.is_some_and(|c| c != 0 && c != 126 && c != 127)
+                })
         });
         if !s.runner.ignore_failure && exited {
             notes.push(Note::IgnoreFailure);

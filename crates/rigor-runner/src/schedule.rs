@@ -1135,6 +1135,13 @@ pub fn signal_name(_signal: i32) -> Option<&'static str> {
 /// limit that killed it, when known.
 pub fn describe(t: Termination, limit: Option<Duration>) -> String {
     match (t, limit) {
+        // The codes a POSIX shell gives a command it could not run.
+        (Termination::Exited { code: 127 }, _) => {
+            "exited with code 127 (a shell's 'command not found')".to_string()
+        }
+        (Termination::Exited { code: 126 }, _) => {
+            "exited with code 126 (a shell's 'found but cannot be executed')".to_string()
+        }
         (Termination::Exited { code }, _) => format!("exited with code {code}"),
         (Termination::Signaled { signal }, _) => match signal_name(signal) {
             Some(name) => format!("was killed by signal {signal} ({name})"),

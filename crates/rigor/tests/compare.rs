@@ -377,6 +377,9 @@ fn results_with_nothing_to_compare_say_what_each_holds() {
         .stderr(predicate::str::contains(
             "no benchmark has the same name in both (old: 'mean=1ms,execution=1%'; new: \
              'mean=2ms,execution=1%')",
+        ))
+        .stderr(predicate::str::contains(
+            "benchmarks are paired by name, so name them alike in both runs (`-n NAME`)",
         ));
 }
 

@@ -40,6 +40,17 @@ fn commands_run_through_a_shell_when_they_have_shell_syntax_or_when_asked() {
             "rigor: 'echo boom >&2; exit 3' failed or measured nothing (shown above), exit \
              status 2",
         ));
+    // A shell that could not find the command: said, and -i (which would not help) is not
+    // suggested; one command beside the shell's start-up has nothing to be compared with.
+    rigor()
+        .args(["run", "-r", "2", "--shell", "no-such-program-rigor-test"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "exited with code 127 (a shell's 'command not found')",
+        ))
+        .stderr(predicate::str::contains("--ignore-failure").not())
+        .stderr(predicate::str::contains("no comparisons").not());
     rigor()
         .args(["run", "-r", "2", "no-such-program-rigor-test"])
         .assert()
