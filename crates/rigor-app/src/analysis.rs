@@ -77,6 +77,11 @@ pub fn analyze_record(
                 measured: executions_measured(b),
             });
     }
+    if let Some(start) = slow_start(b) {
+        analysis
+            .warnings
+            .push(rigor_stats::analysis::Warning::SlowStart { start });
+    }
     if let Some(ratio) = iterations_over_wall(b).filter(|r| *r > ITERATIONS_OVER_WALL) {
         analysis
             .warnings
@@ -133,6 +138,26 @@ fn iterations_over_wall(b: &BenchmarkRecord) -> Option<f64> {
         .filter_map(|e| Some(sums.get(&(e.build, e.execution))? / e.wall.get()))
         .collect();
     (!ratios.is_empty()).then(|| rigor_stats::descriptive::median(&ratios))
+}
+
+/// A slow start among `b`'s measured executions (each its analysed values' mean, in the order
+/// they ran); only where executions are the top level (builds each start anew).
+fn slow_start(b: &BenchmarkRecord) -> Option<rigor_stats::slow_start::SlowStart> {
+    if b.layout.top() != rigor_store::LevelKind::Execution {
+        return None;
+    }
+    let mut by_execution: std::collections::BTreeMap<usize, (f64, usize)> =
+        std::collections::BTreeMap::new();
+    for s in b.samples.iter().filter(|s| !s.warmup) {
+        let e = by_execution.entry(s.execution).or_default();
+        e.0 += s.value;
+        e.1 += 1;
+    }
+    let means: Vec<f64> = by_execution
+        .values()
+        .map(|(sum, n)| sum / *n as f64)
+        .collect();
+    rigor_stats::slow_start::slow_start(&means)
 }
 
 /// The executions of `b` that gave measured samples.

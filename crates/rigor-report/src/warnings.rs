@@ -29,6 +29,15 @@ pub fn text(w: &Warning) -> String {
             crate::format::count(*left_out, "execution", "executions"),
             if *left_out == 1 { "is" } else { "are" }
         ),
+        Warning::SlowStart { start } => format!(
+            "the first {} ran {}× as long as the median of the later ones (a cold start: \
+             file-system caches, a JIT, the CPU's clock) and {} in the mean; raise -w/--warmup \
+             by {} to run such executions before measuring",
+            crate::format::count(start.executions, "execution", "executions"),
+            rigor_units::significant(start.ratio),
+            if start.executions == 1 { "is" } else { "are" },
+            start.executions,
+        ),
         Warning::IterationsExceedWall { ratio } => format!(
             "the iteration times add up to {}× their execution's wall time (the median over \
              executions): they cannot have run one after another inside it. Numbers read from \

@@ -94,6 +94,13 @@ pub enum Warning {
         /// Sum of an execution's iteration times over its wall time, the median over executions.
         ratio: f64,
     },
+    /// The first executions, in the order they ran, were far slower than every later one
+    /// ([`crate::slow_start`]): a cold start, which is in the mean. Set by whoever knows the
+    /// order the executions ran in.
+    SlowStart {
+        /// How many leading executions, and their mean over the later ones' median.
+        start: crate::slow_start::SlowStart,
+    },
     /// Executions killed by a signal (a crash) were recorded and left out, as `-i` asks: what
     /// remains is the executions that did not crash, which may not be the command's typical
     /// ones. Set by whoever knows the failures.

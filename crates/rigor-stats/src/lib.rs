@@ -44,6 +44,7 @@ mod root;
 pub mod sample;
 pub mod sequential;
 pub mod series;
+pub mod slow_start;
 pub mod steady;
 pub mod top_means;
 pub mod variance;

@@ -535,3 +535,24 @@ fn iteration_times_beyond_the_wall_time_are_a_warning() {
     let out = run("0.1", Some("ms"));
     assert!(!out.contains("the iteration times add up to"), "{out}");
 }
+
+/// The first executions far slower than every later one (a cold start) are a warning that
+/// names them and how to skip them, as hyperfine warns of a slow first run (a new user's trial
+/// had only a warning of skewed means).
+#[test]
+fn a_cold_start_across_executions_is_a_warning() {
+    let dir = Dir::new();
+    let script = "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; \
+                  if [ $n -le 3 ]; then sleep 0.15; else sleep 0.02; fi";
+    let out = stdout_of(
+        rigor()
+            .current_dir(dir.0.path())
+            .args(["run", "-w", "0", "-r", "14", "--shell"])
+            .arg(script),
+    );
+    assert!(
+        out.contains("the first 3 executions ran ")
+            && out.contains("raise -w/--warmup by 3 to run such executions before measuring"),
+        "{out}"
+    );
+}
