@@ -227,20 +227,30 @@ fn compares_within(result: &ResultFile, comparison: &ComparisonSettings) -> bool
     comparison.reference.is_some() || result.settings.as_ref().is_none_or(|s| s.compared_within)
 }
 
+/// `comparison` with the statistic `result`'s run compared, unless `--estimator` was given
+/// (`asked`): a `rigor bench` result compared minimums, and read back it compares them again
+/// (the mean had been compared instead, silently).
+fn as_recorded(
+    result: &ResultFile,
+    comparison: &ComparisonSettings,
+    asked: bool,
+) -> ComparisonSettings {
+    let mut c = comparison.clone();
+    if !asked {
+        if let Some(recorded) = result.settings.as_ref().map(|r| r.estimator) {
+            c.estimator = recorded;
+        }
+    }
+    c
+}
+
 /// Analyses one result (already seen through its metric) as `analyze` asks.
 fn analyze_one(
     s: &AnalyzeSettings,
     result: &mut ResultFile,
     first: &std::path::Path,
 ) -> Result<Analysed> {
-    // A `rigor bench` result compared minimums: read back, it compares them again (the mean
-    // had been compared instead, silently), unless `--estimator` says otherwise.
-    let mut comparison = s.comparison.clone();
-    if !s.estimator_asked {
-        if let Some(recorded) = result.settings.as_ref().map(|r| r.estimator) {
-            comparison.estimator = recorded;
-        }
-    }
+    let comparison = as_recorded(result, &s.comparison, s.estimator_asked);
     let mut a = analyze_loaded(result, first, s.discard, &s.analysis, &comparison)?;
     let r = &a.result;
     let cs = CompareSettings::new(&comparison, s.analysis.confidence, r.seed);
@@ -373,6 +383,9 @@ pub struct ReportSettings {
     /// What the report shows (`--metric`; empty: wall time; at most one,
     /// [`ReportSettings::checked`]).
     pub metrics: Vec<Metric>,
+    /// Whether `--estimator` was given; without it a result rigor wrote is compared with the
+    /// statistic its run compared, as `analyze` does.
+    pub estimator_asked: bool,
 }
 
 /// Writes the HTML report of a saved result; returns the analysed result.
@@ -380,13 +393,11 @@ pub fn report(s: &ReportSettings) -> Result<Analysed> {
     let metric = or_wall(&s.metrics).remove(0);
     let mut result = load_together(&s.files, None)?.for_metric(&metric)?;
     let first = s.files.first().map_or(std::path::Path::new(""), |f| f);
-    let analysed = analyze_loaded(&mut result, first, None, &s.analysis, &s.comparison)?;
+    let comparison = as_recorded(&result, &s.comparison, s.estimator_asked);
+    let analysed = analyze_loaded(&mut result, first, None, &s.analysis, &comparison)?;
     let title = crate::report_view::title(&analysed.result);
-    let cs = comparisons::CompareSettings::new(
-        &s.comparison,
-        s.analysis.confidence,
-        analysed.result.seed,
-    );
+    let cs =
+        comparisons::CompareSettings::new(&comparison, s.analysis.confidence, analysed.result.seed);
     let compared = crate::analysis::compared_statistics(&analysed.result, &cs.config);
     let reported = crate::exports::Reported {
         result: &analysed.result,

@@ -236,6 +236,7 @@ pub fn report(args: &ReportArgs) -> Result<ReportSettings> {
         analysis: analysis(&args.analysis),
         comparison: comparison(&args.compare),
         metrics: args.analysis.metric.0.clone(),
+        estimator_asked: args.compare.estimator.is_some(),
     };
     Ok(s.checked()?)
 }

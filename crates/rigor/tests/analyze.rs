@@ -567,6 +567,17 @@ fn a_result_is_compared_again_with_the_statistic_its_run_compared() {
             .args(["--estimator", "mean"]),
     );
     assert!(!out.contains("(min time)"), "{out}");
+    // The HTML report too.
+    let html = dir.path("r.html");
+    rigor()
+        .arg("report")
+        .arg(&path)
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<td>min</td><td class=\"num\">"), "{page}");
 }
 
 /// A run that did not compare its benchmarks (a `rigor bench` result: different functions) is
