@@ -313,24 +313,31 @@ fn run_harness(
     };
     let stdout = read(child.stdout.take().map(|p| Box::new(p) as _));
     let stderr = read(child.stderr.take().map(|p| Box::new(p) as _));
-    let started = std::time::Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if limit.is_some_and(|l| started.elapsed() > l) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(harness_error(
-                    t,
-                    format!(
-                        "{} did not end within {} (--timeout, for each benchmark it holds)",
-                        args.first().map_or("the harness", String::as_str),
-                        rigor_units::Seconds(limit.unwrap_or_default().as_secs_f64())
-                    ),
-                ));
+    let waited = |e: std::io::Error| harness_error(t, format!("cannot be waited for: {e}"));
+    // Without a limit, a plain wait; with one, a poll every 5 ms (std has no wait with a
+    // timeout; the runner's, with its process group, serves the measured executions).
+    let status = match limit {
+        None => child.wait().map_err(waited)?,
+        Some(limit) => {
+            let started = std::time::Instant::now();
+            loop {
+                if let Some(status) = child.try_wait().map_err(waited)? {
+                    break status;
+                }
+                if started.elapsed() > limit {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(harness_error(
+                        t,
+                        format!(
+                            "{} did not end within {} (--timeout, for each benchmark it holds)",
+                            args.first().map_or("the harness", String::as_str),
+                            rigor_units::Seconds(limit.as_secs_f64())
+                        ),
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
             }
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
-            Err(e) => return Err(harness_error(t, format!("cannot be waited for: {e}"))),
         }
     };
     Ok(std::process::Output {
@@ -465,19 +472,14 @@ pub fn tune(
     if !out.status.success() {
         let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
         // The harness reports each benchmark as it is tuned: the first not reported failed.
-        let reported: Vec<&str> = text
+        let reported: Vec<String> = text
             .lines()
             .filter_map(|l| serde_json::from_str::<Tuned>(l).ok())
-            .map(|tuned| {
-                names
-                    .iter()
-                    .find(|n| **n == tuned.name)
-                    .map_or("", |n| n.as_str())
-            })
+            .map(|tuned| tuned.name)
             .collect();
         let which = names
             .iter()
-            .find(|n| !reported.contains(&n.as_str()))
+            .find(|n| !reported.contains(n))
             .map_or(String::new(), |n| format!(" of '{n}'"));
         return Err(harness_error(
             t,
@@ -536,20 +538,22 @@ impl Selected {
     }
 }
 
+/// Whether a benchmark named `name` is selected by `filter`: equal to it (`exact`), or
+/// containing it.
+pub fn matches(name: &str, filter: &str, exact: bool) -> bool {
+    if exact {
+        name == filter
+    } else {
+        name.contains(filter)
+    }
+}
+
 /// The benchmarks of `listed` targets whose names contain any of `filters` (equal one, when
 /// `exact`; all without filters), named by function, or `target/function` where two targets
 /// share a name.
 pub fn select(listed: &[(Target, Vec<Listed>)], filters: &[String], exact: bool) -> Vec<Selected> {
-    let matches = |name: &str| {
-        filters.is_empty()
-            || filters.iter().any(|f| {
-                if exact {
-                    name == f
-                } else {
-                    name.contains(f.as_str())
-                }
-            })
-    };
+    let matches =
+        |name: &str| filters.is_empty() || filters.iter().any(|f| matches(name, f, exact));
     let mut count: HashMap<&str, usize> = HashMap::new();
     for (_, benches) in listed {
         for l in benches {

@@ -372,11 +372,8 @@ impl fmt::Display for Note {
                 metric_missing,
             } => {
                 let names: Vec<String> = benchmarks.iter().map(|b| format!("'{b}'")).collect();
-                let failed = match names.len() {
-                    0 => None,
-                    1 => Some(format!("{} failed or measured nothing", names[0])),
-                    _ => Some(format!("{} failed or measured nothing", names.join(", "))),
-                };
+                let failed = (!names.is_empty())
+                    .then(|| format!("{} failed or measured nothing", names.join(", ")));
                 let missing = metric_missing.then_some("a metric asked for is in no benchmark");
                 let what = match (failed, missing) {
                     (Some(a), Some(b)) => format!("{a}, and {b}"),

@@ -54,13 +54,13 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         }
         None => None,
     };
-    // A baseline's benchmarks are measured with its evaluations per sample, as their minimums
-    // are compared (or its sessions' spread taken).
     let estimator = args.options.compare.estimator;
     let request = bench::suite_request(settings::request(&[], &args.options), estimator);
     if let Some((_, other)) = &against {
         bench::check_until_decided(&selected, other, request.until_decided)?;
     }
+    // A baseline's benchmarks are measured with its evaluations per sample, as their minimums
+    // are compared (or its sessions' spread taken).
     let kept = baselines.evals();
     let evals = bench::evals(&selected, args.evals, &kept, request.timeout, &mut |n| {
         output::notes(&[n]);

@@ -57,14 +57,9 @@ pub fn discover(
     let unmatched: Vec<String> = filters
         .iter()
         .filter(|f| {
-            !selected.iter().any(|s| {
-                let n = &s.listed.name;
-                if exact {
-                    n == *f
-                } else {
-                    n.contains(f.as_str())
-                }
-            })
+            !selected
+                .iter()
+                .any(|s| cargo_bench::matches(&s.listed.name, f, exact))
         })
         .cloned()
         .collect();

@@ -22,12 +22,12 @@ fn shuffled(runs: &[Vec<f64>], seed: Seed) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// Pairs (x_t, x_{t+lag}) within each execution's steady part, for lags 1–4, beside the same for
-/// the values shuffled within each execution.
 /// Most points of one lag plot: beyond a few hundred a scatter shows no more, and each point
 /// is an SVG element (5,000 made a report of 7 benchmarks 15 MB).
 pub(super) const LAG_POINTS: usize = 800;
 
+/// Pairs (x_t, x_{t+lag}) within each execution's steady part, for lags 1–4, beside the same for
+/// the values shuffled within each execution.
 pub(super) fn lag_panels(runs: &[Vec<f64>], seed: Seed) -> Vec<LagPanel> {
     let mixed = shuffled(runs, seed);
     let pairs = |rs: &[Vec<f64>], lag: usize| -> Vec<(f64, f64)> {
