@@ -64,12 +64,48 @@ pub enum CargoBenchError {
         /// cargo's exit status.
         status: String,
     },
+    /// A layout build of `--builds` failed (cargo's messages went to standard error).
+    #[error(
+        "building layout {layout} of bench target '{target}' failed ({status}); its messages are \
+         above. --builds links each build's functions in a shuffled order with lld's \
+         --shuffle-sections (the linker Rust uses on x86_64 Linux since 1.90); with another \
+         linker, ask for lld (RUSTFLAGS=\"-C link-arg=-fuse-ld=lld\") or leave out --builds"
+    )]
+    Layout {
+        /// The bench target.
+        target: String,
+        /// The layout (1-based).
+        layout: usize,
+        /// cargo's exit status.
+        status: String,
+    },
+    /// A layout build could not be moved to where its runs take it from.
+    #[error("keeping a layout build at {}", path.display())]
+    KeepLayout {
+        /// Where it was to be kept.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// cargo built no bench target.
     #[error("cargo built no bench target{}", if benches.is_empty() { String::new() } else { format!(" named {}", benches.join(", ")) })]
     NoTargets {
         /// The `--bench` names asked for.
         benches: Vec<String>,
     },
+    /// `--build` or `--build-root` was given.
+    #[error(
+        "--build and --build-root are not used by rigor bench: cargo builds the bench targets, \
+         and --builds N alone links N layouts of them"
+    )]
+    BuildUnused,
+    /// `--builds` with a run whose length is decided as it goes.
+    #[error(
+        "--builds links its layouts before the run, so it takes a fixed count of executions: \
+         leave out --until-decided, --precision and --budget (or --builds)"
+    )]
+    BuildsAdaptive,
     /// `--name` was given.
     #[error("--name is not used by rigor bench: benchmarks are named after their functions")]
     NameUnused,
@@ -199,6 +235,59 @@ pub fn build(s: &CargoSettings) -> Result<Vec<Target>, CargoBenchError> {
         });
     }
     Ok(targets)
+}
+
+/// Builds bench target `target` (of the package in folder `package`) again with its functions
+/// linked in the order lld's `--shuffle-sections` draws from `seed`: one code layout of the same
+/// source (Kalibera & Tůma 2006 make builds a level because layout changes a program's speed).
+/// Only the bench target is compiled and linked again (`cargo rustc` gives the flag to it
+/// alone); the executable's path is returned, cargo's own for this seed (the seed is in its file
+/// name's hash, so layouts do not replace each other).
+///
+/// # Errors
+/// [`CargoBenchError::Layout`] when cargo fails (most likely a linker that is not lld),
+/// [`CargoBenchError::NoTargets`] when it reports no executable.
+pub fn build_layout(
+    s: &CargoSettings,
+    target: &str,
+    package: &Path,
+    seed: u64,
+    layout: usize,
+) -> Result<PathBuf, CargoBenchError> {
+    let mut cmd = Command::new(&s.cargo);
+    cmd.args([
+        "rustc",
+        "--quiet",
+        "--profile",
+        "bench",
+        "--bench",
+        target,
+        "--message-format=json-render-diagnostics",
+    ]);
+    cmd.arg("--manifest-path").arg(package.join("Cargo.toml"));
+    if let Some(f) = &s.features {
+        cmd.args(["--features", f]);
+    }
+    if let Some(d) = &s.target_dir {
+        cmd.arg("--target-dir").arg(d);
+    }
+    cmd.args(["--", "-C"])
+        .arg(format!("link-arg=-Wl,--shuffle-sections=*={seed}"));
+    let out = run_cargo(s, &mut cmd).map_err(|e| match e {
+        CargoBenchError::Build { status } => CargoBenchError::Layout {
+            target: target.to_string(),
+            layout,
+            status,
+        },
+        e => e,
+    })?;
+    targets_from_messages(&String::from_utf8_lossy(&out.stdout))
+        .into_iter()
+        .find(|t| t.name == target)
+        .map(|t| t.executable)
+        .ok_or_else(|| CargoBenchError::NoTargets {
+            benches: vec![target.to_string()],
+        })
 }
 
 /// Runs a cargo command (its messages to standard error), its standard output when it succeeds.

@@ -37,7 +37,7 @@ impl Cli {
     /// The command line's definition as the binary's whose `version` and description (`about`)
     /// are given: what completions and the man page are generated from.
     pub fn definition(version: &'static str, about: &'static str) -> clap::Command {
-        Self::command().version(version).about(about)
+        shaped(Self::command()).version(version).about(about)
     }
 
     /// Parses the process's command line as the binary's whose `version` and description
@@ -58,6 +58,23 @@ impl Cli {
             .unwrap_or_else(|e| clearer(e, &mut command, &args).exit());
         Self::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut command).exit())
     }
+}
+
+/// The derived definition with what one subcommand means otherwise by an option it shares:
+/// `rigor bench --builds N` links N layouts itself, without `--build`.
+fn shaped(command: clap::Command) -> clap::Command {
+    command.mut_subcommand("bench", |bench| {
+        bench.mut_arg("builds", |builds| {
+            builds
+                .requires(clap::builder::Resettable::<clap::Id>::Reset)
+                .help(
+                    "Builds of the bench targets (of each side with --against), each linking the \
+                 functions in its own shuffled order (lld's --shuffle-sections): code layout \
+                 becomes the top level and the intervals and verdicts cover it (default: one \
+                 build)",
+                )
+        })
+    })
 }
 
 /// clap's error made clearer where rigor knows what went wrong: a negative number
@@ -187,7 +204,7 @@ impl Cli {
         T: Into<std::ffi::OsString> + Clone,
     {
         let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-        let mut command = Self::command();
+        let mut command = shaped(Self::command());
         let mut matches = command
             .clone()
             .try_get_matches_from(&args)
@@ -1606,6 +1623,28 @@ mod tests {
         // With `--` and nothing after it, clap's own error stands.
         let e = Cli::try_parse_args(["rigor", "track", "run", "--last", "3", "--"]).unwrap_err();
         assert!(!e.to_string().contains("it goes after"), "{e}");
+    }
+
+    /// `rigor bench --builds N` links its own layouts; `rigor run --builds` still needs the
+    /// build command it counts, and the man page and completions say so as the parser does.
+    #[test]
+    fn builds_stand_alone_in_bench_only() {
+        let Command::Bench(b) = Cli::try_parse_args(["rigor", "bench", "--builds", "4"])
+            .unwrap()
+            .command
+        else {
+            panic!("not bench");
+        };
+        assert_eq!(b.options.builds, Some(4));
+        let e = Cli::try_parse_args(["rigor", "run", "--builds", "4", "x"]).unwrap_err();
+        assert!(e.to_string().contains("--build <CMD>"), "{e}");
+        let mut c = Cli::definition("0", "rigor");
+        let help = c
+            .find_subcommand_mut("bench")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("lld's --shuffle-sections"), "{help}");
     }
 
     #[test]

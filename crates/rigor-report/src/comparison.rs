@@ -717,11 +717,18 @@ pub fn section_in(
     )
 }
 
-/// The heading of `rigor bench --against`'s comparisons.
-pub fn against_build(label: &str) -> String {
-    format!(
-        "Against {label} (both builds measured together in interleaved rounds, compared round by round):\n"
-    )
+/// The heading of `rigor bench --against`'s comparisons; `layouts`: the builds (code layouts)
+/// of each side with `--builds`.
+pub fn against_build(label: &str, layouts: Option<usize>) -> String {
+    match layouts {
+        None => format!(
+            "Against {label} (both builds measured together in interleaved rounds, compared round by round):\n"
+        ),
+        Some(n) => format!(
+            "Against {label} ({n} builds of each side in shuffled code layouts, measured together in \
+             interleaved rounds, compared build by build):\n"
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -191,6 +191,18 @@ pub enum Note {
         /// The checkout it is built in, for a revision.
         checkout: Option<std::path::PathBuf>,
     },
+    /// `rigor bench --builds N`: each side linked N times in shuffled orders.
+    BuildingLayouts {
+        /// Builds per side.
+        builds: usize,
+        /// The other build's label (`--against`), if any.
+        against: Option<String>,
+    },
+    /// `rigor bench --against` with one build per side: the comparison covers one layout of each.
+    OneLayoutPerSide {
+        /// The other build's label.
+        against: String,
+    },
     /// The minimum's interval covers one run's processes, not the spread between sessions
     /// (`rigor bench` without `--against`; `baseline`: compared with a saved baseline).
     MinimumWithinRun {
@@ -491,6 +503,23 @@ impl fmt::Display for Note {
                  verdict, and sessions saved back to back show less spread than a later \
                  session under another load); rigor bench --against REV|DIR measures both \
                  builds together",
+            ),
+            Self::BuildingLayouts { builds, against } => write!(
+                f,
+                "linking {builds} builds of {} with the functions in shuffled orders (lld's \
+                 --shuffle-sections, seeds drawn from the run's seed): code layout is the top \
+                 level, as builds are in Kalibera & Tůma 2006",
+                match against {
+                    Some(a) => format!("each side (this one and {a})"),
+                    None => "the bench targets".to_string(),
+                }
+            ),
+            Self::OneLayoutPerSide { against } => write!(
+                f,
+                "one build of each side was compared: a difference can come from where the \
+                 linker put the code as much as from the code (a function that did not change \
+                 moves when one before it grows); --builds 5 links five layouts of this build \
+                 and of {against} and compares across them"
             ),
             Self::BuildingAgainst { against, checkout } => match checkout {
                 Some(dir) => write!(

@@ -6,6 +6,7 @@ use rigor_app::baselines::Baselines;
 use rigor_app::bench;
 use rigor_app::cargo_bench::{CargoBenchError, CargoSettings};
 use rigor_report::notes::Note;
+use rigor_units::Seed;
 
 use crate::output::{self, emit};
 use crate::{commands, settings};
@@ -15,6 +16,9 @@ use rigor_cli::BenchArgs;
 pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     if !args.options.names.is_empty() {
         return Err(CargoBenchError::NameUnused.into());
+    }
+    if args.options.build.is_some() || args.options.build_root.is_some() {
+        return Err(CargoBenchError::BuildUnused.into());
     }
     let baselines = Baselines::new(args.save_baseline.as_deref(), args.baseline.as_deref())?;
     let cargo = CargoSettings {
@@ -55,7 +59,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         None => None,
     };
     let estimator = args.options.compare.estimator;
-    let request = bench::suite_request(settings::request(&[], &args.options), estimator);
+    let mut request = bench::suite_request(settings::request(&[], &args.options), estimator);
     if let Some((_, other)) = &against {
         bench::check_until_decided(&selected, other, request.until_decided)?;
     }
@@ -65,6 +69,32 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     let evals = bench::evals(&selected, args.evals, &kept, request.timeout, &mut |n| {
         output::notes(&[n]);
     })?;
+    // `--builds N`: N layouts of each side, linked after tuning (which the default build did).
+    let (selected, against) = match request.builds {
+        Some(_)
+            if request.until_decided || request.precision.is_some() || request.budget.is_some() =>
+        {
+            return Err(CargoBenchError::BuildsAdaptive.into());
+        }
+        Some(n) => {
+            let seed = *request.seed.get_or_insert_with(Seed::from_entropy);
+            let seeds = bench::layout_seeds(seed, n);
+            output::notes(&[Note::BuildingLayouts {
+                builds: n,
+                against: against.as_ref().map(|(a, _)| a.label.clone()),
+            }]);
+            let here = bench::layouts(&cargo, &selected, &seeds, "here", &mut |_| {})?;
+            let against = match against {
+                Some((a, other)) => Some((
+                    a,
+                    bench::layouts(&a.cargo, &other, &seeds, "against", &mut |_| {})?,
+                )),
+                None => None,
+            };
+            (here, against)
+        }
+        None => (selected, against),
+    };
     let mut resolved = match &against {
         Some((a, other)) => {
             if !selected
@@ -154,7 +184,10 @@ fn after_run(
     }
     if let (Some(a), Some(both), Outcome::Ok) = (against, result, outcome) {
         let c = bench::against_compared(both, &a.label, s)?;
-        let heading = rigor_report::comparison::against_build(&a.label);
+        let heading = rigor_report::comparison::against_build(
+            &a.label,
+            s.runner.build.as_ref().map(|b| b.builds),
+        );
         emit(&heading);
         output::warnings(&c.warnings);
         let views = rigor_app::comparisons::views(&c.comparisons);
@@ -167,6 +200,11 @@ fn after_run(
         append_to_exports(s, words, &views)?;
         bench::report_with(both, s, &c.comparisons, None)?;
         outcome = c.outcome;
+        if s.runner.build.is_none() {
+            output::notes(&[Note::OneLayoutPerSide {
+                against: a.label.clone(),
+            }]);
+        }
     }
     if against.is_none() {
         output::notes(bench::within_run_note(s, baselines.compare.is_some()).as_slice());

@@ -255,9 +255,22 @@ pub fn settings(
     request.names = selected.iter().map(|s| s.name.clone()).collect();
     // The commands are quoted words: run directly, whatever characters a path has.
     request.shell = Some("none".to_string());
+    // `--builds N`: the layouts are linked already ([`layouts`]); the runner's build `k` only
+    // puts layout `k` into the commands (`{build}`), so its build command does nothing.
+    let layouts = request.builds.is_some();
+    if layouts {
+        request.build = Some("true".to_string());
+    }
     let iterations_given = request.iterations.is_some();
     let mut resolved = request.resolve()?;
     let s = &mut resolved.settings;
+    if layouts {
+        s.record.build = Some(
+            "cargo rustc --profile bench --bench TARGET -- -C \
+             link-arg=-Wl,--shuffle-sections=*=SEED (a seed per build, drawn from the run's seed)"
+                .to_string(),
+        );
+    }
     // A group's samples are its benchmarks' samples per execution, unless --iterations or an
     // adaptive plan decides them ([`group_notes`] says which).
     let group_samples = !iterations_given && !s.is_adaptive();
@@ -430,6 +443,8 @@ pub fn within_run_note(s: &RunSettings, baseline: bool) -> Option<Note> {
 
 mod against;
 pub use against::*;
+mod layouts;
+pub use layouts::*;
 
 #[cfg(test)]
 mod tests {

@@ -377,11 +377,14 @@ impl RunRequest {
         // Only builds that live side by side can share rounds: each benchmarked command names
         // its own build's directory. A command that does not (`--build make` in a source tree,
         // then `./prog`) runs whatever the last build left, so its builds keep a block each.
+        // A command naming its build by index (`out{build}/prog`; `rigor bench --builds`' layouts)
+        // runs its own build too.
         if let Some(build) = &mut runner.build {
             let fixed = matches!(mode, Mode::Fixed | Mode::Planned { .. });
-            let apart = benchmarks
-                .iter()
-                .all(|b| b.command.text().contains("{build_dir}"));
+            let apart = benchmarks.iter().all(|b| {
+                let text = b.command.text();
+                text.contains("{build_dir}") || text.contains("{build}")
+            });
             build.interleaved = fixed && apart;
             if fixed && !apart && !self.simulate {
                 notes.push(rigor_report::notes::Note::BuildsInBlocks);

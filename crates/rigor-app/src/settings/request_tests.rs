@@ -441,3 +441,22 @@ fn one_setup_for_interleaved_commands_is_said() {
     assert_eq!(said(&["a", "b"], &[]), None);
     assert_eq!(said(&["a", "b"], &["make a", "make b"]), None);
 }
+
+/// Builds share rounds when every command runs its own build: from `{build_dir}`, or by index
+/// (`out{build}/prog`, as `rigor bench --builds` runs its layouts); a command that names
+/// neither runs whatever the last build left, so each build keeps a block of its own.
+#[test]
+fn builds_share_rounds_only_when_each_command_names_its_build() {
+    let interleaved = |command: &str| {
+        let mut q = request(&[command]);
+        q.build = Some("true".into());
+        q.builds = Some(3);
+        q.executions = Some(2);
+        let r = q.resolve().unwrap();
+        r.settings.runner.build.as_ref().unwrap().interleaved
+    };
+    assert!(interleaved("{build_dir}/prog"));
+    assert!(interleaved("out{build}/prog"));
+    assert!(!interleaved("./prog"));
+    assert!(!interleaved("./prog --seed {build_seed}"));
+}

@@ -569,6 +569,11 @@ fn against_measures_two_builds_together_and_compares_them_round_by_round() {
         text(&out.get_output().stderr),
     );
     assert!(stderr.contains("building HEAD~1 in "), "{stderr}");
+    // One build of each side: the verdict may be the code's layout, and --builds is named.
+    assert!(
+        stderr.contains("one build of each side was compared") && stderr.contains("--builds 5"),
+        "{stderr}"
+    );
     assert!(
         stdout.contains("Benchmark 1: spin @ HEAD~1") && stdout.contains("Benchmark 2: spin\n"),
         "{stdout}"
@@ -629,4 +634,131 @@ fn against_measures_two_builds_together_and_compares_them_round_by_round() {
         .code(1);
     let stdout = text(&out.get_output().stdout);
     assert!(stdout.contains("verdict: regression"), "{stdout}");
+}
+
+#[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
+fn builds_link_shuffled_layouts_of_each_side_and_compare_across_them() {
+    let _alone = crate::alone();
+    let dir = Dir::new();
+    let root = project(&dir);
+    let speed = root.join("benches/speed.rs");
+    let slow = SPEED.replace(
+        r#"let n = if std::env::var_os("FIXTURE_SLOW").is_some() { 2_000 } else { 100 };"#,
+        "let n = 2_000;",
+    );
+    std::fs::write(&speed, slow).unwrap();
+    std::fs::write(root.join(".gitignore"), "target/\n.rigor/\n").unwrap();
+    git(&root, &["init", "-q", "."]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "slow"]);
+    std::fs::write(&speed, SPEED).unwrap();
+    git(&root, &["commit", "-qam", "fast"]);
+
+    // Layouts are linked before the run: a run decided as it goes would ask for more.
+    bench(&root)
+        .args([
+            "--builds",
+            "2",
+            "--until-decided",
+            "--against",
+            "HEAD~1",
+            "spin",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "takes a fixed count of executions",
+        ));
+    // rigor bench builds with cargo: a build command is refused, not run and ignored.
+    bench(&root)
+        .args(["--build", "make", "spin"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--build and --build-root are not used",
+        ));
+
+    let target = workspace().join("target/bench-fixture/release");
+    let deps = |dir: &Path| {
+        std::fs::read_dir(dir.join("deps"))
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .filter(|e| {
+                        let n = e.file_name().to_string_lossy().into_owned();
+                        n.starts_with("speed-") && !n.contains('.')
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let result = dir.path("layouts.json");
+    let run = || {
+        bench(&root)
+            .args([
+                "-r",
+                "3",
+                "--iterations",
+                "10",
+                "--seed",
+                "5",
+                "--exact",
+                "spin",
+            ])
+            .args(["--builds", "4", "--against", "HEAD~1", "--export-json"])
+            .arg(&result)
+            .assert()
+            .success()
+    };
+    let out = run();
+    let (stdout, stderr) = (
+        text(&out.get_output().stdout),
+        text(&out.get_output().stderr),
+    );
+    assert!(
+        stderr.contains("linking 4 builds of each side (this one and HEAD~1)"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("Against HEAD~1 (4 builds of each side in shuffled code layouts")
+            && stdout.contains("paired by build")
+            && stdout.contains("Units:             4 builds × 3 executions"),
+        "{stdout}"
+    );
+    // Four builds a side are the fewest whose minima can differ at 5% (Mann–Whitney).
+    assert!(stdout.contains("verdict: improvement"), "{stdout}");
+    // Without --builds the comparison says it covered one layout of each side; with them it
+    // does not.
+    assert!(
+        !stderr.contains("one build of each side was compared"),
+        "{stderr}"
+    );
+    // Each build ran its own layout: four executables per side, in their own places.
+    for k in ["0", "1", "2", "3"] {
+        assert!(
+            target
+                .join("rigor-layouts/here")
+                .join(k)
+                .join("speed")
+                .is_file()
+        );
+    }
+    let r = json(&result);
+    let commands: Vec<String> = r["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["command"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        commands
+            .iter()
+            .all(|c| c.contains("rigor-layouts") && c.contains("{build}")),
+        "{commands:?}"
+    );
+    // The layouts were moved out of cargo's folder: a second run with the same seed links the
+    // same layouts again and leaves no more executables behind.
+    let before = deps(&target);
+    run();
+    assert_eq!(deps(&target), before, "layout executables pile up in deps/");
 }

@@ -1,0 +1,122 @@
+//! `rigor bench --builds N`: code layout as the top level ([`layouts`], [`layout_seeds`]).
+//!
+//! The same source linked in another order runs at another speed: loops cross other cache-line
+//! and fetch-window boundaries, branches alias others (Mytkowicz et al. 2009; Kalibera & Tůma
+//! 2006 make builds a level for this). With one build per side, `rigor bench --against`
+//! compared two layouts as much as two versions: a function that did not change came out 22%
+//! faster because the changed one before it moved it. Each build here is the bench target
+//! linked again with its functions in an order drawn by lld's `--shuffle-sections`, so the
+//! builds sample layouts at random and the comparison's interval covers them.
+
+use std::path::{Path, PathBuf};
+
+use rand::{Rng, SeedableRng};
+use rigor_units::Seed;
+
+use super::Result;
+use crate::cargo_bench::{self, CargoBenchError, CargoSettings, Selected};
+
+/// The placeholder the runner replaces by a build's index (0-based) in a benchmark's command.
+pub const BUILD_PLACEHOLDER: &str = "{build}";
+
+/// The folder name under a target folder's profile folder where the layouts are kept
+/// (`target/release/rigor-layouts/SIDE/K/TARGET`; each run replaces them).
+pub const LAYOUTS_DIR: &str = "rigor-layouts";
+
+/// The `--shuffle-sections` seeds of `count` layouts, drawn from the run's `seed`: the same for
+/// both sides of `--against`, so that build `k` of each side orders their common functions
+/// alike (common random numbers: a function that did not change sits where it sat, unless the
+/// change moved it, and the pair's difference is the change's under that layout). lld takes 0
+/// for "a random seed" and -1 for "reversed": seeds are drawn from 1 to 2³¹ − 1.
+pub fn layout_seeds(seed: Seed, count: usize) -> Vec<u64> {
+    // A stream of its own: the run's other draws (interleaving order) are not disturbed.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed.get() ^ 0x6c61_796f_7574_7321);
+    (0..count)
+        .map(|_| rng.gen_range(1..=(1u64 << 31) - 1))
+        .collect()
+}
+
+/// Builds each bench target that `selected` come from once per seed (`seeds`, from
+/// [`layout_seeds`]), keeps the executables under the target folder
+/// (`…/rigor-layouts/SIDE/K/TARGET`), and returns `selected` run from there: each benchmark's
+/// executable is `…/SIDE/{build}/TARGET`, which the runner's build `k` makes layout `k`'s.
+/// `told` hears of each layout as it is built.
+///
+/// # Errors
+/// What [`cargo_bench::build_layout`] finds; a layout that cannot be moved into place.
+pub fn layouts(
+    cargo: &CargoSettings,
+    selected: &[Selected],
+    seeds: &[u64],
+    side: &str,
+    told: &mut dyn FnMut(usize),
+) -> Result<Vec<Selected>> {
+    let mut targets: Vec<&cargo_bench::Target> = Vec::new();
+    for s in selected {
+        if !targets.iter().any(|t| t.name == s.target.name) {
+            targets.push(&s.target);
+        }
+    }
+    let mut templates: Vec<(String, PathBuf)> = Vec::new();
+    for t in targets {
+        // The profile's folder: the executable is in its `deps`.
+        let profile = t
+            .executable
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new("."));
+        let root = profile.join(LAYOUTS_DIR).join(side);
+        let file = t.name.clone();
+        for (k, &seed) in seeds.iter().enumerate() {
+            told(k + 1);
+            let built = cargo_bench::build_layout(cargo, &t.name, &t.dir, seed, k + 1)?;
+            let dir = root.join(k.to_string());
+            let place = dir.join(&file);
+            keep(&built, &dir, &place)?;
+        }
+        templates.push((t.name.clone(), root.join(BUILD_PLACEHOLDER).join(&file)));
+    }
+    Ok(selected
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            if let Some((_, template)) = templates.iter().find(|(n, _)| *n == s.target.name) {
+                s.target.executable = template.clone();
+            }
+            s
+        })
+        .collect())
+}
+
+/// Moves the executable `built` to `place` in `dir`: moved, not copied, so that cargo's folder
+/// does not fill with a megabyte per layout and run (cargo builds a layout again when its
+/// executable is missing, as a reused `--seed` needs).
+fn keep(built: &Path, dir: &Path, place: &Path) -> Result<()> {
+    let fail = |source: std::io::Error| CargoBenchError::KeepLayout {
+        path: place.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    if std::fs::rename(built, place).is_err() {
+        std::fs::copy(built, place).map_err(fail)?;
+        let _ = std::fs::remove_file(built);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_are_reproducible_distinct_and_never_lld_special_values() {
+        let a = layout_seeds(Seed(7), 50);
+        assert_eq!(a, layout_seeds(Seed(7), 50));
+        assert_ne!(a, layout_seeds(Seed(8), 50));
+        assert!(a.iter().all(|s| (1..(1 << 31)).contains(s)));
+        let mut d = a.clone();
+        d.sort_unstable();
+        d.dedup();
+        assert_eq!(d.len(), a.len());
+    }
+}
