@@ -70,12 +70,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         output::notes(&[n]);
     })?;
     // `--builds N`: N layouts of each side, linked after tuning (which the default build did).
-    let (selected, against) = match request.builds {
-        Some(_)
-            if request.until_decided || request.precision.is_some() || request.budget.is_some() =>
-        {
-            return Err(CargoBenchError::BuildsAdaptive.into());
-        }
+    let (selected, against) = match bench::layout_builds(&mut request, against.is_some())? {
         Some(n) => {
             let seed = *request.seed.get_or_insert_with(Seed::from_entropy);
             let seeds = bench::layout_seeds(seed, n);

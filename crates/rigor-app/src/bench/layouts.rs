@@ -23,6 +23,49 @@ pub const BUILD_PLACEHOLDER: &str = "{build}";
 /// (`target/release/rigor-layouts/SIDE/K/TARGET`; each run replaces them).
 pub const LAYOUTS_DIR: &str = "rigor-layouts";
 
+/// Builds of each side `rigor bench --against` links without `--builds`: one build per side
+/// called unchanged functions 4–17% faster, decided, in 9 of 15 comparisons on a loaded
+/// machine (docs/benchmarks.md), and 4 builds a side are the fewest whose minima can differ at 5%.
+pub const AGAINST_BUILDS: usize = 5;
+
+/// Executions per build when `--against` links its default builds and `-r` is not given: the
+/// layouts, not the processes, are what varies most between two builds' runs, so the run goes
+/// to them (5 × 4 executions a side, twice a single build's default 10).
+pub const AGAINST_EXECUTIONS_PER_BUILD: usize = 4;
+
+/// The builds (layouts) `rigor bench` links for `request`, `against` another build or not:
+/// `--builds N` as given (1: the one build cargo made, unshuffled), else [`AGAINST_BUILDS`] with
+/// `--against` in a run of fixed length (with [`AGAINST_EXECUTIONS_PER_BUILD`] executions
+/// unless the request counts them), else none. The request is left asking for what is
+/// returned.
+///
+/// # Errors
+/// [`CargoBenchError::BuildsAdaptive`] for `--builds` in a run whose length is decided as it
+/// goes (`--until-decided`, `--precision`, `--budget`): the layouts are linked before it starts.
+pub fn layout_builds(
+    request: &mut crate::settings::RunRequest,
+    against: bool,
+) -> Result<Option<usize>> {
+    let adaptive = request.until_decided || request.precision.is_some() || request.budget.is_some();
+    let builds = match request.builds {
+        Some(0 | 1) => None,
+        Some(_) if adaptive => return Err(CargoBenchError::BuildsAdaptive),
+        Some(n) => Some(n),
+        None if against && !adaptive => {
+            let counted = request.executions.is_some()
+                || request.min_runs.is_some()
+                || request.max_runs.is_some();
+            if !counted {
+                request.executions = Some(AGAINST_EXECUTIONS_PER_BUILD);
+            }
+            Some(AGAINST_BUILDS)
+        }
+        None => None,
+    };
+    request.builds = builds;
+    Ok(builds)
+}
+
 /// The `--shuffle-sections` seeds of `count` layouts, drawn from the run's `seed`: the same for
 /// both sides of `--against`, so that build `k` of each side orders their common functions
 /// alike (common random numbers: a function that did not change sits where it sat, unless the
@@ -107,6 +150,47 @@ fn keep(built: &Path, dir: &Path, place: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::RunRequest;
+
+    #[test]
+    fn against_links_five_layouts_unless_told_otherwise() {
+        let builds = |req: &mut RunRequest, against| layout_builds(req, against).unwrap();
+        // --against alone: five layouts, four executions each.
+        let mut r = RunRequest::default();
+        assert_eq!(builds(&mut r, true), Some(5));
+        assert_eq!((r.builds, r.executions), (Some(5), Some(4)));
+        // -r counts the executions per build.
+        let mut r = RunRequest {
+            executions: Some(9),
+            ..RunRequest::default()
+        };
+        assert_eq!(builds(&mut r, true), Some(5));
+        assert_eq!(r.executions, Some(9));
+        // --builds 1: cargo's one build; no layouts without --against unless asked for.
+        let mut r = RunRequest {
+            builds: Some(1),
+            ..RunRequest::default()
+        };
+        assert_eq!(builds(&mut r, true), None);
+        assert_eq!((r.builds, r.executions), (None, None));
+        assert_eq!(builds(&mut RunRequest::default(), false), None);
+        let mut r = RunRequest {
+            builds: Some(3),
+            ..RunRequest::default()
+        };
+        assert_eq!(builds(&mut r, false), Some(3));
+        // A run decided as it goes keeps one build, and refuses layouts asked for.
+        let mut r = RunRequest {
+            until_decided: true,
+            ..RunRequest::default()
+        };
+        assert_eq!(builds(&mut r, true), None);
+        r.builds = Some(4);
+        assert!(matches!(
+            layout_builds(&mut r, true),
+            Err(CargoBenchError::BuildsAdaptive)
+        ));
+    }
 
     #[test]
     fn seeds_are_reproducible_distinct_and_never_lld_special_values() {

@@ -552,7 +552,15 @@ fn against_measures_two_builds_together_and_compares_them_round_by_round() {
     let md = dir.path("against.md");
     let out = bench(&root)
         .args(common)
-        .args(["--against", "HEAD~1", "--fail-on", "regression"])
+        // One build a side (cargo's own, as before layouts were the default).
+        .args([
+            "--against",
+            "HEAD~1",
+            "--builds",
+            "1",
+            "--fail-on",
+            "regression",
+        ])
         .arg("--export-markdown")
         .arg(&md)
         .assert()
@@ -632,8 +640,14 @@ fn against_measures_two_builds_together_and_compares_them_round_by_round() {
         .args(["--fail-on", "regression"])
         .assert()
         .code(1);
+    // By default five layouts a side, four executions each (-r counts them per build).
     let stdout = text(&out.get_output().stdout);
-    assert!(stdout.contains("verdict: regression"), "{stdout}");
+    assert!(
+        stdout.contains("verdict: regression")
+            && stdout.contains("5 builds of each side in shuffled code layouts")
+            && stdout.contains("Units:             5 builds × 4 executions"),
+        "{stdout}"
+    );
 }
 
 #[test]
