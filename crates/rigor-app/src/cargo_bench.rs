@@ -106,6 +106,14 @@ pub enum CargoBenchError {
          leave out --until-decided, --precision and --budget (or --builds)"
     )]
     BuildsAdaptive,
+    /// `--builds` where the bench targets were not linked by lld.
+    #[error(
+        "--builds links each build's functions in a shuffled order with lld's \
+         --shuffle-sections, and these bench targets were linked by another linker: ask for lld \
+         (RUSTFLAGS=\"-C link-arg=-fuse-ld=lld\", or the project's .cargo/config.toml) or leave \
+         out --builds"
+    )]
+    NotLld,
     /// `--name` was given.
     #[error("--name is not used by rigor bench: benchmarks are named after their functions")]
     NameUnused,

@@ -198,6 +198,11 @@ pub enum Note {
         /// The other build's label (`--against`), if any.
         against: Option<String>,
     },
+    /// `rigor bench --against` cannot link layouts: the bench targets were not linked by lld.
+    LayoutsNeedLld {
+        /// The other build's label.
+        against: String,
+    },
     /// `rigor bench --against` with one build per side: the comparison covers one layout of each.
     OneLayoutPerSide {
         /// The other build's label.
@@ -513,6 +518,13 @@ impl fmt::Display for Note {
                     Some(a) => format!("each side (this one and {a})"),
                     None => "the bench targets".to_string(),
                 }
+            ),
+            Self::LayoutsNeedLld { against } => write!(
+                f,
+                "the bench targets were not linked by lld, whose --shuffle-sections links the \
+                 builds of each side in shuffled code layouts: measuring one build of this side \
+                 and of {against} (with RUSTFLAGS=\"-C link-arg=-fuse-ld=lld\" rigor links five \
+                 of each)"
             ),
             Self::OneLayoutPerSide { against } => write!(
                 f,

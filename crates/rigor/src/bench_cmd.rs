@@ -63,6 +63,17 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     if let Some((_, other)) = &against {
         bench::check_until_decided(&selected, other, request.until_decided)?;
     }
+    // Layouts need lld: known from the executables, before anything is tuned.
+    let lld = bench::lld_linked(&selected)
+        && against
+            .as_ref()
+            .is_none_or(|(_, other)| bench::lld_linked(other));
+    if let (Some((a, _)), false, None) = (&against, lld, request.builds) {
+        output::notes(&[Note::LayoutsNeedLld {
+            against: a.label.clone(),
+        }]);
+    }
+    let layouts = bench::layout_builds(&mut request, against.is_some(), lld)?;
     // A baseline's benchmarks are measured with its evaluations per sample, as their minimums
     // are compared (or its sessions' spread taken).
     let kept = baselines.evals();
@@ -70,7 +81,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         output::notes(&[n]);
     })?;
     // `--builds N`: N layouts of each side, linked after tuning (which the default build did).
-    let (selected, against) = match bench::layout_builds(&mut request, against.is_some())? {
+    let (selected, against) = match layouts {
         Some(n) => {
             let seed = *request.seed.get_or_insert_with(Seed::from_entropy);
             let seeds = bench::layout_seeds(seed, n);
@@ -139,6 +150,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         baselines: &baselines,
         result: result.as_deref(),
         inputs,
+        lld,
     };
     // The baseline is saved after the comparisons, which read it as it was before this run
     // (`--save-baseline X --baseline X` compares with the last X, then saves), and whatever
@@ -157,6 +169,8 @@ struct Run<'a> {
     baselines: &'a Baselines,
     result: Option<&'a std::path::Path>,
     inputs: bool,
+    /// The bench targets were linked by lld: `--builds` can link layouts of them.
+    lld: bool,
 }
 
 /// After the measurements: the tables across inputs, the comparisons with the other build and
@@ -172,6 +186,7 @@ fn after_run(
         baselines,
         result,
         inputs,
+        lld,
     } = *run;
     if let (true, Some(result), Outcome::Ok) = (inputs, result, outcome) {
         let baseline = baselines.compare.as_deref().zip(args.baseline.as_deref());
@@ -195,7 +210,8 @@ fn after_run(
         append_to_exports(s, words, &views)?;
         bench::report_with(both, s, &c.comparisons, None)?;
         outcome = c.outcome;
-        if s.runner.build.is_none() {
+        // (Where lld did not link the targets, the note before the run said why.)
+        if s.runner.build.is_none() && lld {
             output::notes(&[Note::OneLayoutPerSide {
                 against: a.label.clone(),
             }]);

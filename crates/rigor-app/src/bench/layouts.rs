@@ -45,13 +45,15 @@ pub const AGAINST_EXECUTIONS_PER_BUILD: usize = 4;
 pub fn layout_builds(
     request: &mut crate::settings::RunRequest,
     against: bool,
+    lld: bool,
 ) -> Result<Option<usize>> {
     let adaptive = request.until_decided || request.precision.is_some() || request.budget.is_some();
     let builds = match request.builds {
         Some(0 | 1) => None,
         Some(_) if adaptive => return Err(CargoBenchError::BuildsAdaptive),
+        Some(_) if !lld => return Err(CargoBenchError::NotLld),
         Some(n) => Some(n),
-        None if against && !adaptive => {
+        None if against && !adaptive && lld => {
             let counted = request.executions.is_some()
                 || request.min_runs.is_some()
                 || request.max_runs.is_some();
@@ -64,6 +66,23 @@ pub fn layout_builds(
     };
     request.builds = builds;
     Ok(builds)
+}
+
+/// Whether every bench target that `selected` come from was linked by lld (its executable's
+/// `.comment` section says `Linker: LLD`, as lld writes), which `--shuffle-sections` needs. Read
+/// from the executables rather than guessed from the toolchain: a project's own linker settings
+/// (`.cargo/config.toml`, `RUSTFLAGS`) decide it.
+pub fn lld_linked(selected: &[Selected]) -> bool {
+    const MARK: &[u8] = b"Linker: LLD";
+    let mut seen: Vec<&Path> = Vec::new();
+    selected.iter().all(|s| {
+        let exe = s.target.executable.as_path();
+        if seen.contains(&exe) {
+            return true;
+        }
+        seen.push(exe);
+        std::fs::read(exe).is_ok_and(|bytes| bytes.windows(MARK.len()).any(|w| w == MARK))
+    })
 }
 
 /// The `--shuffle-sections` seeds of `count` layouts, drawn from the run's `seed`: the same for
@@ -154,7 +173,7 @@ mod tests {
 
     #[test]
     fn against_links_five_layouts_unless_told_otherwise() {
-        let builds = |req: &mut RunRequest, against| layout_builds(req, against).unwrap();
+        let builds = |req: &mut RunRequest, against| layout_builds(req, against, true).unwrap();
         // --against alone: five layouts, four executions each.
         let mut r = RunRequest::default();
         assert_eq!(builds(&mut r, true), Some(5));
@@ -187,9 +206,51 @@ mod tests {
         assert_eq!(builds(&mut r, true), None);
         r.builds = Some(4);
         assert!(matches!(
-            layout_builds(&mut r, true),
+            layout_builds(&mut r, true, true),
             Err(CargoBenchError::BuildsAdaptive)
         ));
+        // Another linker than lld: --against keeps one build (and says so); --builds is refused.
+        let mut r = RunRequest::default();
+        assert_eq!(layout_builds(&mut r, true, false).unwrap(), None);
+        assert_eq!((r.builds, r.executions), (None, None));
+        r.builds = Some(3);
+        assert!(matches!(
+            layout_builds(&mut r, true, false),
+            Err(CargoBenchError::NotLld)
+        ));
+    }
+
+    #[test]
+    fn an_executable_linked_by_lld_is_told_by_its_comment() {
+        let dir = tempfile::tempdir().unwrap();
+        let selected = |name: &str, bytes: &[u8]| {
+            let exe = dir.path().join(name);
+            std::fs::write(&exe, bytes).unwrap();
+            Selected {
+                name: name.into(),
+                function: name.into(),
+                target: cargo_bench::Target {
+                    name: name.into(),
+                    executable: exe,
+                    dir: dir.path().to_path_buf(),
+                },
+                listed: cargo_bench::Listed::named(name),
+            }
+        };
+        let lld = selected(
+            "a",
+            b"\x7fELF...rustc version 1.95.0\0Linker: LLD 22.1.2\0GCC: 12",
+        );
+        let ld = selected(
+            "b",
+            b"\x7fELF...rustc version 1.95.0\0GCC: (Debian 12.2.0) 12.2.0",
+        );
+        assert!(lld_linked(std::slice::from_ref(&lld)));
+        assert!(!lld_linked(std::slice::from_ref(&ld)));
+        assert!(!lld_linked(&[lld.clone(), ld]));
+        let mut gone = lld;
+        gone.target.executable = dir.path().join("missing");
+        assert!(!lld_linked(&[gone]));
     }
 
     #[test]
