@@ -523,15 +523,16 @@ impl fmt::Display for Note {
                 f,
                 "the bench targets were not linked by lld, whose --shuffle-sections links the \
                  builds of each side in shuffled code layouts: measuring one build of this side \
-                 and of {against} (with RUSTFLAGS=\"-C link-arg=-fuse-ld=lld\" rigor links five \
+                 and of {against} (with RUSTFLAGS=\"-C link-arg=-fuse-ld=lld\" rigor links six \
                  of each)"
             ),
             Self::OneLayoutPerSide { against } => write!(
                 f,
                 "one build of each side was compared: a difference can come from where the \
                  linker put the code as much as from the code (a function that did not change \
-                 moves when one before it grows); --builds 5 links five layouts of this build \
-                 and of {against} and compares across them"
+                 moves when one before it grows); without --builds 1, --until-decided, \
+                 --precision or --budget, rigor links six layouts of this build and of {against} \
+                 and compares across them"
             ),
             Self::BuildingAgainst { against, checkout } => match checkout {
                 Some(dir) => write!(

@@ -579,7 +579,8 @@ fn against_measures_two_builds_together_and_compares_them_round_by_round() {
     assert!(stderr.contains("building HEAD~1 in "), "{stderr}");
     // One build of each side: the verdict may be the code's layout, and --builds is named.
     assert!(
-        stderr.contains("one build of each side was compared") && stderr.contains("--builds 5"),
+        stderr.contains("one build of each side was compared")
+            && stderr.contains("rigor links six layouts"),
         "{stderr}"
     );
     assert!(
@@ -640,12 +641,12 @@ fn against_measures_two_builds_together_and_compares_them_round_by_round() {
         .args(["--fail-on", "regression"])
         .assert()
         .code(1);
-    // By default five layouts a side, four executions each (-r counts them per build).
+    // By default six layouts a side (-r counts the executions per build).
     let stdout = text(&out.get_output().stdout);
     assert!(
         stdout.contains("verdict: regression")
-            && stdout.contains("5 builds of each side in shuffled code layouts")
-            && stdout.contains("Units:             5 builds × 4 executions"),
+            && stdout.contains("6 builds of each side in shuffled code layouts")
+            && stdout.contains("Units:             6 builds × 4 executions"),
         "{stdout}"
     );
 }
