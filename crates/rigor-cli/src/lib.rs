@@ -70,8 +70,9 @@ fn shaped(command: clap::Command) -> clap::Command {
                 .help(
                     "Builds of the bench targets (of each side with --against), each linking the \
                  functions in its own shuffled order (lld's --shuffle-sections): code layout \
-                 becomes the top level and the intervals and verdicts cover it (default: one \
-                 build)",
+                 becomes the top level and the intervals and verdicts cover it, -r counting \
+                 executions per build (default: 6 with --against, 4 executions each unless -r \
+                 is given; else 1, cargo's own build)",
                 )
         })
     })
@@ -1083,8 +1084,9 @@ pub struct BenchArgs {
     /// revision of the repository, checked out once into .rigor/checkouts and kept) or DIR (the
     /// other copy of the folder holding Cargo.toml). Both are built, the evaluations are tuned
     /// once (on this build), and every benchmark of both runs in the same shuffled interleaved
-    /// rounds, compared round by round: a session's shift moves both sides alike, which a saved
-    /// --baseline cannot offer.
+    /// rounds, compared pairwise: a session's shift moves both sides alike, which a saved
+    /// --baseline cannot offer. Each side is linked in six code layouts (--builds), so that
+    /// where the linker put a function is not taken for a change.
     #[arg(long, value_name = "REV|DIR")]
     pub against: Option<String>,
     /// Everything `rigor run` takes (executions, --iterations as samples per execution,
