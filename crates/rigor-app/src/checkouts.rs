@@ -108,6 +108,16 @@ impl Checkouts {
         // Absolute: git (run in the repository) and the builds (run in a checkout) read the
         // paths from other directories than the one a relative path was given from.
         let dir = std::path::absolute(dir).map_err(|e| io_error(repo, "absolute path", e))?;
+        // The checkouts are git worktrees inside the project: a `git add -A` took them for
+        // embedded repositories, and `git status` listed them. The folder ignores itself.
+        let ignore = dir.join(GITIGNORE);
+        if !ignore.exists() {
+            fs::write(
+                &ignore,
+                "# rigor's checkouts of other revisions: not part of the project\n*\n",
+            )
+            .map_err(|e| io_error(repo, "write .gitignore", e))?;
+        }
         let store = Self {
             repo: repo.to_path_buf(),
             dir,
@@ -123,6 +133,9 @@ impl Checkouts {
         for entry in fs::read_dir(&self.dir).map_err(|e| io_error(&self.repo, "read_dir", e))? {
             let Ok(entry) = entry else { continue };
             let name = entry.file_name().to_string_lossy().to_string();
+            if name == GITIGNORE {
+                continue;
+            }
             let orphan = match name.split_once(PARTIAL) {
                 Some((_, pid)) => pid.parse::<u32>().is_ok_and(|p| !alive(p)),
                 None => !entry.path().join(MARKER).exists(),
@@ -414,6 +427,9 @@ fn unhex(text: &str) -> Option<[u8; 32]> {
     bytes.try_into().ok()
 }
 
+/// The file that makes the checkouts' folder ignored by git.
+const GITIGNORE: &str = ".gitignore";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -490,6 +506,15 @@ mod tests {
             .collect();
         assert!(made.iter().all(|c| !c.reused && c.artifact.is_some()));
         assert_eq!(made[0].artifact, made[1].artifact, "a README change");
+        // git sees none of them: the folder ignores itself, and pruning keeps that file.
+        let status = Command::new("git")
+            .args(["status", "--porcelain", "--untracked-files=all"])
+            .current_dir(repo.path())
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&status.stdout), "");
+        Checkouts::open(repo.path(), &store_dir, 10).unwrap();
+        assert!(store_dir.join(GITIGNORE).is_file());
         assert_ne!(made[1].artifact, made[2].artifact);
         // Asked again (by another command): reused, not rebuilt, same hash.
         let again = Checkouts::open(repo.path(), &store_dir, 10).unwrap();
@@ -608,6 +633,7 @@ mod tests {
             .unwrap()
             .flatten()
             .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n != GITIGNORE)
             .collect();
         assert_eq!(left.len(), 3, "{left:?}");
         assert!(left.iter().all(|n| !n.contains(PARTIAL)));
@@ -638,7 +664,11 @@ mod tests {
                 .get(&version(c), None, &Artifacts::None, &StopSignal::new())
                 .unwrap();
         }
-        let kept = fs::read_dir(&store_dir).unwrap().count();
+        let kept = fs::read_dir(&store_dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name() != GITIGNORE)
+            .count();
         assert_eq!(kept, 2);
         // The newest survive.
         assert!(
