@@ -263,6 +263,11 @@ pub fn settings(
     }
     let iterations_given = request.iterations.is_some();
     let mut resolved = request.resolve()?;
+    // hyperfine has no `bench`: its option names mean nothing else here, and the note that
+    // `--export-json` is rigor's format and not hyperfine's only repeated itself at every run.
+    resolved
+        .notes
+        .retain(|n| !matches!(n, rigor_report::notes::Note::OwnFormats(_)));
     let s = &mut resolved.settings;
     if layouts {
         s.record.build = Some(
@@ -533,6 +538,47 @@ mod tests {
             e.contains("(3 benchmarks selected)") && e.contains("--exact"),
             "{e}"
         );
+    }
+
+    /// `rigor bench --export-json` writes rigor's format, as it always has: hyperfine has no
+    /// `bench`, so the note meant for hyperfine's option names is not said at every run. A
+    /// layout run (`--builds`) runs each build's executable by index, its builds in shared
+    /// rounds, and records the build command that made them.
+    #[test]
+    fn a_bench_run_says_nothing_of_hyperfine_and_layouts_share_rounds() {
+        let mut q = request(None);
+        q.exports.json = Some("r.json".into());
+        let r = settings(&suite(), &[9, 3, 3], q).unwrap();
+        assert!(
+            !r.notes.iter().any(|n| matches!(n, Note::OwnFormats(_))),
+            "{:?}",
+            r.notes
+        );
+        assert!(r.settings.runner.build.is_none());
+        let mut layouts = suite();
+        for s in &mut layouts {
+            s.target.executable = format!("/x/rigor-layouts/here/{BUILD_PLACEHOLDER}/t").into();
+        }
+        let q = RunRequest {
+            builds: Some(3),
+            executions: Some(2),
+            ..request(None)
+        };
+        let r = settings(&layouts, &[9, 3, 3], q).unwrap();
+        let build = r.settings.runner.build.as_ref().unwrap();
+        assert_eq!(build.builds, 3);
+        assert!(build.interleaved);
+        assert!(
+            r.settings
+                .record
+                .build
+                .as_deref()
+                .unwrap()
+                .contains("--shuffle-sections"),
+            "{:?}",
+            r.settings.record.build
+        );
+        assert!(r.settings.commands[0].starts_with("/x/rigor-layouts/here/{build}/t "));
     }
 
     fn request(iterations: Option<usize>) -> RunRequest {
