@@ -114,6 +114,18 @@ pub enum CargoBenchError {
          out --builds"
     )]
     NotLld,
+    /// `--builds` 2 or 3 with `--against`: too few builds a side for any verdict.
+    #[error(
+        "--builds {builds} with --against cannot decide a change: a change of the minimum must \
+         also show in the builds' own minima, and with {builds} builds a side Mann–Whitney's \
+         least p is {least_p:.3}; use --builds 4 or more (6 without --builds), or --builds 1"
+    )]
+    TooFewLayouts {
+        /// Builds a side asked for.
+        builds: usize,
+        /// The least p-value so few builds a side can give.
+        least_p: f64,
+    },
     /// `--name` was given.
     #[error("--name is not used by rigor bench: benchmarks are named after their functions")]
     NameUnused,
@@ -259,7 +271,7 @@ pub fn build_layout(
     s: &CargoSettings,
     target: &str,
     package: &Path,
-    seed: u64,
+    seed: u32,
     layout: usize,
 ) -> Result<PathBuf, CargoBenchError> {
     let mut cmd = Command::new(&s.cargo);

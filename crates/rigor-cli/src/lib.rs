@@ -68,11 +68,12 @@ fn shaped(command: clap::Command) -> clap::Command {
             builds
                 .requires(clap::builder::Resettable::<clap::Id>::Reset)
                 .help(
-                    "Builds of the bench targets (of each side with --against), each linking the \
-                 functions in its own shuffled order (lld's --shuffle-sections): code layout \
-                 becomes the top level and the intervals and verdicts cover it, -r counting \
-                 executions per build (default: 6 with --against, 4 executions each unless -r \
-                 is given; else 1, cargo's own build)",
+                    "Code layouts: each build links the bench targets (of each side with \
+                 --against) with the functions in its own shuffled order (lld's \
+                 --shuffle-sections), so that the intervals and verdicts cover where the linker \
+                 put the code; -r counts executions per build. With --against: 6 builds of 4 \
+                 executions unless given (1 compares cargo's one build; 2 and 3 are refused, too \
+                 few to decide). Without: 1",
                 )
         })
     })

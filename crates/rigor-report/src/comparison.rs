@@ -462,6 +462,15 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             )
         }
         Verdict::Equivalent => format!("equivalent (within ±{band}{apart})"),
+        Verdict::Inconclusive if c.demoted_by_minima() && minima_apart(c) => format!(
+            "inconclusive: the {units}' own minima lie entirely apart, but {} against {} {units} \
+             cannot show it at this level (Mann–Whitney's least {} with so few); more {units} \
+             decide it",
+            c.candidate_units,
+            c.baseline_units,
+            p_text("p", c.minima_p.unwrap_or(1.0)),
+            units = v.units,
+        ),
         Verdict::Inconclusive if c.demoted_by_minima() => format!(
             "inconclusive: the minimum of all moved, but the {}' own minima do not differ \
              ({}, Mann–Whitney): the smallest rests on the few {} that reached it (a process \
@@ -620,8 +629,16 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             );
         }
         // Widened for sessions, an interval that holds no change sets p to 1: not the test's.
+        // A minimum's p is the larger of its bootstrap test's and the units' own minima's
+        // (Mann–Whitney): named by the one it is.
         let test = if c.between_sessions.is_some() && c.p_value >= 1.0 {
             "the interval widened for the baseline's sessions holds no change".to_string()
+        } else if minima_set_p(c) {
+            format!(
+                "Mann–Whitney test of the {}' own minima, larger than the {}",
+                v.units,
+                c.p_test.describe(c.estimator)
+            )
         } else {
             c.p_test.describe(c.estimator)
         };
@@ -715,6 +732,28 @@ pub fn section_in(
         "\n{marker} {before} {name}{after}\n\n{}",
         table_in(markup, views)
     )
+}
+
+/// Whether the p-value reported is the units' own minima's (Mann–Whitney's, the larger of the
+/// two tests a minimum's change must pass), not the bootstrap's, where it shows: both below
+/// 0.001 print alike.
+fn minima_set_p(c: &Comparison) -> bool {
+    let boot = c.bootstrap.and_then(|b| b.p_value).unwrap_or(0.0);
+    c.minima_p
+        .is_some_and(|m| m == c.p_value && m > boot && m >= 0.001)
+}
+
+/// Whether the two sides' units' minima lie entirely apart: Mann–Whitney's p is the least an
+/// exact test of so few units can give (2 / C(n_a + n_b, n_a)), which a verdict cannot pass with
+/// fewer than 4 a side at 95%.
+fn minima_apart(c: &Comparison) -> bool {
+    let (a, b) = (c.candidate_units, c.baseline_units);
+    let below = rigor_stats::compare::MANN_WHITNEY_EXACT_BELOW;
+    c.minima_p.is_some_and(|p| {
+        a < below
+            && b < below
+            && (p - rigor_stats::compare::mann_whitney_exact_p(0, a, b)).abs() < 1e-12
+    })
 }
 
 /// The heading of `rigor bench --against`'s comparisons; `layouts`: the builds (code layouts)
@@ -834,6 +873,32 @@ mod tests {
         assert!(
             text.contains(
                 "(bootstrap test of the minimum's ratio), false-discovery-adjusted q = 0.31"
+            ),
+            "{text}"
+        );
+        // Three builds a side entirely apart: Mann–Whitney's least p (0.10) held the verdict,
+        // and the output says so instead of blaming a process state; the p reported is named
+        // as the rank test's.
+        let apart = rigor_stats::compare::Comparison {
+            verdict: Verdict::Inconclusive,
+            candidate_units: 3,
+            baseline_units: 3,
+            minima_p: Some(rigor_stats::compare::mann_whitney_exact_p(0, 3, 3)),
+            p_value: 0.1,
+            ..c
+        };
+        let text = render(&[ComparisonView {
+            units: "builds",
+            ..view(&apart)
+        }]);
+        assert!(
+            text.contains(
+                "inconclusive: the builds' own minima lie entirely apart, but 3 against 3 builds \
+                 cannot show it at this level (Mann–Whitney's least p = 0.100 with so few); more \
+                 builds decide it"
+            ) && text.contains(
+                "p = 0.100 (Mann–Whitney test of the builds' own minima, larger than the \
+                 bootstrap test of the minimum's ratio)"
             ),
             "{text}"
         );

@@ -203,6 +203,13 @@ pub enum Note {
         /// The other build's label.
         against: String,
     },
+    /// `rigor bench --builds`: the layouts were linked.
+    LayoutsLinked {
+        /// Executables linked (targets × builds × sides).
+        links: usize,
+        /// How long it took.
+        took: rigor_units::Seconds,
+    },
     /// `rigor bench --against` with one build per side: the comparison covers one layout of each.
     OneLayoutPerSide {
         /// The other build's label.
@@ -518,6 +525,13 @@ impl fmt::Display for Note {
                     Some(a) => format!("each side (this one and {a})"),
                     None => "the bench targets".to_string(),
                 }
+            ),
+            Self::LayoutsLinked { links, took } => write!(
+                f,
+                "linked {links} layout{} in {:.1} s (the builds' own times in the result are \
+                 only those of putting each in place)",
+                if *links == 1 { "" } else { "s" },
+                took.get()
             ),
             Self::LayoutsNeedLld { against } => write!(
                 f,

@@ -471,6 +471,7 @@ mod tests {
             timeout: None,
             interleaved: false,
             for_benchmark: Vec::new(),
+            seeds: Vec::new(),
         });
         let mut obs = Count::default();
         let r = simulated(&b, &s, &decide(50), &mut obs).unwrap();

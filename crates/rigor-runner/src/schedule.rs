@@ -266,6 +266,10 @@ pub struct BuildSettings {
     /// `b`'s at `b`: a tracked version's, its checkout put in for `{src}`); empty or `None`:
     /// [`command`](Self::command).
     pub for_benchmark: Vec<Option<CommandLine>>,
+    /// Build `k`'s `{build_seed}` where the builds were seeded before the run (`rigor bench`'s
+    /// layouts: the seed each was linked with, so the result says which); empty, or beyond its
+    /// end: drawn from the run's generator.
+    pub seeds: Vec<u32>,
 }
 
 /// Environment variable holding the random padding of `--randomize-env`.
@@ -732,7 +736,10 @@ impl<'a> Scheduler<'a> {
                 path: dir.clone(),
                 source,
             })?;
-            let seed: u32 = state.rng.r#gen();
+            let seed: u32 = match settings.seeds.get(build) {
+                Some(&seed) => seed,
+                None => state.rng.r#gen(),
+            };
             let vars = [
                 ("build_dir", dir.display().to_string()),
                 ("build", build.to_string()),
@@ -1395,6 +1402,7 @@ mod tests {
                 timeout: None,
                 interleaved: false,
                 for_benchmark: Vec::new(),
+                seeds: Vec::new(),
             }),
             ..Settings::default()
         };
@@ -1474,6 +1482,7 @@ mod tests {
                 timeout: None,
                 interleaved: true,
                 for_benchmark: Vec::new(),
+                seeds: Vec::new(),
             }),
             ..Settings::default()
         };
@@ -1584,6 +1593,7 @@ mod tests {
                     timeout: None,
                     interleaved,
                     for_benchmark: Vec::new(),
+                    seeds: Vec::new(),
                 }),
                 ..Settings::default()
             };
@@ -1629,6 +1639,7 @@ mod tests {
                 timeout: None,
                 interleaved: false,
                 for_benchmark: Vec::new(),
+                seeds: Vec::new(),
             }),
             ..Settings::default()
         };
@@ -1681,6 +1692,7 @@ mod tests {
                 timeout: None,
                 interleaved: false,
                 for_benchmark: Vec::new(),
+                seeds: Vec::new(),
             }),
             ..Settings::default()
         };

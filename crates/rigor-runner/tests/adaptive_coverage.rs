@@ -80,6 +80,7 @@ fn one(
             timeout: None,
             interleaved: false,
             for_benchmark: Vec::new(),
+            seeds: Vec::new(),
         }),
         ..Settings::default()
     };

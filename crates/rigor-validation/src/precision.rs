@@ -306,6 +306,7 @@ fn rigor_once(scenario: &Scenario, seed: u64, build_root: &Path) -> Result<Outco
             timeout: None,
             interleaved: false,
             for_benchmark: Vec::new(),
+            seeds: Vec::new(),
         }),
         ..Settings::default()
     };

@@ -81,7 +81,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         output::notes(&[n]);
     })?;
     // `--builds N`: N layouts of each side, linked after tuning (which the default build did).
-    let (selected, against) = match layouts {
+    let (selected, against, seeds) = match layouts {
         Some(n) => {
             let seed = *request.seed.get_or_insert_with(Seed::from_entropy);
             let seeds = bench::layout_seeds(seed, n);
@@ -89,17 +89,23 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
                 builds: n,
                 against: against.as_ref().map(|(a, _)| a.label.clone()),
             }]);
-            let here = bench::layouts(&cargo, &selected, &seeds, "here", &mut |_| {})?;
+            let started = std::time::Instant::now();
+            let here = bench::layouts(&cargo, &selected, &seeds, "here")?;
+            let mut linked = bench::layout_targets(&selected) * n;
             let against = match against {
-                Some((a, other)) => Some((
-                    a,
-                    bench::layouts(&a.cargo, &other, &seeds, "against", &mut |_| {})?,
-                )),
+                Some((a, other)) => {
+                    linked += bench::layout_targets(&other) * n;
+                    Some((a, bench::layouts(&a.cargo, &other, &seeds, "against")?))
+                }
                 None => None,
             };
-            (here, against)
+            output::notes(&[Note::LayoutsLinked {
+                links: linked,
+                took: rigor_units::Seconds(started.elapsed().as_secs_f64()),
+            }]);
+            (here, against, seeds)
         }
-        None => (selected, against),
+        None => (selected, against, Vec::new()),
     };
     let mut resolved = match &against {
         Some((a, other)) => {
@@ -125,6 +131,10 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         }
         None => bench::settings(&selected, &evals, request)?,
     };
+    // Build k's seed in the result is the seed layout k was linked with.
+    if let Some(build) = &mut resolved.settings.runner.build {
+        build.seeds = seeds;
+    }
     output::notes(&bench::group_notes(
         &selected,
         &resolved.settings,
@@ -202,12 +212,15 @@ fn after_run(
         output::warnings(&c.warnings);
         let views = rigor_app::comparisons::views(&c.comparisons);
         emit(&rigor_report::comparison::render(&views));
-        let words = (
-            "Against",
-            a.label.as_str(),
-            ", both builds measured together in interleaved rounds",
-        );
-        append_to_exports(s, words, &views)?;
+        let how = match &s.runner.build {
+            Some(b) => format!(
+                ", {} builds of each side in shuffled code layouts, measured together in \
+                 interleaved rounds and compared build by build",
+                b.builds
+            ),
+            None => ", both builds measured together in interleaved rounds".to_string(),
+        };
+        append_to_exports(s, ("Against", a.label.as_str(), &how), &views)?;
         bench::report_with(both, s, &c.comparisons, None)?;
         outcome = c.outcome;
         // (Where lld did not link the targets, the note before the run said why.)

@@ -30,6 +30,12 @@ pub const LAYOUTS_DIR: &str = "rigor-layouts";
 /// false-discovery control over six comparisons barely passes), 6 give 0.0022 (twenty-two).
 pub const AGAINST_BUILDS: usize = 6;
 
+/// The fewest builds a side `--against` takes (besides 1): a change of the minimum must also
+/// show in the builds' own minima, and with 3 a side Mann–Whitney's least p is 0.10 (2 / C(6, 3)),
+/// so no verdict could ever be reached — a new user's 16% regression passed `--fail-on
+/// regression` with `--builds 3`. With 4 the least p is 0.029.
+pub const MIN_AGAINST_BUILDS: usize = 4;
+
 /// Executions per build when `--against` links its default builds and `-r` is not given: the
 /// layouts, not the processes, are what varies most between two builds' runs, so the run goes
 /// to them (6 × 4 executions a side, against a single build's default 10).
@@ -54,6 +60,12 @@ pub fn layout_builds(
         Some(0 | 1) => None,
         Some(_) if adaptive => return Err(CargoBenchError::BuildsAdaptive),
         Some(_) if !lld => return Err(CargoBenchError::NotLld),
+        Some(n) if against && n < MIN_AGAINST_BUILDS => {
+            return Err(CargoBenchError::TooFewLayouts {
+                builds: n,
+                least_p: rigor_stats::compare::mann_whitney_exact_p(0, n, n),
+            });
+        }
         Some(n) => Some(n),
         None if against && !adaptive && lld => {
             let counted = request.executions.is_some()
@@ -92,11 +104,11 @@ pub fn lld_linked(selected: &[Selected]) -> bool {
 /// alike (common random numbers: a function that did not change sits where it sat, unless the
 /// change moved it, and the pair's difference is the change's under that layout). lld takes 0
 /// for "a random seed" and -1 for "reversed": seeds are drawn from 1 to 2³¹ − 1.
-pub fn layout_seeds(seed: Seed, count: usize) -> Vec<u64> {
+pub fn layout_seeds(seed: Seed, count: usize) -> Vec<u32> {
     // A stream of its own: the run's other draws (interleaving order) are not disturbed.
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed.get() ^ 0x6c61_796f_7574_7321);
     (0..count)
-        .map(|_| rng.gen_range(1..=(1u64 << 31) - 1))
+        .map(|_| rng.gen_range(1..=(1u32 << 31) - 1))
         .collect()
 }
 
@@ -104,23 +116,19 @@ pub fn layout_seeds(seed: Seed, count: usize) -> Vec<u64> {
 /// [`layout_seeds`]), keeps the executables under the target folder
 /// (`…/rigor-layouts/SIDE/K/TARGET`), and returns `selected` run from there: each benchmark's
 /// executable is `…/SIDE/{build}/TARGET`, which the runner's build `k` makes layout `k`'s.
-/// `told` hears of each layout as it is built.
+/// The layouts of a side are replaced whole: a run of fewer builds leaves none of a previous
+/// run's behind.
 ///
 /// # Errors
 /// What [`cargo_bench::build_layout`] finds; a layout that cannot be moved into place.
 pub fn layouts(
     cargo: &CargoSettings,
     selected: &[Selected],
-    seeds: &[u64],
+    seeds: &[u32],
     side: &str,
-    told: &mut dyn FnMut(usize),
 ) -> Result<Vec<Selected>> {
-    let mut targets: Vec<&cargo_bench::Target> = Vec::new();
-    for s in selected {
-        if !targets.iter().any(|t| t.name == s.target.name) {
-            targets.push(&s.target);
-        }
-    }
+    let targets = targets_of(selected);
+    let mut cleared: Vec<PathBuf> = Vec::new();
     let mut templates: Vec<(String, PathBuf)> = Vec::new();
     for t in targets {
         // The profile's folder: the executable is in its `deps`.
@@ -130,9 +138,12 @@ pub fn layouts(
             .and_then(Path::parent)
             .unwrap_or(Path::new("."));
         let root = profile.join(LAYOUTS_DIR).join(side);
+        if !cleared.contains(&root) {
+            let _ = std::fs::remove_dir_all(&root);
+            cleared.push(root.clone());
+        }
         let file = t.name.clone();
         for (k, &seed) in seeds.iter().enumerate() {
-            told(k + 1);
             let built = cargo_bench::build_layout(cargo, &t.name, &t.dir, seed, k + 1)?;
             let dir = root.join(k.to_string());
             let place = dir.join(&file);
@@ -152,9 +163,27 @@ pub fn layouts(
         .collect())
 }
 
+/// The bench targets `selected` come from, each once.
+fn targets_of(selected: &[Selected]) -> Vec<&cargo_bench::Target> {
+    let mut targets: Vec<&cargo_bench::Target> = Vec::new();
+    for s in selected {
+        if !targets.iter().any(|t| t.name == s.target.name) {
+            targets.push(&s.target);
+        }
+    }
+    targets
+}
+
+/// How many bench targets [`layouts`] links for `selected`: each once per layout.
+pub fn layout_targets(selected: &[Selected]) -> usize {
+    targets_of(selected).len()
+}
+
 /// Moves the executable `built` to `place` in `dir`: moved, not copied, so that cargo's folder
 /// does not fill with a megabyte per layout and run (cargo builds a layout again when its
-/// executable is missing, as a reused `--seed` needs).
+/// executable is missing, as a reused `--seed` needs), and removes rustc's dependency file
+/// beside it (`NAME-HASH.d`, which would name an executable no longer there; cargo keeps its
+/// own copy among its fingerprints).
 fn keep(built: &Path, dir: &Path, place: &Path) -> Result<()> {
     let fail = |source: std::io::Error| CargoBenchError::KeepLayout {
         path: place.to_path_buf(),
@@ -165,6 +194,7 @@ fn keep(built: &Path, dir: &Path, place: &Path) -> Result<()> {
         std::fs::copy(built, place).map_err(fail)?;
         let _ = std::fs::remove_file(built);
     }
+    let _ = std::fs::remove_file(built.with_extension("d"));
     Ok(())
 }
 
@@ -211,6 +241,25 @@ mod tests {
             layout_builds(&mut r, true, true),
             Err(CargoBenchError::BuildsAdaptive)
         ));
+        // 2 or 3 builds a side can never decide a change of the minimum: refused with --against,
+        // taken without it (each function's interval across layouts).
+        for n in [2, 3] {
+            let mut r = RunRequest {
+                builds: Some(n),
+                ..RunRequest::default()
+            };
+            let e = layout_builds(&mut r, true, true).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("--builds {n}")) && e.contains("least p"),
+                "{e}"
+            );
+            assert_eq!(layout_builds(&mut r, false, true).unwrap(), Some(n));
+        }
+        let mut r = RunRequest {
+            builds: Some(4),
+            ..RunRequest::default()
+        };
+        assert_eq!(builds(&mut r, true), Some(4));
         // Another linker than lld: --against keeps one build (and says so); --builds is refused.
         let mut r = RunRequest::default();
         assert_eq!(layout_builds(&mut r, true, false).unwrap(), None);

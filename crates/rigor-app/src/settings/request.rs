@@ -641,6 +641,7 @@ impl RunRequest {
             // Decided with the mode ([`RunRequest::resolve`]).
             interleaved: false,
             for_benchmark: Vec::new(),
+            seeds: Vec::new(),
         };
         Ok((Some(build), dir))
     }

@@ -685,6 +685,12 @@ fn builds_link_shuffled_layouts_of_each_side_and_compare_across_them() {
         .stderr(predicates::str::contains(
             "takes a fixed count of executions",
         ));
+    // Two or three builds a side can never decide a change of the minimum: refused.
+    bench(&root)
+        .args(["--builds", "3", "--against", "HEAD~1", "spin"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("least p is 0.100"));
     // rigor bench builds with cargo: a build command is refused, not run and ignored.
     bench(&root)
         .args(["--build", "make", "spin"])
@@ -699,15 +705,12 @@ fn builds_link_shuffled_layouts_of_each_side_and_compare_across_them() {
         std::fs::read_dir(dir.join("deps"))
             .map(|d| {
                 d.filter_map(Result::ok)
-                    .filter(|e| {
-                        let n = e.file_name().to_string_lossy().into_owned();
-                        n.starts_with("speed-") && !n.contains('.')
-                    })
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("speed-"))
                     .count()
             })
             .unwrap_or(0)
     };
-    let result = dir.path("layouts.json");
+    let (result, md) = (dir.path("layouts.json"), dir.path("layouts.md"));
     let run = || {
         bench(&root)
             .args([
@@ -722,6 +725,8 @@ fn builds_link_shuffled_layouts_of_each_side_and_compare_across_them() {
             ])
             .args(["--builds", "4", "--against", "HEAD~1", "--export-json"])
             .arg(&result)
+            .arg("--export-markdown")
+            .arg(&md)
             .assert()
             .success()
     };
@@ -771,8 +776,33 @@ fn builds_link_shuffled_layouts_of_each_side_and_compare_across_them() {
             .all(|c| c.contains("rigor-layouts") && c.contains("{build}")),
         "{commands:?}"
     );
-    // The layouts were moved out of cargo's folder: a second run with the same seed links the
-    // same layouts again and leaves no more executables behind.
+    // Each build's seed in the result is the one its layout was linked with: the same four on
+    // both sides (build k orders their common functions alike).
+    let seeds: Vec<Vec<u64>> = r["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b["builds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["seed"].as_u64().unwrap())
+                .collect()
+        })
+        .collect();
+    assert!(
+        seeds.len() == 2 && seeds[0].len() == 4 && seeds[0] == seeds[1],
+        "{seeds:?}"
+    );
+    assert!(stderr.contains("linked 8 layouts in "), "{stderr}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains("4 builds of each side in shuffled code layouts"),
+        "{md}"
+    );
+    // The layouts were moved out of cargo's folder, with rustc's dependency file beside each: a
+    // second run with the same seed links the same layouts again and leaves nothing behind.
     let before = deps(&target);
     run();
     assert_eq!(deps(&target), before, "layout executables pile up in deps/");
