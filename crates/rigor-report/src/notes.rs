@@ -203,6 +203,13 @@ pub enum Note {
         /// The other build's label.
         against: String,
     },
+    /// `rigor bench --baseline` with another count of builds (layouts) than the baseline's.
+    BaselineLayouts {
+        /// The baseline's builds.
+        saved: usize,
+        /// This run's.
+        run: usize,
+    },
     /// `rigor bench --builds`: the layouts were linked.
     LayoutsLinked {
         /// Executables linked (targets × builds × sides).
@@ -525,6 +532,14 @@ impl fmt::Display for Note {
                     Some(a) => format!("each side (this one and {a})"),
                     None => "the bench targets".to_string(),
                 }
+            ),
+            Self::BaselineLayouts { saved, run } => write!(
+                f,
+                "warning: the baseline was measured in {saved} build{} (code layouts) and this \
+                 run in {run}: a minimum over more layouts is the best of more, lower by itself, \
+                 and the comparison takes that for a change; save and compare with the same \
+                 --builds",
+                if *saved == 1 { "" } else { "s" }
             ),
             Self::LayoutsLinked { links, took } => write!(
                 f,

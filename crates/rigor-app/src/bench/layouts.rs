@@ -163,6 +163,13 @@ pub fn layouts(
         .collect())
 }
 
+/// The builds (layouts) a saved result was measured with: 1 without builds, `None` when it
+/// cannot be read (the comparison that reads it says why).
+pub fn builds_of(result: &Path) -> Option<usize> {
+    let file = crate::saved::load(result, None).ok()?;
+    Some(file.settings.and_then(|r| r.builds).unwrap_or(1))
+}
+
 /// The bench targets `selected` come from, each once.
 fn targets_of(selected: &[Selected]) -> Vec<&cargo_bench::Target> {
     let mut targets: Vec<&cargo_bench::Target> = Vec::new();

@@ -806,4 +806,23 @@ fn builds_link_shuffled_layouts_of_each_side_and_compare_across_them() {
     let before = deps(&target);
     run();
     assert_eq!(deps(&target), before, "layout executables pile up in deps/");
+
+    // A baseline of one build compared with a run of four layouts: a minimum over more layouts
+    // is the best of more, and the run says so.
+    let quick = ["-r", "2", "--iterations", "5", "--exact", "spin"];
+    bench(&root)
+        .args(quick)
+        .args(["--save-baseline", "one"])
+        .assert()
+        .success();
+    let out = bench(&root)
+        .args(quick)
+        .args(["--builds", "4", "--baseline", "one"])
+        .assert()
+        .success();
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("the baseline was measured in 1 build (code layouts) and this run in 4"),
+        "{stderr}"
+    );
 }
