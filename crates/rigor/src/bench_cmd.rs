@@ -90,12 +90,15 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
                 against: against.as_ref().map(|(a, _)| a.label.clone()),
             }]);
             let started = std::time::Instant::now();
-            let here = bench::layouts(&cargo, &selected, &seeds, "here")?;
+            let here = bench::layouts(&cargo, &selected, &seeds, bench::LayoutSide::Here)?;
             let mut linked = bench::layout_targets(&selected) * n;
             let against = match against {
                 Some((a, other)) => {
                     linked += bench::layout_targets(&other) * n;
-                    Some((a, bench::layouts(&a.cargo, &other, &seeds, "against")?))
+                    Some((
+                        a,
+                        bench::layouts(&a.cargo, &other, &seeds, bench::LayoutSide::Against)?,
+                    ))
                 }
                 None => None,
             };

@@ -49,7 +49,9 @@ pub const AGAINST_EXECUTIONS_PER_BUILD: usize = 4;
 ///
 /// # Errors
 /// [`CargoBenchError::BuildsAdaptive`] for `--builds` in a run whose length is decided as it
-/// goes (`--until-decided`, `--precision`, `--budget`): the layouts are linked before it starts.
+/// goes (`--until-decided`, `--precision`, `--budget`): the layouts are linked before it starts;
+/// [`CargoBenchError::NotLld`] for `--builds` where lld did not link the targets (`lld`);
+/// [`CargoBenchError::TooFewLayouts`] for 2 or 3 builds a side with `--against`.
 pub fn layout_builds(
     request: &mut crate::settings::RunRequest,
     against: bool,
@@ -125,7 +127,7 @@ pub fn layouts(
     cargo: &CargoSettings,
     selected: &[Selected],
     seeds: &[u32],
-    side: &str,
+    side: LayoutSide,
 ) -> Result<Vec<Selected>> {
     let targets = targets_of(selected);
     let mut cleared: Vec<PathBuf> = Vec::new();
@@ -137,7 +139,7 @@ pub fn layouts(
             .parent()
             .and_then(Path::parent)
             .unwrap_or(Path::new("."));
-        let root = profile.join(LAYOUTS_DIR).join(side);
+        let root = profile.join(LAYOUTS_DIR).join(side.as_str());
         if !cleared.contains(&root) {
             let _ = std::fs::remove_dir_all(&root);
             cleared.push(root.clone());
@@ -161,6 +163,25 @@ pub fn layouts(
             s
         })
         .collect())
+}
+
+/// Which side of a comparison a set of layouts is: each has its own folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayoutSide {
+    /// The build in the working tree.
+    Here,
+    /// The other build of `--against`.
+    Against,
+}
+
+impl LayoutSide {
+    /// Its folder's name under [`LAYOUTS_DIR`].
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Here => "here",
+            Self::Against => "against",
+        }
+    }
 }
 
 /// The builds (layouts) a saved result was measured with: 1 without builds, `None` when it
