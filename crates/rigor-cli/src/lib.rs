@@ -61,9 +61,16 @@ impl Cli {
 }
 
 /// The derived definition with what one subcommand means otherwise by an option it shares:
-/// `rigor bench --builds N` links N layouts itself, without `--build`.
+/// `rigor bench --builds N` links N layouts itself, without `--build` (which, with
+/// `--build-root`, it refuses, so its help does not offer them).
 fn shaped(command: clap::Command) -> clap::Command {
     command.mut_subcommand("bench", |bench| {
+        let bench = bench
+            .mut_arg("build", |a| a.hide(true))
+            .mut_arg("build_root", |a| {
+                a.hide(true)
+                    .requires(clap::builder::Resettable::<clap::Id>::Reset)
+            });
         bench.mut_arg("builds", |builds| {
             builds
                 .requires(clap::builder::Resettable::<clap::Id>::Reset)
@@ -1648,6 +1655,10 @@ mod tests {
             .render_long_help()
             .to_string();
         assert!(help.contains("lld's --shuffle-sections"), "{help}");
+        assert!(
+            !help.contains("--build <CMD>") && !help.contains("--build-root"),
+            "{help}"
+        );
     }
 
     #[test]
