@@ -714,7 +714,7 @@ fn tuned(
     let at = per_eval.map_or(String::new(), |t| format!(" at {t} per evaluation"));
     match baseline {
         Some(k) if k.baseline == evals && k.tuned != evals => {
-            text += &format!(" as in the baseline (tuned now{at}: {})", k.tuned);
+            text += &format!(" as in the baseline (tuning now gives {}{at})", k.tuned);
         }
         Some(k) if k.baseline != evals => {
             text += &format!(
@@ -808,8 +808,8 @@ mod tests {
         };
         assert_eq!(
             tuned(100, 100, 37).to_string(),
-            "mix: 100 evaluations per sample as in the baseline (tuned now at 1.000 ns per \
-             evaluation: 37)"
+            "mix: 100 evaluations per sample as in the baseline (tuning now gives 37 at 1.000 \
+             ns per evaluation)"
         );
         assert_eq!(
             tuned(37, 37, 37).to_string(),
