@@ -462,7 +462,7 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             )
         }
         Verdict::Equivalent => format!("equivalent (within ±{band}{apart})"),
-        Verdict::Inconclusive if c.demoted_by_minima() && minima_apart(c) => format!(
+        Verdict::Inconclusive if c.demoted_by_minima() && c.minima_apart() => format!(
             "inconclusive: the {units}' own minima lie entirely apart, but {} against {} {units} \
              cannot show it at this level (Mann–Whitney's least {} with so few); more {units} \
              decide it",
@@ -633,7 +633,7 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
         // (Mann–Whitney): named by the one it is.
         let test = if c.between_sessions.is_some() && c.p_value >= 1.0 {
             "the interval widened for the baseline's sessions holds no change".to_string()
-        } else if minima_set_p(c) {
+        } else if c.p_from_minima() {
             format!(
                 "Mann–Whitney test of the {}' own minima, larger than the {}",
                 v.units,
@@ -734,40 +734,22 @@ pub fn section_in(
     )
 }
 
-/// Whether the p-value reported is the units' own minima's (Mann–Whitney's, the larger of the
-/// two tests a minimum's change must pass), not the bootstrap's, where it shows: both below
-/// 0.001 print alike.
-fn minima_set_p(c: &Comparison) -> bool {
-    let boot = c.bootstrap.and_then(|b| b.p_value).unwrap_or(0.0);
-    c.minima_p
-        .is_some_and(|m| m == c.p_value && m > boot && m >= 0.001)
-}
-
-/// Whether the two sides' units' minima lie entirely apart: Mann–Whitney's p is the least an
-/// exact test of so few units can give (2 / C(n_a + n_b, n_a)), which a verdict cannot pass with
-/// fewer than 4 a side at 95%.
-fn minima_apart(c: &Comparison) -> bool {
-    let (a, b) = (c.candidate_units, c.baseline_units);
-    let below = rigor_stats::compare::MANN_WHITNEY_EXACT_BELOW;
-    c.minima_p.is_some_and(|p| {
-        a < below
-            && b < below
-            && (p - rigor_stats::compare::mann_whitney_exact_p(0, a, b)).abs() < 1e-12
-    })
-}
-
-/// The heading of `rigor bench --against`'s comparisons; `layouts`: the builds (code layouts)
-/// of each side with `--builds`.
-pub fn against_build(label: &str, layouts: Option<usize>) -> String {
+/// How `rigor bench --against` measured and compared the two builds; `layouts`: the builds
+/// (code layouts) of each side with `--builds`. Its heading's words and its exports'.
+pub fn against_how(layouts: Option<usize>) -> String {
     match layouts {
-        None => format!(
-            "Against {label} (both builds measured together in interleaved rounds, compared round by round):\n"
-        ),
+        None => "both builds measured together in interleaved rounds, compared round by round"
+            .to_string(),
         Some(n) => format!(
-            "Against {label} ({n} builds of each side in shuffled code layouts, measured together in \
-             interleaved rounds, compared build by build):\n"
+            "{n} builds of each side in shuffled code layouts, measured together in interleaved \
+             rounds, compared build by build"
         ),
     }
+}
+
+/// The heading of `rigor bench --against`'s comparisons ([`against_how`]).
+pub fn against_build(label: &str, layouts: Option<usize>) -> String {
+    format!("Against {label} ({}):\n", against_how(layouts))
 }
 
 #[cfg(test)]

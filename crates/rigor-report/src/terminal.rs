@@ -207,6 +207,42 @@ pub fn metric_heading(metric: &rigor_units::Metric) -> String {
     format!("Metric {}: {}\n\n", metric.name(), metric.description())
 }
 
+/// How a summary's warning line starts ([`shared_warnings_once`] finds them by it).
+const WARNING_LINE: &str = "  Warning: ";
+
+/// Summaries ([`render`]'s) joined, a warning that every one of three or more carries word for word said
+/// once after them instead of in each: with `rigor bench --against`'s six layouts, "6 builds
+/// cannot exclude a mode of 1 build in 5 …" stood under every benchmark, ten times a run, and
+/// hid the warnings that were a benchmark's own.
+pub fn shared_warnings_once(blocks: Vec<String>) -> String {
+    let shared: Vec<String> = match blocks.split_first() {
+        Some((first, rest)) if rest.len() >= 2 => first
+            .lines()
+            .filter(|l| l.starts_with(WARNING_LINE))
+            .filter(|l| rest.iter().all(|b| b.lines().any(|m| m == *l)))
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if shared.is_empty() {
+        return blocks.concat();
+    }
+    let mut out = String::new();
+    for b in &blocks {
+        for line in b.lines().filter(|l| !shared.iter().any(|s| s == l)) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push_str(&format!("Every benchmark above ({}):\n", blocks.len()));
+    for s in &shared {
+        out.push_str(s);
+        out.push('\n');
+    }
+    out.push('\n');
+    out
+}
+
 /// Renders the summary (several lines, ending in a newline).
 pub fn render(view: &BenchmarkView<'_>) -> String {
     let mut out = String::new();
@@ -335,7 +371,7 @@ fn render_analysis(out: &mut String, a: &Analysis, scale: &Scale) {
         .collect();
     let _ = writeln!(out, "  σ as % of mean:    {}", parts.join(", "));
     for w in &a.warnings {
-        let _ = writeln!(out, "  Warning: {}", warnings::text(w));
+        let _ = writeln!(out, "{WARNING_LINE}{}", warnings::text(w));
     }
 }
 
@@ -445,6 +481,38 @@ pub fn units(a: &Analysis) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A warning every benchmark carries word for word is said once, after them; one that only
+    /// some carry stays with them; two benchmarks keep theirs.
+    #[test]
+    fn a_warning_every_benchmark_carries_is_said_once() {
+        let block = |name: &str, own: &str| {
+            format!(
+                "Benchmark {name}\n  Mean: 1 ms\n  Warning: 6 builds cannot exclude a mode\n{own}\n"
+            )
+        };
+        let three = vec![
+            block("a", "  Warning: skewed"),
+            block("b", "  Units: 6 builds"),
+            block("c", "  Warning: skewed"),
+        ];
+        let out = super::shared_warnings_once(three);
+        assert_eq!(
+            out.matches("6 builds cannot exclude a mode").count(),
+            1,
+            "{out}"
+        );
+        assert!(
+            out.ends_with(
+                "Every benchmark above (3):\n  Warning: 6 builds cannot exclude a mode\n\n"
+            ),
+            "{out}"
+        );
+        assert_eq!(out.matches("  Warning: skewed").count(), 2, "{out}");
+        let two = vec![block("a", ""), block("b", "")];
+        let out = super::shared_warnings_once(two.clone());
+        assert_eq!(out, two.concat());
+    }
+
     use super::*;
 
     #[test]

@@ -759,6 +759,27 @@ impl Comparison {
             })
     }
 
+    /// Whether the p-value is the units' own minima's (Mann–Whitney's, the larger of the two
+    /// tests a minimum's change must pass) rather than the bootstrap's, where that shows: both
+    /// below 0.001 read alike.
+    pub fn p_from_minima(&self) -> bool {
+        let boot = self.bootstrap.and_then(|b| b.p_value).unwrap_or(0.0);
+        self.minima_p
+            .is_some_and(|m| m == self.p_value && m > boot && m >= 0.001)
+    }
+
+    /// Whether the two sides' units' own minima lie entirely apart: Mann–Whitney's p is the
+    /// least an exact test of so few units can give (2 / C(n_a + n_b, n_a)), which no verdict
+    /// passes with fewer than 4 a side at 95%.
+    pub fn minima_apart(&self) -> bool {
+        let (a, b) = (self.candidate_units, self.baseline_units);
+        self.minima_p.is_some_and(|p| {
+            a < MANN_WHITNEY_EXACT_BELOW
+                && b < MANN_WHITNEY_EXACT_BELOW
+                && (p - mann_whitney_exact_p(0, a, b)).abs() < 1e-12
+        })
+    }
+
     /// Demotes a change that the executions' own minima do not bear out
     /// ([`Comparison::minima_hold`]) to inconclusive.
     fn guard_minima(&mut self) {
@@ -1574,6 +1595,48 @@ mod tests {
         assert!((p - 0.096_535_272_735_822_42).abs() < 1e-9, "{p}");
         assert_eq!(mann_whitney_p(&[1.0, 1.0], &[1.0, 1.0]), 1.0);
         assert_eq!(mann_whitney_p(&[], &[1.0]), 1.0);
+    }
+
+    /// Units' minima entirely apart are told by the exact test's least p for their counts, and
+    /// a p that Mann–Whitney set (above the bootstrap's, and above 0.001) is told as its.
+    #[test]
+    fn minima_apart_and_a_p_set_by_them_are_told() {
+        let cfg = CompareConfig {
+            estimator: Estimator::Min,
+            ..CompareConfig::default()
+        };
+        let c = compare(
+            &bimodal(10, |_| false, 1.2),
+            &bimodal(10, |_| false, 1.0),
+            &cfg,
+        )
+        .unwrap();
+        let three = Comparison {
+            candidate_units: 3,
+            baseline_units: 3,
+            minima_p: Some(0.1),
+            p_value: 0.1,
+            ..c
+        };
+        assert!(three.minima_apart() && three.p_from_minima());
+        let overlapping = Comparison {
+            minima_p: Some(0.2),
+            p_value: 0.2,
+            ..three
+        };
+        assert!(!overlapping.minima_apart() && overlapping.p_from_minima());
+        let tiny = Comparison {
+            minima_p: Some(0.0005),
+            p_value: 0.0005,
+            ..three
+        };
+        assert!(!tiny.p_from_minima());
+        let many = Comparison {
+            candidate_units: 60,
+            baseline_units: 60,
+            ..three
+        };
+        assert!(!many.minima_apart());
     }
 
     /// Without ties and below 50 a side, the exact p-value, as R's `wilcox.test(a, b)` gives it:

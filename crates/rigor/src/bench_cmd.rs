@@ -63,8 +63,11 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     if let Some((_, other)) = &against {
         bench::check_until_decided(&selected, other, request.until_decided)?;
     }
-    // Layouts need lld: known from the executables, before anything is tuned.
-    let lld = bench::lld_linked(&selected)
+    // Layouts need lld: known from the executables (read only where layouts may be linked),
+    // before anything is tuned.
+    let wanted = against.is_some() || request.builds.is_some_and(|n| n > 1);
+    let lld = wanted
+        && bench::lld_linked(&selected)
         && against
             .as_ref()
             .is_none_or(|(_, other)| bench::lld_linked(other));
@@ -84,29 +87,21 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     let (selected, against, seeds) = match layouts {
         Some(n) => {
             let seed = *request.seed.get_or_insert_with(Seed::from_entropy);
-            let seeds = bench::layout_seeds(seed, n);
             output::notes(&[Note::BuildingLayouts {
                 builds: n,
                 against: against.as_ref().map(|(a, _)| a.label.clone()),
             }]);
-            let started = std::time::Instant::now();
-            let here = bench::layouts(&cargo, &selected, &seeds, bench::LayoutSide::Here)?;
-            let mut linked = bench::layout_targets(&selected) * n;
-            let against = match against {
-                Some((a, other)) => {
-                    linked += bench::layout_targets(&other) * n;
-                    Some((
-                        a,
-                        bench::layouts(&a.cargo, &other, &seeds, bench::LayoutSide::Against)?,
-                    ))
-                }
-                None => None,
-            };
+            let other = against.as_ref().map(|(a, o)| (&a.cargo, o.as_slice()));
+            let linked = bench::link_layouts(&cargo, &selected, other, n, seed)?;
             output::notes(&[Note::LayoutsLinked {
-                links: linked,
-                took: rigor_units::Seconds(started.elapsed().as_secs_f64()),
+                links: linked.links,
+                took: linked.took,
             }]);
-            (here, against, seeds)
+            let against = match (against, linked.other) {
+                (Some((a, _)), Some(other)) => Some((a, other)),
+                _ => None,
+            };
+            (linked.here, against, linked.seeds)
         }
         None => (selected, against, Vec::new()),
     };
@@ -207,22 +202,13 @@ fn after_run(
     }
     if let (Some(a), Some(both), Outcome::Ok) = (against, result, outcome) {
         let c = bench::against_compared(both, &a.label, s)?;
-        let heading = rigor_report::comparison::against_build(
-            &a.label,
-            s.runner.build.as_ref().map(|b| b.builds),
-        );
+        let layouts = s.runner.build.as_ref().map(|b| b.builds);
+        let heading = rigor_report::comparison::against_build(&a.label, layouts);
         emit(&heading);
         output::warnings(&c.warnings);
         let views = rigor_app::comparisons::views(&c.comparisons);
         emit(&rigor_report::comparison::render(&views));
-        let how = match &s.runner.build {
-            Some(b) => format!(
-                ", {} builds of each side in shuffled code layouts, measured together in \
-                 interleaved rounds and compared build by build",
-                b.builds
-            ),
-            None => ", both builds measured together in interleaved rounds".to_string(),
-        };
+        let how = format!(", {}", rigor_report::comparison::against_how(layouts));
         append_to_exports(s, ("Against", a.label.as_str(), &how), &views)?;
         bench::report_with(both, s, &c.comparisons, None)?;
         outcome = c.outcome;

@@ -1,4 +1,4 @@
-//! `rigor bench --builds N`: code layout as the top level ([`layouts`], [`layout_seeds`]).
+//! `rigor bench --builds N`: code layout as the top level ([`link_layouts`], [`layout_seeds`]).
 //!
 //! The same source linked in another order runs at another speed: loops cross other cache-line
 //! and fetch-window boundaries, branches alias others (Mytkowicz et al. 2009; Kalibera & Tůma
@@ -123,12 +123,12 @@ pub fn layout_seeds(seed: Seed, count: usize) -> Vec<u32> {
 ///
 /// # Errors
 /// What [`cargo_bench::build_layout`] finds; a layout that cannot be moved into place.
-pub fn layouts(
+fn layouts(
     cargo: &CargoSettings,
     selected: &[Selected],
     seeds: &[u32],
     side: LayoutSide,
-) -> Result<Vec<Selected>> {
+) -> Result<(Vec<Selected>, usize)> {
     let targets = targets_of(selected);
     let mut cleared: Vec<PathBuf> = Vec::new();
     let mut templates: Vec<(String, PathBuf)> = Vec::new();
@@ -153,7 +153,8 @@ pub fn layouts(
         }
         templates.push((t.name.clone(), root.join(BUILD_PLACEHOLDER).join(&file)));
     }
-    Ok(selected
+    let linked = templates.len() * seeds.len();
+    let selected = selected
         .iter()
         .map(|s| {
             let mut s = s.clone();
@@ -162,7 +163,56 @@ pub fn layouts(
             }
             s
         })
-        .collect())
+        .collect();
+    Ok((selected, linked))
+}
+
+/// The layouts of a run, linked by [`link_layouts`].
+#[derive(Debug)]
+pub struct Linked {
+    /// This build's benchmarks, run from their layouts.
+    pub here: Vec<Selected>,
+    /// The other build's (`--against`), run from theirs.
+    pub other: Option<Vec<Selected>>,
+    /// Each layout's `--shuffle-sections` seed, build by build (both sides alike).
+    pub seeds: Vec<u32>,
+    /// Executables linked.
+    pub links: usize,
+    /// How long the linking took.
+    pub took: rigor_units::Seconds,
+}
+
+/// Links `builds` layouts of this build's bench targets (`selected`, built with `cargo`) and of
+/// the other build's (`other`: its cargo settings and benchmarks), with the seeds
+/// [`layout_seeds`] draws from the run's `seed`.
+///
+/// # Errors
+/// What [`cargo_bench::build_layout`] finds; a layout that cannot be moved into place.
+pub fn link_layouts(
+    cargo: &CargoSettings,
+    selected: &[Selected],
+    other: Option<(&CargoSettings, &[Selected])>,
+    builds: usize,
+    seed: Seed,
+) -> Result<Linked> {
+    let started = std::time::Instant::now();
+    let seeds = layout_seeds(seed, builds);
+    let (here, mut links) = layouts(cargo, selected, &seeds, LayoutSide::Here)?;
+    let other = match other {
+        Some((cargo, other)) => {
+            let (other, linked) = layouts(cargo, other, &seeds, LayoutSide::Against)?;
+            links += linked;
+            Some(other)
+        }
+        None => None,
+    };
+    Ok(Linked {
+        here,
+        other,
+        seeds,
+        links,
+        took: rigor_units::Seconds(started.elapsed().as_secs_f64()),
+    })
 }
 
 /// Which side of a comparison a set of layouts is: each has its own folder.
@@ -200,11 +250,6 @@ fn targets_of(selected: &[Selected]) -> Vec<&cargo_bench::Target> {
         }
     }
     targets
-}
-
-/// How many bench targets [`layouts`] links for `selected`: each once per layout.
-pub fn layout_targets(selected: &[Selected]) -> usize {
-    targets_of(selected).len()
 }
 
 /// Moves the executable `built` to `place` in `dir`: moved, not copied, so that cargo's folder
