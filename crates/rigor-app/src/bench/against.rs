@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Result, settings};
 use crate::cargo_bench::{self, CargoBenchError, CargoSettings, Selected};
-use crate::saved::{CompareFilesSettings, ComparedFiles};
+use crate::saved::ComparedFiles;
 use crate::settings::{Resolved, RunRequest, RunSettings};
 
 /// The other build `rigor bench --against` measures together with the current one.
@@ -181,7 +181,11 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
         path: result.to_path_buf(),
         source: Box::new(e),
     };
-    let both = crate::saved::load(result, None).map_err(fail)?;
+    let settings = super::compare_settings(result, result, s);
+    let metric = settings.metrics.first().cloned().unwrap_or_default();
+    let both = crate::saved::load(result, None)
+        .and_then(|r| Ok(r.for_metric(&metric)?))
+        .map_err(fail)?;
     let suffix = format!(" @ {label}");
     let (mut old, mut new) = (both.clone(), both);
     old.benchmarks
@@ -193,24 +197,8 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
     }
     new.benchmarks
         .retain(|b| b.version.as_deref() != Some(label));
-    let mut comparison = s.comparison.clone();
-    comparison.enabled = true;
-    let mut compared = crate::saved::compare_loaded(
-        old,
-        new,
-        &CompareFilesSettings {
-            old: vec![result.to_path_buf()],
-            new: vec![result.to_path_buf()],
-            format: None,
-            seed: s.runner.seed,
-            analysis: s.analysis,
-            comparison,
-            metrics: Vec::new(),
-            estimator_asked: true,
-        },
-        true,
-    )
-    .map_err(fail)?;
+    let mut compared = crate::saved::compare_loaded(old, new, &settings, true).map_err(fail)?;
+    compared.metric = metric;
     // The two builds by their names, not as the old and the new file of a comparison.
     let rename = |baseline: &mut String, candidate: &mut String| {
         if let Some(name) = baseline.strip_suffix(crate::comparisons::OLD) {

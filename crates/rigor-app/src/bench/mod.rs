@@ -317,24 +317,11 @@ pub const HARNESS_SAMPLES: usize = 100;
 /// # Errors
 /// [`CargoBenchError::Compare`] when they cannot be compared.
 pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<ComparedFiles> {
-    let mut comparison = s.comparison.clone();
-    comparison.enabled = true;
-    let mut compared = crate::saved::compare(&CompareFilesSettings {
-        old: vec![old.to_path_buf()],
-        new: vec![new.to_path_buf()],
-        // Both are rigor's own result files.
-        format: None,
-        seed: s.runner.seed,
-        analysis: s.analysis,
-        comparison,
-        // The first metric asked for, as the tables show.
-        metrics: s.metrics.first().cloned().into_iter().collect(),
-        // The run's statistic, whatever the baseline's run compared.
-        estimator_asked: true,
-    })
-    .map_err(|e| CargoBenchError::Compare {
-        path: old.to_path_buf(),
-        source: Box::new(e),
+    let mut compared = crate::saved::compare(&compare_settings(old, new, s)).map_err(|e| {
+        CargoBenchError::Compare {
+            path: old.to_path_buf(),
+            source: Box::new(e),
+        }
     })?;
     // The baseline was measured in other sessions: its verdicts carry how far a session moves
     // the statistic (issue: a minimum's interval covers one session only).
@@ -345,6 +332,26 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
     );
     compared.decide(s.comparison.fail_on);
     Ok(compared)
+}
+
+/// How a run compares two result files of its own (`old` against `new`, which may be one file
+/// holding both builds): with the run's comparison settings, its statistic whatever the other
+/// run compared, and the first `--metric` asked for, which the summaries show (wall time when
+/// none was asked for).
+fn compare_settings(old: &Path, new: &Path, s: &RunSettings) -> CompareFilesSettings {
+    let mut comparison = s.comparison.clone();
+    comparison.enabled = true;
+    CompareFilesSettings {
+        old: vec![old.to_path_buf()],
+        new: vec![new.to_path_buf()],
+        // Both are rigor's own result files.
+        format: None,
+        seed: s.runner.seed,
+        analysis: s.analysis,
+        comparison,
+        metrics: s.metrics.first().cloned().into_iter().collect(),
+        estimator_asked: true,
+    }
 }
 
 /// A result file read back and analysed as the run analysed it, with its compared statistics.
@@ -484,6 +491,55 @@ mod tests {
                 .any(|w| w.contains("(new)") || w.contains("(old)")),
             "{said:?}"
         );
+    }
+
+    /// `--against` compares the metric asked for, as `--baseline` does and as the summaries
+    /// show it: the same executions compared by CPU time give the CPU times' ratio, where wall
+    /// time would find no difference (it had compared wall time whatever `--metric` said).
+    #[test]
+    fn against_compares_the_metric_asked_for() {
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/against_zero_minimum.json");
+        let mut json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+        // Same samples on both sides; this build's processes take twice the other's CPU time.
+        for b in json["benchmarks"].as_array_mut().unwrap() {
+            let cpu = match b["name"].as_str().unwrap() {
+                "steady" => 0.002,
+                "steady @ other" => 0.001,
+                _ => continue,
+            };
+            for e in b["executions"].as_array_mut().unwrap() {
+                e["user"] = serde_json::json!(cpu);
+                e["sys"] = serde_json::json!(0.0);
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("both.json");
+        std::fs::write(&file, json.to_string()).unwrap();
+        let ratio = |metric: Option<rigor_units::Metric>| {
+            let mut request = RunRequest {
+                commands: vec!["mean=1ms".into()],
+                simulate: true,
+                metrics: metric.into_iter().collect(),
+                ..RunRequest::default()
+            };
+            request.comparison.estimator = rigor_stats::Estimator::Min;
+            let settings = request.resolve().unwrap().settings;
+            let compared = against_compared(&file, "other", &settings).unwrap();
+            let steady = compared
+                .comparisons
+                .iter()
+                .find(|c| c.candidate == "steady")
+                .unwrap();
+            (compared.metric.clone(), steady.comparison.ratio)
+        };
+        let (metric, cpu) = ratio(Some(rigor_units::Metric::Cpu));
+        assert_eq!(metric, rigor_units::Metric::Cpu);
+        assert!((cpu - 2.0).abs() < 1e-9, "{cpu}");
+        let (metric, wall) = ratio(None);
+        assert_eq!(metric, rigor_units::Metric::Wall);
+        assert!((wall - 1.0).abs() < 1e-9, "{wall}");
     }
 
     fn selected(name: &str, listed: Listed) -> Selected {
