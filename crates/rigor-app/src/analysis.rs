@@ -343,7 +343,7 @@ pub(crate) fn compared_statistic(
                 None => (i.estimate, Some((i.lower, i.upper)), false),
             },
             // No interval (too few top-level units): the value alone.
-            Err(_) => (cfg.estimator.apply(h.values()), None, false),
+            Err(_) => (cfg.estimator.of_hierarchy(&h), None, false),
         };
     estimate.is_finite().then(|| rigor_report::StatisticView {
         name: cfg.estimator.to_string(),

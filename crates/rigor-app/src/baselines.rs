@@ -222,7 +222,7 @@ pub fn widen_for_sessions(
                 let h = b.hierarchy().ok()?;
                 Some(match estimator {
                     rigor_stats::Estimator::Mean => rigor_stats::descriptive::mean(&h.top_means()),
-                    e => e.apply(h.values()),
+                    e => e.of_hierarchy(&h),
                 })
             })
             .collect();

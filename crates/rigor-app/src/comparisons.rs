@@ -240,7 +240,7 @@ pub(crate) fn floor_at_resolution(
     let estimate = |(b, h): (&BenchmarkRecord, &Hierarchy)| {
         (
             b.resolution(),
-            Seconds::from_unit(estimator.apply(h.values()), b.unit),
+            Seconds::from_unit(estimator.of_hierarchy(h), b.unit),
         )
     };
     let Some(ci) = comparison.ci else { return };
@@ -671,7 +671,7 @@ fn member_range(
     let estimate = |(b, h): (&BenchmarkRecord, &Hierarchy)| {
         (
             b.resolution(),
-            Seconds::from_unit(estimator.apply(h.values()), b.unit),
+            Seconds::from_unit(estimator.of_hierarchy(h), b.unit),
         )
     };
     let (o, n) = (estimate(old), estimate(new));

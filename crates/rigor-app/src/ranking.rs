@@ -15,7 +15,7 @@ fn ranked_value(b: &BenchmarkRecord, a: &Analysis, estimator: Estimator) -> f64 
     if estimator == Estimator::Mean {
         return a.interval.mean;
     }
-    hierarchy_of(b).map_or(f64::NAN, |h| estimator.apply(h.values()))
+    hierarchy_of(b).map_or(f64::NAN, |h| estimator.of_hierarchy(&h))
 }
 
 /// Ranks the analysed benchmarks of each group by the statistic comparisons use (`s`'s

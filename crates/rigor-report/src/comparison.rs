@@ -462,7 +462,7 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             )
         }
         Verdict::Equivalent => format!("equivalent (within ±{band}{apart})"),
-        Verdict::Inconclusive if c.demoted_by_minima() && c.minima_apart() => format!(
+        Verdict::Inconclusive if c.minima_apart() => format!(
             "inconclusive: the {units}' own minima lie entirely apart, but {} against {} {units} \
              cannot show it at this level (Mann–Whitney's least {} with so few); more {units} \
              decide it",
@@ -639,6 +639,8 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
                 v.units,
                 c.p_test.describe(c.estimator)
             )
+        } else if c.p_test == rigor_stats::compare::PValueTest::MannWhitney {
+            format!("Mann–Whitney test of the {}' own minima", v.units)
         } else {
             c.p_test.describe(c.estimator)
         };
@@ -738,11 +740,10 @@ pub fn section_in(
 /// (code layouts) of each side with `--builds`. Its heading's words and its exports'.
 pub fn against_how(layouts: Option<usize>) -> String {
     match layouts {
-        None => "both builds measured together in interleaved rounds, compared round by round"
-            .to_string(),
+        None => "both builds measured together in interleaved rounds".to_string(),
         Some(n) => format!(
             "{n} builds of each side in shuffled code layouts, measured together in interleaved \
-             rounds, compared build by build"
+             rounds, compared across the builds"
         ),
     }
 }
@@ -854,8 +855,9 @@ mod tests {
         let text = render(&[view(&c)]);
         assert!(
             text.contains(
-                "(bootstrap test of the minimum's ratio), false-discovery-adjusted q = 0.31"
-            ),
+                "(Mann–Whitney test of the executions' own minima), false-discovery-adjusted \
+                 q = 0.31"
+            ) && text.contains("[hodges-lehmann]"),
             "{text}"
         );
         // Three builds a side entirely apart: Mann–Whitney's least p (0.10) held the verdict,
@@ -878,10 +880,7 @@ mod tests {
                 "inconclusive: the builds' own minima lie entirely apart, but 3 against 3 builds \
                  cannot show it at this level (Mann–Whitney's least p = 0.100 with so few); more \
                  builds decide it"
-            ) && text.contains(
-                "p = 0.100 (Mann–Whitney test of the builds' own minima, larger than the \
-                 bootstrap test of the minimum's ratio)"
-            ),
+            ) && text.contains("p = 0.100 (Mann–Whitney test of the builds' own minima)"),
             "{text}"
         );
         let demoted = rigor_stats::compare::Comparison {

@@ -192,6 +192,45 @@ impl Hierarchy {
         self.unit_means(0)
     }
 
+    /// Each top-level unit's minimum as a level of the hierarchy, `None` for a flat hierarchy
+    /// (one level): the smallest value of each unit just above the values (an execution's
+    /// minimum over its samples), averaged over those under each top-level unit (a build's
+    /// executions; with two levels each top-level unit is one execution and this is its
+    /// minimum). [`Estimator::Min`](crate::Estimator::Min) of a hierarchy is their location
+    /// ([`Estimator::of_hierarchy`](crate::Estimator::of_hierarchy)): minima of separate
+    /// processes are units of a population, where the least of them all is an extreme whose
+    /// expected value moves with their number and whose bootstrap is not consistent
+    /// (docs/methodology.md, "Comparisons").
+    pub fn top_minima(&self) -> Option<Vec<f64>> {
+        let depth = self.depth();
+        if depth < 2 {
+            return None;
+        }
+        let lowest = depth - 2;
+        Some(
+            (0..self.units(0))
+                .map(|i| {
+                    let groups = if lowest == 0 {
+                        i..i + 1
+                    } else {
+                        // The units at depth `lowest` under top-level unit `i`.
+                        let (mut lo, mut hi) = (i, i + 1);
+                        for off in &self.offsets[..lowest] {
+                            lo = off[lo];
+                            hi = off[hi];
+                        }
+                        lo..hi
+                    };
+                    let n = groups.len() as f64;
+                    groups
+                        .map(|j| crate::descriptive::min(self.unit_values(lowest, j)))
+                        .sum::<f64>()
+                        / n
+                })
+                .collect(),
+        )
+    }
+
     /// Mean of all values (the grand mean weights every measurement equally).
     pub fn grand_mean(&self) -> f64 {
         crate::descriptive::mean(&self.values)
