@@ -257,12 +257,12 @@ pub fn build(s: &CargoSettings) -> Result<Vec<Target>, CargoBenchError> {
     Ok(targets)
 }
 
-/// Builds bench target `target` (of the package in folder `package`) again with its functions
-/// linked in the order lld's `--shuffle-sections` draws from `seed`: one code layout of the same
-/// source (Kalibera & Tůma 2006 make builds a level because layout changes a program's speed).
-/// Only the bench target is compiled and linked again (`cargo rustc` gives the flag to it
-/// alone); the executable's path is returned, cargo's own for this seed (the seed is in its file
-/// name's hash, so layouts do not replace each other).
+/// Builds bench target `target` (of the package in folder `package`) again with `rustc_args`
+/// given to its final compilation alone (`cargo rustc`): a code layout of the same source
+/// (Kalibera & Tůma 2006 make builds a level because layout changes a program's speed), by lld's
+/// `--shuffle-sections` or a linker that links several. Only the bench target is compiled and
+/// linked again; the executable's path is returned, cargo's own for these arguments (they are
+/// in its file name's hash, so layouts do not replace each other). `layout` names it in errors.
 ///
 /// # Errors
 /// [`CargoBenchError::Layout`] when cargo fails (most likely a linker that is not lld),
@@ -271,7 +271,7 @@ pub fn build_layout(
     s: &CargoSettings,
     target: &str,
     package: &Path,
-    seed: u32,
+    rustc_args: &[String],
     layout: usize,
 ) -> Result<PathBuf, CargoBenchError> {
     let mut cmd = Command::new(&s.cargo);
@@ -291,8 +291,7 @@ pub fn build_layout(
     if let Some(d) = &s.target_dir {
         cmd.arg("--target-dir").arg(d);
     }
-    cmd.args(["--", "-C"])
-        .arg(format!("link-arg=-Wl,--shuffle-sections=*={seed}"));
+    cmd.arg("--").args(rustc_args);
     let out = run_cargo(s, &mut cmd).map_err(|e| match e {
         CargoBenchError::Build { status } => CargoBenchError::Layout {
             target: target.to_string(),

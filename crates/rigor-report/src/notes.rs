@@ -214,6 +214,8 @@ pub enum Note {
     LayoutsLinked {
         /// Executables linked (targets × builds × sides).
         links: usize,
+        /// Compilations of bench targets they took.
+        compilations: usize,
         /// How long it took.
         took: rigor_units::Seconds,
     },
@@ -541,11 +543,16 @@ impl fmt::Display for Note {
                  --builds",
                 if *saved == 1 { "" } else { "s" }
             ),
-            Self::LayoutsLinked { links, took } => write!(
+            Self::LayoutsLinked {
+                links,
+                compilations,
+                took,
+            } => write!(
                 f,
-                "linked {links} layout{} in {:.1} s (the builds' own times in the result are \
-                 only those of putting each in place)",
+                "linked {links} layout{} from {compilations} compilation{} in {:.1} s (the \
+                 builds' own times in the result are only those of putting each in place)",
                 if *links == 1 { "" } else { "s" },
+                if *compilations == 1 { "" } else { "s" },
                 took.get()
             ),
             Self::LayoutsNeedLld { against } => write!(

@@ -95,6 +95,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
             let linked = bench::link_layouts(&cargo, &selected, other, n, seed)?;
             output::notes(&[Note::LayoutsLinked {
                 links: linked.links,
+                compilations: linked.compilations,
                 took: linked.took,
             }]);
             let against = match (against, linked.other) {

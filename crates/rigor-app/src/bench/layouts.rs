@@ -128,10 +128,11 @@ fn layouts(
     selected: &[Selected],
     seeds: &[u32],
     side: LayoutSide,
-) -> Result<(Vec<Selected>, usize)> {
+) -> Result<(Vec<Selected>, usize, usize)> {
     let targets = targets_of(selected);
     let mut cleared: Vec<PathBuf> = Vec::new();
     let mut templates: Vec<(String, PathBuf)> = Vec::new();
+    let mut compilations = 0;
     for t in targets {
         // The profile's folder: the executable is in its `deps`.
         let profile = t
@@ -145,11 +146,23 @@ fn layouts(
             cleared.push(root.clone());
         }
         let file = t.name.clone();
-        for (k, &seed) in seeds.iter().enumerate() {
-            let built = cargo_bench::build_layout(cargo, &t.name, &t.dir, seed, k + 1)?;
-            let dir = root.join(k.to_string());
-            let place = dir.join(&file);
-            keep(&built, &dir, &place)?;
+        let places: Vec<(PathBuf, PathBuf)> = (0..seeds.len())
+            .map(|k| {
+                let dir = root.join(k.to_string());
+                let place = dir.join(&file);
+                (dir, place)
+            })
+            .collect();
+        if linked_at_once(cargo, &t.name, &t.dir, &root, seeds, &places) {
+            compilations += 1;
+        } else {
+            compilations += seeds.len();
+            for (k, ((dir, place), &seed)) in places.iter().zip(seeds).enumerate() {
+                let shuffle = format!("link-arg=-Wl,--shuffle-sections=*={seed}");
+                let args = ["-C".to_string(), shuffle];
+                let built = cargo_bench::build_layout(cargo, &t.name, &t.dir, &args, k + 1)?;
+                keep(&built, dir, place)?;
+            }
         }
         templates.push((t.name.clone(), root.join(BUILD_PLACEHOLDER).join(&file)));
     }
@@ -164,7 +177,7 @@ fn layouts(
             s
         })
         .collect();
-    Ok((selected, linked))
+    Ok((selected, linked, compilations))
 }
 
 /// The layouts of a run, linked by [`link_layouts`].
@@ -178,6 +191,9 @@ pub struct Linked {
     pub seeds: Vec<u32>,
     /// Executables linked.
     pub links: usize,
+    /// Compilations of bench targets they took: one per target and side when a linker of
+    /// rigor's linked all its layouts at once, else one per layout.
+    pub compilations: usize,
     /// How long the linking took.
     pub took: rigor_units::Seconds,
 }
@@ -197,11 +213,12 @@ pub fn link_layouts(
 ) -> Result<Linked> {
     let started = std::time::Instant::now();
     let seeds = layout_seeds(seed, builds);
-    let (here, mut links) = layouts(cargo, selected, &seeds, LayoutSide::Here)?;
+    let (here, mut links, mut compilations) = layouts(cargo, selected, &seeds, LayoutSide::Here)?;
     let other = match other {
         Some((cargo, other)) => {
-            let (other, linked) = layouts(cargo, other, &seeds, LayoutSide::Against)?;
+            let (other, linked, compiled) = layouts(cargo, other, &seeds, LayoutSide::Against)?;
             links += linked;
+            compilations += compiled;
             Some(other)
         }
         None => None,
@@ -211,6 +228,7 @@ pub fn link_layouts(
         other,
         seeds,
         links,
+        compilations,
         took: rigor_units::Seconds(started.elapsed().as_secs_f64()),
     })
 }
@@ -257,6 +275,82 @@ fn targets_of(selected: &[Selected]) -> Vec<&cargo_bench::Target> {
 /// executable is missing, as a reused `--seed` needs), and removes rustc's dependency file
 /// beside it (`NAME-HASH.d`, which would name an executable no longer there; cargo keeps its
 /// own copy among its fingerprints).
+/// Links every layout of bench target `target` from one compilation: cargo builds it once with
+/// a linker of rigor's (a POSIX shell script, written into `root`), which runs `cc` with the
+/// arguments rustc gives it — once as given, then once per seed with lld's
+/// `--shuffle-sections=*=SEED` and the layout's place as the output (the last `-o` is the one
+/// that counts). Each `cargo rustc` with the shuffle flag compiled the bench crate anew (the flag
+/// is in cargo's fingerprint), a second or so each on a small crate and far more on a large one;
+/// this compiles once. `false` (nothing kept) when any step fails — another linker configured,
+/// no `cc`, a path the script cannot take — and the caller links one layout per compilation.
+fn linked_at_once(
+    cargo: &CargoSettings,
+    target: &str,
+    package: &Path,
+    root: &Path,
+    seeds: &[u32],
+    places: &[(PathBuf, PathBuf)],
+) -> bool {
+    // A folder of its own per run: cargo's fingerprint holds the linker's path, and the same
+    // path would leave the target fresh and nothing linked.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let link = root.join(format!(".link-{}-{nanos}-{target}", std::process::id()));
+    let linked = (|| -> Option<()> {
+        let mut list = String::new();
+        for ((dir, place), seed) in places.iter().zip(seeds) {
+            let place = place.to_str().filter(|p| !p.contains(['\n', '\r']))?;
+            std::fs::create_dir_all(dir).ok()?;
+            list.push_str(&format!("{seed} {place}\n"));
+        }
+        std::fs::create_dir_all(&link).ok()?;
+        std::fs::write(link.join("layouts"), list).ok()?;
+        // Named `cc`, so that rustc takes it for a C compiler driver (as it does `cc`).
+        let script = link.join("cc");
+        std::fs::write(&script, LINK_SCRIPT).ok()?;
+        make_executable(&script)?;
+        let linker = format!("linker={}", script.to_str()?);
+        let built =
+            cargo_bench::build_layout(cargo, target, package, &["-C".into(), linker], 1).ok()?;
+        // cargo's own output, linked as rustc asked: not a layout.
+        let _ = std::fs::remove_file(&built);
+        let _ = std::fs::remove_file(built.with_extension("d"));
+        places.iter().all(|(_, p)| p.is_file()).then_some(())
+    })();
+    let _ = std::fs::remove_dir_all(&link);
+    if linked.is_none() {
+        for (dir, _) in places {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+    linked.is_some()
+}
+
+/// The linker [`linked_at_once`] gives cargo: `cc` as rustc asked, then once per line of the
+/// `layouts` file beside it (`SEED PATH`).
+const LINK_SCRIPT: &str = r#"#!/bin/sh
+# Written by rigor bench: links the bench target as rustc asks, then once per code layout.
+set -e
+cc "$@"
+while read -r seed out; do
+  cc "$@" "-Wl,--shuffle-sections=*=$seed" -o "$out"
+done < "$(dirname "$0")/layouts"
+"#;
+
+/// Sets the owner's execute bit (`None` where that fails).
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Option<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).ok()
+}
+
+/// Without Unix permissions there is no shell script to run: the caller links one by one.
+#[cfg(not(unix))]
+fn make_executable(_: &Path) -> Option<()> {
+    None
+}
+
 fn keep(built: &Path, dir: &Path, place: &Path) -> Result<()> {
     let fail = |source: std::io::Error| CargoBenchError::KeepLayout {
         path: place.to_path_buf(),

@@ -743,6 +743,11 @@ fn builds_link_shuffled_layouts_of_each_side_and_compare_across_them() {
         stderr.contains("linking 4 builds of each side (this one and HEAD~1)"),
         "{stderr}"
     );
+    // Each side's four layouts from one compilation (rigor's linker links them all).
+    assert!(
+        stderr.contains("linked 8 layouts from 2 compilations in "),
+        "{stderr}"
+    );
     assert!(
         stdout.contains("Against HEAD~1 (4 builds of each side in shuffled code layouts")
             && stdout.contains("compared across the builds")
@@ -758,16 +763,28 @@ fn builds_link_shuffled_layouts_of_each_side_and_compare_across_them() {
         !stderr.contains("one build of each side was compared"),
         "{stderr}"
     );
-    // Each build ran its own layout: four executables per side, in their own places.
+    // Each build ran its own layout: four executables per side, in their own places, each
+    // linked in another order (all from one compilation), and rigor's linker script is gone.
+    let mut layouts: Vec<Vec<u8>> = Vec::new();
     for k in ["0", "1", "2", "3"] {
-        assert!(
-            target
-                .join("rigor-layouts/here")
-                .join(k)
-                .join("speed")
-                .is_file()
-        );
+        let exe = target.join("rigor-layouts/here").join(k).join("speed");
+        assert!(exe.is_file(), "{}", exe.display());
+        layouts.push(std::fs::read(&exe).unwrap());
     }
+    for i in 0..layouts.len() {
+        for j in 0..i {
+            assert_ne!(
+                layouts[i], layouts[j],
+                "layouts {j} and {i} are the same bytes"
+            );
+        }
+    }
+    let left: Vec<String> = std::fs::read_dir(target.join("rigor-layouts/here"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".link"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
     let r = json(&result);
     let commands: Vec<String> = r["benchmarks"]
         .as_array()
@@ -800,7 +817,6 @@ fn builds_link_shuffled_layouts_of_each_side_and_compare_across_them() {
         seeds.len() == 2 && seeds[0].len() == 4 && seeds[0] == seeds[1],
         "{seeds:?}"
     );
-    assert!(stderr.contains("linked 8 layouts in "), "{stderr}");
     let md = std::fs::read_to_string(&md).unwrap();
     assert!(
         md.contains("4 builds of each side in shuffled code layouts"),
