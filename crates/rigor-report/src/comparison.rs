@@ -425,9 +425,13 @@ pub fn suite_of(s: &SuiteView, seed: rigor_units::Seed, quantity: &Quantity) -> 
     )
 }
 
-/// How a comparison with a baseline from other sessions was widened, in words.
-fn sessions_text(spread: rigor_stats::compare::SessionSpread) -> String {
+/// How a comparison with a baseline from other sessions was widened, in words; a baseline of
+/// one session is explained once (`again`: it was, above).
+fn sessions_text(spread: rigor_stats::compare::SessionSpread, again: bool) -> String {
     match spread.sigma_log {
+        None if again => {
+            "across sessions: one session saved (above), so no verdict is called".to_string()
+        }
         Some(sigma) => format!(
             "across sessions: the interval carries how far the statistic moved between the \
              baseline's {} sessions (σ {} per session)",
@@ -555,6 +559,7 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
         return out;
     }
     let _ = writeln!(out, "Comparisons");
+    let mut one_session_said = false;
     for v in views {
         let c = v.comparison;
         let _ = writeln!(out, "  {}", effect_text(v));
@@ -572,9 +577,13 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             c.method
         );
         if let Some(spread) = c.between_sessions {
-            let _ = writeln!(out, "    {}", sessions_text(spread));
+            let _ = writeln!(out, "    {}", sessions_text(spread, one_session_said));
+            one_session_said |= spread.sigma_log.is_none();
         }
-        if c.at_resolution && v.exact.is_none() {
+        // Only beside an interval: one without bounds was not narrowed to the clock's step.
+        let bounded =
+            c.ci.is_some_and(|ci| ci.lower > 0.0 && ci.upper.is_finite());
+        if c.at_resolution && bounded && v.exact.is_none() {
             let _ = writeln!(
                 out,
                 "    interval at the timer's resolution: the samples move in steps too coarse \
@@ -990,6 +999,33 @@ mod tests {
             ),
             "{text}"
         );
+        // A baseline of one session is explained under the first comparison only, and no
+        // unbounded interval is said to be at the timer's resolution.
+        let one_session = rigor_stats::compare::Comparison {
+            verdict: Verdict::Inconclusive,
+            ci: c.ci.map(|ci| rigor_stats::compare::RatioInterval {
+                lower: 0.0,
+                upper: f64::INFINITY,
+                ..ci
+            }),
+            at_resolution: true,
+            between_sessions: Some(rigor_stats::compare::SessionSpread {
+                sessions: 1,
+                sigma_log: None,
+            }),
+            ..c
+        };
+        let text = render(&[view(&one_session), view(&one_session)]);
+        assert_eq!(
+            text.matches("was saved in one session").count(),
+            1,
+            "{text}"
+        );
+        assert!(
+            text.contains("across sessions: one session saved (above), so no verdict is called"),
+            "{text}"
+        );
+        assert!(!text.contains("timer's resolution"), "{text}");
     }
 }
 

@@ -413,10 +413,19 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
         .args(["--baseline", "base", "--fail-on", "regression"])
         .assert()
         .success();
-    let stdout = text(&out.get_output().stdout);
+    let (stdout, stderr) = (
+        text(&out.get_output().stdout),
+        text(&out.get_output().stderr),
+    );
     assert!(
         stdout.contains("the baseline was saved in one session") && stdout.contains("inconclusive"),
         "{stdout}"
+    );
+    // The note says what the sessions carry; no warning that the intervals do not cover it.
+    assert!(
+        stderr.contains("the comparison carries the spread between the baseline's saved sessions")
+            && !stderr.contains("measured in separate runs"),
+        "{stderr}"
     );
     // Two more sessions: the spread between the three is carried into every comparison. (With
     // two, the spread has one degree of freedom, t = 12.7: a loaded machine that moved the
@@ -470,7 +479,7 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
     let stderr = text(&out.get_output().stderr);
     assert!(
         stderr.contains("note: the baseline was measured in other sessions")
-            && stderr.contains("`rigor bench --against REV`"),
+            && stderr.contains("rigor bench --against REV|DIR measures both builds together"),
         "{stderr}"
     );
     // 20 times slower: a regression, exit 1; the report carries the comparison.
