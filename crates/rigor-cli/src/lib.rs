@@ -1092,7 +1092,7 @@ pub struct BenchArgs {
     /// revision of the repository, checked out once into .rigor/checkouts and kept) or DIR (the
     /// other copy of the folder holding Cargo.toml). Both are built, the evaluations are tuned
     /// once (on this build), and every benchmark of both runs in the same shuffled interleaved
-    /// rounds, compared pairwise: a session's shift moves both sides alike, which a saved
+    /// rounds: a session's shift moves both sides alike, which a saved
     /// --baseline cannot offer. Each side is linked in six code layouts (--builds), so that
     /// where the linker put a function is not taken for a change.
     #[arg(long, value_name = "REV|DIR")]
@@ -1148,8 +1148,9 @@ pub struct ComparisonArgs {
     /// two confidence intervals do not overlap [default: ratio].
     #[arg(long, value_enum)]
     pub method: Option<VerdictMethod>,
-    /// The statistic compared; median and min use the hierarchical bootstrap (default: mean;
-    /// min for `rigor bench`, as for in-process microbenchmarks in Chen & Revels 2016).
+    /// The statistic compared; median uses the hierarchical bootstrap, min compares each
+    /// execution's own minimum by Hodges–Lehmann's shift (Mann–Whitney's interval) (default:
+    /// mean; min for `rigor bench`, as for in-process microbenchmarks in Chen & Revels 2016).
     #[arg(long, value_enum)]
     pub estimator: Option<Estimator>,
     /// Bootstrap resamples [default: 10000].

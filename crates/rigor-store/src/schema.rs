@@ -634,11 +634,12 @@ impl Discard {
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum VerdictMethod {
-    /// The ratio interval (Fieller for the mean, bootstrap otherwise) against the threshold.
+    /// The ratio interval (Fieller for the mean, Hodges–Lehmann for the executions' minima,
+    /// bootstrap otherwise) against the threshold.
     #[cfg_attr(
         feature = "clap",
         value(
-            help = "Ratio interval (Fieller for the mean, bootstrap otherwise) against the threshold"
+            help = "Ratio interval (Fieller for the mean, Hodges–Lehmann for minima, bootstrap otherwise) against the threshold"
         )
     )]
     #[default]
