@@ -559,12 +559,24 @@ pub fn compare_metrics(s: &CompareFilesSettings) -> Result<Vec<ComparedFiles>> {
     let s = &s;
     or_wall(&s.metrics)
         .iter()
-        .map(|metric| {
-            let mut c = compare_loaded(old.for_metric(metric)?, new.for_metric(metric)?, s, false)?;
-            c.metric = metric.clone();
-            Ok(c)
-        })
+        .map(|metric| compare_loaded_metric(&old, &new, s, false, metric))
         .collect()
+}
+
+/// [`compare_loaded`] of `metric`: each result's measurements of it.
+///
+/// # Errors
+/// A metric a result does not hold; a comparison that cannot be computed.
+pub fn compare_loaded_metric(
+    old: &ResultFile,
+    new: &ResultFile,
+    s: &CompareFilesSettings,
+    paired: bool,
+    metric: &Metric,
+) -> Result<ComparedFiles> {
+    let mut c = compare_loaded(old.for_metric(metric)?, new.for_metric(metric)?, s, paired)?;
+    c.metric = metric.clone();
+    Ok(c)
 }
 
 /// Compares two loaded results as [`compare`] does; `paired`: they ran in the same interleaved

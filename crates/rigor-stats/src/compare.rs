@@ -339,7 +339,7 @@ pub fn welch_p_value(candidate: &Hierarchy, baseline: &Hierarchy) -> Result<f64>
     welch_p_of_units(&candidate.top_means(), &baseline.top_means())
 }
 
-/// [`welch_p_value`] of two sides' top-level units' values (their means, or minima).
+/// [`welch_p_value`] from the two sides' top-level unit means.
 fn welch_p_of_units(candidate: &[f64], baseline: &[f64]) -> Result<f64> {
     let a = MeanEstimate::from_unit_means(candidate)?;
     let b = MeanEstimate::from_unit_means(baseline)?;
@@ -361,8 +361,7 @@ pub fn paired_p_value(candidate: &Hierarchy, baseline: &Hierarchy) -> Result<f64
     paired_p_of_units(&candidate.top_means(), &baseline.top_means())
 }
 
-/// [`paired_p_value`] of two sides' top-level units' values (their means, or minima), round by
-/// round.
+/// [`paired_p_value`] from the two sides' top-level unit means, round by round.
 fn paired_p_of_units(candidate: &[f64], baseline: &[f64]) -> Result<f64> {
     check_rounds(candidate.len(), baseline.len())?;
     let d: Vec<f64> = candidate.iter().zip(baseline).map(|(a, b)| a - b).collect();
@@ -754,9 +753,6 @@ pub struct Comparison {
     /// executions' own minima (Mann–Whitney's test on the top-level units' minima). A change
     /// needs this test too ([`Comparison::minima_hold`]).
     pub minima_p: Option<f64>,
-    /// The p-value of [`Comparison::p_test`] alone, before the larger of it and
-    /// [`Comparison::minima_p`] became [`Comparison::p_value`].
-    pub own_p: f64,
 }
 
 /// How far a statistic moves between sessions (processes started at different times: another
@@ -875,10 +871,12 @@ impl Comparison {
     /// tests a minimum's change must pass) rather than the bootstrap's, where that shows: both
     /// below 0.001 read alike.
     pub fn p_from_minima(&self) -> bool {
+        // Hodges–Lehmann's interval already rests on Mann–Whitney's test: its p is the test's.
+        let own = self.bootstrap.and_then(|b| b.p_value).unwrap_or(0.0);
         self.p_test != PValueTest::MannWhitney
             && self
                 .minima_p
-                .is_some_and(|m| m == self.p_value && m > self.own_p && m >= 0.001)
+                .is_some_and(|m| m == self.p_value && m > own && m >= 0.001)
     }
 
     /// Whether the two sides' units' own minima lie entirely apart: Mann–Whitney's p is the
@@ -1053,8 +1051,9 @@ fn compare_with(
         (boot.estimate, Some(ci), method, None, Some(boot))
     };
 
-    // The p-value is of the statistic compared: a t-test of the means for the mean, the
-    // bootstrap test dual to the deciding interval for the others (a test of the means would
+    // The p-value is of the statistic compared: a t-test of the means for the mean, the rank
+    // test of the units' minima for a hierarchy's minimum, the bootstrap test dual to the
+    // deciding interval for the others (a test of the means would
     // gate a minimum's verdict on how noisy the means are).
     let (p_value, p_test) = match (cfg.estimator, paired, &minima) {
         (_, _, Some((a, b))) => (mann_whitney_p(a, b), PValueTest::MannWhitney),
@@ -1076,13 +1075,14 @@ fn compare_with(
     let verdict = ci.map_or(Verdict::Unbounded, |ci| {
         verdict_from_interval(ci.lower, ci.upper, cfg.threshold)
     });
-    // A minimum's interval does not shrink as 1/√n (it is set by the spacing of the smallest
-    // units' minima): no count of units is suggested for it.
+    // The least value of a flat hierarchy's interval does not shrink as 1/√n (it is set by the
+    // spacing of the smallest values): no count of units is suggested for it.
     let more_units = ci
         .filter(|_| cfg.estimator != Estimator::Min || shift.is_some())
         .and_then(|ci| more_units_needed(ratio, ci.lower, ci.upper, cfg.threshold, rc.min(rb)));
+    // With the units' minima compared, their rank test is the p-value already.
     let minima_p = (cfg.estimator == Estimator::Min).then(|| match &minima {
-        Some((a, b)) => mann_whitney_p(a, b),
+        Some(_) => p_value,
         None => minima_p_value(candidate, baseline),
     });
     let mut comparison = Comparison {
@@ -1099,7 +1099,6 @@ fn compare_with(
         paired,
         round_correlation,
         p_value,
-        own_p: p_value,
         p_test,
         more_units,
         candidate_units: rc,
@@ -1612,9 +1611,9 @@ mod tests {
             let alpha = 1.0 - min.level;
             assert_eq!(
                 ci.lower > 1.0 || ci.upper < 1.0,
-                min.own_p <= alpha,
+                min.p_value <= alpha,
                 "seed {seed}: {ci:?}, p = {}",
-                min.own_p
+                min.p_value
             );
             for estimator in [Estimator::Median, Estimator::TrimmedMean(0.1)] {
                 let cfg = CompareConfig {

@@ -167,8 +167,14 @@ impl Hierarchy {
 
     /// Range of values under unit `i` at depth `d`.
     pub fn value_range(&self, d: usize, i: usize) -> Range<usize> {
+        self.descendants(d, i, self.offsets.len())
+    }
+
+    /// Range of the units at depth `to` (≥ `d`; the values at `n − 1`) under unit `i` at
+    /// depth `d`.
+    fn descendants(&self, d: usize, i: usize, to: usize) -> Range<usize> {
         let (mut lo, mut hi) = (i, i + 1);
-        for off in &self.offsets[d..] {
+        for off in &self.offsets[d..to] {
             lo = off[lo];
             hi = off[hi];
         }
@@ -210,17 +216,7 @@ impl Hierarchy {
         Some(
             (0..self.units(0))
                 .map(|i| {
-                    let groups = if lowest == 0 {
-                        i..i + 1
-                    } else {
-                        // The units at depth `lowest` under top-level unit `i`.
-                        let (mut lo, mut hi) = (i, i + 1);
-                        for off in &self.offsets[..lowest] {
-                            lo = off[lo];
-                            hi = off[hi];
-                        }
-                        lo..hi
-                    };
+                    let groups = self.descendants(0, i, lowest);
                     let n = groups.len() as f64;
                     groups
                         .map(|j| crate::descriptive::min(self.unit_values(lowest, j)))

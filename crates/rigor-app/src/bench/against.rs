@@ -182,10 +182,7 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
         source: Box::new(e),
     };
     let settings = super::compare_settings(result, result, s);
-    let metric = settings.metrics.first().cloned().unwrap_or_default();
-    let both = crate::saved::load(result, None)
-        .and_then(|r| Ok(r.for_metric(&metric)?))
-        .map_err(fail)?;
+    let both = crate::saved::load(result, None).map_err(fail)?;
     let suffix = format!(" @ {label}");
     let (mut old, mut new) = (both.clone(), both);
     old.benchmarks
@@ -197,8 +194,10 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
     }
     new.benchmarks
         .retain(|b| b.version.as_deref() != Some(label));
-    let mut compared = crate::saved::compare_loaded(old, new, &settings, true).map_err(fail)?;
-    compared.metric = metric;
+    // The metric asked for, as the summaries show it (wall time when none was).
+    let metric = settings.metrics.first().cloned().unwrap_or_default();
+    let mut compared =
+        crate::saved::compare_loaded_metric(&old, &new, &settings, true, &metric).map_err(fail)?;
     // The two builds by their names, not as the old and the new file of a comparison.
     let rename = |baseline: &mut String, candidate: &mut String| {
         if let Some(name) = baseline.strip_suffix(crate::comparisons::OLD) {
