@@ -19,6 +19,9 @@ use rigor_runner::{Benchmark, CommandLine};
 use serde::Deserialize;
 use thiserror::Error;
 
+mod tuning;
+pub use tuning::{Allocs, Tuned, TuningFailure, tune};
+
 /// How to build the bench targets.
 #[derive(Debug, Clone, Default)]
 pub struct CargoSettings {
@@ -392,11 +395,18 @@ fn harness_error(t: &Target, message: impl Into<String>) -> CargoBenchError {
     }
 }
 
+/// How a harness process ended: its output, and the limit it was stopped at when it ran past
+/// it (the output is then what it wrote until killed).
+struct HarnessRun {
+    output: std::process::Output,
+    killed_after: Option<std::time::Duration>,
+}
+
 fn run_harness(
     t: &Target,
     args: &[String],
     limit: Option<std::time::Duration>,
-) -> Result<std::process::Output, CargoBenchError> {
+) -> Result<HarnessRun, CargoBenchError> {
     let mut child = Command::new(&t.executable)
         .arg("--bench")
         .args(args)
@@ -424,6 +434,7 @@ fn run_harness(
     let waited = |e: std::io::Error| harness_error(t, format!("cannot be waited for: {e}"));
     // Without a limit, a plain wait; with one, a poll every 5 ms (std has no wait with a
     // timeout; the runner's, with its process group, serves the measured executions).
+    let mut killed_after = None;
     let status = match limit {
         None => child.wait().map_err(waited)?,
         Some(limit) => {
@@ -434,25 +445,30 @@ fn run_harness(
                 }
                 if started.elapsed() > limit {
                     let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(harness_error(
-                        t,
-                        format!(
-                            "{} did not end within {} (--timeout, for each benchmark it holds)",
-                            args.first().map_or("the harness", String::as_str),
-                            rigor_units::Seconds(limit.as_secs_f64())
-                        ),
-                    ));
+                    killed_after = Some(limit);
+                    break child.wait().map_err(waited)?;
                 }
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
         }
     };
-    Ok(std::process::Output {
-        status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
+    Ok(HarnessRun {
+        output: std::process::Output {
+            status,
+            stdout: stdout.join().unwrap_or_default(),
+            stderr: stderr.join().unwrap_or_default(),
+        },
+        killed_after,
     })
+}
+
+/// What the harness said when `args` (its first: the flag) ran past `limit`.
+fn past_limit(args: &[String], limit: std::time::Duration) -> String {
+    format!(
+        "{} did not end within {} (--timeout, for each benchmark it holds)",
+        args.first().map_or("the harness", String::as_str),
+        rigor_units::Seconds(limit.as_secs_f64())
+    )
 }
 
 /// A benchmark as its harness lists it (`--rigor-list`): its name, the parts of the name when
@@ -492,7 +508,7 @@ impl Listed {
 /// # Errors
 /// The executable cannot be run, or lists lines that are not `{"name": …}`.
 pub fn list(t: &Target) -> Result<Listing, CargoBenchError> {
-    let out = run_harness(t, &["--rigor-list".to_string()], None)?;
+    let out = run_harness(t, &["--rigor-list".to_string()], None)?.output;
     if !out.status.success() {
         let said = String::from_utf8_lossy(&out.stderr);
         let first = said.lines().next().unwrap_or("").trim().to_string();
@@ -526,92 +542,6 @@ pub fn list(t: &Target) -> Result<Listing, CargoBenchError> {
         listed.push(l);
     }
     Ok(Listing::Benchmarks(listed))
-}
-
-/// Allocations per iteration as the harness reports them.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-pub struct Allocs {
-    /// Allocations per iteration.
-    pub allocations: f64,
-    /// Bytes per iteration.
-    pub bytes: f64,
-}
-
-/// What tuning fixed for one benchmark.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Tuned {
-    /// The benchmark.
-    pub name: String,
-    /// Evaluations per sample, for every execution.
-    pub evals: u64,
-    /// The estimated time of one evaluation (ns), when tuned.
-    #[serde(default)]
-    pub per_eval_ns: Option<f64>,
-    /// Allocations per iteration, when the target counts them.
-    #[serde(default)]
-    pub allocs: Option<Allocs>,
-}
-
-/// The time tuning one benchmark may take besides `--timeout`: rigor-bench samples it for up
-/// to 5 s (its `DEFAULT_MAX_TIME`) after a warm-up of 0.1 s by default.
-const TUNING_ALLOWANCE_S: f64 = 6.0;
-
-/// Tunes the evaluations per sample of `names` in one process of `t`, each within `timeout`
-/// (and the time tuning takes).
-///
-/// # Errors
-/// The harness fails, or its answer misses a benchmark or is not JSON lines.
-pub fn tune(
-    t: &Target,
-    names: &[String],
-    timeout: Option<rigor_units::Seconds>,
-) -> Result<Vec<Tuned>, CargoBenchError> {
-    let mut args = vec!["--rigor-tune".to_string(), "--exact".to_string()];
-    args.extend(names.iter().cloned());
-    // For each benchmark tuned in the process, an execution's limit beside tuning's own
-    // sampling: a routine that never returns hung the run here, before any execution was timed.
-    let limit = timeout.filter(|s| s.is_positive()).map(|s| {
-        std::time::Duration::from_secs_f64(
-            (s.get() + TUNING_ALLOWANCE_S) * names.len().max(1) as f64,
-        )
-    });
-    let out = run_harness(t, &args, limit)?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        // The harness reports each benchmark as it is tuned: the first not reported failed.
-        let reported: Vec<String> = text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Tuned>(l).ok())
-            .map(|tuned| tuned.name)
-            .collect();
-        let which = names
-            .iter()
-            .find(|n| !reported.contains(n))
-            .map_or(String::new(), |n| format!(" of '{n}'"));
-        return Err(harness_error(
-            t,
-            format!("tuning{which} failed ({}): {said}", out.status),
-        ));
-    }
-    let mut by_name: HashMap<String, Tuned> = HashMap::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        let tuned: Tuned = serde_json::from_str(line)
-            .map_err(|e| harness_error(t, format!("--rigor-tune line {}: {e}", i + 1)))?;
-        by_name.insert(tuned.name.clone(), tuned);
-    }
-    names
-        .iter()
-        .map(|n| {
-            by_name
-                .remove(n)
-                .ok_or_else(|| harness_error(t, format!("tuning did not report '{n}'")))
-        })
-        .collect()
 }
 
 /// A benchmark selected to run.

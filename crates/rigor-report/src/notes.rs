@@ -116,6 +116,16 @@ pub enum Note {
         /// Allocations and bytes per iteration.
         allocs: Option<(f64, f64)>,
     },
+    /// A benchmark's tuning failed (its process panicked, crashed or ran past the time allowed):
+    /// it is left out of the run, whose exit status is then 2.
+    TuningFailed {
+        /// The benchmark.
+        name: String,
+        /// How its process ended.
+        how: String,
+        /// The end of its standard error.
+        stderr_tail: String,
+    },
     /// The result was saved as a baseline.
     BaselineSaved(std::path::PathBuf),
     /// A baseline saved by a run of some of its benchmarks kept the others from before.
@@ -492,6 +502,26 @@ impl fmt::Display for Note {
                 allocs,
                 baseline,
             } => f.write_str(&tuned(name, *evals, *per_eval, *allocs, *baseline)),
+            Self::TuningFailed {
+                name,
+                how,
+                stderr_tail,
+            } => {
+                write!(
+                    f,
+                    "'{name}' is left out: tuning its evaluations per sample failed ({how}); the \
+                     other benchmarks are measured"
+                )?;
+                if stderr_tail.is_empty() {
+                    Ok(())
+                } else {
+                    write!(
+                        f,
+                        "; stderr ends:\n    {}",
+                        stderr_tail.replace('\n', "\n    ")
+                    )
+                }
+            }
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
             Self::BaselineKept {
                 path,

@@ -83,6 +83,28 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     let evals = bench::evals(&selected, args.evals, &kept, request.timeout, &mut |n| {
         output::notes(&[n]);
     })?;
+    // A benchmark whose tuning failed is left out (said above), the others measured; the exit
+    // status says it after the run.
+    let left_out: Vec<String> = selected
+        .iter()
+        .zip(&evals)
+        .filter(|(_, e)| e.is_none())
+        .map(|(s, _)| s.name.clone())
+        .collect();
+    if !left_out.is_empty() && left_out.len() == selected.len() {
+        anyhow::bail!(
+            "the tuning of every benchmark selected failed (shown above): nothing to measure"
+        );
+    }
+    let (selected, evals): (Vec<_>, Vec<u64>) = selected
+        .into_iter()
+        .zip(evals)
+        .filter_map(|(s, e)| e.map(|e| (s, e)))
+        .unzip();
+    let against = against.map(|(a, mut other)| {
+        other.retain(|o| !left_out.contains(&o.name));
+        (a, other)
+    });
     // `--builds N`: N layouts of each side, linked after tuning (which the default build did).
     let (selected, against, seeds) = match layouts {
         Some(n) => {
@@ -168,7 +190,14 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     if let Some(result) = &result {
         output::notes(baselines.keep(result)?.as_slice());
     }
-    compared
+    if left_out.is_empty() {
+        return compared;
+    }
+    output::notes(&[Note::Failed {
+        benchmarks: left_out,
+        metric_missing: false,
+    }]);
+    compared.map(|o| o.worst(Outcome::Failed))
 }
 
 /// What [`after_run`] needs of the run.

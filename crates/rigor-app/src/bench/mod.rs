@@ -82,8 +82,12 @@ pub fn discover(
 /// average other evaluations is another statistic, and tuning alone moved a count 13 to 182
 /// from one run to the next under load.
 ///
+/// A benchmark whose tuning failed (its routine panicked, crashed or ran past `timeout`) is
+/// `None`, told as [`Note::TuningFailed`] with what its process said: it is left out of the run,
+/// and the others are measured.
+///
 /// # Errors
-/// A harness that fails to tune.
+/// A harness that cannot be run or answers what is not a tuning ([`cargo_bench::tune`]).
 ///
 /// [`Baselines::evals`]: crate::baselines::Baselines::evals
 pub fn evals(
@@ -92,12 +96,13 @@ pub fn evals(
     baseline: &std::collections::HashMap<String, u64>,
     timeout: Option<Seconds>,
     told: &mut dyn FnMut(Note),
-) -> Result<Vec<u64>> {
+) -> Result<Vec<Option<u64>>> {
     if let Some(n) = fixed {
-        return Ok(vec![n; selected.len()]);
+        return Ok(vec![Some(n); selected.len()]);
     }
     let mut out: Vec<Option<u64>> = selected.iter().map(|s| s.listed.evals).collect();
     let untuned: Vec<usize> = (0..selected.len()).filter(|&i| out[i].is_none()).collect();
+    let mut failed = vec![false; selected.len()];
     if !untuned.is_empty() {
         told(Note::Tuning(untuned.len()));
     }
@@ -111,6 +116,18 @@ pub fn evals(
             .iter()
             .zip(cargo_bench::tune(target, &names, timeout)?)
         {
+            let t = match t {
+                Ok(t) => t,
+                Err(failure) => {
+                    told(Note::TuningFailed {
+                        name: selected[i].name.clone(),
+                        how: failure.how,
+                        stderr_tail: failure.stderr_tail,
+                    });
+                    failed[i] = true;
+                    continue;
+                }
+            };
             let kept = baseline.get(&selected[i].name).copied();
             let evals = kept_or_tuned(kept, t.evals);
             told(Note::Tuned {
@@ -126,7 +143,11 @@ pub fn evals(
             out[i] = Some(evals);
         }
     }
-    Ok(out.into_iter().map(|e| e.unwrap_or(1)).collect())
+    Ok(out
+        .into_iter()
+        .zip(failed)
+        .map(|(e, failed)| (!failed).then(|| e.unwrap_or(1)))
+        .collect())
 }
 
 /// How many times the tuned evaluations per sample a baseline's count may be and still be
@@ -669,12 +690,12 @@ mod tests {
             evals(&suite[1..], None, &Default::default(), None, &mut |n| told
                 .push(n))
             .unwrap(),
-            [3, 3]
+            [Some(3), Some(3)]
         );
         assert!(told.is_empty(), "{told:?}");
         assert_eq!(
             evals(&suite, Some(5), &Default::default(), None, &mut |_| {}).unwrap(),
-            [5, 5, 5]
+            [Some(5), Some(5), Some(5)]
         );
 
         let r = settings(&suite, &[9, 3, 3], request(None)).unwrap();

@@ -366,10 +366,11 @@ fn a_groups_settings_reach_every_execution_and_the_report_plots_it_across_the_in
 }
 
 /// Tuning runs under `--timeout` too (a routine that never returns hung `rigor bench` before
-/// any execution), and a benchmark that fails there is named.
+/// any execution), and a benchmark that fails there is named and left out: the others are
+/// tuned and measured, and the exit status is 2.
 #[test]
 #[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
-fn a_benchmark_that_hangs_or_panics_while_tuning_is_named_and_stopped() {
+fn a_benchmark_that_hangs_or_panics_while_tuning_is_named_and_left_out() {
     let _alone = crate::alone();
     let dir = Dir::new();
     let root = project(&dir);
@@ -381,16 +382,40 @@ fn a_benchmark_that_hangs_or_panics_while_tuning_is_named_and_stopped() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "--rigor-tune did not end within 7.000 s (--timeout, for each benchmark it holds)",
+            "'spin' is left out: tuning its evaluations per sample failed (--rigor-tune did not \
+             end within 7.000 s (--timeout, for each benchmark it holds))",
+        ))
+        .stderr(predicates::str::contains(
+            "the tuning of every benchmark selected failed (shown above): nothing to measure",
         ));
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
-    bench(&root)
+    // `sum/10` panics while tuning, in the process that tunes `spin` first and `sum/1000`
+    // after it: `spin` keeps its tuning, `sum/1000` (which panics too) is tried alone, and a
+    // result holds `spin` alone.
+    let out = dir.path("left-out.json");
+    let assert = bench(&root)
         .env("FIXTURE_PANIC", "1")
-        .args(["-r", "2", "spin", "sum"])
+        .args(["-r", "2", "spin", "sum", "--export-json"])
+        .arg(&out)
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("tuning of 'sum/10' failed"))
-        .stderr(predicates::str::contains("sum cannot add up"));
+        .stderr(predicates::str::contains(
+            "'sum/10' is left out: tuning its evaluations per sample failed (exit status: 101)",
+        ))
+        .stderr(predicates::str::contains("sum cannot add up"))
+        .stderr(predicates::str::contains(
+            "'sum/10', 'sum/1000' failed or measured nothing (shown above), exit status 2",
+        ));
+    let stderr = text(&assert.get_output().stderr);
+    assert!(stderr.contains("rigor: spin: "), "{stderr}");
+    let r = json(&out);
+    let names: Vec<&str> = r["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["spin"]);
 }
 
 #[test]
