@@ -793,7 +793,8 @@ pub struct RunOptions {
     pub names: Vec<String>,
     /// Measured executions (processes) per command: the top level of the hierarchy [default
     /// for `rigor run`: 20, fewer (at least 10) when 20 would take over 3 s per command; 10
-    /// within --min-runs and --max-runs when they are given, and for plan, bench and track].
+    /// within --min-runs and --max-runs when they are given, and for plan, bench and track; 4
+    /// per build for bench --against, which links 6 builds a side (--builds)].
     #[arg(
         short = 'r',
         long,
