@@ -1307,6 +1307,17 @@ pub struct AnalyzeArgs {
     /// Print the analysis as JSON (the result-file schema) instead of the summary.
     #[arg(long)]
     pub json: bool,
+    /// Write a Markdown summary table and the comparisons, as `rigor run --export-markdown`
+    /// writes them (`-`: standard output, the summaries then go to standard error); of the first
+    /// --metric.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Write an AsciiDoc summary table (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_asciidoc: Option<PathBuf>,
+    /// Write an Emacs org-mode summary table (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_orgmode: Option<PathBuf>,
     /// The work one measured value does (`64MiB`, `1000items`; `{VAR}`: each benchmark's
     /// parameter), to show each benchmark's rate beside its time (replacing what the file
     /// says).

@@ -1,9 +1,10 @@
 //! The command handlers: resolve settings, call a use case, print what it returns.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use rigor_app::Outcome;
 use rigor_app::comparisons::views;
 use rigor_report::comparison::{markdown, rankings, render};
+use rigor_report::markdown::Markup;
 use rigor_runner::{Executor, Measures, ProcessExecutor, SimulatedExecutor, StopSignal};
 
 use crate::output::{self, Bar, emit};
@@ -172,6 +173,28 @@ pub fn plan(args: &PlanArgs) -> Result<Outcome> {
 /// `rigor analyze`.
 pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     let s = settings::analyze(args)?;
+    let tables = [
+        (&args.export_markdown, Markup::Markdown, "--export-markdown"),
+        (&args.export_asciidoc, Markup::AsciiDoc, "--export-asciidoc"),
+        (&args.export_orgmode, Markup::OrgMode, "--export-orgmode"),
+    ];
+    let to_stdout: Vec<&str> = tables
+        .iter()
+        .filter(|(path, _, _)| path.as_deref().is_some_and(rigor_app::settings::is_stdout))
+        .map(|(_, _, flag)| *flag)
+        .collect();
+    match (to_stdout.as_slice(), args.json) {
+        ([_, _, ..], _) => anyhow::bail!(
+            "{} {} write to standard output: one export at most can (give the others a file)",
+            to_stdout.join(" and "),
+            if to_stdout.len() == 2 { "both" } else { "all" }
+        ),
+        ([flag], true) => {
+            anyhow::bail!("--json and {flag} - both write to standard output: give {flag} a file")
+        }
+        ([_], false) => output::summaries_to_stderr(),
+        _ => {}
+    }
     let working = output::Working::start("analysing");
     let all = rigor_app::saved::analyze_metrics(&s)?;
     drop(working);
@@ -216,6 +239,26 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
         }
         output::notes(&a.notes);
         outcome = outcome.worst(a.outcome);
+    }
+    // The tables show the first metric, as `rigor run`'s do.
+    if let Some(first) = all.first() {
+        let exports = rigor_app::settings::Exports::default();
+        let reported = rigor_app::exports::Reported {
+            result: &first.result,
+            analyses: &first.analyses,
+            comparisons: &first.comparisons,
+            compared: &first.compared,
+        };
+        for (path, markup, _) in tables {
+            let Some(path) = path else { continue };
+            let text = rigor_app::exports::table_text(markup, &exports, &reported);
+            if rigor_app::settings::is_stdout(path) {
+                output::emit_data(&text);
+            } else {
+                rigor_store::write_atomic(path, text.as_bytes())
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+        }
     }
     let tools = rigor_app::settings::ExportPaths {
         bmf: args.tools.export_bmf.clone(),

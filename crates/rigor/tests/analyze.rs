@@ -614,3 +614,69 @@ fn a_result_whose_run_did_not_compare_is_not_compared_when_read_back() {
         "{out}"
     );
 }
+
+/// `rigor analyze --export-markdown` writes the tables `rigor run --export-markdown` wrote for
+/// the same result (the summaries and the comparisons), AsciiDoc and org-mode likewise, and `-`
+/// sends one to standard output with the summaries on standard error.
+#[test]
+fn reanalysis_writes_the_runs_tables() {
+    let dir = Dir::new();
+    let (path, ran) = (dir.path("r.json"), dir.path("ran.md"));
+    sim()
+        .args([
+            "--seed",
+            "7",
+            "mean=3ms,execution=2%,iterations=4,iteration=1%",
+            "mean=3.3ms,execution=2%,iterations=4,iteration=1%",
+            "--export-json",
+        ])
+        .arg(&path)
+        .arg("--export-markdown")
+        .arg(&ran)
+        .assert()
+        .success();
+    let (md, adoc) = (dir.path("again.md"), dir.path("again.adoc"));
+    rigor()
+        .arg("analyze")
+        .arg(&path)
+        .arg("--export-markdown")
+        .arg(&md)
+        .arg("--export-asciidoc")
+        .arg(&adoc)
+        .assert()
+        .success();
+    let ran = std::fs::read_to_string(&ran).unwrap();
+    assert!(ran.contains("| Candidate |"), "{ran}");
+    assert_eq!(std::fs::read_to_string(&md).unwrap(), ran);
+    let adoc = std::fs::read_to_string(&adoc).unwrap();
+    assert!(
+        adoc.starts_with("|===") || adoc.contains("\n|==="),
+        "{adoc}"
+    );
+    rigor()
+        .arg("analyze")
+        .arg(&path)
+        .args(["--export-orgmode", "-"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("| Benchmark"))
+        .stderr(predicate::str::contains("Mean ± 95% CI"));
+    rigor()
+        .arg("analyze")
+        .arg(&path)
+        .args(["--export-markdown", "-", "--json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--json and --export-markdown - both write to standard output",
+        ));
+    rigor()
+        .arg("analyze")
+        .arg(&path)
+        .args(["--export-markdown", "-", "--export-orgmode", "-"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--export-markdown and --export-orgmode both write to standard output",
+        ));
+}
