@@ -129,6 +129,13 @@ pub enum CargoBenchError {
         /// The least p-value so few builds a side can give.
         least_p: f64,
     },
+    /// `-i/--ignore-failure` was given.
+    #[error(
+        "-i/--ignore-failure is not used by rigor bench: a benchmark whose process fails reports \
+         no samples, and its process's time is no evaluation's time; a failing benchmark is \
+         reported and the others are measured"
+    )]
+    IgnoreFailureUnused,
     /// `--name` was given.
     #[error("--name is not used by rigor bench: benchmarks are named after their functions")]
     NameUnused,

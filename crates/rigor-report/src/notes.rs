@@ -123,7 +123,8 @@ pub enum Note {
         name: String,
         /// How its process ended.
         how: String,
-        /// The end of its standard error.
+        /// Its standard error (the end of it: a panic's line is found in it, and the last few
+        /// lines shown).
         stderr_tail: String,
     },
     /// The result was saved as a baseline.
@@ -512,14 +513,11 @@ impl fmt::Display for Note {
                     "'{name}' is left out: tuning its evaluations per sample failed ({how}); the \
                      other benchmarks are measured"
                 )?;
-                if stderr_tail.is_empty() {
+                let shown = crate::terminal::stderr_excerpt(stderr_tail, 6);
+                if shown.is_empty() {
                     Ok(())
                 } else {
-                    write!(
-                        f,
-                        "; stderr ends:\n    {}",
-                        stderr_tail.replace('\n', "\n    ")
-                    )
+                    write!(f, "; stderr ends:\n    {}", shown.replace('\n', "\n    "))
                 }
             }
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),

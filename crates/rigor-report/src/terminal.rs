@@ -166,7 +166,7 @@ pub fn failure_lines(
     ignored
         .into_iter()
         .chain(failures.iter().map(|f| {
-            let tail = last_lines(f.stderr_tail.trim(), 3);
+            let tail = stderr_excerpt(&f.stderr_tail, 3);
             let what = match f.execution {
                 Some((number, true)) => format!("warm-up execution {number}: {}", f.reason),
                 Some((number, false)) => format!("execution {number}: {}", f.reason),
@@ -179,6 +179,23 @@ pub fn failure_lines(
             }
         }))
         .collect()
+}
+
+/// The last `n` lines of a failed process's standard error, after the line of a Rust panic and
+/// its message's first line when those came earlier (under `RUST_BACKTRACE=1` a panic ends in
+/// frames, and the frames alone do not say what failed).
+pub fn stderr_excerpt(text: &str, n: usize) -> String {
+    let text = text.trim();
+    let tail = last_lines(text, n);
+    let before = &text[..text.len() - tail.len()];
+    let mut lines = before.lines();
+    match lines.find(|l| l.contains("panicked at")) {
+        Some(at) if !tail.contains("panicked at") => {
+            let message = lines.next().map_or(String::new(), |m| format!("\n{m}"));
+            format!("{at}{message}\n[…]\n{tail}")
+        }
+        _ => tail.to_string(),
+    }
 }
 
 fn last_lines(text: &str, n: usize) -> &str {
@@ -514,6 +531,21 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_panics_message_is_kept_above_the_backtraces_last_lines() {
+        let stderr = "thread 'main' (4) panicked at benches/speed.rs:14:60:\nboom went the \
+                      routine\nstack backtrace:\n   0: a\n   1: b\n   2: c\nnote: omitted\n";
+        assert_eq!(
+            stderr_excerpt(stderr, 3),
+            "thread 'main' (4) panicked at benches/speed.rs:14:60:\nboom went the routine\n[…]\n   \
+             1: b\n   2: c\nnote: omitted"
+        );
+        // Within the last lines already, or no panic: the last lines alone.
+        assert_eq!(stderr_excerpt(stderr, 9), stderr.trim());
+        assert_eq!(stderr_excerpt("a\nb\nc\nd\n", 2), "c\nd");
+        assert_eq!(stderr_excerpt("", 3), "");
+    }
 
     #[test]
     fn the_statistic_compared_says_what_it_is_and_how_its_interval_was_found() {

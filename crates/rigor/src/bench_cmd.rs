@@ -20,6 +20,9 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     if args.options.build.is_some() || args.options.build_root.is_some() {
         return Err(CargoBenchError::BuildUnused.into());
     }
+    if args.options.ignore_failure.is_some() {
+        return Err(CargoBenchError::IgnoreFailureUnused.into());
+    }
     let baselines = Baselines::new(args.save_baseline.as_deref(), args.baseline.as_deref())?;
     let cargo = CargoSettings {
         cargo: CargoSettings::default_cargo(),
@@ -174,7 +177,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
             .or_else(|| inputs.then(|| temp.path().join("result.json"))),
     };
     s.exports.files.json = result.clone();
-    let outcome = commands::execute(s, true)?;
+    let outcome = commands::execute(s, true, true)?;
     let run = Run {
         args,
         against: against.as_ref().map(|(a, _)| *a),

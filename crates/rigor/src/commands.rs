@@ -67,12 +67,18 @@ pub fn run(args: &RunArgs) -> Result<Outcome> {
         output::silence();
     }
     let resolved = settings::run(args)?;
-    execute(&resolved.settings, bar_shown)
+    execute(&resolved.settings, bar_shown, false)
 }
 
 /// Measures resolved run settings, prints the summaries and comparisons, writes the exports;
 /// the progress bar only when `bar_shown` (hyperfine's `--style basic|none`, `--show-output`).
-pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<Outcome> {
+/// `bench`: the run measures `rigor bench`'s functions, whose failed processes `-i` cannot make
+/// measurable (a harness that fails reports no samples): its hint is left out.
+pub fn execute(
+    s: &rigor_app::settings::RunSettings,
+    bar_shown: bool,
+    bench: bool,
+) -> Result<Outcome> {
     let (stop, mut executor) = measuring(s.simulate, s.runner.seed, &s.measures)?;
     if s.exports.stdout.is_some() {
         output::summaries_to_stderr();
@@ -149,7 +155,13 @@ pub fn execute(s: &rigor_app::settings::RunSettings, bar_shown: bool) -> Result<
     if let Some(text) = rigor_app::exports::stdout_text(&s.exports, &reported)? {
         output::emit_data(&text);
     }
-    output::notes(&measured.notes);
+    let notes: Vec<_> = measured
+        .notes
+        .iter()
+        .filter(|n| !(bench && matches!(n, rigor_report::notes::Note::IgnoreFailure)))
+        .cloned()
+        .collect();
+    output::notes(&notes);
     Ok(measured.outcome)
 }
 

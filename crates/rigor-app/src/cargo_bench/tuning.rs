@@ -47,9 +47,10 @@ pub struct TuningFailure {
     pub stderr_tail: String,
 }
 
-/// The lines of standard error a [`TuningFailure`] keeps (a panic's message and the backtrace's
-/// first frames).
-const STDERR_TAIL_LINES: usize = 12;
+/// The lines of standard error a [`TuningFailure`] keeps: a panic's message under the longest
+/// backtrace `RUST_BACKTRACE=1` prints, with room to spare (the note shows the panic's line and
+/// the last few).
+const STDERR_TAIL_LINES: usize = 200;
 
 /// What one tuning process of some benchmarks gave: those it reported, and how it failed if it
 /// did.
