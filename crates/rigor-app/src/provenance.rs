@@ -13,6 +13,8 @@ pub fn starting(origin: &Origin) -> Provenance {
     Provenance {
         started: Some(jiff::Timestamp::now()),
         ended: None,
+        load_before: None,
+        load_after: None,
         command_line: origin.command_line.clone(),
         label: origin.label.clone(),
         git: origin.working_dir.as_deref().and_then(git_state),

@@ -279,6 +279,9 @@ pub fn run(
         _ => RunStatus::Complete,
     };
     result.provenance.ended = Some(jiff::Timestamp::now());
+    if !settings.simulate {
+        result.provenance.load_after = rigor_store::LoadAverage::read().map(|l| l.one);
+    }
     rigor_store::file::fold_log(&mut result);
     let (analyses, mut comparisons) = analyse(&mut result, settings)?;
     if let Some(d) = &decided {
@@ -635,6 +638,7 @@ pub fn header(s: &RunSettings) -> ResultFile {
             ..Environment::default()
         }
     } else {
+        result.provenance.load_before = rigor_store::LoadAverage::read().map(|l| l.one);
         Environment::detect()
     };
     result.settings = Some(s.record.clone());

@@ -566,6 +566,10 @@ pub struct CheckLine {
     /// Undecided with an interval so wide (more than a factor of two) that its point estimate
     /// would be a misleading headline: the line shows the interval alone.
     pub uninformative: bool,
+    /// The candidate was measured under another load than the history's sessions (a busy
+    /// machine against quiet ones, or the other way round): no estimate, no verdict (the
+    /// warning says why).
+    pub load_differs: bool,
     /// Versions in the segment, and its first.
     pub versions: (usize, String),
     /// The spread between versions and between sessions (SD, fractions; the latter with its
@@ -592,7 +596,7 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
             ),
             None => "between sessions unknown".to_string(),
         };
-        let estimate = if l.uninformative || l.sessions_unknown {
+        let estimate = if l.uninformative || l.sessions_unknown || l.load_differs {
             "no estimate".to_string()
         } else {
             ratio_percent(l.ratio)
@@ -601,7 +605,9 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
         // interval of the change, and is not called one. It is not "the measurements alone"
         // either: the stored versions' spread, on their few degrees of freedom, is in it (a
         // trial read −48% .. +142% so for a benchmark with 1.6% noise).
-        let interval = if l.sessions_unknown {
+        let interval = if l.load_differs {
+            "measured under another load than the history's sessions: see the warning".to_string()
+        } else if l.sessions_unknown {
             format!(
                 "without its session's shift, which nothing measured: {}",
                 interval_percent(l.interval)
@@ -630,7 +636,7 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
              anchors (`rigor track run`).\n",
         );
     }
-    if lines.iter().any(|l| l.uninformative) {
+    if lines.iter().any(|l| l.uninformative && !l.load_differs) {
         out.push_str(UNINFORMATIVE);
     }
     out
@@ -653,7 +659,12 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
         crate::escape::markdown_code(machine),
     );
     for l in lines {
-        let verdict = if l.sessions_unknown {
+        let verdict = if l.load_differs {
+            format!(
+                "{} (measured under another load than the history's sessions: no estimate)",
+                l.verdict
+            )
+        } else if l.sessions_unknown {
             format!(
                 "{} (sessions unknown: the interval is the measurements' alone, without the \
                  candidate session's shift)",
@@ -664,7 +675,7 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
         } else {
             l.verdict.clone()
         };
-        let estimate = if l.uninformative || l.sessions_unknown {
+        let estimate = if l.uninformative || l.sessions_unknown || l.load_differs {
             "—".to_string()
         } else {
             ratio_percent(l.ratio)
@@ -1192,6 +1203,7 @@ mod tests {
                 at_resolution: false,
                 sessions_unknown: false,
                 uninformative,
+                load_differs: false,
                 versions: (12, "v1".into()),
                 spreads: (0.0, Some((0.52, 4))),
             };
@@ -1246,6 +1258,7 @@ mod tests {
                 at_resolution: false,
                 sessions_unknown: false,
                 uninformative: false,
+                load_differs: false,
                 versions: (4, name.to_string()),
                 spreads: (0.01, None),
             };

@@ -808,6 +808,19 @@ impl Comparison {
         self.guard_minima();
     }
 
+    /// Withholds the verdict: the interval unbounded, the verdict inconclusive, p = 1 and no
+    /// count of further units suggested, for a comparison whose two sides differ by what no
+    /// interval of theirs holds (measured on a busy machine against a quiet one).
+    pub fn withhold(&mut self) {
+        if let Some(ci) = self.ci.as_mut() {
+            ci.lower = 0.0;
+            ci.upper = f64::INFINITY;
+        }
+        self.verdict = Verdict::Inconclusive;
+        self.p_value = 1.0;
+        self.more_units = None;
+    }
+
     /// Widens the deciding interval for a baseline measured in another session, whose statistic
     /// moves between sessions by `spread`: both the baseline's session and this one carry a
     /// session effect, so the log-ratio gains a variance of 2σ², and each side of the interval
@@ -1438,6 +1451,16 @@ mod tests {
         one.widen_for_sessions(SessionSpread::of(&[1.0]).unwrap());
         assert_eq!(one.verdict, Verdict::Inconclusive);
         assert!(one.ci.unwrap().upper.is_infinite());
+        // Withheld (two sides measured under loads that no interval holds): the same, whatever
+        // the data said.
+        c.verdict = Verdict::Regression;
+        c.withhold();
+        let ci = c.ci.unwrap();
+        assert_eq!((ci.lower, ci.upper), (0.0, f64::INFINITY));
+        assert_eq!(
+            (c.verdict, c.p_value, c.more_units),
+            (Verdict::Inconclusive, 1.0, None)
+        );
     }
 
     /// Same code measured in sessions that each shift the statistic by a random factor (σ = 5%

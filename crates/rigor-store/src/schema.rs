@@ -565,7 +565,7 @@ pub struct SteadyStateRecord {
 }
 
 /// When, how and from what a result was made.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Provenance {
     /// When the run started (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -573,6 +573,13 @@ pub struct Provenance {
     /// When the run ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<jiff::Timestamp>,
+    /// The machine's load average over the last minute (`/proc/loadavg`) when the run started,
+    /// where the system reports one: a run on a busy machine is told from one on a quiet one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_before: Option<f64>,
+    /// The same when the run ended (the minute's average lags a load that began just before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_after: Option<f64>,
     /// The command line that made it, program name first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command_line: Vec<String>,

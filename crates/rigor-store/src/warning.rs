@@ -41,6 +41,21 @@ pub enum Warning {
         /// The benchmark.
         benchmark: String,
     },
+    /// A result checked against a history (`rigor track check FILE`) was measured on a machine
+    /// as busy as the history's sessions were quiet, or the other way round: its times differ
+    /// from the history's by the load (waiting for a CPU, evicted caches), which no interval of
+    /// either holds, so no verdict is given. Loads are the last minute's average, in hundredths
+    /// (210: 2.10), as `/proc/loadavg` gives them.
+    LoadDiffers {
+        /// The candidate's load (the higher of the run's start and end).
+        candidate: u32,
+        /// The lowest of the history's sessions' loads.
+        history_low: u32,
+        /// The highest.
+        history_high: u32,
+        /// The machine's logical CPUs: a load at or above it is a busy machine.
+        cpus: usize,
+    },
     /// A benchmark has no result in one of the two files compared.
     NoResultToCompare {
         /// The benchmark.
@@ -238,6 +253,34 @@ impl std::fmt::Display for Warning {
             Self::OnlyInOld { benchmark } => write!(f, "'{benchmark}' is only in the old result"),
             Self::NoResultToCompare { benchmark } => {
                 write!(f, "'{benchmark}' has no result in one of the files")
+            }
+            Self::LoadDiffers {
+                candidate,
+                history_low,
+                history_high,
+                cpus,
+            } => {
+                let load = |centi: u32| format!("{:.2}", f64::from(centi) / 100.0);
+                let history = if history_low == history_high {
+                    load(*history_low)
+                } else {
+                    format!("{}–{}", load(*history_low), load(*history_high))
+                };
+                let (candidate_was, history_was) = if *candidate >= 100 * *cpus as u32 {
+                    ("busy", "quiet")
+                } else {
+                    ("quiet", "busy")
+                };
+                write!(
+                    f,
+                    "the result was measured on a {candidate_was} machine (load {} on {cpus} \
+                     CPUs) and the history's sessions on a {history_was} one (load {history}): \
+                     times on a busy machine hold waiting for a CPU and evicted caches, which no \
+                     interval of either holds, so no verdict is given; measure it under the load \
+                     the history was measured under, or together with the baseline (rigor track \
+                     check --candidate REV|DIR, interleaved)",
+                    load(*candidate)
+                )
             }
             Self::LastRoundUnpaired {
                 candidate,

@@ -7,7 +7,7 @@ use common::gitrepo::{git, history_repo_or_skip};
 
 use std::process::Command;
 
-use common::{Dir, rigor, sim, stdout_of};
+use common::{Dir, json, rigor, sim, stdout_of};
 use predicates::prelude::*;
 
 #[test]
@@ -426,7 +426,8 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
     };
     // Sessions tied by anchors: the spread between sessions is measured, and a 10% slower
     // candidate is a regression.
-    check(&simulated("connected.db", "0%", "12"))
+    let connected = simulated("connected.db", "0%", "12");
+    check(&connected)
         .arg("--markdown")
         .arg(&md)
         .assert()
@@ -437,6 +438,34 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
             )),
         );
     assert!(std::fs::read_to_string(&md).unwrap().contains("regression"));
+    // The same candidate measured on a busy machine (a load of 3 on 2 CPUs) against a history
+    // measured quiet (its sessions' load 0.5): its times hold the load, so no verdict.
+    let mut busy = json(&slower);
+    busy["provenance"]["load_before"] = serde_json::json!(3.0);
+    busy["environment"]["cpus"] = serde_json::json!(2);
+    let busy_file = dir.path("busy.json");
+    std::fs::write(&busy_file, busy.to_string()).unwrap();
+    rigor()
+        .args(["track", "--db"])
+        .arg(&connected)
+        .arg("check")
+        .args(["--baseline", "main"])
+        .arg(&busy_file)
+        .args(["--machine", "m", "--fail-on", "regression"])
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::contains(
+                "parse: no estimate (measured under another load than the history's sessions",
+            )
+            .and(predicate::str::contains(
+                "inconclusive — against 12 version(s)",
+            )),
+        )
+        .stderr(predicate::str::contains(
+            "the result was measured on a busy machine (load 3.00 on 2 CPUs) and the history's \
+             sessions on a quiet one (load 0.50)",
+        ));
     // Sessions that shift levels by about half: the 10% slower candidate cannot be told from
     // the history, and the line shows the interval without a misleading middle.
     check(&simulated("shifting.db", "50%", "12"))

@@ -42,6 +42,9 @@ pub struct HistoryVerdict {
     /// How much sessions shift levels (σ_s, log scale) and its degrees of freedom, when the
     /// history measured it.
     pub sessions: Option<(f64, usize)>,
+    /// The candidate was measured under another load than the history's sessions
+    /// ([`rigor_store::Warning::LoadDiffers`]): its verdict is withheld.
+    pub load_differs: bool,
 }
 
 /// How many times its lower end an undecided interval's upper end may be before its point
@@ -61,6 +64,7 @@ impl HistoryVerdict {
             verdict: c.verdict.to_string(),
             at_resolution: c.at_resolution,
             sessions_unknown: c.confounded,
+            load_differs: self.load_differs,
             uninformative: !c.verdict.is_change()
                 && c.interval
                     .is_none_or(|(lo, hi)| hi > UNINFORMATIVE_SPAN * lo || (hi - lo).is_nan()),
@@ -111,6 +115,7 @@ pub fn check_metric(
     metric: &Metric,
 ) -> Result<Checked> {
     let loaded = rigor_store::load(file)?;
+    let load_differs = load_differs(&loaded, &history.sessions(baseline)?);
     let mut candidate = loaded
         .for_metric(metric)
         .map_err(|e| AppError::from(TrackError::Metric(e)))?;
@@ -209,13 +214,16 @@ pub fn check_metric(
     // The history decides when it covers every benchmark with a baseline; otherwise every
     // benchmark is compared with its one stored measurement (the unpaired fallback).
     if against_history.len() == versions.len() {
-        return Ok(Checked {
-            baseline: versions,
-            comparisons: Vec::new(),
-            suite: None,
-            warnings: Vec::new(),
-            against_history,
-        });
+        return Ok(withheld_for_load(
+            Checked {
+                baseline: versions,
+                comparisons: Vec::new(),
+                suite: None,
+                warnings: Vec::new(),
+                against_history,
+            },
+            load_differs,
+        ));
     }
     let old_analyses = analyze_all(&mut old, analysis);
     let new_analyses = analyze_all(&mut candidate, analysis);
@@ -234,13 +242,75 @@ pub fn check_metric(
                 benchmark: v.benchmark,
             }),
     );
-    Ok(Checked {
-        baseline: versions,
-        comparisons,
-        suite,
-        warnings,
-        against_history: Vec::new(),
+    Ok(withheld_for_load(
+        Checked {
+            baseline: versions,
+            comparisons,
+            suite,
+            warnings,
+            against_history: Vec::new(),
+        },
+        load_differs,
+    ))
+}
+
+/// The warning that `candidate` was measured under another load than every one of the history's
+/// `sessions` that recorded one: on a busy machine (the last minute's load at least its CPUs)
+/// where each session was quiet, or on a quiet one where each was busy. `None` where the
+/// candidate or no session recorded its load (an imported file, another system), or where the
+/// sessions were of both kinds (the history's spread between sessions then holds such a
+/// difference).
+fn load_differs(
+    candidate: &ResultFile,
+    sessions: &[rigor_history::StoredSession],
+) -> Option<rigor_store::Warning> {
+    let p = &candidate.provenance;
+    let load = match (p.load_before, p.load_after) {
+        (Some(a), Some(b)) => a.max(b),
+        (a, b) => a.or(b)?,
+    };
+    let cpus = candidate.environment.cpus.max(1);
+    let busy = |l: f64| l >= cpus as f64;
+    let stored: Vec<f64> = sessions
+        .iter()
+        .filter_map(|s| match (s.load_before, s.load_after) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        })
+        .collect();
+    if stored.is_empty() || stored.iter().any(|&l| busy(l) == busy(load)) {
+        return None;
+    }
+    let centi = |l: f64| (100.0 * l).round().clamp(0.0, f64::from(u32::MAX)) as u32;
+    let (low, high) = stored.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &l| {
+        (lo.min(l), hi.max(l))
+    });
+    Some(rigor_store::Warning::LoadDiffers {
+        candidate: centi(load),
+        history_low: centi(low),
+        history_high: centi(high),
+        cpus,
     })
+}
+
+/// `checked` with every verdict withheld when the candidate's load differs from the history's
+/// (`differs`, the warning then added): its comparisons inconclusive with unbounded intervals,
+/// and its lines against the history marked (no estimate).
+fn withheld_for_load(mut checked: Checked, differs: Option<rigor_store::Warning>) -> Checked {
+    let Some(warning) = differs else {
+        return checked;
+    };
+    for v in &mut checked.against_history {
+        v.load_differs = true;
+        v.change.verdict = Verdict::Inconclusive;
+        v.change.p_value = 1.0;
+        v.change.p_adjusted = 1.0;
+    }
+    for c in &mut checked.comparisons {
+        c.comparison.withhold();
+    }
+    checked.warnings.push(warning);
+    checked
 }
 
 /// The candidate benchmark `b` as one more version after `l`, the stored levels of its series
@@ -327,6 +397,7 @@ fn against_series(
         change,
         tau2: found.tau2,
         sessions: l.session_variance().map(|s| (s.value.sqrt(), s.df)),
+        load_differs: false,
     }))
 }
 
@@ -546,6 +617,72 @@ mod tests {
     use rigor_stats::compare::Verdict;
     use rigor_stats::series::{Segment, SeriesChange};
 
+    fn session(before: Option<f64>, after: Option<f64>) -> rigor_history::StoredSession {
+        rigor_history::StoredSession {
+            id: rigor_history::SessionId(1),
+            machine: "m".into(),
+            kind: rigor_history::SessionKind::Run,
+            started: "2026-01-01T00:00:00Z".parse().unwrap(),
+            ended: None,
+            load_before: before,
+            load_after: after,
+            rigor_version: "0".into(),
+            runs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_candidate_measured_busy_against_a_quiet_history_or_the_reverse_is_withheld() {
+        let candidate = |before: Option<f64>, after: Option<f64>| {
+            let mut r = ResultFile::new(rigor_units::Seed(1), Default::default());
+            r.environment.cpus = 2;
+            r.provenance.load_before = before;
+            r.provenance.load_after = after;
+            r
+        };
+        let quiet = [session(Some(0.1), Some(0.4)), session(Some(0.0), None)];
+        // Busy at its end (the minute's average lags a load that began just before).
+        assert_eq!(
+            load_differs(&candidate(Some(0.3), Some(2.5)), &quiet),
+            Some(rigor_store::Warning::LoadDiffers {
+                candidate: 250,
+                history_low: 0,
+                history_high: 40,
+                cpus: 2
+            })
+        );
+        let busy = [session(Some(2.2), Some(3.0))];
+        assert!(matches!(
+            load_differs(&candidate(Some(0.2), Some(0.1)), &busy),
+            Some(rigor_store::Warning::LoadDiffers { candidate: 20, .. })
+        ));
+        // Alike, a history of both kinds (its sessions' spread holds such a difference), or a
+        // load unknown on either side: nothing withheld.
+        assert_eq!(load_differs(&candidate(Some(0.2), None), &quiet), None);
+        let mixed = [session(Some(0.1), None), session(None, Some(2.0))];
+        assert_eq!(load_differs(&candidate(Some(3.0), None), &mixed), None);
+        assert_eq!(load_differs(&candidate(None, None), &quiet), None);
+        assert_eq!(
+            load_differs(&candidate(Some(3.0), None), &[session(None, None)]),
+            None
+        );
+        // Withheld: every line inconclusive, no estimate, and the warning added.
+        let checked = withheld_for_load(
+            Checked {
+                baseline: Vec::new(),
+                comparisons: Vec::new(),
+                suite: None,
+                warnings: Vec::new(),
+                against_history: vec![verdict(3.0, Some((2.9, 3.1)), Verdict::Regression)],
+            },
+            load_differs(&candidate(Some(3.0), None), &quiet),
+        );
+        let v = &checked.against_history[0];
+        assert_eq!(v.change.verdict, Verdict::Inconclusive);
+        assert!(v.view().load_differs);
+        assert_eq!(checked.warnings.len(), 1);
+    }
+
     fn verdict(ratio: f64, interval: Option<(f64, f64)>, verdict: Verdict) -> HistoryVerdict {
         let segment = |mean| Segment {
             start: 0,
@@ -571,6 +708,7 @@ mod tests {
             },
             tau2: 0.0,
             sessions: Some((0.5, 8)),
+            load_differs: false,
         }
     }
 
