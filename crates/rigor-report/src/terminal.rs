@@ -166,7 +166,7 @@ pub fn failure_lines(
     ignored
         .into_iter()
         .chain(failures.iter().map(|f| {
-            let tail = stderr_excerpt(&f.stderr_tail, 3);
+            let tail = stderr_excerpt(f.stderr_tail, 3);
             let what = match f.execution {
                 Some((number, true)) => format!("warm-up execution {number}: {}", f.reason),
                 Some((number, false)) => format!("execution {number}: {}", f.reason),
