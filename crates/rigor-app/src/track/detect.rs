@@ -369,11 +369,12 @@ pub(super) fn detect_available(
     })?;
     for b in &benchmarks {
         for m in &metrics {
-            let mine: Vec<NewChange> = found
+            let mut mine: Vec<NewChange> = found
                 .iter()
                 .filter(|f| &f.benchmark == b && f.metric == *m)
                 .map(|f| f.change.clone())
                 .collect();
+            mine.extend(confirmed_kept(&before, b, m, &mine, &order));
             history.save_metric_changes(&DetectedChanges {
                 series: key,
                 benchmark: b,
@@ -399,6 +400,56 @@ pub(super) fn detect_available(
 
 /// How many versions a change may move between detections and keep the status a user gave it.
 pub const STATUS_REACH: usize = 3;
+
+/// The confirmed changes of benchmark `b` in metric `m` (in `before`, the series' changes
+/// before this detection, current or not) that the detection did not find again (`found`:
+/// none of the same direction within [`STATUS_REACH`] versions): kept as they were stored. Of
+/// confirmed changes within that reach of each other (a change confirmed again a version away),
+/// the most recently detected is kept.
+///
+/// A confirmation measured both sides together, interleaved, until decided: it is the stronger
+/// evidence. Detection over the series can lose the change when a later session is noisier (a
+/// commit measured on a busy machine widened the series' spread, and a confirmed +7.7%
+/// regression left `track changes` and its `--fail-on` gate with nothing said). A confirmed
+/// change whose versions are no longer stored (removed) is not kept.
+fn confirmed_kept(
+    before: &[StoredChange],
+    b: &str,
+    m: &Metric,
+    found: &[NewChange],
+    order: &[String],
+) -> Vec<NewChange> {
+    let position = |rev: &str| order.iter().position(|r| r == rev);
+    let mut confirmed: Vec<(&StoredChange, usize)> = before
+        .iter()
+        .filter(|o| {
+            o.benchmark == b
+                && o.metric == *m
+                && o.change.evidence == rigor_history::Evidence::Confirmed
+                && o.change
+                    .previous_rev
+                    .as_deref()
+                    .is_none_or(|p| position(p).is_some())
+        })
+        .filter_map(|o| Some((o, position(&o.change.rev)?)))
+        .collect();
+    confirmed.sort_by_key(|c| std::cmp::Reverse(c.0.detected_at));
+    let mut taken: Vec<(ChangeVerdict, usize)> = found
+        .iter()
+        .filter_map(|f| Some((f.verdict, position(&f.rev)?)))
+        .collect();
+    let mut kept = Vec::new();
+    for (o, at) in confirmed {
+        let near = |&(v, p): &(ChangeVerdict, usize)| {
+            v == o.change.verdict && p.abs_diff(at) <= STATUS_REACH
+        };
+        if !taken.iter().any(near) {
+            taken.push((o.change.verdict, at));
+            kept.push(o.change.clone());
+        }
+    }
+    kept
+}
 
 /// A change found again a few versions away from where a user set its status (more data moved
 /// its boundary) keeps that status: each new change without one takes the status of the nearest
@@ -567,130 +618,5 @@ pub fn with_shifts(mut events: Vec<Event>, shifts: &[(SeriesKey, JointShift)]) -
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn change(id: i64, benchmark: &str, rev: &str, ratio: f64) -> StoredChange {
-        StoredChange {
-            id: ChangeId(id),
-            benchmark: benchmark.into(),
-            metric: Metric::Wall,
-            series: SeriesKey::new("m", "main"),
-            change: NewChange {
-                rev: rev.into(),
-                previous_rev: None,
-                ratio,
-                interval: None,
-                p_value: 0.001,
-                q_value: None,
-                verdict: ChangeVerdict::Regression,
-                method: METHOD.into(),
-                evidence: Evidence::Detected,
-            },
-            status: ChangeStatus::New,
-            current: true,
-            detected_at: jiff::Timestamp::UNIX_EPOCH,
-            version_time: None,
-        }
-    }
-
-    /// Detection reads each run's stored level (written at ingest), never its samples: on a
-    /// history measured as `track run` measures one (sessions of 5 versions, 2 anchors each, a
-    /// +10% step of one benchmark), the levels and the changes detected from the stored
-    /// summaries are those detected from summaries recomputed from every run's samples.
-    #[test]
-    fn detection_from_stored_levels_equals_detection_from_samples() {
-        let dir = tempfile::tempdir().unwrap();
-        let (history, settings, _, _) =
-            super::super::fixture::tracked(dir.path(), "versions=20,step=12:+10%@2", 6, 11, 5, 2);
-        let key = &settings.key;
-        let confidence = ConfidenceLevel::NINETY_FIVE;
-        let order: Vec<String> = history
-            .versions(key)
-            .unwrap()
-            .into_iter()
-            .map(|v| v.version.rev)
-            .collect();
-        let stored = levels::series_levels(&history, key, confidence).unwrap();
-        assert_eq!(stored.len(), 2);
-        let s = DetectSettings::default();
-        let mut detected = 0;
-        for l in &stored {
-            // The same runs' summaries, recomputed from their samples (`MeanSpread::of`).
-            let (again, _) =
-                levels::metric_summaries(&history, key, &l.benchmark, &Metric::Wall).unwrap();
-            let refs: Vec<&rigor_history::StoredSummary> = again.iter().collect();
-            let from_samples = levels::benchmark_levels(&l.benchmark, &refs, &order, confidence)
-                .unwrap()
-                .unwrap();
-            // Sessions with anchors: the crossed fit has work to do.
-            assert!(
-                l.fit.components() < l.sessions.len(),
-                "{}",
-                l.sessions.len()
-            );
-            assert_eq!(l.versions.len(), from_samples.versions.len());
-            // Stored in the benchmark's unit, recomputed in seconds.
-            let scale = from_samples.versions[0].level / l.versions[0].level;
-            for (a, b) in l.versions.iter().zip(&from_samples.versions) {
-                assert_eq!((&a.rev, a.runs.len()), (&b.rev, b.runs.len()));
-                assert!(
-                    (b.level / (a.level * scale) - 1.0).abs() < 1e-9,
-                    "{a:?} {b:?}"
-                );
-            }
-            let one = detect_one(l, &s, false).unwrap().0.0;
-            let two = detect_one(&from_samples, &s, false).unwrap().0.0;
-            assert_eq!(one.len(), two.len(), "{one:?} {two:?}");
-            for (a, b) in one.iter().zip(&two) {
-                let (a, b) = (&a.change, &b.change);
-                assert_eq!((&a.rev, a.verdict), (&b.rev, b.verdict));
-                assert!((a.ratio / b.ratio - 1.0).abs() < 1e-9, "{a:?} {b:?}");
-                assert!((a.p_value - b.p_value).abs() < 1e-9, "{a:?} {b:?}");
-            }
-            detected += one.len();
-        }
-        // The step is found (in b, at v12), so the comparison is of something.
-        assert!(detected >= 1);
-    }
-
-    #[test]
-    fn changes_since_a_date_keep_versions_with_a_later_time() {
-        let mut old = change(1, "b", "v1", 1.1);
-        old.version_time = Some("2026-01-01T10:00:00+01:00".parse().unwrap());
-        let mut new = change(2, "b", "v2", 1.1);
-        new.version_time = Some("2026-03-01T00:00:00Z".parse().unwrap());
-        let label = change(3, "b", "gcc-14", 1.1);
-        let kept =
-            changes_since(vec![old.clone(), new.clone(), label.clone()], "2026-02-01").unwrap();
-        assert_eq!(kept.iter().map(|c| c.id).collect::<Vec<_>>(), [ChangeId(2)]);
-        let kept = changes_since(vec![old, new, label], "2026-01-01T08:00:00Z").unwrap();
-        assert_eq!(kept.len(), 2, "09:00Z is after 08:00Z");
-        assert!(changes_since(Vec::new(), "last tuesday").is_err());
-    }
-
-    #[test]
-    fn events_stored_under_the_earlier_method_are_still_events() {
-        assert!(is_event_method(EVENT_METHOD));
-        assert!(is_event_method(
-            "joint test across benchmarks (random effects, Hartung-Knapp)"
-        ));
-        assert!(!is_event_method(METHOD));
-    }
-
-    #[test]
-    fn most_benchmarks_moving_together_are_one_event() {
-        let mut list: Vec<StoredChange> = (0..4)
-            .map(|k| change(k, &format!("b{k}"), "v9", 1.03 + 0.001 * k as f64))
-            .collect();
-        list.push(change(10, "b0", "v3", 1.10));
-        list.push(change(11, "b1", "v9", 0.95));
-        let found = events(&list, &|_| 6);
-        assert_eq!(found.len(), 1);
-        assert_eq!(found[0].rev, "v9");
-        assert_eq!(found[0].changes, [0, 1, 2, 3].map(ChangeId));
-        assert!((found[0].range.0 - 1.03).abs() < 1e-12);
-        // Four of ten benchmarks is not most of them.
-        assert!(events(&list, &|_| 10).is_empty());
-    }
-}
+#[path = "detect_tests.rs"]
+mod tests;
