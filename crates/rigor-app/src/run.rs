@@ -281,6 +281,10 @@ pub fn run(
     result.provenance.ended = Some(jiff::Timestamp::now());
     if !settings.simulate {
         result.provenance.load_after = rigor_store::LoadAverage::read().map(|l| l.one);
+        result.warnings.extend(rigor_store::Warning::busy_machine(
+            &result.provenance,
+            result.environment.cpus,
+        ));
     }
     rigor_store::file::fold_log(&mut result);
     let (analyses, mut comparisons) = analyse(&mut result, settings)?;

@@ -323,6 +323,7 @@ fn analyze_loaded(
                 | Warning::Imported { .. }
                 | Warning::Repaired { .. }
                 | Warning::NoMetric { .. }
+                | Warning::BusyMachine { .. }
         )
     });
     if result.status != RunStatus::Complete {

@@ -56,6 +56,14 @@ pub enum Warning {
         /// The machine's logical CPUs: a load at or above it is a busy machine.
         cpus: usize,
     },
+    /// The machine was busy during the run: the last minute's load average, at its start or
+    /// its end, reached half the machine's CPUs (in hundredths: 310 is 3.10).
+    BusyMachine {
+        /// The higher of the two loads.
+        load: u32,
+        /// The machine's logical CPUs.
+        cpus: usize,
+    },
     /// A benchmark has no result in one of the two files compared.
     NoResultToCompare {
         /// The benchmark.
@@ -223,6 +231,31 @@ impl Warning {
     }
 }
 
+impl Warning {
+    /// [`Warning::BusyMachine`] for a run whose provenance recorded a load (the higher of its
+    /// start's and end's) of at least half of `cpus` ([`busy`]); `None` otherwise, or where no
+    /// load was recorded.
+    pub fn busy_machine(provenance: &crate::Provenance, cpus: usize) -> Option<Self> {
+        let load = match (provenance.load_before, provenance.load_after) {
+            (Some(a), Some(b)) => a.max(b),
+            (a, b) => a.or(b)?,
+        };
+        let cpus = cpus.max(1);
+        busy(load, cpus).then(|| Self::BusyMachine {
+            load: (100.0 * load).round().clamp(0.0, f64::from(u32::MAX)) as u32,
+            cpus,
+        })
+    }
+}
+
+/// Whether a machine of `cpus` logical CPUs with this load average (the last minute's) is busy:
+/// at least half its CPUs had something runnable besides the benchmark, on average. Two busy
+/// loops on a 2-CPU machine bring the minute's average to 1.3 after a minute and 2 after a few:
+/// a threshold of all the CPUs missed the first minutes of that load.
+pub fn busy(load: f64, cpus: usize) -> bool {
+    load >= cpus.max(1) as f64 / 2.0
+}
+
 /// The warning in words (shown after `rigor: warning: `).
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -254,6 +287,15 @@ impl std::fmt::Display for Warning {
             Self::NoResultToCompare { benchmark } => {
                 write!(f, "'{benchmark}' has no result in one of the files")
             }
+            Self::BusyMachine { load, cpus } => write!(
+                f,
+                "the load average reached {:.2} on this machine's {cpus} CPUs during the run: \
+                 its times are a busy machine's (waiting for a CPU, evicted caches). The \
+                 commands of one run are interleaved and share the load, but a comparison with \
+                 another run's times (rigor compare, --baseline, track check) holds the \
+                 difference in load; CPU time (--metric cpu) is disturbed less",
+                f64::from(*load) / 100.0
+            ),
             Self::LoadDiffers {
                 candidate,
                 history_low,
@@ -266,7 +308,7 @@ impl std::fmt::Display for Warning {
                 } else {
                     format!("{}–{}", load(*history_low), load(*history_high))
                 };
-                let (candidate_was, history_was) = if *candidate >= 100 * *cpus as u32 {
+                let (candidate_was, history_was) = if busy(f64::from(*candidate) / 100.0, *cpus) {
                     ("busy", "quiet")
                 } else {
                     ("quiet", "busy")
@@ -421,6 +463,29 @@ impl std::fmt::Display for Warning {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_on_a_busy_machine_is_said_from_its_recorded_loads() {
+        let loads = |before: Option<f64>, after: Option<f64>| crate::Provenance {
+            load_before: before,
+            load_after: after,
+            ..Default::default()
+        };
+        // The higher of start and end (the minute's average lags a load that began just
+        // before the run), at least half the CPUs.
+        let w = Warning::busy_machine(&loads(Some(0.4), Some(2.314)), 2).unwrap();
+        assert_eq!(w, Warning::BusyMachine { load: 231, cpus: 2 });
+        let text = w.to_string();
+        assert!(
+            text.starts_with("the load average reached 2.31 on this machine's 2 CPUs"),
+            "{text}"
+        );
+        assert!(text.contains("--metric cpu"), "{text}");
+        assert_eq!(Warning::busy_machine(&loads(Some(0.9), Some(0.2)), 2), None);
+        assert!(Warning::busy_machine(&loads(Some(1.0), Some(0.2)), 2).is_some());
+        assert_eq!(Warning::busy_machine(&loads(None, None), 1), None);
+        assert!(Warning::busy_machine(&loads(Some(1.0), None), 0).is_some());
+    }
 
     #[test]
     fn unfinished_run_is_described_in_words() {

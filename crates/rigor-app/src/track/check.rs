@@ -255,7 +255,8 @@ pub fn check_metric(
 }
 
 /// The warning that `candidate` was measured under another load than every one of the history's
-/// `sessions` that recorded one: on a busy machine (the last minute's load at least its CPUs)
+/// `sessions` that recorded one: on a busy machine (the last minute's load at least half its
+/// CPUs, [`rigor_store::warning::busy`])
 /// where each session was quiet, or on a quiet one where each was busy. `None` where the
 /// candidate or no session recorded its load (an imported file, another system), or where the
 /// sessions were of both kinds (the history's spread between sessions then holds such a
@@ -270,7 +271,7 @@ fn load_differs(
         (a, b) => a.or(b)?,
     };
     let cpus = candidate.environment.cpus.max(1);
-    let busy = |l: f64| l >= cpus as f64;
+    let busy = |l: f64| rigor_store::warning::busy(l, cpus);
     let stored: Vec<f64> = sessions
         .iter()
         .filter_map(|s| match (s.load_before, s.load_after) {
