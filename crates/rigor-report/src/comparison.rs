@@ -539,8 +539,22 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             ),
             Some(n) => format!(
                 "inconclusive: if the difference is the {estimate} estimated, roughly {n} more \
-                 {} per command would decide it",
-                v.units
+                 {} per command would decide it{}",
+                v.units,
+                // Beyond the threshold, the count leans on the estimate: the other answer, if
+                // there is no difference, beside it.
+                match c.more_units_if_none {
+                    Some(m) if m >= rigor_stats::compare::MORE_UNITS_CAP => format!(
+                        "; if there is none, showing them equivalent within ±{band} would take \
+                         over {} times as many",
+                        rigor_stats::compare::MORE_UNITS_MOST_FACTOR
+                    ),
+                    Some(m) => format!(
+                        "; if there is none, roughly {m} more would show them equivalent within \
+                         ±{band}"
+                    ),
+                    None => String::new(),
+                }
             ),
             None => "inconclusive".to_string(),
         },
@@ -954,6 +968,19 @@ mod tests {
         // no difference to confirm.
         assert!(
             text.contains("if the difference is the +20% estimated, roughly 7 more executions"),
+            "{text}"
+        );
+        // Beyond the threshold, the count if there is no difference beside it.
+        let text = render(&[view(&rigor_stats::compare::Comparison {
+            more_units: Some(7),
+            more_units_if_none: Some(300),
+            ..on_edge
+        })]);
+        assert!(
+            text.contains(
+                "per command would decide it; if there is none, roughly 300 more would show \
+                 them equivalent within ±"
+            ),
             "{text}"
         );
         // Measured apart: no count (more units would not remove what changed between the

@@ -738,6 +738,14 @@ pub struct Comparison {
     /// For an inconclusive verdict, roughly how many more top-level units per system (rounds when
     /// paired) would resolve it ([`more_units_needed`]).
     pub more_units: Option<usize>,
+    /// For an inconclusive verdict whose estimate lies beyond the threshold: roughly how many
+    /// more units would show the two equivalent if there were no difference (the interval
+    /// centred on a ratio of 1, [`more_units_needed`]). [`Comparison::more_units`] assumes the
+    /// estimate is the truth, and an estimate beyond the threshold on identical code (one
+    /// interval in twenty misses) would otherwise be the only count shown: a count towards a
+    /// change that is not there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more_units_if_none: Option<usize>,
     /// Number of top-level units of the candidate.
     pub candidate_units: usize,
     /// Number of top-level units of the baseline.
@@ -799,6 +807,7 @@ impl Comparison {
         self.at_resolution = true;
         self.verdict = verdict_from_interval(ci.lower, ci.upper, self.threshold);
         self.more_units = None;
+        self.more_units_if_none = None;
         // The data's own test cannot be more decided than what the resolution allows: when the
         // widened interval holds 1, no change is possible, and false-discovery control must not
         // count this comparison as a discovery.
@@ -819,6 +828,7 @@ impl Comparison {
         self.verdict = Verdict::Inconclusive;
         self.p_value = 1.0;
         self.more_units = None;
+        self.more_units_if_none = None;
     }
 
     /// Widens the deciding interval for a baseline measured in another session, whose statistic
@@ -850,6 +860,7 @@ impl Comparison {
         ci.upper = (r + grow(above)).exp();
         self.verdict = verdict_from_interval(ci.lower, ci.upper, self.threshold);
         self.more_units = None;
+        self.more_units_if_none = None;
         if ci.lower <= 1.0 && 1.0 <= ci.upper {
             self.p_value = 1.0;
         }
@@ -1093,6 +1104,17 @@ fn compare_with(
     let more_units = ci
         .filter(|_| cfg.estimator != Estimator::Min || shift.is_some())
         .and_then(|ci| more_units_needed(ratio, ci.lower, ci.upper, cfg.threshold, rc.min(rb)));
+    let more_units_if_none = ci
+        .filter(|_| more_units.is_some() && (ratio - 1.0).abs() > cfg.threshold)
+        .and_then(|ci| {
+            more_units_needed(
+                1.0,
+                ci.lower / ratio,
+                ci.upper / ratio,
+                cfg.threshold,
+                rc.min(rb),
+            )
+        });
     // With the units' minima compared, their rank test is the p-value already.
     let minima_p = (cfg.estimator == Estimator::Min).then(|| match &minima {
         Some(_) => p_value,
@@ -1114,6 +1136,7 @@ fn compare_with(
         p_value,
         p_test,
         more_units,
+        more_units_if_none,
         candidate_units: rc,
         baseline_units: rb,
         at_resolution: false,

@@ -90,6 +90,16 @@ fn fieller_oracle_through_compare() {
         assert!(close(c.ratio, 0.95, 1e-12));
         assert_eq!(c.verdict, Verdict::Inconclusive, "{df:?}");
         assert!(c.more_units.is_some());
+        // An estimate 5% off no change: the count if there is none is the interval's, centred
+        // on a ratio of 1, fitted into ±1% — and it is more than the count towards −5%.
+        assert_eq!(
+            c.more_units_if_none,
+            more_units_needed(1.0, ci.lower / c.ratio, ci.upper / c.ratio, c.threshold, 8)
+        );
+        assert!(
+            c.more_units_if_none.unwrap() > c.more_units.unwrap(),
+            "{c:?}"
+        );
         assert!(!c.paired && c.round_correlation.is_none());
         assert_eq!((c.candidate_units, c.baseline_units), (10, 8));
         let f = c.fieller.unwrap();

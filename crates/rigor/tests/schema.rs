@@ -31,7 +31,8 @@ fn expected(name: &str) -> String {
 /// unchanged but for the bootstrap interval shown beside Fieller's for the mean, whose
 /// percentiles are now taken at the expanded level (Hesterberg's, whose normal quantile is
 /// √(n/(n − 1)) times Student's; 8 executions: wider; v1_run, v1_csv and v1_run.diagnose.txt), and an inconclusive verdict's count of runs is said to hold if the
-/// difference is the one estimated (v1_csv); the bootstrap line is labelled a cross-check.
+/// difference is the one estimated, beside the count that would show them equivalent if there is
+/// none (v1_csv); the bootstrap line is labelled a cross-check.
 #[test]
 fn version_1_files_analyse_exactly_as_before() {
     for name in ["v1_run", "v1_builds", "v1_csv"] {
