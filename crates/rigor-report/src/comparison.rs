@@ -297,8 +297,22 @@ pub fn ranking_of(rows: &[RankView<'_>], level: f64, quantity: &Quantity) -> Str
         return out;
     }
     let _ = writeln!(out, "Summary");
+    // Where no other benchmark is shown to differ from the best, it leads by its estimate
+    // alone: said, rather than a winner of identical programs.
+    let tied = rows
+        .iter()
+        .filter_map(|r| r.ratio)
+        .all(|r| r.within.is_some() || r.ci.is_some_and(|(l, u)| l <= 1.0 && 1.0 <= u));
     for r in rows {
         match r.ratio {
+            None if tied => {
+                let _ = writeln!(
+                    out,
+                    "  {}: {} (by the estimate alone: no difference that matters is shown)",
+                    best_word(quantity),
+                    r.name
+                );
+            }
             None => {
                 let _ = writeln!(out, "  {}: {}", best_word(quantity), r.name);
             }
@@ -799,11 +813,18 @@ mod tests {
             ]
         };
         let text = ranking(&rows(Some((0.998, 1.022))), 0.95);
-        assert!(text.contains("fastest: b"), "{text}");
+        // No other shown to differ: the best leads by its estimate alone, and says so.
+        assert!(
+            text.contains(
+                "fastest: b (by the estimate alone: no difference that matters is shown)"
+            ),
+            "{text}"
+        );
         assert!(text.contains("1.1% slower (95% CI"), "{text}");
         assert!(text.contains("+2.2%: no difference shown)"), "{text}");
         let text = ranking(&rows(Some((1.003, 1.022))), 0.95);
         assert!(!text.contains("no difference shown"), "{text}");
+        assert!(text.contains("fastest: b\n"), "{text}");
         // An equivalent pair: sure of a difference too small to matter, and said so.
         let mut r = rows(Some((1.0003, 1.0076)));
         if let Some(rel) = r[1].ratio.as_mut() {
