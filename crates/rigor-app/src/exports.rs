@@ -290,6 +290,18 @@ pub fn write_all(exports: &Exports, reported: &Reported<'_>, measured: &ResultFi
             },
         )?;
     }
+    write_tables(exports, reported)?;
+    if let Some(path) = &files.html {
+        let title = report_view::title(reported.result);
+        write_html(path, reported, &title)?;
+    }
+    write_for_tools(files, result)
+}
+
+/// Writes the Markdown, AsciiDoc and org-mode tables that were asked for as files, of
+/// `reported` (`rigor run` at its end, `rigor analyze` of a saved result).
+pub fn write_tables(exports: &Exports, reported: &Reported<'_>) -> Result<()> {
+    let files = &exports.files;
     for (path, markup, what) in [
         (&files.markdown, Markup::Markdown, "the Markdown export"),
         (&files.asciidoc, Markup::AsciiDoc, "the AsciiDoc export"),
@@ -301,11 +313,7 @@ pub fn write_all(exports: &Exports, reported: &Reported<'_>, measured: &ResultFi
                 .map_err(|source| AppError::Write { what, source })?;
         }
     }
-    if let Some(path) = &files.html {
-        let title = report_view::title(reported.result);
-        write_html(path, reported, &title)?;
-    }
-    write_for_tools(files, result)
+    Ok(())
 }
 
 /// The text of the export that goes to standard output (`--export-… -`), if one does: the caller

@@ -236,16 +236,27 @@ impl Warning {
     /// start's and end's) of at least half of `cpus` ([`busy`]); `None` otherwise, or where no
     /// load was recorded.
     pub fn busy_machine(provenance: &crate::Provenance, cpus: usize) -> Option<Self> {
-        let load = match (provenance.load_before, provenance.load_after) {
-            (Some(a), Some(b)) => a.max(b),
-            (a, b) => a.or(b)?,
-        };
+        let load = peak_load(provenance.load_before, provenance.load_after)?;
         let cpus = cpus.max(1);
         busy(load, cpus).then(|| Self::BusyMachine {
-            load: (100.0 * load).round().clamp(0.0, f64::from(u32::MAX)) as u32,
+            load: hundredths(load),
             cpus,
         })
     }
+}
+
+/// The load a run (or a session) recorded: the higher of the minute's averages at its start and
+/// end (the average lags a load that began just before it), or the one recorded.
+pub fn peak_load(before: Option<f64>, after: Option<f64>) -> Option<f64> {
+    match (before, after) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A load average in hundredths, as the warnings hold it (2.314 → 231).
+pub fn hundredths(load: f64) -> u32 {
+    (100.0 * load).round().clamp(0.0, f64::from(u32::MAX)) as u32
 }
 
 /// Whether a machine of `cpus` logical CPUs with this load average (the last minute's) is busy:

@@ -1,10 +1,9 @@
 //! The command handlers: resolve settings, call a use case, print what it returns.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use rigor_app::Outcome;
 use rigor_app::comparisons::views;
 use rigor_report::comparison::{markdown, rankings, render};
-use rigor_report::markdown::Markup;
 use rigor_runner::{Executor, Measures, ProcessExecutor, SimulatedExecutor, StopSignal};
 
 use crate::output::{self, Bar, emit};
@@ -185,14 +184,27 @@ pub fn plan(args: &PlanArgs) -> Result<Outcome> {
 /// `rigor analyze`.
 pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     let s = settings::analyze(args)?;
+    use rigor_app::settings::{StdoutExport, is_stdout};
     let tables = [
-        (&args.export_markdown, Markup::Markdown, "--export-markdown"),
-        (&args.export_asciidoc, Markup::AsciiDoc, "--export-asciidoc"),
-        (&args.export_orgmode, Markup::OrgMode, "--export-orgmode"),
+        (
+            &args.export_markdown,
+            StdoutExport::Markdown,
+            "--export-markdown",
+        ),
+        (
+            &args.export_asciidoc,
+            StdoutExport::AsciiDoc,
+            "--export-asciidoc",
+        ),
+        (
+            &args.export_orgmode,
+            StdoutExport::OrgMode,
+            "--export-orgmode",
+        ),
     ];
     let to_stdout: Vec<&str> = tables
         .iter()
-        .filter(|(path, _, _)| path.as_deref().is_some_and(rigor_app::settings::is_stdout))
+        .filter(|(path, _, _)| path.as_deref().is_some_and(is_stdout))
         .map(|(_, _, flag)| *flag)
         .collect();
     match (to_stdout.as_slice(), args.json) {
@@ -254,22 +266,30 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     }
     // The tables show the first metric, as `rigor run`'s do.
     if let Some(first) = all.first() {
-        let exports = rigor_app::settings::Exports::default();
+        // A file each, or the one `-` to standard output (as `rigor run` resolves them).
+        let file = |path: &Option<std::path::PathBuf>| path.clone().filter(|p| !is_stdout(p));
+        let exports = rigor_app::settings::Exports {
+            files: rigor_app::settings::ExportPaths {
+                markdown: file(&args.export_markdown),
+                asciidoc: file(&args.export_asciidoc),
+                orgmode: file(&args.export_orgmode),
+                ..Default::default()
+            },
+            stdout: tables
+                .iter()
+                .find(|(path, _, _)| path.as_deref().is_some_and(is_stdout))
+                .map(|(_, which, _)| *which),
+            ..Default::default()
+        };
         let reported = rigor_app::exports::Reported {
             result: &first.result,
             analyses: &first.analyses,
             comparisons: &first.comparisons,
             compared: &first.compared,
         };
-        for (path, markup, _) in tables {
-            let Some(path) = path else { continue };
-            let text = rigor_app::exports::table_text(markup, &exports, &reported);
-            if rigor_app::settings::is_stdout(path) {
-                output::emit_data(&text);
-            } else {
-                rigor_store::write_atomic(path, text.as_bytes())
-                    .with_context(|| format!("writing {}", path.display()))?;
-            }
+        rigor_app::exports::write_tables(&exports, &reported)?;
+        if let Some(text) = rigor_app::exports::stdout_text(&exports, &reported)? {
+            output::emit_data(&text);
         }
     }
     let tools = rigor_app::settings::ExportPaths {

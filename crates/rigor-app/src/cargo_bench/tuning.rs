@@ -58,8 +58,6 @@ struct TuningRun {
     reported: Vec<Tuned>,
     /// How it ended and its standard error, when it failed.
     failed: Option<(String, String)>,
-    /// The benchmarks it was to tune.
-    tried: usize,
 }
 
 /// Tunes the evaluations per sample of `names` in processes of `t`, each benchmark within
@@ -82,6 +80,7 @@ pub fn tune(
     let mut by_name: HashMap<String, Result<Tuned, TuningFailure>> = HashMap::new();
     let mut remaining: Vec<String> = names.to_vec();
     while !remaining.is_empty() {
+        let tried = remaining.len();
         let run = tune_once(t, &remaining, timeout)?;
         for tuned in run.reported {
             remaining.retain(|n| *n != tuned.name);
@@ -100,7 +99,7 @@ pub fn tune(
             return Err(harness_error(t, format!("tuning did not report '{first}'")));
         };
         remaining.remove(0);
-        if run.tried > 1 {
+        if tried > 1 {
             // The process held several: the first unreported one, alone, tells whether the
             // failure is its own.
             let alone = tune_once(t, std::slice::from_ref(&first), timeout)?;
@@ -186,11 +185,7 @@ fn tune_once(
             }
         }
     }
-    Ok(TuningRun {
-        reported,
-        failed,
-        tried: names.len(),
-    })
+    Ok(TuningRun { reported, failed })
 }
 
 #[cfg(test)]

@@ -265,31 +265,24 @@ fn load_differs(
     candidate: &ResultFile,
     sessions: &[rigor_history::StoredSession],
 ) -> Option<rigor_store::Warning> {
+    use rigor_store::warning::{busy, hundredths, peak_load};
     let p = &candidate.provenance;
-    let load = match (p.load_before, p.load_after) {
-        (Some(a), Some(b)) => a.max(b),
-        (a, b) => a.or(b)?,
-    };
+    let load = peak_load(p.load_before, p.load_after)?;
     let cpus = candidate.environment.cpus.max(1);
-    let busy = |l: f64| rigor_store::warning::busy(l, cpus);
     let stored: Vec<f64> = sessions
         .iter()
-        .filter_map(|s| match (s.load_before, s.load_after) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        })
+        .filter_map(|s| peak_load(s.load_before, s.load_after))
         .collect();
-    if stored.is_empty() || stored.iter().any(|&l| busy(l) == busy(load)) {
+    if stored.is_empty() || stored.iter().any(|&l| busy(l, cpus) == busy(load, cpus)) {
         return None;
     }
-    let centi = |l: f64| (100.0 * l).round().clamp(0.0, f64::from(u32::MAX)) as u32;
     let (low, high) = stored.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &l| {
         (lo.min(l), hi.max(l))
     });
     Some(rigor_store::Warning::LoadDiffers {
-        candidate: centi(load),
-        history_low: centi(low),
-        history_high: centi(high),
+        candidate: hundredths(load),
+        history_low: hundredths(low),
+        history_high: hundredths(high),
         cpus,
     })
 }
