@@ -80,6 +80,12 @@ pub trait HistoryRead {
     /// metric other than wall time are computed from.
     fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>>;
 
+    /// How much of its wall time each benchmark of each of `runs` had a CPU
+    /// ([`rigor_store::CpuShare`], from its measured executions' CPU and wall times), in one
+    /// read: what tells a candidate measured under contention from the runs it is compared with.
+    /// Benchmarks whose executions recorded no CPU time are left out; so are unknown runs.
+    fn cpu_shares(&self, runs: &[RunId]) -> Result<Vec<RunCpuShare>>;
+
     /// The stored summary (mean, interval and variance components from the run's own analysis,
     /// the variance of the mean and the top-level count from its samples) of every benchmark of
     /// every measured run in a series, in one read: what a dashboard draws without re-analysing

@@ -30,8 +30,8 @@ use crate::rows::{
 };
 use crate::types::{
     ChangeFilter, ChangeId, ChangeStatus, DetectedChanges, Failure, Ingest, Ingested,
-    LevelsBuilder, MachineInfo, NewSession, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd,
-    SessionId, StoredChange, StoredLevels, StoredSession, StoredSummary, StoredVersion,
+    LevelsBuilder, MachineInfo, NewSession, RunCpuShare, RunId, RunRecord, RunStamp, SeriesKey,
+    SessionEnd, SessionId, StoredChange, StoredLevels, StoredSession, StoredSummary, StoredVersion,
     VersionData, VersionInfo,
 };
 use crate::{History, HistoryRead, HistoryWrite};
@@ -1028,6 +1028,18 @@ impl HistoryRead for PostgresHistory {
 
     fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>> {
         self.raw_records(key, benchmark)
+    }
+
+    fn cpu_shares(&self, runs: &[RunId]) -> Result<Vec<RunCpuShare>> {
+        let ids: Vec<i64> = runs.iter().map(|r| r.0).collect();
+        let rows = self.read(
+            "SELECT x.run_id, b.name, x.user_time + x.sys_time, x.wall FROM executions x
+             JOIN benchmarks b ON b.id = x.benchmark_id
+             WHERE NOT x.warmup AND x.run_id = ANY($1)",
+            &[&ids],
+            |r| Ok((r.int(0)?, r.text(1)?, r.real(2)?, r.real(3)?)),
+        )?;
+        Ok(RunCpuShare::of_rows(rows))
     }
 
     fn measured_runs(&self, key: &SeriesKey) -> Result<Vec<RunStamp>> {

@@ -24,9 +24,9 @@ use crate::rows::{
 };
 use crate::types::{
     ChangeFilter, ChangeId, ChangeStatus, DetectedChanges, Failure, Ingest, Ingested, MachineInfo,
-    NewSession, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd, SessionId, StoredChange,
-    StoredLevel, StoredLevels, StoredSession, StoredSummary, StoredVersion, VersionData,
-    VersionInfo,
+    NewSession, RunCpuShare, RunId, RunRecord, RunStamp, SeriesKey, SessionEnd, SessionId,
+    StoredChange, StoredLevel, StoredLevels, StoredSession, StoredSummary, StoredVersion,
+    VersionData, VersionInfo,
 };
 use crate::{History, HistoryRead, HistoryWrite};
 
@@ -782,6 +782,24 @@ impl HistoryRead for SqliteHistory {
 
     fn run_records(&self, key: &SeriesKey, benchmark: &str) -> Result<Vec<RunRecord>> {
         self.raw_records(key, benchmark)
+    }
+
+    fn cpu_shares(&self, runs: &[RunId]) -> Result<Vec<RunCpuShare>> {
+        // In chunks: SQLite limits a statement's parameters (32,766 since 3.32).
+        let mut rows = Vec::new();
+        for chunk in runs.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            rows.extend(self.rows(
+                &format!(
+                    "SELECT x.run_id, b.name, x.user_time + x.sys_time, x.wall FROM executions x
+                     JOIN benchmarks b ON b.id = x.benchmark_id
+                     WHERE x.warmup = 0 AND x.run_id IN ({marks})"
+                ),
+                rusqlite::params_from_iter(chunk.iter().map(|r| r.0)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )?);
+        }
+        Ok(RunCpuShare::of_rows(rows))
     }
 
     fn measured_runs(&self, key: &SeriesKey) -> Result<Vec<RunStamp>> {

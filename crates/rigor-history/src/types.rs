@@ -448,6 +448,38 @@ pub struct RunRecord {
     pub benchmark: BenchmarkRecord,
 }
 
+/// One benchmark's CPU share in one stored run ([`crate::HistoryRead::cpu_shares`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunCpuShare {
+    /// The run.
+    pub run: RunId,
+    /// The benchmark.
+    pub benchmark: String,
+    /// The median share of its measured executions.
+    pub share: rigor_store::CpuShare,
+}
+
+impl RunCpuShare {
+    /// The shares of executions read as (run, benchmark, CPU time, wall time) rows, in any
+    /// order: one per run and benchmark that recorded a CPU time.
+    pub(crate) fn of_rows(rows: Vec<(i64, String, f64, f64)>) -> Vec<Self> {
+        let mut by: std::collections::BTreeMap<(i64, String), Vec<(f64, f64)>> =
+            std::collections::BTreeMap::new();
+        for (run, benchmark, cpu, wall) in rows {
+            by.entry((run, benchmark)).or_default().push((cpu, wall));
+        }
+        by.into_iter()
+            .filter_map(|((run, benchmark), times)| {
+                Some(Self {
+                    run: RunId(run),
+                    benchmark,
+                    share: rigor_store::CpuShare::of_times(times)?,
+                })
+            })
+            .collect()
+    }
+}
+
 /// What comparing a stored mean with another needs besides the mean (Fieller's inputs), from the
 /// run's own samples: the top-level units' count r and the variance of the mean S²/r (S²: the
 /// sample variance of the top-level unit means), in the square of the summary's unit.

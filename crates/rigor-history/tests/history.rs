@@ -7,8 +7,8 @@ use std::path::Path;
 
 use jiff::Timestamp;
 use rigor_history::{
-    ArtifactHash, DetectedChanges, MeanSpread, NewSession, RemoveMode, Role, RunInfo, RunSelection,
-    SelectRuns, SessionEnd, SessionId, SessionKind,
+    ArtifactHash, DetectedChanges, MeanSpread, NewSession, RemoveMode, Role, RunId, RunInfo,
+    RunSelection, SelectRuns, SessionEnd, SessionId, SessionKind,
 };
 use rigor_history::{
     ChangeFilter, ChangeId, ChangeStatus, ChangeVerdict, Failure, History, HistoryError,
@@ -149,6 +149,7 @@ suite!(
     executions_come_back_with_every_metric,
     changes_are_kept_per_metric,
     a_database_of_schema_4_gets_changes_per_metric,
+    cpu_shares_are_each_runs_median_of_its_measured_executions,
 );
 
 /// Without the PostgreSQL backend, a server's URL is refused with an error that says so (and
@@ -646,6 +647,28 @@ fn resolutions_are_stored_with_each_execution_and_summary(store: Store) {
     let of = |rev: &str| summaries.iter().find(|x| x.rev == rev).unwrap().resolution;
     assert_eq!(of("a"), Resolution::new(Seconds(1e-3)));
     assert_eq!(of("b"), None);
+}
+
+fn cpu_shares_are_each_runs_median_of_its_measured_executions(store: Store) {
+    let mut h = store.open();
+    // Walls of 10, 20 and 30 ms at 6 ms of CPU each (shares 0.6, 0.3, 0.2; the warm-up, 0 of
+    // 500 ms, left out): the median is 0.3.
+    let a = ingest(&mut *h, "a", 1, &with_executions(1, 1.0, None)).id();
+    // A run whose executions recorded no CPU time (an imported file) has no share.
+    let mut imported = with_executions(2, 2.0, None);
+    for e in &mut imported.benchmarks[0].executions {
+        e.user = Seconds(0.0);
+        e.sys = Seconds(0.0);
+    }
+    let b = ingest(&mut *h, "b", 2, &imported).id();
+    // A run with no executions at all, and a run not asked for.
+    let c = ingest(&mut *h, "c", 3, &result(3, 3.0)).id();
+    ingest(&mut *h, "d", 4, &with_executions(4, 4.0, None));
+    let shares = h.cpu_shares(&[a, b, c, RunId(i64::MAX)]).unwrap();
+    assert_eq!(shares.len(), 1, "{shares:?}");
+    assert_eq!((shares[0].run, shares[0].benchmark.as_str()), (a, "sort"));
+    assert!((shares[0].share.get() - 0.3).abs() < 1e-9, "{shares:?}");
+    assert!(h.cpu_shares(&[]).unwrap().is_empty());
 }
 
 /// Each backend's migrations, in order, as released (migrations are never edited once

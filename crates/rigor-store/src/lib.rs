@@ -7,6 +7,7 @@
 //! long-format CSV export and import, and [`import`]ers of other tools' results (hyperfine,
 //! pyperf, JMH, Google Benchmark, criterion, BenchmarkTools.jl, ReBench, Krun).
 
+pub mod contention;
 pub mod environment;
 pub mod error;
 pub mod export;
@@ -19,6 +20,7 @@ pub mod schema;
 pub mod v1;
 pub mod warning;
 
+pub use contention::CpuShare;
 pub use environment::{Environment, LoadAverage};
 pub use error::{Result, StoreError};
 pub use file::{IncrementalWriter, load, parse, save, to_json, write_atomic};

@@ -56,6 +56,22 @@ pub enum Warning {
         /// The machine's logical CPUs: a load at or above it is a busy machine.
         cpus: usize,
     },
+    /// A benchmark of a result checked against a history (`rigor track check FILE`, or a
+    /// comparison with a stored version) had a CPU for a share of its wall time
+    /// ([`crate::CpuShare`]) outside the range of the history's runs it is compared with: it
+    /// was measured under contention they did not see (or they under contention it did not
+    /// see), its wall time differs from theirs by about the shares' ratio, and no verdict is
+    /// given. Shares in thousandths (997: 99.7%).
+    ContentionDiffers {
+        /// The benchmark.
+        benchmark: String,
+        /// The candidate's share.
+        candidate: u32,
+        /// The lowest of the history's runs' shares.
+        history_low: u32,
+        /// The highest.
+        history_high: u32,
+    },
     /// The machine was busy during the run: the last minute's load average, at its start or
     /// its end, reached half the machine's CPUs (in hundredths: 310 is 3.10).
     BusyMachine {
@@ -333,6 +349,36 @@ impl std::fmt::Display for Warning {
                      the history was measured under, or together with the baseline (rigor track \
                      check --candidate REV|DIR, interleaved)",
                     load(*candidate)
+                )
+            }
+            Self::ContentionDiffers {
+                benchmark,
+                candidate,
+                history_low,
+                history_high,
+            } => {
+                let percent = |milli: u32| format!("{:.1}%", f64::from(milli) / 10.0);
+                let history = if history_low == history_high {
+                    percent(*history_low)
+                } else {
+                    format!("{}–{}", percent(*history_low), percent(*history_high))
+                };
+                let why = if candidate < history_low {
+                    "it waited for CPUs other processes held (or the change itself waits more: \
+                     I/O, sleeping, locks)"
+                } else {
+                    "the history's runs waited for CPUs other processes held (or the change \
+                     itself waits less)"
+                };
+                write!(
+                    f,
+                    "'{benchmark}' had a CPU for {} of its wall time in this result and for \
+                     {history} in the history's runs it is compared with: {why}, so its wall \
+                     time differs from theirs by about that ratio, which no interval holds, and \
+                     no verdict is given; measure it on a machine as quiet as the history's, or \
+                     together with the baseline (rigor track check --candidate REV|DIR, \
+                     interleaved)",
+                    percent(*candidate)
                 )
             }
             Self::LastRoundUnpaired {

@@ -1,0 +1,179 @@
+//! How much of its wall time a benchmark's executions spent on a CPU: what tells a run measured
+//! while other processes competed for the CPUs from one that had them.
+//!
+//! The minute's load average ([`crate::warning::busy`]) is a lagging, machine-wide proxy: on a
+//! 2-CPU machine, a run started 3 s after two busy loops were stopped still read a load of 1.12
+//! while its executions had the CPU 99.5% of their time, and one started 5 s after they began
+//! read 0.33 while its executions were slowed. An execution's own CPU time over its wall time is
+//! measured where it matters, over exactly the time measured: a single-threaded CPU-bound
+//! program shows 0.997 on a quiet machine and 0.5 beside two busy loops on 2 CPUs (its wall
+//! time doubled, its CPU time grew 4%). The share is the program's own: one waiting for I/O has
+//! a lower one, one with several threads a higher one; what tells contention is a share unlike
+//! the same program's in other runs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::schema::ExecutionRecord;
+
+/// The median, over a run's measured executions, of each execution's CPU time (user + system)
+/// over its wall time: near 1 for a single-threaded program that had a CPU throughout, lower
+/// when it waited (for a CPU others held, or for I/O), above 1 with several threads.
+///
+/// The median rather than the ratio of sums: a robust level ignores an execution another
+/// process slowed now and then, and so does this; contention that slowed most executions
+/// moves it.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
+pub struct CpuShare(f64);
+
+impl CpuShare {
+    /// The share of executions given as (CPU time, wall time) in seconds: `None` when none had
+    /// a positive wall time and a CPU time recorded (an imported file without CPU times, where
+    /// every CPU time is zero).
+    pub fn of_times(times: impl IntoIterator<Item = (f64, f64)>) -> Option<Self> {
+        let mut shares: Vec<f64> = times
+            .into_iter()
+            .filter(|&(cpu, wall)| wall > 0.0 && cpu.is_finite() && wall.is_finite())
+            .map(|(cpu, wall)| cpu.max(0.0) / wall)
+            .collect();
+        if shares.is_empty() || shares.iter().all(|&s| s == 0.0) {
+            return None;
+        }
+        shares.sort_by(f64::total_cmp);
+        let n = shares.len();
+        let median = if n % 2 == 1 {
+            shares[n / 2]
+        } else {
+            (shares[n / 2 - 1] + shares[n / 2]) / 2.0
+        };
+        Some(Self(median))
+    }
+
+    /// The share of a run's measured (not warm-up) executions ([`CpuShare::of_times`]).
+    pub fn of_executions<'a>(
+        executions: impl IntoIterator<Item = &'a ExecutionRecord>,
+    ) -> Option<Self> {
+        Self::of_times(
+            executions
+                .into_iter()
+                .filter(|e| !e.warmup)
+                .map(|e| (e.user.get() + e.sys.get(), e.wall.get())),
+        )
+    }
+
+    /// The share as a fraction (0.5: half the wall time on a CPU).
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    /// The share in thousandths, as warnings hold it (0.9967 → 997).
+    pub fn per_mille(self) -> u32 {
+        (1000.0 * self.0).round().clamp(0.0, f64::from(u32::MAX)) as u32
+    }
+}
+
+/// Whether a candidate run's share lies outside the range of the shares of the runs it is
+/// compared with by more than `tolerance` (a fraction) at either end: then it was measured under
+/// contention the others did not see (or without the contention they all saw), and its wall
+/// time differs from theirs by about the shares' ratio, which no interval of either holds.
+/// `history` empty: no judgement (`false`).
+///
+/// A range rather than a centre: a history whose runs saw both quiet and busy machines has its
+/// spread between sessions or versions widened by them, which the comparison already holds.
+pub fn differs(candidate: CpuShare, history: &[CpuShare], tolerance: f64) -> bool {
+    let Some((low, high)) = range(history) else {
+        return false;
+    };
+    candidate.0 < low.0 * (1.0 - tolerance) || candidate.0 > high.0 * (1.0 + tolerance)
+}
+
+/// The lowest and highest of `shares`, `None` when there are none.
+pub fn range(shares: &[CpuShare]) -> Option<(CpuShare, CpuShare)> {
+    let low = shares
+        .iter()
+        .copied()
+        .reduce(|a, b| if b.0 < a.0 { b } else { a })?;
+    let high = shares
+        .iter()
+        .copied()
+        .reduce(|a, b| if b.0 > a.0 { b } else { a })?;
+    Some((low, high))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn share(x: f64) -> CpuShare {
+        CpuShare::of_times([(x, 1.0)]).unwrap()
+    }
+
+    #[test]
+    fn the_share_is_the_median_of_the_executions_ratios() {
+        // A run measured in /tmp/s1 beside two busy loops started 5 s before: one execution of
+        // ten got half a CPU; the median ignores it, the ratio of sums (0.897) would not.
+        let times = [
+            (0.5, 1.0),
+            (0.92, 1.0),
+            (0.99, 1.0),
+            (1.0, 1.0),
+            (1.0, 1.0),
+            (1.0, 1.0),
+            (0.99, 1.0),
+            (0.98, 1.0),
+            (0.99, 1.0),
+            (0.99, 1.0),
+        ];
+        assert_eq!(CpuShare::of_times(times).unwrap().get(), 0.99);
+        // Even counts: the middle two averaged; times in seconds of any size.
+        let s = CpuShare::of_times([(0.02, 0.04), (0.03, 0.04), (0.5, 0.5), (0.0, 0.1)]).unwrap();
+        assert!((s.get() - (0.5 + 0.75) / 2.0).abs() < 1e-12);
+        assert_eq!(s.per_mille(), 625);
+    }
+
+    #[test]
+    fn no_share_without_cpu_times_or_wall_times() {
+        assert_eq!(CpuShare::of_times([(0.0, 1.0), (0.0, 2.0)]), None);
+        assert_eq!(CpuShare::of_times([(1.0, 0.0)]), None);
+        assert_eq!(CpuShare::of_times(std::iter::empty()), None);
+        assert_eq!(CpuShare::of_times([(f64::NAN, 1.0)]), None);
+    }
+
+    #[test]
+    fn warm_up_executions_are_left_out() {
+        let e = |warmup, cpu: f64| ExecutionRecord {
+            build: None,
+            round: 0,
+            execution: 0,
+            warmup,
+            wall: rigor_units::Seconds::new(1.0),
+            user: rigor_units::Seconds::new(cpu),
+            sys: rigor_units::Seconds::ZERO,
+            max_rss: 0,
+            exit_code: None,
+            env_pad: None,
+            resolution: None,
+            metrics: Default::default(),
+        };
+        let runs = [e(true, 0.1), e(false, 0.9), e(false, 0.95), e(false, 1.0)];
+        assert_eq!(CpuShare::of_executions(&runs).unwrap().get(), 0.95);
+    }
+
+    #[test]
+    fn a_share_outside_the_histories_range_by_more_than_the_tolerance_differs() {
+        let quiet = [share(0.9967), share(0.9975), share(0.997)];
+        // Beside two busy loops (0.51), and 5 s after they began (0.99): the first differs, the
+        // second is within 0.5% of the range's low end.
+        assert!(differs(share(0.51), &quiet, 0.005));
+        assert!(!differs(share(0.993), &quiet, 0.005));
+        assert!(differs(share(0.99), &quiet, 0.005));
+        // The other way round: a quiet candidate against a history measured busy.
+        assert!(differs(share(0.997), &[share(0.6), share(0.7)], 0.005));
+        // A history of both kinds holds either.
+        let mixed = [share(0.35), share(0.997)];
+        assert!(!differs(share(0.5), &mixed, 0.005));
+        assert!(!differs(share(0.997), &mixed, 0.005));
+        // Nothing to judge against.
+        assert!(!differs(share(0.5), &[], 0.005));
+        assert_eq!(range(&quiet), Some((share(0.9967), share(0.9975))));
+    }
+}
