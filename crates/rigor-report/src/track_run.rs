@@ -566,9 +566,9 @@ pub struct CheckLine {
     /// Undecided with an interval so wide (more than a factor of two) that its point estimate
     /// would be a misleading headline: the line shows the interval alone.
     pub uninformative: bool,
-    /// The candidate was measured under another load than the history's sessions (a busy
-    /// machine against quiet ones, or the other way round): no estimate, no verdict (the
-    /// warning says why).
+    /// The candidate was measured under another load than the history's runs (contention they
+    /// did not see, shown by its CPU share, or a busy machine against quiet ones, or the other
+    /// way round): no estimate, no verdict (the warning says why).
     pub load_differs: bool,
     /// Versions in the segment, and its first.
     pub versions: (usize, String),
@@ -606,7 +606,7 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
         // either: the stored versions' spread, on their few degrees of freedom, is in it (a
         // trial read −48% .. +142% so for a benchmark with 1.6% noise).
         let interval = if l.load_differs {
-            "measured under another load than the history's sessions: see the warning".to_string()
+            "measured under another load than the history's runs: see the warning".to_string()
         } else if l.sessions_unknown {
             format!(
                 "without its session's shift, which nothing measured: {}",
@@ -661,7 +661,7 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
     for l in lines {
         let verdict = if l.load_differs {
             format!(
-                "{} (measured under another load than the history's sessions: no estimate)",
+                "{} (measured under another load than the history's runs: no estimate)",
                 l.verdict
             )
         } else if l.sessions_unknown {

@@ -438,30 +438,70 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
             )),
         );
     assert!(std::fs::read_to_string(&md).unwrap().contains("regression"));
-    // The same candidate measured on a busy machine (a load of 3 on 2 CPUs) against a history
-    // measured quiet (its sessions' load 0.5): its times hold the load, so no verdict.
-    let mut busy = json(&slower);
-    busy["provenance"]["load_before"] = serde_json::json!(3.0);
-    busy["environment"]["cpus"] = serde_json::json!(2);
-    let busy_file = dir.path("busy.json");
-    std::fs::write(&busy_file, busy.to_string()).unwrap();
-    rigor()
-        .args(["track", "--db"])
-        .arg(&connected)
-        .arg("check")
-        .args(["--baseline", "main"])
-        .arg(&busy_file)
-        .args(["--machine", "m", "--fail-on", "regression"])
+    // The same candidate measured under contention (its executions had a CPU 55% of their
+    // time, where the history's simulated runs had it throughout): its wall times hold the
+    // waiting, so no verdict, though the machine's load average read quiet.
+    let contended_at = |share: f64| {
+        let mut r = json(&slower);
+        for e in r["benchmarks"][0]["executions"].as_array_mut().unwrap() {
+            let wall = e["wall"].as_f64().unwrap();
+            e["user"] = serde_json::json!(share * wall);
+            e["sys"] = serde_json::json!(0.0);
+        }
+        r["environment"]["cpus"] = serde_json::json!(2);
+        r
+    };
+    let gate = |file: &std::path::Path| {
+        let mut cmd = rigor();
+        cmd.args(["track", "--db"])
+            .arg(&connected)
+            .arg("check")
+            .args(["--baseline", "main"])
+            .arg(file)
+            .args(["--machine", "m", "--fail-on", "regression"]);
+        cmd
+    };
+    let mut contended = contended_at(0.55);
+    contended["provenance"]["load_before"] = serde_json::json!(0.2);
+    let contended_file = dir.path("contended.json");
+    std::fs::write(&contended_file, contended.to_string()).unwrap();
+    gate(&contended_file)
         .assert()
         .code(0)
         .stdout(
             predicate::str::contains(
-                "parse: no estimate (measured under another load than the history's sessions",
+                "parse: no estimate (measured under another load than the history's runs",
             )
             .and(predicate::str::contains(
                 "inconclusive — against 12 version(s)",
             )),
         )
+        .stderr(predicate::str::contains(
+            "'parse' had a CPU for 55.0% of its wall time in this result and for 100.0% in the \
+             history's runs it is compared with",
+        ));
+    // Its executions had a CPU throughout (share 1, as the history's): the load average alone
+    // (3 on 2 CPUs, lagging a load that ended) withholds nothing, and the regression stands.
+    let mut lagging = contended_at(1.0);
+    lagging["provenance"]["load_before"] = serde_json::json!(3.0);
+    let lagging_file = dir.path("lagging.json");
+    std::fs::write(&lagging_file, lagging.to_string()).unwrap();
+    gate(&lagging_file)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("regression — against 12 version(s)"));
+    // A file without CPU times (an imported one) on a busy machine (a load of 3 on 2 CPUs)
+    // against a history measured quiet (its sessions' load 0.5): the load decides.
+    let mut busy = contended_at(0.0);
+    busy["provenance"]["load_before"] = serde_json::json!(3.0);
+    let busy_file = dir.path("busy.json");
+    std::fs::write(&busy_file, busy.to_string()).unwrap();
+    gate(&busy_file)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "parse: no estimate (measured under another load than the history's runs",
+        ))
         .stderr(predicate::str::contains(
             "the result was measured on a busy machine (load 3.00 on 2 CPUs) and the history's \
              sessions on a quiet one (load 0.50)",

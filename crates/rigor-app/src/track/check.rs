@@ -1,7 +1,10 @@
 //! A saved result against the stored baseline of a branch: the pull-request gate
 //! (`rigor track check`).
 
+use std::collections::HashMap;
+
 use super::candidate::candidate_run;
+use super::conditions;
 use super::*;
 
 /// A result checked against the stored baseline (the pull-request gate).
@@ -42,8 +45,11 @@ pub struct HistoryVerdict {
     /// How much sessions shift levels (σ_s, log scale) and its degrees of freedom, when the
     /// history measured it.
     pub sessions: Option<(f64, usize)>,
-    /// The candidate was measured under another load than the history's sessions
-    /// ([`rigor_store::Warning::LoadDiffers`]): its verdict is withheld.
+    /// The candidate was measured under other conditions than the history's runs: under
+    /// contention they did not see, or without the contention they all saw (its CPU share,
+    /// [`rigor_store::Warning::ContentionDiffers`]), or where no CPU share tells, on a busy
+    /// machine against quiet sessions or the reverse ([`rigor_store::Warning::LoadDiffers`]):
+    /// its verdict is withheld.
     pub load_differs: bool,
 }
 
@@ -115,13 +121,17 @@ pub fn check_metric(
     metric: &Metric,
 ) -> Result<Checked> {
     let loaded = rigor_store::load(file)?;
-    let load_differs = load_differs(&loaded, &history.sessions(baseline)?);
     let mut candidate = loaded
         .for_metric(metric)
         .map_err(|e| AppError::from(TrackError::Metric(e)))?;
     let mut old = ResultFile::new(seed, analysis.confidence);
     let mut versions = Vec::new();
     let mut against_history = Vec::new();
+    // The runs each verdict's history is made of (its segment's newest), and the CPU shares of
+    // the stored versions the unpaired fallback compares with: what tells a candidate measured
+    // under contention they did not see (`conditions`).
+    let mut segment_runs: Vec<(String, Vec<rigor_history::RunId>)> = Vec::new();
+    let mut picked_shares: HashMap<String, Vec<rigor_store::CpuShare>> = HashMap::new();
     // Wall time's levels of every benchmark from one read of the series (read for each
     // benchmark, a check of 50 benchmarks on 10,000 versions spent 17 s reading them again).
     // When that fails (a benchmark's fit, maybe one the candidate lacks), each of the
@@ -157,11 +167,12 @@ pub fn check_metric(
                     own.as_ref()
                 }
             };
-            if let Some(v) = stored
+            if let Some((v, runs)) = stored
                 .map(|l| against_series(l, b, analysis, comparison))
                 .transpose()?
                 .flatten()
             {
+                segment_runs.push((b.name.clone(), runs));
                 against_history.push(v);
             }
         }
@@ -187,6 +198,12 @@ pub fn check_metric(
         if let Some(v) = pick {
             // The stored version in the metric (a version whose runs lack it: not compared).
             if let Ok(stored) = v.benchmark.for_metric(metric) {
+                picked_shares.insert(
+                    b.name.clone(),
+                    rigor_store::CpuShare::of_executions(&v.benchmark.executions)
+                        .into_iter()
+                        .collect(),
+                );
                 versions.push((b.name.clone(), v.version));
                 old.benchmarks.push(stored);
             }
@@ -213,8 +230,22 @@ pub fn check_metric(
     }
     // The history decides when it covers every benchmark with a baseline; otherwise every
     // benchmark is compared with its one stored measurement (the unpaired fallback).
+    let tolerance = conditions::share_tolerance(comparison.threshold.get());
+    let judge = |shares: &HashMap<String, Vec<rigor_store::CpuShare>>| -> Result<_> {
+        if !conditions::bear_on(metric) {
+            return Ok(Vec::new());
+        }
+        let sessions = history.sessions(baseline)?;
+        Ok(conditions::differing(&loaded, shares, tolerance, &sessions))
+    };
     if against_history.len() == versions.len() {
-        return Ok(withheld_for_load(
+        let shares = if conditions::bear_on(metric) {
+            history_shares(history, &segment_runs)?
+        } else {
+            HashMap::new()
+        };
+        let differs = judge(&shares)?;
+        return Ok(conditions::withheld(
             Checked {
                 baseline: versions,
                 comparisons: Vec::new(),
@@ -222,7 +253,7 @@ pub fn check_metric(
                 warnings: Vec::new(),
                 against_history,
             },
-            load_differs,
+            differs,
         ));
     }
     let old_analyses = analyze_all(&mut old, analysis);
@@ -242,7 +273,8 @@ pub fn check_metric(
                 benchmark: v.benchmark,
             }),
     );
-    Ok(withheld_for_load(
+    let differs = judge(&picked_shares)?;
+    Ok(conditions::withheld(
         Checked {
             baseline: versions,
             comparisons,
@@ -250,61 +282,36 @@ pub fn check_metric(
             warnings,
             against_history: Vec::new(),
         },
-        load_differs,
+        differs,
     ))
 }
 
-/// The warning that `candidate` was measured under another load than every one of the history's
-/// `sessions` that recorded one: on a busy machine (the last minute's load at least half its
-/// CPUs, [`rigor_store::warning::busy`])
-/// where each session was quiet, or on a quiet one where each was busy. `None` where the
-/// candidate or no session recorded its load (an imported file, another system), or where the
-/// sessions were of both kinds (the history's spread between sessions then holds such a
-/// difference).
-fn load_differs(
-    candidate: &ResultFile,
-    sessions: &[rigor_history::StoredSession],
-) -> Option<rigor_store::Warning> {
-    use rigor_store::warning::{busy, hundredths, peak_load};
-    let p = &candidate.provenance;
-    let load = peak_load(p.load_before, p.load_after)?;
-    let cpus = candidate.environment.cpus.max(1);
-    let stored: Vec<f64> = sessions
-        .iter()
-        .filter_map(|s| peak_load(s.load_before, s.load_after))
-        .collect();
-    if stored.is_empty() || stored.iter().any(|&l| busy(l, cpus) == busy(load, cpus)) {
-        return None;
-    }
-    let (low, high) = stored.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &l| {
-        (lo.min(l), hi.max(l))
-    });
-    Some(rigor_store::Warning::LoadDiffers {
-        candidate: hundredths(load),
-        history_low: hundredths(low),
-        history_high: hundredths(high),
-        cpus,
-    })
-}
+/// The most runs of a segment whose CPU shares a check reads (its newest): enough to show the
+/// conditions the history was measured under, few enough that a segment of thousands of versions
+/// costs a check no more than a few milliseconds a benchmark.
+const SHARE_RUNS: usize = 64;
 
-/// `checked` with every verdict withheld when the candidate's load differs from the history's
-/// (`differs`, the warning then added): its comparisons inconclusive with unbounded intervals,
-/// and its lines against the history marked (no estimate).
-fn withheld_for_load(mut checked: Checked, differs: Option<rigor_store::Warning>) -> Checked {
-    let Some(warning) = differs else {
-        return checked;
-    };
-    for v in &mut checked.against_history {
-        v.load_differs = true;
-        v.change.verdict = Verdict::Inconclusive;
-        v.change.p_value = 1.0;
-        v.change.p_adjusted = 1.0;
-    }
-    for c in &mut checked.comparisons {
-        c.comparison.withhold();
-    }
-    checked.warnings.push(warning);
-    checked
+/// The CPU shares of each benchmark's `runs` (their segment's newest), by benchmark, in one read.
+fn history_shares(
+    history: &dyn HistoryRead,
+    runs: &[(String, Vec<rigor_history::RunId>)],
+) -> Result<HashMap<String, Vec<rigor_store::CpuShare>>> {
+    let mut all: Vec<rigor_history::RunId> =
+        runs.iter().flat_map(|(_, r)| r.iter().copied()).collect();
+    all.sort_unstable();
+    all.dedup();
+    let read = history.cpu_shares(&all)?;
+    Ok(runs
+        .iter()
+        .map(|(name, ids)| {
+            let shares = read
+                .iter()
+                .filter(|s| s.benchmark == *name && ids.contains(&s.run))
+                .map(|s| s.share)
+                .collect();
+            (name.clone(), shares)
+        })
+        .collect())
 }
 
 /// The candidate benchmark `b` as one more version after `l`, the stored levels of its series
@@ -317,7 +324,7 @@ fn against_series(
     b: &rigor_store::BenchmarkRecord,
     analysis: &AnalysisSettings,
     comparison: &crate::settings::ComparisonSettings,
-) -> Result<Option<HistoryVerdict>> {
+) -> Result<Option<(HistoryVerdict, Vec<rigor_history::RunId>)>> {
     let points = l.points();
     if points.len() < 2 {
         return Ok(None);
@@ -384,15 +391,24 @@ fn against_series(
         // Nothing bounds the new session's shift: no verdict can be had from this history.
         change.verdict = Verdict::Inconclusive;
     }
-    Ok(Some(HistoryVerdict {
-        benchmark: b.name.clone(),
-        versions: l.versions.len() - first_version,
-        since: l.versions[first_version].rev.to_string(),
-        change,
-        tau2: found.tau2,
-        sessions: l.session_variance().map(|s| (s.value.sqrt(), s.df)),
-        load_differs: false,
-    }))
+    let runs = l.versions[first_version..]
+        .iter()
+        .rev()
+        .flat_map(|v| v.runs.iter().map(|r| r.run.id))
+        .take(SHARE_RUNS)
+        .collect();
+    Ok(Some((
+        HistoryVerdict {
+            benchmark: b.name.clone(),
+            versions: l.versions.len() - first_version,
+            since: l.versions[first_version].rev.to_string(),
+            change,
+            tau2: found.tau2,
+            sessions: l.session_variance().map(|s| (s.value.sqrt(), s.df)),
+            load_differs: false,
+        },
+        runs,
+    )))
 }
 
 /// What `rigor track check` checks against the baseline.
@@ -606,78 +622,16 @@ fn one_metric(metrics: &[Metric]) -> Result<Metric> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use rigor_stats::compare::Verdict;
     use rigor_stats::series::{Segment, SeriesChange};
 
-    fn session(before: Option<f64>, after: Option<f64>) -> rigor_history::StoredSession {
-        rigor_history::StoredSession {
-            id: rigor_history::SessionId(1),
-            machine: "m".into(),
-            kind: rigor_history::SessionKind::Run,
-            started: "2026-01-01T00:00:00Z".parse().unwrap(),
-            ended: None,
-            load_before: before,
-            load_after: after,
-            rigor_version: "0".into(),
-            runs: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn a_candidate_measured_busy_against_a_quiet_history_or_the_reverse_is_withheld() {
-        let candidate = |before: Option<f64>, after: Option<f64>| {
-            let mut r = ResultFile::new(rigor_units::Seed(1), Default::default());
-            r.environment.cpus = 2;
-            r.provenance.load_before = before;
-            r.provenance.load_after = after;
-            r
-        };
-        let quiet = [session(Some(0.1), Some(0.4)), session(Some(0.0), None)];
-        // Busy at its end (the minute's average lags a load that began just before).
-        assert_eq!(
-            load_differs(&candidate(Some(0.3), Some(2.5)), &quiet),
-            Some(rigor_store::Warning::LoadDiffers {
-                candidate: 250,
-                history_low: 0,
-                history_high: 40,
-                cpus: 2
-            })
-        );
-        let busy = [session(Some(2.2), Some(3.0))];
-        assert!(matches!(
-            load_differs(&candidate(Some(0.2), Some(0.1)), &busy),
-            Some(rigor_store::Warning::LoadDiffers { candidate: 20, .. })
-        ));
-        // Alike, a history of both kinds (its sessions' spread holds such a difference), or a
-        // load unknown on either side: nothing withheld.
-        assert_eq!(load_differs(&candidate(Some(0.2), None), &quiet), None);
-        let mixed = [session(Some(0.1), None), session(None, Some(2.0))];
-        assert_eq!(load_differs(&candidate(Some(3.0), None), &mixed), None);
-        assert_eq!(load_differs(&candidate(None, None), &quiet), None);
-        assert_eq!(
-            load_differs(&candidate(Some(3.0), None), &[session(None, None)]),
-            None
-        );
-        // Withheld: every line inconclusive, no estimate, and the warning added.
-        let checked = withheld_for_load(
-            Checked {
-                baseline: Vec::new(),
-                comparisons: Vec::new(),
-                suite: None,
-                warnings: Vec::new(),
-                against_history: vec![verdict(3.0, Some((2.9, 3.1)), Verdict::Regression)],
-            },
-            load_differs(&candidate(Some(3.0), None), &quiet),
-        );
-        let v = &checked.against_history[0];
-        assert_eq!(v.change.verdict, Verdict::Inconclusive);
-        assert!(v.view().load_differs);
-        assert_eq!(checked.warnings.len(), 1);
-    }
-
-    fn verdict(ratio: f64, interval: Option<(f64, f64)>, verdict: Verdict) -> HistoryVerdict {
+    pub(in crate::track) fn verdict(
+        ratio: f64,
+        interval: Option<(f64, f64)>,
+        verdict: Verdict,
+    ) -> HistoryVerdict {
         let segment = |mean| Segment {
             start: 0,
             end: 1,

@@ -11,6 +11,7 @@ mod bisect_run;
 mod candidate;
 mod changes;
 mod check;
+mod conditions;
 mod confirm;
 mod detect;
 mod front;

@@ -1,0 +1,351 @@
+//! Whether a result checked against a history (`rigor track check FILE`) was measured under the
+//! conditions of the runs it is compared with: each benchmark's CPU share
+//! ([`rigor_store::CpuShare`], contention measured over exactly the time measured) where both
+//! sides recorded CPU times, else the machine's load average around the run. A candidate
+//! measured under other conditions differs from its history by them, which no interval of
+//! either holds: its verdict is withheld, with a warning that says why.
+
+use std::collections::HashMap;
+
+use rigor_store::{CpuShare, ResultFile, Warning};
+use rigor_units::Metric;
+
+use super::check::Checked;
+
+/// The least tolerance of the CPU-share rule: quiet runs of a CPU-bound program agree within
+/// 0.1% (0.9961–0.9975 over 12 runs of a C program in 3 sessions), so half a percent is well
+/// beyond their noise.
+const SHARE_TOLERANCE_FLOOR: f64 = 0.005;
+
+/// How far outside the history's range a candidate's CPU share may lie before its verdict is
+/// withheld: half the practical threshold (contention alone then moves a CPU-bound program's
+/// wall time by half of what counts as a change), and at least [`SHARE_TOLERANCE_FLOOR`].
+pub(super) fn share_tolerance(threshold: f64) -> f64 {
+    (threshold / 2.0).max(SHARE_TOLERANCE_FLOOR)
+}
+
+/// Whether conditions bear on `metric`: the times do (wall time most, CPU time a little, from
+/// shared caches); counts, memory and what a program reported do not.
+pub(super) fn bear_on(metric: &Metric) -> bool {
+    matches!(
+        metric,
+        Metric::Wall | Metric::Cpu | Metric::User | Metric::System
+    )
+}
+
+/// The warnings that `candidate` was measured under other conditions than its history: one
+/// [`Warning::ContentionDiffers`] per benchmark whose CPU share lies outside the range of
+/// `history`'s shares for it (the runs it is compared with) by more than `tolerance`
+/// ([`rigor_store::contention::differs`]). Where no benchmark has a share on both sides (an
+/// imported file, a history of imports), the machine's load decides instead ([`load_differs`],
+/// over the history's `sessions`).
+pub(super) fn differing(
+    candidate: &ResultFile,
+    history: &HashMap<String, Vec<CpuShare>>,
+    tolerance: f64,
+    sessions: &[rigor_history::StoredSession],
+) -> Vec<Warning> {
+    let mut judged = false;
+    let mut warnings = Vec::new();
+    for b in &candidate.benchmarks {
+        let (Some(share), Some(stored)) = (
+            CpuShare::of_executions(&b.executions),
+            history.get(&b.name).filter(|s| !s.is_empty()),
+        ) else {
+            continue;
+        };
+        judged = true;
+        if rigor_store::contention::differs(share, stored, tolerance) {
+            let (low, high) = rigor_store::contention::range(stored).unwrap_or((share, share));
+            warnings.push(Warning::ContentionDiffers {
+                benchmark: b.name.clone(),
+                candidate: share.per_mille(),
+                history_low: low.per_mille(),
+                history_high: high.per_mille(),
+            });
+        }
+    }
+    if !judged {
+        warnings.extend(load_differs(candidate, sessions));
+    }
+    warnings
+}
+
+/// The warning that `candidate` was measured under another load than every one of the history's
+/// `sessions` that recorded one: on a busy machine (the last minute's load at least half its
+/// CPUs, [`rigor_store::warning::busy`])
+/// where each session was quiet, or on a quiet one where each was busy. `None` where the
+/// candidate or no session recorded its load (an imported file, another system), or where the
+/// sessions were of both kinds (the history's spread between sessions then holds such a
+/// difference).
+pub(super) fn load_differs(
+    candidate: &ResultFile,
+    sessions: &[rigor_history::StoredSession],
+) -> Option<rigor_store::Warning> {
+    use rigor_store::warning::{busy, hundredths, peak_load};
+    let p = &candidate.provenance;
+    let load = peak_load(p.load_before, p.load_after)?;
+    let cpus = candidate.environment.cpus.max(1);
+    let stored: Vec<f64> = sessions
+        .iter()
+        .filter_map(|s| peak_load(s.load_before, s.load_after))
+        .collect();
+    if stored.is_empty() || stored.iter().any(|&l| busy(l, cpus) == busy(load, cpus)) {
+        return None;
+    }
+    let (low, high) = stored.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &l| {
+        (lo.min(l), hi.max(l))
+    });
+    Some(rigor_store::Warning::LoadDiffers {
+        candidate: hundredths(load),
+        history_low: hundredths(low),
+        history_high: hundredths(high),
+        cpus,
+    })
+}
+
+/// `checked` with the verdicts `warnings` concern withheld (a load that differs: every one; a
+/// CPU share: its benchmark's), the warnings added: its comparisons inconclusive with unbounded
+/// intervals, and its lines against the history marked (no estimate).
+pub(super) fn withheld(mut checked: Checked, warnings: Vec<Warning>) -> Checked {
+    for warning in warnings {
+        let concerns = |name: &str| match &warning {
+            Warning::ContentionDiffers { benchmark, .. } => benchmark == name,
+            _ => true,
+        };
+        for v in checked
+            .against_history
+            .iter_mut()
+            .filter(|v| concerns(&v.benchmark))
+        {
+            v.load_differs = true;
+            v.change.verdict = rigor_stats::compare::Verdict::Inconclusive;
+            v.change.p_value = 1.0;
+            v.change.p_adjusted = 1.0;
+        }
+        for c in checked
+            .comparisons
+            .iter_mut()
+            .filter(|c| concerns(&c.candidate))
+        {
+            c.comparison.withhold();
+        }
+        checked.warnings.push(warning);
+    }
+    checked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigor_stats::compare::Verdict;
+    use rigor_units::Seconds;
+
+    use crate::track::check::tests::verdict;
+
+    /// A result of benchmarks named by their executions' (CPU, wall) times, on 2 CPUs, with a
+    /// load recorded.
+    fn result(benchmarks: &[(&str, &[(f64, f64)])], load: Option<f64>) -> ResultFile {
+        let mut r = ResultFile::new(rigor_units::Seed(1), Default::default());
+        r.environment.cpus = 2;
+        r.provenance.load_before = load;
+        for (name, times) in benchmarks {
+            let mut b = rigor_store::BenchmarkRecord::new(
+                *name,
+                "./b",
+                rigor_store::Layout::new(false, true),
+            );
+            b.executions = times
+                .iter()
+                .enumerate()
+                .map(|(i, &(cpu, wall))| rigor_store::ExecutionRecord {
+                    build: None,
+                    round: i,
+                    execution: i,
+                    warmup: false,
+                    wall: Seconds::new(wall),
+                    user: Seconds::new(cpu),
+                    sys: Seconds::ZERO,
+                    max_rss: 0,
+                    exit_code: None,
+                    env_pad: None,
+                    resolution: None,
+                    metrics: Default::default(),
+                })
+                .collect();
+            r.benchmarks.push(b);
+        }
+        r
+    }
+
+    fn shares(of: &[(&str, &[f64])]) -> HashMap<String, Vec<CpuShare>> {
+        of.iter()
+            .map(|(name, s)| {
+                let s = s
+                    .iter()
+                    .filter_map(|&x| CpuShare::of_times([(x, 1.0)]))
+                    .collect();
+                (name.to_string(), s)
+            })
+            .collect()
+    }
+
+    /// Measured in /tmp/s1 on a 2-CPU machine: a C program's executions had a CPU 99.7% of
+    /// their time in quiet runs and 51% beside two busy loops, whose load average (1.12) still
+    /// read busy in a quiet run 3 s after they stopped. The share decides, benchmark by
+    /// benchmark; the load only where no benchmark has a share on both sides.
+    #[test]
+    fn each_benchmarks_cpu_share_decides_where_both_sides_have_one() {
+        let history = shares(&[("contended", &[0.9968, 0.9976]), ("quiet", &[0.996, 0.997])]);
+        let sessions = [session(Some(0.1), Some(0.2))];
+        let busy_loops: &[(f64, f64)] = &[(0.051, 0.1), (0.052, 0.1), (0.099, 0.1)];
+        let had_cpus: &[(f64, f64)] = &[(0.0997, 0.1), (0.0996, 0.1), (0.05, 0.1)];
+        // A busy load average recorded, but only one benchmark was contended: only it is named.
+        let candidate = result(
+            &[("contended", busy_loops), ("quiet", had_cpus)],
+            Some(1.12),
+        );
+        assert_eq!(
+            differing(&candidate, &history, share_tolerance(0.01), &sessions),
+            vec![Warning::ContentionDiffers {
+                benchmark: "contended".into(),
+                candidate: 520,
+                history_low: 997,
+                history_high: 998,
+            }]
+        );
+        // A quiet candidate against a contended history is withheld too.
+        let contended = shares(&[("quiet", &[0.51, 0.6])]);
+        assert!(matches!(
+            differing(
+                &result(&[("quiet", had_cpus)], None),
+                &contended,
+                0.005,
+                &sessions
+            )[..],
+            [Warning::ContentionDiffers {
+                candidate: 996,
+                history_low: 510,
+                ..
+            }]
+        ));
+        // No CPU times in the candidate (an imported file), or no history shares: the load
+        // decides, busy against quiet sessions.
+        let imported = result(&[("contended", &[(0.0, 0.1)])], Some(3.0));
+        assert!(matches!(
+            differing(&imported, &history, 0.005, &sessions)[..],
+            [Warning::LoadDiffers { candidate: 300, .. }]
+        ));
+        let no_history = result(&[("contended", busy_loops)], Some(3.0));
+        assert!(matches!(
+            differing(&no_history, &HashMap::new(), 0.005, &sessions)[..],
+            [Warning::LoadDiffers { .. }]
+        ));
+        // The tolerance: half the threshold, at least half a percent.
+        assert_eq!(share_tolerance(0.01), 0.005);
+        assert_eq!(share_tolerance(0.05), 0.025);
+        assert_eq!(share_tolerance(0.0), 0.005);
+        assert!(bear_on(&Metric::Wall) && bear_on(&Metric::Cpu));
+        assert!(!bear_on(&Metric::Instructions) && !bear_on(&Metric::PeakMemory));
+    }
+
+    #[test]
+    fn contention_withholds_its_own_benchmarks_verdict_alone() {
+        let named = |name: &str| {
+            let mut v = verdict(1.3, Some((1.2, 1.4)), Verdict::Regression);
+            v.benchmark = name.into();
+            v
+        };
+        let checked = withheld(
+            Checked {
+                baseline: Vec::new(),
+                comparisons: Vec::new(),
+                suite: None,
+                warnings: Vec::new(),
+                against_history: vec![named("contended"), named("quiet")],
+            },
+            vec![Warning::ContentionDiffers {
+                benchmark: "contended".into(),
+                candidate: 520,
+                history_low: 997,
+                history_high: 998,
+            }],
+        );
+        let [contended, quiet] = &checked.against_history[..] else {
+            panic!("two lines")
+        };
+        assert_eq!(contended.change.verdict, Verdict::Inconclusive);
+        assert!(contended.view().load_differs);
+        assert_eq!(quiet.change.verdict, Verdict::Regression);
+        assert!(!quiet.view().load_differs);
+        assert_eq!(checked.warnings.len(), 1);
+    }
+
+    fn session(before: Option<f64>, after: Option<f64>) -> rigor_history::StoredSession {
+        rigor_history::StoredSession {
+            id: rigor_history::SessionId(1),
+            machine: "m".into(),
+            kind: rigor_history::SessionKind::Run,
+            started: "2026-01-01T00:00:00Z".parse().unwrap(),
+            ended: None,
+            load_before: before,
+            load_after: after,
+            rigor_version: "0".into(),
+            runs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_candidate_measured_busy_against_a_quiet_history_or_the_reverse_is_withheld() {
+        let candidate = |before: Option<f64>, after: Option<f64>| {
+            let mut r = ResultFile::new(rigor_units::Seed(1), Default::default());
+            r.environment.cpus = 2;
+            r.provenance.load_before = before;
+            r.provenance.load_after = after;
+            r
+        };
+        let quiet = [session(Some(0.1), Some(0.4)), session(Some(0.0), None)];
+        // Busy at its end (the minute's average lags a load that began just before).
+        assert_eq!(
+            load_differs(&candidate(Some(0.3), Some(2.5)), &quiet),
+            Some(rigor_store::Warning::LoadDiffers {
+                candidate: 250,
+                history_low: 0,
+                history_high: 40,
+                cpus: 2
+            })
+        );
+        let busy = [session(Some(2.2), Some(3.0))];
+        assert!(matches!(
+            load_differs(&candidate(Some(0.2), Some(0.1)), &busy),
+            Some(rigor_store::Warning::LoadDiffers { candidate: 20, .. })
+        ));
+        // Alike, a history of both kinds (its sessions' spread holds such a difference), or a
+        // load unknown on either side: nothing withheld.
+        assert_eq!(load_differs(&candidate(Some(0.2), None), &quiet), None);
+        let mixed = [session(Some(0.1), None), session(None, Some(2.0))];
+        assert_eq!(load_differs(&candidate(Some(3.0), None), &mixed), None);
+        assert_eq!(load_differs(&candidate(None, None), &quiet), None);
+        assert_eq!(
+            load_differs(&candidate(Some(3.0), None), &[session(None, None)]),
+            None
+        );
+        // Withheld: every line inconclusive, no estimate, and the warning added.
+        let checked = withheld(
+            Checked {
+                baseline: Vec::new(),
+                comparisons: Vec::new(),
+                suite: None,
+                warnings: Vec::new(),
+                against_history: vec![verdict(3.0, Some((2.9, 3.1)), Verdict::Regression)],
+            },
+            load_differs(&candidate(Some(3.0), None), &quiet)
+                .into_iter()
+                .collect(),
+        );
+        let v = &checked.against_history[0];
+        assert_eq!(v.change.verdict, Verdict::Inconclusive);
+        assert!(v.view().load_differs);
+        assert_eq!(checked.warnings.len(), 1);
+    }
+}
