@@ -27,6 +27,7 @@ pub mod cargo_bench;
 pub mod checkouts;
 pub mod comparable;
 pub mod comparisons;
+pub mod conditions;
 pub mod decided;
 pub mod diagnosis;
 pub mod error;

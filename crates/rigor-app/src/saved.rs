@@ -520,6 +520,19 @@ pub fn compare(s: &CompareFilesSettings) -> Result<ComparedFiles> {
 /// What reading finds, a reference named (files have none), the same result twice, a metric
 /// neither file has.
 pub fn compare_metrics(s: &CompareFilesSettings) -> Result<Vec<ComparedFiles>> {
+    compare_metrics_judged(s, None)
+}
+
+/// [`compare_metrics`], the new result's CPU shares judged against `others` (by benchmark; what
+/// they are the shares of) where the two were measured apart, by default against the old
+/// result's ([`crate::conditions::withhold_contended`]).
+///
+/// # Errors
+/// As [`compare_metrics`].
+pub fn compare_metrics_judged(
+    s: &CompareFilesSettings,
+    others: Option<(&crate::conditions::Shares, rigor_store::ComparedWith)>,
+) -> Result<Vec<ComparedFiles>> {
     let old = load_together(&s.old, s.format)?;
     let new = load_together(&s.new, s.format)?;
     if let Some(reference) = &s.comparison.reference {
@@ -558,9 +571,18 @@ pub fn compare_metrics(s: &CompareFilesSettings) -> Result<Vec<ComparedFiles>> {
         }
     }
     let s = &s;
+    let apart = separate_runs(&old, &new).is_some();
+    let own = crate::conditions::shares_of([&old]);
+    let (others, against) = others.unwrap_or((&own, rigor_store::ComparedWith::OldResult));
     or_wall(&s.metrics)
         .iter()
-        .map(|metric| compare_loaded_metric(&old, &new, s, false, metric))
+        .map(|metric| {
+            let mut c = compare_loaded_metric(&old, &new, s, false, metric)?;
+            if apart {
+                crate::conditions::withhold_contended(&mut c, &new, others, against, &s.comparison);
+            }
+            Ok(c)
+        })
         .collect()
 }
 

@@ -22,15 +22,27 @@ use crate::schema::ExecutionRecord;
 /// The median rather than the ratio of sums: a robust level ignores an execution another
 /// process slowed now and then, and so does this; contention that slowed most executions
 /// moves it.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
-pub struct CpuShare(f64);
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CpuShare {
+    /// The median.
+    median: f64,
+    /// Its standard error from the executions' spread: 1.2533 · 1.4826 · MAD / √n (`rigor_stats::descriptive::mad_scaled`), the
+    /// median's large-sample error under normal noise with the MAD as a robust SD.
+    se: f64,
+}
+
+/// How many standard errors apart two shares must be, besides the tolerance, to differ: a short
+/// command's share moves from run to run by a few percent (`true`: 0.84–0.89 in three quiet runs,
+/// its wall time holding the fork and wait of the process that times it), which is noise, not
+/// contention.
+const SHARE_Z: f64 = 3.0;
 
 impl CpuShare {
     /// The share of executions given as (CPU time, wall time) in seconds: `None` when none had
     /// a positive wall time and a CPU time recorded (an imported file without CPU times, where
     /// every CPU time is zero).
     pub fn of_times(times: impl IntoIterator<Item = (f64, f64)>) -> Option<Self> {
-        let mut shares: Vec<f64> = times
+        let shares: Vec<f64> = times
             .into_iter()
             .filter(|&(cpu, wall)| wall > 0.0 && cpu.is_finite() && wall.is_finite())
             .map(|(cpu, wall)| cpu.max(0.0) / wall)
@@ -38,14 +50,10 @@ impl CpuShare {
         if shares.is_empty() || shares.iter().all(|&s| s == 0.0) {
             return None;
         }
-        shares.sort_by(f64::total_cmp);
-        let n = shares.len();
-        let median = if n % 2 == 1 {
-            shares[n / 2]
-        } else {
-            (shares[n / 2 - 1] + shares[n / 2]) / 2.0
-        };
-        Some(Self(median))
+        let median = rigor_stats::descriptive::median(&shares);
+        let sd = rigor_stats::descriptive::mad_scaled(&shares);
+        let se = 1.2533 * sd / (shares.len() as f64).sqrt();
+        Some(Self { median, se })
     }
 
     /// The share of a run's measured (not warm-up) executions ([`CpuShare::of_times`]).
@@ -62,12 +70,26 @@ impl CpuShare {
 
     /// The share as a fraction (0.5: half the wall time on a CPU).
     pub fn get(self) -> f64 {
-        self.0
+        self.median
+    }
+
+    /// Its standard error (see the field).
+    pub fn standard_error(self) -> f64 {
+        self.se
     }
 
     /// The share in thousandths, as warnings hold it (0.9967 → 997).
     pub fn per_mille(self) -> u32 {
-        (1000.0 * self.0).round().clamp(0.0, f64::from(u32::MAX)) as u32
+        (1000.0 * self.median)
+            .round()
+            .clamp(0.0, f64::from(u32::MAX)) as u32
+    }
+
+    /// Whether `self` lies below `other` by more than `tolerance` (a fraction of `other`) and
+    /// by more than [`SHARE_Z`] standard errors of their difference.
+    fn below(self, other: Self, tolerance: f64) -> bool {
+        self.median < other.median * (1.0 - tolerance)
+            && other.median - self.median > SHARE_Z * self.se.hypot(other.se)
     }
 }
 
@@ -83,20 +105,18 @@ pub fn differs(candidate: CpuShare, history: &[CpuShare], tolerance: f64) -> boo
     let Some((low, high)) = range(history) else {
         return false;
     };
-    candidate.0 < low.0 * (1.0 - tolerance) || candidate.0 > high.0 * (1.0 + tolerance)
+    candidate.below(low, tolerance) || high.below(candidate, tolerance / (1.0 + tolerance))
 }
 
 /// The lowest and highest of `shares`, `None` when there are none.
 pub fn range(shares: &[CpuShare]) -> Option<(CpuShare, CpuShare)> {
-    let low = shares
-        .iter()
-        .copied()
-        .reduce(|a, b| if b.0 < a.0 { b } else { a })?;
-    let high = shares
-        .iter()
-        .copied()
-        .reduce(|a, b| if b.0 > a.0 { b } else { a })?;
-    Some((low, high))
+    let pick = |better: fn(f64, f64) -> bool| {
+        shares
+            .iter()
+            .copied()
+            .reduce(|a, b| if better(b.median, a.median) { b } else { a })
+    };
+    Some((pick(|b, a| b < a)?, pick(|b, a| b > a)?))
 }
 
 #[cfg(test)]
@@ -175,5 +195,27 @@ mod tests {
         // Nothing to judge against.
         assert!(!differs(share(0.5), &[], 0.005));
         assert_eq!(range(&quiet), Some((share(0.9967), share(0.9975))));
+    }
+
+    /// A short command's executions spread their shares widely (its wall time holds the fork
+    /// and wait around it): a median 5% lower is within 3 standard errors and does not differ;
+    /// the same medians from tight executions do.
+    #[test]
+    fn shares_differ_only_beyond_their_standard_errors() {
+        let spread = |centre: f64, half: f64| {
+            let times: Vec<(f64, f64)> = (0..10)
+                .map(|i| (centre + half * (f64::from(i) / 4.5 - 1.0), 1.0))
+                .collect();
+            CpuShare::of_times(times).unwrap()
+        };
+        let (noisy_old, noisy_new) = (spread(0.89, 0.15), spread(0.84, 0.15));
+        assert!((noisy_old.get() - 0.89).abs() < 1e-9);
+        // MAD of 10 evenly spaced values over ±0.15: 0.0833; SE = 1.2533 · 1.4826 · 0.0833 / √10.
+        let expected = 1.2533 * 1.4826 * (0.15 * 2.5 / 4.5) / 10f64.sqrt();
+        assert!((noisy_old.standard_error() - expected).abs() < 1e-9);
+        assert!(!differs(noisy_new, &[noisy_old], 0.005));
+        let (tight_old, tight_new) = (spread(0.89, 0.002), spread(0.84, 0.002));
+        assert!(differs(tight_new, &[tight_old], 0.005));
+        assert!(differs(tight_old, &[tight_new], 0.005));
     }
 }

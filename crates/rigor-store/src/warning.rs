@@ -56,18 +56,19 @@ pub enum Warning {
         /// The machine's logical CPUs: a load at or above it is a busy machine.
         cpus: usize,
     },
-    /// A benchmark of a result checked against a history (`rigor track check FILE`, or a
-    /// comparison with a stored version) had a CPU for a share of its wall time
-    /// ([`crate::CpuShare`]) outside the range of the history's runs it is compared with: it
-    /// was measured under contention they did not see (or they under contention it did not
-    /// see), its wall time differs from theirs by about the shares' ratio, and no verdict is
-    /// given. Shares in thousandths (997: 99.7%).
+    /// A benchmark had a CPU for a share of its wall time ([`crate::CpuShare`]) outside the
+    /// range of the runs it is compared with (a history's, a saved baseline's sessions, another
+    /// result's): it was measured under contention they did not see (or they under contention
+    /// it did not see), its wall time differs from theirs by about the shares' ratio, and no
+    /// verdict is given. Shares in thousandths (997: 99.7%).
     ContentionDiffers {
         /// The benchmark.
         benchmark: String,
-        /// The candidate's share.
+        /// What it is compared with.
+        against: ComparedWith,
+        /// The candidate's share (the new result's).
         candidate: u32,
-        /// The lowest of the history's runs' shares.
+        /// The lowest of the compared runs' shares.
         history_low: u32,
         /// The highest.
         history_high: u32,
@@ -214,6 +215,18 @@ pub enum Warning {
     },
 }
 
+/// What a result's benchmark is compared with, measured apart from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComparedWith {
+    /// A history's stored runs (`rigor track check FILE`).
+    History,
+    /// A saved baseline's sessions (`rigor bench --baseline`).
+    Baseline,
+    /// Another result (`rigor compare OLD NEW`).
+    OldResult,
+}
+
 /// Which of the two results of a comparison of files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -353,31 +366,48 @@ impl std::fmt::Display for Warning {
             }
             Self::ContentionDiffers {
                 benchmark,
+                against,
                 candidate,
                 history_low,
                 history_high,
             } => {
                 let percent = |milli: u32| format!("{:.1}%", f64::from(milli) / 10.0);
-                let history = if history_low == history_high {
+                let others = if history_low == history_high {
                     percent(*history_low)
                 } else {
                     format!("{}–{}", percent(*history_low), percent(*history_high))
+                };
+                let (this, them, remedy) = match against {
+                    ComparedWith::History => (
+                        "this result",
+                        "the history's runs it is compared with",
+                        "measure it on a machine as quiet as the history's, or together with \
+                         the baseline (rigor track check --candidate REV|DIR, interleaved)",
+                    ),
+                    ComparedWith::Baseline => (
+                        "this run",
+                        "the baseline's sessions",
+                        "measure it on a machine as quiet as the baseline's, or together with \
+                         the baseline's version (rigor bench --against REV, interleaved)",
+                    ),
+                    ComparedWith::OldResult => (
+                        "the new result",
+                        "the old one",
+                        "measure both in one run (interleaved), on a quiet machine",
+                    ),
                 };
                 let why = if candidate < history_low {
                     "it waited for CPUs other processes held (or the change itself waits more: \
                      I/O, sleeping, locks)"
                 } else {
-                    "the history's runs waited for CPUs other processes held (or the change \
-                     itself waits less)"
+                    "they waited for CPUs other processes held (or the change itself waits \
+                     less)"
                 };
                 write!(
                     f,
-                    "'{benchmark}' had a CPU for {} of its wall time in this result and for \
-                     {history} in the history's runs it is compared with: {why}, so its wall \
-                     time differs from theirs by about that ratio, which no interval holds, and \
-                     no verdict is given; measure it on a machine as quiet as the history's, or \
-                     together with the baseline (rigor track check --candidate REV|DIR, \
-                     interleaved)",
+                    "'{benchmark}' had a CPU for {} of its wall time in {this} and for {others} \
+                     in {them}: {why}, so its wall time differs from theirs by about that \
+                     ratio, which no interval holds, and no verdict is given; {remedy}",
                     percent(*candidate)
                 )
             }

@@ -249,6 +249,43 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
         .args(["--fail-on", "regression"])
         .assert()
         .code(1);
+    // The new result's 'render' measured under contention (its executions had a CPU half their
+    // time, the old one's throughout): its slower wall time is no verdict on the code, and the
+    // suite's mean, which holds it, is not given; 'parse' is still compared.
+    let mut contended = json(&new);
+    for b in contended["benchmarks"].as_array_mut().unwrap() {
+        if b["name"] == "render" {
+            for e in b["executions"].as_array_mut().unwrap() {
+                e["user"] = serde_json::json!(0.5 * e["wall"].as_f64().unwrap());
+            }
+        }
+    }
+    let contended_file = dir.path("contended.json");
+    std::fs::write(&contended_file, contended.to_string()).unwrap();
+    let assert = rigor()
+        .arg("compare")
+        .arg(&old)
+        .arg(&contended_file)
+        .args(["--fail-on", "regression", "--json"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "'render' had a CPU for 50.0% of its wall time in the new result and for 100.0% in \
+             the old one: it waited for CPUs other processes held",
+        ));
+    let withheld: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let of = |j: &serde_json::Value, name: &str| {
+        j["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["candidate"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(of(&withheld, "render (new)")["verdict"], "inconclusive");
+    assert_eq!(of(&withheld, "parse (new)"), of(&j, "parse (new)"));
+    assert!(withheld["suite"].is_null(), "{withheld}");
     // `-`: the table alone on standard output, the comparisons on standard error.
     let out = rigor()
         .current_dir(dir.0.path())

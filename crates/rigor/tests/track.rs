@@ -489,7 +489,9 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
     gate(&lagging_file)
         .assert()
         .code(1)
-        .stdout(predicate::str::contains("regression — against 12 version(s)"));
+        .stdout(predicate::str::contains(
+            "regression — against 12 version(s)",
+        ));
     // A file without CPU times (an imported one) on a busy machine (a load of 3 on 2 CPUs)
     // against a history measured quiet (its sessions' load 0.5): the load decides.
     let mut busy = contended_at(0.0);

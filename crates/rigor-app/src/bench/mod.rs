@@ -338,19 +338,26 @@ pub const HARNESS_SAMPLES: usize = 100;
 /// # Errors
 /// [`CargoBenchError::Compare`] when they cannot be compared.
 pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<ComparedFiles> {
-    let mut compared = crate::saved::compare(&compare_settings(old, new, s)).map_err(|e| {
-        CargoBenchError::Compare {
-            path: old.to_path_buf(),
-            source: Box::new(e),
-        }
+    let settings = compare_settings(old, new, s);
+    let sessions = sessions_of(old);
+    // A run measured under contention none of the baseline's sessions saw (or the reverse) is
+    // no comparison of the code: judged against all of them.
+    let shares = crate::conditions::shares_of(&sessions);
+    let mut compared = crate::saved::compare_metrics_judged(
+        &CompareFilesSettings {
+            metrics: settings.metrics.first().cloned().into_iter().collect(),
+            ..settings
+        },
+        Some((&shares, rigor_store::ComparedWith::Baseline)),
+    )
+    .map(|mut all| all.remove(0))
+    .map_err(|e| CargoBenchError::Compare {
+        path: old.to_path_buf(),
+        source: Box::new(e),
     })?;
     // The baseline was measured in other sessions: its verdicts carry how far a session moves
     // the statistic (issue: a minimum's interval covers one session only).
-    widen_for_sessions(
-        &mut compared.comparisons,
-        &sessions_of(old),
-        s.comparison.estimator,
-    );
+    widen_for_sessions(&mut compared.comparisons, &sessions, s.comparison.estimator);
     // That the two were measured apart is what the widening answers, and the run's note says
     // so: a warning that "these intervals do not cover" it would contradict both.
     compared

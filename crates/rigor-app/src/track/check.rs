@@ -230,16 +230,16 @@ pub fn check_metric(
     }
     // The history decides when it covers every benchmark with a baseline; otherwise every
     // benchmark is compared with its one stored measurement (the unpaired fallback).
-    let tolerance = conditions::share_tolerance(comparison.threshold.get());
+    let tolerance = crate::conditions::share_tolerance(comparison.threshold.get());
     let judge = |shares: &HashMap<String, Vec<rigor_store::CpuShare>>| -> Result<_> {
-        if !conditions::bear_on(metric) {
+        if !crate::conditions::bear_on(metric) {
             return Ok(Vec::new());
         }
         let sessions = history.sessions(baseline)?;
         Ok(conditions::differing(&loaded, shares, tolerance, &sessions))
     };
     if against_history.len() == versions.len() {
-        let shares = if conditions::bear_on(metric) {
+        let shares = if crate::conditions::bear_on(metric) {
             history_shares(history, &segment_runs)?
         } else {
             HashMap::new()

@@ -1,37 +1,16 @@
 //! Whether a result checked against a history (`rigor track check FILE`) was measured under the
 //! conditions of the runs it is compared with: each benchmark's CPU share
-//! ([`rigor_store::CpuShare`], contention measured over exactly the time measured) where both
-//! sides recorded CPU times, else the machine's load average around the run. A candidate
-//! measured under other conditions differs from its history by them, which no interval of
-//! either holds: its verdict is withheld, with a warning that says why.
+//! ([`crate::conditions`]) where both sides recorded CPU times, else the machine's load average
+//! around the run. A candidate measured under other conditions differs from its history by
+//! them, which no interval of either holds: its verdict is withheld, with a warning that says
+//! why.
 
 use std::collections::HashMap;
 
 use rigor_store::{CpuShare, ResultFile, Warning};
-use rigor_units::Metric;
 
 use super::check::Checked;
-
-/// The least tolerance of the CPU-share rule: quiet runs of a CPU-bound program agree within
-/// 0.1% (0.9961–0.9975 over 12 runs of a C program in 3 sessions), so half a percent is well
-/// beyond their noise.
-const SHARE_TOLERANCE_FLOOR: f64 = 0.005;
-
-/// How far outside the history's range a candidate's CPU share may lie before its verdict is
-/// withheld: half the practical threshold (contention alone then moves a CPU-bound program's
-/// wall time by half of what counts as a change), and at least [`SHARE_TOLERANCE_FLOOR`].
-pub(super) fn share_tolerance(threshold: f64) -> f64 {
-    (threshold / 2.0).max(SHARE_TOLERANCE_FLOOR)
-}
-
-/// Whether conditions bear on `metric`: the times do (wall time most, CPU time a little, from
-/// shared caches); counts, memory and what a program reported do not.
-pub(super) fn bear_on(metric: &Metric) -> bool {
-    matches!(
-        metric,
-        Metric::Wall | Metric::Cpu | Metric::User | Metric::System
-    )
-}
+use crate::conditions::{Contention, contention};
 
 /// The warnings that `candidate` was measured under other conditions than its history: one
 /// [`Warning::ContentionDiffers`] per benchmark whose CPU share lies outside the range of
@@ -45,26 +24,15 @@ pub(super) fn differing(
     tolerance: f64,
     sessions: &[rigor_history::StoredSession],
 ) -> Vec<Warning> {
-    let mut judged = false;
-    let mut warnings = Vec::new();
-    for b in &candidate.benchmarks {
-        let (Some(share), Some(stored)) = (
-            CpuShare::of_executions(&b.executions),
-            history.get(&b.name).filter(|s| !s.is_empty()),
-        ) else {
-            continue;
-        };
-        judged = true;
-        if rigor_store::contention::differs(share, stored, tolerance) {
-            let (low, high) = rigor_store::contention::range(stored).unwrap_or((share, share));
-            warnings.push(Warning::ContentionDiffers {
-                benchmark: b.name.clone(),
-                candidate: share.per_mille(),
-                history_low: low.per_mille(),
-                history_high: high.per_mille(),
-            });
-        }
-    }
+    let Contention {
+        judged,
+        mut warnings,
+    } = contention(
+        candidate,
+        history,
+        tolerance,
+        rigor_store::ComparedWith::History,
+    );
     if !judged {
         warnings.extend(load_differs(candidate, sessions));
     }
@@ -109,27 +77,17 @@ pub(super) fn load_differs(
 /// intervals, and its lines against the history marked (no estimate).
 pub(super) fn withheld(mut checked: Checked, warnings: Vec<Warning>) -> Checked {
     for warning in warnings {
-        let concerns = |name: &str| match &warning {
-            Warning::ContentionDiffers { benchmark, .. } => benchmark == name,
-            _ => true,
-        };
         for v in checked
             .against_history
             .iter_mut()
-            .filter(|v| concerns(&v.benchmark))
+            .filter(|v| crate::conditions::concerns(&warning, &v.benchmark))
         {
             v.load_differs = true;
             v.change.verdict = rigor_stats::compare::Verdict::Inconclusive;
             v.change.p_value = 1.0;
             v.change.p_adjusted = 1.0;
         }
-        for c in checked
-            .comparisons
-            .iter_mut()
-            .filter(|c| concerns(&c.candidate))
-        {
-            c.comparison.withhold();
-        }
+        crate::conditions::withhold(&mut checked.comparisons, &warning);
         checked.warnings.push(warning);
     }
     checked
@@ -138,6 +96,7 @@ pub(super) fn withheld(mut checked: Checked, warnings: Vec<Warning>) -> Checked 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conditions::share_tolerance;
     use rigor_stats::compare::Verdict;
     use rigor_units::Seconds;
 
@@ -209,6 +168,7 @@ mod tests {
             differing(&candidate, &history, share_tolerance(0.01), &sessions),
             vec![Warning::ContentionDiffers {
                 benchmark: "contended".into(),
+                against: rigor_store::ComparedWith::History,
                 candidate: 520,
                 history_low: 997,
                 history_high: 998,
@@ -241,12 +201,6 @@ mod tests {
             differing(&no_history, &HashMap::new(), 0.005, &sessions)[..],
             [Warning::LoadDiffers { .. }]
         ));
-        // The tolerance: half the threshold, at least half a percent.
-        assert_eq!(share_tolerance(0.01), 0.005);
-        assert_eq!(share_tolerance(0.05), 0.025);
-        assert_eq!(share_tolerance(0.0), 0.005);
-        assert!(bear_on(&Metric::Wall) && bear_on(&Metric::Cpu));
-        assert!(!bear_on(&Metric::Instructions) && !bear_on(&Metric::PeakMemory));
     }
 
     #[test]
@@ -266,6 +220,7 @@ mod tests {
             },
             vec![Warning::ContentionDiffers {
                 benchmark: "contended".into(),
+                against: rigor_store::ComparedWith::History,
                 candidate: 520,
                 history_low: 997,
                 history_high: 998,

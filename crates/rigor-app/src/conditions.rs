@@ -1,0 +1,186 @@
+//! Whether two sides of a comparison measured apart were measured under the same conditions:
+//! each benchmark's CPU share ([`rigor_store::CpuShare`]), contention measured over exactly the
+//! time measured. A side measured under contention the other did not see differs from it by
+//! that, which no interval of either holds: its verdict is withheld, with a warning that says
+//! why (`rigor track check FILE`, `rigor bench --baseline`, `rigor compare` of separate runs).
+
+use std::collections::HashMap;
+
+use rigor_store::{ComparedWith, CpuShare, ResultFile, Warning};
+use rigor_units::Metric;
+
+use crate::comparisons::Computed;
+
+/// The least tolerance of the CPU-share rule: quiet runs of a CPU-bound program agree within
+/// 0.1% (0.9961–0.9975 over 12 runs of a C program in 3 sessions), so half a percent is well
+/// beyond their noise.
+const SHARE_TOLERANCE_FLOOR: f64 = 0.005;
+
+/// How far outside the history's range a candidate's CPU share may lie before its verdict is
+/// withheld: half the practical threshold (contention alone then moves a CPU-bound program's
+/// wall time by half of what counts as a change), and at least [`SHARE_TOLERANCE_FLOOR`].
+pub fn share_tolerance(threshold: f64) -> f64 {
+    (threshold / 2.0).max(SHARE_TOLERANCE_FLOOR)
+}
+
+/// Whether conditions bear on `metric`: the times do (wall time most, CPU time a little, from
+/// shared caches); counts, memory and what a program reported do not.
+pub fn bear_on(metric: &Metric) -> bool {
+    matches!(
+        metric,
+        Metric::Wall | Metric::Cpu | Metric::User | Metric::System
+    )
+}
+
+/// CPU shares by benchmark: the runs a side of a comparison is judged against.
+pub type Shares = HashMap<String, Vec<CpuShare>>;
+
+/// Each benchmark's CPU share in `result` (one each; none where its executions recorded no CPU
+/// time).
+pub fn shares_of<'a>(
+    results: impl IntoIterator<Item = &'a ResultFile>,
+) -> HashMap<String, Vec<CpuShare>> {
+    let mut out: HashMap<String, Vec<CpuShare>> = HashMap::new();
+    for r in results {
+        for b in &r.benchmarks {
+            if let Some(share) = CpuShare::of_executions(&b.executions) {
+                out.entry(b.name.clone()).or_default().push(share);
+            }
+        }
+    }
+    out
+}
+
+/// What [`contention`] found.
+#[derive(Debug, Default, PartialEq)]
+pub struct Contention {
+    /// Some benchmark had a share on both sides: contention was judged.
+    pub judged: bool,
+    /// One [`Warning::ContentionDiffers`] per benchmark whose share differs.
+    pub warnings: Vec<Warning>,
+}
+
+/// Each benchmark of `candidate` whose CPU share lies outside the range of `others`' shares for
+/// it (the runs it is compared with, `against`) by more than `tolerance`
+/// ([`rigor_store::contention::differs`]).
+pub fn contention(
+    candidate: &ResultFile,
+    others: &HashMap<String, Vec<CpuShare>>,
+    tolerance: f64,
+    against: ComparedWith,
+) -> Contention {
+    let mut found = Contention::default();
+    for b in &candidate.benchmarks {
+        let (Some(share), Some(stored)) = (
+            CpuShare::of_executions(&b.executions),
+            others.get(&b.name).filter(|s| !s.is_empty()),
+        ) else {
+            continue;
+        };
+        found.judged = true;
+        if rigor_store::contention::differs(share, stored, tolerance) {
+            let (low, high) = rigor_store::contention::range(stored).unwrap_or((share, share));
+            found.warnings.push(Warning::ContentionDiffers {
+                benchmark: b.name.clone(),
+                against,
+                candidate: share.per_mille(),
+                history_low: low.per_mille(),
+                history_high: high.per_mille(),
+            });
+        }
+    }
+    found
+}
+
+/// Whether `warning` concerns the benchmark `name`'s verdict: a CPU share its own, any other
+/// condition (the machine's load) every benchmark's.
+pub fn concerns(warning: &Warning, name: &str) -> bool {
+    match warning {
+        Warning::ContentionDiffers { benchmark, .. } => benchmark == name,
+        _ => true,
+    }
+}
+
+/// Withholds the verdicts of the `comparisons` that `warning` concerns ([`concerns`]): each
+/// inconclusive, its interval unbounded.
+pub fn withhold(comparisons: &mut [Computed], warning: &Warning) {
+    // A comparison of two results names its sides "NAME (new)" and "NAME (old)".
+    let name = |c: &Computed| {
+        c.candidate
+            .strip_suffix(crate::comparisons::NEW)
+            .unwrap_or(&c.candidate)
+            .to_string()
+    };
+    for c in comparisons
+        .iter_mut()
+        .filter(|c| concerns(warning, &name(c)))
+    {
+        c.comparison.withhold();
+    }
+}
+
+/// `compared` (a comparison of result files measured apart) with the verdicts of the benchmarks
+/// of `new` measured under other contention than `others` (by benchmark, `against`) withheld,
+/// a warning each, and the suite's geometric mean dropped when any is (it would hold their
+/// contention); the outcome decided again under the run's `settings`. Nothing where conditions
+/// do not bear on the metric compared.
+pub fn withhold_contended(
+    compared: &mut crate::saved::ComparedFiles,
+    new: &ResultFile,
+    others: &HashMap<String, Vec<CpuShare>>,
+    against: ComparedWith,
+    settings: &crate::settings::ComparisonSettings,
+) {
+    if !bear_on(&compared.metric) {
+        return;
+    }
+    let found = contention(
+        new,
+        others,
+        share_tolerance(settings.threshold.get()),
+        against,
+    );
+    if found.warnings.is_empty() {
+        return;
+    }
+    for w in found.warnings {
+        withhold(&mut compared.comparisons, &w);
+        compared.warnings.push(w);
+    }
+    compared.suite = None;
+    compared.decide(settings.fail_on);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tolerance_is_half_the_threshold_and_conditions_bear_on_times_alone() {
+        assert_eq!(share_tolerance(0.01), 0.005);
+        assert_eq!(share_tolerance(0.05), 0.025);
+        assert_eq!(share_tolerance(0.0), 0.005);
+        assert!(bear_on(&Metric::Wall) && bear_on(&Metric::Cpu));
+        assert!(!bear_on(&Metric::Instructions) && !bear_on(&Metric::PeakMemory));
+    }
+
+    #[test]
+    fn a_share_warning_concerns_its_benchmark_and_a_load_warning_every_one() {
+        let contended = Warning::ContentionDiffers {
+            benchmark: "parse".into(),
+            against: ComparedWith::OldResult,
+            candidate: 510,
+            history_low: 997,
+            history_high: 997,
+        };
+        assert!(concerns(&contended, "parse"));
+        assert!(!concerns(&contended, "render"));
+        let busy = Warning::LoadDiffers {
+            candidate: 300,
+            history_low: 10,
+            history_high: 20,
+            cpus: 2,
+        };
+        assert!(concerns(&busy, "parse") && concerns(&busy, "render"));
+    }
+}
