@@ -151,6 +151,31 @@ pub fn withhold_contended(
     compared.decide(settings.fail_on);
 }
 
+/// The warning that `old` and `new` were measured in separate runs, unless they are one run
+/// (the same start, or the same measurements) or rigor's runs of several files each (a
+/// one-process format's files read as executions, where no start is kept). Another tool's
+/// files are separate runs too when their starts are unknown.
+pub(crate) fn separate_runs(old: &ResultFile, new: &ResultFile) -> Option<Warning> {
+    let (a, b) = (old.provenance.started, new.provenance.started);
+    if crate::saved::same_measurements(old, new) || (a.is_some() && a == b) {
+        return None;
+    }
+    if a.is_none() && b.is_none() && old.provenance.imported_from.is_none() {
+        return None;
+    }
+    Some(Warning::SeparateRuns {
+        old_started: a.map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()),
+        new_started: b.map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()),
+        suite: [old, new].iter().all(|r| is_suite(r)),
+    })
+}
+
+/// Whether `result` is a `rigor bench` run's: its benchmarks, a suite's functions, were not
+/// compared with each other.
+fn is_suite(result: &ResultFile) -> bool {
+    result.settings.as_ref().is_some_and(|s| !s.compared_within)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -571,7 +571,7 @@ pub fn compare_metrics_judged(
         }
     }
     let s = &s;
-    let apart = separate_runs(&old, &new).is_some();
+    let apart = crate::conditions::separate_runs(&old, &new).is_some();
     let own = crate::conditions::shares_of([&old]);
     let (others, against) = others.unwrap_or((&own, rigor_store::ComparedWith::OldResult));
     or_wall(&s.metrics)
@@ -625,7 +625,7 @@ pub fn compare_loaded(
     warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
     warnings
         .extend(non_zero_exits(&old, ResultSide::Old).chain(non_zero_exits(&new, ResultSide::New)));
-    if let Some(w) = separate_runs(&old, &new) {
+    if let Some(w) = crate::conditions::separate_runs(&old, &new) {
         warnings.push(w);
         for c in &mut comparisons {
             c.apart = Some(rigor_report::comparison::Apart::Runs);
@@ -668,34 +668,9 @@ fn non_zero_exits(result: &ResultFile, side: ResultSide) -> impl Iterator<Item =
     })
 }
 
-/// The warning that `old` and `new` were measured in separate runs, unless they are one run
-/// (the same start, or the same measurements) or rigor's runs of several files each (a
-/// one-process format's files read as executions, where no start is kept). Another tool's
-/// files are separate runs too when their starts are unknown.
-fn separate_runs(old: &ResultFile, new: &ResultFile) -> Option<Warning> {
-    let (a, b) = (old.provenance.started, new.provenance.started);
-    if same_measurements(old, new) || (a.is_some() && a == b) {
-        return None;
-    }
-    if a.is_none() && b.is_none() && old.provenance.imported_from.is_none() {
-        return None;
-    }
-    Some(Warning::SeparateRuns {
-        old_started: a.map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()),
-        new_started: b.map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()),
-        suite: [old, new].iter().all(|r| is_suite(r)),
-    })
-}
-
-/// Whether `result` is a `rigor bench` run's: its benchmarks, a suite's functions, were not
-/// compared with each other.
-fn is_suite(result: &ResultFile) -> bool {
-    result.settings.as_ref().is_some_and(|s| !s.compared_within)
-}
-
 /// Whether two results hold the same benchmarks with the same measurements (a file compared
 /// with itself, or with a copy of itself).
-fn same_measurements(old: &ResultFile, new: &ResultFile) -> bool {
+pub(crate) fn same_measurements(old: &ResultFile, new: &ResultFile) -> bool {
     old.benchmarks.len() == new.benchmarks.len()
         && old
             .benchmarks
