@@ -566,15 +566,35 @@ pub struct CheckLine {
     /// Undecided with an interval so wide (more than a factor of two) that its point estimate
     /// would be a misleading headline: the line shows the interval alone.
     pub uninformative: bool,
-    /// The candidate was measured under another load than the history's runs (contention they
-    /// did not see, shown by its CPU share, or a busy machine against quiet ones, or the other
-    /// way round): no estimate, no verdict (the warning says why).
-    pub load_differs: bool,
+    /// Why the candidate's verdict was withheld, if it was: no estimate, no verdict (the warning
+    /// says more).
+    pub withheld: Option<Withheld>,
     /// Versions in the segment, and its first.
     pub versions: (usize, String),
     /// The spread between versions and between sessions (SD, fractions; the latter with its
     /// degrees of freedom), when known.
     pub spreads: (f64, Option<(f64, usize)>),
+}
+
+/// Why a check against the history gives a candidate no verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Withheld {
+    /// It was measured under another load than the history's runs (contention they did not
+    /// see, shown by its CPU share, or a busy machine against quiet ones, or the reverse).
+    Load,
+    /// It was measured far in time from every session of the history, farther than they span:
+    /// how far sessions drift over that time was never measured.
+    Time,
+}
+
+impl Withheld {
+    /// What the line says in place of its interval.
+    fn why(self) -> &'static str {
+        match self {
+            Self::Load => "measured under another load than the history's runs",
+            Self::Time => "measured farther in time from the history's sessions than they span",
+        }
+    }
 }
 
 /// The candidate against the stored history (text).
@@ -596,7 +616,7 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
             ),
             None => "between sessions unknown".to_string(),
         };
-        let estimate = if l.uninformative || l.sessions_unknown || l.load_differs {
+        let estimate = if l.uninformative || l.sessions_unknown || l.withheld.is_some() {
             "no estimate".to_string()
         } else {
             ratio_percent(l.ratio)
@@ -605,8 +625,8 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
         // interval of the change, and is not called one. It is not "the measurements alone"
         // either: the stored versions' spread, on their few degrees of freedom, is in it (a
         // trial read −48% .. +142% so for a benchmark with 1.6% noise).
-        let interval = if l.load_differs {
-            "measured under another load than the history's runs: see the warning".to_string()
+        let interval = if let Some(w) = l.withheld {
+            format!("{}: see the warning", w.why())
         } else if l.sessions_unknown {
             format!(
                 "without its session's shift, which nothing measured: {}",
@@ -636,7 +656,10 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
              anchors (`rigor track run`).\n",
         );
     }
-    if lines.iter().any(|l| l.uninformative && !l.load_differs) {
+    if lines
+        .iter()
+        .any(|l| l.uninformative && l.withheld.is_none())
+    {
         out.push_str(UNINFORMATIVE);
     }
     out
@@ -659,11 +682,8 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
         crate::escape::markdown_code(machine),
     );
     for l in lines {
-        let verdict = if l.load_differs {
-            format!(
-                "{} (measured under another load than the history's runs: no estimate)",
-                l.verdict
-            )
+        let verdict = if let Some(w) = l.withheld {
+            format!("{} ({}: no estimate)", l.verdict, w.why())
         } else if l.sessions_unknown {
             format!(
                 "{} (sessions unknown: the interval is the measurements' alone, without the \
@@ -675,7 +695,7 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
         } else {
             l.verdict.clone()
         };
-        let estimate = if l.uninformative || l.sessions_unknown || l.load_differs {
+        let estimate = if l.uninformative || l.sessions_unknown || l.withheld.is_some() {
             "—".to_string()
         } else {
             ratio_percent(l.ratio)
@@ -1203,7 +1223,7 @@ mod tests {
                 at_resolution: false,
                 sessions_unknown: false,
                 uninformative,
-                load_differs: false,
+                withheld: None,
                 versions: (12, "v1".into()),
                 spreads: (0.0, Some((0.52, 4))),
             };
@@ -1258,7 +1278,7 @@ mod tests {
                 at_resolution: false,
                 sessions_unknown: false,
                 uninformative: false,
-                load_differs: false,
+                withheld: None,
                 versions: (4, name.to_string()),
                 spreads: (0.01, None),
             };

@@ -73,6 +73,20 @@ pub enum Warning {
         /// The highest.
         history_high: u32,
     },
+    /// A result checked against a history (`rigor track check FILE`) was measured farther in
+    /// time from every one of the history's sessions than they span (and more than an hour):
+    /// the spread between sessions the check allows for holds only the time they span, and how
+    /// far this machine drifts over a longer one was never measured, so no verdict is given.
+    FarFromSessions {
+        /// Measured after the last session (else before the first).
+        after: bool,
+        /// The time from the nearest session, whole seconds.
+        gap_seconds: u64,
+        /// The time the sessions span, first start to last end, whole seconds.
+        span_seconds: u64,
+        /// The sessions.
+        sessions: usize,
+    },
     /// The machine was busy during the run: the last minute's load average, at its start or
     /// its end, reached half the machine's CPUs (in hundredths: 310 is 3.10).
     BusyMachine {
@@ -296,6 +310,17 @@ pub fn busy(load: f64, cpus: usize) -> bool {
     load >= cpus.max(1) as f64 / 2.0
 }
 
+/// A time in whole seconds as a person reads it: "40 s", "6 min", "1 h 46 min", "3 d 4 h".
+fn duration(seconds: u64) -> String {
+    let (m, h, d) = (seconds / 60, seconds / 3600, seconds / 86_400);
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 => format!("{m} min"),
+        3600..86_400 => format!("{h} h {} min", m % 60),
+        _ => format!("{d} d {} h", h % 24),
+    }
+}
+
 /// The warning in words (shown after `rigor: warning: `).
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -411,6 +436,27 @@ impl std::fmt::Display for Warning {
                     percent(*candidate)
                 )
             }
+            Self::FarFromSessions {
+                after,
+                gap_seconds,
+                span_seconds,
+                sessions,
+            } => write!(
+                f,
+                "the result was measured {} {} the history's {sessions} session(s), which span \
+                 {}: the spread between sessions the check allows for holds only the time they \
+                 span, and how far this machine drifts over a longer one was never measured, so \
+                 no verdict is given; measure it together with the baseline (rigor track check \
+                 --candidate REV|DIR, interleaved), or check against a history measured over \
+                 more time (rigor track run, with anchors)",
+                duration(*gap_seconds),
+                if *after {
+                    "after the last of"
+                } else {
+                    "before the first of"
+                },
+                duration(*span_seconds),
+            ),
             Self::LastRoundUnpaired {
                 candidate,
                 baseline,

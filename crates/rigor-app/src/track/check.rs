@@ -49,8 +49,9 @@ pub struct HistoryVerdict {
     /// contention they did not see, or without the contention they all saw (its CPU share,
     /// [`rigor_store::Warning::ContentionDiffers`]), or where no CPU share tells, on a busy
     /// machine against quiet sessions or the reverse ([`rigor_store::Warning::LoadDiffers`]):
-    /// its verdict is withheld.
-    pub load_differs: bool,
+    /// its verdict is withheld; or far in time from every session of the history
+    /// ([`rigor_store::Warning::FarFromSessions`]).
+    pub withheld: Option<rigor_report::track_run::Withheld>,
 }
 
 /// How many times its lower end an undecided interval's upper end may be before its point
@@ -70,7 +71,7 @@ impl HistoryVerdict {
             verdict: c.verdict.to_string(),
             at_resolution: c.at_resolution,
             sessions_unknown: c.confounded,
-            load_differs: self.load_differs,
+            withheld: self.withheld,
             uninformative: !c.verdict.is_change()
                 && c.interval
                     .is_none_or(|(lo, hi)| hi > UNINFORMATIVE_SPAN * lo || (hi - lo).is_nan()),
@@ -231,12 +232,12 @@ pub fn check_metric(
     // The history decides when it covers every benchmark with a baseline; otherwise every
     // benchmark is compared with its one stored measurement (the unpaired fallback).
     let tolerance = crate::conditions::share_tolerance(comparison.threshold.get());
-    let judge = |shares: &HashMap<String, Vec<rigor_store::CpuShare>>| -> Result<_> {
+    let sessions = history.sessions(baseline)?;
+    let judge = |shares: &HashMap<String, Vec<rigor_store::CpuShare>>| {
         if !crate::conditions::bear_on(metric) {
-            return Ok(Vec::new());
+            return Vec::new();
         }
-        let sessions = history.sessions(baseline)?;
-        Ok(conditions::differing(&loaded, shares, tolerance, &sessions))
+        conditions::differing(&loaded, shares, tolerance, &sessions)
     };
     if against_history.len() == versions.len() {
         let shares = if crate::conditions::bear_on(metric) {
@@ -244,7 +245,15 @@ pub fn check_metric(
         } else {
             HashMap::new()
         };
-        let differs = judge(&shares)?;
+        let mut differs = judge(&shares);
+        // The spread between sessions that the verdicts allow for holds only the time the
+        // sessions span.
+        if against_history.iter().any(|v| !v.change.confounded) {
+            differs.extend(conditions::far_from_sessions(
+                loaded.provenance.started,
+                &sessions,
+            ));
+        }
         return Ok(conditions::withheld(
             Checked {
                 baseline: versions,
@@ -273,7 +282,7 @@ pub fn check_metric(
                 benchmark: v.benchmark,
             }),
     );
-    let differs = judge(&picked_shares)?;
+    let differs = judge(&picked_shares);
     Ok(conditions::withheld(
         Checked {
             baseline: versions,
@@ -405,7 +414,7 @@ fn against_series(
             change,
             tau2: found.tau2,
             sessions: l.session_variance().map(|s| (s.value.sqrt(), s.df)),
-            load_differs: false,
+            withheld: None,
         },
         runs,
     )))
@@ -656,7 +665,7 @@ pub(super) mod tests {
             },
             tau2: 0.0,
             sessions: Some((0.5, 8)),
-            load_differs: false,
+            withheld: None,
         }
     }
 

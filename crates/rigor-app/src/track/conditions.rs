@@ -72,17 +72,62 @@ pub(super) fn load_differs(
     })
 }
 
+/// The least time from every session of a history for which a check is withheld
+/// ([`far_from_sessions`]): within an hour of its sessions a candidate is taken to share their
+/// conditions.
+const FAR_FLOOR_SECONDS: u64 = 3600;
+
+/// The warning that a result measured at `started` lies farther in time from every one of the
+/// history's `sessions` (those that measured something) than they span, and more than an hour
+/// ([`FAR_FLOOR_SECONDS`]): how much sessions shift is known only over the time they span. On a
+/// shared virtual machine, a C program's executions took 45.3 ms in three sessions within six
+/// minutes (their spread 0.36%) and 51–57 ms two hours later, on a CPU throughout. `None`
+/// within that reach, or where the result's start is unknown.
+pub(super) fn far_from_sessions(
+    started: Option<jiff::Timestamp>,
+    sessions: &[rigor_history::StoredSession],
+) -> Option<Warning> {
+    let started = started?;
+    let measured: Vec<_> = sessions.iter().filter(|s| !s.runs.is_empty()).collect();
+    let first = measured.iter().map(|s| s.started).min()?;
+    let last = measured
+        .iter()
+        .map(|s| s.ended.unwrap_or(s.started).max(s.started))
+        .max()?;
+    let seconds = |from: jiff::Timestamp, to: jiff::Timestamp| {
+        u64::try_from(to.duration_since(from).as_secs()).unwrap_or(0)
+    };
+    let span = seconds(first, last);
+    let (after, gap) = if started > last {
+        (true, seconds(last, started))
+    } else if started < first {
+        (false, seconds(started, first))
+    } else {
+        return None;
+    };
+    (gap > span.max(FAR_FLOOR_SECONDS)).then_some(Warning::FarFromSessions {
+        after,
+        gap_seconds: gap,
+        span_seconds: span,
+        sessions: measured.len(),
+    })
+}
+
 /// `checked` with the verdicts `warnings` concern withheld (a load that differs: every one; a
 /// CPU share: its benchmark's), the warnings added: its comparisons inconclusive with unbounded
 /// intervals, and its lines against the history marked (no estimate).
 pub(super) fn withheld(mut checked: Checked, warnings: Vec<Warning>) -> Checked {
     for warning in warnings {
-        for v in checked
-            .against_history
-            .iter_mut()
-            .filter(|v| crate::conditions::concerns(&warning, &v.benchmark))
-        {
-            v.load_differs = true;
+        // Far from the sessions: what that withholds is the spread between sessions, which a
+        // verdict the history could not bound (confounded) has none of.
+        let far = matches!(warning, Warning::FarFromSessions { .. });
+        for v in checked.against_history.iter_mut().filter(|v| {
+            crate::conditions::concerns(&warning, &v.benchmark) && !(far && v.change.confounded)
+        }) {
+            v.withheld = Some(match warning {
+                Warning::FarFromSessions { .. } => rigor_report::track_run::Withheld::Time,
+                _ => rigor_report::track_run::Withheld::Load,
+            });
             v.change.verdict = rigor_stats::compare::Verdict::Inconclusive;
             v.change.p_value = 1.0;
             v.change.p_adjusted = 1.0;
@@ -203,6 +248,94 @@ mod tests {
         ));
     }
 
+    /// A check of these lines against the history, nothing withheld yet.
+    fn lines(against_history: Vec<super::super::check::HistoryVerdict>) -> Checked {
+        Checked {
+            baseline: Vec::new(),
+            comparisons: Vec::new(),
+            suite: None,
+            warnings: Vec::new(),
+            against_history,
+        }
+    }
+
+    /// A session of one run from `started` to `ended` (times of day on one date).
+    fn at(started: &str, ended: &str) -> rigor_history::StoredSession {
+        let t = |hm: &str| format!("2026-11-28T{hm}:00Z").parse().unwrap();
+        rigor_history::StoredSession {
+            started: t(started),
+            ended: Some(t(ended)),
+            runs: vec![rigor_history::RunId(1)],
+            ..session(None, None)
+        }
+    }
+
+    /// The trial's history: three sessions between 08:48 and 08:54, and a quiet run of the same
+    /// code at 10:40 that read +17% (the machine's, on a CPU throughout).
+    #[test]
+    fn a_result_farther_from_the_sessions_than_they_span_and_an_hour_is_withheld() {
+        let burst = [
+            at("08:48", "08:49"),
+            at("08:50", "08:51"),
+            at("08:53", "08:54"),
+        ];
+        let time = |hm: &str| Some(format!("2026-11-28T{hm}:00Z").parse().unwrap());
+        assert_eq!(
+            far_from_sessions(time("10:40"), &burst),
+            Some(Warning::FarFromSessions {
+                after: true,
+                gap_seconds: 6360,
+                span_seconds: 360,
+                sessions: 3,
+            })
+        );
+        assert_eq!(
+            far_from_sessions(time("10:40"), &burst)
+                .unwrap()
+                .to_string()[..62],
+            *"the result was measured 1 h 46 min after the last of the histo"
+        );
+        assert!(matches!(
+            far_from_sessions(time("06:00"), &burst),
+            Some(Warning::FarFromSessions {
+                after: false,
+                gap_seconds: 10080,
+                ..
+            })
+        ));
+        // Within the hour, within the span, or among the sessions: nothing withheld.
+        assert_eq!(far_from_sessions(time("09:50"), &burst), None);
+        let spread = [at("00:10", "00:20"), at("05:00", "05:30")];
+        assert_eq!(far_from_sessions(time("10:20"), &spread), None);
+        assert_eq!(far_from_sessions(time("02:00"), &spread), None);
+        // Sessions that measured nothing do not count; no start, no judgement.
+        let mut empty = at("23:00", "23:30");
+        empty.runs.clear();
+        assert_eq!(far_from_sessions(time("08:40"), &[empty.clone()]), None);
+        assert_eq!(far_from_sessions(None, &burst), None);
+        // A verdict the history could not bound keeps its own reason.
+        let mut confounded = verdict(1.2, Some((0.9, 1.6)), Verdict::Inconclusive);
+        confounded.change.confounded = true;
+        let checked = withheld(
+            lines(vec![
+                confounded,
+                verdict(1.2, Some((1.1, 1.3)), Verdict::Regression),
+            ]),
+            far_from_sessions(time("10:40"), &burst)
+                .into_iter()
+                .collect(),
+        );
+        let [kept, far] = &checked.against_history[..] else {
+            panic!("two lines")
+        };
+        assert_eq!(kept.view().withheld, None);
+        assert_eq!(
+            far.view().withheld,
+            Some(rigor_report::track_run::Withheld::Time)
+        );
+        assert_eq!(far.change.verdict, Verdict::Inconclusive);
+    }
+
     #[test]
     fn contention_withholds_its_own_benchmarks_verdict_alone() {
         let named = |name: &str| {
@@ -211,13 +344,7 @@ mod tests {
             v
         };
         let checked = withheld(
-            Checked {
-                baseline: Vec::new(),
-                comparisons: Vec::new(),
-                suite: None,
-                warnings: Vec::new(),
-                against_history: vec![named("contended"), named("quiet")],
-            },
+            lines(vec![named("contended"), named("quiet")]),
             vec![Warning::ContentionDiffers {
                 benchmark: "contended".into(),
                 against: rigor_store::ComparedWith::History,
@@ -230,9 +357,9 @@ mod tests {
             panic!("two lines")
         };
         assert_eq!(contended.change.verdict, Verdict::Inconclusive);
-        assert!(contended.view().load_differs);
+        assert!(contended.view().withheld.is_some());
         assert_eq!(quiet.change.verdict, Verdict::Regression);
-        assert!(!quiet.view().load_differs);
+        assert!(quiet.view().withheld.is_none());
         assert_eq!(checked.warnings.len(), 1);
     }
 
@@ -287,20 +414,17 @@ mod tests {
         );
         // Withheld: every line inconclusive, no estimate, and the warning added.
         let checked = withheld(
-            Checked {
-                baseline: Vec::new(),
-                comparisons: Vec::new(),
-                suite: None,
-                warnings: Vec::new(),
-                against_history: vec![verdict(3.0, Some((2.9, 3.1)), Verdict::Regression)],
-            },
+            lines(vec![verdict(3.0, Some((2.9, 3.1)), Verdict::Regression)]),
             load_differs(&candidate(Some(3.0), None), &quiet)
                 .into_iter()
                 .collect(),
         );
         let v = &checked.against_history[0];
         assert_eq!(v.change.verdict, Verdict::Inconclusive);
-        assert!(v.view().load_differs);
+        assert_eq!(
+            v.view().withheld,
+            Some(rigor_report::track_run::Withheld::Load)
+        );
         assert_eq!(checked.warnings.len(), 1);
     }
 }
