@@ -598,6 +598,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn durations_read_in_the_largest_two_units_that_matter() {
+        assert_eq!(duration(40), "40 s");
+        assert_eq!(duration(360), "6 min");
+        assert_eq!(duration(6360), "1 h 46 min");
+        assert_eq!(duration(3 * 86_400 + 4 * 3600 + 59), "3 d 4 h");
+    }
+
+    #[test]
     fn a_run_on_a_busy_machine_is_said_from_its_recorded_loads() {
         let loads = |before: Option<f64>, after: Option<f64>| crate::Provenance {
             load_before: before,
