@@ -541,14 +541,16 @@ pub(crate) fn insert_session(
     s: &SessionValues,
 ) -> Result<i64, postgres::Error> {
     tx.query_one(
-        "INSERT INTO sessions (machine_id, kind, started, ended, load_before, rigor_version)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        "INSERT INTO sessions (machine_id, kind, started, ended, load_before, load_after,
+             rigor_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         &[
             &machine,
             &s.kind,
             &s.started,
             &s.ended,
             &s.load_before,
+            &s.load_after,
             &s.rigor_version,
         ],
     )

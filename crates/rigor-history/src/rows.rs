@@ -320,6 +320,7 @@ pub(crate) struct SessionValues {
     pub started: String,
     pub ended: Option<String>,
     pub load_before: Option<f64>,
+    pub load_after: Option<f64>,
     pub rigor_version: String,
 }
 
@@ -331,12 +332,14 @@ impl SessionValues {
             started: time_text(s.started),
             ended: None,
             load_before: s.load_before,
+            load_after: None,
             rigor_version: s.rigor_version.to_string(),
         }
     }
 
     /// The session of its own a result stored without one gets: kind `add`, from the result's
-    /// start to its end (when it records them; else now).
+    /// start to its end, under the loads it recorded then (when it records them; else now, and
+    /// no load).
     pub fn own(run: &Ingest<'_>) -> Self {
         let p = &run.result.provenance;
         let now = Timestamp::now();
@@ -344,7 +347,8 @@ impl SessionValues {
             kind: SessionKind::Add.as_str(),
             started: time_text(p.started.unwrap_or(now)),
             ended: Some(time_text(p.ended.unwrap_or(now))),
-            load_before: None,
+            load_before: p.load_before,
+            load_after: p.load_after,
             rigor_version: run.result.rigor_version.clone(),
         }
     }
@@ -357,6 +361,7 @@ impl SessionValues {
             started: now.clone(),
             ended: Some(now),
             load_before: None,
+            load_after: None,
             rigor_version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }

@@ -454,14 +454,16 @@ fn benchmark_id(tx: &Connection, name: &str) -> rusqlite::Result<i64> {
 
 fn insert_session(tx: &Connection, machine: i64, s: &SessionValues) -> rusqlite::Result<i64> {
     tx.query_row(
-        "INSERT INTO sessions (machine_id, kind, started, ended, load_before, rigor_version)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+        "INSERT INTO sessions (machine_id, kind, started, ended, load_before, load_after,
+             rigor_version)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
         params![
             machine,
             s.kind,
             s.started,
             s.ended,
             s.load_before,
+            s.load_after,
             s.rigor_version
         ],
         |r| r.get(0),

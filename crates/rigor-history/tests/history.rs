@@ -150,6 +150,7 @@ suite!(
     changes_are_kept_per_metric,
     a_database_of_schema_4_gets_changes_per_metric,
     cpu_shares_are_each_runs_median_of_its_measured_executions,
+    a_result_stored_alone_keeps_its_times_and_loads_in_its_session,
 );
 
 /// Without the PostgreSQL backend, a server's URL is refused with an error that says so (and
@@ -669,6 +670,24 @@ fn cpu_shares_are_each_runs_median_of_its_measured_executions(store: Store) {
     assert_eq!((shares[0].run, shares[0].benchmark.as_str()), (a, "sort"));
     assert!((shares[0].share.get() - 0.3).abs() < 1e-9, "{shares:?}");
     assert!(h.cpu_shares(&[]).unwrap().is_empty());
+}
+
+fn a_result_stored_alone_keeps_its_times_and_loads_in_its_session(store: Store) {
+    let mut h = store.open();
+    let mut r = result(1, 1.0);
+    r.provenance.started = Some(at("2026-11-28T08:48:00Z"));
+    r.provenance.ended = Some(at("2026-11-28T08:49:00Z"));
+    r.provenance.load_before = Some(0.25);
+    r.provenance.load_after = Some(2.5);
+    ingest(&mut *h, "a", 1, &r);
+    let sessions = h.sessions(&main()).unwrap();
+    assert_eq!(sessions.len(), 1);
+    let s = &sessions[0];
+    assert_eq!(
+        (s.started, s.ended),
+        (at("2026-11-28T08:48:00Z"), Some(at("2026-11-28T08:49:00Z")))
+    );
+    assert_eq!((s.load_before, s.load_after), (Some(0.25), Some(2.5)));
 }
 
 /// Each backend's migrations, in order, as released (migrations are never edited once

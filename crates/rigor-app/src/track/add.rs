@@ -20,16 +20,18 @@ pub fn add(
 }
 
 /// Begins the session of results that were measured together elsewhere (the versions of one
-/// `track run` file): stored in one session, they tie together as they were measured.
+/// `track run` file, its `provenance`): stored in one session, they tie together as they were
+/// measured, from the time and under the load the file recorded (else now, and no load).
 pub fn add_session(
     history: &mut dyn HistoryWrite,
     machine: &MachineInfo,
+    provenance: &rigor_store::Provenance,
 ) -> Result<rigor_history::SessionId> {
     Ok(history.begin_session(&rigor_history::NewSession {
         machine,
         kind: rigor_history::SessionKind::Add,
-        started: jiff::Timestamp::now(),
-        load_before: None,
+        started: provenance.started.unwrap_or_else(jiff::Timestamp::now),
+        load_before: provenance.load_before,
         rigor_version: env!("CARGO_PKG_VERSION"),
     })?)
 }
@@ -285,7 +287,8 @@ fn add_group(
         }
         // Measured together: one session, so the history ties them together.
         let machine = this_machine(Some(&request.key.machine));
-        let session = add_session(history, &machine)?;
+        let provenance = imported.result.provenance.clone();
+        let session = add_session(history, &machine, &provenance)?;
         for (rev, result) in parts {
             let part = rigor_store::import::Imported {
                 result,
@@ -302,8 +305,8 @@ fn add_group(
             )?);
         }
         let end = rigor_history::SessionEnd {
-            ended: jiff::Timestamp::now(),
-            load_after: None,
+            ended: provenance.ended.unwrap_or_else(jiff::Timestamp::now),
+            load_after: provenance.load_after,
         };
         history.end_session(session, &end)?;
         return Ok(());
