@@ -15,6 +15,7 @@ pub fn starting(origin: &Origin) -> Provenance {
         ended: None,
         load_before: None,
         load_after: None,
+        others_cpus: None,
         command_line: origin.command_line.clone(),
         label: origin.label.clone(),
         git: origin.working_dir.as_deref().and_then(git_state),

@@ -135,6 +135,10 @@ pub fn run(
     progress: &mut dyn Progress,
 ) -> Result<Measured> {
     let header = header(settings);
+    // What other processes use of the CPUs, measured over the run (not for a simulated one).
+    let machine_use = (!settings.simulate)
+        .then(rigor_runner::machine_use::MachineUse::now)
+        .flatten();
     let writer = match &settings.exports.files.json {
         Some(path) => Some(IncrementalWriter::create(path, &header)?),
         None => None,
@@ -281,6 +285,8 @@ pub fn run(
     result.provenance.ended = Some(jiff::Timestamp::now());
     if !settings.simulate {
         result.provenance.load_after = rigor_store::LoadAverage::read().map(|l| l.one);
+        result.provenance.others_cpus = machine_use
+            .and_then(|start| start.others_since(&rigor_runner::machine_use::MachineUse::now()?));
         result.warnings.extend(rigor_store::Warning::busy_machine(
             &result.provenance,
             result.environment.cpus,

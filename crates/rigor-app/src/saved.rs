@@ -324,6 +324,7 @@ fn analyze_loaded(
                 | Warning::Repaired { .. }
                 | Warning::NoMetric { .. }
                 | Warning::BusyMachine { .. }
+                | Warning::OthersBusy { .. }
         )
     });
     if result.status != RunStatus::Complete {

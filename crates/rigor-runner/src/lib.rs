@@ -15,6 +15,7 @@ pub mod iterations;
 pub mod known;
 pub mod length;
 pub mod limits;
+pub mod machine_use;
 pub mod perf;
 pub mod process;
 pub mod schedule;

@@ -580,6 +580,11 @@ pub struct Provenance {
     /// The same when the run ended (the minute's average lags a load that began just before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_after: Option<f64>,
+    /// How many CPUs other processes kept busy on average during the run (0.5: half a CPU):
+    /// the machine's busy CPU time (`/proc/stat`) less rigor's and its commands' own, over the
+    /// run's wall time. Measured over the run, where the load average lags by a minute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others_cpus: Option<f64>,
     /// The command line that made it, program name first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command_line: Vec<String>,

@@ -95,6 +95,15 @@ pub enum Warning {
         /// The machine's logical CPUs.
         cpus: usize,
     },
+    /// Other processes kept at least half the machine's CPUs busy on average during the run
+    /// (`others`, in hundredths of a CPU: 133 is 1.33), measured over the run itself: the
+    /// machine's CPU time less rigor's and its commands' own ([`crate::Provenance::others_cpus`]).
+    OthersBusy {
+        /// The CPUs others kept busy, in hundredths.
+        others: u32,
+        /// The machine's logical CPUs.
+        cpus: usize,
+    },
     /// A benchmark has no result in one of the two files compared.
     NoResultToCompare {
         /// The benchmark.
@@ -278,9 +287,19 @@ impl Warning {
     /// [`Warning::BusyMachine`] for a run whose provenance recorded a load (the higher of its
     /// start's and end's) of at least half of `cpus` ([`busy`]); `None` otherwise, or where no
     /// load was recorded.
+    ///
+    /// Where the run measured what other processes used of the CPUs
+    /// ([`crate::Provenance::others_cpus`]), that decides instead ([`Warning::OthersBusy`]):
+    /// it is measured over the run, where the load average lags.
     pub fn busy_machine(provenance: &crate::Provenance, cpus: usize) -> Option<Self> {
-        let load = peak_load(provenance.load_before, provenance.load_after)?;
         let cpus = cpus.max(1);
+        if let Some(others) = provenance.others_cpus {
+            return busy(others, cpus).then(|| Self::OthersBusy {
+                others: hundredths(others),
+                cpus,
+            });
+        }
+        let load = peak_load(provenance.load_before, provenance.load_after)?;
         busy(load, cpus).then(|| Self::BusyMachine {
             load: hundredths(load),
             cpus,
@@ -360,6 +379,15 @@ impl std::fmt::Display for Warning {
                  another run's times (rigor compare, --baseline, track check) holds the \
                  difference in load; CPU time (--metric cpu) is disturbed less",
                 f64::from(*load) / 100.0
+            ),
+            Self::OthersBusy { others, cpus } => write!(
+                f,
+                "other processes kept {:.2} of this machine's {cpus} CPUs busy on average \
+                 during the run: its times are a busy machine's (waiting for a CPU, evicted \
+                 caches). The commands of one run are interleaved and share the load, but a \
+                 comparison with another run's times (rigor compare, --baseline, track check) \
+                 holds the difference in load; CPU time (--metric cpu) is disturbed less",
+                f64::from(*others) / 100.0
             ),
             Self::LoadDiffers {
                 candidate,
@@ -626,6 +654,26 @@ mod tests {
         assert!(Warning::busy_machine(&loads(Some(1.0), Some(0.2)), 2).is_some());
         assert_eq!(Warning::busy_machine(&loads(None, None), 1), None);
         assert!(Warning::busy_machine(&loads(Some(1.0), None), 0).is_some());
+        // What others used of the CPUs during the run decides where it was measured: a lagging
+        // load of 1.12 after busy loops stopped says nothing, 1.33 CPUs kept busy does.
+        let others = |used: f64| crate::Provenance {
+            others_cpus: Some(used),
+            ..loads(Some(1.12), Some(1.12))
+        };
+        assert_eq!(Warning::busy_machine(&others(0.04), 2), None);
+        let w = Warning::busy_machine(&others(1.333), 2).unwrap();
+        assert_eq!(
+            w,
+            Warning::OthersBusy {
+                others: 133,
+                cpus: 2
+            }
+        );
+        assert!(
+            w.to_string()
+                .starts_with("other processes kept 1.33 of this machine's 2 CPUs busy"),
+            "{w}"
+        );
     }
 
     #[test]

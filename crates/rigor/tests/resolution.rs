@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Dir, json, rigor, stdout_of};
+use common::{Dir, as_uncontended, json, rigor, stdout_of};
 
 /// A program whose every sample reads `ns` nanoseconds, measured in steps of 0.02 ns (a 20 ns
 /// clock over 1000 evaluations): every execution's median and minimum tie.
@@ -158,6 +158,7 @@ fn the_history_keeps_the_resolution_and_floors_what_track_computes_from_it() {
             .arg(&file)
             .assert()
             .success();
+        as_uncontended(&file);
         file
     };
     let add = |file: &std::path::Path, k: usize| {
@@ -224,6 +225,7 @@ fn a_suites_geometric_mean_is_floored_at_its_members_resolutions() {
             .arg(&file)
             .assert()
             .success();
+        as_uncontended(&file);
         file
     };
     let (old, new) = (measure("old.json", "3.00"), measure("new.json", "3.02"));

@@ -6,10 +6,10 @@
 //! Output is captured into reusable files in a scratch directory rather than pipes, so no reader
 //! thread sits on the measuring path; the files are truncated before each execution.
 
-// The only unsafe code of the runner: `wait4`, `waitid` and `kill` through libc, each call
-// wrapped in a safe function there. The workspace denies unsafe code everywhere else.
+// The only unsafe code of the runner: `wait4`, `waitid`, `kill`, `getrusage` and `sysconf`
+// through libc, each call wrapped in a safe function there. The workspace denies unsafe code everywhere else.
 #[allow(unsafe_code)]
-mod sys;
+pub(crate) mod sys;
 
 pub mod launch;
 

@@ -83,6 +83,29 @@ fn own_peak_rss() -> u64 {
     })
 }
 
+/// Clock ticks per second (`sysconf(_SC_CLK_TCK)`), the unit of `/proc/stat`; `None` where
+/// the system does not say.
+pub(crate) fn clock_ticks() -> Option<f64> {
+    // SAFETY: sysconf reads a constant of the system and has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (ticks > 0).then_some(ticks as f64)
+}
+
+/// User and system CPU time of this process and of the children it waited for, seconds.
+pub(crate) fn own_cpu_seconds() -> f64 {
+    let of = |who| {
+        // SAFETY: rusage is plain old data; zeroed is a valid value and getrusage fills it.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: valid pointer to a local variable.
+        if unsafe { libc::getrusage(who, &mut u) } != 0 {
+            return 0.0;
+        }
+        let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 * 1e-6;
+        t(u.ru_utime) + t(u.ru_stime)
+    };
+    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
+}
+
 /// The `VmHWM:   1234 kB` line of a `/proc/PID/status`, in bytes.
 fn vm_hwm(status: &str) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;

@@ -40,6 +40,21 @@ pub fn json(path: &Path) -> Value {
 }
 
 /// Each benchmark's executions in a result file (warm-ups included), in order.
+/// Rewrites a real run's result file as if every execution had a CPU throughout (user time =
+/// wall time): for tests that compare two real runs measured apart, where the CPU share a
+/// machine busy with the other tests gives each run ([`rigor_store::CpuShare`]) would withhold
+/// the verdict the test is not about.
+pub fn as_uncontended(path: &Path) {
+    let mut r = json(path);
+    for b in r["benchmarks"].as_array_mut().into_iter().flatten() {
+        for e in b["executions"].as_array_mut().into_iter().flatten() {
+            e["user"] = e["wall"].clone();
+            e["sys"] = serde_json::json!(0.0);
+        }
+    }
+    std::fs::write(path, r.to_string()).unwrap();
+}
+
 pub fn executions_of(path: &Path) -> Vec<Vec<Value>> {
     json(path)["benchmarks"]
         .as_array()
