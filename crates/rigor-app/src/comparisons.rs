@@ -767,6 +767,7 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
                 overlap_verdict: c.overlap,
                 sequential: None,
                 between_sessions: x.between_sessions,
+                withheld: x.withheld,
             }
         })
         .collect()

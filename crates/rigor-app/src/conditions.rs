@@ -60,14 +60,39 @@ pub struct Contention {
     pub warnings: Vec<Warning>,
 }
 
+/// Whether a run is known to have been measured with the CPUs to itself: other processes kept
+/// less than half of them busy over the run ([`rigor_store::Provenance::others_cpus`]). `false`
+/// where that was not measured (an older or imported file, a run under a second).
+pub fn quiet(result: &ResultFile) -> bool {
+    result
+        .provenance
+        .others_cpus
+        .is_some_and(|o| !rigor_store::warning::busy(o, result.environment.cpus.max(1)))
+}
+
+/// Which sides of a comparison are known to have been measured quiet ([`quiet`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Quiet {
+    /// The candidate (the new result).
+    pub candidate: bool,
+    /// Every run it is compared with.
+    pub others: bool,
+}
+
 /// Each benchmark of `candidate` whose CPU share lies outside the range of `others`' shares for
 /// it (the runs it is compared with, `against`) by more than `tolerance`
-/// ([`rigor_store::contention::differs`]).
+/// ([`rigor_store::contention::differs`]): [`Warning::ContentionDiffers`], its verdict to be
+/// withheld, unless the side with the lower share is known to have been measured quiet
+/// (`quiet`; [`quiet`]): then no process contended, the code itself waits more there, and a
+/// note says so ([`Warning::WaitsDiffer`]) while the verdict stands. A change that adds a 3 ms
+/// sleep to a 55 ms program, measured quiet, was withheld before this and passed a
+/// `--fail-on regression` gate.
 pub fn contention(
     candidate: &ResultFile,
     others: &HashMap<String, Vec<CpuShare>>,
     tolerance: f64,
     against: ComparedWith,
+    quiet: Quiet,
 ) -> Contention {
     let mut found = Contention::default();
     for b in &candidate.benchmarks {
@@ -78,45 +103,71 @@ pub fn contention(
             continue;
         };
         found.judged = true;
-        if rigor_store::contention::differs(share, stored, tolerance) {
-            let (low, high) = rigor_store::contention::range(stored).unwrap_or((share, share));
-            found.warnings.push(Warning::ContentionDiffers {
-                benchmark: b.name.clone(),
-                against,
-                candidate: share.per_mille(),
-                history_low: low.per_mille(),
-                history_high: high.per_mille(),
-            });
+        if !rigor_store::contention::differs(share, stored, tolerance) {
+            continue;
         }
+        let (low, high) = rigor_store::contention::range(stored).unwrap_or((share, share));
+        let lower_quiet = if share.get() < low.get() {
+            quiet.candidate
+        } else {
+            quiet.others
+        };
+        let (benchmark, candidate, history_low, history_high) = (
+            b.name.clone(),
+            share.per_mille(),
+            low.per_mille(),
+            high.per_mille(),
+        );
+        found.warnings.push(if lower_quiet {
+            Warning::WaitsDiffer {
+                benchmark,
+                against,
+                candidate,
+                history_low,
+                history_high,
+            }
+        } else {
+            Warning::ContentionDiffers {
+                benchmark,
+                against,
+                candidate,
+                history_low,
+                history_high,
+            }
+        });
     }
     found
 }
 
-/// Whether `warning` concerns the benchmark `name`'s verdict: a CPU share its own, any other
-/// condition (the machine's load) every benchmark's.
+/// Whether `warning` withholds the benchmark `name`'s verdict: a CPU share its own, a
+/// condition of the whole run (the machine's load, the time) every benchmark's; anything else
+/// (a note that the code waits more) none.
 pub fn concerns(warning: &Warning, name: &str) -> bool {
     match warning {
         Warning::ContentionDiffers { benchmark, .. } => benchmark == name,
-        _ => true,
+        Warning::LoadDiffers { .. } | Warning::FarFromSessions { .. } => true,
+        _ => false,
     }
 }
 
 /// Withholds the verdicts of the `comparisons` that `warning` concerns ([`concerns`]): each
-/// inconclusive, its interval unbounded.
-pub fn withhold(comparisons: &mut [Computed], warning: &Warning) {
-    // A comparison of two results names its sides "NAME (new)" and "NAME (old)".
-    let name = |c: &Computed| {
-        c.candidate
+/// inconclusive, its interval unbounded and marked withheld, and the non-overlap rule's verdict
+/// dropped (it sets the same contended intervals side by side). Whether any was.
+pub fn withhold(comparisons: &mut [Computed], warning: &Warning) -> bool {
+    let mut any = false;
+    for c in comparisons.iter_mut() {
+        // A comparison of two results names its sides "NAME (new)" and "NAME (old)".
+        let name = c
+            .candidate
             .strip_suffix(crate::comparisons::NEW)
-            .unwrap_or(&c.candidate)
-            .to_string()
-    };
-    for c in comparisons
-        .iter_mut()
-        .filter(|c| concerns(warning, &name(c)))
-    {
-        c.comparison.withhold();
+            .unwrap_or(&c.candidate);
+        if concerns(warning, name) {
+            c.comparison.withhold();
+            c.overlap = None;
+            any = true;
+        }
     }
+    any
 }
 
 /// `compared` (a comparison of result files measured apart) with the verdicts of the benchmarks
@@ -129,6 +180,7 @@ pub fn withhold_contended(
     new: &ResultFile,
     others: &HashMap<String, Vec<CpuShare>>,
     against: ComparedWith,
+    quiet: Quiet,
     settings: &crate::settings::ComparisonSettings,
 ) {
     if !bear_on(&compared.metric) {
@@ -139,15 +191,16 @@ pub fn withhold_contended(
         others,
         share_tolerance(settings.threshold.get()),
         against,
+        quiet,
     );
-    if found.warnings.is_empty() {
-        return;
-    }
+    let mut withheld = false;
     for w in found.warnings {
-        withhold(&mut compared.comparisons, &w);
+        withheld |= withhold(&mut compared.comparisons, &w);
         compared.warnings.push(w);
     }
-    compared.suite = None;
+    if withheld {
+        compared.suite = None;
+    }
     compared.decide(settings.fail_on);
 }
 

@@ -525,14 +525,14 @@ pub fn compare_metrics(s: &CompareFilesSettings) -> Result<Vec<ComparedFiles>> {
 }
 
 /// [`compare_metrics`], the new result's CPU shares judged against `others` (by benchmark; what
-/// they are the shares of) where the two were measured apart, by default against the old
-/// result's ([`crate::conditions::withhold_contended`]).
+/// they are the shares of; whether all those runs are known quiet) where the two were measured
+/// apart, by default against the old result's ([`crate::conditions::withhold_contended`]).
 ///
 /// # Errors
 /// As [`compare_metrics`].
 pub fn compare_metrics_judged(
     s: &CompareFilesSettings,
-    others: Option<(&crate::conditions::Shares, rigor_store::ComparedWith)>,
+    others: Option<(&crate::conditions::Shares, rigor_store::ComparedWith, bool)>,
 ) -> Result<Vec<ComparedFiles>> {
     let old = load_together(&s.old, s.format)?;
     let new = load_together(&s.new, s.format)?;
@@ -574,13 +574,28 @@ pub fn compare_metrics_judged(
     let s = &s;
     let apart = crate::conditions::separate_runs(&old, &new).is_some();
     let own = crate::conditions::shares_of([&old]);
-    let (others, against) = others.unwrap_or((&own, rigor_store::ComparedWith::OldResult));
+    let (others, against, others_quiet) = others.unwrap_or((
+        &own,
+        rigor_store::ComparedWith::OldResult,
+        crate::conditions::quiet(&old),
+    ));
+    let quiet = crate::conditions::Quiet {
+        candidate: crate::conditions::quiet(&new),
+        others: others_quiet,
+    };
     or_wall(&s.metrics)
         .iter()
         .map(|metric| {
             let mut c = compare_loaded_metric(&old, &new, s, false, metric)?;
             if apart {
-                crate::conditions::withhold_contended(&mut c, &new, others, against, &s.comparison);
+                crate::conditions::withhold_contended(
+                    &mut c,
+                    &new,
+                    others,
+                    against,
+                    quiet,
+                    &s.comparison,
+                );
             }
             Ok(c)
         })

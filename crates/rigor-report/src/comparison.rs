@@ -217,11 +217,15 @@ pub fn effect_text(v: &ComparisonView<'_>) -> String {
         c.ci.map(|i| (i.lower, i.upper)),
         c.level,
     );
+    let ci = if c.withheld { WITHHELD.to_string() } else { ci };
     format!(
         "{} is {amount} than {}{what} ({ci})",
         v.candidate, v.baseline
     )
 }
+
+/// What a withheld comparison shows in place of its interval.
+const WITHHELD: &str = "no interval: measured under other conditions, see the warning";
 
 /// A p-value as people read it: "p = 0.042", "p < 0.001".
 pub fn p_text(name: &str, p: f64) -> String {
@@ -463,6 +467,11 @@ fn sessions_text(spread: rigor_stats::compare::SessionSpread, again: bool) -> St
 /// Advice for the verdict, in words.
 fn verdict_text(v: &ComparisonView<'_>) -> String {
     let (kind, c) = (v.kind, v.comparison);
+    if c.withheld {
+        return "inconclusive: withheld, the two sides were measured under other conditions \
+                (see the warning)"
+            .to_string();
+    }
     let v_quantity = v.quantity.clone();
     let band = percent(100.0 * c.threshold);
     // A decided verdict of sides measured apart holds for these runs' (or blocks') noise only.
@@ -618,7 +627,11 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
                  for a narrower one"
             );
         }
-        if let Some(b) = c.bootstrap.as_ref().filter(|_| v.exact.is_none()) {
+        if let Some(b) = c
+            .bootstrap
+            .as_ref()
+            .filter(|_| v.exact.is_none() && !c.withheld)
+        {
             if c.ci.is_none_or(|ci| {
                 ci.method != rigor_stats::compare::RatioMethod::BootstrapPercentile
             }) {
@@ -724,8 +737,17 @@ pub fn table_in(markup: Markup, views: &[ComparisonView<'_>]) -> String {
             let level = format!("{}% CI ", crate::format::level_percent(c.level));
             let verdict = verdict_word_of(v.kind, c.verdict, &v.quantity);
             // A verdict of sides measured apart carries that in the table too: pasted into a
-            // pull request, the terminal's warning is not beside it.
-            let apart = apart_suffix(v.apart, c.verdict);
+            // pull request, the terminal's warning is not beside it; so does a withheld one.
+            let apart = if c.withheld {
+                " (withheld: measured under other conditions)"
+            } else {
+                apart_suffix(v.apart, c.verdict)
+            };
+            let ci = if c.withheld {
+                format!("{level}withheld")
+            } else {
+                ci
+            };
             vec![
                 cell(markup, v.candidate),
                 cell(markup, v.baseline),

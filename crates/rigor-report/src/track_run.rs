@@ -704,7 +704,12 @@ pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> Strin
             out,
             "| {} | {estimate} | {} | {verdict} | {} | {} |",
             crate::escape::markdown_cell(&l.benchmark),
-            interval_percent(l.interval),
+            // Withheld: its interval, computed as if nothing differed, would read as a finding.
+            if l.withheld.is_some() {
+                "—".to_string()
+            } else {
+                interval_percent(l.interval)
+            },
             l.versions.0,
             crate::escape::markdown_cell(&short(&l.versions.1))
         );

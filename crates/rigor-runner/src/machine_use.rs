@@ -9,6 +9,11 @@
 
 use std::time::Instant;
 
+/// The shortest time over which others' use is told: `/proc/stat` counts in clock ticks (10 ms
+/// here) on each CPU, so over an 11 ms run of `true` a quiet machine read 1.17 CPUs busy; over a
+/// second the ticks' error is a few hundredths of a CPU.
+pub const MIN_SECONDS: f64 = 1.0;
+
 /// One snapshot of the machine's and this process's CPU use.
 #[derive(Debug, Clone, Copy)]
 pub struct MachineUse {
@@ -33,10 +38,10 @@ impl MachineUse {
     }
 
     /// The CPUs other processes kept busy on average from `self` to `later` (0.5: half a CPU),
-    /// never below 0; `None` over no time.
+    /// never below 0; `None` over less than [`MIN_SECONDS`].
     pub fn others_since(&self, later: &Self) -> Option<f64> {
         let wall = later.at.duration_since(self.at).as_secs_f64();
-        if wall <= 0.0 {
+        if wall < MIN_SECONDS {
             return None;
         }
         let others = (later.machine - self.machine) - (later.own - self.own);
@@ -94,6 +99,7 @@ mod tests {
         // Ticks are coarser than rusage: never below 0.
         assert_eq!(before.others_since(&after(100.5, 11.0, 1.0)), Some(0.0));
         assert_eq!(before.others_since(&before), None);
+        assert_eq!(before.others_since(&after(100.5, 10.0, 0.5)), None);
     }
 
     /// On Linux the snapshot reads; a busy child counts as rigor's own, not as others'.

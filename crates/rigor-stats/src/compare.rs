@@ -746,6 +746,10 @@ pub struct Comparison {
     /// change that is not there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub more_units_if_none: Option<usize>,
+    /// Its verdict was withheld ([`Comparison::withhold`]): the two sides were measured under
+    /// other conditions, which no interval holds.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withheld: bool,
     /// Number of top-level units of the candidate.
     pub candidate_units: usize,
     /// Number of top-level units of the baseline.
@@ -829,6 +833,7 @@ impl Comparison {
         self.p_value = 1.0;
         self.more_units = None;
         self.more_units_if_none = None;
+        self.withheld = true;
     }
 
     /// Widens the deciding interval for a baseline measured in another session, whose statistic
@@ -1137,6 +1142,7 @@ fn compare_with(
         p_test,
         more_units,
         more_units_if_none,
+        withheld: false,
         candidate_units: rc,
         baseline_units: rb,
         at_resolution: false,

@@ -477,6 +477,10 @@ pub struct ComparisonRecord {
     /// statistic moved between them, carried into `ci` (no verdict from a single session).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub between_sessions: Option<rigor_stats::compare::SessionSpread>,
+    /// Its verdict was withheld: the two sides were measured under other conditions (a
+    /// warning says which), so `ci` is unbounded by that, not by noise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withheld: bool,
 }
 
 /// How a comparison run until decided ended (an anytime-valid confidence sequence on the paired

@@ -73,6 +73,22 @@ pub enum Warning {
         /// The highest.
         history_high: u32,
     },
+    /// A benchmark's CPU share differs from the compared runs' as [`Warning::ContentionDiffers`]
+    /// says, but the side with the lower share was measured on a machine other processes left
+    /// idle ([`crate::Provenance::others_cpus`] below half the CPUs): not contention, the code
+    /// itself waits more there (I/O, sleeping, locks). The verdict stands; a note.
+    WaitsDiffer {
+        /// The benchmark.
+        benchmark: String,
+        /// What it is compared with.
+        against: ComparedWith,
+        /// The candidate's share, in thousandths.
+        candidate: u32,
+        /// The lowest of the compared runs' shares.
+        history_low: u32,
+        /// The highest.
+        history_high: u32,
+    },
     /// A result checked against a history (`rigor track check FILE`) was measured farther in
     /// time from every one of the history's sessions than they span (and more than an hour):
     /// the spread between sessions the check allows for holds only the time they span, and how
@@ -278,7 +294,7 @@ impl Warning {
             Self::Imported {
                 note: ImportNote::CpuMeansOnly { .. } | ImportNote::RoundsShared,
                 ..
-            }
+            } | Self::WaitsDiffer { .. }
         )
     }
 }
@@ -461,6 +477,38 @@ impl std::fmt::Display for Warning {
                     "'{benchmark}' had a CPU for {} of its wall time in {this} and for {others} \
                      in {them}: {why}, so its wall time differs from theirs by about that \
                      ratio, which no interval holds, and no verdict is given; {remedy}",
+                    percent(*candidate)
+                )
+            }
+            Self::WaitsDiffer {
+                benchmark,
+                against,
+                candidate,
+                history_low,
+                history_high,
+            } => {
+                let percent = |milli: u32| format!("{:.1}%", f64::from(milli) / 10.0);
+                let others = if history_low == history_high {
+                    percent(*history_low)
+                } else {
+                    format!("{}–{}", percent(*history_low), percent(*history_high))
+                };
+                let (this, them) = match against {
+                    ComparedWith::History => ("this result", "the history's runs"),
+                    ComparedWith::Baseline => ("this run", "the baseline's sessions"),
+                    ComparedWith::OldResult => ("the new result", "the old one"),
+                };
+                let (waits, where_) = if candidate < history_low {
+                    ("more", this)
+                } else {
+                    ("less", them)
+                };
+                write!(
+                    f,
+                    "'{benchmark}' had a CPU for {} of its wall time in {this} and for {others} \
+                     in {them}, on a machine other processes left idle in {where_}: not \
+                     contention; the code waits {waits} (I/O, sleeping, locks), and the verdict \
+                     stands",
                     percent(*candidate)
                 )
             }

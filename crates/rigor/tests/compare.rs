@@ -286,6 +286,36 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
     assert_eq!(of(&withheld, "render (new)")["verdict"], "inconclusive");
     assert_eq!(of(&withheld, "parse (new)"), of(&j, "parse (new)"));
     assert!(withheld["suite"].is_null(), "{withheld}");
+    assert_eq!(of(&withheld, "render (new)")["withheld"], true);
+    rigor()
+        .arg("compare")
+        .arg(&old)
+        .arg(&contended_file)
+        .assert()
+        .stdout(predicate::str::contains(
+            "(no interval: measured under other conditions, see the warning)",
+        ))
+        .stdout(predicate::str::contains(
+            "verdict: inconclusive: withheld, the two sides were measured under other conditions",
+        ));
+    // Measured with the machine to itself (other processes kept 0.02 CPUs busy): the lower
+    // share is the code's own waiting, not contention; the verdict stands, with a note.
+    contended["provenance"]["others_cpus"] = serde_json::json!(0.02);
+    contended["environment"]["cpus"] = serde_json::json!(2);
+    std::fs::write(&contended_file, contended.to_string()).unwrap();
+    let assert = rigor()
+        .arg("compare")
+        .arg(&old)
+        .arg(&contended_file)
+        .arg("--json")
+        .assert()
+        .stderr(predicate::str::contains(
+            "on a machine other processes left idle in the new result: not contention; the code \
+             waits more",
+        ));
+    let waits: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(of(&waits, "render (new)")["verdict"], "regression");
+    assert!(!waits["suite"].is_null(), "{waits}");
     // `-`: the table alone on standard output, the comparisons on standard error.
     let out = rigor()
         .current_dir(dir.0.path())

@@ -348,7 +348,11 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
             metrics: settings.metrics.first().cloned().into_iter().collect(),
             ..settings
         },
-        Some((&shares, rigor_store::ComparedWith::Baseline)),
+        Some((
+            &shares,
+            rigor_store::ComparedWith::Baseline,
+            sessions.iter().all(crate::conditions::quiet),
+        )),
     )
     .map(|mut all| all.remove(0))
     .map_err(|e| CargoBenchError::Compare {
@@ -363,6 +367,11 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
     compared
         .warnings
         .retain(|w| !matches!(w, rigor_store::Warning::SeparateRuns { .. }));
+    // The run's own warnings (a busy machine) were said with the run: not again here.
+    let said = rigor_store::load(new)
+        .map(|r| r.warnings)
+        .unwrap_or_default();
+    compared.warnings.retain(|w| !said.contains(w));
     compared.decide(s.comparison.fail_on);
     Ok(compared)
 }

@@ -32,6 +32,12 @@ pub(super) fn differing(
         history,
         tolerance,
         rigor_store::ComparedWith::History,
+        // The history's sessions record the load average, not what others used of the CPUs:
+        // only the candidate can be known quiet.
+        crate::conditions::Quiet {
+            candidate: crate::conditions::quiet(candidate),
+            others: false,
+        },
     );
     if !judged {
         warnings.extend(load_differs(candidate, sessions));
@@ -219,6 +225,22 @@ mod tests {
                 history_high: 998,
             }]
         );
+        // The same candidate known to have had the machine to itself (others kept 0.02 CPUs
+        // busy): its lower share is the code's own waiting (a sleep added), not contention, and
+        // its verdict stands with a note.
+        let mut waits = candidate.clone();
+        waits.provenance.others_cpus = Some(0.02);
+        let found = differing(&waits, &history, share_tolerance(0.01), &sessions);
+        assert!(
+            matches!(&found[..], [Warning::WaitsDiffer { candidate: 520, .. }]),
+            "{found:?}"
+        );
+        assert!(found[0].is_note());
+        let kept = withheld(
+            lines(vec![verdict(1.05, Some((1.03, 1.07)), Verdict::Regression)]),
+            found,
+        );
+        assert_eq!(kept.against_history[0].change.verdict, Verdict::Regression);
         // A quiet candidate against a contended history is withheld too.
         let contended = shares(&[("quiet", &[0.51, 0.6])]);
         assert!(matches!(
