@@ -229,6 +229,28 @@ fn is_suite(result: &ResultFile) -> bool {
     result.settings.as_ref().is_some_and(|s| !s.compared_within)
 }
 
+/// The warnings each of two compared results carries, old's first, a busy machine labelled
+/// with the run it was said of.
+pub(crate) fn carried_warnings(old: &ResultFile, new: &ResultFile) -> Vec<Warning> {
+    let sided = |r: &ResultFile, which: rigor_store::ResultSide| {
+        r.warnings
+            .iter()
+            .cloned()
+            .map(move |w| match w {
+                Warning::OthersBusy { others, cpus, .. } => Warning::OthersBusy {
+                    others,
+                    cpus,
+                    side: Some(which),
+                },
+                w => w,
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut all = sided(old, rigor_store::ResultSide::Old);
+    all.extend(sided(new, rigor_store::ResultSide::New));
+    all
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -638,7 +638,8 @@ pub fn compare_loaded(
         values_only,
         mut warnings,
     } = comparisons::between(&old, &old_analyses, &new, &new_analyses, &cs, paired)?;
-    warnings.splice(0..0, old.warnings.iter().chain(&new.warnings).cloned());
+    let carried = crate::conditions::carried_warnings(&old, &new);
+    warnings.splice(0..0, carried);
     warnings
         .extend(non_zero_exits(&old, ResultSide::Old).chain(non_zero_exits(&new, ResultSide::New)));
     if let Some(w) = crate::conditions::separate_runs(&old, &new) {

@@ -119,6 +119,9 @@ pub enum Warning {
         others: u32,
         /// The machine's logical CPUs.
         cpus: usize,
+        /// Which result's run, where two are compared (`None`: the run's own).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        side: Option<ResultSide>,
     },
     /// A benchmark has no result in one of the two files compared.
     NoResultToCompare {
@@ -313,6 +316,7 @@ impl Warning {
             return busy(others, cpus).then(|| Self::OthersBusy {
                 others: hundredths(others),
                 cpus,
+                side: None,
             });
         }
         let load = peak_load(provenance.load_before, provenance.load_after)?;
@@ -396,14 +400,19 @@ impl std::fmt::Display for Warning {
                  difference in load; CPU time (--metric cpu) is disturbed less",
                 f64::from(*load) / 100.0
             ),
-            Self::OthersBusy { others, cpus } => write!(
+            Self::OthersBusy { others, cpus, side } => write!(
                 f,
                 "other processes kept {:.2} of this machine's {cpus} CPUs busy on average \
-                 during the run: its times are a busy machine's (waiting for a CPU, evicted \
+                 during the {}run: its times are a busy machine's (waiting for a CPU, evicted \
                  caches). The commands of one run are interleaved and share the load, but a \
                  comparison with another run's times (rigor compare, --baseline, track check) \
                  holds the difference in load; CPU time (--metric cpu) is disturbed less",
-                f64::from(*others) / 100.0
+                f64::from(*others) / 100.0,
+                match side {
+                    Some(ResultSide::Old) => "old result's ",
+                    Some(ResultSide::New) => "new result's ",
+                    None => "",
+                }
             ),
             Self::LoadDiffers {
                 candidate,
@@ -714,13 +723,24 @@ mod tests {
             w,
             Warning::OthersBusy {
                 others: 133,
-                cpus: 2
+                cpus: 2,
+                side: None
             }
         );
         assert!(
             w.to_string()
                 .starts_with("other processes kept 1.33 of this machine's 2 CPUs busy"),
             "{w}"
+        );
+        // In a comparison of two results, which run it was.
+        let sided = Warning::OthersBusy {
+            others: 133,
+            cpus: 2,
+            side: Some(ResultSide::Old),
+        };
+        assert!(
+            sided.to_string().contains("during the old result's run"),
+            "{sided}"
         );
     }
 

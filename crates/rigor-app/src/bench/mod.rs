@@ -371,7 +371,16 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
     let said = rigor_store::load(new)
         .map(|r| r.warnings)
         .unwrap_or_default();
-    compared.warnings.retain(|w| !said.contains(w));
+    compared.warnings.retain(|w| {
+        !said.contains(w)
+            && !matches!(
+                w,
+                rigor_store::Warning::OthersBusy {
+                    side: Some(rigor_store::ResultSide::New),
+                    ..
+                }
+            )
+    });
     compared.decide(s.comparison.fail_on);
     Ok(compared)
 }
