@@ -14,7 +14,7 @@ use crate::comparisons::Computed;
 /// The least tolerance of the CPU-share rule: quiet runs of a CPU-bound program agree within
 /// 0.1% (0.9961–0.9975 over 12 runs of a C program in 3 sessions), so half a percent is well
 /// beyond their noise.
-const SHARE_TOLERANCE_FLOOR: f64 = 0.005;
+pub const SHARE_TOLERANCE_FLOOR: f64 = 0.005;
 
 /// How far outside the history's range a candidate's CPU share may lie before its verdict is
 /// withheld: half the practical threshold (contention alone then moves a CPU-bound program's
