@@ -516,7 +516,8 @@ impl std::fmt::Display for Warning {
                     f,
                     "'{benchmark}' had a CPU for {} of its wall time in {this} and for {others} \
                      in {them}, on a machine other processes left idle in {where_}: not \
-                     contention; the code waits {waits} (I/O, sleeping, locks), and the verdict \
+                     contention; the program waits {waits} there itself (I/O, sleeping, locks, \
+                     or the system's own work such as starting a process), and the verdict \
                      stands",
                     percent(*candidate)
                 )

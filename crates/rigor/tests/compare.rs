@@ -310,8 +310,8 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
         .arg("--json")
         .assert()
         .stderr(predicate::str::contains(
-            "on a machine other processes left idle in the new result: not contention; the code \
-             waits more",
+            "on a machine other processes left idle in the new result: not contention; the \
+             program waits more there itself",
         ));
     let waits: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
     assert_eq!(of(&waits, "render (new)")["verdict"], "regression");
