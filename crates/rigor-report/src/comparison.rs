@@ -217,7 +217,13 @@ pub fn effect_text(v: &ComparisonView<'_>) -> String {
         c.ci.map(|i| (i.lower, i.upper)),
         c.level,
     );
-    let ci = if c.withheld { WITHHELD.to_string() } else { ci };
+    // Withheld: its middle, a difference the conditions made, would read as a finding.
+    if c.withheld {
+        return format!(
+            "{} against {}{what}: no estimate ({WITHHELD})",
+            v.candidate, v.baseline
+        );
+    }
     format!(
         "{} is {amount} than {}{what} ({ci})",
         v.candidate, v.baseline
@@ -743,10 +749,10 @@ pub fn table_in(markup: Markup, views: &[ComparisonView<'_>]) -> String {
             } else {
                 apart_suffix(v.apart, c.verdict)
             };
-            let ci = if c.withheld {
-                format!("{level}withheld")
+            let (amount, ci) = if c.withheld {
+                ("—".to_string(), format!("{level}withheld"))
             } else {
-                ci
+                (amount, ci)
             };
             vec![
                 cell(markup, v.candidate),

@@ -293,7 +293,8 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
         .arg(&contended_file)
         .assert()
         .stdout(predicate::str::contains(
-            "(no interval: measured under other conditions, see the warning)",
+            "render (new) against render (old): no estimate (no interval: measured under other \
+             conditions, see the warning)",
         ))
         .stdout(predicate::str::contains(
             "verdict: inconclusive: withheld, the two sides were measured under other conditions",
