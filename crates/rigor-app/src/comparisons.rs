@@ -750,10 +750,15 @@ pub fn records(computed: &[Computed]) -> Vec<ComparisonRecord> {
                 estimator: x.estimator,
                 ratio: x.ratio,
                 ci: x.ci,
-                bootstrap_ci: x.bootstrap.as_ref().map(|b| BoundsRecord {
-                    lower: b.lower,
-                    upper: b.upper,
-                }),
+                // Withheld: its resampled interval holds the conditions' difference too.
+                bootstrap_ci: x
+                    .bootstrap
+                    .as_ref()
+                    .filter(|_| !x.withheld)
+                    .map(|b| BoundsRecord {
+                        lower: b.lower,
+                        upper: b.upper,
+                    }),
                 g: x.g,
                 verdict: x.verdict,
                 threshold: Fraction::new(x.threshold).unwrap_or_default(),

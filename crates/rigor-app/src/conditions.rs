@@ -62,7 +62,7 @@ pub struct Contention {
 
 /// Whether a run is known to have been measured with the CPUs to itself: other processes kept
 /// less than half of them busy over the run ([`rigor_store::Provenance::others_cpus`]). `false`
-/// where that was not measured (an older or imported file, a run under a second).
+/// where that was not measured (an older or imported file, a run under a quarter of a second).
 pub fn quiet(result: &ResultFile) -> bool {
     result
         .provenance

@@ -11,8 +11,9 @@ use std::time::Instant;
 
 /// The shortest time over which others' use is told: `/proc/stat` counts in clock ticks (10 ms
 /// here) on each CPU, so over an 11 ms run of `true` a quiet machine read 1.17 CPUs busy; over a
-/// second the ticks' error is a few hundredths of a CPU.
-pub const MIN_SECONDS: f64 = 1.0;
+/// quarter of a second the ticks' error is under 0.1 of a CPU, far from the half of the CPUs
+/// that makes a machine busy (a run of 20 executions of a 15 ms program is told).
+pub const MIN_SECONDS: f64 = 0.25;
 
 /// One snapshot of the machine's and this process's CPU use.
 #[derive(Debug, Clone, Copy)]
@@ -99,7 +100,7 @@ mod tests {
         // Ticks are coarser than rusage: never below 0.
         assert_eq!(before.others_since(&after(100.5, 11.0, 1.0)), Some(0.0));
         assert_eq!(before.others_since(&before), None);
-        assert_eq!(before.others_since(&after(100.5, 10.0, 0.5)), None);
+        assert_eq!(before.others_since(&after(100.5, 10.0, 0.2)), None);
     }
 
     /// On Linux the snapshot reads; a busy child counts as rigor's own, not as others'.
