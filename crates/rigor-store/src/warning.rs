@@ -269,6 +269,31 @@ pub enum ComparedWith {
     OldResult,
 }
 
+impl ComparedWith {
+    /// How a warning names the candidate's side and the compared one.
+    fn sides(self) -> (&'static str, &'static str) {
+        match self {
+            Self::History => ("this result", "the history's runs it is compared with"),
+            Self::Baseline => ("this run", "the baseline's sessions"),
+            Self::OldResult => ("the new result", "the old one"),
+        }
+    }
+}
+
+/// A CPU share held in thousandths, as a percentage ("99.7%").
+fn share_percent(milli: u32) -> String {
+    format!("{:.1}%", f64::from(milli) / 10.0)
+}
+
+/// The compared runs' shares: one ("99.7%") or their range ("99.6%–99.7%").
+fn share_range(low: u32, high: u32) -> String {
+    if low == high {
+        share_percent(low)
+    } else {
+        format!("{}–{}", share_percent(low), share_percent(high))
+    }
+}
+
 /// Which of the two results of a comparison of files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -449,30 +474,20 @@ impl std::fmt::Display for Warning {
                 history_low,
                 history_high,
             } => {
-                let percent = |milli: u32| format!("{:.1}%", f64::from(milli) / 10.0);
-                let others = if history_low == history_high {
-                    percent(*history_low)
-                } else {
-                    format!("{}–{}", percent(*history_low), percent(*history_high))
-                };
-                let (this, them, remedy) = match against {
-                    ComparedWith::History => (
-                        "this result",
-                        "the history's runs it is compared with",
+                let others = share_range(*history_low, *history_high);
+                let (this, them) = against.sides();
+                let remedy = match against {
+                    ComparedWith::History => {
                         "measure it on a machine as quiet as the history's, or together with \
-                         the baseline (rigor track check --candidate REV|DIR, interleaved)",
-                    ),
-                    ComparedWith::Baseline => (
-                        "this run",
-                        "the baseline's sessions",
+                         the baseline (rigor track check --candidate REV|DIR, interleaved)"
+                    }
+                    ComparedWith::Baseline => {
                         "measure it on a machine as quiet as the baseline's, or together with \
-                         the baseline's version (rigor bench --against REV, interleaved)",
-                    ),
-                    ComparedWith::OldResult => (
-                        "the new result",
-                        "the old one",
-                        "measure both in one run (interleaved), on a quiet machine",
-                    ),
+                         the baseline's version (rigor bench --against REV, interleaved)"
+                    }
+                    ComparedWith::OldResult => {
+                        "measure both in one run (interleaved), on a quiet machine"
+                    }
                 };
                 let why = if candidate < history_low {
                     "it waited for CPUs other processes held (or the change itself waits more: \
@@ -486,7 +501,7 @@ impl std::fmt::Display for Warning {
                     "'{benchmark}' had a CPU for {} of its wall time in {this} and for {others} \
                      in {them}: {why}, so its wall time differs from theirs by about that \
                      ratio, which no interval holds, and no verdict is given; {remedy}",
-                    percent(*candidate)
+                    share_percent(*candidate)
                 )
             }
             Self::WaitsDiffer {
@@ -496,17 +511,8 @@ impl std::fmt::Display for Warning {
                 history_low,
                 history_high,
             } => {
-                let percent = |milli: u32| format!("{:.1}%", f64::from(milli) / 10.0);
-                let others = if history_low == history_high {
-                    percent(*history_low)
-                } else {
-                    format!("{}–{}", percent(*history_low), percent(*history_high))
-                };
-                let (this, them) = match against {
-                    ComparedWith::History => ("this result", "the history's runs"),
-                    ComparedWith::Baseline => ("this run", "the baseline's sessions"),
-                    ComparedWith::OldResult => ("the new result", "the old one"),
-                };
+                let others = share_range(*history_low, *history_high);
+                let (this, them) = against.sides();
                 let (waits, where_) = if candidate < history_low {
                     ("more", this)
                 } else {
@@ -519,7 +525,7 @@ impl std::fmt::Display for Warning {
                      contention; the program waits {waits} there itself (I/O, sleeping, locks, \
                      or the system's own work such as starting a process), and the verdict \
                      stands",
-                    percent(*candidate)
+                    share_percent(*candidate)
                 )
             }
             Self::FarFromSessions {

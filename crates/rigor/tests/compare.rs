@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Dir, json, rigor, sim, stdout_of};
+use common::{Dir, comparison_named, json, rigor, sim, stdout_of};
 use predicates::prelude::*;
 
 const A: &str = "mean=10ms,execution=2%,iteration=1%,iterations=10";
@@ -274,15 +274,7 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
              the old one: it waited for CPUs other processes held",
         ));
     let withheld: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
-    let of = |j: &serde_json::Value, name: &str| {
-        j["comparisons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["candidate"] == name)
-            .unwrap()
-            .clone()
-    };
+    let of = comparison_named;
     assert_eq!(of(&withheld, "render (new)")["verdict"], "inconclusive");
     assert_eq!(of(&withheld, "parse (new)"), of(&j, "parse (new)"));
     assert!(withheld["suite"].is_null(), "{withheld}");

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Dir, json, rigor, sim, stdout_of};
+use common::{Dir, comparison_named, json, rigor, sim, stdout_of};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -301,15 +301,7 @@ fn analyze_shows_the_saved_sequential_verdicts() {
         assert!(text.contains(line), "{line:?} missing from\n{text}");
     }
     // The comparisons keep the sequence's verdicts, intervals and records, not a fixed design's.
-    let by = |name: &str| {
-        r["comparisons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["candidate"] == name)
-            .unwrap()
-            .clone()
-    };
+    let by = |name: &str| comparison_named(&r, name);
     for (name, verdict) in [("slow", "regression"), ("same", "equivalent")] {
         let c = by(name);
         assert_eq!(c["verdict"], verdict, "{c}");

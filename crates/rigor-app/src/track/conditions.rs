@@ -217,13 +217,7 @@ mod tests {
         );
         assert_eq!(
             differing(&candidate, &history, share_tolerance(0.01), &sessions),
-            vec![Warning::ContentionDiffers {
-                benchmark: "contended".into(),
-                against: rigor_store::ComparedWith::History,
-                candidate: 520,
-                history_low: 997,
-                history_high: 998,
-            }]
+            vec![contended()]
         );
         // The same candidate known to have had the machine to itself (others kept 0.02 CPUs
         // busy): its lower share is the code's own waiting (a sleep added), not contention, and
@@ -268,6 +262,17 @@ mod tests {
             differing(&no_history, &HashMap::new(), 0.005, &sessions)[..],
             [Warning::LoadDiffers { .. }]
         ));
+    }
+
+    /// The trial's contended benchmark: a CPU 52% of its time against 99.7–99.8%.
+    fn contended() -> Warning {
+        Warning::ContentionDiffers {
+            benchmark: "contended".into(),
+            against: rigor_store::ComparedWith::History,
+            candidate: 520,
+            history_low: 997,
+            history_high: 998,
+        }
     }
 
     /// A check of these lines against the history, nothing withheld yet.
@@ -367,13 +372,7 @@ mod tests {
         };
         let checked = withheld(
             lines(vec![named("contended"), named("quiet")]),
-            vec![Warning::ContentionDiffers {
-                benchmark: "contended".into(),
-                against: rigor_store::ComparedWith::History,
-                candidate: 520,
-                history_low: 997,
-                history_high: 998,
-            }],
+            vec![contended()],
         );
         let [contended, quiet] = &checked.against_history[..] else {
             panic!("two lines")

@@ -40,6 +40,17 @@ pub fn json(path: &Path) -> Value {
 }
 
 /// Each benchmark's executions in a result file (warm-ups included), in order.
+/// The comparison of a `--json` report whose candidate is `name`.
+pub fn comparison_named(report: &Value, name: &str) -> Value {
+    report["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["candidate"] == name)
+        .unwrap_or_else(|| panic!("no comparison of {name} in {report}"))
+        .clone()
+}
+
 /// Rewrites a real run's result file as if every execution had a CPU throughout (user time =
 /// wall time): for tests that compare two real runs measured apart, where the CPU share a
 /// machine busy with the other tests gives each run ([`rigor_store::CpuShare`]) would withhold
