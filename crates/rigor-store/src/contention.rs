@@ -36,7 +36,7 @@ pub struct CpuShare {
 
 /// How far apart two shares must be, besides the tolerance, to differ: Student's t at this
 /// two-sided level (three normal standard errors' worth) on the fewer executions less one degree
-/// of freedom, times the standard error of their difference. A short command's share moves from
+/// of freedom (of the sides with more than one), times the standard error of their difference. A short command's share moves from
 /// run to run by a few percent (`true`: 0.84–0.89 in three quiet runs, its wall time holding the
 /// fork and wait of the process that times it), which is noise, not contention. A fixed 3 SE
 /// called 1.1% of simulated alike pairs of 20 executions different (5% at 5 executions), the MAD
@@ -98,7 +98,13 @@ impl CpuShare {
     /// Whether `self` lies below `other` by more than `tolerance` (a fraction of `other`) and
     /// by more than [`SHARE_LEVEL`]'s t quantile times the standard error of their difference.
     fn below(self, other: Self, tolerance: f64) -> bool {
-        let df = self.n.min(other.n).saturating_sub(1).max(1) as f64;
+        // The fewer executions less one, of the sides whose spread was seen (one execution has
+        // no standard error to scale).
+        let df = [self.n, other.n]
+            .into_iter()
+            .filter(|&n| n >= 2)
+            .min()
+            .map_or(1, |n| n - 1) as f64;
         let t = rigor_stats::dist::critical_value(
             SHARE_LEVEL,
             df,
