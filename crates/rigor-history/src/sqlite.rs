@@ -133,6 +133,15 @@ impl SqliteHistory {
     fn migrate(&mut self) -> Result<()> {
         let path = self.path.clone();
         let db = db_error(&path);
+        // Up to date: nothing to write, and no write lock to wait for behind another process's
+        // writing (a check opened while `track run` stores must not wait, nor touch the file).
+        let current: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(db)?;
+        if current == SCHEMA_VERSION {
+            return Ok(());
+        }
         // Exclusive, and the version read inside: two processes opening a new database at
         // once must not both create the tables.
         let tx = self

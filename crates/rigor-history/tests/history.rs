@@ -1581,3 +1581,33 @@ fn sqlite_levels_read_in_halves_are_those_read_at_once() {
     let runs: Vec<i64> = read.levels.iter().map(|l| l.run.id.0).collect();
     assert!(runs.windows(2).all(|w| w[0] <= w[1]), "{runs:?}");
 }
+
+/// Reading an up-to-date SQLite history leaves its file as it was (a check must not touch a
+/// history it only reads, nor bump its change counter), and opening it does not wait for the
+/// write lock that another process holds while it stores.
+#[test]
+fn reading_an_up_to_date_sqlite_history_writes_nothing_and_waits_for_no_writer() {
+    let store = Store::sqlite();
+    {
+        let mut h = store.open();
+        ingest(&mut *h, "a", 1, &result(1, 1.0));
+        ingest(&mut *h, "b", 2, &result(2, 1.1));
+    }
+    let path = Path::new(&store.location);
+    let before = std::fs::read(path).unwrap();
+    {
+        let h = store.open();
+        assert_eq!(h.series(&main(), "sort").unwrap().len(), 2);
+        h.levels(&main()).unwrap();
+    }
+    assert!(
+        std::fs::read(path).unwrap() == before,
+        "reading the history changed its file"
+    );
+    // Another process writing: its lock is held while the history opens and reads.
+    let writer = rusqlite::Connection::open(path).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let h = store.open();
+    assert_eq!(h.series(&main(), "sort").unwrap().len(), 2);
+    writer.execute_batch("COMMIT").unwrap();
+}
