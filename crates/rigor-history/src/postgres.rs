@@ -37,7 +37,7 @@ use crate::types::{
 use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 8] = [
     include_str!("../migrations/postgres/0001_initial.sql"),
     include_str!("../migrations/postgres/0002_jobs.sql"),
     include_str!("../migrations/postgres/0003_resolution.sql"),
@@ -45,6 +45,7 @@ const MIGRATIONS: [&str; 7] = [
     include_str!("../migrations/postgres/0005_job_specs.sql"),
     include_str!("../migrations/postgres/0006_huber_levels.sql"),
     include_str!("../migrations/postgres/0007_metrics.sql"),
+    include_str!("../migrations/postgres/0008_others_cpus.sql"),
 ];
 
 /// The migration whose second half, the data of the sessions' schema, [`fill_sessions`] computes.
@@ -715,8 +716,9 @@ pub(crate) fn ingest_in(tx: &mut impl GenericClient, run: &Ingest<'_>) -> Result
     // A concurrent ingest of the same result waits for the first to commit, then adds nothing.
     let inserted = tx.query_opt(
         "INSERT INTO runs (fingerprint, version_id, machine_id, session_id, branch, status, seed,
-             started, ended, rigor_version, settings, note, artifact, role, ingested_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, $12, $13, $14)
+             started, ended, rigor_version, settings, note, artifact, role, ingested_at,
+             others_cpus)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, $12, $13, $14, $15)
          ON CONFLICT (fingerprint) DO NOTHING RETURNING id",
         &[
             &v.fingerprint,
@@ -733,6 +735,7 @@ pub(crate) fn ingest_in(tx: &mut impl GenericClient, run: &Ingest<'_>) -> Result
             &v.artifact,
             &v.role,
             &v.ingested_at,
+            &v.others_cpus,
         ],
     )?;
     let Some(row) = inserted else {
@@ -1035,11 +1038,23 @@ impl HistoryRead for PostgresHistory {
     fn cpu_shares(&self, runs: &[RunId]) -> Result<Vec<RunCpuShare>> {
         let ids: Vec<i64> = runs.iter().map(|r| r.0).collect();
         let rows = self.read(
-            "SELECT x.run_id, b.name, x.user_time + x.sys_time, x.wall FROM executions x
+            "SELECT x.run_id, b.name, x.user_time + x.sys_time, x.wall, r.others_cpus, m.cpus
+             FROM executions x
              JOIN benchmarks b ON b.id = x.benchmark_id
+             JOIN runs r ON r.id = x.run_id
+             JOIN machines m ON m.id = r.machine_id
              WHERE NOT x.warmup AND x.run_id = ANY($1)",
             &[&ids],
-            |r| Ok((r.int(0)?, r.text(1)?, r.real(2)?, r.real(3)?)),
+            |r| {
+                Ok(crate::types::ShareRow {
+                    run: r.int(0)?,
+                    benchmark: r.text(1)?,
+                    cpu: r.real(2)?,
+                    wall: r.real(3)?,
+                    others_cpus: r.maybe_real(4)?,
+                    cpus: r.int(5)?,
+                })
+            },
         )?;
         Ok(RunCpuShare::of_rows(rows))
     }

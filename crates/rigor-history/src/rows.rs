@@ -293,6 +293,7 @@ pub(crate) struct RunValues {
     pub artifact: Option<String>,
     pub role: &'static str,
     pub ingested_at: String,
+    pub others_cpus: Option<f64>,
 }
 
 impl RunValues {
@@ -310,6 +311,7 @@ impl RunValues {
             artifact: run.artifact.map(|a| a.to_hex()),
             role: run.role.as_str(),
             ingested_at: now(),
+            others_cpus: r.provenance.others_cpus.filter(|o| o.is_finite()),
         }
     }
 }

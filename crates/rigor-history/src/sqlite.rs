@@ -31,12 +31,13 @@ use crate::types::{
 use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_resolution.sql"),
     include_str!("../migrations/0003_sessions.sql"),
     include_str!("../migrations/0004_huber_levels.sql"),
     include_str!("../migrations/0005_metrics.sql"),
+    include_str!("../migrations/0006_others_cpus.sql"),
 ];
 
 /// The migration whose second half, the data of schema 3, [`fill_schema_3`] computes.
@@ -802,12 +803,25 @@ impl HistoryRead for SqliteHistory {
             let marks = vec!["?"; chunk.len()].join(", ");
             rows.extend(self.rows(
                 &format!(
-                    "SELECT x.run_id, b.name, x.user_time + x.sys_time, x.wall FROM executions x
+                    "SELECT x.run_id, b.name, x.user_time + x.sys_time, x.wall, r.others_cpus,
+                         m.cpus
+                     FROM executions x
                      JOIN benchmarks b ON b.id = x.benchmark_id
+                     JOIN runs r ON r.id = x.run_id
+                     JOIN machines m ON m.id = r.machine_id
                      WHERE x.warmup = 0 AND x.run_id IN ({marks})"
                 ),
                 rusqlite::params_from_iter(chunk.iter().map(|r| r.0)),
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                |r| {
+                    Ok(crate::types::ShareRow {
+                        run: r.get(0)?,
+                        benchmark: r.get(1)?,
+                        cpu: r.get(2)?,
+                        wall: r.get(3)?,
+                        others_cpus: r.get(4)?,
+                        cpus: r.get(5)?,
+                    })
+                },
             )?);
         }
         Ok(RunCpuShare::of_rows(rows))
@@ -1051,8 +1065,8 @@ impl HistoryWrite for SqliteHistory {
             .query_row(
                 "INSERT INTO runs (fingerprint, version_id, machine_id, session_id, branch, status,
                      seed, started, ended, rigor_version, settings, note, artifact, role,
-                     ingested_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, NULL, ?12, ?13, ?14)
+                     ingested_at, others_cpus)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, NULL, ?12, ?13, ?14, ?15)
                  RETURNING id",
                 params![
                     v.fingerprint,
@@ -1069,6 +1083,7 @@ impl HistoryWrite for SqliteHistory {
                     v.artifact,
                     v.role,
                     v.ingested_at,
+                    v.others_cpus,
                 ],
                 |row| row.get(0),
             )

@@ -457,27 +457,61 @@ pub struct RunCpuShare {
     pub benchmark: String,
     /// The median share of its measured executions.
     pub share: rigor_store::CpuShare,
+    /// What other processes used of the machine's CPUs over the run
+    /// ([`rigor_store::Provenance::others_cpus`]); `None` where it was not measured.
+    pub others_cpus: Option<f64>,
+    /// The machine's logical CPUs.
+    pub cpus: usize,
 }
 
 impl RunCpuShare {
-    /// The shares of executions read as (run, benchmark, CPU time, wall time) rows, in any
-    /// order: one per run and benchmark that recorded a CPU time.
-    pub(crate) fn of_rows(rows: Vec<(i64, String, f64, f64)>) -> Vec<Self> {
-        let mut by: std::collections::BTreeMap<(i64, String), Vec<(f64, f64)>> =
+    /// Whether the run is known to have had the CPUs to itself: other processes kept less than
+    /// half of them busy over it ([`rigor_store::warning::busy`]). `false` where that was not
+    /// measured.
+    pub fn quiet(&self) -> bool {
+        self.others_cpus
+            .is_some_and(|o| !rigor_store::warning::busy(o, self.cpus.max(1)))
+    }
+
+    /// The shares of executions read as rows, in any order: one per run and benchmark that
+    /// recorded a CPU time.
+    pub(crate) fn of_rows(rows: Vec<ShareRow>) -> Vec<Self> {
+        type Run = (Option<f64>, usize, Vec<(f64, f64)>);
+        let mut by: std::collections::BTreeMap<(i64, String), Run> =
             std::collections::BTreeMap::new();
-        for (run, benchmark, cpu, wall) in rows {
-            by.entry((run, benchmark)).or_default().push((cpu, wall));
+        for r in rows {
+            let cpus = usize::try_from(r.cpus).unwrap_or(1);
+            by.entry((r.run, r.benchmark))
+                .or_insert_with(|| (r.others_cpus, cpus, Vec::new()))
+                .2
+                .push((r.cpu, r.wall));
         }
         by.into_iter()
-            .filter_map(|((run, benchmark), times)| {
+            .filter_map(|((run, benchmark), (others_cpus, cpus, times))| {
                 Some(Self {
                     run: RunId(run),
                     benchmark,
                     share: rigor_store::CpuShare::of_times(times)?,
+                    others_cpus,
+                    cpus,
                 })
             })
             .collect()
     }
+}
+
+/// One measured execution as [`crate::HistoryRead::cpu_shares`] reads it.
+pub(crate) struct ShareRow {
+    pub run: i64,
+    pub benchmark: String,
+    /// User and system time, in seconds.
+    pub cpu: f64,
+    /// Wall time, in seconds.
+    pub wall: f64,
+    /// The run's [`RunCpuShare::others_cpus`].
+    pub others_cpus: Option<f64>,
+    /// The machine's logical CPUs.
+    pub cpus: i64,
 }
 
 /// What comparing a stored mean with another needs besides the mean (Fieller's inputs), from the

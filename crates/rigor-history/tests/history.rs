@@ -41,7 +41,10 @@ fn result(seed: u64, level: f64) -> ResultFile {
 fn machine() -> MachineInfo {
     MachineInfo {
         name: "ci-1".into(),
-        environment: Default::default(),
+        environment: rigor_store::Environment {
+            cpus: 2,
+            ..Default::default()
+        },
     }
 }
 
@@ -653,8 +656,11 @@ fn resolutions_are_stored_with_each_execution_and_summary(store: Store) {
 fn cpu_shares_are_each_runs_median_of_its_measured_executions(store: Store) {
     let mut h = store.open();
     // Walls of 10, 20 and 30 ms at 6 ms of CPU each (shares 0.6, 0.3, 0.2; the warm-up, 0 of
-    // 500 ms, left out): the median is 0.3.
-    let a = ingest(&mut *h, "a", 1, &with_executions(1, 1.0, None)).id();
+    // 500 ms, left out): the median is 0.3. Measured while other processes used 0.4 of the
+    // machine's 2 CPUs: quiet.
+    let mut quiet = with_executions(1, 1.0, None);
+    quiet.provenance.others_cpus = Some(0.4);
+    let a = ingest(&mut *h, "a", 1, &quiet).id();
     // A run whose executions recorded no CPU time (an imported file) has no share.
     let mut imported = with_executions(2, 2.0, None);
     for e in &mut imported.benchmarks[0].executions {
@@ -665,10 +671,27 @@ fn cpu_shares_are_each_runs_median_of_its_measured_executions(store: Store) {
     // A run with no executions at all, and a run not asked for.
     let c = ingest(&mut *h, "c", 3, &result(3, 3.0)).id();
     ingest(&mut *h, "d", 4, &with_executions(4, 4.0, None));
-    let shares = h.cpu_shares(&[a, b, c, RunId(i64::MAX)]).unwrap();
-    assert_eq!(shares.len(), 1, "{shares:?}");
+    // Beside a busy loop (others used one CPU of two: busy), and with that not measured.
+    let mut busy = with_executions(5, 5.0, None);
+    busy.provenance.others_cpus = Some(1.0);
+    let e = ingest(&mut *h, "e", 5, &busy).id();
+    let f = ingest(&mut *h, "f", 6, &with_executions(6, 6.0, None)).id();
+    let shares = h.cpu_shares(&[a, b, c, e, f, RunId(i64::MAX)]).unwrap();
+    assert_eq!(shares.len(), 3, "{shares:?}");
     assert_eq!((shares[0].run, shares[0].benchmark.as_str()), (a, "sort"));
     assert!((shares[0].share.get() - 0.3).abs() < 1e-9, "{shares:?}");
+    let others: Vec<_> = shares
+        .iter()
+        .map(|s| (s.run, s.others_cpus, s.cpus, s.quiet()))
+        .collect();
+    assert_eq!(
+        others,
+        [
+            (a, Some(0.4), 2, true),
+            (e, Some(1.0), 2, false),
+            (f, None, 2, false)
+        ]
+    );
     assert!(h.cpu_shares(&[]).unwrap().is_empty());
 }
 
@@ -791,6 +814,10 @@ fn a_database_of_the_previous_schema_is_upgraded_with_no_resolution(store: Store
     assert_eq!(s[0].benchmark.resolution(), None);
     let summary = &h.summaries(&main()).unwrap()[0];
     assert_eq!((summary.mean, summary.resolution), (Some(1.5), None));
+    // Its run measured nothing of what other processes used.
+    let shares = h.cpu_shares(&[RunId(1)]).unwrap();
+    assert_eq!(shares.len(), 1);
+    assert_eq!((shares[0].others_cpus, shares[0].quiet()), (None, false));
     // The upgraded database stores what this rigor writes.
     let new = with_executions(3, 1.0, Resolution::new(Seconds(2e-8)));
     ingest(&mut *h, "new", 2, &new);
@@ -1354,17 +1381,19 @@ fn removing_one_benchmark_keeps_the_runs_other_benchmarks(store: Store) {
     assert_eq!((versions[1].runs, versions[1].failed), (1, 1));
 }
 
-/// SQL that takes a database of schema 5 (PostgreSQL: 7) back to what schema 4 (6) kept: no
-/// execution metrics, changes without a metric (one per benchmark and version). The version
-/// number is left to the caller.
+/// SQL that takes a database of schema 6 (PostgreSQL: 8) back to what schema 4 (6) kept: no
+/// record of what other processes used over a run, no execution metrics, changes without a
+/// metric (one per benchmark and version). The version number is left to the caller.
 fn without_metrics(store: &Store) -> &'static str {
     if store.is_postgres() {
-        "DROP TABLE execution_metrics;
+        "ALTER TABLE runs DROP COLUMN others_cpus;
+         DROP TABLE execution_metrics;
          ALTER TABLE changes DROP CONSTRAINT changes_benchmark_metric_version_key;
          ALTER TABLE changes DROP COLUMN metric;
          ALTER TABLE changes ADD UNIQUE (benchmark_id, machine_id, branch, version_id);"
     } else {
-        "DROP TABLE execution_metrics;
+        "ALTER TABLE runs DROP COLUMN others_cpus;
+         DROP TABLE execution_metrics;
          CREATE TABLE changes_v4 (
              id INTEGER PRIMARY KEY, benchmark_id INTEGER NOT NULL, machine_id INTEGER NOT NULL,
              branch TEXT NOT NULL, version_id INTEGER NOT NULL, previous_version_id INTEGER,

@@ -513,16 +513,14 @@ impl std::fmt::Display for Warning {
             } => {
                 let others = share_range(*history_low, *history_high);
                 let (this, them) = against.sides();
-                let (waits, where_) = if candidate < history_low {
-                    ("more", this)
-                } else {
-                    ("less", them)
-                };
+                // The side with the lower share is the one known idle, and the one where the
+                // program waits more.
+                let where_ = if candidate < history_low { this } else { them };
                 write!(
                     f,
                     "'{benchmark}' had a CPU for {} of its wall time in {this} and for {others} \
                      in {them}, on a machine other processes left idle in {where_}: not \
-                     contention; the program waits {waits} there itself (I/O, sleeping, locks, \
+                     contention; the program waits more there itself (I/O, sleeping, locks, \
                      or the system's own work such as starting a process), and the verdict \
                      stands",
                     share_percent(*candidate)

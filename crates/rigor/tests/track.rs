@@ -508,6 +508,55 @@ fn check_gates_a_candidate_against_the_stored_baseline() {
             "the result was measured on a busy machine (load 3.00 on 2 CPUs) and the history's \
              sessions on a quiet one (load 0.50)",
         ));
+    // A history whose runs had a CPU 55% of their time on a machine their runs recorded idle
+    // (others used 0.01 CPUs): its lower share is the program's own waiting, not contention,
+    // so a candidate that had a CPU throughout keeps its verdict, with a note.
+    let waited = dir.path("waited.db");
+    std::fs::copy(&connected, &waited).unwrap();
+    rusqlite::Connection::open(&waited)
+        .unwrap()
+        .execute_batch(
+            "UPDATE executions SET user_time = 0.55 * wall, sys_time = 0;
+             UPDATE runs SET others_cpus = 0.01;",
+        )
+        .unwrap();
+    let mut quiet = contended_at(1.0);
+    quiet["provenance"]["load_before"] = serde_json::json!(0.2);
+    let quiet_file = dir.path("quiet.json");
+    std::fs::write(&quiet_file, quiet.to_string()).unwrap();
+    let waited_gate = |db: &std::path::Path| {
+        let mut cmd = rigor();
+        cmd.args(["track", "--db"])
+            .arg(db)
+            .arg("check")
+            .args(["--baseline", "main"])
+            .arg(&quiet_file)
+            .args(["--machine", "m", "--fail-on", "regression"]);
+        cmd
+    };
+    waited_gate(&waited)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "regression — against 12 version(s)",
+        ))
+        .stderr(predicate::str::contains(
+            "'parse' had a CPU for 100.0% of its wall time in this result and for 55.0% in the \
+             history's runs it is compared with, on a machine other processes left idle in the \
+             history's runs it is compared with: not contention; the program waits more there \
+             itself",
+        ));
+    // The same history not known idle (runs stored before rigor recorded it): withheld.
+    rusqlite::Connection::open(&waited)
+        .unwrap()
+        .execute_batch("UPDATE runs SET others_cpus = NULL;")
+        .unwrap();
+    waited_gate(&waited)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "parse: no estimate (measured under another load than the history's runs",
+        ));
     // Sessions that shift levels by about half: the 10% slower candidate cannot be told from
     // the history, and the line shows the interval without a misleading middle.
     check(&simulated("shifting.db", "50%", "12"))

@@ -233,7 +233,7 @@ pub fn check_metric(
     // benchmark is compared with its one stored measurement (the unpaired fallback).
     let tolerance = crate::conditions::share_tolerance(comparison.threshold.get());
     let sessions = history.sessions(baseline)?;
-    let judge = |shares: &HashMap<String, Vec<rigor_store::CpuShare>>| {
+    let judge = |shares: &conditions::HistoryShares| {
         if !crate::conditions::bear_on(metric) {
             return Vec::new();
         }
@@ -243,7 +243,7 @@ pub fn check_metric(
         let shares = if crate::conditions::bear_on(metric) {
             history_shares(history, &segment_runs)?
         } else {
-            HashMap::new()
+            conditions::HistoryShares::default()
         };
         let mut differs = judge(&shares);
         // The spread between sessions that the verdicts allow for holds only the time the
@@ -282,7 +282,12 @@ pub fn check_metric(
                 benchmark: v.benchmark,
             }),
     );
-    let differs = judge(&picked_shares);
+    // The stored versions come merged from their runs, without what others used over each:
+    // none is known quiet.
+    let differs = judge(&conditions::HistoryShares {
+        by_benchmark: picked_shares,
+        quiet: false,
+    });
     Ok(conditions::withheld(
         Checked {
             baseline: versions,
@@ -304,23 +309,13 @@ const SHARE_RUNS: usize = 64;
 fn history_shares(
     history: &dyn HistoryRead,
     runs: &[(String, Vec<rigor_history::RunId>)],
-) -> Result<HashMap<String, Vec<rigor_store::CpuShare>>> {
+) -> Result<conditions::HistoryShares> {
     let mut all: Vec<rigor_history::RunId> =
         runs.iter().flat_map(|(_, r)| r.iter().copied()).collect();
     all.sort_unstable();
     all.dedup();
     let read = history.cpu_shares(&all)?;
-    Ok(runs
-        .iter()
-        .map(|(name, ids)| {
-            let shares = read
-                .iter()
-                .filter(|s| s.benchmark == *name && ids.contains(&s.run))
-                .map(|s| s.share)
-                .collect();
-            (name.clone(), shares)
-        })
-        .collect())
+    Ok(conditions::HistoryShares::of(&read, runs))
 }
 
 /// The candidate benchmark `b` as one more version after `l`, the stored levels of its series

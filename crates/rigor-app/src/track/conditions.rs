@@ -12,15 +12,53 @@ use rigor_store::{CpuShare, ResultFile, Warning};
 use super::check::Checked;
 use crate::conditions::{Contention, contention};
 
+/// The CPU shares of the stored runs a check compares with, by benchmark, and whether each of
+/// those runs is known to have been measured quiet.
+#[derive(Debug, Clone, Default)]
+pub(super) struct HistoryShares {
+    /// Each benchmark's shares, one per run.
+    pub by_benchmark: HashMap<String, Vec<CpuShare>>,
+    /// Every run read is known to have had the CPUs to itself
+    /// ([`rigor_history::RunCpuShare::quiet`]); `false` where any was not measured (a run stored
+    /// before rigor recorded it, an imported file) or was busy.
+    pub quiet: bool,
+}
+
+impl HistoryShares {
+    /// The shares read for the runs of each benchmark (`runs`: a benchmark's name and the runs
+    /// it is compared with), grouped by benchmark.
+    pub fn of(
+        read: &[rigor_history::RunCpuShare],
+        runs: &[(String, Vec<rigor_history::RunId>)],
+    ) -> Self {
+        let by_benchmark = runs
+            .iter()
+            .map(|(name, ids)| {
+                let shares = read
+                    .iter()
+                    .filter(|s| s.benchmark == *name && ids.contains(&s.run))
+                    .map(|s| s.share)
+                    .collect();
+                (name.clone(), shares)
+            })
+            .collect();
+        Self {
+            by_benchmark,
+            quiet: !read.is_empty() && read.iter().all(rigor_history::RunCpuShare::quiet),
+        }
+    }
+}
+
 /// The warnings that `candidate` was measured under other conditions than its history: one
 /// [`Warning::ContentionDiffers`] per benchmark whose CPU share lies outside the range of
 /// `history`'s shares for it (the runs it is compared with) by more than `tolerance`
-/// ([`rigor_store::contention::differs`]). Where no benchmark has a share on both sides (an
+/// ([`rigor_store::contention::differs`]), or a [`Warning::WaitsDiffer`] note where the side
+/// with the lower share is known quiet. Where no benchmark has a share on both sides (an
 /// imported file, a history of imports), the machine's load decides instead ([`load_differs`],
 /// over the history's `sessions`).
 pub(super) fn differing(
     candidate: &ResultFile,
-    history: &HashMap<String, Vec<CpuShare>>,
+    history: &HistoryShares,
     tolerance: f64,
     sessions: &[rigor_history::StoredSession],
 ) -> Vec<Warning> {
@@ -29,14 +67,12 @@ pub(super) fn differing(
         mut warnings,
     } = contention(
         candidate,
-        history,
+        &history.by_benchmark,
         tolerance,
         rigor_store::ComparedWith::History,
-        // The history's sessions record the load average, not what others used of the CPUs:
-        // only the candidate can be known quiet.
         crate::conditions::Quiet {
             candidate: crate::conditions::quiet(candidate),
-            others: false,
+            others: history.quiet,
         },
     );
     if !judged {
@@ -188,8 +224,10 @@ mod tests {
         r
     }
 
-    fn shares(of: &[(&str, &[f64])]) -> HashMap<String, Vec<CpuShare>> {
-        of.iter()
+    /// A history's shares, its runs not known quiet.
+    fn shares(of: &[(&str, &[f64])]) -> HistoryShares {
+        let by_benchmark = of
+            .iter()
             .map(|(name, s)| {
                 let s = s
                     .iter()
@@ -197,7 +235,11 @@ mod tests {
                     .collect();
                 (name.to_string(), s)
             })
-            .collect()
+            .collect();
+        HistoryShares {
+            by_benchmark,
+            quiet: false,
+        }
     }
 
     /// Measured in /tmp/s1 on a 2-CPU machine: a C program's executions had a CPU 99.7% of
@@ -250,6 +292,21 @@ mod tests {
                 ..
             }]
         ));
+        // The same history known quiet (every run recorded that others kept its CPUs idle):
+        // the quiet candidate's higher share is its code waiting less, and the verdict stands.
+        let quiet_history = HistoryShares {
+            quiet: true,
+            ..contended.clone()
+        };
+        let quiet_candidate = result(&[("quiet", had_cpus)], None);
+        assert!(matches!(
+            differing(&quiet_candidate, &quiet_history, 0.005, &sessions)[..],
+            [Warning::WaitsDiffer {
+                candidate: 996,
+                history_low: 510,
+                ..
+            }]
+        ));
         // No CPU times in the candidate (an imported file), or no history shares: the load
         // decides, busy against quiet sessions.
         let imported = result(&[("contended", &[(0.0, 0.1)])], Some(3.0));
@@ -259,9 +316,49 @@ mod tests {
         ));
         let no_history = result(&[("contended", busy_loops)], Some(3.0));
         assert!(matches!(
-            differing(&no_history, &HashMap::new(), 0.005, &sessions)[..],
+            differing(&no_history, &HistoryShares::default(), 0.005, &sessions)[..],
             [Warning::LoadDiffers { .. }]
         ));
+    }
+
+    /// A history is known quiet only where every run read recorded that others kept its CPUs
+    /// idle; each benchmark keeps the shares of its own runs.
+    #[test]
+    fn a_history_is_quiet_only_where_every_run_read_was() {
+        let read =
+            |run: i64, benchmark: &str, others_cpus: Option<f64>| rigor_history::RunCpuShare {
+                run: rigor_history::RunId(run),
+                benchmark: benchmark.into(),
+                share: CpuShare::of_times([(0.99, 1.0)]).unwrap(),
+                others_cpus,
+                cpus: 2,
+            };
+        let runs = vec![
+            ("a".to_string(), vec![rigor_history::RunId(1)]),
+            (
+                "b".to_string(),
+                vec![rigor_history::RunId(1), rigor_history::RunId(2)],
+            ),
+        ];
+        let quiet = [
+            read(1, "a", Some(0.1)),
+            read(1, "b", Some(0.1)),
+            read(2, "b", Some(0.9)),
+        ];
+        let shares = HistoryShares::of(&quiet, &runs);
+        assert!(shares.quiet);
+        assert_eq!(
+            (
+                shares.by_benchmark["a"].len(),
+                shares.by_benchmark["b"].len()
+            ),
+            (1, 2)
+        );
+        for other in [Some(1.0), None] {
+            let one_not = [read(1, "a", Some(0.1)), read(2, "b", other)];
+            assert!(!HistoryShares::of(&one_not, &runs).quiet);
+        }
+        assert!(!HistoryShares::of(&[], &runs).quiet);
     }
 
     /// The trial's contended benchmark: a CPU 52% of its time against 99.7–99.8%.
