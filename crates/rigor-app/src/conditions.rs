@@ -60,41 +60,126 @@ pub struct Contention {
     pub warnings: Vec<Warning>,
 }
 
-/// Whether a run is known to have been measured with the CPUs to itself: other processes kept
-/// less than half of them busy over the run ([`rigor_store::Provenance::others_cpus`]). `false`
-/// where that was not measured (an older or imported file, a run under a quarter of a second).
+/// What other processes used of the machine's CPUs over a side's runs
+/// ([`rigor_store::Provenance::others_cpus`]): the least and the most over its runs, known only
+/// where every one of them measured it (not an older or imported file, nor a run under a
+/// quarter of a second).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct OthersUse {
+    /// (least, most) CPUs others kept busy over a run; `None` where not known for every run.
+    range: Option<(f64, f64)>,
+    /// The machine's logical CPUs (at least 1).
+    cpus: usize,
+}
+
+impl OthersUse {
+    /// Over one result's run.
+    pub fn of(result: &ResultFile) -> Self {
+        Self::of_runs([result.provenance.others_cpus], result.environment.cpus)
+    }
+
+    /// Over several results' runs (a baseline's sessions).
+    pub fn of_all<'a>(results: impl IntoIterator<Item = &'a ResultFile>) -> Self {
+        let mut cpus = 1;
+        let used: Vec<Option<f64>> = results
+            .into_iter()
+            .map(|r| {
+                cpus = cpus.max(r.environment.cpus);
+                r.provenance.others_cpus
+            })
+            .collect();
+        Self::of_runs(used, cpus)
+    }
+
+    /// Over runs that measured `used` each (`None`: not measured) on a machine of `cpus`.
+    pub fn of_runs(used: impl IntoIterator<Item = Option<f64>>, cpus: usize) -> Self {
+        let mut range: Option<(f64, f64)> = None;
+        for u in used {
+            let Some(u) = u.filter(|u| u.is_finite()) else {
+                return Self {
+                    range: None,
+                    cpus: cpus.max(1),
+                };
+            };
+            range = Some(range.map_or((u, u), |(lo, hi)| (lo.min(u), hi.max(u))));
+        }
+        Self {
+            range,
+            cpus: cpus.max(1),
+        }
+    }
+
+    /// Known to have had the CPUs to itself: others kept under half of them busy over every
+    /// run ([`rigor_store::warning::busy`]).
+    pub fn quiet(&self) -> bool {
+        self.range
+            .is_some_and(|(_, hi)| !rigor_store::warning::busy(hi, self.cpus))
+    }
+
+    /// Known busy: others kept at least half the CPUs busy over every run.
+    pub fn busy(&self) -> bool {
+        self.range
+            .is_some_and(|(lo, _)| rigor_store::warning::busy(lo, self.cpus))
+    }
+}
+
+/// Whether a run is known to have been measured with the CPUs to itself ([`OthersUse::quiet`]).
 pub fn quiet(result: &ResultFile) -> bool {
-    result
-        .provenance
-        .others_cpus
-        .is_some_and(|o| !rigor_store::warning::busy(o, result.environment.cpus.max(1)))
+    OthersUse::of(result).quiet()
 }
 
-/// Which sides of a comparison are known to have been measured quiet ([`quiet`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Quiet {
+/// What other processes used over each side of a comparison ([`OthersUse`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Sides {
     /// The candidate (the new result).
-    pub candidate: bool,
-    /// Every run it is compared with.
-    pub others: bool,
+    pub candidate: OthersUse,
+    /// The runs it is compared with.
+    pub others: OthersUse,
 }
 
-/// Each benchmark of `candidate` whose CPU share lies outside the range of `others`' shares for
-/// it (the runs it is compared with, `against`) by more than `tolerance`
-/// ([`rigor_store::contention::differs`]): [`Warning::ContentionDiffers`], its verdict to be
-/// withheld, unless the side with the lower share is known to have been measured quiet
-/// (`quiet`; [`quiet`]): then no process contended, the code itself waits more there, and a
-/// note says so ([`Warning::WaitsDiffer`]) while the verdict stands. A change that adds a 3 ms
-/// sleep to a 55 ms program, measured quiet, was withheld before this and passed a
-/// `--fail-on regression` gate.
+impl Sides {
+    /// [`Warning::OthersDiffer`] where one side is known busy and the other known quiet.
+    fn differ(&self, against: ComparedWith) -> Option<Warning> {
+        let (c, o) = (self.candidate, self.others);
+        if !(c.busy() && o.quiet() || c.quiet() && o.busy()) {
+            return None;
+        }
+        let ((candidate, _), (low, high)) = (c.range?, o.range?);
+        let centi = rigor_store::warning::hundredths;
+        Some(Warning::OthersDiffer {
+            against,
+            candidate: centi(candidate),
+            others_low: centi(low),
+            others_high: centi(high),
+            cpus: c.cpus.max(o.cpus),
+        })
+    }
+}
+
+/// Where one side is known busy and the other known quiet (`sides`), one
+/// [`Warning::OthersDiffer`] for every benchmark. Otherwise each benchmark of `candidate` whose
+/// CPU share lies outside the range of `others`' shares for it (the runs it is compared with,
+/// `against`) by more than `tolerance` ([`rigor_store::contention::differs`]):
+/// [`Warning::ContentionDiffers`], its verdict to be withheld, unless the side with the lower
+/// share is known to have been measured quiet: then no process contended, the code itself
+/// waits more there, and a note says so ([`Warning::WaitsDiffer`]) while the verdict stands. A
+/// change that adds a 3 ms sleep to a 55 ms program, measured quiet, was withheld before this
+/// and passed a `--fail-on regression` gate; a candidate measured beside two busy loops whose
+/// median share stayed at 99.6% (three executions of ten at half a CPU, its mean time up by a
+/// quarter) was taken for one that waits less before the busy side was judged first.
 pub fn contention(
     candidate: &ResultFile,
     others: &HashMap<String, Vec<CpuShare>>,
     tolerance: f64,
     against: ComparedWith,
-    quiet: Quiet,
+    sides: Sides,
 ) -> Contention {
     let mut found = Contention::default();
+    if let Some(w) = sides.differ(against) {
+        found.judged = true;
+        found.warnings.push(w);
+        return found;
+    }
     for b in &candidate.benchmarks {
         let (Some(share), Some(stored)) = (
             CpuShare::of_executions(&b.executions),
@@ -108,9 +193,9 @@ pub fn contention(
         }
         let (low, high) = rigor_store::contention::range(stored).unwrap_or((share, share));
         let lower_quiet = if share.get() < low.get() {
-            quiet.candidate
+            sides.candidate.quiet()
         } else {
-            quiet.others
+            sides.others.quiet()
         };
         let (benchmark, candidate, history_low, history_high) = (
             b.name.clone(),
@@ -145,7 +230,9 @@ pub fn contention(
 pub fn concerns(warning: &Warning, name: &str) -> bool {
     match warning {
         Warning::ContentionDiffers { benchmark, .. } => benchmark == name,
-        Warning::LoadDiffers { .. } | Warning::FarFromSessions { .. } => true,
+        Warning::LoadDiffers { .. }
+        | Warning::OthersDiffer { .. }
+        | Warning::FarFromSessions { .. } => true,
         _ => false,
     }
 }
@@ -180,7 +267,7 @@ pub fn withhold_contended(
     new: &ResultFile,
     others: &HashMap<String, Vec<CpuShare>>,
     against: ComparedWith,
-    quiet: Quiet,
+    sides: Sides,
     settings: &crate::settings::ComparisonSettings,
 ) {
     if !bear_on(&compared.metric) {
@@ -191,7 +278,7 @@ pub fn withhold_contended(
         others,
         share_tolerance(settings.threshold.get()),
         against,
-        quiet,
+        sides,
     );
     let mut withheld = false;
     for w in found.warnings {
@@ -282,5 +369,32 @@ mod tests {
             cpus: 2,
         };
         assert!(concerns(&busy, "parse") && concerns(&busy, "render"));
+        let others = Warning::OthersDiffer {
+            against: ComparedWith::OldResult,
+            candidate: 120,
+            others_low: 2,
+            others_high: 2,
+            cpus: 2,
+        };
+        assert!(concerns(&others, "parse") && concerns(&others, "render"));
+    }
+
+    /// A side is known quiet or busy only where every one of its runs measured what others
+    /// used, and all of them fall on one side of half the CPUs; only then do the sides differ.
+    #[test]
+    fn others_use_is_known_only_where_every_run_measured_it() {
+        let runs = |u: &[Option<f64>]| OthersUse::of_runs(u.iter().copied(), 2);
+        assert!(runs(&[Some(0.1), Some(0.9)]).quiet());
+        assert!(!runs(&[Some(0.1), Some(1.0)]).quiet() && !runs(&[Some(0.1), Some(1.0)]).busy());
+        assert!(runs(&[Some(1.0), Some(1.9)]).busy());
+        for unknown in [runs(&[Some(0.1), None]), runs(&[]), runs(&[Some(f64::NAN)])] {
+            assert!(!unknown.quiet() && !unknown.busy());
+        }
+        let differ = |candidate, others| Sides { candidate, others }.differ(ComparedWith::Baseline);
+        assert!(differ(runs(&[Some(1.2)]), runs(&[Some(0.0), Some(0.3)])).is_some());
+        assert!(differ(runs(&[Some(0.0)]), runs(&[Some(1.5)])).is_some());
+        assert!(differ(runs(&[Some(1.2)]), runs(&[Some(0.0), Some(1.3)])).is_none());
+        assert!(differ(runs(&[Some(1.2)]), runs(&[Some(0.0), None])).is_none());
+        assert!(differ(runs(&[Some(0.1)]), runs(&[Some(0.2)])).is_none());
     }
 }

@@ -525,14 +525,19 @@ pub fn compare_metrics(s: &CompareFilesSettings) -> Result<Vec<ComparedFiles>> {
 }
 
 /// [`compare_metrics`], the new result's CPU shares judged against `others` (by benchmark; what
-/// they are the shares of; whether all those runs are known quiet) where the two were measured
-/// apart, by default against the old result's ([`crate::conditions::withhold_contended`]).
+/// they are the shares of; what other processes used over those runs) where the two were
+/// measured apart, by default against the old result's
+/// ([`crate::conditions::withhold_contended`]).
 ///
 /// # Errors
 /// As [`compare_metrics`].
 pub fn compare_metrics_judged(
     s: &CompareFilesSettings,
-    others: Option<(&crate::conditions::Shares, rigor_store::ComparedWith, bool)>,
+    others: Option<(
+        &crate::conditions::Shares,
+        rigor_store::ComparedWith,
+        crate::conditions::OthersUse,
+    )>,
 ) -> Result<Vec<ComparedFiles>> {
     let old = load_together(&s.old, s.format)?;
     let new = load_together(&s.new, s.format)?;
@@ -574,14 +579,14 @@ pub fn compare_metrics_judged(
     let s = &s;
     let apart = crate::conditions::separate_runs(&old, &new).is_some();
     let own = crate::conditions::shares_of([&old]);
-    let (others, against, others_quiet) = others.unwrap_or((
+    let (others, against, others_use) = others.unwrap_or((
         &own,
         rigor_store::ComparedWith::OldResult,
-        crate::conditions::quiet(&old),
+        crate::conditions::OthersUse::of(&old),
     ));
-    let quiet = crate::conditions::Quiet {
-        candidate: crate::conditions::quiet(&new),
-        others: others_quiet,
+    let sides = crate::conditions::Sides {
+        candidate: crate::conditions::OthersUse::of(&new),
+        others: others_use,
     };
     or_wall(&s.metrics)
         .iter()
@@ -593,7 +598,7 @@ pub fn compare_metrics_judged(
                     &new,
                     others,
                     against,
-                    quiet,
+                    sides,
                     &s.comparison,
                 );
             }

@@ -465,14 +465,6 @@ pub struct RunCpuShare {
 }
 
 impl RunCpuShare {
-    /// Whether the run is known to have had the CPUs to itself: other processes kept less than
-    /// half of them busy over it ([`rigor_store::warning::busy`]). `false` where that was not
-    /// measured.
-    pub fn quiet(&self) -> bool {
-        self.others_cpus
-            .is_some_and(|o| !rigor_store::warning::busy(o, self.cpus.max(1)))
-    }
-
     /// The shares of executions read as rows, in any order: one per run and benchmark that
     /// recorded a CPU time.
     pub(crate) fn of_rows(rows: Vec<ShareRow>) -> Vec<Self> {

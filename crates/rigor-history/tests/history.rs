@@ -657,7 +657,7 @@ fn cpu_shares_are_each_runs_median_of_its_measured_executions(store: Store) {
     let mut h = store.open();
     // Walls of 10, 20 and 30 ms at 6 ms of CPU each (shares 0.6, 0.3, 0.2; the warm-up, 0 of
     // 500 ms, left out): the median is 0.3. Measured while other processes used 0.4 of the
-    // machine's 2 CPUs: quiet.
+    // machine's 2 CPUs, and kept with the run.
     let mut quiet = with_executions(1, 1.0, None);
     quiet.provenance.others_cpus = Some(0.4);
     let a = ingest(&mut *h, "a", 1, &quiet).id();
@@ -682,16 +682,9 @@ fn cpu_shares_are_each_runs_median_of_its_measured_executions(store: Store) {
     assert!((shares[0].share.get() - 0.3).abs() < 1e-9, "{shares:?}");
     let others: Vec<_> = shares
         .iter()
-        .map(|s| (s.run, s.others_cpus, s.cpus, s.quiet()))
+        .map(|s| (s.run, s.others_cpus, s.cpus))
         .collect();
-    assert_eq!(
-        others,
-        [
-            (a, Some(0.4), 2, true),
-            (e, Some(1.0), 2, false),
-            (f, None, 2, false)
-        ]
-    );
+    assert_eq!(others, [(a, Some(0.4), 2), (e, Some(1.0), 2), (f, None, 2)]);
     assert!(h.cpu_shares(&[]).unwrap().is_empty());
 }
 
@@ -817,7 +810,7 @@ fn a_database_of_the_previous_schema_is_upgraded_with_no_resolution(store: Store
     // Its run measured nothing of what other processes used.
     let shares = h.cpu_shares(&[RunId(1)]).unwrap();
     assert_eq!(shares.len(), 1);
-    assert_eq!((shares[0].others_cpus, shares[0].quiet()), (None, false));
+    assert_eq!(shares[0].others_cpus, None);
     // The upgraded database stores what this rigor writes.
     let new = with_executions(3, 1.0, Resolution::new(Seconds(2e-8)));
     ingest(&mut *h, "new", 2, &new);

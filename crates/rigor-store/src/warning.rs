@@ -56,6 +56,25 @@ pub enum Warning {
         /// The machine's logical CPUs: a load at or above it is a busy machine.
         cpus: usize,
     },
+    /// Other processes kept at least half the machine's CPUs busy over the candidate's run and
+    /// under half over every run it is compared with, or the other way round
+    /// ([`crate::Provenance::others_cpus`], measured over each run): its times hold waiting for
+    /// a CPU and evicted caches that theirs do not, which no interval of either holds, so no
+    /// verdict is given. It decides where both sides measured it, before each benchmark's CPU
+    /// share: contention that slows a few executions of ten (three at half a CPU, the mean
+    /// time up by a quarter) leaves the median share untouched. CPUs in hundredths (120: 1.20).
+    OthersDiffer {
+        /// What the candidate is compared with.
+        against: ComparedWith,
+        /// What others used over the candidate's run.
+        candidate: u32,
+        /// The least others used over a compared run.
+        others_low: u32,
+        /// The most.
+        others_high: u32,
+        /// The machine's logical CPUs.
+        cpus: usize,
+    },
     /// A benchmark had a CPU for a share of its wall time ([`crate::CpuShare`]) outside the
     /// range of the runs it is compared with (a history's, a saved baseline's sessions, another
     /// result's): it was measured under contention they did not see (or they under contention
@@ -270,6 +289,21 @@ pub enum ComparedWith {
 }
 
 impl ComparedWith {
+    /// How to measure the candidate under the conditions of what it is compared with.
+    fn remedy(self) -> &'static str {
+        match self {
+            Self::History => {
+                "measure it on a machine as quiet as the history's, or together with the \
+                 baseline (rigor track check --candidate REV|DIR, interleaved)"
+            }
+            Self::Baseline => {
+                "measure it on a machine as quiet as the baseline's, or together with the \
+                 baseline's version (rigor bench --against REV, interleaved)"
+            }
+            Self::OldResult => "measure both in one run (interleaved), on a quiet machine",
+        }
+    }
+
     /// How a warning names the candidate's side and the compared one.
     fn sides(self) -> (&'static str, &'static str) {
         match self {
@@ -461,10 +495,37 @@ impl std::fmt::Display for Warning {
                     "the result was measured on a {candidate_was} machine (load {} on {cpus} \
                      CPUs) and the history's sessions on a {history_was} one (load {history}): \
                      times on a busy machine hold waiting for a CPU and evicted caches, which no \
-                     interval of either holds, so no verdict is given; measure it under the load \
-                     the history was measured under, or together with the baseline (rigor track \
-                     check --candidate REV|DIR, interleaved)",
+                     interval of either holds, so no verdict is given (inconclusive: `--fail-on \
+                     inconclusive` fails on it, `--fail-on regression` does not); measure it \
+                     under the load the history was measured under, or together with the \
+                     baseline (rigor track check --candidate REV|DIR, interleaved)",
                     load(*candidate)
+                )
+            }
+            Self::OthersDiffer {
+                against,
+                candidate,
+                others_low,
+                others_high,
+                cpus,
+            } => {
+                let cpus_used = |centi: u32| format!("{:.2}", f64::from(centi) / 100.0);
+                let others = if others_low == others_high {
+                    cpus_used(*others_low)
+                } else {
+                    format!("{}–{}", cpus_used(*others_low), cpus_used(*others_high))
+                };
+                let (this, them) = against.sides();
+                let busier = if candidate > others_low { this } else { them };
+                write!(
+                    f,
+                    "other processes kept {} of this machine's {cpus} CPUs busy on average over \
+                     {this} and {others} over {them}: the times of {busier} hold waiting for a \
+                     CPU and evicted caches (even where most executions had a CPU throughout), \
+                     which no interval holds, so no verdict is given (inconclusive: `--fail-on \
+                     inconclusive` fails on it, `--fail-on regression` does not); {}",
+                    cpus_used(*candidate),
+                    against.remedy()
                 )
             }
             Self::ContentionDiffers {
@@ -476,19 +537,7 @@ impl std::fmt::Display for Warning {
             } => {
                 let others = share_range(*history_low, *history_high);
                 let (this, them) = against.sides();
-                let remedy = match against {
-                    ComparedWith::History => {
-                        "measure it on a machine as quiet as the history's, or together with \
-                         the baseline (rigor track check --candidate REV|DIR, interleaved)"
-                    }
-                    ComparedWith::Baseline => {
-                        "measure it on a machine as quiet as the baseline's, or together with \
-                         the baseline's version (rigor bench --against REV, interleaved)"
-                    }
-                    ComparedWith::OldResult => {
-                        "measure both in one run (interleaved), on a quiet machine"
-                    }
-                };
+                let remedy = against.remedy();
                 let why = if candidate < history_low {
                     "it waited for CPUs other processes held (or the change itself waits more: \
                      I/O, sleeping, locks)"
@@ -500,7 +549,9 @@ impl std::fmt::Display for Warning {
                     f,
                     "'{benchmark}' had a CPU for {} of its wall time in {this} and for {others} \
                      in {them}: {why}, so its wall time differs from theirs by about that \
-                     ratio, which no interval holds, and no verdict is given; {remedy}",
+                     ratio, which no interval holds, and no verdict is given (inconclusive: \
+                     `--fail-on inconclusive` fails on it, `--fail-on regression` does not); \
+                     {remedy}",
                     share_percent(*candidate)
                 )
             }
@@ -536,9 +587,10 @@ impl std::fmt::Display for Warning {
                 "the result was measured {} {} the history's {sessions} session(s), which span \
                  {}: the spread between sessions the check allows for holds only the time they \
                  span, and how far this machine drifts over a longer one was never measured, so \
-                 no verdict is given; measure it together with the baseline (rigor track check \
-                 --candidate REV|DIR, interleaved), or check against a history measured over \
-                 more time (rigor track run, with anchors)",
+                 no verdict is given (inconclusive: `--fail-on inconclusive` fails on it, \
+                 `--fail-on regression` does not); measure it together with the baseline (rigor \
+                 track check --candidate REV|DIR, interleaved), or check against a history \
+                 measured over more time (rigor track run, with anchors)",
                 duration(*gap_seconds),
                 if *after {
                     "after the last of"

@@ -309,6 +309,34 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
     let waits: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
     assert_eq!(of(&waits, "render (new)")["verdict"], "regression");
     assert!(!waits["suite"].is_null(), "{waits}");
+    // The new result measured on a busy machine (others kept 1.2 CPUs of 2 busy) and the old
+    // one on a quiet machine (0.02): whatever the shares say, every verdict is withheld.
+    let mut quiet_old = json(&old);
+    quiet_old["provenance"]["others_cpus"] = serde_json::json!(0.02);
+    quiet_old["environment"]["cpus"] = serde_json::json!(2);
+    let quiet_old_file = dir.path("quiet_old.json");
+    std::fs::write(&quiet_old_file, quiet_old.to_string()).unwrap();
+    let mut busy = json(&new);
+    busy["provenance"]["others_cpus"] = serde_json::json!(1.2);
+    busy["environment"]["cpus"] = serde_json::json!(2);
+    let busy_file = dir.path("busy.json");
+    std::fs::write(&busy_file, busy.to_string()).unwrap();
+    let assert = rigor()
+        .arg("compare")
+        .arg(&quiet_old_file)
+        .arg(&busy_file)
+        .args(["--fail-on", "regression", "--json"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "other processes kept 1.20 of this machine's 2 CPUs busy on average over the new \
+             result and 0.02 over the old one: the times of the new result hold waiting for a CPU",
+        ));
+    let busy: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    for name in ["render (new)", "parse (new)"] {
+        assert_eq!(of(&busy, name)["withheld"], true, "{busy}");
+    }
+    assert!(busy["suite"].is_null(), "{busy}");
     // `-`: the table alone on standard output, the comparisons on standard error.
     let out = rigor()
         .current_dir(dir.0.path())

@@ -351,7 +351,7 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
         Some((
             &shares,
             rigor_store::ComparedWith::Baseline,
-            sessions.iter().all(crate::conditions::quiet),
+            crate::conditions::OthersUse::of_all(&sessions),
         )),
     )
     .map(|mut all| all.remove(0))

@@ -282,11 +282,10 @@ pub fn check_metric(
                 benchmark: v.benchmark,
             }),
     );
-    // The stored versions come merged from their runs, without what others used over each:
-    // none is known quiet.
+    // The stored versions come merged from their runs, without what others used over each.
     let differs = judge(&conditions::HistoryShares {
         by_benchmark: picked_shares,
-        quiet: false,
+        others: crate::conditions::OthersUse::default(),
     });
     Ok(conditions::withheld(
         Checked {

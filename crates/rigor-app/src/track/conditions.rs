@@ -18,10 +18,9 @@ use crate::conditions::{Contention, contention};
 pub(super) struct HistoryShares {
     /// Each benchmark's shares, one per run.
     pub by_benchmark: HashMap<String, Vec<CpuShare>>,
-    /// Every run read is known to have had the CPUs to itself
-    /// ([`rigor_history::RunCpuShare::quiet`]); `false` where any was not measured (a run stored
-    /// before rigor recorded it, an imported file) or was busy.
-    pub quiet: bool,
+    /// What other processes used over the runs read (not known where any did not measure it:
+    /// a run stored before rigor recorded it, an imported file).
+    pub others: crate::conditions::OthersUse,
 }
 
 impl HistoryShares {
@@ -42,9 +41,15 @@ impl HistoryShares {
                 (name.clone(), shares)
             })
             .collect();
+        // One figure per run (each benchmark of a run reads the run's).
+        let mut runs: Vec<(rigor_history::RunId, Option<f64>)> =
+            read.iter().map(|s| (s.run, s.others_cpus)).collect();
+        runs.sort_by_key(|r| r.0);
+        runs.dedup_by_key(|r| r.0);
+        let cpus = read.iter().map(|s| s.cpus).max().unwrap_or(1);
         Self {
             by_benchmark,
-            quiet: !read.is_empty() && read.iter().all(rigor_history::RunCpuShare::quiet),
+            others: crate::conditions::OthersUse::of_runs(runs.into_iter().map(|r| r.1), cpus),
         }
     }
 }
@@ -70,9 +75,9 @@ pub(super) fn differing(
         &history.by_benchmark,
         tolerance,
         rigor_store::ComparedWith::History,
-        crate::conditions::Quiet {
-            candidate: crate::conditions::quiet(candidate),
-            others: history.quiet,
+        crate::conditions::Sides {
+            candidate: crate::conditions::OthersUse::of(candidate),
+            others: history.others,
         },
     );
     if !judged {
@@ -183,7 +188,7 @@ pub(super) fn withheld(mut checked: Checked, warnings: Vec<Warning>) -> Checked 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conditions::share_tolerance;
+    use crate::conditions::{OthersUse, share_tolerance};
     use rigor_stats::compare::Verdict;
     use rigor_units::Seconds;
 
@@ -238,8 +243,13 @@ mod tests {
             .collect();
         HistoryShares {
             by_benchmark,
-            quiet: false,
+            others: OthersUse::default(),
         }
+    }
+
+    /// Runs over which others kept `used` CPUs of 2 busy.
+    fn used(used: &[f64]) -> OthersUse {
+        OthersUse::of_runs(used.iter().map(|&u| Some(u)), 2)
     }
 
     /// Measured in /tmp/s1 on a 2-CPU machine: a C program's executions had a CPU 99.7% of
@@ -295,7 +305,7 @@ mod tests {
         // The same history known quiet (every run recorded that others kept its CPUs idle):
         // the quiet candidate's higher share is its code waiting less, and the verdict stands.
         let quiet_history = HistoryShares {
-            quiet: true,
+            others: used(&[0.01, 0.03]),
             ..contended.clone()
         };
         let quiet_candidate = result(&[("quiet", had_cpus)], None);
@@ -307,6 +317,50 @@ mod tests {
                 ..
             }]
         ));
+        // The trial in /tmp/s2: a candidate measured beside two busy loops (others kept 1.20
+        // CPUs busy) whose executions mostly had a CPU throughout (median share 99.6%), three of
+        // ten at 0.87, 0.49 and 0.58 and its mean time up by a quarter, against a quiet history
+        // of a program that sleeps (96.7%–96.9%). Its higher share is not the code waiting
+        // less: the busy side decides, every benchmark withheld.
+        let trial: &[(f64, f64)] = &[
+            (0.998, 1.0),
+            (0.998, 1.0),
+            (0.998, 1.0),
+            (0.998, 1.0),
+            (0.869, 1.0),
+            (0.491, 1.0),
+            (0.575, 1.0),
+            (0.996, 1.0),
+            (0.989, 1.0),
+            (0.996, 1.0),
+        ];
+        let mut busy = result(&[("w", trial)], None);
+        busy.provenance.others_cpus = Some(1.2047);
+        let sleeps = HistoryShares {
+            others: used(&[0.013, 0.006, 0.01]),
+            ..shares(&[("w", &[0.967, 0.969])])
+        };
+        assert_eq!(
+            differing(&busy, &sleeps, 0.005, &sessions),
+            [Warning::OthersDiffer {
+                against: rigor_store::ComparedWith::History,
+                candidate: 120,
+                others_low: 1,
+                others_high: 1,
+                cpus: 2,
+            }]
+        );
+        // Against a history measured busy too, or one not known, the shares decide.
+        for others in [used(&[1.1, 1.3]), OthersUse::default()] {
+            let history = HistoryShares {
+                others,
+                ..sleeps.clone()
+            };
+            assert!(matches!(
+                differing(&busy, &history, 0.005, &sessions)[..],
+                [Warning::ContentionDiffers { .. }]
+            ));
+        }
         // No CPU times in the candidate (an imported file), or no history shares: the load
         // decides, busy against quiet sessions.
         let imported = result(&[("contended", &[(0.0, 0.1)])], Some(3.0));
@@ -321,10 +375,10 @@ mod tests {
         ));
     }
 
-    /// A history is known quiet only where every run read recorded that others kept its CPUs
-    /// idle; each benchmark keeps the shares of its own runs.
+    /// A history is known quiet (or busy) only where every run read recorded that others kept
+    /// its CPUs idle (or busy); each benchmark keeps the shares of its own runs.
     #[test]
-    fn a_history_is_quiet_only_where_every_run_read_was() {
+    fn a_history_is_quiet_or_busy_only_where_every_run_read_was() {
         let read =
             |run: i64, benchmark: &str, others_cpus: Option<f64>| rigor_history::RunCpuShare {
                 run: rigor_history::RunId(run),
@@ -346,7 +400,7 @@ mod tests {
             read(2, "b", Some(0.9)),
         ];
         let shares = HistoryShares::of(&quiet, &runs);
-        assert!(shares.quiet);
+        assert!(shares.others.quiet());
         assert_eq!(
             (
                 shares.by_benchmark["a"].len(),
@@ -356,9 +410,13 @@ mod tests {
         );
         for other in [Some(1.0), None] {
             let one_not = [read(1, "a", Some(0.1)), read(2, "b", other)];
-            assert!(!HistoryShares::of(&one_not, &runs).quiet);
+            assert!(!HistoryShares::of(&one_not, &runs).others.quiet());
         }
-        assert!(!HistoryShares::of(&[], &runs).quiet);
+        assert!(!HistoryShares::of(&[], &runs).others.quiet());
+        // Busy only where every run was.
+        let busy = [read(1, "a", Some(1.0)), read(2, "b", Some(1.5))];
+        assert!(HistoryShares::of(&busy, &runs).others.busy());
+        assert!(!HistoryShares::of(&quiet, &runs).others.busy());
     }
 
     /// The trial's contended benchmark: a CPU 52% of its time against 99.7–99.8%.
