@@ -230,6 +230,40 @@ pub fn widen_for_sessions(
     });
 }
 
+/// Each comparison of two results measured in separate runs, one run a side, as a baseline of
+/// one session: its interval unbounded and its verdict inconclusive, since nothing measured
+/// how far a run moves the statistic on this machine. Within a run's own noise, separate quiet
+/// runs of one binary on this machine differed by up to 11% within three minutes (means of
+/// 74.2, 72.3, 70.7 and 67.0 ms), and 52 of 120 A/A comparisons of separate runs were false
+/// alarms for wall time (docs/validation/metrics.md): their intervals, each run's own, do not
+/// cover the difference between runs.
+/// Only times: counts, memory and what a program reported do not move with the machine
+/// ([`crate::conditions::bear_on`]). The suite's mean is dropped, and a note that a verdict
+/// stands ([`rigor_store::Warning::WaitsDiffer`]); the outcome is decided again under
+/// `settings`.
+pub(crate) fn one_run_each(
+    compared: &mut crate::saved::ComparedFiles,
+    settings: &crate::settings::ComparisonSettings,
+) {
+    if !crate::conditions::bear_on(&compared.metric) {
+        return;
+    }
+    for c in &mut compared.comparisons {
+        c.apart = Some(rigor_report::comparison::Apart::Runs);
+    }
+    widen_by(&mut compared.comparisons, |_| {
+        Some(rigor_stats::compare::SessionSpread {
+            sessions: 1,
+            sigma_log: None,
+        })
+    });
+    compared.suite = None;
+    compared
+        .warnings
+        .retain(|w| !matches!(w, rigor_store::Warning::WaitsDiffer { .. }));
+    compared.decide(settings.fail_on);
+}
+
 /// [`widen_for_sessions`] with each benchmark's spread between sessions from `spread` (by the
 /// baseline's name): the widened comparisons' verdicts come from their widened intervals, and the
 /// false-discovery control is redone over the p-values as they now are (a q-value computed
@@ -244,6 +278,11 @@ fn widen_by(
             .baseline
             .strip_suffix(crate::comparisons::OLD)
             .unwrap_or(&c.baseline);
+        // A withheld comparison has no interval to widen, and its sessions' spread would read
+        // as a figure of a verdict it does not have.
+        if c.comparison.withheld {
+            continue;
+        }
         if let Some(spread) = spread(name) {
             c.comparison.widen_for_sessions(spread);
             c.fdr_demoted = false;
@@ -330,6 +369,18 @@ mod tests {
         assert_eq!(a.q_value, Some(1.0));
         assert!(b.comparison.verdict.is_change());
         assert!(b.q_value.unwrap() >= b.comparison.p_value);
+        // A comparison withheld for its conditions is left as it was, with no sessions' spread.
+        let mut withheld = vec![computed("c", 1.1)];
+        withheld[0].comparison.withhold();
+        let before = withheld[0].comparison;
+        widen_by(&mut withheld, |_| {
+            Some(rigor_stats::compare::SessionSpread {
+                sessions: 3,
+                sigma_log: Some(0.01),
+            })
+        });
+        assert_eq!(withheld[0].comparison, before);
+        assert!(withheld[0].comparison.between_sessions.is_none());
     }
 
     #[test]

@@ -35,6 +35,10 @@ pub fn bear_on(metric: &Metric) -> bool {
 /// CPU shares by benchmark: the runs a side of a comparison is judged against.
 pub type Shares = HashMap<String, Vec<CpuShare>>;
 
+/// What a result measured apart is judged against: the compared runs' shares, what they are,
+/// and what other processes used over them.
+pub type JudgedAgainst<'a> = (&'a Shares, ComparedWith, OthersUse);
+
 /// Each benchmark's CPU share in `result` (one each; none where its executions recorded no CPU
 /// time).
 pub fn shares_of<'a>(
@@ -197,7 +201,7 @@ pub fn contention(
         } else {
             sides.others.quiet()
         };
-        let (benchmark, candidate, history_low, history_high) = (
+        let (benchmark, candidate, others_low, others_high) = (
             b.name.clone(),
             share.per_mille(),
             low.per_mille(),
@@ -208,16 +212,16 @@ pub fn contention(
                 benchmark,
                 against,
                 candidate,
-                history_low,
-                history_high,
+                others_low,
+                others_high,
             }
         } else {
             Warning::ContentionDiffers {
                 benchmark,
                 against,
                 candidate,
-                history_low,
-                history_high,
+                others_low,
+                others_high,
             }
         });
     }
@@ -357,8 +361,8 @@ mod tests {
             benchmark: "parse".into(),
             against: ComparedWith::OldResult,
             candidate: 510,
-            history_low: 997,
-            history_high: 997,
+            others_low: 997,
+            others_high: 997,
         };
         assert!(concerns(&contended, "parse"));
         assert!(!concerns(&contended, "render"));

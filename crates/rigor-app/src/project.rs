@@ -18,6 +18,19 @@ pub fn rigor_dir() -> PathBuf {
     }
 }
 
+/// The history of the project `repo` is in (a directory as the user named it), found from it as
+/// [`default_history`] is from the current directory; [`default_history`] itself where `repo`
+/// is the current directory or cannot be read.
+pub fn history_of(repo: &Path) -> PathBuf {
+    if repo.as_os_str().is_empty() || repo == Path::new(".") {
+        return default_history();
+    }
+    match std::fs::canonicalize(repo) {
+        Ok(here) => rigor_dir_from(&here, repo).join(HISTORY_FILE),
+        Err(_) => default_history(),
+    }
+}
+
 /// The default history, `.rigor/history.db` of [`rigor_dir`].
 pub fn default_history() -> PathBuf {
     rigor_dir().join(HISTORY_FILE)

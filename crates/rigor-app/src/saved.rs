@@ -533,11 +533,7 @@ pub fn compare_metrics(s: &CompareFilesSettings) -> Result<Vec<ComparedFiles>> {
 /// As [`compare_metrics`].
 pub fn compare_metrics_judged(
     s: &CompareFilesSettings,
-    others: Option<(
-        &crate::conditions::Shares,
-        rigor_store::ComparedWith,
-        crate::conditions::OthersUse,
-    )>,
+    others: Option<crate::conditions::JudgedAgainst<'_>>,
 ) -> Result<Vec<ComparedFiles>> {
     let old = load_together(&s.old, s.format)?;
     let new = load_together(&s.new, s.format)?;
@@ -578,6 +574,7 @@ pub fn compare_metrics_judged(
     }
     let s = &s;
     let apart = crate::conditions::separate_runs(&old, &new).is_some();
+    let one_run_a_side = others.is_none(); // (a baseline's sessions carry their own spread)
     let own = crate::conditions::shares_of([&old]);
     let (others, against, others_use) = others.unwrap_or((
         &own,
@@ -601,6 +598,9 @@ pub fn compare_metrics_judged(
                     sides,
                     &s.comparison,
                 );
+                if one_run_a_side {
+                    crate::baselines::one_run_each(&mut c, &s.comparison);
+                }
             }
             Ok(c)
         })

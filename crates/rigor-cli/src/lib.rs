@@ -284,8 +284,8 @@ pub struct TrackArgs {
     /// The history database: an SQLite file, or a PostgreSQL server shared by several machines
     /// (`postgres://user@host/db?sslmode=require`; the password from `PGPASSWORD` or a 0600 file
     /// named by `RIGOR_DB_PASSWORD_FILE`, never on the command line). Default: the project's
-    /// `.rigor/history.db`, looked for from this directory up to the git repository's root
-    /// (made at the root when there is none).
+    /// `.rigor/history.db`, looked for from the command's --repo (else this directory) up to
+    /// the git repository's root (made at the root when there is none).
     #[arg(
         long,
         global = true,
@@ -526,7 +526,8 @@ pub struct TrackCheckArgs {
     /// version, else the branch's head).
     #[arg(long, value_name = "REV", requires = "candidate")]
     pub baseline_rev: Option<String>,
-    /// With --candidate: the repository.
+    /// The repository: its project's history is the default --db, and with --candidate its
+    /// revisions are built.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
     /// With --candidate: the most rounds of each comparison.

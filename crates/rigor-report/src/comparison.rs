@@ -224,6 +224,14 @@ pub fn effect_text(v: &ComparisonView<'_>) -> String {
             v.candidate, v.baseline
         );
     }
+    // One run a side: the difference of these two runs, with no interval across runs.
+    if v.apart == Some(Apart::Runs) && c.between_sessions.is_some_and(|s| s.sigma_log.is_none()) {
+        return format!(
+            "{} is {amount} than {}{what} in these two runs (no interval across runs: one run a \
+             side)",
+            v.candidate, v.baseline
+        );
+    }
     format!(
         "{} is {amount} than {}{what} ({ci})",
         v.candidate, v.baseline
@@ -451,7 +459,22 @@ pub fn suite_of(s: &SuiteView, seed: rigor_units::Seed, quantity: &Quantity) -> 
 
 /// How a comparison with a baseline from other sessions was widened, in words; a baseline of
 /// one session is explained once (`again`: it was, above).
-fn sessions_text(spread: rigor_stats::compare::SessionSpread, again: bool) -> String {
+fn sessions_text(
+    spread: rigor_stats::compare::SessionSpread,
+    again: bool,
+    apart: Option<Apart>,
+) -> String {
+    if apart == Some(Apart::Runs) && spread.sigma_log.is_none() {
+        return if again {
+            "across runs: one run a side (above), so no verdict is called".to_string()
+        } else {
+            "across runs: one run a side cannot tell how far a run moves the statistic on this \
+             machine (the run's own interval does not cover it), so no verdict is called; \
+             measure both in one run (`rigor run OLD NEW`, interleaved) or track the versions \
+             (`rigor track`)"
+                .to_string()
+        };
+    }
     match spread.sigma_log {
         None if again => {
             "across sessions: one session saved (above), so no verdict is called".to_string()
@@ -620,7 +643,11 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             c.method
         );
         if let Some(spread) = c.between_sessions {
-            let _ = writeln!(out, "    {}", sessions_text(spread, one_session_said));
+            let _ = writeln!(
+                out,
+                "    {}",
+                sessions_text(spread, one_session_said, v.apart)
+            );
             one_session_said |= spread.sigma_log.is_none();
         }
         // Only beside an interval: one without bounds was not narrowed to the clock's step.
@@ -636,7 +663,9 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
         if let Some(b) = c
             .bootstrap
             .as_ref()
-            .filter(|_| v.exact.is_none() && !c.withheld)
+            // Widened for sessions or runs, the bootstrap of the runs' own data would read as
+            // an interval the verdict set aside.
+            .filter(|_| v.exact.is_none() && !c.withheld && c.between_sessions.is_none())
         {
             if c.ci.is_none_or(|ci| {
                 ci.method != rigor_stats::compare::RatioMethod::BootstrapPercentile
@@ -688,7 +717,11 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
         // A minimum's p is the larger of its bootstrap test's and the units' own minima's
         // (Mann–Whitney): named by the one it is.
         let test = if c.between_sessions.is_some() && c.p_value >= 1.0 {
-            "the interval widened for the baseline's sessions holds no change".to_string()
+            if v.apart == Some(Apart::Runs) {
+                "no interval covers the difference between separate runs".to_string()
+            } else {
+                "the interval widened for the baseline's sessions holds no change".to_string()
+            }
         } else if c.p_from_minima() {
             format!(
                 "Mann–Whitney test of the {}' own minima, larger than the {}",

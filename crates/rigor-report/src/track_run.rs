@@ -472,7 +472,12 @@ pub fn show(v: &ShowView) -> String {
             format!("{:>7} {:<23}", ratio_percent(*r), verdict)
         });
         let runs = if l.runs.1 > 0 {
-            format!("{} runs ({} anchor)", l.runs.0, l.runs.1)
+            format!(
+                "{} runs ({} anchor{})",
+                l.runs.0,
+                l.runs.1,
+                if l.runs.1 == 1 { "" } else { "s" }
+            )
         } else {
             format!("{} run{}", l.runs.0, if l.runs.0 == 1 { "" } else { "s" })
         };

@@ -88,9 +88,11 @@ pub enum Warning {
         /// The candidate's share (the new result's).
         candidate: u32,
         /// The lowest of the compared runs' shares.
-        history_low: u32,
+        #[serde(alias = "history_low")]
+        others_low: u32,
         /// The highest.
-        history_high: u32,
+        #[serde(alias = "history_high")]
+        others_high: u32,
     },
     /// A benchmark's CPU share differs from the compared runs' as [`Warning::ContentionDiffers`]
     /// says, but the side with the lower share was measured on a machine other processes left
@@ -104,9 +106,11 @@ pub enum Warning {
         /// The candidate's share, in thousandths.
         candidate: u32,
         /// The lowest of the compared runs' shares.
-        history_low: u32,
+        #[serde(alias = "history_low")]
+        others_low: u32,
         /// The highest.
-        history_high: u32,
+        #[serde(alias = "history_high")]
+        others_high: u32,
     },
     /// A result checked against a history (`rigor track check FILE`) was measured farther in
     /// time from every one of the history's sessions than they span (and more than an hour):
@@ -532,13 +536,13 @@ impl std::fmt::Display for Warning {
                 benchmark,
                 against,
                 candidate,
-                history_low,
-                history_high,
+                others_low,
+                others_high,
             } => {
-                let others = share_range(*history_low, *history_high);
+                let others = share_range(*others_low, *others_high);
                 let (this, them) = against.sides();
                 let remedy = against.remedy();
-                let why = if candidate < history_low {
+                let why = if candidate < others_low {
                     "it waited for CPUs other processes held (or the change itself waits more: \
                      I/O, sleeping, locks)"
                 } else {
@@ -559,14 +563,14 @@ impl std::fmt::Display for Warning {
                 benchmark,
                 against,
                 candidate,
-                history_low,
-                history_high,
+                others_low,
+                others_high,
             } => {
-                let others = share_range(*history_low, *history_high);
+                let others = share_range(*others_low, *others_high);
                 let (this, them) = against.sides();
                 // The side with the lower share is the one known idle, and the one where the
                 // program waits more.
-                let where_ = if candidate < history_low { this } else { them };
+                let where_ = if candidate < others_low { this } else { them };
                 write!(
                     f,
                     "'{benchmark}' had a CPU for {} of its wall time in {this} and for {others} \
@@ -691,10 +695,11 @@ impl std::fmt::Display for Warning {
                     f,
                     "old and new were measured in separate runs{when}: each difference also \
                      holds whatever changed on the machine between them (load, clock frequency, \
-                     memory layout), which these intervals do not cover (on a loaded machine, \
-                     tens of percent); for a verdict, measure both in one run ({together}) \
-                     or track the versions (`rigor track`), whose sessions \
-                     are modelled"
+                     memory layout), which no run's own interval covers (quiet runs of one \
+                     binary here moved by up to 11% within minutes, a loaded machine's by tens \
+                     of percent), so times get no verdict; for one, measure both in one run \
+                     ({together}) or track the versions (`rigor track`), whose sessions are \
+                     modelled"
                 )
             }
             Self::InBlocks { benchmarks, tool } => {
@@ -799,6 +804,29 @@ mod tests {
             sided.to_string().contains("during the old result's run"),
             "{sided}"
         );
+    }
+
+    /// The compared runs' shares are `others_low`/`others_high` (they are a baseline's or an old
+    /// result's as often as a history's); files written when they were `history_low`/
+    /// `history_high` still read.
+    #[test]
+    fn share_warnings_read_their_earlier_field_names() {
+        let earlier = r#"{"kind": "contention_differs", "benchmark": "w", "against": "old_result",
+            "candidate": 510, "history_low": 997, "history_high": 998}"#;
+        let w: Warning = serde_json::from_str(earlier).unwrap();
+        assert_eq!(
+            w,
+            Warning::ContentionDiffers {
+                benchmark: "w".into(),
+                against: ComparedWith::OldResult,
+                candidate: 510,
+                others_low: 997,
+                others_high: 998,
+            }
+        );
+        let written = serde_json::to_value(&w).unwrap();
+        assert_eq!(written["others_low"], 997);
+        assert!(written.get("history_low").is_none());
     }
 
     #[test]

@@ -28,7 +28,17 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         TrackCommand::Check(a) => refuse_unused("check", &a.options, false)?,
         _ => {}
     }
-    let place = HistoryPlace::new(args.db.clone());
+    let repo = match &args.command {
+        TrackCommand::Run(a) => Some(&a.repo),
+        TrackCommand::Bisect(a) => Some(&a.repo),
+        TrackCommand::Check(a) => Some(&a.repo),
+        TrackCommand::Add(a) => Some(&a.repo),
+        _ => None,
+    };
+    let place = match repo {
+        Some(repo) => HistoryPlace::of_repo(args.db.clone(), repo),
+        None => HistoryPlace::new(args.db.clone()),
+    };
     let access = match &args.command {
         TrackCommand::Enqueue(a) => return farm_cmd::enqueue(place.queue()?, a),
         TrackCommand::Worker(a) => return farm_cmd::worker(place.queue()?, a),

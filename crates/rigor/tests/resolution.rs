@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Dir, as_uncontended, json, rigor, stdout_of};
+use common::{Dir, as_one_run, as_uncontended, json, rigor, stdout_of};
 
 /// A program whose every sample reads `ns` nanoseconds, measured in steps of 0.02 ns (a 20 ns
 /// clock over 1000 evaluations): every execution's median and minimum tie.
@@ -229,6 +229,7 @@ fn a_suites_geometric_mean_is_floored_at_its_members_resolutions() {
         file
     };
     let (old, new) = (measure("old.json", "3.00"), measure("new.json", "3.02"));
+    as_one_run(&old, &new);
     let out = stdout_of(rigor().arg("compare").arg(&old).arg(&new));
     assert!(
         out.contains(

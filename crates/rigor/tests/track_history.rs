@@ -362,6 +362,21 @@ fn the_projects_history_is_found_from_a_subdirectory() {
         .unwrap()
         .collect();
     assert!(!runs.is_empty());
+    // A command pointed at the repository from outside it (--repo) finds its history too.
+    let outside = dir.path("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    rigor()
+        .current_dir(&outside)
+        .env_remove("RIGOR_DB")
+        .args(["track", "check"])
+        .arg(&file)
+        .arg("--repo")
+        .arg(&repo)
+        .args(["--machine", "m", "--baseline", "main"])
+        .assert()
+        .stderr(predicate::str::contains("no history").not())
+        .stdout(predicate::str::contains("bench"));
+    assert!(!outside.join(".rigor").exists());
     // --db and RIGOR_DB still win.
     let elsewhere = dir.path("elsewhere.db");
     in_dir(&deep, &["add"])

@@ -298,7 +298,7 @@ mod tests {
             )[..],
             [Warning::ContentionDiffers {
                 candidate: 996,
-                history_low: 510,
+                others_low: 510,
                 ..
             }]
         ));
@@ -313,7 +313,7 @@ mod tests {
             differing(&quiet_candidate, &quiet_history, 0.005, &sessions)[..],
             [Warning::WaitsDiffer {
                 candidate: 996,
-                history_low: 510,
+                others_low: 510,
                 ..
             }]
         ));
@@ -425,8 +425,8 @@ mod tests {
             benchmark: "contended".into(),
             against: rigor_store::ComparedWith::History,
             candidate: 520,
-            history_low: 997,
-            history_high: 998,
+            others_low: 997,
+            others_high: 998,
         }
     }
 

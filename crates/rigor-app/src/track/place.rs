@@ -31,6 +31,15 @@ impl HistoryPlace {
         }
     }
 
+    /// `db`, else the history of the project `repo` is in (`--repo`,
+    /// [`crate::project::history_of`]): a command pointed at a repository from elsewhere
+    /// finds the history that repository's own commands find.
+    pub fn of_repo(db: Option<PathBuf>, repo: &Path) -> Self {
+        Self {
+            db: db.unwrap_or_else(|| crate::project::history_of(repo)),
+        }
+    }
+
     /// The PostgreSQL URL it is, if it is one.
     pub fn url(&self) -> Option<&str> {
         self.db

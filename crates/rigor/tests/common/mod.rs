@@ -66,6 +66,15 @@ pub fn as_uncontended(path: &Path) {
     std::fs::write(path, r.to_string()).unwrap();
 }
 
+/// The result at `new` made a file of the same run as `old` (its start shared, as `track run`
+/// writes a batch's versions): a test of what a comparison of one run's data gives, not of how
+/// separate runs are judged (one run a side gets no verdict on its times).
+pub fn as_one_run(old: &Path, new: &Path) {
+    let mut r = json(new);
+    r["provenance"]["started"] = json(old)["provenance"]["started"].clone();
+    std::fs::write(new, r.to_string()).unwrap();
+}
+
 pub fn executions_of(path: &Path) -> Vec<Vec<Value>> {
     json(path)["benchmarks"]
         .as_array()
