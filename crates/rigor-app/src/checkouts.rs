@@ -361,7 +361,7 @@ fn said_last(stderr: &[u8], stdout: &[u8]) -> String {
 
 /// The paths (relative to the checkout) `artifacts` names. `path` is where the checkout will
 /// be, `partial` where it is now.
-fn artifact_paths(artifacts: &Artifacts, path: &Path, partial: &Path) -> Vec<PathBuf> {
+pub(crate) fn artifact_paths(artifacts: &Artifacts, path: &Path, partial: &Path) -> Vec<PathBuf> {
     match artifacts {
         Artifacts::None => Vec::new(),
         Artifacts::Paths(paths) => paths.clone(),

@@ -1934,6 +1934,53 @@ fn a_candidate_folder_is_built_before_it_is_measured() {
     assert!(err.contains("building the candidate"), "{err}");
 }
 
+/// A candidate folder whose benchmarked program is byte-identical to the baseline's build is
+/// identical without measuring, as a revision is (a folder was measured for all its rounds
+/// before: only paths named by --artifacts were hashed there).
+#[test]
+fn a_candidate_folder_built_to_the_baselines_bytes_is_not_measured() {
+    if !common::gitrepo::have("git") {
+        eprintln!("SKIP: git is needed");
+        return;
+    }
+    let dir = Dir::new();
+    let repo = dir.path("repo");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    let script = "#!/bin/sh\nexit 0\n";
+    let executable = |path: &std::path::Path, body: &str| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(path, body).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    executable(&repo.join("prog.sh"), script);
+    let base = common::gitrepo::commit(&repo, 0);
+    let folder = dir.path("candidate");
+    std::fs::create_dir(&folder).unwrap();
+    let check = |body: &str| {
+        executable(&folder.join("prog.sh"), body);
+        let out = rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db", "check", "--repo"])
+            .arg(&repo)
+            .arg("--candidate")
+            .arg(&folder)
+            .args(["--baseline-rev", &base, "--max-rounds", "4"])
+            .args(["--machine", "m", "--baseline", "main", "-n", "t"])
+            .args(["--", "./prog.sh"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let same = check(script);
+    assert!(
+        same.contains("t: identical build: no change (not measured)"),
+        "{same}"
+    );
+    let other = check("#!/bin/sh\nexit 0 # changed\n");
+    assert!(!other.contains("identical build"), "{other}");
+}
+
 /// A version whose benchmarked command exits with a status other than zero fails, and the run
 /// says once, as `rigor run` does, that `-i/--ignore-failure` measures such a command; with
 /// `-i` the versions are measured.

@@ -150,13 +150,13 @@ pub fn check_candidate(
                 rev: dir.display().to_string(),
                 ..VersionInfo::default()
             };
+            // Hashed as a checkout's are: the paths named, or the benchmarked program (a
+            // folder built to the same bytes as the baseline is not measured; before, only
+            // named paths were hashed here, and such a folder was measured for 200 rounds).
             let artifacts = match &settings.source {
                 Source::Git(g) => crate::checkouts::hash_paths(
                     dir,
-                    &match &g.artifacts {
-                        crate::checkouts::Artifacts::Paths(p) => p.clone(),
-                        _ => Vec::new(),
-                    },
+                    &crate::checkouts::artifact_paths(&g.artifacts, dir, dir),
                 ),
                 Source::Simulated(_) => None,
             };
