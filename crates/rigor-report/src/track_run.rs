@@ -666,8 +666,31 @@ pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
         .any(|l| l.uninformative && l.withheld.is_none())
     {
         out.push_str(UNINFORMATIVE);
+    } else if let Some((sigma, df)) = lines.iter().find_map(sessions_decide) {
+        let _ = writeln!(
+            out,
+            "  Inconclusive: the candidate's session carries a shift of its own, which the \
+             history puts at {} per session ({df} df), and that is most of the interval. \
+             Measure the candidate together with the baseline (`rigor track check --candidate \
+             REV|DIR`), where session shifts cancel, or give the history more sessions with \
+             anchors (`rigor track run`), which tell that shift more closely.",
+            crate::format::percent(100.0 * sigma)
+        );
     }
     out
+}
+
+/// The spread between sessions of an inconclusive line that it, not the versions' spread,
+/// keeps undecided (a trial's +11% regression read "+11% (−1.1% .. +24%): inconclusive" with
+/// sessions at 2.3% on 2 df, and said nothing of what would decide it).
+fn sessions_decide(l: &CheckLine) -> Option<(f64, usize)> {
+    let (sigma, df) = l.spreads.1?;
+    (l.verdict == "inconclusive"
+        && l.withheld.is_none()
+        && !l.sessions_unknown
+        && !l.uninformative
+        && sigma > l.spreads.0)
+        .then_some((sigma, df))
 }
 
 /// The note under a check whose interval was too wide for a headline.
@@ -1274,6 +1297,28 @@ mod tests {
         );
         let narrow = check_table("main", "m", &lines[1..]);
         assert!(!narrow.contains("No estimate"), "{narrow}");
+        // Narrow but undecided, its sessions' spread (52% on 4 df) above the versions': the
+        // note says what would decide it; a decided line, or one the versions' spread keeps
+        // undecided, has none.
+        assert!(
+            narrow.contains(
+                "Inconclusive: the candidate's session carries a shift of its own, which the \
+                 history puts at 52% per session (4 df)"
+            ) && narrow.contains("--candidate REV|DIR"),
+            "{narrow}"
+        );
+        let decided = check_table(
+            "main",
+            "m",
+            &[line(1.08, (1.05, 1.11), "regression", false)],
+        );
+        assert!(!decided.contains("Inconclusive:"), "{decided}");
+        let versions = CheckLine {
+            spreads: (0.6, Some((0.52, 4))),
+            ..lines[1].clone()
+        };
+        let by_versions = check_table("main", "m", &[versions]);
+        assert!(!by_versions.contains("Inconclusive:"), "{by_versions}");
     }
 
     #[test]
