@@ -287,6 +287,12 @@ pub fn withhold_contended(
     let mut withheld = false;
     for w in found.warnings {
         withheld |= withhold(&mut compared.comparisons, &w);
+        // The busy side's own warning, carried from its run, says less than this one.
+        if matches!(w, Warning::OthersDiffer { .. }) {
+            compared
+                .warnings
+                .retain(|c| !matches!(c, Warning::OthersBusy { .. }));
+        }
         compared.warnings.push(w);
     }
     if withheld {

@@ -347,6 +347,7 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
     let mut busy = json(&new);
     busy["provenance"]["others_cpus"] = serde_json::json!(1.2);
     busy["environment"]["cpus"] = serde_json::json!(2);
+    busy["warnings"] = serde_json::json!([{"kind": "others_busy", "others": 120, "cpus": 2}]);
     let busy_file = dir.path("busy.json");
     std::fs::write(&busy_file, busy.to_string()).unwrap();
     let assert = rigor()
@@ -360,6 +361,9 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
             "other processes kept 1.20 of this machine's 2 CPUs busy on average over the new \
              result and 0.02 over the old one: the times of the new result hold waiting for a CPU",
         ));
+    // Said once: the busy run's own warning, carried from it, is not repeated beside it.
+    let said = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert_eq!(said.matches("other processes kept").count(), 1, "{said}");
     let busy: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
     for name in ["render (new)", "parse (new)"] {
         assert_eq!(of(&busy, name)["withheld"], true, "{busy}");
