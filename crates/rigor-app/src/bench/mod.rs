@@ -367,6 +367,9 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
     compared
         .warnings
         .retain(|w| !matches!(w, rigor_store::Warning::SeparateRuns { .. }));
+    for c in &mut compared.comparisons {
+        c.apart = None;
+    }
     // The run's own warnings (a busy machine) were said with the run: not again here.
     let said = rigor_store::load(new)
         .map(|r| r.warnings)
