@@ -284,8 +284,8 @@ pub struct TrackArgs {
     /// The history database: an SQLite file, or a PostgreSQL server shared by several machines
     /// (`postgres://user@host/db?sslmode=require`; the password from `PGPASSWORD` or a 0600 file
     /// named by `RIGOR_DB_PASSWORD_FILE`, never on the command line). Default: the project's
-    /// `.rigor/history.db`, looked for from the command's --repo (else this directory) up to
-    /// the git repository's root (made at the root when there is none).
+    /// `.rigor/history.db`, looked for from this directory (for run, check, bisect and add, from
+    /// their --repo) up to the git repository's root (made at the root when there is none).
     #[arg(
         long,
         global = true,

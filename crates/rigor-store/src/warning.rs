@@ -695,9 +695,9 @@ impl std::fmt::Display for Warning {
                     f,
                     "old and new were measured in separate runs{when}: each difference also \
                      holds whatever changed on the machine between them (load, clock frequency, \
-                     memory layout), which no run's own interval covers (quiet runs of one \
-                     binary here moved by up to 11% within minutes, a loaded machine's by tens \
-                     of percent), so times get no verdict; for one, measure both in one run \
+                     memory layout), which no run's own interval covers (on a shared virtual \
+                     machine, quiet runs of one binary have moved by up to 11% within minutes, \
+                     loaded ones by tens of percent), so times get no verdict; for one, measure both in one run \
                      ({together}) or track the versions (`rigor track`), whose sessions are \
                      modelled"
                 )
