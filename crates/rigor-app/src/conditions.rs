@@ -97,16 +97,15 @@ impl OthersUse {
 
     /// Over runs that measured `used` each (`None`: not measured) on a machine of `cpus`.
     pub fn of_runs(used: impl IntoIterator<Item = Option<f64>>, cpus: usize) -> Self {
-        let mut range: Option<(f64, f64)> = None;
-        for u in used {
-            let Some(u) = u.filter(|u| u.is_finite()) else {
-                return Self {
-                    range: None,
-                    cpus: cpus.max(1),
-                };
-            };
-            range = Some(range.map_or((u, u), |(lo, hi)| (lo.min(u), hi.max(u))));
-        }
+        // Every run's figure, or none: one run not measured leaves the side unknown.
+        let used: Option<Vec<f64>> = used
+            .into_iter()
+            .map(|u| u.filter(|u| u.is_finite()))
+            .collect();
+        let range = used.and_then(|u| {
+            let lo = u.iter().copied().reduce(f64::min)?;
+            Some((lo, u.iter().copied().fold(lo, f64::max)))
+        });
         Self {
             range,
             cpus: cpus.max(1),
@@ -125,11 +124,6 @@ impl OthersUse {
         self.range
             .is_some_and(|(lo, _)| rigor_store::warning::busy(lo, self.cpus))
     }
-}
-
-/// Whether a run is known to have been measured with the CPUs to itself ([`OthersUse::quiet`]).
-pub fn quiet(result: &ResultFile) -> bool {
-    OthersUse::of(result).quiet()
 }
 
 /// What other processes used over each side of a comparison ([`OthersUse`]).
