@@ -284,8 +284,8 @@ pub struct TrackArgs {
     /// The history database: an SQLite file, or a PostgreSQL server shared by several machines
     /// (`postgres://user@host/db?sslmode=require`; the password from `PGPASSWORD` or a 0600 file
     /// named by `RIGOR_DB_PASSWORD_FILE`, never on the command line). Default: the project's
-    /// `.rigor/history.db`, looked for from this directory (for run, check, bisect and add, from
-    /// their --repo) up to the git repository's root (made at the root when there is none).
+    /// `.rigor/history.db`, looked for from the command's --repo (this directory by default)
+    /// up to the git repository's root (made at the root when there is none).
     #[arg(
         long,
         global = true,
@@ -358,6 +358,10 @@ pub struct TrackPublishArgs {
     /// several with commas. Other metrics are read from every stored run on each publish.
     #[arg(long, value_name = "NAME[,NAME...]", default_value = "wall")]
     pub metric: Metrics,
+    /// The repository whose project's history is read (the default --db; a track command finds
+    /// the history of the project it is pointed at, from anywhere).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
 }
 
 /// Which series: a machine and a branch.
@@ -562,6 +566,10 @@ pub struct TrackCheckArgs {
 /// `rigor track changes`.
 #[derive(Debug, Args)]
 pub struct TrackChangesArgs {
+    /// The repository whose project's history is read (the default --db; a track command finds
+    /// the history of the project it is pointed at, from anywhere).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
     /// Only this benchmark.
     #[arg(long, value_name = "NAME")]
     pub benchmark: Option<String>,
@@ -621,6 +629,10 @@ pub struct TrackShowArgs {
     /// benchmarked program reported.
     #[arg(long, value_name = "NAME", default_value = "wall")]
     pub metric: Metric,
+    /// The repository: its project's history is the default --db, and its current branch the
+    /// default --branch.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
     /// The series.
     #[command(flatten)]
     pub series: SeriesArgs,
@@ -645,7 +657,7 @@ pub struct TrackRmArgs {
     /// List what would be removed, and remove nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// The repository a revision is resolved in.
+    /// The repository a revision is resolved in; its project's history is the default --db.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
     /// The series.

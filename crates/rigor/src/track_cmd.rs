@@ -33,6 +33,10 @@ pub fn track(args: &TrackArgs) -> Result<Outcome> {
         TrackCommand::Bisect(a) => Some(&a.repo),
         TrackCommand::Check(a) => Some(&a.repo),
         TrackCommand::Add(a) => Some(&a.repo),
+        TrackCommand::Changes(a) => Some(&a.repo),
+        TrackCommand::Show(a) => Some(&a.repo),
+        TrackCommand::Rm(a) => Some(&a.repo),
+        TrackCommand::Publish(a) => Some(&a.repo),
         _ => None,
     };
     let place = match repo {
@@ -375,7 +379,7 @@ fn remove(history: &mut (dyn History + Send), a: &TrackRmArgs) -> Result<Outcome
 }
 
 fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
-    let key = series(&a.series, Path::new("."));
+    let key = series(&a.series, &a.repo);
     let shown = track::show_history(history.as_read(), &key, &a.benchmark, &a.metric)?;
     if a.json {
         output::emit_json(&(serde_json::to_string_pretty(&shown.json())? + "\n"));

@@ -376,6 +376,23 @@ fn the_projects_history_is_found_from_a_subdirectory() {
         .assert()
         .stderr(predicate::str::contains("no history").not())
         .stdout(predicate::str::contains("bench"));
+    // So do the reading commands: the changes, a benchmark's history (on the repository's
+    // branch), the dashboard.
+    let from_outside = |args: &[&str]| {
+        let mut cmd = rigor();
+        cmd.current_dir(&outside)
+            .env_remove("RIGOR_DB")
+            .arg("track")
+            .args(args)
+            .arg("--repo")
+            .arg(&repo);
+        cmd
+    };
+    from_outside(&["changes"]).assert().success();
+    let shown = stdout_of(&mut from_outside(&["show", "bench", "--machine", "m"]));
+    assert!(shown.contains("\n  v1 "), "{shown}");
+    from_outside(&["publish", "-o", "site"]).assert().success();
+    assert!(outside.join("site/index.html").is_file());
     assert!(!outside.join(".rigor").exists());
     // --db and RIGOR_DB still win.
     let elsewhere = dir.path("elsewhere.db");
