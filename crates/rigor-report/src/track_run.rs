@@ -216,6 +216,8 @@ pub struct TrackedView {
     pub measured: usize,
     /// Versions skipped (already stored).
     pub skipped: usize,
+    /// Versions stored before and measured again (`--force`).
+    pub again: usize,
     /// Of those, versions stored as failed (not measured before either).
     pub failed_before: usize,
     /// Versions that failed, and versions where some benchmark measured nothing.
@@ -252,17 +254,25 @@ pub fn tracked_line(t: &TrackedView) -> String {
     } else {
         String::new()
     };
+    let stored = if t.again > 0 {
+        // `--force` skips nothing: "0 already stored" would hide that these were.
+        format!("{} stored before and measured again (--force)", t.again)
+    } else {
+        format!(
+            "{} already stored{}",
+            t.skipped,
+            match t.failed_before {
+                0 => String::new(),
+                n if n == t.skipped => {
+                    " (all failed before: --force measures them again)".to_string()
+                }
+                n => format!(" ({n} of them failed before: --force measures them again)"),
+            }
+        )
+    };
     let mut out = format!(
-        "Tracked {} version(s) ({} already stored{}, {} failed){sessions} in {}\n",
-        t.measured,
-        t.skipped,
-        match t.failed_before {
-            0 => String::new(),
-            n if n == t.skipped => " (all failed before: --force measures them again)".to_string(),
-            n => format!(" ({n} of them failed before: --force measures them again)"),
-        },
-        t.failed,
-        t.history
+        "Tracked {} version(s) ({stored}, {} failed){sessions} in {}\n",
+        t.measured, t.failed, t.history
     );
     if t.interrupted {
         out.push_str(&match (t.unfinished, &t.unfinished_file) {
@@ -1477,6 +1487,16 @@ mod tests {
             t.starts_with("Tracked 5 version(s) (0 already stored, 0 failed) in 1 session in h.db")
         );
         assert!(t.contains("Interrupted"));
+        let forced = tracked_line(&TrackedView {
+            measured: 5,
+            again: 3,
+            history: "h.db".into(),
+            ..TrackedView::default()
+        });
+        assert_eq!(
+            forced,
+            "Tracked 5 version(s) (3 stored before and measured again (--force), 0 failed) in h.db\n"
+        );
         let step = bisect_step(&BisectStepView {
             revs: ["v1".into(), "v5".into(), "v9".into()],
             side: Some("bad"),

@@ -2030,7 +2030,12 @@ fn a_command_that_exits_non_zero_fails_its_versions_with_the_ignore_failure_hint
     let ignored = run(&["-i", "--force"]);
     let out = String::from_utf8_lossy(&ignored.stdout);
     assert_eq!(ignored.status.code(), Some(0), "{out}");
-    assert!(out.contains("Tracked 3 version(s)"), "{out}");
+    assert!(
+        out.contains(
+            "Tracked 3 version(s) (3 stored before and measured again (--force), 0 failed)"
+        ),
+        "{out}"
+    );
 }
 
 /// `track run` that detects no change at the newest version says how large one there could

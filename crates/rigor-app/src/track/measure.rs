@@ -132,7 +132,9 @@ pub fn run_versions(
         .collect();
     for commit in &settings.commits {
         let version = settings.source.resolve(commit)?;
-        let stored = if !settings.force && history.has_run(&settings.key, &version.rev)? {
+        let has_run = history.has_run(&settings.key, &version.rev)?;
+        tracked.again += usize::from(settings.force && has_run);
+        let stored = if !settings.force && has_run {
             Some(history.stored_benchmarks(&settings.key, &version.rev)?)
         } else {
             None
@@ -231,6 +233,7 @@ pub fn measure_versions(
         versions,
         sessions: report.into_iter().collect(),
         interrupted: m.stop.is_requested(),
+        again: 0,
     })
 }
 

@@ -51,6 +51,8 @@ pub struct Tracked {
     pub sessions: Vec<SessionReport>,
     /// Stopped by the user (what was stored before stays).
     pub interrupted: bool,
+    /// Versions asked for that were stored before and, with `--force`, are measured again.
+    pub again: usize,
 }
 
 impl Tracked {
@@ -61,6 +63,7 @@ impl Tracked {
             anchors: self.sessions.iter().map(|s| s.anchors.len()).sum(),
             history: history.to_string(),
             interrupted: self.interrupted,
+            again: self.again,
             ..Default::default()
         };
         for (_, o) in &self.versions {
