@@ -77,10 +77,8 @@ pub fn analyze_record(
                 measured: executions_measured(b),
             });
     }
-    if let Some(start) = slow_start(b) {
-        analysis
-            .warnings
-            .push(rigor_stats::analysis::Warning::SlowStart { start });
+    if let Some(warning) = slow_start(b) {
+        analysis.warnings.push(warning);
     }
     if let Some(ratio) = iterations_over_wall(b).filter(|r| *r > ITERATIONS_OVER_WALL) {
         analysis
@@ -141,8 +139,29 @@ fn iterations_over_wall(b: &BenchmarkRecord) -> Option<f64> {
 }
 
 /// A slow start among `b`'s measured executions (each its analysed values' mean, in the order
-/// they ran); only where executions are the top level (builds each start anew).
-fn slow_start(b: &BenchmarkRecord) -> Option<rigor_stats::slow_start::SlowStart> {
+/// they ran), only where executions are the top level (builds each start anew): a contended
+/// one when every execution's preemptions were counted and the slow ones' tell contention
+/// ([`rigor_stats::slow_start::contended`]), else a cold one.
+fn slow_start(b: &BenchmarkRecord) -> Option<rigor_stats::analysis::Warning> {
+    use rigor_stats::analysis::Warning;
+    let start = slow_start_of_means(b)?;
+    let preempted: Option<Vec<(u64, f64)>> = b
+        .executions
+        .iter()
+        .filter(|e| !e.warmup && e.build.is_none())
+        .map(|e| Some((e.execution, (e.preempted?, e.wall.get()))))
+        .collect::<Option<std::collections::BTreeMap<_, _>>>()
+        .map(|by_execution| by_execution.into_values().collect());
+    Some(
+        match preempted.and_then(|p| rigor_stats::slow_start::contended(&start, &p)) {
+            Some(preemption) => Warning::ContendedStart { start, preemption },
+            None => Warning::SlowStart { start },
+        },
+    )
+}
+
+/// [`slow_start`]'s cold start, from the executions' means.
+fn slow_start_of_means(b: &BenchmarkRecord) -> Option<rigor_stats::slow_start::SlowStart> {
     if b.layout.top() != rigor_store::LevelKind::Execution {
         return None;
     }

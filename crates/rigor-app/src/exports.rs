@@ -428,6 +428,7 @@ mod tests {
         let mut b = BenchmarkRecord::new("b", "b", Layout::EXECUTIONS);
         b.executions = (0..3)
             .map(|i| ExecutionRecord {
+                preempted: None,
                 metrics: Default::default(),
                 build: None,
                 round: i,

@@ -84,6 +84,7 @@ impl Observer for Recorder<'_> {
                 user: o.user,
                 sys: o.sys,
                 max_rss: o.max_rss,
+                preempted: o.preempted,
                 exit_code: match o.termination {
                     Termination::Exited { code } if code != 0 => Some(code),
                     _ => None,

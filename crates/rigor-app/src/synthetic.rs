@@ -164,6 +164,7 @@ fn result(spec: &Spec, v: usize, factor: f64, rng: &mut ChaCha8Rng) -> ResultFil
                 let relative = spec.level(b, v) / spec.level(b, 0);
                 let peak = 64.0 * 1024.0 * 1024.0 * relative * shift;
                 rec.executions.push(ExecutionRecord {
+                    preempted: None,
                     build: None,
                     round: e,
                     execution: e,

@@ -263,6 +263,7 @@ fn running_file() -> String {
             w.append(&LogEntry::Execution {
                 benchmark,
                 record: ExecutionRecord {
+                    preempted: None,
                     metrics: Default::default(),
                     build: None,
                     env_pad: None,

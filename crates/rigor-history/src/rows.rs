@@ -89,6 +89,7 @@ pub(crate) fn execution_of<R: Cells>(
     Ok((
         r.int(0)?,
         ExecutionRecord {
+            preempted: None,
             metrics: Default::default(),
             build: r.maybe_int(1)?.map(|x| x as usize),
             round: r.int(2)? as usize,

@@ -591,6 +591,7 @@ fn with_executions(seed: u64, level: f64, resolution: Option<Resolution>) -> Res
     let coarse = Resolution::new(Seconds(1e-3));
     r.benchmarks[0].executions = (0..3)
         .map(|e| ExecutionRecord {
+            preempted: None,
             metrics: Default::default(),
             build: None,
             round: e,
@@ -609,6 +610,7 @@ fn with_executions(seed: u64, level: f64, resolution: Option<Resolution>) -> Res
             },
         })
         .chain(std::iter::once(ExecutionRecord {
+            preempted: None,
             metrics: Default::default(),
             warmup: true,
             round: 0,

@@ -38,6 +38,18 @@ pub fn text(w: &Warning) -> String {
             if start.executions == 1 { "is" } else { "are" },
             start.executions,
         ),
+        Warning::ContendedStart { start, preemption } => format!(
+            "the first {} ran {}× as long as the median of the later ones and {} in the mean; \
+             {} preempted {} times a second, the later ones {}: other processes took the CPU. \
+             Not a cold start (-w/--warmup would not remove it): measure with the machine to \
+             yourself, or with more executions",
+            crate::format::count(start.executions, "execution", "executions"),
+            rigor_units::significant(start.ratio),
+            if start.executions == 1 { "is" } else { "are" },
+            if start.executions == 1 { "it was" } else { "they were" },
+            preemption.rate.round(),
+            preemption.usual.round(),
+        ),
         Warning::IterationsExceedWall { ratio } => format!(
             "the iteration times add up to {}× their execution's wall time (the median over \
              executions): they cannot have run one after another inside it. Numbers read from \

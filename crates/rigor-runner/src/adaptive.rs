@@ -1743,6 +1743,7 @@ mod tests {
                 })
                 .collect();
             Ok(crate::executor::ExecutionOutcome {
+                preempted: None,
                 metrics: Default::default(),
                 wall: Seconds(iterations.iter().sum::<f64>() + 10e-3),
                 user: Seconds::ZERO,

@@ -125,6 +125,9 @@ pub struct ExecutionOutcome {
     pub sys: Seconds,
     /// Peak resident set size, bytes (0 when unknown).
     pub max_rss: u64,
+    /// Involuntary context switches (`ru_nivcsw`): times the kernel took the CPU from it to
+    /// run another process; `None` where not measured (a simulated executor).
+    pub preempted: Option<u64>,
     /// How it ended.
     pub termination: Termination,
     /// The last part of its standard error (for failure reports).

@@ -25,6 +25,7 @@ pub(crate) struct Tied {
 impl Executor for Tied {
     fn execute(&mut self, req: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError> {
         Ok(ExecutionOutcome {
+            preempted: None,
             metrics: Default::default(),
             wall: Seconds(1e-3),
             user: Seconds(1e-3),

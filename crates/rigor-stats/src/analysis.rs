@@ -101,6 +101,16 @@ pub enum Warning {
         /// How many leading executions, and their mean over the later ones' median.
         start: crate::slow_start::SlowStart,
     },
+    /// The first executions were far slower than every later one ([`crate::slow_start`]) and
+    /// were preempted far more often ([`crate::slow_start::contended`]): other processes took
+    /// their CPU. Not a cold start: more warm-up executions would not remove it. Set instead of
+    /// [`Warning::SlowStart`] by whoever knows the executions' preemptions.
+    ContendedStart {
+        /// How many leading executions, and their mean over the later ones' median.
+        start: crate::slow_start::SlowStart,
+        /// Their preemptions a second, and the later ones'.
+        preemption: crate::slow_start::Preemption,
+    },
     /// Executions killed by a signal (a crash) were recorded and left out, as `-i` asks: what
     /// remains is the executions that did not crash, which may not be the command's typical
     /// ones. Set by whoever knows the failures.

@@ -184,6 +184,7 @@ mod tests {
     #[test]
     fn warm_up_executions_are_left_out() {
         let e = |warmup, cpu: f64| ExecutionRecord {
+            preempted: None,
             build: None,
             round: 0,
             execution: 0,

@@ -362,6 +362,7 @@ mod tests {
 
     fn execution(i: usize, wall: f64, warmup: bool, code: Option<i32>) -> ExecutionRecord {
         ExecutionRecord {
+            preempted: None,
             metrics: Default::default(),
             build: None,
             round: i,

@@ -373,6 +373,7 @@ mod tests {
         LogEntry::Execution {
             benchmark: 0,
             record: ExecutionRecord {
+                preempted: None,
                 metrics: Default::default(),
                 build: None,
                 env_pad: None,

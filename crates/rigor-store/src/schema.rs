@@ -323,6 +323,12 @@ pub struct ExecutionRecord {
     pub sys: Seconds,
     /// Peak RSS, bytes (0 when unknown).
     pub max_rss: u64,
+    /// How many times the kernel took the CPU from it to run something else (involuntary
+    /// context switches, `ru_nivcsw`, its own threads' and waited-for children's included):
+    /// a few per second on a quiet machine, tens to hundreds when other processes compete for
+    /// the CPUs. Absent where not measured (other tools' files, histories).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preempted: Option<u64>,
     /// The non-zero exit status it ended with, measured all the same because `-i` asked
     /// (hyperfine's `--ignore-failure`); absent for a successful execution.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -210,6 +210,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, &(cpu, wall))| rigor_store::ExecutionRecord {
+                    preempted: None,
                     build: None,
                     round: i,
                     execution: i,

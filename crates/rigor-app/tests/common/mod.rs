@@ -31,6 +31,7 @@ pub fn quantised(
             });
         }
         b.executions.push(ExecutionRecord {
+            preempted: None,
             metrics: Default::default(),
             build: None,
             round: e,

@@ -39,6 +39,9 @@ pub(super) struct Record {
     pub sys: f64,
     /// The command's own peak resident set, bytes (0 when not above the launcher's).
     pub max_rss: u64,
+    /// Its involuntary context switches (absent from an older launcher's record).
+    #[serde(default)]
+    pub preempted: u64,
     /// Wall-clock seconds from just before the spawn to the reaping.
     pub wall: f64,
     /// The counters counted.
@@ -160,6 +163,7 @@ fn measure(counters: &Result<Vec<Counter>, String>, argv: &[OsString]) -> Record
         user: 0.0,
         sys: 0.0,
         max_rss: 0,
+        preempted: 0,
         wall: 0.0,
         metrics: Metrics::new(),
         error: Some(Failure {
@@ -189,6 +193,7 @@ fn measure(counters: &Result<Vec<Counter>, String>, argv: &[OsString]) -> Record
             user: reaped.user,
             sys: reaped.sys,
             max_rss: sys::child_peak_rss(&reaped),
+            preempted: reaped.preempted,
             wall: wall.get(),
             metrics,
             error: None,

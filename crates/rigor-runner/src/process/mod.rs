@@ -269,6 +269,7 @@ impl ProcessExecutor {
             user: Seconds::new(reaped.user),
             sys: Seconds::new(reaped.sys),
             max_rss: sys::child_peak_rss(&reaped),
+            preempted: Some(reaped.preempted),
             termination: termination(reaped.status, timed_out),
             stderr_tail: stderr.tail()?,
             iterations: None,
@@ -410,6 +411,7 @@ impl Executor for ProcessExecutor {
                         user: r.user,
                         sys: r.sys,
                         max_rss: r.max_rss,
+                        preempted: r.preempted,
                     },
                     r.max_rss,
                     r.metrics,
@@ -444,6 +446,7 @@ impl Executor for ProcessExecutor {
             user: Seconds::new(reaped.user),
             sys: Seconds::new(reaped.sys),
             max_rss,
+            preempted: Some(reaped.preempted),
             termination,
             stderr_tail,
             iterations: reported.iterations,
@@ -726,6 +729,37 @@ mod tests {
             "{}",
             big.max_rss
         );
+    }
+
+    /// The times the kernel took the CPU from a command are counted: a busy loop that shares
+    /// one CPU with another (both pinned to CPU 0 by `taskset`) is preempted every few
+    /// milliseconds, its children's preemptions included; counted with the launcher (counters
+    /// asked for) as without.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn preemptions_by_another_process_are_counted() {
+        if std::process::Command::new("taskset")
+            .arg("-V")
+            .output()
+            .is_err()
+        {
+            eprintln!("SKIP: taskset is needed");
+            return;
+        }
+        let contended = "taskset -c 0 sh -c 'yes > /dev/null & y=$!; \
+                         (i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done); kill $y'";
+        for counters in [&[][..], &[Counter::TaskClock][..]] {
+            let o = counted(contended, counters).unwrap();
+            assert!(o.termination.success());
+            let preempted = o.preempted.expect("counted");
+            // The loop runs for 100 ms or more (about 0.15 s alone here); sharing a
+            // CPU, it loses it at least every 20 ms.
+            assert!(
+                preempted as f64 >= 0.1 / 0.02,
+                "{preempted} preemptions in {:?}",
+                o.wall
+            );
+        }
     }
 
     /// Runs `cmd` through `sh -c` counting `counters`.

@@ -15,6 +15,8 @@ pub(crate) struct Reaped {
     pub sys: f64,
     /// Peak resident set size in bytes.
     pub max_rss: u64,
+    /// Involuntary context switches.
+    pub preempted: u64,
 }
 
 fn timeval_secs(tv: libc::timeval) -> f64 {
@@ -43,6 +45,7 @@ pub(crate) fn wait4(pid: i32) -> io::Result<Reaped> {
         sys: timeval_secs(usage.ru_stime),
         // Linux reports ru_maxrss in kibibytes.
         max_rss: (usage.ru_maxrss.max(0) as u64) * 1024,
+        preempted: usage.ru_nivcsw.max(0) as u64,
     })
 }
 

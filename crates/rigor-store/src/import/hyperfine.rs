@@ -63,6 +63,7 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
                 .iter()
                 .enumerate()
                 .map(|(i, &t)| ExecutionRecord {
+                    preempted: None,
                     metrics: Default::default(),
                     build: None,
                     round: i,

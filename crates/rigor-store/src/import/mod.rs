@@ -756,6 +756,7 @@ fn with_facts(b: &mut BenchmarkRecord, facts: Vec<Facts>) {
                     .sum()
             });
             ExecutionRecord {
+                preempted: None,
                 build: None,
                 round: i,
                 execution: i,

@@ -75,3 +75,56 @@ fn a_default_run_of_a_quick_command_asks_for_no_more_executions() {
         );
     }
 }
+
+/// First executions slowed because other processes took their CPU are not called a cold start
+/// to warm up from: the first two of a busy loop share CPU 0 with two `yes` (all pinned by
+/// `taskset`), the later ones have it alone; the warning gives their preemptions a second and
+/// says -w would not help.
+#[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
+fn a_start_slowed_by_another_process_is_not_called_a_cold_start() {
+    if std::process::Command::new("taskset")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIP: taskset is needed");
+        return;
+    }
+    let _alone = crate::alone();
+    crate::up_to_three_attempts(|_| {
+        let dir = Dir::new();
+        let spin = "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done";
+        let script = format!(
+            "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; \
+             if [ $n -le 2 ]; then taskset -c 0 sh -c 'yes > /dev/null & y=$!; \
+             yes > /dev/null & z=$!; {spin}; kill $y $z'; \
+             else taskset -c 0 sh -c '{spin}'; fi"
+        );
+        let path = dir.path("r.json");
+        let out = stdout_of(
+            rigor()
+                .current_dir(dir.0.path())
+                .args(["run", "-w", "0", "-r", "16", "--shell", "--export-json"])
+                .arg(&path)
+                .arg(&script),
+        );
+        assert!(
+            out.contains("the first 2 executions ran ")
+                && out.contains("times a second, the later ones ")
+                && out.contains("other processes took the CPU")
+                && !out.contains("raise -w/--warmup"),
+            "{out}"
+        );
+        // Each execution's preemptions are in the result file.
+        let r = json(&path);
+        let preempted: Vec<u64> = r["benchmarks"][0]["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["preempted"].as_u64().unwrap())
+            .collect();
+        assert_eq!(preempted.len(), 16);
+        assert!(preempted[..2].iter().all(|&p| p >= 5), "{preempted:?}");
+    });
+}
