@@ -615,8 +615,9 @@ impl Withheld {
 /// The candidate against the stored history (text).
 pub fn check_table(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
     let mut out = format!(
-        "Against the history of {branch} on {machine} (the versions since its last change as the \
-         top level; the candidate measured in a session of its own)\n"
+        "Against the history of {branch} on {machine} (each benchmark's versions since its last \
+         detected change, all of them where none was, as the top level; the candidate measured \
+         in a session of its own)\n"
     );
     for l in lines {
         let floor = if l.at_resolution {
@@ -713,8 +714,9 @@ const UNINFORMATIVE: &str = "  No estimate: an undecided interval wider than a f
 /// The candidate against the stored history (Markdown, for a pull-request comment).
 pub fn check_markdown(branch: &str, machine: &str, lines: &[CheckLine]) -> String {
     let mut out = format!(
-        "Against the history of {} on {} (the versions since its last change as the top \
-         level)\n\n| benchmark | change | 95% CI | verdict | versions | since |\n\
+        "Against the history of {} on {} (each benchmark's versions since its last detected \
+         change, all of them where none was, as the top level)\n\n\
+         | benchmark | change | 95% CI | verdict | versions | since |\n\
          |---|---:|---|---|---:|---|\n",
         crate::escape::markdown_code(branch),
         crate::escape::markdown_code(machine),
