@@ -534,7 +534,7 @@ pub struct TrackCheckArgs {
     /// revisions are built.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
-    /// With --candidate: the most rounds of each comparison.
+    /// With --candidate: the most rounds of each comparison (at least 8).
     #[arg(long, default_value_t = 200, value_name = "N", value_parser = parse_rounds, allow_negative_numbers = true)]
     pub max_rounds: usize,
     /// The branch whose history is the baseline (default: the repository's current branch,

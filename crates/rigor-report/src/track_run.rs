@@ -531,6 +531,19 @@ pub struct MeasuredRatio {
     pub interval: Option<(f64, f64)>,
     /// Its verdict.
     pub verdict: String,
+    /// What ended a sequence that did not decide (`None`: it decided, or it is not known).
+    pub spent: Option<Spent>,
+}
+
+/// What ended measuring until decided before the sequence decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spent {
+    /// The round limit (`--max-rounds`), after this many rounds.
+    Rounds(usize),
+    /// The time budget (`--budget`), after this many rounds.
+    Budget(usize),
+    /// The user stopped it.
+    Interrupted,
 }
 
 /// A confirmation's line.
@@ -798,9 +811,15 @@ fn gate_verdict(m: &MeasuredRatio) -> String {
         }
         // A sequence stops undecided only when its bounds are spent (or it is interrupted).
         _ if m.verdict == "inconclusive" || m.verdict == "unbounded" => format!(
-            "{}: measuring stopped before it was decided (--max-rounds or --budget spent, \
-             raise them; or interrupted)",
-            m.verdict
+            "{}: measuring stopped before it was decided ({})",
+            m.verdict,
+            match m.spent {
+                Some(Spent::Rounds(n)) =>
+                    format!("round limit reached after {n} rounds: raise --max-rounds"),
+                Some(Spent::Budget(n)) => format!("--budget spent after {n} rounds: raise it"),
+                Some(Spent::Interrupted) => "interrupted".to_string(),
+                None => "--max-rounds or --budget spent, raise them; or interrupted".to_string(),
+            }
         ),
         _ => m.verdict.clone(),
     }
@@ -1203,14 +1222,16 @@ mod tests {
     /// new user's PR comment read "+45%" for a ~5% change decided after eight rounds).
     #[test]
     fn a_decided_gate_says_the_least_change_its_sequence_allows() {
-        let line = |ratio, interval, verdict: &str| CandidateLine {
+        let spent = |ratio, interval, verdict: &str, spent| CandidateLine {
             benchmark: "b".into(),
             measured: CandidateMeasured::Ratio(MeasuredRatio {
                 ratio,
                 interval,
                 verdict: verdict.into(),
+                spent,
             }),
         };
+        let line = |ratio, interval, verdict: &str| spent(ratio, interval, verdict, None);
         let lines = [
             line(1.45, Some((1.013, 2.08)), "regression"),
             line(0.8, Some((0.7, 0.95)), "improvement"),
@@ -1227,6 +1248,21 @@ mod tests {
         assert!(
             text.contains("): inconclusive: measuring stopped before it was decided"),
             "{text}"
+        );
+        // What ended it, when known: the rounds, or the budget.
+        let ended = |s| candidate_table("main", &[spent(1.05, None, "unbounded", Some(s))]);
+        assert!(
+            ended(Spent::Rounds(200)).contains(
+                "unbounded: measuring stopped before it was decided (round limit reached after \
+                 200 rounds: raise --max-rounds)"
+            ),
+            "{}",
+            ended(Spent::Rounds(200))
+        );
+        assert!(
+            ended(Spent::Budget(31)).contains("(--budget spent after 31 rounds: raise it)"),
+            "{}",
+            ended(Spent::Budget(31))
         );
         let md = candidate_markdown("main", &lines);
         assert!(md.contains("| regression, at least +1.3% |"), "{md}");

@@ -78,7 +78,8 @@ pub struct Preemption {
 /// `executions` are (preemptions, wall seconds) of every execution `start` was found in, in
 /// the order they ran.
 pub fn contended(start: &SlowStart, executions: &[(u64, f64)]) -> Option<Preemption> {
-    if executions.len() <= start.executions || executions.iter().any(|e| e.1.is_nan() || e.1 <= 0.0) {
+    if executions.len() <= start.executions || executions.iter().any(|e| e.1.is_nan() || e.1 <= 0.0)
+    {
         return None;
     }
     let (head, rest) = executions.split_at(start.executions);

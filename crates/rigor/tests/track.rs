@@ -1979,6 +1979,15 @@ fn a_candidate_folder_built_to_the_baselines_bytes_is_not_measured() {
     );
     let other = check("#!/bin/sh\nexit 0 # changed\n");
     assert!(!other.contains("identical build"), "{other}");
+    // Undecided in the rounds it may take (at least 8 whatever --max-rounds says): it says
+    // which bound ended it.
+    assert!(
+        other.contains(
+            "measuring stopped before it was decided (round limit reached after 8 rounds: raise \
+             --max-rounds)"
+        ),
+        "{other}"
+    );
 }
 
 /// A version whose benchmarked command exits with a status other than zero fails, and the run

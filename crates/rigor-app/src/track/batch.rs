@@ -273,9 +273,15 @@ pub(super) fn measure_together(
         .known
         .as_ref()
         .map(|k| precision_cost(k, &measured.result, m.experiment, ready.len()));
+    let sequential = measured
+        .result
+        .comparisons
+        .iter()
+        .find_map(|c| c.sequential.clone());
     Ok(Measurement {
         outcomes,
         comparisons: measured.comparisons,
+        sequential,
         time: (Seconds(total), Seconds(anchored)),
         precision,
     })

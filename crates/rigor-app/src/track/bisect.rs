@@ -466,6 +466,7 @@ fn search(
         interval: l.upper.is_finite().then_some((l.lower, l.upper)),
         verdict: l.verdict,
         at_resolution: false,
+        spent: None,
     };
     observer.ends(&chain[lo], &chain[hi], &ends_ratio);
     if !l.verdict.is_change() {

@@ -241,6 +241,7 @@ mod tests {
             interval: Some((1.05, 1.15)),
             verdict: Verdict::Regression,
             at_resolution: false,
+            spent: None,
         };
         let rate = Metric::Reported("throughput".into());
         let per_s = Quantity::Rate("MB/s".into());

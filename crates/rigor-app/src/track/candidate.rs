@@ -60,6 +60,7 @@ impl CandidateVerdict {
                     ratio: r.ratio,
                     interval: r.interval,
                     verdict: r.verdict.to_string(),
+                    spent: r.spent,
                 }),
                 CandidateOutcome::Identical => CandidateMeasured::Identical,
                 CandidateOutcome::SameVersion => CandidateMeasured::SameVersion,

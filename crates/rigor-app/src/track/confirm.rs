@@ -75,6 +75,7 @@ impl Confirmation {
                 ratio: r.ratio,
                 interval: r.interval,
                 verdict: r.verdict.to_string(),
+                spent: r.spent,
             }),
             // `track run` takes only the budget from the command line.
             max_rounds: ConfirmSettings::default().max_rounds,

@@ -113,6 +113,7 @@ impl Ratio {
             ratio: self.ratio,
             interval: self.interval,
             verdict: self.verdict.to_string(),
+            spent: self.spent,
         }
     }
 }

@@ -444,9 +444,22 @@ pub fn measure_until_decided(
             interval: c.comparison.ci.map(|i| (i.lower, i.upper)),
             verdict: c.comparison.verdict,
             at_resolution: c.comparison.at_resolution,
+            spent: measured.sequential.as_ref().and_then(spent),
         }),
         None => Err("the two versions could not be compared".to_string()),
     })
+}
+
+/// What ended a sequence that did not decide, as the gate's line names it.
+fn spent(s: &rigor_store::SequentialRecord) -> Option<rigor_report::track_run::Spent> {
+    use rigor_report::track_run::Spent;
+    use rigor_store::SequentialStopRecord as Stop;
+    match s.stop {
+        Stop::MaxRounds => Some(Spent::Rounds(s.rounds)),
+        Stop::Budget => Some(Spent::Budget(s.rounds)),
+        Stop::Interrupted => Some(Spent::Interrupted),
+        Stop::Decided | Stop::Failed => None,
+    }
 }
 
 /// A [`TrackObserver`] that hears nothing.
@@ -459,6 +472,8 @@ pub(super) struct Measurement {
     pub(super) outcomes: Vec<VersionOutcome>,
     /// Every version against the first, when compared.
     pub(super) comparisons: Vec<crate::comparisons::Computed>,
+    /// Measured until decided: how the first comparison's sequence ended.
+    pub(super) sequential: Option<rigor_store::SequentialRecord>,
     /// Measured time: all of it, and the anchors' part.
     pub(super) time: (Seconds, Seconds),
     /// With `--precision`/`--budget`: what measuring until each level was known cost.

@@ -18,6 +18,8 @@ pub struct Ratio {
     pub verdict: Verdict,
     /// Whether the interval was widened to what the two versions' timer resolution can tell.
     pub at_resolution: bool,
+    /// Measured until decided: what ended the sequence when it did not decide.
+    pub spent: Option<rigor_report::track_run::Spent>,
 }
 
 /// One version of a benchmark's history.
@@ -281,6 +283,7 @@ fn step(
                 interval: Some((1.0, 1.0)),
                 verdict: Verdict::Equivalent,
                 at_resolution: false,
+                spent: None,
             }),
             false,
         );
@@ -294,6 +297,7 @@ fn step(
                 interval: None,
                 verdict: Verdict::Inconclusive,
                 at_resolution: false,
+                spent: None,
             }),
             parts.confounded,
         );
@@ -317,6 +321,7 @@ fn step(
             interval: Some(interval),
             verdict: rigor_stats::compare::verdict_from_interval(interval.0, interval.1, 0.01),
             at_resolution,
+            spent: None,
         }),
         parts.confounded,
     )
