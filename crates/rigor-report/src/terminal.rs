@@ -425,8 +425,9 @@ fn net_line(n: &NetView, mean: f64, scale: &Scale) -> String {
     line
 }
 
-/// "  Min, 95% CI:       10.77 ns   [10.70 ns .. 10.85 ns]   the statistic compared (bootstrap
-/// over executions)" (with a newline), times in the unit chosen for `mean`.
+/// "  Min, 95% CI:       10.77 ns   [10.70 ns .. 10.85 ns]   the statistic compared: each
+/// execution's least sample, located over the executions (bootstrap over executions)" (with a
+/// newline), times in the unit chosen for `mean`.
 fn statistic_line(c: &StatisticView, mean: f64, scale: &Scale) -> String {
     let time = |x: f64| scale.show(x, mean);
     let mut name = c.name.clone();
@@ -438,9 +439,20 @@ fn statistic_line(c: &StatisticView, mean: f64, scale: &Scale) -> String {
     } else {
         ""
     };
+    // The minimum compared is not the least sample of all, which "Median/min/max" shows below
+    // it: say which one it is.
+    let what = if c.name == "min" {
+        format!(
+            ": each execution's least sample, located over the {}",
+            c.units
+        )
+    } else {
+        String::new()
+    };
     match c.interval {
         Some((lower, upper)) => format!(
-            "  {:<18} {}   [{} .. {}]   the statistic compared (bootstrap over {}{resolution})\n",
+            "  {:<18} {}   [{} .. {}]   the statistic compared{what} (bootstrap over \
+             {}{resolution})\n",
             format!("{name}, {}% CI:", crate::format::level_percent(c.level)),
             time(c.estimate),
             time(lower),
@@ -448,7 +460,7 @@ fn statistic_line(c: &StatisticView, mean: f64, scale: &Scale) -> String {
             c.units,
         ),
         None => format!(
-            "  {:<18} {}   the statistic compared (too few {} for an interval)\n",
+            "  {:<18} {}   the statistic compared{what} (too few {} for an interval)\n",
             format!("{name}:"),
             time(c.estimate),
             c.units,
@@ -566,8 +578,8 @@ mod tests {
         c.interval = None;
         assert_eq!(
             statistic_line(&c, 3.1e-9, &Scale::time(Some(TimeUnit::Us))),
-            "  Min:               0.003000 µs   the statistic compared (too few builds for \
-             an interval)\n"
+            "  Min:               0.003000 µs   the statistic compared: each execution's least \
+             sample, located over the builds (too few builds for an interval)\n"
         );
     }
 

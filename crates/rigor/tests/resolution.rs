@@ -114,7 +114,8 @@ fn a_comparison_of_tied_samples_is_not_decided_beyond_the_resolution() {
     assert!(
         out.contains(
             "Benchmark 1: old\n  Min, 95% CI:       3.000 ns   [2.990 ns .. 3.010 ns]   the \
-             statistic compared (bootstrap over executions, at the timer's resolution)\n"
+             statistic compared: each execution's least sample, located over the executions \
+             (bootstrap over executions, at the timer's resolution)\n"
         ),
         "{out}"
     );

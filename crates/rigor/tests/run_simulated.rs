@@ -426,7 +426,10 @@ fn a_summary_leads_with_the_statistic_compared() {
         let lines: Vec<&str> = block.lines().collect();
         assert!(
             lines[1].starts_with("  Min, 95% CI:       ")
-                && lines[1].ends_with("   the statistic compared (bootstrap over executions)"),
+                && lines[1].ends_with(
+                    "   the statistic compared: each execution's least sample, located over the \
+                     executions (bootstrap over executions)"
+                ),
             "{block}"
         );
         assert!(lines[2].starts_with("  Mean ± 95% CI:"), "{block}");

@@ -164,7 +164,10 @@ fn lists_tunes_and_measures_each_function_across_processes() {
     // The summary leads with the minimum, the statistic baselines and references compare.
     assert!(
         stdout.contains("Benchmark 1: sum/10\n  Min, 95% CI:  ")
-            && stdout.contains("the statistic compared (bootstrap over executions"),
+            && stdout.contains(
+                "the statistic compared: each execution's least sample, located over the \
+                 executions (bootstrap over executions"
+            ),
         "{stdout}"
     );
     assert!(
