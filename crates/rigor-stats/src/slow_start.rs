@@ -57,9 +57,9 @@ pub const CONTENDED_RATE: f64 = 20.0;
 /// cold start is preempted no more often a second than the executions after it (it waits for
 /// the disk, which is no preemption, or runs slower on a cold cache or clock, which does not
 /// change how often the scheduler takes its CPU); a start that other processes slowed is, and
-/// by more than twice where it was slowed by more than a fifth ([`MIN_RATIO`]). Measured while
-/// other work ran all along: the later executions 45 a second, the first three, beside two
-/// busy loops besides, 125.
+/// by more than twice where it was slowed by more than a fifth ([`MIN_RATIO`]). Measured with
+/// one busy loop running all along: the later executions 45 a second; the first three, beside
+/// two more busy loops, 125.
 pub const CONTENDED_RATIO: f64 = 2.0;
 
 /// Fewest preemptions the slow executions must have had in all: one preemption of a 5 ms
@@ -155,7 +155,7 @@ mod tests {
         runs[0] = (3, 0.38);
         assert_eq!(contended(&start, &runs), None);
         // A machine busy all along, and busier for the first three: a run of a 0.22 s
-        // program with two busy loops started for its first 1.2 s, while other benchmarks ran.
+        // program beside one busy loop, and two more for its first 1.2 s.
         let background = [
             (56, 0.455),
             (55, 0.423),
