@@ -138,45 +138,64 @@ fn iterations_over_wall(b: &BenchmarkRecord) -> Option<f64> {
     (!ratios.is_empty()).then(|| rigor_stats::descriptive::median(&ratios))
 }
 
-/// A slow start among `b`'s measured executions (each its analysed values' mean, in the order
-/// they ran), only where executions are the top level (builds each start anew): a contended
-/// one when every execution's preemptions were counted and the slow ones' tell contention
-/// ([`rigor_stats::slow_start::contended`]), else a cold one.
-fn slow_start(b: &BenchmarkRecord) -> Option<rigor_stats::analysis::Warning> {
-    use rigor_stats::analysis::Warning;
-    let start = slow_start_of_means(b)?;
-    let preempted: Option<Vec<(u64, f64)>> = b
-        .executions
-        .iter()
-        .filter(|e| !e.warmup && e.build.is_none())
-        .map(|e| Some((e.execution, (e.preempted?, e.wall.get()))))
-        .collect::<Option<std::collections::BTreeMap<_, _>>>()
-        .map(|by_execution| by_execution.into_values().collect());
-    Some(
-        match preempted.and_then(|p| rigor_stats::slow_start::contended(&start, &p)) {
-            Some(preemption) => Warning::ContendedStart { start, preemption },
-            None => Warning::SlowStart { start },
-        },
-    )
-}
+/// An execution of a benchmark: its build (when builds are a level) and index.
+type ExecutionKey = (Option<usize>, usize);
 
-/// [`slow_start`]'s cold start, from the executions' means.
-fn slow_start_of_means(b: &BenchmarkRecord) -> Option<rigor_stats::slow_start::SlowStart> {
-    if b.layout.top() != rigor_store::LevelKind::Execution {
-        return None;
-    }
-    let mut by_execution: std::collections::BTreeMap<usize, (f64, usize)> =
+/// Each measured execution's analysed values' mean, in the order they ran.
+fn execution_means(b: &BenchmarkRecord) -> std::collections::BTreeMap<ExecutionKey, f64> {
+    let mut sums: std::collections::BTreeMap<ExecutionKey, (f64, usize)> =
         std::collections::BTreeMap::new();
     for s in b.samples.iter().filter(|s| !s.warmup) {
-        let e = by_execution.entry(s.execution).or_default();
+        let e = sums.entry((s.build, s.execution)).or_default();
         e.0 += s.value;
         e.1 += 1;
     }
-    let means: Vec<f64> = by_execution
-        .values()
-        .map(|(sum, n)| sum / *n as f64)
+    sums.into_iter()
+        .map(|(k, (sum, n))| (k, sum / n as f64))
+        .collect()
+}
+
+/// Each measured execution's (preemptions, wall seconds), when every one's were counted.
+fn preemptions(
+    b: &BenchmarkRecord,
+) -> Option<std::collections::BTreeMap<ExecutionKey, (u64, f64)>> {
+    b.executions
+        .iter()
+        .filter(|e| !e.warmup)
+        .map(|e| Some(((e.build, e.execution), (e.preempted?, e.wall.get()))))
+        .collect()
+}
+
+/// A slow start among `b`'s measured executions (each its analysed values' mean, in the order
+/// they ran), only where executions are the top level (builds each start anew): a contended
+/// one when every execution's preemptions were counted and the slow ones' tell contention
+/// ([`rigor_stats::preemption::contended`]), else a cold one. Else, executions in the middle
+/// of the run that other processes slowed ([`rigor_stats::preemption::preempted`]), of a time.
+fn slow_start(b: &BenchmarkRecord) -> Option<rigor_stats::analysis::Warning> {
+    use rigor_stats::analysis::Warning;
+    let means = execution_means(b);
+    let preempted = preemptions(b).filter(|p| p.len() == means.len());
+    let start = (b.layout.top() == rigor_store::LevelKind::Execution)
+        .then(|| {
+            let values: Vec<f64> = means.values().copied().collect();
+            rigor_stats::slow_start::slow_start(&values)
+        })
+        .flatten();
+    if let Some(start) = start {
+        let counted = preempted.map(|p| p.into_values().collect::<Vec<_>>());
+        return Some(
+            match counted.and_then(|p| rigor_stats::preemption::contended(&start, &p)) {
+                Some(preemption) => Warning::ContendedStart { start, preemption },
+                None => Warning::SlowStart { start },
+            },
+        );
+    }
+    let preempted = preempted.filter(|_| b.metric.is_none())?;
+    let each: Vec<(u64, f64, f64)> = preempted
+        .iter()
+        .filter_map(|(k, &(n, wall))| Some((n, wall, *means.get(k)?)))
         .collect();
-    rigor_stats::slow_start::slow_start(&means)
+    rigor_stats::preemption::preempted(&each).map(|found| Warning::Preempted { found })
 }
 
 /// The executions of `b` that gave measured samples.

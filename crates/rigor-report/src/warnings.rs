@@ -50,6 +50,20 @@ pub fn text(w: &Warning) -> String {
             preemption.rate.round(),
             preemption.usual.round(),
         ),
+        Warning::Preempted { found } => format!(
+            "{} of the {} executions {} preempted {} times a second, the others {}, and ran {}× \
+             as long as the others' median: other processes took the CPU during {}. {} in the \
+             mean (noise its interval holds, but no part of the program's own time): measure \
+             with the machine to yourself",
+            found.executions,
+            found.of,
+            if found.executions == 1 { "was" } else { "were" },
+            found.preemption.rate.round(),
+            found.preemption.usual.round(),
+            rigor_units::significant(found.ratio),
+            if found.executions == 1 { "it" } else { "them" },
+            if found.executions == 1 { "It is" } else { "They are" },
+        ),
         Warning::IterationsExceedWall { ratio } => format!(
             "the iteration times add up to {}× their execution's wall time (the median over \
              executions): they cannot have run one after another inside it. Numbers read from \

@@ -102,14 +102,21 @@ pub enum Warning {
         start: crate::slow_start::SlowStart,
     },
     /// The first executions were far slower than every later one ([`crate::slow_start`]) and
-    /// were preempted far more often ([`crate::slow_start::contended`]): other processes took
+    /// were preempted far more often ([`crate::preemption::contended`]): other processes took
     /// their CPU. Not a cold start: more warm-up executions would not remove it. Set instead of
     /// [`Warning::SlowStart`] by whoever knows the executions' preemptions.
     ContendedStart {
         /// How many leading executions, and their mean over the later ones' median.
         start: crate::slow_start::SlowStart,
         /// Their preemptions a second, and the later ones'.
-        preemption: crate::slow_start::Preemption,
+        preemption: crate::preemption::Preemption,
+    },
+    /// Executions in the middle of the run were preempted far more often than the rest and
+    /// ran longer ([`crate::preemption::preempted`]): other processes took their CPU. They are
+    /// in the mean. Set by whoever knows the executions' preemptions.
+    Preempted {
+        /// The executions, their preemptions and slowdown.
+        found: crate::preemption::Preempted,
     },
     /// Executions killed by a signal (a crash) were recorded and left out, as `-i` asks: what
     /// remains is the executions that did not crash, which may not be the command's typical

@@ -38,6 +38,7 @@ pub mod median_plan;
 pub mod mixture;
 pub mod moderate;
 pub mod net;
+pub mod preemption;
 mod rank_walk;
 pub mod robust;
 mod root;

@@ -48,55 +48,6 @@ pub fn slow_start(values: &[f64]) -> Option<SlowStart> {
     })
 }
 
-/// Preemptions a second of wall time that a slow start's executions must at least have had to
-/// be called contended ([`contended`]): a CPU-bound program alone on its CPU is preempted a few
-/// times a second (5 here, quiet); beside two busy loops on 2 CPUs, 80 to 120.
-pub const CONTENDED_RATE: f64 = 20.0;
-
-/// Least ratio of a contended start's preemption rate to the later executions' median rate. A
-/// cold start is preempted no more often a second than the executions after it (it waits for
-/// the disk, which is no preemption, or runs slower on a cold cache or clock, which does not
-/// change how often the scheduler takes its CPU); a start that other processes slowed is, and
-/// by more than twice where it was slowed by more than a fifth ([`MIN_RATIO`]). Measured with
-/// one busy loop running all along: the later executions 45 a second; the first three, beside
-/// two more busy loops, 125.
-pub const CONTENDED_RATIO: f64 = 2.0;
-
-/// Fewest preemptions the slow executions must have had in all: one preemption of a 5 ms
-/// execution is 200 a second, and tells nothing.
-pub const CONTENDED_COUNT: u64 = 5;
-
-/// How often a slow start's executions lost their CPU to other processes, against the later
-/// executions ([`contended`]).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Preemption {
-    /// The slow executions' preemptions a second of their wall time.
-    pub rate: f64,
-    /// The later executions' median preemptions a second.
-    pub usual: f64,
-}
-
-/// Whether `start`'s executions were slow because other processes took their CPU rather than
-/// from a cold start: they were preempted (involuntary context switches) at least
-/// [`CONTENDED_RATE`] times a second, [`CONTENDED_RATIO`] times the later executions' median
-/// rate, and [`CONTENDED_COUNT`] times in all. A cold start waits for the disk (voluntary
-/// switches), runs a colder cache or a slower clock (none): it is not preempted more.
-/// `executions` are (preemptions, wall seconds) of every execution `start` was found in, in
-/// the order they ran.
-pub fn contended(start: &SlowStart, executions: &[(u64, f64)]) -> Option<Preemption> {
-    if executions.len() <= start.executions || executions.iter().any(|e| e.1.is_nan() || e.1 <= 0.0)
-    {
-        return None;
-    }
-    let (head, rest) = executions.split_at(start.executions);
-    let count: u64 = head.iter().map(|e| e.0).sum();
-    let rate = count as f64 / head.iter().map(|e| e.1).sum::<f64>();
-    let rates: Vec<f64> = rest.iter().map(|&(n, wall)| n as f64 / wall).collect();
-    let usual = median(&rates);
-    (count >= CONTENDED_COUNT && rate >= CONTENDED_RATE && rate >= CONTENDED_RATIO * usual)
-        .then_some(Preemption { rate, usual })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,77 +78,6 @@ mod tests {
         // A slow execution later on is no slow start.
         assert_eq!(slow_start(&[10.0, 30.0, 10.1, 9.9, 10.0, 10.0, 10.1]), None);
         assert_eq!(slow_start(&[f64::NAN; 8]), None);
-    }
-
-    /// A first execution beside two busy loops (a trial's: 0.38 s, preempted 45 times, where
-    /// the later ones, alone, took 0.20 s and were preempted once) is contended; a cold start
-    /// preempted as often as the rest, or whose preemptions are too few to tell, is not.
-    #[test]
-    fn a_start_slowed_by_other_processes_is_told_from_a_cold_one() {
-        let start = SlowStart {
-            executions: 1,
-            ratio: 1.9,
-        };
-        let mut runs = vec![(45, 0.38)];
-        runs.extend([
-            (1, 0.21),
-            (1, 0.20),
-            (2, 0.20),
-            (1, 0.20),
-            (0, 0.20),
-            (1, 0.21),
-        ]);
-        let p = contended(&start, &runs).unwrap();
-        assert!((p.rate - 45.0 / 0.38).abs() < 1e-9, "{p:?}");
-        // The later rates sorted: 0, 4.76, 4.76, 5, 5, 10 a second.
-        assert!((p.usual - (1.0 / 0.21 + 5.0) / 2.0).abs() < 1e-9, "{p:?}");
-        // Cold: as often preempted (three a second more) as the later ones.
-        runs[0] = (3, 0.38);
-        assert_eq!(contended(&start, &runs), None);
-        // A machine busy all along, and busier for the first three: a run of a 0.22 s
-        // program beside one busy loop, and two more for its first 1.2 s.
-        let background = [
-            (56, 0.455),
-            (55, 0.423),
-            (46, 0.375),
-            (10, 0.218),
-            (13, 0.217),
-            (12, 0.211),
-            (7, 0.217),
-            (8, 0.221),
-            (7, 0.218),
-            (6, 0.21),
-            (9, 0.232),
-            (6, 0.219),
-            (7, 0.218),
-            (11, 0.232),
-            (15, 0.224),
-            (12, 0.227),
-        ];
-        let three = SlowStart {
-            executions: 3,
-            ratio: 1.9,
-        };
-        let p = contended(&three, &background).unwrap();
-        assert!(p.rate > 120.0 && p.usual < 50.0, "{p:?}");
-        // Short executions: 2 preemptions in 8 ms are 250 a second, but only 2.
-        let short = [
-            (2, 0.008),
-            (0, 0.004),
-            (0, 0.004),
-            (1, 0.004),
-            (0, 0.004),
-            (0, 0.004),
-        ];
-        assert_eq!(contended(&start, &short), None);
-        // The later executions were preempted as often: the start's were no more.
-        let busy: Vec<(u64, f64)> = std::iter::once((45, 0.38))
-            .chain(std::iter::repeat_n((20, 0.2), 6))
-            .collect();
-        assert_eq!(contended(&start, &busy), None);
-        // Nothing to compare with, or a wall time of zero (an imported file).
-        assert_eq!(contended(&start, &runs[..1]), None);
-        assert_eq!(contended(&start, &[(45, 0.38), (1, 0.0)]), None);
     }
 
     /// Exchangeable executions (normal with a 5% SD, log-normal with a 30% SD): the rule almost

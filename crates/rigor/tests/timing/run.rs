@@ -128,3 +128,41 @@ fn a_start_slowed_by_another_process_is_not_called_a_cold_start() {
         assert!(preempted[..2].iter().all(|&p| p >= 5), "{preempted:?}");
     });
 }
+
+/// Executions in the middle of a run that other processes slowed are said, with their
+/// preemptions: executions 6–8 of 16 of a busy loop share CPU 0 with two `yes` (all pinned by
+/// `taskset`).
+#[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
+fn executions_other_processes_slowed_mid_run_are_said() {
+    if std::process::Command::new("taskset")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIP: taskset is needed");
+        return;
+    }
+    let _alone = crate::alone();
+    crate::up_to_three_attempts(|_| {
+        let dir = Dir::new();
+        let spin = "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done";
+        let script = format!(
+            "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; \
+             if [ $n -ge 6 ] && [ $n -le 8 ]; then taskset -c 0 sh -c 'yes > /dev/null & \
+             y=$!; yes > /dev/null & z=$!; {spin}; kill $y $z'; \
+             else taskset -c 0 sh -c '{spin}'; fi"
+        );
+        let out = stdout_of(
+            rigor()
+                .current_dir(dir.0.path())
+                .args(["run", "-w", "0", "-r", "16", "--shell"])
+                .arg(&script),
+        );
+        assert!(
+            out.contains("3 of the 16 executions were preempted ")
+                && out.contains("other processes took the CPU during them"),
+            "{out}"
+        );
+    });
+}
