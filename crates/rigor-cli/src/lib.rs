@@ -1001,16 +1001,9 @@ pub struct RunOptions {
     /// --export-csv-hyperfine; `-`: standard output, the summaries then go to standard error).
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
-    /// Write a Markdown summary table (`-`: standard output, the summaries then go to standard
-    /// error).
-    #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
-    /// Write an AsciiDoc summary table (`-`: standard output).
-    #[arg(long, value_name = "FILE")]
-    pub export_asciidoc: Option<PathBuf>,
-    /// Write an Emacs org-mode summary table (`-`: standard output).
-    #[arg(long, value_name = "FILE")]
-    pub export_orgmode: Option<PathBuf>,
+    /// Summary tables.
+    #[command(flatten)]
+    pub tables: TableExportArgs,
     /// Write a self-contained HTML report with plots at the end of the run.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -1232,6 +1225,22 @@ pub struct CompareArgs {
     pub analysis: AnalysisArgs,
 }
 
+/// Summary tables (`rigor run` and `rigor analyze`): declared once, so the two commands' flags
+/// cannot drift apart.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TableExportArgs {
+    /// Write a Markdown summary table and the comparisons (`-`: standard output, the summaries
+    /// then go to standard error); with several --metric, of the first.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Write an AsciiDoc summary table (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_asciidoc: Option<PathBuf>,
+    /// Write an Emacs org-mode summary table (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub export_orgmode: Option<PathBuf>,
+}
+
 /// Exports for other tools (`rigor run` and `rigor analyze`).
 #[derive(Debug, Args, Clone, Default)]
 pub struct ToolExportArgs {
@@ -1320,17 +1329,9 @@ pub struct AnalyzeArgs {
     /// Print the analysis as JSON (the result-file schema) instead of the summary.
     #[arg(long)]
     pub json: bool,
-    /// Write a Markdown summary table and the comparisons, as `rigor run --export-markdown`
-    /// writes them (`-`: standard output, the summaries then go to standard error); of the first
-    /// --metric.
-    #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
-    /// Write an AsciiDoc summary table (`-`: standard output).
-    #[arg(long, value_name = "FILE")]
-    pub export_asciidoc: Option<PathBuf>,
-    /// Write an Emacs org-mode summary table (`-`: standard output).
-    #[arg(long, value_name = "FILE")]
-    pub export_orgmode: Option<PathBuf>,
+    /// Summary tables.
+    #[command(flatten)]
+    pub tables: TableExportArgs,
     /// The work one measured value does (`64MiB`, `1000items`; `{VAR}`: each benchmark's
     /// parameter), to show each benchmark's rate beside its time (replacing what the file
     /// says).

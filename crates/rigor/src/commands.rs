@@ -187,17 +187,17 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     use rigor_app::settings::{StdoutExport, is_stdout};
     let tables = [
         (
-            &args.export_markdown,
+            &args.tables.export_markdown,
             StdoutExport::Markdown,
             "--export-markdown",
         ),
         (
-            &args.export_asciidoc,
+            &args.tables.export_asciidoc,
             StdoutExport::AsciiDoc,
             "--export-asciidoc",
         ),
         (
-            &args.export_orgmode,
+            &args.tables.export_orgmode,
             StdoutExport::OrgMode,
             "--export-orgmode",
         ),
@@ -270,9 +270,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
         let file = |path: &Option<std::path::PathBuf>| path.clone().filter(|p| !is_stdout(p));
         let exports = rigor_app::settings::Exports {
             files: rigor_app::settings::ExportPaths {
-                markdown: file(&args.export_markdown),
-                asciidoc: file(&args.export_asciidoc),
-                orgmode: file(&args.export_orgmode),
+                markdown: file(&args.tables.export_markdown),
+                asciidoc: file(&args.tables.export_asciidoc),
+                orgmode: file(&args.tables.export_orgmode),
                 ..Default::default()
             },
             stdout: tables

@@ -114,9 +114,9 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         exports: ExportPaths {
             json: o.export_json.clone(),
             csv: o.export_csv.clone(),
-            markdown: o.export_markdown.clone(),
-            asciidoc: o.export_asciidoc.clone(),
-            orgmode: o.export_orgmode.clone(),
+            markdown: o.tables.export_markdown.clone(),
+            asciidoc: o.tables.export_asciidoc.clone(),
+            orgmode: o.tables.export_orgmode.clone(),
             html: o.report.clone(),
             bmf: o.tools.export_bmf.clone(),
             otava: o.tools.export_otava.clone(),

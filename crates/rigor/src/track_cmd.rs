@@ -191,9 +191,9 @@ fn unused_by_track(o: &RunOptions) -> [(&'static str, bool); 13] {
     let t = &o.tools;
     [
         ("--export-csv", o.export_csv.is_some()),
-        ("--export-markdown", o.export_markdown.is_some()),
-        ("--export-asciidoc", o.export_asciidoc.is_some()),
-        ("--export-orgmode", o.export_orgmode.is_some()),
+        ("--export-markdown", o.tables.export_markdown.is_some()),
+        ("--export-asciidoc", o.tables.export_asciidoc.is_some()),
+        ("--export-orgmode", o.tables.export_orgmode.is_some()),
         ("--report", o.report.is_some()),
         ("--export-bmf", t.export_bmf.is_some()),
         ("--export-otava", t.export_otava.is_some()),
