@@ -77,7 +77,7 @@ pub fn analyze_record(
                 measured: executions_measured(b),
             });
     }
-    if let Some(warning) = slow_start(b) {
+    if let Some(warning) = slowed_executions(b) {
         analysis.warnings.push(warning);
     }
     if let Some(ratio) = iterations_over_wall(b).filter(|r| *r > ITERATIONS_OVER_WALL) {
@@ -171,10 +171,10 @@ fn preemptions(
 /// one when every execution's preemptions were counted and the slow ones' tell contention
 /// ([`rigor_stats::preemption::contended`]), else a cold one. Else, executions in the middle
 /// of the run that other processes slowed ([`rigor_stats::preemption::preempted`]), of a time.
-fn slow_start(b: &BenchmarkRecord) -> Option<rigor_stats::analysis::Warning> {
+fn slowed_executions(b: &BenchmarkRecord) -> Option<rigor_stats::analysis::Warning> {
     use rigor_stats::analysis::Warning;
     let means = execution_means(b);
-    let preempted = preemptions(b).filter(|p| p.len() == means.len());
+    let preempted = preemptions(b).filter(|p| p.keys().eq(means.keys()));
     let start = (b.layout.top() == rigor_store::LevelKind::Execution)
         .then(|| {
             let values: Vec<f64> = means.values().copied().collect();
