@@ -21,9 +21,9 @@ pub const CONTENDED_RATE: f64 = 20.0;
 /// cold start is preempted no more often a second than the executions after it (it waits for
 /// the disk, which is no preemption, or runs slower on a cold cache or clock, which does not
 /// change how often the scheduler takes its CPU); a start that other processes slowed is, and
-/// by more than twice where it was slowed by more than a fifth ([`MIN_RATIO`]). Measured with
-/// one busy loop running all along: the later executions 45 a second; the first three, beside
-/// two more busy loops, 125.
+/// by more than twice where it was slowed by more than a fifth
+/// ([`crate::slow_start::MIN_RATIO`]). Measured with one busy loop running all along: the later
+/// executions 45 a second; the first three, beside two more busy loops, 125.
 pub const CONTENDED_RATIO: f64 = 2.0;
 
 /// Fewest preemptions the slow executions must have had in all: one preemption of a 5 ms
