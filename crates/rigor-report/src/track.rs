@@ -216,6 +216,24 @@ pub struct MovedView<'a> {
     pub clear: bool,
 }
 
+/// The note under the change table for series too short for a change at their second version
+/// to be found: each as "MACHINE (BRANCH)", with its number of versions.
+pub fn short_series_note(short: &[(String, usize)]) -> String {
+    if short.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = short
+        .iter()
+        .map(|(series, n)| format!("{series}, {n} versions"))
+        .collect();
+    format!(
+        "Note: detection places a change only after at least two versions of a series, so a \
+         step at its second version is not found ({}): `rigor track show BENCHMARK` shows each \
+         step\n",
+        names.join("; ")
+    )
+}
+
 /// One line per event, for under the change table; an event the joint test found says so, with
 /// the common change, its interval and each benchmark's own change on a line of its own.
 pub fn events_text(events: &[EventView<'_>]) -> String {
@@ -567,6 +585,13 @@ mod tests {
         assert!(row.contains("+25%  +20% .. +30%"), "{row}");
         assert!(row.ends_with("new (no longer detected)"), "{row}");
         assert_eq!(changes_text(&[]), "No changes detected.\n");
+        assert_eq!(short_series_note(&[]), "");
+        assert_eq!(
+            short_series_note(&[("m (main)".into(), 3)]),
+            "Note: detection places a change only after at least two versions of a series, so a \
+             step at its second version is not found (m (main), 3 versions): `rigor track show \
+             BENCHMARK` shows each step\n"
+        );
         let events = events_text(&[event("wall", (1.03, 1.05), None)]);
         assert_eq!(
             events,

@@ -697,9 +697,10 @@ impl std::fmt::Display for Warning {
                      holds whatever changed on the machine between them (load, clock frequency, \
                      memory layout), which no run's own interval covers (on a shared virtual \
                      machine, quiet runs of one binary have moved by up to 11% within minutes, \
-                     loaded ones by tens of percent), so times get no verdict; for one, measure both in one run \
-                     ({together}) or track the versions (`rigor track`), whose sessions are \
-                     modelled"
+                     loaded ones by tens of percent), so times get no verdict (inconclusive: \
+                     `--fail-on inconclusive` fails on them, `--fail-on regression` does not); \
+                     for one, measure both in one run ({together}) or track the versions \
+                     (`rigor track`), whose sessions are modelled"
                 )
             }
             Self::InBlocks { benchmarks, tool } => {

@@ -342,6 +342,13 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
         emit(&changes_text(&views));
         let events = track::event_views(&r.listed.events);
         emit(&rigor_report::track::events_text(&events));
+        let short: Vec<(String, usize)> = r
+            .listed
+            .short
+            .iter()
+            .map(|(k, n)| (format!("{} ({})", k.machine, k.branch), *n))
+            .collect();
+        emit(&rigor_report::track::short_series_note(&short));
     }
     for (path, markup) in [
         (&a.markdown, Markup::Markdown),

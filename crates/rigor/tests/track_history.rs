@@ -404,3 +404,36 @@ fn the_projects_history_is_found_from_a_subdirectory() {
         .success();
     assert!(elsewhere.is_file());
 }
+
+/// A series of three versions with a step at its second: detection cannot place a change
+/// after one version, and says so beside "No changes detected." (a new user's +66% step went
+/// unmentioned); six versions get no such note.
+#[test]
+fn a_short_series_says_a_step_at_its_second_version_is_not_found() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    for (k, mean) in [(0, "10ms"), (1, "16ms"), (2, "16ms")] {
+        let file = measured(&dir, &format!("s{k}.json"), mean, k);
+        let (version, order) = (format!("s{k}"), k.to_string());
+        track(&db, &["add"])
+            .arg(&file)
+            .args(["--version", &version, "--order", &order])
+            .arg("--repo")
+            .arg(dir.path("no-repo"))
+            .assert()
+            .success();
+    }
+    let out = stdout_of(&mut track(&db, &["changes"]));
+    assert!(
+        out.starts_with("No changes detected.\n")
+            && out.contains(
+                "step at its second version is not found (m (main), 3 versions): `rigor track \
+                 show BENCHMARK` shows each step"
+            ),
+        "{out}"
+    );
+    let other = Dir::new();
+    let long = stepped_history(&other);
+    let out = stdout_of(&mut track(&long, &["changes"]));
+    assert!(!out.contains("second version"), "{out}");
+}

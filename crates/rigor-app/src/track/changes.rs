@@ -31,7 +31,16 @@ pub struct Listed {
     pub events: Vec<Event>,
     /// Benchmarks left out of a metric asked for (they have no values of it), each once.
     pub warnings: Vec<rigor_store::Warning>,
+    /// Series too short for a change at their second version to be found, with their number
+    /// of versions ([`SHORT_SERIES`]).
+    pub short: Vec<(SeriesKey, usize)>,
 }
+
+/// Fewer versions than this, and a step at a series' second version is found by nothing:
+/// detection places a change only after at least two versions
+/// (`rigor_stats::changepoint::DEFAULT_MIN_SEGMENT`), so three versions with a step at the
+/// second listed "No changes detected." for a +66% step (a new user's trial of `track add`).
+pub const SHORT_SERIES: usize = 2 * rigor_stats::changepoint::DEFAULT_MIN_SEGMENT;
 
 /// Detects changes over each series the filter allows (storing them) and lists them.
 pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Listed> {
@@ -103,10 +112,18 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
     }
     let counts = |k: &SeriesKey| history.benchmarks(k).map_or(0, |v| v.len());
     let events = with_shifts(events(&changes, &counts), &shifts);
+    let mut short = Vec::new();
+    for key in keys {
+        let n = history.versions(&key)?.len();
+        if (2..SHORT_SERIES).contains(&n) {
+            short.push((key, n));
+        }
+    }
     Ok(Listed {
         changes,
         events,
         warnings,
+        short,
     })
 }
 
