@@ -94,7 +94,65 @@ fn clearer(
     args: &[std::ffi::OsString],
 ) -> clap::Error {
     let e = not_accepted(negative_value(e, command), command);
+    let e = run_first(e, command, args);
     command_without_dashes(e, command, args)
+}
+
+/// clap's error for a hyperfine command line typed without rigor's subcommand (`rigor -r 3
+/// ./prog`, `rigor ./prog`): clap said only "unexpected argument '-r'" or "unrecognized
+/// subcommand" (a new user's trial). When the first word is an option `rigor run` takes, or
+/// looks like a command (a path, or words with a space), the error says to put `run` first.
+fn run_first(
+    e: clap::Error,
+    command: &mut clap::Command,
+    args: &[std::ffi::OsString],
+) -> clap::Error {
+    use clap::error::ErrorKind;
+    let Some(first) = args.get(1).and_then(|a| a.to_str()) else {
+        return e;
+    };
+    let is_subcommand = command
+        .get_subcommands()
+        .any(|s| s.get_name() == first || s.get_all_aliases().any(|a| a == first));
+    if is_subcommand {
+        return e;
+    }
+    let run_takes = |word: &str| {
+        command.find_subcommand("run").is_some_and(|run| {
+            run.get_arguments().any(|a| {
+                let name = word.split('=').next().unwrap_or(word);
+                a.get_long().is_some_and(|l| name == format!("--{l}"))
+                    || a.get_short().is_some_and(|s| name == format!("-{s}"))
+            })
+        })
+    };
+    let hyperfine_like = match e.kind() {
+        ErrorKind::UnknownArgument => first.starts_with('-') && run_takes(first),
+        ErrorKind::InvalidSubcommand => first.contains('/') || first.contains(' '),
+        _ => false,
+    };
+    if !hyperfine_like {
+        return e;
+    }
+    let words: Vec<String> = args[1..]
+        .iter()
+        .map(|a| {
+            let a = a.to_string_lossy();
+            if a.contains(' ') {
+                format!("'{a}'")
+            } else {
+                a.into_owned()
+            }
+        })
+        .collect();
+    command.error(
+        ErrorKind::InvalidSubcommand,
+        format!(
+            "rigor's subcommand comes first: `rigor run {}` measures the commands as hyperfine \
+             does (see `rigor --help` for the others)",
+            words.join(" ")
+        ),
+    )
 }
 
 /// hyperfine's options that rigor does not accept, and what to use instead.

@@ -772,3 +772,23 @@ fn rigors_hyperfine_export_reads_back_paired_as_it_was_measured() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("one after another"), "{err}");
 }
+
+/// A hyperfine command line typed without rigor's subcommand says to put `run` first (clap
+/// said only "unexpected argument '-r'"); a word that is neither keeps clap's own error.
+#[test]
+fn a_hyperfine_command_line_without_run_says_to_put_it_first() {
+    let err = |args: &[&str]| {
+        let out = rigor().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let e = err(&["-r", "3", "./prog"]);
+    assert!(
+        e.contains("rigor's subcommand comes first: `rigor run -r 3 ./prog` measures"),
+        "{e}"
+    );
+    let e = err(&["sleep 0.1"]);
+    assert!(e.contains("`rigor run 'sleep 0.1'`"), "{e}");
+    let e = err(&["--db", "x", "track"]);
+    assert!(!e.contains("comes first"), "{e}");
+}
