@@ -33,7 +33,7 @@ pub fn text(w: &Warning) -> String {
             "the first {} ran {}× as long as the median of the later ones (a cold start: \
              file-system caches, a JIT, the CPU's clock) and {} in the mean; raise -w/--warmup \
              by {} to run such executions before measuring",
-            crate::format::count(start.executions, "execution", "executions"),
+            first_executions(start.executions),
             rigor_units::significant(start.ratio),
             if start.executions == 1 { "is" } else { "are" },
             start.executions,
@@ -43,7 +43,7 @@ pub fn text(w: &Warning) -> String {
              {} preempted {} times a second, the later ones {}: other processes took the CPU. \
              Not a cold start (-w/--warmup would not remove it): measure with the machine to \
              yourself, or with more executions",
-            crate::format::count(start.executions, "execution", "executions"),
+            first_executions(start.executions),
             rigor_units::significant(start.ratio),
             if start.executions == 1 { "is" } else { "are" },
             if start.executions == 1 { "it was" } else { "they were" },
@@ -158,6 +158,16 @@ pub fn text(w: &Warning) -> String {
     }
 }
 
+/// "the first execution", "the first 3 executions": the words after "the first" of a slow
+/// start ("the first 1 execution" read wrong).
+fn first_executions(n: usize) -> String {
+    if n == 1 {
+        "execution".to_string()
+    } else {
+        format!("{n} executions")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +187,21 @@ mod tests {
         };
         assert!(text(&w(0.00004)).contains("(skewness 2.50, p < 0.001)"));
         assert!(text(&w(0.035)).contains("(skewness 2.50, p = 0.035)"));
+    }
+
+    /// One slow first execution is "the first execution", not "the first 1 execution".
+    #[test]
+    fn a_slow_start_of_one_execution_reads_as_the_first_execution() {
+        let start = rigor_stats::slow_start::SlowStart {
+            executions: 1,
+            ratio: 2.0,
+        };
+        assert!(text(&Warning::SlowStart { start }).starts_with("the first execution ran 2"));
+        let three = rigor_stats::slow_start::SlowStart {
+            executions: 3,
+            ..start
+        };
+        let w = Warning::SlowStart { start: three };
+        assert!(text(&w).starts_with("the first 3 executions ran 2"));
     }
 }
