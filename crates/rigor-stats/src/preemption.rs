@@ -57,8 +57,14 @@ pub fn contended(start: &SlowStart, executions: &[(u64, f64)]) -> Option<Preempt
     let rate = count as f64 / head.iter().map(|e| e.1).sum::<f64>();
     let rates: Vec<f64> = rest.iter().map(|&(n, wall)| n as f64 / wall).collect();
     let usual = median(&rates);
-    (count >= CONTENDED_COUNT && rate >= CONTENDED_RATE && rate >= CONTENDED_RATIO * usual)
-        .then_some(Preemption { rate, usual })
+    far_more(count, rate, usual).then_some(Preemption { rate, usual })
+}
+
+/// The rule both uses share: `count` preemptions at `rate` a second are other processes'
+/// doing against a `usual` rate when there are [`CONTENDED_COUNT`] or more of them, at
+/// [`CONTENDED_RATE`] a second or more, and [`CONTENDED_RATIO`] times `usual` or more.
+fn far_more(count: u64, rate: f64, usual: f64) -> bool {
+    count >= CONTENDED_COUNT && rate >= CONTENDED_RATE && rate >= CONTENDED_RATIO * usual
 }
 
 /// Executions of a run that other processes slowed ([`preempted`]).
@@ -96,10 +102,10 @@ pub fn preempted(executions: &[(u64, f64, f64)]) -> Option<Preempted> {
     }
     let rates: Vec<f64> = executions.iter().map(|e| e.0 as f64 / e.1).collect();
     let usual = median(&rates);
-    let hit = |(e, rate): (&(u64, f64, f64), &f64)| {
-        e.0 >= CONTENDED_COUNT && *rate >= CONTENDED_RATE && *rate >= CONTENDED_RATIO * usual
-    };
-    let (slowed, rest): (Vec<_>, Vec<_>) = executions.iter().zip(&rates).partition(|&x| hit(x));
+    let (slowed, rest): (Vec<_>, Vec<_>) = executions
+        .iter()
+        .zip(&rates)
+        .partition(|(e, rate)| far_more(e.0, **rate, usual));
     if slowed.is_empty() || 2 * slowed.len() >= n {
         return None;
     }

@@ -26,9 +26,13 @@ fn measured(dir: &Dir, name: &str, mean: &str, seed: usize) -> PathBuf {
 
 /// Six labelled versions, v0–v2 at 10 ms and v3–v5 at 13 ms: one regression, at v3.
 fn stepped_history(dir: &Dir) -> PathBuf {
+    labelled_history(dir, &["10ms", "10ms", "10ms", "13ms", "13ms", "13ms"])
+}
+
+/// A history in `dir` of labelled versions v0, v1, … at these means, in that order.
+fn labelled_history(dir: &Dir, means: &[&str]) -> PathBuf {
     let db = dir.path("h.db");
-    for k in 0..6 {
-        let mean = if k < 3 { "10ms" } else { "13ms" };
+    for (k, mean) in means.iter().enumerate() {
         let file = measured(dir, &format!("v{k}.json"), mean, k);
         let (version, order) = (format!("v{k}"), k.to_string());
         track(&db, &["add"])
@@ -411,18 +415,7 @@ fn the_projects_history_is_found_from_a_subdirectory() {
 #[test]
 fn a_short_series_says_a_step_at_its_second_version_is_not_found() {
     let dir = Dir::new();
-    let db = dir.path("h.db");
-    for (k, mean) in [(0, "10ms"), (1, "16ms"), (2, "16ms")] {
-        let file = measured(&dir, &format!("s{k}.json"), mean, k);
-        let (version, order) = (format!("s{k}"), k.to_string());
-        track(&db, &["add"])
-            .arg(&file)
-            .args(["--version", &version, "--order", &order])
-            .arg("--repo")
-            .arg(dir.path("no-repo"))
-            .assert()
-            .success();
-    }
+    let db = labelled_history(&dir, &["10ms", "16ms", "16ms"]);
     let out = stdout_of(&mut track(&db, &["changes"]));
     assert!(
         out.starts_with("No changes detected.\n")

@@ -276,8 +276,8 @@ pub(super) fn measure_together(
     let sequential = measured
         .result
         .comparisons
-        .iter()
-        .find_map(|c| c.sequential.clone());
+        .first()
+        .and_then(|c| c.sequential.clone());
     Ok(Measurement {
         outcomes,
         comparisons: measured.comparisons,

@@ -76,6 +76,31 @@ fn a_default_run_of_a_quick_command_asks_for_no_more_executions() {
     }
 }
 
+/// Whether `taskset` is here to pin processes to one CPU (said when not: the test is skipped).
+fn have_taskset() -> bool {
+    let here = std::process::Command::new("taskset")
+        .arg("-V")
+        .output()
+        .is_ok();
+    if !here {
+        eprintln!("SKIP: taskset is needed");
+    }
+    here
+}
+
+/// A script for `rigor run --shell`, run in a folder of its own: execution `$n` (counted in a
+/// file) runs a busy loop pinned to CPU 0, beside two `yes` pinned there too where `contended`
+/// (a shell test of `$n`) holds, alone otherwise.
+fn pinned_beside_yes(contended: &str) -> String {
+    let spin = "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done";
+    format!(
+        "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; \
+         if {contended}; then taskset -c 0 sh -c 'yes > /dev/null & y=$!; \
+         yes > /dev/null & z=$!; {spin}; kill $y $z'; \
+         else taskset -c 0 sh -c '{spin}'; fi"
+    )
+}
+
 /// First executions slowed because other processes took their CPU are not called a cold start
 /// to warm up from: the first two of a busy loop share CPU 0 with two `yes` (all pinned by
 /// `taskset`), the later ones have it alone; the warning gives their preemptions a second and
@@ -83,24 +108,13 @@ fn a_default_run_of_a_quick_command_asks_for_no_more_executions() {
 #[test]
 #[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
 fn a_start_slowed_by_another_process_is_not_called_a_cold_start() {
-    if std::process::Command::new("taskset")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIP: taskset is needed");
+    if !have_taskset() {
         return;
     }
     let _alone = crate::alone();
     crate::up_to_three_attempts(|_| {
         let dir = Dir::new();
-        let spin = "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done";
-        let script = format!(
-            "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; \
-             if [ $n -le 2 ]; then taskset -c 0 sh -c 'yes > /dev/null & y=$!; \
-             yes > /dev/null & z=$!; {spin}; kill $y $z'; \
-             else taskset -c 0 sh -c '{spin}'; fi"
-        );
+        let script = pinned_beside_yes("[ $n -le 2 ]");
         let path = dir.path("r.json");
         let out = stdout_of(
             rigor()
@@ -135,24 +149,13 @@ fn a_start_slowed_by_another_process_is_not_called_a_cold_start() {
 #[test]
 #[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
 fn executions_other_processes_slowed_mid_run_are_said() {
-    if std::process::Command::new("taskset")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIP: taskset is needed");
+    if !have_taskset() {
         return;
     }
     let _alone = crate::alone();
     crate::up_to_three_attempts(|_| {
         let dir = Dir::new();
-        let spin = "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done";
-        let script = format!(
-            "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; \
-             if [ $n -ge 6 ] && [ $n -le 8 ]; then taskset -c 0 sh -c 'yes > /dev/null & \
-             y=$!; yes > /dev/null & z=$!; {spin}; kill $y $z'; \
-             else taskset -c 0 sh -c '{spin}'; fi"
-        );
+        let script = pinned_beside_yes("[ $n -ge 6 ] && [ $n -le 8 ]");
         let out = stdout_of(
             rigor()
                 .current_dir(dir.0.path())
