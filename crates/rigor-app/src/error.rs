@@ -39,6 +39,40 @@ pub enum AppError {
         /// The benchmarks' names, quoted and joined.
         names: String,
     },
+    /// `rigor analyze RUN…` of several runs with an option that reads one run at a time.
+    #[error(
+        "{option} reads one run: several runs of one experiment are analysed together \
+         (each benchmark's mean and each comparison across the runs) without it; give one file \
+         to use it"
+    )]
+    OneRunOnly {
+        /// The option.
+        option: &'static str,
+    },
+    /// A run that did not measure the benchmarks the first run measured.
+    #[error(
+        "{}: measured none of the benchmarks of {} ({names}): runs analysed together must be \
+         runs of one experiment",
+        file.display(),
+        first.display()
+    )]
+    OtherRun {
+        /// The run's file.
+        file: PathBuf,
+        /// The first run's file.
+        first: PathBuf,
+        /// The first run's benchmarks, quoted and joined.
+        names: String,
+    },
+    /// A statistic across runs could not be computed.
+    #[error("'{name}' across the runs")]
+    AcrossRuns {
+        /// The benchmark or comparison.
+        name: String,
+        /// Why.
+        #[source]
+        source: rigor_stats::StatsError,
+    },
     /// A result that holds no benchmark.
     #[error("{0} holds no benchmark: there is nothing to analyse")]
     NoBenchmarks(String),

@@ -44,6 +44,7 @@ pub mod ranking;
 pub mod recorder;
 pub mod report_view;
 pub mod run;
+pub mod runs;
 pub mod saved;
 pub mod settings;
 pub mod simulated_project;

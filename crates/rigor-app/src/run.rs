@@ -374,6 +374,9 @@ pub fn run(
         notes.push(Note::LengthOnWallTime);
     }
     notes.extend(short);
+    if one_run_decided(&comparisons) {
+        notes.push(Note::OneRun);
+    }
     Ok(Measured {
         adaptive_view: adaptive.as_ref().map(|a| adaptive_view(settings, a)),
         decided: decided.as_ref().map(|d| crate::decided::view(d, settings)),
@@ -387,6 +390,21 @@ pub fn run(
         by_metric,
         notes,
         outcome,
+    })
+}
+
+/// Whether a comparison of times in one run reached a verdict (a change or equivalence): one
+/// run's interval holds no run level, which [`Note::OneRun`] says.
+fn one_run_decided(comparisons: &[Computed]) -> bool {
+    comparisons.iter().any(|c| {
+        c.quantity == rigor_units::Quantity::Time
+            && c.apart.is_none()
+            && matches!(
+                c.comparison.verdict,
+                rigor_stats::compare::Verdict::Regression
+                    | rigor_stats::compare::Verdict::Improvement
+                    | rigor_stats::compare::Verdict::Equivalent
+            )
     })
 }
 

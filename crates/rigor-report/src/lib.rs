@@ -15,6 +15,7 @@ pub mod html;
 pub mod markdown;
 pub mod notes;
 pub mod plan;
+pub mod runs;
 pub mod terminal;
 pub mod track;
 pub mod track_lines;

@@ -241,6 +241,9 @@ pub enum Note {
         /// A saved baseline was compared with.
         baseline: bool,
     },
+    /// A run's comparisons reached verdicts whose intervals hold what varied during the run;
+    /// another run can move a ratio by more (the run level), which only several runs measure.
+    OneRun,
     /// Benchmarks only one of the two builds of `rigor bench --against` has: not measured.
     OnlyInOneBuild {
         /// The other build.
@@ -539,6 +542,13 @@ impl fmt::Display for Note {
             Self::ToolExportsNeedWall => f.write_str(
                 "the exports for other tools hold wall times, and --metric left wall time out: \
                  they were not written (add wall to --metric)",
+            ),
+            Self::OneRun => f.write_str(
+                "note: a comparison's interval holds what varied during this run; the machine's \
+                 state can move a ratio by more from one run to the next (runs back to back on a \
+                 quiet machine differed by 2-3 times their intervals). For an interval across \
+                 runs, save each run (--export-json RUN1.json, RUN2.json, …) and analyse them \
+                 together: rigor analyze RUN1.json RUN2.json … (5 runs or more)",
             ),
             Self::MinimumWithinRun { baseline: false } => f.write_str(
                 "note: the minimum's intervals cover this run's executions; between sessions a \

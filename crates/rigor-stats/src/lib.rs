@@ -42,6 +42,7 @@ pub mod preemption;
 mod rank_walk;
 pub mod robust;
 mod root;
+pub mod runs;
 pub mod sample;
 pub mod sequential;
 pub mod series;

@@ -181,9 +181,37 @@ pub fn plan(args: &PlanArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// `rigor analyze RUN1 RUN2 …`: several runs of one experiment, analysed together.
+fn analyze_runs(args: &AnalyzeArgs, s: &rigor_app::saved::AnalyzeSettings) -> Result<Outcome> {
+    let exports = [
+        (&args.tables.export_markdown, "--export-markdown"),
+        (&args.tables.export_asciidoc, "--export-asciidoc"),
+        (&args.tables.export_orgmode, "--export-orgmode"),
+        (&args.tools.export_bmf, "--export-bmf"),
+        (&args.tools.export_otava, "--export-otava"),
+        (&args.tools.export_json_hyperfine, "--export-json-hyperfine"),
+        (&args.tools.export_csv_hyperfine, "--export-csv-hyperfine"),
+    ];
+    if let Some((_, option)) = exports.iter().find(|(path, _)| path.is_some()) {
+        return Err(rigor_app::error::AppError::OneRunOnly { option }.into());
+    }
+    let working = output::Working::start("analysing");
+    let over = rigor_app::runs::analyze_runs(s)?;
+    drop(working);
+    if args.json {
+        output::emit_json(&(serde_json::to_string_pretty(&over.view)? + "\n"));
+    } else {
+        emit(&rigor_report::runs::render(&over.view));
+    }
+    Ok(over.outcome)
+}
+
 /// `rigor analyze`.
 pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
     let s = settings::analyze(args)?;
+    if rigor_app::runs::are_runs(&s) {
+        return analyze_runs(args, &s);
+    }
     use rigor_app::settings::{StdoutExport, is_stdout};
     let tables = [
         (

@@ -1,0 +1,231 @@
+//! Several runs of one experiment analysed together (`rigor analyze RUN1.json RUN2.json …`):
+//! each run is analysed as `rigor analyze` analyses one, and each benchmark's mean and each
+//! comparison's ratio are then combined across the runs with the run as the top level
+//! ([`rigor_stats::runs`]). One run's interval holds only what varied inside it; the machine's
+//! state over the minutes a run takes moves a ratio by more (docs/methodology.md, "Across
+//! runs").
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rigor_report::runs::{BenchmarkRow, ComparisonRow, RunsView};
+use rigor_stats::compare::verdict_from_interval;
+use rigor_stats::runs::{AcrossRuns, across_runs, log_se_of_interval};
+
+use crate::error::{AppError, Result};
+use crate::saved::{Analysed, AnalyzeSettings, analyze};
+use crate::{Findings, Outcome};
+
+/// Several runs analysed together, and how that ends (`--fail-on` on the verdicts across the
+/// runs).
+#[derive(Debug)]
+pub struct OverRuns {
+    /// What to show.
+    pub view: RunsView,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+/// Whether `s` names several files that each hold their own process executions (a rigor
+/// result, a hyperfine export): runs of one experiment, to analyse together. Files of a format
+/// whose file is one process (Google Benchmark, criterion, …), a CSV, a directory or a file
+/// that cannot be read are not: they are read as before (and their errors said there).
+pub fn are_runs(s: &AnalyzeSettings) -> bool {
+    if s.files.len() < 2 || s.csv.is_some() {
+        return false;
+    }
+    s.files.iter().all(|f| {
+        if f.is_dir() {
+            return false;
+        }
+        let format = match s.format {
+            Some(format) => Some(format),
+            None => std::fs::read_to_string(f)
+                .ok()
+                .and_then(|text| rigor_store::import::sniff(f, &text).ok()),
+        };
+        format.is_some_and(|f| !f.one_process())
+    })
+}
+
+/// The options that read one run at a time, by flag, when given.
+fn one_run_only(s: &AnalyzeSettings) -> Option<&'static str> {
+    if s.diagnose {
+        Some("--diagnose")
+    } else if s.robust.is_some() {
+        Some("--robust")
+    } else if s.metrics.iter().any(|m| !m.is_wall()) {
+        Some("--metric")
+    } else if s.throughput.is_some() {
+        Some("--throughput")
+    } else {
+        None
+    }
+}
+
+/// Analyses each of `s.files` as one run and combines them (module docs).
+///
+/// # Errors
+/// An option that reads one run ([`AppError::OneRunOnly`]), what analysing a run finds, a run
+/// that measured none of the first run's benchmarks ([`AppError::OtherRun`]).
+pub fn analyze_runs(s: &AnalyzeSettings) -> Result<OverRuns> {
+    if let Some(option) = one_run_only(s) {
+        return Err(AppError::OneRunOnly { option });
+    }
+    let runs: Vec<Analysed> = s
+        .files
+        .iter()
+        .map(|f| {
+            analyze(&AnalyzeSettings {
+                files: vec![f.clone()],
+                ..s.clone()
+            })
+        })
+        .collect::<Result<_>>()?;
+    let first = &runs[0].result;
+    let names: Vec<&str> = first.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    for (run, file) in runs.iter().zip(&s.files).skip(1) {
+        if !run
+            .result
+            .benchmarks
+            .iter()
+            .any(|b| names.contains(&b.name.as_str()))
+        {
+            return Err(AppError::OtherRun {
+                file: file.clone(),
+                first: s.files[0].clone(),
+                names: names
+                    .iter()
+                    .map(|n| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    }
+    let mut benchmarks = Vec::new();
+    let mut left_out = Vec::new();
+    for name in &names {
+        match benchmark_over_runs(name, &runs)? {
+            Some(row) => benchmarks.push(row),
+            None => left_out.push(name.to_string()),
+        }
+    }
+    let comparisons = comparisons_over_runs(&runs)?;
+    let findings = Findings {
+        verdicts: comparisons.iter().map(|c| c.verdict).collect(),
+        ..Findings::default()
+    };
+    Ok(OverRuns {
+        view: RunsView {
+            files: s.files.iter().map(|f| shown(f)).collect(),
+            benchmarks,
+            comparisons,
+            left_out,
+        },
+        outcome: findings.outcome(s.comparison.fail_on),
+    })
+}
+
+/// A file as the user named it.
+fn shown(f: &Path) -> String {
+    f.display().to_string()
+}
+
+/// `name`'s mean in every run, combined; `None` when a run did not measure it (or has no mean).
+fn benchmark_over_runs(name: &str, runs: &[Analysed]) -> Result<Option<BenchmarkRow>> {
+    let mut means = Vec::with_capacity(runs.len());
+    let mut within = Vec::with_capacity(runs.len());
+    let mut level = 0.95;
+    for run in runs {
+        let Some(b) = run.result.benchmarks.iter().find(|b| b.name == name) else {
+            return Ok(None);
+        };
+        let Some(a) = &b.analysis else {
+            return Ok(None);
+        };
+        let mean = b.unit.to_seconds(a.mean);
+        let df = a.counts.first().map(|n| n.saturating_sub(1) as f64);
+        level = a.ci.level.get();
+        within.push(log_se_of_interval(
+            mean,
+            b.unit.to_seconds(a.ci.lower),
+            b.unit.to_seconds(a.ci.upper),
+            level,
+            df.filter(|d| *d > 0.0),
+        ));
+        means.push(mean);
+    }
+    let across = combine(name, &means, &within, level)?;
+    Ok(Some(BenchmarkRow {
+        name: name.to_string(),
+        means,
+        across,
+    }))
+}
+
+/// [`across_runs`], its error named.
+fn combine(name: &str, values: &[f64], within: &[Option<f64>], level: f64) -> Result<AcrossRuns> {
+    across_runs(values, within, level).map_err(|source| AppError::AcrossRuns {
+        name: name.to_string(),
+        source,
+    })
+}
+
+/// Each comparison every run made (the same baseline and candidate), combined.
+fn comparisons_over_runs(runs: &[Analysed]) -> Result<Vec<ComparisonRow>> {
+    // Each run's comparisons by (baseline, candidate), in the first run's order.
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut found: BTreeMap<(String, String), Vec<(f64, Option<(f64, f64)>, Option<f64>)>> =
+        BTreeMap::new();
+    let mut settings: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();
+    for run in runs {
+        for c in &run.comparisons {
+            let key = (c.baseline.clone(), c.candidate.clone());
+            let cmp = &c.comparison;
+            if !order.contains(&key) {
+                order.push(key.clone());
+            }
+            let bounds = cmp.ci.map(|ci| (ci.lower, ci.upper));
+            let df = cmp
+                .candidate_units
+                .min(cmp.baseline_units)
+                .saturating_sub(1) as f64;
+            let se = bounds.and_then(|(lo, hi)| {
+                log_se_of_interval(cmp.ratio, lo, hi, cmp.level, (df > 0.0).then_some(df))
+            });
+            found
+                .entry(key.clone())
+                .or_default()
+                .push((cmp.ratio, bounds, se));
+            settings.insert(key, (cmp.threshold, cmp.level));
+        }
+    }
+    let mut rows = Vec::new();
+    for key in order {
+        let each = &found[&key];
+        if each.len() != runs.len() {
+            continue;
+        }
+        let (threshold, level) = settings[&key];
+        let values: Vec<f64> = each.iter().map(|(r, _, _)| *r).collect();
+        let within: Vec<Option<f64>> = each.iter().map(|(_, _, se)| *se).collect();
+        let name = format!("{} against {}", key.1, key.0);
+        let across = combine(&name, &values, &within, level)?;
+        let runs_excluding = each
+            .iter()
+            .filter(|(_, b, _)| {
+                b.is_some_and(|(lo, hi)| across.estimate < lo || across.estimate > hi)
+            })
+            .count();
+        rows.push(ComparisonRow {
+            baseline: key.0,
+            candidate: key.1,
+            ratios: each.iter().map(|(r, b, _)| (*r, *b)).collect(),
+            verdict: verdict_from_interval(across.lower, across.upper, threshold),
+            threshold,
+            runs_excluding,
+            across,
+        });
+    }
+    Ok(rows)
+}

@@ -1,0 +1,208 @@
+//! Several runs of one experiment analysed together (`rigor analyze RUN1.json RUN2.json …`):
+//! each benchmark's mean and each comparison across the runs, with the run level's share. The
+//! figures come computed ([`rigor_stats::runs`]); this module only words them.
+
+use std::fmt::Write;
+
+use rigor_stats::compare::Verdict;
+use rigor_stats::runs::AcrossRuns;
+use rigor_units::Quantity;
+use serde::Serialize;
+
+use crate::comparison::{FACTOR_FROM, Kind, ratio_words_of, verdict_word};
+use crate::format;
+
+/// One benchmark over the runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchmarkRow {
+    /// Its name.
+    pub name: String,
+    /// Each run's mean, seconds, in the order of the files.
+    pub means: Vec<f64>,
+    /// The mean across the runs (seconds).
+    pub across: AcrossRuns,
+}
+
+/// One comparison over the runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComparisonRow {
+    /// The baseline's name.
+    pub baseline: String,
+    /// The candidate's name.
+    pub candidate: String,
+    /// Each run's ratio (candidate / baseline) and its own interval, if it had one.
+    pub ratios: Vec<(f64, Option<(f64, f64)>)>,
+    /// The ratio across the runs.
+    pub across: AcrossRuns,
+    /// The verdict of the interval across the runs against the threshold.
+    pub verdict: Verdict,
+    /// The practical threshold (a fraction).
+    pub threshold: f64,
+    /// How many runs' own intervals exclude the ratio across the runs.
+    pub runs_excluding: usize,
+}
+
+/// Several runs analysed together.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunsView {
+    /// The runs' files, in order.
+    pub files: Vec<String>,
+    /// Each benchmark's mean across them.
+    pub benchmarks: Vec<BenchmarkRow>,
+    /// Each comparison across them.
+    pub comparisons: Vec<ComparisonRow>,
+    /// Benchmarks left out, with why (not in every run).
+    pub left_out: Vec<String>,
+}
+
+/// "−36%", "+4.6%", "2.31× slower": one run's ratio as a change, in the words the comparison's
+/// line gives ratios.
+fn change(ratio: f64) -> String {
+    if ratio >= FACTOR_FROM || (ratio > 0.0 && ratio <= 1.0 / FACTOR_FROM) {
+        ratio_words_of(&Quantity::Time, ratio, None, 0.95).0
+    } else {
+        rigor_units::signed_percent_text(100.0 * (ratio - 1.0))
+    }
+}
+
+/// The run level in words: how far it moves the statistic and how that compares with a run's
+/// own error.
+fn run_level(a: &AcrossRuns) -> String {
+    let spread = format::percent(100.0 * a.spread_log);
+    match (a.between_log, a.spread_over_within()) {
+        (Some(between), Some(times)) if times > 1.5 => format!(
+            "run level: the runs' values spread {spread} (σ of the run level {}), {times:.1}× \
+             what one run's own interval allows for",
+            format::percent(100.0 * between)
+        ),
+        (Some(_), Some(_)) => format!(
+            "run level: the runs' values spread {spread}, about what their own intervals allow \
+             for"
+        ),
+        _ => format!("run level: the runs' values spread {spread}"),
+    }
+}
+
+/// Terminal text for several runs analysed together.
+pub fn render(v: &RunsView) -> String {
+    let mut out = String::new();
+    let runs = v.files.len();
+    let level = v
+        .benchmarks
+        .first()
+        .map(|b| b.across.level)
+        .or(v.comparisons.first().map(|c| c.across.level))
+        .unwrap_or(0.95);
+    let pct = format::level_percent(level);
+    let _ = writeln!(
+        out,
+        "Across {runs} runs (each run one unit of the top level, the machine's state while it \
+         ran; Student's t with {} degrees of freedom)",
+        runs - 1
+    );
+    for b in &v.benchmarks {
+        let a = &b.across;
+        let _ = writeln!(out, "  {}", b.name);
+        let _ = writeln!(
+            out,
+            "    Mean ± {pct}% CI:  {}   [{} .. {}]",
+            format::time_like(a.estimate, a.estimate),
+            format::time_like(a.lower, a.estimate),
+            format::time_like(a.upper, a.estimate),
+        );
+        let means: Vec<String> = b
+            .means
+            .iter()
+            .map(|m| format::time_like(*m, a.estimate))
+            .collect();
+        let _ = writeln!(out, "    runs' means:   {}", means.join(", "));
+        let _ = writeln!(out, "    {}", run_level(a));
+    }
+    for name in &v.left_out {
+        let _ = writeln!(out, "  {name}: left out (not measured in every run)");
+    }
+    if !v.comparisons.is_empty() {
+        let _ = writeln!(out, "\nComparisons across {runs} runs");
+    }
+    for c in &v.comparisons {
+        let a = &c.across;
+        let (amount, ci) = ratio_words_of(
+            &Quantity::Time,
+            a.estimate,
+            Some((a.lower, a.upper)),
+            a.level,
+        );
+        let _ = writeln!(
+            out,
+            "  {} is {amount} than {} ({ci})",
+            c.candidate, c.baseline
+        );
+        let band = format::percent(100.0 * c.threshold);
+        let verdict = verdict_word(Kind::Commands, c.verdict);
+        let why = match c.verdict {
+            Verdict::Regression | Verdict::Improvement => {
+                format!(" (beyond the ±{band} threshold)")
+            }
+            Verdict::Equivalent => format!(" (within ±{band})"),
+            _ => format!(" (the interval reaches across the ±{band} threshold: more runs)"),
+        };
+        let _ = writeln!(out, "    verdict: {verdict}{why}");
+        let each: Vec<String> = c.ratios.iter().map(|(r, _)| change(*r)).collect();
+        let _ = writeln!(out, "    each run: {}", each.join(", "));
+        let _ = writeln!(out, "    {}", run_level(a));
+        if c.runs_excluding > 0 {
+            let _ = writeln!(
+                out,
+                "    {} of the {runs} runs' own intervals {} the ratio across the runs",
+                c.runs_excluding,
+                if c.runs_excluding == 1 {
+                    "excludes"
+                } else {
+                    "exclude"
+                }
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn across(estimate: f64, lower: f64, upper: f64) -> AcrossRuns {
+        AcrossRuns {
+            runs: 3,
+            estimate,
+            lower,
+            upper,
+            level: 0.95,
+            spread_log: 0.02,
+            within_log: Some(0.005),
+            between_log: Some(0.0194),
+        }
+    }
+
+    #[test]
+    fn several_runs_are_worded() {
+        let v = RunsView {
+            files: vec!["a.json".into(), "b.json".into(), "c.json".into()],
+            benchmarks: vec![BenchmarkRow {
+                name: "./loop0".into(),
+                means: vec![0.0846, 0.0922, 0.0860],
+                across: across(0.0875, 0.0790, 0.0969),
+            }],
+            comparisons: vec![ComparisonRow {
+                baseline: "./loop0".into(),
+                candidate: "./loop2".into(),
+                ratios: vec![(0.64, Some((0.635, 0.645))), (0.61, None), (0.63, None)],
+                across: across(0.6265, 0.58, 0.67),
+                verdict: Verdict::Improvement,
+                threshold: 0.01,
+                runs_excluding: 1,
+            }],
+            left_out: vec!["./other".into()],
+        };
+        insta::assert_snapshot!(render(&v));
+    }
+}

@@ -1,0 +1,298 @@
+//! One statistic measured in several runs: the run (session) as the top level of the hierarchy.
+//!
+//! A run's interval holds what varies inside it — its executions, its iterations — and nothing
+//! of what stays fixed for its length: the machine's state over the minutes it ran (another
+//! tenant's load on a shared host, the clock and thermal state, where the binaries sit in the
+//! page cache). Measured back to back on a quiet machine, seven runs of one pair of programs
+//! gave ratios from 0.60 to 0.64, each with an interval about ±0.5% wide that excluded others'
+//! (docs/methodology.md, "Across runs"). Within one run that level cannot be seen: a run that
+//! sits in one state has no data on the others.
+//!
+//! Several runs make it a level like any other (Kalibera & Tůma 2006: the top level's means are
+//! the units, with as many degrees of freedom as units less one). Each run gives one value of the
+//! statistic (a mean, a ratio), positive; they are combined on the log scale, where ratios are
+//! symmetric:
+//!
+//! * the estimate is the geometric mean of the runs' values, `exp(m)`, `m` the mean of the logs;
+//! * its interval is `exp(m ± t·s/√R)`, `s` the standard deviation of the `R` logs and `t`
+//!   Student's quantile with `R − 1` degrees of freedom. Each run's value already carries its own
+//!   within-run error, so `s` holds both levels and the interval needs no model of either;
+//! * the run level's own standard deviation, by the method of moments: the variance of a run's
+//!   value is the run level's `σ²_run` plus its within-run error `se²`, so
+//!   `σ²_run = max(0, s² − mean(se²))`. It says how much of the spread one run's interval leaves
+//!   out.
+//!
+//! The runs are weighed alike: the run level is what the interval is about, and a run measured
+//! longer does not move less between sessions.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dist::{Quantile, critical_value};
+use crate::error::{Result, StatsError, check_finite, invalid};
+
+/// A statistic combined over runs: [`across_runs`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AcrossRuns {
+    /// How many runs.
+    pub runs: usize,
+    /// The geometric mean of the runs' values.
+    pub estimate: f64,
+    /// The interval's lower bound.
+    pub lower: f64,
+    /// The interval's upper bound.
+    pub upper: f64,
+    /// The interval's confidence level.
+    pub level: f64,
+    /// The standard deviation of the runs' values, on the log scale (≈ a fraction of the
+    /// value): both levels, the run's own and what it measured within.
+    pub spread_log: f64,
+    /// The runs' own (within-run) standard errors, as the root of their mean square on the log
+    /// scale; `None` when a run had none.
+    pub within_log: Option<f64>,
+    /// The run level's standard deviation on the log scale, `√max(0, spread² − within²)`;
+    /// `None` without the within-run errors.
+    pub between_log: Option<f64>,
+}
+
+impl AcrossRuns {
+    /// How many times one run's own standard error the spread between runs is (`None` without
+    /// the within-run errors, or when they are 0): 1 when runs differ by no more than their
+    /// intervals say.
+    pub fn spread_over_within(&self) -> Option<f64> {
+        self.within_log
+            .filter(|w| *w > 0.0)
+            .map(|w| self.spread_log / w)
+    }
+}
+
+/// The standard error, on the log scale, of a positive statistic whose interval at confidence
+/// `level` is `[lower, upper]`, from `df` degrees of freedom (Student's t; `None`: the normal
+/// quantile): the wider half over the quantile. `None` for an interval that is unbounded or not
+/// positive.
+pub fn log_se_of_interval(
+    estimate: f64,
+    lower: f64,
+    upper: f64,
+    level: f64,
+    df: Option<f64>,
+) -> Option<f64> {
+    if !(estimate > 0.0 && lower > 0.0 && upper.is_finite() && upper >= lower) {
+        return None;
+    }
+    let q = match df {
+        Some(df) => critical_value(level, df, Quantile::StudentT).ok()?,
+        None => critical_value(level, f64::INFINITY, Quantile::Normal).ok()?,
+    };
+    let half = (estimate.ln() - lower.ln()).max(upper.ln() - estimate.ln());
+    Some(half / q)
+}
+
+/// Combines one positive statistic measured in `values.len()` runs into an estimate and an
+/// interval at confidence `level` that hold the run level (module docs). `within_se_log[i]` is
+/// run `i`'s own standard error on the log scale ([`log_se_of_interval`]), if it has one; it is
+/// used only to split the spread into its levels, never in the interval.
+///
+/// # Errors
+/// Fewer than 2 runs (one run says nothing of how far another moves the statistic), a value that
+/// is not positive and finite, a level outside (0, 1), or `within_se_log` of another length.
+pub fn across_runs(
+    values: &[f64],
+    within_se_log: &[Option<f64>],
+    level: f64,
+) -> Result<AcrossRuns> {
+    check_finite(values)?;
+    if values.len() < 2 {
+        return Err(StatsError::TooFew {
+            what: "an interval across runs",
+            needed: 2,
+            got: values.len(),
+        });
+    }
+    if let Some(bad) = values.iter().find(|v| **v <= 0.0) {
+        return Err(invalid("a run's value", bad, "must be positive"));
+    }
+    if within_se_log.len() != values.len() {
+        return Err(StatsError::Shape(format!(
+            "{} runs but {} within-run errors",
+            values.len(),
+            within_se_log.len()
+        )));
+    }
+    let runs = values.len();
+    let r = runs as f64;
+    let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
+    let mean = logs.iter().sum::<f64>() / r;
+    let spread_log = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (r - 1.0)).sqrt();
+    let t = critical_value(level, r - 1.0, Quantile::StudentT)?;
+    let half = t * spread_log / r.sqrt();
+    let within_log = within_se_log
+        .iter()
+        .map(|s| s.filter(|s| s.is_finite() && *s >= 0.0))
+        .collect::<Option<Vec<f64>>>()
+        .map(|s| (s.iter().map(|s| s * s).sum::<f64>() / r).sqrt());
+    let between_log = within_log.map(|w| (spread_log * spread_log - w * w).max(0.0).sqrt());
+    Ok(AcrossRuns {
+        runs,
+        estimate: mean.exp(),
+        lower: (mean - half).exp(),
+        upper: (mean + half).exp(),
+        level,
+        spread_log,
+        within_log,
+        between_log,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+    use rand_distr::{Distribution, Normal};
+    use statrs::distribution::ContinuousCDF;
+
+    /// Six runs' ratios of a real -O0/-O2 pair (run back to back on a quiet machine), checked
+    /// against figures computed apart (Python's `statistics`, t₅ = 2.5705818366147395).
+    #[test]
+    fn six_runs_match_figures_computed_apart() {
+        let v = [0.6407, 0.6368, 0.6066, 0.6322, 0.6256, 0.6156];
+        let w = [0.009, 0.003, 0.004, 0.005, 0.006, 0.007].map(Some);
+        let a = across_runs(&v, &w, 0.95).unwrap();
+        assert_eq!(a.runs, 6);
+        assert!((a.estimate - 0.626_135_514_745_277_6).abs() < 1e-12);
+        assert!((a.lower - 0.612_501_990_825_172_6).abs() < 1e-9);
+        assert!((a.upper - 0.640_072_503_759_805_6).abs() < 1e-9);
+        assert!((a.spread_log - 0.020_977_591_493_417_012).abs() < 1e-12);
+        assert!((a.within_log.unwrap() - 0.006).abs() < 1e-12);
+        assert!((a.between_log.unwrap() - 0.020_101_227_446_717_82).abs() < 1e-12);
+        assert!((a.spread_over_within().unwrap() - 3.496).abs() < 1e-3);
+    }
+
+    #[test]
+    fn one_run_or_bad_values_are_refused() {
+        assert!(matches!(
+            across_runs(&[1.0], &[None], 0.95),
+            Err(StatsError::TooFew { got: 1, .. })
+        ));
+        assert!(across_runs(&[1.0, 0.0], &[None, None], 0.95).is_err());
+        assert!(across_runs(&[1.0, f64::NAN], &[None, None], 0.95).is_err());
+        assert!(across_runs(&[1.0, 1.1], &[None], 0.95).is_err());
+        assert!(across_runs(&[1.0, 1.1], &[None, None], 1.5).is_err());
+    }
+
+    #[test]
+    fn without_a_runs_own_error_the_levels_are_not_split() {
+        let a = across_runs(&[1.0, 1.1, 1.05], &[Some(0.01), None, Some(0.01)], 0.95).unwrap();
+        assert_eq!(a.within_log, None);
+        assert_eq!(a.between_log, None);
+        assert_eq!(a.spread_over_within(), None);
+    }
+
+    #[test]
+    fn a_runs_standard_error_is_read_back_from_its_interval() {
+        // exp(±1.96·0.01) around 2: the normal quantile gives 0.01 back.
+        let z = 1.959_963_984_540_054;
+        let (lo, hi) = (2.0 * (-z * 0.01f64).exp(), 2.0 * (z * 0.01f64).exp());
+        let se = log_se_of_interval(2.0, lo, hi, 0.95, None).unwrap();
+        assert!((se - 0.01).abs() < 1e-12);
+        // With 4 degrees of freedom the quantile is t₄ = 2.776445105: a smaller error.
+        let se4 = log_se_of_interval(2.0, lo, hi, 0.95, Some(4.0)).unwrap();
+        assert!((se4 - 0.01 * z / 2.776_445_105_197_793).abs() < 1e-9);
+        assert_eq!(log_se_of_interval(2.0, 0.0, 3.0, 0.95, None), None);
+        assert_eq!(
+            log_se_of_interval(2.0, 1.0, f64::INFINITY, 0.95, None),
+            None
+        );
+    }
+
+    /// Known truth: each run's log value is μ + a run effect N(0, τ²) + its own error
+    /// N(0, σ²), with the run's interval as a run would report it. The interval across runs
+    /// covers the truth at its level (±2.5 standard errors of 4,000 trials); each run's own
+    /// interval, which leaves the run level out, does not.
+    #[test]
+    fn the_interval_across_runs_covers_the_truth_a_runs_own_misses() {
+        let trials = 4_000;
+        let mut rng = ChaCha8Rng::seed_from_u64(0x5e55);
+        let z = 1.959_963_984_540_054;
+        for (runs, tau, sigma) in [(3, 0.02, 0.005), (5, 0.01, 0.004), (10, 0.005, 0.01)] {
+            let effect = Normal::new(0.0, tau).unwrap();
+            let own = Normal::new(0.0, sigma).unwrap();
+            let (mut covered, mut own_covered, mut n_own) = (0usize, 0usize, 0usize);
+            for _ in 0..trials {
+                let logs: Vec<f64> = (0..runs)
+                    .map(|_| effect.sample(&mut rng) + own.sample(&mut rng))
+                    .collect();
+                let values: Vec<f64> = logs.iter().map(|l| l.exp()).collect();
+                let within = vec![Some(sigma); runs];
+                let a = across_runs(&values, &within, 0.95).unwrap();
+                covered += usize::from(a.lower <= 1.0 && 1.0 <= a.upper);
+                for l in &logs {
+                    n_own += 1;
+                    own_covered += usize::from((l.abs()) <= z * sigma);
+                }
+            }
+            let rate = covered as f64 / trials as f64;
+            let se = (0.95 * 0.05 / trials as f64).sqrt();
+            assert!(
+                (rate - 0.95).abs() < 2.5 * se,
+                "{runs} runs, τ {tau}, σ {sigma}: covered {rate}"
+            );
+            // A run's own interval covers 2Φ(zσ/√(τ² + σ²)) − 1 of the time: 0.58, 0.88, 0.92.
+            let own_rate = own_covered as f64 / n_own as f64;
+            let expected = 2.0
+                * statrs::distribution::Normal::standard().cdf(z * sigma / tau.hypot(sigma))
+                - 1.0;
+            assert!(expected < 0.93);
+            assert!(
+                (own_rate - expected).abs() < 0.02,
+                "a run's own interval covered {own_rate}, not {expected}"
+            );
+        }
+    }
+
+    /// The run level's estimate is unbiased enough to tell: over many trials its square
+    /// averages τ² within 10% where τ is well above the runs' own error.
+    #[test]
+    fn the_run_levels_share_is_estimated() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let (tau, sigma, runs) = (0.02, 0.005, 8);
+        let effect = Normal::new(0.0, tau).unwrap();
+        let own = Normal::new(0.0, sigma).unwrap();
+        let trials = 2_000;
+        let mut sum = 0.0;
+        for _ in 0..trials {
+            let values: Vec<f64> = (0..runs)
+                .map(|_| {
+                    let l: f64 = effect.sample(&mut rng) + own.sample(&mut rng);
+                    l.exp()
+                })
+                .collect();
+            let a = across_runs(&values, &vec![Some(sigma); runs], 0.95).unwrap();
+            sum += a.between_log.unwrap().powi(2);
+        }
+        let mean = sum / trials as f64;
+        assert!((mean / (tau * tau) - 1.0).abs() < 0.1, "σ²_run {mean}");
+    }
+
+    proptest! {
+        #[test]
+        fn the_interval_holds_the_estimate_and_scales_with_the_values(
+            values in proptest::collection::vec(0.01f64..100.0, 2..12),
+            scale in 0.01f64..100.0,
+        ) {
+            let none = vec![None; values.len()];
+            let a = across_runs(&values, &none, 0.95).unwrap();
+            prop_assert!(a.lower <= a.estimate * (1.0 + 1e-12));
+            prop_assert!(a.estimate <= a.upper * (1.0 + 1e-12));
+            let scaled: Vec<f64> = values.iter().map(|v| v * scale).collect();
+            let b = across_runs(&scaled, &none, 0.95).unwrap();
+            prop_assert!((b.estimate / (a.estimate * scale) - 1.0).abs() < 1e-9);
+            prop_assert!((b.spread_log - a.spread_log).abs() < 1e-9);
+            let mut reversed = values.clone();
+            reversed.reverse();
+            let c = across_runs(&reversed, &none, 0.95).unwrap();
+            prop_assert!((c.estimate / a.estimate - 1.0).abs() < 1e-12);
+        }
+    }
+}
