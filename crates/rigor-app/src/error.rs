@@ -64,6 +64,20 @@ pub enum AppError {
         /// The first run's benchmarks, quoted and joined.
         names: String,
     },
+    /// One run given twice to `rigor analyze RUN…` (the same file, or two files of the same
+    /// content): it would count as two runs that agree exactly.
+    #[error(
+        "{} and {} hold the same run: runs analysed together are each one run, and one given \
+         twice would look like two that agree exactly; give each run once",
+        first.display(),
+        second.display()
+    )]
+    SameRun {
+        /// The first file.
+        first: PathBuf,
+        /// The file that repeats it.
+        second: PathBuf,
+    },
     /// A statistic across runs could not be computed.
     #[error("'{name}' across the runs")]
     AcrossRuns {

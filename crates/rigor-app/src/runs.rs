@@ -67,11 +67,13 @@ fn one_run_only(s: &AnalyzeSettings) -> Option<&'static str> {
 ///
 /// # Errors
 /// An option that reads one run ([`AppError::OneRunOnly`]), what analysing a run finds, a run
-/// that measured none of the first run's benchmarks ([`AppError::OtherRun`]).
+/// that measured none of the first run's benchmarks ([`AppError::OtherRun`]), one run given
+/// twice ([`AppError::SameRun`]).
 pub fn analyze_runs(s: &AnalyzeSettings) -> Result<OverRuns> {
     if let Some(option) = one_run_only(s) {
         return Err(AppError::OneRunOnly { option });
     }
+    same_run_twice(&s.files)?;
     let runs: Vec<Analysed> = s
         .files
         .iter()
@@ -126,6 +128,25 @@ pub fn analyze_runs(s: &AnalyzeSettings) -> Result<OverRuns> {
     })
 }
 
+/// [`AppError::SameRun`] when two of `files` hold the same bytes (one file named twice, or a
+/// copy of it). Files that cannot be read are left to the analysis to report.
+fn same_run_twice(files: &[std::path::PathBuf]) -> Result<()> {
+    let mut seen: Vec<(&std::path::PathBuf, Vec<u8>)> = Vec::new();
+    for f in files {
+        let Ok(bytes) = std::fs::read(f) else {
+            continue;
+        };
+        if let Some((first, _)) = seen.iter().find(|(_, b)| *b == bytes) {
+            return Err(AppError::SameRun {
+                first: (*first).clone(),
+                second: f.clone(),
+            });
+        }
+        seen.push((f, bytes));
+    }
+    Ok(())
+}
+
 /// A file as the user named it.
 fn shown(f: &Path) -> String {
     f.display().to_string()
@@ -171,33 +192,51 @@ fn combine(name: &str, values: &[f64], within: &[Option<f64>], level: f64) -> Re
     })
 }
 
-/// Each comparison every run made (the same baseline and candidate), combined.
+/// One run's comparison of a baseline and a candidate.
+struct RunRatio {
+    /// Candidate over baseline.
+    ratio: f64,
+    /// Its own interval, when bounded.
+    bounds: Option<(f64, f64)>,
+    /// Its standard error on the log scale, read back from the interval.
+    se: Option<f64>,
+    /// The practical threshold it was judged against.
+    threshold: f64,
+    /// The interval's level.
+    level: f64,
+}
+
+impl RunRatio {
+    fn of(c: &rigor_stats::compare::Comparison) -> Self {
+        let bounds = c.ci.map(|ci| (ci.lower, ci.upper));
+        let df = c.candidate_units.min(c.baseline_units).saturating_sub(1) as f64;
+        Self {
+            ratio: c.ratio,
+            bounds,
+            se: bounds.and_then(|(lo, hi)| {
+                log_se_of_interval(c.ratio, lo, hi, c.level, (df > 0.0).then_some(df))
+            }),
+            threshold: c.threshold,
+            level: c.level,
+        }
+    }
+}
+
+/// Each comparison every run made (the same baseline and candidate), combined, in the order
+/// the runs made them; a comparison some run did not make is left out.
 fn comparisons_over_runs(runs: &[Analysed]) -> Result<Vec<ComparisonRow>> {
-    // Each run's comparisons by (baseline, candidate), in the first run's order.
     let mut order: Vec<(String, String)> = Vec::new();
-    let mut found: BTreeMap<(String, String), Vec<(f64, Option<(f64, f64)>, Option<f64>)>> =
-        BTreeMap::new();
-    let mut settings: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();
+    let mut found: BTreeMap<(String, String), Vec<RunRatio>> = BTreeMap::new();
     for run in runs {
         for c in &run.comparisons {
             let key = (c.baseline.clone(), c.candidate.clone());
-            let cmp = &c.comparison;
             if !order.contains(&key) {
                 order.push(key.clone());
             }
-            let bounds = cmp.ci.map(|ci| (ci.lower, ci.upper));
-            let df = cmp
-                .candidate_units
-                .min(cmp.baseline_units)
-                .saturating_sub(1) as f64;
-            let se = bounds.and_then(|(lo, hi)| {
-                log_se_of_interval(cmp.ratio, lo, hi, cmp.level, (df > 0.0).then_some(df))
-            });
             found
-                .entry(key.clone())
+                .entry(key)
                 .or_default()
-                .push((cmp.ratio, bounds, se));
-            settings.insert(key, (cmp.threshold, cmp.level));
+                .push(RunRatio::of(&c.comparison));
         }
     }
     let mut rows = Vec::new();
@@ -206,21 +245,22 @@ fn comparisons_over_runs(runs: &[Analysed]) -> Result<Vec<ComparisonRow>> {
         if each.len() != runs.len() {
             continue;
         }
-        let (threshold, level) = settings[&key];
-        let values: Vec<f64> = each.iter().map(|(r, _, _)| *r).collect();
-        let within: Vec<Option<f64>> = each.iter().map(|(_, _, se)| *se).collect();
+        let values: Vec<f64> = each.iter().map(|r| r.ratio).collect();
+        let within: Vec<Option<f64>> = each.iter().map(|r| r.se).collect();
         let name = format!("{} against {}", key.1, key.0);
-        let across = combine(&name, &values, &within, level)?;
+        let across = combine(&name, &values, &within, each[0].level)?;
         let runs_excluding = each
             .iter()
-            .filter(|(_, b, _)| {
-                b.is_some_and(|(lo, hi)| across.estimate < lo || across.estimate > hi)
+            .filter(|r| {
+                r.bounds
+                    .is_some_and(|(lo, hi)| across.estimate < lo || across.estimate > hi)
             })
             .count();
+        let threshold = each[0].threshold;
         rows.push(ComparisonRow {
             baseline: key.0,
             candidate: key.1,
-            ratios: each.iter().map(|(r, b, _)| (*r, *b)).collect(),
+            ratios: each.iter().map(|r| (r.ratio, r.bounds)).collect(),
             verdict: verdict_from_interval(across.lower, across.upper, threshold),
             threshold,
             runs_excluding,

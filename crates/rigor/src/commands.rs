@@ -157,7 +157,15 @@ pub fn execute(
     let notes: Vec<_> = measured
         .notes
         .iter()
-        .filter(|n| !(bench && matches!(n, rigor_report::notes::Note::IgnoreFailure)))
+        // `rigor bench` says what its intervals leave out in its own words (its baselines keep
+        // sessions: --save-baseline, --baseline).
+        .filter(|n| {
+            !(bench
+                && matches!(
+                    n,
+                    rigor_report::notes::Note::IgnoreFailure | rigor_report::notes::Note::OneRun
+                ))
+        })
         .cloned()
         .collect();
     output::notes(&notes);
