@@ -78,6 +78,20 @@ pub enum AppError {
         /// The file that repeats it.
         second: PathBuf,
     },
+    /// `rigor compare` of runs with one run on a side: no spread between that side's runs.
+    #[error(
+        "{side} has {runs} run ({file}) and the other side several: a comparison across runs \
+         needs at least 2 runs a side, to see how far a run moves each (one run a side: \
+         `rigor compare OLD.json NEW.json`)"
+    )]
+    OneRunASide {
+        /// "the old version" or "the new version".
+        side: &'static str,
+        /// Its runs.
+        runs: usize,
+        /// Its file.
+        file: String,
+    },
     /// A statistic across runs could not be computed.
     #[error("'{name}' across the runs")]
     AcrossRuns {

@@ -8,20 +8,20 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rigor_report::runs::{BenchmarkRow, ComparisonRow, RunsView};
+use rigor_report::runs::{BenchmarkRow, ComparedRuns, ComparisonRow, RunsCompared, RunsView};
 use rigor_stats::compare::verdict_from_interval;
-use rigor_stats::runs::{AcrossRuns, across_runs, log_se_of_interval};
+use rigor_stats::runs::{AcrossRuns, across_runs, log_se_of_interval, ratio_across_runs};
 
 use crate::error::{AppError, Result};
-use crate::saved::{Analysed, AnalyzeSettings, analyze};
+use crate::saved::{Analysed, AnalyzeSettings, CompareFilesSettings, analyze};
 use crate::{Findings, Outcome};
 
-/// Several runs analysed together, and how that ends (`--fail-on` on the verdicts across the
-/// runs).
+/// Several runs analysed or compared together (`V`: what to show), and how that ends
+/// (`--fail-on` on the verdicts across the runs).
 #[derive(Debug)]
-pub struct OverRuns {
+pub struct OverRuns<V = RunsView> {
     /// What to show.
-    pub view: RunsView,
+    pub view: V,
     /// How it ended.
     pub outcome: Outcome,
 }
@@ -31,14 +31,24 @@ pub struct OverRuns {
 /// whose file is one process (Google Benchmark, criterion, …), a CSV, a directory or a file
 /// that cannot be read are not: they are read as before (and their errors said there).
 pub fn are_runs(s: &AnalyzeSettings) -> bool {
-    if s.files.len() < 2 || s.csv.is_some() {
-        return false;
-    }
-    s.files.iter().all(|f| {
+    s.files.len() >= 2 && s.csv.is_none() && each_a_run(&s.files, s.format)
+}
+
+/// Whether `rigor compare` was given several runs on a side ([`are_runs`]'s rule for the
+/// files): each side's runs are then compared across runs ([`compare_runs`]).
+pub fn compare_are_runs(s: &CompareFilesSettings) -> bool {
+    (s.old.len() >= 2 || s.new.len() >= 2)
+        && each_a_run(&s.old, s.format)
+        && each_a_run(&s.new, s.format)
+}
+
+/// Whether every file holds its own process executions (`format`, or its content, says).
+fn each_a_run(files: &[std::path::PathBuf], format: Option<rigor_store::import::Format>) -> bool {
+    files.iter().all(|f| {
         if f.is_dir() {
             return false;
         }
-        let format = match s.format {
+        let format = match format {
             Some(format) => Some(format),
             None => std::fs::read_to_string(f)
                 .ok()
@@ -74,16 +84,7 @@ pub fn analyze_runs(s: &AnalyzeSettings) -> Result<OverRuns> {
         return Err(AppError::OneRunOnly { option });
     }
     same_run_twice(&s.files)?;
-    let runs: Vec<Analysed> = s
-        .files
-        .iter()
-        .map(|f| {
-            analyze(&AnalyzeSettings {
-                files: vec![f.clone()],
-                ..s.clone()
-            })
-        })
-        .collect::<Result<_>>()?;
+    let runs = each_analysed(&s.files, s)?;
     let first = &runs[0].result;
     let names: Vec<&str> = first.benchmarks.iter().map(|b| b.name.as_str()).collect();
     for (run, file) in runs.iter().zip(&s.files).skip(1) {
@@ -268,4 +269,149 @@ fn comparisons_over_runs(runs: &[Analysed]) -> Result<Vec<ComparisonRow>> {
         });
     }
     Ok(rows)
+}
+
+/// Each of `files` analysed as one run with the settings `s`.
+fn each_analysed(files: &[std::path::PathBuf], s: &AnalyzeSettings) -> Result<Vec<Analysed>> {
+    files
+        .iter()
+        .map(|f| {
+            analyze(&AnalyzeSettings {
+                files: vec![f.clone()],
+                ..s.clone()
+            })
+        })
+        .collect()
+}
+
+/// Each benchmark's compared statistic (the mean, or `--estimator`'s), seconds, by name.
+fn statistics(run: &Analysed) -> BTreeMap<String, f64> {
+    run.result
+        .benchmarks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| {
+            let value = match run.compared.get(i).and_then(Option::as_ref) {
+                Some(view) => view.estimate,
+                None => b.analysis.as_ref()?.mean,
+            };
+            Some((b.name.clone(), b.unit.to_seconds(value)))
+        })
+        .collect()
+}
+
+/// `rigor compare OLD1 OLD2 … -- NEW1 NEW2 …` of runs: each benchmark both sides measured in
+/// every run, compared with the run as the top level ([`ratio_across_runs`]: Welch's t on the
+/// runs' logarithms), the verdicts' false-discovery rate controlled across the benchmarks
+/// (Benjamini–Hochberg at 1 − the level).
+///
+/// # Errors
+/// One run on a side ([`AppError::OneRunASide`]), one run given twice ([`AppError::SameRun`]),
+/// what analysing a run finds, sides that share no benchmark ([`AppError::OtherRun`]).
+pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> {
+    if s.metrics.iter().any(|m| !m.is_wall()) {
+        return Err(AppError::OneRunOnly { option: "--metric" });
+    }
+    for (side, files) in [("the old version", &s.old), ("the new version", &s.new)] {
+        if files.len() < 2 {
+            return Err(AppError::OneRunASide {
+                side,
+                runs: files.len(),
+                file: files.first().map(|f| shown(f)).unwrap_or_default(),
+            });
+        }
+    }
+    let all: Vec<std::path::PathBuf> = s.old.iter().chain(&s.new).cloned().collect();
+    same_run_twice(&all)?;
+    let settings = AnalyzeSettings {
+        files: Vec::new(),
+        csv: None,
+        format: s.format,
+        discard: None,
+        analysis: s.analysis,
+        comparison: s.comparison.clone(),
+        estimator_asked: s.estimator_asked,
+        diagnose: false,
+        robust: None,
+        metrics: Vec::new(),
+        throughput: None,
+    };
+    let old: Vec<BTreeMap<String, f64>> = each_analysed(&s.old, &settings)?
+        .iter()
+        .map(statistics)
+        .collect();
+    let new: Vec<BTreeMap<String, f64>> = each_analysed(&s.new, &settings)?
+        .iter()
+        .map(statistics)
+        .collect();
+    let in_all = |name: &String| old.iter().chain(&new).all(|run| run.contains_key(name));
+    let names: Vec<String> = old[0].keys().filter(|n| in_all(n)).cloned().collect();
+    if names.is_empty() {
+        return Err(AppError::OtherRun {
+            file: s.new[0].clone(),
+            first: s.old[0].clone(),
+            names: old[0]
+                .keys()
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    let level = s.analysis.confidence.get();
+    let threshold = s.comparison.threshold.get();
+    let mut rows = Vec::with_capacity(names.len());
+    for name in &names {
+        let o: Vec<f64> = old.iter().map(|run| run[name]).collect();
+        let n: Vec<f64> = new.iter().map(|run| run[name]).collect();
+        let ratio = ratio_across_runs(&o, &n, level).map_err(|source| AppError::AcrossRuns {
+            name: name.clone(),
+            source,
+        })?;
+        rows.push(ComparedRuns {
+            name: name.clone(),
+            old: o,
+            new: n,
+            verdict: verdict_from_interval(ratio.lower, ratio.upper, threshold),
+            q_value: None,
+            fdr_demoted: false,
+            ratio,
+        });
+    }
+    if rows.len() > 1 {
+        let p: Vec<f64> = rows.iter().map(|r| r.ratio.p_value).collect();
+        if let Ok(q) = rigor_stats::fdr::bh_adjusted(&p) {
+            for (row, q) in rows.iter_mut().zip(q) {
+                row.q_value = Some(q);
+                if row.verdict.is_change() && q > 1.0 - level {
+                    row.verdict = rigor_stats::compare::Verdict::Inconclusive;
+                    row.fdr_demoted = true;
+                }
+            }
+        }
+    }
+    let left_out = old
+        .iter()
+        .chain(&new)
+        .flat_map(|run| run.keys())
+        .filter(|n| !names.contains(n))
+        .fold(Vec::new(), |mut v: Vec<String>, n| {
+            if !v.contains(n) {
+                v.push(n.clone());
+            }
+            v
+        });
+    let findings = Findings {
+        verdicts: rows.iter().map(|r| r.verdict).collect(),
+        ..Findings::default()
+    };
+    Ok(OverRuns {
+        view: RunsCompared {
+            old_files: s.old.iter().map(|f| shown(f)).collect(),
+            new_files: s.new.iter().map(|f| shown(f)).collect(),
+            threshold,
+            rows,
+            left_out,
+        },
+        outcome: findings.outcome(s.comparison.fail_on),
+    })
 }

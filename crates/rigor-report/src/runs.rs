@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use rigor_stats::compare::Verdict;
-use rigor_stats::runs::AcrossRuns;
+use rigor_stats::runs::{AcrossRuns, RunsRatio};
 use rigor_units::Quantity;
 use serde::Serialize;
 
@@ -53,6 +53,93 @@ pub struct RunsView {
     pub comparisons: Vec<ComparisonRow>,
     /// Benchmarks left out, with why (not in every run).
     pub left_out: Vec<String>,
+}
+
+/// One benchmark of two versions each measured in several runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComparedRuns {
+    /// The benchmark.
+    pub name: String,
+    /// The old version's statistic in each of its runs, seconds.
+    pub old: Vec<f64>,
+    /// The new version's, seconds.
+    pub new: Vec<f64>,
+    /// The ratio across the runs.
+    pub ratio: RunsRatio,
+    /// The verdict (after false-discovery control across the benchmarks).
+    pub verdict: Verdict,
+    /// Benjamini–Hochberg's adjusted p-value, with several benchmarks.
+    pub q_value: Option<f64>,
+    /// Whether false-discovery control turned the interval's change into inconclusive.
+    pub fdr_demoted: bool,
+}
+
+/// `rigor compare OLD1 OLD2 … -- NEW1 NEW2 …` of runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunsCompared {
+    /// The old version's runs.
+    pub old_files: Vec<String>,
+    /// The new version's runs.
+    pub new_files: Vec<String>,
+    /// The practical threshold (a fraction).
+    pub threshold: f64,
+    /// Each benchmark every run measured.
+    pub rows: Vec<ComparedRuns>,
+    /// Benchmarks some run did not measure: left out.
+    pub left_out: Vec<String>,
+}
+
+/// Terminal text for two versions compared across their runs.
+pub fn render_compared(v: &RunsCompared) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Compared across runs: {} of the old version, {} of the new (each run one unit of the \
+         top level; Welch's t on the runs' logarithms)",
+        v.old_files.len(),
+        v.new_files.len()
+    );
+    let band = format::percent(100.0 * v.threshold);
+    for r in &v.rows {
+        let x = &r.ratio;
+        let (amount, ci) =
+            ratio_words_of(&Quantity::Time, x.ratio, Some((x.lower, x.upper)), x.level);
+        let _ = writeln!(out, "  {}: new is {amount} than old ({ci})", r.name);
+        let verdict = verdict_word(Kind::Versions, r.verdict);
+        let why = match r.verdict {
+            Verdict::Regression | Verdict::Improvement => {
+                format!("beyond the ±{band} threshold")
+            }
+            Verdict::Equivalent => format!("within ±{band}"),
+            _ if r.fdr_demoted => {
+                "made so by false-discovery control across the benchmarks".to_string()
+            }
+            _ => format!("the interval reaches across the ±{band} threshold: more runs"),
+        };
+        let q = r
+            .q_value
+            .map(|q| format!(", {}", crate::comparison::p_text("q", q)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "    verdict: {verdict} ({why})  [{}{q}, {:.1} df]",
+            crate::comparison::p_text("p", x.p_value),
+            x.df
+        );
+        let reference = x.ratio.max(1.0) * r.old.first().copied().unwrap_or(1.0);
+        let times = |v: &[f64]| {
+            v.iter()
+                .map(|t| format::time_like(*t, reference))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(out, "    old runs: {}", times(&r.old));
+        let _ = writeln!(out, "    new runs: {}", times(&r.new));
+    }
+    for name in &v.left_out {
+        let _ = writeln!(out, "  {name}: left out (not measured in every run)");
+    }
+    out
 }
 
 /// "−36%", "+4.6%", "2.31× slower": one run's ratio as a change, in the words the comparison's
@@ -204,5 +291,52 @@ mod tests {
             left_out: vec!["./other".into()],
         };
         insta::assert_snapshot!(render(&v));
+    }
+
+    #[test]
+    fn versions_compared_across_runs_are_worded() {
+        let ratio = RunsRatio {
+            old_runs: 3,
+            new_runs: 2,
+            ratio: 1.046,
+            lower: 1.021,
+            upper: 1.072,
+            level: 0.95,
+            df: 2.7,
+            p_value: 0.004,
+        };
+        let v = RunsCompared {
+            old_files: vec!["o1.json".into(), "o2.json".into(), "o3.json".into()],
+            new_files: vec!["n1.json".into(), "n2.json".into()],
+            threshold: 0.01,
+            rows: vec![
+                ComparedRuns {
+                    name: "parse".into(),
+                    old: vec![0.0101, 0.0099, 0.0100],
+                    new: vec![0.0105, 0.0104],
+                    ratio,
+                    verdict: Verdict::Regression,
+                    q_value: Some(0.008),
+                    fdr_demoted: false,
+                },
+                ComparedRuns {
+                    name: "print".into(),
+                    old: vec![0.0020, 0.0021, 0.0020],
+                    new: vec![0.0021, 0.0021],
+                    ratio: RunsRatio {
+                        ratio: 1.03,
+                        lower: 1.001,
+                        upper: 1.06,
+                        p_value: 0.04,
+                        ..ratio
+                    },
+                    verdict: Verdict::Inconclusive,
+                    q_value: Some(0.06),
+                    fdr_demoted: true,
+                },
+            ],
+            left_out: vec!["only-old".into()],
+        };
+        insta::assert_snapshot!(render_compared(&v));
     }
 }

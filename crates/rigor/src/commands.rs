@@ -349,6 +349,23 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
 /// `rigor compare`.
 pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     let s = settings::compare(args)?;
+    if rigor_app::runs::compare_are_runs(&s) {
+        if args.export_markdown.is_some() {
+            return Err(rigor_app::error::AppError::OneRunOnly {
+                option: "--export-markdown",
+            }
+            .into());
+        }
+        let working = output::Working::start("comparing");
+        let over = rigor_app::runs::compare_runs(&s)?;
+        drop(working);
+        if args.json {
+            output::emit_json(&(serde_json::to_string_pretty(&over.view)? + "\n"));
+        } else {
+            emit(&rigor_report::runs::render_compared(&over.view));
+        }
+        return Ok(over.outcome);
+    }
     let markdown_to_stdout = args
         .export_markdown
         .as_deref()

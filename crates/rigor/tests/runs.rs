@@ -193,3 +193,101 @@ fn a_decided_run_says_what_its_interval_leaves_out() {
     let err = String::from_utf8(one.get_output().stderr.clone()).unwrap();
     assert!(!err.contains("holds what varied during this run"), "{err}");
 }
+
+/// Runs of one benchmark, `name`, each at `means[k]` ms: what one version gives across runs
+/// whose machine state moved its time.
+fn version_runs(dir: &Dir, tag: &str, means: &[f64]) -> Vec<PathBuf> {
+    means
+        .iter()
+        .enumerate()
+        .map(|(k, mean)| {
+            let path = dir.path(&format!("{tag}{k}.json"));
+            stdout_of(
+                sim()
+                    .args(["-r", "10", "--seed", &(k + 11).to_string(), "-n", "parse"])
+                    .arg(format!("mean={mean}ms,execution=0.5%"))
+                    .arg("--export-json")
+                    .arg(&path),
+            );
+            path
+        })
+        .collect()
+}
+
+/// Two versions measured in runs apart: the same code whose runs spread by a few percent is
+/// not called faster or slower (a pair of separate runs would be), and a step well beyond the
+/// runs' spread is a regression; the figures are Welch's t on the runs' logarithms, computed
+/// here from the runs' own means.
+#[test]
+fn versions_in_several_runs_are_compared_across_them() {
+    let dir = Dir::new();
+    let old = version_runs(&dir, "old", &[10.0, 10.4, 9.8, 10.2]);
+    let same = version_runs(&dir, "same", &[9.9, 10.3, 10.1]);
+    let slower = version_runs(&dir, "slow", &[11.5, 11.9, 11.6]);
+    let compared = |new: &[PathBuf], extra: &[&str]| {
+        let mut cmd = rigor();
+        cmd.arg("compare")
+            .args(extra)
+            .args(&old)
+            .arg("--")
+            .args(new);
+        cmd.assert()
+    };
+    let a = compared(&same, &["--fail-on", "change"]).code(0);
+    let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(
+        out.contains("Compared across runs: 4 of the old version, 3 of the new"),
+        "{out}"
+    );
+    assert!(out.contains("verdict: inconclusive"), "{out}");
+    let a = compared(&slower, &["--fail-on", "regression"]).code(1);
+    let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(out.contains("% slower than old (95% CI +"), "{out}");
+    assert!(out.contains("verdict: regression"), "{out}");
+
+    let across: serde_json::Value = serde_json::from_str(&stdout_of(
+        rigor()
+            .args(["compare", "--json"])
+            .args(&old)
+            .arg("--")
+            .args(&slower),
+    ))
+    .unwrap();
+    let logs = |files: &[PathBuf]| -> Vec<f64> {
+        files
+            .iter()
+            .map(|f| json(f)["benchmarks"][0]["mean"].as_f64().unwrap().ln())
+            .collect()
+    };
+    let (o, n) = (logs(&old), logs(&slower));
+    let moments = |v: &[f64]| {
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
+        (m, var / v.len() as f64)
+    };
+    let ((mo, vo), (mn, vn)) = (moments(&o), moments(&n));
+    let df = (vo + vn).powi(2) / (vo * vo / 3.0 + vn * vn / 2.0);
+    let r = &across["rows"][0]["ratio"];
+    assert!((r["ratio"].as_f64().unwrap() / (mn - mo).exp() - 1.0).abs() < 1e-9);
+    assert!((r["df"].as_f64().unwrap() - df).abs() < 1e-9);
+    assert_eq!(across["rows"][0]["verdict"], "regression");
+}
+
+/// One run on a side has no spread of its own: the error says so and what to run instead.
+#[test]
+fn one_run_a_side_among_several_is_refused() {
+    let dir = Dir::new();
+    let old = version_runs(&dir, "old", &[10.0, 10.2]);
+    let new = version_runs(&dir, "new", &[10.1]);
+    rigor()
+        .arg("compare")
+        .args(&old)
+        .arg("--")
+        .args(&new)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("the new version has 1 run")
+                .and(predicate::str::contains("at least 2 runs a side")),
+        );
+}
