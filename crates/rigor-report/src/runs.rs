@@ -142,6 +142,49 @@ pub fn render_compared(v: &RunsCompared) -> String {
     out
 }
 
+/// A Markdown table of two versions compared across their runs, for a pull-request comment:
+/// one row per benchmark, then the benchmarks left out.
+pub fn markdown_compared(v: &RunsCompared) -> String {
+    let mut out = String::new();
+    let level = v.rows.first().map_or(0.95, |r| r.ratio.level);
+    let _ = writeln!(
+        out,
+        "Across runs: {} of the old version, {} of the new (Welch's t on the runs' logarithms).\n",
+        v.old_files.len(),
+        v.new_files.len()
+    );
+    let _ = writeln!(
+        out,
+        "| Benchmark | Old | New | Change | {}% CI | Verdict |",
+        format::level_percent(level)
+    );
+    let _ = writeln!(out, "|:---|---:|---:|---:|:---|:---|");
+    for r in &v.rows {
+        let x = &r.ratio;
+        let geo = |v: &[f64]| (v.iter().map(|t| t.ln()).sum::<f64>() / v.len() as f64).exp();
+        let (old, new) = (geo(&r.old), geo(&r.new));
+        let (amount, _) = ratio_words_of(&Quantity::Time, x.ratio, None, x.level);
+        let ci = crate::comparison::interval_words(x.ratio, Some((x.lower, x.upper)))
+            .unwrap_or_else(|| "unbounded".to_string());
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {amount} | {ci} | {} |",
+            crate::escape::markdown_cell(&r.name),
+            format::time(old),
+            format::time(new),
+            verdict_word(Kind::Versions, r.verdict)
+        );
+    }
+    for name in &v.left_out {
+        let _ = writeln!(
+            out,
+            "\n{}: left out (not measured in every run)",
+            crate::escape::markdown_cell(name)
+        );
+    }
+    out
+}
+
 /// "−36%", "+4.6%", "2.31× slower": one run's ratio as a change, in the words the comparison's
 /// line gives ratios.
 fn change(ratio: f64) -> String {
@@ -338,5 +381,6 @@ mod tests {
             left_out: vec!["only-old".into()],
         };
         insta::assert_snapshot!(render_compared(&v));
+        insta::assert_snapshot!(markdown_compared(&v));
     }
 }

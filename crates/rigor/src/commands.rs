@@ -349,13 +349,14 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<Outcome> {
 /// `rigor compare`.
 pub fn compare(args: &CompareArgs) -> Result<Outcome> {
     let s = settings::compare(args)?;
+    let markdown_to_stdout = args
+        .export_markdown
+        .as_deref()
+        .is_some_and(rigor_app::settings::is_stdout);
+    if markdown_to_stdout {
+        output::summaries_to_stderr();
+    }
     if rigor_app::runs::compare_are_runs(&s) {
-        if args.export_markdown.is_some() {
-            return Err(rigor_app::error::AppError::OneRunOnly {
-                option: "--export-markdown",
-            }
-            .into());
-        }
         let working = output::Working::start("comparing");
         let over = rigor_app::runs::compare_runs(&s)?;
         drop(working);
@@ -364,14 +365,13 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
         } else {
             emit(&rigor_report::runs::render_compared(&over.view));
         }
+        let table = rigor_report::runs::markdown_compared(&over.view);
+        if markdown_to_stdout {
+            output::emit_data(&table);
+        } else if let Some(path) = &args.export_markdown {
+            rigor_store::write_atomic(path, table.as_bytes())?;
+        }
         return Ok(over.outcome);
-    }
-    let markdown_to_stdout = args
-        .export_markdown
-        .as_deref()
-        .is_some_and(rigor_app::settings::is_stdout);
-    if markdown_to_stdout {
-        output::summaries_to_stderr();
     }
     let working = output::Working::start("comparing");
     let all = rigor_app::saved::compare_metrics(&s)?;

@@ -271,6 +271,21 @@ fn versions_in_several_runs_are_compared_across_them() {
     assert!((r["ratio"].as_f64().unwrap() / (mn - mo).exp() - 1.0).abs() < 1e-9);
     assert!((r["df"].as_f64().unwrap() - df).abs() < 1e-9);
     assert_eq!(across["rows"][0]["verdict"], "regression");
+
+    // A table for a pull request: to standard output, the rest to standard error.
+    let table = stdout_of(
+        rigor()
+            .args(["compare", "--export-markdown", "-"])
+            .args(&old)
+            .arg("--")
+            .args(&slower),
+    );
+    assert!(
+        table.starts_with("Across runs: 4 of the old version, 3 of the new"),
+        "{table}"
+    );
+    assert!(table.contains("| `parse` |"), "{table}");
+    assert!(table.contains("| regression |"), "{table}");
 }
 
 /// One run on a side has no spread of its own: the error says so and what to run instead.
