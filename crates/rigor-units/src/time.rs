@@ -138,17 +138,25 @@ impl fmt::Display for Seconds {
 
 /// Four significant digits at most, no exponent for ordinary sizes.
 pub fn significant(v: f64) -> String {
-    let a = v.abs();
-    let decimals = if a >= 1000.0 {
-        0
-    } else if a >= 100.0 {
-        1
-    } else if a >= 10.0 {
-        2
-    } else {
-        3
+    let decimals = |a: f64| {
+        if a >= 1000.0 {
+            0
+        } else if a >= 100.0 {
+            1
+        } else if a >= 10.0 {
+            2
+        } else {
+            3
+        }
     };
-    format!("{v:.decimals$}")
+    let d = decimals(v.abs());
+    let shown = format!("{v:.d$}");
+    // Rounding can carry into the next decade (9.9997 → "10.000", five digits): then the
+    // next decade's decimals.
+    match shown.parse::<f64>().map(|r| decimals(r.abs())) {
+        Ok(fewer) if fewer < d => format!("{v:.fewer$}"),
+        _ => shown,
+    }
 }
 
 /// A unit of time. Serialised as `ns`, `us`, `ms`, `s`.
@@ -275,6 +283,17 @@ mod tests {
         assert_eq!("µs".parse::<TimeUnit>(), Ok(TimeUnit::Us));
         assert!("minutes".parse::<TimeUnit>().is_err());
         assert_eq!(TimeUnit::for_magnitude(Seconds(5e-4)), TimeUnit::Us);
+    }
+
+    #[test]
+    fn a_value_rounded_into_the_next_decade_keeps_four_digits() {
+        assert_eq!(significant(9.9997), "10.00");
+        assert_eq!(significant(99.996), "100.0");
+        assert_eq!(significant(999.96), "1000");
+        assert_eq!(significant(-9.9997), "-10.00");
+        assert_eq!(significant(9.9994), "9.999");
+        assert_eq!(significant(12.5), "12.50");
+        assert_eq!(Seconds(0.009_999_7).to_string(), "10.00 ms");
     }
 
     #[test]
