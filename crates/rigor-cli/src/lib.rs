@@ -1256,7 +1256,9 @@ pub struct ReportArgs {
 pub struct CompareArgs {
     /// The old (baseline) result, then the new (candidate) one. Several files per side (of a
     /// tool that measures in one process, e.g. Google Benchmark: each file one process
-    /// execution): `rigor compare OLD1 OLD2 -- NEW1 NEW2` (options before the `--`).
+    /// execution): `rigor compare OLD1 OLD2 -- NEW1 NEW2` (options before the `--`). Several
+    /// results of rigor or hyperfine a side are runs: compared across them (Welch's t on the
+    /// runs' logarithms, at least two a side).
     #[arg(value_name = "OLD.json", required = true, num_args = 1..)]
     pub old: Vec<PathBuf>,
     /// The new results, after `--`, when several files are given per side.
@@ -1365,7 +1367,8 @@ pub struct AnalyzeArgs {
     /// pyperf, JMH, Google Benchmark, criterion, BenchmarkTools.jl, ReBench, Krun; see
     /// --format), or a long-format CSV. Several files of a tool that measures in one process
     /// (Google Benchmark, criterion, BenchmarkTools.jl) are read together, each file one process
-    /// execution.
+    /// execution. Several results of rigor or hyperfine are runs of one experiment: each
+    /// benchmark's mean and each comparison are shown across the runs, the run as the top level.
     #[arg(value_name = "FILE", required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
     /// The file's format (default: recognised from its content; a criterion directory is read
