@@ -42,20 +42,29 @@ pub fn compare_are_runs(s: &CompareFilesSettings) -> bool {
         && each_a_run(&s.new, s.format)
 }
 
-/// Whether every file holds its own process executions (`format`, or its content, says).
+/// Whether the files are runs: none is of a format whose file is one process (nor a directory,
+/// as criterion's), and at least one holds its own process executions. A file that cannot be
+/// read or recognised does not decide: analysed as a run, it reports its own error (its name,
+/// the place), rather than the error of reading the others as one process each.
 fn each_a_run(files: &[std::path::PathBuf], format: Option<rigor_store::import::Format>) -> bool {
-    files.iter().all(|f| {
+    let mut any = false;
+    for f in files {
         if f.is_dir() {
             return false;
         }
-        let format = match format {
+        let known = match format {
             Some(format) => Some(format),
             None => std::fs::read_to_string(f)
                 .ok()
                 .and_then(|text| rigor_store::import::sniff(f, &text).ok()),
         };
-        format.is_some_and(|f| !f.one_process())
-    })
+        match known {
+            Some(k) if k.one_process() => return false,
+            Some(_) => any = true,
+            None => {}
+        }
+    }
+    any
 }
 
 /// The options that read one run at a time, by flag, when given.
@@ -113,7 +122,7 @@ pub fn analyze_runs(s: &AnalyzeSettings) -> Result<OverRuns> {
             None => left_out.push(name.to_string()),
         }
     }
-    let comparisons = comparisons_over_runs(&runs)?;
+    let (comparisons, comparisons_left_out) = comparisons_over_runs(&runs)?;
     let findings = Findings {
         verdicts: comparisons.iter().map(|c| c.verdict).collect(),
         ..Findings::default()
@@ -124,6 +133,7 @@ pub fn analyze_runs(s: &AnalyzeSettings) -> Result<OverRuns> {
             benchmarks,
             comparisons,
             left_out,
+            comparisons_left_out,
         },
         outcome: findings.outcome(s.comparison.fail_on),
     })
@@ -208,6 +218,15 @@ struct RunRatio {
 }
 
 impl RunRatio {
+    /// The same comparison with baseline and candidate swapped.
+    fn inverted(self) -> Self {
+        Self {
+            ratio: 1.0 / self.ratio,
+            bounds: self.bounds.map(|(lo, hi)| (1.0 / hi, 1.0 / lo)),
+            ..self
+        }
+    }
+
     fn of(c: &rigor_stats::compare::Comparison) -> Self {
         let bounds = c.ci.map(|ci| (ci.lower, ci.upper));
         let df = c.candidate_units.min(c.baseline_units).saturating_sub(1) as f64;
@@ -223,14 +242,24 @@ impl RunRatio {
     }
 }
 
-/// Each comparison every run made (the same baseline and candidate), combined, in the order
-/// the runs made them; a comparison some run did not make is left out.
-fn comparisons_over_runs(runs: &[Analysed]) -> Result<Vec<ComparisonRow>> {
+/// Each comparison every run made (the same baseline and candidate, or the two the other way
+/// round), combined, in the order the runs made them; those some run did not make, named.
+fn comparisons_over_runs(runs: &[Analysed]) -> Result<(Vec<ComparisonRow>, Vec<String>)> {
     let mut order: Vec<(String, String)> = Vec::new();
     let mut found: BTreeMap<(String, String), Vec<RunRatio>> = BTreeMap::new();
     for run in runs {
         for c in &run.comparisons {
             let key = (c.baseline.clone(), c.candidate.clone());
+            let swapped = (c.candidate.clone(), c.baseline.clone());
+            // A run that compared the other way round (its commands in the other order, or
+            // another reference) gives the same comparison inverted.
+            if order.contains(&swapped) {
+                found
+                    .entry(swapped)
+                    .or_default()
+                    .push(RunRatio::of(&c.comparison).inverted());
+                continue;
+            }
             if !order.contains(&key) {
                 order.push(key.clone());
             }
@@ -241,9 +270,11 @@ fn comparisons_over_runs(runs: &[Analysed]) -> Result<Vec<ComparisonRow>> {
         }
     }
     let mut rows = Vec::new();
+    let mut left_out = Vec::new();
     for key in order {
         let each = &found[&key];
         if each.len() != runs.len() {
+            left_out.push(format!("{} against {}", key.1, key.0));
             continue;
         }
         let values: Vec<f64> = each.iter().map(|r| r.ratio).collect();
@@ -268,7 +299,7 @@ fn comparisons_over_runs(runs: &[Analysed]) -> Result<Vec<ComparisonRow>> {
             across,
         });
     }
-    Ok(rows)
+    Ok((rows, left_out))
 }
 
 /// Each of `files` analysed as one run with the settings `s`.

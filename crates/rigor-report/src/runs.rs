@@ -53,6 +53,8 @@ pub struct RunsView {
     pub comparisons: Vec<ComparisonRow>,
     /// Benchmarks left out, with why (not in every run).
     pub left_out: Vec<String>,
+    /// Comparisons left out ("B against A"): not made in every run.
+    pub comparisons_left_out: Vec<String>,
 }
 
 /// One benchmark of two versions each measured in several runs.
@@ -251,8 +253,14 @@ pub fn render(v: &RunsView) -> String {
     for name in &v.left_out {
         let _ = writeln!(out, "  {name}: left out (not measured in every run)");
     }
-    if !v.comparisons.is_empty() {
+    if !v.comparisons.is_empty() || !v.comparisons_left_out.is_empty() {
         let _ = writeln!(out, "\nComparisons across {runs} runs");
+    }
+    for name in &v.comparisons_left_out {
+        let _ = writeln!(
+            out,
+            "  {name}: left out (not compared in every run; --reference NAME compares each run's benchmarks with one)"
+        );
     }
     for c in &v.comparisons {
         let a = &c.across;
@@ -332,6 +340,7 @@ mod tests {
                 runs_excluding: 1,
             }],
             left_out: vec!["./other".into()],
+            comparisons_left_out: vec!["./other against ./loop0".into()],
         };
         insta::assert_snapshot!(render(&v));
     }

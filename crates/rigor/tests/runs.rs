@@ -306,3 +306,34 @@ fn one_run_a_side_among_several_is_refused() {
                 .and(predicate::str::contains("at least 2 runs a side")),
         );
 }
+
+/// A run with its commands in the other order compared them the other way round: its ratio is
+/// taken inverted, not left out. A file that cannot be read among the runs is named in the error.
+#[test]
+fn a_run_in_the_other_order_counts_and_a_missing_one_is_named() {
+    let dir = Dir::new();
+    let mut files = runs(&dir, &[1.10, 1.10]);
+    let reversed = dir.path("reversed.json");
+    stdout_of(
+        sim()
+            .args(["-r", "10", "--seed", "9"])
+            .args(["-n", "new", "-n", "old"])
+            .args(["mean=11ms,execution=0.5%", "mean=10ms,execution=0.5%"])
+            .arg("--export-json")
+            .arg(&reversed),
+    );
+    assert_eq!(json(&reversed)["comparisons"][0]["baseline"], "new");
+    files.push(reversed);
+    let out = stdout_of(rigor().arg("analyze").args(&files));
+    assert!(out.contains("Comparisons across 3 runs"), "{out}");
+    assert!(out.contains("new is 10.0% slower than old"), "{out}");
+    assert!(!out.contains("left out"), "{out}");
+
+    files.push(dir.path("missing.json"));
+    rigor()
+        .arg("analyze")
+        .args(&files)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing.json: No such file"));
+}
