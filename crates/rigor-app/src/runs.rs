@@ -315,6 +315,25 @@ fn each_analysed(files: &[std::path::PathBuf], s: &AnalyzeSettings) -> Result<Ve
         .collect()
 }
 
+/// Whether every run of one side started before every run of the other (each run's start
+/// known): the machine's drift between the two blocks of time is then in the difference, and
+/// no side's spread holds it. `false` when a start is unknown (another tool's file).
+fn in_blocks(old: &[Analysed], new: &[Analysed]) -> bool {
+    let starts = |runs: &[Analysed]| -> Option<Vec<jiff::Timestamp>> {
+        runs.iter().map(|r| r.result.provenance.started).collect()
+    };
+    let (Some(old), Some(new)) = (starts(old), starts(new)) else {
+        return false;
+    };
+    let (Some(old_first), Some(old_last)) = (old.iter().min(), old.iter().max()) else {
+        return false;
+    };
+    let (Some(new_first), Some(new_last)) = (new.iter().min(), new.iter().max()) else {
+        return false;
+    };
+    old_last < new_first || new_last < old_first
+}
+
 /// Each benchmark's compared statistic (the mean, or `--estimator`'s), seconds, by name.
 fn statistics(run: &Analysed) -> BTreeMap<String, f64> {
     run.result
@@ -367,14 +386,11 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
         metrics: Vec::new(),
         throughput: None,
     };
-    let old: Vec<BTreeMap<String, f64>> = each_analysed(&s.old, &settings)?
-        .iter()
-        .map(statistics)
-        .collect();
-    let new: Vec<BTreeMap<String, f64>> = each_analysed(&s.new, &settings)?
-        .iter()
-        .map(statistics)
-        .collect();
+    let old_runs = each_analysed(&s.old, &settings)?;
+    let new_runs = each_analysed(&s.new, &settings)?;
+    let in_blocks = in_blocks(&old_runs, &new_runs);
+    let old: Vec<BTreeMap<String, f64>> = old_runs.iter().map(statistics).collect();
+    let new: Vec<BTreeMap<String, f64>> = new_runs.iter().map(statistics).collect();
     let in_all = |name: &String| old.iter().chain(&new).all(|run| run.contains_key(name));
     let names: Vec<String> = old[0].keys().filter(|n| in_all(n)).cloned().collect();
     if names.is_empty() {
@@ -442,6 +458,7 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
             threshold,
             rows,
             left_out,
+            in_blocks,
         },
         outcome: findings.outcome(s.comparison.fail_on),
     })

@@ -89,6 +89,8 @@ pub struct RunsCompared {
     pub rows: Vec<ComparedRuns>,
     /// Benchmarks some run did not measure: left out.
     pub left_out: Vec<String>,
+    /// Every run of one side started before every run of the other.
+    pub in_blocks: bool,
 }
 
 /// Terminal text for two versions compared across their runs.
@@ -141,8 +143,17 @@ pub fn render_compared(v: &RunsCompared) -> String {
     for name in &v.left_out {
         let _ = writeln!(out, "  {name}: left out (not measured in every run)");
     }
+    if v.in_blocks {
+        let _ = writeln!(out, "  {IN_BLOCKS}");
+    }
     out
 }
+
+/// What [`RunsCompared::in_blocks`] means for the verdicts.
+const IN_BLOCKS: &str = "note: every run of one version came before every run of the other: \
+     how the machine drifted between the two stretches of time is in the difference, and no \
+     side's spread holds it. Alternate the runs (old, new, old, new, …), or measure both in \
+     each run (`rigor run OLD NEW`) and analyse the runs together (`rigor analyze RUN…`)";
 
 /// A Markdown table of two versions compared across their runs, for a pull-request comment:
 /// one row per benchmark, then the benchmarks left out.
@@ -183,6 +194,9 @@ pub fn markdown_compared(v: &RunsCompared) -> String {
             "\n{}: left out (not measured in every run)",
             crate::escape::markdown_cell(name)
         );
+    }
+    if v.in_blocks {
+        let _ = writeln!(out, "\n{IN_BLOCKS}");
     }
     out
 }
@@ -388,6 +402,7 @@ mod tests {
                 },
             ],
             left_out: vec!["only-old".into()],
+            in_blocks: true,
         };
         insta::assert_snapshot!(render_compared(&v));
         insta::assert_snapshot!(markdown_compared(&v));

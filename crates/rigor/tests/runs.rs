@@ -244,6 +244,11 @@ fn versions_in_several_runs_are_compared_across_them() {
     let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
     assert!(out.contains("% slower than old (95% CI +"), "{out}");
     assert!(out.contains("verdict: regression"), "{out}");
+    // Measured one version after the other: the drift between them is said to be in it.
+    assert!(
+        out.contains("every run of one version came before every run of the other"),
+        "{out}"
+    );
 
     let across: serde_json::Value = serde_json::from_str(&stdout_of(
         rigor()
