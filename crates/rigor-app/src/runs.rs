@@ -296,8 +296,24 @@ fn comparisons_over_runs(runs: &[Analysed]) -> Result<(Vec<ComparisonRow>, Vec<S
             verdict: verdict_from_interval(across.lower, across.upper, threshold),
             threshold,
             runs_excluding,
+            p_value: across.p_of_one(),
+            q_value: None,
+            fdr_demoted: false,
             across,
         });
+    }
+    // Several comparisons: their false-discovery rate controlled, as within a run.
+    if rows.len() > 1 {
+        let p: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
+        if let Ok(q) = rigor_stats::fdr::bh_adjusted(&p) {
+            for (row, q) in rows.iter_mut().zip(q) {
+                row.q_value = Some(q);
+                if row.verdict.is_change() && q > 1.0 - row.across.level {
+                    row.verdict = rigor_stats::compare::Verdict::Inconclusive;
+                    row.fdr_demoted = true;
+                }
+            }
+        }
     }
     Ok((rows, left_out))
 }

@@ -40,6 +40,12 @@ pub struct ComparisonRow {
     pub threshold: f64,
     /// How many runs' own intervals exclude the ratio across the runs.
     pub runs_excluding: usize,
+    /// The runs' one-sample t-test of no change.
+    pub p_value: f64,
+    /// Benjamini–Hochberg's adjusted p-value, with several comparisons.
+    pub q_value: Option<f64>,
+    /// Whether false-discovery control turned the interval's change into inconclusive.
+    pub fdr_demoted: bool,
 }
 
 /// Several runs analysed together.
@@ -296,9 +302,20 @@ pub fn render(v: &RunsView) -> String {
                 format!(" (beyond the ±{band} threshold)")
             }
             Verdict::Equivalent => format!(" (within ±{band})"),
+            _ if c.fdr_demoted => {
+                " (made so by false-discovery control across the comparisons)".to_string()
+            }
             _ => format!(" (the interval reaches across the ±{band} threshold: more runs)"),
         };
-        let _ = writeln!(out, "    verdict: {verdict}{why}");
+        let q = c
+            .q_value
+            .map(|q| format!(", {}", crate::comparison::p_text("q", q)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "    verdict: {verdict}{why}  [{}{q}]",
+            crate::comparison::p_text("p", c.p_value)
+        );
         let each: Vec<String> = c.ratios.iter().map(|(r, _)| change(*r)).collect();
         let _ = writeln!(out, "    each run: {}", each.join(", "));
         let _ = writeln!(out, "    {}", run_level(a));
@@ -352,6 +369,9 @@ mod tests {
                 verdict: Verdict::Improvement,
                 threshold: 0.01,
                 runs_excluding: 1,
+                p_value: 0.0004,
+                q_value: None,
+                fdr_demoted: false,
             }],
             left_out: vec!["./other".into()],
             comparisons_left_out: vec!["./other against ./loop0".into()],

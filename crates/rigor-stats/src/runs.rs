@@ -55,6 +55,24 @@ pub struct AcrossRuns {
 }
 
 impl AcrossRuns {
+    /// The two-sided p-value of the runs' one-sample t-test that the value is 1 (for a ratio:
+    /// no change), on the log scale with `runs − 1` degrees of freedom. Runs that all agree give
+    /// 1 when they agree on 1, else 0.
+    pub fn p_of_one(&self) -> f64 {
+        let d = self.estimate.ln();
+        let se = self.spread_log / (self.runs as f64).sqrt();
+        if se == 0.0 || !se.is_finite() {
+            return if d == 0.0 { 1.0 } else { 0.0 };
+        }
+        match statrs::distribution::StudentsT::new(0.0, 1.0, self.runs as f64 - 1.0) {
+            Ok(t) => {
+                let tail = 1.0 - statrs::distribution::ContinuousCDF::cdf(&t, d.abs() / se);
+                (2.0 * tail).clamp(0.0, 1.0)
+            }
+            Err(_) => 1.0,
+        }
+    }
+
     /// How many times one run's own standard error the spread between runs is (`None` without
     /// the within-run errors, or when they are 0): 1 when runs differ by no more than their
     /// intervals say.
@@ -254,6 +272,19 @@ mod tests {
         assert!((a.within_log.unwrap() - 0.006).abs() < 1e-12);
         assert!((a.between_log.unwrap() - 0.020_101_227_446_717_82).abs() < 1e-12);
         assert!((a.spread_over_within().unwrap() - 3.496).abs() < 1e-3);
+        // Ratios this far below 1 on 5 degrees of freedom: t = 54.7, p far below 1e-6.
+        assert!(a.p_of_one() < 1e-6);
+        // Four ratios with logs 0.05, 0.07, 0.03, 0.06: t = 0.0525 / (0.017078 / 2) = 6.1482 on
+        // 3 df, p = 0.0086565 (t₃'s closed-form distribution function, computed apart).
+        let r = [0.05f64, 0.07, 0.03, 0.06].map(f64::exp);
+        let b = across_runs(&r, &[None; 4], 0.95).unwrap();
+        assert!(
+            (b.p_of_one() - 0.008_656_533_573).abs() < 1e-9,
+            "{}",
+            b.p_of_one()
+        );
+        let same = across_runs(&[1.0, 1.0], &[None, None], 0.95).unwrap();
+        assert_eq!(same.p_of_one(), 1.0);
     }
 
     #[test]
