@@ -249,6 +249,8 @@ fn versions_in_several_runs_are_compared_across_them() {
         out.contains("every run of one version came before every run of the other"),
         "{out}"
     );
+    // … and a gate on warnings fails on it, where the same code is inconclusive.
+    compared(&same, &["--fail-on", "warning"]).code(1);
 
     let across: serde_json::Value = serde_json::from_str(&stdout_of(
         rigor()
