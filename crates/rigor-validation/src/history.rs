@@ -1556,7 +1556,13 @@ const WHY: &str = "### Where the targets fail, and why\n\n\
   to 0.25 more false alarms; candidates from an optimal partition of the weighted levels \
   (PELT, penalty 1 to 3 times ln n) beside E-divisive's found 1–3 points more of lusearch9's \
   changes ≥ 5% and at most 1.6 more in the mixes, for 0.03–0.3 more false alarms per 1,000 \
-  pairs and one history fewer with xalan6's shift as one event: none is used. Around the machine-wide shift, a benchmark's own \
+  pairs and one history fewer with xalan6's shift as one event; correcting each boundary's p \
+  for the scan over its places by the tail of the largest standardised difference (James, \
+  James & Siegmund 1987; a quarter of Bonferroni's factor over \
+  100 versions) instead of Bonferroni found 2.5–4 points more of lusearch9's changes ≥ 5% and \
+  0.6–2 more in the mixes, for 0.23–0.32 more false alarms per 1,000 pairs in lusearch9, \
+  0.05–0.19 in xalan6 and the mixes, and in xalan6 with build variation fewer changes found \
+  and one history fewer with the shift as one event: none is used. Around the machine-wide shift, a benchmark's own \
   data placed the +3% shift 10–25 versions off in xalan6 often enough to make about a third \
   of its false alarms; rigor's rows are what `track changes` reports, in which such a change, once \
   the benchmarks' joint test finds the shift, is the event's when it no longer holds with its \
