@@ -860,6 +860,39 @@ impl JointEvent {
     }
 }
 
+impl JointEvent {
+    /// Whether benchmark `b`'s own changes `own` should be searched for again with this
+    /// event's version held (`crate::series::detect_with_events`): the event is `b`'s (it took
+    /// the shift, or an own change is explained by it — `explained`, from [`Self::explains`] —
+    /// unless its own change within reach stays its own) and an own change of `b` lies beyond
+    /// the reach but within the window of the version, its way or not. There its own data may
+    /// have placed one boundary for the shift and a change of its own nearby together, or a
+    /// change of its own where the shift pulled it: the event's version, known from every
+    /// benchmark, places both.
+    pub fn searched_again(
+        &self,
+        at: usize,
+        b: usize,
+        own: &[OwnChange],
+        explained: &[Explained],
+        cfg: &JointConfig,
+    ) -> bool {
+        if !self.moved(b) {
+            return false;
+        }
+        let within = self.nearest_within(own, at, cfg);
+        let stays_own =
+            within.is_some() && !explained.iter().any(|x| matches!(x, Explained::Within(_)));
+        let the_events = within.is_some() || !explained.is_empty() || self.took(b);
+        the_events
+            && !stays_own
+            && own.iter().any(|c| {
+                let d = c.position.abs_diff(at);
+                d > cfg.reach && d <= 2 * cfg.window
+            })
+    }
+}
+
 /// A benchmark's own change as [`JointEvent::explains`] weighs it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OwnChange {
@@ -1439,6 +1472,25 @@ mod tests {
             .collect()
     }
 
+    /// Eight benchmarks of 80 versions: seven shifted +3% at version 40 (the first drawn first,
+    /// in the order of the original history of the two tests using it), the eighth not.
+    fn seven_shifted_one_not(rng: &mut ChaCha8Rng) -> Vec<Vec<VersionMean>> {
+        let mut history: Vec<Vec<VersionMean>> = (0..7)
+            .map(|_| stepped(80, &[(40, 1.03)], 0.01, rng))
+            .collect();
+        history.push(stepped(80, &[], 0.01, rng));
+        history
+    }
+
+    /// `history`'s series as the joint scan sees them, cut at `own` (each benchmark's changes).
+    fn cut_series<'a>(history: &'a [Vec<VersionMean>], own: [&[usize]; 8]) -> Vec<StepSeries<'a>> {
+        history
+            .iter()
+            .zip(own)
+            .map(|(v, o)| StepSeries::plain(v, o, (0..80).collect()).unwrap())
+            .collect()
+    }
+
     /// An own change 10 versions before a +3% shift, where the benchmark's own data placed the
     /// shift, loses its support once the series is cut at the shift (in at least 90% of 200
     /// seeded series); a real +5% change of its own there keeps it (in at least 95%).
@@ -1470,17 +1522,9 @@ mod tests {
     #[test]
     fn an_event_explains_its_shift_placed_off_not_a_change_of_its_own() {
         let mut rng = ChaCha8Rng::seed_from_u64(2029);
-        let mut history: Vec<Vec<VersionMean>> = (0..7)
-            .map(|_| stepped(80, &[(40, 1.03)], 0.01, &mut rng))
-            .collect();
+        let mut history = seven_shifted_one_not(&mut rng);
         history[2] = stepped(80, &[(30, 1.06), (40, 1.03)], 0.01, &mut rng);
-        history.push(stepped(80, &[], 0.01, &mut rng));
-        let own: [&[usize]; 8] = [&[30], &[42], &[30], &[], &[], &[], &[], &[]];
-        let series: Vec<StepSeries<'_>> = history
-            .iter()
-            .zip(own)
-            .map(|(v, o)| StepSeries::plain(v, o, (0..80).collect()).unwrap())
-            .collect();
+        let series = cut_series(&history, [&[30], &[42], &[30], &[], &[], &[], &[], &[]]);
         let cfg = JointConfig::default();
         let events = scan(&series, 80, &cfg).unwrap();
         assert_eq!(events.iter().map(|e| e.version).collect::<Vec<_>>(), [40]);
@@ -1508,6 +1552,39 @@ mod tests {
         // Benchmark 7 did not move: not taken, nothing explained.
         assert!(!e.took(7));
         assert!((0..7).all(|b| e.took(b)), "{e:?}");
+    }
+
+    /// Searched again with the event's version held: a benchmark the event moved whose own change
+    /// lies beyond the reach (10 versions off) — not one whose only change is within the reach,
+    /// nor one whose change within the reach stays its own, nor one the event did not move.
+    #[test]
+    fn a_benchmark_is_searched_again_when_its_own_change_lies_beside_the_event() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2029);
+        let history = seven_shifted_one_not(&mut rng);
+        let series = cut_series(&history, [&[30], &[42], &[42], &[], &[], &[], &[], &[30]]);
+        let cfg = JointConfig::default();
+        let events = scan(&series, 80, &cfg).unwrap();
+        let e = &events[0];
+        assert_eq!(e.version, 40);
+        let change = |position: usize, ratio: f64, interval: Option<(f64, f64)>| OwnChange {
+            position,
+            ratio,
+            interval,
+        };
+        let again = |b: usize, c: OwnChange| {
+            let x = e.explains(&series[b], b, &[c], &cfg).unwrap();
+            e.searched_again(40, b, &[c], &x, &cfg)
+        };
+        assert!(again(0, change(30, 1.03, None)));
+        // Its own way or not: a fall 10 versions off was placed by data the shift pulled too.
+        assert!(again(0, change(30, 0.97, None)));
+        assert!(!again(1, change(42, 1.03, Some((1.0, 1.1)))));
+        assert!(!again(2, change(42, 1.03, Some((1.2, 1.3)))));
+        // Beyond twice the window: too far to have been pulled.
+        assert!(!again(0, change(40 + 2 * cfg.window + 1, 1.03, None)));
+        // Benchmark 7 did not move (its step went the other way in this seeded series).
+        assert!(!e.moved(7));
+        assert!(!again(7, change(30, 1.03, None)));
     }
 
     /// A benchmark an event lists took the shift (its step beyond half the common one): of 8

@@ -456,9 +456,40 @@ pub fn detect_floored(
     for v in versions {
         check_finite(&[v.mean, v.variance])?;
     }
-    search(versions, None, cfg, &[], &|boundaries| {
+    search(versions, None, cfg, &[], &[], &|boundaries| {
         evaluate_floored(versions, boundaries, cfg, floor)
     })
+}
+
+/// [`detect`] with a boundary held at each of `events` (positions in `versions`: versions where
+/// the benchmarks shifted together, found by their joint test, [`crate::joint`]): never dropped
+/// nor moved, the other boundaries searched and placed around them. A benchmark's own data may
+/// have placed one boundary between such an event and a change of its own nearby, standing for
+/// both (a +3% shift and a +3% step 24 versions later, found as one change 12 versions after
+/// the shift); with the event's version held, its own change is placed on its own. No blip
+/// pair is tested with an event's boundary as one of its two ("Blips hold only as pairs" in
+/// docs/methodology.md): every benchmark's data placed it, not this series' windows.
+pub fn detect_with_events(
+    versions: &[VersionMean],
+    cfg: &SeriesConfig,
+    events: &[usize],
+) -> Result<SeriesAnalysis> {
+    for v in versions {
+        check_finite(&[v.mean, v.variance])?;
+    }
+    let events = held_events(versions.len(), events);
+    search(versions, None, cfg, &[], &events, &|boundaries| {
+        evaluate(versions, boundaries, cfg)
+    })
+}
+
+/// The positions of `events` that can be boundaries of a series of `n` versions (after its
+/// first version), sorted, without repeats.
+fn held_events(n: usize, events: &[usize]) -> Vec<usize> {
+    let mut held: Vec<usize> = events.iter().copied().filter(|&e| e > 0 && e < n).collect();
+    held.sort_unstable();
+    held.dedup();
+    held
 }
 
 /// The search shared by [`detect_floored`] and [`detect_adjusted`]: candidates from E-divisive
@@ -472,9 +503,11 @@ fn search(
     repeats: Option<&[usize]>,
     cfg: &SeriesConfig,
     pinned: &[bool],
+    events: &[usize],
     evaluate: &dyn Fn(&[usize]) -> Result<SeriesAnalysis>,
 ) -> Result<SeriesAnalysis> {
-    let is_pinned = |i: usize| pinned.get(i).copied().unwrap_or(false);
+    let is_pinned =
+        |i: usize| pinned.get(i).copied().unwrap_or(false) || events.binary_search(&i).is_ok();
     // Candidates from the series as versions: a position standing for several versions (a
     // stretch of identical builds) repeated, so that E-divisive's windows see every version.
     // The scan runs over every version and again without the newest (made a candidate of its
@@ -547,7 +580,9 @@ fn search(
             }
             None => {
                 // A blip — a short segment between a rise and a fall — holds only as a pair.
-                if let Some(i) = weaker_of_failing_blip(versions, &analysis, cfg, &is_pinned) {
+                if let Some(i) =
+                    weaker_of_failing_blip(versions, &analysis, cfg, &is_pinned, events)
+                {
                     boundaries.remove(i);
                     continue;
                 }
@@ -583,6 +618,7 @@ fn weaker_of_failing_blip(
     analysis: &SeriesAnalysis,
     cfg: &SeriesConfig,
     pinned: &dyn Fn(usize) -> bool,
+    events: &[usize],
 ) -> Option<usize> {
     let alpha = 1.0 - cfg.level;
     let tau2 = analysis.tau2;
@@ -591,6 +627,11 @@ fn weaker_of_failing_blip(
         let (rise, fall) = (&pair[0], &pair[1]);
         let blip = segment(versions, rise.after.start, rise.after.end, tau2);
         if (rise.ratio > 1.0) == (fall.ratio > 1.0) || blip.end - blip.start > cfg.candidates.step {
+            continue;
+        }
+        // A pair with a machine-wide event's boundary is no pair found together: the event was
+        // placed by every benchmark's data, and holds whatever this series' pair test says.
+        if events.contains(&rise.index) || events.contains(&fall.index) {
             continue;
         }
         let before = segment(versions, rise.before.start, rise.before.end, tau2);
@@ -799,12 +840,31 @@ pub fn detect_adjusted_repeated(
     cfg: &SeriesConfig,
     floor: &RatioFloor<'_>,
 ) -> Result<SeriesAnalysis> {
+    detect_adjusted_with_events(fit, points, repeats, cfg, floor, &[])
+}
+
+/// [`detect_adjusted_repeated`] with a boundary held at each of `events` (positions of the
+/// series where the benchmarks shifted together), as [`detect_with_events`] holds them.
+pub fn detect_adjusted_with_events(
+    fit: &CrossedFit,
+    points: &[usize],
+    repeats: &[usize],
+    cfg: &SeriesConfig,
+    floor: &RatioFloor<'_>,
+    events: &[usize],
+) -> Result<SeriesAnalysis> {
     let versions = adjusted_levels(fit, points)?;
     let adjusted = Adjusted::new(fit, points, &versions);
     let pinned = origin_boundaries(fit, points);
-    search(&versions, Some(repeats), cfg, &pinned, &|boundaries| {
-        adjusted.evaluate(boundaries, cfg, floor)
-    })
+    let events = held_events(versions.len(), events);
+    search(
+        &versions,
+        Some(repeats),
+        cfg,
+        &pinned,
+        &events,
+        &|boundaries| adjusted.evaluate(boundaries, cfg, floor),
+    )
 }
 
 /// A new version measured in a session of its own — one that shares no version with the
@@ -1768,6 +1828,45 @@ pub(crate) mod tests {
     /// Found by a user: 10 versions, up 15% at the 4th and back down 10% at the 8th. E-divisive's
     /// first split compares the first segment with everything after it (both later levels
     /// mixed), so strict candidate thresholds missed both changes.
+    /// A +3% machine-wide shift at version 100 and a change of the benchmark's own 8–16 versions
+    /// away (±3%, either side): with the shift's version held, its own change is placed within
+    /// ±2 versions more often, and placed more than 10 versions from both less often, than by
+    /// its own data alone (200 seeded series; the held boundary is always among the changes).
+    #[test]
+    fn an_events_version_held_places_a_change_beside_it() {
+        let cfg = SeriesConfig::default();
+        let (mut alone_found, mut held_found, mut alone_off, mut held_off) = (0, 0, 0, 0);
+        for seed in 0..200u64 {
+            let k = 8 + (seed % 9) as usize;
+            let own_at = if seed % 2 == 0 { 100 + k } else { 100 - k };
+            let own = if seed % 4 < 2 { 0.03 } else { -0.03 };
+            let v = series(&[(100, 0.03), (own_at, own)], 200, 0.02, seed);
+            let score = |changes: &[SeriesChange]| {
+                let found = changes.iter().any(|c| c.index.abs_diff(own_at) <= 2);
+                let off = changes
+                    .iter()
+                    .filter(|c| c.index.abs_diff(own_at) > 10 && c.index.abs_diff(100) > 10)
+                    .count();
+                (usize::from(found), off)
+            };
+            let alone = detect(&v, &cfg).unwrap();
+            let held = detect_with_events(&v, &cfg, &[100]).unwrap();
+            assert!(held.changes.iter().any(|c| c.index == 100), "seed {seed}");
+            let (f, o) = score(&alone.changes);
+            alone_found += f;
+            alone_off += o;
+            let (f, o) = score(&held.changes);
+            held_found += f;
+            held_off += o;
+        }
+        // 141 against 116 found, 8 against 12 placed off, when written.
+        assert!(
+            held_found > alone_found + 10,
+            "{held_found} vs {alone_found}"
+        );
+        assert!(held_off <= alone_off, "{held_off} vs {alone_off}");
+    }
+
     #[test]
     fn a_step_up_and_back_down_in_ten_versions() {
         let means = [32.4, 32.8, 32.0, 38.0, 37.1, 37.3, 36.2, 33.6, 32.3, 34.9];
@@ -2090,7 +2189,7 @@ pub(crate) mod tests {
                 );
             }
             let pinned = origin_boundaries(&fit, &points);
-            let direct = search(&versions, None, &cfg, &pinned, &|b| {
+            let direct = search(&versions, None, &cfg, &pinned, &[], &|b| {
                 evaluate_adjusted(&fit, &points, &versions, b, &cfg, &floor)
             })
             .unwrap();
@@ -2515,15 +2614,21 @@ pub(crate) mod tests {
         // The weaker of the two goes: 84 (corrected p 0.018 against 0.017 for 80).
         assert!(each.changes[2].p_adjusted > each.changes[1].p_adjusted);
         assert_eq!(
-            weaker_of_failing_blip(&versions, &each, &cfg, &|_| false),
+            weaker_of_failing_blip(&versions, &each, &cfg, &|_| false, &[]),
             Some(2)
         );
         let clear = blip_series(6.0, false);
         let a = evaluate(&clear, &[60, 80, 84], &cfg).unwrap();
-        assert_eq!(weaker_of_failing_blip(&clear, &a, &cfg, &|_| false), None);
+        assert_eq!(
+            weaker_of_failing_blip(&clear, &a, &cfg, &|_| false, &[]),
+            None
+        );
         let stairs = blip_series(1.9, true);
         let a = evaluate(&stairs, &[60, 80, 84], &cfg).unwrap();
-        assert_eq!(weaker_of_failing_blip(&stairs, &a, &cfg, &|_| false), None);
+        assert_eq!(
+            weaker_of_failing_blip(&stairs, &a, &cfg, &|_| false, &[]),
+            None
+        );
     }
 
     /// 200 seeded series of 300 versions (noise 1, variance 1): steps of +3 at 100 and −2 at 200.

@@ -13,8 +13,8 @@
 
 use rayon::prelude::*;
 use rigor_stats::fdr::bh_adjusted;
-use rigor_stats::joint::{JointConfig, JointEvent, OwnChange, StepSeries, scan};
-use rigor_stats::series::{SeriesChange, SeriesConfig, VersionMean, detect};
+use rigor_stats::joint::{Explained, JointConfig, JointEvent, OwnChange, StepSeries, scan};
+use rigor_stats::series::{SeriesChange, SeriesConfig, VersionMean, detect, detect_with_events};
 
 use crate::history::{HistorySizes, Series, simulated};
 
@@ -193,8 +193,6 @@ pub(crate) fn track_changes(levels: &[&[VersionMean]]) -> Tracked {
     } else {
         Vec::new()
     };
-    let mut explained: Vec<Vec<bool>> = own.iter().map(|o| vec![false; o.len()]).collect();
-    let mut found: Vec<Vec<usize>> = vec![Vec::new(); levels.len()];
     let weighed: Vec<Vec<OwnChange>> = own
         .iter()
         .map(|o| {
@@ -207,14 +205,51 @@ pub(crate) fn track_changes(levels: &[&[VersionMean]]) -> Tracked {
                 .collect()
         })
         .collect();
-    for e in &events {
-        for (b, s) in series.iter().enumerate() {
-            let explains = e.explains(s, b, &weighed[b], &jc).unwrap_or_default();
-            for x in &explains {
-                explained[b][x.index()] = true;
+    let explains: Vec<Vec<Vec<Explained>>> = events
+        .iter()
+        .map(|e| {
+            series
+                .iter()
+                .enumerate()
+                .map(|(b, s)| e.explains(s, b, &weighed[b], &jc).unwrap_or_default())
+                .collect()
+        })
+        .collect();
+    // A benchmark whose own change lies near an event of its is searched again with the
+    // events' versions held: its own changes are then placed around them, and none is the
+    // events' (`rigor track changes` does the same).
+    let mut held: Vec<Vec<usize>> = vec![Vec::new(); levels.len()];
+    for (e, explains) in events.iter().zip(&explains) {
+        for (b, x) in explains.iter().enumerate() {
+            if e.searched_again(e.version, b, &weighed[b], x, &jc) {
+                held[b].push(e.version);
             }
-            if !explains.is_empty() || e.took(b) {
+        }
+    }
+    let cfg = SeriesConfig::default();
+    let mut again: Vec<Option<Vec<SeriesChange>>> = vec![None; levels.len()];
+    for (b, h) in held.iter().enumerate().filter(|(_, h)| !h.is_empty()) {
+        if let Ok(a) = detect_with_events(levels[b], &cfg, h) {
+            again[b] = Some(
+                a.changes
+                    .into_iter()
+                    .filter(|c| !h.contains(&c.index))
+                    .collect(),
+            );
+        }
+    }
+    let mut explained: Vec<Vec<bool>> = own.iter().map(|o| vec![false; o.len()]).collect();
+    let mut found: Vec<Vec<usize>> = vec![Vec::new(); levels.len()];
+    for (e, explains) in events.iter().zip(&explains) {
+        for (b, x) in explains.iter().enumerate() {
+            if !x.is_empty() || e.took(b) || held[b].contains(&e.version) {
                 found[b].push(e.version);
+            }
+            // Searched again, its own changes are placed around the events: none is theirs.
+            if again[b].is_none() {
+                for x in x {
+                    explained[b][x.index()] = true;
+                }
             }
         }
     }
@@ -229,12 +264,17 @@ pub(crate) fn track_changes(levels: &[&[VersionMean]]) -> Tracked {
     }
     let rest: Vec<(usize, &SeriesChange)> = own
         .iter()
+        .zip(&again)
         .enumerate()
-        .flat_map(|(b, o)| {
+        .flat_map(|(b, (o, again))| {
             let gone = &explained[b];
-            o.iter()
+            let (list, searched) = match again {
+                Some(a) => (a, true),
+                None => (o, false),
+            };
+            list.iter()
                 .enumerate()
-                .filter(move |(i, _)| !gone[*i])
+                .filter(move |(i, _)| searched || !gone[*i])
                 .map(move |(_, c)| (b, c))
         })
         .collect();

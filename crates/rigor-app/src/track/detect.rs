@@ -67,10 +67,14 @@ pub(super) type OneDetected = (Vec<Found>, Vec<usize>);
 /// the versions' resolution, a change between sessions that share no version marked confounded.
 /// With `newest`, also the newest point against the segment before it when detection kept no
 /// change there (`rigor_stats::series::newest_against_before`).
+///
+/// `events` are positions held as boundaries (machine-wide shifts found by the benchmarks
+/// together, `rigor_stats::series::detect_adjusted_with_events`); no change is reported there.
 fn detect_one(
     l: &levels::BenchmarkLevels,
     s: &DetectSettings,
     newest: bool,
+    events: &[usize],
 ) -> Result<(OneDetected, Option<(SeriesChange, VarianceSources)>)> {
     let cfg = SeriesConfig {
         level: s.confidence.get(),
@@ -96,13 +100,19 @@ fn detect_one(
         .enumerate()
         .map(|(k, &(_, first))| points.get(k + 1).map_or(l.versions.len(), |p| p.1) - first)
         .collect();
-    let analysis =
-        rigor_stats::series::detect_adjusted_repeated(&l.fit, &fit_points, &repeats, &cfg, &floor)
-            .map_err(|source| AppError::Compare {
-                candidate: l.benchmark.clone(),
-                baseline: "its history".to_string(),
-                source,
-            })?;
+    let analysis = rigor_stats::series::detect_adjusted_with_events(
+        &l.fit,
+        &fit_points,
+        &repeats,
+        &cfg,
+        &floor,
+        events,
+    )
+    .map_err(|source| AppError::Compare {
+        candidate: l.benchmark.clone(),
+        baseline: "its history".to_string(),
+        source,
+    })?;
     let boundaries: Vec<usize> = analysis.changes.iter().map(|c| c.index).collect();
     let bound = if newest {
         rigor_stats::series::newest_against_before(&l.fit, &fit_points, &boundaries, &cfg, &floor)
@@ -117,7 +127,9 @@ fn detect_one(
     let found = analysis
         .changes
         .iter()
-        // Only changes are kept (a boundary whose verdict is no change is not one).
+        // Only changes are kept (a boundary whose verdict is no change is not one), and none
+        // at an event's version (the event's).
+        .filter(|c| !events.contains(&c.index))
         .filter_map(|c| {
             let first = points[c.index].1;
             let verdict = oriented(c.verdict, l)?;
@@ -303,7 +315,7 @@ pub(super) fn detect_available(
                 type Newest = Option<(SeriesChange, VarianceSources)>;
                 let (each, newest_of): (Vec<OneDetected>, Vec<Newest>) = all
                     .par_iter()
-                    .map(|l| detect_one(l, s, at_newest(l)))
+                    .map(|l| detect_one(l, s, at_newest(l), &[]))
                     .collect::<Result<Vec<_>>>()?
                     .into_iter()
                     .unzip();
@@ -321,16 +333,38 @@ pub(super) fn detect_available(
                 // A shift the benchmarks took together is one event: the changes of the
                 // benchmarks it moved are its own, not separate discoveries.
                 let mut explained: Vec<(String, String)> = Vec::new();
-                for (shift, changes, own) in joint_shifts(&all, &each, &order, s)? {
-                    in_shifts.extend(changes);
-                    explained.extend(own);
-                    shifts.push(shift);
+                let mut held: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
+                for shifted in joint_shifts(&all, &each, &order, s)? {
+                    in_shifts.extend(shifted.changes);
+                    explained.extend(shifted.explained);
+                    shifts.push(shifted.shift);
+                    for (b, at) in shifted.again {
+                        held[b].push(at);
+                    }
                 }
-                found.extend(each.into_iter().flat_map(|e| e.0).filter(|f| {
-                    !explained
-                        .iter()
-                        .any(|(b, rev)| *b == f.benchmark && *rev == f.change.rev)
-                }));
+                // A benchmark with an own change near an event of its is searched again with
+                // the events' versions held: its own changes are placed around them, and none
+                // is the events' (docs/methodology.md, "One event, not many discoveries").
+                let again: Vec<Option<Vec<Found>>> = all
+                    .par_iter()
+                    .zip(&held)
+                    .map(|(l, h)| {
+                        if h.is_empty() {
+                            return Ok(None);
+                        }
+                        detect_one(l, s, false, h).map(|((found, _), _)| Some(found))
+                    })
+                    .collect::<Result<_>>()?;
+                for (e, again) in each.into_iter().zip(again) {
+                    match again {
+                        Some(own) => found.extend(own),
+                        None => found.extend(e.0.into_iter().filter(|f| {
+                            !explained
+                                .iter()
+                                .any(|(b, rev)| *b == f.benchmark && *rev == f.change.rev)
+                        })),
+                    }
+                }
                 // A long history's levels are a run list per version of every benchmark: freeing
                 // them took a twentieth of `changes`, done on the pool while the changes are
                 // stored.

@@ -158,8 +158,8 @@ fn detection_from_stored_levels_equals_detection_from_samples() {
                 "{a:?} {b:?}"
             );
         }
-        let one = detect_one(l, &s, false).unwrap().0.0;
-        let two = detect_one(&from_samples, &s, false).unwrap().0.0;
+        let one = detect_one(l, &s, false, &[]).unwrap().0.0;
+        let two = detect_one(&from_samples, &s, false, &[]).unwrap().0.0;
         assert_eq!(one.len(), two.len(), "{one:?} {two:?}");
         for (a, b) in one.iter().zip(&two) {
             let (a, b) = (&a.change, &b.change);

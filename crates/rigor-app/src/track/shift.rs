@@ -68,9 +68,16 @@ pub struct JointShift {
     pub confounded: bool,
 }
 
-/// A machine-wide shift, the changes of the benchmarks it moved, and the benchmarks' own
-/// changes it explains (benchmark and version), which leave the false-discovery-rate family.
-type Shifted = (JointShift, Vec<Found>, Vec<(String, String)>);
+/// A machine-wide shift: the event, the changes of the benchmarks it moved, the benchmarks' own
+/// changes it explains (benchmark and version), which leave the false-discovery-rate family,
+/// and the benchmarks to search again with its version held (index into the levels, position
+/// of the version in that benchmark's points; `rigor_stats::joint::JointEvent::searched_again`).
+pub(super) struct Shifted {
+    pub(super) shift: JointShift,
+    pub(super) changes: Vec<Found>,
+    pub(super) explained: Vec<(String, String)>,
+    pub(super) again: Vec<(usize, usize)>,
+}
 
 /// The machine-wide shifts among `all` (one metric's levels, `detected` their own detections,
 /// in the same order; `order` the series' versions). A shift is kept when at least half of the
@@ -150,6 +157,7 @@ pub(super) fn joint_shifts(
         let mut moved = Vec::new();
         let mut changes = Vec::new();
         let mut explained = Vec::new();
+        let mut again = Vec::new();
         for (i, step) in &e.steps {
             if (step.log_ratio > 0.0) != up {
                 continue;
@@ -176,6 +184,9 @@ pub(super) fn joint_shifts(
             // by its noise alone is not listed.
             if within.is_none() && explains.is_empty() && !e.took(*i) {
                 continue;
+            }
+            if e.searched_again(at, *i, &weighed[*i], &explains, &cfg) {
+                again.push((b, at));
             }
             let (ratio, interval) = match within {
                 Some(f) => (f.change.ratio, f.change.interval),
@@ -224,8 +235,8 @@ pub(super) fn joint_shifts(
                 },
             });
         }
-        out.push((
-            JointShift {
+        out.push(Shifted {
+            shift: JointShift {
                 metric: first_levels.metric.clone(),
                 rev,
                 ratio: e.combined.ratio(),
@@ -238,7 +249,8 @@ pub(super) fn joint_shifts(
             },
             changes,
             explained,
-        ));
+            again,
+        });
     }
     Ok(out)
 }
