@@ -347,6 +347,32 @@ mod tests {
         }
     }
 
+    /// A comparison withheld for its conditions (p = 1) has its q-value redone with the others':
+    /// no q below its p ("p = 1.000, q < 0.001" was shown for two runs under other loads).
+    #[test]
+    fn a_withheld_comparison_has_its_q_value_redone() {
+        let mut compared = vec![computed("a", 1.1), computed("b", 1.1)];
+        crate::comparisons::control_fdr(&mut compared, 0.95);
+        assert!(compared.iter().all(|c| c.q_value.unwrap() < 0.01));
+        let load = rigor_store::Warning::ContentionDiffers {
+            benchmark: "a".into(),
+            against: rigor_store::ComparedWith::OldResult,
+            candidate: 510,
+            others_low: 997,
+            others_high: 997,
+        };
+        assert!(crate::conditions::withhold(&mut compared, &load));
+        assert!(compared[0].comparison.withheld);
+        assert_eq!(compared[0].comparison.p_value, 1.0);
+        assert_eq!(compared[0].q_value, Some(1.0));
+        for c in &compared {
+            assert!(c.q_value.unwrap() >= c.comparison.p_value, "{c:?}");
+        }
+        // The other still holds: its q among two, one of them at p = 1.
+        assert!(compared[1].q_value.unwrap() < 0.01);
+        assert!(compared[1].comparison.verdict.is_change());
+    }
+
     #[test]
     fn a_baseline_comparison_widened_for_its_sessions_has_its_q_value_redone() {
         // Two clear changes; the first benchmark's sessions moved by 20%, the second's by 0.1%.

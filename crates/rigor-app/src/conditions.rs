@@ -237,8 +237,20 @@ pub fn concerns(warning: &Warning, name: &str) -> bool {
 
 /// Withholds the verdicts of the `comparisons` that `warning` concerns ([`concerns`]): each
 /// inconclusive, its interval unbounded and marked withheld, and the non-overlap rule's verdict
-/// dropped (it sets the same contended intervals side by side). Whether any was.
+/// dropped (it sets the same contended intervals side by side). Whether any was. The
+/// false-discovery control across the comparisons is done again with the withheld ones' p = 1
+/// (a q-value stays at least its p-value: "p = 1.000, q < 0.001" was shown before).
 pub fn withhold(comparisons: &mut [Computed], warning: &Warning) -> bool {
+    let any = withhold_each(comparisons, warning);
+    if any && comparisons.iter().any(|c| c.q_value.is_some()) {
+        let level = comparisons[0].comparison.level;
+        crate::comparisons::control_fdr(comparisons, level);
+    }
+    any
+}
+
+/// [`withhold`] without the false-discovery control again.
+fn withhold_each(comparisons: &mut [Computed], warning: &Warning) -> bool {
     let mut any = false;
     for c in comparisons.iter_mut() {
         // A comparison of two results names its sides "NAME (new)" and "NAME (old)".

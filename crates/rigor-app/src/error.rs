@@ -577,6 +577,24 @@ pub enum RequestError {
         "give the old and the new result (OLD NEW), or several files per side as OLD... -- NEW..."
     )]
     CompareSides,
+    /// `rigor compare OLD… --` with nothing after the `--`.
+    #[error(
+        "nothing after `--`: the {old} file(s) before it are the old version's, and the new \
+         version's go after it (`rigor compare OLD1 OLD2 -- NEW1 NEW2`; options before the `--`)"
+    )]
+    NothingAfterDashes {
+        /// How many files were given before the `--`.
+        old: usize,
+    },
+    /// An option after `rigor compare`'s `--`, where everything is a new version's file.
+    #[error(
+        "'{option}' comes after `--`, where everything is a file of the new version: put the \
+         options before the `--` (`rigor compare {option} … OLD1 OLD2 -- NEW1 NEW2`)"
+    )]
+    OptionAfterDashes {
+        /// The option as typed.
+        option: String,
+    },
 }
 
 /// What is wrong with a `--parameter-scan`.

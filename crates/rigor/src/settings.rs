@@ -223,8 +223,11 @@ pub fn compare(args: &CompareArgs) -> Result<CompareFilesSettings> {
         estimator_asked: args.compare.estimator.is_some(),
     };
     let markdown = args.export_markdown.as_deref();
+    // clap gives no `NEW` for a `--` with nothing after it: the command line says whether one
+    // was typed (a `--` is the end of options, never a value).
+    let dashes = std::env::args_os().any(|a| a == "--");
     Ok(CompareFilesSettings::from_sides(
-        &args.old, &args.new, markdown, base,
+        &args.old, &args.new, dashes, markdown, base,
     )?)
 }
 

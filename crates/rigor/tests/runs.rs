@@ -314,6 +314,44 @@ fn one_run_a_side_among_several_is_refused() {
         );
 }
 
+/// A `--` with nothing after it is not a comparison of the files before it with each other, and
+/// an option after it is not a missing file: each error says where things go.
+#[test]
+fn a_dash_dash_without_new_runs_or_with_an_option_after_it_is_refused() {
+    let dir = Dir::new();
+    let old = version_runs(&dir, "old", &[10.0, 10.2]);
+    let new = version_runs(&dir, "new", &[10.1, 10.3]);
+    rigor()
+        .arg("compare")
+        .args(&old)
+        .arg("--")
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("nothing after `--`")
+                .and(predicate::str::contains("-- NEW1 NEW2")),
+        );
+    rigor()
+        .arg("compare")
+        .args(&old)
+        .arg("--")
+        .args(&new)
+        .args(["--fail-on", "regression"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("'--fail-on' comes after `--`")
+                .and(predicate::str::contains("put the options before the `--`")),
+        );
+    // Two files without `--` are still one old and one new.
+    rigor()
+        .arg("compare")
+        .arg(&old[0])
+        .arg(&new[0])
+        .assert()
+        .success();
+}
+
 /// A run with its commands in the other order compared them the other way round: its ratio is
 /// taken inverted, not left out. A file that cannot be read among the runs is named in the error.
 #[test]

@@ -196,13 +196,27 @@ impl CompareFilesSettings {
     /// (`-`: standard output) is checked before anything is read.
     ///
     /// # Errors
-    /// [`RequestError::CompareSides`], or what [`check_output`] finds.
+    /// [`RequestError::CompareSides`], [`RequestError::NothingAfterDashes`] (`dashes`: a `--`
+    /// was given, nothing after it), or what [`check_output`] finds.
     pub fn from_sides(
         old: &[PathBuf],
         new: &[PathBuf],
+        dashes: bool,
         markdown: Option<&Path>,
         base: Self,
     ) -> Result<Self> {
+        if dashes && new.is_empty() {
+            return Err(RequestError::NothingAfterDashes { old: old.len() });
+        }
+        // Everything after `--` is a file: an option there is a file that does not exist.
+        if let Some(option) = new
+            .iter()
+            .find(|p| p.to_string_lossy().starts_with('-') && !p.exists())
+        {
+            return Err(RequestError::OptionAfterDashes {
+                option: option.to_string_lossy().into_owned(),
+            });
+        }
         let (old, new) = match (old, new) {
             ([old, new], []) => (vec![old.clone()], vec![new.clone()]),
             (_, []) => return Err(RequestError::CompareSides),
