@@ -32,6 +32,11 @@ pub fn bear_on(metric: &Metric) -> bool {
     )
 }
 
+/// How far apart, as a share of the machine's CPUs, what other processes used over two sides
+/// must be for them to count as measured under other conditions ([`Sides`]): a quarter (half a
+/// CPU of two). Below it each benchmark's own CPU share decides ([`contention`]).
+pub const OTHERS_GAP: f64 = 0.25;
+
 /// CPU shares by benchmark: the runs a side of a comparison is judged against.
 pub type Shares = HashMap<String, Vec<CpuShare>>;
 
@@ -136,13 +141,26 @@ pub struct Sides {
 }
 
 impl Sides {
-    /// [`Warning::OthersDiffer`] where one side is known busy and the other known quiet.
-    fn differ(&self, against: ComparedWith) -> Option<Warning> {
+    /// [`Warning::OthersDiffer`] where one side is known busy and the other known quiet, by at
+    /// least [`OTHERS_GAP`] of the machine's CPUs between the busy side's least and the quiet
+    /// side's most: two runs beside the same steady load of about half the CPUs (1.00 and
+    /// 0.998 of 2) fall on either side of the line between busy and quiet, and were said to
+    /// have been measured under other conditions.
+    pub fn differ(&self, against: ComparedWith) -> Option<Warning> {
         let (c, o) = (self.candidate, self.others);
         if !(c.busy() && o.quiet() || c.quiet() && o.busy()) {
             return None;
         }
-        let ((candidate, _), (low, high)) = (c.range?, o.range?);
+        let ((candidate, candidate_high), (low, high)) = (c.range?, o.range?);
+        let gap = if c.busy() {
+            candidate - high
+        } else {
+            low - candidate_high
+        };
+        let cpus = c.cpus.max(o.cpus) as f64;
+        if gap < OTHERS_GAP * cpus {
+            return None;
+        }
         let centi = rigor_store::warning::hundredths;
         Some(Warning::OthersDiffer {
             against,

@@ -22,6 +22,8 @@ use crate::{Findings, Outcome};
 pub struct OverRuns<V = RunsView> {
     /// What to show.
     pub view: V,
+    /// Warnings about the runs (one version's measured busy, the other's quiet).
+    pub warnings: Vec<rigor_store::Warning>,
     /// How it ended.
     pub outcome: Outcome,
 }
@@ -128,6 +130,7 @@ pub fn analyze_runs(s: &AnalyzeSettings) -> Result<OverRuns> {
         ..Findings::default()
     };
     Ok(OverRuns {
+        warnings: Vec::new(),
         view: RunsView {
             files: s.files.iter().map(|f| shown(f)).collect(),
             benchmarks,
@@ -405,6 +408,13 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
     let old_runs = each_analysed(&s.old, &settings)?;
     let new_runs = each_analysed(&s.new, &settings)?;
     let in_blocks = in_blocks(&old_runs, &new_runs);
+    // One version's runs all measured beside busy processes, the other's all quiet: the
+    // difference holds that load, which no spread between runs of either side does.
+    let sides = crate::conditions::Sides {
+        candidate: crate::conditions::OthersUse::of_all(new_runs.iter().map(|r| &r.result)),
+        others: crate::conditions::OthersUse::of_all(old_runs.iter().map(|r| &r.result)),
+    };
+    let load = sides.differ(rigor_store::ComparedWith::OldResult);
     let old: Vec<BTreeMap<String, f64>> = old_runs.iter().map(statistics).collect();
     let new: Vec<BTreeMap<String, f64>> = new_runs.iter().map(statistics).collect();
     let in_all = |name: &String| old.iter().chain(&new).all(|run| run.contains_key(name));
@@ -434,9 +444,14 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
             name: name.clone(),
             old: o,
             new: n,
-            verdict: verdict_from_interval(ratio.lower, ratio.upper, threshold),
+            verdict: if load.is_some() {
+                rigor_stats::compare::Verdict::Inconclusive
+            } else {
+                verdict_from_interval(ratio.lower, ratio.upper, threshold)
+            },
             q_value: None,
             fdr_demoted: false,
+            withheld: load.is_some(),
             ratio,
         });
     }
@@ -466,10 +481,11 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
     // Runs in two blocks of time carry the drift between them: `--fail-on warning` fails on it.
     let findings = Findings {
         verdicts: rows.iter().map(|r| r.verdict).collect(),
-        warned: in_blocks,
+        warned: in_blocks || load.is_some(),
         ..Findings::default()
     };
     Ok(OverRuns {
+        warnings: load.into_iter().collect(),
         view: RunsCompared {
             old_files: s.old.iter().map(|f| shown(f)).collect(),
             new_files: s.new.iter().map(|f| shown(f)).collect(),

@@ -80,6 +80,10 @@ pub struct ComparedRuns {
     pub q_value: Option<f64>,
     /// Whether false-discovery control turned the interval's change into inconclusive.
     pub fdr_demoted: bool,
+    /// Whether the verdict was withheld: one version's runs were measured beside other
+    /// processes busy on the machine, the other's quiet (a warning says how busy).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withheld: bool,
 }
 
 /// `rigor compare OLD1 OLD2 … -- NEW1 NEW2 …` of runs.
@@ -121,6 +125,9 @@ pub fn render_compared(v: &RunsCompared) -> String {
                 format!("beyond the ±{band} threshold")
             }
             Verdict::Equivalent => format!("within ±{band}"),
+            _ if r.withheld => "withheld: one version's runs were measured on a busy machine, \
+                                 the other's quiet (see the warning)"
+                .to_string(),
             _ if r.fdr_demoted => {
                 "made so by false-discovery control across the benchmarks".to_string()
             }
@@ -404,6 +411,7 @@ mod tests {
                     verdict: Verdict::Regression,
                     q_value: Some(0.008),
                     fdr_demoted: false,
+                    withheld: false,
                 },
                 ComparedRuns {
                     name: "print".into(),
@@ -419,6 +427,7 @@ mod tests {
                     verdict: Verdict::Inconclusive,
                     q_value: Some(0.06),
                     fdr_demoted: true,
+                    withheld: false,
                 },
             ],
             left_out: vec!["only-old".into()],
@@ -426,5 +435,14 @@ mod tests {
         };
         insta::assert_snapshot!(render_compared(&v));
         insta::assert_snapshot!(markdown_compared(&v));
+        // A verdict withheld for the runs' load says so, not "more runs".
+        let mut withheld = v.clone();
+        withheld.rows[0].verdict = Verdict::Inconclusive;
+        withheld.rows[0].withheld = true;
+        let text = render_compared(&withheld);
+        assert!(
+            text.contains("verdict: inconclusive (withheld: one version's runs were measured on a busy machine"),
+            "{text}"
+        );
     }
 }

@@ -361,10 +361,15 @@ pub fn compare(args: &CompareArgs) -> Result<Outcome> {
         let over = rigor_app::runs::compare_runs(&s)?;
         drop(working);
         if args.json {
-            output::emit_json(&(serde_json::to_string_pretty(&over.view)? + "\n"));
+            let mut value = serde_json::to_value(&over.view)?;
+            if let Some(object) = value.as_object_mut() {
+                object.insert("warnings".into(), serde_json::to_value(&over.warnings)?);
+            }
+            output::emit_json(&(serde_json::to_string_pretty(&value)? + "\n"));
         } else {
             emit(&rigor_report::runs::render_compared(&over.view));
         }
+        output::warnings(&over.warnings);
         let table = rigor_report::runs::markdown_compared(&over.view);
         if markdown_to_stdout {
             output::emit_data(&table);

@@ -314,6 +314,65 @@ fn one_run_a_side_among_several_is_refused() {
         );
 }
 
+/// One version's runs all measured beside busy processes (others kept 1.6 of 2 CPUs busy), the
+/// other's quiet: a 20% step is not called a regression, since the load is in the difference
+/// and no spread between runs holds it; a warning says why. Beside the same steady load of
+/// about one CPU of two (0.99 against 1.05), the runs decide.
+#[test]
+fn runs_of_one_version_busy_and_the_other_quiet_are_withheld() {
+    let dir = Dir::new();
+    let old = version_runs(&dir, "old", &[10.0, 10.2, 9.9]);
+    let new = version_runs(&dir, "new", &[12.0, 12.2, 11.9]);
+    let others = |files: &[PathBuf], used: f64| {
+        for f in files {
+            let mut v = json(f);
+            v["provenance"]["others_cpus"] = serde_json::json!(used);
+            v["environment"]["cpus"] = serde_json::json!(2);
+            std::fs::write(f, serde_json::to_string(&v).unwrap()).unwrap();
+        }
+    };
+    others(&old, 0.02);
+    others(&new, 1.6);
+    let out = rigor()
+        .arg("compare")
+        .args(["--json", "--fail-on", "regression"])
+        .args(&old)
+        .arg("--")
+        .args(&new)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &v["rows"][0];
+    assert_eq!(row["verdict"], "inconclusive", "{v}");
+    assert_eq!(row["withheld"], true, "{v}");
+    assert_eq!(v["warnings"][0]["kind"], "others_differ", "{v}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("busy"), "{stderr}");
+    // `--fail-on warning` fails on it.
+    rigor()
+        .arg("compare")
+        .args(["--fail-on", "warning"])
+        .args(&old)
+        .arg("--")
+        .args(&new)
+        .assert()
+        .code(1);
+    // The same steady load on both sides, one just under half the CPUs: the runs decide.
+    others(&old, 0.99);
+    others(&new, 1.05);
+    rigor()
+        .arg("compare")
+        .args(["--fail-on", "regression"])
+        .args(&old)
+        .arg("--")
+        .args(&new)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("regression"));
+}
+
 /// A `--` with nothing after it is not a comparison of the files before it with each other, and
 /// an option after it is not a missing file: each error says where things go.
 #[test]

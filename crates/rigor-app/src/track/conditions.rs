@@ -351,6 +351,22 @@ mod tests {
                 cpus: 2,
             }]
         );
+        // Beside the same steady load of about one CPU of two, one side at 1.00 (busy) and the
+        // other at 0.998 (quiet) are not other conditions: the shares decide.
+        let mut steady = busy.clone();
+        steady.provenance.others_cpus = Some(1.0);
+        let just_quiet = HistoryShares {
+            others: used(&[0.998, 0.99]),
+            ..sleeps.clone()
+        };
+        let found = differing(&steady, &just_quiet, 0.005, &sessions);
+        assert!(
+            !found.is_empty()
+                && !found
+                    .iter()
+                    .any(|w| matches!(w, Warning::OthersDiffer { .. })),
+            "{found:?}"
+        );
         // Against a history measured busy too, or one not known, the shares decide.
         for others in [used(&[1.1, 1.3]), OthersUse::default()] {
             let history = HistoryShares {
