@@ -18,6 +18,10 @@ pub enum Unanalysed {
     /// Every execution failed or was warm-up.
     #[error("no execution was measured successfully")]
     NothingMeasured,
+    /// No execution failed, and none was measured: the run stopped (interrupted, or cut short)
+    /// during the warm-up or before the benchmark's first execution.
+    #[error("the run stopped before its first measured execution")]
+    NotReached,
     /// Fewer than two top-level units.
     #[error("{units} measured {level}(s); an interval needs at least 2")]
     TooFewUnits {
@@ -32,6 +36,14 @@ pub enum Unanalysed {
     /// The statistics refused the data.
     #[error("{0}")]
     Stats(#[from] rigor_stats::StatsError),
+}
+
+impl Unanalysed {
+    /// Whether the benchmark measured nothing (every execution failed or was a warm-up, or none
+    /// was reached): it fails the analysis as it failed the run.
+    pub fn measured_nothing(&self) -> bool {
+        matches!(self, Self::NothingMeasured | Self::NotReached)
+    }
 }
 
 /// Each benchmark's analysis, or why it has none, in the order of the result's benchmarks.
@@ -49,7 +61,11 @@ pub fn analyze_record(
 ) -> Result<Analysis, Unanalysed> {
     b.analysis = None;
     if b.samples.iter().all(|s| s.warmup) {
-        return Err(Unanalysed::NothingMeasured);
+        return Err(if b.failures.is_empty() {
+            Unanalysed::NotReached
+        } else {
+            Unanalysed::NothingMeasured
+        });
     }
     let h = hierarchy_of(b)?;
     if h.units(0) < 2 {
@@ -412,6 +428,37 @@ mod tests {
             });
         }
         b
+    }
+
+    /// A benchmark with only warm-ups is "not measured" when nothing failed (the run stopped
+    /// first) and "no execution measured successfully" when something did.
+    #[test]
+    fn nothing_measured_says_whether_anything_failed() {
+        let settings = AnalysisSettings::default();
+        let mut b = timed("w", &[1.0, 1.1]);
+        for s in &mut b.samples {
+            s.warmup = true;
+        }
+        let err = analyze_record(&mut b, &settings).unwrap_err();
+        assert_eq!(err, Unanalysed::NotReached);
+        assert!(
+            err.to_string()
+                .contains("stopped before its first measured execution")
+        );
+        b.failures.push(rigor_store::FailureRecord {
+            stage: Default::default(),
+            round: 0,
+            execution: 2,
+            warmup: false,
+            number: Some(1),
+            exit_code: Some(1),
+            signal: None,
+            timed_out: false,
+            stderr_tail: String::new(),
+            reason: "exit status 1".into(),
+        });
+        let err = analyze_record(&mut b, &settings).unwrap_err();
+        assert_eq!(err, Unanalysed::NothingMeasured);
     }
 
     /// A command whose means are skewed (one slow execution) gets an interval widened toward

@@ -289,7 +289,7 @@ fn analyze_one(
         failed: a
             .analyses
             .iter()
-            .any(|x| matches!(x, Err(crate::analysis::Unanalysed::NothingMeasured))),
+            .any(|x| x.as_ref().is_err_and(|e| e.measured_nothing())),
         verdicts: a
             .comparisons
             .iter()
