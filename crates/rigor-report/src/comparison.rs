@@ -138,11 +138,33 @@ pub fn ratio_words_of(
             format!("{size} {direction}")
         }
     };
-    let ci = match interval_words(ratio, bounds) {
+    let ci = match interval_words_of(quantity, ratio, bounds) {
         Some(ci) => format!("{level}% CI {ci}"),
         None => format!("{level}% CI unbounded"),
     };
     (amount, ci)
+}
+
+/// [`interval_words`] in the quantity's words where a factor's interval reaches across no
+/// change: "100× faster .. 629× slower", not "0.01 .. 629" (a bound of "0.01× slower").
+pub fn interval_words_of(
+    quantity: &Quantity,
+    ratio: f64,
+    bounds: Option<(f64, f64)>,
+) -> Option<String> {
+    match bounds {
+        Some((lo, hi))
+            if as_factor(ratio) && lo > 0.0 && lo < 1.0 && hi > 1.0 && hi.is_finite() =>
+        {
+            let (up, down) = direction_words(quantity);
+            Some(format!(
+                "{}× {down} .. {}× {up}",
+                factor(1.0 / lo),
+                factor(hi)
+            ))
+        }
+        _ => interval_words(ratio, bounds),
+    }
 }
 
 /// The bounds of a ratio's interval in the words [`ratio_words`] gives the ratio: "+2.1% ..
@@ -854,6 +876,21 @@ pub fn against_build(label: &str, layouts: Option<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::{RankView, Relative, ranking, ratio_words, signed};
+
+    /// A factor whose interval reaches across no change says each bound in words (a lower bound
+    /// of 0.01 is 100 times faster, not "0.01× slower"); one on one side keeps the factors.
+    #[test]
+    fn a_factor_interval_across_no_change_is_in_words() {
+        use rigor_units::Quantity;
+        let (amount, ci) = super::ratio_words_of(&Quantity::Time, 2.01, Some((0.01, 629.0)), 0.95);
+        assert_eq!(amount, "2.01× slower");
+        assert_eq!(ci, "95% CI 100× faster .. 629× slower");
+        let (_, ci) = ratio_words(4.31, Some((4.10, 4.53)), 0.95);
+        assert_eq!(ci, "95% CI 4.10 .. 4.53");
+        let (amount, ci) = super::ratio_words_of(&Quantity::Bytes, 0.4, Some((0.1, 3.0)), 0.9);
+        assert_eq!(amount, "2.50× smaller");
+        assert_eq!(ci, "90% CI 10.0× smaller .. 3.00× larger");
+    }
 
     #[test]
     fn a_ranking_says_when_its_interval_shows_no_difference() {

@@ -190,8 +190,12 @@ pub fn markdown_compared(v: &RunsCompared) -> String {
         let geo = |v: &[f64]| (v.iter().map(|t| t.ln()).sum::<f64>() / v.len() as f64).exp();
         let (old, new) = (geo(&r.old), geo(&r.new));
         let (amount, _) = ratio_words_of(&Quantity::Time, x.ratio, None, x.level);
-        let ci = crate::comparison::interval_words(x.ratio, Some((x.lower, x.upper)))
-            .unwrap_or_else(|| "unbounded".to_string());
+        let ci = crate::comparison::interval_words_of(
+            &Quantity::Time,
+            x.ratio,
+            Some((x.lower, x.upper)),
+        )
+        .unwrap_or_else(|| "unbounded".to_string());
         let _ = writeln!(
             out,
             "| {} | {} | {} | {amount} | {ci} | {} |",
