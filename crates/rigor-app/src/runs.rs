@@ -124,6 +124,12 @@ pub fn analyze_runs(s: &AnalyzeSettings) -> Result<OverRuns> {
             None => left_out.push(name.to_string()),
         }
     }
+    // A later run's benchmark the first run did not measure is left out too, and named.
+    for b in runs.iter().skip(1).flat_map(|r| &r.result.benchmarks) {
+        if !names.contains(&b.name.as_str()) && !left_out.contains(&b.name) {
+            left_out.push(b.name.clone());
+        }
+    }
     let (comparisons, comparisons_left_out) = comparisons_over_runs(&runs)?;
     let findings = Findings {
         verdicts: comparisons.iter().map(|c| c.verdict).collect(),

@@ -373,6 +373,29 @@ fn runs_of_one_version_busy_and_the_other_quiet_are_withheld() {
         .stdout(predicate::str::contains("regression"));
 }
 
+/// A benchmark that only a later run measured is named as left out, as one only the first run
+/// measured is.
+#[test]
+fn a_benchmark_of_a_later_run_alone_is_named_as_left_out() {
+    let dir = Dir::new();
+    let run = |k: usize, other: &str| {
+        let path = dir.path(&format!("mixed{k}.json"));
+        stdout_of(
+            sim()
+                .args(["-r", "5", "--seed", &(k + 1).to_string()])
+                .args(["-n", "common", "-n", other])
+                .args(["mean=10ms,execution=0.5%", "mean=5ms,execution=0.5%"])
+                .arg("--export-json")
+                .arg(&path),
+        );
+        path
+    };
+    let (a, b) = (run(0, "first-only"), run(1, "later-only"));
+    let out = stdout_of(rigor().arg("analyze").arg(&a).arg(&b));
+    assert!(out.contains("first-only: left out"), "{out}");
+    assert!(out.contains("later-only: left out"), "{out}");
+}
+
 /// A `--` with nothing after it is not a comparison of the files before it with each other, and
 /// an option after it is not a missing file: each error says where things go.
 #[test]
