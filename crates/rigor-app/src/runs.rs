@@ -420,7 +420,7 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
         candidate: crate::conditions::OthersUse::of_all(new_runs.iter().map(|r| &r.result)),
         others: crate::conditions::OthersUse::of_all(old_runs.iter().map(|r| &r.result)),
     };
-    let load = sides.differ(rigor_store::ComparedWith::OldResult);
+    let load = sides.differ(rigor_store::ComparedWith::OldRuns);
     let old: Vec<BTreeMap<String, f64>> = old_runs.iter().map(statistics).collect();
     let new: Vec<BTreeMap<String, f64>> = new_runs.iter().map(statistics).collect();
     let in_all = |name: &String| old.iter().chain(&new).all(|run| run.contains_key(name));

@@ -126,7 +126,7 @@ pub fn render_compared(v: &RunsCompared) -> String {
             }
             Verdict::Equivalent => format!("within ±{band}"),
             _ if r.withheld => "withheld: one version's runs were measured on a busy machine, \
-                                 the other's quiet (see the warning)"
+                                 the other's quiet; see the warning"
                 .to_string(),
             _ if r.fdr_demoted => {
                 "made so by false-discovery control across the benchmarks".to_string()

@@ -290,6 +290,8 @@ pub enum ComparedWith {
     Baseline,
     /// Another result (`rigor compare OLD NEW`).
     OldResult,
+    /// The old version's runs (`rigor compare OLD1 OLD2 … -- NEW1 NEW2 …`).
+    OldRuns,
 }
 
 impl ComparedWith {
@@ -305,6 +307,10 @@ impl ComparedWith {
                  baseline's version (rigor bench --against REV, interleaved)"
             }
             Self::OldResult => "measure both in one run (interleaved), on a quiet machine",
+            Self::OldRuns => {
+                "measure both versions in each run (rigor run OLD NEW, interleaved) on a quiet \
+                 machine, and analyse the runs together (rigor analyze RUN…)"
+            }
         }
     }
 
@@ -314,6 +320,7 @@ impl ComparedWith {
             Self::History => ("this result", "the history's runs it is compared with"),
             Self::Baseline => ("this run", "the baseline's sessions"),
             Self::OldResult => ("the new result", "the old one"),
+            Self::OldRuns => ("the new version's runs", "the old version's"),
         }
     }
 }
