@@ -858,9 +858,7 @@ impl JointEvent {
         }
         Ok(out)
     }
-}
 
-impl JointEvent {
     /// Whether benchmark `b`'s own changes `own` should be searched for again with this
     /// event's version held (`crate::series::detect_with_events`): the event is `b`'s (it took
     /// the shift, or an own change is explained by it — `explained`, from [`Self::explains`] —
