@@ -1640,8 +1640,16 @@ const WHY: &str = "### Where the targets fail, and why\n\n\
   without interference. In xalan9 and tradebeans9 the changes missed are steps inside a slow \
   drift whose rise cancels them in the segments' means (the oracle, testing segment against \
   segment, misses the same three); Otava's search, which compares the versions near a \
-  candidate, sees the jump. Telling them apart would take a trend within segments, which \
-  rigor's test does not model.\n\n";
+  candidate, sees the jump. The step is significant, but between segment means it falls \
+  below the 1% threshold: a −3% step 32 versions into a +5% drift over 100 versions reads \
+  −0.7% (p ≈ 3·10⁻¹²), so the boundary is dropped as too small. Two remedies were tried \
+  together and are not used: a segment whose versions spread beyond τ² (χ² at 1%, Bonferroni \
+  over segments) split at its best split, which proposes the step's version; and, where a \
+  segment's weighted line has a significant slope (at 0.1% or 0.01%), the boundary tested \
+  between the two lines' levels at it rather than the segments' means. The wider intervals of \
+  the lines' ends cost more such steps than they found (xalan9 and tradebeans9 with \
+  interference 99.9% → 99.6–99.7%, no gain without it). A drift as a drift — a trend within \
+  segments in the model — is what it would take.\n\n";
 
 /// The efficiency table's Markdown.
 fn efficiency_section(rows: &[EfficiencyRow]) -> String {
