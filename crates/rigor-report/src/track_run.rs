@@ -384,9 +384,12 @@ pub struct ShowLine {
     pub subject: String,
     /// Its level with its interval as text (or why it has none).
     pub level: String,
-    /// The step from the version before: the ratio, and the change detection found there
-    /// (empty when none).
+    /// The step from the version before: the ratio, and the verdict of the change detection
+    /// found there (empty when none).
     pub step: Option<(f64, String)>,
+    /// What the change found there is (its number and its own figure), shown after the
+    /// subject so that the columns stay aligned; empty when none.
+    pub change: String,
     /// Marks: `=` identical build to the one before, `*` interval at the timer's resolution,
     /// `?` the step crosses sessions that share no version.
     pub marks: String,
@@ -410,6 +413,10 @@ pub struct ShowView {
     pub apart: (Vec<(i64, f64)>, Option<f64>),
     /// Sessions, and their connected groups.
     pub session_count: (usize, usize),
+    /// The sessions (by number) that measured the benchmark farthest from its typical session
+    /// (beyond [`FAR_SESSION`]), with the ratio of their level to the typical session's,
+    /// farthest first.
+    pub far_sessions: Vec<(i64, f64)>,
     /// The versions.
     pub lines: Vec<ShowLine>,
 }
@@ -432,6 +439,46 @@ fn apart_text((apart, others): &(Vec<(i64, f64)>, Option<f64>)) -> String {
          widens only its own comparisons",
         each.join(", ")
     )
+}
+
+/// A session that measured a benchmark this far (as a ratio) from its typical session is named
+/// in `track show`'s header, with how to take it out: a sitting beside other work (a loaded
+/// machine) pulls every level of the benchmark towards it, since a level is the sessions'
+/// shifts averaged out.
+pub const FAR_SESSION: f64 = 1.10;
+
+/// What the header says of sessions that measured the benchmark far from its typical session
+/// (empty when none).
+fn far_text(far: &[(i64, f64)]) -> String {
+    const SHOWN: usize = 3;
+    if far.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = far
+        .iter()
+        .take(SHOWN)
+        .map(|(id, r)| format!("session {id} at {}", factor_of_typical(*r)))
+        .collect();
+    let more = if far.len() > SHOWN {
+        format!(" and {} more", far.len() - SHOWN)
+    } else {
+        String::new()
+    };
+    format!(
+        "; far from its typical session's level: {}{more} (each level averages the sessions' \
+         shifts out, so a sitting on a loaded machine pulls them all; `rigor track rm --session \
+         ID --dry-run` lists its runs, without `--dry-run` it takes them out)",
+        each.join(", ")
+    )
+}
+
+/// A ratio to the typical session as words: "+45%" up to twice, "3.1×" beyond, "−30%" below.
+fn factor_of_typical(r: f64) -> String {
+    if r >= 2.0 {
+        format!("{:.1}×", r)
+    } else {
+        ratio_percent(r)
+    }
 }
 
 /// Below this many degrees of freedom of the sessions' spread, `track show` says why its levels'
@@ -459,7 +506,7 @@ pub fn show(v: &ShowView) -> String {
                  sessions: `track run` re-measures anchors)"
             .to_string(),
     };
-    let spread = spread + &apart_text(&v.apart);
+    let spread = spread + &apart_text(&v.apart) + &far_text(&v.far_sessions);
     let groups = if v.session_count.1 > 1 {
         format!(
             ", in {} groups that share no version (steps between them are confounded with a \
@@ -474,7 +521,7 @@ pub fn show(v: &ShowView) -> String {
          the step from the version before; {}; {} session(s){groups}\n  marks: = identical \
          build, * at the timer's resolution, ? across unconnected sessions; a step is a \
          change only where `rigor track changes`, deciding over the whole series, found one \
-         (named beside it)\n",
+         (named at the line's end)\n",
         v.benchmark, v.series.0, v.series.1, spread, v.session_count.0
     );
     for l in &v.lines {
@@ -491,9 +538,8 @@ pub fn show(v: &ShowView) -> String {
         } else {
             format!("{} run{}", l.runs.0, if l.runs.0 == 1 { "" } else { "s" })
         };
-        let _ = writeln!(
-            out,
-            "  {:<10} {:<2} {:<34} {:<31} {:<16} {}",
+        let line = format!(
+            "  {:<10} {:<2} {:<34} {:<31} {:<18} {}",
             short(&l.rev),
             l.marks,
             l.level,
@@ -501,6 +547,11 @@ pub fn show(v: &ShowView) -> String {
             runs,
             l.subject
         );
+        if l.change.is_empty() {
+            let _ = writeln!(out, "{}", line.trim_end());
+        } else {
+            let _ = writeln!(out, "{line}  ({})", l.change);
+        }
     }
     out
 }
@@ -1136,6 +1187,7 @@ mod tests {
             sessions: Some((0.3, 1)),
             apart,
             session_count: (3, 1),
+            far_sessions: Vec::new(),
             lines: Vec::new(),
         };
         let one = show(&view((vec![(7, 0.082)], Some(0.004))));
@@ -1151,6 +1203,31 @@ mod tests {
         assert!(!all.contains("others"), "{all}");
         let none = show(&view((Vec::new(), Some(0.01))));
         assert!(!none.contains("vary apart"), "{none}");
+    }
+
+    /// Sessions far from the typical one are named farthest first, as a factor beyond twice and
+    /// a percentage below, at most three of them and how many more.
+    #[test]
+    fn far_sessions_are_named_in_the_header() {
+        let view = |far_sessions| ShowView {
+            benchmark: "b".into(),
+            series: ("m".into(), "main".into()),
+            sessions: Some((0.3, 9)),
+            apart: (Vec::new(), None),
+            session_count: (10, 1),
+            far_sessions,
+            lines: Vec::new(),
+        };
+        let two = show(&view(vec![(6, 3.04), (9, 0.7)]));
+        assert!(
+            two.contains(
+                "; far from its typical session's level: session 6 at 3.0×, session 9 at −30% ("
+            ),
+            "{two}"
+        );
+        let many = show(&view(vec![(1, 1.5), (2, 1.4), (3, 1.3), (4, 1.2)]));
+        assert!(many.contains("session 3 at +30% and 1 more ("), "{many}");
+        assert!(!show(&view(Vec::new())).contains("typical session"));
     }
 
     /// An undecided bisection over a range holding one stored change is not told to split the
@@ -1205,6 +1282,7 @@ mod tests {
             sessions: Some((0.0, df)),
             apart: (Vec::new(), None),
             session_count: (df + 1, 1),
+            far_sessions: Vec::new(),
             lines: Vec::new(),
         };
         let few = show(&view(1));

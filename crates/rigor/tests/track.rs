@@ -2130,3 +2130,46 @@ fn track_run_says_what_a_newest_version_without_a_change_could_hide() {
         "{note}"
     );
 }
+
+/// A session that measured a benchmark far from its typical session (a sitting on a loaded
+/// machine: a new user's `track show` levels of unchanged code rose from 34 to 52 ms as loaded
+/// sessions were added) is named in the header, with how to take it out; sessions alike are
+/// not.
+#[test]
+fn track_show_names_a_session_far_from_the_others() {
+    let dir = Dir::new();
+    let db = dir.path("h.db");
+    use crate::common::track_m_main;
+    let add = |i: usize, mean: &str| {
+        let file = dir.path(&format!("r{i}.json"));
+        sim()
+            .args(["--seed", &i.to_string(), "-r", "10", "-n", "b", "-w", "0"])
+            .arg(format!("mean={mean},execution=1%"))
+            .arg("--export-json")
+            .arg(&file)
+            .assert()
+            .success();
+        let mut add = track_m_main(&db, &["add"]);
+        add.arg(&file)
+            .args(["--version", "v1", "--repo", "/nonexistent"])
+            .assert()
+            .success();
+    };
+    for i in 0..3 {
+        add(i, "10ms");
+    }
+    let show = || stdout_of(&mut track_m_main(&db, &["show", "b"]));
+    let alike = show();
+    assert!(!alike.contains("typical session"), "{alike}");
+    add(3, "30ms");
+    let far = show();
+    // Four sessions of one version: the loaded one's shift is 3× the others' median.
+    assert!(
+        far.contains("far from its typical session's level: session 4 at 3.0× ("),
+        "{far}"
+    );
+    assert!(
+        far.contains("`rigor track rm --session ID --dry-run`"),
+        "{far}"
+    );
+}

@@ -60,6 +60,10 @@ pub struct Shown {
     pub components: usize,
     /// Sessions in the history of this benchmark.
     pub session_count: usize,
+    /// The sessions that measured it farthest from its typical session: each one's level over
+    /// the typical session's (the median shift of its group of sessions), beyond
+    /// [`rigor_report::track_run::FAR_SESSION`] either way, farthest first.
+    pub far: Vec<(rigor_history::SessionId, f64)>,
     /// The unit of every level.
     pub unit: TimeUnit,
     /// The metric shown.
@@ -118,18 +122,24 @@ impl Shown {
                     // the series' detection found a change (a test of each pair alone calls
                     // more than 10% of pairs changed when builds vary).
                     step: p.against_previous.map(|r| {
-                        let found = p.change.map_or(String::new(), |(id, v, ratio)| {
-                            // The change's own figure compares the segments either side,
-                            // not this step alone: both are shown, so that they are not
-                            // taken for one number that disagrees with itself.
+                        (
+                            r.ratio,
+                            p.change.map_or(String::new(), |(_, v, _)| v.to_string()),
+                        )
+                    }),
+                    // The change's own figure compares the segments either side, not this
+                    // step alone: both are shown, so that they are not taken for one number
+                    // that disagrees with itself.
+                    change: p.against_previous.and(p.change).map_or(
+                        String::new(),
+                        |(id, _, ratio)| {
                             format!(
-                                "{v} (change {}: {} between the segments either side)",
+                                "change {}: {} between the segments either side",
                                 id.0,
                                 rigor_report::track_run::ratio_percent(ratio)
                             )
-                        });
-                        (r.ratio, found)
-                    }),
+                        },
+                    ),
                     marks,
                     runs,
                 }
@@ -148,6 +158,7 @@ impl Shown {
                 self.apart.1,
             ),
             session_count: (self.session_count, self.components),
+            far_sessions: self.far.iter().map(|(id, r)| (id.0, *r)).collect(),
             lines,
         }
     }
@@ -256,12 +267,46 @@ pub fn show_metric(
             .map_or((Vec::new(), None), |l| l.sessions_apart()),
         components: l.as_ref().map_or(0, |l| l.fit.components()),
         session_count: l.as_ref().map_or(0, |l| l.sessions.len()),
+        far: l.as_ref().map_or(Vec::new(), far_sessions),
         unit: l.as_ref().map_or(TimeUnit::S, |l| l.unit),
         metric: metric.clone(),
         quantity: l
             .as_ref()
             .map_or(rigor_units::Quantity::Time, |l| l.quantity.clone()),
     })
+}
+
+/// The sessions of `l` whose shift stands beyond [`rigor_report::track_run::FAR_SESSION`] from
+/// the median shift of their connected group (of three sessions or more: two have no typical
+/// one), with their level over the typical session's, farthest first.
+fn far_sessions(l: &levels::BenchmarkLevels) -> Vec<(rigor_history::SessionId, f64)> {
+    let limit = rigor_report::track_run::FAR_SESSION.ln();
+    let mut out = Vec::new();
+    for c in 0..l.fit.components() {
+        let shifts: Vec<(usize, f64)> = (0..l.sessions.len())
+            .filter(|&j| l.fit.session_component(j) == Some(c))
+            .filter_map(|j| l.fit.shift(j).map(|s| (j, s)))
+            .collect();
+        if shifts.len() < 3 {
+            continue;
+        }
+        let mut sorted: Vec<f64> = shifts.iter().map(|s| s.1).collect();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        out.extend(
+            shifts
+                .iter()
+                .filter(|(_, s)| (s - median).abs() > limit)
+                .map(|&(j, s)| (l.sessions[j], s - median)),
+        );
+    }
+    out.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    out.into_iter().map(|(id, d)| (id, d.exp())).collect()
 }
 
 /// Version `now` against version `before` (indexes into `l.versions`): the ratio of their
