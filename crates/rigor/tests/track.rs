@@ -1979,6 +1979,11 @@ fn a_candidate_folder_built_to_the_baselines_bytes_is_not_measured() {
     );
     let other = check("#!/bin/sh\nexit 0 # changed\n");
     assert!(!other.contains("identical build"), "{other}");
+    // Its result file is kept apart from the branch's versions' (`runs/`, which `track add`
+    // stores again): a new user's re-added folder would have stored the PR as a version.
+    let files = |name: &str| std::fs::read_dir(dir.path(name)).map_or(0, |d| d.count());
+    assert_eq!(files(".rigor/runs"), 0);
+    assert_eq!(files(".rigor/checks"), 1);
     // Undecided in the rounds it may take (at least 8 whatever --max-rounds says): it says
     // which bound ended it.
     assert!(

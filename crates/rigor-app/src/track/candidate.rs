@@ -255,9 +255,15 @@ pub(super) fn candidate_run(
     candidate: &str,
     baseline_rev: Option<String>,
     max_rounds: usize,
-    track: TrackRequest,
+    mut track: TrackRequest,
     front: &mut dyn Front,
 ) -> Result<CheckReport> {
+    // A candidate is no version of the branch: its result files go to `checks/` beside `runs/`,
+    // whose files `track add` can store again as the branch's versions (unless `--export-json`
+    // names the folder).
+    if track.run.exports.json.is_none() {
+        track.results_dir = track.results_dir.with_file_name("checks");
+    }
     if let Some(m) = track.run.metrics.iter().find(|m| !m.is_wall()) {
         return Err(TrackError::CandidateMetric(m.to_string()).into());
     }
