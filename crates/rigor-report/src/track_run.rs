@@ -64,12 +64,17 @@ pub struct SessionView {
     pub id: i64,
     /// New versions measured.
     pub versions: usize,
+    /// How many of them failed.
+    pub failed: usize,
     /// Anchors measured again.
     pub anchors: usize,
     /// Load average before and after.
     pub load: (Option<f64>, Option<f64>),
-    /// Whether the machine was busy (load at the CPU count).
+    /// Whether the machine was busy (other processes kept half the CPUs busy or more where that
+    /// is known, else the load average reached the CPU count).
     pub busy: bool,
+    /// The CPUs other processes kept busy on average while it measured, when known.
+    pub others_cpus: Option<f64>,
     /// The machine's CPUs.
     pub cpus: usize,
     /// Measured time, all and the anchors'.
@@ -124,8 +129,16 @@ pub fn session_line(s: &SessionView) -> String {
             },
         );
     }
+    // A version measured in the session that then failed (a timeout, every execution failing)
+    // is counted, and said to have failed.
+    let failed = match s.failed {
+        0 => String::new(),
+        f if f == s.versions && f == 1 => " (it failed)".to_string(),
+        f if f == s.versions => " (all failed)".to_string(),
+        f => format!(" ({f} failed)"),
+    };
     let mut out = format!(
-        "rigor: session {}: {}{}, load {} → {}, {} measured",
+        "rigor: session {}: {}{failed}{}, load {} → {}, {} measured",
         s.id,
         count(s.versions, "version", "versions"),
         if s.anchors > 0 {
@@ -146,14 +159,22 @@ pub fn session_line(s: &SessionView) -> String {
         out.push_str(&precision_lines(p));
     }
     if s.busy {
+        let why = match s.others_cpus {
+            Some(others) => format!(
+                "other processes kept {others:.2} of this machine's {} CPUs busy on average \
+                 during session {}",
+                s.cpus, s.id
+            ),
+            None => format!(
+                "the load average reached the machine's {} CPUs during session {}",
+                s.cpus, s.id
+            ),
+        };
         let _ = write!(
             out,
-            "\nrigor: warning: the load average reached the machine's {} CPUs during session {}: \
-             its versions were measured on a busy machine ({}its noise is larger: a change \
-             within it needs more executions, `-r` or `--precision`, or CPU time, `rigor track \
-             changes --metric cpu`, which a busy machine disturbs less)",
-            s.cpus,
-            s.id,
+            "\nrigor: warning: {why}: its versions were measured on a busy machine ({}its noise \
+             is larger: a change within it needs more executions, `-r` or `--precision`, or CPU \
+             time, `rigor track changes --metric cpu`, which a busy machine disturbs less)",
             // A session without anchors (the history's first) has no shift to take out.
             if s.anchors > 0 {
                 "the session's shift is taken out through its anchors, but "
@@ -1502,9 +1523,11 @@ mod tests {
         let s = SessionView {
             id: 1,
             versions: 4,
+            failed: 0,
             anchors: 0,
             load: (None, None),
             busy: false,
+            others_cpus: None,
             cpus: 2,
             measured: (Seconds(3.0), Seconds::ZERO),
             precision: Some(PrecisionView {
@@ -1557,9 +1580,11 @@ mod tests {
         let s = SessionView {
             id: 7,
             versions: 11,
+            failed: 0,
             anchors: 2,
             load: (Some(0.5), Some(2.25)),
             busy: true,
+            others_cpus: None,
             cpus: 2,
             measured: (Seconds(10.0), Seconds(2.0)),
             precision: None,
@@ -1572,6 +1597,34 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("taken out through its anchors"), "{line}");
+        // A version measured in the session that failed is counted and said to have failed.
+        let one_failed = session_line(&SessionView {
+            versions: 1,
+            failed: 1,
+            ..s.clone()
+        });
+        assert!(
+            one_failed.starts_with("rigor: session 7: 1 version (it failed) and 2 anchors ("),
+            "{one_failed}"
+        );
+        let some = session_line(&SessionView {
+            failed: 3,
+            ..s.clone()
+        });
+        assert!(some.contains("11 versions (3 failed) and 2"), "{some}");
+        // Where what other processes used of the CPUs is known, that decides and is said (as
+        // `rigor run` and `rigor analyze` say it of a run).
+        let others = session_line(&SessionView {
+            others_cpus: Some(1.06),
+            ..s.clone()
+        });
+        assert!(
+            others.contains(
+                "warning: other processes kept 1.06 of this machine's 2 CPUs busy on average \
+                 during session 7: its versions were measured on a busy machine"
+            ),
+            "{others}"
+        );
         // A session without anchors (a history's first) has no shift to take out.
         let first = session_line(&SessionView {
             anchors: 0,

@@ -284,5 +284,6 @@ pub(super) fn measure_together(
         sequential,
         time: (Seconds(total), Seconds(anchored)),
         precision,
+        others_cpus: measured.result.provenance.others_cpus,
     })
 }

@@ -326,6 +326,11 @@ fn measure_session(
     let mut report = None;
     if ready.iter().any(|r| r.role == Role::New) && !m.stop.is_requested() {
         let measured = measure_together(history, m, &ready, &machine, session, &facts, false)?;
+        let failed = ready
+            .iter()
+            .zip(&measured.outcomes)
+            .filter(|(r, o)| r.role == Role::New && matches!(o, VersionOutcome::Failed { .. }))
+            .count();
         for (r, outcome) in ready.iter().zip(measured.outcomes) {
             if r.role == Role::New {
                 m.observer.version_done(&r.version, &outcome);
@@ -344,12 +349,20 @@ fn measure_session(
                 .is_high(cpus)
             })
         };
+        // Busy as `rigor run` and `rigor analyze` judge a run: by what other processes used of
+        // the CPUs while it measured, where known; else by the load average.
+        let busy = match measured.others_cpus {
+            Some(others) => rigor_store::warning::busy(others, cpus),
+            None => busy(facts.load_before) || busy(load_after),
+        };
         report = Some(SessionReport {
             id: session,
             versions: names_of(&ready, Role::New),
+            failed,
             anchors: names_of(&ready, Role::Anchor),
             load: (facts.load_before, load_after),
-            busy: busy(facts.load_before) || busy(load_after),
+            others_cpus: measured.others_cpus,
+            busy,
             measured: measured.time,
             precision: measured.precision,
         });
@@ -478,6 +491,9 @@ pub(super) struct Measurement {
     pub(super) time: (Seconds, Seconds),
     /// With `--precision`/`--budget`: what measuring until each level was known cost.
     pub(super) precision: Option<PrecisionView>,
+    /// The CPUs other processes kept busy over the measuring, when known (as `rigor run`
+    /// records it: [`rigor_store::Provenance::others_cpus`]).
+    pub(super) others_cpus: Option<f64>,
 }
 
 /// Why a (version, benchmark) stopped short of the target, as the cost line names it (`None`:

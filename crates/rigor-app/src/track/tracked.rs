@@ -13,11 +13,17 @@ pub struct SessionReport {
     pub id: SessionId,
     /// The new versions it measured.
     pub versions: Vec<String>,
+    /// How many of them failed (their builds or every execution; a timeout).
+    pub failed: usize,
     /// The stored versions it measured again.
     pub anchors: Vec<String>,
     /// The 1-minute load average before and after.
     pub load: (Option<f64>, Option<f64>),
-    /// Whether the load reached the CPU count: its timings are of a busy machine.
+    /// The CPUs other processes kept busy on average while it measured, when known.
+    pub others_cpus: Option<f64>,
+    /// Whether its timings are of a busy machine: other processes kept half the CPUs busy or
+    /// more where that is known (as `rigor run` judges a run), else the load average reached
+    /// the CPU count.
     pub busy: bool,
     /// Measured time, all of it and the anchors' part.
     pub measured: (Seconds, Seconds),
@@ -32,9 +38,11 @@ impl SessionReport {
         rigor_report::track_run::SessionView {
             id: self.id.0,
             versions: self.versions.len(),
+            failed: self.failed,
             anchors: self.anchors.len(),
             load: self.load,
             busy: self.busy,
+            others_cpus: self.others_cpus,
             cpus: Environment::detect().cpus,
             measured: self.measured,
             precision: self.precision.clone(),
