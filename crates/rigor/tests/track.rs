@@ -1018,7 +1018,7 @@ fn check_candidate_measures_both_together_until_decided() {
     assert!(h.series_keys().unwrap().is_empty(), "nothing stored");
     // The result files written as the gate measured say how it measured: until decided, not
     // the fixed counts it was resolved with.
-    let runs: Vec<_> = std::fs::read_dir(dir.path("runs"))
+    let runs: Vec<_> = std::fs::read_dir(dir.path("checks"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
@@ -1605,9 +1605,10 @@ fn track_run_lists_the_changes_as_track_changes_shows_them() {
         .and_then(|l| l.split_whitespace().nth(3))
         .unwrap_or_else(|| panic!("{changes}"));
     assert!(
-        line.contains(&format!(
-            "regression (change 1: {ratio} between the segments either side)"
-        )),
+        line.contains("regression")
+            && line.ends_with(&format!(
+                "(change 1: {ratio} between the segments either side)"
+            )),
         "{line}\n{changes}"
     );
 }
