@@ -875,19 +875,60 @@ impl JointEvent {
         explained: &[Explained],
         cfg: &JointConfig,
     ) -> bool {
-        if !self.moved(b) {
-            return false;
-        }
-        let within = self.nearest_within(own, at, cfg);
-        let stays_own =
-            within.is_some() && !explained.iter().any(|x| matches!(x, Explained::Within(_)));
-        let the_events = within.is_some() || !explained.is_empty() || self.took(b);
-        the_events
-            && !stays_own
+        let share = self.share(at, b, own, explained, cfg);
+        share.stores()
             && own.iter().any(|c| {
                 let d = c.position.abs_diff(at);
                 d > cfg.reach && d <= 2 * cfg.window
             })
+    }
+
+    /// What this event is of benchmark `b` (its index among the series scanned), at its
+    /// position `at` of the event's version, given its own changes `own` and those of them the
+    /// event explains (`explained`, from [`Self::explains`]): the one place `rigor track
+    /// changes` and the history study decide whether a benchmark is listed and whether the
+    /// event stores its change.
+    pub fn share(
+        &self,
+        at: usize,
+        b: usize,
+        own: &[OwnChange],
+        explained: &[Explained],
+        cfg: &JointConfig,
+    ) -> Share {
+        if !self.moved(b) {
+            return Share::default();
+        }
+        let within = self.nearest_within(own, at, cfg);
+        Share {
+            listed: within.is_some() || !explained.is_empty() || self.took(b),
+            within,
+            own_stays: within.is_some()
+                && !explained.iter().any(|x| matches!(x, Explained::Within(_))),
+        }
+    }
+}
+
+/// What a [`JointEvent`] is of one benchmark ([`JointEvent::share`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Share {
+    /// Whether the event lists it: it moved the event's way and its step lies nearer the
+    /// common shift than no change ([`JointEvent::took`]), or an own change of it nearby is the
+    /// event's or within reach of it.
+    pub listed: bool,
+    /// Its nearest own change the event's way within the reach ([`JointEvent::nearest_within`];
+    /// an index into its own changes).
+    pub within: Option<usize>,
+    /// Whether that change stays its own: it moved well beyond the others (the common ratio
+    /// lies outside its interval), so the event does not store it.
+    pub own_stays: bool,
+}
+
+impl Share {
+    /// Whether the event stores a change of this benchmark: listed, and not one that stays its
+    /// own.
+    pub fn stores(&self) -> bool {
+        self.listed && !self.own_stays
     }
 }
 
@@ -1583,6 +1624,40 @@ mod tests {
         // Benchmark 7 did not move (its step went the other way in this seeded series).
         assert!(!e.moved(7));
         assert!(!again(7, change(30, 1.03, None)));
+    }
+
+    /// What an event is of each benchmark: one whose change within the reach holds the common
+    /// ratio is listed and stored; one whose change within the reach moved well beyond the
+    /// others is listed but keeps it (not stored); one that did not move is neither.
+    #[test]
+    fn an_events_share_of_a_benchmark_says_whether_it_is_listed_and_stored() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2029);
+        let history = seven_shifted_one_not(&mut rng);
+        let series = cut_series(&history, [&[30], &[42], &[42], &[], &[], &[], &[], &[30]]);
+        let cfg = JointConfig::default();
+        let e = &scan(&series, 80, &cfg).unwrap()[0];
+        let share = |b: usize, c: OwnChange| {
+            let x = e.explains(&series[b], b, &[c], &cfg).unwrap();
+            e.share(40, b, &[c], &x, &cfg)
+        };
+        let change = |ratio: f64, interval: (f64, f64)| OwnChange {
+            position: 42,
+            ratio,
+            interval: Some(interval),
+        };
+        let its = share(1, change(1.03, (1.0, 1.1)));
+        assert_eq!(
+            (its.listed, its.within, its.own_stays),
+            (true, Some(0), false)
+        );
+        assert!(its.stores());
+        let beyond = share(2, change(1.25, (1.2, 1.3)));
+        assert_eq!(
+            (beyond.listed, beyond.within, beyond.own_stays),
+            (true, Some(0), true)
+        );
+        assert!(!beyond.stores());
+        assert_eq!(share(7, change(1.03, (1.0, 1.1))), Share::default());
     }
 
     /// A benchmark an event lists took the shift (its step beyond half the common one): of 8

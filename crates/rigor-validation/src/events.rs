@@ -242,8 +242,14 @@ pub(crate) fn track_changes(levels: &[&[VersionMean]]) -> Tracked {
     let mut found: Vec<Vec<usize>> = vec![Vec::new(); levels.len()];
     for (e, explains) in events.iter().zip(&explains) {
         for (b, x) in explains.iter().enumerate() {
-            if !x.is_empty() || e.took(b) || held[b].contains(&e.version) {
+            // As `rigor track changes` decides it (`JointEvent::share`): the event lists it,
+            // and takes its own changes unless its change within reach stays its own.
+            let share = e.share(e.version, b, &weighed[b], x, &jc);
+            if share.listed {
                 found[b].push(e.version);
+            }
+            if !share.stores() {
+                continue;
             }
             // Searched again, its own changes are placed around the events: none is theirs.
             if again[b].is_none() {

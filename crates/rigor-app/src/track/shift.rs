@@ -88,7 +88,7 @@ pub(super) fn joint_shifts(
     order: &[String],
     s: &DetectSettings,
 ) -> Result<Vec<Shifted>> {
-    use rigor_stats::joint::{Explained, JointConfig, OwnChange, StepSeries, scan};
+    use rigor_stats::joint::{JointConfig, OwnChange, StepSeries, scan};
     let Some(first_levels) = all.first() else {
         return Ok(Vec::new());
     };
@@ -176,15 +176,16 @@ pub(super) fn joint_shifts(
                     baseline: "the benchmarks' shift".to_string(),
                     source,
                 })?;
-            // Its own change there, or within the scan's reach (its own data place it a
-            // few versions away), in the shift's direction.
-            let within = e.nearest_within(&weighed[*i], at, &cfg).map(|k| &own[k]);
             // A benchmark is the shift's when its step lies nearer the common shift than no
             // change, or its own change nearby is the shift's; one that stepped the shift's way
             // by its noise alone is not listed.
-            if within.is_none() && explains.is_empty() && !e.took(*i) {
+            let share = e.share(at, *i, &weighed[*i], &explains, &cfg);
+            if !share.listed {
                 continue;
             }
+            // Its own change there, or within the scan's reach (its own data place it a
+            // few versions away), in the shift's direction.
+            let within = share.within.map(|k| &own[k]);
             if e.searched_again(at, *i, &weighed[*i], &explains, &cfg) {
                 again.push((b, at));
             }
@@ -195,7 +196,7 @@ pub(super) fn joint_shifts(
             // Its own change within reach is the event's when the common ratio lies within its
             // interval; one that moved well beyond the others stays a discovery of its own.
             let own_stays = within
-                .filter(|_| !explains.iter().any(|x| matches!(x, Explained::Within(_))))
+                .filter(|_| share.own_stays)
                 .map(|f| f.change.rev.clone());
             moved.push(Moved {
                 benchmark: l.benchmark.clone(),
