@@ -26,6 +26,10 @@ fn to_seconds(node: &Node<'_>, unit: &str, score: f64) -> Result<f64> {
         ))
     };
     if let Some(t) = unit.strip_suffix("/op") {
+        // A time per operation, refused negative as every format's times are.
+        if score < 0.0 {
+            return Err(node.err(format!("negative time {score} {unit}")));
+        }
         Ok(score * per(t).ok_or_else(bad)?)
     } else if let Some(t) = unit.strip_prefix("ops/") {
         if score <= 0.0 {

@@ -368,6 +368,19 @@ fn jmh_empty_fork_is_refused_at_its_place() {
     assert!(e.contains("[0].primaryMetric.rawData[0]"), "{e}");
 }
 
+/// A negative time per operation is refused at its place, as in every other format (a new
+/// user's edited JMH file gave "Mean 9.733 ns [-2.362 ns .. 21.83 ns]").
+#[test]
+fn jmh_negative_time_is_refused_at_its_place() {
+    let text =
+        r#"[{"benchmark":"m","primaryMetric":{"scoreUnit":"ns/op","rawData":[[10.1,-12.1]]}}]"#;
+    let e = refused(text);
+    assert!(
+        e.contains("[0].primaryMetric.rawData[0][1]") && e.contains("negative time -12.1 ns/op"),
+        "{e}"
+    );
+}
+
 #[test]
 fn gbench_repetition_of_no_iteration_is_refused() {
     let text = r#"{"context":{},"benchmarks":[{"name":"b","iterations":0,"real_time":1,"time_unit":"ns"}]}"#;
