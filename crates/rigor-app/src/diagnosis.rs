@@ -174,7 +174,14 @@ pub fn auto_discard_all(result: &mut ResultFile) -> Vec<Warning> {
     let mut warnings = Vec::new();
     for b in &mut result.benchmarks {
         match diagnose_benchmark(b, seed) {
-            Some(Ok(report)) => b.steady_state = Some(apply(b, &report)),
+            Some(Ok(report)) => {
+                if report.recommendation() == Recommendation::Unsettled {
+                    warnings.push(Warning::NoSteadyState {
+                        benchmark: b.name.clone(),
+                    });
+                }
+                b.steady_state = Some(apply(b, &report));
+            }
             Some(Err(e)) => warnings.push(Warning::NoWarmupDetection {
                 benchmark: b.name.clone(),
                 reason: e.to_string(),

@@ -243,6 +243,27 @@ pub fn classify_run(series: &[f64], cfg: &ClassifyConfig) -> Result<RunSteadines
     })
 }
 
+/// [`classify_run`] on the run's values relative to their median (the segments' means and
+/// variances then scaled back): the classification as Barrett et al. (2017) apply it to runs of
+/// iterations in seconds of about a second, whatever the unit and size of the times. Two of its
+/// parts are not scale-free — PELT's variance floor ([`crate::changepoint::PeltConfig::var_floor`],
+/// 10⁻¹¹ in the data's squared unit) and [`Spread::Variance`] — so a run of microsecond
+/// iterations in seconds had every segment's variance at the floor (a standard deviation of
+/// 3 µs) and no changepoint at all: a 4× warm-up and a 2.5× drift were both called flat.
+fn classify_relative(series: &[f64], cfg: &ClassifyConfig) -> Result<RunSteadiness> {
+    let scale = crate::descriptive::median(&series.iter().map(|x| x.abs()).collect::<Vec<_>>());
+    if !(scale.is_finite() && scale > 0.0) {
+        return classify_run(series, cfg);
+    }
+    let relative: Vec<f64> = series.iter().map(|x| x / scale).collect();
+    let mut r = classify_run(&relative, cfg)?;
+    for s in &mut r.segments {
+        s.mean *= scale;
+        s.var *= scale * scale;
+    }
+    Ok(r)
+}
+
 /// Maps segments of the outlier-free series back to the run's indices: a segment starts at its
 /// first kept value (the first at 0) and ends where the next one starts (the last at n).
 fn to_original(segs: &[Segment], kept: &[usize], n: usize) -> Vec<Segment> {
@@ -481,7 +502,7 @@ pub fn diagnose<R: AsRef<[f64]> + Sync>(
     validate(runs.len(), cfg)?;
     let classified: Vec<RunSteadiness> = runs
         .par_iter()
-        .map(|r| classify_run(r.as_ref(), &cfg.classify))
+        .map(|r| classify_relative(r.as_ref(), &cfg.classify))
         .collect::<Result<_>>()?;
     let classes: Vec<RunClass> = classified.iter().map(|r| r.class).collect();
     let initialised = classified.iter().filter_map(|r| r.steady_start).max();
@@ -643,6 +664,53 @@ mod tests {
             end,
             mean,
             var,
+        }
+    }
+
+    /// Runs of microsecond iterations given in seconds are classified as the same runs in
+    /// nanoseconds are: a 4× warm-up of 30 iterations is a warm-up settled at 30, a +0.5% per
+    /// iteration drift has no steady state (both were "flat" with every segment's variance at
+    /// PELT's floor of 10⁻¹¹ s²: a new user's synthetic runs).
+    #[test]
+    fn the_classification_does_not_depend_on_the_unit() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2017);
+        let noise = Normal::new(0.0, 0.01).unwrap();
+        let mut runs = |f: &dyn Fn(usize) -> f64| -> Vec<Vec<f64>> {
+            (0..6)
+                .map(|_| {
+                    (0..200)
+                        .map(|i| f(i) * 1e-6 * (1.0 + noise.sample(&mut rng)))
+                        .collect()
+                })
+                .collect()
+        };
+        let warm = runs(&|i| if i < 30 { 4.0 } else { 1.0 });
+        let drift = runs(&|i| 1.0 + 0.005 * i as f64);
+        let cfg = SteadyConfig::default();
+        for (unit, scale) in [("s", 1.0), ("ns", 1e9)] {
+            let of = |runs: &[Vec<f64>]| {
+                let scaled: Vec<Vec<f64>> = runs
+                    .iter()
+                    .map(|r| r.iter().map(|x| x * scale).collect())
+                    .collect();
+                diagnose(&scaled, &cfg).unwrap()
+            };
+            let w = of(&warm);
+            assert!(
+                w.runs.iter().all(|r| r.class == RunClass::Warmup),
+                "{unit}: {:?}",
+                w.runs.iter().map(|r| r.class).collect::<Vec<_>>()
+            );
+            assert_eq!(w.initialised_warmup, Some(30), "{unit}");
+            let d = of(&drift);
+            assert!(
+                d.runs.iter().all(|r| r.class == RunClass::NoSteadyState),
+                "{unit}: {:?}",
+                d.runs.iter().map(|r| r.class).collect::<Vec<_>>()
+            );
+            assert_eq!(d.recommendation(), Recommendation::Unsettled, "{unit}");
         }
     }
 

@@ -186,6 +186,13 @@ pub enum Warning {
         /// The benchmark.
         benchmark: String,
     },
+    /// `--discard auto` found no steady state in any execution of a benchmark (each drifts or
+    /// settles too late): every iteration is kept, and its mean depends on how many iterations
+    /// each execution ran.
+    NoSteadyState {
+        /// The benchmark.
+        benchmark: String,
+    },
     /// Warm-up detection could not run on a benchmark.
     NoWarmupDetection {
         /// The benchmark.
@@ -638,6 +645,12 @@ impl std::fmt::Display for Warning {
                 f,
                 "every time of '{benchmark}' is 0, so no ratio can be formed with it: it is \
                  compared with nothing"
+            ),
+            Self::NoSteadyState { benchmark } => write!(
+                f,
+                "'{benchmark}': no execution reached a steady state (Barrett et al. 2017's \
+                 classes: see --diagnose): every iteration is kept, and the mean depends on how \
+                 many each execution ran; its interval does not cover that"
             ),
             Self::NoWarmupDetection { benchmark, reason } => {
                 write!(f, "'{benchmark}': no warm-up detection: {reason}")
