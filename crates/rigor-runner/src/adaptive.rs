@@ -556,6 +556,14 @@ impl AdaptiveRule {
             }
             match needed(h, p, (target, margin), &self.settings, d.resolution()) {
                 Ok(k) => most = most.max(k).max(p.min_top_units()),
+                // Out of reach of any count the planner considers: with a budget the run goes on
+                // to it, as precise as it allows, and the note says what the pilot predicted
+                // (it stopped after the pilot, 1.3 s into a 60 s budget, with the planner's
+                // error as its reason).
+                Err(NeedError::Stats(StatsError::InvalidParameter {
+                    name: "target half-width",
+                    ..
+                })) if self.settings.budget.is_some() => most = self.settings.max_units,
                 Err(e) => {
                     self.error = Some(e.to_string());
                     return None;

@@ -276,6 +276,31 @@ fn ignore_failure_with_every_execution_failing_exits_2() {
         .success();
 }
 
+/// A precision out of reach with a budget runs to the budget, as precise as it allows, and says
+/// what the pilot predicted (a new user's run stopped after its pilot, 1.3 s into a 60 s budget,
+/// with the planner's error as its reason).
+#[test]
+fn an_unreachable_precision_with_a_budget_runs_to_the_budget() {
+    let out = stdout_of(sim().args([
+        "--seed",
+        "1",
+        "--precision",
+        "0.001%",
+        "--budget",
+        "3s",
+        "mean=10ms,execution=30%",
+    ]));
+    assert!(
+        out.contains("Adaptive run: stopped because the time budget was spent."),
+        "{out}"
+    );
+    assert!(!out.contains("could not be planned"), "{out}");
+    assert!(
+        out.contains("the pilot predicts within --max-runs 10000 and a budget of 3.000 s:"),
+        "{out}"
+    );
+}
+
 #[test]
 fn an_unreachable_precision_keeps_the_pilot_and_says_what_is_reachable() {
     let dir = Dir::new();
