@@ -234,6 +234,14 @@ pub fn table_text(markup: Markup, exports: &Exports, reported: &Reported<'_>) ->
         // A table of another metric than wall time says which.
         table.insert_str(0, &markdown::metric_line(markup, &m.metric));
     }
+    if reported.result.status == rigor_store::RunStatus::Interrupted {
+        // A table of an interrupted run says so (it read as a finished run of fewer executions).
+        table.insert_str(
+            0,
+            "Interrupted: the run was stopped before it finished; these are the executions \
+             measured until then.\n\n",
+        );
+    }
     let comparisons = rigor_report::comparison::table_in(
         markup,
         &crate::comparisons::views(reported.comparisons),

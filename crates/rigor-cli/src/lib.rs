@@ -21,7 +21,8 @@ Exit status:
   1    --fail-on matched (a regression, a change, an undecided comparison or a warning), or
        track bisect was undecided
   2    usage error, runtime error, or a benchmark failed
-  130  interrupted (Ctrl-C); the data measured so far is kept";
+  130  interrupted (Ctrl-C); what run and track measured so far is kept (plan writes no
+       plan)";
 
 /// Rigorous benchmarking in reasonable time: measures at every level that varies (executions,
 /// iterations) and reports honest confidence intervals.

@@ -250,6 +250,20 @@ fn ctrl_c_stops_cleanly_and_keeps_data() {
     assert_eq!(r["status"], "interrupted");
     assert!(r["benchmarks"][0]["samples"].as_array().unwrap().len() >= 5);
     assert!(r["benchmarks"][0]["ci"]["lower"].is_number());
+    // Its Markdown table says it was cut short (it read as a finished run of fewer executions).
+    let md = dir.path("int.md");
+    rigor()
+        .arg("analyze")
+        .arg(&path)
+        .arg("--export-markdown")
+        .arg(&md)
+        .assert()
+        .success();
+    let table = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        table.starts_with("Interrupted: the run was stopped before it finished"),
+        "{table}"
+    );
 }
 
 #[test]
