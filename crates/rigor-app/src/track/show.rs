@@ -276,37 +276,46 @@ pub fn show_metric(
     })
 }
 
-/// The sessions of `l` whose shift stands beyond [`rigor_report::track_run::FAR_SESSION`] from
-/// the median shift of their connected group (of three sessions or more: two have no typical
-/// one), with their level over the typical session's, farthest first.
+/// The sessions of `l` that measured the benchmark far from its typical session, with their
+/// level over the typical session's, farthest first: in each connected group of three sessions
+/// or more (two have no typical one), [`far_of`] their shifts.
 fn far_sessions(l: &levels::BenchmarkLevels) -> Vec<(rigor_history::SessionId, f64)> {
-    let limit = rigor_report::track_run::FAR_SESSION.ln();
     let mut out = Vec::new();
     for c in 0..l.fit.components() {
         let shifts: Vec<(usize, f64)> = (0..l.sessions.len())
             .filter(|&j| l.fit.session_component(j) == Some(c))
             .filter_map(|j| l.fit.shift(j).map(|s| (j, s)))
             .collect();
-        if shifts.len() < 3 {
-            continue;
-        }
-        let mut sorted: Vec<f64> = shifts.iter().map(|s| s.1).collect();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        let median = if n % 2 == 1 {
-            sorted[n / 2]
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-        };
         out.extend(
-            shifts
-                .iter()
-                .filter(|(_, s)| (s - median).abs() > limit)
-                .map(|&(j, s)| (l.sessions[j], s - median)),
+            far_of(&shifts)
+                .into_iter()
+                .map(|(j, ratio)| (l.sessions[j], ratio)),
         );
     }
-    out.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
-    out.into_iter().map(|(id, d)| (id, d.exp())).collect()
+    out.sort_by(|a, b| b.1.ln().abs().total_cmp(&a.1.ln().abs()));
+    out
+}
+
+/// Of a group's session shifts (log scale, by session), those beyond both
+/// [`rigor_report::track_run::FAR_SESSION`] and three robust standard deviations of the shifts
+/// (1.4826 × their median absolute deviation) from their median, with the ratio of their level
+/// to the median's; none with fewer than three sessions. The second bound keeps a machine whose
+/// sessions all vary widely (σ_s of 5%: one session in twenty beyond 10%) from having the
+/// header name its ordinary sessions; a sitting on a loaded machine stands beyond both.
+fn far_of(shifts: &[(usize, f64)]) -> Vec<(usize, f64)> {
+    if shifts.len() < 3 {
+        return Vec::new();
+    }
+    let values: Vec<f64> = shifts.iter().map(|s| s.1).collect();
+    let median = rigor_stats::descriptive::median(&values);
+    let limit = rigor_report::track_run::FAR_SESSION
+        .ln()
+        .max(3.0 * rigor_stats::descriptive::mad_scaled(&values));
+    shifts
+        .iter()
+        .filter(|(_, s)| (s - median).abs() > limit)
+        .map(|&(j, s)| (j, (s - median).exp()))
+        .collect()
 }
 
 /// Version `now` against version `before` (indexes into `l.versions`): the ratio of their
@@ -437,5 +446,26 @@ impl Shown {
             })
         });
         serde_json::Value::Array(points.collect())
+    }
+}
+
+#[cfg(test)]
+mod far_tests {
+    use super::far_of;
+
+    /// A sitting far from the others is named; sessions that all vary widely are not, however
+    /// many of them lie beyond 10%; fewer than three sessions have no typical one.
+    #[test]
+    fn far_sessions_stand_beyond_the_others_spread() {
+        let quiet = [0.0, 0.01, -0.01, 0.005, -0.004, 1.1];
+        let shifts: Vec<(usize, f64)> = quiet.iter().copied().enumerate().collect();
+        let far = far_of(&shifts);
+        assert_eq!(far.len(), 1);
+        assert_eq!(far[0].0, 5);
+        assert!((far[0].1 - (1.1f64 - 0.0025).exp()).abs() < 1e-9, "{far:?}");
+        // Twenty sessions spread evenly over ±20%: the ±10% bound alone would name eight.
+        let wide: Vec<(usize, f64)> = (0..20).map(|j| (j, -0.2 + 0.4 * j as f64 / 19.0)).collect();
+        assert!(far_of(&wide).is_empty());
+        assert!(far_of(&[(0, 0.0), (1, 1.0)]).is_empty());
     }
 }
