@@ -434,8 +434,8 @@ pub struct ShowView {
     pub apart: (Vec<(i64, f64)>, Option<f64>),
     /// Sessions, and their connected groups.
     pub session_count: (usize, usize),
-    /// The sessions (by number) that measured the benchmark farthest from its typical session
-    /// (beyond [`FAR_SESSION`]), with the ratio of their level to the typical session's,
+    /// The sessions (by number) that measured the benchmark far from its typical session (the
+    /// application decides which), with the ratio of their level to the typical session's,
     /// farthest first.
     pub far_sessions: Vec<(i64, f64)>,
     /// The versions.
@@ -461,12 +461,6 @@ fn apart_text((apart, others): &(Vec<(i64, f64)>, Option<f64>)) -> String {
         each.join(", ")
     )
 }
-
-/// A session that measured a benchmark this far (as a ratio) from its typical session is named
-/// in `track show`'s header, with how to take it out: a sitting beside other work (a loaded
-/// machine) pulls every level of the benchmark towards it, since a level is the sessions'
-/// shifts averaged out.
-pub const FAR_SESSION: f64 = 1.10;
 
 /// What the header says of sessions that measured the benchmark far from its typical session
 /// (empty when none).

@@ -560,10 +560,11 @@ impl AdaptiveRule {
                 // to it, as precise as it allows, and the note says what the pilot predicted
                 // (it stopped after the pilot, 1.3 s into a 60 s budget, with the planner's
                 // error as its reason).
-                Err(NeedError::Stats(StatsError::InvalidParameter {
-                    name: "target half-width",
-                    ..
-                })) if self.settings.budget.is_some() => most = self.settings.max_units,
+                Err(NeedError::Stats(StatsError::Unreachable { .. }))
+                    if self.settings.budget.is_some() =>
+                {
+                    most = self.settings.max_units
+                }
                 Err(e) => {
                     self.error = Some(e.to_string());
                     return None;

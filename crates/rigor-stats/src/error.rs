@@ -47,6 +47,17 @@ pub enum StatsError {
         /// Why it is invalid.
         reason: &'static str,
     },
+    /// A target precision that no count the planner considers reaches.
+    #[error(
+        "target half-width = {}: unreachable with at most {most} top-level units",
+        readable(&target.to_string())
+    )]
+    Unreachable {
+        /// The target half-width, in the data's unit.
+        target: f64,
+        /// The most top-level units considered.
+        most: usize,
+    },
 }
 
 /// Shorthand for results of this crate.

@@ -859,30 +859,6 @@ impl JointEvent {
         Ok(out)
     }
 
-    /// Whether benchmark `b`'s own changes `own` should be searched for again with this
-    /// event's version held (`crate::series::detect_with_events`): the event is `b`'s (it took
-    /// the shift, or an own change is explained by it — `explained`, from [`Self::explains`] —
-    /// unless its own change within reach stays its own) and an own change of `b` lies beyond
-    /// the reach but within the window of the version, its way or not. There its own data may
-    /// have placed one boundary for the shift and a change of its own nearby together, or a
-    /// change of its own where the shift pulled it: the event's version, known from every
-    /// benchmark, places both.
-    pub fn searched_again(
-        &self,
-        at: usize,
-        b: usize,
-        own: &[OwnChange],
-        explained: &[Explained],
-        cfg: &JointConfig,
-    ) -> bool {
-        let share = self.share(at, b, own, explained, cfg);
-        share.stores()
-            && own.iter().any(|c| {
-                let d = c.position.abs_diff(at);
-                d > cfg.reach && d <= 2 * cfg.window
-            })
-    }
-
     /// What this event is of benchmark `b` (its index among the series scanned), at its
     /// position `at` of the event's version, given its own changes `own` and those of them the
     /// event explains (`explained`, from [`Self::explains`]): the one place `rigor track
@@ -929,6 +905,20 @@ impl Share {
     /// own.
     pub fn stores(&self) -> bool {
         self.listed && !self.own_stays
+    }
+
+    /// Whether the benchmark's own changes `own` should be searched for again with the event's
+    /// version held (`crate::series::detect_with_events`): the event stores a change of it
+    /// ([`Self::stores`]) and an own change lies beyond the reach but within twice the window
+    /// of the event's position `at`, its way or not. There its own data may have placed one
+    /// boundary for the shift and a change of its own nearby together, or a change of its own
+    /// where the shift pulled it: the event's version, known from every benchmark, places both.
+    pub fn searched_again(&self, at: usize, own: &[OwnChange], cfg: &JointConfig) -> bool {
+        self.stores()
+            && own.iter().any(|c| {
+                let d = c.position.abs_diff(at);
+                d > cfg.reach && d <= 2 * cfg.window
+            })
     }
 }
 
@@ -1612,7 +1602,8 @@ mod tests {
         };
         let again = |b: usize, c: OwnChange| {
             let x = e.explains(&series[b], b, &[c], &cfg).unwrap();
-            e.searched_again(40, b, &[c], &x, &cfg)
+            e.share(40, b, &[c], &x, &cfg)
+                .searched_again(40, &[c], &cfg)
         };
         assert!(again(0, change(30, 1.03, None)));
         // Its own way or not: a fall 10 versions off was placed by data the shift pulled too.

@@ -78,8 +78,9 @@ pub fn unit_mean_variances(h: &Hierarchy, t2: &[f64]) -> Result<Vec<f64>> {
 /// searched by bisection.
 ///
 /// # Errors
-/// [`StatsError::InvalidParameter`] for a target that is not positive and finite, or one that
-/// even [`MAX_COUNT`] top-level units cannot reach; an invalid `level`.
+/// [`StatsError::InvalidParameter`] for a target that is not positive and finite;
+/// [`StatsError::Unreachable`] for one that even [`MAX_COUNT`] top-level units cannot reach; an
+/// invalid `level`.
 pub fn top_count_with_existing(
     existing: &[f64],
     plan: &Plan,
@@ -119,8 +120,10 @@ pub fn top_count_with_existing(
             return Ok(big_n);
         }
     }
-    first_fit(monotone_from, fits)?
-        .ok_or_else(|| invalid("unreachable with at most 1,000,000 top-level units"))
+    first_fit(monotone_from, fits)?.ok_or(StatsError::Unreachable {
+        target: target_half_width,
+        most: MAX_COUNT,
+    })
 }
 
 #[cfg(test)]

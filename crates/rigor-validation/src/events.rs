@@ -13,7 +13,7 @@
 
 use rayon::prelude::*;
 use rigor_stats::fdr::bh_adjusted;
-use rigor_stats::joint::{Explained, JointConfig, JointEvent, OwnChange, StepSeries, scan};
+use rigor_stats::joint::{Explained, JointConfig, JointEvent, OwnChange, Share, StepSeries, scan};
 use rigor_stats::series::{SeriesChange, SeriesConfig, VersionMean, detect, detect_with_events};
 
 use crate::history::{HistorySizes, Series, simulated};
@@ -215,13 +215,26 @@ pub(crate) fn track_changes(levels: &[&[VersionMean]]) -> Tracked {
                 .collect()
         })
         .collect();
+    // What each event is of each benchmark, as `rigor track changes` decides it
+    // (`JointEvent::share`).
+    let shares: Vec<Vec<Share>> = events
+        .iter()
+        .zip(&explains)
+        .map(|(e, explains)| {
+            explains
+                .iter()
+                .enumerate()
+                .map(|(b, x)| e.share(e.version, b, &weighed[b], x, &jc))
+                .collect()
+        })
+        .collect();
     // A benchmark whose own change lies near an event of its is searched again with the
     // events' versions held: its own changes are then placed around them, and none is the
     // events' (`rigor track changes` does the same).
     let mut held: Vec<Vec<usize>> = vec![Vec::new(); levels.len()];
-    for (e, explains) in events.iter().zip(&explains) {
-        for (b, x) in explains.iter().enumerate() {
-            if e.searched_again(e.version, b, &weighed[b], x, &jc) {
+    for (e, shares) in events.iter().zip(&shares) {
+        for (b, share) in shares.iter().enumerate() {
+            if share.searched_again(e.version, &weighed[b], &jc) {
                 held[b].push(e.version);
             }
         }
@@ -240,11 +253,10 @@ pub(crate) fn track_changes(levels: &[&[VersionMean]]) -> Tracked {
     }
     let mut explained: Vec<Vec<bool>> = own.iter().map(|o| vec![false; o.len()]).collect();
     let mut found: Vec<Vec<usize>> = vec![Vec::new(); levels.len()];
-    for (e, explains) in events.iter().zip(&explains) {
-        for (b, x) in explains.iter().enumerate() {
-            // As `rigor track changes` decides it (`JointEvent::share`): the event lists it,
-            // and takes its own changes unless its change within reach stays its own.
-            let share = e.share(e.version, b, &weighed[b], x, &jc);
+    for ((e, explains), shares) in events.iter().zip(&explains).zip(&shares) {
+        for ((b, x), share) in explains.iter().enumerate().zip(shares) {
+            // The event lists it, and takes its own changes unless its change within reach
+            // stays its own.
             if share.listed {
                 found[b].push(e.version);
             }

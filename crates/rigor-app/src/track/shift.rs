@@ -71,7 +71,7 @@ pub struct JointShift {
 /// A machine-wide shift: the event, the changes of the benchmarks it moved, the benchmarks' own
 /// changes it explains (benchmark and version), which leave the false-discovery-rate family,
 /// and the benchmarks to search again with its version held (index into the levels, position
-/// of the version in that benchmark's points; `rigor_stats::joint::JointEvent::searched_again`).
+/// of the version in that benchmark's points; `rigor_stats::joint::Share::searched_again`).
 pub(super) struct Shifted {
     pub(super) shift: JointShift,
     pub(super) changes: Vec<Found>,
@@ -186,7 +186,7 @@ pub(super) fn joint_shifts(
             // Its own change there, or within the scan's reach (its own data place it a
             // few versions away), in the shift's direction.
             let within = share.within.map(|k| &own[k]);
-            if e.searched_again(at, *i, &weighed[*i], &explains, &cfg) {
+            if share.searched_again(at, &weighed[*i], &cfg) {
                 again.push((b, at));
             }
             let (ratio, interval) = match within {

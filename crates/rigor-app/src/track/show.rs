@@ -60,9 +60,9 @@ pub struct Shown {
     pub components: usize,
     /// Sessions in the history of this benchmark.
     pub session_count: usize,
-    /// The sessions that measured it farthest from its typical session: each one's level over
-    /// the typical session's (the median shift of its group of sessions), beyond
-    /// [`rigor_report::track_run::FAR_SESSION`] either way, farthest first.
+    /// The sessions that measured it far from its typical session: each one's level over the
+    /// typical session's (the median shift of its group of sessions), farthest first
+    /// (beyond [`FAR_SESSION`] and the spread of the others' shifts).
     pub far: Vec<(rigor_history::SessionId, f64)>,
     /// The unit of every level.
     pub unit: TimeUnit,
@@ -276,6 +276,12 @@ pub fn show_metric(
     })
 }
 
+/// A session that measured a benchmark this far (as a ratio) from its typical session, and
+/// beyond the spread of the others', is named in `track show`'s header, with how
+/// to take it out: a sitting beside other work (a loaded machine) pulls every level of the
+/// benchmark towards it, since a level is the sessions' shifts averaged out.
+pub const FAR_SESSION: f64 = 1.10;
+
 /// The sessions of `l` that measured the benchmark far from its typical session, with their
 /// level over the typical session's, farthest first: in each connected group of three sessions
 /// or more (two have no typical one), [`far_of`] their shifts.
@@ -296,19 +302,19 @@ fn far_sessions(l: &levels::BenchmarkLevels) -> Vec<(rigor_history::SessionId, f
     out
 }
 
-/// Of a group's session shifts (log scale, by session), those beyond both
-/// [`rigor_report::track_run::FAR_SESSION`] and three robust standard deviations of the shifts
-/// (1.4826 × their median absolute deviation) from their median, with the ratio of their level
-/// to the median's; none with fewer than three sessions. The second bound keeps a machine whose
-/// sessions all vary widely (σ_s of 5%: one session in twenty beyond 10%) from having the
-/// header name its ordinary sessions; a sitting on a loaded machine stands beyond both.
+/// Of a group's session shifts (log scale, by session), those beyond both [`FAR_SESSION`] and
+/// three robust standard deviations of the shifts (1.4826 × their median absolute deviation)
+/// from their median, with the ratio of their level to the median's; none with fewer than three
+/// sessions. The second bound keeps a machine whose sessions all vary widely (σ_s of 5%: one
+/// session in twenty beyond 10%) from having the header name its ordinary sessions; a sitting
+/// on a loaded machine stands beyond both.
 fn far_of(shifts: &[(usize, f64)]) -> Vec<(usize, f64)> {
     if shifts.len() < 3 {
         return Vec::new();
     }
     let values: Vec<f64> = shifts.iter().map(|s| s.1).collect();
     let median = rigor_stats::descriptive::median(&values);
-    let limit = rigor_report::track_run::FAR_SESSION
+    let limit = FAR_SESSION
         .ln()
         .max(3.0 * rigor_stats::descriptive::mad_scaled(&values));
     shifts
