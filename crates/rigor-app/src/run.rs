@@ -15,7 +15,8 @@ use crate::recorder::{Progress, Recorder};
 use crate::settings::{Mode, RunSettings};
 use crate::{Findings, Outcome, provenance, ranking};
 use rigor_report::adaptive::{
-    AdaptiveView, BoundsView, CountsView, EstimatorView, TargetView, UnreachedView, Why,
+    AdaptiveView, BoundsView, CountsView, EstimatorView, NeededView, TargetLine, TargetView,
+    UnreachedView, Why,
 };
 use rigor_report::decided::DecidedView;
 use rigor_report::notes::Note;
@@ -374,6 +375,7 @@ pub fn run(
         notes.push(Note::LengthOnWallTime);
     }
     notes.extend(short);
+    notes.extend(plan_short(settings, &result, &analyses));
     if one_run_decided(&comparisons) {
         notes.push(Note::OneRun);
     }
@@ -390,6 +392,31 @@ pub fn run(
         by_metric,
         notes,
         outcome,
+    })
+}
+
+/// A run of a plan's counts for `--precision` whose intervals ended wider than the target: the
+/// plan is a prediction from its pilot, and nothing else would say the target was missed.
+fn plan_short(settings: &RunSettings, result: &ResultFile, analyses: &Analyses) -> Option<Note> {
+    let Mode::Planned {
+        precision: Some(target),
+        ..
+    } = &settings.mode
+    else {
+        return None;
+    };
+    let benchmarks: Vec<(String, f64)> = result
+        .benchmarks
+        .iter()
+        .zip(analyses)
+        .filter_map(|(b, a)| {
+            let r = a.as_ref().ok()?.interval.relative_half_width();
+            (r > target.get()).then(|| (b.name.clone(), r))
+        })
+        .collect();
+    (!benchmarks.is_empty()).then_some(Note::PlanShort {
+        target: *target,
+        benchmarks,
     })
 }
 
@@ -548,6 +575,19 @@ fn notes(s: &RunSettings, r: &ResultFile, failed: Option<Note>) -> Vec<Note> {
     notes
 }
 
+/// The top-level units in all benchmark `i`'s latest plan puts the target at, with the measured
+/// time those not yet measured would take at the plan's cost per unit.
+fn needed_more(report: &AdaptiveReport, i: usize) -> Option<NeededView> {
+    let units = match report.needed.get(i).copied().flatten()? {
+        rigor_runner::Needed::Units(units) => units,
+        rigor_runner::Needed::OutOfReach => return Some(NeededView::OutOfReach),
+    };
+    let plan = report.plans.get(i)?.as_ref().ok()?;
+    let measured = report.units.get(i).copied().unwrap_or(0);
+    let more = units.saturating_sub(measured) as f64 * plan.top_unit_cost().get();
+    Some(NeededView::Units(units, Seconds::new(more)))
+}
+
 /// An adaptive run's note, from what it did.
 fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> AdaptiveView {
     use rigor_runner::StopReason;
@@ -621,11 +661,22 @@ fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> AdaptiveView {
                 target: *target,
                 budget: *budget,
                 max_units: outcome.max_units,
-                reachable: s
+                pilot_only: report.planned_top == 0,
+                benchmarks: s
                     .benchmarks
                     .iter()
-                    .zip(&outcome.reachable)
-                    .map(|(b, r)| (b.name.clone(), *r))
+                    .enumerate()
+                    .map(|(i, b)| TargetLine {
+                        name: b.name.clone(),
+                        reached: report
+                            .intervals
+                            .get(i)
+                            .copied()
+                            .flatten()
+                            .map(|i| i.relative_half_width()),
+                        reachable: outcome.reachable.get(i).copied().flatten(),
+                        needed: needed_more(report, i),
+                    })
                     .collect(),
             }),
             _ => None,

@@ -49,7 +49,8 @@ pub struct BoundsView {
     pub at_resolution: bool,
 }
 
-/// The target that was not reached and what the pilot predicts instead.
+/// The target of a run that stopped short of its planned end, and where each benchmark stands
+/// against it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetView {
     /// The target relative half-width.
@@ -58,8 +59,47 @@ pub struct TargetView {
     pub budget: Option<Seconds>,
     /// The unit cap the prediction assumes.
     pub max_units: usize,
-    /// Per benchmark, the relative half-width predicted (`None`: not predictable).
-    pub reachable: Vec<(String, Option<f64>)>,
+    /// Whether the run stopped after its pilot: the note then gives the pilot's predictions
+    /// ([`TargetLine::reachable`]); after it, each interval at the end and what the latest plan
+    /// asks for ([`TargetLine::reached`], [`TargetLine::needed`]).
+    pub pilot_only: bool,
+    /// Each benchmark.
+    pub benchmarks: Vec<TargetLine>,
+}
+
+/// One benchmark against the target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetLine {
+    /// The benchmark.
+    pub name: String,
+    /// The relative half-width of the interval the rule judged, at the end (`None`: no interval).
+    pub reached: Option<f64>,
+    /// The relative half-width the pilot's plan predicts within the unit cap and the budget
+    /// (`None`: not predictable).
+    pub reachable: Option<f64>,
+    /// What the latest plan asks for the target (`None`: not predictable).
+    pub needed: Option<NeededView>,
+}
+
+/// What a benchmark's latest plan asks for the target.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NeededView {
+    /// This many top-level units in all, and the measured time those not yet measured would
+    /// take.
+    Units(usize, Seconds),
+    /// No count within the planner's reach (or the timer's resolution) gets there.
+    OutOfReach,
+}
+
+impl TargetView {
+    /// Whether every benchmark's interval at the end is within the target.
+    pub fn all_reached(&self) -> bool {
+        !self.benchmarks.is_empty()
+            && self
+                .benchmarks
+                .iter()
+                .all(|b| b.reached.is_some_and(|r| r <= self.target.get()))
+    }
 }
 
 /// The statistic the rule judged, when it is not the mean.
@@ -117,6 +157,9 @@ pub fn render(v: &AdaptiveView) -> String {
         Why::BudgetSpentInPilot => {
             "the time budget was spent during the pilot (a larger budget lets rigor plan)"
         }
+        Why::BudgetSpent if reached_anyway(v) => {
+            "the time budget was spent, with every interval within the target"
+        }
         Why::BudgetSpent => "the time budget was spent",
         Why::PrecisionNotReached => "the planned units ran without reaching the target",
         Why::Unplannable => "the experiment could not be planned from the pilot",
@@ -150,7 +193,7 @@ pub fn render(v: &AdaptiveView) -> String {
             ));
         }
         if let Some(t) = target {
-            note.push_str(&reachable_note(t));
+            note.push_str(&reachable_note(t, units));
         }
     }
     note
@@ -230,20 +273,57 @@ fn target_text(percent: f64) -> String {
         .to_string()
 }
 
-/// What precision the cap and budget can reach, per benchmark.
-fn reachable_note(t: &TargetView) -> String {
+/// Whether a run that spent its budget ended with every interval within the target (the mean's
+/// rule looks at the interval only at its planned count, which the budget came before).
+fn reached_anyway(v: &AdaptiveView) -> bool {
+    v.unreached
+        .as_ref()
+        .and_then(|u| u.target.as_ref())
+        .is_some_and(|t| !t.pilot_only && t.all_reached())
+}
+
+/// Where each benchmark stands against the target: after the pilot alone, the precision the
+/// cap and budget can reach; after more, each interval at the end and, where it is short of
+/// the target, the units the latest plan puts the target at.
+fn reachable_note(t: &TargetView, units: &str) -> String {
+    let target = format!("±{}%", target_text(100.0 * t.target.get()));
+    if !t.pilot_only {
+        let mut out = format!("\nTarget {target}; each interval at the end:");
+        for b in &t.benchmarks {
+            out.push_str(&format!("\n  {}: ", b.name));
+            match b.reached {
+                Some(r) if r <= t.target.get() => {
+                    out.push_str(&format!("±{}, within the target", percent(100.0 * r)));
+                }
+                Some(r) => out.push_str(&format!("±{}, short of it", percent(100.0 * r))),
+                None => out.push_str("no interval"),
+            }
+            if b.reached.is_some_and(|r| r <= t.target.get()) {
+                continue;
+            }
+            match b.needed {
+                Some(NeededView::Units(n, more)) => out.push_str(&format!(
+                    "; the latest plan puts {target} at about {n} {units} in all ({} more of \
+                     measured time)",
+                    time(more.get())
+                )),
+                Some(NeededView::OutOfReach) => {
+                    out.push_str("; the latest plan puts it out of reach of any count");
+                }
+                None => {}
+            }
+        }
+        return out;
+    }
     let within = match t.budget {
         Some(b) => format!("--max-runs {} and a budget of {b}", t.max_units),
         None => format!("--max-runs {}", t.max_units),
     };
-    let mut out = format!(
-        "\nTarget ±{}%; the pilot predicts within {within}:",
-        target_text(100.0 * t.target.get())
-    );
-    for (name, r) in &t.reachable {
-        match r {
-            Some(r) => out.push_str(&format!("\n  {name}: about ±{}", percent(100.0 * r))),
-            None => out.push_str(&format!("\n  {name}: not predictable from the pilot")),
+    let mut out = format!("\nTarget {target}; the pilot predicts within {within}:");
+    for b in &t.benchmarks {
+        match b.reachable {
+            Some(r) => out.push_str(&format!("\n  {}: about ±{}", b.name, percent(100.0 * r))),
+            None => out.push_str(&format!("\n  {}: not predictable from the pilot", b.name)),
         }
     }
     out
@@ -252,6 +332,84 @@ fn reachable_note(t: &TargetView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn spent(lines: Vec<TargetLine>) -> AdaptiveView {
+        AdaptiveView {
+            why: Why::BudgetSpent,
+            builds: false,
+            pilot_top: 10,
+            pilot_seconds: Seconds::new(1.0),
+            main_seconds: Seconds::new(39.0),
+            planned_top: 156,
+            per_build: None,
+            counts: Vec::new(),
+            estimator: None,
+            unreached: Some(UnreachedView {
+                problem: None,
+                target: Some(TargetView {
+                    target: Fraction::new(0.02).unwrap(),
+                    budget: Some(Seconds::new(40.0)),
+                    max_units: 10_000,
+                    pilot_only: false,
+                    benchmarks: lines,
+                }),
+            }),
+        }
+    }
+
+    fn line(name: &str, reached: f64, needed: Option<NeededView>) -> TargetLine {
+        TargetLine {
+            name: name.into(),
+            reached: Some(reached),
+            reachable: Some(0.16),
+            needed,
+        }
+    }
+
+    #[test]
+    fn a_budget_spent_within_the_target_says_so() {
+        let v = spent(vec![line(
+            "a",
+            0.019,
+            Some(NeededView::Units(156, Seconds::new(3.0))),
+        )]);
+        let note = render(&v);
+        assert!(
+            note.contains(
+                "stopped because the time budget was spent, with every interval within the target."
+            ),
+            "{note}"
+        );
+        assert!(note.contains("\n  a: ±1.9%, within the target"), "{note}");
+        // Neither the plan's count nor a prediction from scratch for the budget spent.
+        assert!(!note.contains("latest plan puts"), "{note}");
+        assert!(!note.contains("16%"), "{note}");
+    }
+
+    #[test]
+    fn a_budget_spent_short_of_the_target_says_what_it_would_take() {
+        let v = spent(vec![
+            line("a", 0.019, None),
+            line("b", 0.031, Some(NeededView::Units(240, Seconds::new(84.0)))),
+            line("c", 0.05, Some(NeededView::OutOfReach)),
+        ]);
+        let note = render(&v);
+        assert!(
+            note.contains("stopped because the time budget was spent. Measured"),
+            "{note}"
+        );
+        assert!(
+            note.contains(
+                "\n  b: ±3.1%, short of it; the latest plan puts ±2% at about 240 executions in \
+                 all (84.00 s more of measured time)"
+            ),
+            "{note}"
+        );
+        assert!(
+            note.contains("\n  c: ±5.0%, short of it; the latest plan puts it out of reach"),
+            "{note}"
+        );
+    }
 
     #[test]
     fn targets_are_written_as_given_and_tiny_ones_without_hundreds_of_digits() {

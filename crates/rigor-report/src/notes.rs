@@ -148,6 +148,14 @@ pub enum Note {
         /// The budget per command.
         budget: rigor_units::Seconds,
     },
+    /// A run of a plan's counts for `--precision` ended with intervals wider than the target:
+    /// the plan's pilot saw less variance than the run did.
+    PlanShort {
+        /// The target relative half-width.
+        target: rigor_units::Fraction,
+        /// Each benchmark short of it, with its interval's relative half-width.
+        benchmarks: Vec<(String, f64)>,
+    },
     /// `--reference` was none of the benchmarks: it is benchmarked first, as the reference
     /// (hyperfine 1.20's `--reference CMD`).
     ReferenceAdded {
@@ -284,6 +292,20 @@ impl fmt::Display for Note {
                  {} s per command (-r {target}, or --budget, for more)",
                 budget.get()
             ),
+            Self::PlanShort { target, benchmarks } => {
+                let list: Vec<String> = benchmarks
+                    .iter()
+                    .map(|(name, r)| format!("{name} ±{}", crate::format::percent(100.0 * r)))
+                    .collect();
+                let target = crate::format::percent(100.0 * target.get());
+                write!(
+                    f,
+                    "note: the plan's counts for ±{target} gave wider intervals: {}. A plan \
+                     predicts from its pilot's variance; `rigor plan` again, or --precision \
+                     {target} without --plan, which measures until the interval is there",
+                    list.join(", ")
+                )
+            }
             Self::ReferenceAdded { command } => write!(
                 f,
                 "note: --reference '{command}' is none of the benchmarks: it is benchmarked too, \

@@ -1028,6 +1028,11 @@ pub struct AdaptiveReport {
     /// Per benchmark, the final interval of the estimator the rule judged
     /// ([`estimator_interval`]; `None` where there were too few units or no data).
     pub intervals: Vec<Option<EstimatorBounds>>,
+    /// Per benchmark, the top-level units its interval rests on.
+    pub units: Vec<usize>,
+    /// Per benchmark, what its latest plan asks for the target by the rule's own count
+    /// (`None`: no target, or no plan).
+    pub needed: Vec<Option<Needed>>,
     /// Per benchmark, the step its values move in, when its executions reported it: no
     /// interval of it is narrower than ± half a step.
     pub resolutions: Vec<Option<Resolution>>,
@@ -1035,6 +1040,15 @@ pub struct AdaptiveReport {
     /// first (for the median, minimum or a trimmed mean: [`LOOK_GROWTH`]; the mean's rule looks
     /// at its planned counts).
     pub looks: Vec<usize>,
+}
+
+/// What a benchmark's latest plan asks for the target ([`AdaptiveReport::needed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needed {
+    /// This many top-level units in all, those measured included.
+    Units(usize),
+    /// No count the planner considers reaches it (or it is inside the timer's resolution).
+    OutOfReach,
 }
 
 /// Runs an adaptive experiment: a small pilot whose data are kept, the optimal lower-level
@@ -1122,12 +1136,33 @@ pub fn run_adaptive(
         .to_string()
     });
     let pilot_seconds = rule.pilot_seconds.unwrap_or(spent);
-    let intervals = rule
-        .view(collector.data())
+    let view = rule.view(collector.data());
+    let hierarchies: Vec<Option<Hierarchy>> =
+        view.iter().map(|d| d.hierarchy(with_builds).ok()).collect();
+    let intervals = view
         .iter()
-        .map(|d| {
-            let h = d.hierarchy(with_builds).ok()?;
-            estimator_interval(&h, adaptive, d.resolution()).ok()
+        .zip(&hierarchies)
+        .map(|(d, h)| estimator_interval(h.as_ref()?, adaptive, d.resolution()).ok())
+        .collect();
+    let units = hierarchies
+        .iter()
+        .map(|h| h.as_ref().map_or(0, |h| h.units(0)))
+        .collect();
+    // What the latest plan asks for the target, counting what was measured: the rule's own
+    // count, aiming at the target itself (an end short of it says how far it was).
+    let needed = view
+        .iter()
+        .zip(&hierarchies)
+        .enumerate()
+        .map(|(b, (d, h))| {
+            let target = adaptive.target?.get();
+            let p = rule.plans.get(b)?.as_ref().ok()?;
+            match needed(h.as_ref()?, p, (target, 1.0), adaptive, d.resolution()) {
+                Ok(k) => Some(Needed::Units(k.max(p.min_top_units()))),
+                Err(NeedError::Stats(StatsError::Unreachable { .. })) => Some(Needed::OutOfReach),
+                Err(NeedError::BelowResolution { .. }) => Some(Needed::OutOfReach),
+                Err(NeedError::Stats(_)) => None,
+            }
         })
         .collect();
     let resolutions = collector.data().iter().map(BenchData::resolution).collect();
@@ -1143,6 +1178,8 @@ pub fn run_adaptive(
         main_seconds: spent - pilot_seconds,
         problem,
         intervals,
+        units,
+        needed,
     })
 }
 

@@ -27,8 +27,8 @@ mod test_support;
 
 pub use adaptive::{
     AdaptiveReport, AdaptiveSettings, BenchPlan, DEFAULT_LOOKS, Dimensioning, EstimatorBounds,
-    LOOK_GROWTH, MEDIAN_MIN_SAMPLES, PilotSettings, StopReason, dimension, estimator_interval,
-    run_adaptive,
+    LOOK_GROWTH, MEDIAN_MIN_SAMPLES, Needed, PilotSettings, StopReason, dimension,
+    estimator_interval, run_adaptive,
 };
 pub use collect::{BenchData, Collector, NeverStop, StopRule};
 pub use command::CommandLine;

@@ -72,6 +72,54 @@ fn run_with_plan_uses_its_counts() {
         )));
 }
 
+/// A plan's counts for `--precision` are a prediction from its pilot: a run whose intervals end
+/// wider says so (it printed the interval alone, "± 1.5%" for a plan for ±1%, and nothing more).
+#[test]
+fn a_planned_run_short_of_its_precision_says_so() {
+    let dir = Dir::new();
+    let plan = dir.path("p.toml");
+    rigor()
+        .args([
+            "plan",
+            "--simulate",
+            "--seed",
+            "1",
+            "mean=10ms,execution=1%",
+            "-o",
+        ])
+        .arg(&plan)
+        .assert()
+        .success();
+    let run = |spread: &str| {
+        let out = sim()
+            .args(["--seed", "2", "--precision", "1%", "--plan"])
+            .arg(&plan)
+            .args(["-n", "mean=10ms,execution=1%", spread])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    // The plan's program, noisier now than its pilot saw it.
+    let err = run("mean=10ms,execution=20%");
+    assert!(
+        err.contains(
+            "note: the plan's counts for ±1.0% gave wider intervals: mean=10ms,execution=1% ±"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("--precision 1.0% without --plan"), "{err}");
+    // As its pilot saw it, with a target its fewest units pass by far: nothing to say.
+    let out = sim()
+        .args(["--seed", "2", "--precision", "5%", "--plan"])
+        .arg(&plan)
+        .arg("mean=10ms,execution=1%")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("gave wider intervals"), "{err}");
+}
+
 #[test]
 fn precision_applies_to_the_estimator_in_use() {
     let out = stdout_of(sim().args([

@@ -295,10 +295,63 @@ fn an_unreachable_precision_with_a_budget_runs_to_the_budget() {
         "{out}"
     );
     assert!(!out.contains("could not be planned"), "{out}");
+    // Where it ended, not what the pilot predicted from scratch for a budget already spent.
     assert!(
-        out.contains("the pilot predicts within --max-runs 10000 and a budget of 3.000 s:"),
+        out.contains("Target ±0.001%; each interval at the end:"),
         "{out}"
     );
+    assert!(
+        out.contains("short of it; the latest plan puts it out of reach of any count"),
+        "{out}"
+    );
+}
+
+/// A budget spent before the planned count says where each interval ended and what the
+/// target would take, from everything measured (a new user's run said "the time budget was
+/// spent" beside "the pilot predicts … about ±16%" for an interval of ±1.9%).
+#[test]
+fn a_budget_spent_before_the_planned_count_says_where_each_interval_ended() {
+    let out = stdout_of(sim().args([
+        "--seed",
+        "1",
+        "--precision",
+        "2%",
+        "--budget",
+        "1.5s",
+        "mean=10ms,execution=8%",
+    ]));
+    assert!(
+        out.contains("Adaptive run: stopped because the time budget was spent."),
+        "{out}"
+    );
+    assert!(
+        out.contains("Target ±2%; each interval at the end:"),
+        "{out}"
+    );
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("  mean=10ms,execution=8%: ±"))
+        .unwrap_or_else(|| panic!("{out}"));
+    // The width shown is the summary's.
+    let summary = out
+        .lines()
+        .find(|l| l.contains("Mean ± 95% CI"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let width = line
+        .split_once(": ±")
+        .and_then(|(_, w)| w.split_once(','))
+        .map(|(w, _)| w)
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(
+        summary.contains(&format!("(± {width})")),
+        "{summary} / {line}"
+    );
+    assert!(
+        line.contains("short of it; the latest plan puts ±2% at about "),
+        "{line}"
+    );
+    assert!(line.contains(" executions in all ("), "{line}");
+    assert!(!out.contains("the pilot predicts"), "{out}");
 }
 
 #[test]
