@@ -1003,7 +1003,8 @@ pub struct RunOptions {
     /// level). Programs can instead append JSON lines to $RIGOR_SAMPLES_FILE.
     #[arg(long, value_enum, requires = "pattern")]
     pub iterations_from: Option<Stream>,
-    /// Regular expression whose first capture group is one iteration's time.
+    /// Regular expression whose first capture group is one iteration's time, at every match in the
+    /// stream (`^` and `$` match at each line's ends).
     #[arg(long, value_name = "REGEX", requires = "iterations_from")]
     pub pattern: Option<String>,
     /// Unit of the captured iteration times.

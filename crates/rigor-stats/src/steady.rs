@@ -243,6 +243,56 @@ pub fn classify_run(series: &[f64], cfg: &ClassifyConfig) -> Result<RunSteadines
     })
 }
 
+/// Where a run's start-up overhead ends, for the initialised warm-up across runs (Kalibera &
+/// Jones 2013 §6: "no obvious start-up overhead remains"): its steady start, except in a run
+/// that reached the final level (or ran faster) early and was slower than it only for a while
+/// later.
+///
+/// Barrett et al.'s steady start is the start of the unbroken stretch of segments equivalent
+/// to the final one that ends the run, so a slow excursion in the middle (another process, a
+/// collection) makes a run "warmup" with its steady start after it, and a run a little faster
+/// for a while before its final level is "slowdown" with its steady start at that level; the
+/// initialised warm-up, the largest over the runs, then discarded the same share of every run
+/// (62–74% of a C program's iterations, and 127 of 200 for one whose warm-up is 8). Start-up
+/// overhead is slowness at the start: here it ends at the first segment not slower than the
+/// final one (equivalent to it, or faster) from which, up to the steady start, at least as many
+/// iterations are not slower as are slower by half the start-up's excess or more. A warm-up
+/// that dips to the final level for a few iterations and climbs back most of the way (a
+/// compiler's tiers) ends where it settles, as before; a run that settles and then wanders a
+/// few per cent with the machine's load ends where it first settled.
+fn startup_end(r: &RunSteadiness, cfg: &ClassifyConfig) -> Option<usize> {
+    let steady = r.steady_start?;
+    let f = r.segments.last()?;
+    let half_f = cfg.spread.of(f).max(cfg.delta * f.mean.abs());
+    let slower = |s: &Segment| s.mean - f.mean > cfg.spread.of(s) + half_f;
+    let excess = |s: &Segment| s.mean - f.mean;
+    let before: Vec<&Segment> = r.segments.iter().filter(|s| s.start < steady).collect();
+    for (i, s) in before.iter().enumerate() {
+        if slower(s) {
+            continue;
+        }
+        // Slower later only counts against the start-up's end when it is slow as start-up was:
+        // by at least half the largest excess before it (a machine's load moving a run by a
+        // few per cent is not its warm-up coming back).
+        let overhead = before[..i].iter().map(|s| excess(s)).fold(0.0, f64::max);
+        let away_from = |s: &Segment| slower(s) && excess(s) >= overhead / 2.0;
+        let (settled, away) = before[i..].iter().fold((0, 0), |(settled, away), s| {
+            let len = s.end - s.start;
+            if away_from(s) {
+                (settled, away + len)
+            } else if !slower(s) {
+                (settled + len, away)
+            } else {
+                (settled, away)
+            }
+        });
+        if settled >= away {
+            return Some(s.start);
+        }
+    }
+    Some(steady)
+}
+
 /// [`classify_run`] on the run's values relative to their median (the segments' means and
 /// variances then scaled back): the classification as Barrett et al. (2017) apply it to runs of
 /// iterations in seconds of about a second, whatever the unit and size of the times. Two of its
@@ -419,8 +469,10 @@ pub struct SteadyStateReport {
     pub runs: Vec<RunSteadiness>,
     /// The label over all runs.
     pub consistency: Consistency,
-    /// Kalibera & Jones' initialised warm-up: the largest steady start over the runs that have
-    /// one; `None` when no run reached a steady state.
+    /// Kalibera & Jones' initialised warm-up: the largest end of start-up overhead over the
+    /// runs that reached a steady state (the steady start, or the start of the final level
+    /// reached earlier in a run that left it only for a while); `None` when
+    /// no run reached a steady state.
     pub initialised_warmup: Option<usize>,
     /// Independent warm-up: the smallest cut c = initialised + j·step (j = 0, 1, …) such that,
     /// testing each run's outlier-free values from index c on (runs with fewer than `min_tail`
@@ -505,7 +557,10 @@ pub fn diagnose<R: AsRef<[f64]> + Sync>(
         .map(|r| classify_relative(r.as_ref(), &cfg.classify))
         .collect::<Result<_>>()?;
     let classes: Vec<RunClass> = classified.iter().map(|r| r.class).collect();
-    let initialised = classified.iter().filter_map(|r| r.steady_start).max();
+    let initialised = classified
+        .iter()
+        .filter_map(|r| startup_end(r, &cfg.classify))
+        .max();
     let tails: Vec<Vec<(usize, f64)>> = runs
         .iter()
         .zip(&classified)
@@ -712,6 +767,68 @@ mod tests {
             );
             assert_eq!(d.recommendation(), Recommendation::Unsettled, "{unit}");
         }
+    }
+
+    /// One execution's slow excursion in its middle, or a stretch a little faster than its final
+    /// level, is not start-up overhead: the initialised warm-up stays the runs' warm-up instead
+    /// of discarding the same share of every run (a new user's C program lost 62–74% of its
+    /// iterations to one execution's blip). A run that dips to the final level for a few
+    /// iterations within its warm-up still settles where it does.
+    #[test]
+    fn one_runs_excursion_is_not_everyones_warm_up() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let noise = Normal::new(0.0, 0.01).unwrap();
+        let mut run = |f: &dyn Fn(usize) -> f64| -> Vec<f64> {
+            (0..200)
+                .map(|i| f(i) * (1.0 + noise.sample(&mut rng)))
+                .collect()
+        };
+        let cfg = SteadyConfig::default();
+        // Ten runs warming up over 10 iterations; one of them also slowed 1.5× over 100..120.
+        let mut runs: Vec<Vec<f64>> = (0..9)
+            .map(|_| run(&|i| if i < 10 { 3.0 } else { 1.0 }))
+            .collect();
+        runs.push(run(&|i| match i {
+            0..10 => 3.0,
+            100..120 => 1.5,
+            _ => 1.0,
+        }));
+        let r = diagnose(&runs, &cfg).unwrap();
+        assert_eq!(r.runs[9].class, RunClass::Warmup);
+        assert_eq!(
+            r.runs[9].steady_start,
+            Some(120),
+            "Barrett et al.'s label as before"
+        );
+        assert_eq!(r.initialised_warmup, Some(10));
+        // A warm-up that reaches the final level for 5 iterations, then is slow for 20 more.
+        let mut runs: Vec<Vec<f64>> = (0..9)
+            .map(|_| run(&|i| if i < 10 { 3.0 } else { 1.0 }))
+            .collect();
+        runs.push(run(&|i| match i {
+            0..10 => 3.0,
+            10..15 => 1.0,
+            15..35 => 2.0,
+            _ => 1.0,
+        }));
+        let r = diagnose(&runs, &cfg).unwrap();
+        assert_eq!(r.initialised_warmup, Some(35));
+        // One run 5% faster for a while after its warm-up: a slowdown by Barrett et al.'s label,
+        // its steady start at its final level, and no start-up overhead after its warm-up.
+        let mut runs: Vec<Vec<f64>> = (0..9)
+            .map(|_| run(&|i| if i < 10 { 3.0 } else { 1.0 }))
+            .collect();
+        runs.push(run(&|i| match i {
+            0..10 => 3.0,
+            10..100 => 0.95,
+            _ => 1.0,
+        }));
+        let r = diagnose(&runs, &cfg).unwrap();
+        assert_eq!(r.runs[9].class, RunClass::Slowdown);
+        assert_eq!(r.runs[9].steady_start, Some(100));
+        assert_eq!(r.initialised_warmup, Some(10));
     }
 
     #[test]

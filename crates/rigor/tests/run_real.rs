@@ -88,6 +88,20 @@ fn iteration_times_from_output_and_native_file() {
     assert_eq!(b["counts"], serde_json::json!([3, 9]));
     assert!((b["mean"].as_f64().unwrap() - 110e-6).abs() < 1e-12);
 
+    // Anchored to each line, as grep reads it, CRLF endings too (`^([0-9.]+)$` matched nothing
+    // in a program printing one time per line: the anchors were the output's ends).
+    rigor()
+        .args(["run", "-r", "2", "--shell", "--iterations-from", "stdout"])
+        .args(["--pattern", r"^([0-9.]+)$", "--unit", "ms"])
+        .arg("printf 'warm-up\n2\n4\r\ntotal 6\n'")
+        .arg("--export-json")
+        .arg(&path)
+        .assert()
+        .success();
+    let b = &json(&path)["benchmarks"][0];
+    assert_eq!(b["counts"], serde_json::json!([2, 4]));
+    assert!((b["mean"].as_f64().unwrap() - 3e-3).abs() < 1e-12);
+
     rigor()
         .args(["run", "-r", "3", "--discard", "1", "--shell"])
         .arg(r#"for v in 900 100 110; do echo "{\"value\": $v, \"unit\": \"ms\"}" >> "$RIGOR_SAMPLES_FILE"; done"#)

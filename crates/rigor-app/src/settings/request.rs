@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use regex::Regex;
+use regex::RegexBuilder;
 use rigor_runner::{
     Benchmark, BuildSettings, CommandLine, Counter, IterationSource, OutputMode, Settings, Stream,
 };
@@ -591,10 +591,17 @@ impl RunRequest {
         let (Some(stream), Some(pattern)) = (self.iterations_from, &self.pattern) else {
             return Ok(IterationSource::SamplesFile);
         };
-        let regex = Regex::new(pattern).map_err(|source| RequestError::Pattern {
-            pattern: pattern.clone(),
-            source,
-        })?;
+        // Line by line, as the error for no match says and `grep` reads it: `^` and `$` match
+        // at each line's ends (CRLF too), not only at the output's (`^([0-9.]+)$` matched
+        // nothing in a program printing one time per line).
+        let regex = RegexBuilder::new(pattern)
+            .multi_line(true)
+            .crlf(true)
+            .build()
+            .map_err(|source| RequestError::Pattern {
+                pattern: pattern.clone(),
+                source,
+            })?;
         if regex.captures_len() < 2 {
             return Err(RequestError::PatternGroup(pattern.clone()));
         }
