@@ -2178,4 +2178,17 @@ fn track_show_names_a_session_far_from_the_others() {
         far.contains("`rigor track rm --session ID --dry-run`"),
         "{far}"
     );
+    // And in the JSON, on the far session's runs only.
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&mut track_m_main(&db, &["show", "b", "--json"]))).unwrap();
+    let runs = json[0]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4, "{json}");
+    for r in runs {
+        let far = r["session_far"].as_f64();
+        if r["session"] == 4 {
+            assert!(far.is_some_and(|f| (f - 3.0).abs() < 0.1), "{r}");
+        } else {
+            assert_eq!(r["session_far"], serde_json::Value::Null, "{r}");
+        }
+    }
 }

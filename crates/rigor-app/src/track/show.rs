@@ -418,8 +418,13 @@ pub fn show_history(
 
 impl Shown {
     /// The history as `rigor track show --json` prints it: each version with its level, interval,
-    /// counts per level and runs, and the step from the version before.
+    /// counts per level and runs, and the step from the version before. A run of a session that
+    /// measured the benchmark far from its typical session ([`Shown::far`]) has that session's
+    /// level over the typical one's as `session_far` (else `null`).
     pub fn json(&self) -> serde_json::Value {
+        let far = |session: rigor_history::SessionId| {
+            self.far.iter().find(|(s, _)| *s == session).map(|f| f.1)
+        };
         // Wall time in its stored unit; every other metric in its quantity's base unit.
         let unit = if self.metric.is_wall() {
             serde_json::json!(self.unit)
@@ -439,6 +444,7 @@ impl Shown {
                 "runs": l.map(|l| l.runs.iter().map(|r| serde_json::json!({
                     "run": r.run.id, "session": r.run.session, "role": r.run.role,
                     "level": r.level, "units": r.units,
+                    "session_far": far(r.run.session),
                 })).collect::<Vec<_>>()),
                 "failed": l.is_none(),
                 "against_previous": p.against_previous.map(|r| serde_json::json!({
