@@ -376,6 +376,7 @@ pub fn run(
     }
     notes.extend(short);
     notes.extend(plan_short(settings, &result, &analyses));
+    notes.extend(startup_dominated(settings, &result, &analyses));
     if one_run_decided(&comparisons) {
         notes.push(Note::OneRun);
     }
@@ -393,6 +394,33 @@ pub fn run(
         notes,
         outcome,
     })
+}
+
+/// Commands measured as whole executions (no iterations of their own, not net of a shell) whose
+/// mean wall time is under [`SHORT_EXECUTION`](rigor_report::notes::SHORT_EXECUTION): much of it
+/// is process start-up, which a user comparing such commands should know.
+fn startup_dominated(
+    settings: &RunSettings,
+    result: &ResultFile,
+    analyses: &Analyses,
+) -> Option<Note> {
+    if settings.simulate || !metrics_shown(settings).is_empty() {
+        return None;
+    }
+    let benchmarks: Vec<(String, Seconds)> = result
+        .benchmarks
+        .iter()
+        .zip(analyses)
+        .filter(|(b, _)| {
+            !b.layout.has_iterations() && b.net_of.is_none() && b.shell_startup.is_none()
+        })
+        .filter_map(|(b, a)| {
+            let mean = a.as_ref().ok()?.interval.mean;
+            (mean > 0.0 && mean < rigor_report::notes::SHORT_EXECUTION)
+                .then(|| (b.name.clone(), Seconds::new(mean)))
+        })
+        .collect();
+    (!benchmarks.is_empty()).then_some(Note::StartupDominated { benchmarks })
 }
 
 /// A run of a plan's counts for `--precision` whose intervals ended wider than the target: the

@@ -12,6 +12,10 @@ pub struct KeptEvals {
     pub tuned: u64,
 }
 
+/// The time per execution below which a command's time is noted as much of it process start-up
+/// ([`Note::StartupDominated`]): 5 ms, where hyperfine warns about its shell's start-up too.
+pub const SHORT_EXECUTION: f64 = 5e-3;
+
 /// One note.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -147,6 +151,12 @@ pub enum Note {
         target: usize,
         /// The budget per command.
         budget: rigor_units::Seconds,
+    },
+    /// Commands whose executions take so little (under [`SHORT_EXECUTION`]) that starting the
+    /// process is much of their time.
+    StartupDominated {
+        /// Each command, with its mean time per execution.
+        benchmarks: Vec<(String, rigor_units::Seconds)>,
     },
     /// A run of a plan's counts for `--precision` ended with intervals wider than the target:
     /// the plan's pilot saw less variance than the run did.
@@ -292,6 +302,21 @@ impl fmt::Display for Note {
                  {} s per command (-r {target}, or --budget, for more)",
                 budget.get()
             ),
+            Self::StartupDominated { benchmarks } => {
+                let list: Vec<String> = benchmarks
+                    .iter()
+                    .map(|(name, t)| format!("'{name}' {t}"))
+                    .collect();
+                write!(
+                    f,
+                    "note: under {} ms an execution ({}): much of such a time is starting the \
+                     process (fork, exec, loading its libraries), which every execution pays. For \
+                     the code's own time have the program time its work and report it \
+                     (--iterations-from, $RIGOR_SAMPLES_FILE), or use `rigor bench` for Rust",
+                    SHORT_EXECUTION * 1e3,
+                    list.join(", ")
+                )
+            }
             Self::PlanShort { target, benchmarks } => {
                 let list: Vec<String> = benchmarks
                     .iter()
