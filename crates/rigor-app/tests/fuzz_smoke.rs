@@ -233,7 +233,7 @@ proptest! {
     fn command_lines_never_panic(pick in any::<usize>(), e in edits()) {
         let text = mutate_with(COMMANDS[pick % COMMANDS.len()], &e, SHELL_CHARS);
         let _ = rigor_runner::shell_syntax::find(&text);
-        let (auto, _) = rigor_app::settings::expand::shell(None, &[]);
+        let (auto, _, _) = rigor_app::settings::expand::shell(None, &[], false);
         let _ = auto.parse(&text);
     }
 }

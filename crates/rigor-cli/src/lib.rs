@@ -916,7 +916,8 @@ pub struct RunOptions {
     /// `--shell` alone is `sh -c`; `--shell bash`, `-S "bash --norc"` pick one; `none` runs
     /// every one directly, shell syntax included (as -N). Without --shell, only commands with
     /// shell syntax run through `sh -c`. A value that is not a shell (sh, bash, zsh, dash, ksh,
-    /// fish, …) is the first COMMAND, so `--shell 'a | b'` still means `sh -c 'a | b'`.
+    /// fish, …) is the first COMMAND, so `--shell 'a | b'` still means `sh -c 'a | b'`, unless
+    /// written attached: `--shell=python3` runs each command as `python3 -c COMMAND`.
     #[arg(
         short = 'S',
         long,

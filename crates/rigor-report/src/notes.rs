@@ -152,6 +152,12 @@ pub enum Note {
         /// The budget per command.
         budget: rigor_units::Seconds,
     },
+    /// `--shell VALUE` given apart with a program rigor does not know as a shell: the value was
+    /// benchmarked as the first command, through `sh`.
+    ShellValueIsCommand {
+        /// The value.
+        value: String,
+    },
     /// Commands whose executions take so little (under [`SHORT_EXECUTION`]) that starting the
     /// process is much of their time.
     StartupDominated {
@@ -301,6 +307,12 @@ impl fmt::Display for Note {
                 "note: {executions} executions each: {target} would have taken over the default \
                  {} s per command (-r {target}, or --budget, for more)",
                 budget.get()
+            ),
+            Self::ShellValueIsCommand { value } => write!(
+                f,
+                "note: '{value}' after --shell is no shell rigor knows (sh, bash, zsh, fish, …): \
+                 it is benchmarked as the first command, through sh. To run the commands with \
+                 `{value} -c`, as hyperfine's --shell {value} does, write --shell={value}"
             ),
             Self::StartupDominated { benchmarks } => {
                 let list: Vec<String> = benchmarks

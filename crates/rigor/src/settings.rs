@@ -38,6 +38,17 @@ pub fn comparison(a: &ComparisonArgs) -> ComparisonSettings {
 }
 
 /// `commands` with the options of `rigor run`, as a request.
+/// Whether `--shell`'s value was written attached to it (`--shell=VALUE`, `-SVALUE`,
+/// `-S=VALUE`) among the options `args` (up to `--`): then it is the shell whatever it is, as
+/// hyperfine takes it. clap gives the value the same either way, and a value given apart may be
+/// the first command (`--shell` once took none), so only the command line itself tells.
+fn shell_attached(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
+    args.into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .take_while(|a| a != "--")
+        .any(|a| a.starts_with("--shell=") || (a.starts_with("-S") && a.len() > 2))
+}
+
 pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
     let scan = match o.parameter_scan.as_slice() {
         [var, min, max] => Some(Scan {
@@ -71,6 +82,7 @@ pub fn request(commands: &[String], o: &RunOptions) -> RunRequest {
         } else {
             o.shell.clone()
         },
+        shell_attached: o.shell.is_some() && shell_attached(std::env::args_os()),
         // clap gives the pairs of every -L in one list.
         parameters: Parameters {
             scan,

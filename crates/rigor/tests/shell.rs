@@ -304,3 +304,40 @@ fn a_negated_command_runs_through_sh_and_an_empty_name_is_refused() {
         .code(2)
         .stderr(predicate::str::contains("--name number 1 is empty"));
 }
+
+/// hyperfine's `--shell python3` runs each command with `python3 -c`: written attached
+/// (`--shell=python3`, `-Spython3`) rigor does the same; given apart, a program rigor does not
+/// know as a shell is the first command (as `--shell` once took no value), and the run says so
+/// (it was benchmarked without a word, the next command failing through sh).
+#[test]
+fn a_shell_rigor_does_not_know_is_the_shell_when_attached_and_said_when_apart() {
+    for attached in ["--shell=python3", "-Spython3"] {
+        let out = rigor()
+            .args(["run", "-r", "2", "-w", "0", attached, "print(1)"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{attached}: {err}");
+        assert!(err.contains("rigor: 1 command,"), "{attached}: {err}");
+        assert!(
+            err.contains("python3 -c '' (the shell's start-up)"),
+            "{err}"
+        );
+    }
+    rigor()
+        .args(["run", "-r", "2", "-w", "0", "--shell", "env", "true"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "note: 'env' after --shell is no shell rigor knows (sh, bash, zsh, fish, …): it is \
+             benchmarked as the first command, through sh. To run the commands with `env -c`, \
+             as hyperfine's --shell env does, write --shell=env",
+        ))
+        .stderr(predicate::str::contains("rigor: 2 commands,"));
+    // A known shell given apart, and a command with shell syntax, are as before: no note.
+    rigor()
+        .args(["run", "-r", "2", "-w", "0", "--shell", "sh", "true"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("no shell rigor knows").not());
+}

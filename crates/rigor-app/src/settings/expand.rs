@@ -52,23 +52,37 @@ impl ShellChoice {
 }
 
 /// How commands are run and the commands, with a `--shell` value that is not a shell given back
-/// as the first command (run through `sh`).
-pub fn shell(shell: Option<&str>, commands: &[String]) -> (ShellChoice, Vec<String>) {
+/// as the first command (run through `sh`) — and then that value, which the user should be
+/// told of. A value written attached (`attached`: `--shell=python3`) is the shell whatever it
+/// is, as hyperfine takes it; one given apart is a shell only when it is one rigor knows
+/// ([`SHELLS`]), since `--shell` alone once took none and `--shell 'a | b'` means `sh -c 'a | b'`.
+pub fn shell(
+    shell: Option<&str>,
+    commands: &[String],
+    attached: bool,
+) -> (ShellChoice, Vec<String>, Option<String>) {
     let sh = || ShellChoice::Always(vec!["sh".to_string()]);
     let Some(value) = shell else {
-        return (ShellChoice::Auto, commands.to_vec());
+        return (ShellChoice::Auto, commands.to_vec(), None);
     };
     match value {
-        "none" => (ShellChoice::Never, commands.to_vec()),
-        "default" => (sh(), commands.to_vec()),
+        "none" => (ShellChoice::Never, commands.to_vec(), None),
+        "default" => (sh(), commands.to_vec(), None),
         _ => match shell_words::split(value) {
-            Ok(words) if is_shell(&words) && !commands.is_empty() => {
-                (ShellChoice::Always(words), commands.to_vec())
+            Ok(words)
+                if !words.is_empty() && (is_shell(&words) || attached) && !commands.is_empty() =>
+            {
+                (ShellChoice::Always(words), commands.to_vec(), None)
             }
             _ => {
                 let mut all = vec![value.to_string()];
                 all.extend_from_slice(commands);
-                (sh(), all)
+                // A program's name alone, where other commands follow: it may have been meant
+                // as the shell (hyperfine's `--shell python3`), so the run says what it did.
+                let single = shell_words::split(value).is_ok_and(|w| w.len() == 1)
+                    && shell_syntax::find(value).is_none();
+                let told = (single && !commands.is_empty()).then(|| value.to_string());
+                (sh(), all, told)
             }
         },
     }

@@ -149,6 +149,10 @@ pub struct RunRequest {
     pub seed: Option<Seed>,
     /// `--shell`'s value: a shell, `none`, `default`, or the first command.
     pub shell: Option<String>,
+    /// `--shell=VALUE` (or `-SVALUE`) was written, attached: the value is the shell, one rigor
+    /// does not know included (`--shell=python3` runs `python3 -c COMMAND`, as hyperfine's
+    /// `--shell python3` does); a value given apart is a shell only when rigor knows it.
+    pub shell_attached: bool,
     /// Parameter scan and lists.
     pub parameters: Parameters,
     /// Hooks.
@@ -263,11 +267,15 @@ impl RunRequest {
     /// # Errors
     /// [`RequestError`] naming the first option that is wrong.
     pub fn resolve(&self) -> Result<Resolved> {
-        let (shell, commands) = expand::shell(self.shell.as_deref(), &self.commands);
+        let (shell, commands, taken) =
+            expand::shell(self.shell.as_deref(), &self.commands, self.shell_attached);
         let mut through_shell = Vec::new();
         let mut expanded = self.expand(&commands, &shell, &mut through_shell)?;
         let mut comparison = self.comparison.clone();
         let mut notes = Vec::new();
+        if let Some(value) = taken {
+            notes.push(rigor_report::notes::Note::ShellValueIsCommand { value });
+        }
         if let Some(name) = self.add_reference(&mut expanded, &shell, &mut through_shell)? {
             notes.push(rigor_report::notes::Note::ReferenceAdded {
                 command: expanded.commands[0].clone(),

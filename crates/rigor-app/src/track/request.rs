@@ -417,7 +417,8 @@ impl TrackRequest {
         }
         let prepare = match (&run.build, run.builds) {
             (Some(cmd), None) if project.is_none() => {
-                let (shell, _) = expand::shell(run.shell.as_deref(), &run.commands);
+                let (shell, _, _) =
+                    expand::shell(run.shell.as_deref(), &run.commands, run.shell_attached);
                 let (c, _) = shell.parse(cmd)?;
                 run.build = None;
                 Some(c)
