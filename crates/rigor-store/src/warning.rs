@@ -937,10 +937,27 @@ pub enum ImportNote {
         /// Each command's means.
         means: Vec<CpuMeans>,
     },
+    /// A hyperfine result's own `mean` is not the mean of its `times` (hyperfine writes theirs):
+    /// the file was edited or put together from other runs, and rigor analyses the times.
+    MeanDiffers {
+        /// Each such command, with the mean the file states and its times' mean.
+        means: Vec<StatedMean>,
+    },
     /// A hyperfine file written by rigor (`--export-json-hyperfine`) with each time's round
     /// (`rigor.rounds`): its commands are compared as that run measured them (paired where they
     /// shared interleaved rounds), not as commands measured one after another.
     RoundsShared,
+}
+
+/// A command's mean as another tool's file states it, beside the mean of its times.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatedMean {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The mean the file states.
+    pub stated: rigor_units::Seconds,
+    /// The mean of the times it lists.
+    pub of_times: rigor_units::Seconds,
 }
 
 /// A command's mean user and system CPU time, as another tool's file gives them.
@@ -957,6 +974,9 @@ pub struct CpuMeans {
 // The times are finite numbers read from a file (never NaN), so equality is an equivalence,
 // as the warnings that hold them need.
 impl Eq for CpuMeans {}
+
+// As for `CpuMeans`: a file's means are finite numbers, never NaN.
+impl Eq for StatedMean {}
 
 impl std::fmt::Display for ImportNote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -1047,6 +1067,18 @@ impl std::fmt::Display for ImportNote {
                     "the file gives each command's mean user and system CPU time only, not each \
                      run's, so they are shown here and not analysed ({}); `rigor run` measures \
                      them for every execution (`--metric cpu`, `user`, `system`)",
+                    each.join("; ")
+                )
+            }
+            Self::MeanDiffers { means } => {
+                let each: Vec<String> = means
+                    .iter()
+                    .map(|m| format!("'{}' {} against {}", m.benchmark, m.stated, m.of_times))
+                    .collect();
+                write!(
+                    f,
+                    "the mean the file states is not the mean of the times it lists ({}): it was \
+                     edited or put together from other runs; rigor analyses the times",
                     each.join("; ")
                 )
             }

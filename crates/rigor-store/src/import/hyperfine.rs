@@ -14,6 +14,22 @@ use crate::error::Result;
 use crate::schema::{ExecutionRecord, FailureRecord, FailureStage, ResultFile};
 use rigor_units::Seconds;
 
+/// A result's own `mean`, when it has one, beside its `times`' mean when the two disagree:
+/// hyperfine writes the mean of the times it lists (rigor's `--export-json-hyperfine` too, net
+/// of a shell's start-up for both), so one far from them is a file edited or put together by
+/// hand, whose times rigor analyses while the file says something else. A `mean` that is not a
+/// number is refused at its place.
+fn stated_mean(r: &Node<'_>, times: &[f64]) -> Result<Option<(f64, f64)>> {
+    let Some(stated) = r.opt("mean") else {
+        return Ok(None);
+    };
+    let mean = stated.f64()?;
+    let of_times = times.iter().sum::<f64>() / times.len() as f64;
+    // Rounding of a file written with fewer digits.
+    let tolerance = 1e-9_f64.max(1e-3 * of_times.abs().max(mean.abs()));
+    Ok(((mean - of_times).abs() > tolerance).then_some((mean, of_times)))
+}
+
 /// The family of every benchmark of a hyperfine export (its commands are compared together).
 const FAMILY: &str = "hyperfine";
 
@@ -21,11 +37,19 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
     let mut benchmarks = Vec::new();
     // Commands whose mean user and system times the file gives (each run's it does not).
     let mut cpu_means = Vec::new();
+    // Commands whose stated mean is not their times' mean.
+    let mut stated_means = Vec::new();
     // Each command's rounds, when rigor wrote them (every command must have them to be kept).
     let mut all_rounds: Vec<Option<Vec<usize>>> = Vec::new();
     for r in root.get("results")?.items()? {
         let command = r.get("command")?.str()?.to_string();
         let times = r.get("times")?.times()?;
+        if times.is_empty() {
+            return Err(r
+                .get("times")?
+                .err("no times (hyperfine writes one for each run)".to_string()));
+        }
+        let differs = stated_mean(&r, &times)?;
         all_rounds.push(rounds(&r, times.len())?);
         let codes = match r.opt("exit_codes") {
             Some(c) => c
@@ -115,6 +139,13 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
                 system: Seconds::new(system.f64()?),
             });
         }
+        if let Some((stated, of_times)) = differs {
+            stated_means.push(crate::warning::StatedMean {
+                benchmark: b.name.clone(),
+                stated: Seconds::new(stated),
+                of_times: Seconds::new(of_times),
+            });
+        }
         b.family = Some(FAMILY.to_string());
         benchmarks.push(b);
     }
@@ -138,6 +169,15 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
             file: path.display().to_string(),
             format: "hyperfine".to_string(),
             note: crate::warning::ImportNote::RoundsShared,
+        });
+    }
+    if !stated_means.is_empty() {
+        r.warnings.push(crate::warning::Warning::Imported {
+            file: path.display().to_string(),
+            format: "hyperfine".to_string(),
+            note: crate::warning::ImportNote::MeanDiffers {
+                means: stated_means,
+            },
         });
     }
     if !cpu_means.is_empty() {

@@ -443,6 +443,23 @@ fn parse_raw(path: &Path, text: &str, format: Option<Format>) -> Result<(ResultF
     if format != Format::Rigor {
         number_repeated(&mut result.benchmarks);
     }
+    if format != Format::Rigor
+        && let Some(b) = result
+            .benchmarks
+            .iter()
+            .find(|b| b.samples.iter().all(|s| s.warmup) && b.failures.is_empty())
+    {
+        // A benchmark with nothing measured and no failure to say why would be reported as a
+        // run stopped before its first execution, which an import never was.
+        return Err(StoreError::import(
+            path,
+            "",
+            format!(
+                "benchmark '{}' holds no measured value (only warm-ups, or an empty list)",
+                b.name
+            ),
+        ));
+    }
     if result.benchmarks.is_empty() && format != Format::Rigor {
         // Nothing to analyse or store: say so rather than report or store nothing.
         return Err(StoreError::import(

@@ -447,3 +447,44 @@ fn empty_and_cut_short_files_say_what_they_are() {
         "{cut}"
     );
 }
+
+/// An empty list of times is refused at its place (it was reported as a run stopped before its
+/// first execution), and a mean the times do not have is said (a trial's `"mean": 5.0` beside
+/// times of 12 ms was analysed as the times without a word).
+#[test]
+fn hyperfine_empty_times_are_refused_and_a_mean_the_times_do_not_have_is_said() {
+    let e = refused(r#"{"results":[{"command":"a","mean":0.01,"times":[]}]}"#);
+    assert!(e.contains("f.json: results[0].times: no times"), "{e}");
+    let e = refused(r#"{"results":[{"command":"a","mean":"x","times":[0.01,0.012]}]}"#);
+    assert!(e.contains("results[0].mean"), "{e}");
+    let read = |text: &str| parse(Path::new("f.json"), text, None).unwrap().result;
+    let r = read(r#"{"results":[{"command":"a","mean":5.0,"times":[0.01,0.012,0.014]}]}"#);
+    let said: Vec<String> = r.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        said.iter().any(|w| w.contains(
+            "the mean the file states is not the mean of the times it lists ('a' 5.000 s \
+             against 12.00 ms)"
+        )),
+        "{said:?}"
+    );
+    assert!(!r.warnings[0].is_note(), "--fail-on warning fails on it");
+    // The mean hyperfine writes, and none at all, say nothing.
+    for ok in [
+        r#"{"results":[{"command":"a","mean":0.012,"times":[0.01,0.012,0.014]}]}"#,
+        r#"{"results":[{"command":"a","times":[0.01,0.012,0.014]}]}"#,
+    ] {
+        assert!(read(ok).warnings.is_empty(), "{ok}");
+    }
+}
+
+/// A pyperf benchmark whose runs hold warm-ups only has nothing to analyse: refused, naming it.
+#[test]
+fn a_benchmark_with_nothing_measured_is_refused_naming_it() {
+    let text = r#"{"version": "1.0", "benchmarks": [{"metadata": {"name": "timeit"},
+        "runs": [{"metadata": {}, "warmups": [[1, 0.5]]}, {"metadata": {}, "warmups": [[1, 0.6]]}]}]}"#;
+    let e = refused(text);
+    assert!(
+        e.contains("benchmark 'timeit' holds no measured value"),
+        "{e}"
+    );
+}
