@@ -403,6 +403,7 @@ pub fn within_run(
             };
             c.kind = kind_of(&base.command, &cand.command);
             c.apart = disjoint.then_some(rigor_report::comparison::Apart::Blocks);
+            warnings.extend(crate::conditions::startup_one_side(result, base, cand));
             out.push(c);
         }
     }

@@ -372,6 +372,34 @@ pub(crate) fn carried_warnings(old: &ResultFile, new: &ResultFile) -> Vec<Warnin
     all
 }
 
+/// The warning that one of `base` and `cand` ran through a shell whose start-up was measured
+/// (`net_of`) and the other directly: the start-up does not cancel in their comparison.
+pub(crate) fn startup_one_side(
+    result: &ResultFile,
+    base: &rigor_store::BenchmarkRecord,
+    cand: &rigor_store::BenchmarkRecord,
+) -> Option<Warning> {
+    let (through, direct) = match (&base.net_of, &cand.net_of) {
+        (Some(_), None) => (base, cand),
+        (None, Some(_)) => (cand, base),
+        _ => return None,
+    };
+    let startup = through.net_of.clone()?;
+    let startup_ns = result
+        .benchmarks
+        .iter()
+        .find(|b| b.name == startup)
+        .and_then(|b| Some(b.unit.to_seconds(b.analysis.as_ref()?.mean)))
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| (s * 1e9).round() as u64);
+    Some(Warning::StartupOneSide {
+        through_shell: through.name.clone(),
+        direct: direct.name.clone(),
+        startup,
+        startup_ns,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,6 +31,19 @@ pub enum Warning {
         /// The baseline.
         baseline: String,
     },
+    /// One command of a comparison ran through a shell and the other directly: the shell's
+    /// start-up is in one side's time only (hyperfine runs both through it and subtracts it).
+    StartupOneSide {
+        /// The command run through the shell.
+        through_shell: String,
+        /// The command run directly.
+        direct: String,
+        /// The empty shell measured as the start-up (`sh -c ''`).
+        startup: String,
+        /// Its mean wall time in nanoseconds, when it was analysed (an integer: warnings are
+        /// compared exactly).
+        startup_ns: Option<u64>,
+    },
     /// A benchmark is only in the new result of a comparison of two results.
     OnlyInNew {
         /// The benchmark.
@@ -463,6 +476,24 @@ impl std::fmt::Display for Warning {
                 f,
                 "'{candidate}' and '{baseline}' did not run in the same rounds (a failure?): compared unpaired"
             ),
+            Self::StartupOneSide {
+                through_shell,
+                direct,
+                startup,
+                startup_ns,
+            } => {
+                let mean = startup_ns.map_or(String::new(), |ns| {
+                    format!(", {}", rigor_units::Seconds::new(ns as f64 * 1e-9))
+                });
+                write!(
+                    f,
+                    "'{through_shell}' ran through a shell and '{direct}' directly: their \
+                     comparison holds the shell's start-up ({startup}{mean}) in one side's time \
+                     only, where hyperfine runs both through the shell and subtracts it from \
+                     both. The time of '{through_shell}' net of it is in its summary; to compare \
+                     like with like run both through the shell (--shell)"
+                )
+            }
             Self::OnlyInNew { benchmark } => write!(f, "'{benchmark}' is only in the new result"),
             Self::OnlyInOld { benchmark } => write!(f, "'{benchmark}' is only in the old result"),
             Self::NoResultToCompare { benchmark } => {

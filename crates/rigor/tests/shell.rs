@@ -341,3 +341,34 @@ fn a_shell_rigor_does_not_know_is_the_shell_when_attached_and_said_when_apart() 
         .success()
         .stderr(predicate::str::contains("no shell rigor knows").not());
 }
+
+/// A command with shell syntax beside one run directly: the shell's start-up is in one side's
+/// time only (hyperfine runs both through the shell and subtracts it), and the run says so; with
+/// `--shell` both pay it and nothing is said.
+#[test]
+fn a_comparison_of_a_shell_command_with_a_direct_one_says_the_start_up_is_on_one_side() {
+    let dir = Dir::new();
+    run_in(&dir, "3", "0")
+        .args(["true | true", "true"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "warning: 'true | true' ran through a shell and 'true' directly: their comparison \
+             holds the shell's start-up (sh -c '', ",
+        ));
+    let r = json(&dir.path("r.json"));
+    assert!(
+        r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["kind"] == "startup_one_side" && w["direct"] == "true"),
+        "{}",
+        r["warnings"]
+    );
+    run_in(&dir, "3", "0")
+        .args(["--shell", "true | true", "true"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("in one side's time only").not());
+}
