@@ -120,7 +120,19 @@ pub fn text(w: &Warning) -> String {
             level,
             test,
             advise,
+            held,
         } => {
+            // An end at the fastest or slowest unit is the rule that the interval reaches no
+            // further than the data, not a coincidence (a trial read it as a bug).
+            let held = match (held.low, held.high) {
+                (true, true) => format!(
+                    "; it ends at the lowest and the highest {level} mean, as far as the data \
+                     reach"
+                ),
+                (true, false) => format!("; it ends at the lowest {level} mean, as far as the data reach"),
+                (false, true) => format!("; it ends at the highest {level} mean, as far as the data reach"),
+                (false, false) => String::new(),
+            };
             let advice = advise.map_or_else(String::new, |needed| {
                 format!(
                     "; with fewer than {needed} {level}s strongly skewed means are still covered \
@@ -129,7 +141,7 @@ pub fn text(w: &Warning) -> String {
             });
             format!(
                 "the {level} means look skewed (skewness {:.2}, {}): the interval is \
-                 widened toward the skew (Johnson 1978; Hall 1992) and is asymmetric{advice}",
+                 widened toward the skew (Johnson 1978; Hall 1992) and is asymmetric{held}{advice}",
                 test.skewness,
                 crate::comparison::p_text("p", test.p_value)
             )
@@ -184,9 +196,31 @@ mod tests {
                 p_value,
             },
             advise: None,
+            held: Default::default(),
         };
         assert!(text(&w(0.00004)).contains("(skewness 2.50, p < 0.001)"));
         assert!(text(&w(0.035)).contains("(skewness 2.50, p = 0.035)"));
+        let held = Warning::SkewAdjusted {
+            level: "execution".into(),
+            test: SkewTest {
+                skewness: 2.5,
+                z: 3.9,
+                p_value: 0.01,
+            },
+            advise: None,
+            held: rigor_stats::analysis::Held {
+                low: true,
+                high: true,
+            },
+        };
+        assert!(
+            text(&held).contains(
+                "and is asymmetric; it ends at the lowest and the highest execution mean, as far \
+                 as the data reach"
+            ),
+            "{}",
+            text(&held)
+        );
     }
 
     /// One slow first execution is "the first execution", not "the first 1 execution".

@@ -67,6 +67,12 @@ pub enum Warning {
         /// Top-level units to use ([`crate::top_means::SKEWED_UNITS_NEEDED`]) when there are
         /// fewer and no [`Warning::RareModes`] already says so.
         advise: Option<usize>,
+        /// Which ends stop at the range of the means (the lowest, the highest unit's mean): the
+        /// interval reaches no further than the units measured
+        /// ([`crate::top_means::RANGE_HOLD_UNITS`]), so an end equal to the fastest or slowest
+        /// unit is that rule, not a coincidence.
+        #[serde(default)]
+        held: Held,
     },
     /// The data are unbalanced; components come from Henderson's method I.
     Unbalanced,
@@ -168,6 +174,15 @@ pub enum Warning {
     },
 }
 
+/// Which ends of an interval stop at the range of the top-level means ([`Warning::SkewAdjusted`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Held {
+    /// The lower end is the lowest unit's mean.
+    pub low: bool,
+    /// The upper end is the highest unit's mean.
+    pub high: bool,
+}
+
 /// The analysis of one benchmark.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {
@@ -266,10 +281,21 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
     }
     if let Some(test) = interval.skew {
         let needed = crate::top_means::SKEWED_UNITS_NEEDED;
+        let means = h.top_means();
+        let (min, max) = means
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &y| {
+                (lo.min(y), hi.max(y))
+            });
+        let range = h.units(0) >= crate::top_means::RANGE_HOLD_UNITS;
         warnings.push(Warning::SkewAdjusted {
             level: h.levels()[0].clone(),
             test,
             advise: (h.units(0) < needed && !said).then_some(needed),
+            held: Held {
+                low: range && interval.lower <= min,
+                high: range && interval.upper >= max,
+            },
         });
     }
     if !h.is_balanced() {
@@ -311,6 +337,36 @@ fn mode_not_excluded(h: &Hierarchy, said: bool) -> Result<Option<Warning>> {
 
 #[cfg(test)]
 mod tests {
+    /// An end held at the range of the means is said to be (a trial read `[1.659 ms .. 3.505 ms]`,
+    /// the fastest and slowest of ten runs, as a coincidence or a bug); an end inside it is not.
+    #[test]
+    fn an_end_held_at_the_range_of_the_means_is_said() {
+        let held_of = |values: Vec<f64>| {
+            let h = Hierarchy::flat("execution", values).unwrap();
+            let a = analyze(&h, &AnalysisConfig::default()).unwrap();
+            let held = a.warnings.iter().find_map(|w| match w {
+                Warning::SkewAdjusted { held, .. } => Some(*held),
+                _ => None,
+            });
+            (a.interval, held)
+        };
+        let mut skewed = vec![1.0; 11];
+        skewed.push(5.0);
+        let (ci, held) = held_of(skewed);
+        let held = held.expect("skewed");
+        // Eleven alike and one far above: the lower end stops at the eleven.
+        assert_eq!(ci.lower, 1.0, "{ci:?}");
+        assert!(ci.upper < 5.0, "{ci:?}");
+        assert!(held.low && !held.high, "{held:?} {ci:?}");
+        // A milder skew whose widened end stays inside the data.
+        let mild: Vec<f64> = (0..40)
+            .map(|i| 1.0 + f64::from(i).powi(2) / 400.0)
+            .collect();
+        let (ci, held) = held_of(mild);
+        if let Some(held) = held {
+            assert!(!held.high && !held.low, "{held:?} {ci:?}");
+        }
+    }
     use super::*;
 
     #[test]
