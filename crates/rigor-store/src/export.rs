@@ -230,6 +230,11 @@ pub fn to_hyperfine_json(result: &ResultFile) -> String {
                 if measured.len() == h.times.len() && measured.iter().all(|e| e.build.is_none()) {
                     extra["rounds"] = json!(measured.iter().map(|e| e.round).collect::<Vec<_>>());
                 }
+                // The times are net of this start-up, as hyperfine's are: reading them back says
+                // so (their interval leaves the start-up's variance out).
+                if let Some(startup) = &h.b.net_of {
+                    extra["net_of"] = json!(startup);
+                }
                 r.insert("rigor".into(), extra);
             }
             Value::Object(r)

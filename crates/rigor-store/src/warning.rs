@@ -974,6 +974,16 @@ pub enum ImportNote {
         /// Each such command, with the mean the file states and its times' mean.
         means: Vec<StatedMean>,
     },
+    /// A hyperfine file written by rigor whose commands ran through a shell: their times are
+    /// net of its start-up (`rigor.net_of`), as hyperfine reports them, so their interval leaves
+    /// out the start-up's own variance, which the run's interval (`rigor.ci_lower`,
+    /// `rigor.ci_upper`) holds.
+    NetOfStartup {
+        /// The commands.
+        benchmarks: Vec<String>,
+        /// The start-up subtracted (`sh -c ''`).
+        startup: String,
+    },
     /// A hyperfine file written by rigor (`--export-json-hyperfine`) with each time's round
     /// (`rigor.rounds`): its commands are compared as that run measured them (paired where they
     /// shared interleaved rounds), not as commands measured one after another.
@@ -1101,6 +1111,17 @@ impl std::fmt::Display for ImportNote {
                     each.join("; ")
                 )
             }
+            Self::NetOfStartup {
+                benchmarks,
+                startup,
+            } => write!(
+                f,
+                "the times of {} are net of the shell's start-up (the mean of {startup} \
+                 subtracted from each, as hyperfine reports them): their interval leaves out the \
+                 start-up's own variance, which the run's interval in the file (rigor.ci_lower, \
+                 rigor.ci_upper) holds, and they compare only with times net of it too",
+                quoted(benchmarks)
+            ),
             Self::MeanDiffers { means } => {
                 let each: Vec<String> = means
                     .iter()

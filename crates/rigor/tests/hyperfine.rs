@@ -792,3 +792,27 @@ fn a_hyperfine_command_line_without_run_says_to_put_it_first() {
     let e = err(&["--db", "x", "track"]);
     assert!(!e.contains("comes first"), "{e}");
 }
+
+/// A command run through the shell is exported net of its start-up, as hyperfine reports it;
+/// the file says so (`rigor.net_of`), and reading it back warns that those times leave out the
+/// start-up's variance and compare only with times net of it.
+#[test]
+fn a_hyperfine_export_of_a_shell_command_is_read_back_as_net_of_its_start_up() {
+    let dir = Dir::new();
+    let path = dir.path("h.json");
+    rigor()
+        .args(["run", "-r", "4", "-w", "0", "true | true", "true"])
+        .arg("--export-json-hyperfine")
+        .arg(&path)
+        .assert()
+        .success();
+    let h = json(&path);
+    assert_eq!(h["results"][0]["rigor"]["net_of"], "sh -c ''", "{h}");
+    assert!(h["results"][1]["rigor"].get("net_of").is_none(), "{h}");
+    let out = rigor().arg("analyze").arg(&path).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the times of 'true | true' are net of the shell's start-up"),
+        "{err}"
+    );
+}

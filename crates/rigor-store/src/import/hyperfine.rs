@@ -37,6 +37,9 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
     let mut benchmarks = Vec::new();
     // Commands whose mean user and system times the file gives (each run's it does not).
     let mut cpu_means = Vec::new();
+    // Commands whose times rigor wrote net of a shell's start-up, and that start-up.
+    let mut net: Vec<String> = Vec::new();
+    let mut startup: Option<String> = None;
     // Commands whose stated mean is not their times' mean.
     let mut stated_means = Vec::new();
     // Each command's rounds, when rigor wrote them (every command must have them to be kept).
@@ -139,6 +142,10 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
                 system: Seconds::new(system.f64()?),
             });
         }
+        if let Some(n) = r.opt("rigor").and_then(|x| x.opt("net_of")) {
+            net.push(b.name.clone());
+            startup.get_or_insert(n.str()?.to_string());
+        }
         if let Some((stated, of_times)) = differs {
             stated_means.push(crate::warning::StatedMean {
                 benchmark: b.name.clone(),
@@ -169,6 +176,16 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
             file: path.display().to_string(),
             format: "hyperfine".to_string(),
             note: crate::warning::ImportNote::RoundsShared,
+        });
+    }
+    if let Some(startup) = startup {
+        r.warnings.push(crate::warning::Warning::Imported {
+            file: path.display().to_string(),
+            format: "hyperfine".to_string(),
+            note: crate::warning::ImportNote::NetOfStartup {
+                benchmarks: net,
+                startup,
+            },
         });
     }
     if !stated_means.is_empty() {

@@ -488,3 +488,26 @@ fn a_benchmark_with_nothing_measured_is_refused_naming_it() {
         "{e}"
     );
 }
+
+/// A hyperfine file rigor wrote for commands run through a shell holds their times net of its
+/// start-up: read back, it says so (the interval from them leaves the start-up's variance out,
+/// and a comparison with times as measured would mix the two; a trial's `rigor compare` of the
+/// run's own file and this one reported a 27% change of the same run).
+#[test]
+fn a_hyperfine_file_of_times_net_of_a_shell_says_so() {
+    let text = r#"{"results":[{"command":"a | b","times":[0.002,0.003],
+        "rigor":{"mean":0.0025,"ci_lower":0.001,"ci_upper":0.004,"confidence":0.95,"net_of":"sh -c ''"}},
+        {"command":"c","times":[0.002,0.003]}]}"#;
+    let r = parse(Path::new("f.json"), text, None).unwrap().result;
+    let said: Vec<String> = r.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        said.iter().any(|w| w.contains(
+            "the times of 'a | b' are net of the shell's start-up (the mean of sh -c '' \
+             subtracted from each"
+        )),
+        "{said:?}"
+    );
+    let plain = r#"{"results":[{"command":"c","times":[0.002,0.003]}]}"#;
+    let r = parse(Path::new("f.json"), plain, None).unwrap().result;
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+}
