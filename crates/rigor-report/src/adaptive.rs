@@ -302,11 +302,17 @@ fn reachable_note(t: &TargetView, units: &str) -> String {
                 continue;
             }
             match b.needed {
-                Some(NeededView::Units(n, more)) => out.push_str(&format!(
-                    "; the latest plan puts {target} at about {n} {units} in all ({} more of \
-                     measured time)",
-                    time(more.get())
-                )),
+                Some(NeededView::Units(n, more)) => {
+                    out.push_str(&format!(
+                        "; the latest plan puts {target} at about {n} {units} in all ({} more of \
+                         measured time",
+                        time(more.get())
+                    ));
+                    if n > t.max_units {
+                        out.push_str(&format!(", beyond --max-runs {}", t.max_units));
+                    }
+                    out.push(')');
+                }
                 Some(NeededView::OutOfReach) => {
                     out.push_str("; the latest plan puts it out of reach of any count");
                 }
@@ -391,6 +397,11 @@ mod tests {
         let v = spent(vec![
             line("a", 0.019, None),
             line("b", 0.031, Some(NeededView::Units(240, Seconds::new(84.0)))),
+            line(
+                "d",
+                0.04,
+                Some(NeededView::Units(12_000, Seconds::new(900.0))),
+            ),
             line("c", 0.05, Some(NeededView::OutOfReach)),
         ]);
         let note = render(&v);
@@ -407,6 +418,13 @@ mod tests {
         );
         assert!(
             note.contains("\n  c: ±5.0%, short of it; the latest plan puts it out of reach"),
+            "{note}"
+        );
+        assert!(
+            note.contains(
+                "about 12000 executions in all (900.0 s more of measured time, beyond \
+                 --max-runs 10000)"
+            ),
             "{note}"
         );
     }
