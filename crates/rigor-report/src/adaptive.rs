@@ -148,6 +148,24 @@ pub struct AdaptiveView {
     pub estimator: Option<EstimatorView>,
     /// Why the target was not reached (when it was not).
     pub unreached: Option<UnreachedView>,
+    /// The most top-level units the run could reach (`--max-runs`).
+    pub max_units: usize,
+    /// When it ended with fewer executions than see a rare mode: how few.
+    pub few: Option<FewView>,
+}
+
+/// An adaptive run that ended with fewer executions than it takes to see a slow mode of one
+/// execution in five: its interval is what it saw, and it may not have seen one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FewView {
+    /// The fewest executions any benchmark ended with.
+    pub units: usize,
+    /// The probability that so many miss a mode of one execution in five.
+    pub miss_probability: f64,
+    /// Executions that see such a mode with 95% probability.
+    pub to_see_mode: usize,
+    /// Executions rigor's warnings ask for on skewed or multimodal means (the default length).
+    pub needed: usize,
 }
 
 /// The note.
@@ -176,15 +194,36 @@ pub fn render(v: &AdaptiveView) -> String {
     }
     note.push('.');
     if v.planned_top > 0 {
+        // The pilot's plan, or the cap where it put the target beyond it (a bare "10000" read
+        // as a plan that later plans contradicted).
+        let first = if v.planned_top >= v.max_units {
+            format!(
+                "The pilot put the target beyond --max-runs {} {units}, so the run aimed at the \
+                 cap",
+                v.max_units
+            )
+        } else {
+            format!("The pilot planned {} {units} in all", v.planned_top)
+        };
         note.push_str(&format!(
-            " First planned {} {units} in all.\nCounts in use at the end (from the latest \
-             plan):\n{}",
-            v.planned_top,
+            " {first}.\nCounts in use at the end (from the latest plan):\n{}",
             counts(v).join("\n")
         ));
     }
     if let Some(e) = &v.estimator {
         note.push_str(&estimator_note(e, units));
+    }
+    if let Some(f) = v.few {
+        note.push_str(&format!(
+            "\nIt ended with {} executions: so few miss a slow mode of one execution in five \
+             with probability {}, and no interval shows a mode it never saw. --min-runs {} \
+             makes the pilot see such a mode with 95% probability ({} is what rigor's warnings \
+             ask for on skewed or multimodal means).",
+            f.units,
+            percent(100.0 * f.miss_probability),
+            f.to_see_mode,
+            f.needed
+        ));
     }
     if let Some(UnreachedView { problem, target }) = &v.unreached {
         if let Some(problem) = problem {
@@ -350,6 +389,8 @@ mod tests {
             per_build: None,
             counts: Vec::new(),
             estimator: None,
+            max_units: 10_000,
+            few: None,
             unreached: Some(UnreachedView {
                 problem: None,
                 target: Some(TargetView {
@@ -370,6 +411,40 @@ mod tests {
             reachable: Some(0.16),
             needed,
         }
+    }
+
+    /// A run that stopped on 10 executions says a slow mode could have been missed (a program
+    /// slow one run in eight, missed by the pilot, stopped "reached" at ±0.4% a quarter below
+    /// its mean), and a first plan at the cap reads as the cap.
+    #[test]
+    fn a_run_that_ended_on_few_executions_says_what_it_may_have_missed() {
+        let mut v = spent(Vec::new());
+        v.why = Why::PrecisionReached;
+        v.unreached = None;
+        v.planned_top = 10_000;
+        v.few = Some(FewView {
+            units: 10,
+            miss_probability: 0.107,
+            to_see_mode: 14,
+            needed: 20,
+        });
+        let note = render(&v);
+        assert!(
+            note.contains(
+                "It ended with 10 executions: so few miss a slow mode of one execution \
+                 in five with probability 11%"
+            ),
+            "{note}"
+        );
+        assert!(note.contains("--min-runs 14 makes the pilot see"), "{note}");
+        assert!(
+            note.contains(
+                "The pilot put the target beyond --max-runs 10000 executions, so the run \
+                 aimed at the cap."
+            ),
+            "{note}"
+        );
+        assert!(!note.contains("First planned"), "{note}");
     }
 
     #[test]

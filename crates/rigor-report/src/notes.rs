@@ -215,9 +215,6 @@ pub enum Note {
     ShellStartup {
         /// The start-up benchmarks (`sh -c ''`).
         benchmarks: Vec<String>,
-        /// Commands run directly beside them: their comparisons with commands run through a
-        /// shell include the start-up on one side only.
-        direct: Vec<String>,
     },
     /// `rigor bench --against` builds the other build (in its kept checkout, for a revision).
     BuildingAgainst {
@@ -367,27 +364,16 @@ impl fmt::Display for Note {
                     list.join(", ")
                 )
             }
-            Self::ShellStartup { benchmarks, direct } => {
-                write!(
-                    f,
-                    "note: {} (the shell's start-up) is measured in the same rounds, and each \
-                     command run through that shell is also shown net of it, the start-up's \
-                     variance included; comparisons use the times as measured (the start-up \
-                     cancels in their differences, not in their ratios)",
-                    benchmarks.join(", ")
-                )?;
-                if !direct.is_empty() {
-                    let list: Vec<String> = direct.iter().map(|d| format!("'{d}'")).collect();
-                    write!(
-                        f,
-                        "; {} run directly, so comparing them with a command run through the \
-                         shell counts its start-up on one side only: read the net means, or \
-                         give --shell to run every command through it",
-                        list.join(", ")
-                    )?;
-                }
-                Ok(())
-            }
+            // A command run directly beside them is compared with the start-up on one side
+            // only: each such comparison warns of it (`Warning::StartupOneSide`).
+            Self::ShellStartup { benchmarks } => write!(
+                f,
+                "note: {} (the shell's start-up) is measured in the same rounds, and each \
+                 command run through that shell is also shown net of it, the start-up's variance \
+                 included; comparisons use the times as measured (between commands run through \
+                 the shell the start-up cancels in their differences, not in their ratios)",
+                benchmarks.join(", ")
+            ),
             Self::HooksOnceForAll { setup, cleanup } => {
                 let what = match (setup, cleanup) {
                     (true, true) => {

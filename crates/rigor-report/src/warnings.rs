@@ -140,10 +140,12 @@ pub fn text(w: &Warning) -> String {
                 )
             });
             format!(
-                "the {level} means look skewed (skewness {:.2}, {}): the interval is \
-                 widened toward the skew (Johnson 1978; Hall 1992) and is asymmetric{held}{advice}",
+                "the {level} means look skewed (skewness {:.2}, {}; tested at {}): the \
+                 interval is widened toward the skew (Johnson 1978; Hall 1992) and is \
+                 asymmetric{held}{advice}",
                 test.skewness,
-                crate::comparison::p_text("p", test.p_value)
+                crate::comparison::p_text("p", test.p_value),
+                percent(100.0 * rigor_stats::top_means::SKEW_TEST_ALPHA)
             )
         }
         Warning::ModeNotExcluded {
@@ -198,8 +200,8 @@ mod tests {
             advise: None,
             held: Default::default(),
         };
-        assert!(text(&w(0.00004)).contains("(skewness 2.50, p < 0.001)"));
-        assert!(text(&w(0.035)).contains("(skewness 2.50, p = 0.035)"));
+        assert!(text(&w(0.00004)).contains("(skewness 2.50, p < 0.001; tested at 10%)"));
+        assert!(text(&w(0.035)).contains("(skewness 2.50, p = 0.035; tested at 10%)"));
         let held = Warning::SkewAdjusted {
             level: "execution".into(),
             test: SkewTest {

@@ -1119,7 +1119,8 @@ impl std::fmt::Display for ImportNote {
                 "the times of {} are net of the shell's start-up (the mean of {startup} \
                  subtracted from each, as hyperfine reports them): their interval leaves out the \
                  start-up's own variance, which the run's interval in the file (rigor.ci_lower, \
-                 rigor.ci_upper) holds, and they compare only with times net of it too",
+                 rigor.ci_upper) holds; they compare with times net of it or of commands run \
+                 directly, as hyperfine's do, not with times measured through a shell",
                 quoted(benchmarks)
             ),
             Self::MeanDiffers { means } => {

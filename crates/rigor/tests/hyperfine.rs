@@ -795,7 +795,7 @@ fn a_hyperfine_command_line_without_run_says_to_put_it_first() {
 
 /// A command run through the shell is exported net of its start-up, as hyperfine reports it;
 /// the file says so (`rigor.net_of`), and reading it back warns that those times leave out the
-/// start-up's variance and compare only with times net of it.
+/// start-up's variance and compare with net times, not with times measured through a shell.
 #[test]
 fn a_hyperfine_export_of_a_shell_command_is_read_back_as_net_of_its_start_up() {
     let dir = Dir::new();

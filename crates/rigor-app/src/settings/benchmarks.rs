@@ -285,16 +285,9 @@ pub(super) fn add_shell_startups(s: &mut RunSettings) -> Option<rigor_report::no
         s.parameters.push(Default::default());
         roles.push(ShellRole::Startup(shell_words::join(shell)));
     }
-    let direct = s.benchmarks[..n]
-        .iter()
-        .zip(&roles)
-        .filter(|(_, r)| **r == ShellRole::None)
-        .map(|(b, _)| b.name.clone())
-        .collect();
     s.shell_roles = roles;
     Some(rigor_report::notes::Note::ShellStartup {
         benchmarks: shells.into_iter().map(|(_, name)| name).collect(),
-        direct,
     })
 }
 
