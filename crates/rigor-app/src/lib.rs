@@ -20,6 +20,7 @@
 //! Nothing here prints: non-fatal problems are typed [`rigor_store::Warning`]s saved in the
 //! result, and errors are [`AppError`]s that keep their source.
 
+mod adaptive_note;
 pub mod analysis;
 pub mod baselines;
 pub mod bench;

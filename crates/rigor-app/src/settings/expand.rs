@@ -55,7 +55,8 @@ impl ShellChoice {
 /// as the first command (run through `sh`) — and then that value, which the user should be
 /// told of. A value written attached (`attached`: `--shell=python3`) is the shell whatever it
 /// is, as hyperfine takes it; one given apart is a shell only when it is one rigor knows
-/// ([`SHELLS`]), since `--shell` alone once took none and `--shell 'a | b'` means `sh -c 'a | b'`.
+/// (sh, bash, zsh, fish, …), since `--shell` alone once took none and `--shell 'a | b'` means
+/// `sh -c 'a | b'`.
 pub fn shell(
     shell: Option<&str>,
     commands: &[String],
