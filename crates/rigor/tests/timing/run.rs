@@ -125,6 +125,40 @@ fn quiet_cpu0() -> bool {
     quiet
 }
 
+/// Why this attempt cannot test the preemption rule, if it cannot: the rule calls executions
+/// contended when they were preempted at least 20 times a second, twice the others' median and
+/// 5 times in all (`rigor_stats::preemption`), so it can only be tested where the executions
+/// alone on CPU 0 (outside `contended`, 0-based, of `r`'s first benchmark) were preempted less
+/// than 20 times a second and the contended ones, beside two `yes`, that often and twice as often.
+/// `quiet_cpu0` measures the first once before; on this shared virtual machine CPU 0 alone moves
+/// between 10 and 100 a second within minutes, and a start slowed 2.7× by two `yes` was once
+/// preempted no more often than the later executions (docs/limitations.md).
+fn untestable(r: &serde_json::Value, contended: std::ops::Range<usize>) -> Option<String> {
+    let executions = r["benchmarks"][0]["executions"].as_array()?;
+    let rate = |e: &serde_json::Value| Some(e["preempted"].as_f64()? / e["wall"].as_f64()?);
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied()
+    };
+    let (mut alone, mut beside) = (Vec::new(), Vec::new());
+    for (i, e) in executions.iter().enumerate() {
+        let list = if contended.contains(&i) {
+            &mut beside
+        } else {
+            &mut alone
+        };
+        list.extend(rate(e));
+    }
+    let (alone, beside) = (median(alone)?, median(beside)?);
+    (alone >= 20.0 || beside < 20.0 || beside < 2.0 * alone).then(|| {
+        format!(
+            "SKIP: in this attempt the executions alone on CPU 0 were preempted {alone:.0} times \
+             a second and those beside two `yes` {beside:.0}: preemptions do not tell contention \
+             here"
+        )
+    })
+}
+
 /// A script for `rigor run --shell`, run in a folder of its own: execution `$n` (counted in a
 /// file) runs a busy loop pinned to CPU 0, beside two `yes` pinned there too where `contended`
 /// (a shell test of `$n`) holds, alone otherwise.
@@ -163,6 +197,10 @@ fn a_start_slowed_by_another_process_is_not_called_a_cold_start() {
                 .arg(&path)
                 .arg(&script),
         );
+        if let Some(why) = untestable(&json(&path), 0..2) {
+            eprintln!("{why}");
+            return;
+        }
         assert!(
             out.contains("the first 2 executions ran ")
                 && out.contains("times a second, the later ones ")
@@ -199,12 +237,18 @@ fn executions_other_processes_slowed_mid_run_are_said() {
     crate::up_to_three_attempts(|_| {
         let dir = Dir::new();
         let script = pinned_beside_yes("[ $n -ge 6 ] && [ $n -le 8 ]");
+        let path = dir.path("r.json");
         let out = stdout_of(
             rigor()
                 .current_dir(dir.0.path())
-                .args(["run", "-w", "0", "-r", "16", "--shell"])
+                .args(["run", "-w", "0", "-r", "16", "--shell", "--export-json"])
+                .arg(&path)
                 .arg(&script),
         );
+        if let Some(why) = untestable(&json(&path), 5..8) {
+            eprintln!("{why}");
+            return;
+        }
         assert!(
             out.contains("3 of the 16 executions were preempted ")
                 && out.contains("other processes took the CPU during them"),
