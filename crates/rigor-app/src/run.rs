@@ -570,10 +570,12 @@ fn notes(s: &RunSettings, r: &ResultFile, failed: Option<Note>) -> Vec<Note> {
             b.failures
                 .iter()
                 // 126 and 127: a shell that could not run the command, which -i would not
-                // make measurable.
+                // make measurable; nor a shell's syntax error (`sh -S python3 'print(1)'`: the
+                // command never ran).
                 .any(|f| {
                     f.stage.is_command()
                         && f.exit_code.is_some_and(|c| c != 0 && c != 126 && c != 127)
+                        && !f.stderr_tail.to_lowercase().contains("syntax error")
                 })
         });
         if !s.runner.ignore_failure && exited {

@@ -60,6 +60,14 @@ fn commands_run_through_a_shell_when_they_have_shell_syntax_or_when_asked() {
         ))
         // A program that cannot start is not what -i is for.
         .stderr(predicate::str::contains("--ignore-failure").not());
+    // Nor a shell's syntax error: the command never ran (a trial's `-S python3 'print(1)'`,
+    // its `print(1)` run through sh, was told to use -i).
+    rigor()
+        .args(["run", "-r", "2", "--shell", "print(1)"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("rror"))
+        .stderr(predicate::str::contains("--ignore-failure").not());
 }
 
 #[test]
