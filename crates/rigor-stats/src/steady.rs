@@ -786,16 +786,20 @@ mod tests {
                 .collect()
         };
         let cfg = SteadyConfig::default();
-        // Ten runs warming up over 10 iterations; one of them also slowed 1.5× over 100..120.
-        let mut runs: Vec<Vec<f64>> = (0..9)
-            .map(|_| run(&|i| if i < 10 { 3.0 } else { 1.0 }))
-            .collect();
-        runs.push(run(&|i| match i {
+        // Nine runs warming up over 10 iterations, and a tenth that runs `last`.
+        let mut with = |last: &dyn Fn(usize) -> f64| {
+            let mut runs: Vec<Vec<f64>> = (0..9)
+                .map(|_| run(&|i| if i < 10 { 3.0 } else { 1.0 }))
+                .collect();
+            runs.push(run(last));
+            diagnose(&runs, &cfg).unwrap()
+        };
+        // The tenth also slowed 1.5× over 100..120.
+        let r = with(&|i| match i {
             0..10 => 3.0,
             100..120 => 1.5,
             _ => 1.0,
-        }));
-        let r = diagnose(&runs, &cfg).unwrap();
+        });
         assert_eq!(r.runs[9].class, RunClass::Warmup);
         assert_eq!(
             r.runs[9].steady_start,
@@ -804,28 +808,20 @@ mod tests {
         );
         assert_eq!(r.initialised_warmup, Some(10));
         // A warm-up that reaches the final level for 5 iterations, then is slow for 20 more.
-        let mut runs: Vec<Vec<f64>> = (0..9)
-            .map(|_| run(&|i| if i < 10 { 3.0 } else { 1.0 }))
-            .collect();
-        runs.push(run(&|i| match i {
+        let r = with(&|i| match i {
             0..10 => 3.0,
             10..15 => 1.0,
             15..35 => 2.0,
             _ => 1.0,
-        }));
-        let r = diagnose(&runs, &cfg).unwrap();
+        });
         assert_eq!(r.initialised_warmup, Some(35));
         // One run 5% faster for a while after its warm-up: a slowdown by Barrett et al.'s label,
         // its steady start at its final level, and no start-up overhead after its warm-up.
-        let mut runs: Vec<Vec<f64>> = (0..9)
-            .map(|_| run(&|i| if i < 10 { 3.0 } else { 1.0 }))
-            .collect();
-        runs.push(run(&|i| match i {
+        let r = with(&|i| match i {
             0..10 => 3.0,
             10..100 => 0.95,
             _ => 1.0,
-        }));
-        let r = diagnose(&runs, &cfg).unwrap();
+        });
         assert_eq!(r.runs[9].class, RunClass::Slowdown);
         assert_eq!(r.runs[9].steady_start, Some(100));
         assert_eq!(r.initialised_warmup, Some(10));
