@@ -656,6 +656,7 @@ pub(super) mod tests {
                 verdict,
                 at_resolution: false,
                 confounded: false,
+                local: false,
             },
             tau2: 0.0,
             sessions: Some((0.5, 8)),
