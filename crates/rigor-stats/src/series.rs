@@ -216,9 +216,9 @@ pub struct SeriesChange {
     /// Whether `ratio`, `interval` and `verdict` are those of the 10 versions on either side of
     /// the boundary rather than of its two segments: the segments' levels differ by less than
     /// the threshold, as where a step lies inside a slow drift, while the versions beside it
-    /// differ by more. The interval is then at the level corrected for the boundary's places;
-    /// `p_value` and `p_adjusted` stay the segments'. (docs/methodology.md, "Steps inside a
-    /// drift".)
+    /// differ by more. The interval is then at the level corrected for the boundary's places,
+    /// and `p_value` and `p_adjusted` are those versions' too (docs/methodology.md, "Steps
+    /// inside a drift").
     #[serde(default)]
     pub local: bool,
 }
@@ -826,14 +826,15 @@ pub fn evaluate_floored(
 /// The versions on either side of a boundary that [`local_step`] compares.
 const LOCAL_STEP: usize = 10;
 
-/// A boundary significant between its segments (corrected for its places) whose segments'
-/// levels nevertheless differ by less than the threshold, tested again between the
+/// A boundary whose segments' levels differ by less than the threshold, tested again between the
 /// [`LOCAL_STEP`] versions on either side of it: where a segment drifts (a slow rise over a
 /// hundred versions), its mean is the drift's middle, and a step inside the drift reads between
 /// the segments' means as the step less the drift's rise (a −3% step 32 versions into a +5% drift
 /// reads −0.7%). The change is then the local one — its ratio, interval and verdict those of the
-/// versions next to the boundary ([`SeriesChange::local`]) — when that one lies beyond the
-/// threshold in the same direction; `None` otherwise. Its level is corrected for the
+/// versions next to the boundary ([`SeriesChange::local`]), its p-value theirs corrected for
+/// the boundary's places — when that one lies beyond the threshold; `None` otherwise. Between
+/// its segments the step may be not significant at all (their levels the drift's middles), or
+/// even point the drift's way. Its level is corrected for the
 /// boundary's places ([`near`]) and the versions weigh with the segments' τ², which a drift
 /// only inflates.
 fn local_step(
@@ -863,18 +864,14 @@ fn local_step(
 /// levels still to be weighed) and the level of their test — `cfg.level` corrected for the
 /// places the boundary could take, as its p-value is: the segments' test no longer guards the
 /// verdict, and the versions beside it are few. `None` when the change needs no second look
-/// (already a change, unbounded, or not significant), or its segments are that short anyway.
+/// (already a change, or unbounded), or its segments are that short anyway.
 fn near(
     change: &SeriesChange,
     (before, after): (&Segment, &Segment),
     cfg: &SeriesConfig,
 ) -> Option<(Range<usize>, Range<usize>, f64)> {
     let short = |s: &Segment| s.end - s.start <= LOCAL_STEP;
-    if change.verdict.is_change()
-        || change.interval.is_none()
-        || change.p_adjusted > 1.0 - cfg.level
-        || (short(before) && short(after))
-    {
+    if change.verdict.is_change() || change.interval.is_none() || (short(before) && short(after)) {
         return None;
     }
     let from = before.end.saturating_sub(LOCAL_STEP).max(before.start);
@@ -884,18 +881,16 @@ fn near(
 }
 
 /// The `local` test of `change` in its place ([`SeriesChange::local`]) when it finds a change
-/// the same way as the segments' levels go; `None` otherwise.
+/// (its p-value corrected for the places the boundary could take between its neighbours, as a
+/// segment's is); `None` otherwise.
 fn local_holds(change: &SeriesChange, local: SeriesChange) -> Option<SeriesChange> {
-    (local.verdict.is_change() && (local.ratio > 1.0) == (change.ratio > 1.0)).then_some(
-        SeriesChange {
-            before: change.before,
-            after: change.after,
-            p_value: change.p_value,
-            p_adjusted: change.p_adjusted,
-            local: true,
-            ..local
-        },
-    )
+    local.verdict.is_change().then(|| SeriesChange {
+        before: change.before,
+        after: change.after,
+        p_adjusted: adjusted_p(local.p_value, &change.before, &change.after),
+        local: true,
+        ..local
+    })
 }
 
 /// Changes in a series of points whose levels come from a crossed fit of versions and sessions
@@ -1171,19 +1166,27 @@ fn or_local(
     }
     let near_before = segment(versions, near_before.start, near_before.end, tau2);
     let near_after = segment(versions, near_after.start, near_after.end, tau2);
-    let (sessions, confounded) =
-        session_terms(fit, points, versions, (&near_before, &near_after), tau2);
-    let variance = near_before.variance + near_after.variance + sessions;
+    let sides = (near_before, near_after);
     let t_crit = critical_value(level, df, Quantile::StudentT)?;
-    let local = log_change(
-        near_before,
-        near_after,
-        variance,
-        (df, t_crit),
-        confounded,
-        cfg,
-        floor,
-    )?;
+    let test = |sessions: f64, confounded: bool| {
+        let variance = near_before.variance + near_after.variance + sessions;
+        log_change(
+            sides.0,
+            sides.1,
+            variance,
+            (df, t_crit),
+            confounded,
+            cfg,
+            floor,
+        )
+    };
+    // The session terms only widen it: most boundaries fail without them, and are not worth
+    // the contrast's estimation error.
+    if !test(0.0, false)?.verdict.is_change() {
+        return Ok(change);
+    }
+    let (sessions, confounded) = session_terms(fit, points, versions, (&sides.0, &sides.1), tau2);
+    let local = test(sessions, confounded)?;
     Ok(local_holds(&change, local).unwrap_or(change))
 }
 

@@ -167,6 +167,8 @@ pub fn change_views(changes: &[StoredChange]) -> Vec<ChangeView<'_>> {
             // A benchmark's part in a machine-wide event says so.
             evidence: match c.change.evidence {
                 Evidence::Detected if super::shift::is_event_method(&c.change.method) => "event",
+                // Its figures are those of the versions beside it: the level drifts there.
+                Evidence::Detected if c.change.method == super::METHOD_LOCAL => "in drift",
                 e => e.as_str(),
             },
             previous: c.change.previous_rev.as_deref(),
@@ -276,6 +278,22 @@ mod tests {
         assert_eq!(findings(&confounded, true).outcome(rule), Outcome::Gated);
         let refuted = [with_evidence(Regression, New, true, Evidence::Refuted)];
         assert_eq!(findings(&refuted, true).outcome(rule), Outcome::Ok);
+    }
+
+    /// A change whose figures are the versions' beside it (a step inside a drift) says so in
+    /// the table's evidence column, and gates as any detected change; a confirmed one reads
+    /// confirmed.
+    #[test]
+    fn a_step_beside_a_drift_is_listed_as_such_and_gates() {
+        let mut local = change(ChangeVerdict::Regression, ChangeStatus::New, true);
+        local.change.method = super::super::METHOD_LOCAL.into();
+        let views = change_views(std::slice::from_ref(&local));
+        assert_eq!(views[0].evidence, "in drift");
+        let rule = Some(FailOn::Regression);
+        let listed = std::slice::from_ref(&local);
+        assert_eq!(findings(listed, false).outcome(rule), Outcome::Gated);
+        local.change.evidence = Evidence::Confirmed;
+        assert_eq!(change_views(&[local])[0].evidence, "confirmed");
     }
 }
 

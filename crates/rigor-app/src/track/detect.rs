@@ -145,7 +145,7 @@ fn detect_one(
                     p_value: c.p_adjusted,
                     q_value: None,
                     verdict,
-                    method: METHOD.to_string(),
+                    method: if c.local { METHOD_LOCAL } else { METHOD }.to_string(),
                     evidence: if c.confounded {
                         Evidence::Confounded
                     } else {

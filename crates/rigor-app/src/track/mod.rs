@@ -76,6 +76,12 @@ use crate::{Outcome, run};
 /// The method name stored with changes found by [`detect_changes`].
 pub const METHOD: &str = "e-divisive + version-level random effects";
 
+/// [`METHOD`] for a change found by the versions beside it where the level drifts
+/// (`rigor_stats::series::SeriesChange::local`): its ratio and interval are those of the 10
+/// versions on either side, and the change table lists it with the evidence `in drift`.
+pub const METHOD_LOCAL: &str =
+    "e-divisive + version-level random effects; step beside a drift (10 versions each side)";
+
 /// The machine rigor runs on, named `name` (default: its host name).
 pub fn this_machine(name: Option<&str>) -> MachineInfo {
     let environment = Environment::detect();
