@@ -479,4 +479,14 @@ fn a_step_inside_a_drift_is_listed_in_drift() {
         .assert()
         .failure()
         .stdout(predicate::str::contains("in drift"));
+    // `track show` says what its figure compares.
+    rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "h.db", "show", "--machine", "m"])
+        .arg("mean=10ms,execution=0.4%")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "between the 10 versions either side (the level drifts)",
+        ));
 }

@@ -37,9 +37,10 @@ pub struct HistoryPoint {
     /// Whether the step from the version before crosses sessions that share no version.
     pub confounded: bool,
     /// The change the series' detection found at this version (`rigor track changes`), with
-    /// its id and ratio (of the segments either side, not of this step alone): the only verdict
-    /// a step is shown with.
-    pub change: Option<(ChangeId, ChangeVerdict, f64)>,
+    /// its id and ratio (of the segments either side, not of this step alone; of the 10
+    /// versions either side where the level drifts, when the last is true): the only verdict a
+    /// step is shown with.
+    pub change: Option<(ChangeId, ChangeVerdict, f64, bool)>,
     /// Its units per level over all its runs, top level first, from the runs' stored analyses
     /// (empty without them, and in a metric other than wall time).
     pub counts: Vec<usize>,
@@ -124,7 +125,7 @@ impl Shown {
                     step: p.against_previous.map(|r| {
                         (
                             r.ratio,
-                            p.change.map_or(String::new(), |(_, v, _)| v.to_string()),
+                            p.change.map_or(String::new(), |(_, v, _, _)| v.to_string()),
                         )
                     }),
                     // The change's own figure compares the segments either side, not this
@@ -132,11 +133,16 @@ impl Shown {
                     // that disagrees with itself.
                     change: p.against_previous.and(p.change).map_or(
                         String::new(),
-                        |(id, _, ratio)| {
+                        |(id, _, ratio, local)| {
+                            let between = if local {
+                                "the 10 versions either side (the level drifts)"
+                            } else {
+                                "the segments either side"
+                            };
                             format!(
-                                "change {}: {} between the segments either side",
+                                "change {}: {} between {between}",
                                 id.0,
-                                rigor_report::track_run::ratio_percent(ratio)
+                                rigor_report::track_run::ratio_percent(ratio),
                             )
                         },
                     ),
@@ -178,7 +184,8 @@ pub fn show_metric(
     metric: &Metric,
 ) -> Result<Shown> {
     let versions = history.versions(key)?;
-    let changes: std::collections::HashMap<String, (ChangeId, ChangeVerdict, f64)> = history
+    type Found = (ChangeId, ChangeVerdict, f64, bool);
+    let changes: std::collections::HashMap<String, Found> = history
         .changes(&rigor_history::ChangeFilter {
             benchmark: Some(benchmark.to_string()),
             machine: Some(key.machine.clone()),
@@ -190,7 +197,12 @@ pub fn show_metric(
         .map(|c| {
             (
                 c.change.rev.clone(),
-                (c.id, c.change.verdict, c.change.ratio),
+                (
+                    c.id,
+                    c.change.verdict,
+                    c.change.ratio,
+                    c.change.method == super::METHOD_LOCAL,
+                ),
             )
         })
         .collect();
@@ -454,7 +466,7 @@ impl Shown {
                     "at_resolution": r.at_resolution,
                     "confounded": p.confounded,
                 })),
-                "change": p.change.map(|(id, v, ratio)| serde_json::json!({"id": id.0, "verdict": v, "ratio": ratio})),
+                "change": p.change.map(|(id, v, ratio, local)| serde_json::json!({"id": id.0, "verdict": v, "ratio": ratio, "in_drift": local})),
             })
         });
         serde_json::Value::Array(points.collect())
