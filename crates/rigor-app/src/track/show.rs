@@ -193,7 +193,13 @@ pub fn show_metric(
             include_stale: false,
         })?
         .into_iter()
-        .filter(|c| c.metric == *metric && c.status != ChangeStatus::Invalid)
+        .filter(|c| {
+            // A change the interleaved re-measurement refuted is no change of this history
+            // (as `track run` and the published pages leave it out; `track changes` lists it).
+            c.metric == *metric
+                && c.status != ChangeStatus::Invalid
+                && c.change.evidence != Evidence::Refuted
+        })
         .map(|c| {
             (
                 c.change.rev.clone(),
