@@ -440,11 +440,7 @@ fn a_short_series_says_a_step_at_its_second_version_is_not_found() {
 #[test]
 fn a_step_inside_a_drift_is_listed_in_drift() {
     let dir = Dir::new();
-    let mut spec = String::from("versions=100");
-    for k in 31..=70 {
-        spec.push_str(&format!(",step={k}:+0.125%"));
-    }
-    spec.push_str(",step=55:-4%");
+    let spec = drift_with_step();
     let out = rigor()
         .current_dir(dir.0.path())
         .args(["track", "--db", "h.db", "run", "--simulate", &spec])
@@ -499,11 +495,7 @@ fn a_step_inside_a_drift_is_listed_in_drift() {
 #[test]
 fn a_refuted_change_is_no_change_in_track_show() {
     let dir = Dir::new();
-    let mut spec = String::from("versions=100");
-    for k in 31..=70 {
-        spec.push_str(&format!(",step={k}:+0.125%"));
-    }
-    spec.push_str(",step=55:-4%");
+    let spec = drift_with_step();
     let out = rigor()
         .current_dir(dir.0.path())
         .args(["track", "--db", "h.db", "run", "--simulate", &spec])
@@ -551,4 +543,14 @@ fn a_refuted_change_is_no_change_in_track_show() {
         .args(["--fail-on", "regression"])
         .assert()
         .success();
+}
+
+/// 100 simulated versions: a +5% drift over v31–v70 (+0.125% a version) and a −4% step at v55.
+fn drift_with_step() -> String {
+    let mut spec = String::from("versions=100");
+    for k in 31..=70 {
+        spec.push_str(&format!(",step={k}:+0.125%"));
+    }
+    spec.push_str(",step=55:-4%");
+    spec
 }
