@@ -6,7 +6,8 @@
 
 use std::collections::HashMap;
 
-use rigor_store::{ComparedWith, CpuShare, ResultFile, Warning};
+use rigor_store::warning::QueueShares;
+use rigor_store::{ComparedWith, CpuShare, QueueShare, Queued, ResultFile, Warning};
 use rigor_units::Metric;
 
 use crate::comparisons::Computed;
@@ -204,6 +205,36 @@ pub fn contention(
             continue;
         };
         found.judged = true;
+        // The run queue, where every run has it, tells contention itself.
+        let queue = share.queue().zip(
+            stored
+                .iter()
+                .map(|s| s.queue())
+                .collect::<Option<Vec<QueueShare>>>(),
+        );
+        let (queued, queues) = match &queue {
+            Some((c, o)) => (rigor_store::contention::queued(*c, o, tolerance), {
+                let per_mille = |pick: fn(u32, u32) -> u32| {
+                    o.iter().map(|q| q.per_mille()).reduce(pick).unwrap_or(0)
+                };
+                Some(QueueShares {
+                    candidate: c.per_mille(),
+                    others_low: per_mille(u32::min),
+                    others_high: per_mille(u32::max),
+                })
+            }),
+            None => (Queued::Unsure, None),
+        };
+        if let (Queued::Differs, Some(q)) = (queued, queues) {
+            found.warnings.push(Warning::QueueDiffers {
+                benchmark: b.name.clone(),
+                against,
+                candidate: q.candidate,
+                others_low: q.others_low,
+                others_high: q.others_high,
+            });
+            continue;
+        }
         if !rigor_store::contention::differs(share, stored, tolerance) {
             continue;
         }
@@ -213,19 +244,21 @@ pub fn contention(
         } else {
             sides.others.quiet()
         };
+        let alike = queues.filter(|_| queued == Queued::Alike);
         let (benchmark, candidate, others_low, others_high) = (
             b.name.clone(),
             share.per_mille(),
             low.per_mille(),
             high.per_mille(),
         );
-        found.warnings.push(if lower_quiet {
+        found.warnings.push(if lower_quiet || alike.is_some() {
             Warning::WaitsDiffer {
                 benchmark,
                 against,
                 candidate,
                 others_low,
                 others_high,
+                queued: alike,
             }
         } else {
             Warning::ContentionDiffers {
@@ -245,7 +278,9 @@ pub fn contention(
 /// (a note that the code waits more) none.
 pub fn concerns(warning: &Warning, name: &str) -> bool {
     match warning {
-        Warning::ContentionDiffers { benchmark, .. } => benchmark == name,
+        Warning::ContentionDiffers { benchmark, .. } | Warning::QueueDiffers { benchmark, .. } => {
+            benchmark == name
+        }
         Warning::LoadDiffers { .. }
         | Warning::OthersDiffer { .. }
         | Warning::FarFromSessions { .. } => true,
@@ -439,6 +474,110 @@ mod tests {
             cpus: 2,
         };
         assert!(concerns(&others, "parse") && concerns(&others, "render"));
+    }
+
+    /// A result of one benchmark whose executions took (CPU, wall, run-queue delay) seconds, on
+    /// 2 CPUs, with what others used over it unknown.
+    fn measured(times: &[(f64, f64, Option<f64>)]) -> ResultFile {
+        let mut r = ResultFile::new(rigor_units::Seed(1), Default::default());
+        r.environment.cpus = 2;
+        let mut b =
+            rigor_store::BenchmarkRecord::new("b", "./b", rigor_store::Layout::new(false, true));
+        b.executions = times
+            .iter()
+            .enumerate()
+            .map(|(i, &(cpu, wall, delay))| rigor_store::ExecutionRecord {
+                run_delay: delay.map(rigor_units::Seconds::new),
+                round: i,
+                execution: i,
+                wall: rigor_units::Seconds::new(wall),
+                user: rigor_units::Seconds::new(cpu),
+                ..Default::default()
+            })
+            .collect();
+        r.benchmarks.push(b);
+        r
+    }
+
+    /// Ten executions of `wall` seconds, a CPU for `share` of it, waiting for one `waited` of
+    /// it (with a little spread), or not told.
+    fn run(wall: f64, share: f64, waited: Option<f64>) -> ResultFile {
+        let times: Vec<(f64, f64, Option<f64>)> = (0..10)
+            .map(|i| {
+                let jitter = 1.0 + 0.001 * f64::from(i % 3);
+                (
+                    share * wall * jitter,
+                    wall * jitter,
+                    waited.map(|w| w * wall * jitter),
+                )
+            })
+            .collect();
+        measured(&times)
+    }
+
+    fn judged(new: &ResultFile, old: &ResultFile) -> Vec<Warning> {
+        contention(
+            new,
+            &shares_of([old]),
+            0.005,
+            ComparedWith::OldResult,
+            Sides::default(),
+        )
+        .warnings
+    }
+
+    /// Neither side known quiet (what others used not measured): a program that sleeps (a CPU
+    /// 32% of its time) against one that computes (99%) was taken for contention and its
+    /// verdict withheld, whichever was slower. Where both runs' executions tell how long they
+    /// waited for a CPU, and that is alike (0.05% of their time), the gap in CPU share is the
+    /// program's own waiting: a note, the verdict standing. Where they waited apart (40% of the
+    /// time beside busy loops) the verdict is withheld on that ground even if the CPU shares are
+    /// alike; where a side does not tell, the CPU share decides as before.
+    #[test]
+    fn the_run_queue_tells_contention_from_a_programs_own_waiting() {
+        let sleeps = run(0.05, 0.32, Some(0.0005));
+        let computes = run(0.005, 0.99, Some(0.0005));
+        match &judged(&sleeps, &computes)[..] {
+            [
+                Warning::WaitsDiffer {
+                    candidate: 320,
+                    queued: Some(q),
+                    ..
+                },
+            ] => assert_eq!((q.candidate, q.others_low, q.others_high), (1, 1, 1)),
+            other => panic!("{other:?}"),
+        }
+        assert!(judged(&sleeps, &computes).iter().all(|w| !concerns(w, "b")));
+        // Contention the CPU share does not show: a program that also waits on its own (a CPU
+        // 80% of its time, quiet) kept that share beside a neighbour, waiting 15% of its time
+        // for a CPU (and 15% less on its own).
+        let contended = run(0.1, 0.8, Some(0.15));
+        let quiet = run(0.1, 0.8, Some(0.001));
+        assert!(judged(&contended, &run(0.1, 0.8, None)).is_empty());
+        let found = judged(&contended, &quiet);
+        assert!(
+            matches!(
+                &found[..],
+                [Warning::QueueDiffers {
+                    candidate: 150,
+                    others_low: 1,
+                    ..
+                }]
+            ),
+            "{found:?}"
+        );
+        assert!(concerns(&found[0], "b"));
+        assert!(
+            found[0].to_string().contains("15.0% of its wall time"),
+            "{}",
+            found[0]
+        );
+        // Without the run queue on one side, the CPU share decides: withheld as before.
+        let untold = run(0.005, 0.99, None);
+        assert!(matches!(
+            &judged(&sleeps, &untold)[..],
+            [Warning::ContentionDiffers { .. }]
+        ));
     }
 
     /// A side is known quiet or busy only where every one of its runs measured what others

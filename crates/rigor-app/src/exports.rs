@@ -437,6 +437,7 @@ mod tests {
         b.executions = (0..3)
             .map(|i| ExecutionRecord {
                 preempted: None,
+                run_delay: None,
                 metrics: Default::default(),
                 build: None,
                 round: i,

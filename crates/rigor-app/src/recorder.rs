@@ -85,6 +85,7 @@ impl Observer for Recorder<'_> {
                 sys: o.sys,
                 max_rss: o.max_rss,
                 preempted: o.preempted,
+                run_delay: o.run_delay,
                 exit_code: match o.termination {
                     Termination::Exited { code } if code != 0 => Some(code),
                     _ => None,

@@ -165,6 +165,7 @@ fn result(spec: &Spec, v: usize, factor: f64, rng: &mut ChaCha8Rng) -> ResultFil
                 let peak = 64.0 * 1024.0 * 1024.0 * relative * shift;
                 rec.executions.push(ExecutionRecord {
                     preempted: None,
+                    run_delay: None,
                     build: None,
                     round: e,
                     execution: e,

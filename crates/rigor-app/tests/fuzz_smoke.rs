@@ -264,6 +264,7 @@ fn running_file() -> String {
                 benchmark,
                 record: ExecutionRecord {
                     preempted: None,
+                    run_delay: None,
                     metrics: Default::default(),
                     build: None,
                     env_pad: None,

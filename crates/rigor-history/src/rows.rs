@@ -90,6 +90,7 @@ pub(crate) fn execution_of<R: Cells>(
         r.int(0)?,
         ExecutionRecord {
             preempted: None,
+            run_delay: None,
             metrics: Default::default(),
             build: r.maybe_int(1)?.map(|x| x as usize),
             round: r.int(2)? as usize,

@@ -592,6 +592,7 @@ fn with_executions(seed: u64, level: f64, resolution: Option<Resolution>) -> Res
     r.benchmarks[0].executions = (0..3)
         .map(|e| ExecutionRecord {
             preempted: None,
+            run_delay: None,
             metrics: Default::default(),
             build: None,
             round: e,
@@ -611,6 +612,7 @@ fn with_executions(seed: u64, level: f64, resolution: Option<Resolution>) -> Res
         })
         .chain(std::iter::once(ExecutionRecord {
             preempted: None,
+            run_delay: None,
             metrics: Default::default(),
             warmup: true,
             round: 0,

@@ -1790,6 +1790,7 @@ mod tests {
                 .collect();
             Ok(crate::executor::ExecutionOutcome {
                 preempted: None,
+                run_delay: None,
                 metrics: Default::default(),
                 wall: Seconds(iterations.iter().sum::<f64>() + 10e-3),
                 user: Seconds::ZERO,

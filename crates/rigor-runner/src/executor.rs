@@ -128,6 +128,11 @@ pub struct ExecutionOutcome {
     /// Involuntary context switches (`ru_nivcsw`): times the kernel took the CPU from it to
     /// run another process; `None` where not measured (a simulated executor).
     pub preempted: Option<u64>,
+    /// How long it waited, runnable, for a CPU other processes held (Linux's run-queue delay of
+    /// its own process); `None` where not told: another system, a simulated executor, or a
+    /// command whose work ran mostly in threads or child processes, whose waiting that figure
+    /// does not count.
+    pub run_delay: Option<Seconds>,
     /// How it ended.
     pub termination: Termination,
     /// The last part of its standard error (for failure reports).

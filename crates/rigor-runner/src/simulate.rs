@@ -228,6 +228,7 @@ impl SimulatedExecutor {
 fn outcome(wall: f64, termination: Termination, stderr: &str) -> ExecutionOutcome {
     ExecutionOutcome {
         preempted: None,
+        run_delay: None,
         metrics: Default::default(),
         wall: Seconds::new(wall),
         user: Seconds::new(wall),

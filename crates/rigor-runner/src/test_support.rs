@@ -26,6 +26,7 @@ impl Executor for Tied {
     fn execute(&mut self, req: &ExecutionRequest<'_>) -> Result<ExecutionOutcome, RunError> {
         Ok(ExecutionOutcome {
             preempted: None,
+            run_delay: None,
             metrics: Default::default(),
             wall: Seconds(1e-3),
             user: Seconds(1e-3),

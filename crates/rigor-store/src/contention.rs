@@ -32,6 +32,10 @@ pub struct CpuShare {
     se: f64,
     /// The executions it is the median of.
     n: usize,
+    /// How much of their wall time the same executions waited, runnable, for a CPU
+    /// ([`QueueShare`]); `None` where not every one of them told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    queue: Option<QueueShare>,
 }
 
 /// How far apart two shares must be, besides the tolerance, to differ: Student's t at this
@@ -63,6 +67,7 @@ impl CpuShare {
             median,
             se,
             n: shares.len(),
+            queue: None,
         })
     }
 
@@ -70,12 +75,22 @@ impl CpuShare {
     pub fn of_executions<'a>(
         executions: impl IntoIterator<Item = &'a ExecutionRecord>,
     ) -> Option<Self> {
-        Self::of_times(
-            executions
-                .into_iter()
-                .filter(|e| !e.warmup)
+        let measured: Vec<&ExecutionRecord> =
+            executions.into_iter().filter(|e| !e.warmup).collect();
+        let share = Self::of_times(
+            measured
+                .iter()
                 .map(|e| (e.user.get() + e.sys.get(), e.wall.get())),
-        )
+        )?;
+        Some(Self {
+            queue: QueueShare::of_executions(measured.iter().copied()),
+            ..share
+        })
+    }
+
+    /// How much of their wall time its executions waited for a CPU, where they all told.
+    pub fn queue(self) -> Option<QueueShare> {
+        self.queue
     }
 
     /// The share as a fraction (0.5: half the wall time on a CPU).
@@ -113,6 +128,125 @@ impl CpuShare {
         .unwrap_or(f64::INFINITY);
         self.median < other.median * (1.0 - tolerance)
             && other.median - self.median > t * self.se.hypot(other.se)
+    }
+}
+
+/// The mean, over a run's measured executions, of the share of each one's wall time it spent
+/// runnable but waiting for a CPU that other processes held ([`ExecutionRecord::run_delay`]):
+/// contention itself, measured by the kernel, where the CPU share ([`CpuShare`]) only infers it
+/// (a program that sleeps has a low CPU share on a quiet machine and no run-queue delay). A
+/// C program measured alone waited 0.01–0.1% of its time; beside two busy loops on 2 CPUs, 40%
+/// (a 0.3 s `sleep` 1.3%: each wake-up waits for a CPU).
+///
+/// The mean rather than the median: contention that slowed a few executions moves a mean
+/// level, and so it moves this.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct QueueShare {
+    /// The mean share.
+    mean: f64,
+    /// Its standard error, the executions' standard deviation over √n.
+    se: f64,
+    /// The executions it is the mean of.
+    n: usize,
+}
+
+/// What the run-queue delays of two sides of a comparison say of their contention
+/// ([`queued`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queued {
+    /// Alike within the tolerance, beyond the shares' noise: a gap in CPU share is then the
+    /// program's own waiting.
+    Alike,
+    /// Apart by more than the tolerance and beyond their noise: one side waited for CPUs the
+    /// other had.
+    Differs,
+    /// Neither, or not known for every run.
+    Unsure,
+}
+
+impl QueueShare {
+    /// The share of `executions` (all measured ones): `None` unless each has a run-queue delay
+    /// and a positive wall time.
+    pub fn of_executions<'a>(
+        executions: impl IntoIterator<Item = &'a ExecutionRecord>,
+    ) -> Option<Self> {
+        let shares: Option<Vec<f64>> = executions
+            .into_iter()
+            .map(|e| {
+                let (delay, wall) = (e.run_delay?.get(), e.wall.get());
+                (wall > 0.0 && delay.is_finite() && wall.is_finite())
+                    .then(|| (delay.max(0.0) / wall).min(1.0))
+            })
+            .collect();
+        let shares = shares.filter(|s| !s.is_empty())?;
+        let n = shares.len();
+        let mean = shares.iter().sum::<f64>() / n as f64;
+        let se = if n > 1 {
+            let ss: f64 = shares.iter().map(|x| (x - mean).powi(2)).sum();
+            (ss / (n - 1) as f64 / n as f64).sqrt()
+        } else {
+            0.0
+        };
+        Some(Self { mean, se, n })
+    }
+
+    /// The share as a fraction (0.4: 40% of the wall time spent waiting for a CPU).
+    pub fn get(self) -> f64 {
+        self.mean
+    }
+
+    /// The share in thousandths, as warnings hold it.
+    pub fn per_mille(self) -> u32 {
+        (1000.0 * self.mean).round().clamp(0.0, 1000.0) as u32
+    }
+}
+
+/// The two-sided level at which run-queue shares differ ([`Queued::Differs`]): 95%, not
+/// [`SHARE_LEVEL`]'s 99.73%. To withhold a verdict is the cautious answer, and quiet runs,
+/// whose shares lie within a tenth of a percent, never differ by the tolerance: only runs that
+/// both waited for CPUs (beside busy neighbours) are called apart by chance, in about 5% of
+/// pairs. Alike is claimed at [`SHARE_LEVEL`], since it lets a verdict stand. (Contention that
+/// slowed only a few executions spreads a run's shares widely — three of ten at 50%, the rest
+/// at 0.1%: a mean of 15% with a standard error of 8% — and is not shown apart from ten
+/// executions; the CPU share and what others used of the CPUs still judge it.)
+const QUEUE_DIFFERS_LEVEL: f64 = 0.95;
+
+/// Whether a candidate's run-queue share and those of the runs it is compared with say their
+/// contention was alike or not ([`Queued`]), `tolerance` being a fraction of the wall time
+/// (waiting a share `d` more of it lengthens a wall time by about `d`): [`Queued::Differs`]
+/// where the candidate lies beyond the others' range by more than `tolerance` and by more than
+/// [`QUEUE_DIFFERS_LEVEL`]'s t quantile times the standard error of the difference;
+/// [`Queued::Alike`] where it lies within the range widened by `tolerance` even at that many
+/// standard errors; else, or with nothing to compare, [`Queued::Unsure`].
+pub fn queued(candidate: QueueShare, others: &[QueueShare], tolerance: f64) -> Queued {
+    let pick = |better: fn(f64, f64) -> bool| {
+        others
+            .iter()
+            .copied()
+            .reduce(|a, b| if better(b.mean, a.mean) { b } else { a })
+    };
+    let (Some(low), Some(high)) = (pick(|b, a| b < a), pick(|b, a| b > a)) else {
+        return Queued::Unsure;
+    };
+    let t = |level: f64, other: QueueShare| {
+        let df = [candidate.n, other.n]
+            .into_iter()
+            .filter(|&n| n >= 2)
+            .min()
+            .map_or(1, |n| n - 1) as f64;
+        rigor_stats::dist::critical_value(level, df, rigor_stats::dist::Quantile::StudentT)
+            .unwrap_or(f64::INFINITY)
+            * candidate.se.hypot(other.se)
+    };
+    let (above, below) = (candidate.mean - high.mean, low.mean - candidate.mean);
+    let apart = |gap: f64, other| gap > tolerance && gap > t(QUEUE_DIFFERS_LEVEL, other);
+    if apart(above, high) || apart(below, low) {
+        Queued::Differs
+    } else if above + t(SHARE_LEVEL, high) <= tolerance && below + t(SHARE_LEVEL, low) <= tolerance
+    {
+        Queued::Alike
+    } else {
+        Queued::Unsure
     }
 }
 
@@ -185,6 +319,7 @@ mod tests {
     fn warm_up_executions_are_left_out() {
         let e = |warmup, cpu: f64| ExecutionRecord {
             preempted: None,
+            run_delay: None,
             build: None,
             round: 0,
             execution: 0,
@@ -200,6 +335,147 @@ mod tests {
         };
         let runs = [e(true, 0.1), e(false, 0.9), e(false, 0.95), e(false, 1.0)];
         assert_eq!(CpuShare::of_executions(&runs).unwrap().get(), 0.95);
+    }
+
+    /// Executions of one wall time each, waiting for a CPU the given shares of it.
+    fn waited(delays: &[f64]) -> QueueShare {
+        let runs: Vec<ExecutionRecord> = delays
+            .iter()
+            .map(|&d| ExecutionRecord {
+                run_delay: Some(rigor_units::Seconds::new(0.05 * d)),
+                ..execution(false, 0.05, 0.05)
+            })
+            .collect();
+        QueueShare::of_executions(&runs).unwrap()
+    }
+
+    fn execution(warmup: bool, cpu: f64, wall: f64) -> ExecutionRecord {
+        ExecutionRecord {
+            warmup,
+            wall: rigor_units::Seconds::new(wall),
+            user: rigor_units::Seconds::new(cpu),
+            ..Default::default()
+        }
+    }
+
+    /// The run-queue share is the mean of the executions' shares of their wall time, with its
+    /// standard error; it is known only where every measured execution told, and the CPU share
+    /// of a run carries it.
+    #[test]
+    fn the_queue_share_is_the_mean_of_each_executions_waiting() {
+        let q = waited(&[0.0, 0.5, 0.0, 0.1]);
+        assert!((q.get() - 0.15).abs() < 1e-12);
+        // SD of (0, 0.5, 0, 0.1) about 0.15: √(0.17 / 3); over √4.
+        assert!((q.se - (0.17f64 / 3.0).sqrt() / 2.0).abs() < 1e-12);
+        assert_eq!(q.per_mille(), 150);
+        let mut runs = vec![
+            ExecutionRecord {
+                run_delay: Some(rigor_units::Seconds::new(0.01)),
+                ..execution(false, 0.05, 0.1)
+            },
+            execution(true, 0.05, 0.1),
+        ];
+        // The warm-up execution, which did not tell, is left out.
+        let share = CpuShare::of_executions(&runs).unwrap();
+        assert!((share.queue().unwrap().get() - 0.1).abs() < 1e-12);
+        runs.push(execution(false, 0.05, 0.1));
+        assert_eq!(CpuShare::of_executions(&runs).unwrap().queue(), None);
+        assert_eq!(QueueShare::of_executions(&[]), None);
+    }
+
+    /// Measured on this 2-CPU machine (a 0.4 s shell loop, a 0.3 s `sleep`, a Python program
+    /// sleeping and computing): alone they waited 0.0–0.1% of their wall time; beside two busy
+    /// loops 40–47%, 1.3% and 23–24%. Quiet runs are alike; a contended one differs from them;
+    /// two contended runs far apart in their spread are neither.
+    #[test]
+    fn run_queue_shares_tell_alike_from_contended() {
+        let quiet = [
+            waited(&[0.0, 0.001, 0.0005, 0.0002, 0.0008, 0.0001]),
+            waited(&[0.0, 0.0, 0.001, 0.0004, 0.0003, 0.0006]),
+        ];
+        assert_eq!(
+            queued(
+                waited(&[0.0005, 0.0, 0.001, 0.0003, 0.0002, 0.0007]),
+                &quiet,
+                0.005
+            ),
+            Queued::Alike
+        );
+        assert_eq!(
+            queued(waited(&[0.40, 0.47, 0.43]), &quiet, 0.005),
+            Queued::Differs
+        );
+        // The other way round: a quiet candidate against contended runs.
+        assert_eq!(
+            queued(
+                waited(&[0.0, 0.001, 0.0, 0.0005, 0.0002]),
+                &[waited(&[0.4, 0.47, 0.41, 0.45, 0.43])],
+                0.005
+            ),
+            Queued::Differs
+        );
+        // A sleeping program beside busy loops waits 1.3% at each wake-up: beyond 0.5%.
+        assert_eq!(
+            queued(waited(&[0.013, 0.013, 0.012]), &quiet, 0.005),
+            Queued::Differs
+        );
+        // Noisy contention on both sides: not shown apart, nor shown alike.
+        assert_eq!(
+            queued(
+                waited(&[0.2, 0.5, 0.3]),
+                &[waited(&[0.4, 0.1, 0.45])],
+                0.005
+            ),
+            Queued::Unsure
+        );
+        assert_eq!(queued(waited(&[0.0]), &[], 0.005), Queued::Unsure);
+    }
+
+    /// Known truth, simulated (seeded): runs whose executions wait alike are never called
+    /// different when quiet (each a share drawn from 0.1% ± 0.05%) and in about 5% of pairs
+    /// beside busy loops (30% ± 5%; under 6.5% asserted) at 5 to 50 executions, and quiet ones
+    /// alike in over 99% of pairs; a run at 30% against quiet ones differs in every pair.
+    #[test]
+    fn alike_waiting_rarely_differs_and_contention_always_does() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2029);
+        let mut run = |n: usize, mean: f64, sd: f64| {
+            let d = Normal::new(mean, sd).unwrap();
+            let shares: Vec<f64> = (0..n).map(|_| d.sample(&mut rng).max(0.0)).collect();
+            waited(&shares)
+        };
+        let pairs = 4000;
+        for n in [5, 10, 20, 50] {
+            // Quiet pairs never differ by the tolerance; contended ones about 5% of the time
+            // (the level's complement: the t test on the executions' shares).
+            for (mean, sd, most) in [(0.001, 0.0005, 0.0), (0.3, 0.05, 0.065)] {
+                let differ = (0..pairs)
+                    .filter(|_| {
+                        queued(run(n, mean, sd), &[run(n, mean, sd)], 0.005) == Queued::Differs
+                    })
+                    .count();
+                assert!(
+                    differ as f64 <= most * pairs as f64,
+                    "{differ} of {pairs} alike pairs of {n} at {mean} differ"
+                );
+            }
+            let alike = (0..pairs)
+                .filter(|_| {
+                    queued(run(n, 0.001, 0.0005), &[run(n, 0.001, 0.0005)], 0.005) == Queued::Alike
+                })
+                .count();
+            assert!(
+                alike as f64 > 0.99 * pairs as f64,
+                "{alike} of {pairs} quiet pairs of {n}"
+            );
+        }
+        let contended = (0..pairs)
+            .filter(|_| {
+                queued(run(10, 0.3, 0.05), &[run(10, 0.001, 0.0005)], 0.005) == Queued::Differs
+            })
+            .count();
+        assert_eq!(contended, pairs);
     }
 
     #[test]

@@ -368,6 +368,7 @@ mod tests {
     fn execution(i: usize, wall: f64, warmup: bool, code: Option<i32>) -> ExecutionRecord {
         ExecutionRecord {
             preempted: None,
+            run_delay: None,
             metrics: Default::default(),
             build: None,
             round: i,

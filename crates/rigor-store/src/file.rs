@@ -374,6 +374,7 @@ mod tests {
             benchmark: 0,
             record: ExecutionRecord {
                 preempted: None,
+                run_delay: None,
                 metrics: Default::default(),
                 build: None,
                 env_pad: None,

@@ -20,7 +20,7 @@ pub mod schema;
 pub mod v1;
 pub mod warning;
 
-pub use contention::CpuShare;
+pub use contention::{CpuShare, QueueShare, Queued};
 pub use environment::{Environment, LoadAverage};
 pub use error::{Result, StoreError};
 pub use file::{IncrementalWriter, load, parse, save, to_json, write_atomic};

@@ -394,6 +394,7 @@ mod tests {
     fn execution(i: usize, user: f64, sys: f64, rss: u64) -> ExecutionRecord {
         ExecutionRecord {
             preempted: None,
+            run_delay: None,
             build: None,
             round: i,
             execution: i,

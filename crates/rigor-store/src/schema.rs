@@ -304,7 +304,7 @@ pub struct SampleRecord {
 }
 
 /// Process-level measurements of one execution.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExecutionRecord {
     /// Build, when builds are a level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -329,6 +329,13 @@ pub struct ExecutionRecord {
     /// the CPUs. Absent where not measured (other tools' files, histories).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preempted: Option<u64>,
+    /// How long it waited, runnable, for a CPU that other processes held (Linux's run-queue
+    /// delay of its own process, `/proc/PID/schedstat`): about nothing on a quiet machine, a
+    /// share of its wall time beside programs that compete for the CPUs. Absent where not
+    /// measured (another system, other tools' files, histories) or where its work ran mostly in
+    /// threads or child processes, whose waiting the figure does not count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_delay: Option<Seconds>,
     /// The non-zero exit status it ended with, measured all the same because `-i` asked
     /// (hyperfine's `--ignore-failure`); absent for a successful execution.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -124,6 +124,29 @@ pub enum Warning {
         /// The highest.
         #[serde(alias = "history_high")]
         others_high: u32,
+        /// Where every run told how long its executions waited for a CPU
+        /// ([`crate::QueueShare`]) and that was alike on both sides: those shares. Absent where
+        /// the side with the lower share was known quiet instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        queued: Option<QueueShares>,
+    },
+    /// A benchmark's executions waited, runnable, for a CPU other processes held for a share of
+    /// their wall time ([`crate::QueueShare`]) outside the range of the runs it is compared
+    /// with by more than the tolerance: measured under contention they did not see (or they
+    /// under contention it did not see), its wall time differs from theirs by about that share,
+    /// and no verdict is given. The kernel's own measure of contention: where every run has
+    /// it, it decides instead of the CPU share.
+    QueueDiffers {
+        /// The benchmark.
+        benchmark: String,
+        /// What it is compared with.
+        against: ComparedWith,
+        /// The share of its wall time the candidate's executions waited, in thousandths (mean).
+        candidate: u32,
+        /// The lowest of the compared runs'.
+        others_low: u32,
+        /// The highest.
+        others_high: u32,
     },
     /// A result checked against a history (`rigor track check FILE`) was measured farther in
     /// time from every one of the history's sessions than they span (and more than an hour):
@@ -357,6 +380,19 @@ fn share_range(low: u32, high: u32) -> String {
     } else {
         format!("{}–{}", share_percent(low), share_percent(high))
     }
+}
+
+/// Shares of wall time spent waiting for a CPU ([`crate::QueueShare`]) on the two sides of a
+/// comparison, in thousandths: the candidate's, and the lowest and highest of the runs it is
+/// compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueShares {
+    /// The candidate's.
+    pub candidate: u32,
+    /// The lowest of the compared runs'.
+    pub others_low: u32,
+    /// The highest.
+    pub others_high: u32,
 }
 
 /// Which of the two results of a comparison of files.
@@ -610,19 +646,52 @@ impl std::fmt::Display for Warning {
                 candidate,
                 others_low,
                 others_high,
+                queued,
             } => {
                 let others = share_range(*others_low, *others_high);
                 let (this, them) = against.sides();
-                // The side with the lower share is the one known idle, and the one where the
-                // program waits more.
+                // The side with the lower share is the one known idle (or that waited for a
+                // CPU no longer than the other), and the one where the program waits more.
                 let where_ = if candidate < others_low { this } else { them };
+                let why = match queued {
+                    Some(q) => format!(
+                        "its executions waited for a CPU other processes held for {} of their \
+                         wall time in {this} and {} in {them}, alike: not contention; the \
+                         program waits more in {where_} itself",
+                        share_percent(q.candidate),
+                        share_range(q.others_low, q.others_high)
+                    ),
+                    None => format!(
+                        "on a machine other processes left idle in {where_}: not contention; \
+                         the program waits more there itself"
+                    ),
+                };
                 write!(
                     f,
                     "'{benchmark}' had a CPU for {} of its wall time in {this} and for {others} \
-                     in {them}, on a machine other processes left idle in {where_}: not \
-                     contention; the program waits more there itself (I/O, sleeping, locks, \
-                     or the system's own work such as starting a process), and the verdict \
-                     stands",
+                     in {them}, {why} (I/O, sleeping, locks, or the system's own work such as \
+                     starting a process), and the verdict stands",
+                    share_percent(*candidate)
+                )
+            }
+            Self::QueueDiffers {
+                benchmark,
+                against,
+                candidate,
+                others_low,
+                others_high,
+            } => {
+                let others = share_range(*others_low, *others_high);
+                let (this, them) = against.sides();
+                let remedy = against.remedy();
+                write!(
+                    f,
+                    "'{benchmark}' waited, ready to run, for a CPU other processes held for {} \
+                     of its wall time in {this} and for {others} in {them}: measured under \
+                     other contention, so its wall time differs from theirs by about that \
+                     share, which no interval holds, and no verdict is given (inconclusive: \
+                     `--fail-on inconclusive` fails on it, `--fail-on regression` does not); \
+                     {remedy}",
                     share_percent(*candidate)
                 )
             }

@@ -211,6 +211,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, &(cpu, wall))| rigor_store::ExecutionRecord {
                     preempted: None,
+                    run_delay: None,
                     build: None,
                     round: i,
                     execution: i,

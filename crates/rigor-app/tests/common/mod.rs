@@ -32,6 +32,7 @@ pub fn quantised(
         }
         b.executions.push(ExecutionRecord {
             preempted: None,
+            run_delay: None,
             metrics: Default::default(),
             build: None,
             round: e,

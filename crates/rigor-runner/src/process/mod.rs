@@ -270,6 +270,7 @@ impl ProcessExecutor {
             sys: Seconds::new(reaped.sys),
             max_rss: sys::child_peak_rss(&reaped),
             preempted: Some(reaped.preempted),
+            run_delay: reaped.run_delay.map(Seconds::new),
             termination: termination(reaped.status, timed_out),
             stderr_tail: stderr.tail()?,
             iterations: None,
@@ -284,8 +285,9 @@ pub(crate) fn terminate_group(pgid: i32) {
     sys::kill_group(pgid, libc::SIGTERM);
 }
 
-/// Waits for `pid`, killing its process group if it outlives `limit`.
-fn wait_with_timeout(pid: i32, limit: Duration) -> std::io::Result<(sys::Reaped, bool)> {
+/// Waits for `pid` to exit, killing its process group if it outlives `limit`; whether it did.
+/// It is left for the caller to reap.
+fn wait_with_timeout(pid: i32, limit: Duration) -> std::io::Result<bool> {
     let state = Arc::new((Mutex::new((false, false)), Condvar::new()));
     let watchdog = {
         let state = Arc::clone(&state);
@@ -313,7 +315,7 @@ fn wait_with_timeout(pid: i32, limit: Duration) -> std::io::Result<(sys::Reaped,
     };
     let _ = watchdog.join();
     waited?;
-    Ok((sys::wait4(pid)?, timed_out))
+    Ok(timed_out)
 }
 
 fn termination(status: i32, timed_out: bool) -> Termination {
@@ -412,6 +414,7 @@ impl Executor for ProcessExecutor {
                         sys: r.sys,
                         max_rss: r.max_rss,
                         preempted: r.preempted,
+                        run_delay: None,
                     },
                     r.max_rss,
                     r.metrics,
@@ -447,6 +450,7 @@ impl Executor for ProcessExecutor {
             sys: Seconds::new(reaped.sys),
             max_rss,
             preempted: Some(reaped.preempted),
+            run_delay: reaped.run_delay.map(Seconds::new),
             termination,
             stderr_tail,
             iterations: reported.iterations,
@@ -540,14 +544,23 @@ fn spawn_and_wait(
             }
         })
     });
-    let waited = match timeout {
-        None => sys::wait4(pid).map(|r| (r, false)),
+    // Waited for without reaping: its run-queue delay is read from `/proc` between its exit
+    // and its reaping, after the wall time is taken.
+    let exited = match timeout {
+        None => sys::wait_exited_no_reap(pid).map(|()| false),
         Some(limit) => wait_with_timeout(pid, limit),
     };
     if let Some(d) = drainer {
         let _ = d.join();
     }
     let wall = Seconds::from_duration(start.elapsed());
+    let waited = exited.and_then(|timed_out| {
+        let proc_file = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok();
+        let mut reaped = sys::wait4(pid)?;
+        reaped.run_delay =
+            proc_file.and_then(|text| sys::run_delay(&text, reaped.user + reaped.sys));
+        Ok((reaped, timed_out))
+    });
     stop.set_child(0);
     // Reaped by wait4 above; `child` holds only closed handles now.
     drop(child);
@@ -738,12 +751,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn preemptions_by_another_process_are_counted() {
-        if std::process::Command::new("taskset")
-            .arg("-V")
-            .output()
-            .is_err()
-        {
-            eprintln!("SKIP: taskset is needed");
+        if !have_taskset() {
             return;
         }
         let contended = "taskset -c 0 sh -c 'yes > /dev/null & y=$!; \
@@ -762,19 +770,81 @@ mod tests {
         }
     }
 
+    /// How long a command waited for a CPU is its own process's run-queue delay: a shell loop
+    /// pinned to the CPU a busy `yes` holds waits for it a good share of its time (about half
+    /// here); where the loop runs in a child process (a subshell), its waiting is not the
+    /// command's process's, and none is reported rather than the little the shell itself waited.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn run_queue_delay_is_the_commands_own_waiting_for_a_cpu() {
+        if !have_taskset() {
+            return;
+        }
+        let mut busy = std::process::Command::new("taskset")
+            .args(["-c", "0", "yes"])
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let run = |text: &str| {
+            let mut ex = ProcessExecutor::new(StopSignal::new()).unwrap();
+            executed(&mut ex, CommandLine::parse(text, false).unwrap()).unwrap()
+        };
+        let looped = "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done";
+        let own = run(&format!("taskset -c 0 sh -c '{looped}'"));
+        let child = run(&format!("taskset -c 0 sh -c '({looped}); true'"));
+        let _ = busy.kill();
+        let _ = busy.wait();
+        assert!(own.termination.success() && child.termination.success());
+        let delay = own.run_delay.expect("told").get();
+        // Sharing one CPU with a program that never yields it, the loop waits for it about as
+        // long as it runs; a tenth of its wall time is far beyond a quiet machine's (0.1%).
+        assert!(delay > 0.1 * own.wall.get(), "{delay} s of {:?}", own.wall);
+        assert!(child.run_delay.is_none(), "{:?}", child.run_delay);
+    }
+
+    #[test]
+    fn schedstat_lines_are_read_and_a_delay_told_only_for_the_processs_own_work() {
+        assert_eq!(sys::run_delay("2000000000 500000000 40\n", 2.1), Some(0.5));
+        // Its own 2 s of 2.5 s of CPU time: its threads or children did the rest.
+        assert_eq!(sys::run_delay("2000000000 500000000 40\n", 2.5), None);
+        assert_eq!(sys::run_delay("", 1.0), None);
+        assert_eq!(sys::run_delay("x y z", 1.0), None);
+    }
+
     /// Runs `cmd` through `sh -c` counting `counters`.
     #[cfg(target_os = "linux")]
     fn counted(cmd: &str, counters: &[Counter]) -> Result<ExecutionOutcome, RunError> {
         let mut ex = ProcessExecutor::new(StopSignal::new())
             .unwrap()
             .with_counters(counters.to_vec());
-        let command = CommandLine::parse(cmd, true).unwrap();
+        executed(&mut ex, CommandLine::parse(cmd, true).unwrap())
+    }
+
+    /// One execution of `command` by `ex`, its iterations from the samples file.
+    #[cfg(target_os = "linux")]
+    fn executed(
+        ex: &mut ProcessExecutor,
+        command: CommandLine,
+    ) -> Result<ExecutionOutcome, RunError> {
         ex.execute(&request(
             &command,
             &IterationSource::SamplesFile,
             None,
             None,
         ))
+    }
+
+    /// Whether `taskset` is there to pin processes to a CPU (a test that needs it says it skips).
+    #[cfg(target_os = "linux")]
+    fn have_taskset() -> bool {
+        let there = std::process::Command::new("taskset")
+            .arg("-V")
+            .output()
+            .is_ok();
+        if !there {
+            eprintln!("SKIP: taskset is needed");
+        }
+        there
     }
 
     /// The software task clock (which needs no hardware counter) proves the counting: it counts

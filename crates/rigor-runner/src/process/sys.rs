@@ -17,6 +17,8 @@ pub(crate) struct Reaped {
     pub max_rss: u64,
     /// Involuntary context switches.
     pub preempted: u64,
+    /// Seconds it waited, runnable, for a CPU ([`run_delay`]); `None` where not told.
+    pub run_delay: Option<f64>,
 }
 
 fn timeval_secs(tv: libc::timeval) -> f64 {
@@ -46,6 +48,7 @@ pub(crate) fn wait4(pid: i32) -> io::Result<Reaped> {
         // Linux reports ru_maxrss in kibibytes.
         max_rss: (usage.ru_maxrss.max(0) as u64) * 1024,
         preempted: usage.ru_nivcsw.max(0) as u64,
+        run_delay: None,
     })
 }
 
@@ -115,6 +118,28 @@ fn vm_hwm(status: &str) -> Option<u64> {
     let mut words = line["VmHWM:".len()..].split_whitespace();
     let kib: u64 = words.next()?.parse().ok()?;
     (words.next() == Some("kB")).then_some(kib * 1024)
+}
+
+/// How long a child waited, runnable, for a CPU that other threads held (the kernel's
+/// `run_delay`, from the text of its `/proc/PID/schedstat`), seconds, when that speaks for its
+/// work: the process's own (main thread's) CPU time there must be at least nine tenths of
+/// `cpu`, the CPU time that `wait4` reports for it with its threads and children. The file is
+/// read after the child has exited and before it is reaped (a zombie keeps its figures). `None` where `/proc` has no such file (another
+/// system, a kernel without scheduler statistics) or where most of the work ran in threads or
+/// children whose waiting it does not count (`sh -c` running a program in a child, a thread
+/// pool): waiting left uncounted would read as none.
+pub(crate) fn run_delay(schedstat_text: &str, cpu: f64) -> Option<f64> {
+    let (own, delay) = schedstat(schedstat_text)?;
+    (own >= 0.9 * cpu).then_some(delay)
+}
+
+/// The CPU time and run-queue delay of a `/proc/PID/schedstat` line (`<on-CPU ns> <run-queue
+/// ns> <timeslices>`), seconds.
+fn schedstat(text: &str) -> Option<(f64, f64)> {
+    let mut words = text.split_whitespace();
+    let own: u64 = words.next()?.parse().ok()?;
+    let delay: u64 = words.next()?.parse().ok()?;
+    Some((own as f64 * 1e-9, delay as f64 * 1e-9))
 }
 
 /// Blocks until child `pid` has exited, without reaping it.

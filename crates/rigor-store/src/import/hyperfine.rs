@@ -91,6 +91,7 @@ pub(super) fn read(path: &std::path::Path, root: Node<'_>) -> Result<ResultFile>
                 .enumerate()
                 .map(|(i, &t)| ExecutionRecord {
                     preempted: None,
+                    run_delay: None,
                     metrics: Default::default(),
                     build: None,
                     round: i,

@@ -774,6 +774,7 @@ fn with_facts(b: &mut BenchmarkRecord, facts: Vec<Facts>) {
             });
             ExecutionRecord {
                 preempted: None,
+                run_delay: None,
                 build: None,
                 round: i,
                 execution: i,
