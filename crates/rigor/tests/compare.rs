@@ -402,6 +402,96 @@ fn compare_two_results_with_fdr_and_a_suite_summary() {
     }
 }
 
+/// Where both results' executions recorded how long they waited for a CPU others held (the
+/// run-queue delay of a command run directly), that tells contention, not the CPU share: a
+/// benchmark that had a CPU half its wall time in the new result and all of it in the old one,
+/// but waited for one 0.1% of it on both sides, waits on its own (sleeping, I/O): its
+/// difference is shown, not withheld (before the run queue: "it waited for CPUs other
+/// processes held", no estimate). Waiting for a CPU half its time in the new result, it was
+/// measured under contention: withheld, saying so.
+#[test]
+fn the_run_queue_tells_a_programs_own_waiting_from_contention() {
+    let dir = Dir::new();
+    let (old, new) = (dir.path("old.json"), dir.path("new.json"));
+    for (path, second, seed) in [(&old, A, "3"), (&new, B_SLOW, "4")] {
+        sim()
+            .args([
+                "--seed", seed, "-r", "15", "-n", "parse", "-n", "render", A, second,
+            ])
+            .arg("--export-json")
+            .arg(path)
+            .assert()
+            .success();
+    }
+    // Every execution waited `queue(benchmark)` of its wall time; `render` in `file` had a
+    // CPU for half of it.
+    let with = |file: &std::path::Path, name: &str, queue: f64, half: bool| {
+        let mut v = json(file);
+        for b in v["benchmarks"].as_array_mut().unwrap() {
+            let render = b["name"] == "render";
+            for e in b["executions"].as_array_mut().unwrap() {
+                let wall = e["wall"].as_f64().unwrap();
+                e["run_delay"] = serde_json::json!(queue * wall);
+                if half && render {
+                    e["user"] = serde_json::json!(0.5 * wall);
+                }
+            }
+        }
+        let out = dir.path(name);
+        std::fs::write(&out, v.to_string()).unwrap();
+        out
+    };
+    let quiet_old = with(&old, "quiet_old.json", 0.001, false);
+    let waits = with(&new, "waits.json", 0.001, true);
+    let compared = |new: &std::path::Path| {
+        let out = rigor()
+            .arg("compare")
+            .arg(&quiet_old)
+            .arg(new)
+            .args(["--fail-on", "regression", "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (report, String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (report, said) = compared(&waits);
+    assert!(
+        !said.contains("it waited for CPUs other processes held"),
+        "{said}"
+    );
+    let render = comparison_named(&report, "render (new)");
+    assert!(
+        render.get("withheld").is_none_or(|w| w == false),
+        "{render}"
+    );
+    assert!(
+        render["ratio"].as_f64().is_some_and(|r| r > 1.0),
+        "{render}"
+    );
+    let contended = with(&new, "contended.json", 0.001, false);
+    let mut v = json(&contended);
+    for b in v["benchmarks"].as_array_mut().unwrap() {
+        if b["name"] == "render" {
+            for e in b["executions"].as_array_mut().unwrap() {
+                e["run_delay"] = serde_json::json!(0.5 * e["wall"].as_f64().unwrap());
+            }
+        }
+    }
+    std::fs::write(&contended, v.to_string()).unwrap();
+    let (report, said) = compared(&contended);
+    assert!(
+        said.contains(
+            "'render' waited, ready to run, for a CPU other processes held for 50.0% of its wall \
+             time in the new result and for 0.1% in the old one: measured under other contention"
+        ),
+        "{said}"
+    );
+    assert_eq!(comparison_named(&report, "render (new)")["withheld"], true);
+    let parse = comparison_named(&report, "parse (new)");
+    assert!(parse.get("withheld").is_none_or(|w| w == false), "{parse}");
+}
+
 /// Two separate runs of the same command (A/A), too noisy to decide: the verdict does not say
 /// that more executions would decide it (they narrow the interval, not what changed between
 /// the runs), and the suite line, a t interval on the log ratios, says that it shows no change
