@@ -273,6 +273,52 @@ pub fn contention(
     found
 }
 
+/// Across runs (`rigor compare OLD… -- NEW…`): where every run of both versions told how long
+/// benchmark `name`'s executions waited for a CPU ([`QueueShare`]) and every new run lies apart
+/// from the old runs' range, on the same side ([`Queued::Differs`]), the new version was measured
+/// under other contention than the old, which no spread between runs holds:
+/// [`Warning::QueueDiffers`] with the new runs' mean share. `None` otherwise.
+pub fn queue_across_runs<'a>(
+    name: &str,
+    old: impl IntoIterator<Item = &'a ResultFile>,
+    new: impl IntoIterator<Item = &'a ResultFile>,
+    tolerance: f64,
+) -> Option<Warning> {
+    let of = |runs: Vec<&'a ResultFile>| -> Option<Vec<QueueShare>> {
+        runs.into_iter()
+            .map(|r| {
+                let b = r.benchmarks.iter().find(|b| b.name == name)?;
+                CpuShare::of_executions(&b.executions)?.queue()
+            })
+            .collect()
+    };
+    let (old, new) = (
+        of(old.into_iter().collect())?,
+        of(new.into_iter().collect())?,
+    );
+    let high = old
+        .iter()
+        .map(|q| q.get())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let above = new.iter().all(|q| q.get() > high);
+    let apart = !new.is_empty()
+        && new
+            .iter()
+            .all(|q| rigor_store::contention::queued(*q, &old, tolerance) == Queued::Differs)
+        && (above || new.iter().all(|q| q.get() < high));
+    let per_mille = |qs: &[QueueShare], pick: fn(u32, u32) -> u32| {
+        qs.iter().map(|q| q.per_mille()).reduce(pick).unwrap_or(0)
+    };
+    let mean = new.iter().map(|q| q.get()).sum::<f64>() / new.len().max(1) as f64;
+    apart.then(|| Warning::QueueDiffers {
+        benchmark: name.to_string(),
+        against: ComparedWith::OldRuns,
+        candidate: (1000.0 * mean).round().clamp(0.0, 1000.0) as u32,
+        others_low: per_mille(&old, u32::min),
+        others_high: per_mille(&old, u32::max),
+    })
+}
+
 /// Whether `warning` withholds the benchmark `name`'s verdict: a CPU share its own, a
 /// condition of the whole run (the machine's load, the time) every benchmark's; anything else
 /// (a note that the code waits more) none.

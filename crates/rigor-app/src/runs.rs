@@ -439,7 +439,23 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
     let level = s.analysis.confidence.get();
     let threshold = s.comparison.threshold.get();
     let mut rows = Vec::with_capacity(names.len());
+    let every = load.is_some();
+    let mut warnings: Vec<rigor_store::Warning> = load.into_iter().collect();
     for name in &names {
+        // Each benchmark's contention, where the run queue tells it (and the load does not
+        // withhold every benchmark already).
+        let queue = (!every)
+            .then(|| {
+                crate::conditions::queue_across_runs(
+                    name,
+                    old_runs.iter().map(|r| &r.result),
+                    new_runs.iter().map(|r| &r.result),
+                    crate::conditions::share_tolerance(threshold),
+                )
+            })
+            .flatten();
+        let withheld = every || queue.is_some();
+        warnings.extend(queue);
         let o: Vec<f64> = old.iter().map(|run| run[name]).collect();
         let n: Vec<f64> = new.iter().map(|run| run[name]).collect();
         let ratio = ratio_across_runs(&o, &n, level).map_err(|source| AppError::AcrossRuns {
@@ -450,14 +466,14 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
             name: name.clone(),
             old: o,
             new: n,
-            verdict: if load.is_some() {
+            verdict: if withheld {
                 rigor_stats::compare::Verdict::Inconclusive
             } else {
                 verdict_from_interval(ratio.lower, ratio.upper, threshold)
             },
             q_value: None,
             fdr_demoted: false,
-            withheld: load.is_some(),
+            withheld,
             ratio,
         });
     }
@@ -487,11 +503,11 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
     // Runs in two blocks of time carry the drift between them: `--fail-on warning` fails on it.
     let findings = Findings {
         verdicts: rows.iter().map(|r| r.verdict).collect(),
-        warned: in_blocks || load.is_some(),
+        warned: in_blocks || !warnings.is_empty(),
         ..Findings::default()
     };
     Ok(OverRuns {
-        warnings: load.into_iter().collect(),
+        warnings,
         view: RunsCompared {
             old_files: s.old.iter().map(|f| shown(f)).collect(),
             new_files: s.new.iter().map(|f| shown(f)).collect(),

@@ -81,7 +81,8 @@ pub struct ComparedRuns {
     /// Whether false-discovery control turned the interval's change into inconclusive.
     pub fdr_demoted: bool,
     /// Whether the verdict was withheld: one version's runs were measured beside other
-    /// processes busy on the machine, the other's quiet (a warning says how busy).
+    /// processes busy on the machine, the other's quiet, or (for this benchmark) its
+    /// executions waited for a CPU apart from the other version's (a warning says how much).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub withheld: bool,
 }
@@ -125,8 +126,8 @@ pub fn render_compared(v: &RunsCompared) -> String {
                 format!("beyond the ±{band} threshold")
             }
             Verdict::Equivalent => format!("within ±{band}"),
-            _ if r.withheld => "withheld: one version's runs were measured on a busy machine, \
-                                 the other's quiet; see the warning"
+            _ if r.withheld => "withheld: the two versions' runs were measured under other \
+                                 contention for the CPUs; see the warning"
                 .to_string(),
             _ if r.fdr_demoted => {
                 "made so by false-discovery control across the benchmarks".to_string()
@@ -445,7 +446,7 @@ mod tests {
         withheld.rows[0].withheld = true;
         let text = render_compared(&withheld);
         assert!(
-            text.contains("verdict: inconclusive (withheld: one version's runs were measured on a busy machine"),
+            text.contains("verdict: inconclusive (withheld: the two versions' runs were measured under other contention"),
             "{text}"
         );
     }

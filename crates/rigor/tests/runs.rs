@@ -464,3 +464,65 @@ fn a_run_in_the_other_order_counts_and_a_missing_one_is_named() {
         .code(2)
         .stderr(predicate::str::contains("missing.json: No such file"));
 }
+
+/// Both versions' runs beside the same load (others kept about one CPU of two busy), but the
+/// new version's executions waited for a CPU 15% of their time and the old one's 0.4% (a trial
+/// here: a C program that sleeps, measured beside one busy loop and then two, came out 12%
+/// slower, unwarned): the difference holds that contention, and the verdict is withheld
+/// with a warning that says how long each waited. Waiting alike, the runs decide.
+#[test]
+fn runs_that_waited_for_a_cpu_apart_are_withheld() {
+    let dir = Dir::new();
+    let old = version_runs(&dir, "old", &[10.0, 10.2, 9.9]);
+    let new = version_runs(&dir, "new", &[12.0, 12.2, 11.9]);
+    let waited = |files: &[PathBuf], share: f64| {
+        for (i, f) in files.iter().enumerate() {
+            let mut v = json(f);
+            v["provenance"]["others_cpus"] = serde_json::json!(1.0 + 0.01 * i as f64);
+            v["environment"]["cpus"] = serde_json::json!(2);
+            for b in v["benchmarks"].as_array_mut().unwrap() {
+                for (k, e) in b["executions"]
+                    .as_array_mut()
+                    .unwrap()
+                    .iter_mut()
+                    .enumerate()
+                {
+                    let wall = e["wall"].as_f64().unwrap();
+                    let jitter = 1.0 + 0.01 * (k % 3) as f64;
+                    e["run_delay"] = serde_json::json!(share * jitter * wall);
+                }
+            }
+            std::fs::write(f, serde_json::to_string(&v).unwrap()).unwrap();
+        }
+    };
+    waited(&old, 0.004);
+    waited(&new, 0.15);
+    let compared = || {
+        rigor()
+            .arg("compare")
+            .args(["--json", "--fail-on", "regression"])
+            .args(&old)
+            .arg("--")
+            .args(&new)
+            .output()
+            .unwrap()
+    };
+    let out = compared();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &v["rows"][0];
+    assert_eq!(row["verdict"], "inconclusive", "{v}");
+    assert_eq!(row["withheld"], true, "{v}");
+    assert_eq!(v["warnings"][0]["kind"], "queue_differs", "{v}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("in the new version's runs and for 0.4% in the old version's"),
+        "{stderr}"
+    );
+    // Waiting alike: the 20% step is the code's.
+    waited(&new, 0.004);
+    let out = compared();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rows"][0]["verdict"], "regression", "{v}");
+}
