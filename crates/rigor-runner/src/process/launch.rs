@@ -42,6 +42,10 @@ pub(super) struct Record {
     /// Its involuntary context switches (absent from an older launcher's record).
     #[serde(default)]
     pub preempted: u64,
+    /// Seconds it waited, runnable, for a CPU (`sys::run_delay`; absent where not told, and
+    /// from an older launcher's record).
+    #[serde(default)]
+    pub run_delay: Option<f64>,
     /// Wall-clock seconds from just before the spawn to the reaping.
     pub wall: f64,
     /// The counters counted.
@@ -164,6 +168,7 @@ fn measure(counters: &Result<Vec<Counter>, String>, argv: &[OsString]) -> Record
         sys: 0.0,
         max_rss: 0,
         preempted: 0,
+        run_delay: None,
         wall: 0.0,
         metrics: Metrics::new(),
         error: Some(Failure {
@@ -194,6 +199,7 @@ fn measure(counters: &Result<Vec<Counter>, String>, argv: &[OsString]) -> Record
             sys: reaped.sys,
             max_rss: sys::child_peak_rss(&reaped),
             preempted: reaped.preempted,
+            run_delay: reaped.run_delay,
             wall: wall.get(),
             metrics,
             error: None,

@@ -414,7 +414,7 @@ impl Executor for ProcessExecutor {
                         sys: r.sys,
                         max_rss: r.max_rss,
                         preempted: r.preempted,
-                        run_delay: None,
+                        run_delay: r.run_delay,
                     },
                     r.max_rss,
                     r.metrics,
