@@ -215,9 +215,10 @@ const QUEUE_DIFFERS_LEVEL: f64 = 0.95;
 /// contention was alike or not ([`Queued`]), `tolerance` being a fraction of the wall time
 /// (waiting a share `d` more of it lengthens a wall time by about `d`): [`Queued::Differs`]
 /// where the candidate lies beyond the others' range by more than `tolerance` and by more than
-/// [`QUEUE_DIFFERS_LEVEL`]'s t quantile times the standard error of the difference;
-/// [`Queued::Alike`] where it lies within the range widened by `tolerance` even at that many
-/// standard errors; else, or with nothing to compare, [`Queued::Unsure`].
+/// Student's t at 95% (two-sided; the fewer executions less one degree of freedom) times the
+/// standard error of the difference; [`Queued::Alike`] where it lies within the range widened
+/// by `tolerance` even at t at 99.73% times that standard error; else, or with nothing to
+/// compare, [`Queued::Unsure`].
 pub fn queued(candidate: QueueShare, others: &[QueueShare], tolerance: f64) -> Queued {
     let pick = |better: fn(f64, f64) -> bool| {
         others
