@@ -37,7 +37,7 @@ use crate::types::{
 use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     include_str!("../migrations/postgres/0001_initial.sql"),
     include_str!("../migrations/postgres/0002_jobs.sql"),
     include_str!("../migrations/postgres/0003_resolution.sql"),
@@ -46,6 +46,7 @@ const MIGRATIONS: [&str; 8] = [
     include_str!("../migrations/postgres/0006_huber_levels.sql"),
     include_str!("../migrations/postgres/0007_metrics.sql"),
     include_str!("../migrations/postgres/0008_others_cpus.sql"),
+    include_str!("../migrations/postgres/0009_run_delay.sql"),
 ];
 
 /// The migration whose second half, the data of the sessions' schema, [`fill_sessions`] computes.
@@ -644,13 +645,13 @@ fn insert_benchmark(
     let e = &b.executions;
     tx.execute(
         "INSERT INTO executions (run_id, benchmark_id, pos, build, round, execution, warmup, wall,
-             user_time, sys_time, max_rss, resolution)
+             user_time, sys_time, max_rss, resolution, run_delay)
          SELECT $1, $2, x.pos, x.build, x.round, x.execution, x.warmup, x.wall, x.user_time,
-                x.sys_time, x.max_rss, x.resolution
+                x.sys_time, x.max_rss, x.resolution, x.run_delay
          FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bool[], $7::float8[],
-                     $8::float8[], $9::float8[], $10::bigint[], $11::float8[])
+                     $8::float8[], $9::float8[], $10::bigint[], $11::float8[], $12::float8[])
               WITH ORDINALITY AS x(build, round, execution, warmup, wall, user_time, sys_time,
-                                   max_rss, resolution, pos)",
+                                   max_rss, resolution, run_delay, pos)",
         &[
             &run,
             &id,
@@ -666,6 +667,9 @@ fn insert_benchmark(
             &e.iter().map(|x| x.max_rss as i64).collect::<Vec<_>>(),
             &e.iter()
                 .map(|x| x.resolution.map(|r| r.step().get()))
+                .collect::<Vec<_>>(),
+            &e.iter()
+                .map(|x| x.run_delay.map(|d| d.get()))
                 .collect::<Vec<_>>(),
         ],
     )?;
@@ -886,7 +890,7 @@ impl RawRuns for PostgresHistory {
         let executions = query(
             "executions",
             "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time, x.max_rss,
-             x.resolution",
+             x.resolution, x.run_delay",
         );
         for (run, mut e, resolution) in self.read(&executions, &params, execution_of)? {
             e.resolution = resolution_of(resolution, |what, m| self.damaged(what, m))?;
@@ -1038,7 +1042,8 @@ impl HistoryRead for PostgresHistory {
     fn cpu_shares(&self, runs: &[RunId]) -> Result<Vec<RunCpuShare>> {
         let ids: Vec<i64> = runs.iter().map(|r| r.0).collect();
         let rows = self.read(
-            "SELECT x.run_id, b.name, x.user_time + x.sys_time, x.wall, r.others_cpus, m.cpus
+            "SELECT x.run_id, b.name, x.user_time + x.sys_time, x.wall, r.others_cpus, m.cpus,
+                 x.run_delay
              FROM executions x
              JOIN benchmarks b ON b.id = x.benchmark_id
              JOIN runs r ON r.id = x.run_id
@@ -1053,6 +1058,7 @@ impl HistoryRead for PostgresHistory {
                     wall: r.real(3)?,
                     others_cpus: r.maybe_real(4)?,
                     cpus: r.int(5)?,
+                    run_delay: r.maybe_real(6)?,
                 })
             },
         )?;

@@ -82,7 +82,7 @@ pub(crate) fn sample_of<R: Cells>(r: &R) -> Result<(i64, i64, SampleRecord), R::
 }
 
 /// An `executions` row read as `run_id, build, round, execution, warmup, wall, user_time,
-/// sys_time, max_rss, resolution`, its resolution still undecoded.
+/// sys_time, max_rss, resolution, run_delay`, its resolution still undecoded.
 pub(crate) fn execution_of<R: Cells>(
     r: &R,
 ) -> Result<(i64, ExecutionRecord, Option<f64>), R::Error> {
@@ -90,7 +90,7 @@ pub(crate) fn execution_of<R: Cells>(
         r.int(0)?,
         ExecutionRecord {
             preempted: None,
-            run_delay: None,
+            run_delay: r.maybe_real(10)?.map(Seconds),
             metrics: Default::default(),
             build: r.maybe_int(1)?.map(|x| x as usize),
             round: r.int(2)? as usize,

@@ -31,13 +31,14 @@ use crate::types::{
 use crate::{History, HistoryRead, HistoryWrite};
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_resolution.sql"),
     include_str!("../migrations/0003_sessions.sql"),
     include_str!("../migrations/0004_huber_levels.sql"),
     include_str!("../migrations/0005_metrics.sql"),
     include_str!("../migrations/0006_others_cpus.sql"),
+    include_str!("../migrations/0007_run_delay.sql"),
 ];
 
 /// The migration whose second half, the data of schema 3, [`fill_schema_3`] computes.
@@ -549,8 +550,8 @@ fn insert_benchmark(tx: &Connection, run: i64, b: &BenchmarkRecord) -> rusqlite:
     }
     let mut execution = tx.prepare_cached(
         "INSERT INTO executions (run_id, benchmark_id, build, round, execution, warmup, wall,
-             user_time, sys_time, max_rss, resolution)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             user_time, sys_time, max_rss, resolution, run_delay)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?;
     for e in &b.executions {
         execution.execute(params![
@@ -565,6 +566,7 @@ fn insert_benchmark(tx: &Connection, run: i64, b: &BenchmarkRecord) -> rusqlite:
             e.sys.get(),
             e.max_rss as i64,
             e.resolution.map(|r| r.step().get()),
+            e.run_delay.map(|d| d.get()),
         ])?;
     }
     let mut metric = tx.prepare_cached(
@@ -682,7 +684,7 @@ impl RawRuns for SqliteHistory {
             &query(
                 "executions",
                 "x.build, x.round, x.execution, x.warmup, x.wall, x.user_time, x.sys_time,
-                 x.max_rss, x.resolution",
+                 x.max_rss, x.resolution, x.run_delay",
             ),
             values(),
             |r| execution_of(r),
@@ -804,7 +806,7 @@ impl HistoryRead for SqliteHistory {
             rows.extend(self.rows(
                 &format!(
                     "SELECT x.run_id, b.name, x.user_time + x.sys_time, x.wall, r.others_cpus,
-                         m.cpus
+                         m.cpus, x.run_delay
                      FROM executions x
                      JOIN benchmarks b ON b.id = x.benchmark_id
                      JOIN runs r ON r.id = x.run_id
@@ -820,6 +822,7 @@ impl HistoryRead for SqliteHistory {
                         wall: r.get(3)?,
                         others_cpus: r.get(4)?,
                         cpus: r.get(5)?,
+                        run_delay: r.get(6)?,
                     })
                 },
             )?);

@@ -468,7 +468,7 @@ impl RunCpuShare {
     /// The shares of executions read as rows, in any order: one per run and benchmark that
     /// recorded a CPU time.
     pub(crate) fn of_rows(rows: Vec<ShareRow>) -> Vec<Self> {
-        type Run = (Option<f64>, usize, Vec<(f64, f64)>);
+        type Run = (Option<f64>, usize, Vec<(f64, f64, Option<f64>)>);
         let mut by: std::collections::BTreeMap<(i64, String), Run> =
             std::collections::BTreeMap::new();
         for r in rows {
@@ -476,14 +476,16 @@ impl RunCpuShare {
             by.entry((r.run, r.benchmark))
                 .or_insert_with(|| (r.others_cpus, cpus, Vec::new()))
                 .2
-                .push((r.cpu, r.wall));
+                .push((r.cpu, r.wall, r.run_delay));
         }
         by.into_iter()
             .filter_map(|((run, benchmark), (others_cpus, cpus, times))| {
+                let queue = rigor_store::QueueShare::of_delays(times.iter().map(|t| (t.2, t.1)));
+                let share = rigor_store::CpuShare::of_times(times.iter().map(|t| (t.0, t.1)))?;
                 Some(Self {
                     run: RunId(run),
                     benchmark,
-                    share: rigor_store::CpuShare::of_times(times)?,
+                    share: share.with_queue(queue),
                     others_cpus,
                     cpus,
                 })
@@ -504,6 +506,8 @@ pub(crate) struct ShareRow {
     pub others_cpus: Option<f64>,
     /// The machine's logical CPUs.
     pub cpus: i64,
+    /// Seconds the execution waited for a CPU ([`rigor_store::ExecutionRecord::run_delay`]).
+    pub run_delay: Option<f64>,
 }
 
 /// What comparing a stored mean with another needs besides the mean (Fieller's inputs), from the

@@ -690,6 +690,40 @@ fn cpu_shares_are_each_runs_median_of_its_measured_executions(store: Store) {
         .collect();
     assert_eq!(others, [(a, Some(0.4), 2), (e, Some(1.0), 2), (f, None, 2)]);
     assert!(h.cpu_shares(&[]).unwrap().is_empty());
+    // Run-queue delays are kept with each execution and come back in its run's share: waiting
+    // 1, 2 and 3 ms of the 10, 20 and 30 ms (10% each) where every measured execution told;
+    // none where one did not.
+    let mut waited = with_executions(7, 7.0, None);
+    for e in &mut waited.benchmarks[0].executions {
+        e.run_delay = Some(Seconds(0.1 * e.wall.get()));
+    }
+    let g = ingest(&mut *h, "g", 7, &waited).id();
+    let mut partly = waited.clone();
+    let measured = partly.benchmarks[0].executions.iter_mut();
+    measured.filter(|e| !e.warmup).last().unwrap().run_delay = None;
+    let k = ingest(&mut *h, "k", 8, &partly).id();
+    let shares = h.cpu_shares(&[a, g, k]).unwrap();
+    let queue: Vec<_> = shares
+        .iter()
+        .map(|s| s.share.queue().map(|q| (q.get() * 1000.0).round()))
+        .collect();
+    assert_eq!(queue, [None, Some(100.0), None], "{shares:?}");
+    let back = h.run_records(&main(), "sort").unwrap();
+    let delays: Vec<Option<f64>> = back
+        .iter()
+        .find(|r| r.rev == "g")
+        .unwrap()
+        .benchmark
+        .executions
+        .iter()
+        .map(|e| e.run_delay.map(|d| d.get()))
+        .collect();
+    let written: Vec<Option<f64>> = waited.benchmarks[0]
+        .executions
+        .iter()
+        .map(|e| e.run_delay.map(|d| d.get()))
+        .collect();
+    assert_eq!(delays, written);
 }
 
 fn a_result_stored_alone_keeps_its_times_and_loads_in_its_session(store: Store) {
@@ -1378,18 +1412,21 @@ fn removing_one_benchmark_keeps_the_runs_other_benchmarks(store: Store) {
     assert_eq!((versions[1].runs, versions[1].failed), (1, 1));
 }
 
-/// SQL that takes a database of schema 6 (PostgreSQL: 8) back to what schema 4 (6) kept: no
-/// record of what other processes used over a run, no execution metrics, changes without a
-/// metric (one per benchmark and version). The version number is left to the caller.
+/// SQL that takes a database of schema 7 (PostgreSQL: 9) back to what schema 4 (6) kept: no
+/// run-queue delays, no record of what other processes used over a run, no execution metrics,
+/// changes without a metric (one per benchmark and version). The version number is left to the
+/// caller.
 fn without_metrics(store: &Store) -> &'static str {
     if store.is_postgres() {
-        "ALTER TABLE runs DROP COLUMN others_cpus;
+        "ALTER TABLE executions DROP COLUMN run_delay;
+         ALTER TABLE runs DROP COLUMN others_cpus;
          DROP TABLE execution_metrics;
          ALTER TABLE changes DROP CONSTRAINT changes_benchmark_metric_version_key;
          ALTER TABLE changes DROP COLUMN metric;
          ALTER TABLE changes ADD UNIQUE (benchmark_id, machine_id, branch, version_id);"
     } else {
-        "ALTER TABLE runs DROP COLUMN others_cpus;
+        "ALTER TABLE executions DROP COLUMN run_delay;
+         ALTER TABLE runs DROP COLUMN others_cpus;
          DROP TABLE execution_metrics;
          CREATE TABLE changes_v4 (
              id INTEGER PRIMARY KEY, benchmark_id INTEGER NOT NULL, machine_id INTEGER NOT NULL,

@@ -93,6 +93,11 @@ impl CpuShare {
         self.queue
     }
 
+    /// The share with `queue` as its executions' run-queue share (a history's, read apart).
+    pub fn with_queue(self, queue: Option<QueueShare>) -> Self {
+        Self { queue, ..self }
+    }
+
     /// The share as a fraction (0.5: half the wall time on a CPU).
     pub fn get(self) -> f64 {
         self.median
@@ -170,10 +175,20 @@ impl QueueShare {
     pub fn of_executions<'a>(
         executions: impl IntoIterator<Item = &'a ExecutionRecord>,
     ) -> Option<Self> {
+        Self::of_delays(
+            executions
+                .into_iter()
+                .map(|e| (e.run_delay.map(|d| d.get()), e.wall.get())),
+        )
+    }
+
+    /// The share of executions given as (run-queue delay, wall time) in seconds: `None` unless
+    /// each has a delay and a positive wall time.
+    pub fn of_delays(executions: impl IntoIterator<Item = (Option<f64>, f64)>) -> Option<Self> {
         let shares: Option<Vec<f64>> = executions
             .into_iter()
-            .map(|e| {
-                let (delay, wall) = (e.run_delay?.get(), e.wall.get());
+            .map(|(delay, wall)| {
+                let delay = delay?;
                 (wall > 0.0 && delay.is_finite() && wall.is_finite())
                     .then(|| (delay.max(0.0) / wall).min(1.0))
             })
