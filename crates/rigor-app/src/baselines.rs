@@ -358,6 +358,7 @@ mod tests {
             benchmark: "a".into(),
             against: rigor_store::ComparedWith::OldResult,
             candidate: 510,
+            candidate_high: None,
             others_low: 997,
             others_high: 997,
         };

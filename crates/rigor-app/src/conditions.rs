@@ -230,6 +230,7 @@ pub fn contention(
                 benchmark: b.name.clone(),
                 against,
                 candidate: q.candidate,
+                candidate_high: None,
                 others_low: q.others_low,
                 others_high: q.others_high,
             });
@@ -265,6 +266,7 @@ pub fn contention(
                 benchmark,
                 against,
                 candidate,
+                candidate_high: None,
                 others_low,
                 others_high,
             }
@@ -273,49 +275,100 @@ pub fn contention(
     found
 }
 
-/// Across runs (`rigor compare OLD… -- NEW…`): where every run of both versions told how long
-/// benchmark `name`'s executions waited for a CPU ([`QueueShare`]) and every new run lies apart
-/// from the old runs' range, on the same side ([`Queued::Differs`]), the new version was measured
-/// under other contention than the old, which no spread between runs holds:
-/// [`Warning::QueueDiffers`] with the new runs' mean share. `None` otherwise.
-pub fn queue_across_runs<'a>(
+/// Across runs (`rigor compare OLD… -- NEW…`, no side known busy against the other known quiet):
+/// whether benchmark `name`'s new version was measured under other contention than its old one,
+/// which no spread between runs holds. Where every run of both told how long its executions
+/// waited for a CPU ([`QueueShare`]): every new run apart from the old runs' range on the same
+/// side ([`Queued::Differs`]) is [`Warning::QueueDiffers`]; every new run alike
+/// ([`Queued::Alike`]) is none. Otherwise the CPU share ([`CpuShare`]): every new run's outside
+/// the old runs' range on the same side ([`rigor_store::contention::differs`]) is
+/// [`Warning::ContentionDiffers`], unless the side with the lower shares is known to have had
+/// the machine to itself (`sides`: the program's own waiting). Each warning gives the new runs'
+/// range. `None` otherwise, and where a run has no CPU times (an imported file).
+pub fn contention_across_runs<'a>(
     name: &str,
-    old: impl IntoIterator<Item = &'a ResultFile>,
-    new: impl IntoIterator<Item = &'a ResultFile>,
+    old: &[&'a ResultFile],
+    new: &[&'a ResultFile],
     tolerance: f64,
+    sides: Sides,
 ) -> Option<Warning> {
-    let of = |runs: Vec<&'a ResultFile>| -> Option<Vec<QueueShare>> {
-        runs.into_iter()
+    let shares = |runs: &[&'a ResultFile]| -> Option<Vec<CpuShare>> {
+        runs.iter()
             .map(|r| {
                 let b = r.benchmarks.iter().find(|b| b.name == name)?;
-                CpuShare::of_executions(&b.executions)?.queue()
+                CpuShare::of_executions(&b.executions)
             })
             .collect()
     };
-    let (old, new) = (
-        of(old.into_iter().collect())?,
-        of(new.into_iter().collect())?,
-    );
-    let high = old
-        .iter()
-        .map(|q| q.get())
-        .fold(f64::NEG_INFINITY, f64::max);
-    let above = new.iter().all(|q| q.get() > high);
-    let apart = !new.is_empty()
-        && new
-            .iter()
-            .all(|q| rigor_store::contention::queued(*q, &old, tolerance) == Queued::Differs)
-        && (above || new.iter().all(|q| q.get() < high));
-    let per_mille = |qs: &[QueueShare], pick: fn(u32, u32) -> u32| {
-        qs.iter().map(|q| q.per_mille()).reduce(pick).unwrap_or(0)
+    let (old, new) = (shares(old)?, shares(new)?);
+    if new.is_empty() || old.is_empty() {
+        return None;
+    }
+    // The new runs' per-mille figures (lowest, and highest where it differs) and the old runs'
+    // (lowest, highest).
+    let ranges = |mine: Vec<u32>, theirs: Vec<u32>| {
+        let (lo, hi) = (mine.iter().copied().min()?, mine.iter().copied().max()?);
+        let (others_low, others_high) =
+            (theirs.iter().copied().min()?, theirs.iter().copied().max()?);
+        Some((lo, (hi != lo).then_some(hi), others_low, others_high))
     };
-    let mean = new.iter().map(|q| q.get()).sum::<f64>() / new.len().max(1) as f64;
-    apart.then(|| Warning::QueueDiffers {
+    // Whether every new figure lies below the old ones' lowest, or every one above their highest.
+    let one_side = |mine: &[f64], theirs: &[f64]| {
+        let low = theirs.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = theirs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        mine.iter().all(|&x| x < low) || mine.iter().all(|&x| x > high)
+    };
+    let queues = |s: &[CpuShare]| s.iter().map(|x| x.queue()).collect::<Option<Vec<_>>>();
+    if let (Some(old_q), Some(new_q)) = (queues(&old), queues(&new)) {
+        let judged: Vec<Queued> = new_q
+            .iter()
+            .map(|q| rigor_store::contention::queued(*q, &old_q, tolerance))
+            .collect();
+        let get = |q: &[QueueShare]| q.iter().map(|q| q.get()).collect::<Vec<f64>>();
+        if one_side(&get(&new_q), &get(&old_q)) && judged.iter().all(|j| *j == Queued::Differs) {
+            let per_mille = |q: &[QueueShare]| q.iter().map(|q| q.per_mille()).collect();
+            let (candidate, candidate_high, others_low, others_high) =
+                ranges(per_mille(&new_q), per_mille(&old_q))?;
+            return Some(Warning::QueueDiffers {
+                benchmark: name.to_string(),
+                against: ComparedWith::OldRuns,
+                candidate,
+                candidate_high,
+                others_low,
+                others_high,
+            });
+        }
+        if judged.iter().all(|j| *j == Queued::Alike) {
+            return None;
+        }
+    }
+    let get = |s: &[CpuShare]| s.iter().map(|s| s.get()).collect::<Vec<f64>>();
+    let differ = new
+        .iter()
+        .all(|s| rigor_store::contention::differs(*s, &old, tolerance));
+    if !differ || !one_side(&get(&new), &get(&old)) {
+        return None;
+    }
+    // The side with the lower shares known quiet: its code waits more, not contention.
+    let below = new[0].get() < old[0].get();
+    let lower_quiet = if below {
+        sides.candidate.quiet()
+    } else {
+        sides.others.quiet()
+    };
+    if lower_quiet {
+        return None;
+    }
+    let per_mille = |s: &[CpuShare]| s.iter().map(|s| s.per_mille()).collect();
+    let (candidate, candidate_high, others_low, others_high) =
+        ranges(per_mille(&new), per_mille(&old))?;
+    Some(Warning::ContentionDiffers {
         benchmark: name.to_string(),
         against: ComparedWith::OldRuns,
-        candidate: (1000.0 * mean).round().clamp(0.0, 1000.0) as u32,
-        others_low: per_mille(&old, u32::min),
-        others_high: per_mille(&old, u32::max),
+        candidate,
+        candidate_high,
+        others_low,
+        others_high,
     })
 }
 
@@ -500,6 +553,7 @@ mod tests {
             benchmark: "parse".into(),
             against: ComparedWith::OldResult,
             candidate: 510,
+            candidate_high: None,
             others_low: 997,
             others_high: 997,
         };

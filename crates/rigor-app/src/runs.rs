@@ -442,15 +442,16 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
     let every = load.is_some();
     let mut warnings: Vec<rigor_store::Warning> = load.into_iter().collect();
     for name in &names {
-        // Each benchmark's contention, where the run queue tells it (and the load does not
-        // withhold every benchmark already).
+        // Each benchmark's contention, by its run queue or its CPU share (where the load does
+        // not withhold every benchmark already).
         let queue = (!every)
             .then(|| {
-                crate::conditions::queue_across_runs(
+                crate::conditions::contention_across_runs(
                     name,
-                    old_runs.iter().map(|r| &r.result),
-                    new_runs.iter().map(|r| &r.result),
+                    &old_runs.iter().map(|r| &r.result).collect::<Vec<_>>(),
+                    &new_runs.iter().map(|r| &r.result).collect::<Vec<_>>(),
                     crate::conditions::share_tolerance(threshold),
+                    sides,
                 )
             })
             .flatten();

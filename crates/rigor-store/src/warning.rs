@@ -98,8 +98,11 @@ pub enum Warning {
         benchmark: String,
         /// What it is compared with.
         against: ComparedWith,
-        /// The candidate's share (the new result's).
+        /// The candidate's share (the new result's; across runs, the lowest of the new runs').
         candidate: u32,
+        /// Across runs, the highest of the new runs' shares.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        candidate_high: Option<u32>,
         /// The lowest of the compared runs' shares.
         #[serde(alias = "history_low")]
         others_low: u32,
@@ -141,8 +144,12 @@ pub enum Warning {
         benchmark: String,
         /// What it is compared with.
         against: ComparedWith,
-        /// The share of its wall time the candidate's executions waited, in thousandths (mean).
+        /// The share of its wall time the candidate's executions waited, in thousandths (their
+        /// mean; across runs, the lowest of the new runs').
         candidate: u32,
+        /// Across runs, the highest of the new runs'.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        candidate_high: Option<u32>,
         /// The lowest of the compared runs'.
         others_low: u32,
         /// The highest.
@@ -617,10 +624,12 @@ impl std::fmt::Display for Warning {
                 benchmark,
                 against,
                 candidate,
+                candidate_high,
                 others_low,
                 others_high,
             } => {
                 let others = share_range(*others_low, *others_high);
+                let mine = share_range(*candidate, candidate_high.unwrap_or(*candidate));
                 let (this, them) = against.sides();
                 let remedy = against.remedy();
                 let why = if candidate < others_low {
@@ -632,12 +641,11 @@ impl std::fmt::Display for Warning {
                 };
                 write!(
                     f,
-                    "'{benchmark}' had a CPU for {} of its wall time in {this} and for {others} \
-                     in {them}: {why}, so its wall time differs from theirs by about that \
-                     ratio, which no interval holds, and no verdict is given (inconclusive: \
-                     `--fail-on inconclusive` fails on it, `--fail-on regression` does not); \
-                     {remedy}",
-                    share_percent(*candidate)
+                    "'{benchmark}' had a CPU for {mine} of its wall time in {this} and for \
+                     {others} in {them}: {why}, so its wall time differs from theirs by about \
+                     that ratio, which no interval holds, and no verdict is given \
+                     (inconclusive: `--fail-on inconclusive` fails on it, `--fail-on \
+                     regression` does not); {remedy}"
                 )
             }
             Self::WaitsDiffer {
@@ -678,21 +686,22 @@ impl std::fmt::Display for Warning {
                 benchmark,
                 against,
                 candidate,
+                candidate_high,
                 others_low,
                 others_high,
             } => {
                 let others = share_range(*others_low, *others_high);
+                let mine = share_range(*candidate, candidate_high.unwrap_or(*candidate));
                 let (this, them) = against.sides();
                 let remedy = against.remedy();
                 write!(
                     f,
-                    "'{benchmark}' waited, ready to run, for a CPU other processes held for {} \
-                     of its wall time in {this} and for {others} in {them}: measured under \
-                     other contention, so its wall time differs from theirs by about that \
-                     share, which no interval holds, and no verdict is given (inconclusive: \
-                     `--fail-on inconclusive` fails on it, `--fail-on regression` does not); \
-                     {remedy}",
-                    share_percent(*candidate)
+                    "'{benchmark}' waited, ready to run, for a CPU other processes held for \
+                     {mine} of its wall time in {this} and for {others} in {them}: measured \
+                     under other contention, so its wall time differs from theirs by about the \
+                     difference between those shares, which no interval holds, and no verdict \
+                     is given (inconclusive: `--fail-on inconclusive` fails on it, `--fail-on \
+                     regression` does not); {remedy}"
                 )
             }
             Self::FarFromSessions {
@@ -941,6 +950,7 @@ mod tests {
                 benchmark: "w".into(),
                 against: ComparedWith::OldResult,
                 candidate: 510,
+                candidate_high: None,
                 others_low: 997,
                 others_high: 998,
             }

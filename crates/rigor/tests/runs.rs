@@ -469,31 +469,25 @@ fn a_run_in_the_other_order_counts_and_a_missing_one_is_named() {
 /// new version's executions waited for a CPU 15% of their time and the old one's 0.4% (a trial
 /// here: a C program that sleeps, measured beside one busy loop and then two, came out 12%
 /// slower, unwarned): the difference holds that contention, and the verdict is withheld
-/// with a warning that says how long each waited. Waiting alike, the runs decide.
+/// with a warning that says how long each waited. Waiting alike, the runs decide. Without the
+/// run queue, the runs' CPU shares judge as a comparison of two results does.
 #[test]
 fn runs_that_waited_for_a_cpu_apart_are_withheld() {
     let dir = Dir::new();
     let old = version_runs(&dir, "old", &[10.0, 10.2, 9.9]);
     let new = version_runs(&dir, "new", &[12.0, 12.2, 11.9]);
+    for (i, f) in old.iter().chain(&new).enumerate() {
+        let mut v = json(f);
+        v["provenance"]["others_cpus"] = serde_json::json!(1.0 + 0.01 * i as f64);
+        v["environment"]["cpus"] = serde_json::json!(2);
+        std::fs::write(f, serde_json::to_string(&v).unwrap()).unwrap();
+    }
     let waited = |files: &[PathBuf], share: f64| {
-        for (i, f) in files.iter().enumerate() {
-            let mut v = json(f);
-            v["provenance"]["others_cpus"] = serde_json::json!(1.0 + 0.01 * i as f64);
-            v["environment"]["cpus"] = serde_json::json!(2);
-            for b in v["benchmarks"].as_array_mut().unwrap() {
-                for (k, e) in b["executions"]
-                    .as_array_mut()
-                    .unwrap()
-                    .iter_mut()
-                    .enumerate()
-                {
-                    let wall = e["wall"].as_f64().unwrap();
-                    let jitter = 1.0 + 0.01 * (k % 3) as f64;
-                    e["run_delay"] = serde_json::json!(share * jitter * wall);
-                }
-            }
-            std::fs::write(f, serde_json::to_string(&v).unwrap()).unwrap();
-        }
+        each_execution(files, |k, e| {
+            let wall = e["wall"].as_f64().unwrap();
+            let jitter = 1.0 + 0.01 * (k % 3) as f64;
+            e["run_delay"] = serde_json::json!(share * jitter * wall);
+        });
     };
     waited(&old, 0.004);
     waited(&new, 0.15);
@@ -525,4 +519,58 @@ fn runs_that_waited_for_a_cpu_apart_are_withheld() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["rows"][0]["verdict"], "regression", "{v}");
+    // Where the run queue is not told (a command run through a shell, whose work runs in a
+    // child), each run's CPU share judges: the new runs' executions on a CPU 40% of their time
+    // against 99.7% (a new user's runs beside two busy loops against quiet ones, the machine
+    // busy with other work throughout, read 2.6× slower, regression, exit 1 before).
+    for (files, share) in [(&old, 0.997), (&new, 0.4)] {
+        each_execution(files, |k, e| {
+            let wall = e["wall"].as_f64().unwrap();
+            e.as_object_mut().unwrap().remove("run_delay");
+            e["user"] = serde_json::json!(share * (1.0 - 0.001 * (k % 3) as f64) * wall);
+            e["sys"] = serde_json::json!(0.0);
+        });
+    }
+    let out = compared();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rows"][0]["withheld"], true, "{v}");
+    assert_eq!(v["warnings"][0]["kind"], "contention_differs", "{v}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("had a CPU for 40.0% of its wall time in the new version's runs and for 99.6% in the old"),
+        "{stderr}"
+    );
+    // The new runs known quiet (others kept 0.02 CPUs busy, the old runs' 0.9 not known busy):
+    // their lower share is the code's own waiting, and the 20% step a regression.
+    for (files, used) in [(&old, 0.9), (&new, 0.02)] {
+        for f in files {
+            let mut v = json(f);
+            v["provenance"]["others_cpus"] = serde_json::json!(used);
+            std::fs::write(f, serde_json::to_string(&v).unwrap()).unwrap();
+        }
+    }
+    let out = compared();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rows"][0]["verdict"], "regression", "{v}");
+}
+
+/// Rewrites every execution of every benchmark in `files` with `edit` (given its index).
+fn each_execution(files: &[PathBuf], edit: impl Fn(usize, &mut serde_json::Value)) {
+    for f in files {
+        let mut v = json(f);
+        for b in v["benchmarks"].as_array_mut().unwrap() {
+            for (k, e) in b["executions"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .enumerate()
+            {
+                edit(k, e);
+            }
+        }
+        std::fs::write(f, serde_json::to_string(&v).unwrap()).unwrap();
+    }
 }

@@ -443,6 +443,7 @@ mod tests {
             benchmark: "contended".into(),
             against: rigor_store::ComparedWith::History,
             candidate: 520,
+            candidate_high: None,
             others_low: 997,
             others_high: 998,
         }
