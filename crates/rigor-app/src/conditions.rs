@@ -205,86 +205,110 @@ pub fn contention(
             continue;
         };
         found.judged = true;
-        // The run queue, where every run has it, tells contention itself.
-        let queue = share.queue().zip(
-            stored
-                .iter()
-                .map(|s| s.queue())
-                .collect::<Option<Vec<QueueShare>>>(),
-        );
-        let (queued, queues) = match &queue {
-            Some((c, o)) => (rigor_store::contention::queued(*c, o, tolerance), {
-                let per_mille = |pick: fn(u32, u32) -> u32| {
-                    o.iter().map(|q| q.per_mille()).reduce(pick).unwrap_or(0)
-                };
-                Some(QueueShares {
-                    candidate: c.per_mille(),
-                    others_low: per_mille(u32::min),
-                    others_high: per_mille(u32::max),
-                })
-            }),
-            None => (Queued::Unsure, None),
-        };
-        if let (Queued::Differs, Some(q)) = (queued, queues) {
-            found.warnings.push(Warning::QueueDiffers {
-                benchmark: b.name.clone(),
-                against,
-                candidate: q.candidate,
-                candidate_high: None,
-                others_low: q.others_low,
-                others_high: q.others_high,
-            });
-            continue;
-        }
-        if !rigor_store::contention::differs(share, stored, tolerance) {
-            continue;
-        }
-        let (low, high) = rigor_store::contention::range(stored).unwrap_or((share, share));
-        let lower_quiet = if share.get() < low.get() {
-            sides.candidate.quiet()
-        } else {
-            sides.others.quiet()
-        };
-        let alike = queues.filter(|_| queued == Queued::Alike);
-        let (benchmark, candidate, others_low, others_high) = (
-            b.name.clone(),
-            share.per_mille(),
-            low.per_mille(),
-            high.per_mille(),
-        );
-        found.warnings.push(if lower_quiet || alike.is_some() {
-            Warning::WaitsDiffer {
-                benchmark,
-                against,
-                candidate,
-                others_low,
-                others_high,
-                queued: alike,
-            }
-        } else {
-            Warning::ContentionDiffers {
-                benchmark,
-                against,
-                candidate,
-                candidate_high: None,
-                others_low,
-                others_high,
-            }
-        });
+        found
+            .warnings
+            .extend(judge(&b.name, &[share], stored, tolerance, against, sides));
     }
     found
 }
 
-/// Across runs (`rigor compare OLD… -- NEW…`, no side known busy against the other known quiet):
-/// whether benchmark `name`'s new version was measured under other contention than its old one,
-/// which no spread between runs holds. Where every run of both told how long its executions
-/// waited for a CPU ([`QueueShare`]): every new run apart from the old runs' range on the same
-/// side ([`Queued::Differs`]) is [`Warning::QueueDiffers`]; every new run alike
-/// ([`Queued::Alike`]) is none. Otherwise the CPU share ([`CpuShare`]): every new run's outside
-/// the old runs' range on the same side ([`rigor_store::contention::differs`]) is
-/// [`Warning::ContentionDiffers`], unless the side with the lower shares is known to have had
-/// the machine to itself (`sides`: the program's own waiting). Each warning gives the new runs'
-/// range. `None` otherwise, and where a run has no CPU times (an imported file).
+/// One benchmark's contention: the `candidate` side's shares (one result's, or a version's
+/// runs') against the `others` side's, as [`contention`] says — the run queue first where
+/// every run has it ([`Warning::QueueDiffers`] where every candidate run lies apart from the
+/// others' range on one side; alike for every one, a gap in CPU share is the program's own
+/// waiting), else the CPU share ([`Warning::ContentionDiffers`] where every candidate share
+/// lies outside the others' range on one side, unless the side with the lower shares is known
+/// quiet, or the run queues were alike: then [`Warning::WaitsDiffer`]). Each figure a
+/// warning gives is the candidate runs' lowest and (where it differs) highest.
+fn judge(
+    benchmark: &str,
+    candidate: &[CpuShare],
+    others: &[CpuShare],
+    tolerance: f64,
+    against: ComparedWith,
+    sides: Sides,
+) -> Option<Warning> {
+    let span = |v: Vec<u32>| Some((v.iter().copied().min()?, v.iter().copied().max()?));
+    let high = |lo: u32, hi: u32| (hi != lo).then_some(hi);
+    // Every candidate figure below the others' lowest, or every one above their highest.
+    let one_side = |mine: Vec<f64>, theirs: Vec<f64>| {
+        let low = theirs.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = theirs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        mine.iter().all(|&x| x < low) || mine.iter().all(|&x| x > high)
+    };
+    let queues = |s: &[CpuShare]| s.iter().map(|x| x.queue()).collect::<Option<Vec<_>>>();
+    let mut alike = None;
+    if let (Some(mine), Some(theirs)) = (queues(candidate), queues(others)) {
+        let judged: Vec<Queued> = mine
+            .iter()
+            .map(|q| rigor_store::contention::queued(*q, &theirs, tolerance))
+            .collect();
+        let per_mille = |q: &[QueueShare]| q.iter().map(|q| q.per_mille()).collect();
+        let ((lo, hi), (others_low, others_high)) =
+            (span(per_mille(&mine))?, span(per_mille(&theirs))?);
+        let get = |q: &[QueueShare]| q.iter().map(|q| q.get()).collect();
+        if judged.iter().all(|j| *j == Queued::Differs) && one_side(get(&mine), get(&theirs)) {
+            return Some(Warning::QueueDiffers {
+                benchmark: benchmark.to_string(),
+                against,
+                candidate: lo,
+                candidate_high: high(lo, hi),
+                others_low,
+                others_high,
+            });
+        }
+        if judged.iter().all(|j| *j == Queued::Alike) {
+            alike = Some(QueueShares {
+                candidate: lo,
+                others_low,
+                others_high,
+            });
+        }
+    }
+    let get = |s: &[CpuShare]| s.iter().map(|s| s.get()).collect();
+    let differ = candidate
+        .iter()
+        .all(|s| rigor_store::contention::differs(*s, others, tolerance));
+    if !differ || !one_side(get(candidate), get(others)) {
+        return None;
+    }
+    // The side with the lower shares known quiet: its code waits more, not contention. (Every
+    // candidate share lies on one side of all the others', so any pair tells which.)
+    let lower_quiet = if candidate[0].get() < others[0].get() {
+        sides.candidate.quiet()
+    } else {
+        sides.others.quiet()
+    };
+    let per_mille = |s: &[CpuShare]| s.iter().map(|s| s.per_mille()).collect();
+    let ((lo, hi), (others_low, others_high)) =
+        (span(per_mille(candidate))?, span(per_mille(others))?);
+    let benchmark = benchmark.to_string();
+    Some(if lower_quiet || alike.is_some() {
+        Warning::WaitsDiffer {
+            benchmark,
+            against,
+            candidate: lo,
+            others_low,
+            others_high,
+            queued: alike,
+        }
+    } else {
+        Warning::ContentionDiffers {
+            benchmark,
+            against,
+            candidate: lo,
+            candidate_high: high(lo, hi),
+            others_low,
+            others_high,
+        }
+    })
+}
+
+/// Across runs (`rigor compare OLD… -- NEW…`, no side known busy against the other known
+/// quiet): whether benchmark `name`'s new version was measured under other contention than its
+/// old one, which no spread between runs holds ([`judge`] of every run of both versions): the
+/// warning that withholds its verdict ([`concerns`]), if any. `None` also where a run has no
+/// CPU times (an imported file).
 pub fn contention_across_runs<'a>(
     name: &str,
     old: &[&'a ResultFile],
@@ -304,72 +328,7 @@ pub fn contention_across_runs<'a>(
     if new.is_empty() || old.is_empty() {
         return None;
     }
-    // The new runs' per-mille figures (lowest, and highest where it differs) and the old runs'
-    // (lowest, highest).
-    let ranges = |mine: Vec<u32>, theirs: Vec<u32>| {
-        let (lo, hi) = (mine.iter().copied().min()?, mine.iter().copied().max()?);
-        let (others_low, others_high) =
-            (theirs.iter().copied().min()?, theirs.iter().copied().max()?);
-        Some((lo, (hi != lo).then_some(hi), others_low, others_high))
-    };
-    // Whether every new figure lies below the old ones' lowest, or every one above their highest.
-    let one_side = |mine: &[f64], theirs: &[f64]| {
-        let low = theirs.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = theirs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        mine.iter().all(|&x| x < low) || mine.iter().all(|&x| x > high)
-    };
-    let queues = |s: &[CpuShare]| s.iter().map(|x| x.queue()).collect::<Option<Vec<_>>>();
-    if let (Some(old_q), Some(new_q)) = (queues(&old), queues(&new)) {
-        let judged: Vec<Queued> = new_q
-            .iter()
-            .map(|q| rigor_store::contention::queued(*q, &old_q, tolerance))
-            .collect();
-        let get = |q: &[QueueShare]| q.iter().map(|q| q.get()).collect::<Vec<f64>>();
-        if one_side(&get(&new_q), &get(&old_q)) && judged.iter().all(|j| *j == Queued::Differs) {
-            let per_mille = |q: &[QueueShare]| q.iter().map(|q| q.per_mille()).collect();
-            let (candidate, candidate_high, others_low, others_high) =
-                ranges(per_mille(&new_q), per_mille(&old_q))?;
-            return Some(Warning::QueueDiffers {
-                benchmark: name.to_string(),
-                against: ComparedWith::OldRuns,
-                candidate,
-                candidate_high,
-                others_low,
-                others_high,
-            });
-        }
-        if judged.iter().all(|j| *j == Queued::Alike) {
-            return None;
-        }
-    }
-    let get = |s: &[CpuShare]| s.iter().map(|s| s.get()).collect::<Vec<f64>>();
-    let differ = new
-        .iter()
-        .all(|s| rigor_store::contention::differs(*s, &old, tolerance));
-    if !differ || !one_side(&get(&new), &get(&old)) {
-        return None;
-    }
-    // The side with the lower shares known quiet: its code waits more, not contention.
-    let below = new[0].get() < old[0].get();
-    let lower_quiet = if below {
-        sides.candidate.quiet()
-    } else {
-        sides.others.quiet()
-    };
-    if lower_quiet {
-        return None;
-    }
-    let per_mille = |s: &[CpuShare]| s.iter().map(|s| s.per_mille()).collect();
-    let (candidate, candidate_high, others_low, others_high) =
-        ranges(per_mille(&new), per_mille(&old))?;
-    Some(Warning::ContentionDiffers {
-        benchmark: name.to_string(),
-        against: ComparedWith::OldRuns,
-        candidate,
-        candidate_high,
-        others_low,
-        others_high,
-    })
+    judge(name, &new, &old, tolerance, ComparedWith::OldRuns, sides).filter(|w| concerns(w, name))
 }
 
 /// Whether `warning` withholds the benchmark `name`'s verdict: a CPU share its own, a

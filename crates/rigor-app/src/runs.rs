@@ -441,22 +441,26 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
     let mut rows = Vec::with_capacity(names.len());
     let every = load.is_some();
     let mut warnings: Vec<rigor_store::Warning> = load.into_iter().collect();
+    let (old_results, new_results): (Vec<&rigor_store::ResultFile>, Vec<&rigor_store::ResultFile>) = (
+        old_runs.iter().map(|r| &r.result).collect(),
+        new_runs.iter().map(|r| &r.result).collect(),
+    );
     for name in &names {
         // Each benchmark's contention, by its run queue or its CPU share (where the load does
         // not withhold every benchmark already).
-        let queue = (!every)
+        let contended = (!every)
             .then(|| {
                 crate::conditions::contention_across_runs(
                     name,
-                    &old_runs.iter().map(|r| &r.result).collect::<Vec<_>>(),
-                    &new_runs.iter().map(|r| &r.result).collect::<Vec<_>>(),
+                    &old_results,
+                    &new_results,
                     crate::conditions::share_tolerance(threshold),
                     sides,
                 )
             })
             .flatten();
-        let withheld = every || queue.is_some();
-        warnings.extend(queue);
+        let withheld = every || contended.is_some();
+        warnings.extend(contended);
         let o: Vec<f64> = old.iter().map(|run| run[name]).collect();
         let n: Vec<f64> = new.iter().map(|run| run[name]).collect();
         let ratio = ratio_across_runs(&o, &n, level).map_err(|source| AppError::AcrossRuns {

@@ -118,22 +118,24 @@ impl CpuShare {
     /// Whether `self` lies below `other` by more than `tolerance` (a fraction of `other`) and
     /// by more than [`SHARE_LEVEL`]'s t quantile times the standard error of their difference.
     fn below(self, other: Self, tolerance: f64) -> bool {
-        // The fewer executions less one, of the sides whose spread was seen (one execution has
-        // no standard error to scale).
-        let df = [self.n, other.n]
-            .into_iter()
-            .filter(|&n| n >= 2)
-            .min()
-            .map_or(1, |n| n - 1) as f64;
-        let t = rigor_stats::dist::critical_value(
-            SHARE_LEVEL,
-            df,
-            rigor_stats::dist::Quantile::StudentT,
-        )
-        .unwrap_or(f64::INFINITY);
         self.median < other.median * (1.0 - tolerance)
-            && other.median - self.median > t * self.se.hypot(other.se)
+            && other.median - self.median
+                > noise(SHARE_LEVEL, (self.n, self.se), (other.n, other.se))
     }
+}
+
+/// Student's t at the two-sided `level` times the standard error of the difference of two
+/// figures, each of `n` executions with standard error `se`: t on the fewer executions less one,
+/// of the sides whose spread was seen (one execution has no standard error to scale).
+fn noise(level: f64, (n_a, se_a): (usize, f64), (n_b, se_b): (usize, f64)) -> f64 {
+    let df = [n_a, n_b]
+        .into_iter()
+        .filter(|&n| n >= 2)
+        .min()
+        .map_or(1, |n| n - 1) as f64;
+    rigor_stats::dist::critical_value(level, df, rigor_stats::dist::Quantile::StudentT)
+        .unwrap_or(f64::INFINITY)
+        * se_a.hypot(se_b)
 }
 
 /// The mean, over a run's measured executions, of the share of each one's wall time it spent
@@ -195,13 +197,12 @@ impl QueueShare {
             .collect();
         let shares = shares.filter(|s| !s.is_empty())?;
         let n = shares.len();
-        let mean = shares.iter().sum::<f64>() / n as f64;
         let se = if n > 1 {
-            let ss: f64 = shares.iter().map(|x| (x - mean).powi(2)).sum();
-            (ss / (n - 1) as f64 / n as f64).sqrt()
+            (rigor_stats::descriptive::variance(&shares) / n as f64).sqrt()
         } else {
             0.0
         };
+        let mean = rigor_stats::descriptive::mean(&shares);
         Some(Self { mean, se, n })
     }
 
@@ -245,14 +246,7 @@ pub fn queued(candidate: QueueShare, others: &[QueueShare], tolerance: f64) -> Q
         return Queued::Unsure;
     };
     let t = |level: f64, other: QueueShare| {
-        let df = [candidate.n, other.n]
-            .into_iter()
-            .filter(|&n| n >= 2)
-            .min()
-            .map_or(1, |n| n - 1) as f64;
-        rigor_stats::dist::critical_value(level, df, rigor_stats::dist::Quantile::StudentT)
-            .unwrap_or(f64::INFINITY)
-            * candidate.se.hypot(other.se)
+        noise(level, (candidate.n, candidate.se), (other.n, other.se))
     };
     let (above, below) = (candidate.mean - high.mean, low.mean - candidate.mean);
     let apart = |gap: f64, other| gap > tolerance && gap > t(QUEUE_DIFFERS_LEVEL, other);

@@ -555,7 +555,7 @@ fn spawn_and_wait(
     }
     let wall = Seconds::from_duration(start.elapsed());
     let waited = exited.and_then(|timed_out| {
-        let proc_file = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok();
+        let proc_file = sys::schedstat_of(pid);
         let mut reaped = sys::wait4(pid)?;
         reaped.run_delay =
             proc_file.and_then(|text| sys::run_delay(&text, reaped.user + reaped.sys));

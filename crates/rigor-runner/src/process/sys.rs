@@ -120,14 +120,20 @@ fn vm_hwm(status: &str) -> Option<u64> {
     (words.next() == Some("kB")).then_some(kib * 1024)
 }
 
+/// The text of child `pid`'s `/proc/PID/schedstat`, read after it has exited and before it is
+/// reaped (a zombie keeps its figures); `None` where `/proc` has no such file (another system,
+/// a kernel without scheduler statistics).
+pub(crate) fn schedstat_of(pid: i32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()
+}
+
 /// How long a child waited, runnable, for a CPU that other threads held (the kernel's
-/// `run_delay`, from the text of its `/proc/PID/schedstat`), seconds, when that speaks for its
-/// work: the process's own (main thread's) CPU time there must be at least nine tenths of
-/// `cpu`, the CPU time that `wait4` reports for it with its threads and children. The file is
-/// read after the child has exited and before it is reaped (a zombie keeps its figures). `None` where `/proc` has no such file (another
-/// system, a kernel without scheduler statistics) or where most of the work ran in threads or
-/// children whose waiting it does not count (`sh -c` running a program in a child, a thread
-/// pool): waiting left uncounted would read as none.
+/// `run_delay`, from the text of its `/proc/PID/schedstat`, [`schedstat_of`]), seconds, when
+/// that speaks for its work: the process's own (main thread's) CPU time there must be at least
+/// nine tenths of `cpu`, the CPU time that `wait4` reports for it with its threads and
+/// children. `None` where the text is not such a line, or where most of the work ran in
+/// threads or children whose waiting it does not count (`sh -c` running a program in a child,
+/// a thread pool): waiting left uncounted would read as none.
 pub(crate) fn run_delay(schedstat_text: &str, cpu: f64) -> Option<f64> {
     let (own, delay) = schedstat(schedstat_text)?;
     (own >= 0.9 * cpu).then_some(delay)
