@@ -306,7 +306,7 @@ fn judge(
 
 /// Across runs (`rigor compare OLD… -- NEW…`, no side known busy against the other known
 /// quiet): whether benchmark `name`'s new version was measured under other contention than its
-/// old one, which no spread between runs holds ([`judge`] of every run of both versions): the
+/// old one, which no spread between runs holds (judged as [`contention`] judges one result, over every run of both versions): the
 /// warning that withholds its verdict ([`concerns`]), if any. `None` also where a run has no
 /// CPU times (an imported file).
 pub fn contention_across_runs<'a>(
