@@ -710,8 +710,8 @@ impl Default for JointConfig {
             min_benchmarks: 3,
             // 3 rather than 2: over the history study's 26 scenarios (100 histories with a +3%
             // shift and 300 without each, docs/validation/reach.md), the shift was found as one
-            // event in 2,059 histories of 2,600 rather than 2,002, with the same 2 false events
-            // in 7,800 histories without a shift (4: 2,069, but 17 events off the shift against
+            // event in 2,061 histories of 2,600 rather than 2,003, with the same 2 false events
+            // in 7,800 histories without a shift (4: 2,070, but 17 events off the shift against
             // 11).
             reach: 3,
             window: 20,
