@@ -318,7 +318,8 @@ impl fmt::Display for Note {
                     .collect();
                 write!(
                     f,
-                    "note: under {} ms an execution ({}): much of such a time is starting the \
+                    "note: under {} ms an execution ({}; the median, less any wait for a CPU): \
+                     much of such a time is starting the \
                      process (fork, exec, loading its libraries), which every execution pays. For \
                      the code's own time have the program time its work and report it \
                      (--iterations-from, $RIGOR_SAMPLES_FILE), or use `rigor bench` for Rust",

@@ -592,28 +592,3 @@ fn a_cold_start_across_executions_is_a_warning() {
         "{out}"
     );
 }
-
-/// A command of a few hundred microseconds is mostly process start-up: the run says so, as
-/// hyperfine warns under 5 ms; one of 20 ms is not noted.
-#[test]
-fn a_command_shorter_than_process_start_up_is_noted() {
-    let err = |cmd: &str| {
-        let out = rigor()
-            .args(["run", "-r", "3", "-w", "0", cmd])
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        String::from_utf8(out.stderr).unwrap()
-    };
-    let short = err("true");
-    assert!(
-        short.contains("note: under 5 ms an execution ('true' "),
-        "{short}"
-    );
-    assert!(
-        short.contains("much of such a time is starting the process"),
-        "{short}"
-    );
-    let long = err("sleep 0.02");
-    assert!(!long.contains("under 5 ms"), "{long}");
-}

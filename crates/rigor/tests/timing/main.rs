@@ -27,6 +27,33 @@ mod until_decided;
 
 use std::sync::{Mutex, MutexGuard};
 
+/// Two busy loops (as many as these machines' cores), killed when dropped.
+struct Load(Vec<std::process::Child>);
+
+impl Load {
+    fn start() -> Self {
+        Self(
+            (0..2)
+                .map(|_| {
+                    std::process::Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .expect("sh runs")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 /// Held by each test while it measures: the tests of the tier run one at a time whatever
 /// `--test-threads` says (a failed test does not stop the others).
 fn alone() -> MutexGuard<'static, ()> {

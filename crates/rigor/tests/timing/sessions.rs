@@ -8,7 +8,7 @@
 //! regression and no improvement.
 
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::Command;
 
 use crate::common::gitrepo::{BENCH_C, git, have};
 use crate::common::{Dir, rigor, stdout_of};
@@ -62,33 +62,6 @@ fn repo(dir: &Path) -> Vec<String> {
     ids
 }
 
-/// Two busy loops, killed when dropped.
-struct Load(Vec<Child>);
-
-impl Load {
-    fn start() -> Self {
-        Self(
-            (0..2)
-                .map(|_| {
-                    Command::new("sh")
-                        .args(["-c", "while :; do :; done"])
-                        .spawn()
-                        .expect("sh runs")
-                })
-                .collect(),
-        )
-    }
-}
-
-impl Drop for Load {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
 fn track_run(db: &Path, repo: &Path, revs: &[&str], seed: u64) -> String {
     stdout_of(
         rigor()
@@ -123,7 +96,7 @@ fn one_attempt(attempt: u64) {
     let ids = repo(&repo_dir);
     let db = dir.path("history.db");
     {
-        let _load = Load::start();
+        let _load = crate::Load::start();
         // Commits 1–6: the first, and the range after it.
         let range = format!("{}..{}", ids[0], ids[5]);
         let first = track_run(&db, &repo_dir, &[&ids[0], &range], 11 + attempt);
@@ -168,7 +141,7 @@ fn one_attempt(attempt: u64) {
     // Commit 4's build is commit 3's: one point, marked.
     assert!(show.contains(" = "), "{show}");
     // An identical candidate under load, measured together with its baseline: no change.
-    let _load = Load::start();
+    let _load = crate::Load::start();
     let out = rigor()
         .args(["track", "--db"])
         .arg(&db)
