@@ -362,7 +362,10 @@ mod tests {
             others_low: 997,
             others_high: 997,
         };
-        assert!(crate::conditions::withhold(&mut compared, &load));
+        assert!(
+            crate::conditions::withhold(&mut compared, &load, rigor_store::ComparedWith::OldResult)
+                .any
+        );
         assert!(compared[0].comparison.withheld);
         assert_eq!(compared[0].comparison.p_value, 1.0);
         assert_eq!(compared[0].q_value, Some(1.0));

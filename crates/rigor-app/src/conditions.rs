@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use rigor_stats::compare::Verdict;
 use rigor_store::warning::QueueShares;
 use rigor_store::{ComparedWith, CpuShare, QueueShare, Queued, ResultFile, Warning};
 use rigor_units::Metric;
@@ -346,36 +347,100 @@ pub fn concerns(warning: &Warning, name: &str) -> bool {
     }
 }
 
+/// Whether a verdict stands although its two sides were measured under other contention
+/// ([`Warning::contended_candidate`]): the contended side was the faster, by more than the
+/// `threshold` even were contention to have sped it up by
+/// [`rigor_store::contention::CONTENTION_MARGIN`] (a load can hold a CPU's clock up). Contention
+/// only slows a program otherwise, so a side that was faster under it is faster without it,
+/// by at least as much. `interval` is the ratio candidate / the others' (`None`: unbounded).
+/// A quiet candidate 2.6 times slower than a history measured beside busy loops was withheld
+/// before this, and passed a `--fail-on regression` gate.
+pub fn stands_despite_contention(
+    verdict: Verdict,
+    interval: Option<(f64, f64)>,
+    threshold: f64,
+    candidate_contended: bool,
+) -> bool {
+    let Some((lower, upper)) = interval else {
+        return false;
+    };
+    let sped_up = 1.0 + rigor_store::contention::CONTENTION_MARGIN;
+    if candidate_contended {
+        // Its time without contention at most `sped_up` times what was measured.
+        verdict == Verdict::Improvement && upper * sped_up < 1.0 - threshold
+    } else {
+        verdict == Verdict::Regression && lower / sped_up > 1.0 + threshold
+    }
+}
+
+/// What [`withhold`] did.
+#[derive(Debug, Default, PartialEq)]
+pub struct Withheld {
+    /// Some verdict was withheld.
+    pub any: bool,
+    /// The benchmarks whose verdicts stood although the warning concerns them
+    /// ([`stands_despite_contention`]), each with its note
+    /// ([`Warning::StandsDespiteContention`]).
+    pub stood: Vec<Warning>,
+}
+
 /// Withholds the verdicts of the `comparisons` that `warning` concerns ([`concerns`]): each
 /// inconclusive, its interval unbounded and marked withheld, and the non-overlap rule's verdict
-/// dropped (it sets the same contended intervals side by side). Whether any was. The
-/// false-discovery control across the comparisons is done again with the withheld ones' p = 1
-/// (a q-value stays at least its p-value: "p = 1.000, q < 0.001" was shown before).
-pub fn withhold(comparisons: &mut [Computed], warning: &Warning) -> bool {
-    let any = withhold_each(comparisons, warning);
-    if any && comparisons.iter().any(|c| c.q_value.is_some()) {
+/// dropped (it sets the same contended intervals side by side) — except where the side that
+/// warning says was contended was the faster beyond what contention explains
+/// ([`stands_despite_contention`]): a note each. The false-discovery control across the
+/// comparisons is done again with the withheld ones' p = 1 (a q-value stays at least its
+/// p-value: "p = 1.000, q < 0.001" was shown before).
+pub fn withhold(
+    comparisons: &mut [Computed],
+    warning: &Warning,
+    against: ComparedWith,
+) -> Withheld {
+    let done = withhold_each(comparisons, warning, against);
+    if done.any && comparisons.iter().any(|c| c.q_value.is_some()) {
         let level = comparisons[0].comparison.level;
         crate::comparisons::control_fdr(comparisons, level);
     }
-    any
+    done
 }
 
 /// [`withhold`] without the false-discovery control again.
-fn withhold_each(comparisons: &mut [Computed], warning: &Warning) -> bool {
-    let mut any = false;
+fn withhold_each(
+    comparisons: &mut [Computed],
+    warning: &Warning,
+    against: ComparedWith,
+) -> Withheld {
+    let mut done = Withheld::default();
     for c in comparisons.iter_mut() {
         // A comparison of two results names its sides "NAME (new)" and "NAME (old)".
         let name = c
             .candidate
             .strip_suffix(crate::comparisons::NEW)
             .unwrap_or(&c.candidate);
-        if concerns(warning, name) {
-            c.comparison.withhold();
-            c.overlap = None;
-            any = true;
+        if !concerns(warning, name) {
+            continue;
         }
+        let k = &c.comparison;
+        if let Some(candidate_contended) = warning.contended_candidate()
+            && stands_despite_contention(
+                k.verdict,
+                k.ci.map(|ci| (ci.lower, ci.upper)),
+                k.threshold,
+                candidate_contended,
+            )
+        {
+            done.stood.push(Warning::StandsDespiteContention {
+                benchmark: name.to_string(),
+                against,
+                candidate_contended,
+            });
+            continue;
+        }
+        c.comparison.withhold();
+        c.overlap = None;
+        done.any = true;
     }
-    any
+    done
 }
 
 /// `compared` (a comparison of result files measured apart) with the verdicts of the benchmarks
@@ -403,7 +468,8 @@ pub fn withhold_contended(
     );
     let mut withheld = false;
     for w in found.warnings {
-        withheld |= withhold(&mut compared.comparisons, &w);
+        let done = withhold(&mut compared.comparisons, &w, against);
+        withheld |= done.any;
         // The busy side's own warning, carried from its run, says less than this one.
         if matches!(w, Warning::OthersDiffer { .. }) {
             compared
@@ -411,6 +477,7 @@ pub fn withhold_contended(
                 .retain(|c| !matches!(c, Warning::OthersBusy { .. }));
         }
         compared.warnings.push(w);
+        compared.warnings.extend(done.stood);
     }
     if withheld {
         compared.suite = None;

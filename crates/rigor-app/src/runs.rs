@@ -459,14 +459,33 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
                 )
             })
             .flatten();
-        let withheld = every || contended.is_some();
-        warnings.extend(contended);
         let o: Vec<f64> = old.iter().map(|run| run[name]).collect();
         let n: Vec<f64> = new.iter().map(|run| run[name]).collect();
         let ratio = ratio_across_runs(&o, &n, level).map_err(|source| AppError::AcrossRuns {
             name: name.clone(),
             source,
         })?;
+        let verdict = verdict_from_interval(ratio.lower, ratio.upper, threshold);
+        // The warning that withholds it: the runs' load, or this benchmark's contention; a
+        // verdict whose contended side was the faster beyond what contention explains stands.
+        let why = contended.as_ref().or(warnings.first().filter(|_| every));
+        let stood = why.and_then(|w| {
+            let candidate_contended = w.contended_candidate()?;
+            crate::conditions::stands_despite_contention(
+                verdict,
+                Some((ratio.lower, ratio.upper)),
+                threshold,
+                candidate_contended,
+            )
+            .then(|| rigor_store::Warning::StandsDespiteContention {
+                benchmark: name.clone(),
+                against: rigor_store::ComparedWith::OldRuns,
+                candidate_contended,
+            })
+        });
+        let withheld = (every || contended.is_some()) && stood.is_none();
+        warnings.extend(contended);
+        warnings.extend(stood);
         rows.push(ComparedRuns {
             name: name.clone(),
             old: o,
@@ -474,7 +493,7 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
             verdict: if withheld {
                 rigor_stats::compare::Verdict::Inconclusive
             } else {
-                verdict_from_interval(ratio.lower, ratio.upper, threshold)
+                verdict
             },
             q_value: None,
             fdr_demoted: false,

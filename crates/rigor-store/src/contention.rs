@@ -217,6 +217,14 @@ impl QueueShare {
     }
 }
 
+/// How much faster than on the other side a benchmark must be on the side measured under more
+/// contention for its verdict to stand all the same ([`crate::Warning::StandsDespiteContention`]),
+/// at its interval's nearer end: contention slows a program (waiting for a CPU, evicted caches),
+/// but a load can also hold a CPU's clock up, and in the A/A pairs of docs/validation/metrics.md
+/// a program measured beside two busy loops ran up to 3.5% faster in CPU time and 3.1% faster in
+/// wall time than alone. 5% lies beyond those.
+pub const CONTENTION_MARGIN: f64 = 0.05;
+
 /// The two-sided level at which run-queue shares differ ([`Queued::Differs`]): 95%, not
 /// [`SHARE_LEVEL`]'s 99.73%. To withhold a verdict is the cautious answer, and quiet runs,
 /// whose shares lie within a tenth of a percent, never differ by the tolerance: only runs that

@@ -155,6 +155,19 @@ pub enum Warning {
         /// The highest.
         others_high: u32,
     },
+    /// A benchmark whose two sides were measured under other contention (one of the warnings
+    /// [`Warning::contended_candidate`] gives a side for) was faster on the contended side by
+    /// more than [`crate::contention::CONTENTION_MARGIN`] (and the threshold) at its interval's
+    /// nearer end: contention only slows a program, so the verdict stands, the true difference
+    /// if anything larger than shown. A note.
+    StandsDespiteContention {
+        /// The benchmark.
+        benchmark: String,
+        /// What it is compared with.
+        against: ComparedWith,
+        /// The candidate's side was the contended one (else the runs it is compared with).
+        candidate_contended: bool,
+    },
     /// A result checked against a history (`rigor track check FILE`) was measured farther in
     /// time from every one of the history's sessions than they span (and more than an hour):
     /// the spread between sessions the check allows for holds only the time they span, and how
@@ -375,6 +388,16 @@ impl ComparedWith {
     }
 }
 
+/// The exception to a withheld verdict: the contended side was the faster by more than
+/// [`crate::contention::CONTENTION_MARGIN`] ([`Warning::StandsDespiteContention`]).
+fn unless() -> String {
+    format!(
+        "unless the side under more contention was the faster, by more than {:.0}%, which \
+         contention does not explain (it only slows a program)",
+        100.0 * crate::contention::CONTENTION_MARGIN
+    )
+}
+
 /// A CPU share held in thousandths, as a percentage ("99.7%").
 fn share_percent(milli: u32) -> String {
     format!("{:.1}%", f64::from(milli) / 10.0)
@@ -431,7 +454,40 @@ impl Warning {
                 note: ImportNote::CpuMeansOnly { .. } | ImportNote::RoundsShared,
                 ..
             } | Self::WaitsDiffer { .. }
+                | Self::StandsDespiteContention { .. }
         )
+    }
+}
+
+impl Warning {
+    /// For a warning that withholds a verdict because the two sides were measured under other
+    /// contention (load, what other processes used, a benchmark's CPU share or run-queue
+    /// waiting): whether the candidate's side was the contended one (`Some(true)`) or the runs
+    /// it is compared with (`Some(false)`). `None` for every other warning.
+    pub fn contended_candidate(&self) -> Option<bool> {
+        match self {
+            Self::LoadDiffers {
+                candidate, cpus, ..
+            } => Some(busy(f64::from(*candidate) / 100.0, *cpus)),
+            Self::OthersDiffer {
+                candidate,
+                others_low,
+                ..
+            } => Some(candidate > others_low),
+            // The lower CPU share waited.
+            Self::ContentionDiffers {
+                candidate,
+                others_low,
+                ..
+            } => Some(candidate < others_low),
+            // The longer wait for a CPU.
+            Self::QueueDiffers {
+                candidate,
+                others_high,
+                ..
+            } => Some(candidate > others_high),
+            _ => None,
+        }
     }
 }
 
@@ -588,10 +644,11 @@ impl std::fmt::Display for Warning {
                      CPUs) and the history's sessions on a {history_was} one (load {history}): \
                      times on a busy machine hold waiting for a CPU and evicted caches, which no \
                      interval of either holds, so no verdict is given (inconclusive: `--fail-on \
-                     inconclusive` fails on it, `--fail-on regression` does not); measure it \
+                     inconclusive` fails on it, `--fail-on regression` does not) {}; measure it \
                      under the load the history was measured under, or together with the \
                      baseline (rigor track check --candidate REV|DIR, interleaved)",
-                    load(*candidate)
+                    load(*candidate),
+                    unless()
                 )
             }
             Self::OthersDiffer {
@@ -615,8 +672,9 @@ impl std::fmt::Display for Warning {
                      {this} and {others} over {them}: the times of {busier} hold waiting for a \
                      CPU and evicted caches (even where most executions had a CPU throughout), \
                      which no interval holds, so no verdict is given (inconclusive: `--fail-on \
-                     inconclusive` fails on it, `--fail-on regression` does not); {}",
+                     inconclusive` fails on it, `--fail-on regression` does not) {}; {}",
                     cpus_used(*candidate),
+                    unless(),
                     against.remedy()
                 )
             }
@@ -645,7 +703,8 @@ impl std::fmt::Display for Warning {
                      {others} in {them}: {why}, so its wall time differs from theirs by about \
                      that ratio, which no interval holds, and no verdict is given \
                      (inconclusive: `--fail-on inconclusive` fails on it, `--fail-on \
-                     regression` does not); {remedy}"
+                     regression` does not) {}; {remedy}",
+                    unless()
                 )
             }
             Self::WaitsDiffer {
@@ -701,7 +760,28 @@ impl std::fmt::Display for Warning {
                      under other contention, so its wall time differs from theirs by about the \
                      difference between those shares, which no interval holds, and no verdict \
                      is given (inconclusive: `--fail-on inconclusive` fails on it, `--fail-on \
-                     regression` does not); {remedy}"
+                     regression` does not) {}; {remedy}",
+                    unless()
+                )
+            }
+            Self::StandsDespiteContention {
+                benchmark,
+                against,
+                candidate_contended,
+            } => {
+                let (this, them) = against.sides();
+                let (contended, other) = if *candidate_contended {
+                    (this, them)
+                } else {
+                    (them, this)
+                };
+                write!(
+                    f,
+                    "'{benchmark}' was measured under more contention in {contended} than in \
+                     {other} and was still faster there, by more than {:.0}%: contention only \
+                     slows a program, so the verdict stands (the true difference, if anything, \
+                     larger than shown)",
+                    100.0 * crate::contention::CONTENTION_MARGIN
                 )
             }
             Self::FarFromSessions {

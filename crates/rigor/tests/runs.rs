@@ -513,6 +513,26 @@ fn runs_that_waited_for_a_cpu_apart_are_withheld() {
         stderr.contains("in the new version's runs and for 0.4% in the old version's"),
         "{stderr}"
     );
+    // The old runs the ones that waited: contention would only have slowed them, and the new
+    // runs are slower still, by more than the 5% a load could have sped the old ones up: the
+    // regression stands, with a note.
+    waited(&old, 0.15);
+    waited(&new, 0.004);
+    let out = compared();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rows"][0]["verdict"], "regression", "{v}");
+    assert_ne!(v["rows"][0]["withheld"], true, "{v}");
+    assert_eq!(v["warnings"][1]["kind"], "stands_despite_contention", "{v}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "was measured under more contention in the old version's than in the new version's \
+             runs and was still faster there"
+        ),
+        "{stderr}"
+    );
+    waited(&old, 0.004);
     // Waiting alike: the 20% step is the code's.
     waited(&new, 0.004);
     let out = compared();

@@ -263,6 +263,7 @@ pub fn check_metric(
                 against_history,
             },
             differs,
+            comparison.threshold.get(),
         ));
     }
     let old_analyses = analyze_all(&mut old, analysis);
@@ -296,6 +297,7 @@ pub fn check_metric(
             against_history: Vec::new(),
         },
         differs,
+        comparison.threshold.get(),
     ))
 }
 

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use rigor_store::{CpuShare, ResultFile, Warning};
+use rigor_store::{ComparedWith, CpuShare, ResultFile, Warning};
 
 use super::check::Checked;
 use crate::conditions::{Contention, contention};
@@ -162,15 +162,33 @@ pub(super) fn far_from_sessions(
 
 /// `checked` with the verdicts `warnings` concern withheld (a load that differs: every one; a
 /// CPU share: its benchmark's), the warnings added: its comparisons inconclusive with unbounded
-/// intervals, and its lines against the history marked (no estimate).
-pub(super) fn withheld(mut checked: Checked, warnings: Vec<Warning>) -> Checked {
+/// intervals, and its lines against the history marked (no estimate) — except a verdict whose
+/// side measured under more contention was the faster beyond what contention explains
+/// ([`crate::conditions::stands_despite_contention`] at `threshold`), which stands with a note.
+pub(super) fn withheld(mut checked: Checked, warnings: Vec<Warning>, threshold: f64) -> Checked {
     for warning in warnings {
         // Far from the sessions: what that withholds is the spread between sessions, which a
         // verdict the history could not bound (confounded) has none of.
         let far = matches!(warning, Warning::FarFromSessions { .. });
+        let mut stood = Vec::new();
         for v in checked.against_history.iter_mut().filter(|v| {
             crate::conditions::concerns(&warning, &v.benchmark) && !(far && v.change.confounded)
         }) {
+            if let Some(candidate_contended) = warning.contended_candidate()
+                && crate::conditions::stands_despite_contention(
+                    v.change.verdict,
+                    v.change.interval,
+                    threshold,
+                    candidate_contended,
+                )
+            {
+                stood.push(Warning::StandsDespiteContention {
+                    benchmark: v.benchmark.clone(),
+                    against: ComparedWith::History,
+                    candidate_contended,
+                });
+                continue;
+            }
             v.withheld = Some(match warning {
                 Warning::FarFromSessions { .. } => rigor_report::track_run::Withheld::Time,
                 _ => rigor_report::track_run::Withheld::Load,
@@ -179,8 +197,12 @@ pub(super) fn withheld(mut checked: Checked, warnings: Vec<Warning>) -> Checked 
             v.change.p_value = 1.0;
             v.change.p_adjusted = 1.0;
         }
-        crate::conditions::withhold(&mut checked.comparisons, &warning);
+        stood.extend(
+            crate::conditions::withhold(&mut checked.comparisons, &warning, ComparedWith::History)
+                .stood,
+        );
         checked.warnings.push(warning);
+        checked.warnings.extend(stood);
     }
     checked
 }
@@ -287,6 +309,7 @@ mod tests {
         let kept = withheld(
             lines(vec![verdict(1.05, Some((1.03, 1.07)), Verdict::Regression)]),
             found,
+            0.01,
         );
         assert_eq!(kept.against_history[0].change.verdict, Verdict::Regression);
         // A quiet candidate against a contended history is withheld too.
@@ -525,6 +548,7 @@ mod tests {
             far_from_sessions(time("10:40"), &burst)
                 .into_iter()
                 .collect(),
+            0.01,
         );
         let [kept, far] = &checked.against_history[..] else {
             panic!("two lines")
@@ -547,6 +571,7 @@ mod tests {
         let checked = withheld(
             lines(vec![named("contended"), named("quiet")]),
             vec![contended()],
+            0.01,
         );
         let [contended, quiet] = &checked.against_history[..] else {
             panic!("two lines")
@@ -556,6 +581,102 @@ mod tests {
         assert_eq!(quiet.change.verdict, Verdict::Regression);
         assert!(quiet.view().withheld.is_none());
         assert_eq!(checked.warnings.len(), 1);
+    }
+
+    /// Contention only slows a program: a side measured under more of it that was still the
+    /// faster, by more than the threshold even were the load to have sped it up by 5%, keeps
+    /// its verdict, with a note; slower there, or faster by less, it is withheld.
+    #[test]
+    fn a_verdict_that_contention_cannot_explain_stands() {
+        let line = |name: &str, ratio: f64, lo: f64, hi: f64, v: Verdict| {
+            let mut line = verdict(ratio, Some((lo, hi)), v);
+            line.benchmark = name.into();
+            line
+        };
+        // The candidate contended (a CPU 52% of its time, the history's 99.7%).
+        let faster = |lo: f64, hi: f64| {
+            withheld(
+                lines(vec![line(
+                    "contended",
+                    (lo + hi) / 2.0,
+                    lo,
+                    hi,
+                    Verdict::Improvement,
+                )]),
+                vec![contended()],
+                0.01,
+            )
+        };
+        let stood = faster(0.45, 0.55);
+        assert_eq!(
+            stood.against_history[0].change.verdict,
+            Verdict::Improvement
+        );
+        assert!(stood.against_history[0].view().withheld.is_none());
+        let [warning, note] = &stood.warnings[..] else {
+            panic!("{:?}", stood.warnings)
+        };
+        assert_eq!(warning, &contended());
+        assert_eq!(
+            note,
+            &Warning::StandsDespiteContention {
+                benchmark: "contended".into(),
+                against: ComparedWith::History,
+                candidate_contended: true,
+            }
+        );
+        assert!(note.is_note());
+        // 4% faster at its interval's end: a load that held the clock up explains it.
+        let near = faster(0.93, 0.96);
+        assert_eq!(
+            near.against_history[0].change.verdict,
+            Verdict::Inconclusive
+        );
+        assert_eq!(near.warnings.len(), 1);
+        // Slower where it was contended: withheld, however much.
+        let slower = withheld(
+            lines(vec![line("contended", 2.6, 2.4, 2.8, Verdict::Regression)]),
+            vec![contended()],
+            0.01,
+        );
+        assert_eq!(
+            slower.against_history[0].change.verdict,
+            Verdict::Inconclusive
+        );
+        // A quiet candidate against a history measured beside busy loops: slower by 2.6 times
+        // stands (a `--fail-on regression` gate fails on it), faster is withheld.
+        let quiet = Warning::ContentionDiffers {
+            benchmark: "b".into(),
+            against: ComparedWith::History,
+            candidate: 996,
+            candidate_high: None,
+            others_low: 510,
+            others_high: 600,
+        };
+        let checked = withheld(
+            lines(vec![
+                line("b", 2.6, 2.4, 2.8, Verdict::Regression),
+                line("b", 0.5, 0.45, 0.55, Verdict::Improvement),
+            ]),
+            vec![quiet],
+            0.01,
+        );
+        let verdicts: Vec<Verdict> = checked
+            .against_history
+            .iter()
+            .map(|v| v.change.verdict)
+            .collect();
+        assert_eq!(verdicts, [Verdict::Regression, Verdict::Inconclusive]);
+        assert!(matches!(
+            checked.warnings[..],
+            [
+                Warning::ContentionDiffers { .. },
+                Warning::StandsDespiteContention {
+                    candidate_contended: false,
+                    ..
+                }
+            ]
+        ));
     }
 
     fn session(before: Option<f64>, after: Option<f64>) -> rigor_history::StoredSession {
@@ -613,6 +734,7 @@ mod tests {
             load_differs(&candidate(Some(3.0), None), &quiet)
                 .into_iter()
                 .collect(),
+            0.01,
         );
         let v = &checked.against_history[0];
         assert_eq!(v.change.verdict, Verdict::Inconclusive);
