@@ -6,7 +6,6 @@
 //! the build produced hashed) or from a simulated project with known truth.
 
 use rand::SeedableRng;
-use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rigor_history::{NewSession, Role, SessionEnd};
 use rigor_report::track_run::{PrecisionCost, PrecisionView};
@@ -51,55 +50,6 @@ pub fn balanced(n: usize, size: usize) -> Vec<std::ops::Range<usize>> {
             r
         })
         .collect()
-}
-
-/// The anchors of a new session: the series' newest stored version and `n − 1` earlier ones
-/// chosen at random (seeded), each measured (not failed) with every benchmark of `names`, none
-/// of `exclude`.
-pub fn pick_anchors(
-    history: &dyn HistoryRead,
-    key: &SeriesKey,
-    names: &[&str],
-    exclude: &[VersionInfo],
-    n: usize,
-    rng: &mut ChaCha8Rng,
-) -> Result<Vec<VersionInfo>> {
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    let candidates: Vec<VersionInfo> = history
-        .versions(key)?
-        .into_iter()
-        .filter(|v| v.runs > v.failed && !exclude.iter().any(|e| e.rev == v.version.rev))
-        .map(|v| v.version)
-        .collect();
-    let complete = |v: &VersionInfo| -> Result<bool> {
-        let stored = history.stored_benchmarks(key, &v.rev)?;
-        Ok(names.iter().all(|n| stored.iter().any(|s| s == n)))
-    };
-    let mut out = Vec::new();
-    let mut newest = None;
-    for (i, v) in candidates.iter().enumerate().rev() {
-        if complete(v)? {
-            out.push(v.clone());
-            newest = Some(i);
-            break;
-        }
-    }
-    let Some(newest) = newest else {
-        return Ok(out);
-    };
-    let mut earlier: Vec<usize> = (0..newest).collect();
-    earlier.shuffle(rng);
-    for i in earlier {
-        if out.len() >= n {
-            break;
-        }
-        if complete(&candidates[i])? {
-            out.push(candidates[i].clone());
-        }
-    }
-    Ok(out)
 }
 
 /// The generator of a run's random choices of anchors and simulated sessions: from its seed, so
@@ -572,6 +522,7 @@ pub(super) fn precision_cost(
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
 
     /// Hears the sessions' reports.

@@ -5,6 +5,7 @@
 //! (`check`), find the commit that changed it (`bisect`) and remove runs (`remove`).
 
 mod add;
+mod anchors;
 mod batch;
 mod bisect;
 mod bisect_run;
@@ -27,6 +28,7 @@ mod track_run;
 mod tracked;
 
 pub use add::*;
+pub use anchors::*;
 pub use batch::split_versions;
 pub use bisect::*;
 pub use bisect_run::*;
