@@ -679,8 +679,9 @@ pub struct TrackChangesArgs {
 /// `rigor track show`.
 #[derive(Debug, Args)]
 pub struct TrackShowArgs {
-    /// The benchmark.
-    pub benchmark: String,
+    /// The benchmark (may be left out where the history holds only one; without it, the stored
+    /// benchmarks are listed).
+    pub benchmark: Option<String>,
     /// Print the history as JSON: each version with its mean, interval and units per level.
     #[arg(long)]
     pub json: bool,

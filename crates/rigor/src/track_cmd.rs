@@ -387,11 +387,12 @@ fn remove(history: &mut (dyn History + Send), a: &TrackRmArgs) -> Result<Outcome
 
 fn show(history: &(dyn History + Send), a: &TrackShowArgs) -> Result<Outcome> {
     let key = series(&a.series, &a.repo);
-    let shown = track::show_history(history.as_read(), &key, &a.benchmark, &a.metric)?;
+    let benchmark = track::benchmark_to_show(history.as_read(), &key, a.benchmark.as_deref())?;
+    let shown = track::show_history(history.as_read(), &key, &benchmark, &a.metric)?;
     if a.json {
         output::emit_json(&(serde_json::to_string_pretty(&shown.json())? + "\n"));
     } else {
-        emit(&track_run::show(&shown.view(&a.benchmark, &key)));
+        emit(&track_run::show(&shown.view(&benchmark, &key)));
     }
     Ok(Outcome::Ok)
 }

@@ -62,6 +62,26 @@ fn a_version_that_fails_to_build_is_recorded_and_the_run_goes_on() {
         .stderr(predicate::str::contains(
             "no history of './bnech' on m (main); stored benchmarks: './bench'",
         ));
+    // Without a name, the series' only benchmark is shown.
+    let only = stdout_of(rigor().args(["track", "--db"]).arg(&db).args([
+        "show",
+        "--machine",
+        "m",
+        "--branch",
+        "main",
+    ]));
+    assert_eq!(only, show);
+    // A series of none: the error says so (an empty history, another machine's name).
+    rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .args(["show", "--machine", "other", "--branch", "main"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "track show: the history stores no benchmark on other (main) (measured on another \
+             machine or branch? --machine, --branch)",
+        ));
 }
 
 #[test]

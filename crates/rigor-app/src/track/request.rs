@@ -254,6 +254,16 @@ pub enum TrackError {
         /// Why, in words (the first benchmark's reason, with what would record it).
         why: String,
     },
+    /// `rigor track show` without a benchmark, of a series that holds several (or none).
+    #[error("{}", which_benchmark(machine, branch, stored))]
+    WhichBenchmark {
+        /// The machine.
+        machine: String,
+        /// The branch.
+        branch: String,
+        /// The benchmarks the series has.
+        stored: Vec<String>,
+    },
     /// `rigor track show` names a benchmark without a history.
     #[error(
         "no history of '{benchmark}' on {machine} ({branch}){}",
@@ -533,6 +543,23 @@ pub(crate) fn check_until_known(run: &RunRequest) -> Result<()> {
 }
 
 /// The benchmarks a series stores, as an error lists them (the first ten).
+/// [`TrackError::WhichBenchmark`]'s message.
+fn which_benchmark(machine: &str, branch: &str, stored: &[String]) -> String {
+    if stored.is_empty() {
+        format!(
+            "track show: the history stores no benchmark on {machine} ({branch}) (measured on \
+             another machine or branch? --machine, --branch)"
+        )
+    } else {
+        format!(
+            "track show needs the benchmark to show: the history on {machine} ({branch}) holds \
+             {}{}",
+            stored.len(),
+            stored_list(stored)
+        )
+    }
+}
+
 fn stored_list(stored: &[String]) -> String {
     if stored.is_empty() {
         return "; it stores no benchmark".to_string();

@@ -405,6 +405,28 @@ fn step(
     )
 }
 
+/// The benchmark `rigor track show` shows: the one named, or, without a name, the series' only
+/// benchmark ([`TrackError::WhichBenchmark`] listing them where it holds several or none).
+pub fn benchmark_to_show(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    named: Option<&str>,
+) -> Result<String> {
+    if let Some(name) = named {
+        return Ok(name.to_string());
+    }
+    let stored = history.benchmarks(key)?;
+    match &stored[..] {
+        [one] => Ok(one.clone()),
+        _ => Err(TrackError::WhichBenchmark {
+            machine: key.machine.clone(),
+            branch: key.branch.clone(),
+            stored,
+        }
+        .into()),
+    }
+}
+
 /// `rigor track show`: [`show_metric`], or an error when no version measured the benchmark
 /// (versions that failed altogether are listed for every name: a history of the benchmark has at
 /// least one version that measured it).
