@@ -279,6 +279,21 @@ fn completed_rounds(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     (n >= 2 && tail(a) && tail(b)).then(|| a[..n].to_vec())
 }
 
+/// Two benchmarks of one run cut short mid-round (one has a last round the other lacks): each
+/// one's hierarchy over the rounds both completed, to be compared paired, as the comparisons
+/// compare them; `None` where their rounds are the same, or not such a pair.
+pub(crate) fn over_completed_rounds(
+    a: &BenchmarkRecord,
+    b: &BenchmarkRecord,
+) -> Option<(Hierarchy, Hierarchy)> {
+    let (ka, kb) = (a.top_keys(), b.top_keys());
+    if ka == kb {
+        return None;
+    }
+    let common = completed_rounds(&ka, &kb)?;
+    Some((restricted(a, &common)?, restricted(b, &common)?))
+}
+
 /// A benchmark's hierarchy over the rounds `keys` only.
 fn restricted(b: &BenchmarkRecord, keys: &[usize]) -> Option<Hierarchy> {
     let keep: std::collections::HashSet<&usize> = keys.iter().collect();

@@ -77,20 +77,25 @@ pub fn ranking(
                 rows.push((b.name.clone(), None));
                 continue;
             }
+            // A run cut short mid-round: paired over the rounds both completed, as the
+            // comparisons are (the summary read "3.9% slower (+3.3% .. +4.4%)" beside the
+            // comparison's "3.8% slower (+3.3% .. +4.2%)" after Ctrl-C).
+            let completed = crate::comparisons::over_completed_rounds(b, base);
             let cfg = CompareConfig {
-                paired: b.top_keys() == base.top_keys(),
+                paired: completed.is_some() || b.top_keys() == base.top_keys(),
                 ..s.config
             };
-            let compared = hierarchy_of(b)
-                .ok()
-                .zip(base_h.as_ref())
-                .and_then(|(h, base_h)| {
-                    // The ranking shows the ratio and its interval: for the mean Fieller's, so
-                    // the bootstrap beside it is not computed a second time here.
-                    let mut c = rigor_stats::compare::compare_deciding(&h, base_h, &cfg).ok()?;
-                    floor_at_resolution(&mut c, (base, base_h), (b, &h), cfg.estimator);
-                    Some(c)
-                });
+            let (h, base_h) = match completed {
+                Some((h, bh)) => (Some(h), Some(bh)),
+                None => (hierarchy_of(b).ok(), base_h.clone()),
+            };
+            let compared = h.zip(base_h.as_ref()).and_then(|(h, base_h)| {
+                // The ranking shows the ratio and its interval: for the mean Fieller's, so
+                // the bootstrap beside it is not computed a second time here.
+                let mut c = rigor_stats::compare::compare_deciding(&h, base_h, &cfg).ok()?;
+                floor_at_resolution(&mut c, (base, base_h), (b, &h), cfg.estimator);
+                Some(c)
+            });
             let ratio = match compared {
                 Some(c) => Relative {
                     ratio: c.ratio,

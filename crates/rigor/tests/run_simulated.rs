@@ -693,3 +693,51 @@ fn a_comparison_of_very_few_executions_stands_and_gates() {
         assert!(stdout.contains("Comparisons"), "{stdout}");
     }
 }
+
+/// A run cut short mid-round (Ctrl-C) leaves one command a last round the other lacks: the
+/// comparison pairs the rounds both completed, and the summary ranks them by the same pairs
+/// (it compared them unpaired and read "4.1% slower (95% CI +2.2% .. +6.0%)" beside the
+/// comparison's "4.0% slower (95% CI +2.4% .. +5.5%)").
+#[test]
+fn the_summary_of_a_run_cut_mid_round_agrees_with_its_comparison() {
+    let dir = Dir::new();
+    let path = dir.path("s.json");
+    sim()
+        .args(["--seed", "5", "-r", "10", "--export-json"])
+        .arg(&path)
+        .args(["mean=10ms,execution=2%", "mean=10.4ms,execution=2%"])
+        .assert()
+        .success();
+    let mut v = json(&path);
+    let b = &mut v["benchmarks"][1];
+    let last = b["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["round"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    for list in ["samples", "executions"] {
+        b[list]
+            .as_array_mut()
+            .unwrap()
+            .retain(|s| s["round"].as_u64() != Some(last));
+    }
+    let cut = dir.path("cut.json");
+    std::fs::write(&cut, v.to_string()).unwrap();
+    let out = stdout_of(rigor().arg("analyze").arg(&cut));
+    let figure = |line: &str| line.split(" is ").nth(1).map(str::to_string);
+    let compared = out
+        .lines()
+        .find(|l| l.contains("slower than"))
+        .and_then(|l| figure(&l.replace(" than mean=10ms,execution=2%", "")))
+        .unwrap_or_else(|| panic!("{out}"));
+    let ranked = out
+        .lines()
+        .skip_while(|l| *l != "Summary")
+        .find(|l| l.contains("slower ("))
+        .and_then(figure)
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(compared, ranked, "{out}");
+    assert!(out.contains("paired by round"), "{out}");
+}
