@@ -2220,3 +2220,41 @@ fn track_show_names_a_session_far_from_the_others() {
         }
     }
 }
+
+/// Two sessions that shift a level by about 80% (SD) give the spread between sessions one
+/// degree of freedom, and each level's interval Student's t of 12.7 on the log scale: ends a
+/// hundredfold and more apart bound nothing and are not written out (a new user read
+/// "269.6 ms (0.003 ms .. 20917112 ms)"); the header says why.
+#[test]
+fn track_show_does_not_write_out_an_interval_that_bounds_nothing() {
+    let dir = Dir::new();
+    let db = dir.path("w.db");
+    rigor()
+        .args(["track", "--db"])
+        .arg(&db)
+        .args(["run", "--simulate", "versions=4,session=80%", "--last", "4"])
+        .args(["--batch", "2", "--anchors", "1", "--seed", "5", "-r", "5"])
+        .args(["-n", "parse", "--machine", "m", "--branch", "main"])
+        .args(["--", "mean=10ms,execution=1%"])
+        .assert()
+        .success();
+    let out = stdout_of(rigor().args(["track", "--db"]).arg(&db).args([
+        "show",
+        "--machine",
+        "m",
+        "--branch",
+        "main",
+    ]));
+    assert!(out.contains("1 df: too few to know that shift"), "{out}");
+    let levels: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("simulated version"))
+        .collect();
+    assert_eq!(levels.len(), 4, "{out}");
+    assert!(
+        levels
+            .iter()
+            .all(|l| l.contains("ms (interval over 100× wide)")),
+        "{out}"
+    );
+}
