@@ -279,22 +279,25 @@ pub fn tracked_line(t: &TrackedView) -> String {
         // `--force` skips nothing: "0 already stored" would hide that these were.
         format!("{} stored before and measured again (--force)", t.again)
     } else {
-        format!(
-            "{} already stored{}",
-            t.skipped,
-            match t.failed_before {
-                0 => String::new(),
-                n if n == t.skipped => {
-                    " (all failed before: --force measures them again)".to_string()
-                }
-                n => format!(" ({n} of them failed before: --force measures them again)"),
-            }
-        )
+        format!("{} already stored", t.skipped)
     };
     let mut out = format!(
         "Tracked {} version(s) ({stored}, {} failed){sessions} in {}\n",
         t.measured, t.failed, t.history
     );
+    // On a line of its own: within the count's brackets it read as nested asides.
+    if t.again == 0 && t.failed_before > 0 {
+        out.push_str(&if t.failed_before == t.skipped {
+            "The versions already stored all failed before: --force measures them again\n"
+                .to_string()
+        } else {
+            format!(
+                "{} of the versions already stored failed before: --force measures {} again\n",
+                t.failed_before,
+                if t.failed_before == 1 { "it" } else { "them" }
+            )
+        });
+    }
     if t.interrupted {
         out.push_str(&match (t.unfinished, &t.unfinished_file) {
             (0, _) | (_, None) => "Interrupted: the versions counted above as tracked are stored; \
@@ -1659,6 +1662,18 @@ mod tests {
         assert_eq!(
             forced,
             "Tracked 5 version(s) (3 stored before and measured again (--force), 0 failed) in h.db\n"
+        );
+        // Versions stored as failed before: said on a line of their own, after the count.
+        let some_failed = tracked_line(&TrackedView {
+            skipped: 4,
+            failed_before: 1,
+            history: "h.db".into(),
+            ..TrackedView::default()
+        });
+        assert_eq!(
+            some_failed,
+            "Tracked 0 version(s) (4 already stored, 0 failed) in h.db\n1 of the versions \
+             already stored failed before: --force measures it again\n"
         );
         let step = bisect_step(&BisectStepView {
             revs: ["v1".into(), "v5".into(), "v9".into()],
