@@ -760,17 +760,24 @@ fn apply_plan(
 }
 
 /// [`Note::WordsAsCommands`](rigor_report::notes::Note::WordsAsCommands) when commands after
-/// the first are single words that look like arguments (an option, or `name=value` as dd takes):
-/// `rigor run dd if=/dev/zero` measures three commands, which is what hyperfine does too, but
-/// rarely what was meant.
+/// the first are single words that look like arguments (an option, `name=value` as dd takes, a
+/// number, or a file that is no program): `rigor run dd if=/dev/zero` measures three commands,
+/// which is what hyperfine does too, but rarely what was meant (`rigor run -- ./work 40000000`
+/// ran `./work` alone and failed to start `40000000`, with nothing said of why).
 fn words_as_commands(commands: &[String]) -> Option<rigor_report::notes::Note> {
+    use std::os::unix::fs::PermissionsExt;
     let (first, rest) = commands.split_first()?;
+    let data_file = |c: &str| {
+        std::fs::metadata(c).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 == 0)
+    };
     let looks_like_argument = |c: &String| {
         !c.contains(char::is_whitespace)
             && (c.starts_with('-')
                 || c.split_once('=').is_some_and(|(name, _)| {
                     !name.is_empty() && name.chars().all(|ch| ch.is_ascii_alphanumeric())
-                }))
+                })
+                || c.parse::<f64>().is_ok()
+                || data_file(c))
     };
     let words: Vec<String> = rest
         .iter()

@@ -364,7 +364,19 @@ fn words_that_look_like_arguments_are_said() {
             .unwrap()
             .starts_with("note: '-l' looks like an argument of 'ls'")
     );
+    // A number, and a file that is no program: a command's arguments given apart.
+    assert!(
+        words(&["./work", "40000000"])
+            .unwrap()
+            .starts_with("note: '40000000' looks like an argument of './work'")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.txt");
+    std::fs::write(&data, "x").unwrap();
+    let data = data.display().to_string();
+    assert!(words(&["gzip", &data]).is_some());
     assert_eq!(words(&["sleep 0.1", "sleep 0.2"]), None);
+    assert_eq!(words(&["./a", "/bin/true"]), None);
     assert_eq!(words(&["FOO=1 ./a", "./b"]), None);
     assert_eq!(words(&["-x"]), None);
     // Resolving says it (and a simulated run, whose commands are specifications, does not).
