@@ -349,8 +349,11 @@ pub fn within_run(
     for group in &groups {
         let r = group.get(at).copied().unwrap_or(group[0]);
         let Some(base_h) = &hierarchies[r] else {
+            // Measured once (a Google Benchmark file without repetitions) is a value without
+            // an interval, not no result.
             warnings.push(Warning::ReferenceHasNoResult {
                 reference: result.benchmarks[r].name.clone(),
+                why: analyses[r].as_ref().err().map(ToString::to_string),
             });
             continue;
         };

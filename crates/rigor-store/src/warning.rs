@@ -23,6 +23,9 @@ pub enum Warning {
     ReferenceHasNoResult {
         /// The reference.
         reference: String,
+        /// Why it has none to compare (measured once, nothing measured), where known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
     },
     /// Two benchmarks did not run in the same rounds (a failure?) and were compared unpaired.
     Unpaired {
@@ -564,10 +567,17 @@ impl std::fmt::Display for Warning {
                     "{file}: the run did not finish ({why}); analysing what was measured"
                 )
             }
-            Self::ReferenceHasNoResult { reference } => write!(
-                f,
-                "no comparisons: the reference '{reference}' has no result"
-            ),
+            Self::ReferenceHasNoResult { reference, why } => match why {
+                Some(why) => write!(
+                    f,
+                    "no comparisons: the reference '{reference}' has no interval to compare \
+                     ({why})"
+                ),
+                None => write!(
+                    f,
+                    "no comparisons: the reference '{reference}' has no result"
+                ),
+            },
             Self::Unpaired {
                 candidate,
                 baseline,

@@ -479,6 +479,20 @@ fn google_benchmark_without_repetitions_shows_the_value_and_compares_without_a_v
     );
     assert!(!out.contains("No result"), "{out}");
     assert!(err.contains("--benchmark_repetitions=N"), "{err}");
+    // Within the file, a reference measured once has a value but no interval to compare: said
+    // so, not "has no result" (a new user's file showed the reference's value beside it).
+    let (code, _, err) = analyze_output(
+        &[fixture("gbench-single.json")],
+        &["--reference", "BM_Slow"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(
+            "no comparisons: the reference 'BM_Slow' has no interval to compare (1 measured \
+             repetition(s); an interval needs at least 2)"
+        ),
+        "{err}"
+    );
     // Two such files: the values side by side, no interval, no verdict, exit 0.
     let c = rigor()
         .arg("compare")
