@@ -738,7 +738,18 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
         // Widened for sessions, an interval that holds no change sets p to 1: not the test's.
         // A minimum's p is the larger of its bootstrap test's and the units' own minima's
         // (Mann–Whitney): named by the one it is.
-        let test = if c.between_sessions.is_some() && c.p_value >= 1.0 {
+        // A p of 1 that no test gave (withheld, or widened to hold no change) is not written
+        // as a test's figure: "p = 1.000 (Mann–Whitney test …)" was read as a test's result
+        // where none was run.
+        let no_test = c.withheld || (c.between_sessions.is_some() && c.p_value >= 1.0);
+        let p_shown = if no_test {
+            "p: none".to_string()
+        } else {
+            p_text("p", c.p_value)
+        };
+        let test = if c.withheld {
+            "withheld: the two sides were measured under other conditions".to_string()
+        } else if c.between_sessions.is_some() && c.p_value >= 1.0 {
             if v.apart == Some(Apart::Runs) {
                 "no interval covers the difference between separate runs".to_string()
             } else {
@@ -759,13 +770,12 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             Some(q) => {
                 let _ = writeln!(
                     out,
-                    "    {} ({test}), false-discovery-adjusted {}",
-                    p_text("p", c.p_value),
+                    "    {p_shown} ({test}), false-discovery-adjusted {}",
                     p_text("q", q)
                 );
             }
             None if c.estimator != rigor_stats::Estimator::Mean => {
-                let _ = writeln!(out, "    {} ({test})", p_text("p", c.p_value));
+                let _ = writeln!(out, "    {p_shown} ({test})");
             }
             None => {}
         }
@@ -1023,6 +1033,17 @@ mod tests {
                  cannot show it at this level (Mann–Whitney's least p = 0.100 with so few); more \
                  builds decide it"
             ) && text.contains("p = 0.100 (Mann–Whitney test of the builds' own minima)"),
+            "{text}"
+        );
+        // Withheld: its p of 1 is no test's, and is not written as one.
+        let mut withheld = c;
+        withheld.withhold();
+        let text = render(&[view(&withheld)]);
+        assert!(
+            text.contains(
+                "p: none (withheld: the two sides were measured under other conditions), \
+                 false-discovery-adjusted q = 0.31"
+            ) && !text.contains("p = 1.000"),
             "{text}"
         );
         let demoted = rigor_stats::compare::Comparison {
