@@ -428,6 +428,16 @@ fn a_named_format_overrides_sniffing_and_errors_name_the_place() {
         e.contains("pyperf.json: top level: no member 'results'"),
         "{e}"
     );
+    // A member that is there but null is said to be null, not missing.
+    let e = error(
+        "h.json",
+        r#"{"results":[{"command":"a","times":null}]}"#,
+        Some(Format::Hyperfine),
+    );
+    assert!(
+        e.contains("h.json: results[0]: member 'times' is null"),
+        "{e}"
+    );
     let e = error(
         "h.json",
         r#"{"results":[{"command":"a","times":[0.1,0.2,"x"]}]}"#,

@@ -70,8 +70,16 @@ impl<'a> Node<'a> {
 
     /// The member `key`, which must exist.
     pub fn get(&self, key: &str) -> Result<Self> {
-        self.opt(key)
-            .ok_or_else(|| self.err(format!("no member '{key}'")))
+        self.opt(key).ok_or_else(|| {
+            // A member that is there but null is said so: "no member 'times'" sent a user
+            // looking for a member the file had.
+            let null = matches!(self.value.get(key), Some(Value::Null));
+            self.err(if null {
+                format!("member '{key}' is null")
+            } else {
+                format!("no member '{key}'")
+            })
+        })
     }
 
     /// The member `key`, if present and not null.
