@@ -279,9 +279,8 @@ fn completed_rounds(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     (n >= 2 && tail(a) && tail(b)).then(|| a[..n].to_vec())
 }
 
-/// Two benchmarks of one run cut short mid-round (one has a last round the other lacks): each
-/// one's hierarchy over the rounds both completed, to be compared paired, as the comparisons
-/// compare them; `None` where their rounds are the same, or not such a pair.
+/// Two benchmarks of a run cut short mid-round: each one's hierarchy over the rounds both
+/// completed, compared paired as [`within_run`] does; `None` where their rounds are the same.
 pub(crate) fn over_completed_rounds(
     a: &BenchmarkRecord,
     b: &BenchmarkRecord,
@@ -349,8 +348,7 @@ pub fn within_run(
     for group in &groups {
         let r = group.get(at).copied().unwrap_or(group[0]);
         let Some(base_h) = &hierarchies[r] else {
-            // Measured once (a Google Benchmark file without repetitions) is a value without
-            // an interval, not no result.
+            // Measured once (Google Benchmark without repetitions): a value, but no interval.
             warnings.push(Warning::ReferenceHasNoResult {
                 reference: result.benchmarks[r].name.clone(),
                 why: analyses[r].as_ref().err().map(ToString::to_string),
