@@ -373,6 +373,26 @@ pub fn stands_despite_contention(
     }
 }
 
+/// [`Warning::StandsDespiteContention`] for `benchmark` where `warning` withholds for
+/// contention and its verdict (with `interval`, candidate / the others') stands all the same
+/// ([`stands_despite_contention`] at `threshold`); `None` where it is to be withheld.
+pub fn stood(
+    warning: &Warning,
+    benchmark: &str,
+    (verdict, interval): (Verdict, Option<(f64, f64)>),
+    threshold: f64,
+    against: ComparedWith,
+) -> Option<Warning> {
+    let candidate_contended = warning.contended_candidate()?;
+    stands_despite_contention(verdict, interval, threshold, candidate_contended).then(|| {
+        Warning::StandsDespiteContention {
+            benchmark: benchmark.to_string(),
+            against,
+            candidate_contended,
+        }
+    })
+}
+
 /// What [`withhold`] did.
 #[derive(Debug, Default, PartialEq)]
 pub struct Withheld {
@@ -421,19 +441,9 @@ fn withhold_each(
             continue;
         }
         let k = &c.comparison;
-        if let Some(candidate_contended) = warning.contended_candidate()
-            && stands_despite_contention(
-                k.verdict,
-                k.ci.map(|ci| (ci.lower, ci.upper)),
-                k.threshold,
-                candidate_contended,
-            )
-        {
-            done.stood.push(Warning::StandsDespiteContention {
-                benchmark: name.to_string(),
-                against,
-                candidate_contended,
-            });
+        let shown = (k.verdict, k.ci.map(|ci| (ci.lower, ci.upper)));
+        if let Some(note) = stood(warning, name, shown, k.threshold, against) {
+            done.stood.push(note);
             continue;
         }
         c.comparison.withhold();

@@ -440,7 +440,7 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
     let threshold = s.comparison.threshold.get();
     let mut rows = Vec::with_capacity(names.len());
     let every = load.is_some();
-    let mut warnings: Vec<rigor_store::Warning> = load.into_iter().collect();
+    let mut warnings: Vec<rigor_store::Warning> = load.iter().cloned().collect();
     let (old_results, new_results): (Vec<&rigor_store::ResultFile>, Vec<&rigor_store::ResultFile>) = (
         old_runs.iter().map(|r| &r.result).collect(),
         new_runs.iter().map(|r| &r.result).collect(),
@@ -468,22 +468,18 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
         let verdict = verdict_from_interval(ratio.lower, ratio.upper, threshold);
         // The warning that withholds it: the runs' load, or this benchmark's contention; a
         // verdict whose contended side was the faster beyond what contention explains stands.
-        let why = contended.as_ref().or(warnings.first().filter(|_| every));
+        let why = contended.as_ref().or(load.as_ref());
+        let shown = (verdict, Some((ratio.lower, ratio.upper)));
         let stood = why.and_then(|w| {
-            let candidate_contended = w.contended_candidate()?;
-            crate::conditions::stands_despite_contention(
-                verdict,
-                Some((ratio.lower, ratio.upper)),
+            crate::conditions::stood(
+                w,
+                name,
+                shown,
                 threshold,
-                candidate_contended,
+                rigor_store::ComparedWith::OldRuns,
             )
-            .then(|| rigor_store::Warning::StandsDespiteContention {
-                benchmark: name.clone(),
-                against: rigor_store::ComparedWith::OldRuns,
-                candidate_contended,
-            })
         });
-        let withheld = (every || contended.is_some()) && stood.is_none();
+        let withheld = why.is_some() && stood.is_none();
         warnings.extend(contended);
         warnings.extend(stood);
         rows.push(ComparedRuns {

@@ -174,19 +174,16 @@ pub(super) fn withheld(mut checked: Checked, warnings: Vec<Warning>, threshold: 
         for v in checked.against_history.iter_mut().filter(|v| {
             crate::conditions::concerns(&warning, &v.benchmark) && !(far && v.change.confounded)
         }) {
-            if let Some(candidate_contended) = warning.contended_candidate()
-                && crate::conditions::stands_despite_contention(
-                    v.change.verdict,
-                    v.change.interval,
-                    threshold,
-                    candidate_contended,
-                )
-            {
-                stood.push(Warning::StandsDespiteContention {
-                    benchmark: v.benchmark.clone(),
-                    against: ComparedWith::History,
-                    candidate_contended,
-                });
+            let shown = (v.change.verdict, v.change.interval);
+            let note = crate::conditions::stood(
+                &warning,
+                &v.benchmark,
+                shown,
+                threshold,
+                ComparedWith::History,
+            );
+            if let Some(note) = note {
+                stood.push(note);
                 continue;
             }
             v.withheld = Some(match warning {
