@@ -70,6 +70,7 @@ impl Baselines {
                 path: dir.to_path_buf(),
                 source,
             })?;
+            crate::project::keep_out_of_git(dir);
         }
         Ok(asked
             .or_else(|| self.save.as_deref().map(measuring_path))
@@ -125,6 +126,7 @@ impl Baselines {
         }
         let dir = sessions_dir(saved);
         std::fs::create_dir_all(&dir).map_err(failed("creating", &dir))?;
+        crate::project::keep_out_of_git(&dir);
         let mut kept = session_files(&dir);
         let next = kept
             .last()

@@ -105,6 +105,7 @@ impl Checkouts {
     /// worktrees whose folders are gone.
     pub fn open(repo: &Path, dir: &Path, keep: usize) -> Result<Self, GitError> {
         fs::create_dir_all(dir).map_err(|e| io_error(repo, "mkdir", e))?;
+        crate::project::keep_out_of_git(dir);
         // Absolute: git (run in the repository) and the builds (run in a checkout) read the
         // paths from other directories than the one a relative path was given from.
         let dir = std::path::absolute(dir).map_err(|e| io_error(repo, "absolute path", e))?;

@@ -57,6 +57,29 @@ pub fn rigor_dir_from(here: &Path, shown: &Path) -> PathBuf {
     dir.join(RIGOR_DIR)
 }
 
+/// What rigor writes into a `.rigor/` folder it finds without one: git ignores everything in it
+/// (measurements, the history, kept checkouts are not sources), as `.venv/` and
+/// `.pytest_cache/` do, so that the user's own `.gitignore` need not be touched.
+pub const GITIGNORE: &str =
+    "# Made by rigor: measurements, the history and kept checkouts are not sources.\n*\n";
+
+/// Keeps the `.rigor/` folder `path` is in (or is) out of git: writes [`GITIGNORE`] as its
+/// `.gitignore` when the folder is there and has none. Best effort (a folder that cannot be
+/// written to is reported by whatever writes into it); a path outside any `.rigor/` is left
+/// alone, and an existing `.gitignore` is never changed.
+pub fn keep_out_of_git(path: &Path) {
+    let Some(dir) = path
+        .ancestors()
+        .find(|d| d.file_name() == Some(RIGOR_DIR.as_ref()))
+    else {
+        return;
+    };
+    let ignore = dir.join(".gitignore");
+    if dir.is_dir() && !ignore.exists() {
+        let _ = std::fs::write(ignore, GITIGNORE);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +115,29 @@ mod tests {
         std::fs::create_dir_all(dir.path().join(".rigor")).unwrap();
         std::fs::write(dir.path().join(".rigor/history.db"), b"").unwrap();
         assert_eq!(rigor_dir_from(&root, shown), Path::new(".rigor"));
+    }
+
+    #[test]
+    fn a_rigor_folder_is_kept_out_of_git_and_a_users_gitignore_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let rigor = dir.path().join(".rigor");
+        std::fs::create_dir_all(rigor.join("runs")).unwrap();
+        keep_out_of_git(&rigor.join("runs/some.json"));
+        assert_eq!(
+            std::fs::read_to_string(rigor.join(".gitignore")).unwrap(),
+            GITIGNORE
+        );
+        std::fs::write(rigor.join(".gitignore"), "mine\n").unwrap();
+        keep_out_of_git(&rigor.join("history.db"));
+        assert_eq!(
+            std::fs::read_to_string(rigor.join(".gitignore")).unwrap(),
+            "mine\n"
+        );
+        // Elsewhere (a --db or --save PATH of the user's): nothing written.
+        let other = dir.path().join("results");
+        std::fs::create_dir_all(&other).unwrap();
+        keep_out_of_git(&other.join("h.db"));
+        assert!(!other.join(".gitignore").exists());
+        assert!(!dir.path().join(".gitignore").exists());
     }
 }

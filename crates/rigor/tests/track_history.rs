@@ -366,6 +366,15 @@ fn the_projects_history_is_found_from_a_subdirectory() {
         .unwrap()
         .collect();
     assert!(!runs.is_empty());
+    // git ignores all of it without the user's .gitignore: rigor's folder carries its own.
+    let status = std::process::Command::new("git")
+        .current_dir(&repo)
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(!status.contains(".rigor"), "{status}");
+    assert!(!repo.join(".gitignore").exists());
     // A command pointed at the repository from outside it (--repo) finds its history too.
     let outside = dir.path("outside");
     std::fs::create_dir_all(&outside).unwrap();

@@ -160,6 +160,7 @@ pub(super) fn measure_together(
             source,
         },
     })?;
+    crate::project::keep_out_of_git(&settings.results_dir);
     let file = unused_file(
         &settings.results_dir,
         &format!(

@@ -83,7 +83,11 @@ impl HistoryPlace {
         if let Access::Measure(Some(repo)) = access {
             git::check_repository(repo)?;
         }
-        Ok(rigor_history::open(self.db.as_os_str())?)
+        let history = rigor_history::open(self.db.as_os_str())?;
+        if self.url().is_none() {
+            crate::project::keep_out_of_git(&self.db);
+        }
+        Ok(history)
     }
 
     /// Whether opening it for `access` makes a file that is not there yet (for
