@@ -223,8 +223,55 @@ pub fn analyze_measured(
 /// Whether `result`'s benchmarks are compared with each other: unless `--reference` asks for
 /// it, not where the run did not (a `rigor bench` result holds different functions; comparing
 /// each with the first read "sort_100k is 7028503× slower than mix").
+/// Nor where it holds two builds measured together (`rigor bench --against`): those are compared
+/// build with build ([`compare_builds`]).
 fn compares_within(result: &ResultFile, comparison: &ComparisonSettings) -> bool {
-    comparison.reference.is_some() || result.settings.as_ref().is_none_or(|s| s.compared_within)
+    comparison.reference.is_some()
+        || (result.settings.as_ref().is_none_or(|s| s.compared_within)
+            && crate::bench::other_build(result).is_none())
+}
+
+/// A result of two builds measured together (`rigor bench --against`) read back: each benchmark
+/// of this build compared with the other build's, paired by the rounds they ran in, as the run
+/// compared them (a new user's `analyze` of the saved file had shown no comparison). Without
+/// `--reference` only, which compares within the result instead.
+fn compare_builds(
+    a: &mut Analysed,
+    s: &AnalyzeSettings,
+    comparison: &ComparisonSettings,
+) -> Result<()> {
+    if comparison.reference.is_some() {
+        return Ok(());
+    }
+    let Some(label) = crate::bench::other_build(&a.result).map(str::to_string) else {
+        return Ok(());
+    };
+    let (old, new) = crate::bench::split_builds(&a.result, &label);
+    let settings = CompareFilesSettings {
+        old: Vec::new(),
+        new: Vec::new(),
+        format: None,
+        seed: a.result.seed,
+        analysis: s.analysis,
+        comparison: ComparisonSettings {
+            enabled: true,
+            ..comparison.clone()
+        },
+        metrics: Vec::new(),
+        estimator_asked: true,
+    };
+    let mut c = compare_loaded(old, new, &settings, true)?;
+    crate::bench::name_builds(&mut c, &label);
+    // The file's own warnings are the result's already; what comparing adds is a pair that
+    // could not be compared.
+    a.result.warnings.extend(
+        c.warnings
+            .into_iter()
+            .filter(|w| matches!(w, Warning::NotCompared { .. })),
+    );
+    a.result.comparisons = comparisons::records(&c.comparisons);
+    a.comparisons = c.comparisons;
+    Ok(())
 }
 
 /// `comparison` with the statistic `result`'s run compared, unless `--estimator` was given
@@ -252,6 +299,7 @@ fn analyze_one(
 ) -> Result<Analysed> {
     let comparison = as_recorded(result, &s.comparison, s.estimator_asked);
     let mut a = analyze_loaded(result, first, s.discard, &s.analysis, &comparison)?;
+    compare_builds(&mut a, s, &comparison)?;
     let r = &a.result;
     let cs = CompareSettings::new(&comparison, s.analysis.confidence, r.seed);
     a.compared = crate::analysis::compared_statistics(r, &cs.config);

@@ -680,3 +680,29 @@ fn reanalysis_writes_the_runs_tables() {
             "--export-markdown and --export-orgmode both write to standard output",
         ));
 }
+
+/// A result of two builds measured together (`rigor bench --against`), read back, compares each
+/// benchmark with the other build's, paired by round, as the run did: not every benchmark with
+/// the first (nor none, as a new user's `analyze` of a saved `--against` file had shown).
+#[test]
+fn a_saved_against_run_compares_the_builds() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../rigor-app/tests/fixtures/against_zero_minimum.json");
+    let out = stdout_of(rigor().arg("analyze").arg(&file));
+    assert!(
+        out.contains("  steady is no faster or slower (0.00%) than steady @ other (95% CI")
+            && out.contains("  zero is no faster or slower (0.00%) than zero @ other"),
+        "{out}"
+    );
+    assert!(out.contains("[fieller-paired, paired by round]"), "{out}");
+    assert!(
+        !out.contains("fastest:") && !out.contains("slower than zero"),
+        "{out}"
+    );
+    // --reference still compares within the result, with the benchmark named.
+    let within = stdout_of(rigor().args(["analyze", "--reference", "zero"]).arg(&file));
+    assert!(
+        within.contains("steady @ other is 2.50× slower than zero"),
+        "{within}"
+    );
+}

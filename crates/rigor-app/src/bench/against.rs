@@ -183,8 +183,45 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
     };
     let settings = super::compare_settings(result, result, s);
     let both = crate::saved::load(result, None).map_err(fail)?;
+    let (old, new) = split_builds(&both, label);
+    // The metric asked for, as the summaries show it (wall time when none was).
+    let metric = settings.metrics.first().cloned().unwrap_or_default();
+    let mut compared =
+        crate::saved::compare_loaded_metric(&old, &new, &settings, true, &metric).map_err(fail)?;
+    name_builds(&mut compared, label);
+    Ok(compared)
+}
+
+/// The other build's label in a result of two builds measured together (`rigor bench
+/// --against LABEL`, read back): the version of benchmarks named [`against_name`] with it whose
+/// plain name is a benchmark of this build (no version). `None` for any other result.
+pub fn other_build(result: &rigor_store::ResultFile) -> Option<&str> {
+    let label = result
+        .benchmarks
+        .iter()
+        .find_map(|b| b.version.as_deref())?;
     let suffix = format!(" @ {label}");
-    let (mut old, mut new) = (both.clone(), both);
+    let pairs = result.benchmarks.iter().filter(|b| {
+        b.version.as_deref() == Some(label)
+            && b.name.strip_suffix(&suffix).is_some_and(|name| {
+                result
+                    .benchmarks
+                    .iter()
+                    .any(|c| c.version.is_none() && c.name == name)
+            })
+    });
+    (pairs.count() > 0).then_some(label)
+}
+
+/// The two builds of a result of both (`label`: the other's), each as a result of its own with
+/// the other build's benchmarks under their plain names: the old and the new side of a
+/// comparison.
+pub fn split_builds(
+    both: &rigor_store::ResultFile,
+    label: &str,
+) -> (rigor_store::ResultFile, rigor_store::ResultFile) {
+    let suffix = format!(" @ {label}");
+    let (mut old, mut new) = (both.clone(), both.clone());
     old.benchmarks
         .retain(|b| b.version.as_deref() == Some(label));
     for b in &mut old.benchmarks {
@@ -194,11 +231,12 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
     }
     new.benchmarks
         .retain(|b| b.version.as_deref() != Some(label));
-    // The metric asked for, as the summaries show it (wall time when none was).
-    let metric = settings.metrics.first().cloned().unwrap_or_default();
-    let mut compared =
-        crate::saved::compare_loaded_metric(&old, &new, &settings, true, &metric).map_err(fail)?;
-    // The two builds by their names, not as the old and the new file of a comparison.
+    (old, new)
+}
+
+/// Names the two builds of `compared` (a comparison of [`split_builds`]' sides) by their
+/// names, not as the old and the new file of a comparison.
+pub fn name_builds(compared: &mut ComparedFiles, label: &str) {
     let rename = |baseline: &mut String, candidate: &mut String| {
         if let Some(name) = baseline.strip_suffix(crate::comparisons::OLD) {
             *baseline = against_name(name, label);
@@ -220,5 +258,4 @@ pub fn against_compared(result: &Path, label: &str, s: &RunSettings) -> Result<C
             rename(baseline, candidate);
         }
     }
-    Ok(compared)
 }

@@ -794,6 +794,17 @@ fn builds_link_shuffled_layouts_of_each_side_and_compare_across_them() {
     );
     // Four builds a side are the fewest whose minima can differ at 5% (Mann–Whitney).
     assert!(stdout.contains("verdict: improvement"), "{stdout}");
+    // Read back, the file compares the two builds as the run did (it had shown no comparison).
+    let again = rigor().arg("analyze").arg(&result).output().unwrap();
+    let again = text(&again.stdout);
+    let line = |s: &str| {
+        s.lines()
+            .find(|l| l.trim_start().starts_with("spin is "))
+            .map(str::to_string)
+    };
+    assert!(line(&again).is_some(), "{again}");
+    assert_eq!(line(&again), line(&stdout), "{again}");
+    assert!(!again.contains("fastest:"), "{again}");
     // Without --builds the comparison says it covered one layout of each side; with them it
     // does not.
     assert!(
