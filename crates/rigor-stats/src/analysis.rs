@@ -256,13 +256,20 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(b.1))
         {
-            if share > 50.0 {
-                let pooled = pooled_interval(h, config.level, config.quantile)?;
+            let pooled_ratio = if share > 50.0 {
+                interval.half_width / pooled_interval(h, config.level, config.quantile)?.half_width
+            } else {
+                f64::NAN
+            };
+            // Only where pooling would narrow the interval: with rounding dust for variance
+            // (values that tie within each unit) the share is noise, and the ratio was printed as
+            // "0.0× too narrow".
+            if pooled_ratio.is_finite() && pooled_ratio > 1.0 {
                 warnings.push(Warning::UpperLevelDominates {
                     level: h.levels()[k].clone(),
                     lowest: h.levels()[lowest].clone(),
                     share,
-                    pooled_ratio: interval.half_width / pooled.half_width,
+                    pooled_ratio,
                 });
             }
         }
@@ -409,6 +416,20 @@ mod tests {
     fn two_level(groups: &[Vec<f64>]) -> Analysis {
         let h = Hierarchy::two_level(["execution", "iteration"], groups).unwrap();
         analyze(&h, &AnalysisConfig::default()).unwrap()
+    }
+
+    #[test]
+    fn values_that_tie_within_units_say_nothing_of_dominance() {
+        // Every value the same (a benchmark at its timer's resolution): the variance found is
+        // rounding dust of the means, and its shares are noise.
+        let a = two_level(&vec![vec![4e-8; 5]; 4]);
+        assert!(
+            !a.warnings
+                .iter()
+                .any(|w| matches!(w, Warning::UpperLevelDominates { .. })),
+            "{:?}",
+            a.warnings
+        );
     }
 
     #[test]
