@@ -23,19 +23,18 @@ fn per_iteration(
     totals: &Node<'_>,
     to_seconds: impl Fn(f64) -> f64,
 ) -> Result<Vec<f64>> {
+    let (counts_at, totals_at) = (counts, totals);
     let counts = counts.items()?;
     let totals = totals.items()?;
     if counts.len() != totals.len() {
-        return Err(totals.first().map_or_else(
-            || StoreError::import(counts[0].file(), "", "no samples"),
-            |t| {
-                t.err(format!(
-                    "{} counts for {} values",
-                    counts.len(),
-                    totals.len()
-                ))
-            },
-        ));
+        // Said of the list, not of its first value (it read "times[0]: 50 counts for 49 values").
+        return Err(totals_at.err(format!(
+            "{} value{}, where {} has {} (a count and a value per sample)",
+            totals.len(),
+            if totals.len() == 1 { "" } else { "s" },
+            counts_at.place(),
+            counts.len()
+        )));
     }
     counts
         .iter()

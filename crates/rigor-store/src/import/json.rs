@@ -36,6 +36,11 @@ impl<'a> Node<'a> {
         self.file
     }
 
+    /// Where it is in the document (`benchmarks[0].times`; empty at the top level).
+    pub fn place(&self) -> &str {
+        &self.path
+    }
+
     /// An error at this place.
     pub fn err(&self, message: impl Into<String>) -> StoreError {
         let place = if self.path.is_empty() {

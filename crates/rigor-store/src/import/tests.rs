@@ -58,6 +58,20 @@ fn json_paths_name_odd_keys() {
     );
 }
 
+/// Counts and values of different lengths are said of the lists (it had read "times[0]: 50
+/// counts for 49 values").
+#[test]
+fn criterion_counts_and_values_that_differ_in_number_name_both_lists() {
+    let text = r#"{"sampling_mode":"Linear","iters":[1,2,3],"times":[5.0,9.0]}"#;
+    let e = parse(Path::new("sample.json"), text, None)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "sample.json: times: 2 values, where iters has 3 (a count and a value per sample)"
+    );
+}
+
 #[test]
 fn one_process_formats_warn_and_imported_benchmarks_are_never_paired() {
     let text = r#"{"context":{},"benchmarks":[
