@@ -28,4 +28,4 @@ pub use layout::{Layout, LayoutError, LevelKind};
 pub use long_csv::{CsvBenchmark, parse_long_csv, read_long_csv, to_long_csv};
 pub use metric::{MetricError, MetricRecord};
 pub use schema::*;
-pub use warning::{ComparedWith, ImportNote, ResultSide, Warning};
+pub use warning::{ComparedWith, FailedRepetitions, ImportNote, ResultSide, Warning};

@@ -925,7 +925,7 @@ impl std::fmt::Display for Warning {
             Self::InBlocks { benchmarks, tool } => {
                 let names: Vec<String> = benchmarks.iter().map(|b| format!("'{b}'")).collect();
                 let how = match tool {
-                    Some(t) => format!(" (as {t} measures its commands)"),
+                    Some(t) => format!(" (as {t} measures them)"),
                     None => String::new(),
                 };
                 write!(
@@ -1157,6 +1157,31 @@ pub enum ImportNote {
     /// (`rigor.rounds`): its commands are compared as that run measured them (paired where they
     /// shared interleaved rounds), not as commands measured one after another.
     RoundsShared,
+    /// Repetitions the tool itself reported as failed (Google Benchmark's `error_occurred`)
+    /// were left out: a benchmark none of whose repetitions succeeded is not analysed.
+    Errored {
+        /// Each benchmark with failed repetitions.
+        benchmarks: Vec<FailedRepetitions>,
+    },
+    /// Benchmarks the file names but holds no samples of (a criterion benchmark folder without
+    /// its `sample.json`): left out.
+    NoSamples {
+        /// The benchmarks.
+        benchmarks: Vec<String>,
+    },
+}
+
+/// A benchmark some of whose repetitions the tool reported as failed ([`ImportNote::Errored`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedRepetitions {
+    /// The benchmark.
+    pub benchmark: String,
+    /// How many repetitions failed.
+    pub failed: usize,
+    /// How many succeeded (and are analysed).
+    pub kept: usize,
+    /// The first failure's message, as the file gives it (empty when none).
+    pub message: String,
 }
 
 /// A command's mean as another tool's file states it, beside the mean of its times.
@@ -1304,6 +1329,42 @@ impl std::fmt::Display for ImportNote {
                     each.join("; ")
                 )
             }
+            Self::Errored { benchmarks } => {
+                let each: Vec<String> = benchmarks
+                    .iter()
+                    .map(|e| {
+                        let what = if e.message.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ('{}')", e.message)
+                        };
+                        let plural = |n: usize| if n == 1 { "" } else { "s" };
+                        let left = if e.kept == 0 {
+                            "not analysed: no repetition succeeded".to_string()
+                        } else {
+                            format!("analysed from the {} that succeeded", e.kept)
+                        };
+                        format!(
+                            "'{}': {} repetition{} failed{what}, {left}",
+                            e.benchmark,
+                            e.failed,
+                            plural(e.failed)
+                        )
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "the file reports failed repetitions, left out: {}",
+                    each.join("; ")
+                )
+            }
+            Self::NoSamples { benchmarks } => write!(
+                f,
+                "{}: no sample.json beside its benchmark.json (criterion writes it once the \
+                 benchmark has measured: it was stopped, or the folder was copied in part), so \
+                 left out",
+                quoted(benchmarks)
+            ),
             Self::RoundsShared => f.write_str(
                 "written by rigor with the round of each time (rigor.rounds): its commands are \
                  compared as that run measured them, paired where they shared rounds",

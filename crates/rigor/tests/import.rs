@@ -87,7 +87,7 @@ fn hyperfine_commands_measured_in_blocks_are_said_to_be() {
     assert!(
         err.contains(
             "'sleep 0.01', 'sleep 0.02' were measured one after another, each in a block of its \
-             own (as hyperfine measures its commands): each difference also holds whatever \
+             own (as hyperfine measures them): each difference also holds whatever \
              changed on the machine between the blocks"
         ),
         "{err}"

@@ -112,17 +112,37 @@ fn benchmark_name(path: &Path) -> Option<(String, Option<String>)> {
 /// `--save-baseline`).
 pub(super) fn read_dir(dir: &Path) -> Result<ResultFile> {
     let mut samples = Vec::new();
+    // Benchmarks whose `new/` holds a benchmark.json but no sample.json: said, not left out
+    // silently (a new user's partly copied folder lost one without a word).
+    let mut missing = Vec::new();
     if dir.join("sample.json").is_file() {
         samples.push(dir.join("sample.json"));
     } else {
-        collect(dir, &mut samples, 0)?;
+        collect(dir, &mut samples, &mut missing, 0)?;
     }
     samples.sort();
+    missing.sort();
     if samples.is_empty() {
+        let why = if missing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} has a benchmark.json without it: criterion writes sample.json once it has \
+                 measured",
+                missing
+                    .iter()
+                    .map(|n| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         return Err(StoreError::import(
             dir,
             "",
-            "no criterion benchmark here (no sample.json in it, nor a new/sample.json below it)",
+            format!(
+                "no criterion benchmark here (no sample.json in it, nor a new/sample.json below \
+                 it){why}"
+            ),
         ));
     }
     let mut benchmarks = Vec::new();
@@ -131,14 +151,37 @@ pub(super) fn read_dir(dir: &Path) -> Result<ResultFile> {
         let value: Value = serde_json::from_str(&text).map_err(|e| StoreError::json(&p, &e))?;
         benchmarks.push(sample_benchmark(&p, Node::root(&p, &value))?);
     }
-    Ok(noted(dir, benchmarks))
+    let mut r = noted(dir, benchmarks);
+    if !missing.is_empty() {
+        r.warnings.push(crate::warning::Warning::Imported {
+            file: dir.display().to_string(),
+            format: "criterion".to_string(),
+            note: crate::warning::ImportNote::NoSamples {
+                benchmarks: missing,
+            },
+        });
+    }
+    Ok(r)
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<()> {
+/// Every `new/sample.json` below `dir` into `out`; the benchmarks of a `new/` with a
+/// `benchmark.json` and no `sample.json` into `missing`.
+fn collect(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    missing: &mut Vec<String>,
+    depth: usize,
+) -> Result<()> {
     let here = dir.join("sample.json");
-    if dir.file_name().is_some_and(|n| n == "new") && here.is_file() {
-        out.push(here);
-        return Ok(());
+    if dir.file_name().is_some_and(|n| n == "new") {
+        if here.is_file() {
+            out.push(here);
+            return Ok(());
+        }
+        if let Some((name, _)) = benchmark_name(&dir.join("benchmark.json")) {
+            missing.push(name);
+            return Ok(());
+        }
     }
     if depth > 8 {
         return Ok(());
@@ -151,7 +194,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<()> {
             .file_name()
             .is_some_and(|n| n == "base" || n == "change" || n == "report");
         if p.is_dir() && !skip {
-            collect(&p, out, depth + 1)?;
+            collect(&p, out, missing, depth + 1)?;
         }
     }
     Ok(())

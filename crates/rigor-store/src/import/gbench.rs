@@ -19,7 +19,7 @@ use super::json::Node;
 use super::{Facts, Format, flat, kept, result, with_facts};
 use crate::error::Result;
 use crate::schema::ResultFile;
-use crate::warning::{ImportNote, Warning};
+use crate::warning::{FailedRepetitions, ImportNote, Warning};
 
 /// One benchmark's repetitions: its name, their times in seconds, and each one's other numbers.
 type Group = (String, Vec<f64>, Vec<Facts>);
@@ -101,6 +101,9 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
     let mut aggregated: Vec<String> = Vec::new();
     // Counters no metric can be named as: name → values.
     let mut left_out: Vec<(String, usize)> = Vec::new();
+    // Repetitions the benchmark itself reported as failed (`error_occurred`), left out: said,
+    // not dropped silently (a new user's failed repetition had vanished from "Units").
+    let mut errored: Vec<FailedRepetitions> = Vec::new();
     let list = root.get("benchmarks")?;
     for b in list.items()? {
         let kind = match b.opt("run_type") {
@@ -119,6 +122,19 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
         if b.opt("error_occurred")
             .is_some_and(|e| e.value().as_bool() == Some(true))
         {
+            let message = b
+                .opt("error_message")
+                .and_then(|m| m.value().as_str().map(str::to_string))
+                .unwrap_or_default();
+            match errored.iter_mut().find(|e| e.benchmark == name) {
+                Some(e) => e.failed += 1,
+                None => errored.push(FailedRepetitions {
+                    benchmark: name,
+                    failed: 1,
+                    kept: 0,
+                    message,
+                }),
+            }
             continue;
         }
         let unit = match b.opt("time_unit") {
@@ -148,8 +164,15 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
             None => groups.push((name, vec![t], vec![facts])),
         }
     }
+    for e in &mut errored {
+        e.kept = groups
+            .iter()
+            .find(|(n, _, _)| *n == e.benchmark)
+            .map_or(0, |(_, v, _)| v.len());
+    }
     let has = |name: &String| groups.iter().any(|(n, _, _)| n == name);
-    if let Some(only) = aggregated.iter().find(|n| !has(n)) {
+    let failed = |name: &String| errored.iter().any(|e| e.benchmark == *name);
+    if let Some(only) = aggregated.iter().find(|n| !has(n) && !failed(n)) {
         return Err(list.err(format!(
             "'{only}' has only aggregates (mean, median, stddev): the file was written with \
              --benchmark_report_aggregates_only, which leaves out the repetitions rigor analyses; \
@@ -208,6 +231,15 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                 criterion,
                 unit: "count".to_string(),
                 values,
+            },
+        });
+    }
+    if !errored.is_empty() {
+        r.warnings.push(Warning::Imported {
+            file: file.display().to_string(),
+            format: Format::GoogleBenchmark.name().to_string(),
+            note: ImportNote::Errored {
+                benchmarks: errored,
             },
         });
     }

@@ -525,3 +525,62 @@ fn a_hyperfine_file_of_times_net_of_a_shell_says_so() {
     let r = parse(Path::new("f.json"), plain, None).unwrap().result;
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
 }
+
+/// Repetitions Google Benchmark reports as failed are left out and said, with how many are
+/// analysed; a benchmark all of whose repetitions failed is said too, not refused as a file of
+/// aggregates only (its aggregates are all the file has of it).
+#[test]
+fn failed_google_benchmark_repetitions_are_said() {
+    let text = r#"{"context":{},"benchmarks":[
+        {"name":"a","run_type":"iteration","real_time":1,"time_unit":"ms"},
+        {"name":"a","run_type":"iteration","real_time":1,"time_unit":"ms","error_occurred":true,"error_message":"boom"},
+        {"name":"a","run_type":"iteration","real_time":1.1,"time_unit":"ms"},
+        {"name":"b","run_type":"iteration","real_time":2,"time_unit":"ms","error_occurred":true,"error_message":"no input"},
+        {"name":"b_mean","run_name":"b","run_type":"aggregate","real_time":2,"time_unit":"ms"}]}"#;
+    let r = parse(Path::new("g.json"), text, None).unwrap().result;
+    assert_eq!(r.benchmarks.len(), 1);
+    let said: Vec<String> = r.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        said.iter().any(|w| w.contains(
+            "the file reports failed repetitions, left out: 'a': 1 repetition failed ('boom'), \
+             analysed from the 2 that succeeded; 'b': 1 repetition failed ('no input'), not \
+             analysed: no repetition succeeded"
+        )),
+        "{said:?}"
+    );
+}
+
+/// A criterion benchmark folder without its sample.json is said, not left out silently; with
+/// no benchmark left, the error names it.
+#[test]
+fn a_criterion_benchmark_without_samples_is_said() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/criterion");
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["fib 10", "fib 12"] {
+        let new = dir.path().join(name).join("new");
+        std::fs::create_dir_all(&new).unwrap();
+        for file in ["benchmark.json", "sample.json"] {
+            if name == "fib 12" && file == "sample.json" {
+                continue;
+            }
+            std::fs::copy(fixture.join(name).join("new").join(file), new.join(file)).unwrap();
+        }
+    }
+    let r = load(dir.path(), None).unwrap().result;
+    assert_eq!(r.benchmarks.len(), 1);
+    assert!(
+        r.warnings.iter().any(|w| matches!(
+            w,
+            Warning::Imported { note: crate::ImportNote::NoSamples { benchmarks }, .. }
+                if benchmarks == &["fib 12".to_string()]
+        )),
+        "{:?}",
+        r.warnings
+    );
+    std::fs::remove_dir_all(dir.path().join("fib 10")).unwrap();
+    let e = load(dir.path(), None).unwrap_err().to_string();
+    assert!(
+        e.contains("'fib 12' has a benchmark.json without it"),
+        "{e}"
+    );
+}
