@@ -43,8 +43,12 @@ fn few_executions(builds: bool, report: &AdaptiveReport) -> Option<FewView> {
     })
 }
 
-/// An adaptive run's note, from what it did.
-pub(crate) fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> AdaptiveView {
+/// An adaptive run's note, from what it did (`interrupted`: the user stopped it).
+pub(crate) fn adaptive_view(
+    s: &RunSettings,
+    outcome: &AdaptiveOutcome,
+    interrupted: bool,
+) -> AdaptiveView {
     use rigor_runner::StopReason;
     let (report, pilot) = (&outcome.report, &outcome.pilot);
     let why = match report.reason {
@@ -53,6 +57,7 @@ pub(crate) fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> Adapt
         StopReason::BudgetSpent => Why::BudgetSpent,
         StopReason::PrecisionNotReached => Why::PrecisionNotReached,
         StopReason::Unplannable => Why::Unplannable,
+        StopReason::Ended if interrupted => Why::Interrupted,
         StopReason::Ended => Why::Ended,
     };
     let builds = s.runner.build.is_some();
@@ -102,45 +107,47 @@ pub(crate) fn adaptive_view(s: &RunSettings, outcome: &AdaptiveOutcome) -> Adapt
             looks: report.looks.clone(),
         }
     });
-    let unreached = matches!(
+    // Stopped by the user, too, it says where each interval ended against the target (as the
+    // README promises of a run cut short; it had said only "the run ended").
+    let unreached = (matches!(
         report.reason,
         StopReason::Unplannable | StopReason::PrecisionNotReached | StopReason::BudgetSpent
-    )
-    .then(|| {
-        let target = match &s.mode {
-            Mode::Adaptive {
-                precision: Some(target),
-                budget,
-                ..
-            } => Some(TargetView {
-                target: *target,
-                budget: *budget,
-                max_units: outcome.max_units,
-                pilot_only: report.planned_top == 0,
-                benchmarks: s
-                    .benchmarks
-                    .iter()
-                    .enumerate()
-                    .map(|(i, b)| TargetLine {
-                        name: b.name.clone(),
-                        reached: report
-                            .intervals
-                            .get(i)
-                            .copied()
-                            .flatten()
-                            .map(|i| i.relative_half_width()),
-                        reachable: outcome.reachable.get(i).copied().flatten(),
-                        needed: needed_more(report, i),
-                    })
-                    .collect(),
-            }),
-            _ => None,
-        };
-        UnreachedView {
-            problem: report.problem.clone(),
-            target,
-        }
-    });
+    ) || why == Why::Interrupted)
+        .then(|| {
+            let target = match &s.mode {
+                Mode::Adaptive {
+                    precision: Some(target),
+                    budget,
+                    ..
+                } => Some(TargetView {
+                    target: *target,
+                    budget: *budget,
+                    max_units: outcome.max_units,
+                    pilot_only: report.planned_top == 0,
+                    benchmarks: s
+                        .benchmarks
+                        .iter()
+                        .enumerate()
+                        .map(|(i, b)| TargetLine {
+                            name: b.name.clone(),
+                            reached: report
+                                .intervals
+                                .get(i)
+                                .copied()
+                                .flatten()
+                                .map(|i| i.relative_half_width()),
+                            reachable: outcome.reachable.get(i).copied().flatten(),
+                            needed: needed_more(report, i),
+                        })
+                        .collect(),
+                }),
+                _ => None,
+            };
+            UnreachedView {
+                problem: report.problem.clone(),
+                target,
+            }
+        });
     AdaptiveView {
         why,
         builds,

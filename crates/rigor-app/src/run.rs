@@ -378,9 +378,10 @@ pub fn run(
         notes.push(Note::OneRun);
     }
     Ok(Measured {
-        adaptive_view: adaptive
-            .as_ref()
-            .map(|a| crate::adaptive_note::adaptive_view(settings, a)),
+        adaptive_view: adaptive.as_ref().map(|a| {
+            let interrupted = result.status == rigor_store::RunStatus::Interrupted;
+            crate::adaptive_note::adaptive_view(settings, a, interrupted)
+        }),
         decided: decided.as_ref().map(|d| crate::decided::view(d, settings)),
         known,
         result,

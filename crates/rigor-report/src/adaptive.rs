@@ -20,6 +20,8 @@ pub enum Why {
     PrecisionNotReached,
     /// The pilot could not plan the experiment.
     Unplannable,
+    /// The user stopped it (Ctrl-C, SIGTERM).
+    Interrupted,
     /// The run ended otherwise.
     Ended,
 }
@@ -181,6 +183,7 @@ pub fn render(v: &AdaptiveView) -> String {
         Why::BudgetSpent => "the time budget was spent",
         Why::PrecisionNotReached => "the planned units ran without reaching the target",
         Why::Unplannable => "the experiment could not be planned from the pilot",
+        Why::Interrupted => "it was interrupted",
         Why::Ended => "the run ended",
     };
     let units = if v.builds { "builds" } else { "executions" };

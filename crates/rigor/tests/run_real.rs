@@ -245,6 +245,55 @@ fn killed_run_leaves_a_readable_file() {
     assert!(out.contains("Mean ± 95% CI"), "{out}");
 }
 
+/// An adaptive run the user stops says so and where each interval ended against the target (it
+/// had said only "the run ended").
+#[test]
+fn an_interrupted_adaptive_run_says_where_it_stopped_against_the_target() {
+    let dir = Dir::new();
+    let path = dir.path("adaptive.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rigor"))
+        .args([
+            "run",
+            "--precision",
+            "0.1%",
+            "--max-runs",
+            "1000000",
+            "-n",
+            "A",
+        ])
+        .arg("sleep 0.01")
+        .arg("--export-json")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Past the pilot's 10 executions: the target (±0.1%, some 100 executions at 0.5% noise per
+    // execution, within the planner's reach up to 50%) is far from reached.
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&path)
+        .is_ok_and(|t| t.matches("\"type\":\"execution\"").count() >= 14)
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no executions in time"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Adaptive run: stopped because it was interrupted.")
+            && stdout.contains("Target ±0.1%; each interval at the end:\n  A: ±"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn ctrl_c_stops_cleanly_and_keeps_data() {
     let dir = Dir::new();
