@@ -239,6 +239,8 @@ fn judge(
     };
     let queues = |s: &[CpuShare]| s.iter().map(|x| x.queue()).collect::<Option<Vec<_>>>();
     let mut alike = None;
+    // The mean shares apart by more than the tolerance, shown or not: what the wall times hold.
+    let mut uneven = None;
     if let (Some(mine), Some(theirs)) = (queues(candidate), queues(others)) {
         let judged: Vec<Queued> = mine
             .iter()
@@ -265,13 +267,27 @@ fn judge(
                 others_high,
             });
         }
+        let widened = |v: Vec<f64>, by: f64| {
+            let low = v.iter().copied().fold(f64::INFINITY, f64::min) - by;
+            let high = v.iter().copied().fold(f64::NEG_INFINITY, f64::max) + by;
+            vec![low, high]
+        };
+        if one_side(get(&mine), widened(get(&theirs), tolerance)) {
+            uneven = Some(Warning::WaitedUnevenly {
+                benchmark: benchmark.to_string(),
+                against,
+                candidate: lo,
+                others_low,
+                others_high,
+            });
+        }
     }
     let get = |s: &[CpuShare]| s.iter().map(|s| s.get()).collect();
     let differ = candidate
         .iter()
         .all(|s| rigor_store::contention::differs(*s, others, tolerance));
     if !differ || !one_side(get(candidate), get(others)) {
-        return None;
+        return uneven;
     }
     // The side with the lower shares known quiet: its code waits more, not contention. (Every
     // candidate share lies on one side of all the others', so any pair tells which.)
@@ -714,6 +730,55 @@ mod tests {
             &judged(&sleeps, &untold)[..],
             [Warning::ContentionDiffers { .. }]
         ));
+    }
+
+    /// Contention that hit a few executions of one side (three of ten waited 45% of their
+    /// time, the rest 0.1%: a mean of 13.6%, too spread to differ at 95%) is not shown apart,
+    /// and the CPU shares' medians are alike; the mean shares lie apart all the same, and that
+    /// much is in the wall times: a warning says so (it had said nothing), the verdict
+    /// standing. Shares apart by less than the tolerance say nothing.
+    #[test]
+    fn contention_on_a_few_executions_is_said_without_withholding() {
+        let hit = |waited: f64| -> ResultFile {
+            let times: Vec<(f64, f64, Option<f64>)> = (0..10)
+                .map(|i| {
+                    let (wall, delay) = if i < 3 {
+                        (0.02 / 0.55, waited * 0.02 / 0.55)
+                    } else {
+                        (0.02, 0.001 * 0.02)
+                    };
+                    (0.0198 * (1.0 + 0.001 * f64::from(i % 3)), wall, Some(delay))
+                })
+                .collect();
+            measured(&times)
+        };
+        let quiet = run(0.02, 0.99, Some(0.001));
+        let found = judged(&hit(0.45), &quiet);
+        assert!(
+            matches!(
+                &found[..],
+                [Warning::WaitedUnevenly {
+                    candidate: 136,
+                    others_low: 1,
+                    ..
+                }]
+            ),
+            "{found:?}"
+        );
+        assert!(!concerns(&found[0], "b") && !found[0].is_note());
+        assert!(
+            found[0]
+                .to_string()
+                .contains("for 13.6% of its wall time in the new result and for 0.1% in the old"),
+            "{}",
+            found[0]
+        );
+        // The other way round too; and a few executions that waited little say nothing.
+        assert!(matches!(
+            &judged(&quiet, &hit(0.45))[..],
+            [Warning::WaitedUnevenly { .. }]
+        ));
+        assert!(judged(&hit(0.005), &quiet).is_empty());
     }
 
     /// A side is known quiet or busy only where every one of its runs measured what others

@@ -158,6 +158,25 @@ pub enum Warning {
         /// The highest.
         others_high: u32,
     },
+    /// A benchmark's executions waited for a CPU other processes held for a mean share of their
+    /// wall time ([`crate::QueueShare`]) outside the range of the runs it is compared with by
+    /// more than the tolerance, but so unevenly across executions (contention that hit a few of
+    /// them) that the shares do not show the contention differed: the verdict stands, and the
+    /// warning says that the wall-time difference holds up to about the difference between
+    /// those shares (a trial's 14% across two runs, of which 8 points were one run's waiting,
+    /// had no word of it).
+    WaitedUnevenly {
+        /// The benchmark.
+        benchmark: String,
+        /// What it is compared with.
+        against: ComparedWith,
+        /// The candidate's share, in thousandths (across runs, the lowest of the new runs').
+        candidate: u32,
+        /// The lowest of the compared runs'.
+        others_low: u32,
+        /// The highest.
+        others_high: u32,
+    },
     /// A benchmark whose two sides were measured under other contention (one of the warnings
     /// [`Warning::contended_candidate`] gives a side for) was faster on the contended side by
     /// more than [`crate::contention::CONTENTION_MARGIN`] (and the threshold) at its interval's
@@ -772,6 +791,26 @@ impl std::fmt::Display for Warning {
                      is given (inconclusive: `--fail-on inconclusive` fails on it, `--fail-on \
                      regression` does not) {}; {remedy}",
                     unless()
+                )
+            }
+            Self::WaitedUnevenly {
+                benchmark,
+                against,
+                candidate,
+                others_low,
+                others_high,
+            } => {
+                let others = share_range(*others_low, *others_high);
+                let (this, them) = against.sides();
+                write!(
+                    f,
+                    "'{benchmark}' waited, ready to run, for a CPU other processes held for {} \
+                     of its wall time in {this} and for {others} in {them}, unevenly across \
+                     its executions (some waited far longer than the rest), so the shares do not \
+                     show that contention differed, but the difference in wall time holds up to \
+                     about the difference between those shares (CPU time, --metric cpu, is not lengthened by \
+                     waiting); measure both in one run (interleaved), on a quiet machine",
+                    share_percent(*candidate)
                 )
             }
             Self::StandsDespiteContention {
