@@ -73,8 +73,7 @@ pub struct Contention {
 
 /// What other processes used of the machine's CPUs over a side's runs
 /// ([`rigor_store::Provenance::others_cpus`]): the least and the most over its runs, known only
-/// where every one of them measured it (not an older or imported file, nor a run under a
-/// quarter of a second).
+/// where every one of them measured it (not an older or imported file).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct OthersUse {
     /// (least, most) CPUs others kept busy over a run; `None` where not known for every run.

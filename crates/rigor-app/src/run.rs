@@ -283,8 +283,8 @@ pub fn run(
     result.provenance.ended = Some(jiff::Timestamp::now());
     if !settings.simulate {
         result.provenance.load_after = rigor_store::LoadAverage::read().map(|l| l.one);
-        result.provenance.others_cpus = machine_use
-            .and_then(|start| start.others_since(&rigor_runner::machine_use::MachineUse::now()?));
+        result.provenance.others_cpus =
+            machine_use.and_then(|start| start.others_since(&start.told_since()?));
         result.warnings.extend(rigor_store::Warning::busy_machine(
             &result.provenance,
             result.environment.cpus,

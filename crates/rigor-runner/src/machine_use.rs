@@ -38,6 +38,22 @@ impl MachineUse {
         })
     }
 
+    /// A snapshot at least [`MIN_SECONDS`] after `self`: now, or once the rest of that time has
+    /// passed (rigor idle meanwhile), so that a run too short to tell others' use over is told
+    /// over itself and the moment after it. Without it, a run of ten 10 ms sleeps fell back on
+    /// the minute's load average, which a build that had just ended held at 1.96 of 2 CPUs:
+    /// "its times are a busy machine's" on an idle machine. `None` where `/proc/stat` cannot
+    /// be read.
+    pub fn told_since(&self) -> Option<Self> {
+        let wall = self.at.elapsed().as_secs_f64();
+        if wall < MIN_SECONDS {
+            std::thread::sleep(std::time::Duration::from_secs_f64(
+                MIN_SECONDS - wall + 0.005,
+            ));
+        }
+        Self::now()
+    }
+
     /// The CPUs other processes kept busy on average from `self` to `later` (0.5: half a CPU),
     /// never below 0; `None` over less than [`MIN_SECONDS`].
     pub fn others_since(&self, later: &Self) -> Option<f64> {
@@ -101,6 +117,18 @@ mod tests {
         assert_eq!(before.others_since(&after(100.5, 11.0, 1.0)), Some(0.0));
         assert_eq!(before.others_since(&before), None);
         assert_eq!(before.others_since(&after(100.5, 10.0, 0.2)), None);
+    }
+
+    /// A run shorter than the shortest time told is told all the same, over the moment after
+    /// it (it fell back on the lagging load average).
+    #[test]
+    fn a_short_run_is_told_over_the_moment_after_it() {
+        let Some(start) = MachineUse::now() else {
+            return;
+        };
+        let end = start.told_since().unwrap();
+        assert!(end.at.duration_since(start.at).as_secs_f64() >= MIN_SECONDS);
+        assert!(start.others_since(&end).is_some());
     }
 
     /// On Linux the snapshot reads; a busy child counts as rigor's own, not as others'.
