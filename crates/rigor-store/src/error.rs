@@ -91,6 +91,18 @@ impl StoreError {
         }
     }
 
+    /// [`StoreError::json`] of the member at `member` (`benchmarks[0].samples[3].value`; `.`
+    /// for the top level, said as nothing).
+    pub(crate) fn json_at(path: &std::path::Path, member: String, e: &serde_json::Error) -> Self {
+        let mut error = Self::json(path, e);
+        if let Self::Json { message, .. } = &mut error {
+            if member != "." && !e.is_eof() && !e.is_syntax() {
+                *message = format!("{member}: {message}");
+            }
+        }
+        error
+    }
+
     pub(crate) fn json(path: &std::path::Path, e: &serde_json::Error) -> Self {
         Self::Json {
             path: path.to_path_buf(),

@@ -145,7 +145,12 @@ pub fn parse(path: &Path, text: &str) -> Result<ResultFile> {
             message: e.to_string(),
         })?
     } else {
-        serde_json::from_str::<ResultFile>(text).map_err(|e| StoreError::json(path, &e))?
+        // The member's path beside the line and column: a file written on one line (a script's
+        // json.dump) read "1:2982: invalid type".
+        serde_path_to_error::deserialize::<_, ResultFile>(&mut serde_json::Deserializer::from_str(
+            text,
+        ))
+        .map_err(|e| StoreError::json_at(path, e.path().to_string(), e.inner()))?
     };
     fold_log(&mut result);
     check_values(path, &result)?;
@@ -212,6 +217,28 @@ fn check_values(path: &Path, result: &ResultFile) -> Result<()> {
                 &format!("benchmark {} ('{}'), sample {j}", i + 1, b.name),
                 format!("{shown} {}: {problem}", b.unit),
             ));
+        }
+        // The executions' own times (what contention and the exports read) are checked too: an
+        // edited wall of -1 s went unsaid.
+        for (k, e) in b.executions.iter().enumerate() {
+            let times = [
+                ("wall", Some(e.wall)),
+                ("user", Some(e.user)),
+                ("sys", Some(e.sys)),
+                ("run_delay", e.run_delay),
+            ];
+            for (what, t) in times {
+                let Some(t) = t.map(rigor_units::Seconds::get) else {
+                    continue;
+                };
+                if !(0.0..=LONGEST_TIME).contains(&t) {
+                    return Err(StoreError::import(
+                        path,
+                        &format!("benchmark {} ('{}'), execution {k}", i + 1, b.name),
+                        format!("{what} {t} s: not a time (negative, or longer than 10⁹ s)"),
+                    ));
+                }
+            }
         }
     }
     Ok(())
@@ -547,6 +574,27 @@ mod tests {
         assert!(check_duplicates(&path, &r).is_ok());
     }
 
+    /// An execution's own times are checked as its samples are: an edited wall of -1 s had
+    /// gone unsaid (only the samples were read).
+    #[test]
+    fn an_executions_times_that_are_not_times_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let mut r = header();
+        if let LogEntry::Execution { record, .. } = exec(0, None) {
+            r.benchmarks[0].executions.push(record);
+        }
+        save(&path, &r).unwrap();
+        assert!(load(&path).is_ok());
+        r.benchmarks[0].executions[0].wall = Seconds(-1.0);
+        save(&path, &r).unwrap();
+        let msg = load(&path).unwrap_err().to_string();
+        assert!(
+            msg.ends_with("benchmark 1 ('a'), execution 0: wall -1 s: not a time (negative, or longer than 10⁹ s)"),
+            "{msg}"
+        );
+    }
+
     #[test]
     fn errors_name_file_and_place() {
         let dir = tempfile::tempdir().unwrap();
@@ -554,6 +602,17 @@ mod tests {
         fs::write(&path, "{\n  \"schema_version\": 1,\n  oops\n}").unwrap();
         let msg = load(&path).unwrap_err().to_string();
         assert!(msg.contains("bad.json:3:"), "{msg}");
+        // A value of the wrong type is named by its member, not only by line and column (a
+        // file written on one line read "1:2982").
+        let mut one_line = serde_json::to_value(header()).unwrap();
+        one_line["confidence"] = serde_json::json!("fast");
+        fs::write(&path, one_line.to_string()).unwrap();
+        let msg = load(&path).unwrap_err().to_string();
+        assert!(
+            msg.contains("bad.json:1:")
+                && msg.contains(": confidence: invalid type: string \"fast\""),
+            "{msg}"
+        );
         let mut newer = header();
         newer.schema_version = 99;
         save(&path, &newer).unwrap();
