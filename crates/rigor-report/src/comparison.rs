@@ -766,7 +766,8 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
         } else {
             c.p_test.describe(c.estimator)
         };
-        match v.q_value {
+        // No q of a p no test gave (it read "p: none (…), false-discovery-adjusted q = 1.000").
+        match v.q_value.filter(|_| !no_test) {
             Some(q) => {
                 let _ = writeln!(
                     out,
@@ -774,7 +775,7 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
                     p_text("q", q)
                 );
             }
-            None if c.estimator != rigor_stats::Estimator::Mean => {
+            None if no_test || c.estimator != rigor_stats::Estimator::Mean => {
                 let _ = writeln!(out, "    {p_shown} ({test})");
             }
             None => {}
@@ -1041,9 +1042,9 @@ mod tests {
         let text = render(&[view(&withheld)]);
         assert!(
             text.contains(
-                "p: none (withheld: the two sides were measured under other conditions), \
-                 false-discovery-adjusted q = 0.31"
-            ) && !text.contains("p = 1.000"),
+                "p: none (withheld: the two sides were measured under other conditions)\n"
+            ) && !text.contains("p = 1.000")
+                && !text.contains("q = 0.31"),
             "{text}"
         );
         let demoted = rigor_stats::compare::Comparison {

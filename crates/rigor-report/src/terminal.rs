@@ -354,7 +354,7 @@ fn render_analysis(out: &mut String, a: &Analysis, scale: &Scale) {
         let _ = writeln!(
             out,
             "  {:<18}the t interval's lower end is {}, below zero, which no {} can be: shown \
-             from 0 (the result file keeps {}); more {}s will narrow it",
+             from 0 (a JSON export keeps {} as computed); more {}s will narrow it",
             "Note:",
             time_like(below, m),
             scale.quantity.noun(),

@@ -120,6 +120,12 @@ pub(super) fn read(root: Node<'_>) -> Result<ResultFile> {
                 metrics,
             });
         }
+        if processes.is_empty() {
+            // Said at its runs (it read "top level: benchmark 'X' holds no measured value").
+            return Err(b.get("runs")?.err(format!(
+                "benchmark '{name}' has no run with a measured value (only warm-ups, or none)"
+            )));
+        }
         let command = meta(&b, "command").unwrap_or_default();
         let mut record = if memory {
             let durations: Vec<f64> = processes.iter().map(|p| p[0].0).collect();
