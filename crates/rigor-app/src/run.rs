@@ -285,12 +285,20 @@ pub fn run(
         result.provenance.load_after = rigor_store::LoadAverage::read().map(|l| l.one);
         result.provenance.others_cpus =
             machine_use.and_then(|start| start.others_since(&start.told_since()?));
+    }
+    rigor_store::file::fold_log(&mut result);
+    // A run that measured nothing (a command that cannot start, a stop before the first
+    // execution) has no times a load could have disturbed.
+    let measured_any = result
+        .benchmarks
+        .iter()
+        .any(|b| b.samples.iter().any(|s| !s.warmup));
+    if !settings.simulate && measured_any {
         result.warnings.extend(rigor_store::Warning::busy_machine(
             &result.provenance,
             result.environment.cpus,
         ));
     }
-    rigor_store::file::fold_log(&mut result);
     let (analyses, mut comparisons) = analyse(&mut result, settings)?;
     if let Some(d) = &decided {
         crate::decided::apply(d, &mut result, &mut comparisons);

@@ -497,8 +497,8 @@ impl fmt::Display for Note {
             ),
             Self::Interrupted { kept } => write!(
                 f,
-                "interrupted: the results above are of what was measured before the stop, fewer \
-                 executions than asked; {}, exit status 130",
+                "interrupted: what is shown above is what was measured before the stop, fewer \
+                 executions than asked (or none); {}, exit status 130",
                 match kept {
                     Some(file) => format!("{file} keeps every execution measured"),
                     None => "no file keeps them (--export-json FILE writes each execution as it \

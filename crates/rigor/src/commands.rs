@@ -130,7 +130,16 @@ pub fn execute(
         ));
         emit(&render(&views(&a.comparisons)));
         emit(&rankings(&a.ranking));
-        output::result_warnings(&a.result);
+        // The metric's own warnings; the run's (its load, its stop) once, below (a load
+        // warning read three times with --metric wall,cpu).
+        let own: Vec<_> = a
+            .result
+            .warnings
+            .iter()
+            .filter(|w| !r.warnings.contains(w))
+            .cloned()
+            .collect();
+        output::warnings(&own);
     }
     output::silenced_warnings(r, &measured.analyses);
     output::result_warnings(r);

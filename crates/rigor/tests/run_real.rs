@@ -310,7 +310,7 @@ fn ctrl_c_stops_cleanly_and_keeps_data() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "rigor: interrupted: the results above are of what was measured before the stop"
+            "rigor: interrupted: what is shown above is what was measured before the stop"
         ) && err.contains(&format!(
             "{} keeps every execution measured",
             path.display()

@@ -286,3 +286,31 @@ fn executions_other_processes_slowed_mid_run_are_said() {
         );
     });
 }
+
+/// Beside two busy loops a short run is told busy over itself and the moment after it (under a
+/// quarter of a second it had fallen back on the lagging load average), and the run's warning
+/// is said once however many metrics are shown (it read three times with `--metric wall,cpu`).
+#[test]
+#[ignore = "timing tier: cargo test --workspace --locked --test timing -- --ignored"]
+fn a_loaded_short_run_is_said_busy_once_whatever_the_metrics() {
+    let _alone = crate::alone();
+    let _load = crate::Load::start();
+    std::thread::sleep(Duration::from_millis(300));
+    let out = rigor()
+        .args([
+            "run",
+            "-r",
+            "5",
+            "-w",
+            "0",
+            "--metric",
+            "wall,cpu",
+            "sleep 0.01",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.matches("other processes kept ").count(), 1, "{err}");
+    assert!(err.contains("busy on average during the run"), "{err}");
+}
