@@ -239,6 +239,11 @@ fn run_level(a: &AcrossRuns) -> String {
              what one run's own interval allows for",
             format::percent(100.0 * between)
         ),
+        // Far inside (3.7% against intervals of ±28%) is not "about" what they allow.
+        (Some(_), Some(times)) if times < 0.67 => format!(
+            "run level: the runs' values spread {spread}, well within what their own intervals \
+             allow for"
+        ),
         (Some(_), Some(_)) => format!(
             "run level: the runs' values spread {spread}, about what their own intervals allow \
              for"
@@ -362,6 +367,27 @@ mod tests {
             within_log: Some(0.005),
             between_log: Some(0.0194),
         }
+    }
+
+    /// Runs far inside their own intervals are not "about" what those allow for (a trial's
+    /// 3.7% spread beside intervals of ±28%).
+    #[test]
+    fn the_run_level_says_how_it_compares_with_a_runs_own_error() {
+        let with = |spread_log: f64, within: f64| AcrossRuns {
+            spread_log,
+            within_log: Some(within),
+            ..across(1.0, 0.9, 1.1)
+        };
+        assert!(
+            run_level(&with(0.037, 0.14))
+                .ends_with("well within what their own intervals allow for")
+        );
+        assert!(
+            run_level(&with(0.02, 0.02)).ends_with(", about what their own intervals allow for")
+        );
+        assert!(
+            run_level(&with(0.02, 0.005)).contains("4.0× what one run's own interval allows for")
+        );
     }
 
     #[test]
