@@ -549,6 +549,26 @@ fn verdict_text(v: &ComparisonView<'_>) -> String {
             p_text("p", c.minima_p.unwrap_or(1.0)),
             units = v.units,
         ),
+        // Widened for how far the statistic moves between the baseline's sessions: more
+        // executions narrow only the run's own part (it had said "more executions decide it").
+        Verdict::Inconclusive if c.between_sessions.is_some() && v.apart.is_none() => {
+            match c
+                .between_sessions
+                .and_then(|s| s.sigma_log.map(|sigma| (sigma, s.sessions)))
+            {
+                Some((sigma, sessions)) => format!(
+                    "inconclusive: the interval holds how far the statistic moves between the \
+                     baseline's sessions (σ {} over {sessions} sessions, Student's t on {} \
+                     degrees of freedom): more executions narrow only this run's part of it; \
+                     more sessions of the baseline narrow the rest",
+                    percent(100.0 * sigma),
+                    sessions - 1
+                ),
+                None => "inconclusive: the baseline has one session, which cannot tell how far \
+                         the statistic moves between sessions; save it again in another session"
+                    .to_string(),
+            }
+        }
         Verdict::Inconclusive if c.demoted_by_minima() => format!(
             "inconclusive: the minimum of all moved, but the {}' own minima do not differ \
              ({}, Mann–Whitney): the smallest rests on the few {} that reached it (a process \
@@ -753,7 +773,9 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
             if v.apart == Some(Apart::Runs) {
                 "no interval covers the difference between separate runs".to_string()
             } else {
-                "the interval widened for the baseline's sessions holds no change".to_string()
+                "the interval widened for the baseline's sessions reaches a ratio of 1: no \
+                 change is among its values"
+                    .to_string()
             }
         } else if c.p_from_minima() {
             format!(
@@ -1034,6 +1056,25 @@ mod tests {
                  cannot show it at this level (Mann–Whitney's least p = 0.100 with so few); more \
                  builds decide it"
             ) && text.contains("p = 0.100 (Mann–Whitney test of the builds' own minima)"),
+            "{text}"
+        );
+        // Widened for a baseline's sessions until it holds 1: what more executions can and
+        // cannot do, not "so few cannot show it" (a 10 against 10 trial) nor "more executions
+        // decide it".
+        let mut sessions = c;
+        sessions.widen_for_sessions(rigor_stats::compare::SessionSpread {
+            sessions: 3,
+            sigma_log: Some(0.2),
+        });
+        assert_eq!(sessions.verdict, Verdict::Inconclusive);
+        let text = render(&[view(&sessions)]);
+        assert!(
+            text.contains(
+                "inconclusive: the interval holds how far the statistic moves between the \
+                 baseline's sessions (σ 20% over 3 sessions, Student's t on 2 degrees of \
+                 freedom): more executions narrow only this run's part of it; more sessions of \
+                 the baseline narrow the rest"
+            ) && !text.contains("decide it"),
             "{text}"
         );
         // Withheld: its p of 1 is no test's, and is not written as one.

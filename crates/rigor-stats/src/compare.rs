@@ -908,15 +908,20 @@ impl Comparison {
                 .is_some_and(|m| m == self.p_value && m > own && m >= 0.001)
     }
 
-    /// Whether the two sides' units' own minima lie entirely apart: Mann–Whitney's p is the
-    /// least an exact test of so few units can give (2 / C(n_a + n_b, n_a)), which no verdict
-    /// passes with fewer than 4 a side at 95%.
+    /// Whether the two sides' units' own minima lie entirely apart, and so few that even that
+    /// cannot pass the level: Mann–Whitney's p is the least an exact test of so few units can
+    /// give (2 / C(n_a + n_b, n_a)), and that least is not below 1 − level (fewer than 4 a side
+    /// at 95%). With more units the least p passes, and an inconclusive verdict has another
+    /// cause (a new user's 10 against 10, "p < 0.001 … cannot show it at this level", was an
+    /// interval widened for a baseline's sessions).
     pub fn minima_apart(&self) -> bool {
         let (a, b) = (self.candidate_units, self.baseline_units);
         self.minima_p.is_some_and(|p| {
+            let least = mann_whitney_exact_p(0, a, b);
             a < MANN_WHITNEY_EXACT_BELOW
                 && b < MANN_WHITNEY_EXACT_BELOW
-                && (p - mann_whitney_exact_p(0, a, b)).abs() < 1e-12
+                && (p - least).abs() < 1e-12
+                && least >= 1.0 - self.level
         })
     }
 
@@ -1884,6 +1889,15 @@ mod tests {
             ..three
         };
         assert!(!many.minima_apart());
+        // Ten a side apart give the least p (2 / C(20, 10) ≈ 1.1e-5), which passes 95%: not
+        // "so few cannot show it" (the verdict was inconclusive for another reason).
+        let ten = Comparison {
+            candidate_units: 10,
+            baseline_units: 10,
+            minima_p: Some(mann_whitney_exact_p(0, 10, 10)),
+            ..three
+        };
+        assert!(!ten.minima_apart());
     }
 
     /// Hodges–Lehmann's ratio of minima and its interval against an independent computation
