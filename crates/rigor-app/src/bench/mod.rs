@@ -343,7 +343,7 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
     // A run measured under contention none of the baseline's sessions saw (or the reverse) is
     // no comparison of the code: judged against all of them.
     let shares = crate::conditions::shares_of(&sessions);
-    let mut compared = crate::saved::compare_metrics_judged(
+    let compared = crate::saved::compare_metrics_judged(
         &CompareFilesSettings {
             metrics: settings.metrics.first().cloned().into_iter().collect(),
             ..settings
@@ -354,11 +354,22 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
             crate::conditions::OthersUse::of_all(&sessions),
         )),
     )
-    .map(|mut all| all.remove(0))
-    .map_err(|e| CargoBenchError::Compare {
-        path: old.to_path_buf(),
-        source: Box::new(e),
-    })?;
+    .map(|mut all| all.remove(0));
+    // Benchmarks the baseline does not have (new ones) are measured and said, not compared: a
+    // CI gate whose change adds a benchmark had ended in an error (exit 2) after measuring,
+    // advising `-n NAME` for names the code gives.
+    let mut compared = match compared {
+        Err(crate::error::AppError::NothingInCommon { .. }) => {
+            nothing_in_common(new, s).map_err(|e| CargoBenchError::Compare {
+                path: old.to_path_buf(),
+                source: Box::new(e),
+            })?
+        }
+        other => other.map_err(|e| CargoBenchError::Compare {
+            path: old.to_path_buf(),
+            source: Box::new(e),
+        })?,
+    };
     // The baseline was measured in other sessions: its verdicts carry how far a session moves
     // the statistic (issue: a minimum's interval covers one session only).
     widen_for_sessions(&mut compared.comparisons, &sessions, s.comparison.estimator);
@@ -386,6 +397,28 @@ pub fn against_baseline(old: &Path, new: &Path, s: &RunSettings) -> Result<Compa
     });
     compared.decide(s.comparison.fail_on);
     Ok(compared)
+}
+
+/// A run none of whose benchmarks the baseline has, compared: nothing, each benchmark said to be
+/// only in the new result.
+fn nothing_in_common(new: &Path, s: &RunSettings) -> crate::error::Result<ComparedFiles> {
+    let result = rigor_store::load(new)?;
+    Ok(ComparedFiles {
+        metric: s.metrics.first().cloned().unwrap_or_default(),
+        comparisons: Vec::new(),
+        suite: None,
+        values_only: Vec::new(),
+        warnings: result
+            .benchmarks
+            .iter()
+            .map(|b| rigor_store::Warning::OnlyInNew {
+                benchmark: b.name.clone(),
+            })
+            .collect(),
+        analysis_warnings: false,
+        confidence: s.analysis.confidence,
+        outcome: crate::Outcome::Ok,
+    })
 }
 
 /// How a run compares two result files of its own (`old` against `new`, which may be one file

@@ -530,6 +530,18 @@ fn baselines_catch_a_regression_and_pass_the_same_code() {
         stdout.contains("how far the statistic moved between the baseline's 3 sessions"),
         "{stdout}"
     );
+    // A benchmark the baseline does not have (a change that adds one) is measured and said,
+    // and the gate passes: it had ended in an error, exit 2, after measuring.
+    let out = bench(&root)
+        .args(["-r", "4", "--iterations", "10", "--seed", "3", "sum"])
+        .args(["--baseline", "base", "--fail-on", "regression"])
+        .assert()
+        .success();
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("'sum/10' is only in the new result"),
+        "{stderr}"
+    );
     bench(&root)
         .args(["--baseline", "missing"])
         .assert()
