@@ -24,6 +24,9 @@ pub struct OverRuns<V = RunsView> {
     pub view: V,
     /// Warnings about the runs (one version's measured busy, the other's quiet).
     pub warnings: Vec<rigor_store::Warning>,
+    /// Each run's own warnings (its load, a stop), by its file as the user named it: said once
+    /// each, named (`rigor analyze RUN1 RUN2 …`; a compare of runs says the load its way).
+    pub each_run: Vec<(String, Vec<rigor_store::Warning>)>,
     /// How it ended.
     pub outcome: Outcome,
 }
@@ -131,12 +134,23 @@ pub fn analyze_runs(s: &AnalyzeSettings) -> Result<OverRuns> {
         }
     }
     let (comparisons, comparisons_left_out) = comparisons_over_runs(&runs)?;
+    let warnings = runs_warnings(&runs, &s.files, &names);
+    let each_run: Vec<(String, Vec<rigor_store::Warning>)> = runs
+        .iter()
+        .zip(&s.files)
+        .filter(|(r, _)| !r.result.warnings.is_empty())
+        .map(|(r, f)| (shown(f), r.result.warnings.clone()))
+        .collect();
     let findings = Findings {
         verdicts: comparisons.iter().map(|c| c.verdict).collect(),
+        // The runs' own warnings count as they do for one run (`--fail-on warning` passed
+        // several runs whose every one it failed alone).
+        warned: !warnings.is_empty() || runs.iter().any(|r| crate::run::has_warnings(&r.result)),
         ..Findings::default()
     };
     Ok(OverRuns {
-        warnings: Vec::new(),
+        warnings,
+        each_run,
         view: RunsView {
             files: s.files.iter().map(|f| shown(f)).collect(),
             benchmarks,
@@ -146,6 +160,34 @@ pub fn analyze_runs(s: &AnalyzeSettings) -> Result<OverRuns> {
         },
         outcome: findings.outcome(s.comparison.fail_on),
     })
+}
+
+/// What runs analysed together warn of beyond each run's own: a benchmark that ran different
+/// commands in different runs (a new user pooled a version 30% slower into the first's mean
+/// without a word).
+fn runs_warnings(
+    runs: &[Analysed],
+    files: &[std::path::PathBuf],
+    names: &[&str],
+) -> Vec<rigor_store::Warning> {
+    let mut warnings: Vec<rigor_store::Warning> = Vec::new();
+    for name in names {
+        let mut commands: Vec<(String, String)> = Vec::new();
+        for (run, file) in runs.iter().zip(files) {
+            if let Some(b) = run.result.benchmarks.iter().find(|b| b.name == *name) {
+                if !commands.iter().any(|(c, _)| *c == b.command) {
+                    commands.push((b.command.clone(), shown(file)));
+                }
+            }
+        }
+        if commands.len() > 1 {
+            warnings.push(rigor_store::Warning::CommandsDiffer {
+                benchmark: (*name).to_string(),
+                commands,
+            });
+        }
+    }
+    warnings
 }
 
 /// [`AppError::SameRun`] when two of `files` hold the same bytes (one file named twice, or a
@@ -527,6 +569,7 @@ pub fn compare_runs(s: &CompareFilesSettings) -> Result<OverRuns<RunsCompared>> 
         ..Findings::default()
     };
     Ok(OverRuns {
+        each_run: Vec::new(),
         warnings,
         view: RunsCompared {
             old_files: s.old.iter().map(|f| shown(f)).collect(),

@@ -158,6 +158,15 @@ pub enum Warning {
         /// The highest.
         others_high: u32,
     },
+    /// Runs analysed together (`rigor analyze RUN1 RUN2 …`) ran different commands under one
+    /// benchmark name: they are pooled as one benchmark, which is right only where the
+    /// commands are the same program in other places.
+    CommandsDiffer {
+        /// The benchmark.
+        benchmark: String,
+        /// Each distinct command, with the first file that ran it.
+        commands: Vec<(String, String)>,
+    },
     /// A benchmark's executions waited for a CPU other processes held for a mean share of their
     /// wall time ([`crate::QueueShare`]) outside the range of the runs it is compared with by
     /// more than the tolerance, but so unevenly across executions (contention that hit a few of
@@ -791,6 +800,22 @@ impl std::fmt::Display for Warning {
                      is given (inconclusive: `--fail-on inconclusive` fails on it, `--fail-on \
                      regression` does not) {}; {remedy}",
                     unless()
+                )
+            }
+            Self::CommandsDiffer {
+                benchmark,
+                commands,
+            } => {
+                let each: Vec<String> = commands
+                    .iter()
+                    .map(|(command, file)| format!("'{command}' in {file}"))
+                    .collect();
+                write!(
+                    f,
+                    "'{benchmark}' ran different commands in the runs analysed together ({}): \
+                     they are pooled as one benchmark, which holds only if they are one program \
+                     in other places; otherwise name them apart (-n NAME) or analyse each alone",
+                    each.join(", ")
                 )
             }
             Self::WaitedUnevenly {

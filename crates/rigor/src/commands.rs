@@ -216,10 +216,24 @@ fn analyze_runs(args: &AnalyzeArgs, s: &rigor_app::saved::AnalyzeSettings) -> Re
     let over = rigor_app::runs::analyze_runs(s)?;
     drop(working);
     if args.json {
-        output::emit_json(&(serde_json::to_string_pretty(&over.view)? + "\n"));
+        let mut value = serde_json::to_value(&over.view)?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert("warnings".into(), serde_json::to_value(&over.warnings)?);
+            let each: serde_json::Map<String, serde_json::Value> = over
+                .each_run
+                .iter()
+                .map(|(f, w)| Ok((f.clone(), serde_json::to_value(w)?)))
+                .collect::<Result<_, serde_json::Error>>()?;
+            object.insert("run_warnings".into(), serde_json::Value::Object(each));
+        }
+        output::emit_json(&(serde_json::to_string_pretty(&value)? + "\n"));
     } else {
         emit(&rigor_report::runs::render(&over.view));
     }
+    for (file, warnings) in &over.each_run {
+        output::warnings_of(file, warnings);
+    }
+    output::warnings(&over.warnings);
     Ok(over.outcome)
 }
 

@@ -82,6 +82,14 @@ pub fn warnings(list: &[Warning]) {
     }
 }
 
+/// [`warnings`] of one of several files read together, each named by the file.
+pub fn warnings_of(file: &str, list: &[Warning]) {
+    for w in list {
+        let kind = if w.is_note() { "note" } else { "warning" };
+        note!("rigor: {kind}: {file}: {w}");
+    }
+}
+
 /// Shows notes on standard error (after [`silence`], only those that explain the exit status).
 pub fn notes(list: &[rigor_report::notes::Note]) {
     use rigor_report::notes::Note;

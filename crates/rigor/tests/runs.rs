@@ -594,3 +594,60 @@ fn each_execution(files: &[PathBuf], edit: impl Fn(usize, &mut serde_json::Value
         std::fs::write(f, serde_json::to_string(&v).unwrap()).unwrap();
     }
 }
+
+/// Runs that ran different commands under one name are pooled only with a warning that names
+/// them (a new user's 30%-slower version went into the first's mean without a word), and each
+/// run's own warnings are said, named by its file, and count for `--fail-on warning` as they
+/// do for one run (several runs passed where each alone failed).
+#[test]
+fn runs_of_other_commands_under_one_name_and_the_runs_warnings_are_said() {
+    let dir = Dir::new();
+    let files: Vec<PathBuf> = ["mean=10ms,execution=1%", "mean=13ms,execution=1%"]
+        .iter()
+        .enumerate()
+        .map(|(k, spec)| {
+            let path = dir.path(&format!("run{k}.json"));
+            stdout_of(
+                sim()
+                    .args([
+                        "-r",
+                        "10",
+                        "--seed",
+                        &(k + 1).to_string(),
+                        "-n",
+                        "prog",
+                        spec,
+                    ])
+                    .arg("--export-json")
+                    .arg(&path),
+            );
+            path
+        })
+        .collect();
+    // The first run's file as a busy machine's (what a loaded run records).
+    let mut busy = json(&files[0]);
+    busy["warnings"] = serde_json::json!([{"kind": "busy_machine", "load": 196, "cpus": 2}]);
+    std::fs::write(&files[0], busy.to_string()).unwrap();
+    let out = rigor()
+        .arg("analyze")
+        .args(&files)
+        .args(["--fail-on", "warning"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "'prog' ran different commands in the runs analysed together ('mean=10ms,execution=1%' \
+             in "
+        ) && err.contains("they are pooled as one benchmark"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "rigor: warning: {}: the load average reached 1.96",
+            files[0].display()
+        )),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{err}");
+}
