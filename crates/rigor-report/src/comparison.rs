@@ -188,6 +188,11 @@ pub fn interval_words(ratio: f64, bounds: Option<(f64, f64)>) -> Option<String> 
             Some((lo, hi)) if lo > 0.0 && lo.is_finite() && hi == f64::INFINITY => {
                 Some(format!("{} .. ∞", factor(lo)))
             }
+            // Slower, the interval reaching 0 (Fieller's on means near zero): bounded above
+            // all the same (it read "95% CI unbounded" beside an upper end of 3.90).
+            Some((lo, hi)) if lo <= 0.0 && hi.is_finite() && hi > 0.0 => {
+                Some(format!("no lower bound .. {}", factor(hi)))
+            }
             _ => None,
         };
     }
@@ -923,6 +928,13 @@ mod tests {
         let (amount, ci) = super::ratio_words_of(&Quantity::Bytes, 0.4, Some((0.1, 3.0)), 0.9);
         assert_eq!(amount, "2.50× smaller");
         assert_eq!(ci, "90% CI 10.0× smaller .. 3.00× larger");
+        // Slower, its interval reaching below 0 (Fieller's on a noisy baseline): bounded above
+        // all the same, as a percentage's is (it read "95% CI unbounded" beside 3.90).
+        let (amount, ci) = ratio_words(2.18, Some((-0.14, 3.90)), 0.95);
+        assert_eq!(amount, "2.18× slower");
+        assert_eq!(ci, "95% CI no lower bound .. 3.90");
+        let (_, ci) = ratio_words(1.05, Some((-0.14, 3.90)), 0.95);
+        assert_eq!(ci, "95% CI no lower bound .. +290%");
     }
 
     #[test]

@@ -690,7 +690,12 @@ fn comparisons(out: &mut String, view: &ReportView, plotter: &dyn Plotter) {
 }
 
 fn comparison_row(out: &mut String, r: &ComparisonRow) {
-    let end = |b: Option<f64>| b.map_or("unbounded".to_string(), |v| fixed(v, 3));
+    // A ratio of times is never negative: an end below 0 (Fieller's on means near zero) is
+    // no bound, as the terminal says (a row read "[-0.140, 3.903]").
+    let end = |b: Option<f64>| {
+        b.filter(|v| *v > 0.0)
+            .map_or("unbounded".to_string(), |v| fixed(v, 3))
+    };
     let _ = writeln!(
         out,
         "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>[{}, {}]</td>\
@@ -719,6 +724,28 @@ fn footer(out: &mut String, view: &ReportView) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A ratio's interval end below 0 is no bound, as the terminal says (a row read
+    /// "[-0.140, 3.903]" beside "unbounded").
+    #[test]
+    fn a_ratio_end_below_zero_is_no_bound() {
+        let mut out = String::new();
+        comparison_row(
+            &mut out,
+            &ComparisonRow {
+                baseline: "a".into(),
+                candidate: "b".into(),
+                estimator: "mean".into(),
+                ratio: 2.179,
+                lower: Some(-0.14),
+                upper: Some(3.903),
+                verdict: "inconclusive".into(),
+                effect_text: String::new(),
+                threshold: 0.01,
+            },
+        );
+        assert!(out.contains("<td>[unbounded, 3.903]</td>"), "{out}");
+    }
 
     #[test]
     fn fill_replaces_known_keys_once() {
