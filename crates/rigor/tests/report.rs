@@ -312,3 +312,36 @@ fn a_rigor_result_shows_its_seed() {
     let html = std::fs::read_to_string(make_report(&dir)).unwrap();
     assert!(html.contains("<dt>Seed</dt><dd>3</dd>"), "{html}");
 }
+
+/// The run's own warnings are on the page, at the top (a loaded run's report had left out that
+/// its times were a busy machine's), escaped like every text.
+#[test]
+fn the_report_carries_the_runs_warnings() {
+    let dir = Dir::new();
+    let (json, html) = (dir.path("r.json"), dir.path("r.html"));
+    sim()
+        .args([
+            "--seed",
+            "3",
+            "-r",
+            "8",
+            "-n",
+            "a",
+            "mean=10ms,execution=2%",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .assert()
+        .success();
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    r["warnings"] = serde_json::json!([{"kind": "busy_machine", "load": 196, "cpus": 2}]);
+    std::fs::write(&json, r.to_string()).unwrap();
+    stdout_of(rigor().arg("report").arg(&json).arg("-o").arg(&html));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<li>Warning: the load average reached 1.96 on this machine&#39;s 2 CPUs"),
+        "{}",
+        &page[..page.len().min(3000)]
+    );
+}

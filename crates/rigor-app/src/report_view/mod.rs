@@ -59,6 +59,12 @@ pub fn build(
         parameters.extend(parameter_plot(result, analyses, k));
     }
     ReportView {
+        warnings: result
+            .warnings
+            .iter()
+            .filter(|w| !w.is_note())
+            .map(ToString::to_string)
+            .collect(),
         parameters,
         overview,
         overview_unit,

@@ -27,6 +27,7 @@ const CUT: usize = 3;
 /// The example report.
 pub fn view() -> ReportView {
     ReportView {
+        warnings: Vec::new(),
         title: "rigor report: example".to_string(),
         rigor_version: "0.1.0".to_string(),
         generated: "2026-01-01 12:00 UTC".to_string(),

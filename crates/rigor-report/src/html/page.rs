@@ -116,6 +116,13 @@ fn header(out: &mut String, view: &ReportView, title: &str) {
         }
         out.push_str("</table>\n</details>\n");
     }
+    if !view.warnings.is_empty() {
+        out.push_str("<ul class=\"run-warnings\">\n");
+        for w in &view.warnings {
+            let _ = writeln!(out, "<li>Warning: {}</li>", Escaped(w));
+        }
+        out.push_str("</ul>\n");
+    }
     out.push_str("</header>\n");
 }
 

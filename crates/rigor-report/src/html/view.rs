@@ -44,6 +44,9 @@ pub struct ReportView {
     /// `--parameter-list`, or the input of a rigor-bench group's functions (one plot per group),
     /// in the overview's unit.
     pub parameters: Vec<ParameterPlot>,
+    /// What the run warns of as a whole (a busy machine, a stop), in words: at the top, beside
+    /// the machine (a report of a loaded run had left its most important caveat out).
+    pub warnings: Vec<String>,
 }
 
 /// A statistic against the values of a parameter, one line per series.
