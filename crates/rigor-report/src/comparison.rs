@@ -718,14 +718,32 @@ pub fn render(views: &[ComparisonView<'_>]) -> String {
                 ci.method != rigor_stats::compare::RatioMethod::BootstrapPercentile
             }) {
                 let words = interval_words(c.ratio, Some((b.lower, b.upper)));
+                // A bound is a factor (a number, or ∞), "no lower bound" is not.
                 let factors = |w: &str| {
                     w.split(" .. ")
-                        .map(|x| format!("{x}×"))
+                        .map(|x| {
+                            if x == "∞" || x.parse::<f64>().is_ok() {
+                                format!("{x}×")
+                            } else {
+                                x.to_string()
+                            }
+                        })
                         .collect::<Vec<_>>()
                         .join(" .. ")
                 };
                 let (up, down) = direction_words(&v.quantity);
+                // Across no change, each bound in its own words ("1.12× faster .. 3.93×
+                // slower"): "0.89× .. 3.93× slower" read 0.89 as slower.
+                let across = as_factor(c.ratio)
+                    && b.lower > 0.0
+                    && b.lower < 1.0
+                    && b.upper > 1.0
+                    && b.upper.is_finite();
                 let bounds = match (words, as_factor(c.ratio), c.ratio < 1.0) {
+                    _ if across => {
+                        interval_words_of(&v.quantity, c.ratio, Some((b.lower, b.upper)))
+                            .unwrap_or_else(|| "unbounded".to_string())
+                    }
                     (None, ..) => "unbounded".to_string(),
                     (Some(w), true, true) => format!("{} {down}", factors(&w)),
                     (Some(w), true, false) => format!("{} {up}", factors(&w)),

@@ -741,3 +741,26 @@ fn the_summary_of_a_run_cut_mid_round_agrees_with_its_comparison() {
     assert_eq!(compared, ranked, "{out}");
     assert!(out.contains("paired by round"), "{out}");
 }
+
+/// A factor's intervals that reach below zero or across no change say each end in words: the
+/// deciding one bounded above ("no lower bound .. 16.8", not "unbounded"), the bootstrap's
+/// "1.09× faster .. 3.63× slower" (it read "0.92× .. 3.63× slower", 0.92 as slower).
+#[test]
+fn a_factors_intervals_say_each_end_in_words() {
+    let out = stdout_of(
+        sim()
+            .args(["--seed", "7", "-r", "3", "-n", "a", "-n", "b"])
+            .args(["mean=10ms,execution=40%", "mean=24ms,execution=40%"]),
+    );
+    assert!(
+        out.contains("b is 2.19× slower than a (95% CI no lower bound .. 16.8)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "bootstrap (a cross-check; the verdict uses the interval above): 1.09× faster .. \
+             3.63× slower"
+        ),
+        "{out}"
+    );
+}
