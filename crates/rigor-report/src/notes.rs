@@ -70,6 +70,12 @@ pub enum Note {
     /// A command other than `run` stopped by Ctrl-C (or SIGTERM): what it shows was measured
     /// before the stop.
     Stopped,
+    /// `--fail-on RULE` on verdicts with no comparison to judge (one command): it cannot fail,
+    /// and a CI job set up so would pass green without a word.
+    NothingToGate {
+        /// The rule as given (`regression`).
+        rule: String,
+    },
     /// A run stopped by Ctrl-C (or SIGTERM): what it shows is what was measured before; `kept`:
     /// the file that keeps it, as it was written (`--export-json`).
     Interrupted {
@@ -494,6 +500,13 @@ impl fmt::Display for Note {
             Self::Stopped => f.write_str(
                 "interrupted: what is shown above was measured before the stop, and is not a \
                  verdict of the whole measurement, exit status 130",
+            ),
+            Self::NothingToGate { rule } => write!(
+                f,
+                "note: --fail-on {rule} had no comparison to judge (one command), so it cannot \
+                 fail: give two or more commands (the first, or --reference, is compared with \
+                 the others), or compare with a saved result (rigor compare, rigor bench \
+                 --baseline)"
             ),
             Self::Interrupted { kept } => write!(
                 f,

@@ -178,6 +178,24 @@ pub fn execute(
         .cloned()
         .collect();
     output::notes(&notes);
+    // A gate on verdicts with nothing compared cannot fail: said (a CI job with one command
+    // passed green without a word).
+    use rigor_app::settings::FailOn;
+    let rule = match s.comparison.fail_on {
+        Some(FailOn::Regression) => Some("regression"),
+        Some(FailOn::Change) => Some("change"),
+        Some(FailOn::Inconclusive) => Some("inconclusive"),
+        Some(FailOn::Warning) | None => None,
+    };
+    let compared = !measured.comparisons.is_empty()
+        || measured.by_metric.iter().any(|a| !a.comparisons.is_empty());
+    if let (Some(rule), false, false) = (rule, compared, bench) {
+        if measured.outcome == Outcome::Ok {
+            output::notes(&[rigor_report::notes::Note::NothingToGate {
+                rule: rule.to_string(),
+            }]);
+        }
+    }
     Ok(measured.outcome)
 }
 

@@ -764,3 +764,23 @@ fn a_factors_intervals_say_each_end_in_words() {
         "{out}"
     );
 }
+
+/// `--fail-on regression` with one command has nothing to judge and cannot fail: it says so (a
+/// CI job set up so passed green without a word); with two commands it does not.
+#[test]
+fn a_gate_with_nothing_to_judge_says_so() {
+    let said = |commands: &[&str]| {
+        let out = sim()
+            .args(["-r", "5", "--fail-on", "regression"])
+            .args(commands)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).contains(
+            "note: --fail-on regression had no comparison to judge (one command), so it cannot \
+             fail",
+        )
+    };
+    assert!(said(&["mean=1ms"]));
+    assert!(!said(&["mean=1ms", "mean=1ms"]));
+}
