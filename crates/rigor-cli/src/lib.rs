@@ -301,6 +301,12 @@ pub enum Command {
     /// Write a self-contained HTML report (plots, diagnosis, comparisons) of a saved result.
     Report(Box<ReportArgs>),
     /// Compare two saved results benchmark by benchmark (matched by name).
+    ///
+    /// Two runs measured apart differ by what changed on the machine between them, which no
+    /// run's own interval holds: one run a side gets an estimate and no verdict on times
+    /// (`--fail-on regression` does not fail on it). For a verdict, measure both in one run
+    /// (`rigor run OLD NEW`), give several runs a side (`rigor compare OLD1 OLD2 -- NEW1 NEW2`),
+    /// or track the versions (`rigor track`).
     Compare(Box<CompareArgs>),
     /// Dimension an experiment: run a pilot, measure each level's cost and variance, and write a
     /// plan with the optimal repetition counts (Kalibera & Jones 2013).
