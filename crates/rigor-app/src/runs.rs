@@ -214,33 +214,64 @@ fn shown(f: &Path) -> String {
     f.display().to_string()
 }
 
-/// `name`'s mean in every run, combined; `None` when a run did not measure it (or has no mean).
+/// A statistic as `--estimator` spells it, in words: "min" → "minimum", "trimmed-mean:0.1" →
+/// "trimmed mean".
+fn statistic_word(name: &str) -> String {
+    match name.split(':').next().unwrap_or(name) {
+        "min" => "minimum".to_string(),
+        other => other.replace('-', " "),
+    }
+}
+
+/// `name`'s compared statistic (the mean, or the one its runs compared: a `rigor bench`
+/// result's minimum, which the runs' comparisons combine too) in every run, combined; `None`
+/// when a run did not measure it (or has no value of it).
 fn benchmark_over_runs(name: &str, runs: &[Analysed]) -> Result<Option<BenchmarkRow>> {
     let mut means = Vec::with_capacity(runs.len());
     let mut within = Vec::with_capacity(runs.len());
     let mut level = 0.95;
+    let mut statistic = None;
     for run in runs {
-        let Some(b) = run.result.benchmarks.iter().find(|b| b.name == name) else {
+        let Some((i, b)) = run
+            .result
+            .benchmarks
+            .iter()
+            .enumerate()
+            .find(|(_, b)| b.name == name)
+        else {
             return Ok(None);
         };
         let Some(a) = &b.analysis else {
             return Ok(None);
         };
-        let mean = b.unit.to_seconds(a.mean);
         let df = a.counts.first().map(|n| n.saturating_sub(1) as f64);
-        level = a.ci.level.get();
-        within.push(log_se_of_interval(
-            mean,
-            b.unit.to_seconds(a.ci.lower),
-            b.unit.to_seconds(a.ci.upper),
-            level,
-            df.filter(|d| *d > 0.0),
-        ));
-        means.push(mean);
+        let (value, bounds) = match run.compared.get(i).and_then(Option::as_ref) {
+            Some(view) => {
+                statistic = Some(statistic_word(&view.name));
+                level = view.level;
+                (view.estimate, view.interval)
+            }
+            None => {
+                level = a.ci.level.get();
+                (a.mean, Some((a.ci.lower, a.ci.upper)))
+            }
+        };
+        let value = b.unit.to_seconds(value);
+        within.push(bounds.and_then(|(lo, hi)| {
+            log_se_of_interval(
+                value,
+                b.unit.to_seconds(lo),
+                b.unit.to_seconds(hi),
+                level,
+                df.filter(|d| *d > 0.0),
+            )
+        }));
+        means.push(value);
     }
     let across = combine(name, &means, &within, level)?;
     Ok(Some(BenchmarkRow {
         name: name.to_string(),
+        statistic,
         means,
         across,
     }))

@@ -17,9 +17,13 @@ use crate::format;
 pub struct BenchmarkRow {
     /// Its name.
     pub name: String,
-    /// Each run's mean, seconds, in the order of the files.
+    /// The statistic combined where it is not the mean (a `rigor bench` result's minimum):
+    /// "minimum".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub statistic: Option<String>,
+    /// Each run's value of it (the mean unless `statistic`), seconds, in the order of the files.
     pub means: Vec<f64>,
-    /// The mean across the runs (seconds).
+    /// Its combination across the runs (seconds).
     pub across: AcrossRuns,
 }
 
@@ -229,6 +233,14 @@ fn change(ratio: f64) -> String {
     }
 }
 
+/// `text` with its first letter upper case.
+fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 /// The run level in words: how far it moves the statistic and how that compares with a run's
 /// own error.
 fn run_level(a: &AcrossRuns) -> String {
@@ -272,9 +284,13 @@ pub fn render(v: &RunsView) -> String {
     for b in &v.benchmarks {
         let a = &b.across;
         let _ = writeln!(out, "  {}", b.name);
+        let (label, each) = match &b.statistic {
+            Some(s) => (capitalised(s), format!("runs' {s}s:")),
+            None => ("Mean".to_string(), "runs' means:".to_string()),
+        };
         let _ = writeln!(
             out,
-            "    Mean ± {pct}% CI:  {}   [{} .. {}]",
+            "    {label} ± {pct}% CI:  {}   [{} .. {}]",
             format::time_like(a.estimate, a.estimate),
             format::time_like(a.lower, a.estimate),
             format::time_like(a.upper, a.estimate),
@@ -284,7 +300,7 @@ pub fn render(v: &RunsView) -> String {
             .iter()
             .map(|m| format::time_like(*m, a.estimate))
             .collect();
-        let _ = writeln!(out, "    runs' means:   {}", means.join(", "));
+        let _ = writeln!(out, "    {each:<14} {}", means.join(", "));
         let _ = writeln!(out, "    {}", run_level(a));
     }
     for name in &v.left_out {
@@ -396,6 +412,7 @@ mod tests {
             files: vec!["a.json".into(), "b.json".into(), "c.json".into()],
             benchmarks: vec![BenchmarkRow {
                 name: "./loop0".into(),
+                statistic: None,
                 means: vec![0.0846, 0.0922, 0.0860],
                 across: across(0.0875, 0.0790, 0.0969),
             }],

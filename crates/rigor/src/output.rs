@@ -86,7 +86,13 @@ pub fn warnings(list: &[Warning]) {
 pub fn warnings_of(file: &str, list: &[Warning]) {
     for w in list {
         let kind = if w.is_note() { "note" } else { "warning" };
-        note!("rigor: {kind}: {file}: {w}");
+        // A warning that names its file already (a run that did not finish) is not named twice.
+        let text = w.to_string();
+        if text.starts_with(file) {
+            note!("rigor: {kind}: {text}");
+        } else {
+            note!("rigor: {kind}: {file}: {text}");
+        }
     }
 }
 

@@ -651,3 +651,47 @@ fn runs_of_other_commands_under_one_name_and_the_runs_warnings_are_said() {
     );
     assert_eq!(out.status.code(), Some(1), "{err}");
 }
+
+/// Runs that compared a statistic other than the mean (a `rigor bench` result's minimum) are
+/// combined on it, and say so, as their comparisons are (the rows had shown the mean).
+#[test]
+fn runs_that_compared_the_minimum_combine_the_minimum() {
+    let dir = Dir::new();
+    let files: Vec<PathBuf> = (1..=3)
+        .map(|k| {
+            let path = dir.path(&format!("run{k}.json"));
+            stdout_of(
+                sim()
+                    .args(["-r", "8", "--seed", &k.to_string(), "-n", "f"])
+                    .args(["--estimator", "min", "mean=10ms,execution=3%"])
+                    .arg("--export-json")
+                    .arg(&path),
+            );
+            path
+        })
+        .collect();
+    let out = stdout_of(rigor().arg("analyze").args(&files));
+    assert!(
+        out.contains("    Minimum ± 95% CI:  ") && out.contains("    runs' minimums: "),
+        "{out}"
+    );
+    // Each run's value is its minimum, below its mean.
+    let first = json(&files[0]);
+    let mean = first["benchmarks"][0]["mean"].as_f64().unwrap();
+    let shown: f64 = out
+        .split("runs' minimums: ")
+        .nth(1)
+        .and_then(|r| r.split(" ms").next())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap();
+    assert!(
+        shown / 1000.0 < mean,
+        "{shown} ms against a mean of {mean} s"
+    );
+    let mean_out = stdout_of(
+        rigor()
+            .args(["analyze", "--estimator", "mean"])
+            .args(&files),
+    );
+    assert!(mean_out.contains("    Mean ± 95% CI:  "), "{mean_out}");
+}
