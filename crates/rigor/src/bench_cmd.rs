@@ -252,16 +252,27 @@ fn after_run(
             }]);
         }
     }
+    let baseline = match (&baselines.compare, result, outcome) {
+        (Some(old), Some(new), Outcome::Ok) => {
+            Some((old, new, bench::against_baseline(old, new, s)?))
+        }
+        _ => None,
+    };
     if against.is_none() {
-        output::notes(bench::within_run_note(s, baselines.compare.is_some()).as_slice());
+        // What the baseline's sessions carry is said only where a benchmark was compared with
+        // it (not for a run of benchmarks it does not have).
+        let compared = baseline
+            .as_ref()
+            .is_some_and(|(_, _, c)| !c.comparisons.is_empty());
+        let with_baseline = baselines.compare.is_some() && (baseline.is_none() || compared);
+        output::notes(bench::within_run_note(s, with_baseline).as_slice());
     }
-    if let (Some(old), Some(new), Outcome::Ok) = (&baselines.compare, result, outcome) {
+    if let Some((old, new, c)) = baseline {
         // A minimum over more layouts is the best of more: like is compared with like only.
         let run = s.runner.build.as_ref().map_or(1, |b| b.builds);
         if let Some(saved) = bench::builds_of(old).filter(|&b| b != run) {
             output::notes(&[Note::BaselineLayouts { saved, run }]);
         }
-        let c = bench::against_baseline(old, new, s)?;
         let heading = rigor_report::comparison::against_baseline(&old.display().to_string());
         emit(&heading);
         output::warnings(&c.warnings);
