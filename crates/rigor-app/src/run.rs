@@ -385,6 +385,21 @@ pub fn run(
     if one_run_decided(&comparisons) {
         notes.push(Note::OneRun);
     }
+    // A gate on verdicts with nothing compared cannot fail: said (a CI job with one command
+    // passed green without a word). `rigor bench` leaves it out where a baseline judges.
+    let any_compared =
+        !comparisons.is_empty() || by_metric.iter().any(|a| !a.comparisons.is_empty());
+    let rule = match settings.comparison.fail_on {
+        Some(crate::settings::FailOn::Regression) => Some("regression"),
+        Some(crate::settings::FailOn::Change) => Some("change"),
+        Some(crate::settings::FailOn::Inconclusive) => Some("inconclusive"),
+        Some(crate::settings::FailOn::Warning) | None => None,
+    };
+    if let (Some(rule), false, Outcome::Ok) = (rule, any_compared, outcome) {
+        notes.push(Note::NothingToGate {
+            rule: rule.to_string(),
+        });
+    }
     Ok(Measured {
         adaptive_view: adaptive.as_ref().map(|a| {
             let interrupted = result.status == rigor_store::RunStatus::Interrupted;

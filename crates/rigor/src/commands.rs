@@ -172,30 +172,14 @@ pub fn execute(
             !(bench
                 && matches!(
                     n,
-                    rigor_report::notes::Note::IgnoreFailure | rigor_report::notes::Note::OneRun
+                    rigor_report::notes::Note::IgnoreFailure
+                        | rigor_report::notes::Note::OneRun
+                        | rigor_report::notes::Note::NothingToGate { .. }
                 ))
         })
         .cloned()
         .collect();
     output::notes(&notes);
-    // A gate on verdicts with nothing compared cannot fail: said (a CI job with one command
-    // passed green without a word).
-    use rigor_app::settings::FailOn;
-    let rule = match s.comparison.fail_on {
-        Some(FailOn::Regression) => Some("regression"),
-        Some(FailOn::Change) => Some("change"),
-        Some(FailOn::Inconclusive) => Some("inconclusive"),
-        Some(FailOn::Warning) | None => None,
-    };
-    let compared = !measured.comparisons.is_empty()
-        || measured.by_metric.iter().any(|a| !a.comparisons.is_empty());
-    if let (Some(rule), false, false) = (rule, compared, bench) {
-        if measured.outcome == Outcome::Ok {
-            output::notes(&[rigor_report::notes::Note::NothingToGate {
-                rule: rule.to_string(),
-            }]);
-        }
-    }
     Ok(measured.outcome)
 }
 
@@ -237,12 +221,8 @@ fn analyze_runs(args: &AnalyzeArgs, s: &rigor_app::saved::AnalyzeSettings) -> Re
         let mut value = serde_json::to_value(&over.view)?;
         if let Some(object) = value.as_object_mut() {
             object.insert("warnings".into(), serde_json::to_value(&over.warnings)?);
-            let each: serde_json::Map<String, serde_json::Value> = over
-                .each_run
-                .iter()
-                .map(|(f, w)| Ok((f.clone(), serde_json::to_value(w)?)))
-                .collect::<Result<_, serde_json::Error>>()?;
-            object.insert("run_warnings".into(), serde_json::Value::Object(each));
+            // [[file, [warning, …]], …]: each run's own warnings.
+            object.insert("run_warnings".into(), serde_json::to_value(&over.each_run)?);
         }
         output::emit_json(&(serde_json::to_string_pretty(&value)? + "\n"));
     } else {

@@ -74,25 +74,23 @@ pub fn emit_data(text: &str) {
 /// Shows the non-fatal problems of a result (not an analysis's own, which its summary shows) on
 /// standard error: the one place warnings are printed.
 pub fn warnings(list: &[Warning]) {
+    warnings_of("", list);
+}
+
+/// [`warnings`] of one of several files read together (`file`; empty: none), each named by it
+/// unless its text names it already (a run that did not finish).
+pub fn warnings_of(file: &str, list: &[Warning]) {
     for w in list {
         // A note says what a file held; it is no doubt about the results (`--fail-on warning`
         // does not count it either).
         let kind = if w.is_note() { "note" } else { "warning" };
-        note!("rigor: {kind}: {w}");
-    }
-}
-
-/// [`warnings`] of one of several files read together, each named by the file.
-pub fn warnings_of(file: &str, list: &[Warning]) {
-    for w in list {
-        let kind = if w.is_note() { "note" } else { "warning" };
-        // A warning that names its file already (a run that did not finish) is not named twice.
         let text = w.to_string();
-        if text.starts_with(file) {
-            note!("rigor: {kind}: {text}");
+        let named = if file.is_empty() || text.starts_with(file) {
+            text
         } else {
-            note!("rigor: {kind}: {file}: {text}");
-        }
+            format!("{file}: {text}")
+        };
+        note!("rigor: {kind}: {named}");
     }
 }
 
