@@ -230,11 +230,12 @@ fn judge(
 ) -> Option<Warning> {
     let span = |v: Vec<u32>| Some((v.iter().copied().min()?, v.iter().copied().max()?));
     let high = |lo: u32, hi: u32| (hi != lo).then_some(hi);
-    // Every candidate figure below the others' lowest, or every one above their highest.
-    let one_side = |mine: Vec<f64>, theirs: Vec<f64>| {
+    // Every candidate figure below the others' lowest, or every one above their highest, by
+    // more than `margin`.
+    let one_side = |mine: Vec<f64>, theirs: Vec<f64>, margin: f64| {
         let low = theirs.iter().copied().fold(f64::INFINITY, f64::min);
         let high = theirs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        mine.iter().all(|&x| x < low) || mine.iter().all(|&x| x > high)
+        mine.iter().all(|&x| x < low - margin) || mine.iter().all(|&x| x > high + margin)
     };
     let queues = |s: &[CpuShare]| s.iter().map(|x| x.queue()).collect::<Option<Vec<_>>>();
     let mut alike = None;
@@ -249,7 +250,7 @@ fn judge(
         let ((lo, hi), (others_low, others_high)) =
             (span(per_mille(&mine))?, span(per_mille(&theirs))?);
         let get = |q: &[QueueShare]| q.iter().map(|q| q.get()).collect();
-        if judged.iter().all(|j| *j == Queued::Differs) && one_side(get(&mine), get(&theirs)) {
+        if judged.iter().all(|j| *j == Queued::Differs) && one_side(get(&mine), get(&theirs), 0.0) {
             return Some(Warning::QueueDiffers {
                 benchmark: benchmark.to_string(),
                 against,
@@ -266,12 +267,7 @@ fn judge(
                 others_high,
             });
         }
-        let widened = |v: Vec<f64>, by: f64| {
-            let low = v.iter().copied().fold(f64::INFINITY, f64::min) - by;
-            let high = v.iter().copied().fold(f64::NEG_INFINITY, f64::max) + by;
-            vec![low, high]
-        };
-        if one_side(get(&mine), widened(get(&theirs), tolerance)) {
+        if one_side(get(&mine), get(&theirs), tolerance) {
             uneven = Some(Warning::WaitedUnevenly {
                 benchmark: benchmark.to_string(),
                 against,
@@ -285,7 +281,7 @@ fn judge(
     let differ = candidate
         .iter()
         .all(|s| rigor_store::contention::differs(*s, others, tolerance));
-    if !differ || !one_side(get(candidate), get(others)) {
+    if !differ || !one_side(get(candidate), get(others), 0.0) {
         return uneven;
     }
     // The side with the lower shares known quiet: its code waits more, not contention. (Every

@@ -389,15 +389,10 @@ pub fn run(
     // passed green without a word). `rigor bench` leaves it out where a baseline judges.
     let any_compared =
         !comparisons.is_empty() || by_metric.iter().any(|a| !a.comparisons.is_empty());
-    let rule = match settings.comparison.fail_on {
-        Some(crate::settings::FailOn::Regression) => Some("regression"),
-        Some(crate::settings::FailOn::Change) => Some("change"),
-        Some(crate::settings::FailOn::Inconclusive) => Some("inconclusive"),
-        Some(crate::settings::FailOn::Warning) | None => None,
-    };
+    let rule = settings.comparison.fail_on.filter(|r| r.on_verdicts());
     if let (Some(rule), false, Outcome::Ok) = (rule, any_compared, outcome) {
         notes.push(Note::NothingToGate {
-            rule: rule.to_string(),
+            rule: rule.name().to_string(),
         });
     }
     Ok(Measured {

@@ -94,6 +94,21 @@ pub enum FailOn {
 }
 
 impl FailOn {
+    /// The rule as `--fail-on` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Regression => "regression",
+            Self::Change => "change",
+            Self::Inconclusive => "inconclusive",
+            Self::Warning => "warning",
+        }
+    }
+
+    /// Whether it judges comparisons' verdicts (every rule but `warning`).
+    pub fn on_verdicts(self) -> bool {
+        self != Self::Warning
+    }
+
     /// Whether this rule fails on `verdict`.
     pub fn fails_on(self, verdict: Verdict) -> bool {
         match self {
