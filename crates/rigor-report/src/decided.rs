@@ -152,6 +152,18 @@ pub fn render(v: &DecidedView) -> String {
     for d in &v.decisions {
         let _ = writeln!(out, "  {}", decision_line(d));
     }
+    // The stopping rule's selection bias, said where the figure is read (docs/limitations.md).
+    let stopped_on_a_change = v.decisions.iter().any(|d| {
+        d.stop == Stop::Decided && matches!(d.verdict, Verdict::Regression | Verdict::Improvement)
+    });
+    if stopped_on_a_change {
+        let _ = writeln!(
+            out,
+            "  the figure beside a change decided early overstates it: a run stops first where \
+             its early rounds happened to differ most; the sequence, not the figure, holds the \
+             true ratio (a run of fixed length, --runs N, estimates it without this bias)"
+        );
+    }
     out
 }
 
@@ -191,5 +203,43 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("no sequence yet"), "{text}");
+        assert!(!text.contains("overstates"), "{text}");
+    }
+
+    #[test]
+    fn a_change_decided_early_is_said_to_be_overstated_by_its_figure() {
+        let decision = |stop, verdict| DecisionView {
+            candidate: "b".into(),
+            reference: "a".into(),
+            kind: Kind::Versions,
+            stop,
+            rounds: 11,
+            ratio: 1.12,
+            bounds: Some((1.02, 1.22)),
+            verdict,
+            alpha: 0.05,
+        };
+        let view = |d| DecidedView {
+            alpha: 0.05,
+            candidates: 1,
+            threshold: 0.01,
+            rounds: Some((8, 200)),
+            budget: None,
+            ran: Ran::Saved { rounds: 11 },
+            decisions: vec![d],
+        };
+        let decided = render(&view(decision(Stop::Decided, Verdict::Regression)));
+        assert!(
+            decided.contains("the figure beside a change decided early overstates it"),
+            "{decided}"
+        );
+        // Equivalence, or a change that only the round limit ended, is not a stop on a change.
+        for (stop, verdict) in [
+            (Stop::Decided, Verdict::Equivalent),
+            (Stop::MaxRounds, Verdict::Regression),
+        ] {
+            let text = render(&view(decision(stop, verdict)));
+            assert!(!text.contains("overstates"), "{text}");
+        }
     }
 }

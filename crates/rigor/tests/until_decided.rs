@@ -115,6 +115,11 @@ fn a_large_change_ends_regression_at_the_first_look() {
     );
     assert!(out.contains("verdict: slower"), "{out}");
     assert!(out.contains("after 8 rounds"), "{out}");
+    // The figure a stop on a change gives is biased away from no change: said beside it.
+    assert!(
+        out.contains("the figure beside a change decided early overstates it"),
+        "{out}"
+    );
     let s = &r["comparisons"][0]["sequential"];
     assert_eq!(
         (s["stop"].as_str(), s["rounds"].as_u64()),
