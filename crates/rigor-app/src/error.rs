@@ -49,6 +49,13 @@ pub enum AppError {
         /// The option.
         option: &'static str,
     },
+    /// `rigor report` of several runs: its page draws one run's executions.
+    #[error(
+        "rigor report draws one run, and was given {0} runs of one experiment: `rigor analyze` \
+         takes them together (each benchmark's mean and each comparison across the runs; \
+         --json for a file), or give one of them to draw it"
+    )]
+    ReportOfRuns(usize),
     /// A run that did not measure the benchmarks the first run measured.
     #[error(
         "{}: measured none of the benchmarks of {} ({names}): runs analysed together must be \

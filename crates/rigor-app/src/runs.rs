@@ -47,6 +47,12 @@ pub fn compare_are_runs(s: &CompareFilesSettings) -> bool {
         && each_a_run(&s.new, s.format)
 }
 
+/// Whether `rigor report` was given several runs ([`are_runs`]'s rule for the files), which it
+/// does not draw together.
+pub fn report_of_runs(files: &[std::path::PathBuf]) -> bool {
+    files.len() >= 2 && each_a_run(files, None)
+}
+
 /// Whether the files are runs: none is of a format whose file is one process (nor a directory,
 /// as criterion's), and at least one holds its own process executions. A file that cannot be
 /// read or recognised does not decide: analysed as a run, it reports its own error (its name,

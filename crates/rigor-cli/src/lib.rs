@@ -1242,7 +1242,8 @@ pub struct ComparisonArgs {
 pub struct ReportArgs {
     /// A result JSON written by `rigor run --export-json`, or another tool's result; several
     /// files of a tool that measures in one process are read together, each one process
-    /// execution (as for `rigor analyze`).
+    /// execution (as for `rigor analyze`). Several runs of one experiment are taken together by
+    /// `rigor analyze RUN1.json RUN2.json …`, not drawn.
     #[arg(value_name = "RESULT.json", required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
     /// Where to write the HTML file.

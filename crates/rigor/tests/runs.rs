@@ -695,3 +695,32 @@ fn runs_that_compared_the_minimum_combine_the_minimum() {
     );
     assert!(mean_out.contains("    Mean ± 95% CI:  "), "{mean_out}");
 }
+
+/// `rigor report` draws one run: given several, it says that `analyze` takes them together
+/// (it said only that a rigor file records its own executions), and writes nothing.
+#[test]
+fn report_of_several_runs_points_to_analyze() {
+    let dir = Dir::new();
+    let files = runs(&dir, &[1.02, 1.10]);
+    let html = dir.path("r.html");
+    rigor()
+        .arg("report")
+        .args(&files)
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "rigor report draws one run, and was given 2 runs of one experiment: `rigor analyze`",
+        ));
+    assert!(!html.exists());
+    // One of them is drawn.
+    rigor()
+        .arg("report")
+        .arg(&files[0])
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success();
+    assert!(html.exists());
+}

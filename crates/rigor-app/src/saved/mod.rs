@@ -437,7 +437,16 @@ pub struct ReportSettings {
 }
 
 /// Writes the HTML report of a saved result; returns the analysed result.
+///
+/// # Errors
+/// Several runs ([`AppError::ReportOfRuns`]: `analyze` takes them together), what reading and
+/// analysing find, a file that cannot be written.
+///
+/// [`AppError::ReportOfRuns`]: crate::error::AppError::ReportOfRuns
 pub fn report(s: &ReportSettings) -> Result<Analysed> {
+    if crate::runs::report_of_runs(&s.files) {
+        return Err(crate::error::AppError::ReportOfRuns(s.files.len()));
+    }
     let metric = or_wall(&s.metrics).remove(0);
     let mut result = load_together(&s.files, None)?.for_metric(&metric)?;
     let first = s.files.first().map_or(std::path::Path::new(""), |f| f);
