@@ -640,18 +640,22 @@ impl std::fmt::Display for Warning {
                 f,
                 "the load average reached {:.2} on this machine's {cpus} CPUs during the run: \
                  its times are a busy machine's (waiting for a CPU, evicted caches). The \
-                 commands of one run are interleaved and share the load, but a comparison with \
-                 another run's times (rigor compare, --baseline, track check) holds the \
-                 difference in load; CPU time (--metric cpu) is disturbed less",
+                 commands of one run are interleaved and share the load, though waiting adds \
+                 about alike to short executions and so pulls a ratio of their wall times \
+                 towards 1; a comparison with another run's times (rigor compare, --baseline, \
+                 track check) holds the difference in load. CPU time (--metric cpu) is \
+                 disturbed less",
                 f64::from(*load) / 100.0
             ),
             Self::OthersBusy { others, cpus, side } => write!(
                 f,
                 "other processes kept {:.2} of this machine's {cpus} CPUs busy on average \
                  during the {}run: its times are a busy machine's (waiting for a CPU, evicted \
-                 caches). The commands of one run are interleaved and share the load, but a \
-                 comparison with another run's times (rigor compare, --baseline, track check) \
-                 holds the difference in load; CPU time (--metric cpu) is disturbed less",
+                 caches). The commands of one run are interleaved and share the load, though \
+                 waiting adds about alike to short executions and so pulls a ratio of their \
+                 wall times towards 1; a comparison with another run's times (rigor compare, \
+                 --baseline, track check) holds the difference in load. CPU time (--metric \
+                 cpu) is disturbed less",
                 f64::from(*others) / 100.0,
                 match side {
                     Some(ResultSide::Old) => "old result's ",
@@ -1053,6 +1057,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("--metric cpu"), "{text}");
+        // Within a run the load is shared, but not in proportion: said, not promised away.
+        assert!(
+            text.contains("pulls a ratio of their wall times towards 1"),
+            "{text}"
+        );
         assert_eq!(Warning::busy_machine(&loads(Some(0.9), Some(0.2)), 2), None);
         assert!(Warning::busy_machine(&loads(Some(1.0), Some(0.2)), 2).is_some());
         assert_eq!(Warning::busy_machine(&loads(None, None), 1), None);
