@@ -99,6 +99,25 @@ pub enum Line {
         /// What most of the interval's width comes from: what would narrow it.
         noise: rigor_stats::series::NoiseSource,
     },
+    /// The session built the stored versions it measured again into other programs than the
+    /// history holds for them, in a history whose builds reproduce: the build changed.
+    Rebuilt {
+        /// Those versions.
+        revs: Vec<String>,
+        /// The sessions that built them (their ids).
+        sessions: Vec<i64>,
+    },
+    /// A session just measured measured benchmarks far from their typical sessions' levels.
+    FarSession {
+        /// Its id.
+        session: i64,
+        /// The benchmark it measured farthest.
+        benchmark: String,
+        /// That benchmark's level there over its typical session's.
+        ratio: f64,
+        /// How many benchmarks it measured far.
+        benchmarks: usize,
+    },
     /// A version failed or measured nothing (exit status 2).
     VersionsFailed,
     /// A version failed because a benchmarked command exited with a status other than zero,
@@ -346,6 +365,46 @@ impl fmt::Display for Line {
                     short(rev)
                 )
             }
+            Self::FarSession {
+                session,
+                benchmark,
+                ratio,
+                benchmarks,
+            } => {
+                let others = match benchmarks {
+                    0 | 1 => String::new(),
+                    2 => " (and 1 other benchmark)".to_string(),
+                    n => format!(" (and {} other benchmarks)", n - 1),
+                };
+                write!(
+                    f,
+                    "rigor: warning: session {session} measured '{}' {} against its typical \
+                     session{others}: each level averages the sessions' shifts out, so \
+                     this sitting (a loaded machine?) pulls every level of it and widens what \
+                     change detection can tell; `rigor track rm --session {session}` takes it \
+                     out, to measure again on a quieter machine",
+                    crate::escape::terminal(benchmark),
+                    crate::track_run::factor_of_typical(*ratio)
+                )
+            }
+            Self::Rebuilt { revs, sessions } => {
+                let revs: Vec<String> = revs.iter().map(|r| short(r)).collect();
+                let rm: Vec<String> = sessions
+                    .iter()
+                    .map(|s| format!("rigor track rm --session {s}"))
+                    .collect();
+                write!(
+                    f,
+                    "rigor: warning: the stored versions measured again ({}) were built into other \
+                     programs than the history holds for them, though this project's builds \
+                     reproduce: the build differs from the stored runs' (its command, flags, \
+                     compiler or environment). The session's shift takes that difference, so \
+                     its versions are not comparable with the history's: to track the new build, \
+                     use a new history (--db); to undo this one, {}",
+                    revs.join(", "),
+                    rm.join("; ")
+                )
+            }
             Self::VersionsFailed => f.write_str(
                 "rigor: a version failed or measured nothing (shown above), exit status 2",
             ),
@@ -467,6 +526,53 @@ impl fmt::Display for Line {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_far_session_and_a_changed_build_say_how_to_take_them_out() {
+        let far = Line::FarSession {
+            session: 9,
+            benchmark: "bench".into(),
+            ratio: 3.1,
+            benchmarks: 3,
+        }
+        .to_string();
+        assert!(
+            far.starts_with(
+                "rigor: warning: session 9 measured 'bench' 3.1× against its typical session \
+                 (and 2 other benchmarks)"
+            ),
+            "{far}"
+        );
+        assert!(far.contains("`rigor track rm --session 9`"), "{far}");
+        let near = Line::FarSession {
+            session: 4,
+            benchmark: "b".into(),
+            ratio: 1.45,
+            benchmarks: 1,
+        }
+        .to_string();
+        assert!(
+            near.contains("'b' +45% against its typical session:"),
+            "{near}"
+        );
+        let rebuilt = Line::Rebuilt {
+            revs: vec!["a".repeat(40), "b".repeat(40)],
+            sessions: vec![14],
+        }
+        .to_string();
+        assert!(
+            rebuilt.contains(&format!(
+                "measured again ({}, {}) were built into other programs",
+                "a".repeat(10),
+                "b".repeat(10)
+            )),
+            "{rebuilt}"
+        );
+        assert!(
+            rebuilt.ends_with("rigor track rm --session 14"),
+            "{rebuilt}"
+        );
+    }
 
     #[test]
     fn skipped_versions_are_one_line_with_the_first_few_named() {

@@ -491,7 +491,7 @@ fn far_text(far: &[(i64, f64)]) -> String {
 }
 
 /// A ratio to the typical session as words: "+45%" up to twice, "3.1×" beyond, "−30%" below.
-fn factor_of_typical(r: f64) -> String {
+pub fn factor_of_typical(r: f64) -> String {
     if r >= 2.0 {
         format!("{:.1}×", r)
     } else {

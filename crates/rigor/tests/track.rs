@@ -2258,3 +2258,80 @@ fn track_show_does_not_write_out_an_interval_that_bounds_nothing() {
         "{out}"
     );
 }
+
+/// A session that builds stored versions (its anchors) into other programs than the history
+/// holds for them, in a project whose builds reproduce, says the build changed: a new user's
+/// `--build 'make CFLAGS=-O0'` into a history built with `make` was taken for a session on a
+/// loaded machine (2.2×), unsaid. The same build command again says nothing.
+#[test]
+fn a_session_whose_build_changed_says_so() {
+    let dir = Dir::new();
+    let Some(repo) = empty_repo_or_skip(&dir, 0, &[]) else {
+        return;
+    };
+    // c0 and c1 build one program (only NOTES changes), c2 another; c3, c4 as c2.
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let body = if i >= 2 { "exit 0 # v2\n" } else { "exit 0\n" };
+        std::fs::write(repo.join("prog.sh"), format!("#!/bin/sh\n{body}")).unwrap();
+        ids.push(common::gitrepo::commit(&repo, i));
+    }
+    let track = |revs: &[&String], build: &str| {
+        let out = rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db", "run", "--repo"])
+            .arg(&repo)
+            .args(revs)
+            .args(["--anchors", "2", "-r", "2", "-w", "0"])
+            .args(["--machine", "m", "--branch", "main", "--no-confirm"])
+            .args(["--build", build, "--", "./built"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let same = "cp prog.sh built && chmod +x built";
+    let first = track(&[&ids[0], &ids[1], &ids[2]], same);
+    assert!(!first.contains("were built into other programs"), "{first}");
+    let again = track(&[&ids[3]], same);
+    assert!(!again.contains("were built into other programs"), "{again}");
+    let other = "sed 's/exit 0/exit 0 # -O0/' prog.sh > built && chmod +x built";
+    let changed = track(&[&ids[4]], other);
+    assert!(
+        changed.contains("were built into other programs than the history holds for them")
+            && changed.contains("rigor track rm --session "),
+        "{changed}"
+    );
+}
+
+/// A session of `track run` that measured a benchmark far from its typical session says so when
+/// it ends, with how to take it out: a new user's session beside two busy loops read 3.1×, unsaid
+/// until `track show`, and the next real +14% went undetected under the spread it made.
+/// Sessions alike say nothing.
+#[test]
+fn track_run_says_when_its_session_was_far_from_the_others() {
+    let dir = Dir::new();
+    let run = |session: usize, mean: &str| {
+        let out = rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db", "run", "--simulate", "versions=8"])
+            .args(["--last", &(2 * session).to_string(), "--anchors", "2"])
+            .args(["--seed", &session.to_string(), "-r", "5", "-n", "b"])
+            .args(["--machine", "m", "--branch", "main", "--no-confirm", "--"])
+            .arg(format!("mean={mean},execution=1%"))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    for session in 1..=3 {
+        let alike = run(session, "10ms");
+        assert!(!alike.contains("against its typical session"), "{alike}");
+    }
+    let far = run(4, "30ms");
+    assert!(
+        far.contains(
+            "rigor: warning: session 4 measured 'b' 3.0× against its typical session: each level"
+        ) && far.contains("`rigor track rm --session 4` takes it out"),
+        "{far}"
+    );
+}

@@ -313,6 +313,54 @@ pub fn show_metric(
 /// benchmark towards it, since a level is the sessions' shifts averaged out.
 pub const FAR_SESSION: f64 = 1.10;
 
+/// Of `sessions` (just measured), those that measured some benchmark of the series far from its
+/// typical session ([`FAR_SESSION`], as `track show`'s header names them): each with the
+/// benchmark it measured farthest, that ratio, and how many benchmarks it measured far. Said when
+/// the session ends: a new user's session beside busy loops read 3.1×, unsaid until `track show`,
+/// and the next real +14% went undetected under the sessions' spread it made.
+pub fn far_new_sessions(
+    history: &dyn HistoryRead,
+    key: &SeriesKey,
+    sessions: &[rigor_history::SessionId],
+) -> Result<Vec<FarSession>> {
+    let mut out: Vec<FarSession> = Vec::new();
+    for l in levels::series_levels(history, key, ConfidenceLevel::NINETY_FIVE)? {
+        for (session, ratio) in far_sessions(&l) {
+            if !sessions.contains(&session) {
+                continue;
+            }
+            match out.iter_mut().find(|f| f.session == session) {
+                Some(f) => {
+                    f.benchmarks += 1;
+                    if ratio.ln().abs() > f.ratio.ln().abs() {
+                        (f.benchmark, f.ratio) = (l.benchmark.clone(), ratio);
+                    }
+                }
+                None => out.push(FarSession {
+                    session,
+                    benchmark: l.benchmark.clone(),
+                    ratio,
+                    benchmarks: 1,
+                }),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A session that measured benchmarks far from their typical sessions ([`far_new_sessions`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FarSession {
+    /// The session.
+    pub session: rigor_history::SessionId,
+    /// The benchmark it measured farthest.
+    pub benchmark: String,
+    /// Its level there over the typical session's.
+    pub ratio: f64,
+    /// How many benchmarks it measured far.
+    pub benchmarks: usize,
+}
+
 /// The sessions of `l` that measured the benchmark far from its typical session, with their
 /// level over the typical session's, farthest first: in each connected group of three sessions
 /// or more (two have no typical one), [`far_of`] their shifts.

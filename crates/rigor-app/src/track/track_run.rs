@@ -96,6 +96,24 @@ pub fn track_run(
     if let Some(hint) = tracked.ignore_failure_hint(experiment.runner.ignore_failure) {
         front.say(hint);
     }
+    let sessions: Vec<rigor_history::SessionId> = tracked.sessions.iter().map(|s| s.id).collect();
+    if !sessions.is_empty() {
+        if let Some(r) = rebuilt(&history.levels(&key)?, &sessions) {
+            front.say(Line::Rebuilt {
+                revs: r.revs,
+                sessions: r.sessions.iter().map(|s| s.0).collect(),
+            });
+        } else {
+            for far in far_new_sessions(history, &key, &sessions)? {
+                front.say(Line::FarSession {
+                    session: far.session.0,
+                    benchmark: far.benchmark,
+                    ratio: far.ratio,
+                    benchmarks: far.benchmarks,
+                });
+            }
+        }
+    }
     if tracked.interrupted {
         return Ok(TrackRunReport {
             changes: None,

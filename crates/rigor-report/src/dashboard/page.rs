@@ -618,6 +618,8 @@ fn history_caption(s: &SeriesView, level: Option<f64>) -> String {
     );
     if !plots::session_starts(s).is_empty() {
         out.push_str(" Thin violet lines: a new session starts (a <code>track run</code> batch, a farm job, a bisection step).");
+    } else if measured.len() > 1 && plots::session_count(s) == 1 {
+        out.push_str(" Every version was measured in one session (no session boundary).");
     } else if measured.len() > 1 {
         out.push_str(" Nearly every version was measured in a session of its own (session boundaries not drawn).");
     }
@@ -978,6 +980,51 @@ mod tests {
         };
         let page = render_benchmark(&SiteMeta::default(), &b);
         assert_eq!(page.matches("No variance components").count(), 1, "{page}");
+    }
+
+    #[test]
+    fn the_caption_tells_one_session_from_a_session_per_version() {
+        use crate::dashboard::view::{Measured, PointState, RunMark, VersionPoint};
+        let point = |rev: &str, session: i64| VersionPoint {
+            rev: rev.into(),
+            state: PointState::Measured(Measured {
+                mean: 1e-3,
+                lower: 0.99e-3,
+                upper: 1.01e-3,
+                level: 0.95,
+                runs: vec![RunMark {
+                    session,
+                    role: "new".into(),
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let caption = |sessions: &[i64]| {
+            let versions = sessions
+                .iter()
+                .enumerate()
+                .map(|(i, s)| point(&format!("v{i}"), *s))
+                .collect();
+            history_caption(
+                &SeriesView {
+                    versions,
+                    ..Default::default()
+                },
+                Some(0.95),
+            )
+        };
+        // A history measured in one `track run` said the opposite ("a session of its own").
+        let one = caption(&[1, 1, 1, 1]);
+        assert!(
+            one.contains("Every version was measured in one session"),
+            "{one}"
+        );
+        assert!(!one.contains("of its own"), "{one}");
+        let each = caption(&[1, 2, 3, 4]);
+        assert!(each.contains("Nearly every version was measured in a session of its own"));
+        let two = caption(&[1, 1, 2, 2]);
+        assert!(two.contains("Thin violet lines"), "{two}");
     }
 
     #[test]

@@ -197,15 +197,7 @@ pub const CONFOUNDED: RGBColor = RGBColor(148, 103, 189);
 /// every version had a session of its own (one line per version would only hide the data: the
 /// caption says so instead).
 pub fn session_starts(series: &SeriesView) -> Vec<usize> {
-    let homes: Vec<(usize, i64)> = series
-        .versions
-        .iter()
-        .enumerate()
-        .filter_map(|(i, v)| match &v.state {
-            PointState::Measured(m) => Some((i, m.home_session()?)),
-            _ => None,
-        })
-        .collect();
+    let homes = homes(series);
     let starts: Vec<usize> = homes
         .windows(2)
         .filter(|w| w[0].1 != w[1].1)
@@ -216,6 +208,29 @@ pub fn session_starts(series: &SeriesView) -> Vec<usize> {
     } else {
         starts
     }
+}
+
+/// How many sessions the series' measured versions were measured in (each version's home
+/// session), so that a caption tells one session from a session per version, neither of which
+/// draws a boundary.
+pub fn session_count(series: &SeriesView) -> usize {
+    let mut sessions: Vec<i64> = homes(series).into_iter().map(|(_, s)| s).collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    sessions.len()
+}
+
+/// Each measured version's position and home session.
+fn homes(series: &SeriesView) -> Vec<(usize, i64)> {
+    series
+        .versions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| match &v.state {
+            PointState::Measured(m) => Some((i, m.home_session()?)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Each session's start as a thin solid violet line just before its first version.
