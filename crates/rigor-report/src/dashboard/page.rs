@@ -953,20 +953,26 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_series_without_components_says_so_once() {
-        use crate::dashboard::view::{Measured, PointState, VersionPoint};
-        let point = |rev: &str| VersionPoint {
+    /// A version measured at 1 ms ± 1% in `runs`.
+    fn point(rev: &str, runs: Vec<crate::dashboard::view::RunMark>) -> VersionPoint {
+        use crate::dashboard::view::{Measured, PointState};
+        VersionPoint {
             rev: rev.into(),
             state: PointState::Measured(Measured {
                 mean: 1e-3,
                 lower: 0.99e-3,
                 upper: 1.01e-3,
                 level: 0.95,
+                runs,
                 ..Default::default()
             }),
             ..Default::default()
-        };
+        }
+    }
+
+    #[test]
+    fn a_series_without_components_says_so_once() {
+        let point = |rev: &str| point(rev, Vec::new());
         let b = BenchmarkView {
             name: "b".into(),
             page: "b/b.html".into(),
@@ -984,21 +990,15 @@ mod tests {
 
     #[test]
     fn the_caption_tells_one_session_from_a_session_per_version() {
-        use crate::dashboard::view::{Measured, PointState, RunMark, VersionPoint};
-        let point = |rev: &str, session: i64| VersionPoint {
-            rev: rev.into(),
-            state: PointState::Measured(Measured {
-                mean: 1e-3,
-                lower: 0.99e-3,
-                upper: 1.01e-3,
-                level: 0.95,
-                runs: vec![RunMark {
+        use crate::dashboard::view::RunMark;
+        let point = |rev: &str, session: i64| {
+            point(
+                rev,
+                vec![RunMark {
                     session,
                     role: "new".into(),
                 }],
-                ..Default::default()
-            }),
-            ..Default::default()
+            )
         };
         let caption = |sessions: &[i64]| {
             let versions = sessions
