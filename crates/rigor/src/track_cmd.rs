@@ -331,6 +331,7 @@ fn changes(history: &mut (dyn History + Send), a: &TrackChangesArgs) -> Result<O
     };
     let r = track::list(history, &request)?;
     output::warnings(&r.listed.warnings);
+    output::lines(&r.listed.newest);
     let views = track::change_views(&r.listed.changes);
     if a.json {
         let listed = serde_json::json!({

@@ -2334,4 +2334,20 @@ fn track_run_says_when_its_session_was_far_from_the_others() {
         ) && far.contains("`rigor track rm --session 4` takes it out"),
         "{far}"
     );
+    // `track changes` ends as `track run` does: with how large a change at the newest version
+    // could be and go undetected (it said "No changes detected." alone).
+    let changes = rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "h.db", "changes"])
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&changes.stdout),
+        String::from_utf8_lossy(&changes.stderr),
+    );
+    assert!(out.contains("No changes detected."), "{out}");
+    assert!(
+        err.contains("rigor: no change detected at the newest version v8 in 1 of 1 benchmark(s), which does not exclude one: b's newest level"),
+        "{err}"
+    );
 }

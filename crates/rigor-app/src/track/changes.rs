@@ -34,6 +34,11 @@ pub struct Listed {
     /// Series too short for a change at their second version to be found, with their number
     /// of versions ([`SHORT_SERIES`]).
     pub short: Vec<(SeriesKey, usize)>,
+    /// For each series with no change at its newest version, how large one could be there and
+    /// go undetected ([`NewestBound`], as `track run` ends): "No changes detected." over a noisy
+    /// history is not "no change" (a new user's history of real +8% and −15% steps listed none,
+    /// and said nothing more).
+    pub newest: Vec<rigor_report::track_lines::Line>,
 }
 
 /// Fewer versions than this, and a step at a series' second version is found by nothing:
@@ -86,8 +91,10 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
     let mut lacked: HashMap<Metric, usize> = HashMap::new();
     let mut warnings: Vec<rigor_store::Warning> = Vec::new();
     let mut shifts: Vec<(SeriesKey, JointShift)> = Vec::new();
+    let mut newest = Vec::new();
     for key in &keys {
-        let detected = detect_available(history, key, &s.detect, &metrics, false, false)?;
+        let detected = detect_available(history, key, &s.detect, &metrics, false, true)?;
+        newest.extend(detected.newest.map(NewestBound::line));
         shifts.extend(detected.shifts.into_iter().map(|j| (key.clone(), j)));
         for (m, e) in detected.missing {
             *lacked.entry(m.clone()).or_default() += 1;
@@ -124,6 +131,7 @@ pub fn list_changes(history: &mut dyn History, s: &ListSettings) -> Result<Liste
         events,
         warnings,
         short,
+        newest,
     })
 }
 

@@ -235,6 +235,22 @@ pub struct NewestBound {
     pub noise: NoiseSource,
 }
 
+impl NewestBound {
+    /// The line that says it ("no change detected at the newest version …, which does not
+    /// exclude one: …"), as `track run` and `track changes` end.
+    pub fn line(self) -> rigor_report::track_lines::Line {
+        rigor_report::track_lines::Line::NewestBound {
+            rev: self.rev,
+            benchmark: self.benchmark,
+            interval: self.interval,
+            among: self.among,
+            of: self.of,
+            since: self.since,
+            noise: self.noise,
+        }
+    }
+}
+
 /// The widest of `bounds` (benchmark and its newest version's test), an unbounded one first.
 fn widest(rev: &str, bounds: Vec<NewestOf>, of: usize) -> Option<NewestBound> {
     let among = bounds.len();

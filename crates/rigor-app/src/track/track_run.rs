@@ -151,15 +151,7 @@ pub fn track_run(
     // How large a change at the newest version would have gone undetected ("No changes
     // detected" at a newest version measured a few times on a loaded machine is not "no
     // change").
-    let newest = detected.newest.map(|n| Line::NewestBound {
-        rev: n.rev,
-        benchmark: n.benchmark,
-        interval: n.interval,
-        among: n.among,
-        of: n.of,
-        since: n.since,
-        noise: n.noise,
-    });
+    let newest = detected.newest.map(NewestBound::line);
     let mut shifts = detected.shifts;
     let mut found = detected.changes;
     if let Some(budget) = request.confirm {
