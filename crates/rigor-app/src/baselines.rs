@@ -113,6 +113,15 @@ impl Baselines {
         let mut measured = 0;
         if saved != result {
             let mut new = rigor_store::file::load(result).map_err(CargoBenchError::SaveBaseline)?;
+            // An interrupted run (Ctrl-C, SIGTERM) replaced a whole baseline with its few
+            // executions and counted them as a session: the baseline stays, the run's data is
+            // kept beside it.
+            if new.status != rigor_store::RunStatus::Complete {
+                return Ok(Some(Note::BaselineNotSaved {
+                    path: saved.clone(),
+                    measured: result.to_path_buf(),
+                }));
+            }
             measured = new.benchmarks.len();
             if let Ok(old) = rigor_store::file::load(saved) {
                 for b in old.benchmarks {
@@ -484,6 +493,20 @@ mod tests {
             1,
             "the session is what was measured"
         );
+        // An interrupted run leaves the baseline and its sessions as they were, and its data
+        // where it was measured (a Ctrl-C replaced a 4.6 MB baseline with 8 executions).
+        let mut stopped = result(&["mix", "sort"], 9.0);
+        stopped.status = rigor_store::RunStatus::Interrupted;
+        rigor_store::file::save(&first, &stopped).unwrap();
+        let note = b.keep(&first).unwrap().unwrap().to_string();
+        assert!(
+            note.starts_with("the run was interrupted: the baseline ")
+                && note.contains("is left as it was"),
+            "{note}"
+        );
+        assert!(first.exists());
+        assert_eq!(rigor_store::file::load(&saved).unwrap(), merged);
+        assert_eq!(sessions_of(&saved).len(), 2);
     }
 
     #[test]

@@ -139,6 +139,14 @@ pub enum Note {
     },
     /// The result was saved as a baseline.
     BaselineSaved(std::path::PathBuf),
+    /// The run was interrupted: the baseline was left as it was, and what was measured kept
+    /// beside it.
+    BaselineNotSaved {
+        /// The baseline file, as it was.
+        path: std::path::PathBuf,
+        /// Where the interrupted run's measurements are.
+        measured: std::path::PathBuf,
+    },
     /// A baseline saved by a run of some of its benchmarks kept the others from before.
     BaselineKept {
         /// The baseline file.
@@ -583,6 +591,14 @@ impl fmt::Display for Note {
                 }
             }
             Self::BaselineSaved(path) => write!(f, "baseline saved to {}", path.display()),
+            Self::BaselineNotSaved { path, measured } => write!(
+                f,
+                "the run was interrupted: the baseline {} is left as it was (an interrupted \
+                 run neither replaces it nor counts as one of its sessions); what was measured \
+                 is in {}",
+                path.display(),
+                measured.display()
+            ),
             Self::BaselineKept {
                 path,
                 measured,
