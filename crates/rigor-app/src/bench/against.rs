@@ -83,6 +83,20 @@ pub fn against(cargo: &CargoSettings, what: &str) -> Result<Against> {
         if !other.is_file() {
             return Err(fail(format!("the revision has no {}", within.display())));
         }
+        let root_manifest = c.path.join(&name);
+        for m in std::iter::once(&other).chain((root_manifest != other).then_some(&root_manifest)) {
+            if let Some((dep, path)) = lost_path_dependencies(m, &c.path).into_iter().next() {
+                return Err(fail(format!(
+                    "its {} names dependency '{dep}' by path = \"{}\", outside the repository: \
+                     from rigor's checkout of it ({}) that path leads nowhere, so cargo could not \
+                     build it. Name it by an absolute path (or a git or registry source), or give \
+                     --against a folder holding the other copy of the project",
+                    m.strip_prefix(&c.path).unwrap_or(m).display(),
+                    path.display(),
+                    c.path.display()
+                )));
+            }
+        }
         (other, Some(c.path))
     };
     let target_dir = other
@@ -97,6 +111,62 @@ pub fn against(cargo: &CargoSettings, what: &str) -> Result<Against> {
         label: what.to_string(),
         checkout,
     })
+}
+
+/// The dependencies of `manifest` named by a relative path that leaves `root` (a checkout of the
+/// repository) and leads to nothing there: with the user's `path = "../rigor/crates/rigor-bench"`
+/// (beside the repository) cargo failed in the checkout, three folders deeper, with "failed to
+/// get `rigor-bench` as a dependency … No such file or directory". Each with its path as
+/// written; none when the manifest cannot be read.
+fn lost_path_dependencies(manifest: &Path, root: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(text) = std::fs::read_to_string(manifest) else {
+        return Vec::new();
+    };
+    let Ok(doc) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let dir = manifest.parent().unwrap_or(root);
+    let tables = |t: &toml::Table| -> Vec<toml::Table> {
+        ["dependencies", "dev-dependencies", "build-dependencies"]
+            .iter()
+            .filter_map(|k| t.get(*k)?.as_table().cloned())
+            .collect()
+    };
+    let mut all = tables(&doc);
+    if let Some(w) = doc.get("workspace").and_then(|w| w.as_table()) {
+        all.extend(tables(w));
+    }
+    if let Some(targets) = doc.get("target").and_then(|t| t.as_table()) {
+        for t in targets.values().filter_map(|t| t.as_table()) {
+            all.extend(tables(t));
+        }
+    }
+    let mut out = Vec::new();
+    for deps in all {
+        for (name, spec) in deps {
+            let Some(path) = spec.get("path").and_then(|p| p.as_str()).map(PathBuf::from) else {
+                continue;
+            };
+            if path.is_absolute() {
+                continue;
+            }
+            // Lexically, as cargo joins it: `..` leaves the checkout where it climbs above it.
+            let mut depth = dir.strip_prefix(root).map_or(0, |d| d.components().count());
+            let mut leaves = false;
+            for c in path.components() {
+                match c {
+                    std::path::Component::ParentDir if depth == 0 => leaves = true,
+                    std::path::Component::ParentDir => depth -= 1,
+                    std::path::Component::Normal(_) => depth += 1,
+                    _ => {}
+                }
+            }
+            if leaves && !dir.join(&path).exists() {
+                out.push((name, path));
+            }
+        }
+    }
+    out
 }
 
 /// The name of a benchmark of the other build in a run with both: `NAME @ LABEL`.
@@ -257,5 +327,52 @@ pub fn name_builds(compared: &mut ComparedFiles, label: &str) {
         {
             rename(baseline, candidate);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_dependencies_that_leave_the_checkout_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("checkout");
+        std::fs::create_dir_all(root.join("lib/inner")).unwrap();
+        let manifest = root.join("lib/Cargo.toml");
+        std::fs::write(
+            &manifest,
+            "[package]\nname = \"lib\"\n\n[dependencies]\nserde = \"1\"\n\
+             inner = { path = \"inner\" }\n\n[dev-dependencies]\n\
+             rigor-bench = { path = \"../../rigor/crates/rigor-bench\" }\n\n\
+             [target.'cfg(unix)'.dependencies]\nfar = { path = \"/abs/far\" }\n",
+        )
+        .unwrap();
+        assert_eq!(
+            lost_path_dependencies(&manifest, &root),
+            [(
+                "rigor-bench".to_string(),
+                PathBuf::from("../../rigor/crates/rigor-bench")
+            )]
+        );
+        // One level up stays inside the checkout; what exists where it leads is not lost.
+        std::fs::write(&manifest, "[dependencies]\nup = { path = \"../up\" }\n").unwrap();
+        assert!(lost_path_dependencies(&manifest, &root).is_empty());
+        std::fs::create_dir_all(dir.path().join("there")).unwrap();
+        std::fs::write(
+            &manifest,
+            "[dependencies]\nt = { path = \"../../there\" }\n",
+        )
+        .unwrap();
+        assert!(lost_path_dependencies(&manifest, &root).is_empty());
+        // A workspace's dependencies are read too; an unreadable manifest finds nothing.
+        std::fs::write(
+            &manifest,
+            "[workspace.dependencies]\nw = { path = \"../../w\" }\n",
+        )
+        .unwrap();
+        assert_eq!(lost_path_dependencies(&manifest, &root).len(), 1);
+        std::fs::write(&manifest, "not toml [").unwrap();
+        assert!(lost_path_dependencies(&manifest, &root).is_empty());
     }
 }
