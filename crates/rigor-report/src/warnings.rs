@@ -91,6 +91,17 @@ pub fn text(w: &Warning) -> String {
              use Henderson's method I; the interval from top-level means stays valid"
                 .to_string()
         }
+        Warning::TwoStates { level, states } => format!(
+            "the {level}s' least samples fall into two states: {} of {} sit {:.2}× below the \
+             other {} (each process settles in one: where its code landed, the CPU it ran on). \
+             A figure located over the {level}s is the larger state's, and which state holds \
+             more {level}s is chance: another run can read up to {:.2}× apart",
+            states.low,
+            states.low + states.high,
+            states.ratio,
+            states.high,
+            states.ratio,
+        ),
         Warning::RareModes { level, modes } => {
             let shape = match modes.shape {
                 rigor_stats::top_means::TopShape::Multimodal { modes: k, .. } => {
@@ -186,6 +197,26 @@ fn first_executions(n: usize) -> String {
 mod tests {
     use super::*;
     use rigor_stats::top_means::SkewTest;
+
+    #[test]
+    fn two_states_are_counted_and_their_ratio_given() {
+        let w = Warning::TwoStates {
+            level: "execution".into(),
+            states: rigor_stats::states::TwoStates {
+                low: 25,
+                high: 55,
+                ratio: 2.013,
+            },
+        };
+        assert!(
+            text(&w).starts_with(
+                "the executions' least samples fall into two states: 25 of 80 sit 2.01× below \
+                 the other 55"
+            ),
+            "{}",
+            text(&w)
+        );
+    }
 
     /// A p-value too small for three decimals reads "p < 0.001", not "p = 0.000" (a trial).
     #[test]

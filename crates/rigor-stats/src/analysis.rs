@@ -135,6 +135,15 @@ pub enum Warning {
         /// The signals that killed them, ascending, each once.
         signals: Vec<i32>,
     },
+    /// The top-level units' least samples fall into two states far apart, each tight
+    /// ([`crate::states::two_states`]): a figure located over the units is the larger state's,
+    /// and which state holds more units is chance.
+    TwoStates {
+        /// The top level's name.
+        level: String,
+        /// The states.
+        states: crate::states::TwoStates,
+    },
     /// The top-level means look multimodal or heavy-tailed and are too few to have seen a mode
     /// of one unit in five with 95% probability: a mode they missed is invisible to any
     /// interval.
@@ -278,6 +287,12 @@ pub fn analyze(h: &Hierarchy, config: &AnalysisConfig) -> Result<Analysis> {
         warnings.push(Warning::RareModes {
             level: h.levels()[0].clone(),
             modes,
+        });
+    }
+    if let Some(states) = h.top_minima().and_then(|m| crate::states::two_states(&m)) {
+        warnings.push(Warning::TwoStates {
+            level: h.levels()[0].clone(),
+            states,
         });
     }
     let said = warnings
@@ -459,6 +474,40 @@ mod tests {
         let groups: Vec<Vec<f64>> = (0..6).map(|i| vec![1.0 + i as f64]).collect();
         let a = two_level(&groups);
         assert!(a.warnings.is_empty(), "{:?}", a.warnings);
+    }
+
+    #[test]
+    fn executions_whose_minima_fall_into_two_states_are_warned_of() {
+        // 30 executions of 20 iterations: a third with their least near 0.5, the rest near 1.
+        let rows: Vec<Vec<f64>> = (0..30)
+            .map(|e| {
+                let at = if e % 3 == 0 { 0.5 } else { 1.0 };
+                (0..20)
+                    .map(|i| at * (1.0 + 0.001 * (i as f64 + e as f64 % 7.0)))
+                    .collect()
+            })
+            .collect();
+        let h = Hierarchy::two_level(["execution", "iteration"], &rows).unwrap();
+        let a = analyze(&h, &AnalysisConfig::default()).unwrap();
+        let states = a.warnings.iter().find_map(|w| match w {
+            Warning::TwoStates { level, states } => Some((level.clone(), *states)),
+            _ => None,
+        });
+        let (level, s) = states.expect("two states");
+        assert_eq!((level.as_str(), s.low, s.high), ("execution", 10, 20));
+        // One state: no warning.
+        let one: Vec<Vec<f64>> = (0..30)
+            .map(|e| (0..20).map(|i| 1.0 + 0.001 * (i + e % 7) as f64).collect())
+            .collect();
+        let h = Hierarchy::two_level(["execution", "iteration"], &one).unwrap();
+        let a = analyze(&h, &AnalysisConfig::default()).unwrap();
+        assert!(
+            !a.warnings
+                .iter()
+                .any(|w| matches!(w, Warning::TwoStates { .. })),
+            "{:?}",
+            a.warnings
+        );
     }
 
     #[test]

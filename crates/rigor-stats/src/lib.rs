@@ -47,6 +47,7 @@ pub mod sample;
 pub mod sequential;
 pub mod series;
 pub mod slow_start;
+pub mod states;
 pub mod steady;
 pub mod top_means;
 pub mod variance;
