@@ -49,6 +49,20 @@ pub enum AppError {
         /// The option.
         option: &'static str,
     },
+    /// `rigor track run`: the benchmarked command could not start in any version of a batch,
+    /// anchors included: the command is wrong, not the versions (nothing was stored as failed).
+    #[error(
+        "{reason}, in every version measured: the command is wrong, not the versions, so none \
+         was stored as failed (a program in the checkout needs ./, as in a shell); what was \
+         measured is in {}",
+        file.display()
+    )]
+    CommandCannotStart {
+        /// Why, as the first failure says it.
+        reason: String,
+        /// The batch's result file.
+        file: PathBuf,
+    },
     /// `rigor report` of several runs: its page draws one run's executions.
     #[error(
         "rigor report draws one run, and was given {0} runs of one experiment: `rigor analyze` \

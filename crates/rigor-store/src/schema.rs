@@ -401,6 +401,17 @@ pub struct FailureRecord {
     pub reason: String,
 }
 
+impl FailureRecord {
+    /// Whether the command never ran: it could not be started (no such program, no
+    /// permission), so it neither exited, nor was killed, nor timed out.
+    pub fn never_ran(&self) -> bool {
+        self.stage.is_command()
+            && self.exit_code.is_none()
+            && self.signal.is_none()
+            && !self.timed_out
+    }
+}
+
 /// One record of an unfinished run's log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

@@ -2351,3 +2351,42 @@ fn track_run_says_when_its_session_was_far_from_the_others() {
         "{err}"
     );
 }
+
+/// A command that cannot start in any version (a new user's `-- bench` for `./bench`) is the
+/// command's fault: an error, and no version stored as failed, so the run with the command
+/// fixed measures them (it skipped them all as failed before and passed, measuring nothing).
+#[test]
+fn a_command_that_cannot_start_anywhere_stores_no_failure() {
+    let dir = Dir::new();
+    let Some(repo) = empty_repo_or_skip(&dir, 2, &[]) else {
+        return;
+    };
+    let track = |command: &str| {
+        rigor()
+            .current_dir(dir.0.path())
+            .args(["track", "--db", "h.db", "run", "--repo"])
+            .arg(&repo)
+            .args(["--last", "2", "-r", "2", "-w", "0", "--no-confirm"])
+            .args(["--machine", "m", "--branch", "main", "--", command])
+            .output()
+            .unwrap()
+    };
+    let wrong = track("no-such-program-here");
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert_eq!(wrong.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "cannot start 'no-such-program-here': No such file or directory (os error 2), in \
+             every version measured: the command is wrong, not the versions, so none was stored \
+             as failed"
+        ),
+        "{err}"
+    );
+    let fixed = track("true");
+    let out = String::from_utf8_lossy(&fixed.stdout);
+    assert!(fixed.status.success(), "{out}");
+    assert!(
+        out.contains("Tracked 2 version(s) (0 already stored, 0 failed)"),
+        "{out}"
+    );
+}

@@ -179,6 +179,26 @@ pub(super) fn measure_together(
     );
     let measured = run::run(&batch, m.executor, m.stop.clone(), m.progress)?;
     let complete = measured.result.status == RunStatus::Complete;
+    // A command that could not start in any version, anchors included, is the command's fault:
+    // a new user's `-- bench` (for ./bench) stored every version as failed, and the run with
+    // the command fixed skipped them all and passed, having measured nothing.
+    let failures: Vec<&rigor_store::schema::FailureRecord> = measured
+        .result
+        .benchmarks
+        .iter()
+        .flat_map(|b| &b.failures)
+        .collect();
+    let measured_any = measured
+        .result
+        .benchmarks
+        .iter()
+        .any(|b| b.samples.iter().any(|s| !s.warmup));
+    if complete && !measured_any && !failures.is_empty() && failures.iter().all(|f| f.never_ran()) {
+        return Err(AppError::CommandCannotStart {
+            reason: failures[0].reason.clone(),
+            file,
+        });
+    }
     let mut outcomes = Vec::new();
     let (mut total, mut anchored) = (0.0, 0.0);
     for r in ready {
