@@ -318,6 +318,14 @@ pub fn name_builds(compared: &mut ComparedFiles, label: &str) {
     for c in &mut compared.comparisons {
         rename(&mut c.baseline, &mut c.candidate);
     }
+    // Both sides are one run, whose busy machine its own warning says: the comparison said it
+    // again for "the old result's run" and "the new result's run" (three times in all).
+    compared.warnings.retain(|w| {
+        !matches!(
+            w,
+            rigor_store::Warning::OthersBusy { .. } | rigor_store::Warning::BusyMachine { .. }
+        )
+    });
     for w in &mut compared.warnings {
         if let rigor_store::Warning::NotCompared {
             baseline,
@@ -333,6 +341,45 @@ pub fn name_builds(compared: &mut ComparedFiles, label: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The busy machine of a run of both builds is the run's, said once by it: not again for
+    /// each side of the comparison of its builds.
+    #[test]
+    fn the_builds_comparison_leaves_the_runs_busy_machine_to_the_run() {
+        use rigor_store::{ResultSide, Warning};
+        let busy = |side| Warning::OthersBusy {
+            others: 131,
+            cpus: 2,
+            side: Some(side),
+        };
+        let mut compared = ComparedFiles {
+            metric: rigor_units::Metric::Wall,
+            comparisons: Vec::new(),
+            suite: None,
+            values_only: Vec::new(),
+            warnings: vec![
+                busy(ResultSide::Old),
+                busy(ResultSide::New),
+                Warning::NotCompared {
+                    candidate: format!("f{}", crate::comparisons::NEW),
+                    baseline: format!("f{}", crate::comparisons::OLD),
+                    reason: "r".into(),
+                },
+            ],
+            analysis_warnings: false,
+            confidence: rigor_units::ConfidenceLevel::NINETY_FIVE,
+            outcome: crate::Outcome::Ok,
+        };
+        name_builds(&mut compared, "HEAD~1");
+        assert_eq!(
+            compared.warnings,
+            [Warning::NotCompared {
+                candidate: "f".into(),
+                baseline: "f @ HEAD~1".into(),
+                reason: "r".into(),
+            }]
+        );
+    }
 
     #[test]
     fn path_dependencies_that_leave_the_checkout_are_found() {
