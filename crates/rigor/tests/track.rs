@@ -2390,3 +2390,48 @@ fn a_command_that_cannot_start_anywhere_stores_no_failure() {
         "{out}"
     );
 }
+
+/// `track add` of a session's file of several versions says the run's warnings once, not once
+/// per version (a new user's file of 15 versions said its busy machine 15 times).
+#[test]
+fn track_add_of_a_sessions_file_says_its_warnings_once() {
+    let dir = Dir::new();
+    rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "h.db", "run", "--simulate", "versions=3"])
+        .args(["--last", "3", "--batch", "3", "-r", "3", "--no-confirm"])
+        .args(["--machine", "m", "--branch", "main", "--", "mean=1ms"])
+        .assert()
+        .success();
+    let runs: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path(".rigor/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let mut file = json(&runs[0]);
+    file["warnings"] = serde_json::json!([{"kind": "others_busy", "others": 133, "cpus": 2}]);
+    std::fs::write(&runs[0], serde_json::to_string(&file).unwrap()).unwrap();
+    let out = rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "other.db", "add"])
+        .arg(&runs[0])
+        .args([
+            "--machine",
+            "m",
+            "--branch",
+            "main",
+            "--repo",
+            "/nonexistent",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err.matches("other processes kept 1.33 of this machine's 2 CPUs busy")
+            .count(),
+        1,
+        "{err}"
+    );
+}

@@ -194,8 +194,16 @@ pub fn add_files(
     if request.version.is_some() && groups.len() > 1 {
         return Err(TrackError::VersionForGroups(groups.len()).into());
     }
+    // A file of several versions (a `track run` session's) carries its run's warnings for each:
+    // told once (a new user's file of 15 versions said its busy machine 15 times).
+    let mut said: Vec<rigor_store::Warning> = Vec::new();
+    let mut once = |mut r: AddReport| {
+        r.warnings.retain(|w| !said.contains(w));
+        said.extend(r.warnings.iter().cloned());
+        told(r);
+    };
     for files in &groups {
-        add_group(history, request, files, told)?;
+        add_group(history, request, files, &mut once)?;
     }
     Ok(())
 }
