@@ -126,6 +126,18 @@ pub enum Note {
         /// Allocations and bytes per iteration.
         allocs: Option<(f64, f64)>,
     },
+    /// A benchmark whose executions take long: each takes `samples` samples of `per_sample`
+    /// (a 2 s routine's 100 samples ran 13 minutes with nothing said but its tuning).
+    LongExecutions {
+        /// The benchmark.
+        name: String,
+        /// Samples per execution.
+        samples: usize,
+        /// One sample's time (its evaluations' at the tuned time per evaluation).
+        per_sample: rigor_units::Seconds,
+        /// The measured executions, where fixed (not an adaptive run's).
+        executions: Option<usize>,
+    },
     /// A benchmark's tuning failed (its process panicked, crashed or ran past the time allowed):
     /// it is left out of the run, whose exit status is then 2.
     TuningFailed {
@@ -573,6 +585,33 @@ impl fmt::Display for Note {
                 allocs,
                 baseline,
             } => f.write_str(&tuned(name, *evals, *per_eval, *allocs, *baseline)),
+            Self::LongExecutions {
+                name,
+                samples,
+                per_sample,
+                executions,
+            } => {
+                // Minutes past two of them: "2000 s" is read as a number, not a wait.
+                let long = |s: f64| match s / 60.0 {
+                    m if m >= 10.0 => format!("{m:.0} min"),
+                    m if m >= 2.0 => format!("{m:.1} min"),
+                    _ => rigor_units::Seconds::new(s).to_string(),
+                };
+                let each_s = per_sample.get() * *samples as f64;
+                let each = long(each_s);
+                let all = executions.map_or(String::new(), |n| {
+                    format!(
+                        "; its {n} executions about {} in all (warm-up not counted)",
+                        long(each_s * n as f64)
+                    )
+                });
+                write!(
+                    f,
+                    "{name}: each execution takes {samples} samples of {per_sample}, about \
+                     {each}{all}. --iterations N takes fewer samples per execution, -r N fewer \
+                     executions, --budget a time"
+                )
+            }
             Self::TuningFailed {
                 name,
                 how,
@@ -907,6 +946,18 @@ mod tests {
             note.to_string(),
             "group 'sort' (4 benchmarks): 5 evaluations per sample, a warm-up of 10.00 ms in \
              every process; --iterations replaces its 20 samples per execution"
+        );
+        let long = Note::LongExecutions {
+            name: "slow".into(),
+            samples: 100,
+            per_sample: rigor_units::Seconds::new(2.0),
+            executions: Some(10),
+        };
+        assert_eq!(
+            long.to_string(),
+            "slow: each execution takes 100 samples of 2.000 s, about 3.3 min; its 10 \
+             executions about 33 min in all (warm-up not counted). --iterations N takes fewer \
+             samples per execution, -r N fewer executions, --budget a time"
         );
         let note = Note::Tuned {
             name: "sum".into(),

@@ -83,7 +83,7 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
     // A baseline's benchmarks are measured with its evaluations per sample, as their minimums
     // are compared (or its sessions' spread taken).
     let kept = baselines.evals();
-    let evals = bench::evals(&selected, args.evals, &kept, request.timeout, &mut |n| {
+    let evals = bench::evals(&selected, args.evals, &kept, &request, &mut |n| {
         output::notes(&[n]);
     })?;
     // A benchmark whose tuning failed is left out (said above), the others measured; the exit

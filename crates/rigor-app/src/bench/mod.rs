@@ -94,9 +94,10 @@ pub fn evals(
     selected: &[Selected],
     fixed: Option<u64>,
     baseline: &std::collections::HashMap<String, u64>,
-    timeout: Option<Seconds>,
+    request: &RunRequest,
     told: &mut dyn FnMut(Note),
 ) -> Result<Vec<Option<u64>>> {
+    let timeout = request.timeout;
     if let Some(n) = fixed {
         return Ok(vec![Some(n); selected.len()]);
     }
@@ -140,6 +141,24 @@ pub fn evals(
                     tuned: t.evals,
                 }),
             });
+            if let Some(per_eval) = t.per_eval_ns {
+                let per_sample = Seconds::from_unit(per_eval * evals as f64, TimeUnit::Ns);
+                let samples = request
+                    .iterations
+                    .or(selected[i].listed.samples)
+                    .unwrap_or(HARNESS_SAMPLES);
+                if per_sample.get() * samples as f64 > LONG_EXECUTION {
+                    let adaptive = request.precision.is_some()
+                        || request.budget.is_some()
+                        || request.until_decided;
+                    told(Note::LongExecutions {
+                        name: selected[i].name.clone(),
+                        samples,
+                        per_sample,
+                        executions: (!adaptive).then(|| request.executions.unwrap_or(10)),
+                    });
+                }
+            }
             out[i] = Some(evals);
         }
     }
@@ -149,6 +168,10 @@ pub fn evals(
         .map(|(e, failed)| (!failed).then(|| e.unwrap_or(1)))
         .collect())
 }
+
+/// An execution longer than this many seconds is said before the run, with its samples'
+/// time and the run's ([`Note::LongExecutions`]).
+pub const LONG_EXECUTION: f64 = 10.0;
 
 /// How many times the tuned evaluations per sample a baseline's count may be and still be
 /// kept: past it the routine became much slower, and the baseline's count would make each

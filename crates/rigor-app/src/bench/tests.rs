@@ -201,14 +201,26 @@ fn a_groups_settings_reach_its_benchmarks_unless_the_command_line_replaces_them(
     // Its evaluations are not tuned (no harness is run here: tuning would fail).
     let mut told = Vec::new();
     assert_eq!(
-        evals(&suite[1..], None, &Default::default(), None, &mut |n| told
-            .push(n))
+        evals(
+            &suite[1..],
+            None,
+            &Default::default(),
+            &RunRequest::default(),
+            &mut |n| told.push(n)
+        )
         .unwrap(),
         [Some(3), Some(3)]
     );
     assert!(told.is_empty(), "{told:?}");
     assert_eq!(
-        evals(&suite, Some(5), &Default::default(), None, &mut |_| {}).unwrap(),
+        evals(
+            &suite,
+            Some(5),
+            &Default::default(),
+            &RunRequest::default(),
+            &mut |_| {}
+        )
+        .unwrap(),
         [Some(5), Some(5), Some(5)]
     );
 
