@@ -2435,3 +2435,40 @@ fn track_add_of_a_sessions_file_says_its_warnings_once() {
         "{err}"
     );
 }
+
+/// `track check --candidate` of a candidate that crashes names it as the version that failed:
+/// "warm-up execution 1: … SIGSEGV" alone did not say whether the candidate or the baseline
+/// crashed.
+#[test]
+fn a_crashing_candidate_is_named_as_the_version_that_failed() {
+    let dir = Dir::new();
+    let Some(repo) = empty_repo_or_skip(&dir, 0, &[]) else {
+        return;
+    };
+    let executable = |body: &str| {
+        use std::os::unix::fs::PermissionsExt;
+        let path = repo.join("prog.sh");
+        std::fs::write(&path, body).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    executable("#!/bin/sh\nexit 0\n");
+    let base = common::gitrepo::commit(&repo, 0);
+    executable("#!/bin/sh\nkill -SEGV $$\n");
+    let crashes = common::gitrepo::commit(&repo, 1);
+    let out = rigor()
+        .current_dir(dir.0.path())
+        .args(["track", "--db", "h.db", "check", "--repo"])
+        .arg(&repo)
+        .args(["--candidate", &crashes, "--baseline-rev", &base])
+        .args(["--max-rounds", "8", "--machine", "m", "--baseline", "main"])
+        .args(["--", "./prog.sh"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("./prog.sh: not measured: {}: ", &crashes[..10])),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("SIGSEGV"), "{text}");
+}

@@ -392,12 +392,20 @@ pub fn measure_until_decided(
             load_after: settings.source.load_after(&facts),
         },
     )?;
-    if let Some(why) = measured.outcomes.iter().find_map(|o| match o {
-        VersionOutcome::Failed { reason, .. } => Some(reason.clone()),
-        VersionOutcome::Measured { nothing, .. } if !nothing.is_empty() => {
-            Some(format!("{} measured nothing", nothing.join(", ")))
-        }
-        _ => None,
+    // Which version failed, by its name: `track check --candidate` of a crashing candidate said
+    // only "warm-up execution 1: … SIGSEGV", not whether the candidate or the baseline crashed.
+    if let Some(why) = measured.outcomes.iter().zip(&ready).find_map(|(o, r)| {
+        let why = match o {
+            VersionOutcome::Failed { reason, .. } => reason.clone(),
+            VersionOutcome::Measured { nothing, .. } if !nothing.is_empty() => {
+                format!("{} measured nothing", nothing.join(", "))
+            }
+            _ => return None,
+        };
+        Some(format!(
+            "{}: {why}",
+            rigor_report::track_run::short(&r.version.rev)
+        ))
     }) {
         return Ok(Err(why));
     }
