@@ -391,8 +391,18 @@ pub fn bisect_cost(versions: usize, comparisons: usize, built: usize, failed: us
     } else {
         String::new()
     };
+    // A bisection's rounds are stored: a new user found them in `track changes` afterwards
+    // (35 and 39 runs on the ends), unsaid.
+    let stored = if comparisons > 0 {
+        "  its measurements are stored in the history as a bisection's sessions: they count in \
+         its levels and change detection as any session's (`rigor track rm --session ID` takes \
+         one out)\n"
+    } else {
+        ""
+    };
     format!(
-        "  {} in the range, both ends included; {} measured, {} built (each once){failed}\n",
+        "  {} in the range, both ends included; {} measured, {} built (each once){failed}\n\
+         {stored}",
         count(versions, "version", "versions"),
         count(comparisons, "comparison", "comparisons"),
         count(built, "version", "versions")
@@ -1558,9 +1568,12 @@ mod tests {
         assert_eq!(
             bisect_cost(16, 3, 0, 1),
             "  16 versions in the range, both ends included; 3 comparisons measured, 0 versions \
-             built (each once), 1 failed to build\n"
+             built (each once), 1 failed to build\n  its measurements are stored in the history \
+             as a bisection's sessions: they count in its levels and change detection as any \
+             session's (`rigor track rm --session ID` takes one out)\n"
         );
         assert!(!bisect_cost(16, 3, 4, 0).contains("failed"));
+        assert!(!bisect_cost(16, 0, 0, 0).contains("stored"));
     }
 
     #[test]
