@@ -134,7 +134,8 @@ impl Checkouts {
         for entry in fs::read_dir(&self.dir).map_err(|e| io_error(&self.repo, "read_dir", e))? {
             let Ok(entry) = entry else { continue };
             let name = entry.file_name().to_string_lossy().to_string();
-            if name == GITIGNORE {
+            // A failed build's output is kept for the user (a file, no checkout).
+            if name == GITIGNORE || name.ends_with(BUILD_LOG) {
                 continue;
             }
             let orphan = match name.split_once(PARTIAL) {
@@ -326,17 +327,49 @@ fn prepare_in(command: &CommandLine, dir: &Path, stop: &StopSignal) -> Result<()
     let out = child.wait_with_output();
     stop.set_child(0);
     let out = out.map_err(|e| CheckoutFailure::Build(format!("waiting for '{program}': {e}")))?;
+    let log = dir.with_extension(BUILD_LOG.trim_start_matches('.'));
     if out.status.success() {
+        // An earlier failure's output no longer says how this checkout builds.
+        let _ = std::fs::remove_file(&log);
         return Ok(());
     }
     if stop.is_requested() {
         return Err(CheckoutFailure::Build("the build was stopped".into()));
     }
+    // The whole output beside the checkout: five lines of gcc's tail held its notes, not the
+    // error that started them (a new user's "expected ';' before 'uint32_t'" was cut off).
+    let kept = std::fs::write(
+        &log,
+        [out.stdout.as_slice(), out.stderr.as_slice()].concat(),
+    )
+    .map_or(String::new(), |()| {
+        format!(" (all of its output: {})", log.display())
+    });
+    let first = first_error(&out.stderr, &out.stdout)
+        .map_or(String::new(), |line| format!("first error: {line}; "));
     Err(CheckoutFailure::Build(format!(
-        "build failed ({}): {}",
+        "build failed ({}){kept}: {first}{}",
         out.status,
         said_last(&out.stderr, &out.stdout)
     )))
+}
+
+/// The end of the name of the file beside a checkout that keeps its failed build's output.
+const BUILD_LOG: &str = ".build.log";
+
+/// The first line of a failed build's output that says "error" (gcc's `file.c:31:13: error:`,
+/// cargo's `error[E0308]`, make's `Error 1`), when it is not among the last lines
+/// [`said_last`] shows.
+fn first_error(stderr: &[u8], stdout: &[u8]) -> Option<String> {
+    let last = said_last(stderr, stdout);
+    [stderr, stdout].iter().find_map(|stream| {
+        String::from_utf8_lossy(stream)
+            .lines()
+            .map(str::trim)
+            .find(|l| l.to_ascii_lowercase().contains("error"))
+            .filter(|l| !last.contains(l))
+            .map(str::to_string)
+    })
 }
 
 /// The last lines a failed build wrote (up to five, joined by ` / `): of its standard error,
@@ -448,6 +481,21 @@ mod tests {
             "make: *** [all] Error 1"
         );
         assert_eq!(said_last(b"", b"\n"), "it printed nothing");
+    }
+
+    /// gcc's first error, followed by more lines of notes than the tail shows, is named.
+    #[test]
+    fn a_failed_builds_first_error_is_named_when_the_tail_lost_it() {
+        let gcc = b"bench.c: In function 'main':\nbench.c:30:5: error: expected ';' before \
+                    'uint32_t'\nbench.c:31:13: error: 'seed' undeclared\nnote: one\nnote: two\n\
+                    note: three\nnote: four\nnote: five\n";
+        assert_eq!(
+            first_error(gcc, b"").as_deref(),
+            Some("bench.c:30:5: error: expected ';' before 'uint32_t'")
+        );
+        // In the tail already, or no error said: nothing more.
+        assert_eq!(first_error(b"make: *** [all] Error 1\n", b""), None);
+        assert_eq!(first_error(b"warning: x\n", b""), None);
     }
 
     /// A repository of three commits: `prog.sh` changes at the third; the second touches only a
@@ -579,7 +627,7 @@ mod tests {
     }
 
     #[test]
-    fn the_program_is_hashed_by_default_and_a_failed_build_leaves_nothing() {
+    fn the_program_is_hashed_by_default_and_a_failed_build_leaves_only_its_output() {
         let Some((repo, commits)) = repo() else {
             eprintln!("SKIP: git is needed");
             return;
@@ -636,8 +684,16 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().to_string())
             .filter(|n| n != GITIGNORE)
             .collect();
-        assert_eq!(left.len(), 3, "{left:?}");
+        // The three checkouts, and the failed build's output (its checkout is gone).
+        assert_eq!(left.len(), 4, "{left:?}");
         assert!(left.iter().all(|n| !n.contains(PARTIAL)));
+        let logs: Vec<&String> = left.iter().filter(|n| n.ends_with(BUILD_LOG)).collect();
+        assert_eq!(logs.len(), 1, "{left:?}");
+        assert_eq!(
+            fs::read_to_string(store_dir.join(logs[0])).unwrap(),
+            "broken\n"
+        );
+        assert!(e.to_string().contains("(all of its output: "), "{e}");
     }
 
     #[test]
