@@ -509,6 +509,16 @@ pub fn factor_of_typical(r: f64) -> String {
     }
 }
 
+/// A version's runs in `track show`: "3 runs (1 anchor)", "1 run".
+fn runs_text((runs, anchors): (usize, usize)) -> String {
+    let runs = count(runs, "run", "runs");
+    if anchors > 0 {
+        format!("{runs} ({})", count(anchors, "anchor", "anchors"))
+    } else {
+        runs
+    }
+}
+
 /// Below this many degrees of freedom of the sessions' spread, `track show` says why its levels'
 /// intervals are wide.
 const FEW_SESSION_DF: usize = 5;
@@ -556,16 +566,7 @@ pub fn show(v: &ShowView) -> String {
         let step = l.step.as_ref().map_or(String::new(), |(r, verdict)| {
             format!("{:>7} {:<23}", ratio_percent(*r), verdict)
         });
-        let runs = if l.runs.1 > 0 {
-            format!(
-                "{} runs ({} anchor{})",
-                l.runs.0,
-                l.runs.1,
-                if l.runs.1 == 1 { "" } else { "s" }
-            )
-        } else {
-            format!("{} run{}", l.runs.0, if l.runs.0 == 1 { "" } else { "s" })
-        };
+        let runs = runs_text(l.runs);
         let line = format!(
             "  {:<10} {:<2} {:<34} {:<31} {:<18} {}",
             short(&l.rev),
@@ -1560,6 +1561,14 @@ mod tests {
             ),
             "{line}"
         );
+    }
+
+    #[test]
+    fn a_versions_runs_are_counted_in_words() {
+        // "1 runs (1 anchor)" in a new user's `track show`.
+        assert_eq!(runs_text((1, 1)), "1 run (1 anchor)");
+        assert_eq!(runs_text((3, 2)), "3 runs (2 anchors)");
+        assert_eq!(runs_text((1, 0)), "1 run");
     }
 
     #[test]
