@@ -50,8 +50,12 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         );
         return Ok(Outcome::Ok);
     }
+    let estimator = args.options.compare.estimator;
+    let mut request = bench::suite_request(settings::request(&[], &args.options), estimator);
     let against = match &found {
         Some(a) => {
+            // Refused before the other build is made (30 s): as if it had every benchmark.
+            bench::check_until_decided(&selected, &selected, request.until_decided)?;
             output::notes(&[Note::BuildingAgainst {
                 against: a.label.clone(),
                 checkout: a.checkout.clone(),
@@ -61,11 +65,6 @@ pub fn bench(args: &BenchArgs) -> Result<Outcome> {
         }
         None => None,
     };
-    let estimator = args.options.compare.estimator;
-    let mut request = bench::suite_request(settings::request(&[], &args.options), estimator);
-    if let Some((_, other)) = &against {
-        bench::check_until_decided(&selected, other, request.until_decided)?;
-    }
     // Layouts need lld: known from the executables (read only where layouts may be linked),
     // before anything is tuned.
     let wanted = against.is_some() || request.builds.is_some_and(|n| n > 1);

@@ -586,14 +586,17 @@ fn against_measures_two_builds_together_and_compares_them() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("'--list' cannot be used with"));
-    // --until-decided takes one pair, refused before anything is tuned.
+    // --until-decided takes one pair, refused before the other revision is built (a new
+    // user waited 30 s for its build first) or anything tuned.
     let out = bench(&root)
         .args(["--against", "HEAD~1", "--until-decided", "spin", "sum"])
         .assert()
         .code(2);
     let stderr = text(&out.get_output().stderr);
     assert!(
-        stderr.contains("--exact NAME") && !stderr.contains("tuning evaluations"),
+        stderr.contains("--exact NAME")
+            && !stderr.contains("tuning evaluations")
+            && !stderr.contains("building HEAD~1"),
         "{stderr}"
     );
 
