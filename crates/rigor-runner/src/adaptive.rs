@@ -560,11 +560,14 @@ impl AdaptiveRule {
                 // to it, as precise as it allows, and the note says what the pilot predicted
                 // (it stopped after the pilot, 1.3 s into a 60 s budget, with the planner's
                 // error as its reason).
-                Err(NeedError::Stats(StatsError::Unreachable { .. }))
-                    if self.settings.budget.is_some() =>
-                {
-                    most = self.settings.max_units
-                }
+                // A target within the timer's resolution likewise: a 1 ns function's ±1% under a
+                // 40 s budget stopped after the pilot (1.2 s), though the pilot predicted ±3.8%
+                // within the budget, and the reason read "however many executions run (within a
+                // budget of 40.0 s; a larger budget gives it room)".
+                Err(
+                    NeedError::Stats(StatsError::Unreachable { .. })
+                    | NeedError::BelowResolution { .. },
+                ) if self.settings.budget.is_some() => most = self.settings.max_units,
                 Err(e) => {
                     self.error = Some(e.to_string());
                     return None;
@@ -1512,6 +1515,18 @@ mod tests {
             (i.relative_half_width() - 0.01 / 3.0).abs() < 1e-12,
             "{i:?}"
         );
+        // With a budget the run goes on to it, as precise as the resolution allows, as for a
+        // target out of reach of any count (it stopped after the pilot, 1.2 s into 40 s).
+        let budgeted = run_tied(
+            &AdaptiveSettings {
+                budget: Some(Seconds(1.0)),
+                ..a.clone()
+            },
+            Some(0.02),
+        );
+        assert_ne!(budgeted.reason, StopReason::Unplannable, "{budgeted:?}");
+        assert!(budgeted.problem.is_none(), "{budgeted:?}");
+        assert!(budgeted.units[0] > 10, "{:?}", budgeted.units);
         // A target wider than the resolution is reached, at the resolution.
         for estimator in [rigor_stats::Estimator::Median, rigor_stats::Estimator::Min] {
             let a = AdaptiveSettings {
