@@ -1520,7 +1520,7 @@ mod tests {
         let budgeted = run_tied(
             &AdaptiveSettings {
                 budget: Some(Seconds(1.0)),
-                ..a.clone()
+                ..a
             },
             Some(0.02),
         );
