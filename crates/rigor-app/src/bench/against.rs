@@ -305,7 +305,8 @@ pub fn split_builds(
 }
 
 /// Names the two builds of `compared` (a comparison of [`split_builds`]' sides) by their
-/// names, not as the old and the new file of a comparison.
+/// names, not as the old and the new file of a comparison, and leaves the busy machine to the
+/// one run both sides come from (its own warning says it).
 pub fn name_builds(compared: &mut ComparedFiles, label: &str) {
     let rename = |baseline: &mut String, candidate: &mut String| {
         if let Some(name) = baseline.strip_suffix(crate::comparisons::OLD) {

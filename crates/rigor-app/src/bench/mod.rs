@@ -148,14 +148,16 @@ pub fn evals(
                     .or(selected[i].listed.samples)
                     .unwrap_or(HARNESS_SAMPLES);
                 if per_sample.get() * samples as f64 > LONG_EXECUTION {
-                    let adaptive = request.precision.is_some()
-                        || request.budget.is_some()
-                        || request.until_decided;
+                    // The executions of a fixed run, as resolving the request counts them.
+                    let fixed = request.plan.is_none()
+                        && !request.until_decided
+                        && request.precision.is_none()
+                        && request.budget.is_none();
                     told(Note::LongExecutions {
                         name: selected[i].name.clone(),
                         samples,
                         per_sample,
-                        executions: (!adaptive).then(|| request.executions.unwrap_or(10)),
+                        executions: fixed.then(|| request.fixed_executions().ok()).flatten(),
                     });
                 }
             }

@@ -542,7 +542,7 @@ impl RunRequest {
     }
 
     /// The top-level count of a fixed run: `-r`, else 10 within `--min-runs` and `--max-runs`.
-    fn fixed_executions(&self) -> Result<usize> {
+    pub(crate) fn fixed_executions(&self) -> Result<usize> {
         let (lo, hi) = self.run_bounds()?;
         Ok(self.executions.unwrap_or(10).clamp(lo, hi))
     }
